@@ -1,0 +1,201 @@
+"""The `freightdesk` command: the desktop app, the local service and its administration."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import logging.handlers
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from freightdesk import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="freightdesk",
+        description="FreightDesk: freight visibility for dispatchers. Without a command, "
+        "opens the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"freightdesk {__version__}")
+    commands = parser.add_subparsers(dest="command")
+
+    serve = commands.add_parser("serve", help="run the local service")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default 8044; 0 picks a free port")
+    serve.add_argument("--database", help="database URL (default: SQLite in the data directory)")
+    serve.add_argument("--data-dir", help="where the database, files and logs live")
+    serve.add_argument("--demo", action="store_true", help="fill an empty database with demo data")
+    serve.add_argument("--seed", type=int, default=7, help="seed of the demo data (default 7)")
+    serve.add_argument("--simulate", action="store_true", help="keep the demo data moving")
+    serve.add_argument("--speed", type=float, default=1.0, help="simulator time compression")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+
+    tenant = commands.add_parser("tenant", help="administer tenants")
+    tenant_commands = tenant.add_subparsers(dest="tenant_command", required=True)
+    add = tenant_commands.add_parser("add", help="create a tenant with a Customer Admin user")
+    add.add_argument("name")
+    add.add_argument("--admin", required=True, metavar="USER:PASSWORD")
+    add.add_argument("--kind", default="SHIPPER", choices=["SHIPPER", "CARRIER"])
+    _database_options(add)
+    feature = tenant_commands.add_parser("feature", help="switch a tenant's feature on or off")
+    feature.add_argument("name")
+    feature.add_argument("feature", help="for example rateRequestCancellation, capacityCoop")
+    feature.add_argument("state", choices=["on", "off"])
+    _database_options(feature)
+
+    client = commands.add_parser("client", help="administer client applications")
+    client_commands = client.add_subparsers(dest="client_command", required=True)
+    client_add = client_commands.add_parser("add", help="register a client application")
+    client_add.add_argument("tenant")
+    client_add.add_argument("name")
+    _database_options(client_add)
+    return parser
+
+
+def _database_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--database", help="database URL (default: SQLite in the data directory)")
+    parser.add_argument("--data-dir", help="the service's data directory")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "tenant":
+        return _tenant(args)
+    if args.command == "client":
+        return _client(args)
+    return _app()
+
+
+def _app() -> int:
+    try:
+        from freightdesk.ui.application import run
+    except ImportError as exc:  # the desktop part is not installed or not built yet
+        print(f"freightdesk: the desktop app cannot start: {exc}", file=sys.stderr)
+        return 1
+    return int(run())
+
+
+def configure_service_logging(log_dir: Path, level: str) -> None:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    file_handler = logging.handlers.RotatingFileHandler(
+        log_dir / "service.log", maxBytes=10 * 1024 * 1024, backupCount=5, encoding="utf-8"
+    )
+    file_handler.setFormatter(formatter)
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [file_handler, console]
+    root.setLevel(level.upper())
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import socket
+
+    import uvicorn
+
+    from freightdesk.server.app import build_context, create_app
+    from freightdesk.server.settings import DEFAULT_PORT, ServerSettings
+
+    settings = ServerSettings.from_options(database_url=args.database, data_dir=args.data_dir)
+    configure_service_logging(settings.log_dir, args.log_level)
+    context = build_context(settings)
+    if args.demo:
+        from freightdesk.server.demo import seed_demo
+
+        credentials = seed_demo(context, seed=args.seed)
+        if credentials is not None:
+            print(
+                "demo tenant ready: admin demo:demo, client id "
+                f"{credentials.client_id}, client secret {credentials.client_secret}",
+                flush=True,
+            )
+    if args.simulate:
+        context.services["simulate_speed"] = args.speed
+    app = create_app(settings, context)
+    port = DEFAULT_PORT if args.port is None else args.port
+    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, port))
+    except OSError as exc:
+        print(f"freightdesk: cannot listen on {args.host}:{port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    bound_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"FreightDesk local service listening on http://{host}:{bound_port}", flush=True)
+    server.run(sockets=[sock])
+    return 0
+
+
+def _context(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from freightdesk.server.app import build_context
+    from freightdesk.server.settings import ServerSettings
+
+    return build_context(
+        ServerSettings.from_options(database_url=args.database, data_dir=args.data_dir)
+    )
+
+
+def _tenant(args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain.tenants import ensure_tenant, set_feature
+    from freightdesk.server.tables.tenancy import Tenant
+
+    context = _context(args)
+    if args.tenant_command == "add":
+        user, sep, password = args.admin.partition(":")
+        if not sep or not user or not password:
+            print("freightdesk: --admin takes USER:PASSWORD", file=sys.stderr)
+            return 2
+        try:
+            with transaction(context.sessions) as session:
+                result = ensure_tenant(session, args.name, user, password, args.kind)
+                print(result.tenant.uuid)
+        except ValueError as exc:
+            print(f"freightdesk: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    with transaction(context.sessions) as session:
+        tenant = session.scalar(select(Tenant).where(Tenant.name == args.name))
+        if tenant is None:
+            print(f"freightdesk: no tenant named {args.name!r}", file=sys.stderr)
+            return 2
+        set_feature(session, tenant, args.feature, args.state == "on")
+    print(f"{args.feature} is {args.state} for {args.name}")
+    return 0
+
+
+def _client(args: argparse.Namespace) -> int:
+    from sqlalchemy import select
+
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain.tenants import create_client_app
+    from freightdesk.server.errors import ApiError
+    from freightdesk.server.tables.tenancy import Tenant
+
+    context = _context(args)
+    with transaction(context.sessions) as session:
+        tenant = session.scalar(select(Tenant).where(Tenant.name == args.tenant))
+        if tenant is None:
+            print(f"freightdesk: no tenant named {args.tenant!r}", file=sys.stderr)
+            return 2
+        try:
+            app, secret = create_client_app(session, tenant.id, args.name)
+        except ApiError as exc:
+            print(f"freightdesk: {exc.message}", file=sys.stderr)
+            return 2
+        print(f"client id {app.id}\nclient secret {secret}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

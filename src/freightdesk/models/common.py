@@ -1,0 +1,193 @@
+"""Shapes shared by every area of the interface (the spec's "Common shapes")."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+from enum import StrEnum
+
+from pydantic import AwareDatetime, Field
+
+from freightdesk.models.base import WireModel
+
+
+class Currency(StrEnum):
+    USD = "USD"
+    CAD = "CAD"
+    MXN = "MXN"
+    EUR = "EUR"
+
+
+class WeightUnit(StrEnum):
+    LB = "LB"
+    KG = "KG"
+
+
+class LengthUnit(StrEnum):
+    IN = "IN"
+    CM = "CM"
+    FT = "FT"
+    M = "M"
+
+
+class VolumeUnit(StrEnum):
+    CUBIC_FT = "CUBIC_FT"
+
+
+class TransportationMode(StrEnum):
+    """Every mode the interface names for tracking and documents."""
+
+    TL = "TL"
+    LTL = "LTL"
+    VLTL = "VLTL"
+    PARCEL = "PARCEL"
+    RAIL = "RAIL"
+    OCEAN = "OCEAN"
+    AIR = "AIR"
+    BARGE = "BARGE"
+
+
+class IdentifierType(StrEnum):
+    """The identifier types that appear as shapes in the interface."""
+
+    AIR_WAYBILL = "AIR_WAYBILL"
+    HOUSE_AIR_WAYBILL = "HOUSE_AIR_WAYBILL"
+    CARRIER_SCAC = "CARRIER_SCAC"
+    FFW_SCAC = "FFW_SCAC"
+    SCAC = "SCAC"
+    WAGON_ID = "WAGON_ID"
+    TRAIN_NUMBER = "TRAIN_NUMBER"
+    CONTAINER_ID = "CONTAINER_ID"
+    TRAILER_ID = "TRAILER_ID"
+    RAIL_CAR_ID = "RAIL_CAR_ID"
+    BILL_OF_LADING = "BILL_OF_LADING"
+    WAYBILL = "WAYBILL"
+    BOOKING_NUMBER = "BOOKING_NUMBER"
+    HOUSE_BILL_OF_LADING = "HOUSE_BILL_OF_LADING"
+    TRACKING_NUMBER = "TRACKING_NUMBER"
+    REFERENCE_NUMBER = "REFERENCE_NUMBER"
+    CAPACITY_PROVIDER_ACCOUNT_GROUP = "CAPACITY_PROVIDER_ACCOUNT_GROUP"
+    CAPACITY_PROVIDER_ACCOUNT_CODE = "CAPACITY_PROVIDER_ACCOUNT_CODE"
+    PRO = "PRO"
+    PRO_NUMBER = "PRO_NUMBER"
+    PICKUP = "PICKUP"
+    PURCHASE_ORDER = "PURCHASE_ORDER"
+    CUSTOMER_REFERENCE = "CUSTOMER_REFERENCE"
+    SYSTEM_GENERATED = "SYSTEM_GENERATED"
+    EXTERNAL = "EXTERNAL"
+    DELIVERY_NUMBER = "DELIVERY_NUMBER"
+    OLPN = "OLPN"
+    SKU = "SKU"
+    CONTAINER_NUMBER = "CONTAINER_NUMBER"
+    SALES_ORDER = "SALES_ORDER"
+    UNKNOWN = "UNKNOWN"
+
+
+class Address(WireModel):
+    # Always an array on the wire, possibly empty, never absent.
+    address_lines: list[str] = Field(default_factory=list, max_length=3)
+    city: str | None = None
+    state: str | None = None
+    postal_code: str | None = None
+    country: str = "US"
+
+
+class GeoCoordinates(WireModel):
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+
+
+class Money(WireModel):
+    amount: float
+    currency: Currency
+
+
+class Measure(WireModel):
+    """A value with a unit; the unit's vocabulary depends on what is measured."""
+
+    value: float
+    unit: str = Field(min_length=1)
+
+
+class Weight(WireModel):
+    value: float = Field(ge=0)
+    unit: WeightUnit
+
+
+class Length(WireModel):
+    value: float = Field(ge=0)
+    unit: LengthUnit
+
+
+class Volume(WireModel):
+    value: float = Field(ge=0)
+    unit: VolumeUnit = VolumeUnit.CUBIC_FT
+
+
+class Dimensions(WireModel):
+    length: float = Field(ge=0)
+    width: float = Field(ge=0)
+    height: float = Field(ge=0)
+    unit: LengthUnit
+
+
+class LogisticsIdentifier(WireModel):
+    """An identifier; its type vocabulary depends on the resource (kept open as a string)."""
+
+    type: str = Field(min_length=1)
+    value: str = Field(min_length=1)
+
+
+class PaginationInfo(WireModel):
+    page_number: int
+    page_size: int
+    total: int
+
+
+class ContactInfo(WireModel):
+    company_name: str | None = None
+    given_name: str | None = None
+    family_name: str | None = None
+    phone_number: str | None = None
+    mobile_phone_number: str | None = None
+    email: str | None = None
+
+
+class LtlContact(WireModel):
+    company_name: str | None = None
+    contact_name: str | None = None
+    email: str | None = None
+    fax_number: str | None = None
+    fax_number_country_code: str | None = None
+    phone_number: str | None = None
+    phone_number_country_code: str | None = None
+    phone_number2: str | None = Field(default=None, alias="phoneNumber2")
+    phone_number2_country_code: str | None = Field(default=None, alias="phoneNumber2CountryCode")
+
+
+class LtlLocation(WireModel):
+    address: Address | None = None
+    contact: LtlContact | None = None
+
+
+class LocalDateWindow(WireModel):
+    date: date
+    start_time: time | None = None
+    end_time: time | None = None
+
+
+class OffsetDateTimeWindow(WireModel):
+    start_date_time: AwareDatetime | None = None
+    end_date_time: AwareDatetime | None = None
+
+
+class CustomAttribute(WireModel):
+    name: str = Field(min_length=1)
+    value: str | None = None
+    values: list[str] = Field(default_factory=list)
+
+
+def utc_datetime(value: datetime) -> datetime:
+    """The same instant with a UTC offset; naive values are taken as UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)

@@ -1,0 +1,108 @@
+"""The local service's FastAPI application factory."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from freightdesk import __version__
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import make_engine, make_sessionmaker, upgrade
+from freightdesk.server.errors import install_error_handlers
+from freightdesk.server.middleware import RequestPlumbing
+from freightdesk.server.settings import ServerSettings
+from freightdesk.server.workers import Worker, Workers
+
+# One router module per area, each exporting `router`; the order is the OpenAPI order.
+ROUTER_MODULES = [
+    "auth",
+    "account_groups",
+    "addresses",
+    "stop_locations",
+    "webhooks",
+    "tracking",
+    "carrier_push",
+    "documents",
+]
+
+# Modules exporting `WORKERS: list[Worker]`, started with the service.
+WORKER_MODULES: list[str] = ["freightdesk.server.domain.push_processing"]
+
+
+def _workers() -> list[Worker]:
+    found: list[Worker] = []
+    for name in WORKER_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        found.extend(getattr(module, "WORKERS", []))
+    return found
+
+
+def build_context(settings: ServerSettings) -> ServiceContext:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(settings.database_url)
+    upgrade(engine)
+    return ServiceContext(settings=settings, engine=engine, sessions=make_sessionmaker(engine))
+
+
+def create_app(settings: ServerSettings, context: ServiceContext | None = None) -> FastAPI:
+    """The service for these settings; pass a context to share its database with the caller."""
+    ctx = context or build_context(settings)
+    workers = Workers(ctx, _workers() if settings.process_pushes else [])
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        workers.start()
+        try:
+            yield
+        finally:
+            await workers.stop()
+
+    app = FastAPI(
+        title="FreightDesk local service",
+        version=__version__,
+        description=(
+            "A faithful local implementation of the Freight Visibility and Logistics Service "
+            "Interface 4.0.0. Operations marked `x-freightdesk-extension` are not part of the "
+            "interface."
+        ),
+        lifespan=lifespan,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    app.state.context = ctx
+    install_error_handlers(app)
+    app.add_middleware(RequestPlumbing)
+    for name in ROUTER_MODULES:
+        module = importlib.import_module(f"freightdesk.server.routers.{name}")
+        app.include_router(module.router)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            schema["info"]["x-interface-version"] = "4.0.0"
+            components = schema.setdefault("components", {})
+            components["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "basic": {"type": "http", "scheme": "basic"},
+            }
+            schema["security"] = [{"bearer": []}]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app

@@ -1,0 +1,269 @@
+"""Who is calling: bearer tokens, deprecated HTTP Basic, the admin's Basic, tenant roles."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import secrets
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Annotated
+
+from fastapi import Depends, Request, Response
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from freightdesk.server.context import ContextDep, ServiceContext
+from freightdesk.server.db import utcnow
+from freightdesk.server.domain.tenants import verify_password
+from freightdesk.server.errors import ApiError, field_error
+from freightdesk.server.tables.tenancy import AccessToken, ClientApp, Tenant, User
+
+_BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="freightdesk"'}
+_BASIC_CHALLENGE = {"WWW-Authenticate": 'Basic realm="freightdesk"'}
+
+
+class TenantRole(StrEnum):
+    SHIPPER = "SHIPPER"
+    CARRIER = "CARRIER"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The caller of one request."""
+
+    tenant_id: int
+    tenant_uuid: str
+    tenant_name: str
+    user: str
+    role: TenantRole
+    client_id: str | None = None
+
+
+@dataclass(frozen=True)
+class _Identity:
+    tenant_id: int
+    tenant_uuid: str
+    tenant_name: str
+    user: str
+    client_id: str | None
+
+
+class TokenStore:
+    """Issues opaque bearer tokens (stored hashed) and resolves them with an in-memory cache."""
+
+    def __init__(self, context: ServiceContext) -> None:
+        self._context = context
+        self._cache: dict[str, tuple[_Identity, datetime]] = {}
+        self._lock = threading.Lock()
+        self._issued: dict[str, deque[float]] = {}
+
+    def issue(self, session: Session, app: ClientApp) -> tuple[str, int]:
+        self._check_rate(app.id)
+        token = secrets.token_urlsafe(32)
+        lifetime = self._context.settings.token_lifetime_seconds
+        now = utcnow()
+        session.add(
+            AccessToken(
+                token_hash=_token_hash(token),
+                client_id=app.id,
+                expires_at=now + timedelta(seconds=lifetime),
+            )
+        )
+        # Expired tokens are of no use to anyone; sweep them while we are writing anyway.
+        session.execute(delete(AccessToken).where(AccessToken.expires_at < now))
+        return token, lifetime
+
+    def _check_rate(self, client_id: str) -> None:
+        window = 60.0
+        limit = self._context.settings.tokens_per_minute
+        now = time.monotonic()
+        with self._lock:
+            issued = self._issued.setdefault(client_id, deque())
+            while issued and now - issued[0] >= window:
+                issued.popleft()
+            if len(issued) >= limit:
+                retry_after = max(1, int(window - (now - issued[0])) + 1)
+                raise ApiError(
+                    429,
+                    f"At most {limit} new tokens per client application per minute; "
+                    f"reuse the token you have or retry in {retry_after} s",
+                    headers={"Retry-After": str(retry_after)},
+                )
+            issued.append(now)
+
+    def resolve(self, session: Session, token: str) -> _Identity:
+        key = _token_hash(token)
+        now = utcnow()
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None:
+            identity, expires = cached
+            if expires > now:
+                return identity
+            with self._lock:
+                self._cache.pop(key, None)
+            raise _expired()
+        row = session.execute(
+            select(AccessToken, ClientApp, Tenant)
+            .join(ClientApp, ClientApp.id == AccessToken.client_id)
+            .join(Tenant, Tenant.id == ClientApp.tenant_id)
+            .where(AccessToken.token_hash == key)
+        ).first()
+        if row is None:
+            raise ApiError(401, "The bearer token is not valid", headers=_BEARER_CHALLENGE)
+        access, app, tenant = row
+        if access.expires_at <= now:
+            raise _expired()
+        domain = self._context.settings.client_applications_domain
+        identity = _Identity(
+            tenant_id=tenant.id,
+            tenant_uuid=tenant.uuid,
+            tenant_name=tenant.name,
+            user=f"app-{app.id}@{domain}",
+            client_id=app.id,
+        )
+        with self._lock:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[key] = (identity, access.expires_at)
+        return identity
+
+    def forget_client(self, client_id: str) -> None:
+        """Drop cached tokens of a deleted client application at once."""
+        with self._lock:
+            for key in [k for k, (ident, _) in self._cache.items() if ident.client_id == client_id]:
+                del self._cache[key]
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _expired() -> ApiError:
+    return ApiError(
+        401,
+        "The bearer token has expired; request a new one",
+        headers={"WWW-Authenticate": 'Bearer realm="freightdesk", error="invalid_token"'},
+    )
+
+
+def token_store(context: ServiceContext) -> TokenStore:
+    store = context.services.get("tokens")
+    if store is None:
+        store = TokenStore(context)
+        context.services["tokens"] = store
+    assert isinstance(store, TokenStore)
+    return store
+
+
+def parse_basic(header: str) -> tuple[str, str] | None:
+    """The user and password of an `Authorization: Basic` header, or None if it is not one."""
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "basic" or not value:
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        raise ApiError(
+            401, "The Basic credentials are not valid base64", headers=_BASIC_CHALLENGE
+        ) from None
+    user, sep, password = decoded.partition(":")
+    if not sep:
+        raise ApiError(401, "The Basic credentials need user:password", headers=_BASIC_CHALLENGE)
+    return user, password
+
+
+_verified_lock = threading.Lock()
+_verified: dict[str, tuple[int, float]] = {}
+
+
+def check_user(session: Session, username: str, password: str) -> tuple[User, Tenant]:
+    """A user's password check; successful checks are remembered briefly since PBKDF2 is slow."""
+    key = hashlib.sha256(f"{username}\0{password}".encode()).hexdigest()
+    now = time.monotonic()
+    with _verified_lock:
+        hit = _verified.get(key)
+    if hit is not None and now - hit[1] < 60:
+        user = session.get(User, hit[0])
+    else:
+        user = session.scalar(select(User).where(User.username == username))
+        if user is None or not verify_password(password, user.password_hash):
+            raise ApiError(401, "The user name or password is not valid", headers=_BASIC_CHALLENGE)
+        with _verified_lock:
+            _verified[key] = (user.id, now)
+    if user is None:
+        raise ApiError(401, "The user name or password is not valid", headers=_BASIC_CHALLENGE)
+    tenant = session.get(Tenant, user.tenant_id)
+    assert tenant is not None
+    return user, tenant
+
+
+def _role(request: Request) -> TenantRole:
+    value = request.headers.get("x-tenant-role")
+    if value is None or not value.strip():
+        return TenantRole.SHIPPER
+    try:
+        return TenantRole(value.strip().upper())
+    except ValueError:
+        raise field_error("x-tenant-role", f"must be SHIPPER or CARRIER, not {value!r}") from None
+
+
+def require_principal(request: Request, response: Response, context: ContextDep) -> Principal:
+    """Bearer token (or deprecated Basic of a user) for every operation but the admin ones."""
+    header = request.headers.get("authorization", "")
+    role = _role(request)
+    scheme, _, credentials = header.partition(" ")
+    with context.sessions() as session:
+        if scheme.lower() == "bearer" and credentials.strip():
+            identity = token_store(context).resolve(session, credentials.strip())
+            principal = Principal(
+                identity.tenant_id,
+                identity.tenant_uuid,
+                identity.tenant_name,
+                identity.user,
+                role,
+                identity.client_id,
+            )
+        elif (basic := parse_basic(header)) is not None:
+            user, tenant = check_user(session, *basic)
+            # Still functional, as the interface says, but marked so callers can move off it.
+            response.headers["Deprecation"] = "true"
+            response.headers["Link"] = '</api/v4/oauth2/token>; rel="successor-version"'
+            principal = Principal(tenant.id, tenant.uuid, tenant.name, user.username, role)
+        else:
+            raise ApiError(
+                401,
+                "This operation needs 'Authorization: Bearer <token>'; get a token from "
+                "POST /api/v4/oauth2/token",
+                headers=_BEARER_CHALLENGE,
+            )
+    request.state.principal = principal
+    return principal
+
+
+def require_admin(request: Request, context: ContextDep) -> Principal:
+    """HTTP Basic of a Customer Admin user: managing client applications needs nothing less."""
+    basic = parse_basic(request.headers.get("authorization", ""))
+    if basic is None:
+        raise ApiError(
+            401,
+            "Managing client applications needs HTTP Basic of a Customer Admin user",
+            headers=_BASIC_CHALLENGE,
+        )
+    with context.sessions() as session:
+        user, tenant = check_user(session, *basic)
+        if user.role != "CUSTOMER_ADMIN":
+            raise ApiError(403, "Only a Customer Admin can manage client applications")
+    principal = Principal(tenant.id, tenant.uuid, tenant.name, user.username, _role(request))
+    request.state.principal = principal
+    return principal
+
+
+PrincipalDep = Annotated[Principal, Depends(require_principal)]
+AdminDep = Annotated[Principal, Depends(require_admin)]

@@ -1,0 +1,168 @@
+"""Database engine, declarative base, column types and schema migrations.
+
+SQLite (the default) and PostgreSQL are both first-class: types here store the same values on
+both, and every migration runs on both.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    TypeDecorator,
+    create_engine,
+    event,
+    inspect,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
+
+log = logging.getLogger(__name__)
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Stores UTC without an offset (SQLite has none) and always returns aware UTC values."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC)
+
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+UuidStr = String(36)
+# int64 ids; SQLite only auto-increments a column declared exactly INTEGER PRIMARY KEY.
+BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20
+        )
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_size=20, max_overflow=10, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers run beside the one writer; NORMAL keeps commits durable against
+    # application crashes, which is what an accepted push needs.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """A session that commits when the block succeeds and rolls back when it raises."""
+    with factory() as session, session.begin():
+        yield session
+
+
+# --- migrations --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    apply: Callable[[Connection], None]
+
+
+def add_column_if_missing(conn: Connection, table: str, column_ddl: str) -> None:
+    """Idempotent ALTER TABLE ADD COLUMN, because create_all may already have made it."""
+    name = column_ddl.split()[0]
+    existing = {c["name"] for c in inspect(conn).get_columns(table)}
+    if name not in existing:
+        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column_ddl}"))
+
+
+# Append only; never edit a released migration. Version 1 is the first released schema.
+MIGRATIONS: list[Migration] = [
+    Migration(1, "initial schema", lambda conn: None),
+]
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+def upgrade(engine: Engine) -> int:
+    """Bring the database to the current schema in place; returns the version it had."""
+    import freightdesk.server.tables  # noqa: F401  (registers every table on Base.metadata)
+
+    with engine.begin() as conn:
+        conn.execute(text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
+        row = conn.execute(text("SELECT max(version) FROM schema_version")).scalar()
+        current = int(row) if row is not None else 0
+        fresh = current == 0 and not _has_our_tables(conn)
+        Base.metadata.create_all(conn)
+        if fresh:
+            conn.execute(
+                text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": SCHEMA_VERSION}
+            )
+            log.info("created database schema version %d", SCHEMA_VERSION)
+            return 0
+        for migration in MIGRATIONS:
+            if migration.version > current:
+                log.info("migrating database to %d: %s", migration.version, migration.description)
+                migration.apply(conn)
+                conn.execute(
+                    text("INSERT INTO schema_version (version) VALUES (:v)"),
+                    {"v": migration.version},
+                )
+        return current
+
+
+def _has_our_tables(conn: Connection) -> bool:
+    return inspect(conn).has_table("tenants")

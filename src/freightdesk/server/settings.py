@@ -1,0 +1,65 @@
+"""How the local service is configured: options, environment variables, defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import platformdirs
+
+DEFAULT_PORT = 8044
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("freightdesk", appauthor=False)) / "service"
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Everything the service needs to run; built once by the CLI or by a test."""
+
+    data_dir: Path
+    database_url: str
+    token_lifetime_seconds: int = 12 * 3600
+    tokens_per_minute: int = 5
+    token_burst: int = 3
+    upload_limit_bytes: int = 100 * 1024 * 1024
+    max_positions_returned: int = 2000
+    process_pushes: bool = True
+    client_applications_domain: str = "clients.freightdesk.local"
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def files_dir(self) -> Path:
+        return self.data_dir / "files"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.data_dir / "logs"
+
+    @classmethod
+    def from_options(
+        cls, *, database_url: str | None = None, data_dir: str | Path | None = None
+    ) -> ServerSettings:
+        """Options win over environment variables, which win over the defaults."""
+        chosen_dir = data_dir or os.environ.get("FREIGHTDESK_DATA_DIR") or default_data_dir()
+        directory = Path(chosen_dir).expanduser()
+        url = (
+            database_url
+            or os.environ.get("FREIGHTDESK_DATABASE_URL")
+            or sqlite_url(directory / "freightdesk.sqlite3")
+        )
+        return cls(data_dir=directory, database_url=normalize_database_url(url))
+
+
+def normalize_database_url(url: str) -> str:
+    """Accept the usual `postgresql://` spelling and use the psycopg 3 driver for it."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url

@@ -1,0 +1,54 @@
+"""Background work of the local service (push processing, webhook delivery, simulator).
+
+An area registers a worker: an async function that runs until its stop event is set. The app
+factory starts every registered worker with the service and stops them when it shuts down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+
+from freightdesk.server.context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+Worker = Callable[[ServiceContext, asyncio.Event], Awaitable[None]]
+
+
+class Workers:
+    def __init__(self, context: ServiceContext, workers: list[Worker]) -> None:
+        self._context = context
+        self._workers = workers
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        for worker in self._workers:
+            name = getattr(worker, "__qualname__", repr(worker))
+            self._tasks.append(asyncio.create_task(self._guard(worker), name=name))
+
+    async def _guard(self, worker: Worker) -> None:
+        # A worker that crashes is restarted: losing push processing silently is worse.
+        while not self._stop.is_set():
+            try:
+                await worker(self._context, self._stop)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background worker %s failed; restarting in 1 s", worker)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), timeout=1.0)
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if not self._tasks:
+            return
+        _done, pending = await asyncio.wait(self._tasks, timeout=5.0)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        self._tasks.clear()

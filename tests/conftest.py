@@ -1,0 +1,61 @@
+"""Fixtures shared by the whole suite."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from tests.support import LiveService, PostgresServer, TenantHandle, make_tenant, running_service
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    server = PostgresServer()
+    try:
+        server.start()
+    except (RuntimeError, OSError) as exc:
+        server.stop()
+        pytest.skip(f"PostgreSQL cannot be started here: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def service(request: pytest.FixtureRequest) -> Iterator[LiveService]:
+    """The local service over real HTTP, once on SQLite and once on PostgreSQL."""
+    if request.param == "sqlite":
+        with running_service() as live:
+            yield live
+    else:
+        pg: PostgresServer = request.getfixturevalue("postgres")
+        with running_service(pg.create_database()) as live:
+            yield live
+
+
+@pytest.fixture(scope="session")
+def sqlite_service() -> Iterator[LiveService]:
+    """The local service on SQLite only, for tests whose subject is not the database."""
+    with running_service() as live:
+        yield live
+
+
+@pytest.fixture
+def tenant(service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+def tenant_factory(service: LiveService) -> Iterator[Callable[..., TenantHandle]]:
+    made: list[TenantHandle] = []
+
+    def factory(kind: str = "SHIPPER") -> TenantHandle:
+        handle = make_tenant(service, kind)
+        made.append(handle)
+        return handle
+
+    yield factory
+    for handle in made:
+        handle.http.close()

@@ -1,0 +1,183 @@
+"""Test support: the local service over real HTTP on loopback, PostgreSQL, tenants."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import uvicorn
+
+from freightdesk.server.app import build_context, create_app
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import transaction
+from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+from freightdesk.server.settings import ServerSettings
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveService:
+    """The real service app under uvicorn on a free loopback port, in a background thread."""
+
+    def __init__(self, settings: ServerSettings) -> None:
+        self.settings = settings
+        self.context: ServiceContext = build_context(settings)
+        self.app = create_app(settings, self.context)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_config=None, access_log=False
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="live-service", daemon=True)
+
+    def start(self) -> LiveService:
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the local service did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=20)
+        self.context.engine.dispose()
+
+
+@dataclass
+class TenantHandle:
+    """A tenant of the live service with an admin, a client application and a bearer token."""
+
+    name: str
+    uuid: str
+    admin: tuple[str, str]
+    client_id: str
+    client_secret: str
+    http: httpx.Client
+    service: LiveService
+
+    def as_role(self, role: str) -> httpx.Client:
+        client = httpx.Client(base_url=self.service.url, headers=dict(self.http.headers))
+        client.headers["x-tenant-role"] = role
+        return client
+
+
+def make_tenant(service: LiveService, kind: str = "SHIPPER") -> TenantHandle:
+    name = f"tenant-{uuid.uuid4().hex[:10]}"
+    admin = (f"admin-{name}", "correct horse battery")
+    with transaction(service.context.sessions) as session:
+        tenant = ensure_tenant(session, name, *admin, kind=kind).tenant
+        app, secret = create_client_app(session, tenant.id, "tests")
+        tenant_uuid, client_id = tenant.uuid, app.id
+    token = httpx.post(
+        f"{service.url}/api/v4/oauth2/token",
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
+    )
+    token.raise_for_status()
+    http = httpx.Client(
+        base_url=service.url,
+        headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+        timeout=30,
+    )
+    return TenantHandle(name, tenant_uuid, admin, client_id, secret, http, service)
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL cluster started with initdb/pg_ctl for the test session."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="fd-pg-"))
+        self.port = free_port()
+        self._as_user: list[str] = []
+
+    @staticmethod
+    def binaries() -> tuple[str, str] | None:
+        initdb = shutil.which("initdb")
+        pg_ctl = shutil.which("pg_ctl")
+        if initdb is None or pg_ctl is None:
+            for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+                if (candidate / "initdb").exists():
+                    return str(candidate / "initdb"), str(candidate / "pg_ctl")
+            return None
+        return initdb, pg_ctl
+
+    def start(self) -> str:
+        found = self.binaries()
+        if found is None:
+            raise RuntimeError("initdb/pg_ctl are not installed (Debian package postgresql)")
+        initdb, pg_ctl = found
+        if os.geteuid() == 0:
+            # PostgreSQL refuses to run as root.
+            shutil.chown(self.dir, "postgres")
+            self._as_user = ["runuser", "-u", "postgres", "--"]
+        data = self.dir / "data"
+        self._run([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
+        self._run(
+            [
+                pg_ctl,
+                "-D",
+                str(data),
+                "-l",
+                str(self.dir / "log"),
+                "-o",
+                f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+                "-w",
+                "start",
+            ]
+        )
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
+
+    def create_database(self) -> str:
+        import psycopg
+
+        name = f"fd_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(
+            f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres", autocommit=True
+        ) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
+
+    def stop(self) -> None:
+        found = self.binaries()
+        if found is not None:
+            subprocess.run(
+                [*self._as_user, found[1], "-D", str(self.dir / "data"), "-m", "fast", "stop"],
+                capture_output=True,
+                check=False,
+            )
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _run(self, command: list[str]) -> None:
+        result = subprocess.run([*self._as_user, *command], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{command[0]} failed: {result.stderr.strip()[-500:]}")
+
+
+@contextmanager
+def running_service(database_url: str | None = None, **overrides: object) -> Iterator[LiveService]:
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-svc-"))
+    url = database_url or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
+    settings = ServerSettings(data_dir=data_dir, database_url=url, **overrides)  # type: ignore[arg-type]
+    service = LiveService(settings).start()
+    try:
+        yield service
+    finally:
+        service.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
