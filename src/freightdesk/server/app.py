@@ -28,10 +28,25 @@ ROUTER_MODULES = [
     "tracking",
     "carrier_push",
     "documents",
+    "rating",
+    "bookings",
+    "packaging",
+    "vltl",
+    "rail",
+    "capacity",
+    "vehicles",
+    "schedules",
+    "slots",
 ]
 
 # Modules exporting `WORKERS: list[Worker]`, started with the service.
-WORKER_MODULES: list[str] = ["freightdesk.server.domain.push_processing"]
+WORKER_MODULES: list[str] = [
+    "freightdesk.server.domain.push_processing",
+    "freightdesk.server.domain.booking_carriers",
+    "freightdesk.server.domain.rating_quotes",
+    "freightdesk.server.webhooks.delivery",
+    "freightdesk.server.simulator",
+]
 
 
 def _workers() -> list[Worker]:

@@ -1,5 +1,10 @@
-"""Every table of the local service; importing this package registers them all on Base."""
+"""Every table of the local service; importing this package registers them all on Base.
 
-from freightdesk.server.tables import account_groups, tenancy
+Each area keeps its tables in a module of its own here; they are found automatically.
+"""
 
-__all__ = ["account_groups", "tenancy"]
+import importlib
+import pkgutil
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

@@ -1,0 +1,5 @@
+"""Routes of this area (being built)."""
+
+from fastapi import APIRouter
+
+router = APIRouter()
