@@ -55,7 +55,8 @@ def _workers() -> list[Worker]:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
+            # Skip areas not built yet, but never hide a missing import inside a worker.
+            if exc.name is None or not name.startswith(exc.name):
                 raise
             continue
         found.extend(getattr(module, "WORKERS", []))
