@@ -1,0 +1,212 @@
+"""`ApiClient`: the async client of the interface, one attribute per area."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self
+
+import httpx
+
+from freightdesk import __version__
+from freightdesk.api.account_groups import AccountGroupsApi
+from freightdesk.api.client_applications import ClientApplicationsApi
+from freightdesk.api.errors import (
+    ConnectionFailed,
+    FreightDeskError,
+    error_from_response,
+    parse_retry_after,
+)
+from freightdesk.api.tokens import CredentialsIn, TokenManager
+from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
+
+log = logging.getLogger(__name__)
+
+
+USER_AGENT = f"FreightDesk/{__version__}"
+
+
+class ApiClient:
+    """The interface over HTTPS (or the local service over loopback).
+
+    Use it as an async context manager::
+
+        async with ApiClient(url, client_id=..., client_secret=...) as client:
+            group = await client.account_groups.create(AccountGroupCreate(code="A", name="B"))
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        credentials_in: CredentialsIn = "basic",
+        admin: tuple[str, str] | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+        )
+        self.tokens: TokenManager | None = None
+        if client_id and client_secret:
+            self.tokens = TokenManager(
+                self._http, client_id, client_secret, credentials_in=credentials_in
+            )
+        self.admin_auth = httpx.BasicAuth(*admin) if admin else None
+        self._extensions: frozenset[str] | None = None
+        self._extensions_lock = asyncio.Lock()
+        self.client_applications = ClientApplicationsApi(self)
+        self.account_groups = AccountGroupsApi(self)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The underlying httpx client (for streaming downloads and uploads)."""
+        return self._http
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        data: Mapping[str, Any] | None = None,
+        files: Any = None,
+        headers: Mapping[str, str] | None = None,
+        idempotent: bool | None = None,
+        admin: bool = False,
+        ok_statuses: tuple[int, ...] = (),
+    ) -> httpx.Response:
+        """Send one operation under the transport policy; error answers raise typed errors."""
+        method = method.upper()
+        safe = method in IDEMPOTENT_METHODS if idempotent is None else idempotent
+        clean_params = _clean_params(params)
+        attempt = 0
+        refreshed = False
+        while True:
+            attempt += 1
+            request_headers = dict(headers or {})
+            auth: httpx.Auth | None = None
+            token: str | None = None
+            if admin:
+                if self.admin_auth is None:
+                    raise FreightDeskError(
+                        "managing client applications needs the admin's user name and password"
+                    )
+                auth = self.admin_auth
+            elif self.tokens is not None:
+                token = await self.tokens.get()
+                request_headers["Authorization"] = f"Bearer {token}"
+            try:
+                response = await self._http.request(
+                    method,
+                    path,
+                    params=clean_params,
+                    json=json,
+                    content=content,
+                    data=data,
+                    files=files,
+                    headers=request_headers,
+                    auth=auth,
+                )
+            except httpx.TransportError as exc:
+                if attempt < self.retry.attempts and self.retry.retry_on_exception(exc, safe):
+                    delay = self.retry.delay(attempt)
+                    log.info("%s %s failed (%s); retry in %.2f s", method, path, exc, delay)
+                    await asyncio.sleep(delay)
+                    continue
+                raise ConnectionFailed(f"{method} {path}: {exc or type(exc).__name__}") from exc
+            status = response.status_code
+            if status == 401 and token is not None and not refreshed and self.tokens is not None:
+                # The token expired or was revoked early: one fresh token, then give up.
+                self.tokens.invalidate(token)
+                refreshed = True
+                attempt -= 1
+                continue
+            if (
+                status >= 400
+                and status not in ok_statuses
+                and attempt < self.retry.attempts
+                and self.retry.retry_on_status(status, safe)
+            ):
+                delay = self.retry.delay(
+                    attempt, parse_retry_after(response.headers.get("retry-after"))
+                )
+                log.info("%s %s answered %d; retry in %.2f s", method, path, status, delay)
+                await asyncio.sleep(delay)
+                continue
+            if status >= 400 and status not in ok_statuses:
+                raise error_from_response(response)
+            return response
+
+    async def extensions(self) -> frozenset[str]:
+        """`METHOD path` of the local service's extensions the server offers (empty elsewhere)."""
+        async with self._extensions_lock:
+            if self._extensions is None:
+                self._extensions = await self._read_extensions()
+            return self._extensions
+
+    async def has_extension(self, method: str, path: str) -> bool:
+        return f"{method.upper()} {path}" in await self.extensions()
+
+    async def _read_extensions(self) -> frozenset[str]:
+        try:
+            response = await self._http.get("/openapi.json")
+        except httpx.TransportError as exc:
+            raise ConnectionFailed(f"GET /openapi.json: {exc}") from exc
+        if response.status_code != 200:
+            return frozenset()
+        try:
+            document = response.json()
+            found = {
+                f"{method.upper()} {path}"
+                for path, operations in document.get("paths", {}).items()
+                for method, operation in operations.items()
+                if isinstance(operation, dict) and operation.get("x-freightdesk-extension")
+            }
+        except (ValueError, AttributeError):
+            return frozenset()
+        return frozenset(found)
+
+
+def _clean_params(params: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Drop None values and spell booleans as the interface does."""
+    if params is None:
+        return None
+    cleaned: dict[str, Any] = {}
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            cleaned[key] = "true" if value else "false"
+        else:
+            cleaned[key] = value
+    return cleaned
+
+
+__all__ = ["ApiClient"]

@@ -1,0 +1,139 @@
+"""Typed errors of the client: every failure carries what the caller needs to explain it."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from pydantic import ValidationError
+
+from freightdesk.models.errors import ErrorBody, ErrorDetail
+
+
+class FreightDeskError(Exception):
+    """Base of every error the client raises."""
+
+
+class ConnectionFailed(FreightDeskError):
+    """The service could not be reached (after the retries the policy allows)."""
+
+
+class ProtocolError(FreightDeskError):
+    """The service answered something the interface does not promise (bad JSON, missing fields).
+
+    Raised instead of passing on data that would corrupt the caller's view.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, body: bytes = b"") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body[:2000]
+
+
+class ApiError(FreightDeskError):
+    """An error answer of the service, with its Error body."""
+
+    def __init__(self, status: int, body: ErrorBody, headers: httpx.Headers | None = None) -> None:
+        super().__init__(f"{status} {body.error_message}")
+        self.status = status
+        self.body = body
+        self.headers = headers or httpx.Headers()
+
+    @property
+    def error_message(self) -> str:
+        return self.body.error_message
+
+    @property
+    def errors(self) -> list[ErrorDetail]:
+        return self.body.errors
+
+    @property
+    def support_reference_id(self) -> str | None:
+        return self.body.support_reference_id
+
+    def field_errors(self) -> dict[str, str]:
+        """Messages by field path (`address.postalCode`), for a form to show beside its fields."""
+        found: dict[str, str] = {}
+        for detail in self.body.errors:
+            if detail.source:
+                found.setdefault(detail.source, detail.message)
+        return found
+
+
+class BadRequest(ApiError):
+    """400: the request is not valid; `field_errors()` says where."""
+
+
+class AuthenticationFailed(ApiError):
+    """401: missing, invalid or expired credentials."""
+
+
+class PermissionDenied(ApiError):
+    """403: not allowed for this caller (a role or a tenant feature)."""
+
+
+class NotFound(ApiError):
+    """404: not found, or not visible to this tenant."""
+
+
+class Conflict(ApiError):
+    """409: conflicts with the current state (duplicates, limits, versions, state machines)."""
+
+
+class PayloadTooLarge(ApiError):
+    """413: the upload exceeds the service's limit."""
+
+
+class RateLimited(ApiError):
+    """429: too many requests; `retry_after` says how long to wait."""
+
+    @property
+    def retry_after(self) -> float | None:
+        return parse_retry_after(self.headers.get("retry-after"))
+
+
+class ServerError(ApiError):
+    """5xx: the service failed; quote `support_reference_id` to its operators."""
+
+
+_BY_STATUS: dict[int, type[ApiError]] = {
+    400: BadRequest,
+    401: AuthenticationFailed,
+    403: PermissionDenied,
+    404: NotFound,
+    409: Conflict,
+    413: PayloadTooLarge,
+    429: RateLimited,
+}
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def error_from_response(response: httpx.Response) -> ApiError:
+    """The typed error for an error answer; a body that is not the Error body is still explained."""
+    status = response.status_code
+    body: ErrorBody
+    try:
+        body = ErrorBody.model_validate_json(response.content)
+    except (ValidationError, ValueError):
+        text = response.text.strip()[:300] if response.content else ""
+        try:
+            parsed = json.loads(text) if text else None
+        except ValueError:
+            parsed = None
+        message = text if parsed is None else json.dumps(parsed)[:300]
+        body = ErrorBody(
+            http_status_code=status,
+            http_message=response.reason_phrase,
+            error_message=message or response.reason_phrase or f"HTTP {status}",
+            support_reference_id=response.headers.get("x-support-reference-id"),
+        )
+    cls = _BY_STATUS.get(status, ServerError if status >= 500 else ApiError)
+    return cls(status, body, response.headers)

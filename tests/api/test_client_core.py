@@ -1,0 +1,137 @@
+"""The client's core against the real local service: tokens, errors, transport policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import (
+    AuthenticationFailed,
+    BadRequest,
+    Conflict,
+    ConnectionFailed,
+    NotFound,
+    ProtocolError,
+    ServerError,
+)
+from freightdesk.models.account_groups import AccountGroupCreate
+from tests.api.conftest import FAST_RETRY
+from tests.proxy import Fault, FaultyProxy
+from tests.support import TenantHandle, free_port
+
+GROUPS = "/api/v4/capacityprovideraccountgroups"
+
+
+async def test_round_trip_with_one_token(client: ApiClient) -> None:
+    created = await client.account_groups.create(AccountGroupCreate(code="NE", name="Northeast"))
+    token = client.tokens.current if client.tokens else None
+    assert [g.code for g in await client.account_groups.list()] == ["NE"]
+    await client.account_groups.delete(created.id)
+    assert await client.account_groups.list() == []
+    assert client.tokens is not None and client.tokens.current == token
+
+
+async def test_errors_are_typed_and_carry_the_error_body(client: ApiClient) -> None:
+    await client.account_groups.create(AccountGroupCreate(code="DUP", name="One"))
+    with pytest.raises(Conflict) as conflict:
+        await client.account_groups.create(AccountGroupCreate(code="DUP", name="Two"))
+    assert conflict.value.field_errors() == {"code": conflict.value.errors[0].message}
+    assert conflict.value.support_reference_id
+    with pytest.raises(NotFound):
+        await client.account_groups.delete(999_999_999)
+    with pytest.raises(BadRequest) as bad:
+        await client.request("POST", GROUPS, json={"code": "X"})
+    assert "name" in bad.value.field_errors()
+
+
+async def test_a_refused_token_is_replaced_once(client: ApiClient) -> None:
+    assert client.tokens is not None
+    await client.account_groups.list()
+    client.tokens._token = type(client.tokens._token)("revoked", 10**12)  # type: ignore[misc, arg-type]
+    assert await client.account_groups.list() == []
+    assert client.tokens.current not in (None, "revoked")
+
+
+async def test_wrong_secret_is_an_authentication_error(api_tenant: TenantHandle) -> None:
+    async with ApiClient(
+        api_tenant.service.url, client_id=api_tenant.client_id, client_secret="wrong"
+    ) as api:
+        with pytest.raises(AuthenticationFailed) as failed:
+            await api.account_groups.list()
+    assert "not valid" in failed.value.error_message
+
+
+async def test_credentials_in_the_body_work_too(api_tenant: TenantHandle) -> None:
+    async with ApiClient(
+        api_tenant.service.url,
+        client_id=api_tenant.client_id,
+        client_secret=api_tenant.client_secret,
+        credentials_in="body",
+    ) as api:
+        assert await api.account_groups.list() == []
+
+
+async def test_admin_manages_client_applications(client: ApiClient) -> None:
+    created = await client.client_applications.create("scripts")
+    assert created.secret
+    assert created.id in {a.id for a in await client.client_applications.list()}
+    rotated = await client.client_applications.new_secret(created.id)
+    assert rotated.secret != created.secret
+    await client.client_applications.delete(created.id)
+    with pytest.raises(NotFound):
+        await client.client_applications.get(created.id)
+
+
+async def test_idempotent_reads_are_retried_on_503(
+    proxied_client: ApiClient, proxy: FaultyProxy
+) -> None:
+    await proxied_client.account_groups.list()
+    proxy.inject(Fault(status=503, path_prefix=GROUPS), times=2)
+    assert await proxied_client.account_groups.list() == []
+    assert proxy.count("GET", GROUPS) == 4
+
+
+async def test_creates_are_not_repeated_blindly(
+    proxied_client: ApiClient, proxy: FaultyProxy
+) -> None:
+    await proxied_client.account_groups.list()
+    proxy.inject(Fault(status=503, path_prefix=GROUPS))
+    with pytest.raises(ServerError):
+        await proxied_client.account_groups.create(AccountGroupCreate(code="ONCE", name="n"))
+    assert proxy.count("POST", GROUPS) == 1
+
+
+async def test_rate_limited_requests_wait_for_retry_after(
+    proxied_client: ApiClient, proxy: FaultyProxy
+) -> None:
+    await proxied_client.account_groups.list()
+    proxy.inject(Fault(status=429, path_prefix=GROUPS))
+    created = await proxied_client.account_groups.create(AccountGroupCreate(code="RL", name="n"))
+    assert created.code == "RL"
+    assert proxy.count("POST", GROUPS) == 2
+
+
+async def test_malformed_json_is_a_protocol_error(
+    proxied_client: ApiClient, proxy: FaultyProxy
+) -> None:
+    await proxied_client.account_groups.list()
+    proxy.inject(Fault(body=b'{"groups": [{"id": "x"', path_prefix=GROUPS))
+    with pytest.raises(ProtocolError):
+        await proxied_client.account_groups.list()
+    proxy.inject(Fault(body=b'{"groups": [{"code": "no id"}]}', path_prefix=GROUPS))
+    with pytest.raises(ProtocolError) as missing:
+        await proxied_client.account_groups.list()
+    assert "groups.0.id" in str(missing.value)
+
+
+async def test_unreachable_service_is_a_connection_error() -> None:
+    async with ApiClient(
+        f"http://127.0.0.1:{free_port()}", client_id="x", client_secret="y", retry=FAST_RETRY
+    ) as api:
+        with pytest.raises(ConnectionFailed):
+            await api.account_groups.list()
+
+
+async def test_extensions_are_detected(client: ApiClient) -> None:
+    extensions = await client.extensions()
+    assert isinstance(extensions, frozenset)

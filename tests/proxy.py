@@ -1,0 +1,112 @@
+"""A real reverse proxy in front of the local service that can be told to misbehave.
+
+It forwards every request to its upstream over HTTP; the tests script faults: error statuses,
+malformed bodies, slow answers, dropped connections. Used to test the client's transport policy
+and the service layer's calm under a bad network, without mocking our own components.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from tests.support import free_port
+
+
+@dataclass
+class Fault:
+    status: int | None = None
+    body: bytes | None = None
+    delay: float = 0.0
+    path_prefix: str = ""
+
+
+class FaultyProxy:
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.faults: deque[Fault] = deque()
+        self.requests: list[tuple[str, str]] = []
+        self.delay = 0.0
+        self._lock = threading.Lock()
+        app = Starlette(
+            routes=[
+                Route(
+                    "/{path:path}",
+                    self._forward,
+                    methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+                )
+            ]
+        )
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_config=None, access_log=False
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="faulty-proxy", daemon=True)
+
+    def start(self) -> FaultyProxy:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline:
+                raise RuntimeError("proxy did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+
+    def inject(self, fault: Fault, times: int = 1) -> None:
+        with self._lock:
+            self.faults.extend([fault] * times)
+
+    def count(self, method: str, path: str) -> int:
+        with self._lock:
+            return sum(1 for m, p in self.requests if m == method and p == path)
+
+    def _next_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            for fault in list(self.faults):
+                if path.startswith(fault.path_prefix):
+                    self.faults.remove(fault)
+                    return fault
+        return None
+
+    async def _forward(self, request: Request) -> Response:
+        path = "/" + request.path_params["path"]
+        with self._lock:
+            self.requests.append((request.method, path))
+        fault = self._next_fault(path)
+        delay = self.delay + (fault.delay if fault else 0.0)
+        if delay:
+            await asyncio.sleep(delay)
+        if fault is not None and fault.status is not None and fault.body is None:
+            return Response(b"upstream trouble", status_code=fault.status)
+        body = await request.body()
+        headers = {
+            k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}
+        }
+        async with httpx.AsyncClient(base_url=self.upstream, timeout=60) as client:
+            upstream = await client.request(
+                request.method, path, params=request.query_params, content=body, headers=headers
+            )
+        content = upstream.content if fault is None or fault.body is None else fault.body
+        status = upstream.status_code if fault is None or fault.status is None else fault.status
+        passed = {
+            k: v
+            for k, v in upstream.headers.items()
+            if k.lower() not in {"content-length", "content-encoding", "transfer-encoding"}
+        }
+        return Response(content, status_code=status, headers=passed)
