@@ -103,7 +103,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     settings = ServerSettings.from_options(database_url=args.database, data_dir=args.data_dir)
     configure_service_logging(settings.log_dir, args.log_level)
-    context = build_context(settings)
+    try:
+        context = build_context(settings)
+    except Exception as exc:  # the message matters more than the type here
+        print(
+            f"freightdesk: cannot open the database {settings.database_url}: {exc}", file=sys.stderr
+        )
+        return 2
     if args.demo:
         from freightdesk.server.demo import seed_demo
 

@@ -15,6 +15,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import make_engine, make_sessionmaker, upgrade
 from freightdesk.server.errors import install_error_handlers
 from freightdesk.server.middleware import RequestPlumbing
+from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.workers import Worker, Workers
 
@@ -101,6 +102,11 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     for name in ROUTER_MODULES:
         module = importlib.import_module(f"freightdesk.server.routers.{name}")
         app.include_router(module.router)
+
+    @app.get("/health", tags=["Service"], openapi_extra=EXTENSION, responses=ERRORS)
+    def health() -> dict[str, str]:
+        """Liveness for supervisors and load balancers; needs no credentials."""
+        return {"status": "ok", "version": __version__}
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -1,0 +1,237 @@
+"""The "Local sandbox": the local service as a supervised child process of the app.
+
+The service runs as `freightdesk serve` in its own process (its work must never stall the
+window, and a crash of one must not take down the other), on a free loopback port, with the
+user's data directory. It is restarted with backoff if it dies and stopped cleanly on quit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import re
+import signal
+import sys
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import httpx
+
+log = logging.getLogger(__name__)
+
+_LISTENING = re.compile(r"listening on (http://\S+)")
+_DEMO = re.compile(r"client id (\S+), client secret (\S+)")
+
+
+class ServiceState(StrEnum):
+    STOPPED = "stopped"
+    STARTING = "starting"
+    RUNNING = "running"
+    RESTARTING = "restarting"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class DemoCredentials:
+    client_id: str
+    client_secret: str
+
+
+class LocalServiceError(Exception):
+    """The local service could not be started; the message says why in plain words."""
+
+
+class LocalService:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        demo: bool = True,
+        simulate: bool = True,
+        extra_args: Sequence[str] = (),
+        python: str = sys.executable,
+        start_timeout: float = 60.0,
+        max_backoff: float = 30.0,
+    ) -> None:
+        self.data_dir = data_dir
+        self.demo = demo
+        self.simulate = simulate
+        self.extra_args = list(extra_args)
+        self.python = python
+        self.start_timeout = start_timeout
+        self.max_backoff = max_backoff
+        self.url: str | None = None
+        self.state = ServiceState.STOPPED
+        self.demo_credentials: DemoCredentials | None = None
+        self.restarts = 0
+        self._process: asyncio.subprocess.Process | None = None
+        self._port = 0
+        self._stopping = False
+        self._supervisor: asyncio.Task[None] | None = None
+        self._readers: list[asyncio.Task[None]] = []
+        self._listeners: list[Callable[[ServiceState, str], None]] = []
+        self._ready: asyncio.Future[str] | None = None
+
+    def listen(self, listener: Callable[[ServiceState, str], None]) -> None:
+        self._listeners.append(listener)
+
+    def _set_state(self, state: ServiceState, message: str = "") -> None:
+        self.state = state
+        for listener in list(self._listeners):
+            try:
+                listener(state, message)
+            except Exception:
+                log.exception("a local service listener failed")
+
+    def command(self) -> list[str]:
+        args = [
+            self.python,
+            "-m",
+            "freightdesk.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self._port),
+            "--data-dir",
+            str(self.data_dir),
+            "--log-level",
+            "warning",
+        ]
+        if self.demo:
+            args.append("--demo")
+        if self.simulate:
+            args.append("--simulate")
+        return [*args, *self.extra_args]
+
+    async def start(self) -> str:
+        """Start the service and wait until it answers; returns its URL."""
+        self._stopping = False
+        self._set_state(ServiceState.STARTING, "Starting the local service")
+        url = await self._launch()
+        self._supervisor = asyncio.get_running_loop().create_task(
+            self._supervise(), name="local-service-supervisor"
+        )
+        return url
+
+    async def _launch(self) -> str:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        loop = asyncio.get_running_loop()
+        self._ready = loop.create_future()
+        self._process = await asyncio.create_subprocess_exec(
+            *self.command(),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.DEVNULL,
+        )
+        process = self._process
+        assert process.stdout is not None and process.stderr is not None
+        self._readers = [
+            loop.create_task(self._read(process.stdout, "stdout")),
+            loop.create_task(self._read(process.stderr, "stderr")),
+        ]
+        try:
+            url = await asyncio.wait_for(asyncio.shield(self._ready), timeout=self.start_timeout)
+            await self._wait_healthy(url)
+        except (TimeoutError, LocalServiceError) as exc:
+            await self._terminate()
+            message = str(exc) or "the local service did not start in time"
+            self._set_state(ServiceState.FAILED, message)
+            raise LocalServiceError(message) from exc
+        self.url = url
+        self._port = int(url.rsplit(":", 1)[1])
+        self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
+        return url
+
+    async def _read(self, stream: asyncio.StreamReader, name: str) -> None:
+        tail: deque[str] = deque(maxlen=20)
+        while True:
+            raw = await stream.readline()
+            if not raw:
+                break
+            line = raw.decode("utf-8", "replace").rstrip()
+            tail.append(line)
+            if (match := _LISTENING.search(line)) and self._ready and not self._ready.done():
+                self._ready.set_result(match.group(1))
+            elif match := _DEMO.search(line):
+                self.demo_credentials = DemoCredentials(match.group(1), match.group(2))
+                continue  # never log the secret
+            log.debug("local service %s: %s", name, line)
+        if self._ready is not None and not self._ready.done():
+            reason = next((t for t in reversed(tail) if t.strip()), "no output")
+            self._ready.set_exception(LocalServiceError(f"the local service stopped: {reason}"))
+
+    async def _wait_healthy(self, url: str) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=2.0) as http:
+            for _ in range(100):
+                with contextlib.suppress(httpx.TransportError):
+                    if (await http.get("/health")).status_code == 200:
+                        return
+                await asyncio.sleep(0.1)
+        raise LocalServiceError("the local service does not answer")
+
+    async def _supervise(self) -> None:
+        rng = random.Random()
+        failures = 0
+        while not self._stopping:
+            process = self._process
+            if process is None:
+                return
+            code = await process.wait()
+            if self._stopping:
+                return
+            failures += 1
+            self.restarts += 1
+            delay = min(self.max_backoff, 2 ** min(failures - 1, 5)) * rng.uniform(0.5, 1.0)
+            log.warning("local service exited with %s; restarting in %.1f s", code, delay)
+            self._set_state(
+                ServiceState.RESTARTING, f"The local service stopped; restarting in {delay:.0f} s"
+            )
+            await asyncio.sleep(delay)
+            if self._stopping:
+                return
+            try:
+                await self._launch()
+                failures = 0
+            except LocalServiceError as exc:
+                log.warning("restart failed: %s", exc)
+                self._port = 0  # the old port may be taken; take any free one next time
+
+    async def stop(self) -> None:
+        """Stop the service cleanly (SIGTERM, then kill after a grace period)."""
+        self._stopping = True
+        supervisor, self._supervisor = self._supervisor, None
+        if supervisor is not None:
+            supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervisor
+        await self._terminate()
+        self._set_state(ServiceState.STOPPED, "Local service stopped")
+
+    async def _terminate(self) -> None:
+        process = self._process
+        if process is not None and process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), timeout=10)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+        for reader in self._readers:
+            reader.cancel()
+        for reader in self._readers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+        self._readers = []
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it runs."""
+        if self._process is None or self._process.returncode is not None:
+            return None
+        return self._process.pid

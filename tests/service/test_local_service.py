@@ -1,0 +1,60 @@
+"""The Local sandbox supervisor starts the real `freightdesk serve`, restarts it, stops it."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import httpx
+import pytest
+
+from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
+
+
+async def _wait_for(predicate, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.05)
+
+
+async def test_starts_restarts_after_a_crash_and_stops(tmp_path: Path) -> None:
+    service = LocalService(tmp_path / "data", demo=False, simulate=False, max_backoff=0.5)
+    states: list[ServiceState] = []
+    service.listen(lambda state, _message: states.append(state))
+    url = await service.start()
+    try:
+        async with httpx.AsyncClient(base_url=url) as http:
+            assert (await http.get("/health")).json()["status"] == "ok"
+        first_pid = service.pid
+        assert first_pid is not None
+        os.kill(first_pid, signal.SIGKILL)
+        await _wait_for(lambda: service.state is ServiceState.RUNNING and service.pid != first_pid)
+        assert service.restarts == 1
+        assert service.url == url  # the same port again, so the app's client keeps working
+        async with httpx.AsyncClient(base_url=url) as http:
+            assert (await http.get("/health")).status_code == 200
+    finally:
+        await service.stop()
+    assert service.pid is None
+    assert states[0] is ServiceState.STARTING
+    assert ServiceState.RESTARTING in states
+    assert states[-1] is ServiceState.STOPPED
+
+
+async def test_a_service_that_cannot_start_says_why(tmp_path: Path) -> None:
+    service = LocalService(
+        tmp_path / "data",
+        demo=False,
+        simulate=False,
+        extra_args=["--database", "nosuchdriver://x"],
+        start_timeout=30,
+    )
+    with pytest.raises(LocalServiceError) as failed:
+        await service.start()
+    assert "cannot open the database" in str(failed.value)
+    assert service.state is ServiceState.FAILED
+    await service.stop()
