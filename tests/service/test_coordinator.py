@@ -1,0 +1,137 @@
+"""The polling coordinator over the real client and service, with a misbehaving network."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate
+from freightdesk.service.coordinator import Coordinator
+from tests.api.conftest import FAST_RETRY
+from tests.proxy import Fault, FaultyProxy
+from tests.support import LiveService, TenantHandle, make_tenant
+
+Groups = tuple[AccountGroup, ...]
+
+
+def _diff(old: Groups | None, new: Groups) -> set[str] | None:
+    before = {g.code for g in old or ()}
+    after = {g.code for g in new}
+    return (before ^ after) or None
+
+
+@pytest.fixture
+def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(sqlite_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def proxied(tenant_: TenantHandle) -> AsyncIterator[tuple[ApiClient, FaultyProxy]]:
+    proxy = FaultyProxy(tenant_.service.url).start()
+    try:
+        async with ApiClient(
+            proxy.url,
+            client_id=tenant_.client_id,
+            client_secret=tenant_.client_secret,
+            retry=FAST_RETRY,
+        ) as api:
+            yield api, proxy
+    finally:
+        proxy.stop()
+
+
+def _coordinator(api: ApiClient, interval: float = 0.05) -> Coordinator[Groups, set[str]]:
+    async def fetch(_previous: Groups | None) -> Groups:
+        return tuple(await api.account_groups.list())
+
+    return Coordinator("groups", fetch, _diff, interval=interval, max_backoff=0.2, debounce=0.05)
+
+
+async def _until(predicate, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "not reached in time"
+        await asyncio.sleep(0.01)
+
+
+async def test_tells_listeners_only_of_real_changes(
+    proxied: tuple[ApiClient, FaultyProxy], tenant_: TenantHandle
+) -> None:
+    api, _proxy = proxied
+    coordinator = _coordinator(api)
+    changes: list[set[str]] = []
+    stop = coordinator.listen(changes.append)
+    try:
+        await _until(lambda: coordinator.status.last_success is not None)
+        await asyncio.sleep(0.2)  # several polls of unchanged data
+        assert changes == []
+        tenant_.http.post(
+            "/api/v4/capacityprovideraccountgroups", json={"code": "NEW", "name": "n"}
+        )
+        await _until(lambda: changes == [{"NEW"}])
+    finally:
+        stop()
+        await coordinator.aclose()
+
+
+async def test_polls_only_while_someone_listens(proxied: tuple[ApiClient, FaultyProxy]) -> None:
+    api, proxy = proxied
+    path = "/api/v4/capacityprovideraccountgroups"
+    coordinator = _coordinator(api)
+    stop = coordinator.listen(lambda _c: None)
+    await _until(lambda: proxy.count("GET", path) >= 3)
+    stop()
+    await asyncio.sleep(0.05)
+    seen = proxy.count("GET", path)
+    await asyncio.sleep(0.3)
+    assert proxy.count("GET", path) == seen
+    assert not coordinator.polling
+    await coordinator.aclose()
+
+
+async def test_keeps_last_good_data_and_backs_off(proxied: tuple[ApiClient, FaultyProxy]) -> None:
+    api, proxy = proxied
+    coordinator = _coordinator(api)
+    stop = coordinator.listen(lambda _c: None)
+    try:
+        await _until(lambda: coordinator.data is not None)
+        good = coordinator.data
+        proxy.inject(Fault(status=500, path_prefix="/api/v4/capacity"), times=50)
+        await _until(lambda: coordinator.status.failures >= 2)
+        assert coordinator.data == good
+        assert coordinator.status.stale
+        assert coordinator.next_delay() > coordinator.interval
+        proxy.faults.clear()
+        await _until(lambda: coordinator.status.failures == 0)
+        assert not coordinator.status.stale
+    finally:
+        stop()
+        await coordinator.aclose()
+
+
+async def test_manual_refreshes_are_debounced(proxied: tuple[ApiClient, FaultyProxy]) -> None:
+    api, proxy = proxied
+    path = "/api/v4/capacityprovideraccountgroups"
+    coordinator = _coordinator(api, interval=3600)
+    await asyncio.gather(*(coordinator.refresh() for _ in range(5)))
+    assert proxy.count("GET", path) == 1
+    assert coordinator.data == ()
+    await coordinator.aclose()
+
+
+async def test_writes_are_seen_at_once(proxied: tuple[ApiClient, FaultyProxy]) -> None:
+    api, _proxy = proxied
+    coordinator = _coordinator(api, interval=3600)
+    changes: list[set[str]] = []
+    stop = coordinator.listen(changes.append)
+    await _until(lambda: coordinator.data is not None)
+    created = await api.account_groups.create(AccountGroupCreate(code="W", name="w"))
+    coordinator.apply((*(coordinator.data or ()), created))
+    assert changes == [{"W"}]
+    stop()
+    await coordinator.aclose()
