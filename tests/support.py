@@ -10,7 +10,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,3 +181,15 @@ def running_service(database_url: str | None = None, **overrides: object) -> Ite
     finally:
         service.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+async def wait_until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
+    """Poll `predicate` on the running loop until it holds; fail the test after `seconds`."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not reached within {seconds} s")
+        await asyncio.sleep(0.01)

@@ -12,7 +12,7 @@ from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate
 from freightdesk.service.coordinator import Coordinator
 from tests.api.conftest import FAST_RETRY
 from tests.proxy import Fault, FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 
 Groups = tuple[AccountGroup, ...]
 
@@ -52,13 +52,6 @@ def _coordinator(api: ApiClient, interval: float = 0.05) -> Coordinator[Groups, 
     return Coordinator("groups", fetch, _diff, interval=interval, max_backoff=0.2, debounce=0.05)
 
 
-async def _until(predicate, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        assert asyncio.get_running_loop().time() < deadline, "not reached in time"
-        await asyncio.sleep(0.01)
-
-
 async def test_tells_listeners_only_of_real_changes(
     proxied: tuple[ApiClient, FaultyProxy], tenant_: TenantHandle
 ) -> None:
@@ -67,13 +60,13 @@ async def test_tells_listeners_only_of_real_changes(
     changes: list[set[str]] = []
     stop = coordinator.listen(changes.append)
     try:
-        await _until(lambda: coordinator.status.last_success is not None)
+        await wait_until(lambda: coordinator.status.last_success is not None)
         await asyncio.sleep(0.2)  # several polls of unchanged data
         assert changes == []
         tenant_.http.post(
             "/api/v4/capacityprovideraccountgroups", json={"code": "NEW", "name": "n"}
         )
-        await _until(lambda: changes == [{"NEW"}])
+        await wait_until(lambda: changes == [{"NEW"}])
     finally:
         stop()
         await coordinator.aclose()
@@ -84,7 +77,7 @@ async def test_polls_only_while_someone_listens(proxied: tuple[ApiClient, Faulty
     path = "/api/v4/capacityprovideraccountgroups"
     coordinator = _coordinator(api)
     stop = coordinator.listen(lambda _c: None)
-    await _until(lambda: proxy.count("GET", path) >= 3)
+    await wait_until(lambda: proxy.count("GET", path) >= 3)
     stop()
     await asyncio.sleep(0.05)
     seen = proxy.count("GET", path)
@@ -99,15 +92,15 @@ async def test_keeps_last_good_data_and_backs_off(proxied: tuple[ApiClient, Faul
     coordinator = _coordinator(api)
     stop = coordinator.listen(lambda _c: None)
     try:
-        await _until(lambda: coordinator.data is not None)
+        await wait_until(lambda: coordinator.data is not None)
         good = coordinator.data
         proxy.inject(Fault(status=500, path_prefix="/api/v4/capacity"), times=50)
-        await _until(lambda: coordinator.status.failures >= 2)
+        await wait_until(lambda: coordinator.status.failures >= 2)
         assert coordinator.data == good
         assert coordinator.status.stale
         assert coordinator.next_delay() > coordinator.interval
         proxy.faults.clear()
-        await _until(lambda: coordinator.status.failures == 0)
+        await wait_until(lambda: coordinator.status.failures == 0)
         assert not coordinator.status.stale
     finally:
         stop()
@@ -129,7 +122,7 @@ async def test_writes_are_seen_at_once(proxied: tuple[ApiClient, FaultyProxy]) -
     coordinator = _coordinator(api, interval=3600)
     changes: list[set[str]] = []
     stop = coordinator.listen(changes.append)
-    await _until(lambda: coordinator.data is not None)
+    await wait_until(lambda: coordinator.data is not None)
     created = await api.account_groups.create(AccountGroupCreate(code="W", name="w"))
     coordinator.apply((*(coordinator.data or ()), created))
     assert changes == [{"W"}]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 from pathlib import Path
@@ -11,14 +10,7 @@ import httpx
 import pytest
 
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
-
-
-async def _wait_for(predicate, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.05)
+from tests.support import wait_until
 
 
 async def test_starts_restarts_after_a_crash_and_stops(tmp_path: Path) -> None:
@@ -32,7 +24,7 @@ async def test_starts_restarts_after_a_crash_and_stops(tmp_path: Path) -> None:
         first_pid = service.pid
         assert first_pid is not None
         os.kill(first_pid, signal.SIGKILL)
-        await _wait_for(lambda: service.state is ServiceState.RUNNING and service.pid != first_pid)
+        await wait_until(lambda: service.state is ServiceState.RUNNING and service.pid != first_pid)
         assert service.restarts == 1
         assert service.url == url  # the same port again, so the app's client keeps working
         async with httpx.AsyncClient(base_url=url) as http:
