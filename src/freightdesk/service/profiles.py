@@ -1,0 +1,176 @@
+"""Connection profiles: where to connect and as whom (secrets stay in the keyring)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from urllib.parse import urlparse
+
+from freightdesk.service.secrets import SecretStore
+
+log = logging.getLogger(__name__)
+
+LOCAL_PROFILE_ID = "local-sandbox"
+
+
+class ProfileKind(StrEnum):
+    LOCAL = "local"  # the supervised local service
+    REMOTE = "remote"  # a deployment of the interface, or a shared team server
+
+
+@dataclass(frozen=True)
+class Profile:
+    id: str
+    name: str
+    kind: ProfileKind
+    base_url: str = ""
+    client_id: str = ""
+    credentials_in: str = "basic"
+    poll_interval: float = 30.0
+
+    @property
+    def secret_key(self) -> str:
+        return f"{self.id}:{self.client_id}"
+
+
+LOCAL_SANDBOX = Profile(id=LOCAL_PROFILE_ID, name="Local sandbox", kind=ProfileKind.LOCAL)
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be saved; `field` names the form field at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def validate_profile(profile: Profile, existing: list[Profile]) -> None:
+    if not profile.name.strip():
+        raise ProfileError("name", "Give the connection a name")
+    if any(p.name == profile.name.strip() and p.id != profile.id for p in existing):
+        raise ProfileError("name", "Another connection already has this name")
+    if profile.kind is ProfileKind.REMOTE:
+        parsed = urlparse(profile.base_url.strip())
+        if parsed.scheme not in {"http", "https"} or not parsed.netloc:
+            raise ProfileError("base_url", "Enter the service address, e.g. https://host/")
+        if not profile.client_id.strip():
+            raise ProfileError("client_id", "Enter the client id of your client application")
+    if profile.credentials_in not in {"basic", "body"}:
+        raise ProfileError("credentials_in", "Credentials go in Basic or in the body")
+    if not 5 <= profile.poll_interval <= 3600:
+        raise ProfileError("poll_interval", "Refresh between every 5 seconds and every hour")
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "profile"
+
+
+class ProfileStore:
+    """Profiles in a JSON file in the user's config directory; the Local sandbox is built in."""
+
+    def __init__(self, path: Path, secrets: SecretStore) -> None:
+        self.path = path
+        self.secrets = secrets
+        self._profiles: list[Profile] = [LOCAL_SANDBOX]
+        self.active_id = LOCAL_PROFILE_ID
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            stored = [
+                Profile(**{**item, "kind": ProfileKind(item["kind"])})
+                for item in data.get("profiles", [])
+            ]
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            log.warning("ignoring unreadable profiles file %s: %s", self.path, exc)
+            return
+        local = next((p for p in stored if p.id == LOCAL_PROFILE_ID), LOCAL_SANDBOX)
+        self._profiles = [local, *(p for p in stored if p.id != LOCAL_PROFILE_ID)]
+        active = data.get("active")
+        if any(p.id == active for p in self._profiles):
+            self.active_id = str(active)
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "active": self.active_id,
+            "profiles": [{**asdict(p), "kind": p.kind.value} for p in self._profiles],
+        }
+        # Write then rename, so a crash never leaves half a file.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".profiles-")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle, indent=2)
+        os.replace(tmp, self.path)
+
+    @property
+    def profiles(self) -> list[Profile]:
+        return list(self._profiles)
+
+    @property
+    def active(self) -> Profile:
+        return self.get(self.active_id)
+
+    def get(self, profile_id: str) -> Profile:
+        for profile in self._profiles:
+            if profile.id == profile_id:
+                return profile
+        raise KeyError(profile_id)
+
+    def save(self, profile: Profile, secret: str | None = None) -> Profile:
+        """Add or update a profile; a given secret goes to the keyring."""
+        if not profile.id:
+            base = slug(profile.name)
+            taken = {p.id for p in self._profiles}
+            candidate, n = base, 2
+            while candidate in taken:
+                candidate, n = f"{base}-{n}", n + 1
+            profile = replace(profile, id=candidate)
+        profile = replace(
+            profile,
+            name=profile.name.strip(),
+            base_url=profile.base_url.strip().rstrip("/"),
+            client_id=profile.client_id.strip(),
+        )
+        validate_profile(profile, self._profiles)
+        if secret:
+            self.secrets.set(profile.secret_key, secret)
+        index = next((i for i, p in enumerate(self._profiles) if p.id == profile.id), None)
+        if index is None:
+            self._profiles.append(profile)
+        else:
+            old = self._profiles[index]
+            if old.secret_key != profile.secret_key and not secret:
+                moved = self.secrets.get(old.secret_key)
+                if moved:
+                    self.secrets.set(profile.secret_key, moved)
+            self._profiles[index] = profile
+        self._save()
+        return profile
+
+    def remove(self, profile_id: str) -> None:
+        if profile_id == LOCAL_PROFILE_ID:
+            raise ProfileError("name", "The Local sandbox is built in and cannot be removed")
+        profile = self.get(profile_id)
+        self.secrets.delete(profile.secret_key)
+        self._profiles = [p for p in self._profiles if p.id != profile_id]
+        if self.active_id == profile_id:
+            self.active_id = LOCAL_PROFILE_ID
+        self._save()
+
+    def activate(self, profile_id: str) -> Profile:
+        profile = self.get(profile_id)
+        self.active_id = profile.id
+        self._save()
+        return profile
+
+    def secret(self, profile: Profile) -> str | None:
+        return self.secrets.get(profile.secret_key)
