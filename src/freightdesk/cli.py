@@ -51,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
     client_add.add_argument("tenant")
     client_add.add_argument("name")
     _database_options(client_add)
+    rotate = client_commands.add_parser(
+        "rotate", help="give a client application a new secret (registering it if needed)"
+    )
+    rotate.add_argument("tenant", help="tenant name, or --demo for the demo tenant", nargs="?")
+    rotate.add_argument("name")
+    rotate.add_argument("--demo", action="store_true", help="the demo tenant")
+    _database_options(rotate)
     return parser
 
 
@@ -184,22 +191,33 @@ def _client(args: argparse.Namespace) -> int:
     from sqlalchemy import select
 
     from freightdesk.server.db import transaction
-    from freightdesk.server.domain.tenants import create_client_app
+    from freightdesk.server.domain.tenants import create_client_app, rotate_secret
     from freightdesk.server.errors import ApiError
-    from freightdesk.server.tables.tenancy import Tenant
+    from freightdesk.server.tables.tenancy import ClientApp, Tenant
 
     context = _context(args)
+    tenant_name = args.tenant
+    if getattr(args, "demo", False):
+        from freightdesk.server.demo import DEMO_TENANT_NAME
+
+        tenant_name = DEMO_TENANT_NAME
     with transaction(context.sessions) as session:
-        tenant = session.scalar(select(Tenant).where(Tenant.name == args.tenant))
+        tenant = session.scalar(select(Tenant).where(Tenant.name == tenant_name))
         if tenant is None:
-            print(f"freightdesk: no tenant named {args.tenant!r}", file=sys.stderr)
+            print(f"freightdesk: no tenant named {tenant_name!r}", file=sys.stderr)
             return 2
+        existing = session.scalar(
+            select(ClientApp).where(ClientApp.tenant_id == tenant.id, ClientApp.name == args.name)
+        )
         try:
-            app, secret = create_client_app(session, tenant.id, args.name)
+            if args.client_command == "rotate" and existing is not None:
+                app, secret = existing, rotate_secret(session, existing)
+            else:
+                app, secret = create_client_app(session, tenant.id, args.name)
         except ApiError as exc:
             print(f"freightdesk: {exc.message}", file=sys.stderr)
             return 2
-        print(f"client id {app.id}\nclient secret {secret}")
+        print(f"client id {app.id}, client secret {secret}")
     return 0
 
 

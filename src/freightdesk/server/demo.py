@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from freightdesk.server.context import ServiceContext
 
 
+DEMO_TENANT_NAME = "FreightDesk Demo"
+
+
 @dataclass(frozen=True)
 class DemoCredentials:
     client_id: str
