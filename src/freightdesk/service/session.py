@@ -1,0 +1,293 @@
+"""The app's session with one connection profile: client, cache, coordinators, connectivity.
+
+The UI holds one `AppSession`. Connecting to the Local sandbox starts the local service as a
+child process (with demo data on first run) and needs no dialog; connecting to a remote profile
+uses its client id and the secret from the keyring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import AuthenticationFailed, ConnectionFailed, FreightDeskError
+from freightdesk.service.cache import Cache
+from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
+from freightdesk.service.local_service import LocalService, ServiceState
+from freightdesk.service.messages import explain
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.profiles import LOCAL_PROFILE_ID, Profile, ProfileKind, ProfileStore
+
+log = logging.getLogger(__name__)
+
+DESKTOP_CLIENT_NAME = "FreightDesk desktop"
+_CREDENTIALS = re.compile(r"client id (\S+), client secret (\S+)")
+
+
+class ConnectionState(StrEnum):
+    CONNECTING = "connecting"
+    ONLINE = "online"
+    DEGRADED = "degraded"
+    OFFLINE = "offline"
+
+
+@dataclass(frozen=True)
+class ConnectionStatus:
+    state: ConnectionState
+    profile_name: str
+    message: str = ""
+    last_success: float | None = None
+    busy: int = 0  # fetches under way, for the status bar's activity indicator
+
+    def age_text(self, now: float | None = None) -> str:
+        if self.last_success is None:
+            return "never updated"
+        seconds = max(0, int((now or time.time()) - self.last_success))
+        if seconds < 60:
+            return "updated just now" if seconds < 5 else f"updated {seconds} s ago"
+        if seconds < 3600:
+            return f"updated {seconds // 60} min ago"
+        return f"updated {seconds // 3600} h ago"
+
+
+class NotConnected(FreightDeskError):
+    """An operation was asked for before the session connected."""
+
+
+class AppSession:
+    def __init__(
+        self,
+        paths: AppPaths,
+        profiles: ProfileStore,
+        *,
+        local_service_args: tuple[str, ...] = (),
+        simulate: bool = True,
+    ) -> None:
+        self.paths = paths
+        self.profiles = profiles
+        self.local_service_args = local_service_args
+        self.simulate = simulate
+        self.profile: Profile = profiles.active
+        self.client: ApiClient | None = None
+        self.cache: Cache | None = None
+        self.local_service: LocalService | None = None
+        self._coordinators: list[Coordinator[Any, Any]] = []
+        self._status = ConnectionStatus(ConnectionState.CONNECTING, self.profile.name)
+        self._status_listeners: list[Callable[[ConnectionStatus], None]] = []
+        self._unsubscribers: list[Callable[[], None]] = []
+
+    # --- status ----------------------------------------------------------------------------
+
+    @property
+    def status(self) -> ConnectionStatus:
+        return self._status
+
+    def listen_status(self, listener: Callable[[ConnectionStatus], None]) -> Callable[[], None]:
+        self._status_listeners.append(listener)
+        return lambda: self._status_listeners.remove(listener)
+
+    def _set_status(self, **changes: Any) -> None:
+        self._status = replace(self._status, **changes)
+        for listener in list(self._status_listeners):
+            try:
+                listener(self._status)
+            except Exception:
+                log.exception("a status listener failed")
+
+    def watch(self, coordinator: Coordinator[Any, Any]) -> None:
+        """Let a coordinator's fetches drive the connection status."""
+        self._coordinators.append(coordinator)
+        self._unsubscribers.append(coordinator.listen_status(self._coordinator_status))
+
+    def _coordinator_status(self, status: CoordinatorStatus) -> None:
+        busy = sum(1 for c in self._coordinators if c.status.fetching)
+        if status.fetching:
+            self._set_status(busy=busy)
+            return
+        if status.last_error is None:
+            self._set_status(
+                state=ConnectionState.ONLINE,
+                message="",
+                last_success=status.last_success,
+                busy=busy,
+            )
+        elif isinstance(status.last_error, ConnectionFailed):
+            self._set_status(
+                state=ConnectionState.OFFLINE, message=explain(status.last_error), busy=busy
+            )
+        else:
+            self._set_status(
+                state=ConnectionState.DEGRADED, message=explain(status.last_error), busy=busy
+            )
+
+    # --- connecting ------------------------------------------------------------------------
+
+    def require_client(self) -> ApiClient:
+        if self.client is None:
+            raise NotConnected("not connected to a freight service yet")
+        return self.client
+
+    def open_cache(self, profile: Profile) -> Cache:
+        """The profile's cache, available before connecting so the window opens at once."""
+        if self.cache is None:
+            self.cache = Cache(self.paths.cache_file(profile.id))
+        return self.cache
+
+    async def connect(self) -> ApiClient:
+        """Connect with the active profile (starting the Local sandbox when that is it)."""
+        profile = self.profiles.active
+        self.profile = profile
+        self.open_cache(profile)
+        self._set_status(
+            state=ConnectionState.CONNECTING,
+            profile_name=profile.name,
+            message=f"Connecting to {profile.name}",
+            last_success=self.cache.saved_at("shipments") if self.cache else None,
+        )
+        try:
+            if profile.kind is ProfileKind.LOCAL:
+                client = await self._connect_local(profile)
+            else:
+                client = await self._connect_remote(profile)
+        except Exception as exc:
+            self._set_status(state=ConnectionState.OFFLINE, message=explain(exc))
+            raise
+        self.client = client
+        self._set_status(state=ConnectionState.ONLINE, message="")
+        return client
+
+    async def _connect_remote(self, profile: Profile) -> ApiClient:
+        secret = self.profiles.secret(profile)
+        if not secret:
+            raise AuthenticationFailedWithoutSecret(profile.name)
+        client = ApiClient(
+            profile.base_url,
+            client_id=profile.client_id,
+            client_secret=secret,
+            credentials_in="body" if profile.credentials_in == "body" else "basic",
+        )
+        try:
+            assert client.tokens is not None
+            await client.tokens.get()
+        except BaseException:
+            await client.aclose()
+            raise
+        return client
+
+    async def _connect_local(self, profile: Profile) -> ApiClient:
+        service = LocalService(
+            self.paths.local_service_dir,
+            demo=True,
+            simulate=self.simulate,
+            extra_args=self.local_service_args,
+        )
+        service.listen(self._local_service_state)
+        self.local_service = service
+        url = await service.start()
+        if service.demo_credentials is not None:
+            profile = self._remember_local(
+                profile, service.demo_credentials.client_id, service.demo_credentials.client_secret
+            )
+        secret = self.profiles.secret(profile) if profile.client_id else None
+        for attempt in range(2):
+            if not secret or attempt == 1:
+                client_id, secret = await self._rotate_local_secret()
+                profile = self._remember_local(profile, client_id, secret)
+            client = ApiClient(url, client_id=profile.client_id, client_secret=secret)
+            try:
+                assert client.tokens is not None
+                await client.tokens.get()
+                return client
+            except AuthenticationFailed:
+                # The stored secret belongs to an older database: get a fresh one.
+                await client.aclose()
+                continue
+            except BaseException:
+                await client.aclose()
+                raise
+        raise NotConnected("the local sandbox did not accept any credentials")
+
+    def _remember_local(self, profile: Profile, client_id: str, secret: str) -> Profile:
+        updated = replace(profile, client_id=client_id)
+        return self.profiles.save(updated, secret=secret)
+
+    async def _rotate_local_secret(self) -> tuple[str, str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "freightdesk.cli",
+            "client",
+            "rotate",
+            "--demo",
+            DESKTOP_CLIENT_NAME,
+            "--data-dir",
+            str(self.paths.local_service_dir),
+            *self._database_args(),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await process.communicate()
+        match = _CREDENTIALS.search(out.decode())
+        if process.returncode != 0 or match is None:
+            raise NotConnected(
+                "the local sandbox has no client application for the app: "
+                + (err.decode().strip().splitlines() or ["no output"])[-1]
+            )
+        return match.group(1), match.group(2)
+
+    def _database_args(self) -> list[str]:
+        args = list(self.local_service_args)
+        if "--database" in args:
+            index = args.index("--database")
+            return args[index : index + 2]
+        return []
+
+    def _local_service_state(self, state: ServiceState, message: str) -> None:
+        if state is ServiceState.RESTARTING or state is ServiceState.FAILED:
+            self._set_status(state=ConnectionState.OFFLINE, message=message)
+        elif state is ServiceState.STARTING:
+            self._set_status(state=ConnectionState.CONNECTING, message=message)
+
+    async def switch(self, profile_id: str) -> ApiClient:
+        """Close this connection and connect with another profile."""
+        await self.close()
+        self.profiles.activate(profile_id)
+        return await self.connect()
+
+    async def close(self) -> None:
+        for unsubscribe in self._unsubscribers:
+            unsubscribe()
+        self._unsubscribers.clear()
+        for coordinator in self._coordinators:
+            await coordinator.aclose()
+        self._coordinators.clear()
+        if self.client is not None:
+            await self.client.aclose()
+            self.client = None
+        if self.local_service is not None:
+            await self.local_service.stop()
+            self.local_service = None
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
+
+
+class AuthenticationFailedWithoutSecret(FreightDeskError):
+    """A remote profile whose secret is not in the keyring (for example on a new machine)."""
+
+    def __init__(self, profile_name: str) -> None:
+        super().__init__(
+            f"The secret of the connection {profile_name!r} is not stored on this computer; "
+            "enter it in Connections."
+        )
+
+
+__all__ = ["LOCAL_PROFILE_ID", "AppSession", "ConnectionState", "ConnectionStatus"]
