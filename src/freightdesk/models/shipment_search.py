@@ -1,0 +1,94 @@
+"""Browsing tracked shipments (a FreightDesk extension): filters, sort, paging and summaries."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from uuid import UUID
+
+from pydantic import AwareDatetime, Field
+
+from freightdesk.models.base import WireModel
+from freightdesk.models.common import (
+    LogisticsIdentifier,
+    OffsetDateTimeWindow,
+    PaginationInfo,
+    TransportationMode,
+)
+from freightdesk.models.tracking import SharingParty, ShipmentStateType
+
+MAX_PAGE_SIZE = 500
+DEFAULT_PAGE_SIZE = 50
+MAX_PASTED_VALUES = 1000
+
+
+class ShipmentSortField(StrEnum):
+    LAST_MODIFIED_DATE_TIME = "lastModifiedDateTime"
+    CREATED_DATE_TIME = "createdDateTime"
+    NEXT_ETA = "nextEta"
+    PRIMARY_IDENTIFIER = "primaryIdentifier"
+    STATE = "state"
+
+
+class SortDirection(StrEnum):
+    ASC = "ASC"
+    DESC = "DESC"
+
+
+class ShipmentSort(WireModel):
+    field: ShipmentSortField = ShipmentSortField.LAST_MODIFIED_DATE_TIME
+    direction: SortDirection = SortDirection.DESC
+
+
+class ShipmentSearchRequest(WireModel):
+    """Every filter is optional; all given filters must hold (AND). Lists mean "any of"."""
+
+    # Prefix of any identifier value, case-insensitive ("1ZX" finds 1ZX99...).
+    text: str | None = Field(default=None, max_length=200)
+    identifier_type: str | None = Field(default=None, min_length=1, max_length=60)
+    identifier_value: str | None = Field(default=None, min_length=1, max_length=200)
+    # Pasted lists: exact identifier values (case-insensitive); the answer names those not found.
+    identifier_values: list[str] | None = Field(default=None, max_length=MAX_PASTED_VALUES)
+    transportation_modes: list[TransportationMode] = Field(default_factory=list, max_length=8)
+    states: list[ShipmentStateType] = Field(default_factory=list, max_length=4)
+    has_open_exceptions: bool | None = None
+    attribute_name: str | None = Field(default=None, min_length=1, max_length=100)
+    attribute_value: str | None = Field(default=None, max_length=500)
+    # Windows are inclusive at the start and exclusive at the end.
+    created_date_time: OffsetDateTimeWindow | None = None
+    last_modified_date_time: OffsetDateTimeWindow | None = None
+    # Incremental sync: changed strictly after this instant; the answer also lists removals.
+    last_modified_after: AwareDatetime | None = None
+    sort: ShipmentSort = Field(default_factory=ShipmentSort)
+
+
+class LatestEvent(WireModel):
+    type: str
+    date_time: AwareDatetime | None = None
+    description: str | None = None
+
+
+class ShipmentSummary(WireModel):
+    id: UUID
+    identifiers: list[LogisticsIdentifier]
+    primary_identifier: str | None = None
+    mode: TransportationMode | None = None
+    current_state: ShipmentStateType | None = None
+    origin_name: str | None = None
+    destination_name: str | None = None
+    next_eta: AwareDatetime | None = None
+    latest_event: LatestEvent | None = None
+    open_exception_count: int = 0
+    carrier: str | None = None
+    created_date_time: AwareDatetime
+    last_modified_date_time: AwareDatetime
+    # Set when another tenant shared the shipment with the caller.
+    shared_by: SharingParty | None = None
+
+
+class ShipmentSearchResult(WireModel):
+    pagination_info: PaginationInfo
+    results: list[ShipmentSummary]
+    # Only with identifierValues: the pasted values that matched no visible shipment.
+    not_found_values: list[str] | None = None
+    # Only with lastModifiedAfter: shipments deleted or no longer shared since then.
+    removed_ids: list[UUID] | None = None

@@ -1,0 +1,377 @@
+"""Shipment tracking: the tracked shipment, its events, route, history and sharing context.
+
+The same nested shapes serve requests and responses. They are lenient (unknown fields are
+ignored) so the client keeps working against a newer deployment; the local service validates
+request bodies with ``extra="forbid"`` at run time so that a misspelt field is reported with its
+path instead of silently dropped.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from uuid import UUID
+from zoneinfo import ZoneInfo
+
+from pydantic import AwareDatetime, Field, field_validator, model_validator
+
+from freightdesk.models.base import WireModel
+from freightdesk.models.common import (
+    Address,
+    CustomAttribute,
+    GeoCoordinates,
+    LogisticsIdentifier,
+    Measure,
+    Money,
+    TransportationMode,
+)
+
+# The interface's limits, plus our own where it names none (see docs/spec-gaps.md).
+MAX_IDENTIFIERS = 250
+MAX_ATTRIBUTES = 25
+MAX_COSTS = 25
+MAX_RELATED_SHIPMENTS = 250
+MAX_ACCESS_GROUPS = 100
+MAX_STOPS = 100
+MAX_ROUTE_SEGMENTS = 100
+MAX_EVENTS_PER_REQUEST = 1000
+MAX_ATTRIBUTE_VALUES = 100
+
+
+class ShipmentStateType(StrEnum):
+    """The lifecycle: SCHEDULED -> IN_TRANSIT <-> AT_STOP ... -> COMPLETED."""
+
+    SCHEDULED = "SCHEDULED"
+    IN_TRANSIT = "IN_TRANSIT"
+    AT_STOP = "AT_STOP"
+    COMPLETED = "COMPLETED"
+
+
+class ExceptionStatus(StrEnum):
+    OPEN = "OPEN"
+    CLOSED = "CLOSED"
+
+
+class ExceptionSeverity(StrEnum):
+    LOW = "LOW"
+    MEDIUM = "MEDIUM"
+    HIGH = "HIGH"
+    CRITICAL = "CRITICAL"
+
+
+class StopType(StrEnum):
+    PICKUP = "PICKUP"
+    DELIVERY = "DELIVERY"
+    WAYPOINT = "WAYPOINT"
+    TERMINAL = "TERMINAL"
+    PORT_OF_LOADING = "PORT_OF_LOADING"
+    PORT_OF_DISCHARGE = "PORT_OF_DISCHARGE"
+    TRANSSHIPMENT = "TRANSSHIPMENT"
+
+
+class SpeedUnit(StrEnum):
+    KILOMETERS_PER_HOUR = "KILOMETERS_PER_HOUR"
+    MILES_PER_HOUR = "MILES_PER_HOUR"
+    KNOTS = "KNOTS"
+
+
+class RelationType(StrEnum):
+    PARENT = "PARENT"
+    CHILD = "CHILD"
+
+
+# --- user-provided parts -------------------------------------------------------------------
+
+
+class AccessGroup(WireModel):
+    id: UUID
+
+
+class Cost(WireModel):
+    identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=25)
+    # Vocabularies of cost type and tier are not shown; FREIGHT, FUEL_SURCHARGE, ... / PLANNED,
+    # ACTUAL are what we use ourselves.
+    type: str = Field(min_length=1, max_length=60)
+    total_cost: Money
+    tier: str | None = Field(default=None, max_length=60)
+
+
+class Plan(WireModel):
+    expected_transportation_modes: list[TransportationMode] = Field(
+        default_factory=list, max_length=8
+    )
+
+
+class RelatedShipment(WireModel):
+    id: UUID
+    relation_type: RelationType | None = None
+
+
+class RouteStopLocation(WireModel):
+    address: Address | None = None
+    coordinates: GeoCoordinates | None = None
+    # The id of a saved stop location (stop locations area), when the stop is one.
+    id: UUID | None = None
+    identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=25)
+
+
+class AppointmentWindow(WireModel):
+    start_date_time: AwareDatetime | None = None
+    end_date_time: AwareDatetime | None = None
+    # IANA zone of the stop (e.g. America/Chicago), so a dispatcher sees the stop's local time.
+    local_time_zone_identifier: str | None = Field(default=None, max_length=64)
+
+    @field_validator("local_time_zone_identifier")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            ZoneInfo(value)
+        except (ValueError, KeyError, OSError):
+            raise ValueError(
+                f"{value!r} is not an IANA time zone such as America/Chicago"
+            ) from None
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AppointmentWindow:
+        if (
+            self.start_date_time is not None
+            and self.end_date_time is not None
+            and self.end_date_time < self.start_date_time
+        ):
+            raise ValueError("endDateTime must not be before startDateTime")
+        return self
+
+
+class RouteStop(WireModel):
+    # Service-generated when absent; supply it to refer to the stop from route segments.
+    id: UUID | None = None
+    type: StopType | None = None
+    name: str | None = Field(default=None, max_length=200)
+    location: RouteStopLocation | None = None
+    appointment_window: AppointmentWindow | None = None
+
+
+class Co2EmissionIntensity(WireModel):
+    unit: str = Field(min_length=1, max_length=40)
+    value: float
+
+
+class VehicleType(WireModel):
+    enum_value: str = Field(min_length=1, max_length=60)
+
+
+class VehicleInfo(WireModel):
+    type: VehicleType | None = None
+    weight: Measure | None = None
+
+
+class Emissions(WireModel):
+    cargo_weight: Measure | None = None
+    co2_emission_intensity: Co2EmissionIntensity | None = Field(
+        default=None, alias="co2EmissionIntensity"
+    )
+    distance: Measure | None = None
+    load_factor: float | None = Field(default=None, ge=0)
+    total_co2_emissions: Measure | None = Field(default=None, alias="totalCO2Emissions")
+    vehicle_info: VehicleInfo | None = None
+
+
+class RouteSegment(WireModel):
+    id: UUID | None = None
+    from_stop_id: UUID | None = None
+    to_stop_id: UUID | None = None
+    identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=25)
+    transportation_mode: TransportationMode | None = None
+    emissions: Emissions | None = None
+
+
+class RouteInfo(WireModel):
+    stops: list[RouteStop] = Field(default_factory=list, max_length=MAX_STOPS)
+    route_segments: list[RouteSegment] = Field(default_factory=list, max_length=MAX_ROUTE_SEGMENTS)
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+class EventDateTime(WireModel):
+    date_time: AwareDatetime | None = None
+    end_date_time: AwareDatetime | None = None
+    last_modified_date_time: AwareDatetime | None = None
+    source: str | None = Field(default=None, max_length=60)
+    source_identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=25)
+    selected: bool | None = None
+    sequence: int | None = None
+    type: str | None = Field(default=None, max_length=60)
+
+
+class EventCode(WireModel):
+    code: str | None = Field(default=None, max_length=60)
+
+
+class RolloverDetails(WireModel):
+    """An ocean container rolled over to a later vessel (fields not shown by the interface)."""
+
+    reason: str | None = Field(default=None, max_length=500)
+    previous_vessel_name: str | None = Field(default=None, max_length=100)
+    previous_voyage_number: str | None = Field(default=None, max_length=60)
+    vessel_name: str | None = Field(default=None, max_length=100)
+    voyage_number: str | None = Field(default=None, max_length=60)
+    previous_departure_date_time: AwareDatetime | None = None
+    new_departure_date_time: AwareDatetime | None = None
+
+
+class EventDetails(WireModel):
+    mobile_tracking: EventCode | None = None
+    ocean: EventCode | None = None
+    quality_control: EventCode | None = None
+    rollover_details: RolloverDetails | None = None
+
+
+class TrackedShipmentEvent(WireModel):
+    id: UUID | None = None
+    # Event type vocabulary is not shown; ARRIVAL_AT_STOP, DEPARTURE_FROM_STOP, PICKED_UP,
+    # DELIVERED, ETA, ... are what our sources use.
+    type: str = Field(min_length=1, max_length=60)
+    date_time: AwareDatetime | None = None
+    description: str | None = Field(default=None, max_length=1000)
+    date_times: list[EventDateTime] = Field(default_factory=list, max_length=50)
+    details: EventDetails | None = None
+    estimate_date_time: AwareDatetime | None = None
+    estimate_last_calculated_date_time: AwareDatetime | None = None
+    planned_date_time: AwareDatetime | None = None
+    planned_end_date_time: AwareDatetime | None = None
+    received_date_time: AwareDatetime | None = None
+    route_segment_id: UUID | None = None
+    stop_id: UUID | None = None
+
+
+# --- the tracked shipment ------------------------------------------------------------------
+
+
+class _ShipmentData(WireModel):
+    """The user-provided data of a tracked shipment: what PUT tracking replaces."""
+
+    identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=MAX_IDENTIFIERS)
+    attributes: list[CustomAttribute] = Field(default_factory=list, max_length=MAX_ATTRIBUTES)
+    access_groups: list[AccessGroup] = Field(default_factory=list, max_length=MAX_ACCESS_GROUPS)
+    costs: list[Cost] = Field(default_factory=list, max_length=MAX_COSTS)
+    plan: Plan | None = None
+    route_info: RouteInfo | None = None
+    related_shipments: list[RelatedShipment] = Field(
+        default_factory=list, max_length=MAX_RELATED_SHIPMENTS
+    )
+
+
+class TrackedShipmentInput(_ShipmentData):
+    """The body of PUT tracking.
+
+    `id` absent creates a shipment; `id` present replaces that shipment's user-provided data.
+    `events` are events the user records by hand; events received from tracking sources are not
+    the user's to replace. Read-only fields are accepted (so a GET answer can be sent back after
+    editing) and ignored.
+    """
+
+    id: UUID | None = None
+    events: list[TrackedShipmentEvent] = Field(
+        default_factory=list, max_length=MAX_EVENTS_PER_REQUEST
+    )
+    shipment_share_link: str | None = None
+    created_date_time: AwareDatetime | None = None
+    last_modified_date_time: AwareDatetime | None = None
+
+
+class TrackedShipment(_ShipmentData):
+    """A tracked shipment as GET tracking answers it."""
+
+    id: UUID
+    events: list[TrackedShipmentEvent] = Field(default_factory=list)
+    shipment_share_link: str | None = None
+    created_date_time: AwareDatetime | None = None
+    last_modified_date_time: AwareDatetime | None = None
+
+
+class ShipmentAttribute(WireModel):
+    attribute_name: str
+    attribute_values: list[str]
+
+
+# --- history -------------------------------------------------------------------------------
+
+
+class ShipmentException(WireModel):
+    """Something that needs a dispatcher's attention (fields not shown by the interface)."""
+
+    id: UUID | None = None
+    # DELAY, MISSED_APPOINTMENT, DAMAGE, CUSTOMS_HOLD, ROLLOVER, ... (vocabulary open).
+    type: str = Field(min_length=1, max_length=60)
+    status: ExceptionStatus = ExceptionStatus.OPEN
+    severity: ExceptionSeverity = ExceptionSeverity.MEDIUM
+    description: str | None = Field(default=None, max_length=1000)
+    stop_id: UUID | None = None
+    created_date_time: AwareDatetime | None = None
+    resolved_date_time: AwareDatetime | None = None
+    last_modified_date_time: AwareDatetime | None = None
+
+
+class TrackedShipmentPosition(WireModel):
+    """A reported position. Speeds are stored and answered in km/h."""
+
+    date_time: AwareDatetime
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    speed: float | None = Field(default=None, ge=0)
+    speed_unit: SpeedUnit | None = None
+    heading: float | None = Field(default=None, ge=0, le=360)
+    # The tracking source that reported it (a transportation mode such as TL or OCEAN).
+    source: str | None = None
+
+
+class TrackedShipmentState(WireModel):
+    id: UUID
+    type: ShipmentStateType
+    start_date_time: AwareDatetime
+    end_date_time: AwareDatetime | None = None
+    stop_id: UUID | None = None
+
+
+class SharingParty(WireModel):
+    tenant_name: str
+    tenant_uuid: UUID
+    shared_date_time: AwareDatetime | None = None
+
+
+class SharingContext(WireModel):
+    data_originators: list[SharingParty] = Field(default_factory=list)
+    recipients: list[SharingParty] = Field(default_factory=list)
+
+
+class EventHistory(WireModel):
+    costs: list[Cost] = Field(default_factory=list)
+    events: list[TrackedShipmentEvent] = Field(default_factory=list)
+    exceptions: list[ShipmentException] = Field(default_factory=list)
+    shipment: TrackedShipment
+    states: list[TrackedShipmentState] = Field(default_factory=list)
+    sharing_context: SharingContext | None = None
+
+
+class PositionHistory(WireModel):
+    positions: list[TrackedShipmentPosition] = Field(default_factory=list)
+    shipment: TrackedShipment
+
+
+class TrackingHistory(WireModel):
+    costs: list[Cost] = Field(default_factory=list)
+    events: list[TrackedShipmentEvent] = Field(default_factory=list)
+    exceptions: list[ShipmentException] = Field(default_factory=list)
+    positions: list[TrackedShipmentPosition] = Field(default_factory=list)
+    shipment: TrackedShipment
+    states: list[TrackedShipmentState] = Field(default_factory=list)
+    sharing_context: SharingContext | None = None
+
+
+class ShareRequest(WireModel):
+    """Body of the share extension: the tenant that may read the shipment from now on."""
+
+    tenant_uuid: UUID

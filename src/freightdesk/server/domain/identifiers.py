@@ -1,0 +1,194 @@
+"""Which identifiers a tracked shipment may carry, and which tracking sources can follow it.
+
+The interface (Shipment tracking, rule 6) lists the identifier types each mode accepts. From a
+shipment's identifiers we derive:
+
+- the *tracking sources* that can follow it: a source can when the shipment has one of that
+  source's *key* types (an identifier that names a shipment on its own; CARRIER_SCAC, FFW_SCAC
+  and the capacity provider account types only qualify a key). Rule 4 removes the data of a
+  source that can no longer follow the shipment;
+- its *mode*: the first source of `plan.expectedTransportationModes` that can follow it, else
+  the first in `PREFERENCE`.
+
+TL and VLTL are not in rule 6; we follow truckload pushes by bill of lading or order number and
+volume LTL by the LTL keys, but only pick them as the mode when the plan asks for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from freightdesk.models.common import LogisticsIdentifier, TransportationMode
+from freightdesk.server.errors import field_error, field_errors
+
+Mode = TransportationMode
+
+# Rule 6, as the interface lists it; several lists can map onto one mode.
+AIR = frozenset({"AIR_WAYBILL", "HOUSE_AIR_WAYBILL", "CARRIER_SCAC"})
+RAIL_EUROPE = frozenset({"WAGON_ID", "TRAIN_NUMBER"})
+RAIL_NORTH_AMERICA = frozenset(
+    {"CONTAINER_ID", "TRAILER_ID", "RAIL_CAR_ID", "BILL_OF_LADING", "WAYBILL"}
+)
+OCEAN = frozenset({"BILL_OF_LADING", "BOOKING_NUMBER", "CARRIER_SCAC", "CONTAINER_ID"})
+PARCEL = frozenset(
+    {
+        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
+        "CAPACITY_PROVIDER_ACCOUNT_CODE",
+        "TRACKING_NUMBER",
+        "CARRIER_SCAC",
+        "REFERENCE_NUMBER",
+    }
+)
+LTL = frozenset(
+    {
+        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
+        "CAPACITY_PROVIDER_ACCOUNT_CODE",
+        "PRO",
+        "PRO_NUMBER",
+        "BILL_OF_LADING",
+        "PICKUP",
+        "PURCHASE_ORDER",
+    }
+)
+OCEAN_DOOR_TO_DOOR = frozenset(
+    {"HOUSE_BILL_OF_LADING", "FFW_SCAC", "BOOKING_NUMBER", "TRACKING_NUMBER"}
+)
+TRUCKLOAD = frozenset({"BILL_OF_LADING", "PURCHASE_ORDER", "CARRIER_SCAC"})
+
+ACCEPTED_BY_MODE: dict[Mode, frozenset[str]] = {
+    Mode.AIR: AIR,
+    Mode.RAIL: RAIL_EUROPE | RAIL_NORTH_AMERICA,
+    Mode.OCEAN: OCEAN | OCEAN_DOOR_TO_DOOR,
+    Mode.PARCEL: PARCEL,
+    Mode.LTL: LTL,
+    Mode.VLTL: LTL,
+    Mode.TL: TRUCKLOAD,
+}
+
+ACCEPTED_TYPES: frozenset[str] = frozenset().union(*ACCEPTED_BY_MODE.values())
+
+# Types that only qualify another identifier (which carrier, which account).
+QUALIFIERS = frozenset(
+    {
+        "CARRIER_SCAC",
+        "FFW_SCAC",
+        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
+        "CAPACITY_PROVIDER_ACCOUNT_CODE",
+    }
+)
+
+# The mode chosen when the plan names none that fits; TL and VLTL only when planned.
+PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.OCEAN, Mode.PARCEL, Mode.LTL, Mode.RAIL)
+PLANNED_ONLY = frozenset({Mode.TL, Mode.VLTL})
+
+# Where a carrier is named, in order of preference, for the shipment summary.
+CARRIER_TYPES = ("CARRIER_SCAC", "FFW_SCAC", "SCAC")
+
+
+@dataclass(frozen=True)
+class IdentifierAnalysis:
+    mode: Mode
+    sources: frozenset[Mode]
+    primary: LogisticsIdentifier
+    carrier: str | None
+
+
+def normalize_value(value: str) -> str:
+    """How identifier values are compared: trimmed, case-insensitive."""
+    return value.strip().upper()
+
+
+def sources_for(types: set[str]) -> frozenset[Mode]:
+    """The tracking sources that can follow a shipment carrying these identifier types."""
+    found: set[Mode] = set()
+    for mode, accepted in ACCEPTED_BY_MODE.items():
+        keys = (accepted - QUALIFIERS) & types
+        if mode is Mode.AIR and keys == {"HOUSE_AIR_WAYBILL"} and "CARRIER_SCAC" not in types:
+            continue
+        if keys:
+            found.add(mode)
+    return frozenset(found)
+
+
+def analyze(
+    identifiers: Sequence[LogisticsIdentifier], planned: Sequence[Mode] = ()
+) -> IdentifierAnalysis:
+    """Check rules 5 and 6 and derive mode, sources, primary identifier and carrier.
+
+    Raises a 400 ApiError whose sources are field paths such as `identifiers[3].type`.
+    """
+    if not identifiers:
+        raise field_error("identifiers", "at least one identifier with type and value is required")
+    problems: list[tuple[str, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for index, identifier in enumerate(identifiers):
+        path = f"identifiers[{index}]"
+        if identifier.type not in ACCEPTED_TYPES:
+            problems.append(
+                (
+                    f"{path}.type",
+                    f"{identifier.type} is not accepted for tracking; accepted types are "
+                    + ", ".join(sorted(ACCEPTED_TYPES)),
+                )
+            )
+        value = normalize_value(identifier.value)
+        if not value:
+            problems.append((f"{path}.value", "must not be blank"))
+        elif len(identifier.value) > 200:
+            problems.append((f"{path}.value", "must be at most 200 characters"))
+        key = (identifier.type, value)
+        if key in seen:
+            problems.append((path, f"duplicates identifiers[{seen[key]}]"))
+        else:
+            seen[key] = index
+    if problems:
+        raise field_errors(problems)
+    types = {identifier.type for identifier in identifiers}
+    if "HOUSE_AIR_WAYBILL" in types and "CARRIER_SCAC" not in types:
+        index = next(i for i, x in enumerate(identifiers) if x.type == "HOUSE_AIR_WAYBILL")
+        raise field_error(
+            f"identifiers[{index}].type",
+            "a HOUSE_AIR_WAYBILL needs a CARRIER_SCAC identifier of the airline as well",
+        )
+    sources = sources_for(types)
+    if not sources:
+        raise field_error(
+            "identifiers",
+            f"{', '.join(sorted(types))} only qualify a shipment; add an identifier that names "
+            "it, such as AIR_WAYBILL, BILL_OF_LADING, CONTAINER_ID or TRACKING_NUMBER",
+        )
+    mode = _choose_mode(sources, planned)
+    return IdentifierAnalysis(
+        mode=mode,
+        sources=sources,
+        primary=_primary(identifiers, mode),
+        carrier=_carrier(identifiers),
+    )
+
+
+def _choose_mode(sources: frozenset[Mode], planned: Sequence[Mode]) -> Mode:
+    for mode in planned:
+        if mode in sources:
+            return mode
+    for mode in PREFERENCE:
+        if mode in sources:
+            return mode
+    # Only planned-only sources follow it (e.g. an order number without TL planned).
+    return sorted(sources)[0]
+
+
+def _primary(identifiers: Sequence[LogisticsIdentifier], mode: Mode) -> LogisticsIdentifier:
+    keys = ACCEPTED_BY_MODE[mode] - QUALIFIERS
+    for identifier in identifiers:
+        if identifier.type in keys:
+            return identifier
+    return identifiers[0]
+
+
+def _carrier(identifiers: Sequence[LogisticsIdentifier]) -> str | None:
+    for wanted in CARRIER_TYPES:
+        for identifier in identifiers:
+            if identifier.type == wanted:
+                return identifier.value.strip()
+    return None

@@ -1,0 +1,1317 @@
+"""The one write path to tracked shipments (tables in `server/tables/tracking.py`).
+
+Every function takes a SQLAlchemy `Session` whose transaction the caller owns::
+
+    with transaction(context.sessions) as session:
+        ids = find_shipments_by_identifier(session, tenant_id, "BILL_OF_LADING", "BOL123")
+        for shipment_id in ids:
+            add_event(session, shipment_id, TrackedShipmentEvent(type="ARRIVAL_AT_STOP",
+                      date_time=at, stop_id=stop), source=TL)
+            add_positions(session, shipment_id, positions, source=TL)
+
+Each write, in the caller's transaction: changes the rows, keeps the shipment's summary columns
+(current state, next ETA, latest event, open exception count, last position, primary identifier,
+carrier, origin and destination) current, sets `last_modified_at`, and appends what changed to
+the `shipment_changes` journal (see `ChangeKind`). Nothing else may write these tables.
+
+Shipments are named by their uuid string (`Shipment.id`). Functions that act for a tenant
+(`create_shipment`, `replace_shipment`, `delete_shipment`, sharing, lookups) take its
+`tenant_id` and answer 404 for a shipment of another tenant. Functions that record what a
+tracking source reported (`add_event`, `add_positions`, `set_state`, `upsert_exception`,
+`set_eta`, ...) take a shipment id the caller has already resolved for its tenant, and the
+`source`: the transportation mode through which the data arrived (`TL` for truckload pushes,
+`PARCEL` for parcel pushes, ...). The source matters: when a PUT changes the identifiers so
+that a source can no longer follow the shipment, everything that source reported is removed
+(interface rule 4; see `identifiers.py`). `USER` marks events recorded through PUT tracking.
+
+Refusals are `ApiError`s (400 with field paths, 404, 409) so routes can let them through.
+Bulk helpers for seeding: `create_shipments`, `add_positions_bulk`.
+
+Reads for the routes live in `tracking_reads.py` (history, shipment views) and
+`shipment_search.py` (browsing).
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from freightdesk.models.common import LogisticsIdentifier, TransportationMode, utc_datetime
+from freightdesk.models.tracking import (
+    ExceptionStatus,
+    ShipmentException,
+    ShipmentStateType,
+    SpeedUnit,
+    TrackedShipmentEvent,
+    TrackedShipmentInput,
+    TrackedShipmentPosition,
+    TrackedShipmentState,
+)
+from freightdesk.server.db import utcnow
+from freightdesk.server.domain.identifiers import normalize_value, sources_for
+from freightdesk.server.domain.lifecycle import transition_problem
+from freightdesk.server.domain.shipment_rules import PreparedShipment, prepare, related_ids
+from freightdesk.server.errors import ApiError, conflict, field_error, not_found
+from freightdesk.server.tables.tracking import (
+    ChangeKind,
+    Shipment,
+    ShipmentChange,
+    ShipmentEvent,
+    ShipmentExceptionRow,
+    ShipmentIdentifier,
+    ShipmentPosition,
+    ShipmentShare,
+    ShipmentState,
+)
+
+# Sources besides the transportation modes.
+USER = "USER"  # events recorded by the user through PUT tracking
+SYSTEM = "SYSTEM"  # what the service itself records (the initial SCHEDULED state)
+SOURCES = frozenset({USER, SYSTEM, *(mode.value for mode in TransportationMode)})
+
+ETA_EVENT_TYPE = "ETA"
+
+_KMH = {
+    SpeedUnit.KILOMETERS_PER_HOUR: 1.0,
+    SpeedUnit.MILES_PER_HOUR: 1.609344,
+    SpeedUnit.KNOTS: 1.852,
+}
+
+
+# --- lookups -------------------------------------------------------------------------------
+
+
+def find_shipments_by_identifier(
+    session: Session, tenant_id: int, type: str | None, value: str
+) -> list[str]:
+    """Ids of the tenant's own shipments carrying this identifier (value case-insensitive),
+    oldest first. `type` None matches any type."""
+    query = (
+        select(Shipment.pk, Shipment.id)
+        .join(ShipmentIdentifier, ShipmentIdentifier.shipment_pk == Shipment.pk)
+        .where(
+            ShipmentIdentifier.tenant_id == tenant_id,
+            ShipmentIdentifier.value_norm == normalize_value(value),
+            Shipment.deleted_at.is_(None),
+        )
+        .distinct()
+        .order_by(Shipment.pk)
+    )
+    if type is not None:
+        query = query.where(ShipmentIdentifier.type == type)
+    return [shipment_id for _pk, shipment_id in session.execute(query)]
+
+
+@dataclass(frozen=True)
+class Visible:
+    """A shipment as one tenant sees it: its own (`owned`) or shared with it."""
+
+    row: Shipment
+    owned: bool
+
+
+def visible_shipment(session: Session, tenant_id: int, shipment_id: str) -> Visible:
+    """The live shipment if the tenant owns it or it was shared with the tenant, else 404."""
+    row = _by_id(session, shipment_id)
+    if row is None:
+        raise _missing(shipment_id)
+    if row.tenant_id == tenant_id:
+        return Visible(row, owned=True)
+    shared = session.scalar(
+        select(ShipmentShare.shipment_pk).where(
+            ShipmentShare.shipment_pk == row.pk,
+            ShipmentShare.tenant_id == tenant_id,
+            ShipmentShare.revoked_at.is_(None),
+        )
+    )
+    if shared is None:
+        raise _missing(shipment_id)
+    return Visible(row, owned=False)
+
+
+def owned_shipment(
+    session: Session, tenant_id: int, shipment_id: str, *, lock: bool = False
+) -> Shipment:
+    """The tenant's own live shipment; 404 otherwise (also when it was only shared with it)."""
+    row = _by_id(session, shipment_id, lock=lock)
+    if row is None or row.tenant_id != tenant_id:
+        raise _missing(shipment_id)
+    return row
+
+
+def visible_ids(session: Session, tenant_id: int, ids: Iterable[str]) -> set[str]:
+    """Which of these shipment ids the tenant can see (own or shared, not deleted)."""
+    wanted = list({str(i) for i in ids})
+    if not wanted:
+        return set()
+    shared = select(ShipmentShare.shipment_pk).where(
+        ShipmentShare.tenant_id == tenant_id, ShipmentShare.revoked_at.is_(None)
+    )
+    rows = session.scalars(
+        select(Shipment.id).where(
+            Shipment.id.in_(wanted),
+            Shipment.deleted_at.is_(None),
+            or_(Shipment.tenant_id == tenant_id, Shipment.pk.in_(shared)),
+        )
+    )
+    return set(rows)
+
+
+def _by_id(
+    session: Session, shipment_id: str | uuid.UUID, *, lock: bool = False
+) -> Shipment | None:
+    key = _uuid_text(shipment_id)
+    if key is None:
+        return None
+    query = select(Shipment).where(Shipment.id == key, Shipment.deleted_at.is_(None))
+    if lock:
+        # Serializes concurrent writers of one shipment on PostgreSQL (SQLite has one writer).
+        query = query.with_for_update()
+    return session.scalar(query)
+
+
+def _uuid_text(value: str | uuid.UUID) -> str | None:
+    try:
+        return str(uuid.UUID(str(value)))
+    except ValueError:
+        return None
+
+
+def _missing(shipment_id: str | uuid.UUID) -> ApiError:
+    return not_found(f"Shipment {shipment_id}")
+
+
+def _live(session: Session, shipment_id: str | uuid.UUID) -> Shipment:
+    row = _by_id(session, shipment_id, lock=True)
+    if row is None:
+        raise _missing(shipment_id)
+    return row
+
+
+def _check_source(source: str) -> None:
+    if source not in SOURCES:
+        raise ValueError(f"unknown tracking source {source!r}; use a transportation mode or USER")
+
+
+# --- create, replace, delete ---------------------------------------------------------------
+
+
+def create_shipment(session: Session, tenant_id: int, body: TrackedShipmentInput) -> str:
+    """Create a tracked shipment from a PUT tracking body (its `id`, if any, is ignored);
+    returns the new id. The shipment starts SCHEDULED; body events are recorded as USER."""
+    return create_shipments(session, tenant_id, [body])[0]
+
+
+def create_shipments(
+    session: Session, tenant_id: int, bodies: Sequence[TrackedShipmentInput]
+) -> list[str]:
+    """Create many shipments with a handful of statements (demo seeding, imports)."""
+    if not bodies:
+        return []
+    related = {i for body in bodies for i in related_ids(body)}
+    can_see = visible_ids(session, tenant_id, related) if related else set()
+    prepared = [prepare(body, visible_ids=can_see) for body in bodies]
+    now = utcnow()
+    rows = [
+        {
+            "id": str(uuid.uuid4()),
+            "tenant_id": tenant_id,
+            "mode": item.analysis.mode.value,
+            "current_state": ShipmentStateType.SCHEDULED.value,
+            "data": item.data,
+            "share_token": secrets.token_urlsafe(24),
+            "created_at": now,
+            "last_modified_at": now,
+            "open_exception_count": 0,
+            **_data_summary(item),
+        }
+        for item in prepared
+    ]
+    session.flush()
+    result = session.execute(
+        insert(Shipment).returning(Shipment.pk, Shipment.id, sort_by_parameter_order=True), rows
+    ).all()
+    identifier_rows: list[dict[str, Any]] = []
+    state_rows: list[dict[str, Any]] = []
+    event_rows: list[dict[str, Any]] = []
+    changes: list[dict[str, Any]] = []
+    for (pk, shipment_id), item in zip(result, prepared, strict=True):
+        identifier_rows.extend(_identifier_rows(tenant_id, pk, item.data["identifiers"]))
+        state = TrackedShipmentState(
+            id=uuid.uuid4(), type=ShipmentStateType.SCHEDULED, start_date_time=now
+        )
+        state_rows.append(_state_row(pk, state, SYSTEM))
+        context = {
+            "shipmentId": shipment_id,
+            "identifiers": item.data["identifiers"],
+            "attributes": item.data.get("attributes", []),
+            "createdDateTime": now.isoformat(),
+            "lastModifiedDateTime": now.isoformat(),
+        }
+        changes.append(
+            _change(tenant_id, shipment_id, ChangeKind.SHIPMENT_CREATED, {"shipment": context}, now)
+        )
+        changes.append(
+            _change(
+                tenant_id,
+                shipment_id,
+                ChangeKind.STATE_ADDED,
+                {"state": state.wire(), "source": SYSTEM},
+                now,
+            )
+        )
+        for event in item.events:
+            wire = _event_wire(event)
+            event_rows.append(_event_row(pk, wire, USER))
+            changes.append(
+                _change(
+                    tenant_id,
+                    shipment_id,
+                    ChangeKind.EVENT_ADDED,
+                    {"event": wire, "source": USER},
+                    now,
+                )
+            )
+        latest = _latest_of(item.events)
+        if latest is not None:
+            session.execute(
+                update(Shipment).where(Shipment.pk == pk).values(**_latest_values(latest))
+            )
+    _insert(session, ShipmentIdentifier, identifier_rows)
+    _insert(session, ShipmentState, state_rows)
+    _insert(session, ShipmentEvent, event_rows)
+    _insert(session, ShipmentChange, changes)
+    return [shipment_id for _pk, shipment_id in result]
+
+
+def replace_shipment(
+    session: Session, tenant_id: int, shipment_id: str, body: TrackedShipmentInput
+) -> None:
+    """Replace the user-provided data (identifiers, attributes, accessGroups, costs, plan,
+    routeInfo, relatedShipments and the USER events) of the tenant's own shipment.
+
+    Data received from tracking sources is kept, except that of a source which can no longer
+    follow the shipment with its new identifiers (rule 4). Body events whose id is that of a
+    received event are ignored: they are not the user's.
+    """
+    row = owned_shipment(session, tenant_id, shipment_id, lock=True)
+    can_see = visible_ids(session, tenant_id, related_ids(body))
+    item = prepare(body, visible_ids=can_see, self_id=row.id)
+    now = utcnow()
+    old_types = {identifier["type"] for identifier in row.data.get("identifiers", [])}
+    lost = sources_for(old_types) - item.analysis.sources
+    changes: list[dict[str, Any]] = []
+
+    row.data = item.data
+    row.mode = item.analysis.mode.value
+    for key, value in _data_summary(item).items():
+        setattr(row, key, value)
+    session.execute(delete(ShipmentIdentifier).where(ShipmentIdentifier.shipment_pk == row.pk))
+    _insert(
+        session, ShipmentIdentifier, _identifier_rows(tenant_id, row.pk, item.data["identifiers"])
+    )
+
+    _replace_user_events(session, row, item, changes, now)
+    if lost:
+        _remove_source_data(session, row, {mode.value for mode in lost}, changes, now)
+    _refresh_latest_event(session, row)
+    row.last_modified_at = now
+    changes.append(
+        _change(
+            row.tenant_id,
+            row.id,
+            ChangeKind.SHIPMENT_REPLACED,
+            {"shipment": shipment_context(row)},
+            now,
+        )
+    )
+    _insert(session, ShipmentChange, changes)
+
+
+def _replace_user_events(
+    session: Session,
+    row: Shipment,
+    item: PreparedShipment,
+    changes: list[dict[str, Any]],
+    now: datetime,
+) -> None:
+    existing = {
+        event.id: event
+        for event in session.scalars(
+            select(ShipmentEvent).where(ShipmentEvent.shipment_pk == row.pk)
+        )
+    }
+    kept: set[str] = set()
+    new_rows: list[dict[str, Any]] = []
+    for event in item.events:
+        key = str(event.id) if event.id is not None else None
+        current = existing.get(key) if key is not None else None
+        if current is not None and current.source != USER:
+            continue  # a received event sent back after a GET: not the user's to change
+        wire = _event_wire(event)
+        if current is not None:
+            kept.add(current.id)
+            if current.data != wire:
+                _apply_event(current, wire)
+                changes.append(
+                    _change(
+                        row.tenant_id,
+                        row.id,
+                        ChangeKind.EVENT_UPDATED,
+                        {"event": wire, "source": USER},
+                        now,
+                    )
+                )
+            continue
+        new_rows.append(_event_row(row.pk, wire, USER))
+        changes.append(
+            _change(
+                row.tenant_id, row.id, ChangeKind.EVENT_ADDED, {"event": wire, "source": USER}, now
+            )
+        )
+    for stored in existing.values():
+        if stored.source == USER and stored.id not in kept:
+            changes.append(
+                _change(
+                    row.tenant_id,
+                    row.id,
+                    ChangeKind.EVENT_REMOVED,
+                    {"event": stored.data, "source": USER},
+                    now,
+                )
+            )
+            session.delete(stored)
+    session.flush()
+    _insert(session, ShipmentEvent, new_rows)
+
+
+def _remove_source_data(
+    session: Session,
+    row: Shipment,
+    sources: set[str],
+    changes: list[dict[str, Any]],
+    now: datetime,
+) -> None:
+    """Rule 4: drop what these sources reported, journaling each removed event and state."""
+    for event in session.scalars(
+        select(ShipmentEvent).where(
+            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.source.in_(sources)
+        )
+    ):
+        changes.append(
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.EVENT_REMOVED,
+                {"event": event.data, "source": event.source},
+                now,
+            )
+        )
+        session.delete(event)
+    for state in session.scalars(
+        select(ShipmentState).where(
+            ShipmentState.shipment_pk == row.pk, ShipmentState.source.in_(sources)
+        )
+    ):
+        changes.append(
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.STATE_REMOVED,
+                {"state": state_wire(state), "source": state.source},
+                now,
+            )
+        )
+        session.delete(state)
+    for problem in session.scalars(
+        select(ShipmentExceptionRow).where(
+            ShipmentExceptionRow.shipment_pk == row.pk, ShipmentExceptionRow.source.in_(sources)
+        )
+    ):
+        changes.append(
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.EXCEPTION_REMOVED,
+                {"exception": exception_wire(problem), "source": problem.source},
+                now,
+            )
+        )
+        session.delete(problem)
+    session.flush()
+    for source in sorted(sources):
+        result = session.execute(
+            delete(ShipmentPosition).where(
+                ShipmentPosition.shipment_pk == row.pk, ShipmentPosition.source == source
+            )
+        )
+        removed = int(getattr(result, "rowcount", 0) or 0)
+        if removed:
+            changes.append(
+                _change(
+                    row.tenant_id,
+                    row.id,
+                    ChangeKind.POSITIONS_REMOVED,
+                    {"count": removed, "source": source},
+                    now,
+                )
+            )
+    _refresh_state(session, row, changes, now)
+    _refresh_exceptions(session, row)
+    _refresh_last_position(session, row)
+    _refresh_eta(session, row)
+
+
+def delete_shipment(session: Session, tenant_id: int, shipment_id: str) -> None:
+    """Stop tracking the tenant's own shipment and remove its data (404 for one shared with
+    the tenant). A tombstone stays so that incremental sync can report the removal."""
+    row = owned_shipment(session, tenant_id, shipment_id, lock=True)
+    now = utcnow()
+    context = shipment_context(row)
+    for table in (
+        ShipmentIdentifier,
+        ShipmentEvent,
+        ShipmentPosition,
+        ShipmentState,
+        ShipmentExceptionRow,
+    ):
+        session.execute(delete(table).where(table.shipment_pk == row.pk))
+    row.data = {}
+    row.deleted_at = now
+    row.last_modified_at = now
+    row.open_exception_count = 0
+    _insert(
+        session,
+        ShipmentChange,
+        [_change(row.tenant_id, row.id, ChangeKind.SHIPMENT_DELETED, {"shipment": context}, now)],
+    )
+
+
+# --- sharing -------------------------------------------------------------------------------
+
+
+def share_shipment(
+    session: Session, tenant_id: int, shipment_id: str, recipient_tenant_id: int
+) -> bool:
+    """Let another tenant read the tenant's own shipment; False when it already could."""
+    row = owned_shipment(session, tenant_id, shipment_id, lock=True)
+    if recipient_tenant_id == tenant_id:
+        raise field_error("tenantUuid", "a shipment cannot be shared with its own tenant")
+    share = session.get(ShipmentShare, (row.pk, recipient_tenant_id))
+    now = utcnow()
+    if share is not None and share.revoked_at is None:
+        return False
+    if share is None:
+        session.add(
+            ShipmentShare(shipment_pk=row.pk, tenant_id=recipient_tenant_id, created_at=now)
+        )
+    else:
+        share.created_at = now
+        share.revoked_at = None
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.SHIPMENT_SHARED,
+                {"recipientTenantId": recipient_tenant_id},
+                now,
+            )
+        ],
+    )
+    return True
+
+
+def unshare_shipment(
+    session: Session, tenant_id: int, shipment_id: str, recipient_tenant_id: int
+) -> None:
+    """Stop sharing the tenant's own shipment with a recipient; 404 when it was not shared."""
+    row = owned_shipment(session, tenant_id, shipment_id, lock=True)
+    share = session.get(ShipmentShare, (row.pk, recipient_tenant_id))
+    if share is None or share.revoked_at is not None:
+        raise not_found(f"A share of shipment {shipment_id} with that tenant")
+    now = utcnow()
+    share.revoked_at = now
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.SHIPMENT_UNSHARED,
+                {"recipientTenantId": recipient_tenant_id},
+                now,
+            )
+        ],
+    )
+
+
+# --- events --------------------------------------------------------------------------------
+
+
+def add_event(session: Session, shipment_id: str, event: TrackedShipmentEvent, source: str) -> str:
+    """Record an event reported by `source`; returns its id (the event's own id if it has
+    one: 409 when the shipment already has an event with it)."""
+    return add_events(session, shipment_id, [event], source)[0]
+
+
+def add_events(
+    session: Session, shipment_id: str, events: Sequence[TrackedShipmentEvent], source: str
+) -> list[str]:
+    _check_source(source)
+    row = _live(session, shipment_id)
+    stops, segments = _route_ids(row)
+    now = utcnow()
+    wires: list[dict[str, Any]] = []
+    for index, event in enumerate(events):
+        _check_event_refs(
+            event, stops, segments, f"events[{index}]" if len(events) > 1 else "event"
+        )
+        wires.append(_event_wire(event))
+    ids = [wire["id"] for wire in wires]
+    if len(set(ids)) != len(ids):
+        raise conflict("Two of the events have the same id", source="id")
+    taken = session.scalar(
+        select(ShipmentEvent.id).where(
+            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.id.in_(ids)
+        )
+    )
+    if taken is not None:
+        raise conflict(f"Shipment {row.id} already has an event {taken}", source="id")
+    session.flush()
+    _insert(session, ShipmentEvent, [_event_row(row.pk, wire, source) for wire in wires])
+    latest = _latest_of(events)
+    if latest is not None and (
+        row.latest_event_at is None or _event_time(latest) >= row.latest_event_at
+    ):
+        for key, value in _latest_values(latest).items():
+            setattr(row, key, value)
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.EVENT_ADDED,
+                {"event": wire, "source": source},
+                now,
+            )
+            for wire in wires
+        ],
+    )
+    return ids
+
+
+def update_event(
+    session: Session, shipment_id: str, event: TrackedShipmentEvent, source: str
+) -> None:
+    """Replace an existing event (found by `event.id`; 404 when there is none)."""
+    _check_source(source)
+    if event.id is None:
+        raise field_error("event.id", "is required to update an event")
+    row = _live(session, shipment_id)
+    stops, segments = _route_ids(row)
+    _check_event_refs(event, stops, segments, "event")
+    current = session.scalar(
+        select(ShipmentEvent).where(
+            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.id == str(event.id)
+        )
+    )
+    if current is None:
+        raise not_found(f"Event {event.id} of shipment {row.id}")
+    wire = _event_wire(event)
+    now = utcnow()
+    _apply_event(current, wire)
+    current.source = source
+    session.flush()
+    _refresh_latest_event(session, row)
+    if event.type == ETA_EVENT_TYPE:
+        _refresh_eta(session, row)
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.EVENT_UPDATED,
+                {"event": wire, "source": source},
+                now,
+            )
+        ],
+    )
+
+
+def remove_event(session: Session, shipment_id: str, event_id: str) -> None:
+    """Remove an event (404 when there is none); the journal keeps its last value."""
+    row = _live(session, shipment_id)
+    current = session.scalar(
+        select(ShipmentEvent).where(
+            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.id == str(event_id)
+        )
+    )
+    if current is None:
+        raise not_found(f"Event {event_id} of shipment {row.id}")
+    now = utcnow()
+    payload = {"event": current.data, "source": current.source}
+    was_eta = current.type == ETA_EVENT_TYPE
+    session.delete(current)
+    session.flush()
+    _refresh_latest_event(session, row)
+    if was_eta:
+        _refresh_eta(session, row)
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [_change(row.tenant_id, row.id, ChangeKind.EVENT_REMOVED, payload, now)],
+    )
+
+
+def set_eta(
+    session: Session,
+    shipment_id: str,
+    eta: datetime,
+    *,
+    stop_id: str | None = None,
+    source: str,
+    description: str | None = None,
+) -> str:
+    """Record the estimated arrival at a stop (the next one when `stop_id` is None).
+
+    The ETA is kept as one event of type `ETA` per stop with `estimateDateTime`, updated in
+    place (journaled as event.added, then event.updated), and becomes the shipment's nextEta.
+    Returns the event id.
+    """
+    _check_source(source)
+    row = _live(session, shipment_id)
+    stops, _segments = _route_ids(row)
+    if stop_id is not None and str(stop_id) not in stops:
+        raise field_error("stopId", f"shipment {row.id} has no stop {stop_id}")
+    now = utcnow()
+    eta = utc_datetime(eta)
+    stop_key = str(stop_id) if stop_id is not None else None
+    existing = next(
+        (
+            event
+            for event in session.scalars(
+                select(ShipmentEvent).where(
+                    ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
+                )
+            )
+            if event.data.get("stopId") == stop_key
+        ),
+        None,
+    )
+    event = TrackedShipmentEvent(
+        id=uuid.UUID(existing.id) if existing is not None else uuid.uuid4(),
+        type=ETA_EVENT_TYPE,
+        description=description or "Estimated time of arrival",
+        estimate_date_time=eta,
+        estimate_last_calculated_date_time=now,
+        received_date_time=now,
+        stop_id=uuid.UUID(stop_key) if stop_key else None,
+    )
+    wire = _event_wire(event)
+    if existing is None:
+        session.flush()
+        _insert(session, ShipmentEvent, [_event_row(row.pk, wire, source)])
+        kind = ChangeKind.EVENT_ADDED
+    else:
+        _apply_event(existing, wire)
+        existing.source = source
+        kind = ChangeKind.EVENT_UPDATED
+    if row.current_state != ShipmentStateType.COMPLETED:
+        row.next_eta = eta
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [_change(row.tenant_id, row.id, kind, {"event": wire, "source": source}, now)],
+    )
+    return str(event.id)
+
+
+# --- positions -----------------------------------------------------------------------------
+
+
+def add_positions(
+    session: Session, shipment_id: str, positions: Sequence[TrackedShipmentPosition], source: str
+) -> int:
+    """Record reported positions; a position at an instant already recorded is ignored.
+    Returns how many were new. Speeds are converted to km/h."""
+    return add_positions_bulk(session, {shipment_id: positions}, source)
+
+
+def add_positions_bulk(
+    session: Session, tracks: Mapping[str, Sequence[TrackedShipmentPosition]], source: str
+) -> int:
+    """`add_positions` for many shipments in a few statements (seeding, batch pushes)."""
+    _check_source(source)
+    if not tracks:
+        return 0
+    keys = {key: _uuid_text(key) for key in tracks}
+    found = {
+        row.id: row
+        for row in session.scalars(
+            select(Shipment)
+            .where(Shipment.id.in_([k for k in keys.values() if k]), Shipment.deleted_at.is_(None))
+            .with_for_update()
+        )
+    }
+    now = utcnow()
+    position_rows: list[dict[str, Any]] = []
+    changes: list[dict[str, Any]] = []
+    for given, key in keys.items():
+        row = found.get(key or "")
+        if row is None:
+            raise _missing(given)
+        fresh = _new_positions(session, row.pk, tracks[given])
+        if not fresh:
+            continue
+        position_rows.extend(_position_row(row.pk, position, source) for position in fresh)
+        last = fresh[-1]
+        if row.last_position_at is None or last.date_time >= row.last_position_at:
+            row.last_latitude, row.last_longitude = last.latitude, last.longitude
+            row.last_position_at = last.date_time
+        row.last_modified_at = now
+        changes.append(
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.POSITIONS_ADDED,
+                {"positions": [_position_wire(p, source) for p in fresh], "source": source},
+                now,
+            )
+        )
+    session.flush()
+    if position_rows:
+        # A concurrent writer may have stored the same instant meanwhile: ignore, as above.
+        dialect = session.get_bind().dialect.name
+        statement: Any
+        if dialect == "postgresql":
+            statement = postgresql.insert(ShipmentPosition).on_conflict_do_nothing()
+        elif dialect == "sqlite":
+            statement = sqlite.insert(ShipmentPosition).on_conflict_do_nothing()
+        else:  # pragma: no cover - we run on SQLite and PostgreSQL only
+            statement = insert(ShipmentPosition)
+        session.execute(statement, position_rows)
+    _insert(session, ShipmentChange, changes)
+    return len(position_rows)
+
+
+def _new_positions(
+    session: Session, pk: int, positions: Sequence[TrackedShipmentPosition]
+) -> list[TrackedShipmentPosition]:
+    """The positions in time order, one per instant, without those already stored."""
+    by_time: dict[datetime, TrackedShipmentPosition] = {}
+    for position in positions:
+        at = utc_datetime(position.date_time)
+        by_time.setdefault(at, position.model_copy(update={"date_time": at}))
+    if not by_time:
+        return []
+    stored = session.scalars(
+        select(ShipmentPosition.date_time).where(
+            ShipmentPosition.shipment_pk == pk,
+            ShipmentPosition.date_time >= min(by_time),
+            ShipmentPosition.date_time <= max(by_time),
+        )
+    )
+    for at in stored:
+        by_time.pop(at, None)
+    return [by_time[at] for at in sorted(by_time)]
+
+
+# --- states --------------------------------------------------------------------------------
+
+
+def set_state(
+    session: Session,
+    shipment_id: str,
+    state: ShipmentStateType,
+    at: datetime,
+    *,
+    stop_id: str | None = None,
+    source: str,
+) -> str | None:
+    """Move the shipment along its lifecycle (see `lifecycle.py`); 409 for a move it does not
+    allow. The open state is closed at `at` (state.updated) and the new one added
+    (state.added). Setting the current state again (same stop) changes nothing: None."""
+    _check_source(source)
+    row = _live(session, shipment_id)
+    stops, _segments = _route_ids(row)
+    stop_key = str(stop_id) if stop_id is not None else None
+    if stop_key is not None and stop_key not in stops:
+        raise field_error("stopId", f"shipment {row.id} has no stop {stop_id}")
+    at = utc_datetime(at)
+    now = utcnow()
+    current_type = ShipmentStateType(row.current_state) if row.current_state else None
+    open_state = session.scalar(
+        select(ShipmentState)
+        .where(ShipmentState.shipment_pk == row.pk, ShipmentState.end_at.is_(None))
+        .order_by(ShipmentState.start_at.desc(), ShipmentState.pk.desc())
+        .limit(1)
+    )
+    if current_type == state and (open_state is None or open_state.stop_id == stop_key):
+        return None
+    problem = transition_problem(current_type, state)
+    if problem is not None:
+        raise conflict(f"Shipment {row.id}: {problem}", source="state")
+    changes: list[dict[str, Any]] = []
+    if open_state is not None:
+        open_state.end_at = max(at, open_state.start_at)
+        changes.append(
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.STATE_UPDATED,
+                {"state": state_wire(open_state), "source": open_state.source},
+                now,
+            )
+        )
+    new = TrackedShipmentState(
+        id=uuid.uuid4(),
+        type=state,
+        start_date_time=at,
+        stop_id=uuid.UUID(stop_key) if stop_key else None,
+    )
+    session.flush()
+    _insert(session, ShipmentState, [_state_row(row.pk, new, source)])
+    changes.append(
+        _change(
+            row.tenant_id,
+            row.id,
+            ChangeKind.STATE_ADDED,
+            {"state": new.wire(), "source": source},
+            now,
+        )
+    )
+    row.current_state = state.value
+    if state is ShipmentStateType.COMPLETED:
+        row.next_eta = None
+    row.last_modified_at = now
+    _insert(session, ShipmentChange, changes)
+    return str(new.id)
+
+
+def _refresh_state(
+    session: Session, row: Shipment, changes: list[dict[str, Any]], now: datetime
+) -> None:
+    """After states were removed: the latest remaining state is the current one, and open."""
+    latest = session.scalar(
+        select(ShipmentState)
+        .where(ShipmentState.shipment_pk == row.pk)
+        .order_by(ShipmentState.start_at.desc(), ShipmentState.pk.desc())
+        .limit(1)
+    )
+    if latest is None:
+        row.current_state = None
+        return
+    row.current_state = latest.type
+    if latest.end_at is not None:
+        latest.end_at = None
+        changes.append(
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.STATE_UPDATED,
+                {"state": state_wire(latest), "source": latest.source},
+                now,
+            )
+        )
+
+
+# --- exceptions ----------------------------------------------------------------------------
+
+
+def upsert_exception(
+    session: Session, shipment_id: str, exception: ShipmentException, source: str
+) -> str:
+    """Add an exception, or update the one with `exception.id`; returns its id.
+
+    Closing sets `resolvedDateTime` (the given one, else now); reopening clears it.
+    """
+    _check_source(source)
+    row = _live(session, shipment_id)
+    stops, _segments = _route_ids(row)
+    if exception.stop_id is not None and str(exception.stop_id) not in stops:
+        raise field_error("exception.stopId", f"shipment {row.id} has no stop {exception.stop_id}")
+    now = utcnow()
+    key = str(exception.id) if exception.id is not None else str(uuid.uuid4())
+    current = session.scalar(
+        select(ShipmentExceptionRow).where(
+            ShipmentExceptionRow.shipment_pk == row.pk, ShipmentExceptionRow.id == key
+        )
+    )
+    closed = exception.status is ExceptionStatus.CLOSED
+    resolved = (
+        (utc_datetime(exception.resolved_date_time) if exception.resolved_date_time else now)
+        if closed
+        else None
+    )
+    if current is None:
+        current = ShipmentExceptionRow(
+            id=key,
+            shipment_pk=row.pk,
+            created_at=utc_datetime(exception.created_date_time)
+            if exception.created_date_time
+            else now,
+        )
+        session.add(current)
+    current.source = source
+    current.type = exception.type
+    current.status = exception.status.value
+    current.severity = exception.severity.value
+    current.description = exception.description
+    current.stop_id = str(exception.stop_id) if exception.stop_id else None
+    current.resolved_at = resolved
+    current.last_modified_at = now
+    session.flush()
+    _refresh_exceptions(session, row)
+    row.last_modified_at = now
+    _insert(
+        session,
+        ShipmentChange,
+        [
+            _change(
+                row.tenant_id,
+                row.id,
+                ChangeKind.EXCEPTION_ADDED_OR_UPDATED,
+                {"exception": exception_wire(current), "source": source},
+                now,
+            )
+        ],
+    )
+    return key
+
+
+def _refresh_exceptions(session: Session, row: Shipment) -> None:
+    row.open_exception_count = (
+        session.scalar(
+            select(func.count())
+            .select_from(ShipmentExceptionRow)
+            .where(
+                ShipmentExceptionRow.shipment_pk == row.pk,
+                ShipmentExceptionRow.status == ExceptionStatus.OPEN.value,
+            )
+        )
+        or 0
+    )
+
+
+# --- wire shapes of rows -------------------------------------------------------------------
+
+
+def state_wire(state: ShipmentState) -> dict[str, Any]:
+    return state_view(state).wire()
+
+
+def state_view(state: ShipmentState) -> TrackedShipmentState:
+    return TrackedShipmentState(
+        id=uuid.UUID(state.id),
+        type=ShipmentStateType(state.type),
+        start_date_time=state.start_at,
+        end_date_time=state.end_at,
+        stop_id=uuid.UUID(state.stop_id) if state.stop_id else None,
+    )
+
+
+def exception_wire(row: ShipmentExceptionRow) -> dict[str, Any]:
+    return exception_view(row).wire()
+
+
+def exception_view(row: ShipmentExceptionRow) -> ShipmentException:
+    return ShipmentException.model_validate(
+        {
+            "id": row.id,
+            "type": row.type,
+            "status": row.status,
+            "severity": row.severity,
+            "description": row.description,
+            "stopId": row.stop_id,
+            "createdDateTime": row.created_at,
+            "resolvedDateTime": row.resolved_at,
+            "lastModifiedDateTime": row.last_modified_at,
+        }
+    )
+
+
+def shipment_context(row: Shipment) -> dict[str, Any]:
+    """The shipment part of a webhook message's context (interface, Events, rule 1), without
+    `shipmentShareLink`, which needs the service's base URL (see `share_link`)."""
+    return {
+        "shipmentId": row.id,
+        "identifiers": row.data.get("identifiers", []),
+        "attributes": row.data.get("attributes", []),
+        "createdDateTime": row.created_at.isoformat(),
+        "lastModifiedDateTime": row.last_modified_at.isoformat(),
+    }
+
+
+def share_link(base_url: str, row: Shipment) -> str:
+    """The public read-only link of a shipment (served by the tracking router)."""
+    return f"{base_url.rstrip('/')}/api/v4/public/shipments/{row.share_token}"
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _insert(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        session.execute(insert(table), rows)
+
+
+def _change(
+    tenant_id: int, shipment_id: str, kind: ChangeKind, payload: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    return {
+        "tenant_id": tenant_id,
+        "shipment_id": shipment_id,
+        "kind": kind.value,
+        "payload": {"shipmentId": shipment_id, **payload},
+        "created_at": now,
+    }
+
+
+def _identifier_rows(
+    tenant_id: int, pk: int, identifiers: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "tenant_id": tenant_id,
+            "shipment_pk": pk,
+            "type": identifier["type"],
+            "value": identifier["value"],
+            "value_norm": normalize_value(identifier["value"]),
+        }
+        for identifier in identifiers
+    ]
+
+
+def _data_summary(item: PreparedShipment) -> dict[str, Any]:
+    stops = item.data.get("routeInfo", {}).get("stops", [])
+    return {
+        "primary_identifier": item.analysis.primary.value.strip(),
+        "carrier": item.analysis.carrier,
+        "origin_name": _stop_name(stops[0]) if stops else None,
+        "destination_name": _stop_name(stops[-1]) if len(stops) > 1 else None,
+    }
+
+
+def _stop_name(stop: dict[str, Any]) -> str | None:
+    name = stop.get("name")
+    if name:
+        return str(name)[:200]
+    address = (stop.get("location") or {}).get("address") or {}
+    parts = [address.get("city"), address.get("state")]
+    text = ", ".join(str(part) for part in parts if part)
+    return text[:200] or None
+
+
+def _route_ids(row: Shipment) -> tuple[set[str], set[str]]:
+    route = row.data.get("routeInfo") or {}
+    stops = {str(stop["id"]) for stop in route.get("stops", []) if stop.get("id")}
+    segments = {str(seg["id"]) for seg in route.get("routeSegments", []) if seg.get("id")}
+    return stops, segments
+
+
+def _check_event_refs(
+    event: TrackedShipmentEvent, stops: set[str], segments: set[str], path: str
+) -> None:
+    if event.stop_id is not None and str(event.stop_id) not in stops:
+        raise field_error(f"{path}.stopId", "the shipment has no stop with this id")
+    if event.route_segment_id is not None and str(event.route_segment_id) not in segments:
+        raise field_error(
+            f"{path}.routeSegmentId", "the shipment has no route segment with this id"
+        )
+
+
+def _event_wire(event: TrackedShipmentEvent) -> dict[str, Any]:
+    if event.id is None:
+        event = event.model_copy(update={"id": uuid.uuid4()})
+    return event.wire()
+
+
+def _event_time(event: TrackedShipmentEvent) -> datetime:
+    assert event.date_time is not None
+    return utc_datetime(event.date_time)
+
+
+def _occurred_at(wire: Mapping[str, Any]) -> datetime | None:
+    for key in ("dateTime", "estimateDateTime", "plannedDateTime"):
+        if wire.get(key):
+            return _wire_time(wire[key])
+    return None
+
+
+def _wire_time(value: Any) -> datetime:
+    return utc_datetime(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+
+
+def _event_row(pk: int, wire: dict[str, Any], source: str) -> dict[str, Any]:
+    return {
+        "id": wire["id"],
+        "shipment_pk": pk,
+        "source": source,
+        "type": wire["type"],
+        "occurred_at": _occurred_at(wire),
+        "date_time": _wire_time(wire["dateTime"]) if wire.get("dateTime") else None,
+        "data": wire,
+    }
+
+
+def _apply_event(row: ShipmentEvent, wire: dict[str, Any]) -> None:
+    row.type = wire["type"]
+    row.occurred_at = _occurred_at(wire)
+    row.date_time = _wire_time(wire["dateTime"]) if wire.get("dateTime") else None
+    row.data = wire
+
+
+def _latest_of(events: Iterable[TrackedShipmentEvent]) -> TrackedShipmentEvent | None:
+    happened = [event for event in events if event.date_time is not None]
+    return max(happened, key=_event_time) if happened else None
+
+
+def _latest_values(event: TrackedShipmentEvent) -> dict[str, Any]:
+    return {
+        "latest_event_type": event.type,
+        "latest_event_at": _event_time(event),
+        "latest_event_description": event.description,
+    }
+
+
+def _refresh_latest_event(session: Session, row: Shipment) -> None:
+    """The latest event that happened (has a dateTime); ETA events and plans do not count."""
+    latest = session.scalar(
+        select(ShipmentEvent)
+        .where(ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.date_time.is_not(None))
+        .order_by(ShipmentEvent.date_time.desc(), ShipmentEvent.pk.desc())
+        .limit(1)
+    )
+    row.latest_event_type = latest.type if latest else None
+    row.latest_event_at = latest.date_time if latest else None
+    row.latest_event_description = latest.data.get("description") if latest else None
+
+
+def _refresh_eta(session: Session, row: Shipment) -> None:
+    """nextEta: the most recently calculated remaining ETA (None once COMPLETED)."""
+    if row.current_state == ShipmentStateType.COMPLETED:
+        row.next_eta = None
+        return
+    best: tuple[str, datetime] | None = None
+    for event in session.scalars(
+        select(ShipmentEvent).where(
+            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
+        )
+    ):
+        calculated = str(event.data.get("estimateLastCalculatedDateTime") or "")
+        estimate = event.occurred_at
+        if estimate is not None and (best is None or calculated >= best[0]):
+            best = (calculated, estimate)
+    row.next_eta = best[1] if best else None
+
+
+def _refresh_last_position(session: Session, row: Shipment) -> None:
+    last = session.scalar(
+        select(ShipmentPosition)
+        .where(ShipmentPosition.shipment_pk == row.pk)
+        .order_by(ShipmentPosition.date_time.desc())
+        .limit(1)
+    )
+    row.last_latitude = last.latitude if last else None
+    row.last_longitude = last.longitude if last else None
+    row.last_position_at = last.date_time if last else None
+
+
+def _state_row(pk: int, state: TrackedShipmentState, source: str) -> dict[str, Any]:
+    return {
+        "id": str(state.id),
+        "shipment_pk": pk,
+        "source": source,
+        "type": state.type.value,
+        "start_at": utc_datetime(state.start_date_time),
+        "end_at": utc_datetime(state.end_date_time) if state.end_date_time else None,
+        "stop_id": str(state.stop_id) if state.stop_id else None,
+    }
+
+
+def _position_row(pk: int, position: TrackedShipmentPosition, source: str) -> dict[str, Any]:
+    speed = position.speed
+    if speed is not None:
+        speed = round(speed * _KMH[position.speed_unit or SpeedUnit.KILOMETERS_PER_HOUR], 2)
+    return {
+        "shipment_pk": pk,
+        "date_time": position.date_time,
+        "latitude": position.latitude,
+        "longitude": position.longitude,
+        "speed": speed,
+        "heading": position.heading,
+        "source": source,
+    }
+
+
+def _position_wire(position: TrackedShipmentPosition, source: str) -> dict[str, Any]:
+    row = _position_row(0, position, source)
+    wire: dict[str, Any] = {
+        "dateTime": position.date_time.isoformat(),
+        "latitude": row["latitude"],
+        "longitude": row["longitude"],
+        "source": source,
+    }
+    if row["speed"] is not None:
+        wire["speed"] = row["speed"]
+        wire["speedUnit"] = SpeedUnit.KILOMETERS_PER_HOUR.value
+    if row["heading"] is not None:
+        wire["heading"] = row["heading"]
+    return wire
+
+
+def identifiers_of(row: Shipment) -> list[LogisticsIdentifier]:
+    return [LogisticsIdentifier.model_validate(item) for item in row.data.get("identifiers", [])]
+
+
+__all__ = [
+    "ETA_EVENT_TYPE",
+    "SOURCES",
+    "SYSTEM",
+    "USER",
+    "Visible",
+    "add_event",
+    "add_events",
+    "add_positions",
+    "add_positions_bulk",
+    "create_shipment",
+    "create_shipments",
+    "delete_shipment",
+    "exception_view",
+    "find_shipments_by_identifier",
+    "owned_shipment",
+    "remove_event",
+    "replace_shipment",
+    "set_eta",
+    "set_state",
+    "share_shipment",
+    "shipment_context",
+    "state_view",
+    "unshare_shipment",
+    "update_event",
+    "upsert_exception",
+    "visible_ids",
+    "visible_shipment",
+]

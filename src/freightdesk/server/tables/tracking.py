@@ -1,0 +1,214 @@
+"""Tracked shipments, what tracking sources report about them, sharing and the change journal.
+
+Write these tables only through `freightdesk.server.domain.shipments`: it keeps the summary
+columns current and journals every change in the same transaction. Reading them directly is
+fine (the webhook delivery reads `shipment_changes`).
+
+Child tables refer to a shipment by its integer `shipments.pk`, not its uuid: position rows are
+the bulk of the database and a 36-character key in every row and index entry would double them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from freightdesk.server.db import Base, BigId, JsonType, UtcDateTime, UuidStr, utcnow
+
+# Identifier values are compared upper-cased; on PostgreSQL with the "C" collation so that a
+# prefix range scan over the index matches exactly what byte order says it should.
+NormalizedValue = String(200).with_variant(String(200, collation="C"), "postgresql")
+
+
+class ChangeKind(StrEnum):
+    """What a `shipment_changes` row records. The `shipments.v1.*` kinds are the interface's
+    granular webhook kinds; the others are ours (classic push, sync)."""
+
+    SHIPMENT_CREATED = "shipments.v1.shipment.created"
+    SHIPMENT_DELETED = "shipments.v1.shipment.deleted"
+    EVENT_ADDED = "shipments.v1.event.added"
+    EVENT_UPDATED = "shipments.v1.event.updated"
+    EVENT_REMOVED = "shipments.v1.event.removed"
+    STATE_ADDED = "shipments.v1.state.added"
+    STATE_UPDATED = "shipments.v1.state.updated"
+    STATE_REMOVED = "shipments.v1.state.removed"
+    EXCEPTION_ADDED_OR_UPDATED = "shipments.v1.exception.addedOrUpdated"
+    # Not webhook kinds of the interface:
+    SHIPMENT_REPLACED = "shipment.replaced"
+    SHIPMENT_SHARED = "shipment.shared"
+    SHIPMENT_UNSHARED = "shipment.unshared"
+    EXCEPTION_REMOVED = "exception.removed"
+    POSITIONS_ADDED = "positions.added"
+    POSITIONS_REMOVED = "positions.removed"
+
+
+class Shipment(Base):
+    """One tracked shipment, with summary columns kept current by every write."""
+
+    __tablename__ = "shipments"
+    __table_args__ = (
+        Index("ix_shipments_tenant_modified", "tenant_id", "last_modified_at"),
+        Index("ix_shipments_tenant_created", "tenant_id", "created_at"),
+        Index("ix_shipments_tenant_eta", "tenant_id", "next_eta"),
+        Index("ix_shipments_tenant_primary", "tenant_id", "primary_identifier"),
+        Index("ix_shipments_tenant_state", "tenant_id", "current_state"),
+    )
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    id: Mapped[str] = mapped_column(UuidStr, unique=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    mode: Mapped[str] = mapped_column(String(10))
+    current_state: Mapped[str | None] = mapped_column(String(12))
+    # The user-provided data, as on the wire: identifiers, attributes, accessGroups, costs,
+    # plan, routeInfo, relatedShipments. Replaced as a whole by PUT tracking.
+    data: Mapped[dict[str, Any]] = mapped_column(JsonType, default=dict)
+    share_token: Mapped[str] = mapped_column(String(43), unique=True)
+    # Summary columns for browsing without opening `data` or the child tables.
+    primary_identifier: Mapped[str | None] = mapped_column(String(200))
+    carrier: Mapped[str | None] = mapped_column(String(60))
+    origin_name: Mapped[str | None] = mapped_column(String(200))
+    destination_name: Mapped[str | None] = mapped_column(String(200))
+    next_eta: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    latest_event_type: Mapped[str | None] = mapped_column(String(60))
+    latest_event_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    latest_event_description: Mapped[str | None] = mapped_column(String(1000))
+    open_exception_count: Mapped[int] = mapped_column(Integer, default=0)
+    last_latitude: Mapped[float | None] = mapped_column(Float)
+    last_longitude: Mapped[float | None] = mapped_column(Float)
+    last_position_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    last_modified_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    # A deleted shipment stays as a tombstone (data and children removed) so that incremental
+    # sync can report the removal.
+    deleted_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class ShipmentIdentifier(Base):
+    __tablename__ = "shipment_identifiers"
+    __table_args__ = (
+        Index("ix_shipment_identifiers_value", "tenant_id", "value_norm"),
+        Index("ix_shipment_identifiers_type_value", "tenant_id", "type", "value_norm"),
+    )
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    shipment_pk: Mapped[int] = mapped_column(
+        ForeignKey("shipments.pk", ondelete="CASCADE"), index=True
+    )
+    type: Mapped[str] = mapped_column(String(60))
+    value: Mapped[str] = mapped_column(String(200))
+    value_norm: Mapped[str] = mapped_column(NormalizedValue)
+
+
+class ShipmentEvent(Base):
+    __tablename__ = "shipment_events"
+    __table_args__ = (
+        UniqueConstraint("shipment_pk", "id"),
+        Index("ix_shipment_events_order", "shipment_pk", "occurred_at"),
+    )
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    id: Mapped[str] = mapped_column(UuidStr)
+    shipment_pk: Mapped[int] = mapped_column(ForeignKey("shipments.pk", ondelete="CASCADE"))
+    # USER for events recorded through PUT tracking, else the tracking source (a mode).
+    source: Mapped[str] = mapped_column(String(12))
+    type: Mapped[str] = mapped_column(String(60))
+    # When it happened (dateTime), else when it is expected; the order of the event history.
+    occurred_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # dateTime alone: the latest of these is the shipment's latest event.
+    date_time: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # The event as on the wire.
+    data: Mapped[dict[str, Any]] = mapped_column(JsonType)
+
+
+class ShipmentPosition(Base):
+    """Reported positions; the biggest table by far, so rows are kept small.
+
+    The key (shipment_pk, date_time) makes a repeated report of the same instant a no-op and,
+    on SQLite, stores each shipment's track contiguously (WITHOUT ROWID).
+    """
+
+    __tablename__ = "shipment_positions"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    shipment_pk: Mapped[int] = mapped_column(
+        ForeignKey("shipments.pk", ondelete="CASCADE"), primary_key=True
+    )
+    date_time: Mapped[datetime] = mapped_column(UtcDateTime, primary_key=True)
+    latitude: Mapped[float] = mapped_column(Float)
+    longitude: Mapped[float] = mapped_column(Float)
+    speed: Mapped[float | None] = mapped_column(Float)  # km/h
+    heading: Mapped[float | None] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(String(12))
+
+
+class ShipmentState(Base):
+    __tablename__ = "shipment_states"
+    __table_args__ = (UniqueConstraint("shipment_pk", "id"),)
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    id: Mapped[str] = mapped_column(UuidStr)
+    shipment_pk: Mapped[int] = mapped_column(ForeignKey("shipments.pk", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(12))
+    type: Mapped[str] = mapped_column(String(12))
+    start_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    end_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    stop_id: Mapped[str | None] = mapped_column(UuidStr)
+
+
+class ShipmentExceptionRow(Base):
+    __tablename__ = "shipment_exceptions"
+    __table_args__ = (UniqueConstraint("shipment_pk", "id"),)
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    id: Mapped[str] = mapped_column(UuidStr)
+    shipment_pk: Mapped[int] = mapped_column(ForeignKey("shipments.pk", ondelete="CASCADE"))
+    source: Mapped[str] = mapped_column(String(12))
+    type: Mapped[str] = mapped_column(String(60))
+    status: Mapped[str] = mapped_column(String(10))
+    severity: Mapped[str] = mapped_column(String(10))
+    description: Mapped[str | None] = mapped_column(String(1000))
+    stop_id: Mapped[str | None] = mapped_column(UuidStr)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    last_modified_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ShipmentShare(Base):
+    """A shipment shared with another tenant, which may then read it. Revoked shares stay (with
+    `revoked_at`) so that the recipient's incremental sync learns of the removal."""
+
+    __tablename__ = "shipment_shares"
+
+    shipment_pk: Mapped[int] = mapped_column(
+        ForeignKey("shipments.pk", ondelete="CASCADE"), primary_key=True
+    )
+    tenant_id: Mapped[int] = mapped_column(
+        ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+
+
+class ShipmentChange(Base):
+    """The change journal, written in the same transaction as the change it records.
+
+    Readers (webhook delivery, classic push) remember the last `id` they handled and read on
+    from there; ids only grow. `tenant_id` is the owner of the shipment; `payload` holds
+    `shipmentId`, `source` where there is one, and the delta: `event`, `state`, `exception`,
+    `positions` or `shipment` (removed items carry their last value).
+    """
+
+    __tablename__ = "shipment_changes"
+    __table_args__ = (Index("ix_shipment_changes_tenant", "tenant_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    shipment_id: Mapped[str] = mapped_column(UuidStr, index=True)
+    kind: Mapped[str] = mapped_column(String(50))
+    payload: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
