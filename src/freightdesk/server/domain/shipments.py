@@ -63,6 +63,7 @@ from freightdesk.server.errors import ApiError, conflict, field_error, not_found
 from freightdesk.server.tables.tracking import (
     ChangeKind,
     Shipment,
+    ShipmentAttributeValue,
     ShipmentChange,
     ShipmentEvent,
     ShipmentExceptionRow,
@@ -240,11 +241,13 @@ def create_shipments(
         insert(Shipment).returning(Shipment.pk, Shipment.id, sort_by_parameter_order=True), rows
     ).all()
     identifier_rows: list[dict[str, Any]] = []
+    attribute_rows: list[dict[str, Any]] = []
     state_rows: list[dict[str, Any]] = []
     event_rows: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     for (pk, shipment_id), item in zip(result, prepared, strict=True):
         identifier_rows.extend(_identifier_rows(tenant_id, pk, item.data["identifiers"]))
+        attribute_rows.extend(_attribute_rows(tenant_id, pk, item.data.get("attributes", [])))
         state = TrackedShipmentState(
             id=uuid.uuid4(), type=ShipmentStateType.SCHEDULED, start_date_time=now
         )
@@ -286,6 +289,7 @@ def create_shipments(
                 update(Shipment).where(Shipment.pk == pk).values(**_latest_values(latest))
             )
     _insert(session, ShipmentIdentifier, identifier_rows)
+    _insert(session, ShipmentAttributeValue, attribute_rows)
     _insert(session, ShipmentState, state_rows)
     _insert(session, ShipmentEvent, event_rows)
     _insert(session, ShipmentChange, changes)
@@ -315,6 +319,14 @@ def replace_shipment(
     for key, value in _data_summary(item).items():
         setattr(row, key, value)
     session.execute(delete(ShipmentIdentifier).where(ShipmentIdentifier.shipment_pk == row.pk))
+    session.execute(
+        delete(ShipmentAttributeValue).where(ShipmentAttributeValue.shipment_pk == row.pk)
+    )
+    _insert(
+        session,
+        ShipmentAttributeValue,
+        _attribute_rows(tenant_id, row.pk, item.data.get("attributes", [])),
+    )
     _insert(
         session, ShipmentIdentifier, _identifier_rows(tenant_id, row.pk, item.data["identifiers"])
     )
@@ -478,6 +490,7 @@ def delete_shipment(session: Session, tenant_id: int, shipment_id: str) -> None:
     context = shipment_context(row)
     for table in (
         ShipmentIdentifier,
+        ShipmentAttributeValue,
         ShipmentEvent,
         ShipmentPosition,
         ShipmentState,
@@ -1102,6 +1115,20 @@ def _identifier_rows(
         }
         for identifier in identifiers
     ]
+
+
+def _attribute_rows(
+    tenant_id: int, pk: int, attributes: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    rows = []
+    for attribute in attributes:
+        name = str(attribute["name"]).strip().casefold()
+        values = list(attribute.get("values") or [])
+        if attribute.get("value") is not None:
+            values.append(attribute["value"])
+        for value in dict.fromkeys(v.strip().casefold() for v in values) or [None]:
+            rows.append({"tenant_id": tenant_id, "shipment_pk": pk, "name": name, "value": value})
+    return rows
 
 
 def _data_summary(item: PreparedShipment) -> dict[str, Any]:

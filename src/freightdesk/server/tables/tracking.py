@@ -104,6 +104,22 @@ class ShipmentIdentifier(Base):
     value_norm: Mapped[str] = mapped_column(NormalizedValue)
 
 
+class ShipmentAttributeValue(Base):
+    """One row per value of each custom attribute (case-folded), for the attribute filter of
+    the shipment search; the attributes themselves live in `Shipment.data`."""
+
+    __tablename__ = "shipment_attribute_values"
+    __table_args__ = (Index("ix_shipment_attribute_values_lookup", "tenant_id", "name", "value"),)
+
+    pk: Mapped[int] = mapped_column(BigId, primary_key=True)
+    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))
+    shipment_pk: Mapped[int] = mapped_column(
+        ForeignKey("shipments.pk", ondelete="CASCADE"), index=True
+    )
+    name: Mapped[str] = mapped_column(String(100))
+    value: Mapped[str | None] = mapped_column(String(500))
+
+
 class ShipmentEvent(Base):
     __tablename__ = "shipment_events"
     __table_args__ = (

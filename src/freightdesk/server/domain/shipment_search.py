@@ -1,0 +1,285 @@
+"""Browsing tracked shipments: the tenant's own plus those shared with it.
+
+Everything a page shows comes from the summary columns of `shipments` (kept current by every
+write), so a page is one indexed query plus a count, whatever the size of the histories.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from freightdesk.models.common import (
+    LogisticsIdentifier,
+    OffsetDateTimeWindow,
+    PaginationInfo,
+    TransportationMode,
+    utc_datetime,
+)
+from freightdesk.models.shipment_search import (
+    LatestEvent,
+    ShipmentSearchRequest,
+    ShipmentSearchResult,
+    ShipmentSortField,
+    ShipmentSummary,
+    SortDirection,
+)
+from freightdesk.models.tracking import SharingParty, ShipmentStateType
+from freightdesk.server.domain.identifiers import normalize_value
+from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import (
+    Shipment,
+    ShipmentAttributeValue,
+    ShipmentIdentifier,
+    ShipmentShare,
+)
+
+_SORT_COLUMNS: dict[ShipmentSortField, Any] = {
+    ShipmentSortField.LAST_MODIFIED_DATE_TIME: Shipment.last_modified_at,
+    ShipmentSortField.CREATED_DATE_TIME: Shipment.created_at,
+    ShipmentSortField.NEXT_ETA: Shipment.next_eta,
+    ShipmentSortField.PRIMARY_IDENTIFIER: Shipment.primary_identifier,
+    ShipmentSortField.STATE: Shipment.current_state,
+}
+
+
+def search_shipments(
+    session: Session, tenant_id: int, request: ShipmentSearchRequest, page: int, page_size: int
+) -> ShipmentSearchResult:
+    scope = _Scope.of(session, tenant_id)
+    conditions = [Shipment.deleted_at.is_(None), scope.visible()]
+    conditions.extend(_filters(request, scope))
+    where = and_(*conditions)
+    total = session.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
+    query = _sorted(select(Shipment).where(where), request)
+    rows = session.scalars(query.offset((page - 1) * page_size).limit(page_size)).all()
+    owners = _owner_names(session, {row.tenant_id for row in rows if row.tenant_id != tenant_id})
+    result = ShipmentSearchResult(
+        pagination_info=PaginationInfo(page_number=page, page_size=page_size, total=total),
+        results=[_summary(row, owners.get(row.tenant_id)) for row in rows],
+    )
+    if request.identifier_values is not None:
+        result.not_found_values = _not_found(session, scope, request.identifier_values)
+    if request.last_modified_after is not None:
+        result.removed_ids = _removed_since(
+            session, tenant_id, utc_datetime(request.last_modified_after)
+        )
+    return result
+
+
+class _Scope:
+    """The tenants whose shipments the caller can see (itself, and owners of shares)."""
+
+    def __init__(self, tenant_id: int, shared: bool, owners: list[int]) -> None:
+        self.tenant_id = tenant_id
+        self.shared = shared
+        self.tenant_ids = [tenant_id, *owners]
+
+    @classmethod
+    def of(cls, session: Session, tenant_id: int) -> _Scope:
+        owners = list(
+            session.scalars(
+                select(Shipment.tenant_id)
+                .join(ShipmentShare, ShipmentShare.shipment_pk == Shipment.pk)
+                .where(ShipmentShare.tenant_id == tenant_id, ShipmentShare.revoked_at.is_(None))
+                .distinct()
+            )
+        )
+        return cls(tenant_id, bool(owners), owners)
+
+    def visible(self) -> ColumnElement[bool]:
+        own = Shipment.tenant_id == self.tenant_id
+        if not self.shared:
+            # The common case keeps the plain predicate so the (tenant_id, ...) indexes serve
+            # both the filter and the sort.
+            return own
+        return or_(own, Shipment.pk.in_(self.shares()))
+
+    def shares(self) -> Select[int]:
+        return select(ShipmentShare.shipment_pk).where(
+            ShipmentShare.tenant_id == self.tenant_id, ShipmentShare.revoked_at.is_(None)
+        )
+
+    def identifiers(self, *conditions: ColumnElement[bool]) -> Select[int]:
+        tenant = (
+            ShipmentIdentifier.tenant_id == self.tenant_id
+            if not self.shared
+            else ShipmentIdentifier.tenant_id.in_(self.tenant_ids)
+        )
+        return select(ShipmentIdentifier.shipment_pk).where(tenant, *conditions)
+
+
+def _filters(request: ShipmentSearchRequest, scope: _Scope) -> list[ColumnElement[bool]]:
+    found: list[ColumnElement[bool]] = []
+    if request.text and request.text.strip():
+        prefix = normalize_value(request.text)
+        found.append(
+            Shipment.pk.in_(
+                scope.identifiers(
+                    ShipmentIdentifier.value_norm >= prefix,
+                    ShipmentIdentifier.value_norm < _after_prefix(prefix),
+                )
+            )
+        )
+    if request.identifier_type is not None or request.identifier_value is not None:
+        conditions = []
+        if request.identifier_type is not None:
+            conditions.append(ShipmentIdentifier.type == request.identifier_type)
+        if request.identifier_value is not None:
+            conditions.append(
+                ShipmentIdentifier.value_norm == normalize_value(request.identifier_value)
+            )
+        found.append(Shipment.pk.in_(scope.identifiers(*conditions)))
+    if request.identifier_values is not None:
+        values = _normalized(request.identifier_values)
+        found.append(Shipment.pk.in_(scope.identifiers(ShipmentIdentifier.value_norm.in_(values))))
+    if request.transportation_modes:
+        found.append(Shipment.mode.in_([mode.value for mode in request.transportation_modes]))
+    if request.states:
+        found.append(Shipment.current_state.in_([state.value for state in request.states]))
+    if request.has_open_exceptions is True:
+        found.append(Shipment.open_exception_count > 0)
+    elif request.has_open_exceptions is False:
+        found.append(Shipment.open_exception_count == 0)
+    if request.attribute_name is not None or request.attribute_value is not None:
+        found.append(_attribute_filter(request, scope))
+    found.extend(_window(Shipment.created_at, request.created_date_time))
+    found.extend(_window(Shipment.last_modified_at, request.last_modified_date_time))
+    if request.last_modified_after is not None:
+        found.append(Shipment.last_modified_at > utc_datetime(request.last_modified_after))
+    return found
+
+
+def _attribute_filter(request: ShipmentSearchRequest, scope: _Scope) -> ColumnElement[bool]:
+    tenant = (
+        ShipmentAttributeValue.tenant_id == scope.tenant_id
+        if not scope.shared
+        else ShipmentAttributeValue.tenant_id.in_(scope.tenant_ids)
+    )
+    query = select(ShipmentAttributeValue.shipment_pk).where(tenant)
+    if request.attribute_name is not None:
+        query = query.where(
+            ShipmentAttributeValue.name == request.attribute_name.strip().casefold()
+        )
+    if request.attribute_value is not None:
+        query = query.where(
+            ShipmentAttributeValue.value == request.attribute_value.strip().casefold()
+        )
+    return Shipment.pk.in_(query)
+
+
+def _window(column: Any, window: OffsetDateTimeWindow | None) -> list[ColumnElement[bool]]:
+    if window is None:
+        return []
+    found = []
+    if window.start_date_time is not None:
+        found.append(column >= utc_datetime(window.start_date_time))
+    if window.end_date_time is not None:
+        found.append(column < utc_datetime(window.end_date_time))
+    return found
+
+
+def _after_prefix(prefix: str) -> str:
+    """The smallest string greater than every string starting with `prefix`."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def _normalized(values: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(v for v in (normalize_value(value) for value in values) if v))
+
+
+def _sorted(query: Select[Shipment], request: ShipmentSearchRequest) -> Select[Shipment]:
+    column = _SORT_COLUMNS[request.sort.field]
+    if request.sort.direction is SortDirection.ASC:
+        ordered, tie = column.asc(), Shipment.pk.asc()
+    else:
+        ordered, tie = column.desc(), Shipment.pk.desc()
+    if request.sort.field in (ShipmentSortField.NEXT_ETA, ShipmentSortField.PRIMARY_IDENTIFIER):
+        # Shipments without an ETA (or identifier) come last in either direction, on both
+        # databases (they disagree on where NULL sorts by default).
+        ordered = ordered.nulls_last()
+    return query.order_by(ordered, tie)
+
+
+def _owner_names(session: Session, tenant_ids: set[int]) -> dict[int, SharingParty]:
+    if not tenant_ids:
+        return {}
+    return {
+        tenant.id: SharingParty(tenant_name=tenant.name, tenant_uuid=uuid.UUID(tenant.uuid))
+        for tenant in session.scalars(select(Tenant).where(Tenant.id.in_(tenant_ids)))
+    }
+
+
+def _summary(row: Shipment, shared_by: SharingParty | None) -> ShipmentSummary:
+    latest = None
+    if row.latest_event_type is not None:
+        latest = LatestEvent(
+            type=row.latest_event_type,
+            date_time=row.latest_event_at,
+            description=row.latest_event_description,
+        )
+    return ShipmentSummary(
+        id=uuid.UUID(row.id),
+        identifiers=[
+            LogisticsIdentifier.model_validate(x) for x in row.data.get("identifiers", [])
+        ],
+        primary_identifier=row.primary_identifier,
+        mode=TransportationMode(row.mode),
+        current_state=ShipmentStateType(row.current_state) if row.current_state else None,
+        origin_name=row.origin_name,
+        destination_name=row.destination_name,
+        next_eta=row.next_eta,
+        latest_event=latest,
+        open_exception_count=row.open_exception_count,
+        carrier=row.carrier,
+        created_date_time=row.created_at,
+        last_modified_date_time=row.last_modified_at,
+        shared_by=shared_by,
+    )
+
+
+def _not_found(session: Session, scope: _Scope, values: Sequence[str]) -> list[str]:
+    wanted = _normalized(values)
+    if not wanted:
+        return []
+    found = set(
+        session.scalars(
+            select(ShipmentIdentifier.value_norm)
+            .join(Shipment, Shipment.pk == ShipmentIdentifier.shipment_pk)
+            .where(
+                ShipmentIdentifier.tenant_id.in_(scope.tenant_ids),
+                ShipmentIdentifier.value_norm.in_(wanted),
+                Shipment.deleted_at.is_(None),
+                scope.visible(),
+            )
+        )
+    )
+    missing: dict[str, None] = {}
+    for value in values:
+        if normalize_value(value) and normalize_value(value) not in found:
+            missing.setdefault(value.strip(), None)
+    return list(missing)
+
+
+def _removed_since(session: Session, tenant_id: int, since: datetime) -> list[uuid.UUID]:
+    """Shipments the caller could see that were deleted, or stopped being shared with it,
+    after `since` (the tombstones of incremental sync)."""
+    own = select(Shipment.id).where(Shipment.tenant_id == tenant_id, Shipment.deleted_at > since)
+    shared = (
+        select(Shipment.id)
+        .join(ShipmentShare, ShipmentShare.shipment_pk == Shipment.pk)
+        .where(
+            ShipmentShare.tenant_id == tenant_id,
+            or_(
+                ShipmentShare.revoked_at > since,
+                and_(ShipmentShare.revoked_at.is_(None), Shipment.deleted_at > since),
+            ),
+        )
+    )
+    ids = set(session.scalars(own)) | set(session.scalars(shared))
+    return sorted(uuid.UUID(i) for i in ids)

@@ -1,0 +1,184 @@
+"""Reads of tracked shipments for the routes: the tracked shipment view and its histories.
+
+Rows come from the store and are trusted, so positions (the large part of a history) are built
+without re-validation.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from freightdesk.models.tracking import (
+    Cost,
+    SharingContext,
+    SharingParty,
+    ShipmentAttribute,
+    ShipmentException,
+    SpeedUnit,
+    TrackedShipment,
+    TrackedShipmentEvent,
+    TrackedShipmentPosition,
+    TrackedShipmentState,
+)
+from freightdesk.server.domain.position_sampling import downsample
+from freightdesk.server.domain.shipments import exception_view, share_link, state_view
+from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import (
+    Shipment,
+    ShipmentEvent,
+    ShipmentExceptionRow,
+    ShipmentPosition,
+    ShipmentShare,
+    ShipmentState,
+)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks: the tenant, and whether the shipment's attributes are hidden from it
+    (attributes are not shared with carriers)."""
+
+    tenant_id: int
+    hide_attributes: bool = False
+
+
+def shipment_view(
+    row: Shipment,
+    *,
+    base_url: str,
+    viewer: Viewer,
+    include_route: bool = True,
+    events: list[TrackedShipmentEvent] | None = None,
+    include_costs: bool = True,
+) -> TrackedShipment:
+    data = dict(row.data)
+    if not include_route:
+        data.pop("routeInfo", None)
+    if viewer.hide_attributes:
+        data.pop("attributes", None)
+    if not include_costs:
+        data.pop("costs", None)
+    shipment = TrackedShipment.model_validate(
+        {
+            **data,
+            "id": row.id,
+            "shipmentShareLink": share_link(base_url, row),
+            "createdDateTime": row.created_at,
+            "lastModifiedDateTime": row.last_modified_at,
+        }
+    )
+    if events is not None:
+        shipment.events = events
+    return shipment
+
+
+def costs_of(row: Shipment) -> list[Cost]:
+    return [Cost.model_validate(item) for item in row.data.get("costs", [])]
+
+
+def attributes_of(row: Shipment, viewer: Viewer) -> list[ShipmentAttribute]:
+    if viewer.hide_attributes:
+        return []
+    result = []
+    for item in row.data.get("attributes", []):
+        values = list(item.get("values") or [])
+        if not values and item.get("value") is not None:
+            values = [item["value"]]
+        result.append(ShipmentAttribute(attribute_name=item["name"], attribute_values=values))
+    return result
+
+
+def events_of(session: Session, row: Shipment) -> list[TrackedShipmentEvent]:
+    """In ascending order of occurrence (events known only by a plan or estimate sort by that;
+    events without any time come last, in the order they were recorded)."""
+    rows = session.scalars(
+        select(ShipmentEvent.data)
+        .where(ShipmentEvent.shipment_pk == row.pk)
+        .order_by(ShipmentEvent.occurred_at.asc().nulls_last(), ShipmentEvent.pk)
+    )
+    return [TrackedShipmentEvent.model_validate(data) for data in rows]
+
+
+def positions_of(session: Session, row: Shipment, limit: int) -> list[TrackedShipmentPosition]:
+    """Ascending in time; beyond `limit`, down-sampled keeping the first, the last and the
+    shape of the track."""
+    rows = session.execute(
+        select(
+            ShipmentPosition.date_time,
+            ShipmentPosition.latitude,
+            ShipmentPosition.longitude,
+            ShipmentPosition.speed,
+            ShipmentPosition.heading,
+            ShipmentPosition.source,
+        )
+        .where(ShipmentPosition.shipment_pk == row.pk)
+        .order_by(ShipmentPosition.date_time)
+    ).all()
+    kept = downsample(rows, limit)
+    positions = []
+    for at, latitude, longitude, speed, heading, source in kept:
+        fields: dict[str, Any] = {
+            "date_time": at,
+            "latitude": latitude,
+            "longitude": longitude,
+            "source": source,
+        }
+        if speed is not None:
+            fields["speed"] = speed
+            fields["speed_unit"] = SpeedUnit.KILOMETERS_PER_HOUR
+        if heading is not None:
+            fields["heading"] = heading
+        positions.append(TrackedShipmentPosition.model_construct(**fields))
+    return positions
+
+
+def states_of(session: Session, row: Shipment) -> list[TrackedShipmentState]:
+    return [
+        state_view(state)
+        for state in session.scalars(
+            select(ShipmentState)
+            .where(ShipmentState.shipment_pk == row.pk)
+            .order_by(ShipmentState.start_at, ShipmentState.pk)
+        )
+    ]
+
+
+def exceptions_of(session: Session, row: Shipment) -> list[ShipmentException]:
+    return [
+        exception_view(problem)
+        for problem in session.scalars(
+            select(ShipmentExceptionRow)
+            .where(ShipmentExceptionRow.shipment_pk == row.pk)
+            .order_by(ShipmentExceptionRow.created_at, ShipmentExceptionRow.pk)
+        )
+    ]
+
+
+def sharing_context(session: Session, row: Shipment, viewer: Viewer) -> SharingContext:
+    """The owner is the data originator; the owner sees every recipient, a recipient only
+    itself. Empty lists when the shipment is not shared."""
+    shares = session.execute(
+        select(ShipmentShare.created_at, Tenant.name, Tenant.uuid)
+        .join(Tenant, Tenant.id == ShipmentShare.tenant_id)
+        .where(ShipmentShare.shipment_pk == row.pk, ShipmentShare.revoked_at.is_(None))
+        .order_by(ShipmentShare.created_at)
+    ).all()
+    if viewer.tenant_id != row.tenant_id:
+        me = session.get(Tenant, viewer.tenant_id)
+        shares = [share for share in shares if me is not None and share[2] == me.uuid]
+    if not shares:
+        return SharingContext()
+    owner = session.get(Tenant, row.tenant_id)
+    assert owner is not None
+    return SharingContext(
+        data_originators=[SharingParty(tenant_name=owner.name, tenant_uuid=uuid.UUID(owner.uuid))],
+        recipients=[
+            SharingParty(tenant_name=name, tenant_uuid=uuid.UUID(tenant_uuid), shared_date_time=at)
+            for at, name, tenant_uuid in shares
+        ],
+    )
