@@ -14,7 +14,10 @@ from freightdesk.server.db import Base, BigId, JsonType, UtcDateTime, UuidStr, u
 class DocumentRow(Base):
     __tablename__ = "documents"
     # Search lists one tenant's live documents, newest first.
-    __table_args__ = (Index("ix_documents_tenant_live", "tenant_id", "deleted_at", "created_at"),)
+    __table_args__ = (
+        Index("ix_documents_tenant_live", "tenant_id", "deleted_at", "created_at"),
+        Index("ix_documents_name", "name"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     uuid: Mapped[str] = mapped_column(UuidStr, unique=True)
