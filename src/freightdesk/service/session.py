@@ -24,7 +24,7 @@ from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.messages import explain
 from freightdesk.service.paths import AppPaths
-from freightdesk.service.profiles import LOCAL_PROFILE_ID, Profile, ProfileKind, ProfileStore
+from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,12 @@ class AppSession:
 
     def listen_status(self, listener: Callable[[ConnectionStatus], None]) -> Callable[[], None]:
         self._status_listeners.append(listener)
-        return lambda: self._status_listeners.remove(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._status_listeners:
+                self._status_listeners.remove(listener)
+
+        return unsubscribe
 
     def _set_status(self, **changes: Any) -> None:
         self._status = replace(self._status, **changes)
@@ -290,4 +295,21 @@ class AuthenticationFailedWithoutSecret(FreightDeskError):
         )
 
 
-__all__ = ["LOCAL_PROFILE_ID", "AppSession", "ConnectionState", "ConnectionStatus"]
+
+
+
+async def probe(profile: Profile, secret: str) -> str:
+    """Try a profile before saving it: get a token and read what the service offers."""
+    client = ApiClient(
+        profile.base_url,
+        client_id=profile.client_id,
+        client_secret=secret,
+        credentials_in="body" if profile.credentials_in == "body" else "basic",
+    )
+    async with client:
+        assert client.tokens is not None
+        await client.tokens.get()
+        extensions = await client.extensions()
+    if extensions:
+        return "Connected. This is a FreightDesk local service with shipment browsing."
+    return "Connected. The service accepted the client id and secret."

@@ -1,0 +1,22 @@
+"""Turns the service layer's notifications into Qt signals."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+
+from freightdesk.service.session import AppSession, ConnectionStatus
+
+
+class SessionBridge(QObject):
+    statusChanged = Signal(object)  # ConnectionStatus
+
+    def __init__(self, session: AppSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._unsubscribe = session.listen_status(self._on_status)
+
+    def _on_status(self, status: ConnectionStatus) -> None:
+        self.statusChanged.emit(status)
+
+    def detach(self) -> None:
+        self._unsubscribe()

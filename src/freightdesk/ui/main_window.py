@@ -1,0 +1,275 @@
+"""The main window: navigation between panes, menus and shortcuts, the status bar."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QSplitter,
+    QStackedWidget,
+    QStyle,
+    QWidget,
+)
+
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.session import AppSession, ConnectionStatus
+from freightdesk.ui.bridge import SessionBridge
+from freightdesk.ui.dialogs.about import show_about
+from freightdesk.ui.dialogs.connections import ConnectionsDialog
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.theme import ThemeChoice, apply_theme
+from freightdesk.ui.widgets.status import ConnectionIndicator
+
+
+@dataclass
+class PaneEntry:
+    key: str
+    title: str
+    widget: QWidget
+    item: QListWidgetItem
+
+
+class MainWindow(QMainWindow):
+    """Panes are added with `add_pane`; a pane may offer `focus_search()`, `refresh()`,
+    `new_item()`, `export_view()` and `shutdown()`, which the window's menus call."""
+
+    closing = Signal()
+    profileSwitchRequested = Signal(str)
+
+    def __init__(self, session: AppSession, settings: QSettings, paths: AppPaths) -> None:
+        super().__init__()
+        self.session = session
+        self.settings = settings
+        self.paths = paths
+        self.bridge = SessionBridge(session, self)
+        self.setWindowTitle("FreightDesk")
+        self.setMinimumSize(QSize(760, 480))
+        self._panes: list[PaneEntry] = []
+        self._closed = False
+
+        self.nav = QListWidget(self)
+        self.nav.setObjectName("navigation")
+        self.nav.setIconSize(QSize(20, 20))
+        self.nav.setMaximumWidth(220)
+        self.nav.setMinimumWidth(150)
+        self.stack = QStackedWidget(self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.nav)
+        self.splitter.addWidget(self.stack)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(1, False)
+        self.setCentralWidget(self.splitter)
+        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+
+        self.indicator = ConnectionIndicator(self)
+        self.statusBar().addPermanentWidget(self.indicator)
+        self.bridge.statusChanged.connect(self._on_status)
+        self.indicator.show_status(session.status)
+
+        self._build_menus()
+        self._restore_geometry()
+
+    # --- panes -----------------------------------------------------------------------------
+
+    def add_pane(
+        self, key: str, title: str, widget: QWidget, icon: QStyle.StandardPixmap | QIcon
+    ) -> None:
+        qicon = icon if isinstance(icon, QIcon) else self.style().standardIcon(icon)
+        item = QListWidgetItem(qicon, title)
+        item.setData(Qt.ItemDataRole.UserRole, key)
+        self.nav.addItem(item)
+        self.stack.addWidget(widget)
+        entry = PaneEntry(key, title, widget, item)
+        self._panes.append(entry)
+        index = len(self._panes)
+        if index <= 9:
+            action = QAction(f"&{index} {title}", self)
+            action.setShortcut(QKeySequence(f"Ctrl+{index}"))
+            action.triggered.connect(lambda _checked=False, k=key: self.show_pane(k))
+            self.view_menu.insertAction(self._view_separator, action)
+            self.addAction(action)
+        if self.nav.currentRow() < 0:
+            self.nav.setCurrentRow(0)
+
+    def pane(self, key: str) -> QWidget:
+        return next(p.widget for p in self._panes if p.key == key)
+
+    def show_pane(self, key: str) -> None:
+        for row, entry in enumerate(self._panes):
+            if entry.key == key:
+                self.nav.setCurrentRow(row)
+                return
+
+    def current_pane(self) -> QWidget | None:
+        return self.stack.currentWidget()
+
+    def set_badge(self, key: str, count: int) -> None:
+        """A count after the pane's name (for example new exceptions)."""
+        for entry in self._panes:
+            if entry.key == key:
+                entry.item.setText(f"{entry.title}  ({count})" if count else entry.title)
+
+    def _call_pane(self, method: str) -> None:
+        pane = self.current_pane()
+        handler = getattr(pane, method, None)
+        if callable(handler):
+            handler()
+        else:
+            self.statusBar().showMessage("Not available in this pane", 3000)
+
+    # --- menus -----------------------------------------------------------------------------
+
+    def _action(
+        self,
+        text: str,
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None,
+        slot: Callable[[], object],
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+            # Shortcuts must work with the menu closed, whichever pane has the focus.
+            self.addAction(action)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self._action("&Connections…", "Ctrl+Shift+K", self.open_connections))
+        self.export_action = self._action(
+            "&Export view…", "Ctrl+E", lambda: self._call_pane("export_view")
+        )
+        file_menu.addAction(self.export_action)
+        file_menu.addSeparator()
+        quit_action = self._action("&Quit", "Ctrl+Q", self.close)
+        file_menu.addAction(quit_action)
+
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addAction(
+            self._action(
+                "&Find…", QKeySequence.StandardKey.Find, lambda: self._call_pane("focus_search")
+            )
+        )
+        edit_menu.addAction(
+            self._action("&New…", QKeySequence.StandardKey.New, lambda: self._call_pane("new_item"))
+        )
+
+        self.view_menu = bar.addMenu("&View")
+        self._view_separator = self.view_menu.addSeparator()
+        self.view_menu.addAction(
+            self._action(
+                "&Refresh", QKeySequence.StandardKey.Refresh, lambda: self._call_pane("refresh")
+            )
+        )
+        theme_menu = self.view_menu.addMenu("&Theme")
+        current = ThemeChoice(str(self.settings.value("theme", ThemeChoice.SYSTEM.value)))
+        for choice, label in (
+            (ThemeChoice.SYSTEM, "Follow the &system"),
+            (ThemeChoice.LIGHT, "&Light"),
+            (ThemeChoice.DARK, "&Dark"),
+        ):
+            action = QAction(label, self, checkable=True)
+            action.setChecked(choice is current)
+            action.setData(choice.value)
+            action.triggered.connect(lambda _checked=False, c=choice: self.set_theme(c))
+            theme_menu.addAction(action)
+        self._theme_actions = theme_menu.actions()
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("Open &log file", None, self.open_log))
+        help_menu.addAction(self._action("&About FreightDesk", None, self.about))
+
+    def set_theme(self, choice: ThemeChoice) -> None:
+        self.settings.setValue("theme", choice.value)
+        for action in self._theme_actions:
+            action.setChecked(action.data() == choice.value)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, choice)
+
+    def open_connections(self) -> ConnectionsDialog:
+        dialog = ConnectionsDialog(self.session.profiles, self)
+        dialog.profileActivated.connect(self.profileSwitchRequested)
+        dialog.open()
+        return dialog
+
+    def open_log(self) -> None:
+        path = self.paths.log_file
+        if not path.exists():
+            self.statusBar().showMessage(f"No log file yet at {path}", 5000)
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+    def about(self) -> None:
+        show_about(self, str(self.paths.log_file))
+
+    # --- status ----------------------------------------------------------------------------
+
+    def _on_status(self, status: ConnectionStatus) -> None:
+        self.indicator.show_status(status)
+
+    def show_error(self, message: str) -> None:
+        self.statusBar().showMessage(message, 15000)
+
+    # --- geometry and closing --------------------------------------------------------------
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1280, 800)
+        state = self.settings.value("window/state")
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        splitter = self.settings.value("window/splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+        else:
+            self.splitter.setSizes([180, 1100])
+
+    def restore_pane(self) -> None:
+        key = self.settings.value("window/pane")
+        if isinstance(key, str):
+            self.show_pane(key)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self._closed:
+            event.accept()
+            return
+        self._closed = True
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("window/splitter", self.splitter.saveState())
+        row = self.nav.currentRow()
+        if 0 <= row < len(self._panes):
+            self.settings.setValue("window/pane", self._panes[row].key)
+        self.indicator.stop()
+        for entry in self._panes:
+            shutdown = getattr(entry.widget, "shutdown", None)
+            if callable(shutdown):
+                shutdown()
+        self.bridge.detach()
+        event.accept()
+        self.closing.emit()
+
+    def switch_profile(self, profile_id: str) -> None:
+        spawn(self.session.switch(profile_id), on_error=lambda e: self.show_error(str(e)))
+
+
+class EmptyPane(QLabel):
+    """Shown while a pane's data is loading for the first time."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)

@@ -1,0 +1,82 @@
+"""Form helpers: an error message right under the field it is about.
+
+Every form of the app uses `FieldErrors`: fields register under the name the service (or the
+service layer) uses for them (`address.postalCode`, `name`), and an error answer is spread
+over the form with `show()`. Errors for names without a field go to the form's general label.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
+
+
+class ErrorLabel(QLabel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("fieldError")
+        self.setWordWrap(True)
+        self.setStyleSheet("color: #d0453a;")
+        self.setVisible(False)
+
+    def show_message(self, message: str | None) -> None:
+        self.setText(message or "")
+        self.setVisible(bool(message))
+
+
+class FieldErrors:
+    def __init__(self, general: ErrorLabel) -> None:
+        self.general = general
+        self._fields: dict[str, tuple[QWidget, ErrorLabel]] = {}
+
+    def add_row(self, form: QFormLayout, label: str, name: str, widget: QWidget) -> ErrorLabel:
+        """Add `widget` to `form` with its error label under it, registered as `name`."""
+        holder = QWidget()
+        box = QVBoxLayout(holder)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(2)
+        box.addWidget(widget)
+        error = ErrorLabel(holder)
+        box.addWidget(error)
+        form.addRow(label, holder)
+        self._fields[name] = (widget, error)
+        return error
+
+    def register(self, name: str, widget: QWidget, error: ErrorLabel) -> None:
+        self._fields[name] = (widget, error)
+
+    def clear(self) -> None:
+        self.general.show_message(None)
+        for _widget, error in self._fields.values():
+            error.show_message(None)
+
+    def show(self, errors: dict[str, str], general: str | None = None) -> None:
+        """Show each message beside its field; focus the first field in error."""
+        self.clear()
+        leftovers: list[str] = []
+        first: QWidget | None = None
+        for name, message in errors.items():
+            target = self._match(name)
+            if target is None:
+                leftovers.append(f"{name}: {message}")
+                continue
+            widget, label = target
+            label.show_message(message)
+            first = first or widget
+        texts = [t for t in [general, *leftovers] if t]
+        self.general.show_message("\n".join(texts) if texts else None)
+        if first is not None:
+            first.setFocus()
+
+    def _match(self, name: str) -> tuple[QWidget, ErrorLabel] | None:
+        # The longest registered name that is a prefix of the error's path wins, so
+        # `address.postalCode` finds that field and `address.addressLines[3]` finds `address`.
+        candidates = [
+            key for key in self._fields if name == key or name.startswith((key + ".", key + "["))
+        ]
+        if not candidates:
+            return None
+        return self._fields[max(candidates, key=len)]
+
+    def message_for(self, name: str) -> str:
+        target = self._fields.get(name)
+        return target[1].text() if target and target[1].isVisible() else ""

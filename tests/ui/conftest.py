@@ -1,0 +1,83 @@
+"""Qt tests: offscreen, with qasync as the asyncio loop so async tests drive the real app."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6 import QtWebEngineWidgets  # noqa: F401  (before the QApplication)
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.profiles import ProfileStore
+from freightdesk.service.secrets import MemorySecretStore
+from freightdesk.service.session import AppSession
+
+
+@pytest.fixture(scope="session")
+def qapp_cls() -> type[QApplication]:
+    return QApplication
+
+
+UI_TESTS = Path(__file__).parent
+
+
+def _qasync_loop() -> qasync.QEventLoop:
+    app = QApplication.instance() or QApplication([])
+    return qasync.QEventLoop(app)
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], qasync.QEventLoop]] | None:
+    """Async UI tests run on qasync's loop, which is Qt's event loop: widgets stay live."""
+    if UI_TESTS in Path(str(item.path)).parents:
+        return {"qt": _qasync_loop}
+    return None
+
+
+@pytest.fixture
+def paths(tmp_path: Path) -> AppPaths:
+    return AppPaths.under(tmp_path / "home")
+
+
+@pytest.fixture
+def settings(paths: AppPaths) -> Iterator[QSettings]:
+    paths.config_dir.mkdir(parents=True, exist_ok=True)
+    qsettings = QSettings(str(paths.config_dir / "test.ini"), QSettings.Format.IniFormat)
+    yield qsettings
+    qsettings.sync()
+
+
+@pytest.fixture
+def profiles(paths: AppPaths) -> ProfileStore:
+    return ProfileStore(paths.profiles_file, MemorySecretStore())
+
+
+@pytest.fixture
+def session(paths: AppPaths, profiles: ProfileStore) -> AppSession:
+    return AppSession(paths, profiles, simulate=False)
+
+
+def activate(qtbot: object, window: object) -> None:
+    """Show `window` and wait until it is the active window, so its shortcuts work."""
+    from PySide6.QtWidgets import QWidget
+    from pytestqt.qtbot import QtBot
+
+    assert isinstance(qtbot, QtBot) and isinstance(window, QWidget)
+    window.show()
+    qtbot.waitExposed(window)
+    handle = window.windowHandle()
+    assert handle is not None
+    handle.requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
