@@ -15,20 +15,50 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from bench.bench_push import Service, start_service
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
 
 PATH = "/services/document/v1/documents"
 MIB = 1024 * 1024
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen[str]
+    url: str
+    database_url: str
+
+
+def start_service(data_dir: Path, database_url: str) -> Service:
+    """`freightdesk serve` on a free port; its first line names the URL."""
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "freightdesk.cli", "serve", "--port", "0"),
+            *("--data-dir", str(data_dir), "--database", database_url, "--log-level", "warning"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise SystemExit(f"the service did not start: {line!r}")
+    return Service(process, found.group(0), database_url)
 
 
 def peak_rss_mib(pid: int) -> float:

@@ -5,14 +5,21 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from uuid import UUID, uuid4
 
 import httpx
 import pytest
+from sqlalchemy import select
 
+from freightdesk.models.documents import DocumentCreate
+from freightdesk.server.auth import TenantRole
+from freightdesk.server.db import transaction
+from freightdesk.server.domain.documents import create_document
+from freightdesk.server.domain.file_store import file_store
+from freightdesk.server.tables.tenancy import Tenant
 from tests.support import LiveService, TenantHandle
 
 PATH = "/services/document/v1/documents"
@@ -324,6 +331,64 @@ def test_upload_without_file_name_or_type_gets_defaults(tenant: TenantHandle) ->
     document = response.json()
     assert document["name"] == "document"
     assert document["files"][0]["contentType"] == "application/octet-stream"
+
+
+def test_the_parts_may_come_in_either_order(tenant: TenantHandle) -> None:
+    response = tenant.http.post(
+        PATH,
+        content=multipart([("upload_file", "late.pdf", "application/pdf", PDF), document_part()]),
+        headers=MULTIPART,
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["files"][0]["sha256"] == hashlib.sha256(PDF).hexdigest()
+
+
+def test_an_empty_file_is_refused(tenant: TenantHandle) -> None:
+    response = upload(tenant.http, content=b"")
+    assert (response.status_code, sources(response)) == (400, ["upload_file"])
+
+
+def test_a_refused_upload_stores_nothing(tenant: TenantHandle) -> None:
+    content = b"refused " + uuid4().bytes
+    unknown_shipper = [{"type": "SHIPPER_TENANT_UUID", "value": str(uuid4())}]
+    response = upload(tenant.http, metadata(identifiers=unknown_shipper), content=content)
+    assert response.status_code == 400
+    files_dir = tenant.service.settings.files_dir
+    sha = hashlib.sha256(content).hexdigest()
+    assert not any(p.name == sha for p in files_dir.rglob("*"))
+    assert partial_uploads(files_dir) == []
+
+
+def test_documents_made_without_http_are_served_like_uploads(
+    tenant: TenantHandle, tenant_factory: Callable[..., TenantHandle]
+) -> None:
+    """The domain function the demo generator uses."""
+    shipper = tenant_factory()
+    service = tenant.service
+    with transaction(service.context.sessions) as session:
+        owner = session.scalar(select(Tenant).where(Tenant.name == tenant.name))
+        assert owner is not None
+        document = create_document(
+            session,
+            file_store(service.context),
+            tenant_id=owner.id,
+            user="dispatcher@example.com",
+            company=owner.name,
+            metadata=DocumentCreate.model_validate(
+                metadata(identifiers=[{"type": "PRO", "value": "D-1"}, shipper_identifier(shipper)])
+            ),
+            content=b"demo bytes",
+            file_name="demo/pod.pdf",
+            content_type="application/pdf",
+            role=TenantRole.CARRIER,
+            created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        )
+    got = tenant.http.get(f"{PATH}/{document.id}").json()
+    assert got == document.wire(exclude_none=False) | {"deletedDateTime": None}
+    assert got["createdDateTime"] == "2026-01-02T03:04:05Z"
+    assert got["addedByUser"] == "dispatcher@example.com"
+    assert got["files"][0]["fileName"] == "pod.pdf"
+    assert shipper.http.get(got["files"][0]["downloadLink"]).content == b"demo bytes"
 
 
 # --- update and delete ---------------------------------------------------------------------

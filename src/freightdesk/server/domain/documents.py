@@ -35,7 +35,7 @@ from freightdesk.models.documents import (
 )
 from freightdesk.server.auth import TenantRole
 from freightdesk.server.db import utcnow
-from freightdesk.server.domain.file_store import FileStore, StoredBlob
+from freightdesk.server.domain.file_store import FileStore, PendingBlob
 from freightdesk.server.errors import ApiError, field_error, not_found
 from freightdesk.server.tables.documents import DocumentFileRow, DocumentIdentifierRow, DocumentRow
 from freightdesk.server.tables.tenancy import Tenant
@@ -241,16 +241,21 @@ def add_document(
     company: str,
     role: TenantRole,
     metadata: DocumentCreate,
-    blob: StoredBlob,
+    content: PendingBlob,
     file_name: str | None,
     content_type: str,
     created_at: datetime | None = None,
     source: str = "document",
 ) -> Document:
-    """Record a document whose file is already in the file store (see `create_document`)."""
+    """Record a document whose file has been received into `content` (see `create_document`).
+
+    The file becomes a stored blob only once the metadata is accepted, so a refused upload
+    leaves nothing in the store.
+    """
     identifiers = check_identifiers(
         session, metadata.identifiers, role, source=f"{source}.identifiers"
     )
+    blob = content.commit()
     when = created_at or utcnow()
     shown_name = file_name or metadata.name or DEFAULT_FILE_NAME
     row = DocumentRow(
@@ -305,24 +310,30 @@ def create_document(
     `file_name` is cleaned as an upload's would be; `created_at` (aware, default now) lets
     demo data look as if it had been added in the past.
 
-    The bytes are written to the store first (content-addressed, so repeating the same
-    content costs no space). Raises `ApiError` with the field path when the metadata is
-    refused; returns the Document as the interface shows it.
+    The bytes are stored by content (repeating the same content costs no space) once the
+    metadata is accepted. Raises `ApiError` with the field path when the metadata is refused;
+    returns the Document as the interface shows it.
     """
     checked_type = clean_content_type(content_type)
-    blob = store.put_bytes(content)
-    return add_document(
-        session,
-        tenant_id=tenant_id,
-        user=user,
-        company=company,
-        role=role,
-        metadata=metadata,
-        blob=blob,
-        file_name=clean_file_name(file_name),
-        content_type=checked_type,
-        created_at=created_at,
-    )
+    if not content:
+        raise field_error("upload_file", "is empty; a document needs the file's content")
+    pending = store.begin()
+    try:
+        pending.write(content)
+        return add_document(
+            session,
+            tenant_id=tenant_id,
+            user=user,
+            company=company,
+            role=role,
+            metadata=metadata,
+            content=pending,
+            file_name=clean_file_name(file_name),
+            content_type=checked_type,
+            created_at=created_at,
+        )
+    finally:
+        pending.discard()
 
 
 def replace_metadata(

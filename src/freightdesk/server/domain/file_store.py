@@ -57,14 +57,6 @@ class FileStore:
         """A new upload; write to it, then `commit()` it or `discard()` it."""
         return PendingBlob(self, self._tmp / f"{secrets.token_hex(16)}{_TEMP_SUFFIX}")
 
-    def put_bytes(self, content: bytes) -> StoredBlob:
-        pending = self.begin()
-        try:
-            pending.write(content)
-            return pending.commit()
-        finally:
-            pending.discard()
-
     def temporary_files(self) -> list[Path]:
         return sorted(self._tmp.glob(f"*{_TEMP_SUFFIX}"))
 

@@ -51,7 +51,7 @@ from freightdesk.server.domain.documents import (
     visible_document,
     visible_file,
 )
-from freightdesk.server.domain.file_store import PendingBlob, StoredBlob, file_store
+from freightdesk.server.domain.file_store import PendingBlob, file_store
 from freightdesk.server.errors import ApiError, field_error, field_errors, validation_details
 from freightdesk.server.openapi import ERRORS, EXTENSION
 
@@ -280,6 +280,8 @@ def _complete(parser: _UploadParser) -> DocumentCreate:
         raise field_errors(missing)
     if not (parser.ended and parser.file_complete):
         raise field_error("body", "the multipart body ends before its closing boundary")
+    if parser.file_size == 0:
+        raise field_error(FILE_PART, "is empty; a document needs the file's content")
     assert parser.metadata is not None
     return parser.metadata
 
@@ -288,7 +290,7 @@ def _record(
     context: ServiceContext,
     principal: Principal,
     metadata: DocumentCreate,
-    blob: StoredBlob,
+    content: PendingBlob,
     file_name: str | None,
     content_type: str,
 ) -> Document:
@@ -300,7 +302,7 @@ def _record(
             company=principal.tenant_name,
             role=principal.role,
             metadata=metadata,
-            blob=blob,
+            content=content,
             file_name=file_name,
             content_type=content_type,
         )
@@ -320,19 +322,19 @@ async def create_document(
         await _receive(request, parser, pending, body_limit, file_limit)
         metadata = _complete(parser)
         content_type = clean_content_type(parser.content_type, source=FILE_PART)
-        blob = await run_in_threadpool(pending.commit)
         document = await run_in_threadpool(
             _record,
             context,
             principal,
             metadata,
-            blob,
+            pending,
             clean_file_name(parser.file_name),
             content_type,
         )
     finally:
         await run_in_threadpool(pending.discard)
-    log.info("document %s added: %d bytes sha256=%s", document.id, blob.size, blob.sha256[:12])
+    image = document.files[0]
+    log.info("document %s added: %d bytes sha256=%s", document.id, image.size, image.sha256)
     return document
 
 
