@@ -33,6 +33,7 @@ from freightdesk.models.documents import (
     DocumentSearchResults,
     DocumentUpdate,
 )
+from freightdesk.models.errors import ErrorBody
 from freightdesk.server.auth import Principal, PrincipalDep
 from freightdesk.server.context import ContextDep, ServiceContext, SessionDep
 from freightdesk.server.db import transaction
@@ -471,7 +472,13 @@ def _http_date(value: datetime) -> str:
 
 @router.get(
     "/{documentId}/files/{fileId}",
-    responses={**ERRORS, 200: {"content": {"application/octet-stream": {}}}},
+    responses={
+        **ERRORS,
+        200: {"description": "The file's bytes", "content": {"application/octet-stream": {}}},
+        206: {"description": "The requested byte range"},
+        304: {"description": "Not modified (If-None-Match)"},
+        416: {"model": ErrorBody, "description": "The range is outside the file"},
+    },
     response_class=Response,
     openapi_extra=EXTENSION,
 )
