@@ -20,6 +20,7 @@ from freightdesk.api.errors import (
     parse_retry_after,
 )
 from freightdesk.api.tokens import CredentialsIn, TokenManager
+from freightdesk.api.tracking import TrackingApi
 from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class ApiClient:
         self._extensions_lock = asyncio.Lock()
         self.client_applications = ClientApplicationsApi(self)
         self.account_groups = AccountGroupsApi(self)
+        self.tracking = TrackingApi(self)
 
     async def __aenter__(self) -> Self:
         return self

@@ -1,0 +1,343 @@
+"""Shipments for the app: the list (cached, synced incrementally) and one open shipment.
+
+The list uses the local service's search extension when the server has it: a first full sync,
+then `lastModifiedAfter` syncs that cost 1 + ceil(changed / pageSize) requests. Against a
+deployment without the extension it refreshes the shipments it knows (those in the cache and
+those created from the app) one by one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from uuid import UUID
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import NotFound
+from freightdesk.models.common import TransportationMode
+from freightdesk.models.shipment_search import (
+    LatestEvent,
+    ShipmentSearchRequest,
+    ShipmentSort,
+    ShipmentSortField,
+    ShipmentSummary,
+    SortDirection,
+)
+from freightdesk.models.tracking import (
+    ExceptionStatus,
+    RouteStop,
+    StopType,
+    TrackedShipment,
+    TrackedShipmentInput,
+    TrackingHistory,
+)
+from freightdesk.service.cache import Cache
+from freightdesk.service.coordinator import Coordinator
+
+log = logging.getLogger(__name__)
+
+SUMMARIES = "shipment_summary"
+CURSOR_KEY = "shipments:cursor"
+# Changes committed in the same instant as the newest one we saw may still be arriving.
+CURSOR_OVERLAP = timedelta(seconds=2)
+
+
+@dataclass(frozen=True)
+class ShipmentList:
+    summaries: dict[str, ShipmentSummary]
+    cursor: datetime | None = None
+
+    def newest(self) -> datetime | None:
+        if not self.summaries:
+            return None
+        return max(s.last_modified_date_time for s in self.summaries.values())
+
+
+@dataclass(frozen=True)
+class ShipmentsChange:
+    changed: frozenset[str] = frozenset()
+    removed: frozenset[str] = frozenset()
+    full: bool = False  # the whole list was (re)loaded
+
+
+def diff_lists(old: ShipmentList | None, new: ShipmentList) -> ShipmentsChange | None:
+    if old is None:
+        return ShipmentsChange(frozenset(new.summaries), full=True)
+    if old.summaries is new.summaries:
+        return None
+    removed = frozenset(old.summaries.keys() - new.summaries.keys())
+    changed = frozenset(
+        key
+        for key, summary in new.summaries.items()
+        if (before := old.summaries.get(key)) is None or before != summary
+    )
+    if not removed and not changed:
+        return None
+    return ShipmentsChange(changed, removed)
+
+
+class ShipmentsService:
+    """Owns the shipment list of one connection."""
+
+    def __init__(
+        self,
+        client: Callable[[], ApiClient],
+        cache: Cache,
+        *,
+        interval: float = 15.0,
+        page_size: int = 500,
+        cursor_overlap: timedelta = CURSOR_OVERLAP,
+    ) -> None:
+        self._client = client
+        self.cache = cache
+        self.page_size = page_size
+        self.cursor_overlap = cursor_overlap
+        self.requests_last_sync = 0
+        self.coordinator: Coordinator[ShipmentList, ShipmentsChange] = Coordinator(
+            "shipments", self._fetch, diff_lists, interval=interval
+        )
+
+    # --- cache -----------------------------------------------------------------------------
+
+    async def load_cached(self) -> ShipmentList:
+        """The last known list from disk (in a worker thread); shown before any network."""
+        summaries = await asyncio.to_thread(self.cache.load_models, SUMMARIES, ShipmentSummary)
+        cursor_text = self.cache.meta(CURSOR_KEY)
+        cursor = datetime.fromisoformat(cursor_text) if cursor_text else None
+        cached = ShipmentList({str(s.id): s for s in summaries}, cursor)
+        if self.coordinator.data is None:
+            self.coordinator.apply(cached)
+        return cached
+
+    def _save(
+        self, upserts: Iterable[ShipmentSummary], removed: Iterable[str], cursor: datetime | None
+    ) -> None:
+        self.cache.put_models(SUMMARIES, ((str(s.id), s) for s in upserts))
+        gone = list(removed)
+        if gone:
+            self.cache.delete_many(SUMMARIES, gone)
+        if cursor is not None:
+            self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
+
+    # --- sync ------------------------------------------------------------------------------
+
+    async def _fetch(self, previous: ShipmentList | None) -> ShipmentList:
+        client = self._client()
+        if await client.tracking.has_search():
+            return await self._sync_with_search(client, previous)
+        return await self._refresh_known(client, previous)
+
+    async def _sync_with_search(
+        self, client: ApiClient, previous: ShipmentList | None
+    ) -> ShipmentList:
+        incremental = previous is not None and previous.cursor is not None
+        request = ShipmentSearchRequest(
+            last_modified_after=(previous.cursor - self.cursor_overlap)
+            if incremental and previous and previous.cursor
+            else None,
+            sort=ShipmentSort(
+                field=ShipmentSortField.LAST_MODIFIED_DATE_TIME, direction=SortDirection.ASC
+            ),
+        )
+        requests = 0
+        page = 1
+        fetched: list[ShipmentSummary] = []
+        removed: set[str] = set()
+        while True:
+            result = await client.tracking.search_page(request, page=page, page_size=self.page_size)
+            requests += 1
+            fetched.extend(result.results)
+            removed.update(str(r) for r in result.removed_ids or ())
+            if page * self.page_size >= result.pagination_info.total or not result.results:
+                break
+            page += 1
+        self.requests_last_sync = requests
+        if incremental and previous is not None:
+            summaries = dict(previous.summaries)
+            for rid in removed:
+                summaries.pop(rid, None)
+        else:
+            summaries = {}
+            removed = set(previous.summaries) - {str(s.id) for s in fetched} if previous else set()
+        upserts = [s for s in fetched if summaries.get(str(s.id)) != s]
+        for summary in fetched:
+            summaries[str(summary.id)] = summary
+        new = ShipmentList(summaries, None)
+        cursor = new.newest() or (previous.cursor if previous else None)
+        new = ShipmentList(summaries, cursor)
+        if not incremental:
+            await asyncio.to_thread(self._replace_all, new)
+        elif upserts or removed:
+            await asyncio.to_thread(self._save, upserts, removed, cursor)
+        if incremental and previous is not None and not upserts and not removed:
+            return previous  # nothing changed: same object, listeners stay quiet
+        return new
+
+    def _replace_all(self, shipments: ShipmentList) -> None:
+        self.cache.replace_kind(
+            SUMMARIES,
+            (
+                (key, s.model_dump_json(by_alias=True, exclude_none=True).encode())
+                for key, s in shipments.summaries.items()
+            ),
+        )
+        if shipments.cursor is not None:
+            self.cache.set_meta(CURSOR_KEY, shipments.cursor.isoformat())
+
+    async def _refresh_known(
+        self, client: ApiClient, previous: ShipmentList | None
+    ) -> ShipmentList:
+        known = dict(previous.summaries) if previous else {}
+        removed: list[str] = []
+        changed: list[ShipmentSummary] = []
+        for shipment_id in list(known):
+            try:
+                history = await client.tracking.history(shipment_id)
+            except NotFound:
+                removed.append(shipment_id)
+                known.pop(shipment_id)
+                continue
+            summary = summary_from_history(history)
+            if known.get(shipment_id) != summary:
+                changed.append(summary)
+                known[shipment_id] = summary
+        self.requests_last_sync = len(known) + len(removed)
+        if not changed and not removed and previous is not None:
+            return previous
+        await asyncio.to_thread(self._save, changed, removed, None)
+        return ShipmentList(known, None)
+
+    # --- writes ----------------------------------------------------------------------------
+
+    async def save(self, shipment: TrackedShipmentInput) -> TrackedShipment:
+        """Create or replace a shipment; the list shows the result before this returns."""
+        saved = await self._client().tracking.put(shipment)
+        await self._show_now(saved.id)
+        return saved
+
+    async def delete(self, shipment_id: UUID | str) -> None:
+        await self._client().tracking.delete(shipment_id)
+        current = self.coordinator.data
+        if current is not None and str(shipment_id) in current.summaries:
+            summaries = {k: v for k, v in current.summaries.items() if k != str(shipment_id)}
+            await asyncio.to_thread(self._save, (), [str(shipment_id)], None)
+            self.coordinator.apply(ShipmentList(summaries, current.cursor))
+
+    async def _show_now(self, shipment_id: UUID) -> None:
+        history = await self._client().tracking.history(shipment_id)
+        summary = summary_from_history(history)
+        current = self.coordinator.data or ShipmentList({})
+        summaries = {**current.summaries, str(summary.id): summary}
+        await asyncio.to_thread(self._save, [summary], (), None)
+        self.coordinator.apply(ShipmentList(summaries, current.cursor))
+
+
+def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
+    """The list row of a shipment, built from its history (when the search extension is absent
+    or to show a write at once). Mirrors what the local service computes."""
+    shipment = history.shipment
+    stops = shipment.route_info.stops if shipment.route_info else []
+    pickup = next((s for s in stops if s.type is StopType.PICKUP), stops[0] if stops else None)
+    delivery = next(
+        (s for s in reversed(stops) if s.type is StopType.DELIVERY), stops[-1] if stops else None
+    )
+    states = sorted(history.states, key=lambda s: s.start_date_time)
+    events = [e for e in history.events if e.date_time is not None]
+    latest = events[-1] if events else None
+    etas = [e.estimate_date_time for e in history.events if e.estimate_date_time is not None]
+    modes = shipment.plan.expected_transportation_modes if shipment.plan else []
+    carrier = next(
+        (i.value for i in shipment.identifiers if i.type in {"CARRIER_SCAC", "SCAC", "FFW_SCAC"}),
+        None,
+    )
+    return ShipmentSummary(
+        id=shipment.id,
+        identifiers=shipment.identifiers,
+        primary_identifier=shipment.identifiers[0].value if shipment.identifiers else None,
+        mode=modes[0] if modes else _mode_from_identifiers(shipment),
+        current_state=states[-1].type if states else None,
+        origin_name=_stop_name(pickup),
+        destination_name=_stop_name(delivery),
+        next_eta=max(etas) if etas else None,
+        latest_event=LatestEvent(
+            type=latest.type, date_time=latest.date_time, description=latest.description
+        )
+        if latest
+        else None,
+        open_exception_count=sum(1 for x in history.exceptions if x.status is ExceptionStatus.OPEN),
+        carrier=carrier,
+        created_date_time=shipment.created_date_time or shipment.last_modified_date_time,
+        last_modified_date_time=shipment.last_modified_date_time or shipment.created_date_time,
+    )
+
+
+def _stop_name(stop: RouteStop | None) -> str | None:
+    if stop is None:
+        return None
+    if stop.name:
+        return stop.name
+    address = stop.location.address if stop.location else None
+    if address and address.city:
+        return f"{address.city}, {address.state}" if address.state else address.city
+    return None
+
+
+def _mode_from_identifiers(shipment: TrackedShipment) -> TransportationMode | None:
+    types = {i.type for i in shipment.identifiers}
+    if types & {"AIR_WAYBILL", "HOUSE_AIR_WAYBILL"}:
+        return TransportationMode.AIR
+    if types & {"WAGON_ID", "TRAIN_NUMBER", "RAIL_CAR_ID"}:
+        return TransportationMode.RAIL
+    if "TRACKING_NUMBER" in types:
+        return TransportationMode.PARCEL
+    if types & {"PRO", "PRO_NUMBER"}:
+        return TransportationMode.LTL
+    if types & {"BOOKING_NUMBER", "CONTAINER_ID"}:
+        return TransportationMode.OCEAN
+    return None
+
+
+@dataclass(frozen=True)
+class DetailChange:
+    new_event_ids: frozenset[str] = field(default_factory=frozenset)
+    positions_added: int = 0
+    first: bool = False
+
+
+def diff_detail(old: TrackingHistory | None, new: TrackingHistory) -> DetailChange | None:
+    if old is None:
+        return DetailChange(first=True)
+    if old is new or old == new:
+        return None
+    before = {str(e.id) for e in old.events}
+    return DetailChange(
+        new_event_ids=frozenset(str(e.id) for e in new.events if str(e.id) not in before),
+        positions_added=max(0, len(new.positions) - len(old.positions)),
+    )
+
+
+class ShipmentDetail:
+    """One open shipment's history, polled with ETags (unchanged polls cost a 304)."""
+
+    def __init__(
+        self, client: Callable[[], ApiClient], shipment_id: str, *, interval: float = 10.0
+    ) -> None:
+        self._client = client
+        self.shipment_id = shipment_id
+        self._etag: str | None = None
+        self.coordinator: Coordinator[TrackingHistory, DetailChange] = Coordinator(
+            f"shipment:{shipment_id}", self._fetch, diff_detail, interval=interval
+        )
+
+    async def _fetch(self, previous: TrackingHistory | None) -> TrackingHistory:
+        answer = await self._client().tracking.history_if_changed(
+            self.shipment_id, self._etag if previous is not None else None
+        )
+        if answer.value is None:
+            assert previous is not None
+            return previous
+        self._etag = answer.etag
+        return answer.value

@@ -1,0 +1,161 @@
+"""The shipment list and an open shipment, synced from the real local service."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.models.common import LogisticsIdentifier
+from freightdesk.models.tracking import TrackedShipmentInput
+from freightdesk.service.cache import Cache
+from freightdesk.service.shipments import ShipmentDetail, ShipmentsChange, ShipmentsService
+from tests.api.conftest import FAST_RETRY
+from tests.proxy import Fault, FaultyProxy
+from tests.support import LiveService, TenantHandle, make_tenant
+
+
+def _ltl(pro: str) -> dict[str, object]:
+    return {
+        "identifiers": [
+            {"type": "PRO", "value": pro},
+            {"type": "BILL_OF_LADING", "value": f"BOL{pro}"},
+        ]
+    }
+
+
+@pytest.fixture
+def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(sqlite_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
+    async with ApiClient(
+        tenant_.service.url,
+        client_id=tenant_.client_id,
+        client_secret=tenant_.client_secret,
+        retry=FAST_RETRY,
+    ) as api:
+        yield api
+
+
+def _create(tenant: TenantHandle, pro: str) -> str:
+    answer = tenant.http.put("/api/v4/shipments/tracking", json=_ltl(pro))
+    assert answer.status_code in (200, 201), answer.text
+    return str(answer.json()["id"])
+
+
+async def test_first_sync_then_incremental_changes(
+    client: ApiClient, tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    ids = [_create(tenant_, f"PRO{n}{uuid.uuid4().hex[:6]}") for n in range(3)]
+    cache = Cache(tmp_path / "cache.sqlite3")
+    # No overlap window here, so the request count is exact.
+    service = ShipmentsService(lambda: client, cache, page_size=2, cursor_overlap=timedelta(0))
+    changes: list[ShipmentsChange] = []
+    stop = service.coordinator.listen(changes.append)
+    try:
+        assert await service.coordinator.fetch_now()
+        assert service.coordinator.data is not None
+        assert set(service.coordinator.data.summaries) == set(ids)
+        assert service.requests_last_sync == 2  # 3 shipments, 2 a page
+        # Nothing changed: one request, no notification.
+        before = len(changes)
+        assert await service.coordinator.fetch_now()
+        assert service.requests_last_sync == 1
+        assert len(changes) == before
+        # One replaced, one deleted, one new.
+        new_pro = f"PRONEW{uuid.uuid4().hex[:6]}"
+        replaced = tenant_.http.put(
+            "/api/v4/shipments/tracking", json={"id": ids[0], **_ltl(new_pro)}
+        )
+        assert replaced.status_code == 200, replaced.text
+        assert tenant_.http.delete(f"/api/v4/shipments/{ids[1]}/tracking").status_code == 202
+        added = _create(tenant_, f"PROADD{uuid.uuid4().hex[:6]}")
+        assert await service.coordinator.fetch_now()
+        change = changes[-1]
+        assert change.changed >= {ids[0], added}
+        assert change.removed == {ids[1]}
+        assert service.coordinator.data.summaries[ids[0]].primary_identifier == new_pro
+    finally:
+        stop()
+        await service.coordinator.aclose()
+    # The app opens from the cache before any network.
+    reopened = ShipmentsService(lambda: client, cache)
+    cached = await reopened.load_cached()
+    assert set(cached.summaries) == {ids[0], ids[2], added}
+    cache.close()
+
+
+async def test_writes_show_at_once(client: ApiClient, tmp_path: Path) -> None:
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = ShipmentsService(lambda: client, cache, interval=3600)
+    await service.coordinator.fetch_now()
+    pro = f"PROW{uuid.uuid4().hex[:6]}"
+    saved = await service.save(
+        TrackedShipmentInput(
+            identifiers=[
+                LogisticsIdentifier(type="PRO", value=pro),
+                LogisticsIdentifier(type="BILL_OF_LADING", value="B1"),
+            ]
+        )
+    )
+    assert service.coordinator.data is not None
+    assert service.coordinator.data.summaries[str(saved.id)].primary_identifier == pro
+    await service.delete(saved.id)
+    assert str(saved.id) not in service.coordinator.data.summaries
+    await service.coordinator.aclose()
+    cache.close()
+
+
+async def test_without_the_search_extension_known_shipments_are_refreshed(
+    tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    proxy = FaultyProxy(tenant_.service.url).start()
+    try:
+        async with ApiClient(
+            proxy.url,
+            client_id=tenant_.client_id,
+            client_secret=tenant_.client_secret,
+            retry=FAST_RETRY,
+        ) as api:
+            proxy.inject(Fault(status=200, body=b'{"paths": {}}', path_prefix="/openapi.json"))
+            cache = Cache(tmp_path / "cache.sqlite3")
+            service = ShipmentsService(lambda: api, cache, interval=3600)
+            await service.coordinator.fetch_now()
+            saved = await service.save(
+                TrackedShipmentInput(
+                    identifiers=[LogisticsIdentifier(type="PRO", value="PRO-NOEXT")]
+                )
+            )
+            assert not await api.tracking.has_search()
+            tenant_.http.put(
+                "/api/v4/shipments/tracking",
+                json={"id": str(saved.id), **_ltl("PRO-RENAMED")},
+            )
+            assert await service.coordinator.fetch_now()
+            data = service.coordinator.data
+            assert data is not None
+            assert data.summaries[str(saved.id)].primary_identifier == "PRO-RENAMED"
+            await service.coordinator.aclose()
+            cache.close()
+    finally:
+        proxy.stop()
+
+
+async def test_open_shipment_polls_with_etags(client: ApiClient, tenant_: TenantHandle) -> None:
+    shipment_id = _create(tenant_, f"PROD{uuid.uuid4().hex[:6]}")
+    detail = ShipmentDetail(lambda: client, shipment_id, interval=3600)
+    assert await detail.coordinator.fetch_now()
+    first = detail.coordinator.data
+    assert first is not None and str(first.shipment.id) == shipment_id
+    assert await detail.coordinator.fetch_now()
+    assert detail.coordinator.data is first  # a 304: the same object, nothing announced
+    await detail.coordinator.aclose()
