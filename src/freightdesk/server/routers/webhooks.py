@@ -1,27 +1,36 @@
-"""Push configurations (webhooks): list, create or replace, read, delete."""
+"""Push configurations (webhooks): list, create or replace, read, delete; and the operators'
+extensions: delivery log, redelivery, test ping, signing secret rotation."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Query, Request
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from starlette.concurrency import run_in_threadpool
 
 from freightdesk.models.webhooks import (
     INT64_MAX,
     INT64_MIN,
+    DeliveryList,
+    DeliveryStatus,
+    PingResult,
     PushConfiguration,
     PushConfigurationInput,
     PushConfigurationList,
+    Redelivery,
+    SigningSecret,
 )
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.errors import not_found
-from freightdesk.server.openapi import ERRORS
+from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.webhooks import WebhookConfigRow
-from freightdesk.server.webhooks import configs
+from freightdesk.server.webhooks import configs, operations, tuning
+from freightdesk.server.webhooks.delivery import BASE_URL_KEY, Sender
+from freightdesk.server.webhooks.outbox import Endpoint
 
 router = APIRouter(prefix="/api/v4/webhooks", tags=["Push configurations (webhooks)"])
 
@@ -40,13 +49,16 @@ def list_webhooks(principal: PrincipalDep, session: SessionDep) -> PushConfigura
 
 @router.put("", responses=ERRORS, response_model_exclude_none=True)
 def put_webhook(
-    body: PushConfigurationInput, principal: PrincipalDep, context: ContextDep
+    body: PushConfigurationInput, principal: PrincipalDep, context: ContextDep, request: Request
 ) -> PushConfiguration:
     """Creates the configuration when `id` is absent, else replaces the one with that `id`.
 
     Secret parameters are answered masked; sending the mask back keeps the stored secret. The
     answer to a create carries `signingSecret` (extension), shown only this once.
     """
+    # Where this tenant reaches the service: the base of shipmentShareLink in messages, unless
+    # the `public_base_url` setting says otherwise.
+    context.services[BASE_URL_KEY] = str(request.base_url)
     try:
         with transaction(context.sessions) as session:
             row, secret = configs.save(session, principal.tenant_id, body)
@@ -84,3 +96,113 @@ def delete_webhook(webhook_id: WebhookId, principal: PrincipalDep, context: Cont
     """Deletes the configuration and every message still waiting for it; answers 200."""
     with transaction(context.sessions) as session:
         session.delete(configs.owned(session, principal.tenant_id, webhook_id))
+
+
+# --- operators' extensions -------------------------------------------------------------------
+
+MessageId = Annotated[int, Path(alias="messageId", ge=INT64_MIN, le=INT64_MAX)]
+
+
+@router.get(
+    "/{webhookId}/deliveries",
+    responses=ERRORS,
+    openapi_extra=EXTENSION,
+    response_model_exclude_none=True,
+)
+def list_deliveries(
+    webhook_id: WebhookId,
+    principal: PrincipalDep,
+    session: SessionDep,
+    status: Annotated[DeliveryStatus | None, Query()] = None,
+    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
+    page_size: Annotated[int, Query(alias="pageSize", ge=1, le=200)] = 20,
+) -> DeliveryList:
+    """The delivery log: messages newest first, each with every attempt (time, HTTP status,
+    latency, error). Delivered and failed messages are kept for 7 days."""
+    config = configs.owned(session, principal.tenant_id, webhook_id)
+    deliveries, total = operations.delivery_log(
+        session, config, status=status, offset=offset, page_size=page_size
+    )
+    return DeliveryList(
+        deliveries=deliveries, offset=offset, page_size=page_size, total_items=total
+    )
+
+
+@router.post(
+    "/{webhookId}/deliveries/{messageId}/redeliver",
+    status_code=202,
+    responses=ERRORS,
+    openapi_extra=EXTENSION,
+    response_model_exclude_none=True,
+)
+def redeliver_message(
+    webhook_id: WebhookId, message_id: MessageId, principal: PrincipalDep, context: ContextDep
+) -> Redelivery:
+    """Queues one message again (same eventId, fresh retry schedule); it keeps its place in
+    the order of its shipment. 409 while the configuration is disabled."""
+    with transaction(context.sessions) as session:
+        config = configs.owned(session, principal.tenant_id, webhook_id)
+        return operations.redeliver(session, config, message_id)
+
+
+@router.post(
+    "/{webhookId}/ping",
+    responses=ERRORS,
+    openapi_extra=EXTENSION,
+    response_model_exclude_none=True,
+)
+async def ping_webhook(
+    webhook_id: WebhookId, principal: PrincipalDep, context: ContextDep
+) -> PingResult:
+    """Sends a signed, authenticated test message (eventType `webhook.ping`) now and answers
+    how it went; recorded in the delivery log, never retried. Works on a disabled
+    configuration too, to check a fix before enabling it."""
+
+    def prepare() -> tuple[Endpoint, str, str]:
+        with context.sessions() as session:
+            return operations.new_ping(configs.owned(session, principal.tenant_id, webhook_id))
+
+    # async so the request waits on the event loop, not on a pool thread, while the
+    # receiver takes its time; database work still runs in the thread pool.
+    endpoint, event_id, body = await run_in_threadpool(prepare)
+    sender = Sender(max_connections=4)
+    try:
+        result = await sender.send(endpoint, event_id, body, tuning.current(context))
+    finally:
+        await sender.close()
+
+    def store() -> PingResult:
+        try:
+            with transaction(context.sessions) as session:
+                return operations.store_ping(
+                    session,
+                    endpoint,
+                    event_id,
+                    body,
+                    attempted_at=result.attempted_at,
+                    status_code=result.status_code,
+                    latency_ms=result.latency_ms,
+                    error=result.error,
+                )
+        except IntegrityError:  # deleted while the ping was under way
+            raise not_found(f"Push configuration {webhook_id}") from None
+
+    return await run_in_threadpool(store)
+
+
+@router.post(
+    "/{webhookId}/signing-secret",
+    responses=ERRORS,
+    openapi_extra=EXTENSION,
+    response_model_exclude_none=True,
+)
+def rotate_signing_secret(
+    webhook_id: WebhookId, principal: PrincipalDep, context: ContextDep
+) -> SigningSecret:
+    """A new signing secret, shown only in this answer. For 24 hours deliveries carry two
+    signatures, one with the new and one with the previous secret, so receivers can switch
+    without losing messages."""
+    grace = tuning.current(context).rotated_secret_grace_seconds
+    with transaction(context.sessions) as session:
+        config = configs.owned(session, principal.tenant_id, webhook_id)
+        return operations.rotate_secret(session, config, grace)

@@ -1,0 +1,177 @@
+"""Operators' extensions: the delivery log, redelivery, test pings, signing secret rotation."""
+
+from __future__ import annotations
+
+import uuid
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from freightdesk.models.webhooks import (
+    Delivery,
+    DeliveryAttempt,
+    DeliveryStatus,
+    PingResult,
+    Redelivery,
+    SigningSecret,
+)
+from freightdesk.server.db import utcnow
+from freightdesk.server.errors import conflict, not_found
+from freightdesk.server.tables.webhooks import (
+    WebhookAttemptRow,
+    WebhookConfigRow,
+    WebhookMessageRow,
+)
+from freightdesk.server.webhooks import signing
+from freightdesk.server.webhooks.events import PING_EVENT_TYPE, ping_body
+from freightdesk.server.webhooks.outbox import Endpoint
+
+
+def delivery_log(
+    session: Session,
+    config: WebhookConfigRow,
+    *,
+    status: DeliveryStatus | None,
+    offset: int,
+    page_size: int,
+) -> tuple[list[Delivery], int]:
+    """The configuration's messages, newest first, each with its attempts (newest first)."""
+    where = [WebhookMessageRow.config_id == config.id]
+    if status is not None:
+        where.append(WebhookMessageRow.status == status.value)
+    total = session.scalar(select(func.count()).select_from(WebhookMessageRow).where(*where)) or 0
+    rows = list(
+        session.scalars(
+            select(WebhookMessageRow)
+            .where(*where)
+            .order_by(WebhookMessageRow.id.desc())
+            .offset(offset)
+            .limit(page_size)
+        )
+    )
+    attempts: dict[int, list[DeliveryAttempt]] = defaultdict(list)
+    if rows:
+        for attempt in session.scalars(
+            select(WebhookAttemptRow)
+            .where(WebhookAttemptRow.message_id.in_([row.id for row in rows]))
+            .order_by(WebhookAttemptRow.id.desc())
+        ):
+            attempts[attempt.message_id].append(
+                DeliveryAttempt(
+                    attempted_date_time=attempt.attempted_at,
+                    status_code=attempt.status_code,
+                    latency_ms=attempt.latency_ms,
+                    error=attempt.error,
+                )
+            )
+    return [
+        Delivery(
+            message_id=row.id,
+            event_id=row.event_id,
+            event_type=row.event_type,
+            shipment_id=row.shipment_id,
+            status=DeliveryStatus(row.status),
+            created_date_time=row.created_at,
+            delivered_date_time=row.delivered_at,
+            next_attempt_date_time=row.next_attempt_at,
+            attempt_count=len(attempts[row.id]),
+            attempts=attempts[row.id],
+        )
+        for row in rows
+    ], total
+
+
+def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Redelivery:
+    """Send one message again now, with the same eventId and a fresh retry schedule."""
+    row = session.get(WebhookMessageRow, message_id)
+    if row is None or row.config_id != config.id:
+        raise not_found(f"Message {message_id} of push configuration {config.id}")
+    if not config.enabled:
+        raise conflict(
+            f"Push configuration {config.id} is disabled ({config.disabled_reason}); "
+            "enable it with a PUT first"
+        )
+    if row.event_type == PING_EVENT_TYPE:
+        raise conflict("A test ping is not redelivered; send a new ping instead")
+    row.status = DeliveryStatus.PENDING.value
+    row.attempt_count = 0
+    row.next_attempt_at = utcnow()
+    row.delivered_at = None
+    return Redelivery(
+        message_id=row.id,
+        event_id=row.event_id,
+        status=DeliveryStatus.PENDING,
+        next_attempt_date_time=row.next_attempt_at,
+    )
+
+
+def rotate_secret(
+    session: Session, config: WebhookConfigRow, grace_seconds: float
+) -> SigningSecret:
+    """A new signing secret; the old one keeps signing alongside during the grace period."""
+    now = utcnow()
+    expires = now + timedelta(seconds=grace_seconds)
+    config.previous_signing_secret = config.signing_secret
+    config.previous_secret_expires_at = expires
+    config.signing_secret = signing.new_secret()
+    return SigningSecret(
+        signing_secret=config.signing_secret, previous_secret_expires_date_time=expires
+    )
+
+
+def new_ping(config: WebhookConfigRow) -> tuple[Endpoint, str, str]:
+    """What a test ping sends: the endpoint, its eventId and body."""
+    now = utcnow()
+    event_id = str(uuid.uuid4())
+    return Endpoint.of(config, now), event_id, ping_body(event_id, config.config_name, now)
+
+
+def store_ping(
+    session: Session,
+    endpoint: Endpoint,
+    event_id: str,
+    body: str,
+    *,
+    attempted_at: datetime,
+    status_code: int | None,
+    latency_ms: float,
+    error: str | None,
+) -> PingResult:
+    """Record a ping and its one attempt in the delivery log (pings are never retried)."""
+    delivered = status_code is not None and 200 <= status_code < 300
+    message_id = session.execute(
+        insert(WebhookMessageRow)
+        .values(
+            tenant_id=endpoint.tenant_id,
+            config_id=endpoint.id,
+            event_id=event_id,
+            event_type=PING_EVENT_TYPE,
+            shipment_id=None,
+            body=body,
+            status=(DeliveryStatus.DELIVERED if delivered else DeliveryStatus.FAILED).value,
+            attempt_count=1,
+            next_attempt_at=None,
+            created_at=attempted_at,
+            delivered_at=attempted_at if delivered else None,
+        )
+        .returning(WebhookMessageRow.id)
+    ).scalar_one()
+    session.execute(
+        insert(WebhookAttemptRow).values(
+            message_id=message_id,
+            attempted_at=attempted_at,
+            status_code=status_code,
+            latency_ms=round(latency_ms, 1),
+            error=error[:500] if error else None,
+        )
+    )
+    return PingResult(
+        message_id=message_id,
+        event_id=event_id,
+        delivered=delivered,
+        status_code=status_code,
+        latency_ms=round(latency_ms, 1),
+        error=error,
+    )

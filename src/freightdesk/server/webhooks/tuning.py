@@ -1,0 +1,114 @@
+"""The knobs of webhook delivery: retry schedule, timeouts, concurrency, retention.
+
+Defaults suit a real deployment. `ServerSettings.extra` can change them at start
+(`webhooks.retry_schedule` = comma-separated seconds, `webhooks.timeout_seconds`,
+`webhooks.per_endpoint_concurrency`, `webhooks.total_concurrency`,
+`webhooks.poll_interval_seconds`, `webhooks.retention_days`), and a `Tuning` put in
+`context.services["webhooks.tuning"]` replaces them while the service runs (tests use this to
+retry in fractions of a second). The worker reads the current tuning on every use.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from freightdesk.server.context import ServiceContext
+
+log = logging.getLogger(__name__)
+
+SERVICE_KEY = "webhooks.tuning"
+
+# Seconds to wait after each failed attempt: 12 attempts over about 24 hours. The first
+# retries come quickly (a receiver restarting), the later ones ride out a long outage.
+DEFAULT_RETRY_SCHEDULE: tuple[float, ...] = (
+    5,
+    30,
+    2 * 60,
+    5 * 60,
+    15 * 60,
+    30 * 60,
+    60 * 60,
+    2 * 3600,
+    4 * 3600,
+    8 * 3600,
+    8 * 3600,
+)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    retry_schedule: tuple[float, ...] = DEFAULT_RETRY_SCHEDULE
+    # Each delay is spread by up to this fraction either way so that retries of many
+    # messages to a receiver that was down do not arrive all at once.
+    jitter: float = 0.2
+    # A Retry-After from the receiver is honoured up to this many seconds.
+    max_retry_after_seconds: float = 3600
+    timeout_seconds: float = 15.0
+    connect_timeout_seconds: float = 5.0
+    # In-flight requests per configuration and in all.
+    per_endpoint_concurrency: int = 8
+    total_concurrency: int = 256
+    poll_interval_seconds: float = 0.1
+    journal_batch: int = 1000
+    # A journal id missing below ones already read is waited for this long (a transaction
+    # that has not committed yet) before it is taken for a rolled-back one.
+    gap_timeout_seconds: float = 120.0
+    # Delivered and failed messages (and their attempts) are kept this long for the log.
+    retention_seconds: float = 7 * 86400
+    # A rotated signing secret keeps signing alongside the new one this long.
+    rotated_secret_grace_seconds: float = 86400
+
+    @property
+    def attempts(self) -> int:
+        """Attempts before a message is given up (the first one plus one per delay)."""
+        return len(self.retry_schedule) + 1
+
+    def delay_after(self, failed_attempts: int, retry_after: float | None = None) -> float | None:
+        """Seconds until the next attempt after this many failures; None when given up."""
+        if failed_attempts > len(self.retry_schedule):
+            return None
+        base = self.retry_schedule[failed_attempts - 1]
+        delay = base * (1 + random.uniform(-self.jitter, self.jitter))
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.max_retry_after_seconds))
+        return max(0.0, delay)
+
+    @classmethod
+    def from_extra(cls, extra: dict[str, str]) -> Tuning:
+        tuning = cls()
+        changes: dict[str, Any] = {}
+        known = {f.name: f for f in fields(cls)}
+        for key, raw in extra.items():
+            if not key.startswith("webhooks."):
+                continue
+            name = key.removeprefix("webhooks.")
+            try:
+                if name == "retry_schedule":
+                    schedule = tuple(float(part) for part in raw.split(",") if part.strip())
+                    if not schedule or min(schedule) < 0:
+                        raise ValueError("needs non-negative seconds")
+                    changes[name] = schedule
+                elif name == "retention_days":
+                    changes["retention_seconds"] = float(raw) * 86400
+                elif name in known and name != "retry_schedule":
+                    value = float(raw)
+                    if value <= 0:
+                        raise ValueError("must be positive")
+                    changes[name] = int(value) if name.endswith("concurrency") else value
+                else:
+                    log.warning("unknown webhook setting %s ignored", key)
+            except ValueError as exc:
+                log.error("webhook setting %s=%r ignored: %s", key, raw, exc)
+        return replace(tuning, **changes)
+
+
+def current(context: ServiceContext) -> Tuning:
+    found = context.services.get(SERVICE_KEY)
+    if isinstance(found, Tuning):
+        return found
+    tuning = Tuning.from_extra(context.settings.extra)
+    context.services[SERVICE_KEY] = tuning
+    return tuning
