@@ -9,10 +9,11 @@ path instead of silently dropped.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
-from pydantic import AwareDatetime, Field, field_validator, model_validator
+from pydantic import AfterValidator, AwareDatetime, Field, field_validator, model_validator
 
 from freightdesk.models.base import WireModel
 from freightdesk.models.common import (
@@ -23,7 +24,11 @@ from freightdesk.models.common import (
     Measure,
     Money,
     TransportationMode,
+    utc_datetime,
 )
+
+# Instants with an offset, kept and answered in UTC (the zone of a stop is named separately).
+UtcTime = Annotated[AwareDatetime, AfterValidator(utc_datetime)]
 
 # The interface's limits, plus our own where it names none (see docs/spec-gaps.md).
 MAX_IDENTIFIERS = 250
@@ -115,8 +120,8 @@ class RouteStopLocation(WireModel):
 
 
 class AppointmentWindow(WireModel):
-    start_date_time: AwareDatetime | None = None
-    end_date_time: AwareDatetime | None = None
+    start_date_time: UtcTime | None = None
+    end_date_time: UtcTime | None = None
     # IANA zone of the stop (e.g. America/Chicago), so a dispatcher sees the stop's local time.
     local_time_zone_identifier: str | None = Field(default=None, max_length=64)
 
@@ -196,9 +201,9 @@ class RouteInfo(WireModel):
 
 
 class EventDateTime(WireModel):
-    date_time: AwareDatetime | None = None
-    end_date_time: AwareDatetime | None = None
-    last_modified_date_time: AwareDatetime | None = None
+    date_time: UtcTime | None = None
+    end_date_time: UtcTime | None = None
+    last_modified_date_time: UtcTime | None = None
     source: str | None = Field(default=None, max_length=60)
     source_identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=25)
     selected: bool | None = None
@@ -218,8 +223,8 @@ class RolloverDetails(WireModel):
     previous_voyage_number: str | None = Field(default=None, max_length=60)
     vessel_name: str | None = Field(default=None, max_length=100)
     voyage_number: str | None = Field(default=None, max_length=60)
-    previous_departure_date_time: AwareDatetime | None = None
-    new_departure_date_time: AwareDatetime | None = None
+    previous_departure_date_time: UtcTime | None = None
+    new_departure_date_time: UtcTime | None = None
 
 
 class EventDetails(WireModel):
@@ -234,15 +239,15 @@ class TrackedShipmentEvent(WireModel):
     # Event type vocabulary is not shown; ARRIVAL_AT_STOP, DEPARTURE_FROM_STOP, PICKED_UP,
     # DELIVERED, ETA, ... are what our sources use.
     type: str = Field(min_length=1, max_length=60)
-    date_time: AwareDatetime | None = None
+    date_time: UtcTime | None = None
     description: str | None = Field(default=None, max_length=1000)
     date_times: list[EventDateTime] = Field(default_factory=list, max_length=50)
     details: EventDetails | None = None
-    estimate_date_time: AwareDatetime | None = None
-    estimate_last_calculated_date_time: AwareDatetime | None = None
-    planned_date_time: AwareDatetime | None = None
-    planned_end_date_time: AwareDatetime | None = None
-    received_date_time: AwareDatetime | None = None
+    estimate_date_time: UtcTime | None = None
+    estimate_last_calculated_date_time: UtcTime | None = None
+    planned_date_time: UtcTime | None = None
+    planned_end_date_time: UtcTime | None = None
+    received_date_time: UtcTime | None = None
     route_segment_id: UUID | None = None
     stop_id: UUID | None = None
 
@@ -278,8 +283,8 @@ class TrackedShipmentInput(_ShipmentData):
         default_factory=list, max_length=MAX_EVENTS_PER_REQUEST
     )
     shipment_share_link: str | None = None
-    created_date_time: AwareDatetime | None = None
-    last_modified_date_time: AwareDatetime | None = None
+    created_date_time: UtcTime | None = None
+    last_modified_date_time: UtcTime | None = None
 
 
 class TrackedShipment(_ShipmentData):
@@ -288,8 +293,8 @@ class TrackedShipment(_ShipmentData):
     id: UUID
     events: list[TrackedShipmentEvent] = Field(default_factory=list)
     shipment_share_link: str | None = None
-    created_date_time: AwareDatetime | None = None
-    last_modified_date_time: AwareDatetime | None = None
+    created_date_time: UtcTime | None = None
+    last_modified_date_time: UtcTime | None = None
 
 
 class ShipmentAttribute(WireModel):
@@ -310,15 +315,15 @@ class ShipmentException(WireModel):
     severity: ExceptionSeverity = ExceptionSeverity.MEDIUM
     description: str | None = Field(default=None, max_length=1000)
     stop_id: UUID | None = None
-    created_date_time: AwareDatetime | None = None
-    resolved_date_time: AwareDatetime | None = None
-    last_modified_date_time: AwareDatetime | None = None
+    created_date_time: UtcTime | None = None
+    resolved_date_time: UtcTime | None = None
+    last_modified_date_time: UtcTime | None = None
 
 
 class TrackedShipmentPosition(WireModel):
     """A reported position. Speeds are stored and answered in km/h."""
 
-    date_time: AwareDatetime
+    date_time: UtcTime
     latitude: float = Field(ge=-90, le=90)
     longitude: float = Field(ge=-180, le=180)
     speed: float | None = Field(default=None, ge=0)
@@ -331,15 +336,15 @@ class TrackedShipmentPosition(WireModel):
 class TrackedShipmentState(WireModel):
     id: UUID
     type: ShipmentStateType
-    start_date_time: AwareDatetime
-    end_date_time: AwareDatetime | None = None
+    start_date_time: UtcTime
+    end_date_time: UtcTime | None = None
     stop_id: UUID | None = None
 
 
 class SharingParty(WireModel):
     tenant_name: str
     tenant_uuid: UUID
-    shared_date_time: AwareDatetime | None = None
+    shared_date_time: UtcTime | None = None
 
 
 class SharingContext(WireModel):

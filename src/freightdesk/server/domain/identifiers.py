@@ -8,7 +8,7 @@ shipment's identifiers we derive:
   and the capacity provider account types only qualify a key). Rule 4 removes the data of a
   source that can no longer follow the shipment;
 - its *mode*: the first source of `plan.expectedTransportationModes` that can follow it, else
-  the first in `PREFERENCE`.
+  the one accepting most of its identifiers, ties broken by `PREFERENCE`.
 
 TL and VLTL are not in rule 6; we follow truckload pushes by bill of lading or order number and
 volume LTL by the LTL keys, but only pick them as the mode when the plan asks for them.
@@ -79,7 +79,7 @@ QUALIFIERS = frozenset(
 )
 
 # The mode chosen when the plan names none that fits; TL and VLTL only when planned.
-PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.OCEAN, Mode.PARCEL, Mode.LTL, Mode.RAIL)
+PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.PARCEL, Mode.OCEAN, Mode.LTL, Mode.RAIL)
 PLANNED_ONLY = frozenset({Mode.TL, Mode.VLTL})
 
 # Where a carrier is named, in order of preference, for the shipment summary.
@@ -158,7 +158,7 @@ def analyze(
             f"{', '.join(sorted(types))} only qualify a shipment; add an identifier that names "
             "it, such as AIR_WAYBILL, BILL_OF_LADING, CONTAINER_ID or TRACKING_NUMBER",
         )
-    mode = _choose_mode(sources, planned)
+    mode = _choose_mode(sources, planned, [identifier.type for identifier in identifiers])
     return IdentifierAnalysis(
         mode=mode,
         sources=sources,
@@ -167,15 +167,23 @@ def analyze(
     )
 
 
-def _choose_mode(sources: frozenset[Mode], planned: Sequence[Mode]) -> Mode:
+def _choose_mode(sources: frozenset[Mode], planned: Sequence[Mode], types: Sequence[str]) -> Mode:
     for mode in planned:
         if mode in sources:
             return mode
-    for mode in PREFERENCE:
-        if mode in sources:
-            return mode
-    # Only planned-only sources follow it (e.g. an order number without TL planned).
-    return sorted(sources)[0]
+    # The best fit: the mode that accepts most of the identifiers (TRACKING_NUMBER with a
+    # CARRIER_SCAC and a REFERENCE_NUMBER is parcel, though ocean door-to-door knows the
+    # tracking number too); ties go by PREFERENCE.
+    candidates = [mode for mode in PREFERENCE if mode in sources]
+    if not candidates:  # only planned-only sources follow it (an order number without TL)
+        return sorted(sources)[0]
+    return max(
+        candidates,
+        key=lambda mode: (
+            sum(t in ACCEPTED_BY_MODE[mode] for t in types),
+            -PREFERENCE.index(mode),
+        ),
+    )
 
 
 def _primary(identifiers: Sequence[LogisticsIdentifier], mode: Mode) -> LogisticsIdentifier:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.common import (
@@ -43,8 +43,13 @@ _SORT_COLUMNS: dict[ShipmentSortField, Any] = {
     ShipmentSortField.LAST_MODIFIED_DATE_TIME: Shipment.last_modified_at,
     ShipmentSortField.CREATED_DATE_TIME: Shipment.created_at,
     ShipmentSortField.NEXT_ETA: Shipment.next_eta,
-    ShipmentSortField.PRIMARY_IDENTIFIER: Shipment.primary_identifier,
-    ShipmentSortField.STATE: Shipment.current_state,
+    ShipmentSortField.PRIMARY_IDENTIFIER: Shipment.primary_sort,
+    # By progress along the lifecycle, not by the names' spelling.
+    ShipmentSortField.STATE: case(
+        {state.value: rank for rank, state in enumerate(ShipmentStateType)},
+        value=Shipment.current_state,
+        else_=len(ShipmentStateType),
+    ),
 }
 
 
@@ -259,11 +264,13 @@ def _not_found(session: Session, scope: _Scope, values: Sequence[str]) -> list[s
             )
         )
     )
-    missing: dict[str, None] = {}
+    # Each missing value once (as first pasted, trimmed), however often or in which case.
+    missing: dict[str, str] = {}
     for value in values:
-        if normalize_value(value) and normalize_value(value) not in found:
-            missing.setdefault(value.strip(), None)
-    return list(missing)
+        key = normalize_value(value)
+        if key and key not in found:
+            missing.setdefault(key, value.strip())
+    return list(missing.values())
 
 
 def _removed_since(session: Session, tenant_id: int, since: datetime) -> list[uuid.UUID]:

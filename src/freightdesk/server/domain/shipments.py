@@ -1135,6 +1135,7 @@ def _data_summary(item: PreparedShipment) -> dict[str, Any]:
     stops = item.data.get("routeInfo", {}).get("stops", [])
     return {
         "primary_identifier": item.analysis.primary.value.strip(),
+        "primary_sort": normalize_value(item.analysis.primary.value),
         "carrier": item.analysis.carrier,
         "origin_name": _stop_name(stops[0]) if stops else None,
         "destination_name": _stop_name(stops[-1]) if len(stops) > 1 else None,

@@ -54,7 +54,7 @@ class Shipment(Base):
         Index("ix_shipments_tenant_modified", "tenant_id", "last_modified_at"),
         Index("ix_shipments_tenant_created", "tenant_id", "created_at"),
         Index("ix_shipments_tenant_eta", "tenant_id", "next_eta"),
-        Index("ix_shipments_tenant_primary", "tenant_id", "primary_identifier"),
+        Index("ix_shipments_tenant_primary", "tenant_id", "primary_sort"),
         Index("ix_shipments_tenant_state", "tenant_id", "current_state"),
     )
 
@@ -69,6 +69,9 @@ class Shipment(Base):
     share_token: Mapped[str] = mapped_column(String(43), unique=True)
     # Summary columns for browsing without opening `data` or the child tables.
     primary_identifier: Mapped[str | None] = mapped_column(String(200))
+    # The primary identifier as compared (upper-cased), so sorting by it is case-insensitive
+    # and the same on both databases.
+    primary_sort: Mapped[str | None] = mapped_column(NormalizedValue)
     carrier: Mapped[str | None] = mapped_column(String(60))
     origin_name: Mapped[str | None] = mapped_column(String(200))
     destination_name: Mapped[str | None] = mapped_column(String(200))

@@ -1,0 +1,205 @@
+"""Browsing tracked shipments (POST /api/v4/shipments/search) over real HTTP."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from freightdesk.models.tracking import ShipmentException, ShipmentStateType
+from freightdesk.server.domain import shipments as store
+from tests.server.test_tracking_support import (
+    PUT,
+    SEARCH,
+    create,
+    receive,
+    route,
+    shipment_path,
+    sources,
+)
+from tests.support import TenantHandle
+
+
+def _ids(answer: Any) -> list[str]:
+    assert answer.status_code == 200, answer.text
+    return [item["id"] for item in answer.json()["results"]]
+
+
+@pytest.fixture
+def fleet(tenant: TenantHandle) -> dict[str, str]:
+    """Four shipments of different modes, states and attributes, created in this order."""
+    made = {
+        "air": create(
+            tenant,
+            {
+                "identifiers": [{"type": "AIR_WAYBILL", "value": "020-11111111"}],
+                "attributes": [{"name": "Customer", "value": "Acme"}],
+                "routeInfo": route("Chicago", "Frankfurt"),
+            },
+        )["id"],
+        "ocean": create(
+            tenant,
+            {
+                "identifiers": [
+                    {"type": "BILL_OF_LADING", "value": "maeu-777"},
+                    {"type": "CARRIER_SCAC", "value": "MAEU"},
+                ],
+                "attributes": [{"name": "customer", "values": ["Globex", "Acme"]}],
+            },
+        )["id"],
+        "parcel": create(tenant, {"identifiers": [{"type": "TRACKING_NUMBER", "value": "1Z999"}]})[
+            "id"
+        ],
+        "ltl": create(
+            tenant,
+            {
+                "identifiers": [
+                    {"type": "PRO", "value": "PRO-42"},
+                    {"type": "PURCHASE_ORDER", "value": "020-PO"},
+                ]
+            },
+        )["id"],
+    }
+    eta = datetime(2030, 1, 1, tzinfo=UTC)
+
+    def work(session: Any) -> None:
+        store.set_state(session, made["ocean"], ShipmentStateType.IN_TRANSIT, eta, source="OCEAN")
+        store.upsert_exception(session, made["ocean"], ShipmentException(type="ROLLOVER"), "OCEAN")
+        store.set_eta(session, made["ocean"], eta + timedelta(days=2), source="OCEAN")
+        store.set_eta(session, made["air"], eta + timedelta(days=1), source="AIR")
+
+    receive(tenant, work)
+    return made
+
+
+def test_filters(tenant: TenantHandle, fleet: dict[str, str]) -> None:
+    def search(**body: Any) -> list[str]:
+        return sorted(_ids(tenant.http.post(SEARCH, json=body)))
+
+    assert search() == sorted(fleet.values())
+    # Free text: prefix of any identifier value, case-insensitive.
+    assert search(text="020") == sorted([fleet["air"], fleet["ltl"]])
+    assert search(text="MAEU-7") == [fleet["ocean"]]
+    assert search(text="1z9") == [fleet["parcel"]]
+    assert search(text="999") == []
+    assert search(identifierType="PURCHASE_ORDER", identifierValue="020-po") == [fleet["ltl"]]
+    assert search(identifierType="AIR_WAYBILL") == [fleet["air"]]
+    assert search(identifierValue="MAEU") == [fleet["ocean"]]
+    assert search(transportationModes=["PARCEL", "LTL"]) == sorted([fleet["parcel"], fleet["ltl"]])
+    assert search(states=["IN_TRANSIT"]) == [fleet["ocean"]]
+    assert len(search(states=["SCHEDULED"])) == 3
+    assert search(hasOpenExceptions=True) == [fleet["ocean"]]
+    assert len(search(hasOpenExceptions=False)) == 3
+    assert search(attributeName="CUSTOMER", attributeValue="acme") == sorted(
+        [fleet["air"], fleet["ocean"]]
+    )
+    assert search(attributeValue="globex") == [fleet["ocean"]]
+    assert search(attributeName="customer") == sorted([fleet["air"], fleet["ocean"]])
+    assert search(text="020", transportationModes=["AIR"]) == [fleet["air"]]
+    summary = tenant.http.post(SEARCH, json={"text": "MAEU"}).json()["results"][0]
+    assert summary["mode"] == "OCEAN" and summary["carrier"] == "MAEU"
+    assert summary["currentState"] == "IN_TRANSIT" and summary["openExceptionCount"] == 1
+    assert summary["nextEta"] == "2030-01-03T00:00:00Z"
+    assert summary["primaryIdentifier"] == "maeu-777"
+    air = tenant.http.post(SEARCH, json={"text": "020-1"}).json()["results"][0]
+    assert (
+        air["originName"] == "Chicago terminal" and air["destinationName"] == "Frankfurt terminal"
+    )
+
+
+def test_pasted_lists_report_what_was_not_found(
+    tenant: TenantHandle, fleet: dict[str, str]
+) -> None:
+    pasted = ["1z999", " PRO-42 ", "NOPE-1", "nope-1", "", "020-11111111"]
+    answer = tenant.http.post(SEARCH, json={"identifierValues": pasted})
+    assert sorted(_ids(answer)) == sorted([fleet["parcel"], fleet["ltl"], fleet["air"]])
+    assert answer.json()["notFoundValues"] == ["NOPE-1"]
+    plain = tenant.http.post(SEARCH, json={"identifierValues": []}).json()
+    assert plain["results"] == [] and plain["notFoundValues"] == []
+    assert "notFoundValues" not in tenant.http.post(SEARCH, json={}).json()
+    too_many = tenant.http.post(SEARCH, json={"identifierValues": ["x"] * 1001})
+    assert sources(too_many) == ["identifierValues"]
+
+
+def test_sort_and_paging(tenant: TenantHandle, fleet: dict[str, str]) -> None:
+    def order(field: str, direction: str) -> list[str]:
+        body = {"sort": {"field": field, "direction": direction}}
+        return _ids(tenant.http.post(SEARCH, json=body))
+
+    created = [fleet["air"], fleet["ocean"], fleet["parcel"], fleet["ltl"]]
+    assert order("createdDateTime", "ASC") == created
+    assert order("createdDateTime", "DESC") == created[::-1]
+    # ETAs first by time, shipments without one last in both directions.
+    assert order("nextEta", "ASC")[:2] == [fleet["air"], fleet["ocean"]]
+    assert order("nextEta", "DESC")[:2] == [fleet["ocean"], fleet["air"]]
+    # Case-insensitive: 020-11111111, 1Z999, maeu-777, PRO-42.
+    assert order("primaryIdentifier", "ASC") == [
+        fleet["air"],
+        fleet["parcel"],
+        fleet["ocean"],
+        fleet["ltl"],
+    ]
+    # By lifecycle: SCHEDULED before IN_TRANSIT.
+    assert order("state", "ASC")[-1] == fleet["ocean"]
+    assert order("state", "DESC")[0] == fleet["ocean"]
+    # The default: most recently modified first (set_eta touched air last).
+    assert _ids(tenant.http.post(SEARCH, json={}))[0] == fleet["air"]
+
+    pages = [
+        tenant.http.post(SEARCH, params={"page": page, "pageSize": 3}, json={}).json()
+        for page in (1, 2, 3)
+    ]
+    assert [len(p["results"]) for p in pages] == [3, 1, 0]
+    assert pages[1]["paginationInfo"] == {"pageNumber": 2, "pageSize": 3, "total": 4}
+    seen = [r["id"] for p in pages for r in p["results"]]
+    assert sorted(seen) == sorted(fleet.values())
+    assert sources(tenant.http.post(SEARCH, params={"pageSize": 0}, json={})) == ["pageSize"]
+    assert sources(tenant.http.post(SEARCH, params={"pageSize": 501}, json={})) == ["pageSize"]
+    assert sources(tenant.http.post(SEARCH, params={"page": 0}, json={})) == ["page"]
+    big = tenant.http.post(SEARCH, params={"pageSize": 500}, json={}).json()
+    assert big["paginationInfo"]["pageSize"] == 500
+
+
+def test_windows_and_incremental_sync(tenant: TenantHandle, fleet: dict[str, str]) -> None:
+    everything = tenant.http.post(SEARCH, json={}).json()["results"]
+    created = {r["id"]: r["createdDateTime"] for r in everything}
+    start = created[fleet["parcel"]]
+    window = {"createdDateTime": {"startDateTime": start}}
+    assert sorted(_ids(tenant.http.post(SEARCH, json=window))) == sorted(
+        [fleet["parcel"], fleet["ltl"]]
+    )
+    window = {"createdDateTime": {"endDateTime": start}}
+    assert sorted(_ids(tenant.http.post(SEARCH, json=window))) == sorted(
+        [fleet["air"], fleet["ocean"]]
+    )
+
+    mark = max(r["lastModifiedDateTime"] for r in everything)
+    time.sleep(0.01)
+    quiet = tenant.http.post(SEARCH, json={"lastModifiedAfter": mark}).json()
+    assert quiet["results"] == [] and quiet["removedIds"] == []
+    body = tenant.http.get(shipment_path(fleet["parcel"])).json()
+    body["attributes"] = [{"name": "touched", "value": "yes"}]
+    assert tenant.http.put(PUT, json=body).status_code == 200
+    assert tenant.http.delete(shipment_path(fleet["ltl"])).status_code == 202
+    delta = tenant.http.post(SEARCH, json={"lastModifiedAfter": mark}).json()
+    assert [r["id"] for r in delta["results"]] == [fleet["parcel"]]
+    assert delta["removedIds"] == [fleet["ltl"]]
+    # Windows include their start: the air shipment was modified exactly at the mark.
+    modified = {"lastModifiedDateTime": {"startDateTime": mark}}
+    assert sorted(_ids(tenant.http.post(SEARCH, json=modified))) == sorted(
+        [fleet["parcel"], fleet["air"]]
+    )
+    naive = tenant.http.post(SEARCH, json={"lastModifiedAfter": "2024-01-01T00:00:00"})
+    assert sources(naive) == ["lastModifiedAfter"]
+
+
+def test_bad_search_bodies(tenant: TenantHandle) -> None:
+    assert sources(tenant.http.post(SEARCH, json={"txet": "x"})) == ["txet"]
+    assert sources(tenant.http.post(SEARCH, json={"states": ["LOST"]})) == ["states[0]"]
+    assert sources(tenant.http.post(SEARCH, json={"sort": {"field": "weight"}})) == ["sort.field"]
+    assert sources(tenant.http.post(SEARCH, json={"transportationModes": "AIR"})) == [
+        "transportationModes"
+    ]
+    assert sources(tenant.http.post(SEARCH, json={"text": "x" * 201})) == ["text"]
