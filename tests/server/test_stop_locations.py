@@ -148,25 +148,39 @@ def test_a_stale_version_is_a_conflict_that_names_the_current_one(tenant: Tenant
     assert tenant.http.get(url).json()["name"] == "Mine"
 
 
-def test_concurrent_saves_of_one_version_let_exactly_one_win(tenant: TenantHandle) -> None:
-    created = create(tenant)
-    url = f"{tenant.service.url}{PATH}/{created['id']}"
+def _save_at_once(tenant: TenantHandle, url: str, bodies: list[dict[str, Any]]) -> list[int]:
+    """PUTs every body at the same moment from its own connection; answers the statuses."""
     headers = dict(tenant.http.headers)
     statuses: list[int] = []
-    start = threading.Barrier(4)
+    start = threading.Barrier(len(bodies))
 
-    def save(name: str) -> None:
+    def save(body: dict[str, Any]) -> None:
         with httpx.Client(headers=headers, timeout=30) as client:
             start.wait()
-            statuses.append(client.put(url, json=location(name=name, version=1)).status_code)
+            statuses.append(client.put(url, json=body).status_code)
 
-    threads = [threading.Thread(target=save, args=(f"Writer {n}",)) for n in range(4)]
+    threads = [threading.Thread(target=save, args=(body,)) for body in bodies]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
-    assert sorted(statuses) == [200, 409, 409, 409]
+    return statuses
+
+
+def test_concurrent_saves_of_one_version_let_exactly_one_win(tenant: TenantHandle) -> None:
+    created = create(tenant)
+    url = f"{tenant.service.url}{PATH}/{created['id']}"
+    bodies = [location(name=f"Writer {n}", version=1) for n in range(4)]
+    assert sorted(_save_at_once(tenant, url, bodies)) == [200, 409, 409, 409]
     assert tenant.http.get(url).json()["version"] == 2
+
+
+def test_concurrent_saves_without_version_all_land(tenant: TenantHandle) -> None:
+    created = create(tenant)
+    url = f"{tenant.service.url}{PATH}/{created['id']}"
+    bodies = [location(name=f"Writer {n}") for n in range(3)]
+    assert _save_at_once(tenant, url, bodies) == [200, 200, 200]
+    assert tenant.http.get(url).json()["version"] == 4
 
 
 def test_update_checks(tenant: TenantHandle) -> None:
