@@ -316,7 +316,8 @@ async def create_document(
     file_limit = context.settings.upload_limit_bytes
     body_limit = file_limit + METADATA_LIMIT + ENVELOPE_SLACK
     _check_declared_length(request, body_limit, file_limit)
-    store = file_store(context)
+    # The first use makes the store's directories and sweeps them: disk work, off the loop.
+    store = await run_in_threadpool(file_store, context)
     pending = store.begin()
     try:
         parser = _UploadParser(file_limit)
