@@ -1,0 +1,293 @@
+"""Carrier push: parcel status updates, truckload tracking updates, ingestion receipts.
+
+The request shapes are strict (an unknown or misspelt field is refused rather than silently
+dropped: a carrier would otherwise lose data without noticing). Rules that tie fields together
+are model validators that report the path of the field at fault, so the Error body can name it.
+Rules that need the service's clock (at most 5 minutes in the future) live in the service.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BeforeValidator, Field, StringConstraints, model_validator
+from pydantic import ValidationError as _ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from freightdesk.models.base import StrictWireModel, WireModel
+from freightdesk.models.common import Address, ContactInfo, GeoCoordinates, LogisticsIdentifier
+
+MAX_CUSTOMER_ACCOUNT_NUMBER = 128
+MAX_FUTURE_SECONDS = 5 * 60
+
+NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+# yyyy-MM-dd'T'HH:mm:ssZ. Java's `Z` is an RFC 822 offset (+0000); "Z" and "+00:00" are
+# accepted too because they name the same instant unambiguously (see docs/spec-gaps.md).
+_JAVA_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:?\d{2})")
+# ISO 8601 date and time with an offset; seconds and fractions optional. A bare number or a
+# space instead of the `T` is refused (pydantic alone would take both).
+_ISO_DATE_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:?\d{2})"
+)
+
+
+def _java_timestamp(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _JAVA_TIMESTAMP.fullmatch(value):
+        raise PydanticCustomError(
+            "datetime_format",
+            "must be formatted yyyy-MM-dd'T'HH:mm:ssZ, for example 2026-11-22T14:05:00+0000",
+        )
+    try:
+        return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S%z")
+    except ValueError:
+        raise PydanticCustomError(
+            "datetime_parsing", "is not a real date and time: {value}", {"value": value}
+        ) from None
+
+
+def _iso_date_time(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _ISO_DATE_TIME.fullmatch(value):
+        raise PydanticCustomError(
+            "datetime_format",
+            "must be an ISO 8601 date-time with an offset, for example 2026-11-22T14:05:00Z",
+        )
+    return value
+
+
+JavaTimestamp = Annotated[AwareDatetime, BeforeValidator(_java_timestamp)]
+IsoDateTime = Annotated[AwareDatetime, BeforeValidator(_iso_date_time)]
+
+
+def _problem(model: str, loc: tuple[str | int, ...], message: str, kind: str) -> _ValidationError:
+    """A validation error about one field of a model, raised from a model validator."""
+    return _ValidationError.from_exception_data(
+        model, [InitErrorDetails(type=PydanticCustomError(kind, message), loc=loc, input=None)]
+    )
+
+
+# --- parcel status updates ---------------------------------------------------------------
+
+
+class ParcelEventType(StrEnum):
+    POSITION_UPDATE = "POSITION_UPDATE"
+    ETA = "ETA"
+    EXCEPTION = "EXCEPTION"
+    DELIVERY_MISSED = "DELIVERY_MISSED"
+    LOADED_FOR_DELIVERY = "LOADED_FOR_DELIVERY"
+    OUT_FOR_DELIVERY = "OUT_FOR_DELIVERY"
+    RETURN_TO_SENDER = "RETURN_TO_SENDER"
+    SHIPMENT_RECEIVED = "SHIPMENT_RECEIVED"
+    SHIPMENT_CREATED = "SHIPMENT_CREATED"
+    AVAILABLE_FOR_PICKUP = "AVAILABLE_FOR_PICKUP"
+    PICKED_UP = "PICKED_UP"
+    ARRIVED_AT_STOP = "ARRIVED_AT_STOP"
+    DEPARTED_STOP = "DEPARTED_STOP"
+    DELIVERED = "DELIVERED"
+    CANCELED = "CANCELED"
+
+
+class ParcelLocation(WireModel):
+    address: Address | None = None
+    contact: ContactInfo | None = None
+    geo_coordinates: GeoCoordinates | None = None
+
+
+class ParcelStatusUpdate(StrictWireModel):
+    """POST /api/v4/capacityproviders/parcel/shipments/statusupdates."""
+
+    carrier_identifier: LogisticsIdentifier
+    shipment_identifiers: list[LogisticsIdentifier] = Field(min_length=1, max_length=250)
+    event_type: ParcelEventType
+    timestamp: JavaTimestamp
+    description: str | None = Field(default=None, max_length=1000)
+    estimated_time_of_arrival: JavaTimestamp | None = None
+    location: ParcelLocation | None = None
+    # Extension: the customer tenant the update is for, as on the truckload push.
+    customer_account_number: NonBlank | None = Field(
+        default=None, max_length=MAX_CUSTOMER_ACCOUNT_NUMBER
+    )
+
+    @model_validator(mode="after")
+    def _event_needs(self) -> ParcelStatusUpdate:
+        name = type(self).__name__
+        if self.event_type is ParcelEventType.POSITION_UPDATE:
+            if self.location is None:
+                raise _problem(name, ("location",), "is required for POSITION_UPDATE", "missing")
+            if self.location.geo_coordinates is None and self.location.address is None:
+                raise _problem(
+                    name,
+                    ("location",),
+                    "needs geoCoordinates or an address for POSITION_UPDATE",
+                    "missing",
+                )
+        if self.event_type is ParcelEventType.ETA and self.estimated_time_of_arrival is None:
+            raise _problem(
+                name, ("estimatedTimeOfArrival",), "is required for an ETA event", "missing"
+            )
+        return self
+
+
+# --- truckload tracking updates ----------------------------------------------------------
+
+
+class TruckloadIdentifiers(StrictWireModel):
+    bill_of_lading_number: NonBlank | None = Field(default=None, max_length=200)
+    order_number: NonBlank | None = Field(default=None, max_length=200)
+
+    @model_validator(mode="after")
+    def _one_needed(self) -> TruckloadIdentifiers:
+        if self.bill_of_lading_number is None and self.order_number is None:
+            raise _problem(
+                type(self).__name__,
+                (),
+                "needs at least one of billOfLadingNumber or orderNumber",
+                "missing",
+            )
+        return self
+
+
+class TruckloadShipmentEvent(StrictWireModel):
+    type: NonBlank = Field(max_length=100)
+    date_time: IsoDateTime
+    stop_number: int | None = Field(default=None, ge=1)
+
+
+class TruckloadPosition(StrictWireModel):
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    speed: float | None = Field(default=None, ge=0)
+    heading: float | None = Field(default=None, ge=0, le=360)
+    speed_unit: NonBlank | None = Field(default=None, max_length=40)
+
+
+class Reefer(StrictWireModel):
+    state: str | None = None
+    power_source: str | None = None
+    operating_mode: str | None = None
+    engine_rpm: float | None = Field(default=None, ge=0)
+    engine_hours: float | None = Field(default=None, ge=0)
+    voltage: float | None = None
+
+
+class Fuel(StrictWireModel):
+    type: str | None = None
+    fuel_unit: str | None = None
+    current_level: float | None = Field(default=None, ge=0)
+    capacity: float | None = Field(default=None, ge=0)
+
+
+class Temperature(StrictWireModel):
+    value: float
+    unit: NonBlank = Field(max_length=40)
+
+
+class TirePressure(StrictWireModel):
+    axle: int | None = None
+    position: str | None = None
+    psi: float | None = Field(default=None, ge=0)
+    alarm_state: str | None = None
+
+
+class Percentage(StrictWireModel):
+    percentage: float = Field(ge=0, le=100)
+
+
+class ReeferZone(StrictWireModel):
+    id: str | int | None = None
+    return_air_temperature: float | None = None
+    discharge_air_temperature: float | None = None
+    set_point: float | None = None
+    temperature_unit: str | None = None
+    humidity: Percentage | None = None
+    battery: Percentage | None = None
+    door_state: str | None = None
+
+
+class Sensor(StrictWireModel):
+    ignition_status: str | None = None
+    reefer: Reefer | None = None
+    fuel: Fuel | None = None
+    ambient_temperature: Temperature | None = None
+    tire_pressure: list[TirePressure] | None = Field(default=None, max_length=64)
+    zones: list[ReeferZone] | None = Field(default=None, max_length=16)
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Sensor:
+        if not any(getattr(self, name) for name in type(self).model_fields):
+            raise _problem(type(self).__name__, (), "carries no reading", "missing")
+        return self
+
+
+class Readings(StrictWireModel):
+    date_time: IsoDateTime
+    position: TruckloadPosition | None = None
+    sensor: Sensor | None = None
+
+    @model_validator(mode="after")
+    def _one_needed(self) -> Readings:
+        if self.position is None and self.sensor is None:
+            raise _problem(
+                type(self).__name__, (), "needs at least one of position or sensor", "missing"
+            )
+        return self
+
+
+class Truckload(StrictWireModel):
+    identifiers: TruckloadIdentifiers
+    shipment_event: TruckloadShipmentEvent | None = None
+    readings: Readings | None = None
+
+    @model_validator(mode="after")
+    def _one_needed(self) -> Truckload:
+        if self.shipment_event is None and self.readings is None:
+            raise _problem(
+                type(self).__name__,
+                (),
+                "needs at least one of shipmentEvent or readings",
+                "missing",
+            )
+        return self
+
+
+class TruckloadTrackingUpdate(StrictWireModel):
+    """POST /services/carrier-push/v1/tracking-updates."""
+
+    customer_account_number: NonBlank | None = Field(
+        default=None, max_length=MAX_CUSTOMER_ACCOUNT_NUMBER
+    )
+    truckload: Truckload
+
+
+# --- receipts ----------------------------------------------------------------------------
+
+
+class IngestionAccepted(WireModel):
+    """The 202 body of both push operations."""
+
+    ingestion_id: str
+
+
+class IngestionStatus(StrEnum):
+    PENDING = "PENDING"
+    PROCESSED = "PROCESSED"
+    UNMATCHED = "UNMATCHED"
+    FAILED = "FAILED"
+
+
+class Ingestion(WireModel):
+    """GET /services/carrier-push/v1/ingestions/{ingestionId} (extension)."""
+
+    ingestion_id: str
+    received_date_time: datetime
+    status: IngestionStatus
+    matched_shipment_ids: list[str] = Field(default_factory=list)
+    processed_date_time: datetime | None = None
+    error: str | None = None
