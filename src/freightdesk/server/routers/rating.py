@@ -1,5 +1,87 @@
-"""Routes of this area (being built)."""
+"""Rating: create a rate request, read it with its quotes, cancel it.
 
-from fastapi import APIRouter
+Quotes arrive in the background from the simulated carriers (`domain/rating_quotes.py`).
+"""
 
-router = APIRouter()
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel
+
+from freightdesk.models.rating import RateRequest, RateRequestCancellation, RateRequestCreate
+from freightdesk.server.auth import PrincipalDep
+from freightdesk.server.context import ContextDep, SessionDep
+from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.domain import rating_quotes
+from freightdesk.server.domain.carrier_profiles import wake
+from freightdesk.server.openapi import ERRORS
+
+router = APIRouter(prefix="/services/rating/v1/rate-requests", tags=["Rating"])
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def strict_body(model: type[M]) -> Callable[[Request], Awaitable[None]]:
+    """A dependency refusing unknown fields anywhere in a JSON body, with their paths.
+
+    The models are lenient so that clients tolerate newer answers; a request body with a
+    misspelt field is a caller's mistake worth a 400 instead of a silently ignored field.
+    Bodies that are not JSON, empty or malformed are left to FastAPI's own validation.
+    """
+
+    async def check(request: Request) -> None:
+        if "json" not in request.headers.get("content-type", "").lower():
+            return
+        raw = await request.body()
+        if not raw:
+            return
+        try:
+            data: Any = json.loads(raw)
+        except ValueError:
+            return
+        model.model_validate(data, extra="forbid")
+
+    return check
+
+
+StrictRateRequest = Annotated[None, Depends(strict_body(RateRequestCreate))]
+
+
+@router.post("", responses=ERRORS, response_model_exclude_none=True)
+def create_rate_request(
+    body: RateRequestCreate,
+    _strict: StrictRateRequest,
+    principal: PrincipalDep,
+    context: ContextDep,
+) -> RateRequest:
+    """Ask carriers for quotes; the request starts QUOTES_REQUESTED and quotes arrive later."""
+    now = utcnow()
+    with transaction(context.sessions) as session:
+        row = rating_quotes.create_rate_request(session, principal.tenant_id, body, now)
+        answer = rating_quotes.view(session, row, now)
+    wake(context, rating_quotes.LOOP)
+    return answer
+
+
+@router.get("/{id}", responses=ERRORS, response_model_exclude_none=True)
+def get_rate_request(id: UUID, principal: PrincipalDep, session: SessionDep) -> RateRequest:
+    row = rating_quotes.owned_request(session, principal.tenant_id, id)
+    return rating_quotes.view(session, row, utcnow())
+
+
+@router.post("/{id}/cancellations", responses=ERRORS, response_model_exclude_none=True)
+def cancel_rate_request(
+    id: UUID, principal: PrincipalDep, context: ContextDep
+) -> RateRequestCancellation:
+    """Cancel the request and its booking in progress.
+
+    200 again when already cancelled; 409 when a carrier accepted a booking; 403 when the
+    tenant's rateRequestCancellation feature is off.
+    """
+    with transaction(context.sessions) as session:
+        return rating_quotes.cancel_rate_request(session, principal.tenant_id, id, utcnow())

@@ -1,0 +1,755 @@
+"""Bookings: the state machine, the simulated carriers' answers, expiry, tracking initiation.
+
+    (created) -> PROCESSING -> BOOKED | REJECTED | UNDER_REVIEW
+    UNDER_REVIEW -> BOOKED | REJECTED            (a carrier response)
+    PROCESSING | UNDER_REVIEW -> EXPIRED         (expirationDateTime passes)
+    any state -> CANCELLED                       (either party)
+
+Every transition is a compare-and-set UPDATE (`... WHERE status IN (...)`), so a carrier's
+answer, an expiry and a cancellation racing each other leave exactly one winner on SQLite and
+on PostgreSQL. A booking made from a quote is linked to the quote's rate request; the
+`active_rate_request_id` unique column keeps one live booking per rate request.
+
+BOOKED initiates a tracked shipment (through `domain/shipments.py`), found by
+`masterShipmentId`: the carrier's SCAC and every identifier tracking accepts for the mode, the
+route of the rate request, and as attributes the shipper's booking attributes followed by the
+carrier's reference keys, 25 in all; reference keys beyond that are left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from freightdesk.models.booking import (
+    MAX_TRACKING_KEYS,
+    OPEN_STATUSES,
+    Booking,
+    BookingInput,
+    BookingList,
+    BookingStatus,
+    CarrierBehaviour,
+    CarrierDecision,
+    CarrierResponse,
+    RejectionReason,
+)
+from freightdesk.models.common import PaginationInfo, TransportationMode
+from freightdesk.models.rating import CarrierIdentifierType, RateRequestStatus
+from freightdesk.models.tracking import TrackedShipmentInput
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.domain import carrier_profiles, shipments
+from freightdesk.server.domain.identifiers import ACCEPTED_BY_MODE, QUALIFIERS, normalize_value
+from freightdesk.server.errors import conflict, field_error, not_found
+from freightdesk.server.tables.booking import BookingAttributeRow, BookingRow
+from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow
+
+log = logging.getLogger(__name__)
+
+LOOP = "booking-carriers"
+_OPEN = [s.value for s in OPEN_STATUSES]
+_LIVE = [*_OPEN, BookingStatus.BOOKED.value]
+_UNLINKED = {BookingStatus.REJECTED, BookingStatus.CANCELLED, BookingStatus.EXPIRED}
+_OPEN_REQUEST = [RateRequestStatus.QUOTES_REQUESTED.value, RateRequestStatus.QUOTES_RECEIVED.value]
+# The identifier a simulated carrier issues on acceptance, by mode: what tracking follows.
+_CARRIER_KEY = {"TL": "BILL_OF_LADING", "LTL": "PRO", "OCEAN": "BOOKING_NUMBER"}
+_DECLINES = {
+    RejectionReason.NO_CAPACITY: "No truck available on this lane for the requested date.",
+    RejectionReason.EQUIPMENT_UNAVAILABLE: "The requested equipment is not available.",
+    RejectionReason.COST_NOT_AGREED: "The rate does not cover our cost on this lane.",
+}
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def owned_booking(session: Session, tenant_id: int, booking_id: uuid.UUID | str) -> BookingRow:
+    row = session.get(BookingRow, str(booking_id), populate_existing=True)
+    if row is None or row.tenant_id != tenant_id:
+        raise not_found(f"Booking {booking_id}")
+    return row
+
+
+def effective_status(row: BookingRow, now: datetime) -> BookingStatus:
+    status = BookingStatus(row.status)
+    if status in OPEN_STATUSES and row.expires_at is not None and row.expires_at <= now:
+        return BookingStatus.EXPIRED
+    return status
+
+
+def view(row: BookingRow, now: datetime) -> Booking:
+    return Booking.model_validate(
+        {
+            **row.document,
+            "id": row.id,
+            "status": effective_status(row, now).value,
+            "shipmentId": row.shipment_id,
+            "masterShipmentId": row.master_shipment_id,
+            "shipmentIdentifiers": row.shipment_identifiers,
+            "carrierProvidedIdentifiers": row.carrier_provided_identifiers,
+            "capacityProviderReferenceKeys": row.reference_keys,
+            "carrierResponseMethod": row.carrier_response_method,
+            "carrierRejectionNotes": row.carrier_rejection_notes,
+            "rejectionReason": row.rejection_reason,
+            "automatedFailureReason": row.automated_failure_reason,
+            "bookingSourceMethod": "API",
+            "transportationMode": row.transportation_mode,
+            "createdDateTime": row.created_at,
+            "lastModifiedDateTime": row.updated_at,
+            "lastAcceptedDateTime": row.accepted_at,
+        }
+    )
+
+
+def list_bookings(
+    session: Session,
+    tenant_id: int,
+    *,
+    statuses: Sequence[BookingStatus],
+    attribute_name: str | None,
+    attribute_values: Sequence[str],
+    page_number: int,
+    page_size: int,
+    now: datetime,
+) -> BookingList:
+    query = select(BookingRow).where(BookingRow.tenant_id == tenant_id)
+    if statuses:
+        query = query.where(BookingRow.status.in_([s.value for s in statuses]))
+    if attribute_name is not None:
+        matching = select(BookingAttributeRow.booking_id).where(
+            BookingAttributeRow.tenant_id == tenant_id,
+            BookingAttributeRow.name == _fold(attribute_name),
+        )
+        if attribute_values:
+            matching = matching.where(
+                BookingAttributeRow.value.in_([_fold(v) for v in attribute_values])
+            )
+        query = query.where(BookingRow.id.in_(matching))
+    total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = session.scalars(
+        query.order_by(BookingRow.created_at.desc(), BookingRow.id)
+        .offset((page_number - 1) * page_size)
+        .limit(page_size)
+    )
+    return BookingList(
+        pagination_info=PaginationInfo(page_number=page_number, page_size=page_size, total=total),
+        results=[view(row, now) for row in rows],
+    )
+
+
+def _fold(text: str) -> str:
+    return text.strip().casefold()
+
+
+# --- creating and replacing ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Link:
+    """The rate request (and quote) a booking is made from, if any."""
+
+    request: RateRequestRow | None
+    quote: RateQuoteRow | None
+
+
+def create_booking(
+    session: Session, tenant_id: int, body: BookingInput, now: datetime
+) -> BookingRow:
+    _check_expiration(body, now)
+    link = _link(session, tenant_id, body, now, current=None)
+    row = BookingRow(id=str(uuid.uuid4()), tenant_id=tenant_id, created_at=now)
+    _apply(session, row, body, link, now)
+    session.add(row)
+    _write_attributes(session, row, body)
+    _flush_live(session, link)
+    return row
+
+
+def update_booking(
+    session: Session, tenant_id: int, booking_id: uuid.UUID, body: BookingInput, now: datetime
+) -> BookingRow:
+    """PUT: replace the shipper's fields of a booking the carrier has not answered for good.
+
+    The changed booking goes to the carrier again, so it returns to PROCESSING.
+    """
+    row = owned_booking(session, tenant_id, booking_id)
+    _settle_expiry(session, row, now)
+    # Lock the booking while it is still open; the carrier may be answering right now.
+    if not _move(session, row.id, OPEN_STATUSES, BookingStatus.PROCESSING, now):
+        row = owned_booking(session, tenant_id, booking_id)
+        raise conflict(
+            f"Booking {booking_id} is {row.status}; only PROCESSING or UNDER_REVIEW bookings "
+            "can be updated",
+            source="status",
+        )
+    row = owned_booking(session, tenant_id, booking_id)
+    _check_expiration(body, now)
+    link = _link(session, tenant_id, body, now, current=row.id)
+    _apply(session, row, body, link, now)
+    session.execute(delete(BookingAttributeRow).where(BookingAttributeRow.booking_id == row.id))
+    _write_attributes(session, row, body)
+    _flush_live(session, link)
+    return row
+
+
+def _check_expiration(body: BookingInput, now: datetime) -> None:
+    if body.expiration_date_time is not None and body.expiration_date_time <= now:
+        raise field_error("expirationDateTime", "must be in the future")
+
+
+def _link(
+    session: Session, tenant_id: int, body: BookingInput, now: datetime, current: str | None
+) -> _Link:
+    values = [identifier.value for identifier in body.rate_identifiers]
+    quotes = session.scalars(
+        select(RateQuoteRow).where(
+            RateQuoteRow.tenant_id == tenant_id, RateQuoteRow.quote_number.in_(values)
+        )
+    ).all()
+    if len(quotes) > 1:
+        numbers = ", ".join(sorted(q.quote_number for q in quotes))
+        raise field_error("rateIdentifiers", f"name several quotes ({numbers}); book one quote")
+    quote = quotes[0] if quotes else None
+    scac = carrier_profiles.normalize_scac(body.capacity_provider_identifier.value)
+    request_id: str | None = None
+    if quote is not None:
+        request_id = quote.rate_request_id
+        if body.shipment_id is not None and str(body.shipment_id) != request_id:
+            raise field_error(
+                "shipmentId",
+                f"the quote named in rateIdentifiers belongs to rate request {request_id}",
+            )
+        if quote.scac != scac:
+            raise field_error(
+                "capacityProviderIdentifier.value",
+                f"quote {quote.quote_number} is from carrier {quote.scac}, not {scac}",
+            )
+        if quote.expires_at <= now:
+            raise conflict(
+                f"Quote {quote.quote_number} expired at {quote.expires_at.isoformat()}",
+                source="rateIdentifiers",
+            )
+    elif body.shipment_id is None:
+        raise field_error(
+            "shipmentId",
+            "is required unless the booking is made from a quote (a rateIdentifiers value of "
+            "a quote of one of your rate requests)",
+        )
+    else:
+        candidate = session.get(RateRequestRow, str(body.shipment_id))
+        if candidate is not None and candidate.tenant_id == tenant_id:
+            request_id = candidate.id
+    if request_id is None:
+        return _Link(None, None)
+    request = _lock_open_request(session, request_id, now)
+    _check_one_live(session, request_id, current)
+    return _Link(request, quote)
+
+
+def _lock_open_request(session: Session, request_id: str, now: datetime) -> RateRequestRow:
+    """The rate request, locked against a concurrent cancellation; 409 unless it is open."""
+    locked = rowcount(
+        session.execute(
+            update(RateRequestRow)
+            .where(
+                RateRequestRow.id == request_id,
+                RateRequestRow.status.in_(_OPEN_REQUEST),
+                RateRequestRow.expires_at > now,
+            )
+            .values(status=RateRequestRow.status)
+        )
+    )
+    request = session.get(RateRequestRow, request_id, populate_existing=True)
+    assert request is not None
+    if not locked:
+        state = "CANCELLED" if request.status == "CANCELLED" else "EXPIRED"
+        raise conflict(f"Rate request {request_id} is {state}; it cannot be booked", "shipmentId")
+    return request
+
+
+def _check_one_live(session: Session, request_id: str, current: str | None) -> None:
+    live = session.scalar(
+        select(BookingRow).where(
+            BookingRow.active_rate_request_id == request_id, BookingRow.id != (current or "")
+        )
+    )
+    if live is not None:
+        raise conflict(
+            f"Rate request {request_id} already has booking {live.id} ({live.status}); cancel "
+            "it first",
+            source="rateIdentifiers",
+        )
+
+
+def _flush_live(session: Session, link: _Link) -> None:
+    try:
+        session.flush()
+    except IntegrityError:  # a concurrent booking of the same rate request won the race
+        request_id = link.request.id if link.request else "?"
+        raise conflict(
+            f"Rate request {request_id} already has a booking in progress", "rateIdentifiers"
+        ) from None
+
+
+def _apply(
+    session: Session, row: BookingRow, body: BookingInput, link: _Link, now: datetime
+) -> None:
+    """Set every shipper field of the row from the body (create and PUT alike)."""
+    scac = carrier_profiles.normalize_scac(body.capacity_provider_identifier.value)
+    profile = carrier_profiles.resolve(session, row.tenant_id, [scac])[scac]
+    document = body.model_dump(mode="json", by_alias=True, exclude_none=True)
+    document["capacityProviderIdentifier"]["value"] = scac
+    request, quote = link.request, link.quote
+    if quote is not None:
+        _quote_defaults(document, quote.document)
+    if request is not None:
+        segment_ids, pairs = _route_segments(request, body)
+        document["routeSegmentIds"] = segment_ids
+        document["routeSegments"] = pairs
+    row.status = BookingStatus.PROCESSING.value
+    row.scac = scac
+    row.shipment_id = (
+        str(body.shipment_id) if body.shipment_id else (request.id if request else None)
+    )
+    row.rate_request_id = request.id if request else None
+    row.active_rate_request_id = row.rate_request_id
+    row.quote_id = quote.id if quote else None
+    row.transportation_mode = _mode(body, request)
+    row.document = document
+    row.shipment_identifiers = list(request.document.get("identifiers", [])) if request else []
+    row.carrier_provided_identifiers = []
+    row.reference_keys = []
+    row.carrier_response_method = None
+    row.rejection_reason = None
+    row.carrier_rejection_notes = None
+    row.automated_failure_reason = None
+    row.expires_at = (
+        body.expiration_date_time.astimezone(UTC) if body.expiration_date_time else None
+    )
+    row.response_due_at = now + timedelta(seconds=profile.response_delay_seconds)
+    row.updated_at = now
+
+
+def _quote_defaults(document: dict[str, Any], quote: dict[str, Any]) -> None:
+    """Fill the rate fields the shipper left out from the quote being booked."""
+    document.setdefault("totalRate", quote["totalRate"])
+    document.setdefault("fuelSurchargeRate", quote["fuelSurcharge"])
+    if not document.get("charges"):
+        lines = [("LINE_HAUL", quote["lineHaul"]), ("FUEL_SURCHARGE", quote["fuelSurcharge"])]
+        lines += [(c["code"], c["amount"]) for c in quote.get("accessorialCharges", [])]
+        document["charges"] = [
+            {"code": code, "amount": money["amount"], "currency": money["currency"]}
+            for code, money in lines
+        ]
+
+
+def _route_segments(
+    request: RateRequestRow, body: BookingInput
+) -> tuple[list[str], list[dict[str, Any]]]:
+    route = request.document["rateDetail"]["routeInfo"]
+    locations = {stop["id"]: stop.get("location") for stop in route["stops"]}
+    segments = {segment["id"]: segment for segment in route.get("routeSegments", [])}
+    wanted = [str(i) for i in body.route_segment_ids] or list(segments)
+    for index, segment_id in enumerate(wanted):
+        if segment_id not in segments:
+            raise field_error(
+                f"routeSegmentIds[{index}]", f"names no route segment of rate request {request.id}"
+            )
+    pairs = []
+    for segment_id in wanted:
+        segment = segments[segment_id]
+        pairs.append(
+            {
+                "id": segment_id,
+                "fromStopId": segment["fromStopId"],
+                "toStopId": segment["toStopId"],
+                "fromLocation": locations.get(segment["fromStopId"]),
+                "toLocation": locations.get(segment["toStopId"]),
+            }
+        )
+    return wanted, pairs
+
+
+def _mode(body: BookingInput, request: RateRequestRow | None) -> str:
+    if body.capacity_provider_identifier.type is CarrierIdentifierType.FFW_SCAC:
+        return TransportationMode.OCEAN.value
+    if request is not None:
+        return request.mode
+    shipping = body.shipping_details
+    if shipping is not None and shipping.service_type is not None:
+        return TransportationMode.OCEAN.value
+    return TransportationMode.TL.value
+
+
+def _write_attributes(session: Session, row: BookingRow, body: BookingInput) -> None:
+    for attribute in body.attributes:
+        values: list[str | None] = list(dict.fromkeys(_fold(v) for v in attribute.values))
+        for value in values or [None]:
+            session.add(
+                BookingAttributeRow(
+                    booking_id=row.id,
+                    tenant_id=row.tenant_id,
+                    name=_fold(attribute.name),
+                    value=value,
+                )
+            )
+
+
+# --- transitions ---------------------------------------------------------------------------
+
+
+def rowcount(result: Any) -> int:
+    return int(cast(CursorResult[Any], result).rowcount)
+
+
+def _move(
+    session: Session,
+    booking_id: str,
+    allowed: Iterable[BookingStatus] | None,
+    to: BookingStatus,
+    now: datetime,
+    **values: Any,
+) -> bool:
+    """Compare-and-set the status; False when the booking was not in an allowed state."""
+    statement = update(BookingRow).where(BookingRow.id == booking_id)
+    if allowed is None:
+        statement = statement.where(BookingRow.status != to.value)
+    else:
+        statement = statement.where(BookingRow.status.in_([s.value for s in allowed]))
+    changes: dict[str, Any] = {"status": to.value, "updated_at": now, **values}
+    if to in _UNLINKED:
+        changes["active_rate_request_id"] = None
+        changes["response_due_at"] = None
+    return rowcount(session.execute(statement.values(**changes))) == 1
+
+
+def _settle_expiry(session: Session, row: BookingRow, now: datetime) -> None:
+    """Record an expiry that is due but not yet written by the worker."""
+    if effective_status(row, now) is BookingStatus.EXPIRED and row.status in _OPEN:
+        _move(session, row.id, OPEN_STATUSES, BookingStatus.EXPIRED, now)
+        session.refresh(row)
+
+
+def cancel_booking(
+    session: Session, tenant_id: int, booking_id: uuid.UUID, now: datetime
+) -> BookingRow:
+    """Either party cancels, from any state; cancelling again changes nothing."""
+    row = owned_booking(session, tenant_id, booking_id)
+    if _move(session, row.id, None, BookingStatus.CANCELLED, now):
+        row = owned_booking(session, tenant_id, booking_id)
+    return row
+
+
+def cancel_for_rate_request(
+    session: Session, tenant_id: int, request_id: str, now: datetime
+) -> str | None:
+    """Cancel the booking in progress of a rate request being cancelled; returns its id.
+
+    409 when a carrier accepted a booking of the request (also when it did so just now).
+    """
+    live = session.scalars(
+        select(BookingRow).where(
+            BookingRow.tenant_id == tenant_id,
+            BookingRow.rate_request_id == request_id,
+            BookingRow.status.in_(_LIVE),
+        )
+    ).all()
+    cancelled: str | None = None
+    for booking in live:
+        if booking.status != BookingStatus.BOOKED.value:
+            if _move(session, booking.id, OPEN_STATUSES, BookingStatus.CANCELLED, now):
+                cancelled = booking.id
+                continue
+            session.refresh(booking)  # the carrier answered, or it expired, just now
+            if booking.status != BookingStatus.BOOKED.value:
+                continue
+        raise conflict(
+            f"A carrier accepted booking {booking.id} of rate request {request_id}; cancel the "
+            "booking first",
+            source="bookingId",
+        )
+    return cancelled
+
+
+def carrier_response(
+    session: Session, tenant_id: int, booking_id: uuid.UUID, body: CarrierResponse, now: datetime
+) -> BookingRow:
+    if body.decision is CarrierDecision.ACCEPT:
+        for name, value in (
+            ("rejectionReason", body.rejection_reason),
+            ("carrierRejectionNotes", body.carrier_rejection_notes),
+        ):
+            if value is not None:
+                raise field_error(name, "goes with decision REJECT only")
+    row = owned_booking(session, tenant_id, booking_id)
+    _settle_expiry(session, row, now)
+    if row.status not in _OPEN:
+        raise conflict(
+            f"Booking {booking_id} is {row.status}; only PROCESSING or UNDER_REVIEW bookings "
+            "take a carrier response",
+            source="status",
+        )
+    method = body.response_method.value
+    if body.decision is CarrierDecision.ACCEPT:
+        identifiers = [i.wire() for i in body.carrier_provided_identifiers]
+        keys = [k.wire() for k in body.capacity_provider_reference_keys]
+        if not _has_tracking_key(row, identifiers):
+            accepted = _key_types(row.transportation_mode)
+            raise field_error(
+                "carrierProvidedIdentifiers",
+                "tracking needs an identifier that names the shipment; give one of "
+                + ", ".join(sorted(accepted)),
+            )
+        moved = _accept(session, row, identifiers, keys, method, now)
+    else:
+        moved = _move(
+            session,
+            row.id,
+            OPEN_STATUSES,
+            BookingStatus.REJECTED,
+            now,
+            rejection_reason=body.rejection_reason.value if body.rejection_reason else None,
+            carrier_rejection_notes=body.carrier_rejection_notes,
+            carrier_response_method=method,
+        )
+    row = owned_booking(session, tenant_id, booking_id)
+    if not moved:
+        raise conflict(f"Booking {booking_id} is {row.status} already", source="status")
+    return row
+
+
+def _accept(
+    session: Session,
+    row: BookingRow,
+    identifiers: list[dict[str, Any]],
+    keys: list[dict[str, Any]],
+    method: str,
+    now: datetime,
+) -> bool:
+    moved = _move(
+        session,
+        row.id,
+        OPEN_STATUSES,
+        BookingStatus.BOOKED,
+        now,
+        carrier_provided_identifiers=identifiers,
+        reference_keys=keys,
+        carrier_response_method=method,
+        accepted_at=now,
+        response_due_at=None,
+    )
+    if moved:
+        session.refresh(row)
+        row.master_shipment_id = _initiate_tracking(session, row)
+        session.flush()
+    return moved
+
+
+# --- tracking initiation -------------------------------------------------------------------
+
+
+def _key_types(mode: str | None) -> frozenset[str]:
+    accepted = ACCEPTED_BY_MODE.get(TransportationMode(mode or "TL"), frozenset())
+    return accepted - QUALIFIERS
+
+
+def _tracking_identifiers(
+    row: BookingRow, carrier_identifiers: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    mode = TransportationMode(row.transportation_mode or "TL")
+    accepted = ACCEPTED_BY_MODE.get(mode, frozenset())
+    carrier_type = row.document["capacityProviderIdentifier"]["type"]
+    carrier_type = "FFW_SCAC" if carrier_type == "FFW_SCAC" else "CARRIER_SCAC"
+    found: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    candidates = [{"type": carrier_type, "value": row.scac}]
+    candidates += carrier_identifiers + list(row.shipment_identifiers)
+    for identifier in candidates:
+        kind, value = identifier["type"], str(identifier["value"]).strip()
+        key = (kind, normalize_value(value))
+        if kind in accepted and value and len(value) <= 200 and key not in seen:
+            seen.add(key)
+            found.append({"type": kind, "value": value})
+    return found
+
+
+def _has_tracking_key(row: BookingRow, carrier_identifiers: list[dict[str, Any]]) -> bool:
+    keys = _key_types(row.transportation_mode)
+    return any(i["type"] in keys for i in _tracking_identifiers(row, carrier_identifiers))
+
+
+def tracking_attributes(
+    attributes: list[dict[str, Any]], reference_keys: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The shipper's attributes, then the carrier's reference keys, 25 in all."""
+    chosen: list[dict[str, Any]] = []
+    names: set[str] = set()
+    pairs = [(a["name"], a.get("values", [])) for a in attributes]
+    pairs += [(k["key"], k.get("values", [])) for k in reference_keys]
+    for name, values in pairs:
+        if len(chosen) == MAX_TRACKING_KEYS:
+            break
+        if _fold(name) in names:
+            continue
+        names.add(_fold(name))
+        chosen.append({"name": name.strip(), "values": list(values)})
+    return chosen
+
+
+def _initiate_tracking(session: Session, row: BookingRow) -> str:
+    body: dict[str, Any] = {
+        "identifiers": _tracking_identifiers(row, row.carrier_provided_identifiers),
+        "attributes": tracking_attributes(row.document.get("attributes", []), row.reference_keys),
+        "plan": {"expectedTransportationModes": [row.transportation_mode or "TL"]},
+    }
+    request = session.get(RateRequestRow, row.rate_request_id) if row.rate_request_id else None
+    if request is not None:
+        route = request.document["rateDetail"]["routeInfo"]
+        body["routeInfo"] = {
+            "stops": [
+                {
+                    "id": stop["id"],
+                    "type": stop["type"],
+                    "name": stop["location"].get("name"),
+                    "location": {
+                        key: stop["location"][key]
+                        for key in ("address", "coordinates")
+                        if key in stop["location"]
+                    },
+                }
+                for stop in route["stops"]
+            ],
+            "routeSegments": [
+                {
+                    "id": segment["id"],
+                    "fromStopId": segment["fromStopId"],
+                    "toStopId": segment["toStopId"],
+                    "transportationMode": row.transportation_mode,
+                }
+                for segment in route.get("routeSegments", [])
+            ],
+        }
+    return shipments.create_shipment(
+        session, row.tenant_id, TrackedShipmentInput.model_validate(body)
+    )
+
+
+# --- the simulated carriers (background) ---------------------------------------------------
+
+
+def answer_due_bookings(context: ServiceContext) -> datetime | None:
+    """Expire what is due, let carriers answer what is due; returns when more falls due."""
+    now = utcnow()
+    with context.sessions() as session:
+        expiring = session.scalars(
+            select(BookingRow.id)
+            .where(BookingRow.status.in_(_OPEN), BookingRow.expires_at <= now)
+            .limit(500)
+        ).all()
+        answering = session.scalars(
+            select(BookingRow.id)
+            .where(
+                BookingRow.status == BookingStatus.PROCESSING.value,
+                BookingRow.response_due_at <= now,
+            )
+            .order_by(BookingRow.response_due_at)
+            .limit(500)
+        ).all()
+    for booking_id in expiring:
+        with transaction(context.sessions) as session:
+            _move(session, booking_id, OPEN_STATUSES, BookingStatus.EXPIRED, now)
+    for booking_id in answering:
+        try:
+            with transaction(context.sessions) as session:
+                _carrier_answers(session, booking_id, now)
+        except Exception:
+            log.exception("the carrier's answer to booking %s failed", booking_id)
+            with transaction(context.sessions) as session:
+                _move(
+                    session,
+                    booking_id,
+                    [BookingStatus.PROCESSING],
+                    BookingStatus.REJECTED,
+                    now,
+                    automated_failure_reason="CARRIER_SYSTEM_ERROR",
+                )
+    with context.sessions() as session:
+        expiry = session.scalar(
+            select(func.min(BookingRow.expires_at)).where(BookingRow.status.in_(_OPEN))
+        )
+        answer = session.scalar(
+            select(func.min(BookingRow.response_due_at)).where(
+                BookingRow.status == BookingStatus.PROCESSING.value
+            )
+        )
+    due = [t for t in (expiry, answer) if t is not None]
+    return min(due) if due else None
+
+
+def _carrier_answers(session: Session, booking_id: str, now: datetime) -> None:
+    row = session.get(BookingRow, booking_id, populate_existing=True)
+    if row is None:
+        return
+    _settle_expiry(session, row, now)
+    due = row.response_due_at
+    if row.status != BookingStatus.PROCESSING.value or due is None or due > now:
+        return
+    profile = carrier_profiles.resolve(session, row.tenant_id, [row.scac])[row.scac]
+    if profile.behaviour in (CarrierBehaviour.ACCEPT, CarrierBehaviour.SLOW):
+        number = int(uuid.UUID(row.id)) % 10**9
+        key_type = _CARRIER_KEY.get(row.transportation_mode or "TL", "BOOKING_NUMBER")
+        identifiers = [{"type": key_type, "value": f"{row.scac}{number:09d}"}]
+        keys = [{"key": "CARRIER_LOAD_NUMBER", "values": [f"L{number:09d}"]}]
+        _accept(session, row, identifiers, keys, "API", now)
+    elif profile.behaviour is CarrierBehaviour.DECLINE:
+        reasons = list(_DECLINES)
+        reason = reasons[int(uuid.UUID(row.id)) % len(reasons)]
+        _move(
+            session,
+            row.id,
+            [BookingStatus.PROCESSING],
+            BookingStatus.REJECTED,
+            now,
+            rejection_reason=reason.value,
+            carrier_rejection_notes=_DECLINES[reason],
+            carrier_response_method="API",
+        )
+    else:
+        _move(
+            session,
+            row.id,
+            [BookingStatus.PROCESSING],
+            BookingStatus.UNDER_REVIEW,
+            now,
+            response_due_at=None,
+        )
+
+
+async def booking_worker(context: ServiceContext, stop: asyncio.Event) -> None:
+    await carrier_profiles.run_due_work(context, stop, LOOP, answer_due_bookings)
+
+
+WORKERS = [booking_worker]
+
+__all__ = [
+    "LOOP",
+    "WORKERS",
+    "cancel_booking",
+    "cancel_for_rate_request",
+    "carrier_response",
+    "create_booking",
+    "list_bookings",
+    "owned_booking",
+    "rowcount",
+    "update_booking",
+    "view",
+]

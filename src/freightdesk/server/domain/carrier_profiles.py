@@ -1,0 +1,268 @@
+"""The simulated carriers: who they are, how they answer, and the loop that runs their answers.
+
+Every SCAC is a carrier the service can simulate. A few fictional carriers are built in (the
+tenant's "connected" carriers, asked when a rate request names none); any other SCAC gets
+defaults derived from it. A tenant overrides any of it per SCAC with a carrier profile
+(``PUT /services/carriers/v1/profiles/{scac}``, an extension): behaviour (ACCEPT, DECLINE,
+REVIEW, SLOW), delays, the account groups the carrier belongs to, units, currency, limits.
+
+Carriers answer in the background: quotes and booking answers are rows with a due time, and
+:func:`run_due_work` sleeps until the next one is due or until a request nudges it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from freightdesk.models.booking import (
+    CarrierBehaviour,
+    CarrierMode,
+    CarrierProfile,
+    CarrierProfileInput,
+    DistanceUnit,
+    SystemOfMeasurement,
+)
+from freightdesk.models.common import Currency
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import utcnow
+from freightdesk.server.domain.rate_engine import CarrierTerms, unit_interval
+from freightdesk.server.errors import field_error
+from freightdesk.server.tables.account_groups import AccountGroupRow
+from freightdesk.server.tables.booking import CarrierProfileRow
+
+log = logging.getLogger(__name__)
+
+DEFAULT_RESPONSE_DELAY_SECONDS = 2.0
+SLOW_RESPONSE_DELAY_SECONDS = 15 * 60.0
+DEFAULT_MAX_LINE_ITEMS = 20
+IDLE_SECONDS = 2.0
+
+_ALL_MODES = [CarrierMode.TL, CarrierMode.LTL, CarrierMode.VLTL]
+
+# Fictional carriers every tenant is connected to. Only what differs from the defaults.
+CATALOGUE: dict[str, dict[str, Any]] = {
+    "PRLF": {"name": "Prairie Line Freight", "modes": ["TL"]},
+    "BLRT": {"name": "Blue Ridge Transport", "modes": ["TL", "VLTL"]},
+    "CSCX": {"name": "Coastal Star Carriers", "modes": ["TL"]},
+    "IRHX": {"name": "Iron Horse Express", "modes": ["TL", "LTL"]},
+    "GLKT": {"name": "Great Lakes Trucking", "modes": ["TL", "LTL"], "behaviour": "REVIEW"},
+    "NBFL": {
+        "name": "Northbridge Freight Lines",
+        "modes": ["LTL", "VLTL"],
+        "alternateScacs": ["NBFC"],
+    },
+    "RDRN": {"name": "Redrun Logistics", "modes": ["LTL", "VLTL"]},
+    "KSTL": {
+        "name": "Keystone LTL",
+        "modes": ["LTL", "VLTL"],
+        "maxLineItems": 5,
+        "supportsEnhancedHandlingUnits": False,
+    },
+    "HRZN": {"name": "Horizon Volume Freight", "modes": ["VLTL"], "acceptsTermsOverrides": False},
+    "MPLF": {
+        "name": "Maple Leaf Freightways",
+        "modes": ["TL", "LTL", "VLTL"],
+        "distanceUnit": "KM",
+        "currency": "CAD",
+        "systemOfMeasurement": "METRIC",
+    },
+    "TRNX": {
+        "name": "Transnorte Express",
+        "modes": ["TL"],
+        "distanceUnit": "KM",
+        "currency": "MXN",
+        "systemOfMeasurement": "METRIC",
+    },
+}
+
+
+def normalize_scac(value: str) -> str:
+    return value.strip().upper()
+
+
+def _defaults(scac: str) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "name": f"Carrier {scac}",
+        "behaviour": CarrierBehaviour.ACCEPT.value,
+        "modes": [mode.value for mode in _ALL_MODES],
+        "distanceUnit": DistanceUnit.MI.value,
+        "currency": Currency.USD.value,
+        "systemOfMeasurement": SystemOfMeasurement.IMPERIAL.value,
+        "maxLineItems": DEFAULT_MAX_LINE_ITEMS,
+        "supportsEnhancedHandlingUnits": True,
+        "acceptsTermsOverrides": True,
+        "alternateScacs": [],
+        "accountGroupCodes": [],
+        # Carriers answer quote requests within 40 to 200 ms, each at its own pace.
+        "quoteDelaySeconds": round(0.04 + 0.16 * unit_interval("quote-delay", scac), 3),
+    }
+    base.update(CATALOGUE.get(scac, {}))
+    return base
+
+
+def build_profile(scac: str, settings: dict[str, Any] | None) -> CarrierProfile:
+    """The profile of a carrier: its defaults overlaid with the tenant's settings."""
+    merged = _defaults(scac)
+    merged.update(settings or {})
+    if "responseDelaySeconds" not in merged:
+        slow = merged["behaviour"] == CarrierBehaviour.SLOW.value
+        merged["responseDelaySeconds"] = (
+            SLOW_RESPONSE_DELAY_SECONDS if slow else DEFAULT_RESPONSE_DELAY_SECONDS
+        )
+    return CarrierProfile.model_validate({**merged, "scac": scac, "configured": bool(settings)})
+
+
+def terms(profile: CarrierProfile) -> CarrierTerms:
+    return CarrierTerms(
+        scac=profile.scac,
+        distance_unit=profile.distance_unit.value,
+        currency=profile.currency.value,
+    )
+
+
+def resolve(session: Session, tenant_id: int, scacs: Iterable[str]) -> dict[str, CarrierProfile]:
+    """The profiles of these carriers as the tenant sees them, by SCAC."""
+    wanted = sorted({normalize_scac(s) for s in scacs})
+    if not wanted:
+        return {}
+    stored = {
+        row.scac: row.settings
+        for row in session.scalars(
+            select(CarrierProfileRow).where(
+                CarrierProfileRow.tenant_id == tenant_id, CarrierProfileRow.scac.in_(wanted)
+            )
+        )
+    }
+    return {scac: build_profile(scac, stored.get(scac)) for scac in wanted}
+
+
+def connected(session: Session, tenant_id: int) -> list[CarrierProfile]:
+    """The built-in carriers and every carrier the tenant configured, by SCAC."""
+    stored = {
+        row.scac: row.settings
+        for row in session.scalars(
+            select(CarrierProfileRow).where(CarrierProfileRow.tenant_id == tenant_id)
+        )
+    }
+    scacs = sorted(set(CATALOGUE) | set(stored))
+    return [build_profile(scac, stored.get(scac)) for scac in scacs]
+
+
+def serves(profile: CarrierProfile, mode: CarrierMode) -> bool:
+    return mode in profile.modes
+
+
+def group_members(session: Session, tenant_id: int, code: str) -> list[str]:
+    """SCACs of the carriers the tenant put in the account group with this code."""
+    return [p.scac for p in connected(session, tenant_id) if code in p.account_group_codes]
+
+
+def account_group_exists(session: Session, tenant_id: int, code: str) -> bool:
+    found = session.scalar(
+        select(AccountGroupRow.id).where(
+            AccountGroupRow.tenant_id == tenant_id, AccountGroupRow.code == code
+        )
+    )
+    return found is not None
+
+
+def upsert_profile(
+    session: Session, tenant_id: int, scac: str, body: CarrierProfileInput
+) -> CarrierProfile:
+    """Replace the tenant's settings for a carrier (absent fields fall back to defaults)."""
+    scac = normalize_scac(scac)
+    settings = body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+    for index, code in enumerate(settings.get("accountGroupCodes", [])):
+        if not account_group_exists(session, tenant_id, code):
+            raise field_error(
+                f"accountGroupCodes[{index}]",
+                f"there is no capacity provider account group with code {code!r}",
+            )
+    if "alternateScacs" in settings:
+        settings["alternateScacs"] = [normalize_scac(s) for s in settings["alternateScacs"]]
+    row = session.scalar(
+        select(CarrierProfileRow).where(
+            CarrierProfileRow.tenant_id == tenant_id, CarrierProfileRow.scac == scac
+        )
+    )
+    if row is None:
+        row = CarrierProfileRow(tenant_id=tenant_id, scac=scac, settings=settings)
+        session.add(row)
+    else:
+        row.settings = settings
+        row.updated_at = utcnow()
+    session.flush()
+    return build_profile(scac, settings)
+
+
+def delete_profile(session: Session, tenant_id: int, scac: str) -> bool:
+    row = session.scalar(
+        select(CarrierProfileRow).where(
+            CarrierProfileRow.tenant_id == tenant_id,
+            CarrierProfileRow.scac == normalize_scac(scac),
+        )
+    )
+    if row is None:
+        return False
+    session.delete(row)
+    return True
+
+
+# --- the background loop -------------------------------------------------------------------
+
+Step = Callable[[ServiceContext], datetime | None]
+
+
+def wake(context: ServiceContext, name: str) -> None:
+    """Tell the loop `name` that new work was committed (safe from any thread)."""
+    nudge = context.services.get(f"wake:{name}")
+    if callable(nudge):
+        nudge()
+
+
+async def run_due_work(context: ServiceContext, stop: asyncio.Event, name: str, step: Step) -> None:
+    """Run `step` (in a thread: it uses the database) whenever work is due.
+
+    `step` handles everything due now and returns when the next work falls due (None when
+    nothing is scheduled). The loop sleeps until then, until :func:`wake`, or at most
+    IDLE_SECONDS, which also picks up work committed by another process.
+    """
+    loop = asyncio.get_running_loop()
+    nudged = asyncio.Event()
+
+    def nudge() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(nudged.set)
+
+    key = f"wake:{name}"
+    context.services[key] = nudge
+    try:
+        while not stop.is_set():
+            nudged.clear()
+            next_due = await asyncio.to_thread(step, context)
+            delay = IDLE_SECONDS
+            if next_due is not None:
+                delay = min(IDLE_SECONDS, max(0.0, (next_due - utcnow()).total_seconds()))
+            if delay > 0:
+                await _first_of((stop, nudged), delay)
+    finally:
+        if context.services.get(key) is nudge:
+            del context.services[key]
+
+
+async def _first_of(events: Sequence[asyncio.Event], seconds: float) -> None:
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)

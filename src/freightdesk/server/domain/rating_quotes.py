@@ -1,0 +1,725 @@
+"""Rate requests: checking and planning a request, the carriers' quotes, cancellation.
+
+A new request is checked, its lane and freight worked out once (the `plan`), market quotes
+priced at once, and one solicitation written per carrier, due after that carrier's quote delay.
+The worker answers due solicitations with quotes from the rate engine; when every carrier has
+answered the request moves from QUOTES_REQUESTED to QUOTES_RECEIVED. A request whose
+expirationDateTime passes before it is cancelled becomes EXPIRED and takes no more quotes.
+
+Locking: every writer of a request's quotes or status locks the request row first (a write on
+SQLite, where the first write takes the database lock; FOR UPDATE on PostgreSQL), so a
+cancellation and a carrier's quote never interleave.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import uuid
+from collections import defaultdict
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from freightdesk.models.addresses import country_code, subdivision_code
+from freightdesk.models.booking import CarrierMode, CarrierProfile
+from freightdesk.models.common import Address
+from freightdesk.models.rating import (
+    MAX_CARRIERS,
+    QuoteType,
+    QuoteTypeFilter,
+    RateDetail,
+    RateRequest,
+    RateRequestCancellation,
+    RateRequestCreate,
+    RateRequestStatus,
+    RateRouteSegment,
+    RateStopType,
+    RatingMode,
+)
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.domain import booking_carriers, carrier_profiles, places
+from freightdesk.server.domain import rate_engine as engine
+from freightdesk.server.errors import ApiError, field_error, not_found
+from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow, RateSolicitationRow
+from freightdesk.server.tables.tenancy import Tenant
+
+log = logging.getLogger(__name__)
+
+LOOP = "rating-quotes"
+CANCELLATION_FEATURE = "rateRequestCancellation"
+# On unless the tenant switched it off: cancelling is what a shipper expects to be able to do.
+CANCELLATION_DEFAULT = True
+DEFAULT_VALIDITY = timedelta(hours=72)
+QUOTE_VALIDITY = {QuoteType.SPOT: timedelta(hours=24), QuoteType.CONTRACT: timedelta(days=30)}
+OPEN_STATUSES = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
+_FLATBEDS = {"FLATBED", "STEP_DECK", "DOUBLE_DROP", "LOWBOY", "CONESTOGA"}
+_NOT_LTL = {"TARP", "LUMPER", "TEAM_DRIVERS", "REFRIGERATED"}
+_SOURCE = "CAPACITY_PROVIDER"
+
+
+# --- creation ------------------------------------------------------------------------------
+
+
+def create_rate_request(
+    session: Session, tenant_id: int, body: RateRequestCreate, now: datetime
+) -> RateRequestRow:
+    """Check, plan and store a new rate request with one solicitation per carrier."""
+    expires = body.expiration_date_time or (now + DEFAULT_VALIDITY)
+    if expires <= now:
+        raise field_error("expirationDateTime", "must be in the future")
+    detail = body.rate_detail
+    mode = _mode(detail)
+    plan = _plan(detail, mode, now)
+    quote_filter = body.quote_type_filter or QuoteTypeFilter.ALL
+    plan["quoteTypes"] = _quote_types(quote_filter)
+    scacs = _carriers(session, tenant_id, body, mode)
+    profiles = carrier_profiles.resolve(session, tenant_id, scacs)
+
+    row = RateRequestRow(
+        id=str(uuid.uuid4()),
+        tenant_id=tenant_id,
+        name=body.name,
+        status=RateRequestStatus.QUOTES_REQUESTED.value,
+        mode=mode.value,
+        quote_type_filter=quote_filter.value,
+        expires_at=expires.astimezone(UTC),
+        document=body.model_dump(mode="json", by_alias=True, exclude_none=True),
+        plan=plan,
+        market_quotes=_market_quotes(plan, now),
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(row)
+    session.flush()
+    session.add_all(
+        RateSolicitationRow(
+            rate_request_id=row.id,
+            tenant_id=tenant_id,
+            scac=scac,
+            due_at=now + timedelta(seconds=profiles[scac].quote_delay_seconds),
+            pending=True,
+        )
+        for scac in scacs
+    )
+    if not scacs:
+        row.status = RateRequestStatus.QUOTES_RECEIVED.value
+    return row
+
+
+def _mode(detail: RateDetail) -> RatingMode:
+    shipping = detail.shipping_details
+    if shipping is not None and shipping.truck is not None and shipping.ltl is not None:
+        raise field_error("rateDetail.shippingDetails", "give truck (truckload) or ltl, not both")
+    if shipping is not None and shipping.ltl is not None:
+        return RatingMode.LTL
+    return RatingMode.TL
+
+
+def _quote_types(quote_filter: QuoteTypeFilter) -> list[str]:
+    if quote_filter is QuoteTypeFilter.ALL:
+        return [QuoteType.CONTRACT.value, QuoteType.SPOT.value]
+    return [quote_filter.value]
+
+
+def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]:
+    """What every carrier prices: route miles, lane, week, freight. Fills in missing ids."""
+    route = detail.route_info
+    base = "rateDetail.routeInfo"
+    for stop in route.stops:
+        if stop.id is None:
+            stop.id = uuid.uuid4()
+    ids = [stop.id for stop in route.stops]
+    stop_ids = [stop_id for stop_id in ids if stop_id is not None]
+    for index, stop_id in enumerate(ids):
+        if ids.index(stop_id) != index:
+            raise field_error(f"{base}.stops[{index}].id", "another stop has the same id")
+    if route.stops[0].type is not RateStopType.PICKUP:
+        raise field_error(f"{base}.stops[0].type", "the first stop must be a PICKUP")
+    if route.stops[-1].type is not RateStopType.DELIVERY:
+        raise field_error(f"{base}.stops[{len(ids) - 1}].type", "the last stop must be a DELIVERY")
+    places = [_place_of(stop, f"{base}.stops[{i}].location") for i, stop in enumerate(route.stops)]
+    by_id = dict(zip(ids, places, strict=True))
+    if route.route_segments:
+        legs = []
+        for index, segment in enumerate(route.route_segments):
+            path = f"{base}.routeSegments[{index}]"
+            for name, stop_id in (
+                ("fromStopId", segment.from_stop_id),
+                ("toStopId", segment.to_stop_id),
+            ):
+                if stop_id not in by_id:
+                    raise field_error(f"{path}.{name}", "names no stop of routeInfo.stops")
+            if segment.from_stop_id == segment.to_stop_id:
+                raise field_error(f"{path}.toStopId", "a segment joins two different stops")
+            if segment.id is None:
+                segment.id = uuid.uuid4()
+            legs.append((by_id[segment.from_stop_id], by_id[segment.to_stop_id]))
+    else:
+        # Generated, so that a booking can name the segments it books (routeSegmentIds).
+        route.route_segments = [
+            RateRouteSegment(id=uuid.uuid4(), from_stop_id=a, to_stop_id=b)
+            for a, b in itertools.pairwise(stop_ids)
+        ]
+        legs = list(itertools.pairwise(places))
+    _check_details(detail, set(stop_ids))
+
+    pickup = detail.pickup_date or now.date()
+    if pickup < now.date() - timedelta(days=1):
+        raise field_error("rateDetail.pickupDate", "must not be in the past")
+    year, week, _ = pickup.isocalendar()
+    accessorials = _accessorials(detail, mode)
+    plan: dict[str, Any] = {
+        "mode": mode.value,
+        "miles": engine.route_miles(legs),
+        "lane": f"{_lane_end(places[0])}>{_lane_end(places[-1])}",
+        "week": f"{year}-W{week:02d}",
+        "pickupDate": pickup.isoformat(),
+        "accessorials": accessorials,
+    }
+    if mode is RatingMode.LTL:
+        plan["pieces"] = _ltl_pieces(detail)
+    else:
+        plan.update(_truckload(detail, extra_stops=len(route.stops) - 2))
+    return plan
+
+
+def _place_of(stop: Any, path: str) -> engine.Place:
+    location = stop.location
+    coordinates = None
+    if location.coordinates is not None:
+        coordinates = (location.coordinates.latitude, location.coordinates.longitude)
+    return locate(location.address, coordinates, path)
+
+
+def locate(
+    address: Address | None, coordinates: tuple[float, float] | None, path: str
+) -> engine.Place:
+    """Where a stop is: its coordinates, else its city or postal code (the offline geocoder),
+    else the centre of its state or province. 400 naming `path` when none of these places it."""
+    country = state = postal = None
+    if address is not None:
+        country = country_code(address.country)
+        if country is None:
+            raise field_error(f"{path}.address.country", f"{address.country!r} is not a country")
+        if address.state:
+            state = subdivision_code(country, address.state)
+            if state is None and country in ("US", "CA", "MX"):
+                raise field_error(
+                    f"{path}.address.state", f"{address.state!r} is not known in {country}"
+                )
+        postal = address.postal_code
+        if coordinates is None and (address.city or postal):
+            try:
+                found = places.geocode(
+                    country=country, state=state, city=address.city, postal_code=postal
+                ).place
+                coordinates = (found.latitude, found.longitude)
+                state = state or found.state
+            except places.NotLocated:
+                pass
+    place = engine.place(country, state, postal, coordinates)
+    if place is None:
+        raise field_error(
+            path,
+            "cannot be placed: give coordinates, or an address with a known city or postal "
+            "code, or its state or province (US, CA, MX)",
+        )
+    return place
+
+
+def _lane_end(place: engine.Place) -> str:
+    return place.region or f"{place.latitude:.1f},{place.longitude:.1f}"
+
+
+def _check_details(detail: RateDetail, stop_ids: set[uuid.UUID]) -> None:
+    for index, shipment in enumerate(detail.shipment_details):
+        path = f"rateDetail.shipmentDetails[{index}]"
+        for name, stop_id in (
+            ("pickupStopId", shipment.pickup_stop_id),
+            ("deliveryStopId", shipment.delivery_stop_id),
+        ):
+            if stop_id is not None and stop_id not in stop_ids:
+                raise field_error(f"{path}.{name}", "names no stop of rateDetail.routeInfo.stops")
+
+
+def _accessorials(detail: RateDetail, mode: RatingMode) -> list[str]:
+    shipping = detail.shipping_details
+    if shipping is None:
+        return []
+    trailer = shipping.truck.trailer_type.value if shipping.truck else "DRY_VAN"
+    codes: list[str] = []
+    for index, accessorial in enumerate(shipping.accessorials):
+        path = f"rateDetail.shippingDetails.accessorials[{index}].code"
+        code = accessorial.code
+        if code not in engine.ACCESSORIALS or code == "STOP_OFF":
+            known = ", ".join(c for c in engine.ACCESSORIALS if c != "STOP_OFF")
+            raise field_error(path, f"{code!r} is not an accessorial we rate; use one of {known}")
+        if mode is RatingMode.LTL and code in _NOT_LTL:
+            raise field_error(path, f"{code} is a truckload service, not offered for LTL")
+        if mode is RatingMode.TL and code == "REFRIGERATED" and trailer != "REEFER":
+            raise field_error(path, "REFRIGERATED needs truck.trailerType REEFER")
+        if mode is RatingMode.TL and code == "TARP" and trailer not in _FLATBEDS:
+            raise field_error(path, "TARP goes with an open trailer (flatbed, step deck, ...)")
+        codes.append(code)
+    return sorted(set(codes))
+
+
+def _handling_units(detail: RateDetail) -> list[tuple[str, Any]]:
+    return [
+        (f"rateDetail.shipmentDetails[{i}].handlingUnits[{j}]", unit)
+        for i, shipment in enumerate(detail.shipment_details)
+        for j, unit in enumerate(shipment.handling_units)
+    ]
+
+
+def _ltl_pieces(detail: RateDetail) -> list[list[Any]]:
+    units = _handling_units(detail)
+    if not units:
+        raise field_error(
+            "rateDetail.shipmentDetails", "LTL is rated by weight and class: add handlingUnits"
+        )
+    pieces: list[list[Any]] = []
+    for path, unit in units:
+        if unit.weight is None:
+            raise field_error(f"{path}.weight", "is required to rate LTL")
+        weight = engine.pounds(unit.weight.value, unit.weight.unit.value) * unit.quantity
+        freight_class = unit.freight_class
+        if freight_class is None:
+            if unit.dimensions is None:
+                raise field_error(
+                    f"{path}.freightClass", "is required to rate LTL (or give dimensions)"
+                )
+            dims = unit.dimensions
+            size = [
+                engine.inches(v, dims.unit.value) for v in (dims.length, dims.width, dims.height)
+            ]
+            freight_class = engine.density_class(weight / unit.quantity, *size)
+        pieces.append([round(weight, 2), freight_class])
+    return pieces
+
+
+def _truckload(detail: RateDetail, *, extra_stops: int) -> dict[str, Any]:
+    shipping = detail.shipping_details
+    truck = shipping.truck if shipping is not None else None
+    length = None
+    if truck is not None and truck.trailer_length is not None:
+        length = round(engine.feet(truck.trailer_length.value, truck.trailer_length.unit.value), 2)
+    weight = sum(
+        engine.pounds(unit.weight.value, unit.weight.unit.value) * unit.quantity
+        for _path, unit in _handling_units(detail)
+        if unit.weight is not None
+    )
+    return {
+        "trailerType": truck.trailer_type.value if truck else "DRY_VAN",
+        "partial": bool(truck and truck.load_preference.value == "PARTIAL"),
+        "trailerLengthFt": length,
+        "weightLb": round(weight, 2),
+        "extraStops": max(0, extra_stops),
+    }
+
+
+def _carriers(
+    session: Session, tenant_id: int, body: RateRequestCreate, mode: RatingMode
+) -> list[str]:
+    """The carriers asked: those named, those of the named account groups, else all connected."""
+    named = [carrier_profiles.normalize_scac(c.value) for c in body.capacity_provider_identifiers]
+    groups = [
+        (f"capacityProviderAccountGroups[{i}].code", g.code)
+        for i, g in enumerate(body.capacity_provider_account_groups)
+    ]
+    shipping = body.rate_detail.shipping_details
+    ltl_group = shipping.ltl.capacity_provider_account_group if shipping and shipping.ltl else None
+    ltl_path = "rateDetail.shippingDetails.ltl.capacityProviderAccountGroup"
+    if ltl_group is not None:
+        if ltl_group.code is not None:
+            groups.append((f"{ltl_path}.code", ltl_group.code))
+        for index, account in enumerate(ltl_group.accounts):
+            scac = carrier_profiles.normalize_scac(account.code)
+            if not scac.isalpha() or not 2 <= len(scac) <= 4:
+                raise field_error(f"{ltl_path}.accounts[{index}].code", "must be a carrier's SCAC")
+            named.append(scac)
+    for path, code in groups:
+        if not carrier_profiles.account_group_exists(session, tenant_id, code):
+            raise field_error(
+                path, f"there is no capacity provider account group with code {code!r}"
+            )
+        members = carrier_profiles.group_members(session, tenant_id, code)
+        if not members:
+            raise field_error(
+                path,
+                f"account group {code!r} has no carriers; add its code to a carrier profile's "
+                "accountGroupCodes",
+            )
+        named.extend(members)
+    if not named:
+        wanted = CarrierMode(mode.value)
+        named = [
+            p.scac for p in carrier_profiles.connected(session, tenant_id) if wanted in p.modes
+        ]
+    unique = list(dict.fromkeys(named))
+    if len(unique) > MAX_CARRIERS:
+        raise field_error(
+            "capacityProviderIdentifiers",
+            f"at most {MAX_CARRIERS} carriers per request, account groups included "
+            f"(this one asks {len(unique)})",
+        )
+    return unique
+
+
+# --- pricing -------------------------------------------------------------------------------
+
+
+def _truckload_of(plan: dict[str, Any]) -> engine.Truckload:
+    return engine.Truckload(
+        trailer_type=plan["trailerType"],
+        partial=plan["partial"],
+        trailer_length_ft=plan["trailerLengthFt"],
+        weight_lb=plan["weightLb"],
+        extra_stops=plan["extraStops"],
+        accessorials=tuple(plan["accessorials"]),
+    )
+
+
+def _pieces_of(plan: dict[str, Any]) -> list[engine.LtlPiece]:
+    return [engine.LtlPiece(float(weight), str(cls)) for weight, cls in plan["pieces"]]
+
+
+def _price(plan: dict[str, Any], carrier: engine.CarrierTerms, quote_type: str) -> engine.Price:
+    spot = quote_type == QuoteType.SPOT.value
+    if plan["mode"] == RatingMode.TL.value:
+        return engine.price_truckload(
+            carrier,
+            _truckload_of(plan),
+            plan["miles"],
+            spot=spot,
+            lane=plan["lane"],
+            week=plan["week"],
+        )
+    price = engine.price_ltl(carrier, _pieces_of(plan), plan["miles"], plan["accessorials"])
+    if not spot:
+        return price
+    # LTL spot (volume) pricing moves with the lane's weekly market, less than truckload does.
+    factor = 0.92 + 0.20 * engine.unit_interval(
+        "ltl-spot", plan["lane"], plan["week"], carrier.scac
+    )
+    return replace(
+        price, line_haul=round(price.line_haul * factor, 2), fuel=round(price.fuel * factor, 2)
+    )
+
+
+def _money(usd: float, currency: str) -> dict[str, Any]:
+    return {"amount": engine.convert(usd, currency), "currency": currency}
+
+
+def _distance(miles: float, unit: str) -> dict[str, Any]:
+    value = miles * engine.KM_PER_MILE if unit == "KM" else miles
+    return {"value": round(value, 1), "unit": unit}
+
+
+def _quote(
+    plan: dict[str, Any],
+    request: RateRequestRow,
+    profile: CarrierProfile,
+    quote_type: str,
+    now: datetime,
+) -> RateQuoteRow:
+    carrier = carrier_profiles.terms(profile)
+    price = _price(plan, carrier, quote_type)
+    currency = carrier.currency
+    unit = carrier.distance_unit
+    rate_per_distance = None
+    if price.rate_per_mile is not None:
+        per_unit = price.rate_per_mile / (engine.KM_PER_MILE if unit == "KM" else 1.0)
+        rate_per_distance = {
+            "amount": round(per_unit * engine.UNITS_PER_USD[currency], 4),
+            "currency": currency,
+        }
+    expires = min(request.expires_at, now + QUOTE_VALIDITY[QuoteType(quote_type)])
+    number = f"{profile.scac}-{quote_type[0]}{uuid.uuid4().hex[:10].upper()}"
+    pickup = date.fromisoformat(plan["pickupDate"])
+    ltl = plan["mode"] == RatingMode.LTL.value
+    quote_id = str(uuid.uuid4())
+    document: dict[str, Any] = {
+        "id": quote_id,
+        "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": profile.scac},
+        "carrierName": profile.name,
+        "quoteType": quote_type,
+        "transportationMode": plan["mode"],
+        "serviceLevel": price.service_level,
+        "totalRate": _money(price.total, currency),
+        "lineHaul": _money(price.line_haul, currency),
+        "fuelSurcharge": _money(price.fuel, currency),
+        "accessorialCharges": [
+            {"code": c.code, "description": c.description, "amount": _money(c.usd, currency)}
+            for c in price.accessorials
+        ],
+        "distance": _distance(price.miles, unit),
+        "transitDays": price.transit_days,
+        "estimatedDeliveryDate": engine.delivery_date(
+            pickup, price.transit_days, business_days=ltl
+        ).isoformat(),
+        "expirationDateTime": expires.isoformat(),
+        "rateIdentifiers": [{"source": _SOURCE, "type": quote_type, "value": number}],
+        "createdDateTime": now.isoformat(),
+    }
+    if rate_per_distance is not None:
+        document["ratePerDistance"] = rate_per_distance
+    if price.billed_weight_lb:
+        metric = profile.system_of_measurement.value == "METRIC"
+        weight = (
+            engine.kilograms(price.billed_weight_lb, "LB") if metric else price.billed_weight_lb
+        )
+        document["billedWeight"] = {"value": round(weight, 1), "unit": "KG" if metric else "LB"}
+    return RateQuoteRow(
+        id=quote_id,
+        tenant_id=request.tenant_id,
+        rate_request_id=request.id,
+        scac=profile.scac,
+        quote_type=quote_type,
+        quote_number=number,
+        total_usd=price.total,
+        expires_at=expires,
+        document=document,
+        created_at=now,
+    )
+
+
+def _market_quotes(plan: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
+    quotes = []
+    for quote_type in plan["quoteTypes"]:
+        spot = quote_type == QuoteType.SPOT.value
+        if plan["mode"] == RatingMode.TL.value:
+            market = engine.market_truckload(
+                _truckload_of(plan), plan["miles"], spot=spot, lane=plan["lane"], week=plan["week"]
+            )
+        else:
+            market = engine.market_ltl(
+                _pieces_of(plan), plan["miles"], spot=spot, lane=plan["lane"], week=plan["week"]
+            )
+        quotes.append(
+            {
+                "id": str(uuid.uuid4()),
+                "providerName": "FreightDesk Market Index",
+                "quoteType": quote_type,
+                "transportationMode": plan["mode"],
+                "lowRate": _money(market.low, "USD"),
+                "averageRate": _money(market.average, "USD"),
+                "highRate": _money(market.high, "USD"),
+                "averageRatePerDistance": {
+                    "amount": round(market.average / max(market.miles, 1.0), 4),
+                    "currency": "USD",
+                },
+                "distance": _distance(market.miles, "MI"),
+                "sampleSize": market.sample_size,
+                "createdDateTime": now.isoformat(),
+            }
+        )
+    return quotes
+
+
+# --- reads ---------------------------------------------------------------------------------
+
+
+def effective_status(row: RateRequestRow, now: datetime) -> RateRequestStatus:
+    status = RateRequestStatus(row.status)
+    if status in OPEN_STATUSES and row.expires_at <= now:
+        return RateRequestStatus.EXPIRED
+    return status
+
+
+def owned_request(session: Session, tenant_id: int, request_id: uuid.UUID | str) -> RateRequestRow:
+    row = session.get(RateRequestRow, str(request_id))
+    if row is None or row.tenant_id != tenant_id:
+        raise not_found(f"Rate request {request_id}")
+    return row
+
+
+def view(session: Session, row: RateRequestRow, now: datetime) -> RateRequest:
+    quotes = session.scalars(
+        select(RateQuoteRow.document)
+        .where(RateQuoteRow.rate_request_id == row.id)
+        .order_by(RateQuoteRow.total_usd, RateQuoteRow.quote_number)
+    ).all()
+    return RateRequest.model_validate(
+        {
+            **row.document,
+            "id": row.id,
+            "expirationDateTime": row.expires_at,
+            "quoteTypeFilter": row.quote_type_filter,
+            "quotes": quotes,
+            "marketQuotes": row.market_quotes,
+            "status": effective_status(row, now).value,
+            "ratingSourceMethod": "API",
+            "createdDateTime": row.created_at,
+            "lastModifiedDateTime": row.updated_at,
+        }
+    )
+
+
+# --- cancellation --------------------------------------------------------------------------
+
+
+def cancellation_enabled(tenant: Tenant) -> bool:
+    return bool((tenant.features or {}).get(CANCELLATION_FEATURE, CANCELLATION_DEFAULT))
+
+
+def cancel_rate_request(
+    session: Session, tenant_id: int, request_id: uuid.UUID, now: datetime
+) -> RateRequestCancellation:
+    """Cancel a request and its booking in progress; 409 if a carrier accepted a booking."""
+    tenant = session.get(Tenant, tenant_id)
+    if tenant is None or not cancellation_enabled(tenant):
+        raise ApiError(
+            403,
+            "Rate request cancellation is not enabled for this tenant; ask an administrator "
+            f"to switch on the {CANCELLATION_FEATURE} feature",
+        )
+    key = str(request_id)
+    # The status write comes first: it takes the row (PostgreSQL) or database (SQLite) lock.
+    changed = booking_carriers.rowcount(
+        session.execute(
+            update(RateRequestRow)
+            .where(
+                RateRequestRow.id == key,
+                RateRequestRow.tenant_id == tenant_id,
+                RateRequestRow.status != RateRequestStatus.CANCELLED.value,
+            )
+            .values(status=RateRequestStatus.CANCELLED.value, updated_at=now)
+        )
+    )
+    row = owned_request(session, tenant_id, key)
+    if not changed:
+        # Already cancelled: answer what the first cancellation answered.
+        return _cancellation(row)
+    booking_id = booking_carriers.cancel_for_rate_request(session, tenant_id, key, now)
+    row.cancelled_booking_id = booking_id
+    session.execute(
+        update(RateSolicitationRow)
+        .where(RateSolicitationRow.rate_request_id == key, RateSolicitationRow.pending.is_(True))
+        .values(pending=False, outcome="WITHDRAWN", answered_at=now)
+    )
+    session.flush()
+    return _cancellation(row)
+
+
+def _cancellation(row: RateRequestRow) -> RateRequestCancellation:
+    return RateRequestCancellation(
+        rate_request_id=uuid.UUID(row.id),
+        booking_id=uuid.UUID(row.cancelled_booking_id) if row.cancelled_booking_id else None,
+    )
+
+
+# --- the carriers' answers (background) ----------------------------------------------------
+
+
+def answer_due_quotes(context: ServiceContext) -> datetime | None:
+    """Answer every solicitation due now; returns when the next one falls due."""
+    now = utcnow()
+    with transaction(context.sessions) as session:
+        session.execute(
+            update(RateRequestRow)
+            .where(
+                RateRequestRow.status.in_([s.value for s in OPEN_STATUSES]),
+                RateRequestRow.expires_at <= now,
+            )
+            .values(status=RateRequestStatus.EXPIRED.value, updated_at=now)
+        )
+        due = session.execute(
+            select(RateSolicitationRow.id, RateSolicitationRow.rate_request_id)
+            .where(RateSolicitationRow.pending.is_(True), RateSolicitationRow.due_at <= now)
+            .order_by(RateSolicitationRow.due_at)
+            .limit(1000)
+        ).all()
+    by_request: dict[str, list[int]] = defaultdict(list)
+    for solicitation_id, request_id in due:
+        by_request[request_id].append(solicitation_id)
+    for request_id, ids in by_request.items():
+        try:
+            with transaction(context.sessions) as session:
+                _answer(session, request_id, ids, now)
+        except Exception:
+            log.exception("quotes for rate request %s failed", request_id)
+            with transaction(context.sessions) as session:
+                _settle(session, ids, "FAILED", now)
+    with context.sessions() as session:
+        return session.scalar(
+            select(func.min(RateSolicitationRow.due_at)).where(
+                RateSolicitationRow.pending.is_(True)
+            )
+        )
+
+
+def _settle(session: Session, ids: list[int], outcome: str, now: datetime) -> None:
+    session.execute(
+        update(RateSolicitationRow)
+        .where(RateSolicitationRow.id.in_(ids), RateSolicitationRow.pending.is_(True))
+        .values(pending=False, outcome=outcome, answered_at=now)
+    )
+
+
+def _answer(session: Session, request_id: str, ids: list[int], now: datetime) -> None:
+    # Lock order: the request row, then its solicitations (as cancellation does).
+    session.execute(
+        select(RateRequestRow.id).where(RateRequestRow.id == request_id).with_for_update()
+    )
+    claimed = session.execute(
+        update(RateSolicitationRow)
+        .where(RateSolicitationRow.id.in_(ids), RateSolicitationRow.pending.is_(True))
+        .values(pending=False, answered_at=now)
+        .returning(RateSolicitationRow.id, RateSolicitationRow.scac)
+    ).all()
+    request = session.execute(
+        select(RateRequestRow)
+        .where(RateRequestRow.id == request_id)
+        .execution_options(populate_existing=True)
+    ).scalar_one()
+    if effective_status(request, now) not in OPEN_STATUSES:
+        _outcomes(session, {sid: "WITHDRAWN" for sid, _scac in claimed})
+        return
+    profiles = carrier_profiles.resolve(session, request.tenant_id, [s for _i, s in claimed])
+    wanted = CarrierMode(request.mode)
+    outcomes: dict[int, str] = {}
+    for solicitation_id, scac in claimed:
+        profile = profiles[scac]
+        if wanted not in profile.modes:
+            outcomes[solicitation_id] = "NO_QUOTE"
+            continue
+        for quote_type in request.plan["quoteTypes"]:
+            session.add(_quote(request.plan, request, profile, quote_type, now))
+        outcomes[solicitation_id] = "QUOTED"
+    _outcomes(session, outcomes)
+    pending = session.scalar(
+        select(func.count())
+        .select_from(RateSolicitationRow)
+        .where(
+            RateSolicitationRow.rate_request_id == request_id, RateSolicitationRow.pending.is_(True)
+        )
+    )
+    if not pending and request.status == RateRequestStatus.QUOTES_REQUESTED.value:
+        request.status = RateRequestStatus.QUOTES_RECEIVED.value
+    request.updated_at = now
+
+
+def _outcomes(session: Session, outcomes: dict[int, str]) -> None:
+    by_outcome: dict[str, list[int]] = defaultdict(list)
+    for solicitation_id, outcome in outcomes.items():
+        by_outcome[outcome].append(solicitation_id)
+    for outcome, ids in by_outcome.items():
+        session.execute(
+            update(RateSolicitationRow)
+            .where(RateSolicitationRow.id.in_(ids))
+            .values(outcome=outcome)
+        )
+
+
+async def quote_worker(context: ServiceContext, stop: asyncio.Event) -> None:
+    await carrier_profiles.run_due_work(context, stop, LOOP, answer_due_quotes)
+
+
+WORKERS = [quote_worker]
