@@ -1,5 +1,36 @@
-"""Routes of this area (being built)."""
+"""Connected capacity: carriers and carriers on a lane, by tracking performance."""
+
+from __future__ import annotations
 
 from fastapi import APIRouter
 
-router = APIRouter()
+from freightdesk.models.capacity import (
+    CarrierLanePerformances,
+    CarrierPerformances,
+    CarrierSearch,
+    LaneSearch,
+)
+from freightdesk.server.auth import PrincipalDep
+from freightdesk.server.context import SessionDep
+from freightdesk.server.domain import capacity_stats
+from freightdesk.server.openapi import ERRORS
+
+router = APIRouter(prefix="/api/v4/tl/connected-capacity", tags=["Connected capacity"])
+
+
+@router.post("/carriers/search", responses=ERRORS, response_model_exclude_none=True)
+def search_carriers(
+    principal: PrincipalDep, session: SessionDep, body: CarrierSearch | None = None
+) -> CarrierPerformances:
+    # Every filter is optional, so an empty request ranks every carrier.
+    search = body or CarrierSearch()
+    found = capacity_stats.carrier_performances(session, principal.tenant_id, search)
+    return CarrierPerformances(carrier_performances=found)
+
+
+@router.post("/lanes/search", responses=ERRORS, response_model_exclude_none=True)
+def search_lanes(
+    body: LaneSearch, principal: PrincipalDep, session: SessionDep
+) -> CarrierLanePerformances:
+    found = capacity_stats.lane_performances(session, principal.tenant_id, body)
+    return CarrierLanePerformances(carrier_lane_performances=found)
