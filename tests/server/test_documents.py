@@ -271,6 +271,14 @@ INVALID_METADATA: list[tuple[str, str]] = [
         "document.identifiers[0].value",
     ),
     (json.dumps(metadata(id=str(uuid4()))), "document.id"),
+    (json.dumps(metadata(name="a\u0000b")), "document.name"),
+    (
+        json.dumps(metadata(identifiers=[{"type": "PRO", "value": "1\n2"}])),
+        "document.identifiers[0].value",
+    ),
+    (json.dumps(metadata(parsedData={"k": ["\u0000"]})), "document.parsedData"),
+    (json.dumps(metadata(parsedData={"\u0000": 1})), "document.parsedData"),
+    (json.dumps(metadata(parsedData=[1])), "document.parsedData"),
     (json.dumps({"name": "x"}), "document.type"),
 ]
 
@@ -562,6 +570,7 @@ BAD_SEARCHES: list[tuple[dict[str, Any], dict[str, Any], str]] = [
     ({}, {"type": {"operator": "EQUALS", "values": []}}, "type.values"),
     ({}, {"identifiers": {"values": [{"type": "PRO", "value": "1"}]}}, "identifiers.operator"),
     ({}, {"mode": {"operator": "EQUALS", "value": "TL"}}, "mode"),
+    ({}, {"name": {"operator": "EQUALS", "value": "a\u0000"}}, "name.value"),
 ]
 
 

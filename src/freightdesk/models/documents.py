@@ -7,6 +7,7 @@ A document is created by a multipart upload (`document`: the JSON of `DocumentCr
 
 from __future__ import annotations
 
+import unicodedata
 from enum import StrEnum
 from typing import Annotated, Any
 from uuid import UUID
@@ -65,8 +66,32 @@ DOCUMENT_IDENTIFIER_TYPES: frozenset[str] = frozenset(
     {member.value for member in IdentifierType} | {SHIPPER_TENANT_UUID}
 )
 
+
+def _printable(value: str) -> str:
+    # Control characters have no place in names and codes, and PostgreSQL refuses NUL.
+    if any(unicodedata.category(ch) == "Cc" for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+def _no_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("must not contain NUL characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_nul(key)
+            _no_nul(item)
+    elif isinstance(value, list):
+        for item in value:
+            _no_nul(item)
+    return value
+
+
 Name = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_LENGTH)
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_LENGTH),
+    AfterValidator(_printable),
 ]
 
 
@@ -79,6 +104,7 @@ class DocumentIdentifier(StrictWireModel):
         StringConstraints(
             strip_whitespace=True, min_length=1, max_length=MAX_IDENTIFIER_VALUE_LENGTH
         ),
+        AfterValidator(_printable),
     ]
 
     @field_validator("type")
@@ -128,7 +154,7 @@ class DocumentCreate(StrictWireModel):
     type: DocumentType
     mode: DocumentMode
     identifiers: Identifiers
-    parsed_data: dict[str, Any] | None = None
+    parsed_data: Annotated[dict[str, Any], AfterValidator(_no_nul)] | None = None
 
 
 class DocumentUpdate(StrictWireModel):
