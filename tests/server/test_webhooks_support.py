@@ -215,6 +215,8 @@ class Received:
     headers: dict[str, str]
     body: bytes
     at: float
+    # What the receiver answered (None while it is still answering).
+    status: int | None = None
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -268,6 +270,7 @@ class Receiver:
                 if receiver.delay:
                     receiver._closing.wait(receiver.delay)
                 status, headers = receiver.answer(request)
+                request.status = status
                 self._reply(status, headers, b"")
 
             def _reply(self, status: int, headers: dict[str, str], body: bytes) -> None:
