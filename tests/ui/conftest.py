@@ -46,6 +46,16 @@ def pytest_asyncio_loop_factories(
     return None
 
 
+@pytest.fixture(autouse=True)
+def gui_thread_gc(qapp: QApplication) -> Iterator[None]:
+    """As in the app: cycles are collected on the GUI thread only (see ui/garbage.py)."""
+    from freightdesk.ui.garbage import GuiThreadGarbageCollector
+
+    collector = GuiThreadGarbageCollector()
+    yield
+    collector.stop()
+
+
 @pytest.fixture
 def paths(tmp_path: Path) -> AppPaths:
     return AppPaths.under(tmp_path / "home")

@@ -25,6 +25,7 @@ from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.messages import explain
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.shipments import ShipmentsService
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,9 @@ class AppSession:
         self._coordinators: list[Coordinator[Any, Any]] = []
         self._status = ConnectionStatus(ConnectionState.CONNECTING, self.profile.name)
         self._status_listeners: list[Callable[[ConnectionStatus], None]] = []
+        self._connected_listeners: list[Callable[[], None]] = []
         self._unsubscribers: list[Callable[[], None]] = []
+        self.shipments: ShipmentsService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -141,10 +144,25 @@ class AppSession:
         return self.client
 
     def open_cache(self, profile: Profile) -> Cache:
-        """The profile's cache, available before connecting so the window opens at once."""
+        """The profile's cache and data owners, ready before connecting so the window opens
+        at once with the last known data."""
         if self.cache is None:
             self.cache = Cache(self.paths.cache_file(profile.id))
+            self.shipments = ShipmentsService(
+                self.require_client, self.cache, interval=profile.poll_interval
+            )
+            self.watch(self.shipments.coordinator)
         return self.cache
+
+    def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Told after every successful connect (also after switching profiles)."""
+        self._connected_listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._connected_listeners:
+                self._connected_listeners.remove(listener)
+
+        return unsubscribe
 
     async def connect(self) -> ApiClient:
         """Connect with the active profile (starting the Local sandbox when that is it)."""
@@ -167,6 +185,11 @@ class AppSession:
             raise
         self.client = client
         self._set_status(state=ConnectionState.ONLINE, message="")
+        for listener in list(self._connected_listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("a connected listener failed")
         return client
 
     async def _connect_remote(self, profile: Profile) -> ApiClient:
@@ -283,6 +306,7 @@ class AppSession:
         if self.cache is not None:
             self.cache.close()
             self.cache = None
+        self.shipments = None
 
 
 class AuthenticationFailedWithoutSecret(FreightDeskError):
@@ -293,9 +317,6 @@ class AuthenticationFailedWithoutSecret(FreightDeskError):
             f"The secret of the connection {profile_name!r} is not stored on this computer; "
             "enter it in Connections."
         )
-
-
-
 
 
 async def probe(profile: Profile, secret: str) -> str:

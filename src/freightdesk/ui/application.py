@@ -22,6 +22,7 @@ from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, system_secret_store
 from freightdesk.service.session import AppSession
+from freightdesk.ui.garbage import GuiThreadGarbageCollector
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import install_panes
 from freightdesk.ui.tasks import cancel_all, spawn
@@ -109,6 +110,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     app.setQuitOnLastWindowClosed(False)
     paths = AppPaths.for_user()
     configure_app_logging(paths)
+    collector = GuiThreadGarbageCollector(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     controller = AppController(paths)
@@ -116,4 +118,5 @@ def run(argv: Sequence[str] | None = None) -> int:
     log.info("FreightDesk starting")
     with loop:
         loop.run_until_complete(controller.run())
+    collector.stop()
     return 0

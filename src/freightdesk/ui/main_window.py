@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(QSize(760, 480))
         self._panes: list[PaneEntry] = []
         self._closed = False
+        self.exception_alerts: object | None = None
 
         self.nav = QListWidget(self)
         self.nav.setObjectName("navigation")

@@ -1,17 +1,48 @@
-"""Which panes the main window has, in order."""
+"""Which panes the main window has, in order, and how they talk to the window."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QStyle
+from PySide6.QtWidgets import QStyle, QSystemTrayIcon
 
 from freightdesk.service.session import AppSession
-from freightdesk.ui.main_window import EmptyPane, MainWindow
+from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+
+
+class ExceptionAlerts:
+    """New exceptions from background updates: a badge on the pane and a desktop note."""
+
+    def __init__(self, window: MainWindow, pane_key: str) -> None:
+        self.window = window
+        self.pane_key = pane_key
+        self.unseen = 0
+        self.tray: QSystemTrayIcon | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = QSystemTrayIcon(window.windowIcon(), window)
+            self.tray.setToolTip("FreightDesk")
+            self.tray.show()
+        window.nav.currentRowChanged.connect(self._pane_shown)
+
+    def raised(self, count: int) -> None:
+        self.unseen += count
+        self.window.set_badge(self.pane_key, self.unseen)
+        text = "A shipment has a new exception." if count == 1 else f"{count} new exceptions."
+        if self.tray is not None:
+            self.tray.showMessage("FreightDesk", text, QSystemTrayIcon.MessageIcon.Warning, 8000)
+        self.window.statusBar().showMessage(text, 10000)
+
+    def _pane_shown(self, _row: int) -> None:
+        pane = self.window.current_pane()
+        if pane is self.window.pane(self.pane_key) and self.unseen:
+            self.unseen = 0
+            self.window.set_badge(self.pane_key, 0)
 
 
 def install_panes(window: MainWindow, session: AppSession) -> None:
+    shipments = ShipmentsPane(session, window.settings, window)
     window.add_pane(
-        "shipments",
-        "Shipments",
-        EmptyPane("Shipments are loading…"),
-        QStyle.StandardPixmap.SP_FileDialogDetailedView,
+        "shipments", "Shipments", shipments, QStyle.StandardPixmap.SP_FileDialogDetailedView
     )
+    alerts = ExceptionAlerts(window, "shipments")
+    shipments.exceptionsRaised.connect(alerts.raised)
+    window.exception_alerts = alerts  # kept alive with the window

@@ -1,0 +1,82 @@
+"""Which identifier types each mode accepts (the interface's Shipment tracking, rule 6).
+
+Shared by the local service (which enforces them) and the app (whose forms offer only the
+types the chosen mode accepts and check them before sending).
+"""
+
+from __future__ import annotations
+
+from freightdesk.models.common import TransportationMode
+
+Mode = TransportationMode
+
+AIR = frozenset({"AIR_WAYBILL", "HOUSE_AIR_WAYBILL", "CARRIER_SCAC"})
+RAIL_EUROPE = frozenset({"WAGON_ID", "TRAIN_NUMBER"})
+RAIL_NORTH_AMERICA = frozenset(
+    {"CONTAINER_ID", "TRAILER_ID", "RAIL_CAR_ID", "BILL_OF_LADING", "WAYBILL"}
+)
+OCEAN = frozenset({"BILL_OF_LADING", "BOOKING_NUMBER", "CARRIER_SCAC", "CONTAINER_ID"})
+PARCEL = frozenset(
+    {
+        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
+        "CAPACITY_PROVIDER_ACCOUNT_CODE",
+        "TRACKING_NUMBER",
+        "CARRIER_SCAC",
+        "REFERENCE_NUMBER",
+    }
+)
+LTL = frozenset(
+    {
+        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
+        "CAPACITY_PROVIDER_ACCOUNT_CODE",
+        "PRO",
+        "PRO_NUMBER",
+        "BILL_OF_LADING",
+        "PICKUP",
+        "PURCHASE_ORDER",
+    }
+)
+OCEAN_DOOR_TO_DOOR = frozenset(
+    {"HOUSE_BILL_OF_LADING", "FFW_SCAC", "BOOKING_NUMBER", "TRACKING_NUMBER"}
+)
+# TL is not in rule 6; truckload pushes name shipments by bill of lading or order number.
+TRUCKLOAD = frozenset({"BILL_OF_LADING", "PURCHASE_ORDER", "CARRIER_SCAC"})
+
+ACCEPTED_BY_MODE: dict[Mode, frozenset[str]] = {
+    Mode.AIR: AIR,
+    Mode.RAIL: RAIL_EUROPE | RAIL_NORTH_AMERICA,
+    Mode.OCEAN: OCEAN | OCEAN_DOOR_TO_DOOR,
+    Mode.PARCEL: PARCEL,
+    Mode.LTL: LTL,
+    Mode.VLTL: LTL,
+    Mode.TL: TRUCKLOAD,
+}
+
+ACCEPTED_TYPES: frozenset[str] = frozenset().union(*ACCEPTED_BY_MODE.values())
+
+# Types that only qualify another identifier (which carrier, which account).
+QUALIFIERS = frozenset(
+    {
+        "CARRIER_SCAC",
+        "FFW_SCAC",
+        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
+        "CAPACITY_PROVIDER_ACCOUNT_CODE",
+    }
+)
+
+
+def problems_for(mode: Mode, types: list[str]) -> dict[int, str]:
+    """Messages by identifier index for a shipment of `mode` (empty when all is well)."""
+    accepted = ACCEPTED_BY_MODE.get(mode, ACCEPTED_TYPES)
+    problems: dict[int, str] = {}
+    for index, kind in enumerate(types):
+        if kind not in accepted:
+            problems[index] = f"{kind} is not an identifier of a {mode.value} shipment"
+    if "HOUSE_AIR_WAYBILL" in types and "CARRIER_SCAC" not in types:
+        problems.setdefault(
+            types.index("HOUSE_AIR_WAYBILL"),
+            "a HOUSE_AIR_WAYBILL needs a CARRIER_SCAC identifier of the airline as well",
+        )
+    if types and all(t in QUALIFIERS for t in types):
+        problems.setdefault(0, "add an identifier that names the shipment itself")
+    return problems

@@ -1,0 +1,582 @@
+"""One shipment's whole story: identifiers, attributes, stops, timeline, states, costs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from uuid import UUID
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.common import CustomAttribute, Measure
+from freightdesk.models.tracking import (
+    MAX_ATTRIBUTES,
+    ExceptionStatus,
+    RouteStop,
+    TrackedShipmentInput,
+    TrackingHistory,
+)
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
+from freightdesk.ui.formatting import local_time_text, money_text, state_text
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.forms import ErrorLabel
+
+_EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
+
+
+def _table(headers: list[str], parent: QWidget) -> QTableWidget:
+    table = QTableWidget(0, len(headers), parent)
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().setVisible(False)
+    table.setAlternatingRowColors(True)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.horizontalHeader().setStretchLastSection(True)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    return table
+
+
+def _fill(table: QTableWidget, rows: list[list[str]], editable: bool = False) -> None:
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            item = QTableWidgetItem(text)
+            if not editable:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
+            table.setItem(r, c, item)
+
+
+def stop_label(stop: RouteStop, number: int) -> str:
+    kind = stop.type.value.title() if stop.type else "Stop"
+    name = stop.name or ""
+    address = stop.location.address if stop.location else None
+    place = (
+        ", ".join(p for p in [address.city, address.state, address.country] if p) if address else ""
+    )
+    return f"{number}. {kind}: {name}" + (f" — {place}" if place and place not in name else "")
+
+
+def _exception_text(kind: str, description: str | None) -> str:
+    return f"{kind.replace('_', ' ').title()}: {description or ''}"
+
+
+def _measure_text(measure: Measure | None) -> str:
+    return f"{measure.value:,.0f} {measure.unit}" if measure is not None else ""
+
+
+class ShipmentDetailView(QWidget):
+    shipmentRequested = Signal(str)  # a related shipment to open
+
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.shipment_id: str | None = None
+        self.history: TrackingHistory | None = None
+        self._detail: ShipmentDetail | None = None
+        self._unlisten: Callable[[], None] | None = None
+
+        self.title = QLabel("Select a shipment", self)
+        self.title.setObjectName("detailTitle")
+        title_font = QFont(self.title.font())
+        title_font.setPointSizeF(title_font.pointSizeF() * 1.3)
+        title_font.setBold(True)
+        self.title.setFont(title_font)
+        self.subtitle = QLabel(self)
+        self.subtitle.setObjectName("detailSubtitle")
+        self.subtitle.setWordWrap(True)
+        self.share_button = QPushButton("Copy share link", self)
+        self.edit_button = QPushButton("Edit…", self)
+        self.delete_button = QPushButton("Stop tracking…", self)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.share_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.delete_button)
+        self.message = ErrorLabel(self)
+
+        self.tabs = QTabWidget(self)
+        self.timeline = QTreeWidget(self)
+        self.timeline.setObjectName("timeline")
+        self.timeline.setHeaderLabels(["Event", "Actual", "Planned", "Estimated", "Source"])
+        self.timeline.setAlternatingRowColors(True)
+        self.timeline.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.identifiers = _table(["Type", "Value"], self)
+        self.attributes = _table(["Name", "Value"], self)
+        self.attributes.setObjectName("attributes")
+        self.add_attribute = QPushButton("Add attribute", self)
+        self.remove_attribute = QPushButton("Remove", self)
+        self.save_attributes = QPushButton("Save attributes", self)
+        self.attribute_error = ErrorLabel(self)
+        overview = QWidget(self)
+        overview_layout = QVBoxLayout(overview)
+        overview_layout.addWidget(QLabel("Identifiers", overview))
+        overview_layout.addWidget(self.identifiers, 1)
+        overview_layout.addWidget(QLabel(f"Attributes (at most {MAX_ATTRIBUTES})", overview))
+        overview_layout.addWidget(self.attributes, 1)
+        attribute_buttons = QHBoxLayout()
+        attribute_buttons.addWidget(self.add_attribute)
+        attribute_buttons.addWidget(self.remove_attribute)
+        attribute_buttons.addStretch(1)
+        attribute_buttons.addWidget(self.save_attributes)
+        overview_layout.addLayout(attribute_buttons)
+        overview_layout.addWidget(self.attribute_error)
+        self.stops = _table(["Stop", "Address", "Appointment (local time)", "Coordinates"], self)
+        self.segments = _table(["From", "To", "Mode", "Distance", "CO₂"], self)
+        route = QWidget(self)
+        route_layout = QVBoxLayout(route)
+        route_layout.addWidget(QLabel("Stops", route))
+        route_layout.addWidget(self.stops, 2)
+        route_layout.addWidget(QLabel("Route segments", route))
+        route_layout.addWidget(self.segments, 1)
+        self.states = _table(["State", "From", "Until"], self)
+        self.costs = _table(["Type", "Total", "Tier"], self)
+        states_costs = QWidget(self)
+        sc_layout = QVBoxLayout(states_costs)
+        sc_layout.addWidget(QLabel("States", states_costs))
+        sc_layout.addWidget(self.states)
+        sc_layout.addWidget(QLabel("Costs", states_costs))
+        sc_layout.addWidget(self.costs)
+        self.related = _table(["Related shipment", "Relation"], self)
+        self.raw = QPlainTextEdit(self)
+        self.raw.setReadOnly(True)
+        self.raw.setObjectName("rawJson")
+        self.raw.setFont(QFont("monospace"))
+        self.tabs.addTab(self.timeline, "Timeline")
+        self.tabs.addTab(overview, "Overview")
+        self.tabs.addTab(route, "Stops and route")
+        self.tabs.addTab(states_costs, "States and costs")
+        self.tabs.addTab(self.related, "Related")
+        self.tabs.addTab(self.raw, "Raw JSON")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.subtitle)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+        layout.addWidget(self.tabs, 1)
+
+        self.share_button.clicked.connect(self.copy_share_link)
+        self.edit_button.clicked.connect(self.edit_shipment)
+        self.delete_button.clicked.connect(self.confirm_delete)
+        self.add_attribute.clicked.connect(self._add_attribute_row)
+        self.remove_attribute.clicked.connect(self._remove_attribute_row)
+        self.save_attributes.clicked.connect(self.save_attribute_edits)
+        self.related.cellDoubleClicked.connect(self._open_related)
+        self._set_enabled(False)
+
+    # --- showing -----------------------------------------------------------------------------
+
+    def _set_enabled(self, enabled: bool) -> None:
+        for widget in (self.share_button, self.edit_button, self.delete_button, self.tabs):
+            widget.setEnabled(enabled)
+
+    def show_shipment(self, shipment_id: str) -> None:
+        if shipment_id == self.shipment_id:
+            return
+        self._stop_following()
+        self.shipment_id = shipment_id
+        self.history = None
+        self.message.show_message(None)
+        self.title.setText("Loading…")
+        self.subtitle.clear()
+        if self.session.client is None:
+            self.title.setText("Not connected")
+            self.subtitle.setText("The shipment's details appear once the service answers.")
+            return
+        detail = ShipmentDetail(self.session.require_client, shipment_id)
+        self._detail = detail
+        self._unlisten = detail.coordinator.listen(self._on_detail_change)
+        detail.coordinator.listen_status(self._on_detail_status)
+
+    def _on_detail_status(self, status: object) -> None:
+        detail = self._detail
+        if detail is None or detail.coordinator.status.last_error is None:
+            return
+        error = detail.coordinator.status.last_error
+        if self.history is None:
+            self.title.setText("Cannot show this shipment")
+        self.message.show_message(explain(error))
+
+    def _on_detail_change(self, change: DetailChange) -> None:
+        detail = self._detail
+        if detail is None or detail.coordinator.data is None:
+            return
+        self.message.show_message(None)
+        self.show_history(detail.coordinator.data, change)
+
+    def show_history(self, history: TrackingHistory, change: DetailChange | None = None) -> None:
+        """Show `history`; keeps the user's unsaved attribute edits."""
+        editing_attributes = self.history is not None and self._attributes_dirty()
+        self.history = history
+        shipment = history.shipment
+        primary = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
+        self.title.setText(primary)
+        states = sorted(history.states, key=lambda s: s.start_date_time)
+        current = state_text(states[-1].type) if states else "No state yet"
+        open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
+        stops = shipment.route_info.stops if shipment.route_info else []
+        route = " → ".join(
+            s.name or (s.location.address.city if s.location and s.location.address else "?") or "?"
+            for s in stops
+        )
+        parts = [current, route]
+        if open_exceptions:
+            parts.append(f"{len(open_exceptions)} open exception(s)")
+        self.subtitle.setText(" · ".join(p for p in parts if p))
+        self._set_enabled(True)
+        self.share_button.setEnabled(bool(shipment.shipment_share_link))
+        self._render_timeline(history, stops, change)
+        _fill(self.identifiers, [[i.type, i.value] for i in shipment.identifiers])
+        if not editing_attributes:
+            _fill(
+                self.attributes,
+                [
+                    [a.name, ", ".join(a.values) if a.values else (a.value or "")]
+                    for a in shipment.attributes
+                ],
+                editable=True,
+            )
+        self._render_route(stops, history)
+        _fill(
+            self.states,
+            [
+                [
+                    state_text(s.type),
+                    local_time_text(s.start_date_time),
+                    local_time_text(s.end_date_time),
+                ]
+                for s in states
+            ],
+        )
+        _fill(
+            self.costs,
+            [
+                [c.type, money_text(c.total_cost.amount, c.total_cost.currency.value), c.tier or ""]
+                for c in history.costs
+            ],
+        )
+        _fill(
+            self.related,
+            [
+                [str(r.id), r.relation_type.value.title() if r.relation_type else ""]
+                for r in shipment.related_shipments
+            ],
+        )
+        self.raw.setPlainText(json.dumps(history.wire(), indent=2, sort_keys=True))
+
+    def _render_timeline(
+        self, history: TrackingHistory, stops: list[RouteStop], change: DetailChange | None
+    ) -> None:
+        self.timeline.clear()
+        new_ids = change.new_event_ids if change is not None else frozenset()
+        zones = {
+            str(s.id): (
+                s.appointment_window.local_time_zone_identifier if s.appointment_window else None
+            )
+            for s in stops
+        }
+        open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
+        if history.exceptions:
+            group = QTreeWidgetItem(self.timeline, [f"Exceptions ({len(open_exceptions)} open)"])
+            for exception in history.exceptions:
+                item = QTreeWidgetItem(
+                    group,
+                    [
+                        _exception_text(exception.type, exception.description),
+                        local_time_text(exception.created_date_time),
+                        "",
+                        "",
+                        exception.status.value.title(),
+                    ],
+                )
+                if exception.status is ExceptionStatus.OPEN:
+                    for column in range(5):
+                        item.setForeground(column, _EXCEPTION_BRUSH)
+            group.setExpanded(bool(open_exceptions))
+        groups: dict[str | None, QTreeWidgetItem] = {}
+        for number, stop in enumerate(stops, start=1):
+            window = stop.appointment_window
+            appointment = ""
+            if window and window.start_date_time:
+                appointment = "appointment " + local_time_text(
+                    window.start_date_time, window.local_time_zone_identifier
+                )
+            groups[str(stop.id)] = QTreeWidgetItem(
+                self.timeline, [stop_label(stop, number), "", appointment, "", ""]
+            )
+        unplaced: QTreeWidgetItem | None = None
+        for event in history.events:
+            parent = groups.get(str(event.stop_id)) if event.stop_id else None
+            if parent is None:
+                if unplaced is None:
+                    unplaced = QTreeWidgetItem(self.timeline, ["Along the way", "", "", "", ""])
+                parent = unplaced
+            zone = zones.get(str(event.stop_id)) if event.stop_id else None
+            source = next((d.source for d in event.date_times if d.source), "")
+            item = QTreeWidgetItem(
+                parent,
+                [
+                    event.description or event.type.replace("_", " ").title(),
+                    local_time_text(event.date_time, zone),
+                    local_time_text(event.planned_date_time, zone),
+                    local_time_text(event.estimate_date_time, zone),
+                    source or "",
+                ],
+            )
+            item.setToolTip(0, event.type)
+            if str(event.id) in new_ids:
+                font = item.font(0)
+                font.setBold(True)
+                item.setFont(0, font)
+        self.timeline.expandAll()
+
+    def _render_route(self, stops: list[RouteStop], history: TrackingHistory) -> None:
+        rows = []
+        for number, stop in enumerate(stops, start=1):
+            address = stop.location.address if stop.location else None
+            lines = ", ".join(
+                [
+                    *(address.address_lines if address else []),
+                    *(
+                        p
+                        for p in (
+                            [address.city, address.state, address.postal_code, address.country]
+                            if address
+                            else []
+                        )
+                        if p
+                    ),
+                ]
+            )
+            window = stop.appointment_window
+            zone = window.local_time_zone_identifier if window else None
+            appointment = ""
+            if window and window.start_date_time:
+                appointment = local_time_text(window.start_date_time, zone)
+                if window.end_date_time:
+                    appointment += " to " + local_time_text(window.end_date_time, zone)
+            coordinates = stop.location.coordinates if stop.location else None
+            rows.append(
+                [
+                    stop_label(stop, number),
+                    lines,
+                    appointment,
+                    f"{coordinates.latitude:.4f}, {coordinates.longitude:.4f}"
+                    if coordinates
+                    else "",
+                ]
+            )
+        _fill(self.stops, rows)
+        names = {str(s.id): s.name or "" for s in stops}
+        segments = history.shipment.route_info.route_segments if history.shipment.route_info else []
+        _fill(
+            self.segments,
+            [
+                [
+                    names.get(str(s.from_stop_id), ""),
+                    names.get(str(s.to_stop_id), ""),
+                    s.transportation_mode.value if s.transportation_mode else "",
+                    _measure_text(s.emissions.distance if s.emissions else None),
+                    _measure_text(s.emissions.total_co2_emissions if s.emissions else None),
+                ]
+                for s in segments
+            ],
+        )
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def copy_share_link(self) -> None:
+        if self.history and self.history.shipment.shipment_share_link:
+            QGuiApplication.clipboard().setText(self.history.shipment.shipment_share_link)
+            self.message.setStyleSheet("color: #2e9d5b;")
+            self.message.show_message("Share link copied")
+
+    def _attributes_dirty(self) -> bool:
+        return self.save_attributes.property("dirty") is True
+
+    def _add_attribute_row(self) -> None:
+        if self.attributes.rowCount() >= MAX_ATTRIBUTES:
+            self.attribute_error.show_message(
+                f"A shipment can have at most {MAX_ATTRIBUTES} attributes."
+            )
+            return
+        row = self.attributes.rowCount()
+        self.attributes.insertRow(row)
+        name = QTableWidgetItem("")
+        self.attributes.setItem(row, 0, name)
+        self.attributes.setItem(row, 1, QTableWidgetItem(""))
+        self.save_attributes.setProperty("dirty", True)
+        self.attributes.setCurrentItem(name)
+        if self.attributes.isVisible():
+            self.attributes.editItem(name)
+
+    def _remove_attribute_row(self) -> None:
+        row = self.attributes.currentRow()
+        if row >= 0:
+            self.attributes.removeRow(row)
+            self.save_attributes.setProperty("dirty", True)
+
+    def edited_attributes(self) -> list[CustomAttribute]:
+        found: list[CustomAttribute] = []
+        for row in range(self.attributes.rowCount()):
+            name_item = self.attributes.item(row, 0)
+            value_item = self.attributes.item(row, 1)
+            name = name_item.text().strip() if name_item else ""
+            value = value_item.text().strip() if value_item else ""
+            if not name and not value:
+                continue
+            values = [v.strip() for v in value.split(",") if v.strip()]
+            found.append(
+                CustomAttribute(
+                    name=name or " ", value=values[0] if len(values) == 1 else None, values=values
+                )
+            )
+        return found
+
+    def save_attribute_edits(self) -> None:
+        if self.history is None or self.session.shipments is None:
+            return
+        try:
+            attributes = self.edited_attributes()
+        except ValueError as exc:
+            self.attribute_error.show_message(str(exc))
+            return
+        if any(not a.name.strip() for a in attributes):
+            self.attribute_error.show_message("Every attribute needs a name.")
+            return
+        if len(attributes) > MAX_ATTRIBUTES:
+            self.attribute_error.show_message(
+                f"A shipment can have at most {MAX_ATTRIBUTES} attributes."
+            )
+            return
+        shipment = self.history.shipment
+        body = TrackedShipmentInput(
+            id=shipment.id,
+            identifiers=shipment.identifiers,
+            attributes=attributes,
+            access_groups=shipment.access_groups,
+            costs=shipment.costs,
+            plan=shipment.plan,
+            route_info=shipment.route_info,
+            related_shipments=shipment.related_shipments,
+        )
+        self.save_attributes.setEnabled(False)
+        self.attribute_error.show_message(None)
+
+        def saved(_result: object) -> None:
+            self.save_attributes.setEnabled(True)
+            self.save_attributes.setProperty("dirty", False)
+            self.attribute_error.setStyleSheet("color: #2e9d5b;")
+            self.attribute_error.show_message("Attributes saved")
+            self.refresh()
+
+        def failed(error: BaseException) -> None:
+            # The user's edits stay in the table; the message says what to fix.
+            self.save_attributes.setEnabled(True)
+            self.attribute_error.setStyleSheet("color: #d0453a;")
+            self.attribute_error.show_message(explain(error))
+
+        spawn(
+            self.session.shipments.save(body),
+            on_done=saved,
+            on_error=failed,
+            name="save-attributes",
+        )
+
+    def confirm_delete(self) -> None:
+        if self.history is None:
+            return
+        shipment = self.history.shipment
+        name = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Stop tracking",
+            f"Stop tracking {name} and remove it from the list? Its history is deleted.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("confirmStopTracking")
+        box.button(QMessageBox.StandardButton.Yes).setText("Stop tracking")
+        box.finished.connect(
+            lambda result: (
+                self._delete(shipment.id) if result == QMessageBox.StandardButton.Yes else None
+            )
+        )
+        box.open()
+
+    def _delete(self, shipment_id: UUID) -> None:
+        service = self.session.shipments
+        if service is None:
+            return
+
+        def done(_result: object) -> None:
+            self._stop_following()
+            self.shipment_id = None
+            self.history = None
+            self.title.setText("Tracking stopped")
+            self.subtitle.clear()
+            self._set_enabled(False)
+
+        spawn(
+            service.delete(shipment_id),
+            on_done=done,
+            on_error=lambda e: self.message.show_message(explain(e)),
+            name="delete-shipment",
+        )
+
+    def edit_shipment(self) -> None:
+        from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
+
+        if self.history is not None:
+            dialog = ShipmentFormDialog(self.session, self.history.shipment, self)
+            dialog.saved.connect(lambda _s: self.refresh())
+            dialog.open()
+
+    def new_shipment(self) -> None:
+        from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
+
+        dialog = ShipmentFormDialog(self.session, None, self)
+        dialog.saved.connect(lambda shipment: self.shipmentRequested.emit(str(shipment.id)))
+        dialog.open()
+
+    def _open_related(self, row: int, _column: int) -> None:
+        item = self.related.item(row, 0)
+        if item is not None:
+            self.shipmentRequested.emit(item.text())
+
+    def refresh(self) -> None:
+        if self._detail is not None:
+            spawn(self._detail.coordinator.refresh(), name="refresh-detail")
+
+    def shipment_list_changed(self, change: ShipmentsChange) -> None:
+        if self.shipment_id and self.shipment_id in change.changed and self._detail is not None:
+            self._detail.coordinator.poke()
+
+    def _stop_following(self) -> None:
+        # Dropping the last listener cancels the coordinator's polling task.
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        self._detail = None
+
+    def shutdown(self) -> None:
+        self._stop_following()

@@ -1,0 +1,392 @@
+"""Create or edit a tracked shipment: identifiers valid for the mode, attributes, stops."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.common import Address, CustomAttribute, LogisticsIdentifier
+from freightdesk.models.common import TransportationMode as Mode
+from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, problems_for
+from freightdesk.models.tracking import (
+    MAX_ATTRIBUTES,
+    MAX_IDENTIFIERS,
+    Plan,
+    RouteInfo,
+    RouteStop,
+    RouteStopLocation,
+    StopType,
+    TrackedShipment,
+    TrackedShipmentInput,
+)
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+
+MODES = [
+    (Mode.TL, "Truckload (TL)"),
+    (Mode.LTL, "LTL"),
+    (Mode.PARCEL, "Parcel"),
+    (Mode.OCEAN, "Ocean"),
+    (Mode.AIR, "Air"),
+    (Mode.RAIL, "Rail"),
+]
+STOP_COLUMNS = ["Type", "Name", "Street", "City", "State", "Postal code", "Country"]
+
+
+def _table(headers: list[str], parent: QWidget) -> QTableWidget:
+    table = QTableWidget(0, len(headers), parent)
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().setVisible(False)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+    table.setMinimumHeight(110)
+    return table
+
+
+def _text(table: QTableWidget, row: int, column: int) -> str:
+    item = table.item(row, column)
+    return item.text().strip() if item is not None else ""
+
+
+class ShipmentFormDialog(QDialog):
+    saved = Signal(object)  # TrackedShipment
+
+    def __init__(
+        self, session: AppSession, shipment: TrackedShipment | None, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.shipment = shipment
+        self.setWindowTitle("Edit shipment" if shipment else "New shipment")
+        self.setMinimumSize(760, 620)
+        self._dirty = False
+
+        self.mode = QComboBox(self)
+        self.mode.setObjectName("mode")
+        for mode, label in MODES:
+            self.mode.addItem(label, mode.value)
+        self.identifiers = _table(["Type", "Value"], self)
+        self.identifiers.setObjectName("identifiers")
+        self.attributes = _table(["Name", "Values (comma separated)"], self)
+        self.attributes.setObjectName("attributes")
+        self.stops = _table(STOP_COLUMNS, self)
+        self.stops.setObjectName("stops")
+        general = ErrorLabel(self)
+        self.errors = FieldErrors(general)
+        form = QFormLayout()
+        self.errors.add_row(form, "&Mode", "plan", self.mode)
+        self.errors.add_row(
+            form,
+            "&Identifiers",
+            "identifiers",
+            self._with_buttons(
+                self.identifiers, lambda: self.add_identifier(), self._remove_row(self.identifiers)
+            ),
+        )
+        self.errors.add_row(
+            form,
+            "&Attributes",
+            "attributes",
+            self._with_buttons(
+                self.attributes, lambda: self.add_attribute(), self._remove_row(self.attributes)
+            ),
+        )
+        self.errors.add_row(
+            form,
+            "&Stops",
+            "routeInfo",
+            self._with_buttons(self.stops, lambda: self.add_stop(), self._remove_row(self.stops)),
+        )
+        form.addRow(general)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.mode.currentIndexChanged.connect(self._mode_changed)
+        for table in (self.identifiers, self.attributes, self.stops):
+            table.itemChanged.connect(self._mark_dirty)
+        self._load(shipment)
+        self._dirty = False
+
+    # --- building ------------------------------------------------------------------------------
+
+    def _with_buttons(
+        self, table: QTableWidget, add: Callable[[], None], remove: Callable[[], None]
+    ) -> QWidget:
+        holder = QWidget(self)
+        box = QVBoxLayout(holder)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(table)
+        row = QHBoxLayout()
+        add_button = QPushButton("Add", holder)
+        remove_button = QPushButton("Remove", holder)
+        add_button.clicked.connect(add)
+        remove_button.clicked.connect(remove)
+        row.addWidget(add_button)
+        row.addWidget(remove_button)
+        row.addStretch(1)
+        box.addLayout(row)
+        return holder
+
+    def _remove_row(self, table: QTableWidget) -> Callable[[], None]:
+        def remove() -> None:
+            row = table.currentRow()
+            if row >= 0:
+                table.removeRow(row)
+                self._mark_dirty()
+
+        return remove
+
+    def current_mode(self) -> Mode:
+        return Mode(str(self.mode.currentData()))
+
+    def _type_combo(self, selected: str | None = None) -> QComboBox:
+        combo = QComboBox(self.identifiers)
+        accepted = sorted(ACCEPTED_BY_MODE[self.current_mode()])
+        combo.addItems(accepted)
+        if selected and selected not in accepted:
+            combo.addItem(selected)  # keep what the shipment has; validation says what is wrong
+        if selected:
+            combo.setCurrentText(selected)
+        combo.currentIndexChanged.connect(self._mark_dirty)
+        return combo
+
+    def add_identifier(self, kind: str | None = None, value: str = "") -> None:
+        if self.identifiers.rowCount() >= MAX_IDENTIFIERS:
+            self.errors.show({"identifiers": f"At most {MAX_IDENTIFIERS} identifiers"})
+            return
+        row = self.identifiers.rowCount()
+        self.identifiers.insertRow(row)
+        self.identifiers.setCellWidget(row, 0, self._type_combo(kind))
+        self.identifiers.setItem(row, 1, QTableWidgetItem(value))
+        self._mark_dirty()
+
+    def add_attribute(self, name: str = "", values: str = "") -> None:
+        if self.attributes.rowCount() >= MAX_ATTRIBUTES:
+            self.errors.show(
+                {"attributes": f"A shipment can have at most {MAX_ATTRIBUTES} attributes"}
+            )
+            return
+        row = self.attributes.rowCount()
+        self.attributes.insertRow(row)
+        self.attributes.setItem(row, 0, QTableWidgetItem(name))
+        self.attributes.setItem(row, 1, QTableWidgetItem(values))
+        self._mark_dirty()
+
+    def add_stop(self, stop: RouteStop | None = None) -> None:
+        row = self.stops.rowCount()
+        self.stops.insertRow(row)
+        kind = QComboBox(self.stops)
+        kind.addItems([t.value for t in StopType])
+        if stop is not None and stop.type is not None:
+            kind.setCurrentText(stop.type.value)
+        elif row == 0:
+            kind.setCurrentText(StopType.PICKUP.value)
+        else:
+            kind.setCurrentText(StopType.DELIVERY.value)
+        kind.currentIndexChanged.connect(self._mark_dirty)
+        self.stops.setCellWidget(row, 0, kind)
+        address = stop.location.address if stop and stop.location else None
+        values = [
+            stop.name if stop else "",
+            address.address_lines[0] if address and address.address_lines else "",
+            address.city if address else "",
+            address.state if address else "",
+            address.postal_code if address else "",
+            address.country if address else "US",
+        ]
+        for column, text in enumerate(values, start=1):
+            self.stops.setItem(row, column, QTableWidgetItem(text or ""))
+        self._mark_dirty()
+
+    def _load(self, shipment: TrackedShipment | None) -> None:
+        if shipment is None:
+            self.add_identifier()
+            self.add_stop()
+            self.add_stop()
+            return
+        modes = shipment.plan.expected_transportation_modes if shipment.plan else []
+        if modes:
+            self.mode.setCurrentIndex(max(0, self.mode.findData(modes[0].value)))
+        for identifier in shipment.identifiers:
+            self.add_identifier(identifier.type, identifier.value)
+        for attribute in shipment.attributes:
+            values = attribute.values or ([attribute.value] if attribute.value else [])
+            self.add_attribute(attribute.name, ", ".join(values))
+        for stop in shipment.route_info.stops if shipment.route_info else []:
+            self.add_stop(stop)
+
+    def _mode_changed(self) -> None:
+        for row in range(self.identifiers.rowCount()):
+            combo = self.identifiers.cellWidget(row, 0)
+            current = combo.currentText() if isinstance(combo, QComboBox) else None
+            self.identifiers.setCellWidget(row, 0, self._type_combo(current))
+        self._mark_dirty()
+
+    def _mark_dirty(self, *_args: object) -> None:
+        self._dirty = True
+
+    # --- validating and saving -------------------------------------------------------------------
+
+    def identifier_rows(self) -> list[tuple[str, str]]:
+        rows = []
+        for row in range(self.identifiers.rowCount()):
+            combo = self.identifiers.cellWidget(row, 0)
+            kind = combo.currentText() if isinstance(combo, QComboBox) else ""
+            rows.append((kind, _text(self.identifiers, row, 1)))
+        return rows
+
+    def validate(self) -> dict[str, str]:
+        """The same rules the service applies, checked before sending."""
+        problems: dict[str, str] = {}
+        identifiers = [(k, v) for k, v in self.identifier_rows() if v]
+        if not identifiers:
+            problems["identifiers"] = "Add at least one identifier with a value"
+        else:
+            by_index = problems_for(self.current_mode(), [k for k, _ in identifiers])
+            if by_index:
+                index, message = min(by_index.items())
+                problems["identifiers"] = f"Row {index + 1}: {message}"
+        for row in range(self.attributes.rowCount()):
+            if not _text(self.attributes, row, 0) and _text(self.attributes, row, 1):
+                problems["attributes"] = f"Row {row + 1}: the attribute needs a name"
+                break
+        for row in range(self.stops.rowCount()):
+            country = _text(self.stops, row, 6)
+            if country and len(country) != 2:
+                problems["routeInfo"] = f"Stop {row + 1}: the country is a two-letter code"
+                break
+        return problems
+
+    def build(self) -> TrackedShipmentInput:
+        existing = self.shipment
+        stops: list[RouteStop] = []
+        old_stops = existing.route_info.stops if existing and existing.route_info else []
+        for row in range(self.stops.rowCount()):
+            combo = self.stops.cellWidget(row, 0)
+            kind = StopType(combo.currentText()) if isinstance(combo, QComboBox) else None
+            old = old_stops[row] if row < len(old_stops) else None
+            street = _text(self.stops, row, 2)
+            address = Address(
+                address_lines=[street] if street else [],
+                city=_text(self.stops, row, 3) or None,
+                state=_text(self.stops, row, 4) or None,
+                postal_code=_text(self.stops, row, 5) or None,
+                country=_text(self.stops, row, 6).upper() or "US",
+            )
+            location = (old.location if old and old.location else RouteStopLocation()).model_copy(
+                update={"address": address}
+            )
+            stops.append(
+                RouteStop(
+                    id=old.id if old and old.id else uuid.uuid4(),
+                    type=kind,
+                    name=_text(self.stops, row, 1) or None,
+                    location=location,
+                    appointment_window=old.appointment_window if old else None,
+                )
+            )
+        attributes = []
+        for row in range(self.attributes.rowCount()):
+            name = _text(self.attributes, row, 0)
+            values = [v.strip() for v in _text(self.attributes, row, 1).split(",") if v.strip()]
+            if name:
+                attributes.append(
+                    CustomAttribute(
+                        name=name, values=values, value=values[0] if len(values) == 1 else None
+                    )
+                )
+        route_segments = (
+            existing.route_info.route_segments if existing and existing.route_info else []
+        )
+        kept_ids = {s.id for s in stops}
+        segments = [
+            s for s in route_segments if s.from_stop_id in kept_ids and s.to_stop_id in kept_ids
+        ]
+        return TrackedShipmentInput(
+            id=existing.id if existing else None,
+            identifiers=[
+                LogisticsIdentifier(type=k, value=v) for k, v in self.identifier_rows() if v
+            ],
+            attributes=attributes,
+            access_groups=existing.access_groups if existing else [],
+            costs=existing.costs if existing else [],
+            plan=Plan(expected_transportation_modes=[self.current_mode()]),
+            route_info=RouteInfo(stops=stops, route_segments=segments) if stops else None,
+            related_shipments=existing.related_shipments if existing else [],
+        )
+
+    def save(self) -> None:
+        problems = self.validate()
+        if problems:
+            self.errors.show(problems)
+            return
+        try:
+            body = self.build()
+        except ValueError as exc:
+            self.errors.show({}, general=str(exc))
+            return
+        service = self.session.shipments
+        if service is None or self.session.client is None:
+            self.errors.show({}, general="Not connected to the service; your input is kept.")
+            return
+        self.buttons.setEnabled(False)
+        self.errors.clear()
+
+        def done(saved: object) -> None:
+            self.buttons.setEnabled(True)
+            self._dirty = False
+            self.saved.emit(saved)
+            self.accept()
+
+        def failed(error: BaseException) -> None:
+            self.buttons.setEnabled(True)
+            if isinstance(error, ApiError) and error.field_errors():
+                self.errors.show(error.field_errors(), general=None)
+            else:
+                self.errors.show({}, general=explain(error))
+
+        spawn(service.save(body), on_done=done, on_error=failed, name="save-shipment")
+
+    def reject(self) -> None:
+        if not self._dirty:
+            super().reject()
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Unsaved changes",
+            "Discard the changes to this shipment?",
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("unsavedChanges")
+        box.finished.connect(
+            lambda result: (
+                QDialog.reject(self) if result == QMessageBox.StandardButton.Discard else None
+            )
+        )
+        box.open()

@@ -1,0 +1,500 @@
+"""The Shipments pane: find any shipment by any reference, filter, sort, export, open it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.common import TransportationMode
+from freightdesk.models.shipment_search import ShipmentSearchRequest
+from freightdesk.models.tracking import ShipmentStateType
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.shipments import ShipmentsChange, ShipmentsService
+from freightdesk.ui.formatting import state_text
+from freightdesk.ui.panes.shipments.columns import COLUMNS, Column
+from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
+from freightdesk.ui.panes.shipments.model import (
+    FilterResult,
+    ShipmentFilter,
+    ShipmentTableModel,
+    parse_pasted,
+)
+from freightdesk.ui.tasks import spawn
+
+FILTER_DEBOUNCE_MS = 150
+_RECENT = {"Any time": None, "Last hour": 1, "Last 24 hours": 24, "Last 7 days": 24 * 7}
+
+
+class ShipmentsPane(QWidget):
+    exceptionsRaised = Signal(int)  # how many new open exceptions arrived in the background
+
+    def __init__(
+        self, session: AppSession, settings: QSettings, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.settings = settings
+        self.model = ShipmentTableModel(self)
+        self._service: ShipmentsService | None = None
+        self._unlisten: list[object] = []
+        self._attribute_ids: frozenset[str] | None = None
+
+        self.search = QLineEdit(self)
+        self.search.setObjectName("shipmentSearch")
+        self.search.setPlaceholderText(
+            "Find by BOL, PRO, container, tracking number, PO, city… or paste a list"
+        )
+        self.search.setClearButtonEnabled(True)
+        self.mode = QComboBox(self)
+        self.mode.setObjectName("modeFilter")
+        self.state = QComboBox(self)
+        self.state.setObjectName("stateFilter")
+        self.exceptions_only = QCheckBox("Open exceptions", self)
+        self.more_button = QPushButton("More filters", self)
+        self.more_button.setCheckable(True)
+        self.views = QComboBox(self)
+        self.views.setObjectName("savedViews")
+        self.views.setMinimumWidth(140)
+        self.save_view_button = QPushButton("Save view…", self)
+        self.refresh_button = QPushButton("Refresh", self)
+        self.export_button = QPushButton("Export…", self)
+        self.new_button = QPushButton("New shipment", self)
+
+        top = QHBoxLayout()
+        top.addWidget(self.search, 3)
+        top.addWidget(self.mode)
+        top.addWidget(self.state)
+        top.addWidget(self.exceptions_only)
+        top.addWidget(self.more_button)
+        top.addStretch(1)
+        top.addWidget(self.views)
+        top.addWidget(self.save_view_button)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.export_button)
+        top.addWidget(self.new_button)
+
+        self.more = QWidget(self)
+        self.attribute_name = QLineEdit(self.more)
+        self.attribute_name.setPlaceholderText("Attribute name")
+        self.attribute_value = QLineEdit(self.more)
+        self.attribute_value.setPlaceholderText("Attribute value")
+        self.updated_within = QComboBox(self.more)
+        self.created_within = QComboBox(self.more)
+        for combo in (self.updated_within, self.created_within):
+            for text in _RECENT:
+                combo.addItem(text)
+        more_layout = QHBoxLayout(self.more)
+        more_layout.setContentsMargins(0, 0, 0, 0)
+        more_layout.addWidget(QLabel("Attribute", self.more))
+        more_layout.addWidget(self.attribute_name)
+        more_layout.addWidget(self.attribute_value)
+        more_layout.addSpacing(12)
+        more_layout.addWidget(QLabel("Updated", self.more))
+        more_layout.addWidget(self.updated_within)
+        more_layout.addWidget(QLabel("Created", self.more))
+        more_layout.addWidget(self.created_within)
+        more_layout.addStretch(1)
+        self.more.setVisible(False)
+
+        self.notice = QLabel(self)
+        self.notice.setObjectName("searchNotice")
+        self.notice.setWordWrap(True)
+        self.notice.setVisible(False)
+
+        self.table = QTableView(self)
+        self.table.setObjectName("shipmentsTable")
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setSectionsMovable(True)
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
+        for index, column in enumerate(COLUMNS):
+            self.table.setColumnWidth(index, column.width)
+            self.table.setColumnHidden(index, not column.visible_by_default)
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("shipmentCount")
+
+        self.detail = ShipmentDetailView(session, self)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.more)
+        left_layout.addWidget(self.notice)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.count_label)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addWidget(self.splitter)
+
+        self._filter_timer = QTimer(self)
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.setInterval(FILTER_DEBOUNCE_MS)
+        self._filter_timer.timeout.connect(self.apply_filter)
+        self._attribute_timer = QTimer(self)
+        self._attribute_timer.setSingleShot(True)
+        self._attribute_timer.setInterval(400)
+        self._attribute_timer.timeout.connect(self._query_attribute)
+
+        self.search.textChanged.connect(self._filter_timer.start)
+        for combo in (self.mode, self.state, self.updated_within, self.created_within):
+            combo.currentIndexChanged.connect(self._filter_timer.start)
+        self.exceptions_only.toggled.connect(self._filter_timer.start)
+        self.attribute_name.textChanged.connect(self._attribute_timer.start)
+        self.attribute_value.textChanged.connect(self._attribute_timer.start)
+        self.more_button.toggled.connect(self.more.setVisible)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.export_button.clicked.connect(self.export_view)
+        self.new_button.clicked.connect(self.new_item)
+        self.save_view_button.clicked.connect(self.save_view)
+        self.views.activated.connect(self._view_chosen)
+        self.model.filterApplied.connect(self._show_result)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.detail.shipmentRequested.connect(self.open_shipment)
+
+        self._fill_filter_combos(FilterResult([]))
+        self._load_views()
+        self._restore_layout()
+        self._unlisten.append(session.listen_connected(self._connected))
+        self.attach_cache()
+
+    # --- data ------------------------------------------------------------------------------
+
+    def attach_cache(self) -> None:
+        """Show the cached list at once, before (or without) any network."""
+        self.session.open_cache(self.session.profiles.active)
+        service = self.session.shipments
+        if service is None or service is self._service:
+            return
+        self._service = service
+
+        def loaded(_result: object) -> None:
+            data = service.coordinator.data
+            if data is not None and self._service is service:
+                self.model.set_summaries(data.summaries.values())
+
+        spawn(service.load_cached(), on_done=loaded, name="load-cached-shipments")
+
+    def _connected(self) -> None:
+        self.attach_cache()
+        service = self.session.shipments
+        if service is None:
+            return
+        self._unlisten.append(service.coordinator.listen(self._on_change))
+
+    def _on_change(self, change: ShipmentsChange) -> None:
+        service = self._service
+        data = service.coordinator.data if service else None
+        if data is None:
+            return
+        if change.full or self.model.total == 0:
+            self.model.set_summaries(data.summaries.values())
+            return
+        changed = [data.summaries[key] for key in change.changed if key in data.summaries]
+        new_exceptions = 0
+        for summary in changed:
+            row = self.model.row_of(str(summary.id))
+            before = self.model.summary_at(row) if row is not None else None
+            previous = before.open_exception_count if before else 0
+            new_exceptions += max(0, summary.open_exception_count - previous)
+        self.model.apply_changes(changed, change.removed)
+        if new_exceptions:
+            self.exceptionsRaised.emit(new_exceptions)
+        self.detail.shipment_list_changed(change)
+
+    def refresh(self) -> None:
+        service = self.session.shipments
+        if service is not None and self.session.client is not None:
+            spawn(service.coordinator.refresh(), name="refresh-shipments")
+        self.detail.refresh()
+
+    # --- filtering -------------------------------------------------------------------------
+
+    def current_filter(self) -> ShipmentFilter:
+        text = self.search.text()
+        pasted = parse_pasted(text)
+        now = datetime.now(UTC)
+        updated_hours = _RECENT[self.updated_within.currentText()]
+        created_hours = _RECENT[self.created_within.currentText()]
+        mode = self.mode.currentData()
+        state = self.state.currentData()
+        return ShipmentFilter(
+            text="" if pasted else text,
+            pasted=pasted,
+            modes=frozenset([mode]) if mode else frozenset(),
+            states=frozenset([state]) if state else frozenset(),
+            exceptions_only=self.exceptions_only.isChecked(),
+            only_ids=self._attribute_ids,
+            modified_from=now - timedelta(hours=updated_hours) if updated_hours else None,
+            created_from=now - timedelta(hours=created_hours) if created_hours else None,
+        )
+
+    def apply_filter(self) -> FilterResult:
+        self._filter_timer.stop()
+        return self.model.set_filter(self.current_filter())
+
+    def _query_attribute(self) -> None:
+        name = self.attribute_name.text().strip()
+        if not name:
+            self._attribute_ids = None
+            self.apply_filter()
+            return
+        client = self.session.client
+        if client is None:
+            self.notice.setText("Filtering by attribute needs a connection to the service.")
+            self.notice.setVisible(True)
+            return
+        request = ShipmentSearchRequest(
+            attribute_name=name, attribute_value=self.attribute_value.text().strip() or None
+        )
+
+        async def collect() -> frozenset[str]:
+            return frozenset([str(s.id) async for s in client.tracking.search(request)])
+
+        def done(ids: frozenset[str]) -> None:
+            self._attribute_ids = ids
+            self.apply_filter()
+
+        spawn(collect(), on_done=done, on_error=self._show_error, name="attribute-filter")
+
+    def _show_result(self, result: FilterResult) -> None:
+        shown, total = len(result.visible), self.model.total
+        self.count_label.setText(
+            f"{total:,} shipments" if shown == total else f"{shown:,} of {total:,} shipments"
+        )
+        if result.not_found:
+            listed = ", ".join(result.not_found[:20])
+            more = f" and {len(result.not_found) - 20} more" if len(result.not_found) > 20 else ""
+            self.notice.setText(f"Not found: {listed}{more}")
+            self.notice.setStyleSheet("color: #d0453a;")
+            self.notice.setVisible(True)
+        else:
+            self.notice.setVisible(False)
+        self._fill_filter_combos(result)
+
+    def _fill_filter_combos(self, result: FilterResult) -> None:
+        for combo, values, counts, everything, label in (
+            (
+                self.mode,
+                [m.value for m in TransportationMode],
+                result.mode_counts,
+                "All modes",
+                lambda v: v,
+            ),
+            (
+                self.state,
+                [s.value for s in ShipmentStateType],
+                result.state_counts,
+                "All states",
+                lambda v: state_text(ShipmentStateType(v)),
+            ),
+        ):
+            selected = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(everything, None)
+            for value in values:
+                count = counts.get(value, 0)
+                combo.addItem(f"{label(value)} ({count:,})", value)
+            index = combo.findData(selected)
+            combo.setCurrentIndex(max(0, index))
+            combo.blockSignals(False)
+
+    # --- selection and detail --------------------------------------------------------------
+
+    def _row_changed(self, current: object, _previous: object) -> None:
+        row = self.table.currentIndex().row()
+        summary = self.model.summary_at(row)
+        if summary is not None:
+            self.detail.show_shipment(str(summary.id))
+
+    def open_shipment(self, shipment_id: str) -> None:
+        """Select a shipment in the table (clearing filters that hide it) and show it."""
+        row = self.model.row_of(shipment_id)
+        if row is None:
+            self.search.clear()
+            self.mode.setCurrentIndex(0)
+            self.state.setCurrentIndex(0)
+            self.exceptions_only.setChecked(False)
+            self.apply_filter()
+            row = self.model.row_of(shipment_id)
+        if row is not None:
+            self.table.selectRow(row)
+            self.table.scrollTo(self.model.index(row, 0))
+        self.detail.show_shipment(shipment_id)
+
+    def selected_ids(self) -> list[str]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [str(s.id) for r in rows if (s := self.model.summary_at(r)) is not None]
+
+    # --- pane actions ------------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def new_item(self) -> None:
+        self.detail.new_shipment()
+
+    def export_view(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(
+            self,
+            "Export shipments",
+            str(Path.home() / "shipments.xlsx"),
+            "Excel workbook (*.xlsx);;CSV (*.csv)",
+        )
+        if path:
+            self.export_to(Path(path), xlsx=chosen.startswith("Excel") or path.endswith(".xlsx"))
+
+    def export_to(self, path: Path, *, xlsx: bool) -> None:
+        columns = self.visible_columns()
+        rows = self.model.visible_summaries()
+        try:
+            (export_xlsx if xlsx else export_csv)(path, columns, rows)
+        except OSError as exc:
+            self._show_error(exc)
+            return
+        self.notice.setStyleSheet("")
+        self.notice.setText(f"Exported {len(rows):,} shipments to {path}")
+        self.notice.setVisible(True)
+
+    def visible_columns(self) -> list[Column]:
+        header = self.table.horizontalHeader()
+        ordered = sorted(range(len(COLUMNS)), key=header.visualIndex)
+        return [COLUMNS[i] for i in ordered if not header.isSectionHidden(i)]
+
+    def _column_menu(self, position: QPoint) -> None:
+        menu = QMenu(self)
+        for index, column in enumerate(COLUMNS):
+            action = menu.addAction(column.title)
+            action.setCheckable(True)
+            action.setChecked(not self.table.isColumnHidden(index))
+            action.toggled.connect(lambda shown, i=index: self.table.setColumnHidden(i, not shown))
+        menu.popup(self.table.horizontalHeader().mapToGlobal(position))
+
+    # --- saved views -------------------------------------------------------------------------
+
+    def _view_state(self) -> dict[str, object]:
+        return {
+            "search": self.search.text(),
+            "mode": self.mode.currentData(),
+            "state": self.state.currentData(),
+            "exceptions": self.exceptions_only.isChecked(),
+            "attributeName": self.attribute_name.text(),
+            "attributeValue": self.attribute_value.text(),
+            "updated": self.updated_within.currentText(),
+            "created": self.created_within.currentText(),
+        }
+
+    def save_view(self) -> None:
+        name, ok = QInputDialog.getText(self, "Save view", "Name of this view:")
+        if ok and name.strip():
+            self.store_view(name.strip())
+
+    def store_view(self, name: str) -> None:
+        views = self._stored_views()
+        views[name] = self._view_state()
+        self.settings.setValue("shipments/views", json.dumps(views))
+        self._load_views(select=name)
+
+    def _stored_views(self) -> dict[str, dict[str, object]]:
+        raw = self.settings.value("shipments/views", "{}")
+        try:
+            views = json.loads(str(raw))
+        except ValueError:
+            return {}
+        return views if isinstance(views, dict) else {}
+
+    def _load_views(self, select: str | None = None) -> None:
+        self.views.blockSignals(True)
+        self.views.clear()
+        self.views.addItem("Views…", None)
+        for name in sorted(self._stored_views()):
+            self.views.addItem(name, name)
+        self.views.setCurrentIndex(max(0, self.views.findData(select)))
+        self.views.blockSignals(False)
+
+    def _view_chosen(self, index: int) -> None:
+        name = self.views.itemData(index)
+        if name:
+            self.apply_view(str(name))
+
+    def apply_view(self, name: str) -> None:
+        state = self._stored_views().get(name)
+        if state is None:
+            return
+        self.search.setText(str(state.get("search", "")))
+        self.mode.setCurrentIndex(max(0, self.mode.findData(state.get("mode"))))
+        self.state.setCurrentIndex(max(0, self.state.findData(state.get("state"))))
+        self.exceptions_only.setChecked(bool(state.get("exceptions")))
+        self.attribute_name.setText(str(state.get("attributeName", "")))
+        self.attribute_value.setText(str(state.get("attributeValue", "")))
+        self.updated_within.setCurrentText(str(state.get("updated", "Any time")))
+        self.created_within.setCurrentText(str(state.get("created", "Any time")))
+        self.more_button.setChecked(bool(state.get("attributeName")))
+        self.apply_filter()
+
+    # --- layout memory and errors ------------------------------------------------------------
+
+    def _restore_layout(self) -> None:
+        header_state = self.settings.value("shipments/header")
+        if header_state is not None:
+            self.table.horizontalHeader().restoreState(header_state)
+        splitter_state = self.settings.value("shipments/splitter")
+        if splitter_state is not None:
+            self.splitter.restoreState(splitter_state)
+        else:
+            self.splitter.setSizes([760, 480])
+
+    def _show_error(self, error: BaseException) -> None:
+        self.notice.setText(explain(error))
+        self.notice.setStyleSheet("color: #d0453a;")
+        self.notice.setVisible(True)
+
+    def shutdown(self) -> None:
+        self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
+        self.settings.setValue("shipments/splitter", self.splitter.saveState())
+        self._filter_timer.stop()
+        self._attribute_timer.stop()
+        for unlisten in self._unlisten:
+            if callable(unlisten):
+                unlisten()
+        self._unlisten.clear()
+        self.detail.shutdown()

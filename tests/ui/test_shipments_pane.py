@@ -1,0 +1,225 @@
+"""The Shipments pane against the real local service: find, filter, export, open, edit."""
+
+from __future__ import annotations
+
+import csv
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+
+
+def _put(tenant: TenantHandle, body: dict[str, object]) -> str:
+    answer = tenant.http.put("/api/v4/shipments/tracking", json=body)
+    assert answer.status_code in (200, 201), answer.text
+    return str(answer.json()["id"])
+
+
+def _ltl(pro: str, city: str = "Chicago") -> dict[str, object]:
+    return {
+        "identifiers": [
+            {"type": "PRO", "value": pro},
+            {"type": "BILL_OF_LADING", "value": f"B-{pro}"},
+        ],
+        "plan": {"expectedTransportationModes": ["LTL"]},
+        "routeInfo": {
+            "stops": [
+                {
+                    "id": str(uuid.uuid4()),
+                    "type": "PICKUP",
+                    "name": f"{city} DC",
+                    "location": {
+                        "address": {
+                            "addressLines": [],
+                            "city": city,
+                            "state": "IL",
+                            "country": "US",
+                        }
+                    },
+                },
+                {
+                    "id": str(uuid.uuid4()),
+                    "type": "DELIVERY",
+                    "name": "Dallas DC",
+                    "location": {
+                        "address": {
+                            "addressLines": [],
+                            "city": "Dallas",
+                            "state": "TX",
+                            "country": "US",
+                        }
+                    },
+                },
+            ]
+        },
+    }
+
+
+@pytest.fixture
+async def connected(
+    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
+) -> AsyncIterator[tuple[AppSession, TenantHandle]]:
+    tenant = make_tenant(sqlite_service)
+    profile = profiles.save(
+        Profile(
+            id="",
+            name="Test service",
+            kind=ProfileKind.REMOTE,
+            base_url=sqlite_service.url,
+            client_id=tenant.client_id,
+            poll_interval=5,
+        ),
+        secret=tenant.client_secret,
+    )
+    profiles.activate(profile.id)
+    yield session, tenant
+    await session.close()
+    tenant.http.close()
+
+
+async def _pane(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> ShipmentsPane:
+    session, _tenant = connected
+    pane = ShipmentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 700)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+async def test_finds_filters_and_reports_missing_values(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    _session, tenant = connected
+    pros = [f"PRO{n}{uuid.uuid4().hex[:5].upper()}" for n in range(3)]
+    for pro in pros:
+        _put(tenant, _ltl(pro))
+    _put(
+        tenant,
+        {
+            "identifiers": [{"type": "TRACKING_NUMBER", "value": "1ZPARCEL0001"}],
+            "plan": {"expectedTransportationModes": ["PARCEL"]},
+        },
+    )
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 4)
+    assert pane.count_label.text() == "4 shipments"
+
+    pane.search.setText(pros[1][:6].lower())
+    pane.apply_filter()
+    assert {pane.model.summary_at(r).primary_identifier for r in range(pane.model.rowCount())} >= {
+        pros[1]
+    }
+
+    pane.search.setText(f"{pros[0]}\n{pros[2]}\nNOPE-123")
+    result = pane.apply_filter()
+    assert sorted(s.primary_identifier for s in pane.model.visible_summaries()) == sorted(
+        [pros[0], pros[2]]
+    )
+    assert result.not_found == ["NOPE-123"]
+    assert "NOPE-123" in pane.notice.text() and pane.notice.isVisible()
+
+    pane.search.clear()
+    pane.mode.setCurrentIndex(pane.mode.findData("PARCEL"))
+    pane.apply_filter()
+    assert [s.primary_identifier for s in pane.model.visible_summaries()] == ["1ZPARCEL0001"]
+    assert "LTL (3)" in [pane.mode.itemText(i) for i in range(pane.mode.count())]
+    pane.shutdown()
+
+
+async def test_export_of_the_current_view(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, tmp_path: Path
+) -> None:
+    _session, tenant = connected
+    pro = f"PROX{uuid.uuid4().hex[:5].upper()}"
+    _put(tenant, _ltl(pro, city="Joliet"))
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.export_to(tmp_path / "view.csv", xlsx=False)
+    with (tmp_path / "view.csv").open(encoding="utf-8-sig") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][0] == "Shipment"
+    assert rows[1][0] == pro
+    assert "Joliet DC" in rows[1]
+    pane.export_to(tmp_path / "view.xlsx", xlsx=True)
+    from openpyxl import load_workbook
+
+    sheet = load_workbook(tmp_path / "view.xlsx").active
+    assert sheet is not None and sheet.cell(row=2, column=1).value == pro
+    pane.shutdown()
+
+
+async def test_background_update_keeps_selection_and_highlights(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    session, tenant = connected
+    ids = [_put(tenant, _ltl(f"PROS{n}{uuid.uuid4().hex[:4].upper()}")) for n in range(5)]
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 5)
+    target = ids[2]
+    pane.open_shipment(target)
+    assert pane.selected_ids() == [target]
+    changed = ids[4]
+    _put(tenant, {"id": changed, **_ltl("PROCHANGED")})
+    assert session.shipments is not None
+    await session.shipments.coordinator.fetch_now()
+    await wait_until(lambda: pane.model.is_highlighted(changed))
+    assert pane.selected_ids() == [target]
+    pane.shutdown()
+
+
+async def test_detail_shows_story_and_saves_attributes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    _session, tenant = connected
+    shipment_id = _put(tenant, _ltl(f"PROD{uuid.uuid4().hex[:5].upper()}"))
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.open_shipment(shipment_id)
+    detail = pane.detail
+    await wait_until(lambda: detail.history is not None)
+    assert detail.stops.rowCount() == 2
+    assert "Chicago DC" in detail.stops.item(0, 0).text()
+    detail._add_attribute_row()
+    row = detail.attributes.rowCount() - 1
+    from PySide6.QtWidgets import QTableWidgetItem
+
+    detail.attributes.setItem(row, 0, QTableWidgetItem("customer"))
+    detail.attributes.setItem(row, 1, QTableWidgetItem("ACME"))
+    detail.save_attribute_edits()
+    await wait_until(lambda: detail.attribute_error.text() == "Attributes saved")
+    attributes = tenant.http.get(f"/api/v4/shipments/{shipment_id}/attributes").json()
+    assert {"attributeName": "customer", "attributeValues": ["ACME"]} in attributes
+    pane.shutdown()
+
+
+async def test_a_refused_attribute_keeps_the_edit(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    _session, tenant = connected
+    shipment_id = _put(tenant, _ltl(f"PROE{uuid.uuid4().hex[:5].upper()}"))
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.open_shipment(shipment_id)
+    detail = pane.detail
+    await wait_until(lambda: detail.history is not None)
+    for n in range(26):
+        detail.attributes.insertRow(n)
+        from PySide6.QtWidgets import QTableWidgetItem
+
+        detail.attributes.setItem(n, 0, QTableWidgetItem(f"a{n}"))
+        detail.attributes.setItem(n, 1, QTableWidgetItem("v"))
+    detail.save_attribute_edits()
+    assert "at most 25" in detail.attribute_error.text()
+    assert detail.attributes.rowCount() == 26
+    pane.shutdown()
