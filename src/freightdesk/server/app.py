@@ -117,6 +117,14 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
                 routes=app.routes,
             )
             schema["info"]["x-interface-version"] = "4.0.0"
+            # Invalid input is answered 400 with the Error body, never FastAPI's 422.
+            for operations in schema.get("paths", {}).values():
+                for operation in operations.values():
+                    if isinstance(operation, dict):
+                        operation.get("responses", {}).pop("422", None)
+            schemas = schema.get("components", {}).get("schemas", {})
+            for name in ("HTTPValidationError", "ValidationError"):
+                schemas.pop(name, None)
             components = schema.setdefault("components", {})
             components["securitySchemes"] = {
                 "bearer": {"type": "http", "scheme": "bearer"},

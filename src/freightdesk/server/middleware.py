@@ -46,7 +46,13 @@ class RequestPlumbing:
                 headers = list(message.get("headers", []))
                 headers.append((b"x-support-reference-id", reference.encode()))
                 message = {**message, "headers": headers}
-                if is_get and message["status"] == 200 and _is_json(headers):
+                # Answers that carry their own ETag (file downloads) stream through untouched.
+                if (
+                    is_get
+                    and message["status"] == 200
+                    and _is_json(headers)
+                    and not any(k.lower() == b"etag" for k, _ in headers)
+                ):
                     buffered_start = message
                     return
                 await send(message)
