@@ -169,8 +169,8 @@ def create_booking(
     row = BookingRow(id=str(uuid.uuid4()), tenant_id=tenant_id, created_at=now)
     _apply(session, row, body, link, now)
     session.add(row)
+    _flush_live(session, link)  # the row first: its attributes refer to it
     _write_attributes(session, row, body)
-    _flush_live(session, link)
     return row
 
 
@@ -195,9 +195,9 @@ def update_booking(
     _check_expiration(body, now)
     link = _link(session, tenant_id, body, now, current=row.id)
     _apply(session, row, body, link, now)
+    _flush_live(session, link)
     session.execute(delete(BookingAttributeRow).where(BookingAttributeRow.booking_id == row.id))
     _write_attributes(session, row, body)
-    _flush_live(session, link)
     return row
 
 
