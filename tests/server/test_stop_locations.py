@@ -239,6 +239,7 @@ def test_paging_is_stable_by_name_then_id(tenant: TenantHandle) -> None:
     assert [a["id"] for a in alphas] == sorted(a["id"] for a in alphas)
     beyond = page(tenant, offset=50)
     assert beyond["locations"] == [] and beyond["totalItems"] == 7
+    assert page(tenant, offset=2**63 - 1)["locations"] == []
     assert len(page(tenant, pageSize=500)["locations"]) == 7
 
 
@@ -246,9 +247,11 @@ def test_paging_bounds(tenant: TenantHandle) -> None:
     for params, source in [
         ({"offset": -1}, "offset"),
         ({"offset": "x"}, "offset"),
+        ({"offset": 2**63}, "offset"),
         ({"pageSize": 0}, "pageSize"),
         ({"pageSize": 501}, "pageSize"),
         ({"q": "x" * 201}, "q"),
+        ({"q": "a\x00b"}, "q"),
     ]:
         response = tenant.http.get(PATH, params=params)
         assert response.status_code == 400, params

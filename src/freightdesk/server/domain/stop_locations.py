@@ -33,7 +33,7 @@ from freightdesk.models.stop_locations import (
 )
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.addresses import address_problems
-from freightdesk.server.errors import ApiError, conflict, field_errors, not_found
+from freightdesk.server.errors import ApiError, conflict, field_error, field_errors, not_found
 from freightdesk.server.tables.stop_locations import StopLocationRow
 
 Problems = list[tuple[str, str]]
@@ -166,6 +166,8 @@ def list_stop_locations(
     `query` matches name, supplied id, city and postal code: case-insensitive substring.
     """
     conditions: list[Any] = [StopLocationRow.tenant_id == tenant_id]
+    if query is not None and "\x00" in query:
+        raise field_error("q", "must not contain the NUL character")
     needle = (query or "").strip().lower()
     if needle:
         conditions.append(StopLocationRow.search_text.like(f"%{_escape_like(needle)}%", "\\"))
