@@ -37,10 +37,10 @@ import secrets
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import Table, delete, func, insert, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -55,7 +55,7 @@ from freightdesk.models.tracking import (
     TrackedShipmentPosition,
     TrackedShipmentState,
 )
-from freightdesk.server.db import utcnow
+from freightdesk.server.db import Base, utcnow
 from freightdesk.server.domain.identifiers import normalize_value, sources_for
 from freightdesk.server.domain.lifecycle import transition_problem
 from freightdesk.server.domain.shipment_rules import PreparedShipment, prepare, related_ids
@@ -220,6 +220,7 @@ def create_shipments(
     related = {i for body in bodies for i in related_ids(body)}
     can_see = visible_ids(session, tenant_id, related) if related else set()
     prepared = [prepare(body, visible_ids=can_see) for body in bodies]
+    latest_events = [_latest_of(item.events) for item in prepared]
     now = utcnow()
     rows = [
         {
@@ -233,12 +234,14 @@ def create_shipments(
             "last_modified_at": now,
             "open_exception_count": 0,
             **_data_summary(item),
+            **(_latest_values(latest) if latest is not None else {}),
         }
-        for item in prepared
+        for item, latest in zip(prepared, latest_events, strict=True)
     ]
     session.flush()
+    table = _table(Shipment)
     result = session.execute(
-        insert(Shipment).returning(Shipment.pk, Shipment.id, sort_by_parameter_order=True), rows
+        insert(table).returning(table.c.pk, table.c.id, sort_by_parameter_order=True), rows
     ).all()
     identifier_rows: list[dict[str, Any]] = []
     attribute_rows: list[dict[str, Any]] = []
@@ -282,11 +285,6 @@ def create_shipments(
                     {"event": wire, "source": USER},
                     now,
                 )
-            )
-        latest = _latest_of(item.events)
-        if latest is not None:
-            session.execute(
-                update(Shipment).where(Shipment.pk == pk).values(**_latest_values(latest))
             )
     _insert(session, ShipmentIdentifier, identifier_rows)
     _insert(session, ShipmentAttributeValue, attribute_rows)
@@ -791,14 +789,21 @@ def add_positions_bulk(
     now = utcnow()
     position_rows: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
+    wanted: dict[str, tuple[Shipment, dict[datetime, TrackedShipmentPosition]]] = {}
     for given, key in keys.items():
         row = found.get(key or "")
         if row is None:
             raise _missing(given)
-        fresh = _new_positions(session, row.pk, tracks[given])
+        instants = _ordered_instants(tracks[given])
+        if instants:
+            wanted[given] = (row, instants)
+    stored = _stored_instants(session, {row.pk: (min(i), max(i)) for row, i in wanted.values()})
+    for row, instants in wanted.values():
+        fresh = [p for at, p in instants.items() if (row.pk, at) not in stored]
         if not fresh:
             continue
-        position_rows.extend(_position_row(row.pk, position, source) for position in fresh)
+        added = [_position_row(row.pk, position, source) for position in fresh]
+        position_rows.extend(added)
         last = fresh[-1]
         if row.last_position_at is None or last.date_time >= row.last_position_at:
             row.last_latitude, row.last_longitude = last.latitude, last.longitude
@@ -809,7 +814,7 @@ def add_positions_bulk(
                 row.tenant_id,
                 row.id,
                 ChangeKind.POSITIONS_ADDED,
-                {"positions": [_position_wire(p, source) for p in fresh], "source": source},
+                {"positions": [_position_wire(added_row) for added_row in added], "source": source},
                 now,
             )
         )
@@ -819,36 +824,48 @@ def add_positions_bulk(
         dialect = session.get_bind().dialect.name
         statement: Any
         if dialect == "postgresql":
-            statement = postgresql.insert(ShipmentPosition).on_conflict_do_nothing()
+            statement = postgresql.insert(_table(ShipmentPosition)).on_conflict_do_nothing()
         elif dialect == "sqlite":
-            statement = sqlite.insert(ShipmentPosition).on_conflict_do_nothing()
+            statement = sqlite.insert(_table(ShipmentPosition)).on_conflict_do_nothing()
         else:  # pragma: no cover - we run on SQLite and PostgreSQL only
-            statement = insert(ShipmentPosition)
+            statement = insert(_table(ShipmentPosition))
         session.execute(statement, position_rows)
     _insert(session, ShipmentChange, changes)
     return len(position_rows)
 
 
-def _new_positions(
-    session: Session, pk: int, positions: Sequence[TrackedShipmentPosition]
-) -> list[TrackedShipmentPosition]:
-    """The positions in time order, one per instant, without those already stored."""
+def _ordered_instants(
+    positions: Sequence[TrackedShipmentPosition],
+) -> dict[datetime, TrackedShipmentPosition]:
+    """One position per instant (the first given), in UTC, in time order."""
     by_time: dict[datetime, TrackedShipmentPosition] = {}
     for position in positions:
-        at = utc_datetime(position.date_time)
-        by_time.setdefault(at, position.model_copy(update={"date_time": at}))
-    if not by_time:
-        return []
-    stored = session.scalars(
-        select(ShipmentPosition.date_time).where(
-            ShipmentPosition.shipment_pk == pk,
-            ShipmentPosition.date_time >= min(by_time),
-            ShipmentPosition.date_time <= max(by_time),
+        at = position.date_time
+        if at.tzinfo is not UTC:  # validated models are UTC already
+            at = utc_datetime(at)
+            position = position.model_copy(update={"date_time": at})
+        by_time.setdefault(at, position)
+    return {at: by_time[at] for at in sorted(by_time)}
+
+
+def _stored_instants(
+    session: Session, spans: Mapping[int, tuple[datetime, datetime]]
+) -> set[tuple[int, datetime]]:
+    """Which (shipment, instant) pairs within these spans are stored already: one query per
+    500 shipments rather than one per shipment."""
+    stored: set[tuple[int, datetime]] = set()
+    items = list(spans.items())
+    for start in range(0, len(items), 500):
+        chunk = items[start : start + 500]
+        rows = session.execute(
+            select(ShipmentPosition.shipment_pk, ShipmentPosition.date_time).where(
+                ShipmentPosition.shipment_pk.in_([pk for pk, _span in chunk]),
+                ShipmentPosition.date_time >= min(span[0] for _pk, span in chunk),
+                ShipmentPosition.date_time <= max(span[1] for _pk, span in chunk),
+            )
         )
-    )
-    for at in stored:
-        by_time.pop(at, None)
-    return [by_time[at] for at in sorted(by_time)]
+        stored.update((pk, at) for pk, at in rows)
+    return stored
 
 
 # --- states --------------------------------------------------------------------------------
@@ -1085,9 +1102,16 @@ def share_link(base_url: str, row: Shipment) -> str:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _insert(session: Session, table: Any, rows: list[dict[str, Any]]) -> None:
+def _table(entity: type[Base]) -> Table:
+    table = entity.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+def _insert(session: Session, entity: type[Base], rows: list[dict[str, Any]]) -> None:
+    """A Core executemany: bulk rows skip the ORM's per-object bookkeeping."""
     if rows:
-        session.execute(insert(table), rows)
+        session.execute(insert(_table(entity)), rows)
 
 
 def _change(
@@ -1294,13 +1318,13 @@ def _position_row(pk: int, position: TrackedShipmentPosition, source: str) -> di
     }
 
 
-def _position_wire(position: TrackedShipmentPosition, source: str) -> dict[str, Any]:
-    row = _position_row(0, position, source)
+def _position_wire(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored position row as on the wire (speeds in km/h)."""
     wire: dict[str, Any] = {
-        "dateTime": position.date_time.isoformat(),
+        "dateTime": row["date_time"].isoformat(),
         "latitude": row["latitude"],
         "longitude": row["longitude"],
-        "source": source,
+        "source": row["source"],
     }
     if row["speed"] is not None:
         wire["speed"] = row["speed"]

@@ -1,0 +1,351 @@
+"""Tracking at scale: 100,000 tracked shipments and 2 million positions in SQLite.
+
+Seeds a database through the domain API (kept between runs in --data-dir), starts the real
+`freightdesk serve` on it as a subprocess, and measures over HTTP on loopback:
+
+- GET /api/v4/shipments/{id}/tracking/history of random shipments (target: median <= 20 ms);
+- search pages with several filters and sorts (target: median <= 50 ms);
+- the time from starting `freightdesk serve` on the existing database to its first answer
+  (target: <= 1.5 s).
+
+Run: python -m bench.bench_tracking [--shipments 100000] [--positions-per-shipment 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+CITIES = [
+    ("Chicago", "IL", 41.88, -87.63),
+    ("Dallas", "TX", 32.78, -96.80),
+    ("Atlanta", "GA", 33.75, -84.39),
+    ("Denver", "CO", 39.74, -104.99),
+    ("Seattle", "WA", 47.61, -122.33),
+    ("Newark", "NJ", 40.74, -74.17),
+    ("Memphis", "TN", 35.15, -90.05),
+    ("Phoenix", "AZ", 33.45, -112.07),
+]
+
+
+@dataclass(frozen=True)
+class Seeded:
+    client_id: str
+    client_secret: str
+    shipment_ids: list[str]
+    identifiers: list[str]
+
+
+def _identifiers(rng: random.Random, n: int) -> list[dict[str, str]]:
+    kind = n % 4
+    if kind == 0:
+        return [{"type": "AIR_WAYBILL", "value": f"020-{n:08d}"}]
+    if kind == 1:
+        return [
+            {"type": "BILL_OF_LADING", "value": f"MAEU{n:09d}"},
+            {"type": "CARRIER_SCAC", "value": rng.choice(["MAEU", "MSCU", "CMDU"])},
+        ]
+    if kind == 2:
+        return [
+            {"type": "TRACKING_NUMBER", "value": f"1Z{n:012d}"},
+            {"type": "CARRIER_SCAC", "value": "UPSN"},
+        ]
+    return [{"type": "PRO", "value": f"PRO{n:08d}"}, {"type": "PURCHASE_ORDER", "value": f"PO{n}"}]
+
+
+def _body(rng: random.Random, n: int, start: datetime) -> dict[str, Any]:
+    origin, destination = rng.sample(CITIES, 2)
+    return {
+        "identifiers": _identifiers(rng, n),
+        "attributes": [{"name": "customer", "value": f"Customer {n % 500}"}],
+        "routeInfo": {
+            "stops": [
+                {
+                    "type": "PICKUP" if i == 0 else "DELIVERY",
+                    "name": f"{city} DC",
+                    "location": {
+                        "address": {"addressLines": [f"{n} Main St"], "city": city, "state": st},
+                        "coordinates": {"latitude": lat, "longitude": lon},
+                    },
+                    "appointmentWindow": {
+                        "startDateTime": (start + timedelta(days=2 * i)).isoformat(),
+                        "endDateTime": (start + timedelta(days=2 * i, hours=4)).isoformat(),
+                        "localTimeZoneIdentifier": "America/Chicago",
+                    },
+                }
+                for i, (city, st, lat, lon) in enumerate((origin, destination))
+            ]
+        },
+        "events": [
+            {"type": "BOOKED", "dateTime": (start - timedelta(days=1)).isoformat()},
+            {"type": "PICKED_UP", "dateTime": start.isoformat(), "description": "Picked up"},
+        ],
+    }
+
+
+def seed(data_dir: Path, shipments: int, per_shipment: int) -> Seeded:
+    """Fill a fresh database; reuse the one in data_dir when it was seeded the same way."""
+    marker = data_dir / "bench-tracking.json"
+    if marker.exists():
+        saved = json.loads(marker.read_text())
+        if saved["shipments"] == shipments and saved["perShipment"] == per_shipment:
+            print(f"reusing the seeded database in {data_dir}")
+            return Seeded(
+                saved["clientId"], saved["clientSecret"], saved["ids"], saved["identifiers"]
+            )
+    shutil.rmtree(data_dir, ignore_errors=True)
+    from freightdesk.models.tracking import (
+        ShipmentException,
+        ShipmentStateType,
+        TrackedShipmentInput,
+        TrackedShipmentPosition,
+    )
+    from freightdesk.server.app import build_context
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain import shipments as store
+    from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+    from freightdesk.server.settings import ServerSettings, sqlite_url
+
+    context = build_context(
+        ServerSettings(data_dir=data_dir, database_url=sqlite_url(data_dir / "freightdesk.sqlite3"))
+    )
+    with transaction(context.sessions) as session:
+        tenant = ensure_tenant(session, "bench", "bench-admin", "bench-password").tenant
+        app, secret = create_client_app(session, tenant.id, "bench")
+        tenant_id, client_id = tenant.id, app.id
+    rng = random.Random(7)
+    started = time.perf_counter()
+    ids: list[str] = []
+    identifiers: list[str] = []
+    batch = 1000
+    base = datetime(2024, 5, 1, tzinfo=UTC)
+    for first in range(0, shipments, batch):
+        numbers = range(first, min(first + batch, shipments))
+        starts = {n: base + timedelta(minutes=n) for n in numbers}
+        bodies = [TrackedShipmentInput.model_validate(_body(rng, n, starts[n])) for n in numbers]
+        with transaction(context.sessions) as session:
+            made = store.create_shipments(session, tenant_id, bodies)
+            tracks = {}
+            for sid, n in zip(made, numbers, strict=True):
+                lat, lon = rng.uniform(30, 45), rng.uniform(-120, -75)
+                tracks[sid] = [
+                    TrackedShipmentPosition(
+                        date_time=starts[n] + timedelta(minutes=15 * k),
+                        latitude=lat + k * 0.01,
+                        longitude=lon + k * 0.01,
+                        speed=rng.uniform(40, 70),
+                        speed_unit="MILES_PER_HOUR",
+                        heading=45,
+                    )
+                    for k in range(per_shipment)
+                ]
+            store.add_positions_bulk(session, tracks, "TL")
+            # Some live movement, exceptions and ETAs, through the one-at-a-time API.
+            for sid, n in list(zip(made, numbers, strict=True))[::20]:
+                store.set_state(session, sid, ShipmentStateType.IN_TRANSIT, starts[n], source="TL")
+                store.set_eta(session, sid, starts[n] + timedelta(days=2), source="TL")
+                if n % 60 == 0:
+                    store.upsert_exception(session, sid, ShipmentException(type="DELAY"), "TL")
+        ids.extend(made)
+        identifiers.extend(_identifiers(rng, n)[0]["value"] for n in numbers)
+        done = len(ids)
+        if done % 10_000 == 0:
+            rate = done / (time.perf_counter() - started)
+            print(f"  seeded {done} shipments ({rate:.0f}/s)", flush=True)
+    seconds = time.perf_counter() - started
+    print(f"seeded {shipments} shipments, {shipments * per_shipment} positions in {seconds:.1f} s")
+    context.engine.dispose()
+    marker.write_text(
+        json.dumps(
+            {
+                "shipments": shipments,
+                "perShipment": per_shipment,
+                "clientId": client_id,
+                "clientSecret": secret,
+                "ids": ids,
+                "identifiers": identifiers,
+                "seedSeconds": round(seconds, 1),
+            }
+        )
+    )
+    return Seeded(client_id, secret, ids, identifiers)
+
+
+def _command() -> list[str]:
+    script = shutil.which("freightdesk")
+    return [script] if script else [sys.executable, "-m", "freightdesk.cli"]
+
+
+@contextmanager
+def serve(data_dir: Path) -> Iterator[tuple[str, float]]:
+    """`freightdesk serve` on a free port; yields its URL and when it was started."""
+    started = time.perf_counter()
+    command = [*_command(), "serve", "--data-dir", str(data_dir), "--port", "0"]
+    errors = (data_dir / "bench-serve.stderr").open("w")
+    process = subprocess.Popen(
+        [*command, "--log-level", "warning"], stdout=subprocess.PIPE, stderr=errors, text=True
+    )
+    try:
+        assert process.stdout is not None
+        url = None
+        for line in process.stdout:
+            found = re.search(r"listening on (http://\S+)", line)
+            if found:
+                url = found.group(1)
+                break
+        if url is None:
+            raise RuntimeError(f"freightdesk serve did not start; see {errors.name}")
+        yield url, started
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        errors.close()
+
+
+def _wait_ready(url: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"{url}/api/v4/shipments/search", timeout=5)
+            return
+        except httpx.TransportError:
+            time.sleep(0.01)
+    raise RuntimeError("freightdesk serve does not answer")
+
+
+def token(url: str, seeded: Seeded) -> str:
+    answer = httpx.post(
+        f"{url}/api/v4/oauth2/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": seeded.client_id,
+            "client_secret": seeded.client_secret,
+        },
+    )
+    answer.raise_for_status()
+    return str(answer.json()["access_token"])
+
+
+def timed(call: Callable[[], httpx.Response], repeat: int) -> tuple[float, float]:
+    """Median and 95th percentile in ms, after a short warm-up."""
+    for _ in range(5):
+        call().raise_for_status()
+    samples = []
+    for _ in range(repeat):
+        begin = time.perf_counter()
+        answer = call()
+        samples.append((time.perf_counter() - begin) * 1000)
+        answer.raise_for_status()
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
+
+
+def first_answer(data_dir: Path, bearer: str, shipment_id: str) -> float:
+    """Seconds from starting `freightdesk serve` to its first successful answer."""
+    with serve(data_dir) as (url, started):
+        headers = {"Authorization": f"Bearer {bearer}"}
+        while True:
+            try:
+                answer = httpx.get(
+                    f"{url}/api/v4/shipments/{shipment_id}/tracking", headers=headers, timeout=5
+                )
+                if answer.status_code == 200:
+                    return time.perf_counter() - started
+            except httpx.TransportError:
+                pass
+            time.sleep(0.005)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shipments", type=int, default=100_000)
+    parser.add_argument("--positions-per-shipment", type=int, default=20)
+    parser.add_argument("--data-dir", default="/tmp/freightdesk-bench-tracking")
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    data_dir = Path(args.data_dir)
+    seeded = seed(data_dir, args.shipments, args.positions_per_shipment)
+    size = (data_dir / "freightdesk.sqlite3").stat().st_size / 1e6
+    print(f"database: {size:.0f} MB")
+    rng = random.Random(11)
+    results: list[tuple[str, str, float, float]] = []
+
+    # The "serve" line is printed before uvicorn accepts connections, so the first request
+    # is timed from process start until it is answered.
+    with serve(data_dir) as (url, _started):
+        _wait_ready(url)
+        bearer = token(url, seeded)
+        http = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {bearer}"}, timeout=30)
+
+        def history() -> httpx.Response:
+            sid = rng.choice(seeded.shipment_ids)
+            return http.get(f"/api/v4/shipments/{sid}/tracking/history")
+
+        results.append(
+            ("GET tracking/history (20 positions)", "20 ms", *timed(history, args.repeat))
+        )
+
+        def search(body: dict[str, Any], **params: Any) -> Callable[[], httpx.Response]:
+            return lambda: http.post("/api/v4/shipments/search", json=body, params=params)
+
+        prefix = lambda: {"text": rng.choice(seeded.identifiers)[:7]}  # noqa: E731
+        searches: list[tuple[str, Callable[[], httpx.Response]]] = [
+            ("search: first page, default sort", search({})),
+            ("search: text prefix", lambda: search(prefix())()),
+            (
+                "search: mode + state filter",
+                search({"transportationModes": ["OCEAN"], "states": ["IN_TRANSIT"]}),
+            ),
+            ("search: open exceptions", search({"hasOpenExceptions": True})),
+            ("search: sort by nextEta", search({"sort": {"field": "nextEta", "direction": "ASC"}})),
+            (
+                "search: sort by primaryIdentifier",
+                search({"sort": {"field": "primaryIdentifier", "direction": "ASC"}}),
+            ),
+            ("search: sort by state", search({"sort": {"field": "state", "direction": "DESC"}})),
+            (
+                "search: attribute",
+                search({"attributeName": "customer", "attributeValue": "customer 7"}),
+            ),
+            (
+                "search: 200 pasted identifiers",
+                lambda: search({"identifierValues": rng.sample(seeded.identifiers, 200)})(),
+            ),
+            ("search: page 100", search({}, page=100)),
+        ]
+        for name, call in searches:
+            results.append((name, "50 ms", *timed(call, max(args.repeat // 4, 20))))
+        http.close()
+
+    starts = [first_answer(data_dir, bearer, seeded.shipment_ids[0]) for _ in range(3)]
+    start_ms = statistics.median(starts) * 1000
+
+    print()
+    print(f"{'what':45} {'target':>8} {'median':>9} {'p95':>9}")
+    for name, target, median, p95 in results:
+        print(f"{name:45} {target:>8} {median:8.1f}ms {p95:8.1f}ms")
+    print(f"{'serve: first answer after start (median of 3)':45} {'1500 ms':>8} {start_ms:8.0f}ms")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
