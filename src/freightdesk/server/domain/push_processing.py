@@ -403,19 +403,22 @@ class PushApplier:
         source: str,
     ) -> None:
         effect = EFFECTS.get(event_type.upper(), _NOTHING)
-        store.add_event(
-            self._session,
-            shipment.id,
-            TrackedShipmentEvent(
-                id=_derived_id(row, shipment.id, "event"),
-                type=event_type,
-                date_time=at,
-                description=description,
-                received_date_time=row.received_at,
-                stop_id=uuid.UUID(stop_id) if stop_id else None,
-            ),
-            source,
+        event = TrackedShipmentEvent(
+            id=_derived_id(row, shipment.id, "event"),
+            type=event_type,
+            date_time=at,
+            description=description,
+            received_date_time=row.received_at,
+            stop_id=uuid.UUID(stop_id) if stop_id else None,
         )
+        try:
+            store.add_event(self._session, shipment.id, event, source)
+        except ApiError as refused:
+            if refused.status != 409:
+                raise
+            # This push's event is already there: it was applied before (a replay). add_event
+            # refuses before writing anything, so the transaction carries on unharmed.
+            return
         if effect.exception is not None:
             store.upsert_exception(
                 self._session,

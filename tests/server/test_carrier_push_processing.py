@@ -1,0 +1,287 @@
+"""Carrier push processing over real HTTP: what accepted pushes do to the shipments."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import update
+
+from freightdesk.server.db import transaction
+from freightdesk.server.tables.push import PushIngestion
+from tests.server.test_carrier_push_support import (
+    PARCEL,
+    SHIPMENTS,
+    TRUCKLOAD,
+    accepted,
+    create_shipment,
+    history,
+    ingestion,
+    iso,
+    java_time,
+    now,
+    parcel_body,
+    settled,
+    truckload_body,
+    unique,
+    wait_for,
+)
+from tests.support import TenantHandle
+
+
+def _states(found: dict[str, Any]) -> list[str]:
+    ordered = sorted(found["states"], key=lambda state: state["startDateTime"])
+    return [state["type"] for state in ordered]
+
+
+def _current(found: dict[str, Any]) -> dict[str, Any]:
+    return next(state for state in found["states"] if "endDateTime" not in state)
+
+
+def test_truckload_event_and_position_land_on_the_shipment(tenant: TenantHandle) -> None:
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=3)
+    second_stop = shipment["routeInfo"]["stops"][1]["id"]
+    arrived = now() - timedelta(minutes=30)
+    body = truckload_body(
+        bol.lower(),  # identifiers match whatever their case
+        shipmentEvent={"type": "ARRIVAL_AT_STOP", "dateTime": iso(arrived), "stopNumber": 2},
+        readings={
+            "dateTime": iso(arrived),
+            "position": {
+                "latitude": 41.5,
+                "longitude": -87.6,
+                "speed": 50,
+                "speedUnit": "MILES_PER_HOUR",
+                "heading": 180,
+            },
+        },
+    )
+    receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))
+    assert receipt["status"] == "PROCESSED"
+    assert receipt["matchedShipmentIds"] == [shipment["id"]]
+    assert receipt["processedDateTime"] >= receipt["receivedDateTime"]
+    assert receipt["error"] is None
+
+    found = history(tenant, shipment["id"])
+    [event] = found["events"]
+    assert event["type"] == "ARRIVAL_AT_STOP" and event["stopId"] == second_stop
+    assert event["dateTime"] == iso(arrived)
+    [position] = found["positions"]
+    assert position["latitude"] == 41.5 and position["source"] == "TL"
+    assert position["speed"] == 80.47 and position["speedUnit"] == "KILOMETERS_PER_HOUR"
+    current = _current(found)
+    assert current["type"] == "AT_STOP" and current["stopId"] == second_stop
+
+    departed = truckload_body(
+        bol,
+        shipmentEvent={
+            "type": "DEPARTURE_FROM_STOP",
+            "dateTime": iso(arrived + timedelta(minutes=20)),
+        },
+    )
+    settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=departed)))
+    assert _current(history(tenant, shipment["id"]))["type"] == "IN_TRANSIT"
+
+
+def test_order_number_matches_a_purchase_order_and_bill_of_lading_wins(
+    tenant: TenantHandle,
+) -> None:
+    order = unique("PO")
+    by_order = create_shipment(tenant, [("PURCHASE_ORDER", order)])
+    only_order = truckload_body(order=order)
+    receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=only_order)))
+    assert receipt["matchedShipmentIds"] == [by_order["id"]]
+
+    bol = unique("BOL")
+    by_bol = create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    both = truckload_body(bol, order=order)
+    receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=both)))
+    assert receipt["matchedShipmentIds"] == [by_bol["id"]]
+
+
+def test_one_bill_of_lading_on_two_shipments_updates_both(tenant: TenantHandle) -> None:
+    bol = unique("BOL")
+    first = create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    second = create_shipment(tenant, [("BILL_OF_LADING", bol), ("PURCHASE_ORDER", "X")])
+    receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bol))))
+    assert receipt["matchedShipmentIds"] == [first["id"], second["id"]]
+    for shipment in (first, second):
+        assert len(history(tenant, shipment["id"])["positions"]) == 1
+
+
+def test_parcel_lifecycle(tenant: TenantHandle) -> None:
+    tracking = unique("1Z")
+    shipment = create_shipment(
+        tenant, [("TRACKING_NUMBER", tracking), ("CARRIER_SCAC", "UPSN")], stops=2
+    )
+    final_stop = shipment["routeInfo"]["stops"][-1]["id"]
+    start = now() - timedelta(hours=5)
+
+    def push(event_type: str, minutes: int, **extra: Any) -> dict[str, Any]:
+        body = parcel_body(tracking, event_type, **extra)
+        body["timestamp"] = java_time(start + timedelta(minutes=minutes))
+        receipt = settled(tenant, accepted(tenant.http.post(PARCEL, json=body)))
+        assert receipt["status"] == "PROCESSED", receipt
+        return history(tenant, shipment["id"])
+
+    found = push("PICKED_UP", 0, description="Picked up in Louisville")
+    assert found["events"][0]["description"] == "Picked up in Louisville"
+    assert _current(found)["type"] == "IN_TRANSIT"
+
+    here = {"geoCoordinates": {"latitude": 38.2, "longitude": -85.7}}
+    found = push("POSITION_UPDATE", 30, location=here)
+    assert [(p["latitude"], p["source"]) for p in found["positions"]] == [(38.2, "PARCEL")]
+    assert len(found["events"]) == 1  # a position is not an event
+
+    eta = (start + timedelta(days=1)).replace(microsecond=0)
+    found = push("ETA", 60, estimatedTimeOfArrival=java_time(eta))
+    [eta_event] = [e for e in found["events"] if e["type"] == "ETA"]
+    assert eta_event["estimateDateTime"] == iso(eta) and eta_event["stopId"] == final_stop
+
+    found = push("DELIVERY_MISSED", 120, description="Nobody home")
+    [missed] = found["exceptions"]
+    assert missed["type"] == "DELIVERY_MISSED" and missed["status"] == "OPEN"
+    assert missed["description"] == "Nobody home"
+
+    found = push("EXCEPTION", 130)
+    assert {e["type"] for e in found["exceptions"] if e["status"] == "OPEN"} == {
+        "DELIVERY_MISSED",
+        "EXCEPTION",
+    }
+
+    found = push("DELIVERED", 200)
+    assert _current(found)["type"] == "COMPLETED"
+    statuses = {e["type"]: e["status"] for e in found["exceptions"]}
+    assert statuses == {"DELIVERY_MISSED": "CLOSED", "EXCEPTION": "OPEN"}
+    # In order of occurrence; the ETA is about tomorrow.
+    assert [e["type"] for e in found["events"]] == [
+        "PICKED_UP",
+        "DELIVERY_MISSED",
+        "EXCEPTION",
+        "DELIVERED",
+        "ETA",
+    ]
+
+    # COMPLETED is final: a late report is recorded but moves nothing.
+    found = push("OUT_FOR_DELIVERY", 150)
+    assert _current(found)["type"] == "COMPLETED"
+    assert "OUT_FOR_DELIVERY" in [e["type"] for e in found["events"]]
+
+
+def test_delivered_straight_from_scheduled_completes(tenant: TenantHandle) -> None:
+    tracking = unique("1Z")
+    shipment = create_shipment(tenant, [("TRACKING_NUMBER", tracking)])
+    settled(tenant, accepted(tenant.http.post(PARCEL, json=parcel_body(tracking, "DELIVERED"))))
+    found = history(tenant, shipment["id"])
+    assert _current(found)["type"] == "COMPLETED"
+    assert sorted(_states(found)) == ["COMPLETED", "IN_TRANSIT", "SCHEDULED"]
+
+
+def test_an_older_report_does_not_move_the_state_back(tenant: TenantHandle) -> None:
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=2)
+    later = now() - timedelta(minutes=5)
+    for event_type, at in [
+        ("DEPARTURE_FROM_STOP", later),
+        ("ARRIVAL_AT_STOP", later - timedelta(hours=1)),
+    ]:
+        body = truckload_body(bol, shipmentEvent={"type": event_type, "dateTime": iso(at)})
+        settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))
+    found = history(tenant, shipment["id"])
+    assert _current(found)["type"] == "IN_TRANSIT"
+    assert len(found["events"]) == 2  # both are history all the same
+
+
+def test_a_parcel_of_another_carrier_is_not_matched(tenant: TenantHandle) -> None:
+    tracking = unique("1Z")
+    create_shipment(tenant, [("TRACKING_NUMBER", tracking), ("CARRIER_SCAC", "FDEG")])
+    receipt = settled(tenant, accepted(tenant.http.post(PARCEL, json=parcel_body(tracking))))
+    assert receipt["status"] == "UNMATCHED"
+    assert "UPSN" in receipt["error"]
+
+
+def test_unmatched_push_is_kept_and_lands_once_the_shipment_exists(tenant: TenantHandle) -> None:
+    bol = unique("BOL")
+    body = truckload_body(
+        bol, shipmentEvent={"type": "PICKED_UP", "dateTime": iso(now() - timedelta(hours=1))}
+    )
+    ingestion_id = accepted(tenant.http.post(TRUCKLOAD, json=body))
+    receipt = settled(tenant, ingestion_id)
+    assert receipt["status"] == "UNMATCHED" and receipt["matchedShipmentIds"] == []
+    assert bol in receipt["error"]
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    rematched = wait_for(
+        lambda: (found := ingestion(tenant, ingestion_id))["status"] == "PROCESSED" and found,
+        timeout=10,
+        what="re-matching",
+    )
+    assert rematched["matchedShipmentIds"] == [shipment["id"]] and rematched["error"] is None
+    found = history(tenant, shipment["id"])
+    assert [e["type"] for e in found["events"]] == ["PICKED_UP"]
+    assert _current(found)["type"] == "IN_TRANSIT"
+
+
+def test_a_replayed_push_adds_nothing_twice(tenant: TenantHandle) -> None:
+    """As if the service had stopped after applying a push but before marking it done."""
+    tracking = unique("1Z")
+    shipment = create_shipment(tenant, [("TRACKING_NUMBER", tracking)])
+    body = parcel_body(
+        tracking,
+        "DELIVERY_MISSED",
+        location={"geoCoordinates": {"latitude": 40.1, "longitude": -75.2}},
+    )
+    ingestion_id = accepted(tenant.http.post(PARCEL, json=body))
+    assert settled(tenant, ingestion_id)["status"] == "PROCESSED"
+    with transaction(tenant.service.context.sessions) as session:
+        session.execute(
+            update(PushIngestion)
+            .where(PushIngestion.ingestion_id == ingestion_id)
+            .values(status="PENDING", processed_at=None)
+        )
+    assert settled(tenant, ingestion_id)["status"] == "PROCESSED"
+    found = history(tenant, shipment["id"])
+    assert len(found["events"]) == 1
+    assert len(found["positions"]) == 1
+    assert len(found["exceptions"]) == 1
+
+
+def test_pushes_land_only_in_the_tenant_they_are_for(
+    tenant: TenantHandle, tenant_factory: Callable[..., TenantHandle]
+) -> None:
+    bol = unique("BOL")
+    customer = tenant_factory()
+    carrier = tenant_factory("CARRIER")
+    theirs = create_shipment(customer, [("BILL_OF_LADING", bol)])
+    mine = create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    carriers_own = create_shipment(carrier, [("BILL_OF_LADING", bol)])
+
+    # Without customerAccountNumber a push is for the caller's own shipments only.
+    receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bol))))
+    assert receipt["matchedShipmentIds"] == [mine["id"]]
+    assert history(customer, theirs["id"])["positions"] == []
+
+    # Named, the customer's shipment gets it and nobody else's does.
+    named = {"customerAccountNumber": customer.uuid, **truckload_body(bol)}
+    ingestion_id = accepted(carrier.http.post(TRUCKLOAD, json=named))
+    receipt = settled(carrier, ingestion_id)
+    assert receipt["matchedShipmentIds"] == [theirs["id"]]
+    assert len(history(customer, theirs["id"])["positions"]) == 1
+    assert history(carrier, carriers_own["id"])["positions"] == []
+    assert len(history(tenant, mine["id"])["positions"]) == 1
+    # The customer cannot read the carrier's receipt, nor the carrier the customer's shipment.
+    assert (
+        customer.http.get(f"/services/carrier-push/v1/ingestions/{ingestion_id}").status_code == 404
+    )
+    assert carrier.http.get(f"{SHIPMENTS}/{theirs['id']}/tracking/history").status_code == 404
+
+
+def test_sensor_only_readings_are_processed(tenant: TenantHandle) -> None:
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    body = truckload_body(
+        bol, readings={"dateTime": iso(now()), "sensor": {"ignitionStatus": "OFF"}}
+    )
+    receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))
+    assert receipt["status"] == "PROCESSED" and receipt["matchedShipmentIds"] == [shipment["id"]]
