@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from freightdesk.models.addresses import (
@@ -314,6 +314,8 @@ _valid_us = st.builds(
 )
 
 
+# No deadline: the machine is shared, and a slow example is not a wrong one.
+@settings(deadline=None)
 @given(_valid_us)
 def test_normalizing_twice_changes_nothing(fields: dict[str, object]) -> None:
     try:
