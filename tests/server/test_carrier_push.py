@@ -190,6 +190,16 @@ def test_truckload_update_is_accepted_with_an_ingestion_id(tenant: TenantHandle)
             "truckload.readings.position.longitude",
         ),
         (
+            truckload_body(
+                "B",
+                readings={
+                    "dateTime": "2026-01-05T10:00:00Z",
+                    "position": {"latitude": 1, "longitude": 2, "speed": 3, "speedUnit": "MPH"},
+                },
+            ),
+            "truckload.readings.position.speedUnit",
+        ),
+        (
             truckload_body("B", shipmentEvent={"dateTime": "2026-01-05T10:00:00Z"}),
             "truckload.shipmentEvent.type",
         ),

@@ -19,6 +19,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import Address, ContactInfo, GeoCoordinates, LogisticsIdentifier
+from freightdesk.models.tracking import SpeedUnit
 
 MAX_CUSTOMER_ACCOUNT_NUMBER = 128
 MAX_FUTURE_SECONDS = 5 * 60
@@ -165,7 +166,8 @@ class TruckloadPosition(StrictWireModel):
     longitude: float = Field(ge=-180, le=180)
     speed: float | None = Field(default=None, ge=0)
     heading: float | None = Field(default=None, ge=0, le=360)
-    speed_unit: NonBlank | None = Field(default=None, max_length=40)
+    # The units the service can convert (speeds are kept in km/h); without one, km/h.
+    speed_unit: SpeedUnit | None = None
 
 
 class Reefer(StrictWireModel):

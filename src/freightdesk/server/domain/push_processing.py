@@ -43,7 +43,6 @@ from freightdesk.models.tracking import (
     ExceptionStatus,
     ShipmentException,
     ShipmentStateType,
-    SpeedUnit,
     TrackedShipmentEvent,
     TrackedShipmentPosition,
 )
@@ -54,7 +53,12 @@ from freightdesk.server.domain.identifiers import normalize_value
 from freightdesk.server.domain.lifecycle import can_move
 from freightdesk.server.errors import ApiError
 from freightdesk.server.tables.push import PushIngestion
-from freightdesk.server.tables.tracking import Shipment, ShipmentExceptionRow, ShipmentState
+from freightdesk.server.tables.tracking import (
+    Shipment,
+    ShipmentExceptionRow,
+    ShipmentIdentifier,
+    ShipmentState,
+)
 from freightdesk.server.workers import Worker
 
 log = logging.getLogger(__name__)
@@ -219,7 +223,8 @@ EFFECTS: dict[str, Effect] = {
     "CANCELLED": Effect(exception=ExceptionSeverity.HIGH),
 }
 
-_SPEED_UNITS = {unit.value: unit for unit in SpeedUnit}
+# Identifier values per lookup query (SQLite allows a few thousand bound parameters at most).
+_LOOKUP_CHUNK = 500
 
 
 @dataclass(frozen=True)
@@ -249,25 +254,32 @@ class PushApplier:
         self._found: dict[tuple[int, str, str], list[str]] = {}
         self._tracks: dict[str, dict[str, list[TrackedShipmentPosition]]] = {}
 
-    def apply(self, row: Claimed) -> Outcome:
-        if row.kind == TRUCKLOAD:
-            return self._truckload(row, TruckloadTrackingUpdate.model_validate(row.payload))
-        return self._parcel(row, ParcelStatusUpdate.model_validate(row.payload))
-
-    def finish(self) -> None:
+    def apply(self, rows: Sequence[Claimed]) -> list[Outcome]:
+        """Apply the pushes in order; returns what became of each."""
+        updates = [_parse(row) for row in rows]
+        self._prefetch(
+            {
+                (row.target_tenant_id, type_, normalize_value(value))
+                for row, update in zip(rows, updates, strict=True)
+                for type_, value in _wanted(update)
+            }
+        )
+        outcomes = [
+            self._truckload(row, update)
+            if isinstance(update, TruckloadTrackingUpdate)
+            else self._parcel(row, update)
+            for row, update in zip(rows, updates, strict=True)
+        ]
         for source, tracks in self._tracks.items():
             store.add_positions_bulk(self._session, tracks, source)
         self._tracks.clear()
+        return outcomes
 
     # --- the two kinds of push ------------------------------------------------------------
 
     def _truckload(self, row: Claimed, update: TruckloadTrackingUpdate) -> Outcome:
         truckload = update.truckload
-        wanted: list[tuple[str, str]] = []
-        if truckload.identifiers.bill_of_lading_number is not None:
-            wanted.append((BILL_OF_LADING, truckload.identifiers.bill_of_lading_number))
-        if truckload.identifiers.order_number is not None:
-            wanted.append((ORDER_NUMBER_TYPE, truckload.identifiers.order_number))
+        wanted = _wanted(update)
         ids = self._match(row.target_tenant_id, wanted)
         if not ids:
             return _unmatched(wanted)
@@ -296,7 +308,7 @@ class PushApplier:
                         latitude=position.latitude,
                         longitude=position.longitude,
                         speed=position.speed,
-                        speed_unit=_speed_unit(position.speed_unit),
+                        speed_unit=position.speed_unit,
                         heading=position.heading,
                     ),
                 )
@@ -305,7 +317,7 @@ class PushApplier:
         return Outcome(IngestionStatus.PROCESSED, ids)
 
     def _parcel(self, row: Claimed, update: ParcelStatusUpdate) -> Outcome:
-        wanted = [(identifier.type, identifier.value) for identifier in update.shipment_identifiers]
+        wanted = _wanted(update)
         ids = self._of_carrier(self._match(row.target_tenant_id, wanted), update.carrier_identifier)
         if not ids:
             return _unmatched(wanted, update.carrier_identifier)
@@ -354,6 +366,37 @@ class PushApplier:
         return Outcome(IngestionStatus.PROCESSED, ids)
 
     # --- matching --------------------------------------------------------------------------
+
+    def _prefetch(self, keys: set[tuple[int, str, str]]) -> None:
+        """Look up every identifier of the batch at once: one query instead of one per push.
+
+        The same lookup as `shipments.find_shipments_by_identifier` (the tenant's own live
+        shipments, values compared normalized, oldest first), for many identifiers.
+        """
+        for key in keys:
+            self._found[key] = []
+        tenants = sorted({key[0] for key in keys})
+        values = sorted({key[2] for key in keys})
+        for start in range(0, len(values), _LOOKUP_CHUNK):
+            query = (
+                select(
+                    ShipmentIdentifier.tenant_id,
+                    ShipmentIdentifier.type,
+                    ShipmentIdentifier.value_norm,
+                    Shipment.id,
+                )
+                .join(Shipment, Shipment.pk == ShipmentIdentifier.shipment_pk)
+                .where(
+                    ShipmentIdentifier.tenant_id.in_(tenants),
+                    ShipmentIdentifier.value_norm.in_(values[start : start + _LOOKUP_CHUNK]),
+                    Shipment.deleted_at.is_(None),
+                )
+                .order_by(Shipment.pk)
+            )
+            for tenant_id, type_, value, shipment_id in self._session.execute(query):
+                found = self._found.get((tenant_id, type_, value))
+                if found is not None and shipment_id not in found:
+                    found.append(shipment_id)
 
     def _match(self, tenant_id: int, wanted: Sequence[tuple[str, str]]) -> list[str]:
         """The shipments of the first identifier (in the order given) that any carries."""
@@ -488,6 +531,25 @@ class PushApplier:
             )
 
 
+def _parse(row: Claimed) -> TruckloadTrackingUpdate | ParcelStatusUpdate:
+    if row.kind == TRUCKLOAD:
+        return TruckloadTrackingUpdate.model_validate(row.payload)
+    return ParcelStatusUpdate.model_validate(row.payload)
+
+
+def _wanted(update: TruckloadTrackingUpdate | ParcelStatusUpdate) -> list[tuple[str, str]]:
+    """The (identifier type, value) pairs a push is matched by, most specific first."""
+    if isinstance(update, ParcelStatusUpdate):
+        return [(identifier.type, identifier.value) for identifier in update.shipment_identifiers]
+    identifiers = update.truckload.identifiers
+    wanted: list[tuple[str, str]] = []
+    if identifiers.bill_of_lading_number is not None:
+        wanted.append((BILL_OF_LADING, identifiers.bill_of_lading_number))
+    if identifiers.order_number is not None:
+        wanted.append((ORDER_NUMBER_TYPE, identifiers.order_number))
+    return wanted
+
+
 def _unmatched(
     wanted: Sequence[tuple[str, str]], carrier: LogisticsIdentifier | None = None
 ) -> Outcome:
@@ -519,10 +581,6 @@ def _final_stop_id(shipment: Shipment) -> str | None:
     stops = _stops(shipment)
     found = stops[-1].get("id") if stops else None
     return str(found) if found else None
-
-
-def _speed_unit(unit: str | None) -> SpeedUnit | None:
-    return _SPEED_UNITS.get(unit.upper()) if unit else None
 
 
 def _place(address: Address | None) -> str | None:
@@ -613,10 +671,7 @@ def _process(context: ServiceContext, query: Any) -> int:
 
 
 def _apply(session: Session, rows: Sequence[Claimed]) -> list[Outcome]:
-    applier = PushApplier(session)
-    outcomes = [applier.apply(row) for row in rows]
-    applier.finish()
-    return outcomes
+    return PushApplier(session).apply(rows)
 
 
 def _process_one(context: ServiceContext, row: Claimed) -> None:

@@ -1,0 +1,319 @@
+"""Truckload push ingestion: accepted updates per second and processing latency.
+
+Starts the real service (`freightdesk serve`, a subprocess on a fresh SQLite database or on the
+PostgreSQL URL given), creates a tenant and N shipments with bill of lading numbers, then drives
+POST /services/carrier-push/v1/tracking-updates with `wrk` (Debian package `wrk`; a pool of
+asyncio httpx clients in other processes when wrk is missing). Each push carries a position for
+one of the shipments. When the load stops, the benchmark waits until every accepted push is
+processed and reads, from the database, how long each one took from acceptance to processing.
+
+    python bench/bench_push.py [--shipments 200] [--seconds 20] [--connections 64]
+                               [--database postgresql://...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from sqlalchemy import create_engine, func, select
+
+from freightdesk.server.tables.push import PushIngestion
+
+PUSH_PATH = "/services/carrier-push/v1/tracking-updates"
+
+_WRK_SCRIPT = """
+local bols = {BOLS}
+-- Positions a day old and one second apart, so that no two pushes share an instant.
+local start = os.time() - 86400
+local n = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer {TOKEN}"
+request = function()
+  n = n + 1
+  local bol = bols[(n % #bols) + 1]
+  local lat = 41.0 + (n % 1000) / 1000.0
+  local stamp = os.date("!%Y-%m-%dT%H:%M:%SZ", start + n)
+  local body = '{{"truckload":{{"identifiers":{{"billOfLadingNumber":"' .. bol ..
+    '"}},"readings":{{"dateTime":"' .. stamp .. '","position":{{"latitude":' .. lat ..
+    ',"longitude":-87.6,"speed":55,"heading":90,"speedUnit":"MILES_PER_HOUR"}}}}}}}}'
+  return wrk.format(nil, "{PATH}", nil, body)
+end
+"""
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen[str]
+    url: str
+    database_url: str
+
+
+def _freightdesk(*args: str) -> list[str]:
+    return [sys.executable, "-m", "freightdesk.cli", *args]
+
+
+def start_service(data_dir: Path, database_url: str) -> Service:
+    process = subprocess.Popen(
+        _freightdesk(
+            "serve",
+            "--port",
+            "0",
+            "--data-dir",
+            str(data_dir),
+            "--database",
+            database_url,
+            "--log-level",
+            "warning",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise SystemExit(f"the service did not start: {line!r}")
+    return Service(process, found.group(0), database_url)
+
+
+def make_tenant(service: Service, data_dir: Path) -> str:
+    """A tenant and client application made with the CLI; returns a bearer token."""
+    name = f"bench-{int(time.time())}"
+    common = ["--data-dir", str(data_dir), "--database", service.database_url]
+    subprocess.run(
+        _freightdesk("tenant", "add", name, "--admin", f"{name}:bench", *common),
+        check=True,
+        capture_output=True,
+    )
+    made = subprocess.run(
+        _freightdesk("client", "add", name, "bench", *common),
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    client_id = re.search(r"client id ([^\s,]+)", made)
+    secret = re.search(r"client secret ([^\s,]+)", made)
+    assert client_id is not None and secret is not None
+    token = httpx.post(
+        f"{service.url}/api/v4/oauth2/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": client_id.group(1),
+            "client_secret": secret.group(1),
+        },
+    )
+    token.raise_for_status()
+    return str(token.json()["access_token"])
+
+
+def make_shipments(service: Service, token: str, count: int) -> list[str]:
+    bols = [f"BOL-{i:06d}" for i in range(count)]
+    with httpx.Client(
+        base_url=service.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    ) as http:
+        for bol in bols:
+            answer = http.put(
+                "/api/v4/shipments/tracking",
+                json={"identifiers": [{"type": "BILL_OF_LADING", "value": bol}]},
+            )
+            answer.raise_for_status()
+    return bols
+
+
+def drive_with_wrk(
+    service: Service, token: str, bols: list[str], seconds: int, connections: int
+) -> tuple[int, int, float]:
+    """(accepted, refused, elapsed seconds) of a wrk run."""
+    script = _WRK_SCRIPT.format(
+        BOLS="{" + ",".join(json.dumps(b) for b in bols) + "}",
+        TOKEN=token,
+        PATH=PUSH_PATH,
+    )
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
+        handle.write(script)
+    try:
+        result = subprocess.run(
+            [
+                "wrk",
+                "-t1",
+                f"-c{connections}",
+                f"-d{seconds}s",
+                "--latency",
+                "-s",
+                handle.name,
+                service.url,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    finally:
+        os.unlink(handle.name)
+    total = int(re.search(r"(\d+) requests in", result).group(1))  # type: ignore[union-attr]
+    elapsed_text = re.search(r"requests in ([\d.]+)(m?s)", result)
+    assert elapsed_text is not None
+    elapsed = float(elapsed_text.group(1)) * (60 if elapsed_text.group(2) == "m" else 1)
+    refused_match = re.search(r"Non-2xx or 3xx responses: (\d+)", result)
+    refused = int(refused_match.group(1)) if refused_match else 0
+    print(result.strip())
+    return total - refused, refused, elapsed
+
+
+def drive_with_httpx(
+    service: Service, token: str, bols: list[str], seconds: int, connections: int
+) -> tuple[int, int, float]:
+    """The fallback generator: two processes of asyncio httpx clients."""
+    code = _HTTPX_DRIVER
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                code,
+                service.url,
+                token,
+                json.dumps(bols),
+                str(seconds),
+                str(max(1, connections // 2)),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    accepted = refused = 0
+    for proc in procs:
+        out, _ = proc.communicate()
+        ok, bad = out.split()
+        accepted += int(ok)
+        refused += int(bad)
+    return accepted, refused, float(seconds)
+
+
+_HTTPX_DRIVER = """
+import asyncio, json, sys, time
+from datetime import UTC, datetime
+import httpx
+url, token, bols = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+seconds, conns = float(sys.argv[4]), int(sys.argv[5])
+stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+counts = [0, 0]
+async def one(client, i):
+    end = time.monotonic() + seconds
+    n = i
+    while time.monotonic() < end:
+        n += conns
+        position = {"latitude": 41.5, "longitude": -87.6}
+        body = {"truckload": {"identifiers": {"billOfLadingNumber": bols[n % len(bols)]},
+                "readings": {"dateTime": stamp, "position": position}}}
+        r = await client.post("/services/carrier-push/v1/tracking-updates", json=body)
+        counts[0 if r.status_code == 202 else 1] += 1
+async def main():
+    async with httpx.AsyncClient(base_url=url, headers={"Authorization": "Bearer " + token},
+                                 limits=httpx.Limits(max_connections=conns), timeout=30) as c:
+        await asyncio.gather(*(one(c, i) for i in range(conns)))
+asyncio.run(main())
+print(counts[0], counts[1])
+"""
+
+
+def wait_processed(database_url: str, timeout: float) -> list[float]:
+    """Seconds from acceptance to processing of every push, once none is pending."""
+    engine = create_engine(database_url)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            with engine.connect() as conn:
+                pending = conn.scalar(
+                    select(func.count())
+                    .select_from(PushIngestion)
+                    .where(PushIngestion.status == "PENDING")
+                )
+            if not pending or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        with engine.connect() as conn:
+            rows = conn.execute(
+                select(PushIngestion.received_at, PushIngestion.processed_at, PushIngestion.status)
+            ).all()
+    finally:
+        engine.dispose()
+    statuses: dict[str, int] = {}
+    for row in rows:
+        statuses[row.status] = statuses.get(row.status, 0) + 1
+    print(f"ingestions by status: {statuses}")
+    return [
+        (row.processed_at - row.received_at).total_seconds()
+        for row in rows
+        if row.processed_at is not None
+    ]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shipments", type=int, default=200)
+    parser.add_argument("--seconds", type=int, default=20)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--database", help="a PostgreSQL URL (default: a fresh SQLite file)")
+    parser.add_argument("--generator", choices=["auto", "wrk", "httpx"], default="auto")
+    args = parser.parse_args()
+
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-push-"))
+    database_url = args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
+    if database_url.startswith("postgresql://"):
+        database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
+    service = start_service(data_dir, database_url)
+    try:
+        token = make_tenant(service, data_dir)
+        bols = make_shipments(service, token, args.shipments) if args.shipments else ["NO-MATCH"]
+        use_wrk = args.generator == "wrk" or (
+            args.generator == "auto" and shutil.which("wrk") is not None
+        )
+        drive = drive_with_wrk if use_wrk else drive_with_httpx
+        accepted, refused, elapsed = drive(service, token, bols, args.seconds, args.connections)
+        latencies = wait_processed(database_url, timeout=60)
+    finally:
+        service.process.terminate()
+        service.process.wait(timeout=30)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+    database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
+    print(
+        f"\n{database}, {args.shipments} shipments, {args.connections} connections, "
+        f"generator {'wrk' if use_wrk else 'httpx'}, {os.cpu_count()} cores"
+    )
+    print(
+        f"accepted: {accepted} in {elapsed:.1f} s = {accepted / elapsed:.0f}/s; refused {refused}"
+    )
+    if latencies:
+        print(
+            "processing latency: "
+            f"p50 {statistics.median(latencies) * 1000:.0f} ms, "
+            f"p95 {percentile(latencies, 0.95) * 1000:.0f} ms, "
+            f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} pushes"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
