@@ -12,16 +12,20 @@ import httpx
 
 from freightdesk import __version__
 from freightdesk.api.account_groups import AccountGroupsApi
+from freightdesk.api.addresses import AddressesApi
 from freightdesk.api.client_applications import ClientApplicationsApi
+from freightdesk.api.documents import DocumentsApi
 from freightdesk.api.errors import (
     ConnectionFailed,
     FreightDeskError,
     error_from_response,
     parse_retry_after,
 )
+from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
 from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
+from freightdesk.api.webhooks import WebhooksApi
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,10 @@ class ApiClient:
         self.client_applications = ClientApplicationsApi(self)
         self.account_groups = AccountGroupsApi(self)
         self.tracking = TrackingApi(self)
+        self.documents = DocumentsApi(self)
+        self.stop_locations = StopLocationsApi(self)
+        self.addresses = AddressesApi(self)
+        self.webhooks = WebhooksApi(self)
 
     async def __aenter__(self) -> Self:
         return self
