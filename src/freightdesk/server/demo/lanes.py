@@ -108,7 +108,8 @@ def _sites() -> dict[str, Site]:
                 latitude=float(lat),
                 longitude=float(lon),
                 time_zone=hub.time_zone,
-                unlocode=hub.unlocode,
+                # A UN/LOCODE names a municipality: only a site inside the hub city has its code.
+                unlocode=hub.unlocode if city == hub.city else None,
                 metro=metro,
             ),
             _HOURS[hours],

@@ -176,10 +176,12 @@ def _span(plan: ShipmentPlan) -> timedelta:
 def _placed(rng: random.Random, phase: str, span: timedelta, anchor: datetime) -> datetime:
     """A first planned arrival that should put a shipment of this length in `phase`."""
     if phase == Phase.DELIVERED:
-        return anchor - span - timedelta(hours=rng.uniform(2, 9 * 24))
-    if phase == Phase.UNDER_WAY:
-        return anchor - span * rng.uniform(0.08, 0.92)
-    return anchor + timedelta(hours=rng.uniform(3, 6 * 24))
+        offset = -span - timedelta(hours=rng.uniform(2, 9 * 24))
+    elif phase == Phase.UNDER_WAY:
+        offset = -span * rng.uniform(0.08, 0.92)
+    else:
+        offset = timedelta(hours=rng.uniform(3, 6 * 24))
+    return anchor + timedelta(minutes=round(offset.total_seconds() / 60))
 
 
 def _correction(plan: ShipmentPlan, phase: str, anchor: datetime) -> timedelta:

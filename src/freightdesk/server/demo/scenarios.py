@@ -99,7 +99,12 @@ def _site_stop(
 
 
 def _minutes(rng: random.Random, low: float, high: float) -> timedelta:
-    return timedelta(minutes=rng.uniform(low, high))
+    """A random span in whole minutes (carriers report to the minute)."""
+    return timedelta(minutes=round(rng.uniform(low, high)))
+
+
+def _hours(rng: random.Random, low: float, high: float) -> timedelta:
+    return _minutes(rng, low * 60, high * 60)
 
 
 def _rules(region: Region) -> DrivingRules:
@@ -162,7 +167,7 @@ def truckload(
     arrival = planned_arrivals[0] + _minutes(rng, -35, 50)
     if rng.random() < 0.05:
         # The carrier's truck broke down on the way to the pickup: a day late.
-        late = timedelta(hours=rng.uniform(18, 26))
+        late = _hours(rng, 18, 26)
         incidents.append(
             IncidentPlan(
                 "MISSED_PICKUP",
@@ -250,7 +255,7 @@ def truckload(
                     leg=index,
                 )
             )
-    dispatched = planned_arrivals[0] - timedelta(hours=rng.uniform(3, 20))
+    dispatched = planned_arrivals[0] - _hours(rng, 3, 20)
     events.insert(0, EventPlan("DISPATCHED", dispatched, "Driver and tractor assigned"))
     _late_incidents(stops, incidents, Severity.MEDIUM)
     trailer = f"{rng.randrange(100, 999)}{rng.randrange(1000, 9999)}"
@@ -266,7 +271,7 @@ def truckload(
             ("PURCHASE_ORDER", ids.make_purchase_order(rng)),
             ("CARRIER_SCAC", lane.carrier.scac),
         ],
-        booked_at=dispatched - timedelta(hours=rng.uniform(12, 96)),
+        booked_at=dispatched - _hours(rng, 12, 96),
         stops=stops,
         legs=legs,
         events=events,
@@ -544,7 +549,7 @@ def less_than_truckload(
             ("CAPACITY_PROVIDER_ACCOUNT_GROUP", account),
             ("CAPACITY_PROVIDER_ACCOUNT_CODE", lane.options["account_code"]),
         ],
-        booked_at=window[0] - timedelta(hours=rng.uniform(6, 50)),
+        booked_at=window[0] - _hours(rng, 6, 50),
         stops=stops,
         legs=[leg],
         events=events,
@@ -583,7 +588,7 @@ def parcel(
     pickup_planned = _next_local(start, origin.place, 16)
     pickup = pickup_planned + _minutes(rng, 0, 110)
     loaded = pickup + _minutes(rng, 5, 20)
-    label = pickup_planned - timedelta(hours=rng.uniform(2, 30))
+    label = pickup_planned - _hours(rng, 2, 30)
     events = [
         EventPlan(
             "SHIPMENT_CREATED", label, "Shipping label created; the carrier awaits the parcel"
@@ -879,7 +884,7 @@ def rail(
         region=lane.region,
         carrier=lane.carrier,
         identifiers=identifiers,
-        booked_at=gate_in_planned - timedelta(hours=rng.uniform(24, 120)),
+        booked_at=gate_in_planned - _hours(rng, 24, 120),
         stops=stops,
         legs=[leg],
         events=events,
@@ -989,7 +994,7 @@ def ocean(
     discharged = arrival + _minutes(rng, 6 * 60, 20 * 60)
     released = discharged + _minutes(rng, 4 * 60, 30 * 60)
     if rng.random() < 0.08:
-        hold_end = released + timedelta(hours=rng.uniform(48, 120))
+        hold_end = released + _hours(rng, 48, 120)
         incidents.append(
             IncidentPlan(
                 "CUSTOMS_HOLD",
@@ -1136,7 +1141,7 @@ def ocean(
         region=lane.region,
         carrier=lane.carrier,
         identifiers=identifiers,
-        booked_at=cutoff - timedelta(days=rng.uniform(7, 21)),
+        booked_at=cutoff - _hours(rng, 7 * 24, 21 * 24),
         stops=stops,
         legs=legs,
         events=events,
@@ -1201,7 +1206,7 @@ def air(
     notified = from_flight + _minutes(rng, 60, 300)
     delivered = notified + _minutes(rng, 120, 24 * 60)
     if rng.random() < 0.06:
-        hold_end = notified + timedelta(hours=rng.uniform(24, 72))
+        hold_end = notified + _hours(rng, 24, 72)
         incidents.append(
             IncidentPlan(
                 "CUSTOMS_HOLD",
@@ -1221,7 +1226,7 @@ def air(
     events = [
         EventPlan(
             "BOOKED",
-            received_planned - timedelta(hours=rng.uniform(6, 30)),
+            received_planned - _hours(rng, 6, 30),
             f"BKD: booked on {flight} {code_a}-{code_b}",
         ),
         EventPlan(
@@ -1279,7 +1284,7 @@ def air(
         region=lane.region,
         carrier=lane.carrier,
         identifiers=identifiers,
-        booked_at=events[0].at - timedelta(hours=rng.uniform(1, 12)),
+        booked_at=events[0].at - _hours(rng, 1, 12),
         stops=stops,
         legs=[leg],
         events=events,
