@@ -299,7 +299,7 @@ def _geofence(body: StopLocationInput, problems: Problems) -> Geofence | None:
         except ValueError:
             problems.append((f"{path}.type", f"must be TIME or DISTANCE, not {given.type!r}"))
     units: GeofenceUnits | None = None
-    allowed = GEOFENCE_UNITS.get(kind, tuple(GeofenceUnits)) if kind else tuple(GeofenceUnits)
+    allowed = GEOFENCE_UNITS[kind] if kind else tuple(GeofenceUnits)
     if not given.units or not given.units.strip():
         problems.append((f"{path}.units", f"is required: one of {_names(allowed)}"))
     else:
