@@ -20,6 +20,8 @@ class WireModel(BaseModel):
         populate_by_name=True,
         extra="ignore",
         serialize_by_alias=True,
+        # JSON has no NaN or Infinity; Python's parser accepts them, the interface does not.
+        allow_inf_nan=False,
     )
 
     def wire(self, *, exclude_unset: bool = False, exclude_none: bool = True) -> dict[str, Any]:

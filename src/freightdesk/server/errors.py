@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from freightdesk.models.errors import ErrorBody, ErrorDetail, Severity
@@ -193,6 +194,19 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(request, status, message, headers=dict(exc.headers or {}))
 
 
+async def _database_refused(request: Request, exc: Exception) -> JSONResponse:
+    # The database refused a value the models let through (a NUL character on PostgreSQL,
+    # a number out of the column's range): the client's input, not a fault of the service.
+    log.info("database refused a value: %s", exc)
+    return error_response(
+        request,
+        400,
+        "The request contains a value that cannot be stored (for example a NUL character "
+        "or a number out of range)",
+        [ErrorDetail(message="value cannot be stored", diagnostic="data_error", source="body")],
+    )
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     reference = getattr(request.state, "support_reference_id", "-")
     log.exception("internal error ref=%s %s %s", reference, request.method, request.url.path)
@@ -208,4 +222,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(ValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(DataError, _database_refused)
     app.add_exception_handler(Exception, _unexpected)

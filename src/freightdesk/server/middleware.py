@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import time
 import uuid
@@ -11,6 +12,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 access_log = logging.getLogger("freightdesk.server.access")
+error_log = logging.getLogger("freightdesk.server")
 
 
 class RequestPlumbing:
@@ -82,6 +84,37 @@ class RequestPlumbing:
 
         try:
             await self.app(scope, receive, send_wrapper)
+        except Exception:
+            # Answer the Error body here rather than letting the exception reach the server,
+            # which would drop the keep-alive connection along with the request.
+            error_log.exception(
+                "internal error ref=%s %s %s", reference, scope["method"], scope["path"]
+            )
+            if status_holder[0]:
+                raise
+            status_holder[0] = 500
+            body = json.dumps(
+                {
+                    "httpStatusCode": 500,
+                    "httpMessage": "Internal Server Error",
+                    "errorMessage": "The service failed to handle this request; "
+                    "quote the support reference id",
+                    "errors": [],
+                    "supportReferenceId": reference,
+                }
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"x-support-reference-id", reference.encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
         finally:
             elapsed_ms = (time.perf_counter() - started) * 1000
             principal = state.get("principal")

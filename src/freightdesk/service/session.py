@@ -19,13 +19,18 @@ from typing import Any
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import AuthenticationFailed, ConnectionFailed, FreightDeskError
+from freightdesk.service.account_groups import AccountGroupsService
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
+from freightdesk.service.documents import DocumentsService
 from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.messages import explain
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.shipments import ShipmentsService
+from freightdesk.service.stop_locations import StopLocationsService
+from freightdesk.service.uploads import UploadQueue
+from freightdesk.service.webhooks import WebhooksService
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +91,11 @@ class AppSession:
         self._connected_listeners: list[Callable[[], None]] = []
         self._unsubscribers: list[Callable[[], None]] = []
         self.shipments: ShipmentsService | None = None
+        self.documents: DocumentsService | None = None
+        self.uploads: UploadQueue | None = None
+        self.stop_locations: StopLocationsService | None = None
+        self.webhooks: WebhooksService | None = None
+        self.account_groups: AccountGroupsService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -152,6 +162,12 @@ class AppSession:
                 self.require_client, self.cache, interval=profile.poll_interval
             )
             self.watch(self.shipments.coordinator)
+            files_dir = self.paths.cache_dir / "files" / profile.id
+            self.documents = DocumentsService(self.require_client, self.cache, files_dir)
+            self.uploads = UploadQueue(self.require_client, on_uploaded=self.documents.added)
+            self.stop_locations = StopLocationsService(self.require_client, self.cache)
+            self.webhooks = WebhooksService(self.require_client, self.cache)
+            self.account_groups = AccountGroupsService(self.require_client, self.cache)
         return self.cache
 
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
@@ -297,6 +313,17 @@ class AppSession:
         for coordinator in self._coordinators:
             await coordinator.aclose()
         self._coordinators.clear()
+        for owner in (
+            self.uploads,
+            self.documents,
+            self.stop_locations,
+            self.webhooks,
+            self.account_groups,
+        ):
+            if owner is not None:
+                await owner.aclose()
+        self.uploads = self.documents = None
+        self.stop_locations = self.webhooks = self.account_groups = None
         if self.client is not None:
             await self.client.aclose()
             self.client = None

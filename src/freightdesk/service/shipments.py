@@ -36,6 +36,7 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
+from freightdesk.service.summary_rows import SummaryRow, rows_from_cache, wire_json
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +48,13 @@ CURSOR_OVERLAP = timedelta(seconds=2)
 
 @dataclass(frozen=True)
 class ShipmentList:
-    summaries: dict[str, ShipmentSummary]
+    summaries: dict[str, SummaryRow]
     cursor: datetime | None = None
 
     def newest(self) -> datetime | None:
         if not self.summaries:
             return None
-        return max(s.last_modified_date_time for s in self.summaries.values())
+        return max(s.last_modified for s in self.summaries.values())
 
 
 @dataclass(frozen=True)
@@ -104,18 +105,21 @@ class ShipmentsService:
 
     async def load_cached(self) -> ShipmentList:
         """The last known list from disk (in a worker thread); shown before any network."""
-        summaries = await asyncio.to_thread(self.cache.load_models, SUMMARIES, ShipmentSummary)
+        rows = await asyncio.to_thread(self._read_cache)
         cursor_text = self.cache.meta(CURSOR_KEY)
         cursor = datetime.fromisoformat(cursor_text) if cursor_text else None
-        cached = ShipmentList({str(s.id): s for s in summaries}, cursor)
+        cached = ShipmentList({row.id: row for row in rows}, cursor)
         if self.coordinator.data is None:
             self.coordinator.apply(cached)
         return cached
 
+    def _read_cache(self) -> list[SummaryRow]:
+        return rows_from_cache(self.cache.load(SUMMARIES))
+
     def _save(
         self, upserts: Iterable[ShipmentSummary], removed: Iterable[str], cursor: datetime | None
     ) -> None:
-        self.cache.put_models(SUMMARIES, ((str(s.id), s) for s in upserts))
+        self.cache.put_many(SUMMARIES, ((str(s.id), wire_json(s)) for s in upserts))
         gone = list(removed)
         if gone:
             self.cache.delete_many(SUMMARIES, gone)
@@ -161,31 +165,27 @@ class ShipmentsService:
                 summaries.pop(rid, None)
         else:
             summaries = {}
-            removed = set(previous.summaries) - {str(s.id) for s in fetched} if previous else set()
-        upserts = [s for s in fetched if summaries.get(str(s.id)) != s]
+            seen = {str(s.id) for s in fetched}
+            removed = set(previous.summaries) - seen if previous else set()
+        upserts = []
         for summary in fetched:
-            summaries[str(summary.id)] = summary
-        new = ShipmentList(summaries, None)
-        cursor = new.newest() or (previous.cursor if previous else None)
-        new = ShipmentList(summaries, cursor)
+            row = SummaryRow.from_summary(summary)
+            if summaries.get(row.id) != row:
+                upserts.append(summary)
+            summaries[row.id] = row
+        cursor = ShipmentList(summaries).newest() or (previous.cursor if previous else None)
         if not incremental:
-            await asyncio.to_thread(self._replace_all, new)
+            await asyncio.to_thread(self._replace_all, fetched, cursor)
         elif upserts or removed:
             await asyncio.to_thread(self._save, upserts, removed, cursor)
         if incremental and previous is not None and not upserts and not removed:
             return previous  # nothing changed: same object, listeners stay quiet
-        return new
+        return ShipmentList(summaries, cursor)
 
-    def _replace_all(self, shipments: ShipmentList) -> None:
-        self.cache.replace_kind(
-            SUMMARIES,
-            (
-                (key, s.model_dump_json(by_alias=True, exclude_none=True).encode())
-                for key, s in shipments.summaries.items()
-            ),
-        )
-        if shipments.cursor is not None:
-            self.cache.set_meta(CURSOR_KEY, shipments.cursor.isoformat())
+    def _replace_all(self, fetched: list[ShipmentSummary], cursor: datetime | None) -> None:
+        self.cache.replace_kind(SUMMARIES, ((str(s.id), wire_json(s)) for s in fetched))
+        if cursor is not None:
+            self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
 
     async def _refresh_known(
         self, client: ApiClient, previous: ShipmentList | None
@@ -201,9 +201,10 @@ class ShipmentsService:
                 known.pop(shipment_id)
                 continue
             summary = summary_from_history(history)
-            if known.get(shipment_id) != summary:
+            row = SummaryRow.from_summary(summary)
+            if known.get(shipment_id) != row:
                 changed.append(summary)
-                known[shipment_id] = summary
+                known[shipment_id] = row
         self.requests_last_sync = len(known) + len(removed)
         if not changed and not removed and previous is not None:
             return previous
@@ -230,7 +231,7 @@ class ShipmentsService:
         history = await self._client().tracking.history(shipment_id)
         summary = summary_from_history(history)
         current = self.coordinator.data or ShipmentList({})
-        summaries = {**current.summaries, str(summary.id): summary}
+        summaries = {**current.summaries, str(summary.id): SummaryRow.from_summary(summary)}
         await asyncio.to_thread(self._save, [summary], (), None)
         self.coordinator.apply(ShipmentList(summaries, current.cursor))
 

@@ -1,4 +1,4 @@
-"""The columns of the shipments table: title, how to show a summary, how to sort it."""
+"""The columns of the shipments table: title, how to show a row, how to sort it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from freightdesk.models.shipment_search import ShipmentSummary
+from freightdesk.models.tracking import ShipmentStateType
+from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import local_time_text, state_text
 
 SortKey = tuple[int, object]
@@ -16,8 +17,8 @@ SortKey = tuple[int, object]
 class Column:
     key: str
     title: str
-    text: Callable[[ShipmentSummary], str]
-    sort_key: Callable[[ShipmentSummary], SortKey]
+    text: Callable[[SummaryRow], str]
+    sort_key: Callable[[SummaryRow], SortKey]
     width: int = 120
     visible_by_default: bool = True
 
@@ -31,79 +32,82 @@ def _time_key(value: datetime | None) -> SortKey:
     return (1, 0.0) if value is None else (0, value.timestamp())
 
 
-def _primary(s: ShipmentSummary) -> str:
-    return s.primary_identifier or (s.identifiers[0].value if s.identifiers else "")
+def primary_text(row: SummaryRow) -> str:
+    return row.primary_identifier or (row.identifiers[0][1] if row.identifiers else "")
 
 
-def _latest_event(s: ShipmentSummary) -> str:
-    if s.latest_event is None:
+def state_label(row: SummaryRow) -> str:
+    if not row.current_state:
         return ""
-    return s.latest_event.description or s.latest_event.type.replace("_", " ").title()
+    try:
+        return state_text(ShipmentStateType(row.current_state))
+    except ValueError:
+        return row.current_state.title()
+
+
+def latest_event_text(row: SummaryRow) -> str:
+    if row.latest_event_type is None:
+        return ""
+    return row.latest_event_description or row.latest_event_type.replace("_", " ").title()
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("primaryIdentifier", "Shipment", _primary, lambda s: _text_key(_primary(s)), 170),
     Column(
-        "mode",
-        "Mode",
-        lambda s: s.mode.value if s.mode else "",
-        lambda s: _text_key(s.mode.value if s.mode else None),
-        70,
+        "primaryIdentifier", "Shipment", primary_text, lambda r: _text_key(primary_text(r)), 170
     ),
+    Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_key(r.mode), 70),
+    Column("state", "State", state_label, lambda r: _text_key(state_label(r)), 100),
     Column(
-        "state",
-        "State",
-        lambda s: state_text(s.current_state),
-        lambda s: _text_key(state_text(s.current_state)),
-        100,
-    ),
-    Column(
-        "origin", "Origin", lambda s: s.origin_name or "", lambda s: _text_key(s.origin_name), 150
+        "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_key(r.origin_name), 150
     ),
     Column(
         "destination",
         "Destination",
-        lambda s: s.destination_name or "",
-        lambda s: _text_key(s.destination_name),
+        lambda r: r.destination_name or "",
+        lambda r: _text_key(r.destination_name),
         150,
     ),
     Column(
         "nextEta",
         "Next ETA",
-        lambda s: local_time_text(s.next_eta),
-        lambda s: _time_key(s.next_eta),
+        lambda r: local_time_text(r.next_eta),
+        lambda r: _time_key(r.next_eta),
         140,
     ),
     Column(
-        "latestEvent", "Latest event", _latest_event, lambda s: _text_key(_latest_event(s)), 190
+        "latestEvent",
+        "Latest event",
+        latest_event_text,
+        lambda r: _text_key(latest_event_text(r)),
+        190,
     ),
     Column(
         "latestEventTime",
         "Event time",
-        lambda s: local_time_text(s.latest_event.date_time if s.latest_event else None),
-        lambda s: _time_key(s.latest_event.date_time if s.latest_event else None),
+        lambda r: local_time_text(r.latest_event_time),
+        lambda r: _time_key(r.latest_event_time),
         140,
     ),
     Column(
         "exceptions",
         "Exceptions",
-        lambda s: str(s.open_exception_count) if s.open_exception_count else "",
-        lambda s: (0, -s.open_exception_count),
+        lambda r: str(r.open_exception_count) if r.open_exception_count else "",
+        lambda r: (0, -r.open_exception_count),
         80,
     ),
-    Column("carrier", "Carrier", lambda s: s.carrier or "", lambda s: _text_key(s.carrier), 80),
+    Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_key(r.carrier), 80),
     Column(
         "lastModified",
         "Last updated",
-        lambda s: local_time_text(s.last_modified_date_time),
-        lambda s: _time_key(s.last_modified_date_time),
+        lambda r: local_time_text(r.last_modified),
+        lambda r: _time_key(r.last_modified),
         140,
     ),
     Column(
         "created",
         "Created",
-        lambda s: local_time_text(s.created_date_time),
-        lambda s: _time_key(s.created_date_time),
+        lambda r: local_time_text(r.created),
+        lambda r: _time_key(r.created),
         140,
         visible_by_default=False,
     ),

@@ -6,15 +6,15 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from freightdesk.models.shipment_search import ShipmentSummary
+from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.panes.shipments.columns import Column
 
 
-def rows_for(columns: Sequence[Column], summaries: Sequence[ShipmentSummary]) -> list[list[str]]:
+def rows_for(columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> list[list[str]]:
     return [[column.text(s) for column in columns] for s in summaries]
 
 
-def export_csv(path: Path, columns: Sequence[Column], summaries: Sequence[ShipmentSummary]) -> None:
+def export_csv(path: Path, columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> None:
     # utf-8-sig so that spreadsheet programs read accents right.
     with path.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.writer(handle)
@@ -22,9 +22,7 @@ def export_csv(path: Path, columns: Sequence[Column], summaries: Sequence[Shipme
         writer.writerows(rows_for(columns, summaries))
 
 
-def export_xlsx(
-    path: Path, columns: Sequence[Column], summaries: Sequence[ShipmentSummary]
-) -> None:
+def export_xlsx(path: Path, columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> None:
     from openpyxl import Workbook
     from openpyxl.styles import Font
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -25,7 +25,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from freightdesk.models.shipment_search import ShipmentSummary
+from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.panes.shipments.columns import COLUMNS
 
 HIGHLIGHT_SECONDS = 2.5
@@ -75,11 +75,21 @@ class ShipmentTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[ShipmentSummary] = []
+        self._rows: list[SummaryRow] = []
         self._ids: list[str] = []
         self._position: dict[str, int] = {}
         self._blob: list[str] = []
-        self._values: dict[str, set[int]] = {}
+        # Flat per-row values the filter reads (faster than attribute lookups on 100k rows).
+        self._modes: list[str] = []
+        self._states: list[str] = []
+        # Identifier value -> positions, built only when a pasted list needs it.
+        self._values: dict[str, set[int]] | None = None
+        # Sort keys per column, computed when first sorted by it, kept current on changes.
+        self._sort_keys: dict[int, list[Any]] = {}
+        # Every position in the current sort order: filtering keeps this order, so a
+        # keystroke costs one pass over the rows and no sort.
+        self._ordered: list[int] | None = None
+        self._order_dirty = False
         self._visible: list[int] = []
         self._filter = ShipmentFilter()
         self._sort_column = COLUMNS.index(next(c for c in COLUMNS if c.key == "lastModified"))
@@ -114,11 +124,11 @@ class ShipmentTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return column.text(summary)
         if role == Qt.ItemDataRole.UserRole:
-            return str(summary.id)
+            return summary.id
         if role == Qt.ItemDataRole.ToolTipRole and column.key == "primaryIdentifier":
-            return "\n".join(f"{i.type}: {i.value}" for i in summary.identifiers)
+            return "\n".join(f"{kind}: {value}" for kind, value in summary.identifiers)
         if role == Qt.ItemDataRole.BackgroundRole:
-            until = self._highlight.get(str(summary.id))
+            until = self._highlight.get(summary.id)
             if until is not None and until > time.monotonic():
                 return QBrush(_HIGHLIGHT)
         alarming = column.key == "exceptions" and summary.open_exception_count > 0
@@ -135,11 +145,12 @@ class ShipmentTableModel(QAbstractTableModel):
             return
         self._sort_column = column
         self._sort_order = order
+        self._ordered = None
         self._relayout()
 
     # --- data ------------------------------------------------------------------------------
 
-    def summary_at(self, row: int) -> ShipmentSummary | None:
+    def summary_at(self, row: int) -> SummaryRow | None:
         if 0 <= row < len(self._visible):
             return self._rows[self._visible[row]]
         return None
@@ -157,10 +168,10 @@ class ShipmentTableModel(QAbstractTableModel):
     def total(self) -> int:
         return len(self._rows)
 
-    def visible_summaries(self) -> list[ShipmentSummary]:
+    def visible_summaries(self) -> list[SummaryRow]:
         return [self._rows[i] for i in self._visible]
 
-    def set_summaries(self, summaries: Iterable[ShipmentSummary]) -> None:
+    def set_summaries(self, summaries: Iterable[SummaryRow]) -> None:
         """Replace everything (first load)."""
         self.beginResetModel()
         self._rows = list(summaries)
@@ -171,37 +182,44 @@ class ShipmentTableModel(QAbstractTableModel):
         self._announce(result)
 
     def apply_changes(
-        self, changed: Sequence[ShipmentSummary], removed: Iterable[str], *, highlight: bool = True
+        self, changed: Sequence[SummaryRow], removed: Iterable[str], *, highlight: bool = True
     ) -> None:
         """Merge a background update without moving the user's selection or scroll."""
         removed_set = set(removed)
+        self._relayout(lambda: self._merge(changed, removed_set, highlight))
+
+    def _merge(self, changed: Sequence[SummaryRow], removed: set[str], highlight: bool) -> None:
         now = time.monotonic()
-        rows = (
-            [r for r in self._rows if str(r.id) not in removed_set] if removed_set else self._rows
-        )
-        if removed_set:
-            self._rows = rows
+        if removed:
+            self._rows = [r for r in self._rows if r.id not in removed]
             self._reindex()
         for summary in changed:
-            key = str(summary.id)
+            key = summary.id
             position = self._position.get(key)
             if position is None:
+                position = len(self._rows)
                 self._rows.append(summary)
                 self._ids.append(key)
-                self._position[key] = len(self._rows) - 1
+                self._position[key] = position
                 self._blob.append(_blob(summary))
-                self._index_values(len(self._rows) - 1, summary)
+                self._modes.append(summary.mode or "")
+                self._states.append(summary.current_state or "")
+                for column, keys in self._sort_keys.items():
+                    keys.append(COLUMNS[column].sort_key(summary))
             else:
-                for identifier in self._rows[position].identifiers:
-                    self._values.get(identifier.value.upper(), set()).discard(position)
                 self._rows[position] = summary
                 self._blob[position] = _blob(summary)
-                self._index_values(position, summary)
+                self._modes[position] = summary.mode or ""
+                self._states[position] = summary.current_state or ""
+                for column, keys in self._sort_keys.items():
+                    keys[position] = COLUMNS[column].sort_key(summary)
             if highlight:
                 self._highlight[key] = now + HIGHLIGHT_SECONDS
+        if changed:
+            self._values = None
+            self._order_dirty = True
         if highlight and changed:
             self._highlight_timer.start(int(HIGHLIGHT_SECONDS * 1000) + 50)
-        self._relayout()
 
     def set_filter(self, shipment_filter: ShipmentFilter) -> FilterResult:
         self._filter = shipment_filter
@@ -214,70 +232,94 @@ class ShipmentTableModel(QAbstractTableModel):
     # --- internals -------------------------------------------------------------------------
 
     def _reindex(self) -> None:
-        self._ids = [str(r.id) for r in self._rows]
+        self._sort_keys = {}
+        self._ordered = None
+        rows = self._rows
+        self._ids = [r.id for r in rows]
         self._position = {key: i for i, key in enumerate(self._ids)}
-        self._blob = [_blob(r) for r in self._rows]
-        self._values = {}
-        for position, summary in enumerate(self._rows):
-            self._index_values(position, summary)
+        self._blob = [_blob(r) for r in rows]
+        self._modes = [r.mode or "" for r in rows]
+        self._states = [r.current_state or "" for r in rows]
+        self._values = None
 
-    def _index_values(self, position: int, summary: ShipmentSummary) -> None:
-        for identifier in summary.identifiers:
-            self._values.setdefault(identifier.value.upper(), set()).add(position)
+    def _identifier_index(self) -> dict[str, set[int]]:
+        if self._values is None:
+            index: dict[str, set[int]] = {}
+            for position, row in enumerate(self._rows):
+                for _kind, value in row.identifiers:
+                    index.setdefault(value.upper(), set()).add(position)
+            self._values = index
+        return self._values
 
     def _compute(self) -> FilterResult:
+        # Successive list comprehensions over flat values: the fast path in CPython.
         f = self._filter
-        needle = f.text.strip().casefold()
-        if f.pasted is not None:
-            candidates: Iterable[int] = sorted(
-                {p for v in f.pasted for p in self._values.get(v, ()) if p < len(self._rows)}
-            )
-            found_values = {v for v in f.pasted if self._values.get(v)}
-            not_found = sorted(f.pasted - found_values)
-            needle = ""
-        else:
-            candidates = range(len(self._rows))
-            not_found = []
         rows = self._rows
-        blobs = self._blob
-        ids = self._ids
-        visible: list[int] = []
-        mode_counts: Counter[str] = Counter()
-        state_counts: Counter[str] = Counter()
-        for position in candidates:
-            if needle and needle not in blobs[position]:
-                continue
-            summary = rows[position]
-            if f.exceptions_only and not summary.open_exception_count:
-                continue
-            if f.only_ids is not None and ids[position] not in f.only_ids:
-                continue
-            if f.modified_from and summary.last_modified_date_time < f.modified_from:
-                continue
-            if f.modified_to and summary.last_modified_date_time >= f.modified_to:
-                continue
-            if f.created_from and summary.created_date_time < f.created_from:
-                continue
-            if f.created_to and summary.created_date_time >= f.created_to:
-                continue
-            mode = summary.mode.value if summary.mode else ""
-            state = summary.current_state.value if summary.current_state else ""
-            mode_ok = not f.modes or mode in f.modes
-            state_ok = not f.states or state in f.states
-            if state_ok:
-                mode_counts[mode] += 1
-            if mode_ok:
-                state_counts[state] += 1
-            if mode_ok and state_ok:
-                visible.append(position)
-        column = COLUMNS[self._sort_column]
-        key = column.sort_key
-        visible.sort(
-            key=lambda p: key(rows[p]), reverse=self._sort_order == Qt.SortOrder.DescendingOrder
-        )
+        ordered = self._order()
+        if f.pasted is not None:
+            index = self._identifier_index()
+            matched = {p for v in f.pasted for p in index.get(v, ())}
+            candidates = [p for p in ordered if p in matched]
+            not_found = sorted(v for v in f.pasted if not index.get(v))
+        else:
+            candidates = ordered
+            not_found = []
+            needle = f.text.strip().casefold()
+            if needle:
+                blobs = self._blob
+                candidates = [p for p in candidates if needle in blobs[p]]
+        if f.exceptions_only:
+            candidates = [p for p in candidates if rows[p].open_exception_count]
+        if f.only_ids is not None:
+            ids, allowed = self._ids, f.only_ids
+            candidates = [p for p in candidates if ids[p] in allowed]
+        if f.modified_from is not None:
+            since = f.modified_from
+            candidates = [p for p in candidates if rows[p].last_modified >= since]
+        if f.modified_to is not None:
+            until = f.modified_to
+            candidates = [p for p in candidates if rows[p].last_modified < until]
+        if f.created_from is not None:
+            since = f.created_from
+            candidates = [p for p in candidates if rows[p].created >= since]
+        if f.created_to is not None:
+            until = f.created_to
+            candidates = [p for p in candidates if rows[p].created < until]
+        modes, states = self._modes, self._states
+        in_state = [p for p in candidates if states[p] in f.states] if f.states else candidates
+        in_mode = [p for p in candidates if modes[p] in f.modes] if f.modes else candidates
+        mode_counts = Counter(map(modes.__getitem__, in_state))
+        state_counts = Counter(map(states.__getitem__, in_mode))
+        visible = [p for p in in_state if modes[p] in f.modes] if f.modes else in_state
+        if visible is ordered:
+            visible = list(ordered)
         return FilterResult(visible, mode_counts, state_counts, not_found)
 
-    def _relayout(self) -> FilterResult:
+    def _order(self) -> list[int]:
+        """All positions in sort order; after a change the old order is re-sorted, which
+        Timsort does in about one pass because it is nearly sorted already."""
+        if self._ordered is not None and not self._order_dirty:
+            return self._ordered
+        ordered = self._ordered if self._ordered is not None else []
+        ordered.extend(range(len(ordered), len(self._rows)))
+        keys = self._keys_for(self._sort_column)
+        descending = self._sort_order == Qt.SortOrder.DescendingOrder
+        ordered.sort(key=keys.__getitem__, reverse=descending)
+        self._ordered = ordered
+        self._order_dirty = False
+        return ordered
+
+    def _keys_for(self, column: int) -> list[Any]:
+        keys = self._sort_keys.get(column)
+        if keys is None:
+            key = COLUMNS[column].sort_key
+            keys = [key(row) for row in self._rows]
+            self._sort_keys[column] = keys
+        return keys
+
+    def _relayout(self, mutate: Callable[[], None] | None = None) -> FilterResult:
+        """Recompute the visible rows (after `mutate` changes the data) in one layout change
+        whose persistent indexes (selection, current row) follow their shipments."""
         self.layoutAboutToBeChanged.emit()
         old_persistent = self.persistentIndexList()
         old_ids = [
@@ -287,14 +329,19 @@ class ShipmentTableModel(QAbstractTableModel):
             )
             for i in old_persistent
         ]
+        if mutate is not None:
+            mutate()
         result = self._compute()
         self._visible = result.visible
-        row_by_position = {p: r for r, p in enumerate(self._visible)}
         new_indexes = []
-        for key, column in old_ids:
-            position = self._position.get(key) if key is not None else None
-            row = row_by_position.get(position) if position is not None else None
-            new_indexes.append(self.index(row, column) if row is not None else QModelIndex())
+        if old_persistent:
+            # Only the few persistent indexes (selection, current row) need mapping.
+            wanted = {self._position[k] for k, _c in old_ids if k in self._position}
+            row_by_position = {p: r for r, p in enumerate(self._visible) if p in wanted}
+            for key, column in old_ids:
+                position = self._position.get(key) if key is not None else None
+                row = row_by_position.get(position) if position is not None else None
+                new_indexes.append(self.index(row, column) if row is not None else QModelIndex())
         self.changePersistentIndexList(old_persistent, new_indexes)
         self.layoutChanged.emit()
         self._announce(result)
@@ -323,7 +370,7 @@ class ShipmentTableModel(QAbstractTableModel):
         return until is not None and until > time.monotonic()
 
 
-def _blob(summary: ShipmentSummary) -> str:
-    parts = [i.value for i in summary.identifiers]
+def _blob(summary: SummaryRow) -> str:
+    parts = [value for _kind, value in summary.identifiers]
     parts += [summary.origin_name or "", summary.destination_name or "", summary.carrier or ""]
     return "\n".join(parts).casefold()

@@ -1,0 +1,47 @@
+"""Checks a form runs before sending, with messages keyed by the service's field paths.
+
+A form builds its request from a wire-shaped dict (camelCase), so pydantic's error
+locations are the same paths the service names in `errors[].source`
+(`openingHours[0].opens`, `authenticationMethods[1].parameters`), and `FieldErrors` puts
+each message beside its field whichever side found the problem.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+# Parts of a location pydantic adds for validators and unions, not fields of the data.
+_INTERNAL = re.compile(r"[\[\](),]|^function-|^json-or-python")
+
+
+def path_of(location: Sequence[int | str]) -> str:
+    """("openingHours", 0, "opens") -> "openingHours[0].opens"."""
+    path = ""
+    for part in location:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif _INTERNAL.search(part):
+            continue
+        else:
+            path += f".{part}" if path else part
+    return path or "body"
+
+
+def message_of(error: Any) -> str:
+    text = str(error.get("msg", "is not valid"))
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+    return text
+
+
+def problems_of(exc: ValidationError) -> dict[str, str]:
+    """The first message for each field path of a validation error."""
+    found: dict[str, str] = {}
+    for error in exc.errors():
+        found.setdefault(path_of(error.get("loc", ())), message_of(error))
+    return found
