@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -79,9 +80,13 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         workers.start()
+        # Building the OpenAPI document takes a while; do it off the request path so the
+        # first client that asks for it (extension detection) does not wait.
+        warm = asyncio.create_task(asyncio.to_thread(app.openapi), name="openapi-warmup")
         try:
             yield
         finally:
+            await warm
             await workers.stop()
 
     app = FastAPI(
