@@ -7,8 +7,8 @@ asyncio httpx clients in other processes when wrk is missing). Each push carries
 one of the shipments. When the load stops, the benchmark waits until every accepted push is
 processed and reads, from the database, how long each one took from acceptance to processing.
 
-    python bench/bench_push.py [--shipments 200] [--seconds 20] [--connections 64]
-                               [--database postgresql://...]
+    python -m bench.bench_push [--shipments 200] [--seconds 20] [--connections 64]
+                               [--postgres | --database postgresql://...]
 """
 
 from __future__ import annotations
@@ -88,7 +88,18 @@ def start_service(data_dir: Path, database_url: str) -> Service:
     if found is None:
         process.kill()
         raise SystemExit(f"the service did not start: {line!r}")
-    return Service(process, found.group(0), database_url)
+    url = found.group(0)
+    deadline = time.monotonic() + 60
+    while True:  # the socket is bound before uvicorn listens on it
+        try:
+            httpx.get(f"{url}/docs", timeout=5)
+            break
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise
+            time.sleep(0.1)
+    return Service(process, url, database_url)
 
 
 def make_tenant(service: Service, data_dir: Path) -> str:
@@ -154,6 +165,8 @@ def drive_with_wrk(
                 f"-c{connections}",
                 f"-d{seconds}s",
                 "--latency",
+                "--timeout",
+                "10s",
                 "-s",
                 handle.name,
                 service.url,
@@ -264,6 +277,12 @@ def wait_processed(database_url: str, timeout: float) -> list[float]:
     ]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -275,10 +294,20 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=20)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--database", help="a PostgreSQL URL (default: a fresh SQLite file)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="start a throwaway PostgreSQL (initdb) and use it"
+    )
     parser.add_argument("--generator", choices=["auto", "wrk", "httpx"], default="auto")
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-push-"))
+    postgres = None
+    if args.postgres:
+        from tests.support import PostgresServer
+
+        postgres = PostgresServer()
+        postgres.start()
+        args.database = postgres.create_database()
     database_url = args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
     if database_url.startswith("postgresql://"):
         database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
@@ -290,12 +319,16 @@ def main() -> int:
             args.generator == "auto" and shutil.which("wrk") is not None
         )
         drive = drive_with_wrk if use_wrk else drive_with_httpx
+        cpu_before = cpu_seconds(service.process.pid)
         accepted, refused, elapsed = drive(service, token, bols, args.seconds, args.connections)
         latencies = wait_processed(database_url, timeout=60)
+        service_cpu = cpu_seconds(service.process.pid) - cpu_before
     finally:
         service.process.terminate()
         service.process.wait(timeout=30)
         shutil.rmtree(data_dir, ignore_errors=True)
+        if postgres is not None:
+            postgres.stop()
 
     database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
     print(
@@ -304,6 +337,10 @@ def main() -> int:
     )
     print(
         f"accepted: {accepted} in {elapsed:.1f} s = {accepted / elapsed:.0f}/s; refused {refused}"
+    )
+    print(
+        f"service CPU: {service_cpu:.1f} s = {service_cpu / max(accepted, 1) * 1e6:.0f} us "
+        "per push, acceptance and processing together"
     )
     if latencies:
         print(
