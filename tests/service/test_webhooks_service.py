@@ -1,0 +1,141 @@
+"""Push configurations and account groups for the app, against the real local service."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import Conflict
+from freightdesk.models.webhooks import MASK
+from freightdesk.service.account_groups import AccountGroupsService, check_group
+from freightdesk.service.cache import Cache
+from freightdesk.service.listing import ListChange
+from freightdesk.service.webhooks import WebhooksService, check_configuration
+from tests.api.conftest import FAST_RETRY
+from tests.support import LiveService, TenantHandle, make_tenant
+
+
+@pytest.fixture
+def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(sqlite_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
+    async with ApiClient(
+        tenant_.service.url,
+        client_id=tenant_.client_id,
+        client_secret=tenant_.client_secret,
+        retry=FAST_RETRY,
+    ) as api:
+        yield api
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    made = Cache(tmp_path / "cache.sqlite3")
+    yield made
+    made.close()
+
+
+def _wire(name: str, **changes: Any) -> dict[str, Any]:
+    wire: dict[str, Any] = {
+        "configName": name,
+        "url": "https://hooks.example.com/in",
+        "methodHeaders": {"X-Team": "dispatch"},
+        "authenticationMethods": [
+            {"type": "BASIC", "parameters": {"username": "u", "password": "p"}}
+        ],
+    }
+    wire.update(changes)
+    return wire
+
+
+def test_configuration_rules_before_sending() -> None:
+    configuration, problems = check_configuration(_wire("Orders"))
+    assert configuration is not None and problems == {}
+    _, problems = check_configuration(
+        _wire(
+            " ",
+            url="ftp://x",
+            methodHeaders={"Content-Type": "text/plain"},
+            authenticationMethods=[
+                {"type": "BASIC", "parameters": {"username": "a:b"}},
+                {"type": "NOPE", "parameters": {}},
+            ],
+        )
+    )
+    assert set(problems) >= {
+        "configName",
+        "url",
+        "methodHeaders",
+        "authenticationMethods[0].parameters.username",
+        "authenticationMethods[0].parameters.password",
+        "authenticationMethods[1].type",
+    }
+
+
+async def test_webhooks_list_save_and_delete(client: ApiClient, cache: Cache) -> None:
+    service = WebhooksService(lambda: client, cache)
+    changes: list[ListChange] = []
+    stop = service.coordinator.listen(changes.append)
+    try:
+        await service.coordinator.fetch_now()
+        assert service.coordinator.data is not None and service.coordinator.data.items == ()
+        configuration, _ = check_configuration(_wire("Orders"))
+        assert configuration is not None
+        created = await service.save(configuration)
+        assert created.signing_secret  # shown once, but not kept in the list or the cache
+        data = service.coordinator.data
+        assert [c.config_name for c in data.items] == ["Orders"]
+        assert data.items[0].signing_secret is None
+        assert data.items[0].authentication_methods[0].parameters["password"] == MASK
+        edited, _ = check_configuration({**data.items[0].wire(), "url": "https://h.example.com/2"})
+        assert edited is not None
+        saved = await service.save(edited)
+        assert service.coordinator.data.items[0].url == saved.url
+        duplicate, _ = check_configuration(_wire("Orders"))
+        assert duplicate is not None
+        with pytest.raises(Conflict) as refused:
+            await service.save(duplicate)
+        assert "configName" in refused.value.field_errors()
+        assert len(service.coordinator.data.items) == 1
+        assert not service.at_limit
+        await service.delete(created.id)
+        assert service.coordinator.data.items == ()
+        assert any(str(created.id) in c.removed for c in changes)
+    finally:
+        stop()
+        await service.aclose()
+
+
+async def test_account_groups(client: ApiClient, cache: Cache) -> None:
+    service = AccountGroupsService(lambda: client, cache)
+    assert check_group(" ", "")[1] == {
+        "code": "Enter the group's code",
+        "name": "Enter the group's name",
+    }
+    try:
+        for code in ("WEST", "EAST"):
+            group, _ = check_group(code, f"{code.title()} customers")
+            assert group is not None
+            await service.create(group)
+        data = service.coordinator.data
+        assert data is not None and [g.code for g in data.items] == ["EAST", "WEST"]
+        again, _ = check_group("EAST", "Again")
+        assert again is not None
+        with pytest.raises(Conflict):
+            await service.create(again)
+        await service.delete(data.items[0].id)
+        assert [g.code for g in service.coordinator.data.items] == ["WEST"]
+        reopened = AccountGroupsService(lambda: client, cache)
+        cached = await reopened.load_cached()
+        assert cached is not None and [g.code for g in cached.items] == ["WEST"]
+    finally:
+        await service.aclose()
