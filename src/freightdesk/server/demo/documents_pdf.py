@@ -28,7 +28,7 @@ A4 = (595.0, 842.0)
 _TRANSLITERATE = str.maketrans({"ł": "l", "Ł": "L", "đ": "d", "Đ": "D"})
 
 
-def _pdf_text(text: str) -> bytes:
+def pdf_string(text: str) -> bytes:
     """A PDF literal string in WinAnsi (cp1252), with ( ) \\ escaped."""
     text = text.translate(_TRANSLITERATE)
     chars = []
@@ -60,7 +60,7 @@ class Page:
             b"BT "
             + font
             + f" {_num(size)} Tf {_num(x)} {_num(y)} Td ".encode()
-            + _pdf_text(text)
+            + pdf_string(text)
             + b" Tj ET"
         )
 
@@ -117,7 +117,7 @@ def render(page: Page, title: str, created: datetime) -> bytes:
         + stream
         + b"\nendstream",
         b"<< /Title "
-        + _pdf_text(title)
+        + pdf_string(title)
         + b" /Producer (FreightDesk demo) /CreationDate ("
         + stamp.encode()
         + b") >>",

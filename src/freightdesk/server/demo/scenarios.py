@@ -537,6 +537,14 @@ def less_than_truckload(
         load_factor=0.72,
     )
     account = lane.options["account"]
+    booked = window[0] - _hours(rng, 6, 50)
+    events.append(
+        EventPlan(
+            "PICKUP_REQUESTED",
+            booked,
+            f"Pickup requested at {origin.place.name} for {local_clock(window[0], origin.place)}",
+        )
+    )
     plan = ShipmentPlan(
         number=number,
         mode=Mode.LTL,
@@ -549,7 +557,7 @@ def less_than_truckload(
             ("CAPACITY_PROVIDER_ACCOUNT_GROUP", account),
             ("CAPACITY_PROVIDER_ACCOUNT_CODE", lane.options["account_code"]),
         ],
-        booked_at=window[0] - _hours(rng, 6, 50),
+        booked_at=booked,
         stops=stops,
         legs=[leg],
         events=events,
@@ -866,6 +874,10 @@ def rail(
             ("BILL_OF_LADING", ids.make_vics_bol(rng, GS1_PREFIX)),
         ]
         vehicle_ids = [("TRAIN_NUMBER", train)]
+    booked = gate_in_planned - _hours(rng, 24, 120)
+    events.append(
+        EventPlan("BOOKED", booked, f"Booked with {lane.carrier.name} from {a.name} to {b.name}")
+    )
     leg = LegPlan(
         id=new_id(rng),
         mode=Mode.RAIL,
@@ -884,7 +896,7 @@ def rail(
         region=lane.region,
         carrier=lane.carrier,
         identifiers=identifiers,
-        booked_at=gate_in_planned - _hours(rng, 24, 120),
+        booked_at=booked,
         stops=stops,
         legs=[leg],
         events=events,
@@ -1120,6 +1132,15 @@ def ocean(
     events.append(
         EventPlan("EMPTY_RETURNED", empty_back, "Empty container returned", ocean_code="RD")
     )
+    booked = cutoff - _hours(rng, 7 * 24, 21 * 24)
+    events.append(
+        EventPlan(
+            "BOOKING_CONFIRMED",
+            booked,
+            f"Booking confirmed on {_first_vessel(events, vessel)} from {pol.place.city} "
+            f"to {pod.place.city}",
+        )
+    )
     container = ids.make_container_id(rng, lane.carrier.owner_code)
     if lane.options.get("forwarder"):
         forwarder = lane.options["forwarder"]
@@ -1141,7 +1162,7 @@ def ocean(
         region=lane.region,
         carrier=lane.carrier,
         identifiers=identifiers,
-        booked_at=cutoff - _hours(rng, 7 * 24, 21 * 24),
+        booked_at=booked,
         stops=stops,
         legs=legs,
         events=events,
@@ -1155,6 +1176,14 @@ def ocean(
     _late_incidents(stops, incidents, Severity.MEDIUM, first=2)
     _with_incident_events(plan)
     return plan
+
+
+def _first_vessel(events: list[EventPlan], vessel: str) -> str:
+    """The vessel first booked: the one a rolled-over container was rolled from."""
+    for event in events:
+        if event.rollover is not None:
+            return event.rollover[1]
+    return vessel
 
 
 # --- air ------------------------------------------------------------------------------------------
