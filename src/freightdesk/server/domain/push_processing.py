@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -79,9 +80,12 @@ _SCAC_TYPES = frozenset({"SCAC", "CARRIER_SCAC"})
 
 # Rows per intake commit; a larger backlog is committed in several transactions in a row.
 MAX_INTAKE_BATCH = 2000
-# Pushes applied per transaction: big enough to amortize the commit, small enough that the
-# intake's commits (which wait for the database's one writer on SQLite) are not held up long.
-PROCESS_BATCH = 250
+# Pushes claimed per transaction: positions of many pushes to one shipment are written
+# together, so big batches cost less per push...
+PROCESS_BATCH = 1000
+# ...but a batch stops taking pushes after this long (events cost far more than positions),
+# so that the intake's commits, which wait for SQLite's one writer, are not held up long.
+BATCH_SECONDS = 0.5
 # After a wake-up, let a few more pushes arrive so that they are applied in one transaction.
 COALESCE_SECONDS = 0.05
 # Without a wake-up (pushes accepted by another process on the same database), look anyway.
@@ -254,8 +258,12 @@ class PushApplier:
         self._found: dict[tuple[int, str, str], list[str]] = {}
         self._tracks: dict[str, dict[str, list[TrackedShipmentPosition]]] = {}
 
-    def apply(self, rows: Sequence[Claimed]) -> list[Outcome]:
-        """Apply the pushes in order; returns what became of each."""
+    def apply(self, rows: Sequence[Claimed], seconds: float = BATCH_SECONDS) -> list[Outcome]:
+        """Apply the pushes in order, for about `seconds` at most (at least one push).
+
+        Returns what became of each push applied: the first `len(result)` of `rows`.
+        """
+        deadline = time.monotonic() + seconds
         updates = [_parse(row) for row in rows]
         self._prefetch(
             {
@@ -264,12 +272,14 @@ class PushApplier:
                 for type_, value in _wanted(update)
             }
         )
-        outcomes = [
-            self._truckload(row, update)
-            if isinstance(update, TruckloadTrackingUpdate)
-            else self._parcel(row, update)
-            for row, update in zip(rows, updates, strict=True)
-        ]
+        outcomes: list[Outcome] = []
+        for row, pushed in zip(rows, updates, strict=True):
+            if outcomes and time.monotonic() > deadline:
+                break
+            if isinstance(pushed, TruckloadTrackingUpdate):
+                outcomes.append(self._truckload(row, pushed))
+            else:
+                outcomes.append(self._parcel(row, pushed))
         for source, tracks in self._tracks.items():
             store.add_positions_bulk(self._session, tracks, source)
         self._tracks.clear()
@@ -648,16 +658,20 @@ def retry_unmatched(context: ServiceContext, limit: int = PROCESS_BATCH) -> int:
 
 
 def _process(context: ServiceContext, query: Any) -> int:
+    """Apply the pushes `query` selects; returns how many were applied (0: none waiting)."""
     rows: list[Claimed] = []
     try:
-        # The fast path: the whole batch and its marks in one transaction.
+        # The fast path: the batch and its marks in one transaction. Pushes left over when
+        # the batch ran out of time are not marked and stay for the next batch.
         with transaction(context.sessions) as session:
             # SKIP LOCKED: a second service on the same PostgreSQL database takes other rows.
             found = session.execute(query.with_for_update(skip_locked=True))
             rows = [Claimed(**item._mapping) for item in found]
-            if rows:
-                _mark(session, rows, _apply(session, rows))
-        return len(rows)
+            if not rows:
+                return 0
+            outcomes = PushApplier(session).apply(rows)
+            _mark(session, rows[: len(outcomes)], outcomes)
+        return len(outcomes)
     except _TRANSIENT:
         raise
     except Exception:
@@ -670,14 +684,10 @@ def _process(context: ServiceContext, query: Any) -> int:
     return len(rows)
 
 
-def _apply(session: Session, rows: Sequence[Claimed]) -> list[Outcome]:
-    return PushApplier(session).apply(rows)
-
-
 def _process_one(context: ServiceContext, row: Claimed) -> None:
     try:
         with transaction(context.sessions) as session:
-            _mark(session, [row], _apply(session, [row]))
+            _mark(session, [row], PushApplier(session).apply([row]))
         return
     except _TRANSIENT:
         raise
@@ -745,8 +755,8 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
         queue.arrived.clear()
         try:
             while not stop.is_set():
-                taken = await asyncio.to_thread(process_pending, context)
-                if taken < PROCESS_BATCH:
+                applied: int = await asyncio.to_thread(process_pending, context)
+                if not applied:
                     break
             if loop.time() >= next_retry:
                 await asyncio.to_thread(retry_unmatched, context)
