@@ -46,9 +46,16 @@ request = function()
   local bol = bols[(n % #bols) + 1]
   local lat = 41.0 + (n % 1000) / 1000.0
   local stamp = os.date("!%Y-%m-%dT%H:%M:%SZ", start + n)
+  local event = ""
+  -- Every EVERY-th push also reports arriving at or leaving a stop (0: never).
+  if {EVERY} > 0 and n % {EVERY} == 0 then
+    local kind = "ARRIVAL_AT_STOP"
+    if (n / {EVERY}) % 2 == 1 then kind = "DEPARTURE_FROM_STOP" end
+    event = '"shipmentEvent":{{"type":"' .. kind .. '","dateTime":"' .. stamp .. '"}},'
+  end
   local body = '{{"truckload":{{"identifiers":{{"billOfLadingNumber":"' .. bol ..
-    '"}},"readings":{{"dateTime":"' .. stamp .. '","position":{{"latitude":' .. lat ..
-    ',"longitude":-87.6,"speed":55,"heading":90,"speedUnit":"MILES_PER_HOUR"}}}}}}}}'
+    '"}},' .. event .. '"readings":{{"dateTime":"' .. stamp .. '","position":{{"latitude":' ..
+    lat .. ',"longitude":-87.6,"speed":55,"heading":90,"speedUnit":"MILES_PER_HOUR"}}}}}}}}'
   return wrk.format(nil, "{PATH}", nil, body)
 end
 """
@@ -147,13 +154,19 @@ def make_shipments(service: Service, token: str, count: int) -> list[str]:
 
 
 def drive_with_wrk(
-    service: Service, token: str, bols: list[str], seconds: int, connections: int
+    service: Service,
+    token: str,
+    bols: list[str],
+    seconds: int,
+    connections: int,
+    every: int = 0,
 ) -> tuple[int, int, float]:
     """(accepted, refused, elapsed seconds) of a wrk run."""
     script = _WRK_SCRIPT.format(
         BOLS="{" + ",".join(json.dumps(b) for b in bols) + "}",
         TOKEN=token,
         PATH=PUSH_PATH,
+        EVERY=every,
     )
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
         handle.write(script)
@@ -298,6 +311,12 @@ def main() -> int:
         "--postgres", action="store_true", help="start a throwaway PostgreSQL (initdb) and use it"
     )
     parser.add_argument("--generator", choices=["auto", "wrk", "httpx"], default="auto")
+    parser.add_argument(
+        "--event-every",
+        type=int,
+        default=0,
+        help="every Nth push also carries a stop arrival or departure (wrk only; 0: none)",
+    )
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-push-"))
@@ -318,9 +337,15 @@ def main() -> int:
         use_wrk = args.generator == "wrk" or (
             args.generator == "auto" and shutil.which("wrk") is not None
         )
-        drive = drive_with_wrk if use_wrk else drive_with_httpx
         cpu_before = cpu_seconds(service.process.pid)
-        accepted, refused, elapsed = drive(service, token, bols, args.seconds, args.connections)
+        if use_wrk:
+            accepted, refused, elapsed = drive_with_wrk(
+                service, token, bols, args.seconds, args.connections, args.event_every
+            )
+        else:
+            accepted, refused, elapsed = drive_with_httpx(
+                service, token, bols, args.seconds, args.connections
+            )
         latencies = wait_processed(database_url, timeout=60)
         service_cpu = cpu_seconds(service.process.pid) - cpu_before
     finally:
@@ -333,7 +358,8 @@ def main() -> int:
     database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
     print(
         f"\n{database}, {args.shipments} shipments, {args.connections} connections, "
-        f"generator {'wrk' if use_wrk else 'httpx'}, {os.cpu_count()} cores"
+        f"generator {'wrk' if use_wrk else 'httpx'}, {os.cpu_count()} cores, "
+        f"events: {f'every {args.event_every}th push' if args.event_every else 'none'}"
     )
     print(
         f"accepted: {accepted} in {elapsed:.1f} s = {accepted / elapsed:.0f}/s; refused {refused}"

@@ -87,7 +87,7 @@ PROCESS_BATCH = 1000
 # so that the intake's commits, which wait for SQLite's one writer, are not held up long.
 BATCH_SECONDS = 0.5
 # After a wake-up, let a few more pushes arrive so that they are applied in one transaction.
-COALESCE_SECONDS = 0.05
+COALESCE_SECONDS = 0.1
 # Without a wake-up (pushes accepted by another process on the same database), look anyway.
 IDLE_POLL_SECONDS = 1.0
 # UNMATCHED pushes are tried again after 2, 4, 8, ... seconds, at most 10 minutes apart,
@@ -249,7 +249,7 @@ _ID_NAMESPACE = uuid.UUID("6f1d3c1e-9a57-4d0e-8a3b-5c1f0e2d7b44")
 class PushApplier:
     """Applies pushes to the shipments they match, in the caller's transaction.
 
-    Positions are gathered and written for the whole batch at once in `finish` (they are most
+    Positions are gathered and written for the whole batch at once at the end (they are most
     of the traffic); events, states, exceptions and ETAs are written push by push, in order.
     """
 
