@@ -69,7 +69,7 @@ async def test_test_connection_against_the_real_service(
     assert "did not accept" in dialog.test_result.text()
     dialog.secret.setText(tenant.client_secret)
     dialog.test_connection()
-    await wait_until(lambda: dialog.test_result.text().startswith("Connected"))
+    await wait_until(lambda: dialog.test_result.text().startswith("Connected"), seconds=60)
     tenant.http.close()
 
 

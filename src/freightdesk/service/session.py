@@ -27,7 +27,7 @@ from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.messages import explain
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-from freightdesk.service.shipments import ShipmentsService
+from freightdesk.service.shipments import SUMMARIES, ShipmentsService
 from freightdesk.service.stop_locations import StopLocationsService
 from freightdesk.service.uploads import UploadQueue
 from freightdesk.service.webhooks import WebhooksService
@@ -127,7 +127,8 @@ class AppSession:
 
     def _coordinator_status(self, status: CoordinatorStatus) -> None:
         busy = sum(1 for c in self._coordinators if c.status.fetching)
-        if status.fetching:
+        if status.fetching or (status.last_error is None and status.last_success is None):
+            # Still fetching, or data taken from the cache: says nothing about the service.
             self._set_status(busy=busy)
             return
         if status.last_error is None:
@@ -189,7 +190,7 @@ class AppSession:
             state=ConnectionState.CONNECTING,
             profile_name=profile.name,
             message=f"Connecting to {profile.name}",
-            last_success=self.cache.saved_at("shipments") if self.cache else None,
+            last_success=self.cache.saved_at(SUMMARIES) if self.cache else None,
         )
         try:
             if profile.kind is ProfileKind.LOCAL:

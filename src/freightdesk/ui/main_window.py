@@ -228,7 +228,8 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         else:
-            self.resize(1280, 800)
+            screen = self.screen().availableGeometry()
+            self.resize(min(1440, int(screen.width() * 0.9)), min(900, int(screen.height() * 0.9)))
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)

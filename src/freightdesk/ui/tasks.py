@@ -7,6 +7,9 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+import shiboken6
+from PySide6.QtCore import QObject
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -20,11 +23,13 @@ def spawn(
     on_done: Callable[[T], None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
     name: str | None = None,
+    owner: QObject | None = None,
 ) -> asyncio.Task[T]:
     """Start `coroutine` on the running loop; its result or error goes to the callbacks.
 
     The task is kept referenced until it ends (asyncio holds only weak references), and an
-    error nobody handles is logged instead of vanishing.
+    error nobody handles is logged instead of vanishing. When `owner` (the widget the callbacks
+    update) is deleted before the task ends, the callbacks are skipped.
     """
     task = asyncio.get_event_loop().create_task(coroutine, name=name)
     _running.add(task)
@@ -32,6 +37,10 @@ def spawn(
     def finished(done: asyncio.Task[T]) -> None:
         _running.discard(done)
         if done.cancelled():
+            return
+        if owner is not None and not shiboken6.isValid(owner):
+            if not done.cancelled() and done.exception() is not None:
+                log.info("task %s ended after its window closed", done.get_name())
             return
         error = done.exception()
         if error is not None:

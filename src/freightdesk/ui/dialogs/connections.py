@@ -295,7 +295,13 @@ class ConnectionsDialog(QDialog):
             self.test_result.setStyleSheet("color: #d0453a;")
             self.test_result.setText(explain(error))
 
-        spawn(probe(profile, secret), on_done=done, on_error=failed, name="test-connection")
+        spawn(
+            probe(profile, secret),
+            on_done=done,
+            on_error=failed,
+            name="test-connection",
+            owner=self,
+        )
 
     def _ask_about_changes(self, then: object) -> None:
         if self._pending_question is not None:

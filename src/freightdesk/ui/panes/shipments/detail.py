@@ -65,7 +65,7 @@ def _fill(table: QTableWidget, rows: list[list[str]], editable: bool = False) ->
 
 
 def stop_label(stop: RouteStop, number: int) -> str:
-    kind = stop.type.value.title() if stop.type else "Stop"
+    kind = stop.type.value.replace("_", " ").capitalize() if stop.type else "Stop"
     name = stop.name or ""
     address = stop.location.address if stop.location else None
     place = (
@@ -117,7 +117,12 @@ class ShipmentDetailView(QWidget):
         self.timeline.setObjectName("timeline")
         self.timeline.setHeaderLabels(["Event", "Actual", "Planned", "Estimated", "Source"])
         self.timeline.setAlternatingRowColors(True)
-        self.timeline.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        timeline_header = self.timeline.header()
+        timeline_header.setStretchLastSection(True)
+        timeline_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # The event text gets a readable width the user can drag; times fit their contents.
+        timeline_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        timeline_header.resizeSection(0, 260)
         self.identifiers = _table(["Type", "Value"], self)
         self.attributes = _table(["Name", "Value"], self)
         self.attributes.setObjectName("attributes")
@@ -161,10 +166,10 @@ class ShipmentDetailView(QWidget):
         self.raw.setFont(QFont("monospace"))
         self.tabs.addTab(self.timeline, "Timeline")
         self.tabs.addTab(overview, "Overview")
-        self.tabs.addTab(route, "Stops and route")
-        self.tabs.addTab(states_costs, "States and costs")
+        self.tabs.addTab(route, "Route")
+        self.tabs.addTab(states_costs, "States && costs")
         self.tabs.addTab(self.related, "Related")
-        self.tabs.addTab(self.raw, "Raw JSON")
+        self.tabs.addTab(self.raw, "JSON")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 0, 0)
@@ -231,7 +236,10 @@ class ShipmentDetailView(QWidget):
         primary = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
         self.title.setText(primary)
         states = sorted(history.states, key=lambda s: s.start_date_time)
-        current = state_text(states[-1].type) if states else "No state yet"
+        # The current state is the one still open; else the one that started last.
+        open_states = [s for s in states if s.end_date_time is None]
+        latest = (open_states or states)[-1] if states else None
+        current = state_text(latest.type) if latest else "No state yet"
         open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
         stops = shipment.route_info.stops if shipment.route_info else []
         route = " → ".join(
@@ -342,7 +350,7 @@ class ShipmentDetailView(QWidget):
                     source or "",
                 ],
             )
-            item.setToolTip(0, event.type)
+            item.setToolTip(0, f"{event.type}: {event.description or ''}")
             if str(event.id) in new_ids:
                 font = item.font(0)
                 font.setBold(True)
@@ -500,6 +508,7 @@ class ShipmentDetailView(QWidget):
             on_done=saved,
             on_error=failed,
             name="save-attributes",
+            owner=self,
         )
 
     def confirm_delete(self) -> None:
@@ -565,7 +574,7 @@ class ShipmentDetailView(QWidget):
 
     def refresh(self) -> None:
         if self._detail is not None:
-            spawn(self._detail.coordinator.refresh(), name="refresh-detail")
+            spawn(self._detail.coordinator.refresh(), name="refresh-detail", owner=self)
 
     def shipment_list_changed(self, change: ShipmentsChange) -> None:
         if self.shipment_id and self.shipment_id in change.changed and self._detail is not None:

@@ -370,7 +370,7 @@ class ShipmentFormDialog(QDialog):
             else:
                 self.errors.show({}, general=explain(error))
 
-        spawn(service.save(body), on_done=done, on_error=failed, name="save-shipment")
+        spawn(service.save(body), on_done=done, on_error=failed, name="save-shipment", owner=self)
 
     def reject(self) -> None:
         if not self._dirty:

@@ -125,8 +125,10 @@ class ShipmentTableModel(QAbstractTableModel):
             return column.text(summary)
         if role == Qt.ItemDataRole.UserRole:
             return summary.id
-        if role == Qt.ItemDataRole.ToolTipRole and column.key == "primaryIdentifier":
-            return "\n".join(f"{kind}: {value}" for kind, value in summary.identifiers)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column.key == "primaryIdentifier":
+                return "\n".join(f"{kind}: {value}" for kind, value in summary.identifiers)
+            return column.text(summary) or None
         if role == Qt.ItemDataRole.BackgroundRole:
             until = self._highlight.get(summary.id)
             if until is not None and until > time.monotonic():

@@ -32,7 +32,7 @@ from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import ShipmentsChange, ShipmentsService
 from freightdesk.ui.formatting import state_text
-from freightdesk.ui.panes.shipments.columns import COLUMNS, Column
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
 from freightdesk.ui.panes.shipments.model import (
@@ -69,8 +69,10 @@ class ShipmentsPane(QWidget):
         self.search.setClearButtonEnabled(True)
         self.mode = QComboBox(self)
         self.mode.setObjectName("modeFilter")
+        self.mode.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.state = QComboBox(self)
         self.state.setObjectName("stateFilter")
+        self.state.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.exceptions_only = QCheckBox("Open exceptions", self)
         self.more_button = QPushButton("More filters", self)
         self.more_button.setCheckable(True)
@@ -82,18 +84,20 @@ class ShipmentsPane(QWidget):
         self.export_button = QPushButton("Export…", self)
         self.new_button = QPushButton("New shipment", self)
 
+        # Two rows: finding (the box dispatchers use all day) above, narrowing below.
         top = QHBoxLayout()
-        top.addWidget(self.search, 3)
-        top.addWidget(self.mode)
-        top.addWidget(self.state)
-        top.addWidget(self.exceptions_only)
-        top.addWidget(self.more_button)
-        top.addStretch(1)
-        top.addWidget(self.views)
-        top.addWidget(self.save_view_button)
+        top.addWidget(self.search, 1)
+        top.addWidget(self.new_button)
         top.addWidget(self.refresh_button)
         top.addWidget(self.export_button)
-        top.addWidget(self.new_button)
+        filters = QHBoxLayout()
+        filters.addWidget(self.mode)
+        filters.addWidget(self.state)
+        filters.addWidget(self.exceptions_only)
+        filters.addWidget(self.more_button)
+        filters.addStretch(1)
+        filters.addWidget(self.views)
+        filters.addWidget(self.save_view_button)
 
         self.more = QWidget(self)
         self.attribute_name = QLineEdit(self.more)
@@ -143,6 +147,8 @@ class ShipmentsPane(QWidget):
         for index, column in enumerate(COLUMNS):
             self.table.setColumnWidth(index, column.width)
             self.table.setColumnHidden(index, not column.visible_by_default)
+        # Most recently updated first, until the user sorts otherwise.
+        header.setSortIndicator(COLUMN_INDEX["lastModified"], Qt.SortOrder.DescendingOrder)
         self.count_label = QLabel(self)
         self.count_label.setObjectName("shipmentCount")
 
@@ -151,6 +157,7 @@ class ShipmentsPane(QWidget):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addLayout(top)
+        left_layout.addLayout(filters)
         left_layout.addWidget(self.more)
         left_layout.addWidget(self.notice)
         left_layout.addWidget(self.table, 1)
@@ -210,7 +217,7 @@ class ShipmentsPane(QWidget):
             if data is not None and self._service is service:
                 self.model.set_summaries(data.summaries.values())
 
-        spawn(service.load_cached(), on_done=loaded, name="load-cached-shipments")
+        spawn(service.load_cached(), on_done=loaded, name="load-cached-shipments", owner=self)
 
     def _connected(self) -> None:
         self.attach_cache()
@@ -242,7 +249,7 @@ class ShipmentsPane(QWidget):
     def refresh(self) -> None:
         service = self.session.shipments
         if service is not None and self.session.client is not None:
-            spawn(service.coordinator.refresh(), name="refresh-shipments")
+            spawn(service.coordinator.refresh(), name="refresh-shipments", owner=self)
         self.detail.refresh()
 
     # --- filtering -------------------------------------------------------------------------
@@ -292,7 +299,9 @@ class ShipmentsPane(QWidget):
             self._attribute_ids = ids
             self.apply_filter()
 
-        spawn(collect(), on_done=done, on_error=self._show_error, name="attribute-filter")
+        spawn(
+            collect(), on_done=done, on_error=self._show_error, name="attribute-filter", owner=self
+        )
 
     def _show_result(self, result: FilterResult) -> None:
         shown, total = len(result.visible), self.model.total
@@ -481,7 +490,7 @@ class ShipmentsPane(QWidget):
         if splitter_state is not None:
             self.splitter.restoreState(splitter_state)
         else:
-            self.splitter.setSizes([760, 480])
+            self.splitter.setSizes([780, 520])
 
     def _show_error(self, error: BaseException) -> None:
         self.notice.setText(explain(error))

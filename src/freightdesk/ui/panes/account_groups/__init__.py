@@ -1,0 +1,1 @@
+"""The Account groups pane."""

@@ -1,0 +1,210 @@
+"""Capacity provider account groups: the tenant's list, add one (code and name), delete."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.account_groups import AccountGroup
+from freightdesk.service.account_groups import check_group
+from freightdesk.service.listing import ListChange
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.notice import Notice
+
+COLUMNS: list[Column[AccountGroup]] = [
+    Column("Code", lambda g: g.code, 180),
+    Column("Name", lambda g: g.name, 320),
+    Column("Id", lambda g: str(g.id), 100),
+]
+
+
+class AccountGroupsPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model: ListingModel[AccountGroup] = ListingModel(COLUMNS, self)
+        self.question: QMessageBox | None = None
+
+        intro = QLabel(
+            "Account groups name a customer (or a customer's location) in shipment lifecycle "
+            "calls and rate requests: one group per customer is typical.",
+            self,
+        )
+        intro.setWordWrap(True)
+        self.table = QTableView(self)
+        self.table.setObjectName("accountGroupsTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for index, column in enumerate(COLUMNS):
+            self.table.setColumnWidth(index, column.width)
+        self.notice = Notice(self)
+        self.count_label = QLabel(self)
+        self.delete_button = QPushButton("&Delete group…", self)
+        self.refresh_button = QPushButton("&Refresh", self)
+
+        self.code = QLineEdit(self)
+        self.code.setObjectName("code")
+        self.code.setPlaceholderText("e.g. ACME-DAL")
+        self.name = QLineEdit(self)
+        self.name.setObjectName("name")
+        self.name.setPlaceholderText("e.g. ACME Dallas")
+        self.add_button = QPushButton("&Add group", self)
+        self.add_button.setDefault(True)
+        general = ErrorLabel(self)
+        self.errors = FieldErrors(general)
+        add_box = QGroupBox("New account group", self)
+        form = QFormLayout(add_box)
+        self.errors.add_row(form, "C&ode", "code", self.code)
+        self.errors.add_row(form, "&Name", "name", self.name)
+        form.addRow(general)
+        form.addRow("", self.add_button)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.count_label)
+        buttons.addStretch(1)
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.delete_button)
+        left = QVBoxLayout()
+        left.addWidget(intro)
+        left.addWidget(self.notice)
+        left.addWidget(self.table, 1)
+        left.addLayout(buttons)
+        right = QVBoxLayout()
+        right.addWidget(add_box)
+        right.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(left, 3)
+        layout.addLayout(right, 2)
+
+        delete = QAction("Delete group", self.table)
+        delete.setShortcut(QKeySequence.StandardKey.Delete)
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.triggered.connect(self.confirm_delete)
+        self.table.addAction(delete)
+        self.add_button.clicked.connect(self.add_group)
+        self.code.returnPressed.connect(self.add_group)
+        self.name.returnPressed.connect(self.add_group)
+        self.delete_button.clicked.connect(self.confirm_delete)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.binding = ListBinding(self, session, lambda s: s.account_groups)
+        self.binding.changed.connect(self._show)
+        self.binding.statusChanged.connect(self.notice.show_status)
+        self._selection_changed()
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _show(self, _change: ListChange | None = None) -> None:
+        data = self.binding.data
+        if data is None:
+            return
+        selected = self.selected()
+        self.model.set_items(data.items)
+        count = len(data.items)
+        self.count_label.setText("No account groups yet" if not count else f"{count} groups")
+        if selected is not None:
+            row = next((r for r, g in enumerate(data.items) if g.id == selected.id), None)
+            if row is not None:
+                self.table.selectRow(row)
+        self._selection_changed()
+
+    def selected(self) -> AccountGroup | None:
+        return self.model.item_at(current_row(self.table))
+
+    def _selection_changed(self, *_args: object) -> None:
+        self.delete_button.setEnabled(bool(self.table.selectionModel().selectedRows()))
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def add_group(self) -> None:
+        group, problems = check_group(self.code.text(), self.name.text())
+        if group is None:
+            self.errors.show(problems)
+            return
+        service = self.session.account_groups
+        if service is None or self.session.client is None:
+            self.errors.show({}, general="Not connected to the service; your input is kept.")
+            return
+        self.errors.clear()
+        self.add_button.setEnabled(False)
+
+        def done(created: AccountGroup) -> None:
+            self.add_button.setEnabled(True)
+            self.code.clear()
+            self.name.clear()
+            self.code.setFocus()
+            self.notice.show_info(f"Added {created.code} ({created.name}).")
+
+        def failed(error: BaseException) -> None:
+            self.add_button.setEnabled(True)
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            self.errors.show(fields, general=None if fields else explain(error))
+
+        spawn(service.create(group), on_done=done, on_error=failed, name="add-account-group")
+
+    def confirm_delete(self) -> None:
+        group = self.selected()
+        if group is None:
+            return
+        self.question = ask(
+            self,
+            "Delete account group",
+            f"Delete the account group {group.code} ({group.name})?",
+            lambda: self.delete(group),
+            yes=QMessageBox.StandardButton.Yes,
+            name="confirmDelete",
+            informative="Shipments and rate requests that name this code will no longer "
+            "find the group.",
+        )
+
+    def delete(self, group: AccountGroup) -> None:
+        service = self.session.account_groups
+        if service is None:
+            return
+
+        def failed(error: BaseException) -> None:
+            self.notice.show_error(explain(error))
+
+        spawn(service.delete(group.id), on_error=failed, name="delete-account-group")
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.table.setFocus()
+
+    def new_item(self) -> None:
+        self.code.setFocus()
+        self.code.selectAll()
+
+    def refresh(self) -> None:
+        self.binding.refresh()
+
+    def shutdown(self) -> None:
+        self.binding.shutdown()

@@ -1,0 +1,1 @@
+"""The Documents pane: search, preview, edit, upload by drag and drop, drag out."""

@@ -1,0 +1,80 @@
+"""The table of documents, and dragging documents out to the file manager.
+
+A drag carries `file://` URLs of local copies (downloaded once into the profile's files
+directory). Copies not yet on this computer are fetched when the drag starts and join the
+next drag; the pane downloads the selected document's copy for its preview anyway, so a
+document someone looked at is ready to be dragged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt, QUrl
+
+from freightdesk.models.documents import SHIPPER_TENANT_UUID, Document
+from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.documents.labels import mode_text, size_text, type_text
+from freightdesk.ui.widgets.listing import Column, ListingModel
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+def identifiers_text(document: Document) -> str:
+    return ", ".join(
+        f"{i.type}: {i.value}" for i in document.identifiers if i.type != SHIPPER_TENANT_UUID
+    )
+
+
+COLUMNS: list[Column[Document]] = [
+    Column("Name", lambda d: d.name, 220),
+    Column("Type", lambda d: type_text(d.type), 150),
+    Column("Mode", lambda d: mode_text(d.mode), 110),
+    Column("Identifiers", identifiers_text, 240, tooltip=identifiers_text),
+    Column("Added", lambda d: local_time_text(d.created_date_time), 130),
+    Column("Added by", lambda d: d.added_by_company or "", 140),
+    Column("Size", lambda d: size_text(d.files[0].size) if d.files else "", 80),
+]
+
+
+class DocumentTableModel(ListingModel[Document]):
+    def __init__(
+        self,
+        local_copy: Callable[[Document], Path | None],
+        prepare: Callable[[list[Document]], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(COLUMNS, parent)
+        self._local_copy = local_copy
+        self._prepare = prepare
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        if index.isValid():
+            flags |= Qt.ItemFlag.ItemIsDragEnabled
+        return flags
+
+    def mimeTypes(self) -> list[str]:  # noqa: N802 (Qt's name)
+        return ["text/uri-list"]
+
+    def supportedDragActions(self) -> Qt.DropAction:  # noqa: N802 (Qt's name)
+        return Qt.DropAction.CopyAction
+
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:  # noqa: N802 (Qt's name)
+        rows = sorted({index.row() for index in indexes if index.isValid()})
+        documents = [d for r in rows if (d := self.item_at(r)) is not None]
+        ready: list[Path] = []
+        missing: list[Document] = []
+        for document in documents:
+            path = self._local_copy(document)
+            if path is None:
+                missing.append(document)
+            else:
+                ready.append(path)
+        if missing:
+            self._prepare(missing)
+        mime = QMimeData()
+        if ready:
+            mime.setUrls([QUrl.fromLocalFile(str(path)) for path in ready])
+        return mime

@@ -1,0 +1,625 @@
+"""The Documents pane: find documents by identifier, name and type; preview, edit, delete,
+save a copy, drag out; upload by dropping files on the pane (or on an open shipment)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.documents import TenantRole
+from freightdesk.models.documents import (
+    SHIPPER_TENANT_UUID,
+    Document,
+    DocumentCreate,
+    DocumentMode,
+)
+from freightdesk.service.documents import DocumentQuery, check_query
+from freightdesk.service.listing import ListChange
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.documents.edit import DocumentEditDialog
+from freightdesk.ui.panes.documents.labels import (
+    IDENTIFIER_TYPES,
+    TYPE_TEXT,
+    mode_text,
+    size_text,
+    type_text,
+)
+from freightdesk.ui.panes.documents.model import DocumentTableModel
+from freightdesk.ui.panes.documents.preview import DocumentPreview
+from freightdesk.ui.panes.documents.upload import UploadDialog
+from freightdesk.ui.panes.documents.uploads_view import UploadsView
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.file_drop import FileDropFilter
+from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.listing import ListBinding, current_row
+from freightdesk.ui.widgets.notice import Notice
+
+ROLE_SETTING = "documents/role"
+
+
+def _shortcut(
+    widget: QWidget, keys: QKeySequence | str, slot: Callable[[], object], text: str
+) -> QAction:
+    action = QAction(text, widget)
+    action.setShortcut(QKeySequence(keys))
+    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    action.triggered.connect(slot)
+    widget.addAction(action)
+    return action
+
+
+def _open_with_system(path: Path) -> None:
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+
+class DocumentsPane(QWidget):
+    def __init__(
+        self, session: AppSession, settings: QSettings, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.settings = settings
+        self.dialog: QWidget | None = None
+        self.question: QMessageBox | None = None
+        self._search_filled = False
+
+        # --- search -------------------------------------------------------------------
+        self.identifier_type = QComboBox(self)
+        self.identifier_type.setObjectName("identifierType")
+        self.identifier_type.addItems(IDENTIFIER_TYPES)
+        self.identifier_type.setCurrentText("BILL_OF_LADING")
+        self.identifier_value = QLineEdit(self)
+        self.identifier_value.setObjectName("identifierValue")
+        self.identifier_value.setPlaceholderText("Identifier value(s), comma separated")
+        self.identifier_value.setClearButtonEnabled(True)
+        self.name = QLineEdit(self)
+        self.name.setObjectName("documentName")
+        self.name.setPlaceholderText("Exact document name")
+        self.name.setClearButtonEnabled(True)
+        self.type = QComboBox(self)
+        self.type.setObjectName("typeFilter")
+        self.type.addItem("All types", None)
+        for kind, text in TYPE_TEXT.items():
+            self.type.addItem(text, kind.value)
+        self.role = QComboBox(self)
+        self.role.setObjectName("role")
+        self.role.addItem("Shipper", TenantRole.SHIPPER.value)
+        self.role.addItem("Carrier", TenantRole.CARRIER.value)
+        self.role.setToolTip(
+            "Your role toward the service: as a carrier, every document names the shipper "
+            "tenant it is for."
+        )
+        stored_role = str(settings.value(ROLE_SETTING, TenantRole.SHIPPER.value))
+        self.role.setCurrentIndex(max(0, self.role.findData(stored_role)))
+        self.search_button = QPushButton("&Search", self)
+        self.clear_button = QPushButton("C&lear", self)
+        self.upload_button = QPushButton("&Upload files…", self)
+        search_errors = ErrorLabel(self)
+        self.search_errors = FieldErrors(search_errors)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(8)
+        identifier = QHBoxLayout()
+        identifier.addWidget(self.identifier_type)
+        identifier.addWidget(self.identifier_value, 1)
+        identifier_label = QLabel("&Identifier", self)
+        identifier_label.setBuddy(self.identifier_value)
+        name_label = QLabel("&Name", self)
+        name_label.setBuddy(self.name)
+        type_label = QLabel("T&ype", self)
+        type_label.setBuddy(self.type)
+        role_label = QLabel("Acting &as", self)
+        role_label.setBuddy(self.role)
+        identifier_error = ErrorLabel(self)
+        name_error = ErrorLabel(self)
+        self.search_errors.register("identifiers", self.identifier_value, identifier_error)
+        self.search_errors.register("name", self.name, name_error)
+        grid.addWidget(identifier_label, 0, 0)
+        grid.addLayout(identifier, 0, 1)
+        grid.addWidget(name_label, 0, 2)
+        grid.addWidget(self.name, 0, 3)
+        grid.addWidget(type_label, 0, 4)
+        grid.addWidget(self.type, 0, 5)
+        grid.addWidget(self.search_button, 0, 6)
+        grid.addWidget(self.clear_button, 0, 7)
+        grid.addWidget(identifier_error, 1, 1)
+        grid.addWidget(name_error, 1, 3)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
+        top = QHBoxLayout()
+        top.addLayout(grid, 1)
+        top.addSpacing(16)
+        top.addWidget(role_label)
+        top.addWidget(self.role)
+        top.addWidget(self.upload_button)
+
+        self.notice = Notice(self)
+        self.drop_hint = QLabel(
+            "Drop files here (or on an open shipment) to upload them as documents.", self
+        )
+        self.drop_hint.setObjectName("dropHint")
+        self.drop_hint.setStyleSheet("color: palette(mid);")
+
+        # --- results ------------------------------------------------------------------
+        self.model = DocumentTableModel(self._ready_copy, self._prepare_copies, self)
+        self.table = QTableView(self)
+        self.table.setObjectName("documentsTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setDragEnabled(True)
+        self.table.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
+        self.table.setDefaultDropAction(Qt.DropAction.CopyAction)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for index, column in enumerate(self.model.columns):
+            self.table.setColumnWidth(index, column.width)
+        self.previous_button = QPushButton("◀ &Previous", self)
+        self.next_button = QPushButton("Ne&xt ▶", self)
+        self.page_label = QLabel(self)
+        self.page_label.setObjectName("pageLabel")
+        paging = QHBoxLayout()
+        paging.addWidget(self.page_label)
+        paging.addStretch(1)
+        paging.addWidget(self.previous_button)
+        paging.addWidget(self.next_button)
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addLayout(paging)
+
+        # --- the selected document ----------------------------------------------------
+        self.title = QLabel("No document selected", self)
+        self.title.setObjectName("documentTitle")
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.title.setFont(font)
+        self.title.setWordWrap(True)
+        self.details = QLabel(self)
+        self.details.setObjectName("documentDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.edit_button = QPushButton("&Edit…", self)
+        self.save_copy_button = QPushButton("Save a &copy…", self)
+        self.open_button = QPushButton("&Open", self)
+        self.delete_button = QPushButton("&Delete…", self)
+        actions = QHBoxLayout()
+        for button in (self.edit_button, self.save_copy_button, self.open_button):
+            actions.addWidget(button)
+        actions.addStretch(1)
+        actions.addWidget(self.delete_button)
+        self.preview = DocumentPreview(session, self)
+        right = QWidget(self)
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(8, 0, 0, 0)
+        right_layout.addWidget(self.title)
+        right_layout.addWidget(self.details)
+        right_layout.addLayout(actions)
+        right_layout.addWidget(self.preview, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.uploads = UploadsView(self)
+        self.uploads.setMaximumHeight(220)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.uploads)
+        layout.addWidget(self.drop_hint)
+
+        # --- wiring -------------------------------------------------------------------
+        self.search_button.clicked.connect(self.search)
+        self.clear_button.clicked.connect(self.clear_search)
+        self.identifier_value.returnPressed.connect(self.search)
+        self.name.returnPressed.connect(self.search)
+        self.type.activated.connect(lambda _i: self.search())
+        self.role.currentIndexChanged.connect(self._role_changed)
+        self.upload_button.clicked.connect(self.choose_files)
+        self.previous_button.clicked.connect(lambda: self.go_to_page(-1))
+        self.next_button.clicked.connect(lambda: self.go_to_page(1))
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.save_copy_button.clicked.connect(self.save_copy)
+        self.open_button.clicked.connect(self.open_selected)
+        self.delete_button.clicked.connect(self.confirm_delete)
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        _shortcut(self, "Ctrl+U", self.choose_files, "Upload files")
+        _shortcut(self, "Ctrl+Shift+S", self.save_copy, "Save a copy")
+        _shortcut(self, "Ctrl+O", self.open_selected, "Open the document")
+        for keys in (QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_F2)):
+            edit = QAction("Edit the document", self.table)
+            edit.setShortcut(keys)
+            edit.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            edit.triggered.connect(self.edit_selected)
+            self.table.addAction(edit)
+        delete = QAction("Delete the document", self.table)
+        delete.setShortcut(QKeySequence.StandardKey.Delete)
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.triggered.connect(self.confirm_delete)
+        self.table.addAction(delete)
+        self.drop = FileDropFilter(self)
+        self.drop.install(self)
+        self.drop.install(self.table)
+        self.drop.filesDropped.connect(lambda files: self.upload_files(files))
+
+        self.binding = ListBinding(self, session, lambda s: s.documents)
+        self.binding.changed.connect(self._show)
+        self.binding.statusChanged.connect(self.notice.show_status)
+        self._unconnected = session.listen_connected(self._attach_services)
+        self._attach_services()
+        self._selection_changed()
+        self._restore_layout()
+
+    # --- services --------------------------------------------------------------------------
+
+    def _attach_services(self) -> None:
+        self.uploads.attach(self.session.uploads)
+        if self.session.documents is not None:
+            self.session.documents.role = self.current_role()
+
+    def current_role(self) -> TenantRole:
+        return TenantRole(str(self.role.currentData()))
+
+    def _role_changed(self) -> None:
+        self.settings.setValue(ROLE_SETTING, self.current_role().value)
+        self._attach_services()
+
+    # --- searching -------------------------------------------------------------------------
+
+    def query(self, page: int = 1) -> DocumentQuery:
+        values = [v.strip() for v in self.identifier_value.text().split(",") if v.strip()]
+        kind = self.identifier_type.currentText()
+        selected = self.type.currentData()
+        return DocumentQuery(
+            identifiers=tuple((kind, v) for v in dict.fromkeys(values)),
+            name=self.name.text().strip(),
+            types=(selected,) if selected else (),
+            page=page,
+        )
+
+    def search(self, page: int = 1) -> None:
+        query = self.query(page)
+        problems = check_query(query)
+        if problems:
+            self.search_errors.show(problems)
+            return
+        self.search_errors.clear()
+        self._search_filled = True
+        service = self.session.documents
+        if service is None or self.session.client is None:
+            self.notice.show_error("Searching needs a connection to the service.")
+            return
+
+        def failed(error: BaseException) -> None:
+            self.notice.show_error(explain(error))
+
+        def done(_listing: object) -> None:
+            self.notice.clear_message()
+            if self.model.rowCount():
+                self.table.selectRow(0)
+
+        spawn(service.search(query), on_done=done, on_error=failed, name="search-documents")
+
+    def _fill_search(self, query: DocumentQuery) -> None:
+        """Show the criteria of the results shown (those the pane was closed with)."""
+        self._search_filled = True
+        if query.identifiers:
+            self.identifier_type.setCurrentText(query.identifiers[0][0])
+            self.identifier_value.setText(", ".join(v for _t, v in query.identifiers))
+        self.name.setText(query.name)
+        if query.types:
+            self.type.setCurrentIndex(max(0, self.type.findData(query.types[0].value)))
+
+    def clear_search(self) -> None:
+        self.identifier_value.clear()
+        self.name.clear()
+        self.type.setCurrentIndex(0)
+        self.search()
+
+    def go_to_page(self, step: int) -> None:
+        service = self.session.documents
+        if service is None:
+            return
+        current = service.query
+        self.search_with(
+            DocumentQuery(
+                identifiers=current.identifiers,
+                name=current.name,
+                types=current.types,
+                page=max(1, current.page + step),
+                size=current.size,
+            )
+        )
+
+    def search_with(self, query: DocumentQuery) -> None:
+        service = self.session.documents
+        if service is None or self.session.client is None:
+            return
+        spawn(
+            service.search(query),
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="page-documents",
+        )
+
+    def _show(self, _change: ListChange | None = None) -> None:
+        data = self.binding.data
+        service = self.session.documents
+        if data is None or service is None:
+            return
+        selected = {str(d.id) for d in self.selected_documents()}
+        self.model.set_items(data.items)
+        flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+        for row, document in enumerate(data.items):
+            if str(document.id) in selected:
+                self.table.selectionModel().select(self.model.index(row, 0), flags)
+        query = service.query
+        if not self._search_filled:
+            self._fill_search(query)
+        pages = max(1, -(-data.total // query.size))
+        if data.total == 0:
+            self.page_label.setText("No documents found")
+        else:
+            self.page_label.setText(
+                f"Page {query.page} of {pages} · {data.total:,} document"
+                + ("" if data.total == 1 else "s")
+            )
+        self.previous_button.setEnabled(query.page > 1)
+        self.next_button.setEnabled(query.page < pages)
+        self._selection_changed()
+
+    # --- the selection ---------------------------------------------------------------------
+
+    def selected_documents(self) -> list[Document]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [d for r in rows if (d := self.model.item_at(r)) is not None]
+
+    def current_document(self) -> Document | None:
+        chosen = self.selected_documents()
+        if len(chosen) == 1:
+            return chosen[0]
+        return self.model.item_at(current_row(self.table)) if chosen else None
+
+    def _selection_changed(self, *_args: object) -> None:
+        documents = self.selected_documents()
+        document = documents[0] if len(documents) == 1 else None
+        for button in (self.edit_button, self.save_copy_button, self.open_button):
+            button.setEnabled(document is not None)
+        self.delete_button.setEnabled(bool(documents))
+        if document is None:
+            self.title.setText(
+                f"{len(documents)} documents selected" if documents else "No document selected"
+            )
+            self.details.clear()
+            if self.preview.document is not None or not documents:
+                self.preview.show_document(None)
+            return
+        self.title.setText(document.name)
+        self.details.setText(self._details_text(document))
+        if self.preview.document is None or self.preview.document != document:
+            self.preview.show_document(document)
+
+    def _details_text(self, document: Document) -> str:
+        file = document.files[0] if document.files else None
+        identifiers = ", ".join(
+            f"{'Shipper tenant' if i.type == SHIPPER_TENANT_UUID else i.type} {i.value}"
+            for i in document.identifiers
+        )
+        lines = [
+            f"{type_text(document.type)} · {mode_text(document.mode)}",
+            identifiers,
+            f"Added {local_time_text(document.created_date_time)} by "
+            f"{document.added_by_company or 'unknown'}"
+            + (f" ({document.added_by_user})" if document.added_by_user else ""),
+        ]
+        if document.last_modified_date_time != document.created_date_time:
+            lines.append(f"Changed {local_time_text(document.last_modified_date_time)}")
+        if file is not None:
+            lines.append(f"{file.file_name} · {file.content_type} · {size_text(file.size)}")
+        return "\n".join(lines)
+
+    # --- local copies (preview, open, drag out) ----------------------------------------------
+
+    def _ready_copy(self, document: Document) -> Path | None:
+        service = self.session.documents
+        return service.local_copy_ready(document) if service else None
+
+    def _prepare_copies(self, documents: list[Document]) -> None:
+        service = self.session.documents
+        if service is None or self.session.client is None:
+            return
+        names = ", ".join(d.name for d in documents[:3])
+        self.notice.show_info(f"Fetching {names}… drag again in a moment.")
+        for document in documents:
+            spawn(
+                service.local_copy(document),
+                on_error=lambda error: self.notice.show_error(explain(error)),
+                name="prepare-copy",
+            )
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def choose_files(self) -> None:
+        dialog = QFileDialog(self, "Upload documents")
+        dialog.setObjectName("chooseFiles")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(
+            ["Documents (*.pdf *.png *.jpg *.jpeg *.tif *.tiff *.txt *.xml *.json)", "All (*)"]
+        )
+        dialog.filesSelected.connect(lambda files: self.upload_files([Path(f) for f in files]))
+        self.dialog = dialog
+        dialog.open()
+
+    def upload_files(
+        self,
+        files: Sequence[Path],
+        identifiers: Iterable[tuple[str, str]] = (),
+        mode: DocumentMode | None = None,
+        context: str = "",
+        parent: QWidget | None = None,
+    ) -> UploadDialog | None:
+        """Ask for the documents' details, then queue the uploads. A dialog already open
+        for other dropped files takes these too."""
+        if not files:
+            return None
+        open_dialog = self.dialog
+        if isinstance(open_dialog, UploadDialog) and open_dialog.isVisible():
+            open_dialog.add_files(files)
+            return open_dialog
+        prefilled = list(identifiers)
+        if not prefilled:
+            query = self.query()
+            prefilled = list(query.identifiers)
+        dialog = UploadDialog(
+            files,
+            self.current_role(),
+            identifiers=prefilled,
+            mode=mode,
+            context=context,
+            parent=parent or self,
+        )
+        dialog.uploadsRequested.connect(self.start_uploads)
+        self.dialog = dialog
+        dialog.open()
+        return dialog
+
+    def start_uploads(self, uploads: list[tuple[Path, DocumentCreate]]) -> None:
+        queue = self.session.uploads
+        if queue is None:
+            self.notice.show_error("Uploading needs a connection to the service.")
+            return
+        role = self.current_role()
+        for path, metadata in uploads:
+            queue.add(path, metadata, role)
+        count = len(uploads)
+        self.notice.show_info(
+            f"Uploading {count} file{'s' if count != 1 else ''}; progress is shown below."
+        )
+
+    def edit_selected(self) -> None:
+        document = self.current_document()
+        if document is None:
+            return
+        dialog = DocumentEditDialog(self.session, document, self)
+        dialog.saved.connect(lambda saved: self.notice.show_info(f"Saved {saved.name}."))
+        self.dialog = dialog
+        dialog.open()
+
+    def confirm_delete(self) -> None:
+        documents = self.selected_documents()
+        if not documents:
+            return
+        what = documents[0].name if len(documents) == 1 else f"{len(documents)} documents"
+        self.question = ask(
+            self,
+            "Delete documents",
+            f"Delete {what}?",
+            lambda: self.delete(documents),
+            name="confirmDelete",
+            informative="Others who were shown the documents will no longer find them.",
+        )
+
+    def delete(self, documents: list[Document]) -> None:
+        service = self.session.documents
+        if service is None:
+            return
+        for document in documents:
+            spawn(
+                service.delete(document.id),
+                on_error=lambda error: self.notice.show_error(explain(error)),
+                name="delete-document",
+            )
+
+    def save_copy(self) -> None:
+        document = self.current_document()
+        if document is None or not document.files:
+            return
+        dialog = QFileDialog(self, "Save a copy")
+        dialog.setObjectName("saveCopy")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.selectFile(str(Path.home() / document.files[0].file_name))
+        dialog.fileSelected.connect(lambda path: self.save_copy_to(document, Path(path)))
+        self.dialog = dialog
+        dialog.open()
+
+    def save_copy_to(self, document: Document, destination: Path) -> None:
+        service = self.session.documents
+        if service is None or self.session.client is None:
+            self.notice.show_error("Saving a copy needs a connection to the service.")
+            return
+        spawn(
+            service.save_copy(document, destination),
+            on_done=lambda path: self.notice.show_info(f"Saved a copy at {path}."),
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="save-document-copy",
+        )
+
+    def open_selected(self) -> None:
+        document = self.current_document()
+        service = self.session.documents
+        if document is None or service is None or self.session.client is None:
+            return
+        spawn(
+            service.local_copy(document),
+            on_done=_open_with_system,
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="open-document",
+        )
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.identifier_value.setFocus()
+        self.identifier_value.selectAll()
+
+    def new_item(self) -> None:
+        self.choose_files()
+
+    def refresh(self) -> None:
+        self.binding.refresh()
+
+    def _restore_layout(self) -> None:
+        state = self.settings.value("documents/splitter")
+        if state is not None:
+            self.splitter.restoreState(state)
+        else:
+            self.splitter.setSizes([720, 480])
+
+    def shutdown(self) -> None:
+        self.settings.setValue("documents/splitter", self.splitter.saveState())
+        self.binding.shutdown()
+        self.uploads.shutdown()
+        self._unconnected()

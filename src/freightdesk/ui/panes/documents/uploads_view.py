@@ -1,0 +1,207 @@
+"""The uploads under way: one row per file with its progress, cancel and retry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.service.messages import explain
+from freightdesk.service.uploads import Upload, UploadQueue, UploadState
+from freightdesk.ui.panes.documents.labels import size_text
+
+_STATE_TEXT = {
+    UploadState.QUEUED: "Waiting",
+    UploadState.UPLOADING: "Uploading",
+    UploadState.DONE: "Uploaded",
+    UploadState.FAILED: "Failed",
+    UploadState.CANCELLED: "Cancelled",
+}
+FILE, PROGRESS, STATUS, ACTIONS = range(4)
+
+
+class UploadsView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.queue: UploadQueue | None = None
+        self._unlisten: Callable[[], None] | None = None
+        self._rows: dict[int, int] = {}
+        self._normal_color = QTableWidgetItem().foreground()
+
+        self.title = QLabel("Uploads", self)
+        self.table = QTableWidget(0, 4, self)
+        self.table.setObjectName("uploadsTable")
+        self.table.setHorizontalHeaderLabels(["File", "Progress", "Status", ""])
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(28)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(FILE, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(PROGRESS, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(STATUS, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(ACTIONS, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setColumnWidth(FILE, 220)
+        self.table.setColumnWidth(PROGRESS, 180)
+        self.cancel_button = QPushButton("&Cancel upload", self)
+        self.retry_button = QPushButton("Re&try", self)
+        self.clear_button = QPushButton("Clear &finished", self)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.title)
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.retry_button)
+        buttons.addWidget(self.clear_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+        layout.addWidget(self.table)
+        cancel = QAction("Cancel upload", self.table)
+        cancel.setShortcut(QKeySequence.StandardKey.Delete)
+        cancel.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        cancel.triggered.connect(self.cancel_selected)
+        self.table.addAction(cancel)
+        self.cancel_button.clicked.connect(self.cancel_selected)
+        self.retry_button.clicked.connect(self.retry_selected)
+        self.clear_button.clicked.connect(self.clear_finished)
+        self.setVisible(False)
+
+    def attach(self, queue: UploadQueue | None) -> None:
+        if queue is self.queue:
+            return
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        self.queue = queue
+        self.table.setRowCount(0)
+        self._rows.clear()
+        if queue is not None:
+            self._unlisten = queue.listen(self.show_upload)
+            for upload in queue.uploads.values():
+                self.show_upload(upload)
+
+    # --- rows ------------------------------------------------------------------------------
+
+    def show_upload(self, upload: Upload) -> None:
+        row = self._rows.get(upload.id)
+        if row is None:
+            row = self._add_row(upload)
+        bar = self.table.cellWidget(row, PROGRESS)
+        if isinstance(bar, QProgressBar):
+            bar.setValue(int(upload.fraction * 1000))
+        status = _STATE_TEXT[upload.state]
+        if upload.state is UploadState.UPLOADING:
+            status += f" · {size_text(upload.sent)} of {size_text(upload.total)}"
+        elif upload.state is UploadState.FAILED and upload.error is not None:
+            status += f": {explain(upload.error)}"
+        item = self.table.item(row, STATUS)
+        if item is not None:
+            item.setText(status)
+            item.setToolTip(status)
+            item.setForeground(
+                Qt.GlobalColor.red if upload.state is UploadState.FAILED else self._normal_color
+            )
+        actions = self.table.cellWidget(row, ACTIONS)
+        if actions is not None:
+            cancel, retry = actions.findChildren(QToolButton)
+            cancel.setEnabled(not upload.finished)
+            retry.setEnabled(upload.state in (UploadState.FAILED, UploadState.CANCELLED))
+        self._update_title()
+
+    def _add_row(self, upload: Upload) -> int:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        self._rows[upload.id] = row
+        name = QTableWidgetItem(upload.path.name)
+        name.setToolTip(str(upload.path))
+        name.setData(Qt.ItemDataRole.UserRole, upload.id)
+        self.table.setItem(row, FILE, name)
+        bar = QProgressBar(self.table)
+        bar.setRange(0, 1000)
+        bar.setTextVisible(False)
+        self.table.setCellWidget(row, PROGRESS, bar)
+        self.table.setItem(row, STATUS, QTableWidgetItem(""))
+        actions = QWidget(self.table)
+        box = QHBoxLayout(actions)
+        box.setContentsMargins(2, 0, 2, 0)
+        cancel = QToolButton(actions)
+        cancel.setText("Cancel")
+        cancel.setToolTip(f"Cancel the upload of {upload.path.name}")
+        retry = QToolButton(actions)
+        retry.setText("Retry")
+        retry.setToolTip(f"Upload {upload.path.name} again")
+        cancel.clicked.connect(lambda: self.queue.cancel(upload.id) if self.queue else None)
+        retry.clicked.connect(lambda: self.queue.retry(upload.id) if self.queue else None)
+        box.addWidget(cancel)
+        box.addWidget(retry)
+        self.table.setCellWidget(row, ACTIONS, actions)
+        self.setVisible(True)
+        return row
+
+    def _update_title(self) -> None:
+        queue = self.queue
+        if queue is None:
+            return
+        active = queue.active
+        failed = sum(1 for u in queue.uploads.values() if u.state is UploadState.FAILED)
+        parts = [f"{active} uploading" if active else "Uploads finished"]
+        if failed:
+            parts.append(f"{failed} failed")
+        self.title.setText("Uploads: " + ", ".join(parts))
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def selected_ids(self) -> list[int]:
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        ids = []
+        for row in rows:
+            item = self.table.item(row, FILE)
+            if item is not None:
+                ids.append(int(item.data(Qt.ItemDataRole.UserRole)))
+        return ids
+
+    def cancel_selected(self) -> None:
+        if self.queue is not None:
+            for upload_id in self.selected_ids():
+                self.queue.cancel(upload_id)
+
+    def retry_selected(self) -> None:
+        if self.queue is None:
+            return
+        chosen = self.selected_ids() or [
+            u.id
+            for u in self.queue.uploads.values()
+            if u.state in (UploadState.FAILED, UploadState.CANCELLED)
+        ]
+        for upload_id in chosen:
+            self.queue.retry(upload_id)
+
+    def clear_finished(self) -> None:
+        if self.queue is None:
+            return
+        self.queue.forget_finished()
+        self.table.setRowCount(0)
+        self._rows.clear()
+        for upload in self.queue.uploads.values():
+            self.show_upload(upload)
+        self.setVisible(bool(self.queue.uploads))
+
+    def shutdown(self) -> None:
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None

@@ -1,0 +1,69 @@
+"""A form in a dialog: errors beside fields, and a question before unsaved changes are lost.
+
+Questions are asked with `QMessageBox.open()` and answered through signals, never with a
+nested `exec()`, so they are safe while coroutines run on the same loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+
+
+def ask(
+    parent: QWidget,
+    title: str,
+    text: str,
+    on_yes: Callable[[], None],
+    *,
+    yes: QMessageBox.StandardButton = QMessageBox.StandardButton.Yes,
+    name: str = "question",
+    informative: str = "",
+) -> QMessageBox:
+    """Ask a yes/no question without blocking; `on_yes` runs if the user agrees."""
+    box = QMessageBox(
+        QMessageBox.Icon.Question, title, text, yes | QMessageBox.StandardButton.Cancel, parent
+    )
+    box.setObjectName(name)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    if informative:
+        box.setInformativeText(informative)
+    box.finished.connect(lambda result: on_yes() if result == yes else None)
+    box.open()
+    return box
+
+
+class FormDialog(QDialog):
+    """Base of the app's forms: `errors` (FieldErrors), dirty tracking, asking on close."""
+
+    discard_text = "Discard your changes?"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.general_error = ErrorLabel(self)
+        self.general_error.setObjectName("generalError")
+        self.errors = FieldErrors(self.general_error)
+        self.dirty = False
+        self.question: QMessageBox | None = None
+
+    def mark_dirty(self, *_args: object) -> None:
+        self.dirty = True
+
+    def mark_clean(self) -> None:
+        self.dirty = False
+
+    def reject(self) -> None:
+        if not self.dirty:
+            super().reject()
+            return
+        self.question = ask(
+            self,
+            "Unsaved changes",
+            self.discard_text,
+            lambda: QDialog.reject(self),
+            yes=QMessageBox.StandardButton.Discard,
+            name="unsavedChanges",
+        )

@@ -1,0 +1,105 @@
+"""An editable list of identifiers: a type from a fixed vocabulary and a value per row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class IdentifierTable(QWidget):
+    changed = Signal()
+
+    def __init__(
+        self, types: Sequence[str], parent: QWidget | None = None, *, default_type: str = ""
+    ) -> None:
+        super().__init__(parent)
+        self.types = list(types)
+        self.default_type = default_type or (self.types[0] if self.types else "")
+        self.table = QTableWidget(0, 2, self)
+        self.table.setObjectName("identifierTable")
+        self.table.setHorizontalHeaderLabels(["Type", "Value"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.setColumnWidth(0, 230)
+        self.table.setMinimumHeight(90)
+        self.add_button = QPushButton("Add identifier", self)
+        self.remove_button = QPushButton("Remove", self)
+        remove = QAction("Remove identifier", self.table)
+        remove.setShortcut(QKeySequence.StandardKey.Delete)
+        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        remove.triggered.connect(self.remove_current)
+        self.table.addAction(remove)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        self.add_button.clicked.connect(lambda: self.add_identifier(focus=True))
+        self.remove_button.clicked.connect(self.remove_current)
+        self.table.itemChanged.connect(lambda _item: self.changed.emit())
+
+    def _combo(self, selected: str) -> QComboBox:
+        combo = QComboBox(self.table)
+        combo.addItems(self.types)
+        if selected and selected not in self.types:
+            combo.addItem(selected)  # keep what the data has; validation says what is wrong
+        combo.setCurrentText(selected or self.default_type)
+        combo.currentIndexChanged.connect(lambda _i: self.changed.emit())
+        return combo
+
+    def add_identifier(self, kind: str = "", value: str = "", *, focus: bool = False) -> None:
+        row = self.table.rowCount()
+        self.table.blockSignals(True)
+        self.table.insertRow(row)
+        self.table.setCellWidget(row, 0, self._combo(kind))
+        self.table.setItem(row, 1, QTableWidgetItem(value))
+        self.table.blockSignals(False)
+        if focus:
+            self.table.setCurrentCell(row, 1)
+            item = self.table.item(row, 1)
+            if item is not None and self.table.isVisible():
+                self.table.editItem(item)
+        self.changed.emit()
+
+    def remove_current(self) -> None:
+        row = self.table.currentRow()
+        if row >= 0:
+            self.table.removeRow(row)
+            self.changed.emit()
+
+    def set_identifiers(self, identifiers: Iterable[tuple[str, str]]) -> None:
+        self.table.setRowCount(0)
+        for kind, value in identifiers:
+            self.add_identifier(kind, value)
+
+    def identifiers(self) -> list[tuple[str, str]]:
+        """The rows with a value, as (type, value), values trimmed."""
+        found = []
+        for row in range(self.table.rowCount()):
+            combo = self.table.cellWidget(row, 0)
+            kind = combo.currentText() if isinstance(combo, QComboBox) else ""
+            item = self.table.item(row, 1)
+            value = item.text().strip() if item is not None else ""
+            if value:
+                found.append((kind, value))
+        return found

@@ -1,0 +1,107 @@
+"""An editable table of names and values (HTTP headers, query parameters)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class KeyValueTable(QWidget):
+    changed = Signal()
+
+    def __init__(
+        self,
+        key_title: str = "Name",
+        value_title: str = "Value",
+        parent: QWidget | None = None,
+        *,
+        add_text: str = "Add",
+    ) -> None:
+        super().__init__(parent)
+        self.table = QTableWidget(0, 2, self)
+        self.table.setHorizontalHeaderLabels([key_title, value_title])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setMinimumHeight(96)
+        self.add_button = QPushButton(add_text, self)
+        self.remove_button = QPushButton("Remove", self)
+        # Delete removes the current row while the table (not a cell editor) has the focus.
+        remove = QAction("Remove row", self.table)
+        remove.setShortcut(QKeySequence.StandardKey.Delete)
+        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        remove.triggered.connect(self.remove_current)
+        self.table.addAction(remove)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        self.add_button.clicked.connect(lambda: self.add_row())
+        self.remove_button.clicked.connect(self.remove_current)
+        self.table.itemChanged.connect(lambda _item: self.changed.emit())
+
+    def add_row(self, key: str = "", value: str = "") -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        self.table.setItem(row, 0, QTableWidgetItem(key))
+        self.table.setItem(row, 1, QTableWidgetItem(value))
+        if not key:
+            self.table.setCurrentCell(row, 0)
+            item = self.table.item(row, 0)
+            if item is not None and self.table.isVisible():
+                self.table.editItem(item)
+        self.changed.emit()
+
+    def remove_current(self) -> None:
+        row = self.table.currentRow()
+        if row >= 0:
+            self.table.removeRow(row)
+            self.changed.emit()
+
+    def set_values(self, values: dict[str, str]) -> None:
+        self.table.blockSignals(True)
+        self.table.setRowCount(0)
+        for key, value in values.items():
+            row = self.table.rowCount()
+            self.table.insertRow(row)
+            self.table.setItem(row, 0, QTableWidgetItem(key))
+            self.table.setItem(row, 1, QTableWidgetItem(value))
+        self.table.blockSignals(False)
+
+    def rows(self) -> list[tuple[str, str]]:
+        found = []
+        for row in range(self.table.rowCount()):
+            key_item, value_item = self.table.item(row, 0), self.table.item(row, 1)
+            key = key_item.text().strip() if key_item else ""
+            value = value_item.text() if value_item else ""
+            if key or value.strip():
+                found.append((key, value))
+        return found
+
+    def values(self) -> dict[str, str]:
+        """The rows as a map (a later row with the same name wins; see `duplicates`)."""
+        return dict(self.rows())
+
+    def duplicates(self) -> list[str]:
+        seen: set[str] = set()
+        repeated = []
+        for key, _value in self.rows():
+            if key.lower() in seen:
+                repeated.append(key)
+            seen.add(key.lower())
+        return repeated

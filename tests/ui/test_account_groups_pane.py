@@ -1,0 +1,82 @@
+"""The Account groups pane against the real local service: list, add, refuse, delete."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import answer, connected
+
+__all__ = ["connected"]
+
+GROUPS = "/api/v4/capacityprovideraccountgroups"
+
+
+async def _pane(qtbot: QtBot, session: AppSession) -> AccountGroupsPane:
+    pane = AccountGroupsPane(session)
+    qtbot.addWidget(pane)
+    pane.resize(900, 500)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+async def test_lists_adds_refuses_and_deletes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
+) -> None:
+    session, tenant = connected
+    assert tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"}).status_code == 201
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
+
+    # Bad input is shown beside the field and nothing is sent.
+    pane.name.setText("Dallas customers")
+    pane.add_group()
+    assert pane.errors.message_for("code") and pane.name.text() == "Dallas customers"
+
+    # The service's refusal (a duplicate code) is shown beside the code; input kept.
+    qtbot.keyClicks(pane.code, "WEST")
+    qtbot.keyClick(pane.code, Qt.Key.Key_Return)
+    await wait_until(lambda: bool(pane.errors.message_for("code")))
+    assert "already exists" in pane.errors.message_for("code")
+    assert pane.code.text() == "WEST"
+
+    pane.code.setText("DAL")
+    pane.add_group()
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    assert [g.code for g in pane.model.items] == ["DAL", "WEST"]
+    assert pane.code.text() == "" and "Added DAL" in pane.notice.text()
+
+    # Delete asks first; Cancel keeps it, Yes deletes.
+    pane.table.selectRow(0)
+    pane.table.setFocus()
+    qtbot.keyClick(pane.table, Qt.Key.Key_Delete)
+    answer("confirmDelete", QMessageBox.StandardButton.Cancel)
+    assert pane.model.rowCount() == 2
+    pane.confirm_delete()
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert [g["code"] for g in tenant.http.get(GROUPS).json()["groups"]] == ["WEST"]
+    pane.shutdown()
+
+
+async def test_opens_with_the_cached_list_before_connecting(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    tenant.http.post(GROUPS, json={"code": "EAST", "name": "East"})
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.shutdown()
+    await session.close()
+    # A new window on the same profile shows the list at once, without the service.
+    again = AccountGroupsPane(session)
+    qtbot.addWidget(again)
+    await wait_until(lambda: again.model.rowCount() == 1)
+    assert again.model.items[0].code == "EAST"
+    again.shutdown()

@@ -1,0 +1,261 @@
+"""The Documents pane against the real local service: upload by a real drop, find the
+document, preview it, edit it, save a copy, drag it out, delete it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import (
+    QColor,
+    QDragEnterEvent,
+    QDropEvent,
+    QImage,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+)
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.service.uploads import UploadState
+from freightdesk.ui.panes.documents.edit import DocumentEditDialog
+from freightdesk.ui.panes.documents.pane import DocumentsPane
+from freightdesk.ui.panes.documents.upload import UploadDialog
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import answer, connected
+
+__all__ = ["connected"]
+
+DOCUMENTS = "/services/document/v1/documents"
+
+
+def make_pdf(path: Path, text: str) -> Path:
+    writer = QPdfWriter(str(path))
+    writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
+    painter = QPainter(writer)
+    painter.drawText(QPointF(200, 400), text)
+    painter.end()
+    return path
+
+
+def make_png(path: Path) -> Path:
+    image = QImage(120, 80, QImage.Format.Format_RGB32)
+    image.fill(QColor("#3a7bd5"))
+    assert image.save(str(path), "PNG")
+    return path
+
+
+def drop_files(target: QWidget, files: list[Path]) -> QDropEvent:
+    """A real drag from the file manager: enter, then drop, sent with sendEvent."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
+    where = target.rect().center()
+    enter = QDragEnterEvent(
+        where,
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(
+        QPointF(where),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, drop)
+    return drop
+
+
+async def _pane(qtbot: QtBot, session: AppSession, settings: QSettings) -> DocumentsPane:
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 800)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+def _dialog(pane: DocumentsPane) -> UploadDialog:
+    dialog = pane.dialog
+    assert isinstance(dialog, UploadDialog) and dialog.isVisible()
+    return dialog
+
+
+async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, tenant = connected
+    pdf = make_pdf(tmp_path / "BOL 4711.pdf", "Bill of lading 4711")
+    png = make_png(tmp_path / "POD 4711.png")
+    pane = await _pane(qtbot, session, settings)
+    await wait_until(lambda: pane.page_label.text() == "No documents found")
+
+    event = drop_files(pane.table.viewport(), [pdf, png])
+    assert event.isAccepted()
+    dialog = _dialog(pane)
+    assert dialog.names() == ["BOL 4711", "POD 4711"]
+    assert dialog.type.currentData() == "BILL_OF_LADING"  # from the first file's name
+    # Without an identifier the form says so beside the field; nothing is sent.
+    dialog.request_uploads()
+    assert dialog.errors.message_for("identifiers")
+    dialog.identifiers.set_identifiers([("BILL_OF_LADING", "4711")])
+    dialog.request_uploads()
+    assert not dialog.isVisible()
+    queue = session.uploads
+    assert queue is not None and len(queue.uploads) == 2
+    await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
+    import asyncio
+    await asyncio.sleep(0.5)
+    print("DATA", session.documents.coordinator.data, session.documents._showing)
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    assert pane.uploads.isVisible() and pane.uploads.table.rowCount() == 2
+
+    # Find it by identifier; the preview shows the PDF.
+    pane.identifier_type.setCurrentText("BILL_OF_LADING")
+    pane.identifier_value.setText("4711")
+    pane.type.setCurrentIndex(pane.type.findData("BILL_OF_LADING"))
+    pane.search()
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert pane.model.items[0].name == "BOL 4711"
+    await wait_until(lambda: pane.preview.kind == "pdf")
+    assert pane.preview.pdf.pageCount() == 1
+
+    # Edit the name only: a partial update.
+    pane.table.selectRow(0)
+    pane.edit_selected()
+    edit = pane.dialog
+    assert isinstance(edit, DocumentEditDialog)
+    edit.name.setText("")
+    edit.save()
+    assert edit.errors.message_for("name") and edit.isVisible()
+    edit.name.setText("BOL 4711 signed")
+    edit.name.textEdited.emit("BOL 4711 signed")
+    edit.save()
+    assert edit.last_operation == "PATCH"
+    await wait_until(lambda: not edit.isVisible())
+    await wait_until(lambda: pane.model.items[0].name == "BOL 4711 signed")
+    assert tenant.http.get(f"{DOCUMENTS}/{pane.model.items[0].id}").json()["name"] == (
+        "BOL 4711 signed"
+    )
+
+    # Save a copy, and drag the document out as a file URL of its local copy.
+    copy = tmp_path / "copy.pdf"
+    pane.save_copy_to(pane.model.items[0], copy)
+    await wait_until(lambda: copy.exists() and "Saved a copy" in pane.notice.text())
+    assert copy.read_bytes() == pdf.read_bytes()
+    mime = pane.model.mimeData([pane.model.index(0, 0)])
+    assert [Path(u.toLocalFile()).name for u in mime.urls()] == ["BOL 4711.pdf"]
+    assert Path(mime.urls()[0].toLocalFile()).read_bytes() == pdf.read_bytes()
+
+    # The image previews as an image.
+    pane.clear_search()
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    row = next(r for r in range(2) if pane.model.items[r].name == "POD 4711")
+    pane.table.selectRow(row)
+    await wait_until(lambda: pane.preview.kind == "image")
+
+    # Delete asks first.
+    pane.confirm_delete()
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.shutdown()
+
+
+async def test_drop_on_a_shipment_prefills_its_identifiers(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, tenant = connected
+    from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
+    from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+
+    answer_ = tenant.http.put(
+        "/api/v4/shipments/tracking",
+        json={
+            "identifiers": [
+                {"type": "PRO", "value": "PRO777"},
+                {"type": "BILL_OF_LADING", "value": "BOL777"},
+            ],
+            "plan": {"expectedTransportationModes": ["LTL"]},
+        },
+    )
+    assert answer_.status_code in (200, 201), answer_.text
+    pane = await _pane(qtbot, session, settings)
+    detail = ShipmentDetailView(session)
+    qtbot.addWidget(detail)
+    detail.show()
+    ShipmentDocumentDrop(detail, lambda f, i, m, c: pane.upload_files(f, i, m, c))
+    pod = make_png(tmp_path / "pod.png")
+
+    # No shipment shown yet: the drop is refused.
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(pod))])
+    enter = QDragEnterEvent(
+        QPoint(5, 5),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(detail, enter)
+    assert not enter.isAccepted()
+
+    detail.show_shipment(str(answer_.json()["id"]))
+    await wait_until(lambda: detail.history is not None)
+    drop_files(detail, [pod])
+    dialog = _dialog(pane)
+    assert dialog.identifiers.identifiers() == [("PRO", "PRO777"), ("BILL_OF_LADING", "BOL777")]
+    assert dialog.mode.currentData() == "LTL"
+    assert dialog.type.currentData() == "PROOF_OF_DELIVERY"
+    dialog.request_uploads()
+    queue = session.uploads
+    assert queue is not None
+    await wait_until(lambda: any(u.state is UploadState.DONE for u in queue.uploads.values()))
+    found = tenant.http.post(
+        f"{DOCUMENTS}/search",
+        json={
+            "identifiers": {
+                "operator": "EQUALS",
+                "values": [{"type": "PRO", "value": "PRO777"}],
+            }
+        },
+    ).json()
+    assert [d["name"] for d in found["results"]] == ["pod"]
+    detail.shutdown()
+    pane.shutdown()
+
+
+async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, _tenant = connected
+    pane = await _pane(qtbot, session, settings)
+    pane.role.setCurrentIndex(pane.role.findData("CARRIER"))
+    assert settings.value("documents/role") == "CARRIER"
+    dialog = pane.upload_files([make_png(tmp_path / "x.png")], [("PRO", "1")])
+    assert dialog is not None and dialog.shipper.isVisibleTo(dialog)
+    dialog.request_uploads()
+    assert "shipper tenant" in dialog.errors.message_for("shipperTenantUuid")
+    # A well-formed uuid of no tenant: refused by the service, shown on the upload row.
+    dialog.shipper.setText("0f8fad5b-d9cb-469f-a165-70867728950e")
+    dialog.request_uploads()
+    queue = session.uploads
+    assert queue is not None
+    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    await wait_until(lambda: "Failed" in (pane.uploads.table.item(0, 2).text() or ""))
+    assert "no tenant has the uuid" in pane.uploads.table.item(0, 2).text()
+    pane.shutdown()

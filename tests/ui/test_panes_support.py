@@ -1,0 +1,55 @@
+"""Helpers of the Documents, Stop locations, Webhooks and Account groups pane tests: a session
+connected to the real local service through a remote profile, and answering questions."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.session import AppSession
+from tests.support import LiveService, TenantHandle, make_tenant
+
+
+@pytest.fixture
+async def connected(
+    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
+) -> AsyncIterator[tuple[AppSession, TenantHandle]]:
+    """A session whose active profile is a fresh tenant of the local service (not yet
+    connected: a test builds its pane first, then awaits `session.connect()`)."""
+    tenant = make_tenant(sqlite_service)
+    profile = profiles.save(
+        Profile(
+            id="",
+            name="Test service",
+            kind=ProfileKind.REMOTE,
+            base_url=sqlite_service.url,
+            client_id=tenant.client_id,
+            poll_interval=5,
+        ),
+        secret=tenant.client_secret,
+    )
+    profiles.activate(profile.id)
+    yield session, tenant
+    await session.close()
+    tenant.http.close()
+
+
+def message_box(name: str) -> QMessageBox | None:
+    """The open question box with this object name, if any."""
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, QMessageBox) and widget.objectName() == name and widget.isVisible():
+            return widget
+    return None
+
+
+def answer(name: str, button: QMessageBox.StandardButton) -> None:
+    box = message_box(name)
+    assert box is not None, f"no question {name!r} is open"
+    box.done(button)
+
+
+def visible_dialogs(kind: type[QWidget]) -> list[QWidget]:
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
