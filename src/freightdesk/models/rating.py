@@ -35,6 +35,9 @@ MAX_STOPS = 25
 MAX_CARRIERS = 100
 MAX_ACCOUNT_GROUPS = 20
 MAX_HANDLING_UNITS = 100
+# Bounds that keep every figure finite; far beyond any real freight.
+MAX_UNIT_WEIGHT = 100_000
+MAX_SIZE = 10_000
 
 # The NMFC classes the interface lists, in their canonical spelling.
 FREIGHT_CLASSES: tuple[str, ...] = (
@@ -207,6 +210,13 @@ class TruckDetails(WireModel):
     trailer_length: Length | None = None
     trailer_volume: Volume | None = None
 
+    @field_validator("trailer_length")
+    @classmethod
+    def _length_bound(cls, value: Length | None) -> Length | None:
+        if value is not None and value.value > MAX_SIZE:
+            raise ValueError(f"at most {MAX_SIZE:,}")
+        return value
+
 
 class AccountRef(WireModel):
     code: str = Field(min_length=1, max_length=100)
@@ -238,6 +248,20 @@ class ShipmentItem(WireModel):
 
 class HandlingUnit(WireModel):
     """One line of handling units; `weight` and `dimensions` are those of one unit."""
+
+    @field_validator("weight")
+    @classmethod
+    def _weight_bound(cls, value: Weight | None) -> Weight | None:
+        if value is not None and value.value > MAX_UNIT_WEIGHT:
+            raise ValueError(f"at most {MAX_UNIT_WEIGHT:,} per handling unit")
+        return value
+
+    @field_validator("dimensions")
+    @classmethod
+    def _size_bound(cls, value: Dimensions | None) -> Dimensions | None:
+        if value is not None and max(value.length, value.width, value.height) > MAX_SIZE:
+            raise ValueError(f"each dimension is at most {MAX_SIZE:,}")
+        return value
 
     description: str | None = Field(default=None, max_length=500)
     freight_class: FreightClass | None = None

@@ -33,6 +33,11 @@ from freightdesk.models.rating import AccountRef, FreightClass
 
 MAX_LINE_ITEMS = 100
 _Text = Annotated[str, Field(max_length=500)]
+# Bounds that keep every figure finite; far beyond any real freight.
+_Size = Annotated[float, Field(gt=0, le=10_000)]
+_Weight = Annotated[float, Field(gt=0, le=1_000_000)]
+_Count = Annotated[int, Field(ge=1, le=100_000)]
+_Amount = Annotated[float, Field(ge=0, le=1_000_000_000)]
 
 
 class TenantPurpose(StrEnum):
@@ -98,9 +103,9 @@ class HazmatDetail(WireModel):
 
 
 class PackageDimensions(WireModel):
-    length: float = Field(gt=0)
-    width: float = Field(gt=0)
-    height: float = Field(gt=0)
+    length: _Size
+    width: _Size
+    height: _Size
 
 
 class LineItem(WireModel):
@@ -111,16 +116,16 @@ class LineItem(WireModel):
     hazmat_detail: HazmatDetail | None = None
     harmonized_code: str | None = Field(default=None, max_length=20)
     id: int | None = None
-    insurance_amount: float | None = Field(default=None, ge=0)
+    insurance_amount: _Amount | None = None
     nmfc_item_code: str | None = Field(default=None, max_length=20)
     nmfc_sub_code: str | None = Field(default=None, max_length=20)
     package_dimensions: PackageDimensions | None = None
     package_type: str | None = Field(default=None, max_length=40)
     stackable: bool = False
-    total_weight: float | None = Field(default=None, gt=0)
-    total_packages: int | None = Field(default=None, ge=1)
-    total_pieces: int | None = Field(default=None, ge=1)
-    total_value: float | None = Field(default=None, ge=0)
+    total_weight: _Weight | None = None
+    total_packages: _Count | None = None
+    total_pieces: _Count | None = None
+    total_value: _Amount | None = None
 
 
 class NmfcCode(WireModel):
@@ -151,7 +156,7 @@ class PackageContent(WireModel):
     country_of_manufacture: str | None = Field(default=None, max_length=60)
     description: _Text | None = None
     hazmat_details: list[HazmatDetail] = Field(default_factory=list, max_length=10)
-    package_content_quantity: int | None = Field(default=None, ge=1)
+    package_content_quantity: _Count | None = None
     package_content_identifiers: list[LogisticsIdentifier] = Field(
         default_factory=list, max_length=20
     )
@@ -163,11 +168,11 @@ class HandlingUnitPackage(WireModel):
     freight_class: FreightClass | None = None
     involved_parties: list[InvolvedParty] = Field(default_factory=list, max_length=10)
     nmfc_codes: list[NmfcCode] = Field(default_factory=list, max_length=10)
-    package_quantity: int | None = Field(default=None, ge=1)
+    package_quantity: _Count | None = None
     package_container_type: str | None = Field(default=None, max_length=40)
     package_dimensions: PackageDimensions | None = None
     package_contents: list[PackageContent] = Field(default_factory=list, max_length=50)
-    weight_per_package: float | None = Field(default=None, gt=0)
+    weight_per_package: _Weight | None = None
 
 
 class EnhancedHandlingUnit(WireModel):
@@ -185,7 +190,7 @@ class EnhancedHandlingUnit(WireModel):
     packages: list[HandlingUnitPackage] = Field(default_factory=list, max_length=100)
     stackable: bool = False
     total_value: Money | None = None
-    weight_per_handling_unit: float | None = Field(default=None, gt=0)
+    weight_per_handling_unit: _Weight | None = None
 
 
 class AccessorialService(WireModel):

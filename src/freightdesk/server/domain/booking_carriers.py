@@ -49,6 +49,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import carrier_profiles, shipments
 from freightdesk.server.domain.identifiers import ACCEPTED_BY_MODE, QUALIFIERS, normalize_value
+from freightdesk.server.domain.rate_engine import future_problem
 from freightdesk.server.errors import conflict, field_error, not_found
 from freightdesk.server.tables.booking import BookingAttributeRow, BookingRow
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow
@@ -202,8 +203,10 @@ def update_booking(
 
 
 def _check_expiration(body: BookingInput, now: datetime) -> None:
-    if body.expiration_date_time is not None and body.expiration_date_time <= now:
-        raise field_error("expirationDateTime", "must be in the future")
+    if body.expiration_date_time is not None:
+        problem = future_problem(body.expiration_date_time, now)
+        if problem is not None:
+            raise field_error("expirationDateTime", problem)
 
 
 def _link(

@@ -389,6 +389,10 @@ def _quote_job(
             )
     lines = unit_lines or item_lines
     window = body.pickup_window
+    for name, chosen in (("pickupWindow", window), ("deliveryWindow", body.delivery_window)):
+        problem = engine.date_problem(chosen.date, now.date()) if chosen else None
+        if problem is not None:
+            raise field_error(f"{name}.date", problem)
     return _QuoteJob(
         miles=_lane_miles(origin, destination),
         linear_feet=_linear_feet(session, tenant_id, body.total_linear_feet, lines),
@@ -662,9 +666,9 @@ def _check_window(
             problems.append((f"{path}.{name}", "is required (hh:mm)"))
     if window.start_time and window.end_time and window.end_time <= window.start_time:
         problems.append((f"{path}.endTime", "must be after startTime"))
-    # A day of slack: the caller's local date may be behind UTC.
-    if window.date < today - timedelta(days=1):
-        problems.append((f"{path}.date", "must not be in the past"))
+    problem = engine.date_problem(window.date, today)
+    if problem is not None:
+        problems.append((f"{path}.date", problem))
 
 
 def _check_items(body: DispatchRequest, problems: list[tuple[str, str]]) -> None:
