@@ -30,6 +30,7 @@ def qapp_cls() -> type[QApplication]:
 
 
 UI_TESTS = Path(__file__).parent
+QT_TEST_DIRS = (UI_TESTS, UI_TESTS.parent / "e2e")
 
 
 def _qasync_loop() -> qasync.QEventLoop:
@@ -41,7 +42,8 @@ def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> dict[str, Callable[[], qasync.QEventLoop]] | None:
     """Async UI tests run on qasync's loop, which is Qt's event loop: widgets stay live."""
-    if UI_TESTS in Path(str(item.path)).parents:
+    parents = Path(str(item.path)).parents
+    if any(directory in parents for directory in QT_TEST_DIRS):
         return {"qt": _qasync_loop}
     return None
 
