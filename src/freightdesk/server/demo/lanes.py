@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+from functools import cache
 
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.server.demo.geography import (
@@ -171,12 +172,14 @@ CUSTOMERS: dict[str, Site] = _customers()
 SITES: dict[str, Site] = {**OWN_SITES, **CUSTOMERS}
 
 
-def own_sites(region: Region) -> list[Site]:
-    return [s for s in OWN_SITES.values() if s.place.region is region]
+@cache
+def own_sites(region: Region) -> tuple[Site, ...]:
+    return tuple(s for s in OWN_SITES.values() if s.place.region is region)
 
 
-def customers(region: Region) -> list[Site]:
-    return [s for s in CUSTOMERS.values() if s.place.region is region]
+@cache
+def customers(region: Region) -> tuple[Site, ...]:
+    return tuple(s for s in CUSTOMERS.values() if s.place.region is region)
 
 
 def road_distance_ok(a: Place, b: Place, low: float, high: float) -> bool:

@@ -106,7 +106,7 @@ def _pair(rng: random.Random, mode: Mode, region: Region) -> tuple[Site, ...]:
     for _ in range(200):
         origin = rng.choice(origins)
         if mode is Mode.TL and rng.random() < 0.25:
-            targets = [s for s in origins if s is not origin]  # transfer between own sites
+            targets = tuple(s for s in origins if s is not origin)  # transfer between own sites
         else:
             targets = customers(region)
         destination = rng.choice(targets)

@@ -46,11 +46,12 @@ class Fix:
     heading: float
 
 
-@dataclass
+@dataclass(eq=False)
 class Path:
     """A polyline with cumulative distances, to find the point a given distance along it.
 
     `waypoint_km` is how far along the path each of the waypoints it was built from lies.
+    Paths are never changed once built, so equal requests share one (see `road_path`).
     """
 
     points: list[Point]
@@ -171,6 +172,11 @@ def _road_link(
 
 def road_path(waypoints: Sequence[Point], amplitude_scale: float = 1.0) -> Path:
     """A road-like path through the waypoints (a link is shaped the same in both directions)."""
+    return _road_path(tuple(waypoints), amplitude_scale)
+
+
+@cache
+def _road_path(waypoints: tuple[Point, ...], amplitude_scale: float) -> Path:
     points: list[Point] = [waypoints[0]]
     cumulative = [0.0]
     waypoint_km = [0.0]
@@ -194,11 +200,27 @@ def road_path(waypoints: Sequence[Point], amplitude_scale: float = 1.0) -> Path:
 
 def great_circle_path(waypoints: Sequence[Point], step_km: float) -> Path:
     """Great circles between the waypoints, densified (sea lanes, flights)."""
+    return _great_circle_path(tuple(waypoints), step_km)
+
+
+@cache
+def _great_circle_path(waypoints: tuple[Point, ...], step_km: float) -> Path:
     points: list[Point] = [waypoints[0]]
     for a, b in itertools.pairwise(waypoints):
         steps = max(1, math.ceil(distance_km(a, b) / step_km))
         points.extend(intermediate(a, b, i / steps) for i in range(1, steps + 1))
     return Path(points)
+
+
+def joined(paths: Sequence[Path]) -> Path:
+    """One path that runs along each of the paths in turn (each starts where the last ends)."""
+    points = list(paths[0].points)
+    cumulative = list(paths[0].cumulative)
+    for path in paths[1:]:
+        base = cumulative[-1]
+        points.extend(path.points[1:])
+        cumulative.extend(base + km for km in path.cumulative[1:])
+    return Path(points, cumulative)
 
 
 # --- trucks ----------------------------------------------------------------------------------
@@ -330,6 +352,7 @@ def drive(
     return Drive(fixes, depart + timedelta(minutes=round(minute)), held)
 
 
+@cache
 def nominal_drive_hours(path: Path, rules: DrivingRules) -> float:
     """How long planning allows for the drive (no report, no incident)."""
     start = datetime(2000, 1, 1)

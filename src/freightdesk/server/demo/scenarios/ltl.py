@@ -37,8 +37,8 @@ from freightdesk.server.demo.scenarios.common import (
     with_incident_events,
 )
 from freightdesk.server.demo.tracks import (
-    Path,
     drive,
+    joined,
     road_path,
 )
 
@@ -94,7 +94,7 @@ def less_than_truckload(
     fixes = list(to_terminal.fixes)
     depart = next_local(at_origin_terminal, hub_a, rng.choice((21, 22, 23)))
     events.append(_terminal_event("ARRIVED_AT_TERMINAL", to_terminal.arrival, hub_a, lane.carrier))
-    linehaul_path_points: list[tuple[float, float]] = [origin.place.point]
+    paths = [collect]
     for start_key, end_key in legs_nodes:
         assert start_key is not None and end_key is not None
         a, b = PLACES[start_key], PLACES[end_key]
@@ -110,7 +110,7 @@ def less_than_truckload(
             parked_report_minutes=60,
         )
         fixes.extend(moved.fixes)
-        linehaul_path_points.extend(path.points)
+        paths.append(path)
         events.append(_terminal_event("ARRIVED_AT_TERMINAL", moved.arrival, b, lane.carrier))
         depart = moved.arrival + random_minutes(rng, 150, 330)
     arrived_hub = events[-1].at
@@ -129,7 +129,7 @@ def less_than_truckload(
     arrival = delivered_run.arrival
     opening = appointment(destination.place, destination.hours, arrival, 30 * MIN)[0]
     done = max(arrival, opening) + random_minutes(rng, 20, 60)
-    linehaul_path_points.append(destination.place.point)
+    paths.append(deliver)
 
     # The plan: the carrier's standard transit days.
     transit_days = max(1, math.ceil(total / 750))
@@ -202,7 +202,7 @@ def less_than_truckload(
         mode=Mode.LTL,
         origin=0,
         destination=1,
-        path=Path(linehaul_path_points),
+        path=joined(paths),
         fixes=fixes,
         co2_kg_per_km=0.3,
         load_factor=0.72,
