@@ -238,6 +238,14 @@ BAD_REQUESTS: list[tuple[Callable[[dict[str, Any]], Any], str]] = [
         "capacityProviderIdentifiers[0].value",
     ),
     (lambda b: b["rateDetail"].update(pickupDate="2001-01-01"), "rateDetail.pickupDate"),
+    (lambda b: b["rateDetail"].update(pickupDate="9999-12-31"), "rateDetail.pickupDate"),
+    (lambda b: b.update(expirationDateTime="9999-12-31T23:59:59-14:00"), "expirationDateTime"),
+    (
+        lambda b: b["rateDetail"].update(
+            shipmentDetails=[{"handlingUnits": [{"weight": {"value": 1e300, "unit": "KG"}}]}]
+        ),
+        "rateDetail.shipmentDetails[0].handlingUnits[0].weight",
+    ),
 ]
 
 

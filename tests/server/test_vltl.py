@@ -173,6 +173,8 @@ def test_bad_quote_bodies_name_the_field(tenant: TenantHandle) -> None:
             "enhancedHandlingUnits[0].weightPerHandlingUnit",
         ),
         (quote_body(totalLinearFeet=0), "totalLinearFeet"),
+        (quote_body(pickupWindow={"date": "9999-12-31"}), "pickupWindow.date"),
+        (quote_body(lineItems=[{**PALLETS, "totalWeight": 1e300}]), "lineItems[0].totalWeight"),
     ]  # fmt: skip
     for body, source in cases:
         answer = tenant.http.post(V2, params=USER, json=body)
