@@ -375,14 +375,6 @@ def _build() -> dict[str, Place]:
 PLACES: dict[str, Place] = _build()
 
 
-def place(key: str) -> Place:
-    return PLACES[key]
-
-
-def places_of(kind: PlaceKind) -> list[Place]:
-    return [p for p in PLACES.values() if p.kind is kind]
-
-
 # --- geodesy ---------------------------------------------------------------------------------
 
 Point = tuple[float, float]  # (latitude, longitude) in degrees

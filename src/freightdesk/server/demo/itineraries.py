@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
@@ -134,8 +134,6 @@ class ShipmentPlan:
     pieces: int = 1
     package: str = "PALLET"
     weight_kg: float = 1000.0
-    # Index of the plan this one continues (an ocean container's delivery by truck).
-    parent: int | None = None
 
     @property
     def origin(self) -> StopPlan:
@@ -232,7 +230,3 @@ def fixes_until(plan: ShipmentPlan, now: datetime) -> list[Fix]:
     found = [fix for leg in plan.legs for fix in leg.fixes if fix.at <= now]
     found.sort(key=lambda fix: fix.at)
     return found
-
-
-def utc(year: int, month: int, day: int, hour: int = 0) -> datetime:
-    return datetime(year, month, day, hour, tzinfo=UTC)

@@ -19,7 +19,6 @@ from freightdesk.server.demo.geography import (
     Place,
     PlaceKind,
     Region,
-    distance_km,
     offset,
 )
 
@@ -180,10 +179,6 @@ def own_sites(region: Region) -> tuple[Site, ...]:
 @cache
 def customers(region: Region) -> tuple[Site, ...]:
     return tuple(s for s in CUSTOMERS.values() if s.place.region is region)
-
-
-def road_distance_ok(a: Place, b: Place, low: float, high: float) -> bool:
-    return low <= distance_km(a.point, b.point) <= high
 
 
 # --- lanes of the long-haul modes ----------------------------------------------------------------

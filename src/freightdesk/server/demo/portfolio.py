@@ -9,8 +9,8 @@ in time so that by the anchor it is delivered (in the past days), under way, or 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.server.demo import commercial
@@ -75,8 +75,9 @@ ACCOUNT_GROUPS: tuple[tuple[str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Phase:
+class Phase(StrEnum):
+    """Where a shipment stands at the anchor."""
+
     DELIVERED = "DELIVERED"
     UNDER_WAY = "UNDER_WAY"
     TO_COME = "TO_COME"
@@ -173,7 +174,7 @@ def _span(plan: ShipmentPlan) -> timedelta:
     return plan.delivered_at - plan.origin.planned_arrival
 
 
-def _placed(rng: random.Random, phase: str, span: timedelta, anchor: datetime) -> datetime:
+def _placed(rng: random.Random, phase: Phase, span: timedelta, anchor: datetime) -> datetime:
     """A first planned arrival that should put a shipment of this length in `phase`."""
     if phase == Phase.DELIVERED:
         offset = -span - timedelta(hours=rng.uniform(2, 9 * 24))
@@ -184,7 +185,7 @@ def _placed(rng: random.Random, phase: str, span: timedelta, anchor: datetime) -
     return anchor + timedelta(minutes=round(offset.total_seconds() / 60))
 
 
-def _correction(plan: ShipmentPlan, phase: str, anchor: datetime) -> timedelta:
+def _correction(plan: ShipmentPlan, phase: Phase, anchor: datetime) -> timedelta:
     """How far to move the start so that the plan is in `phase` at `anchor` (zero if it is).
 
     Appointments and opening hours move a shipment's real times away from where it was
