@@ -28,6 +28,7 @@ ROUTER_MODULES = [
     "stop_locations",
     "webhooks",
     "tracking",
+    "fleet",
     "carrier_push",
     "documents",
     "rating",
