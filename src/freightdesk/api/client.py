@@ -21,6 +21,7 @@ from freightdesk.api.errors import (
     error_from_response,
     parse_retry_after,
 )
+from freightdesk.api.fleet import FleetApi
 from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
@@ -77,6 +78,7 @@ class ApiClient:
         self.stop_locations = StopLocationsApi(self)
         self.addresses = AddressesApi(self)
         self.webhooks = WebhooksApi(self)
+        self.fleet = FleetApi(self)
 
     async def __aenter__(self) -> Self:
         return self

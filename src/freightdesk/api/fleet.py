@@ -1,0 +1,62 @@
+"""The fleet's latest positions: the local service's extension for maps of many shipments."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from pydantic import Field
+
+from freightdesk.api.parsing import parse_as
+from freightdesk.models.base import WireModel
+from freightdesk.models.tracking import SpeedUnit, UtcTime
+
+if TYPE_CHECKING:
+    from freightdesk.api.client import ApiClient
+
+LATEST_PATH = "/api/v4/shipments/positions/latest"
+MAX_SHIPMENT_IDS = 5000
+
+
+class LatestPosition(WireModel):
+    """A shipment's latest reported position (speed in km/h)."""
+
+    shipment_id: UUID
+    date_time: UtcTime
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    heading: float | None = None
+    speed: float | None = None
+    speed_unit: SpeedUnit | None = None
+
+
+class FleetApi:
+    def __init__(self, client: ApiClient) -> None:
+        self._client = client
+
+    async def latest_positions(
+        self, shipment_ids: Iterable[UUID | str] | None = None, since: datetime | None = None
+    ) -> list[LatestPosition]:
+        """The latest position of each visible shipment (of those listed, if any) reported
+        after `since`. More than 5,000 ids are asked for in several requests."""
+        if shipment_ids is None:
+            return await self._page({}, since)
+        ids = [str(i) for i in shipment_ids]
+        found: list[LatestPosition] = []
+        for start in range(0, len(ids), MAX_SHIPMENT_IDS):
+            found.extend(
+                await self._page({"shipmentIds": ids[start : start + MAX_SHIPMENT_IDS]}, since)
+            )
+        return found
+
+    async def _page(self, body: dict[str, Any], since: datetime | None) -> list[LatestPosition]:
+        if since is not None:
+            body["since"] = since.isoformat()
+        # A read, so it is safe to repeat after a dropped connection.
+        response = await self._client.request("POST", LATEST_PATH, json=body, idempotent=True)
+        return parse_as(list[LatestPosition], response)
+
+    async def has_latest_positions(self) -> bool:
+        return await self._client.has_extension("POST", LATEST_PATH)
