@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from freightdesk.models.rating import RateRequest
 from tests.server.test_rating_support import (
     BOOKINGS,
     RATE_REQUESTS,
@@ -67,6 +68,8 @@ def test_quotes_arrive_from_every_carrier_named(tenant: TenantHandle) -> None:
 
     done = quoted(tenant, tl_request(["PRLF", "ZZTL", "CSCX"]))
     assert done["status"] == "QUOTES_RECEIVED"
+    # The answer is exactly the documented shape: nothing more, nothing missing.
+    RateRequest.model_validate(done, extra="forbid")
     quotes = _by(done["quotes"])
     assert set(quotes) == {(c, t) for c in ("PRLF", "ZZTL", "CSCX") for t in ("CONTRACT", "SPOT")}
     for quote in done["quotes"]:

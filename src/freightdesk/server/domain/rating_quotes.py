@@ -35,7 +35,6 @@ from freightdesk.models.rating import (
     QuoteType,
     QuoteTypeFilter,
     RateDetail,
-    RateRequest,
     RateRequestCancellation,
     RateRequestCreate,
     RateRequestStatus,
@@ -471,9 +470,9 @@ def _quote(
         "estimatedDeliveryDate": engine.delivery_date(
             pickup, price.transit_days, business_days=ltl
         ).isoformat(),
-        "expirationDateTime": expires.isoformat(),
+        "expirationDateTime": iso(expires),
         "rateIdentifiers": [{"source": _SOURCE, "type": quote_type, "value": number}],
-        "createdDateTime": now.isoformat(),
+        "createdDateTime": iso(now),
     }
     if rate_per_distance is not None:
         document["ratePerDistance"] = rate_per_distance
@@ -524,7 +523,7 @@ def _market_quotes(plan: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
                 },
                 "distance": _distance(market.miles, "MI"),
                 "sampleSize": market.sample_size,
-                "createdDateTime": now.isoformat(),
+                "createdDateTime": iso(now),
             }
         )
     return quotes
@@ -547,26 +546,35 @@ def owned_request(session: Session, tenant_id: int, request_id: uuid.UUID | str)
     return row
 
 
-def view(session: Session, row: RateRequestRow, now: datetime) -> RateRequest:
+def view(session: Session, row: RateRequestRow, now: datetime) -> dict[str, Any]:
+    """The rate request in wire form, ready to send.
+
+    Built from the stored wire documents without a round through the models: polling a
+    request with many quotes is the hot path of rating. The tests check it against
+    `RateRequest` with unknown fields forbidden.
+    """
     quotes = session.scalars(
         select(RateQuoteRow.document)
         .where(RateQuoteRow.rate_request_id == row.id)
         .order_by(RateQuoteRow.total_usd, RateQuoteRow.quote_number)
     ).all()
-    return RateRequest.model_validate(
-        {
-            **row.document,
-            "id": row.id,
-            "expirationDateTime": row.expires_at,
-            "quoteTypeFilter": row.quote_type_filter,
-            "quotes": quotes,
-            "marketQuotes": row.market_quotes,
-            "status": effective_status(row, now).value,
-            "ratingSourceMethod": "API",
-            "createdDateTime": row.created_at,
-            "lastModifiedDateTime": row.updated_at,
-        }
-    )
+    return {
+        "id": row.id,
+        **row.document,
+        "expirationDateTime": iso(row.expires_at),
+        "quoteTypeFilter": row.quote_type_filter,
+        "quotes": list(quotes),
+        "marketQuotes": row.market_quotes,
+        "status": effective_status(row, now).value,
+        "ratingSourceMethod": "API",
+        "createdDateTime": iso(row.created_at),
+        "lastModifiedDateTime": iso(row.updated_at),
+    }
+
+
+def iso(moment: datetime) -> str:
+    """ISO 8601 in UTC, spelt as the models spell it (`Z`)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 # --- cancellation --------------------------------------------------------------------------

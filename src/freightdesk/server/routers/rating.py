@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from freightdesk.models.rating import RateRequest, RateRequestCancellation, RateRequestCreate
@@ -52,26 +53,26 @@ def strict_body(model: type[M]) -> Callable[[Request], Awaitable[None]]:
 StrictRateRequest = Annotated[None, Depends(strict_body(RateRequestCreate))]
 
 
-@router.post("", responses=ERRORS, response_model_exclude_none=True)
+@router.post("", responses=ERRORS, response_model=RateRequest)
 def create_rate_request(
     body: RateRequestCreate,
     _strict: StrictRateRequest,
     principal: PrincipalDep,
     context: ContextDep,
-) -> RateRequest:
+) -> JSONResponse:
     """Ask carriers for quotes; the request starts QUOTES_REQUESTED and quotes arrive later."""
     now = utcnow()
     with transaction(context.sessions) as session:
         row = rating_quotes.create_rate_request(session, principal.tenant_id, body, now)
         answer = rating_quotes.view(session, row, now)
     wake(context, rating_quotes.LOOP)
-    return answer
+    return JSONResponse(answer)
 
 
-@router.get("/{id}", responses=ERRORS, response_model_exclude_none=True)
-def get_rate_request(id: UUID, principal: PrincipalDep, session: SessionDep) -> RateRequest:
+@router.get("/{id}", responses=ERRORS, response_model=RateRequest)
+def get_rate_request(id: UUID, principal: PrincipalDep, session: SessionDep) -> JSONResponse:
     row = rating_quotes.owned_request(session, principal.tenant_id, id)
-    return rating_quotes.view(session, row, utcnow())
+    return JSONResponse(rating_quotes.view(session, row, utcnow()))
 
 
 @router.post("/{id}/cancellations", responses=ERRORS, response_model_exclude_none=True)
