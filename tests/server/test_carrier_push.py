@@ -205,6 +205,12 @@ def test_truckload_update_is_accepted_with_an_ingestion_id(tenant: TenantHandle)
         ),
         (truckload_body("B", shipmentEvent={"type": "X"}), "truckload.shipmentEvent.dateTime"),
         (
+            truckload_body(
+                "B", shipmentEvent={"type": "X" * 61, "dateTime": "2026-01-05T10:00:00Z"}
+            ),
+            "truckload.shipmentEvent.type",
+        ),
+        (
             truckload_body("B", shipmentEvent={"type": "X", "dateTime": "2026-01-05T10:00:00"}),
             "truckload.shipmentEvent.dateTime",
         ),

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from freightdesk.server.db import transaction
 from freightdesk.server.tables.push import PushIngestion
+from freightdesk.server.tables.tenancy import Tenant
 from tests.server.test_carrier_push_support import (
     PARCEL,
     SHIPMENTS,
@@ -288,3 +290,36 @@ def test_sensor_only_readings_are_processed(tenant: TenantHandle) -> None:
     )
     receipt = settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))
     assert receipt["status"] == "PROCESSED" and receipt["matchedShipmentIds"] == [shipment["id"]]
+
+
+def test_a_push_the_shipment_refuses_fails_alone(tenant: TenantHandle) -> None:
+    """One bad push (a payload stored by an older version, say) must not hold up the rest."""
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    context = tenant.service.context
+    good, bad = str(uuid.uuid4()), str(uuid.uuid4())
+    received = now()
+    with transaction(context.sessions) as session:
+        tenant_id = session.scalar(select(Tenant.id).where(Tenant.uuid == tenant.uuid))
+        rows = [
+            (bad, {"truckload": {"identifiers": {"billOfLadingNumber": bol}}}),
+            (good, truckload_body(bol)),
+        ]
+        for ingestion_id, payload in rows:
+            session.add(
+                PushIngestion(
+                    ingestion_id=ingestion_id,
+                    kind="TRUCKLOAD",
+                    owner_tenant_id=tenant_id,
+                    target_tenant_id=tenant_id,
+                    payload=payload,
+                    status="PENDING",
+                    received_at=received,
+                    matched_shipment_ids=[],
+                    attempts=0,
+                )
+            )
+    failed = settled(tenant, bad)
+    assert failed["status"] == "FAILED" and failed["error"]
+    assert settled(tenant, good)["status"] == "PROCESSED"
+    assert len(history(tenant, shipment["id"])["positions"]) == 1

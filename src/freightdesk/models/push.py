@@ -156,7 +156,7 @@ class TruckloadIdentifiers(StrictWireModel):
 
 
 class TruckloadShipmentEvent(StrictWireModel):
-    type: NonBlank = Field(max_length=100)
+    type: NonBlank = Field(max_length=60)
     date_time: IsoDateTime
     stop_number: int | None = Field(default=None, ge=1)
 

@@ -227,6 +227,8 @@ EFFECTS: dict[str, Effect] = {
     "CANCELLED": Effect(exception=ExceptionSeverity.HIGH),
 }
 
+# The longest event description a shipment keeps.
+_MAX_DESCRIPTION = 1000
 # Identifier values per lookup query (SQLite allows a few thousand bound parameters at most).
 _LOOKUP_CHUNK = 500
 
@@ -598,7 +600,7 @@ def _place(address: Address | None) -> str | None:
         return None
     parts = [*address.address_lines, address.city, address.state, address.postal_code]
     text = ", ".join(part for part in parts if part)
-    return f"Reported at {text}" if text else None
+    return f"Reported at {text}"[:_MAX_DESCRIPTION] if text else None
 
 
 # --- processing ----------------------------------------------------------------------------
