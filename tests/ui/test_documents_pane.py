@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -47,13 +47,17 @@ def make_png(path: Path) -> Path:
     return path
 
 
+def same_bytes(one: Path, other: Path) -> bool:
+    return one.read_bytes() == other.read_bytes()
+
+
 def drop_files(target: QWidget, files: list[Path]) -> QDropEvent:
     """A real drag from the file manager: enter, then drop, sent with sendEvent."""
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
     where = target.rect().center()
     enter = QDragEnterEvent(
-        where,
+        QPointF(where),
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
@@ -103,7 +107,8 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     assert event.isAccepted()
     dialog = _dialog(pane)
     assert dialog.names() == ["BOL 4711", "POD 4711"]
-    assert dialog.type.currentData() == "BILL_OF_LADING"  # from the first file's name
+    # Each file's type comes from its name.
+    assert dialog.types() == ["BILL_OF_LADING", "PROOF_OF_DELIVERY"]
     # Without an identifier the form says so beside the field; nothing is sent.
     dialog.request_uploads()
     assert dialog.errors.message_for("identifiers")
@@ -113,9 +118,6 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     queue = session.uploads
     assert queue is not None and len(queue.uploads) == 2
     await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
-    import asyncio
-    await asyncio.sleep(0.5)
-    print("DATA", session.documents.coordinator.data, session.documents._showing)
     await wait_until(lambda: pane.model.rowCount() == 2)
     assert pane.uploads.isVisible() and pane.uploads.table.rowCount() == 2
 
@@ -151,10 +153,10 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     copy = tmp_path / "copy.pdf"
     pane.save_copy_to(pane.model.items[0], copy)
     await wait_until(lambda: copy.exists() and "Saved a copy" in pane.notice.text())
-    assert copy.read_bytes() == pdf.read_bytes()
+    assert same_bytes(copy, pdf)
     mime = pane.model.mimeData([pane.model.index(0, 0)])
     assert [Path(u.toLocalFile()).name for u in mime.urls()] == ["BOL 4711.pdf"]
-    assert Path(mime.urls()[0].toLocalFile()).read_bytes() == pdf.read_bytes()
+    assert same_bytes(Path(mime.urls()[0].toLocalFile()), pdf)
 
     # The image previews as an image.
     pane.clear_search()
@@ -202,7 +204,7 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(pod))])
     enter = QDragEnterEvent(
-        QPoint(5, 5),
+        QPointF(5, 5),
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
@@ -217,7 +219,7 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
     dialog = _dialog(pane)
     assert dialog.identifiers.identifiers() == [("PRO", "PRO777"), ("BILL_OF_LADING", "BOL777")]
     assert dialog.mode.currentData() == "LTL"
-    assert dialog.type.currentData() == "PROOF_OF_DELIVERY"
+    assert dialog.types() == ["PROOF_OF_DELIVERY"]
     dialog.request_uploads()
     queue = session.uploads
     assert queue is not None

@@ -97,6 +97,7 @@ class ListService(Generic[M]):
         self.model = model
         self.key = key
         self._params: Params = dict(params or {})
+        self._store_lock = asyncio.Lock()
         self.coordinator: Coordinator[Listing[M], ListChange] = Coordinator(
             self.kind, self._fetch, diff_listings, interval=interval
         )
@@ -136,7 +137,8 @@ class ListService(Generic[M]):
         new = self.listing(items, total, params)
         if previous is not None and previous == new:
             return previous  # nothing changed: same object, listeners stay quiet
-        await asyncio.to_thread(self._store, new)
+        async with self._store_lock:
+            await asyncio.to_thread(self._store, new)
         return new
 
     # --- cache -----------------------------------------------------------------------------
@@ -181,8 +183,13 @@ class ListService(Generic[M]):
     # --- writes ----------------------------------------------------------------------------
 
     async def _apply(self, listing: Listing[M]) -> None:
-        await asyncio.to_thread(self._store, listing)
+        # Shown at once and without awaiting in between, so writes finishing together each
+        # build on the other's result; the cache then gets whatever is newest.
         self.coordinator.apply(listing)
+        async with self._store_lock:
+            latest = self.coordinator.data
+            if latest is not None:
+                await asyncio.to_thread(self._store, latest)
 
     async def upsert(self, item: M, *, first: bool = False, grow: bool = True) -> None:
         """Show a saved item at once: replaced where it is, else added (at the top with

@@ -31,6 +31,7 @@ from freightdesk.models.documents import (
     Document,
     DocumentCreate,
     DocumentMode,
+    DocumentType,
 )
 from freightdesk.service.documents import DocumentQuery, check_query
 from freightdesk.service.listing import ListChange
@@ -307,7 +308,7 @@ class DocumentsPane(QWidget):
         return DocumentQuery(
             identifiers=tuple((kind, v) for v in dict.fromkeys(values)),
             name=self.name.text().strip(),
-            types=(selected,) if selected else (),
+            types=(DocumentType(selected),) if selected else (),
             page=page,
         )
 

@@ -44,7 +44,7 @@ from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.identifiers import IdentifierTable
 
-NAME_COLUMN = 1
+FILE_COLUMN, NAME_COLUMN, TYPE_COLUMN, SIZE_COLUMN = range(4)
 
 
 def type_combo(parent: QWidget, selected: DocumentType | None = None) -> QComboBox:
@@ -86,18 +86,19 @@ class UploadDialog(FormDialog):
         self.setObjectName("uploadDialog")
         self.role = role
         self.setWindowTitle("Upload documents")
-        self.setMinimumWidth(640)
+        self.setMinimumWidth(760)
 
-        self.files = QTableWidget(0, 3, self)
+        self.files = QTableWidget(0, 4, self)
         self.files.setObjectName("uploadFiles")
-        self.files.setHorizontalHeaderLabels(["File", "Document name", "Size"])
+        self.files.setHorizontalHeaderLabels(["File", "Document name", "Type", "Size"])
         self.files.verticalHeader().setVisible(False)
         self.files.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.files.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.files.setColumnWidth(0, 200)
+        header.setSectionResizeMode(FILE_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(NAME_COLUMN, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(TYPE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(SIZE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
+        self.files.setColumnWidth(FILE_COLUMN, 180)
         self.files.setMinimumHeight(110)
         first_type = next((t for f in files if (t := guess_type(f.name))), None)
         self.type = type_combo(self, first_type or DocumentType.BILL_OF_LADING)
@@ -118,7 +119,7 @@ class UploadDialog(FormDialog):
             note.setWordWrap(True)
             form.addRow(note)
         self.errors.add_row(form, "&Files", "name", self.files)
-        self.errors.add_row(form, "&Type", "type", self.type)
+        self.errors.add_row(form, "&Type (all files)", "type", self.type)
         self.errors.add_row(form, "&Mode", "mode", self.mode)
         self.errors.add_row(form, "&Identifiers", "identifiers", self.identifiers)
         if role is TenantRole.CARRIER:
@@ -149,7 +150,7 @@ class UploadDialog(FormDialog):
         self.buttons.accepted.connect(self.request_uploads)
         self.buttons.rejected.connect(self.reject)
         self.files.itemChanged.connect(self.mark_dirty)
-        self.type.currentIndexChanged.connect(self.mark_dirty)
+        self.type.activated.connect(self._type_for_all)
         self.mode.currentIndexChanged.connect(self.mark_dirty)
         self.identifiers.changed.connect(self.mark_dirty)
         self.shipper.textEdited.connect(self.mark_dirty)
@@ -170,15 +171,19 @@ class UploadDialog(FormDialog):
             file_item.setToolTip(str(path))
             file_item.setData(Qt.ItemDataRole.UserRole, str(path))
             file_item.setFlags(file_item.flags() & ~Qt.ItemFlag.ItemIsEditable)
-            self.files.setItem(row, 0, file_item)
+            self.files.setItem(row, FILE_COLUMN, file_item)
             self.files.setItem(row, NAME_COLUMN, QTableWidgetItem(default_name(path)))
+            kind = guess_type(path.name) or DocumentType(self.type.currentData())
+            combo = type_combo(self.files, kind)
+            combo.currentIndexChanged.connect(self.mark_dirty)
+            self.files.setCellWidget(row, TYPE_COLUMN, combo)
             try:
                 size = size_text(path.stat().st_size)
             except OSError:
                 size = "?"
             size_item = QTableWidgetItem(size)
             size_item.setFlags(size_item.flags() & ~Qt.ItemFlag.ItemIsEditable)
-            self.files.setItem(row, 2, size_item)
+            self.files.setItem(row, SIZE_COLUMN, size_item)
         self.files.blockSignals(False)
         self.upload_button.setText(
             "&Upload" if self.files.rowCount() == 1 else f"&Upload {self.files.rowCount()} files"
@@ -187,7 +192,7 @@ class UploadDialog(FormDialog):
     def paths(self) -> list[Path]:
         found = []
         for row in range(self.files.rowCount()):
-            item = self.files.item(row, 0)
+            item = self.files.item(row, FILE_COLUMN)
             if item is not None:
                 found.append(Path(str(item.data(Qt.ItemDataRole.UserRole))))
         return found
@@ -198,6 +203,21 @@ class UploadDialog(FormDialog):
             item = self.files.item(row, NAME_COLUMN)
             names.append(item.text().strip() if item is not None else "")
         return names
+
+    def types(self) -> list[str]:
+        found = []
+        for row in range(self.files.rowCount()):
+            combo = self.files.cellWidget(row, TYPE_COLUMN)
+            found.append(str(combo.currentData()) if isinstance(combo, QComboBox) else "")
+        return found
+
+    def _type_for_all(self, _index: int) -> None:
+        kind = self.type.currentData()
+        for row in range(self.files.rowCount()):
+            combo = self.files.cellWidget(row, TYPE_COLUMN)
+            if isinstance(combo, QComboBox):
+                combo.setCurrentIndex(max(0, combo.findData(kind)))
+        self.mark_dirty()
 
     def build(self) -> tuple[list[tuple[Path, DocumentCreate]], dict[str, str]]:
         """The uploads to start, or the problems by field."""
@@ -210,10 +230,10 @@ class UploadDialog(FormDialog):
         paths = self.paths()
         if not paths:
             problems["name"] = "Add at least one file (drop it here)"
-        for path, name in zip(paths, self.names(), strict=True):
+        for path, name, kind in zip(paths, self.names(), self.types(), strict=True):
             wire = {
                 "name": name,
-                "type": self.type.currentData(),
+                "type": kind,
                 "mode": self.mode.currentData(),
                 "identifiers": identifiers,
             }
