@@ -10,7 +10,7 @@ Output is deterministic: the same document gives the same bytes.
 
 from __future__ import annotations
 
-import math
+import random
 import unicodedata
 import zlib
 from dataclasses import dataclass, field
@@ -77,22 +77,29 @@ class Page:
         self.ops.append(f"0.6 w {_num(x)} {_num(y)} {_num(w)} {_num(h)} re S".encode())
 
     def signature(self, x: float, y: float, width: float, seed: int) -> None:
-        """A handwritten-looking flourish: a chain of Bezier loops, shaped by `seed`."""
+        """A handwritten-looking flourish shaped by `seed`: a tall initial, then loops of
+        uneven width and height that drift along the baseline, and a closing stroke."""
+        shape = random.Random(seed)
         parts = [f"q 0.1 0.15 0.45 RG 1.1 w {_num(x)} {_num(y)} m"]
-        loops = 5 + seed % 4
-        step = width / loops
-        for i in range(loops):
-            rise = 10 + (seed >> i) % 9
-            x0 = x + i * step
+        parts.append(
+            f"{_num(x + 4)} {_num(y + 26)} {_num(x + 14)} {_num(y + 24)} "
+            f"{_num(x + 9)} {_num(y - 4)} c"
+        )
+        cursor = x + 9
+        end = x + width * 0.85
+        while cursor < end:
+            step = shape.uniform(7, 16)
+            rise = shape.uniform(5, 15)
+            drift = shape.uniform(-2, 2)
             parts.append(
-                f"{_num(x0 + step * 0.2)} {_num(y + rise)} {_num(x0 + step * 0.9)} "
-                f"{_num(y + rise * 0.8)} {_num(x0 + step * 0.5)} {_num(y - 2)} c"
+                f"{_num(cursor + step * 0.1)} {_num(y + rise)} {_num(cursor + step)} "
+                f"{_num(y + rise * 0.9)} {_num(cursor + step * 0.55)} {_num(y + drift)} c"
             )
-            parts.append(
-                f"{_num(x0 + step * 0.3)} {_num(y - 6)} {_num(x0 + step * 1.1)} "
-                f"{_num(y - 3 + math.sin(i + seed) * 3)} {_num(x0 + step)} {_num(y)} c"
-            )
-        parts.append("S Q")
+            cursor += step * 0.8
+        parts.append(
+            f"{_num(cursor + 10)} {_num(y - 8)} {_num(x + width * 0.6)} {_num(y - 5)} "
+            f"{_num(x + width)} {_num(y + 3)} c S Q"
+        )
         self.ops.append(" ".join(parts).encode())
 
     def content(self) -> bytes:

@@ -68,7 +68,7 @@ from freightdesk.server.demo.lanes import OWN_SITES, Site
 from freightdesk.server.demo.portfolio import ACCOUNT_GROUPS, plan_shipments
 from freightdesk.server.domain import shipments as tracking
 from freightdesk.server.domain.documents import create_document
-from freightdesk.server.domain.file_store import file_store
+from freightdesk.server.domain.file_store import FileStore, file_store
 from freightdesk.server.domain.stop_locations import create_stop_location
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
 from freightdesk.server.tables.account_groups import AccountGroupRow
@@ -130,34 +130,8 @@ def seed_demo(
         locations = _stop_locations(session, tenant.id, anchor)
         for body in pushes.configurations(rng):
             push_configs.save(session, tenant.id, body)
-        ids = tracking.create_shipments(
-            session, tenant.id, [_shipment(plan, locations, anchor) for plan in plans]
-        )
-        for plan, shipment_id in zip(plans, ids, strict=True):
-            _history(session, shipment_id, plan, anchor, random.Random(seed * 7919 + plan.number))
-        for mode in Mode:
-            tracks = {
-                shipment_id: _positions(plan, anchor)
-                for plan, shipment_id in zip(plans, ids, strict=True)
-                if plan.mode is mode
-            }
-            tracks = {key: value for key, value in tracks.items() if value}
-            if tracks:
-                tracking.add_positions_bulk(session, tracks, source=mode.value)
-        store = file_store(context)
-        for paper in papers:
-            create_document(
-                session,
-                store,
-                tenant_id=tenant.id,
-                user=DEMO_ADMIN[0],
-                company=DEMO_TENANT_NAME,
-                metadata=_document_metadata(paper),
-                content=paper.content,
-                file_name=_file_name(paper),
-                content_type="application/pdf",
-                created_at=paper.at,
-            )
+        _tracked_shipments(session, tenant.id, plans, locations, anchor, seed)
+        _documents(session, file_store(context), tenant.id, papers)
     log.info(
         "demo data ready: %d shipments, %d documents (planned in %.1f s, stored in %.1f s)",
         len(plans),
@@ -166,6 +140,46 @@ def seed_demo(
         time.perf_counter() - planned,
     )
     return credentials
+
+
+def _tracked_shipments(
+    session: Session,
+    tenant_id: int,
+    plans: list[ShipmentPlan],
+    locations: dict[str, str],
+    anchor: datetime,
+    seed: int,
+) -> None:
+    """The shipments, what their carriers reported by `anchor`, and their positions."""
+    ids = tracking.create_shipments(
+        session, tenant_id, [_shipment(plan, locations, anchor) for plan in plans]
+    )
+    for plan, shipment_id in zip(plans, ids, strict=True):
+        _history(session, shipment_id, plan, anchor, random.Random(seed * 7919 + plan.number))
+    for mode in Mode:
+        tracks = {
+            shipment_id: positions
+            for plan, shipment_id in zip(plans, ids, strict=True)
+            if plan.mode is mode and (positions := _positions(plan, anchor))
+        }
+        if tracks:
+            tracking.add_positions_bulk(session, tracks, source=mode.value)
+
+
+def _documents(session: Session, store: FileStore, tenant_id: int, papers: list[_Paper]) -> None:
+    for paper in papers:
+        create_document(
+            session,
+            store,
+            tenant_id=tenant_id,
+            user=DEMO_ADMIN[0],
+            company=DEMO_TENANT_NAME,
+            metadata=_document_metadata(paper),
+            content=paper.content,
+            file_name=_file_name(paper),
+            content_type="application/pdf",
+            created_at=paper.at,
+        )
 
 
 # --- stop locations ------------------------------------------------------------------------------
