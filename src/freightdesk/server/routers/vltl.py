@@ -438,14 +438,17 @@ def _carrier_quotes(
         accounts=[AccountRef(code=profile.scac)],
     )
     base = {
-        "carrier_code": profile.scac,
-        "carrier_name": profile.name,
-        "capacity_provider_account_group": group,
+        "carrierCode": profile.scac,
+        "carrierName": profile.name,
+        "capacityProviderAccountGroup": group.wire(),
     }
     refusal = _refusal(profile, body, job)
     if refusal is not None:
         alert = QuoteAlert(code="NOT_QUOTED", severity=AlertSeverity.ERROR, message=refusal)
-        return [(RateQuote(id=uuid.uuid4(), **base, alerts=[alert, *job.alerts]), math.inf)]
+        refused = [a.wire() for a in (alert, *job.alerts)]
+        return [
+            (RateQuote.model_validate({"id": uuid.uuid4(), **base, "alerts": refused}), math.inf)
+        ]
     lines = (
         job.unit_lines
         if profile.supports_enhanced_handling_units and job.unit_lines
@@ -480,23 +483,9 @@ def _carrier_quotes(
         load = engine.VolumeLoad(job.linear_feet, weight, codes, hazmat, level)
         price = engine.price_volume_ltl(terms_of, load, job.miles)
         charges = [
-            {
-                "code": "LINE_HAUL",
-                "description": "Line haul",
-                "amount": engine.convert(price.line_haul, currency),
-            },
-            {
-                "code": "FUEL_SURCHARGE",
-                "description": "Fuel surcharge",
-                "amount": engine.convert(price.fuel, currency),
-            },
-        ] + [
-            {
-                "code": c.code,
-                "description": c.description,
-                "amount": engine.convert(c.usd, currency),
-            }
-            for c in price.accessorials
+            _charge("LINE_HAUL", "Line haul", price.line_haul, currency),
+            _charge("FUEL_SURCHARGE", "Fuel surcharge", price.fuel, currency),
+            *(_charge(c.code, c.description, c.usd, currency) for c in price.accessorials),
         ]
         subtotal = engine.convert(price.line_haul, currency)
         billed = engine.kilograms(weight, "LB") if metric else weight
@@ -504,7 +493,7 @@ def _carrier_quotes(
         quote = RateQuote.model_validate(
             {
                 "id": uuid.uuid4(),
-                **{k: v for k, v in base.items()},
+                **base,
                 "capacityProviderQuoteNumber": f"{profile.scac}-V{uuid.uuid4().hex[:10].upper()}",
                 "serviceLevel": {"code": level, "description": level_spec.description},
                 "transitDays": price.transit_days,
@@ -527,6 +516,10 @@ def _carrier_quotes(
         )
         quotes.append((quote, price.total))
     return quotes
+
+
+def _charge(code: str, description: str, usd: float, currency: str) -> dict[str, Any]:
+    return {"code": code, "description": description, "amount": engine.convert(usd, currency)}
 
 
 def _quote(
