@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -118,6 +119,7 @@ def test_a_database_with_a_tenant_gets_no_demo() -> None:
         assert names == ["Acme"]
     finally:
         context.engine.dispose()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def test_the_admin_is_demo_demo(demo: Demo) -> None:
