@@ -66,7 +66,8 @@ async def test_first_sync_then_incremental_changes(
         assert service.coordinator.data is not None
         assert set(service.coordinator.data.summaries) == set(ids)
         assert service.requests_last_sync == 2  # 3 shipments, 2 a page
-        # Nothing changed: one request, no notification.
+        # The next sync asks from the service's clock on: nothing changed costs one request
+        # and tells nobody anything.
         before = len(changes)
         assert await service.coordinator.fetch_now()
         assert service.requests_last_sync == 1

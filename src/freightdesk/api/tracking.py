@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeVar
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from uuid import UUID
 
-from pydantic import BaseModel
+import httpx
+from pydantic import BaseModel, ValidationError
 
+from freightdesk.api.errors import ProtocolError
 from freightdesk.api.parsing import parse, parse_as
+from freightdesk.models.common import PaginationInfo
 from freightdesk.models.shipment_search import (
     ShipmentSearchRequest,
     ShipmentSearchResult,
@@ -45,6 +51,62 @@ class Conditional(Generic[M]):
     @property
     def changed(self) -> bool:
         return self.value is not None
+
+
+class SearchPage:
+    """One answer of the search extension, validated on demand."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response = response
+        try:
+            self.body: dict[str, Any] = json.loads(response.content)
+            pagination = PaginationInfo.model_validate(self.body["paginationInfo"])
+            items = self.body.get("results")
+            if not isinstance(items, list):
+                raise ValueError("results is not a list")
+        except (ValueError, KeyError, TypeError, ValidationError) as exc:
+            raise ProtocolError(
+                f"POST {SEARCH_PATH} answered an unexpected body ({exc})",
+                status=response.status_code,
+                body=response.content,
+            ) from exc
+        self.pagination = pagination
+        self.items: list[Any] = items
+
+    @property
+    def server_time(self) -> datetime | None:
+        """The service's clock when it answered: the local service's precise x-server-time,
+        else the Date header (whole seconds), if any."""
+        precise = self._response.headers.get("x-server-time")
+        if precise:
+            try:
+                return datetime.fromisoformat(precise)
+            except ValueError:
+                pass
+        value = self._response.headers.get("date")
+        if not value:
+            return None
+        try:
+            return parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+
+    def summaries(self, start: int = 0, stop: int | None = None) -> list[ShipmentSummary]:
+        """Validate results[start:stop]."""
+        try:
+            return [ShipmentSummary.model_validate(item) for item in self.items[start:stop]]
+        except ValidationError as exc:
+            raise ProtocolError(
+                f"POST {SEARCH_PATH} answered an unexpected summary ({exc.errors()[0]['msg']})",
+                status=self._response.status_code,
+                body=self._response.content,
+            ) from exc
+
+    def removed_ids(self) -> list[str]:
+        return [str(value) for value in self.body.get("removedIds") or []]
+
+    def result(self) -> ShipmentSearchResult:
+        return parse(ShipmentSearchResult, self._response)
 
 
 class TrackingApi:
@@ -120,6 +182,13 @@ class TrackingApi:
         self, request: ShipmentSearchRequest, *, page: int = 1, page_size: int = 500
     ) -> ShipmentSearchResult:
         """Extension: one page of shipment summaries (a read, so it is retried safely)."""
+        return (await self.search_page_stream(request, page=page, page_size=page_size)).result()
+
+    async def search_page_stream(
+        self, request: ShipmentSearchRequest, *, page: int = 1, page_size: int = 500
+    ) -> SearchPage:
+        """Like `search_page`, for callers that validate the summaries in slices (to keep a
+        GUI's event loop responsive) and want the server's clock for their next sync."""
         response = await self._client.request(
             "POST",
             SEARCH_PATH,
@@ -127,7 +196,7 @@ class TrackingApi:
             params={"page": page, "pageSize": page_size},
             idempotent=True,
         )
-        return parse(ShipmentSearchResult, response)
+        return SearchPage(response)
 
     async def search(
         self, request: ShipmentSearchRequest, *, page_size: int = 500

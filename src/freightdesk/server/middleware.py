@@ -7,6 +7,7 @@ import json
 import logging
 import time
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -47,6 +48,8 @@ class RequestPlumbing:
                 status_holder[0] = message["status"]
                 headers = list(message.get("headers", []))
                 headers.append((b"x-support-reference-id", reference.encode()))
+                # The Date header has whole seconds and may lag; incremental sync needs better.
+                headers.append((b"x-server-time", _server_time()))
                 message = {**message, "headers": headers}
                 # Answers that carry their own ETag (file downloads) stream through untouched.
                 if (
@@ -130,6 +133,10 @@ class RequestPlumbing:
                 tenant,
                 f" error={error!r}" if error else "",
             )
+
+
+def _server_time() -> bytes:
+    return datetime.now(UTC).isoformat(timespec="microseconds").encode()
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

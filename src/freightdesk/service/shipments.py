@@ -44,6 +44,8 @@ SUMMARIES = "shipment_summary"
 CURSOR_KEY = "shipments:cursor"
 # Changes committed in the same instant as the newest one we saw may still be arriving.
 CURSOR_OVERLAP = timedelta(seconds=2)
+# Summaries validated per slice before the event loop gets a turn (keeps the window fluid).
+VALIDATE_SLICE = 100
 
 
 @dataclass(frozen=True)
@@ -139,9 +141,7 @@ class ShipmentsService:
     ) -> ShipmentList:
         incremental = previous is not None and previous.cursor is not None
         request = ShipmentSearchRequest(
-            last_modified_after=(previous.cursor - self.cursor_overlap)
-            if incremental and previous and previous.cursor
-            else None,
+            last_modified_after=previous.cursor if incremental and previous else None,
             sort=ShipmentSort(
                 field=ShipmentSortField.LAST_MODIFIED_DATE_TIME, direction=SortDirection.ASC
             ),
@@ -150,12 +150,18 @@ class ShipmentsService:
         page = 1
         fetched: list[ShipmentSummary] = []
         removed: set[str] = set()
+        server_time: datetime | None = None
         while True:
-            result = await client.tracking.search_page(request, page=page, page_size=self.page_size)
+            answer = await client.tracking.search_page_stream(
+                request, page=page, page_size=self.page_size
+            )
             requests += 1
-            fetched.extend(result.results)
-            removed.update(str(r) for r in result.removed_ids or ())
-            if page * self.page_size >= result.pagination_info.total or not result.results:
+            server_time = server_time or answer.server_time
+            for start in range(0, len(answer.items), VALIDATE_SLICE):
+                fetched.extend(answer.summaries(start, start + VALIDATE_SLICE))
+                await asyncio.sleep(0)  # the GUI runs between slices
+            removed.update(answer.removed_ids())
+            if page * self.page_size >= answer.pagination.total or not answer.items:
                 break
             page += 1
         self.requests_last_sync = requests
@@ -173,7 +179,7 @@ class ShipmentsService:
             if summaries.get(row.id) != row:
                 upserts.append(summary)
             summaries[row.id] = row
-        cursor = ShipmentList(summaries).newest() or (previous.cursor if previous else None)
+        cursor = self._next_cursor(previous, ShipmentList(summaries).newest(), server_time)
         if not incremental:
             await asyncio.to_thread(self._replace_all, fetched, cursor)
         elif upserts or removed:
@@ -181,6 +187,21 @@ class ShipmentsService:
         if incremental and previous is not None and not upserts and not removed:
             return previous  # nothing changed: same object, listeners stay quiet
         return ShipmentList(summaries, cursor)
+
+    def _next_cursor(
+        self, previous: ShipmentList | None, newest: datetime | None, server_time: datetime | None
+    ) -> datetime | None:
+        """Where the next sync starts. Changes up to the service's clock minus the overlap
+        are surely committed and were in this answer, so the next sync asks only for later
+        ones; without a server clock, the newest change seen minus the overlap."""
+        before = previous.cursor if previous else None
+        if server_time is not None:
+            candidate = server_time - self.cursor_overlap
+        elif newest is not None:
+            candidate = newest - self.cursor_overlap
+        else:
+            return before
+        return max(before, candidate) if before is not None else candidate
 
     def _replace_all(self, fetched: list[ShipmentSummary], cursor: datetime | None) -> None:
         self.cache.replace_kind(SUMMARIES, ((str(s.id), wire_json(s)) for s in fetched))
