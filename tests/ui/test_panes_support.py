@@ -10,7 +10,23 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
+from tests.proxy import FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant
+
+
+def _activate(profiles: ProfileStore, url: str, tenant: TenantHandle) -> None:
+    profile = profiles.save(
+        Profile(
+            id="",
+            name="Test service",
+            kind=ProfileKind.REMOTE,
+            base_url=url,
+            client_id=tenant.client_id,
+            poll_interval=5,
+        ),
+        secret=tenant.client_secret,
+    )
+    profiles.activate(profile.id)
 
 
 @pytest.fixture
@@ -20,20 +36,23 @@ async def connected(
     """A session whose active profile is a fresh tenant of the local service (not yet
     connected: a test builds its pane first, then awaits `session.connect()`)."""
     tenant = make_tenant(sqlite_service)
-    profile = profiles.save(
-        Profile(
-            id="",
-            name="Test service",
-            kind=ProfileKind.REMOTE,
-            base_url=sqlite_service.url,
-            client_id=tenant.client_id,
-            poll_interval=5,
-        ),
-        secret=tenant.client_secret,
-    )
-    profiles.activate(profile.id)
+    _activate(profiles, sqlite_service.url, tenant)
     yield session, tenant
     await session.close()
+    tenant.http.close()
+
+
+@pytest.fixture
+async def proxied(
+    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
+) -> AsyncIterator[tuple[AppSession, TenantHandle, FaultyProxy]]:
+    """As `connected`, but the app reaches the service through a proxy that can misbehave."""
+    tenant = make_tenant(sqlite_service)
+    proxy = FaultyProxy(sqlite_service.url).start()
+    _activate(profiles, proxy.url, tenant)
+    yield session, tenant, proxy
+    await session.close()
+    proxy.stop()
     tenant.http.close()
 
 

@@ -1,0 +1,1 @@
+"""The Stop locations pane: the list with search and paging, and the location form."""

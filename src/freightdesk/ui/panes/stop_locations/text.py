@@ -1,0 +1,76 @@
+"""How stop locations read in the list, the form and the conflict dialog."""
+
+from __future__ import annotations
+
+from freightdesk.models.common import Address, GeoCoordinates
+from freightdesk.models.stop_locations import (
+    Geofence,
+    OpeningHours,
+    SpecialOpeningHours,
+    StopLocationContact,
+)
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+DASH = "\u2013"  # an en dash, as in "Mon-Fri" typeset
+
+
+def address_text(address: Address) -> str:
+    place = " ".join(p for p in (address.state, address.postal_code) if p)
+    parts = [*address.address_lines, address.city or "", place, address.country]
+    return ", ".join(p for p in parts if p)
+
+
+def coordinates_text(coordinates: GeoCoordinates | None) -> str:
+    if coordinates is None:
+        return ""
+    return f"{coordinates.latitude:.5f}, {coordinates.longitude:.5f}"
+
+
+def days_text(days: tuple[bool, ...]) -> str:
+    """(True, True, True, False, True, False, False) -> "Mon-Wed, Fri" (an en dash)."""
+    runs: list[str] = []
+    start: int | None = None
+    for index, on in enumerate((*days, False)):
+        if on and start is None:
+            start = index
+        elif not on and start is not None:
+            end = index - 1
+            if end == start:
+                runs.append(DAYS[start])
+            elif end == start + 1:
+                runs.append(f"{DAYS[start]}, {DAYS[end]}")
+            else:
+                runs.append(f"{DAYS[start]}{DASH}{DAYS[end]}")
+            start = None
+    return ", ".join(runs) or "no day"
+
+
+def hours_text(hours: list[OpeningHours]) -> str:
+    return "; ".join(
+        f"{days_text(h.weekdays())} {h.opens or '?'}{DASH}{h.closes or '?'}" for h in hours
+    )
+
+
+def special_text(specials: list[SpecialOpeningHours]) -> str:
+    parts = []
+    for special in specials:
+        span = f"{special.valid_from}" + (
+            f" to {special.valid_through}" if special.valid_through != special.valid_from else ""
+        )
+        hours = special.hours
+        if hours is None or (hours.opens is None and hours.closes is None):
+            parts.append(f"{span}: closed")
+        else:
+            parts.append(f"{span}: {days_text(hours.weekdays())} {hours.opens}{DASH}{hours.closes}")
+    return "; ".join(parts)
+
+
+def geofence_text(geofence: Geofence | None) -> str:
+    if geofence is None:
+        return ""
+    value = f"{geofence.value:g}" if geofence.value is not None else "?"
+    return f"{geofence.type or '?'} {value} {(geofence.units or '').lower()}"
+
+
+def contacts_text(contacts: list[StopLocationContact]) -> str:
+    return ", ".join(f"{c.contact_id} ({c.type})" for c in contacts)
