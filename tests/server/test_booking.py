@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tests.server.test_rating_support import (
@@ -350,3 +351,19 @@ def test_tenants_are_isolated(
     assert theirs["status"] == "PROCESSING"
     time.sleep(0.1)
     assert tenant.http.get(f"{BOOKINGS}/{mine['id']}").json()["status"] == "UNDER_REVIEW"
+
+
+def test_concurrent_bookings_of_one_rate_request_leave_one_live(tenant: TenantHandle) -> None:
+    set_profile(tenant, "SLOW", behaviour="SLOW")
+    request = quoted(tenant, tl_request(["SLOW"], quoteTypeFilter="CONTRACT"))
+    body = booking_of(request["quotes"][0])
+
+    def book(_: int) -> int:
+        with tenant.as_role("SHIPPER") as client:
+            return int(client.post(BOOKINGS, json=body).status_code)
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        codes = sorted(pool.map(book, range(5)))
+    assert codes == [200, 409, 409, 409, 409]
+    live = tenant.http.get(BOOKINGS, params={"statuses": "PROCESSING"}).json()
+    assert live["paginationInfo"]["total"] == 1

@@ -368,3 +368,24 @@ def test_tenants_are_isolated(
         RATE_REQUESTS, json=tl_request(capacityProviderAccountGroups=[{"code": "MINE"}])
     )
     assert denied.status_code == 400
+
+
+def test_cancellation_racing_the_carriers_answer_has_one_outcome(tenant: TenantHandle) -> None:
+    """Whichever wins, the request and its booking agree; never a 500."""
+    set_profile(tenant, "RACE", behaviour="ACCEPT", responseDelaySeconds=0.02)
+    for _ in range(6):
+        done = quoted(tenant, tl_request(["RACE"], quoteTypeFilter="SPOT"))
+        booking = create_booking(tenant, booking_of(done["quotes"][0]))
+        time.sleep(0.015)
+        answer = tenant.http.post(f"{RATE_REQUESTS}/{done['id']}/cancellations")
+        assert answer.status_code in (200, 409), answer.text
+        final = poll(
+            lambda b=booking: tenant.http.get(f"{BOOKINGS}/{b['id']}").json(),
+            lambda b: b["status"] in ("BOOKED", "CANCELLED"),
+        )
+        status = tenant.http.get(f"{RATE_REQUESTS}/{done['id']}").json()["status"]
+        if answer.status_code == 200:
+            assert (final["status"], status) == ("CANCELLED", "CANCELLED")
+            assert answer.json()["bookingId"] == booking["id"]
+        else:
+            assert (final["status"], status) == ("BOOKED", "QUOTES_RECEIVED")

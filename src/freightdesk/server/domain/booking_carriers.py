@@ -183,6 +183,13 @@ def update_booking(
     The changed booking goes to the carrier again, so it returns to PROCESSING.
     """
     row = owned_booking(session, tenant_id, booking_id)
+    if row.rate_request_id is not None:
+        # The rate request before the booking, in the order a cancellation of it locks them.
+        session.execute(
+            select(RateRequestRow.id)
+            .where(RateRequestRow.id == row.rate_request_id)
+            .with_for_update()
+        )
     _settle_expiry(session, row, now)
     # Lock the booking while it is still open; the carrier may be answering right now.
     if not _move(session, row.id, OPEN_STATUSES, BookingStatus.PROCESSING, now):
