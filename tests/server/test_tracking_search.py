@@ -203,3 +203,24 @@ def test_bad_search_bodies(tenant: TenantHandle) -> None:
         "transportationModes"
     ]
     assert sources(tenant.http.post(SEARCH, json={"text": "x" * 201})) == ["text"]
+
+
+def test_broad_and_narrow_plans_answer_the_same(
+    tenant: TenantHandle, fleet: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Identifier and attribute filters are answered from their candidates when few, else by
+    walking the sort order; both plans must give the same pages."""
+    from freightdesk.server.domain import shipment_search
+
+    bodies: list[dict[str, Any]] = [
+        {"text": "020"},
+        {"text": "020", "sort": {"field": "createdDateTime", "direction": "ASC"}},
+        {"identifierValues": ["1Z999", "PRO-42", "nothing"]},
+        {"attributeName": "customer", "attributeValue": "acme", "states": ["IN_TRANSIT"]},
+        {"identifierType": "AIR_WAYBILL"},
+    ]
+    narrow = [tenant.http.post(SEARCH, json=body).json() for body in bodies]
+    monkeypatch.setattr(shipment_search, "_NARROW", 0)
+    broad = [tenant.http.post(SEARCH, json=body).json() for body in bodies]
+    assert broad == narrow
+    assert [len(answer["results"]) for answer in narrow] == [2, 2, 2, 1, 1]

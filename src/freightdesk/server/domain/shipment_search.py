@@ -9,9 +9,9 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.common import (
@@ -39,17 +39,15 @@ from freightdesk.server.tables.tracking import (
     ShipmentShare,
 )
 
+_T = TypeVar("_T")
+
 _SORT_COLUMNS: dict[ShipmentSortField, Any] = {
     ShipmentSortField.LAST_MODIFIED_DATE_TIME: Shipment.last_modified_at,
     ShipmentSortField.CREATED_DATE_TIME: Shipment.created_at,
     ShipmentSortField.NEXT_ETA: Shipment.next_eta,
     ShipmentSortField.PRIMARY_IDENTIFIER: Shipment.primary_sort,
     # By progress along the lifecycle, not by the names' spelling.
-    ShipmentSortField.STATE: case(
-        {state.value: rank for rank, state in enumerate(ShipmentStateType)},
-        value=Shipment.current_state,
-        else_=len(ShipmentStateType),
-    ),
+    ShipmentSortField.STATE: Shipment.state_rank,
 }
 
 
@@ -57,12 +55,21 @@ def search_shipments(
     session: Session, tenant_id: int, request: ShipmentSearchRequest, page: int, page_size: int
 ) -> ShipmentSearchResult:
     scope = _Scope.of(session, tenant_id)
-    conditions = [Shipment.deleted_at.is_(None), scope.visible()]
-    conditions.extend(_filters(request, scope))
+    filters, candidates = _filters(request, scope)
+    narrow = any(_at_most(session, query, _NARROW) for query in candidates)
+    conditions = [Shipment.deleted_at.is_(None), scope.visible(by_index=not narrow)]
+    conditions.extend(filters)
     where = and_(*conditions)
     total = session.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
-    query = _sorted(select(Shipment).where(where), request)
-    rows = session.scalars(query.offset((page - 1) * page_size).limit(page_size)).all()
+    # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
+    # and ties never load their data.
+    keys = session.scalars(
+        _sorted(select(Shipment.pk).where(where), request)
+        .offset((page - 1) * page_size)
+        .limit(page_size)
+    ).all()
+    loaded = {row.pk: row for row in session.scalars(select(Shipment).where(Shipment.pk.in_(keys)))}
+    rows = [loaded[key] for key in keys if key in loaded]
     owners = _owner_names(session, {row.tenant_id for row in rows if row.tenant_id != tenant_id})
     result = ShipmentSearchResult(
         pagination_info=PaginationInfo(page_number=page, page_size=page_size, total=total),
@@ -97,8 +104,15 @@ class _Scope:
         )
         return cls(tenant_id, bool(owners), owners)
 
-    def visible(self) -> ColumnElement[bool]:
-        own = Shipment.tenant_id == self.tenant_id
+    def visible(self, *, by_index: bool = True) -> ColumnElement[bool]:
+        """`by_index=False` keeps the planner off the (tenant_id, ...) indexes: when a filter
+        on identifiers or attributes names few shipments, fetching those and sorting them
+        beats walking the tenant's whole sort index (SQLite has no statistics to know)."""
+        own = (
+            Shipment.tenant_id == self.tenant_id
+            if by_index
+            else (Shipment.tenant_id + 0) == self.tenant_id
+        )
         if not self.shared:
             # The common case keeps the plain predicate so the (tenant_id, ...) indexes serve
             # both the filter and the sort.
@@ -119,16 +133,29 @@ class _Scope:
         return select(ShipmentIdentifier.shipment_pk).where(tenant, *conditions)
 
 
-def _filters(request: ShipmentSearchRequest, scope: _Scope) -> list[ColumnElement[bool]]:
+# Up to this many candidates from the identifier or attribute index, a page is built from the
+# candidates; beyond, by walking the sort order (a broad prefix such as "020-" matches often).
+_NARROW = 2000
+
+
+def _at_most(session: Session, candidates: Select[int], limit: int) -> bool:
+    bounded = candidates.limit(limit + 1).subquery()
+    return (session.scalar(select(func.count()).select_from(bounded)) or 0) <= limit
+
+
+def _filters(
+    request: ShipmentSearchRequest, scope: _Scope
+) -> tuple[list[ColumnElement[bool]], list[Select[int]]]:
+    """The conditions, and the candidate queries among them (shipments named through the
+    identifier or attribute indexes)."""
     found: list[ColumnElement[bool]] = []
+    candidates: list[Select[int]] = []
     if request.text and request.text.strip():
         prefix = normalize_value(request.text)
-        found.append(
-            Shipment.pk.in_(
-                scope.identifiers(
-                    ShipmentIdentifier.value_norm >= prefix,
-                    ShipmentIdentifier.value_norm < _after_prefix(prefix),
-                )
+        candidates.append(
+            scope.identifiers(
+                ShipmentIdentifier.value_norm >= prefix,
+                ShipmentIdentifier.value_norm < _after_prefix(prefix),
             )
         )
     if request.identifier_type is not None or request.identifier_value is not None:
@@ -139,10 +166,10 @@ def _filters(request: ShipmentSearchRequest, scope: _Scope) -> list[ColumnElemen
             conditions.append(
                 ShipmentIdentifier.value_norm == normalize_value(request.identifier_value)
             )
-        found.append(Shipment.pk.in_(scope.identifiers(*conditions)))
+        candidates.append(scope.identifiers(*conditions))
     if request.identifier_values is not None:
         values = _normalized(request.identifier_values)
-        found.append(Shipment.pk.in_(scope.identifiers(ShipmentIdentifier.value_norm.in_(values))))
+        candidates.append(scope.identifiers(ShipmentIdentifier.value_norm.in_(values)))
     if request.transportation_modes:
         found.append(Shipment.mode.in_([mode.value for mode in request.transportation_modes]))
     if request.states:
@@ -152,15 +179,16 @@ def _filters(request: ShipmentSearchRequest, scope: _Scope) -> list[ColumnElemen
     elif request.has_open_exceptions is False:
         found.append(Shipment.open_exception_count == 0)
     if request.attribute_name is not None or request.attribute_value is not None:
-        found.append(_attribute_filter(request, scope))
+        candidates.append(_attribute_candidates(request, scope))
     found.extend(_window(Shipment.created_at, request.created_date_time))
     found.extend(_window(Shipment.last_modified_at, request.last_modified_date_time))
     if request.last_modified_after is not None:
         found.append(Shipment.last_modified_at > utc_datetime(request.last_modified_after))
-    return found
+    found.extend(Shipment.pk.in_(query) for query in candidates)
+    return found, candidates
 
 
-def _attribute_filter(request: ShipmentSearchRequest, scope: _Scope) -> ColumnElement[bool]:
+def _attribute_candidates(request: ShipmentSearchRequest, scope: _Scope) -> Select[int]:
     tenant = (
         ShipmentAttributeValue.tenant_id == scope.tenant_id
         if not scope.shared
@@ -175,7 +203,7 @@ def _attribute_filter(request: ShipmentSearchRequest, scope: _Scope) -> ColumnEl
         query = query.where(
             ShipmentAttributeValue.value == request.attribute_value.strip().casefold()
         )
-    return Shipment.pk.in_(query)
+    return query
 
 
 def _window(column: Any, window: OffsetDateTimeWindow | None) -> list[ColumnElement[bool]]:
@@ -198,13 +226,17 @@ def _normalized(values: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(v for v in (normalize_value(value) for value in values) if v))
 
 
-def _sorted(query: Select[Shipment], request: ShipmentSearchRequest) -> Select[Shipment]:
+def _sorted(query: Select[_T], request: ShipmentSearchRequest) -> Select[_T]:
     column = _SORT_COLUMNS[request.sort.field]
     if request.sort.direction is SortDirection.ASC:
         ordered, tie = column.asc(), Shipment.pk.asc()
     else:
         ordered, tie = column.desc(), Shipment.pk.desc()
-    if request.sort.field in (ShipmentSortField.NEXT_ETA, ShipmentSortField.PRIMARY_IDENTIFIER):
+    if request.sort.field in (
+        ShipmentSortField.NEXT_ETA,
+        ShipmentSortField.PRIMARY_IDENTIFIER,
+        ShipmentSortField.STATE,
+    ):
         # Shipments without an ETA (or identifier) come last in either direction, on both
         # databases (they disagree on where NULL sorts by default).
         ordered = ordered.nulls_last()

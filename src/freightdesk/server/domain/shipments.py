@@ -40,9 +40,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, delete, func, insert, or_, select
+from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from freightdesk.models.common import LogisticsIdentifier, TransportationMode, utc_datetime
 from freightdesk.models.tracking import (
@@ -65,6 +66,7 @@ from freightdesk.server.tables.tracking import (
     Shipment,
     ShipmentAttributeValue,
     ShipmentChange,
+    ShipmentDocument,
     ShipmentEvent,
     ShipmentExceptionRow,
     ShipmentIdentifier,
@@ -228,7 +230,7 @@ def create_shipments(
             "tenant_id": tenant_id,
             "mode": item.analysis.mode.value,
             "current_state": ShipmentStateType.SCHEDULED.value,
-            "data": item.data,
+            "state_rank": _STATE_RANK[ShipmentStateType.SCHEDULED],
             "share_token": secrets.token_urlsafe(24),
             "created_at": now,
             "last_modified_at": now,
@@ -243,12 +245,14 @@ def create_shipments(
     result = session.execute(
         insert(table).returning(table.c.pk, table.c.id, sort_by_parameter_order=True), rows
     ).all()
+    document_rows: list[dict[str, Any]] = []
     identifier_rows: list[dict[str, Any]] = []
     attribute_rows: list[dict[str, Any]] = []
     state_rows: list[dict[str, Any]] = []
     event_rows: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     for (pk, shipment_id), item in zip(result, prepared, strict=True):
+        document_rows.append({"shipment_pk": pk, "data": item.data})
         identifier_rows.extend(_identifier_rows(tenant_id, pk, item.data["identifiers"]))
         attribute_rows.extend(_attribute_rows(tenant_id, pk, item.data.get("attributes", [])))
         state = TrackedShipmentState(
@@ -286,6 +290,7 @@ def create_shipments(
                     now,
                 )
             )
+    _insert(session, ShipmentDocument, document_rows)
     _insert(session, ShipmentIdentifier, identifier_rows)
     _insert(session, ShipmentAttributeValue, attribute_rows)
     _insert(session, ShipmentState, state_rows)
@@ -312,7 +317,7 @@ def replace_shipment(
     lost = sources_for(old_types) - item.analysis.sources
     changes: list[dict[str, Any]] = []
 
-    row.data = item.data
+    _store_data(session, row, item.data)
     row.mode = item.analysis.mode.value
     for key, value in _data_summary(item).items():
         setattr(row, key, value)
@@ -495,7 +500,7 @@ def delete_shipment(session: Session, tenant_id: int, shipment_id: str) -> None:
         ShipmentExceptionRow,
     ):
         session.execute(delete(table).where(table.shipment_pk == row.pk))
-    row.data = {}
+    _store_data(session, row, {})
     row.deleted_at = now
     row.last_modified_at = now
     row.open_exception_count = 0
@@ -932,7 +937,7 @@ def set_state(
             now,
         )
     )
-    row.current_state = state.value
+    _set_current_state(row, state)
     if state is ShipmentStateType.COMPLETED:
         row.next_eta = None
     row.last_modified_at = now
@@ -951,9 +956,9 @@ def _refresh_state(
         .limit(1)
     )
     if latest is None:
-        row.current_state = None
+        _set_current_state(row, None)
         return
-    row.current_state = latest.type
+    _set_current_state(row, ShipmentStateType(latest.type))
     if latest.end_at is not None:
         latest.end_at = None
         changes.append(
@@ -1100,6 +1105,22 @@ def share_link(base_url: str, row: Shipment) -> str:
 
 
 # --- helpers -------------------------------------------------------------------------------
+
+
+_STATE_RANK = {state: rank for rank, state in enumerate(ShipmentStateType)}
+
+
+def _set_current_state(row: Shipment, state: ShipmentStateType | None) -> None:
+    row.current_state = state.value if state is not None else None
+    row.state_rank = _STATE_RANK[state] if state is not None else None
+
+
+def _store_data(session: Session, row: Shipment, data: dict[str, Any]) -> None:
+    """Replace the user-provided data (kept in shipment_documents; `Shipment.data` reads it)."""
+    session.execute(
+        update(ShipmentDocument).where(ShipmentDocument.shipment_pk == row.pk).values(data=data)
+    )
+    set_committed_value(row, "data", data)
 
 
 def _table(entity: type[Base]) -> Table:
