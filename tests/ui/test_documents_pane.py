@@ -18,11 +18,15 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.service.uploads import UploadState
+from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.documents.edit import DocumentEditDialog
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.documents.upload import UploadDialog
+from freightdesk.ui.panes.setup import install_panes
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_panes_support import answer, connected
 
@@ -261,3 +265,21 @@ async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
     await wait_until(lambda: "Failed" in (pane.uploads.table.item(0, 2).text() or ""))
     assert "no tenant has the uuid" in pane.uploads.table.item(0, 2).text()
     pane.shutdown()
+
+
+async def test_the_panes_follow_shipments_in_the_window(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    install_panes(window, session)
+    keys = [
+        window.nav.item(row).data(Qt.ItemDataRole.UserRole) for row in range(window.nav.count())
+    ]
+    assert keys[:5] == ["shipments", "documents", "stop_locations", "webhooks", "account_groups"]
+    shipments = window.pane("shipments")
+    assert isinstance(shipments, ShipmentsPane)
+    assert shipments.detail.acceptDrops()  # files dropped on an open shipment are uploaded
+    window.show_pane("documents")
+    assert isinstance(window.current_pane(), DocumentsPane)
+    window.close()

@@ -6,7 +6,12 @@ from PySide6.QtWidgets import QStyle, QSystemTrayIcon
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
+from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
+from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 
 
 class ExceptionAlerts:
@@ -46,3 +51,29 @@ def install_panes(window: MainWindow, session: AppSession) -> None:
     alerts = ExceptionAlerts(window, "shipments")
     shipments.exceptionsRaised.connect(alerts.raised)
     window.exception_alerts = alerts  # kept alive with the window
+
+    documents = DocumentsPane(session, window.settings, window)
+    window.add_pane("documents", "Documents", documents, QStyle.StandardPixmap.SP_FileIcon)
+    # Files dropped on an open shipment become its documents (the drop filter is a child of
+    # the detail view, so it lives as long as the view).
+    ShipmentDocumentDrop(
+        shipments.detail,
+        lambda files, identifiers, mode, context: documents.upload_files(
+            files, identifiers, mode, context, parent=window
+        ),
+    )
+    window.add_pane(
+        "stop_locations",
+        "Stop locations",
+        StopLocationsPane(session, window),
+        QStyle.StandardPixmap.SP_DirHomeIcon,
+    )
+    window.add_pane(
+        "webhooks", "Webhooks", WebhooksPane(session, window), QStyle.StandardPixmap.SP_DriveNetIcon
+    )
+    window.add_pane(
+        "account_groups",
+        "Account groups",
+        AccountGroupsPane(session, window),
+        QStyle.StandardPixmap.SP_FileDialogListView,
+    )

@@ -39,7 +39,7 @@ def document_mode(history: TrackingHistory) -> DocumentMode | None:
     return None
 
 
-UploadRequest = Callable[[list[Path], list[tuple[str, str]], DocumentMode | None, str], None]
+UploadRequest = Callable[[list[Path], list[tuple[str, str]], DocumentMode | None, str], object]
 
 
 class ShipmentDocumentDrop(QObject):

@@ -1,0 +1,380 @@
+"""The push configuration form: where and how to call, what to send, and how to authenticate.
+
+Kinds: the classic full push (every change of a shipment), or one granular event kind with
+the context to include. Filters by transportation mode apply to every kind; filters by
+event type only to the `shipments.v1.event.*` kinds (the form enables what applies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialogButtonBox,
+    QFormLayout,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.common import TransportationMode
+from freightdesk.models.webhooks import (
+    EVENT_KINDS,
+    ContextKind,
+    HttpMethod,
+    PayloadFormat,
+    PushConfiguration,
+    WebhookEventType,
+)
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.webhooks import check_configuration
+from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import FormDialog
+from freightdesk.ui.widgets.key_values import KeyValueTable
+
+CLASSIC = ""
+KIND_TEXT: dict[str, str] = {
+    CLASSIC: "Classic full push (the whole shipment on every change)",
+    WebhookEventType.EVENT_ADDED.value: "Event added",
+    WebhookEventType.EVENT_UPDATED.value: "Event updated",
+    WebhookEventType.EVENT_REMOVED.value: "Event removed",
+    WebhookEventType.STATE_ADDED.value: "State added",
+    WebhookEventType.STATE_UPDATED.value: "State updated",
+    WebhookEventType.STATE_REMOVED.value: "State removed",
+    WebhookEventType.SHIPMENT_CREATED.value: "Shipment created",
+    WebhookEventType.SHIPMENT_DELETED.value: "Shipment deleted",
+    WebhookEventType.EXCEPTION_ADDED_OR_UPDATED.value: "Exception added or updated",
+}
+CONTEXT_TEXT = {
+    ContextKind.ROUTE: "Route (all stops and route segments)",
+    ContextKind.RELATED_SHIPMENTS: "Related shipments (ids of parents and children)",
+}
+TABS = {"endpoint": 0, "content": 1, "auth": 2}
+
+
+def kind_text(configuration: PushConfiguration) -> str:
+    settings = configuration.webhook_configuration
+    kind = settings.webhook_event_type if settings else None
+    if kind is None:
+        return "Classic full push"
+    return f"{KIND_TEXT[kind.value]} ({kind.value})"
+
+
+class WebhookFormDialog(FormDialog):
+    saved = Signal(object)  # PushConfiguration (with the signing secret after a create)
+
+    discard_text = "Discard your changes to this push configuration?"
+
+    def __init__(
+        self,
+        session: AppSession,
+        configuration: PushConfiguration | None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("webhookForm")
+        self.session = session
+        self.configuration = configuration
+        self.setWindowTitle(
+            f"Edit {configuration.config_name}" if configuration else "New push configuration"
+        )
+        self.setMinimumSize(780, 620)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._endpoint_tab(), "&Endpoint")
+        self.tabs.addTab(self._content_tab(), "&What to send")
+        self.tabs.addTab(self._auth_tab(), "&Authentication")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.general_error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.load(configuration)
+        self._watch_changes()
+
+    # --- building --------------------------------------------------------------------------
+
+    def _endpoint_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.name = QLineEdit(tab)
+        self.name.setObjectName("configName")
+        self.name.setPlaceholderText("A unique name, e.g. ERP shipment updates")
+        self.url = QLineEdit(tab)
+        self.url.setObjectName("url")
+        self.url.setPlaceholderText("https://erp.example.com/hooks/freight")
+        self.method = QComboBox(tab)
+        self.method.setObjectName("method")
+        for method in HttpMethod:
+            self.method.addItem(method.value, method.value)
+        self.payload_format = QComboBox(tab)
+        self.payload_format.setObjectName("payloadFormat")
+        for payload in PayloadFormat:
+            self.payload_format.addItem(payload.value, payload.value)
+        self.version = QSpinBox(tab)
+        self.version.setObjectName("version")
+        self.version.setRange(0, 2_000_000_000)
+        self.version.setSpecialValueText("(none)")
+        self.version.setToolTip("Your own version number of this configuration (optional).")
+        self.enabled = QCheckBox("Deliver messages (untick to pause)", tab)
+        self.enabled.setObjectName("enabled")
+        self.disabled_reason = QLabel(tab)
+        self.disabled_reason.setWordWrap(True)
+        self.disabled_reason.setStyleSheet("color: #d0453a;")
+        self.headers = KeyValueTable("Header", "Value", tab, add_text="Add header")
+        self.headers.setObjectName("methodHeaders")
+        self.params = KeyValueTable("Parameter", "Value", tab, add_text="Add parameter")
+        self.params.setObjectName("methodParams")
+        form = QFormLayout(tab)
+        self.errors.add_row(form, "&Name", "configName", self.name)
+        self.errors.add_row(form, "&URL", "url", self.url)
+        method_row = QHBoxLayout()
+        method_row.addWidget(self.method)
+        method_row.addWidget(QLabel("Payload format", tab))
+        method_row.addWidget(self.payload_format)
+        method_row.addWidget(QLabel("Version", tab))
+        method_row.addWidget(self.version)
+        method_row.addStretch(1)
+        holder = QWidget(tab)
+        holder.setLayout(method_row)
+        method_row.setContentsMargins(0, 0, 0, 0)
+        error = self.errors.add_row(form, "&Method", "method", holder)
+        self.errors.register("payloadFormat", self.payload_format, error)
+        self.errors.register("version", self.version, error)
+        self.errors.add_row(form, "", "enabled", self.enabled)
+        form.addRow("", self.disabled_reason)
+        self.errors.add_row(form, "&Headers", "methodHeaders", self.headers)
+        self.errors.add_row(form, "&Query parameters", "methodParams", self.params)
+        return tab
+
+    def _content_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.kind = QComboBox(tab)
+        self.kind.setObjectName("kind")
+        for value, text in KIND_TEXT.items():
+            self.kind.addItem(text if not value else f"{text}  ({value})", value)
+        self.shipment_context = QCheckBox("Shipment (id, identifiers, attributes): always", tab)
+        self.shipment_context.setChecked(True)
+        self.shipment_context.setEnabled(False)
+        self.context: dict[ContextKind, QCheckBox] = {}
+        context_box = QWidget(tab)
+        context_layout = QVBoxLayout(context_box)
+        context_layout.setContentsMargins(0, 0, 0, 0)
+        context_layout.addWidget(self.shipment_context)
+        for kind, text in CONTEXT_TEXT.items():
+            box = QCheckBox(text, tab)
+            box.setObjectName(f"context{kind.value.title().replace('_', '')}")
+            self.context[kind] = box
+            context_layout.addWidget(box)
+        self.modes: dict[TransportationMode, QCheckBox] = {}
+        modes_box = QWidget(tab)
+        modes_layout = QGridLayout(modes_box)
+        modes_layout.setContentsMargins(0, 0, 0, 0)
+        for index, mode in enumerate(TransportationMode):
+            box = QCheckBox(mode.value, tab)
+            self.modes[mode] = box
+            modes_layout.addWidget(box, index // 4, index % 4)
+        self.event_types = QLineEdit(tab)
+        self.event_types.setObjectName("eventTypes")
+        self.event_types.setPlaceholderText("e.g. ARRIVED_AT_STOP, DELIVERED (empty: all)")
+        help_text = QLabel(
+            "Granular kinds send a small message about one change, with the context you "
+            "choose; the classic push sends the whole shipment. Leave filters empty to "
+            "receive everything.",
+            tab,
+        )
+        help_text.setWordWrap(True)
+        form = QFormLayout(tab)
+        form.addRow(help_text)
+        self.errors.add_row(form, "&Kind", "webhookConfiguration.webhookEventType", self.kind)
+        error = self.errors.add_row(
+            form,
+            "&Context to include",
+            "webhookConfiguration.shipmentV1Event",
+            context_box,
+        )
+        self.errors.register("webhookConfiguration", self.kind, error)
+        self.errors.add_row(
+            form,
+            "Only these &modes",
+            "webhookConfiguration.filters.transportationModes",
+            modes_box,
+        )
+        self.errors.add_row(
+            form,
+            "Only these &event types",
+            "webhookConfiguration.filters.eventTypes",
+            self.event_types,
+        )
+        self.kind.currentIndexChanged.connect(self._kind_changed)
+        return tab
+
+    def _auth_tab(self) -> QWidget:
+        self.auth = AuthenticationEditor(self)
+        self.auth.setObjectName("authenticationMethods")
+        area = QScrollArea(self)
+        area.setWidgetResizable(True)
+        holder = QWidget(area)
+        layout = QVBoxLayout(holder)
+        note = QLabel(
+            "How each delivery proves itself to the receiver (besides the signature every "
+            "message carries). Secrets are never shown again once saved; leave them as they "
+            "are to keep them.",
+            holder,
+        )
+        note.setWordWrap(True)
+        layout.addWidget(note)
+        layout.addWidget(self.auth)
+        layout.addStretch(1)
+        area.setWidget(holder)
+        return area
+
+    def _watch_changes(self) -> None:
+        for edit in (self.name, self.url, self.event_types):
+            edit.textEdited.connect(self.mark_dirty)
+        for combo in (self.method, self.payload_format, self.kind):
+            combo.activated.connect(self.mark_dirty)
+        self.version.valueChanged.connect(self.mark_dirty)
+        self.enabled.toggled.connect(self.mark_dirty)
+        for box in [*self.context.values(), *self.modes.values()]:
+            box.toggled.connect(self.mark_dirty)
+        self.headers.changed.connect(self.mark_dirty)
+        self.params.changed.connect(self.mark_dirty)
+        self.auth.changed.connect(self.mark_dirty)
+
+    def _kind_changed(self, *_args: object) -> None:
+        kind = str(self.kind.currentData() or "")
+        granular = bool(kind)
+        for box in self.context.values():
+            box.setEnabled(granular)
+        self.event_types.setEnabled(kind in {k.value for k in EVENT_KINDS})
+
+    # --- loading and reading ---------------------------------------------------------------
+
+    def load(self, configuration: PushConfiguration | None) -> None:
+        self.name.setText(configuration.config_name if configuration else "")
+        self.url.setText(configuration.url if configuration else "")
+        method = configuration.method.value if configuration else HttpMethod.POST.value
+        self.method.setCurrentIndex(max(0, self.method.findData(method)))
+        self.version.setValue(configuration.version or 0 if configuration else 0)
+        self.enabled.setChecked(configuration.enabled if configuration else True)
+        reason = configuration.disabled_reason if configuration else None
+        self.disabled_reason.setText(f"Paused: {reason}" if reason else "")
+        self.disabled_reason.setVisible(bool(reason))
+        self.headers.set_values(configuration.method_headers if configuration else {})
+        self.params.set_values(configuration.method_params if configuration else {})
+        settings = configuration.webhook_configuration if configuration else None
+        kind = settings.webhook_event_type.value if settings and settings.webhook_event_type else ""
+        self.kind.setCurrentIndex(max(0, self.kind.findData(kind)))
+        chosen = (
+            set(settings.shipment_v1_event.include_context)
+            if settings and settings.shipment_v1_event
+            else set()
+        )
+        for context, box in self.context.items():
+            box.setChecked(context in chosen)
+        filters = settings.filters if settings else None
+        for mode, box in self.modes.items():
+            box.setChecked(bool(filters and mode in filters.transportation_modes))
+        self.event_types.setText(", ".join(filters.event_types) if filters else "")
+        self.auth.set_methods(configuration.authentication_methods if configuration else [])
+        self._kind_changed()
+        self.mark_clean()
+
+    def wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "configName": self.name.text().strip(),
+            "url": self.url.text().strip(),
+            "method": self.method.currentData(),
+            "payloadFormat": self.payload_format.currentData(),
+            "methodHeaders": self.headers.values(),
+            "methodParams": self.params.values(),
+            "authenticationMethods": self.auth.wire(),
+            "enabled": self.enabled.isChecked(),
+        }
+        if self.configuration is not None:
+            wire["id"] = self.configuration.id
+        if self.version.value():
+            wire["version"] = self.version.value()
+        kind = str(self.kind.currentData() or "")
+        modes = [mode.value for mode, box in self.modes.items() if box.isChecked()]
+        event_types = [t.strip() for t in self.event_types.text().split(",") if t.strip()]
+        settings: dict[str, Any] = {}
+        if kind:
+            settings["webhookEventType"] = kind
+            settings["shipmentV1Event"] = {
+                "includeContext": [
+                    ContextKind.SHIPMENT.value,
+                    *(c.value for c, box in self.context.items() if box.isChecked()),
+                ]
+            }
+        if modes or (event_types and self.event_types.isEnabled()):
+            settings["filters"] = {
+                "transportationModes": modes,
+                "eventTypes": event_types if self.event_types.isEnabled() else [],
+            }
+        if settings:
+            wire["webhookConfiguration"] = settings
+        return wire
+
+    # --- errors and saving -----------------------------------------------------------------
+
+    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        auth = {k: v for k, v in problems.items() if k.startswith("authenticationMethods")}
+        auth.update({k: v for k, v in problems.items() if k.startswith(("authType", "authParams"))})
+        others = {k: v for k, v in problems.items() if k not in auth}
+        duplicates = self.headers.duplicates()
+        if duplicates and "methodHeaders" not in others:
+            others["methodHeaders"] = f"{duplicates[0]} is given twice"
+        self.errors.show(others, general=general)
+        self.auth.show_errors(auth)
+        first = next(iter(problems), "")
+        if first.startswith(("authenticationMethods", "authType", "authParams")):
+            self.tabs.setCurrentIndex(TABS["auth"])
+        elif first.startswith("webhookConfiguration"):
+            self.tabs.setCurrentIndex(TABS["content"])
+        elif others:
+            self.tabs.setCurrentIndex(TABS["endpoint"])
+
+    def save(self) -> None:
+        duplicates = self.headers.duplicates()
+        body, problems = check_configuration(self.wire())
+        if duplicates:
+            problems.setdefault("methodHeaders", f"{duplicates[0]} is given twice")
+        if body is None or problems:
+            self.show_problems(problems)
+            return
+        service = self.session.webhooks
+        if service is None or self.session.client is None:
+            self.show_problems({}, general="Not connected to the service; your input is kept.")
+            return
+        self.buttons.setEnabled(False)
+        self.errors.clear()
+        self.auth.show_errors({})
+
+        def done(saved: PushConfiguration) -> None:
+            self.buttons.setEnabled(True)
+            self.mark_clean()
+            self.saved.emit(saved)
+            self.accept()
+
+        def failed(error: BaseException) -> None:
+            self.buttons.setEnabled(True)
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            self.show_problems(fields, general=None if fields else explain(error))
+
+        spawn(service.save(body), on_done=done, on_error=failed, name="save-webhook")

@@ -1,0 +1,296 @@
+"""The Webhooks pane: the tenant's push configurations; new, edit, delete, a test delivery
+and the delivery log (where the service offers them)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.webhooks import (
+    MAX_CONFIGURATIONS_PER_TENANT,
+    PingResult,
+    PushConfiguration,
+)
+from freightdesk.service.listing import ListChange
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.webhooks import LIMIT_TEXT, WebhookExtensions
+from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
+from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
+from freightdesk.ui.panes.webhooks.form import WebhookFormDialog, kind_text
+from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.notice import Notice
+
+
+def _auth_text(configuration: PushConfiguration) -> str:
+    methods = configuration.authentication_methods
+    return ", ".join(TYPE_TEXT[m.type].split(" (")[0] for m in methods) or "None"
+
+
+def _state_text(configuration: PushConfiguration) -> str:
+    if configuration.enabled:
+        return "Active"
+    return "Paused" + (
+        f": {configuration.disabled_reason}" if configuration.disabled_reason else ""
+    )
+
+
+COLUMNS: list[Column[PushConfiguration]] = [
+    Column("Name", lambda c: c.config_name, 200),
+    Column("Kind", kind_text, 260),
+    Column("Method", lambda c: c.method.value, 60),
+    Column("URL", lambda c: c.url, 280, tooltip=lambda c: c.url),
+    Column("Authentication", _auth_text, 150),
+    Column("State", _state_text, 90, tooltip=_state_text),
+    Column("Version", lambda c: str(c.version) if c.version is not None else "", 60),
+]
+
+
+class WebhooksPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model: ListingModel[PushConfiguration] = ListingModel(COLUMNS, self)
+        self.dialog: QDialog | None = None
+        self.question: QMessageBox | None = None
+        self.extensions = WebhookExtensions()
+        self.last_ping: PingResult | None = None
+
+        intro = QLabel(
+            "Push configurations send shipment changes to your systems as they happen.", self
+        )
+        intro.setWordWrap(True)
+        self.count_label = QLabel(self)
+        self.count_label.setObjectName("webhookCount")
+        self.new_button = QPushButton("&New configuration…", self)
+        self.edit_button = QPushButton("&Edit…", self)
+        self.delete_button = QPushButton("&Delete…", self)
+        self.test_button = QPushButton("Send a &test delivery", self)
+        self.log_button = QPushButton("Delivery &log…", self)
+        self.refresh_button = QPushButton("&Refresh", self)
+        top = QHBoxLayout()
+        top.addWidget(intro, 1)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.new_button)
+        self.notice = Notice(self)
+        self.limit = QLabel(LIMIT_TEXT, self)
+        self.limit.setObjectName("limitNotice")
+        self.limit.setWordWrap(True)
+        self.limit.setStyleSheet("color: #b26a00;")
+        self.limit.setVisible(False)
+        self.table = QTableView(self)
+        self.table.setObjectName("webhooksTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for index, column in enumerate(COLUMNS):
+            self.table.setColumnWidth(index, column.width)
+        actions = QHBoxLayout()
+        actions.addWidget(self.count_label)
+        actions.addStretch(1)
+        for button in (self.test_button, self.log_button, self.edit_button, self.delete_button):
+            actions.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.limit)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(actions)
+
+        self.new_button.clicked.connect(self.new_item)
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.delete_button.clicked.connect(self.confirm_delete)
+        self.test_button.clicked.connect(self.test_selected)
+        self.log_button.clicked.connect(self.show_log)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        for keys, slot, text in (
+            (QKeySequence(Qt.Key.Key_Return), self.edit_selected, "Edit"),
+            (QKeySequence(Qt.Key.Key_F2), self.edit_selected, "Edit"),
+            (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_delete, "Delete"),
+        ):
+            action = QAction(text, self.table)
+            action.setShortcut(keys)
+            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(slot)
+            self.table.addAction(action)
+
+        self.binding = ListBinding(self, session, lambda s: s.webhooks)
+        self.binding.changed.connect(self._show)
+        self.binding.statusChanged.connect(self.notice.show_status)
+        self._unconnected = session.listen_connected(self._learn_extensions)
+        self._selection_changed()
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _learn_extensions(self) -> None:
+        service = self.session.webhooks
+        if service is None:
+            return
+
+        def known(extensions: WebhookExtensions) -> None:
+            self.extensions = extensions
+            self._selection_changed()
+
+        spawn(service.extensions(), on_done=known, name="webhook-extensions")
+
+    def _show(self, _change: ListChange | None = None) -> None:
+        data = self.binding.data
+        if data is None:
+            return
+        selected = self.selected()
+        self.model.set_items(data.items)
+        count = len(data.items)
+        self.count_label.setText(
+            f"{count} of at most {MAX_CONFIGURATIONS_PER_TENANT} push configurations"
+        )
+        at_limit = count >= MAX_CONFIGURATIONS_PER_TENANT
+        self.limit.setVisible(at_limit)
+        self.new_button.setEnabled(not at_limit)
+        self.new_button.setToolTip(LIMIT_TEXT if at_limit else "")
+        if selected is not None:
+            row = next((r for r, c in enumerate(data.items) if c.id == selected.id), None)
+            if row is not None:
+                self.table.selectRow(row)
+        self._selection_changed()
+
+    def selected(self) -> PushConfiguration | None:
+        if not self.table.selectionModel().selectedRows():
+            return None
+        return self.model.item_at(current_row(self.table))
+
+    def _selection_changed(self, *_args: object) -> None:
+        chosen = self.selected() is not None
+        self.edit_button.setEnabled(chosen)
+        self.delete_button.setEnabled(chosen)
+        self.test_button.setEnabled(chosen and self.extensions.ping)
+        self.log_button.setEnabled(chosen and self.extensions.delivery_log)
+        missing = "The connected service does not offer this."
+        self.test_button.setToolTip("" if self.extensions.ping else missing)
+        self.log_button.setToolTip("" if self.extensions.delivery_log else missing)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def new_item(self) -> None:
+        service = self.session.webhooks
+        if service is not None and service.at_limit:
+            self.notice.show_error(LIMIT_TEXT)
+            return
+        self._open_form(None)
+
+    def edit_selected(self) -> None:
+        configuration = self.selected()
+        if configuration is not None:
+            self._open_form(configuration)
+
+    def _open_form(self, configuration: PushConfiguration | None) -> None:
+        dialog = WebhookFormDialog(self.session, configuration, self)
+        dialog.saved.connect(self._saved)
+        self.dialog = dialog
+        dialog.open()
+
+    def _saved(self, saved: PushConfiguration) -> None:
+        self.notice.show_info(f"Saved {saved.config_name}.")
+        if saved.signing_secret:
+            dialog = SigningSecretDialog(saved.config_name, saved.signing_secret, self)
+            self.dialog = dialog
+            dialog.open()
+
+    def confirm_delete(self) -> None:
+        configuration = self.selected()
+        if configuration is None:
+            return
+        self.question = ask(
+            self,
+            "Delete push configuration",
+            f"Delete {configuration.config_name}?",
+            lambda: self.delete(configuration.id),
+            name="confirmDelete",
+            informative="Messages still waiting to be delivered to it are dropped.",
+        )
+
+    def delete(self, webhook_id: int) -> None:
+        service = self.session.webhooks
+        if service is None:
+            return
+        spawn(
+            service.delete(webhook_id),
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="delete-webhook",
+        )
+
+    def test_selected(self) -> None:
+        configuration = self.selected()
+        service = self.session.webhooks
+        if configuration is None or service is None:
+            return
+        self.test_button.setEnabled(False)
+        self.notice.show_info(f"Sending a test delivery to {configuration.url}…")
+
+        def done(result: PingResult) -> None:
+            self.last_ping = result
+            self._selection_changed()
+            if result.delivered:
+                self.notice.show_info(
+                    f"Test delivery accepted: HTTP {result.status_code} in "
+                    f"{result.latency_ms:.0f} ms."
+                )
+            else:
+                answer = (
+                    f"HTTP {result.status_code}" if result.status_code is not None else "no answer"
+                )
+                self.notice.show_error(
+                    f"Test delivery failed ({answer}): {result.error or 'refused by the receiver'}"
+                )
+
+        def failed(error: BaseException) -> None:
+            self._selection_changed()
+            self.notice.show_error(explain(error))
+
+        spawn(service.ping(configuration.id), on_done=done, on_error=failed, name="ping")
+
+    def show_log(self) -> None:
+        configuration = self.selected()
+        service = self.session.webhooks
+        if configuration is None or service is None:
+            return
+        dialog = DeliveryLogDialog(service, configuration, self)
+        self.dialog = dialog
+        dialog.open()
+        dialog.load()
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.table.setFocus()
+
+    def refresh(self) -> None:
+        self.binding.refresh()
+
+    def shutdown(self) -> None:
+        self.binding.shutdown()
+        self._unconnected()

@@ -1,0 +1,162 @@
+"""The Webhooks pane and form against the real local service: create with every problem
+beside its field, secrets masked and kept, a test delivery to a real receiver, the delivery
+log, the service's refusals, the limit of 50, delete after a confirmation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.models.webhooks import MASK
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
+from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
+from freightdesk.ui.panes.webhooks.pane import WebhooksPane
+from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
+from tests.server.test_webhooks_support import receiver
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import answer, connected
+
+__all__ = ["connected"]
+
+PATH = "/api/v4/webhooks"
+
+
+async def _pane(qtbot: QtBot, session: AppSession) -> WebhooksPane:
+    pane = WebhooksPane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 700)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+def _form(pane: WebhooksPane) -> WebhookFormDialog:
+    dialog = pane.dialog
+    assert isinstance(dialog, WebhookFormDialog) and dialog.isVisible()
+    return dialog
+
+
+def _set(edit: Any, text: str) -> None:
+    edit.setText(text)
+    edit.textEdited.emit(text)
+
+
+async def test_create_edit_test_delivery_log_and_delete(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: "0 of at most 50" in pane.count_label.text())
+    with receiver() as hook:
+        pane.new_item()
+        form = _form(pane)
+        # Everything wrong at once, each beside its field.
+        _set(form.url, "ftp://example.com/x")
+        form.headers.add_row("Content-Type", "text/plain")
+        form.auth.add_method(None)
+        method = form.auth.editors[0]
+        method.kind.setCurrentIndex(method.kind.findData("BASIC"))
+        method.fields["username"].setText("a:b")  # type: ignore[union-attr]
+        form.kind.setCurrentIndex(form.kind.findData(""))
+        form.save()
+        assert form.errors.message_for("configName")
+        assert "http" in form.errors.message_for("url")
+        assert "Content-Type" in form.errors.message_for("methodHeaders")
+        assert form.tabs.currentIndex() == 0
+        form.tabs.setCurrentIndex(2)
+        assert method.field_errors["username"].isVisible()
+        assert method.field_errors["password"].isVisible()
+
+        # Fixed: an API key, a granular kind with route context, a mode filter.
+        _set(form.name, "ERP feed")
+        _set(form.url, hook.url())
+        form.headers.set_values({"X-Team": "dispatch"})
+        method.kind.setCurrentIndex(method.kind.findData("API_KEY"))
+        method.fields["apiKey"].setText("k-123")  # type: ignore[union-attr]
+        form.kind.setCurrentIndex(form.kind.findData("shipments.v1.event.added"))
+        form.context[next(iter(form.context))].setChecked(True)
+        form.event_types.setText("DELIVERED")
+        form.save()
+        await wait_until(lambda: not form.isVisible())
+        await wait_until(lambda: pane.model.rowCount() == 1)
+        secret = pane.dialog
+        assert isinstance(secret, SigningSecretDialog) and secret.secret.text()
+        secret.close()
+        stored = tenant.http.get(PATH).json()["webhookEndpoints"][0]
+        assert stored["authenticationMethods"][0]["parameters"]["apiKey"] == MASK
+        assert stored["webhookConfiguration"]["shipmentV1Event"]["includeContext"] == [
+            "SHIPMENT",
+            "ROUTE",
+        ]
+        assert stored["webhookConfiguration"]["filters"]["eventTypes"] == ["DELIVERED"]
+
+        # Edit the URL; the masked key is sent back and kept by the service.
+        pane.table.selectRow(0)
+        pane.edit_selected()
+        form = _form(pane)
+        assert form.auth.editors[0].fields["apiKey"].text() == MASK  # type: ignore[union-attr]
+        _set(form.url, hook.url("/hook2"))
+        form.save()
+        await wait_until(lambda: not form.isVisible())
+
+        # A test delivery reaches the receiver with the kept key.
+        await wait_until(lambda: pane.test_button.isEnabled(), seconds=40)
+        pane.test_selected()
+        await wait_until(lambda: pane.last_ping is not None)
+        assert "accepted: HTTP 200" in pane.notice.text()
+        received = hook.received()[-1]
+        assert received.path == "/hook2" and received.headers["x-api-key"] == "k-123"
+        pane.show_log()
+        log = pane.dialog
+        assert isinstance(log, DeliveryLogDialog)
+        await wait_until(lambda: log.table.rowCount() == 1)
+        assert log.table.item(0, 1).text() == "Test delivery"
+        assert "HTTP 200" in log.table.item(0, 4).text()
+        log.accept()
+
+    pane.confirm_delete()
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: pane.model.rowCount() == 0)
+    assert tenant.http.get(PATH).json()["webhookEndpoints"] == []
+    pane.shutdown()
+
+
+async def test_refusals_the_limit_and_unsaved_changes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    for n in range(49):
+        body = {"configName": f"hook {n:02d}", "url": f"https://h.example.com/{n}"}
+        assert tenant.http.put(PATH, json=body).status_code == 200
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 49)
+    assert pane.new_button.isEnabled() and not pane.limit.isVisible()
+
+    # The service refuses a duplicate name: shown beside the name, the form kept.
+    pane.new_item()
+    form = _form(pane)
+    _set(form.name, "hook 00")
+    _set(form.url, "https://h.example.com/dup")
+    form.save()
+    await wait_until(lambda: bool(form.errors.message_for("configName")))
+    assert "already exists" in form.errors.message_for("configName")
+    _set(form.name, "hook 49")
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    await wait_until(lambda: pane.model.rowCount() == 50)
+    pane.dialog.close()  # type: ignore[union-attr]  (the signing secret)
+    assert pane.limit.isVisible() and not pane.new_button.isEnabled()
+    assert "at most 50" in pane.limit.text()
+
+    # Closing an edited form asks first.
+    pane.table.selectRow(0)
+    pane.edit_selected()
+    form = _form(pane)
+    _set(form.url, "https://h.example.com/changed")
+    form.reject()
+    answer("unsavedChanges", QMessageBox.StandardButton.Discard)
+    assert not form.isVisible()
+    pane.shutdown()
