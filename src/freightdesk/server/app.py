@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
 
 from freightdesk import __version__
 from freightdesk.server.context import ServiceContext
@@ -99,7 +101,9 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
             "interface."
         ),
         lifespan=lifespan,
-        docs_url="/docs",
+        # Served below, off the event loop; the interactive docs need a CDN, so none.
+        openapi_url=None,
+        docs_url=None,
         redoc_url=None,
     )
     app.state.context = ctx
@@ -114,7 +118,18 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
         """Liveness for supervisors and load balancers; needs no credentials."""
         return {"status": "ok", "version": __version__}
 
+    building = threading.Lock()
+
+    @app.get("/openapi.json", include_in_schema=False)
+    async def openapi_document() -> JSONResponse:
+        # Building the document takes seconds on a busy machine: never on the event loop.
+        return JSONResponse(await asyncio.to_thread(app.openapi))
+
     def openapi() -> dict[str, Any]:
+        with building:
+            return _build_openapi()
+
+    def _build_openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = get_openapi(
                 title=app.title,
