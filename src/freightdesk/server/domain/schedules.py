@@ -380,7 +380,7 @@ def served_ports() -> frozenset[str]:
 # --- routings between two ports ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LegPlan:
     service: Service
     origin_index: int
@@ -415,15 +415,12 @@ def _first_leg(service: Service, origin: int, destination: int) -> LegPlan:
     )
 
 
-def _connect(previous: LegPlan, service: Service, origin: int, destination: int) -> LegPlan:
-    """The first sailing of `service` from its call `origin` that the cargo can make."""
-    ready = previous.arrive_hours + MIN_CONNECTION_HOURS
-    first_departure = service.start_hours + service.depart[origin]
-    voyage = math.ceil((ready - first_departure) / WEEK_HOURS)
-    depart = first_departure + voyage * WEEK_HOURS
-    arrive = depart + service.hours_to(origin, destination)
-    # The voyage number counts from the first leg's voyage 0.
-    return LegPlan(service, origin, destination, voyage, depart, arrive)
+def _next_sailing(arrived: float, service: Service, call: int) -> tuple[int, float]:
+    """The first voyage of `service` leaving its call `call` that cargo arriving at `arrived`
+    can make, counted from the first leg's voyage 0, and when it leaves."""
+    first_departure = service.start_hours + service.depart[call]
+    voyage = math.ceil((arrived + MIN_CONNECTION_HOURS - first_departure) / WEEK_HOURS)
+    return voyage, first_departure + voyage * WEEK_HOURS
 
 
 MAX_SEARCH_TRANSSHIPMENTS = 4
@@ -446,6 +443,9 @@ def _carrier_routings(
     the transit `bound[0]` that the answer keeps at most (lowered as faster routings appear).
     """
     found: list[Routing] = []
+    # Fastest transit to each port from any first sailing: a path a week or more slower than
+    # that cannot catch up, since from there on it waits at most a week less.
+    quickest: dict[str, float] = {}
     for first, index in calls.get(origin, []):
         start = first.start_hours + first.depart[index]
         earliest: dict[str, float] = {}
@@ -479,15 +479,20 @@ def _carrier_routings(
                 for service, at in calls.get(port, []):
                     if any(leg.service is service for leg in path):
                         continue
-                    for target in range(len(service.ports)):
-                        reached = service.ports[target]
+                    voyage, depart = _next_sailing(last.arrive_hours, service, at)
+                    for target, reached in enumerate(service.ports):
                         if target == at or reached in visited:
                             continue
-                        leg = _connect(last, service, at, target)
-                        if leg.arrive_hours < earliest.get(reached, math.inf) and _promising(
-                            leg.arrive_hours, reached, destination, start, earliest, bound
+                        arrive = depart + service.hours_to(at, target)
+                        transit = arrive - start
+                        if (
+                            arrive < earliest.get(reached, math.inf)
+                            and transit < quickest.get(reached, math.inf) + WEEK_HOURS
+                            and _promising(arrive, reached, destination, start, earliest, bound)
                         ):
-                            earliest[reached] = leg.arrive_hours
+                            earliest[reached] = arrive
+                            quickest[reached] = min(transit, quickest.get(reached, math.inf))
+                            leg = LegPlan(service, at, target, voyage, depart, arrive)
                             following.append((*path, leg))
             layer = following
     return found

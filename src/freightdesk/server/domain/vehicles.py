@@ -46,7 +46,14 @@ from freightdesk.server.domain.places import (
 )
 from freightdesk.server.errors import ApiError, field_error, field_errors
 from freightdesk.server.tables.tenancy import Tenant
-from freightdesk.server.tables.vehicles import VehicleRow, cell
+from freightdesk.server.tables.vehicles import (
+    CELL_DEGREES,
+    VehicleRow,
+    cell_column,
+    cell_key,
+    cell_of,
+    cell_row,
+)
 
 COOP_FEATURE = "capacityCoop"
 POOLS_FEATURE = "capacityCoopPools"
@@ -191,7 +198,7 @@ def _sort_value(candidate: Candidate, field: VehicleSortField) -> Any:
 def sort_candidates(candidates: list[Candidate], keys: list[SortKey]) -> None:
     # Stable sorts applied from the last key to the first give a multi-key order; the vehicle
     # id settles ties so that pages never overlap.
-    candidates.sort(key=lambda c: str(c.row.vehicle_id))
+    candidates.sort(key=lambda c: c.row.id)
     for key in reversed(keys):
         candidates.sort(key=_key_of(key.field), reverse=key.descending)
 
@@ -202,7 +209,71 @@ def _key_of(field: VehicleSortField) -> Callable[[Candidate], Any]:
 
 # --- the search ----------------------------------------------------------------------------
 
+# What the first pass reads for every vehicle near the centre: all of it is in the index.
+_FIRST_PASS = (
+    VehicleRow.id,
+    VehicleRow.latitude,
+    VehicleRow.longitude,
+    VehicleRow.available_from,
+    VehicleRow.truck_type,
+)
+# Sorting by contact needs the carrier's name and contact, read from the table.
+_CONTACT_COLUMNS = (VehicleRow.carrier_name, VehicleRow.contact_family_name)
+_COLUMNS_ROUND = round(360 / CELL_DEGREES)
+
+
+def _cells(centre: Centre, radius_km: float) -> list[int]:
+    """The grid cells a circle round the centre touches (its bounding box)."""
+    dlat = math.degrees(radius_km / EARTH_RADIUS_KM)
+    cos_lat = max(math.cos(math.radians(centre.latitude)), 0.01)
+    dlon = min(180.0, dlat / cos_lat)
+    rows = range(
+        cell_row(max(-90.0, centre.latitude - dlat)),
+        cell_row(min(89.999, centre.latitude + dlat)) + 1,
+    )
+    first = cell_column(centre.longitude - dlon)
+    span = (cell_column(centre.longitude + dlon) - first) % _COLUMNS_ROUND
+    columns = {(first + k) % _COLUMNS_ROUND for k in range(span + 1)}
+    return sorted(cell_key(row, column) for row in rows for column in columns)
+
+
+def search(
+    session: Session,
+    tenant_id: int,
+    query: AvailableVehiclesQuery,
+    pools: list[str],
+    centre: Centre,
+    radius_m: float,
+    *,
+    with_contacts: bool = False,
+) -> list[Candidate]:
+    """Every vehicle in the radius that is available within the time range (unsorted)."""
+    radius_km = radius_m / 1000
+    start = query.time_range.start_date_time
+    end = query.time_range.end_date_time or start + timedelta(hours=DEFAULT_WINDOW_HOURS)
+    conditions: list[Any] = [
+        VehicleRow.sharing_pool.in_(pools),
+        VehicleRow.cell.in_(_cells(centre, radius_km)),
+        VehicleRow.available_from <= end,
+        VehicleRow.available_until >= start,
+    ]
+    if query.truck_type is not None:
+        conditions.append(VehicleRow.truck_type == query.truck_type.value)
+    if not query.include_my_shipments:
+        conditions.append(
+            or_(VehicleRow.shipper_tenant_id.is_(None), VehicleRow.shipper_tenant_id != tenant_id)
+        )
+    columns = _FIRST_PASS + (_CONTACT_COLUMNS if with_contacts else ())
+    found: list[Candidate] = []
+    for row in session.execute(select(*columns).where(*conditions)):
+        km = haversine_km(centre.latitude, centre.longitude, row.latitude, row.longitude)
+        if km <= radius_km:
+            found.append(Candidate(row, km))
+    return found
+
+
 _COLUMNS = (
+    VehicleRow.id,
     VehicleRow.vehicle_id,
     VehicleRow.sharing_pool,
     VehicleRow.carrier_scac,
@@ -223,54 +294,16 @@ _COLUMNS = (
 )
 
 
-def _box(centre: Centre, radius_km: float) -> tuple[int, int, int, int]:
-    dlat = math.degrees(radius_km / EARTH_RADIUS_KM)
-    cos_lat = max(math.cos(math.radians(centre.latitude)), 0.01)
-    dlon = min(180.0, dlat / cos_lat)
-    return (
-        cell(centre.latitude - dlat),
-        cell(centre.latitude + dlat),
-        cell(centre.longitude - dlon),
-        cell(centre.longitude + dlon),
-    )
+def page_rows(session: Session, candidates: Sequence[Candidate]) -> list[tuple[Candidate, Any]]:
+    """The full rows of the vehicles of one page, in the page's order."""
+    wanted = [candidate.row.id for candidate in candidates]
+    rows = {
+        row.id: row for row in session.execute(select(*_COLUMNS).where(VehicleRow.id.in_(wanted)))
+    }
+    return [(candidate, rows[candidate.row.id]) for candidate in candidates]
 
 
-def search(
-    session: Session,
-    tenant_id: int,
-    query: AvailableVehiclesQuery,
-    pools: list[str],
-    centre: Centre,
-    radius_m: float,
-) -> list[Candidate]:
-    """Every vehicle in the radius that is available within the time range (unsorted)."""
-    radius_km = radius_m / 1000
-    start = query.time_range.start_date_time
-    end = query.time_range.end_date_time or start + timedelta(hours=DEFAULT_WINDOW_HOURS)
-    lat_low, lat_high, lon_low, lon_high = _box(centre, radius_km)
-    conditions: list[Any] = [
-        VehicleRow.sharing_pool.in_(pools),
-        VehicleRow.cell_lat.between(lat_low, lat_high),
-        VehicleRow.cell_lon.between(lon_low, lon_high),
-        VehicleRow.available_from <= end,
-        VehicleRow.available_until >= start,
-    ]
-    if query.truck_type is not None:
-        conditions.append(VehicleRow.truck_type == query.truck_type.value)
-    if not query.include_my_shipments:
-        conditions.append(
-            or_(VehicleRow.shipper_tenant_id.is_(None), VehicleRow.shipper_tenant_id != tenant_id)
-        )
-    found: list[Candidate] = []
-    for row in session.execute(select(*_COLUMNS).where(*conditions)):
-        km = haversine_km(centre.latitude, centre.longitude, row.latitude, row.longitude)
-        if km <= radius_km:
-            found.append(Candidate(row, km))
-    return found
-
-
-def view(candidate: Candidate, tenant_id: int, unit: RadiusUnit) -> AvailableVehicle:
-    row = candidate.row
+def view(candidate: Candidate, row: Any, tenant_id: int, unit: RadiusUnit) -> AvailableVehicle:
     return AvailableVehicle(
         vehicle_id=uuid.UUID(row.vehicle_id),
         carrier_identifier=CarrierIdentifier(value=row.carrier_scac),
@@ -425,8 +458,7 @@ def vehicle_row(
         "truck_type": (truck_type or rng.choices(types, weights)[0]).value,
         "latitude": latitude,
         "longitude": longitude,
-        "cell_lat": cell(latitude),
-        "cell_lon": cell(longitude),
+        "cell": cell_of(latitude, longitude),
         "city": where.city,
         "state": where.state,
         "country": where.country,

@@ -13,6 +13,7 @@ from freightdesk.models.vehicles import (
     MAX_SIZE,
     AvailableVehicles,
     AvailableVehiclesQuery,
+    VehicleSortField,
 )
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import SessionDep
@@ -43,10 +44,14 @@ def query_available_vehicles(
     keys = domain.parse_sort(sort)
     radius_m, unit = domain.radius_metres(body)
     centre = domain.centre_of(body)
-    found = domain.search(session, principal.tenant_id, body, pools, centre, radius_m)
+    by_contact = any(key.field is VehicleSortField.CARRIER_CONTACT for key in keys)
+    found = domain.search(
+        session, principal.tenant_id, body, pools, centre, radius_m, with_contacts=by_contact
+    )
     domain.sort_candidates(found, keys)
     start = (page - 1) * size
+    shown = domain.page_rows(session, found[start : start + size])
     return AvailableVehicles(
         pagination_info=PaginationInfo(page_number=page, page_size=size, total=len(found)),
-        results=[domain.view(c, principal.tenant_id, unit) for c in found[start : start + size]],
+        results=[domain.view(c, row, principal.tenant_id, unit) for c, row in shown],
     )

@@ -1,0 +1,215 @@
+"""Planning tools: sailing schedule searches and available-vehicle radius searches.
+
+Prepares a fresh database (SQLite, or the PostgreSQL given) with a co-op tenant and a pool of
+N vehicles seeded around real freight cities, starts the real service (`freightdesk serve`, a
+subprocess) on it and times, over HTTP on loopback:
+
+- available vehicles: radius searches (50 miles, the next 24 hours, sorted by distance, a page
+  of 50) centred on random real places, weighted as the vehicles are;
+- sailing schedules: point-to-point searches over a year of departures between random pairs of
+  the ~200 ports, first for pairs never asked before (the routings are worked out) and then
+  the same pairs again.
+
+    python -m bench.bench_planning [--vehicles 100000] [--queries 200]
+                                   [--postgres | --database postgresql://...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from freightdesk.server.app import build_context
+from freightdesk.server.db import transaction
+from freightdesk.server.domain.places import PLACES
+from freightdesk.server.domain.ports import PORTS
+from freightdesk.server.domain.tenants import create_client_app, ensure_tenant, set_feature
+from freightdesk.server.domain.vehicles import seed_vehicles
+from freightdesk.server.settings import ServerSettings, normalize_database_url
+
+VEHICLES = "/api/v4/tl/available-vehicles/query"
+ROUTES = "/services/advanced-sailing-schedules/v1/point-to-point-routes"
+
+
+def prepare(data_dir: Path, database_url: str, vehicles: int) -> tuple[str, str]:
+    """Schema, a co-op tenant with a client application, and the vehicle pool."""
+    context = build_context(ServerSettings(data_dir=data_dir, database_url=database_url))
+    try:
+        with transaction(context.sessions) as session:
+            tenant = ensure_tenant(session, "bench-planning", "bench-planning", "bench").tenant
+            set_feature(session, tenant, "capacityCoop", True)
+            app, secret = create_client_app(session, tenant.id, "bench")
+            client_id = app.id
+        started = time.perf_counter()
+        with transaction(context.sessions) as session:
+            seed_vehicles(session, vehicles, seed=11)
+        print(f"seeded {vehicles:,} vehicles in {time.perf_counter() - started:.1f} s")
+    finally:
+        context.engine.dispose()
+    return client_id, secret
+
+
+def start_service(data_dir: Path, database_url: str) -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "freightdesk.cli", "serve", "--port", "0", "--data-dir",
+         str(data_dir), "--database", database_url, "--log-level", "warning"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise SystemExit(f"the service did not start: {line!r}")
+    url = found.group(0)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            httpx.get(f"{url}/docs", timeout=5)
+            return process, url
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise
+            time.sleep(0.1)
+
+
+def timed(call: Callable[[], httpx.Response]) -> tuple[float, httpx.Response]:
+    started = time.perf_counter()
+    response = call()
+    return (time.perf_counter() - started) * 1000, response
+
+
+def summary(label: str, millis: list[float], extra: str = "") -> None:
+    ordered = sorted(millis)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    print(
+        f"{label:<48} median {statistics.median(ordered):6.1f} ms   p95 {p95:6.1f} ms   "
+        f"max {ordered[-1]:6.1f} ms   n={len(ordered)}{extra}"
+    )
+
+
+def bench_vehicles(
+    http: httpx.Client, queries: int, rng: random.Random, *, report: bool = True
+) -> None:
+    weights = [place.weight for place in PLACES]
+    start = datetime.now(UTC).replace(microsecond=0)
+    millis: list[float] = []
+    totals: list[int] = []
+    for _ in range(queries):
+        place = rng.choices(PLACES, weights)[0]
+        body: dict[str, Any] = {
+            "geoCoordinates": {"latitude": place.latitude, "longitude": place.longitude},
+            "timeRange": {"startDateTime": start.isoformat()},
+            "radius": 50,
+            "radiusUnit": "MI",
+        }
+        spent, response = timed(
+            lambda body=body: http.post(VEHICLES, json=body, params={"size": 50})
+        )
+        response.raise_for_status()
+        millis.append(spent)
+        totals.append(response.json()["paginationInfo"]["total"])
+    if not report:
+        return
+    summary(
+        "available vehicles, 50 mi radius, page of 50",
+        millis,
+        f"   vehicles in radius: median {statistics.median(totals):,.0f}, max {max(totals):,}",
+    )
+
+
+def bench_schedules(http: httpx.Client, queries: int, rng: random.Random) -> None:
+    today = datetime.now(UTC).date()
+    codes = sorted(PORTS)
+    pairs = [tuple(rng.sample(codes, 2)) for _ in range(queries)]
+    rounds: dict[str, list[float]] = {"first": [], "again": []}
+    totals: list[int] = []
+    for name in rounds:
+        for origin, destination in pairs:
+            params = {
+                "origin": origin,
+                "destination": destination,
+                "departureStartDate": str(today),
+                "departureEndDate": str(today + timedelta(days=365)),
+            }
+            spent, response = timed(lambda params=params: http.get(ROUTES, params=params))
+            response.raise_for_status()
+            rounds[name].append(spent)
+            if name == "first":
+                totals.append(response.json()["paginationInfo"]["total"])
+    summary(
+        "sailing schedules, a year, pair asked first time",
+        rounds["first"],
+        f"   sailings per pair: median {statistics.median(totals):,.0f}",
+    )
+    summary("sailing schedules, a year, same pair again", rounds["again"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vehicles", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--database", help="a PostgreSQL URL (default: a fresh SQLite file)")
+    parser.add_argument(
+        "--postgres", action="store_true", help="start a throwaway PostgreSQL (initdb) and use it"
+    )
+    args = parser.parse_args()
+    postgres = None
+    if args.postgres:
+        from tests.support import PostgresServer
+
+        postgres = PostgresServer()
+        postgres.start()
+        args.database = postgres.create_database()
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-planning-"))
+    database_url = normalize_database_url(
+        args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
+    )
+    process = None
+    try:
+        client_id, secret = prepare(data_dir, database_url, args.vehicles)
+        process, url = start_service(data_dir, database_url)
+        token = httpx.post(
+            f"{url}/api/v4/oauth2/token",
+            data={"grant_type": "client_credentials", "client_id": client_id,
+                  "client_secret": secret},
+        )  # fmt: skip
+        token.raise_for_status()
+        headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
+        database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
+        print(f"database: {database}; {len(PORTS)} ports")
+        with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
+            rng = random.Random(5)
+            # One call each first, so that start-up work is not in the figures.
+            http.get("/services/advanced-sailing-schedules/v1/carriers").raise_for_status()
+            bench_vehicles(http, 5, random.Random(99), report=False)
+            bench_vehicles(http, args.queries, rng)
+            bench_schedules(http, args.queries, rng)
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+        if postgres is not None:
+            postgres.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
