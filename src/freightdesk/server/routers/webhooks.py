@@ -29,7 +29,7 @@ from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import configs, operations, tuning
-from freightdesk.server.webhooks.delivery import BASE_URL_KEY, Sender
+from freightdesk.server.webhooks.delivery import BASE_URL_KEY, RESYNC_KEY, Sender
 from freightdesk.server.webhooks.outbox import Endpoint
 
 router = APIRouter(prefix="/api/v4/webhooks", tags=["Push configurations (webhooks)"])
@@ -142,7 +142,9 @@ def redeliver_message(
     the order of its shipment. 409 while the configuration is disabled."""
     with transaction(context.sessions) as session:
         config = configs.owned(session, principal.tenant_id, webhook_id)
-        return operations.redeliver(session, config, message_id)
+        queued = operations.redeliver(session, config, message_id)
+    context.services[RESYNC_KEY] = True  # the worker takes it up on its next cycle
+    return queued
 
 
 @router.post(
@@ -165,7 +167,7 @@ async def ping_webhook(
     # async so the request waits on the event loop, not on a pool thread, while the
     # receiver takes its time; database work still runs in the thread pool.
     endpoint, event_id, body = await run_in_threadpool(prepare)
-    sender = Sender(max_connections=4)
+    sender = Sender(per_endpoint=1)
     try:
         result = await sender.send(endpoint, event_id, body, tuning.current(context))
     finally:

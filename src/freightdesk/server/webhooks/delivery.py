@@ -1,9 +1,9 @@
 """The webhook delivery worker (registered in `app.WORKER_MODULES` through `WORKERS`).
 
 One cycle, every `poll_interval_seconds` or sooner when a request finishes:
-1. store the outcomes of finished requests (outbox.record),
+1. store the outcomes of finished requests (outbox.record), then let their chains move on,
 2. fan out new rows of the shipment change journal (outbox.fan_out),
-3. start requests for due messages (outbox.due), within the concurrency of each
+3. start requests for due messages (schedule.Scheduler), within the concurrency of each
    configuration and in all: a slow receiver fills only its own slots.
 
 Database work runs on one thread of our own, never on the event loop. Requests go out with one
@@ -20,7 +20,6 @@ import functools
 import logging
 import ssl
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -36,7 +35,8 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.webhooks import outbox, signing
 from freightdesk.server.webhooks.credentials import CredentialError, Credentials, ssl_context
-from freightdesk.server.webhooks.outbox import Claim, Endpoint, Outcome
+from freightdesk.server.webhooks.outbox import Endpoint, Outcome
+from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.tuning import Tuning, current
 from freightdesk.server.workers import Worker
 
@@ -44,8 +44,12 @@ log = logging.getLogger(__name__)
 
 USER_AGENT = f"FreightDesk-Webhooks/{__version__}"
 BASE_URL_KEY = "webhooks.base_url"
+# Set (by the redelivery route) to make the worker reload its view of the outbox.
+RESYNC_KEY = "webhooks.resync"
 _RESPONSE_BYTES = 64 * 1024
 _PURGE_EVERY_SECONDS = 600.0
+_CLEANUP_EVERY_SECONDS = 60.0
+_MIN_CYCLE_SECONDS = 0.01
 _SHUTDOWN_GRACE_SECONDS = 1.0
 
 T = TypeVar("T")
@@ -85,36 +89,55 @@ def _retry_after(value: str | None) -> float | None:
 
 
 class Sender:
-    """Sends one message to one endpoint: signed, authenticated, bounded in time."""
+    """Sends one message to one endpoint: signed, authenticated, bounded in time.
 
-    def __init__(self, max_connections: int = 300) -> None:
+    Each configuration gets its own small connection pool (its concurrency is bounded
+    anyway): httpcore scans a pool's connections for every request, so one big shared pool
+    costs time in proportion to all connections, and a slow receiver would hold connections
+    that others need. An MTLS configuration's pool carries its client certificate.
+    """
+
+    def __init__(self, per_endpoint: int = 8) -> None:
         self._limits = httpx.Limits(
-            max_connections=max_connections, max_keepalive_connections=max_connections
+            max_connections=per_endpoint, max_keepalive_connections=per_endpoint
         )
-        self._client = httpx.AsyncClient(limits=self._limits, follow_redirects=False)
-        self._tls: dict[int, tuple[str, httpx.AsyncClient]] = {}
-        self._tls_lock = asyncio.Lock()
+        # Loading the trust store takes ~0.1 s: once for every pool without a client
+        # certificate, not once per pool.
+        self._trust = httpx.create_ssl_context()
+        # For token endpoints, which are not a configuration's receiver.
+        self._shared = httpx.AsyncClient(
+            verify=self._trust, limits=self._limits, follow_redirects=False
+        )
+        self._clients: dict[int, tuple[datetime, httpx.AsyncClient]] = {}
+        self._lock = asyncio.Lock()
         self.credentials = Credentials()
 
     async def close(self) -> None:
-        clients = [self._client, *(client for _, client in self._tls.values())]
-        self._tls.clear()
+        clients = [self._shared, *(client for _, client in self._clients.values())]
+        self._clients.clear()
         for client in clients:
             await client.aclose()
 
+    async def forget(self, keep: set[int]) -> None:
+        """Close the pools of configurations that no longer have anything to send."""
+        for config_id in [c for c in self._clients if c not in keep]:
+            _version, client = self._clients.pop(config_id)
+            await client.aclose()
+
     async def _client_for(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        mtls = [m for m in endpoint.methods if m["type"] == AuthenticationType.MTLS.value]
-        if not mtls:
-            return self._client
-        parameters = mtls[0]["parameters"]
-        fingerprint = f"{endpoint.updated_at.isoformat()}"
-        async with self._tls_lock:
-            known = self._tls.get(endpoint.id)
-            if known is not None and known[0] == fingerprint:
+        known = self._clients.get(endpoint.id)
+        if known is not None and known[0] == endpoint.updated_at:
+            return known[1]
+        async with self._lock:
+            known = self._clients.get(endpoint.id)
+            if known is not None and known[0] == endpoint.updated_at:
                 return known[1]
-            context = await asyncio.to_thread(ssl_context, parameters)
-            client = httpx.AsyncClient(verify=context, limits=self._limits, follow_redirects=False)
-            self._tls[endpoint.id] = (fingerprint, client)
+            mtls = [m for m in endpoint.methods if m["type"] == AuthenticationType.MTLS.value]
+            verify = self._trust
+            if mtls:
+                verify = await asyncio.to_thread(ssl_context, mtls[0]["parameters"])
+            client = httpx.AsyncClient(verify=verify, limits=self._limits, follow_redirects=False)
+            self._clients[endpoint.id] = (endpoint.updated_at, client)
         if known is not None:
             await known[1].aclose()
         return client
@@ -134,7 +157,7 @@ class Sender:
                 headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
                 headers.update(endpoint.headers)
                 headers.update(
-                    await self.credentials.headers(endpoint.methods, self._client, timeout)
+                    await self.credentials.headers(endpoint.methods, self._shared, timeout)
                 )
                 now = int(time.time())
                 headers["webhook-id"] = event_id
@@ -191,12 +214,16 @@ class DeliveryWorker:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webhooks-db")
-        self.sender = Sender(max_connections=current(context).total_concurrency + 16)
-        self._in_flight: dict[int, asyncio.Task[None]] = {}
-        self._per_config: Counter[int] = Counter()
+        self.sender = Sender(per_endpoint=current(context).per_endpoint_concurrency)
+        self.scheduler = Scheduler()
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._flying: dict[int, Pending] = {}
         self._finished: list[Outcome] = []
+        self._endpoints: dict[int, Endpoint] = {}
         self._wake = asyncio.Event()
+        self._loaded = False
         self._last_purge = 0.0
+        self._last_cleanup = time.monotonic()
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -206,6 +233,7 @@ class DeliveryWorker:
         try:
             while not stop.is_set():
                 tuning = current(self.context)
+                started = time.monotonic()
                 try:
                     more = await self._cycle(tuning)
                 except Exception:
@@ -213,51 +241,79 @@ class DeliveryWorker:
                     more = False
                     await _wait(stop, asyncio.Event(), tuning.poll_interval_seconds * 10)
                 if not more:
-                    await _wait(stop, self._wake, tuning.poll_interval_seconds)
+                    await _wait(stop, self._wake, self._pause(tuning))
                 self._wake.clear()
+                # Under load, let outcomes gather a moment: one cycle's database work then
+                # serves many messages instead of one.
+                rest = _MIN_CYCLE_SECONDS - (time.monotonic() - started)
+                if rest > 0 and not stop.is_set():
+                    await asyncio.sleep(rest)
         finally:
             await self._shutdown()
 
+    def _pause(self, tuning: Tuning) -> float:
+        due = self.scheduler.next_due()
+        if due is None:
+            return tuning.poll_interval_seconds
+        until = (due - utcnow()).total_seconds()
+        return max(0.0, min(tuning.poll_interval_seconds, until))
+
     async def _cycle(self, tuning: Tuning) -> bool:
-        """One round of store, fan out, start; True when more journal rows are waiting."""
+        """One round; True when more journal rows are waiting to be fanned out."""
         finished, self._finished = self._finished, []
-        # Taken here, on the loop: tasks change these while the thread works.
-        busy = set(self._in_flight)
-        slots = {
-            config: tuning.per_endpoint_concurrency - count
-            for config, count in self._per_config.items()
-            if count > 0
-        }
-        free = tuning.total_concurrency - len(busy)
+        resync = not self._loaded or bool(self.context.services.pop(RESYNC_KEY, False))
         try:
-            read, claims, endpoints = await self._db(
-                self._sync_cycle, finished, tuning, busy, slots, free
+            read, fresh, loaded, endpoints = await self._db(
+                self._sync_cycle, finished, tuning, resync, self.scheduler.configs()
             )
         except BaseException:
             self._finished = finished + self._finished  # stored next time
             raise
-        for claim in claims:
-            endpoint = endpoints[claim.config_id]
-            self._per_config[claim.config_id] += 1
-            task = asyncio.create_task(self._deliver(claim, endpoint, tuning))
-            self._in_flight[claim.message_id] = task
+        for outcome in finished:
+            self.scheduler.settle(outcome.pending, outcome.next_attempt_at)
+            self._flying.pop(outcome.pending.message_id, None)
+        if loaded is not None:
+            self.scheduler.rebuild(loaded, self._flying.values())
+            self._loaded = True
+        for pending in fresh:
+            self.scheduler.add(pending)
+        for config_id in self.scheduler.configs() - endpoints.keys():
+            self.scheduler.forget_config(config_id)
+        self._endpoints = endpoints
+        if time.monotonic() - self._last_cleanup > _CLEANUP_EVERY_SECONDS:
+            self._last_cleanup = time.monotonic()
+            busy = self.scheduler.configs() | {p.config_id for p in self._flying.values()}
+            await self.sender.forget(busy)
+        free = tuning.total_concurrency - len(self._tasks)
+        taken = self.scheduler.take(
+            utcnow(),
+            per_config=tuning.per_endpoint_concurrency,
+            limit=max(0, free),
+            usable=lambda config: config in endpoints and endpoints[config].enabled,
+        )
+        if taken:
+            bodies = await self._db(self._bodies, [p.message_id for p in taken])
+            for pending in taken:
+                body = bodies.get(pending.message_id)
+                if body is None:  # deleted with its configuration
+                    self.scheduler.settle(pending, None)
+                    continue
+                self._flying[pending.message_id] = pending
+                endpoint = endpoints[pending.config_id]
+                task = asyncio.create_task(self._deliver(pending, endpoint, body, tuning))
+                self._tasks[pending.message_id] = task
         return read >= tuning.journal_batch
 
     def _sync_cycle(
-        self,
-        finished: list[Outcome],
-        tuning: Tuning,
-        busy: set[int],
-        slots: dict[int, int],
-        free: int,
-    ) -> tuple[int, list[Claim], dict[int, Endpoint]]:
+        self, finished: list[Outcome], tuning: Tuning, resync: bool, waiting: set[int]
+    ) -> tuple[int, list[Pending], list[Pending] | None, dict[int, Endpoint]]:
         sessions = self.context.sessions
         now = utcnow()
         if finished:
             with transaction(sessions) as session:
-                outbox.record(session, finished, tuning, now)
+                outbox.record(session, finished, now)
         with transaction(sessions) as session:
-            read = outbox.fan_out(
+            read, fresh = outbox.fan_out(
                 session,
                 tuning,
                 now,
@@ -268,45 +324,42 @@ class DeliveryWorker:
             self._last_purge = time.monotonic()
             with transaction(sessions) as session:
                 outbox.purge(session, tuning, now)
-        if free <= 0:
-            return read, [], {}
         with sessions() as session:
-            claims, endpoints = outbox.due(
-                session,
-                utcnow(),
-                busy=busy,
-                free_slots=slots,
-                default_slots=tuning.per_endpoint_concurrency,
-                limit=free,
-            )
-        return read, claims, endpoints
+            loaded = outbox.load_pending(session) if resync else None
+            configs = set(waiting) | {p.config_id for p in fresh}
+            configs |= {p.config_id for p in loaded or ()}
+            endpoints = outbox.load_endpoints(session, configs, self._endpoints, now)
+        return read, fresh, loaded, endpoints
 
-    async def _deliver(self, claim: Claim, endpoint: Endpoint, tuning: Tuning) -> None:
+    def _bodies(self, message_ids: list[int]) -> dict[int, str]:
+        with self.context.sessions() as session:
+            return outbox.load_bodies(session, message_ids)
+
+    async def _deliver(
+        self, pending: Pending, endpoint: Endpoint, body: str, tuning: Tuning
+    ) -> None:
         try:
-            result = await self.sender.send(endpoint, claim.event_id, claim.body, tuning)
-            self._finished.append(
-                Outcome(
-                    message_id=claim.message_id,
-                    config_id=claim.config_id,
-                    attempted_at=result.attempted_at,
-                    latency_ms=result.latency_ms,
-                    status_code=result.status_code,
-                    error=result.error,
-                    failed_attempts_before=claim.failed_attempts,
-                    retry_after=result.retry_after,
-                )
-            )
-        except Exception:
-            log.exception("webhook message %d could not be sent", claim.message_id)
+            result = await self.sender.send(endpoint, pending.event_id, body, tuning)
+        except Exception as exc:  # a fault of ours: log it, and try again like a failure
+            log.exception("webhook message %d could not be sent", pending.message_id)
+            result = Result(attempted_at=utcnow(), latency_ms=0.0, error=f"internal: {exc!r}")
         finally:
-            self._in_flight.pop(claim.message_id, None)
-            self._per_config[claim.config_id] -= 1
-            if self._per_config[claim.config_id] <= 0:
-                del self._per_config[claim.config_id]
-            self._wake.set()
+            self._tasks.pop(pending.message_id, None)
+        self._finished.append(
+            outbox.decide(
+                pending,
+                attempted_at=result.attempted_at,
+                latency_ms=result.latency_ms,
+                status_code=result.status_code,
+                error=result.error,
+                retry_after=result.retry_after,
+                tuning=tuning,
+            )
+        )
+        self._wake.set()
 
     async def _shutdown(self) -> None:
-        tasks = list(self._in_flight.values())
+        tasks = list(self._tasks.values())
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=_SHUTDOWN_GRACE_SECONDS)
             for task in pending:
@@ -315,8 +368,7 @@ class DeliveryWorker:
         try:
             if self._finished:
                 finished, self._finished = self._finished, []
-                tuning = current(self.context)
-                await self._db(_store, self.context, finished, tuning)
+                await self._db(_store, self.context, finished)
         except Exception:
             log.exception("could not store the last webhook outcomes; they will be resent")
         finally:
@@ -324,9 +376,9 @@ class DeliveryWorker:
             await self.sender.close()
 
 
-def _store(context: ServiceContext, finished: list[Outcome], tuning: Tuning) -> None:
+def _store(context: ServiceContext, finished: list[Outcome]) -> None:
     with transaction(context.sessions) as session:
-        outbox.record(session, finished, tuning, utcnow())
+        outbox.record(session, finished, utcnow())
 
 
 async def _wait(stop: asyncio.Event, wake: asyncio.Event, seconds: float) -> None:

@@ -116,6 +116,7 @@ def rotate_secret(
     config.previous_signing_secret = config.signing_secret
     config.previous_secret_expires_at = expires
     config.signing_secret = signing.new_secret()
+    config.updated_at = now  # deliveries pick up the new secret at once
     return SigningSecret(
         signing_secret=config.signing_secret, previous_secret_expires_date_time=expires
     )

@@ -3,10 +3,10 @@
 - `fan_out` reads the shipment change journal on from the cursor and inserts one message per
   configuration that wants the change, and moves the cursor, in one transaction: a change is
   fanned out exactly once, and a restart carries on where the last commit left off.
-- `due` picks messages to send now: pending, due, of an enabled configuration, and the oldest
-  pending one of their (configuration, shipment), so that order is kept per shipment.
-- `record` stores the outcome of attempts: delivered, retry later (the schedule in `tuning`),
-  given up, or configuration disabled (410).
+- `load_pending`, `load_endpoints`, `load_bodies` give the worker's scheduler what it needs.
+- `decide` turns an attempt into its outcome: delivered, retry later (the schedule in
+  `tuning`) or given up; `record` stores outcomes, and disables a configuration whose
+  receiver answered 410.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Table,
-    and_,
     bindparam,
     delete,
     func,
@@ -28,7 +27,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from freightdesk.models.webhooks import DeliveryStatus
 from freightdesk.server.tables.tracking import ShipmentChange
@@ -39,6 +38,7 @@ from freightdesk.server.tables.webhooks import (
     WebhookMessageRow,
 )
 from freightdesk.server.webhooks.events import FanOut, Target
+from freightdesk.server.webhooks.schedule import Pending
 from freightdesk.server.webhooks.tuning import Tuning
 
 log = logging.getLogger(__name__)
@@ -70,8 +70,8 @@ def fan_out(
     *,
     base_url: str | None,
     max_positions: int,
-) -> int:
-    """Fan out the next batch of journal rows; returns how many rows were read."""
+) -> tuple[int, list[Pending]]:
+    """Fan out the next batch of journal rows: (rows read, messages made)."""
     cursor = _cursor(session)
     gaps: dict[int, datetime] = {int(i): datetime.fromisoformat(t) for i, t in cursor.gaps}
     newer = ShipmentChange.id > cursor.highest_seen
@@ -85,6 +85,7 @@ def fan_out(
         )
     )
     highest = cursor.highest_seen
+    made: list[Pending] = []
     for change in changes:
         if change.id in gaps:
             del gaps[change.id]
@@ -111,8 +112,17 @@ def fan_out(
             targets.setdefault(row.tenant_id, []).append(Target.of(row))
         outgoing = FanOut(session, base_url, max_positions).messages(changes, targets)
         if outgoing:
-            session.execute(
-                insert(WebhookMessageRow),
+            message = WebhookMessageRow
+            inserted = session.execute(
+                insert(message).returning(
+                    message.id,
+                    message.config_id,
+                    message.shipment_id,
+                    message.event_id,
+                    message.attempt_count,
+                    message.next_attempt_at,
+                    sort_by_parameter_order=True,
+                ),
                 [
                     {
                         "tenant_id": m.tenant_id,
@@ -129,10 +139,11 @@ def fan_out(
                     for m in outgoing
                 ],
             )
+            made = [_pending(row) for row in inserted]
     cursor.highest_seen = highest
     cursor.position = min(gaps) - 1 if gaps else highest
     cursor.gaps = [[i, seen.isoformat()] for i, seen in sorted(gaps.items())]
-    return len(changes)
+    return len(changes), made
 
 
 # --- what to send ----------------------------------------------------------------------------
@@ -151,6 +162,7 @@ class Endpoint:
     params: dict[str, str]
     methods: list[dict[str, Any]]
     secrets: tuple[str, ...]
+    enabled: bool
     updated_at: datetime
 
     @classmethod
@@ -172,111 +184,84 @@ class Endpoint:
             params=dict(row.method_params or {}),
             methods=list(row.authentication_methods or []),
             secrets=tuple(secrets),
+            enabled=row.enabled,
             updated_at=row.updated_at,
         )
 
 
-@dataclass(frozen=True)
-class Claim:
-    message_id: int
-    config_id: int
-    event_id: str
-    shipment_id: str | None
-    body: str
-    failed_attempts: int
-
-
-def due(
-    session: Session,
-    now: datetime,
-    *,
-    busy: Iterable[int],
-    free_slots: dict[int, int],
-    default_slots: int,
-    limit: int,
-) -> tuple[list[Claim], dict[int, Endpoint]]:
-    """Messages to send now, at most the free slots of each configuration, oldest first.
-
-    `busy` are messages in flight or with an outcome not stored yet (still PENDING here);
-    `free_slots` holds configurations with fewer free slots than `default_slots`.
-    """
-    message = WebhookMessageRow
-    earlier = aliased(WebhookMessageRow)
-    blocked = (
-        select(earlier.id)
-        .where(
-            earlier.config_id == message.config_id,
-            earlier.shipment_id == message.shipment_id,
-            earlier.status == PENDING,
-            earlier.id < message.id,
-        )
-        .exists()
+def _pending(row: Any) -> Pending:
+    return Pending(
+        message_id=row.id,
+        config_id=row.config_id,
+        chain=row.shipment_id or f"#{row.id}",
+        event_id=row.event_id,
+        failed=row.attempt_count,
+        due_at=row.next_attempt_at,
     )
-    busy_ids = list(busy)
-    full = [config for config, slots in free_slots.items() if slots <= 0]
-    conditions = [
-        message.status == PENDING,
-        message.next_attempt_at <= now,
-        WebhookConfigRow.enabled.is_(True),
-        ~blocked,
-    ]
-    if busy_ids:
-        conditions.append(message.id.not_in(busy_ids))
-    if full:
-        conditions.append(message.config_id.not_in(full))
-    ranked = (
+
+
+def load_pending(session: Session) -> list[Pending]:
+    """Every message still to be sent (never pings, which are not retried)."""
+    message = WebhookMessageRow
+    rows = session.execute(
         select(
             message.id,
             message.config_id,
-            message.event_id,
             message.shipment_id,
+            message.event_id,
             message.attempt_count,
-            func.row_number()
-            .over(partition_by=message.config_id, order_by=message.id)
-            .label("rank"),
+            message.next_attempt_at,
         )
-        .join(WebhookConfigRow, WebhookConfigRow.id == message.config_id)
-        .where(and_(*conditions))
-        .subquery()
+        .where(message.status == PENDING, message.next_attempt_at.is_not(None))
+        .order_by(message.id)
     )
-    rows = session.execute(
-        select(ranked).where(ranked.c.rank <= default_slots).order_by(ranked.c.id).limit(limit)
+    return [_pending(row) for row in rows]
+
+
+def load_endpoints(
+    session: Session, config_ids: Iterable[int], known: dict[int, Endpoint], now: datetime
+) -> dict[int, Endpoint]:
+    """The current endpoints of these configurations (absent: deleted); rows that did not
+    change since `known` are not read again."""
+    ids = list(config_ids)
+    if not ids:
+        return {}
+    config = WebhookConfigRow
+    versions = session.execute(
+        select(config.id, config.updated_at, config.enabled, config.previous_signing_secret).where(
+            config.id.in_(ids)
+        )
     ).all()
-    picked: list[Any] = []
-    taken: dict[int, int] = {}
-    for row in rows:
-        slots = free_slots.get(row.config_id, default_slots)
-        if taken.get(row.config_id, 0) < slots:
-            taken[row.config_id] = taken.get(row.config_id, 0) + 1
-            picked.append(row)
-    if not picked:
-        return [], {}
-    bodies = dict(
-        session.execute(
-            select(WebhookMessageRow.id, WebhookMessageRow.body).where(
-                WebhookMessageRow.id.in_([row.id for row in picked])
-            )
-        ).all()
+    found: dict[int, Endpoint] = {}
+    stale: list[int] = []
+    for config_id, updated_at, enabled, previous in versions:
+        cached = known.get(config_id)
+        if (
+            cached is not None
+            and cached.updated_at == updated_at
+            and cached.enabled == enabled
+            and (previous is not None) == (len(cached.secrets) > 1)
+        ):
+            found[config_id] = cached
+        else:
+            stale.append(config_id)
+    if stale:
+        for row in session.scalars(select(config).where(config.id.in_(stale))):
+            found[row.id] = Endpoint.of(row, now)
+    return found
+
+
+def load_bodies(session: Session, message_ids: Sequence[int]) -> dict[int, str]:
+    """Bodies of these messages if they are still waiting (a deleted configuration takes its
+    messages with it)."""
+    if not message_ids:
+        return {}
+    rows = session.execute(
+        select(WebhookMessageRow.id, WebhookMessageRow.body).where(
+            WebhookMessageRow.id.in_(list(message_ids)), WebhookMessageRow.status == PENDING
+        )
     )
-    endpoints = {
-        row.id: Endpoint.of(row, now)
-        for row in session.scalars(
-            select(WebhookConfigRow).where(WebhookConfigRow.id.in_(taken.keys()))
-        )
-    }
-    claims = [
-        Claim(
-            message_id=row.id,
-            config_id=row.config_id,
-            event_id=row.event_id,
-            shipment_id=row.shipment_id,
-            body=bodies[row.id],
-            failed_attempts=row.attempt_count,
-        )
-        for row in picked
-        if row.id in bodies and row.config_id in endpoints
-    ]
-    return claims, endpoints
+    return {message_id: body for message_id, body in rows}
 
 
 # --- outcomes ------------------------------------------------------------------------------
@@ -284,40 +269,67 @@ def due(
 
 @dataclass(frozen=True)
 class Outcome:
-    message_id: int
-    config_id: int
+    """One attempt and what it decided: DELIVERED, PENDING again at `next_attempt_at`, or
+    FAILED for good."""
+
+    pending: Pending
     attempted_at: datetime
     latency_ms: float
+    status: str
+    next_attempt_at: datetime | None = None
     status_code: int | None = None
     error: str | None = None
-    failed_attempts_before: int = 0
-    retry_after: float | None = None
-
-    @property
-    def delivered(self) -> bool:
-        return self.status_code is not None and 200 <= self.status_code < 300
 
     @property
     def gone(self) -> bool:
         return self.status_code == 410
 
 
-def record(session: Session, outcomes: Sequence[Outcome], tuning: Tuning, now: datetime) -> None:
+def decide(
+    pending: Pending,
+    *,
+    attempted_at: datetime,
+    latency_ms: float,
+    status_code: int | None,
+    error: str | None,
+    retry_after: float | None,
+    tuning: Tuning,
+) -> Outcome:
+    if status_code is not None and 200 <= status_code < 300:
+        status, next_at = DELIVERED, None
+    else:
+        delay = tuning.delay_after(pending.failed + 1, retry_after)
+        if delay is None:
+            status, next_at = FAILED, None
+        else:
+            status, next_at = PENDING, attempted_at + timedelta(seconds=delay)
+    return Outcome(
+        pending=pending,
+        attempted_at=attempted_at,
+        latency_ms=latency_ms,
+        status=status,
+        next_attempt_at=next_at,
+        status_code=status_code,
+        error=error,
+    )
+
+
+def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None:
     """Store attempts and move each message on; outcomes of deleted messages are dropped."""
     if not outcomes:
         return
-    ids = [o.message_id for o in outcomes]
+    ids = [o.pending.message_id for o in outcomes]
     existing = set(
         session.scalars(select(WebhookMessageRow.id).where(WebhookMessageRow.id.in_(ids)))
     )
-    outcomes = [o for o in outcomes if o.message_id in existing]
+    outcomes = [o for o in outcomes if o.pending.message_id in existing]
     if not outcomes:
         return
     session.execute(
         insert(WebhookAttemptRow),
         [
             {
-                "message_id": o.message_id,
+                "message_id": o.pending.message_id,
                 "attempted_at": o.attempted_at,
                 "status_code": o.status_code,
                 "latency_ms": round(o.latency_ms, 1),
@@ -327,33 +339,6 @@ def record(session: Session, outcomes: Sequence[Outcome], tuning: Tuning, now: d
         ],
     )
     table = cast(Table, WebhookMessageRow.__table__)
-    changes: list[dict[str, Any]] = []
-    for o in outcomes:
-        failed = o.failed_attempts_before + (0 if o.delivered else 1)
-        status, next_at = DELIVERED, None
-        delivered_at: datetime | None = o.attempted_at
-        if not o.delivered:
-            delay = tuning.delay_after(failed, o.retry_after)
-            delivered_at = None
-            if delay is None:
-                status = FAILED
-                log.warning(
-                    "webhook message %d to configuration %d given up after %d attempts",
-                    o.message_id,
-                    o.config_id,
-                    failed,
-                )
-            else:
-                status, next_at = PENDING, now + timedelta(seconds=delay)
-        changes.append(
-            {
-                "m_id": o.message_id,
-                "m_status": status,
-                "m_count": failed,
-                "m_next": next_at,
-                "m_delivered": delivered_at,
-            }
-        )
     session.connection().execute(
         update(table)
         .where(table.c.id == bindparam("m_id"))
@@ -363,9 +348,26 @@ def record(session: Session, outcomes: Sequence[Outcome], tuning: Tuning, now: d
             next_attempt_at=bindparam("m_next"),
             delivered_at=bindparam("m_delivered"),
         ),
-        changes,
+        [
+            {
+                "m_id": o.pending.message_id,
+                "m_status": o.status,
+                "m_count": o.pending.failed + (0 if o.status == DELIVERED else 1),
+                "m_next": o.next_attempt_at,
+                "m_delivered": o.attempted_at if o.status == DELIVERED else None,
+            }
+            for o in outcomes
+        ],
     )
-    gone = {o.config_id: o for o in outcomes if o.gone}
+    for o in outcomes:
+        if o.status == FAILED:
+            log.warning(
+                "webhook message %d to configuration %d given up after %d attempts",
+                o.pending.message_id,
+                o.pending.config_id,
+                o.pending.failed + 1,
+            )
+    gone = {o.pending.config_id: o for o in outcomes if o.gone}
     for config_id, outcome in gone.items():
         session.execute(
             update(WebhookConfigRow)
@@ -375,7 +377,7 @@ def record(session: Session, outcomes: Sequence[Outcome], tuning: Tuning, now: d
                 disabled_at=now,
                 disabled_reason=(
                     f"The receiver answered 410 Gone at {outcome.attempted_at.isoformat()}; "
-                    "a PUT of this configuration enables it again"
+                    "a PUT with enabled true enables it again"
                 ),
             )
         )

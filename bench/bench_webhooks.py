@@ -1,0 +1,387 @@
+"""Webhook delivery: fan-out throughput and latency, and isolation from a slow receiver.
+
+Three processes on the same machine:
+- the real service (`freightdesk serve`, a fresh SQLite database or the PostgreSQL URL given);
+- the receivers: N endpoints on loopback (plus, in the second run, one that takes 5 s to
+  answer each request), minimal asyncio HTTP/1.1 servers that note when each message
+  arrived;
+- this process, which makes N push configurations (granular, `shipments.v1.event.added`),
+  creates shipments, then records shipment events at the target rate through the tracking
+  domain API on the service's database (as carrier push processing does), one transaction
+  per change.
+
+Latency is from the change (the message's `createdDateTime`, taken in the writing
+transaction) to its arrival at the receiver. Every change goes to every endpoint.
+
+    python -m bench.bench_webhooks [--rate 10000] [--seconds 60] [--endpoints 20]
+                                   [--database postgresql://...] [--no-slow]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from freightdesk.models.tracking import TrackedShipmentEvent
+from freightdesk.server.db import make_engine, make_sessionmaker, transaction
+from freightdesk.server.domain import shipments as store
+
+KIND = "shipments.v1.event.added"
+SLOW_SECONDS = 5.0
+_RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+_CREATED = re.compile(rb'"createdDateTime":"([^"]+)"')
+_LENGTH = re.compile(rb"content-length:\s*(\d+)")
+
+
+# --- receivers (their own process) -------------------------------------------------------------
+
+
+class _Hook(asyncio.Protocol):
+    def __init__(self, index: int, latencies: list[list[float]], slow: bool) -> None:
+        self.index = index
+        self.latencies = latencies
+        self.slow = slow
+        self.buffer = bytearray()
+        self.transport: Any = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # uvloop's transports are not asyncio.Transport subclasses
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            found = _LENGTH.search(bytes(self.buffer[:end]).lower())
+            length = int(found.group(1)) if found else 0
+            if len(self.buffer) < end + 4 + length:
+                return
+            body = bytes(self.buffer[end + 4 : end + 4 + length])
+            del self.buffer[: end + 4 + length]
+            self._handle(body)
+
+    def _handle(self, body: bytes) -> None:
+        arrived = time.time()
+        created = _CREATED.search(body)
+        if created is not None:
+            sent = datetime.fromisoformat(created.group(1).decode()).timestamp()
+            self.latencies[self.index].append(arrived - sent)
+        assert self.transport is not None
+        if self.slow:
+            asyncio.get_running_loop().call_later(SLOW_SECONDS, self._answer)
+        else:
+            self.transport.write(_RESPONSE)
+
+    def _answer(self) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(_RESPONSE)
+
+
+def run_receivers(count: int, slow: int, control: Connection) -> None:
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    asyncio.run(_receivers(count, slow, control))
+
+
+async def _receivers(count: int, slow: int, control: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    latencies: list[list[float]] = [[] for _ in range(count + slow)]
+    servers = []
+    for index in range(count + slow):
+        is_slow = index >= count
+        server = await loop.create_server(
+            lambda i=index, s=is_slow: _Hook(i, latencies, s), "127.0.0.1", 0, backlog=1024
+        )
+        servers.append(server)
+    control.send([s.sockets[0].getsockname()[1] for s in servers])
+    done = asyncio.Event()
+
+    def on_command() -> None:
+        command = control.recv()
+        if command == "counts":
+            control.send([len(items) for items in latencies])
+        elif command == "stop":
+            control.send(latencies)
+            done.set()
+
+    loop.add_reader(control.fileno(), on_command)
+    await done.wait()
+    for server in servers:
+        server.close()
+
+
+# --- the service ----------------------------------------------------------------------------
+
+
+@dataclass
+class Service:
+    process: subprocess.Popen[str]
+    url: str
+    database_url: str
+    data_dir: Path
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "freightdesk.cli", *args]
+
+
+def start_service(data_dir: Path, database_url: str) -> Service:
+    process = subprocess.Popen(
+        _cli(
+            "serve",
+            "--port",
+            "0",
+            "--data-dir",
+            str(data_dir),
+            "--database",
+            database_url,
+            "--log-level",
+            "warning",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise SystemExit(f"the service did not start: {line!r}")
+    return Service(process, found.group(0), database_url, data_dir)
+
+
+def token_for(service: Service) -> str:
+    name = f"bench-{int(time.time())}"
+    common = ["--data-dir", str(service.data_dir), "--database", service.database_url]
+    subprocess.run(
+        _cli("tenant", "add", name, "--admin", f"{name}:bench", *common),
+        check=True,
+        capture_output=True,
+    )
+    made = subprocess.run(
+        _cli("client", "add", name, "bench", *common), check=True, capture_output=True, text=True
+    ).stdout
+    client_id = re.search(r"client id ([^,\s]+)", made)
+    secret = re.search(r"client secret (\S+)", made)
+    assert client_id is not None and secret is not None, made
+    answer = httpx.post(
+        f"{service.url}/api/v4/oauth2/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": client_id.group(1),
+            "client_secret": secret.group(1),
+        },
+    )
+    answer.raise_for_status()
+    return str(answer.json()["access_token"])
+
+
+# --- one run ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    changes: int
+    seconds: float
+    expected: int
+    delivered: int
+    p50: float
+    p95: float
+    p99: float
+    worst: float
+    drained_after: float
+    slow_delivered: int = 0
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def run(
+    database_url: str, data_dir: Path, *, rate: int, seconds: int, endpoints: int, slow: int
+) -> Figures:
+    parent, child = multiprocessing.get_context("spawn").Pipe()
+    receivers = multiprocessing.get_context("spawn").Process(
+        target=run_receivers, args=(endpoints, slow, child), daemon=True
+    )
+    receivers.start()
+    ports: list[int] = parent.recv()
+    service = start_service(data_dir, database_url)
+    try:
+        token = token_for(service)
+        headers = {"Authorization": f"Bearer {token}"}
+        with httpx.Client(base_url=service.url, headers=headers, timeout=30) as http:
+            for index, port in enumerate(ports):
+                answer = http.put(
+                    "/api/v4/webhooks",
+                    json={
+                        "configName": f"receiver-{index}",
+                        "url": f"http://127.0.0.1:{port}/hook",
+                        "webhookConfiguration": {"webhookEventType": KIND},
+                    },
+                )
+                answer.raise_for_status()
+            shipments = []
+            for n in range(200):
+                answer = http.put(
+                    "/api/v4/shipments/tracking",
+                    json={
+                        "identifiers": [{"type": "BILL_OF_LADING", "value": f"BOL-{n:05d}"}],
+                        "plan": {"expectedTransportationModes": ["TL"]},
+                    },
+                )
+                answer.raise_for_status()
+                shipments.append(answer.json()["id"])
+        changes = _drive(database_url, shipments, rate=rate, seconds=seconds)
+        expected = changes * endpoints
+        drain_started = time.monotonic()
+        deadline = drain_started + 120
+        while time.monotonic() < deadline:
+            parent.send("counts")
+            counts: list[int] = parent.recv()
+            if sum(counts[:endpoints]) >= expected:
+                break
+            time.sleep(0.5)
+        drained_after = time.monotonic() - drain_started
+        parent.send("stop")
+        latencies: list[list[float]] = parent.recv()
+    finally:
+        service.process.terminate()
+        service.process.wait(timeout=30)
+        receivers.join(timeout=10)
+        if receivers.is_alive():
+            receivers.kill()
+    fast = [value for items in latencies[:endpoints] for value in items]
+    return Figures(
+        changes=changes,
+        seconds=seconds,
+        expected=expected,
+        delivered=len(fast),
+        p50=statistics.median(fast) if fast else float("nan"),
+        p95=_percentile(fast, 0.95),
+        p99=_percentile(fast, 0.99),
+        worst=max(fast) if fast else float("nan"),
+        drained_after=drained_after,
+        slow_delivered=sum(len(items) for items in latencies[endpoints:]),
+    )
+
+
+def _drive(database_url: str, shipments: list[str], *, rate: int, seconds: int) -> int:
+    """Record `rate` shipment events per minute for `seconds`, one transaction each."""
+    engine = make_engine(database_url)
+    sessions = make_sessionmaker(engine)
+    per_second = rate / 60.0
+    started = time.monotonic()
+    made = 0
+    try:
+        while (elapsed := time.monotonic() - started) < seconds:
+            due = int(elapsed * per_second) + 1
+            while made < due:
+                shipment = shipments[made % len(shipments)]
+                with transaction(sessions) as session:
+                    store.add_event(
+                        session,
+                        shipment,
+                        TrackedShipmentEvent(type="POSITION_REPORT", date_time=datetime.now(UTC)),
+                        "TL",
+                    )
+                made += 1
+            time.sleep(max(0.0, (made / per_second) - (time.monotonic() - started)))
+    finally:
+        engine.dispose()
+    return made
+
+
+def _report(title: str, figures: Figures, endpoints: int) -> None:
+    achieved = figures.changes / figures.seconds * 60
+    print(f"\n{title}")
+    print(f"  changes: {figures.changes} in {figures.seconds} s ({achieved:,.0f} per minute)")
+    print(
+        f"  deliveries: {figures.delivered} of {figures.expected} to {endpoints} endpoints "
+        f"({figures.delivered / figures.seconds:,.0f} per second); drained "
+        f"{figures.drained_after:.1f} s after the load stopped"
+    )
+    print(
+        f"  latency change -> receiver: p50 {figures.p50:.3f} s, p95 {figures.p95:.3f} s, "
+        f"p99 {figures.p99:.3f} s, max {figures.worst:.3f} s"
+    )
+    if figures.slow_delivered:
+        print(f"  slow receiver ({SLOW_SECONDS:g} s per request) got {figures.slow_delivered}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--rate", type=int, default=10_000, help="changes per minute")
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--endpoints", type=int, default=20)
+    parser.add_argument("--database", help="PostgreSQL URL (default: a fresh SQLite file)")
+    parser.add_argument("--no-slow", action="store_true", help="skip the slow receiver run")
+    args = parser.parse_args(argv)
+    runs: list[tuple[str, int]] = [("without a slow receiver", 0)]
+    if not args.no_slow:
+        runs.append((f"with one more receiver taking {SLOW_SECONDS:g} s per request", 1))
+    for title, slow in runs:
+        data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-webhooks-"))
+        try:
+            url = args.database or f"sqlite:///{data_dir / 'bench.sqlite3'}"
+            if args.database:
+                url = _fresh_postgres(args.database)
+            figures = run(
+                url,
+                data_dir,
+                rate=args.rate,
+                seconds=args.seconds,
+                endpoints=args.endpoints,
+                slow=slow,
+            )
+            _report(title, figures, args.endpoints)
+        finally:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    return 0
+
+
+def _fresh_postgres(url: str) -> str:
+    """A new database on the given server, so every run starts empty."""
+    import uuid
+
+    from sqlalchemy import create_engine, text
+
+    from freightdesk.server.settings import normalize_database_url
+
+    base = normalize_database_url(url)
+    name = f"fd_bench_{uuid.uuid4().hex[:8]}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    head, _, _ = base.rpartition("/")
+    return f"{head}/{name}"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
