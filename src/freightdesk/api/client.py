@@ -13,6 +13,8 @@ import httpx
 from freightdesk import __version__
 from freightdesk.api.account_groups import AccountGroupsApi
 from freightdesk.api.addresses import AddressesApi
+from freightdesk.api.bookings import BookingsApi
+from freightdesk.api.carriers import CarriersApi
 from freightdesk.api.client_applications import ClientApplicationsApi
 from freightdesk.api.documents import DocumentsApi
 from freightdesk.api.errors import (
@@ -22,6 +24,8 @@ from freightdesk.api.errors import (
     parse_retry_after,
 )
 from freightdesk.api.fleet import FleetApi
+from freightdesk.api.packaging import PackagingApi
+from freightdesk.api.rating import RatingApi
 from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
@@ -79,6 +83,10 @@ class ApiClient:
         self.addresses = AddressesApi(self)
         self.webhooks = WebhooksApi(self)
         self.fleet = FleetApi(self)
+        self.rating = RatingApi(self)
+        self.bookings = BookingsApi(self)
+        self.packaging = PackagingApi(self)
+        self.carriers = CarriersApi(self)
 
     async def __aenter__(self) -> Self:
         return self
