@@ -1,0 +1,818 @@
+/* FreightDesk maps: the page side.
+ *
+ * Python drives the page through FD.* (QWebEnginePage.runJavaScript); the page tells Python
+ * what the user did through the QWebChannel object "bridge". The page is loaded once per view:
+ * new data replaces or extends layers, so the user's zoom and pan survive every update.
+ */
+(function () {
+  "use strict";
+
+  const FD = (window.FD = {});
+  const AGE_BINS = [
+    { upTo: 3600, color: "#0b3d91", label: "last hour" },
+    { upTo: 6 * 3600, color: "#1f6fd1", label: "1–6 h" },
+    { upTo: 24 * 3600, color: "#4a90e2", label: "6–24 h" },
+    { upTo: 72 * 3600, color: "#7b93c4", label: "1–3 days" },
+    { upTo: Infinity, color: "#9ba5b7", label: "older" },
+  ];
+  const SPEED_BINS = [
+    { upTo: 5, color: "#d0453a", label: "stopped" },
+    { upTo: 30, color: "#f08c2e", label: "< 30 km/h" },
+    { upTo: 60, color: "#d9b422", label: "30–60 km/h" },
+    { upTo: 90, color: "#49a85a", label: "60–90 km/h" },
+    { upTo: Infinity, color: "#16723f", label: "≥ 90 km/h" },
+  ];
+  const NO_SPEED = "#8a94a6";
+  const STATUS_LABELS = {
+    exception: "Open exception",
+    transit: "In transit",
+    stop: "At a stop",
+    scheduled: "Scheduled",
+    completed: "Completed",
+  };
+
+  let map = null;
+  let bridge = null;
+  let config = { kind: "shipment" };
+  const state = {
+    tiles: null,
+    tilesOk: false,
+    tileErrors: 0,
+    basemap: null,
+    note: null,
+    // shipment
+    shipmentId: null,
+    points: [], // [lat, lon, epochSeconds, kmh|null]
+    colorBy: "age",
+    layers: null, // groups by kind
+    markers: {}, // key -> marker (stops, events, exceptions)
+    selected: null,
+    current: null,
+    legend: null,
+    eta: null,
+    // fleet
+    fleetGroup: null,
+    fleetMarkers: {}, // id -> {marker, item}
+    fleetFitted: false,
+  };
+
+  // --- small helpers ------------------------------------------------------------------------
+
+  function esc(text) {
+    return String(text == null ? "" : text)
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&#39;");
+  }
+
+  function tell(method, value) {
+    if (bridge && typeof bridge[method] === "function") bridge[method](value);
+  }
+
+  function afterPaint(token) {
+    if (token == null) return;
+    requestAnimationFrame(() => requestAnimationFrame(() => tell("rendered", token)));
+  }
+
+  function ageText(epochSeconds) {
+    const seconds = Math.max(0, Date.now() / 1000 - epochSeconds);
+    if (seconds < 90) return "just now";
+    if (seconds < 3600) return Math.round(seconds / 60) + " min ago";
+    if (seconds < 48 * 3600) return Math.round(seconds / 3600) + " h ago";
+    return Math.round(seconds / 86400) + " days ago";
+  }
+
+  function control(position, className, html) {
+    const Box = L.Control.extend({
+      onAdd: function () {
+        const div = L.DomUtil.create("div", className);
+        div.innerHTML = html || "";
+        L.DomEvent.disableClickPropagation(div);
+        L.DomEvent.disableScrollPropagation(div);
+        return div;
+      },
+    });
+    return new Box({ position: position }).addTo(map);
+  }
+
+  // --- the page --------------------------------------------------------------------------------
+
+  FD.boot = function (leafletMap) {
+    map = leafletMap;
+    map.setMinZoom(2);
+    map.createPane("basemap").style.zIndex = 150; // under the tiles: seen only where they fail
+    map.createPane("fences").style.zIndex = 380;
+    map.createPane("route").style.zIndex = 390;
+    map.attributionControl.setPrefix('<a href="https://leafletjs.com">Leaflet</a>');
+    state.note = control("bottomleft", "fd-note");
+    state.note.getContainer().style.display = "none";
+    loadBasemap();
+    if (typeof QWebChannel !== "undefined" && window.qt && qt.webChannelTransport) {
+      new QWebChannel(qt.webChannelTransport, function (channel) {
+        bridge = channel.objects.bridge;
+        tell("pageReady", "");
+      });
+    }
+    setInterval(refreshAges, 30000);
+  };
+
+  function loadBasemap() {
+    fetch("fdmap://app/basemap.geojson")
+      .then((answer) => answer.json())
+      .then((data) => {
+        const renderer = L.canvas({ pane: "basemap", padding: 0.3 });
+        state.basemap = L.geoJSON(data, {
+          pane: "basemap",
+          renderer: renderer,
+          interactive: false,
+          style: (feature) =>
+            feature.properties.kind === "state"
+              ? { color: "#c9bfae", weight: 0.8, fill: false, opacity: 0.9 }
+              : { color: "#b3a892", weight: 1, fillColor: "#f6f3ea", fillOpacity: 1 },
+        }).addTo(map);
+      })
+      .catch(() => {
+        state.basemap = null;
+      });
+  }
+
+  FD.configure = function (options) {
+    config = Object.assign({}, config, options);
+    if (state.tiles) {
+      map.removeLayer(state.tiles);
+      state.tiles = null;
+    }
+    state.tilesOk = false;
+    state.tileErrors = 0;
+    if (!config.tileUrl) {
+      showNote("Map tiles are switched off: showing country and state outlines.");
+      return;
+    }
+    showNote(null);
+    state.tiles = L.tileLayer(config.tileUrl, {
+      attribution: config.attribution || "",
+      maxZoom: config.maxZoom || 19,
+    });
+    state.tiles.on("tileload", () => {
+      if (!state.tilesOk) {
+        state.tilesOk = true;
+        showNote(null);
+        tell("tilesChanged", true);
+      }
+    });
+    state.tiles.on("tileerror", () => {
+      state.tileErrors += 1;
+      if (!state.tilesOk && state.tileErrors === 1) {
+        showNote(
+          "Map tiles cannot be loaded (no connection to " +
+            tileHost() +
+            "): showing country and state outlines."
+        );
+        tell("tilesChanged", false);
+      }
+    });
+    state.tiles.addTo(map);
+  };
+
+  function tileHost() {
+    const match = /^[a-z]+:\/\/([^/]+)/i.exec(config.tileUrl || "");
+    return match ? match[1].replace("{s}.", "") : "the tile server";
+  }
+
+  function showNote(text) {
+    const box = state.note.getContainer();
+    box.textContent = text || "";
+    box.style.display = text ? "" : "none";
+  }
+
+  // --- one shipment ----------------------------------------------------------------------------
+
+  function ensureShipmentLayers() {
+    if (state.layers) return;
+    const routeRenderer = L.canvas({ pane: "route", padding: 0.3 });
+    state.layers = {
+      routeRenderer: routeRenderer,
+      casing: L.layerGroup().addTo(map),
+      route: L.layerGroup().addTo(map),
+      fences: L.layerGroup().addTo(map),
+      stops: L.layerGroup().addTo(map),
+      events: L.layerGroup().addTo(map),
+      current: L.layerGroup().addTo(map),
+    };
+    state.legend = control("bottomright", "fd-legend");
+    state.eta = control("topright", "fd-eta");
+    state.eta.getContainer().style.display = "none";
+    drawLegend();
+  }
+
+  FD.showShipment = function (data, options) {
+    options = options || {};
+    ensureShipmentLayers();
+    const sameShipment = state.shipmentId === data.id;
+    state.shipmentId = data.id;
+    state.points = data.route || [];
+    drawRoute();
+    drawStops(data.stops || []);
+    drawEvents(data.events || []);
+    drawCurrent(data.current);
+    drawEta(data.eta);
+    if (options.fit || !sameShipment) fitShipment();
+    if (state.selected && !state.markers[state.selected]) state.selected = null;
+    if (state.selected) mark(state.selected, true);
+    afterPaint(options.token);
+  };
+
+  FD.updateShipment = function (data, options) {
+    // The same shipment, newer data: the route is extended (or redrawn when the service
+    // thinned it differently), everything else replaced; the view stays where the user left it.
+    options = options || {};
+    if (!state.layers || state.shipmentId !== data.id) return FD.showShipment(data, options);
+    if (data.appendRoute) appendRoute(data.appendRoute);
+    else if (data.route) {
+      state.points = data.route;
+      drawRoute();
+    }
+    drawStops(data.stops || []);
+    drawEvents(data.events || []);
+    drawCurrent(data.current);
+    drawEta(data.eta);
+    if (state.selected) mark(state.selected, true);
+    afterPaint(options.token);
+  };
+
+  FD.clearShipment = function () {
+    if (!state.layers) return;
+    state.shipmentId = null;
+    state.points = [];
+    for (const name of ["casing", "route", "fences", "stops", "events", "current"]) {
+      state.layers[name].clearLayers();
+    }
+    state.markers = {};
+    state.selected = null;
+    state.current = null;
+    drawEta(null);
+  };
+
+  function binOf(point) {
+    if (state.colorBy === "speed") {
+      if (point[3] == null) return { color: NO_SPEED };
+      return SPEED_BINS.find((bin) => point[3] < bin.upTo);
+    }
+    const age = Date.now() / 1000 - point[2];
+    return AGE_BINS.find((bin) => age < bin.upTo);
+  }
+
+  function runsOf(points, from) {
+    // Consecutive segments of one colour form one polyline; a segment takes the colour of
+    // its later point.
+    const runs = [];
+    let current = null;
+    for (let i = Math.max(from, 1); i < points.length; i++) {
+      const color = binOf(points[i]).color;
+      if (!current || current.color !== color) {
+        current = { color: color, latlngs: [[points[i - 1][0], points[i - 1][1]]] };
+        runs.push(current);
+      }
+      current.latlngs.push([points[i][0], points[i][1]]);
+    }
+    return runs;
+  }
+
+  function addRuns(runs) {
+    const renderer = state.layers.routeRenderer;
+    for (const run of runs) {
+      L.polyline(run.latlngs, {
+        color: run.color,
+        weight: 4,
+        opacity: 0.95,
+        renderer: renderer,
+        interactive: false,
+        lineJoin: "round",
+      }).addTo(state.layers.route);
+    }
+  }
+
+  function drawRoute() {
+    state.layers.route.clearLayers();
+    state.layers.casing.clearLayers();
+    const points = state.points;
+    if (points.length < 2) return;
+    L.polyline(
+      points.map((p) => [p[0], p[1]]),
+      {
+        color: "#ffffff",
+        weight: 8,
+        opacity: 0.85,
+        renderer: state.layers.routeRenderer,
+        interactive: false,
+      }
+    ).addTo(state.layers.casing);
+    addRuns(runsOf(points, 1));
+  }
+
+  function appendRoute(fresh) {
+    if (!fresh.length) return;
+    const start = state.points.length;
+    state.points = state.points.concat(fresh);
+    if (start === 0) return drawRoute();
+    const from = Math.max(start, 1);
+    L.polyline(
+      state.points.slice(from - 1).map((p) => [p[0], p[1]]),
+      {
+        color: "#ffffff",
+        weight: 8,
+        opacity: 0.85,
+        renderer: state.layers.routeRenderer,
+        interactive: false,
+      }
+    ).addTo(state.layers.casing);
+    addRuns(runsOf(state.points, from));
+  }
+
+  FD.colorBy = function (kind) {
+    state.colorBy = kind === "speed" ? "speed" : "age";
+    if (state.layers) {
+      drawRoute();
+      drawLegend();
+    }
+  };
+
+  function drawLegend() {
+    const bins = state.colorBy === "speed" ? SPEED_BINS : AGE_BINS;
+    const box = state.legend.getContainer();
+    box.innerHTML =
+      '<div class="fd-legend-head">Track by ' +
+      '<button data-kind="age" class="' +
+      (state.colorBy === "age" ? "on" : "") +
+      '">age</button>' +
+      '<button data-kind="speed" class="' +
+      (state.colorBy === "speed" ? "on" : "") +
+      '">speed</button></div>' +
+      bins
+        .map(
+          (bin) =>
+            '<div class="fd-legend-row"><span class="fd-swatch" style="background:' +
+            bin.color +
+            '"></span>' +
+            esc(bin.label) +
+            "</div>"
+        )
+        .join("");
+    box.querySelectorAll("button").forEach((button) =>
+      button.addEventListener("click", () => FD.colorBy(button.dataset.kind))
+    );
+  }
+
+  function popupHtml(title, lines) {
+    return (
+      '<div class="fd-popup"><div class="fd-popup-title">' +
+      esc(title) +
+      "</div>" +
+      lines
+        .filter((line) => line && line[1])
+        .map(
+          (line) =>
+            '<div class="fd-popup-line">' +
+            (line[0] ? '<span class="fd-popup-label">' + esc(line[0]) + "</span> " : "") +
+            esc(line[1]) +
+            "</div>"
+        )
+        .join("") +
+      "</div>"
+    );
+  }
+
+  function clickable(marker, key) {
+    marker.on("click", () => {
+      select(key);
+      tell("itemClicked", key);
+    });
+    state.markers[key] = marker;
+  }
+
+  function drawStops(stops) {
+    for (const key of Object.keys(state.markers)) {
+      if (key.startsWith("stop:")) delete state.markers[key];
+    }
+    state.layers.stops.clearLayers();
+    state.layers.fences.clearLayers();
+    for (const stop of stops) {
+      if (stop.lat == null) continue;
+      const icon = L.divIcon({
+        className: "fd-stop fd-stop-" + esc(stop.kind),
+        html: "<span>" + esc(stop.number) + "</span>",
+        iconSize: [24, 24],
+        iconAnchor: [12, 12],
+      });
+      const marker = L.marker([stop.lat, stop.lon], {
+        icon: icon,
+        title: stop.number + ". " + stop.typeLabel + ": " + (stop.name || ""),
+        zIndexOffset: 200,
+        riseOnHover: true,
+      });
+      marker.bindPopup(
+        popupHtml(stop.number + ". " + stop.typeLabel + ": " + (stop.name || ""), [
+          ["", stop.place],
+          ["Appointment", stop.appointment],
+          ["Geofence", stop.fence ? stop.fence.label : ""],
+        ])
+      );
+      marker.bindTooltip(stop.typeLabel + ": " + (stop.name || ""), {
+        direction: "top",
+        offset: [0, -12],
+      });
+      clickable(marker, "stop:" + stop.id);
+      marker.addTo(state.layers.stops);
+      if (stop.fence) drawFence(stop, stop.fence);
+    }
+  }
+
+  function drawFence(stop, fence) {
+    const style = {
+      pane: "fences",
+      color: "#7b3fbf",
+      weight: 1.5,
+      dashArray: fence.approximate ? "5 5" : null,
+      fillColor: "#7b3fbf",
+      fillOpacity: 0.08,
+      interactive: false,
+    };
+    let layer = null;
+    if (fence.shape === "circle") {
+      layer = L.circle([fence.lat, fence.lon], Object.assign({ radius: fence.radius }, style));
+    } else if (fence.shape === "rect") {
+      layer = L.rectangle(
+        [
+          [fence.south, fence.west],
+          [fence.north, fence.east],
+        ],
+        style
+      );
+    }
+    if (layer) layer.addTo(state.layers.fences);
+  }
+
+  FD.setFences = function (fences) {
+    // Geofences arrive after the stops (they are looked up in the stop locations).
+    if (!state.layers) return;
+    state.layers.fences.clearLayers();
+    for (const fence of fences) drawFence(null, fence);
+  };
+
+  function drawEvents(events) {
+    for (const key of Object.keys(state.markers)) {
+      if (!key.startsWith("stop:")) delete state.markers[key];
+    }
+    state.layers.events.clearLayers();
+    for (const event of events) {
+      const angle = event.slot * 0.9 - Math.PI / 2;
+      const spread = event.slots > 1 ? 17 : 0;
+      const dx = Math.round(Math.cos(angle) * spread);
+      const dy = Math.round(Math.sin(angle) * spread);
+      const icon = L.divIcon({
+        className: "fd-event fd-event-" + esc(event.category),
+        html: event.category === "exception" ? "<span>!</span>" : "<span></span>",
+        iconSize: [14, 14],
+        iconAnchor: [7 - dx, 7 - dy],
+        popupAnchor: [dx, dy - 7],
+      });
+      const marker = L.marker([event.lat, event.lon], {
+        icon: icon,
+        title: event.label,
+        zIndexOffset: 400,
+        riseOnHover: true,
+      });
+      marker.bindPopup(
+        popupHtml(event.label, [
+          ["", event.type],
+          ["", event.time],
+          ["", event.description],
+          ["", event.where],
+        ])
+      );
+      clickable(marker, event.key);
+      marker.addTo(state.layers.events);
+    }
+  }
+
+  function drawCurrent(current) {
+    state.layers.current.clearLayers();
+    state.current = current || null;
+    if (!current) return;
+    const arrow = current.heading != null;
+    const html = arrow
+      ? '<svg viewBox="0 0 24 24" width="28" height="28" style="transform: rotate(' +
+        Number(current.heading) +
+        'deg)"><path d="M12 2 L20 21 L12 16.5 L4 21 Z"/></svg>'
+      : "<span></span>";
+    const icon = L.divIcon({
+      className: arrow ? "fd-current fd-current-arrow" : "fd-current fd-current-dot",
+      html: html,
+      iconSize: [28, 28],
+      iconAnchor: [14, 14],
+    });
+    const marker = L.marker([current.lat, current.lon], {
+      icon: icon,
+      zIndexOffset: 1000,
+      keyboard: false,
+    });
+    marker.bindTooltip(fixText(current), {
+      permanent: true,
+      direction: "right",
+      offset: [14, 0],
+      className: "fd-fix",
+    });
+    marker.bindPopup(
+      popupHtml("Last reported position", [
+        ["", current.time],
+        ["Speed", current.speedText],
+        ["Heading", arrow ? Math.round(current.heading) + "°" : ""],
+      ])
+    );
+    marker.addTo(state.layers.current);
+  }
+
+  function fixText(current) {
+    const parts = [ageText(current.epoch)];
+    if (current.speedText) parts.push(current.speedText);
+    return parts.join(" · ");
+  }
+
+  function refreshAges() {
+    if (state.current && state.layers) {
+      state.layers.current.eachLayer((marker) => marker.setTooltipContent(fixText(state.current)));
+    }
+    for (const entry of Object.values(state.fleetMarkers)) {
+      entry.marker.setTooltipContent(fleetTooltip(entry.item));
+    }
+  }
+
+  function drawEta(eta) {
+    if (!state.eta) return;
+    const box = state.eta.getContainer();
+    if (!eta) {
+      box.style.display = "none";
+      return;
+    }
+    box.style.display = "";
+    box.innerHTML =
+      '<div class="fd-eta-label">' +
+      esc(eta.label) +
+      '</div><div class="fd-eta-time">' +
+      esc(eta.time) +
+      "</div>";
+  }
+
+  function shipmentBounds() {
+    const bounds = L.latLngBounds([]);
+    for (const point of state.points) bounds.extend([point[0], point[1]]);
+    for (const marker of Object.values(state.markers)) bounds.extend(marker.getLatLng());
+    if (state.current) bounds.extend([state.current.lat, state.current.lon]);
+    return bounds;
+  }
+
+  function fitShipment() {
+    const bounds = shipmentBounds();
+    if (bounds.isValid()) map.fitBounds(bounds, { padding: [36, 36], maxZoom: 12, animate: false });
+  }
+
+  FD.fit = function () {
+    if (state.fleetGroup) return fitFleet();
+    fitShipment();
+  };
+
+  function mark(key, on) {
+    const marker = state.markers[key];
+    const element = marker && marker.getElement();
+    if (element) element.classList.toggle("fd-selected", on);
+    if (marker) marker.setZIndexOffset(on ? 2000 : key.startsWith("stop:") ? 200 : 400);
+  }
+
+  function select(key) {
+    if (state.selected && state.selected !== key) mark(state.selected, false);
+    state.selected = key;
+    mark(key, true);
+  }
+
+  FD.highlight = function (key) {
+    const marker = state.markers[key];
+    if (!marker) {
+      if (state.selected) mark(state.selected, false);
+      state.selected = null;
+      return false;
+    }
+    select(key);
+    if (!map.getBounds().contains(marker.getLatLng())) map.panTo(marker.getLatLng());
+    marker.openPopup();
+    return true;
+  };
+
+  // --- the fleet ---------------------------------------------------------------------------------
+
+  function ensureFleet() {
+    if (state.fleetGroup) return;
+    const options = {
+      chunkedLoading: true,
+      showCoverageOnHover: false,
+      spiderfyOnMaxZoom: true,
+      maxClusterRadius: 48,
+      iconCreateFunction: clusterIcon,
+    };
+    state.fleetGroup = L.markerClusterGroup
+      ? L.markerClusterGroup(options)
+      : L.featureGroup(); // without the plugin: every marker, unclustered
+    state.fleetGroup.on("click", (e) => {
+      const id = e.layer && e.layer.options.fdId;
+      if (id) tell("itemClicked", "shipment:" + id);
+    });
+    state.fleetGroup.addTo(map);
+    const legend = control("bottomright", "fd-legend");
+    legend.getContainer().innerHTML = Object.keys(STATUS_LABELS)
+      .map(
+        (key) =>
+          '<div class="fd-legend-row"><span class="fd-dot fd-status-' +
+          key +
+          '"></span>' +
+          esc(STATUS_LABELS[key]) +
+          "</div>"
+      )
+      .join("");
+  }
+
+  const fleetIcons = {};
+
+  function fleetIcon(status, heading) {
+    const turn = heading == null ? null : Math.round(heading / 15) * 15;
+    const key = status + ":" + turn;
+    if (!fleetIcons[key]) {
+      fleetIcons[key] = L.divIcon({
+        className: "fd-vehicle fd-status-" + status,
+        html:
+          turn == null
+            ? "<span></span>"
+            : '<svg viewBox="0 0 24 24" width="20" height="20" style="transform: rotate(' +
+              turn +
+              'deg)"><path d="M12 2 L20 21 L12 16.5 L4 21 Z"/></svg>',
+        iconSize: [20, 20],
+        iconAnchor: [10, 10],
+      });
+    }
+    return fleetIcons[key];
+  }
+
+  function clusterIcon(cluster) {
+    const children = cluster.getAllChildMarkers();
+    let exceptions = 0;
+    for (const child of children) if (child.options.fdStatus === "exception") exceptions += 1;
+    const count = children.length;
+    const size = count < 10 ? 30 : count < 100 ? 36 : count < 1000 ? 42 : 48;
+    return L.divIcon({
+      className: "fd-cluster" + (exceptions ? " fd-cluster-alert" : ""),
+      html:
+        "<span>" +
+        count +
+        "</span>" +
+        (exceptions ? '<b title="open exceptions">' + exceptions + "</b>" : ""),
+      iconSize: [size, size],
+      iconAnchor: [size / 2, size / 2],
+    });
+  }
+
+  function fleetTooltip(item) {
+    return (
+      '<div class="fd-popup-title">' +
+      esc(item.label) +
+      "</div>" +
+      (item.route ? "<div>" + esc(item.route) + "</div>" : "") +
+      "<div>" +
+      esc(STATUS_LABELS[item.status] || "") +
+      (item.exceptions ? " · " + esc(item.exceptions) + " open exception(s)" : "") +
+      "</div>" +
+      "<div>Last fix " +
+      esc(ageText(item.epoch)) +
+      (item.speedText ? " · " + esc(item.speedText) : "") +
+      "</div>"
+    );
+  }
+
+  FD.setFleet = function (items, options) {
+    options = options || {};
+    ensureFleet();
+    const seen = {};
+    const added = [];
+    const removed = [];
+    for (const item of items) {
+      seen[item.id] = true;
+      const entry = state.fleetMarkers[item.id];
+      if (entry) {
+        const old = entry.item;
+        const moved = old.lat !== item.lat || old.lon !== item.lon;
+        const restyled = old.status !== item.status || old.heading !== item.heading;
+        entry.item = item;
+        entry.marker.setTooltipContent(fleetTooltip(item));
+        if (!moved && !restyled) continue;
+        removed.push(entry.marker);
+        entry.marker.setLatLng([item.lat, item.lon]);
+        entry.marker.setIcon(fleetIcon(item.status, item.heading));
+        entry.marker.options.fdStatus = item.status;
+        added.push(entry.marker);
+        continue;
+      }
+      const marker = L.marker([item.lat, item.lon], {
+        icon: fleetIcon(item.status, item.heading),
+        fdId: item.id,
+        fdStatus: item.status,
+        riseOnHover: true,
+      });
+      marker.bindTooltip(fleetTooltip(item), { direction: "top", offset: [0, -10] });
+      state.fleetMarkers[item.id] = { marker: marker, item: item };
+      added.push(marker);
+    }
+    for (const id of Object.keys(state.fleetMarkers)) {
+      if (!seen[id]) {
+        removed.push(state.fleetMarkers[id].marker);
+        delete state.fleetMarkers[id];
+      }
+    }
+    const group = state.fleetGroup;
+    if (removed.length) {
+      if (group.removeLayers) group.removeLayers(removed);
+      else removed.forEach((marker) => group.removeLayer(marker));
+    }
+    if (added.length) {
+      if (group.addLayers) group.addLayers(added);
+      else added.forEach((marker) => group.addLayer(marker));
+    }
+    if (options.fit || (!state.fleetFitted && items.length)) {
+      state.fleetFitted = true;
+      fitFleet();
+    }
+    afterPaint(options.token);
+  };
+
+  function fitFleet() {
+    const bounds = L.latLngBounds([]);
+    for (const entry of Object.values(state.fleetMarkers)) bounds.extend(entry.marker.getLatLng());
+    if (bounds.isValid()) map.fitBounds(bounds, { padding: [30, 30], maxZoom: 10, animate: false });
+  }
+
+  FD.focusShipment = function (id) {
+    const entry = state.fleetMarkers[id];
+    if (!entry) return false;
+    const group = state.fleetGroup;
+    if (group.zoomToShowLayer) {
+      group.zoomToShowLayer(entry.marker, () => entry.marker.openTooltip());
+    } else {
+      map.panTo(entry.marker.getLatLng());
+    }
+    return true;
+  };
+
+  // --- what tests and the benchmark look at ------------------------------------------------------
+
+  FD._map = () => map;
+  FD._markers = () => state.markers;
+  FD._fleet = () => state.fleetMarkers;
+
+  FD.stats = function () {
+    let layers = 0;
+    map.eachLayer(() => (layers += 1));
+    const count = (group) => (group ? group.getLayers().length : 0);
+    const visibleClusters = document.querySelectorAll(".fd-cluster").length;
+    const visibleVehicles = document.querySelectorAll(".fd-vehicle").length;
+    // The newest popup: one being closed fades out for a moment before it leaves the page.
+    const popups = document.querySelectorAll(".leaflet-popup-content");
+    const popup = popups.length ? popups[popups.length - 1] : null;
+    const note = state.note.getContainer();
+    return {
+      layers: layers,
+      zoom: map.getZoom(),
+      center: [map.getCenter().lat, map.getCenter().lng],
+      bounds: map.getBounds().toBBoxString(),
+      routePoints: state.points.length,
+      routeLayers: state.layers ? count(state.layers.route) : 0,
+      casingLayers: state.layers ? count(state.layers.casing) : 0,
+      stops: state.layers ? count(state.layers.stops) : 0,
+      events: state.layers ? count(state.layers.events) : 0,
+      fences: state.layers ? count(state.layers.fences) : 0,
+      current: state.current,
+      selected: state.selected,
+      popup: popup ? popup.textContent : null,
+      eta: state.eta && state.eta.getContainer().style.display !== "none"
+        ? state.eta.getContainer().textContent
+        : null,
+      colorBy: state.colorBy,
+      note: note.style.display === "none" ? null : note.textContent,
+      basemap: !!(state.basemap && map.hasLayer(state.basemap)),
+      basemapFeatures: state.basemap ? count(state.basemap) : 0,
+      tiles: !!(state.tiles && map.hasLayer(state.tiles)),
+      tilesOk: state.tilesOk,
+      fleet: Object.keys(state.fleetMarkers).length,
+      clustered: !!L.markerClusterGroup,
+      visibleClusters: visibleClusters,
+      visibleVehicles: visibleVehicles,
+    };
+  };
+})();

@@ -1,0 +1,154 @@
+"""The `fdmap:` URL scheme: the map page and everything it loads, served from installed
+packages, never from a CDN (and never through `setHtml`, which refuses pages over 2 MB).
+
+    fdmap://app/map.html              the page shell (rendered by folium with local assets)
+    fdmap://app/lib/leaflet/...       Leaflet 1.9.3 (XStatic-Leaflet)
+    fdmap://app/lib/markercluster/... Leaflet.markercluster (XStatic-Leaflet-MarkerCluster)
+    fdmap://app/qwebchannel.js        Qt's QWebChannel client, from Qt's resources
+    fdmap://app/assets/...            our JavaScript and CSS (this package)
+    fdmap://app/basemap.geojson       the offline basemap
+
+Qt needs the scheme registered before the QApplication exists: `register_scheme()` runs when
+this package is imported (the app imports its panes before it creates the QApplication).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import mimetypes
+from functools import lru_cache
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QFile, QIODevice, QObject
+from PySide6.QtWebEngineCore import (
+    QWebEngineUrlRequestJob,
+    QWebEngineUrlScheme,
+    QWebEngineUrlSchemeHandler,
+)
+
+from freightdesk.ui.maps.basemap import basemap_geojson
+
+log = logging.getLogger(__name__)
+
+SCHEME = "fdmap"
+ORIGIN = f"{SCHEME}://app"
+PAGE_URL = f"{ORIGIN}/map.html"
+ASSETS = Path(__file__).with_name("assets")
+
+# Served folders: URL prefix -> the XStatic package holding the files.
+_LIBRARIES = {
+    "lib/leaflet/": "xstatic.pkg.leaflet",
+    "lib/markercluster/": "xstatic.pkg.leaflet_markercluster",
+}
+_TYPES = {
+    ".js": "application/javascript",
+    ".css": "text/css",
+    ".html": "text/html; charset=utf-8",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".geojson": "application/geo+json",
+    ".json": "application/json",
+}
+
+
+def register_scheme() -> bool:
+    """Register `fdmap:` with QtWebEngine; only possible before the QApplication exists."""
+    if QWebEngineUrlScheme.schemeByName(SCHEME.encode()).name():
+        return True
+    if QCoreApplication.instance() is not None:
+        log.error("the %s: scheme must be registered before the QApplication exists", SCHEME)
+        return False
+    scheme = QWebEngineUrlScheme(SCHEME.encode())
+    scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
+    scheme.setDefaultPort(QWebEngineUrlScheme.SpecialPort.PortUnspecified.value)
+    scheme.setFlags(
+        QWebEngineUrlScheme.Flag.SecureScheme
+        | QWebEngineUrlScheme.Flag.CorsEnabled
+        | QWebEngineUrlScheme.Flag.FetchApiAllowed
+    )
+    QWebEngineUrlScheme.registerScheme(scheme)
+    return True
+
+
+def library_dir(module: str) -> Path | None:
+    try:
+        package = importlib.import_module(module)
+    except ImportError:
+        return None
+    base = getattr(package, "BASE_DIR", None)
+    return Path(base) if base else None
+
+
+def _inside(folder: Path, relative: str) -> Path | None:
+    """`folder/relative` if it is a file inside `folder` (no `..` escapes)."""
+    root = folder.resolve()
+    target = (root / relative).resolve()
+    if target != root and root in target.parents and target.is_file():
+        return target
+    return None
+
+
+@lru_cache(maxsize=1)
+def page_html() -> bytes:
+    from freightdesk.ui.maps.page import render_page
+
+    return render_page().encode()
+
+
+@lru_cache(maxsize=1)
+def qwebchannel_js() -> bytes:
+    source = QFile(":/qtwebchannel/qwebchannel.js")
+    if not source.open(QIODevice.OpenModeFlag.ReadOnly):
+        return b""
+    try:
+        return bytes(source.readAll().data())
+    finally:
+        source.close()
+
+
+def resolve(path: str) -> tuple[bytes, str] | None:
+    """The body and content type for a path of the scheme, or None when there is none."""
+    path = path.lstrip("/")
+    if path == "map.html":
+        return page_html(), _TYPES[".html"]
+    if path == "basemap.geojson":
+        return basemap_geojson(), _TYPES[".geojson"]
+    if path == "qwebchannel.js":
+        return qwebchannel_js(), _TYPES[".js"]
+    found: Path | None = None
+    if path.startswith("assets/"):
+        found = _inside(ASSETS, path.removeprefix("assets/"))
+    for prefix, module in _LIBRARIES.items():
+        if path.startswith(prefix) and (folder := library_dir(module)) is not None:
+            found = _inside(folder, path.removeprefix(prefix))
+    if found is None:
+        return None
+    kind = _TYPES.get(found.suffix) or mimetypes.guess_type(found.name)[0]
+    return found.read_bytes(), kind or "application/octet-stream"
+
+
+class MapSchemeHandler(QWebEngineUrlSchemeHandler):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+
+    def requestStarted(self, job: QWebEngineUrlRequestJob) -> None:  # noqa: N802 (Qt's name)
+        url = job.requestUrl()
+        if bytes(job.requestMethod().data()) != b"GET" or url.host() != "app":
+            job.fail(QWebEngineUrlRequestJob.Error.RequestDenied)
+            return
+        try:
+            found = resolve(url.path())
+        except OSError as exc:
+            log.warning("cannot serve %s: %s", url.toString(), exc)
+            job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
+            return
+        if found is None:
+            job.fail(QWebEngineUrlRequestJob.Error.UrlNotFound)
+            return
+        body, kind = found
+        # The buffer belongs to the job: Qt reads it after this returns, then deletes both.
+        buffer = QBuffer(job)
+        buffer.setData(QByteArray(body))
+        buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+        job.reply(QByteArray(kind.encode()), buffer)
