@@ -109,19 +109,24 @@ class Sender:
             verify=self._trust, limits=self._limits, follow_redirects=False
         )
         self._clients: dict[int, tuple[datetime, httpx.AsyncClient]] = {}
+        self._retired: list[httpx.AsyncClient] = []
         self._lock = asyncio.Lock()
         self.credentials = Credentials()
 
     async def close(self) -> None:
-        clients = [self._shared, *(client for _, client in self._clients.values())]
+        clients = [self._shared, *self._retired, *(client for _, client in self._clients.values())]
         self._clients.clear()
+        self._retired.clear()
         for client in clients:
             await client.aclose()
 
     async def forget(self, keep: set[int]) -> None:
-        """Close the pools of configurations that no longer have anything to send."""
+        """Close the pools of configurations that no longer have anything to send, and those
+        replaced by an edit of their configuration a while ago."""
+        retired, self._retired = self._retired, []
         for config_id in [c for c in self._clients if c not in keep]:
-            _version, client = self._clients.pop(config_id)
+            retired.append(self._clients.pop(config_id)[1])
+        for client in retired:
             await client.aclose()
 
     async def _client_for(self, endpoint: Endpoint) -> httpx.AsyncClient:
@@ -139,7 +144,8 @@ class Sender:
             client = httpx.AsyncClient(verify=verify, limits=self._limits, follow_redirects=False)
             self._clients[endpoint.id] = (endpoint.updated_at, client)
         if known is not None:
-            await known[1].aclose()
+            # Requests may still be under way on the old pool: close it later.
+            self._retired.append(known[1])
         return client
 
     async def send(self, endpoint: Endpoint, event_id: str, body: str, tuning: Tuning) -> Result:
