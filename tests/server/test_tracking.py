@@ -496,3 +496,29 @@ def test_public_share_link_shows_tracking_not_business_data(tenant: TenantHandle
     assert httpx.get(link + "x").status_code == 404
     tenant.http.delete(shipment_path(shipment["id"]))
     assert httpx.get(link).status_code == 404
+
+
+def test_values_that_cannot_be_stored_are_refused_not_failed(tenant: TenantHandle) -> None:
+    def raw_put(body: bytes) -> httpx.Response:
+        return tenant.http.put(PUT, content=body, headers={"content-type": "application/json"})
+
+    pro = b'{"identifiers":[{"type":"PRO","value":"1"}]'
+    nan = raw_put(pro + b',"costs":[{"type":"F","totalCost":{"amount":NaN,"currency":"USD"}}]}')
+    assert sources(nan) == ["costs[0].totalCost.amount"]
+    inf = raw_put(pro + b',"routeInfo":{"routeSegments":[{"emissions":{"loadFactor":Infinity}}]}}')
+    assert sources(inf) == ["routeInfo.routeSegments[0].emissions.loadFactor"]
+    late = raw_put(pro + b',"events":[{"type":"X","dateTime":"9999-12-31T23:00:00-05:00"}]}')
+    assert sources(late) == ["events[0].dateTime"]
+    early = raw_put(pro + b',"events":[{"type":"X","dateTime":"0001-01-01T00:30:00+01:00"}]}')
+    assert sources(early) == ["events[0].dateTime"]
+    nul = raw_put(
+        b'{"identifiers":[{"type":"PRO","value":"1"}],"attributes":[{"name":"a\\u0000"}]}'
+    )
+    assert sources(nul) == ["attributes[0].name"]
+    assert sources(
+        tenant.http.post(SEARCH, json={"lastModifiedAfter": "9999-12-31T23:00:00-05:00"})
+    ) == ["lastModifiedAfter"]
+    window = {"createdDateTime": {"endDateTime": "0001-01-01T00:00:00+01:00"}}
+    assert sources(tenant.http.post(SEARCH, json=window)) == ["createdDateTime.endDateTime"]
+    for text in ("\U0010ffff", "A\U0010ffff", "%", "_"):
+        assert tenant.http.post(SEARCH, json={"text": text}).status_code == 200

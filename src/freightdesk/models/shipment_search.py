@@ -8,13 +8,8 @@ from uuid import UUID
 from pydantic import AwareDatetime, Field
 
 from freightdesk.models.base import WireModel
-from freightdesk.models.common import (
-    LogisticsIdentifier,
-    OffsetDateTimeWindow,
-    PaginationInfo,
-    TransportationMode,
-)
-from freightdesk.models.tracking import SharingParty, ShipmentStateType
+from freightdesk.models.common import LogisticsIdentifier, PaginationInfo, TransportationMode
+from freightdesk.models.tracking import SharingParty, ShipmentStateType, UtcTime
 
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 50
@@ -39,6 +34,13 @@ class ShipmentSort(WireModel):
     direction: SortDirection = SortDirection.DESC
 
 
+class DateTimeWindow(WireModel):
+    """The interface's offset date-time window; instants are compared in UTC."""
+
+    start_date_time: UtcTime | None = None
+    end_date_time: UtcTime | None = None
+
+
 class ShipmentSearchRequest(WireModel):
     """Every filter is optional; all given filters must hold (AND). Lists mean "any of"."""
 
@@ -54,10 +56,10 @@ class ShipmentSearchRequest(WireModel):
     attribute_name: str | None = Field(default=None, min_length=1, max_length=100)
     attribute_value: str | None = Field(default=None, max_length=500)
     # Windows are inclusive at the start and exclusive at the end.
-    created_date_time: OffsetDateTimeWindow | None = None
-    last_modified_date_time: OffsetDateTimeWindow | None = None
+    created_date_time: DateTimeWindow | None = None
+    last_modified_date_time: DateTimeWindow | None = None
     # Incremental sync: changed strictly after this instant; the answer also lists removals.
-    last_modified_after: AwareDatetime | None = None
+    last_modified_after: UtcTime | None = None
     sort: ShipmentSort = Field(default_factory=ShipmentSort)
 
 

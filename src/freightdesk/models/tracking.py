@@ -8,6 +8,7 @@ path instead of silently dropped.
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated
 from uuid import UUID
@@ -27,8 +28,16 @@ from freightdesk.models.common import (
     utc_datetime,
 )
 
+
+def _to_utc(value: datetime) -> datetime:
+    try:
+        return utc_datetime(value)
+    except OverflowError:  # e.g. 9999-12-31T23:00:00-05:00 is past the last representable instant
+        raise ValueError("is outside the supported range of date-times") from None
+
+
 # Instants with an offset, kept and answered in UTC (the zone of a stop is named separately).
-UtcTime = Annotated[AwareDatetime, AfterValidator(utc_datetime)]
+UtcTime = Annotated[AwareDatetime, AfterValidator(_to_utc)]
 
 # The interface's limits, plus our own where it names none (see docs/spec-gaps.md).
 MAX_IDENTIFIERS = 250

@@ -6,6 +6,7 @@ write), so a page is one indexed query plus a count, whatever the size of the hi
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -14,14 +15,9 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select
 from sqlalchemy.orm import Session
 
-from freightdesk.models.common import (
-    LogisticsIdentifier,
-    OffsetDateTimeWindow,
-    PaginationInfo,
-    TransportationMode,
-    utc_datetime,
-)
+from freightdesk.models.common import LogisticsIdentifier, PaginationInfo, TransportationMode
 from freightdesk.models.shipment_search import (
+    DateTimeWindow,
     LatestEvent,
     ShipmentSearchRequest,
     ShipmentSearchResult,
@@ -78,9 +74,7 @@ def search_shipments(
     if request.identifier_values is not None:
         result.not_found_values = _not_found(session, scope, request.identifier_values)
     if request.last_modified_after is not None:
-        result.removed_ids = _removed_since(
-            session, tenant_id, utc_datetime(request.last_modified_after)
-        )
+        result.removed_ids = _removed_since(session, tenant_id, request.last_modified_after)
     return result
 
 
@@ -152,12 +146,11 @@ def _filters(
     candidates: list[Select[int]] = []
     if request.text and request.text.strip():
         prefix = normalize_value(request.text)
-        candidates.append(
-            scope.identifiers(
-                ShipmentIdentifier.value_norm >= prefix,
-                ShipmentIdentifier.value_norm < _after_prefix(prefix),
-            )
-        )
+        bounds = [ShipmentIdentifier.value_norm >= prefix]
+        after = _after_prefix(prefix)
+        if after is not None:
+            bounds.append(ShipmentIdentifier.value_norm < after)
+        candidates.append(scope.identifiers(*bounds))
     if request.identifier_type is not None or request.identifier_value is not None:
         conditions = []
         if request.identifier_type is not None:
@@ -183,7 +176,7 @@ def _filters(
     found.extend(_window(Shipment.created_at, request.created_date_time))
     found.extend(_window(Shipment.last_modified_at, request.last_modified_date_time))
     if request.last_modified_after is not None:
-        found.append(Shipment.last_modified_at > utc_datetime(request.last_modified_after))
+        found.append(Shipment.last_modified_at > request.last_modified_after)
     found.extend(Shipment.pk.in_(query) for query in candidates)
     return found, candidates
 
@@ -206,20 +199,24 @@ def _attribute_candidates(request: ShipmentSearchRequest, scope: _Scope) -> Sele
     return query
 
 
-def _window(column: Any, window: OffsetDateTimeWindow | None) -> list[ColumnElement[bool]]:
+def _window(column: Any, window: DateTimeWindow | None) -> list[ColumnElement[bool]]:
     if window is None:
         return []
     found = []
     if window.start_date_time is not None:
-        found.append(column >= utc_datetime(window.start_date_time))
+        found.append(column >= window.start_date_time)
     if window.end_date_time is not None:
-        found.append(column < utc_datetime(window.end_date_time))
+        found.append(column < window.end_date_time)
     return found
 
 
-def _after_prefix(prefix: str) -> str:
-    """The smallest string greater than every string starting with `prefix`."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+def _after_prefix(prefix: str) -> str | None:
+    """The smallest string greater than every string starting with `prefix` (None when there
+    is none: the prefix is all U+10FFFF)."""
+    stem = prefix.rstrip(chr(sys.maxunicode))
+    if not stem:
+        return None
+    return stem[:-1] + chr(ord(stem[-1]) + 1)
 
 
 def _normalized(values: Sequence[str]) -> list[str]:

@@ -83,8 +83,32 @@ def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
             raise RequestValidationError(
                 [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
             ) from None
+        where = _nul_at(data)
+        if where is not None:
+            # PostgreSQL cannot store NUL in text; refuse it on every database alike.
+            message = "must not contain NUL characters"
+            raise RequestValidationError(
+                [{"loc": ("body", *where), "msg": message, "type": "string_nul"}]
+            )
 
     return check
+
+
+def _nul_at(value: object, path: tuple[int | str, ...] = ()) -> tuple[int | str, ...] | None:
+    """The path of the first string (or key) holding a NUL character, if any."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = (*path, key) if "\x00" in key else _nul_at(item, (*path, key))
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _nul_at(item, (*path, index))
+            if found is not None:
+                return found
+    return None
 
 
 def _json(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:
