@@ -5,7 +5,7 @@ an integrator would notice)."""
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -258,3 +258,22 @@ def test_lookups_and_bulk_creation(tenant: TenantHandle) -> None:
     assert len(history["positions"]) == 20
     created = [k for k, _ in journal(tenant, ids[0])]
     assert created[:2] == ["shipments.v1.shipment.created", "shipments.v1.state.added"]
+
+
+def test_fast_position_inserts_store_exactly_what_the_orm_stores() -> None:
+    """Positions bypass SQLAlchemy's parameter processing on SQLite; the text must be the one
+    UtcDateTime writes, or duplicate instants and ordering would break."""
+    from sqlalchemy.dialects import sqlite
+
+    from freightdesk.server.db import UtcDateTime
+
+    dialect = sqlite.dialect()
+    orm = UtcDateTime().dialect_impl(dialect).bind_processor(dialect)
+    assert orm is not None
+    for at in (
+        datetime(2024, 5, 1, 8, 0, tzinfo=UTC),
+        datetime(2024, 5, 1, 8, 0, 0, 1, tzinfo=UTC),
+        datetime(1999, 12, 31, 23, 59, 59, 999_999, tzinfo=timezone(timedelta(hours=-5))),
+        datetime(2030, 2, 3, 4, 5, 6, 70_000, tzinfo=timezone(timedelta(hours=5, minutes=30))),
+    ):
+        assert store.sqlite_utc_text(at) == orm(at)

@@ -41,7 +41,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Table, delete, func, insert, or_, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -804,10 +803,15 @@ def add_positions_bulk(
             wanted[given] = (row, instants)
     stored = _stored_instants(session, {row.pk: (min(i), max(i)) for row, i in wanted.values()})
     for row, instants in wanted.values():
-        fresh = [p for at, p in instants.items() if (row.pk, at) not in stored]
+        pk = row.pk
+        fresh = (
+            [p for at, p in instants.items() if (pk, at) not in stored]
+            if stored
+            else list(instants.values())
+        )
         if not fresh:
             continue
-        added = [_position_row(row.pk, position, source) for position in fresh]
+        added, wires = _position_records(pk, fresh, source)
         position_rows.extend(added)
         last = fresh[-1]
         if row.last_position_at is None or last.date_time >= row.last_position_at:
@@ -819,24 +823,84 @@ def add_positions_bulk(
                 row.tenant_id,
                 row.id,
                 ChangeKind.POSITIONS_ADDED,
-                {"positions": [_position_wire(added_row) for added_row in added], "source": source},
+                {"positions": wires, "source": source},
                 now,
             )
         )
     session.flush()
-    if position_rows:
-        # A concurrent writer may have stored the same instant meanwhile: ignore, as above.
-        dialect = session.get_bind().dialect.name
-        statement: Any
-        if dialect == "postgresql":
-            statement = postgresql.insert(_table(ShipmentPosition)).on_conflict_do_nothing()
-        elif dialect == "sqlite":
-            statement = sqlite.insert(_table(ShipmentPosition)).on_conflict_do_nothing()
-        else:  # pragma: no cover - we run on SQLite and PostgreSQL only
-            statement = insert(_table(ShipmentPosition))
-        session.execute(statement, position_rows)
+    _insert_positions(session, position_rows)
     _insert(session, ShipmentChange, changes)
     return len(position_rows)
+
+
+_POSITION_COLUMNS = (
+    "shipment_pk",
+    "date_time",
+    "latitude",
+    "longitude",
+    "speed",
+    "heading",
+    "source",
+)
+
+
+def _insert_positions(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert position rows, ignoring an instant a concurrent writer stored meanwhile.
+
+    Positions come by the hundred thousand when demo data is seeded, so they go to the driver
+    directly: SQLAlchemy's per-value parameter processing would cost more than SQLite's own
+    work. The values are exactly what `UtcDateTime` stores (see `sqlite_utc_text`).
+    """
+    if not rows:
+        return
+    connection = session.connection()
+    dialect = connection.dialect.name
+    names = ", ".join(_POSITION_COLUMNS)
+    table = ShipmentPosition.__tablename__
+    if dialect == "sqlite":
+        connection.exec_driver_sql(
+            f"INSERT OR IGNORE INTO {table} ({names}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    r["shipment_pk"],
+                    sqlite_utc_text(r["date_time"]),
+                    r["latitude"],
+                    r["longitude"],
+                    r["speed"],
+                    r["heading"],
+                    r["source"],
+                )
+                for r in rows
+            ],
+        )
+    elif dialect == "postgresql":
+        connection.exec_driver_sql(
+            f"INSERT INTO {table} ({names}) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            [
+                (
+                    r["shipment_pk"],
+                    r["date_time"].astimezone(UTC).replace(tzinfo=None),
+                    r["latitude"],
+                    r["longitude"],
+                    r["speed"],
+                    r["heading"],
+                    r["source"],
+                )
+                for r in rows
+            ],
+        )
+    else:  # pragma: no cover - we run on SQLite and PostgreSQL only
+        session.execute(insert(_table(ShipmentPosition)), rows)
+
+
+def sqlite_utc_text(at: datetime) -> str:
+    """How `UtcDateTime` stores an instant on SQLite (SQLAlchemy's DATETIME text format)."""
+    at = at.astimezone(UTC)
+    return (
+        f"{at.year:04d}-{at.month:02d}-{at.day:02d} "
+        f"{at.hour:02d}:{at.minute:02d}:{at.second:02d}.{at.microsecond:06d}"
+    )
 
 
 def _ordered_instants(
@@ -1324,35 +1388,42 @@ def _state_row(pk: int, state: TrackedShipmentState, source: str) -> dict[str, A
     }
 
 
-def _position_row(pk: int, position: TrackedShipmentPosition, source: str) -> dict[str, Any]:
-    speed = position.speed
-    if speed is not None:
-        speed = round(speed * _KMH[position.speed_unit or SpeedUnit.KILOMETERS_PER_HOUR], 2)
-    return {
-        "shipment_pk": pk,
-        "date_time": position.date_time,
-        "latitude": position.latitude,
-        "longitude": position.longitude,
-        "speed": speed,
-        "heading": position.heading,
-        "source": source,
-    }
-
-
-def _position_wire(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored position row as on the wire (speeds in km/h)."""
-    wire: dict[str, Any] = {
-        "dateTime": row["date_time"].isoformat(),
-        "latitude": row["latitude"],
-        "longitude": row["longitude"],
-        "source": row["source"],
-    }
-    if row["speed"] is not None:
-        wire["speed"] = row["speed"]
-        wire["speedUnit"] = SpeedUnit.KILOMETERS_PER_HOUR.value
-    if row["heading"] is not None:
-        wire["heading"] = row["heading"]
-    return wire
+def _position_records(
+    pk: int, positions: Sequence[TrackedShipmentPosition], source: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows to store and the same positions as on the wire (speeds in km/h), in one pass:
+    seeding runs this for hundreds of thousands of positions."""
+    rows: list[dict[str, Any]] = []
+    wires: list[dict[str, Any]] = []
+    kmh = SpeedUnit.KILOMETERS_PER_HOUR.value
+    for position in positions:
+        at, speed, heading = position.date_time, position.speed, position.heading
+        wire: dict[str, Any] = {
+            "dateTime": at.isoformat(),
+            "latitude": position.latitude,
+            "longitude": position.longitude,
+            "source": source,
+        }
+        if speed is not None:
+            unit = position.speed_unit
+            speed = round(speed * _KMH[unit], 2) if unit is not None else speed
+            wire["speed"] = speed
+            wire["speedUnit"] = kmh
+        if heading is not None:
+            wire["heading"] = heading
+        rows.append(
+            {
+                "shipment_pk": pk,
+                "date_time": at,
+                "latitude": position.latitude,
+                "longitude": position.longitude,
+                "speed": speed,
+                "heading": heading,
+                "source": source,
+            }
+        )
+        wires.append(wire)
+    return rows, wires
 
 
 def identifiers_of(row: Shipment) -> list[LogisticsIdentifier]:
