@@ -20,13 +20,16 @@ from typing import Any
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import AuthenticationFailed, ConnectionFailed, FreightDeskError
 from freightdesk.service.account_groups import AccountGroupsService
+from freightdesk.service.bookings import BookingsService
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.documents import DocumentsService
 from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.messages import explain
+from freightdesk.service.packages import PackagesService
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.rating import RatingService
 from freightdesk.service.shipments import SUMMARIES, ShipmentsService
 from freightdesk.service.stop_locations import StopLocationsService
 from freightdesk.service.uploads import UploadQueue
@@ -96,6 +99,9 @@ class AppSession:
         self.stop_locations: StopLocationsService | None = None
         self.webhooks: WebhooksService | None = None
         self.account_groups: AccountGroupsService | None = None
+        self.rating: RatingService | None = None
+        self.bookings: BookingsService | None = None
+        self.packages: PackagesService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -169,6 +175,9 @@ class AppSession:
             self.stop_locations = StopLocationsService(self.require_client, self.cache)
             self.webhooks = WebhooksService(self.require_client, self.cache)
             self.account_groups = AccountGroupsService(self.require_client, self.cache)
+            self.rating = RatingService(self.require_client, self.cache)
+            self.bookings = BookingsService(self.require_client, self.cache)
+            self.packages = PackagesService(self.require_client, self.cache)
         return self.cache
 
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
@@ -320,11 +329,15 @@ class AppSession:
             self.stop_locations,
             self.webhooks,
             self.account_groups,
+            self.rating,
+            self.bookings,
+            self.packages,
         ):
             if owner is not None:
                 await owner.aclose()
         self.uploads = self.documents = None
         self.stop_locations = self.webhooks = self.account_groups = None
+        self.rating = self.bookings = self.packages = None
         if self.client is not None:
             await self.client.aclose()
             self.client = None

@@ -1,0 +1,197 @@
+"""Packages for the app: a page of the search with every filter of the interface, create,
+edit (with the status workflow), delete, and the service's rules checked before sending.
+
+The workflow mirrors the local service (server/domain/packaging.py): UNASSIGNED -> ASSIGNED
+-> CONFIRMED, ASSIGNED -> UNASSIGNED, CONFIRMED -> UNASSIGNED; a CONFIRMED package's contents
+are fixed until it is released.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+from uuid import UUID
+
+from pydantic import ValidationError
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import NotFound
+from freightdesk.api.packaging import DEFAULT_PAGE_SIZE, PackageSearch
+from freightdesk.models.packaging import (
+    DeletedPackage,
+    Package,
+    PackageLocation,
+    PackageStatus,
+    PackageWrite,
+)
+from freightdesk.service.cache import Cache
+from freightdesk.service.listing import ListService, Params
+from freightdesk.service.validation import problems_of
+
+PAGE_SIZE = 25
+SKU = "SKU"
+
+NEXT_STATUSES: dict[PackageStatus, tuple[PackageStatus, ...]] = {
+    PackageStatus.UNASSIGNED: (PackageStatus.ASSIGNED,),
+    PackageStatus.ASSIGNED: (PackageStatus.UNASSIGNED, PackageStatus.CONFIRMED),
+    PackageStatus.CONFIRMED: (PackageStatus.UNASSIGNED,),
+}
+
+_CONTENT = (
+    "items",
+    "identifiers",
+    "isStackable",
+    "package",
+    "accessorials",
+    "originLocation",
+    "destinationLocation",
+)
+
+
+def check_package(
+    wire: dict[str, Any], current: Package | None = None
+) -> tuple[PackageWrite | None, dict[str, str]]:
+    """The body for a form given as wire fields, or every problem by field path.
+
+    `current`: the saved package being edited, whose status limits where it may move."""
+    problems: dict[str, str] = {}
+    if not wire.get("items"):
+        problems["items"] = "Add at least one item (order identifier and quantity)"
+    if not wire.get("identifiers"):
+        problems["identifiers"] = "Add at least one identifier, e.g. a DELIVERY_NUMBER or OLPN"
+    try:
+        package = PackageWrite.model_validate(wire)
+    except ValidationError as exc:
+        for path, message in problems_of(exc).items():
+            problems.setdefault(path, message)
+        return None, problems
+    if problems:
+        return None, problems
+    if current is None:
+        if package.status not in (None, PackageStatus.UNASSIGNED):
+            problems["status"] = "a new package starts UNASSIGNED; change it after saving"
+    else:
+        problems.update(_status_problems(current, package))
+    return (None, problems) if problems else (package, {})
+
+
+def _status_problems(current: Package, package: PackageWrite) -> dict[str, str]:
+    requested = package.status or current.status
+    if requested is not current.status and requested not in NEXT_STATUSES[current.status]:
+        allowed = ", ".join(s.value for s in NEXT_STATUSES[current.status])
+        return {"status": f"a {current.status} package can become {allowed}"}
+    if (
+        current.status is PackageStatus.CONFIRMED
+        and requested is PackageStatus.CONFIRMED
+        and _content(package.wire()) != _content(current.wire())
+    ):
+        return {"status": "a CONFIRMED package cannot be changed; release it (UNASSIGNED) first"}
+    return {}
+
+
+def _content(wire: dict[str, Any]) -> dict[str, Any]:
+    return {name: wire.get(name) for name in _CONTENT if wire.get(name) not in (None, [], False)}
+
+
+def as_write(package: Package) -> dict[str, Any]:
+    """The wire fields of a PUT that keeps the package as it is (the form edits these)."""
+    wire = package.wire()
+    return {k: v for k, v in wire.items() if k in (*_CONTENT, "status")}
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def _norm_postal(text: str | None) -> str:
+    return "".join((text or "").split()).upper()
+
+
+def matches(package: Package, search: PackageSearch) -> bool:
+    """The service's filters, for placing a new or edited package in the list shown."""
+    if search.identifier_type and search.identifier_value:
+        wanted = (search.identifier_type, search.identifier_value)
+        if wanted not in {(i.type, i.value) for i in package.identifiers}:
+            return False
+    if search.sku_identifier:
+        skus = {i.value for item in package.items for i in item.identifiers if i.type == SKU}
+        if search.sku_identifier not in skus:
+            return False
+    for location, prefix in (
+        (package.origin_location, "origin"),
+        (package.destination_location, "destination"),
+    ):
+        if not _location_matches(location, search, prefix):
+            return False
+    return True
+
+
+def _location_matches(location: PackageLocation | None, search: PackageSearch, prefix: str) -> bool:
+    address = location.address if location else None
+    for name in ("city", "state", "country"):
+        wanted = getattr(search, f"{prefix}_{name}")
+        if wanted and _norm(wanted) != _norm(getattr(address, name, None) if address else None):
+            return False
+    postal = getattr(search, f"{prefix}_postal_code")
+    return not (
+        postal and _norm_postal(postal) != _norm_postal(address.postal_code if address else None)
+    )
+
+
+class PackagesService(ListService[Package]):
+    kind = "packages"
+
+    def __init__(
+        self, client: Callable[[], ApiClient], cache: Cache, *, interval: float = 60.0
+    ) -> None:
+        super().__init__(
+            cache,
+            Package,
+            lambda p: str(p.id),
+            params={"pageNumber": 1, "pageSize": PAGE_SIZE},
+            interval=interval,
+        )
+        self._client = client
+
+    async def fetch_items(self, params: Params) -> tuple[Sequence[Package], int]:
+        page = await self._client().packaging.page(
+            PackageSearch.from_params(params),
+            page_number=int(params.get("pageNumber", 1)),
+            page_size=int(params.get("pageSize", DEFAULT_PAGE_SIZE)),
+        )
+        return page.results, page.pagination_info.total
+
+    def sort_key(self, item: Package) -> Any:
+        created = item.created_date_time.timestamp() if item.created_date_time else 0.0
+        return (-created, str(item.id))
+
+    def fits(self, item: Package, params: Params) -> bool:
+        if int(params.get("pageNumber", 1)) != 1:
+            return False
+        return matches(item, PackageSearch.from_params(params))
+
+    def page_limit(self, params: Params) -> int | None:
+        return int(params.get("pageSize", PAGE_SIZE))
+
+    async def get(self, package_id: UUID | str) -> Package:
+        return await self._client().packaging.get(package_id)
+
+    async def save(self, package: PackageWrite, package_id: UUID | str | None = None) -> Package:
+        """Create (no id) or replace; the list shows the result before this returns."""
+        api = self._client().packaging
+        if package_id is None:
+            saved = await api.create(package)
+            await self.upsert(saved, first=True)
+        else:
+            saved = await api.put(package_id, package)
+            await self.upsert(saved, grow=False)
+        return saved
+
+    async def delete(self, package_id: UUID | str) -> DeletedPackage | None:
+        """Delete (soft); None when it was already gone (the wish is met)."""
+        deleted: DeletedPackage | None = None
+        with contextlib.suppress(NotFound):
+            deleted = await self._client().packaging.delete(package_id)
+        await self.remove(str(package_id))
+        return deleted

@@ -1,0 +1,457 @@
+"""Rate requests for the app: ask carriers for quotes, watch the quotes arrive, cancel, and
+turn a quote into a booking.
+
+The interface has no operation listing rate requests, so the app keeps the requests it made
+(or opened by id) in the profile cache and polls them: every second while carriers are still
+answering (QUOTES_REQUESTED), now and then otherwise, so a cancellation or expiry elsewhere
+shows too. `check_rate_request` mirrors the local service's rules
+(server/domain/rating_quotes.py) so a form marks every problem beside its field before sending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from pydantic import ValidationError
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import ApiError, NotFound
+from freightdesk.api.rating import CancellationNotEnabled, RateRequestBooked
+from freightdesk.models.account_groups import AccountGroup
+from freightdesk.models.addresses import AddressInput, country_code, subdivision_code
+from freightdesk.models.booking import CarrierProfile
+from freightdesk.models.common import Address
+from freightdesk.models.rating import (
+    Quote,
+    RateRequest,
+    RateRequestCreate,
+    RateRequestStatus,
+    RateStopType,
+)
+from freightdesk.models.stop_locations import StopLocation
+from freightdesk.service.cache import Cache
+from freightdesk.service.coordinator import Coordinator
+from freightdesk.service.validation import problems_of
+
+log = logging.getLogger(__name__)
+
+KIND = "rate_requests"
+# The newest requests kept; older ones that no longer take quotes are dropped.
+MAX_KEPT = 200
+HORIZON = timedelta(days=365)
+OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
+_STOPS = "rateDetail.routeInfo.stops"
+_SUBDIVIDED = ("US", "CA", "MX")
+
+
+# --- the service's rules, checked in the form --------------------------------------------
+
+
+def check_rate_request(
+    wire: dict[str, Any], *, today: date | None = None
+) -> tuple[RateRequestCreate | None, dict[str, str]]:
+    """The request for a form given as wire fields, or every problem by field path."""
+    try:
+        request = RateRequestCreate.model_validate(wire, extra="forbid")
+    except ValidationError as exc:
+        return None, problems_of(exc)
+    problems = request_problems(request, today=today or datetime.now(UTC).date())
+    return (None, problems) if problems else (request, {})
+
+
+def request_problems(request: RateRequestCreate, *, today: date) -> dict[str, str]:
+    found: list[tuple[str, str]] = []
+    detail = request.rate_detail
+    stops = detail.route_info.stops
+    if stops[0].type is not RateStopType.PICKUP:
+        found.append((f"{_STOPS}[0].type", "the first stop must be a PICKUP"))
+    if stops[-1].type is not RateStopType.DELIVERY:
+        found.append((f"{_STOPS}[{len(stops) - 1}].type", "the last stop must be a DELIVERY"))
+    for index, stop in enumerate(stops):
+        found += _placement_problems(stop.location.address, stop.location.coordinates, index)
+    if detail.pickup_date is not None:
+        if detail.pickup_date < today - timedelta(days=1):
+            found.append(("rateDetail.pickupDate", "must not be in the past"))
+        elif detail.pickup_date > today + HORIZON:
+            found.append(("rateDetail.pickupDate", "must be within a year from now"))
+    if request.expiration_date_time is not None:
+        now = datetime.now(UTC)
+        if request.expiration_date_time <= now:
+            found.append(("expirationDateTime", "must be in the future"))
+        elif request.expiration_date_time > now + HORIZON:
+            found.append(("expirationDateTime", "must be within a year from now"))
+    shipping = detail.shipping_details
+    if shipping is not None and shipping.truck is not None and shipping.ltl is not None:
+        found.append(("rateDetail.shippingDetails", "give truck (truckload) or ltl, not both"))
+    if shipping is not None and shipping.ltl is not None:
+        found += _ltl_problems(request)
+    problems: dict[str, str] = {}
+    for path, message in found:
+        problems.setdefault(path, message)
+    return problems
+
+
+def _placement_problems(
+    address: Address | None, coordinates: object, index: int
+) -> list[tuple[str, str]]:
+    """The service places a stop by its coordinates, its city or postal code, or its state."""
+    path = f"{_STOPS}[{index}].location"
+    if address is None:
+        if coordinates is None:
+            return [(f"{path}.address", "Enter an address or pick a saved location")]
+        return []
+    country = country_code(address.country)
+    if country is None:
+        return [(f"{path}.address.country", f"{address.country!r} is not a country")]
+    state = (address.state or "").strip()
+    if state and country in _SUBDIVIDED and subdivision_code(country, state) is None:
+        return [(f"{path}.address.state", f"{state!r} is not known in {country}")]
+    placed = state or (address.city or "").strip() or (address.postal_code or "").strip()
+    if not placed and coordinates is None:
+        return [(f"{path}.address.city", "Enter a city, a postal code or a state")]
+    return []
+
+
+def _ltl_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
+    units = [
+        (f"rateDetail.shipmentDetails[{i}].handlingUnits[{j}]", unit)
+        for i, detail in enumerate(request.rate_detail.shipment_details)
+        for j, unit in enumerate(detail.handling_units)
+    ]
+    if not units:
+        return [("rateDetail.shipmentDetails", "LTL is rated by weight and class: add a unit")]
+    found = []
+    for path, unit in units:
+        if unit.weight is None:
+            found.append((f"{path}.weight", "is required to rate LTL"))
+        if unit.freight_class is None and unit.dimensions is None:
+            found.append((f"{path}.freightClass", "is required to rate LTL (or give dimensions)"))
+    return found
+
+
+def effective_status(request: RateRequest, now: datetime | None = None) -> RateRequestStatus:
+    """The status as the service computes it at read time: open requests expire."""
+    moment = now or datetime.now(UTC)
+    if request.status in OPEN and request.expiration_date_time <= moment:
+        return RateRequestStatus.EXPIRED
+    return request.status
+
+
+def quote_open(quote: Quote, request: RateRequest, now: datetime | None = None) -> bool:
+    """Whether the quote can still be booked."""
+    moment = now or datetime.now(UTC)
+    return effective_status(request, moment) in OPEN and quote.expiration_date_time > moment
+
+
+def booking_draft(request: RateRequest, quote: Quote) -> dict[str, Any]:
+    """The wire fields of a booking of `quote`, as the service would fill them in, for the
+    booking form to show and the user to change."""
+    detail = request.rate_detail
+    charges = [
+        ("LINE_HAUL", quote.line_haul),
+        ("FUEL_SURCHARGE", quote.fuel_surcharge),
+        *((c.code, c.amount) for c in quote.accessorial_charges),
+    ]
+    draft: dict[str, Any] = {
+        "capacityProviderIdentifier": quote.capacity_provider_identifier.wire(),
+        "rateIdentifiers": [i.wire() for i in quote.rate_identifiers],
+        "totalRate": quote.total_rate.wire(),
+        "fuelSurchargeRate": quote.fuel_surcharge.wire(),
+        "charges": [
+            {"code": code, "amount": money.amount, "currency": money.currency.value}
+            for code, money in charges
+        ],
+        "expirationDateTime": quote.expiration_date_time.isoformat(),
+        "shipmentId": str(request.id),
+        "shipmentDetails": [
+            {
+                "pickupStopId": str(d.pickup_stop_id) if d.pickup_stop_id else None,
+                "deliveryStopId": str(d.delivery_stop_id) if d.delivery_stop_id else None,
+                "handlingUnits": [u.wire() for u in d.handling_units],
+                "identifiers": [i.wire() for i in d.identifiers],
+            }
+            for d in detail.shipment_details
+        ],
+    }
+    if detail.shipper_contact_info is not None:
+        draft["shipperContactInfo"] = detail.shipper_contact_info.wire()
+    shipping = detail.shipping_details
+    if shipping is not None:
+        details: dict[str, Any] = {"accessorials": [a.wire() for a in shipping.accessorials]}
+        if shipping.truck is not None:
+            truck = shipping.truck.wire()
+            details.update({k: v for k, v in truck.items() if v is not None})
+        draft["shippingDetails"] = details
+    cleaned: dict[str, Any] = _without_none(draft)
+    return cleaned
+
+
+def _without_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
+
+
+# --- cancelling ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cancellation:
+    """How a cancellation went, in words a dispatcher reads."""
+
+    rate_request_id: str
+    already: bool
+    booking_id: str | None = None
+
+    def text(self) -> str:
+        if self.already:
+            return "The rate request was already cancelled; nothing changed."
+        if self.booking_id:
+            return (
+                "The rate request is cancelled, and so is its booking in progress "
+                f"({self.booking_id})."
+            )
+        return "The rate request is cancelled; carriers will not be asked again."
+
+
+def cancel_refusal_text(error: BaseException) -> str | None:
+    """The interface's refusals of a cancellation, said plainly (None for other errors)."""
+    if isinstance(error, RateRequestBooked):
+        return (
+            "It cannot be cancelled: a carrier already accepted a booking of it. Cancel the "
+            "booking first (Bookings pane), then the rate request."
+        )
+    if isinstance(error, CancellationNotEnabled):
+        return (
+            "Cancelling rate requests is not enabled for this account. An administrator of "
+            "the freight service can switch it on."
+        )
+    return None
+
+
+# --- the service --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RateRequests:
+    """The rate requests the app knows, newest first."""
+
+    by_id: dict[str, RateRequest]
+    order: tuple[str, ...]
+
+    @classmethod
+    def of(cls, requests: list[RateRequest]) -> RateRequests:
+        ordered = sorted(requests, key=lambda r: (r.created_date_time, str(r.id)), reverse=True)
+        return cls({str(r.id): r for r in ordered}, tuple(str(r.id) for r in ordered))
+
+    def items(self) -> list[RateRequest]:
+        return [self.by_id[key] for key in self.order]
+
+    def get(self, request_id: UUID | str) -> RateRequest | None:
+        return self.by_id.get(str(request_id))
+
+    def waiting(self) -> list[RateRequest]:
+        """Requests whose carriers are still answering."""
+        return [
+            r
+            for r in self.by_id.values()
+            if effective_status(r) is RateRequestStatus.QUOTES_REQUESTED
+        ]
+
+
+@dataclass(frozen=True)
+class RateRequestsChange:
+    changed: frozenset[str] = frozenset()
+    removed: frozenset[str] = frozenset()
+    new_quotes: frozenset[str] = frozenset()  # requests that received quotes
+    full: bool = False
+
+
+def diff_requests(old: RateRequests | None, new: RateRequests) -> RateRequestsChange | None:
+    if old is None:
+        return RateRequestsChange(frozenset(new.by_id), full=True)
+    if old is new:
+        return None
+    removed = frozenset(old.by_id.keys() - new.by_id.keys())
+    changed = frozenset(k for k, r in new.by_id.items() if old.by_id.get(k) != r)
+    if not removed and not changed:
+        return None
+    new_quotes = frozenset(
+        k for k in changed if k in old.by_id and len(new.by_id[k].quotes) > len(old.by_id[k].quotes)
+    )
+    return RateRequestsChange(changed, removed, new_quotes, full=old.order != new.order)
+
+
+class RatingService:
+    """Owns the app's rate requests of one connection."""
+
+    def __init__(
+        self,
+        client: Callable[[], ApiClient],
+        cache: Cache,
+        *,
+        interval: float = 1.0,
+        idle_interval: float = 30.0,
+    ) -> None:
+        self._client = client
+        self.cache = cache
+        self.idle_interval = idle_interval
+        self._last_full = 0.0
+        self._lock = asyncio.Lock()
+        self.coordinator: Coordinator[RateRequests, RateRequestsChange] = Coordinator(
+            "rate-requests", self._fetch, diff_requests, interval=interval
+        )
+
+    # --- cache -----------------------------------------------------------------------------
+
+    async def load_cached(self) -> RateRequests:
+        try:
+            requests = await asyncio.to_thread(self.cache.load_models, KIND, RateRequest)
+        except ValidationError:
+            log.info("the cached rate requests no longer fit the model; ignored")
+            requests = []
+        cached = RateRequests.of(requests)
+        if self.coordinator.data is None:
+            self.coordinator.apply(cached)
+        return cached
+
+    def _store(self, upserts: list[RateRequest], removed: list[str]) -> None:
+        if upserts:
+            self.cache.put_models(KIND, ((str(r.id), r) for r in upserts))
+        if removed:
+            self.cache.delete_many(KIND, removed)
+
+    async def _keep(self, requests: list[RateRequest], removed: Sequence[str] = ()) -> None:
+        """Store these requests and show them at once, dropping `removed`."""
+        async with self._lock:
+            await asyncio.to_thread(self._store, requests, list(removed))
+            # Built from the newest data with no pause before it is shown, so a fetch that
+            # finished meanwhile is not undone.
+            current = self.coordinator.data or RateRequests({}, ())
+            merged = {**current.by_id, **{str(r.id): r for r in requests}}
+            for key in removed:
+                merged.pop(key, None)
+            listing = RateRequests.of(list(merged.values()))
+            overflow = self._overflow(listing)
+            if overflow:
+                listing = RateRequests.of(
+                    [r for k, r in listing.by_id.items() if k not in set(overflow)]
+                )
+            self.coordinator.apply(listing)
+            if overflow:
+                await asyncio.to_thread(self._store, [], overflow)
+
+    @staticmethod
+    def _overflow(listing: RateRequests) -> list[str]:
+        """Beyond MAX_KEPT, the oldest requests that no longer take quotes."""
+        if len(listing.order) <= MAX_KEPT:
+            return []
+        extra = len(listing.order) - MAX_KEPT
+        finished = [k for k in reversed(listing.order) if listing.by_id[k].status not in OPEN]
+        return finished[:extra]
+
+    # --- polling ---------------------------------------------------------------------------
+
+    async def _fetch(self, previous: RateRequests | None) -> RateRequests:
+        current = previous or RateRequests({}, ())
+        due_all = time.monotonic() - self._last_full >= self.idle_interval
+        wanted = [
+            r
+            for r in current.items()
+            if effective_status(r) in OPEN
+            and (due_all or r.status is RateRequestStatus.QUOTES_REQUESTED)
+        ]
+        if not wanted:
+            return current
+        if due_all:
+            self._last_full = time.monotonic()
+        client = self._client()
+        fresh: list[RateRequest] = []
+        gone: list[str] = []
+        for request in wanted:
+            try:
+                fresh.append(await client.rating.get(request.id))
+            except NotFound:
+                gone.append(str(request.id))
+        changed = [r for r in fresh if current.by_id.get(str(r.id)) != r]
+        if not changed and not gone:
+            return current
+        await asyncio.to_thread(self._store, changed, gone)
+        # Merged into the newest data: a create may have been shown while this fetch ran.
+        latest = self.coordinator.data or current
+        merged = {**latest.by_id, **{str(r.id): r for r in changed}}
+        for key in gone:
+            merged.pop(key, None)
+        return RateRequests.of(list(merged.values()))
+
+    # --- writes ----------------------------------------------------------------------------
+
+    async def create(self, request: RateRequestCreate) -> RateRequest:
+        """Ask for quotes; the request is listed at once and polled until carriers answered."""
+        created = await self._client().rating.create(request)
+        await self._keep([created])
+        self.coordinator.poke()
+        return created
+
+    async def open(self, request_id: UUID | str) -> RateRequest:
+        """Add a request made elsewhere (by its id) to the app's list."""
+        found = await self._client().rating.get(request_id)
+        await self._keep([found])
+        return found
+
+    async def reload(self, request_id: UUID | str) -> RateRequest:
+        return await self.open(request_id)
+
+    async def forget(self, request_id: UUID | str) -> None:
+        """Take a request off the app's list (the service keeps it)."""
+        await self._keep([], [str(request_id)])
+
+    async def cancel(self, request_id: UUID | str) -> Cancellation:
+        """Cancel; the outcome says whether it was cancelled already and which booking in
+        progress went with it. Raises RateRequestBooked or CancellationNotEnabled, whose
+        meaning `cancel_refusal_text` puts in words."""
+        api = self._client().rating
+        before = await api.get(request_id)
+        if before.status is RateRequestStatus.CANCELLED:
+            await self._keep([before])
+            return Cancellation(str(request_id), already=True)
+        answer = await api.cancel(request_id)
+        with contextlib.suppress(ApiError):
+            await self._keep([await api.get(request_id)])
+        return Cancellation(
+            str(answer.rate_request_id),
+            already=False,
+            booking_id=str(answer.booking_id) if answer.booking_id else None,
+        )
+
+    # --- what the form offers --------------------------------------------------------------
+
+    async def carriers(self) -> list[CarrierProfile]:
+        """The carriers the tenant is connected to, where the service tells (an extension)."""
+        api = self._client().carriers
+        if not await api.available():
+            return []
+        return sorted(await api.list(), key=lambda c: c.name.lower())
+
+    async def account_groups(self) -> list[AccountGroup]:
+        return await self._client().account_groups.list()
+
+    async def saved_locations(self, query: str = "", limit: int = 50) -> list[StopLocation]:
+        page = await self._client().stop_locations.page(page_size=limit, query=query or None)
+        return page.locations
+
+    async def validate_address(self, address: AddressInput) -> Address:
+        return await self._client().addresses.validate(address)
+
+    async def aclose(self) -> None:
+        await self.coordinator.aclose()
