@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, or_, select
+from sqlalchemy import delete, insert, or_, select, text
 from sqlalchemy.orm import Session
 
 from freightdesk.models.addresses import country_code
@@ -500,5 +500,7 @@ def seed_vehicles(
             batch = []
     if batch:
         session.execute(insert(VehicleRow), batch)
-    session.flush()
+    # Fresh statistics, or the PostgreSQL planner, still believing the table empty, scans
+    # the whole pool instead of looking up the search's grid cells.
+    session.execute(text(f"ANALYZE {VehicleRow.__tablename__}"))
     return count
