@@ -24,11 +24,23 @@ tracking source reported (`add_event`, `add_positions`, `set_state`, `upsert_exc
 that a source can no longer follow the shipment, everything that source reported is removed
 (interface rule 4; see `identifiers.py`). `USER` marks events recorded through PUT tracking.
 
-Refusals are `ApiError`s (400 with field paths, 404, 409) so routes can let them through.
-Bulk helpers for seeding: `create_shipments`, `add_positions_bulk`.
+The lifecycle (`set_state`, see `lifecycle.py`): every shipment starts SCHEDULED; a move the
+lifecycle does not allow is a 409, setting the current state again is a no-op. An ETA is an
+event of type `ETA` per stop (`set_eta`), and the latest one is the shipment's `next_eta`.
 
-Reads for the routes live in `tracking_reads.py` (history, shipment views) and
-`shipment_search.py` (browsing).
+Refusals are `ApiError`s (400 with field paths, 404, 409) so routes can let them through; an
+unknown `source` is a ValueError (a programming mistake, not client input).
+
+Bulk: `create_shipments` and `add_positions_bulk` write many shipments in a handful of
+statements (positions go to the driver directly). A position at an instant already stored for
+the shipment is ignored, so retried pushes are harmless. For trusted generated data (demo,
+simulator), building positions with `TrackedShipmentPosition.model_construct(...)` (an aware
+`date_time`) skips validation, which otherwise costs more than storing them.
+
+`Shipment.data` (the user-provided data as on the wire) is read-only: it lives in
+`shipment_documents` and is replaced only here. Reads for the routes live in
+`tracking_reads.py` (history, shipment views) and `shipment_search.py` (browsing); webhook
+context: `shipment_context`, `share_link`.
 """
 
 from __future__ import annotations
