@@ -1,21 +1,29 @@
-"""The uploads under way: one row per file with its progress, cancel and retry."""
+"""The uploads under way: one row per file with its progress, cancel and retry.
+
+Rows are plain items (the progress bar is painted by a delegate, the row's action is a
+link-like cell) rather than widgets per cell, so twenty dropped files add their rows in a
+few milliseconds.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QAction, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QProgressBar,
     QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionProgressBar,
+    QStyleOptionViewItem,
     QTableWidget,
     QTableWidgetItem,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -32,6 +40,27 @@ _STATE_TEXT = {
     UploadState.CANCELLED: "Cancelled",
 }
 FILE, PROGRESS, STATUS, ACTIONS = range(4)
+FRACTION_ROLE = Qt.ItemDataRole.UserRole + 1
+CANCEL, RETRY = "Cancel", "Retry"
+
+
+class ProgressDelegate(QStyledItemDelegate):
+    """Paints a progress bar from the item's fraction (per mille)."""
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        bar = QStyleOptionProgressBar()
+        bar.rect = option.rect.adjusted(4, 6, -4, -6)
+        bar.minimum, bar.maximum = 0, 1000
+        bar.progress = int(index.data(FRACTION_ROLE) or 0)
+        bar.textVisible = False
+        bar.state = QStyle.StateFlag.State_Enabled | QStyle.StateFlag.State_Horizontal
+        style = option.widget.style() if option.widget else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter)
 
 
 class UploadsView(QWidget):
@@ -57,6 +86,8 @@ class UploadsView(QWidget):
         header.setSectionResizeMode(ACTIONS, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setColumnWidth(FILE, 220)
         self.table.setColumnWidth(PROGRESS, 180)
+        self.table.setItemDelegateForColumn(PROGRESS, ProgressDelegate(self.table))
+        self.table.setMouseTracking(True)
         self.cancel_button = QPushButton("&Cancel upload", self)
         self.retry_button = QPushButton("Re&try", self)
         self.clear_button = QPushButton("Clear &finished", self)
@@ -79,6 +110,7 @@ class UploadsView(QWidget):
         self.cancel_button.clicked.connect(self.cancel_selected)
         self.retry_button.clicked.connect(self.retry_selected)
         self.clear_button.clicked.connect(self.clear_finished)
+        self.table.cellClicked.connect(self._clicked)
         self.setVisible(False)
 
     def attach(self, queue: UploadQueue | None) -> None:
@@ -101,9 +133,9 @@ class UploadsView(QWidget):
         row = self._rows.get(upload.id)
         if row is None:
             row = self._add_row(upload)
-        bar = self.table.cellWidget(row, PROGRESS)
-        if isinstance(bar, QProgressBar):
-            bar.setValue(int(upload.fraction * 1000))
+        progress = self.table.item(row, PROGRESS)
+        if progress is not None:
+            progress.setData(FRACTION_ROLE, int(upload.fraction * 1000))
         status = _STATE_TEXT[upload.state]
         if upload.state is UploadState.UPLOADING:
             status += f" · {size_text(upload.sent)} of {size_text(upload.total)}"
@@ -116,11 +148,17 @@ class UploadsView(QWidget):
             item.setForeground(
                 Qt.GlobalColor.red if upload.state is UploadState.FAILED else self._normal_color
             )
-        actions = self.table.cellWidget(row, ACTIONS)
-        if actions is not None:
-            cancel, retry = actions.findChildren(QToolButton)
-            cancel.setEnabled(not upload.finished)
-            retry.setEnabled(upload.state in (UploadState.FAILED, UploadState.CANCELLED))
+        action = self.table.item(row, ACTIONS)
+        if action is not None:
+            if not upload.finished:
+                action.setText(CANCEL)
+                action.setToolTip(f"Cancel the upload of {upload.path.name}")
+            elif upload.state in (UploadState.FAILED, UploadState.CANCELLED):
+                action.setText(RETRY)
+                action.setToolTip(f"Upload {upload.path.name} again")
+            else:
+                action.setText("")
+                action.setToolTip("")
         self._update_title()
 
     def _add_row(self, upload: Upload) -> int:
@@ -131,27 +169,24 @@ class UploadsView(QWidget):
         name.setToolTip(str(upload.path))
         name.setData(Qt.ItemDataRole.UserRole, upload.id)
         self.table.setItem(row, FILE, name)
-        bar = QProgressBar(self.table)
-        bar.setRange(0, 1000)
-        bar.setTextVisible(False)
-        self.table.setCellWidget(row, PROGRESS, bar)
+        self.table.setItem(row, PROGRESS, QTableWidgetItem())
         self.table.setItem(row, STATUS, QTableWidgetItem(""))
-        actions = QWidget(self.table)
-        box = QHBoxLayout(actions)
-        box.setContentsMargins(2, 0, 2, 0)
-        cancel = QToolButton(actions)
-        cancel.setText("Cancel")
-        cancel.setToolTip(f"Cancel the upload of {upload.path.name}")
-        retry = QToolButton(actions)
-        retry.setText("Retry")
-        retry.setToolTip(f"Upload {upload.path.name} again")
-        cancel.clicked.connect(lambda: self.queue.cancel(upload.id) if self.queue else None)
-        retry.clicked.connect(lambda: self.queue.retry(upload.id) if self.queue else None)
-        box.addWidget(cancel)
-        box.addWidget(retry)
-        self.table.setCellWidget(row, ACTIONS, actions)
+        action = QTableWidgetItem("")
+        action.setForeground(self.palette().link())
+        self.table.setItem(row, ACTIONS, action)
         self.setVisible(True)
         return row
+
+    def _clicked(self, row: int, column: int) -> None:
+        """The action cell of a row: cancel it while it runs, retry it once failed."""
+        item, action = self.table.item(row, FILE), self.table.item(row, ACTIONS)
+        if column != ACTIONS or item is None or action is None or self.queue is None:
+            return
+        upload_id = int(item.data(Qt.ItemDataRole.UserRole))
+        if action.text() == CANCEL:
+            self.queue.cancel(upload_id)
+        elif action.text() == RETRY:
+            self.queue.retry(upload_id)
 
     def _update_title(self) -> None:
         queue = self.queue
