@@ -45,12 +45,12 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 START = NOW - timedelta(minutes=5 * 300)
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="session", autouse=True)
 def webengine_survives_loop_exits(qapp: QApplication) -> Iterator[None]:
     """QtWebEngine tears itself down when the application emits aboutToQuit (and crashes the
     next time it is emitted). The app emits it once, on quit; qasync emits it at the end of
     every async test, since each test runs and stops the Qt loop. So once QtWebEngine is up,
-    its teardown is left to the end of the process."""
+    its teardown is left to the end of the process. (Other map test modules import this.)"""
     map_profile()  # brings QtWebEngine up, which connects its teardown to aboutToQuit
     qapp.aboutToQuit.disconnect()
     yield

@@ -130,6 +130,7 @@ class ShipmentMapView(MapView):
                 on_done=functools.partial(self._found, key),
                 on_error=functools.partial(self._not_found, key),
                 name="stop-location-for-map",
+                owner=self,
             )
 
     async def _find(self, session: AppSession, key: str) -> StopLocation | None:

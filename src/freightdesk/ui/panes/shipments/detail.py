@@ -16,11 +16,13 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QPushButton,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
+    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
@@ -37,10 +39,13 @@ from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import local_time_text, money_text, state_text
+from freightdesk.ui.maps.shipment_map import ShipmentMapView
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel
 
 _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
+# What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.
+_KEY = Qt.ItemDataRole.UserRole
 
 
 def _table(headers: list[str], parent: QWidget) -> QTableWidget:
@@ -164,7 +169,24 @@ class ShipmentDetailView(QWidget):
         self.raw.setReadOnly(True)
         self.raw.setObjectName("rawJson")
         self.raw.setFont(QFont("monospace"))
-        self.tabs.addTab(self.timeline, "Timeline")
+        # The map tab shows the map above the timeline (the same tree, moved there while the
+        # tab is open), so that selecting on one shows it on the other. The map's web view is
+        # made the first time the tab opens.
+        self.map: ShipmentMapView | None = None
+        self._syncing = False
+        self._selected_key: str | None = None
+        self.timeline_tab = QWidget(self)
+        timeline_layout = QVBoxLayout(self.timeline_tab)
+        timeline_layout.setContentsMargins(0, 0, 0, 0)
+        timeline_layout.addWidget(self.timeline)
+        self.map_tab = QWidget(self)
+        self.map_tab.setObjectName("mapTab")
+        self.map_splitter = QSplitter(Qt.Orientation.Vertical, self.map_tab)
+        map_layout = QVBoxLayout(self.map_tab)
+        map_layout.setContentsMargins(0, 0, 0, 0)
+        map_layout.addWidget(self.map_splitter)
+        self.tabs.addTab(self.timeline_tab, "Timeline")
+        self.tabs.addTab(self.map_tab, "Map")
         self.tabs.addTab(overview, "Overview")
         self.tabs.addTab(route, "Route")
         self.tabs.addTab(states_costs, "States && costs")
@@ -186,6 +208,8 @@ class ShipmentDetailView(QWidget):
         self.remove_attribute.clicked.connect(self._remove_attribute_row)
         self.save_attributes.clicked.connect(self.save_attribute_edits)
         self.related.cellDoubleClicked.connect(self._open_related)
+        self.tabs.currentChanged.connect(self._tab_changed)
+        self.timeline.currentItemChanged.connect(self._timeline_selected)
         self._set_enabled(False)
 
     # --- showing -----------------------------------------------------------------------------
@@ -253,6 +277,8 @@ class ShipmentDetailView(QWidget):
         self._set_enabled(True)
         self.share_button.setEnabled(bool(shipment.shipment_share_link))
         self._render_timeline(history, stops, change)
+        if self.map is not None:
+            self.map.show_history(history, change)
         _fill(self.identifiers, [[i.type, i.value] for i in shipment.identifiers])
         if not editing_attributes:
             _fill(
@@ -294,7 +320,11 @@ class ShipmentDetailView(QWidget):
     def _render_timeline(
         self, history: TrackingHistory, stops: list[RouteStop], change: DetailChange | None
     ) -> None:
-        self.timeline.clear()
+        self._syncing = True
+        try:
+            self.timeline.clear()
+        finally:
+            self._syncing = False
         new_ids = change.new_event_ids if change is not None else frozenset()
         zones = {
             str(s.id): (
@@ -316,6 +346,7 @@ class ShipmentDetailView(QWidget):
                         exception.status.value.title(),
                     ],
                 )
+                item.setData(0, _KEY, f"exception:{exception.id}")
                 if exception.status is ExceptionStatus.OPEN:
                     for column in range(5):
                         item.setForeground(column, _EXCEPTION_BRUSH)
@@ -331,6 +362,7 @@ class ShipmentDetailView(QWidget):
             groups[str(stop.id)] = QTreeWidgetItem(
                 self.timeline, [stop_label(stop, number), "", appointment, "", ""]
             )
+            groups[str(stop.id)].setData(0, _KEY, f"stop:{stop.id}")
         unplaced: QTreeWidgetItem | None = None
         for event in history.events:
             parent = groups.get(str(event.stop_id)) if event.stop_id else None
@@ -351,11 +383,19 @@ class ShipmentDetailView(QWidget):
                 ],
             )
             item.setToolTip(0, f"{event.type}: {event.description or ''}")
+            item.setData(0, _KEY, f"event:{event.id}")
             if str(event.id) in new_ids:
                 font = item.font(0)
                 font.setBold(True)
                 item.setFont(0, font)
         self.timeline.expandAll()
+        if self._selected_key is not None:
+            # The same row stays selected across live updates.
+            self._syncing = True
+            try:
+                self.select_in_timeline(self._selected_key)
+            finally:
+                self._syncing = False
 
     def _render_route(self, stops: list[RouteStop], history: TrackingHistory) -> None:
         rows = []
@@ -544,6 +584,8 @@ class ShipmentDetailView(QWidget):
             self.title.setText("Tracking stopped")
             self.subtitle.clear()
             self._set_enabled(False)
+            if self.map is not None:
+                self.map.clear()
 
         spawn(
             service.delete(shipment_id),
@@ -589,3 +631,56 @@ class ShipmentDetailView(QWidget):
 
     def shutdown(self) -> None:
         self._stop_following()
+        if self.map is not None:
+            self.map.dispose()
+
+    # --- the map ---------------------------------------------------------------------------------
+
+    def _tab_changed(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        if page is self.map_tab:
+            self.show_map()
+        elif page is self.timeline_tab and self.timeline.parent() is not self.timeline_tab:
+            layout = self.timeline_tab.layout()
+            assert layout is not None
+            layout.addWidget(self.timeline)
+
+    def show_map(self) -> ShipmentMapView:
+        """The map (made on first use) above the timeline, in the Map tab."""
+        if self.map is None:
+            self.map = ShipmentMapView(self.session, self.map_splitter)
+            self.map.setObjectName("shipmentMap")
+            self.map.itemClicked.connect(self.select_in_timeline)
+            self.map_splitter.insertWidget(0, self.map)
+            if self.history is not None:
+                self.map.show_history(self.history)
+        if self.timeline.parent() is not self.map_splitter:
+            self.map_splitter.addWidget(self.timeline)
+            self.map_splitter.setStretchFactor(0, 3)
+            self.map_splitter.setStretchFactor(1, 2)
+        if self.tabs.currentWidget() is not self.map_tab:
+            self.tabs.setCurrentWidget(self.map_tab)
+        return self.map
+
+    def _timeline_selected(self, current: QTreeWidgetItem | None, _previous: object) -> None:
+        if self._syncing:
+            return
+        key = current.data(0, _KEY) if current is not None else None
+        self._selected_key = key if isinstance(key, str) else None
+        if self.map is not None:
+            self.map.highlight(self._selected_key)
+
+    def select_in_timeline(self, key: str) -> None:
+        """Select the timeline row of a stop, event or exception (clicked on the map)."""
+        found = QTreeWidgetItemIterator(self.timeline)
+        while (item := found.value()) is not None:
+            if item.data(0, _KEY) == key:
+                self._selected_key = key
+                syncing, self._syncing = self._syncing, True
+                try:
+                    self.timeline.setCurrentItem(item)
+                    self.timeline.scrollToItem(item)
+                finally:
+                    self._syncing = syncing
+                return
+            found += 1

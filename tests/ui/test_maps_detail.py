@@ -1,0 +1,193 @@
+"""The shipment detail's map against the real local service: the geofence of a saved stop
+location, timeline and map selecting each other, live positions without losing the view."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+from sqlalchemy.orm import Session
+
+from freightdesk.models.tracking import TrackedShipmentEvent, TrackedShipmentPosition
+from freightdesk.server.db import transaction
+from freightdesk.server.domain import shipments as store
+from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.ui.test_maps import (
+    WEBENGINE_STARTUP,
+    evaluate,
+    stats,
+    until,
+    webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
+)
+
+pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+
+@pytest.fixture
+async def connected(
+    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
+) -> AsyncIterator[tuple[AppSession, TenantHandle]]:
+    tenant = make_tenant(sqlite_service)
+    profile = profiles.save(
+        Profile(
+            id="",
+            name="Test service",
+            kind=ProfileKind.REMOTE,
+            base_url=sqlite_service.url,
+            client_id=tenant.client_id,
+            poll_interval=5,
+        ),
+        secret=tenant.client_secret,
+    )
+    profiles.activate(profile.id)
+    yield session, tenant
+    await session.close()
+    tenant.http.close()
+
+
+def _shipment(tenant: TenantHandle) -> tuple[str, str, str]:
+    """A shipment from a saved stop location (400 m geofence) to an address; its id, the
+    pickup's id and the delivery's id."""
+    location = tenant.http.post(
+        "/api/v4/stoplocations",
+        json={
+            "name": "Joliet DC",
+            "address": {
+                "addressLines": ["1 Industry Rd"],
+                "city": "Joliet",
+                "state": "IL",
+                "postalCode": "60431",
+                "country": "US",
+            },
+            "coordinates": {"latitude": 41.52, "longitude": -88.08},
+            "geofence": {"type": "DISTANCE", "units": "METERS", "value": 400},
+        },
+    )
+    assert location.status_code == 200, location.text
+    pickup, delivery = str(uuid.uuid4()), str(uuid.uuid4())
+    body: dict[str, Any] = {
+        "identifiers": [{"type": "PRO", "value": f"PRO{uuid.uuid4().hex[:6].upper()}"}],
+        "routeInfo": {
+            "stops": [
+                {
+                    "id": pickup,
+                    "type": "PICKUP",
+                    "name": "Joliet DC",
+                    "location": {
+                        "id": location.json()["id"],
+                        "address": {"city": "Joliet", "state": "IL", "country": "US"},
+                        "coordinates": {"latitude": 41.52, "longitude": -88.08},
+                    },
+                },
+                {
+                    "id": delivery,
+                    "type": "DELIVERY",
+                    "name": "Memphis DC",
+                    "location": {
+                        "address": {"city": "Memphis", "state": "TN", "country": "US"},
+                        "coordinates": {"latitude": 35.15, "longitude": -90.05},
+                    },
+                },
+            ]
+        },
+    }
+    answer = tenant.http.put("/api/v4/shipments/tracking", json=body)
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["id"]), pickup, delivery
+
+
+def _report(tenant: TenantHandle, shipment_id: str, start: int, count: int) -> None:
+    positions = [
+        TrackedShipmentPosition(
+            date_time=NOW - timedelta(hours=10) + timedelta(minutes=5 * i),
+            latitude=41.52 - i * 0.04,
+            longitude=-88.08 - i * 0.014 + (0.2 if (i // 20) % 2 else 0.0),
+            speed=70,
+            heading=190,
+        )
+        for i in range(start, start + count)
+    ]
+
+    def work(session: Session) -> None:
+        store.add_positions(session, shipment_id, positions, "TL")
+
+    with transaction(tenant.service.context.sessions) as session:
+        work(session)
+
+
+def _event(tenant: TenantHandle, shipment_id: str, stop_id: str, text: str) -> None:
+    event = TrackedShipmentEvent(
+        type="PICKED_UP", date_time=NOW - timedelta(hours=10), description=text, stop_id=stop_id
+    )
+    with transaction(tenant.service.context.sessions) as session:
+        store.add_event(session, shipment_id, event, "TL")
+
+
+async def test_timeline_and_map_follow_each_other_and_live_positions(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    shipment_id, pickup, _delivery = _shipment(tenant)
+    _event(tenant, shipment_id, pickup, "Loaded 18 pallets")
+    _report(tenant, shipment_id, 0, 80)
+    await session.connect()
+
+    detail = ShipmentDetailView(session)
+    qtbot.addWidget(detail)
+    detail.resize(700, 900)
+    detail.show()
+    detail.show_shipment(shipment_id)
+    await wait_until(lambda: detail.history is not None, 30)
+    assert detail.map is None  # no web view until the map is opened
+
+    view = detail.show_map()
+    assert detail.tabs.currentWidget() is detail.map_tab
+    assert detail.timeline.parent() is detail.map_splitter  # the timeline sits under the map
+    found = await until(view, lambda s: s["stops"] == 2 and s["fences"] == 1, 30)
+    assert found["events"] == 1 and found["routePoints"] >= 2
+
+    # Selecting the event in the timeline highlights it on the map.
+    event_id = str(detail.history.events[0].id)  # type: ignore[union-attr]
+    detail.select_in_timeline(f"event:{event_id}")
+    detail._timeline_selected(detail.timeline.currentItem(), None)
+    found = await until(view, lambda s: s["selected"] == f"event:{event_id}")
+    assert "Loaded 18 pallets" in (found["popup"] or "")
+
+    # Clicking the pickup on the map selects it in the timeline.
+    with qtbot.waitSignal(view.itemClicked, timeout=10_000):
+        await evaluate(view, f"FD._markers()['stop:{pickup}'].getElement().click()")
+    current = detail.timeline.currentItem()
+    assert current is not None and current.data(0, Qt.ItemDataRole.UserRole) == f"stop:{pickup}"
+    assert current.text(0).startswith("1. Pickup: Joliet DC")
+    popup = (await stats(view))["popup"] or ""
+    assert "Geofence" in popup and "within 400 meters" in popup
+
+    # The user zooms in; new positions arrive; the view stays.
+    await evaluate(view, "FD._map().setView([40.5, -88.5], 10, {animate: false}) && null")
+    before = await stats(view)
+    _report(tenant, shipment_id, 80, 30)
+    assert detail._detail is not None
+    await detail._detail.coordinator.fetch_now()
+    after = await until(view, lambda s: s["routePoints"] > before["routePoints"], 30)
+    assert after["zoom"] == 10
+    assert after["center"] == pytest.approx(before["center"], abs=1e-6)
+    assert after["layers"] > before["layers"]
+    # The row the user selected stays selected across the update.
+    current = detail.timeline.currentItem()
+    assert current is not None and current.data(0, Qt.ItemDataRole.UserRole) == f"stop:{pickup}"
+
+    # Back on the Timeline tab, the tree is there again.
+    detail.tabs.setCurrentWidget(detail.timeline_tab)
+    assert detail.timeline.parent() is detail.timeline_tab
+    assert view.map_page.console_errors == []
+    detail.shutdown()
