@@ -15,7 +15,7 @@ from sqlalchemy import insert, select
 from freightdesk.models.vehicles import TruckType
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.places import EARTH_RADIUS_KM, PLACES
-from freightdesk.server.domain.vehicles import vehicle_row
+from freightdesk.server.domain.vehicles import seed_vehicles, vehicle_row
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.vehicles import VehicleRow
 from tests.support import TenantHandle
@@ -330,3 +330,24 @@ def test_pools_keep_members_apart(
     assert found(tenant, query())["paginationInfo"]["total"] == 1
     assert found(other, query())["paginationInfo"]["total"] == 0
     assert other.http.post(PATH, json=query(sharingPool=pool)).status_code == 400
+
+
+def test_seeded_pool_is_deterministic(tenant: TenantHandle) -> None:
+    first, second = f"SEED-A-{uuid.uuid4().hex[:6]}", f"SEED-B-{uuid.uuid4().hex[:6]}"
+    join_coop(tenant, first)
+    with transaction(tenant.service.context.sessions) as session:
+        for pool in (first, second):
+            assert seed_vehicles(session, 1500, seed=3, pool=pool, now=NOW) == 1500
+    with tenant.service.context.sessions() as session:
+        spots = [
+            session.execute(
+                select(VehicleRow.latitude, VehicleRow.longitude, VehicleRow.truck_type)
+                .where(VehicleRow.sharing_pool == pool)
+                .order_by(VehicleRow.id)
+            ).all()
+            for pool in (first, second)
+        ]
+    assert spots[0] == spots[1]  # the same seed places the same vehicles
+    answer = found(tenant, query(radius=50))
+    assert answer["paginationInfo"]["total"] > 0  # Chicago has its share of the pool
+    assert all(v["sharingPool"] == first for v in answer["results"])
