@@ -14,6 +14,7 @@ from freightdesk.models.tracking import (
     ExceptionStatus,
     ShipmentException,
     ShipmentStateType,
+    SpeedUnit,
     TrackedShipmentEvent,
     TrackedShipmentInput,
     TrackedShipmentPosition,
@@ -277,3 +278,22 @@ def test_fast_position_inserts_store_exactly_what_the_orm_stores() -> None:
         datetime(2030, 2, 3, 4, 5, 6, 70_000, tzinfo=timezone(timedelta(hours=5, minutes=30))),
     ):
         assert store.sqlite_utc_text(at) == orm(at)
+
+
+def test_light_positions_for_bulk_writes(tenant: TenantHandle) -> None:
+    """Generated data may use `Position` (no validation); it is stored like the wire model,
+    offsets included."""
+    sid = create(tenant, air_body())["id"]
+    plus_two = timezone(timedelta(hours=2))
+    light = [
+        store.Position(T0.astimezone(plus_two), 10.0, 20.0, speed=10.0, speed_unit=SpeedUnit.KNOTS),
+        store.Position(T0 + timedelta(minutes=1), 10.5, 20.5),
+        store.Position(T0.astimezone(plus_two), 99.0, 99.0),  # the same instant again
+    ]
+    assert receive(tenant, lambda s: store.add_positions_bulk(s, {sid: light}, "AIR")) == 2
+    positions = tenant.http.get(shipment_path(sid, "positionhistory")).json()["positions"]
+    assert [(p["dateTime"], p["latitude"]) for p in positions] == [
+        ("2024-05-01T08:00:00Z", 10.0),
+        ("2024-05-01T08:01:00Z", 10.5),
+    ]
+    assert positions[0]["speed"] == 18.52 and positions[0]["speedUnit"] == "KILOMETERS_PER_HOUR"

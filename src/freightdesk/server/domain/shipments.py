@@ -34,8 +34,8 @@ unknown `source` is a ValueError (a programming mistake, not client input).
 Bulk: `create_shipments` and `add_positions_bulk` write many shipments in a handful of
 statements (positions go to the driver directly). A position at an instant already stored for
 the shipment is ignored, so retried pushes are harmless. For trusted generated data (demo,
-simulator), building positions with `TrackedShipmentPosition.model_construct(...)` (an aware
-`date_time`) skips validation, which otherwise costs more than storing them.
+simulator), pass `Position`s instead of `TrackedShipmentPosition`s: building and validating the
+wire model costs more than storing the position.
 
 `Shipment.data` (the user-provided data as on the wire) is read-only: it lives in
 `shipment_documents` and is replaced only here. Reads for the routes live in
@@ -50,7 +50,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
@@ -64,7 +64,6 @@ from freightdesk.models.tracking import (
     SpeedUnit,
     TrackedShipmentEvent,
     TrackedShipmentInput,
-    TrackedShipmentPosition,
     TrackedShipmentState,
 )
 from freightdesk.server.db import Base, utcnow
@@ -98,6 +97,36 @@ _KMH = {
     SpeedUnit.MILES_PER_HOUR: 1.609344,
     SpeedUnit.KNOTS: 1.852,
 }
+
+
+class PositionLike(Protocol):
+    """What the position writers read: a `TrackedShipmentPosition` or a `Position`."""
+
+    @property
+    def date_time(self) -> datetime: ...
+    @property
+    def latitude(self) -> float: ...
+    @property
+    def longitude(self) -> float: ...
+    @property
+    def speed(self) -> float | None: ...
+    @property
+    def speed_unit(self) -> SpeedUnit | None: ...
+    @property
+    def heading(self) -> float | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A reported position for bulk writes of trusted, generated data: not validated, so
+    `date_time` must be aware and the values in range (TrackedShipmentPosition checks them)."""
+
+    date_time: datetime
+    latitude: float
+    longitude: float
+    speed: float | None = None
+    heading: float | None = None
+    speed_unit: SpeedUnit | None = None
 
 
 # --- lookups -------------------------------------------------------------------------------
@@ -779,7 +808,7 @@ def set_eta(
 
 
 def add_positions(
-    session: Session, shipment_id: str, positions: Sequence[TrackedShipmentPosition], source: str
+    session: Session, shipment_id: str, positions: Sequence[PositionLike], source: str
 ) -> int:
     """Record reported positions; a position at an instant already recorded is ignored.
     Returns how many were new. Speeds are converted to km/h."""
@@ -787,7 +816,7 @@ def add_positions(
 
 
 def add_positions_bulk(
-    session: Session, tracks: Mapping[str, Sequence[TrackedShipmentPosition]], source: str
+    session: Session, tracks: Mapping[str, Sequence[PositionLike]], source: str
 ) -> int:
     """`add_positions` for many shipments in a few statements (seeding, batch pushes)."""
     _check_source(source)
@@ -805,7 +834,7 @@ def add_positions_bulk(
     now = utcnow()
     position_rows: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
-    wanted: dict[str, tuple[Shipment, dict[datetime, TrackedShipmentPosition]]] = {}
+    wanted: dict[str, tuple[Shipment, dict[datetime, PositionLike]]] = {}
     for given, key in keys.items():
         row = found.get(key or "")
         if row is None:
@@ -817,18 +846,18 @@ def add_positions_bulk(
     for row, instants in wanted.values():
         pk = row.pk
         fresh = (
-            [p for at, p in instants.items() if (pk, at) not in stored]
+            [(at, p) for at, p in instants.items() if (pk, at) not in stored]
             if stored
-            else list(instants.values())
+            else list(instants.items())
         )
         if not fresh:
             continue
         added, wires = _position_records(pk, fresh, source)
         position_rows.extend(added)
-        last = fresh[-1]
-        if row.last_position_at is None or last.date_time >= row.last_position_at:
+        last_at, last = fresh[-1]
+        if row.last_position_at is None or last_at >= row.last_position_at:
             row.last_latitude, row.last_longitude = last.latitude, last.longitude
-            row.last_position_at = last.date_time
+            row.last_position_at = last_at
         row.last_modified_at = now
         changes.append(
             _change(
@@ -915,16 +944,13 @@ def sqlite_utc_text(at: datetime) -> str:
     )
 
 
-def _ordered_instants(
-    positions: Sequence[TrackedShipmentPosition],
-) -> dict[datetime, TrackedShipmentPosition]:
-    """One position per instant (the first given), in UTC, in time order."""
-    by_time: dict[datetime, TrackedShipmentPosition] = {}
+def _ordered_instants(positions: Sequence[PositionLike]) -> dict[datetime, PositionLike]:
+    """One position per instant (the first given) keyed by its UTC instant, in time order."""
+    by_time: dict[datetime, PositionLike] = {}
     for position in positions:
         at = position.date_time
         if at.tzinfo is not UTC:  # validated models are UTC already
             at = utc_datetime(at)
-            position = position.model_copy(update={"date_time": at})
         by_time.setdefault(at, position)
     return {at: by_time[at] for at in sorted(by_time)}
 
@@ -1401,15 +1427,15 @@ def _state_row(pk: int, state: TrackedShipmentState, source: str) -> dict[str, A
 
 
 def _position_records(
-    pk: int, positions: Sequence[TrackedShipmentPosition], source: str
+    pk: int, positions: Sequence[tuple[datetime, PositionLike]], source: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows to store and the same positions as on the wire (speeds in km/h), in one pass:
     seeding runs this for hundreds of thousands of positions."""
     rows: list[dict[str, Any]] = []
     wires: list[dict[str, Any]] = []
     kmh = SpeedUnit.KILOMETERS_PER_HOUR.value
-    for position in positions:
-        at, speed, heading = position.date_time, position.speed, position.heading
+    for at, position in positions:
+        speed, heading = position.speed, position.heading
         wire: dict[str, Any] = {
             "dateTime": at.isoformat(),
             "latitude": position.latitude,
@@ -1447,6 +1473,8 @@ __all__ = [
     "SOURCES",
     "SYSTEM",
     "USER",
+    "Position",
+    "PositionLike",
     "Visible",
     "add_event",
     "add_events",
