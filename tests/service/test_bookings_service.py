@@ -1,0 +1,194 @@
+"""Bookings for the app against the real local service (plain asyncio): the rules checked
+before sending, the list with its filters, writes shown at once, and the watch announcing the
+carriers' answers."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.models.booking import (
+    Booking,
+    BookingStatus,
+    CarrierBehaviour,
+    CarrierProfileInput,
+)
+from freightdesk.service.bookings import (
+    BookingsService,
+    StatusChange,
+    as_input,
+    check_booking,
+    editable,
+)
+from freightdesk.service.cache import Cache
+from tests.api.conftest import FAST_RETRY
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+
+
+@pytest.fixture
+def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(sqlite_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
+    async with ApiClient(
+        tenant_.service.url,
+        client_id=tenant_.client_id,
+        client_secret=tenant_.client_secret,
+        retry=FAST_RETRY,
+    ) as api:
+        yield api
+
+
+@pytest.fixture
+async def bookings(client: ApiClient, tmp_path: Path) -> AsyncIterator[BookingsService]:
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = BookingsService(lambda: client, cache, watch_interval=0.05, idle_watch_interval=0.2)
+    yield service
+    await service.aclose()
+    cache.close()
+
+
+def _wire(scac: str = "ZZHD", **changes: Any) -> dict[str, Any]:
+    wire: dict[str, Any] = {
+        "shipmentId": str(uuid.uuid4()),
+        "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": scac},
+        "rateIdentifiers": [{"source": "EXTERNAL", "type": "CONTRACT", "value": "C-1"}],
+    }
+    wire.update(changes)
+    return wire
+
+
+def test_rules_are_checked_before_sending() -> None:
+    booking, problems = check_booking(_wire(notes="Dock 4"))
+    assert booking is not None and problems == {}
+    past = (datetime.now(UTC) - timedelta(minutes=1)).isoformat()
+    _, problems = check_booking(
+        _wire(
+            shipmentId="",
+            capacityProviderIdentifier={"type": "CARRIER_SCAC", "value": "TOOLONG"},
+            rateIdentifiers=[],
+            expirationDateTime="2030-01-01T10:00:00",
+            attributes=[{"name": " ", "values": ["x"]}],
+            totalRate={"amount": 10, "currency": "GBP"},
+        )
+    )
+    assert set(problems) == {
+        "shipmentId",
+        "capacityProviderIdentifier.value",
+        "rateIdentifiers",
+        "expirationDateTime",
+        "attributes[0].name",
+        "totalRate.currency",
+    }
+    _, problems = check_booking(_wire(expirationDateTime=past, attributes=[{"name": "Lane"}]))
+    assert problems == {
+        "expirationDateTime": "must be in the future",
+        "attributes[0].values": "Enter at least one value",
+    }
+    # From a quote, the rate request names the shipment.
+    booking, problems = check_booking(_wire(shipmentId=None), from_quote=True)
+    assert booking is not None and problems == {}
+
+
+async def test_list_filters_and_writes_shown_at_once(
+    bookings: BookingsService, client: ApiClient
+) -> None:
+    await client.carriers.put("ZZHD", CarrierProfileInput(behaviour=CarrierBehaviour.SLOW))
+    for n in range(3):
+        body, _ = check_booking(
+            _wire(attributes=[{"name": "Lane", "values": [f"L{n}"]}], notes=f"n{n}")
+        )
+        assert body is not None
+        await client.bookings.create(body)
+    listing = await bookings.show(
+        {"statuses": [], "attributeName": "lane", "attributeValues": ["l1", "L2"],
+         "pageNumber": 1, "pageSize": 25}
+    )  # fmt: skip
+    assert [b.notes for b in listing.items] == ["n2", "n1"] and listing.total == 2
+    # A new booking that fits the filters goes to the top at once.
+    body, _ = check_booking(_wire(attributes=[{"name": "LANE", "values": ["l2"]}], notes="new"))
+    assert body is not None
+    created = await bookings.create(body)
+    current = bookings.coordinator.data
+    assert current is not None and [b.notes for b in current.items] == ["new", "n2", "n1"]
+    assert current.total == 3
+    # One that does not fit stays off the page.
+    other, _ = check_booking(_wire(notes="other"))
+    assert other is not None
+    await bookings.create(other)
+    assert [b.notes for b in bookings.coordinator.data.items] == ["new", "n2", "n1"]  # type: ignore[union-attr]
+    # An edit shows at once, and the PUT kept every field the form did not change.
+    edit = as_input(created)
+    edit["notes"] = "edited"
+    replacement, problems = check_booking(edit)
+    assert replacement is not None, problems
+    saved = await bookings.update(created.id, replacement)
+    assert saved.attributes == created.attributes and saved.notes == "edited"
+    assert bookings.coordinator.data.items[0].notes == "edited"  # type: ignore[union-attr]
+    cancelled = await bookings.cancel(created.id)
+    assert not editable(cancelled)
+    assert bookings.coordinator.data.items[0].status is BookingStatus.CANCELLED  # type: ignore[union-attr]
+    only_cancelled = await bookings.show(
+        {"statuses": ["CANCELLED"], "pageNumber": 1, "pageSize": 25}
+    )
+    assert [b.notes for b in only_cancelled.items] == ["edited"]
+    assert await bookings.can_cancel()
+
+
+async def test_the_watch_announces_the_carriers_answers(
+    bookings: BookingsService, client: ApiClient
+) -> None:
+    await client.carriers.put(
+        "ZZAC", CarrierProfileInput(behaviour=CarrierBehaviour.ACCEPT, response_delay_seconds=0.3)
+    )
+    await client.carriers.put(
+        "ZZDC", CarrierProfileInput(behaviour=CarrierBehaviour.DECLINE, response_delay_seconds=0.3)
+    )
+    await client.carriers.put(
+        "ZZRV", CarrierProfileInput(behaviour=CarrierBehaviour.REVIEW, response_delay_seconds=0.3)
+    )
+    seen: list[StatusChange] = []
+    bookings.watch.listen(lambda changes: seen.extend(changes))
+    await wait_until(lambda: bookings.watch.data is not None)
+    made: dict[str, Booking] = {}
+    for scac in ("ZZAC", "ZZDC", "ZZRV"):
+        body, _ = check_booking(_wire(scac))
+        assert body is not None
+        made[scac] = await bookings.create(body)
+    await bookings.show({"statuses": [], "pageNumber": 1, "pageSize": 25})
+
+    def status_seen(scac: str, status: BookingStatus) -> bool:
+        return any(c.booking.id == made[scac].id and c.booking.status is status for c in seen)
+
+    await wait_until(
+        lambda: (
+            status_seen("ZZAC", BookingStatus.BOOKED)
+            and status_seen("ZZDC", BookingStatus.REJECTED)
+            and status_seen("ZZRV", BookingStatus.UNDER_REVIEW)
+        )
+    )
+    booked = next(c for c in seen if c.booking.id == made["ZZAC"].id)
+    assert booked.before is BookingStatus.PROCESSING
+    assert booked.text == "Booking with ZZAC is booked (was processing)."
+    assert booked.booking.master_shipment_id is not None
+    rejected = next(c for c in seen if c.booking.id == made["ZZDC"].id)
+    assert rejected.text.startswith("Booking with ZZDC is rejected (was processing): ")
+    # The list shows the answers without a fetch of its own.
+    shown = {b.id: b.status for b in bookings.coordinator.data.items}  # type: ignore[union-attr]
+    assert shown[made["ZZAC"].id] is BookingStatus.BOOKED
+    assert shown[made["ZZDC"].id] is BookingStatus.REJECTED
+    # The user's own cancellation is not announced back; the one under review stays watched.
+    count = len(seen)
+    await bookings.cancel(made["ZZRV"].id)
+    await wait_until(lambda: bookings.watch.interval == 0.2)
+    assert len(seen) == count

@@ -1,0 +1,155 @@
+"""Packages for the app against the real local service (plain asyncio): the rules and the
+status workflow checked before sending, the search page, writes shown at once, delete."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import Conflict
+from freightdesk.api.packaging import PackageSearch
+from freightdesk.models.packaging import Package, PackageStatus, PackageWrite
+from freightdesk.service.cache import Cache
+from freightdesk.service.packages import PackagesService, as_write, check_package, matches
+from tests.api.conftest import FAST_RETRY
+from tests.support import LiveService, TenantHandle, make_tenant
+
+
+@pytest.fixture
+def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(sqlite_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
+    async with ApiClient(
+        tenant_.service.url,
+        client_id=tenant_.client_id,
+        client_secret=tenant_.client_secret,
+        retry=FAST_RETRY,
+    ) as api:
+        yield api
+
+
+@pytest.fixture
+async def packages(client: ApiClient, tmp_path: Path) -> AsyncIterator[PackagesService]:
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = PackagesService(lambda: client, cache)
+    yield service
+    await service.aclose()
+    cache.close()
+
+
+def _wire(number: str, city: str = "Chicago", **changes: Any) -> dict[str, Any]:
+    wire: dict[str, Any] = {
+        "items": [
+            {
+                "identifiers": [{"type": "SKU", "value": f"SKU-{number}"}],
+                "orderIdentifier": {"type": "PURCHASE_ORDER", "value": f"PO-{number}"},
+                "unitQuantity": 3,
+            }
+        ],
+        "identifiers": [{"type": "DELIVERY_NUMBER", "value": f"D-{number}"}],
+        "package": {"type": "PALLET", "weight": {"value": 300, "unit": "LB"}},
+        "originLocation": {"address": {"city": city, "state": "IL", "country": "US"}},
+    }
+    wire.update(changes)
+    return wire
+
+
+def test_rules_are_checked_before_sending() -> None:
+    package, problems = check_package(_wire("1"))
+    assert package is not None and problems == {}
+    _, problems = check_package(_wire("1", items=[], identifiers=[]))
+    assert set(problems) == {"items", "identifiers"}
+    _, problems = check_package(
+        _wire(
+            "1",
+            items=[{"unitQuantity": 0, "orderIdentifier": {"type": "PO", "value": ""}}],
+            accessorials=[{"type": "HAZMAT"}, {"type": "REFRIGERATED", "temperatureRange": {
+                "minimum": 5, "maximum": 2, "unit": "CELSIUS"}}],
+            package={"type": "PALLET", "weight": {"value": -1, "unit": "LB"}},
+            originLocation={"timeZone": "Mars/Base"},
+            colour="red",
+        )
+    )  # fmt: skip
+    assert set(problems) == {
+        "items[0].orderIdentifier.value",
+        "items[0].unitQuantity",
+        "accessorials[0]",
+        "accessorials[1].temperatureRange",
+        "package.weight.value",
+        "originLocation.timeZone",
+        "colour",
+    }
+    _, problems = check_package(_wire("1", status="CONFIRMED"))
+    assert "starts UNASSIGNED" in problems["status"]
+
+
+async def test_search_writes_workflow_and_delete(
+    packages: PackagesService, client: ApiClient
+) -> None:
+    for n, city in enumerate(["Chicago", "Austin", "Chicago"]):
+        body, _ = check_package(_wire(str(n), city))
+        assert body is not None
+        await client.packaging.create(body)
+    listing = await packages.show({"origin.city": "chicago", "pageNumber": 1, "pageSize": 25})
+    assert [p.identifiers[0].value for p in listing.items] == ["D-2", "D-0"]
+    # A new package that fits the search goes to the top at once; one that does not, not.
+    body, _ = check_package(_wire("3", "Chicago"))
+    assert body is not None
+    created = await packages.save(body)
+    assert [p.identifiers[0].value for p in packages.coordinator.data.items] == [  # type: ignore[union-attr]
+        "D-3",
+        "D-2",
+        "D-0",
+    ]
+    elsewhere, _ = check_package(_wire("4", "Austin"))
+    assert elsewhere is not None
+    await packages.save(elsewhere)
+    assert packages.coordinator.data.total == 3  # type: ignore[union-attr]
+    # The workflow: the form offers only the moves the service takes.
+    edit = as_write(created)
+    edit["status"] = "CONFIRMED"
+    _, problems = check_package(edit, created)
+    assert problems == {"status": "a UNASSIGNED package can become ASSIGNED"}
+    edit["status"] = "ASSIGNED"
+    assigned_body, _ = check_package(edit, created)
+    assert assigned_body is not None
+    assigned = await packages.save(assigned_body, created.id)
+    assert assigned.status is PackageStatus.ASSIGNED
+    assert packages.coordinator.data.items[0].status is PackageStatus.ASSIGNED  # type: ignore[union-attr]
+    edit["status"] = "CONFIRMED"
+    confirmed_body, _ = check_package(edit, assigned)
+    assert confirmed_body is not None
+    confirmed = await packages.save(confirmed_body, created.id)
+    changed = as_write(confirmed)
+    changed["isStackable"] = True
+    _, problems = check_package(changed, confirmed)
+    assert "cannot be changed" in problems["status"]
+    # The service says the same when asked anyway.
+    with pytest.raises(Conflict):
+        await client.packaging.put(created.id, PackageWrite.model_validate(changed))
+    # Delete: gone from the list at once; deleting again is not an error.
+    deleted = await packages.delete(created.id)
+    assert deleted is not None and deleted.identifiers[0].value == "D-3"
+    assert packages.coordinator.data.total == 2  # type: ignore[union-attr]
+    assert await packages.delete(created.id) is None
+
+
+def test_matches_follows_the_services_filters() -> None:
+    package, _ = check_package(_wire("9", "St. Louis"))
+    assert package is not None
+    saved = Package.model_validate({**package.wire(), "id": "6b0f1c0e-8d3a-4f7e-9a51-0c2b7d7e9e10"})
+    assert matches(saved, PackageSearch(origin_city=" st.  louis ", origin_state="il"))
+    assert matches(saved, PackageSearch(sku_identifier="SKU-9"))
+    assert not matches(saved, PackageSearch(sku_identifier="SKU-1"))
+    assert matches(saved, PackageSearch(identifier_type="DELIVERY_NUMBER", identifier_value="D-9"))
+    assert not matches(saved, PackageSearch(destination_city="Austin"))
+    assert not matches(saved, PackageSearch(origin_postal_code="60607"))

@@ -1,0 +1,241 @@
+"""Rate requests for the app against the real local service (plain asyncio): the rules
+checked before sending, quotes polled until every carrier answered, the cache, cancellation
+outcomes in words, and booking drafts from quotes."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.rating import CancellationNotEnabled, RateRequestBooked
+from freightdesk.models.booking import (
+    BookingInput,
+    BookingStatus,
+    CarrierBehaviour,
+    CarrierProfileInput,
+)
+from freightdesk.models.rating import RateRequestCreate, RateRequestStatus
+from freightdesk.service.cache import Cache
+from freightdesk.service.rating import (
+    RateRequestsChange,
+    RatingService,
+    booking_draft,
+    cancel_refusal_text,
+    check_rate_request,
+    effective_status,
+)
+from tests.api.conftest import FAST_RETRY
+from tests.server.test_rating_support import ltl_request, set_tenant_feature, tl_request
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+
+
+@pytest.fixture
+def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(sqlite_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
+    async with ApiClient(
+        tenant_.service.url,
+        client_id=tenant_.client_id,
+        client_secret=tenant_.client_secret,
+        retry=FAST_RETRY,
+    ) as api:
+        yield api
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Cache]:
+    made = Cache(tmp_path / "cache.sqlite3")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+async def rating(client: ApiClient, cache: Cache) -> AsyncIterator[RatingService]:
+    service = RatingService(lambda: client, cache, interval=0.05, idle_interval=0.5)
+    yield service
+    await service.aclose()
+
+
+def test_rules_are_checked_before_sending() -> None:
+    request, problems = check_rate_request(tl_request(["PRLF"]))
+    assert request is not None and problems == {}
+    body = copy.deepcopy(tl_request(["PRLF"]))
+    stops = body["rateDetail"]["routeInfo"]["stops"]
+    stops[0]["type"] = "DELIVERY"
+    stops[1]["location"]["address"] = {"state": "Atlantis", "country": "US"}
+    body["rateDetail"]["pickupDate"] = (date.today() - timedelta(days=5)).isoformat()
+    body["expirationDateTime"] = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
+    _, problems = check_rate_request(body)
+    assert problems == {
+        "rateDetail.routeInfo.stops[0].type": "the first stop must be a PICKUP",
+        "rateDetail.routeInfo.stops[1].location.address.state": "'Atlantis' is not known in US",
+        "rateDetail.pickupDate": "must not be in the past",
+        "expirationDateTime": "must be in the future",
+    }
+    # The model's own checks name their paths too (a misspelt field, a bad class).
+    units = [{"quantity": 2, "freightClass": "71", "weight": {"value": 500, "unit": "LB"}}]
+    bad = ltl_request(["NBFL"], units)
+    bad["capacityProviderIdentifiers"][0]["valeu"] = "X"
+    _, problems = check_rate_request(bad)
+    assert "rateDetail.shipmentDetails[0].handlingUnits[0].freightClass" in problems
+    assert "capacityProviderIdentifiers[0].valeu" in problems
+    # LTL needs weight and a class or dimensions; a stop needs somewhere to be.
+    _, problems = check_rate_request(ltl_request(["NBFL"], [{"quantity": 1}]))
+    assert set(problems) == {
+        "rateDetail.shipmentDetails[0].handlingUnits[0].weight",
+        "rateDetail.shipmentDetails[0].handlingUnits[0].freightClass",
+    }
+    _, problems = check_rate_request(ltl_request(["NBFL"], []))
+    assert problems == {
+        "rateDetail.shipmentDetails": "LTL is rated by weight and class: add a unit"
+    }
+    nowhere = copy.deepcopy(tl_request())
+    nowhere["rateDetail"]["routeInfo"]["stops"][0]["location"]["address"] = {"country": "US"}
+    _, problems = check_rate_request(nowhere)
+    assert list(problems) == ["rateDetail.routeInfo.stops[0].location.address.city"]
+
+
+async def test_quotes_arrive_in_the_background_and_are_cached(
+    rating: RatingService, client: ApiClient, cache: Cache
+) -> None:
+    changes: list[RateRequestsChange] = []
+    await rating.load_cached()
+    unlisten = rating.coordinator.listen(changes.append)
+    request, _ = check_rate_request(tl_request(["PRLF", "CSCX", "MPLF"], name="Chicago run"))
+    assert request is not None
+    created = await rating.create(request)
+    listing = rating.coordinator.data
+    assert listing is not None and listing.order[0] == str(created.id)
+    await wait_until(
+        lambda: (
+            (found := rating.coordinator.data) is not None
+            and found.by_id[str(created.id)].status is RateRequestStatus.QUOTES_RECEIVED
+        )
+    )
+    done = rating.coordinator.data.by_id[str(created.id)]  # type: ignore[union-attr]
+    assert len(done.quotes) == 6 and len(done.market_quotes) == 2
+    assert any(str(created.id) in c.new_quotes or str(created.id) in c.changed for c in changes)
+    unlisten()
+    # The next start shows it from the cache, before any network.
+    again = RatingService(lambda: client, cache)
+    cached = await again.load_cached()
+    assert cached.items()[0] == done
+    await again.aclose()
+    # A request made elsewhere is opened by its id; forgetting it only drops it here.
+    other = await client.rating.create(RateRequestCreate.model_validate(tl_request(["IRHX"])))
+    opened = await rating.open(other.id)
+    assert rating.coordinator.data is not None and rating.coordinator.data.order[0] == str(
+        opened.id
+    )
+    await rating.forget(opened.id)
+    assert str(opened.id) not in rating.coordinator.data.by_id
+    assert cache.get("rate_requests", str(opened.id)) is None
+
+
+async def test_cancellation_outcomes_in_words(
+    rating: RatingService, client: ApiClient, tenant_: TenantHandle
+) -> None:
+    rating.coordinator.listen(lambda _change: None)  # polls while someone listens
+    first = await rating.create(RateRequestCreate.model_validate(tl_request(["CSCX"])))
+    done = await rating.cancel(first.id)
+    assert not done.already and done.booking_id is None
+    assert "is cancelled" in done.text()
+    listed = rating.coordinator.data
+    assert listed is not None and listed.by_id[str(first.id)].status is RateRequestStatus.CANCELLED
+    again = await rating.cancel(first.id)
+    assert again.already and "already cancelled" in again.text()
+
+    # With a booking in progress: both are cancelled, the booking named.
+    await client.carriers.put(
+        "ZZSL", CarrierProfileInput(behaviour=CarrierBehaviour.SLOW, quote_delay_seconds=0)
+    )
+    slow = await rating.create(
+        RateRequestCreate.model_validate(tl_request(["ZZSL"], quoteTypeFilter="SPOT"))
+    )
+    await wait_until(lambda: bool(rating.coordinator.data.by_id[str(slow.id)].quotes))  # type: ignore[union-attr]
+    quoted = rating.coordinator.data.by_id[str(slow.id)]  # type: ignore[union-attr]
+    booking = await client.bookings.create(
+        BookingInput.model_validate(booking_draft(quoted, quoted.quotes[0]))
+    )
+    cancelled = await rating.cancel(slow.id)
+    assert cancelled.booking_id == str(booking.id) and str(booking.id) in cancelled.text()
+    assert (await client.bookings.get(booking.id)).status is BookingStatus.CANCELLED
+
+    # Booked by the carrier: refused, and said so.
+    await client.carriers.put(
+        "ZZAC", CarrierProfileInput(behaviour=CarrierBehaviour.ACCEPT, response_delay_seconds=0)
+    )
+    accepted = await rating.create(
+        RateRequestCreate.model_validate(tl_request(["ZZAC"], quoteTypeFilter="SPOT"))
+    )
+    await wait_until(lambda: bool(rating.coordinator.data.by_id[str(accepted.id)].quotes))  # type: ignore[union-attr]
+    request = rating.coordinator.data.by_id[str(accepted.id)]  # type: ignore[union-attr]
+    booked = await client.bookings.create(
+        BookingInput.model_validate(booking_draft(request, request.quotes[0]))
+    )
+    for _ in range(200):
+        if (await client.bookings.get(booked.id)).status is BookingStatus.BOOKED:
+            break
+        await asyncio.sleep(0.02)
+    with pytest.raises(RateRequestBooked) as refused:
+        await rating.cancel(accepted.id)
+    assert "carrier already accepted a booking" in str(cancel_refusal_text(refused.value))
+
+    # The feature switched off: refused, and said so.
+    set_tenant_feature(tenant_, "rateRequestCancellation", False)
+    try:
+        plain = await rating.create(RateRequestCreate.model_validate(tl_request(["CSCX"])))
+        with pytest.raises(CancellationNotEnabled) as off:
+            await rating.cancel(plain.id)
+        assert "not enabled for this account" in str(cancel_refusal_text(off.value))
+    finally:
+        set_tenant_feature(tenant_, "rateRequestCancellation", True)
+    assert cancel_refusal_text(ValueError("x")) is None
+
+
+async def test_booking_draft_is_what_the_service_would_book(
+    rating: RatingService, client: ApiClient
+) -> None:
+    rating.coordinator.listen(lambda _change: None)
+    body: dict[str, Any] = copy.deepcopy(tl_request(["PRLF"], quoteTypeFilter="CONTRACT"))
+    body["rateDetail"]["shipperContactInfo"] = {"companyName": "ACME", "email": "d@acme.test"}
+    body["rateDetail"]["shipmentDetails"] = [
+        {"handlingUnits": [{"quantity": 10, "handlingUnitType": "PALLET",
+                            "weight": {"value": 900, "unit": "LB"}}]}
+    ]  # fmt: skip
+    created = await rating.create(RateRequestCreate.model_validate(body))
+    await wait_until(lambda: bool(rating.coordinator.data.by_id[str(created.id)].quotes))  # type: ignore[union-attr]
+    request = rating.coordinator.data.by_id[str(created.id)]  # type: ignore[union-attr]
+    quote = request.quotes[0]
+    draft = booking_draft(request, quote)
+    assert draft["shipmentId"] == str(request.id)
+    assert draft["shipperContactInfo"]["companyName"] == "ACME"
+    assert draft["shippingDetails"]["trailerType"] == "DRY_VAN"
+    assert [c["code"] for c in draft["charges"]][:2] == ["LINE_HAUL", "FUEL_SURCHARGE"]
+    booking = await client.bookings.create(BookingInput.model_validate(draft))
+    assert booking.total_rate == quote.total_rate
+    assert booking.shipment_details[0].handling_units[0].quantity == 10
+    assert effective_status(request) is RateRequestStatus.QUOTES_RECEIVED
+    expired = request.model_copy(
+        update={"expiration_date_time": datetime.now(UTC) - timedelta(seconds=1)}
+    )
+    assert effective_status(expired) is RateRequestStatus.EXPIRED
+
+
+async def test_what_the_form_offers(rating: RatingService, client: ApiClient) -> None:
+    carriers = await rating.carriers()
+    assert "Prairie Line Freight" in [c.name for c in carriers]
+    assert await rating.account_groups() == []
+    assert await rating.saved_locations() == []
