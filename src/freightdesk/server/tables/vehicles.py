@@ -52,6 +52,9 @@ class VehicleRow(Base):
             "longitude",
             "truck_type",
             "shipper_tenant_id",
+            # SQLite keys every index by the row id anyway; PostgreSQL needs it named to
+            # answer the first pass from the index alone.
+            "id",
         ),
     )
 
