@@ -17,7 +17,6 @@ from functools import cache
 from freightdesk.models.addresses import country_code, region_key, subdivision_code
 
 EARTH_RADIUS_KM = 6371.0088
-KM_PER_MILE = 1.609344
 
 
 @dataclass(frozen=True)

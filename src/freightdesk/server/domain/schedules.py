@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache, lru_cache
@@ -728,7 +728,3 @@ def route_view(sailing: Sailing) -> PointToPointRoute:
         transshipments=transshipments,
         legs=legs,
     )
-
-
-def services_of(carrier: str) -> Sequence[Service]:
-    return network().by_carrier.get(carrier, [])
