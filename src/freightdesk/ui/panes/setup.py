@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QStyle, QSystemTrayIcon
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.maps.fleet_map import FleetMapPane
+from freightdesk.ui.maps.page import TileSettings
+from freightdesk.ui.maps.page import configure as configure_maps
+from freightdesk.ui.maps.scheme import ASSETS
 from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
 from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
 from freightdesk.ui.panes.documents.pane import DocumentsPane
@@ -44,6 +49,8 @@ class ExceptionAlerts:
 
 
 def install_panes(window: MainWindow, session: AppSession) -> None:
+    # Maps cache their tiles on disk, so places seen once stay drawn without a network.
+    configure_maps(TileSettings.from_settings(window.settings), window.paths.cache_dir / "maps")
     shipments = ShipmentsPane(session, window.settings, window)
     window.add_pane(
         "shipments", "Shipments", shipments, QStyle.StandardPixmap.SP_FileDialogDetailedView
@@ -51,6 +58,14 @@ def install_panes(window: MainWindow, session: AppSession) -> None:
     alerts = ExceptionAlerts(window, "shipments")
     shipments.exceptionsRaised.connect(alerts.raised)
     window.exception_alerts = alerts  # kept alive with the window
+    fleet = FleetMapPane(
+        session,
+        shipments,
+        window.settings,
+        window,
+        show_shipments=lambda: window.show_pane("shipments"),
+    )
+    window.add_pane("map", "Map", fleet, QIcon(str(ASSETS / "map-pane.svg")))
 
     documents = DocumentsPane(session, window.settings, window)
     window.add_pane("documents", "Documents", documents, QStyle.StandardPixmap.SP_FileIcon)
