@@ -213,6 +213,7 @@ def test_where_and_when_are_required(tenant: TenantHandle, pool: str) -> None:
             ),
             "timeRange",
         ),
+        (query(timeRange={"startDateTime": "9999-12-31T23:00:00Z"}), "timeRange.startDateTime"),
         (query(geoCoordinates={"latitude": 91, "longitude": 0}), "geoCoordinates.latitude"),
         (query(truckType="SPACESHIP"), "truckType"),
         (query(includeMyShipments="sometimes"), "includeMyShipments"),

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import Self
 from uuid import UUID
 
-from pydantic import AwareDatetime, Field, model_validator
+from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import (
@@ -118,6 +118,13 @@ class VehicleSortField(StrEnum):
 class TimeRange(WireModel):
     start_date_time: AwareDatetime
     end_date_time: AwareDatetime | None = None
+
+    @field_validator("start_date_time", "end_date_time")
+    @classmethod
+    def _plausible(cls, value: datetime | None) -> datetime | None:
+        if value is not None and not 1900 <= value.year <= 2999:
+            raise ValueError("must be a date-time between the years 1900 and 2999")
+        return value
 
     @model_validator(mode="after")
     def _ordered(self) -> Self:

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Self
 
-from pydantic import AwareDatetime, Field, model_validator
+from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
 
@@ -18,6 +18,13 @@ class SlotWindow(StrictWireModel):
 
     start_date_time: AwareDatetime = Field(alias="start_date_time")
     end_date_time: AwareDatetime = Field(alias="end_date_time")
+
+    @field_validator("start_date_time", "end_date_time")
+    @classmethod
+    def _plausible(cls, value: datetime) -> datetime:
+        if not 1900 <= value.year <= 2999:
+            raise ValueError("must be a date-time between the years 1900 and 2999")
+        return value
 
     @model_validator(mode="after")
     def _ordered(self) -> Self:
