@@ -5,16 +5,23 @@ Three processes on the same machine:
 - the receivers: N endpoints on loopback (plus, in the second run, one that takes 5 s to
   answer each request), minimal asyncio HTTP/1.1 servers that note when each message
   arrived;
-- this process, which makes N push configurations (granular, `shipments.v1.event.added`),
-  creates shipments, then records shipment events at the target rate through the tracking
+- this process, which makes the push configurations (granular, `shipments.v1.event.added`)
+  and 200 shipments, then records shipment events at the target rate through the tracking
   domain API on the service's database (as carrier push processing does), one transaction
   per change.
 
+Two readings of "N changes per minute fanned out to 20 endpoints" are measured: `all` (one
+tenant with 20 configurations: every change is delivered 20 times) and `spread` (20 tenants
+with one configuration each: every change is delivered once, to its tenant's endpoint). A
+third run adds a receiver that takes 5 s per request to the `spread` setup.
+
 Latency is from the change (the message's `createdDateTime`, taken in the writing
-transaction) to its arrival at the receiver. Every change goes to every endpoint.
+transaction) to its arrival at the receiver. The service's CPU time per delivery is read from
+/proc, so the capacity of an idle core can be worked out on a busy machine.
 
     python -m bench.bench_webhooks [--rate 10000] [--seconds 60] [--endpoints 20]
-                                   [--database postgresql://...] [--no-slow]
+                                   [--modes all,spread] [--database postgresql://...]
+                                   [--no-slow]
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import re
 import shutil
 import statistics
@@ -41,6 +49,7 @@ import httpx
 from freightdesk.models.tracking import TrackedShipmentEvent
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
 from freightdesk.server.domain import shipments as store
+from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
 
 KIND = "shipments.v1.event.added"
 SLOW_SECONDS = 5.0
@@ -169,33 +178,65 @@ def start_service(data_dir: Path, database_url: str) -> Service:
     if found is None:
         process.kill()
         raise SystemExit(f"the service did not start: {line!r}")
-    return Service(process, found.group(0), database_url, data_dir)
+    url = found.group(0)
+    deadline = time.monotonic() + 60
+    while True:  # the line comes just before the server accepts connections
+        try:
+            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            process.kill()
+            raise SystemExit("the service did not answer /health")
+        time.sleep(0.1)
+    return Service(process, url, database_url, data_dir)
 
 
-def token_for(service: Service) -> str:
-    name = f"bench-{int(time.time())}"
-    common = ["--data-dir", str(service.data_dir), "--database", service.database_url]
-    subprocess.run(
-        _cli("tenant", "add", name, "--admin", f"{name}:bench", *common),
-        check=True,
-        capture_output=True,
-    )
-    made = subprocess.run(
-        _cli("client", "add", name, "bench", *common), check=True, capture_output=True, text=True
-    ).stdout
-    client_id = re.search(r"client id ([^,\s]+)", made)
-    secret = re.search(r"client secret (\S+)", made)
-    assert client_id is not None and secret is not None, made
+def token_for(service: Service, name: str) -> str:
+    """A tenant with a client application, made on the service's database as the CLI does;
+    returns a bearer token from the service."""
+    engine = make_engine(service.database_url)
+    try:
+        with transaction(make_sessionmaker(engine)) as session:
+            tenant = ensure_tenant(session, name, f"admin-{name}", "bench-password").tenant
+            app, secret = create_client_app(session, tenant.id, "bench")
+            client_id = app.id
+    finally:
+        engine.dispose()
     answer = httpx.post(
         f"{service.url}/api/v4/oauth2/token",
-        data={
-            "grant_type": "client_credentials",
-            "client_id": client_id.group(1),
-            "client_secret": secret.group(1),
-        },
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
     )
     answer.raise_for_status()
     return str(answer.json()["access_token"])
+
+
+def _configure(http: httpx.Client, name: str, port: int) -> None:
+    answer = http.put(
+        "/api/v4/webhooks",
+        json={
+            "configName": name,
+            "url": f"http://127.0.0.1:{port}/hook",
+            "webhookConfiguration": {"webhookEventType": KIND},
+        },
+    )
+    answer.raise_for_status()
+
+
+def _shipments(http: httpx.Client, prefix: str, count: int) -> list[str]:
+    made = []
+    for n in range(count):
+        answer = http.put(
+            "/api/v4/shipments/tracking",
+            json={
+                "identifiers": [{"type": "BILL_OF_LADING", "value": f"{prefix}-{n:05d}"}],
+                "plan": {"expectedTransportationModes": ["TL"]},
+            },
+        )
+        answer.raise_for_status()
+        made.append(str(answer.json()["id"]))
+    return made
 
 
 # --- one run ------------------------------------------------------------------------------------
@@ -212,7 +253,20 @@ class Figures:
     p99: float
     worst: float
     drained_after: float
+    service_cpu: float
     slow_delivered: int = 0
+
+
+def _chunks(items: list[str], count: int) -> list[list[str]]:
+    size = len(items) // count
+    return [items[i * size : (i + 1) * size] for i in range(count)]
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _percentile(values: Sequence[float], share: float) -> float:
@@ -223,8 +277,17 @@ def _percentile(values: Sequence[float], share: float) -> float:
 
 
 def run(
-    database_url: str, data_dir: Path, *, rate: int, seconds: int, endpoints: int, slow: int
+    database_url: str,
+    data_dir: Path,
+    *,
+    rate: int,
+    seconds: int,
+    endpoints: int,
+    slow: int,
+    spread: bool,
 ) -> Figures:
+    """`spread` False: one tenant, every change to every endpoint. True: one tenant per
+    endpoint, each change to its tenant's endpoint only."""
     parent, child = multiprocessing.get_context("spawn").Pipe()
     receivers = multiprocessing.get_context("spawn").Process(
         target=run_receivers, args=(endpoints, slow, child), daemon=True
@@ -233,32 +296,24 @@ def run(
     ports: list[int] = parent.recv()
     service = start_service(data_dir, database_url)
     try:
-        token = token_for(service)
-        headers = {"Authorization": f"Bearer {token}"}
-        with httpx.Client(base_url=service.url, headers=headers, timeout=30) as http:
-            for index, port in enumerate(ports):
-                answer = http.put(
-                    "/api/v4/webhooks",
-                    json={
-                        "configName": f"receiver-{index}",
-                        "url": f"http://127.0.0.1:{port}/hook",
-                        "webhookConfiguration": {"webhookEventType": KIND},
-                    },
-                )
-                answer.raise_for_status()
-            shipments = []
-            for n in range(200):
-                answer = http.put(
-                    "/api/v4/shipments/tracking",
-                    json={
-                        "identifiers": [{"type": "BILL_OF_LADING", "value": f"BOL-{n:05d}"}],
-                        "plan": {"expectedTransportationModes": ["TL"]},
-                    },
-                )
-                answer.raise_for_status()
-                shipments.append(answer.json()["id"])
+        tenants = endpoints if spread else 1
+        shipments: list[str] = []
+        for tenant in range(tenants):
+            token = token_for(service, f"bench-{tenant}")
+            headers = {"Authorization": f"Bearer {token}"}
+            with httpx.Client(base_url=service.url, headers=headers, timeout=30) as http:
+                mine = ports[tenant : tenant + 1] if spread else ports[:endpoints]
+                for index, port in enumerate(mine):
+                    _configure(http, f"receiver-{index}", port)
+                if tenant == 0:
+                    for index, port in enumerate(ports[endpoints:]):
+                        _configure(http, f"slow-{index}", port)
+                shipments.extend(_shipments(http, f"BOL-{tenant}", 200 // tenants))
+        # Changes go round the shipments, so tenants take turns in spread mode.
+        shipments = [s for group in zip(*_chunks(shipments, tenants), strict=True) for s in group]
+        cpu_before = _cpu_seconds(service.process.pid)
         changes = _drive(database_url, shipments, rate=rate, seconds=seconds)
-        expected = changes * endpoints
+        expected = changes if spread else changes * endpoints
         drain_started = time.monotonic()
         deadline = drain_started + 120
         while time.monotonic() < deadline:
@@ -268,6 +323,7 @@ def run(
                 break
             time.sleep(0.5)
         drained_after = time.monotonic() - drain_started
+        service_cpu = _cpu_seconds(service.process.pid) - cpu_before
         parent.send("stop")
         latencies: list[list[float]] = parent.recv()
     finally:
@@ -287,6 +343,7 @@ def run(
         p99=_percentile(fast, 0.99),
         worst=max(fast) if fast else float("nan"),
         drained_after=drained_after,
+        service_cpu=service_cpu,
         slow_delivered=sum(len(items) for items in latencies[endpoints:]),
     )
 
@@ -330,6 +387,12 @@ def _report(title: str, figures: Figures, endpoints: int) -> None:
         f"  latency change -> receiver: p50 {figures.p50:.3f} s, p95 {figures.p95:.3f} s, "
         f"p99 {figures.p99:.3f} s, max {figures.worst:.3f} s"
     )
+    if figures.delivered:
+        print(
+            f"  service CPU: {figures.service_cpu:.1f} s, "
+            f"{figures.service_cpu / figures.delivered * 1000:.2f} ms per delivery; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        )
     if figures.slow_delivered:
         print(f"  slow receiver ({SLOW_SECONDS:g} s per request) got {figures.slow_delivered}")
 
@@ -340,12 +403,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--endpoints", type=int, default=20)
     parser.add_argument("--database", help="PostgreSQL URL (default: a fresh SQLite file)")
+    parser.add_argument(
+        "--modes",
+        default="all,spread",
+        help="all: one tenant, every change to every endpoint; spread: one tenant per "
+        "endpoint, each change to one endpoint (default both)",
+    )
     parser.add_argument("--no-slow", action="store_true", help="skip the slow receiver run")
     args = parser.parse_args(argv)
-    runs: list[tuple[str, int]] = [("without a slow receiver", 0)]
+    n = args.endpoints
+    runs: list[tuple[str, bool, int]] = []
+    modes = {m.strip() for m in args.modes.split(",")}
+    if "all" in modes:
+        runs.append((f"one tenant, every change to each of {n} endpoints", False, 0))
+    if "spread" in modes:
+        runs.append((f"{n} tenants, each change to its tenant's endpoint", True, 0))
     if not args.no_slow:
-        runs.append((f"with one more receiver taking {SLOW_SECONDS:g} s per request", 1))
-    for title, slow in runs:
+        runs.append(
+            (
+                f"{n} tenants as above, plus a receiver taking {SLOW_SECONDS:g} s per request "
+                "subscribed to the first tenant's changes",
+                True,
+                1,
+            )
+        )
+    for title, spread, slow in runs:
         data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-webhooks-"))
         try:
             url = args.database or f"sqlite:///{data_dir / 'bench.sqlite3'}"
@@ -356,10 +438,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 data_dir,
                 rate=args.rate,
                 seconds=args.seconds,
-                endpoints=args.endpoints,
+                endpoints=n,
                 slow=slow,
+                spread=spread,
             )
-            _report(title, figures, args.endpoints)
+            _report(title, figures, n)
         finally:
             shutil.rmtree(data_dir, ignore_errors=True)
     return 0
