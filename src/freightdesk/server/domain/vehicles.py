@@ -222,18 +222,22 @@ _CONTACT_COLUMNS = (VehicleRow.carrier_name, VehicleRow.contact_family_name)
 _COLUMNS_ROUND = round(360 / CELL_DEGREES)
 
 
-def _cells(centre: Centre, radius_km: float) -> list[int]:
+def grid_cells(centre: Centre, radius_km: float) -> list[int]:
     """The grid cells a circle round the centre touches (its bounding box)."""
-    dlat = math.degrees(radius_km / EARTH_RADIUS_KM)
-    cos_lat = max(math.cos(math.radians(centre.latitude)), 0.01)
-    dlon = min(180.0, dlat / cos_lat)
+    angle = radius_km / EARTH_RADIUS_KM
+    dlat = math.degrees(angle)
     rows = range(
         cell_row(max(-90.0, centre.latitude - dlat)),
         cell_row(min(89.999, centre.latitude + dlat)) + 1,
     )
-    first = cell_column(centre.longitude - dlon)
-    span = (cell_column(centre.longitude + dlon) - first) % _COLUMNS_ROUND
-    columns = {(first + k) % _COLUMNS_ROUND for k in range(span + 1)}
+    if abs(centre.latitude) + dlat >= 90.0:  # the circle holds a pole: every meridian
+        columns = set(range(_COLUMNS_ROUND))
+    else:
+        # The widest longitude a spherical cap reaches from its centre.
+        dlon = math.degrees(math.asin(math.sin(angle) / math.cos(math.radians(centre.latitude))))
+        first = cell_column(centre.longitude - dlon)
+        span = (cell_column(centre.longitude + dlon) - first) % _COLUMNS_ROUND
+        columns = {(first + k) % _COLUMNS_ROUND for k in range(span + 1)}
     return sorted(cell_key(row, column) for row in rows for column in columns)
 
 
@@ -253,7 +257,7 @@ def search(
     end = query.time_range.end_date_time or start + timedelta(hours=DEFAULT_WINDOW_HOURS)
     conditions: list[Any] = [
         VehicleRow.sharing_pool.in_(pools),
-        VehicleRow.cell.in_(_cells(centre, radius_km)),
+        VehicleRow.cell.in_(grid_cells(centre, radius_km)),
         VehicleRow.available_from <= end,
         VehicleRow.available_until >= start,
     ]

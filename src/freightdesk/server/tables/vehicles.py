@@ -23,7 +23,8 @@ _COLUMNS_OF_CELLS = 1000  # more than the 720 cells round a parallel
 
 
 def cell_row(latitude: float) -> int:
-    return math.floor((latitude + 90) / CELL_DEGREES)
+    # The pole itself belongs to the last row rather than to a row of its own.
+    return math.floor((min(latitude, 89.999) + 90) / CELL_DEGREES)
 
 
 def cell_column(longitude: float) -> int:
