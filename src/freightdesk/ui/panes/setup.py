@@ -12,6 +12,7 @@ from freightdesk.ui.maps.page import TileSettings
 from freightdesk.ui.maps.page import configure as configure_maps
 from freightdesk.ui.maps.scheme import ASSETS
 from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+from freightdesk.ui.panes.bookings.install import install_capacity_panes
 from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
@@ -92,3 +93,4 @@ def install_panes(window: MainWindow, session: AppSession) -> None:
         AccountGroupsPane(session, window),
         QStyle.StandardPixmap.SP_FileDialogListView,
     )
+    install_capacity_panes(window, session, shipments)

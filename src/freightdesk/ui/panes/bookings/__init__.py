@@ -1,0 +1,1 @@
+"""Bookings: follow the carriers' answers, edit, cancel, open the tracked shipment."""

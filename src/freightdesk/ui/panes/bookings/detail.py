@@ -1,0 +1,263 @@
+"""One booking with everything a dispatcher needs: carrier, rates and itemized charges, the
+expiry counting down, route, freight, notes, the carrier's answer, contacts, and the
+identifiers shared with the carrier."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from html import escape
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.booking import Booking, BookingStatus
+from freightdesk.models.common import LogisticsIdentifier
+from freightdesk.service.bookings import editable, status_text
+from freightdesk.ui.formatting import money_text
+from freightdesk.ui.panes.bookings.text import (
+    contact_text,
+    equipment_text,
+    place_text,
+    status_color,
+    status_html,
+    units_text,
+)
+from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
+
+COUNTDOWN_MS = 1000
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z") if moment else ""
+
+
+def _rows(pairs: list[tuple[str, str]]) -> str:
+    cells = "".join(
+        f"<tr><td style='padding-right:12px;color:#7a8294'>{escape(k)}</td>"
+        f"<td>{escape(v)}</td></tr>"
+        for k, v in pairs
+        if v
+    )
+    return f"<table>{cells}</table>" if cells else ""
+
+
+def _identifiers(identifiers: list[LogisticsIdentifier]) -> str:
+    return ", ".join(f"{i.type} {i.value}" for i in identifiers)
+
+
+def booking_html(booking: Booking) -> str:
+    """The booking's sections as rich text (also readable as plain text)."""
+    sections: list[tuple[str, str]] = []
+    charges = "".join(
+        f"<tr><td style='padding-right:12px'>{escape(words(c.code))}</td>"
+        f"<td align='right'>{escape(money_text(c.amount, c.currency.value))}</td></tr>"
+        for c in booking.charges
+    )
+    rates = _rows(
+        [
+            ("Total", amount_text(booking.total_rate)),
+            ("Fuel surcharge", amount_text(booking.fuel_surcharge_rate)),
+            (
+                "Rate",
+                "; ".join(f"{r.type} {r.value} ({r.source})" for r in booking.rate_identifiers),
+            ),
+        ]
+    )
+    if charges:
+        rates += f"<p style='margin:4px 0 0 0'><i>Itemized charges</i></p><table>{charges}</table>"
+    sections.append(("Rates", rates))
+    route = "<br>".join(
+        f"{escape(place_text(s.from_location) or str(s.from_stop_id))} → "
+        f"{escape(place_text(s.to_location) or str(s.to_stop_id))}"
+        for s in booking.route_segments
+    )
+    sections.append(("Route", route or "Not linked to a rate request"))
+    freight = _rows(
+        [
+            ("Handling units", units_text(booking.shipment_details)),
+            ("Equipment", equipment_text(booking.shipping_details)),
+            ("Mode", booking.transportation_mode or ""),
+        ]
+    )
+    sections.append(("Freight", freight))
+    if booking.notes:
+        sections.append(("Notes", escape(booking.notes).replace("\n", "<br>")))
+    answer = _rows(
+        [
+            ("Status", status_text(booking.status)),
+            ("Rejection reason", words(booking.rejection_reason)),
+            ("Carrier's notes", booking.carrier_rejection_notes or ""),
+            ("Automated failure", words(booking.automated_failure_reason)),
+            ("Answered by", words(booking.carrier_response_method)),
+            ("Accepted", _when(booking.last_accepted_date_time)),
+        ]
+    )
+    sections.append(("Carrier's answer", answer))
+    shared = _rows(
+        [
+            ("Shipment identifiers", _identifiers(booking.shipment_identifiers)),
+            ("Carrier's identifiers", _identifiers(booking.carrier_provided_identifiers)),
+            (
+                "Reference keys",
+                "; ".join(
+                    f"{k.key}: {', '.join(k.values)}"
+                    for k in booking.capacity_provider_reference_keys
+                ),
+            ),
+            (
+                "Attributes",
+                "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes),
+            ),
+        ]
+    )
+    sections.append(("Shared with the carrier", shared or "Nothing yet"))
+    contacts = _rows(
+        [("Carrier", contact_text(c)) for c in booking.carrier_contacts]
+        + [("Shipper", contact_text(booking.shipper_contact_info))]
+    )
+    sections.append(("Contacts", contacts or "None given"))
+    ids = _rows(
+        [
+            ("Booking", str(booking.id)),
+            ("Shipment (rate request)", str(booking.shipment_id or "")),
+            ("Tracked shipment", str(booking.master_shipment_id or "")),
+            ("Created", _when(booking.created_date_time)),
+            ("Last changed", _when(booking.last_modified_date_time)),
+        ]
+    )
+    sections.append(("Ids", ids))
+    return "".join(
+        f"<h4 style='margin:10px 0 2px 0'>{escape(title)}</h4>{body}"
+        for title, body in sections
+        if body
+    )
+
+
+class BookingDetailView(QWidget):
+    editRequested = Signal(object)  # Booking
+    cancelRequested = Signal(object)  # Booking
+    shipmentRequested = Signal(str)  # the tracked shipment's id
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.booking: Booking | None = None
+        self.can_open_shipments = False
+        self.title = QLabel("Select a booking", self)
+        self.title.setObjectName("bookingTitle")
+        font = QFont(self.title.font())
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.countdown = QLabel(self)
+        self.countdown.setObjectName("bookingCountdown")
+        self.edit_button = QPushButton("&Edit…", self)
+        self.cancel_button = QPushButton("Cance&l booking…", self)
+        self.shipment_button = QPushButton("Open tracked &shipment", self)
+        self.shipment_button.setObjectName("openTrackedShipment")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.countdown, 1)
+        buttons.addWidget(self.shipment_button)
+        buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.cancel_button)
+        self.body = QTextBrowser(self)
+        self.body.setObjectName("bookingBody")
+        self.body.setOpenLinks(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addLayout(buttons)
+        layout.addWidget(self.body, 1)
+        self.edit_button.clicked.connect(self._edit)
+        self.cancel_button.clicked.connect(self._cancel)
+        self.shipment_button.clicked.connect(self._open_shipment)
+        self._timer = QTimer(self)
+        self._timer.setInterval(COUNTDOWN_MS)
+        self._timer.timeout.connect(self._tick)
+        self.show_booking(None)
+
+    def show_booking(self, booking: Booking | None) -> None:
+        self.booking = booking
+        if booking is None:
+            self.title.setText("Select a booking")
+            self.body.clear()
+            self.countdown.clear()
+        else:
+            carrier = booking.capacity_provider_identifier.value
+            color = status_color(booking.status).name()
+            self.title.setText(f"{carrier} · <span style='color:{color}'>"
+                               f"{status_text(booking.status)}</span>")  # fmt: skip
+            self.title.setTextFormat(Qt.TextFormat.RichText)
+            scroll = self.body.verticalScrollBar().value()
+            self.body.setHtml(booking_html(booking))
+            self.body.verticalScrollBar().setValue(scroll)
+        self._tick()
+        self._update_buttons()
+        if booking is not None and editable(booking) and booking.expiration_date_time:
+            self._timer.start()
+        else:
+            self._timer.stop()
+
+    def _tick(self) -> None:
+        booking = self.booking
+        if booking is None:
+            return
+        if booking.status is BookingStatus.BOOKED:
+            self.countdown.setText(f"Booked {_when(booking.last_accepted_date_time)}")
+        elif editable(booking) and booking.expiration_date_time is not None:
+            left = countdown_text(booking.expiration_date_time)
+            if booking.expiration_date_time <= datetime.now(UTC):
+                self.countdown.setText(f"The carrier did not answer in time ({left})")
+            else:
+                self.countdown.setText(f"Waiting for the carrier; expires {left}")
+        elif editable(booking):
+            self.countdown.setText("Waiting for the carrier (no expiry)")
+        else:
+            self.countdown.setText(status_html(booking.status))
+
+    def _update_buttons(self) -> None:
+        booking = self.booking
+        open_ = booking is not None and editable(booking)
+        self.edit_button.setEnabled(open_)
+        self.edit_button.setToolTip(
+            ""
+            if open_ or booking is None
+            else "Only a booking the carrier has not answered for good can be changed."
+        )
+        self.cancel_button.setEnabled(
+            booking is not None and booking.status is not BookingStatus.CANCELLED
+        )
+        tracked = (
+            booking is not None
+            and booking.status is BookingStatus.BOOKED
+            and booking.master_shipment_id is not None
+        )
+        self.shipment_button.setEnabled(tracked and self.can_open_shipments)
+        self.shipment_button.setToolTip(
+            "Shows the shipment the carrier's acceptance started tracking."
+            if tracked
+            else "A booked booking has a tracked shipment."
+        )
+
+    def _edit(self) -> None:
+        if self.booking is not None:
+            self.editRequested.emit(self.booking)
+
+    def _cancel(self) -> None:
+        if self.booking is not None:
+            self.cancelRequested.emit(self.booking)
+
+    def _open_shipment(self) -> None:
+        booking = self.booking
+        if booking is not None and booking.master_shipment_id is not None:
+            self.shipmentRequested.emit(str(booking.master_shipment_id))
+
+    def stop(self) -> None:
+        self._timer.stop()

@@ -1,0 +1,444 @@
+"""The booking form: book a quote (prefilled from it), book capacity without a quote, or edit
+a booking the carrier has not answered for good (PUT replaces every field, so the fields the
+form does not show are sent back as they were)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QDateTime, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateTimeEdit,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.booking import Booking, BookingShipmentDetail, BookingShippingDetails
+from freightdesk.models.common import Currency
+from freightdesk.models.rating import CarrierIdentifierType, Quote
+from freightdesk.service.bookings import as_input, check_booking, status_text
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.bookings.text import equipment_text, units_text
+from freightdesk.ui.panes.rates.common import RowTable, amount_text, fold_rows, number
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import FormDialog
+from freightdesk.ui.widgets.key_values import KeyValueTable
+
+CURRENCIES = tuple(c.value for c in Currency)
+CHARGE_CODES = ("LINE_HAUL", "FUEL_SURCHARGE", "LIFTGATE", "DETENTION", "STOP_OFF", "LUMPER", "")
+CONTACT_FIELDS = ("companyName", "givenName", "familyName", "phoneNumber", "mobilePhoneNumber",
+                  "email")  # fmt: skip
+TABS = {"rate": 0, "notes": 1, "contacts": 2}
+
+
+def _tab_of(path: str) -> int:
+    if path.startswith(("notes", "attributes")):
+        return TABS["notes"]
+    if path.startswith(("shipperContactInfo", "carrierContacts")):
+        return TABS["contacts"]
+    return TABS["rate"]
+
+
+class MoneyEdit(QWidget):
+    """An amount and its currency (blank amount: not given)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.amount = QLineEdit(self)
+        self.amount.setPlaceholderText("amount")
+        self.currency = QComboBox(self)
+        self.currency.addItems(CURRENCIES)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.amount, 1)
+        layout.addWidget(self.currency)
+
+    def set_money(self, money: dict[str, Any] | None) -> None:
+        self.amount.setText(f"{money['amount']:.2f}" if money else "")
+        self.currency.setCurrentText(str(money["currency"]) if money else "USD")
+
+    def wire(self) -> dict[str, Any] | None:
+        if not self.amount.text().strip():
+            return None
+        return {"amount": number(self.amount.text()), "currency": self.currency.currentText()}
+
+
+class BookingFormDialog(FormDialog):
+    saved = Signal(object)  # Booking
+
+    discard_text = "Discard this booking?"
+
+    def __init__(
+        self,
+        session: AppSession,
+        *,
+        booking: Booking | None = None,
+        draft: dict[str, Any] | None = None,
+        quote: Quote | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        """`booking`: edit it. `draft` (and the `quote` it was made from): a new booking
+        prefilled. Neither: a new booking of capacity without a quote."""
+        super().__init__(parent)
+        self.setObjectName("bookingForm")
+        self.session = session
+        self.booking = booking
+        self.quote = quote
+        self.from_quote = quote is not None or bool(booking and booking.route_segments)
+        self.carried: dict[str, Any] = {}  # fields sent back as they are
+        if booking is not None:
+            self.setWindowTitle(f"Edit booking with {booking.capacity_provider_identifier.value}")
+        elif quote is not None:
+            self.setWindowTitle(f"Book {quote.carrier_name}")
+        else:
+            self.setWindowTitle("New booking")
+        self.setMinimumSize(800, 600)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("bookingSummary")
+        self.summary.setWordWrap(True)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._rate_tab(), "Carrier and &rate")
+        self.tabs.addTab(self._notes_tab(), "&Notes and attributes")
+        self.tabs.addTab(self._contacts_tab(), "C&ontacts")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(
+            "&Save changes" if booking else "&Book"
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.general_error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.load(as_input(booking) if booking else draft or {})
+        self._watch_changes()
+
+    # --- building --------------------------------------------------------------------------
+
+    def _rate_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.carrier_type = QComboBox(tab)
+        self.carrier_type.setObjectName("carrierType")
+        self.carrier_type.addItems([t.value for t in CarrierIdentifierType])
+        self.scac = QLineEdit(tab)
+        self.scac.setObjectName("scac")
+        self.scac.setPlaceholderText("SCAC, 2 to 4 letters")
+        carrier = QHBoxLayout()
+        carrier.setContentsMargins(0, 0, 0, 0)
+        carrier.addWidget(self.carrier_type)
+        carrier.addWidget(self.scac, 1)
+        carrier_holder = QWidget(tab)
+        carrier_holder.setLayout(carrier)
+        self.shipment_id = QLineEdit(tab)
+        self.shipment_id.setObjectName("shipmentId")
+        self.shipment_id.setPlaceholderText("The parent shipment's id (a uuid)")
+        self.rate_identifiers = RowTable(
+            ["Source", "Type", "Value"],
+            "rate identifier",
+            tab,
+            choices={0: ("EXTERNAL", "CAPACITY_PROVIDER", ""), 1: ("CONTRACT", "SPOT", "")},
+            defaults={0: "EXTERNAL", 1: "CONTRACT"},
+        )
+        self.rate_identifiers.setObjectName("rateIdentifiers")
+        self.rate_identifiers.table.setMinimumHeight(80)
+        self.total_rate = MoneyEdit(tab)
+        self.total_rate.setObjectName("totalRate")
+        self.fuel = MoneyEdit(tab)
+        self.fuel.setObjectName("fuelSurchargeRate")
+        self.charges = RowTable(
+            ["Code", "Amount", "Currency"],
+            "charge",
+            tab,
+            choices={0: CHARGE_CODES, 2: CURRENCIES},
+            defaults={2: "USD"},
+        )
+        self.charges.setObjectName("charges")
+        self.charges.table.setColumnWidth(0, 180)
+        self.expires = QCheckBox("E&xpires", tab)
+        self.expires.setObjectName("expires")
+        self.expiration = QDateTimeEdit(tab)
+        self.expiration.setObjectName("expirationDateTime")
+        self.expiration.setCalendarPopup(True)
+        self.expiration.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.expiration.setToolTip(
+            "Your local time. A booking the carrier has not answered by then expires."
+        )
+        expiry = QHBoxLayout()
+        expiry.setContentsMargins(0, 0, 0, 0)
+        expiry.addWidget(self.expires)
+        expiry.addWidget(self.expiration, 1)
+        expiry_holder = QWidget(tab)
+        expiry_holder.setLayout(expiry)
+        self.freight = QLabel(tab)
+        self.freight.setObjectName("freight")
+        self.freight.setWordWrap(True)
+        form = QFormLayout(tab)
+        error = self.errors.add_row(form, "&Carrier", "capacityProviderIdentifier", carrier_holder)
+        self.errors.register("capacityProviderIdentifier.value", self.scac, error)
+        self.errors.register("capacityProviderIdentifier.type", self.carrier_type, error)
+        self.errors.add_row(form, "S&hipment id", "shipmentId", self.shipment_id)
+        self.errors.add_row(form, "Rate &identifiers", "rateIdentifiers", self.rate_identifiers)
+        self.errors.add_row(form, "&Total rate", "totalRate", self.total_rate)
+        self.errors.add_row(form, "&Fuel surcharge", "fuelSurchargeRate", self.fuel)
+        self.errors.add_row(form, "Char&ges", "charges", self.charges)
+        self.errors.add_row(form, "Expiry", "expirationDateTime", expiry_holder)
+        error = self.errors.add_row(form, "Freight", "shipmentDetails", self.freight)
+        for name in ("shippingDetails", "routeSegmentIds"):
+            self.errors.register(name, self.freight, error)
+        self.expires.toggled.connect(self.expiration.setEnabled)
+        return tab
+
+    def _notes_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.notes = QPlainTextEdit(tab)
+        self.notes.setObjectName("notes")
+        self.notes.setPlaceholderText("For the carrier, e.g. dock hours, appointment number")
+        self.notes.setTabChangesFocus(True)
+        self.attributes = KeyValueTable("Name", "Values (comma-separated)", tab, add_text="Add")
+        self.attributes.setObjectName("attributes")
+        form = QFormLayout(tab)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        self.errors.add_row(form, "&Notes (shared with the carrier)", "notes", self.notes)
+        self.errors.add_row(
+            form, "&Attributes (shared with the carrier)", "attributes", self.attributes
+        )
+        return tab
+
+    def _contacts_tab(self) -> QWidget:
+        tab = QWidget(self)
+        box = QGroupBox("Shipper contact", tab)
+        contact = QFormLayout(box)
+        self.contact: dict[str, QLineEdit] = {}
+        for field, label in zip(
+            CONTACT_FIELDS,
+            ("Co&mpany", "Given name", "Family name", "&Phone", "Mobile", "&Email"),
+            strict=True,
+        ):
+            edit = QLineEdit(box)
+            edit.setObjectName(field)
+            self.contact[field] = edit
+            self.errors.add_row(contact, label, f"shipperContactInfo.{field}", edit)
+        self.carrier_contacts = RowTable(
+            ["Company", "Given name", "Family name", "Phone", "Mobile", "Email"],
+            "carrier contact",
+            tab,
+        )
+        self.carrier_contacts.setObjectName("carrierContacts")
+        form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        self.errors.add_row(
+            form, "Carrier &contacts (people at the carrier)", "carrierContacts",
+            self.carrier_contacts,
+        )  # fmt: skip
+        layout = QVBoxLayout(tab)
+        layout.addWidget(box)
+        layout.addLayout(form, 1)
+        return tab
+
+    def _watch_changes(self) -> None:
+        for edit in (self.scac, self.shipment_id, self.total_rate.amount, self.fuel.amount,
+                     *self.contact.values()):  # fmt: skip
+            edit.textEdited.connect(self.mark_dirty)
+        for signal in (
+            self.carrier_type.activated,
+            self.total_rate.currency.activated,
+            self.fuel.currency.activated,
+            self.rate_identifiers.changed,
+            self.charges.changed,
+            self.carrier_contacts.changed,
+            self.attributes.changed,
+            self.expires.toggled,
+            self.expiration.dateTimeChanged,
+            self.notes.textChanged,
+        ):
+            signal.connect(self.mark_dirty)
+
+    # --- loading and reading ---------------------------------------------------------------
+
+    def load(self, wire: dict[str, Any]) -> None:
+        """Fill the form from booking wire fields; marks it clean."""
+        carrier = wire.get("capacityProviderIdentifier") or {}
+        self.carrier_type.setCurrentText(str(carrier.get("type") or "CARRIER_SCAC"))
+        self.scac.setText(str(carrier.get("value") or ""))
+        quoted = self.quote is not None
+        # A quote's carrier and parent shipment are fixed: the quote names them.
+        self.carrier_type.setEnabled(not quoted)
+        self.scac.setReadOnly(quoted)
+        self.shipment_id.setText(str(wire.get("shipmentId") or ""))
+        self.shipment_id.setReadOnly(quoted or self.booking is not None)
+        self.rate_identifiers.clear()
+        for identifier in wire.get("rateIdentifiers") or []:
+            self.rate_identifiers.add_row(
+                [identifier.get("source", ""), identifier.get("type", ""), identifier["value"]]
+            )
+        if not wire.get("rateIdentifiers"):
+            self.rate_identifiers.add_row()
+        self.total_rate.set_money(wire.get("totalRate"))
+        self.fuel.set_money(wire.get("fuelSurchargeRate"))
+        self.charges.clear()
+        for charge in wire.get("charges") or []:
+            self.charges.add_row(
+                [charge["code"], f"{charge['amount']:.2f}", str(charge["currency"])]
+            )
+        expires = wire.get("expirationDateTime")
+        self.expires.setChecked(bool(expires))
+        self.expiration.setEnabled(bool(expires))
+        moment = (
+            datetime.fromisoformat(str(expires)).astimezone()
+            if expires
+            else datetime.now().astimezone().replace(second=0, microsecond=0)
+        )
+        self.expiration.setDateTime(QDateTime(moment.replace(tzinfo=None)))
+        self.notes.setPlainText(str(wire.get("notes") or ""))
+        self.attributes.set_values({})
+        for attribute in wire.get("attributes") or []:
+            self.attributes.add_row(attribute["name"], ", ".join(attribute.get("values") or []))
+        contact = wire.get("shipperContactInfo") or {}
+        for field, edit in self.contact.items():
+            edit.setText(str(contact.get(field) or ""))
+        self.carrier_contacts.clear()
+        for person in wire.get("carrierContacts") or []:
+            self.carrier_contacts.add_row([str(person.get(f) or "") for f in CONTACT_FIELDS])
+        self.carried = {
+            key: wire[key]
+            for key in ("shipmentDetails", "shippingDetails", "routeSegmentIds")
+            if wire.get(key)
+        }
+        details = [BookingShipmentDetail.model_validate(d) for d in wire.get("shipmentDetails", [])]
+        shipping = BookingShippingDetails.model_validate(wire.get("shippingDetails") or {})
+        freight = "; ".join(t for t in (units_text(details), equipment_text(shipping)) if t)
+        self.freight.setText(freight or "(none given)")
+        self.summary.setText(self._summary())
+        self.errors.clear()
+        self.mark_clean()
+
+    def _summary(self) -> str:
+        if self.booking is not None:
+            booking = self.booking
+            return (
+                f"Booking {booking.id}, {status_text(booking.status).lower()}. Saving sends the "
+                "changed booking to the carrier again (it goes back to processing)."
+            )
+        if self.quote is not None:
+            quote = self.quote
+            number = quote.rate_identifiers[0].value if quote.rate_identifiers else ""
+            return (
+                f"{quote.carrier_name} ({quote.capacity_provider_identifier.value}), "
+                f"{quote.quote_type.value.lower()} quote {number}: "
+                f"{amount_text(quote.total_rate)}, {quote.transit_days} days in transit."
+            )
+        return "A booking without a quote needs the parent shipment's id and a rate identifier."
+
+    def wire(self) -> dict[str, Any]:
+        """The form as the wire fields of a booking (checked by `check_booking`)."""
+        wire: dict[str, Any] = dict(self.carried)
+        wire["capacityProviderIdentifier"] = {
+            "type": self.carrier_type.currentText(),
+            "value": self.scac.text().strip().upper(),
+        }
+        if self.shipment_id.text().strip():
+            wire["shipmentId"] = self.shipment_id.text().strip()
+        identifiers = self.rate_identifiers
+        wire["rateIdentifiers"] = [
+            {"source": identifiers.text(r, 0), "type": identifiers.text(r, 1),
+             "value": identifiers.text(r, 2)}
+            for r in identifiers.filled_rows([2])
+        ]  # fmt: skip
+        for key, edit in (("totalRate", self.total_rate), ("fuelSurchargeRate", self.fuel)):
+            money = edit.wire()
+            if money is not None:
+                wire[key] = money
+        charges = self.charges
+        wire["charges"] = [
+            {"code": charges.text(r, 0), "amount": number(charges.text(r, 1)),
+             "currency": charges.text(r, 2)}
+            for r in charges.filled_rows([0, 1])
+        ]  # fmt: skip
+        if self.expires.isChecked():
+            local = self.expiration.dateTime().toPython()
+            assert isinstance(local, datetime)
+            wire["expirationDateTime"] = local.astimezone().isoformat()
+        notes = self.notes.toPlainText().strip()
+        if notes:
+            wire["notes"] = notes
+        wire["attributes"] = [
+            {"name": key, "values": [v.strip() for v in value.split(",") if v.strip()]}
+            for key, value in self.attributes.rows()
+        ]
+        contact = {k: e.text().strip() for k, e in self.contact.items() if e.text().strip()}
+        if contact:
+            wire["shipperContactInfo"] = contact
+        people = self.carrier_contacts
+        wire["carrierContacts"] = [
+            {
+                field: people.text(r, c)
+                for c, field in enumerate(CONTACT_FIELDS)
+                if people.text(r, c)
+            }
+            for r in people.filled_rows(range(len(CONTACT_FIELDS)))
+        ]
+        return wire
+
+    # --- errors and saving -----------------------------------------------------------------
+
+    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        shown = fold_rows(
+            problems,
+            {
+                "rateIdentifiers": ("rateIdentifiers", {"source": "source", "type": "type",
+                                                        "value": "value"}),
+                "charges": ("charges", {"code": "code", "amount": "amount",
+                                        "currency": "currency"}),
+                "attributes": ("attributes", {"name": "name", "values": "values"}),
+                "carrierContacts": ("carrierContacts", {"email": "email"}),
+            },
+        )  # fmt: skip
+        self.errors.show(shown, general=general)
+        if shown:
+            self.tabs.setCurrentIndex(_tab_of(next(iter(shown))))
+
+    def save(self) -> None:
+        body, problems = check_booking(self.wire(), from_quote=self.from_quote)
+        if body is None:
+            self.show_problems(problems)
+            return
+        service = self.session.bookings
+        if service is None or self.session.client is None:
+            self.show_problems({}, general="Not connected to the service; your input is kept.")
+            return
+        self.buttons.setEnabled(False)
+        self.errors.clear()
+
+        def failed(error: BaseException) -> None:
+            self.buttons.setEnabled(True)
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            self.show_problems(fields, general=None if fields else explain(error))
+
+        work = (
+            service.update(self.booking.id, body)
+            if self.booking is not None
+            else service.create(body)
+        )
+        spawn(work, on_done=self._saved, on_error=failed, name="save-booking", owner=self)
+
+    def _saved(self, booking: Booking) -> None:
+        self.buttons.setEnabled(True)
+        self.mark_clean()
+        self.saved.emit(booking)
+        self.accept()

@@ -1,0 +1,103 @@
+"""How bookings read: status colours, lanes, freight and contacts in words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtGui import QColor
+
+from freightdesk.models.booking import (
+    Booking,
+    BookingShipmentDetail,
+    BookingShippingDetails,
+    BookingStatus,
+)
+from freightdesk.models.common import ContactInfo
+from freightdesk.models.rating import RateStopLocation
+from freightdesk.service.bookings import status_text
+from freightdesk.ui.panes.rates.common import words
+
+TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
+
+# Readable on the light and the dark theme alike.
+STATUS_COLORS = {
+    BookingStatus.PROCESSING: QColor("#2f6fde"),
+    BookingStatus.UNDER_REVIEW: QColor("#c47a00"),
+    BookingStatus.BOOKED: QColor("#2e9d5b"),
+    BookingStatus.REJECTED: QColor("#d0453a"),
+    BookingStatus.CANCELLED: QColor("#7a8294"),
+    BookingStatus.EXPIRED: QColor("#8d6e63"),
+}
+
+
+def status_color(status: BookingStatus) -> QColor:
+    return STATUS_COLORS.get(status, QColor("#7a8294"))
+
+
+def status_html(status: BookingStatus) -> str:
+    color = status_color(status).name()
+    return f'<b style="color:{color}">{status_text(status)}</b>'
+
+
+def place_text(location: RateStopLocation | None) -> str:
+    if location is None:
+        return ""
+    address = location.address
+    place = ", ".join(p for p in ((address.city, address.state) if address else ()) if p)
+    if location.name and place and place not in location.name:
+        return f"{location.name} ({place})"
+    return location.name or place
+
+
+def lane_text(booking: Booking) -> str:
+    """ "Chicago DC (Chicago, IL) → Dallas store (Dallas, TX)"; blank for a booking that is
+    not linked to a rate request (its route is not known here)."""
+    segments = booking.route_segments
+    if not segments:
+        return ""
+    places = [place_text(segments[0].from_location)]
+    places += [place_text(s.to_location) for s in segments]
+    return " → ".join(p or "?" for p in places)
+
+
+def contact_text(contact: ContactInfo | None) -> str:
+    if contact is None:
+        return ""
+    name = " ".join(p for p in (contact.given_name, contact.family_name) if p)
+    parts = [contact.company_name, name, contact.phone_number, contact.mobile_phone_number,
+             contact.email]  # fmt: skip
+    return ", ".join(p for p in parts if p)
+
+
+def units_text(details: Iterable[BookingShipmentDetail]) -> str:
+    """ "10 x pallet, 900 LB each, class 70; 2 x crate" (with a multiplication sign)."""
+    lines = []
+    for detail in details:
+        for unit in detail.handling_units:
+            text = f"{unit.quantity} {TIMES} {(unit.handling_unit_type or 'unit').lower()}"
+            if unit.weight is not None:
+                text += f", {unit.weight.value:,.0f} {unit.weight.unit.value} each"
+            if unit.dimensions is not None:
+                d = unit.dimensions
+                text += f", {d.length:g}{TIMES}{d.width:g}{TIMES}{d.height:g} {d.unit.value}"
+            if unit.freight_class:
+                text += f", class {unit.freight_class}"
+            if unit.stackable:
+                text += ", stackable"
+            lines.append(text)
+    return "; ".join(lines)
+
+
+def equipment_text(shipping: BookingShippingDetails | None) -> str:
+    if shipping is None:
+        return ""
+    parts = []
+    if shipping.trailer_type is not None:
+        parts.append(words(shipping.trailer_type.value))
+    if shipping.load_preference is not None:
+        parts.append("full load" if shipping.load_preference.value == "FULL" else "partial load")
+    if shipping.trailer_length is not None:
+        parts.append(f"{shipping.trailer_length.value:g} {shipping.trailer_length.unit.value}")
+    if shipping.accessorials:
+        parts.append(", ".join(words(a.code) for a in shipping.accessorials))
+    return ", ".join(parts)

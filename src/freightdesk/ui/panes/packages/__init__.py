@@ -1,0 +1,1 @@
+"""Packages planned for shipping: search, create and edit, delete."""

@@ -1,0 +1,416 @@
+"""The Packages pane: search by every filter of the interface (identifier, SKU, origin and
+destination, shipper) with paging; new, edit, delete after a confirmation; status shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.packaging import PackageSearch
+from freightdesk.models.packaging import DeletedPackage, Package, PackageLocation, PackageStatus
+from freightdesk.service.listing import ListChange
+from freightdesk.service.messages import explain
+from freightdesk.service.packages import PAGE_SIZE
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
+from freightdesk.ui.panes.rates.common import key_actions, words
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.listing import Column, Index, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.notice import Notice
+
+DASH = "\u2013"
+TIMES = "\u00d7"
+STATUS_COLORS = {
+    PackageStatus.UNASSIGNED: QColor("#c47a00"),
+    PackageStatus.ASSIGNED: QColor("#2f6fde"),
+    PackageStatus.CONFIRMED: QColor("#2e9d5b"),
+}
+# Filter field -> (label, placeholder), in the order of the grid.
+FILTERS: dict[str, tuple[str, str]] = {
+    "sku_identifier": ("SKU", "an item's SKU"),
+    "origin_city": ("Origin city", ""),
+    "origin_state": ("Origin state", "e.g. IL"),
+    "origin_postal_code": ("Origin postal code", ""),
+    "origin_country": ("Origin country", "e.g. US"),
+    "destination_city": ("Destination city", ""),
+    "destination_state": ("Destination state", ""),
+    "destination_postal_code": ("Destination postal code", ""),
+    "destination_country": ("Destination country", ""),
+    "shipper_tenant_id": ("Shipper tenant id", ""),
+    "shipper_tenant_uuid": ("Shipper tenant uuid", ""),
+}
+
+
+def _place(location: PackageLocation | None) -> str:
+    if location is None:
+        return ""
+    address = location.address
+    place = ", ".join(p for p in ((address.city, address.state) if address else ()) if p)
+    return location.name or place if not (location.name and place) else f"{location.name} ({place})"
+
+
+def _dimensions(package: Package) -> str:
+    dims = package.package.dimensions if package.package else None
+    if dims is None:
+        return ""
+    return f"{dims.length:g}{TIMES}{dims.width:g}{TIMES}{dims.height:g} {dims.unit.value}"
+
+
+def _weight(package: Package) -> str:
+    weight = package.package.weight if package.package else None
+    return f"{weight.value:,.0f} {weight.unit.value}" if weight else ""
+
+
+def _volume(package: Package) -> str:
+    volume = package.package.volume if package.package else None
+    return f"{volume.value:g} ft³" if volume else ""
+
+
+def _items(package: Package) -> str:
+    units = sum(i.unit_quantity for i in package.items)
+    return f"{len(package.items)} ({units:,} units)"
+
+
+def _identifiers(package: Package) -> str:
+    return ", ".join(f"{i.type} {i.value}" for i in package.identifiers)
+
+
+COLUMNS: list[Column[Package]] = [
+    Column("Identifiers", _identifiers, 220, tooltip=_identifiers),
+    Column("Status", lambda p: words(p.status.value), 90),
+    Column("Type", lambda p: words(p.package.type) if p.package else "", 70),
+    Column("Items", _items, 90),
+    Column("Weight", _weight, 80),
+    Column("Dimensions", _dimensions, 110),
+    Column("Volume", _volume, 70),
+    Column("Stackable", lambda p: "Yes" if p.is_stackable else "No", 70),
+    Column("Accessorials", lambda p: ", ".join(words(a.type.value) for a in p.accessorials), 120),
+    Column("Origin", lambda p: _place(p.origin_location), 150),
+    Column("Destination", lambda p: _place(p.destination_location), 150),
+]
+
+
+class PackagesModel(ListingModel[Package]):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 1:
+            package = self.item_at(index.row())
+            return STATUS_COLORS.get(package.status) if package else None
+        return super().data(index, role)
+
+
+class PackagesPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model = PackagesModel(COLUMNS, self)
+        self.dialog: PackageFormDialog | None = None
+        self.question: QMessageBox | None = None
+        self.last_deleted: DeletedPackage | None = None
+
+        search = QGroupBox("Find packages", self)
+        grid = QGridLayout(search)
+        self.identifier_type = QComboBox(search)
+        self.identifier_type.setObjectName("identifierType")
+        self.identifier_type.setEditable(True)
+        self.identifier_type.addItems(["", *IDENTIFIER_TYPES])
+        self.identifier_value = QLineEdit(search)
+        self.identifier_value.setObjectName("identifierValue")
+        self.identifier_value.setPlaceholderText("exact value")
+        identifier = QHBoxLayout()
+        identifier.setContentsMargins(0, 0, 0, 0)
+        identifier.addWidget(self.identifier_type)
+        identifier.addWidget(self.identifier_value, 1)
+        identifier_holder = QWidget(search)
+        identifier_holder.setLayout(identifier)
+        self.filters: dict[str, QLineEdit] = {}
+        for field, (_label, hint) in FILTERS.items():
+            edit = QLineEdit(search)
+            edit.setObjectName(field)
+            edit.setPlaceholderText(hint)
+            edit.setClearButtonEnabled(True)
+            self.filters[field] = edit
+        cells: list[list[tuple[str, QWidget]]] = [
+            [("&Identifier", identifier_holder)],
+            [],
+            [],
+        ]
+        for field, (label, _hint) in FILTERS.items():
+            row = 1 if field.startswith("origin") else 2 if field.startswith("destination") else 0
+            cells[row].append((label, self.filters[field]))
+        for row, pairs in enumerate(cells):
+            for place, (text, widget) in enumerate(pairs):
+                caption = QLabel(text, search)
+                caption.setBuddy(
+                    widget if widget is not identifier_holder else self.identifier_type
+                )
+                grid.addWidget(caption, row, place * 2)
+                grid.addWidget(widget, row, place * 2 + 1)
+        self.search_button = QPushButton("&Search", search)
+        self.search_button.setDefault(True)
+        self.clear_button = QPushButton("Clear", search)
+        search_buttons = QHBoxLayout()
+        search_buttons.addStretch(1)
+        search_buttons.addWidget(self.clear_button)
+        search_buttons.addWidget(self.search_button)
+        grid.addLayout(search_buttons, 3, 0, 1, 8)
+
+        self.new_button = QPushButton("&New package…", self)
+        self.edit_button = QPushButton("&Edit…", self)
+        self.delete_button = QPushButton("&Delete…", self)
+        self.refresh_button = QPushButton("&Refresh", self)
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Packages planned for shipping, newest first.", self), 1)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.new_button)
+        top.addWidget(self.edit_button)
+        top.addWidget(self.delete_button)
+        self.notice = Notice(self)
+        self.table = QTableView(self)
+        self.table.setObjectName("packagesTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for index, column in enumerate(COLUMNS):
+            self.table.setColumnWidth(index, column.width)
+        self.detail = QLabel(self)
+        self.detail.setObjectName("packageDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.page_label = QLabel(self)
+        self.previous_button = QPushButton("◀ &Previous", self)
+        self.next_button = QPushButton("Ne&xt ▶", self)
+        paging = QHBoxLayout()
+        paging.addWidget(self.page_label)
+        paging.addStretch(1)
+        paging.addWidget(self.previous_button)
+        paging.addWidget(self.next_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(top)
+        layout.addWidget(search)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.detail)
+        layout.addLayout(paging)
+
+        self.search_button.clicked.connect(lambda: self.show_page(1))
+        self.clear_button.clicked.connect(self.clear_search)
+        for edit in (self.identifier_value, *self.filters.values()):
+            edit.returnPressed.connect(lambda: self.show_page(1))
+        self.new_button.clicked.connect(self.new_item)
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.delete_button.clicked.connect(self.confirm_delete)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.previous_button.clicked.connect(lambda: self.step(-1))
+        self.next_button.clicked.connect(lambda: self.step(1))
+        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        key_actions(
+            self.table,
+            [
+                (QKeySequence(Qt.Key.Key_Return), self.edit_selected, "Edit the package"),
+                (QKeySequence(Qt.Key.Key_F2), self.edit_selected, "Edit the package"),
+                (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_delete, "Delete it"),
+            ],
+        )
+
+        self.binding = ListBinding(self, session, lambda s: s.packages)
+        self.binding.changed.connect(self._show)
+        self.binding.statusChanged.connect(self.notice.show_status)
+        self._search_filled = False
+        self._selection_changed()
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _show(self, _change: ListChange | None = None) -> None:
+        data = self.binding.data
+        if data is None:
+            return
+        selected = self.selected()
+        self.model.set_items(data.items)
+        params = data.params_dict()
+        if not self._search_filled:
+            self._search_filled = True
+            self._fill_search(PackageSearch.from_params(params))
+        page = int(params.get("pageNumber", 1))
+        size = int(params.get("pageSize", PAGE_SIZE))
+        first = (page - 1) * size
+        if data.total == 0:
+            searched = not PackageSearch.from_params(params).is_empty()
+            self.page_label.setText("No packages match" if searched else "No packages yet")
+        else:
+            last = min(first + len(data.items), data.total)
+            self.page_label.setText(f"{first + 1}{DASH}{last} of {data.total:,} packages")
+        self.previous_button.setEnabled(page > 1)
+        self.next_button.setEnabled(first + size < data.total)
+        if selected is not None:
+            row = next((r for r, p in enumerate(data.items) if p.id == selected.id), None)
+            if row is not None:
+                self.table.selectRow(row)
+        self._selection_changed()
+
+    def selected(self) -> Package | None:
+        if not self.table.selectionModel().selectedRows():
+            return None
+        return self.model.item_at(current_row(self.table))
+
+    def _selection_changed(self, *_args: object) -> None:
+        package = self.selected()
+        self.edit_button.setEnabled(package is not None)
+        self.delete_button.setEnabled(package is not None)
+        if package is None:
+            self.detail.clear()
+            return
+        items = "; ".join(
+            f"{i.unit_quantity} {TIMES} "
+            + (
+                f"{i.order_identifier.type} {i.order_identifier.value}"
+                if i.order_identifier
+                else ""
+            )
+            + (f" ({', '.join(x.value for x in i.identifiers)})" if i.identifiers else "")
+            for i in package.items
+        )
+        modified = (
+            package.last_modified_date_time.astimezone().strftime("%Y-%m-%d %H:%M")
+            if package.last_modified_date_time
+            else ""
+        )
+        self.detail.setText(
+            f"{words(package.status.value)} · items: {items} · last changed {modified} · "
+            f"id {package.id}"
+        )
+
+    # --- search and paging -----------------------------------------------------------------
+
+    def search(self) -> PackageSearch:
+        return PackageSearch(
+            identifier_type=self.identifier_type.currentText().strip() or None,
+            identifier_value=self.identifier_value.text().strip() or None,
+            **{field: edit.text().strip() or None for field, edit in self.filters.items()},
+        )
+
+    def _fill_search(self, search: PackageSearch) -> None:
+        self.identifier_type.setCurrentText(search.identifier_type or "")
+        self.identifier_value.setText(search.identifier_value or "")
+        for field, edit in self.filters.items():
+            edit.setText(getattr(search, field) or "")
+
+    def show_page(self, page: int) -> None:
+        service = self.session.packages
+        if service is None or self.session.client is None:
+            return
+        search = self.search()
+        if bool(search.identifier_type) != bool(search.identifier_value):
+            self.notice.show_error(
+                "An identifier is found by its type and its exact value: enter both."
+            )
+            (self.identifier_value if search.identifier_type else self.identifier_type).setFocus()
+            return
+        self._search_filled = True
+        params: dict[str, Any] = {**search.params(), "pageNumber": max(1, page),
+                                  "pageSize": PAGE_SIZE}  # fmt: skip
+        spawn(
+            service.show(params),
+            on_done=lambda _listing: self.notice.clear_message(),
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="packages-page",
+            owner=self,
+        )
+
+    def step(self, direction: int) -> None:
+        data = self.binding.data
+        page = int(data.params_dict().get("pageNumber", 1)) if data else 1
+        self.show_page(page + direction)
+
+    def clear_search(self) -> None:
+        self._fill_search(PackageSearch())
+        self.show_page(1)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def new_item(self) -> None:
+        self._open_form(None)
+
+    def edit_selected(self) -> None:
+        package = self.selected()
+        if package is not None:
+            self._open_form(package)
+
+    def _open_form(self, package: Package | None) -> None:
+        dialog = PackageFormDialog(self.session, package, self)
+        dialog.saved.connect(self._saved)
+        self.dialog = dialog
+        dialog.open()
+
+    def _saved(self, package: Package) -> None:
+        first = package.identifiers[0].value if package.identifiers else str(package.id)
+        self.notice.show_info(f"Saved package {first} ({words(package.status.value).lower()}).")
+
+    def confirm_delete(self) -> None:
+        package = self.selected()
+        if package is None:
+            return
+        package_id = str(package.id)
+        self.question = ask(
+            self,
+            "Delete package",
+            f"Delete the package {_identifiers(package)}?",
+            lambda: self.delete(package_id),
+            name="confirmDelete",
+            informative="Its identifiers become free for another package.",
+        )
+
+    def delete(self, package_id: str) -> None:
+        service = self.session.packages
+        if service is None:
+            return
+
+        def done(deleted: DeletedPackage | None) -> None:
+            self.last_deleted = deleted
+            self.notice.show_info("The package is deleted.")
+
+        spawn(
+            service.delete(package_id),
+            on_done=done,
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="delete-package",
+            owner=self,
+        )
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.identifier_value.setFocus()
+        self.identifier_value.selectAll()
+
+    def refresh(self) -> None:
+        self.binding.refresh()
+
+    def shutdown(self) -> None:
+        self.binding.shutdown()

@@ -1,0 +1,1 @@
+"""Rate requests: ask carriers for quotes, compare them, book one."""

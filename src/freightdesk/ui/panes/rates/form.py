@@ -1,0 +1,620 @@
+"""The rate request form: stops (a saved location or a validated address), pickup date, the
+truck or LTL freight with its handling units, the carriers and account groups to ask, the
+quote types wanted, the shipper's contact and attributes.
+
+The service's rules are checked before sending (each problem beside its field, the tab of the
+first one shown); the service's own answer is shown the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import date
+from typing import Any
+
+from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDateEdit,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QRadioButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.account_groups import AccountGroup
+from freightdesk.models.booking import CarrierProfile
+from freightdesk.models.rating import (
+    FREIGHT_CLASSES,
+    LoadPreference,
+    QuoteTypeFilter,
+    RateRequest,
+    TrailerType,
+)
+from freightdesk.service.messages import explain
+from freightdesk.service.rating import check_rate_request
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.rates.common import RowTable, fold_rows, integer, number, words
+from freightdesk.ui.panes.rates.stops import StopEditor
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import FormDialog
+from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.key_values import KeyValueTable
+
+STOPS = "rateDetail.routeInfo.stops"
+UNITS = "rateDetail.shipmentDetails[0].handlingUnits"
+TABS = {"route": 0, "freight": 1, "carriers": 2, "contact": 3}
+UNIT_TYPES = ("PALLET", "SKID", "CRATE", "BOX", "CARTON", "DRUM", "BAG", "ROLL", "")
+(QTY, KIND, WEIGHT, WEIGHT_UNIT, LENGTH, WIDTH, HEIGHT, SIZE_UNIT, CLASS, STACKABLE, TEXT) = range(
+    11
+)
+UNIT_WORDS = {
+    "quantity": "quantity",
+    "handlingUnitType": "type",
+    "weight": "weight",
+    "dimensions": "dimensions",
+    "freightClass": "class",
+    "description": "description",
+}
+QUOTE_TYPES = {
+    QuoteTypeFilter.ALL: "Contract and spot",
+    QuoteTypeFilter.CONTRACT: "Contract rates only",
+    QuoteTypeFilter.SPOT: "Spot rates only",
+}
+_SCACS = re.compile(r"[\s,;]+")
+
+
+def _tab_of(path: str) -> int:
+    if path.startswith(("rateDetail.shippingDetails", "rateDetail.shipmentDetails")):
+        return TABS["freight"]
+    if path.startswith(("capacityProvider", "quoteTypeFilter")):
+        return TABS["carriers"]
+    if path.startswith(("rateDetail.shipperContactInfo", "attributes", "identifiers")):
+        return TABS["contact"]
+    return TABS["route"]
+
+
+class RateRequestFormDialog(FormDialog):
+    saved = Signal(object)  # RateRequest
+
+    discard_text = "Discard this rate request?"
+
+    def __init__(
+        self,
+        session: AppSession,
+        template: RateRequest | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("rateRequestForm")
+        self.session = session
+        self.service = session.rating
+        self.stop_ids = [uuid.uuid4(), uuid.uuid4()]
+        self.setWindowTitle("New rate request")
+        self.setMinimumSize(860, 640)
+        self.tabs = QTabWidget(self)
+        self.tabs.addTab(self._scrolled(self._route_tab()), "&Route")
+        self.tabs.addTab(self._freight_tab(), "&Freight")
+        self.tabs.addTab(self._carriers_tab(), "&Carriers")
+        self.tabs.addTab(self._contact_tab(), "Contact and a&ttributes")
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setText("&Ask for quotes")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.general_error)
+        layout.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        self.load(template)
+        self._watch_changes()
+        self._load_choices()
+
+    # --- building --------------------------------------------------------------------------
+
+    def _scrolled(self, widget: QWidget) -> QScrollArea:
+        area = QScrollArea(self)
+        area.setWidgetResizable(True)
+        area.setWidget(widget)
+        return area
+
+    def _route_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.name = QLineEdit(tab)
+        self.name.setObjectName("name")
+        self.name.setPlaceholderText("e.g. Chicago to Dallas, week 32 (optional)")
+        self.pickup_date = QDateEdit(tab)
+        self.pickup_date.setObjectName("pickupDate")
+        self.pickup_date.setCalendarPopup(True)
+        self.pickup_date.setDisplayFormat("yyyy-MM-dd")
+        general = QFormLayout()
+        self.errors.add_row(general, "&Name", "name", self.name)
+        self.errors.add_row(general, "Pickup &date", "rateDetail.pickupDate", self.pickup_date)
+        self.pickup = StopEditor("&Pickup", f"{STOPS}[0].location", self.errors, self.service, tab)
+        self.delivery = StopEditor(
+            "De&livery", f"{STOPS}[1].location", self.errors, self.service, tab
+        )
+        for index, editor in enumerate((self.pickup, self.delivery)):
+            self.errors.register(f"{STOPS}[{index}]", editor.city, ErrorLabel(tab))
+        stops = QHBoxLayout()
+        stops.addWidget(self.pickup)
+        stops.addWidget(self.delivery)
+        layout = QVBoxLayout(tab)
+        layout.addLayout(general)
+        layout.addLayout(stops)
+        layout.addStretch(1)
+        return tab
+
+    def _freight_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.truckload = QRadioButton("&Truckload (a truck for this freight)", tab)
+        self.truckload.setObjectName("truckload")
+        self.ltl = QRadioButton("&Less than truckload (rated by weight and class)", tab)
+        self.ltl.setObjectName("ltl")
+        self.mode = QButtonGroup(tab)
+        self.mode.addButton(self.truckload)
+        self.mode.addButton(self.ltl)
+        modes = QHBoxLayout()
+        modes.addWidget(self.truckload)
+        modes.addWidget(self.ltl)
+        modes.addStretch(1)
+
+        self.truck_box = QGroupBox("Truck", tab)
+        self.load_preference = QComboBox(self.truck_box)
+        self.load_preference.setObjectName("loadPreference")
+        for preference in LoadPreference:
+            self.load_preference.addItem(
+                "Full truckload" if preference is LoadPreference.FULL else "Partial load",
+                preference.value,
+            )
+        self.trailer_type = QComboBox(self.truck_box)
+        self.trailer_type.setObjectName("trailerType")
+        for trailer in TrailerType:
+            self.trailer_type.addItem(words(trailer.value), trailer.value)
+        self.trailer_length = QDoubleSpinBox(self.truck_box)
+        self.trailer_length.setObjectName("trailerLength")
+        self.trailer_length.setRange(0, 10_000)
+        self.trailer_length.setDecimals(1)
+        self.trailer_length.setSpecialValueText("any length")
+        self.length_unit = QComboBox(self.truck_box)
+        for unit in ("FT", "M"):
+            self.length_unit.addItem(unit, unit)
+        length = QHBoxLayout()
+        length.setContentsMargins(0, 0, 0, 0)
+        length.addWidget(self.trailer_length)
+        length.addWidget(self.length_unit)
+        length.addStretch(1)
+        length_holder = QWidget(self.truck_box)
+        length_holder.setLayout(length)
+        truck = QFormLayout(self.truck_box)
+        truck_path = "rateDetail.shippingDetails.truck"
+        self.errors.add_row(truck, "L&oad", f"{truck_path}.loadPreference", self.load_preference)
+        self.errors.add_row(truck, "Trailer t&ype", f"{truck_path}.trailerType", self.trailer_type)
+        self.errors.add_row(truck, "Trailer len&gth", f"{truck_path}.trailerLength", length_holder)
+
+        self.units = RowTable(
+            ["Qty", "Type", "Weight", "Unit", "Length", "Width", "Height", "Unit", "Class",
+             "Stackable", "Description"],
+            "handling unit",
+            tab,
+            choices={
+                KIND: UNIT_TYPES,
+                WEIGHT_UNIT: ("LB", "KG"),
+                SIZE_UNIT: ("IN", "CM", "FT", "M"),
+                CLASS: ("", *FREIGHT_CLASSES),
+            },
+            checks=(STACKABLE,),
+            defaults={QTY: "1", KIND: "PALLET", WEIGHT_UNIT: "LB", SIZE_UNIT: "IN"},
+        )  # fmt: skip
+        self.units.setObjectName("handlingUnits")
+        for column, width in ((QTY, 50), (WEIGHT, 80), (LENGTH, 64), (WIDTH, 64), (HEIGHT, 64)):
+            self.units.table.setColumnWidth(column, width)
+        for column in (WEIGHT_UNIT, SIZE_UNIT):
+            self.units.table.setColumnWidth(column, 64)
+        help_text = QLabel(
+            "Weight and dimensions are those of one unit. LTL needs a weight, and a class or "
+            "the dimensions (the class then follows from the density).",
+            tab,
+        )
+        help_text.setWordWrap(True)
+        units_form = QFormLayout()
+        units_form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        units_form.addRow(help_text)
+        self.errors.add_row(units_form, "&Handling units", UNITS, self.units)
+        self.errors.register("rateDetail.shipmentDetails", self.units, ErrorLabel(tab))
+        self.errors.register("rateDetail.shippingDetails", self.truckload, ErrorLabel(tab))
+
+        layout = QVBoxLayout(tab)
+        layout.addLayout(modes)
+        layout.addWidget(self.truck_box)
+        layout.addLayout(units_form, 1)
+        self.truckload.toggled.connect(self._mode_changed)
+        return tab
+
+    def _carriers_tab(self) -> QWidget:
+        tab = QWidget(self)
+        self.quote_types = QComboBox(tab)
+        self.quote_types.setObjectName("quoteTypeFilter")
+        for value, text in QUOTE_TYPES.items():
+            self.quote_types.addItem(text, value.value)
+        self.carriers = QListWidget(tab)
+        self.carriers.setObjectName("carriers")
+        self.other_carriers = QLineEdit(tab)
+        self.other_carriers.setObjectName("otherCarriers")
+        self.other_carriers.setPlaceholderText("Other carriers by SCAC, e.g. ABCD, EFGH")
+        self.groups = QListWidget(tab)
+        self.groups.setObjectName("accountGroups")
+        self.groups.setMaximumHeight(120)
+        self.choices_note = QLabel(tab)
+        self.choices_note.setWordWrap(True)
+        hint = QLabel(
+            "Tick the carriers to ask, or account groups (each asks the carriers in it). "
+            "Nothing ticked asks every carrier you are connected to that hauls this freight.",
+            tab,
+        )
+        hint.setWordWrap(True)
+        form = QFormLayout(tab)
+        form.addRow(hint)
+        self.errors.add_row(form, "&Quotes wanted", "quoteTypeFilter", self.quote_types)
+        self.errors.add_row(form, "Ca&rriers", "capacityProviderIdentifiers", self.carriers)
+        self.errors.add_row(form, "&Other SCACs", "otherCarriers", self.other_carriers)
+        self.errors.add_row(form, "Account &groups", "capacityProviderAccountGroups", self.groups)
+        form.addRow(self.choices_note)
+        return tab
+
+    def _contact_tab(self) -> QWidget:
+        tab = QWidget(self)
+        box = QGroupBox("Shipper contact (the carrier's point of contact)", tab)
+        contact = QFormLayout(box)
+        path = "rateDetail.shipperContactInfo"
+        self.contact: dict[str, QLineEdit] = {}
+        for field, label in (
+            ("companyName", "Co&mpany"),
+            ("givenName", "Given name"),
+            ("familyName", "Family name"),
+            ("phoneNumber", "&Phone"),
+            ("email", "&Email"),
+        ):
+            edit = QLineEdit(box)
+            edit.setObjectName(field)
+            self.contact[field] = edit
+            self.errors.add_row(contact, label, f"{path}.{field}", edit)
+        self.attributes = KeyValueTable("Name", "Values (comma-separated)", tab, add_text="Add")
+        self.attributes.setObjectName("attributes")
+        attributes = QFormLayout()
+        attributes.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        note = QLabel(
+            "Attributes are yours (e.g. customer, cost centre); carriers do not see them."
+        )
+        note.setWordWrap(True)
+        attributes.addRow(note)
+        self.errors.add_row(attributes, "&Attributes", "attributes", self.attributes)
+        layout = QVBoxLayout(tab)
+        layout.addWidget(box)
+        layout.addLayout(attributes, 1)
+        return tab
+
+    def _watch_changes(self) -> None:
+        edits = [self.name, self.other_carriers, *self.contact.values()]
+        for edit in edits:
+            edit.textEdited.connect(self.mark_dirty)
+        for signal in (
+            self.pickup.changed,
+            self.delivery.changed,
+            self.units.changed,
+            self.attributes.changed,
+            self.pickup_date.dateChanged,
+            self.truckload.toggled,
+            self.load_preference.activated,
+            self.trailer_type.activated,
+            self.trailer_length.valueChanged,
+            self.quote_types.activated,
+            self.carriers.itemChanged,
+            self.groups.itemChanged,
+        ):
+            signal.connect(self.mark_dirty)
+
+    def _mode_changed(self, *_args: object) -> None:
+        self.truck_box.setEnabled(self.truckload.isChecked())
+
+    # --- choices from the service ----------------------------------------------------------
+
+    def _load_choices(self) -> None:
+        service = self.service
+        if service is None or self.session.client is None:
+            self.choices_note.setText("Not connected: the carriers and groups cannot be listed.")
+            return
+        spawn(
+            service.carriers(),
+            on_done=self.show_carriers,
+            on_error=lambda error: self.choices_note.setText(explain(error)),
+            name="rate-form-carriers",
+            owner=self,
+        )
+        spawn(
+            service.account_groups(),
+            on_done=self.show_groups,
+            on_error=lambda error: self.choices_note.setText(explain(error)),
+            name="rate-form-groups",
+            owner=self,
+        )
+        for editor in (self.pickup, self.delivery):
+            editor.search()
+
+    def show_carriers(self, carriers: list[CarrierProfile]) -> None:
+        wanted = self._wanted_scacs
+        self.carriers.blockSignals(True)
+        self.carriers.clear()
+        for carrier in carriers:
+            modes = ", ".join(m.value for m in carrier.modes)
+            item = QListWidgetItem(f"{carrier.name} ({carrier.scac}) — {modes}")
+            item.setData(Qt.ItemDataRole.UserRole, carrier.scac)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            checked = carrier.scac in wanted
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            self.carriers.addItem(item)
+        listed = {c.scac for c in carriers}
+        others = [s for s in wanted if s not in listed]
+        if not self.other_carriers.text().strip() and others:
+            self.other_carriers.setText(", ".join(others))
+        self.carriers.blockSignals(False)
+        if not carriers:
+            self.choices_note.setText(
+                "This service does not list its carriers: name them by SCAC under Other SCACs."
+            )
+
+    def show_groups(self, groups: list[AccountGroup]) -> None:
+        wanted = self._wanted_groups
+        self.groups.blockSignals(True)
+        self.groups.clear()
+        for group in groups:
+            item = QListWidgetItem(f"{group.code} — {group.name}")
+            item.setData(Qt.ItemDataRole.UserRole, group.code)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            checked = group.code in wanted
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            self.groups.addItem(item)
+        if not groups:
+            placeholder = QListWidgetItem("No account groups yet (Account groups pane)")
+            placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.groups.addItem(placeholder)
+        self.groups.blockSignals(False)
+
+    @staticmethod
+    def _checked(widget: QListWidget) -> list[str]:
+        found = []
+        for row in range(widget.count()):
+            item = widget.item(row)
+            if item.checkState() == Qt.CheckState.Checked:
+                found.append(str(item.data(Qt.ItemDataRole.UserRole)))
+        return found
+
+    def check_carrier(self, scac: str, on: bool = True) -> None:
+        for row in range(self.carriers.count()):
+            item = self.carriers.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == scac:
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    def check_group(self, code: str, on: bool = True) -> None:
+        for row in range(self.groups.count()):
+            item = self.groups.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == code:
+                item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+
+    # --- loading and reading ---------------------------------------------------------------
+
+    def load(self, template: RateRequest | None) -> None:
+        """Fill the form from an earlier request (to ask again), or with the defaults."""
+        detail = template.rate_detail if template else None
+        stops = detail.route_info.stops if detail else []
+        self.name.setText(template.name or "" if template else "")
+        self.pickup.load(stops[0] if stops else None)
+        self.delivery.load(stops[-1] if len(stops) > 1 else None)
+        today = date.today()
+        pickup = detail.pickup_date if detail and detail.pickup_date else today
+        pickup = max(pickup, today)
+        self.pickup_date.setDate(QDate(pickup.year, pickup.month, pickup.day))
+        shipping = detail.shipping_details if detail else None
+        self.ltl.setChecked(bool(shipping and shipping.ltl is not None))
+        self.truckload.setChecked(not self.ltl.isChecked())
+        truck = shipping.truck if shipping else None
+        if truck is not None:
+            self.load_preference.setCurrentIndex(
+                self.load_preference.findData(truck.load_preference.value)
+            )
+            self.trailer_type.setCurrentIndex(self.trailer_type.findData(truck.trailer_type.value))
+            if truck.trailer_length is not None:
+                self.trailer_length.setValue(truck.trailer_length.value)
+                self.length_unit.setCurrentIndex(
+                    max(0, self.length_unit.findData(truck.trailer_length.unit.value))
+                )
+        self.units.clear()
+        for shipment in detail.shipment_details if detail else []:
+            for unit in shipment.handling_units:
+                dims = unit.dimensions
+                self.units.add_row(
+                    [
+                        str(unit.quantity),
+                        unit.handling_unit_type or "",
+                        _figure(unit.weight.value) if unit.weight else "",
+                        unit.weight.unit.value if unit.weight else "",
+                        _figure(dims.length) if dims else "",
+                        _figure(dims.width) if dims else "",
+                        _figure(dims.height) if dims else "",
+                        dims.unit.value if dims else "",
+                        unit.freight_class or "",
+                        unit.stackable,
+                        unit.description or "",
+                    ]
+                )
+        self._wanted_scacs = (
+            [c.value for c in template.capacity_provider_identifiers] if (template) else []
+        )
+        self._wanted_groups = (
+            [g.code for g in template.capacity_provider_account_groups] if template else []
+        )
+        quote_filter = template.quote_type_filter if template else QuoteTypeFilter.ALL
+        self.quote_types.setCurrentIndex(self.quote_types.findData(quote_filter.value))
+        contact = (
+            detail.shipper_contact_info.wire() if detail and detail.shipper_contact_info else {}
+        )
+        for field, edit in self.contact.items():
+            edit.setText(str(contact.get(field) or ""))
+        self.attributes.set_values({})
+        for attribute in template.attributes if template else []:
+            values = attribute.values or ([attribute.value] if attribute.value else [])
+            self.attributes.add_row(attribute.name, ", ".join(values))
+        self._mode_changed()
+        self.errors.clear()
+        self.mark_clean()
+
+    def wire(self) -> dict[str, Any]:
+        """The form as the wire fields of a rate request (checked by `check_rate_request`)."""
+        stops = [
+            {
+                "id": str(self.stop_ids[0]),
+                "type": "PICKUP",
+                "location": self.pickup.location_wire(),
+            },
+            {
+                "id": str(self.stop_ids[1]),
+                "type": "DELIVERY",
+                "location": self.delivery.location_wire(),
+            },
+        ]
+        detail: dict[str, Any] = {
+            "routeInfo": {"stops": stops},
+            "pickupDate": self.pickup_date.date().toString("yyyy-MM-dd"),
+        }
+        if self.truckload.isChecked():
+            truck: dict[str, Any] = {
+                "loadPreference": self.load_preference.currentData(),
+                "trailerType": self.trailer_type.currentData(),
+            }
+            if self.trailer_length.value() > 0:
+                truck["trailerLength"] = {
+                    "value": self.trailer_length.value(),
+                    "unit": self.length_unit.currentData(),
+                }
+            detail["shippingDetails"] = {"truck": truck}
+        else:
+            detail["shippingDetails"] = {"ltl": {}}
+        units = [self._unit(row) for row in self.units.filled_rows([QTY, WEIGHT, LENGTH, TEXT])]
+        if units:
+            detail["shipmentDetails"] = [
+                {
+                    "pickupStopId": str(self.stop_ids[0]),
+                    "deliveryStopId": str(self.stop_ids[1]),
+                    "handlingUnits": units,
+                }
+            ]
+        contact = {k: e.text().strip() for k, e in self.contact.items() if e.text().strip()}
+        if contact:
+            detail["shipperContactInfo"] = contact
+        wire: dict[str, Any] = {"rateDetail": detail}
+        name = self.name.text().strip()
+        if name:
+            wire["name"] = name
+        scacs = self._checked(self.carriers) + [
+            s.upper() for s in _SCACS.split(self.other_carriers.text()) if s
+        ]
+        wire["capacityProviderIdentifiers"] = [
+            {"type": "CARRIER_SCAC", "value": s} for s in dict.fromkeys(scacs)
+        ]
+        wire["capacityProviderAccountGroups"] = [{"code": c} for c in self._checked(self.groups)]
+        wire["quoteTypeFilter"] = self.quote_types.currentData()
+        wire["attributes"] = [
+            {"name": key, "values": [v.strip() for v in value.split(",") if v.strip()]}
+            for key, value in self.attributes.rows()
+        ]
+        return wire
+
+    def _unit(self, row: int) -> dict[str, Any]:
+        text = self.units.text
+        unit: dict[str, Any] = {
+            "quantity": integer(text(row, QTY)) if text(row, QTY) else 1,
+            "stackable": self.units.checked(row, STACKABLE),
+        }
+        if text(row, KIND):
+            unit["handlingUnitType"] = text(row, KIND)
+        if text(row, WEIGHT):
+            unit["weight"] = {"value": number(text(row, WEIGHT)), "unit": text(row, WEIGHT_UNIT)}
+        sizes = [text(row, c) for c in (LENGTH, WIDTH, HEIGHT)]
+        if any(sizes):
+            unit["dimensions"] = {
+                "length": number(sizes[0]),
+                "width": number(sizes[1]),
+                "height": number(sizes[2]),
+                "unit": text(row, SIZE_UNIT),
+            }
+        if text(row, CLASS):
+            unit["freightClass"] = text(row, CLASS)
+        if text(row, TEXT):
+            unit["description"] = text(row, TEXT)
+        return unit
+
+    # --- errors and saving -----------------------------------------------------------------
+
+    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        shown = fold_rows(
+            problems,
+            {
+                UNITS: (UNITS, UNIT_WORDS),
+                "attributes": ("attributes", {"name": "name", "values": "values"}),
+                "capacityProviderIdentifiers": ("capacityProviderIdentifiers", {"value": "SCAC"}),
+                "capacityProviderAccountGroups": ("capacityProviderAccountGroups", {}),
+            },
+        )
+        self.errors.show(shown, general=general)
+        if shown:
+            self.tabs.setCurrentIndex(_tab_of(next(iter(shown))))
+
+    def save(self) -> None:
+        request, problems = check_rate_request(self.wire())
+        if request is None:
+            self.show_problems(problems)
+            return
+        service = self.service
+        if service is None or self.session.client is None:
+            self.show_problems({}, general="Not connected to the service; your input is kept.")
+            return
+        self.buttons.setEnabled(False)
+        self.errors.clear()
+
+        def failed(error: BaseException) -> None:
+            self.buttons.setEnabled(True)
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            self.show_problems(fields, general=None if fields else explain(error))
+
+        spawn(
+            service.create(request),
+            on_done=self._saved,
+            on_error=failed,
+            name="create-rate-request",
+            owner=self,
+        )
+
+    def _saved(self, request: RateRequest) -> None:
+        self.buttons.setEnabled(True)
+        self.mark_clean()
+        self.saved.emit(request)
+        self.accept()
+
+
+def _figure(value: float) -> str:
+    return f"{value:g}"

@@ -1,0 +1,509 @@
+"""The Rate requests pane: the requests made here, the quotes of the one selected arriving in
+the background and compared in a sortable table beside the market's rates, book a quote in
+one step, cancel a request (its outcome said in words)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.booking import Booking
+from freightdesk.models.rating import Quote, RateRequest, RateRequestStatus
+from freightdesk.service.bookings import status_text
+from freightdesk.service.coordinator import CoordinatorStatus
+from freightdesk.service.messages import explain
+from freightdesk.service.rating import (
+    OPEN,
+    Cancellation,
+    RateRequests,
+    RateRequestsChange,
+    booking_draft,
+    cancel_refusal_text,
+    effective_status,
+    quote_open,
+)
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.bookings.form import BookingFormDialog
+from freightdesk.ui.panes.rates.common import countdown_text, key_actions
+from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.rates.quotes import (
+    MarketModel,
+    QuotesModel,
+    RequestsModel,
+    lane_of,
+    mode_of,
+    request_status_text,
+)
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.listing import current_row
+from freightdesk.ui.widgets.notice import Notice
+
+COUNTDOWN_MS = 1000
+
+
+def _table(name: str, parent: QWidget) -> QTableView:
+    table = QTableView(parent)
+    table.setObjectName(name)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setAlternatingRowColors(True)
+    table.setWordWrap(False)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(26)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setStretchLastSection(True)
+    return table
+
+
+class RatesBinding(QObject):
+    """The rate requests of the session: the cached ones at once, polled while the pane shows."""
+
+    changed = Signal(object)  # RateRequestsChange
+    statusChanged = Signal(str)
+
+    def __init__(self, pane: QWidget, session: AppSession) -> None:
+        super().__init__(pane)
+        self.pane = pane
+        self.session = session
+        self._unlisten: list[Callable[[], None]] = []
+        self._loaded = False
+        pane.installEventFilter(self)
+        self._unconnected = session.listen_connected(self._connected)
+        self._load()
+
+    @property
+    def data(self) -> RateRequests | None:
+        service = self.session.rating
+        return service.coordinator.data if service else None
+
+    def _load(self) -> None:
+        self.session.open_cache(self.session.profiles.active)
+        service = self.session.rating
+        if service is None or self._loaded:
+            return
+        self._loaded = True
+        spawn(
+            service.load_cached(),
+            on_done=lambda _r: self.changed.emit(RateRequestsChange(full=True)),
+            name="load-cached-rate-requests",
+            owner=self,
+        )
+
+    def _connected(self) -> None:
+        self.stop()
+        self._loaded = False
+        self._load()
+        if self.pane.isVisible():
+            self.start()
+
+    def start(self) -> None:
+        service = self.session.rating
+        if service is None or self._unlisten or self.session.client is None:
+            return
+        self._unlisten = [
+            service.coordinator.listen(self.changed.emit),
+            service.coordinator.listen_status(self._status),
+        ]
+
+    def stop(self) -> None:
+        for unlisten in self._unlisten:
+            unlisten()
+        self._unlisten = []
+
+    def _status(self, status: CoordinatorStatus) -> None:
+        if status.fetching:
+            return
+        if status.last_error is None:
+            self.statusChanged.emit("")
+        else:
+            self.statusChanged.emit(
+                f"Quotes may be out of date: {explain(status.last_error)} (retrying)"
+            )
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.pane:
+            if event.type() == QEvent.Type.Show:
+                self.start()
+            elif event.type() == QEvent.Type.Hide:
+                self.stop()
+        return False
+
+    def shutdown(self) -> None:
+        self.stop()
+        self._unconnected()
+
+
+class RatesPane(QWidget):
+    bookingCreated = Signal(object)  # Booking: made from a quote here
+
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.requests = RequestsModel(self)
+        self.quotes = QuotesModel(self)
+        self.market = MarketModel(self)
+        self.dialog: QWidget | None = None
+        self.question: QMessageBox | None = None
+        self.last_cancellation: Cancellation | None = None
+
+        self.new_button = QPushButton("&New rate request…", self)
+        self.again_button = QPushButton("As&k again…", self)
+        self.again_button.setToolTip(
+            "A new request with the stops, freight and carriers of this one"
+        )
+        self.open_id = QLineEdit(self)
+        self.open_id.setObjectName("openRateRequest")
+        self.open_id.setPlaceholderText("Open a rate request by its id")
+        self.open_id.setClearButtonEnabled(True)
+        self.refresh_button = QPushButton("&Refresh", self)
+        top = QHBoxLayout()
+        top.addWidget(self.new_button)
+        top.addWidget(self.again_button)
+        top.addStretch(1)
+        top.addWidget(self.open_id, 1)
+        top.addWidget(self.refresh_button)
+        self.notice = Notice(self)
+
+        self.request_table = _table("rateRequestsTable", self)
+        self.request_table.setModel(self.requests)
+        for index, column in enumerate(self.requests.columns):
+            self.request_table.setColumnWidth(index, column.width)
+
+        detail = QWidget(self)
+        self.title = QLabel("Select a rate request", detail)
+        self.title.setObjectName("rateRequestTitle")
+        font = QFont(self.title.font())
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.subtitle = QLabel(detail)
+        self.subtitle.setObjectName("rateRequestSubtitle")
+        self.subtitle.setWordWrap(True)
+        self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.quote_table = _table("quotesTable", detail)
+        self.quote_table.setModel(self.quotes)
+        self.quote_table.setSortingEnabled(True)
+        self.quote_table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        for index, quote_column in enumerate(self.quotes.columns):
+            self.quote_table.setColumnWidth(index, quote_column.width)
+        self.waiting = QLabel(detail)
+        self.waiting.setObjectName("quotesWaiting")
+        self.book_button = QPushButton("&Book this quote…", detail)
+        self.cancel_button = QPushButton("&Cancel rate request…", detail)
+        self.forget_button = QPushButton("Remove from &list", detail)
+        self.forget_button.setToolTip("Takes it off this list only; the service keeps it.")
+        actions = QHBoxLayout()
+        actions.addWidget(self.waiting, 1)
+        actions.addWidget(self.forget_button)
+        actions.addWidget(self.cancel_button)
+        actions.addWidget(self.book_button)
+        market_label = QLabel("Market rates on this lane, for reference (all-in, USD)", detail)
+        self.market_table = _table("marketTable", detail)
+        self.market_table.setModel(self.market)
+        self.market_table.setMaximumHeight(90)
+        for index, market_column in enumerate(self.market.columns):
+            self.market_table.setColumnWidth(index, market_column.width)
+        detail_layout = QVBoxLayout(detail)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.addWidget(self.title)
+        detail_layout.addWidget(self.subtitle)
+        detail_layout.addWidget(self.quote_table, 1)
+        detail_layout.addLayout(actions)
+        detail_layout.addWidget(market_label)
+        detail_layout.addWidget(self.market_table)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.request_table)
+        self.splitter.addWidget(detail)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.splitter, 1)
+
+        self.new_button.clicked.connect(self.new_item)
+        self.again_button.clicked.connect(self.ask_again)
+        self.open_id.returnPressed.connect(self.open_by_id)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.book_button.clicked.connect(self.book_selected)
+        self.cancel_button.clicked.connect(self.confirm_cancel)
+        self.forget_button.clicked.connect(self.forget_selected)
+        self.request_table.selectionModel().selectionChanged.connect(self._request_selected)
+        self.quote_table.selectionModel().selectionChanged.connect(self._update_actions)
+        self.quote_table.doubleClicked.connect(lambda _index: self.book_selected())
+        key_actions(
+            self.quote_table,
+            [(QKeySequence(Qt.Key.Key_Return), self.book_selected, "Book the quote")],
+        )
+        key_actions(
+            self.request_table,
+            [
+                (QKeySequence(Qt.Key.Key_Return), self.quote_table.setFocus, "Show its quotes"),
+                (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_cancel, "Cancel it"),
+            ],
+        )
+        self._timer = QTimer(self)
+        self._timer.setInterval(COUNTDOWN_MS)
+        self._timer.timeout.connect(self._tick)
+        self._timer.start()
+
+        self.binding = RatesBinding(self, session)
+        self.binding.changed.connect(self._show)
+        self.binding.statusChanged.connect(self.notice.show_status)
+        self._update_actions()
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def selected(self) -> RateRequest | None:
+        if not self.request_table.selectionModel().selectedRows():
+            return None
+        return self.requests.item_at(current_row(self.request_table))
+
+    def selected_quote(self) -> Quote | None:
+        if not self.quote_table.selectionModel().selectedRows():
+            return None
+        return self.quotes.quote_at(current_row(self.quote_table))
+
+    def _show(self, _change: RateRequestsChange | None = None) -> None:
+        data = self.binding.data
+        if data is None:
+            return
+        chosen = self.selected()
+        self.requests.set_items(data.items())
+        if chosen is not None and chosen.id in {r.id for r in self.requests.items}:
+            self.select_request(str(chosen.id))
+        elif data.order:
+            self.select_request(data.order[0])
+        else:
+            self._detail()
+
+    def select_request(self, request_id: str) -> None:
+        row = next(
+            (r for r, item in enumerate(self.requests.items) if str(item.id) == request_id), None
+        )
+        if row is None:
+            return
+        self.request_table.selectRow(row)
+        self._detail()
+
+    def _request_selected(self, *_args: object) -> None:
+        self._detail()
+
+    def _detail(self) -> None:
+        request = self.selected()
+        quote = self.selected_quote()
+        self.quotes.set_request(request)
+        self.market.set_items(request.market_quotes if request else [])
+        if quote is not None:
+            row = self.quotes.row_of(str(quote.id))
+            if row is not None:
+                self.quote_table.selectRow(row)
+        if request is None:
+            self.title.setText("Select a rate request" if self.requests.items else "")
+            self.subtitle.setText(
+                ""
+                if self.requests.items
+                else "No rate requests yet: ask carriers for quotes with New rate request (Ctrl+N)."
+            )
+        else:
+            self.title.setText(request.name or lane_of(request))
+        self._tick()
+        self._update_actions()
+
+    def _tick(self) -> None:
+        """Countdowns and the waiting note move with the clock."""
+        request = self.selected()
+        self.quotes.refresh_countdowns()
+        if request is None:
+            self.waiting.clear()
+            return
+        status = effective_status(request)
+        carriers = ", ".join(c.value for c in request.capacity_provider_identifiers)
+        groups = ", ".join(g.code for g in request.capacity_provider_account_groups)
+        asked = carriers or "every connected carrier"
+        if groups:
+            asked += f"; account groups {groups}"
+        parts = [
+            lane_of(request),
+            f"pickup {request.rate_detail.pickup_date}" if request.rate_detail.pickup_date else "",
+            mode_of(request),
+            f"{request.quote_type_filter.value.lower()} quotes",
+            f"asked {asked}",
+            request_status_text(request),
+        ]
+        if status in OPEN:
+            parts.append(f"request expires {countdown_text(request.expiration_date_time)}")
+        self.subtitle.setText(" · ".join(p for p in parts if p))
+        if status is RateRequestStatus.QUOTES_REQUESTED:
+            dots = "." * (1 + int(time.monotonic()) % 3)
+            self.waiting.setText(
+                f"Carriers are answering{dots} ({len(request.quotes)} quotes so far)"
+            )
+        elif not request.quotes:
+            self.waiting.setText("No carrier quoted this request.")
+        else:
+            cheapest = request.quotes[0]
+            self.waiting.setText(
+                f"{len(request.quotes)} quotes; cheapest {cheapest.carrier_name} "
+                f"({cheapest.total_rate.amount:,.2f} {cheapest.total_rate.currency.value})"
+            )
+
+    def _update_actions(self, *_args: object) -> None:
+        request = self.selected()
+        quote = self.selected_quote()
+        bookable = request is not None and quote is not None and quote_open(quote, request)
+        self.book_button.setEnabled(bookable)
+        self.book_button.setToolTip(
+            "" if bookable or quote is None else "This quote can no longer be booked."
+        )
+        cancellable = request is not None and request.status is not RateRequestStatus.CANCELLED
+        self.cancel_button.setEnabled(cancellable)
+        self.again_button.setEnabled(request is not None)
+        self.forget_button.setEnabled(request is not None)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def new_item(self) -> None:
+        self._open_form(None)
+
+    def ask_again(self) -> None:
+        request = self.selected()
+        if request is not None:
+            self._open_form(request)
+
+    def _open_form(self, template: RateRequest | None) -> None:
+        dialog = RateRequestFormDialog(self.session, template, self)
+        dialog.saved.connect(self._asked)
+        self.dialog = dialog
+        dialog.open()
+
+    def _asked(self, request: RateRequest) -> None:
+        self.notice.show_info("Asked the carriers for quotes; they arrive below as they answer.")
+        self.select_request(str(request.id))
+        self.binding.start()
+
+    def book_selected(self) -> None:
+        request = self.selected()
+        quote = self.selected_quote()
+        if request is None or quote is None:
+            return
+        if not quote_open(quote, request):
+            self.notice.show_error("This quote can no longer be booked (expired or cancelled).")
+            return
+        dialog = BookingFormDialog(
+            self.session, draft=booking_draft(request, quote), quote=quote, parent=self
+        )
+        dialog.saved.connect(self._booked)
+        self.dialog = dialog
+        dialog.open()
+
+    def _booked(self, booking: Booking) -> None:
+        self.notice.show_info(
+            f"Booked with {booking.capacity_provider_identifier.value}: "
+            f"{status_text(booking.status).lower()}; the carrier's answer follows in Bookings."
+        )
+        self.bookingCreated.emit(booking)
+
+    def confirm_cancel(self) -> None:
+        request = self.selected()
+        if request is None:
+            return
+        request_id = str(request.id)
+        self.question = ask(
+            self,
+            "Cancel rate request",
+            f"Cancel the rate request {request.name or lane_of(request)}?",
+            lambda: self.cancel(request_id),
+            yes=QMessageBox.StandardButton.Yes,
+            name="confirmCancel",
+            informative="Carriers are told; a booking of it still in progress is cancelled too.",
+        )
+
+    def cancel(self, request_id: str) -> None:
+        service = self.session.rating
+        if service is None:
+            return
+
+        def done(outcome: Cancellation) -> None:
+            self.last_cancellation = outcome
+            self.notice.show_info(outcome.text())
+            self._update_actions()
+
+        def failed(error: BaseException) -> None:
+            self.notice.show_error(cancel_refusal_text(error) or explain(error))
+
+        spawn(service.cancel(request_id), on_done=done, on_error=failed, name="cancel-rate-request",
+              owner=self)  # fmt: skip
+
+    def forget_selected(self) -> None:
+        request = self.selected()
+        service = self.session.rating
+        if request is None or service is None:
+            return
+        spawn(service.forget(request.id), name="forget-rate-request", owner=self)
+
+    def open_by_id(self) -> None:
+        text = self.open_id.text().strip()
+        service = self.session.rating
+        if not text or service is None or self.session.client is None:
+            return
+        try:
+            request_id = uuid.UUID(text)
+        except ValueError:
+            self.notice.show_error(f"{text!r} is not a rate request id (a uuid).")
+            return
+
+        def opened(request: RateRequest) -> None:
+            self.open_id.clear()
+            self.select_request(str(request.id))
+
+        spawn(
+            service.open(request_id),
+            on_done=opened,
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="open-rate-request",
+            owner=self,
+        )
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.open_id.setFocus()
+        self.open_id.selectAll()
+
+    def refresh(self) -> None:
+        service = self.session.rating
+        request = self.selected()
+        if service is None or self.session.client is None or request is None:
+            return
+        spawn(
+            service.reload(request.id),
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="reload-rate-request",
+            owner=self,
+        )
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self.binding.shutdown()

@@ -1,0 +1,295 @@
+"""The tables of the Rate requests pane: the requests, the carriers' quotes (sortable by any
+column), and the market rates beside them.
+
+Quotes can come in different currencies (a Canadian carrier quotes in CAD). The Total column
+sorts in the service's own order, which compares quotes in one currency; the other money
+columns sort by amount, quotes in another currency than US dollars after the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+
+from freightdesk.models.common import Currency, Money
+from freightdesk.models.rating import MarketQuote, Quote, QuoteType, RateRequest, RateRequestStatus
+from freightdesk.service.rating import effective_status
+from freightdesk.ui.panes.bookings.text import place_text
+from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
+from freightdesk.ui.widgets.listing import Column, ListingModel
+
+Index = QModelIndex | QPersistentModelIndex
+MUTED = QColor("#7a8294")
+
+REQUEST_STATUS = {
+    RateRequestStatus.QUOTES_REQUESTED: ("Waiting for quotes", QColor("#2f6fde")),
+    RateRequestStatus.QUOTES_RECEIVED: ("Quotes received", QColor("#2e9d5b")),
+    RateRequestStatus.EXPIRED: ("Expired", QColor("#8d6e63")),
+    RateRequestStatus.CANCELLED: ("Cancelled", MUTED),
+}
+
+
+def request_status_text(request: RateRequest) -> str:
+    return REQUEST_STATUS[effective_status(request)][0]
+
+
+def lane_of(request: RateRequest) -> str:
+    stops = request.rate_detail.route_info.stops
+    return " → ".join(place_text(s.location) or "?" for s in stops)
+
+
+def mode_of(request: RateRequest) -> str:
+    shipping = request.rate_detail.shipping_details
+    if shipping is not None and shipping.ltl is not None:
+        return "LTL"
+    truck = shipping.truck if shipping else None
+    if truck is None:
+        return "Truckload"
+    load = "partial" if truck.load_preference.value == "PARTIAL" else "full"
+    return f"Truckload, {words(truck.trailer_type.value).lower()}, {load}"
+
+
+class RequestsModel(ListingModel[RateRequest]):
+    """The rate requests, the status coloured."""
+
+    STATUS = 4
+
+    def __init__(self, parent: Any = None) -> None:
+        columns: list[Column[RateRequest]] = [
+            Column("Name", lambda r: r.name or "", 150),
+            Column("Lane", lane_of, 260, tooltip=lane_of),
+            Column("Pickup", lambda r: str(r.rate_detail.pickup_date or ""), 90),
+            Column("Freight", mode_of, 150, tooltip=mode_of),
+            Column("Status", request_status_text, 120),
+            Column("Quotes", lambda r: str(len(r.quotes)), 60),
+            Column(
+                "Created", lambda r: r.created_date_time.astimezone().strftime("%m-%d %H:%M"), 90
+            ),
+        ]
+        super().__init__(columns, parent)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == self.STATUS:
+            request = self.item_at(index.row())
+            return REQUEST_STATUS[effective_status(request)][1] if request else None
+        return super().data(index, role)
+
+
+@dataclass(frozen=True)
+class QuoteColumn:
+    title: str
+    text: Callable[[Quote], str]
+    key: Callable[[Quote], Any]
+    width: int = 100
+    numeric: bool = False
+
+
+def _money_key(money: Money) -> tuple[bool, float]:
+    return (money.currency is not Currency.USD, money.amount)
+
+
+def _accessorials(quote: Quote) -> Money | None:
+    if not quote.accessorial_charges:
+        return None
+    currency = quote.accessorial_charges[0].amount.currency
+    return Money(amount=sum(c.amount.amount for c in quote.accessorial_charges), currency=currency)
+
+
+class QuotesModel(QAbstractTableModel):
+    """One row per quote; sorted by any column (`sort`), the service's order at first."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.request: RateRequest | None = None
+        self.quotes: list[Quote] = []
+        self._rank: dict[str, int] = {}
+        self._market: dict[QuoteType, float] = {}
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self.columns = [
+            QuoteColumn(
+                "Carrier",
+                lambda q: f"{q.carrier_name} ({q.capacity_provider_identifier.value})",
+                lambda q: q.carrier_name.lower(),
+                200,
+            ),
+            QuoteColumn("Type", lambda q: q.quote_type.value.title(), lambda q: q.quote_type, 70),
+            QuoteColumn(
+                "Total", lambda q: amount_text(q.total_rate), lambda q: self._rank[str(q.id)], 110,
+                numeric=True,
+            ),
+            QuoteColumn(
+                "Line haul", lambda q: amount_text(q.line_haul), lambda q: _money_key(q.line_haul),
+                100, numeric=True,
+            ),
+            QuoteColumn(
+                "Fuel surcharge", lambda q: amount_text(q.fuel_surcharge),
+                lambda q: _money_key(q.fuel_surcharge), 100, numeric=True,
+            ),
+            QuoteColumn(
+                "Accessorials", lambda q: amount_text(_accessorials(q)) or "none",
+                lambda q: _money_key(_accessorials(q) or Money(amount=0, currency=Currency.USD)),
+                100, numeric=True,
+            ),
+            QuoteColumn(
+                "Transit", lambda q: f"{q.transit_days} day{'s' if q.transit_days != 1 else ''}",
+                lambda q: q.transit_days, 70, numeric=True,
+            ),
+            QuoteColumn(
+                "Delivery by", lambda q: str(q.estimated_delivery_date or ""),
+                lambda q: q.estimated_delivery_date or datetime.max.date(), 90,
+            ),
+            QuoteColumn("Service", lambda q: words(q.service_level), lambda q: q.service_level, 80),
+            QuoteColumn(
+                "Expires", lambda q: countdown_text(q.expiration_date_time),
+                lambda q: q.expiration_date_time, 120,
+            ),
+            QuoteColumn("vs market", self._versus_market, self._versus_key, 80, numeric=True),
+        ]  # fmt: skip
+
+    # --- data ------------------------------------------------------------------------------
+
+    def set_request(self, request: RateRequest | None) -> None:
+        self.beginResetModel()
+        self.request = request
+        self.quotes = list(request.quotes) if request else []
+        self._rank = {str(q.id): i for i, q in enumerate(self.quotes)}
+        self._market = {
+            m.quote_type: m.average_rate.amount
+            for m in (request.market_quotes if request else [])
+            if m.average_rate.currency is Currency.USD
+        }
+        if self._sort is not None:
+            self._sort_rows(*self._sort)
+        self.endResetModel()
+
+    def quote_at(self, row: int) -> Quote | None:
+        return self.quotes[row] if 0 <= row < len(self.quotes) else None
+
+    def row_of(self, quote_id: str) -> int | None:
+        return next((r for r, q in enumerate(self.quotes) if str(q.id) == quote_id), None)
+
+    def _versus(self, quote: Quote) -> float | None:
+        average = self._market.get(quote.quote_type)
+        if not average or quote.total_rate.currency is not Currency.USD:
+            return None
+        return (quote.total_rate.amount - average) / average * 100
+
+    def _versus_market(self, quote: Quote) -> str:
+        difference = self._versus(quote)
+        return "" if difference is None else f"{difference:+.0f}%"
+
+    def _versus_key(self, quote: Quote) -> float:
+        difference = self._versus(quote)
+        return difference if difference is not None else float("inf")
+
+    def _expired(self, quote: Quote) -> bool:
+        request = self.request
+        if request is None:
+            return True
+        now = datetime.now(UTC)
+        return (
+            effective_status(request, now)
+            not in (
+                RateRequestStatus.QUOTES_REQUESTED,
+                RateRequestStatus.QUOTES_RECEIVED,
+            )
+            or quote.expiration_date_time <= now
+        )
+
+    def refresh_countdowns(self) -> None:
+        """Expiry texts move with the clock."""
+        if self.quotes:
+            top = self.index(0, 0)
+            bottom = self.index(len(self.quotes) - 1, len(self.columns) - 1)
+            self.dataChanged.emit(top, bottom, [Qt.ItemDataRole.DisplayRole])
+
+    # --- the model -------------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.quotes)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.columns)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        quote = self.quote_at(index.row()) if index.isValid() else None
+        if quote is None:
+            return None
+        column = self.columns[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return column.text(quote)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and self._expired(quote):
+            return MUTED
+        if role == Qt.ItemDataRole.FontRole and self._rank.get(str(quote.id)) == 0:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(quote, column.title)
+        return None
+
+    def _tooltip(self, quote: Quote, title: str) -> str:
+        if title == "Accessorials" and quote.accessorial_charges:
+            return "\n".join(
+                f"{c.description or words(c.code)}: {amount_text(c.amount)}"
+                for c in quote.accessorial_charges
+            )
+        if title == "vs market":
+            return "The total against the market's average for this quote type (USD quotes)."
+        if title == "Expires" and self._expired(quote):
+            return "This quote can no longer be booked."
+        numbers = ", ".join(i.value for i in quote.rate_identifiers)
+        distance = f"{quote.distance.value:,.0f} {quote.distance.unit}"
+        return f"Quote {numbers}; {distance}; {quote.transportation_mode.value}"
+
+    def headerData(  # noqa: N802 (Qt's name)
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.columns):
+            return self.columns[section].title
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(self.columns):
+            return
+        self.layoutAboutToBeChanged.emit()
+        self._sort = (column, order)
+        self._sort_rows(column, order)
+        self.layoutChanged.emit()
+
+    def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:
+        key = self.columns[column].key
+        self.quotes.sort(
+            key=lambda q: (key(q), self._rank.get(str(q.id), 0)),
+            reverse=order == Qt.SortOrder.DescendingOrder,
+        )
+
+
+def _market_columns() -> Sequence[Column[MarketQuote]]:
+    return [
+        Column("Market", lambda m: m.provider_name, 180),
+        Column("Type", lambda m: m.quote_type.value.title(), 70),
+        Column("Low", lambda m: amount_text(m.low_rate), 100),
+        Column("Average", lambda m: amount_text(m.average_rate), 100),
+        Column("High", lambda m: amount_text(m.high_rate), 100),
+        Column(
+            "Per distance",
+            lambda m: f"{amount_text(m.average_rate_per_distance)} / {m.distance.unit.lower()}",
+            110,
+        ),
+        Column("Distance", lambda m: f"{m.distance.value:,.0f} {m.distance.unit}", 90),
+        Column("Sample", lambda m: f"{m.sample_size:,} loads", 90),
+    ]
+
+
+class MarketModel(ListingModel[MarketQuote]):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(_market_columns(), parent)
