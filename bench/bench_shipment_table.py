@@ -19,17 +19,17 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
-from freightdesk.models.common import LogisticsIdentifier, TransportationMode  # noqa: E402
-from freightdesk.models.shipment_search import LatestEvent, ShipmentSummary  # noqa: E402
-from freightdesk.models.tracking import ShipmentStateType  # noqa: E402
-from freightdesk.service.cache import Cache  # noqa: E402
-from freightdesk.service.shipments import SUMMARIES  # noqa: E402
-from freightdesk.service.summary_rows import rows_from_cache  # noqa: E402
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX  # noqa: E402
-from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel  # noqa: E402
+from freightdesk.models.common import LogisticsIdentifier, TransportationMode
+from freightdesk.models.shipment_search import LatestEvent, ShipmentSummary
+from freightdesk.models.tracking import ShipmentStateType
+from freightdesk.service.cache import Cache
+from freightdesk.service.shipments import SUMMARIES
+from freightdesk.service.summary_rows import rows_from_cache
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel
 
 N = 100_000
 CITIES = [
