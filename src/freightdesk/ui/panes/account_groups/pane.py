@@ -34,7 +34,7 @@ from freightdesk.ui.widgets.notice import Notice
 COLUMNS: list[Column[AccountGroup]] = [
     Column("Code", lambda g: g.code, 180),
     Column("Name", lambda g: g.name, 320),
-    Column("Id", lambda g: str(g.id), 100),
+    Column("Id", lambda g: str(g.id), 90),
 ]
 
 
@@ -58,8 +58,9 @@ class AccountGroupsPane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         for index, column in enumerate(COLUMNS):
             self.table.setColumnWidth(index, column.width)
         self.notice = Notice(self)
@@ -78,11 +79,21 @@ class AccountGroupsPane(QWidget):
         general = ErrorLabel(self)
         self.errors = FieldErrors(general)
         add_box = QGroupBox("New account group", self)
+        add_box.setMinimumWidth(360)
+        add_box.setMaximumWidth(440)
         form = QFormLayout(add_box)
         self.errors.add_row(form, "C&ode", "code", self.code)
         self.errors.add_row(form, "&Name", "name", self.name)
         form.addRow(general)
         form.addRow("", self.add_button)
+        hint = QLabel(
+            "The code is unique in your tenant; shipments name the group with an identifier "
+            "of type CAPACITY_PROVIDER_ACCOUNT_GROUP.",
+            add_box,
+        )
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #6b7280;")
+        form.addRow(hint)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.count_label)
@@ -99,8 +110,8 @@ class AccountGroupsPane(QWidget):
         right.addStretch(1)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        layout.addLayout(left, 3)
-        layout.addLayout(right, 2)
+        layout.addLayout(left, 1)
+        layout.addLayout(right)
 
         delete = QAction("Delete group", self.table)
         delete.setShortcut(QKeySequence.StandardKey.Delete)

@@ -75,12 +75,12 @@ _NAME_HINTS: list[tuple[tuple[str, ...], DocumentType]] = [
     (("packing", "packlist"), DocumentType.PACKING_SLIP),
     (("origin",), DocumentType.CERTIFICATE_OF_ORIGIN),
     (("pod", "proof of delivery", "proof_of_delivery"), DocumentType.PROOF_OF_DELIVERY),
-    (("receipt",), DocumentType.DELIVERY_RECEIPT),
     (("ecmr", "cmr"), DocumentType.ECMR),
     (("weight", "scale"), DocumentType.WEIGHT_CERTIFICATE),
     (("inspection",), DocumentType.INSPECTION_CERTIFICATE),
     (("authorization", "loa"), DocumentType.LETTER_OF_AUTHORIZATION),
     (("lumper",), DocumentType.LUMPER_CERTIFICATE),
+    (("receipt",), DocumentType.DELIVERY_RECEIPT),
     (("invoice", "inv"), DocumentType.INVOICE),
 ]
 

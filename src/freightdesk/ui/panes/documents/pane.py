@@ -91,10 +91,16 @@ class DocumentsPane(QWidget):
         self.identifier_type.setObjectName("identifierType")
         self.identifier_type.addItems(IDENTIFIER_TYPES)
         self.identifier_type.setCurrentText("BILL_OF_LADING")
+        # Long type names must not squeeze the value field.
+        self.identifier_type.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.identifier_type.setMinimumContentsLength(15)
         self.identifier_value = QLineEdit(self)
         self.identifier_value.setObjectName("identifierValue")
         self.identifier_value.setPlaceholderText("Identifier value(s), comma separated")
         self.identifier_value.setClearButtonEnabled(True)
+        self.identifier_value.setMinimumWidth(180)
         self.name = QLineEdit(self)
         self.name.setObjectName("documentName")
         self.name.setPlaceholderText("Exact document name")

@@ -100,10 +100,12 @@ class UploadDialog(FormDialog):
         header.setSectionResizeMode(SIZE_COLUMN, QHeaderView.ResizeMode.ResizeToContents)
         self.files.setColumnWidth(FILE_COLUMN, 180)
         self.files.setMinimumHeight(110)
+        self.files.setMaximumHeight(260)
         first_type = next((t for f in files if (t := guess_type(f.name))), None)
         self.type = type_combo(self, first_type or DocumentType.BILL_OF_LADING)
         self.mode = mode_combo(self, mode or DocumentMode.TL)
         self.identifiers = IdentifierTable(IDENTIFIER_TYPES, self, default_type="BILL_OF_LADING")
+        self.identifiers.table.setMaximumHeight(150)
         self.identifiers.set_identifiers(identifiers)
         if not self.identifiers.identifiers():
             self.identifiers.add_identifier()

@@ -135,7 +135,9 @@ class UploadsView(QWidget):
             row = self._add_row(upload)
         progress = self.table.item(row, PROGRESS)
         if progress is not None:
-            progress.setData(FRACTION_ROLE, int(upload.fraction * 1000))
+            # A refused or cancelled file did not arrive, however much of it was sent.
+            arrived = upload.fraction if not upload.finished or upload.document else 0.0
+            progress.setData(FRACTION_ROLE, int(arrived * 1000))
         status = _STATE_TEXT[upload.state]
         if upload.state is UploadState.UPLOADING:
             status += f" · {size_text(upload.sent)} of {size_text(upload.total)}"
@@ -194,7 +196,10 @@ class UploadsView(QWidget):
             return
         active = queue.active
         failed = sum(1 for u in queue.uploads.values() if u.state is UploadState.FAILED)
-        parts = [f"{active} uploading" if active else "Uploads finished"]
+        done = sum(1 for u in queue.uploads.values() if u.state is UploadState.DONE)
+        parts = [f"{active} uploading" if active else "all finished"]
+        if done:
+            parts.append(f"{done} uploaded")
         if failed:
             parts.append(f"{failed} failed")
         self.title.setText("Uploads: " + ", ".join(parts))

@@ -95,12 +95,17 @@ def _check_item(checked: bool) -> QTableWidgetItem:
 
 
 def _grid(headers: list[str], parent: QWidget) -> QTableWidget:
+    """A compact grid: narrow day columns, time and date columns just wide enough."""
     table = QTableWidget(0, len(headers), parent)
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    table.horizontalHeader().setStretchLastSection(True)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    header.setStretchLastSection(False)
+    for column, title in enumerate(headers):
+        width = 44 if title in DAYS else 72 if title in ("Opens", "Closes") else 120
+        table.setColumnWidth(column, width)
     table.setMinimumHeight(120)
     return table
 

@@ -29,23 +29,24 @@ from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, cu
 from freightdesk.ui.widgets.notice import Notice
 
 PAGE_SIZE = 50
+
+
+def _hours_tooltip(location: StopLocation) -> str:
+    return hours_text(location.opening_hours).replace("; ", "\n")
+
+
 SEARCH_DEBOUNCE_MS = 300
 
 COLUMNS: list[Column[StopLocation]] = [
-    Column("Name", lambda s: s.name, 220),
-    Column("Supplied id", lambda s: s.supplied_id or "", 100),
-    Column("Address", lambda s: ", ".join(s.address.address_lines), 200),
-    Column("City", lambda s: s.address.city or "", 120),
-    Column("State", lambda s: s.address.state or "", 60),
+    Column("Name", lambda s: s.name, 230),
+    Column("Supplied id", lambda s: s.supplied_id or "", 130),
+    Column("Address", lambda s: ", ".join(s.address.address_lines), 210),
+    Column("City", lambda s: s.address.city or "", 130),
+    Column("State", lambda s: s.address.state or "", 55),
     Column("Postal code", lambda s: s.address.postal_code or "", 90),
-    Column("Country", lambda s: s.address.country, 70),
-    Column(
-        "Hours",
-        lambda s: hours_text(s.opening_hours),
-        200,
-        tooltip=lambda s: hours_text(s.opening_hours),
-    ),
+    Column("Country", lambda s: s.address.country, 65),
     Column("Version", lambda s: str(s.version or ""), 60),
+    Column("Opening hours", lambda s: hours_text(s.opening_hours), 300, tooltip=_hours_tooltip),
 ]
 
 

@@ -195,7 +195,10 @@ class AuthenticationEditor(QWidget):
         layout.addWidget(self.none_label)
         layout.addLayout(self.list_layout)
         layout.addWidget(self.error)
-        layout.addWidget(self.add_button)
+        add_row = QHBoxLayout()
+        add_row.addWidget(self.add_button)
+        add_row.addStretch(1)
+        layout.addLayout(add_row)
         self.add_button.clicked.connect(lambda: self.add_method(None))
 
     def set_methods(self, methods: list[AuthenticationMethod]) -> None:

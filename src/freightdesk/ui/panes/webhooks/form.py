@@ -39,6 +39,7 @@ from freightdesk.models.webhooks import (
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
+from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -273,7 +274,8 @@ class WebhookFormDialog(FormDialog):
         self.version.setValue(configuration.version or 0 if configuration else 0)
         self.enabled.setChecked(configuration.enabled if configuration else True)
         reason = configuration.disabled_reason if configuration else None
-        self.disabled_reason.setText(f"Paused: {reason}" if reason else "")
+        since = local_time_text(configuration.disabled_date_time) if configuration else ""
+        self.disabled_reason.setText(f"Not delivering since {since}. {reason}" if reason else "")
         self.disabled_reason.setVisible(bool(reason))
         self.headers.set_values(configuration.method_headers if configuration else {})
         self.params.set_values(configuration.method_params if configuration else {})

@@ -27,6 +27,7 @@ from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import LIMIT_TEXT, WebhookExtensions
+from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog, kind_text
@@ -43,21 +44,24 @@ def _auth_text(configuration: PushConfiguration) -> str:
 
 
 def _state_text(configuration: PushConfiguration) -> str:
+    return "Active" if configuration.enabled else "Paused"
+
+
+def _state_tooltip(configuration: PushConfiguration) -> str:
     if configuration.enabled:
-        return "Active"
-    return "Paused" + (
-        f": {configuration.disabled_reason}" if configuration.disabled_reason else ""
-    )
+        return "Messages are delivered."
+    when = local_time_text(configuration.disabled_date_time)
+    return f"Paused {when}: {configuration.disabled_reason or 'no reason given'}"
 
 
 COLUMNS: list[Column[PushConfiguration]] = [
-    Column("Name", lambda c: c.config_name, 200),
-    Column("Kind", kind_text, 260),
-    Column("Method", lambda c: c.method.value, 60),
-    Column("URL", lambda c: c.url, 280, tooltip=lambda c: c.url),
-    Column("Authentication", _auth_text, 150),
-    Column("State", _state_text, 90, tooltip=_state_text),
+    Column("Name", lambda c: c.config_name, 190),
+    Column("Kind", kind_text, 340),
+    Column("State", _state_text, 70, tooltip=_state_tooltip),
+    Column("Method", lambda c: c.method.value, 65),
+    Column("Authentication", _auth_text, 170),
     Column("Version", lambda c: str(c.version) if c.version is not None else "", 60),
+    Column("URL", lambda c: c.url, 300, tooltip=lambda c: c.url),
 ]
 
 
