@@ -267,3 +267,16 @@ def test_tenants_are_isolated(
     lanes = other.http.post(LANES, json={"origin": CHICAGO, "destination": DALLAS})
     assert lanes.json() == {"carrierLanePerformances": []}
     assert len(carriers(tenant)) == 1
+
+
+def test_carrier_names(tenant: TenantHandle) -> None:
+    truckload(tenant, "PRLF")  # a built-in carrier
+    truckload(tenant, "ZZTC")  # unknown until the tenant names it
+    found = by_scac(carriers(tenant))
+    assert found["PRLF"]["carrierName"] == "Prairie Line Freight"
+    assert "carrierName" not in found["ZZTC"]
+    named = tenant.http.put(
+        "/services/carriers/v1/profiles/ZZTC", json={"name": "Zig Zag Trucking"}
+    )
+    assert named.status_code == 200, named.text
+    assert by_scac(carriers(tenant))["ZZTC"]["carrierName"] == "Zig Zag Trucking"
