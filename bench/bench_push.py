@@ -296,6 +296,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wait_idle(pid: int, timeout: float = 120) -> None:
+    """Until the service stops using CPU (it builds its OpenAPI document after starting)."""
+    deadline = time.monotonic() + timeout
+    last = cpu_seconds(pid)
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        now = cpu_seconds(pid)
+        if now - last < 0.05:
+            return
+        last = now
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -337,6 +349,8 @@ def main() -> int:
         use_wrk = args.generator == "wrk" or (
             args.generator == "auto" and shutil.which("wrk") is not None
         )
+        wait_idle(service.process.pid)
+        print(f"driving load for {args.seconds} s at {service.url}", flush=True)
         cpu_before = cpu_seconds(service.process.pid)
         if use_wrk:
             accepted, refused, elapsed = drive_with_wrk(
