@@ -9,6 +9,8 @@ in time so that by the anchor it is delivered (in the past days), under way, or 
 from __future__ import annotations
 
 import random
+import uuid
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from enum import StrEnum
 
@@ -205,29 +207,59 @@ def _correction(plan: ShipmentPlan, phase: Phase, anchor: datetime) -> timedelta
 
 def plan_shipments(seed: int, anchor: datetime) -> list[ShipmentPlan]:
     """Every demo shipment, simulated to its end; `anchor` is "now" rounded to the hour."""
+    return list(iter_plans(seed, anchor))
+
+
+def iter_plans(seed: int, anchor: datetime) -> Iterator[ShipmentPlan]:
+    """The plans of `plan_shipments` one at a time (a caller may stop between two)."""
     rng = random.Random(seed)
-    access_groups = {NA: new_id(rng), EU: new_id(rng)}
-    plans: list[ShipmentPlan] = []
+    groups = {NA: new_id(rng), EU: new_id(rng)}
+    number = 0
     for (mode, region), count in COUNTS.items():
         weights = PHASES[mode]
         for _ in range(count):
-            number = len(plans) + 1
+            number += 1
             lane = choose_lane(rng, mode, region, number)
             phase = rng.choices((Phase.DELIVERED, Phase.UNDER_WAY, Phase.TO_COME), weights)[0]
             sub_seed = rng.getrandbits(62)
-            trial = build(lane, sub_seed, anchor, number, sketch=True)
-            start = _placed(rng, phase, _span(trial), anchor)
-            for _attempt in range(4):
-                sketch = build(lane, sub_seed, start, number, sketch=True)
-                correction = _correction(sketch, phase, anchor)
-                if not correction:
-                    break
-                start += correction
-            plan = build(lane, sub_seed, start, number)
-            detail = random.Random(sub_seed ^ 0x5EED)
-            plan.costs = commercial.costs(plan, detail)
-            plan.attributes = commercial.attributes(plan, detail)
-            plan.documents = commercial.documents(plan, anchor)
-            plan.access_group = access_groups[lane.region]
-            plans.append(plan)
-    return plans
+            yield placed_plan(lane, sub_seed, number, phase, anchor, rng, groups[lane.region])
+
+
+def access_groups(seed: int) -> dict[Region, uuid.UUID]:
+    """The access group of each region's shipments (the first draws of the seed)."""
+    rng = random.Random(seed)
+    return {NA: new_id(rng), EU: new_id(rng)}
+
+
+def placed_plan(
+    lane: Lane,
+    sub_seed: int,
+    number: int,
+    phase: Phase,
+    anchor: datetime,
+    rng: random.Random,
+    access_group: uuid.UUID,
+) -> ShipmentPlan:
+    """The shipment on `lane`, placed in time so that it is in `phase` at `anchor`."""
+    trial = build(lane, sub_seed, anchor, number, sketch=True)
+    start = _placed(rng, phase, _span(trial), anchor)
+    for _attempt in range(4):
+        sketch = build(lane, sub_seed, start, number, sketch=True)
+        correction = _correction(sketch, phase, anchor)
+        if not correction:
+            break
+        start += correction
+    plan = build(lane, sub_seed, start, number)
+    finish_plan(plan, sub_seed, anchor, access_group)
+    return plan
+
+
+def finish_plan(
+    plan: ShipmentPlan, sub_seed: int, anchor: datetime, access_group: uuid.UUID
+) -> None:
+    """The plan's costs, attributes, papers (those issued by `anchor`) and access group."""
+    detail = random.Random(sub_seed ^ 0x5EED)
+    plan.costs = commercial.costs(plan, detail)
+    plan.attributes = commercial.attributes(plan, detail)
+    plan.documents = commercial.documents(plan, anchor)
+    plan.access_group = access_group

@@ -72,6 +72,7 @@ from freightdesk.server.domain.file_store import FileStore, file_store
 from freightdesk.server.domain.stop_locations import create_stop_location
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
 from freightdesk.server.tables.account_groups import AccountGroupRow
+from freightdesk.server.tables.stop_locations import StopLocationRow
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.webhooks import configs as push_configs
 
@@ -149,7 +150,7 @@ def _tracked_shipments(
     locations: dict[str, str],
     anchor: datetime,
     seed: int,
-) -> None:
+) -> list[str]:
     """The shipments, what their carriers reported by `anchor`, and their positions."""
     ids = tracking.create_shipments(
         session, tenant_id, [_shipment(plan, locations, anchor) for plan in plans]
@@ -164,6 +165,45 @@ def _tracked_shipments(
         }
         if tracks:
             tracking.add_positions_bulk(session, tracks, source=mode.value)
+    return ids
+
+
+def add_planned_shipments(
+    session: Session, tenant_id: int, plans: list[ShipmentPlan], anchor: datetime, seed: int
+) -> list[str]:
+    """More shipments in the demo tenant, with what happened to them by `anchor`, as the
+    seeding writes them (to measure the simulator with a big fleet); returns their ids."""
+    return _tracked_shipments(
+        session, tenant_id, plans, saved_locations(session, tenant_id), anchor, seed
+    )
+
+
+def saved_locations(session: Session, tenant_id: int) -> dict[str, str]:
+    """The shipper's sites saved as the tenant's stop locations: site key -> location id."""
+    keys = {key.upper(): key for key in OWN_SITES}
+    rows = session.execute(
+        select(StopLocationRow.supplied_id, StopLocationRow.id).where(
+            StopLocationRow.tenant_id == tenant_id,
+            StopLocationRow.supplied_id.in_(list(keys)),
+        )
+    )
+    return {keys[supplied]: str(location) for supplied, location in rows if supplied in keys}
+
+
+def shipment_input(
+    plan: ShipmentPlan, locations: dict[str, str], now: datetime
+) -> TrackedShipmentInput:
+    """The tracked shipment of a plan as the shipper records it at `now` (costs are actual
+    once it is delivered)."""
+    return _shipment(plan, locations, now)
+
+
+def carrier_event(
+    plan: ShipmentPlan, index: int, received_by: datetime, rng: random.Random
+) -> TrackedShipmentEvent:
+    """The event `plan.events[index]` as its carrier reports it (id and report delay drawn
+    from `rng`, received by `received_by` at the latest)."""
+    return _event(plan, index, received_by, rng)
 
 
 def _documents(session: Session, store: FileStore, tenant_id: int, papers: list[_Paper]) -> None:

@@ -83,7 +83,8 @@ def truckload(
         if trouble is not None:
             holds.append(Hold(rng.uniform(0.2, 0.8) * path.length_km, trouble[3]))
         moved = drive(path, departures[-1], rules, rng=rng, report=not sketch, holds=holds)
-        if trouble is not None:
+        # A leg of a few kilometres can end before the truck reaches the trouble.
+        if trouble is not None and moved.held:
             kind, severity, description, _minutes_held = trouble
             began, ended = moved.held[0]
             incidents.append(IncidentPlan(kind, severity, description, began, ended))

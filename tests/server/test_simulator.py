@@ -1,0 +1,387 @@
+"""The live carrier simulator on a real service: a compressed day of the demo, then a restart.
+
+One scenario for the module (seeding the demo takes most of its time): the demo is seeded, the
+service runs with the simulator at a high speed until a simulated day has passed, is stopped,
+is started again with the simulator for a few more simulated hours, and is then started a third
+time without it, so that the tests read a world that no longer moves.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import statistics
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from freightdesk.models.tracking import ShipmentStateType as S
+from freightdesk.server.app import build_context
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import transaction
+from freightdesk.server.demo import seed_demo
+from freightdesk.server.demo.arrivals import ARRIVAL_NUMBERS, plan_booking
+from freightdesk.server.demo.geography import distance_km
+from freightdesk.server.demo.itineraries import ShipmentPlan, floor_hour
+from freightdesk.server.demo.portfolio import plan_shipments
+from freightdesk.server.domain.lifecycle import can_move
+from freightdesk.server.domain.tenants import create_client_app
+from freightdesk.server.settings import ServerSettings
+from freightdesk.server.simulator.engine import CARRIER_TENANT_NAME
+from freightdesk.server.tables.push import PushIngestion
+from freightdesk.server.tables.tenancy import Tenant
+from tests.support import LiveService
+
+SPEED = 4000.0  # a simulated day in about 22 seconds
+NOW = datetime.now(UTC)
+ANCHOR = floor_hour(NOW)
+SEARCH = "/api/v4/shipments/search"
+
+
+@dataclass
+class Run:
+    service: LiveService
+    http: httpx.Client
+    carrier: httpx.Client
+    first_pushes: list[PushIngestion]
+    pushes: list[PushIngestion]
+    first_stop_seconds: float
+    plans: dict[str, ShipmentPlan]
+    summaries: list[dict[str, Any]]
+
+
+def _pushes(context: ServiceContext) -> list[PushIngestion]:
+    with context.sessions() as session:
+        carrier = session.scalar(select(Tenant.id).where(Tenant.name == CARRIER_TENANT_NAME))
+        rows = session.scalars(
+            select(PushIngestion)
+            .where(PushIngestion.owner_tenant_id == carrier)
+            .order_by(PushIngestion.id)
+        ).all()
+        session.expunge_all()
+        return list(rows)
+
+
+def _happened(push: PushIngestion) -> datetime:
+    payload = push.payload
+    if push.kind == "PARCEL":
+        return datetime.fromisoformat(payload["timestamp"])
+    truckload = payload["truckload"]
+    return datetime.fromisoformat(
+        (truckload.get("shipmentEvent") or truckload["readings"])["dateTime"]
+    )
+
+
+def _simulate_until(settings: ServerSettings, reached: datetime, seconds: float) -> float:
+    """Run the service with the simulator until its pushes reach `reached` (or `seconds`
+    pass); returns how long the service took to stop."""
+    service = LiveService(settings)
+    service.context.services["simulate_speed"] = SPEED
+    service.start()
+    try:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            pushes = _pushes(service.context)
+            if pushes and _happened(pushes[-1]) >= reached:
+                break
+            time.sleep(1.0)
+        else:
+            raise AssertionError(f"the simulator did not reach {reached} in {seconds} s")
+    finally:
+        began = time.monotonic()
+        service.stop()
+    return time.monotonic() - began
+
+
+def _client(service: LiveService, client_id: str, secret: str) -> httpx.Client:
+    token = httpx.post(
+        f"{service.url}/api/v4/oauth2/token",
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
+    )
+    assert token.status_code == 200
+    return httpx.Client(
+        base_url=service.url,
+        headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+        timeout=60,
+    )
+
+
+@pytest.fixture(scope="module")
+def run() -> Iterator[Run]:
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-sim-"))
+    settings = ServerSettings(
+        data_dir=data_dir, database_url=f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
+    )
+    try:
+        context = build_context(settings)
+        credentials = seed_demo(context, seed=7, now=NOW)
+        assert credentials is not None
+        stopped = _simulate_until(settings, ANCHOR + timedelta(hours=24), 75)
+        first = _pushes(context)
+        context.engine.dispose()
+        # Started again: it carries on from where it stopped.
+        _simulate_until(settings, _happened(first[-1]) + timedelta(hours=4), 45)
+        # And once more without the simulator, to read a world that stands still.
+        service = LiveService(settings).start()
+        with transaction(service.context.sessions) as session:
+            carrier_id = session.scalar(select(Tenant.id).where(Tenant.name == CARRIER_TENANT_NAME))
+            assert carrier_id is not None
+            app, secret = create_client_app(session, carrier_id, "receipts")
+            carrier_app = app.id
+        http = _client(service, credentials.client_id, credentials.client_secret)
+        carrier = _client(service, carrier_app, secret)
+        try:
+            _wait_until_processed(service.context)
+            summaries = []
+            for page in itertools.count(1):
+                found = http.post(f"{SEARCH}?pageSize=500&page={page}", json={})
+                assert found.status_code == 200
+                summaries += found.json()["results"]
+                if len(summaries) >= found.json()["paginationInfo"]["total"]:
+                    break
+            plans = plan_shipments(7, ANCHOR) + [plan_booking(7, ANCHOR, k) for k in range(1, 80)]
+            yield Run(
+                service,
+                http,
+                carrier,
+                first,
+                _pushes(service.context),
+                stopped,
+                {plan.identifiers[0][1]: plan for plan in plans},
+                summaries,
+            )
+        finally:
+            http.close()
+            carrier.close()
+            service.stop()
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _wait_until_processed(context: ServiceContext) -> None:
+    deadline = time.monotonic() + 30
+    while any(push.status == "PENDING" for push in _pushes(context)):
+        assert time.monotonic() < deadline, "pushes left unprocessed"
+        time.sleep(0.5)
+
+
+def _history(run: Run, summary: dict[str, Any]) -> dict[str, Any]:
+    answer = run.http.get(f"/api/v4/shipments/{summary['id']}/tracking/history")
+    assert answer.status_code == 200
+    history: dict[str, Any] = answer.json()
+    return history
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _latest(summary: dict[str, Any]) -> datetime:
+    """When the shipment's latest event happened (long ago when it has none)."""
+    stamp = (summary.get("latestEvent") or {}).get("dateTime")
+    return _time(stamp) if stamp else datetime(2000, 1, 1, tzinfo=UTC)
+
+
+# --- the carrier push path ---------------------------------------------------------------
+
+
+def test_updates_arrive_as_carrier_pushes_with_receipts(run: Run) -> None:
+    kinds = Counter(push.kind for push in run.pushes)
+    assert kinds["TRUCKLOAD"] >= 300 and kinds["PARCEL"] >= 10
+    assert {push.status for push in run.pushes} == {"PROCESSED"}
+    assert all(push.matched_shipment_ids for push in run.pushes)
+    # The pushing carrier reads its receipts like any carrier.
+    for push in run.pushes[:: max(1, len(run.pushes) // 5)]:
+        receipt = run.carrier.get(f"/services/carrier-push/v1/ingestions/{push.ingestion_id}")
+        assert receipt.status_code == 200
+        assert receipt.json()["status"] == "PROCESSED"
+        assert receipt.json()["matchedShipmentIds"] == push.matched_shipment_ids
+    # The customer does not see the carrier's receipts.
+    other = run.http.get(f"/services/carrier-push/v1/ingestions/{run.pushes[0].ingestion_id}")
+    assert other.status_code == 404
+
+
+def test_each_shipment_is_pushed_in_time_order(run: Run) -> None:
+    by_shipment: dict[str, list[datetime]] = defaultdict(list)
+    for push in run.pushes:
+        by_shipment[push.matched_shipment_ids[0]].append(_happened(push))
+    assert len(by_shipment) >= 50
+    for times in by_shipment.values():
+        assert times == sorted(times)
+
+
+def test_trucks_drive_their_road_at_highway_speeds(run: Run) -> None:
+    speeds: list[float] = []
+    checked = 0
+    for push in run.pushes:
+        readings = push.payload.get("truckload", {}).get("readings")
+        if not readings:
+            continue
+        bol = push.payload["truckload"]["identifiers"]["billOfLadingNumber"]
+        plan = run.plans.get(bol)
+        if plan is None:
+            continue
+        point = (readings["position"]["latitude"], readings["position"]["longitude"])
+        nearest = min(distance_km(point, vertex) for leg in plan.legs for vertex in leg.path.points)
+        assert nearest < 2.5, (bol, point)
+        checked += 1
+        if readings["position"]["speed"] > 60:
+            speeds.append(readings["position"]["speed"])
+    assert checked >= 200
+    # About 60 mph on North American highways and 80 km/h in Europe.
+    assert 80 <= statistics.mean(speeds) <= 100
+    assert max(speeds) <= 112
+
+
+def test_readings_carry_fuel_and_reefer_temperatures(run: Run) -> None:
+    fuel: dict[str, list[tuple[datetime, float]]] = defaultdict(list)
+    zones = excursions = 0
+    for push in run.pushes:
+        sensor = push.payload.get("truckload", {}).get("readings", {}).get("sensor")
+        if not sensor:
+            continue
+        bol = push.payload["truckload"]["identifiers"]["billOfLadingNumber"]
+        fuel[bol].append((_happened(push), sensor["fuel"]["currentLevel"]))
+        assert 0.2 * sensor["fuel"]["capacity"] <= sensor["fuel"]["currentLevel"]
+        for zone in sensor.get("zones", []):
+            zones += 1
+            off = abs(zone["returnAirTemperature"] - zone["setPoint"])
+            if sensor["reefer"]["state"] == "ALARM":
+                excursions += 1
+                assert off > 2
+            else:
+                assert off <= 2
+    assert zones >= 20
+    # Tanks drain as trucks drive (and are filled now and then).
+    drops = rises = 0
+    for levels in fuel.values():
+        for (_a, before), (_b, after) in itertools.pairwise(sorted(levels)):
+            drops += after < before
+            rises += after > before
+    assert drops > 5 * rises
+
+
+# --- what the customer sees --------------------------------------------------------------
+
+
+def test_shipments_move_through_the_lifecycle(run: Run) -> None:
+    moved = [
+        s
+        for s in run.summaries
+        if _latest(s) > ANCHOR
+    ]
+    assert len(moved) >= 60
+    modes = {s["mode"] for s in moved}
+    assert modes == {"TL", "LTL", "PARCEL", "RAIL", "OCEAN", "AIR"}
+    for summary in moved[::3]:
+        history = _history(run, summary)
+        happened = [e["dateTime"] for e in history["events"] if e.get("dateTime")]
+        assert happened == sorted(happened, key=_time)
+        pairs = Counter((e["type"], e.get("dateTime"), e.get("stopId")) for e in history["events"])
+        assert max(pairs.values()) == 1, summary["mode"]  # nothing twice, even after a restart
+        states = sorted(
+            (s for s in history["states"] if s["type"] != "SCHEDULED"),
+            key=lambda s: s["startDateTime"],
+        )
+        current = S.SCHEDULED
+        for state in states:
+            assert can_move(current, S(state["type"])), (summary["mode"], current, state)
+            current = S(state["type"])
+        assert current.value == summary["currentState"]
+        times = [p["dateTime"] for p in history["positions"]]
+        assert times == sorted(times, key=_time)
+
+
+def test_delivered_shipments_complete_and_new_ones_are_booked(run: Run) -> None:
+    states = Counter(s["currentState"] for s in run.summaries)
+    completed_now = [
+        s
+        for s in run.summaries
+        if s["currentState"] == "COMPLETED" and _latest(s) > ANCHOR
+    ]
+    assert len(completed_now) >= 10
+    booked = [s for s in run.summaries if s["primaryIdentifier"] not in _seeded(run)]
+    # One booking every 31 simulated minutes: about 46 a day.
+    assert 35 <= len(booked) <= 80
+    assert states["SCHEDULED"] and states["IN_TRANSIT"]
+    for summary in booked[:5]:
+        plan = run.plans[summary["primaryIdentifier"]]
+        assert plan.number > ARRIVAL_NUMBERS
+        assert summary["mode"] == plan.mode.value
+
+
+def _seeded(run: Run) -> set[str]:
+    return {key for key, plan in run.plans.items() if plan.number < ARRIVAL_NUMBERS}
+
+
+def test_late_and_troubled_shipments_raise_exceptions(run: Run) -> None:
+    raised = []
+    for push in run.pushes:
+        event = push.payload.get("truckload", {}).get("shipmentEvent") or {}
+        kind = event.get("type") or push.payload.get("eventType")
+        if kind in ("EXCEPTION", "DELIVERY_MISSED"):
+            raised.append(push)
+    assert raised
+    opened = closed = 0
+    for push in raised:
+        shipment_id = push.matched_shipment_ids[0]
+        history = _history(run, {"id": shipment_id})
+        mine = [
+            e
+            for e in history["exceptions"]
+            if _time(e["createdDateTime"]) == _happened(push).replace(microsecond=0)
+            or _time(e["createdDateTime"]) == _happened(push)
+        ]
+        assert mine, shipment_id
+        opened += 1
+        closed += sum(1 for e in mine if e["status"] == "CLOSED")
+    assert closed >= 1 and opened >= closed
+
+
+def test_estimates_are_recomputed_as_shipments_move(run: Run) -> None:
+    fresh = 0
+    for summary in run.summaries:
+        if summary["currentState"] not in ("IN_TRANSIT", "AT_STOP") or summary["mode"] == "PARCEL":
+            continue
+        history = _history(run, summary)
+        for event in history["events"]:
+            calculated = event.get("estimateLastCalculatedDateTime")
+            if event["type"] == "ETA" and calculated and _time(calculated) > NOW:
+                fresh += 1
+        if fresh >= 10:
+            break
+    assert fresh >= 10
+
+
+# --- stopping and restarting -------------------------------------------------------------
+
+
+def test_it_stops_promptly(run: Run) -> None:
+    assert run.first_stop_seconds < 6
+
+
+def test_a_restart_carries_on_without_sending_anything_twice(run: Run) -> None:
+    later = run.pushes[len(run.first_pushes) :]
+    assert later, "nothing was pushed after the restart"
+    assert min(map(_happened, later)) >= _happened(run.first_pushes[-1]) - timedelta(hours=2)
+    assert max(map(_happened, later)) > _happened(run.first_pushes[-1]) + timedelta(hours=3)
+    seen = Counter((push.kind, repr(sorted(push.payload.items()))) for push in run.pushes)
+    assert max(seen.values()) == 1
+    assert len({push.ingestion_id for push in run.pushes}) == len(run.pushes)
+
+
+def test_every_shipment_is_one_the_seed_plans(run: Run) -> None:
+    """Booked shipments are planned from the seed and the anchor alone: the restarted
+    simulator booked the same ones, not others."""
+    planned = set(run.plans)
+    assert all(s["primaryIdentifier"] in planned for s in run.summaries)
+    assert len({s["primaryIdentifier"] for s in run.summaries}) == len(run.summaries)
