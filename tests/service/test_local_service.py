@@ -24,7 +24,10 @@ async def test_starts_restarts_after_a_crash_and_stops(tmp_path: Path) -> None:
         first_pid = service.pid
         assert first_pid is not None
         os.kill(first_pid, signal.SIGKILL)
-        await wait_until(lambda: service.state is ServiceState.RUNNING and service.pid != first_pid)
+        await wait_until(
+            lambda: service.state is ServiceState.RUNNING and service.pid != first_pid,
+            seconds=120,
+        )
         assert service.restarts == 1
         assert service.url == url  # the same port again, so the app's client keeps working
         async with httpx.AsyncClient(base_url=url) as http:

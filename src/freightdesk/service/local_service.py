@@ -75,7 +75,6 @@ class LocalService:
         self._supervisor: asyncio.Task[None] | None = None
         self._readers: list[asyncio.Task[None]] = []
         self._listeners: list[Callable[[ServiceState, str], None]] = []
-        self._ready: asyncio.Future[str] | None = None
 
     def listen(self, listener: Callable[[ServiceState, str], None]) -> None:
         self._listeners.append(listener)
@@ -122,7 +121,9 @@ class LocalService:
     async def _launch(self) -> str:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         loop = asyncio.get_running_loop()
-        self._ready = loop.create_future()
+        ready: asyncio.Future[str] = loop.create_future()
+        # Whatever happens to this launch later is seen here, never left unretrieved.
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._process = await asyncio.create_subprocess_exec(
             *self.command(),
             stdout=asyncio.subprocess.PIPE,
@@ -131,12 +132,13 @@ class LocalService:
         )
         process = self._process
         assert process.stdout is not None and process.stderr is not None
+        # Each launch's readers answer that launch's future, never a later one's.
         self._readers = [
-            loop.create_task(self._read(process.stdout, "stdout")),
-            loop.create_task(self._read(process.stderr, "stderr")),
+            loop.create_task(self._read(process.stdout, "stdout", ready)),
+            loop.create_task(self._read(process.stderr, "stderr", ready)),
         ]
         try:
-            url = await asyncio.wait_for(asyncio.shield(self._ready), timeout=self.start_timeout)
+            url = await asyncio.wait_for(asyncio.shield(ready), timeout=self.start_timeout)
             await self._wait_healthy(url)
         except (TimeoutError, LocalServiceError) as exc:
             await self._terminate()
@@ -148,7 +150,9 @@ class LocalService:
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
         return url
 
-    async def _read(self, stream: asyncio.StreamReader, name: str) -> None:
+    async def _read(
+        self, stream: asyncio.StreamReader, name: str, ready: asyncio.Future[str]
+    ) -> None:
         tail: deque[str] = deque(maxlen=20)
         while True:
             raw = await stream.readline()
@@ -156,15 +160,15 @@ class LocalService:
                 break
             line = raw.decode("utf-8", "replace").rstrip()
             tail.append(line)
-            if (match := _LISTENING.search(line)) and self._ready and not self._ready.done():
-                self._ready.set_result(match.group(1))
+            if (match := _LISTENING.search(line)) and not ready.done():
+                ready.set_result(match.group(1))
             elif match := _DEMO.search(line):
                 self.demo_credentials = DemoCredentials(match.group(1), match.group(2))
                 continue  # never log the secret
             log.debug("local service %s: %s", name, line)
-        if self._ready is not None and not self._ready.done():
+        if not ready.done():
             reason = next((t for t in reversed(tail) if t.strip()), "no output")
-            self._ready.set_exception(LocalServiceError(f"the local service stopped: {reason}"))
+            ready.set_exception(LocalServiceError(f"the local service stopped: {reason}"))
 
     async def _wait_healthy(self, url: str) -> None:
         async with httpx.AsyncClient(base_url=url, timeout=2.0) as http:
