@@ -153,6 +153,20 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
         "BOL 4711 signed"
     )
 
+    # The service refuses a shipper tenant that does not exist: shown beside the
+    # identifiers, the dialog kept as the user left it; closing it then asks first.
+    pane.edit_selected()
+    edit = pane.dialog
+    assert isinstance(edit, DocumentEditDialog)
+    edit.identifiers.add_identifier("SHIPPER_TENANT_UUID", "0f8fad5b-d9cb-469f-a165-70867728950e")
+    edit.save()
+    assert edit.last_operation == "PATCH"
+    await wait_until(lambda: "no tenant has the uuid" in edit.errors.message_for("identifiers"))
+    assert edit.isVisible() and len(edit.identifiers.identifiers()) == 2
+    edit.reject()
+    answer("unsavedChanges", QMessageBox.StandardButton.Discard)
+    assert not edit.isVisible()
+
     # Save a copy, and drag the document out as a file URL of its local copy.
     copy = tmp_path / "copy.pdf"
     pane.save_copy_to(pane.model.items[0], copy)
