@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.server.test_carrier_push_support import (
     INGESTIONS,
@@ -37,19 +36,14 @@ def test_parcel_update_is_accepted_with_an_ingestion_id(tenant: TenantHandle) ->
     assert receipt["receivedDateTime"].endswith("Z")
 
 
-@pytest.mark.parametrize(
-    ("event_type", "extra", "source", "message"),
-    [
+def test_parcel_event_types_need_their_fields(tenant: TenantHandle) -> None:
+    for event_type, extra, source, message in [
         ("POSITION_UPDATE", {}, "location", "is required for POSITION_UPDATE"),
         ("POSITION_UPDATE", {"location": {}}, "location", "geoCoordinates or an address"),
         ("ETA", {}, "estimatedTimeOfArrival", "is required for an ETA event"),
-    ],
-)
-def test_parcel_event_types_need_their_fields(
-    tenant: TenantHandle, event_type: str, extra: dict[str, Any], source: str, message: str
-) -> None:
-    body = parcel_body(unique("1Z"), event_type, **extra)
-    assert message in refused(tenant.http.post(PARCEL, json=body), source)
+    ]:
+        body = parcel_body(unique("1Z"), event_type, **extra)
+        assert message in refused(tenant.http.post(PARCEL, json=body), source)
 
 
 def test_parcel_event_types_with_their_fields_are_accepted(tenant: TenantHandle) -> None:
@@ -67,21 +61,16 @@ def test_parcel_event_types_with_their_fields_are_accepted(tenant: TenantHandle)
         accepted(tenant.http.post(PARCEL, json=parcel_body(tracking, event_type, **extra)))
 
 
-@pytest.mark.parametrize(
-    "timestamp",
-    ["2026-01-05T14:05:00+0000", "2026-01-05T09:05:00-0500", "2026-01-05T14:05:00Z",
-     "2026-01-05T15:05:00+01:00"],
-)  # fmt: skip
-def test_parcel_timestamp_in_the_java_pattern_is_accepted(
-    tenant: TenantHandle, timestamp: str
-) -> None:
-    body = parcel_body(unique("1Z"), timestamp=timestamp)
-    accepted(tenant.http.post(PARCEL, json=body))
-
-
-@pytest.mark.parametrize(
-    "timestamp",
-    [
+def test_parcel_timestamp_follows_the_java_pattern(tenant: TenantHandle) -> None:
+    for timestamp in [
+        "2026-01-05T14:05:00+0000",
+        "2026-01-05T09:05:00-0500",
+        "2026-01-05T14:05:00Z",
+        "2026-01-05T15:05:00+01:00",
+    ]:
+        body = parcel_body(unique("1Z"), timestamp=timestamp)
+        accepted(tenant.http.post(PARCEL, json=body))
+    for wrong in [
         "2026-01-05T14:05:00.250+0000",  # fractions are not in the pattern
         "2026-01-05T14:05:00",  # no offset
         "2026-01-05T14:05+0000",  # no seconds
@@ -90,13 +79,9 @@ def test_parcel_timestamp_in_the_java_pattern_is_accepted(
         "05/01/2026 14:05",
         "2026-02-30T14:05:00+0000",  # no such day
         1767621900,  # a number is not the pattern
-    ],
-)
-def test_parcel_timestamp_outside_the_pattern_is_refused(
-    tenant: TenantHandle, timestamp: object
-) -> None:
-    body = parcel_body(unique("1Z"), timestamp=timestamp)
-    refused(tenant.http.post(PARCEL, json=body), "timestamp")
+    ]:
+        body = parcel_body(unique("1Z"), timestamp=wrong)
+        refused(tenant.http.post(PARCEL, json=body), "timestamp")
 
 
 def test_parcel_refusals_name_the_field(tenant: TenantHandle) -> None:
@@ -157,86 +142,82 @@ def test_truckload_update_is_accepted_with_an_ingestion_id(tenant: TenantHandle)
         assert ingestion(tenant, ingestion_id)["ingestionId"] == ingestion_id
 
 
-@pytest.mark.parametrize(
-    ("body", "source"),
-    [
-        ({}, "truckload"),
-        ({"truckload": {"identifiers": {}, "readings": {}}}, "truckload.identifiers"),
-        (truckload_body(" "), "truckload.identifiers.billOfLadingNumber"),
-        ({"truckload": {"identifiers": {"orderNumber": "PO1"}}}, "truckload"),
-        (truckload_body("B", readings={"dateTime": "2026-01-05T10:00:00Z"}), "truckload.readings"),
-        (
-            truckload_body("B", readings={"dateTime": "2026-01-05T10:00:00Z", "sensor": {}}),
-            "truckload.readings.sensor",
+TRUCKLOAD_REFUSALS: list[tuple[dict[str, Any], str]] = [
+    ({}, "truckload"),
+    ({"truckload": {"identifiers": {}, "readings": {}}}, "truckload.identifiers"),
+    (truckload_body(" "), "truckload.identifiers.billOfLadingNumber"),
+    ({"truckload": {"identifiers": {"orderNumber": "PO1"}}}, "truckload"),
+    (truckload_body("B", readings={"dateTime": "2026-01-05T10:00:00Z"}), "truckload.readings"),
+    (
+        truckload_body("B", readings={"dateTime": "2026-01-05T10:00:00Z", "sensor": {}}),
+        "truckload.readings.sensor",
+    ),
+    (
+        truckload_body("B", readings={"position": {"latitude": 1, "longitude": 2}}),
+        "truckload.readings.dateTime",
+    ),
+    (
+        truckload_body(
+            "B", readings={"dateTime": "2026-01-05T10:00:00Z", "position": {"latitude": 1}}
         ),
-        (
-            truckload_body("B", readings={"position": {"latitude": 1, "longitude": 2}}),
-            "truckload.readings.dateTime",
+        "truckload.readings.position.longitude",
+    ),
+    (
+        truckload_body(
+            "B",
+            readings={
+                "dateTime": "2026-01-05T10:00:00Z",
+                "position": {"latitude": 1, "longitude": 200},
+            },
         ),
-        (
-            truckload_body(
-                "B", readings={"dateTime": "2026-01-05T10:00:00Z", "position": {"latitude": 1}}
-            ),
-            "truckload.readings.position.longitude",
+        "truckload.readings.position.longitude",
+    ),
+    (
+        truckload_body(
+            "B",
+            readings={
+                "dateTime": "2026-01-05T10:00:00Z",
+                "position": {"latitude": 1, "longitude": 2, "speed": 3, "speedUnit": "MPH"},
+            },
         ),
-        (
-            truckload_body(
-                "B",
-                readings={
-                    "dateTime": "2026-01-05T10:00:00Z",
-                    "position": {"latitude": 1, "longitude": 200},
-                },
-            ),
-            "truckload.readings.position.longitude",
+        "truckload.readings.position.speedUnit",
+    ),
+    (
+        truckload_body("B", shipmentEvent={"dateTime": "2026-01-05T10:00:00Z"}),
+        "truckload.shipmentEvent.type",
+    ),
+    (truckload_body("B", shipmentEvent={"type": "X"}), "truckload.shipmentEvent.dateTime"),
+    (
+        truckload_body("B", shipmentEvent={"type": "X" * 61, "dateTime": "2026-01-05T10:00:00Z"}),
+        "truckload.shipmentEvent.type",
+    ),
+    (
+        truckload_body("B", shipmentEvent={"type": "X", "dateTime": "2026-01-05T10:00:00"}),
+        "truckload.shipmentEvent.dateTime",
+    ),
+    (
+        truckload_body("B", shipmentEvent={"type": "X", "dateTime": 1767607200}),
+        "truckload.shipmentEvent.dateTime",
+    ),
+    (
+        truckload_body("B", shipmentEvent={"type": "X", "dateTime": "yesterday"}),
+        "truckload.shipmentEvent.dateTime",
+    ),
+    (
+        truckload_body(
+            "B",
+            shipmentEvent={"type": "X", "dateTime": "2026-01-05T10:00:00Z", "stopNumber": 0},
         ),
-        (
-            truckload_body(
-                "B",
-                readings={
-                    "dateTime": "2026-01-05T10:00:00Z",
-                    "position": {"latitude": 1, "longitude": 2, "speed": 3, "speedUnit": "MPH"},
-                },
-            ),
-            "truckload.readings.position.speedUnit",
-        ),
-        (
-            truckload_body("B", shipmentEvent={"dateTime": "2026-01-05T10:00:00Z"}),
-            "truckload.shipmentEvent.type",
-        ),
-        (truckload_body("B", shipmentEvent={"type": "X"}), "truckload.shipmentEvent.dateTime"),
-        (
-            truckload_body(
-                "B", shipmentEvent={"type": "X" * 61, "dateTime": "2026-01-05T10:00:00Z"}
-            ),
-            "truckload.shipmentEvent.type",
-        ),
-        (
-            truckload_body("B", shipmentEvent={"type": "X", "dateTime": "2026-01-05T10:00:00"}),
-            "truckload.shipmentEvent.dateTime",
-        ),
-        (
-            truckload_body("B", shipmentEvent={"type": "X", "dateTime": 1767607200}),
-            "truckload.shipmentEvent.dateTime",
-        ),
-        (
-            truckload_body("B", shipmentEvent={"type": "X", "dateTime": "yesterday"}),
-            "truckload.shipmentEvent.dateTime",
-        ),
-        (
-            truckload_body(
-                "B",
-                shipmentEvent={"type": "X", "dateTime": "2026-01-05T10:00:00Z", "stopNumber": 0},
-            ),
-            "truckload.shipmentEvent.stopNumber",
-        ),
-        ({"customerAccountNumber": "x" * 129, **truckload_body("B")}, "customerAccountNumber"),
-        ({**truckload_body("B"), "shipperId": "1"}, "shipperId"),
-    ],
-)
-def test_truckload_refusals_name_the_field(
-    tenant: TenantHandle, body: dict[str, Any], source: str
-) -> None:
-    refused(tenant.http.post(TRUCKLOAD, json=body), source)
+        "truckload.shipmentEvent.stopNumber",
+    ),
+    ({"customerAccountNumber": "x" * 129, **truckload_body("B")}, "customerAccountNumber"),
+    ({**truckload_body("B"), "shipperId": "1"}, "shipperId"),
+]
+
+
+def test_truckload_refusals_name_the_field(tenant: TenantHandle) -> None:
+    for body, source in TRUCKLOAD_REFUSALS:
+        refused(tenant.http.post(TRUCKLOAD, json=body), source)
 
 
 def test_truckload_timestamps_at_most_five_minutes_ahead(tenant: TenantHandle) -> None:
