@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Path, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import select
 
+from freightdesk.models.errors import ErrorBody
 from freightdesk.models.push import (
     Ingestion,
     IngestionAccepted,
@@ -34,6 +35,11 @@ from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.push import PushIngestion
 
 router = APIRouter(tags=["Carrier push"])
+
+_PUSH_ERRORS = {
+    **ERRORS,
+    503: {"model": ErrorBody, "description": "Could not be stored; send it again (Retry-After)"},
+}
 
 
 async def _push_context(request: Request) -> ServiceContext:
@@ -88,7 +94,7 @@ async def _accept(
 @router.post(
     "/api/v4/capacityproviders/parcel/shipments/statusupdates",
     status_code=202,
-    responses=ERRORS,
+    responses=_PUSH_ERRORS,
     summary="Push a parcel status update",
 )
 async def push_parcel_status(
@@ -101,7 +107,7 @@ async def push_parcel_status(
 @router.post(
     "/services/carrier-push/v1/tracking-updates",
     status_code=202,
-    responses=ERRORS,
+    responses=_PUSH_ERRORS,
     summary="Push a truckload tracking update",
 )
 async def push_truckload_update(
