@@ -10,9 +10,11 @@ the new status at once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -37,6 +39,7 @@ from freightdesk.service.validation import problems_of
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 25
+SCAC = re.compile(r"[A-Za-z]{2,4}")
 HORIZON = timedelta(days=365)
 
 STATUS_TEXT = {
@@ -63,11 +66,18 @@ def check_booking(
     problems: dict[str, str] = {}
     if not from_quote and not str(wire.get("shipmentId") or "").strip():
         problems["shipmentId"] = "is required unless the booking is made from a quote"
+    if not wire.get("rateIdentifiers"):
+        problems["rateIdentifiers"] = "Enter at least one, e.g. the quote or contract number"
+    scac = str((wire.get("capacityProviderIdentifier") or {}).get("value") or "")
+    if not SCAC.fullmatch(scac.strip()):
+        problems["capacityProviderIdentifier.value"] = "Enter the carrier's SCAC (2 to 4 letters)"
     try:
         booking = BookingInput.model_validate(wire, extra="forbid")
     except ValidationError as exc:
         for path, message in problems_of(exc).items():
             problems.setdefault(path, message)
+        return None, problems
+    if problems:
         return None, problems
     expires = booking.expiration_date_time
     if expires is not None:
@@ -170,6 +180,7 @@ class BookingsService(ListService[Booking]):
         self._client = client
         self.watch_interval = watch_interval
         self.idle_watch_interval = idle_watch_interval
+        self._tasks: set[asyncio.Task[None]] = set()
         self.watch: Coordinator[WatchState, list[StatusChange]] = Coordinator(
             "booking-watch", self._watch, diff_watch, interval=watch_interval
         )
@@ -241,8 +252,19 @@ class BookingsService(ListService[Booking]):
             except NotFound:
                 continue
         self.watch.interval = self.watch_interval if still_open else self.idle_watch_interval
-        await self._show_if_listed([*still_open.values(), *settled.values()])
+        # The list shows the answers right after the watch's listeners heard of them.
+        self._later(self._show_if_listed([*still_open.values(), *settled.values()]))
         return WatchState(still_open, settled)
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work, name="bookings-list-update")
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("updating the bookings list failed", exc_info=task.exception())
 
     def _watched(self, booking: Booking) -> None:
         """Follow a booking the app just wrote (its next answers are announced)."""
@@ -294,4 +316,7 @@ class BookingsService(ListService[Booking]):
 
     async def aclose(self) -> None:
         await self.watch.aclose()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         await super().aclose()

@@ -62,7 +62,12 @@ def check_rate_request(
     try:
         request = RateRequestCreate.model_validate(wire, extra="forbid")
     except ValidationError as exc:
-        return None, problems_of(exc)
+        problems = problems_of(exc)
+        for index, carrier in enumerate(wire.get("capacityProviderIdentifiers") or []):
+            path = f"capacityProviderIdentifiers[{index}].value"
+            if path in problems:
+                problems[path] = f"{carrier.get('value')!r} is not a SCAC (2 to 4 letters)"
+        return None, problems
     problems = request_problems(request, today=today or datetime.now(UTC).date())
     return (None, problems) if problems else (request, {})
 
@@ -437,11 +442,15 @@ class RatingService:
     # --- what the form offers --------------------------------------------------------------
 
     async def carriers(self) -> list[CarrierProfile]:
-        """The carriers the tenant is connected to, where the service tells (an extension)."""
-        api = self._client().carriers
-        if not await api.available():
-            return []
-        return sorted(await api.list(), key=lambda c: c.name.lower())
+        """The carriers the tenant is connected to, where the service tells (an extension of
+        the local service; elsewhere the list is empty and carriers are named by SCAC)."""
+        try:
+            carriers = await self._client().carriers.list()
+        except ApiError as exc:
+            if exc.status in (404, 405):  # a deployment without the extension
+                return []
+            raise
+        return sorted(carriers, key=lambda c: c.name.lower())
 
     async def account_groups(self) -> list[AccountGroup]:
         return await self._client().account_groups.list()

@@ -1,0 +1,282 @@
+"""The Rate requests pane and form against the real local service: every problem beside its
+field before sending, a failing service keeping the form, quotes arriving and compared,
+cancellation outcomes in words; end to end, a quote booked, followed to BOOKED and its
+tracked shipment opened in the Shipments pane."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.models.rating import RateRequestStatus
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.session import AppSession
+from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.bookings.form import BookingFormDialog
+from freightdesk.ui.panes.bookings.install import install_capacity_panes
+from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.rates.pane import RatesPane
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.proxy import Fault, FaultyProxy
+from tests.server.test_rating_support import (
+    BOOKINGS,
+    RATE_REQUESTS,
+    set_profile,
+    set_tenant_feature,
+)
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import answer, connected, proxied
+
+__all__ = ["connected", "proxied"]
+
+
+async def _pane(qtbot: QtBot, session: AppSession) -> RatesPane:
+    pane = RatesPane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 800)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+async def _form(pane: RatesPane) -> RateRequestFormDialog:
+    pane.new_item()
+    form = pane.dialog
+    assert isinstance(form, RateRequestFormDialog) and form.isVisible()
+    await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0)
+    return form
+
+
+def _type(qtbot: QtBot, edit: Any, text: str) -> None:
+    edit.clear()
+    qtbot.keyClicks(edit, text)
+
+
+def _fill(qtbot: QtBot, form: RateRequestFormDialog, *carriers: str) -> None:
+    _type(qtbot, form.name, "Chicago to Dallas")
+    _type(qtbot, form.pickup.city, "Chicago")
+    _type(qtbot, form.pickup.state, "IL")
+    _type(qtbot, form.delivery.city, "Dallas")
+    _type(qtbot, form.delivery.state, "TX")
+    for scac in carriers:
+        form.check_carrier(scac)
+
+
+async def test_problems_beside_fields_and_nothing_typed_is_lost(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _pane(qtbot, session)
+    form = await _form(pane)
+    assert "No account groups yet" in form.groups.item(0).text()
+    _type(qtbot, form.pickup.city, "Chicago")
+    _type(qtbot, form.pickup.state, "IL")
+    _type(qtbot, form.other_carriers, "toolong")
+    form.ltl.setChecked(True)
+    assert not form.truck_box.isEnabled()
+    form.units.add_row(["2", "PALLET", "", "LB", "", "", "", "IN", "", False, "cartons"])
+    # The shape first (as the service checks it): the carrier, beside the carriers.
+    form.save()
+    assert form.tabs.currentIndex() == 2
+    assert "'TOOLONG' is not a SCAC" in form.errors.message_for("capacityProviderIdentifiers")
+    # Then the rules: the delivery stop and the LTL unit, each beside its field.
+    _type(qtbot, form.other_carriers, "")
+    form.check_carrier("NBFL")
+    form.save()
+    assert form.tabs.currentIndex() == 0
+    delivery = "rateDetail.routeInfo.stops[1].location.address.city"
+    assert form.errors.message_for(delivery) == "Enter a city, a postal code or a state"
+    form.tabs.setCurrentIndex(1)
+    units = form.errors.message_for("rateDetail.shipmentDetails[0].handlingUnits")
+    assert "Row 1, weight: is required to rate LTL" in units
+    assert "Row 1, class: is required to rate LTL" in units
+    form.tabs.setCurrentIndex(0)
+    assert form.pickup.city.text() == "Chicago"  # nothing typed is lost
+    # Address validation suggests the canonical form; the user takes it.
+    _type(qtbot, form.delivery.city, "dallas")
+    _type(qtbot, form.delivery.state, "texas")
+    qtbot.mouseClick(form.delivery.validate_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: form.delivery.use_button.isVisible())
+    assert "Dallas, TX" in form.delivery.validation.text()
+    form.delivery.use_suggestion()
+    assert (form.delivery.city.text(), form.delivery.state.text()) == ("Dallas", "TX")
+    form.units.set_text(0, 2, "500")
+    form.units.set_text(0, 8, "70")
+    # Closing with unsaved changes asks first; cancelling the question keeps the form.
+    form.reject()
+    answer("unsavedChanges", QMessageBox.StandardButton.Cancel)
+    assert form.isVisible()
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    await wait_until(lambda: pane.requests.rowCount() == 1)
+    sent = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()
+    unit = sent["rateDetail"]["shipmentDetails"][0]["handlingUnits"][0]
+    assert unit["weight"] == {"value": 500.0, "unit": "LB"} and unit["freightClass"] == "70"
+    assert sent["capacityProviderIdentifiers"] == [{"type": "CARRIER_SCAC", "value": "NBFL"}]
+    pane.shutdown()
+
+
+async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, _tenant, proxy = proxied
+    pane = await _pane(qtbot, session)
+    assert "No rate requests yet" in pane.subtitle.text()
+    form = await _form(pane)
+    _fill(qtbot, form, "PRLF", "MPLF")
+    proxy.inject(Fault(status=503, path_prefix=RATE_REQUESTS))
+    form.save()
+    await wait_until(lambda: form.general_error.isVisible())
+    assert "had a problem" in form.general_error.text()
+    assert form.isVisible() and form.name.text() == "Chicago to Dallas"
+    assert proxy.count("POST", RATE_REQUESTS) == 1  # never asked twice blindly
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    await wait_until(lambda: pane.quotes.rowCount() == 4)
+    await wait_until(lambda: "4 quotes; cheapest" in pane.waiting.text())
+    request = pane.selected()
+    assert request is not None and request.status is RateRequestStatus.QUOTES_RECEIVED
+    assert pane.market.rowCount() == 2
+    assert "Chicago, IL → Dallas, TX" in pane.subtitle.text()
+    # The Canadian carrier quotes in CAD; the totals sort in the service's order both ways.
+    currencies = {pane.quotes.quote_at(r).total_rate.currency.value for r in range(4)}  # type: ignore[union-attr]
+    assert currencies == {"USD", "CAD"}
+    service_order = [q.id for q in request.quotes]
+    pane.quote_table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
+    assert [pane.quotes.quote_at(r).id for r in range(4)] == service_order[::-1]  # type: ignore[union-attr]
+    pane.quote_table.sortByColumn(6, Qt.SortOrder.AscendingOrder)
+    days = [pane.quotes.quote_at(r).transit_days for r in range(4)]  # type: ignore[union-attr]
+    assert days == sorted(days)
+    assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
+    pane.shutdown()
+
+
+async def test_cancel_outcomes_in_words(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZAC", behaviour="ACCEPT", responseDelaySeconds=0, quoteDelaySeconds=0)
+    pane = await _pane(qtbot, session)
+    body = {
+        "rateDetail": {
+            "routeInfo": {
+                "stops": [
+                    {"type": "PICKUP", "location": {"address": {"city": "Chicago"}}},
+                    {"type": "DELIVERY", "location": {"address": {"city": "Dallas"}}},
+                ]
+            }
+        },
+        "capacityProviderIdentifiers": [{"type": "CARRIER_SCAC", "value": "ZZAC"}],
+        "quoteTypeFilter": "SPOT",
+    }  # fmt: skip
+    assert session.rating is not None
+    # Cancelled elsewhere first: cancelling here says so.
+    first = tenant.http.post(RATE_REQUESTS, json=body).json()
+    await session.rating.open(first["id"])
+    tenant.http.post(f"{RATE_REQUESTS}/{first['id']}/cancellations")
+    pane.select_request(first["id"])
+    pane.confirm_cancel()
+    answer("confirmCancel", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: "already cancelled" in pane.notice.text())
+    assert not pane.cancel_button.isEnabled()
+    # Booked by the carrier: refused, and the way out named.
+    second = tenant.http.post(RATE_REQUESTS, json=body).json()
+    await session.rating.open(second["id"])
+    pane.select_request(second["id"])
+    await wait_until(lambda: pane.quotes.rowCount() == 1)
+    quote = pane.quotes.quote_at(0)
+    assert quote is not None
+    booking = tenant.http.post(
+        BOOKINGS,
+        json={"capacityProviderIdentifier": quote.capacity_provider_identifier.wire(),
+              "rateIdentifiers": [i.wire() for i in quote.rate_identifiers]},
+    ).json()  # fmt: skip
+    assert booking.get("status") == "PROCESSING", booking
+    await wait_until(
+        lambda: tenant.http.get(f"{BOOKINGS}/{booking['id']}").json()["status"] == "BOOKED"
+    )
+    pane.select_request(second["id"])
+    pane.cancel(second["id"])
+    await wait_until(lambda: "carrier already accepted a booking" in pane.notice.text())
+    assert pane.notice.is_error and "Bookings pane" in pane.notice.text()
+    # The account without the feature: refused, and said so.
+    third = tenant.http.post(RATE_REQUESTS, json=body).json()
+    await session.rating.open(third["id"])
+    set_tenant_feature(tenant, "rateRequestCancellation", False)
+    try:
+        pane.cancel(third["id"])
+        await wait_until(lambda: "not enabled for this account" in pane.notice.text())
+    finally:
+        set_tenant_feature(tenant, "rateRequestCancellation", True)
+    pane.cancel(third["id"])
+    await wait_until(lambda: "The rate request is cancelled" in pane.notice.text())
+    # Opening by id: a mistyped id is said to be one.
+    pane.open_id.setText("not-an-id")
+    pane.open_by_id()
+    assert "is not a rate request id" in pane.notice.text()
+    pane.shutdown()
+
+
+async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+) -> None:
+    session, tenant = connected
+    # The carriers profile extension: this carrier accepts at once.
+    set_profile(tenant, "PRLF", behaviour="ACCEPT", responseDelaySeconds=0.2)
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    shipments = ShipmentsPane(session, settings, window)
+    window.add_pane("shipments", "Shipments", shipments, window.style().StandardPixmap.SP_DirIcon)
+    rates, bookings, packages = install_capacity_panes(window, session, shipments)
+    window.resize(1400, 900)
+    window.show()
+    window.show_pane("rates")
+    await session.connect()
+
+    form = await _form(rates)
+    _fill(qtbot, form, "PRLF")
+    form.quote_types.setCurrentIndex(form.quote_types.findData("CONTRACT"))
+    form.save()
+    await wait_until(lambda: rates.quotes.rowCount() == 1)
+    rates.quote_table.selectRow(0)
+    rates.quote_table.setFocus()
+    assert rates.book_button.isEnabled()
+    rates.book_selected()
+    booking_form = rates.dialog
+    assert isinstance(booking_form, BookingFormDialog) and booking_form.isVisible()
+    assert "Prairie Line Freight (PRLF), contract quote" in booking_form.summary.text()
+    assert booking_form.scac.isReadOnly() and booking_form.charges.rows() >= 2
+    _type(qtbot, booking_form.contact["email"], "dispatch@acme.test")
+    booking_form.notes.setPlainText("Dock 4, call ahead")
+    booking_form.save()
+    await wait_until(lambda: not booking_form.isVisible())
+    # The booking is shown at once in Bookings, then follows the carrier's answer.
+    assert window.current_pane() is bookings
+    await wait_until(lambda: bookings.detail.booking is not None)
+    await wait_until(
+        lambda: (
+            bookings.detail.booking is not None and bookings.detail.booking.status.value == "BOOKED"
+        ),
+        seconds=15,
+    )
+    await wait_until(lambda: bool(bookings.changes))
+    assert "Booking with PRLF is booked" in window.statusBar().currentMessage()
+    assert window.nav.item(2).text() == "Bookings"  # the pane is shown: no count of unseen
+    assert "Dock 4, call ahead" in bookings.detail.body.toPlainText()
+    assert bookings.detail.shipment_button.isEnabled()
+    booked = bookings.detail.booking
+    assert booked is not None and booked.master_shipment_id is not None
+    bookings.detail.shipment_button.click()
+    assert window.current_pane() is shipments
+    await wait_until(lambda: shipments.detail.shipment_id == str(booked.master_shipment_id))
+    await wait_until(lambda: shipments.detail.history is not None)
+    assert any(i.value == "PRLF" for i in shipments.detail.history.shipment.identifiers)  # type: ignore[union-attr]
+    for pane in (shipments, rates, bookings, packages):
+        pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
