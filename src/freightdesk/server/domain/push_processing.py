@@ -29,7 +29,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, bindparam, func, insert, select, update
-from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
 from freightdesk.models.common import Address, LogisticsIdentifier
@@ -137,13 +137,15 @@ class IngestionQueue:
                 except asyncio.CancelledError:
                     _fail(batch, _unavailable())
                     raise
+                except IntegrityError:
+                    # One row is at fault (an ingestion id used twice): store the others.
+                    await self._insert_one_by_one(batch)
+                    continue
                 except Exception:
                     log.exception("could not store %d carrier pushes", len(batch))
                     _fail(batch, _unavailable())
                     continue
-                for waiting in batch:
-                    if not waiting.accepted.done():
-                        waiting.accepted.set_result(None)
+                _succeed(batch)
                 self.arrived.set()
         finally:
             self._flusher = None
@@ -151,10 +153,27 @@ class IngestionQueue:
                 _fail(self._waiting, _unavailable())
                 self._waiting = []
 
+    async def _insert_one_by_one(self, batch: Sequence[_Waiting]) -> None:
+        for waiting in batch:
+            try:
+                await asyncio.to_thread(self._insert, [waiting.row])
+            except Exception:
+                log.exception("could not store carrier push %s", waiting.row.get("ingestion_id"))
+                _fail([waiting], _unavailable())
+            else:
+                _succeed([waiting])
+        self.arrived.set()
+
     def _insert(self, rows: Sequence[dict[str, Any]]) -> None:
         with transaction(self._context.sessions) as session:
             # Core insert: the ORM's per-row bookkeeping is not needed for rows never read back.
             session.execute(insert(_INGESTIONS), list(rows))
+
+
+def _succeed(batch: Sequence[_Waiting]) -> None:
+    for waiting in batch:
+        if not waiting.accepted.done():
+            waiting.accepted.set_result(None)
 
 
 def _fail(batch: Sequence[_Waiting], error: ApiError) -> None:
