@@ -224,3 +224,13 @@ def test_broad_and_narrow_plans_answer_the_same(
     broad = [tenant.http.post(SEARCH, json=body).json() for body in bodies]
     assert broad == narrow
     assert [len(answer["results"]) for answer in narrow] == [2, 2, 2, 1, 1]
+
+
+def test_counts_forget_deleted_shipments(tenant: TenantHandle, fleet: dict[str, str]) -> None:
+    def total(body: dict[str, Any]) -> int:
+        answer = tenant.http.post(SEARCH, json=body).json()
+        return int(answer["paginationInfo"]["total"])
+
+    assert total({"text": "020"}) == 2 and total({"attributeName": "customer"}) == 2
+    assert tenant.http.delete(shipment_path(fleet["air"])).status_code == 202
+    assert total({"text": "020"}) == 1 and total({"attributeName": "customer"}) == 1

@@ -56,7 +56,13 @@ def search_shipments(
     conditions = [Shipment.deleted_at.is_(None), scope.visible(by_index=not narrow)]
     conditions.extend(filters)
     where = and_(*conditions)
-    total = session.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
+    if len(filters) == 1 and len(candidates) == 1 and not scope.shared:
+        # Only an identifier or attribute filter on own shipments: count in that index alone
+        # (its rows exist for live shipments only), without touching shipments.
+        distinct = candidates[0].distinct().subquery()
+        total = session.scalar(select(func.count()).select_from(distinct)) or 0
+    else:
+        total = session.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
     # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
     # and ties never load their data.
     keys = session.scalars(
@@ -129,7 +135,7 @@ class _Scope:
 
 # Up to this many candidates from the identifier or attribute index, a page is built from the
 # candidates; beyond, by walking the sort order (a broad prefix such as "020-" matches often).
-_NARROW = 2000
+_NARROW = 5000
 
 
 def _at_most(session: Session, candidates: Select[int], limit: int) -> bool:
@@ -223,12 +229,27 @@ def _normalized(values: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(v for v in (normalize_value(value) for value in values) if v))
 
 
+# Ties in the default order are broken in the order of its index, so the order stays total and
+# SQLite reads a page straight off the index (bulk-created shipments share a timestamp).
+_TIES_BY_MODIFIED = (
+    Shipment.current_state,
+    Shipment.mode,
+    Shipment.open_exception_count,
+    Shipment.pk,
+)
+
+
 def _sorted(query: Select[_T], request: ShipmentSearchRequest) -> Select[_T]:
     column = _SORT_COLUMNS[request.sort.field]
+    ties: tuple[Any, ...] = (
+        _TIES_BY_MODIFIED
+        if request.sort.field is ShipmentSortField.LAST_MODIFIED_DATE_TIME
+        else (Shipment.pk,)
+    )
     if request.sort.direction is SortDirection.ASC:
-        ordered, tie = column.asc(), Shipment.pk.asc()
+        ordered, tie = column.asc(), [t.asc() for t in ties]
     else:
-        ordered, tie = column.desc(), Shipment.pk.desc()
+        ordered, tie = column.desc(), [t.desc() for t in ties]
     if request.sort.field in (
         ShipmentSortField.NEXT_ETA,
         ShipmentSortField.PRIMARY_IDENTIFIER,
@@ -237,7 +258,7 @@ def _sorted(query: Select[_T], request: ShipmentSearchRequest) -> Select[_T]:
         # Shipments without an ETA (or identifier) come last in either direction, on both
         # databases (they disagree on where NULL sorts by default).
         ordered = ordered.nulls_last()
-    return query.order_by(ordered, tie)
+    return query.order_by(ordered, *tie)
 
 
 def _owner_names(session: Session, tenant_ids: set[int]) -> dict[int, SharingParty]:
