@@ -117,6 +117,7 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     assert unit["weight"] == {"value": 500.0, "unit": "LB"} and unit["freightClass"] == "70"
     assert sent["capacityProviderIdentifiers"] == [{"type": "CARRIER_SCAC", "value": "NBFL"}]
     pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
 
 
 async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
@@ -152,6 +153,7 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert days == sorted(days)
     assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
     pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
 
 
 async def test_cancel_outcomes_in_words(
@@ -218,6 +220,7 @@ async def test_cancel_outcomes_in_words(
     pane.open_by_id()
     assert "is not a rate request id" in pane.notice.text()
     pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
 
 
 async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(

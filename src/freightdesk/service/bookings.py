@@ -71,25 +71,37 @@ def check_booking(
     scac = str((wire.get("capacityProviderIdentifier") or {}).get("value") or "")
     if not SCAC.fullmatch(scac.strip()):
         problems["capacityProviderIdentifier.value"] = "Enter the carrier's SCAC (2 to 4 letters)"
+    expiry = _expiry_problem(wire.get("expirationDateTime"))
+    if expiry:
+        problems["expirationDateTime"] = expiry
+    for index, attribute in enumerate(wire.get("attributes") or []):
+        if isinstance(attribute, dict) and not attribute.get("values"):
+            problems[f"attributes[{index}].values"] = "Enter at least one value"
     try:
         booking = BookingInput.model_validate(wire, extra="forbid")
     except ValidationError as exc:
         for path, message in problems_of(exc).items():
             problems.setdefault(path, message)
         return None, problems
-    if problems:
-        return None, problems
-    expires = booking.expiration_date_time
-    if expires is not None:
-        now = datetime.now(UTC)
-        if expires <= now:
-            problems.setdefault("expirationDateTime", "must be in the future")
-        elif expires > now + HORIZON:
-            problems.setdefault("expirationDateTime", "must be within a year from now")
-    for index, attribute in enumerate(booking.attributes):
-        if not attribute.values:
-            problems.setdefault(f"attributes[{index}].values", "Enter at least one value")
     return (None, problems) if problems else (booking, {})
+
+
+def _expiry_problem(value: object) -> str | None:
+    """The service's rule for `expirationDateTime` (its shape is the model's to check)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        expires = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if expires.tzinfo is None:
+        return None  # the model names it: an offset is required
+    now = datetime.now(UTC)
+    if expires <= now:
+        return "must be in the future"
+    if expires > now + HORIZON:
+        return "must be within a year from now"
+    return None
 
 
 def as_input(booking: Booking) -> dict[str, Any]:

@@ -1,0 +1,237 @@
+"""The Bookings pane and form against the real local service: the list with its status and
+attribute filters, paging and coloured statuses; the detail with every field a dispatcher
+needs; edits through PUT with problems beside their fields and a failing service keeping the
+form; cancel after a question; the carriers' answers announced."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.models.booking import BookingStatus
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.bookings.form import BookingFormDialog
+from freightdesk.ui.panes.bookings.pane import BookingsPane
+from freightdesk.ui.panes.bookings.text import status_color
+from tests.proxy import Fault, FaultyProxy
+from tests.server.test_rating_support import BOOKINGS, set_profile
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import answer, connected, proxied
+
+__all__ = ["connected", "proxied"]
+
+
+def _booking(tenant: TenantHandle, scac: str, **fields: Any) -> dict[str, Any]:
+    body = {
+        "shipmentId": str(uuid.uuid4()),
+        "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": scac},
+        "rateIdentifiers": [{"source": "EXTERNAL", "type": "CONTRACT", "value": "C-7"}],
+        **fields,
+    }
+    answer_ = tenant.http.post(BOOKINGS, json=body)
+    assert answer_.status_code == 200, answer_.text
+    return dict(answer_.json())
+
+
+async def _pane(qtbot: QtBot, session: AppSession) -> BookingsPane:
+    pane = BookingsPane(session, open_shipment=lambda _id: None)
+    qtbot.addWidget(pane)
+    pane.resize(1400, 800)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+def _type(qtbot: QtBot, edit: Any, text: str) -> None:
+    edit.clear()
+    qtbot.keyClicks(edit, text)
+
+
+async def test_filters_paging_colours_and_detail(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZHD", behaviour="SLOW")
+    set_profile(tenant, "ZZDC", behaviour="DECLINE", responseDelaySeconds=0)
+    for n in range(27):
+        _booking(tenant, "ZZHD", attributes=[{"name": "Customer", "values": [f"C{n % 3}"]}])
+    declined = _booking(
+        tenant,
+        "ZZDC",
+        notes="Two pallets, call ahead",
+        totalRate={"amount": 1450.5, "currency": "USD"},
+        fuelSurchargeRate={"amount": 210, "currency": "USD"},
+        charges=[{"code": "LINE_HAUL", "amount": 1240.5, "currency": "USD"},
+                 {"code": "FUEL_SURCHARGE", "amount": 210, "currency": "USD"}],
+        carrierContacts=[{"givenName": "Ana", "familyName": "Ruiz", "phoneNumber": "+1 312 555"}],
+        shipperContactInfo={"companyName": "ACME", "email": "d@acme.test"},
+        attributes=[{"name": "Customer", "values": ["C9"]}],
+    )  # fmt: skip
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 25)
+    assert pane.page_label.text() == "1\u201325 of 28 bookings"
+    assert pane.next_button.isEnabled() and not pane.previous_button.isEnabled()
+    pane.next_button.click()
+    await wait_until(lambda: pane.model.rowCount() == 3)
+    pane.previous_button.click()
+    await wait_until(lambda: pane.model.rowCount() == 25)
+    # The declined booking: its answer arrives, coloured, with reason and notes.
+    await wait_until(
+        lambda: any(b.status is BookingStatus.REJECTED for b in pane.model.items), seconds=15
+    )
+    row = next(r for r, b in enumerate(pane.model.items) if str(b.id) == declined["id"])
+    color = pane.model.data(pane.model.index(row, 0), Qt.ItemDataRole.ForegroundRole)
+    assert color == status_color(BookingStatus.REJECTED)
+    assert pane.model.data(pane.model.index(row, 0)) == "Rejected"
+    pane.table.selectRow(row)
+    text = pane.detail.body.toPlainText()
+    for expected in (
+        "1,450.50 USD",
+        "Line haul",
+        "1,240.50 USD",
+        "Two pallets, call ahead",
+        "Rejection reason",
+        "Carrier's notes",
+        "Ana Ruiz, +1 312 555",
+        "ACME, d@acme.test",
+        "Customer: C9",
+        declined["id"],
+    ):
+        assert expected in text, expected
+    assert not pane.detail.edit_button.isEnabled()  # answered for good
+    assert not pane.detail.shipment_button.isEnabled()
+    # Filters: by status, then by attribute (any of the values).
+    pane.status_boxes[BookingStatus.REJECTED].setChecked(True)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert pane.page_label.text() == "1\u20131 of 1 bookings"
+    pane.status_boxes[BookingStatus.REJECTED].setChecked(False)
+    pane.status_boxes[BookingStatus.BOOKED].setChecked(True)
+    await wait_until(lambda: pane.page_label.text() == "No bookings match")
+    pane.status_boxes[BookingStatus.BOOKED].setChecked(False)
+    pane.focus_search()
+    qtbot.keyClicks(pane.attribute_name, "customer")
+    _type(qtbot, pane.attribute_values, "c1, c9")
+    qtbot.keyClick(pane.attribute_values, Qt.Key.Key_Return)
+    await wait_until(lambda: pane.page_label.text() == "1\u201310 of 10 bookings")
+    # Values without a name are refused before asking the service.
+    pane.attribute_name.clear()
+    pane.show_page(1)
+    assert "enter the attribute's name too" in pane.notice.text()
+    pane.clear_filters()
+    await wait_until(lambda: pane.model.rowCount() == 25)
+    # An open booking counts down to its expiry.
+    expiring = _booking(
+        tenant, "ZZHD", expirationDateTime=(datetime.now(UTC) + timedelta(hours=3)).isoformat()
+    )
+    pane.refresh()
+    await wait_until(lambda: any(str(b.id) == expiring["id"] for b in pane.model.items))
+    pane.table.selectRow(0)
+    assert pane.detail.countdown.text().startswith("Waiting for the carrier; expires in 2 h 5")
+    assert pane.model.data(pane.model.index(0, 4)).startswith("in 2 h 5")
+    assert pane.detail.edit_button.isEnabled()
+    pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
+
+
+async def test_edit_cancel_and_the_carriers_answer_announced(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0.2)
+    created = _booking(tenant, "ZZRV", notes="first")
+    pane = await _pane(qtbot, session)
+    heard: list[str] = []
+    pane.bookingStatusChanged.connect(heard.append)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    await wait_until(lambda: pane.model.items[0].status is BookingStatus.UNDER_REVIEW, seconds=15)
+    pane.table.selectRow(0)
+    pane.table.setFocus()
+    qtbot.keyClick(pane.table, Qt.Key.Key_F2)
+    form = pane.dialog
+    assert isinstance(form, BookingFormDialog) and form.isVisible()
+    assert "Saving sends the changed booking to the carrier again" in form.summary.text()
+    assert form.shipment_id.isReadOnly()
+    # Bad input: every problem beside its field, the first one's tab shown.
+    _type(qtbot, form.scac, "Z9")
+    form.expires.setChecked(True)
+    form.expiration.setDateTime(form.expiration.dateTime().addDays(-2))
+    form.total_rate.amount.setText("lots")
+    form.tabs.setCurrentIndex(2)
+    form.save()
+    assert form.tabs.currentIndex() == 0
+    assert "SCAC (2 to 4 letters)" in form.errors.message_for("capacityProviderIdentifier.value")
+    assert form.errors.message_for("expirationDateTime") == "must be in the future"
+    assert "valid number" in form.errors.message_for("totalRate")
+    _type(qtbot, form.scac, "ZZRV")
+    form.expires.setChecked(False)
+    form.total_rate.amount.setText("980")
+    form.notes.setPlainText("second")
+    form.attributes.add_row("Customer", "ACME, ACME-DAL")
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    saved = tenant.http.get(f"{BOOKINGS}/{created['id']}").json()
+    assert saved["notes"] == "second" and saved["totalRate"] == {"amount": 980.0, "currency": "USD"}
+    assert saved["attributes"] == [{"name": "Customer", "values": ["ACME", "ACME-DAL"]}]
+    assert saved["rateIdentifiers"] == created["rateIdentifiers"]  # kept as it was
+    # The carrier reviews the new version; the answer is announced.
+    await wait_until(lambda: any("under review (was processing)" in h for h in heard), seconds=15)
+    # Cancel asks first.
+    assert pane.detail.booking is not None
+    pane.detail.cancel_button.click()
+    answer("confirmCancelBooking", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: "is cancelled" in pane.notice.text())
+    assert pane.detail.booking.status is BookingStatus.CANCELLED
+    assert not pane.detail.cancel_button.isEnabled()
+    pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
+
+
+async def test_a_failing_service_keeps_the_form(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, tenant, proxy = proxied
+    set_profile(tenant, "ZZHD", behaviour="SLOW")
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.page_label.text() == "No bookings yet")
+    pane.new_item()
+    form = pane.dialog
+    assert isinstance(form, BookingFormDialog)
+    form.save()  # a booking without a quote needs the shipment and carrier
+    assert "required unless the booking is made from a quote" in form.errors.message_for(
+        "shipmentId"
+    )
+    _type(qtbot, form.scac, "zzhd")
+    _type(qtbot, form.shipment_id, str(uuid.uuid4()))
+    form.rate_identifiers.set_text(0, 2, "C-2024-17")
+    form.tabs.setCurrentIndex(1)
+    form.notes.setPlainText("Keep me")
+    proxy.inject(Fault(status=503, path_prefix=BOOKINGS))
+    form.save()
+    await wait_until(lambda: form.general_error.isVisible())
+    assert "had a problem" in form.general_error.text()
+    assert form.isVisible() and form.notes.toPlainText() == "Keep me"
+    assert proxy.count("POST", BOOKINGS) == 1  # never booked twice blindly
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert pane.model.items[0].capacity_provider_identifier.value == "ZZHD"
+    # The service's own refusal (an edit once answered) is said in words.
+    booking = pane.model.items[0]
+    tenant.http.post(f"{BOOKINGS}/{booking.id}/cancellations")
+    pane.edit(booking)
+    form = pane.dialog
+    assert isinstance(form, BookingFormDialog)
+    form.notes.setPlainText("too late")
+    form.save()
+    await wait_until(lambda: form.general_error.isVisible())
+    assert "only PROCESSING or UNDER_REVIEW bookings can be updated" in form.general_error.text()
+    assert proxy.count("PUT", f"{BOOKINGS}/{booking.id}") == 1
+    form.mark_clean()
+    form.reject()
+    pane.shutdown()
+    await session.close()  # while the loop runs: fetches under way end here
