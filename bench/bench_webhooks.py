@@ -127,6 +127,8 @@ async def _receivers(count: int, slow: int, control: Connection) -> None:
     done = asyncio.Event()
 
     def on_command() -> None:
+        # The loop made the pipe non-blocking; the answers (all latencies) are large.
+        os.set_blocking(control.fileno(), True)
         command = control.recv()
         if command == "counts":
             control.send([len(items) for items in latencies])
@@ -380,7 +382,8 @@ def _report(title: str, figures: Figures, endpoints: int) -> None:
     print(f"  changes: {figures.changes} in {figures.seconds} s ({achieved:,.0f} per minute)")
     print(
         f"  deliveries: {figures.delivered} of {figures.expected} to {endpoints} endpoints "
-        f"({figures.delivered / figures.seconds:,.0f} per second); drained "
+        f"({figures.delivered / (figures.seconds + figures.drained_after):,.0f} per second "
+        "over load and drain); drained "
         f"{figures.drained_after:.1f} s after the load stopped"
     )
     print(

@@ -456,6 +456,32 @@ def test_oauth2_token_is_fetched_once_and_reused(tenant: TenantHandle, hooks: Re
     assert hooks.tokens.forms[0]["scope"] == "shipments.read"
 
 
+def test_a_401_from_the_receiver_fetches_a_new_token(tenant: TenantHandle, hooks: Receiver) -> None:
+    hooks.tokens.client_secret = "s3cret"
+    answers = iter([401])
+    hooks.answer = lambda _r: (next(answers, 200), {})
+    configure(
+        tenant,
+        hooks.url("/oauth"),
+        "shipments.v1.shipment.created",
+        authenticationMethods=[
+            {
+                "type": "OAUTH2",
+                "parameters": {
+                    "tokenUrl": hooks.url("/token"),
+                    "clientId": "freightdesk",
+                    "clientSecret": "s3cret",
+                },
+            }
+        ],
+    )
+    create(tenant, air_body())
+    refused, accepted = hooks.wait_for(2)
+    assert len(hooks.tokens.issued) == 2
+    assert refused.headers["authorization"] == f"Bearer {hooks.tokens.issued[0]}"
+    assert accepted.headers["authorization"] == f"Bearer {hooks.tokens.issued[1]}"
+
+
 def test_oauth2_token_refused_is_an_attempt_error(tenant: TenantHandle, hooks: Receiver) -> None:
     config = configure(
         tenant,

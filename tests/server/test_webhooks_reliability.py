@@ -32,6 +32,7 @@ from freightdesk.server.tables.tracking import ShipmentChange
 from freightdesk.server.tables.webhooks import WebhookJournalCursor, WebhookMessageRow
 from freightdesk.server.webhooks import configs, outbox
 from freightdesk.server.webhooks.delivery import deliver_webhooks
+from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.tuning import Tuning
 from tests.server.test_tracking_support import air_body, create
 from tests.server.test_webhooks_delivery import configure, deliveries, event
@@ -133,6 +134,22 @@ def test_a_retrying_shipment_does_not_hold_back_other_shipments(
         )
     )
     assert delivered
+
+
+def test_retry_after_of_the_receiver_is_honoured(tenant: TenantHandle, hooks: Receiver) -> None:
+    seen = [0]
+
+    def answer(_request: Received) -> tuple[int, dict[str, str]]:
+        seen[0] += 1
+        return (503, {"Retry-After": "1"}) if seen[0] == 1 else (200, {})
+
+    hooks.answer = answer
+    configure(tenant, hooks.url(), CREATED)
+    create(tenant, air_body())
+    first, second = hooks.wait_for(2)
+    # The schedule says 0.1 s; the receiver asked for 1 s.
+    assert second.at - first.at >= 0.9
+    assert first.headers["webhook-id"] == second.headers["webhook-id"]
 
 
 def test_exhausted_retries_fail_the_message_and_release_the_next(
@@ -474,3 +491,74 @@ def test_fan_out_waits_for_journal_ids_committed_late(tmp_path: Path) -> None:
         assert fan_out(now + timedelta(seconds=61)) == (6, 6, [], 5)
     finally:
         context.engine.dispose()
+
+
+# --- pure parts: the schedule and the tuning -------------------------------------------------
+
+
+def test_retry_schedule_jitter_and_retry_after() -> None:
+    tuning = Tuning(retry_schedule=(10.0, 100.0), jitter=0.2, max_retry_after_seconds=3600)
+    assert tuning.attempts == 3
+    for _ in range(50):
+        assert 8.0 <= (tuning.delay_after(1) or 0) <= 12.0
+        assert 80.0 <= (tuning.delay_after(2) or 0) <= 120.0
+    assert tuning.delay_after(3) is None  # given up
+    assert tuning.delay_after(1, retry_after=600) == 600  # the receiver asked for more
+    assert tuning.delay_after(1, retry_after=99_999) == 3600  # but not for ever
+    default = Tuning()
+    total = sum(default.retry_schedule)
+    assert 20 * 3600 < total < 28 * 3600  # about a day
+
+
+def test_tuning_from_settings_extra() -> None:
+    tuning = Tuning.from_extra(
+        {
+            "webhooks.retry_schedule": "1, 2,3",
+            "webhooks.timeout_seconds": "4",
+            "webhooks.per_endpoint_concurrency": "3",
+            "webhooks.retention_days": "2",
+            "webhooks.total_concurrency": "-1",  # refused: keeps the default
+            "webhooks.unknown": "1",  # ignored
+            "other.setting": "x",
+        }
+    )
+    assert tuning.retry_schedule == (1.0, 2.0, 3.0) and tuning.timeout_seconds == 4.0
+    assert tuning.per_endpoint_concurrency == 3 and tuning.retention_seconds == 2 * 86400
+    assert tuning.total_concurrency == Tuning().total_concurrency
+    assert Tuning.from_extra({"webhooks.retry_schedule": "soon"}) == Tuning()
+
+
+def test_scheduler_keeps_chains_in_order_and_configurations_apart() -> None:
+    now = utcnow()
+
+    def pending(message_id: int, config: int, chain: str) -> Pending:
+        return Pending(message_id, config, chain, f"e{message_id}", 0, now)
+
+    scheduler = Scheduler()
+    for message_id, config, chain in [(1, 1, "a"), (2, 1, "a"), (3, 1, "b"), (4, 2, "c")]:
+        scheduler.add(pending(message_id, config, chain))
+    taken = scheduler.take(now, per_config=8, limit=10, usable=lambda _c: True)
+    # Only chain heads: message 2 waits for message 1 of the same shipment.
+    assert sorted(p.message_id for p in taken) == [1, 3, 4]
+    first = next(p for p in taken if p.message_id == 1)
+    scheduler.settle(first, now + timedelta(seconds=60))  # failed: retried later
+    assert scheduler.take(now, per_config=8, limit=10, usable=lambda _c: True) == []
+    assert scheduler.next_due() == now + timedelta(seconds=60)
+    later = now + timedelta(seconds=61)
+    retried = scheduler.take(later, per_config=8, limit=10, usable=lambda _c: True)
+    assert [p.message_id for p in retried] == [1] and retried[0].failed == 1
+    scheduler.settle(retried[0], None)  # delivered: the chain moves on
+    following = scheduler.take(later, per_config=8, limit=10, usable=lambda _c: True)
+    assert [p.message_id for p in following] == [2]
+    # A configuration at its concurrency, or not usable (disabled), waits; others go on.
+    busy = Scheduler()
+    for n in range(1, 7):
+        busy.add(pending(n, 1 if n <= 4 else 2, f"s{n}"))
+    assert len(busy.take(now, per_config=2, limit=10, usable=lambda _c: True)) == 4
+    held = Scheduler()
+    held.add(pending(1, 1, "x"))
+    held.add(pending(2, 2, "y"))
+    enabled_only = held.take(now, per_config=2, limit=10, usable=lambda c: c == 2)
+    assert [p.message_id for p in enabled_only] == [2]
+    held.forget_config(1)
+    assert held.configs() == {2} and len(held) == 1

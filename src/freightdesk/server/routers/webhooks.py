@@ -29,8 +29,9 @@ from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import configs, operations, tuning
-from freightdesk.server.webhooks.delivery import BASE_URL_KEY, RESYNC_KEY, Sender
+from freightdesk.server.webhooks.delivery import BASE_URL_KEY, RESYNC_KEY
 from freightdesk.server.webhooks.outbox import Endpoint
+from freightdesk.server.webhooks.sender import Sender
 
 router = APIRouter(prefix="/api/v4/webhooks", tags=["Push configurations (webhooks)"])
 

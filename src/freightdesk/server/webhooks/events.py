@@ -97,7 +97,6 @@ class Facts:
     modes: frozenset[str]
     route: dict[str, Any]
     related: list[dict[str, Any]]
-    live: bool
 
 
 @dataclass
@@ -145,7 +144,6 @@ def _facts(row: Shipment | None, last_known: dict[str, Any], base_url: str | Non
                 {k: v for k, v in item.items() if k in ("id", "relationType")}
                 for item in row.data.get("relatedShipments") or []
             ],
-            live=True,
         )
     # Deleted since: what the journal kept of it.
     return Facts(
@@ -153,7 +151,6 @@ def _facts(row: Shipment | None, last_known: dict[str, Any], base_url: str | Non
         modes=frozenset({row.mode}) if row is not None and row.mode else frozenset(),
         route={"stops": [], "routeSegments": []},
         related=[],
-        live=False,
     )
 
 
@@ -166,7 +163,8 @@ def data_of(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     if kind == WebhookEventType.EXCEPTION_ADDED_OR_UPDATED:
         return {"exceptionNotification": {"exception": payload.get("exception")}}
     if kind == WebhookEventType.SHIPMENT_DELETED:
-        return {"shipmentNotification": {"shipment": payload.get("shipment")}}
+        last = payload.get("shipment") or {"shipmentId": payload.get("shipmentId")}
+        return {"shipmentNotification": {"shipment": ShipmentContext.model_validate(last).wire()}}
     return {}
 
 
