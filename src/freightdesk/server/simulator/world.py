@@ -37,6 +37,11 @@ REPORT_MINUTES: dict[Mode, float] = {
 }
 
 
+# Every seeded shipment is over this long after the anchor (ocean containers last about five
+# weeks); a world loaded later does not plan them again.
+SEEDED_HORIZON = timedelta(days=70)
+
+
 class Halted(Exception):
     """The service is stopping: planning was abandoned half-way."""
 
@@ -93,7 +98,7 @@ class World:
     def load(self, after: datetime) -> None:
         """Every shipment with items due after `after`, ready to run from there."""
         spec = self.spec
-        if spec.seeded:
+        if spec.seeded and after < spec.anchor + SEEDED_HORIZON:
             for plan in iter_plans(spec.seed, spec.anchor):
                 self._check()
                 self._add(Script(plan, spec.key, spec.account), max(after, spec.anchor))
