@@ -58,6 +58,27 @@ def _parser() -> argparse.ArgumentParser:
     rotate.add_argument("name")
     rotate.add_argument("--demo", action="store_true", help="the demo tenant")
     _database_options(rotate)
+
+    carrier = commands.add_parser("carrier", help="configure the simulated carriers of a tenant")
+    carrier_commands = carrier.add_subparsers(dest="carrier_command", required=True)
+    carrier_set = carrier_commands.add_parser("set", help="how a carrier answers (by SCAC)")
+    carrier_set.add_argument("tenant")
+    carrier_set.add_argument("scac")
+    carrier_set.add_argument(
+        "--behaviour", choices=["ACCEPT", "DECLINE", "REVIEW", "SLOW"], help="answer to bookings"
+    )
+    carrier_set.add_argument("--response-delay", type=float, metavar="SECONDS")
+    carrier_set.add_argument("--quote-delay", type=float, metavar="SECONDS")
+    carrier_set.add_argument("--name")
+    carrier_set.add_argument("--account-group", action="append", metavar="CODE", default=None)
+    _database_options(carrier_set)
+    carrier_reset = carrier_commands.add_parser("reset", help="back to the carrier's defaults")
+    carrier_reset.add_argument("tenant")
+    carrier_reset.add_argument("scac")
+    _database_options(carrier_reset)
+    carrier_list = carrier_commands.add_parser("list", help="the tenant's carriers")
+    carrier_list.add_argument("tenant")
+    _database_options(carrier_list)
     return parser
 
 
@@ -74,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _tenant(args)
     if args.command == "client":
         return _client(args)
+    if args.command == "carrier":
+        return _carrier(args)
     return _app()
 
 
@@ -218,6 +241,49 @@ def _client(args: argparse.Namespace) -> int:
             print(f"freightdesk: {exc.message}", file=sys.stderr)
             return 2
         print(f"client id {app.id}, client secret {secret}")
+    return 0
+
+
+def _carrier(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+    from sqlalchemy import select
+
+    from freightdesk.models.booking import CarrierProfileInput
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain import carrier_profiles
+    from freightdesk.server.errors import ApiError
+    from freightdesk.server.tables.tenancy import Tenant
+
+    context = _context(args)
+    with transaction(context.sessions) as session:
+        tenant = session.scalar(select(Tenant).where(Tenant.name == args.tenant))
+        if tenant is None:
+            print(f"freightdesk: no tenant named {args.tenant!r}", file=sys.stderr)
+            return 2
+        try:
+            if args.carrier_command == "set":
+                changes = {
+                    "name": args.name,
+                    "behaviour": args.behaviour,
+                    "response_delay_seconds": args.response_delay,
+                    "quote_delay_seconds": args.quote_delay,
+                    "account_group_codes": args.account_group,
+                }
+                body = CarrierProfileInput(**{k: v for k, v in changes.items() if v is not None})
+                profile = carrier_profiles.upsert_profile(session, tenant.id, args.scac, body)
+                print(f"{profile.scac} {profile.name}: {profile.behaviour.value}")
+            elif args.carrier_command == "reset":
+                if not carrier_profiles.delete_profile(session, tenant.id, args.scac):
+                    print(f"{args.scac.upper()} already has its defaults")
+            else:
+                for profile in carrier_profiles.connected(session, tenant.id):
+                    print(f"{profile.scac}\t{profile.name}\t{profile.behaviour.value}")
+        except ApiError as exc:
+            print(f"freightdesk: {exc.message}", file=sys.stderr)
+            return 2
+        except ValidationError as exc:
+            print(f"freightdesk: {exc.errors()[0]['msg']}", file=sys.stderr)
+            return 2
     return 0
 
 
