@@ -280,3 +280,18 @@ def test_carrier_names(tenant: TenantHandle) -> None:
     )
     assert named.status_code == 200, named.text
     assert by_scac(carriers(tenant))["ZZTC"]["carrierName"] == "Zig Zag Trucking"
+
+
+def test_statistics_follow_every_change(tenant: TenantHandle) -> None:
+    first = truckload(tenant, "MOVE")
+    assert by_scac(carriers(tenant))["MOVE"]["shipmentVolume"] == 1
+    second = truckload(tenant, "MOVE")
+    assert by_scac(carriers(tenant))["MOVE"]["shipmentVolume"] == 2
+    assert by_scac(carriers(tenant))["MOVE"]["percentTracked"] == 0
+    position = TrackedShipmentPosition(date_time=NOW, latitude=41.0, longitude=-88.0)
+    with transaction(tenant.service.context.sessions) as session:
+        add_positions(session, second, [position], source="TL")
+    assert by_scac(carriers(tenant))["MOVE"]["percentTracked"] == 50
+    assert tenant.http.delete(f"/api/v4/shipments/{first}/tracking").status_code == 202
+    assert by_scac(carriers(tenant))["MOVE"]["shipmentVolume"] == 1
+    assert by_scac(carriers(tenant))["MOVE"]["percentTracked"] == 100

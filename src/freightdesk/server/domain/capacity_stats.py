@@ -19,8 +19,10 @@ drops carriers for which nothing could be measured.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,11 +48,12 @@ from freightdesk.models.capacity import (
     VolumeBucket,
 )
 from freightdesk.models.common import utc_datetime
+from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import utcnow
 from freightdesk.server.demo import carriers as demo_carriers
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain.vehicles import carrier_name
-from freightdesk.server.tables.tracking import Shipment, ShipmentEvent
+from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentEvent
 
 TRUCKLOAD = "TL"
 USER_SOURCE = "USER"
@@ -69,8 +72,8 @@ class _Facts:
     tracked: bool
     pickup_on_time: bool | None
     delivery_on_time: bool | None
-    origin: dict[str, Any] | None
-    destination: dict[str, Any] | None
+    origin: LaneKey | None
+    destination: LaneKey | None
 
 
 @dataclass
@@ -160,11 +163,11 @@ def _address(stop: dict[str, Any] | None) -> dict[str, Any] | None:
 def _facts(
     carrier: str,
     created_at: datetime,
-    data: dict[str, Any],
+    stops_data: Any,
     events: Sequence[_Event],
     tracked: bool,
 ) -> _Facts:
-    stops = [s for s in ((data.get("routeInfo") or {}).get("stops") or []) if isinstance(s, dict)]
+    stops = [stop for stop in (stops_data or []) if isinstance(stop, dict)]
     pickup = next((s for s in stops if s.get("type") == "PICKUP"), stops[0] if stops else None)
     delivery = next(
         (s for s in reversed(stops) if s.get("type") == "DELIVERY"),
@@ -180,14 +183,15 @@ def _facts(
         tracked=tracked,
         pickup_on_time=_on_time(pickup_window, pickup_arrival),
         delivery_on_time=_on_time(delivery_window, delivery_arrival),
-        origin=_address(pickup),
-        destination=_address(delivery),
+        origin=_lane_key(_address(pickup)),
+        destination=_lane_key(_address(delivery)),
     )
 
 
-def _shipment_facts(
-    session: Session, tenant_id: int, carrier: str | None, now: datetime
-) -> list[_Facts]:
+def _load_facts(
+    session: Session, tenant_id: int, now: datetime, pks: Sequence[int] | None = None
+) -> dict[int, _Facts]:
+    """Facts of the tenant's truckloads (of these shipments only, when given)."""
     conditions = [
         Shipment.tenant_id == tenant_id,
         Shipment.deleted_at.is_(None),
@@ -195,33 +199,34 @@ def _shipment_facts(
         Shipment.carrier.is_not(None),
         Shipment.created_at >= now - _CREATED_LOOKBACK,
     ]
-    if carrier is not None:
-        conditions.append(func.upper(Shipment.carrier) == carrier)
+    if pks is not None:
+        conditions.append(Shipment.pk.in_(pks))
     wanted = select(Shipment.pk).where(*conditions)
+    # Only the stops are read out of each shipment's document, and only the stop of each
+    # event: parsing whole documents is what a search over thousands of shipments costs.
     shipments = session.execute(
         select(
             Shipment.pk,
             Shipment.carrier,
             Shipment.created_at,
-            Shipment.data,
+            Shipment.data["routeInfo"]["stops"],
             Shipment.last_position_at,
         ).where(*conditions)
     ).all()
     events: dict[int, list[_Event]] = defaultdict(list)
-    for pk, type_, at, data in session.execute(
+    for pk, type_, at, stop_id in session.execute(
         select(
             ShipmentEvent.shipment_pk,
             ShipmentEvent.type,
             ShipmentEvent.date_time,
-            ShipmentEvent.data,
+            ShipmentEvent.data["stopId"].as_string(),
         ).where(
             ShipmentEvent.shipment_pk.in_(wanted),
             ShipmentEvent.type.in_((*ARRIVALS, PICKED_UP, DELIVERED)),
             ShipmentEvent.date_time.is_not(None),
         )
     ):
-        stop_id = data.get("stopId") if isinstance(data, dict) else None
-        events[pk].append(_Event(type_, at, str(stop_id) if stop_id else None))
+        events[pk].append(_Event(type_, at, stop_id or None))
     from_sources = set(
         session.scalars(
             select(ShipmentEvent.shipment_pk)
@@ -229,16 +234,102 @@ def _shipment_facts(
             .distinct()
         )
     )
-    return [
-        _facts(
+    return {
+        pk: _facts(
             name.strip().upper(),
             created_at,
-            data or {},
+            stops,
             events.get(pk, ()),
             last_position is not None or pk in from_sources,
         )
-        for pk, name, created_at, data, last_position in shipments
-    ]
+        for pk, name, created_at, stops, last_position in shipments
+    }
+
+
+@dataclass
+class _TenantFacts:
+    facts: dict[int, _Facts]
+    last_change: int
+    loaded_at: float
+    lock: threading.Lock
+
+
+class FactsCache:
+    """Each tenant's shipment facts, kept current from the shipment change journal.
+
+    The first search of a tenant reads all its truckloads; later searches re-read only the
+    shipments that changed since (events, positions, replacement, deletion all journal a
+    change), so a search stays fast on a tenant with many shipments under live tracking.
+    A change whose transaction commits after a later-numbered one could be missed, so every
+    ten minutes a search reads everything again.
+    """
+
+    # Beyond this many changed shipments a full reload is as quick and simpler.
+    FULL_RELOAD = 2000
+    MAX_AGE_SECONDS = 600.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tenants: dict[int, _TenantFacts] = {}
+
+    def facts(self, session: Session, tenant_id: int, now: datetime) -> list[_Facts]:
+        with self._lock:
+            known = self._tenants.get(tenant_id)
+            if known is None:
+                known = _TenantFacts({}, -1, 0.0, threading.Lock())
+                self._tenants[tenant_id] = known
+        with known.lock:  # tenants do not wait for each other
+            latest = (
+                session.scalar(
+                    select(func.max(ShipmentChange.id)).where(ShipmentChange.tenant_id == tenant_id)
+                )
+                or 0
+            )
+            stale = time.monotonic() - known.loaded_at > self.MAX_AGE_SECONDS
+            if known.last_change < 0 or stale:
+                known.facts = _load_facts(session, tenant_id, now)
+                known.loaded_at = time.monotonic()
+                known.last_change = latest
+            elif latest > known.last_change:
+                self._refresh(session, tenant_id, now, known, latest)
+            return list(known.facts.values())
+
+    def _refresh(
+        self, session: Session, tenant_id: int, now: datetime, known: _TenantFacts, latest: int
+    ) -> None:
+        changed_ids = session.scalars(
+            select(ShipmentChange.shipment_id)
+            .where(
+                ShipmentChange.tenant_id == tenant_id,
+                ShipmentChange.id > known.last_change,
+                ShipmentChange.id <= latest,
+            )
+            .distinct()
+        ).all()
+        if len(changed_ids) > self.FULL_RELOAD:
+            known.facts = _load_facts(session, tenant_id, now)
+            known.loaded_at = time.monotonic()
+        else:
+            pks = list(session.scalars(select(Shipment.pk).where(Shipment.id.in_(changed_ids))))
+            for pk in pks:
+                known.facts.pop(pk, None)
+            known.facts.update(_load_facts(session, tenant_id, now, pks))
+        known.last_change = latest
+
+
+def facts_cache(context: ServiceContext) -> FactsCache:
+    cache = context.services.get("capacity_facts")
+    if cache is None:
+        cache = context.services.setdefault("capacity_facts", FactsCache())
+    assert isinstance(cache, FactsCache)
+    return cache
+
+
+def _shipment_facts(
+    session: Session, cache: FactsCache, tenant_id: int, carrier: str | None, now: datetime
+) -> list[_Facts]:
+    facts = cache.facts(session, tenant_id, now)
+    return facts if carrier is None else [f for f in facts if f.carrier == carrier]
 
 
 # --- lanes ---------------------------------------------------------------------------------
@@ -261,26 +352,51 @@ def _country(value: Any) -> str | None:
     return country_code(value) or region_key(value)
 
 
-def _lane_matcher(wanted: LaneAddress) -> Any:
+@dataclass(frozen=True)
+class LaneKey:
+    """A stop's address as lanes compare it, worked out once per shipment."""
+
+    country: str | None
+    state: str
+    city: str
+    postal_code: str
+
+
+def _lane_key(address: dict[str, Any] | None) -> LaneKey | None:
+    if address is None:
+        return None
+    country = _country(address.get("country"))
+    return LaneKey(
+        country=country,
+        state=_state_key(country, address.get("state")),
+        city=_text_key(address.get("city")),
+        postal_code=_text_key(address.get("postalCode")),
+    )
+
+
+def _lane_matcher(wanted: LaneAddress) -> Callable[[LaneKey | None], bool]:
     given = wanted.model_fields_set
     country = _country(wanted.country) if "country" in given else None
     city = _text_key(wanted.city) if wanted.city else None
     postal = _text_key(wanted.postal_code) if wanted.postal_code else None
     state_raw = wanted.state if wanted.state else None
+    # A state is read in the country asked for, else in the country of each address.
+    state_in: dict[str | None, str] = {}
 
-    def matches(address: dict[str, Any] | None) -> bool:
-        if address is None:
+    def matches(key: LaneKey | None) -> bool:
+        if key is None:
             return False
-        their_country = _country(address.get("country"))
-        if country is not None and their_country != country:
+        if country is not None and key.country != country:
             return False
-        if city is not None and _text_key(address.get("city")) != city:
+        if city is not None and key.city != city:
             return False
-        if state_raw is not None and _state_key(their_country, address.get("state")) != _state_key(
-            country or their_country, state_raw
-        ):
-            return False
-        return postal is None or _text_key(address.get("postalCode")).startswith(postal)
+        if state_raw is not None:
+            reading = country or key.country
+            if reading not in state_in:
+                state_in[reading] = _state_key(reading, state_raw)
+            if key.state != state_in[reading]:
+                return False
+        return postal is None or key.postal_code.startswith(postal)
 
     return matches
 
@@ -371,11 +487,15 @@ _DEMO_CARRIERS = {carrier.scac: carrier.name for carrier in demo_carriers.CARRIE
 
 
 def carrier_performances(
-    session: Session, tenant_id: int, search: CarrierSearch, now: datetime | None = None
+    session: Session,
+    cache: FactsCache,
+    tenant_id: int,
+    search: CarrierSearch,
+    now: datetime | None = None,
 ) -> list[CarrierPerformance]:
     now = now or utcnow()
     carrier = search.carrier_identifier.value if search.carrier_identifier else None
-    tallies = _tallies(_shipment_facts(session, tenant_id, carrier, now), now)
+    tallies = _tallies(_shipment_facts(session, cache, tenant_id, carrier, now), now)
     names = _names(session, tenant_id, tallies)
     items = [_performance(scac, names.get(scac), tally) for scac, tally in tallies.items()]
     kept = _ranked([i for i in items if _keep(i, search)], search)
@@ -383,14 +503,18 @@ def carrier_performances(
 
 
 def lane_performances(
-    session: Session, tenant_id: int, search: LaneSearch, now: datetime | None = None
+    session: Session,
+    cache: FactsCache,
+    tenant_id: int,
+    search: LaneSearch,
+    now: datetime | None = None,
 ) -> list[CarrierLanePerformance]:
     now = now or utcnow()
     carrier = search.carrier_identifier.value if search.carrier_identifier else None
     origin, destination = _lane_matcher(search.origin), _lane_matcher(search.destination)
     facts = [
         f
-        for f in _shipment_facts(session, tenant_id, carrier, now)
+        for f in _shipment_facts(session, cache, tenant_id, carrier, now)
         if origin(f.origin) and destination(f.destination)
     ]
     tallies = _tallies(facts, now)

@@ -11,7 +11,7 @@ from freightdesk.models.capacity import (
     LaneSearch,
 )
 from freightdesk.server.auth import PrincipalDep
-from freightdesk.server.context import SessionDep
+from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.domain import capacity_stats
 from freightdesk.server.openapi import ERRORS
 
@@ -20,17 +20,22 @@ router = APIRouter(prefix="/api/v4/tl/connected-capacity", tags=["Connected capa
 
 @router.post("/carriers/search", responses=ERRORS, response_model_exclude_none=True)
 def search_carriers(
-    principal: PrincipalDep, session: SessionDep, body: CarrierSearch | None = None
+    principal: PrincipalDep,
+    session: SessionDep,
+    context: ContextDep,
+    body: CarrierSearch | None = None,
 ) -> CarrierPerformances:
     # Every filter is optional, so an empty request ranks every carrier.
     search = body or CarrierSearch()
-    found = capacity_stats.carrier_performances(session, principal.tenant_id, search)
+    cache = capacity_stats.facts_cache(context)
+    found = capacity_stats.carrier_performances(session, cache, principal.tenant_id, search)
     return CarrierPerformances(carrier_performances=found)
 
 
 @router.post("/lanes/search", responses=ERRORS, response_model_exclude_none=True)
 def search_lanes(
-    body: LaneSearch, principal: PrincipalDep, session: SessionDep
+    body: LaneSearch, principal: PrincipalDep, session: SessionDep, context: ContextDep
 ) -> CarrierLanePerformances:
-    found = capacity_stats.lane_performances(session, principal.tenant_id, body)
+    cache = capacity_stats.facts_cache(context)
+    found = capacity_stats.lane_performances(session, cache, principal.tenant_id, body)
     return CarrierLanePerformances(carrier_lane_performances=found)
