@@ -72,6 +72,7 @@ class Sender:
         )
         self._clients: dict[int, tuple[datetime, httpx.AsyncClient]] = {}
         self._retired: list[httpx.AsyncClient] = []
+        self._urls: dict[int, httpx.URL] = {}
         self._lock = asyncio.Lock()
         self.credentials = Credentials()
 
@@ -88,6 +89,7 @@ class Sender:
         retired, self._retired = self._retired, []
         for config_id in [c for c in self._clients if c not in keep]:
             retired.append(self._clients.pop(config_id)[1])
+            self._urls.pop(config_id, None)
         for client in retired:
             await client.aclose()
 
@@ -105,6 +107,11 @@ class Sender:
                 verify = await asyncio.to_thread(ssl_context, mtls[0]["parameters"])
             client = httpx.AsyncClient(verify=verify, limits=self._limits, follow_redirects=False)
             self._clients[endpoint.id] = (endpoint.updated_at, client)
+            # Parsed once per version of the configuration, not once per request.
+            url = httpx.URL(endpoint.url)
+            self._urls[endpoint.id] = (
+                url.copy_merge_params(endpoint.params) if endpoint.params else url
+            )
         if known is not None:
             # Requests may still be under way on the old pool: close it later.
             self._retired.append(known[1])
@@ -133,10 +140,8 @@ class Sender:
                 headers["webhook-signature"] = signing.signature_header(
                     list(endpoint.secrets), event_id, now, content
                 )
-                url = httpx.URL(endpoint.url)
-                if endpoint.params:
-                    url = url.copy_merge_params(endpoint.params)
                 client = await self._client_for(endpoint)
+                url = self._urls[endpoint.id]
                 request = client.build_request(
                     endpoint.method, url, content=content, headers=headers, timeout=timeout
                 )
