@@ -45,12 +45,13 @@ context: `shipment_context`, `share_link`.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from sqlalchemy import Table, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
@@ -214,11 +215,50 @@ def _by_id(
     key = _uuid_text(shipment_id)
     if key is None:
         return None
+    held = _locked(session) if lock else None
+    if held is not None:
+        cached = held.get(key)
+        if cached is not None and cached.deleted_at is None:
+            return cached  # locked earlier in this transaction: no second round trip
     query = select(Shipment).where(Shipment.id == key, Shipment.deleted_at.is_(None))
     if lock:
         # Serializes concurrent writers of one shipment on PostgreSQL (SQLite has one writer).
         query = query.with_for_update()
-    return session.scalar(query)
+    row = session.scalar(query)
+    if held is not None and row is not None:
+        held[key] = row
+    return row
+
+
+def _locked(session: Session) -> dict[str, Shipment]:
+    """Shipments this transaction has locked (by id): a seeder or a push makes many calls on
+    one shipment in one transaction."""
+    transaction = session.get_transaction()
+    held = session.info.get("freightdesk.locked_shipments")
+    if held is None or held[0] is not transaction:
+        held = (transaction, {})
+        session.info["freightdesk.locked_shipments"] = held
+    locked: dict[str, Shipment] = held[1]
+    return locked
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _no_autoflush(
+    function: Callable[Concatenate[Session, _P], _R],
+) -> Callable[Concatenate[Session, _P], _R]:
+    """Run a write without autoflush: its summary-column changes to the shipment then reach
+    the database once, at the next flush, however many calls the transaction makes. The
+    function flushes itself where a query of its own must see an ORM change."""
+
+    def wrapper(session: Session, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with session.no_autoflush:
+            return function(session, *args, **kwargs)
+
+    functools.update_wrapper(wrapper, function)
+    return wrapper
 
 
 def _uuid_text(value: str | uuid.UUID) -> str | None:
@@ -624,6 +664,7 @@ def add_event(session: Session, shipment_id: str, event: TrackedShipmentEvent, s
     return add_events(session, shipment_id, [event], source)[0]
 
 
+@_no_autoflush
 def add_events(
     session: Session, shipment_id: str, events: Sequence[TrackedShipmentEvent], source: str
 ) -> list[str]:
@@ -673,6 +714,7 @@ def add_events(
     return ids
 
 
+@_no_autoflush
 def update_event(
     session: Session, shipment_id: str, event: TrackedShipmentEvent, source: str
 ) -> None:
@@ -714,6 +756,7 @@ def update_event(
     )
 
 
+@_no_autoflush
 def remove_event(session: Session, shipment_id: str, event_id: str) -> None:
     """Remove an event (404 when there is none); the journal keeps its last value."""
     row = _live(session, shipment_id)
@@ -740,6 +783,7 @@ def remove_event(session: Session, shipment_id: str, event_id: str) -> None:
     )
 
 
+@_no_autoflush
 def set_eta(
     session: Session,
     shipment_id: str,
@@ -815,6 +859,7 @@ def add_positions(
     return add_positions_bulk(session, {shipment_id: positions}, source)
 
 
+@_no_autoflush
 def add_positions_bulk(
     session: Session, tracks: Mapping[str, Sequence[PositionLike]], source: str
 ) -> int:
@@ -978,6 +1023,7 @@ def _stored_instants(
 # --- states --------------------------------------------------------------------------------
 
 
+@_no_autoflush
 def set_state(
     session: Session,
     shipment_id: str,
@@ -1012,7 +1058,7 @@ def set_state(
         raise conflict(f"Shipment {row.id}: {problem}", source="state")
     changes: list[dict[str, Any]] = []
     if open_state is not None:
-        open_state.end_at = max(at, open_state.start_at)
+        _close_state(session, open_state, max(at, open_state.start_at))
         changes.append(
             _change(
                 row.tenant_id,
@@ -1047,6 +1093,17 @@ def set_state(
     return str(new.id)
 
 
+def _close_state(session: Session, state: ShipmentState, end: datetime | None) -> None:
+    """Set a state's end in the database at once (the next query of open states must see it,
+    and writes run without autoflush) and in the loaded object."""
+    session.connection().execute(
+        update(_table(ShipmentState))
+        .where(_table(ShipmentState).c.pk == state.pk)
+        .values(end_at=end)
+    )
+    set_committed_value(state, "end_at", end)
+
+
 def _refresh_state(
     session: Session, row: Shipment, changes: list[dict[str, Any]], now: datetime
 ) -> None:
@@ -1062,7 +1119,7 @@ def _refresh_state(
         return
     _set_current_state(row, ShipmentStateType(latest.type))
     if latest.end_at is not None:
-        latest.end_at = None
+        _close_state(session, latest, None)
         changes.append(
             _change(
                 row.tenant_id,
@@ -1077,6 +1134,7 @@ def _refresh_state(
 # --- exceptions ----------------------------------------------------------------------------
 
 
+@_no_autoflush
 def upsert_exception(
     session: Session, shipment_id: str, exception: ShipmentException, source: str
 ) -> str:
@@ -1234,7 +1292,8 @@ def _table(entity: type[Base]) -> Table:
 def _insert(session: Session, entity: type[Base], rows: list[dict[str, Any]]) -> None:
     """A Core executemany: bulk rows skip the ORM's per-object bookkeeping."""
     if rows:
-        session.execute(insert(_table(entity)), rows)
+        # On the connection: a Core insert through the Session would autoflush first.
+        session.connection().execute(insert(_table(entity)), rows)
 
 
 def _change(
