@@ -70,7 +70,9 @@ from freightdesk.server.domain import shipments as tracking
 from freightdesk.server.domain.documents import create_document
 from freightdesk.server.domain.file_store import FileStore, file_store
 from freightdesk.server.domain.stop_locations import create_stop_location
-from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+from freightdesk.server.domain.tenants import create_client_app, ensure_tenant, set_feature
+from freightdesk.server.domain.vehicles import seed_vehicles
+from freightdesk.server.domain.yard import seed_yard
 from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.stop_locations import StopLocationRow
 from freightdesk.server.tables.tenancy import Tenant
@@ -79,6 +81,8 @@ from freightdesk.server.webhooks import configs as push_configs
 log = logging.getLogger(__name__)
 
 DEMO_TENANT_NAME = "FreightDesk Demo"
+# Trucks in the demo's capacity co-op pool (available vehicles search).
+DEMO_VEHICLES = 2000
 DEMO_ADMIN = ("demo", "demo")
 # The name the desktop app's service layer looks for when it rotates the sandbox's secret
 # (`freightdesk client rotate --demo "FreightDesk desktop"`).
@@ -133,6 +137,10 @@ def seed_demo(
             push_configs.save(session, tenant.id, body)
         _tracked_shipments(session, tenant.id, plans, locations, anchor, seed)
         _documents(session, file_store(context), tenant.id, papers)
+        # The planning tools have something to show: a co-op truck pool and yard sites.
+        set_feature(session, tenant, "capacityCoop", True)
+        seed_vehicles(session, DEMO_VEHICLES, seed=seed, now=anchor)
+        seed_yard(session, tenant.id, seed=seed, now=anchor)
     log.info(
         "demo data ready: %d shipments, %d documents (planned in %.1f s, stored in %.1f s)",
         len(plans),
