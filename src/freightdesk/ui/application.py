@@ -6,6 +6,7 @@ import asyncio
 import logging
 import logging.handlers
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -115,6 +116,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     asyncio.set_event_loop(loop)
     controller = AppController(paths)
     apply_theme(app, theme_setting(controller.settings))
+    # SIGTERM (logout, kill) closes the window like the user would, so the Local sandbox's
+    # service is stopped too. The collector's timer lets Python run the handler promptly.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: controller.window.close())
     log.info("FreightDesk starting")
     with loop:
         loop.run_until_complete(controller.run())

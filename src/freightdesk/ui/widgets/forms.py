@@ -79,4 +79,5 @@ class FieldErrors:
 
     def message_for(self, name: str) -> str:
         target = self._fields.get(name)
-        return target[1].text() if target and target[1].isVisible() else ""
+        # isHidden, not isVisible: an error on a tab that is not shown is still there.
+        return target[1].text() if target and not target[1].isHidden() else ""
