@@ -489,6 +489,15 @@ def test_bad_requests(tenant: TenantHandle) -> None:
     assert tenant.http.post(PATH, json={}).status_code == 405
 
 
+def test_the_answer_of_a_create_can_be_sent_back(tenant: TenantHandle) -> None:
+    created = _created(tenant, authenticationMethods=ALL_METHODS[:1])
+    again = tenant.http.put(PATH, json=created)
+    assert again.status_code == 200, again.text
+    # The signing secret is not changed by sending it back, nor shown again.
+    assert "signingSecret" not in again.json()
+    assert _stored_methods(tenant, created["id"])[0]["parameters"]["apiKey"] == "key-1"
+
+
 def test_answers_of_get_can_be_sent_back_unchanged(tenant: TenantHandle) -> None:
     created = _created(
         tenant,

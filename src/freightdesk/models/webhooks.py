@@ -282,7 +282,8 @@ class PushConfigurationInput(StrictWireModel):
     # Extension: false pauses deliveries; a configuration a receiver disabled with 410
     # is enabled again by any PUT that does not say false.
     enabled: bool = True
-    # Read only (ignored on input).
+    # Read only (ignored on input), so that an answer can be sent back as it is.
+    signing_secret: Any = None
     disabled_reason: Any = None
     disabled_date_time: Any = None
     created_date_time: Any = None
