@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import logging.handlers
 import sys
@@ -31,6 +32,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--simulate", action="store_true", help="keep the demo data moving")
     serve.add_argument("--speed", type=float, default=1.0, help="simulator time compression")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    serve.add_argument(
+        "--public-url",
+        help="the address users reach this service at (for share links in webhooks)",
+    )
 
     tenant = commands.add_parser("tenant", help="administer tenants")
     tenant_commands = tenant.add_subparsers(dest="tenant_command", required=True)
@@ -132,6 +137,10 @@ def _serve(args: argparse.Namespace) -> int:
     from freightdesk.server.settings import DEFAULT_PORT, ServerSettings
 
     settings = ServerSettings.from_options(database_url=args.database, data_dir=args.data_dir)
+    if args.public_url:
+        settings = dataclasses.replace(
+            settings, extra={**settings.extra, "public_base_url": args.public_url.rstrip("/")}
+        )
     configure_service_logging(settings.log_dir, args.log_level)
     try:
         context = build_context(settings)

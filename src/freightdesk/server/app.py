@@ -89,8 +89,8 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
         try:
             yield
         finally:
-            await warm
             await workers.stop()
+            await warm
 
     app = FastAPI(
         title="FreightDesk local service",
