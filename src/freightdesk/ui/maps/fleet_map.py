@@ -55,6 +55,7 @@ class FleetMapPane(QWidget):
         self.fleet: FleetPositions | None = None
         self._unlisten: Callable[[], None] | None = None
         self.shown_count = 0
+        self._making_map = False
 
         self.title = QLabel("Where the shipments in the list are now", self)
         self.title.setObjectName("fleetTitle")
@@ -98,6 +99,8 @@ class FleetMapPane(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
+        if self._making_map:
+            return  # bringing QtWebEngine up processes events, this show among them
         self.ensure_map()
         self._follow(True)
         self.redraw()
@@ -109,10 +112,15 @@ class FleetMapPane(QWidget):
     def ensure_map(self) -> MapView:
         """The web view, made the first time the pane is shown."""
         if self.map is None:
-            self.map = MapView("fleet", self, tiles=self.tiles)
-            self.map.setObjectName("fleetMap")
-            self.map.itemClicked.connect(self._clicked)
-            self.body.addWidget(self.map)
+            self._making_map = True
+            try:
+                view = MapView("fleet", self, tiles=self.tiles)
+            finally:
+                self._making_map = False
+            view.setObjectName("fleetMap")
+            view.itemClicked.connect(self._clicked)
+            self.body.addWidget(view)
+            self.map = view
         return self.map
 
     def _connected(self) -> None:

@@ -9,12 +9,13 @@ across the antimeridian, not around the world.
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 from freightdesk.api.fleet import LatestPosition
 from freightdesk.models.stop_locations import GeofenceType, GeofenceUnits, StopLocation
@@ -29,7 +30,7 @@ from freightdesk.models.tracking import (
     TrackingHistory,
 )
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.service.tracks import simplify, unwrap_longitudes
+from freightdesk.service.tracks import FloatArray, simplified
 from freightdesk.ui.formatting import local_time_text
 
 Json = dict[str, Any]
@@ -68,9 +69,12 @@ def _near(longitude: float, reference: float) -> float:
 
 
 def speed_kmh(position: TrackedShipmentPosition) -> float | None:
-    if position.speed is None:
+    speed, unit = position.speed, position.speed_unit
+    if speed is None:
         return None
-    return position.speed * _KMH.get(position.speed_unit or SpeedUnit.KILOMETERS_PER_HOUR, 1.0)
+    if unit is None or unit is SpeedUnit.KILOMETERS_PER_HOUR:  # what the service answers
+        return speed
+    return speed * _KMH[unit]
 
 
 def speed_text(kmh: float | None) -> str:
@@ -80,34 +84,41 @@ def speed_text(kmh: float | None) -> str:
 def ordered_positions(
     positions: Sequence[TrackedShipmentPosition],
 ) -> list[TrackedShipmentPosition]:
-    if all(a.date_time <= b.date_time for a, b in itertools.pairwise(positions)):
+    """In time order (the service answers them so; a sorted list is checked in one pass)."""
+    times = [p.date_time for p in positions]
+    if times == sorted(times):
         return list(positions)
     return sorted(positions, key=lambda p: p.date_time)
 
 
 def route_points(
     positions: Sequence[TrackedShipmentPosition], reference: float | None = None
-) -> tuple[list[list[Any]], list[float]]:
+) -> tuple[list[list[Any]], FloatArray]:
     """The simplified track as `[lat, lon, epoch seconds, km/h or None]` points, and the
     continuous longitudes of every position (for placing events on the track).
 
     `reference` is the longitude the first position should be near (a stop's, or the last
-    point already drawn)."""
-    if not positions:
-        return [], []
-    longitudes = unwrap_longitudes([p.longitude for p in positions])
+    point already drawn). Works on arrays: a track can hold 100,000 positions."""
+    count = len(positions)
+    if not count:
+        return [], np.zeros(0)
+    latitudes = np.fromiter((p.latitude for p in positions), np.float64, count)
+    longitudes = np.unwrap(
+        np.fromiter((p.longitude for p in positions), np.float64, count), period=360.0
+    )
     if reference is not None:
-        shift = _near(longitudes[0], reference) - longitudes[0]
-        longitudes = [value + shift for value in longitudes]
-    latitudes = [p.latitude for p in positions]
+        longitudes += _near(float(longitudes[0]), reference) - float(longitudes[0])
+    kept = simplified(latitudes, longitudes)
+    lat_text = np.round(latitudes[kept], 6).tolist()
+    lon_text = np.round(longitudes[kept], 6).tolist()
     points = []
-    for index in simplify(latitudes, longitudes):
+    for index, lat, lon in zip(kept.tolist(), lat_text, lon_text, strict=True):
         position = positions[index]
         kmh = speed_kmh(position)
         points.append(
             [
-                round(position.latitude, 6),
-                round(longitudes[index], 6),
+                lat,
+                lon,
                 int(position.date_time.timestamp()),
                 round(kmh, 1) if kmh is not None else None,
             ]
@@ -243,19 +254,21 @@ class _Track:
     """Positions in time order with continuous longitudes, for placing events without a stop
     at the position reported nearest in time."""
 
-    def __init__(self, positions: Sequence[TrackedShipmentPosition], longitudes: list[float]):
+    def __init__(self, positions: Sequence[TrackedShipmentPosition], longitudes: FloatArray):
         self.positions = positions
         self.longitudes = longitudes
-        self.times = [p.date_time.timestamp() for p in positions]
+        self._times: list[datetime] | None = None
 
     def at(self, when: datetime | None) -> tuple[float, float] | None:
-        if when is None or not self.times:
+        if when is None or not self.positions:
             return None
-        moment = when.timestamp()
-        index = bisect.bisect_left(self.times, moment)
-        candidates = [i for i in (index - 1, index) if 0 <= i < len(self.times)]
-        best = min(candidates, key=lambda i: abs(self.times[i] - moment))
-        return self.positions[best].latitude, self.longitudes[best]
+        if self._times is None:
+            self._times = [p.date_time for p in self.positions]
+        times = self._times
+        index = bisect.bisect_left(times, when)
+        candidates = [i for i in (index - 1, index) if 0 <= i < len(times)]
+        best = min(candidates, key=lambda i: abs(times[i] - when))
+        return self.positions[best].latitude, float(self.longitudes[best])
 
 
 def _event_items(
@@ -272,6 +285,7 @@ def _event_items(
         zone = placed.zone if placed else None
         where = ""
         spot: tuple[float, float] | None = None
+        at_stop = placed is not None and placed.latitude is not None
         if placed is not None and placed.latitude is not None and placed.longitude is not None:
             spot = (placed.latitude, placed.longitude)
             where = f"At stop {placed.number}: {placed.stop.name or ''}".rstrip(": ")
@@ -290,6 +304,7 @@ def _event_items(
                 "time": _event_time_text(event, zone),
                 "description": event.description if event.description != label else "",
                 "where": where,
+                "atStop": at_stop,
                 "lat": spot[0],
                 "lon": spot[1],
             }
@@ -315,11 +330,12 @@ def _event_items(
                 ),
                 "description": exception.description or "",
                 "where": f"At stop {placed.number}" if placed else "",
+                "atStop": placed is not None and placed.latitude is not None,
                 "lat": spot[0],
                 "lon": spot[1],
             }
         )
-    # Several markers on one spot fan out around it.
+    # Markers on one spot (and around a stop's marker) fan out around it.
     groups: dict[tuple[float, float], list[Json]] = defaultdict(list)
     for item in items:
         groups[(round(item["lat"], 5), round(item["lon"], 5))].append(item)
@@ -403,14 +419,14 @@ def shipment_picture(
         "route": points,
         "stops": stop_items,
         "events": _event_items(history.events, history.exceptions, by_id, track),
-        "current": _current(positions[-1], longitudes[-1], last_zone) if positions else None,
+        "current": _current(positions[-1], float(longitudes[-1]), last_zone) if positions else None,
         "eta": next_eta(history, by_id),
     }
     return ShipmentPicture(
         payload,
         len(positions),
         positions[-1] if positions else None,
-        longitudes[-1] if longitudes else None,
+        float(longitudes[-1]) if len(longitudes) else None,
     )
 
 

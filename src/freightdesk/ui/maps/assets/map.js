@@ -54,6 +54,7 @@
     fleetGroup: null,
     fleetMarkers: {}, // id -> {marker, item}
     fleetFitted: false,
+    fleetToken: null,
   };
 
   // --- small helpers ------------------------------------------------------------------------
@@ -102,6 +103,7 @@
   FD.boot = function (leafletMap) {
     map = leafletMap;
     map.setMinZoom(2);
+    map.setMaxZoom(19); // the clusters need one even while no tile layer sets it
     map.createPane("basemap").style.zIndex = 150; // under the tiles: seen only where they fail
     map.createPane("fences").style.zIndex = 380;
     map.createPane("route").style.zIndex = 390;
@@ -122,7 +124,7 @@
     fetch("fdmap://app/basemap.geojson")
       .then((answer) => answer.json())
       .then((data) => {
-        const renderer = L.canvas({ pane: "basemap", padding: 0.3 });
+        const renderer = L.canvas({ pane: "basemap", padding: 0.1 });
         state.basemap = L.geoJSON(data, {
           pane: "basemap",
           renderer: renderer,
@@ -147,10 +149,11 @@
     state.tilesOk = false;
     state.tileErrors = 0;
     if (!config.tileUrl) {
-      showNote("Map tiles are switched off: showing country and state outlines.");
+      showNote("Map tiles are switched off. Showing outlines.");
       return;
     }
     showNote(null);
+    map.setMaxZoom(config.maxZoom || 19);
     state.tiles = L.tileLayer(config.tileUrl, {
       attribution: config.attribution || "",
       maxZoom: config.maxZoom || 19,
@@ -165,11 +168,7 @@
     state.tiles.on("tileerror", () => {
       state.tileErrors += 1;
       if (!state.tilesOk && state.tileErrors === 1) {
-        showNote(
-          "Map tiles cannot be loaded (no connection to " +
-            tileHost() +
-            "): showing country and state outlines."
-        );
+        showNote("Offline: no map tiles from " + tileHost() + ". Showing outlines.");
         tell("tilesChanged", false);
       }
     });
@@ -191,7 +190,7 @@
 
   function ensureShipmentLayers() {
     if (state.layers) return;
-    const routeRenderer = L.canvas({ pane: "route", padding: 0.3 });
+    const routeRenderer = L.canvas({ pane: "route", padding: 0.1 });
     state.layers = {
       routeRenderer: routeRenderer,
       casing: L.layerGroup().addTo(map),
@@ -201,6 +200,13 @@
       events: L.layerGroup().addTo(map),
       current: L.layerGroup().addTo(map),
     };
+    const fit = control("topleft", "leaflet-bar fd-fit");
+    fit.getContainer().innerHTML =
+      '<a href="#" role="button" title="Show the whole shipment" aria-label="Show the whole shipment">⤢</a>';
+    fit.getContainer().firstChild.addEventListener("click", (e) => {
+      e.preventDefault();
+      fitShipment();
+    });
     state.legend = control("bottomright", "fd-legend");
     state.eta = control("topright", "fd-eta");
     state.eta.getContainer().style.display = "none";
@@ -467,8 +473,9 @@
     }
     state.layers.events.clearLayers();
     for (const event of events) {
-      const angle = event.slot * 0.9 - Math.PI / 2;
-      const spread = event.slots > 1 ? 17 : 0;
+      // Around a stop's marker (never on it), or spread when several share a position.
+      const angle = event.slot * 0.85 - Math.PI / 4;
+      const spread = event.atStop ? 21 : event.slots > 1 ? 12 : 0;
       const dx = Math.round(Math.cos(angle) * spread);
       const dy = Math.round(Math.sin(angle) * spread);
       const icon = L.divIcon({
@@ -544,9 +551,6 @@
     if (state.current && state.layers) {
       state.layers.current.eachLayer((marker) => marker.setTooltipContent(fixText(state.current)));
     }
-    for (const entry of Object.values(state.fleetMarkers)) {
-      entry.marker.setTooltipContent(fleetTooltip(entry.item));
-    }
   }
 
   function drawEta(eta) {
@@ -614,7 +618,15 @@
   function ensureFleet() {
     if (state.fleetGroup) return;
     const options = {
+      // Markers are added in slices so the page stays responsive; the last slice reports
+      // the drawing as done.
       chunkedLoading: true,
+      chunkProgress: (processed, total) => {
+        if (processed >= total && state.fleetToken != null) {
+          afterPaint(state.fleetToken);
+          state.fleetToken = null;
+        }
+      },
       showCoverageOnHover: false,
       spiderfyOnMaxZoom: true,
       maxClusterRadius: 48,
@@ -626,6 +638,18 @@
     state.fleetGroup.on("click", (e) => {
       const id = e.layer && e.layer.options.fdId;
       if (id) tell("itemClicked", "shipment:" + id);
+    });
+    // One tooltip, made when the pointer is on a shipment: thousands of bound tooltips
+    // would cost memory and time at every update.
+    state.fleetGroup.on("mouseover", (e) => {
+      const entry = e.layer && state.fleetMarkers[e.layer.options.fdId];
+      if (!entry) return;
+      entry.marker
+        .bindTooltip(fleetTooltip(entry.item), { direction: "top", offset: [0, -10] })
+        .openTooltip();
+    });
+    state.fleetGroup.on("mouseout", (e) => {
+      if (e.layer && e.layer.options.fdId) e.layer.unbindTooltip();
     });
     state.fleetGroup.addTo(map);
     const legend = control("bottomright", "fd-legend");
@@ -711,7 +735,6 @@
         const moved = old.lat !== item.lat || old.lon !== item.lon;
         const restyled = old.status !== item.status || old.heading !== item.heading;
         entry.item = item;
-        entry.marker.setTooltipContent(fleetTooltip(item));
         if (!moved && !restyled) continue;
         removed.push(entry.marker);
         entry.marker.setLatLng([item.lat, item.lon]);
@@ -726,7 +749,6 @@
         fdStatus: item.status,
         riseOnHover: true,
       });
-      marker.bindTooltip(fleetTooltip(item), { direction: "top", offset: [0, -10] });
       state.fleetMarkers[item.id] = { marker: marker, item: item };
       added.push(marker);
     }
@@ -741,15 +763,17 @@
       if (group.removeLayers) group.removeLayers(removed);
       else removed.forEach((marker) => group.removeLayer(marker));
     }
-    if (added.length) {
-      if (group.addLayers) group.addLayers(added);
-      else added.forEach((marker) => group.addLayer(marker));
-    }
     if (options.fit || (!state.fleetFitted && items.length)) {
       state.fleetFitted = true;
       fitFleet();
     }
-    afterPaint(options.token);
+    if (added.length && group.addLayers) {
+      state.fleetToken = options.token; // told when the last slice is in
+      group.addLayers(added);
+    } else {
+      added.forEach((marker) => group.addLayer(marker));
+      afterPaint(options.token);
+    }
   };
 
   function fitFleet() {
@@ -773,6 +797,7 @@
   // --- what tests and the benchmark look at ------------------------------------------------------
 
   FD._map = () => map;
+  FD._bridge = () => bridge;
   FD._markers = () => state.markers;
   FD._fleet = () => state.fleetMarkers;
 

@@ -175,6 +175,7 @@ class ShipmentDetailView(QWidget):
         self.map: ShipmentMapView | None = None
         self._syncing = False
         self._selected_key: str | None = None
+        self._map_sizes: list[int] | None = None
         self.timeline_tab = QWidget(self)
         timeline_layout = QVBoxLayout(self.timeline_tab)
         timeline_layout.setContentsMargins(0, 0, 0, 0)
@@ -641,6 +642,7 @@ class ShipmentDetailView(QWidget):
         if page is self.map_tab:
             self.show_map()
         elif page is self.timeline_tab and self.timeline.parent() is not self.timeline_tab:
+            self._map_sizes = self.map_splitter.sizes()  # as the user left them
             layout = self.timeline_tab.layout()
             assert layout is not None
             layout.addWidget(self.timeline)
@@ -648,16 +650,26 @@ class ShipmentDetailView(QWidget):
     def show_map(self) -> ShipmentMapView:
         """The map (made on first use) above the timeline, in the Map tab."""
         if self.map is None:
-            self.map = ShipmentMapView(self.session, self.map_splitter)
-            self.map.setObjectName("shipmentMap")
-            self.map.itemClicked.connect(self.select_in_timeline)
-            self.map_splitter.insertWidget(0, self.map)
+            view = ShipmentMapView(self.session, self.map_splitter)
+            view.setObjectName("shipmentMap")
+            view.itemClicked.connect(self.select_in_timeline)
+            self.map_splitter.insertWidget(0, view)
+            if self.map is not None:
+                # Bringing QtWebEngine up processes events; one of them made the map already.
+                view.deleteLater()
+                return self.map
+            self.map = view
             if self.history is not None:
-                self.map.show_history(self.history)
+                view.show_history(self.history)
         if self.timeline.parent() is not self.map_splitter:
             self.map_splitter.addWidget(self.timeline)
             self.map_splitter.setStretchFactor(0, 3)
             self.map_splitter.setStretchFactor(1, 2)
+            self.map_splitter.setCollapsible(0, False)
+            if self._map_sizes is None:
+                height = max(self.map_splitter.height(), 500)
+                self._map_sizes = [height * 3 // 5, height * 2 // 5]
+            self.map_splitter.setSizes(self._map_sizes)
         if self.tabs.currentWidget() is not self.map_tab:
             self.tabs.setCurrentWidget(self.map_tab)
         return self.map

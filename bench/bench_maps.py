@@ -1,0 +1,409 @@
+"""Maps at scale: a shipment with 100,000 positions, a fleet of 5,000 shipments.
+
+Targets (issue 7):
+- 100,000 positions shown <= 500 ms from the request to a painted map, the simplified track
+  never more than 50 m from the full one;
+- 5,000 shipments on the fleet map <= 1 s;
+- the page's memory (the QtWebEngine render process, its RSS) <= 300 MB.
+
+"Shown" is from the call that asks the view to show the data to the page's report that a
+frame with it was painted (two animation frames after the layers were added). Measured with
+the page already loaded (the map tab is open and the user picks another shipment) and from a
+new view (the page itself loading too). The fleet part also measures the latest-positions
+query of the local service over HTTP for 5,000 shipments.
+
+Run: python -m bench.bench_maps [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("QT_API", "pyside6")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+
+from PySide6 import QtWebEngineWidgets  # noqa: F401
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+
+import freightdesk.ui.maps  # noqa: F401  (registers the fdmap: scheme before Qt starts)
+from freightdesk.api.fleet import LatestPosition
+from freightdesk.models.tracking import (
+    SpeedUnit,
+    TrackedShipmentPosition,
+    TrackingHistory,
+)
+from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.service.tracks import (
+    MAX_DEVIATION_M,
+    max_deviation_m,
+    simplify,
+    unwrap_longitudes,
+)
+from freightdesk.ui.maps.page import MapView, TileSettings
+from freightdesk.ui.maps.payload import fleet_items, shipment_picture
+from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+OFFLINE = TileSettings(url="")  # the machine has no network: outlines only
+
+# PySide6 6.12.0 on Python 3.11 drops a reference to None on every call of a method that
+# returns nothing (and to True on every signal emit); after some tens of thousands of calls
+# Python aborts ("deallocating None"). These references keep the benchmark alive; the app
+# needs PySide6 other than 6.12.0 (6.11.3 is fine) or Python 3.12+, where None is immortal.
+_HEADROOM = ([None] * 5_000_000, [True] * 1_000_000, [False] * 1_000_000)
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+
+def road_track(count: int, seed: int) -> list[TrackedShipmentPosition]:
+    """A long road journey: a fix every 15 s at about 80 km/h with GPS jitter, turns, and
+    stops where the truck stands (jitter around one place)."""
+    rng = random.Random(seed)
+    lat, lon, heading = 41.0, -87.0, 1.0
+    at = NOW - timedelta(seconds=15 * count)
+    fixes: list[TrackedShipmentPosition] = []
+
+    def fix(latitude: float, longitude: float, speed: float) -> None:
+        nonlocal at
+        at += timedelta(seconds=15)
+        fixes.append(
+            TrackedShipmentPosition.model_construct(
+                date_time=at,
+                latitude=latitude,
+                longitude=longitude,
+                speed=speed,
+                speed_unit=SpeedUnit.KILOMETERS_PER_HOUR,
+                heading=math.degrees(heading) % 360,
+            )
+        )
+
+    while len(fixes) < count:
+        if rng.random() < 0.002:
+            for _ in range(rng.randrange(20, 200)):
+                fix(lat + rng.gauss(0, 3e-5), lon + rng.gauss(0, 4e-5), 0.0)
+        heading += rng.gauss(0, 0.05)
+        lat = max(-80.0, min(80.0, lat + 330 / 111_320 * math.cos(heading)))
+        lon += 330 / 111_320 * math.sin(heading) / math.cos(math.radians(lat))
+        fix(lat + rng.gauss(0, 4e-5), lon + rng.gauss(0, 5e-5), rng.uniform(60, 95))
+    return fixes[:count]
+
+
+def history_with(positions: list[TrackedShipmentPosition]) -> TrackingHistory:
+    first, last = positions[0], positions[-1]
+    history = TrackingHistory.model_validate(
+        {
+            "shipment": {
+                "id": str(uuid.uuid4()),
+                "routeInfo": {
+                    "stops": [
+                        {
+                            "id": str(uuid.uuid4()),
+                            "type": "PICKUP",
+                            "name": "Origin DC",
+                            "location": {
+                                "coordinates": {
+                                    "latitude": first.latitude,
+                                    "longitude": first.longitude,
+                                }
+                            },
+                        },
+                        {
+                            "id": str(uuid.uuid4()),
+                            "type": "DELIVERY",
+                            "name": "Destination DC",
+                            "location": {
+                                "coordinates": {
+                                    "latitude": last.latitude,
+                                    "longitude": ((last.longitude + 180) % 360) - 180,
+                                }
+                            },
+                        },
+                    ]
+                },
+            }
+        }
+    )
+    history.positions = positions
+    return history
+
+
+def wait_for(app: QApplication, done: Callable[[], bool], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the map did not answer in time")
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+
+
+def painted_after(app: QApplication, view: MapView, start: Callable[[], int]) -> float:
+    """Seconds from `start()` (which returns the render token) to the page's painted frame."""
+    seen: list[int] = []
+
+    def painted(value: int) -> None:
+        seen.append(value)
+
+    view.rendered.connect(painted)
+    began = time.perf_counter()
+    token = start()
+    wait_for(app, lambda: token in seen)
+    elapsed = time.perf_counter() - began
+    view.rendered.disconnect(painted)
+    return elapsed
+
+
+def memory_text(pid: int) -> str:
+    """The render process's resident memory (RSS), and its proportional share (PSS: shared
+    library pages divided among the QtWebEngine processes that map them)."""
+    found = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        parts = line.split()
+        if parts and parts[0] in ("Rss:", "Pss:", "Private_Clean:", "Private_Dirty:"):
+            found[parts[0].rstrip(":")] = int(parts[1]) / 1024
+    private = found.get("Private_Clean", 0) + found.get("Private_Dirty", 0)
+    return (
+        f"RSS {found.get('Rss', float('nan')):.0f} MB, PSS {found.get('Pss', float('nan')):.0f} "
+        f"MB, private {private:.0f} MB"
+    )
+
+
+def discard(view: MapView) -> None:
+    """Delete the view (and its page) now, so the next figures do not include it."""
+    view.close()
+    view.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def settle(app: QApplication, seconds: float) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(int(seconds * 1000), loop.quit)
+    loop.exec()
+
+
+def bench_simplify(positions: list[TrackedShipmentPosition], repeat: int) -> None:
+    lats = [p.latitude for p in positions]
+    lons = unwrap_longitudes([p.longitude for p in positions])
+    times = []
+    kept: list[int] = []
+    for _ in range(repeat):
+        began = time.perf_counter()
+        kept = simplify(lats, lons)
+        times.append(time.perf_counter() - began)
+    deviation = max_deviation_m(lats, lons, kept)
+    print(
+        f"simplify {len(positions):,} positions: median {statistics.median(times) * 1000:.0f} ms, "
+        f"{len(kept):,} kept, furthest position {deviation:.1f} m from the drawn track "
+        f"(limit {MAX_DEVIATION_M:.0f} m)"
+    )
+
+
+def bench_shipment(app: QApplication, repeat: int) -> None:
+    tracks = [road_track(100_000, seed) for seed in range(repeat + 1)]
+    histories = [history_with(track) for track in tracks]
+    began = time.perf_counter()
+    picture = shipment_picture(histories[0])
+    print(
+        f"payload of 100,000 positions (simplify, stops, JSON-ready): "
+        f"{(time.perf_counter() - began) * 1000:.0f} ms, {len(picture.payload['route']):,} points"
+    )
+
+    cold: list[float] = []
+    for history in histories[:2]:
+        view = ShipmentMapView(None, tiles=OFFLINE)
+        view.resize(1000, 700)
+        view.show()
+        cold.append(painted_after(app, view, lambda v=view, h=history: v.show_history(h)))
+        discard(view)
+    print(f"100,000 positions, new view (page load included): {[round(c * 1000) for c in cold]} ms")
+
+    view = ShipmentMapView(None, tiles=OFFLINE)
+    view.resize(1000, 700)
+    view.show()
+    wait_for(app, lambda: view.is_ready)
+    warm = [
+        painted_after(app, view, lambda h=history: view.show_history(h))
+        for history in histories[1:]
+    ]
+    print(
+        f"100,000 positions, map already open: median {statistics.median(warm) * 1000:.0f} ms "
+        f"(each: {[round(w * 1000) for w in warm]} ms)"
+    )
+    settle(app, 1.0)
+    print(f"render process memory with that shipment: {memory_text(view.render_process_pid())}")
+    discard(view)
+
+
+def fleet_rows(count: int) -> tuple[list[SummaryRow], dict[str, LatestPosition]]:
+    rng = random.Random(5)
+    rows, positions = [], {}
+    states = ["IN_TRANSIT"] * 6 + ["AT_STOP"] * 2 + ["SCHEDULED"]
+    for n in range(count):
+        shipment_id = str(uuid.UUID(int=rng.getrandbits(128)))
+        rows.append(
+            SummaryRow(
+                id=shipment_id,
+                identifiers=(("PRO", f"PRO{n:08d}"),),
+                primary_identifier=f"PRO{n:08d}",
+                mode="TL",
+                current_state=rng.choice(states),
+                origin_name="Chicago, IL",
+                destination_name="Dallas, TX",
+                next_eta=None,
+                latest_event_type=None,
+                latest_event_time=None,
+                latest_event_description=None,
+                open_exception_count=1 if rng.random() < 0.05 else 0,
+                carrier=None,
+                created=NOW,
+                last_modified=NOW,
+            )
+        )
+        # Clustered around freight hubs, as fleets are.
+        hub_lat, hub_lon = rng.choice(
+            [(41.9, -87.6), (32.8, -96.8), (33.7, -84.4), (34.0, -118.2), (40.7, -74.0)]
+        )
+        positions[shipment_id] = LatestPosition(
+            shipment_id=uuid.UUID(shipment_id),
+            date_time=NOW - timedelta(minutes=rng.randrange(1, 600)),
+            latitude=hub_lat + rng.gauss(0, 3),
+            longitude=hub_lon + rng.gauss(0, 4),
+            heading=rng.uniform(0, 360),
+            speed=rng.uniform(0, 100),
+            speed_unit=SpeedUnit.KILOMETERS_PER_HOUR,
+        )
+    return rows, positions
+
+
+def bench_fleet(app: QApplication, repeat: int) -> None:
+    rows, positions = fleet_rows(5000)
+    view = MapView("fleet", tiles=OFFLINE)
+    view.resize(1400, 900)
+    view.show()
+    wait_for(app, lambda: view.is_ready)
+
+    def show() -> int:
+        token = view.next_token()
+        view.call("setFleet", fleet_items(rows, positions), {"token": token, "fit": True})
+        return token
+
+    first = painted_after(app, view, show)
+    again = []
+    for n in range(repeat):
+        # A new filter: every other shipment, then all again (markers removed and added).
+        subset = rows[n % 2 :: 2] if n % 2 == 0 else rows
+
+        def refilter(subset: list[SummaryRow] = subset) -> int:
+            token = view.next_token()
+            view.call("setFleet", fleet_items(subset, positions), {"token": token})
+            return token
+
+        again.append(painted_after(app, view, refilter))
+    print(
+        f"fleet of 5,000 shipments: first show {first * 1000:.0f} ms; filter changes median "
+        f"{statistics.median(again) * 1000:.0f} ms"
+    )
+    settle(app, 1.0)
+    print(f"render process memory with the fleet: {memory_text(view.render_process_pid())}")
+    discard(view)
+
+
+def bench_latest_query(repeat: int) -> None:
+    """POST /api/v4/shipments/positions/latest for 5,000 shipments with 20 positions each."""
+    import httpx
+    from tests.support import running_service
+
+    from freightdesk.models.tracking import TrackedShipmentInput
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain import shipments as store
+    from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+
+    with running_service() as service:
+        with transaction(service.context.sessions) as session:
+            tenant = ensure_tenant(session, "bench-maps", "bench-admin", "bench-password").tenant
+            app, secret = create_client_app(session, tenant.id, "bench")
+            tenant_id, client_id = tenant.id, app.id
+        rng = random.Random(3)
+        for first in range(0, 5000, 1000):
+            bodies = [
+                TrackedShipmentInput.model_validate(
+                    {"identifiers": [{"type": "PRO", "value": f"PRO{first + n:08d}"}]}
+                )
+                for n in range(1000)
+            ]
+            with transaction(service.context.sessions) as session:
+                made = store.create_shipments(session, tenant_id, bodies)
+                tracks = {
+                    sid: [
+                        TrackedShipmentPosition(
+                            date_time=NOW - timedelta(minutes=15 * k),
+                            latitude=rng.uniform(30, 45),
+                            longitude=rng.uniform(-120, -75),
+                            speed=60,
+                            heading=90,
+                        )
+                        for k in range(20)
+                    ]
+                    for sid in made
+                }
+                store.add_positions_bulk(session, tracks, "TL")
+        token = httpx.post(
+            f"{service.url}/api/v4/oauth2/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": client_id,
+                "client_secret": secret,
+            },
+        ).json()["access_token"]
+        with httpx.Client(
+            base_url=service.url, headers={"Authorization": f"Bearer {token}"}, timeout=60
+        ) as http:
+            times, count = [], 0
+            for _ in range(repeat + 1):
+                began = time.perf_counter()
+                answer = http.post("/api/v4/shipments/positions/latest", json={})
+                times.append(time.perf_counter() - began)
+                count = len(answer.json())
+            since = NOW.isoformat()  # the newest fix: nothing is newer
+            began = time.perf_counter()
+            http.post("/api/v4/shipments/positions/latest", json={"since": since})
+            polled = time.perf_counter() - began
+        print(
+            f"latest positions of {count:,} shipments (100,000 positions stored, SQLite): "
+            f"median {statistics.median(times[1:]) * 1000:.0f} ms; a poll with `since` and "
+            f"nothing new {polled * 1000:.0f} ms"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--only", choices=["simplify", "shipment", "fleet", "query"], action="append"
+    )
+    args = parser.parse_args()
+    parts = set(args.only or ["simplify", "shipment", "fleet", "query"])
+    if "simplify" in parts:
+        bench_simplify(road_track(100_000, 99), args.repeat)
+    app = QApplication([])
+    if "shipment" in parts:
+        bench_shipment(app, args.repeat)
+    if "fleet" in parts:
+        bench_fleet(app, args.repeat)
+    if "query" in parts:
+        bench_latest_query(args.repeat)
+    sys.stdout.flush()
+    os._exit(0)  # skip Python's teardown, which the PySide6 6.12.0 refcount bug would crash
+
+
+if __name__ == "__main__":
+    main()
