@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from freightdesk.models.push import IngestionStatus, ParcelStatusUpdate, TruckloadTrackingUpdate
@@ -87,6 +88,8 @@ CATCH_UP = timedelta(hours=6)
 CATCH_UP_STRIDE = 8
 # More of our pushes than this waiting for the push worker: wait before pushing more.
 BACKLOG = 3000
+# Attempts at a tick's direct writes (deadlocks on PostgreSQL, a busy SQLite).
+RETRIES = 4
 # A closing whose exception is not found while none of our pushes wait is given up after
 # this many tries (the exception was removed, or the push failed).
 CLOSING_TRIES = 3
@@ -254,15 +257,21 @@ class Engine:
         creations = [live for live, item in items if isinstance(item.action, Creation)]
         if creations:
             self._create(creations)
-        for _attempt in range(3):
+        for attempt in range(RETRIES):
             self._forget_deleted(items)
             try:
                 self._direct(items)
                 break
             except ApiError as refused:
                 # A shipment deleted by a user since the check: check again and retry.
-                if refused.status != 404:
+                if refused.status != 404 or attempt == RETRIES - 1:
                     raise
+            except OperationalError:
+                # PostgreSQL gave up a deadlock with another writer, or SQLite stayed busy:
+                # every direct write is idempotent, so the whole batch is done again.
+                if attempt == RETRIES - 1:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
         return self._rows(items)
 
     def _create(self, lives: list[Live]) -> None:
@@ -296,58 +305,90 @@ class Engine:
         self._pending = [p for p in self._pending if p.live.shipment_id in alive]
 
     def _direct(self, items: Sequence[tuple[Live, Item]]) -> None:
-        """The writes no push can make, in one transaction."""
+        """The writes no push can make.
+
+        Rail, ocean and air shipments are written in one transaction: nothing else writes
+        them. The ETAs and closed exceptions of pushed shipments are written one shipment per
+        transaction, because the push worker writes those shipments at the same time: holding
+        one shipment's lock at a time, this side can never be half of a deadlock.
+        """
         direct = [
             (live, item)
             for live, item in items
             if not live.gone and not isinstance(item.action, Push | Creation)
         ]
-        if not direct and not self._pending:
-            return
-        with transaction(self.context.sessions) as session:
-            taken = _taken_ids(session, direct)
-            tracks: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
-            for live, item in direct:
-                shipment_id = live.shipment_id
-                assert shipment_id is not None
-                source = live.mode.value
-                action = item.action
-                if isinstance(action, Position):
-                    tracks[source][shipment_id].append(action.position)
-                elif isinstance(action, Event):
-                    if str(action.event.id) not in taken:
-                        tracking.add_event(session, shipment_id, action.event, source)
-                elif isinstance(action, State):
-                    _move(session, shipment_id, action, item.due, source)
-                elif isinstance(action, Opening):
-                    if str(action.exception.id) not in taken:
-                        tracking.upsert_exception(session, shipment_id, action.exception, source)
-                elif isinstance(action, Closing):
-                    if not _close(session, shipment_id, action) and live.mode in PUSHED_MODES:
-                        # Opened by a push the push worker has not applied yet.
-                        self._pending.append(_Pending(live, action))
-                elif isinstance(action, Eta):
-                    tracking.set_eta(
-                        session,
-                        shipment_id,
-                        action.eta,
-                        stop_id=action.stop_id,
-                        source=source,
-                        description=action.description,
-                    )
-            for source, track in tracks.items():
-                tracking.add_positions_bulk(session, track, source)
-            self._retry_closings(session)
+        alone = [(live, item) for live, item in direct if live.mode not in PUSHED_MODES]
+        if alone:
+            with transaction(self.context.sessions) as session:
+                taken = _taken_ids(session, alone)
+                tracks: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+                for live, item in alone:
+                    self._apply(session, live, item, taken, tracks)
+                for source, track in tracks.items():
+                    tracking.add_positions_bulk(session, track, source)
+        shared: dict[str, list[tuple[Live, Item]]] = defaultdict(list)
+        for live, item in direct:
+            if live.mode in PUSHED_MODES and live.shipment_id is not None:
+                shared[live.shipment_id].append((live, item))
+        for group in shared.values():
+            with transaction(self.context.sessions) as session:
+                for live, item in group:
+                    self._apply(session, live, item, set(), {})
+        self._retry_closings()
 
-    def _retry_closings(self, session: Session) -> None:
+    def _apply(
+        self,
+        session: Session,
+        live: Live,
+        item: Item,
+        taken: set[str],
+        tracks: dict[str, dict[str, list[Any]]],
+    ) -> None:
+        shipment_id = live.shipment_id
+        assert shipment_id is not None
+        source = live.mode.value
+        action = item.action
+        if isinstance(action, Position):
+            tracks[source][shipment_id].append(action.position)
+        elif isinstance(action, Event):
+            if str(action.event.id) not in taken:
+                tracking.add_event(session, shipment_id, action.event, source)
+        elif isinstance(action, State):
+            _move(session, shipment_id, action, item.due, source)
+        elif isinstance(action, Opening):
+            if str(action.exception.id) not in taken:
+                tracking.upsert_exception(session, shipment_id, action.exception, source)
+        elif isinstance(action, Closing):
+            closed = _close(session, shipment_id, action)
+            # Opened by a push the push worker has not applied yet: try again later.
+            if (
+                not closed
+                and live.mode in PUSHED_MODES
+                and not any(p.closing is action for p in self._pending)
+            ):
+                self._pending.append(_Pending(live, action))
+        elif isinstance(action, Eta):
+            tracking.set_eta(
+                session,
+                shipment_id,
+                action.eta,
+                stop_id=action.stop_id,
+                source=source,
+                description=action.description,
+            )
+
+    def _retry_closings(self) -> None:
         if not self._pending:
             return
-        waiting = self._backlog(session) > 0
+        waiting = self._backlog() > 0
         kept = []
         for pending in self._pending:
             shipment_id = pending.live.shipment_id
-            if shipment_id is None or _close(session, shipment_id, pending.closing):
+            if shipment_id is None:
                 continue
+            with transaction(self.context.sessions) as session:
+                if _close(session, shipment_id, pending.closing):
+                    continue
             if not waiting:
                 pending.misses += 1
             if pending.misses < CLOSING_TRIES:
