@@ -172,7 +172,7 @@ def _history() -> TrackingHistory:
 def test_events_sit_at_their_stop_or_on_the_track() -> None:
     history = _history()
     payload = shipment_picture(history).payload
-    events = {e["type"]: e for e in payload["events"]}
+    events = {e["type"].upper().replace(" ", "_"): e for e in payload["events"]}
 
     picked = events["PICKED_UP"]
     assert (picked["lat"], picked["lon"], picked["atStop"]) == (41.9, -87.6, True)

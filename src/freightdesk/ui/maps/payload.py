@@ -236,6 +236,10 @@ def _category(event: TrackedShipmentEvent) -> str:
     return "event"
 
 
+def _type_text(kind: str) -> str:
+    return kind.replace("_", " ").capitalize()
+
+
 def _event_time(event: TrackedShipmentEvent) -> datetime | None:
     return event.date_time or event.estimate_date_time or event.planned_date_time
 
@@ -294,13 +298,13 @@ def _event_items(
             where = "Placed at the position reported nearest in time" if spot else ""
         if spot is None:
             continue
-        label = event.description or event.type.replace("_", " ").title()
+        label = event.description or _type_text(event.type)
         items.append(
             {
                 "key": f"event:{event.id}",
                 "category": _category(event),
                 "label": label,
-                "type": event.type,
+                "type": _type_text(event.type),
                 "time": _event_time_text(event, zone),
                 "description": event.description if event.description != label else "",
                 "where": where,
@@ -323,7 +327,7 @@ def _event_items(
             {
                 "key": f"exception:{exception.id}",
                 "category": "exception",
-                "label": exception.type.replace("_", " ").title() + " (open exception)",
+                "label": _type_text(exception.type) + " (open exception)",
                 "type": f"{exception.severity.value.title()} severity",
                 "time": local_time_text(
                     exception.created_date_time, placed.zone if placed else None
