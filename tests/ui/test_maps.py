@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import threading
 import uuid
 from collections.abc import Iterator
@@ -23,7 +25,7 @@ from freightdesk.models.tracking import TrackingHistory
 from freightdesk.ui.maps.page import MapView, TileSettings, map_profile, render_page
 from freightdesk.ui.maps.scheme import resolve
 from freightdesk.ui.maps.shipment_map import ShipmentMapView
-from tests.support import free_port
+from tests.support import free_port, wait_until
 
 # QtWebEngine reports its graphics set-up on a machine without a GPU as warnings: the view
 # falls back to software rendering and works. Only these exact start-up messages are ignored.
@@ -285,6 +287,16 @@ async def test_clicking_a_marker_tells_python(qtbot: QtBot, shipment_map: Shipme
         )
     assert clicked.args == [f"event:{event.id}"]
     assert (await stats(shipment_map))["selected"] == f"event:{event.id}"
+
+
+async def test_a_crashed_page_is_drawn_again(shipment_map: ShipmentMapView) -> None:
+    await painted(shipment_map, shipment_map.show_history(history()))
+    pid = shipment_map.render_process_pid()
+    assert pid > 0
+    os.kill(pid, signal.SIGKILL)  # the page's own render process, started by this test
+    await wait_until(lambda: not shipment_map.is_ready)
+    await until(shipment_map, lambda s: s["stops"] == 2 and s["events"] == 5, 30)
+    assert shipment_map.render_process_pid() != pid
 
 
 async def test_offline_tiles_say_so_and_show_the_basemap(shipment_map: ShipmentMapView) -> None:

@@ -240,7 +240,7 @@ class MapView(QWebEngineView):
         self.bridge.clicked.connect(self.itemClicked)
         self.bridge.tilesLoaded.connect(self.tilesChanged)
         self._page.renderProcessTerminated.connect(self._on_crash)
-        self._replay: list[str] = []
+        self._state: str | None = None
         self.load(QUrl(PAGE_URL))
 
     @property
@@ -253,12 +253,10 @@ class MapView(QWebEngineView):
 
     def call(self, function: str, *args: Any, state: bool = False) -> None:
         """Run `FD.function(*args)` (arguments as JSON). A `state` call sets the whole picture:
-        it is kept and replayed should the page have to be loaded again."""
+        it is kept to draw again should the page have to be loaded again (see `restore`)."""
         script = f"FD.{function}({','.join(json.dumps(a, separators=(',', ':')) for a in args)})"
         if state:
-            self._replay = [script]
-        elif self._replay:
-            self._replay.append(script)
+            self._state = script
         if self.is_ready:
             self._page.runJavaScript(script, 0)
         else:
@@ -291,8 +289,14 @@ class MapView(QWebEngineView):
             return
         log.warning("the map's render process ended (%s, %d); loading it again", status, code)
         self.is_ready = False
-        self._pending = list(self._replay)
+        self._pending = []
         self.load(QUrl(PAGE_URL))
+        self.restore()
+
+    def restore(self) -> None:
+        """Draw the picture again on a page loaded anew (after its render process ended)."""
+        if self._state is not None:
+            self._pending.append(self._state)
 
     def render_process_pid(self) -> int:
         return int(self._page.renderProcessPid())
@@ -300,5 +304,5 @@ class MapView(QWebEngineView):
     def dispose(self) -> None:
         """Stop sending to the page (the view is going away)."""
         self._pending.clear()
-        self._replay.clear()
+        self._state = None
         self.is_ready = False

@@ -88,6 +88,12 @@ class ShipmentMapView(MapView):
         self._look_up_locations(history)
         return token
 
+    def restore(self) -> None:
+        # The last full picture plus every update since: drawn again from the history.
+        shown, self._picture = self.shown, None
+        if shown is not None:
+            self.show_history(shown)
+
     def clear(self) -> None:
         self.shown = None
         self._picture = None
