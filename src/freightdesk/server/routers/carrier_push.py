@@ -34,6 +34,10 @@ from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.push import PushIngestion
 
+# Ingestion ids from a generator of our own, seeded from the OS: nothing that seeds the global
+# `random` (a test framework, a library) can make two pushes share an id.
+_IDS = random.Random()
+
 router = APIRouter(tags=["Carrier push"])
 
 _PUSH_ERRORS = {
@@ -75,7 +79,7 @@ async def _accept(
     target = directory.cached_target(principal, account)
     if target is None:
         target = await run_in_threadpool(directory.target, principal, account)
-    ingestion_id = str(uuid.UUID(int=random.getrandbits(128), version=4))
+    ingestion_id = str(uuid.UUID(int=_IDS.getrandbits(128), version=4))
     row: dict[str, Any] = {
         "ingestion_id": ingestion_id,
         "kind": kind,
