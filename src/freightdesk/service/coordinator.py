@@ -209,7 +209,9 @@ class Coordinator(Generic[T, C]):
         self._listeners.clear()
         self._status_listeners.clear()
         task, self._task = self._task, None
-        if task is not None:
+        if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # Wait for it to end without re-raising what it ended with: closing must not fail.
+            await asyncio.wait([task], timeout=5)
+        if task is not None and task.done() and not task.cancelled():
+            task.exception()
