@@ -28,12 +28,13 @@ from freightdesk.models.tracking import ShipmentStateType as S
 from freightdesk.server.app import build_context
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
-from freightdesk.server.demo import seed_demo
+from freightdesk.server.demo import DEMO_TENANT_NAME, seed_demo
 from freightdesk.server.demo.arrivals import ARRIVAL_NUMBERS, plan_booking
 from freightdesk.server.demo.geography import distance_km
 from freightdesk.server.demo.itineraries import ShipmentPlan, floor_hour
 from freightdesk.server.demo.portfolio import plan_shipments
 from freightdesk.server.domain.lifecycle import can_move
+from freightdesk.server.domain.shipments import delete_shipment, find_shipments_by_identifier
 from freightdesk.server.domain.tenants import create_client_app
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.simulator.engine import CARRIER_TENANT_NAME
@@ -54,6 +55,8 @@ class Run:
     carrier: httpx.Client
     first_pushes: list[PushIngestion]
     pushes: list[PushIngestion]
+    # The bill of lading of a moving truck deleted by a user between the runs.
+    deleted: str
     first_stop_seconds: float
     plans: dict[str, ShipmentPlan]
     summaries: list[dict[str, Any]]
@@ -82,6 +85,13 @@ def _last_push(context: ServiceContext) -> PushIngestion | None:
         )
         session.expunge_all()
         return push
+
+
+def _truck(push: PushIngestion) -> str | None:
+    if push.kind != "TRUCKLOAD":
+        return None
+    bol: str = push.payload["truckload"]["identifiers"]["billOfLadingNumber"]
+    return bol
 
 
 def _happened(push: PushIngestion) -> datetime:
@@ -140,6 +150,8 @@ def run() -> Iterator[Run]:
         assert credentials is not None
         stopped = _simulate_until(settings, ANCHOR + timedelta(hours=24), 75)
         first = _pushes(context)
+        # A user stops tracking a truck that is on the road.
+        deleted = _delete_a_moving_truck(context, first)
         context.engine.dispose()
         # Started again: it carries on from where it stopped.
         _simulate_until(settings, _happened(first[-1]) + timedelta(hours=3), 45)
@@ -168,6 +180,7 @@ def run() -> Iterator[Run]:
                 carrier,
                 first,
                 _pushes(service.context),
+                deleted,
                 stopped,
                 {plan.identifiers[0][1]: plan for plan in plans},
                 summaries,
@@ -178,6 +191,25 @@ def run() -> Iterator[Run]:
             service.stop()
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def _delete_a_moving_truck(context: ServiceContext, pushes: list[PushIngestion]) -> str:
+    stopped_at = _happened(pushes[-1])
+    recent = [
+        push
+        for push in pushes
+        if push.kind == "TRUCKLOAD"
+        and "readings" in push.payload["truckload"]
+        and push.payload["truckload"]["readings"]["position"]["speed"] > 0
+        and _happened(push) > stopped_at - timedelta(hours=1)
+    ]
+    bol: str = recent[0].payload["truckload"]["identifiers"]["billOfLadingNumber"]
+    with transaction(context.sessions) as session:
+        tenant = session.scalar(select(Tenant.id).where(Tenant.name == DEMO_TENANT_NAME))
+        assert tenant is not None
+        (shipment_id,) = find_shipments_by_identifier(session, tenant, "BILL_OF_LADING", bol)
+        delete_shipment(session, tenant, shipment_id)
+    return bol
 
 
 def _wait_until_processed(context: ServiceContext) -> None:
@@ -210,10 +242,14 @@ def _latest(summary: dict[str, Any]) -> datetime:
 def test_updates_arrive_as_carrier_pushes_with_receipts(run: Run) -> None:
     kinds = Counter(push.kind for push in run.pushes)
     assert kinds["TRUCKLOAD"] >= 300 and kinds["PARCEL"] >= 10
-    assert {push.status for push in run.pushes} == {"PROCESSED"}
-    assert all(push.matched_shipment_ids for push in run.pushes)
+    # Only what was on its way to the deleted shipment when the user deleted it is unmatched.
+    unmatched = [push for push in run.pushes if push.status != "PROCESSED"]
+    assert {push.status for push in unmatched} <= {"UNMATCHED"}
+    assert all(_truck(push) == run.deleted for push in unmatched)
+    assert all(push.matched_shipment_ids for push in run.pushes if push not in unmatched)
     # The pushing carrier reads its receipts like any carrier.
-    for push in run.pushes[:: max(1, len(run.pushes) // 5)]:
+    processed = [push for push in run.pushes if push not in unmatched]
+    for push in processed[:: max(1, len(processed) // 5)]:
         receipt = run.carrier.get(f"/services/carrier-push/v1/ingestions/{push.ingestion_id}")
         assert receipt.status_code == 200
         assert receipt.json()["status"] == "PROCESSED"
@@ -226,7 +262,8 @@ def test_updates_arrive_as_carrier_pushes_with_receipts(run: Run) -> None:
 def test_each_shipment_is_pushed_in_time_order(run: Run) -> None:
     by_shipment: dict[str, list[datetime]] = defaultdict(list)
     for push in run.pushes:
-        by_shipment[push.matched_shipment_ids[0]].append(_happened(push))
+        if push.matched_shipment_ids:
+            by_shipment[push.matched_shipment_ids[0]].append(_happened(push))
     assert len(by_shipment) >= 50
     for times in by_shipment.values():
         assert times == sorted(times)
@@ -335,7 +372,7 @@ def test_late_and_troubled_shipments_raise_exceptions(run: Run) -> None:
     for push in run.pushes:
         event = push.payload.get("truckload", {}).get("shipmentEvent") or {}
         kind = event.get("type") or push.payload.get("eventType")
-        if kind in ("EXCEPTION", "DELIVERY_MISSED"):
+        if kind in ("EXCEPTION", "DELIVERY_MISSED") and push.matched_shipment_ids:
             raised.append(push)
     assert raised
     opened = closed = 0
@@ -392,3 +429,30 @@ def test_every_shipment_is_one_the_seed_plans(run: Run) -> None:
     planned = set(run.plans)
     assert all(s["primaryIdentifier"] in planned for s in run.summaries)
     assert len({s["primaryIdentifier"] for s in run.summaries}) == len(run.summaries)
+
+
+def test_a_shipment_deleted_by_a_user_is_left_alone(run: Run) -> None:
+    later = run.pushes[len(run.first_pushes) :]
+    trucks = {_truck(push) for push in later}
+    assert len(trucks) > 10 and run.deleted not in trucks
+    searched = run.http.post(SEARCH, json={"identifierValues": [run.deleted]})
+    assert searched.status_code == 200
+    assert searched.json()["paginationInfo"]["total"] == 0
+
+
+def test_without_the_demo_it_does_nothing() -> None:
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-sim-empty-"))
+    settings = ServerSettings(
+        data_dir=data_dir, database_url=f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
+    )
+    service = LiveService(settings)
+    service.context.services["simulate_speed"] = SPEED
+    try:
+        service.start()
+        time.sleep(1.5)
+        assert httpx.get(f"{service.url}/health").status_code == 200
+        with service.context.sessions() as session:
+            assert session.scalar(select(Tenant.id).limit(1)) is None
+    finally:
+        service.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)

@@ -54,6 +54,9 @@ async def simulate(context: ServiceContext, stop: asyncio.Event) -> None:
     speed = context.services.get("simulate_speed")
     if not speed:
         return
+    if float(speed) <= 0:
+        log.warning("simulator: --speed must be above 0 (got %s); not running", speed)
+        return
     # Planning runs in a thread; this event lets it give up when the service stops.
     halt = threading.Event()
     relay = asyncio.create_task(_relay(stop, halt), name="simulator-stop")

@@ -219,6 +219,14 @@ class Engine:
         items = self.world.due(until, MAX_ITEMS, self._stride(until, target - until))
         if len(items) == MAX_ITEMS:
             until = items[-1][1].due
+        if self.clock < self.replay_until:
+            # Done again after a restart: routine reports are left out, as the speed before
+            # the restart may have thinned them otherwise (they would arrive out of order).
+            items = [
+                (live, item)
+                for live, item in items
+                if item.routine is None or item.due > self.replay_until
+            ]
         rows = self._write(items)
         self.clock = until
         self.pushed = len(rows)
