@@ -175,6 +175,7 @@ def _serve(args: argparse.Namespace) -> int:
     # Everything alive now lives as long as the service: keep it out of the cyclic collector,
     # and collect young objects less often. Under push load the default settings spend
     # about 45% of the CPU in the collector (docs/performance.md, Carrier push).
+    gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 10, 10)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")

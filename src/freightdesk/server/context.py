@@ -22,7 +22,8 @@ class ServiceContext:
     services: dict[str, Any] = field(default_factory=dict)
 
 
-def get_context(request: Request) -> ServiceContext:
+async def get_context(request: Request) -> ServiceContext:
+    # async: a plain def dependency would cost every request a hop through the thread pool.
     context: ServiceContext = request.app.state.context
     return context
 

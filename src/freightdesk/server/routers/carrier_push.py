@@ -47,7 +47,7 @@ _PUSH_ERRORS = {
 
 
 async def _push_context(request: Request) -> ServiceContext:
-    return get_context(request)
+    return await get_context(request)
 
 
 async def _pusher(
