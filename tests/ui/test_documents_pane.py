@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -61,7 +61,7 @@ def drop_files(target: QWidget, files: list[Path]) -> QDropEvent:
     mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
     where = target.rect().center()
     enter = QDragEnterEvent(
-        QPointF(where),
+        where,
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,
@@ -222,7 +222,7 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(pod))])
     enter = QDragEnterEvent(
-        QPointF(5, 5),
+        QPoint(5, 5),
         Qt.DropAction.CopyAction,
         mime,
         Qt.MouseButton.LeftButton,

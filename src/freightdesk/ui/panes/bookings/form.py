@@ -304,7 +304,9 @@ class BookingFormDialog(FormDialog):
             if expires
             else datetime.now().astimezone().replace(second=0, microsecond=0)
         )
-        self.expiration.setDateTime(QDateTime(moment.replace(tzinfo=None)))
+        self.expiration.setDateTime(
+            QDateTime.fromSecsSinceEpoch(int(moment.timestamp())).toLocalTime()
+        )
         self.notes.setPlainText(str(wire.get("notes") or ""))
         self.attributes.set_values({})
         for attribute in wire.get("attributes") or []:
