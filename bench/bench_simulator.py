@@ -86,7 +86,9 @@ async def phase(context: ServiceContext, settings: ServerSettings, seconds: floa
                 if isinstance(engine, Engine) and not engine.catching_up:
                     break
                 await asyncio.sleep(0.5)
-            # Measure the steady state: once what the start-up caught up with is applied.
+            # Measure the steady state: once what the start-up caught up with is stored (the
+            # last catching-up tick's pushes are being accepted) and applied.
+            await asyncio.sleep(SETTLE_SECONDS)
             while True:
                 made, applied = pushes(context)
                 if made == applied:
