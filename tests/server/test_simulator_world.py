@@ -247,3 +247,27 @@ def test_only_pushed_modes_push_and_positions_follow_the_plan(plans: list[Shipme
             assert not isinstance(item.action, Push)
             if isinstance(item.action, Position):
                 assert item.action.position.date_time in fixes
+
+
+def test_a_reefer_alarm_is_not_raised_again_after_a_restart(plans: list[ShipmentPlan]) -> None:
+    def alarms(script: Script, after: datetime) -> list[datetime]:
+        return [
+            item.due
+            for item in script.items(after)
+            if isinstance(item.action, Push)
+            and item.action.body["truckload"].get("shipmentEvent", {}).get("type") == "EXCEPTION"
+            and "readings" in item.action.body["truckload"]
+        ]
+
+    checked = 0
+    for plan in plans:
+        reefer = reefer_for(plan, "w")
+        if reefer is None or reefer.excursion is None:
+            continue
+        script = Script(plan, "w", ACCOUNT)
+        raised = alarms(script, datetime(2000, 1, 1, tzinfo=UTC))
+        assert len(raised) == 1
+        # Restarted after the alarm, while the load is still warm: no second alarm.
+        assert alarms(script, raised[0]) == []
+        checked += 1
+    assert checked

@@ -194,7 +194,7 @@ class Script:
         """The items due after `after`, in order of (due, seq)."""
         streams = [
             self._creation(),
-            self._events(),
+            self._events(after),
             self._fixes(after),
             self._states(),
             self._incidents(),
@@ -216,10 +216,12 @@ class Script:
         if self.booked_at is not None:
             yield Item(self.booked_at, _seq("creation", 0), Creation())
 
-    def _events(self) -> Iterator[Item]:
+    def _events(self, after: datetime) -> Iterator[Item]:
         plan = self.plan
         for index, event in enumerate(plan.events):
             due, seq = self._due(event.at), _seq("events", index)
+            if due <= after:
+                continue
             if event.type == "EXCEPTION" and plan.mode in PUSHED_MODES:
                 continue  # pushed as the incident itself (see _incidents)
             if plan.mode in TRUCK_MODES:
@@ -252,6 +254,9 @@ class Script:
                     (previous.latitude, previous.longitude), (fix.latitude, fix.longitude)
                 )
             previous = fix
+            # The reefer's alarm goes with the first reading of the excursion.
+            alarm = reefer is not None and reefer.in_excursion(fix.at) and not excursion_reported
+            excursion_reported = excursion_reported or alarm
             due = self._due(fix.at)
             if due <= after:
                 continue
@@ -280,9 +285,8 @@ class Script:
                     "sensor": sensor(fix, index, km, tank, reefer),
                 }
             }
-            if reefer is not None and reefer.in_excursion(fix.at) and not excursion_reported:
-                # The unit's alarm: the carrier reports the excursion with the reading.
-                excursion_reported = True
+            if alarm:
+                # The carrier reports the excursion with the reading.
                 reading["shipmentEvent"] = {"type": "EXCEPTION", "dateTime": fix.at}
                 yield Item(due, seq, self._truckload(reading))
                 continue
