@@ -31,7 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--demo", action="store_true", help="fill an empty database with demo data")
     serve.add_argument("--seed", type=int, default=7, help="seed of the demo data (default 7)")
     serve.add_argument("--simulate", action="store_true", help="keep the demo data moving")
-    serve.add_argument("--speed", type=float, default=1.0, help="simulator time compression")
+    serve.add_argument(
+        "--speed",
+        type=_positive,
+        default=1.0,
+        help="simulator time compression (60: an hour a minute)",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     serve.add_argument(
         "--public-url",
@@ -86,6 +91,13 @@ def _parser() -> argparse.ArgumentParser:
     carrier_list.add_argument("tenant")
     _database_options(carrier_list)
     return parser
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
 
 
 def _database_options(parser: argparse.ArgumentParser) -> None:
@@ -162,6 +174,8 @@ def _serve(args: argparse.Namespace) -> int:
             )
     if args.simulate:
         context.services["simulate_speed"] = args.speed
+        # The simulator rebuilds the demo's plans from the seed it was made with.
+        context.services["demo_seed"] = args.seed
     app = create_app(settings, context)
     port = DEFAULT_PORT if args.port is None else args.port
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
