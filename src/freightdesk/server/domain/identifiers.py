@@ -20,63 +20,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from freightdesk.models.common import LogisticsIdentifier, TransportationMode
+from freightdesk.models.identifier_rules import (
+    ACCEPTED_BY_MODE,
+    ACCEPTED_TYPES,
+    AIR,
+    LTL,
+    OCEAN,
+    OCEAN_DOOR_TO_DOOR,
+    PARCEL,
+    QUALIFIERS,
+    RAIL_EUROPE,
+    RAIL_NORTH_AMERICA,
+    TRUCKLOAD,
+)
 from freightdesk.server.errors import field_error, field_errors
 
 Mode = TransportationMode
 
-# Rule 6, as the interface lists it; several lists can map onto one mode.
-AIR = frozenset({"AIR_WAYBILL", "HOUSE_AIR_WAYBILL", "CARRIER_SCAC"})
-RAIL_EUROPE = frozenset({"WAGON_ID", "TRAIN_NUMBER"})
-RAIL_NORTH_AMERICA = frozenset(
-    {"CONTAINER_ID", "TRAILER_ID", "RAIL_CAR_ID", "BILL_OF_LADING", "WAYBILL"}
-)
-OCEAN = frozenset({"BILL_OF_LADING", "BOOKING_NUMBER", "CARRIER_SCAC", "CONTAINER_ID"})
-PARCEL = frozenset(
-    {
-        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
-        "CAPACITY_PROVIDER_ACCOUNT_CODE",
-        "TRACKING_NUMBER",
-        "CARRIER_SCAC",
-        "REFERENCE_NUMBER",
-    }
-)
-LTL = frozenset(
-    {
-        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
-        "CAPACITY_PROVIDER_ACCOUNT_CODE",
-        "PRO",
-        "PRO_NUMBER",
-        "BILL_OF_LADING",
-        "PICKUP",
-        "PURCHASE_ORDER",
-    }
-)
-OCEAN_DOOR_TO_DOOR = frozenset(
-    {"HOUSE_BILL_OF_LADING", "FFW_SCAC", "BOOKING_NUMBER", "TRACKING_NUMBER"}
-)
-TRUCKLOAD = frozenset({"BILL_OF_LADING", "PURCHASE_ORDER", "CARRIER_SCAC"})
-
-ACCEPTED_BY_MODE: dict[Mode, frozenset[str]] = {
-    Mode.AIR: AIR,
-    Mode.RAIL: RAIL_EUROPE | RAIL_NORTH_AMERICA,
-    Mode.OCEAN: OCEAN | OCEAN_DOOR_TO_DOOR,
-    Mode.PARCEL: PARCEL,
-    Mode.LTL: LTL,
-    Mode.VLTL: LTL,
-    Mode.TL: TRUCKLOAD,
-}
-
-ACCEPTED_TYPES: frozenset[str] = frozenset().union(*ACCEPTED_BY_MODE.values())
-
-# Types that only qualify another identifier (which carrier, which account).
-QUALIFIERS = frozenset(
-    {
-        "CARRIER_SCAC",
-        "FFW_SCAC",
-        "CAPACITY_PROVIDER_ACCOUNT_GROUP",
-        "CAPACITY_PROVIDER_ACCOUNT_CODE",
-    }
-)
+# Rule 6's lists live in the models package, shared with the app's forms.
+__all__ = [
+    "ACCEPTED_BY_MODE",
+    "ACCEPTED_TYPES",
+    "AIR",
+    "LTL",
+    "OCEAN",
+    "OCEAN_DOOR_TO_DOOR",
+    "PARCEL",
+    "QUALIFIERS",
+    "RAIL_EUROPE",
+    "RAIL_NORTH_AMERICA",
+    "TRUCKLOAD",
+]
 
 # The mode chosen when the plan names none that fits; TL and VLTL only when planned.
 PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.PARCEL, Mode.OCEAN, Mode.LTL, Mode.RAIL)
