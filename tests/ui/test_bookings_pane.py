@@ -21,6 +21,7 @@ from freightdesk.ui.panes.bookings.text import status_color
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import press, settle, type_text
 from tests.ui.test_panes_support import answer, connected, proxied
 
 __all__ = ["connected", "proxied"]
@@ -45,11 +46,6 @@ async def _pane(qtbot: QtBot, session: AppSession) -> BookingsPane:
     pane.show()
     await session.connect()
     return pane
-
-
-def _type(qtbot: QtBot, edit: Any, text: str) -> None:
-    edit.clear()
-    qtbot.keyClicks(edit, text)
 
 
 async def test_filters_paging_colours_and_detail(
@@ -114,9 +110,9 @@ async def test_filters_paging_colours_and_detail(
     await wait_until(lambda: pane.page_label.text() == "No bookings match")
     pane.status_boxes[BookingStatus.BOOKED].setChecked(False)
     pane.focus_search()
-    qtbot.keyClicks(pane.attribute_name, "customer")
-    _type(qtbot, pane.attribute_values, "c1, c9")
-    qtbot.keyClick(pane.attribute_values, Qt.Key.Key_Return)
+    type_text(pane.attribute_name, "customer")
+    type_text(pane.attribute_values, "c1, c9")
+    pane.attribute_values.returnPressed.emit()
     await wait_until(lambda: pane.page_label.text() == "1\u201310 of 10 bookings")
     # Values without a name are refused before asking the service.
     pane.attribute_name.clear()
@@ -135,7 +131,7 @@ async def test_filters_paging_colours_and_detail(
     assert pane.model.data(pane.model.index(0, 4)).startswith("in 2 h 5")
     assert pane.detail.edit_button.isEnabled()
     pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)
 
 
 async def test_edit_cancel_and_the_carriers_answer_announced(
@@ -151,13 +147,13 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     await wait_until(lambda: pane.model.items[0].status is BookingStatus.UNDER_REVIEW, seconds=15)
     pane.table.selectRow(0)
     pane.table.setFocus()
-    qtbot.keyClick(pane.table, Qt.Key.Key_F2)
+    press(pane.table, Qt.Key.Key_F2)
     form = pane.dialog
     assert isinstance(form, BookingFormDialog) and form.isVisible()
     assert "Saving sends the changed booking to the carrier again" in form.summary.text()
     assert form.shipment_id.isReadOnly()
     # Bad input: every problem beside its field, the first one's tab shown.
-    _type(qtbot, form.scac, "Z9")
+    type_text(form.scac, "Z9")
     form.expires.setChecked(True)
     form.expiration.setDateTime(form.expiration.dateTime().addDays(-2))
     form.total_rate.amount.setText("lots")
@@ -167,7 +163,7 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     assert "SCAC (2 to 4 letters)" in form.errors.message_for("capacityProviderIdentifier.value")
     assert form.errors.message_for("expirationDateTime") == "must be in the future"
     assert "valid number" in form.errors.message_for("totalRate")
-    _type(qtbot, form.scac, "ZZRV")
+    type_text(form.scac, "ZZRV")
     form.expires.setChecked(False)
     form.total_rate.amount.setText("980")
     form.notes.setPlainText("second")
@@ -188,7 +184,7 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     assert pane.detail.booking.status is BookingStatus.CANCELLED
     assert not pane.detail.cancel_button.isEnabled()
     pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)
 
 
 async def test_a_failing_service_keeps_the_form(
@@ -205,8 +201,8 @@ async def test_a_failing_service_keeps_the_form(
     assert "required unless the booking is made from a quote" in form.errors.message_for(
         "shipmentId"
     )
-    _type(qtbot, form.scac, "zzhd")
-    _type(qtbot, form.shipment_id, str(uuid.uuid4()))
+    type_text(form.scac, "zzhd")
+    type_text(form.shipment_id, str(uuid.uuid4()))
     form.rate_identifiers.set_text(0, 2, "C-2024-17")
     form.tabs.setCurrentIndex(1)
     form.notes.setPlainText("Keep me")
@@ -234,4 +230,4 @@ async def test_a_failing_service_keeps_the_form(
     form.mark_clean()
     form.reject()
     pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)

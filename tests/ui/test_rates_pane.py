@@ -5,8 +5,6 @@ tracked shipment opened in the Shipments pane."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -28,6 +26,7 @@ from tests.server.test_rating_support import (
     set_tenant_feature,
 )
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import settle, type_text
 from tests.ui.test_panes_support import answer, connected, proxied
 
 __all__ = ["connected", "proxied"]
@@ -50,17 +49,12 @@ async def _form(pane: RatesPane) -> RateRequestFormDialog:
     return form
 
 
-def _type(qtbot: QtBot, edit: Any, text: str) -> None:
-    edit.clear()
-    qtbot.keyClicks(edit, text)
-
-
 def _fill(qtbot: QtBot, form: RateRequestFormDialog, *carriers: str) -> None:
-    _type(qtbot, form.name, "Chicago to Dallas")
-    _type(qtbot, form.pickup.city, "Chicago")
-    _type(qtbot, form.pickup.state, "IL")
-    _type(qtbot, form.delivery.city, "Dallas")
-    _type(qtbot, form.delivery.state, "TX")
+    type_text(form.name, "Chicago to Dallas")
+    type_text(form.pickup.city, "Chicago")
+    type_text(form.pickup.state, "IL")
+    type_text(form.delivery.city, "Dallas")
+    type_text(form.delivery.state, "TX")
     for scac in carriers:
         form.check_carrier(scac)
 
@@ -72,9 +66,9 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     pane = await _pane(qtbot, session)
     form = await _form(pane)
     assert "No account groups yet" in form.groups.item(0).text()
-    _type(qtbot, form.pickup.city, "Chicago")
-    _type(qtbot, form.pickup.state, "IL")
-    _type(qtbot, form.other_carriers, "toolong")
+    type_text(form.pickup.city, "Chicago")
+    type_text(form.pickup.state, "IL")
+    type_text(form.other_carriers, "toolong")
     form.ltl.setChecked(True)
     assert not form.truck_box.isEnabled()
     form.units.add_row(["2", "PALLET", "", "LB", "", "", "", "IN", "", False, "cartons"])
@@ -83,7 +77,7 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     assert form.tabs.currentIndex() == 2
     assert "'TOOLONG' is not a SCAC" in form.errors.message_for("capacityProviderIdentifiers")
     # Then the rules: the delivery stop and the LTL unit, each beside its field.
-    _type(qtbot, form.other_carriers, "")
+    type_text(form.other_carriers, "")
     form.check_carrier("NBFL")
     form.save()
     assert form.tabs.currentIndex() == 0
@@ -96,9 +90,9 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     form.tabs.setCurrentIndex(0)
     assert form.pickup.city.text() == "Chicago"  # nothing typed is lost
     # Address validation suggests the canonical form; the user takes it.
-    _type(qtbot, form.delivery.city, "dallas")
-    _type(qtbot, form.delivery.state, "texas")
-    qtbot.mouseClick(form.delivery.validate_button, Qt.MouseButton.LeftButton)
+    type_text(form.delivery.city, "dallas")
+    type_text(form.delivery.state, "texas")
+    form.delivery.validate_button.click()
     await wait_until(lambda: form.delivery.use_button.isVisible())
     assert "Dallas, TX" in form.delivery.validation.text()
     form.delivery.use_suggestion()
@@ -117,7 +111,7 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     assert unit["weight"] == {"value": 500.0, "unit": "LB"} and unit["freightClass"] == "70"
     assert sent["capacityProviderIdentifiers"] == [{"type": "CARRIER_SCAC", "value": "NBFL"}]
     pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)
 
 
 async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
@@ -153,7 +147,7 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert days == sorted(days)
     assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
     pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)
 
 
 async def test_cancel_outcomes_in_words(
@@ -220,7 +214,7 @@ async def test_cancel_outcomes_in_words(
     pane.open_by_id()
     assert "is not a rate request id" in pane.notice.text()
     pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)
 
 
 async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
@@ -255,7 +249,7 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
     assert isinstance(booking_form, BookingFormDialog) and booking_form.isVisible()
     assert "Prairie Line Freight (PRLF), contract quote" in booking_form.summary.text()
     assert booking_form.scac.isReadOnly() and booking_form.charges.rows() >= 2
-    _type(qtbot, booking_form.contact["email"], "dispatch@acme.test")
+    type_text(booking_form.contact["email"], "dispatch@acme.test")
     booking_form.notes.setPlainText("Dock 4, call ahead")
     booking_form.save()
     await wait_until(lambda: not booking_form.isVisible())
@@ -282,4 +276,4 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
     assert any(i.value == "PRLF" for i in shipments.detail.history.shipment.identifiers)  # type: ignore[union-attr]
     for pane in (shipments, rates, bookings, packages):
         pane.shutdown()
-    await session.close()  # while the loop runs: fetches under way end here
+    await settle(session)
