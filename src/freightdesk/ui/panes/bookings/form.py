@@ -154,6 +154,7 @@ class BookingFormDialog(FormDialog):
             tab,
             choices={0: ("EXTERNAL", "CAPACITY_PROVIDER", ""), 1: ("CONTRACT", "SPOT", "")},
             defaults={0: "EXTERNAL", 1: "CONTRACT"},
+            widths={0: 200, 1: 120},
         )
         self.rate_identifiers.setObjectName("rateIdentifiers")
         self.rate_identifiers.table.setMinimumHeight(80)
@@ -167,9 +168,9 @@ class BookingFormDialog(FormDialog):
             tab,
             choices={0: CHARGE_CODES, 2: CURRENCIES},
             defaults={2: "USD"},
+            widths={0: 200, 1: 120},
         )
         self.charges.setObjectName("charges")
-        self.charges.table.setColumnWidth(0, 180)
         self.expires = QCheckBox("E&xpires", tab)
         self.expires.setObjectName("expires")
         self.expiration = QDateTimeEdit(tab)

@@ -159,6 +159,7 @@ class BookingsPane(QWidget):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([900, 600])  # the list's columns fit; the detail reads well
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)

@@ -131,13 +131,18 @@ class PackagesPane(QWidget):
         self.identifier_type.setObjectName("identifierType")
         self.identifier_type.setEditable(True)
         self.identifier_type.addItems(["", *IDENTIFIER_TYPES])
+        # As wide as the value beside it, not as the longest type in the list.
+        self.identifier_type.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.identifier_type.setMinimumContentsLength(12)
         self.identifier_value = QLineEdit(search)
         self.identifier_value.setObjectName("identifierValue")
         self.identifier_value.setPlaceholderText("exact value")
         identifier = QHBoxLayout()
         identifier.setContentsMargins(0, 0, 0, 0)
-        identifier.addWidget(self.identifier_type)
-        identifier.addWidget(self.identifier_value, 1)
+        identifier.addWidget(self.identifier_type, 1)
+        identifier.addWidget(self.identifier_value, 2)
         identifier_holder = QWidget(search)
         identifier_holder.setLayout(identifier)
         self.filters: dict[str, QLineEdit] = {}

@@ -101,9 +101,11 @@ def countdown_text(moment: datetime | None, now: datetime | None = None) -> str:
 
 
 def words(code: str | None) -> str:
-    """COST_NOT_AGREED -> "Cost not agreed"."""
+    """COST_NOT_AGREED -> "Cost not agreed"; short codes such as API or TL stay as they are."""
     if not code:
         return ""
+    if "_" not in code and len(code) <= 3:
+        return code
     return code.replace("_", " ").capitalize()
 
 
@@ -124,6 +126,7 @@ class RowTable(QWidget):
         choices: dict[int, Sequence[str]] | None = None,
         checks: Sequence[int] = (),
         defaults: dict[int, str] | None = None,
+        widths: dict[int, int] | None = None,
     ) -> None:
         super().__init__(parent)
         self.choices = dict(choices or {})
@@ -137,6 +140,8 @@ class RowTable(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         header.setDefaultSectionSize(92)
+        for column, width in (widths or {}).items():
+            self.table.setColumnWidth(column, width)
         self.table.setMinimumHeight(110)
         self.add_button = QPushButton(f"Add {noun}", self)
         self.remove_button = QPushButton("Remove", self)

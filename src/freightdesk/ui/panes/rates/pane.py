@@ -8,7 +8,7 @@ import time
 import uuid
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -59,8 +59,10 @@ from freightdesk.ui.widgets.notice import Notice
 COUNTDOWN_MS = 1000
 
 
-def _table(name: str, parent: QWidget) -> QTableView:
+def _table(name: str, parent: QWidget, model: QAbstractItemModel, stretch: int) -> QTableView:
+    """A read-only table of rows; column `stretch` takes the room left."""
     table = QTableView(parent)
+    table.setModel(model)
     table.setObjectName(name)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -70,7 +72,7 @@ def _table(name: str, parent: QWidget) -> QTableView:
     table.verticalHeader().setDefaultSectionSize(26)
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    header.setStretchLastSection(True)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return table
 
 
@@ -183,8 +185,7 @@ class RatesPane(QWidget):
         top.addWidget(self.refresh_button)
         self.notice = Notice(self)
 
-        self.request_table = _table("rateRequestsTable", self)
-        self.request_table.setModel(self.requests)
+        self.request_table = _table("rateRequestsTable", self, self.requests, stretch=1)
         for index, column in enumerate(self.requests.columns):
             self.request_table.setColumnWidth(index, column.width)
 
@@ -199,10 +200,10 @@ class RatesPane(QWidget):
         self.subtitle.setObjectName("rateRequestSubtitle")
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.quote_table = _table("quotesTable", detail)
-        self.quote_table.setModel(self.quotes)
-        self.quote_table.setSortingEnabled(True)
+        self.quote_table = _table("quotesTable", detail, self.quotes, stretch=0)
+        # No sort indicator at first: the service's order (cheapest first) until a click.
         self.quote_table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.quote_table.setSortingEnabled(True)
         for index, quote_column in enumerate(self.quotes.columns):
             self.quote_table.setColumnWidth(index, quote_column.width)
         self.waiting = QLabel(detail)
@@ -217,8 +218,7 @@ class RatesPane(QWidget):
         actions.addWidget(self.cancel_button)
         actions.addWidget(self.book_button)
         market_label = QLabel("Market rates on this lane, for reference (all-in, USD)", detail)
-        self.market_table = _table("marketTable", detail)
-        self.market_table.setModel(self.market)
+        self.market_table = _table("marketTable", detail, self.market, stretch=0)
         self.market_table.setMaximumHeight(90)
         for index, market_column in enumerate(self.market.columns):
             self.market_table.setColumnWidth(index, market_column.width)

@@ -61,7 +61,7 @@ class RequestsModel(ListingModel[RateRequest]):
 
     def __init__(self, parent: Any = None) -> None:
         columns: list[Column[RateRequest]] = [
-            Column("Name", lambda r: r.name or "", 150),
+            Column("Name", lambda r: r.name or "", 200),
             Column("Lane", lane_of, 260, tooltip=lane_of),
             Column("Pickup", lambda r: str(r.rate_detail.pickup_date or ""), 90),
             Column("Freight", mode_of, 150, tooltip=mode_of),
@@ -128,7 +128,7 @@ class QuotesModel(QAbstractTableModel):
             ),
             QuoteColumn(
                 "Fuel surcharge", lambda q: amount_text(q.fuel_surcharge),
-                lambda q: _money_key(q.fuel_surcharge), 100, numeric=True,
+                lambda q: _money_key(q.fuel_surcharge), 115, numeric=True,
             ),
             QuoteColumn(
                 "Accessorials", lambda q: amount_text(_accessorials(q)) or "none",
@@ -258,11 +258,14 @@ class QuotesModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not 0 <= column < len(self.columns):
-            return
+        """Sort by `column`; -1 is the service's order again."""
         self.layoutAboutToBeChanged.emit()
-        self._sort = (column, order)
-        self._sort_rows(column, order)
+        if 0 <= column < len(self.columns):
+            self._sort = (column, order)
+            self._sort_rows(column, order)
+        else:
+            self._sort = None
+            self.quotes.sort(key=lambda q: self._rank.get(str(q.id), 0))
         self.layoutChanged.emit()
 
     def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -56,16 +57,21 @@ class StopEditor(QGroupBox):
         self._filling = False
 
         self.finder = QLineEdit(self)
-        self.finder.setPlaceholderText("Find a saved stop location by name, city or postal code")
+        self.finder.setPlaceholderText("Find a saved location: name, city or postal code")
         self.finder.setClearButtonEnabled(True)
         self.saved = QComboBox(self)
         self.saved.setObjectName("savedLocation")
         self.saved.addItem("Type an address below", TYPED)
-        self.saved.setMinimumContentsLength(28)
-        picker = QHBoxLayout()
+        self.saved.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.saved.setMinimumContentsLength(20)
+        # The search above the list it fills, both as wide as the address fields.
+        picker = QVBoxLayout()
         picker.setContentsMargins(0, 0, 0, 0)
-        picker.addWidget(self.finder, 1)
-        picker.addWidget(self.saved, 1)
+        picker.setSpacing(4)
+        picker.addWidget(self.finder)
+        picker.addWidget(self.saved)
         holder = QWidget(self)
         holder.setLayout(picker)
 
