@@ -63,7 +63,9 @@ def cache(tmp_path: Path) -> Iterator[Cache]:
 
 @pytest.fixture
 async def rating(client: ApiClient, cache: Cache) -> AsyncIterator[RatingService]:
-    service = RatingService(lambda: client, cache, interval=0.05, idle_interval=0.5)
+    service = RatingService(
+        lambda: client, cache, interval=0.1, fast_interval=0.05, idle_interval=0.5
+    )
     yield service
     await service.aclose()
 
@@ -116,6 +118,7 @@ async def test_quotes_arrive_in_the_background_and_are_cached(
     request, _ = check_rate_request(tl_request(["PRLF", "CSCX", "MPLF"], name="Chicago run"))
     assert request is not None
     created = await rating.create(request)
+    assert rating.coordinator.interval == 0.05  # polled fast while the request is young
     listing = rating.coordinator.data
     assert listing is not None and listing.order[0] == str(created.id)
     await wait_until(
@@ -127,6 +130,8 @@ async def test_quotes_arrive_in_the_background_and_are_cached(
     done = rating.coordinator.data.by_id[str(created.id)]  # type: ignore[union-attr]
     assert len(done.quotes) == 6 and len(done.market_quotes) == 2
     assert any(str(created.id) in c.new_quotes or str(created.id) in c.changed for c in changes)
+    # Once no young request waits for carriers, the pace returns to the normal interval.
+    await wait_until(lambda: rating.coordinator.interval == 0.1)
     unlisten()
     # The next start shows it from the cache, before any network.
     again = RatingService(lambda: client, cache)

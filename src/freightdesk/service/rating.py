@@ -2,10 +2,11 @@
 turn a quote into a booking.
 
 The interface has no operation listing rate requests, so the app keeps the requests it made
-(or opened by id) in the profile cache and polls them: every second while carriers are still
-answering (QUOTES_REQUESTED), now and then otherwise, so a cancellation or expiry elsewhere
-shows too. `check_rate_request` mirrors the local service's rules
-(server/domain/rating_quotes.py) so a form marks every problem beside its field before sending.
+(or opened by id) in the profile cache and polls them: every quarter second for the first ten
+seconds, then every second while carriers are still answering (QUOTES_REQUESTED), and now and
+then otherwise, so a cancellation or expiry elsewhere shows too. `check_rate_request` mirrors
+the local service's rules (server/domain/rating_quotes.py) so a form marks every problem
+beside its field before sending.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 KIND = "rate_requests"
 # The newest requests kept; older ones that no longer take quotes are dropped.
 MAX_KEPT = 200
+# How long after asking the quotes are polled every quarter second (then every second).
+FAST_WINDOW = timedelta(seconds=10)
 HORIZON = timedelta(days=365)
 OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 _STOPS = "rateDetail.routeInfo.stops"
@@ -306,10 +309,13 @@ class RatingService:
         cache: Cache,
         *,
         interval: float = 1.0,
+        fast_interval: float = 0.25,
         idle_interval: float = 30.0,
     ) -> None:
         self._client = client
         self.cache = cache
+        self.interval = interval
+        self.fast_interval = fast_interval
         self.idle_interval = idle_interval
         self._last_full = 0.0
         self._lock = asyncio.Lock()
@@ -367,8 +373,16 @@ class RatingService:
 
     # --- polling ---------------------------------------------------------------------------
 
+    def _pace(self, listing: RateRequests) -> RateRequests:
+        """Poll fast while a request is young: carriers usually answer within a second, and
+        the dispatcher is watching the quotes come in."""
+        now = datetime.now(UTC)
+        young = any(now - r.created_date_time < FAST_WINDOW for r in listing.waiting())
+        self.coordinator.interval = self.fast_interval if young else self.interval
+        return listing
+
     async def _fetch(self, previous: RateRequests | None) -> RateRequests:
-        current = previous or RateRequests({}, ())
+        current = self._pace(previous or RateRequests({}, ()))
         due_all = time.monotonic() - self._last_full >= self.idle_interval
         wanted = [
             r
@@ -397,7 +411,7 @@ class RatingService:
         merged = {**latest.by_id, **{str(r.id): r for r in changed}}
         for key in gone:
             merged.pop(key, None)
-        return RateRequests.of(list(merged.values()))
+        return self._pace(RateRequests.of(list(merged.values())))
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -405,6 +419,7 @@ class RatingService:
         """Ask for quotes; the request is listed at once and polled until carriers answered."""
         created = await self._client().rating.create(request)
         await self._keep([created])
+        self.coordinator.interval = self.fast_interval
         self.coordinator.poke()
         return created
 
