@@ -29,6 +29,7 @@ class Fault:
     body: bytes | None = None
     delay: float = 0.0
     path_prefix: str = ""
+    late: float = 0.0  # held back after the upstream answered: a stale answer arriving late
 
 
 class FaultyProxy:
@@ -102,6 +103,8 @@ class FaultyProxy:
             upstream = await client.request(
                 request.method, path, params=request.query_params, content=body, headers=headers
             )
+        if fault is not None and fault.late:
+            await asyncio.sleep(fault.late)
         content = upstream.content if fault is None or fault.body is None else fault.body
         status = upstream.status_code if fault is None or fault.status is None else fault.status
         passed = {

@@ -128,3 +128,21 @@ async def test_writes_are_seen_at_once(proxied: tuple[ApiClient, FaultyProxy]) -
     assert changes == [{"W"}]
     stop()
     await coordinator.aclose()
+
+
+async def test_a_fetch_older_than_a_write_does_not_undo_it(
+    proxied: tuple[ApiClient, FaultyProxy],
+) -> None:
+    api, proxy = proxied
+    path = "/api/v4/capacityprovideraccountgroups"
+    coordinator = _coordinator(api, interval=3600)
+    await coordinator.fetch_now()
+    proxy.inject(Fault(late=0.5, path_prefix=path))
+    fetch = asyncio.create_task(coordinator.fetch_now())
+    await wait_until(lambda: proxy.count("GET", path) == 2)  # asked before the write
+    created = await api.account_groups.create(AccountGroupCreate(code="W", name="w"))
+    coordinator.apply((*(coordinator.data or ()), created))
+    assert await fetch
+    assert [g.code for g in coordinator.data or ()] == ["W"]
+    assert proxy.count("GET", path) == 3  # the late answer was checked again, not taken
+    await coordinator.aclose()

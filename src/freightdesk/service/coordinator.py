@@ -24,6 +24,12 @@ C = TypeVar("C")
 
 Listener = Callable[[C], None]
 
+MAX_STALE_FETCHES = 3
+
+
+class StaleFetch(Exception):
+    """Every answer of one fetch was older than a write made meanwhile."""
+
 
 @dataclass(frozen=True)
 class CoordinatorStatus:
@@ -75,6 +81,7 @@ class Coordinator(Generic[T, C]):
         self._failures = 0
         self._fetching = False
         self._refresh_waiters: list[asyncio.Future[None]] = []
+        self._writes = 0  # how many writes were applied; a fetch begun before one is stale
 
     # --- listening -------------------------------------------------------------------------
 
@@ -143,7 +150,7 @@ class Coordinator(Generic[T, C]):
             self._fetching = True
             self._announce_status()
             try:
-                new = await self._fetch(self.data)
+                new = await self._fetch_after_writes()
             except asyncio.CancelledError:
                 self._fetching = False
                 raise
@@ -161,8 +168,19 @@ class Coordinator(Generic[T, C]):
             self._set(new)
             return True
 
+    async def _fetch_after_writes(self) -> T:
+        # An answer asked for before a write landed may not contain it; taking it would undo
+        # the write on screen until the next poll, so such an answer is asked for again.
+        for _ in range(MAX_STALE_FETCHES):
+            writes = self._writes
+            new = await self._fetch(self.data)
+            if writes == self._writes:
+                return new
+        raise StaleFetch(f"{self.name}: writes kept landing during every fetch")
+
     def apply(self, new: T) -> None:
         """Take data produced by a write (already confirmed by the service) at once."""
+        self._writes += 1
         self._set(new)
 
     def _set(self, new: T) -> None:
