@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from PySide6.QtCore import SIGNAL
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -54,7 +55,8 @@ def webengine_survives_loop_exits(qapp: QApplication) -> Iterator[None]:
     every async test, since each test runs and stops the Qt loop. So once QtWebEngine is up,
     its teardown is left to the end of the process. (Other map test modules import this.)"""
     map_profile()  # brings QtWebEngine up, which connects its teardown to aboutToQuit
-    qapp.aboutToQuit.disconnect()
+    if qapp.receivers(SIGNAL("aboutToQuit()")) > 0:  # not yet done by another map module
+        qapp.aboutToQuit.disconnect()
     yield
 
 
