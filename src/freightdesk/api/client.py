@@ -26,6 +26,7 @@ from freightdesk.api.errors import (
 from freightdesk.api.fleet import FleetApi
 from freightdesk.api.packaging import PackagingApi
 from freightdesk.api.rating import RatingApi
+from freightdesk.api.slots import SlotsApi
 from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
@@ -87,6 +88,7 @@ class ApiClient:
         self.bookings = BookingsApi(self)
         self.packaging = PackagingApi(self)
         self.carriers = CarriersApi(self)
+        self.slots = SlotsApi(self)
 
     async def __aenter__(self) -> Self:
         return self
