@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from freightdesk.models.rating import RateRequest
@@ -389,3 +390,15 @@ def test_cancellation_racing_the_carriers_answer_has_one_outcome(tenant: TenantH
             assert answer.json()["bookingId"] == booking["id"]
         else:
             assert (final["status"], status) == ("BOOKED", "QUOTES_RECEIVED")
+
+
+def test_strict_bodies_answer_after_authentication_and_refuse_nul(tenant: TenantHandle) -> None:
+    misspelt = {**tl_request(["PRLF"]), "quoteTypes": "ALL"}
+    anonymous = httpx.post(f"{tenant.service.url}{RATE_REQUESTS}", json=misspelt)
+    assert anonymous.status_code == 401  # the shape of the body is not told to strangers
+    assert tenant.http.post(RATE_REQUESTS, json=misspelt).status_code == 400
+    body = tl_request(["PRLF"])
+    body["rateDetail"]["routeInfo"]["stops"][0]["name"] = "Dock\x00A"
+    answer = tenant.http.post(RATE_REQUESTS, json=body)
+    assert answer.status_code == 400
+    assert error_sources(answer) == ["rateDetail.routeInfo.stops[0].name"]

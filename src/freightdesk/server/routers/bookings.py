@@ -29,7 +29,7 @@ from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import booking_carriers, carrier_profiles
 from freightdesk.server.errors import ApiError, field_error, not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
-from freightdesk.server.routers.rating import strict_body
+from freightdesk.server.strict import strict_body
 
 router = APIRouter(tags=["Booking"])
 

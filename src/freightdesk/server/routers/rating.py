@@ -5,14 +5,11 @@ Quotes arrive in the background from the simulated carriers (`domain/rating_quot
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 
 from freightdesk.models.rating import RateRequest, RateRequestCancellation, RateRequestCreate
 from freightdesk.server.auth import PrincipalDep
@@ -21,34 +18,9 @@ from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import rating_quotes
 from freightdesk.server.domain.carrier_profiles import wake
 from freightdesk.server.openapi import ERRORS
+from freightdesk.server.strict import strict_body
 
 router = APIRouter(prefix="/services/rating/v1/rate-requests", tags=["Rating"])
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def strict_body(model: type[M]) -> Callable[[Request], Awaitable[None]]:
-    """A dependency refusing unknown fields anywhere in a JSON body, with their paths.
-
-    The models are lenient so that clients tolerate newer answers; a request body with a
-    misspelt field is a caller's mistake worth a 400 instead of a silently ignored field.
-    Bodies that are not JSON, empty or malformed are left to FastAPI's own validation.
-    """
-
-    async def check(request: Request) -> None:
-        if "json" not in request.headers.get("content-type", "").lower():
-            return
-        raw = await request.body()
-        if not raw:
-            return
-        try:
-            data: Any = json.loads(raw)
-        except ValueError:
-            return
-        model.model_validate(data, extra="forbid")
-
-    return check
-
 
 StrictRateRequest = Annotated[None, Depends(strict_body(RateRequestCreate))]
 

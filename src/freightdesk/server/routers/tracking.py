@@ -9,13 +9,11 @@ another tenant, and the public read-only view behind `shipmentShareLink`.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
-from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -53,6 +51,7 @@ from freightdesk.server.domain.tracking_reads import (
 )
 from freightdesk.server.errors import field_error, not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.strict import strict_body
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment
 
@@ -61,54 +60,6 @@ router = APIRouter(tags=["Shipment tracking"])
 SHIPMENT = "/api/v4/shipments/{shipmentId}"
 ShipmentId = Annotated[UUID, Path(alias="shipmentId")]
 IncludeRoute = Annotated[bool, Query(alias="includeRouteInfo")]
-
-
-def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
-    """A dependency refusing unknown fields anywhere in a JSON body, with their paths.
-
-    The wire models are lenient so that clients survive a newer service; the service itself
-    tells a caller about a misspelt field instead of dropping it. Runs after authentication.
-    """
-
-    async def check(request: Request, _principal: PrincipalDep) -> None:
-        if "json" not in request.headers.get("content-type", "").lower():
-            return  # FastAPI's own body handling answers 415 / 400
-        try:
-            data = json.loads(await request.body())
-        except ValueError:
-            return
-        try:
-            model.model_validate(data, extra="forbid")
-        except ValidationError as exc:
-            raise RequestValidationError(
-                [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
-            ) from None
-        where = _nul_at(data)
-        if where is not None:
-            # PostgreSQL cannot store NUL in text; refuse it on every database alike.
-            message = "must not contain NUL characters"
-            raise RequestValidationError(
-                [{"loc": ("body", *where), "msg": message, "type": "string_nul"}]
-            )
-
-    return check
-
-
-def _nul_at(value: object, path: tuple[int | str, ...] = ()) -> tuple[int | str, ...] | None:
-    """The path of the first string (or key) holding a NUL character, if any."""
-    if isinstance(value, str):
-        return path if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found = (*path, key) if "\x00" in key else _nul_at(item, (*path, key))
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _nul_at(item, (*path, index))
-            if found is not None:
-                return found
-    return None
 
 
 def _json(model: BaseModel, status: int = 200, headers: dict[str, str] | None = None) -> Response:

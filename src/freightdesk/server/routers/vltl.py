@@ -48,7 +48,7 @@ from freightdesk.server.domain import rate_engine as engine
 from freightdesk.server.domain.rating_quotes import locate
 from freightdesk.server.errors import ApiError, conflict, field_error, field_errors
 from freightdesk.server.openapi import ERRORS
-from freightdesk.server.routers.rating import strict_body
+from freightdesk.server.strict import strict_body
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.vltl import VltlDispatchRow, VltlQuoteRow
 

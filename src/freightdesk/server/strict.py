@@ -1,0 +1,70 @@
+"""Strict request bodies: a misspelt field is the caller's mistake, answered with a 400.
+
+The wire models are lenient so that clients survive a newer service; the service itself tells
+a caller about an unknown field (with its path) instead of silently dropping it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
+
+from freightdesk.server.auth import PrincipalDep
+
+
+def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
+    """A dependency refusing unknown fields anywhere in a JSON body, and NUL characters.
+
+    Runs after authentication, so an unauthenticated caller learns nothing about the shape.
+    Bodies that are not JSON, empty or malformed are left to FastAPI's own validation (415,
+    400).
+    """
+
+    async def check(request: Request, _principal: PrincipalDep) -> None:
+        if "json" not in request.headers.get("content-type", "").lower():
+            return
+        raw = await request.body()
+        if not raw:
+            return
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            return
+        try:
+            model.model_validate(data, extra="forbid")
+        except ValidationError as exc:
+            raise RequestValidationError(
+                [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
+            ) from None
+        where = nul_at(data)
+        if where is not None:
+            # PostgreSQL cannot store NUL in text; refuse it on every database alike.
+            message = "must not contain NUL characters"
+            raise RequestValidationError(
+                [{"loc": ("body", *where), "msg": message, "type": "string_nul"}]
+            )
+
+    return check
+
+
+def nul_at(value: object, path: tuple[int | str, ...] = ()) -> tuple[int | str, ...] | None:
+    """The path of the first string (or key) holding a NUL character, if any."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in str(key):
+                return (*path, str(key))
+            found = nul_at(item, (*path, str(key)))
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = nul_at(item, (*path, index))
+            if found is not None:
+                return found
+    return None
