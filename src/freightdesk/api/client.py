@@ -14,6 +14,7 @@ from freightdesk import __version__
 from freightdesk.api.account_groups import AccountGroupsApi
 from freightdesk.api.addresses import AddressesApi
 from freightdesk.api.bookings import BookingsApi
+from freightdesk.api.capacity import CapacityApi
 from freightdesk.api.carriers import CarriersApi
 from freightdesk.api.client_applications import ClientApplicationsApi
 from freightdesk.api.documents import DocumentsApi
@@ -88,6 +89,7 @@ class ApiClient:
         self.bookings = BookingsApi(self)
         self.packaging = PackagingApi(self)
         self.carriers = CarriersApi(self)
+        self.capacity = CapacityApi(self)
         self.slots = SlotsApi(self)
 
     async def __aenter__(self) -> Self:
