@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
 
 from freightdesk.server.db import transaction
+from freightdesk.server.domain.push_processing import prune_receipts
 from freightdesk.server.tables.push import PushIngestion
 from freightdesk.server.tables.tenancy import Tenant
 from tests.server.test_carrier_push_support import (
+    INGESTIONS,
     PARCEL,
     SHIPMENTS,
     TRUCKLOAD,
@@ -323,3 +325,26 @@ def test_a_push_the_shipment_refuses_fails_alone(tenant: TenantHandle) -> None:
     assert failed["status"] == "FAILED" and failed["error"]
     assert settled(tenant, good)["status"] == "PROCESSED"
     assert len(history(tenant, shipment["id"])["positions"]) == 1
+
+
+def test_receipts_of_finished_pushes_are_deleted_after_thirty_days(tenant: TenantHandle) -> None:
+    tracking = unique("1Z")
+    create_shipment(tenant, [("TRACKING_NUMBER", tracking)])
+    done = accepted(tenant.http.post(PARCEL, json=parcel_body(tracking, "PICKED_UP")))
+    recent = accepted(tenant.http.post(PARCEL, json=parcel_body(tracking, "DEPARTED_STOP")))
+    waiting = accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(unique("BOL"))))
+    for ingestion_id in (done, recent, waiting):
+        settled(tenant, ingestion_id)
+    context = tenant.service.context
+    old = datetime.now(UTC) - timedelta(days=31)
+    with transaction(context.sessions) as session:
+        session.execute(
+            update(PushIngestion)
+            .where(PushIngestion.ingestion_id.in_([done, waiting]))
+            .values(processed_at=old)
+        )
+    prune_receipts(context)
+    assert tenant.http.get(f"{INGESTIONS}/{done}").status_code == 404
+    assert ingestion(tenant, recent)["status"] == "PROCESSED"
+    # Unmatched and still due a retry: kept, whatever its age.
+    assert ingestion(tenant, waiting)["status"] == "UNMATCHED"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -97,6 +97,11 @@ RETRY_LONGEST = timedelta(minutes=10)
 RETRY_FOR = timedelta(days=7)
 # A transient database failure (locked, connection lost) is retried after this pause.
 BACKOFF_SECONDS = 1.0
+# Receipts of finished pushes are readable this long after their last attempt, then deleted
+# (a live feed pushes millions a month); pruned in batches, at most once per interval.
+RECEIPTS_KEPT_FOR = timedelta(days=30)
+PRUNE_EVERY_SECONDS = 3600.0
+PRUNE_BATCH = 5000
 
 
 # --- intake --------------------------------------------------------------------------------
@@ -764,6 +769,29 @@ def _mark(session: Session, rows: Sequence[Claimed], outcomes: Sequence[Outcome]
     session.execute(_MARK, values)
 
 
+def prune_receipts(context: ServiceContext, limit: int = PRUNE_BATCH) -> int:
+    """Delete up to `limit` receipts of pushes finished longer than RECEIPTS_KEPT_FOR ago.
+
+    PENDING pushes and UNMATCHED ones still due a retry are never deleted: they are not
+    finished. Returns how many were deleted.
+    """
+    cutoff = utcnow() - RECEIPTS_KEPT_FOR
+    expired = (
+        select(_INGESTIONS.c.id)
+        .where(
+            _INGESTIONS.c.status != IngestionStatus.PENDING.value,
+            _INGESTIONS.c.retry_at.is_(None),
+            _INGESTIONS.c.processed_at < cutoff,
+        )
+        .limit(limit)
+    )
+    with transaction(context.sessions) as session:
+        ids = list(session.scalars(expired))
+        if ids:
+            session.execute(delete(_INGESTIONS).where(_INGESTIONS.c.id.in_(ids)))
+    return len(ids)
+
+
 async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
     """Apply accepted pushes to shipments until the service stops.
 
@@ -772,6 +800,7 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
     queue = ingestion_queue(context)
     next_retry = 0.0
     loop = asyncio.get_running_loop()
+    next_prune = loop.time() + PRUNE_EVERY_SECONDS / 60  # not in the way of the start
     while not stop.is_set():
         queue.arrived.clear()
         try:
@@ -782,6 +811,11 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
             if loop.time() >= next_retry:
                 await asyncio.to_thread(retry_unmatched, context)
                 next_retry = loop.time() + RETRY_FIRST.total_seconds() / 2
+            if loop.time() >= next_prune:
+                while await asyncio.to_thread(prune_receipts, context) == PRUNE_BATCH:
+                    if stop.is_set():
+                        break
+                next_prune = loop.time() + PRUNE_EVERY_SECONDS
         except _TRANSIENT:
             log.warning("push processing paused: the database failed", exc_info=True)
             await _sleep(stop, BACKOFF_SECONDS)
