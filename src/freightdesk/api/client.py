@@ -27,6 +27,7 @@ from freightdesk.api.errors import (
 from freightdesk.api.fleet import FleetApi
 from freightdesk.api.packaging import PackagingApi
 from freightdesk.api.rating import RatingApi
+from freightdesk.api.schedules import SchedulesApi
 from freightdesk.api.slots import SlotsApi
 from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
@@ -90,6 +91,7 @@ class ApiClient:
         self.packaging = PackagingApi(self)
         self.carriers = CarriersApi(self)
         self.capacity = CapacityApi(self)
+        self.schedules = SchedulesApi(self)
         self.slots = SlotsApi(self)
 
     async def __aenter__(self) -> Self:
