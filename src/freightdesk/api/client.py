@@ -33,6 +33,7 @@ from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
 from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
+from freightdesk.api.vehicles import VehiclesApi
 from freightdesk.api.webhooks import WebhooksApi
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,7 @@ class ApiClient:
         self.carriers = CarriersApi(self)
         self.capacity = CapacityApi(self)
         self.schedules = SchedulesApi(self)
+        self.vehicles = VehiclesApi(self)
         self.slots = SlotsApi(self)
 
     async def __aenter__(self) -> Self:
