@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import BadRequest
 from freightdesk.api.rating import CancellationNotEnabled, RateRequestBooked
 from freightdesk.models.booking import (
     BookingInput,
@@ -24,6 +25,8 @@ from freightdesk.models.booking import (
 from freightdesk.models.rating import RateRequestCreate, RateRequestStatus
 from freightdesk.service.cache import Cache
 from freightdesk.service.rating import (
+    ACCESSORIALS,
+    TRUCKLOAD_ONLY,
     RateRequestsChange,
     RatingService,
     booking_draft,
@@ -244,3 +247,75 @@ async def test_what_the_form_offers(rating: RatingService, client: ApiClient) ->
     assert "Prairie Line Freight" in [c.name for c in carriers]
     assert await rating.account_groups() == []
     assert await rating.saved_locations() == []
+
+
+def _accessorials(
+    codes: list[str], *, trailer: str = "DRY_VAN", ltl: bool = False
+) -> dict[str, Any]:
+    body: dict[str, Any] = copy.deepcopy(tl_request(["PRLF"]))
+    shipping: dict[str, Any] = (
+        {"ltl": {}} if ltl else {"truck": {"loadPreference": "FULL", "trailerType": trailer}}
+    )
+    shipping["accessorials"] = [{"code": code} for code in codes]
+    body["rateDetail"]["shippingDetails"] = shipping
+    if ltl:
+        body["rateDetail"]["shipmentDetails"] = [
+            {"handlingUnits": [{"quantity": 1, "freightClass": "70",
+                                "weight": {"value": 500, "unit": "LB"}}]}
+        ]  # fmt: skip
+    return body
+
+
+async def test_accessorials_are_checked_as_the_service_checks_them(client: ApiClient) -> None:
+    """Every accessorial the form offers is one the service rates, and each refusal the form
+    foresees is the service's own, at the same path."""
+    path = "rateDetail.shippingDetails.accessorials[0].code"
+    open_trailer = [c for c in ACCESSORIALS if c != "REFRIGERATED"]
+    for body in (
+        _accessorials(open_trailer, trailer="FLATBED"),
+        _accessorials(["REFRIGERATED", "LIFTGATE"], trailer="REEFER"),
+        _accessorials([c for c in ACCESSORIALS if c not in TRUCKLOAD_ONLY], ltl=True),
+    ):
+        request, problems = check_rate_request(body)
+        assert request is not None and problems == {}, problems
+        created = await client.rating.create(request)
+        wanted = [a["code"] for a in body["rateDetail"]["shippingDetails"]["accessorials"]]
+        assert created.rate_detail.shipping_details is not None
+        assert [a.code for a in created.rate_detail.shipping_details.accessorials] == wanted
+    for body, message in (
+        (_accessorials(["REFRIGERATED"]), "Temperature control needs a reefer trailer"),
+        (_accessorials(["TARP"], trailer="REEFER"), "Tarping goes with an open trailer"),
+        (_accessorials(["LUMPER"], ltl=True), "Lumper service is a truckload service"),
+        (_accessorials(["STOP_OFF"]), "'STOP_OFF' is not an accessorial we rate"),
+    ):
+        request, problems = check_rate_request(body)
+        assert request is None and problems[path].startswith(message), problems
+        with pytest.raises(BadRequest) as refused:
+            await client.rating.create(RateRequestCreate.model_validate(body))
+        assert path in refused.value.field_errors()
+    # A reefer's temperature range upside down is the app's own check (a typo, surely).
+    body = _accessorials(["REFRIGERATED"], trailer="REEFER")
+    details = {"min": 40, "max": 34, "unit": "FAHRENHEIT"}
+    body["rateDetail"]["shippingDetails"]["accessorials"][0]["details"] = details
+    assert check_rate_request(body)[1] == {
+        "rateDetail.shippingDetails.accessorials[0].details.max": "must not be below the lowest"
+    }
+
+
+async def test_stop_contacts_and_expiry_reach_the_service(client: ApiClient) -> None:
+    body: dict[str, Any] = copy.deepcopy(tl_request(["PRLF"]))
+    person = {"companyName": "ACME", "givenName": "Ana", "phoneNumber": "+1 312 555 0100"}
+    body["rateDetail"]["routeInfo"]["stops"][0]["contacts"] = [person]
+    expires = (datetime.now(UTC) + timedelta(hours=5)).replace(microsecond=0)
+    body["expirationDateTime"] = expires.isoformat()
+    request, problems = check_rate_request(body)
+    assert request is not None, problems
+    created = await client.rating.create(request)
+    assert created.expiration_date_time == expires
+    assert [c.wire() for c in created.rate_detail.route_info.stops[0].contacts] == [person]
+    # An expiry too far out, and more people at a stop than the service keeps: named before
+    # sending (the shape first, as the service checks it).
+    body["expirationDateTime"] = (datetime.now(UTC) + timedelta(days=400)).isoformat()
+    assert check_rate_request(body)[1] == {"expirationDateTime": "must be within a year from now"}
+    body["rateDetail"]["routeInfo"]["stops"][1]["contacts"] = [person] * 21
+    assert list(check_rate_request(body)[1]) == ["rateDetail.routeInfo.stops[1].contacts"]

@@ -5,7 +5,9 @@ tracked shipment opened in the Shipments pane."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt
+from datetime import UTC, datetime, timedelta
+
+from PySide6.QtCore import QDateTime, QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -110,6 +112,74 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     unit = sent["rateDetail"]["shipmentDetails"][0]["handlingUnits"][0]
     assert unit["weight"] == {"value": 500.0, "unit": "LB"} and unit["freightClass"] == "70"
     assert sent["capacityProviderIdentifiers"] == [{"type": "CARRIER_SCAC", "value": "NBFL"}]
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_expiry_stop_contacts_and_accessorials(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _pane(qtbot, session)
+    form = await _form(pane)
+    _fill(qtbot, form, "PRLF")
+    form.expires.setChecked(True)
+    form.expiration.setDateTime(QDateTime.currentDateTime().addSecs(-3600))
+    form.stop_contacts.add_row(["Pickup", "ACME", "Ana", "Ruiz", "+1 312 555 0100", "", ""])
+    form.stop_contacts.add_row(["Delivery", "", "Bo", "", "", "", "bo@store.test"])
+    form.stop_contacts.add_row()  # left empty: not sent
+    form.accessorials.boxes["REFRIGERATED"].setChecked(True)
+    form.accessorials.boxes["LIFTGATE"].setChecked(True)
+    type_text(form.accessorials.lowest, "38")
+    type_text(form.accessorials.highest, "34")
+    # Each rule beside its field: the expiry on the route tab, shown first.
+    form.save()
+    assert form.tabs.currentIndex() == 0
+    assert form.errors.message_for("expirationDateTime") == "must be in the future"
+    accessorials = form.errors.message_for("rateDetail.shippingDetails.accessorials")
+    assert "Temperature control needs a reefer trailer" in accessorials
+    assert "Temperature, highest: must not be below the lowest" in accessorials
+    # The service's own messages about a contact or an accessorial find their rows too.
+    form.show_problems(
+        {
+            "rateDetail.routeInfo.stops[1].contacts[0].email": "is not an address",
+            "rateDetail.shippingDetails.accessorials[1].code": "not on this lane",
+        }
+    )
+    assert form.errors.message_for("stopContacts") == "Row 2, email: is not an address"
+    assert form.errors.message_for("rateDetail.shippingDetails.accessorials") == (
+        "not on this lane"
+    )
+    assert form.stop_contacts.rows() == 3  # nothing typed is lost
+    form.expiration.setDateTime(QDateTime.currentDateTime().addDays(2))
+    form.trailer_type.setCurrentIndex(form.trailer_type.findData("REEFER"))
+    type_text(form.accessorials.lowest, "34")
+    type_text(form.accessorials.highest, "38")
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    await wait_until(lambda: pane.requests.rowCount() == 1)
+    sent = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()
+    stops = sent["rateDetail"]["routeInfo"]["stops"]
+    assert stops[0]["contacts"] == [
+        {"companyName": "ACME", "givenName": "Ana", "familyName": "Ruiz",
+         "phoneNumber": "+1 312 555 0100"}
+    ]  # fmt: skip
+    assert stops[1]["contacts"] == [{"givenName": "Bo", "email": "bo@store.test"}]
+    assert sent["rateDetail"]["shippingDetails"]["accessorials"] == [
+        {"code": "LIFTGATE"},
+        {"code": "REFRIGERATED", "details": {"min": 34.0, "max": 38.0, "unit": "FAHRENHEIT"}},
+    ]
+    left = datetime.fromisoformat(sent["expirationDateTime"]) - datetime.now(UTC)
+    assert timedelta(days=1, hours=23) < left <= timedelta(days=2)
+    # Asking again starts from the same stops, people and services, with a fresh expiry.
+    pane.select_request(sent["id"])
+    pane.ask_again()
+    again = pane.dialog
+    assert isinstance(again, RateRequestFormDialog)
+    assert again.stop_contacts.rows() == 2 and again.stop_contacts.text(1, 0) == "Delivery"
+    assert again.accessorials.codes() == ["LIFTGATE", "REFRIGERATED"]
+    assert again.accessorials.lowest.text() == "34" and not again.expires.isChecked()
+    again.reject()
     pane.shutdown()
     await settle(session)
 

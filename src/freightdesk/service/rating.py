@@ -36,6 +36,7 @@ from freightdesk.models.rating import (
     RateRequestCreate,
     RateRequestStatus,
     RateStopType,
+    TrailerType,
 )
 from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.cache import Cache
@@ -52,7 +53,35 @@ FAST_WINDOW = timedelta(seconds=10)
 HORIZON = timedelta(days=365)
 OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 _STOPS = "rateDetail.routeInfo.stops"
+_ACCESSORIALS = "rateDetail.shippingDetails.accessorials"
 _SUBDIVIDED = ("US", "CA", "MX")
+
+# The accessorial services the local service rates (server/domain/rate_engine.py), in words a
+# dispatcher reads. STOP_OFF is not among them: the service charges it for each stop beyond two.
+ACCESSORIALS: dict[str, str] = {
+    "LIFTGATE": "Liftgate",
+    "INSIDE_PICKUP": "Inside pickup",
+    "INSIDE_DELIVERY": "Inside delivery",
+    "RESIDENTIAL": "Residential pickup or delivery",
+    "APPOINTMENT": "Delivery appointment",
+    "NOTIFY_BEFORE_DELIVERY": "Notify before delivery",
+    "LIMITED_ACCESS": "Limited access location",
+    "HAZMAT": "Hazardous materials",
+    "DRIVER_ASSIST": "Driver assist",
+    "PROTECT_FROM_FREEZING": "Protect from freezing",
+    "BLIND_SHIPMENT": "Blind shipment",
+    "REFRIGERATED": "Temperature control",
+    "TARP": "Tarping",
+    "LUMPER": "Lumper service",
+    "TEAM_DRIVERS": "Team drivers",
+}
+# Services a truck gives that LTL carriers do not offer.
+TRUCKLOAD_ONLY = frozenset({"TARP", "LUMPER", "TEAM_DRIVERS", "REFRIGERATED"})
+# Trailers open to the weather, which a tarp covers.
+OPEN_TRAILERS = frozenset(
+    {TrailerType.FLATBED, TrailerType.STEP_DECK, TrailerType.DOUBLE_DROP, TrailerType.LOWBOY,
+     TrailerType.CONESTOGA}
+)  # fmt: skip
 
 
 # --- the service's rules, checked in the form --------------------------------------------
@@ -101,6 +130,7 @@ def request_problems(request: RateRequestCreate, *, today: date) -> dict[str, st
         found.append(("rateDetail.shippingDetails", "give truck (truckload) or ltl, not both"))
     if shipping is not None and shipping.ltl is not None:
         found += _ltl_problems(request)
+    found += _accessorial_problems(request)
     problems: dict[str, str] = {}
     for path, message in found:
         problems.setdefault(path, message)
@@ -142,6 +172,34 @@ def _ltl_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
             found.append((f"{path}.weight", "is required to rate LTL"))
         if unit.freight_class is None and unit.dimensions is None:
             found.append((f"{path}.freightClass", "is required to rate LTL (or give dimensions)"))
+    return found
+
+
+def _accessorial_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
+    """What the service refuses of the accessorials asked for, given the mode and trailer."""
+    shipping = request.rate_detail.shipping_details
+    if shipping is None:
+        return []
+    ltl = shipping.ltl is not None and shipping.truck is None
+    trailer = shipping.truck.trailer_type if shipping.truck else TrailerType.DRY_VAN
+    found = []
+    for index, accessorial in enumerate(shipping.accessorials):
+        code, path = accessorial.code, f"{_ACCESSORIALS}[{index}]"
+        name = ACCESSORIALS.get(code, code)
+        if code not in ACCESSORIALS:
+            known = ", ".join(ACCESSORIALS)
+            found.append((f"{path}.code", f"{code!r} is not an accessorial we rate; use {known}"))
+        elif ltl and code in TRUCKLOAD_ONLY:
+            found.append((f"{path}.code", f"{name} is a truckload service, not offered for LTL"))
+        elif not ltl and code == "REFRIGERATED" and trailer is not TrailerType.REEFER:
+            found.append((f"{path}.code", f"{name} needs a reefer trailer"))
+        elif not ltl and code == "TARP" and trailer not in OPEN_TRAILERS:
+            found.append((f"{path}.code", f"{name} goes with an open trailer (flatbed, ...)"))
+        details = accessorial.details
+        # The app's own check (the service takes any range): a range upside down is a typo.
+        low, high = (details.min, details.max) if details else (None, None)
+        if low is not None and high is not None and low > high:
+            found.append((f"{path}.details.max", "must not be below the lowest"))
     return found
 
 

@@ -1,6 +1,7 @@
-"""The rate request form: stops (a saved location or a validated address), pickup date, the
-truck or LTL freight with its handling units, the carriers and account groups to ask, the
-quote types wanted, the shipper's contact and attributes.
+"""The rate request form: stops (a saved location or a validated address) and the people to
+call there, pickup date, the request's expiry, the truck or LTL freight with its handling units
+and the accessorial services wanted, the carriers and account groups to ask, the quote types
+wanted, the shipper's contact and attributes.
 
 The service's rules are checked before sending (each problem beside its field, the tab of the
 first one shown); the service's own answer is shown the same way.
@@ -10,14 +11,16 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtCore import QDate, QDateTime, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QDateEdit,
+    QDateTimeEdit,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -29,6 +32,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QRadioButton,
     QScrollArea,
+    QSizePolicy,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -47,6 +51,7 @@ from freightdesk.models.rating import (
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.rates.accessorials import AccessorialPicker, StopContacts
 from freightdesk.ui.panes.rates.common import RowTable, fold_rows, integer, number, words
 from freightdesk.ui.panes.rates.stops import StopEditor
 from freightdesk.ui.tasks import spawn
@@ -69,6 +74,8 @@ UNIT_WORDS = {
     "freightClass": "class",
     "description": "description",
 }
+# What the service takes when a request names no expiry (docs/spec-gaps.md).
+DEFAULT_EXPIRY = timedelta(hours=72)
 QUOTE_TYPES = {
     QuoteTypeFilter.ALL: "Contract and spot",
     QuoteTypeFilter.CONTRACT: "Contract rates only",
@@ -105,9 +112,12 @@ class RateRequestFormDialog(FormDialog):
         self.stop_ids = [uuid.uuid4(), uuid.uuid4()]
         self.setWindowTitle("New rate request")
         self.setMinimumSize(860, 640)
+        # Taller where the screen allows: the freight tab then shows without scrolling.
+        screen = self.screen().availableGeometry() if self.screen() else None
+        self.resize(920, max(640, min(780, screen.height() - 80 if screen else 640)))
         self.tabs = QTabWidget(self)
         self.tabs.addTab(self._scrolled(self._route_tab()), "&Route")
-        self.tabs.addTab(self._freight_tab(), "&Freight")
+        self.tabs.addTab(self._scrolled(self._freight_tab()), "&Freight")
         self.tabs.addTab(self._carriers_tab(), "&Carriers")
         self.tabs.addTab(self._contact_tab(), "Contact and a&ttributes")
         self.buttons = QDialogButtonBox(
@@ -142,9 +152,29 @@ class RateRequestFormDialog(FormDialog):
         self.pickup_date.setObjectName("pickupDate")
         self.pickup_date.setCalendarPopup(True)
         self.pickup_date.setDisplayFormat("yyyy-MM-dd")
+        self.expires = QCheckBox("E&xpires at", tab)
+        self.expires.setObjectName("expires")
+        self.expiration = QDateTimeEdit(tab)
+        self.expiration.setObjectName("expirationDateTime")
+        self.expiration.setCalendarPopup(True)
+        self.expiration.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.expiration.setToolTip("Your local time.")
+        expiry_note = QLabel(
+            "Otherwise 72 hours after asking. Quotes expire with the request.", tab
+        )
+        expiry_note.setEnabled(False)  # drawn as a hint
+        expiry = QHBoxLayout()
+        expiry.setContentsMargins(0, 0, 0, 0)
+        expiry.addWidget(self.expires)
+        expiry.addWidget(self.expiration)
+        expiry.addWidget(expiry_note, 1)
+        expiry_holder = QWidget(tab)
+        expiry_holder.setLayout(expiry)
+        self.expires.toggled.connect(self.expiration.setEnabled)
         general = QFormLayout()
         self.errors.add_row(general, "&Name", "name", self.name)
         self.errors.add_row(general, "Pickup &date", "rateDetail.pickupDate", self.pickup_date)
+        self.errors.add_row(general, "Request expiry", "expirationDateTime", expiry_holder)
         self.pickup = StopEditor("&Pickup", f"{STOPS}[0].location", self.errors, self.service, tab)
         self.delivery = StopEditor(
             "De&livery", f"{STOPS}[1].location", self.errors, self.service, tab
@@ -154,9 +184,16 @@ class RateRequestFormDialog(FormDialog):
         stops = QHBoxLayout()
         stops.addWidget(self.pickup)
         stops.addWidget(self.delivery)
+        self.stop_contacts = StopContacts(self.errors, tab)
+        contacts_label = QLabel(
+            "&Stop contacts: the people to call at the pickup and the delivery", tab
+        )
+        contacts_label.setBuddy(self.stop_contacts.table)
         layout = QVBoxLayout(tab)
         layout.addLayout(general)
         layout.addLayout(stops)
+        layout.addWidget(contacts_label)
+        layout.addWidget(self.stop_contacts)
         layout.addStretch(1)
         return tab
 
@@ -222,7 +259,8 @@ class RateRequestFormDialog(FormDialog):
             defaults={QTY: "1", KIND: "PALLET", WEIGHT_UNIT: "LB", SIZE_UNIT: "IN"},
         )  # fmt: skip
         self.units.setObjectName("handlingUnits")
-        for column, width in ((QTY, 50), (WEIGHT, 80), (LENGTH, 64), (WIDTH, 64), (HEIGHT, 64)):
+        for column, width in ((QTY, 50), (WEIGHT, 80), (LENGTH, 64), (WIDTH, 64), (HEIGHT, 64),
+                              (CLASS, 70), (STACKABLE, 76)):  # fmt: skip
             self.units.table.setColumnWidth(column, width)
         for column in (WEIGHT_UNIT, SIZE_UNIT):
             self.units.table.setColumnWidth(column, 64)
@@ -238,11 +276,13 @@ class RateRequestFormDialog(FormDialog):
         self.errors.add_row(units_form, "&Handling units", UNITS, self.units)
         self.errors.register("rateDetail.shipmentDetails", self.units, ErrorLabel(tab))
         self.errors.register("rateDetail.shippingDetails", self.truckload, ErrorLabel(tab))
+        self.accessorials = AccessorialPicker(self.errors, tab)
 
         layout = QVBoxLayout(tab)
         layout.addLayout(modes)
         layout.addWidget(self.truck_box)
         layout.addLayout(units_form, 1)
+        layout.addWidget(self.accessorials)
         self.truckload.toggled.connect(self._mode_changed)
         return tab
 
@@ -260,6 +300,8 @@ class RateRequestFormDialog(FormDialog):
         self.groups = QListWidget(tab)
         self.groups.setObjectName("accountGroups")
         self.groups.setMaximumHeight(120)
+        # At its height under its label, not centred in the row's room.
+        self.groups.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.choices_note = QLabel(tab)
         self.choices_note.setWordWrap(True)
         hint = QLabel(
@@ -288,6 +330,7 @@ class RateRequestFormDialog(FormDialog):
             ("givenName", "Given name"),
             ("familyName", "Family name"),
             ("phoneNumber", "&Phone"),
+            ("mobilePhoneNumber", "Mobile"),
             ("email", "&Email"),
         ):
             edit = QLineEdit(box)
@@ -316,6 +359,10 @@ class RateRequestFormDialog(FormDialog):
         for signal in (
             self.pickup.changed,
             self.delivery.changed,
+            self.stop_contacts.changed,
+            self.expires.toggled,
+            self.expiration.dateTimeChanged,
+            self.accessorials.changed,
             self.units.changed,
             self.attributes.changed,
             self.pickup_date.dateChanged,
@@ -425,11 +472,20 @@ class RateRequestFormDialog(FormDialog):
         self.name.setText(template.name or "" if template else "")
         self.pickup.load(stops[0] if stops else None)
         self.delivery.load(stops[-1] if len(stops) > 1 else None)
+        self.stop_contacts.load(
+            [stops[0] if stops else None, stops[-1] if len(stops) > 1 else None]
+        )
         today = date.today()
         pickup = detail.pickup_date if detail and detail.pickup_date else today
         pickup = max(pickup, today)
         self.pickup_date.setDate(QDate(pickup.year, pickup.month, pickup.day))
+        # A request asked again gets an expiry of its own: the earlier one has passed or will.
+        self.expires.setChecked(False)
+        self.expiration.setEnabled(False)
+        later = (datetime.now().astimezone() + DEFAULT_EXPIRY).replace(second=0, microsecond=0)
+        self.expiration.setDateTime(QDateTime.fromSecsSinceEpoch(int(later.timestamp())))
         shipping = detail.shipping_details if detail else None
+        self.accessorials.load(shipping.accessorials if shipping else [])
         self.ltl.setChecked(bool(shipping and shipping.ltl is not None))
         self.truckload.setChecked(not self.ltl.isChecked())
         truck = shipping.truck if shipping else None
@@ -485,7 +541,8 @@ class RateRequestFormDialog(FormDialog):
 
     def wire(self) -> dict[str, Any]:
         """The form as the wire fields of a rate request (checked by `check_rate_request`)."""
-        stops = [
+        contacts = self.stop_contacts.per_stop()
+        stops: list[dict[str, Any]] = [
             {
                 "id": str(self.stop_ids[0]),
                 "type": "PICKUP",
@@ -497,6 +554,9 @@ class RateRequestFormDialog(FormDialog):
                 "location": self.delivery.location_wire(),
             },
         ]
+        for stop, people in zip(stops, contacts, strict=True):
+            if people:
+                stop["contacts"] = people
         detail: dict[str, Any] = {
             "routeInfo": {"stops": stops},
             "pickupDate": self.pickup_date.date().toString("yyyy-MM-dd"),
@@ -514,6 +574,9 @@ class RateRequestFormDialog(FormDialog):
             detail["shippingDetails"] = {"truck": truck}
         else:
             detail["shippingDetails"] = {"ltl": {}}
+        accessorials = self.accessorials.wire()
+        if accessorials:
+            detail["shippingDetails"]["accessorials"] = accessorials
         units = [self._unit(row) for row in self.units.filled_rows([QTY, WEIGHT, LENGTH, TEXT])]
         if units:
             detail["shipmentDetails"] = [
@@ -530,6 +593,10 @@ class RateRequestFormDialog(FormDialog):
         name = self.name.text().strip()
         if name:
             wire["name"] = name
+        if self.expires.isChecked():
+            local = self.expiration.dateTime().toPython()
+            assert isinstance(local, datetime)
+            wire["expirationDateTime"] = local.astimezone().isoformat()
         scacs = self._checked(self.carriers) + [
             s.upper() for s in _SCACS.split(self.other_carriers.text()) if s
         ]
@@ -571,6 +638,7 @@ class RateRequestFormDialog(FormDialog):
     # --- errors and saving -----------------------------------------------------------------
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        problems = self.stop_contacts.fold(self.accessorials.fold(problems), last_stop=1)
         shown = fold_rows(
             problems,
             {
@@ -583,6 +651,20 @@ class RateRequestFormDialog(FormDialog):
         self.errors.show(shown, general=general)
         if shown:
             self.tabs.setCurrentIndex(_tab_of(next(iter(shown))))
+            self._reveal_errors()
+
+    def _reveal_errors(self) -> None:
+        """Scroll the tab shown to its first problem (a tab may be taller than the dialog)."""
+        area = self.tabs.currentWidget()
+        if not isinstance(area, QScrollArea):
+            return
+        inside = area.widget()
+        if inside is None:
+            return
+        shown = [e for e in inside.findChildren(ErrorLabel) if not e.isHidden()]
+        if shown:
+            first = min(shown, key=lambda e: e.mapTo(inside, e.rect().topLeft()).y())
+            area.ensureWidgetVisible(first, 50, 80)
 
     def save(self) -> None:
         request, problems = check_rate_request(self.wire())
