@@ -26,6 +26,7 @@ from freightdesk.api.errors import (
 )
 from freightdesk.api.fleet import FleetApi
 from freightdesk.api.packaging import PackagingApi
+from freightdesk.api.rail import RailApi
 from freightdesk.api.rating import RatingApi
 from freightdesk.api.schedules import SchedulesApi
 from freightdesk.api.slots import SlotsApi
@@ -91,6 +92,7 @@ class ApiClient:
         self.bookings = BookingsApi(self)
         self.packaging = PackagingApi(self)
         self.carriers = CarriersApi(self)
+        self.rail = RailApi(self)
         self.capacity = CapacityApi(self)
         self.schedules = SchedulesApi(self)
         self.vehicles = VehiclesApi(self)
