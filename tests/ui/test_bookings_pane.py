@@ -231,3 +231,79 @@ async def test_a_failing_service_keeps_the_form(
     form.reject()
     pane.shutdown()
     await settle(session)
+
+
+async def test_the_carriers_answer_shows_in_the_detail_as_it_arrives(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
+    people = [{"givenName": "Sam", "familyName": "Okafor", "email": "sam@carrier.test"}]
+    declined = _booking(tenant, "ZZRV", carrierContacts=people)
+    accepted = _booking(tenant, "ZZRV")
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    await wait_until(
+        lambda: all(b.status is BookingStatus.UNDER_REVIEW for b in pane.model.items), seconds=15
+    )
+
+    def show(booking_id: str) -> None:
+        pane.table.selectRow(next(r for r, b in enumerate(pane.model.items)
+                                  if str(b.id) == booking_id))  # fmt: skip
+
+    def reply(booking_id: str, **answer_: Any) -> None:
+        sent = tenant.http.post(
+            f"{BOOKINGS}/{booking_id}/carrier-response",
+            json=answer_,
+            headers={"x-tenant-role": "CARRIER"},
+        )
+        assert sent.status_code == 200, sent.text
+
+    show(declined["id"])
+    text = pane.detail.body.toPlainText()
+    assert "ZZRV is reviewing the booking; the answer will show here" in text
+    assert "Carrier contact" in text and "Sam Okafor, sam@carrier.test" in text
+    assert not pane.detail.news.isVisible()
+    # The carrier declines: the detail shows why, without the booking being picked again.
+    reply(
+        declined["id"],
+        decision="REJECT",
+        rejectionReason="NO_CAPACITY",
+        carrierRejectionNotes="No truck on Tuesday",
+        responseMethod="EMAIL",
+    )
+    await wait_until(
+        lambda: (
+            pane.detail.booking is not None and pane.detail.booking.status is BookingStatus.REJECTED
+        ),
+        seconds=15,
+    )
+    text = pane.detail.body.toPlainText()
+    assert text.startswith("Carrier's answer\nRejected. ZZRV declined the booking: no capacity.")
+    for expected in ("No truck on Tuesday", "Answered by\nEmail", "Sam Okafor"):
+        assert expected in text, expected
+    assert pane.detail.news.isVisible()
+    assert "Booking with ZZRV is rejected (was under review): no capacity" in (
+        pane.detail.news.text()
+    )
+    # Another booking shown: the news was about the first one.
+    show(accepted["id"])
+    assert not pane.detail.news.isVisible()
+    # The carrier accepts: booked, with the carrier's identifier, tracking one click away.
+    reply(
+        accepted["id"],
+        decision="ACCEPT",
+        carrierProvidedIdentifiers=[{"type": "BILL_OF_LADING", "value": "BOL-7731"}],
+    )
+    await wait_until(
+        lambda: (
+            pane.detail.booking is not None and pane.detail.booking.status is BookingStatus.BOOKED
+        ),
+        seconds=15,
+    )
+    text = pane.detail.body.toPlainText()
+    assert "ZZRV accepted the booking on" in text and "Tracking has started" in text
+    assert "BILL_OF_LADING BOL-7731" in text
+    assert pane.detail.news.isVisible() and pane.detail.shipment_button.isEnabled()
+    pane.shutdown()
+    await settle(session)

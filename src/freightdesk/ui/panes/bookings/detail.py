@@ -1,6 +1,7 @@
-"""One booking with everything a dispatcher needs: carrier, rates and itemized charges, the
-expiry counting down, route, freight, notes, the carrier's answer, contacts, and the
-identifiers shared with the carrier."""
+"""One booking with everything a dispatcher needs: the carrier's answer first (in words, with
+the rejection reason and notes, the carrier's identifiers and contacts), rates and itemized
+charges, the expiry counting down, route, freight, notes, and the identifiers shared with the
+carrier. An answer arriving while the booking is shown is pointed out."""
 
 from __future__ import annotations
 
@@ -53,9 +54,64 @@ def _identifiers(identifiers: list[LogisticsIdentifier]) -> str:
     return ", ".join(f"{i.type} {i.value}" for i in identifiers)
 
 
+def answer_text(booking: Booking) -> str:
+    """The carrier's answer in a sentence, as a dispatcher would say it."""
+    carrier = booking.capacity_provider_identifier.value
+    status = booking.status
+    if status is BookingStatus.PROCESSING:
+        return f"Sent to {carrier}; waiting for the carrier's answer."
+    if status is BookingStatus.UNDER_REVIEW:
+        return f"{carrier} is reviewing the booking; the answer will show here when it comes."
+    if status is BookingStatus.BOOKED:
+        when = _when(booking.last_accepted_date_time)
+        text = f"{carrier} accepted the booking" + (f" on {when}" if when else "") + "."
+        if booking.master_shipment_id is not None:
+            text += " Tracking has started: open the tracked shipment to follow it."
+        return text
+    if status is BookingStatus.REJECTED:
+        if booking.automated_failure_reason:
+            return (
+                f"The booking failed in {carrier}'s system "
+                f"({words(booking.automated_failure_reason).lower()}); book again or call them."
+            )
+        reason = words(booking.rejection_reason).lower()
+        return f"{carrier} declined the booking" + (f": {reason}." if reason else ".")
+    if status is BookingStatus.CANCELLED:
+        return f"Cancelled on {_when(booking.last_modified_date_time)}."
+    expired = _when(booking.expiration_date_time)
+    return f"Expired{f' on {expired}' if expired else ''}: {carrier} did not answer in time."
+
+
+def _answer_section(booking: Booking) -> str:
+    color = status_color(booking.status).name()
+    sentence = (
+        f"<p style='margin:0 0 4px 0'><b style='color:{color}'>"
+        f"{escape(status_text(booking.status))}.</b> {escape(answer_text(booking))}</p>"
+    )
+    details = _rows(
+        [
+            ("Rejection reason", words(booking.rejection_reason)),
+            ("Carrier's notes", booking.carrier_rejection_notes or ""),
+            ("Automated failure", words(booking.automated_failure_reason)),
+            ("Answered by", words(booking.carrier_response_method)),
+            ("Accepted", _when(booking.last_accepted_date_time)),
+            ("Carrier's identifiers", _identifiers(booking.carrier_provided_identifiers)),
+            (
+                "Reference keys",
+                "; ".join(
+                    f"{k.key}: {', '.join(k.values)}"
+                    for k in booking.capacity_provider_reference_keys
+                ),
+            ),
+        ]
+        + [("Carrier contact", contact_text(c)) for c in booking.carrier_contacts]
+    )
+    return sentence + details
+
+
 def booking_html(booking: Booking) -> str:
     """The booking's sections as rich text (also readable as plain text)."""
-    sections: list[tuple[str, str]] = []
+    sections: list[tuple[str, str]] = [("Carrier's answer", _answer_section(booking))]
     charges = "".join(
         f"<tr><td style='padding-right:12px'>{escape(words(c.code))}</td>"
         f"<td align='right'>{escape(money_text(c.amount, c.currency.value))}</td></tr>"
@@ -90,40 +146,17 @@ def booking_html(booking: Booking) -> str:
     sections.append(("Freight", freight))
     if booking.notes:
         sections.append(("Notes", escape(booking.notes).replace("\n", "<br>")))
-    answer = _rows(
-        [
-            ("Status", status_text(booking.status)),
-            ("Rejection reason", words(booking.rejection_reason)),
-            ("Carrier's notes", booking.carrier_rejection_notes or ""),
-            ("Automated failure", words(booking.automated_failure_reason)),
-            ("Answered by", words(booking.carrier_response_method)),
-            ("Accepted", _when(booking.last_accepted_date_time)),
-        ]
-    )
-    sections.append(("Carrier's answer", answer))
     shared = _rows(
         [
             ("Shipment identifiers", _identifiers(booking.shipment_identifiers)),
-            ("Carrier's identifiers", _identifiers(booking.carrier_provided_identifiers)),
-            (
-                "Reference keys",
-                "; ".join(
-                    f"{k.key}: {', '.join(k.values)}"
-                    for k in booking.capacity_provider_reference_keys
-                ),
-            ),
             (
                 "Attributes",
                 "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes),
             ),
+            ("Shipper contact", contact_text(booking.shipper_contact_info)),
         ]
     )
     sections.append(("Shared with the carrier", shared or "Nothing yet"))
-    contacts = _rows(
-        [("Carrier", contact_text(c)) for c in booking.carrier_contacts]
-        + [("Shipper", contact_text(booking.shipper_contact_info))]
-    )
-    sections.append(("Contacts", contacts or "None given"))
     ids = _rows(
         [
             ("Booking", str(booking.id)),
@@ -158,6 +191,11 @@ class BookingDetailView(QWidget):
         self.title.setFont(font)
         self.countdown = QLabel(self)
         self.countdown.setObjectName("bookingCountdown")
+        # The carrier's answer that arrived while this booking was shown, until another is.
+        self.news = QLabel(self)
+        self.news.setObjectName("bookingNews")
+        self.news.setWordWrap(True)
+        self.news.setVisible(False)
         self.edit_button = QPushButton("&Edit…", self)
         self.cancel_button = QPushButton("Cance&l booking…", self)
         self.shipment_button = QPushButton("Open tracked &shipment", self)
@@ -173,6 +211,7 @@ class BookingDetailView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
+        layout.addWidget(self.news)
         layout.addLayout(buttons)
         layout.addWidget(self.body, 1)
         self.edit_button.clicked.connect(self._edit)
@@ -183,7 +222,18 @@ class BookingDetailView(QWidget):
         self._timer.timeout.connect(self._tick)
         self.show_booking(None)
 
-    def show_booking(self, booking: Booking | None) -> None:
+    def show_booking(self, booking: Booking | None, *, news: str | None = None) -> None:
+        """Show `booking`; `news`: the announcement of an answer that just arrived for it."""
+        if booking is None or self.booking is None or booking.id != self.booking.id:
+            self.news.setVisible(False)
+        if news and booking is not None:
+            color = status_color(booking.status).name()
+            stamp = datetime.now().strftime("%H:%M:%S")
+            self.news.setText(
+                f"<span style='color:{color}'>&#9679;</span> {escape(news)} "
+                f"<span style='color:#7a8294'>(arrived {stamp})</span>"
+            )
+            self.news.setVisible(True)
         self.booking = booking
         if booking is None:
             self.title.setText("Select a booking")

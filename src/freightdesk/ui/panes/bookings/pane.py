@@ -221,7 +221,7 @@ class BookingsPane(QWidget):
         for change in changes:
             self.bookingStatusChanged.emit(change.text)
             if self.detail.booking is not None and self.detail.booking.id == change.booking.id:
-                self.detail.show_booking(change.booking)
+                self.detail.show_booking(change.booking, news=change.text)
         self.notice.show_info(" ".join(c.text for c in changes))
 
     # --- showing ---------------------------------------------------------------------------
