@@ -165,16 +165,16 @@ def test_histories_follow_the_tracking_lifecycle(demo: Demo) -> None:
         assert all(_time(t) <= anchor for t in happened)
         etas = [e for e in history["events"] if e["type"] == "ETA"]
         assert all(_time(e["estimateDateTime"]) > anchor - timedelta(hours=12) for e in etas)
-        # TODO(tracking): the service's own SCHEDULED state starts at seeding time, after the
-        # past moves; until shipments can be created with a past creation time, check the
-        # moves the carriers reported in order, starting from SCHEDULED.
-        states = sorted(
-            (s for s in history["states"] if s["type"] != "SCHEDULED"),
-            key=lambda s: s["startDateTime"],
-        )
-        assert sum(1 for s in history["states"] if s["type"] == "SCHEDULED") == 1
+        # The whole history in order: SCHEDULED from when the shipment was booked, each state
+        # ending where the next begins, the last one open.
+        states = sorted(history["states"], key=lambda s: s["startDateTime"])
+        assert states[0]["type"] == "SCHEDULED", mode
+        assert sum(1 for s in states if s["type"] == "SCHEDULED") == 1
+        for before, after in itertools.pairwise(states):
+            assert before.get("endDateTime") == after["startDateTime"], (mode, before, after)
+        assert "endDateTime" not in states[-1]
         current = S.SCHEDULED
-        for state in states:
+        for state in states[1:]:
             assert can_move(current, S(state["type"])), (mode, current, state["type"])
             current = S(state["type"])
         assert current.value == summary["currentState"]

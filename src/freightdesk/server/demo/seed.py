@@ -161,7 +161,10 @@ def _tracked_shipments(
 ) -> list[str]:
     """The shipments, what their carriers reported by `anchor`, and their positions."""
     ids = tracking.create_shipments(
-        session, tenant_id, [_shipment(plan, locations, anchor) for plan in plans]
+        session,
+        tenant_id,
+        [_shipment(plan, locations, anchor) for plan in plans],
+        created=[min(plan.booked_at, anchor) for plan in plans],
     )
     for plan, shipment_id in zip(plans, ids, strict=True):
         _history(session, shipment_id, plan, anchor, random.Random(seed * 7919 + plan.number))
@@ -395,9 +398,6 @@ def _history(
     ]
     if events:
         tracking.add_events(session, shipment_id, events, source)
-    # TODO(tracking): the initial SCHEDULED state starts when the shipment is created, which
-    # here is the moment of seeding, after these past moves; once `create_shipments` takes a
-    # creation time, pass `plan.booked_at` so the state history reads in order.
     for move in states_until(plan, anchor):
         stop_id = str(plan.stops[move.stop].id) if move.stop is not None else None
         tracking.set_state(session, shipment_id, move.type, move.at, stop_id=stop_id, source=source)

@@ -294,16 +294,26 @@ def create_shipment(session: Session, tenant_id: int, body: TrackedShipmentInput
 
 
 def create_shipments(
-    session: Session, tenant_id: int, bodies: Sequence[TrackedShipmentInput]
+    session: Session,
+    tenant_id: int,
+    bodies: Sequence[TrackedShipmentInput],
+    *,
+    created: Sequence[datetime] | None = None,
 ) -> list[str]:
-    """Create many shipments with a handful of statements (demo seeding, imports)."""
+    """Create many shipments with a handful of statements (demo seeding, imports).
+
+    `created` gives each shipment's creation time (when its initial SCHEDULED state began)
+    for shipments whose past is recorded after them; by default, now."""
     if not bodies:
         return []
+    if created is not None and len(created) != len(bodies):
+        raise ValueError("one creation time per shipment")
     related = {i for body in bodies for i in related_ids(body)}
     can_see = visible_ids(session, tenant_id, related) if related else set()
     prepared = [prepare(body, visible_ids=can_see) for body in bodies]
     latest_events = [_latest_of(item.events) for item in prepared]
     now = utcnow()
+    starts = list(created) if created is not None else [now] * len(bodies)
     rows = [
         {
             "id": str(uuid.uuid4()),
@@ -312,13 +322,13 @@ def create_shipments(
             "current_state": ShipmentStateType.SCHEDULED.value,
             "state_rank": _STATE_RANK[ShipmentStateType.SCHEDULED],
             "share_token": secrets.token_urlsafe(24),
-            "created_at": now,
+            "created_at": start,
             "last_modified_at": now,
             "open_exception_count": 0,
             **_data_summary(item),
             **(_latest_values(latest) if latest is not None else {}),
         }
-        for item, latest in zip(prepared, latest_events, strict=True)
+        for item, latest, start in zip(prepared, latest_events, starts, strict=True)
     ]
     session.flush()
     table = _table(Shipment)
@@ -331,19 +341,19 @@ def create_shipments(
     state_rows: list[dict[str, Any]] = []
     event_rows: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
-    for (pk, shipment_id), item in zip(result, prepared, strict=True):
+    for (pk, shipment_id), item, start in zip(result, prepared, starts, strict=True):
         document_rows.append({"shipment_pk": pk, "data": item.data})
         identifier_rows.extend(_identifier_rows(tenant_id, pk, item.data["identifiers"]))
         attribute_rows.extend(_attribute_rows(tenant_id, pk, item.data.get("attributes", [])))
         state = TrackedShipmentState(
-            id=uuid.uuid4(), type=ShipmentStateType.SCHEDULED, start_date_time=now
+            id=uuid.uuid4(), type=ShipmentStateType.SCHEDULED, start_date_time=start
         )
         state_rows.append(_state_row(pk, state, SYSTEM))
         context = {
             "shipmentId": shipment_id,
             "identifiers": item.data["identifiers"],
             "attributes": item.data.get("attributes", []),
-            "createdDateTime": now.isoformat(),
+            "createdDateTime": start.isoformat(),
             "lastModifiedDateTime": now.isoformat(),
         }
         changes.append(
