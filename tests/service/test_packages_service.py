@@ -10,11 +10,17 @@ from typing import Any
 import pytest
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.errors import Conflict
+from freightdesk.api.errors import Conflict, NotFound
 from freightdesk.api.packaging import PackageSearch
 from freightdesk.models.packaging import Package, PackageStatus, PackageWrite
 from freightdesk.service.cache import Cache
-from freightdesk.service.packages import PackagesService, as_write, check_package, matches
+from freightdesk.service.packages import (
+    PackagesService,
+    as_write,
+    check_identifier,
+    check_package,
+    matches,
+)
 from tests.api.conftest import FAST_RETRY
 from tests.support import LiveService, TenantHandle, make_tenant
 
@@ -141,6 +147,33 @@ async def test_search_writes_workflow_and_delete(
     assert deleted is not None and deleted.identifiers[0].value == "D-3"
     assert packages.coordinator.data.total == 2  # type: ignore[union-attr]
     assert await packages.delete(created.id) is None
+
+
+async def test_delete_by_identifier(packages: PackagesService, client: ApiClient) -> None:
+    assert check_identifier(" ", "D-1") == {
+        "identifier.type": "is required together with identifier.value"
+    }
+    assert set(check_identifier("", "")) == {"identifier.type", "identifier.value"}
+    assert check_identifier("DELIVERY_NUMBER", "D-1") == {}
+    for n in range(2):
+        body, _ = check_package(_wire(str(n)))
+        assert body is not None
+        await client.packaging.create(body)
+    await packages.show({"pageNumber": 1, "pageSize": 25})
+    # The package with the identifier goes, from the list too; the other stays.
+    deleted = await packages.delete_by_identifier("DELIVERY_NUMBER ", " D-1")
+    assert [i.value for i in deleted.identifiers] == ["D-1"]
+    listed = packages.coordinator.data
+    assert listed is not None and [p.identifiers[0].value for p in listed.items] == ["D-0"]
+    with pytest.raises(NotFound):
+        await client.packaging.get(deleted.id)
+    # Nothing has it any more: the user is told, not silently satisfied.
+    with pytest.raises(NotFound):
+        await packages.delete_by_identifier("DELIVERY_NUMBER", "D-1")
+    # The value is exact: another case names another identifier.
+    with pytest.raises(NotFound):
+        await packages.delete_by_identifier("DELIVERY_NUMBER", "d-0")
+    assert listed.total == 1
 
 
 def test_matches_follows_the_services_filters() -> None:

@@ -1,6 +1,7 @@
 """The Packages pane and form against the real local service: create with every problem
 beside its field, find by every kind of filter with paging, edit along the status workflow,
-delete after a question, and a failing service keeping the form."""
+delete after a question (the selected package, or one named by an identifier), and a failing
+service keeping the form."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from pytestqt.qtbot import QtBot
 from freightdesk.api.packaging import PATH
 from freightdesk.models.packaging import PackageStatus
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import PackageFormDialog, parse_item_identifiers
 from freightdesk.ui.panes.packages.pane import PackagesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text
-from tests.ui.test_panes_support import answer, connected, proxied
+from tests.ui.test_panes_support import answer, connected, message_box, proxied
 
 __all__ = ["connected", "proxied"]
 
@@ -214,5 +216,50 @@ async def test_a_failing_service_keeps_the_form(
     form.reject()
     answer("unsavedChanges", QMessageBox.StandardButton.Discard)
     assert not form.isVisible()
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_delete_by_identifier_after_a_question(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    for number in range(3):
+        tenant.http.post(PATH, json=_package(number))
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 3)
+    # The identifier typed in the search is the one offered.
+    pane.identifier_type.setCurrentText("OLPN")
+    type_text(pane.identifier_value, "OLPN-099")
+    pane.delete_by_identifier_button.click()
+    dialog = pane.delete_dialog
+    assert isinstance(dialog, DeleteByIdentifierDialog) and dialog.isVisible()
+    assert dialog.identifier() == ("OLPN", "OLPN-099")
+    # Checked before asking: a value is needed.
+    type_text(dialog.value, "  ")
+    dialog.confirm()
+    assert dialog.errors.message_for("identifier.value") == (
+        "is required together with identifier.type"
+    )
+    assert message_box("confirmDeleteByIdentifier") is None
+    # No package has it: said beside the value, which stays as typed.
+    type_text(dialog.value, "OLPN-099")
+    dialog.confirm()
+    answer("confirmDeleteByIdentifier", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: bool(dialog.errors.message_for("identifier.value")))
+    assert dialog.errors.message_for("identifier.value") == "No package has OLPN 'OLPN-099'"
+    assert dialog.isVisible() and dialog.value.text() == "OLPN-099"
+    # Saying no to the question deletes nothing.
+    type_text(dialog.value, "OLPN-002")
+    dialog.confirm()
+    answer("confirmDeleteByIdentifier", QMessageBox.StandardButton.Cancel)
+    assert dialog.isVisible() and pane.model.rowCount() == 3
+    dialog.confirm()
+    answer("confirmDeleteByIdentifier", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: not dialog.isVisible())
+    assert pane.notice.text() == "The package OLPN OLPN-002 is deleted."
+    assert pane.model.rowCount() == 2
+    assert "OLPN-002" not in [p.identifiers[0].value for p in pane.model.items]
+    assert tenant.http.get(PATH).json()["paginationInfo"]["total"] == 2
     pane.shutdown()
     await settle(session)

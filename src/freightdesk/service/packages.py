@@ -1,5 +1,6 @@
 """Packages for the app: a page of the search with every filter of the interface, create,
-edit (with the status workflow), delete, and the service's rules checked before sending.
+edit (with the status workflow), delete by id or by an identifier, and the service's rules
+checked before sending.
 
 The workflow mirrors the local service (server/domain/packaging.py): UNASSIGNED -> ASSIGNED
 -> CONFIRMED, ASSIGNED -> UNASSIGNED, CONFIRMED -> UNASSIGNED; a CONFIRMED package's contents
@@ -92,6 +93,17 @@ def _status_problems(current: Package, package: PackageWrite) -> dict[str, str]:
 
 def _content(wire: dict[str, Any]) -> dict[str, Any]:
     return {name: wire.get(name) for name in _CONTENT if wire.get(name) not in (None, [], False)}
+
+
+def check_identifier(type_: str, value: str) -> dict[str, str]:
+    """The service's rule for deleting by an identifier: a type and an exact value, both given
+    (problems by the query parameter's name)."""
+    problems: dict[str, str] = {}
+    if not type_.strip():
+        problems["identifier.type"] = "is required together with identifier.value"
+    if not value.strip():
+        problems["identifier.value"] = "is required together with identifier.type"
+    return problems
 
 
 def as_write(package: Package) -> dict[str, Any]:
@@ -194,4 +206,14 @@ class PackagesService(ListService[Package]):
         with contextlib.suppress(NotFound):
             deleted = await self._client().packaging.delete(package_id)
         await self.remove(str(package_id))
+        return deleted
+
+    async def delete_by_identifier(self, type_: str, value: str) -> DeletedPackage:
+        """Delete (soft) the live package with this identifier (type and exact value).
+
+        Raises NotFound when no live package has it: unlike a delete by id, the user named a
+        package that may never have existed, which they need to know."""
+        api = self._client().packaging
+        deleted = await api.delete_by_identifier(type_.strip(), value.strip())
+        await self.remove(str(deleted.id))
         return deleted

@@ -1,5 +1,6 @@
 """The Packages pane: search by every filter of the interface (identifier, SKU, origin and
-destination, shipper) with paging; new, edit, delete after a confirmation; status shown."""
+destination, shipper) with paging; new, edit, delete after a confirmation (the selected package,
+or one named by an identifier); status shown."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.panes.rates.common import key_actions, words
 from freightdesk.ui.tasks import spawn
@@ -122,6 +124,7 @@ class PackagesPane(QWidget):
         self.session = session
         self.model = PackagesModel(COLUMNS, self)
         self.dialog: PackageFormDialog | None = None
+        self.delete_dialog: DeleteByIdentifierDialog | None = None
         self.question: QMessageBox | None = None
         self.last_deleted: DeletedPackage | None = None
 
@@ -180,6 +183,10 @@ class PackagesPane(QWidget):
         self.new_button = QPushButton("&New package…", self)
         self.edit_button = QPushButton("&Edit…", self)
         self.delete_button = QPushButton("&Delete…", self)
+        self.delete_by_identifier_button = QPushButton("Delete by identi&fier…", self)
+        self.delete_by_identifier_button.setToolTip(
+            "Delete the package that has an identifier, without finding it in the list first"
+        )
         self.refresh_button = QPushButton("&Refresh", self)
         top = QHBoxLayout()
         top.addWidget(QLabel("Packages planned for shipping, newest first.", self), 1)
@@ -187,6 +194,7 @@ class PackagesPane(QWidget):
         top.addWidget(self.new_button)
         top.addWidget(self.edit_button)
         top.addWidget(self.delete_button)
+        top.addWidget(self.delete_by_identifier_button)
         self.notice = Notice(self)
         self.table = QTableView(self)
         self.table.setObjectName("packagesTable")
@@ -230,6 +238,7 @@ class PackagesPane(QWidget):
         self.new_button.clicked.connect(self.new_item)
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button.clicked.connect(self.confirm_delete)
+        self.delete_by_identifier_button.clicked.connect(self.delete_by_identifier)
         self.refresh_button.clicked.connect(self.refresh)
         self.previous_button.clicked.connect(lambda: self.step(-1))
         self.next_button.clicked.connect(lambda: self.step(1))
@@ -407,6 +416,25 @@ class PackagesPane(QWidget):
             name="delete-package",
             owner=self,
         )
+
+    def delete_by_identifier(self) -> None:
+        """Ask for an identifier (the one searched for, to begin with) and delete its package."""
+        search = self.search()
+        dialog = DeleteByIdentifierDialog(
+            self.session,
+            IDENTIFIER_TYPES,
+            self,
+            type_=search.identifier_type or "",
+            value=search.identifier_value or "",
+        )
+        dialog.deleted.connect(self._deleted_by_identifier)
+        self.delete_dialog = dialog
+        dialog.open()
+
+    def _deleted_by_identifier(self, deleted: DeletedPackage) -> None:
+        self.last_deleted = deleted
+        names = ", ".join(f"{i.type} {i.value}" for i in deleted.identifiers)
+        self.notice.show_info(f"The package {names} is deleted.")
 
     # --- pane actions ----------------------------------------------------------------------
 
