@@ -15,6 +15,7 @@ from freightdesk.api.account_groups import AccountGroupsApi
 from freightdesk.api.addresses import AddressesApi
 from freightdesk.api.bookings import BookingsApi
 from freightdesk.api.capacity import CapacityApi
+from freightdesk.api.carrier_push import CarrierPushApi
 from freightdesk.api.carriers import CarriersApi
 from freightdesk.api.client_applications import ClientApplicationsApi
 from freightdesk.api.documents import DocumentsApi
@@ -92,6 +93,7 @@ class ApiClient:
         self.bookings = BookingsApi(self)
         self.packaging = PackagingApi(self)
         self.carriers = CarriersApi(self)
+        self.carrier_push = CarrierPushApi(self)
         self.rail = RailApi(self)
         self.capacity = CapacityApi(self)
         self.schedules = SchedulesApi(self)
