@@ -5,7 +5,7 @@ never sent again blindly, and answers the interface does not promise."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -33,6 +33,7 @@ from freightdesk.models.push import (
     TruckloadTrackingUpdate,
 )
 from tests.api.conftest import FAST_RETRY
+from tests.api.test_vltl_api import RecordingTransport
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_carrier_push_support import create_shipment, history, unique
 from tests.support import LiveService, TenantHandle, make_tenant
@@ -100,6 +101,25 @@ async def test_a_parcel_push_is_applied(client: ApiClient, api_tenant: TenantHan
         parcel(number, ParcelEventType.EXCEPTION, description="Damaged label"),
     ):
         assert await client.carrier_push.parcel_status_update(update) is not None
+
+
+async def test_parcel_times_go_in_the_interface_format(api_tenant: TenantHandle) -> None:
+    wire = RecordingTransport()
+    async with ApiClient(
+        api_tenant.service.url,
+        client_id=api_tenant.client_id,
+        client_secret=api_tenant.client_secret,
+        transport=wire,
+    ) as api:
+        chicago = timezone(timedelta(hours=-6))
+        at = datetime.now(chicago).replace(microsecond=250_000) - timedelta(minutes=10)
+        eta = at + timedelta(days=1)
+        update = parcel(unique("1Z"), ParcelEventType.ETA, at=at, estimated_time_of_arrival=eta)
+        assert await api.carrier_push.parcel_status_update(update) is not None
+    ((path, sent),) = wire.sent
+    assert path == PARCEL_PATH
+    assert sent["timestamp"] == at.strftime("%Y-%m-%dT%H:%M:%S-0600")
+    assert sent["estimatedTimeOfArrival"] == eta.strftime("%Y-%m-%dT%H:%M:%S-0600")
 
 
 async def test_a_truckload_push_is_applied(client: ApiClient, api_tenant: TenantHandle) -> None:

@@ -36,6 +36,7 @@ from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
 from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
 from freightdesk.api.vehicles import VehiclesApi
+from freightdesk.api.vltl import VltlApi
 from freightdesk.api.webhooks import WebhooksApi
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class ApiClient:
         self.packaging = PackagingApi(self)
         self.carriers = CarriersApi(self)
         self.carrier_push = CarrierPushApi(self)
+        self.vltl = VltlApi(self)
         self.rail = RailApi(self)
         self.capacity = CapacityApi(self)
         self.schedules = SchedulesApi(self)
