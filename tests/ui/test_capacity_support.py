@@ -6,10 +6,11 @@ import asyncio
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLineEdit, QWidget
+from PySide6.QtWidgets import QLayout, QLineEdit, QWidget
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import cancel_all
+from freightdesk.ui.widgets.forms import ErrorLabel
 
 
 async def settle(session: AppSession) -> None:
@@ -39,3 +40,23 @@ def press(view: QWidget, key: QKeySequence | Qt.Key) -> None:
             action.trigger()
             return
     raise AssertionError(f"no action for {wanted.toString()} on {view.objectName()}")
+
+
+def unplaced_error_labels(form: QWidget) -> list[str]:
+    """The form's error labels that no layout places (Qt draws those over their parent's top
+    left corner, on top of the fields), by the text they would show."""
+
+    def holds(layout: QLayout | None, widget: QWidget) -> bool:
+        if layout is None:
+            return False
+        for index in range(layout.count()):
+            item = layout.itemAt(index)
+            if item is not None and (item.widget() is widget or holds(item.layout(), widget)):
+                return True
+        return False
+
+    return [
+        label.objectName()
+        for label in form.findChildren(ErrorLabel)
+        if label.parentWidget() is not None and not holds(label.parentWidget().layout(), label)  # type: ignore[union-attr]
+    ]

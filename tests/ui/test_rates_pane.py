@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QDateTime, QSettings, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -17,7 +18,9 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
 from freightdesk.ui.panes.bookings.install import install_capacity_panes
-from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
+from freightdesk.ui.panes.packages.form import PackageFormDialog
+from freightdesk.ui.panes.rates.form import STOPS, RateRequestFormDialog
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.proxy import Fault, FaultyProxy
@@ -28,7 +31,7 @@ from tests.server.test_rating_support import (
     set_tenant_feature,
 )
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_capacity_support import settle, type_text
+from tests.ui.test_capacity_support import settle, type_text, unplaced_error_labels
 from tests.ui.test_panes_support import answer, connected, proxied
 
 __all__ = ["connected", "proxied"]
@@ -347,3 +350,27 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
     for pane in (shipments, rates, bookings, packages):
         pane.shutdown()
     await settle(session)
+
+
+def test_every_problem_has_a_place_in_the_forms(qtbot: QtBot, session: AppSession) -> None:
+    """A problem is shown under its field, never drawn over the corner of a tab."""
+    forms = [
+        RateRequestFormDialog(session),
+        BookingFormDialog(session),
+        PackageFormDialog(session, None),
+        DeleteByIdentifierDialog(session, ("OLPN",)),
+    ]
+    for form in forms:
+        qtbot.addWidget(form)
+        assert unplaced_error_labels(form) == [], form.objectName()
+
+
+def test_return_in_a_location_search_searches_and_does_not_send(
+    qtbot: QtBot, session: AppSession
+) -> None:
+    form = RateRequestFormDialog(session)
+    qtbot.addWidget(form)
+    form.show()
+    QTest.keyClick(form.pickup.finder, Qt.Key.Key_Return)
+    assert form.isVisible() and not form.general_error.isVisible()
+    assert form.errors.message_for(f"{STOPS}[0].location.address.city") == ""

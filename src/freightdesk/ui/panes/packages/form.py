@@ -92,15 +92,17 @@ class PlaceEditor(QGroupBox):
         super().__init__(title, form)
         self.path = path
         self.edits: dict[str, QLineEdit] = {}
+        labels: dict[str, ErrorLabel] = {}
         layout = QFormLayout(self)
         for field, label in self.FIELDS:
             edit = QLineEdit(self)
             edit.setObjectName(f"{path}.{field}")
             self.edits[field] = edit
             name = f"{path}.name" if field == "name" else f"{path}.address.{field}"
-            form.errors.add_row(layout, label, name, edit)
+            labels[field] = form.errors.add_row(layout, label, name, edit)
         self.edits["country"].setPlaceholderText("ISO code such as US, CA, MX")
-        form.errors.register(path, self.edits["city"], ErrorLabel(self))
+        # The place as a whole (e.g. "give a city or a postal code"): said under its city.
+        form.errors.register(path, self.edits["city"], labels["city"])
         self.kept: dict[str, Any] = {}  # fields the form does not show, sent back as they were
 
     def load(self, wire: dict[str, Any] | None) -> None:
@@ -218,14 +220,14 @@ class PackageFormDialog(FormDialog):
         self.stackable = QCheckBox("Other freight may be stacked on it", tab)
         self.stackable.setObjectName("isStackable")
         form = QFormLayout()
-        self.errors.add_row(form, "T&ype", "package.type", self.package_type)
+        type_error = self.errors.add_row(form, "T&ype", "package.type", self.package_type)
         error = self.errors.add_row(form, "&Dimensions", "package.dimensions", dims_holder)
         for name, edit in zip(("length", "width", "height"), self.lengths, strict=True):
             self.errors.register(f"package.dimensions.{name}", edit, error)
         self.errors.add_row(form, "&Volume (cubic feet)", "package.volume", self.volume)
         self.errors.add_row(form, "&Weight", "package.weight", weight_holder)
         self.errors.add_row(form, "Stac&kable", "isStackable", self.stackable)
-        self.errors.register("package", self.package_type, ErrorLabel(tab))
+        self.errors.register("package", self.package_type, type_error)
 
         box = QGroupBox("Accessorials", tab)
         grid = QGridLayout(box)
@@ -277,7 +279,10 @@ class PackageFormDialog(FormDialog):
             (AccessorialType.HAZMAT, self.hazmat),
         ):
             self.errors.register(f"accessorials.{kind.value}", widget, self.accessorial_error[kind])
-        self.errors.register("accessorials", self.refrigerated, ErrorLabel(box))
+        # The list as a whole (e.g. a type given twice): under the boxes, not over a corner.
+        general_error = ErrorLabel(box)
+        grid.addWidget(general_error, 7, 0, 1, 4)
+        self.errors.register("accessorials", self.refrigerated, general_error)
         layout = QVBoxLayout(tab)
         layout.addLayout(form)
         layout.addWidget(box)

@@ -180,7 +180,7 @@ class RateRequestFormDialog(FormDialog):
             "De&livery", f"{STOPS}[1].location", self.errors, self.service, tab
         )
         for index, editor in enumerate((self.pickup, self.delivery)):
-            self.errors.register(f"{STOPS}[{index}]", editor.city, ErrorLabel(tab))
+            self.errors.register(f"{STOPS}[{index}]", editor.city, editor.city_error)
         stops = QHBoxLayout()
         stops.addWidget(self.pickup)
         stops.addWidget(self.delivery)
@@ -270,18 +270,25 @@ class RateRequestFormDialog(FormDialog):
             tab,
         )
         help_text.setWordWrap(True)
-        units_form = QFormLayout()
-        units_form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
-        units_form.addRow(help_text)
-        self.errors.add_row(units_form, "&Handling units", UNITS, self.units)
-        self.errors.register("rateDetail.shipmentDetails", self.units, ErrorLabel(tab))
-        self.errors.register("rateDetail.shippingDetails", self.truckload, ErrorLabel(tab))
+        units_label = QLabel("&Handling units", tab)
+        units_label.setBuddy(self.units.table)
+        # Every error label is placed in the tab: one registered without a place would be drawn
+        # over the tab's corner.
+        units_error = ErrorLabel(tab)
+        self.errors.register(UNITS, self.units, units_error)
+        self.errors.register("rateDetail.shipmentDetails", self.units, units_error)
+        mode_error = ErrorLabel(tab)
+        self.errors.register("rateDetail.shippingDetails", self.truckload, mode_error)
         self.accessorials = AccessorialPicker(self.errors, tab)
 
         layout = QVBoxLayout(tab)
         layout.addLayout(modes)
+        layout.addWidget(mode_error)
         layout.addWidget(self.truck_box)
-        layout.addLayout(units_form, 1)
+        layout.addWidget(help_text)
+        layout.addWidget(units_label)
+        layout.addWidget(self.units, 1)  # the table takes the room left
+        layout.addWidget(units_error)
         layout.addWidget(self.accessorials)
         self.truckload.toggled.connect(self._mode_changed)
         return tab

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -26,7 +27,7 @@ from freightdesk.service.messages import explain
 from freightdesk.service.rating import RatingService
 from freightdesk.ui.panes.stop_locations.text import address_text
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.forms import FieldErrors
 
 SEARCH_DEBOUNCE_MS = 300
 TYPED = ""  # the combo entry meaning "an address typed here"
@@ -99,15 +100,18 @@ class StopEditor(QGroupBox):
         checker.setLayout(check)
 
         form = QFormLayout(self)
-        errors.add_row(form, "Saved location", path, holder)
-        errors.add_row(form, "Name", f"{path}.name", self.name)
-        errors.add_row(form, "Street", f"{path}.address.addressLines", self.street)
-        errors.add_row(form, "City", f"{path}.address.city", self.city)
-        errors.add_row(form, "State", f"{path}.address.state", self.state)
-        errors.add_row(form, "Postal code", f"{path}.address.postalCode", self.postal_code)
-        errors.add_row(form, "Country", f"{path}.address.country", self.country)
+        self.error_labels = [
+            errors.add_row(form, "Saved location", path, holder),
+            errors.add_row(form, "Name", f"{path}.name", self.name),
+            errors.add_row(form, "Street", f"{path}.address.addressLines", self.street),
+            errors.add_row(form, "City", f"{path}.address.city", self.city),
+            errors.add_row(form, "State", f"{path}.address.state", self.state),
+            errors.add_row(form, "Postal code", f"{path}.address.postalCode", self.postal_code),
+            errors.add_row(form, "Country", f"{path}.address.country", self.country),
+        ]
+        self.city_error = self.error_labels[3]
         form.addRow(checker)
-        errors.register(f"{path}.address", self.city, ErrorLabel(self))
+        errors.register(f"{path}.address", self.city, self.city_error)
         self.errors = errors
 
         self._timer = QTimer(self)
@@ -115,13 +119,25 @@ class StopEditor(QGroupBox):
         self._timer.setInterval(SEARCH_DEBOUNCE_MS)
         self._timer.timeout.connect(self.search)
         self.finder.textEdited.connect(lambda _t: self._timer.start())
-        self.finder.returnPressed.connect(self.search)
+        # Return searches; it must not reach the dialog, whose default button sends the form.
+        self.finder.installEventFilter(self)
         self.saved.activated.connect(self._picked)
         for edit in (self.street, self.city, self.state, self.postal_code, self.country):
             edit.textEdited.connect(self._address_typed)
         self.name.textEdited.connect(lambda _t: self.changed.emit())
         self.validate_button.clicked.connect(self.validate)
         self.use_button.clicked.connect(self.use_suggestion)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if (
+            watched is self.finder
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self.search()
+            return True
+        return super().eventFilter(watched, event)
 
     # --- saved locations -------------------------------------------------------------------
 
@@ -164,6 +180,7 @@ class StopEditor(QGroupBox):
         """Fill the stop from a saved location (None: keep the typed address)."""
         self.location = location
         if location is not None:
+            self._clear_errors()
             self.coordinates = location.coordinates
             self._filling = True
             self.name.setText(location.name)
@@ -177,11 +194,17 @@ class StopEditor(QGroupBox):
         if self._filling:
             return
         self.coordinates = None  # they would no longer match the address
+        self._clear_errors()
         if self.location is not None:
             self.location = None
             self.saved.setCurrentIndex(0)
             self.validation.clear()
         self.changed.emit()
+
+    def _clear_errors(self) -> None:
+        """The stop's problems were about what it held before; the next check says anew."""
+        for label in self.error_labels:
+            label.show_message(None)
 
     def _fill_address(self, address: Address) -> None:
         self.street.setText(", ".join(address.address_lines))
