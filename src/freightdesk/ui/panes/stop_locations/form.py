@@ -17,11 +17,9 @@ from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
-    QComboBox,
     QDateEdit,
+    QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -40,8 +38,6 @@ from freightdesk.api.errors import ApiError, BadRequest
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
 from freightdesk.models.stop_locations import (
-    GEOFENCE_UNITS,
-    GeofenceType,
     OpeningHours,
     SpecialOpeningHours,
     StopLocation,
@@ -49,16 +45,18 @@ from freightdesk.models.stop_locations import (
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation, check_location
+from freightdesk.ui.maps.picker import Picked, PickRequest, open_location_picker
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
+from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.text import DAYS, address_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
 
-# Set by the maps module when it exists: opens a map and calls back with (lat, lon).
-MapPicker = Callable[[QWidget, tuple[float, float] | None, Callable[[float, float], None]], None]
-map_picker: MapPicker | None = None
+# Opens a map over the form and calls back with the point (and geofence) chosen there.
+MapPicker = Callable[[QWidget, PickRequest, Callable[[Picked], None]], QDialog | None]
+map_picker: MapPicker | None = open_location_picker
 
 WEEKDAY_FIELDS = (
     "appliesMonday",
@@ -182,6 +180,7 @@ class StopLocationFormDialog(FormDialog):
         self.session = session
         self.location = location
         self.conflict: StopLocationConflictDialog | None = None
+        self.picker: QDialog | None = None
         self.suggested: Address | None = None
         self.setWindowTitle(f"Edit {location.name}" if location else "New stop location")
         self.setMinimumSize(820, 600)
@@ -270,9 +269,10 @@ class StopLocationFormDialog(FormDialog):
         self.longitude.setPlaceholderText("-180 to 180, e.g. -97.7431")
         self.pick_on_map = QPushButton("Pick on &map…", place_box)
         self.pick_on_map.setObjectName("pickOnMap")
-        if map_picker is None:
-            self.pick_on_map.setEnabled(False)
-            self.pick_on_map.setToolTip("Picking a point on a map comes with the Maps pane.")
+        self.pick_on_map.setToolTip(
+            "Choose the point on a map, with the geofence drawn around it (Alt+M)"
+        )
+        self.pick_on_map.setEnabled(map_picker is not None)
         coordinates = QHBoxLayout()
         coordinates.addWidget(self.latitude)
         coordinates.addWidget(self.longitude)
@@ -280,9 +280,11 @@ class StopLocationFormDialog(FormDialog):
         holder = QWidget(place_box)
         holder.setLayout(coordinates)
         coordinates.setContentsMargins(0, 0, 0, 0)
-        error = self.errors.add_row(place, "Latitude, &longitude", "coordinates", holder)
-        self.errors.register("coordinates.latitude", self.latitude, error)
-        self.errors.register("coordinates.longitude", self.longitude, error)
+        self.coordinates_error = self.errors.add_row(
+            place, "Latitude, &longitude", "coordinates", holder
+        )
+        self.errors.register("coordinates.latitude", self.latitude, self.coordinates_error)
+        self.errors.register("coordinates.longitude", self.longitude, self.coordinates_error)
 
         layout = QVBoxLayout(tab)
         layout.addLayout(general)
@@ -330,19 +332,11 @@ class StopLocationFormDialog(FormDialog):
 
     def _more_tab(self) -> QWidget:
         tab = QWidget(self)
-        self.use_geofence = QCheckBox("Use a &geofence around this location", tab)
-        self.use_geofence.setObjectName("useGeofence")
-        self.geofence_type = QComboBox(tab)
-        self.geofence_type.setObjectName("geofenceType")
-        self.geofence_type.addItem("Travel time (TIME)", GeofenceType.TIME.value)
-        self.geofence_type.addItem("Distance (DISTANCE)", GeofenceType.DISTANCE.value)
-        self.geofence_units = QComboBox(tab)
-        self.geofence_units.setObjectName("geofenceUnits")
-        self.geofence_value = QDoubleSpinBox(tab)
-        self.geofence_value.setObjectName("geofenceValue")
-        self.geofence_value.setRange(0, 1_000_000)
-        self.geofence_value.setDecimals(2)
-        self.geofence_value.setValue(15)
+        self.fence = GeofenceInputs(tab)
+        self.use_geofence = self.fence.use
+        self.geofence_type = self.fence.type
+        self.geofence_units = self.fence.units
+        self.geofence_value = self.fence.value
         fence = QFormLayout()
         fence.addRow(self.use_geofence)
         self.errors.add_row(fence, "T&ype", "geofence.type", self.geofence_type)
@@ -359,10 +353,6 @@ class StopLocationFormDialog(FormDialog):
         layout.addWidget(fence_box)
         layout.addLayout(contacts_form)
         layout.addStretch(1)
-        self.geofence_type.currentIndexChanged.connect(self._fill_units)
-        self.use_geofence.toggled.connect(self._geofence_enabled)
-        self._fill_units()
-        self._geofence_enabled(False)
         return tab
 
     def _watch_changes(self) -> None:
@@ -388,22 +378,6 @@ class StopLocationFormDialog(FormDialog):
         self.geofence_type.activated.connect(self.mark_dirty)
         self.geofence_units.activated.connect(self.mark_dirty)
         self.geofence_value.valueChanged.connect(self.mark_dirty)
-
-    def _fill_units(self, *_args: object) -> None:
-        kind = GeofenceType(str(self.geofence_type.currentData()))
-        current = self.geofence_units.currentData()
-        self.geofence_units.clear()
-        for unit in GEOFENCE_UNITS[kind]:
-            self.geofence_units.addItem(unit.value.title(), unit.value)
-        index = self.geofence_units.findData(current)
-        default = "MINUTES" if kind is GeofenceType.TIME else "MILES"
-        self.geofence_units.setCurrentIndex(
-            index if index >= 0 else self.geofence_units.findData(default)
-        )
-
-    def _geofence_enabled(self, on: bool) -> None:
-        for widget in (self.geofence_type, self.geofence_units, self.geofence_value):
-            widget.setEnabled(on)
 
     # --- rows ------------------------------------------------------------------------------
 
@@ -474,12 +448,11 @@ class StopLocationFormDialog(FormDialog):
         for special in location.special_opening_hours if location else []:
             self.add_special(special)
         fence = location.geofence if location else None
-        self.use_geofence.setChecked(fence is not None)
-        if fence is not None:
-            self.geofence_type.setCurrentIndex(max(0, self.geofence_type.findData(fence.type)))
-            self._fill_units()
-            self.geofence_units.setCurrentIndex(max(0, self.geofence_units.findData(fence.units)))
-            self.geofence_value.setValue(fence.value or 0)
+        self.fence.set_choice(
+            FenceChoice(fence.type or "", fence.units or "", fence.value or 0)
+            if fence is not None
+            else None
+        )
         self.contacts.set_values({})
         for contact in location.contacts if location else []:
             self.contacts.add_row(contact.contact_id or "", contact.type or "")
@@ -524,12 +497,13 @@ class StopLocationFormDialog(FormDialog):
                 )
             specials.append({"hours": hours, "validFrom": dates[0], "validThrough": dates[1]})
         wire["specialOpeningHours"] = specials
-        if self.use_geofence.isChecked():
+        choice = self.fence.choice()
+        if choice is not None:
             previous = self.location.geofence if self.location else None
             fence: dict[str, Any] = {
-                "type": self.geofence_type.currentData(),
-                "units": self.geofence_units.currentData(),
-                "value": self.geofence_value.value(),
+                "type": choice.type,
+                "units": choice.units,
+                "value": choice.value,
             }
             if previous is not None and previous.geometry is not None:
                 fence["geometry"] = previous.geometry.wire()  # kept: not edited here
@@ -633,22 +607,47 @@ class StopLocationFormDialog(FormDialog):
         self.validation.setText("✓ Using the suggested address.")
         self.mark_dirty()
 
-    def _pick_on_map(self) -> None:
-        if map_picker is None:
-            return
+    def pick_request(self) -> PickRequest:
+        """What the map picker starts from: the point typed (if it is one), the address's
+        country and state, the geofence as set in the form."""
         latitude, longitude = _number(self.latitude.text()), _number(self.longitude.text())
-        start = (
+        point = (
             (latitude, longitude)
-            if isinstance(latitude, float) and isinstance(longitude, float)
+            if isinstance(latitude, float)
+            and isinstance(longitude, float)
+            and -90 <= latitude <= 90
+            and -180 <= longitude <= 180
             else None
         )
+        previous = self.location.geofence if self.location else None
+        return PickRequest(
+            point=point,
+            country=self.country.text().strip() or None,
+            state=self.state.text().strip() or None,
+            fence=self.fence.choice(),
+            geometry=previous.geometry if previous is not None else None,
+            name=self.name.text(),
+        )
 
-        def picked(lat: float, lon: float) -> None:
-            self.latitude.setText(f"{lat:.6f}")
-            self.longitude.setText(f"{lon:.6f}")
+    def _pick_on_map(self) -> None:
+        if map_picker is None or self.picker is not None:
+            return
+        self.picker = map_picker(self, self.pick_request(), self.use_picked)
+        if self.picker is not None:
+            self.picker.finished.connect(self._picker_closed)
+
+    def _picker_closed(self) -> None:
+        self.picker = None
+
+    def use_picked(self, picked: Picked) -> None:
+        """The point (and geofence) chosen on the map, in the fields, still editable."""
+        before = (self.latitude.text(), self.longitude.text(), self.fence.choice())
+        self.latitude.setText(f"{picked.latitude:.6f}")
+        self.longitude.setText(f"{picked.longitude:.6f}")
+        self.fence.set_choice(picked.fence)
+        if (self.latitude.text(), self.longitude.text(), self.fence.choice()) != before:
             self.mark_dirty()
-
-        map_picker(self, start, picked)
+        self.coordinates_error.show_message(None)
 
     def save(self) -> None:
         body, problems = check_location(self.wire())
