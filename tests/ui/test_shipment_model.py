@@ -80,10 +80,7 @@ def test_updates_keep_the_selection_on_its_shipment() -> None:
         QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
     )
     # Remove two rows above it and move another before it: the selection follows id-5.
-    moved = row(8)
-    moved = SummaryRow(
-        **{**{f: getattr(moved, f) for f in moved.__slots__}, "next_eta": BASE - timedelta(hours=1)}
-    )
+    moved = row(8)._replace(next_eta=BASE - timedelta(hours=1))
     model.apply_changes([moved], removed=["id-1", "id-2"])
     current = selection.currentIndex()
     assert model.summary_at(current.row()).id == "id-5"

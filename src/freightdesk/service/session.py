@@ -15,30 +15,41 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from freightdesk.api.client import ApiClient
-from freightdesk.api.errors import AuthenticationFailed, ConnectionFailed, FreightDeskError
-from freightdesk.service.account_groups import AccountGroupsService
-from freightdesk.service.bookings import BookingsService
+from freightdesk.api.errors import ConnectionFailed, FreightDeskError
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
-from freightdesk.service.documents import DocumentsService
-from freightdesk.service.local_service import LocalService, ServiceState
-from freightdesk.service.messages import explain
-from freightdesk.service.packages import PackagesService
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-from freightdesk.service.rating import RatingService
 from freightdesk.service.shipments import SUMMARIES, ShipmentsService
-from freightdesk.service.stop_locations import StopLocationsService
-from freightdesk.service.uploads import UploadQueue
-from freightdesk.service.webhooks import WebhooksService
+
+# The API client (httpx and every area's models), the local service's supervisor and the
+# other areas' services are imported when first needed, not when the app starts: the window
+# shows the cached shipment list before any of them is loaded.
+if TYPE_CHECKING:
+    from freightdesk.api.client import ApiClient
+    from freightdesk.service.account_groups import AccountGroupsService
+    from freightdesk.service.bookings import BookingsService
+    from freightdesk.service.documents import DocumentsService
+    from freightdesk.service.local_service import LocalService, ServiceState
+    from freightdesk.service.packages import PackagesService
+    from freightdesk.service.rating import RatingService
+    from freightdesk.service.stop_locations import StopLocationsService
+    from freightdesk.service.uploads import UploadQueue
+    from freightdesk.service.webhooks import WebhooksService
 
 log = logging.getLogger(__name__)
 
 DESKTOP_CLIENT_NAME = "FreightDesk desktop"
 _CREDENTIALS = re.compile(r"client id (\S+), client secret (\S+)")
+T = TypeVar("T")
+
+
+def _explain(error: BaseException) -> str:
+    from freightdesk.service.messages import explain
+
+    return explain(error)
 
 
 class ConnectionState(StrEnum):
@@ -87,6 +98,7 @@ class AppSession:
         self.profile: Profile = profiles.active
         self.client: ApiClient | None = None
         self.cache: Cache | None = None
+        self._cache_profile_id = self.profile.id
         self.local_service: LocalService | None = None
         self._coordinators: list[Coordinator[Any, Any]] = []
         self._status = ConnectionStatus(ConnectionState.CONNECTING, self.profile.name)
@@ -94,14 +106,15 @@ class AppSession:
         self._connected_listeners: list[Callable[[], None]] = []
         self._unsubscribers: list[Callable[[], None]] = []
         self.shipments: ShipmentsService | None = None
-        self.documents: DocumentsService | None = None
-        self.uploads: UploadQueue | None = None
-        self.stop_locations: StopLocationsService | None = None
-        self.webhooks: WebhooksService | None = None
-        self.account_groups: AccountGroupsService | None = None
-        self.rating: RatingService | None = None
-        self.bookings: BookingsService | None = None
-        self.packages: PackagesService | None = None
+        # The other areas' services, made on first use (see the properties below).
+        self._documents: DocumentsService | None = None
+        self._uploads: UploadQueue | None = None
+        self._stop_locations: StopLocationsService | None = None
+        self._webhooks: WebhooksService | None = None
+        self._account_groups: AccountGroupsService | None = None
+        self._rating: RatingService | None = None
+        self._bookings: BookingsService | None = None
+        self._packages: PackagesService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -146,11 +159,11 @@ class AppSession:
             )
         elif isinstance(status.last_error, ConnectionFailed):
             self._set_status(
-                state=ConnectionState.OFFLINE, message=explain(status.last_error), busy=busy
+                state=ConnectionState.OFFLINE, message=_explain(status.last_error), busy=busy
             )
         else:
             self._set_status(
-                state=ConnectionState.DEGRADED, message=explain(status.last_error), busy=busy
+                state=ConnectionState.DEGRADED, message=_explain(status.last_error), busy=busy
             )
 
     # --- connecting ------------------------------------------------------------------------
@@ -161,24 +174,106 @@ class AppSession:
         return self.client
 
     def open_cache(self, profile: Profile) -> Cache:
-        """The profile's cache and data owners, ready before connecting so the window opens
-        at once with the last known data."""
+        """The profile's cache and shipment list, ready before connecting so the window opens
+        at once with the last known data. The other areas' services are made when first
+        asked for (importing them loads the API client and every area's models)."""
         if self.cache is None:
             self.cache = Cache(self.paths.cache_file(profile.id))
+            self._cache_profile_id = profile.id
             self.shipments = ShipmentsService(
                 self.require_client, self.cache, interval=profile.poll_interval
             )
             self.watch(self.shipments.coordinator)
-            files_dir = self.paths.cache_dir / "files" / profile.id
-            self.documents = DocumentsService(self.require_client, self.cache, files_dir)
-            self.uploads = UploadQueue(self.require_client, on_uploaded=self.documents.added)
-            self.stop_locations = StopLocationsService(self.require_client, self.cache)
-            self.webhooks = WebhooksService(self.require_client, self.cache)
-            self.account_groups = AccountGroupsService(self.require_client, self.cache)
-            self.rating = RatingService(self.require_client, self.cache)
-            self.bookings = BookingsService(self.require_client, self.cache)
-            self.packages = PackagesService(self.require_client, self.cache)
         return self.cache
+
+    def _made(self, current: T | None, make: Callable[[Cache], T]) -> T | None:
+        """`current`, or a new service over the open cache (None while no cache is open)."""
+        if current is not None or self.cache is None:
+            return current
+        return make(self.cache)
+
+    @property
+    def documents(self) -> DocumentsService | None:
+        def make(cache: Cache) -> DocumentsService:
+            from freightdesk.service.documents import DocumentsService
+
+            files_dir = self.paths.cache_dir / "files" / self._cache_profile_id
+            return DocumentsService(self.require_client, cache, files_dir)
+
+        self._documents = self._made(self._documents, make)
+        return self._documents
+
+    @property
+    def uploads(self) -> UploadQueue | None:
+        def make(_cache: Cache) -> UploadQueue:
+            from freightdesk.service.uploads import UploadQueue
+
+            documents = self.documents
+            assert documents is not None
+            return UploadQueue(self.require_client, on_uploaded=documents.added)
+
+        self._uploads = self._made(self._uploads, make)
+        return self._uploads
+
+    @property
+    def stop_locations(self) -> StopLocationsService | None:
+        def make(cache: Cache) -> StopLocationsService:
+            from freightdesk.service.stop_locations import StopLocationsService
+
+            return StopLocationsService(self.require_client, cache)
+
+        self._stop_locations = self._made(self._stop_locations, make)
+        return self._stop_locations
+
+    @property
+    def webhooks(self) -> WebhooksService | None:
+        def make(cache: Cache) -> WebhooksService:
+            from freightdesk.service.webhooks import WebhooksService
+
+            return WebhooksService(self.require_client, cache)
+
+        self._webhooks = self._made(self._webhooks, make)
+        return self._webhooks
+
+    @property
+    def account_groups(self) -> AccountGroupsService | None:
+        def make(cache: Cache) -> AccountGroupsService:
+            from freightdesk.service.account_groups import AccountGroupsService
+
+            return AccountGroupsService(self.require_client, cache)
+
+        self._account_groups = self._made(self._account_groups, make)
+        return self._account_groups
+
+    @property
+    def rating(self) -> RatingService | None:
+        def make(cache: Cache) -> RatingService:
+            from freightdesk.service.rating import RatingService
+
+            return RatingService(self.require_client, cache)
+
+        self._rating = self._made(self._rating, make)
+        return self._rating
+
+    @property
+    def bookings(self) -> BookingsService | None:
+        def make(cache: Cache) -> BookingsService:
+            from freightdesk.service.bookings import BookingsService
+
+            return BookingsService(self.require_client, cache)
+
+        self._bookings = self._made(self._bookings, make)
+        return self._bookings
+
+    @property
+    def packages(self) -> PackagesService | None:
+        def make(cache: Cache) -> PackagesService:
+            from freightdesk.service.packages import PackagesService
+
+            return PackagesService(self.require_client, cache)
+
+        self._packages = self._made(self._packages, make)
+        return self._packages
 
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Told after every successful connect (also after switching profiles)."""
@@ -189,6 +284,20 @@ class AppSession:
                 self._connected_listeners.remove(listener)
 
         return unsubscribe
+
+    def catching_up(self, build: Callable[[], T]) -> T:
+        """Run `build` (making something that listens for connects, such as a pane made on
+        first show). When the session is connected already, the listeners `build` added are
+        told at once, as they would have been had they been there when it connected."""
+        before = set(map(id, self._connected_listeners))
+        built = build()
+        if self.client is not None:
+            for listener in [f for f in self._connected_listeners if id(f) not in before]:
+                try:
+                    listener()
+                except Exception:
+                    log.exception("a connected listener failed")
+        return built
 
     async def connect(self) -> ApiClient:
         """Connect with the active profile (starting the Local sandbox when that is it)."""
@@ -207,7 +316,7 @@ class AppSession:
             else:
                 client = await self._connect_remote(profile)
         except Exception as exc:
-            self._set_status(state=ConnectionState.OFFLINE, message=explain(exc))
+            self._set_status(state=ConnectionState.OFFLINE, message=_explain(exc))
             raise
         self.client = client
         self._set_status(state=ConnectionState.ONLINE, message="")
@@ -219,6 +328,8 @@ class AppSession:
         return client
 
     async def _connect_remote(self, profile: Profile) -> ApiClient:
+        from freightdesk.api.client import ApiClient
+
         secret = self.profiles.secret(profile)
         if not secret:
             raise AuthenticationFailedWithoutSecret(profile.name)
@@ -237,6 +348,10 @@ class AppSession:
         return client
 
     async def _connect_local(self, profile: Profile) -> ApiClient:
+        from freightdesk.api.client import ApiClient
+        from freightdesk.api.errors import AuthenticationFailed
+        from freightdesk.service.local_service import LocalService
+
         service = LocalService(
             self.paths.local_service_dir,
             demo=True,
@@ -305,6 +420,8 @@ class AppSession:
         return []
 
     def _local_service_state(self, state: ServiceState, message: str) -> None:
+        from freightdesk.service.local_service import ServiceState
+
         if state is ServiceState.RESTARTING or state is ServiceState.FAILED:
             self._set_status(state=ConnectionState.OFFLINE, message=message)
         elif state is ServiceState.STARTING:
@@ -323,21 +440,22 @@ class AppSession:
         for coordinator in self._coordinators:
             await coordinator.aclose()
         self._coordinators.clear()
+        # Only the services that were made (reading the properties would make them).
         for owner in (
-            self.uploads,
-            self.documents,
-            self.stop_locations,
-            self.webhooks,
-            self.account_groups,
-            self.rating,
-            self.bookings,
-            self.packages,
+            self._uploads,
+            self._documents,
+            self._stop_locations,
+            self._webhooks,
+            self._account_groups,
+            self._rating,
+            self._bookings,
+            self._packages,
         ):
             if owner is not None:
                 await owner.aclose()
-        self.uploads = self.documents = None
-        self.stop_locations = self.webhooks = self.account_groups = None
-        self.rating = self.bookings = self.packages = None
+        self._uploads = self._documents = None
+        self._stop_locations = self._webhooks = self._account_groups = None
+        self._rating = self._bookings = self._packages = None
         if self.client is not None:
             await self.client.aclose()
             self.client = None
@@ -362,6 +480,8 @@ class AuthenticationFailedWithoutSecret(FreightDeskError):
 
 async def probe(profile: Profile, secret: str) -> str:
     """Try a profile before saving it: get a token and read what the service offers."""
+    from freightdesk.api.client import ApiClient
+
     client = ApiClient(
         profile.base_url,
         client_id=profile.client_id,

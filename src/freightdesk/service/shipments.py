@@ -13,10 +13,9 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from uuid import UUID
 
-from freightdesk.api.client import ApiClient
-from freightdesk.api.errors import NotFound
 from freightdesk.models.common import TransportationMode
 from freightdesk.models.shipment_search import (
     LatestEvent,
@@ -37,6 +36,10 @@ from freightdesk.models.tracking import (
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.summary_rows import SummaryRow, rows_from_cache, wire_json
+
+if TYPE_CHECKING:
+    # Imported when a sync runs: the window shows the cached list before the client loads.
+    from freightdesk.api.client import ApiClient
 
 log = logging.getLogger(__name__)
 
@@ -211,6 +214,8 @@ class ShipmentsService:
     async def _refresh_known(
         self, client: ApiClient, previous: ShipmentList | None
     ) -> ShipmentList:
+        from freightdesk.api.errors import NotFound
+
         known = dict(previous.summaries) if previous else {}
         removed: list[str] = []
         changed: list[ShipmentSummary] = []

@@ -1,8 +1,17 @@
-"""Application start: Qt, the asyncio loop (qasync), the session, the main window."""
+"""Application start: Qt, the asyncio loop (qasync), the session, the main window.
+
+The start is ordered so the dispatcher sees the shipment list from the cache first: only the
+window and the Shipments pane are made before the window shows; once the cached list is on
+screen, the modules the connection needs are loaded in a worker thread (the API client and
+every area's models take a third of a second to import), then the session connects (starting
+the local service in the background) and the capacity panes are made in idle moments. The
+other panes are made the first time they are shown.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import logging.handlers
 import os
@@ -14,11 +23,9 @@ from collections.abc import Sequence
 os.environ.setdefault("QT_API", "pyside6")
 
 import qasync
-from PySide6 import QtWebEngineWidgets  # noqa: F401  (must load before QApplication)
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSettings, Qt
+from PySide6.QtWidgets import QApplication, QWidget
 
-from freightdesk.service.messages import explain
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, system_secret_store
@@ -26,6 +33,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.garbage import GuiThreadGarbageCollector
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import install_panes
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.tasks import cancel_all, spawn
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 
@@ -43,11 +51,54 @@ def configure_app_logging(paths: AppPaths) -> None:
     root.setLevel(logging.INFO)
 
 
+# Loaded in a worker thread once the cached list shows: what connecting needs (the API client
+# with every area's models, the local service's supervisor) and the services of the panes made
+# soon after. Only modules without Qt: Qt's classes are best made on the GUI thread.
+PRELOADED = (
+    "freightdesk.api.client",
+    "freightdesk.service.local_service",
+    "freightdesk.service.messages",
+    "freightdesk.service.rating",
+    "freightdesk.service.bookings",
+    "freightdesk.service.packages",
+)
+# How long the start waits for the first paint of the list before connecting regardless (a
+# window started minimized is never painted).
+FIRST_PAINT_TIMEOUT = 1.0
+
+
 def prepare_qt_environment() -> None:
     """Settings Qt reads at start-up, before the QApplication exists."""
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         # QtWebEngine's sandbox cannot run as root (containers, CI machines).
         os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+    # QtWebEngine is loaded when a map is first shown, after the QApplication exists; Qt
+    # allows that when contexts are shared (otherwise it must be imported before).
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+    # Registers the maps' URL scheme, which Qt accepts only before the QApplication exists.
+    importlib.import_module("freightdesk.ui.maps")
+
+
+def preload(modules: Sequence[str] = PRELOADED) -> None:
+    for name in modules:
+        importlib.import_module(name)
+
+
+class FirstPaint(QObject):
+    """Resolves `painted` when `widget` is first painted."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._widget = widget
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self._widget and event.type() == QEvent.Type.Paint:
+            if not self.painted.done():
+                self.painted.set_result(None)
+            self._widget.removeEventFilter(self)
+        return False
 
 
 def theme_setting(settings: QSettings) -> ThemeChoice:
@@ -84,12 +135,30 @@ class AppController:
         self.window.profileSwitchRequested.connect(self.window.switch_profile)
 
     def start(self) -> None:
+        """Show the window; connect once the cached list is on screen."""
         self.window.show()
-        spawn(
-            self.session.connect(),
-            on_error=lambda exc: self.window.show_error(explain(exc)),
-            name="connect",
-        )
+        spawn(self._start_in_background(), name="start")
+
+    async def _start_in_background(self) -> None:
+        pane = self.window.pane("shipments")
+        assert isinstance(pane, ShipmentsPane)
+        await pane.cached_list_shown()
+        if pane.isVisible():
+            painted = FirstPaint(pane.table.viewport())
+            pane.table.viewport().update()
+            try:
+                await asyncio.wait_for(painted.painted, FIRST_PAINT_TIMEOUT)
+            except TimeoutError:
+                log.info("the shipment list was not painted within %s s", FIRST_PAINT_TIMEOUT)
+        await asyncio.to_thread(preload)
+
+        def failed(error: BaseException) -> None:
+            from freightdesk.service.messages import explain
+
+            self.window.show_error(explain(error))
+
+        spawn(self.session.connect(), on_error=failed, name="connect")
+        self.window.warm_up()
 
     async def run(self) -> None:
         self.start()

@@ -1,11 +1,20 @@
-"""The main window: navigation between panes, menus and shortcuts, the status bar."""
+"""The main window: navigation between panes, menus and shortcuts, the status bar.
+
+A pane is added as a widget or as a factory. A factory's pane is made the first time it is
+shown (or asked for with `pane()`), so the window opens without importing or building panes
+nobody looks at; `warm=True` makes it instead in the first idle moments after the window
+shows (`warm_up()`), for a pane that does work in the background whichever pane is shown.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -22,19 +31,27 @@ from PySide6.QtWidgets import (
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession, ConnectionStatus
 from freightdesk.ui.bridge import SessionBridge
-from freightdesk.ui.dialogs.about import show_about
-from freightdesk.ui.dialogs.connections import ConnectionsDialog
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
+
+if TYPE_CHECKING:
+    from freightdesk.ui.dialogs.connections import ConnectionsDialog
+
+log = logging.getLogger(__name__)
+
+PaneFactory = Callable[[], QWidget]
 
 
 @dataclass
 class PaneEntry:
     key: str
     title: str
-    widget: QWidget
     item: QListWidgetItem
+    slot: QWidget  # what the stack holds: the pane, or a placeholder until it is made
+    widget: QWidget | None = None
+    factory: PaneFactory | None = None
+    warm: bool = False
 
 
 class MainWindow(QMainWindow):
@@ -68,7 +85,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setCollapsible(1, False)
         self.setCentralWidget(self.splitter)
-        self.nav.currentRowChanged.connect(self.stack.setCurrentIndex)
+        self.nav.currentRowChanged.connect(self._show_row)
 
         self.indicator = ConnectionIndicator(self)
         self.statusBar().addPermanentWidget(self.indicator)
@@ -81,15 +98,35 @@ class MainWindow(QMainWindow):
     # --- panes -----------------------------------------------------------------------------
 
     def add_pane(
-        self, key: str, title: str, widget: QWidget, icon: QStyle.StandardPixmap | QIcon
+        self,
+        key: str,
+        title: str,
+        widget: QWidget | PaneFactory,
+        icon: QStyle.StandardPixmap | QIcon,
+        *,
+        warm: bool = False,
     ) -> None:
+        """Add a pane (a widget, or a factory that makes it when first needed). Adding a
+        widget under the key of a pane whose factory has not run yet supplies that pane (a
+        factory may make several related panes at once)."""
+        existing = self._entry(key)
+        if existing is not None:
+            if existing.widget is not None or not isinstance(widget, QWidget):
+                raise ValueError(f"the window has a pane {key!r} already")
+            existing.factory = None
+            self._install(existing, widget)
+            return
         qicon = icon if isinstance(icon, QIcon) else self.style().standardIcon(icon)
         item = QListWidgetItem(qicon, title)
         item.setData(Qt.ItemDataRole.UserRole, key)
-        self.nav.addItem(item)
-        self.stack.addWidget(widget)
-        entry = PaneEntry(key, title, widget, item)
+        if isinstance(widget, QWidget):
+            entry = PaneEntry(key, title, item, slot=widget, widget=widget)
+        else:
+            placeholder = EmptyPane(f"Opening {title}…", self.stack)
+            entry = PaneEntry(key, title, item, slot=placeholder, factory=widget, warm=warm)
         self._panes.append(entry)
+        self.stack.addWidget(entry.slot)
+        self.nav.addItem(item)
         index = len(self._panes)
         if index <= 9:
             action = QAction(f"&{index} {title}", self)
@@ -100,8 +137,76 @@ class MainWindow(QMainWindow):
         if self.nav.currentRow() < 0:
             self.nav.setCurrentRow(0)
 
+    def _entry(self, key: str) -> PaneEntry | None:
+        return next((p for p in self._panes if p.key == key), None)
+
     def pane(self, key: str) -> QWidget:
-        return next(p.widget for p in self._panes if p.key == key)
+        """The pane of `key`, made now if it was not yet."""
+        entry = self._entry(key)
+        if entry is None:
+            raise KeyError(key)
+        return self._made(entry)
+
+    def is_made(self, key: str) -> bool:
+        entry = self._entry(key)
+        return entry is not None and entry.widget is not None
+
+    def _made(self, entry: PaneEntry) -> QWidget:
+        if entry.widget is None:
+            factory = entry.factory
+            assert factory is not None
+            entry.factory = None  # a factory asking for its own pane fails instead of looping
+            try:
+                # A pane made after the session connected is told of that connection as if
+                # it had been there (panes start following their data when told).
+                widget = self.session.catching_up(factory)
+            except BaseException:
+                entry.factory = factory
+                raise
+            if entry.widget is None:  # the factory may have supplied it through add_pane
+                self._install(entry, widget)
+        assert entry.widget is not None
+        return entry.widget
+
+    def _install(self, entry: PaneEntry, widget: QWidget) -> None:
+        placeholder = entry.slot
+        index = self.stack.indexOf(placeholder)
+        current = self.stack.currentIndex()
+        entry.widget = entry.slot = widget
+        self.stack.insertWidget(index, widget)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        self.stack.setCurrentIndex(current)
+
+    def _show_row(self, row: int) -> None:
+        if not 0 <= row < len(self._panes):
+            return
+        entry = self._panes[row]
+        if entry.widget is None and self.isVisible():
+            # Show the placeholder before the pane is made (a map takes a moment).
+            self.stack.setCurrentIndex(row)
+            self.repaint()
+        try:
+            self._made(entry)
+        except Exception as exc:
+            log.exception("the %s pane could not be made", entry.key)
+            if isinstance(entry.slot, QLabel):
+                entry.slot.setText(f"{entry.title} could not be opened: {exc}")
+        self.stack.setCurrentIndex(row)
+
+    def warm_up(self) -> None:
+        """Make the panes added with `warm=True`, one per turn of the event loop, so the
+        window stays responsive meanwhile."""
+        waiting = deque(p for p in self._panes if p.warm and p.widget is None)
+
+        def next_one() -> None:
+            while waiting and waiting[0].widget is not None:
+                waiting.popleft()
+            if waiting and not self._closed:
+                self._made(waiting.popleft())
+                QTimer.singleShot(0, next_one)
+
+        QTimer.singleShot(0, next_one)
 
     def show_pane(self, key: str) -> None:
         for row, entry in enumerate(self._panes):
@@ -110,7 +215,8 @@ class MainWindow(QMainWindow):
                 return
 
     def current_pane(self) -> QWidget | None:
-        return self.stack.currentWidget()
+        row = self.nav.currentRow()
+        return self._panes[row].widget if 0 <= row < len(self._panes) else None
 
     def set_badge(self, key: str, count: int) -> None:
         """A count after the pane's name (for example new exceptions)."""
@@ -198,6 +304,8 @@ class MainWindow(QMainWindow):
             apply_theme(app, choice)
 
     def open_connections(self) -> ConnectionsDialog:
+        from freightdesk.ui.dialogs.connections import ConnectionsDialog
+
         dialog = ConnectionsDialog(self.session.profiles, self)
         dialog.profileActivated.connect(self.profileSwitchRequested)
         dialog.open()
@@ -211,6 +319,8 @@ class MainWindow(QMainWindow):
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
     def about(self) -> None:
+        from freightdesk.ui.dialogs.about import show_about
+
         show_about(self, str(self.paths.log_file))
 
     # --- status ----------------------------------------------------------------------------
@@ -256,7 +366,7 @@ class MainWindow(QMainWindow):
         if 0 <= row < len(self._panes):
             self.settings.setValue("window/pane", self._panes[row].key)
         self.indicator.stop()
-        for entry in self._panes:
+        for entry in self._panes:  # the panes that were made
             shutdown = getattr(entry.widget, "shutdown", None)
             if callable(shutdown):
                 shutdown()

@@ -1,23 +1,27 @@
-"""Which panes the main window has, in order, and how they talk to the window."""
+"""Which panes the main window has, in order, and how they talk to the window.
+
+Only the Shipments pane is made before the window shows. The others are registered with a
+factory that imports and makes them on first show (the maps import folium and pandas, a
+third of a second); the capacity panes are made in the first idle moments instead, because
+the Bookings pane announces carriers' answers whichever pane is shown.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QStyle, QSystemTrayIcon
+from PySide6.QtWidgets import QStyle, QSystemTrayIcon, QWidget
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.maps.fleet_map import FleetMapPane
-from freightdesk.ui.maps.page import TileSettings
-from freightdesk.ui.maps.page import configure as configure_maps
 from freightdesk.ui.maps.scheme import ASSETS
-from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
-from freightdesk.ui.panes.bookings.install import install_capacity_panes
 from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
-from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
-from freightdesk.ui.panes.webhooks.pane import WebhooksPane
+
+if TYPE_CHECKING:
+    from freightdesk.ui.panes.documents.pane import DocumentsPane
 
 
 class ExceptionAlerts:
@@ -50,8 +54,6 @@ class ExceptionAlerts:
 
 
 def install_panes(window: MainWindow, session: AppSession) -> None:
-    # Maps cache their tiles on disk, so places seen once stay drawn without a network.
-    configure_maps(TileSettings.from_settings(window.settings), window.paths.cache_dir / "maps")
     shipments = ShipmentsPane(session, window.settings, window)
     window.add_pane(
         "shipments", "Shipments", shipments, QStyle.StandardPixmap.SP_FileDialogDetailedView
@@ -59,38 +61,110 @@ def install_panes(window: MainWindow, session: AppSession) -> None:
     alerts = ExceptionAlerts(window, "shipments")
     shipments.exceptionsRaised.connect(alerts.raised)
     window.exception_alerts = alerts  # kept alive with the window
-    fleet = FleetMapPane(
-        session,
-        shipments,
-        window.settings,
-        window,
-        show_shipments=lambda: window.show_pane("shipments"),
-    )
+    configure_maps = _maps_configurer(window)
+    shipments.detail.before_first_map = configure_maps
+
+    def fleet() -> QWidget:
+        from freightdesk.ui.maps.fleet_map import FleetMapPane
+
+        configure_maps()
+        return FleetMapPane(
+            session,
+            shipments,
+            window.settings,
+            window,
+            show_shipments=lambda: window.show_pane("shipments"),
+        )
+
     window.add_pane("map", "Map", fleet, QIcon(str(ASSETS / "map-pane.svg")))
 
-    documents = DocumentsPane(session, window.settings, window)
+    def documents() -> QWidget:
+        from freightdesk.ui.panes.documents.pane import DocumentsPane
+
+        return DocumentsPane(session, window.settings, window)
+
     window.add_pane("documents", "Documents", documents, QStyle.StandardPixmap.SP_FileIcon)
+
+    def documents_pane() -> DocumentsPane:
+        pane = window.pane("documents")
+        from freightdesk.ui.panes.documents.pane import DocumentsPane
+
+        assert isinstance(pane, DocumentsPane)
+        return pane
+
     # Files dropped on an open shipment become its documents (the drop filter is a child of
     # the detail view, so it lives as long as the view).
     ShipmentDocumentDrop(
         shipments.detail,
-        lambda files, identifiers, mode, context: documents.upload_files(
+        lambda files, identifiers, mode, context: documents_pane().upload_files(
             files, identifiers, mode, context, parent=window
         ),
     )
+
+    def stop_locations() -> QWidget:
+        from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
+
+        return StopLocationsPane(session, window)
+
     window.add_pane(
-        "stop_locations",
-        "Stop locations",
-        StopLocationsPane(session, window),
-        QStyle.StandardPixmap.SP_DirHomeIcon,
+        "stop_locations", "Stop locations", stop_locations, QStyle.StandardPixmap.SP_DirHomeIcon
     )
-    window.add_pane(
-        "webhooks", "Webhooks", WebhooksPane(session, window), QStyle.StandardPixmap.SP_DriveNetIcon
-    )
+
+    def webhooks() -> QWidget:
+        from freightdesk.ui.panes.webhooks.pane import WebhooksPane
+
+        return WebhooksPane(session, window)
+
+    window.add_pane("webhooks", "Webhooks", webhooks, QStyle.StandardPixmap.SP_DriveNetIcon)
+
+    def account_groups() -> QWidget:
+        from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+
+        return AccountGroupsPane(session, window)
+
     window.add_pane(
         "account_groups",
         "Account groups",
-        AccountGroupsPane(session, window),
+        account_groups,
         QStyle.StandardPixmap.SP_FileDialogListView,
     )
-    install_capacity_panes(window, session, shipments)
+    _add_capacity_panes(window, session, shipments)
+
+
+def _maps_configurer(window: MainWindow) -> Callable[[], None]:
+    """Maps cache their tiles on disk, so places seen once stay drawn without a network. Set
+    before the first map of either kind is made (importing the map page loads folium)."""
+    done = False
+
+    def configure() -> None:
+        nonlocal done
+        if not done:
+            from freightdesk.ui.maps.page import TileSettings, configure
+
+            configure(TileSettings.from_settings(window.settings), window.paths.cache_dir / "maps")
+            done = True
+
+    return configure
+
+
+# The capacity panes, as `install_capacity_panes` adds them (it makes the three together).
+_CAPACITY = (
+    ("rates", "Rate requests", QStyle.StandardPixmap.SP_FileDialogContentsView),
+    ("bookings", "Bookings", QStyle.StandardPixmap.SP_DialogApplyButton),
+    ("packages", "Packages", QStyle.StandardPixmap.SP_DirClosedIcon),
+)
+
+
+def _add_capacity_panes(window: MainWindow, session: AppSession, shipments: ShipmentsPane) -> None:
+    def make(key: str) -> Callable[[], QWidget]:
+        def build() -> QWidget:
+            from freightdesk.ui.panes.bookings.install import install_capacity_panes
+
+            # Supplies all three panes through add_pane; this one is among them.
+            install_capacity_panes(window, session, shipments)
+            return window.pane(key)
+
+        return build
+
+    for key, title, icon in _CAPACITY:
+        window.add_pane(key, title, make(key), icon, warm=True)

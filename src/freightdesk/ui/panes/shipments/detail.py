@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from PySide6.QtCore import Qt, Signal
@@ -39,9 +40,12 @@ from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import local_time_text, money_text, state_text
-from freightdesk.ui.maps.shipment_map import ShipmentMapView
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel
+
+if TYPE_CHECKING:
+    # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
+    from freightdesk.ui.maps.shipment_map import ShipmentMapView
 
 _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
 # What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.
@@ -173,6 +177,8 @@ class ShipmentDetailView(QWidget):
         # tab is open), so that selecting on one shows it on the other. The map's web view is
         # made the first time the tab opens.
         self.map: ShipmentMapView | None = None
+        # Called once before the first map is made (the window sets the maps' tiles there).
+        self.before_first_map: Callable[[], None] | None = None
         self._syncing = False
         self._selected_key: str | None = None
         self._map_sizes: list[int] | None = None
@@ -650,6 +656,11 @@ class ShipmentDetailView(QWidget):
     def show_map(self) -> ShipmentMapView:
         """The map (made on first use) above the timeline, in the Map tab."""
         if self.map is None:
+            if self.before_first_map is not None:
+                prepare, self.before_first_map = self.before_first_map, None
+                prepare()
+            from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
             view = ShipmentMapView(self.session, self.map_splitter)
             view.setObjectName("shipmentMap")
             view.itemClicked.connect(self.select_in_timeline)

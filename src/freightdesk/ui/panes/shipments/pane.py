@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -60,6 +61,7 @@ class ShipmentsPane(QWidget):
         self._service: ShipmentsService | None = None
         self._unlisten: list[object] = []
         self._attribute_ids: frozenset[str] | None = None
+        self._cache_shown = asyncio.Event()
 
         self.search = QLineEdit(self)
         self.search.setObjectName("shipmentSearch")
@@ -216,8 +218,23 @@ class ShipmentsPane(QWidget):
             data = service.coordinator.data
             if data is not None and self._service is service:
                 self.model.set_summaries(data.summaries.values())
+            self._cache_shown.set()
 
-        spawn(service.load_cached(), on_done=loaded, name="load-cached-shipments", owner=self)
+        def failed(error: BaseException) -> None:
+            self._cache_shown.set()
+            self._show_error(error)
+
+        spawn(
+            service.load_cached(),
+            on_done=loaded,
+            on_error=failed,
+            name="load-cached-shipments",
+            owner=self,
+        )
+
+    async def cached_list_shown(self) -> None:
+        """Returns once the list from the cache is in the table (or the cache was empty)."""
+        await self._cache_shown.wait()
 
     def _connected(self) -> None:
         self.attach_cache()
