@@ -348,3 +348,20 @@ def test_receipts_of_finished_pushes_are_deleted_after_thirty_days(tenant: Tenan
     assert ingestion(tenant, recent)["status"] == "PROCESSED"
     # Unmatched and still due a retry: kept, whatever its age.
     assert ingestion(tenant, waiting)["status"] == "UNMATCHED"
+
+
+def test_a_push_sent_again_by_the_carrier_adds_nothing_twice(tenant: TenantHandle) -> None:
+    """Carriers retry a push whose answer they lost: the same report, a new ingestion."""
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=3)
+    arrived = now() - timedelta(minutes=30)
+    event = {"type": "ARRIVAL_AT_STOP", "dateTime": iso(arrived), "stopNumber": 2}
+    first = accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bol, shipmentEvent=event)))
+    again = accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bol, shipmentEvent=event)))
+    assert first != again
+    assert settled(tenant, first)["status"] == settled(tenant, again)["status"] == "PROCESSED"
+    later = {**event, "dateTime": iso(arrived + timedelta(minutes=5))}
+    other = accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bol, shipmentEvent=later)))
+    settled(tenant, other)
+    found = history(tenant, shipment["id"])
+    assert sorted(e["dateTime"] for e in found["events"]) == [iso(arrived), later["dateTime"]]

@@ -25,7 +25,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, bindparam, delete, func, insert, select, update
@@ -264,9 +264,13 @@ class Outcome:
     error: str | None = None
 
 
-def _derived_id(row: Claimed, shipment_id: str, what: str) -> uuid.UUID:
-    """The same id every time this push is applied to this shipment (replays are no-ops)."""
-    return uuid.uuid5(_ID_NAMESPACE, f"{row.ingestion_id}/{shipment_id}/{what}")
+def _derived_id(shipment_id: str, what: str, *facts: object) -> uuid.UUID:
+    """The same id for the same report about this shipment: a push applied again, or sent
+    again by a carrier retrying after a lost answer, adds nothing twice."""
+    # An instant is the same report whatever offset the carrier wrote it with.
+    plain = [f.astimezone(UTC).isoformat() if isinstance(f, datetime) else f for f in facts]
+    key = "/".join(str(fact) for fact in (shipment_id, what, *plain))
+    return uuid.uuid5(_ID_NAMESPACE, key)
 
 
 _ID_NAMESPACE = uuid.UUID("6f1d3c1e-9a57-4d0e-8a3b-5c1f0e2d7b44")
@@ -483,7 +487,7 @@ class PushApplier:
     ) -> None:
         effect = EFFECTS.get(event_type.upper(), _NOTHING)
         event = TrackedShipmentEvent(
-            id=_derived_id(row, shipment.id, "event"),
+            id=_derived_id(shipment.id, "event", source, event_type.upper(), at, stop_id),
             type=event_type,
             date_time=at,
             description=description,
@@ -503,7 +507,7 @@ class PushApplier:
                 self._session,
                 shipment.id,
                 ShipmentException(
-                    id=_derived_id(row, shipment.id, "exception"),
+                    id=_derived_id(shipment.id, "exception", source, event_type.upper(), at),
                     type=event_type.upper(),
                     severity=effect.exception,
                     description=description or f"{event_type} reported by the carrier",
