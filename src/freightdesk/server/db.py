@@ -145,8 +145,12 @@ def upgrade(engine: Engine) -> int:
         conn.execute(text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
         row = conn.execute(text("SELECT max(version) FROM schema_version")).scalar()
         current = int(row) if row is not None else 0
-        fresh = current == 0 and not _has_our_tables(conn)
-        Base.metadata.create_all(conn)
+        existing = set(inspect(conn).get_table_names())
+        fresh = current == 0 and "tenants" not in existing
+        # Tables of areas added since the database was made are created here. create_all asks
+        # the database about each table in turn; a restart, which finds them all, needs none.
+        if not existing.issuperset(Base.metadata.tables):
+            Base.metadata.create_all(conn)
         if fresh:
             conn.execute(
                 text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": SCHEMA_VERSION}
@@ -162,7 +166,3 @@ def upgrade(engine: Engine) -> int:
                     {"v": migration.version},
                 )
         return current
-
-
-def _has_our_tables(conn: Connection) -> bool:
-    return inspect(conn).has_table("tenants")
