@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.models.booking import BookingStatus
+from freightdesk.service.bookings import check_booking
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
 from freightdesk.ui.panes.bookings.pane import BookingsPane
@@ -305,5 +306,30 @@ async def test_the_carriers_answer_shows_in_the_detail_as_it_arrives(
     assert "ZZRV accepted the booking on" in text and "Tracking has started" in text
     assert "BILL_OF_LADING BOL-7731" in text
     assert pane.detail.news.isVisible() and pane.detail.shipment_button.isEnabled()
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_a_booking_made_while_the_pane_was_hidden_is_listed_when_shown(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZHD", behaviour="SLOW")
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.page_label.text() == "No bookings yet")
+    pane.hide()
+    assert session.bookings is not None
+    body, _ = check_booking(
+        {
+            "shipmentId": str(uuid.uuid4()),
+            "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": "ZZHD"},
+            "rateIdentifiers": [{"source": "EXTERNAL", "type": "CONTRACT", "value": "C-9"}],
+        }
+    )
+    assert body is not None
+    made = await session.bookings.create(body)  # e.g. from a quote, in Rate requests
+    pane.show()
+    assert [b.id for b in pane.model.items] == [made.id]
+    assert pane.page_label.text() == "1\u20131 of 1 bookings"
     pane.shutdown()
     await settle(session)

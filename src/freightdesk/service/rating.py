@@ -192,9 +192,9 @@ def _accessorial_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
         elif ltl and code in TRUCKLOAD_ONLY:
             found.append((f"{path}.code", f"{name} is a truckload service, not offered for LTL"))
         elif not ltl and code == "REFRIGERATED" and trailer is not TrailerType.REEFER:
-            found.append((f"{path}.code", f"{name} needs a reefer trailer"))
+            found.append((f"{path}.code", f"{name} needs a reefer trailer (trailer type)"))
         elif not ltl and code == "TARP" and trailer not in OPEN_TRAILERS:
-            found.append((f"{path}.code", f"{name} goes with an open trailer (flatbed, ...)"))
+            found.append((f"{path}.code", f"{name} goes with an open trailer such as a flatbed"))
         details = accessorial.details
         # The app's own check (the service takes any range): a range upside down is a typo.
         low, high = (details.min, details.max) if details else (None, None)

@@ -24,6 +24,7 @@ from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.service.bookings import editable, status_text
 from freightdesk.ui.formatting import money_text
 from freightdesk.ui.panes.bookings.text import (
+    charge_text,
     contact_text,
     equipment_text,
     place_text,
@@ -113,7 +114,7 @@ def booking_html(booking: Booking) -> str:
     """The booking's sections as rich text (also readable as plain text)."""
     sections: list[tuple[str, str]] = [("Carrier's answer", _answer_section(booking))]
     charges = "".join(
-        f"<tr><td style='padding-right:12px'>{escape(words(c.code))}</td>"
+        f"<tr><td style='padding-right:12px'>{escape(charge_text(c.code))}</td>"
         f"<td align='right'>{escape(money_text(c.amount, c.currency.value))}</td></tr>"
         for c in booking.charges
     )

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -52,14 +52,15 @@ def _attributes(booking: Booking) -> str:
     return "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes)
 
 
+# What a dispatcher scans first fits beside the detail; attributes and ids after it.
 COLUMNS: list[Column[Booking]] = [
-    Column("Status", lambda b: status_text(b.status), 100),
-    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 70),
-    Column("Lane", lane_text, 280, tooltip=lane_text),
-    Column("Total", lambda b: amount_text(b.total_rate), 110),
-    Column("Expires", _expiry, 110),
+    Column("Status", lambda b: status_text(b.status), 96),
+    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 64),
+    Column("Lane", lane_text, 250, tooltip=lane_text),
+    Column("Total", lambda b: amount_text(b.total_rate), 100),
+    Column("Expires", _expiry, 100),
+    Column("Created", lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"), 86),
     Column("Attributes", _attributes, 160, tooltip=_attributes),
-    Column("Created", lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"), 90),
     Column("Booking id", lambda b: str(b.id), 120),
 ]
 
@@ -256,6 +257,12 @@ class BookingsPane(QWidget):
             if fresh is not None and fresh != current:
                 self.detail.show_booking(fresh)
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        # The list listens only while shown: what was written meanwhile (a booking made from
+        # a quote, a package saved elsewhere in the app) is in the data, not yet on screen.
+        super().showEvent(event)
+        self._show()
+
     def _tick(self) -> None:
         """The Expires column counts down."""
         rows = self.model.rowCount()
@@ -308,6 +315,8 @@ class BookingsPane(QWidget):
             return
         spawn(
             service.show(self.params(page)),
+            # Shown even when the page fetched is the one held: it may not be on screen yet.
+            on_done=lambda _listing: self._show(),
             on_error=lambda error: self.notice.show_error(explain(error)),
             name="bookings-page",
             owner=self,

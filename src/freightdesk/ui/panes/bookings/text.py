@@ -15,6 +15,7 @@ from freightdesk.models.booking import (
 from freightdesk.models.common import ContactInfo
 from freightdesk.models.rating import RateStopLocation
 from freightdesk.service.bookings import status_text
+from freightdesk.service.rating import ACCESSORIALS
 from freightdesk.ui.panes.rates.common import words
 
 TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
@@ -28,6 +29,12 @@ STATUS_COLORS = {
     BookingStatus.CANCELLED: QColor("#7a8294"),
     BookingStatus.EXPIRED: QColor("#8d6e63"),
 }
+
+
+def charge_text(code: str) -> str:
+    """A charge or accessorial code as a dispatcher reads it: LIFTGATE -> "Liftgate",
+    APPOINTMENT -> "Delivery appointment", LINE_HAUL -> "Line haul"."""
+    return ACCESSORIALS.get(code) or words(code)
 
 
 def status_color(status: BookingStatus) -> QColor:
@@ -99,5 +106,5 @@ def equipment_text(shipping: BookingShippingDetails | None) -> str:
     if shipping.trailer_length is not None:
         parts.append(f"{shipping.trailer_length.value:g} {shipping.trailer_length.unit.value}")
     if shipping.accessorials:
-        parts.append(", ".join(words(a.code) for a in shipping.accessorials))
+        parts.append(", ".join(charge_text(a.code).lower() for a in shipping.accessorials))
     return ", ".join(parts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QKeySequence
+from PySide6.QtGui import QColor, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -288,6 +288,12 @@ class PackagesPane(QWidget):
                 self.table.selectRow(row)
         self._selection_changed()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        # The list listens only while shown: what was written meanwhile (a booking made from
+        # a quote, a package saved elsewhere in the app) is in the data, not yet on screen.
+        super().showEvent(event)
+        self._show()
+
     def selected(self) -> Package | None:
         if not self.table.selectionModel().selectedRows():
             return None
@@ -351,11 +357,15 @@ class PackagesPane(QWidget):
                                   "pageSize": PAGE_SIZE}  # fmt: skip
         spawn(
             service.show(params),
-            on_done=lambda _listing: self.notice.clear_message(),
+            on_done=self._page_shown,
             on_error=lambda error: self.notice.show_error(explain(error)),
             name="packages-page",
             owner=self,
         )
+
+    def _page_shown(self, _listing: object) -> None:
+        self.notice.clear_message()
+        self._show()  # even when the page fetched is the one held: it may not be on screen
 
     def step(self, direction: int) -> None:
         data = self.binding.data

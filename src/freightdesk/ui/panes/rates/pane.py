@@ -50,6 +50,7 @@ from freightdesk.ui.panes.rates.quotes import (
     lane_of,
     mode_of,
     request_status_text,
+    services_of,
 )
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
@@ -348,6 +349,7 @@ class RatesPane(QWidget):
             lane_of(request),
             f"pickup {request.rate_detail.pickup_date}" if request.rate_detail.pickup_date else "",
             mode_of(request),
+            services_of(request),
             f"{request.quote_type_filter.value.lower()} quotes",
             f"asked {asked}",
             request_status_text(request),

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont
 
 from freightdesk.models.common import Currency, Money
 from freightdesk.models.rating import MarketQuote, Quote, QuoteType, RateRequest, RateRequestStatus
-from freightdesk.service.rating import effective_status
+from freightdesk.service.rating import ACCESSORIALS, effective_status
 from freightdesk.ui.panes.bookings.text import place_text
 from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -52,6 +52,14 @@ def mode_of(request: RateRequest) -> str:
         return "Truckload"
     load = "partial" if truck.load_preference.value == "PARTIAL" else "full"
     return f"Truckload, {words(truck.trailer_type.value).lower()}, {load}"
+
+
+def services_of(request: RateRequest) -> str:
+    """The accessorial services asked for, e.g. "with liftgate, delivery appointment"."""
+    shipping = request.rate_detail.shipping_details
+    codes = [a.code for a in shipping.accessorials] if shipping else []
+    names = [ACCESSORIALS.get(code, words(code)).lower() for code in codes]
+    return f"with {', '.join(names)}" if names else ""
 
 
 class RequestsModel(ListingModel[RateRequest]):
