@@ -23,7 +23,7 @@ from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text
-from tests.ui.test_panes_support import answer, connected, proxied
+from tests.ui.test_panes_support import answer, connected, message_box, proxied
 
 __all__ = ["connected", "proxied"]
 
@@ -180,6 +180,10 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     # Cancel asks first.
     assert pane.detail.booking is not None
     pane.detail.cancel_button.click()
+    box = message_box("confirmCancelBooking")
+    assert box is not None  # the answers say what they do ("Cancel" could mean either)
+    assert box.button(QMessageBox.StandardButton.Yes).text() == "Cancel the &booking"
+    assert box.button(QMessageBox.StandardButton.Cancel).text() == "&Keep it"
     answer("confirmCancelBooking", QMessageBox.StandardButton.Yes)
     await wait_until(lambda: "is cancelled" in pane.notice.text())
     assert pane.detail.booking.status is BookingStatus.CANCELLED

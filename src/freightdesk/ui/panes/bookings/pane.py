@@ -32,7 +32,12 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.detail import BookingDetailView
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
 from freightdesk.ui.panes.bookings.text import lane_text, status_color
-from freightdesk.ui.panes.rates.common import amount_text, countdown_text, key_actions
+from freightdesk.ui.panes.rates.common import (
+    amount_text,
+    countdown_text,
+    key_actions,
+    name_answers,
+)
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.listing import Column, Index, ListBinding, ListingModel, current_row
@@ -387,6 +392,7 @@ class BookingsPane(QWidget):
             name="confirmCancelBooking",
             informative=informative,
         )
+        name_answers(self.question, "Cancel the &booking", "&Keep it")
 
     def cancel(self, booking: Booking) -> None:
         service = self.session.bookings

@@ -107,4 +107,5 @@ def equipment_text(shipping: BookingShippingDetails | None) -> str:
         parts.append(f"{shipping.trailer_length.value:g} {shipping.trailer_length.unit.value}")
     if shipping.accessorials:
         parts.append(", ".join(charge_text(a.code).lower() for a in shipping.accessorials))
-    return ", ".join(parts)
+    text = ", ".join(parts)
+    return text[:1].upper() + text[1:]

@@ -41,7 +41,7 @@ from freightdesk.service.rating import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.rates.common import countdown_text, key_actions
+from freightdesk.ui.panes.rates.common import countdown_text, key_actions, name_answers
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.quotes import (
     MarketModel,
@@ -441,6 +441,7 @@ class RatesPane(QWidget):
             name="confirmCancel",
             informative="Carriers are told; a booking of it still in progress is cancelled too.",
         )
+        name_answers(self.question, "Cancel the &request", "&Keep it")
 
     def cancel(self, request_id: str) -> None:
         service = self.session.rating
