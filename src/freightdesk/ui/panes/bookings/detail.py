@@ -78,7 +78,10 @@ def answer_text(booking: Booking) -> str:
         reason = words(booking.rejection_reason).lower()
         return f"{carrier} declined the booking" + (f": {reason}." if reason else ".")
     if status is BookingStatus.CANCELLED:
-        return f"Cancelled on {_when(booking.last_modified_date_time)}."
+        text = f"Cancelled on {_when(booking.last_modified_date_time)}"
+        if booking.master_shipment_id is not None:
+            return text + f", after {carrier} had accepted it; the tracked shipment stays."
+        return text + "."
     expired = _when(booking.expiration_date_time)
     return f"Expired{f' on {expired}' if expired else ''}: {carrier} did not answer in time."
 
@@ -225,7 +228,13 @@ class BookingDetailView(QWidget):
 
     def show_booking(self, booking: Booking | None, *, news: str | None = None) -> None:
         """Show `booking`; `news`: the announcement of an answer that just arrived for it."""
-        if booking is None or self.booking is None or booking.id != self.booking.id:
+        shown = self.booking
+        if (
+            booking is None
+            or shown is None
+            or booking.id != shown.id
+            or (not news and booking.status is not shown.status)  # the news is out of date
+        ):
             self.news.setVisible(False)
         if news and booking is not None:
             color = status_color(booking.status).name()
