@@ -65,6 +65,7 @@ async def picker_until(view: PickerMapView, predicate: Any, seconds: float = 20)
     deadline = loop.time() + seconds
     found: dict[str, Any] = {}
     while True:
+        assert view.map_page.console_errors == []
         if view.is_ready and await evaluate(view, "typeof FD.pickerStats === 'function'"):
             found = await picker_stats(view)
             if predicate(found):
@@ -72,6 +73,11 @@ async def picker_until(view: PickerMapView, predicate: Any, seconds: float = 20)
         if loop.time() > deadline:
             raise AssertionError(f"the picker did not reach the expected state: {found}")
         await asyncio.sleep(0.05)
+
+
+def _box(text: str) -> tuple[float, ...]:
+    """west, south, east, north of Leaflet's `toBBoxString()`."""
+    return tuple(float(value) for value in text.split(","))
 
 
 @pytest.fixture
@@ -149,11 +155,19 @@ async def test_opens_on_the_address_region_then_on_a_default(qtbot: QtBot, host:
     west, south, east, north = (float(v) for v in found["bounds"].split(","))
     assert west <= -106.6 and east >= -93.5 and south <= 25.9 and north >= 36.5
     assert east - west < 40  # Texas, not the whole country
-    assert (await picker_stats(dialog.map))["point"] is None
-    assert "Texas" in dialog.hint.text()
+    before = await picker_stats(dialog.map)
+    assert before["point"] is None
+    assert "the address's state (Texas)" in dialog.hint.text()
     assert not dialog.ok_button.isEnabled()
     qtbot.keyClick(dialog.latitude, Qt.Key.Key_Return)  # nothing chosen: Enter does nothing
     assert dialog.isVisible()
+    # A click on the whole state is rough: the map zooms in around it for a closer click.
+    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+        await click_at(dialog.map, 32.78, -96.8)
+    found = await picker_stats(dialog.map)
+    assert found["zoom"] == before["zoom"] + 4
+    assert found["center"] == pytest.approx([32.78, -96.8], abs=1e-3)
+    assert dialog.ok_button.isEnabled()
 
     plain = _dialog(host, PickRequest())
     await picker_until(plain.map, lambda s: s["picking"])
@@ -233,7 +247,19 @@ async def test_the_fence_drawn_for_each_unit_as_the_inputs_change(
         )
         assert found["fence"]["dashed"] is dashed
         assert found["fence"]["center"] == pytest.approx(list(JOLIET))
+        # The whole fence in view, and not a speck in it (down to the closest zoom).
+        west, south, east, north = _box(found["view"])
+        f_west, f_south, f_east, f_north = _box(found["fence"]["bounds"])
+        assert west <= f_west < f_east <= east and south <= f_south < f_north <= north
+        assert f_north - f_south > (north - south) / 8 or found["zoom"] == 15
         assert units.lower() in dialog.fence_text.text()
+    # Grown far past the view, then back: the view follows both ways.
+    fence.value.setValue(400)
+    found = await picker_until(dialog.map, lambda s: s["fence"]["radius"] > 500_000)
+    assert found["zoom"] < 8
+    fence.value.setValue(0.25)
+    found = await picker_until(dialog.map, lambda s: s["fence"]["radius"] < 20_000)
+    assert found["zoom"] >= 10
     fence.value.setValue(0)
     await picker_until(dialog.map, lambda s: s["fence"] is None)
     assert "cannot be drawn" in dialog.fence_text.text()

@@ -34,11 +34,16 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.addresses import country_code, subdivision_code
 from freightdesk.models.common import Address, GeoCoordinates
-from freightdesk.models.stop_locations import Geofence, GeofenceGeometry, StopLocation
+from freightdesk.models.stop_locations import (
+    Geofence,
+    GeofenceGeometry,
+    GeofenceUnits,
+    StopLocation,
+)
 from freightdesk.ui.maps.basemap import basemap_geojson
 from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.maps.payload import Json, fence_of
-from freightdesk.ui.maps.scheme import ASSETS, ORIGIN
+from freightdesk.ui.maps.scheme import ASSETS
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.widgets.forms import ErrorLabel
 
@@ -59,6 +64,7 @@ class Region:
     """The outline's bounding box of a country or US state."""
 
     name: str
+    kind: str  # "state" or "country"
     south: float
     west: float
     north: float
@@ -117,7 +123,10 @@ def regions() -> dict[str, Region]:
             continue
         longitudes = [point[0] for point in ring]
         latitudes = [point[1] for point in ring]
-        found[key] = Region(name, min(latitudes), min(longitudes), max(latitudes), max(longitudes))
+        kind = "state" if key.startswith("US-") else "country"
+        found[key] = Region(
+            name, kind, min(latitudes), min(longitudes), max(latitudes), max(longitudes)
+        )
     return found
 
 
@@ -200,9 +209,8 @@ def parse_point(latitude: str, longitude: str) -> tuple[float, float] | str:
 
 @lru_cache(maxsize=1)
 def picker_script() -> str:
-    source = (ASSETS / SCRIPT).read_text(encoding="utf-8")
-    # Named after its URL, so that the page's errors name the file.
-    return f"{source}\n//# sourceURL={ORIGIN}/assets/{SCRIPT}\n"
+    """assets/picker.js (its errors are reported as map.html's, at picker.js's line)."""
+    return (ASSETS / SCRIPT).read_text(encoding="utf-8")
 
 
 class PickerMapView(MapView):
@@ -251,12 +259,12 @@ def _fence_text(drawing: Json | None, choice: FenceChoice | None, has_point: boo
         return "The geofence is drawn around the point once there is one."
     if drawing is None:
         return "This geofence cannot be drawn (its value is 0)."
-    label = str(drawing.get("label", ""))
+    text = f"Geofence: {drawing.get('label', '')}"
     radius = drawing.get("radius")
-    if drawing.get("shape") == "circle" and isinstance(radius, float | int):
-        metres = f"{radius / 1000:,.2f} km" if radius >= 10_000 else f"{radius:,.0f} m"
-        return f"Geofence: {label}; radius {metres}."
-    return f"Geofence: {label}."
+    if isinstance(radius, float | int) and choice.units != GeofenceUnits.METERS:
+        metres = f"{radius / 1000:,.1f} km" if radius >= 10_000 else f"{radius:,.0f} m"
+        text += f", a radius of {metres}"
+    return text + "."
 
 
 class LocationPickerDialog(QDialog):
@@ -325,8 +333,7 @@ class LocationPickerDialog(QDialog):
         fence_row.addWidget(self.fence.type)
         fence_row.addWidget(self.fence.value)
         fence_row.addWidget(self.fence.units)
-        fence_row.addSpacing(8)
-        fence_row.addWidget(self.fence_text, 1)
+        fence_row.addStretch(1)
 
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -339,6 +346,7 @@ class LocationPickerDialog(QDialog):
         layout.addLayout(point_row)
         layout.addWidget(self.point_error)
         layout.addLayout(fence_row)
+        layout.addWidget(self.fence_text)
         layout.addWidget(self.buttons)
 
         self.buttons.accepted.connect(self.accept)
@@ -374,12 +382,13 @@ class LocationPickerDialog(QDialog):
         if self.request.point is not None:
             where = "Opened on the location's coordinates."
         elif self.region is not None:
-            where = f"No coordinates yet: opened on {self.region.name}, from the address."
+            where = f"No coordinates yet: opened on the address's {self.region.kind} "
+            where += f"({self.region.name})."
         else:
             where = "No coordinates or address to start from yet."
         self.hint.setText(
-            f"{where} Click the map where the location is, or drag the pin. "
-            "In the map, arrow keys pan and + and \u2212 zoom."
+            f"{where} Click where the location is, or drag the pin "
+            "(in the map, arrow keys pan, + and \u2212 zoom)."
         )
 
     def _show_point(self) -> None:

@@ -20,6 +20,9 @@
     fillOpacity: 0.1,
     interactive: false,
   };
+  const FENCE_ZOOM = 15; // the closest a fence change zooms in
+  const CLOSE_ZOOM = 12; // streets: below it, a click zooms in by ZOOM_STEP around the point
+  const ZOOM_STEP = 4;
   const state = {
     ready: false,
     point: null, // L.LatLng
@@ -50,7 +53,14 @@
     link.href = "fdmap://app/assets/picker.css";
     document.head.appendChild(link);
     map().getContainer().classList.add("fd-picking");
-    map().on("click", (e) => choose(e.latlng));
+    map().on("click", (e) => {
+      choose(e.latlng);
+      // A click on a whole country is only roughly right: zoom in on it to click again closer.
+      const zoom = map().getZoom();
+      if (zoom < CLOSE_ZOOM) {
+        map().setView(state.point, Math.min(zoom + ZOOM_STEP, CLOSE_ZOOM), { animate: false });
+      }
+    });
     // QtWebEngine hands Enter on to the dialog but keeps Escape: tell it (unless the map used
     // the key itself, to close a popup).
     document.addEventListener("keydown", (e) => {
@@ -169,6 +179,16 @@
   FD.pickerFence = function (fence) {
     state.fence = fence || null;
     drawFence();
+    // The view follows a fence grown past it or shrunk to a speck (the fence is what the
+    // user is looking at now); in between it stays where the user left it.
+    const layer = state.fenceLayer;
+    if (!layer) return;
+    const view = map().getBounds();
+    const around = layer.getBounds();
+    const speck = around.getNorth() - around.getSouth() < (view.getNorth() - view.getSouth()) / 8;
+    if (!view.contains(around) || (speck && map().getZoom() < FENCE_ZOOM)) {
+      map().fitBounds(around, { padding: [48, 48], maxZoom: FENCE_ZOOM, animate: false });
+    }
   };
 
   FD.pickerCentre = function () {
@@ -193,6 +213,7 @@
         : null,
       center: [m.getCenter().lat, m.getCenter().lng],
       zoom: m.getZoom(),
+      view: m.getBounds().toBBoxString(),
       picking: m.getContainer().classList.contains("fd-picking"),
     };
   };
