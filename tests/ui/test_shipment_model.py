@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QItemSelectionModel, Qt
 from pytestqt.modeltest import ModelTester
 
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
 from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel, parse_pasted
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
@@ -86,3 +87,122 @@ def test_updates_keep_the_selection_on_its_shipment() -> None:
     assert model.summary_at(current.row()).id == "id-5"
     assert model.is_highlighted("id-8")
     assert model.summary_at(0).id == "id-8"
+
+
+def _varied(count: int) -> list[SummaryRow]:
+    """Rows with every kind of value a column can hold, empty ones and ties included."""
+    modes = ["LTL", "PARCEL", "OCEAN", None]
+    states = ["IN_TRANSIT", "COMPLETED", "SCHEDULED", None]
+    places = ["chicago, IL", "Atlanta, GA", "atlanta, GA", "Zürich", None, ""]
+    rows = []
+    for n in range(count):
+        base = row(n, exceptions=n % 3)
+        rows.append(
+            base._replace(
+                primary_identifier=None if n % 11 == 0 else f"PRO{(n * 7919) % 97:04d}",
+                mode=modes[n % 4],
+                current_state=states[(n // 2) % 4],
+                origin_name=places[n % 6],
+                destination_name=places[(n * 5) % 6],
+                next_eta=None if n % 5 == 0 else BASE + timedelta(hours=(n * 37) % 13),
+                latest_event_type=None if n % 7 == 0 else ["DEPARTED", "ARRIVED"][n % 2],
+                latest_event_time=None if n % 7 == 0 else BASE - timedelta(minutes=n % 9),
+                carrier=[None, "ODFL", "saia", "Saia"][n % 4],
+                created=BASE + timedelta(minutes=(n * 13) % 17),
+            )
+        )
+    return rows
+
+
+def test_sorting_by_each_column_orders_every_row_and_puts_empty_values_last() -> None:
+    rows = _varied(60)
+    model = ShipmentTableModel()
+    model.set_summaries(rows)
+    for column in COLUMNS:
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            model.sort(COLUMN_INDEX[column.key], order)
+            shown = model.visible_summaries()
+            assert sorted(r.id for r in shown) == sorted(r.id for r in rows)
+            values = [column.sort_value(r) for r in shown]
+            present = [v for v in values if v is not None]
+            empty = len(values) - len(present)
+            descending = order == Qt.SortOrder.DescendingOrder
+            # Empty values last in ascending order, first in descending; the rest in order.
+            if descending:
+                assert all(v is None for v in values[:empty]), column.key
+            else:
+                assert all(v is None for v in values[len(present) :]), column.key
+            assert present == sorted(present, reverse=descending), column.key  # type: ignore[type-var]
+
+
+def test_text_columns_sort_without_regard_to_case() -> None:
+    model = ShipmentTableModel()
+    model.set_summaries(_varied(24))
+    model.sort(COLUMN_INDEX["carrier"], Qt.SortOrder.AscendingOrder)
+    carriers = [r.carrier for r in model.visible_summaries()]
+    assert carriers[:6] == ["ODFL"] * 6
+    assert {c.casefold() for c in carriers[6:18] if c} == {"saia"}
+    assert carriers[18:] == [None] * 6
+
+
+def test_sorting_keeps_its_order_through_changes() -> None:
+    model = ShipmentTableModel()
+    model.set_summaries([row(n) for n in range(30)])
+    model.sort(COLUMN_INDEX["nextEta"], Qt.SortOrder.DescendingOrder)
+    # A row moves to the front, one is added at the end, one is removed.
+    model.apply_changes(
+        [row(3)._replace(next_eta=BASE + timedelta(days=9)), row(99)._replace(next_eta=None)],
+        removed=["id-10"],
+        highlight=False,
+    )
+    shown = [r.id for r in model.visible_summaries()]
+    assert shown[0] == "id-99"  # no ETA: first in descending order
+    assert shown[1] == "id-3"
+    assert "id-10" not in shown and len(shown) == 30
+    etas = [r.next_eta for r in model.visible_summaries()[1:]]
+    assert etas == sorted(etas, reverse=True)  # type: ignore[type-var]
+
+
+def test_typing_on_narrows_as_a_fresh_search_would() -> None:
+    rows = _varied(200)
+    model = ShipmentTableModel()
+    model.set_summaries(rows)
+
+    rows_now = list(rows)
+
+    def fresh(text: str) -> list[str]:
+        other = ShipmentTableModel()
+        other.set_summaries(rows_now)
+        other.set_filter(ShipmentFilter(text=text))
+        return [r.id for r in other.visible_summaries()]
+
+    for text in ["p", "pr", "pro", "pro00", "pro0", "", "a", "at", "atl", "zür", "ZÜRICH"]:
+        model.set_filter(ShipmentFilter(text=text))
+        assert [r.id for r in model.visible_summaries()] == fresh(text), text
+    # A change between keystrokes is searched too.
+    changed = rows[5]._replace(origin_name="Atlantis")
+    rows_now[5] = changed
+    model.apply_changes([changed], removed=[], highlight=False)
+    model.set_filter(ShipmentFilter(text="atlanti"))
+    assert [r.id for r in model.visible_summaries()] == fresh("atlanti")
+    assert changed.id in [r.id for r in model.visible_summaries()]
+
+
+def test_counts_per_mode_and_state_follow_the_other_filters() -> None:
+    model = ShipmentTableModel()
+    rows = _varied(40)
+    model.set_summaries(rows)
+    result = model.set_filter(ShipmentFilter(modes=frozenset({"LTL"}), text="chicago"))
+    chicago = [
+        r for r in rows if r.origin_name == "chicago, IL" or r.destination_name == "chicago, IL"
+    ]
+    assert [r.id for r in model.visible_summaries()] == [
+        r.id
+        for r in sorted(chicago, key=lambda r: r.last_modified, reverse=True)
+        if r.mode == "LTL"
+    ]
+    # Modes are counted among all matches, states among the LTL ones.
+    assert result.mode_counts == Counter(r.mode or "" for r in chicago)
+    assert result.state_counts == Counter(r.current_state or "" for r in chicago if r.mode == "LTL")
+    assert model.summary_of("id-7") == rows[7]
+    assert model.summary_of("nope") is None

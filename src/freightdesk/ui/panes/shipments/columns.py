@@ -1,16 +1,23 @@
-"""The columns of the shipments table: title, how to show a row, how to sort it."""
+"""The columns of the shipments table: title, how to show a row, how to sort it.
+
+A column sorts by a plain value per row (a casefolded string, a timestamp, a number), None
+when the row has none: the table sorts 100,000 rows by such values several times faster than
+by tuples, and puts the rows without a value last (ascending) or first (descending).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from freightdesk.models.tracking import ShipmentStateType
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import local_time_text, state_text
 
-SortKey = tuple[int, object]
+# One type per column (str for text, float for times, int for counts); None when empty.
+SortValue = str | float | int
 
 
 @dataclass(frozen=True)
@@ -18,18 +25,18 @@ class Column:
     key: str
     title: str
     text: Callable[[SummaryRow], str]
-    sort_key: Callable[[SummaryRow], SortKey]
+    sort_value: Callable[[SummaryRow], SortValue | None]
     width: int = 120
     visible_by_default: bool = True
 
 
-def _text_key(value: str | None) -> SortKey:
+def _text_value(value: str | None) -> str | None:
     # Empty values sort last in ascending order, whatever the column.
-    return (1, "") if not value else (0, value.casefold())
+    return value.casefold() if value else None
 
 
-def _time_key(value: datetime | None) -> SortKey:
-    return (1, 0.0) if value is None else (0, value.timestamp())
+def _time_value(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
 
 
 def primary_text(row: SummaryRow) -> str:
@@ -37,12 +44,15 @@ def primary_text(row: SummaryRow) -> str:
 
 
 def state_label(row: SummaryRow) -> str:
-    if not row.current_state:
-        return ""
+    return _state_label(row.current_state) if row.current_state else ""
+
+
+@lru_cache(maxsize=64)
+def _state_label(state: str) -> str:
     try:
-        return state_text(ShipmentStateType(row.current_state))
+        return state_text(ShipmentStateType(state))
     except ValueError:
-        return row.current_state.title()
+        return state.title()
 
 
 def latest_event_text(row: SummaryRow) -> str:
@@ -53,61 +63,62 @@ def latest_event_text(row: SummaryRow) -> str:
 
 COLUMNS: tuple[Column, ...] = (
     Column(
-        "primaryIdentifier", "Shipment", primary_text, lambda r: _text_key(primary_text(r)), 170
+        "primaryIdentifier", "Shipment", primary_text, lambda r: _text_value(primary_text(r)), 170
     ),
-    Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_key(r.mode), 70),
-    Column("state", "State", state_label, lambda r: _text_key(state_label(r)), 100),
+    Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_value(r.mode), 70),
+    Column("state", "State", state_label, lambda r: _text_value(state_label(r)), 100),
     Column(
-        "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_key(r.origin_name), 150
+        "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_value(r.origin_name), 150
     ),
     Column(
         "destination",
         "Destination",
         lambda r: r.destination_name or "",
-        lambda r: _text_key(r.destination_name),
+        lambda r: _text_value(r.destination_name),
         150,
     ),
     Column(
         "nextEta",
         "Next ETA",
         lambda r: local_time_text(r.next_eta),
-        lambda r: _time_key(r.next_eta),
+        lambda r: _time_value(r.next_eta),
         140,
     ),
     Column(
         "latestEvent",
         "Latest event",
         latest_event_text,
-        lambda r: _text_key(latest_event_text(r)),
+        lambda r: _text_value(latest_event_text(r)),
         190,
     ),
     Column(
         "latestEventTime",
         "Event time",
         lambda r: local_time_text(r.latest_event_time),
-        lambda r: _time_key(r.latest_event_time),
+        lambda r: _time_value(r.latest_event_time),
         140,
     ),
     Column(
         "exceptions",
         "Exceptions",
         lambda r: str(r.open_exception_count) if r.open_exception_count else "",
-        lambda r: (0, -r.open_exception_count),
+        # Most exceptions first in ascending order: the dispatcher's usual question.
+        lambda r: -r.open_exception_count,
         80,
     ),
-    Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_key(r.carrier), 80),
+    Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_value(r.carrier), 80),
     Column(
         "lastModified",
         "Last updated",
         lambda r: local_time_text(r.last_modified),
-        lambda r: _time_key(r.last_modified),
+        lambda r: _time_value(r.last_modified),
         140,
     ),
     Column(
         "created",
         "Created",
         lambda r: local_time_text(r.created),
-        lambda r: _time_key(r.created),
+        lambda r: _time_value(r.created),
         140,
         visible_by_default=False,
     ),

@@ -1,8 +1,18 @@
 """The shipments table model: every summary in one model, filtered and sorted in bulk.
 
-Filtering and sorting run over plain Python lists in one pass (not through a proxy's
-per-row `filterAcceptsRow`), and the visible order is swapped in with a layout change that
-maps persistent indexes, so the user's selection and scroll position survive updates.
+Filtering and sorting run over flat per-row arrays in a few C-level passes (not through a
+proxy's per-row `filterAcceptsRow`), and the visible order is swapped in with a layout change
+that maps persistent indexes, so the user's selection and scroll position survive updates.
+
+What makes 100,000 rows quick:
+- rows are filtered in the current sort order, so a keystroke costs no sort;
+- what the filters read is kept side by side in that order (`_InOrder`): search texts as
+  fresh strings laid out one after another in memory (reading them in order is six times
+  faster than following positions to strings scattered over the heap), modes and states as
+  one byte per row, which a filter keeps with `compress` and counts with `bytes.count`;
+- a search that extends the previous one (typing on) looks only at the previous matches;
+- a sort orders position numbers by one plain value per row (computed when first sorted by
+  that column, kept current on changes), the rows without a value set apart.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import compress
 from typing import Any
 
 from PySide6.QtCore import (
@@ -26,13 +37,21 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.panes.shipments.columns import COLUMNS
+from freightdesk.ui.panes.shipments.columns import COLUMNS, SortValue
 
 HIGHLIGHT_SECONDS = 2.5
 _HIGHLIGHT = QColor(255, 214, 102, 110)
 _EXCEPTION = QColor("#d0453a")
 
 ModelIndex = QModelIndex | QPersistentModelIndex
+
+_DISPLAY = Qt.ItemDataRole.DisplayRole.value
+_USER = Qt.ItemDataRole.UserRole.value
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
+_BACKGROUND = Qt.ItemDataRole.BackgroundRole.value
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
+_FONT = Qt.ItemDataRole.FontRole.value
+_ROLES = frozenset({_DISPLAY, _USER, _TOOLTIP, _BACKGROUND, _FOREGROUND, _FONT})
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,58 @@ def parse_pasted(text: str) -> frozenset[str] | None:
     return values if len(values) > 1 else None
 
 
+class _Codes:
+    """Small numbers for the few distinct values of a column (modes, states): one byte per
+    row. Past 255 distinct values (not in the interface), the rest share the last code."""
+
+    LAST = 255
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._code: dict[str, int] = {}
+
+    def of(self, value: str) -> int:
+        code = self._code.get(value)
+        if code is None:
+            code = min(len(self.names), self.LAST)
+            if code < self.LAST or len(self.names) == self.LAST:
+                self.names.append(value)
+            self._code[value] = code
+        return code
+
+    def table(self, wanted: frozenset[str]) -> bytes:
+        """For `bytes.translate`: 1 for the codes of `wanted` values, else 0."""
+        flags = bytearray(256)
+        for value in wanted:
+            code = self._code.get(value)
+            if code is not None:
+                flags[code] = 1
+        return bytes(flags)
+
+    def counts(self, codes: bytes) -> Counter[str]:
+        return Counter(
+            {name: n for code, name in enumerate(self.names) if (n := codes.count(code))}
+        )
+
+
+@dataclass(frozen=True)
+class _InOrder:
+    """Rows in sort order: their positions and, side by side, what the filters read."""
+
+    positions: list[int]
+    modes: bytes
+    states: bytes
+    blobs: list[str] | None = None  # search texts, when a search needs them
+
+    def keep(self, flags: Sequence[object]) -> _InOrder:
+        return _InOrder(
+            list(compress(self.positions, flags)),
+            bytes(compress(self.modes, flags)),
+            bytes(compress(self.states, flags)),
+            list(compress(self.blobs, flags)) if self.blobs is not None else None,
+        )
+
+
 class ShipmentTableModel(QAbstractTableModel):
     filterApplied = Signal(object)  # FilterResult
 
@@ -78,18 +149,27 @@ class ShipmentTableModel(QAbstractTableModel):
         self._rows: list[SummaryRow] = []
         self._ids: list[str] = []
         self._position: dict[str, int] = {}
+        # Per row (by position): the text a search looks in (identifiers, places, carrier;
+        # casefolded), and the codes of its mode and state.
         self._blob: list[str] = []
-        # Flat per-row values the filter reads (faster than attribute lookups on 100k rows).
-        self._modes: list[str] = []
-        self._states: list[str] = []
+        self._mode_codes = bytearray()
+        self._state_codes = bytearray()
+        self._modes = _Codes()
+        self._states = _Codes()
         # Identifier value -> positions, built only when a pasted list needs it.
         self._values: dict[str, set[int]] | None = None
-        # Sort keys per column, computed when first sorted by it, kept current on changes.
-        self._sort_keys: dict[int, list[Any]] = {}
+        # Sort values per column, computed when first sorted by it, kept current on changes.
+        self._sort_values: dict[int, list[SortValue | None]] = {}
         # Every position in the current sort order: filtering keeps this order, so a
         # keystroke costs one pass over the rows and no sort.
         self._ordered: list[int] | None = None
         self._order_dirty = False
+        # Bumped whenever the rows or their order change: what follows is valid only for
+        # the version it was made at.
+        self._version = 0
+        self._in_order: tuple[int, _InOrder] | None = None
+        # The last text search: (version, needle, the rows it matched).
+        self._last_search: tuple[int, str, _InOrder] | None = None
         self._visible: list[int] = []
         self._filter = ShipmentFilter()
         self._sort_column = COLUMNS.index(next(c for c in COLUMNS if c.key == "lastModified"))
@@ -117,30 +197,34 @@ class ShipmentTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._visible):
+        # Asked about a dozen roles per cell at every paint: the unused ones leave first.
+        if role not in _ROLES:
             return None
-        summary = self._rows[self._visible[index.row()]]
+        row = index.row()
+        if not 0 <= row < len(self._visible):
+            return None
+        summary = self._rows[self._visible[row]]
         column = COLUMNS[index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             return column.text(summary)
-        if role == Qt.ItemDataRole.UserRole:
+        if role == _USER:
             return summary.id
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             if column.key == "primaryIdentifier":
                 return "\n".join(f"{kind}: {value}" for kind, value in summary.identifiers)
             return column.text(summary) or None
-        if role == Qt.ItemDataRole.BackgroundRole:
+        if role == _BACKGROUND:
             until = self._highlight.get(summary.id)
             if until is not None and until > time.monotonic():
                 return QBrush(_HIGHLIGHT)
-        alarming = column.key == "exceptions" and summary.open_exception_count > 0
-        if role == Qt.ItemDataRole.ForegroundRole and alarming:
+            return None
+        if column.key != "exceptions" or summary.open_exception_count <= 0:
+            return None
+        if role == _FOREGROUND:
             return QBrush(_EXCEPTION)
-        if role == Qt.ItemDataRole.FontRole and alarming:
-            font = QFont()
-            font.setBold(True)
-            return font
-        return None
+        font = QFont()  # the font role
+        font.setBold(True)
+        return font
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not 0 <= column < len(COLUMNS):
@@ -148,6 +232,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._sort_column = column
         self._sort_order = order
         self._ordered = None
+        self._version += 1
         self._relayout()
 
     # --- data ------------------------------------------------------------------------------
@@ -156,6 +241,11 @@ class ShipmentTableModel(QAbstractTableModel):
         if 0 <= row < len(self._visible):
             return self._rows[self._visible[row]]
         return None
+
+    def summary_of(self, shipment_id: str) -> SummaryRow | None:
+        """The row of a shipment, shown or filtered out."""
+        position = self._position.get(shipment_id)
+        return self._rows[position] if position is not None else None
 
     def row_of(self, shipment_id: str) -> int | None:
         position = self._position.get(shipment_id)
@@ -203,23 +293,23 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._rows.append(summary)
                 self._ids.append(key)
                 self._position[key] = position
-                self._blob.append(_blob(summary))
-                self._modes.append(summary.mode or "")
-                self._states.append(summary.current_state or "")
-                for column, keys in self._sort_keys.items():
-                    keys.append(COLUMNS[column].sort_key(summary))
-            else:
-                self._rows[position] = summary
-                self._blob[position] = _blob(summary)
-                self._modes[position] = summary.mode or ""
-                self._states[position] = summary.current_state or ""
-                for column, keys in self._sort_keys.items():
-                    keys[position] = COLUMNS[column].sort_key(summary)
+                self._blob.append("")
+                self._mode_codes.append(0)
+                self._state_codes.append(0)
+                for values in self._sort_values.values():
+                    values.append(None)
+            self._rows[position] = summary
+            self._blob[position] = _blob(summary)
+            self._mode_codes[position] = self._modes.of(summary.mode or "")
+            self._state_codes[position] = self._states.of(summary.current_state or "")
+            for column, values in self._sort_values.items():
+                values[position] = COLUMNS[column].sort_value(summary)
             if highlight:
                 self._highlight[key] = now + HIGHLIGHT_SECONDS
         if changed:
             self._values = None
             self._order_dirty = True
+            self._version += 1
         if highlight and changed:
             self._highlight_timer.start(int(HIGHLIGHT_SECONDS * 1000) + 50)
 
@@ -234,14 +324,16 @@ class ShipmentTableModel(QAbstractTableModel):
     # --- internals -------------------------------------------------------------------------
 
     def _reindex(self) -> None:
-        self._sort_keys = {}
+        self._sort_values = {}
         self._ordered = None
+        self._version += 1
         rows = self._rows
         self._ids = [r.id for r in rows]
         self._position = {key: i for i, key in enumerate(self._ids)}
         self._blob = [_blob(r) for r in rows]
-        self._modes = [r.mode or "" for r in rows]
-        self._states = [r.current_state or "" for r in rows]
+        mode_of, state_of = self._modes.of, self._states.of
+        self._mode_codes = bytearray([mode_of(r.mode or "") for r in rows])
+        self._state_codes = bytearray([state_of(r.current_state or "") for r in rows])
         self._values = None
 
     def _identifier_index(self) -> dict[str, set[int]]:
@@ -254,70 +346,129 @@ class ShipmentTableModel(QAbstractTableModel):
         return self._values
 
     def _compute(self) -> FilterResult:
-        # Successive list comprehensions over flat values: the fast path in CPython.
         f = self._filter
         rows = self._rows
-        ordered = self._order()
+        everything = self._rows_in_order()
+        not_found: list[str] = []
         if f.pasted is not None:
             index = self._identifier_index()
             matched = {p for v in f.pasted for p in index.get(v, ())}
-            candidates = [p for p in ordered if p in matched]
+            candidates = everything.keep([p in matched for p in everything.positions])
             not_found = sorted(v for v in f.pasted if not index.get(v))
         else:
-            candidates = ordered
-            not_found = []
             needle = f.text.strip().casefold()
-            if needle:
-                blobs = self._blob
-                candidates = [p for p in candidates if needle in blobs[p]]
+            candidates = self._search(needle) if needle else everything
+        # The rarer filters read the rows themselves.
+        tests: list[Callable[[int], bool]] = []
         if f.exceptions_only:
-            candidates = [p for p in candidates if rows[p].open_exception_count]
+            tests.append(lambda p: rows[p].open_exception_count > 0)
         if f.only_ids is not None:
             ids, allowed = self._ids, f.only_ids
-            candidates = [p for p in candidates if ids[p] in allowed]
+            tests.append(lambda p: ids[p] in allowed)
         if f.modified_from is not None:
-            since = f.modified_from
-            candidates = [p for p in candidates if rows[p].last_modified >= since]
+            modified_from = f.modified_from
+            tests.append(lambda p: rows[p].last_modified >= modified_from)
         if f.modified_to is not None:
-            until = f.modified_to
-            candidates = [p for p in candidates if rows[p].last_modified < until]
+            modified_to = f.modified_to
+            tests.append(lambda p: rows[p].last_modified < modified_to)
         if f.created_from is not None:
-            since = f.created_from
-            candidates = [p for p in candidates if rows[p].created >= since]
+            created_from = f.created_from
+            tests.append(lambda p: rows[p].created >= created_from)
         if f.created_to is not None:
-            until = f.created_to
-            candidates = [p for p in candidates if rows[p].created < until]
-        modes, states = self._modes, self._states
-        in_state = [p for p in candidates if states[p] in f.states] if f.states else candidates
-        in_mode = [p for p in candidates if modes[p] in f.modes] if f.modes else candidates
-        mode_counts = Counter(map(modes.__getitem__, in_state))
-        state_counts = Counter(map(states.__getitem__, in_mode))
-        visible = [p for p in in_state if modes[p] in f.modes] if f.modes else in_state
-        if visible is ordered:
-            visible = list(ordered)
-        return FilterResult(visible, mode_counts, state_counts, not_found)
+            created_to = f.created_to
+            tests.append(lambda p: rows[p].created < created_to)
+        for test in tests:
+            candidates = candidates.keep([test(p) for p in candidates.positions])
+        # Each combo counts what choosing one of its values would show, given the other.
+        in_state = (
+            candidates.keep(candidates.states.translate(self._states.table(f.states)))
+            if f.states
+            else candidates
+        )
+        in_mode = (
+            candidates.keep(candidates.modes.translate(self._modes.table(f.modes)))
+            if f.modes
+            else candidates
+        )
+        shown = (
+            in_state.keep(in_state.modes.translate(self._modes.table(f.modes)))
+            if f.modes
+            else in_state
+        )
+        return FilterResult(
+            # A copy: the model's order is kept for the next filter.
+            list(shown.positions) if shown is everything else shown.positions,
+            self._modes.counts(in_state.modes),
+            self._states.counts(in_mode.states),
+            not_found,
+        )
+
+    def _rows_in_order(self, *, with_texts: bool = False) -> _InOrder:
+        ordered = self._order()
+        cached = self._in_order
+        if cached is not None and cached[0] == self._version:
+            rows = cached[1]
+            if rows.blobs is not None or not with_texts:
+                return rows
+        else:
+            modes, states = self._mode_codes, self._state_codes
+            rows = _InOrder(
+                ordered,
+                bytes(map(modes.__getitem__, ordered)),
+                bytes(map(states.__getitem__, ordered)),
+            )
+        if with_texts:
+            blobs = self._blob
+            # `+ "\n"` makes new strings, allocated one after another (the fields are
+            # joined with "\n" already, so no search can match differently).
+            texts = [blobs[p] + "\n" for p in ordered]
+            rows = _InOrder(rows.positions, rows.modes, rows.states, texts)
+        self._in_order = (self._version, rows)
+        return rows
+
+    def _search(self, needle: str) -> _InOrder:
+        """The rows (in sort order) whose search text contains `needle`. Typing on extends
+        the previous needle, so only the previous matches need looking at."""
+        last = self._last_search
+        if last is not None and last[0] == self._version and last[1] in needle:
+            source = last[2]
+        else:
+            source = self._rows_in_order(with_texts=True)
+        assert source.blobs is not None
+        matches = source.keep([needle in blob for blob in source.blobs])
+        self._last_search = (self._version, needle, matches)
+        return matches
 
     def _order(self) -> list[int]:
-        """All positions in sort order; after a change the old order is re-sorted, which
-        Timsort does in about one pass because it is nearly sorted already."""
+        """All positions in sort order. Rows without a value for the column come last in
+        ascending order (first in descending); ties keep their previous order, and after a
+        change the old order is sorted again, which Timsort does in about one pass because
+        it is nearly sorted already."""
         if self._ordered is not None and not self._order_dirty:
             return self._ordered
-        ordered = self._ordered if self._ordered is not None else []
-        ordered.extend(range(len(ordered), len(self._rows)))
-        keys = self._keys_for(self._sort_column)
+        positions = list(self._ordered) if self._ordered is not None else []
+        positions.extend(range(len(positions), len(self._rows)))
+        values = self._values_for(self._sort_column)
+        present = [p for p in positions if values[p] is not None]
+        if len(present) == len(positions):
+            absent: list[int] = []
+        else:
+            absent = [p for p in positions if values[p] is None]
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
-        ordered.sort(key=keys.__getitem__, reverse=descending)
-        self._ordered = ordered
+        # Plain values of one type: the sort compares them without the generic protocol.
+        present.sort(key=values.__getitem__, reverse=descending)  # type: ignore[arg-type]
+        self._ordered = absent + present if descending else present + absent
         self._order_dirty = False
-        return ordered
+        self._version += 1
+        return self._ordered
 
-    def _keys_for(self, column: int) -> list[Any]:
-        keys = self._sort_keys.get(column)
-        if keys is None:
-            key = COLUMNS[column].sort_key
-            keys = [key(row) for row in self._rows]
-            self._sort_keys[column] = keys
-        return keys
+    def _values_for(self, column: int) -> list[SortValue | None]:
+        values = self._sort_values.get(column)
+        if values is None:
+            value = COLUMNS[column].sort_value
+            values = [value(row) for row in self._rows]
+            self._sort_values[column] = values
+        return values
 
     def _relayout(self, mutate: Callable[[], None] | None = None) -> FilterResult:
         """Recompute the visible rows (after `mutate` changes the data) in one layout change

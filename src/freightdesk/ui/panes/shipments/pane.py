@@ -254,8 +254,7 @@ class ShipmentsPane(QWidget):
         changed = [data.summaries[key] for key in change.changed if key in data.summaries]
         new_exceptions = 0
         for summary in changed:
-            row = self.model.row_of(str(summary.id))
-            before = self.model.summary_at(row) if row is not None else None
+            before = self.model.summary_of(summary.id)
             previous = before.open_exception_count if before else 0
             new_exceptions += max(0, summary.open_exception_count - previous)
         self.model.apply_changes(changed, change.removed)
