@@ -32,7 +32,7 @@ from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
-from freightdesk.ui.panes.rates.common import key_actions, words
+from freightdesk.ui.panes.rates.common import key_actions, name_answers, words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.listing import Column, Index, ListBinding, ListingModel, current_row
@@ -95,18 +95,24 @@ def _identifiers(package: Package) -> str:
     return ", ".join(f"{i.type} {i.value}" for i in package.identifiers)
 
 
+# The identifiers and the places take the room; the figures need little.
 COLUMNS: list[Column[Package]] = [
-    Column("Identifiers", _identifiers, 220, tooltip=_identifiers),
-    Column("Status", lambda p: words(p.status.value), 90),
-    Column("Type", lambda p: words(p.package.type) if p.package else "", 70),
+    Column("Identifiers", _identifiers, 290, tooltip=_identifiers),
+    Column("Status", lambda p: words(p.status.value), 88),
+    Column("Type", lambda p: words(p.package.type) if p.package else "", 60),
     Column("Items", _items, 90),
-    Column("Weight", _weight, 80),
-    Column("Dimensions", _dimensions, 110),
-    Column("Volume", _volume, 70),
-    Column("Stackable", lambda p: "Yes" if p.is_stackable else "No", 70),
-    Column("Accessorials", lambda p: ", ".join(words(a.type.value) for a in p.accessorials), 120),
-    Column("Origin", lambda p: _place(p.origin_location), 150),
-    Column("Destination", lambda p: _place(p.destination_location), 150),
+    Column("Weight", _weight, 70),
+    Column("Dimensions", _dimensions, 105),
+    Column("Volume", _volume, 68),
+    Column("Stackable", lambda p: "Yes" if p.is_stackable else "No", 72),
+    Column("Accessorials", lambda p: ", ".join(words(a.type.value) for a in p.accessorials), 100),
+    Column(
+        "Origin",
+        lambda p: _place(p.origin_location),
+        230,
+        tooltip=lambda p: _place(p.origin_location),
+    ),
+    Column("Destination", lambda p: _place(p.destination_location), 230),
 ]
 
 
@@ -409,6 +415,7 @@ class PackagesPane(QWidget):
             name="confirmDelete",
             informative="Its identifiers become free for another package.",
         )
+        name_answers(self.question, "&Delete it", "&Keep it")
 
     def delete(self, package_id: str) -> None:
         service = self.session.packages
