@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -273,6 +275,22 @@ async def test_offline_tiles_show_the_basemap_and_say_so(qtbot: QtBot, host: QWi
     assert found["note"] == "Offline: no map tiles from 127.0.0.1:9. Showing outlines."
     assert found["basemapFeatures"] > 200
     assert (await picker_stats(dialog.map))["marker"]
+
+
+async def test_a_crashed_page_shows_the_chosen_point_again(qtbot: QtBot, host: QWidget) -> None:
+    dialog = _dialog(
+        host, PickRequest(point=JOLIET, fence=FenceChoice("DISTANCE", "KILOMETERS", 1))
+    )
+    await picker_until(dialog.map, lambda s: s["fence"] is not None)
+    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+        await click_at(dialog.map, 41.6, -88.2)
+    pid = dialog.map.render_process_pid()
+    os.kill(pid, signal.SIGKILL)  # the page's own render process, started by this test
+    await wait_until(lambda: not dialog.map.is_ready)
+    found = await picker_until(dialog.map, lambda s: s["point"] is not None, 30)
+    assert found["point"] == pytest.approx([41.6, -88.2])
+    assert found["fence"]["radius"] == pytest.approx(1000)
+    assert dialog.map.render_process_pid() != pid
 
 
 # --- with the form -----------------------------------------------------------------------------
