@@ -36,7 +36,6 @@ from freightdesk.models.tracking import (
     TrackedShipmentInput,
     TrackingHistory,
 )
-from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import local_time_text, money_text, state_text
@@ -46,6 +45,14 @@ from freightdesk.ui.widgets.forms import ErrorLabel
 if TYPE_CHECKING:
     # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
     from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+
+def explain(error: BaseException) -> str:
+    # Imported when an error is shown: the messages load the HTTP client's error types.
+    from freightdesk.service.messages import explain as explain_error
+
+    return explain_error(error)
+
 
 _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
 # What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.

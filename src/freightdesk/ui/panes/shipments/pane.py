@@ -29,12 +29,11 @@ from PySide6.QtWidgets import (
 from freightdesk.models.common import TransportationMode
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import ShipmentStateType
-from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import ShipmentsChange, ShipmentsService
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
-from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+from freightdesk.ui.panes.shipments.detail import ShipmentDetailView, explain
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
 from freightdesk.ui.panes.shipments.model import (
     FilterResult,
