@@ -1,23 +1,32 @@
 """The Stop locations pane and form against the real local service: create with the rules
 checked beside each field, address validation, edit with a concurrent save (both shown, the
-user chooses), the service failing, closing with unsaved changes, search and paging."""
+user chooses), the service failing, closing with unsaved changes, search and paging, the point
+and geofence chosen on the map and saved."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
+from freightdesk.ui.maps import page
+from freightdesk.ui.maps.picker import LocationPickerDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_location_picker import click_at, picker_until
+from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
 from tests.ui.test_panes_support import answer, connected, message_box, proxied
 
-__all__ = ["connected", "proxied"]
+__all__ = ["connected", "proxied", "webengine_survives_loop_exits"]
+
+# The map picker brings QtWebEngine up (once per test session), with its start-up warnings.
+pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 
 PATH = "/api/v4/stoplocations"
 
@@ -252,3 +261,46 @@ def test_table_cells_hold_the_hours(qtbot: QtBot, session: AppSession) -> None:
     assert wire["openingHours"][0]["closes"] == "24:00"
     assert wire["openingHours"][0]["appliesMonday"] is True
     assert wire["openingHours"][0]["appliesSunday"] is False
+
+
+async def test_the_point_and_geofence_chosen_on_the_map_are_saved(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(page.CONFIG, "tiles", OFFLINE_TILES)
+    session, tenant = connected
+    created = tenant.http.post(
+        PATH,
+        json=_body(
+            "Austin DC",
+            coordinates={"latitude": 30.2672, "longitude": -97.7431},
+            geofence={"type": "DISTANCE", "units": "METERS", "value": 300},
+        ),
+    ).json()
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.table.selectRow(0)
+    pane.edit_selected()
+    form = _form(pane)
+    qtbot.mouseClick(form.pick_on_map, Qt.MouseButton.LeftButton)
+    picker = form.picker
+    assert isinstance(picker, LocationPickerDialog)
+    found = await picker_until(picker.map, lambda s: s["fence"] is not None)
+    assert found["center"] == pytest.approx([30.2672, -97.7431], abs=1e-4)
+    assert found["fence"]["radius"] == pytest.approx(300)
+
+    with qtbot.waitSignal(picker.map.picked, timeout=10_000):
+        await click_at(picker.map, 30.27, -97.75)
+    picker.fence.units.setCurrentIndex(picker.fence.units.findData("FEET"))
+    picker.fence.value.setValue(1000)
+    await picker_until(picker.map, lambda s: s["fence"]["radius"] == pytest.approx(304.8))
+    qtbot.keyClick(picker.latitude, Qt.Key.Key_Return)
+    await wait_until(lambda: form.picker is None)
+    assert (form.latitude.text(), form.longitude.text()) == ("30.270000", "-97.750000")
+
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    saved = tenant.http.get(f"{PATH}/{created['id']}").json()
+    assert saved["coordinates"] == {"latitude": 30.27, "longitude": -97.75}
+    assert saved["geofence"] == {"type": "DISTANCE", "units": "FEET", "value": 1000}
+    assert saved["version"] == 2
+    pane.shutdown()
