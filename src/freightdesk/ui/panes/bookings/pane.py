@@ -31,7 +31,7 @@ from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.detail import BookingDetailView
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.bookings.text import lane_text, status_color
+from freightdesk.ui.panes.bookings.text import lane_text, short_lane_text, status_color
 from freightdesk.ui.panes.rates.common import (
     amount_text,
     countdown_text,
@@ -61,7 +61,7 @@ def _attributes(booking: Booking) -> str:
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 96),
     Column("Carrier", lambda b: b.capacity_provider_identifier.value, 64),
-    Column("Lane", lane_text, 250, tooltip=lane_text),
+    Column("Lane", short_lane_text, 230, tooltip=lane_text),
     Column("Total", lambda b: amount_text(b.total_rate), 100),
     Column("Expires", _expiry, 100),
     Column("Created", lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"), 86),

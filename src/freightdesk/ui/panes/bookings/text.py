@@ -67,6 +67,22 @@ def lane_text(booking: Booking) -> str:
     return " → ".join(p or "?" for p in places)
 
 
+def city_text(location: RateStopLocation | None) -> str:
+    address = location.address if location else None
+    place = ", ".join(p for p in ((address.city, address.state) if address else ()) if p)
+    return place or (location.name or "" if location else "")
+
+
+def short_lane_text(booking: Booking) -> str:
+    """ "Joliet, IL → Lancaster, TX": the lane as a list shows it (the names in its tooltip)."""
+    segments = booking.route_segments
+    if not segments:
+        return ""
+    places = [city_text(segments[0].from_location)]
+    places += [city_text(s.to_location) for s in segments]
+    return " → ".join(p or "?" for p in places)
+
+
 def contact_text(contact: ContactInfo | None) -> str:
     if contact is None:
         return ""

@@ -95,9 +95,10 @@ def _identifiers(package: Package) -> str:
     return ", ".join(f"{i.type} {i.value}" for i in package.identifiers)
 
 
-# The identifiers and the places take the room; the figures need little.
+# The identifiers and the places take the room; the figures need little. All fit in a
+# maximized window at 1600 pixels without scrolling sideways.
 COLUMNS: list[Column[Package]] = [
-    Column("Identifiers", _identifiers, 290, tooltip=_identifiers),
+    Column("Identifiers", _identifiers, 270, tooltip=_identifiers),
     Column("Status", lambda p: words(p.status.value), 88),
     Column("Type", lambda p: words(p.package.type) if p.package else "", 60),
     Column("Items", _items, 90),
@@ -109,10 +110,10 @@ COLUMNS: list[Column[Package]] = [
     Column(
         "Origin",
         lambda p: _place(p.origin_location),
-        230,
+        215,
         tooltip=lambda p: _place(p.origin_location),
     ),
-    Column("Destination", lambda p: _place(p.destination_location), 230),
+    Column("Destination", lambda p: _place(p.destination_location), 200),
 ]
 
 

@@ -69,7 +69,7 @@ class RequestsModel(ListingModel[RateRequest]):
 
     def __init__(self, parent: Any = None) -> None:
         columns: list[Column[RateRequest]] = [
-            Column("Name", lambda r: r.name or "", 200),
+            Column("Name", lambda r: r.name or "", 270),
             Column("Lane", lane_of, 260, tooltip=lane_of),
             Column("Pickup", lambda r: str(r.rate_detail.pickup_date or ""), 90),
             Column("Freight", mode_of, 150, tooltip=mode_of),
