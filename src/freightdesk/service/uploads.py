@@ -125,11 +125,14 @@ class UploadQueue:
         if task is not None and not task.done():
             task.cancel()
 
-    def retry(self, upload_id: int) -> None:
-        """Send a failed or cancelled upload again, from the start."""
+    def retry(self, upload_id: int, metadata: DocumentCreate | None = None) -> None:
+        """Send a failed or cancelled upload again, from the start; with `metadata` when the
+        service refused what was sent (the user corrected it), in the same row."""
         upload = self.uploads.get(upload_id)
         if upload is None or upload.state not in (UploadState.FAILED, UploadState.CANCELLED):
             return
+        if metadata is not None:
+            upload.metadata = metadata
         upload.state = UploadState.QUEUED
         upload.sent = 0
         upload.error = None

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QDragEnterEvent
+from PySide6.QtWidgets import QLabel, QWidget
 
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.models.documents import DOCUMENT_IDENTIFIER_TYPES, DocumentMode
 from freightdesk.models.tracking import TrackingHistory
-from freightdesk.ui.widgets.file_drop import FileDropFilter
+from freightdesk.ui.widgets.file_drop import FileDropFilter, local_files
 
 
 def document_identifiers(identifiers: Iterable[LogisticsIdentifier]) -> list[tuple[str, str]]:
@@ -73,3 +74,37 @@ class ShipmentDocumentDrop(QObject):
             document_mode(history),
             f"For shipment {label}",
         )
+
+
+HOVER_STYLE = (
+    "background: palette(highlight); color: palette(highlighted-text); "
+    "padding: 6px; font-weight: bold;"
+)
+
+
+class DropHint(QObject):
+    """Says what a drop will do while files hover over the pane: the file drop filter
+    handles the drag and shows nothing; this sees the drag events first and passes them on.
+    Install it after the drop filter (Qt asks the filter installed last first)."""
+
+    def __init__(self, label: QLabel, widgets: list[QWidget]) -> None:
+        super().__init__(label)
+        self.label = label
+        self.idle_text = label.text()
+        self.idle_style = label.styleSheet()
+        for widget in widgets:
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        kind = event.type()
+        if kind == QEvent.Type.DragEnter:
+            assert isinstance(event, QDragEnterEvent)
+            count = len(local_files(event.mimeData()))
+            if count:
+                files = "this file" if count == 1 else f"these {count} files"
+                self.label.setText(f"Release to upload {files} as documents")
+                self.label.setStyleSheet(HOVER_STYLE)
+        elif kind in (QEvent.Type.DragLeave, QEvent.Type.Drop):
+            self.label.setText(self.idle_text)
+            self.label.setStyleSheet(self.idle_style)
+        return False

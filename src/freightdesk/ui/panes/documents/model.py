@@ -27,12 +27,13 @@ def identifiers_text(document: Document) -> str:
     )
 
 
+# Widths so that name to added fit beside the preview at the default split (1600 px wide).
 COLUMNS: list[Column[Document]] = [
-    Column("Name", lambda d: d.name, 220),
-    Column("Type", lambda d: type_text(d.type), 150),
-    Column("Mode", lambda d: mode_text(d.mode), 110),
-    Column("Identifiers", identifiers_text, 240, tooltip=identifiers_text),
-    Column("Added", lambda d: local_time_text(d.created_date_time), 130),
+    Column("Name", lambda d: d.name, 200, tooltip=lambda d: d.name),
+    Column("Type", lambda d: type_text(d.type), 130),
+    Column("Mode", lambda d: mode_text(d.mode), 100),
+    Column("Identifiers", identifiers_text, 210, tooltip=identifiers_text),
+    Column("Added", lambda d: local_time_text(d.created_date_time), 125),
     Column("Added by", lambda d: d.added_by_company or "", 140),
     Column("Size", lambda d: size_text(d.files[0].size) if d.files else "", 80),
 ]

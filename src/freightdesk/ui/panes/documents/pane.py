@@ -37,7 +37,9 @@ from freightdesk.service.documents import DocumentQuery, check_query
 from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
+from freightdesk.service.uploads import Upload
 from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.documents.drop import DropHint
 from freightdesk.ui.panes.documents.edit import DocumentEditDialog
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
@@ -48,7 +50,7 @@ from freightdesk.ui.panes.documents.labels import (
 )
 from freightdesk.ui.panes.documents.model import DocumentTableModel
 from freightdesk.ui.panes.documents.preview import DocumentPreview
-from freightdesk.ui.panes.documents.upload import UploadDialog
+from freightdesk.ui.panes.documents.upload import FILE_FILTERS, UploadDialog
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.file_drop import FileDropFilter
@@ -98,7 +100,11 @@ class DocumentsPane(QWidget):
         self.identifier_type.setMinimumContentsLength(15)
         self.identifier_value = QLineEdit(self)
         self.identifier_value.setObjectName("identifierValue")
-        self.identifier_value.setPlaceholderText("Identifier value(s), comma separated")
+        self.identifier_value.setPlaceholderText("Values, comma separated")
+        self.identifier_value.setToolTip(
+            "One or more values of the chosen identifier type, separated by commas; a document "
+            "with any one of them is found."
+        )
         self.identifier_value.setClearButtonEnabled(True)
         self.identifier_value.setMinimumWidth(180)
         self.name = QLineEdit(self)
@@ -130,13 +136,14 @@ class DocumentsPane(QWidget):
         identifier = QHBoxLayout()
         identifier.addWidget(self.identifier_type)
         identifier.addWidget(self.identifier_value, 1)
-        identifier_label = QLabel("&Identifier", self)
+        # Mnemonics: none of the main window's menus (File, Edit, View, Help) and none twice.
+        identifier_label = QLabel("Identifie&r", self)
         identifier_label.setBuddy(self.identifier_value)
         name_label = QLabel("&Name", self)
         name_label.setBuddy(self.name)
         type_label = QLabel("T&ype", self)
         type_label.setBuddy(self.type)
-        role_label = QLabel("Acting &as", self)
+        role_label = QLabel("Actin&g as", self)
         role_label.setBuddy(self.role)
         identifier_error = ErrorLabel(self)
         name_error = ErrorLabel(self)
@@ -214,10 +221,14 @@ class DocumentsPane(QWidget):
         self.details.setObjectName("documentDetails")
         self.details.setWordWrap(True)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.edit_button = QPushButton("&Edit…", self)
+        self.edit_button = QPushButton("Ed&it…", self)
+        self.edit_button.setToolTip("Change the name, type, mode or identifiers (F2)")
         self.save_copy_button = QPushButton("Save a &copy…", self)
+        self.save_copy_button.setToolTip("Save the file somewhere on this computer (Ctrl+Shift+S)")
         self.open_button = QPushButton("&Open", self)
+        self.open_button.setToolTip("Open the file with its usual program (Ctrl+O)")
         self.delete_button = QPushButton("&Delete…", self)
+        self.delete_button.setToolTip("Delete the selected documents (Delete)")
         actions = QHBoxLayout()
         for button in (self.edit_button, self.save_copy_button, self.open_button):
             actions.addWidget(button)
@@ -282,6 +293,9 @@ class DocumentsPane(QWidget):
         self.drop.install(self)
         self.drop.install(self.table)
         self.drop.filesDropped.connect(lambda files: self.upload_files(files))
+        self.drop_feedback = DropHint(self.drop_hint, [self, self.table, self.table.viewport()])
+        self.uploads.fixRequested.connect(self.fix_upload)
+        self.uploads.allFinished.connect(self._uploads_finished)
 
         self.binding = ListBinding(self, session, lambda s: s.documents)
         self.binding.changed.connect(self._show)
@@ -406,6 +420,10 @@ class DocumentsPane(QWidget):
             )
         self.previous_button.setEnabled(query.page > 1)
         self.next_button.setEnabled(query.page < pages)
+        if data.items and not self.table.selectionModel().hasSelection():
+            # A page shown (at start, after paging or a search) has its first document
+            # selected and previewed, and the table scrolled to it.
+            self.table.selectRow(0)
         self._selection_changed()
 
     # --- the selection ---------------------------------------------------------------------
@@ -483,9 +501,7 @@ class DocumentsPane(QWidget):
         dialog = QFileDialog(self, "Upload documents")
         dialog.setObjectName("chooseFiles")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilters(
-            ["Documents (*.pdf *.png *.jpg *.jpeg *.tif *.tiff *.txt *.xml *.json)", "All (*)"]
-        )
+        dialog.setNameFilters(FILE_FILTERS)
         dialog.filesSelected.connect(lambda files: self.upload_files([Path(f) for f in files]))
         self.dialog = dialog
         dialog.open()
@@ -535,6 +551,39 @@ class DocumentsPane(QWidget):
         self.notice.show_info(
             f"Uploading {count} file{'s' if count != 1 else ''}; progress is shown below."
         )
+
+    def fix_upload(self, upload: Upload) -> None:
+        """Reopen the form for a file the service refused, as it was sent, with the
+        service's errors beside the fields; sending it retries the same row."""
+        queue = self.session.uploads
+        if queue is None:
+            return
+        dialog = UploadDialog([upload.path], upload.role, parent=self)
+        dialog.prefill(upload.metadata)
+        if upload.error is not None:
+            dialog.show_refusal(upload.error)
+
+        def send(uploads: list[tuple[Path, DocumentCreate]]) -> None:
+            for _path, metadata in uploads:
+                queue.retry(upload.id, metadata)
+            self.notice.show_info(f"Uploading {upload.path.name} again.")
+
+        dialog.uploadsRequested.connect(send)
+        self.dialog = dialog
+        dialog.open()
+
+    def _uploads_finished(self, uploaded: int, failed: int) -> None:
+        if failed:
+            self.notice.show_error(
+                f"{failed} file{'s' if failed != 1 else ''} not uploaded: see the reason "
+                "below; Return on a row fixes or retries it."
+            )
+        else:
+            self.notice.show_info(
+                f"{uploaded} file{'s' if uploaded != 1 else ''} uploaded."
+                if uploaded
+                else "No uploads under way."
+            )
 
     def edit_selected(self) -> None:
         document = self.current_document()

@@ -11,14 +11,18 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -26,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.api.documents import TenantRole
+from freightdesk.api.errors import ApiError
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
     DocumentCreate,
@@ -33,6 +38,8 @@ from freightdesk.models.documents import (
     DocumentType,
 )
 from freightdesk.service.documents import check_metadata, default_name, identifiers_wire
+from freightdesk.service.messages import explain
+from freightdesk.ui.panes.documents.focus import mend_buddies
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
     MODE_TEXT,
@@ -45,6 +52,16 @@ from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.identifiers import IdentifierTable
 
 FILE_COLUMN, NAME_COLUMN, TYPE_COLUMN, SIZE_COLUMN = range(4)
+FILE_FILTERS = ["Documents (*.pdf *.png *.jpg *.jpeg *.tif *.tiff *.txt *.xml *.json)", "All (*)"]
+
+
+def file_problem(path: Path) -> str | None:
+    """Why a file cannot be uploaded as it is (the service refuses an empty one)."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"{path.name} cannot be read ({exc.strerror or 'unknown error'})"
+    return f"{path.name} is empty" if size == 0 else None
 
 
 def type_combo(parent: QWidget, selected: DocumentType | None = None) -> QComboBox:
@@ -101,6 +118,29 @@ class UploadDialog(FormDialog):
         self.files.setColumnWidth(FILE_COLUMN, 180)
         self.files.setMinimumHeight(110)
         self.files.setMaximumHeight(260)
+        self.add_files_button = QPushButton("&Add files…", self)
+        self.add_files_button.setObjectName("addFiles")
+        self.remove_file_button = QPushButton("&Remove file", self)
+        self.remove_file_button.setObjectName("removeFile")
+        self.remove_file_button.setToolTip("Leave the selected files out (Delete)")
+        drop_more = QLabel("or drop more files here", self)
+        drop_more.setStyleSheet("color: palette(mid);")
+        file_buttons = QHBoxLayout()
+        file_buttons.setContentsMargins(0, 0, 0, 0)
+        file_buttons.addWidget(self.add_files_button)
+        file_buttons.addWidget(self.remove_file_button)
+        file_buttons.addWidget(drop_more)
+        file_buttons.addStretch(1)
+        files_box = QWidget(self)
+        files_layout = QVBoxLayout(files_box)
+        files_layout.setContentsMargins(0, 0, 0, 0)
+        files_layout.addWidget(self.files)
+        files_layout.addLayout(file_buttons)
+        remove = QAction("Remove file", self.files)
+        remove.setShortcut(QKeySequence.StandardKey.Delete)
+        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        remove.triggered.connect(self.remove_selected_files)
+        self.files.addAction(remove)
         first_type = next((t for f in files if (t := guess_type(f.name))), None)
         self.type = type_combo(self, first_type or DocumentType.BILL_OF_LADING)
         self.mode = mode_combo(self, mode or DocumentMode.TL)
@@ -120,7 +160,8 @@ class UploadDialog(FormDialog):
             note.setObjectName("uploadContext")
             note.setWordWrap(True)
             form.addRow(note)
-        self.errors.add_row(form, "&Files", "name", self.files)
+        files_error = self.errors.add_row(form, "&Files", "files", files_box)
+        self.errors.register("name", self.files, files_error)
         self.errors.add_row(form, "&Type (all files)", "type", self.type)
         self.errors.add_row(form, "&Mode", "mode", self.mode)
         self.errors.add_row(form, "&Identifiers", "identifiers", self.identifiers)
@@ -156,9 +197,65 @@ class UploadDialog(FormDialog):
         self.mode.currentIndexChanged.connect(self.mark_dirty)
         self.identifiers.changed.connect(self.mark_dirty)
         self.shipper.textEdited.connect(self.mark_dirty)
+        self.add_files_button.clicked.connect(self.choose_files)
+        self.remove_file_button.clicked.connect(self.remove_selected_files)
+        self.files.itemSelectionChanged.connect(self._update_buttons)
         self.drop = FileDropFilter(self)
         self.drop.install(self)
         self.drop.filesDropped.connect(self.add_files)
+        self.file_dialog: QFileDialog | None = None
+        self.sent: DocumentCreate | None = None  # what a refused upload sent (see prefill)
+        self._edit_identifier = False
+        mend_buddies(self)
+        self._update_buttons()
+        self._focus_first_gap()
+
+    def _focus_first_gap(self) -> None:
+        """Start where the user has to type: the shipper (as a carrier), an identifier, else
+        the upload button, so Return uploads what was dropped."""
+        if self.role is TenantRole.CARRIER and not self.shipper.text().strip():
+            self.shipper.setFocus()
+        elif not self.identifiers.identifiers():
+            table = self.identifiers.table
+            table.setFocus()
+            table.setCurrentCell(0, 1)
+            self._edit_identifier = True
+        else:
+            self.upload_button.setFocus()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        table = self.identifiers.table
+        if self._edit_identifier and table.currentRow() >= 0:
+            self._edit_identifier = False
+            item = table.item(table.currentRow(), 1)
+            if item is not None:
+                table.editItem(item)  # typing goes into the value at once
+
+    def choose_files(self) -> None:
+        dialog = QFileDialog(self, "Add files")
+        dialog.setObjectName("addFilesDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(FILE_FILTERS)
+        dialog.filesSelected.connect(lambda files: self.add_files([Path(f) for f in files]))
+        self.file_dialog = dialog
+        dialog.open()
+
+    def remove_selected_files(self) -> None:
+        rows = sorted({i.row() for i in self.files.selectionModel().selectedRows()}, reverse=True)
+        if not rows and self.files.currentRow() >= 0:
+            rows = [self.files.currentRow()]
+        for row in rows:
+            self.files.removeRow(row)
+        if rows:
+            self.mark_dirty()
+            self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        count = self.files.rowCount()
+        self.remove_file_button.setEnabled(count > 0)
+        self.upload_button.setEnabled(count > 0)
+        self.upload_button.setText("&Upload" if count == 1 else f"&Upload {count} files")
 
     def add_files(self, files: Iterable[Path]) -> None:
         known = set(self.paths())
@@ -187,9 +284,7 @@ class UploadDialog(FormDialog):
             size_item.setFlags(size_item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             self.files.setItem(row, SIZE_COLUMN, size_item)
         self.files.blockSignals(False)
-        self.upload_button.setText(
-            "&Upload" if self.files.rowCount() == 1 else f"&Upload {self.files.rowCount()} files"
-        )
+        self._update_buttons()
 
     def paths(self) -> list[Path]:
         found = []
@@ -231,7 +326,10 @@ class UploadDialog(FormDialog):
         uploads: list[tuple[Path, DocumentCreate]] = []
         paths = self.paths()
         if not paths:
-            problems["name"] = "Add at least one file (drop it here)"
+            problems["files"] = "Add at least one file (drop it here)"
+        unusable = [p for path in paths if (p := file_problem(path))]
+        if unusable:
+            problems["files"] = "; ".join(unusable) + ": remove it or replace the file"
         for path, name, kind in zip(paths, self.names(), self.types(), strict=True):
             wire = {
                 "name": name,
@@ -252,6 +350,47 @@ class UploadDialog(FormDialog):
             if checked is not None:
                 uploads.append((path, DocumentCreate.model_validate(checked)))
         return uploads, problems
+
+    def prefill(self, metadata: DocumentCreate) -> None:
+        """Show one file's form as it was sent, to correct what the service refused."""
+        if self.files.rowCount() != 1:
+            return
+        item = self.files.item(0, NAME_COLUMN)
+        if item is not None:
+            self.files.blockSignals(True)
+            item.setText(metadata.name or default_name(self.paths()[0]))
+            self.files.blockSignals(False)
+        combo = self.files.cellWidget(0, TYPE_COLUMN)
+        if isinstance(combo, QComboBox):
+            combo.setCurrentIndex(max(0, combo.findData(metadata.type.value)))
+        self.type.setCurrentIndex(max(0, self.type.findData(metadata.type.value)))
+        self.mode.setCurrentIndex(max(0, self.mode.findData(metadata.mode.value)))
+        shippers = [i.value for i in metadata.identifiers if i.type == SHIPPER_TENANT_UUID]
+        self.identifiers.set_identifiers(
+            (i.type, i.value) for i in metadata.identifiers if i.type != SHIPPER_TENANT_UUID
+        )
+        self.shipper.setText(shippers[0] if shippers else "")
+        self.sent = metadata
+        self.mark_clean()
+
+    def show_refusal(self, error: BaseException) -> None:
+        """The service's answer to the upload, each error beside its field."""
+        fields = error.field_errors() if isinstance(error, ApiError) else {}
+        sent = self.sent.identifiers if self.sent is not None else []
+        shipper_at = {
+            f"identifiers[{n}]" for n, i in enumerate(sent) if i.type == SHIPPER_TENANT_UUID
+        }
+        shown: dict[str, str] = {}
+        for path, message in fields.items():
+            key = path.removeprefix("document.")
+            if key.split(".")[0] in shipper_at:
+                key = "shipperTenantUuid"
+            elif key.startswith("identifiers["):
+                key = "identifiers"  # the rows were renumbered without the shipper's
+            elif key.split(".")[0] in ("file", "upload_file"):
+                key = "files"
+            shown.setdefault(key, message)
+        self.errors.show(shown, general=None if shown else explain(error))
 
     def request_uploads(self) -> None:
         uploads, problems = self.build()

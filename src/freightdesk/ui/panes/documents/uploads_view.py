@@ -2,14 +2,16 @@
 
 Rows are plain items (the progress bar is painted by a delegate, the row's action is a
 link-like cell) rather than widgets per cell, so twenty dropped files add their rows in a
-few milliseconds.
+few milliseconds. A file the service refused (a bad identifier, an unknown shipper tenant)
+is not sent again as it was: its action is "Fix…", which asks the pane to reopen the upload
+form with the service's errors beside the fields.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.api.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.uploads import Upload, UploadQueue, UploadState
 from freightdesk.ui.panes.documents.labels import size_text
@@ -41,7 +44,12 @@ _STATE_TEXT = {
 }
 FILE, PROGRESS, STATUS, ACTIONS = range(4)
 FRACTION_ROLE = Qt.ItemDataRole.UserRole + 1
-CANCEL, RETRY = "Cancel", "Retry"
+CANCEL, RETRY, FIX = "Cancel", "Retry", "Fix…"
+
+
+def refused(upload: Upload) -> bool:
+    """The service refused what was sent: sending it again as it is would fail again."""
+    return upload.state is UploadState.FAILED and isinstance(upload.error, BadRequest)
 
 
 class ProgressDelegate(QStyledItemDelegate):
@@ -64,12 +72,16 @@ class ProgressDelegate(QStyledItemDelegate):
 
 
 class UploadsView(QWidget):
+    fixRequested = Signal(object)  # Upload: reopen the form for a refused file
+    allFinished = Signal(int, int)  # uploaded, failed: the last running upload ended
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.queue: UploadQueue | None = None
         self._unlisten: Callable[[], None] | None = None
         self._rows: dict[int, int] = {}
         self._normal_color = QTableWidgetItem().foreground()
+        self._running = False
 
         self.title = QLabel("Uploads", self)
         self.table = QTableWidget(0, 4, self)
@@ -88,9 +100,13 @@ class UploadsView(QWidget):
         self.table.setColumnWidth(PROGRESS, 180)
         self.table.setItemDelegateForColumn(PROGRESS, ProgressDelegate(self.table))
         self.table.setMouseTracking(True)
-        self.cancel_button = QPushButton("&Cancel upload", self)
+        # Mnemonics the main window's menus (File, Edit) and the pane do not use.
+        self.cancel_button = QPushButton("C&ancel upload", self)
+        self.cancel_button.setToolTip("Cancel the selected uploads (Delete)")
         self.retry_button = QPushButton("Re&try", self)
-        self.clear_button = QPushButton("Clear &finished", self)
+        self.retry_button.setToolTip("Send the selected (or else every failed) file again")
+        self.clear_button = QPushButton("Re&move finished", self)
+        self.clear_button.setToolTip("Take the uploaded, failed and cancelled files off the list")
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.title)
@@ -107,10 +123,18 @@ class UploadsView(QWidget):
         cancel.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         cancel.triggered.connect(self.cancel_selected)
         self.table.addAction(cancel)
+        for keys in (QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)):
+            act = QAction("Fix or retry the upload", self.table)
+            act.setShortcut(keys)
+            act.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            act.triggered.connect(self.act_on_current)
+            self.table.addAction(act)
         self.cancel_button.clicked.connect(self.cancel_selected)
         self.retry_button.clicked.connect(self.retry_selected)
         self.clear_button.clicked.connect(self.clear_finished)
         self.table.cellClicked.connect(self._clicked)
+        self.table.cellDoubleClicked.connect(lambda row, _column: self._act(row))
+        self.table.itemSelectionChanged.connect(self._update_buttons)
         self.setVisible(False)
 
     def attach(self, queue: UploadQueue | None) -> None:
@@ -155,6 +179,9 @@ class UploadsView(QWidget):
             if not upload.finished:
                 action.setText(CANCEL)
                 action.setToolTip(f"Cancel the upload of {upload.path.name}")
+            elif refused(upload):
+                action.setText(FIX)
+                action.setToolTip(f"Correct what the service refused and upload {upload.path.name}")
             elif upload.state in (UploadState.FAILED, UploadState.CANCELLED):
                 action.setText(RETRY)
                 action.setToolTip(f"Upload {upload.path.name} again")
@@ -189,6 +216,24 @@ class UploadsView(QWidget):
             self.queue.cancel(upload_id)
         elif action.text() == RETRY:
             self.queue.retry(upload_id)
+        elif action.text() == FIX:
+            self._act(row)
+
+    def _act(self, row: int) -> None:
+        """Return (or a double click) on a row: fix a refused file, retry a failed one."""
+        item = self.table.item(row, FILE)
+        if item is None or self.queue is None:
+            return
+        upload = self.queue.uploads.get(int(item.data(Qt.ItemDataRole.UserRole)))
+        if upload is None:
+            return
+        if refused(upload):
+            self.fixRequested.emit(upload)
+        elif upload.state in (UploadState.FAILED, UploadState.CANCELLED):
+            self.queue.retry(upload.id)
+
+    def act_on_current(self) -> None:
+        self._act(self.table.currentRow())
 
     def _update_title(self) -> None:
         queue = self.queue
@@ -203,6 +248,22 @@ class UploadsView(QWidget):
         if failed:
             parts.append(f"{failed} failed")
         self.title.setText("Uploads: " + ", ".join(parts))
+        self._update_buttons()
+        if active:
+            self._running = True
+        elif self._running:
+            self._running = False
+            self.allFinished.emit(done, failed)
+
+    def _update_buttons(self) -> None:
+        queue = self.queue
+        uploads = [] if queue is None else [queue.uploads.get(i) for i in self.selected_ids()]
+        chosen = [u for u in uploads if u is not None]
+        everything = [] if queue is None else list(queue.uploads.values())
+        again = (UploadState.FAILED, UploadState.CANCELLED)
+        self.cancel_button.setEnabled(any(not u.finished for u in chosen))
+        self.retry_button.setEnabled(any(u.state in again for u in chosen or everything))
+        self.clear_button.setEnabled(any(u.finished for u in everything))
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -221,15 +282,23 @@ class UploadsView(QWidget):
                 self.queue.cancel(upload_id)
 
     def retry_selected(self) -> None:
-        if self.queue is None:
+        """Send the selected files again (else every failed one); a file the service refused
+        is opened for fixing instead, since it would be refused again."""
+        queue = self.queue
+        if queue is None:
             return
-        chosen = self.selected_ids() or [
-            u.id
-            for u in self.queue.uploads.values()
+        selected = [u for i in self.selected_ids() if (u := queue.uploads.get(i)) is not None]
+        chosen = selected or [
+            u
+            for u in queue.uploads.values()
             if u.state in (UploadState.FAILED, UploadState.CANCELLED)
         ]
-        for upload_id in chosen:
-            self.queue.retry(upload_id)
+        to_fix = [u for u in chosen if refused(u)]
+        for upload in chosen:
+            if not refused(upload):
+                queue.retry(upload.id)
+        if to_fix and (selected or len(to_fix) == len(chosen)):
+            self.fixRequested.emit(to_fix[0])
 
     def clear_finished(self) -> None:
         if self.queue is None:

@@ -1,0 +1,275 @@
+"""The Documents pane as a dispatcher uses it, after a look at the running app: the keyboard
+reaches every field and action, a dropped file that cannot be sent is said so before
+anything is sent, a refused upload reopens its form with the service's errors, paging and
+hovering files say what happens."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QKeySequence
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.api.documents import TenantRole
+from freightdesk.models.documents import Document
+from freightdesk.service.documents import DocumentQuery
+from freightdesk.service.session import AppSession
+from freightdesk.service.uploads import UploadState
+from freightdesk.ui.panes.documents.edit import DocumentEditDialog
+from freightdesk.ui.panes.documents.pane import DocumentsPane
+from freightdesk.ui.panes.documents.upload import UploadDialog
+from freightdesk.ui.panes.documents.uploads_view import FIX
+from tests.support import TenantHandle, make_tenant, wait_until
+from tests.ui.conftest import activate
+from tests.ui.test_capacity_support import press
+from tests.ui.test_documents_pane import DOCUMENTS, drop_files, make_pdf, make_png
+from tests.ui.test_panes_support import connected
+
+__all__ = ["connected"]
+
+MENU_LETTERS = set("FEVH")  # the main window's File, Edit, View and Help menus
+
+
+def mnemonics(root: QWidget) -> list[str]:
+    """The Alt+letter keys the visible buttons and labels of `root` offer."""
+    found = []
+    for widget in root.findChildren(QWidget):
+        if not isinstance(widget, QAbstractButton | QLabel) or not widget.isVisibleTo(root):
+            continue
+        text = widget.text().replace("&&", "")
+        if "&" in text:
+            found.append(text[text.index("&") + 1].upper())
+    return found
+
+
+def a_document(name: str = "BOL 1") -> Document:
+    return Document.model_validate(
+        {
+            "id": str(uuid.uuid4()),
+            "name": name,
+            "type": "BILL_OF_LADING",
+            "mode": "TL",
+            "identifiers": [{"type": "BILL_OF_LADING", "value": "1"}],
+            "files": [],
+            "createdDateTime": "2026-01-01T00:00:00Z",
+            "lastModifiedDateTime": "2026-01-01T00:00:00Z",
+        }
+    )
+
+
+def test_the_edit_form_opens_in_the_name_and_every_label_key_reaches_its_field(
+    qtbot: QtBot, session: AppSession
+) -> None:
+    dialog = DocumentEditDialog(session, a_document())
+    qtbot.addWidget(dialog)
+    activate(qtbot, dialog)
+    # Typing replaces the name (before, a button had the focus and Space closed the form).
+    assert dialog.focusWidget() is dialog.name and dialog.name.hasSelectedText()
+    qtbot.keyClicks(dialog.name, "BOL 1 signed")
+    assert dialog.name.text() == "BOL 1 signed" and dialog.isVisible()
+    for letter, field in (("T", dialog.type), ("M", dialog.mode), ("N", dialog.name)):
+        qtbot.keyClick(dialog, letter, Qt.KeyboardModifier.AltModifier)
+        assert dialog.focusWidget() is field, letter
+    qtbot.keyClick(dialog, "I", Qt.KeyboardModifier.AltModifier)
+    assert dialog.identifiers.isAncestorOf(dialog.focusWidget())
+    dialog.mark_clean()
+    dialog.close()
+
+
+def test_the_upload_form_starts_where_typing_is_needed_and_files_can_be_added_or_left_out(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    files = [make_png(tmp_path / f"POD {n}.png") for n in range(3)]
+    empty = tmp_path / "scan.pdf"
+    empty.write_bytes(b"")
+    dialog = UploadDialog([*files, empty], TenantRole.SHIPPER)
+    qtbot.addWidget(dialog)
+    sent: list[object] = []
+    dialog.uploadsRequested.connect(sent.append)
+    activate(qtbot, dialog)
+    # No identifier yet: the focus is in the identifier's value, ready for typing.
+    table = dialog.identifiers.table
+    assert dialog.focusWidget() in (table, table.viewport()) or table.isAncestorOf(
+        dialog.focusWidget()
+    )
+    assert table.currentColumn() == 1
+    dialog.identifiers.set_identifiers([("BILL_OF_LADING", "4711")])
+
+    # An empty file is named beside the files and nothing is sent.
+    assert dialog.upload_button.text() == "&Upload 4 files"
+    dialog.request_uploads()
+    assert "scan.pdf is empty" in dialog.errors.message_for("files")
+    assert dialog.isVisible() and not sent
+
+    # Delete on the files table leaves the selected file out.
+    dialog.files.selectRow(3)
+    dialog.files.setFocus()
+    press(dialog.files, QKeySequence(QKeySequence.StandardKey.Delete))
+    assert [p.name for p in dialog.paths()] == [f.name for f in files]
+    assert dialog.upload_button.text() == "&Upload 3 files"
+    dialog.files.selectRow(0)
+    dialog.remove_file_button.click()
+    assert [p.name for p in dialog.paths()] == ["POD 1.png", "POD 2.png"]
+
+    # Add files… opens a file dialog whose choice joins the list.
+    dialog.add_files_button.click()
+    chooser = dialog.file_dialog
+    assert isinstance(chooser, QFileDialog) and chooser.isVisible()
+    chooser.filesSelected.emit([str(files[0])])
+    chooser.close()
+    assert [p.name for p in dialog.paths()] == ["POD 1.png", "POD 2.png", "POD 0.png"]
+    dialog.request_uploads()
+    assert not dialog.isVisible() and len(sent) == 1 and len(sent[0]) == 3  # type: ignore[arg-type]
+
+
+def test_a_carrier_starts_in_the_shipper_field(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog = UploadDialog(
+        [make_png(tmp_path / "x.png")], TenantRole.CARRIER, identifiers=[("PRO", "1")]
+    )
+    qtbot.addWidget(dialog)
+    activate(qtbot, dialog)
+    assert dialog.focusWidget() is dialog.shipper
+    qtbot.keyClick(dialog, "I", Qt.KeyboardModifier.AltModifier)
+    assert dialog.identifiers.isAncestorOf(dialog.focusWidget())
+    qtbot.keyClick(dialog, "S", Qt.KeyboardModifier.AltModifier)
+    assert dialog.focusWidget() is dialog.shipper
+    dialog.close()
+
+
+def test_the_panes_keys_do_not_clash_with_the_menus_or_each_other(
+    qtbot: QtBot, session: AppSession, settings: QSettings
+) -> None:
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.uploads.setVisible(True)  # shown once an upload starts
+    keys = mnemonics(pane)
+    assert not MENU_LETTERS & set(keys), keys  # Alt+E opened the Edit menu, not Edit…
+    assert len(keys) == len(set(keys)), keys
+    assert {"I", "C", "O", "D", "U", "X", "P", "S", "T", "A", "M"} <= set(keys)
+    pane.shutdown()
+
+
+def _hover(target: QWidget, files: list[Path]) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
+    enter = QDragEnterEvent(
+        QPoint(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(target, enter)
+    assert enter.isAccepted()
+
+
+async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, tenant = connected
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 800)
+    pane.show()
+    await session.connect()
+    await wait_until(lambda: pane.page_label.text() == "No documents found")
+    pane.role.setCurrentIndex(pane.role.findData("CARRIER"))
+
+    # Hovering files over the table says what a drop does; leaving puts the hint back.
+    pod = make_pdf(tmp_path / "POD 77.pdf", "proof of delivery")
+    idle = pane.drop_hint.text()
+    _hover(pane.table.viewport(), [pod, pod])
+    assert pane.drop_hint.text() == "Release to upload these 2 files as documents"
+    QApplication.sendEvent(pane.table.viewport(), QDragLeaveEvent())
+    assert pane.drop_hint.text() == idle
+
+    drop_files(pane.table.viewport(), [pod])
+    dialog = pane.dialog
+    assert isinstance(dialog, UploadDialog)
+    dialog.identifiers.set_identifiers([("PRO", "77")])
+    unknown = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    dialog.shipper.setText(unknown)
+    dialog.request_uploads()
+    queue = session.uploads
+    assert queue is not None
+    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    # Sending it again as it was would be refused again: the row offers to fix it.
+    await wait_until(lambda: pane.uploads.table.item(0, 3).text() == FIX)
+    assert "not uploaded" in pane.notice.text()
+    assert not pane.uploads.cancel_button.isEnabled()
+
+    pane.uploads.table.selectRow(0)
+    press(pane.uploads.table, Qt.Key.Key_Return)
+    fix = pane.dialog
+    assert isinstance(fix, UploadDialog) and fix is not dialog and fix.isVisible()
+    # The form as it was sent, with the service's answer beside the shipper field.
+    assert fix.names() == ["POD 77"] and fix.shipper.text() == unknown
+    assert fix.identifiers.identifiers() == [("PRO", "77")]
+    assert f"no tenant has the uuid {unknown}" in fix.errors.message_for("shipperTenantUuid")
+    shipper = make_tenant(tenant.service)
+    fix.shipper.setText(shipper.uuid)
+    fix.request_uploads()
+    await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
+    assert len(queue.uploads) == 1  # the same row, uploaded this time
+    await wait_until(lambda: "1 file uploaded." in pane.notice.text())
+    found = shipper.http.post(
+        f"{DOCUMENTS}/search",
+        json={"identifiers": {"operator": "EQUALS", "values": [{"type": "PRO", "value": "77"}]}},
+    ).json()
+    assert [d["name"] for d in found["results"]] == ["POD 77"]
+    shipper.http.close()
+    pane.shutdown()
+
+
+async def test_paging_selects_and_previews_the_first_document_of_the_page(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, tenant = connected
+    for n in range(3):
+        png = make_png(tmp_path / f"photo {n}.png")
+        answer = tenant.http.post(
+            DOCUMENTS,
+            files={
+                "document": (
+                    None,
+                    json.dumps(
+                        {
+                            "name": f"photo {n}",
+                            "type": "PROOF_OF_DELIVERY",
+                            "mode": "TL",
+                            "identifiers": [{"type": "PRO", "value": f"P{n}"}],
+                        }
+                    ),
+                    "application/json",
+                ),
+                "upload_file": (png.name, png.read_bytes(), "image/png"),
+            },
+        )
+        assert answer.status_code in (200, 201), answer.text
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 800)
+    pane.show()
+    await session.connect()
+    # The first page shows with its first document selected and previewed.
+    await wait_until(lambda: pane.model.rowCount() == 3)
+    await wait_until(lambda: pane.preview.kind == "image")
+    assert pane.title.text() == pane.model.items[0].name
+    pane.search_with(DocumentQuery(size=2))
+    await wait_until(lambda: pane.page_label.text().startswith("Page 1 of 2"))
+    pane.go_to_page(1)
+    await wait_until(lambda: pane.page_label.text().startswith("Page 2 of 2"))
+    await wait_until(lambda: pane.title.text() == pane.model.items[0].name)
+    assert pane.model.rowCount() == 1 and pane.edit_button.isEnabled()
+    assert isinstance(pane.table.model(), type(pane.model))
+    pane.shutdown()
