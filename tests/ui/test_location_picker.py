@@ -26,15 +26,14 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.maps import page
 from freightdesk.ui.maps.picker import (
     LocationPickerDialog,
-    Picked,
     PickerMapView,
-    PickRequest,
     address_region,
     fence_drawing,
     parse_point,
 )
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice
+from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from tests.support import wait_until
 from tests.ui.test_maps import (
     OFFLINE_TILES,

@@ -45,6 +45,7 @@ from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.maps.payload import Json, fence_of
 from freightdesk.ui.maps.scheme import ASSETS
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
+from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.widgets.forms import ErrorLabel
 
 log = logging.getLogger(__name__)
@@ -146,26 +147,7 @@ def address_region(country: str | None, state: str | None) -> Region | None:
     return known.get(code)
 
 
-# --- what the dialog is asked and answers --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PickRequest:
-    """What the form knows: the point, the address, the geofence (and its kept geometry)."""
-
-    point: tuple[float, float] | None = None
-    country: str | None = None
-    state: str | None = None
-    fence: FenceChoice | None = None
-    geometry: GeofenceGeometry | None = None
-    name: str = ""
-
-
-@dataclass(frozen=True)
-class Picked:
-    latitude: float
-    longitude: float
-    fence: FenceChoice | None
+# --- the fence ------------------------------------------------------------------------------
 
 
 def fence_drawing(

@@ -45,9 +45,9 @@ from freightdesk.models.stop_locations import (
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation, check_location
-from freightdesk.ui.maps.picker import Picked, PickRequest, open_location_picker
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
+from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.panes.stop_locations.text import DAYS, address_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -56,7 +56,19 @@ from freightdesk.ui.widgets.key_values import KeyValueTable
 
 # Opens a map over the form and calls back with the point (and geofence) chosen there.
 MapPicker = Callable[[QWidget, PickRequest, Callable[[Picked], None]], QDialog | None]
-map_picker: MapPicker | None = open_location_picker
+
+
+def open_map_picker(
+    parent: QWidget, request: PickRequest, on_picked: Callable[[Picked], None]
+) -> QDialog:
+    """The map picker, imported when first asked for: QtWebEngine and folium are not loaded
+    with the pane."""
+    from freightdesk.ui.maps.picker import open_location_picker
+
+    return open_location_picker(parent, request, on_picked)
+
+
+map_picker: MapPicker | None = open_map_picker
 
 WEEKDAY_FIELDS = (
     "appliesMonday",
