@@ -50,6 +50,7 @@ class ListBinding(QObject):
         self._service: ListService[Any] | None = None
         self._unlisten: list[Callable[[], None]] = []
         self._listening = False
+        self._seen: Listing[Any] | None = None  # the data when the pane stopped listening
         pane.installEventFilter(self)
         self._unconnected = session.listen_connected(self._connected)
         self.attach()
@@ -91,11 +92,17 @@ class ListBinding(QObject):
             service.coordinator.listen(self.changed.emit),
             service.coordinator.listen_status(self._status),
         ]
+        if service.coordinator.data is not None and service.coordinator.data is not self._seen:
+            # Written while the pane was hidden (a booking made from a quote, a location
+            # saved from another pane): in the data, not yet on screen.
+            self.changed.emit(ListChange(full=True))
 
     def stop(self) -> None:
         for unlisten in self._unlisten:
             unlisten()
         self._unlisten = []
+        if self._listening and self._service is not None:
+            self._seen = self._service.coordinator.data
         self._listening = False
 
     def refresh(self) -> None:

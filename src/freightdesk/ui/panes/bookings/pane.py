@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShowEvent
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -261,12 +261,6 @@ class BookingsPane(QWidget):
             fresh = next((b for b in data.items if b.id == current.id), None)
             if fresh is not None and fresh != current:
                 self.detail.show_booking(fresh)
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
-        # The list listens only while shown: what was written meanwhile (a booking made from
-        # a quote, a package saved elsewhere in the app) is in the data, not yet on screen.
-        super().showEvent(event)
-        self._show()
 
     def _tick(self) -> None:
         """The Expires column counts down."""

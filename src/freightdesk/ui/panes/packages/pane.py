@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QKeySequence, QShowEvent
+from PySide6.QtGui import QColor, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -294,12 +294,6 @@ class PackagesPane(QWidget):
             if row is not None:
                 self.table.selectRow(row)
         self._selection_changed()
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
-        # The list listens only while shown: what was written meanwhile (a booking made from
-        # a quote, a package saved elsewhere in the app) is in the data, not yet on screen.
-        super().showEvent(event)
-        self._show()
 
     def selected(self) -> Package | None:
         if not self.table.selectionModel().selectedRows():
