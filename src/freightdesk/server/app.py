@@ -45,6 +45,11 @@ ROUTER_MODULES = [
     "slots",
 ]
 
+# Background work waits this long after the start, so that the first requests (the app's
+# health check, token and first lists) are answered without it: a worker's first steps cost
+# a noticeable part of a start (webhook delivery opens an HTTP client with its TLS context,
+# push processing catches up). Pushes are accepted meanwhile and applied once it runs.
+WORKERS_START_DELAY_SECONDS = 1.0
 # Seconds after the start at which the OpenAPI document is built in the background.
 OPENAPI_WARMUP_DELAY_SECONDS = 3.0
 
@@ -97,7 +102,7 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        workers.start()
+        workers.start(delay=WORKERS_START_DELAY_SECONDS)
         stopping = asyncio.Event()
         warm = asyncio.create_task(_warm_openapi(app, stopping), name="openapi-warmup")
         try:

@@ -6,12 +6,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
-
 DEFAULT_PORT = 8044
 
 
 def default_data_dir() -> Path:
+    import platformdirs  # only when no data directory is given (the app always gives one)
+
     return Path(platformdirs.user_data_dir("freightdesk", appauthor=False)) / "service"
 
 

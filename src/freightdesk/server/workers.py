@@ -25,12 +25,16 @@ class Workers:
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
 
-    def start(self) -> None:
+    def start(self, delay: float = 0.0) -> None:
+        """Start every worker, `delay` seconds from now (unless the service stops first)."""
         for worker in self._workers:
             name = getattr(worker, "__qualname__", repr(worker))
-            self._tasks.append(asyncio.create_task(self._guard(worker), name=name))
+            self._tasks.append(asyncio.create_task(self._guard(worker, delay), name=name))
 
-    async def _guard(self, worker: Worker) -> None:
+    async def _guard(self, worker: Worker, delay: float) -> None:
+        if delay > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), timeout=delay)
         # A worker that crashes is restarted: losing push processing silently is worse.
         while not self._stop.is_set():
             try:

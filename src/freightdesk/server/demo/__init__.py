@@ -9,13 +9,16 @@ what is generated.
 
 from __future__ import annotations
 
-from freightdesk.server.demo.seed import (
-    DEMO_ADMIN,
-    DEMO_TENANT_NAME,
-    DESKTOP_CLIENT_NAME,
-    DemoCredentials,
-    seed_demo,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from freightdesk.server.demo.seed import (
+        DEMO_ADMIN,
+        DEMO_TENANT_NAME,
+        DESKTOP_CLIENT_NAME,
+        DemoCredentials,
+        seed_demo,
+    )
 
 __all__ = [
     "DEMO_ADMIN",
@@ -24,3 +27,13 @@ __all__ = [
     "DemoCredentials",
     "seed_demo",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `seed` imports most of the service and plans the demo's world: only when asked for, so
+    # that the service's start does not pay for it when a module only needs `demo.carriers`.
+    if name in __all__:
+        from freightdesk.server.demo import seed
+
+        return getattr(seed, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

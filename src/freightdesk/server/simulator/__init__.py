@@ -35,8 +35,6 @@ import threading
 
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.domain.push_processing import ingestion_queue
-from freightdesk.server.simulator.engine import Engine, NoDemo
-from freightdesk.server.simulator.world import Halted
 from freightdesk.server.workers import Worker
 
 log = logging.getLogger(__name__)
@@ -57,6 +55,10 @@ async def simulate(context: ServiceContext, stop: asyncio.Event) -> None:
     if float(speed) <= 0:
         log.warning("simulator: --speed must be above 0 (got %s); not running", speed)
         return
+    # Imported only when simulating: the engine brings the whole demo (a part of every start).
+    from freightdesk.server.simulator.engine import Engine, NoDemo
+    from freightdesk.server.simulator.world import Halted
+
     # Planning runs in a thread; this event lets it give up when the service stops.
     halt = threading.Event()
     relay = asyncio.create_task(_relay(stop, halt), name="simulator-stop")
