@@ -109,7 +109,7 @@ def prepare_home(root: Path, count: int) -> None:
     from freightdesk.service.cache import Cache
     from freightdesk.service.paths import AppPaths
     from freightdesk.service.shipments import SUMMARIES
-    from freightdesk.service.summary_rows import wire_json
+    from freightdesk.service.summary_rows import SummaryRow, row_json
 
     paths = AppPaths.under(root)
     paths.config_dir.mkdir(parents=True, exist_ok=True)
@@ -125,7 +125,8 @@ def prepare_home(root: Path, count: int) -> None:
     paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
     cache = Cache(paths.cache_file("team"))
     rows = summaries(count, random.Random(3))
-    cache.replace_kind(SUMMARIES, ((str(s.id), wire_json(s)) for s in rows))
+    cached = (SummaryRow.from_summary(s) for s in rows)
+    cache.replace_kind(SUMMARIES, ((row.id, row_json(row)) for row in cached))
     cache.close()
 
 

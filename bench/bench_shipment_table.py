@@ -32,7 +32,7 @@ from freightdesk.models.shipment_search import LatestEvent, ShipmentSummary
 from freightdesk.models.tracking import ShipmentStateType
 from freightdesk.service.cache import Cache
 from freightdesk.service.shipments import SUMMARIES
-from freightdesk.service.summary_rows import rows_from_cache, wire_json
+from freightdesk.service.summary_rows import SummaryRow, row_json, rows_from_cache
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
 from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel
 
@@ -107,7 +107,7 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     rng = random.Random(1)
     rows = summaries(N, rng)
-    bodies = [(str(s.id), wire_json(s)) for s in rows]
+    bodies = [(str(s.id), row_json(SummaryRow.from_summary(s))) for s in rows]
     del rows
     gc.collect()
     gc.disable()  # as in the app (GuiThreadGarbageCollector)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.service.cache import Cache
+from freightdesk.service.summary_rows import SummaryRow, row_json, rows_from_cache
+
+BASE = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def test_models_round_trip_and_survive_reopening(tmp_path: Path) -> None:
@@ -33,4 +37,41 @@ def test_a_cache_of_an_older_format_is_dropped(tmp_path: Path) -> None:
         db.execute("UPDATE meta SET value = '0' WHERE key = 'format'")
     cache = Cache(path)
     assert cache.count("groups") == 0
+    cache.close()
+
+
+def _row(n: int, **changes: object) -> SummaryRow:
+    return SummaryRow(
+        id=f"id-{n}",
+        identifiers=(("PRO", f"PRO{n}"), ("BILL_OF_LADING", f"BOL{n}")),
+        primary_identifier=f"PRO{n}",
+        mode="LTL",
+        current_state="IN_TRANSIT",
+        origin_name="Chicago, IL",
+        destination_name="Zürich",
+        next_eta=BASE + timedelta(hours=n),
+        latest_event_type="DEPARTED",
+        latest_event_time=BASE.astimezone(timezone(timedelta(hours=-6))),
+        latest_event_description="Left the dock",
+        open_exception_count=n,
+        carrier="ODFL",
+        created=BASE,
+        last_modified=BASE + timedelta(minutes=n),
+    )._replace(**changes)
+
+
+def test_shipment_rows_round_trip_and_a_damaged_entry_is_skipped(tmp_path: Path) -> None:
+    rows = [
+        _row(1),
+        _row(2, next_eta=None, latest_event_type=None, latest_event_time=None, mode=None),
+        _row(3, identifiers=(), primary_identifier=None, carrier=None, origin_name=None),
+    ]
+    cache = Cache(tmp_path / "cache.sqlite3")
+    cache.put_many("rows", [(r.id, row_json(r)) for r in rows])
+    cache.put_many("rows", [("bad-1", b"not json"), ("bad-2", b"[1, 2]"), ("bad-3", b"{}")])
+    loaded = sorted(rows_from_cache(cache.load("rows")), key=lambda r: r.id)
+    assert loaded == rows
+    # Times keep their instant and their offset.
+    assert loaded[0].latest_event_time is not None
+    assert loaded[0].latest_event_time.utcoffset() == timedelta(hours=-6)
     cache.close()

@@ -85,13 +85,15 @@ async def test_first_sync_then_incremental_changes(
         assert change.changed >= {ids[0], added}
         assert change.removed == {ids[1]}
         assert service.coordinator.data.summaries[ids[0]].primary_identifier == new_pro
+        synced = service.coordinator.data.summaries
     finally:
         stop()
         await service.coordinator.aclose()
-    # The app opens from the cache before any network.
+    # The app opens from the cache before any network, with every field as synced.
     reopened = ShipmentsService(lambda: client, cache)
     cached = await reopened.load_cached()
     assert set(cached.summaries) == {ids[0], ids[2], added}
+    assert cached.summaries == synced
     cache.close()
 
 

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS meta (
 );
 """
 
-CACHE_FORMAT = "1"
+# 2: shipment summaries kept as compact rows (service/summary_rows.py), not wire JSON.
+CACHE_FORMAT = "2"
 
 
 class Cache:

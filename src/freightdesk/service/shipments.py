@@ -35,7 +35,7 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
-from freightdesk.service.summary_rows import SummaryRow, rows_from_cache, wire_json
+from freightdesk.service.summary_rows import SummaryRow, row_json, rows_from_cache
 
 if TYPE_CHECKING:
     # Imported when a sync runs: the window shows the cached list before the client loads.
@@ -125,9 +125,9 @@ class ShipmentsService:
         return rows_from_cache(self.cache.load(SUMMARIES))
 
     def _save(
-        self, upserts: Iterable[ShipmentSummary], removed: Iterable[str], cursor: datetime | None
+        self, upserts: Iterable[SummaryRow], removed: Iterable[str], cursor: datetime | None
     ) -> None:
-        self.cache.put_many(SUMMARIES, ((str(s.id), wire_json(s)) for s in upserts))
+        self.cache.put_many(SUMMARIES, ((row.id, row_json(row)) for row in upserts))
         gone = list(removed)
         if gone:
             self.cache.delete_many(SUMMARIES, gone)
@@ -183,11 +183,11 @@ class ShipmentsService:
         for summary in fetched:
             row = SummaryRow.from_summary(summary)
             if summaries.get(row.id) != row:
-                upserts.append(summary)
+                upserts.append(row)
                 summaries[row.id] = row  # an unchanged row keeps its object (see diff_lists)
         cursor = self._next_cursor(previous, lambda: ShipmentList(summaries).newest(), server_time)
         if not incremental:
-            await asyncio.to_thread(self._replace_all, fetched, cursor)
+            await asyncio.to_thread(self._replace_all, list(summaries.values()), cursor)
         elif upserts or removed:
             await asyncio.to_thread(self._save, upserts, removed, cursor)
         if incremental and previous is not None and not upserts and not removed:
@@ -214,8 +214,8 @@ class ShipmentsService:
             return before
         return max(before, candidate) if before is not None else candidate
 
-    def _replace_all(self, fetched: list[ShipmentSummary], cursor: datetime | None) -> None:
-        self.cache.replace_kind(SUMMARIES, ((str(s.id), wire_json(s)) for s in fetched))
+    def _replace_all(self, rows: Iterable[SummaryRow], cursor: datetime | None) -> None:
+        self.cache.replace_kind(SUMMARIES, ((row.id, row_json(row)) for row in rows))
         if cursor is not None:
             self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
 
@@ -226,7 +226,7 @@ class ShipmentsService:
 
         known = dict(previous.summaries) if previous else {}
         removed: list[str] = []
-        changed: list[ShipmentSummary] = []
+        changed: list[SummaryRow] = []
         for shipment_id in list(known):
             try:
                 history = await client.tracking.history(shipment_id)
@@ -234,10 +234,9 @@ class ShipmentsService:
                 removed.append(shipment_id)
                 known.pop(shipment_id)
                 continue
-            summary = summary_from_history(history)
-            row = SummaryRow.from_summary(summary)
+            row = SummaryRow.from_summary(summary_from_history(history))
             if known.get(shipment_id) != row:
-                changed.append(summary)
+                changed.append(row)
                 known[shipment_id] = row
         self.requests_last_sync = len(known) + len(removed)
         if not changed and not removed and previous is not None:
@@ -263,10 +262,10 @@ class ShipmentsService:
 
     async def _show_now(self, shipment_id: UUID) -> None:
         history = await self._client().tracking.history(shipment_id)
-        summary = summary_from_history(history)
+        row = SummaryRow.from_summary(summary_from_history(history))
         current = self.coordinator.data or ShipmentList({})
-        summaries = {**current.summaries, str(summary.id): SummaryRow.from_summary(summary)}
-        await asyncio.to_thread(self._save, [summary], (), None)
+        summaries = {**current.summaries, row.id: row}
+        await asyncio.to_thread(self._save, [row], (), None)
         self.coordinator.apply(ShipmentList(summaries, current.cursor))
 
 
