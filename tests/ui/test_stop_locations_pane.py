@@ -19,6 +19,7 @@ from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import unplaced_error_labels
 from tests.ui.test_location_picker import click_at, picker_until
 from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
 from tests.ui.test_panes_support import answer, connected, message_box, proxied
@@ -79,6 +80,7 @@ async def test_create_with_rules_beside_fields_and_address_validation(
     form = _form(pane)
     assert "New location" in form.version.text()
     assert form.pick_on_map.isEnabled()  # the picker itself: tests/ui/test_location_picker.py
+    assert unplaced_error_labels(form) == []  # none drawn over a tab's corner
 
     # Everything wrong at once: each message beside its field, the first tab shown.
     _type(qtbot, form.city, "austin")
