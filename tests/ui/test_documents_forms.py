@@ -140,7 +140,7 @@ def test_a_carrier_starts_in_the_shipper_field(qtbot: QtBot, tmp_path: Path) -> 
     dialog.close()
 
 
-def test_the_panes_keys_do_not_clash_with_the_menus_or_each_other(
+async def test_the_panes_keys_do_not_clash_with_the_menus_or_each_other(
     qtbot: QtBot, session: AppSession, settings: QSettings
 ) -> None:
     pane = DocumentsPane(session, settings)

@@ -107,6 +107,15 @@ class WebhooksService(ListService[PushConfiguration]):
         await self.upsert(saved.model_copy(update={"signing_secret": None}))
         return saved
 
+    async def set_enabled(
+        self, configuration: PushConfiguration, enabled: bool
+    ) -> PushConfiguration:
+        """Pause or resume deliveries: the configuration sent back as it was read (masked
+        secrets keep the stored ones) with only `enabled` changed."""
+        wire = configuration.model_dump(by_alias=True, mode="json", exclude_none=True)
+        wire["enabled"] = enabled
+        return await self.save(PushConfigurationInput.model_validate(wire))
+
     async def get(self, webhook_id: int) -> PushConfiguration:
         return await self._client().webhooks.get(webhook_id)
 

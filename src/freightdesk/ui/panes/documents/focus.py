@@ -15,15 +15,14 @@ from freightdesk.ui.widgets.forms import ErrorLabel
 
 
 def _takes_focus(widget: QWidget) -> bool:
-    return (
-        bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus)
-        and widget.isEnabled()
-        and not isinstance(widget, ErrorLabel)
+    return bool(widget.focusPolicy() & Qt.FocusPolicy.TabFocus) and not isinstance(
+        widget, ErrorLabel
     )
 
 
 def first_focusable(holder: QWidget) -> QWidget | None:
-    """The first enabled widget inside `holder` that takes the focus by Tab."""
+    """The first widget inside `holder` that takes the focus by Tab (maybe disabled for now:
+    the label keeps pointing at it once it is enabled)."""
     for child in holder.findChildren(QWidget):
         if _takes_focus(child) and not child.isHidden():
             return child
@@ -32,7 +31,8 @@ def first_focusable(holder: QWidget) -> QWidget | None:
 
 def mend_buddies(root: QWidget, targets: dict[QWidget, QWidget] | None = None) -> None:
     """Make every label's mnemonic in `root` land in its field. `targets` maps a holder to
-    its field where the first focusable widget in it is not the one (see `holder_of`)."""
+    its field where the first focusable widget in it is not the one (a check box that is
+    always disabled; see `holder_of`)."""
     chosen = targets or {}
     for label in root.findChildren(QLabel):
         buddy = label.buddy()

@@ -3,6 +3,8 @@
 The parameters of each type come from the models (`PARAMETERS_BY_TYPE`), so the form asks
 for exactly what the service accepts. Secrets are masked: the service answers them as
 `********`, and sending that back keeps the stored secret, so an edit never needs them again.
+A stored secret shows as an empty field that says so (not as eight dots, which typing would
+have extended into a wrong secret); left empty, the mask is sent back.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ TYPE_TEXT = {
     AuthenticationType.MTLS: "Client certificate (mutual TLS)",
     AuthenticationType.AD_OAUTH2_CERT: "OAuth 2.0 with a certificate (Entra ID)",
 }
+STORED_TEXT = "Stored by the service: leave empty to keep it, or type a new one"
 PARAMETER_TEXT = {
     "headerName": "Header name",
     "apiKey": "API key",
@@ -82,6 +85,7 @@ class MethodEditor(QGroupBox):
         self.error = ErrorLabel(self)
         self.type_error = ErrorLabel(self)
         self.fields: dict[str, QLineEdit | QPlainTextEdit] = {}
+        self.stored: set[str] = set()  # secrets the service keeps (answered masked)
         self.field_errors: dict[str, ErrorLabel] = {}
         self.parameters = QFormLayout()
         header = QHBoxLayout()
@@ -113,22 +117,28 @@ class MethodEditor(QGroupBox):
             self.parameters.removeRow(0)
         self.fields.clear()
         self.field_errors.clear()
+        self.stored = {name for name, value in values.items() if value.strip() == MASK}
         for name, required, default in parameter_names(self.current_type()):
             value = values.get(name, default)
+            stored = name in self.stored
+            if stored:
+                value = ""
             editor: QLineEdit | QPlainTextEdit
             if name.endswith("Pem"):
                 editor = QPlainTextEdit(self)
                 editor.setPlainText(value)
                 editor.setFixedHeight(70)
-                editor.setPlaceholderText("-----BEGIN ...-----")
+                editor.setPlaceholderText(STORED_TEXT if stored else "-----BEGIN ...-----")
                 editor.textChanged.connect(self.changed.emit)
             else:
                 editor = QLineEdit(value, self)
                 if name in SECRET_PARAMETERS:
                     editor.setEchoMode(QLineEdit.EchoMode.Password)
-                    if value == MASK:
-                        editor.setToolTip("Stored by the service; type a new one to replace it.")
+                if stored:
+                    editor.setPlaceholderText(STORED_TEXT)
                 editor.textEdited.connect(lambda _t: self.changed.emit())
+            if stored:
+                editor.setToolTip(STORED_TEXT)
             editor.setObjectName(name)
             holder = QWidget(self)
             box = QVBoxLayout(holder)
@@ -153,6 +163,8 @@ class MethodEditor(QGroupBox):
                 value = editor.text().strip()
             if value.strip():
                 found[name] = value
+            elif name in self.stored:
+                found[name] = MASK  # keep the stored secret
         return found
 
     def wire(self) -> dict[str, Any]:
@@ -188,7 +200,8 @@ class AuthenticationEditor(QWidget):
         self.list_layout = QVBoxLayout()
         self.list_layout.setContentsMargins(0, 0, 0, 0)
         self.none_label = QLabel("No authentication: the receiver is called without credentials.")
-        self.add_button = QPushButton("Add &authentication method", self)
+        # Not Alt+A: that is the Authentication tab's key.
+        self.add_button = QPushButton("Add authentication &method", self)
         self.error = ErrorLabel(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

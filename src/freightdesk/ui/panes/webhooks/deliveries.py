@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,7 +22,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.webhooks import Delivery, DeliveryList, DeliveryStatus, PushConfiguration
 from freightdesk.service.messages import explain
 from freightdesk.service.webhooks import WebhooksService
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.webhooks.words import delivery_error_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.notice import Notice
 
@@ -28,14 +30,22 @@ PING = "webhook.ping"
 COLUMNS = ["Created", "Event", "Status", "Attempts", "Last answer", "Error"]
 
 
+PAGE_SIZE = 50
+
+
+def seconds_text(value: datetime | None) -> str:
+    """Local time to the second: messages of one minute (a test, then its retry) differ."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S") if value is not None else ""
+
+
 def last_answer(delivery: Delivery) -> str:
     if not delivery.attempts:
         return ""
     attempt = delivery.attempts[0]  # newest first
-    status = f"HTTP {attempt.status_code}" if attempt.status_code is not None else "no answer"
-    return (
-        f"{status} in {attempt.latency_ms:.0f} ms, {local_time_text(attempt.attempted_date_time)}"
-    )
+    when = seconds_text(attempt.attempted_date_time)
+    if attempt.status_code is None:
+        return f"no answer (gave up after {attempt.latency_ms:.0f} ms), {when}"
+    return f"HTTP {attempt.status_code} in {attempt.latency_ms:.0f} ms, {when}"
 
 
 class DeliveryLogDialog(QDialog):
@@ -59,6 +69,10 @@ class DeliveryLogDialog(QDialog):
             self.status.addItem(status.value.title(), status.value)
         self.refresh_button = QPushButton("&Refresh", self)
         self.redeliver_button = QPushButton("Re&deliver", self)
+        self.redeliver_button.setToolTip("Queue the selected message again")
+        self.more_button = QPushButton("Show &more", self)
+        self.more_button.setObjectName("showMore")
+        self.more_button.setVisible(False)
         self.close_button = QPushButton("&Close", self)
         self.notice = Notice(self)
         self.summary = QLabel(self)
@@ -86,48 +100,60 @@ class DeliveryLogDialog(QDialog):
         layout.addWidget(self.table, 1)
         bottom = QHBoxLayout()
         bottom.addWidget(self.summary, 1)
+        bottom.addWidget(self.more_button)
         bottom.addWidget(self.close_button)
         layout.addLayout(bottom)
         self.status.currentIndexChanged.connect(lambda _i: self.load())
-        self.refresh_button.clicked.connect(self.load)
+        self.refresh_button.clicked.connect(lambda: self.load())
+        self.more_button.clicked.connect(lambda: self.load(more=True))
         self.redeliver_button.clicked.connect(self.redeliver)
         self.close_button.clicked.connect(self.accept)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self._selection_changed()
 
-    def load(self) -> None:
+    def load(self, *, more: bool = False) -> None:
+        """The newest page of messages, or with `more` the next older page after those shown."""
         status = self.status.currentData()
         self.refresh_button.setEnabled(False)
+        self.more_button.setEnabled(False)
+        offset = len(self.deliveries) if more else 0
 
         def done(result: DeliveryList) -> None:
             self.refresh_button.setEnabled(True)
-            self.show_deliveries(result)
+            self.more_button.setEnabled(True)
+            self.show_deliveries(result, append=more)
 
         def failed(error: BaseException) -> None:
             self.refresh_button.setEnabled(True)
+            self.more_button.setEnabled(True)
             self.notice.show_error(explain(error))
 
         spawn(
             self.service.deliveries(
-                self.configuration.id, status=DeliveryStatus(status) if status else None
+                self.configuration.id,
+                status=DeliveryStatus(status) if status else None,
+                offset=offset,
+                page_size=PAGE_SIZE,
             ),
             on_done=done,
             on_error=failed,
             name="delivery-log",
         )
 
-    def show_deliveries(self, result: DeliveryList) -> None:
-        self.deliveries = list(result.deliveries)
+    def show_deliveries(self, result: DeliveryList, *, append: bool = False) -> None:
+        known = {d.message_id for d in self.deliveries} if append else set()
+        fresh = [d for d in result.deliveries if d.message_id not in known]
+        self.deliveries = [*self.deliveries, *fresh] if append else list(result.deliveries)
         self.table.setRowCount(len(self.deliveries))
         for row, delivery in enumerate(self.deliveries):
             error = delivery.attempts[0].error if delivery.attempts else None
             cells = [
-                local_time_text(delivery.created_date_time),
+                seconds_text(delivery.created_date_time),
                 "Test delivery" if delivery.event_type == PING else delivery.event_type,
                 delivery.status.value.title(),
                 str(delivery.attempt_count),
                 last_answer(delivery),
-                error or "",
+                delivery_error_text(error),
             ]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -140,8 +166,9 @@ class DeliveryLogDialog(QDialog):
         self.summary.setText(
             "No messages yet"
             if result.total_items == 0
-            else f"{shown} of {result.total_items} messages (kept 7 days)"
+            else f"{shown} of {result.total_items} messages, newest first (kept 7 days)"
         )
+        self.more_button.setVisible(shown < result.total_items)
         self._selection_changed()
 
     def selected(self) -> Delivery | None:

@@ -39,8 +39,9 @@ from freightdesk.models.webhooks import (
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.documents.focus import holder_of, mend_buddies
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
+from freightdesk.ui.panes.webhooks.words import paused_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.key_values import KeyValueTable
@@ -107,6 +108,8 @@ class WebhookFormDialog(FormDialog):
         self.buttons.rejected.connect(self.reject)
         self.load(configuration)
         self._watch_changes()
+        mend_buddies(self, {holder_of(self.context_error): self.context[ContextKind.ROUTE]})
+        self.name.setFocus()  # not the tab bar: typing starts with the name
 
     # --- building --------------------------------------------------------------------------
 
@@ -131,11 +134,12 @@ class WebhookFormDialog(FormDialog):
         self.version.setRange(0, 2_000_000_000)
         self.version.setSpecialValueText("(none)")
         self.version.setToolTip("Your own version number of this configuration (optional).")
-        self.enabled = QCheckBox("Deliver messages (untick to pause)", tab)
+        self.enabled = QCheckBox("&Deliver messages (untick to pause)", tab)
         self.enabled.setObjectName("enabled")
         self.disabled_reason = QLabel(tab)
+        self.disabled_reason.setObjectName("pausedNote")
         self.disabled_reason.setWordWrap(True)
-        self.disabled_reason.setStyleSheet("color: #d0453a;")
+        self.disabled_reason.setStyleSheet("color: #b26a00;")
         self.headers = KeyValueTable("Header", "Value", tab, add_text="Add header")
         self.headers.setObjectName("methodHeaders")
         self.params = KeyValueTable("Parameter", "Value", tab, add_text="Add parameter")
@@ -145,9 +149,15 @@ class WebhookFormDialog(FormDialog):
         self.errors.add_row(form, "&URL", "url", self.url)
         method_row = QHBoxLayout()
         method_row.addWidget(self.method)
-        method_row.addWidget(QLabel("Payload format", tab))
+        format_label = QLabel("&Payload format", tab)
+        format_label.setBuddy(self.payload_format)
+        version_label = QLabel("&Version", tab)
+        version_label.setBuddy(self.version)
+        method_row.addSpacing(12)
+        method_row.addWidget(format_label)
         method_row.addWidget(self.payload_format)
-        method_row.addWidget(QLabel("Version", tab))
+        method_row.addSpacing(12)
+        method_row.addWidget(version_label)
         method_row.addWidget(self.version)
         method_row.addStretch(1)
         holder = QWidget(tab)
@@ -208,6 +218,7 @@ class WebhookFormDialog(FormDialog):
             "webhookConfiguration.shipmentV1Event",
             context_box,
         )
+        self.context_error = error
         self.errors.register("webhookConfiguration", self.kind, error)
         self.errors.add_row(
             form,
@@ -217,7 +228,7 @@ class WebhookFormDialog(FormDialog):
         )
         self.errors.add_row(
             form,
-            "Only these &event types",
+            "Only these event &types",
             "webhookConfiguration.filters.eventTypes",
             self.event_types,
         )
@@ -273,10 +284,13 @@ class WebhookFormDialog(FormDialog):
         self.method.setCurrentIndex(max(0, self.method.findData(method)))
         self.version.setValue(configuration.version or 0 if configuration else 0)
         self.enabled.setChecked(configuration.enabled if configuration else True)
-        reason = configuration.disabled_reason if configuration else None
-        since = local_time_text(configuration.disabled_date_time) if configuration else ""
-        self.disabled_reason.setText(f"Not delivering since {since}. {reason}" if reason else "")
-        self.disabled_reason.setVisible(bool(reason))
+        paused = configuration is not None and not configuration.enabled
+        self.disabled_reason.setText(
+            paused_text(configuration) + " Tick the box and save to deliver again."
+            if configuration is not None and paused
+            else ""
+        )
+        self.disabled_reason.setVisible(paused)
         self.headers.set_values(configuration.method_headers if configuration else {})
         self.params.set_values(configuration.method_params if configuration else {})
         settings = configuration.webhook_configuration if configuration else None

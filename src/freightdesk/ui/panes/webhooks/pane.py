@@ -27,11 +27,12 @@ from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import LIMIT_TEXT, WebhookExtensions
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog, kind_text
 from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
+from freightdesk.ui.panes.webhooks.summary import summary_html
+from freightdesk.ui.panes.webhooks.words import delivery_error_text, paused_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
@@ -48,18 +49,19 @@ def _state_text(configuration: PushConfiguration) -> str:
 
 
 def _state_tooltip(configuration: PushConfiguration) -> str:
-    if configuration.enabled:
-        return "Messages are delivered."
-    when = local_time_text(configuration.disabled_date_time)
-    return f"Paused {when}: {configuration.disabled_reason or 'no reason given'}"
+    return paused_text(configuration) or "Messages are delivered."
+
+
+def _kind_short(configuration: PushConfiguration) -> str:
+    return kind_text(configuration).split(" (")[0]
 
 
 COLUMNS: list[Column[PushConfiguration]] = [
     Column("Name", lambda c: c.config_name, 190),
-    Column("Kind", kind_text, 340),
+    Column("Kind", _kind_short, 210, tooltip=kind_text),
     Column("State", _state_text, 70, tooltip=_state_tooltip),
     Column("Method", lambda c: c.method.value, 65),
-    Column("Authentication", _auth_text, 170),
+    Column("Authentication", _auth_text, 200, tooltip=_auth_text),
     Column("Version", lambda c: str(c.version) if c.version is not None else "", 60),
     Column("URL", lambda c: c.url, 300, tooltip=lambda c: c.url),
 ]
@@ -82,8 +84,13 @@ class WebhooksPane(QWidget):
         self.count_label = QLabel(self)
         self.count_label.setObjectName("webhookCount")
         self.new_button = QPushButton("&New configuration…", self)
-        self.edit_button = QPushButton("&Edit…", self)
+        # Not Alt+E: that opens the main window's Edit menu.
+        self.edit_button = QPushButton("Ed&it…", self)
+        self.edit_button.setToolTip("Change the selected configuration (Return or F2)")
+        self.pause_button = QPushButton("Pa&use", self)
+        self.pause_button.setObjectName("pauseButton")
         self.delete_button = QPushButton("&Delete…", self)
+        self.delete_button.setToolTip("Delete the selected configuration (Delete)")
         self.test_button = QPushButton("Send a &test delivery", self)
         self.log_button = QPushButton("Delivery &log…", self)
         self.refresh_button = QPushButton("&Refresh", self)
@@ -114,8 +121,21 @@ class WebhooksPane(QWidget):
         actions = QHBoxLayout()
         actions.addWidget(self.count_label)
         actions.addStretch(1)
-        for button in (self.test_button, self.log_button, self.edit_button, self.delete_button):
+        for button in (
+            self.test_button,
+            self.log_button,
+            self.pause_button,
+            self.edit_button,
+            self.delete_button,
+        ):
             actions.addWidget(button)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("webhookSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary.setMinimumHeight(150)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(top)
@@ -123,12 +143,14 @@ class WebhooksPane(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
         layout.addLayout(actions)
+        layout.addWidget(self.summary)
 
         self.new_button.clicked.connect(self.new_item)
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button.clicked.connect(self.confirm_delete)
         self.test_button.clicked.connect(self.test_selected)
         self.log_button.clicked.connect(self.show_log)
+        self.pause_button.clicked.connect(self.toggle_paused)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
@@ -188,9 +210,21 @@ class WebhooksPane(QWidget):
         return self.model.item_at(current_row(self.table))
 
     def _selection_changed(self, *_args: object) -> None:
-        chosen = self.selected() is not None
+        configuration = self.selected()
+        chosen = configuration is not None
         self.edit_button.setEnabled(chosen)
         self.delete_button.setEnabled(chosen)
+        self.pause_button.setEnabled(chosen)
+        paused = configuration is not None and not configuration.enabled
+        self.pause_button.setText("Res&ume" if paused else "Pa&use")
+        self.pause_button.setToolTip(
+            "Deliver messages again" if paused else "Stop delivering messages for now"
+        )
+        self.summary.setText(
+            summary_html(configuration)
+            if configuration is not None
+            else "Select a configuration to see what it sends, where and how."
+        )
         self.test_button.setEnabled(chosen and self.extensions.ping)
         self.log_button.setEnabled(chosen and self.extensions.delivery_log)
         missing = "The connected service does not offer this."
@@ -264,18 +298,45 @@ class WebhooksPane(QWidget):
                     f"{result.latency_ms:.0f} ms."
                 )
             else:
-                answer = (
-                    f"HTTP {result.status_code}" if result.status_code is not None else "no answer"
+                reason = delivery_error_text(result.error) or (
+                    f"the receiver answered HTTP {result.status_code}"
+                    if result.status_code is not None
+                    else "the receiver did not answer"
                 )
-                self.notice.show_error(
-                    f"Test delivery failed ({answer}): {result.error or 'refused by the receiver'}"
-                )
+                self.notice.show_error(f"Test delivery failed: {reason}")
 
         def failed(error: BaseException) -> None:
             self._selection_changed()
             self.notice.show_error(explain(error))
 
         spawn(service.ping(configuration.id), on_done=done, on_error=failed, name="ping")
+
+    def toggle_paused(self) -> None:
+        configuration = self.selected()
+        service = self.session.webhooks
+        if configuration is None or service is None:
+            return
+        resume = not configuration.enabled
+        self.pause_button.setEnabled(False)
+
+        def done(saved: PushConfiguration) -> None:
+            self._selection_changed()
+            self.notice.show_info(
+                f"{saved.config_name} delivers messages again."
+                if resume
+                else f"{saved.config_name} is paused; messages are not delivered."
+            )
+
+        def failed(error: BaseException) -> None:
+            self._selection_changed()
+            self.notice.show_error(explain(error))
+
+        spawn(
+            service.set_enabled(configuration, resume),
+            on_done=done,
+            on_error=failed,
+            name="pause-webhook",
+        )
 
     def show_log(self) -> None:
         configuration = self.selected()

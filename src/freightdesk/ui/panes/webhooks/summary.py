@@ -1,0 +1,76 @@
+"""What the selected push configuration does, read at a glance below the list (without
+opening the form, where a stray key could change it)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from freightdesk.models.webhooks import ContextKind, PushConfiguration
+from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
+from freightdesk.ui.panes.webhooks.form import KIND_TEXT
+from freightdesk.ui.panes.webhooks.words import paused_text
+
+CLASSIC_TEXT = "Classic full push: the whole shipment on every change"
+CONTEXT_WORDS = {
+    ContextKind.SHIPMENT: "the shipment",
+    ContextKind.ROUTE: "its route",
+    ContextKind.RELATED_SHIPMENTS: "related shipments",
+}
+
+
+def _what(configuration: PushConfiguration) -> str:
+    settings = configuration.webhook_configuration
+    kind = settings.webhook_event_type if settings else None
+    if kind is None:
+        return CLASSIC_TEXT
+    context = (
+        settings.shipment_v1_event.include_context
+        if settings and settings.shipment_v1_event
+        else []
+    )
+    words = [CONTEXT_WORDS.get(c, c.value) for c in context] or [
+        CONTEXT_WORDS[ContextKind.SHIPMENT]
+    ]
+    return f"{KIND_TEXT[kind.value]} ({kind.value}), with {', '.join(words)}"
+
+
+def _filters(configuration: PushConfiguration) -> str:
+    settings = configuration.webhook_configuration
+    filters = settings.filters if settings else None
+    parts = []
+    if filters and filters.transportation_modes:
+        parts.append("modes " + ", ".join(m.value for m in filters.transportation_modes))
+    if filters and filters.event_types:
+        parts.append("event types " + ", ".join(filters.event_types))
+    return "; ".join(parts) or "none: every change"
+
+
+def summary_html(configuration: PushConfiguration) -> str:
+    """Rows of label and value; user-given texts are escaped."""
+    auth = ", ".join(TYPE_TEXT[m.type] for m in configuration.authentication_methods)
+    headers = ", ".join(configuration.method_headers) or "none"
+    params = ", ".join(f"{k}={v}" for k, v in configuration.method_params.items()) or "none"
+    state = paused_text(configuration) or "Delivering"
+    changed = local_time_text(configuration.last_modified_date_time)
+    rows = [
+        ("State", state),
+        ("Sends", f"{configuration.method.value} {configuration.url}"),
+        ("What", _what(configuration)),
+        ("Filters", _filters(configuration)),
+        ("Format", configuration.payload_format.value),
+        ("Headers", headers),
+        ("Query parameters", params),
+        ("Authentication", auth or "none (each message is signed all the same)"),
+        (
+            "Version",
+            (str(configuration.version) if configuration.version is not None else "none")
+            + (f" · changed {changed}" if changed else ""),
+        ),
+    ]
+    cells = "".join(
+        f"<tr><td style='color: palette(mid); padding-right: 12px'>{escape(label)}</td>"
+        f"<td>{escape(value)}</td></tr>"
+        for label, value in rows
+    )
+    return f"<b>{escape(configuration.config_name)}</b><table>{cells}</table>"

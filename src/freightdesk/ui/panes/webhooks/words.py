@@ -1,0 +1,59 @@
+"""The service's technical texts about deliveries, said in a dispatcher's words.
+
+The service explains a paused configuration and a failed delivery for integrators (`Paused by
+a PUT with enabled false`, `cannot connect: [Errno -2] Name or service not known`); the app
+says what happened and what to do first, and keeps the original in brackets for support.
+"""
+
+from __future__ import annotations
+
+from freightdesk.models.webhooks import PushConfiguration
+from freightdesk.ui.formatting import local_time_text
+
+# (pieces of the service's text, what it means), first match wins.
+_DELIVERY_ERRORS: list[tuple[tuple[str, ...], str]] = [
+    (
+        (
+            "name or service not known",
+            "nodename nor servname",
+            "getaddrinfo",
+            "name resolution",
+            "no address associated",
+        ),
+        "the receiver's host name could not be found; check the URL",
+    ),
+    (("connection refused",), "the receiver refused the connection (nothing listens there)"),
+    (("no answer within", "timed out", "timeout"), "the receiver did not answer in time"),
+    (("tls", "ssl", "certificate"), "the receiver's TLS certificate was not accepted"),
+    (("network is unreachable", "no route to host"), "the receiver cannot be reached"),
+    (("http 401", "http 403"), "the receiver refused the credentials; check Authentication"),
+    (("http 404",), "the receiver has no such address (HTTP 404); check the URL"),
+    (("http 410",), "the receiver asked not to be called again (HTTP 410 Gone)"),
+    (("http 5",), "the receiver failed (a server error on its side)"),
+]
+
+
+def delivery_error_text(error: str | None) -> str:
+    """A failed delivery's reason: plain words first, the service's text in brackets."""
+    if not error:
+        return ""
+    lowered = error.lower()
+    for pieces, meaning in _DELIVERY_ERRORS:
+        if any(piece in lowered for piece in pieces):
+            return f"{meaning[0].upper()}{meaning[1:]} ({error})"
+    return error
+
+
+def paused_text(configuration: PushConfiguration) -> str:
+    """Why and since when a configuration delivers nothing; empty when it delivers."""
+    if configuration.enabled:
+        return ""
+    when = local_time_text(configuration.disabled_date_time)
+    since = f"Paused since {when}" if when else "Paused"
+    reason = configuration.disabled_reason or ""
+    lowered = reason.lower()
+    if not reason or "enabled false" in lowered:
+        return f"{since} by a user."
+    if "410" in lowered:
+        return f"{since}: the receiver answered 410 Gone, asking not to be called again."
+    return f"{since}: {reason}."

@@ -1,0 +1,226 @@
+"""The Webhooks pane as a dispatcher uses it, after a look at the running app: a stored secret
+is replaced by what is typed (not appended to the mask), every label key reaches its field,
+a configuration is paused and resumed from the list, what it sends is shown beside it, a
+failed test delivery says why in plain words, and the delivery log shows older messages."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.models.webhooks import MASK
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.webhooks import deliveries
+from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
+from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
+from freightdesk.ui.panes.webhooks.pane import WebhooksPane
+from freightdesk.ui.panes.webhooks.words import delivery_error_text
+from tests.server.test_webhooks_support import receiver
+from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import activate
+from tests.ui.test_capacity_support import type_text
+from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_panes_support import answer, connected
+
+__all__ = ["connected"]
+
+PATH = "/api/v4/webhooks"
+
+
+async def _pane(qtbot: QtBot, session: AppSession) -> WebhooksPane:
+    pane = WebhooksPane(session)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 800)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+def _create(tenant: TenantHandle, name: str, url: str, key: str = "k-1") -> int:
+    body = {
+        "configName": name,
+        "url": url,
+        "authenticationMethods": [{"type": "API_KEY", "parameters": {"apiKey": key}}],
+        "webhookConfiguration": {"webhookEventType": "shipments.v1.state.added"},
+    }
+    answer_ = tenant.http.put(PATH, json=body)
+    assert answer_.status_code == 200, answer_.text
+    return int(answer_.json()["id"])
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_new_secret_typed_over_a_stored_one_is_sent_as_typed(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    with receiver() as hook:
+        _create(tenant, "erp", hook.url())
+        pane = await _pane(qtbot, session)
+        await wait_until(lambda: pane.model.rowCount() == 1)
+        pane.table.selectRow(0)
+        pane.edit_selected()
+        form = pane.dialog
+        assert isinstance(form, WebhookFormDialog)
+        key = form.auth.editors[0].fields["apiKey"]
+        # Before, the field held the eight-character mask and typing extended it.
+        assert key.text() == "" and "leave empty to keep it" in key.placeholderText()  # type: ignore[union-attr]
+        type_text(key, "k-2")  # type: ignore[arg-type]
+        assert form.wire()["authenticationMethods"][0]["parameters"]["apiKey"] == "k-2"
+        form.save()
+        await wait_until(lambda: not form.isVisible())
+        service = session.webhooks
+        assert service is not None
+        result = await service.ping(pane.model.items[0].id)
+        assert result.delivered
+        assert hook.received()[-1].headers["x-api-key"] == "k-2"
+    pane.shutdown()
+
+
+def test_the_form_opens_in_the_name_and_every_label_key_reaches_its_field(
+    qtbot: QtBot, session: AppSession
+) -> None:
+    form = WebhookFormDialog(session, None)
+    qtbot.addWidget(form)
+    activate(qtbot, form)
+    assert form.focusWidget() is form.name
+    for letter, field in (
+        ("U", form.url),
+        ("M", form.method),
+        ("P", form.payload_format),
+        ("N", form.name),
+        ("D", form.enabled),
+    ):
+        qtbot.keyClick(form, letter, Qt.KeyboardModifier.AltModifier)
+        assert form.focusWidget() is field, letter
+    qtbot.keyClick(form, "V", Qt.KeyboardModifier.AltModifier)
+    assert form.version.isAncestorOf(form.focusWidget()) or form.focusWidget() is form.version
+    qtbot.keyClick(form, "H", Qt.KeyboardModifier.AltModifier)
+    assert form.headers.isAncestorOf(form.focusWidget())
+    # The second tab: Alt+W shows it, its labels reach the kind and the first context box
+    # that can be ticked (the shipment's is always included, so it cannot be).
+    qtbot.keyClick(form, "W", Qt.KeyboardModifier.AltModifier)
+    assert form.tabs.currentIndex() == 1
+    form.kind.setCurrentIndex(form.kind.findData("shipments.v1.event.added"))
+    qtbot.keyClick(form, "K", Qt.KeyboardModifier.AltModifier)
+    assert form.focusWidget() is form.kind
+    qtbot.keyClick(form, "C", Qt.KeyboardModifier.AltModifier)
+    assert form.focusWidget() is next(iter(form.context.values()))
+    qtbot.keyClick(form, "T", Qt.KeyboardModifier.AltModifier)
+    assert form.focusWidget() is form.event_types
+    # The third tab's Add method key is not the tab's own (Alt+A).
+    qtbot.keyClick(form, "A", Qt.KeyboardModifier.AltModifier)
+    assert form.tabs.currentIndex() == 2
+    keys = mnemonics(form.tabs.currentWidget())
+    assert "A" not in keys and "M" in keys
+    form.close()
+
+
+async def test_pause_and_resume_from_the_list_with_what_it_sends_beside_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    _create(tenant, "portal", "https://portal.example.com/hooks")
+    pane = await _pane(qtbot, session)
+    keys = mnemonics(pane)
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert "Select a configuration" in pane.summary.text()
+    pane.table.selectRow(0)
+    text = pane.summary.text()
+    assert "POST https://portal.example.com/hooks" in text
+    assert "State added (shipments.v1.state.added), with the shipment" in text
+    assert "API key in a header" in text and "Delivering" in text
+    assert "k-1" not in text
+
+    assert pane.pause_button.text() == "Pa&use"
+    pane.pause_button.click()
+    await wait_until(lambda: "is paused" in pane.notice.text())
+    stored = tenant.http.get(PATH).json()["webhookEndpoints"][0]
+    assert stored["enabled"] is False
+    # The secret was sent back masked, so the service kept it.
+    assert stored["authenticationMethods"][0]["parameters"]["apiKey"] == MASK
+    await wait_until(lambda: pane.model.items[0].enabled is False)
+    assert pane.pause_button.text() == "Res&ume"
+    assert "by a user" in pane.summary.text()
+    assert pane.model.data(pane.model.index(0, 2)) == "Paused"
+
+    # The form says why it is paused and how to resume, not as an error.
+    pane.edit_selected()
+    form = pane.dialog
+    assert isinstance(form, WebhookFormDialog)
+    note = form.disabled_reason.text()
+    assert note.startswith("Paused since") and "by a user" in note and "Tick the box" in note
+    assert "PUT" not in note
+    form.reject()
+
+    pane.pause_button.click()
+    await wait_until(lambda: "delivers messages again" in pane.notice.text())
+    assert tenant.http.get(PATH).json()["webhookEndpoints"][0]["enabled"] is True
+    pane.shutdown()
+
+
+async def test_a_failed_test_delivery_says_why_and_the_log_pages_back(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session, tenant = connected
+    _create(tenant, "nobody home", f"http://127.0.0.1:{closed_port()}/hook")
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.table.selectRow(0)
+    await wait_until(lambda: pane.test_button.isEnabled(), seconds=40)
+    for _ in range(3):
+        pane.last_ping = None
+        pane.test_selected()
+        await wait_until(lambda: pane.last_ping is not None)
+    assert pane.notice.text().startswith(
+        "Test delivery failed: The receiver refused the connection"
+    )
+
+    monkeypatch.setattr(deliveries, "PAGE_SIZE", 2)
+    pane.show_log()
+    log = pane.dialog
+    assert isinstance(log, DeliveryLogDialog)
+    await wait_until(lambda: log.table.rowCount() == 2)
+    assert log.summary.text().startswith("2 of 3 messages")
+    assert log.more_button.isVisible()
+    assert "refused the connection" in log.table.item(0, 5).text()  # type: ignore[union-attr]
+    assert len(log.table.item(0, 0).text()) == len("2026-01-01 00:00:00")  # type: ignore[union-attr]
+    log.more_button.click()
+    await wait_until(lambda: log.table.rowCount() == 3)
+    assert not log.more_button.isVisible()
+    assert len({d.message_id for d in log.deliveries}) == 3
+    log.accept()
+
+    pane.confirm_delete()
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: pane.model.rowCount() == 0)
+    pane.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("error", "meaning"),
+    [
+        ("cannot connect: [Errno -2] Name or service not known", "host name could not be found"),
+        ("ConnectError: [Errno 111] Connection refused", "refused the connection"),
+        ("no answer within 10 s", "did not answer in time"),
+        ("TLS: CERTIFICATE_VERIFY_FAILED", "TLS certificate was not accepted"),
+        ("HTTP 401: unauthorized", "refused the credentials"),
+        ("HTTP 503: busy", "failed (a server error"),
+    ],
+)
+def test_delivery_errors_in_plain_words_keep_the_original(error: str, meaning: str) -> None:
+    text = delivery_error_text(error)
+    assert meaning in text and text.endswith(f"({error})") and text[0].isupper()
+    assert delivery_error_text("something new") == "something new"
+    assert delivery_error_text(None) == ""
