@@ -25,6 +25,7 @@ from freightdesk.service.account_groups import check_group
 from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.documents.focus import mend_buddies
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -44,6 +45,7 @@ class AccountGroupsPane(QWidget):
         self.session = session
         self.model: ListingModel[AccountGroup] = ListingModel(COLUMNS, self)
         self.question: QMessageBox | None = None
+        self._select_id: int | None = None  # a group just added, selected once listed
 
         intro = QLabel(
             "Account groups name a customer (or a customer's location) in shipment lifecycle "
@@ -125,6 +127,7 @@ class AccountGroupsPane(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
+        mend_buddies(self)
         self.binding = ListBinding(self, session, lambda s: s.account_groups)
         self.binding.changed.connect(self._show)
         self.binding.statusChanged.connect(self.notice.show_status)
@@ -139,11 +142,14 @@ class AccountGroupsPane(QWidget):
         selected = self.selected()
         self.model.set_items(data.items)
         count = len(data.items)
-        self.count_label.setText("No account groups yet" if not count else f"{count} groups")
-        if selected is not None:
-            row = next((r for r, g in enumerate(data.items) if g.id == selected.id), None)
-            if row is not None:
-                self.table.selectRow(row)
+        self.count_label.setText(
+            "No account groups yet" if not count else f"{count} group{'s' if count != 1 else ''}"
+        )
+        wanted = self._select_id if self._select_id is not None else (selected and selected.id)
+        row = next((r for r, g in enumerate(data.items) if g.id == wanted), None)
+        if row is not None:
+            self.table.selectRow(row)
+            self._select_id = None
         self._selection_changed()
 
     def selected(self) -> AccountGroup | None:
@@ -167,6 +173,8 @@ class AccountGroupsPane(QWidget):
         self.add_button.setEnabled(False)
 
         def done(created: AccountGroup) -> None:
+            self._select_id = created.id
+            self._show()
             self.add_button.setEnabled(True)
             self.code.clear()
             self.name.clear()
