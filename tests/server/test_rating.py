@@ -11,7 +11,13 @@ from typing import Any
 import httpx
 import pytest
 
-from freightdesk.models.rating import RateRequest
+from freightdesk.models.rating import (
+    ACCESSORIAL_NAMES,
+    CHARGED_NOT_ASKED,
+    REQUESTABLE_ACCESSORIALS,
+    RateRequest,
+)
+from freightdesk.server.domain import rate_engine
 from tests.server.test_rating_support import (
     BOOKINGS,
     RATE_REQUESTS,
@@ -397,8 +403,11 @@ def test_strict_bodies_answer_after_authentication_and_refuse_nul(tenant: Tenant
     anonymous = httpx.post(f"{tenant.service.url}{RATE_REQUESTS}", json=misspelt)
     assert anonymous.status_code == 401  # the shape of the body is not told to strangers
     assert tenant.http.post(RATE_REQUESTS, json=misspelt).status_code == 400
-    body = tl_request(["PRLF"])
-    body["rateDetail"]["routeInfo"]["stops"][0]["name"] = "Dock\x00A"
-    answer = tenant.http.post(RATE_REQUESTS, json=body)
+    answer = tenant.http.post(RATE_REQUESTS, json=tl_request(["PRLF"], name="Chicago\x00Dallas"))
     assert answer.status_code == 400
-    assert error_sources(answer) == ["rateDetail.routeInfo.stops[0].name"]
+    assert error_sources(answer) == ["name"]
+
+
+def test_every_accessorial_the_engine_rates_has_a_name_the_app_shows() -> None:
+    assert set(rate_engine.ACCESSORIALS) == set(ACCESSORIAL_NAMES)
+    assert set(REQUESTABLE_ACCESSORIALS) == set(ACCESSORIAL_NAMES) - CHARGED_NOT_ASKED

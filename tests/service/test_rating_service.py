@@ -22,11 +22,14 @@ from freightdesk.models.booking import (
     CarrierBehaviour,
     CarrierProfileInput,
 )
-from freightdesk.models.rating import RateRequestCreate, RateRequestStatus
+from freightdesk.models.rating import (
+    REQUESTABLE_ACCESSORIALS,
+    TRUCKLOAD_ONLY_ACCESSORIALS,
+    RateRequestCreate,
+    RateRequestStatus,
+)
 from freightdesk.service.cache import Cache
 from freightdesk.service.rating import (
-    ACCESSORIALS,
-    TRUCKLOAD_ONLY,
     RateRequestsChange,
     RatingService,
     booking_draft,
@@ -270,11 +273,13 @@ async def test_accessorials_are_checked_as_the_service_checks_them(client: ApiCl
     """Every accessorial the form offers is one the service rates, and each refusal the form
     foresees is the service's own, at the same path."""
     path = "rateDetail.shippingDetails.accessorials[0].code"
-    open_trailer = [c for c in ACCESSORIALS if c != "REFRIGERATED"]
+    open_trailer = [c for c in REQUESTABLE_ACCESSORIALS if c != "REFRIGERATED"]
     for body in (
         _accessorials(open_trailer, trailer="FLATBED"),
         _accessorials(["REFRIGERATED", "LIFTGATE"], trailer="REEFER"),
-        _accessorials([c for c in ACCESSORIALS if c not in TRUCKLOAD_ONLY], ltl=True),
+        _accessorials(
+            [c for c in REQUESTABLE_ACCESSORIALS if c not in TRUCKLOAD_ONLY_ACCESSORIALS], ltl=True
+        ),
     ):
         request, problems = check_rate_request(body)
         assert request is not None and problems == {}, problems

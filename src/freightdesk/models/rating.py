@@ -131,6 +131,40 @@ class TrailerType(StrEnum):
     SPRINTER_VAN = "SPRINTER_VAN"
 
 
+# The accessorial services rate requests and bookings may ask for, in words a dispatcher reads
+# (the local service rates each; server/domain/rate_engine.py). STOP_OFF is charged for every
+# stop beyond two and never asked for.
+ACCESSORIAL_NAMES: dict[str, str] = {
+    "LIFTGATE": "Liftgate",
+    "INSIDE_PICKUP": "Inside pickup",
+    "INSIDE_DELIVERY": "Inside delivery",
+    "RESIDENTIAL": "Residential pickup or delivery",
+    "APPOINTMENT": "Delivery appointment",
+    "NOTIFY_BEFORE_DELIVERY": "Notify before delivery",
+    "LIMITED_ACCESS": "Limited access location",
+    "HAZMAT": "Hazardous materials",
+    "DRIVER_ASSIST": "Driver assist",
+    "PROTECT_FROM_FREEZING": "Protect from freezing",
+    "BLIND_SHIPMENT": "Blind shipment",
+    "REFRIGERATED": "Temperature control",
+    "TARP": "Tarping",
+    "LUMPER": "Lumper service",
+    "TEAM_DRIVERS": "Team drivers",
+    "STOP_OFF": "Additional stop",
+}
+CHARGED_NOT_ASKED = frozenset({"STOP_OFF"})
+REQUESTABLE_ACCESSORIALS: dict[str, str] = {
+    code: name for code, name in ACCESSORIAL_NAMES.items() if code not in CHARGED_NOT_ASKED
+}
+# Services a truck gives that LTL carriers do not offer.
+TRUCKLOAD_ONLY_ACCESSORIALS = frozenset({"TARP", "LUMPER", "TEAM_DRIVERS", "REFRIGERATED"})
+# Trailers open to the weather, which a tarp covers.
+OPEN_TRAILERS = frozenset(
+    {TrailerType.FLATBED, TrailerType.STEP_DECK, TrailerType.DOUBLE_DROP, TrailerType.LOWBOY,
+     TrailerType.CONESTOGA}
+)  # fmt: skip
+
+
 class CarrierIdentifierType(StrEnum):
     CARRIER_SCAC = "CARRIER_SCAC"
     FFW_SCAC = "FFW_SCAC"

@@ -31,6 +31,9 @@ from freightdesk.models.addresses import AddressInput, country_code, subdivision
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
+    OPEN_TRAILERS,
+    REQUESTABLE_ACCESSORIALS,
+    TRUCKLOAD_ONLY_ACCESSORIALS,
     Quote,
     RateRequest,
     RateRequestCreate,
@@ -55,33 +58,6 @@ OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 _STOPS = "rateDetail.routeInfo.stops"
 _ACCESSORIALS = "rateDetail.shippingDetails.accessorials"
 _SUBDIVIDED = ("US", "CA", "MX")
-
-# The accessorial services the local service rates (server/domain/rate_engine.py), in words a
-# dispatcher reads. STOP_OFF is not among them: the service charges it for each stop beyond two.
-ACCESSORIALS: dict[str, str] = {
-    "LIFTGATE": "Liftgate",
-    "INSIDE_PICKUP": "Inside pickup",
-    "INSIDE_DELIVERY": "Inside delivery",
-    "RESIDENTIAL": "Residential pickup or delivery",
-    "APPOINTMENT": "Delivery appointment",
-    "NOTIFY_BEFORE_DELIVERY": "Notify before delivery",
-    "LIMITED_ACCESS": "Limited access location",
-    "HAZMAT": "Hazardous materials",
-    "DRIVER_ASSIST": "Driver assist",
-    "PROTECT_FROM_FREEZING": "Protect from freezing",
-    "BLIND_SHIPMENT": "Blind shipment",
-    "REFRIGERATED": "Temperature control",
-    "TARP": "Tarping",
-    "LUMPER": "Lumper service",
-    "TEAM_DRIVERS": "Team drivers",
-}
-# Services a truck gives that LTL carriers do not offer.
-TRUCKLOAD_ONLY = frozenset({"TARP", "LUMPER", "TEAM_DRIVERS", "REFRIGERATED"})
-# Trailers open to the weather, which a tarp covers.
-OPEN_TRAILERS = frozenset(
-    {TrailerType.FLATBED, TrailerType.STEP_DECK, TrailerType.DOUBLE_DROP, TrailerType.LOWBOY,
-     TrailerType.CONESTOGA}
-)  # fmt: skip
 
 
 # --- the service's rules, checked in the form --------------------------------------------
@@ -185,11 +161,11 @@ def _accessorial_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
     found = []
     for index, accessorial in enumerate(shipping.accessorials):
         code, path = accessorial.code, f"{_ACCESSORIALS}[{index}]"
-        name = ACCESSORIALS.get(code, code)
-        if code not in ACCESSORIALS:
-            known = ", ".join(ACCESSORIALS)
+        name = REQUESTABLE_ACCESSORIALS.get(code, code)
+        if code not in REQUESTABLE_ACCESSORIALS:
+            known = ", ".join(REQUESTABLE_ACCESSORIALS)
             found.append((f"{path}.code", f"{code!r} is not an accessorial we rate; use {known}"))
-        elif ltl and code in TRUCKLOAD_ONLY:
+        elif ltl and code in TRUCKLOAD_ONLY_ACCESSORIALS:
             found.append((f"{path}.code", f"{name} is a truckload service, not offered for LTL"))
         elif not ltl and code == "REFRIGERATED" and trailer is not TrailerType.REEFER:
             found.append((f"{path}.code", f"{name} needs a reefer trailer (trailer type)"))

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from freightdesk.models.rating import ACCESSORIAL_NAMES
+
 ROAD_FACTOR = 1.2
 EARTH_RADIUS_MILES = 3958.8
 KM_PER_MILE = 1.609344
@@ -97,31 +99,34 @@ DENSITY_CLASSES: tuple[tuple[float, str], ...] = (
 @dataclass(frozen=True)
 class Accessorial:
     code: str
-    description: str
     truckload_usd: float
     ltl_usd: float
+
+    @property
+    def description(self) -> str:
+        return ACCESSORIAL_NAMES[self.code]
 
 
 # Accessorial services of rate requests and bookings (truckload and LTL).
 ACCESSORIALS: dict[str, Accessorial] = {
     a.code: a
     for a in (
-        Accessorial("LIFTGATE", "Liftgate", 85, 75),
-        Accessorial("INSIDE_DELIVERY", "Inside delivery", 150, 95),
-        Accessorial("INSIDE_PICKUP", "Inside pickup", 150, 95),
-        Accessorial("RESIDENTIAL", "Residential pickup or delivery", 110, 90),
-        Accessorial("APPOINTMENT", "Delivery appointment", 40, 35),
-        Accessorial("NOTIFY_BEFORE_DELIVERY", "Notify before delivery", 25, 20),
-        Accessorial("LIMITED_ACCESS", "Limited access location", 95, 85),
-        Accessorial("HAZMAT", "Hazardous materials", 300, 65),
-        Accessorial("TARP", "Tarping", 125, 0),
-        Accessorial("DRIVER_ASSIST", "Driver assist", 125, 60),
-        Accessorial("LUMPER", "Lumper service", 175, 0),
-        Accessorial("REFRIGERATED", "Temperature control", 0, 0),
-        Accessorial("PROTECT_FROM_FREEZING", "Protect from freezing", 75, 50),
-        Accessorial("BLIND_SHIPMENT", "Blind shipment", 60, 45),
-        Accessorial("TEAM_DRIVERS", "Team drivers", 0, 0),
-        Accessorial("STOP_OFF", "Additional stop", 100, 0),
+        Accessorial("LIFTGATE", 85, 75),
+        Accessorial("INSIDE_DELIVERY", 150, 95),
+        Accessorial("INSIDE_PICKUP", 150, 95),
+        Accessorial("RESIDENTIAL", 110, 90),
+        Accessorial("APPOINTMENT", 40, 35),
+        Accessorial("NOTIFY_BEFORE_DELIVERY", 25, 20),
+        Accessorial("LIMITED_ACCESS", 95, 85),
+        Accessorial("HAZMAT", 300, 65),
+        Accessorial("TARP", 125, 0),
+        Accessorial("DRIVER_ASSIST", 125, 60),
+        Accessorial("LUMPER", 175, 0),
+        Accessorial("REFRIGERATED", 0, 0),
+        Accessorial("PROTECT_FROM_FREEZING", 75, 50),
+        Accessorial("BLIND_SHIPMENT", 60, 45),
+        Accessorial("TEAM_DRIVERS", 0, 0),
+        Accessorial("STOP_OFF", 100, 0),
     )
 }
 TEAM_PREMIUM = 0.22  # of line haul; a team drives about twice the miles a day

@@ -32,6 +32,9 @@ from freightdesk.models.booking import CarrierMode, CarrierProfile
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
     MAX_CARRIERS,
+    OPEN_TRAILERS,
+    REQUESTABLE_ACCESSORIALS,
+    TRUCKLOAD_ONLY_ACCESSORIALS,
     QuoteType,
     QuoteTypeFilter,
     RateDetail,
@@ -60,8 +63,6 @@ DEFAULT_VALIDITY = timedelta(hours=72)
 QUOTE_VALIDITY = {QuoteType.SPOT: timedelta(hours=24), QuoteType.CONTRACT: timedelta(days=30)}
 OPEN_STATUSES = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 BATCH_WINDOW = timedelta(milliseconds=25)
-_FLATBEDS = {"FLATBED", "STEP_DECK", "DOUBLE_DROP", "LOWBOY", "CONESTOGA"}
-_NOT_LTL = {"TARP", "LUMPER", "TEAM_DRIVERS", "REFRIGERATED"}
 _SOURCE = "CAPACITY_PROVIDER"
 
 
@@ -263,14 +264,14 @@ def _accessorials(detail: RateDetail, mode: RatingMode) -> list[str]:
     for index, accessorial in enumerate(shipping.accessorials):
         path = f"rateDetail.shippingDetails.accessorials[{index}].code"
         code = accessorial.code
-        if code not in engine.ACCESSORIALS or code == "STOP_OFF":
-            known = ", ".join(c for c in engine.ACCESSORIALS if c != "STOP_OFF")
+        if code not in REQUESTABLE_ACCESSORIALS:
+            known = ", ".join(REQUESTABLE_ACCESSORIALS)
             raise field_error(path, f"{code!r} is not an accessorial we rate; use one of {known}")
-        if mode is RatingMode.LTL and code in _NOT_LTL:
+        if mode is RatingMode.LTL and code in TRUCKLOAD_ONLY_ACCESSORIALS:
             raise field_error(path, f"{code} is a truckload service, not offered for LTL")
         if mode is RatingMode.TL and code == "REFRIGERATED" and trailer != "REEFER":
             raise field_error(path, "REFRIGERATED needs truck.trailerType REEFER")
-        if mode is RatingMode.TL and code == "TARP" and trailer not in _FLATBEDS:
+        if mode is RatingMode.TL and code == "TARP" and trailer not in OPEN_TRAILERS:
             raise field_error(path, "TARP goes with an open trailer (flatbed, step deck, ...)")
         codes.append(code)
     return sorted(set(codes))

@@ -13,9 +13,8 @@ from freightdesk.models.booking import (
     BookingStatus,
 )
 from freightdesk.models.common import ContactInfo
-from freightdesk.models.rating import RateStopLocation
+from freightdesk.models.rating import ACCESSORIAL_NAMES, RateStopLocation
 from freightdesk.service.bookings import status_text
-from freightdesk.service.rating import ACCESSORIALS
 from freightdesk.ui.panes.rates.common import words
 
 TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
@@ -34,7 +33,7 @@ STATUS_COLORS = {
 def charge_text(code: str) -> str:
     """A charge or accessorial code as a dispatcher reads it: LIFTGATE -> "Liftgate",
     APPOINTMENT -> "Delivery appointment", LINE_HAUL -> "Line haul"."""
-    return ACCESSORIALS.get(code) or words(code)
+    return ACCESSORIAL_NAMES.get(code) or words(code)
 
 
 def status_color(status: BookingStatus) -> QColor:

@@ -19,8 +19,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.rating import Accessorial, RateStop
-from freightdesk.service.rating import ACCESSORIALS, OPEN_TRAILERS, TRUCKLOAD_ONLY
+from freightdesk.models.rating import (
+    OPEN_TRAILERS,
+    REQUESTABLE_ACCESSORIALS,
+    TRUCKLOAD_ONLY_ACCESSORIALS,
+    Accessorial,
+    RateStop,
+)
 from freightdesk.ui.panes.rates.common import RowTable, number
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 
@@ -45,7 +50,7 @@ def _rule(code: str) -> str:
     if code == "TARP":
         trailers = ", ".join(t.value.replace("_", " ").lower() for t in sorted(OPEN_TRAILERS))
         return f"Truckload with an open trailer only ({trailers})."
-    if code in TRUCKLOAD_ONLY:
+    if code in TRUCKLOAD_ONLY_ACCESSORIALS:
         return "Truckload only; LTL carriers do not offer it."
     return "Truckload and LTL."
 
@@ -65,7 +70,7 @@ class AccessorialPicker(QGroupBox):
         self.grid = QGridLayout(self)
         self.grid.setHorizontalSpacing(16)
         self.grid.setVerticalSpacing(2)
-        for code, text in ACCESSORIALS.items():
+        for code, text in REQUESTABLE_ACCESSORIALS.items():
             self._add_box(code, text)
         self.lowest = QLineEdit(self)
         self.lowest.setObjectName("temperatureMin")

@@ -17,8 +17,15 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QColor, QFont
 
 from freightdesk.models.common import Currency, Money
-from freightdesk.models.rating import MarketQuote, Quote, QuoteType, RateRequest, RateRequestStatus
-from freightdesk.service.rating import ACCESSORIALS, effective_status
+from freightdesk.models.rating import (
+    ACCESSORIAL_NAMES,
+    MarketQuote,
+    Quote,
+    QuoteType,
+    RateRequest,
+    RateRequestStatus,
+)
+from freightdesk.service.rating import effective_status
 from freightdesk.ui.panes.bookings.text import place_text
 from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -58,7 +65,7 @@ def services_of(request: RateRequest) -> str:
     """The accessorial services asked for, e.g. "with liftgate, delivery appointment"."""
     shipping = request.rate_detail.shipping_details
     codes = [a.code for a in shipping.accessorials] if shipping else []
-    names = [ACCESSORIALS.get(code, words(code)).lower() for code in codes]
+    names = [ACCESSORIAL_NAMES.get(code, words(code)).lower() for code in codes]
     return f"with {', '.join(names)}" if names else ""
 
 
