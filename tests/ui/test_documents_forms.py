@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDragLeaveEvent, QKeySequence
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QImage, QKeySequence
 from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -272,4 +274,83 @@ async def test_paging_selects_and_previews_the_first_document_of_the_page(
     await wait_until(lambda: pane.title.text() == pane.model.items[0].name)
     assert pane.model.rowCount() == 1 and pane.edit_button.isEnabled()
     assert isinstance(pane.table.model(), type(pane.model))
+    pane.shutdown()
+
+
+async def test_a_file_over_the_size_limit_says_so_and_is_not_offered_again(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session, tenant = connected
+    context = tenant.service.context
+    monkeypatch.setattr(context, "settings", replace(context.settings, upload_limit_bytes=2048))
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.show()
+    await session.connect()
+    big = tmp_path / "scan archive.tif"
+    big.write_bytes(b"II*\x00" + bytes(8192))
+    dialog = pane.upload_files([big], [("PRO", "9")])
+    assert dialog is not None
+    dialog.request_uploads()
+    queue = session.uploads
+    assert queue is not None
+    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    status = pane.uploads.table.item(0, 2)
+    await wait_until(lambda: status is not None and "size limit" in status.text())
+    assert status is not None
+    assert "is over the service's size limit of 2.0 KB" in status.text()
+    # Sending it again cannot help: no retry is offered, Return does nothing.
+    assert pane.uploads.table.item(0, 3).text() == ""  # type: ignore[union-attr]
+    assert not pane.uploads.retry_button.isEnabled()
+    pane.uploads.table.selectRow(0)
+    press(pane.uploads.table, Qt.Key.Key_Return)
+    assert next(iter(queue.uploads.values())).state is UploadState.FAILED
+    pane.shutdown()
+
+
+async def test_a_photo_is_fitted_to_the_preview(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, tenant = connected
+    photo = tmp_path / "damaged pallet.png"
+    image = QImage(1600, 1200, QImage.Format.Format_RGB32)
+    image.fill(QColor("#88aacc"))
+    assert image.save(str(photo), "PNG")
+    upload = tenant.http.post(
+        DOCUMENTS,
+        files={
+            "document": (
+                None,
+                json.dumps(
+                    {
+                        "name": "damaged pallet",
+                        "type": "PROOF_OF_DELIVERY",
+                        "mode": "TL",
+                        "identifiers": [{"type": "PRO", "value": "P1"}],
+                    }
+                ),
+                "application/json",
+            ),
+            "upload_file": (photo.name, photo.read_bytes(), "image/png"),
+        },
+    )
+    assert upload.status_code in (200, 201), upload.text
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 800)
+    pane.show()
+    await session.connect()
+    await wait_until(lambda: pane.preview.kind == "image")
+    viewport = pane.preview.image_area.viewport().size()
+    shown = pane.preview.image.pixmap().size()
+    # Fitted to the preview (before, to the hidden page's size: a stamp-sized thumbnail).
+    assert shown.width() >= viewport.width() - 2 or shown.height() >= viewport.height() - 2
+    assert viewport.width() > 300
     pane.shutdown()

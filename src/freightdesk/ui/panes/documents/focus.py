@@ -2,8 +2,9 @@
 
 `FieldErrors.add_row` wraps each field with its error label in a plain holder widget, and
 QFormLayout makes that holder the buddy of the row's label; a holder cannot take the focus,
-so Alt+letter on the label focused nothing and the user's typing went nowhere.
-`mend_buddies` points each such label at the field itself.
+so Alt+letter on the label focused nothing and the user's typing went nowhere; a form
+showing an error focused such a holder (or a container like a table with its buttons) just
+the same. `mend_buddies` points each such label, holder and container at the field itself.
 """
 
 from __future__ import annotations
@@ -41,8 +42,19 @@ def mend_buddies(root: QWidget, targets: dict[QWidget, QWidget] | None = None) -
         # A label focuses its buddy only if the buddy itself takes the focus (a focus
         # proxy on the holder is not enough), so the label points at the field instead.
         target = chosen.get(buddy) or first_focusable(buddy)
-        if target is not None:
-            label.setBuddy(target)
+        if target is None:
+            continue
+        label.setBuddy(target)
+        # A form focuses the first field in error: where that field is a container (a
+        # table with its buttons, a row of boxes), the focus goes on to the field in it.
+        for container in (buddy, *buddy.findChildren(QWidget)):
+            if (
+                container is not target
+                and container.isAncestorOf(target)
+                and container.focusPolicy() == Qt.FocusPolicy.NoFocus
+                and container.focusProxy() is None
+            ):
+                container.setFocusProxy(target)
 
 
 def holder_of(error: ErrorLabel) -> QWidget:

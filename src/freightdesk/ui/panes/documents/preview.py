@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImageReader, QPixmap, QResizeEvent
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QImageReader, QPixmap
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -74,6 +74,10 @@ class DocumentPreview(QWidget):
         self.image_area = QScrollArea(self)
         self.image_area.setWidget(self.image)
         self.image_area.setWidgetResizable(True)
+        # A page of the stack gets its size only once shown: the image is fitted whenever
+        # the viewport's size changes (before, it was fitted to the hidden page's size and
+        # a photo showed as a stamp-sized thumbnail).
+        self.image_area.viewport().installEventFilter(self)
         self.text = QPlainTextEdit(self)
         self.text.setObjectName("textPreview")
         self.text.setReadOnly(True)
@@ -152,8 +156,8 @@ class DocumentPreview(QWidget):
                 self._say(f"{document.files[0].file_name} is not an image that can be shown.")
                 return
             self._pixmap = QPixmap.fromImage(image)
-            self._scale_image()
             self.stack.setCurrentWidget(self.image_area)
+            self._scale_image()  # again when the page gets its size (see eventFilter)
         else:
             with path.open("rb") as handle:
                 data = handle.read(MAX_TEXT_BYTES)
@@ -191,6 +195,7 @@ class DocumentPreview(QWidget):
         else:
             self.image.setPixmap(self._pixmap)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        self._scale_image()
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize and watched is self.image_area.viewport():
+            self._scale_image()
+        return False

@@ -9,6 +9,7 @@ form with the service's errors beside the fields.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -30,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import BadRequest
+from freightdesk.api.errors import BadRequest, PayloadTooLarge
 from freightdesk.service.messages import explain
 from freightdesk.service.uploads import Upload, UploadQueue, UploadState
 from freightdesk.ui.panes.documents.labels import size_text
@@ -50,6 +51,24 @@ CANCEL, RETRY, FIX = "Cancel", "Retry", "Fix…"
 def refused(upload: Upload) -> bool:
     """The service refused what was sent: sending it again as it is would fail again."""
     return upload.state is UploadState.FAILED and isinstance(upload.error, BadRequest)
+
+
+def too_large(upload: Upload) -> bool:
+    """The file is over the service's size limit: no retry (and no form) can change that."""
+    return upload.state is UploadState.FAILED and isinstance(upload.error, PayloadTooLarge)
+
+
+def failure_text(upload: Upload) -> str:
+    error = upload.error
+    if isinstance(error, PayloadTooLarge):
+        # The service names its limit in bytes; said in the units of the file's size.
+        found = re.search(r"limit of (\d+) bytes", " ".join(e.message for e in error.errors))
+        limit = f" of {size_text(int(found.group(1)))}" if found else ""
+        return (
+            f"{upload.path.name} ({size_text(upload.total)}) is over the service's size "
+            f"limit{limit}; split or compress it"
+        )
+    return explain(error) if error is not None else ""
 
 
 class ProgressDelegate(QStyledItemDelegate):
@@ -166,7 +185,7 @@ class UploadsView(QWidget):
         if upload.state is UploadState.UPLOADING:
             status += f" · {size_text(upload.sent)} of {size_text(upload.total)}"
         elif upload.state is UploadState.FAILED and upload.error is not None:
-            status += f": {explain(upload.error)}"
+            status += f": {failure_text(upload)}"
         item = self.table.item(row, STATUS)
         if item is not None:
             item.setText(status)
@@ -179,6 +198,9 @@ class UploadsView(QWidget):
             if not upload.finished:
                 action.setText(CANCEL)
                 action.setToolTip(f"Cancel the upload of {upload.path.name}")
+            elif too_large(upload):
+                action.setText("")
+                action.setToolTip("")
             elif refused(upload):
                 action.setText(FIX)
                 action.setToolTip(f"Correct what the service refused and upload {upload.path.name}")
@@ -229,7 +251,7 @@ class UploadsView(QWidget):
             return
         if refused(upload):
             self.fixRequested.emit(upload)
-        elif upload.state in (UploadState.FAILED, UploadState.CANCELLED):
+        elif upload.state in (UploadState.FAILED, UploadState.CANCELLED) and not too_large(upload):
             self.queue.retry(upload.id)
 
     def act_on_current(self) -> None:
@@ -262,7 +284,9 @@ class UploadsView(QWidget):
         everything = [] if queue is None else list(queue.uploads.values())
         again = (UploadState.FAILED, UploadState.CANCELLED)
         self.cancel_button.setEnabled(any(not u.finished for u in chosen))
-        self.retry_button.setEnabled(any(u.state in again for u in chosen or everything))
+        self.retry_button.setEnabled(
+            any(u.state in again and not too_large(u) for u in chosen or everything)
+        )
         self.clear_button.setEnabled(any(u.finished for u in everything))
 
     # --- actions ---------------------------------------------------------------------------
@@ -295,7 +319,7 @@ class UploadsView(QWidget):
         ]
         to_fix = [u for u in chosen if refused(u)]
         for upload in chosen:
-            if not refused(upload):
+            if not refused(upload) and not too_large(upload):
                 queue.retry(upload.id)
         if to_fix and (selected or len(to_fix) == len(chosen)):
             self.fixRequested.emit(to_fix[0])
