@@ -25,7 +25,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QTableView
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QTableView
 
 from freightdesk.models.common import LogisticsIdentifier, TransportationMode
 from freightdesk.models.shipment_search import LatestEvent, ShipmentSummary
@@ -119,9 +119,16 @@ def main() -> None:
         cache.close()
     assert len(loaded) == N
     model = ShipmentTableModel()
-    view = QTableView()
+    view = QTableView()  # set up as the Shipments pane sets up its table
     view.setModel(model)
     view.setSortingEnabled(True)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(26)
+    for index, column in enumerate(COLUMNS):
+        view.setColumnWidth(index, column.width)
     view.resize(1300, 800)
     view.show()
     app.processEvents()

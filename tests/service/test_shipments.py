@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,14 @@ from freightdesk.api.client import ApiClient
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.models.tracking import TrackedShipmentInput
 from freightdesk.service.cache import Cache
-from freightdesk.service.shipments import ShipmentDetail, ShipmentsChange, ShipmentsService
+from freightdesk.service.shipments import (
+    ShipmentDetail,
+    ShipmentList,
+    ShipmentsChange,
+    ShipmentsService,
+    diff_lists,
+)
+from freightdesk.service.summary_rows import SummaryRow
 from tests.api.conftest import FAST_RETRY
 from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant
@@ -162,3 +169,40 @@ async def test_open_shipment_polls_with_etags(client: ApiClient, tenant_: Tenant
     assert await detail.coordinator.fetch_now()
     assert detail.coordinator.data is first  # a 304: the same object, nothing announced
     await detail.coordinator.aclose()
+
+
+def test_a_derived_list_tells_its_change_without_comparing_every_row() -> None:
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    rows = {
+        f"id-{n}": SummaryRow(
+            id=f"id-{n}",
+            identifiers=(("PRO", f"PRO{n}"),),
+            primary_identifier=f"PRO{n}",
+            mode="LTL",
+            current_state="IN_TRANSIT",
+            origin_name=None,
+            destination_name=None,
+            next_eta=None,
+            latest_event_type=None,
+            latest_event_time=None,
+            latest_event_description=None,
+            open_exception_count=0,
+            carrier=None,
+            created=base,
+            last_modified=base,
+        )
+        for n in range(5)
+    }
+    old = ShipmentList(rows)
+    summaries = {k: v for k, v in rows.items() if k != "id-1"}
+    summaries["id-2"] = rows["id-2"]._replace(open_exception_count=1)
+    summaries["id-9"] = rows["id-0"]._replace(id="id-9")
+    derived = old.derived(summaries, None, ["id-2", "id-9"], ["id-1"])
+    plain = ShipmentList(summaries)
+    expected = ShipmentsChange(frozenset({"id-2", "id-9"}), frozenset({"id-1"}))
+    assert diff_lists(old, derived) == expected
+    assert diff_lists(old, plain) == expected  # the same, found by comparing
+    # Against another list than its base, a derived list is compared like any other.
+    other = ShipmentList(dict(rows))
+    assert diff_lists(other, derived) == expected
+    assert diff_lists(old, old.derived(dict(rows), None)) is None

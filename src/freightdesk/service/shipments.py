@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -52,14 +53,37 @@ VALIDATE_SLICE = 100
 
 
 @dataclass(frozen=True)
+class Delta:
+    """How a list was made from another: which shipments changed or went."""
+
+    base: weakref.ref[ShipmentList]  # weak: a list must not keep its predecessors alive
+    changed: frozenset[str]
+    removed: frozenset[str]
+
+
+@dataclass(frozen=True)
 class ShipmentList:
     summaries: dict[str, SummaryRow]
     cursor: datetime | None = None
+    delta: Delta | None = None
 
     def newest(self) -> datetime | None:
         if not self.summaries:
             return None
         return max(s.last_modified for s in self.summaries.values())
+
+    def derived(
+        self,
+        summaries: dict[str, SummaryRow],
+        cursor: datetime | None,
+        changed: Iterable[str] = (),
+        removed: Iterable[str] = (),
+    ) -> ShipmentList:
+        """A list made from this one by changing and removing the given shipments: telling
+        listeners what changed then costs nothing, however long the list."""
+        return ShipmentList(
+            summaries, cursor, Delta(weakref.ref(self), frozenset(changed), frozenset(removed))
+        )
 
 
 @dataclass(frozen=True)
@@ -74,6 +98,11 @@ def diff_lists(old: ShipmentList | None, new: ShipmentList) -> ShipmentsChange |
         return ShipmentsChange(frozenset(new.summaries), full=True)
     if old.summaries is new.summaries:
         return None
+    delta = new.delta
+    if delta is not None and delta.base() is old:
+        if not delta.changed and not delta.removed:
+            return None
+        return ShipmentsChange(delta.changed, delta.removed)
     removed = frozenset(old.summaries.keys() - new.summaries.keys())
     before_of = old.summaries.get
     # A sync keeps the row objects of unchanged shipments: identity settles nearly all of a
@@ -190,8 +219,11 @@ class ShipmentsService:
             await asyncio.to_thread(self._replace_all, list(summaries.values()), cursor)
         elif upserts or removed:
             await asyncio.to_thread(self._save, upserts, removed, cursor)
-        if incremental and previous is not None and not upserts and not removed:
-            return previous  # nothing changed: same object, listeners stay quiet
+        if incremental and previous is not None:
+            if not upserts and not removed:
+                return previous  # nothing changed: same object, listeners stay quiet
+            gone = removed & previous.summaries.keys()
+            return previous.derived(summaries, cursor, (r.id for r in upserts), gone)
         return ShipmentList(summaries, cursor)
 
     def _next_cursor(
@@ -242,7 +274,9 @@ class ShipmentsService:
         if not changed and not removed and previous is not None:
             return previous
         await asyncio.to_thread(self._save, changed, removed, None)
-        return ShipmentList(known, None)
+        if previous is None:
+            return ShipmentList(known, None)
+        return previous.derived(known, None, (r.id for r in changed), removed)
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -258,7 +292,9 @@ class ShipmentsService:
         if current is not None and str(shipment_id) in current.summaries:
             summaries = {k: v for k, v in current.summaries.items() if k != str(shipment_id)}
             await asyncio.to_thread(self._save, (), [str(shipment_id)], None)
-            self.coordinator.apply(ShipmentList(summaries, current.cursor))
+            self.coordinator.apply(
+                current.derived(summaries, current.cursor, removed=[str(shipment_id)])
+            )
 
     async def _show_now(self, shipment_id: UUID) -> None:
         history = await self._client().tracking.history(shipment_id)
@@ -266,7 +302,8 @@ class ShipmentsService:
         current = self.coordinator.data or ShipmentList({})
         summaries = {**current.summaries, row.id: row}
         await asyncio.to_thread(self._save, [row], (), None)
-        self.coordinator.apply(ShipmentList(summaries, current.cursor))
+        changed = [row.id] if current.summaries.get(row.id) != row else []
+        self.coordinator.apply(current.derived(summaries, current.cursor, changed))
 
 
 def summary_from_history(history: TrackingHistory) -> ShipmentSummary:

@@ -4,20 +4,23 @@ Filtering and sorting run over flat per-row arrays in a few C-level passes (not 
 proxy's per-row `filterAcceptsRow`), and the visible order is swapped in with a layout change
 that maps persistent indexes, so the user's selection and scroll position survive updates.
 
-What makes 100,000 rows quick:
-- rows are filtered in the current sort order, so a keystroke costs no sort;
-- what the filters read is kept side by side in that order (`_InOrder`): search texts as
-  fresh strings laid out one after another in memory (reading them in order is six times
-  faster than following positions to strings scattered over the heap), modes and states as
-  one byte per row, which a filter keeps with `compress` and counts with `bytes.count`;
-- a search that extends the previous one (typing on) looks only at the previous matches;
-- a sort orders position numbers by one plain value per row (computed when first sorted by
-  that column, kept current on changes), the rows without a value set apart.
+What makes 100,000 rows quick (a filter in about 10 ms, a sort in well under 100 ms):
+- every filter reads the rows in position order, the order they were laid out in memory,
+  and marks them in a byte per row: a search tests each row's prepared text (casefolded),
+  modes and states are codes of one byte, which `bytes.translate` turns into marks at once;
+  marks combine with one big-integer AND, and counts are `bytes.count`;
+- the sort order is kept as a C array of positions: putting the marks in that order is one
+  cheap pass, and rows are then filtered in sort order with `compress`, so a keystroke
+  costs no sort;
+- a sort orders positions by one plain value per row (computed when first sorted by that
+  column, kept current on changes), the rows without a value set apart; after changes the
+  old order is sorted again, which Timsort does in about one pass.
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +47,8 @@ _HIGHLIGHT = QColor(255, 214, 102, 110)
 _EXCEPTION = QColor("#d0453a")
 
 ModelIndex = QModelIndex | QPersistentModelIndex
+# A byte per row, 1 where the row passes a filter.
+Marks = bytes | bytearray
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole.value
 _USER = Qt.ItemDataRole.UserRole.value
@@ -123,24 +128,6 @@ class _Codes:
         )
 
 
-@dataclass(frozen=True)
-class _InOrder:
-    """Rows in sort order: their positions and, side by side, what the filters read."""
-
-    positions: list[int]
-    modes: bytes
-    states: bytes
-    blobs: list[str] | None = None  # search texts, when a search needs them
-
-    def keep(self, flags: Sequence[object]) -> _InOrder:
-        return _InOrder(
-            list(compress(self.positions, flags)),
-            bytes(compress(self.modes, flags)),
-            bytes(compress(self.states, flags)),
-            list(compress(self.blobs, flags)) if self.blobs is not None else None,
-        )
-
-
 class ShipmentTableModel(QAbstractTableModel):
     filterApplied = Signal(object)  # FilterResult
 
@@ -162,14 +149,8 @@ class ShipmentTableModel(QAbstractTableModel):
         self._sort_values: dict[int, list[SortValue | None]] = {}
         # Every position in the current sort order: filtering keeps this order, so a
         # keystroke costs one pass over the rows and no sort.
-        self._ordered: list[int] | None = None
+        self._ordered: array[int] | None = None
         self._order_dirty = False
-        # Bumped whenever the rows or their order change: what follows is valid only for
-        # the version it was made at.
-        self._version = 0
-        self._in_order: tuple[int, _InOrder] | None = None
-        # The last text search: (version, needle, the rows it matched).
-        self._last_search: tuple[int, str, _InOrder] | None = None
         self._visible: list[int] = []
         self._filter = ShipmentFilter()
         self._sort_column = COLUMNS.index(next(c for c in COLUMNS if c.key == "lastModified"))
@@ -232,7 +213,6 @@ class ShipmentTableModel(QAbstractTableModel):
         self._sort_column = column
         self._sort_order = order
         self._ordered = None
-        self._version += 1
         self._relayout()
 
     # --- data ------------------------------------------------------------------------------
@@ -309,7 +289,6 @@ class ShipmentTableModel(QAbstractTableModel):
         if changed:
             self._values = None
             self._order_dirty = True
-            self._version += 1
         if highlight and changed:
             self._highlight_timer.start(int(HIGHLIGHT_SECONDS * 1000) + 50)
 
@@ -326,7 +305,6 @@ class ShipmentTableModel(QAbstractTableModel):
     def _reindex(self) -> None:
         self._sort_values = {}
         self._ordered = None
-        self._version += 1
         rows = self._rows
         self._ids = [r.id for r in rows]
         self._position = {key: i for i, key in enumerate(self._ids)}
@@ -348,118 +326,87 @@ class ShipmentTableModel(QAbstractTableModel):
     def _compute(self) -> FilterResult:
         f = self._filter
         rows = self._rows
-        everything = self._rows_in_order()
+        count = len(rows)
+        ordered = self._order()
+        # Marks by position: one byte per row, 1 where the row passes; None where all do.
+        passing: Marks | None = None
         not_found: list[str] = []
         if f.pasted is not None:
             index = self._identifier_index()
-            matched = {p for v in f.pasted for p in index.get(v, ())}
-            candidates = everything.keep([p in matched for p in everything.positions])
+            found = bytearray(count)
+            for value in f.pasted:
+                for position in index.get(value, ()):
+                    found[position] = 1
+            passing = bytes(found)
             not_found = sorted(v for v in f.pasted if not index.get(v))
         else:
             needle = f.text.strip().casefold()
-            candidates = self._search(needle) if needle else everything
+            if needle:
+                passing = bytes([needle in blob for blob in self._blob])
         # The rarer filters read the rows themselves.
-        tests: list[Callable[[int], bool]] = []
+        tests: list[Callable[[SummaryRow], bool]] = []
         if f.exceptions_only:
-            tests.append(lambda p: rows[p].open_exception_count > 0)
+            tests.append(lambda r: r.open_exception_count > 0)
         if f.only_ids is not None:
-            ids, allowed = self._ids, f.only_ids
-            tests.append(lambda p: ids[p] in allowed)
+            allowed = f.only_ids
+            tests.append(lambda r: r.id in allowed)
         if f.modified_from is not None:
             modified_from = f.modified_from
-            tests.append(lambda p: rows[p].last_modified >= modified_from)
+            tests.append(lambda r: r.last_modified >= modified_from)
         if f.modified_to is not None:
             modified_to = f.modified_to
-            tests.append(lambda p: rows[p].last_modified < modified_to)
+            tests.append(lambda r: r.last_modified < modified_to)
         if f.created_from is not None:
             created_from = f.created_from
-            tests.append(lambda p: rows[p].created >= created_from)
+            tests.append(lambda r: r.created >= created_from)
         if f.created_to is not None:
             created_to = f.created_to
-            tests.append(lambda p: rows[p].created < created_to)
+            tests.append(lambda r: r.created < created_to)
         for test in tests:
-            candidates = candidates.keep([test(p) for p in candidates.positions])
+            passing = _both(passing, bytes([test(row) for row in rows]), count)
         # Each combo counts what choosing one of its values would show, given the other.
-        in_state = (
-            candidates.keep(candidates.states.translate(self._states.table(f.states)))
-            if f.states
-            else candidates
-        )
-        in_mode = (
-            candidates.keep(candidates.modes.translate(self._modes.table(f.modes)))
-            if f.modes
-            else candidates
-        )
-        shown = (
-            in_state.keep(in_state.modes.translate(self._modes.table(f.modes)))
-            if f.modes
-            else in_state
-        )
+        in_mode = self._mode_codes.translate(self._modes.table(f.modes)) if f.modes else None
+        in_state = self._state_codes.translate(self._states.table(f.states)) if f.states else None
+        mode_counted = _both(passing, in_state, count)
+        state_counted = _both(passing, in_mode, count)
+        shown = _both(mode_counted, in_mode, count)
+        if shown is None:
+            visible = ordered.tolist()
+        else:
+            visible = list(compress(ordered, bytes(map(shown.__getitem__, ordered))))
         return FilterResult(
-            # A copy: the model's order is kept for the next filter.
-            list(shown.positions) if shown is everything else shown.positions,
-            self._modes.counts(in_state.modes),
-            self._states.counts(in_mode.states),
+            visible,
+            self._modes.counts(_kept(self._mode_codes, mode_counted)),
+            self._states.counts(_kept(self._state_codes, state_counted)),
             not_found,
         )
 
-    def _rows_in_order(self, *, with_texts: bool = False) -> _InOrder:
-        ordered = self._order()
-        cached = self._in_order
-        if cached is not None and cached[0] == self._version:
-            rows = cached[1]
-            if rows.blobs is not None or not with_texts:
-                return rows
-        else:
-            modes, states = self._mode_codes, self._state_codes
-            rows = _InOrder(
-                ordered,
-                bytes(map(modes.__getitem__, ordered)),
-                bytes(map(states.__getitem__, ordered)),
-            )
-        if with_texts:
-            blobs = self._blob
-            # `+ "\n"` makes new strings, allocated one after another (the fields are
-            # joined with "\n" already, so no search can match differently).
-            texts = [blobs[p] + "\n" for p in ordered]
-            rows = _InOrder(rows.positions, rows.modes, rows.states, texts)
-        self._in_order = (self._version, rows)
-        return rows
-
-    def _search(self, needle: str) -> _InOrder:
-        """The rows (in sort order) whose search text contains `needle`. Typing on extends
-        the previous needle, so only the previous matches need looking at."""
-        last = self._last_search
-        if last is not None and last[0] == self._version and last[1] in needle:
-            source = last[2]
-        else:
-            source = self._rows_in_order(with_texts=True)
-        assert source.blobs is not None
-        matches = source.keep([needle in blob for blob in source.blobs])
-        self._last_search = (self._version, needle, matches)
-        return matches
-
-    def _order(self) -> list[int]:
+    def _order(self) -> array[int]:
         """All positions in sort order. Rows without a value for the column come last in
         ascending order (first in descending); ties keep their previous order, and after a
         change the old order is sorted again, which Timsort does in about one pass because
         it is nearly sorted already."""
         if self._ordered is not None and not self._order_dirty:
             return self._ordered
-        positions = list(self._ordered) if self._ordered is not None else []
-        positions.extend(range(len(positions), len(self._rows)))
-        values = self._values_for(self._sort_column)
-        present = [p for p in positions if values[p] is not None]
-        if len(present) == len(positions):
-            absent: list[int] = []
+        count = len(self._rows)
+        if self._ordered is not None:
+            positions = self._ordered
+            positions.extend(range(len(positions), count))
         else:
-            absent = [p for p in positions if values[p] is None]
+            positions = array("i", range(count))
+        values = self._values_for(self._sort_column)
+        if values.count(None):
+            has_value = bytes([v is not None for v in values])
+            in_order = bytes(map(has_value.__getitem__, positions))
+            present = list(compress(positions, in_order))
+            absent = list(compress(positions, in_order.translate(_FLIP)))
+        else:
+            present, absent = positions.tolist(), []
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
         # Plain values of one type: the sort compares them without the generic protocol.
         present.sort(key=values.__getitem__, reverse=descending)  # type: ignore[arg-type]
-        self._ordered = absent + present if descending else present + absent
+        self._ordered = array("i", absent + present if descending else present + absent)
         self._order_dirty = False
-        self._version += 1
         return self._ordered
 
     def _values_for(self, column: int) -> list[SortValue | None]:
@@ -527,3 +474,20 @@ def _blob(summary: SummaryRow) -> str:
     parts = [value for _kind, value in summary.identifiers]
     parts += [summary.origin_name or "", summary.destination_name or "", summary.carrier or ""]
     return "\n".join(parts).casefold()
+
+
+# For `bytes.translate`: turns marks (0 or 1) into their opposite.
+_FLIP = bytes([1, 0]) + bytes(254)
+
+
+def _both(first: Marks | None, second: Marks | None, count: int) -> Marks | None:
+    """Marks passing both (None passes everything): one AND of two big integers."""
+    if first is None or second is None:
+        return second if first is None else first
+    return (int.from_bytes(first, "little") & int.from_bytes(second, "little")).to_bytes(
+        count, "little"
+    )
+
+
+def _kept(codes: bytearray, passing: Marks | None) -> bytes:
+    return bytes(codes) if passing is None else bytes(compress(codes, passing))
