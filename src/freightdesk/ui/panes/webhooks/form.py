@@ -244,8 +244,8 @@ class WebhookFormDialog(FormDialog):
         layout = QVBoxLayout(holder)
         note = QLabel(
             "How each delivery proves itself to the receiver (besides the signature every "
-            "message carries). Secrets are never shown again once saved; leave them as they "
-            "are to keep them.",
+            "message carries). Secrets are never shown again once saved: leave a stored "
+            "secret's field empty to keep it.",
             holder,
         )
         note.setWordWrap(True)

@@ -69,7 +69,7 @@ def summary_html(configuration: PushConfiguration) -> str:
         ),
     ]
     cells = "".join(
-        f"<tr><td style='color: palette(mid); padding-right: 12px'>{escape(label)}</td>"
+        f"<tr><td style='color: #6b7280; padding-right: 12px'>{escape(label)}</td>"
         f"<td>{escape(value)}</td></tr>"
         for label, value in rows
     )
