@@ -256,12 +256,27 @@ class Figures:
     worst: float
     drained_after: float
     service_cpu: float
+    receivers_cpu: float
+    driver_cpu: float
+    # CPU seconds of the whole machine (every process, both cores) and the wall time they
+    # were counted over (load and drain).
+    machine_cpu: float
+    window: float
+    load_before: float
+    load_after: float
     slow_delivered: int = 0
 
 
 def _chunks(items: list[str], count: int) -> list[list[str]]:
     size = len(items) // count
     return [items[i * size : (i + 1) * size] for i in range(count)]
+
+
+def _machine_cpu() -> float:
+    """CPU seconds all cores spent busy since boot (Linux /proc/stat: all but idle, iowait)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -313,8 +328,14 @@ def run(
                 shipments.extend(_shipments(http, f"BOL-{tenant}", 200 // tenants))
         # Changes go round the shipments, so tenants take turns in spread mode.
         shipments = [s for group in zip(*_chunks(shipments, tenants), strict=True) for s in group]
+        load_before = os.getloadavg()[0]
         cpu_before = _cpu_seconds(service.process.pid)
-        changes = _drive(database_url, shipments, rate=rate, seconds=seconds)
+        receivers_before = _cpu_seconds(receivers.pid or 0)
+        machine_before = _machine_cpu()
+        window_started = time.monotonic()
+        driver_before = time.process_time()
+        changes, drove = _drive(database_url, shipments, rate=rate, seconds=seconds)
+        driver_cpu = time.process_time() - driver_before
         expected = changes if spread else changes * endpoints
         drain_started = time.monotonic()
         deadline = drain_started + 120
@@ -326,6 +347,10 @@ def run(
             time.sleep(0.5)
         drained_after = time.monotonic() - drain_started
         service_cpu = _cpu_seconds(service.process.pid) - cpu_before
+        receivers_cpu = _cpu_seconds(receivers.pid or 0) - receivers_before
+        machine_cpu = _machine_cpu() - machine_before
+        window = time.monotonic() - window_started
+        load_after = os.getloadavg()[0]
         parent.send("stop")
         latencies: list[list[float]] = parent.recv()
     finally:
@@ -337,7 +362,7 @@ def run(
     fast = [value for items in latencies[:endpoints] for value in items]
     return Figures(
         changes=changes,
-        seconds=seconds,
+        seconds=drove,
         expected=expected,
         delivered=len(fast),
         p50=statistics.median(fast) if fast else float("nan"),
@@ -346,12 +371,21 @@ def run(
         worst=max(fast) if fast else float("nan"),
         drained_after=drained_after,
         service_cpu=service_cpu,
+        receivers_cpu=receivers_cpu,
+        driver_cpu=driver_cpu,
+        machine_cpu=machine_cpu,
+        window=window,
+        load_before=load_before,
+        load_after=load_after,
         slow_delivered=sum(len(items) for items in latencies[endpoints:]),
     )
 
 
-def _drive(database_url: str, shipments: list[str], *, rate: int, seconds: int) -> int:
-    """Record `rate` shipment events per minute for `seconds`, one transaction each."""
+def _drive(
+    database_url: str, shipments: list[str], *, rate: int, seconds: int
+) -> tuple[int, float]:
+    """Record `rate` shipment events per minute for `seconds`, one transaction each; returns
+    how many were made and in how long (a busy machine may not keep up)."""
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     per_second = rate / 60.0
@@ -360,7 +394,7 @@ def _drive(database_url: str, shipments: list[str], *, rate: int, seconds: int) 
     try:
         while (elapsed := time.monotonic() - started) < seconds:
             due = int(elapsed * per_second) + 1
-            while made < due:
+            while made < due and time.monotonic() - started < seconds:
                 shipment = shipments[made % len(shipments)]
                 with transaction(sessions) as session:
                     store.add_event(
@@ -373,13 +407,13 @@ def _drive(database_url: str, shipments: list[str], *, rate: int, seconds: int) 
             time.sleep(max(0.0, (made / per_second) - (time.monotonic() - started)))
     finally:
         engine.dispose()
-    return made
+    return made, time.monotonic() - started
 
 
 def _report(title: str, figures: Figures, endpoints: int) -> None:
     achieved = figures.changes / figures.seconds * 60
     print(f"\n{title}")
-    print(f"  changes: {figures.changes} in {figures.seconds} s ({achieved:,.0f} per minute)")
+    print(f"  changes: {figures.changes} in {figures.seconds:.1f} s ({achieved:,.0f} per minute)")
     print(
         f"  deliveries: {figures.delivered} of {figures.expected} to {endpoints} endpoints "
         f"({figures.delivered / (figures.seconds + figures.drained_after):,.0f} per second "
@@ -392,10 +426,24 @@ def _report(title: str, figures: Figures, endpoints: int) -> None:
     )
     if figures.delivered:
         print(
-            f"  service CPU: {figures.service_cpu:.1f} s, "
-            f"{figures.service_cpu / figures.delivered * 1000:.2f} ms per delivery; "
-            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+            f"  service CPU: {figures.service_cpu:.1f} s "
+            f"({figures.service_cpu / figures.window:.0%} of a core over the "
+            f"{figures.window:.1f} s of load and drain), "
+            f"{figures.service_cpu / figures.delivered * 1000:.3f} ms per delivery"
         )
+    others = figures.machine_cpu - figures.service_cpu - figures.receivers_cpu - figures.driver_cpu
+    cores = os.cpu_count() or 1
+    print(
+        f"  receivers CPU: {figures.receivers_cpu:.1f} s "
+        f"({figures.receivers_cpu / figures.window:.0%} of a core); load generator CPU: "
+        f"{figures.driver_cpu:.1f} s ({figures.driver_cpu / figures.window:.0%}, "
+        f"{figures.driver_cpu / max(1, figures.changes) * 1000:.2f} ms per change)"
+    )
+    print(
+        f"  machine: {figures.machine_cpu / figures.window:.0%} of one core busy of "
+        f"{cores * 100}% ({max(0.0, others) / figures.window:.0%} by other processes); "
+        f"load average {figures.load_before:.1f} before, {figures.load_after:.1f} after"
+    )
     if figures.slow_delivered:
         print(f"  slow receiver ({SLOW_SECONDS:g} s per request) got {figures.slow_delivered}")
 

@@ -14,6 +14,7 @@ from cryptography.x509.oid import NameOID
 from sqlalchemy import select
 
 from freightdesk.server.tables.webhooks import WebhookConfigRow
+from freightdesk.server.webhooks import secret_box
 from tests.support import TenantHandle
 
 PATH = "/api/v4/webhooks"
@@ -70,10 +71,11 @@ def _problem(answer: Any, source: str, status: int = 400) -> str:
 
 
 def _stored_methods(tenant: TenantHandle, config_id: int) -> list[dict[str, Any]]:
+    """The stored methods, secrets decrypted."""
     with tenant.service.context.sessions() as session:
         row = session.scalar(select(WebhookConfigRow).where(WebhookConfigRow.id == config_id))
         assert row is not None
-        return list(row.authentication_methods)
+        return secret_box.box(tenant.service.context).open_methods(row.authentication_methods)
 
 
 def test_create_with_defaults_then_read_by_id_name_and_list(tenant: TenantHandle) -> None:

@@ -29,7 +29,7 @@ from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain.tenants import ensure_tenant
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.tables.tracking import ShipmentChange
-from freightdesk.server.tables.webhooks import WebhookJournalCursor, WebhookMessageRow
+from freightdesk.server.tables.webhooks import WebhookDeliveryRow, WebhookJournalCursor
 from freightdesk.server.webhooks import configs, outbox
 from freightdesk.server.webhooks.delivery import deliver_webhooks
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
@@ -429,7 +429,7 @@ def test_the_worker_stops_promptly_with_a_request_in_flight(tmp_path: Path) -> N
             stopped = asyncio.run(scenario())
             assert stopped < 2.0, stopped
             with live.context.sessions() as session:
-                row = session.scalar(select(WebhookMessageRow))
+                row = session.scalar(select(WebhookDeliveryRow))
                 assert row is not None and row.status == "PENDING"  # sent again after a restart
             tenant.http.close()
         finally:
@@ -476,7 +476,7 @@ def test_fan_out_waits_for_journal_ids_committed_late(tmp_path: Path) -> None:
                 outbox.fan_out(session, tuning, at or now, base_url=None, max_positions=10)
                 cursor = session.get(WebhookJournalCursor, 1)
                 assert cursor is not None
-                messages = session.query(WebhookMessageRow).count()
+                messages = session.query(WebhookDeliveryRow).count()
                 return cursor.position, cursor.highest_seen, cursor.gaps, messages
 
         assert fan_out() == (0, 0, [], 0)
@@ -532,7 +532,7 @@ def test_scheduler_keeps_chains_in_order_and_configurations_apart() -> None:
     now = utcnow()
 
     def pending(message_id: int, config: int, chain: str) -> Pending:
-        return Pending(message_id, config, chain, f"e{message_id}", 0, now)
+        return Pending(message_id, config, message_id, chain, f"e{message_id}", 0, now)
 
     scheduler = Scheduler()
     for message_id, config, chain in [(1, 1, "a"), (2, 1, "a"), (3, 1, "b"), (4, 2, "c")]:
@@ -561,4 +561,4 @@ def test_scheduler_keeps_chains_in_order_and_configurations_apart() -> None:
     enabled_only = held.take(now, per_config=2, limit=10, usable=lambda c: c == 2)
     assert [p.message_id for p in enabled_only] == [2]
     held.forget_config(1)
-    assert held.configs() == {2} and len(held) == 1
+    assert held.configs() == {2} and len(held) == 1 and held.payloads() == {2}

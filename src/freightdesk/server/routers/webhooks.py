@@ -28,7 +28,7 @@ from freightdesk.server.db import transaction
 from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.webhooks import WebhookConfigRow
-from freightdesk.server.webhooks import configs, operations, tuning
+from freightdesk.server.webhooks import configs, operations, secret_box, tuning
 from freightdesk.server.webhooks.delivery import BASE_URL_KEY, RESYNC_KEY
 from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.sender import Sender
@@ -62,7 +62,7 @@ def put_webhook(
     context.services[BASE_URL_KEY] = str(request.base_url)
     try:
         with transaction(context.sessions) as session:
-            row, secret = configs.save(session, principal.tenant_id, body)
+            row, secret = configs.save(session, principal.tenant_id, body, secret_box.box(context))
             return configs.view(row, signing_secret=secret)
     except IntegrityError:  # a concurrent PUT took the same name
         raise configs.duplicate_name(body.config_name) from None
@@ -163,14 +163,15 @@ async def ping_webhook(
 
     def prepare() -> tuple[Endpoint, str, str]:
         with context.sessions() as session:
-            return operations.new_ping(configs.owned(session, principal.tenant_id, webhook_id))
+            config = configs.owned(session, principal.tenant_id, webhook_id)
+            return operations.new_ping(config, secret_box.box(context))
 
     # async so the request waits on the event loop, not on a pool thread, while the
     # receiver takes its time; database work still runs in the thread pool.
     endpoint, event_id, body = await run_in_threadpool(prepare)
-    sender = Sender(per_endpoint=1)
+    sender = Sender()
     try:
-        result = await sender.send(endpoint, event_id, body, tuning.current(context))
+        result = await sender.send(endpoint, event_id, body.encode(), tuning.current(context))
     finally:
         await sender.close()
 
@@ -208,4 +209,4 @@ def rotate_signing_secret(
     grace = tuning.current(context).rotated_secret_grace_seconds
     with transaction(context.sessions) as session:
         config = configs.owned(session, principal.tenant_id, webhook_id)
-        return operations.rotate_secret(session, config, grace)
+        return operations.rotate_secret(session, config, grace, secret_box.box(context))

@@ -1,4 +1,9 @@
-"""Push configurations, the delivery outbox, delivery attempts and the journal cursor."""
+"""Push configurations, the delivery outbox (payloads, deliveries, failed attempts) and the
+journal cursor.
+
+Databases made before the outbox was split into payloads and deliveries have the tables
+`webhook_messages` and `webhook_attempts`; `webhooks.migrate` moves their rows over.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -33,12 +39,14 @@ class WebhookConfigRow(Base):
     method_params: Mapped[dict[str, str]] = mapped_column(JsonType, default=dict)
     payload_format: Mapped[str] = mapped_column(String(10), default="JSON")
     version: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
-    # [{type, parameters}] with secrets in clear: the service must present them to receivers.
+    # [{type, parameters}]; secret parameters encrypted (webhooks.secrets): the service must
+    # present them to receivers, so they cannot be hashed.
     authentication_methods: Mapped[list[dict[str, Any]]] = mapped_column(JsonType, default=list)
     # None means a classic push (the shipment's whole tracking history on every change).
     event_type: Mapped[str | None] = mapped_column(String(60), nullable=True)
     include_context: Mapped[list[str]] = mapped_column(JsonType, default=list)
     filters: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    # Encrypted (webhooks.secrets); an encrypted signing secret takes 93 characters.
     signing_secret: Mapped[str] = mapped_column(String(100))
     previous_signing_secret: Mapped[str | None] = mapped_column(String(100), nullable=True)
     previous_secret_expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
@@ -49,46 +57,61 @@ class WebhookConfigRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
 
 
-class WebhookMessageRow(Base):
-    """The outbox: one message for one configuration, delivered at least once, in order per
-    shipment and configuration."""
+class WebhookPayloadRow(Base):
+    """What is sent: one body, shared by every configuration that receives the same message
+    (a change fanned out to 20 configurations is stored once, not 20 times)."""
 
-    __tablename__ = "webhook_messages"
-    __table_args__ = (
-        # What the dispatcher asks for: due pending messages.
-        Index("ix_webhook_messages_due", "status", "next_attempt_at"),
-        # The ordering check: is an earlier message of this shipment still pending?
-        Index("ix_webhook_messages_chain", "config_id", "shipment_id", "status", "id"),
-        Index("ix_webhook_messages_log", "config_id", "id"),
-    )
+    __tablename__ = "webhook_payloads"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"), index=True)
-    config_id: Mapped[int] = mapped_column(
-        ForeignKey("webhook_configs.id", ondelete="CASCADE"), index=False
-    )
     event_id: Mapped[str] = mapped_column(UuidStr)
     event_type: Mapped[str] = mapped_column(String(60))
     shipment_id: Mapped[str | None] = mapped_column(UuidStr, nullable=True)
     # The exact bytes sent on every attempt, so the signature covers the same body each time.
     body: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(12), default="PENDING")
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow, index=True)
+
+
+class WebhookDeliveryRow(Base):
+    """The outbox: one payload to one configuration, delivered at least once, in order per
+    shipment and configuration. Kept narrow (ids, state, the successful attempt) because
+    every change writes one row per configuration and every attempt updates one."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        # The delivery log of a configuration, newest first; deleting a configuration.
+        Index("ix_webhook_deliveries_log", "config_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    config_id: Mapped[int] = mapped_column(ForeignKey("webhook_configs.id", ondelete="CASCADE"))
+    payload_id: Mapped[int] = mapped_column(
+        ForeignKey("webhook_payloads.id", ondelete="CASCADE"), index=True
+    )
+    # What the worker loads at start: the PENDING ones.
+    status: Mapped[str] = mapped_column(String(12), default="PENDING", index=True)
+    # Failed attempts since the message was (re)queued: the position in the retry schedule.
     attempt_count: Mapped[int] = mapped_column(Integer, default=0)
+    # When a PENDING message is due; None: at once (a new message, not tried yet).
     next_attempt_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    # The successful attempt (failed ones are rows of webhook_delivery_attempts).
     delivered_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
+    status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    latency_ms: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class WebhookAttemptRow(Base):
-    __tablename__ = "webhook_attempts"
+    """A failed attempt to deliver (a delivery's successful attempt is on its own row)."""
+
+    __tablename__ = "webhook_delivery_attempts"
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
-    message_id: Mapped[int] = mapped_column(
-        ForeignKey("webhook_messages.id", ondelete="CASCADE"), index=True
+    delivery_id: Mapped[int] = mapped_column(
+        ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), index=True
     )
     attempted_at: Mapped[datetime] = mapped_column(UtcDateTime)
     status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    latency_ms: Mapped[float] = mapped_column(default=0.0)
+    latency_ms: Mapped[float] = mapped_column(Float, default=0.0)
     error: Mapped[str | None] = mapped_column(String(500), nullable=True)
 
 

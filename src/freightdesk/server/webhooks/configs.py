@@ -26,6 +26,7 @@ from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import auth_methods, signing
 from freightdesk.server.webhooks.auth_methods import MethodInput, Problems
+from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
 
 USER_PAUSED = "Paused by a PUT with enabled false"
 
@@ -110,13 +111,24 @@ def _webhook_settings(
 
 
 def save(
-    session: Session, tenant_id: int, body: PushConfigurationInput
+    session: Session,
+    tenant_id: int,
+    body: PushConfigurationInput,
+    box: SecretBox | None = None,
 ) -> tuple[WebhookConfigRow, str | None]:
-    """Create (no id) or replace (id) one configuration; the signing secret when created."""
+    """Create (no id) or replace (id) one configuration; the signing secret when created.
+
+    Secrets are sealed with `box`; without one (seeding before the service runs) they are
+    stored in clear and sealed when the delivery worker starts."""
     row = owned(session, tenant_id, body.id) if body.id is not None else None
     methods_in, problems = _method_inputs(body)
     scheme = urlsplit(body.url).scheme.lower()
     stored_methods = list(row.authentication_methods) if row is not None else []
+    if box is not None:
+        try:
+            stored_methods = box.open_methods(stored_methods)
+        except SecretError:
+            stored_methods = []  # unreadable: a mask sent back is refused, secrets must come
     methods, method_problems = auth_methods.prepare(methods_in, stored_methods, url_scheme=scheme)
     problems.extend(method_problems)
     taken = auth_methods.headers_set_by(methods)
@@ -153,7 +165,8 @@ def save(
                 "configurations; delete one before adding another"
             )
         secret = signing.new_secret()
-        row = WebhookConfigRow(tenant_id=tenant_id, signing_secret=secret, created_at=now)
+        sealed = box.seal(secret) if box is not None else secret
+        row = WebhookConfigRow(tenant_id=tenant_id, signing_secret=sealed, created_at=now)
         session.add(row)
     row.config_name = body.config_name
     row.url = body.url
@@ -162,7 +175,7 @@ def save(
     row.method_params = dict(body.method_params)
     row.payload_format = body.payload_format.value
     row.version = body.version
-    row.authentication_methods = methods
+    row.authentication_methods = box.seal_methods(methods) if box is not None else methods
     row.event_type = kind
     row.include_context = context
     row.filters = filters

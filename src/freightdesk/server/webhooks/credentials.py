@@ -112,9 +112,9 @@ class Credentials:
         self._tokens: dict[str, tuple[str, float]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
-    async def headers(
-        self, methods: list[dict[str, Any]], client: httpx.AsyncClient, limits: httpx.Timeout
-    ) -> dict[str, str]:
+    @staticmethod
+    def fixed_headers(methods: list[dict[str, Any]]) -> dict[str, str]:
+        """The headers of API_KEY and BASIC methods (the same on every request)."""
         headers: dict[str, str] = {}
         for method in methods:
             kind = AuthenticationType(method["type"])
@@ -124,10 +124,14 @@ class Credentials:
             elif kind is AuthenticationType.BASIC:
                 pair = f"{parameters['username']}:{parameters['password']}".encode()
                 headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
-            elif kind in (AuthenticationType.OAUTH2, AuthenticationType.AD_OAUTH2_CERT):
-                token = await self._token(method, client, limits)
-                headers["Authorization"] = f"Bearer {token}"
         return headers
+
+    async def bearer(
+        self, methods: list[dict[str, Any]], client: httpx.AsyncClient, limits: httpx.Timeout
+    ) -> str:
+        """The bearer token of the OAUTH2 or AD_OAUTH2_CERT method (a configuration has at
+        most one), from the cache while it is fresh."""
+        return await self._token(methods[0], client, limits)
 
     def forget(self, methods: list[dict[str, Any]]) -> None:
         """Drop cached tokens, for example after the receiver answered 401."""

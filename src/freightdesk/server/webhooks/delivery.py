@@ -1,15 +1,17 @@
 """The webhook delivery worker (registered in `app.WORKER_MODULES` through `WORKERS`).
 
 One cycle, every `poll_interval_seconds` or sooner when a request finishes:
-1. store the outcomes of finished requests (outbox.record), then let their chains move on,
-2. fan out new rows of the shipment change journal (outbox.fan_out),
-3. start requests for due messages (schedule.Scheduler), within the concurrency of each
+1. store the outcomes of finished requests (outbox.record) and fan out new rows of the
+   shipment change journal (outbox.fan_out), in one transaction, then let chains move on,
+2. start requests for due messages (schedule.Scheduler), within the concurrency of each
    configuration and in all: a slow receiver fills only its own slots.
 
 Database work runs on one thread of our own, never on the event loop; requests go out through
-`sender.Sender` (httpx.AsyncClient). A message stays PENDING in the database until its
-outcome is stored, so a restart resends what was in flight (at least once; receivers
-deduplicate by `webhook-id`) and never loses anything.
+`sender.Sender`. Bodies made by the fan-out stay in memory (`BodyCache`) until sent, so a
+change fanned out to many configurations is neither read back nor copied per delivery. A
+message stays PENDING in the database until its outcome is stored, so a restart resends what
+was in flight (at least once; receivers deduplicate by `webhook-id`) and never loses anything.
+At start, `migrate` brings older databases' outbox and clear secrets up to date.
 """
 
 from __future__ import annotations
@@ -19,14 +21,16 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
-from freightdesk.server.webhooks import outbox
-from freightdesk.server.webhooks.outbox import Endpoint, Outcome
+from freightdesk.server.webhooks import migrate, outbox, secret_box
+from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.sender import Result, Sender
 from freightdesk.server.webhooks.tuning import Tuning, current
@@ -39,8 +43,12 @@ BASE_URL_KEY = "webhooks.base_url"
 RESYNC_KEY = "webhooks.resync"
 _PURGE_EVERY_SECONDS = 600.0
 _CLEANUP_EVERY_SECONDS = 60.0
-_MIN_CYCLE_SECONDS = 0.01
+# Under load a cycle (one transaction: outcomes stored, new changes fanned out) runs at most
+# this often; requests do not wait for it (a finished one starts the next of its receiver).
+_MIN_CYCLE_SECONDS = 0.05
 _SHUTDOWN_GRACE_SECONDS = 1.0
+# Bodies kept in memory for messages not sent yet; beyond this they are read back when due.
+_BODY_CACHE_BYTES = 64 * 1024 * 1024
 
 T = TypeVar("T")
 
@@ -52,18 +60,50 @@ def base_url(context: ServiceContext) -> str | None:
     return str(found) if found else None
 
 
+class BodyCache:
+    """Payload bodies by id, oldest dropped first beyond a budget of bytes."""
+
+    def __init__(self, budget: int = _BODY_CACHE_BYTES) -> None:
+        self._bodies: OrderedDict[int, bytes] = OrderedDict()
+        self._size = 0
+        self._budget = budget
+
+    def __contains__(self, payload_id: int) -> bool:
+        return payload_id in self._bodies
+
+    def get(self, payload_id: int) -> bytes | None:
+        return self._bodies.get(payload_id)
+
+    def update(self, bodies: dict[int, bytes]) -> None:
+        for payload_id, body in bodies.items():
+            if payload_id not in self._bodies:
+                self._bodies[payload_id] = body
+                self._size += len(body)
+        while self._size > self._budget and self._bodies:
+            _id, body = self._bodies.popitem(last=False)
+            self._size -= len(body)
+
+    def keep_only(self, payload_ids: Iterable[int]) -> None:
+        wanted = set(payload_ids)
+        for payload_id in [p for p in self._bodies if p not in wanted]:
+            self._size -= len(self._bodies.pop(payload_id))
+
+
 class DeliveryWorker:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webhooks-db")
-        self.sender = Sender(per_endpoint=current(context).per_endpoint_concurrency)
+        self.sender = Sender()
         self.scheduler = Scheduler()
+        self.box = secret_box.box(context)
+        self._bodies = BodyCache()
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._flying: dict[int, Pending] = {}
         self._finished: list[Outcome] = []
         self._endpoints: dict[int, Endpoint] = {}
         self._wake = asyncio.Event()
         self._loaded = False
+        self._stopping = False
         self._last_purge = 0.0
         self._last_cleanup = time.monotonic()
 
@@ -73,6 +113,7 @@ class DeliveryWorker:
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
+            await self._db(migrate.upgrade, self.context.sessions, self.box)
             while not stop.is_set():
                 tuning = current(self.context)
                 started = time.monotonic()
@@ -104,21 +145,31 @@ class DeliveryWorker:
         """One round; True when more journal rows are waiting to be fanned out."""
         finished, self._finished = self._finished, []
         resync = not self._loaded or bool(self.context.services.pop(RESYNC_KEY, False))
+        configs = self.scheduler.configs()
         try:
-            read, fresh, loaded, endpoints = await self._db(
-                self._sync_cycle, finished, tuning, resync, self.scheduler.configs()
+            fanned, loaded, endpoints = await self._db(
+                self._sync_cycle, finished, tuning, resync, configs
             )
         except BaseException:
             self._finished = finished + self._finished  # stored next time
             raise
-        for outcome in finished:
-            self.scheduler.settle(outcome.pending, outcome.next_attempt_at)
-            self._flying.pop(outcome.pending.message_id, None)
+        self._bodies.update(fanned.bodies)
         if loaded is not None:
-            self.scheduler.rebuild(loaded, self._flying.values())
+            # Read after this cycle's commit (so it holds the new messages too); outcomes
+            # that came in since are not in it yet.
+            unstored = self._finished
+            self.scheduler.rebuild(
+                loaded,
+                current=[
+                    *self._flying.values(),
+                    *(o.pending for o in unstored if o.status == outbox.PENDING),
+                ],
+                done=[o.pending.message_id for o in unstored if o.status != outbox.PENDING],
+            )
             self._loaded = True
-        for pending in fresh:
-            self.scheduler.add(pending)
+        else:
+            for pending in fanned.pending:
+                self.scheduler.add(pending)
         for config_id in self.scheduler.configs() - endpoints.keys():
             self.scheduler.forget_config(config_id)
         self._endpoints = endpoints
@@ -126,36 +177,47 @@ class DeliveryWorker:
             self._last_cleanup = time.monotonic()
             busy = self.scheduler.configs() | {p.config_id for p in self._flying.values()}
             await self.sender.forget(busy)
-        free = tuning.total_concurrency - len(self._tasks)
-        taken = self.scheduler.take(
+            waiting = self.scheduler.payloads() | {p.payload_id for p in self._flying.values()}
+            self._bodies.keep_only(waiting)
+        missing = self._launch(self._take(tuning), tuning)
+        if missing:
+            self._bodies.update(await self._db(self._load_bodies, {p.payload_id for p in missing}))
+            for pending in self._launch(missing, tuning):
+                self.scheduler.settle(pending, None)  # deleted meanwhile (its configuration)
+        return fanned.read >= tuning.journal_batch
+
+    def _take(self, tuning: Tuning, only: int | None = None) -> list[Pending]:
+        endpoints = self._endpoints
+        return self.scheduler.take(
             utcnow(),
             per_config=tuning.per_endpoint_concurrency,
-            limit=max(0, free),
+            limit=max(0, tuning.total_concurrency - len(self._tasks)),
             usable=lambda config: config in endpoints and endpoints[config].enabled,
+            only=only,
         )
-        if taken:
-            bodies = await self._db(self._bodies, [p.message_id for p in taken])
-            for pending in taken:
-                body = bodies.get(pending.message_id)
-                if body is None:  # deleted with its configuration
-                    self.scheduler.settle(pending, None)
-                    continue
-                self._flying[pending.message_id] = pending
-                endpoint = endpoints[pending.config_id]
-                task = asyncio.create_task(self._deliver(pending, endpoint, body, tuning))
-                self._tasks[pending.message_id] = task
-        return read >= tuning.journal_batch
+
+    def _launch(self, taken: list[Pending], tuning: Tuning) -> list[Pending]:
+        """Start requests for these messages; returns those whose body is not at hand."""
+        missing: list[Pending] = []
+        for pending in taken:
+            body = self._bodies.get(pending.payload_id)
+            if body is None:
+                missing.append(pending)
+                continue
+            self._flying[pending.message_id] = pending
+            endpoint = self._endpoints[pending.config_id]
+            task = asyncio.create_task(self._deliver(pending, endpoint, body, tuning))
+            self._tasks[pending.message_id] = task
+        return missing
 
     def _sync_cycle(
         self, finished: list[Outcome], tuning: Tuning, resync: bool, waiting: set[int]
-    ) -> tuple[int, list[Pending], list[Pending] | None, dict[int, Endpoint]]:
-        sessions = self.context.sessions
+    ) -> tuple[Fanned, list[Pending] | None, dict[int, Endpoint]]:
         now = utcnow()
-        if finished:
-            with transaction(sessions) as session:
-                outbox.record(session, finished, now)
-        with transaction(sessions) as session:
-            read, fresh = outbox.fan_out(
+        # One commit per cycle: the outcomes of the last requests and the new messages.
+        with transaction(self.context.sessions) as session:
+            outbox.record(session, finished, now)
+            fanned = outbox.fan_out(
                 session,
                 tuning,
                 now,
@@ -163,22 +225,23 @@ class DeliveryWorker:
                 max_positions=self.context.settings.max_positions_returned,
             )
         if time.monotonic() - self._last_purge > _PURGE_EVERY_SECONDS:
-            self._last_purge = time.monotonic()
-            with transaction(sessions) as session:
-                outbox.purge(session, tuning, now)
-        with sessions() as session:
-            loaded = outbox.load_pending(session) if resync else None
-            configs = set(waiting) | {p.config_id for p in fresh}
-            configs |= {p.config_id for p in loaded or ()}
-            endpoints = outbox.load_endpoints(session, configs, self._endpoints, now)
-        return read, fresh, loaded, endpoints
-
-    def _bodies(self, message_ids: list[int]) -> dict[int, str]:
+            with transaction(self.context.sessions) as session:
+                purged = outbox.purge(session, tuning, now)
+            if purged < outbox.PURGE_BATCH:
+                self._last_purge = time.monotonic()
         with self.context.sessions() as session:
-            return outbox.load_bodies(session, message_ids)
+            loaded = outbox.load_pending(session, now) if resync else None
+            configs = set(waiting) | {p.config_id for p in fanned.pending}
+            configs |= {p.config_id for p in loaded or ()}
+            endpoints = outbox.load_endpoints(session, configs, self._endpoints, now, self.box)
+        return fanned, loaded, endpoints
+
+    def _load_bodies(self, payload_ids: set[int]) -> dict[int, bytes]:
+        with self.context.sessions() as session:
+            return outbox.load_bodies(session, payload_ids)
 
     async def _deliver(
-        self, pending: Pending, endpoint: Endpoint, body: str, tuning: Tuning
+        self, pending: Pending, endpoint: Endpoint, body: bytes, tuning: Tuning
     ) -> None:
         try:
             result = await self.sender.send(endpoint, pending.event_id, body, tuning)
@@ -187,20 +250,32 @@ class DeliveryWorker:
             result = Result(attempted_at=utcnow(), latency_ms=0.0, error=f"internal: {exc!r}")
         finally:
             self._tasks.pop(pending.message_id, None)
-        self._finished.append(
-            outbox.decide(
-                pending,
-                attempted_at=result.attempted_at,
-                latency_ms=result.latency_ms,
-                status_code=result.status_code,
-                error=result.error,
-                retry_after=result.retry_after,
-                tuning=tuning,
-            )
+        outcome = outbox.decide(
+            pending,
+            attempted_at=result.attempted_at,
+            latency_ms=result.latency_ms,
+            status_code=result.status_code,
+            error=result.error,
+            retry_after=result.retry_after,
+            tuning=tuning,
         )
+        self._finished.append(outcome)  # stored by the next cycle
+        self._flying.pop(pending.message_id, None)
+        self.scheduler.settle(pending, outcome.next_attempt_at)
+        if outcome.gone:
+            # Stop at once; the next cycle stores that the configuration is disabled.
+            known = self._endpoints.get(pending.config_id)
+            if known is not None:
+                self._endpoints[pending.config_id] = replace(known, enabled=False)
+        elif not self._stopping:
+            # The receiver is free again: its next message goes now, not at the next cycle.
+            taken = self._take(tuning, only=pending.config_id)
+            for waiting in self._launch(taken, tuning):
+                self.scheduler.release(waiting)  # its body is read by the next cycle
         self._wake.set()
 
     async def _shutdown(self) -> None:
+        self._stopping = True
         tasks = list(self._tasks.values())
         if tasks:
             _done, pending = await asyncio.wait(tasks, timeout=_SHUTDOWN_GRACE_SECONDS)

@@ -4,6 +4,11 @@ A granular configuration (with `webhookEventType`) gets one message per journal 
 kind that passes its filters: the envelope `{eventId, eventType, createdDateTime, dataType,
 context, data}`. A classic configuration (without it) gets, for each shipment that changed,
 the shipment's whole tracking history: the JSON of GET /api/v4/shipments/{id}/tracking/history.
+
+A change reaches the configurations of the shipment's owner and of every tenant the shipment
+was shared with when the change was made, each seeing the shipment as it would through the
+API (a carrier does not see attributes). Sharing itself sends the recipient's classic
+configurations the history it can now read.
 """
 
 from __future__ import annotations
@@ -50,8 +55,6 @@ DATA_TYPES = {
     WebhookEventType.EXCEPTION_ADDED_OR_UPDATED: "ExceptionChange",
 }
 
-# Journal kinds that are not a change of the shipment's tracking history.
-_NOT_HISTORY = frozenset({ChangeKind.SHIPMENT_SHARED.value, ChangeKind.SHIPMENT_UNSHARED.value})
 
 CLASSIC_EVENT_TYPE = "shipment.trackingHistory"
 PING_EVENT_TYPE = "webhook.ping"
@@ -99,17 +102,48 @@ class Facts:
     related: list[dict[str, Any]]
 
 
-@dataclass
-class Outgoing:
-    """A message to insert into the outbox."""
+@dataclass(frozen=True)
+class Payload:
+    """A body to store once and send to every configuration that receives it."""
 
-    config_id: int
-    tenant_id: int
     event_id: str
     event_type: str
     shipment_id: str
     body: str
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One delivery to insert into the outbox: a payload (by its index in the batch's list)
+    for a configuration."""
+
+    config_id: int
+    payload: int
+    shipment_id: str
+
+
+@dataclass(frozen=True)
+class Share:
+    """A tenant a shipment is (or was) shared with, and when."""
+
+    tenant_id: int
+    since: datetime
+    until: datetime | None
+    # Attributes are not shared with carriers.
+    hide_attributes: bool
+
+    def covers(self, at: datetime) -> bool:
+        return self.since <= at and (self.until is None or at < self.until)
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Whose configurations receive a change, and how that tenant sees the shipment."""
+
+    tenant_id: int
+    hide_attributes: bool = False
+    classic_only: bool = False
 
 
 def event_id(change_id: int, what: str = "change") -> str:
@@ -154,7 +188,7 @@ def _facts(row: Shipment | None, last_known: dict[str, Any], base_url: str | Non
     )
 
 
-def data_of(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+def data_of(kind: str, payload: Mapping[str, Any], hide_attributes: bool = False) -> dict[str, Any]:
     """The `data` (delta) of one kind; removed items carry their last known value."""
     if kind.startswith("shipments.v1.event."):
         return {"eventNotification": {"event": payload.get("event")}}
@@ -164,12 +198,20 @@ def data_of(kind: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"exceptionNotification": {"exception": payload.get("exception")}}
     if kind == WebhookEventType.SHIPMENT_DELETED:
         last = payload.get("shipment") or {"shipmentId": payload.get("shipmentId")}
-        return {"shipmentNotification": {"shipment": ShipmentContext.model_validate(last).wire()}}
+        shipment = ShipmentContext.model_validate(last).wire()
+        if hide_attributes:
+            shipment = _without_attributes(shipment)
+        return {"shipmentNotification": {"shipment": shipment}}
     return {}
 
 
-def _context(facts: Facts, include: tuple[str, ...]) -> dict[str, Any]:
-    context: dict[str, Any] = {"shipment": facts.shipment}
+def _without_attributes(shipment: dict[str, Any]) -> dict[str, Any]:
+    return {**shipment, "attributes": []}
+
+
+def _context(facts: Facts, include: tuple[str, ...], hide_attributes: bool) -> dict[str, Any]:
+    shipment = _without_attributes(facts.shipment) if hide_attributes else facts.shipment
+    context: dict[str, Any] = {"shipment": shipment}
     if ContextKind.ROUTE.value in include:
         context["route"] = facts.route
     if ContextKind.RELATED_SHIPMENTS.value in include:
@@ -188,115 +230,153 @@ def _passes(target: Target, change: ShipmentChange, facts: Facts) -> bool:
 
 @dataclass
 class FanOut:
-    """Builds the messages of one batch of journal rows for the configurations of their
-    tenants; reads each shipment (and each classic history) once per batch."""
+    """Builds the deliveries of one batch of journal rows: each change goes to the
+    configurations of its shipment's owner and of the tenants it was shared with when it was
+    made. Reads each shipment (and each classic history) once per batch, and makes each
+    distinct body once, however many configurations receive it."""
 
     session: Session
     base_url: str | None
     max_positions: int = 2000
     _facts: dict[str, Facts] = field(default_factory=dict)
+    payloads: list[Payload] = field(default_factory=list)
+    deliveries: list[Outgoing] = field(default_factory=list)
+    _bodies: dict[tuple[Any, ...], int] = field(default_factory=dict)
 
-    def messages(
-        self, changes: Iterable[ShipmentChange], targets: Mapping[int, list[Target]]
-    ) -> list[Outgoing]:
-        changes = [c for c in changes if targets.get(c.tenant_id)]
-        if not changes:
-            return []
+    def run(
+        self,
+        changes: Iterable[ShipmentChange],
+        targets: Mapping[int, list[Target]],
+        shares: Mapping[str, list[Share]],
+    ) -> None:
+        plans = [(c, a) for c in changes if (a := _audiences(c, targets, shares))]
+        if not plans:
+            return
         rows = {
             row.id: row
             for row in self.session.scalars(
-                select(Shipment).where(Shipment.id.in_({c.shipment_id for c in changes}))
+                select(Shipment).where(Shipment.id.in_({c.shipment_id for c, _ in plans}))
             )
         }
-        out: list[Outgoing] = []
-        # Classic push: one history per shipment per batch, sent after its last change.
-        classic_last: dict[tuple[int, str], ShipmentChange] = {}
-        bodies: dict[tuple[int, tuple[str, ...]], str] = {}
+        # Classic push: one history per shipment and viewer per batch, after its last change.
+        classic_last: dict[tuple[int, str], tuple[ShipmentChange, Audience]] = {}
         # A shipment deleted by now is described by the last value the journal kept.
         last_known: dict[str, dict[str, Any]] = {}
-        for change in changes:
+        for change, _ in plans:
             if "shipment" in change.payload:
                 last_known[change.shipment_id] = dict(change.payload["shipment"])
-        for change in changes:
+        for change, audiences in plans:
             facts = self._facts.get(change.shipment_id)
             if facts is None:
                 known = last_known.get(change.shipment_id, {"shipmentId": change.shipment_id})
                 facts = _facts(rows.get(change.shipment_id), known, self.base_url)
                 self._facts[change.shipment_id] = facts
-            for target in targets[change.tenant_id]:
-                if target.event_type is None:
-                    if change.kind not in _NOT_HISTORY and _passes_modes(target, facts):
-                        classic_last[(target.id, change.shipment_id)] = change
-                    continue
-                if target.event_type != change.kind or not _passes(target, change, facts):
-                    continue
-                key = (change.id, target.include_context)
-                body = bodies.get(key)
-                if body is None:
-                    body = _dumps(
-                        {
-                            "eventId": event_id(change.id),
-                            "eventType": change.kind,
-                            "createdDateTime": iso(change.created_at),
-                            "dataType": DATA_TYPES[WebhookEventType(change.kind)],
-                            "context": _context(facts, target.include_context),
-                            "data": data_of(change.kind, change.payload),
-                        }
-                    )
-                    bodies[key] = body
-                out.append(
-                    Outgoing(
-                        config_id=target.id,
-                        tenant_id=target.tenant_id,
-                        event_id=event_id(change.id),
-                        event_type=change.kind,
-                        shipment_id=change.shipment_id,
-                        body=body,
-                        created_at=change.created_at,
-                    )
-                )
-        out.extend(self._classic(classic_last, rows, targets))
-        return out
+            for audience in audiences:
+                for target in targets[audience.tenant_id]:
+                    if target.event_type is None:
+                        if _passes_modes(target, facts):
+                            classic_last[(target.id, change.shipment_id)] = (change, audience)
+                    elif (
+                        not audience.classic_only
+                        and target.event_type == change.kind
+                        and _passes(target, change, facts)
+                    ):
+                        index = self._granular(change, facts, target, audience)
+                        self.deliveries.append(Outgoing(target.id, index, change.shipment_id))
+        self._classic(classic_last, rows)
+
+    def _granular(
+        self, change: ShipmentChange, facts: Facts, target: Target, audience: Audience
+    ) -> int:
+        key = (change.id, target.include_context, audience.hide_attributes)
+        index = self._bodies.get(key)
+        if index is None:
+            body = _dumps(
+                {
+                    "eventId": event_id(change.id),
+                    "eventType": change.kind,
+                    "createdDateTime": iso(change.created_at),
+                    "dataType": DATA_TYPES[WebhookEventType(change.kind)],
+                    "context": _context(facts, target.include_context, audience.hide_attributes),
+                    "data": data_of(change.kind, change.payload, audience.hide_attributes),
+                }
+            )
+            index = self._add(
+                key,
+                Payload(
+                    event_id(change.id), change.kind, change.shipment_id, body, change.created_at
+                ),
+            )
+        return index
+
+    def _add(self, key: tuple[Any, ...], payload: Payload) -> int:
+        self._bodies[key] = len(self.payloads)
+        self.payloads.append(payload)
+        return len(self.payloads) - 1
 
     def _classic(
         self,
-        last: dict[tuple[int, str], ShipmentChange],
+        last: dict[tuple[int, str], tuple[ShipmentChange, Audience]],
         rows: Mapping[str, Shipment],
-        targets: Mapping[int, list[Target]],
-    ) -> list[Outgoing]:
-        histories: dict[str, str | None] = {}
-        out: list[Outgoing] = []
-        tenant_of = {t.id: t.tenant_id for ts in targets.values() for t in ts}
-        for (config_id, shipment_id), change in sorted(last.items(), key=lambda i: i[1].id):
-            if shipment_id not in histories:
-                row = rows.get(shipment_id)
-                histories[shipment_id] = (
-                    tracking_history(self.session, row, self.base_url, self.max_positions)
-                    if row is not None and row.deleted_at is None
-                    else None
-                )
-            body = histories[shipment_id]
-            if body is None:
+    ) -> None:
+        for (config_id, shipment_id), (change, audience) in sorted(
+            last.items(), key=lambda item: item[1][0].id
+        ):
+            row = rows.get(shipment_id)
+            if row is None or row.deleted_at is not None:
                 continue  # deleted: there is no history any more
-            out.append(
-                Outgoing(
-                    config_id=config_id,
-                    tenant_id=tenant_of[config_id],
-                    event_id=event_id(change.id, f"classic:{config_id}"),
-                    event_type=CLASSIC_EVENT_TYPE,
-                    shipment_id=shipment_id,
-                    body=body,
-                    created_at=change.created_at,
+            viewer = Viewer(audience.tenant_id, hide_attributes=audience.hide_attributes)
+            key = ("classic", shipment_id, viewer)
+            index = self._bodies.get(key)
+            if index is None:
+                body = tracking_history(
+                    self.session, row, self.base_url, self.max_positions, viewer
                 )
-            )
-        return out
+                index = self._add(
+                    key,
+                    Payload(
+                        event_id(change.id, f"classic:{audience.tenant_id}"),
+                        CLASSIC_EVENT_TYPE,
+                        shipment_id,
+                        body,
+                        change.created_at,
+                    ),
+                )
+            self.deliveries.append(Outgoing(config_id, index, shipment_id))
+
+
+def _audiences(
+    change: ShipmentChange, targets: Mapping[int, list[Target]], shares: Mapping[str, list[Share]]
+) -> list[Audience]:
+    """The tenants whose configurations may receive this change."""
+    if change.kind == ChangeKind.SHIPMENT_UNSHARED.value:
+        return []
+    if change.kind == ChangeKind.SHIPMENT_SHARED.value:
+        # The recipient can now read the whole history: its classic configurations get it.
+        recipient = change.payload.get("recipientTenantId")
+        return [
+            Audience(share.tenant_id, share.hide_attributes, classic_only=True)
+            for share in shares.get(change.shipment_id, ())
+            if share.tenant_id == recipient and share.covers(change.created_at)
+            if share.tenant_id in targets
+        ]
+    found = [Audience(change.tenant_id)] if change.tenant_id in targets else []
+    for share in shares.get(change.shipment_id, ()):
+        if share.tenant_id in targets and share.covers(change.created_at):
+            found.append(Audience(share.tenant_id, share.hide_attributes))
+    return found
 
 
 def tracking_history(
-    session: Session, row: Shipment, base_url: str | None, max_positions: int
+    session: Session,
+    row: Shipment,
+    base_url: str | None,
+    max_positions: int,
+    viewer: Viewer | None = None,
 ) -> str:
-    """The JSON of GET /api/v4/shipments/{id}/tracking/history as the owner sees it."""
-    viewer = Viewer(row.tenant_id)
+    """The JSON of GET /api/v4/shipments/{id}/tracking/history as `viewer` (by default the
+    owner) sees it."""
+    viewer = viewer or Viewer(row.tenant_id)
     history = TrackingHistory(
         costs=costs_of(row),
         events=events_of(session, row),

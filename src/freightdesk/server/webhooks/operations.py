@@ -22,11 +22,13 @@ from freightdesk.server.errors import conflict, not_found
 from freightdesk.server.tables.webhooks import (
     WebhookAttemptRow,
     WebhookConfigRow,
-    WebhookMessageRow,
+    WebhookDeliveryRow,
+    WebhookPayloadRow,
 )
 from freightdesk.server.webhooks import signing
 from freightdesk.server.webhooks.events import PING_EVENT_TYPE, ping_body
-from freightdesk.server.webhooks.outbox import Endpoint
+from freightdesk.server.webhooks.outbox import ERROR_LENGTH, Endpoint
+from freightdesk.server.webhooks.secret_box import SecretBox
 
 
 def delivery_log(
@@ -38,27 +40,36 @@ def delivery_log(
     page_size: int,
 ) -> tuple[list[Delivery], int]:
     """The configuration's messages, newest first, each with its attempts (newest first)."""
-    where = [WebhookMessageRow.config_id == config.id]
+    delivery, payload = WebhookDeliveryRow, WebhookPayloadRow
+    where = [delivery.config_id == config.id]
     if status is not None:
-        where.append(WebhookMessageRow.status == status.value)
-    total = session.scalar(select(func.count()).select_from(WebhookMessageRow).where(*where)) or 0
-    rows = list(
-        session.scalars(
-            select(WebhookMessageRow)
-            .where(*where)
-            .order_by(WebhookMessageRow.id.desc())
-            .offset(offset)
-            .limit(page_size)
-        )
-    )
+        where.append(delivery.status == status.value)
+    total = session.scalar(select(func.count()).select_from(delivery).where(*where)) or 0
+    rows = session.execute(
+        select(delivery, payload)
+        .join(payload, payload.id == delivery.payload_id)
+        .where(*where)
+        .order_by(delivery.id.desc())
+        .offset(offset)
+        .limit(page_size)
+    ).all()
     attempts: dict[int, list[DeliveryAttempt]] = defaultdict(list)
+    for row, _payload in rows:
+        if row.delivered_at is not None and row.status_code is not None:
+            attempts[row.id].append(
+                DeliveryAttempt(
+                    attempted_date_time=row.delivered_at,
+                    status_code=row.status_code,
+                    latency_ms=row.latency_ms or 0.0,
+                )
+            )
     if rows:
         for attempt in session.scalars(
             select(WebhookAttemptRow)
-            .where(WebhookAttemptRow.message_id.in_([row.id for row in rows]))
+            .where(WebhookAttemptRow.delivery_id.in_([row.id for row, _ in rows]))
             .order_by(WebhookAttemptRow.id.desc())
         ):
-            attempts[attempt.message_id].append(
+            attempts[attempt.delivery_id].append(
                 DeliveryAttempt(
                     attempted_date_time=attempt.attempted_at,
                     status_code=attempt.status_code,
@@ -69,23 +80,25 @@ def delivery_log(
     return [
         Delivery(
             message_id=row.id,
-            event_id=row.event_id,
-            event_type=row.event_type,
-            shipment_id=row.shipment_id,
+            event_id=body.event_id,
+            event_type=body.event_type,
+            shipment_id=body.shipment_id,
             status=DeliveryStatus(row.status),
-            created_date_time=row.created_at,
+            created_date_time=body.created_at,
             delivered_date_time=row.delivered_at,
-            next_attempt_date_time=row.next_attempt_at,
+            # A new message has no time of its own: it is due from its creation.
+            next_attempt_date_time=row.next_attempt_at
+            or (body.created_at if row.status == DeliveryStatus.PENDING.value else None),
             attempt_count=len(attempts[row.id]),
             attempts=attempts[row.id],
         )
-        for row in rows
+        for row, body in rows
     ], total
 
 
 def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Redelivery:
     """Send one message again now, with the same eventId and a fresh retry schedule."""
-    row = session.get(WebhookMessageRow, message_id)
+    row = session.get(WebhookDeliveryRow, message_id)
     if row is None or row.config_id != config.id:
         raise not_found(f"Message {message_id} of push configuration {config.id}")
     if not config.enabled:
@@ -93,40 +106,52 @@ def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Re
             f"Push configuration {config.id} is disabled ({config.disabled_reason}); "
             "enable it with a PUT first"
         )
-    if row.event_type == PING_EVENT_TYPE:
+    payload = session.get(WebhookPayloadRow, row.payload_id)
+    if payload is None or payload.event_type == PING_EVENT_TYPE:
         raise conflict("A test ping is not redelivered; send a new ping instead")
+    if row.delivered_at is not None and row.status_code is not None:
+        # The successful attempt lives on the delivery; keep it in the log as an attempt.
+        session.add(
+            WebhookAttemptRow(
+                delivery_id=row.id,
+                attempted_at=row.delivered_at,
+                status_code=row.status_code,
+                latency_ms=row.latency_ms or 0.0,
+            )
+        )
     row.status = DeliveryStatus.PENDING.value
     row.attempt_count = 0
     row.next_attempt_at = utcnow()
     row.delivered_at = None
+    row.status_code = None
+    row.latency_ms = None
     return Redelivery(
         message_id=row.id,
-        event_id=row.event_id,
+        event_id=payload.event_id,
         status=DeliveryStatus.PENDING,
         next_attempt_date_time=row.next_attempt_at,
     )
 
 
 def rotate_secret(
-    session: Session, config: WebhookConfigRow, grace_seconds: float
+    session: Session, config: WebhookConfigRow, grace_seconds: float, box: SecretBox
 ) -> SigningSecret:
     """A new signing secret; the old one keeps signing alongside during the grace period."""
     now = utcnow()
     expires = now + timedelta(seconds=grace_seconds)
-    config.previous_signing_secret = config.signing_secret
+    secret = signing.new_secret()
+    config.previous_signing_secret = config.signing_secret  # sealed already
     config.previous_secret_expires_at = expires
-    config.signing_secret = signing.new_secret()
+    config.signing_secret = box.seal(secret)
     config.updated_at = now  # deliveries pick up the new secret at once
-    return SigningSecret(
-        signing_secret=config.signing_secret, previous_secret_expires_date_time=expires
-    )
+    return SigningSecret(signing_secret=secret, previous_secret_expires_date_time=expires)
 
 
-def new_ping(config: WebhookConfigRow) -> tuple[Endpoint, str, str]:
+def new_ping(config: WebhookConfigRow, box: SecretBox) -> tuple[Endpoint, str, str]:
     """What a test ping sends: the endpoint, its eventId and body."""
     now = utcnow()
     event_id = str(uuid.uuid4())
-    return Endpoint.of(config, now), event_id, ping_body(event_id, config.config_name, now)
+    return Endpoint.of(config, now, box), event_id, ping_body(event_id, config.config_name, now)
 
 
 def store_ping(
@@ -142,32 +167,41 @@ def store_ping(
 ) -> PingResult:
     """Record a ping and its one attempt in the delivery log (pings are never retried)."""
     delivered = status_code is not None and 200 <= status_code < 300
-    message_id = session.execute(
-        insert(WebhookMessageRow)
+    payload_id = session.execute(
+        insert(WebhookPayloadRow)
         .values(
-            tenant_id=endpoint.tenant_id,
-            config_id=endpoint.id,
             event_id=event_id,
             event_type=PING_EVENT_TYPE,
             shipment_id=None,
             body=body,
-            status=(DeliveryStatus.DELIVERED if delivered else DeliveryStatus.FAILED).value,
-            attempt_count=1,
-            next_attempt_at=None,
             created_at=attempted_at,
-            delivered_at=attempted_at if delivered else None,
         )
-        .returning(WebhookMessageRow.id)
+        .returning(WebhookPayloadRow.id)
     ).scalar_one()
-    session.execute(
-        insert(WebhookAttemptRow).values(
-            message_id=message_id,
-            attempted_at=attempted_at,
-            status_code=status_code,
-            latency_ms=round(latency_ms, 1),
-            error=error[:500] if error else None,
+    message_id = session.execute(
+        insert(WebhookDeliveryRow)
+        .values(
+            config_id=endpoint.id,
+            payload_id=payload_id,
+            status=(DeliveryStatus.DELIVERED if delivered else DeliveryStatus.FAILED).value,
+            attempt_count=0 if delivered else 1,
+            next_attempt_at=None,
+            delivered_at=attempted_at if delivered else None,
+            status_code=status_code if delivered else None,
+            latency_ms=round(latency_ms, 1) if delivered else None,
         )
-    )
+        .returning(WebhookDeliveryRow.id)
+    ).scalar_one()
+    if not delivered:
+        session.execute(
+            insert(WebhookAttemptRow).values(
+                delivery_id=message_id,
+                attempted_at=attempted_at,
+                status_code=status_code,
+                latency_ms=round(latency_ms, 1),
+                error=error[:ERROR_LENGTH] if error else None,
+            )
+        )
     return PingResult(
         message_id=message_id,
         event_id=event_id,

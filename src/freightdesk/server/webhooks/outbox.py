@@ -1,44 +1,42 @@
 """The durable outbox of webhook messages (synchronous database work, run in a thread).
 
-- `fan_out` reads the shipment change journal on from the cursor and inserts one message per
-  configuration that wants the change, and moves the cursor, in one transaction: a change is
-  fanned out exactly once, and a restart carries on where the last commit left off.
+- `fan_out` reads the shipment change journal on from the cursor, stores each distinct body
+  once (`webhook_payloads`) and one narrow row per configuration that wants it
+  (`webhook_deliveries`), and moves the cursor, in one transaction: a change is fanned out
+  exactly once, and a restart carries on where the last commit left off.
 - `load_pending`, `load_endpoints`, `load_bodies` give the worker's scheduler what it needs.
 - `decide` turns an attempt into its outcome: delivered, retry later (the schedule in
-  `tuning`) or given up; `record` stores outcomes, and disables a configuration whose
-  receiver answered 410.
+  `tuning`) or given up; `record` stores outcomes (a failed attempt as a row of its own, the
+  successful one on the delivery), and disables a configuration whose receiver answered 410.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import (
-    Table,
-    bindparam,
-    delete,
-    func,
-    insert,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import Table, bindparam, delete, exists, func, insert, or_, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from freightdesk.models.webhooks import DeliveryStatus
-from freightdesk.server.tables.tracking import ShipmentChange
+from freightdesk.server.auth import TenantRole
+from freightdesk.server.domain.shipments import sqlite_utc_text
+from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentShare
 from freightdesk.server.tables.webhooks import (
     WebhookAttemptRow,
     WebhookConfigRow,
+    WebhookDeliveryRow,
     WebhookJournalCursor,
-    WebhookMessageRow,
+    WebhookPayloadRow,
 )
-from freightdesk.server.webhooks.events import FanOut, Target
+from freightdesk.server.webhooks.events import FanOut, Share, Target
 from freightdesk.server.webhooks.schedule import Pending
+from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
 from freightdesk.server.webhooks.tuning import Tuning
 
 log = logging.getLogger(__name__)
@@ -47,20 +45,55 @@ PENDING = DeliveryStatus.PENDING.value
 DELIVERED = DeliveryStatus.DELIVERED.value
 FAILED = DeliveryStatus.FAILED.value
 _MAX_GAPS = 10_000
-_ERROR_LENGTH = 500
+ERROR_LENGTH = 500
+PURGE_BATCH = 1000
+
+
+def table_of(entity: type[Any]) -> Table:
+    return cast(Table, entity.__table__)
+
+
+def _driver_many(connection: Connection, statement: str, rows: list[tuple[Any, ...]]) -> None:
+    """executemany on the driver; `statement` uses `?` placeholders (SQLite's style)."""
+    if connection.dialect.name == "postgresql":
+        statement = statement.replace("?", "%s")
+    connection.exec_driver_sql(statement, rows)
+
+
+def _driver_time(connection: Connection, at: datetime) -> Any:
+    """An instant as `UtcDateTime` stores it, for statements sent to the driver."""
+    if connection.dialect.name == "sqlite":
+        return sqlite_utc_text(at)
+    return at.astimezone(UTC).replace(tzinfo=None)
+
 
 # --- fan-out -------------------------------------------------------------------------------
 
 
-def _cursor(session: Session) -> WebhookJournalCursor:
+def lock_cursor(session: Session) -> WebhookJournalCursor:
     cursor = session.get(WebhookJournalCursor, 1, with_for_update=True)
     if cursor is None:
-        # First start: begin at the end of the journal, not by replaying its whole past.
-        newest = session.scalar(select(func.max(ShipmentChange.id))) or 0
+        # First start: do not replay the journal's past, only what came after the first
+        # configuration (the worker starts a moment after the service, and a configuration
+        # made meanwhile must get the changes that followed it).
+        before = select(func.max(ShipmentChange.id))
+        oldest = session.scalar(select(func.min(WebhookConfigRow.created_at)))
+        if oldest is not None:
+            before = before.where(ShipmentChange.created_at < oldest)
+        newest = session.scalar(before) or 0
         cursor = WebhookJournalCursor(id=1, position=newest, highest_seen=newest, gaps=[])
         session.add(cursor)
         session.flush()
     return cursor
+
+
+@dataclass
+class Fanned:
+    """What one fan-out made: journal rows read, deliveries queued, and their bodies."""
+
+    read: int = 0
+    pending: list[Pending] = field(default_factory=list)
+    bodies: dict[int, bytes] = field(default_factory=dict)
 
 
 def fan_out(
@@ -70,9 +103,9 @@ def fan_out(
     *,
     base_url: str | None,
     max_positions: int,
-) -> tuple[int, list[Pending]]:
-    """Fan out the next batch of journal rows: (rows read, messages made)."""
-    cursor = _cursor(session)
+) -> Fanned:
+    """Fan out the next batch of journal rows."""
+    cursor = lock_cursor(session)
     gaps: dict[int, datetime] = {int(i): datetime.fromisoformat(t) for i, t in cursor.gaps}
     newer = ShipmentChange.id > cursor.highest_seen
     wanted = or_(newer, ShipmentChange.id.in_(gaps)) if gaps else newer
@@ -85,7 +118,6 @@ def fan_out(
         )
     )
     highest = cursor.highest_seen
-    made: list[Pending] = []
     for change in changes:
         if change.id in gaps:
             del gaps[change.id]
@@ -101,49 +133,109 @@ def fan_out(
         del gaps[missing]
     if expired:
         log.debug("journal ids %s never committed; moving on", expired[:10])
+    made = Fanned(read=len(changes))
     if changes:
-        tenants = {c.tenant_id for c in changes}
-        targets: dict[int, list[Target]] = {}
-        for row in session.scalars(
-            select(WebhookConfigRow).where(
-                WebhookConfigRow.tenant_id.in_(tenants), WebhookConfigRow.enabled.is_(True)
-            )
-        ):
-            targets.setdefault(row.tenant_id, []).append(Target.of(row))
-        outgoing = FanOut(session, base_url, max_positions).messages(changes, targets)
-        if outgoing:
-            message = WebhookMessageRow
-            inserted = session.execute(
-                insert(message).returning(
-                    message.id,
-                    message.config_id,
-                    message.shipment_id,
-                    message.event_id,
-                    message.attempt_count,
-                    message.next_attempt_at,
-                    sort_by_parameter_order=True,
-                ),
-                [
-                    {
-                        "tenant_id": m.tenant_id,
-                        "config_id": m.config_id,
-                        "event_id": m.event_id,
-                        "event_type": m.event_type,
-                        "shipment_id": m.shipment_id,
-                        "body": m.body,
-                        "status": PENDING,
-                        "attempt_count": 0,
-                        "next_attempt_at": now,
-                        "created_at": now,
-                    }
-                    for m in outgoing
-                ],
-            )
-            made = [_pending(row) for row in inserted]
+        made = _fan_out(session, changes, now, base_url, max_positions)
     cursor.highest_seen = highest
     cursor.position = min(gaps) - 1 if gaps else highest
     cursor.gaps = [[i, seen.isoformat()] for i, seen in sorted(gaps.items())]
-    return len(changes), made
+    return made
+
+
+def _shares(session: Session, shipment_ids: set[str]) -> dict[str, list[Share]]:
+    """Every share, current or revoked, of these shipments."""
+    found: dict[str, list[Share]] = {}
+    rows = session.execute(
+        select(
+            Shipment.id,
+            ShipmentShare.tenant_id,
+            ShipmentShare.created_at,
+            ShipmentShare.revoked_at,
+            Tenant.kind,
+        )
+        .join(Shipment, Shipment.pk == ShipmentShare.shipment_pk)
+        .join(Tenant, Tenant.id == ShipmentShare.tenant_id)
+        .where(Shipment.id.in_(shipment_ids))
+    )
+    for shipment_id, tenant_id, since, until, kind in rows:
+        hide = kind == TenantRole.CARRIER.value
+        found.setdefault(shipment_id, []).append(Share(tenant_id, since, until, hide))
+    return found
+
+
+def _fan_out(
+    session: Session,
+    changes: list[ShipmentChange],
+    now: datetime,
+    base_url: str | None,
+    max_positions: int,
+) -> Fanned:
+    shares = _shares(session, {c.shipment_id for c in changes})
+    tenants = {c.tenant_id for c in changes}
+    tenants.update(share.tenant_id for items in shares.values() for share in items)
+    targets: dict[int, list[Target]] = {}
+    for row in session.scalars(
+        select(WebhookConfigRow).where(
+            WebhookConfigRow.tenant_id.in_(tenants), WebhookConfigRow.enabled.is_(True)
+        )
+    ):
+        targets.setdefault(row.tenant_id, []).append(Target.of(row))
+    made = Fanned(read=len(changes))
+    if not targets:
+        return made
+    fan = FanOut(session, base_url, max_positions)
+    fan.run(changes, targets, shares)
+    if not fan.deliveries:
+        return made
+    connection = session.connection()
+    payloads = table_of(WebhookPayloadRow)
+    payload_ids = list(
+        connection.execute(
+            insert(payloads).returning(payloads.c.id, sort_by_parameter_order=True),
+            [
+                {
+                    "event_id": p.event_id,
+                    "event_type": p.event_type,
+                    "shipment_id": p.shipment_id,
+                    "body": p.body,
+                    "created_at": p.created_at,
+                }
+                for p in fan.payloads
+            ],
+        ).scalars()
+    )
+    # Straight to the driver, without RETURNING: per row, SQLAlchemy's parameter handling and
+    # insertmanyvalues' RETURNING cost more than the database's own work. The ids are read
+    # back by payload: only this transaction's rows refer to its payloads, and ids grow in
+    # the order the rows were inserted.
+    deliveries = table_of(WebhookDeliveryRow)
+    _driver_many(
+        connection,
+        "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
+        f"VALUES (?, ?, '{PENDING}', 0)",
+        [(d.config_id, payload_ids[d.payload]) for d in fan.deliveries],
+    )
+    delivery_ids = list(
+        connection.execute(
+            select(deliveries.c.id)
+            .where(deliveries.c.payload_id.in_(payload_ids))
+            .order_by(deliveries.c.id)
+        ).scalars()
+    )
+    made.pending = [
+        Pending(
+            message_id=delivery_id,
+            config_id=d.config_id,
+            payload_id=payload_ids[d.payload],
+            chain=d.shipment_id,
+            event_id=fan.payloads[d.payload].event_id,
+            failed=0,
+            due_at=now,
+        )
+        for delivery_id, d in zip(delivery_ids, fan.deliveries, strict=True)
+    ]
+    made.bodies = {pid: p.body.encode() for pid, p in zip(payload_ids, fan.payloads, strict=True)}
+    return made
 
 
 # --- what to send ----------------------------------------------------------------------------
@@ -164,16 +256,24 @@ class Endpoint:
     secrets: tuple[str, ...]
     enabled: bool
     updated_at: datetime
+    # Why nothing can be sent (its secrets cannot be decrypted); None when all is well.
+    problem: str | None = None
 
     @classmethod
-    def of(cls, row: WebhookConfigRow, now: datetime) -> Endpoint:
-        secrets = [row.signing_secret]
-        if (
-            row.previous_signing_secret
-            and row.previous_secret_expires_at is not None
-            and row.previous_secret_expires_at > now
-        ):
-            secrets.append(row.previous_signing_secret)
+    def of(cls, row: WebhookConfigRow, now: datetime, box: SecretBox) -> Endpoint:
+        problem = None
+        try:
+            secrets = [box.open(row.signing_secret)]
+            if (
+                row.previous_signing_secret
+                and row.previous_secret_expires_at is not None
+                and row.previous_secret_expires_at > now
+            ):
+                secrets.append(box.open(row.previous_signing_secret))
+            methods = box.open_methods(list(row.authentication_methods or []))
+        except SecretError as exc:
+            log.error("push configuration %d: %s", row.id, exc)
+            secrets, methods, problem = [], [], str(exc)
         return cls(
             id=row.id,
             tenant_id=row.tenant_id,
@@ -182,44 +282,51 @@ class Endpoint:
             method=row.method,
             headers=dict(row.method_headers or {}),
             params=dict(row.method_params or {}),
-            methods=list(row.authentication_methods or []),
+            methods=methods,
             secrets=tuple(secrets),
             enabled=row.enabled,
             updated_at=row.updated_at,
+            problem=problem,
         )
 
 
-def _pending(row: Any) -> Pending:
-    return Pending(
-        message_id=row.id,
-        config_id=row.config_id,
-        chain=row.shipment_id or f"#{row.id}",
-        event_id=row.event_id,
-        failed=row.attempt_count,
-        due_at=row.next_attempt_at,
-    )
-
-
-def load_pending(session: Session) -> list[Pending]:
-    """Every message still to be sent (never pings, which are not retried)."""
-    message = WebhookMessageRow
+def load_pending(session: Session, now: datetime) -> list[Pending]:
+    """Every message still to be sent (pings never are: they are not retried)."""
+    delivery, payload = WebhookDeliveryRow, WebhookPayloadRow
     rows = session.execute(
         select(
-            message.id,
-            message.config_id,
-            message.shipment_id,
-            message.event_id,
-            message.attempt_count,
-            message.next_attempt_at,
+            delivery.id,
+            delivery.config_id,
+            delivery.payload_id,
+            payload.shipment_id,
+            payload.event_id,
+            delivery.attempt_count,
+            delivery.next_attempt_at,
         )
-        .where(message.status == PENDING, message.next_attempt_at.is_not(None))
-        .order_by(message.id)
+        .join(payload, payload.id == delivery.payload_id)
+        .where(delivery.status == PENDING)
+        .order_by(delivery.id)
     )
-    return [_pending(row) for row in rows]
+    return [
+        Pending(
+            message_id=row.id,
+            config_id=row.config_id,
+            payload_id=row.payload_id,
+            chain=row.shipment_id or f"#{row.id}",
+            event_id=row.event_id,
+            failed=row.attempt_count,
+            due_at=row.next_attempt_at or now,
+        )
+        for row in rows
+    ]
 
 
 def load_endpoints(
-    session: Session, config_ids: Iterable[int], known: dict[int, Endpoint], now: datetime
+    session: Session,
+    config_ids: Iterable[int],
+    known: dict[int, Endpoint],
+    now: datetime,
+    box: SecretBox,
 ) -> dict[int, Endpoint]:
     """The current endpoints of these configurations (absent: deleted); rows that did not
     change since `known` are not read again."""
@@ -247,21 +354,19 @@ def load_endpoints(
             stale.append(config_id)
     if stale:
         for row in session.scalars(select(config).where(config.id.in_(stale))):
-            found[row.id] = Endpoint.of(row, now)
+            found[row.id] = Endpoint.of(row, now, box)
     return found
 
 
-def load_bodies(session: Session, message_ids: Sequence[int]) -> dict[int, str]:
-    """Bodies of these messages if they are still waiting (a deleted configuration takes its
-    messages with it)."""
-    if not message_ids:
+def load_bodies(session: Session, payload_ids: Iterable[int]) -> dict[int, bytes]:
+    """Bodies of these payloads."""
+    ids = list(payload_ids)
+    if not ids:
         return {}
     rows = session.execute(
-        select(WebhookMessageRow.id, WebhookMessageRow.body).where(
-            WebhookMessageRow.id.in_(list(message_ids)), WebhookMessageRow.status == PENDING
-        )
+        select(WebhookPayloadRow.id, WebhookPayloadRow.body).where(WebhookPayloadRow.id.in_(ids))
     )
-    return {message_id: body for message_id, body in rows}
+    return {payload_id: body.encode() for payload_id, body in rows}
 
 
 # --- outcomes ------------------------------------------------------------------------------
@@ -276,6 +381,9 @@ class Outcome:
     attempted_at: datetime
     latency_ms: float
     status: str
+    # Failed attempts of the message after this one (its place in the retry schedule); taken
+    # when decided, because the scheduler moves `pending` on before the outcome is stored.
+    failures: int = 0
     next_attempt_at: datetime | None = None
     status_code: int | None = None
     error: str | None = None
@@ -308,6 +416,7 @@ def decide(
         attempted_at=attempted_at,
         latency_ms=latency_ms,
         status=status,
+        failures=pending.failed + (0 if status == DELIVERED else 1),
         next_attempt_at=next_at,
         status_code=status_code,
         error=error,
@@ -318,54 +427,63 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
     """Store attempts and move each message on; outcomes of deleted messages are dropped."""
     if not outcomes:
         return
-    ids = [o.pending.message_id for o in outcomes]
-    existing = set(
-        session.scalars(select(WebhookMessageRow.id).where(WebhookMessageRow.id.in_(ids)))
-    )
-    outcomes = [o for o in outcomes if o.pending.message_id in existing]
-    if not outcomes:
-        return
-    session.execute(
-        insert(WebhookAttemptRow),
-        [
-            {
-                "message_id": o.pending.message_id,
-                "attempted_at": o.attempted_at,
-                "status_code": o.status_code,
-                "latency_ms": round(o.latency_ms, 1),
-                "error": o.error[:_ERROR_LENGTH] if o.error else None,
-            }
-            for o in outcomes
-        ],
-    )
-    table = cast(Table, WebhookMessageRow.__table__)
-    session.connection().execute(
-        update(table)
-        .where(table.c.id == bindparam("m_id"))
-        .values(
-            status=bindparam("m_status"),
-            attempt_count=bindparam("m_count"),
-            next_attempt_at=bindparam("m_next"),
-            delivered_at=bindparam("m_delivered"),
-        ),
-        [
-            {
-                "m_id": o.pending.message_id,
-                "m_status": o.status,
-                "m_count": o.pending.failed + (0 if o.status == DELIVERED else 1),
-                "m_next": o.next_attempt_at,
-                "m_delivered": o.attempted_at if o.status == DELIVERED else None,
-            }
-            for o in outcomes
-        ],
-    )
-    for o in outcomes:
+    connection = session.connection()
+    failed = [o for o in outcomes if o.status != DELIVERED]
+    if failed:
+        ids = [o.pending.message_id for o in failed]
+        existing = set(
+            session.scalars(select(WebhookDeliveryRow.id).where(WebhookDeliveryRow.id.in_(ids)))
+        )
+        rows = [failed_attempt(o) for o in failed if o.pending.message_id in existing]
+        if rows:
+            connection.execute(insert(table_of(WebhookAttemptRow)), rows)
+    # A message tried twice since the last store: its row takes the later outcome.
+    latest = list({o.pending.message_id: o for o in outcomes}.values())
+    table = table_of(WebhookDeliveryRow)
+    delivered = [o for o in latest if o.status == DELIVERED]
+    retried = [o for o in latest if o.status != DELIVERED]
+    if delivered:
+        # The common case, and one row per delivery: straight to the driver (see _fan_out).
+        _driver_many(
+            connection,
+            f"UPDATE webhook_deliveries SET status = '{DELIVERED}', next_attempt_at = NULL, "
+            "delivered_at = ?, status_code = ?, latency_ms = ? WHERE id = ?",
+            [
+                (
+                    _driver_time(connection, o.attempted_at),
+                    o.status_code,
+                    round(o.latency_ms, 1),
+                    o.pending.message_id,
+                )
+                for o in delivered
+            ],
+        )
+    if retried:
+        connection.execute(
+            update(table)
+            .where(table.c.id == bindparam("d_id"))
+            .values(
+                status=bindparam("d_status"),
+                attempt_count=bindparam("d_count"),
+                next_attempt_at=bindparam("d_next"),
+            ),
+            [
+                {
+                    "d_id": o.pending.message_id,
+                    "d_status": o.status,
+                    "d_count": o.failures,
+                    "d_next": o.next_attempt_at,
+                }
+                for o in retried
+            ],
+        )
+    for o in failed:
         if o.status == FAILED:
             log.warning(
                 "webhook message %d to configuration %d given up after %d attempts",
                 o.pending.message_id,
                 o.pending.config_id,
-                o.pending.failed + 1,
+                o.failures,
             )
     gone = {o.pending.config_id: o for o in outcomes if o.gone}
     for config_id, outcome in gone.items():
@@ -384,16 +502,34 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
         log.warning("webhook configuration %d disabled: its receiver answered 410", config_id)
 
 
+def failed_attempt(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "delivery_id": outcome.pending.message_id,
+        "attempted_at": outcome.attempted_at,
+        "status_code": outcome.status_code,
+        "latency_ms": round(outcome.latency_ms, 1),
+        "error": outcome.error[:ERROR_LENGTH] if outcome.error else None,
+    }
+
+
 def purge(session: Session, tuning: Tuning, now: datetime) -> int:
-    """Forget delivered and failed messages past retention; expire rotated secrets."""
+    """Forget payloads past retention that nothing waits for (with their deliveries and
+    attempts); expire rotated secrets. Returns how many payloads went."""
     before = now - timedelta(seconds=tuning.retention_seconds)
-    old = select(WebhookMessageRow.id).where(
-        WebhookMessageRow.status.in_([DELIVERED, FAILED]), WebhookMessageRow.created_at < before
+    delivery, payload = WebhookDeliveryRow, WebhookPayloadRow
+    waiting = exists().where(delivery.payload_id == payload.id, delivery.status == PENDING)
+    ids = list(
+        session.scalars(
+            select(payload.id).where(payload.created_at < before, ~waiting).limit(PURGE_BATCH)
+        )
     )
-    ids = list(session.scalars(old.limit(5000)))
     if ids:
-        session.execute(delete(WebhookAttemptRow).where(WebhookAttemptRow.message_id.in_(ids)))
-        session.execute(delete(WebhookMessageRow).where(WebhookMessageRow.id.in_(ids)))
+        of_payloads = select(delivery.id).where(delivery.payload_id.in_(ids))
+        session.execute(
+            delete(WebhookAttemptRow).where(WebhookAttemptRow.delivery_id.in_(of_payloads))
+        )
+        session.execute(delete(delivery).where(delivery.payload_id.in_(ids)))
+        session.execute(delete(payload).where(payload.id.in_(ids)))
     session.execute(
         update(WebhookConfigRow)
         .where(

@@ -24,6 +24,7 @@ from datetime import datetime
 class Pending:
     message_id: int
     config_id: int
+    payload_id: int
     # The shipment, or "#<message id>" for a message that belongs to no chain.
     chain: str
     event_id: str
@@ -42,6 +43,8 @@ class Scheduler:
         self._flying: Counter[int] = Counter()
         self._flying_ids: set[int] = set()
         self._order: deque[int] = deque()
+        # Chains per configuration, so that `configs()` does not walk every chain.
+        self._chains_of: Counter[int] = Counter()
 
     def __len__(self) -> int:
         return sum(len(chain) for chain in self._chains.values())
@@ -51,26 +54,48 @@ class Scheduler:
         return len(self._flying_ids)
 
     def configs(self) -> set[int]:
-        return {config for config, _chain in self._chains}
+        return set(self._chains_of)
+
+    def payloads(self) -> set[int]:
+        return {p.payload_id for chain in self._chains.values() for p in chain}
+
+    def _chain(self, key: tuple[int, str]) -> deque[Pending]:
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = self._chains[key] = deque()
+            self._chains_of[key[0]] += 1
+        return chain
 
     def add(self, pending: Pending) -> None:
-        chain = self._chains.setdefault(pending.key, deque())
+        chain = self._chain(pending.key)
         chain.append(pending)
         if len(chain) == 1:
             self._push(pending)
 
-    def rebuild(self, pending: Iterable[Pending], flying: Iterable[Pending]) -> None:
-        """Start over from the database's PENDING messages, keeping what is in flight."""
-        in_flight = {p.message_id: p for p in flying}
+    def rebuild(
+        self,
+        pending: Iterable[Pending],
+        current: Iterable[Pending] = (),
+        done: Iterable[int] = (),
+    ) -> None:
+        """Start over from the database's PENDING messages. `current` are this scheduler's
+        own objects for messages it knows better than the database (in flight, or waiting
+        for a retry not stored yet); `done` are messages whose outcome moved their chain on
+        but is not stored yet."""
+        known = {p.message_id: p for p in current}
+        finished = set(done)
         self._chains.clear()
+        self._chains_of.clear()
         self._ready.clear()
         self._order.clear()
         for item in sorted(pending, key=lambda p: p.message_id):
-            current = in_flight.get(item.message_id, item)
-            chain = self._chains.setdefault(current.key, deque())
-            chain.append(current)
-            if len(chain) == 1 and current.message_id not in self._flying_ids:
-                self._push(current)
+            if item.message_id in finished:
+                continue
+            mine = known.get(item.message_id, item)
+            chain = self._chain(mine.key)
+            chain.append(mine)
+            if len(chain) == 1 and mine.message_id not in self._flying_ids:
+                self._push(mine)
 
     def _push(self, pending: Pending) -> None:
         heap = self._ready.get(pending.config_id)
@@ -80,32 +105,60 @@ class Scheduler:
         heapq.heappush(heap, (pending.due_at, pending.message_id, pending))
 
     def take(
-        self, now: datetime, *, per_config: int, limit: int, usable: Callable[[int], bool]
+        self,
+        now: datetime,
+        *,
+        per_config: int,
+        limit: int,
+        usable: Callable[[int], bool],
+        only: int | None = None,
     ) -> list[Pending]:
         """Due chain heads, at most `per_config` in flight per configuration and `limit` in
-        all; configurations take turns so that none waits behind another."""
+        all; configurations take turns so that none waits behind another. `only` looks at
+        one configuration (the one whose request just finished)."""
         taken: list[Pending] = []
+        if only is not None:
+            if usable(only):
+                self._take_from(only, now, per_config, limit, taken)
+            return taken
         for _ in range(len(self._order)):
             if len(taken) >= limit:
                 break
             config = self._order[0]
             self._order.rotate(-1)
-            heap = self._ready.get(config)
-            if not heap or not usable(config):
-                continue
-            while heap and heap[0][0] <= now and self._flying[config] < per_config:
-                if len(taken) >= limit:
-                    break
-                _due, _id, pending = heapq.heappop(heap)
-                self._flying[config] += 1
-                self._flying_ids.add(pending.message_id)
-                taken.append(pending)
+            if usable(config):
+                self._take_from(config, now, per_config, limit, taken)
         self._drop_empty()
         return taken
 
+    def _take_from(
+        self, config: int, now: datetime, per_config: int, limit: int, taken: list[Pending]
+    ) -> None:
+        heap = self._ready.get(config)
+        while heap and heap[0][0] <= now and self._flying[config] < per_config:
+            if len(taken) >= limit:
+                break
+            _due, _id, pending = heapq.heappop(heap)
+            self._flying[config] += 1
+            self._flying_ids.add(pending.message_id)
+            taken.append(pending)
+
+    def release(self, pending: Pending) -> None:
+        """Undo `take` for a message that could not be started: it waits as it was."""
+        self._unfly(pending)
+        self._push(pending)
+
+    def _unfly(self, pending: Pending) -> None:
+        if pending.message_id in self._flying_ids:
+            self._flying_ids.discard(pending.message_id)
+            self._flying[pending.config_id] -= 1
+            if self._flying[pending.config_id] <= 0:
+                del self._flying[pending.config_id]
+
     def settle(self, pending: Pending, next_due: datetime | None) -> None:
-        """After an attempt's outcome is stored: None moves the chain on (delivered or given
-        up), a time retries the head then."""
+        """After an attempt: None moves the chain on (delivered or given up), a time retries
+        the head then. Its outcome need not be stored yet: after a crash both it and the
+        next message are sent again, in order."""
         if pending.message_id in self._flying_ids:
             self._flying_ids.discard(pending.message_id)
             self._flying[pending.config_id] -= 1
@@ -124,11 +177,15 @@ class Scheduler:
             self._push(chain[0])
         else:
             del self._chains[pending.key]
+            self._chains_of[pending.config_id] -= 1
+            if self._chains_of[pending.config_id] <= 0:
+                del self._chains_of[pending.config_id]
 
     def forget_config(self, config_id: int) -> None:
         """A deleted configuration: its messages went with it."""
         for key in [key for key in self._chains if key[0] == config_id]:
             del self._chains[key]
+        self._chains_of.pop(config_id, None)
         self._ready.pop(config_id, None)
         self._drop_empty()
 

@@ -1,9 +1,10 @@
 """Sending one message to one receiver: signed, authenticated, bounded in time.
 
-Each configuration gets its own small connection pool (its concurrency is bounded anyway):
-httpcore scans a pool's connections for every request, so one big shared pool costs time in
-proportion to all connections, and a slow receiver would hold connections others need. An
-MTLS configuration's pool carries its client certificate.
+Requests go out through `http11` (keep-alive connections per configuration; see there why not
+httpx). What does not change between requests of one version of a configuration (the request
+line, Host, methodHeaders, API key and Basic credentials) is encoded once; each request adds
+its signature, a bearer token where OAuth 2.0 is used, and the body. Token endpoints, which are
+not receivers and are asked rarely, are reached with httpx.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from freightdesk.models.webhooks import AuthenticationType
 from freightdesk.server.db import utcnow
 from freightdesk.server.webhooks import signing
 from freightdesk.server.webhooks.credentials import CredentialError, Credentials, ssl_context
+from freightdesk.server.webhooks.http11 import Origin, Pool, TransportError
 from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.tuning import Tuning
 
 USER_AGENT = f"FreightDesk-Webhooks/{__version__}"
-_RESPONSE_BYTES = 64 * 1024
+_TOKEN_TYPES = frozenset({AuthenticationType.OAUTH2.value, AuthenticationType.AD_OAUTH2_CERT.value})
 
 
 @dataclass(frozen=True)
@@ -56,128 +58,146 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-class Sender:
-    """Sends messages; one connection pool per configuration (see the module)."""
+def _header(name: str, value: str) -> bytes:
+    if any(c in value for c in "\r\n\0"):
+        # Configuration checks refuse these; a stored value must not split the request.
+        raise CredentialError(f"the value of header {name} contains a line break")
+    return f"{name}: {value}\r\n".encode()
 
-    def __init__(self, per_endpoint: int = 8) -> None:
-        self._limits = httpx.Limits(
-            max_connections=per_endpoint, max_keepalive_connections=per_endpoint
-        )
-        # Loading the trust store takes ~0.1 s: once for every pool without a client
-        # certificate, not once per pool.
+
+@dataclass
+class _Route:
+    """One version of a configuration, ready to send: its connections and fixed bytes."""
+
+    updated_at: datetime
+    pool: Pool
+    # The request line and every header that is the same on each request.
+    head: bytes
+    # OAuth 2.0 methods: a bearer token is added per request (cached by Credentials).
+    token_methods: list[dict[str, Any]]
+
+
+class Sender:
+    """Sends messages; one keep-alive pool per configuration (the worker bounds how many
+    requests each has under way)."""
+
+    def __init__(self) -> None:
+        # Loading the trust store takes ~0.1 s: once for every https receiver without a
+        # client certificate, not once per configuration.
         self._trust = httpx.create_ssl_context()
         # For token endpoints, which are not a configuration's receiver.
-        self._shared = httpx.AsyncClient(
-            verify=self._trust, limits=self._limits, follow_redirects=False
-        )
-        self._clients: dict[int, tuple[datetime, httpx.AsyncClient]] = {}
-        self._retired: list[httpx.AsyncClient] = []
-        self._urls: dict[int, httpx.URL] = {}
+        self._shared = httpx.AsyncClient(verify=self._trust, follow_redirects=False)
+        self._routes: dict[int, _Route] = {}
+        self._retired: list[Pool] = []
         self._lock = asyncio.Lock()
         self.credentials = Credentials()
 
     async def close(self) -> None:
-        clients = [self._shared, *self._retired, *(client for _, client in self._clients.values())]
-        self._clients.clear()
+        for pool in [*self._retired, *(route.pool for route in self._routes.values())]:
+            pool.close()
+        self._routes.clear()
         self._retired.clear()
-        for client in clients:
-            await client.aclose()
+        await self._shared.aclose()
 
     async def forget(self, keep: set[int]) -> None:
-        """Close the pools of configurations that no longer have anything to send, and those
-        replaced by an edit of their configuration a while ago."""
+        """Close the connections of configurations that no longer have anything to send, and
+        those replaced by an edit of their configuration a while ago."""
         retired, self._retired = self._retired, []
-        for config_id in [c for c in self._clients if c not in keep]:
-            retired.append(self._clients.pop(config_id)[1])
-            self._urls.pop(config_id, None)
-        for client in retired:
-            await client.aclose()
+        for config_id in [c for c in self._routes if c not in keep]:
+            retired.append(self._routes.pop(config_id).pool)
+        for pool in retired:
+            pool.close()
 
-    async def _client_for(self, endpoint: Endpoint) -> httpx.AsyncClient:
-        known = self._clients.get(endpoint.id)
-        if known is not None and known[0] == endpoint.updated_at:
-            return known[1]
+    async def _route_for(self, endpoint: Endpoint) -> _Route:
+        known = self._routes.get(endpoint.id)
+        if known is not None and known.updated_at == endpoint.updated_at:
+            return known
         async with self._lock:
-            known = self._clients.get(endpoint.id)
-            if known is not None and known[0] == endpoint.updated_at:
-                return known[1]
-            mtls = [m for m in endpoint.methods if m["type"] == AuthenticationType.MTLS.value]
-            verify = self._trust
-            if mtls:
-                verify = await asyncio.to_thread(ssl_context, mtls[0]["parameters"])
-            client = httpx.AsyncClient(verify=verify, limits=self._limits, follow_redirects=False)
-            self._clients[endpoint.id] = (endpoint.updated_at, client)
-            # Parsed once per version of the configuration, not once per request.
-            url = httpx.URL(endpoint.url)
-            self._urls[endpoint.id] = (
-                url.copy_merge_params(endpoint.params) if endpoint.params else url
-            )
+            known = self._routes.get(endpoint.id)
+            if known is not None and known.updated_at == endpoint.updated_at:
+                return known
+            route = await self._prepare(endpoint)
+            self._routes[endpoint.id] = route
         if known is not None:
-            # Requests may still be under way on the old pool: close it later.
-            self._retired.append(known[1])
-        return client
+            # Requests may still be under way on the old connections: close them later.
+            self._retired.append(known.pool)
+        return route
 
-    async def send(self, endpoint: Endpoint, event_id: str, body: str, tuning: Tuning) -> Result:
+    async def _prepare(self, endpoint: Endpoint) -> _Route:
+        url = httpx.URL(endpoint.url)
+        if endpoint.params:
+            url = url.copy_merge_params(endpoint.params)
+        tls: ssl.SSLContext | None = None
+        if url.scheme == "https":
+            mtls = [m for m in endpoint.methods if m["type"] == AuthenticationType.MTLS.value]
+            tls = await asyncio.to_thread(ssl_context, mtls[0]["parameters"]) if mtls else None
+            tls = tls or self._trust
+        host = url.raw_host.decode("ascii")
+        port = url.port or (443 if url.scheme == "https" else 80)
+        head = bytearray(f"{endpoint.method} ".encode())
+        head += url.raw_path + b" HTTP/1.1\r\nHost: " + url.netloc + b"\r\n"
+        head += b"Content-Type: application/json\r\n"
+        head += f"User-Agent: {USER_AGENT}\r\n".encode()
+        fixed = dict(endpoint.headers)
+        fixed.update(Credentials.fixed_headers(endpoint.methods))
+        for name, value in fixed.items():
+            head += _header(name, value)
+        return _Route(
+            updated_at=endpoint.updated_at,
+            pool=Pool(Origin(host, port, tls, server_hostname=host)),
+            head=bytes(head),
+            token_methods=[m for m in endpoint.methods if m["type"] in _TOKEN_TYPES],
+        )
+
+    async def send(self, endpoint: Endpoint, event_id: str, body: bytes, tuning: Tuning) -> Result:
         attempted_at = utcnow()
         started = time.perf_counter()
-        timeout = httpx.Timeout(tuning.timeout_seconds, connect=tuning.connect_timeout_seconds)
 
         def result(**fields: Any) -> Result:
             latency = (time.perf_counter() - started) * 1000
             return Result(attempted_at=attempted_at, latency_ms=latency, **fields)
 
-        content = body.encode()
+        if endpoint.problem is not None:
+            return result(error=endpoint.problem)
         try:
             async with asyncio.timeout(tuning.timeout_seconds + tuning.connect_timeout_seconds):
-                headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
-                headers.update(endpoint.headers)
-                headers.update(
-                    await self.credentials.headers(endpoint.methods, self._shared, timeout)
-                )
+                route = await self._route_for(endpoint)
+                request = bytearray(route.head)
+                if route.token_methods:
+                    limits = httpx.Timeout(
+                        tuning.timeout_seconds, connect=tuning.connect_timeout_seconds
+                    )
+                    token = await self.credentials.bearer(route.token_methods, self._shared, limits)
+                    request += _header("Authorization", f"Bearer {token}")
                 now = int(time.time())
-                headers["webhook-id"] = event_id
-                headers["webhook-timestamp"] = str(now)
-                headers["webhook-signature"] = signing.signature_header(
-                    list(endpoint.secrets), event_id, now, content
+                signature = signing.signature_header(list(endpoint.secrets), event_id, now, body)
+                request += (
+                    f"webhook-id: {event_id}\r\nwebhook-timestamp: {now}\r\n"
+                    f"webhook-signature: {signature}\r\nContent-Length: {len(body)}\r\n\r\n"
+                ).encode()
+                request += body
+                answer = await route.pool.request(
+                    bytes(request), connect_timeout=tuning.connect_timeout_seconds
                 )
-                client = await self._client_for(endpoint)
-                url = self._urls[endpoint.id]
-                request = client.build_request(
-                    endpoint.method, url, content=content, headers=headers, timeout=timeout
-                )
-                response = await client.send(request, stream=True)
-                try:
-                    text = await _read_some(response)
-                finally:
-                    await response.aclose()
         except CredentialError as exc:
             return result(error=str(exc))
-        except (TimeoutError, httpx.TimeoutException):
+        except TimeoutError:
             return result(error=f"no answer within {tuning.timeout_seconds:g} s")
         except ssl.SSLError as exc:
             return result(error=f"TLS: {exc.reason or exc}")
-        except httpx.HTTPError as exc:
-            return result(error=f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-        status = response.status_code
+        except OSError as exc:
+            return result(error=f"cannot connect: {exc.strerror or exc}")
+        except TransportError as exc:
+            return result(error=str(exc))
+        status = answer.status
         if 200 <= status < 300:
             return result(status_code=status)
         if status == 401:
             self.credentials.forget(endpoint.methods)
         retry_after = (
-            _retry_after(response.headers.get("retry-after")) if status in (429, 503) else None
+            _retry_after(answer.headers.get("retry-after")) if status in (429, 503) else None
         )
+        text = answer.body.decode("utf-8", "replace")
         snippet = " ".join(text.split())[:200]
         error = f"HTTP {status}" + (f": {snippet}" if snippet else "")
         return result(status_code=status, error=error, retry_after=retry_after)
-
-
-async def _read_some(response: httpx.Response) -> str:
-    """The start of the answer (for the delivery log); the rest is not worth the memory."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_raw():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size >= _RESPONSE_BYTES:
-            break
-    return b"".join(chunks)[:1024].decode("utf-8", "replace")
