@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QImage, QKeySequence
-from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLabel, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QLabel,
+    QMessageBox,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from freightdesk.api.documents import TenantRole
@@ -29,7 +36,7 @@ from tests.support import TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import press
 from tests.ui.test_documents_pane import DOCUMENTS, drop_files, make_pdf, make_png
-from tests.ui.test_panes_support import connected
+from tests.ui.test_panes_support import answer, connected, message_box
 
 __all__ = ["connected"]
 
@@ -239,7 +246,7 @@ async def test_paging_selects_and_previews_the_first_document_of_the_page(
     session, tenant = connected
     for n in range(3):
         png = make_png(tmp_path / f"photo {n}.png")
-        answer = tenant.http.post(
+        created = tenant.http.post(
             DOCUMENTS,
             files={
                 "document": (
@@ -257,7 +264,7 @@ async def test_paging_selects_and_previews_the_first_document_of_the_page(
                 "upload_file": (png.name, png.read_bytes(), "image/png"),
             },
         )
-        assert answer.status_code in (200, 201), answer.text
+        assert created.status_code in (200, 201), created.text
     pane = DocumentsPane(session, settings)
     qtbot.addWidget(pane)
     pane.resize(1300, 800)
@@ -273,7 +280,22 @@ async def test_paging_selects_and_previews_the_first_document_of_the_page(
     await wait_until(lambda: pane.page_label.text().startswith("Page 2 of 2"))
     await wait_until(lambda: pane.title.text() == pane.model.items[0].name)
     assert pane.model.rowCount() == 1 and pane.edit_button.isEnabled()
-    assert isinstance(pane.table.model(), type(pane.model))
+
+    # Deleting several asks first, naming them, with a Delete button (not Yes).
+    pane.go_to_page(-1)
+    await wait_until(lambda: pane.page_label.text().startswith("Page 1 of 2"))
+    pane.table.selectAll()
+    pane.confirm_delete()
+    box = message_box("confirmDelete")
+    assert (
+        box is not None and box.text() == "Delete these 2 documents for everyone who can see them?"
+    )
+    names = [d.name for d in pane.model.items]
+    assert all(f"• {n} (Proof of delivery)" in box.informativeText() for n in names)
+    delete = box.button(QMessageBox.StandardButton.Yes)
+    assert delete is not None and delete.text() == "&Delete"
+    answer("confirmDelete", QMessageBox.StandardButton.Cancel)
+    assert pane.model.rowCount() == 2
     pane.shutdown()
 
 

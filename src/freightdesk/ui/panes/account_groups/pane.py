@@ -202,6 +202,9 @@ class AccountGroupsPane(QWidget):
             informative="Shipments and rate requests that name this code will no longer "
             "find the group.",
         )
+        yes = self.question.button(QMessageBox.StandardButton.Yes)
+        if yes is not None:
+            yes.setText("&Delete")
 
     def delete(self, group: AccountGroup) -> None:
         service = self.session.account_groups

@@ -60,6 +60,7 @@ from freightdesk.ui.widgets.listing import ListBinding, current_row
 from freightdesk.ui.widgets.notice import Notice
 
 ROLE_SETTING = "documents/role"
+MAX_LISTED = 8  # documents named in the question before a delete
 
 
 def _shortcut(
@@ -598,15 +599,25 @@ class DocumentsPane(QWidget):
         documents = self.selected_documents()
         if not documents:
             return
-        what = documents[0].name if len(documents) == 1 else f"{len(documents)} documents"
+        many = len(documents) > 1
+        what = f"these {len(documents)} documents" if many else f"{documents[0].name!r}"
+        # Which documents go, by name (a few, then how many more), so a wrong selection is
+        # seen before it is too late.
+        shown = [f"• {d.name} ({type_text(d.type)})" for d in documents[:MAX_LISTED]]
+        if len(documents) > MAX_LISTED:
+            shown.append(f"… and {len(documents) - MAX_LISTED} more")
         self.question = ask(
             self,
             "Delete documents",
-            f"Delete {what}?",
+            f"Delete {what} for everyone who can see them?",
             lambda: self.delete(documents),
             name="confirmDelete",
-            informative="Others who were shown the documents will no longer find them.",
+            informative=("\n".join(shown) + "\n\n" if many else "")
+            + "This cannot be undone; keep a copy first if you may need the file.",
         )
+        yes = self.question.button(QMessageBox.StandardButton.Yes)
+        if yes is not None:
+            yes.setText("&Delete")
 
     def delete(self, documents: list[Document]) -> None:
         service = self.session.documents

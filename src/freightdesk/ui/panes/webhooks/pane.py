@@ -268,8 +268,12 @@ class WebhooksPane(QWidget):
             f"Delete {configuration.config_name}?",
             lambda: self.delete(configuration.id),
             name="confirmDelete",
-            informative="Messages still waiting to be delivered to it are dropped.",
+            informative="Messages still waiting to be delivered to it are dropped. To stop "
+            "deliveries for a while instead, pause it.",
         )
+        yes = self.question.button(QMessageBox.StandardButton.Yes)
+        if yes is not None:
+            yes.setText("&Delete")
 
     def delete(self, webhook_id: int) -> None:
         service = self.session.webhooks
