@@ -212,6 +212,9 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     # Sending it again as it was would be refused again: the row offers to fix it.
     await wait_until(lambda: pane.uploads.table.item(0, 3).text() == FIX)
     assert "not uploaded" in pane.notice.text()
+    # The uploads list is as tall as its one row; the results keep the room.
+    table = pane.uploads.table
+    assert table.height() <= table.horizontalHeader().height() + 2 * 28
     assert not pane.uploads.cancel_button.isEnabled()
 
     pane.uploads.table.selectRow(0)

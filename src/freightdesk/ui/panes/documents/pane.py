@@ -250,7 +250,6 @@ class DocumentsPane(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         self.uploads = UploadsView(self)
-        self.uploads.setMaximumHeight(220)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
@@ -455,6 +454,9 @@ class DocumentsPane(QWidget):
             return
         self.title.setText(document.name)
         self.details.setText(self._details_text(document))
+        self.details.setToolTip(
+            f"Added by {document.added_by_user}" if document.added_by_user else ""
+        )
         if self.preview.document is None or self.preview.document != document:
             self.preview.show_document(document)
 
@@ -467,9 +469,9 @@ class DocumentsPane(QWidget):
         lines = [
             f"{type_text(document.type)} · {mode_text(document.mode)}",
             identifiers,
+            # The user is often a client application's id: in the tooltip, not in the way.
             f"Added {local_time_text(document.created_date_time)} by "
-            f"{document.added_by_company or 'unknown'}"
-            + (f" ({document.added_by_user})" if document.added_by_user else ""),
+            f"{document.added_by_company or 'unknown'}",
         ]
         if document.last_modified_date_time != document.created_date_time:
             lines.append(f"Changed {local_time_text(document.last_modified_date_time)}")

@@ -46,6 +46,7 @@ _STATE_TEXT = {
 FILE, PROGRESS, STATUS, ACTIONS = range(4)
 FRACTION_ROLE = Qt.ItemDataRole.UserRole + 1
 CANCEL, RETRY, FIX = "Cancel", "Retry", "Fix…"
+MAX_ROWS_SHOWN = 6
 
 
 def refused(upload: Upload) -> bool:
@@ -226,7 +227,16 @@ class UploadsView(QWidget):
         action.setForeground(self.palette().link())
         self.table.setItem(row, ACTIONS, action)
         self.setVisible(True)
+        self._fit_height()
         return row
+
+    def _fit_height(self) -> None:
+        """As tall as its rows (up to six, then it scrolls): the results keep the room."""
+        rows = min(max(self.table.rowCount(), 1), MAX_ROWS_SHOWN)
+        frame = 2 * self.table.frameWidth()
+        header = self.table.horizontalHeader().sizeHint().height()
+        row_height = self.table.verticalHeader().defaultSectionSize()
+        self.table.setFixedHeight(frame + header + rows * row_height)
 
     def _clicked(self, row: int, column: int) -> None:
         """The action cell of a row: cancel it while it runs, retry it once failed."""
@@ -333,6 +343,7 @@ class UploadsView(QWidget):
         for upload in self.queue.uploads.values():
             self.show_upload(upload)
         self.setVisible(bool(self.queue.uploads))
+        self._fit_height()
 
     def shutdown(self) -> None:
         if self._unlisten is not None:
