@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID
 
+from freightdesk.server.webhooks.delivery import RUNNING_KEY
 from freightdesk.server.webhooks.tuning import SERVICE_KEY, Tuning
 from tests.support import LiveService
 
@@ -52,8 +53,10 @@ FAST = Tuning(
 
 @contextmanager
 def tuned(service: LiveService, tuning: Tuning = FAST) -> Iterator[None]:
-    """Run the service's delivery with `tuning` for the duration of the block."""
+    """Run the service's delivery with `tuning` for the duration of the block (once its
+    delivery worker runs: it starts a moment after the service)."""
     services = service.context.services
+    eventually(lambda: services.get(RUNNING_KEY) or not service.settings.process_pushes)
     before = services.get(SERVICE_KEY)
     services[SERVICE_KEY] = tuning
     try:

@@ -82,22 +82,35 @@ class Sender:
     requests each has under way)."""
 
     def __init__(self) -> None:
-        # Loading the trust store takes ~0.1 s: once for every https receiver without a
-        # client certificate, not once per configuration.
-        self._trust = httpx.create_ssl_context()
+        # Loading the trust store takes ~0.1 s of CPU: once, when the first https receiver or
+        # token endpoint needs it (a ping to an http receiver never does).
+        self._trust_store: ssl.SSLContext | None = None
         # For token endpoints, which are not a configuration's receiver.
-        self._shared = httpx.AsyncClient(verify=self._trust, follow_redirects=False)
+        self._token_client: httpx.AsyncClient | None = None
         self._routes: dict[int, _Route] = {}
         self._retired: list[Pool] = []
         self._lock = asyncio.Lock()
         self.credentials = Credentials()
+
+    async def _trust(self) -> ssl.SSLContext:
+        if self._trust_store is None:
+            # Off the event loop: reading the certificates takes a while.
+            self._trust_store = await asyncio.to_thread(httpx.create_ssl_context)
+        return self._trust_store
+
+    async def _shared(self) -> httpx.AsyncClient:
+        if self._token_client is None:
+            trust = await self._trust()
+            self._token_client = httpx.AsyncClient(verify=trust, follow_redirects=False)
+        return self._token_client
 
     async def close(self) -> None:
         for pool in [*self._retired, *(route.pool for route in self._routes.values())]:
             pool.close()
         self._routes.clear()
         self._retired.clear()
-        await self._shared.aclose()
+        if self._token_client is not None:
+            await self._token_client.aclose()
 
     async def forget(self, keep: set[int]) -> None:
         """Close the connections of configurations that no longer have anything to send, and
@@ -130,8 +143,10 @@ class Sender:
         tls: ssl.SSLContext | None = None
         if url.scheme == "https":
             mtls = [m for m in endpoint.methods if m["type"] == AuthenticationType.MTLS.value]
-            tls = await asyncio.to_thread(ssl_context, mtls[0]["parameters"]) if mtls else None
-            tls = tls or self._trust
+            if mtls:
+                tls = await asyncio.to_thread(ssl_context, mtls[0]["parameters"])
+            else:
+                tls = await self._trust()
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
         head = bytearray(f"{endpoint.method} ".encode())
@@ -167,7 +182,9 @@ class Sender:
                     limits = httpx.Timeout(
                         tuning.timeout_seconds, connect=tuning.connect_timeout_seconds
                     )
-                    token = await self.credentials.bearer(route.token_methods, self._shared, limits)
+                    token = await self.credentials.bearer(
+                        route.token_methods, await self._shared(), limits
+                    )
                     request += _header("Authorization", f"Bearer {token}")
                 now = int(time.time())
                 signature = signing.signature_header(list(endpoint.secrets), event_id, now, body)
