@@ -25,6 +25,7 @@ private bytecode cache under the data directory (PYTHONPYCACHEPREFIX, warmed by 
 start), "no bytecode" runs with PYTHONDONTWRITEBYTECODE=1 and no cache.
 
     python -m bench.bench_serve_start [--runs 7] [--data-dir DIR] [--no-demo] [--simulate]
+                                      [--case both|installed|no-bytecode]
 """
 
 from __future__ import annotations
@@ -200,6 +201,9 @@ def main() -> int:
     parser.add_argument("--data-dir", default="/tmp/freightdesk-bench-serve-start")
     parser.add_argument("--no-demo", action="store_true", help="start without --demo")
     parser.add_argument("--simulate", action="store_true", help="start with --simulate")
+    parser.add_argument(
+        "--case", choices=["both", "installed", "no-bytecode"], default="both", help="default both"
+    )
     args = parser.parse_args()
     data_dir = Path(args.data_dir)
     bearer = prepare(data_dir, demo=not args.no_demo)
@@ -209,6 +213,8 @@ def main() -> int:
     cores = os.cpu_count()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {cores} cores")
     for title, bytecode in (("as installed (bytecode cached)", True), ("no bytecode", False)):
+        if args.case != "both" and bytecode != (args.case == "installed"):
+            continue
         env = environment(data_dir, bytecode)
         starts = [one_start(data_dir, bearer, env, args) for _ in range(args.runs)]
         report(title, starts)
