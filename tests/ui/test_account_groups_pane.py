@@ -8,12 +8,13 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
-from tests.ui.test_panes_support import answer, connected
+from tests.ui.test_panes_support import answer, connected, proxied
 
-__all__ = ["connected"]
+__all__ = ["connected", "proxied"]
 
 GROUPS = "/api/v4/capacityprovideraccountgroups"
 
@@ -103,4 +104,24 @@ async def test_keys_reach_the_fields_and_a_new_group_is_selected(
     await wait_until(lambda: pane.count_label.text() == "2 groups")
     await wait_until(lambda: pane.selected() is not None and pane.selected().code == "DAL")  # type: ignore[union-attr]
     assert pane.delete_button.isEnabled()
+    pane.shutdown()
+
+
+async def test_the_service_failing_keeps_what_was_typed(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, _tenant, proxy = proxied
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.count_label.text() == "No account groups yet")
+    type_text(pane.code, "DAL")
+    type_text(pane.name, "Dallas")
+    proxy.inject(Fault(status=503, path_prefix=GROUPS), times=5)
+    pane.add_group()
+    await wait_until(lambda: pane.errors.general.isVisible())
+    assert pane.code.text() == "DAL" and pane.name.text() == "Dallas"
+    assert pane.add_button.isEnabled()
+    proxy.faults.clear()
+    pane.add_group()
+    await wait_until(lambda: pane.count_label.text() == "1 group")
+    assert not pane.errors.general.isVisible()
     pane.shutdown()

@@ -32,13 +32,14 @@ from freightdesk.ui.panes.documents.edit import DocumentEditDialog
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.documents.upload import UploadDialog
 from freightdesk.ui.panes.documents.uploads_view import FIX
+from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import press
 from tests.ui.test_documents_pane import DOCUMENTS, drop_files, make_pdf, make_png
-from tests.ui.test_panes_support import answer, connected, message_box
+from tests.ui.test_panes_support import answer, connected, message_box, proxied
 
-__all__ = ["connected"]
+__all__ = ["connected", "proxied"]
 
 MENU_LETTERS = set("FEVH")  # the main window's File, Edit, View and Help menus
 
@@ -378,4 +379,50 @@ async def test_a_photo_is_fitted_to_the_preview(
     # Fitted to the preview (before, to the hidden page's size: a stamp-sized thumbnail).
     assert shown.width() >= viewport.width() - 2 or shown.height() >= viewport.height() - 2
     assert viewport.width() > 300
+    pane.shutdown()
+
+
+async def test_the_service_failing_keeps_the_edit_form_and_an_upload_can_be_retried(
+    qtbot: QtBot,
+    proxied: tuple[AppSession, TenantHandle, FaultyProxy],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, _tenant, proxy = proxied
+    pane = DocumentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.show()
+    await session.connect()
+    await wait_until(lambda: pane.page_label.text() == "No documents found")
+    # An upload the service fails (not refuses) offers Retry, which sends it again.
+    proxy.inject(Fault(status=503, path_prefix=DOCUMENTS), times=5)
+    dialog = pane.upload_files([make_png(tmp_path / "POD 5.png")], [("PRO", "5")])
+    assert dialog is not None
+    dialog.request_uploads()
+    queue = session.uploads
+    assert queue is not None
+    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    await wait_until(lambda: pane.uploads.table.item(0, 3).text() == "Retry")  # type: ignore[union-attr]
+    assert pane.uploads.retry_button.isEnabled()
+    proxy.faults.clear()
+    pane.uploads.table.selectRow(0)
+    press(pane.uploads.table, Qt.Key.Key_Return)
+    await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
+    await wait_until(lambda: pane.model.rowCount() == 1)
+
+    # A failed save keeps the edit form as the user left it, the problem said in it.
+    pane.table.selectRow(0)
+    pane.edit_selected()
+    edit = pane.dialog
+    assert isinstance(edit, DocumentEditDialog)
+    edit.name.setText("POD 5 signed")
+    edit.name.textEdited.emit("POD 5 signed")
+    proxy.inject(Fault(status=503, path_prefix=DOCUMENTS), times=5)
+    edit.save()
+    await wait_until(lambda: edit.general_error.isVisible())
+    assert edit.isVisible() and edit.name.text() == "POD 5 signed" and edit.buttons.isEnabled()
+    proxy.faults.clear()
+    edit.save()
+    await wait_until(lambda: not edit.isVisible())
+    await wait_until(lambda: pane.model.items[0].name == "POD 5 signed")
     pane.shutdown()

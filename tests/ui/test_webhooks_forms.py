@@ -19,14 +19,15 @@ from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
 from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 from freightdesk.ui.panes.webhooks.words import delivery_error_text
+from tests.proxy import Fault, FaultyProxy
 from tests.server.test_webhooks_support import receiver
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
-from tests.ui.test_panes_support import answer, connected
+from tests.ui.test_panes_support import answer, connected, proxied
 
-__all__ = ["connected"]
+__all__ = ["connected", "proxied"]
 
 PATH = "/api/v4/webhooks"
 
@@ -224,3 +225,32 @@ def test_delivery_errors_in_plain_words_keep_the_original(error: str, meaning: s
     assert meaning in text and text.endswith(f"({error})") and text[0].isupper()
     assert delivery_error_text("something new") == "something new"
     assert delivery_error_text(None) == ""
+
+
+async def test_the_service_failing_keeps_the_form_as_it_was(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, tenant, proxy = proxied
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: "0 of at most 50" in pane.count_label.text())
+    pane.new_item()
+    form = pane.dialog
+    assert isinstance(form, WebhookFormDialog)
+    type_text(form.name, "ERP feed")
+    type_text(form.url, "https://erp.example.com/hooks")
+    form.headers.add_row("X-Team", "dispatch")
+    proxy.inject(Fault(status=503, path_prefix=PATH), times=3)
+    form.save()
+    await wait_until(lambda: form.general_error.isVisible())
+    assert form.isVisible() and form.name.text() == "ERP feed"
+    assert form.headers.values() == {"X-Team": "dispatch"}
+    assert form.buttons.isEnabled()  # the user can try again
+    proxy.faults.clear()
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert [c["configName"] for c in tenant.http.get(PATH).json()["webhookEndpoints"]] == [
+        "ERP feed"
+    ]
+    pane.dialog.close()  # type: ignore[union-attr]  (the signing secret)
+    pane.shutdown()
