@@ -124,7 +124,8 @@ def drop(widget: object, files: list[Path]) -> None:
     mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
     point = QPointF(20, 20)
     buttons, modifiers = Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    enter = QDragEnterEvent(point, Qt.DropAction.CopyAction, mime, buttons, modifiers)
+    # QDragEnterEvent takes a whole-pixel QPoint, QDropEvent a QPointF.
+    enter = QDragEnterEvent(point.toPoint(), Qt.DropAction.CopyAction, mime, buttons, modifiers)
     QApplication.sendEvent(widget, enter)  # type: ignore[arg-type]
     event = QDropEvent(point, Qt.DropAction.CopyAction, mime, buttons, modifiers)
     QApplication.sendEvent(widget, event)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ over the form with `show()`. Errors for names without a field go to the form's g
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 
 
@@ -28,8 +29,21 @@ class FieldErrors:
         self.general = general
         self._fields: dict[str, tuple[QWidget, ErrorLabel]] = {}
 
-    def add_row(self, form: QFormLayout, label: str, name: str, widget: QWidget) -> ErrorLabel:
-        """Add `widget` to `form` with its error label under it, registered as `name`."""
+    def add_row(
+        self,
+        form: QFormLayout,
+        label: str,
+        name: str,
+        widget: QWidget,
+        *,
+        focus: QWidget | None = None,
+    ) -> ErrorLabel:
+        """Add `widget` to `form` with its error label under it, registered as `name`.
+
+        The label's key (Alt+letter) and a problem shown for `name` put the focus in the
+        field: `focus`, else `widget` or, for a container (a table with its buttons, a row of
+        boxes), the first widget in it that takes the focus.
+        """
         holder = QWidget()
         box = QVBoxLayout(holder)
         box.setContentsMargins(0, 0, 0, 0)
@@ -37,7 +51,21 @@ class FieldErrors:
         box.addWidget(widget)
         error = ErrorLabel(holder)
         box.addWidget(error)
-        form.addRow(label, holder)
+        caption = QLabel(label)
+        target = focus or first_focusable(widget)
+        if target is not None:
+            # A label focuses its buddy only if the buddy itself takes the focus (a focus
+            # proxy is not enough), so it points at the field, not at the holder.
+            caption.setBuddy(target)
+            for container in (holder, widget, *widget.findChildren(QWidget)):
+                if (
+                    container is not target
+                    and container.isAncestorOf(target)
+                    and container.focusPolicy() == Qt.FocusPolicy.NoFocus
+                    and container.focusProxy() is None
+                ):
+                    container.setFocusProxy(target)
+        form.addRow(caption, holder)
         self._fields[name] = (widget, error)
         return error
 
@@ -81,3 +109,13 @@ class FieldErrors:
         target = self._fields.get(name)
         # isHidden, not isVisible: an error on a tab that is not shown is still there.
         return target[1].text() if target and not target[1].isHidden() else ""
+
+
+def first_focusable(widget: QWidget) -> QWidget | None:
+    """`widget` if it takes the focus by Tab, else the first widget inside it that does
+    (maybe disabled for now: a label keeps pointing at it once it is enabled)."""
+    for candidate in (widget, *widget.findChildren(QWidget)):
+        takes = bool(candidate.focusPolicy() & Qt.FocusPolicy.TabFocus)
+        if takes and not isinstance(candidate, ErrorLabel) and not candidate.isHidden():
+            return candidate
+    return None

@@ -25,7 +25,6 @@ from freightdesk.service.account_groups import check_group
 from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.documents.focus import mend_buddies
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -127,7 +126,6 @@ class AccountGroupsPane(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
-        mend_buddies(self)
         self.binding = ListBinding(self, session, lambda s: s.account_groups)
         self.binding.changed.connect(self._show)
         self.binding.statusChanged.connect(self.notice.show_status)

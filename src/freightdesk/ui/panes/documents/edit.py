@@ -16,7 +16,6 @@ from freightdesk.models.documents import Document, DocumentPatch, DocumentUpdate
 from freightdesk.service.documents import check_metadata, identifiers_wire
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.documents.focus import mend_buddies
 from freightdesk.ui.panes.documents.labels import ALL_IDENTIFIER_TYPES
 from freightdesk.ui.panes.documents.upload import mode_combo, type_combo
 from freightdesk.ui.tasks import spawn
@@ -69,7 +68,6 @@ class DocumentEditDialog(FormDialog):
         self.type.currentIndexChanged.connect(self.mark_dirty)
         self.mode.currentIndexChanged.connect(self.mark_dirty)
         self.identifiers.changed.connect(self.mark_dirty)
-        mend_buddies(self)
         # Opened from the table with F2 or Return: typing goes to the name, not to a button
         # (the first in the Tab order, where Space would close the dialog).
         self.name.setFocus()

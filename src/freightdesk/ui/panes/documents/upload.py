@@ -39,7 +39,6 @@ from freightdesk.models.documents import (
 )
 from freightdesk.service.documents import check_metadata, default_name, identifiers_wire
 from freightdesk.service.messages import explain
-from freightdesk.ui.panes.documents.focus import mend_buddies
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
     MODE_TEXT,
@@ -206,7 +205,6 @@ class UploadDialog(FormDialog):
         self.file_dialog: QFileDialog | None = None
         self.sent: DocumentCreate | None = None  # what a refused upload sent (see prefill)
         self._edit_identifier = False
-        mend_buddies(self)
         self._update_buttons()
         self._focus_first_gap()
 

@@ -39,7 +39,6 @@ from freightdesk.models.webhooks import (
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
-from freightdesk.ui.panes.documents.focus import holder_of, mend_buddies
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.panes.webhooks.words import paused_text
 from freightdesk.ui.tasks import spawn
@@ -108,7 +107,6 @@ class WebhookFormDialog(FormDialog):
         self.buttons.rejected.connect(self.reject)
         self.load(configuration)
         self._watch_changes()
-        mend_buddies(self, {holder_of(self.context_error): self.context[ContextKind.ROUTE]})
         self.name.setFocus()  # not the tab bar: typing starts with the name
 
     # --- building --------------------------------------------------------------------------
@@ -217,6 +215,7 @@ class WebhookFormDialog(FormDialog):
             "&Context to include",
             "webhookConfiguration.shipmentV1Event",
             context_box,
+            focus=self.context[ContextKind.ROUTE],  # SHIPMENT is always sent, its box disabled
         )
         self.context_error = error
         self.errors.register("webhookConfiguration", self.kind, error)
