@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, cast
+
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QLabel
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.paths import AppPaths
@@ -80,3 +84,122 @@ def test_dark_theme_is_applied_and_remembered(
     assert settings.value("theme") == "dark"
     window.set_theme(ThemeChoice.LIGHT)
     assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() > 200
+
+
+class _Pane(QLabel):
+    """A pane that counts how often it is made and whether it was shut down."""
+
+    made: list[str] = []
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"pane {key}")
+        self.key = key
+        self.shut = False
+        _Pane.made.append(key)
+
+    def shutdown(self) -> None:
+        self.shut = True
+
+
+def test_a_pane_is_made_when_first_shown(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    _Pane.made = []
+    window = _window(qtbot, session, settings, paths)
+    icon = window.style().StandardPixmap.SP_DirIcon
+    window.add_pane("lazy", "Lazy", lambda: _Pane("lazy"), icon)
+    window.add_pane("later", "Later", lambda: _Pane("later"), icon)
+    activate(qtbot, window)
+    assert _Pane.made == [] and not window.is_made("lazy")
+    assert window.nav.item(2).text() == "Lazy"
+    # Navigation makes it and shows it; its shortcut and `pane()` find the same one.
+    window.nav.setCurrentRow(2)
+    lazy = window.current_pane()
+    assert isinstance(lazy, _Pane) and lazy.key == "lazy" and lazy.isVisible()
+    window.show_pane("one")
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_pane() is lazy is window.pane("lazy")
+    assert _Pane.made == ["lazy"]
+    # A pane nobody looked at is not made to be shut down.
+    window.close()
+    assert lazy.shut and _Pane.made == ["lazy"]
+
+
+def test_a_factory_may_supply_related_panes_and_warm_ones_are_made_when_idle(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    _Pane.made = []
+    window = _window(qtbot, session, settings, paths)
+    icon = window.style().StandardPixmap.SP_DirIcon
+
+    def both(key: str) -> Callable[[], QWidget]:
+        def make() -> QWidget:
+            window.add_pane("a", "A", _Pane("a"), icon)
+            window.add_pane("b", "B", _Pane("b"), icon)
+            return window.pane(key)
+
+        return make
+
+    window.add_pane("a", "A", both("a"), icon, warm=True)
+    window.add_pane("b", "B", both("b"), icon, warm=True)
+    window.add_pane("cold", "Cold", lambda: _Pane("cold"), icon)
+    assert [window.nav.item(r).text() for r in range(window.nav.count())] == [
+        "One",
+        "Two",
+        "A",
+        "B",
+        "Cold",
+    ]
+    done: list[bool] = []
+    window.warm_up(done=lambda: done.append(True))
+    assert _Pane.made == []  # not before the event loop's next turn
+    qtbot.waitUntil(lambda: bool(done))
+    assert _Pane.made == ["a", "b"]  # made once, together; the cold one waits to be shown
+    window.show_pane("b")
+    shown = window.current_pane()
+    assert isinstance(shown, _Pane) and shown.key == "b"
+    assert window.stack.currentWidget() is shown
+    with pytest.raises(ValueError):
+        window.add_pane("a", "A again", _Pane("again"), icon)
+
+
+def test_a_pane_that_fails_to_open_says_so_and_can_be_tried_again(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = _window(qtbot, session, settings, paths)
+    attempts: list[int] = []
+
+    def flaky() -> QWidget:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise RuntimeError("the disk is full")
+        return QLabel("third pane")
+
+    window.add_pane("flaky", "Flaky", flaky, window.style().StandardPixmap.SP_DirIcon)
+    activate(qtbot, window)
+    window.show_pane("flaky")
+    placeholder = window.stack.currentWidget()
+    assert isinstance(placeholder, QLabel)
+    assert "Flaky could not be opened: the disk is full" in placeholder.text()
+    assert window.current_pane() is None
+    window.show_pane("one")
+    window.show_pane("flaky")
+    third = window.current_pane()
+    assert isinstance(third, QLabel) and third.text() == "third pane"
+
+
+def test_a_pane_made_after_connecting_is_told_of_the_connection(
+    session: AppSession,
+) -> None:
+    told: list[str] = []
+
+    def make(name: str) -> str:
+        session.listen_connected(lambda: told.append(name))
+        return name
+
+    session.listen_connected(lambda: told.append("early"))
+    assert session.catching_up(lambda: make("offline")) == "offline"
+    assert told == []  # not connected: told when it connects, like the others
+    session.client = cast(Any, object())  # connected
+    assert session.catching_up(lambda: make("late")) == "late"
+    assert told == ["late"]  # only the listeners the new pane added

@@ -328,12 +328,11 @@ class AppSession:
         return client
 
     async def _connect_remote(self, profile: Profile) -> ApiClient:
-        from freightdesk.api.client import ApiClient
 
         secret = self.profiles.secret(profile)
         if not secret:
             raise AuthenticationFailedWithoutSecret(profile.name)
-        client = ApiClient(
+        client = await _new_client(
             profile.base_url,
             client_id=profile.client_id,
             client_secret=secret,
@@ -348,7 +347,6 @@ class AppSession:
         return client
 
     async def _connect_local(self, profile: Profile) -> ApiClient:
-        from freightdesk.api.client import ApiClient
         from freightdesk.api.errors import AuthenticationFailed
         from freightdesk.service.local_service import LocalService
 
@@ -370,7 +368,7 @@ class AppSession:
             if not secret or attempt == 1:
                 client_id, secret = await self._rotate_local_secret()
                 profile = self._remember_local(profile, client_id, secret)
-            client = ApiClient(url, client_id=profile.client_id, client_secret=secret)
+            client = await _new_client(url, client_id=profile.client_id, client_secret=secret)
             try:
                 assert client.tokens is not None
                 await client.tokens.get()
@@ -468,6 +466,14 @@ class AppSession:
         self.shipments = None
 
 
+async def _new_client(base_url: str, **options: Any) -> ApiClient:
+    """A client, made in a worker thread: making its HTTP client loads the certificates for
+    TLS, 30 to 130 ms during which the window would otherwise stand still."""
+    from freightdesk.api.client import ApiClient
+
+    return await asyncio.to_thread(ApiClient, base_url, **options)
+
+
 class AuthenticationFailedWithoutSecret(FreightDeskError):
     """A remote profile whose secret is not in the keyring (for example on a new machine)."""
 
@@ -480,9 +486,7 @@ class AuthenticationFailedWithoutSecret(FreightDeskError):
 
 async def probe(profile: Profile, secret: str) -> str:
     """Try a profile before saving it: get a token and read what the service offers."""
-    from freightdesk.api.client import ApiClient
-
-    client = ApiClient(
+    client = await _new_client(
         profile.base_url,
         client_id=profile.client_id,
         client_secret=secret,

@@ -183,7 +183,7 @@ class ShipmentsService:
         )
         requests = 0
         page = 1
-        fetched: list[ShipmentSummary] = []
+        fetched: list[SummaryRow] = []
         removed: set[str] = set()
         server_time: datetime | None = None
         while True:
@@ -193,7 +193,8 @@ class ShipmentsService:
             requests += 1
             server_time = server_time or answer.server_time
             for start in range(0, len(answer.items), VALIDATE_SLICE):
-                fetched.extend(answer.summaries(start, start + VALIDATE_SLICE))
+                validated = answer.summaries(start, start + VALIDATE_SLICE)
+                fetched.extend([SummaryRow.from_summary(s) for s in validated])
                 await asyncio.sleep(0)  # the GUI runs between slices
             removed.update(answer.removed_ids())
             if page * self.page_size >= answer.pagination.total or not answer.items:
@@ -201,30 +202,29 @@ class ShipmentsService:
             page += 1
         self.requests_last_sync = requests
         if incremental and previous is not None:
-            summaries = dict(previous.summaries)
+            known = dict(previous.summaries)
             for rid in removed:
-                summaries.pop(rid, None)
+                known.pop(rid, None)
+            upserts = []
+            for row in fetched:
+                if known.get(row.id) != row:
+                    upserts.append(row)
+                    known[row.id] = row  # an unchanged row keeps its object (see diff_lists)
         else:
-            summaries = {}
-            seen = {str(s.id) for s in fetched}
-            removed = set(previous.summaries) - seen if previous else set()
-        upserts = []
-        for summary in fetched:
-            row = SummaryRow.from_summary(summary)
-            if summaries.get(row.id) != row:
-                upserts.append(row)
-                summaries[row.id] = row  # an unchanged row keeps its object (see diff_lists)
-        cursor = self._next_cursor(previous, lambda: ShipmentList(summaries).newest(), server_time)
+            known = {row.id: row for row in fetched}
+            upserts = list(known.values())
+            removed = set(previous.summaries) - known.keys() if previous else set()
+        cursor = self._next_cursor(previous, lambda: ShipmentList(known).newest(), server_time)
         if not incremental:
-            await asyncio.to_thread(self._replace_all, list(summaries.values()), cursor)
+            await asyncio.to_thread(self._replace_all, upserts, cursor)
         elif upserts or removed:
             await asyncio.to_thread(self._save, upserts, removed, cursor)
         if incremental and previous is not None:
             if not upserts and not removed:
                 return previous  # nothing changed: same object, listeners stay quiet
             gone = removed & previous.summaries.keys()
-            return previous.derived(summaries, cursor, (r.id for r in upserts), gone)
-        return ShipmentList(summaries, cursor)
+            return previous.derived(known, cursor, (r.id for r in upserts), gone)
+        return ShipmentList(known, cursor)
 
     def _next_cursor(
         self,

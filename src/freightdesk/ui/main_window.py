@@ -194,17 +194,21 @@ class MainWindow(QMainWindow):
                 entry.slot.setText(f"{entry.title} could not be opened: {exc}")
         self.stack.setCurrentIndex(row)
 
-    def warm_up(self) -> None:
+    def warm_up(self, done: Callable[[], None] | None = None) -> None:
         """Make the panes added with `warm=True`, one per turn of the event loop, so the
-        window stays responsive meanwhile."""
+        window stays responsive meanwhile; then call `done`."""
         waiting = deque(p for p in self._panes if p.warm and p.widget is None)
 
         def next_one() -> None:
             while waiting and waiting[0].widget is not None:
                 waiting.popleft()
-            if waiting and not self._closed:
+            if self._closed:
+                return
+            if waiting:
                 self._made(waiting.popleft())
                 QTimer.singleShot(0, next_one)
+            elif done is not None:
+                done()
 
         QTimer.singleShot(0, next_one)
 
