@@ -63,8 +63,9 @@ PRELOADED = (
     "freightdesk.service.bookings",
     "freightdesk.service.packages",
 )
-# How long the start waits for the first paint of the list before connecting regardless (a
-# window started minimized is never painted).
+# How long the start waits for the cached list, then for its first paint, before connecting
+# regardless (a window started minimized is never painted).
+CACHED_LIST_TIMEOUT = 10.0
 FIRST_PAINT_TIMEOUT = 1.0
 
 
@@ -155,7 +156,10 @@ class AppController:
     async def _start_in_background(self) -> None:
         pane = self.window.pane("shipments")
         assert isinstance(pane, ShipmentsPane)
-        await pane.cached_list_shown()
+        try:
+            await asyncio.wait_for(pane.cached_list_shown(), CACHED_LIST_TIMEOUT)
+        except TimeoutError:
+            log.warning("the cached shipment list took over %s s to load", CACHED_LIST_TIMEOUT)
         if pane.isVisible():
             painted = FirstPaint(pane.table.viewport())
             pane.table.viewport().update()
