@@ -26,6 +26,7 @@ start), "no bytecode" runs with PYTHONDONTWRITEBYTECODE=1 and no cache.
 
     python -m bench.bench_serve_start [--runs 7] [--data-dir DIR] [--no-demo] [--simulate]
                                       [--case both|installed|no-bytecode]
+                                      [--client CLIENT_ID:SECRET]  (an existing database)
 """
 
 from __future__ import annotations
@@ -131,26 +132,31 @@ def client(port: int) -> httpx.Client:
     return httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
 
 
-def prepare(data_dir: Path, *, demo: bool) -> str:
-    """Seed the data directory if it has no database yet; returns a bearer token."""
+def prepare(data_dir: Path, *, demo: bool, credentials: str | None) -> str:
+    """Seed the data directory if it has no database yet; returns a bearer token of the
+    given client application (CLIENT_ID:SECRET), or else of one registered for the demo."""
     data_dir.mkdir(parents=True, exist_ok=True)
     env = environment(data_dir, bytecode=True)
-    if not (data_dir / "freightdesk.sqlite3").exists():
-        print(f"seeding the demo into {data_dir} (once) ...", flush=True)
-        port = free_port()
-        command = serve_command(data_dir, port, demo=True, simulate=False)
-        with serving(command, data_dir, env) as pid, client(port) as http:
-            first_ok(http, "/health", pid, time.monotonic() + 600)
-    answer = subprocess.run(
-        [*CLI, "client", "rotate", "--demo", CLIENT_NAME, "--data-dir", str(data_dir)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    found = re.search(r"client id (\S+), client secret (\S+)", answer.stdout)
-    if found is None:
-        raise RuntimeError(f"no client credentials in {answer.stdout!r}")
+    if credentials is None:
+        if not (data_dir / "freightdesk.sqlite3").exists():
+            print(f"seeding the demo into {data_dir} (once) ...", flush=True)
+            port = free_port()
+            command = serve_command(data_dir, port, demo=True, simulate=False)
+            with serving(command, data_dir, env) as pid, client(port) as http:
+                first_ok(http, "/health", pid, time.monotonic() + 600)
+        answer = subprocess.run(
+            [*CLI, "client", "rotate", "--demo", CLIENT_NAME, "--data-dir", str(data_dir)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        found = re.search(r"client id (\S+), client secret (\S+)", answer.stdout)
+        if found is None:
+            raise RuntimeError(f"no client credentials in {answer.stdout!r}")
+        client_id, secret = found.group(1), found.group(2)
+    else:
+        client_id, _, secret = credentials.partition(":")
     port = free_port()
     # Tokens are kept in the database, so one taken now serves every restart. This start
     # also fills the bytecode cache of the "as installed" runs.
@@ -161,8 +167,8 @@ def prepare(data_dir: Path, *, demo: bool) -> str:
             "/api/v4/oauth2/token",
             data={
                 "grant_type": "client_credentials",
-                "client_id": found.group(1),
-                "client_secret": found.group(2),
+                "client_id": client_id,
+                "client_secret": secret,
             },
         )
         token.raise_for_status()
@@ -204,9 +210,14 @@ def main() -> int:
     parser.add_argument(
         "--case", choices=["both", "installed", "no-bytecode"], default="both", help="default both"
     )
+    parser.add_argument(
+        "--client",
+        metavar="CLIENT_ID:SECRET",
+        help="a client application of an existing database (instead of seeding the demo)",
+    )
     args = parser.parse_args()
     data_dir = Path(args.data_dir)
-    bearer = prepare(data_dir, demo=not args.no_demo)
+    bearer = prepare(data_dir, demo=not args.no_demo, credentials=args.client)
     flags = " ".join(serve_command(data_dir, 0, demo=not args.no_demo, simulate=args.simulate))
     print(f"{flags.split(' -m ', 1)[1]}, {args.runs} restarts per case")
     load = os.getloadavg()
