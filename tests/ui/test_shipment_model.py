@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
@@ -10,7 +11,12 @@ from pytestqt.modeltest import ModelTester
 
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
-from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel, parse_pasted
+from freightdesk.ui.panes.shipments.model import (
+    FilterResult,
+    ShipmentFilter,
+    ShipmentTableModel,
+    parse_pasted,
+)
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -206,3 +212,36 @@ def test_counts_per_mode_and_state_follow_the_other_filters() -> None:
     assert result.state_counts == Counter(r.current_state or "" for r in chicago if r.mode == "LTL")
     assert model.summary_of("id-7") == rows[7]
     assert model.summary_of("nope") is None
+
+
+async def test_a_list_loaded_in_the_background_is_the_same_as_one_set_at_once() -> None:
+    rows = _varied(300)
+    at_once = ShipmentTableModel()
+    at_once.sort(COLUMN_INDEX["origin"], Qt.SortOrder.DescendingOrder)
+    at_once.set_summaries(rows)
+    loaded = ShipmentTableModel()
+    loaded.sort(COLUMN_INDEX["origin"], Qt.SortOrder.DescendingOrder)
+    results: list[FilterResult] = []
+    loaded.filterApplied.connect(results.append)
+    assert await loaded.load(rows)
+    assert loaded.visible_summaries() == at_once.visible_summaries()
+    assert len(results) == 1 and len(results[0].visible) == 300
+    assert loaded.set_filter(ShipmentFilter(text="atl")) == at_once.set_filter(
+        ShipmentFilter(text="atl")
+    )
+
+
+async def test_a_background_load_overtaken_by_a_change_is_dropped() -> None:
+    model = ShipmentTableModel()
+    model.set_summaries([row(n) for n in range(5)])
+    pending = asyncio.ensure_future(model.load([row(n) for n in range(100)]))
+    await asyncio.sleep(0)  # the load has started
+    model.apply_changes([row(7)], removed=["id-0"], highlight=False)
+    assert not await pending
+    assert sorted(r.id for r in model.visible_summaries()) == [
+        "id-1",
+        "id-2",
+        "id-3",
+        "id-4",
+        "id-7",
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,7 +31,12 @@ from freightdesk.models.common import TransportationMode
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import ShipmentStateType
 from freightdesk.service.session import AppSession
-from freightdesk.service.shipments import ShipmentsChange, ShipmentsService
+from freightdesk.service.shipments import (
+    ShipmentList,
+    ShipmentsChange,
+    ShipmentsService,
+    diff_lists,
+)
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.detail import ShipmentDetailView, explain
@@ -61,6 +67,8 @@ class ShipmentsPane(QWidget):
         self._unlisten: list[object] = []
         self._attribute_ids: frozenset[str] | None = None
         self._cache_shown = asyncio.Event()
+        self._showing: ShipmentList | None = None  # a whole list being put in the table
+        self._reload = False  # a whole new list arrived meanwhile
 
         self.search = QLineEdit(self)
         self.search.setObjectName("shipmentSearch")
@@ -216,8 +224,9 @@ class ShipmentsPane(QWidget):
         def loaded(_result: object) -> None:
             data = service.coordinator.data
             if data is not None and self._service is service:
-                self.model.set_summaries(data.summaries.values())
-            self._cache_shown.set()
+                self._show_list(data, then=self._cache_shown.set)
+            else:
+                self._cache_shown.set()
 
         def failed(error: BaseException) -> None:
             self._cache_shown.set()
@@ -242,14 +251,57 @@ class ShipmentsPane(QWidget):
             return
         self._unlisten.append(service.coordinator.listen(self._on_change))
 
+    def _show_list(self, data: ShipmentList, then: Callable[[], None] | None = None) -> None:
+        """Put the whole list in the table; the model indexes it in a worker thread. Changes
+        that arrive meanwhile are merged once it is in."""
+        self._showing = data
+        self._reload = False
+
+        def shown(_adopted: bool) -> None:
+            if self._showing is not data:
+                return  # another list is on its way
+            self._showing = None
+            service = self._service
+            current = service.coordinator.data if service else None
+            if current is not None and current is not data:
+                if self._reload:
+                    self._show_list(current, then)
+                    return
+                change = diff_lists(data, current)
+                if change is not None:
+                    self._apply(change, current)
+            if then is not None:
+                then()
+
+        def failed(error: BaseException) -> None:
+            self._showing = None
+            self._show_error(error)
+            if then is not None:
+                then()
+
+        spawn(
+            self.model.load(data.summaries.values()),
+            on_done=shown,
+            on_error=failed,
+            name="show-shipments",
+            owner=self,
+        )
+
     def _on_change(self, change: ShipmentsChange) -> None:
         service = self._service
         data = service.coordinator.data if service else None
         if data is None:
             return
-        if change.full or self.model.total == 0:
-            self.model.set_summaries(data.summaries.values())
+        if self._showing is not None:
+            # Merged (or loaded again, for a whole new list) once the list being put in is in.
+            self._reload = self._reload or change.full
             return
+        if change.full or self.model.total == 0:
+            self._show_list(data)
+            return
+        self._apply(change, data)
+
+    def _apply(self, change: ShipmentsChange, data: ShipmentList) -> None:
         changed = [data.summaries[key] for key in change.changed if key in data.summaries]
         new_exceptions = 0
         for summary in changed:
