@@ -2,9 +2,9 @@
 
 Three processes on the same machine:
 - the real service (`freightdesk serve`, a fresh SQLite database or the PostgreSQL URL given);
-- the receivers: N endpoints on loopback (plus, in the second run, one that takes 5 s to
-  answer each request), minimal asyncio HTTP/1.1 servers that note when each message
-  arrived;
+- the receivers: N endpoints on loopback (plus, in the -slow setups, one that takes 5 s to
+  answer each request), minimal asyncio HTTP/1.1 keep-alive servers (uvloop) in one process
+  that note when each message arrived;
 - this process, which makes the push configurations (granular, `shipments.v1.event.added`)
   and 200 shipments, then records shipment events at the target rate through the tracking
   domain API on the service's database (as carrier push processing does), one transaction
@@ -12,16 +12,18 @@ Three processes on the same machine:
 
 Two readings of "N changes per minute fanned out to 20 endpoints" are measured: `all` (one
 tenant with 20 configurations: every change is delivered 20 times) and `spread` (20 tenants
-with one configuration each: every change is delivered once, to its tenant's endpoint). A
-third run adds a receiver that takes 5 s per request to the `spread` setup.
+with one configuration each: every change is delivered once, to its tenant's endpoint). The
+-slow setups add a receiver that takes 5 s per request and gets every change of the first
+tenant; its latencies are kept apart from the others'.
 
 Latency is from the change (the message's `createdDateTime`, taken in the writing
-transaction) to its arrival at the receiver. The service's CPU time per delivery is read from
-/proc, so the capacity of an idle core can be worked out on a busy machine.
+transaction) to its arrival at the receiver. CPU time is read from /proc for the service and
+the receivers, from the process itself for the load generator, and from /proc/stat for the
+whole machine, so what other work took is known too (the machine is shared).
 
     python -m bench.bench_webhooks [--rate 10000] [--seconds 60] [--endpoints 20]
-                                   [--modes all,spread] [--database postgresql://...]
-                                   [--no-slow]
+                                   [--modes all,spread,all-slow,spread-slow] [--repeat 3]
+                                   [--database postgresql://...] [--no-slow]
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -261,6 +264,8 @@ class Figures:
     # CPU seconds of the whole machine (every process, both cores) and the wall time they
     # were counted over (load and drain).
     machine_cpu: float
+    # Every PostgreSQL process (0 on SQLite): the service's and the load generator's backends.
+    postgres_cpu: float
     window: float
     load_before: float
     load_after: float
@@ -277,6 +282,20 @@ def _machine_cpu() -> float:
     fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + fields[4]
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _postgres_cpu() -> float:
+    """CPU seconds of every PostgreSQL process (its server and backends) so far (Linux)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
+                total += _cpu_seconds(int(entry.name))
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+    return total
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -302,6 +321,7 @@ def run(
     endpoints: int,
     slow: int,
     spread: bool,
+    writers: int = 1,
 ) -> Figures:
     """`spread` False: one tenant, every change to every endpoint. True: one tenant per
     endpoint, each change to its tenant's endpoint only."""
@@ -332,9 +352,12 @@ def run(
         cpu_before = _cpu_seconds(service.process.pid)
         receivers_before = _cpu_seconds(receivers.pid or 0)
         machine_before = _machine_cpu()
+        postgres_before = _postgres_cpu()
         window_started = time.monotonic()
         driver_before = time.process_time()
-        changes, drove = _drive(database_url, shipments, rate=rate, seconds=seconds)
+        changes, drove = _drive(
+            database_url, shipments, rate=rate, seconds=seconds, writers=writers
+        )
         driver_cpu = time.process_time() - driver_before
         expected = changes if spread else changes * endpoints
         drain_started = time.monotonic()
@@ -349,6 +372,7 @@ def run(
         service_cpu = _cpu_seconds(service.process.pid) - cpu_before
         receivers_cpu = _cpu_seconds(receivers.pid or 0) - receivers_before
         machine_cpu = _machine_cpu() - machine_before
+        postgres_cpu = _postgres_cpu() - postgres_before
         window = time.monotonic() - window_started
         load_after = os.getloadavg()[0]
         parent.send("stop")
@@ -374,6 +398,7 @@ def run(
         receivers_cpu=receivers_cpu,
         driver_cpu=driver_cpu,
         machine_cpu=machine_cpu,
+        postgres_cpu=postgres_cpu,
         window=window,
         load_before=load_before,
         load_after=load_after,
@@ -382,32 +407,44 @@ def run(
 
 
 def _drive(
-    database_url: str, shipments: list[str], *, rate: int, seconds: int
+    database_url: str, shipments: list[str], *, rate: int, seconds: int, writers: int
 ) -> tuple[int, float]:
-    """Record `rate` shipment events per minute for `seconds`, one transaction each; returns
-    how many were made and in how long (a busy machine may not keep up)."""
+    """Record `rate` shipment events per minute for `seconds`, one transaction each, from
+    `writers` threads (each keeps to its own shipments, so every shipment's events stay in
+    order); returns how many were made and in how long (a busy machine may not keep up)."""
     engine = make_engine(database_url)
     sessions = make_sessionmaker(engine)
     per_second = rate / 60.0
     started = time.monotonic()
-    made = 0
-    try:
+    made = [0] * writers
+
+    def write(lane: int) -> None:
+        # Change n goes to writer n % writers, at its time n / per_second.
+        n = lane
         while (elapsed := time.monotonic() - started) < seconds:
-            due = int(elapsed * per_second) + 1
-            while made < due and time.monotonic() - started < seconds:
-                shipment = shipments[made % len(shipments)]
-                with transaction(sessions) as session:
-                    store.add_event(
-                        session,
-                        shipment,
-                        TrackedShipmentEvent(type="POSITION_REPORT", date_time=datetime.now(UTC)),
-                        "TL",
-                    )
-                made += 1
-            time.sleep(max(0.0, (made / per_second) - (time.monotonic() - started)))
+            wait = n / per_second - elapsed
+            if wait > 0:
+                time.sleep(wait)
+                continue
+            with transaction(sessions) as session:
+                store.add_event(
+                    session,
+                    shipments[n % len(shipments)],
+                    TrackedShipmentEvent(type="POSITION_REPORT", date_time=datetime.now(UTC)),
+                    "TL",
+                )
+            made[lane] += 1
+            n += writers
+
+    threads = [threading.Thread(target=write, args=(lane,)) for lane in range(writers)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     finally:
         engine.dispose()
-    return made, time.monotonic() - started
+    return sum(made), time.monotonic() - started
 
 
 def _report(title: str, figures: Figures, endpoints: int) -> None:
@@ -431,13 +468,20 @@ def _report(title: str, figures: Figures, endpoints: int) -> None:
             f"{figures.window:.1f} s of load and drain), "
             f"{figures.service_cpu / figures.delivered * 1000:.3f} ms per delivery"
         )
-    others = figures.machine_cpu - figures.service_cpu - figures.receivers_cpu - figures.driver_cpu
+    ours = figures.service_cpu + figures.receivers_cpu + figures.driver_cpu + figures.postgres_cpu
+    others = figures.machine_cpu - ours
     cores = os.cpu_count() or 1
     print(
         f"  receivers CPU: {figures.receivers_cpu:.1f} s "
         f"({figures.receivers_cpu / figures.window:.0%} of a core); load generator CPU: "
         f"{figures.driver_cpu:.1f} s ({figures.driver_cpu / figures.window:.0%}, "
         f"{figures.driver_cpu / max(1, figures.changes) * 1000:.2f} ms per change)"
+        + (
+            f"; PostgreSQL CPU: {figures.postgres_cpu:.1f} s "
+            f"({figures.postgres_cpu / figures.window:.0%})"
+            if figures.postgres_cpu
+            else ""
+        )
     )
     print(
         f"  machine: {figures.machine_cpu / figures.window:.0%} of one core busy of "
@@ -448,54 +492,86 @@ def _report(title: str, figures: Figures, endpoints: int) -> None:
         print(f"  slow receiver ({SLOW_SECONDS:g} s per request) got {figures.slow_delivered}")
 
 
+def _summary(figures: list[Figures]) -> None:
+    """Medians over repeated runs."""
+
+    def median(value: Any) -> float:
+        return statistics.median(value(f) for f in figures)
+
+    print(
+        f"  median of {len(figures)}: "
+        f"{median(lambda f: f.changes / f.seconds * 60):,.0f} changes per minute, "
+        f"{median(lambda f: f.delivered / (f.seconds + f.drained_after)):,.0f} deliveries/s, "
+        f"p95 {median(lambda f: f.p95):.3f} s, "
+        f"service {median(lambda f: f.service_cpu / max(1, f.delivered) * 1000):.3f} ms CPU "
+        f"per delivery ({median(lambda f: f.service_cpu / f.window):.0%} of a core), "
+        f"receivers {median(lambda f: f.receivers_cpu / f.window):.0%}, "
+        f"load generator {median(lambda f: f.driver_cpu / f.window):.0%}, machine "
+        f"{median(lambda f: f.machine_cpu / f.window):.0%} of 200%"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--rate", type=int, default=10_000, help="changes per minute")
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--endpoints", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each setup (medians)")
+    parser.add_argument(
+        "--writers",
+        type=int,
+        default=1,
+        help="threads recording changes (more keep the rate when the database answers "
+        "slowly, as PostgreSQL on a busy machine does; 200 must divide by it)",
+    )
     parser.add_argument("--database", help="PostgreSQL URL (default: a fresh SQLite file)")
     parser.add_argument(
         "--modes",
-        default="all,spread",
+        default="all,spread,all-slow,spread-slow",
         help="all: one tenant, every change to every endpoint; spread: one tenant per "
-        "endpoint, each change to one endpoint (default both)",
+        "endpoint, each change to one endpoint; -slow: plus a receiver taking 5 s per "
+        "request that gets every change of the first tenant (default: all four)",
     )
-    parser.add_argument("--no-slow", action="store_true", help="skip the slow receiver run")
+    parser.add_argument("--no-slow", action="store_true", help="skip the -slow setups")
     args = parser.parse_args(argv)
     n = args.endpoints
-    runs: list[tuple[str, bool, int]] = []
-    modes = {m.strip() for m in args.modes.split(",")}
-    if "all" in modes:
-        runs.append((f"one tenant, every change to each of {n} endpoints", False, 0))
-    if "spread" in modes:
-        runs.append((f"{n} tenants, each change to its tenant's endpoint", True, 0))
-    if not args.no_slow:
-        runs.append(
-            (
-                f"{n} tenants as above, plus a receiver taking {SLOW_SECONDS:g} s per request "
-                "subscribed to the first tenant's changes",
-                True,
-                1,
-            )
-        )
-    for title, spread, slow in runs:
-        data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-webhooks-"))
-        try:
-            url = args.database or f"sqlite:///{data_dir / 'bench.sqlite3'}"
-            if args.database:
-                url = _fresh_postgres(args.database)
-            figures = run(
-                url,
-                data_dir,
-                rate=args.rate,
-                seconds=args.seconds,
-                endpoints=n,
-                slow=slow,
-                spread=spread,
-            )
-            _report(title, figures, n)
-        finally:
-            shutil.rmtree(data_dir, ignore_errors=True)
+    slow_title = f", plus a receiver taking {SLOW_SECONDS:g} s per request (first tenant)"
+    setups = {
+        "all": (f"one tenant, every change to each of {n} endpoints", False, 0),
+        "spread": (f"{n} tenants, each change to its tenant's endpoint", True, 0),
+        "all-slow": (f"one tenant, every change to each of {n} endpoints{slow_title}", False, 1),
+        "spread-slow": (f"{n} tenants, each change to its tenant's endpoint{slow_title}", True, 1),
+    }
+    chosen = [m.strip() for m in args.modes.split(",") if m.strip()]
+    for mode in chosen:
+        if mode not in setups:
+            parser.error(f"unknown mode {mode!r} (use {', '.join(setups)})")
+        title, spread, slow = setups[mode]
+        if slow and args.no_slow:
+            continue
+        results: list[Figures] = []
+        for _ in range(args.repeat):
+            data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-webhooks-"))
+            try:
+                url = args.database or f"sqlite:///{data_dir / 'bench.sqlite3'}"
+                if args.database:
+                    url = _fresh_postgres(args.database)
+                figures = run(
+                    url,
+                    data_dir,
+                    rate=args.rate,
+                    seconds=args.seconds,
+                    endpoints=n,
+                    slow=slow,
+                    spread=spread,
+                    writers=args.writers,
+                )
+                _report(title, figures, n)
+                results.append(figures)
+            finally:
+                shutil.rmtree(data_dir, ignore_errors=True)
+        if len(results) > 1:
+            _summary(results)
     return 0
 
 

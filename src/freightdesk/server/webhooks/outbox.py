@@ -53,18 +53,52 @@ def table_of(entity: type[Any]) -> Table:
     return cast(Table, entity.__table__)
 
 
-def _driver_many(connection: Connection, statement: str, rows: list[tuple[Any, ...]]) -> None:
-    """executemany on the driver; `statement` uses `?` placeholders (SQLite's style)."""
-    if connection.dialect.name == "postgresql":
-        statement = statement.replace("?", "%s")
-    connection.exec_driver_sql(statement, rows)
-
-
 def _driver_time(connection: Connection, at: datetime) -> Any:
     """An instant as `UtcDateTime` stores it, for statements sent to the driver."""
     if connection.dialect.name == "sqlite":
         return sqlite_utc_text(at)
     return at.astimezone(UTC).replace(tzinfo=None)
+
+
+# The two statements run once per delivery go straight to the driver: per row, SQLAlchemy's
+# parameter handling (and insertmanyvalues' RETURNING) cost more than the database's own
+# work. SQLite takes many rows through executemany in-process; PostgreSQL gets one statement
+# over arrays, because even pipelined, a statement per row costs a parse, plan and execute.
+
+
+def _insert_deliveries(connection: Connection, rows: list[tuple[int, int]]) -> None:
+    """New PENDING deliveries (config id, payload id), given ids in this order."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(
+            "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
+            f"SELECT c, p, '{PENDING}', 0 FROM unnest(%s::bigint[], %s::bigint[]) "
+            "WITH ORDINALITY AS r(c, p, n) ORDER BY n",
+            ([c for c, _ in rows], [p for _, p in rows]),
+        )
+        return
+    connection.exec_driver_sql(
+        "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
+        f"VALUES (?, ?, '{PENDING}', 0)",
+        rows,
+    )
+
+
+def _mark_delivered(connection: Connection, rows: list[tuple[int, Any, int, float]]) -> None:
+    """Delivered: (delivery id, when as `_driver_time`, status code, latency in ms)."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(
+            f"UPDATE webhook_deliveries AS d SET status = '{DELIVERED}', "
+            "next_attempt_at = NULL, delivered_at = u.at, status_code = u.code, "
+            "latency_ms = u.latency FROM unnest(%s::bigint[], %s::timestamp[], "
+            "%s::integer[], %s::float8[]) AS u(id, at, code, latency) WHERE d.id = u.id",
+            tuple(list(column) for column in zip(*rows, strict=True)),
+        )
+        return
+    connection.exec_driver_sql(
+        f"UPDATE webhook_deliveries SET status = '{DELIVERED}', next_attempt_at = NULL, "
+        "delivered_at = ?, status_code = ?, latency_ms = ? WHERE id = ?",
+        [(at, code, latency, delivery_id) for delivery_id, at, code, latency in rows],
+    )
 
 
 # --- fan-out -------------------------------------------------------------------------------
@@ -204,17 +238,10 @@ def _fan_out(
             ],
         ).scalars()
     )
-    # Straight to the driver, without RETURNING: per row, SQLAlchemy's parameter handling and
-    # insertmanyvalues' RETURNING cost more than the database's own work. The ids are read
-    # back by payload: only this transaction's rows refer to its payloads, and ids grow in
-    # the order the rows were inserted.
+    # The ids are read back by payload (cheaper than RETURNING): only this transaction's rows
+    # refer to its payloads, and ids grow in the order the rows were inserted.
     deliveries = table_of(WebhookDeliveryRow)
-    _driver_many(
-        connection,
-        "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
-        f"VALUES (?, ?, '{PENDING}', 0)",
-        [(d.config_id, payload_ids[d.payload]) for d in fan.deliveries],
-    )
+    _insert_deliveries(connection, [(d.config_id, payload_ids[d.payload]) for d in fan.deliveries])
     delivery_ids = list(
         connection.execute(
             select(deliveries.c.id)
@@ -443,17 +470,14 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
     delivered = [o for o in latest if o.status == DELIVERED]
     retried = [o for o in latest if o.status != DELIVERED]
     if delivered:
-        # The common case, and one row per delivery: straight to the driver (see _fan_out).
-        _driver_many(
+        _mark_delivered(
             connection,
-            f"UPDATE webhook_deliveries SET status = '{DELIVERED}', next_attempt_at = NULL, "
-            "delivered_at = ?, status_code = ?, latency_ms = ? WHERE id = ?",
             [
                 (
-                    _driver_time(connection, o.attempted_at),
-                    o.status_code,
-                    round(o.latency_ms, 1),
                     o.pending.message_id,
+                    _driver_time(connection, o.attempted_at),
+                    o.status_code or 0,
+                    round(o.latency_ms, 1),
                 )
                 for o in delivered
             ],
