@@ -48,7 +48,11 @@ async def test_only_coop_members(client: ApiClient, api_tenant: TenantHandle) ->
 
 
 async def test_vehicles_are_typed(client: ApiClient, api_tenant: TenantHandle, pool: str) -> None:
-    add_vehicles(api_tenant, pool, [{"km": 5, "truck_type": TruckType.REEFER}, {"km": 30}])
+    # The other truck is named: a random type could be a second reefer.
+    others = {"truck_type": TruckType.VAN}
+    add_vehicles(
+        api_tenant, pool, [{"km": 5, "truck_type": TruckType.REEFER}, {"km": 30, **others}]
+    )
     add_vehicles(api_tenant, pool, [{"km": 100}])
     answer = await client.vehicles.page(NEAR_CHICAGO)
     info = answer.pagination_info
