@@ -245,3 +245,26 @@ async def test_a_background_load_overtaken_by_a_change_is_dropped() -> None:
         "id-4",
         "id-7",
     ]
+
+
+def test_a_large_selection_follows_its_shipments_through_a_filter() -> None:
+    model = ShipmentTableModel()
+    model.set_summaries([row(n) for n in range(40)])
+    model.sort(COLUMN_INDEX["nextEta"], Qt.SortOrder.AscendingOrder)
+    selection = QItemSelectionModel(model)
+    flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
+    for r in range(1, 31, 2):  # 15 rows from Chicago: more than are looked up one by one
+        selection.select(model.index(r, 0), flags)
+    selection.setCurrentIndex(model.index(7, 0), QItemSelectionModel.SelectionFlag.NoUpdate)
+
+    def selected() -> set[str]:
+        return {model.summary_at(i.row()).id for i in selection.selectedRows()}  # type: ignore[union-attr]
+
+    before = selected()
+    assert len(before) == 15
+    model.set_filter(ShipmentFilter(text="chicago"))  # the even rows (Dallas) go
+    assert selected() == before
+    model.sort(COLUMN_INDEX["nextEta"], Qt.SortOrder.DescendingOrder)
+    model.set_filter(ShipmentFilter())
+    assert selected() == before
+    assert model.summary_at(selection.currentIndex().row()).id == "id-7"  # type: ignore[union-attr]

@@ -438,7 +438,7 @@ class ShipmentTableModel(QAbstractTableModel):
         mode_counted = _both(passing, in_state, count)
         state_counted = _both(passing, in_mode, count)
         shown = _both(mode_counted, in_mode, count)
-        if shown is None:
+        if shown is None or not shown.count(0):  # every row passes
             visible = ordered.tolist()
         else:
             visible = list(compress(ordered, bytes(map(shown.__getitem__, ordered))))
@@ -496,7 +496,7 @@ class ShipmentTableModel(QAbstractTableModel):
         if old_persistent:
             # Only the few persistent indexes (selection, current row) need mapping.
             wanted = {self._position[k] for k, _c in old_ids if k in self._position}
-            row_by_position = {p: r for r, p in enumerate(self._visible) if p in wanted}
+            row_by_position = self._rows_of(wanted)
             for key, column in old_ids:
                 position = self._position.get(key) if key is not None else None
                 row = row_by_position.get(position) if position is not None else None
@@ -505,6 +505,20 @@ class ShipmentTableModel(QAbstractTableModel):
         self.layoutChanged.emit()
         self._announce(result)
         return result
+
+    def _rows_of(self, positions: set[int]) -> dict[int, int]:
+        """Visible row of each of `positions` that is shown. A few (the current row, a
+        selected one) are looked up with C-level scans; many with one pass."""
+        visible = self._visible
+        if len(positions) > 8:
+            return {p: r for r, p in enumerate(visible) if p in positions}
+        rows = {}
+        for position in positions:
+            try:
+                rows[position] = visible.index(position)
+            except ValueError:
+                continue
+        return rows
 
     def _announce(self, result: FilterResult) -> None:
         self.last_result = result
