@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import httpx
 from pydantic import ValidationError
 
 from freightdesk.models.errors import ErrorBody, ErrorDetail
+
+if TYPE_CHECKING:
+    # Only for types: the panes import these errors at start, before any request is made,
+    # and importing httpx costs about 0.1 s of the app's start.
+    import httpx
 
 
 class FreightDeskError(Exception):
@@ -33,11 +39,14 @@ class ProtocolError(FreightDeskError):
 class ApiError(FreightDeskError):
     """An error answer of the service, with its Error body."""
 
-    def __init__(self, status: int, body: ErrorBody, headers: httpx.Headers | None = None) -> None:
+    def __init__(
+        self, status: int, body: ErrorBody, headers: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(f"{status} {body.error_message}")
         self.status = status
         self.body = body
-        self.headers = headers or httpx.Headers()
+        # The answer's headers (httpx's, looked up in any case) or none.
+        self.headers: Mapping[str, str] = headers if headers is not None else {}
 
     @property
     def error_message(self) -> str:
