@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from sqlalchemy.engine import make_url
 
 from freightdesk.models.tracking import TrackedShipmentEvent
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
@@ -284,17 +285,34 @@ def _machine_cpu() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def _postgres_cpu() -> float:
-    """CPU seconds of every PostgreSQL process (its server and backends) so far (Linux)."""
-    total = 0.0
+def _postgres_cpu(database_url: str) -> float:
+    """CPU seconds so far of the PostgreSQL server of `database_url` (its postmaster, found
+    by port, and every process it started: the backends); 0 for SQLite (Linux)."""
+    if not database_url.startswith("postgresql"):
+        return 0.0
+    port = str(make_url(database_url).port or 5432)
+    parents: dict[int, int] = {}
+    server: int | None = None
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if (entry / "comm").read_text().strip() in ("postgres", "postmaster"):
-                total += _cpu_seconds(int(entry.name))
-        except (OSError, ValueError):
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
             continue  # gone meanwhile
+        parents[int(entry.name)] = int(stat[1])
+        if command[0].endswith(b"postgres") and port.encode() in command:
+            server = int(entry.name)
+    if server is None:
+        return 0.0
+    total = 0.0
+    for pid, parent in parents.items():
+        if pid == server or parent == server:
+            try:
+                total += _cpu_seconds(pid)
+            except OSError:
+                continue
     return total
 
 
@@ -352,7 +370,7 @@ def run(
         cpu_before = _cpu_seconds(service.process.pid)
         receivers_before = _cpu_seconds(receivers.pid or 0)
         machine_before = _machine_cpu()
-        postgres_before = _postgres_cpu()
+        postgres_before = _postgres_cpu(database_url)
         window_started = time.monotonic()
         driver_before = time.process_time()
         changes, drove = _drive(
@@ -372,7 +390,7 @@ def run(
         service_cpu = _cpu_seconds(service.process.pid) - cpu_before
         receivers_cpu = _cpu_seconds(receivers.pid or 0) - receivers_before
         machine_cpu = _machine_cpu() - machine_before
-        postgres_cpu = _postgres_cpu() - postgres_before
+        postgres_cpu = _postgres_cpu(database_url) - postgres_before
         window = time.monotonic() - window_started
         load_after = os.getloadavg()[0]
         parent.send("stop")

@@ -161,6 +161,11 @@ def test_a_connection_the_receiver_closed_while_idle_is_replaced() -> None:
     assert [a.status for a in answers] == [200, 200] and receiver.connections == 2
 
 
+def test_bytes_beyond_the_answer_make_the_connection_unusable() -> None:
+    answers, receiver = _run([OK + b"HTTP/1.1 200 OK\r\n", OK], 2)
+    assert [a.status for a in answers] == [200, 200] and receiver.connections == 2
+
+
 def test_not_http_is_a_transport_error() -> None:
     with pytest.raises(TransportError, match="HTTP"):
         _run([b"SSH-2.0-OpenSSH\r\n\r\n"], 1)

@@ -37,7 +37,6 @@ from freightdesk.server.domain.tracking_reads import (
     states_of,
 )
 from freightdesk.server.tables.tracking import ChangeKind, Shipment, ShipmentChange
-from freightdesk.server.tables.webhooks import WebhookConfigRow
 
 # eventIds are derived from the journal row, so every configuration (and every retry) of one
 # change carries the same id: receivers can deduplicate, operators can correlate.
@@ -80,7 +79,9 @@ class Target:
     modes: frozenset[str]
 
     @classmethod
-    def of(cls, row: WebhookConfigRow) -> Target:
+    def of(cls, row: Any) -> Target:
+        """From a WebhookConfigRow, or a row of its columns id, tenant_id, event_type,
+        include_context and filters."""
         filters = row.filters or {}
         return cls(
             id=row.id,

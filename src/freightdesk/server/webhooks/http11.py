@@ -93,7 +93,7 @@ class _Connection(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        if self._waiter is None:
+        if self._waiter is None or self._parse.state == _DONE:
             # Bytes nobody asked for: the connection cannot be trusted any more.
             self.close()
             return

@@ -208,10 +208,11 @@ def _fan_out(
     tenants = {c.tenant_id for c in changes}
     tenants.update(share.tenant_id for items in shares.values() for share in items)
     targets: dict[int, list[Target]] = {}
-    for row in session.scalars(
-        select(WebhookConfigRow).where(
-            WebhookConfigRow.tenant_id.in_(tenants), WebhookConfigRow.enabled.is_(True)
-        )
+    config = WebhookConfigRow
+    for row in session.execute(
+        select(
+            config.id, config.tenant_id, config.event_type, config.include_context, config.filters
+        ).where(config.tenant_id.in_(tenants), config.enabled.is_(True))
     ):
         targets.setdefault(row.tenant_id, []).append(Target.of(row))
     made = Fanned(read=len(changes))
