@@ -66,21 +66,32 @@ def _driver_time(connection: Connection, at: datetime) -> Any:
 # over arrays, because even pipelined, a statement per row costs a parse, plan and execute.
 
 
-def _insert_deliveries(connection: Connection, rows: list[tuple[int, int]]) -> None:
-    """New PENDING deliveries (config id, payload id), given ids in this order."""
+def _insert_deliveries(
+    connection: Connection, rows: list[tuple[int, int]]
+) -> dict[tuple[int, int], int]:
+    """New PENDING deliveries (config id, payload id); returns their ids by that pair (unique
+    in a fan-out: a configuration gets a payload once)."""
     if connection.dialect.name == "postgresql":
-        connection.exec_driver_sql(
+        returned = connection.exec_driver_sql(
             "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
             f"SELECT c, p, '{PENDING}', 0 FROM unnest(%s::bigint[], %s::bigint[]) "
-            "WITH ORDINALITY AS r(c, p, n) ORDER BY n",
+            "WITH ORDINALITY AS r(c, p, n) ORDER BY n RETURNING id, config_id, payload_id",
             ([c for c, _ in rows], [p for _, p in rows]),
         )
-        return
-    connection.exec_driver_sql(
-        "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
-        f"VALUES (?, ?, '{PENDING}', 0)",
-        rows,
-    )
+    else:
+        connection.exec_driver_sql(
+            "INSERT INTO webhook_deliveries (config_id, payload_id, status, attempt_count) "
+            f"VALUES (?, ?, '{PENDING}', 0)",
+            rows,
+        )
+        # Read back by payload: only this transaction's rows refer to its payloads.
+        table = table_of(WebhookDeliveryRow)
+        returned = connection.execute(
+            select(table.c.id, table.c.config_id, table.c.payload_id).where(
+                table.c.payload_id.in_({p for _, p in rows})
+            )
+        )
+    return {(config_id, payload_id): id_ for id_, config_id, payload_id in returned}
 
 
 def _mark_delivered(connection: Connection, rows: list[tuple[int, Any, int, float]]) -> None:
@@ -239,20 +250,12 @@ def _fan_out(
             ],
         ).scalars()
     )
-    # The ids are read back by payload (cheaper than RETURNING): only this transaction's rows
-    # refer to its payloads, and ids grow in the order the rows were inserted.
-    deliveries = table_of(WebhookDeliveryRow)
-    _insert_deliveries(connection, [(d.config_id, payload_ids[d.payload]) for d in fan.deliveries])
-    delivery_ids = list(
-        connection.execute(
-            select(deliveries.c.id)
-            .where(deliveries.c.payload_id.in_(payload_ids))
-            .order_by(deliveries.c.id)
-        ).scalars()
+    ids = _insert_deliveries(
+        connection, [(d.config_id, payload_ids[d.payload]) for d in fan.deliveries]
     )
     made.pending = [
         Pending(
-            message_id=delivery_id,
+            message_id=ids[(d.config_id, payload_ids[d.payload])],
             config_id=d.config_id,
             payload_id=payload_ids[d.payload],
             chain=d.shipment_id,
@@ -260,7 +263,7 @@ def _fan_out(
             failed=0,
             due_at=now,
         )
-        for delivery_id, d in zip(delivery_ids, fan.deliveries, strict=True)
+        for d in fan.deliveries
     ]
     made.bodies = {pid: p.body.encode() for pid, p in zip(payload_ids, fan.payloads, strict=True)}
     return made
