@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
@@ -16,6 +16,7 @@ from freightdesk.service.session import AppSession, ConnectionState, ConnectionS
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.theme import ThemeChoice
 from tests.ui.conftest import activate
+from tests.ui.test_panes_support import message_box
 
 
 def _window(qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths) -> MainWindow:
@@ -203,3 +204,48 @@ def test_a_pane_made_after_connecting_is_told_of_the_connection(
     session.client = cast(Any, object())  # connected
     assert session.catching_up(lambda: make("late")) == "late"
     assert told == ["late"]  # only the listeners the new pane added
+
+
+class _Editing(QLabel):
+    """A pane with a form of its own, like Account groups."""
+
+    typed = ""
+
+    def unsaved_changes(self) -> str | None:
+        return f"the new group {self.typed!r}" if self.typed else None
+
+
+def test_closing_asks_about_what_a_pane_has_unsaved(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = _window(qtbot, session, settings, paths)
+    editing = _Editing("groups")
+    window.add_pane("groups", "Groups", editing, window.style().StandardPixmap.SP_DirIcon)
+    activate(qtbot, window)
+    editing.typed = "WEST"
+    seen: list[str] = []
+
+    def choose(button_text: str) -> None:
+        box = message_box("unsavedEdits")
+        assert box is not None
+        seen.append(box.text())
+        next(b for b in box.buttons() if b.text() == button_text).click()
+
+    QTimer.singleShot(0, lambda: choose("&Keep editing"))
+    window.close()
+    assert window.isVisible() and "Groups: the new group 'WEST'" in seen[0]
+    QTimer.singleShot(0, lambda: choose("&Discard and quit"))
+    window.close()
+    assert not window.isVisible()
+
+
+def test_closing_without_asking_when_told_to_stop(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = _window(qtbot, session, settings, paths)
+    editing = _Editing("groups")
+    editing.typed = "WEST"
+    window.add_pane("groups", "Groups", editing, window.style().StandardPixmap.SP_DirIcon)
+    activate(qtbot, window)
+    window.close_without_asking()  # SIGTERM: nobody is there to answer
+    assert not window.isVisible()

@@ -204,9 +204,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     asyncio.set_event_loop(loop)
     controller = AppController(paths)
     apply_theme(app, theme_setting(controller.settings))
-    # SIGTERM (logout, kill) closes the window like the user would, so the Local sandbox's
-    # service is stopped too. The collector's timer lets Python run the handler promptly.
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: controller.window.close())
+    # SIGTERM (logout, kill) closes the window as Quit does, so the Local sandbox's service is
+    # stopped too, but without a question nobody is there to answer. The collector's timer
+    # lets Python run the handler promptly.
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: controller.window.close_without_asking())
     log.info("FreightDesk starting")
     with loop:
         loop.run_until_complete(controller.run())

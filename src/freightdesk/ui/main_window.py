@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QMessageBox,
     QSplitter,
     QStackedWidget,
     QStyle,
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(QSize(760, 480))
         self._panes: list[PaneEntry] = []
         self._closed = False
+        self._asked_to_close = False  # set by close_without_asking (SIGTERM: nobody to ask)
         self.exception_alerts: object | None = None
 
         self.nav = QListWidget(self)
@@ -358,9 +360,40 @@ class MainWindow(QMainWindow):
         if isinstance(key, str):
             self.show_pane(key)
 
+    def unsaved_edits(self) -> list[str]:
+        """What the user typed into the panes' own forms and has not saved (a pane says so
+        with `unsaved_changes()`; forms in dialogs ask for themselves)."""
+        found: list[str] = []
+        for entry in self._panes:
+            ask = getattr(entry.widget, "unsaved_changes", None)
+            what = ask() if callable(ask) else None
+            if isinstance(what, str) and what:
+                found.append(f"{entry.title}: {what}")
+        return found
+
+    def close_without_asking(self) -> None:
+        self._asked_to_close = True
+        self.close()
+
+    def _may_close(self) -> bool:
+        edits = self.unsaved_edits()
+        if not edits or self._asked_to_close:
+            return True
+        box = QMessageBox(QMessageBox.Icon.Question, "Quit FreightDesk?", "", parent=self)
+        box.setObjectName("unsavedEdits")
+        box.setText("Some of what you typed is not saved:\n\n" + "\n".join(edits))
+        quit_button = box.addButton("&Discard and quit", QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton("&Keep editing", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.exec()
+        return box.clickedButton() is quit_button
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         if self._closed:
             event.accept()
+            return
+        if not self._may_close():
+            event.ignore()
             return
         self._closed = True
         self.settings.setValue("window/geometry", self.saveGeometry())

@@ -216,6 +216,13 @@ class AccountGroupsPane(QWidget):
 
     # --- pane actions ----------------------------------------------------------------------
 
+    def unsaved_changes(self) -> str | None:
+        """A new group typed in and not added yet (asked about when the window closes)."""
+        code, name = self.code.text().strip(), self.name.text().strip()
+        if not code and not name:
+            return None
+        return f"the new group {code or name!r}, not added yet"
+
     def focus_search(self) -> None:
         self.table.setFocus()
 
