@@ -30,6 +30,7 @@ from freightdesk.server.domain.tenants import ensure_tenant
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment
+from freightdesk.server.tables.webhooks import WebhookConfigRow
 from tests.server.test_demo_plans import check_pdf
 from tests.support import LiveService, running_service
 
@@ -243,6 +244,10 @@ def test_stop_locations_push_configurations_and_account_groups(demo: Demo) -> No
     pushes = demo.http.get("/api/v4/webhooks").json()["webhookEndpoints"]
     assert len(pushes) >= 3
     assert all(p["enabled"] is False for p in pushes)  # nothing leaves the machine
+    # Their secrets are sealed from the start, as any saved through the API.
+    with demo.service.context.sessions() as session:
+        rows = session.scalars(select(WebhookConfigRow)).all()
+    assert rows and all(r.signing_secret.startswith("enc1:") for r in rows)
     groups = demo.http.get("/api/v4/capacityprovideraccountgroups").json()["groups"]
     assert {g["code"] for g in groups} >= {"AF-NA-DC", "AF-EU-DC"}
     # Shipments name their stops' saved locations.

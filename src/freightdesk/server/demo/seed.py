@@ -77,6 +77,7 @@ from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.stop_locations import StopLocationRow
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.webhooks import configs as push_configs
+from freightdesk.server.webhooks import secret_box
 
 log = logging.getLogger(__name__)
 
@@ -133,8 +134,9 @@ def seed_demo(
         for code, name in ACCOUNT_GROUPS:
             session.add(AccountGroupRow(tenant_id=tenant.id, code=code, name=name))
         locations = _stop_locations(session, tenant.id, anchor)
+        sealed = secret_box.box(context)  # secrets never stored in clear, not even briefly
         for body in pushes.configurations(rng):
-            push_configs.save(session, tenant.id, body)
+            push_configs.save(session, tenant.id, body, sealed)
         _tracked_shipments(session, tenant.id, plans, locations, anchor, seed)
         _documents(session, file_store(context), tenant.id, papers)
         # The planning tools have something to show: a co-op truck pool and yard sites.
