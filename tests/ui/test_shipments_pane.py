@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.ui.test_panes_support import answer, message_box
 
 
 def _put(tenant: TenantHandle, body: dict[str, object]) -> str:
@@ -222,4 +224,28 @@ async def test_a_refused_attribute_keeps_the_edit(
     detail.save_attribute_edits()
     assert "at most 25" in detail.attribute_error.text()
     assert detail.attributes.rowCount() == 26
+    pane.shutdown()
+
+
+async def test_stop_tracking_asks_first_and_keeps_it_by_default(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    _session, tenant = connected
+    shipment_id = _put(tenant, _ltl(f"PROD{uuid.uuid4().hex[:5].upper()}"))
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.open_shipment(shipment_id)
+    await wait_until(lambda: pane.detail.history is not None)
+    pane.detail.confirm_delete()
+    box = message_box("confirmStopTracking")
+    assert box is not None and box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    assert [b.text() for b in box.buttons()].count("&Keep it") == 1
+    answer("confirmStopTracking", QMessageBox.StandardButton.Cancel)
+    assert tenant.http.get(f"/api/v4/shipments/{shipment_id}/tracking").status_code == 200
+    pane.detail.confirm_delete()
+    answer("confirmStopTracking", QMessageBox.StandardButton.Yes)
+    await wait_until(
+        lambda: tenant.http.get(f"/api/v4/shipments/{shipment_id}/tracking").status_code == 404
+    )
+    await wait_until(lambda: pane.model.rowCount() == 0)
     pane.shutdown()

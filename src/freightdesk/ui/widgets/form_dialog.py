@@ -22,15 +22,24 @@ def ask(
     yes: QMessageBox.StandardButton = QMessageBox.StandardButton.Yes,
     name: str = "question",
     informative: str = "",
+    answers: tuple[str, str] | None = None,
 ) -> QMessageBox:
-    """Ask a yes/no question without blocking; `on_yes` runs if the user agrees."""
-    box = QMessageBox(
-        QMessageBox.Icon.Question, title, text, yes | QMessageBox.StandardButton.Cancel, parent
-    )
+    """Ask a yes/no question without blocking; `on_yes` runs if the user agrees.
+
+    `answers` names the two buttons by what they do ("&Delete", "&Keep it"): to "Cancel the
+    booking?" a button named Cancel could mean either.
+    """
+    no = QMessageBox.StandardButton.Cancel
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, yes | no, parent)
     box.setObjectName(name)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(no)
     if informative:
         box.setInformativeText(informative)
+    if answers is not None:
+        for button, label in zip((yes, no), answers, strict=True):
+            found = box.button(button)
+            if found is not None:
+                found.setText(label)
     box.finished.connect(lambda result: on_yes() if result == yes else None)
     box.open()
     return box

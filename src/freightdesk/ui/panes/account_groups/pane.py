@@ -199,10 +199,8 @@ class AccountGroupsPane(QWidget):
             name="confirmDelete",
             informative="Shipments and rate requests that name this code will no longer "
             "find the group.",
+            answers=("&Delete", "Cancel"),
         )
-        yes = self.question.button(QMessageBox.StandardButton.Yes)
-        if yes is not None:
-            yes.setText("&Delete")
 
     def delete(self, group: AccountGroup) -> None:
         service = self.session.account_groups

@@ -36,7 +36,6 @@ from freightdesk.ui.panes.rates.common import (
     amount_text,
     countdown_text,
     key_actions,
-    name_answers,
 )
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
@@ -385,8 +384,8 @@ class BookingsPane(QWidget):
             lambda: self.cancel(booking),
             name="confirmCancelBooking",
             informative=informative,
+            answers=("Cancel the &booking", "&Keep it"),
         )
-        name_answers(self.question, "Cancel the &booking", "&Keep it")
 
     def cancel(self, booking: Booking) -> None:
         service = self.session.bookings

@@ -616,10 +616,8 @@ class DocumentsPane(QWidget):
             name="confirmDelete",
             informative=("\n".join(shown) + "\n\n" if many else "")
             + "This cannot be undone; keep a copy first if you may need the file.",
+            answers=("&Delete", "Cancel"),
         )
-        yes = self.question.button(QMessageBox.StandardButton.Yes)
-        if yes is not None:
-            yes.setText("&Delete")
 
     def delete(self, documents: list[Document]) -> None:
         service = self.session.documents

@@ -20,7 +20,6 @@ from freightdesk.models.packaging import DeletedPackage
 from freightdesk.service.messages import explain
 from freightdesk.service.packages import check_identifier
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.rates.common import name_answers
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 
@@ -93,8 +92,8 @@ class DeleteByIdentifierDialog(FormDialog):
             self.delete,
             name="confirmDeleteByIdentifier",
             informative="Its identifiers become free for another package.",
+            answers=("&Delete it", "&Keep it"),
         )
-        name_answers(self.question, "&Delete it", "&Keep it")
 
     def delete(self) -> None:
         service = self.session.packages

@@ -32,7 +32,7 @@ from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
-from freightdesk.ui.panes.rates.common import key_actions, name_answers, words
+from freightdesk.ui.panes.rates.common import key_actions, words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.listing import Column, Index, ListBinding, ListingModel, current_row
@@ -409,8 +409,8 @@ class PackagesPane(QWidget):
             lambda: self.delete(package_id),
             name="confirmDelete",
             informative="Its identifiers become free for another package.",
+            answers=("&Delete it", "&Keep it"),
         )
-        name_answers(self.question, "&Delete it", "&Keep it")
 
     def delete(self, package_id: str) -> None:
         service = self.session.packages

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QMessageBox,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -255,13 +254,3 @@ def key_actions(
         action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         action.triggered.connect(slot)
         view.addAction(action)
-
-
-def name_answers(box: QMessageBox, yes: str, no: str) -> None:
-    """Say what each answer does: to "Cancel the booking?" a button named Cancel could mean
-    either."""
-    for button, text in ((QMessageBox.StandardButton.Yes, yes),
-                         (QMessageBox.StandardButton.Cancel, no)):  # fmt: skip
-        found = box.button(button)
-        if found is not None:
-            found.setText(text)

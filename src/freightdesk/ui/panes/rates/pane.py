@@ -41,7 +41,7 @@ from freightdesk.service.rating import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.rates.common import countdown_text, key_actions, name_answers
+from freightdesk.ui.panes.rates.common import countdown_text, key_actions
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.quotes import (
     MarketModel,
@@ -440,8 +440,8 @@ class RatesPane(QWidget):
             yes=QMessageBox.StandardButton.Yes,
             name="confirmCancel",
             informative="Carriers are told; a booking of it still in progress is cancelled too.",
+            answers=("Cancel the &request", "&Keep it"),
         )
-        name_answers(self.question, "Cancel the &request", "&Keep it")
 
     def cancel(self, request_id: str) -> None:
         service = self.session.rating

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -40,6 +39,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import local_time_text, money_text, state_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 
 if TYPE_CHECKING:
@@ -570,21 +570,15 @@ class ShipmentDetailView(QWidget):
             return
         shipment = self.history.shipment
         name = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
-        box = QMessageBox(
-            QMessageBox.Icon.Warning,
+        # Cancel is the default: Return must not delete a shipment's history.
+        ask(
+            self,
             "Stop tracking",
             f"Stop tracking {name} and remove it from the list? Its history is deleted.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
+            lambda: self._delete(shipment.id),
+            name="confirmStopTracking",
+            answers=("&Stop tracking", "&Keep it"),
         )
-        box.setObjectName("confirmStopTracking")
-        box.button(QMessageBox.StandardButton.Yes).setText("Stop tracking")
-        box.finished.connect(
-            lambda result: (
-                self._delete(shipment.id) if result == QMessageBox.StandardButton.Yes else None
-            )
-        )
-        box.open()
 
     def _delete(self, shipment_id: UUID) -> None:
         service = self.session.shipments

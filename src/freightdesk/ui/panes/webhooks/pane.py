@@ -270,10 +270,8 @@ class WebhooksPane(QWidget):
             name="confirmDelete",
             informative="Messages still waiting to be delivered to it are dropped. To stop "
             "deliveries for a while instead, pause it.",
+            answers=("&Delete", "Cancel"),
         )
-        yes = self.question.button(QMessageBox.StandardButton.Yes)
-        if yes is not None:
-            yes.setText("&Delete")
 
     def delete(self, webhook_id: int) -> None:
         service = self.session.webhooks
