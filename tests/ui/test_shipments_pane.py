@@ -99,6 +99,19 @@ async def _pane(
     return pane
 
 
+async def _detail_of_new_shipment(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> tuple[ShipmentsPane, str]:
+    """The pane with a new LTL shipment's detail open."""
+    _session, tenant = connected
+    shipment_id = _put(tenant, _ltl(f"PROD{uuid.uuid4().hex[:5].upper()}"))
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.open_shipment(shipment_id)
+    await wait_until(lambda: pane.detail.history is not None)
+    return pane, shipment_id
+
+
 async def test_finds_filters_and_reports_missing_values(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
 ) -> None:
@@ -184,12 +197,8 @@ async def test_detail_shows_story_and_saves_attributes(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
 ) -> None:
     _session, tenant = connected
-    shipment_id = _put(tenant, _ltl(f"PROD{uuid.uuid4().hex[:5].upper()}"))
-    pane = await _pane(qtbot, connected, settings)
-    await wait_until(lambda: pane.model.rowCount() == 1)
-    pane.open_shipment(shipment_id)
+    pane, shipment_id = await _detail_of_new_shipment(qtbot, connected, settings)
     detail = pane.detail
-    await wait_until(lambda: detail.history is not None)
     assert detail.stops.rowCount() == 2
     assert "Chicago DC" in detail.stops.item(0, 0).text()
     detail._add_attribute_row()
@@ -231,11 +240,7 @@ async def test_stop_tracking_asks_first_and_keeps_it_by_default(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
 ) -> None:
     _session, tenant = connected
-    shipment_id = _put(tenant, _ltl(f"PROD{uuid.uuid4().hex[:5].upper()}"))
-    pane = await _pane(qtbot, connected, settings)
-    await wait_until(lambda: pane.model.rowCount() == 1)
-    pane.open_shipment(shipment_id)
-    await wait_until(lambda: pane.detail.history is not None)
+    pane, shipment_id = await _detail_of_new_shipment(qtbot, connected, settings)
     pane.detail.confirm_delete()
     box = message_box("confirmStopTracking")
     assert box is not None and box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
