@@ -49,3 +49,13 @@ async def proxied_client(api_tenant: TenantHandle, proxy: FaultyProxy) -> AsyncI
         retry=FAST_RETRY,
     ) as api:
         yield api
+
+
+def client_via(proxy: FaultyProxy, tenant: TenantHandle) -> ApiClient:
+    """A client of `tenant` that reaches the service through the misbehaving `proxy`."""
+    return ApiClient(
+        proxy.url,
+        client_id=tenant.client_id,
+        client_secret=tenant.client_secret,
+        retry=FAST_RETRY,
+    )

@@ -28,7 +28,7 @@ from freightdesk.models.rating import (
     RateIdentifier,
     RateRequestCreate,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.api.test_rating_api import quotes_of
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import tl_request
@@ -157,12 +157,7 @@ async def test_list_filters_and_pages(client: ApiClient) -> None:
 async def test_create_and_put_are_not_retried_blindly(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         await api.carriers.put("ZZHD", CarrierProfileInput(behaviour=CarrierBehaviour.SLOW))
         body = _standalone("ZZHD")
         proxy.inject(Fault(status=503, path_prefix=PATH))

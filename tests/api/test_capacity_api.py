@@ -21,7 +21,7 @@ from freightdesk.models.capacity import (
     SortDirection,
     VolumeBucket,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_capacity import DALLAS, TORONTO, truckload
 from tests.support import LiveService, TenantHandle, make_tenant
@@ -106,12 +106,7 @@ async def test_reads_are_retried_and_strange_answers_refused(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
     truckload(api_tenant, "PRLF")
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         proxy.inject(Fault(status=502, path_prefix=CARRIERS_PATH))
         assert scacs(await api.capacity.search_carriers()) == ["PRLF"]
         assert proxy.count("POST", CARRIERS_PATH) == 2

@@ -32,7 +32,7 @@ from freightdesk.models.push import (
     TruckloadShipmentEvent,
     TruckloadTrackingUpdate,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.api.test_vltl_api import RecordingTransport
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_carrier_push_support import create_shipment, history, unique
@@ -191,12 +191,7 @@ async def test_a_push_is_not_sent_again_blindly(
 ) -> None:
     bill = unique("BOL")
     shipment = create_shipment(api_tenant, [("BILL_OF_LADING", bill)], stops=2)
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         update = truckload(bill)
         # Stored and applied, but the answer was lost on the way back: sending it again
         # would record the event twice, so the failure is the caller's to judge.

@@ -28,7 +28,7 @@ from freightdesk.models.documents import (
     SearchOperator,
     TypeCriterion,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, make_tenant
 
@@ -214,12 +214,7 @@ async def test_download_streams_and_verifies(client: ApiClient, tmp_path: Path) 
 async def test_writes_are_not_retried_blindly_but_reads_are(
     api_tenant: TenantHandle, proxy: FaultyProxy, tmp_path: Path
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         path = _file(tmp_path, "a.pdf", 1000)
         proxy.inject(Fault(status=503, path_prefix=PATH))
         with pytest.raises(ServerError):

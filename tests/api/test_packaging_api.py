@@ -11,7 +11,7 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import BadRequest, Conflict, NotFound, ServerError
 from freightdesk.api.packaging import PATH, PackageSearch
 from freightdesk.models.packaging import PackageStatus, PackageWrite
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle
 
@@ -117,12 +117,7 @@ async def test_search_by_every_filter_and_page(client: ApiClient, api_tenant: Te
 async def test_a_create_is_not_retried_blindly(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         proxy.inject(Fault(status=503, path_prefix=PATH))
         with pytest.raises(ServerError):
             await api.packaging.create(package("R"))

@@ -21,7 +21,7 @@ from freightdesk.models.rail import (
     RailShipmentIdentifier,
     RailShipmentIdentifierType,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rail import CONTAINER, LA_TO_NJ
 from tests.support import LiveService, TenantHandle, make_tenant
@@ -142,12 +142,7 @@ async def test_refusals_are_typed_and_tenants_isolated(
 async def test_a_lost_answer_is_asked_again_without_a_second_leg(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         identifier = waybill()
         body = leg(shipmentIdentifiers=[identifier.wire()], shipmentStops=LA_TO_NJ)
         # The service created the leg, but the answer was lost on the way back.

@@ -19,7 +19,7 @@ from freightdesk.models.booking import (
     CarrierProfileInput,
 )
 from freightdesk.models.rating import RateRequest, RateRequestCreate, RateRequestStatus
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import set_tenant_feature, tl_request
 from tests.support import TenantHandle
@@ -106,12 +106,7 @@ async def test_cancel_outcomes(client: ApiClient, api_tenant: TenantHandle) -> N
 async def test_a_create_is_not_retried_blindly_a_cancel_is(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         body = RateRequestCreate.model_validate(tl_request(["PRLF"]))
         proxy.inject(Fault(status=503, path_prefix=PATH))
         with pytest.raises(ServerError):

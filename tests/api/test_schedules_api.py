@@ -12,7 +12,7 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import BadRequest, ProtocolError
 from freightdesk.api.schedules import CARRIERS_PATH, ROUTES_PATH, ScheduleSearch
 from freightdesk.models.schedules import ScheduleSort
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle
 
@@ -104,12 +104,7 @@ async def test_refusals_are_typed_with_the_parameter_named(client: ApiClient) ->
 async def test_reads_are_retried_and_strange_answers_refused(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         proxy.inject(Fault(status=503, path_prefix=CARRIERS_PATH))
         assert await api.schedules.carriers()
         assert proxy.count("GET", CARRIERS_PATH) == 2

@@ -13,7 +13,7 @@ from freightdesk.api.slots import PATH
 from freightdesk.models.yard import SlotIdentifiers, SlotQuery, SlotStatus, SlotWindow
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import yard
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_slots import next_monday, tenant_id
 from tests.support import LiveService, TenantHandle, make_tenant
@@ -102,12 +102,7 @@ async def test_refusals_are_typed_with_the_error_body(
 async def test_a_lost_answer_is_asked_again_and_a_strange_one_refused(
     api_tenant: TenantHandle, proxy: FaultyProxy, monday: datetime
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         proxy.inject(Fault(status=503, path_prefix=PATH), times=2)
         assert (await api.slots.query(ask(monday, 2))).status is SlotStatus.AVAILABLE
         assert proxy.count("POST", PATH) == 3

@@ -9,7 +9,7 @@ from freightdesk.api.errors import BadRequest, Conflict, NotFound, ServerError
 from freightdesk.api.stop_locations import PATH
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.stop_locations import OpeningHoursInput, StopLocationInput
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle
 
@@ -77,12 +77,7 @@ async def test_pages_search_and_the_whole_list(client: ApiClient) -> None:
 async def test_a_versioned_update_is_not_retried_blindly(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         created = await api.stop_locations.create(_location("Retry"))
         assert created.id is not None
         path = f"{PATH}/{created.id}"
@@ -119,12 +114,7 @@ async def test_address_validation_normalizes_and_names_fields(client: ApiClient)
 async def test_address_validation_falls_back_to_v3(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         proxy.inject(Fault(status=404, path_prefix="/api/v4/address"))
         normal = await api.addresses.validate(
             AddressInput(city="toronto", state="Ontario", country="CA")

@@ -18,7 +18,7 @@ from freightdesk.models.vehicles import (
     TruckType,
     VehicleSortField,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_vehicles import ADDRESS, CHICAGO, NOW, add_vehicles, join_coop
 from tests.support import TenantHandle
@@ -125,12 +125,7 @@ async def test_reads_are_retried_and_strange_answers_refused(
     api_tenant: TenantHandle, proxy: FaultyProxy, pool: str
 ) -> None:
     add_vehicles(api_tenant, pool, [{"km": 5}])
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         proxy.inject(Fault(status=503, path_prefix=PATH))
         assert (await api.vehicles.page(NEAR_CHICAGO)).pagination_info.total == 1
         assert proxy.count("POST", PATH) == 2

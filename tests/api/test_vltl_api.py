@@ -23,7 +23,7 @@ from freightdesk.models.vltl import (
     VltlQuoteRequest,
     VltlUser,
 )
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_vltl import PICKUP_DAY, dispatch_body, quote_body
 from tests.support import LiveService, TenantHandle, make_tenant
@@ -177,12 +177,7 @@ async def test_dispatch_refusals_are_typed(client: ApiClient, sqlite_service: Li
 async def test_paths_retries_and_strange_answers(
     api_tenant: TenantHandle, proxy: FaultyProxy
 ) -> None:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with client_via(proxy, api_tenant) as api:
         # A quote query only prices: a lost answer is asked for again.
         proxy.inject(Fault(status=502, body=b"gateway trouble", path_prefix=V3_QUOTES_PATH))
         assert await api.vltl.query_rates(request(), user=USER)

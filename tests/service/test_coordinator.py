@@ -10,7 +10,7 @@ import pytest
 from freightdesk.api.client import ApiClient
 from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate
 from freightdesk.service.coordinator import Coordinator
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 
@@ -34,12 +34,7 @@ def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
 async def proxied(tenant_: TenantHandle) -> AsyncIterator[tuple[ApiClient, FaultyProxy]]:
     proxy = FaultyProxy(tenant_.service.url).start()
     try:
-        async with ApiClient(
-            proxy.url,
-            client_id=tenant_.client_id,
-            client_secret=tenant_.client_secret,
-            retry=FAST_RETRY,
-        ) as api:
+        async with client_via(proxy, tenant_) as api:
             yield api, proxy
     finally:
         proxy.stop()

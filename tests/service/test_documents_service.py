@@ -31,7 +31,7 @@ from freightdesk.service.documents import (
 )
 from freightdesk.service.listing import ListChange
 from freightdesk.service.uploads import UploadQueue, UploadState
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import FAST_RETRY, client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant
 
@@ -212,12 +212,7 @@ async def test_a_failed_upload_can_be_retried(
 ) -> None:
     proxy = FaultyProxy(sqlite_service.url).start()
     try:
-        async with ApiClient(
-            proxy.url,
-            client_id=tenant_.client_id,
-            client_secret=tenant_.client_secret,
-            retry=FAST_RETRY,
-        ) as api:
+        async with client_via(proxy, tenant_) as api:
             queue = UploadQueue(lambda: api)
             proxy.inject(Fault(status=503, path_prefix="/services/document/v1/documents"))
             upload = queue.add(_file(tmp_path, "x.pdf"), _meta("RETRY"))

@@ -21,7 +21,7 @@ from freightdesk.service.shipments import (
     diff_lists,
 )
 from freightdesk.service.summary_rows import SummaryRow
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import FAST_RETRY, client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant
 
@@ -130,12 +130,7 @@ async def test_without_the_search_extension_known_shipments_are_refreshed(
 ) -> None:
     proxy = FaultyProxy(tenant_.service.url).start()
     try:
-        async with ApiClient(
-            proxy.url,
-            client_id=tenant_.client_id,
-            client_secret=tenant_.client_secret,
-            retry=FAST_RETRY,
-        ) as api:
+        async with client_via(proxy, tenant_) as api:
             proxy.inject(Fault(status=200, body=b'{"paths": {}}', path_prefix="/openapi.json"))
             cache = Cache(tmp_path / "cache.sqlite3")
             service = ShipmentsService(lambda: api, cache, interval=3600)
