@@ -176,6 +176,18 @@ class _Connection(asyncio.Protocol):
             parse.reusable = False
             self._finish()
 
+    def _take_body(self, buffer: bytearray) -> bool:
+        """Take what is buffered of the current body part (a length or a chunk); False when
+        there is nothing to take or the answer ended meanwhile (too long to read on)."""
+        parse = self._parse
+        if not buffer:
+            return False
+        piece = buffer[: parse.remaining]
+        del buffer[: len(piece)]
+        parse.remaining -= len(piece)
+        self._body(piece)
+        return parse.state != _DONE
+
     def _advance(self) -> None:
         parse = self._parse
         buffer = self._buffer
@@ -190,13 +202,7 @@ class _Connection(asyncio.Protocol):
                 del buffer[: end + 4]
                 self._head(head)
             elif parse.state == _LENGTH:
-                if not buffer:
-                    return
-                piece = buffer[: parse.remaining]
-                del buffer[: len(piece)]
-                parse.remaining -= len(piece)
-                self._body(piece)
-                if parse.state == _DONE:
+                if not self._take_body(buffer):
                     return
                 if parse.remaining == 0:
                     self._finish()
@@ -217,13 +223,7 @@ class _Connection(asyncio.Protocol):
                 parse.remaining = size
                 parse.state = _CHUNK_DATA if size else _TRAILERS
             elif parse.state == _CHUNK_DATA:
-                if not buffer:
-                    return
-                piece = buffer[: parse.remaining]
-                del buffer[: len(piece)]
-                parse.remaining -= len(piece)
-                self._body(piece)
-                if parse.state == _DONE:
+                if not self._take_body(buffer):
                     return
                 if parse.remaining == 0:
                     parse.state = _CHUNK_END
