@@ -6,7 +6,15 @@ URL and header models, cookie handling, checking every pooled socket before reus
 writes pre-built bytes to an asyncio transport and parses the answer as it arrives, about a
 tenth of that. It does what a webhook needs and no more: one request at a time per connection,
 answers framed by Content-Length, chunked encoding or the end of the connection, TLS (with a
-client certificate for MTLS), no redirects, no cookies, no proxies, no compression.
+client certificate for MTLS), HTTP proxies (below), no redirects, no cookies, no compression.
+
+Through an HTTP proxy (`Origin.proxy`; which one is `proxies`' business): TLS receivers are
+reached through a CONNECT tunnel, with TLS to the receiver inside it, checked as on a direct
+connection; plain-HTTP requests are written to the proxy as the caller made them (absolute-form
+target and Proxy-Authorization: the caller's bytes). A connection, tunnelled or not, serves one
+receiver, so keep-alive works per (proxy, receiver) as it does per receiver. A proxy that
+refuses (a CONNECT answered other than 2xx, or 407 to a forwarded request) raises ProxyError
+naming its status, so the attempt fails as a connection failure, not as the receiver's answer.
 
 A pooled connection the receiver closed is noticed by the event loop (connection_lost) and
 dropped; if a reused connection dies before any byte of the answer arrives, the request is
@@ -20,6 +28,7 @@ import asyncio
 import ssl
 from collections import deque
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 # The start of an answer's body kept for the delivery log.
@@ -39,6 +48,10 @@ class ConnectTimeout(TransportError):
     """No connection within the connect timeout."""
 
 
+class ProxyError(TransportError):
+    """The proxy could not be reached or refused to carry the request (its status named)."""
+
+
 class _Closed(TransportError):
     """The connection ended before any byte of the answer (a reused one may be stale)."""
 
@@ -53,13 +66,33 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Proxy:
+    """An HTTP proxy (http:// only: the connection to the proxy itself is plain)."""
+
+    host: str
+    port: int
+    # The whole Proxy-Authorization header line (CRLF included), or nothing.
+    authorization: bytes = b""
+
+    @property
+    def name(self) -> str:
+        """For messages and the log: never the credentials."""
+        return _authority(self.host, self.port)
+
+
+@dataclass(frozen=True)
 class Origin:
-    """Where requests go: host, port and TLS (None for http)."""
+    """Where requests go: host, port and TLS (None for http); through `proxy` when given."""
 
     host: str
     port: int
     tls: ssl.SSLContext | None = None
     server_hostname: str | None = None
+    proxy: Proxy | None = None
+
+
+def _authority(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 _HEAD, _LENGTH, _CHUNK_SIZE, _CHUNK_DATA, _CHUNK_END, _TRAILERS, _UNTIL_CLOSE, _DONE = range(8)
@@ -76,6 +109,8 @@ class _Parse:
     remaining: int = 0
     seen: int = 0
     reusable: bool = True
+    # The answer to a CONNECT: it ends with its head (what follows belongs to the tunnel).
+    tunnel: bool = False
 
 
 class _Connection(asyncio.Protocol):
@@ -125,10 +160,10 @@ class _Connection(asyncio.Protocol):
 
     # --- use ---
 
-    async def exchange(self, request: bytes) -> Answer:
+    async def exchange(self, request: bytes, *, tunnel: bool = False) -> Answer:
         loop = asyncio.get_running_loop()
         self._waiter = waiter = loop.create_future()
-        self._parse = _Parse()
+        self._parse = _Parse(tunnel=tunnel)
         self._buffer.clear()
         self._started = False
         try:
@@ -271,6 +306,9 @@ class _Connection(asyncio.Protocol):
             return  # an interim answer (100 Continue, 103 Early Hints): the real one follows
         parse.status = status
         parse.headers = headers
+        if parse.tunnel:
+            self._finish()  # bytes after it (there must be none yet) would be the receiver's
+            return
         connection = headers.get("connection", "").lower()
         if version == b"HTTP/1.0":
             parse.reusable = "keep-alive" in connection
@@ -329,6 +367,10 @@ class Pool:
             self._idle.append(connection)
         else:
             connection.close()
+        if answer.status == 407 and self.origin.proxy is not None:
+            # The proxy's answer, not the receiver's: a receiver has no business asking for
+            # proxy credentials.
+            raise ProxyError(_refusal(self.origin.proxy, "the request", answer.status))
         return answer
 
     def _take(self) -> _Connection | None:
@@ -343,6 +385,8 @@ class Pool:
         origin = self.origin
         try:
             async with asyncio.timeout(seconds):
+                if origin.proxy is not None:
+                    return await _through(origin, origin.proxy)
                 _transport, connection = await loop.create_connection(
                     _Connection,
                     origin.host,
@@ -351,7 +395,8 @@ class Pool:
                     server_hostname=origin.server_hostname if origin.tls else None,
                 )
         except TimeoutError:
-            raise ConnectTimeout(f"no connection within {seconds:g} s") from None
+            via = f" through the proxy {origin.proxy.name}" if origin.proxy else ""
+            raise ConnectTimeout(f"no connection{via} within {seconds:g} s") from None
         return connection
 
     def close(self) -> None:
@@ -359,3 +404,49 @@ class Pool:
             connection.close()
         self._idle.clear()
         self._busy.clear()
+
+
+async def _through(origin: Origin, proxy: Proxy) -> _Connection:
+    """A connection to the proxy; for a TLS origin, a CONNECT tunnel with TLS inside it."""
+    loop = asyncio.get_running_loop()
+    try:
+        transport, connection = await loop.create_connection(_Connection, proxy.host, proxy.port)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ProxyError(f"cannot connect to the proxy {proxy.name}: {reason}") from None
+    if origin.tls is None:
+        return connection
+    target = _authority(origin.host, origin.port).encode()
+    request = b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n" % (target, target, proxy.authorization)
+    try:
+        try:
+            answer = await connection.exchange(request, tunnel=True)
+        except _Closed:
+            raise ProxyError(f"the proxy {proxy.name} closed the connection at CONNECT") from None
+        except TransportError:
+            raise ProxyError(f"the proxy {proxy.name} did not answer CONNECT with HTTP") from None
+        if not 200 <= answer.status < 300:
+            raise ProxyError(_refusal(proxy, f"the tunnel to {target.decode()}", answer.status))
+        if not connection.reusable:  # closed, or bytes the receiver cannot have sent yet
+            raise ProxyError(f"the proxy {proxy.name} broke the tunnel to {target.decode()}")
+        # The receiver's name and the same checks as on a direct connection (start_tls does
+        # not call connection_made: the TLS transport is handed over here).
+        connection.transport = await loop.start_tls(
+            transport, connection, origin.tls, server_hostname=origin.server_hostname
+        )
+    except BaseException:
+        transport.close()
+        raise
+    return connection
+
+
+def _refusal(proxy: Proxy, what: str, status: int) -> str:
+    try:
+        phrase = f" {HTTPStatus(status).phrase}"
+    except ValueError:
+        phrase = ""
+    message = f"the proxy {proxy.name} refused {what}: HTTP {status}{phrase}"
+    if status == 407:
+        given = "were refused" if proxy.authorization else "are missing from the proxy's URL"
+        message += f" (its credentials {given})"
+    return message

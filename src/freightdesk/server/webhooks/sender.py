@@ -4,7 +4,8 @@ Requests go out through `http11` (keep-alive connections per configuration; see 
 httpx). What does not change between requests of one version of a configuration (the request
 line, Host, methodHeaders, API key and Basic credentials) is encoded once; each request adds
 its signature, a bearer token where OAuth 2.0 is used, and the body. Token endpoints, which are
-not receivers and are asked rarely, are reached with httpx.
+not receivers and are asked rarely, are reached with httpx. Receivers are reached through the
+environment's HTTP proxy where it names one (`proxies`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from freightdesk.server.webhooks import signing
 from freightdesk.server.webhooks.credentials import CredentialError, Credentials, ssl_context
 from freightdesk.server.webhooks.http11 import Origin, Pool, TransportError
 from freightdesk.server.webhooks.outbox import Endpoint
+from freightdesk.server.webhooks.proxies import Proxies
 from freightdesk.server.webhooks.tuning import Tuning
 
 USER_AGENT = f"FreightDesk-Webhooks/{__version__}"
@@ -81,7 +83,10 @@ class Sender:
     """Sends messages; one keep-alive pool per configuration (the worker bounds how many
     requests each has under way)."""
 
-    def __init__(self) -> None:
+    def __init__(self, proxies: Proxies | None = None) -> None:
+        # The environment's proxies are read here, once: the delivery worker makes its Sender
+        # when it starts, so a changed environment takes effect at the next restart.
+        self.proxies = Proxies.from_environment() if proxies is None else proxies
         # Loading the trust store takes ~0.1 s of CPU: once, when the first https receiver or
         # token endpoint needs it (a ping to an http receiver never does).
         self._trust_store: ssl.SSLContext | None = None
@@ -140,6 +145,7 @@ class Sender:
         url = httpx.URL(endpoint.url)
         if endpoint.params:
             url = url.copy_merge_params(endpoint.params)
+        proxy = self.proxies.for_receiver(url.scheme, url.netloc.decode("ascii"))
         tls: ssl.SSLContext | None = None
         if url.scheme == "https":
             mtls = [m for m in endpoint.methods if m["type"] == AuthenticationType.MTLS.value]
@@ -149,8 +155,14 @@ class Sender:
                 tls = await self._trust()
         host = url.raw_host.decode("ascii")
         port = url.port or (443 if url.scheme == "https" else 80)
+        target, proxy_authorization = url.raw_path, b""
+        if proxy is not None and tls is None:
+            # Forwarded by the proxy (TLS is tunnelled instead): the absolute form names the
+            # receiver, and the proxy's credentials go with every request.
+            target = b"http://" + url.netloc + url.raw_path
+            proxy_authorization = proxy.authorization
         head = bytearray(f"{endpoint.method} ".encode())
-        head += url.raw_path + b" HTTP/1.1\r\nHost: " + url.netloc + b"\r\n"
+        head += target + b" HTTP/1.1\r\nHost: " + url.netloc + b"\r\n" + proxy_authorization
         head += b"Content-Type: application/json\r\n"
         head += f"User-Agent: {USER_AGENT}\r\n".encode()
         fixed = dict(endpoint.headers)
@@ -159,7 +171,7 @@ class Sender:
             head += _header(name, value)
         return _Route(
             updated_at=endpoint.updated_at,
-            pool=Pool(Origin(host, port, tls, server_hostname=host)),
+            pool=Pool(Origin(host, port, tls, server_hostname=host, proxy=proxy)),
             head=bytes(head),
             token_methods=[m for m in endpoint.methods if m["type"] in _TOKEN_TYPES],
         )
