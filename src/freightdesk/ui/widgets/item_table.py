@@ -1,0 +1,109 @@
+"""The table of a list pane: one row of a `ListingModel` selected at a time.
+
+Every list pane shows its items the same way: whole rows selected one at a time, the
+columns as wide as their `Column.width`, the selected item kept (by its key) when the list is
+refreshed, Return, F2 or a double click opening the selected item and Delete deleting it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Generic, TypeVar
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from freightdesk.ui.widgets.listing import ListingModel, current_row
+
+T = TypeVar("T")
+
+ROW_HEIGHT = 26
+
+
+class ItemTable(QTableView, Generic[T]):
+    selectedChanged = Signal()  # the user picked another row, or a refresh changed the pick
+
+    def __init__(
+        self,
+        model: ListingModel[T],
+        key: Callable[[T], Hashable],
+        parent: QWidget | None = None,
+        *,
+        name: str,
+    ) -> None:
+        super().__init__(parent)
+        self.items_model = model
+        self.key_of = key
+        self._wanted: Hashable | None = None  # an item to select once the list has it
+        self.setObjectName(name)
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for index, column in enumerate(model.columns):
+            self.setColumnWidth(index, column.width)
+        self.selectionModel().selectionChanged.connect(self._picked)
+
+    def _picked(self, *_args: object) -> None:
+        self.selectedChanged.emit()
+
+    # --- the selected item -----------------------------------------------------------------
+
+    def selected(self) -> T | None:
+        if not self.selectionModel().selectedRows():
+            return None
+        return self.items_model.item_at(current_row(self))
+
+    def select_when_listed(self, key: Hashable) -> None:
+        """Select the item with `key` now if it is listed, else once a refresh lists it (an
+        item made elsewhere in the app, shown before the list has fetched it)."""
+        self._wanted = key
+        row = self._row_of(key)
+        if row is not None:
+            self._wanted = None
+            self.selectRow(row)
+
+    def set_items(self, items: Sequence[T]) -> None:
+        """Show `items`, keeping the selected item selected if it is still among them."""
+        before = self.selected()
+        self.items_model.set_items(items)
+        for key in (self._wanted, None if before is None else self.key_of(before)):
+            row = None if key is None else self._row_of(key)
+            if row is not None:
+                if key == self._wanted:
+                    self._wanted = None
+                self.selectRow(row)  # the selection model says so: selectedChanged
+                return
+        # A reset clears the selection without a signal: the pane still has to hear of it.
+        self.selectedChanged.emit()
+
+    def _row_of(self, key: Hashable) -> int | None:
+        items = self.items_model.items
+        return next((row for row, item in enumerate(items) if self.key_of(item) == key), None)
+
+    # --- keys ------------------------------------------------------------------------------
+
+    def on_open(self, slot: Callable[[], None], text: str) -> None:
+        """Return, F2 and a double click open the selected item (`text`: what they do)."""
+        self.doubleClicked.connect(lambda _index: slot())
+        self.add_key(QKeySequence(Qt.Key.Key_Return), slot, text)
+        self.add_key(QKeySequence(Qt.Key.Key_F2), slot, text)
+
+    def on_delete(self, slot: Callable[[], None], text: str) -> None:
+        """The Delete key deletes (or cancels) the selected item, after the pane asks."""
+        self.add_key(QKeySequence(QKeySequence.StandardKey.Delete), slot, text)
+
+    def add_key(self, keys: QKeySequence, slot: Callable[[], None], text: str) -> None:
+        """A shortcut that acts while the table has the focus (not while typing elsewhere)."""
+        action = QAction(text, self)
+        action.setShortcut(keys)
+        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        action.triggered.connect(slot)
+        self.addAction(action)

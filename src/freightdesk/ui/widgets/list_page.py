@@ -1,0 +1,145 @@
+"""A list pane's page of items: the list's binding, its table, its paging and its search.
+
+`ListPage` is what the list panes (Stop locations, Webhooks, Bookings, Packages) have in
+common: the service layer's list shown in an `ItemTable` (the selection kept across
+refreshes), the list's status and failures said in the pane's `Notice`, a page fetched for the
+criteria as typed (`ListSearch`) and the `PageBar` kept in step with it. The pane keeps its
+own layout, inputs and actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
+
+from freightdesk.service.listing import ListChange, Listing, ListService, Params
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.listing import ListBinding
+from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.paging import PageBar
+
+R = TypeVar("R")
+
+SEARCH_DEBOUNCE_MS = 300  # search as the user types, once a pause says the word is typed
+
+
+@dataclass(frozen=True)
+class ListSearch:
+    """The pane's search inputs, as criteria of the list's params."""
+
+    read: Callable[[], Params | None]  # the criteria typed; None: refused (the pane said why)
+    fill: Callable[[Params], None]  # put a listing's criteria back into the inputs
+
+
+class ListPage(QObject):
+    shown = Signal(object)  # Listing: on screen (the pane adds its own counts and details)
+
+    def __init__(
+        self,
+        pane: QWidget,
+        session: AppSession,
+        service_of: Callable[[AppSession], ListService[Any] | None],
+        table: ItemTable[Any],
+        notice: Notice,
+        *,
+        name: str,
+        pages: PageBar | None = None,
+        search: ListSearch | None = None,
+    ) -> None:
+        """`name` names the pane's background tasks (`{name}-page`)."""
+        super().__init__(pane)
+        self.pane = pane
+        self.session = session
+        self.table = table
+        self.notice = notice
+        self.name = name
+        self.pages = pages
+        self.search = search
+        # The cached list's criteria go into the search inputs once, unless the user searched
+        # first: the inputs then say what the list shows.
+        self._searched = search is None
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
+        self._search_timer.timeout.connect(lambda: self.show_page(1))
+        if pages is not None:
+            pages.stepped.connect(self.step)
+        self.binding = ListBinding(pane, session, service_of)
+        self.binding.changed.connect(self.show_data)
+        self.binding.statusChanged.connect(notice.show_status)
+
+    @property
+    def data(self) -> Listing[Any] | None:
+        return self.binding.data
+
+    def show_data(self, _change: ListChange | None = None) -> None:
+        data = self.binding.data
+        if data is None:
+            return
+        if not self._searched and self.search is not None:
+            self._searched = True
+            self.search.fill(data.params_dict())
+        self.table.set_items(data.items)
+        if self.pages is not None:
+            self.pages.show_listing(data)
+        self.shown.emit(data)
+
+    # --- fetching pages --------------------------------------------------------------------
+
+    def show_page(self, page: int) -> None:
+        """Fetch page `page` (from 1) of the items matching the search as typed."""
+        service = self.binding.service
+        if service is None or self.session.client is None:
+            return
+        self._search_timer.stop()
+        criteria = self.search.read() if self.search is not None else {}
+        if criteria is None:
+            return
+        self._searched = True
+        params = {**criteria, **(self.pages.paging.params(page) if self.pages else {})}
+        self.run(service.show(params), f"{self.name}-page", on_done=self._page_shown)
+
+    def _page_shown(self, _listing: object) -> None:
+        self.notice.show_status("")  # a refused search's message is no longer true
+        self.show_data()  # even when the page fetched is the one held: it may not be on screen
+
+    def search_soon(self, *_args: object) -> None:
+        """Search for what is typed after a pause (connect it to `textEdited`)."""
+        self._search_timer.start()
+
+    def step(self, direction: int) -> None:
+        data = self.binding.data
+        page = self.pages.paging.page(data.params_dict()) if self.pages and data else 1
+        self.show_page(page + direction)
+
+    def refresh(self) -> None:
+        self.binding.refresh()
+
+    # --- the pane's work -------------------------------------------------------------------
+
+    def run(
+        self,
+        work: Coroutine[Any, Any, R],
+        name: str,
+        *,
+        on_done: Callable[[R], None] | None = None,
+    ) -> None:
+        """Do `work` in the background; its failure is said in the pane's notice."""
+        spawn(
+            work,
+            on_done=on_done,
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name=name,
+            owner=self.pane,
+        )
+
+    def shutdown(self) -> None:
+        self._search_timer.stop()
+        self.binding.shutdown()
