@@ -71,11 +71,11 @@ async def test_filters_paging_colours_and_detail(
     )  # fmt: skip
     pane = await _pane(qtbot, session)
     await wait_until(lambda: pane.model.rowCount() == 25)
-    assert pane.page_label.text() == "1\u201325 of 28 bookings"
-    assert pane.next_button.isEnabled() and not pane.previous_button.isEnabled()
-    pane.next_button.click()
+    assert pane.page_bar.label.text() == "1\u201325 of 28 bookings"
+    assert pane.page_bar.next_button.isEnabled() and not pane.page_bar.previous_button.isEnabled()
+    pane.page_bar.next_button.click()
     await wait_until(lambda: pane.model.rowCount() == 3)
-    pane.previous_button.click()
+    pane.page_bar.previous_button.click()
     await wait_until(lambda: pane.model.rowCount() == 25)
     # The declined booking: its answer arrives, coloured, with reason and notes.
     await wait_until(
@@ -105,16 +105,16 @@ async def test_filters_paging_colours_and_detail(
     # Filters: by status, then by attribute (any of the values).
     pane.status_boxes[BookingStatus.REJECTED].setChecked(True)
     await wait_until(lambda: pane.model.rowCount() == 1)
-    assert pane.page_label.text() == "1\u20131 of 1 bookings"
+    assert pane.page_bar.label.text() == "1\u20131 of 1 bookings"
     pane.status_boxes[BookingStatus.REJECTED].setChecked(False)
     pane.status_boxes[BookingStatus.BOOKED].setChecked(True)
-    await wait_until(lambda: pane.page_label.text() == "No bookings match")
+    await wait_until(lambda: pane.page_bar.label.text() == "No bookings match")
     pane.status_boxes[BookingStatus.BOOKED].setChecked(False)
     pane.focus_search()
     type_text(pane.attribute_name, "customer")
     type_text(pane.attribute_values, "c1, c9")
     pane.attribute_values.returnPressed.emit()
-    await wait_until(lambda: pane.page_label.text() == "1\u201310 of 10 bookings")
+    await wait_until(lambda: pane.page_bar.label.text() == "1\u201310 of 10 bookings")
     # Values without a name are refused before asking the service.
     pane.attribute_name.clear()
     pane.show_page(1)
@@ -198,7 +198,7 @@ async def test_a_failing_service_keeps_the_form(
     session, tenant, proxy = proxied
     set_profile(tenant, "ZZHD", behaviour="SLOW")
     pane = await _pane(qtbot, session)
-    await wait_until(lambda: pane.page_label.text() == "No bookings yet")
+    await wait_until(lambda: pane.page_bar.label.text() == "No bookings yet")
     pane.new_item()
     form = pane.dialog
     assert isinstance(form, BookingFormDialog)
@@ -327,7 +327,7 @@ async def test_a_booking_made_while_the_pane_was_hidden_is_listed_when_shown(
     session, tenant = connected
     set_profile(tenant, "ZZHD", behaviour="SLOW")
     pane = await _pane(qtbot, session)
-    await wait_until(lambda: pane.page_label.text() == "No bookings yet")
+    await wait_until(lambda: pane.page_bar.label.text() == "No bookings yet")
     pane.hide()
     assert session.bookings is not None
     body, _ = check_booking(
@@ -341,6 +341,6 @@ async def test_a_booking_made_while_the_pane_was_hidden_is_listed_when_shown(
     made = await session.bookings.create(body)  # e.g. from a quote, in Rate requests
     pane.show()
     assert [b.id for b in pane.model.items] == [made.id]
-    assert pane.page_label.text() == "1\u20131 of 1 bookings"
+    assert pane.page_bar.label.text() == "1\u20131 of 1 bookings"
     pane.shutdown()
     await settle(session)

@@ -75,7 +75,7 @@ async def test_create_with_rules_beside_fields_and_address_validation(
 ) -> None:
     session, tenant = connected
     pane = await _pane(qtbot, session)
-    await wait_until(lambda: pane.page_label.text() == "No stop locations yet")
+    await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
     pane.new_item()
     form = _form(pane)
     assert "New location" in form.version.text()
@@ -202,7 +202,7 @@ async def test_a_failing_service_keeps_the_form(
 ) -> None:
     session, _tenant, proxy = proxied
     pane = await _pane(qtbot, session)
-    await wait_until(lambda: pane.page_label.text() == "No stop locations yet")
+    await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
     pane.new_item()
     form = _form(pane)
     _type(qtbot, form.name, "Fort Worth yard")
@@ -236,16 +236,16 @@ async def test_search_and_paging(qtbot: QtBot, connected: tuple[AppSession, Tena
         )
     pane = await _pane(qtbot, session)
     await wait_until(lambda: pane.model.rowCount() == 50)
-    assert pane.page_label.text() == "1\u201350 of 55 stop locations"
-    assert pane.next_button.isEnabled() and not pane.previous_button.isEnabled()
-    pane.next_button.click()
+    assert pane.page_bar.label.text() == "1\u201350 of 55 stop locations"
+    assert pane.page_bar.next_button.isEnabled() and not pane.page_bar.previous_button.isEnabled()
+    pane.page_bar.next_button.click()
     await wait_until(lambda: pane.model.rowCount() == 5)
     assert pane.model.items[0].name == "Site 50"
     pane.focus_search()
     qtbot.keyClicks(pane.search, "houston")
     qtbot.keyClick(pane.search, Qt.Key.Key_Return)
     await wait_until(lambda: pane.model.rowCount() == 11)
-    assert pane.page_label.text() == "1\u201311 of 11 stop locations"
+    assert pane.page_bar.label.text() == "1\u201311 of 11 stop locations"
     # Delete asks first.
     pane.table.selectRow(0)
     pane.confirm_delete()

@@ -8,41 +8,33 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.models.booking import OPEN_STATUSES, Booking, BookingStatus
 from freightdesk.service.bookings import DEFAULT_PAGE_SIZE, StatusChange, status_text
-from freightdesk.service.listing import ListChange
-from freightdesk.service.messages import explain
+from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.detail import BookingDetailView
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
 from freightdesk.ui.panes.bookings.text import lane_text, short_lane_text, status_color
-from freightdesk.ui.panes.rates.common import (
-    amount_text,
-    countdown_text,
-    key_actions,
-)
-from freightdesk.ui.tasks import spawn
+from freightdesk.ui.panes.rates.common import amount_text, countdown_text
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.listing import Column, Index, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage, ListSearch
+from freightdesk.ui.widgets.listing import Column, Index, ListingModel
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.paging import PageBar, Paging
 
-DASH = "\u2013"
 EXPIRY_TICK_MS = 15_000
 
 
@@ -94,7 +86,6 @@ class BookingsPane(QWidget):
         self.dialog: BookingFormDialog | None = None
         self.question: QMessageBox | None = None
         self.changes: list[StatusChange] = []
-        self._wanted: str | None = None  # a booking to select once the list has it
         self._unwatch: Callable[[], None] | None = None
 
         self.status_boxes: dict[BookingStatus, QCheckBox] = {}
@@ -129,34 +120,13 @@ class BookingsPane(QWidget):
         top.addWidget(self.new_button)
         self.notice = Notice(self)
 
-        self.table = QTableView(self)
-        self.table.setObjectName("bookingsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(26)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
-        self.page_label = QLabel(self)
-        self.page_label.setObjectName("bookingsPage")
-        self.previous_button = QPushButton("◀ &Previous", self)
-        self.next_button = QPushButton("Ne&xt ▶", self)
-        paging = QHBoxLayout()
-        paging.addWidget(self.page_label)
-        paging.addStretch(1)
-        paging.addWidget(self.previous_button)
-        paging.addWidget(self.next_button)
+        self.table = ItemTable(self.model, lambda b: str(b.id), self, name="bookingsTable")
+        self.page_bar = PageBar(Paging(DEFAULT_PAGE_SIZE), "bookings", self)
         listing = QWidget(self)
         listing_layout = QVBoxLayout(listing)
         listing_layout.setContentsMargins(0, 0, 0, 0)
         listing_layout.addWidget(self.table, 1)
-        listing_layout.addLayout(paging)
+        listing_layout.addWidget(self.page_bar)
         self.detail = BookingDetailView(self)
         self.detail.can_open_shipments = open_shipment is not None
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -173,6 +143,17 @@ class BookingsPane(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(self.splitter, 1)
 
+        self.page = ListPage(
+            self,
+            session,
+            lambda s: s.bookings,
+            self.table,
+            self.notice,
+            name="bookings",
+            pages=self.page_bar,
+            search=ListSearch(read=self._criteria, fill=self._fill_filters),
+        )
+        self.page.shown.connect(self._refresh_detail)
         for box in self.status_boxes.values():
             box.toggled.connect(lambda _on: self.show_page(1))
         self.apply_button.clicked.connect(lambda: self.show_page(1))
@@ -181,30 +162,18 @@ class BookingsPane(QWidget):
         self.clear_button.clicked.connect(self.clear_filters)
         self.new_button.clicked.connect(self.new_item)
         self.refresh_button.clicked.connect(self.refresh)
-        self.previous_button.clicked.connect(lambda: self.step(-1))
-        self.next_button.clicked.connect(lambda: self.step(1))
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
+        self.table.on_open(self.edit_selected, "Edit the booking")
+        self.table.on_delete(self._cancel_selected, "Cancel")
+        self.table.selectedChanged.connect(self._selection_changed)
         self.detail.editRequested.connect(self.edit)
         self.detail.cancelRequested.connect(self.confirm_cancel)
         self.detail.shipmentRequested.connect(self._open_shipment)
-        key_actions(
-            self.table,
-            [
-                (QKeySequence(Qt.Key.Key_F2), self.edit_selected, "Edit the booking"),
-                (QKeySequence(Qt.Key.Key_Return), self.edit_selected, "Edit the booking"),
-                (QKeySequence(QKeySequence.StandardKey.Delete), self._cancel_selected, "Cancel"),
-            ],
-        )
 
         self._expiry_timer = QTimer(self)
         self._expiry_timer.setInterval(EXPIRY_TICK_MS)
         self._expiry_timer.timeout.connect(self._tick)
         self._expiry_timer.start()
 
-        self.binding = ListBinding(self, session, lambda s: s.bookings)
-        self.binding.changed.connect(self._show)
-        self.binding.statusChanged.connect(self.notice.show_status)
         self._unconnected = session.listen_connected(self._follow)
         self._follow()
 
@@ -231,30 +200,8 @@ class BookingsPane(QWidget):
 
     # --- showing ---------------------------------------------------------------------------
 
-    def _show(self, _change: ListChange | None = None) -> None:
-        data = self.binding.data
-        if data is None:
-            return
-        selected = self.selected()
-        self.model.set_items(data.items)
-        params = data.params_dict()
-        page = int(params.get("pageNumber", 1))
-        size = int(params.get("pageSize", DEFAULT_PAGE_SIZE))
-        first = (page - 1) * size
-        if data.total == 0:
-            filtered = bool(params.get("statuses") or params.get("attributeName"))
-            self.page_label.setText("No bookings match" if filtered else "No bookings yet")
-        else:
-            last = min(first + len(data.items), data.total)
-            self.page_label.setText(f"{first + 1}{DASH}{last} of {data.total:,} bookings")
-        self.previous_button.setEnabled(page > 1)
-        self.next_button.setEnabled(first + size < data.total)
-        wanted = self._wanted or (str(selected.id) if selected else None)
-        if wanted is not None:
-            row = next((r for r, b in enumerate(data.items) if str(b.id) == wanted), None)
-            if row is not None:
-                self._wanted = None
-                self.table.selectRow(row)
+    def _refresh_detail(self, data: Listing[Booking]) -> None:
+        """The booking in the detail as the list has it now (an answer, a change elsewhere)."""
         current = self.detail.booking
         if current is not None:
             fresh = next((b for b in data.items if b.id == current.id), None)
@@ -270,13 +217,8 @@ class BookingsPane(QWidget):
                 self.model.index(0, column), self.model.index(rows - 1, column)
             )
 
-    def selected(self) -> Booking | None:
-        if not self.table.selectionModel().selectedRows():
-            return None
-        return self.model.item_at(current_row(self.table))
-
-    def _selection_changed(self, *_args: object) -> None:
-        booking = self.selected()
+    def _selection_changed(self) -> None:
+        booking = self.table.selected()
         if booking is not None:
             self.detail.show_booking(booking)
 
@@ -284,54 +226,39 @@ class BookingsPane(QWidget):
         """Show a booking (made elsewhere in the app): the detail at once, the list's first
         page without filters, the row selected when it arrives."""
         self.detail.show_booking(booking)
-        self._wanted = str(booking.id)
+        self.table.select_when_listed(str(booking.id))
         self.clear_filters()
 
     # --- filters and paging ----------------------------------------------------------------
 
-    def params(self, page: int) -> dict[str, Any]:
-        statuses = [s.value for s, box in self.status_boxes.items() if box.isChecked()]
+    def _criteria(self) -> Params | None:
         name = self.attribute_name.text().strip()
         values = [v.strip() for v in self.attribute_values.text().split(",") if v.strip()]
-        params: dict[str, Any] = {
-            "statuses": statuses,
-            "pageNumber": max(1, page),
-            "pageSize": DEFAULT_PAGE_SIZE,
-        }
-        if name:
-            params["attributeName"] = name
-            params["attributeValues"] = values
-        return params
-
-    def show_page(self, page: int) -> None:
-        service = self.session.bookings
-        if service is None or self.session.client is None:
-            return
-        if self.attribute_values.text().strip() and not self.attribute_name.text().strip():
+        if self.attribute_values.text().strip() and not name:
             self.notice.show_error("Values filter an attribute: enter the attribute's name too.")
             self.attribute_name.setFocus()
-            return
-        spawn(
-            service.show(self.params(page)),
-            # Shown even when the page fetched is the one held: it may not be on screen yet.
-            on_done=lambda _listing: self._show(),
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="bookings-page",
-            owner=self,
-        )
+            return None
+        statuses = [s.value for s, box in self.status_boxes.items() if box.isChecked()]
+        criteria: Params = {"statuses": statuses}
+        if name:
+            criteria["attributeName"] = name
+            criteria["attributeValues"] = values
+        return criteria
 
-    def step(self, direction: int) -> None:
-        data = self.binding.data
-        page = int(data.params_dict().get("pageNumber", 1)) if data else 1
-        self.show_page(page + direction)
+    def _fill_filters(self, params: Params) -> None:
+        statuses = set(params.get("statuses") or [])
+        for status, box in self.status_boxes.items():
+            box.blockSignals(True)  # filled in, not a new search
+            box.setChecked(status.value in statuses)
+            box.blockSignals(False)
+        self.attribute_name.setText(str(params.get("attributeName") or ""))
+        self.attribute_values.setText(", ".join(params.get("attributeValues") or []))
+
+    def show_page(self, page: int) -> None:
+        self.page.show_page(page)
 
     def clear_filters(self) -> None:
-        for box in self.status_boxes.values():
-            box.blockSignals(True)
-            box.setChecked(False)
-            box.blockSignals(False)
-        self.attribute_name.clear()
-        self.attribute_values.clear()
+        self._fill_filters({})
         self.show_page(1)
 
     # --- actions ---------------------------------------------------------------------------
@@ -340,7 +267,7 @@ class BookingsPane(QWidget):
         self._open_form(BookingFormDialog(self.session, parent=self))
 
     def edit_selected(self) -> None:
-        booking = self.selected() or self.detail.booking
+        booking = self.table.selected() or self.detail.booking
         if booking is not None:
             self.edit(booking)
 
@@ -366,7 +293,7 @@ class BookingsPane(QWidget):
         self.detail.show_booking(booking)
 
     def _cancel_selected(self) -> None:
-        booking = self.selected()
+        booking = self.table.selected()
         if booking is not None:
             self.confirm_cancel(booking)
 
@@ -399,13 +326,7 @@ class BookingsPane(QWidget):
             if self.detail.booking is not None and self.detail.booking.id == cancelled.id:
                 self.detail.show_booking(cancelled)
 
-        spawn(
-            service.cancel(booking.id),
-            on_done=done,
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="cancel-booking",
-            owner=self,
-        )
+        self.page.run(service.cancel(booking.id), "cancel-booking", on_done=done)
 
     def _open_shipment(self, shipment_id: str) -> None:
         if self.open_shipment is not None:
@@ -418,7 +339,7 @@ class BookingsPane(QWidget):
         self.attribute_name.selectAll()
 
     def refresh(self) -> None:
-        self.binding.refresh()
+        self.page.refresh()
         service = self.session.bookings
         if service is not None and self.session.client is not None:
             service.watch.poke()
@@ -426,7 +347,7 @@ class BookingsPane(QWidget):
     def shutdown(self) -> None:
         self._expiry_timer.stop()
         self.detail.stop()
-        self.binding.shutdown()
+        self.page.shutdown()
         self._unconnected()
         if self._unwatch is not None:
             self._unwatch()

@@ -7,38 +7,35 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QKeySequence
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.api.packaging import PackageSearch
 from freightdesk.models.packaging import DeletedPackage, Package, PackageLocation, PackageStatus
-from freightdesk.service.listing import ListChange
-from freightdesk.service.messages import explain
+from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
-from freightdesk.ui.panes.rates.common import key_actions, words
-from freightdesk.ui.tasks import spawn
+from freightdesk.ui.panes.rates.common import words
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.listing import Column, Index, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage, ListSearch
+from freightdesk.ui.widgets.listing import Column, Index, ListingModel
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.paging import PageBar, Paging
 
-DASH = "\u2013"
 TIMES = "\u00d7"
 STATUS_COLORS = {
     PackageStatus.UNASSIGNED: QColor("#c47a00"),
@@ -203,32 +200,12 @@ class PackagesPane(QWidget):
         top.addWidget(self.delete_button)
         top.addWidget(self.delete_by_identifier_button)
         self.notice = Notice(self)
-        self.table = QTableView(self)
-        self.table.setObjectName("packagesTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(26)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
+        self.table = ItemTable(self.model, lambda p: p.id, self, name="packagesTable")
         self.detail = QLabel(self)
         self.detail.setObjectName("packageDetail")
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.page_label = QLabel(self)
-        self.previous_button = QPushButton("◀ &Previous", self)
-        self.next_button = QPushButton("Ne&xt ▶", self)
-        paging = QHBoxLayout()
-        paging.addWidget(self.page_label)
-        paging.addStretch(1)
-        paging.addWidget(self.previous_button)
-        paging.addWidget(self.next_button)
+        self.page_bar = PageBar(Paging(PAGE_SIZE), "packages", self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(top)
@@ -236,8 +213,18 @@ class PackagesPane(QWidget):
         layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
-        layout.addLayout(paging)
+        layout.addWidget(self.page_bar)
 
+        self.page = ListPage(
+            self,
+            session,
+            lambda s: s.packages,
+            self.table,
+            self.notice,
+            name="packages",
+            pages=self.page_bar,
+            search=ListSearch(read=self._criteria, fill=self._fill_search),
+        )
         self.search_button.clicked.connect(lambda: self.show_page(1))
         self.clear_button.clicked.connect(self.clear_search)
         for edit in (self.identifier_value, *self.filters.values()):
@@ -247,61 +234,15 @@ class PackagesPane(QWidget):
         self.delete_button.clicked.connect(self.confirm_delete)
         self.delete_by_identifier_button.clicked.connect(self.delete_by_identifier)
         self.refresh_button.clicked.connect(self.refresh)
-        self.previous_button.clicked.connect(lambda: self.step(-1))
-        self.next_button.clicked.connect(lambda: self.step(1))
-        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        key_actions(
-            self.table,
-            [
-                (QKeySequence(Qt.Key.Key_Return), self.edit_selected, "Edit the package"),
-                (QKeySequence(Qt.Key.Key_F2), self.edit_selected, "Edit the package"),
-                (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_delete, "Delete it"),
-            ],
-        )
-
-        self.binding = ListBinding(self, session, lambda s: s.packages)
-        self.binding.changed.connect(self._show)
-        self.binding.statusChanged.connect(self.notice.show_status)
-        self._search_filled = False
+        self.table.on_open(self.edit_selected, "Edit the package")
+        self.table.on_delete(self.confirm_delete, "Delete it")
+        self.table.selectedChanged.connect(self._selection_changed)
         self._selection_changed()
 
     # --- showing ---------------------------------------------------------------------------
 
-    def _show(self, _change: ListChange | None = None) -> None:
-        data = self.binding.data
-        if data is None:
-            return
-        selected = self.selected()
-        self.model.set_items(data.items)
-        params = data.params_dict()
-        if not self._search_filled:
-            self._search_filled = True
-            self._fill_search(PackageSearch.from_params(params))
-        page = int(params.get("pageNumber", 1))
-        size = int(params.get("pageSize", PAGE_SIZE))
-        first = (page - 1) * size
-        if data.total == 0:
-            searched = not PackageSearch.from_params(params).is_empty()
-            self.page_label.setText("No packages match" if searched else "No packages yet")
-        else:
-            last = min(first + len(data.items), data.total)
-            self.page_label.setText(f"{first + 1}{DASH}{last} of {data.total:,} packages")
-        self.previous_button.setEnabled(page > 1)
-        self.next_button.setEnabled(first + size < data.total)
-        if selected is not None:
-            row = next((r for r, p in enumerate(data.items) if p.id == selected.id), None)
-            if row is not None:
-                self.table.selectRow(row)
-        self._selection_changed()
-
-    def selected(self) -> Package | None:
-        if not self.table.selectionModel().selectedRows():
-            return None
-        return self.model.item_at(current_row(self.table))
-
-    def _selection_changed(self, *_args: object) -> None:
-        package = self.selected()
+    def _selection_changed(self) -> None:
+        package = self.table.selected()
         self.edit_button.setEnabled(package is not None)
         self.delete_button.setEnabled(package is not None)
         if package is None:
@@ -336,45 +277,28 @@ class PackagesPane(QWidget):
             **{field: edit.text().strip() or None for field, edit in self.filters.items()},
         )
 
-    def _fill_search(self, search: PackageSearch) -> None:
-        self.identifier_type.setCurrentText(search.identifier_type or "")
-        self.identifier_value.setText(search.identifier_value or "")
-        for field, edit in self.filters.items():
-            edit.setText(getattr(search, field) or "")
-
-    def show_page(self, page: int) -> None:
-        service = self.session.packages
-        if service is None or self.session.client is None:
-            return
+    def _criteria(self) -> Params | None:
         search = self.search()
         if bool(search.identifier_type) != bool(search.identifier_value):
             self.notice.show_error(
                 "An identifier is found by its type and its exact value: enter both."
             )
             (self.identifier_value if search.identifier_type else self.identifier_type).setFocus()
-            return
-        self._search_filled = True
-        params: dict[str, Any] = {**search.params(), "pageNumber": max(1, page),
-                                  "pageSize": PAGE_SIZE}  # fmt: skip
-        spawn(
-            service.show(params),
-            on_done=self._page_shown,
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="packages-page",
-            owner=self,
-        )
+            return None
+        return dict(search.params())
 
-    def _page_shown(self, _listing: object) -> None:
-        self.notice.clear_message()
-        self._show()  # even when the page fetched is the one held: it may not be on screen
+    def _fill_search(self, params: Params) -> None:
+        search = PackageSearch.from_params(params)
+        self.identifier_type.setCurrentText(search.identifier_type or "")
+        self.identifier_value.setText(search.identifier_value or "")
+        for field, edit in self.filters.items():
+            edit.setText(getattr(search, field) or "")
 
-    def step(self, direction: int) -> None:
-        data = self.binding.data
-        page = int(data.params_dict().get("pageNumber", 1)) if data else 1
-        self.show_page(page + direction)
+    def show_page(self, page: int) -> None:
+        self.page.show_page(page)
 
     def clear_search(self) -> None:
-        self._fill_search(PackageSearch())
+        self._fill_search({})
         self.show_page(1)
 
     # --- actions ---------------------------------------------------------------------------
@@ -383,7 +307,7 @@ class PackagesPane(QWidget):
         self._open_form(None)
 
     def edit_selected(self) -> None:
-        package = self.selected()
+        package = self.table.selected()
         if package is not None:
             self._open_form(package)
 
@@ -398,7 +322,7 @@ class PackagesPane(QWidget):
         self.notice.show_info(f"Saved package {first} ({words(package.status.value).lower()}).")
 
     def confirm_delete(self) -> None:
-        package = self.selected()
+        package = self.table.selected()
         if package is None:
             return
         package_id = str(package.id)
@@ -421,13 +345,7 @@ class PackagesPane(QWidget):
             self.last_deleted = deleted
             self.notice.show_info("The package is deleted.")
 
-        spawn(
-            service.delete(package_id),
-            on_done=done,
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="delete-package",
-            owner=self,
-        )
+        self.page.run(service.delete(package_id), "delete-package", on_done=done)
 
     def delete_by_identifier(self) -> None:
         """Ask for an identifier (the one searched for, to begin with) and delete its package."""
@@ -455,7 +373,7 @@ class PackagesPane(QWidget):
         self.identifier_value.selectAll()
 
     def refresh(self) -> None:
-        self.binding.refresh()
+        self.page.refresh()
 
     def shutdown(self) -> None:
-        self.binding.shutdown()
+        self.page.shutdown()

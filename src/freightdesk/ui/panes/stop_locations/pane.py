@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.models.stop_locations import StopLocation
-from freightdesk.service.listing import ListChange
-from freightdesk.service.messages import explain
+from freightdesk.service.listing import Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
-from freightdesk.ui.panes.stop_locations.text import DASH, address_text, hours_text
-from freightdesk.ui.tasks import spawn
+from freightdesk.ui.panes.stop_locations.text import address_text, hours_text
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage, ListSearch
+from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.paging import PageBar, Paging
 
 PAGE_SIZE = 50
 
@@ -34,8 +31,6 @@ PAGE_SIZE = 50
 def _hours_tooltip(location: StopLocation) -> str:
     return hours_text(location.opening_hours).replace("; ", "\n")
 
-
-SEARCH_DEBOUNCE_MS = 300
 
 COLUMNS: list[Column[StopLocation]] = [
     Column("Name", lambda s: s.name, 230),
@@ -73,107 +68,45 @@ class StopLocationsPane(QWidget):
         top.addWidget(self.edit_button)
         top.addWidget(self.delete_button)
         self.notice = Notice(self)
-        self.table = QTableView(self)
-        self.table.setObjectName("stopLocationsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(26)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
+        self.table = ItemTable(self.model, lambda s: s.id, self, name="stopLocationsTable")
         self.detail = QLabel(self)
         self.detail.setObjectName("locationDetail")
         self.detail.setWordWrap(True)
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.page_label = QLabel(self)
-        self.previous_button = QPushButton("◀ &Previous", self)
-        self.next_button = QPushButton("Ne&xt ▶", self)
-        paging = QHBoxLayout()
-        paging.addWidget(self.page_label)
-        paging.addStretch(1)
-        paging.addWidget(self.previous_button)
-        paging.addWidget(self.next_button)
+        self.page_bar = PageBar(Paging(PAGE_SIZE, by_offset=True), "stop locations", self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(top)
         layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.detail)
-        layout.addLayout(paging)
+        layout.addWidget(self.page_bar)
 
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
-        self._search_timer.timeout.connect(lambda: self.show_page(0))
-        self.search.textEdited.connect(lambda _text: self._search_timer.start())
-        self.search.returnPressed.connect(lambda: self.show_page(0))
+        self.page = ListPage(
+            self,
+            session,
+            lambda s: s.stop_locations,
+            self.table,
+            self.notice,
+            name="stop-locations",
+            pages=self.page_bar,
+            search=ListSearch(read=self._criteria, fill=self._fill_search),
+        )
+        self.search.textEdited.connect(self.page.search_soon)
+        self.search.returnPressed.connect(lambda: self.page.show_page(1))
         self.new_button.clicked.connect(self.new_item)
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button.clicked.connect(self.confirm_delete)
         self.refresh_button.clicked.connect(self.refresh)
-        self.previous_button.clicked.connect(lambda: self.step(-1))
-        self.next_button.clicked.connect(lambda: self.step(1))
-        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        for keys, slot, text in (
-            (QKeySequence(Qt.Key.Key_Return), self.edit_selected, "Edit the location"),
-            (QKeySequence(Qt.Key.Key_F2), self.edit_selected, "Edit the location"),
-            (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_delete, "Delete it"),
-        ):
-            action = QAction(text, self.table)
-            action.setShortcut(keys)
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            action.triggered.connect(slot)
-            self.table.addAction(action)
-
-        self.binding = ListBinding(self, session, lambda s: s.stop_locations)
-        self.binding.changed.connect(self._show)
-        self.binding.statusChanged.connect(self.notice.show_status)
-        self._search_filled = False
+        self.table.on_open(self.edit_selected, "Edit the location")
+        self.table.on_delete(self.confirm_delete, "Delete it")
+        self.table.selectedChanged.connect(self._selection_changed)
         self._selection_changed()
 
     # --- showing ---------------------------------------------------------------------------
 
-    def _show(self, _change: ListChange | None = None) -> None:
-        data = self.binding.data
-        if data is None:
-            return
-        selected = self.selected()
-        self.model.set_items(data.items)
-        params = data.params_dict()
-        if not self._search_filled:
-            self._search_filled = True
-            self.search.setText(str(params.get("q") or ""))
-        offset = int(params.get("offset", 0))
-        size = int(params.get("pageSize", PAGE_SIZE))
-        if data.total == 0:
-            self.page_label.setText(
-                "No stop locations match" if params.get("q") else "No stop locations yet"
-            )
-        else:
-            last = min(offset + len(data.items), data.total)
-            self.page_label.setText(f"{offset + 1}{DASH}{last} of {data.total:,} stop locations")
-        self.previous_button.setEnabled(offset > 0)
-        self.next_button.setEnabled(offset + size < data.total)
-        if selected is not None:
-            row = next((r for r, s in enumerate(data.items) if s.id == selected.id), None)
-            if row is not None:
-                self.table.selectRow(row)
-        self._selection_changed()
-
-    def selected(self) -> StopLocation | None:
-        if not self.table.selectionModel().selectedRows():
-            return None
-        return self.model.item_at(current_row(self.table))
-
-    def _selection_changed(self, *_args: object) -> None:
-        location = self.selected()
+    def _selection_changed(self) -> None:
+        location = self.table.selected()
         self.edit_button.setEnabled(location is not None)
         self.delete_button.setEnabled(location is not None)
         if location is None:
@@ -189,26 +122,13 @@ class StopLocationsPane(QWidget):
         parts.append(f"version {location.version}")
         self.detail.setText(" · ".join(parts))
 
-    # --- paging and search -----------------------------------------------------------------
+    # --- search ----------------------------------------------------------------------------
 
-    def show_page(self, offset: int) -> None:
-        service = self.session.stop_locations
-        if service is None or self.session.client is None:
-            return
-        self._search_timer.stop()
-        self._search_filled = True
-        params = {"q": self.search.text().strip(), "offset": max(0, offset), "pageSize": PAGE_SIZE}
-        spawn(
-            service.show(params),
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="stop-locations-page",
-        )
+    def _criteria(self) -> Params:
+        return {"q": self.search.text().strip()}
 
-    def step(self, direction: int) -> None:
-        data = self.binding.data
-        params = data.params_dict() if data else {}
-        offset = int(params.get("offset", 0)) + direction * int(params.get("pageSize", PAGE_SIZE))
-        self.show_page(offset)
+    def _fill_search(self, params: Params) -> None:
+        self.search.setText(str(params.get("q") or ""))
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -216,7 +136,7 @@ class StopLocationsPane(QWidget):
         self._open_form(None)
 
     def edit_selected(self) -> None:
-        location = self.selected()
+        location = self.table.selected()
         if location is not None:
             self._open_form(location)
 
@@ -229,7 +149,7 @@ class StopLocationsPane(QWidget):
         dialog.open()
 
     def confirm_delete(self) -> None:
-        location = self.selected()
+        location = self.table.selected()
         if location is None or location.id is None:
             return
         location_id = location.id
@@ -245,11 +165,7 @@ class StopLocationsPane(QWidget):
         service = self.session.stop_locations
         if service is None:
             return
-        spawn(
-            service.delete(str(location_id)),
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="delete-stop-location",
-        )
+        self.page.run(service.delete(str(location_id)), "delete-stop-location")
 
     # --- pane actions ----------------------------------------------------------------------
 
@@ -258,8 +174,7 @@ class StopLocationsPane(QWidget):
         self.search.selectAll()
 
     def refresh(self) -> None:
-        self.binding.refresh()
+        self.page.refresh()
 
     def shutdown(self) -> None:
-        self._search_timer.stop()
-        self.binding.shutdown()
+        self.page.shutdown()

@@ -4,16 +4,12 @@ and the delivery log (where the service offers them)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMessageBox,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -23,7 +19,7 @@ from freightdesk.models.webhooks import (
     PingResult,
     PushConfiguration,
 )
-from freightdesk.service.listing import ListChange
+from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import LIMIT_TEXT, WebhookExtensions
@@ -35,7 +31,9 @@ from freightdesk.ui.panes.webhooks.summary import summary_html
 from freightdesk.ui.panes.webhooks.words import delivery_error_text, paused_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage
+from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 
 
@@ -104,20 +102,7 @@ class WebhooksPane(QWidget):
         self.limit.setWordWrap(True)
         self.limit.setStyleSheet("color: #b26a00;")
         self.limit.setVisible(False)
-        self.table = QTableView(self)
-        self.table.setObjectName("webhooksTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(26)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
-        for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
+        self.table = ItemTable(self.model, lambda c: c.id, self, name="webhooksTable")
         actions = QHBoxLayout()
         actions.addWidget(self.count_label)
         actions.addStretch(1)
@@ -145,6 +130,10 @@ class WebhooksPane(QWidget):
         layout.addLayout(actions)
         layout.addWidget(self.summary)
 
+        self.page = ListPage(
+            self, session, lambda s: s.webhooks, self.table, self.notice, name="webhooks"
+        )
+        self.page.shown.connect(self._count)
         self.new_button.clicked.connect(self.new_item)
         self.edit_button.clicked.connect(self.edit_selected)
         self.delete_button.clicked.connect(self.confirm_delete)
@@ -152,22 +141,9 @@ class WebhooksPane(QWidget):
         self.log_button.clicked.connect(self.show_log)
         self.pause_button.clicked.connect(self.toggle_paused)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.doubleClicked.connect(lambda _index: self.edit_selected())
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        for keys, slot, text in (
-            (QKeySequence(Qt.Key.Key_Return), self.edit_selected, "Edit"),
-            (QKeySequence(Qt.Key.Key_F2), self.edit_selected, "Edit"),
-            (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_delete, "Delete"),
-        ):
-            action = QAction(text, self.table)
-            action.setShortcut(keys)
-            action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            action.triggered.connect(slot)
-            self.table.addAction(action)
-
-        self.binding = ListBinding(self, session, lambda s: s.webhooks)
-        self.binding.changed.connect(self._show)
-        self.binding.statusChanged.connect(self.notice.show_status)
+        self.table.on_open(self.edit_selected, "Edit")
+        self.table.on_delete(self.confirm_delete, "Delete")
+        self.table.selectedChanged.connect(self._selection_changed)
         self._unconnected = session.listen_connected(self._learn_extensions)
         self._selection_changed()
 
@@ -184,12 +160,7 @@ class WebhooksPane(QWidget):
 
         spawn(service.extensions(), on_done=known, name="webhook-extensions")
 
-    def _show(self, _change: ListChange | None = None) -> None:
-        data = self.binding.data
-        if data is None:
-            return
-        selected = self.selected()
-        self.model.set_items(data.items)
+    def _count(self, data: Listing[PushConfiguration]) -> None:
         count = len(data.items)
         self.count_label.setText(
             f"{count} of at most {MAX_CONFIGURATIONS_PER_TENANT} push configurations"
@@ -198,19 +169,9 @@ class WebhooksPane(QWidget):
         self.limit.setVisible(at_limit)
         self.new_button.setEnabled(not at_limit)
         self.new_button.setToolTip(LIMIT_TEXT if at_limit else "")
-        if selected is not None:
-            row = next((r for r, c in enumerate(data.items) if c.id == selected.id), None)
-            if row is not None:
-                self.table.selectRow(row)
-        self._selection_changed()
-
-    def selected(self) -> PushConfiguration | None:
-        if not self.table.selectionModel().selectedRows():
-            return None
-        return self.model.item_at(current_row(self.table))
 
     def _selection_changed(self, *_args: object) -> None:
-        configuration = self.selected()
+        configuration = self.table.selected()
         chosen = configuration is not None
         self.edit_button.setEnabled(chosen)
         self.delete_button.setEnabled(chosen)
@@ -241,7 +202,7 @@ class WebhooksPane(QWidget):
         self._open_form(None)
 
     def edit_selected(self) -> None:
-        configuration = self.selected()
+        configuration = self.table.selected()
         if configuration is not None:
             self._open_form(configuration)
 
@@ -259,7 +220,7 @@ class WebhooksPane(QWidget):
             dialog.open()
 
     def confirm_delete(self) -> None:
-        configuration = self.selected()
+        configuration = self.table.selected()
         if configuration is None:
             return
         self.question = ask(
@@ -277,14 +238,10 @@ class WebhooksPane(QWidget):
         service = self.session.webhooks
         if service is None:
             return
-        spawn(
-            service.delete(webhook_id),
-            on_error=lambda error: self.notice.show_error(explain(error)),
-            name="delete-webhook",
-        )
+        self.page.run(service.delete(webhook_id), "delete-webhook")
 
     def test_selected(self) -> None:
-        configuration = self.selected()
+        configuration = self.table.selected()
         service = self.session.webhooks
         if configuration is None or service is None:
             return
@@ -314,7 +271,7 @@ class WebhooksPane(QWidget):
         spawn(service.ping(configuration.id), on_done=done, on_error=failed, name="ping")
 
     def toggle_paused(self) -> None:
-        configuration = self.selected()
+        configuration = self.table.selected()
         service = self.session.webhooks
         if configuration is None or service is None:
             return
@@ -341,7 +298,7 @@ class WebhooksPane(QWidget):
         )
 
     def show_log(self) -> None:
-        configuration = self.selected()
+        configuration = self.table.selected()
         service = self.session.webhooks
         if configuration is None or service is None:
             return
@@ -356,8 +313,8 @@ class WebhooksPane(QWidget):
         self.table.setFocus()
 
     def refresh(self) -> None:
-        self.binding.refresh()
+        self.page.refresh()
 
     def shutdown(self) -> None:
-        self.binding.shutdown()
+        self.page.shutdown()
         self._unconnected()
