@@ -163,7 +163,9 @@ class _Connection(asyncio.Protocol):
     async def exchange(self, request: bytes, *, tunnel: bool = False) -> Answer:
         loop = asyncio.get_running_loop()
         self._waiter = waiter = loop.create_future()
-        self._parse = _Parse(tunnel=tunnel)
+        self._parse = _Parse()  # (a keyword argument here costs 0.25 us a request)
+        if tunnel:
+            self._parse.tunnel = True
         self._buffer.clear()
         self._started = False
         try:
