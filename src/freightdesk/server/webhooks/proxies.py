@@ -26,8 +26,8 @@ from freightdesk.server.webhooks.http11 import Proxy, ProxyError
 log = logging.getLogger(__name__)
 
 _SCHEMES = ("http", "https")
-# urllib's own NO_PROXY rule (what httpx and urllib clients of the same environment follow);
-# public in urllib.request but not in typeshed.
+# urllib's NO_PROXY rule itself rather than a copy of it; public in urllib.request, though not
+# in typeshed.
 _bypass: Callable[[str, dict[str, str]], bool]
 _bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]
 
