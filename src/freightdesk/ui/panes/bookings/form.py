@@ -7,35 +7,30 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QDateTime, Signal
+from PySide6.QtCore import QDateTime
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDateTimeEdit,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.booking import Booking, BookingShipmentDetail, BookingShippingDetails
 from freightdesk.models.common import Currency
 from freightdesk.models.rating import CarrierIdentifierType, Quote
 from freightdesk.service.bookings import as_input, check_booking, status_text
-from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.text import equipment_text, units_text
 from freightdesk.ui.panes.rates.common import RowTable, amount_text, fold_rows, number
-from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
 CURRENCIES = tuple(c.value for c in Currency)
 CHARGE_CODES = ("LINE_HAUL", "FUEL_SURCHARGE", "LIFTGATE", "DETENTION", "STOP_OFF", "LUMPER", "")
@@ -76,9 +71,7 @@ class MoneyEdit(QWidget):
         return {"amount": number(self.amount.text()), "currency": self.currency.currentText()}
 
 
-class BookingFormDialog(FormDialog):
-    saved = Signal(object)  # Booking
-
+class BookingFormDialog(TabbedFormDialog):
     discard_text = "Discard this booking?"
 
     def __init__(
@@ -92,9 +85,8 @@ class BookingFormDialog(FormDialog):
     ) -> None:
         """`booking`: edit it. `draft` (and the `quote` it was made from): a new booking
         prefilled. Neither: a new booking of capacity without a quote."""
-        super().__init__(parent)
+        super().__init__(session, parent)
         self.setObjectName("bookingForm")
-        self.session = session
         self.booking = booking
         self.quote = quote
         self.from_quote = quote is not None or bool(booking and booking.route_segments)
@@ -109,23 +101,15 @@ class BookingFormDialog(FormDialog):
         self.summary = QLabel(self)
         self.summary.setObjectName("bookingSummary")
         self.summary.setWordWrap(True)
-        self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._rate_tab(), "Carrier and &rate")
-        self.tabs.addTab(self._notes_tab(), "&Notes and attributes")
-        self.tabs.addTab(self._contacts_tab(), "C&ontacts")
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        self.build(
+            [
+                (self._rate_tab, "Carrier and &rate"),
+                (self._notes_tab, "&Notes and attributes"),
+                (self._contacts_tab, "C&ontacts"),
+            ],
+            above=self.summary,
+            save_text="&Save changes" if booking else "&Book",
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(
-            "&Save changes" if booking else "&Book"
-        )
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.general_error)
-        layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
         self.load(as_input(booking) if booking else draft or {})
         self._watch_changes()
 
@@ -422,26 +406,7 @@ class BookingFormDialog(FormDialog):
             self.show_problems(problems)
             return
         service = self.session.bookings
-        if service is None or self.session.client is None:
-            self.show_problems({}, general="Not connected to the service; your input is kept.")
-            return
-        self.buttons.setEnabled(False)
-        self.errors.clear()
-
-        def failed(error: BaseException) -> None:
-            self.buttons.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
-
-        work = (
-            service.update(self.booking.id, body)
-            if self.booking is not None
-            else service.create(body)
-        )
-        spawn(work, on_done=self._saved, on_error=failed, name="save-booking", owner=self)
-
-    def _saved(self, booking: Booking) -> None:
-        self.buttons.setEnabled(True)
-        self.mark_clean()
-        self.saved.emit(booking)
-        self.accept()
+        if self.can_send(service):
+            booking = self.booking
+            work = service.update(booking.id, body) if booking else service.create(body)
+            self.send(work, "save-booking")

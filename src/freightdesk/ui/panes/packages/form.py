@@ -7,23 +7,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialogButtonBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.packaging import (
     AccessorialType,
     LiftgateStop,
@@ -32,14 +28,12 @@ from freightdesk.models.packaging import (
     PackingGroup,
     TemperatureUnit,
 )
-from freightdesk.service.messages import explain
 from freightdesk.service.packages import NEXT_STATUSES, as_write, check_package
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rates.common import RowTable, fold_rows, integer, number, words
-from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.identifiers import IdentifierTable
+from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
 IDENTIFIER_TYPES = ("DELIVERY_NUMBER", "OLPN", "PURCHASE_ORDER", "SALES_ORDER",
                     "REFERENCE_NUMBER", "CUSTOMER_REFERENCE", "EXTERNAL")  # fmt: skip
@@ -126,35 +120,26 @@ class PlaceEditor(QGroupBox):
         return location or None
 
 
-class PackageFormDialog(FormDialog):
-    saved = Signal(object)  # Package
-
+class PackageFormDialog(TabbedFormDialog):
     discard_text = "Discard your changes to this package?"
 
     def __init__(
         self, session: AppSession, package: Package | None, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
+        super().__init__(session, parent)
         self.setObjectName("packageForm")
-        self.session = session
         self.package = package
         self.accessorial_order: list[AccessorialType] = []
         first = package.identifiers[0].value if package and package.identifiers else ""
         self.setWindowTitle(f"Edit package {first}" if package else "New package")
         self.setMinimumSize(780, 560)
-        self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._contents_tab(), "&Contents")
-        self.tabs.addTab(self._package_tab(), "&Package")
-        self.tabs.addTab(self._places_tab(), "&Origin and destination")
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        self.build(
+            [
+                (self._contents_tab, "&Contents"),
+                (self._package_tab, "&Package"),
+                (self._places_tab, "&Origin and destination"),
+            ]
         )
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.general_error)
-        layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
         self.load(package)
         self._watch_changes()
 
@@ -530,28 +515,6 @@ class PackageFormDialog(FormDialog):
             self.show_problems(problems)
             return
         service = self.session.packages
-        if service is None or self.session.client is None:
-            self.show_problems({}, general="Not connected to the service; your input is kept.")
-            return
-        self.buttons.setEnabled(False)
-        self.errors.clear()
-
-        def failed(error: BaseException) -> None:
-            self.buttons.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
-
-        package_id = self.package.id if self.package else None
-        spawn(
-            service.save(body, package_id),
-            on_done=self._saved,
-            on_error=failed,
-            name="save-package",
-            owner=self,
-        )
-
-    def _saved(self, package: Package) -> None:
-        self.buttons.setEnabled(True)
-        self.mark_clean()
-        self.saved.emit(package)
-        self.accept()
+        if self.can_send(service):
+            package_id = self.package.id if self.package else None
+            self.send(service.save(body, package_id), "save-package")

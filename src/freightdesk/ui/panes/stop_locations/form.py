@@ -13,13 +13,12 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtCore import QDate, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDateEdit,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -29,12 +28,11 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError, BadRequest
+from freightdesk.api.errors import BadRequest
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
 from freightdesk.models.stop_locations import (
@@ -50,9 +48,9 @@ from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceIn
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.panes.stop_locations.text import DAYS, address_text
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
 # Opens a map over the form and calls back with the point (and geofence) chosen there.
 MapPicker = Callable[[QWidget, PickRequest, Callable[[Picked], None]], QDialog | None]
@@ -179,36 +177,27 @@ class TableWithButtons(QWidget):
             self.table.removeRow(row)
 
 
-class StopLocationFormDialog(FormDialog):
-    saved = Signal(object)  # StopLocation
-
+class StopLocationFormDialog(TabbedFormDialog):
     discard_text = "Discard your changes to this stop location?"
 
     def __init__(
         self, session: AppSession, location: StopLocation | None, parent: QWidget | None = None
     ) -> None:
-        super().__init__(parent)
+        super().__init__(session, parent)
         self.setObjectName("stopLocationForm")
-        self.session = session
         self.location = location
         self.conflict: StopLocationConflictDialog | None = None
         self.picker: QDialog | None = None
         self.suggested: Address | None = None
         self.setWindowTitle(f"Edit {location.name}" if location else "New stop location")
         self.setMinimumSize(820, 600)
-        self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._location_tab(), "&Location")
-        self.tabs.addTab(self._hours_tab(), "&Hours")
-        self.tabs.addTab(self._more_tab(), "&Geofence and contacts")
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        self.build(
+            [
+                (self._location_tab, "&Location"),
+                (self._hours_tab, "&Hours"),
+                (self._more_tab, "&Geofence and contacts"),
+            ]
         )
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.general_error)
-        layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
         self.load(location)
         self._watch_changes()
 
@@ -671,33 +660,16 @@ class StopLocationFormDialog(FormDialog):
             self.show_problems(problems)
             return
         service = self.session.stop_locations
-        if service is None or self.session.client is None:
-            self.show_problems({}, general="Not connected to the service; your input is kept.")
-            return
-        self.buttons.setEnabled(False)
-        self.errors.clear()
-        location_id = self.location.id if self.location else None
+        if self.can_send(service):
+            location_id = self.location.id if self.location else None
+            self.send(service.save(body, location_id), "save-stop-location", on_error=self._stale)
 
-        def failed(error: BaseException) -> None:
-            self.buttons.setEnabled(True)
-            if isinstance(error, StaleLocation):
-                self.show_conflict(error)
-                return
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
-
-        spawn(
-            service.save(body, location_id),
-            on_done=self._saved,
-            on_error=failed,
-            name="save-stop-location",
-        )
-
-    def _saved(self, location: StopLocation) -> None:
-        self.buttons.setEnabled(True)
-        self.mark_clean()
-        self.saved.emit(location)
-        self.accept()
+    def _stale(self, error: BaseException) -> bool:
+        """Someone else saved a newer version meanwhile: both are shown, the user chooses."""
+        if isinstance(error, StaleLocation):
+            self.show_conflict(error)
+            return True
+        return False
 
     def show_conflict(self, stale: StaleLocation) -> None:
         dialog = StopLocationConflictDialog(stale, self)
@@ -708,18 +680,9 @@ class StopLocationFormDialog(FormDialog):
 
     def _keep_mine(self, stale: StaleLocation) -> None:
         service = self.session.stop_locations
-        if service is None:
-            return
-        self.buttons.setEnabled(False)
-
-        def failed(error: BaseException) -> None:
-            self.buttons.setEnabled(True)
-            if isinstance(error, StaleLocation):  # someone saved yet again: ask again
-                self.show_conflict(error)
-                return
-            self.show_problems({}, general=explain(error))
-
-        spawn(service.overwrite(stale), on_done=self._saved, on_error=failed, name="overwrite")
+        if self.can_send(service):
+            # Someone may have saved yet again: then the question comes again.
+            self.send(service.overwrite(stale), "overwrite", on_error=self._stale)
 
     def _take_theirs(self, stale: StaleLocation) -> None:
         self.load(stale.theirs)

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialogButtonBox,
     QFormLayout,
     QGridLayout,
     QHBoxLayout,
@@ -21,12 +19,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QScrollArea,
     QSpinBox,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.common import TransportationMode
 from freightdesk.models.webhooks import (
     EVENT_KINDS,
@@ -36,14 +32,12 @@ from freightdesk.models.webhooks import (
     PushConfiguration,
     WebhookEventType,
 )
-from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.panes.webhooks.words import paused_text
-from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
 CLASSIC = ""
 KIND_TEXT: dict[str, str] = {
@@ -73,8 +67,8 @@ def kind_text(configuration: PushConfiguration) -> str:
     return f"{KIND_TEXT[kind.value]} ({kind.value})"
 
 
-class WebhookFormDialog(FormDialog):
-    saved = Signal(object)  # PushConfiguration (with the signing secret after a create)
+class WebhookFormDialog(TabbedFormDialog):
+    """Saved: `saved` carries the configuration, with its signing secret after a create."""
 
     discard_text = "Discard your changes to this push configuration?"
 
@@ -84,27 +78,20 @@ class WebhookFormDialog(FormDialog):
         configuration: PushConfiguration | None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(session, parent)
         self.setObjectName("webhookForm")
-        self.session = session
         self.configuration = configuration
         self.setWindowTitle(
             f"Edit {configuration.config_name}" if configuration else "New push configuration"
         )
         self.setMinimumSize(780, 620)
-        self.tabs = QTabWidget(self)
-        self.tabs.addTab(self._endpoint_tab(), "&Endpoint")
-        self.tabs.addTab(self._content_tab(), "&What to send")
-        self.tabs.addTab(self._auth_tab(), "&Authentication")
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
+        self.build(
+            [
+                (self._endpoint_tab, "&Endpoint"),
+                (self._content_tab, "&What to send"),
+                (self._auth_tab, "&Authentication"),
+            ]
         )
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.general_error)
-        layout.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
         self.load(configuration)
         self._watch_changes()
         self.name.setFocus()  # not the tab bar: typing starts with the name
@@ -374,22 +361,6 @@ class WebhookFormDialog(FormDialog):
             self.show_problems(problems)
             return
         service = self.session.webhooks
-        if service is None or self.session.client is None:
-            self.show_problems({}, general="Not connected to the service; your input is kept.")
-            return
-        self.buttons.setEnabled(False)
-        self.errors.clear()
-        self.auth.show_errors({})
-
-        def done(saved: PushConfiguration) -> None:
-            self.buttons.setEnabled(True)
-            self.mark_clean()
-            self.saved.emit(saved)
-            self.accept()
-
-        def failed(error: BaseException) -> None:
-            self.buttons.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
-
-        spawn(service.save(body), on_done=done, on_error=failed, name="save-webhook")
+        if self.can_send(service):
+            self.auth.show_errors({})
+            self.send(service.save(body), "save-webhook")
