@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.cache import Cache
@@ -24,6 +24,7 @@ from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.paging import PageBar, Paging
 from tests.support import wait_until
 from tests.ui.test_capacity_support import press, settle
+from tests.ui.test_panes_support import answer, message_box
 
 
 class Crate(BaseModel):
@@ -86,19 +87,30 @@ def test_an_item_made_elsewhere_is_selected_once_the_list_has_it(qtbot: QtBot) -
     assert selected is not None and selected.id == "a"
 
 
-def test_the_keys_open_and_delete_the_selected_item(qtbot: QtBot) -> None:
+def test_the_keys_and_buttons_open_and_delete_the_selected_item(qtbot: QtBot) -> None:
     table = _table(qtbot)
+    edit, delete = QPushButton("&Edit…"), QPushButton("&Delete…")
     done: list[str] = []
-    table.on_open(lambda: done.append("open"), "Open it")
-    table.on_delete(lambda: done.append("delete"), "Delete it")
+    table.on_open(lambda: done.append("open"), "Open it", button=edit)
+    table.on_delete(lambda: done.append("delete"), "Delete it", button=delete)
+    # Nothing selected: nothing to act on.
+    assert not edit.isEnabled() and not delete.isEnabled()
+    table.set_items(_crates("a", "b"))
+    table.selectRow(0)
+    assert edit.isEnabled() and delete.isEnabled()
     for key in (Qt.Key.Key_Return, Qt.Key.Key_F2):
         press(table, key)
     press(table, QKeySequence(QKeySequence.StandardKey.Delete))
     table.doubleClicked.emit(table.model().index(0, 0))
-    assert done == ["open", "open", "delete", "open"]
+    edit.click()
+    delete.click()
+    assert done == ["open", "open", "delete", "open", "open", "delete"]
     # The keys act on the table only (typing Return in a search field does not open).
     contexts = {action.shortcutContext() for action in table.actions()}
     assert contexts == {Qt.ShortcutContext.WidgetShortcut}
+    # The item gone in a refresh: the buttons follow.
+    table.set_items(_crates("b"))
+    assert not edit.isEnabled() and not delete.isEnabled()
 
 
 # --- paging ------------------------------------------------------------------------------
@@ -297,5 +309,26 @@ async def test_the_search_shows_what_the_cached_list_was_found_by(
     pane.city.setText("Aus")
     pane.page.show_data()
     assert pane.city.text() == "Aus"
+    pane.page.shutdown()
+    await settle(session)
+
+
+async def test_deleting_asks_first_naming_the_item(
+    qtbot: QtBot, session: AppSession, crates: ListingService
+) -> None:
+    pane = await _pane(qtbot, session, crates)
+    deleted: list[str] = []
+    pane.page.ask_delete("crate", "Crate 7", lambda: deleted.append("7"), informative="Gone.")
+    box = message_box("confirmDelete")
+    assert box is not None and box.windowTitle() == "Delete crate"
+    assert box.text() == "Delete the crate Crate 7?" and box.informativeText() == "Gone."
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    delete = box.button(QMessageBox.StandardButton.Yes)
+    assert delete is not None and delete.text() == "&Delete"
+    answer("confirmDelete", QMessageBox.StandardButton.Cancel)
+    assert deleted == []
+    pane.page.ask_delete("crate", "Crate 7", lambda: deleted.append("7"))
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    assert deleted == ["7"]
     pane.page.shutdown()
     await settle(session)

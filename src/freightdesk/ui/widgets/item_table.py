@@ -2,7 +2,8 @@
 
 Every list pane shows its items the same way: whole rows selected one at a time, the
 columns as wide as their `Column.width`, the selected item kept (by its key) when the list is
-refreshed, Return, F2 or a double click opening the selected item and Delete deleting it.
+refreshed, Return, F2 or a double click opening the selected item and Delete deleting it, the
+pane's Edit and Delete buttons enabled only while an item is selected.
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from typing import Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QHeaderView,
+    QTableView,
+    QWidget,
+)
 
 from freightdesk.ui.widgets.listing import ListingModel, current_row
 
@@ -36,6 +43,7 @@ class ItemTable(QTableView, Generic[T]):
         self.items_model = model
         self.key_of = key
         self._wanted: Hashable | None = None  # an item to select once the list has it
+        self._buttons: list[QAbstractButton] = []  # act on the selected item
         self.setObjectName(name)
         self.setModel(model)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -50,9 +58,15 @@ class ItemTable(QTableView, Generic[T]):
         for index, column in enumerate(model.columns):
             self.setColumnWidth(index, column.width)
         self.selectionModel().selectionChanged.connect(self._picked)
+        self.selectedChanged.connect(self._enable_buttons)
 
     def _picked(self, *_args: object) -> None:
         self.selectedChanged.emit()
+
+    def _enable_buttons(self) -> None:
+        chosen = self.selected() is not None
+        for button in self._buttons:
+            button.setEnabled(chosen)
 
     # --- the selected item -----------------------------------------------------------------
 
@@ -90,15 +104,23 @@ class ItemTable(QTableView, Generic[T]):
 
     # --- keys ------------------------------------------------------------------------------
 
-    def on_open(self, slot: Callable[[], None], text: str) -> None:
-        """Return, F2 and a double click open the selected item (`text`: what they do)."""
+    def on_open(
+        self, slot: Callable[[], None], text: str, *, button: QAbstractButton | None = None
+    ) -> None:
+        """Return, F2, a double click and `button` open the selected item (`text`: what
+        they do)."""
         self.doubleClicked.connect(lambda _index: slot())
         self.add_key(QKeySequence(Qt.Key.Key_Return), slot, text)
         self.add_key(QKeySequence(Qt.Key.Key_F2), slot, text)
+        self._act_with(button, slot)
 
-    def on_delete(self, slot: Callable[[], None], text: str) -> None:
-        """The Delete key deletes (or cancels) the selected item, after the pane asks."""
+    def on_delete(
+        self, slot: Callable[[], None], text: str, *, button: QAbstractButton | None = None
+    ) -> None:
+        """The Delete key and `button` delete (or cancel) the selected item, after the pane
+        asks."""
         self.add_key(QKeySequence(QKeySequence.StandardKey.Delete), slot, text)
+        self._act_with(button, slot)
 
     def add_key(self, keys: QKeySequence, slot: Callable[[], None], text: str) -> None:
         """A shortcut that acts while the table has the focus (not while typing elsewhere)."""
@@ -107,3 +129,9 @@ class ItemTable(QTableView, Generic[T]):
         action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         action.triggered.connect(slot)
         self.addAction(action)
+
+    def _act_with(self, button: QAbstractButton | None, slot: Callable[[], None]) -> None:
+        if button is not None:
+            button.clicked.connect(lambda: slot())
+            self._buttons.append(button)
+            button.setEnabled(self.selected() is not None)

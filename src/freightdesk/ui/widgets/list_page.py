@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from freightdesk.service.listing import ListChange, Listing, ListService, Params
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import ListBinding
 from freightdesk.ui.widgets.notice import Notice
@@ -65,6 +66,7 @@ class ListPage(QObject):
         # The cached list's criteria go into the search inputs once, unless the user searched
         # first: the inputs then say what the list shows.
         self._searched = search is None
+        self.question: QMessageBox | None = None
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
@@ -138,6 +140,21 @@ class ListPage(QObject):
             on_error=lambda error: self.notice.show_error(explain(error)),
             name=name,
             owner=self.pane,
+        )
+
+    def ask_delete(
+        self, noun: str, name: str, on_yes: Callable[[], None], *, informative: str = ""
+    ) -> None:
+        """Ask before deleting the item called `name` (a `noun`, "stop location"); Return
+        keeps it."""
+        self.question = ask(
+            self.pane,
+            f"Delete {noun}",
+            f"Delete the {noun} {name}?",
+            on_yes,
+            name="confirmDelete",
+            informative=informative,
+            answers=("&Delete", "Cancel"),
         )
 
     def shutdown(self) -> None:

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -29,7 +28,6 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.panes.rates.common import words
-from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
 from freightdesk.ui.widgets.listing import Column, Index, ListingModel
@@ -129,7 +127,6 @@ class PackagesPane(QWidget):
         self.model = PackagesModel(COLUMNS, self)
         self.dialog: PackageFormDialog | None = None
         self.delete_dialog: DeleteByIdentifierDialog | None = None
-        self.question: QMessageBox | None = None
         self.last_deleted: DeletedPackage | None = None
 
         search = QGroupBox("Find packages", self)
@@ -230,12 +227,10 @@ class PackagesPane(QWidget):
         for edit in (self.identifier_value, *self.filters.values()):
             edit.returnPressed.connect(lambda: self.show_page(1))
         self.new_button.clicked.connect(self.new_item)
-        self.edit_button.clicked.connect(self.edit_selected)
-        self.delete_button.clicked.connect(self.confirm_delete)
         self.delete_by_identifier_button.clicked.connect(self.delete_by_identifier)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.on_open(self.edit_selected, "Edit the package")
-        self.table.on_delete(self.confirm_delete, "Delete it")
+        self.table.on_open(self.edit_selected, "Edit the package", button=self.edit_button)
+        self.table.on_delete(self.confirm_delete, "Delete it", button=self.delete_button)
         self.table.selectedChanged.connect(self._selection_changed)
         self._selection_changed()
 
@@ -243,8 +238,6 @@ class PackagesPane(QWidget):
 
     def _selection_changed(self) -> None:
         package = self.table.selected()
-        self.edit_button.setEnabled(package is not None)
-        self.delete_button.setEnabled(package is not None)
         if package is None:
             self.detail.clear()
             return
@@ -326,14 +319,11 @@ class PackagesPane(QWidget):
         if package is None:
             return
         package_id = str(package.id)
-        self.question = ask(
-            self,
-            "Delete package",
-            f"Delete the package {_identifiers(package)}?",
+        self.page.ask_delete(
+            "package",
+            _identifiers(package),
             lambda: self.delete(package_id),
-            name="confirmDelete",
             informative="Its identifiers become free for another package.",
-            answers=("&Delete it", "&Keep it"),
         )
 
     def delete(self, package_id: str) -> None:

@@ -7,7 +7,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -18,7 +17,6 @@ from freightdesk.service.listing import Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.text import address_text, hours_text
-from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -51,7 +49,6 @@ class StopLocationsPane(QWidget):
         self.session = session
         self.model: ListingModel[StopLocation] = ListingModel(COLUMNS, self)
         self.dialog: StopLocationFormDialog | None = None
-        self.question: QMessageBox | None = None
 
         self.search = QLineEdit(self)
         self.search.setObjectName("stopLocationSearch")
@@ -95,11 +92,9 @@ class StopLocationsPane(QWidget):
         self.search.textEdited.connect(self.page.search_soon)
         self.search.returnPressed.connect(lambda: self.page.show_page(1))
         self.new_button.clicked.connect(self.new_item)
-        self.edit_button.clicked.connect(self.edit_selected)
-        self.delete_button.clicked.connect(self.confirm_delete)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.on_open(self.edit_selected, "Edit the location")
-        self.table.on_delete(self.confirm_delete, "Delete it")
+        self.table.on_open(self.edit_selected, "Edit the location", button=self.edit_button)
+        self.table.on_delete(self.confirm_delete, "Delete it", button=self.delete_button)
         self.table.selectedChanged.connect(self._selection_changed)
         self._selection_changed()
 
@@ -107,8 +102,6 @@ class StopLocationsPane(QWidget):
 
     def _selection_changed(self) -> None:
         location = self.table.selected()
-        self.edit_button.setEnabled(location is not None)
-        self.delete_button.setEnabled(location is not None)
         if location is None:
             self.detail.clear()
             return
@@ -153,13 +146,7 @@ class StopLocationsPane(QWidget):
         if location is None or location.id is None:
             return
         location_id = location.id
-        self.question = ask(
-            self,
-            "Delete stop location",
-            f"Delete the stop location {location.name}?",
-            lambda: self.delete(location_id),
-            name="confirmDelete",
-        )
+        self.page.ask_delete("stop location", location.name, lambda: self.delete(location_id))
 
     def delete(self, location_id: object) -> None:
         service = self.session.stop_locations

@@ -8,7 +8,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -30,7 +29,6 @@ from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
 from freightdesk.ui.panes.webhooks.summary import summary_html
 from freightdesk.ui.panes.webhooks.words import delivery_error_text, paused_text
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -71,7 +69,6 @@ class WebhooksPane(QWidget):
         self.session = session
         self.model: ListingModel[PushConfiguration] = ListingModel(COLUMNS, self)
         self.dialog: QDialog | None = None
-        self.question: QMessageBox | None = None
         self.extensions = WebhookExtensions()
         self.last_ping: PingResult | None = None
 
@@ -135,14 +132,12 @@ class WebhooksPane(QWidget):
         )
         self.page.shown.connect(self._count)
         self.new_button.clicked.connect(self.new_item)
-        self.edit_button.clicked.connect(self.edit_selected)
-        self.delete_button.clicked.connect(self.confirm_delete)
         self.test_button.clicked.connect(self.test_selected)
         self.log_button.clicked.connect(self.show_log)
         self.pause_button.clicked.connect(self.toggle_paused)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.on_open(self.edit_selected, "Edit")
-        self.table.on_delete(self.confirm_delete, "Delete")
+        self.table.on_open(self.edit_selected, "Edit", button=self.edit_button)
+        self.table.on_delete(self.confirm_delete, "Delete", button=self.delete_button)
         self.table.selectedChanged.connect(self._selection_changed)
         self._unconnected = session.listen_connected(self._learn_extensions)
         self._selection_changed()
@@ -173,8 +168,6 @@ class WebhooksPane(QWidget):
     def _selection_changed(self, *_args: object) -> None:
         configuration = self.table.selected()
         chosen = configuration is not None
-        self.edit_button.setEnabled(chosen)
-        self.delete_button.setEnabled(chosen)
         self.pause_button.setEnabled(chosen)
         paused = configuration is not None and not configuration.enabled
         self.pause_button.setText("Res&ume" if paused else "Pa&use")
@@ -223,15 +216,12 @@ class WebhooksPane(QWidget):
         configuration = self.table.selected()
         if configuration is None:
             return
-        self.question = ask(
-            self,
-            "Delete push configuration",
-            f"Delete {configuration.config_name}?",
+        self.page.ask_delete(
+            "push configuration",
+            configuration.config_name,
             lambda: self.delete(configuration.id),
-            name="confirmDelete",
             informative="Messages still waiting to be delivered to it are dropped. To stop "
             "deliveries for a while instead, pause it.",
-            answers=("&Delete", "Cancel"),
         )
 
     def delete(self, webhook_id: int) -> None:
