@@ -58,6 +58,26 @@ def gui_thread_gc(qapp: QApplication) -> Iterator[None]:
     collector.stop()
 
 
+def release_modifier_keys() -> None:
+    """Qt keeps the modifier keys of the last key event as held down: a test that clicked
+    Ctrl+2 would leave Ctrl held for the next one (whose selectRow would toggle rows)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QWidget
+
+    if QGuiApplication.keyboardModifiers() != Qt.KeyboardModifier.NoModifier:
+        sink = QWidget()
+        QTest.keyClick(sink, Qt.Key.Key_F20)
+        sink.deleteLater()
+
+
+@pytest.fixture(autouse=True)
+def no_modifier_keys_left_held(qapp: QApplication) -> Iterator[None]:
+    yield
+    release_modifier_keys()
+
+
 @pytest.fixture
 def paths(tmp_path: Path) -> AppPaths:
     return AppPaths.under(tmp_path / "home")

@@ -28,6 +28,7 @@ from freightdesk.service.listing import ListChange, Listing, ListService
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.selection import select_only
 
 T = TypeVar("T")
 Index = QModelIndex | QPersistentModelIndex
@@ -195,9 +196,5 @@ def current_row(view: QAbstractItemView) -> int:
 
 def reselect(view: QAbstractItemView, row: int | None) -> None:
     """Select `row` (after a reset) without scrolling away."""
-    if row is None or row < 0:
-        return
-    model = view.model()
-    if model is None or row >= model.rowCount():
-        return
-    view.setCurrentIndex(model.index(row, 0))
+    if row is not None:
+        select_only(view, row, scroll=False)

@@ -30,6 +30,7 @@ from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.selection import select_only
 
 COLUMNS: list[Column[AccountGroup]] = [
     Column("Code", lambda g: g.code, 180),
@@ -146,7 +147,7 @@ class AccountGroupsPane(QWidget):
         wanted = self._select_id if self._select_id is not None else (selected and selected.id)
         row = next((r for r, g in enumerate(data.items) if g.id == wanted), None)
         if row is not None:
-            self.table.selectRow(row)
+            select_only(self.table, row)
             self._select_id = None
         self._selection_changed()
 

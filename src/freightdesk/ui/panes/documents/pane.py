@@ -58,6 +58,7 @@ from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.listing import ListBinding, current_row
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.selection import select_only
 
 ROLE_SETTING = "documents/role"
 MAX_LISTED = 8  # documents named in the question before a delete
@@ -351,7 +352,7 @@ class DocumentsPane(QWidget):
         def done(_listing: object) -> None:
             self.notice.clear_message()
             if self.model.rowCount():
-                self.table.selectRow(0)
+                select_only(self.table, 0)
 
         spawn(service.search(query), on_done=done, on_error=failed, name="search-documents")
 
@@ -423,7 +424,7 @@ class DocumentsPane(QWidget):
         if data.items and not self.table.selectionModel().hasSelection():
             # A page shown (at start, after paging or a search) has its first document
             # selected and previewed, and the table scrolled to it.
-            self.table.selectRow(0)
+            select_only(self.table, 0)
         self._selection_changed()
 
     # --- the selection ---------------------------------------------------------------------

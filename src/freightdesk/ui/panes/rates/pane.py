@@ -56,6 +56,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.listing import current_row
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.selection import select_only
 
 COUNTDOWN_MS = 1000
 
@@ -305,7 +306,7 @@ class RatesPane(QWidget):
         )
         if row is None:
             return
-        self.request_table.selectRow(row)
+        select_only(self.request_table, row)
         self._detail()
 
     def _request_selected(self, *_args: object) -> None:
@@ -319,7 +320,7 @@ class RatesPane(QWidget):
         if quote is not None:
             row = self.quotes.row_of(str(quote.id))
             if row is not None:
-                self.quote_table.selectRow(row)
+                select_only(self.quote_table, row)
         if request is None:
             self.title.setText("Select a rate request" if self.requests.items else "")
             self.subtitle.setText(
