@@ -11,8 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
-from PySide6.QtGui import QColor, QDragEnterEvent, QDragLeaveEvent, QImage, QKeySequence
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QColor, QDragLeaveEvent, QImage, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -36,7 +36,17 @@ from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import press
-from tests.ui.test_documents_pane import DOCUMENTS, drop_files, make_pdf, make_png
+from tests.ui.test_documents_pane import (
+    DOCUMENTS,
+    drag_enter,
+    drop_files,
+    file_drag,
+    make_pdf,
+    make_png,
+    names_found,
+    open_pane,
+    uploads_reach,
+)
 from tests.ui.test_panes_support import answer, connected, message_box, proxied
 
 __all__ = ["connected", "proxied"]
@@ -163,18 +173,18 @@ async def test_the_panes_keys_do_not_clash_with_the_menus_or_each_other(
     pane.shutdown()
 
 
-def _hover(target: QWidget, files: list[Path]) -> None:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
-    enter = QDragEnterEvent(
-        QPoint(10, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
+def _post_photo(tenant: TenantHandle, photo: Path, name: str, pro: str) -> None:
+    """A proof of delivery photo uploaded by `tenant` itself (not through the app)."""
+    metadata = {"name": name, "type": "PROOF_OF_DELIVERY", "mode": "TL",
+                "identifiers": [{"type": "PRO", "value": pro}]}  # fmt: skip
+    created = tenant.http.post(
+        DOCUMENTS,
+        files={
+            "document": (None, json.dumps(metadata), "application/json"),
+            "upload_file": (photo.name, photo.read_bytes(), "image/png"),
+        },
     )
-    QApplication.sendEvent(target, enter)
-    assert enter.isAccepted()
+    assert created.status_code in (200, 201), created.text
 
 
 async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field(
@@ -184,18 +194,15 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     tmp_path: Path,
 ) -> None:
     session, tenant = connected
-    pane = DocumentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    await session.connect()
+    pane = await open_pane(qtbot, session, settings)
     await wait_until(lambda: pane.page_label.text() == "No documents found")
     pane.role.setCurrentIndex(pane.role.findData("CARRIER"))
 
     # Hovering files over the table says what a drop does; leaving puts the hint back.
     pod = make_pdf(tmp_path / "POD 77.pdf", "proof of delivery")
     idle = pane.drop_hint.text()
-    _hover(pane.table.viewport(), [pod, pod])
+    dragged = file_drag([pod, pod])
+    assert drag_enter(pane.table.viewport(), dragged).isAccepted()
     assert pane.drop_hint.text() == "Release to upload these 2 files as documents"
     QApplication.sendEvent(pane.table.viewport(), QDragLeaveEvent())
     assert pane.drop_hint.text() == idle
@@ -207,9 +214,7 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     unknown = "0f8fad5b-d9cb-469f-a165-70867728950e"
     dialog.shipper.setText(unknown)
     dialog.request_uploads()
-    queue = session.uploads
-    assert queue is not None
-    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    queue = await uploads_reach(session, UploadState.FAILED)
     # Sending it again as it was would be refused again: the row offers to fix it.
     await wait_until(lambda: pane.uploads.table.item(0, 3).text() == FIX)
     assert "not uploaded" in pane.notice.text()
@@ -229,14 +234,10 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     shipper = make_tenant(tenant.service)
     fix.shipper.setText(shipper.uuid)
     fix.request_uploads()
-    await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
+    await uploads_reach(session, UploadState.DONE, every=True)
     assert len(queue.uploads) == 1  # the same row, uploaded this time
     await wait_until(lambda: "1 file uploaded." in pane.notice.text())
-    found = shipper.http.post(
-        f"{DOCUMENTS}/search",
-        json={"identifiers": {"operator": "EQUALS", "values": [{"type": "PRO", "value": "77"}]}},
-    ).json()
-    assert [d["name"] for d in found["results"]] == ["POD 77"]
+    assert names_found(shipper, ("PRO", "77")) == ["POD 77"]
     shipper.http.close()
     pane.shutdown()
 
@@ -249,31 +250,8 @@ async def test_paging_selects_and_previews_the_first_document_of_the_page(
 ) -> None:
     session, tenant = connected
     for n in range(3):
-        png = make_png(tmp_path / f"photo {n}.png")
-        created = tenant.http.post(
-            DOCUMENTS,
-            files={
-                "document": (
-                    None,
-                    json.dumps(
-                        {
-                            "name": f"photo {n}",
-                            "type": "PROOF_OF_DELIVERY",
-                            "mode": "TL",
-                            "identifiers": [{"type": "PRO", "value": f"P{n}"}],
-                        }
-                    ),
-                    "application/json",
-                ),
-                "upload_file": (png.name, png.read_bytes(), "image/png"),
-            },
-        )
-        assert created.status_code in (200, 201), created.text
-    pane = DocumentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    await session.connect()
+        _post_photo(tenant, make_png(tmp_path / f"photo {n}.png"), f"photo {n}", f"P{n}")
+    pane = await open_pane(qtbot, session, settings)
     # The first page shows with its first document selected and previewed.
     await wait_until(lambda: pane.model.rowCount() == 3)
     await wait_until(lambda: pane.preview.kind == "image")
@@ -313,18 +291,13 @@ async def test_a_file_over_the_size_limit_says_so_and_is_not_offered_again(
     session, tenant = connected
     context = tenant.service.context
     monkeypatch.setattr(context, "settings", replace(context.settings, upload_limit_bytes=2048))
-    pane = DocumentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.show()
-    await session.connect()
+    pane = await open_pane(qtbot, session, settings)
     big = tmp_path / "scan archive.tif"
     big.write_bytes(b"II*\x00" + bytes(8192))
     dialog = pane.upload_files([big], [("PRO", "9")])
     assert dialog is not None
     dialog.request_uploads()
-    queue = session.uploads
-    assert queue is not None
-    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    queue = await uploads_reach(session, UploadState.FAILED)
     status = pane.uploads.table.item(0, 2)
     await wait_until(lambda: status is not None and "size limit" in status.text())
     assert status is not None
@@ -349,30 +322,8 @@ async def test_a_photo_is_fitted_to_the_preview(
     image = QImage(1600, 1200, QImage.Format.Format_RGB32)
     image.fill(QColor("#88aacc"))
     assert image.save(str(photo), "PNG")
-    upload = tenant.http.post(
-        DOCUMENTS,
-        files={
-            "document": (
-                None,
-                json.dumps(
-                    {
-                        "name": "damaged pallet",
-                        "type": "PROOF_OF_DELIVERY",
-                        "mode": "TL",
-                        "identifiers": [{"type": "PRO", "value": "P1"}],
-                    }
-                ),
-                "application/json",
-            ),
-            "upload_file": (photo.name, photo.read_bytes(), "image/png"),
-        },
-    )
-    assert upload.status_code in (200, 201), upload.text
-    pane = DocumentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    await session.connect()
+    _post_photo(tenant, photo, "damaged pallet", "P1")
+    pane = await open_pane(qtbot, session, settings)
     await wait_until(lambda: pane.preview.kind == "image")
     viewport = pane.preview.image_area.viewport().size()
     shown = pane.preview.image.pixmap().size()
@@ -389,25 +340,20 @@ async def test_the_service_failing_keeps_the_edit_form_and_an_upload_can_be_retr
     tmp_path: Path,
 ) -> None:
     session, _tenant, proxy = proxied
-    pane = DocumentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.show()
-    await session.connect()
+    pane = await open_pane(qtbot, session, settings)
     await wait_until(lambda: pane.page_label.text() == "No documents found")
     # An upload the service fails (not refuses) offers Retry, which sends it again.
     proxy.inject(Fault(status=503, path_prefix=DOCUMENTS), times=5)
     dialog = pane.upload_files([make_png(tmp_path / "POD 5.png")], [("PRO", "5")])
     assert dialog is not None
     dialog.request_uploads()
-    queue = session.uploads
-    assert queue is not None
-    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    await uploads_reach(session, UploadState.FAILED)
     await wait_until(lambda: pane.uploads.table.item(0, 3).text() == "Retry")  # type: ignore[union-attr]
     assert pane.uploads.retry_button.isEnabled()
     proxy.faults.clear()
     pane.uploads.table.selectRow(0)
     press(pane.uploads.table, Qt.Key.Key_Return)
-    await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
+    await uploads_reach(session, UploadState.DONE, every=True)
     await wait_until(lambda: pane.model.rowCount() == 1)
 
     # A failed save keeps the edit form as the user left it, the problem said in it.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QDragEnterEvent,
@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
-from freightdesk.service.uploads import UploadState
+from freightdesk.service.uploads import UploadQueue, UploadState
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.documents.edit import DocumentEditDialog
 from freightdesk.ui.panes.documents.pane import DocumentsPane
@@ -55,38 +55,61 @@ def same_bytes(one: Path, other: Path) -> bool:
     return one.read_bytes() == other.read_bytes()
 
 
-def drop_files(target: QWidget, files: list[Path]) -> QDropEvent:
-    """A real drag from the file manager: enter, then drop, sent with sendEvent."""
+def file_drag(files: list[Path]) -> QMimeData:
+    """What the file manager drags: the files' URLs (keep it while its events are sent)."""
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(f)) for f in files])
-    where = target.rect().center()
-    enter = QDragEnterEvent(
-        where,
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+    return mime
+
+
+# A copy dragged with the left button, no key held: how files come from the file manager.
+COPY = Qt.DropAction.CopyAction
+LEFT = Qt.MouseButton.LeftButton
+NO_KEYS = Qt.KeyboardModifier.NoModifier
+
+
+def drag_enter(target: QWidget, mime: QMimeData) -> QDragEnterEvent:
+    """A drag entering `target` (sent with sendEvent); accepted if a drop would be."""
+    enter = QDragEnterEvent(target.rect().center(), COPY, mime, LEFT, NO_KEYS)
     QApplication.sendEvent(target, enter)
-    assert enter.isAccepted()
-    drop = QDropEvent(
-        QPointF(where),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+    return enter
+
+
+def drop_files(target: QWidget, files: list[Path]) -> QDropEvent:
+    """A real drag from the file manager: enter, then drop, sent with sendEvent."""
+    mime = file_drag(files)
+    assert drag_enter(target, mime).isAccepted()
+    drop = QDropEvent(QPointF(target.rect().center()), COPY, mime, LEFT, NO_KEYS)
     QApplication.sendEvent(target, drop)
     return drop
 
 
-async def _pane(qtbot: QtBot, session: AppSession, settings: QSettings) -> DocumentsPane:
+async def open_pane(qtbot: QtBot, session: AppSession, settings: QSettings) -> DocumentsPane:
     pane = DocumentsPane(session, settings)
     qtbot.addWidget(pane)
     pane.resize(1300, 800)
     pane.show()
     await session.connect()
     return pane
+
+
+async def uploads_reach(
+    session: AppSession, state: UploadState, *, every: bool = False
+) -> UploadQueue:
+    """The session's uploads once one of them (`every`: all) has reached `state`."""
+    queue = session.uploads
+    assert queue is not None
+    reached = all if every else any
+    await wait_until(lambda: reached(u.state is state for u in queue.uploads.values()))
+    return queue
+
+
+def names_found(tenant: TenantHandle, identifier: tuple[str, str]) -> list[str]:
+    """The names of the documents `tenant` finds by `identifier` (type, value)."""
+    kind, value = identifier
+    query = {"operator": "EQUALS", "values": [{"type": kind, "value": value}]}
+    found = tenant.http.post(f"{DOCUMENTS}/search", json={"identifiers": query}).json()
+    return [d["name"] for d in found["results"]]
 
 
 def _dialog(pane: DocumentsPane) -> UploadDialog:
@@ -104,7 +127,7 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     session, tenant = connected
     pdf = make_pdf(tmp_path / "BOL 4711.pdf", "Bill of lading 4711")
     png = make_png(tmp_path / "POD 4711.png")
-    pane = await _pane(qtbot, session, settings)
+    pane = await open_pane(qtbot, session, settings)
     await wait_until(lambda: pane.page_label.text() == "No documents found")
 
     event = drop_files(pane.table.viewport(), [pdf, png])
@@ -119,9 +142,8 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     dialog.identifiers.set_identifiers([("BILL_OF_LADING", "4711")])
     dialog.request_uploads()
     assert not dialog.isVisible()
-    queue = session.uploads
-    assert queue is not None and len(queue.uploads) == 2
-    await wait_until(lambda: all(u.state is UploadState.DONE for u in queue.uploads.values()))
+    queue = await uploads_reach(session, UploadState.DONE, every=True)
+    assert len(queue.uploads) == 2
     await wait_until(lambda: pane.model.rowCount() == 2)
     assert pane.uploads.isVisible() and pane.uploads.table.rowCount() == 2
 
@@ -211,7 +233,7 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
         },
     )
     assert answer_.status_code in (200, 201), answer_.text
-    pane = await _pane(qtbot, session, settings)
+    pane = await open_pane(qtbot, session, settings)
     detail = ShipmentDetailView(session)
     qtbot.addWidget(detail)
     detail.show()
@@ -219,17 +241,7 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
     pod = make_png(tmp_path / "pod.png")
 
     # No shipment shown yet: the drop is refused.
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(pod))])
-    enter = QDragEnterEvent(
-        QPoint(5, 5),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(detail, enter)
-    assert not enter.isAccepted()
+    assert not drag_enter(detail, file_drag([pod])).isAccepted()
 
     detail.show_shipment(str(answer_.json()["id"]))
     await wait_until(lambda: detail.history is not None)
@@ -239,19 +251,8 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
     assert dialog.mode.currentData() == "LTL"
     assert dialog.types() == ["PROOF_OF_DELIVERY"]
     dialog.request_uploads()
-    queue = session.uploads
-    assert queue is not None
-    await wait_until(lambda: any(u.state is UploadState.DONE for u in queue.uploads.values()))
-    found = tenant.http.post(
-        f"{DOCUMENTS}/search",
-        json={
-            "identifiers": {
-                "operator": "EQUALS",
-                "values": [{"type": "PRO", "value": "PRO777"}],
-            }
-        },
-    ).json()
-    assert [d["name"] for d in found["results"]] == ["pod"]
+    await uploads_reach(session, UploadState.DONE)
+    assert names_found(tenant, ("PRO", "PRO777")) == ["pod"]
     detail.shutdown()
     pane.shutdown()
 
@@ -263,7 +264,7 @@ async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
     tmp_path: Path,
 ) -> None:
     session, _tenant = connected
-    pane = await _pane(qtbot, session, settings)
+    pane = await open_pane(qtbot, session, settings)
     pane.role.setCurrentIndex(pane.role.findData("CARRIER"))
     assert settings.value("documents/role") == "CARRIER"
     dialog = pane.upload_files([make_png(tmp_path / "x.png")], [("PRO", "1")])
@@ -273,9 +274,7 @@ async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
     # A well-formed uuid of no tenant: refused by the service, shown on the upload row.
     dialog.shipper.setText("0f8fad5b-d9cb-469f-a165-70867728950e")
     dialog.request_uploads()
-    queue = session.uploads
-    assert queue is not None
-    await wait_until(lambda: any(u.state is UploadState.FAILED for u in queue.uploads.values()))
+    await uploads_reach(session, UploadState.FAILED)
     await wait_until(lambda: "Failed" in (pane.uploads.table.item(0, 2).text() or ""))
     assert "no tenant has the uuid" in pane.uploads.table.item(0, 2).text()
     pane.shutdown()
