@@ -3,7 +3,8 @@
 One scenario for the module (seeding the demo takes most of its time): the demo is seeded, the
 service runs with the simulator at a high speed until a simulated day has passed, is stopped,
 is started again with the simulator for a few more simulated hours, and is then started a third
-time without it, so that the tests read a world that no longer moves.
+time without it, so that the tests read a world that no longer moves. One test reads the
+simulated world's reports without a service.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from freightdesk.server.app import build_context
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
 from freightdesk.server.demo import DEMO_TENANT_NAME, seed_demo
-from freightdesk.server.demo.arrivals import ARRIVAL_NUMBERS, plan_booking
+from freightdesk.server.demo.arrivals import ARRIVAL_NUMBERS, booking_time, plan_booking
 from freightdesk.server.demo.geography import distance_km
 from freightdesk.server.demo.itineraries import ShipmentPlan, floor_hour
 from freightdesk.server.demo.portfolio import plan_shipments
@@ -38,6 +39,8 @@ from freightdesk.server.domain.shipments import delete_shipment, find_shipments_
 from freightdesk.server.domain.tenants import create_client_app
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.simulator.engine import CARRIER_TENANT_NAME
+from freightdesk.server.simulator.script import Action, Event, Opening, Push
+from freightdesk.server.simulator.world import World, WorldSpec
 from freightdesk.server.tables.push import PushIngestion
 from freightdesk.server.tables.tenancy import Tenant
 from tests.support import LiveService
@@ -413,16 +416,63 @@ def test_it_stops_promptly(run: Run) -> None:
     assert run.first_stop_seconds < 6
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known defect, found 2026-11-22: in about half the runs one push after the restart "
-    "reports a moment ~5 h before the last push of the first run (not a duplicate); not yet "
-    "traced (simulator resume point or a booked shipment's first push)",
-)
 def test_a_restart_resumes_near_where_it_stopped(run: Run) -> None:
     later = run.pushes[len(run.first_pushes) :]
     assert later
     assert min(map(_happened, later)) >= _happened(run.first_pushes[-1]) - timedelta(hours=2)
+
+
+def _reported(action: Action) -> datetime | None:
+    """When a report says its news happened (None: it reports no moment)."""
+    if isinstance(action, Push):
+        body = action.body
+        if action.kind == "PARCEL":
+            stamp: datetime = body["timestamp"]
+            return stamp
+        truckload = body["truckload"]
+        happened: datetime = (truckload.get("shipmentEvent") or truckload["readings"])["dateTime"]
+        return happened
+    if isinstance(action, Event):
+        return action.event.date_time
+    if isinstance(action, Opening):
+        return action.exception.created_date_time
+    return None
+
+
+def test_every_report_is_dated_when_it_falls_due() -> None:
+    """Carriers report news as it happens, so pushes come in time order: the restart resumes
+    from the moment of the last push, and a customer sees no report hours late. A booked
+    shipment's scenario may have it booked hours before the simulator books it (its sites'
+    opening hours move the plan): its booking's milestone (an LTL load's PICKUP_REQUESTED, a
+    parcel's SHIPMENT_CREATED) was pushed at the booking dated at the scenario's moment, up to
+    9 h before the clock, and appeared after a restart in about a fifth to a half of the runs."""
+    anchor = datetime(2026, 11, 22, 20, tzinfo=UTC)
+    # Booked shipments this window books that their scenarios book hours earlier.
+    early = [
+        k
+        for k in range(1, 94)
+        if plan_booking(7, anchor, k).booked_at < booking_time(anchor, k) - timedelta(hours=2)
+    ]
+    assert len(early) >= 10
+    world = World(WorldSpec(7, anchor, "6f0c1c62-3d5e-4c1b-9a4e-2f8a7d4b1e90", seeded=False))
+    world.load(anchor)
+    clock, reports, pushed = anchor, 0, set()
+    while clock < anchor + timedelta(days=2):
+        clock += timedelta(hours=1)
+        world.book_until(clock)
+        for live, item in world.due(clock, 100_000, 1):
+            happened = _reported(item.action)
+            if happened is None:
+                continue
+            # Parcel carriers report to the second.
+            assert item.due - timedelta(seconds=1) < happened <= item.due, (
+                live.script.number,
+                item,
+            )
+            reports += 1
+            if isinstance(item.action, Push):
+                pushed.add(live.script.number - ARRIVAL_NUMBERS)
+    assert reports > 300 and len(pushed & set(early)) >= 5
 
 
 def test_a_restart_carries_on_without_sending_anything_twice(run: Run) -> None:

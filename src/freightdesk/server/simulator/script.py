@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -157,6 +157,45 @@ def _seq(stream: str, index: int) -> int:
 # --- the script -----------------------------------------------------------------------------
 
 
+def _as_booked(plan: ShipmentPlan, booked_at: datetime) -> ShipmentPlan:
+    """A booked shipment's plan as the simulator books it, at `booked_at`: nothing in it
+    happens earlier.
+
+    `plan_booking` places the scenario's own booking only near `booked_at` (sites' opening
+    hours move it by up to most of a day either way), and the booking's milestone
+    (PICKUP_REQUESTED, SHIPMENT_CREATED, BOOKED, BOOKING_CONFIRMED) is dated at the scenario's
+    moment. Reported as planned, a shipment the scenario booked earlier would push, the moment
+    it is booked, a milestone hours older than the clock: pushes would no longer come in time
+    order, which the customer would see as a late report and which a restart relies on (it
+    resumes at the moment of the last push). The booking's milestones happen at the booking.
+    """
+
+    def at_booking(moment: datetime) -> datetime:
+        return max(moment, booked_at)
+
+    earliest = min(
+        [plan.booked_at, *(e.at for e in plan.events), *(i.start for i in plan.incidents)]
+        + [fix.at for leg in plan.legs for fix in leg.fixes[:1]]
+    )
+    if earliest >= booked_at:
+        return plan
+    return replace(
+        plan,
+        booked_at=at_booking(plan.booked_at),
+        events=[replace(e, at=at_booking(e.at)) for e in plan.events],
+        incidents=[
+            replace(i, start=at_booking(i.start), end=i.end if i.end is None else at_booking(i.end))
+            for i in plan.incidents
+        ],
+        # A truck does not report for a load before it is booked (it never leaves that early:
+        # a booked shipment starts an hour after its booking at the earliest).
+        legs=[
+            replace(leg, fixes=[fix for fix in leg.fixes if fix.at >= booked_at])
+            for leg in plan.legs
+        ],
+    )
+
+
 @dataclass
 class Script:
     """What the carriers of one planned shipment report, for the customer tenant `account`
@@ -167,6 +206,10 @@ class Script:
     account: str
     # When the shipper books it (None: it exists already, seeded before `world` began).
     booked_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if self.booked_at is not None:
+            self.plan = _as_booked(self.plan, self.booked_at)
 
     @property
     def number(self) -> int:
