@@ -31,8 +31,7 @@ from freightdesk.models.common import LogisticsIdentifier, TransportationMode
 from freightdesk.models.shipment_search import LatestEvent, ShipmentSummary
 from freightdesk.models.tracking import ShipmentStateType
 from freightdesk.service.cache import Cache
-from freightdesk.service.shipments import SUMMARIES
-from freightdesk.service.summary_rows import SummaryRow, row_json, rows_from_cache
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, row_json, rows_from_cache
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
 from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel
 

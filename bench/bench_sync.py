@@ -38,8 +38,8 @@ import httpx
 from bench.bench_tracking import cpu_seconds, serve
 from freightdesk.api.client import ApiClient
 from freightdesk.service.cache import Cache
-from freightdesk.service.shipments import SUMMARIES, ShipmentsService, diff_lists
-from freightdesk.service.summary_rows import rows_from_cache
+from freightdesk.service.shipments import ShipmentsService, diff_lists
+from freightdesk.service.summary_rows import SUMMARIES, rows_from_cache
 
 PAGE_SIZE = 500
 SEED_BATCH = 5_000

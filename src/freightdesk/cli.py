@@ -111,6 +111,8 @@ def _database_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if not (sys.argv[1:] if argv is None else argv):
+        return _app()  # the desktop app: its start is measured, so no parser is built
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
@@ -125,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _app() -> int:
     try:
-        from freightdesk.ui.application import run
+        from freightdesk.ui.launch import run
     except ImportError as exc:  # the desktop part is not installed or not built yet
         print(f"freightdesk: the desktop app cannot start: {exc}", file=sys.stderr)
         return 1

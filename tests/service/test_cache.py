@@ -8,7 +8,15 @@ from pathlib import Path
 
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.service.cache import Cache
-from freightdesk.service.summary_rows import SummaryRow, row_json, rows_from_cache
+from freightdesk.service.summary_rows import (
+    FIRST_SCREEN_KEY,
+    SUMMARIES,
+    SummaryRow,
+    first_screen,
+    remember_first_screen,
+    row_json,
+    rows_from_cache,
+)
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -74,4 +82,53 @@ def test_shipment_rows_round_trip_and_a_damaged_entry_is_skipped(tmp_path: Path)
     # Times keep their instant and their offset.
     assert loaded[0].latest_event_time is not None
     assert loaded[0].latest_event_time.utcoffset() == timedelta(hours=-6)
+    cache.close()
+
+
+def _cached_list(path: Path, count: int) -> Cache:
+    cache = Cache(path)
+    cache.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in map(_row, range(count))])
+    return cache
+
+
+def test_the_first_screen_kept_at_close_is_read_back_in_order_without_the_whole_list(
+    tmp_path: Path,
+) -> None:
+    cache = _cached_list(tmp_path / "cache.sqlite3", 300)
+    top = [f"id-{n}" for n in range(299, 259, -1)]  # the newest 40, as the table showed them
+    remember_first_screen(cache, "lastModified desc", 300, top)
+    cache.close()
+    reopened = Cache(tmp_path / "cache.sqlite3")
+    screen = first_screen(reopened, "lastModified desc")
+    assert screen is not None
+    rows, total = screen
+    assert total == 300
+    assert [r.id for r in rows] == top
+    assert rows[0] == _row(299)  # whole rows, times with their offsets
+    # Another sort: the kept screen is not its top.
+    assert first_screen(reopened, "lastModified asc") is None
+    reopened.close()
+
+
+def test_a_first_screen_is_not_used_once_the_list_changed_after_it_was_kept(
+    tmp_path: Path,
+) -> None:
+    cache = _cached_list(tmp_path / "cache.sqlite3", 50)
+    top = [f"id-{n}" for n in range(49, 29, -1)]
+    remember_first_screen(cache, "lastModified desc", 50, top)
+    assert first_screen(cache, "lastModified desc") is not None
+    # A shipment saved since (a sync after the screen was kept): it may belong on top.
+    cache.put_many(SUMMARIES, [("id-50", row_json(_row(50)))])
+    assert first_screen(cache, "lastModified desc") is None
+
+    remember_first_screen(cache, "lastModified desc", 51, ["id-50", *top])
+    assert first_screen(cache, "lastModified desc") is not None
+    cache.delete_many(SUMMARIES, ["id-3"])  # removed: the count no longer matches
+    assert first_screen(cache, "lastModified desc") is None
+
+    # A kept row that is not in the list (the count alone would not tell).
+    remember_first_screen(cache, "lastModified desc", 50, ["id-50", "id-3", *top])
+    assert first_screen(cache, "lastModified desc") is None
+    cache.set_meta(FIRST_SCREEN_KEY, "{not json")
+    assert first_screen(cache, "lastModified desc") is None
     cache.close()

@@ -1,5 +1,6 @@
-"""The app's start: the window opens without loading what only other panes or the network
-need (each costs a visible part of the start)."""
+"""The app's start, run as `freightdesk` runs it (`launch.run`) in a process of its own: the
+cached list is painted before the rest of the app is loaded, and the first screen kept at
+the last close is exactly the top of the list the app then reads whole."""
 
 from __future__ import annotations
 
@@ -8,54 +9,184 @@ import os
 import subprocess
 import sys
 import textwrap
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+from freightdesk.service.cache import Cache
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, row_json
+
+BASE = datetime(2026, 11, 1, tzinfo=UTC)
+COUNT = 3000
+
+# Starts the app; at its first paint, reports what is loaded and shown, then lets it run
+# on (connecting to an unreachable team server) and, 2 s later, reports the list again and
+# quits as a user would (File > Quit).
 START = textwrap.dedent(
     """
-    import asyncio, json, os, sys
-    from pathlib import Path
+    import json, os, sys
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    from freightdesk.ui import application
-    application.prepare_qt_environment()
-    import qasync
+    os.environ["FREIGHTDESK_HOME"] = sys.argv[1]
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    from freightdesk.service.paths import AppPaths
-    from freightdesk.service.secrets import MemorySecretStore
-    app = QApplication([])
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
-    controller = application.AppController(
-        AppPaths.under(Path(sys.argv[1])), secrets=MemorySecretStore()
-    )
-    controller.window.show()
-    heavy = [
-        "freightdesk.api.client",
-        "freightdesk.service.local_service",
-        "freightdesk.service.bookings",
-        "freightdesk.ui.maps.page",
-        "freightdesk.ui.maps.fleet_map",
-        "freightdesk.ui.panes.documents.pane",
-        "freightdesk.ui.panes.bookings.pane",
-        "freightdesk.ui.panes.webhooks.pane",
-        "PySide6.QtWebEngineWidgets",
-        "folium",
-        "pandas",
-        "openpyxl",
-    ]
-    made = [key for key in ("map", "documents", "webhooks") if controller.window.is_made(key)]
-    print(json.dumps({"loaded": [m for m in heavy if m in sys.modules], "made": made}))
+    from freightdesk.ui import launch
+    from freightdesk.ui.main_window import MainWindow
+
+    HEAVY = ["pydantic", "pydantic_core", "asyncio", "qasync", "httpx", "keyring", "folium",
+             "PySide6.QtWebEngineCore", "freightdesk.api.client", "freightdesk.ui.maps.page"]
+
+    def window():
+        return next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
+
+    def report(when):
+        main = window()
+        pane = main.pane("shipments")
+        model = pane.model
+        first = [model.index(0, c).data() for c in range(3)]
+        print(json.dumps({
+            "when": when,
+            "loaded": [m for m in HEAVY if m in sys.modules],
+            "made": [k for k in ("map", "documents", "webhooks", "bookings") if main.is_made(k)],
+            "rows": model.rowCount(),
+            "complete": model.complete,
+            "first": first,
+            "first_id": model.summary_at(0).id,
+            "beyond_first_screen": model.index(500, 0).data(),
+            "count": pane.count_label.text(),
+            "status": main.indicator.state_label.text(),
+            "detail": main.pane("shipments").is_attached(),
+        }), flush=True)
+
+    def painted():
+        report("painted")
+        if sys.argv[2:] == ["quit-at-once"]:
+            window().close()  # as the window manager's close button would, while starting
+            return
+        def later():
+            report("later")
+            window().close()
+        QTimer.singleShot(2000, later)
+
+    sys.exit(launch.run([], on_first_paint=painted))
     """
 )
 
 
-def test_the_window_opens_without_the_client_maps_or_other_panes(tmp_path: Path) -> None:
+def _row(n: int) -> SummaryRow:
+    return SummaryRow(
+        id=f"id-{n:05d}",
+        identifiers=(("PRO", f"PRO{n:05d}"),),
+        primary_identifier=f"PRO{n:05d}",
+        mode="LTL",
+        current_state="IN_TRANSIT",
+        origin_name="Chicago, IL",
+        destination_name="Dallas, TX",
+        next_eta=None,
+        latest_event_type="DEPARTED",
+        latest_event_time=BASE,
+        latest_event_description=None,
+        open_exception_count=0,
+        carrier="ODFL",
+        created=BASE,
+        # Not in the order of the ids: the list is sorted, newest first.
+        last_modified=BASE + timedelta(minutes=(n * 7919) % COUNT),
+    )
+
+
+def _home(root: Path) -> Path:
+    """A dispatcher of a team server (unreachable now) with 3,000 cached shipments."""
+    paths = AppPaths.under(root)
+    paths.config_dir.mkdir(parents=True)
+    profile = {
+        "id": "team",
+        "name": "Team server",
+        "kind": "remote",
+        "base_url": "http://127.0.0.1:9",
+        "client_id": "someone",
+        "credentials_in": "basic",
+        "poll_interval": 3600.0,
+    }
+    paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
+    cache = Cache(paths.cache_file("team"))
+    cache.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in map(_row, range(COUNT))])
+    cache.close()
+    return root
+
+
+def _start(home: Path, *how: str) -> list[dict[str, Any]]:
     result = subprocess.run(
-        [sys.executable, "-c", START, str(tmp_path / "home")],
+        [sys.executable, "-c", START, str(home), *how],
         capture_output=True,
         text=True,
         timeout=120,
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
-    assert report == {"loaded": [], "made": []}
+    assert result.returncode == 0, result.stderr[-3000:]
+    return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+
+
+def test_the_cached_list_is_painted_before_the_rest_of_the_app_loads(tmp_path: Path) -> None:
+    painted, later = _start(_home(tmp_path / "home"))
+    newest = max(map(_row, range(COUNT)), key=lambda r: r.last_modified)
+
+    assert painted["when"] == "painted"
+    # Only the JSON parser of the whole list (pydantic-core's) is loaded by then.
+    assert painted["loaded"] == ["pydantic_core"]
+    assert painted["made"] == []
+    assert painted["rows"] == COUNT and painted["complete"]
+    assert painted["first_id"] == newest.id
+    assert painted["first"][0] == newest.primary_identifier
+    assert painted["count"] == "3,000 shipments"
+    assert painted["status"] == "Connecting · Team server"
+    assert not painted["detail"]
+
+    # Then the rest: the session attached (offline: the server cannot be reached), the
+    # same list, the capacity panes made in idle moments, the maps still not loaded.
+    assert later["detail"]
+    assert later["status"] == "Offline · Team server"
+    assert later["rows"] == COUNT and later["first_id"] == newest.id
+    assert "qasync" in later["loaded"] and "freightdesk.api.client" in later["loaded"]
+    assert "freightdesk.ui.maps.page" not in later["loaded"]
+    assert later["made"] == ["bookings"]
+
+
+def test_the_next_start_paints_the_first_screen_kept_at_close_then_the_whole_list(
+    tmp_path: Path,
+) -> None:
+    home = _home(tmp_path / "home")
+    first_run = _start(home)[0]
+    painted, later = _start(home)
+
+    # The top of the list, as the last run showed it, without reading the whole list: not
+    # even a JSON parser beyond the standard library's is loaded.
+    assert painted["loaded"] == []
+    assert not painted["complete"]
+    assert painted["rows"] == COUNT
+    assert painted["first_id"] == first_run["first_id"]
+    assert painted["first"] == first_run["first"]
+    assert painted["count"] == "3,000 shipments"
+    assert painted["beyond_first_screen"] is None  # not read yet: blank
+    # The whole list replaced it once the session read it, with the same rows on top.
+    assert later["complete"] and later["rows"] == COUNT
+    assert later["first_id"] == first_run["first_id"]
+    assert later["beyond_first_screen"]
+
+    # A list changed since (another app on the same cache, a crash before the close):
+    # the kept screen is not used.
+    paths = AppPaths.under(home)
+    cache = Cache(paths.cache_file("team"))
+    newer = _row(COUNT)._replace(last_modified=BASE + timedelta(days=30))
+    cache.put_many(SUMMARIES, [(newer.id, row_json(newer))])
+    cache.close()
+    painted, _later = _start(home)
+    assert painted["complete"] and painted["rows"] == COUNT + 1
+    assert painted["first_id"] == newer.id
+
+
+def test_a_window_closed_while_it_starts_ends_the_app(tmp_path: Path) -> None:
+    home = _home(tmp_path / "home")
+    (painted,) = _start(home, "quit-at-once")  # returns: the app did not go on without it
+    assert painted["rows"] == COUNT
+    log = (AppPaths.under(home).log_file).read_text()
+    assert "FreightDesk closed while starting" in log

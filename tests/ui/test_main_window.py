@@ -11,8 +11,9 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
-from freightdesk.service.session import AppSession, ConnectionState, ConnectionStatus
+from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.theme import ThemeChoice
 from tests.ui.conftest import activate

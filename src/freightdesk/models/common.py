@@ -8,6 +8,7 @@ from enum import StrEnum
 from pydantic import AwareDatetime, Field
 
 from freightdesk.models.base import WireModel
+from freightdesk.models.enums import TransportationMode as TransportationMode
 
 
 class Currency(StrEnum):
@@ -31,19 +32,6 @@ class LengthUnit(StrEnum):
 
 class VolumeUnit(StrEnum):
     CUBIC_FT = "CUBIC_FT"
-
-
-class TransportationMode(StrEnum):
-    """Every mode the interface names for tracking and documents."""
-
-    TL = "TL"
-    LTL = "LTL"
-    VLTL = "VLTL"
-    PARCEL = "PARCEL"
-    RAIL = "RAIL"
-    OCEAN = "OCEAN"
-    AIR = "AIR"
-    BARGE = "BARGE"
 
 
 class IdentifierType(StrEnum):

@@ -27,6 +27,7 @@ from freightdesk.models.common import (
     TransportationMode,
     utc_datetime,
 )
+from freightdesk.models.enums import ShipmentStateType as ShipmentStateType
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -49,15 +50,6 @@ MAX_STOPS = 100
 MAX_ROUTE_SEGMENTS = 100
 MAX_EVENTS_PER_REQUEST = 1000
 MAX_ATTRIBUTE_VALUES = 100
-
-
-class ShipmentStateType(StrEnum):
-    """The lifecycle: SCHEDULED -> IN_TRANSIT <-> AT_STOP ... -> COMPLETED."""
-
-    SCHEDULED = "SCHEDULED"
-    IN_TRANSIT = "IN_TRANSIT"
-    AT_STOP = "AT_STOP"
-    COMPLETED = "COMPLETED"
 
 
 class ExceptionStatus(StrEnum):

@@ -13,11 +13,14 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+# pydantic is imported when models are first stored or read: the app reads its cached
+# shipment list (plain rows) before pydantic is loaded.
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound="BaseModel")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -112,6 +115,16 @@ class Cache:
             ).fetchone()
         return bytes(row[0]) if row else None
 
+    def get_many(self, kind: str, keys: Sequence[str]) -> dict[str, bytes]:
+        """The entries of `keys` that are cached (at most a few hundred keys)."""
+        marks = ",".join("?" * len(keys))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT key, body FROM entries WHERE kind = ? AND key IN ({marks})",
+                (kind, *keys),
+            ).fetchall()
+        return {key: bytes(body) for key, body in rows}
+
     def load(self, kind: str) -> list[bytes]:
         with self._lock:
             rows = self._db.execute("SELECT body FROM entries WHERE kind = ?", (kind,)).fetchall()
@@ -122,6 +135,8 @@ class Cache:
         bodies = self.load(kind)
         if not bodies:
             return []
+        from pydantic import TypeAdapter
+
         adapter: TypeAdapter[list[M]] = TypeAdapter(list[model])  # type: ignore[valid-type]
         return adapter.validate_json(b"[" + b",".join(bodies) + b"]")
 

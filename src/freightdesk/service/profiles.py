@@ -6,7 +6,6 @@ import json
 import logging
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -106,6 +105,8 @@ class ProfileStore:
             "profiles": [{**asdict(p), "kind": p.kind.value} for p in self._profiles],
         }
         # Write then rename, so a crash never leaves half a file.
+        import tempfile  # not at start-up, where profiles are only read
+
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".profiles-")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(payload, handle, indent=2)

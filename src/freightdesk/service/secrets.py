@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from typing import Protocol
 
 log = logging.getLogger(__name__)
@@ -14,7 +15,9 @@ KEYRING_SERVICE = "FreightDesk"
 class SecretStore(Protocol):
     """Where profile secrets are kept."""
 
-    persistent: bool
+    @property
+    def persistent(self) -> bool:
+        """Whether secrets outlive the app."""
 
     def get(self, key: str) -> str | None: ...
 
@@ -79,3 +82,34 @@ def system_secret_store() -> SecretStore:
         log.warning("secrets will not be remembered after quitting: %s", exc)
         return MemorySecretStore()
     return KeyringSecretStore()
+
+
+class SystemSecretStore:
+    """The system's store (`system_secret_store`), found on first use.
+
+    Finding it imports keyring and asks the keyring daemon (a quarter of a second here, more
+    when the daemon is slow to answer): the app's window shows before that, and the app
+    finds it in a worker thread (`find`) before connecting."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._store: SecretStore | None = None
+
+    def find(self) -> SecretStore:
+        with self._lock:
+            if self._store is None:
+                self._store = system_secret_store()
+            return self._store
+
+    @property
+    def persistent(self) -> bool:
+        return self.find().persistent
+
+    def get(self, key: str) -> str | None:
+        return self.find().get(key)
+
+    def set(self, key: str, secret: str) -> None:
+        self.find().set(key, secret)
+
+    def delete(self, key: str) -> None:
+        self.find().delete(key)

@@ -11,18 +11,18 @@ import asyncio
 import logging
 import re
 import sys
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from freightdesk.api.errors import ConnectionFailed, FreightDeskError
 from freightdesk.service.cache import Cache
+from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-from freightdesk.service.shipments import SUMMARIES, ShipmentsService
+from freightdesk.service.shipments import ShipmentsService
+from freightdesk.service.summary_rows import SUMMARIES
 
 # The API client (httpx and every area's models), the local service's supervisor and the
 # other areas' services are imported when first needed, not when the app starts: the window
@@ -50,32 +50,6 @@ def _explain(error: BaseException) -> str:
     from freightdesk.service.messages import explain
 
     return explain(error)
-
-
-class ConnectionState(StrEnum):
-    CONNECTING = "connecting"
-    ONLINE = "online"
-    DEGRADED = "degraded"
-    OFFLINE = "offline"
-
-
-@dataclass(frozen=True)
-class ConnectionStatus:
-    state: ConnectionState
-    profile_name: str
-    message: str = ""
-    last_success: float | None = None
-    busy: int = 0  # fetches under way, for the status bar's activity indicator
-
-    def age_text(self, now: float | None = None) -> str:
-        if self.last_success is None:
-            return "never updated"
-        seconds = max(0, int((now or time.time()) - self.last_success))
-        if seconds < 60:
-            return "updated just now" if seconds < 5 else f"updated {seconds} s ago"
-        if seconds < 3600:
-            return f"updated {seconds // 60} min ago"
-        return f"updated {seconds // 3600} h ago"
 
 
 class NotConnected(FreightDeskError):

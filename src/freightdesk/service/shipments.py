@@ -36,7 +36,7 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
-from freightdesk.service.summary_rows import SummaryRow, row_json, rows_from_cache
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, row_json
 
 if TYPE_CHECKING:
     # Imported when a sync runs: the window shows the cached list before the client loads.
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SUMMARIES = "shipment_summary"
 CURSOR_KEY = "shipments:cursor"
 # Changes committed in the same instant as the newest one we saw may still be arriving.
 CURSOR_OVERLAP = timedelta(seconds=2)
@@ -140,18 +139,17 @@ class ShipmentsService:
 
     # --- cache -----------------------------------------------------------------------------
 
-    async def load_cached(self) -> ShipmentList:
-        """The last known list from disk (in a worker thread); shown before any network."""
-        rows = await asyncio.to_thread(self._read_cache)
+    async def load_cached(self, rows: list[SummaryRow] | None = None) -> ShipmentList:
+        """The last known list from disk (in a worker thread); shown before any network.
+        `rows` are the cached rows when they were read already (the app's first paint)."""
+        if rows is None:
+            rows = await asyncio.to_thread(cached_rows, self.cache)
         cursor_text = self.cache.meta(CURSOR_KEY)
         cursor = datetime.fromisoformat(cursor_text) if cursor_text else None
         cached = ShipmentList({row.id: row for row in rows}, cursor)
         if self.coordinator.data is None:
             self.coordinator.apply(cached)
         return cached
-
-    def _read_cache(self) -> list[SummaryRow]:
-        return rows_from_cache(self.cache.load(SUMMARIES))
 
     def _save(
         self, upserts: Iterable[SummaryRow], removed: Iterable[str], cursor: datetime | None

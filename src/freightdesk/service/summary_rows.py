@@ -13,14 +13,17 @@ per-instance dict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pydantic_core import from_json, to_json
-
 if TYPE_CHECKING:
     from freightdesk.models.shipment_search import ShipmentSummary
+    from freightdesk.service.cache import Cache
+
+# The cache's kind for these rows.
+SUMMARIES = "shipment_summary"
 
 _fromisoformat = datetime.fromisoformat
 
@@ -108,21 +111,69 @@ class SummaryRow(NamedTuple):
 
 def row_json(row: SummaryRow) -> bytes:
     """A row as the cache keeps it: a JSON array of its fields, in order."""
+    from pydantic_core import to_json
+
     return to_json(row)
 
 
-def rows_from_cache(bodies: Iterable[bytes]) -> list[SummaryRow]:
+def rows_from_cache(
+    bodies: Iterable[bytes], parse: Callable[[bytes], Any] | None = None
+) -> list[SummaryRow]:
     """Cached rows (`row_json`) as rows; an unreadable entry is skipped, not fatal.
 
-    pydantic-core's JSON parser is the fastest at hand, and with `cache_strings` the values
-    that repeat over the list (modes, states, places, carriers) come back as shared string
-    objects, which saves memory."""
+    pydantic-core's JSON parser is the fastest at hand for a whole list, and with
+    `cache_strings` the values that repeat over the list (modes, states, places, carriers)
+    come back as shared string objects, which saves memory. A few rows (`parse=json.loads`)
+    are read without importing it."""
+    if parse is None:
+        from pydantic_core import from_json
+
+        def parse(body: bytes) -> Any:
+            return from_json(body, cache_strings="all")
+
     rows: list[SummaryRow] = []
     append = rows.append
     from_fields = SummaryRow.from_fields
     for body in bodies:
         try:
-            append(from_fields(from_json(body, cache_strings="all")))
+            append(from_fields(parse(body)))
         except (KeyError, TypeError, ValueError, AttributeError):
             continue
     return rows
+
+
+def cached_rows(cache: Cache) -> list[SummaryRow]:
+    """The shipment list the cache holds, as rows."""
+    return rows_from_cache(cache.load(SUMMARIES))
+
+
+# What the top of the list showed when the app last closed (`remember_first_screen`).
+FIRST_SCREEN_KEY = "shipments:first_screen"
+
+
+def remember_first_screen(cache: Cache, order: str, total: int, ids: Sequence[str]) -> None:
+    """Keep the ids at the top of the list as shown, in `order` (a name for the list's
+    sort), so the next start can paint them before reading the whole list."""
+    screen = {"order": order, "total": total, "ids": list(ids), "saved": cache.saved_at(SUMMARIES)}
+    cache.set_meta(FIRST_SCREEN_KEY, json.dumps(screen))
+
+
+def first_screen(cache: Cache, order: str) -> tuple[list[SummaryRow], int] | None:
+    """The rows `remember_first_screen` kept, in order, and the length of the whole list;
+    None unless they are exactly the top of the cached list sorted by `order` (the list was
+    not saved since, nothing removed, the same sort)."""
+    try:
+        screen = json.loads(cache.meta(FIRST_SCREEN_KEY) or "null")
+        if not isinstance(screen, dict) or screen.get("order") != order:
+            return None
+        ids, total = [str(i) for i in screen["ids"]], int(screen["total"])
+        saved = screen["saved"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if saved != cache.saved_at(SUMMARIES) or total != cache.count(SUMMARIES) or not ids:
+        return None
+    bodies = cache.get_many(SUMMARIES, ids)
+    if len(bodies) != len(ids):
+        return None
+    rows = rows_from_cache((bodies[i] for i in ids), parse=json.loads)
+    return (rows, total) if len(rows) == len(ids) else None

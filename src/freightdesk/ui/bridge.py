@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Signal
 
-from freightdesk.service.session import AppSession, ConnectionStatus
+from freightdesk.service.connection import ConnectionStatus
+
+if TYPE_CHECKING:
+    from freightdesk.service.session import AppSession
 
 
 class SessionBridge(QObject):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from freightdesk.models.tracking import ShipmentStateType
+from freightdesk.models.enums import ShipmentStateType
 
 _STATE_TEXT = {
     ShipmentStateType.SCHEDULED: "Scheduled",
@@ -25,6 +24,8 @@ def local_time_text(value: datetime | None, zone: str | None = None) -> str:
         return ""
     target: tzinfo | None = None
     if zone:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # the list's times need none
+
         try:
             target = ZoneInfo(zone)
         except (ZoneInfoNotFoundError, ValueError):

@@ -1,9 +1,12 @@
 """The main window: navigation between panes, menus and shortcuts, the status bar.
 
-A pane is added as a widget or as a factory. A factory's pane is made the first time it is
-shown (or asked for with `pane()`), so the window opens without importing or building panes
-nobody looks at; `warm=True` makes it instead in the first idle moments after the window
-shows (`warm_up()`), for a pane that does work in the background whichever pane is shown.
+The window is made before the session, so the cached list can be painted before the
+session's modules are imported, and is attached to it right after (`attach`). A pane is
+added as a widget or as a factory. A factory's pane is made the first time it is shown (or
+asked for with `pane()`), once the window is attached, so the window opens without importing
+or building panes nobody looks at; `warm=True` makes it instead in the first idle moments
+after the window shows (`warm_up()`), for a pane that does work in the background whichever
+pane is shown.
 """
 
 from __future__ import annotations
@@ -29,14 +32,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.service.connection import ConnectionStatus
 from freightdesk.service.paths import AppPaths
-from freightdesk.service.session import AppSession, ConnectionStatus
 from freightdesk.ui.bridge import SessionBridge
-from freightdesk.ui.tasks import spawn
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
 
 if TYPE_CHECKING:
+    from freightdesk.service.session import AppSession
     from freightdesk.ui.dialogs.connections import ConnectionsDialog
 
 log = logging.getLogger(__name__)
@@ -62,12 +65,12 @@ class MainWindow(QMainWindow):
     closing = Signal()
     profileSwitchRequested = Signal(str)
 
-    def __init__(self, session: AppSession, settings: QSettings, paths: AppPaths) -> None:
+    def __init__(self, session: AppSession | None, settings: QSettings, paths: AppPaths) -> None:
         super().__init__()
-        self.session = session
+        self._session: AppSession | None = None
+        self.bridge: SessionBridge | None = None
         self.settings = settings
         self.paths = paths
-        self.bridge = SessionBridge(session, self)
         self.setWindowTitle("FreightDesk")
         self.setMinimumSize(QSize(760, 480))
         self._panes: list[PaneEntry] = []
@@ -91,11 +94,34 @@ class MainWindow(QMainWindow):
 
         self.indicator = ConnectionIndicator(self)
         self.statusBar().addPermanentWidget(self.indicator)
-        self.bridge.statusChanged.connect(self._on_status)
-        self.indicator.show_status(session.status)
 
         self._build_menus()
         self._restore_geometry()
+        if session is not None:
+            self.attach(session)
+
+    @property
+    def session(self) -> AppSession:
+        if self._session is None:
+            raise RuntimeError("the window is not attached to a session yet")
+        return self._session
+
+    def is_attached(self) -> bool:
+        return self._session is not None
+
+    def is_closed(self) -> bool:
+        return self._closed
+
+    def attach(self, session: AppSession) -> None:
+        """Follow `session`: its status in the status bar; panes can be made from now on
+        (the one shown meanwhile is made now)."""
+        self._session = session
+        self.bridge = SessionBridge(session, self)
+        self.bridge.statusChanged.connect(self._on_status)
+        self.indicator.show_status(session.status)
+        row = self.nav.currentRow()
+        if 0 <= row < len(self._panes) and self._panes[row].widget is None:
+            self._show_row(row)
 
     # --- panes -----------------------------------------------------------------------------
 
@@ -184,6 +210,9 @@ class MainWindow(QMainWindow):
         if not 0 <= row < len(self._panes):
             return
         entry = self._panes[row]
+        if entry.widget is None and self._session is None:
+            self.stack.setCurrentIndex(row)  # its placeholder; made once attached
+            return
         if entry.widget is None and self.isVisible():
             # Show the placeholder before the pane is made (a map takes a moment).
             self.stack.setCurrentIndex(row)
@@ -407,11 +436,14 @@ class MainWindow(QMainWindow):
             shutdown = getattr(entry.widget, "shutdown", None)
             if callable(shutdown):
                 shutdown()
-        self.bridge.detach()
+        if self.bridge is not None:
+            self.bridge.detach()
         event.accept()
         self.closing.emit()
 
     def switch_profile(self, profile_id: str) -> None:
+        from freightdesk.ui.tasks import spawn  # asyncio, imported after the first paint
+
         spawn(self.session.switch(profile_id), on_error=lambda e: self.show_error(str(e)))
 
 

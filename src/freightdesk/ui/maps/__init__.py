@@ -1,9 +1,11 @@
 """Maps: a shipment's track, stops and events, and the fleet, in a QtWebEngine view.
 
-Importing the package registers the `fdmap:` URL scheme, which Qt allows only before the
-QApplication exists (see `scheme.register_scheme`).
+The `fdmap:` URL scheme is registered when `scheme` is first imported, which every map does
+before it makes QtWebEngine's first object (see `scheme.register_scheme`). Importing this
+package alone loads no QtWebEngine: the window shows the map pane's icon from `ASSETS`
+before the first paint.
 """
 
-from freightdesk.ui.maps.scheme import register_scheme
+from pathlib import Path
 
-register_scheme()
+ASSETS = Path(__file__).with_name("assets")

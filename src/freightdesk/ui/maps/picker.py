@@ -40,10 +40,10 @@ from freightdesk.models.stop_locations import (
     GeofenceUnits,
     StopLocation,
 )
+from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.basemap import basemap_geojson
 from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.maps.payload import Json, fence_of
-from freightdesk.ui.maps.scheme import ASSETS
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.widgets.forms import ErrorLabel

@@ -8,8 +8,9 @@ packages, never from a CDN (and never through `setHtml`, which refuses pages ove
     fdmap://app/assets/...            our JavaScript and CSS (this package)
     fdmap://app/basemap.geojson       the offline basemap
 
-Qt needs the scheme registered before the QApplication exists: `register_scheme()` runs when
-this package is imported (the app imports its panes before it creates the QApplication).
+Qt needs the scheme registered before QtWebEngine makes its first object (a profile or a
+page); the QApplication may exist already. `register_scheme()` runs when this module is
+first imported, which every map module does before it makes a profile (`page.map_profile`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ import mimetypes
 from functools import lru_cache
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QCoreApplication, QFile, QIODevice, QObject
+from PySide6.QtCore import QBuffer, QByteArray, QFile, QIODevice, QObject
 from PySide6.QtWebEngineCore import (
     QWebEngineUrlRequestJob,
     QWebEngineUrlScheme,
     QWebEngineUrlSchemeHandler,
 )
 
+from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.basemap import basemap_geojson
 
 log = logging.getLogger(__name__)
@@ -34,7 +36,6 @@ log = logging.getLogger(__name__)
 SCHEME = "fdmap"
 ORIGIN = f"{SCHEME}://app"
 PAGE_URL = f"{ORIGIN}/map.html"
-ASSETS = Path(__file__).with_name("assets")
 
 # Served folders: URL prefix -> the XStatic package holding the files.
 _LIBRARIES = {
@@ -53,12 +54,9 @@ _TYPES = {
 
 
 def register_scheme() -> bool:
-    """Register `fdmap:` with QtWebEngine; only possible before the QApplication exists."""
+    """Register `fdmap:` with QtWebEngine; possible until QtWebEngine's first object."""
     if QWebEngineUrlScheme.schemeByName(SCHEME.encode()).name():
         return True
-    if QCoreApplication.instance() is not None:
-        log.error("the %s: scheme must be registered before the QApplication exists", SCHEME)
-        return False
     scheme = QWebEngineUrlScheme(SCHEME.encode())
     scheme.setSyntax(QWebEngineUrlScheme.Syntax.Host)
     scheme.setDefaultPort(QWebEngineUrlScheme.SpecialPort.PortUnspecified.value)
@@ -152,3 +150,6 @@ class MapSchemeHandler(QWebEngineUrlSchemeHandler):
         buffer.setData(QByteArray(body))
         buffer.open(QIODevice.OpenModeFlag.ReadOnly)
         job.reply(QByteArray(kind.encode()), buffer)
+
+
+register_scheme()

@@ -1,9 +1,12 @@
 """Which panes the main window has, in order, and how they talk to the window.
 
-Only the Shipments pane is made before the window shows. The others are registered with a
+Only the Shipments pane is made before the window shows (`add_panes`, before the session
+exists: this module imports no pydantic or asyncio). The others are registered with a
 factory that imports and makes them on first show (the maps import folium and pandas, a
 third of a second); the capacity panes are made in the first idle moments instead, because
-the Bookings pane announces carriers' answers whichever pane is shown.
+the Bookings pane announces carriers' answers whichever pane is shown. Once the window is
+attached to the session, `connect_panes` attaches the Shipments pane and joins it to the
+others (exception alerts, maps, dropped documents).
 """
 
 from __future__ import annotations
@@ -14,13 +17,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QStyle, QSystemTrayIcon, QWidget
 
-from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.maps.scheme import ASSETS
-from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
+from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 
 if TYPE_CHECKING:
+    from freightdesk.service.session import AppSession
     from freightdesk.ui.panes.documents.pane import DocumentsPane
 
 
@@ -53,23 +55,30 @@ class ExceptionAlerts:
             self.window.set_badge(self.pane_key, 0)
 
 
-def install_panes(window: MainWindow, session: AppSession) -> None:
-    shipments = ShipmentsPane(session, window.settings, window)
+def install_panes(window: MainWindow, session: AppSession) -> ShipmentsPane:
+    """Every pane, attached to `session` (the two steps of the app's start at once)."""
+    shipments = add_panes(window)
+    if not window.is_attached():
+        window.attach(session)
+    connect_panes(window, shipments)
+    return shipments
+
+
+def add_panes(window: MainWindow) -> ShipmentsPane:
+    """The panes, before the session exists: the Shipments pane made (to show the cached
+    list), the others as factories that make them once the window is attached."""
+    shipments = ShipmentsPane(None, window.settings, window)
     window.add_pane(
         "shipments", "Shipments", shipments, QStyle.StandardPixmap.SP_FileDialogDetailedView
     )
-    alerts = ExceptionAlerts(window, "shipments")
-    shipments.exceptionsRaised.connect(alerts.raised)
-    window.exception_alerts = alerts  # kept alive with the window
     configure_maps = _maps_configurer(window)
-    shipments.detail.before_first_map = configure_maps
 
     def fleet() -> QWidget:
         from freightdesk.ui.maps.fleet_map import FleetMapPane
 
         configure_maps()
         return FleetMapPane(
-            session,
+            window.session,
             shipments,
             window.settings,
             window,
@@ -81,9 +90,52 @@ def install_panes(window: MainWindow, session: AppSession) -> None:
     def documents() -> QWidget:
         from freightdesk.ui.panes.documents.pane import DocumentsPane
 
-        return DocumentsPane(session, window.settings, window)
+        return DocumentsPane(window.session, window.settings, window)
 
     window.add_pane("documents", "Documents", documents, QStyle.StandardPixmap.SP_FileIcon)
+
+    def stop_locations() -> QWidget:
+        from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
+
+        return StopLocationsPane(window.session, window)
+
+    window.add_pane(
+        "stop_locations", "Stop locations", stop_locations, QStyle.StandardPixmap.SP_DirHomeIcon
+    )
+
+    def webhooks() -> QWidget:
+        from freightdesk.ui.panes.webhooks.pane import WebhooksPane
+
+        return WebhooksPane(window.session, window)
+
+    window.add_pane("webhooks", "Webhooks", webhooks, QStyle.StandardPixmap.SP_DriveNetIcon)
+
+    def account_groups() -> QWidget:
+        from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+
+        return AccountGroupsPane(window.session, window)
+
+    window.add_pane(
+        "account_groups",
+        "Account groups",
+        account_groups,
+        QStyle.StandardPixmap.SP_FileDialogListView,
+    )
+    _add_capacity_panes(window, shipments)
+    return shipments
+
+
+def connect_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
+    """Once the window is attached: the Shipments pane attached too, and joined to the
+    others."""
+    from freightdesk.ui.panes.documents.drop import ShipmentDocumentDrop
+
+    if not shipments.is_attached():
+        shipments.attach(window.session)
+    alerts = ExceptionAlerts(window, "shipments")
+    shipments.exceptionsRaised.connect(alerts.raised)
+    window.exception_alerts = alerts  # kept alive with the window
+    shipments.detail.before_first_map = _maps_configurer(window)
 
     def documents_pane() -> DocumentsPane:
         pane = window.pane("documents")
@@ -100,35 +152,6 @@ def install_panes(window: MainWindow, session: AppSession) -> None:
             files, identifiers, mode, context, parent=window
         ),
     )
-
-    def stop_locations() -> QWidget:
-        from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
-
-        return StopLocationsPane(session, window)
-
-    window.add_pane(
-        "stop_locations", "Stop locations", stop_locations, QStyle.StandardPixmap.SP_DirHomeIcon
-    )
-
-    def webhooks() -> QWidget:
-        from freightdesk.ui.panes.webhooks.pane import WebhooksPane
-
-        return WebhooksPane(session, window)
-
-    window.add_pane("webhooks", "Webhooks", webhooks, QStyle.StandardPixmap.SP_DriveNetIcon)
-
-    def account_groups() -> QWidget:
-        from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
-
-        return AccountGroupsPane(session, window)
-
-    window.add_pane(
-        "account_groups",
-        "Account groups",
-        account_groups,
-        QStyle.StandardPixmap.SP_FileDialogListView,
-    )
-    _add_capacity_panes(window, session, shipments)
 
 
 def _maps_configurer(window: MainWindow) -> Callable[[], None]:
@@ -155,13 +178,13 @@ _CAPACITY = (
 )
 
 
-def _add_capacity_panes(window: MainWindow, session: AppSession, shipments: ShipmentsPane) -> None:
+def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
     def make(key: str) -> Callable[[], QWidget]:
         def build() -> QWidget:
             from freightdesk.ui.panes.bookings.install import install_capacity_panes
 
             # Supplies all three panes through add_pane; this one is among them.
-            install_capacity_panes(window, session, shipments)
+            install_capacity_panes(window, window.session, shipments)
             return window.pane(key)
 
         return build

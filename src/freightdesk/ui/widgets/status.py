@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import html
 import time
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-from freightdesk.service.session import ConnectionState, ConnectionStatus
+from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.ui.theme import STATE_COLORS
 
 _STATE_TEXT = {
@@ -22,8 +21,10 @@ _STATE_TEXT = {
 class ConnectionIndicator(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.state_dot = QLabel("●", self)  # coloured by state; the text stays plain
         self.state_label = QLabel(self)
         self.state_label.setObjectName("connectionState")
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.age_label = QLabel(self)
         self.age_label.setObjectName("dataAge")
         self.activity = QProgressBar(self)
@@ -37,7 +38,11 @@ class ConnectionIndicator(QWidget):
         layout.setSpacing(10)
         layout.addWidget(self.activity)
         layout.addWidget(self.age_label)
-        layout.addWidget(self.state_label)
+        row = QHBoxLayout()
+        row.setSpacing(4)
+        row.addWidget(self.state_dot)
+        row.addWidget(self.state_label)
+        layout.addLayout(row)
         self._status: ConnectionStatus | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(5000)
@@ -46,10 +51,10 @@ class ConnectionIndicator(QWidget):
 
     def show_status(self, status: ConnectionStatus) -> None:
         self._status = status
-        color = STATE_COLORS[status.state.value]
-        text = f"{_STATE_TEXT[status.state]} · {html.escape(status.profile_name)}"
-        self.state_label.setText(f'<span style="color:{color}">●</span> {text}')
-        self.state_label.setToolTip(status.message or text)
+        self.state_dot.setStyleSheet(f"color: {STATE_COLORS[status.state.value]}")
+        text = f"{_STATE_TEXT[status.state]} · {status.profile_name}"
+        self.state_label.setText(text)
+        self.setToolTip(status.message or text)
         self.activity.setVisible(status.busy > 0 or status.state is ConnectionState.CONNECTING)
         self._refresh_age()
 

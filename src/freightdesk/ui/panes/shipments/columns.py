@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from freightdesk.models.tracking import ShipmentStateType
+from freightdesk.models.enums import ShipmentStateType
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import local_time_text, state_text
 

@@ -19,7 +19,6 @@ What makes 100,000 rows quick (a filter in about 10 ms, a sort in well under 100
 
 from __future__ import annotations
 
-import asyncio
 import time
 from array import array
 from collections import Counter
@@ -206,11 +205,14 @@ class ShipmentTableModel(QAbstractTableModel):
         self._highlight_timer.setSingleShot(True)
         self._highlight_timer.timeout.connect(self._fade_highlights)
         self.last_result = FilterResult([])
+        # Rows of the whole list not read yet, shown blank below the first screen's rows
+        # (`show_first_screen`) until the whole list replaces them.
+        self._unread = 0
 
     # --- Qt model interface ----------------------------------------------------------------
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._visible)
+        return 0 if parent.isValid() else len(self._visible) + self._unread
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(COLUMNS)
@@ -284,7 +286,24 @@ class ShipmentTableModel(QAbstractTableModel):
 
     @property
     def total(self) -> int:
-        return len(self._rows)
+        return len(self._rows) + self._unread
+
+    @property
+    def complete(self) -> bool:
+        """False while only the first screen of the list is in (`show_first_screen`)."""
+        return self._unread == 0
+
+    def sort_name(self) -> str:
+        """The current sort, as `first_screen` and `remember_first_screen` name it."""
+        descending = self._sort_order == Qt.SortOrder.DescendingOrder
+        return f"{COLUMNS[self._sort_column].key} {'desc' if descending else 'asc'}"
+
+    def show_first_screen(self, rows: list[SummaryRow], total: int) -> None:
+        """The rows at the top of the list in the current sort, before the whole list is
+        read (the app's first paint): the table has `total` rows, those below `rows` blank
+        until the whole list replaces them a moment later (`set_summaries`, `load`)."""
+        self._generation += 1
+        self._replace(_Index.of(rows), unread=max(0, total - len(rows)))
 
     def visible_summaries(self) -> list[SummaryRow]:
         return [self._rows[i] for i in self._visible]
@@ -298,6 +317,8 @@ class ShipmentTableModel(QAbstractTableModel):
         """Replace everything, indexing the rows in a worker thread: 100,000 rows take a
         fifth of a second to index, which the window would otherwise stand still for.
         Returns False when a later replacement or change made this one stale (dropped)."""
+        import asyncio  # not at start-up: the first list is shown before asyncio is loaded
+
         self._generation += 1
         generation = self._generation
         sort = (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder)
@@ -309,8 +330,9 @@ class ShipmentTableModel(QAbstractTableModel):
         self._replace(index)
         return True
 
-    def _replace(self, index: _Index) -> None:
+    def _replace(self, index: _Index, unread: int = 0) -> None:
         self.beginResetModel()
+        self._unread = unread
         self._adopt(index)
         result = self._compute()
         self._visible = result.visible

@@ -1,12 +1,20 @@
-"""The Shipments pane: find any shipment by any reference, filter, sort, export, open it."""
+"""The Shipments pane: find any shipment by any reference, filter, sort, export, open it.
+
+The pane is made, and shows the cached list (`show_cached`), before the session exists:
+that first paint is the app's start. It imports no pydantic, asyncio or API client at
+module level; what needs them (the detail view, background work, searches on the service)
+is imported when the pane is attached to the session (`attach`) or first used.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import json
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -27,19 +35,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.common import TransportationMode
-from freightdesk.models.shipment_search import ShipmentSearchRequest
-from freightdesk.models.tracking import ShipmentStateType
-from freightdesk.service.session import AppSession
-from freightdesk.service.shipments import (
-    ShipmentList,
-    ShipmentsChange,
-    ShipmentsService,
-    diff_lists,
-)
+from freightdesk.models.enums import ShipmentStateType, TransportationMode
+from freightdesk.service.summary_rows import SummaryRow, remember_first_screen
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
-from freightdesk.ui.panes.shipments.detail import ShipmentDetailView, explain
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
 from freightdesk.ui.panes.shipments.model import (
     FilterResult,
@@ -47,9 +46,18 @@ from freightdesk.ui.panes.shipments.model import (
     ShipmentTableModel,
     parse_pasted,
 )
-from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.selection import select_only
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from freightdesk.service.session import AppSession
+    from freightdesk.service.shipments import ShipmentList, ShipmentsChange, ShipmentsService
+    from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 
 FILTER_DEBOUNCE_MS = 150
+# Rows kept for the next start's first paint: more than the tallest screen shows.
+FIRST_SCREEN_ROWS = 120
 _RECENT = {"Any time": None, "Last hour": 1, "Last 24 hours": 24, "Last 7 days": 24 * 7}
 
 
@@ -57,16 +65,17 @@ class ShipmentsPane(QWidget):
     exceptionsRaised = Signal(int)  # how many new open exceptions arrived in the background
 
     def __init__(
-        self, session: AppSession, settings: QSettings, parent: QWidget | None = None
+        self, session: AppSession | None, settings: QSettings, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.session = session
+        self._session: AppSession | None = None
         self.settings = settings
         self.model = ShipmentTableModel(self)
         self._service: ShipmentsService | None = None
         self._unlisten: list[object] = []
         self._attribute_ids: frozenset[str] | None = None
-        self._cache_shown = asyncio.Event()
+        self._cache_shown: asyncio.Event | None = None
+        self._preloaded: list[SummaryRow] | None = None  # shown before the session existed
         self._showing: ShipmentList | None = None  # a whole list being put in the table
         self._reload = False  # a whole new list arrived meanwhile
 
@@ -161,7 +170,8 @@ class ShipmentsPane(QWidget):
         self.count_label = QLabel(self)
         self.count_label.setObjectName("shipmentCount")
 
-        self.detail = ShipmentDetailView(session, self)
+        self._detail: ShipmentDetailView | None = None
+        self._detail_slot = QWidget(self)  # where the detail view goes once attached
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -173,7 +183,7 @@ class ShipmentsPane(QWidget):
         left_layout.addWidget(self.count_label)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(left)
-        self.splitter.addWidget(self.detail)
+        self.splitter.addWidget(self._detail_slot)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
@@ -203,37 +213,87 @@ class ShipmentsPane(QWidget):
         self.views.activated.connect(self._view_chosen)
         self.model.filterApplied.connect(self._show_result)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
-        self.detail.shipmentRequested.connect(self.open_shipment)
 
         self._fill_filter_combos(FilterResult([]))
         self._load_views()
         self._restore_layout()
+        if session is not None:
+            self.attach(session)
+
+    @property
+    def session(self) -> AppSession:
+        if self._session is None:
+            raise RuntimeError("the Shipments pane is not attached to a session yet")
+        return self._session
+
+    def is_attached(self) -> bool:
+        return self._session is not None
+
+    @property
+    def detail(self) -> ShipmentDetailView:
+        if self._detail is None:
+            raise RuntimeError("the Shipments pane is not attached to a session yet")
+        return self._detail
+
+    def show_cached(self, rows: list[SummaryRow], total: int | None = None) -> None:
+        """Show the cached list read before the session exists (the app's first paint):
+        the whole list, which the session takes over when attached instead of reading it
+        again, or only its first screen of a list of `total` (`summary_rows.first_screen`),
+        which the whole list replaces once the session has read it."""
+        if total is not None and total > len(rows):
+            self.model.show_first_screen(rows, total)
+            return
+        self._preloaded = rows
+        self.model.set_summaries(rows)
+
+    def attach(self, session: AppSession) -> None:
+        """Follow `session`: the detail view, the cached list, background updates."""
+        import asyncio
+
+        from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+
+        self._session = session
+        self._cache_shown = asyncio.Event()
+        detail = ShipmentDetailView(session, self)
+        self.splitter.replaceWidget(1, detail)
+        self._detail_slot.deleteLater()
+        self._detail = detail
+        detail.shipmentRequested.connect(self.open_shipment)
         self._unlisten.append(session.listen_connected(self._connected))
         self.attach_cache()
+        self._row_changed(None, None)  # a row chosen before the detail view existed
 
     # --- data ------------------------------------------------------------------------------
 
     def attach_cache(self) -> None:
         """Show the cached list at once, before (or without) any network."""
+        from freightdesk.ui.tasks import spawn  # asyncio, imported after the first paint
+
         self.session.open_cache(self.session.profiles.active)
         service = self.session.shipments
         if service is None or service is self._service:
             return
         self._service = service
+        shown = self._cache_shown
+        assert shown is not None
+        preloaded, self._preloaded = self._preloaded, None
 
-        def loaded(_result: object) -> None:
+        def loaded(cached: ShipmentList) -> None:
             data = service.coordinator.data
             if data is not None and self._service is service:
-                self._show_list(data, then=self._cache_shown.set)
+                if preloaded is not None and data is cached:
+                    shown.set()  # the table holds these very rows already
+                else:
+                    self._show_list(data, then=shown.set)
             else:
-                self._cache_shown.set()
+                shown.set()
 
         def failed(error: BaseException) -> None:
-            self._cache_shown.set()
+            shown.set()
             self._show_error(error)
 
         spawn(
-            service.load_cached(),
+            service.load_cached(preloaded),
             on_done=loaded,
             on_error=failed,
             name="load-cached-shipments",
@@ -242,6 +302,7 @@ class ShipmentsPane(QWidget):
 
     async def cached_list_shown(self) -> None:
         """Returns once the list from the cache is in the table (or the cache was empty)."""
+        assert self._cache_shown is not None, "attach the pane to a session first"
         await self._cache_shown.wait()
 
     def _connected(self) -> None:
@@ -254,6 +315,9 @@ class ShipmentsPane(QWidget):
     def _show_list(self, data: ShipmentList, then: Callable[[], None] | None = None) -> None:
         """Put the whole list in the table; the model indexes it in a worker thread. Changes
         that arrive meanwhile are merged once it is in."""
+        from freightdesk.service.shipments import diff_lists
+        from freightdesk.ui.tasks import spawn
+
         self._showing = data
         self._reload = False
 
@@ -314,6 +378,10 @@ class ShipmentsPane(QWidget):
         self.detail.shipment_list_changed(change)
 
     def refresh(self) -> None:
+        from freightdesk.ui.tasks import spawn
+
+        if self._session is None:
+            return  # not connected yet: connecting fetches the list anyway
         service = self.session.shipments
         if service is not None and self.session.client is not None:
             spawn(service.coordinator.refresh(), name="refresh-shipments", owner=self)
@@ -350,7 +418,10 @@ class ShipmentsPane(QWidget):
             self._attribute_ids = None
             self.apply_filter()
             return
-        client = self.session.client
+        from freightdesk.models.shipment_search import ShipmentSearchRequest
+        from freightdesk.ui.tasks import spawn
+
+        client = self._session.client if self._session is not None else None
         if client is None:
             self.notice.setText("Filtering by attribute needs a connection to the service.")
             self.notice.setVisible(True)
@@ -371,7 +442,7 @@ class ShipmentsPane(QWidget):
         )
 
     def _show_result(self, result: FilterResult) -> None:
-        shown, total = len(result.visible), self.model.total
+        shown, total = self.model.rowCount(), self.model.total
         self.count_label.setText(
             f"{total:,} shipments" if shown == total else f"{shown:,} of {total:,} shipments"
         )
@@ -418,8 +489,8 @@ class ShipmentsPane(QWidget):
     def _row_changed(self, current: object, _previous: object) -> None:
         row = self.table.currentIndex().row()
         summary = self.model.summary_at(row)
-        if summary is not None:
-            self.detail.show_shipment(str(summary.id))
+        if summary is not None and self._detail is not None:
+            self._detail.show_shipment(str(summary.id))
 
     def open_shipment(self, shipment_id: str) -> None:
         """Select a shipment in the table (clearing filters that hide it) and show it."""
@@ -432,8 +503,7 @@ class ShipmentsPane(QWidget):
             self.apply_filter()
             row = self.model.row_of(shipment_id)
         if row is not None:
-            self.table.selectRow(row)
-            self.table.scrollTo(self.model.index(row, 0))
+            select_only(self.table, row)
         self.detail.show_shipment(shipment_id)
 
     def selected_ids(self) -> list[str]:
@@ -447,7 +517,8 @@ class ShipmentsPane(QWidget):
         self.search.selectAll()
 
     def new_item(self) -> None:
-        self.detail.new_shipment()
+        if self._detail is not None:  # else the app is still starting: a moment later
+            self._detail.new_shipment()
 
     def export_view(self) -> None:
         path, chosen = QFileDialog.getSaveFileName(
@@ -560,11 +631,24 @@ class ShipmentsPane(QWidget):
             self.splitter.setSizes([780, 520])
 
     def _show_error(self, error: BaseException) -> None:
+        from freightdesk.service.messages import explain
+
         self.notice.setText(explain(error))
         self.notice.setStyleSheet("color: #d0453a;")
         self.notice.setVisible(True)
 
+    def _remember_first_screen(self) -> None:
+        """The top of the unfiltered list, for the next start's first paint."""
+        cache = self._session.cache if self._session is not None else None
+        if cache is None or not self.model.complete or self.model.rowCount() < self.model.total:
+            return
+        top = (self.model.summary_at(r) for r in range(min(FIRST_SCREEN_ROWS, self.model.total)))
+        ids = [row.id for row in top if row is not None]
+        with contextlib.suppress(sqlite3.Error):  # only a quicker next start would be lost
+            remember_first_screen(cache, self.model.sort_name(), self.model.total, ids)
+
     def shutdown(self) -> None:
+        self._remember_first_screen()
         self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
         self.settings.setValue("shipments/splitter", self.splitter.saveState())
         self._filter_timer.stop()
@@ -573,4 +657,5 @@ class ShipmentsPane(QWidget):
             if callable(unlisten):
                 unlisten()
         self._unlisten.clear()
-        self.detail.shutdown()
+        if self._detail is not None:
+            self._detail.shutdown()
