@@ -4,7 +4,7 @@ page for the search as typed, fills the search from the cached list and says fai
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
@@ -227,28 +227,36 @@ class Connected:
 
 
 @pytest.fixture
-def crates(session: AppSession, monkeypatch: pytest.MonkeyPatch) -> Iterator[ListingService]:
+async def crates(
+    session: AppSession, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[ListingService]:
     cache = session.open_cache(session.profiles.active)
     service = ListingService(cache, [Crate(id=str(n), city="Reno" if n % 2 else "Austin")
                                      for n in range(5)])  # fmt: skip
     monkeypatch.setattr(session, "client", Connected())
     yield service
+    await service.aclose()  # its polling ended (the session does not know of it)
 
 
-async def _pane(qtbot: QtBot, session: AppSession, service: ListingService) -> CratesPane:
-    pane = CratesPane(session, service)
-    qtbot.addWidget(pane)
-    pane.show()
-    return pane
+@pytest.fixture
+async def pane(
+    qtbot: QtBot, session: AppSession, crates: ListingService
+) -> AsyncIterator[CratesPane]:
+    """The pane (not shown: its list does not poll, pages come as the test asks for them);
+    afterwards nothing is under way."""
+    made = CratesPane(session, crates)
+    qtbot.addWidget(made)
+    yield made
+    made.page.shutdown()
+    await settle(session)
 
 
 async def test_a_page_is_fetched_for_the_search_as_typed(
-    qtbot: QtBot, session: AppSession, crates: ListingService
+    pane: CratesPane, crates: ListingService
 ) -> None:
-    pane = await _pane(qtbot, session, crates)
     pane.page.show_page(1)
-    await wait_until(lambda: {"city": "", "pageNumber": 1, "pageSize": 2} in crates.asked)
     await wait_until(lambda: pane.table.items_model.rowCount() == 2)
+    assert crates.asked == [{"city": "", "pageNumber": 1, "pageSize": 2}]
     assert pane.page_bar.label.text() == "1\u20132 of 5 crates"
     pane.page_bar.next_button.click()
     await wait_until(lambda: pane.page_bar.label.text() == "3\u20134 of 5 crates")
@@ -267,16 +275,13 @@ async def test_a_page_is_fetched_for_the_search_as_typed(
     assert pane.notice.text() == "Type a city." and pane.notice.is_error
     pane.city.setText("Austin")
     pane.page.show_page(1)
-    await wait_until(lambda: not pane.notice.isVisible())
-    assert pane.page_bar.label.text() == "1\u20132 of 3 crates"
-    pane.page.shutdown()
-    await settle(session)
+    await wait_until(lambda: pane.page_bar.label.text() == "1\u20132 of 3 crates")
+    assert pane.notice.isHidden() and not pane.notice.is_error
 
 
 async def test_a_failure_is_said_and_the_last_list_kept(
-    qtbot: QtBot, session: AppSession, crates: ListingService
+    pane: CratesPane, crates: ListingService
 ) -> None:
-    pane = await _pane(qtbot, session, crates)
     pane.page.show_page(1)
     await wait_until(lambda: pane.table.items_model.rowCount() == 2)
     crates.failure = RuntimeError("The service had a problem.")
@@ -293,17 +298,15 @@ async def test_a_failure_is_said_and_the_last_list_kept(
     pane.page.run(boom(), "boom", on_done=failed.append)
     await wait_until(lambda: pane.notice.text() == "Could not delete it.")
     assert failed == []
-    pane.page.shutdown()
-    await settle(session)
 
 
 async def test_the_search_shows_what_the_cached_list_was_found_by(
     qtbot: QtBot, session: AppSession, crates: ListingService
 ) -> None:
     await crates.show({"city": "Reno", "pageNumber": 1, "pageSize": 2})  # the last session's
-    pane = await _pane(qtbot, session, crates)
-    pane.page.show_data()
-    assert pane.city.text() == "Reno"
+    pane = CratesPane(session, crates)  # not shown: the list as it was, without fetching
+    qtbot.addWidget(pane)
+    await wait_until(lambda: pane.city.text() == "Reno")
     assert pane.page_bar.label.text() == "1\u20132 of 2 crates"
     # Filled once: later refreshes leave what the user types alone.
     pane.city.setText("Aus")
@@ -314,9 +317,8 @@ async def test_the_search_shows_what_the_cached_list_was_found_by(
 
 
 async def test_deleting_asks_first_naming_the_item(
-    qtbot: QtBot, session: AppSession, crates: ListingService
+    pane: CratesPane, crates: ListingService
 ) -> None:
-    pane = await _pane(qtbot, session, crates)
     deleted: list[str] = []
     pane.page.ask_delete("crate", "Crate 7", lambda: deleted.append("7"), informative="Gone.")
     box = message_box("confirmDelete")
@@ -330,5 +332,3 @@ async def test_deleting_asks_first_naming_the_item(
     pane.page.ask_delete("crate", "Crate 7", lambda: deleted.append("7"))
     answer("confirmDelete", QMessageBox.StandardButton.Yes)
     assert deleted == ["7"]
-    pane.page.shutdown()
-    await settle(session)
