@@ -185,9 +185,10 @@ def run(
     window.show()
     wait_for_first_paint(shipments.table.viewport())
     log.info(
-        "%s cached shipments on screen %.0f ms after the start",
+        "%s cached shipments on screen %.0f ms after the start (%s)",
         f"{shipments.model.total:,}",
         (time.perf_counter() - started) * 1000,
+        "read whole" if shipments.model.complete else "the first screen kept at the last close",
     )
     if on_first_paint is not None:
         on_first_paint()
