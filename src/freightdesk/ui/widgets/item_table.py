@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.ui.widgets.listing import ListingModel, current_row
+from freightdesk.ui.widgets.selection import select_only
 
 T = TypeVar("T")
 
@@ -82,7 +83,7 @@ class ItemTable(QTableView, Generic[T]):
         row = self._row_of(key)
         if row is not None:
             self._wanted = None
-            self.selectRow(row)
+            select_only(self, row)
 
     def set_items(self, items: Sequence[T]) -> None:
         """Show `items`, keeping the selected item selected if it is still among them."""
@@ -93,7 +94,7 @@ class ItemTable(QTableView, Generic[T]):
             if row is not None:
                 if key == self._wanted:
                     self._wanted = None
-                self.selectRow(row)  # the selection model says so: selectedChanged
+                select_only(self, row)  # the selection model says so: selectedChanged
                 return
         # A reset clears the selection without a signal: the pane still has to hear of it.
         self.selectedChanged.emit()
