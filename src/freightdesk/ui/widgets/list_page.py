@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from freightdesk.service.listing import ListChange, Listing, ListService, Params
+from freightdesk.service.listing import ListChange, ListService, Params
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
@@ -76,10 +76,6 @@ class ListPage(QObject):
         self.binding = ListBinding(pane, session, service_of)
         self.binding.changed.connect(self.show_data)
         self.binding.statusChanged.connect(notice.show_status)
-
-    @property
-    def data(self) -> Listing[Any] | None:
-        return self.binding.data
 
     def show_data(self, _change: ListChange | None = None) -> None:
         data = self.binding.data

@@ -254,11 +254,7 @@ class WebhooksPane(QWidget):
                 )
                 self.notice.show_error(f"Test delivery failed: {reason}")
 
-        def failed(error: BaseException) -> None:
-            self._selection_changed()
-            self.notice.show_error(explain(error))
-
-        spawn(service.ping(configuration.id), on_done=done, on_error=failed, name="ping")
+        spawn(service.ping(configuration.id), on_done=done, on_error=self._failed, name="ping")
 
     def toggle_paused(self) -> None:
         configuration = self.table.selected()
@@ -276,16 +272,17 @@ class WebhooksPane(QWidget):
                 else f"{saved.config_name} is paused; messages are not delivered."
             )
 
-        def failed(error: BaseException) -> None:
-            self._selection_changed()
-            self.notice.show_error(explain(error))
-
         spawn(
             service.set_enabled(configuration, resume),
             on_done=done,
-            on_error=failed,
+            on_error=self._failed,
             name="pause-webhook",
         )
+
+    def _failed(self, error: BaseException) -> None:
+        """A test delivery or a pause that did not happen: its button back, the reason said."""
+        self._selection_changed()
+        self.notice.show_error(explain(error))
 
     def show_log(self) -> None:
         configuration = self.table.selected()
