@@ -8,15 +8,17 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
+from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.test_panes_support import answer, message_box
+from tests.ui.test_shipment_model import row
 
 
 def _put(tenant: TenantHandle, body: dict[str, object]) -> str:
@@ -253,4 +255,55 @@ async def test_stop_tracking_asks_first_and_keeps_it_by_default(
         lambda: tenant.http.get(f"/api/v4/shipments/{shipment_id}/tracking").status_code == 404
     )
     await wait_until(lambda: pane.model.rowCount() == 0)
+    pane.shutdown()
+
+
+async def test_a_list_painted_before_the_session_keeps_the_chosen_row_once_whole(
+    qtbot: QtBot, session: AppSession, settings: QSettings
+) -> None:
+    rows = [row(n) for n in range(30)]
+    newest_first = sorted(rows, key=lambda r: r.last_modified, reverse=True)
+    pane = ShipmentsPane(None, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 700)
+    pane.show()
+    # The first screen kept at the last close: the list's length, blank rows below it.
+    pane.show_cached(newest_first[:12], total=30)
+    assert pane.model.rowCount() == 30 and not pane.model.complete
+    assert pane.count_label.text() == "30 shipments"
+    assert pane.model.index(2, 0).data() == newest_first[2].primary_identifier
+    assert pane.model.index(20, 0).data() is None
+    pane.new_item()  # Ctrl+N before the session: nothing yet, and no error
+    pane.refresh()
+    # The dispatcher clicks a row before the session is there.
+    cell = pane.table.visualRect(pane.model.index(2, 0)).center()
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+    assert pane.selected_ids() == [newest_first[2].id]
+
+    cache = session.open_cache(session.profiles.active)
+    cache.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in rows])
+    pane.attach(session)
+    await pane.cached_list_shown()
+    assert pane.model.complete and pane.model.rowCount() == 30
+    top = [pane.model.summary_at(r) for r in range(12)]
+    assert [s.id for s in top if s is not None] == [r.id for r in newest_first[:12]]
+    assert pane.selected_ids() == [newest_first[2].id]  # still the row chosen
+    assert pane.detail.shipment_id == newest_first[2].id
+    assert pane.detail.title.text() == "Not connected"
+    pane.shutdown()
+
+
+async def test_a_shipment_chosen_before_the_service_answers_is_shown_once_it_does(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    session, tenant = connected
+    shipment_id = _put(tenant, _ltl("PROCONN1"))
+    pane = ShipmentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.detail.show_shipment(shipment_id)  # a cached row clicked while connecting
+    assert pane.detail.title.text() == "Not connected"
+    await session.connect()
+    await wait_until(lambda: pane.detail.history is not None)
+    assert pane.detail.title.text() != "Not connected"
     pane.shutdown()

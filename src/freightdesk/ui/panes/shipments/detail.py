@@ -108,6 +108,7 @@ class ShipmentDetailView(QWidget):
         self.history: TrackingHistory | None = None
         self._detail: ShipmentDetail | None = None
         self._unlisten: Callable[[], None] | None = None
+        self._unlisten_connected = session.listen_connected(self._connected)
 
         self.title = QLabel("Select a shipment", self)
         self.title.setObjectName("detailTitle")
@@ -249,6 +250,12 @@ class ShipmentDetailView(QWidget):
         self._detail = detail
         self._unlisten = detail.coordinator.listen(self._on_detail_change)
         detail.coordinator.listen_status(self._on_detail_status)
+
+    def _connected(self) -> None:
+        """A shipment chosen before the service answered ("Not connected") is shown now."""
+        if self.shipment_id is not None and self._detail is None:
+            chosen, self.shipment_id = self.shipment_id, None
+            self.show_shipment(chosen)
 
     def _on_detail_status(self, status: object) -> None:
         detail = self._detail
@@ -639,6 +646,7 @@ class ShipmentDetailView(QWidget):
 
     def shutdown(self) -> None:
         self._stop_following()
+        self._unlisten_connected()
         if self.map is not None:
             self.map.dispose()
 

@@ -213,6 +213,10 @@ class ShipmentsPane(QWidget):
         self.views.activated.connect(self._view_chosen)
         self.model.filterApplied.connect(self._show_result)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        # A whole new list (the whole list after its first screen, say) keeps the row chosen.
+        self._chosen_before_reset: str | None = None
+        self.model.modelAboutToBeReset.connect(self._remember_chosen)
+        self.model.modelReset.connect(self._choose_again)
 
         self._fill_filter_combos(FilterResult([]))
         self._load_views()
@@ -491,6 +495,16 @@ class ShipmentsPane(QWidget):
         summary = self.model.summary_at(row)
         if summary is not None and self._detail is not None:
             self._detail.show_shipment(str(summary.id))
+
+    def _remember_chosen(self) -> None:
+        chosen = self.model.summary_at(self.table.currentIndex().row())
+        self._chosen_before_reset = chosen.id if chosen is not None else None
+
+    def _choose_again(self) -> None:
+        chosen, self._chosen_before_reset = self._chosen_before_reset, None
+        row = self.model.row_of(chosen) if chosen is not None else None
+        if row is not None:
+            select_only(self.table, row, scroll=False)
 
     def open_shipment(self, shipment_id: str) -> None:
         """Select a shipment in the table (clearing filters that hide it) and show it."""
