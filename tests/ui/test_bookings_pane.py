@@ -117,9 +117,9 @@ async def test_filters_paging_colours_and_detail(
     await wait_until(lambda: pane.page_bar.label.text() == "1\u201310 of 10 bookings")
     # Values without a name are refused before asking the service.
     pane.attribute_name.clear()
-    pane.show_page(1)
+    pane.page.show_page(1)
     assert "enter the attribute's name too" in pane.notice.text()
-    pane.clear_filters()
+    pane.page.clear_search()
     await wait_until(lambda: pane.model.rowCount() == 25)
     # An open booking counts down to its expiry.
     expiring = _booking(

@@ -207,6 +207,7 @@ class CratesPane(QWidget):
             search=ListSearch(read=self._criteria, fill=self._fill),
         )
         self.city.textEdited.connect(self.page.search_soon)
+        self.city.returnPressed.connect(self.page.search_now)
 
     def _criteria(self) -> Params | None:
         if self.city.text() == "?":
@@ -274,9 +275,16 @@ async def test_a_page_is_fetched_for_the_search_as_typed(
     assert pane.refused and len(crates.asked) == asked
     assert pane.notice.text() == "Type a city." and pane.notice.is_error
     pane.city.setText("Austin")
-    pane.page.show_page(1)
+    pane.city.returnPressed.emit()
     await wait_until(lambda: pane.page_bar.label.text() == "1\u20132 of 3 crates")
     assert pane.notice.isHidden() and not pane.notice.is_error
+    # Cleared: every crate again, from the first page.
+    pane.page_bar.next_button.click()
+    await wait_until(lambda: pane.page_bar.label.text() == "3\u20133 of 3 crates")
+    pane.page.clear_search()
+    await wait_until(lambda: pane.page_bar.label.text() == "1\u20132 of 5 crates")
+    assert pane.city.text() == ""
+    assert crates.asked[-1] == {"city": "", "pageNumber": 1, "pageSize": 2}
 
 
 async def test_a_failure_is_said_and_the_last_list_kept(

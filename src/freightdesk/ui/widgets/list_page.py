@@ -70,7 +70,7 @@ class ListPage(QObject):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DEBOUNCE_MS)
-        self._search_timer.timeout.connect(lambda: self.show_page(1))
+        self._search_timer.timeout.connect(self.search_now)
         if pages is not None:
             pages.stepped.connect(self.step)
         self.binding = ListBinding(pane, session, service_of)
@@ -108,9 +108,20 @@ class ListPage(QObject):
         self.notice.show_status("")  # a refused search's message is no longer true
         self.show_data()  # even when the page fetched is the one held: it may not be on screen
 
+    def search_now(self, *_args: object) -> None:
+        """Search for what is typed, from the first page (connect Return, a Search button or
+        a filter's box to it)."""
+        self.show_page(1)
+
     def search_soon(self, *_args: object) -> None:
         """Search for what is typed after a pause (connect it to `textEdited`)."""
         self._search_timer.start()
+
+    def clear_search(self) -> None:
+        """Empty the search inputs and show the first page of every item."""
+        if self.search is not None:
+            self.search.fill({})
+        self.show_page(1)
 
     def step(self, direction: int) -> None:
         data = self.binding.data

@@ -155,11 +155,11 @@ class BookingsPane(QWidget):
         )
         self.page.shown.connect(self._refresh_detail)
         for box in self.status_boxes.values():
-            box.toggled.connect(lambda _on: self.show_page(1))
-        self.apply_button.clicked.connect(lambda: self.show_page(1))
-        self.attribute_name.returnPressed.connect(lambda: self.show_page(1))
-        self.attribute_values.returnPressed.connect(lambda: self.show_page(1))
-        self.clear_button.clicked.connect(self.clear_filters)
+            box.toggled.connect(self.page.search_now)
+        self.apply_button.clicked.connect(self.page.search_now)
+        self.attribute_name.returnPressed.connect(self.page.search_now)
+        self.attribute_values.returnPressed.connect(self.page.search_now)
+        self.clear_button.clicked.connect(self.page.clear_search)
         self.new_button.clicked.connect(self.new_item)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.on_open(self.edit_selected, "Edit the booking")
@@ -227,9 +227,9 @@ class BookingsPane(QWidget):
         page without filters, the row selected when it arrives."""
         self.detail.show_booking(booking)
         self.table.select_when_listed(str(booking.id))
-        self.clear_filters()
+        self.page.clear_search()
 
-    # --- filters and paging ----------------------------------------------------------------
+    # --- filters ---------------------------------------------------------------------------
 
     def _criteria(self) -> Params | None:
         name = self.attribute_name.text().strip()
@@ -253,13 +253,6 @@ class BookingsPane(QWidget):
             box.blockSignals(False)
         self.attribute_name.setText(str(params.get("attributeName") or ""))
         self.attribute_values.setText(", ".join(params.get("attributeValues") or []))
-
-    def show_page(self, page: int) -> None:
-        self.page.show_page(page)
-
-    def clear_filters(self) -> None:
-        self._fill_filters({})
-        self.show_page(1)
 
     # --- actions ---------------------------------------------------------------------------
 

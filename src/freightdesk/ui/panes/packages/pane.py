@@ -222,10 +222,10 @@ class PackagesPane(QWidget):
             pages=self.page_bar,
             search=ListSearch(read=self._criteria, fill=self._fill_search),
         )
-        self.search_button.clicked.connect(lambda: self.show_page(1))
-        self.clear_button.clicked.connect(self.clear_search)
+        self.search_button.clicked.connect(self.page.search_now)
+        self.clear_button.clicked.connect(self.page.clear_search)
         for edit in (self.identifier_value, *self.filters.values()):
-            edit.returnPressed.connect(lambda: self.show_page(1))
+            edit.returnPressed.connect(self.page.search_now)
         self.new_button.clicked.connect(self.new_item)
         self.delete_by_identifier_button.clicked.connect(self.delete_by_identifier)
         self.refresh_button.clicked.connect(self.refresh)
@@ -261,7 +261,7 @@ class PackagesPane(QWidget):
             f"id {package.id}"
         )
 
-    # --- search and paging -----------------------------------------------------------------
+    # --- search ----------------------------------------------------------------------------
 
     def search(self) -> PackageSearch:
         return PackageSearch(
@@ -286,13 +286,6 @@ class PackagesPane(QWidget):
         self.identifier_value.setText(search.identifier_value or "")
         for field, edit in self.filters.items():
             edit.setText(getattr(search, field) or "")
-
-    def show_page(self, page: int) -> None:
-        self.page.show_page(page)
-
-    def clear_search(self) -> None:
-        self._fill_search({})
-        self.show_page(1)
 
     # --- actions ---------------------------------------------------------------------------
 

@@ -90,7 +90,7 @@ class StopLocationsPane(QWidget):
             search=ListSearch(read=self._criteria, fill=self._fill_search),
         )
         self.search.textEdited.connect(self.page.search_soon)
-        self.search.returnPressed.connect(lambda: self.page.show_page(1))
+        self.search.returnPressed.connect(self.page.search_now)
         self.new_button.clicked.connect(self.new_item)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.on_open(self.edit_selected, "Edit the location", button=self.edit_button)
