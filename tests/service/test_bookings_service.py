@@ -5,9 +5,7 @@ carriers' answers."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,36 +24,13 @@ from freightdesk.service.bookings import (
     check_booking,
     editable,
 )
-from freightdesk.service.cache import Cache
-from tests.api.conftest import FAST_RETRY
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.service.conftest import OpenService
+from tests.support import wait_until
 
 
 @pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
-
-
-@pytest.fixture
-async def bookings(client: ApiClient, tmp_path: Path) -> AsyncIterator[BookingsService]:
-    cache = Cache(tmp_path / "cache.sqlite3")
-    service = BookingsService(lambda: client, cache, watch_interval=0.05, idle_watch_interval=0.2)
-    yield service
-    await service.aclose()
-    cache.close()
+def bookings(open_service: OpenService) -> BookingsService:
+    return open_service(BookingsService, watch_interval=0.05, idle_watch_interval=0.2)
 
 
 def _wire(scac: str = "ZZHD", **changes: Any) -> dict[str, Any]:

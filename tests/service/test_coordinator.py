@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -12,7 +12,7 @@ from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate
 from freightdesk.service.coordinator import Coordinator
 from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.support import TenantHandle, wait_until
 
 Groups = tuple[AccountGroup, ...]
 
@@ -21,13 +21,6 @@ def _diff(old: Groups | None, new: Groups) -> set[str] | None:
     before = {g.code for g in old or ()}
     after = {g.code for g in new}
     return (before ^ after) or None
-
-
-@pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,6 @@ from freightdesk.models.documents import (
     DocumentType,
     DocumentUpdate,
 )
-from freightdesk.service.cache import Cache
 from freightdesk.service.documents import (
     DocumentQuery,
     DocumentsService,
@@ -31,36 +29,15 @@ from freightdesk.service.documents import (
 )
 from freightdesk.service.listing import ListChange
 from freightdesk.service.uploads import UploadQueue, UploadState
-from tests.api.conftest import FAST_RETRY, client_via
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.service.conftest import OpenService
+from tests.support import LiveService, TenantHandle
 
 
 @pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
-
-
-@pytest.fixture
-async def service(client: ApiClient, tmp_path: Path) -> AsyncIterator[DocumentsService]:
-    cache = Cache(tmp_path / "cache.sqlite3")
-    documents = DocumentsService(lambda: client, cache, tmp_path / "files")
-    yield documents
-    await documents.aclose()
-    cache.close()
+def service(open_service: OpenService, tmp_path: Path) -> DocumentsService:
+    return open_service(DocumentsService, tmp_path / "files")
 
 
 def _meta(bol: str, kind: DocumentType = DocumentType.BILL_OF_LADING) -> DocumentCreate:

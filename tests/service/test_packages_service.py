@@ -3,8 +3,6 @@ status workflow checked before sending, the search page, writes shown at once, d
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +11,6 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import Conflict, NotFound
 from freightdesk.api.packaging import PackageSearch
 from freightdesk.models.packaging import Package, PackageStatus, PackageWrite
-from freightdesk.service.cache import Cache
 from freightdesk.service.packages import (
     PackagesService,
     as_write,
@@ -21,35 +18,12 @@ from freightdesk.service.packages import (
     check_package,
     matches,
 )
-from tests.api.conftest import FAST_RETRY
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.service.conftest import OpenService
 
 
 @pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
-
-
-@pytest.fixture
-async def packages(client: ApiClient, tmp_path: Path) -> AsyncIterator[PackagesService]:
-    cache = Cache(tmp_path / "cache.sqlite3")
-    service = PackagesService(lambda: client, cache)
-    yield service
-    await service.aclose()
-    cache.close()
+def packages(open_service: OpenService) -> PackagesService:
+    return open_service(PackagesService)
 
 
 def _wire(number: str, city: str = "Chicago", **changes: Any) -> dict[str, Any]:

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,43 +35,14 @@ from freightdesk.service.rating import (
     check_rate_request,
     effective_status,
 )
-from tests.api.conftest import FAST_RETRY
 from tests.server.test_rating_support import ltl_request, set_tenant_feature, tl_request
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.service.conftest import OpenService
+from tests.support import TenantHandle, wait_until
 
 
 @pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
-
-
-@pytest.fixture
-def cache(tmp_path: Path) -> Iterator[Cache]:
-    made = Cache(tmp_path / "cache.sqlite3")
-    yield made
-    made.close()
-
-
-@pytest.fixture
-async def rating(client: ApiClient, cache: Cache) -> AsyncIterator[RatingService]:
-    service = RatingService(
-        lambda: client, cache, interval=0.1, fast_interval=0.05, idle_interval=0.5
-    )
-    yield service
-    await service.aclose()
+def rating(open_service: OpenService) -> RatingService:
+    return open_service(RatingService, interval=0.1, fast_interval=0.05, idle_interval=0.5)
 
 
 def test_rules_are_checked_before_sending() -> None:

@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-import pytest
 
 from freightdesk.api.client import ApiClient
 from freightdesk.models.common import LogisticsIdentifier
@@ -21,9 +18,9 @@ from freightdesk.service.shipments import (
     diff_lists,
 )
 from freightdesk.service.summary_rows import SummaryRow
-from tests.api.conftest import FAST_RETRY, client_via
+from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.support import TenantHandle
 
 
 def _ltl(pro: str) -> dict[str, object]:
@@ -33,24 +30,6 @@ def _ltl(pro: str) -> dict[str, object]:
             {"type": "BILL_OF_LADING", "value": f"BOL{pro}"},
         ]
     }
-
-
-@pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
 
 
 def _create(tenant: TenantHandle, pro: str) -> str:

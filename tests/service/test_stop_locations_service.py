@@ -3,7 +3,6 @@ saves with optimistic concurrency, against the real local service (plain asyncio
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,42 +11,18 @@ import pytest
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import BadRequest
 from freightdesk.models.addresses import AddressInput
-from freightdesk.service.cache import Cache
 from freightdesk.service.stop_locations import (
     StaleLocation,
     StopLocationsService,
     as_input,
     check_location,
 )
-from tests.api.conftest import FAST_RETRY
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.service.conftest import OpenService
 
 
 @pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
-
-
-@pytest.fixture
-async def service(client: ApiClient, tmp_path: Path) -> AsyncIterator[StopLocationsService]:
-    cache = Cache(tmp_path / "cache.sqlite3")
-    locations = StopLocationsService(lambda: client, cache)
-    yield locations
-    await locations.aclose()
-    cache.close()
+def service(open_service: OpenService) -> StopLocationsService:
+    return open_service(StopLocationsService)
 
 
 def _wire(name: str = "Austin DC", **changes: Any) -> dict[str, Any]:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy.orm import Session
 
 from freightdesk.api.client import ApiClient
@@ -14,28 +12,9 @@ from freightdesk.models.tracking import TrackedShipmentPosition
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipments as store
 from freightdesk.service.tracks import FleetChange, FleetPositions
-from tests.api.conftest import FAST_RETRY
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.support import TenantHandle, wait_until
 
 T0 = datetime(2024, 5, 1, 8, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
 
 
 def _shipment(tenant: TenantHandle) -> str:

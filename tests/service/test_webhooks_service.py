@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,33 +13,6 @@ from freightdesk.service.account_groups import AccountGroupsService, check_group
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListChange
 from freightdesk.service.webhooks import WebhooksService, check_configuration
-from tests.api.conftest import FAST_RETRY
-from tests.support import LiveService, TenantHandle, make_tenant
-
-
-@pytest.fixture
-def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
-
-
-@pytest.fixture
-async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
-        yield api
-
-
-@pytest.fixture
-def cache(tmp_path: Path) -> Iterator[Cache]:
-    made = Cache(tmp_path / "cache.sqlite3")
-    yield made
-    made.close()
 
 
 def _wire(name: str, **changes: Any) -> dict[str, Any]:
