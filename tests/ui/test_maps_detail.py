@@ -4,7 +4,6 @@ location, timeline and map selecting each other, live positions without losing t
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,10 +15,9 @@ from sqlalchemy.orm import Session
 from freightdesk.models.tracking import TrackedShipmentEvent, TrackedShipmentPosition
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipments as store
-from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.support import TenantHandle, wait_until
 from tests.ui.test_maps import (
     WEBENGINE_STARTUP,
     evaluate,
@@ -27,32 +25,13 @@ from tests.ui.test_maps import (
     until,
     webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
 )
+from tests.ui.test_panes_support import connected
+
+__all__ = ["connected"]
 
 pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 
 NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-@pytest.fixture
-async def connected(
-    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
-) -> AsyncIterator[tuple[AppSession, TenantHandle]]:
-    tenant = make_tenant(sqlite_service)
-    profile = profiles.save(
-        Profile(
-            id="",
-            name="Test service",
-            kind=ProfileKind.REMOTE,
-            base_url=sqlite_service.url,
-            client_id=tenant.client_id,
-            poll_interval=5,
-        ),
-        secret=tenant.client_secret,
-    )
-    profiles.activate(profile.id)
-    yield session, tenant
-    await session.close()
-    tenant.http.close()
 
 
 def _shipment(tenant: TenantHandle) -> tuple[str, str, str]:

@@ -4,7 +4,6 @@ in the Shipments pane's view, coloured by state or exception, clustered, opening
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -19,11 +18,10 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipments as store
-from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.maps.fleet_map import FleetMapPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.support import TenantHandle, wait_until
 from tests.ui.test_maps import (
     OFFLINE_TILES,
     WEBENGINE_STARTUP,
@@ -32,32 +30,13 @@ from tests.ui.test_maps import (
     until,
     webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
 )
+from tests.ui.test_panes_support import connected
+
+__all__ = ["connected"]
 
 pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 
 NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-@pytest.fixture
-async def connected(
-    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
-) -> AsyncIterator[tuple[AppSession, TenantHandle]]:
-    tenant = make_tenant(sqlite_service)
-    profile = profiles.save(
-        Profile(
-            id="",
-            name="Test service",
-            kind=ProfileKind.REMOTE,
-            base_url=sqlite_service.url,
-            client_id=tenant.client_id,
-            poll_interval=5,
-        ),
-        secret=tenant.client_secret,
-    )
-    profiles.activate(profile.id)
-    yield session, tenant
-    await session.close()
-    tenant.http.close()
 
 
 def _shipment(

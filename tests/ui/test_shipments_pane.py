@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import csv
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.support import LiveService, TenantHandle, make_tenant, wait_until
-from tests.ui.test_panes_support import answer, message_box
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import answer, connected, message_box
 from tests.ui.test_shipment_model import row
+
+__all__ = ["connected"]
 
 
 def _put(tenant: TenantHandle, body: dict[str, object]) -> str:
@@ -65,28 +64,6 @@ def _ltl(pro: str, city: str = "Chicago") -> dict[str, object]:
             ]
         },
     }
-
-
-@pytest.fixture
-async def connected(
-    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
-) -> AsyncIterator[tuple[AppSession, TenantHandle]]:
-    tenant = make_tenant(sqlite_service)
-    profile = profiles.save(
-        Profile(
-            id="",
-            name="Test service",
-            kind=ProfileKind.REMOTE,
-            base_url=sqlite_service.url,
-            client_id=tenant.client_id,
-            poll_interval=5,
-        ),
-        secret=tenant.client_secret,
-    )
-    profiles.activate(profile.id)
-    yield session, tenant
-    await session.close()
-    tenant.http.close()
 
 
 async def _pane(
