@@ -119,17 +119,17 @@ def start_service(data_dir: Path, database_url: str, *, gc_tuned: bool = False) 
     return Service(process, url, database_url)
 
 
-def make_tenant(service: Service, data_dir: Path) -> str:
-    """A tenant and client application made with the CLI; returns a bearer token."""
-    name = f"bench-{int(time.time())}"
-    common = ["--data-dir", str(data_dir), "--database", service.database_url]
+def cli_tenant_token(url: str, name: str, cli_options: list[str]) -> str:
+    """A tenant `name` (admin `name`) and a client application made with the CLI, on the data
+    the service at `url` uses (`cli_options`: its --data-dir and --database); returns a bearer
+    token the service gives that application."""
     subprocess.run(
-        _freightdesk("tenant", "add", name, "--admin", f"{name}:bench", *common),
+        _freightdesk("tenant", "add", name, "--admin", f"{name}:bench", *cli_options),
         check=True,
         capture_output=True,
     )
     made = subprocess.run(
-        _freightdesk("client", "add", name, "bench", *common),
+        _freightdesk("client", "add", name, "bench", *cli_options),
         check=True,
         capture_output=True,
         text=True,
@@ -138,7 +138,7 @@ def make_tenant(service: Service, data_dir: Path) -> str:
     secret = re.search(r"client secret ([^\s,]+)", made)
     assert client_id is not None and secret is not None
     token = httpx.post(
-        f"{service.url}/api/v4/oauth2/token",
+        f"{url}/api/v4/oauth2/token",
         data={
             "grant_type": "client_credentials",
             "client_id": client_id.group(1),
@@ -359,7 +359,11 @@ def main() -> int:
         database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
     service = start_service(data_dir, database_url, gc_tuned=args.gc_tuned)
     try:
-        token = make_tenant(service, data_dir)
+        token = cli_tenant_token(
+            service.url,
+            f"bench-{int(time.time())}",
+            ["--data-dir", str(data_dir), "--database", database_url],
+        )
         bols = make_shipments(service, token, args.shipments) if args.shipments else ["NO-MATCH"]
         use_wrk = args.generator == "wrk" or (
             args.generator == "auto" and shutil.which("wrk") is not None

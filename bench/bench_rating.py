@@ -32,6 +32,8 @@ from typing import Any
 
 import httpx
 
+from bench.bench_push import cli_tenant_token
+
 RATE_REQUESTS = "/services/rating/v1/rate-requests"
 TARGET_MS = 500.0
 
@@ -48,8 +50,12 @@ def _freightdesk(*args: str) -> list[str]:
     return [sys.executable, "-m", "freightdesk.cli", *args]
 
 
+def _cli_options(data_dir: Path, database: str | None) -> list[str]:
+    return ["--data-dir", str(data_dir)] + (["--database", database] if database else [])
+
+
 def start_service(data_dir: Path, database: str | None) -> tuple[subprocess.Popen[str], str]:
-    options = ["--data-dir", str(data_dir)] + (["--database", database] if database else [])
+    options = _cli_options(data_dir, database)
     process = subprocess.Popen(
         _freightdesk("serve", "--port", "0", "--log-level", "warning", *options),
         stdout=subprocess.PIPE,
@@ -63,35 +69,6 @@ def start_service(data_dir: Path, database: str | None) -> tuple[subprocess.Pope
         process.kill()
         raise RuntimeError(f"the service did not start: {line!r}")
     return process, found.group(0)
-
-
-def bearer_token(url: str, data_dir: Path, database: str | None) -> str:
-    options = ["--data-dir", str(data_dir)] + (["--database", database] if database else [])
-    name = f"bench-rating-{int(time.time())}"
-    subprocess.run(
-        _freightdesk("tenant", "add", name, "--admin", f"{name}:bench", *options),
-        check=True,
-        capture_output=True,
-    )
-    made = subprocess.run(
-        _freightdesk("client", "add", name, "bench", *options),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    client_id = re.search(r"client id ([^\s,]+)", made)
-    secret = re.search(r"client secret ([^\s,]+)", made)
-    assert client_id is not None and secret is not None
-    answer = httpx.post(
-        f"{url}/api/v4/oauth2/token",
-        data={
-            "grant_type": "client_credentials",
-            "client_id": client_id.group(1),
-            "client_secret": secret.group(1),
-        },
-    )
-    answer.raise_for_status()
-    return str(answer.json()["access_token"])
 
 
 def request_body(carriers: int) -> dict[str, Any]:
@@ -171,7 +148,8 @@ def main() -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-rating-"))
     process, url = start_service(data_dir, args.database)
     try:
-        token = bearer_token(url, data_dir, args.database)
+        name = f"bench-rating-{int(time.time())}"
+        token = cli_tenant_token(url, name, _cli_options(data_dir, args.database))
         headers = {"Authorization": f"Bearer {token}"}
         body = request_body(args.carriers)
         expected = 2 * args.carriers  # a contract and a spot quote from each carrier
