@@ -85,6 +85,21 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def spawn_serve(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """Starts `command`, a `freightdesk serve` on port 0, and returns it with the URL it prints
+    first (bound, though perhaps not listening yet)."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    found = re.search(r"http://\S+", line)
+    if found is None:
+        process.kill()
+        raise RuntimeError(f"the service did not start: {line!r}")
+    return process, found.group(0)
+
+
 def start_service(data_dir: Path, database_url: str, *, gc_tuned: bool = False) -> Service:
     options = ["--port", "0", "--data-dir", str(data_dir), "--database", database_url]
     options += ["--log-level", "warning"]
@@ -93,19 +108,7 @@ def start_service(data_dir: Path, database_url: str, *, gc_tuned: bool = False) 
         if gc_tuned
         else _freightdesk("serve", *options)
     )
-    process = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    found = re.search(r"http://\S+", line)
-    if found is None:
-        process.kill()
-        raise SystemExit(f"the service did not start: {line!r}")
-    url = found.group(0)
+    process, url = spawn_serve(command)
     deadline = time.monotonic() + 60
     while True:  # the socket is bound before uvicorn listens on it
         try:

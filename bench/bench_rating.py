@@ -17,7 +17,6 @@ Requests go one after another, then in bursts of concurrent requests. The target
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from bench.bench_push import cli_tenant_token
+from bench.bench_push import cli_tenant_token, spawn_serve
 
 RATE_REQUESTS = "/services/rating/v1/rate-requests"
 TARGET_MS = 500.0
@@ -56,19 +55,7 @@ def _cli_options(data_dir: Path, database: str | None) -> list[str]:
 
 def start_service(data_dir: Path, database: str | None) -> tuple[subprocess.Popen[str], str]:
     options = _cli_options(data_dir, database)
-    process = subprocess.Popen(
-        _freightdesk("serve", "--port", "0", "--log-level", "warning", *options),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    found = re.search(r"http://\S+", line)
-    if found is None:
-        process.kill()
-        raise RuntimeError(f"the service did not start: {line!r}")
-    return process, found.group(0)
+    return spawn_serve(_freightdesk("serve", "--port", "0", "--log-level", "warning", *options))
 
 
 def request_body(carriers: int) -> dict[str, Any]:
