@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QDateTime, QSettings, Qt
+from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -31,7 +32,7 @@ from tests.server.test_rating_support import (
     set_tenant_feature,
 )
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_capacity_support import settle, type_text, unplaced_error_labels
+from tests.ui.test_capacity_support import press, settle, type_text, unplaced_error_labels
 from tests.ui.test_panes_support import answer, connected, proxied
 
 __all__ = ["connected", "proxied"]
@@ -188,7 +189,7 @@ async def test_expiry_stop_contacts_and_accessorials(
 
 
 async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
-    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy], qtmodeltester: object
 ) -> None:
     session, _tenant, proxy = proxied
     pane = await _pane(qtbot, session)
@@ -210,15 +211,26 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert pane.market.rowCount() == 2
     assert "Chicago, IL → Dallas, TX" in pane.subtitle.text()
     # The Canadian carrier quotes in CAD; the totals sort in the service's order both ways.
-    currencies = {pane.quotes.quote_at(r).total_rate.currency.value for r in range(4)}  # type: ignore[union-attr]
-    assert currencies == {"USD", "CAD"}
+    assert {q.total_rate.currency.value for q in pane.quotes.items} == {"USD", "CAD"}
     service_order = [q.id for q in request.quotes]
     pane.quote_table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
-    assert [pane.quotes.quote_at(r).id for r in range(4)] == service_order[::-1]  # type: ignore[union-attr]
+    assert [q.id for q in pane.quotes.items] == service_order[::-1]
+    # The quote chosen stays chosen when the table is sorted, and when a poll refreshes it.
+    pane.quote_table.selectRow(0)
+    chosen = pane.selected_quote()
+    assert chosen is not None and pane.book_button.isEnabled()
     pane.quote_table.sortByColumn(6, Qt.SortOrder.AscendingOrder)
-    days = [pane.quotes.quote_at(r).transit_days for r in range(4)]  # type: ignore[union-attr]
+    days = [q.transit_days for q in pane.quotes.items]
     assert days == sorted(days)
+    assert pane.selected_quote() is chosen
+    pane._show()  # as a poll's answer does
+    assert pane.selected_quote() == chosen
     assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
+    qtmodeltester.check(pane.quotes)  # type: ignore[attr-defined]
+    # The lane and the carrier take the room left, not the last columns.
+    lane = pane.request_table.columnWidth(1)
+    assert lane > pane.requests.columns[1].width
+    assert pane.quote_table.columnWidth(0) > pane.quotes.columns[0].width
     pane.shutdown()
     await settle(session)
 
@@ -247,7 +259,12 @@ async def test_cancel_outcomes_in_words(
     await session.rating.open(first["id"])
     tenant.http.post(f"{RATE_REQUESTS}/{first['id']}/cancellations")
     pane.select_request(first["id"])
-    pane.confirm_cancel()
+    await wait_until(lambda: pane.selected() is not None)
+    # Return goes to its quotes; Delete asks to cancel it.
+    pane.request_table.setFocus()
+    press(pane.request_table, Qt.Key.Key_Return)
+    assert pane.quote_table.hasFocus() or pane.focusWidget() is pane.quote_table
+    press(pane.request_table, QKeySequence(QKeySequence.StandardKey.Delete))
     answer("confirmCancel", QMessageBox.StandardButton.Yes)
     await wait_until(lambda: "already cancelled" in pane.notice.text())
     assert not pane.cancel_button.isEnabled()
@@ -256,7 +273,7 @@ async def test_cancel_outcomes_in_words(
     await session.rating.open(second["id"])
     pane.select_request(second["id"])
     await wait_until(lambda: pane.quotes.rowCount() == 1)
-    quote = pane.quotes.quote_at(0)
+    quote = pane.quotes.item_at(0)
     assert quote is not None
     booking = tenant.http.post(
         BOOKINGS,
@@ -317,7 +334,7 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
     rates.quote_table.selectRow(0)
     rates.quote_table.setFocus()
     assert rates.book_button.isEnabled()
-    rates.book_selected()
+    press(rates.quote_table, Qt.Key.Key_Return)  # books it
     booking_form = rates.dialog
     assert isinstance(booking_form, BookingFormDialog) and booking_form.isVisible()
     assert "Prairie Line Freight (PRLF), contract quote" in booking_form.summary.text()

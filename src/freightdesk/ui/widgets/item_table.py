@@ -4,6 +4,9 @@ Every list pane shows its items the same way: whole rows selected one at a time,
 columns as wide as their `Column.width`, the selected item kept (by its key) when the list is
 refreshed, Return, F2 or a double click opening the selected item and Delete deleting it, the
 pane's Edit and Delete buttons enabled only while an item is selected.
+
+`add_key` is the one way a shortcut is bound to a view (this table, or an editable table of
+a form) rather than to the window.
 """
 
 from __future__ import annotations
@@ -29,6 +32,16 @@ T = TypeVar("T")
 ROW_HEIGHT = 26
 
 
+def add_key(view: QWidget, keys: QKeySequence, slot: Callable[[], None], text: str) -> QAction:
+    """A shortcut that acts while `view` has the focus (not while typing elsewhere)."""
+    action = QAction(text, view)
+    action.setShortcut(keys)
+    action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+    action.triggered.connect(slot)
+    view.addAction(action)
+    return action
+
+
 class ItemTable(QTableView, Generic[T]):
     selectedChanged = Signal()  # the user picked another row, or a refresh changed the pick
 
@@ -39,7 +52,9 @@ class ItemTable(QTableView, Generic[T]):
         parent: QWidget | None = None,
         *,
         name: str,
+        stretch: int | None = None,
     ) -> None:
+        """`stretch`: the column that takes the room left (the last one unless named)."""
         super().__init__(parent)
         self.items_model = model
         self.key_of = key
@@ -55,7 +70,10 @@ class ItemTable(QTableView, Generic[T]):
         self.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(True)
+        if stretch is None:
+            header.setStretchLastSection(True)
+        else:
+            header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
         for index, column in enumerate(model.columns):
             self.setColumnWidth(index, column.width)
         self.selectionModel().selectionChanged.connect(self._picked)
@@ -125,11 +143,7 @@ class ItemTable(QTableView, Generic[T]):
 
     def add_key(self, keys: QKeySequence, slot: Callable[[], None], text: str) -> None:
         """A shortcut that acts while the table has the focus (not while typing elsewhere)."""
-        action = QAction(text, self)
-        action.setShortcut(keys)
-        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        action.triggered.connect(slot)
-        self.addAction(action)
+        add_key(self, keys, slot, text)
 
     def _act_with(self, button: QAbstractButton | None, slot: Callable[[], None]) -> None:
         if button is not None:

@@ -4,11 +4,11 @@ as typed, errors about table rows, money and countdowns in words."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.common import Money
 from freightdesk.ui.formatting import money_text
+from freightdesk.ui.widgets.item_table import add_key
 
 _ROW = re.compile(r"^\[(\d+)\](?:\.(.*))?$")
 
@@ -145,11 +146,12 @@ class RowTable(QWidget):
         self.table.setMinimumHeight(110)
         self.add_button = QPushButton(f"Add {noun}", self)
         self.remove_button = QPushButton("Remove", self)
-        remove = QAction(f"Remove {noun}", self.table)
-        remove.setShortcut(QKeySequence.StandardKey.Delete)
-        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        remove.triggered.connect(self.remove_current)
-        self.table.addAction(remove)
+        add_key(
+            self.table,
+            QKeySequence(QKeySequence.StandardKey.Delete),
+            self.remove_current,
+            f"Remove {noun}",
+        )
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.add_button)
@@ -242,15 +244,3 @@ class RowTable(QWidget):
     def filled_rows(self, columns: Sequence[int]) -> list[int]:
         """Rows with something typed in any of `columns` (empty rows are left out)."""
         return [r for r in range(self.rows()) if any(self.text(r, c) for c in columns)]
-
-
-def key_actions(
-    view: QWidget, bindings: Sequence[tuple[QKeySequence, Callable[[], None], str]]
-) -> None:
-    """Shortcuts that act on `view` while it has the focus (Return opens, Delete deletes)."""
-    for keys, slot, text in bindings:
-        action = QAction(text, view)
-        action.setShortcut(keys)
-        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        action.triggered.connect(slot)
-        view.addAction(action)

@@ -8,18 +8,15 @@ import time
 import uuid
 from collections.abc import Callable
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -41,7 +38,7 @@ from freightdesk.service.rating import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.rates.common import countdown_text, key_actions
+from freightdesk.ui.panes.rates.common import countdown_text
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.quotes import (
     MarketModel,
@@ -54,28 +51,10 @@ from freightdesk.ui.panes.rates.quotes import (
 )
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.listing import current_row
+from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.notice import Notice
-from freightdesk.ui.widgets.selection import select_only
 
 COUNTDOWN_MS = 1000
-
-
-def _table(name: str, parent: QWidget, model: QAbstractItemModel, stretch: int) -> QTableView:
-    """A read-only table of rows; column `stretch` takes the room left."""
-    table = QTableView(parent)
-    table.setModel(model)
-    table.setObjectName(name)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setAlternatingRowColors(True)
-    table.setWordWrap(False)
-    table.verticalHeader().setVisible(False)
-    table.verticalHeader().setDefaultSectionSize(26)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
-    return table
 
 
 class RatesBinding(QObject):
@@ -187,9 +166,10 @@ class RatesPane(QWidget):
         top.addWidget(self.refresh_button)
         self.notice = Notice(self)
 
-        self.request_table = _table("rateRequestsTable", self, self.requests, stretch=1)
-        for index, column in enumerate(self.requests.columns):
-            self.request_table.setColumnWidth(index, column.width)
+        # The lane, the carriers' quote and the market's name take the room left.
+        self.request_table = ItemTable(
+            self.requests, lambda r: str(r.id), self, name="rateRequestsTable", stretch=1
+        )
 
         detail = QWidget(self)
         self.title = QLabel("Select a rate request", detail)
@@ -202,12 +182,12 @@ class RatesPane(QWidget):
         self.subtitle.setObjectName("rateRequestSubtitle")
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.quote_table = _table("quotesTable", detail, self.quotes, stretch=0)
+        self.quote_table = ItemTable(
+            self.quotes, lambda q: str(q.id), detail, name="quotesTable", stretch=0
+        )
         # No sort indicator at first: the service's order (cheapest first) until a click.
         self.quote_table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.quote_table.setSortingEnabled(True)
-        for index, quote_column in enumerate(self.quotes.columns):
-            self.quote_table.setColumnWidth(index, quote_column.width)
         self.waiting = QLabel(detail)
         self.waiting.setObjectName("quotesWaiting")
         self.book_button = QPushButton("&Book this quote…", detail)
@@ -220,10 +200,14 @@ class RatesPane(QWidget):
         actions.addWidget(self.cancel_button)
         actions.addWidget(self.book_button)
         market_label = QLabel("Market rates on this lane, for reference (all-in, USD)", detail)
-        self.market_table = _table("marketTable", detail, self.market, stretch=0)
+        self.market_table = ItemTable(
+            self.market,
+            lambda m: (m.provider_name, m.quote_type),
+            detail,
+            name="marketTable",
+            stretch=0,
+        )
         self.market_table.setMaximumHeight(90)
-        for index, market_column in enumerate(self.market.columns):
-            self.market_table.setColumnWidth(index, market_column.width)
         detail_layout = QVBoxLayout(detail)
         detail_layout.setContentsMargins(0, 0, 0, 0)
         detail_layout.addWidget(self.title)
@@ -251,20 +235,13 @@ class RatesPane(QWidget):
         self.book_button.clicked.connect(self.book_selected)
         self.cancel_button.clicked.connect(self.confirm_cancel)
         self.forget_button.clicked.connect(self.forget_selected)
-        self.request_table.selectionModel().selectionChanged.connect(self._request_selected)
-        self.quote_table.selectionModel().selectionChanged.connect(self._update_actions)
-        self.quote_table.doubleClicked.connect(lambda _index: self.book_selected())
-        key_actions(
-            self.quote_table,
-            [(QKeySequence(Qt.Key.Key_Return), self.book_selected, "Book the quote")],
-        )
-        key_actions(
-            self.request_table,
-            [
-                (QKeySequence(Qt.Key.Key_Return), self.quote_table.setFocus, "Show its quotes"),
-                (QKeySequence(QKeySequence.StandardKey.Delete), self.confirm_cancel, "Cancel it"),
-            ],
-        )
+        # The buttons are enabled by the pane (a quote expires, a request is cancelled),
+        # not by the selection alone.
+        self.request_table.on_open(self.quote_table.setFocus, "Show its quotes")
+        self.request_table.on_delete(self.confirm_cancel, "Cancel it")
+        self.request_table.selectedChanged.connect(self._detail)
+        self.quote_table.on_open(self.book_selected, "Book the quote")
+        self.quote_table.selectedChanged.connect(self._update_actions)
         self._timer = QTimer(self)
         self._timer.setInterval(COUNTDOWN_MS)
         self._timer.timeout.connect(self._tick)
@@ -278,49 +255,28 @@ class RatesPane(QWidget):
     # --- showing ---------------------------------------------------------------------------
 
     def selected(self) -> RateRequest | None:
-        if not self.request_table.selectionModel().selectedRows():
-            return None
-        return self.requests.item_at(current_row(self.request_table))
+        return self.request_table.selected()
 
     def selected_quote(self) -> Quote | None:
-        if not self.quote_table.selectionModel().selectedRows():
-            return None
-        return self.quotes.quote_at(current_row(self.quote_table))
+        return self.quote_table.selected()
 
     def _show(self, _change: RateRequestsChange | None = None) -> None:
         data = self.binding.data
         if data is None:
             return
-        chosen = self.selected()
-        self.requests.set_items(data.items())
-        if chosen is not None and chosen.id in {r.id for r in self.requests.items}:
-            self.select_request(str(chosen.id))
-        elif data.order:
+        self.request_table.set_items(data.items())  # the chosen request stays chosen
+        if self.selected() is None and data.order:
             self.select_request(data.order[0])
-        else:
-            self._detail()
 
     def select_request(self, request_id: str) -> None:
-        row = next(
-            (r for r, item in enumerate(self.requests.items) if str(item.id) == request_id), None
-        )
-        if row is None:
-            return
-        select_only(self.request_table, row)
-        self._detail()
-
-    def _request_selected(self, *_args: object) -> None:
-        self._detail()
+        """Select the request now, or once the list has it (one just asked or opened)."""
+        self.request_table.select_when_listed(request_id)
 
     def _detail(self) -> None:
         request = self.selected()
-        quote = self.selected_quote()
-        self.quotes.set_request(request)
-        self.market.set_items(request.market_quotes if request else [])
-        if quote is not None:
-            row = self.quotes.row_of(str(quote.id))
-            if row is not None:
-                select_only(self.quote_table, row)
+        self.quotes.for_request(request)
+        self.quote_table.set_items(request.quotes if request else [])  # the quote stays chosen
+        self.market_table.set_items(request.market_quotes if request else [])
         if request is None:
             self.title.setText("Select a rate request" if self.requests.items else "")
             self.subtitle.setText(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
 from freightdesk.models.common import Currency, Money
@@ -95,13 +95,13 @@ class RequestsModel(ListingModel[RateRequest]):
         return super().data(index, role)
 
 
-@dataclass(frozen=True)
-class QuoteColumn:
-    title: str
-    text: Callable[[Quote], str]
-    key: Callable[[Quote], Any]
-    width: int = 100
+@dataclass(frozen=True, kw_only=True)
+class QuoteColumn(Column[Quote]):
+    key: Callable[[Quote], Any]  # what the column sorts by
     numeric: bool = False
+
+
+NO_CHARGES = Money(amount=0, currency=Currency.USD)
 
 
 def _money_key(money: Money) -> tuple[bool, float]:
@@ -115,78 +115,79 @@ def _accessorials(quote: Quote) -> Money | None:
     return Money(amount=sum(c.amount.amount for c in quote.accessorial_charges), currency=currency)
 
 
-class QuotesModel(QAbstractTableModel):
-    """One row per quote; sorted by any column (`sort`), the service's order at first."""
+class QuotesModel(ListingModel[Quote]):
+    """The quotes of one request (`for_request`, then `set_items`); sorted by any column
+    (`sort`), the service's order at first."""
 
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
+        super().__init__((), parent)
         self.request: RateRequest | None = None
-        self.quotes: list[Quote] = []
         self._rank: dict[str, int] = {}
         self._market: dict[QuoteType, float] = {}
         self._sort: tuple[int, Qt.SortOrder] | None = None
-        self.columns = [
+        # Kept as QuoteColumn (the base's `columns` are the same ones): their sort keys.
+        self.quote_columns = [
             QuoteColumn(
-                "Carrier",
-                lambda q: f"{q.carrier_name} ({q.capacity_provider_identifier.value})",
-                lambda q: q.carrier_name.lower(),
-                200,
-            ),
-            QuoteColumn("Type", lambda q: q.quote_type.value.title(), lambda q: q.quote_type, 70),
-            QuoteColumn(
-                "Total", lambda q: amount_text(q.total_rate), lambda q: self._rank[str(q.id)], 110,
-                numeric=True,
+                "Carrier", lambda q: f"{q.carrier_name} ({q.capacity_provider_identifier.value})",
+                200, key=lambda q: q.carrier_name.lower(),
             ),
             QuoteColumn(
-                "Line haul", lambda q: amount_text(q.line_haul), lambda q: _money_key(q.line_haul),
-                100, numeric=True,
+                "Type", lambda q: q.quote_type.value.title(), 70, key=lambda q: q.quote_type
             ),
             QuoteColumn(
-                "Fuel surcharge", lambda q: amount_text(q.fuel_surcharge),
-                lambda q: _money_key(q.fuel_surcharge), 115, numeric=True,
+                "Total", lambda q: amount_text(q.total_rate), 110,
+                key=lambda q: self._rank[str(q.id)], numeric=True,
             ),
             QuoteColumn(
-                "Accessorials", lambda q: amount_text(_accessorials(q)) or "none",
-                lambda q: _money_key(_accessorials(q) or Money(amount=0, currency=Currency.USD)),
-                100, numeric=True,
+                "Line haul", lambda q: amount_text(q.line_haul), 100,
+                key=lambda q: _money_key(q.line_haul), numeric=True,
+            ),
+            QuoteColumn(
+                "Fuel surcharge", lambda q: amount_text(q.fuel_surcharge), 115,
+                key=lambda q: _money_key(q.fuel_surcharge), numeric=True,
+            ),
+            QuoteColumn(
+                "Accessorials", lambda q: amount_text(_accessorials(q)) or "none", 100,
+                key=lambda q: _money_key(_accessorials(q) or NO_CHARGES), numeric=True,
             ),
             QuoteColumn(
                 "Transit", lambda q: f"{q.transit_days} day{'s' if q.transit_days != 1 else ''}",
-                lambda q: q.transit_days, 70, numeric=True,
+                70, key=lambda q: q.transit_days, numeric=True,
             ),
             QuoteColumn(
-                "Delivery by", lambda q: str(q.estimated_delivery_date or ""),
-                lambda q: q.estimated_delivery_date or datetime.max.date(), 90,
+                "Delivery by", lambda q: str(q.estimated_delivery_date or ""), 90,
+                key=lambda q: q.estimated_delivery_date or datetime.max.date(),
             ),
-            QuoteColumn("Service", lambda q: words(q.service_level), lambda q: q.service_level, 80),
             QuoteColumn(
-                "Expires", lambda q: countdown_text(q.expiration_date_time),
-                lambda q: q.expiration_date_time, 120,
+                "Service", lambda q: words(q.service_level), 80, key=lambda q: q.service_level
             ),
-            QuoteColumn("vs market", self._versus_market, self._versus_key, 80, numeric=True),
+            QuoteColumn(
+                "Expires", lambda q: countdown_text(q.expiration_date_time), 120,
+                key=lambda q: q.expiration_date_time,
+            ),
+            QuoteColumn("vs market", self._versus_market, 80, key=self._versus_key, numeric=True),
         ]  # fmt: skip
+        self.columns = list(self.quote_columns)
 
     # --- data ------------------------------------------------------------------------------
 
-    def set_request(self, request: RateRequest | None) -> None:
-        self.beginResetModel()
+    def for_request(self, request: RateRequest | None) -> None:
+        """The request whose quotes `set_items` shows next: whether they can still be booked,
+        and the market rates they are compared with."""
         self.request = request
-        self.quotes = list(request.quotes) if request else []
-        self._rank = {str(q.id): i for i, q in enumerate(self.quotes)}
         self._market = {
             m.quote_type: m.average_rate.amount
             for m in (request.market_quotes if request else [])
             if m.average_rate.currency is Currency.USD
         }
+
+    def set_items(self, items: Sequence[Quote]) -> None:
+        """`items` in the service's order (cheapest first), shown in the order chosen."""
+        self._rank = {str(q.id): i for i, q in enumerate(items)}
+        quotes = list(items)
         if self._sort is not None:
-            self._sort_rows(*self._sort)
-        self.endResetModel()
-
-    def quote_at(self, row: int) -> Quote | None:
-        return self.quotes[row] if 0 <= row < len(self.quotes) else None
-
-    def row_of(self, quote_id: str) -> int | None:
-        return next((r for r, q in enumerate(self.quotes) if str(q.id) == quote_id), None)
+            self._sort_rows(quotes, *self._sort)
+        super().set_items(quotes)
 
     def _versus(self, quote: Quote) -> float | None:
         average = self._market.get(quote.quote_type)
@@ -218,24 +219,18 @@ class QuotesModel(QAbstractTableModel):
 
     def refresh_countdowns(self) -> None:
         """Expiry texts move with the clock."""
-        if self.quotes:
+        if self.items:
             top = self.index(0, 0)
-            bottom = self.index(len(self.quotes) - 1, len(self.columns) - 1)
+            bottom = self.index(len(self.items) - 1, len(self.columns) - 1)
             self.dataChanged.emit(top, bottom, [Qt.ItemDataRole.DisplayRole])
 
     # --- the model -------------------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.quotes)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.columns)
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        quote = self.quote_at(index.row()) if index.isValid() else None
+        quote = self.item_at(index.row()) if index.isValid() else None
         if quote is None:
             return None
-        column = self.columns[index.column()]
+        column = self.quote_columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return column.text(quote)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
@@ -264,28 +259,29 @@ class QuotesModel(QAbstractTableModel):
         distance = f"{quote.distance.value:,.0f} {quote.distance.unit}"
         return f"Quote {numbers}; {distance}; {quote.transportation_mode.value}"
 
-    def headerData(  # noqa: N802 (Qt's name)
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal
-        if horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self.columns):
-            return self.columns[section].title
-        return None
-
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Sort by `column`; -1 is the service's order again."""
+        """Sort by `column`; -1 is the service's order again. The selected quote stays
+        selected, on its new row."""
         self.layoutAboutToBeChanged.emit()
+        before = self.persistentIndexList()
+        held = [self.item_at(index.row()) for index in before]
         if 0 <= column < len(self.columns):
             self._sort = (column, order)
-            self._sort_rows(column, order)
+            self._sort_rows(self.items, column, order)
         else:
             self._sort = None
-            self.quotes.sort(key=lambda q: self._rank.get(str(q.id), 0))
+            self.items.sort(key=lambda q: self._rank.get(str(q.id), 0))
+        rows = {str(q.id): row for row, q in enumerate(self.items)}
+        after = [
+            self.index(rows[str(quote.id)], index.column()) if quote else QModelIndex()
+            for index, quote in zip(before, held, strict=True)
+        ]
+        self.changePersistentIndexList(before, after)
         self.layoutChanged.emit()
 
-    def _sort_rows(self, column: int, order: Qt.SortOrder) -> None:
-        key = self.columns[column].key
-        self.quotes.sort(
+    def _sort_rows(self, quotes: list[Quote], column: int, order: Qt.SortOrder) -> None:
+        key = self.quote_columns[column].key
+        quotes.sort(
             key=lambda q: (key(q), self._rank.get(str(q.id), 0)),
             reverse=order == Qt.SortOrder.DescendingOrder,
         )
