@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from freightdesk.service.listing import ListChange, ListService, Params
+from freightdesk.service.listing import ListChange, Listing, ListService, Params
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
@@ -73,12 +73,12 @@ class ListPage(QObject):
         self._search_timer.timeout.connect(self.search_now)
         if pages is not None:
             pages.stepped.connect(self.step)
-        self.binding = ListBinding(pane, session, service_of)
+        self.binding: ListBinding[ListService[Any]] = ListBinding(pane, session, service_of)
         self.binding.changed.connect(self.show_data)
         self.binding.statusChanged.connect(notice.show_status)
 
     def show_data(self, _change: ListChange | None = None) -> None:
-        data = self.binding.data
+        data: Listing[Any] | None = self.binding.data
         if data is None:
             return
         if not self._searched and self.search is not None:
@@ -124,7 +124,7 @@ class ListPage(QObject):
         self.show_page(1)
 
     def step(self, direction: int) -> None:
-        data = self.binding.data
+        data: Listing[Any] | None = self.binding.data
         page = self.pages.paging.page(data.params_dict()) if self.pages and data else 1
         self.show_page(page + direction)
 

@@ -2,7 +2,9 @@
 
 `ListBinding` loads the cached list at once, listens to the list's coordinator only while
 the pane is visible (so nothing polls for a pane nobody looks at), and turns changes and
-fetch failures into signals. `ListingModel` is the thin table model over the items.
+fetch failures into signals; it binds any source with a coordinator and a cache (`Polled`):
+a `ListService`, or the rate requests the app follows. `ListingModel` is the thin table
+model over the items.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -23,8 +25,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QWidget
 
-from freightdesk.service.coordinator import CoordinatorStatus
-from freightdesk.service.listing import ListChange, Listing, ListService
+from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
+from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
@@ -34,34 +36,47 @@ T = TypeVar("T")
 Index = QModelIndex | QPersistentModelIndex
 
 
-class ListBinding(QObject):
-    changed = Signal(object)  # ListChange
+class Polled(Protocol):
+    """A source of data a pane shows: polled by its coordinator, kept in the profile's cache."""
+
+    @property
+    def coordinator(self) -> Coordinator[Any, Any]: ...
+
+    async def load_cached(self) -> object: ...
+
+
+S = TypeVar("S", bound=Polled)
+
+
+class ListBinding(QObject, Generic[S]):
+    changed = Signal(object)  # the coordinator's change (ListChange for a ListService)
     statusChanged = Signal(str)  # "" when fine, else why the list may be out of date
 
     def __init__(
         self,
         pane: QWidget,
         session: AppSession,
-        service_of: Callable[[AppSession], ListService[Any] | None],
+        service_of: Callable[[AppSession], S | None],
     ) -> None:
         super().__init__(pane)
         self.pane = pane
         self.session = session
         self._service_of = service_of
-        self._service: ListService[Any] | None = None
+        self._service: S | None = None
         self._unlisten: list[Callable[[], None]] = []
         self._listening = False
-        self._seen: Listing[Any] | None = None  # the data when the pane stopped listening
+        self._seen: object = None  # the data when the pane stopped listening
         pane.installEventFilter(self)
         self._unconnected = session.listen_connected(self._connected)
         self.attach()
 
     @property
-    def service(self) -> ListService[Any] | None:
+    def service(self) -> S | None:
         return self._service
 
     @property
-    def data(self) -> Listing[Any] | None:
+    def data(self) -> Any:
+        """The coordinator's data (a `Listing` for a `ListService`); None before any."""
         return self._service.coordinator.data if self._service else None
 
     def attach(self) -> None:
@@ -77,7 +92,7 @@ class ListBinding(QObject):
             if self._service is service and service.coordinator.data is not None:
                 self.changed.emit(ListChange(full=True))
 
-        spawn(service.load_cached(), on_done=loaded, name=f"load-cached-{service.kind}")
+        spawn(service.load_cached(), on_done=loaded, name=f"load-cached-{service.coordinator.name}")
 
     def _connected(self) -> None:
         self.attach()
@@ -109,7 +124,7 @@ class ListBinding(QObject):
     def refresh(self) -> None:
         service = self._service
         if service is not None and self.session.client is not None:
-            spawn(service.coordinator.refresh(), name=f"refresh-{service.kind}")
+            spawn(service.coordinator.refresh(), name=f"refresh-{service.coordinator.name}")
 
     def _status(self, status: CoordinatorStatus) -> None:
         if status.fetching:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -24,7 +23,6 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import Booking
 from freightdesk.models.rating import Quote, RateRequest, RateRequestStatus
 from freightdesk.service.bookings import status_text
-from freightdesk.service.coordinator import CoordinatorStatus
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import (
     OPEN,
@@ -52,87 +50,10 @@ from freightdesk.ui.panes.rates.quotes import (
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.listing import ListBinding
 from freightdesk.ui.widgets.notice import Notice
 
 COUNTDOWN_MS = 1000
-
-
-class RatesBinding(QObject):
-    """The rate requests of the session: the cached ones at once, polled while the pane shows."""
-
-    changed = Signal(object)  # RateRequestsChange
-    statusChanged = Signal(str)
-
-    def __init__(self, pane: QWidget, session: AppSession) -> None:
-        super().__init__(pane)
-        self.pane = pane
-        self.session = session
-        self._unlisten: list[Callable[[], None]] = []
-        self._loaded = False
-        pane.installEventFilter(self)
-        self._unconnected = session.listen_connected(self._connected)
-        self._load()
-
-    @property
-    def data(self) -> RateRequests | None:
-        service = self.session.rating
-        return service.coordinator.data if service else None
-
-    def _load(self) -> None:
-        self.session.open_cache(self.session.profiles.active)
-        service = self.session.rating
-        if service is None or self._loaded:
-            return
-        self._loaded = True
-        spawn(
-            service.load_cached(),
-            on_done=lambda _r: self.changed.emit(RateRequestsChange(full=True)),
-            name="load-cached-rate-requests",
-            owner=self,
-        )
-
-    def _connected(self) -> None:
-        self.stop()
-        self._loaded = False
-        self._load()
-        if self.pane.isVisible():
-            self.start()
-
-    def start(self) -> None:
-        service = self.session.rating
-        if service is None or self._unlisten or self.session.client is None:
-            return
-        self._unlisten = [
-            service.coordinator.listen(self.changed.emit),
-            service.coordinator.listen_status(self._status),
-        ]
-
-    def stop(self) -> None:
-        for unlisten in self._unlisten:
-            unlisten()
-        self._unlisten = []
-
-    def _status(self, status: CoordinatorStatus) -> None:
-        if status.fetching:
-            return
-        if status.last_error is None:
-            self.statusChanged.emit("")
-        else:
-            self.statusChanged.emit(
-                f"Quotes may be out of date: {explain(status.last_error)} (retrying)"
-            )
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.pane:
-            if event.type() == QEvent.Type.Show:
-                self.start()
-            elif event.type() == QEvent.Type.Hide:
-                self.stop()
-        return False
-
-    def shutdown(self) -> None:
-        self.stop()
-        self._unconnected()
 
 
 class RatesPane(QWidget):
@@ -247,7 +168,8 @@ class RatesPane(QWidget):
         self._timer.timeout.connect(self._tick)
         self._timer.start()
 
-        self.binding = RatesBinding(self, session)
+        # The requests the app follows, polled (their quotes arriving) while the pane shows.
+        self.binding = ListBinding(self, session, lambda s: s.rating)
         self.binding.changed.connect(self._show)
         self.binding.statusChanged.connect(self.notice.show_status)
         self._update_actions()
@@ -261,7 +183,7 @@ class RatesPane(QWidget):
         return self.quote_table.selected()
 
     def _show(self, _change: RateRequestsChange | None = None) -> None:
-        data = self.binding.data
+        data: RateRequests | None = self.binding.data
         if data is None:
             return
         self.request_table.set_items(data.items())  # the chosen request stays chosen
