@@ -7,12 +7,12 @@ from PySide6.QtWidgets import QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+from freightdesk.ui.panes.account_groups.pane import COLUMNS, AccountGroupsPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
-from tests.ui.test_panes_support import answer, connected, proxied
+from tests.ui.test_panes_support import answer, connected, message_box, proxied
 
 __all__ = ["connected", "proxied"]
 
@@ -55,16 +55,22 @@ async def test_lists_adds_refuses_and_deletes(
     assert [g.code for g in pane.model.items] == ["DAL", "WEST"]
     assert pane.code.text() == ""  # ready for the next one
 
-    # Delete asks first; Cancel keeps it, Yes deletes.
-    pane.table.selectRow(0)
+    # Delete asks first (the question of every list pane); Cancel keeps it, Yes deletes.
+    assert pane.selected() is not None and pane.selected().code == "DAL"  # type: ignore[union-attr]
+    assert pane.delete_button.isEnabled()
     pane.table.setFocus()
     qtbot.keyClick(pane.table, Qt.Key.Key_Delete)
+    box = message_box("confirmDelete")
+    assert box is not None and box.text() == "Delete the account group DAL (Dallas customers)?"
+    assert box.button(QMessageBox.StandardButton.Yes).text() == "&Delete"
     answer("confirmDelete", QMessageBox.StandardButton.Cancel)
     assert pane.model.rowCount() == 2
-    pane.confirm_delete()
+    pane.delete_button.click()
     answer("confirmDelete", QMessageBox.StandardButton.Yes)
     await wait_until(lambda: pane.model.rowCount() == 1)
     assert [g["code"] for g in tenant.http.get(GROUPS).json()["groups"]] == ["WEST"]
+    assert pane.selected() is None and not pane.delete_button.isEnabled()
+    assert pane.table.columnWidth(2) == COLUMNS[2].width  # the name takes the room, not the id
     pane.shutdown()
 
 

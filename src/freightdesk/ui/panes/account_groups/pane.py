@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -22,15 +16,16 @@ from PySide6.QtWidgets import (
 from freightdesk.api.errors import ApiError
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.service.account_groups import check_group
-from freightdesk.service.listing import ListChange
+from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
-from freightdesk.ui.widgets.listing import Column, ListBinding, ListingModel, current_row
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage
+from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
-from freightdesk.ui.widgets.selection import select_only
+from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 COLUMNS: list[Column[AccountGroup]] = [
     Column("Code", lambda g: g.code, 180),
@@ -44,8 +39,6 @@ class AccountGroupsPane(QWidget):
         super().__init__(parent)
         self.session = session
         self.model: ListingModel[AccountGroup] = ListingModel(COLUMNS, self)
-        self.question: QMessageBox | None = None
-        self._select_id: int | None = None  # a group just added, selected once listed
 
         intro = QLabel(
             "Account groups name a customer (or a customer's location) in shipment lifecycle "
@@ -53,18 +46,10 @@ class AccountGroupsPane(QWidget):
             self,
         )
         intro.setWordWrap(True)
-        self.table = QTableView(self)
-        self.table.setObjectName("accountGroupsTable")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
+        # The name takes the room left; the id is short.
+        self.table = ItemTable(
+            self.model, lambda g: g.id, self, name="accountGroupsTable", stretch=1
+        )
         self.notice = Notice(self)
         self.count_label = QLabel(self)
         self.delete_button = QPushButton("&Delete group…", self)
@@ -115,47 +100,31 @@ class AccountGroupsPane(QWidget):
         layout.addLayout(left, 1)
         layout.addLayout(right)
 
-        delete = QAction("Delete group", self.table)
-        delete.setShortcut(QKeySequence.StandardKey.Delete)
-        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        delete.triggered.connect(self.confirm_delete)
-        self.table.addAction(delete)
+        self.page = ListPage(
+            self,
+            session,
+            lambda s: s.account_groups,
+            self.table,
+            self.notice,
+            name="account-groups",
+        )
+        self.page.shown.connect(self._count)
         self.add_button.clicked.connect(self.add_group)
         self.code.returnPressed.connect(self.add_group)
         self.name.returnPressed.connect(self.add_group)
-        self.delete_button.clicked.connect(self.confirm_delete)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-
-        self.binding = ListBinding(self, session, lambda s: s.account_groups)
-        self.binding.changed.connect(self._show)
-        self.binding.statusChanged.connect(self.notice.show_status)
-        self._selection_changed()
+        self.table.on_delete(self.confirm_delete, "Delete group", button=self.delete_button)
 
     # --- showing ---------------------------------------------------------------------------
 
-    def _show(self, _change: ListChange | None = None) -> None:
-        data = self.binding.data
-        if data is None:
-            return
-        selected = self.selected()
-        self.model.set_items(data.items)
+    def _count(self, data: Listing[AccountGroup]) -> None:
         count = len(data.items)
         self.count_label.setText(
             "No account groups yet" if not count else f"{count} group{'s' if count != 1 else ''}"
         )
-        wanted = self._select_id if self._select_id is not None else (selected and selected.id)
-        row = next((r for r, g in enumerate(data.items) if g.id == wanted), None)
-        if row is not None:
-            select_only(self.table, row)
-            self._select_id = None
-        self._selection_changed()
 
     def selected(self) -> AccountGroup | None:
-        return self.model.item_at(current_row(self.table))
-
-    def _selection_changed(self, *_args: object) -> None:
-        self.delete_button.setEnabled(bool(self.table.selectionModel().selectedRows()))
+        return self.table.selected()
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -166,14 +135,14 @@ class AccountGroupsPane(QWidget):
             return
         service = self.session.account_groups
         if service is None or self.session.client is None:
-            self.errors.show({}, general="Not connected to the service; your input is kept.")
+            self.errors.show({}, general=NOT_CONNECTED)
             return
         self.errors.clear()
         self.add_button.setEnabled(False)
 
         def done(created: AccountGroup) -> None:
-            self._select_id = created.id
-            self._show()
+            self.table.select_when_listed(created.id)
+            self.page.show_data()
             self.add_button.setEnabled(True)
             self.code.clear()
             self.name.clear()
@@ -185,33 +154,31 @@ class AccountGroupsPane(QWidget):
             fields = error.field_errors() if isinstance(error, ApiError) else {}
             self.errors.show(fields, general=None if fields else explain(error))
 
-        spawn(service.create(group), on_done=done, on_error=failed, name="add-account-group")
+        spawn(
+            service.create(group),
+            on_done=done,
+            on_error=failed,
+            name="add-account-group",
+            owner=self,
+        )
 
     def confirm_delete(self) -> None:
         group = self.selected()
         if group is None:
             return
-        self.question = ask(
-            self,
-            "Delete account group",
-            f"Delete the account group {group.code} ({group.name})?",
+        self.page.ask_delete(
+            "account group",
+            f"{group.code} ({group.name})",
             lambda: self.delete(group),
-            yes=QMessageBox.StandardButton.Yes,
-            name="confirmDelete",
             informative="Shipments and rate requests that name this code will no longer "
             "find the group.",
-            answers=("&Delete", "Cancel"),
         )
 
     def delete(self, group: AccountGroup) -> None:
         service = self.session.account_groups
         if service is None:
             return
-
-        def failed(error: BaseException) -> None:
-            self.notice.show_error(explain(error))
-
-        spawn(service.delete(group.id), on_error=failed, name="delete-account-group")
+        self.page.run(service.delete(group.id), "delete-account-group")
 
     # --- pane actions ----------------------------------------------------------------------
 
@@ -230,7 +197,7 @@ class AccountGroupsPane(QWidget):
         self.code.selectAll()
 
     def refresh(self) -> None:
-        self.binding.refresh()
+        self.page.refresh()
 
     def shutdown(self) -> None:
-        self.binding.shutdown()
+        self.page.shutdown()
