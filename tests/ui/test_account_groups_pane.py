@@ -12,20 +12,11 @@ from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
-from tests.ui.test_panes_support import answer, connected, message_box, proxied
+from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
 
 GROUPS = "/api/v4/capacityprovideraccountgroups"
-
-
-async def _pane(qtbot: QtBot, session: AppSession) -> AccountGroupsPane:
-    pane = AccountGroupsPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(900, 500)
-    pane.show()
-    await session.connect()
-    return pane
 
 
 async def test_lists_adds_refuses_and_deletes(
@@ -33,7 +24,7 @@ async def test_lists_adds_refuses_and_deletes(
 ) -> None:
     session, tenant = connected
     assert tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"}).status_code == 201
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
     qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
 
@@ -79,7 +70,7 @@ async def test_opens_with_the_cached_list_before_connecting(
 ) -> None:
     session, tenant = connected
     tenant.http.post(GROUPS, json={"code": "EAST", "name": "East"})
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
     pane.shutdown()
     await session.close()
@@ -96,7 +87,7 @@ async def test_keys_reach_the_fields_and_a_new_group_is_selected(
 ) -> None:
     session, tenant = connected
     tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"})
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
     await wait_until(lambda: pane.count_label.text() == "1 group")  # not "1 groups"
     # Alt+O and Alt+N land in the code and the name (before, in their holders: typing was lost).
     buddies = {label.text(): label.buddy() for label in pane.findChildren(QLabel) if label.buddy()}
@@ -117,7 +108,7 @@ async def test_the_service_failing_keeps_what_was_typed(
     qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
 ) -> None:
     session, _tenant, proxy = proxied
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
     await wait_until(lambda: pane.count_label.text() == "No account groups yet")
     type_text(pane.code, "DAL")
     type_text(pane.name, "Dallas")

@@ -23,7 +23,14 @@ from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text
-from tests.ui.test_panes_support import answer, connected, message_box, proxied
+from tests.ui.test_panes_support import (
+    answer,
+    connected,
+    message_box,
+    proxied,
+    shown_dialog,
+    shown_pane,
+)
 
 __all__ = ["connected", "proxied"]
 
@@ -40,13 +47,8 @@ def _booking(tenant: TenantHandle, scac: str, **fields: Any) -> dict[str, Any]:
     return dict(answer_.json())
 
 
-async def _pane(qtbot: QtBot, session: AppSession) -> BookingsPane:
-    pane = BookingsPane(session, open_shipment=lambda _id: None)
-    qtbot.addWidget(pane)
-    pane.resize(1400, 800)
-    pane.show()
-    await session.connect()
-    return pane
+def _bookings_pane(session: AppSession) -> BookingsPane:
+    return BookingsPane(session, open_shipment=lambda _id: None)  # no Shipments pane here
 
 
 async def test_filters_paging_colours_and_detail(
@@ -69,7 +71,7 @@ async def test_filters_paging_colours_and_detail(
         shipperContactInfo={"companyName": "ACME", "email": "d@acme.test"},
         attributes=[{"name": "Customer", "values": ["C9"]}],
     )  # fmt: skip
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, _bookings_pane)
     await wait_until(lambda: pane.model.rowCount() == 25)
     assert pane.page_bar.label.text() == "1\u201325 of 28 bookings"
     assert pane.page_bar.next_button.isEnabled() and not pane.page_bar.previous_button.isEnabled()
@@ -141,7 +143,7 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     session, tenant = connected
     set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0.2)
     created = _booking(tenant, "ZZRV", notes="first")
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, _bookings_pane)
     heard: list[str] = []
     pane.bookingStatusChanged.connect(heard.append)
     await wait_until(lambda: pane.model.rowCount() == 1)
@@ -149,8 +151,7 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     pane.table.selectRow(0)
     pane.table.setFocus()
     press(pane.table, Qt.Key.Key_F2)
-    form = pane.dialog
-    assert isinstance(form, BookingFormDialog) and form.isVisible()
+    form = shown_dialog(pane, BookingFormDialog)
     assert "Saving sends the changed booking to the carrier again" in form.summary.text()
     assert form.shipment_id.isReadOnly()
     # Bad input: every problem beside its field, the first one's tab shown.
@@ -197,11 +198,10 @@ async def test_a_failing_service_keeps_the_form(
 ) -> None:
     session, tenant, proxy = proxied
     set_profile(tenant, "ZZHD", behaviour="SLOW")
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, _bookings_pane)
     await wait_until(lambda: pane.page_bar.label.text() == "No bookings yet")
     pane.new_item()
-    form = pane.dialog
-    assert isinstance(form, BookingFormDialog)
+    form = shown_dialog(pane, BookingFormDialog)
     form.save()  # a booking without a quote needs the shipment and carrier
     assert "required unless the booking is made from a quote" in form.errors.message_for(
         "shipmentId"
@@ -225,8 +225,7 @@ async def test_a_failing_service_keeps_the_form(
     booking = pane.model.items[0]
     tenant.http.post(f"{BOOKINGS}/{booking.id}/cancellations")
     pane.edit(booking)
-    form = pane.dialog
-    assert isinstance(form, BookingFormDialog)
+    form = shown_dialog(pane, BookingFormDialog)
     form.notes.setPlainText("too late")
     form.save()
     await wait_until(lambda: form.general_error.isVisible())
@@ -246,7 +245,7 @@ async def test_the_carriers_answer_shows_in_the_detail_as_it_arrives(
     people = [{"givenName": "Sam", "familyName": "Okafor", "email": "sam@carrier.test"}]
     declined = _booking(tenant, "ZZRV", carrierContacts=people)
     accepted = _booking(tenant, "ZZRV")
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, _bookings_pane)
     await wait_until(lambda: pane.model.rowCount() == 2)
     await wait_until(
         lambda: all(b.status is BookingStatus.UNDER_REVIEW for b in pane.model.items), seconds=15
@@ -326,7 +325,7 @@ async def test_a_booking_made_while_the_pane_was_hidden_is_listed_when_shown(
 ) -> None:
     session, tenant = connected
     set_profile(tenant, "ZZHD", behaviour="SLOW")
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, _bookings_pane)
     await wait_until(lambda: pane.page_bar.label.text() == "No bookings yet")
     pane.hide()
     assert session.bookings is not None

@@ -20,7 +20,14 @@ from freightdesk.ui.panes.packages.pane import PackagesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text
-from tests.ui.test_panes_support import answer, connected, message_box, proxied
+from tests.ui.test_panes_support import (
+    answer,
+    connected,
+    message_box,
+    proxied,
+    shown_dialog,
+    shown_pane,
+)
 
 __all__ = ["connected", "proxied"]
 
@@ -40,21 +47,6 @@ def _package(number: int, city: str = "Chicago") -> dict[str, Any]:
     }
 
 
-async def _pane(qtbot: QtBot, session: AppSession) -> PackagesPane:
-    pane = PackagesPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1400, 800)
-    pane.show()
-    await session.connect()
-    return pane
-
-
-def _form(pane: PackagesPane) -> PackageFormDialog:
-    form = pane.dialog
-    assert isinstance(form, PackageFormDialog) and form.isVisible()
-    return form
-
-
 def test_item_identifiers_are_read_as_typed() -> None:
     assert parse_item_identifiers("SKU=A-1; upc = 0123") == [
         {"type": "SKU", "value": "A-1"},
@@ -68,10 +60,10 @@ async def test_create_find_edit_and_delete(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, PackagesPane)
     await wait_until(lambda: pane.page_bar.label.text() == "No packages yet")
     pane.new_item()
-    form = _form(pane)
+    form = shown_dialog(pane, PackageFormDialog)
     # Everything wrong at once, each beside its field; the first one's tab shown.
     form.items.set_text(0, 1, "PO-77")
     form.items.set_text(0, 2, "0")
@@ -157,7 +149,7 @@ async def test_create_find_edit_and_delete(
     # Edit along the workflow: only the allowed moves are offered.
     pane.table.selectRow(0)
     press(pane.table, Qt.Key.Key_Return)
-    form = _form(pane)
+    form = shown_dialog(pane, PackageFormDialog)
     assert [form.status.itemData(i) for i in range(form.status.count())] == [
         "UNASSIGNED",
         "ASSIGNED",
@@ -188,10 +180,10 @@ async def test_a_failing_service_keeps_the_form(
 ) -> None:
     session, tenant, proxy = proxied
     tenant.http.post(PATH, json=_package(1))
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, PackagesPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
     pane.new_item()
-    form = _form(pane)
+    form = shown_dialog(pane, PackageFormDialog)
     form.identifiers.set_identifiers([("OLPN", "OLPN-001")])  # already another package's
     form.items.set_text(0, 1, "PO-9")
     proxy.inject(Fault(status=503, path_prefix=PATH))
@@ -211,7 +203,7 @@ async def test_a_failing_service_keeps_the_form(
     # Closing with unsaved changes asks first.
     pane.table.selectRow(0)
     pane.edit_selected()
-    form = _form(pane)
+    form = shown_dialog(pane, PackageFormDialog)
     form.stackable.setChecked(True)
     form.reject()
     answer("unsavedChanges", QMessageBox.StandardButton.Discard)
@@ -226,7 +218,7 @@ async def test_delete_by_identifier_after_a_question(
     session, tenant = connected
     for number in range(3):
         tenant.http.post(PATH, json=_package(number))
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, PackagesPane)
     await wait_until(lambda: pane.model.rowCount() == 3)
     # The identifier typed in the search is the one offered.
     pane.identifier_type.setCurrentText("OLPN")

@@ -1,17 +1,25 @@
-"""Helpers of the Documents, Stop locations, Webhooks and Account groups pane tests: a session
-connected to the real local service through a remote profile, and answering questions."""
+"""Helpers of the pane tests (Documents, Stop locations, Webhooks, Bookings, Packages, Rate
+requests, Account groups): a session connected to the real local service through a remote
+profile, the pane shown and connected, the form it opened, and answering questions."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol, TypeVar
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from tests.proxy import FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant
+
+P = TypeVar("P", bound=QWidget)
+W = TypeVar("W", bound=QWidget)
+
+PANE_SIZE = (1400, 800)  # every column of the widest list pane fits
 
 
 def _activate(profiles: ProfileStore, url: str, tenant: TenantHandle) -> None:
@@ -72,3 +80,31 @@ def answer(name: str, button: QMessageBox.StandardButton) -> None:
 
 def visible_dialogs(kind: type[QWidget]) -> list[QWidget]:
     return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+async def shown_pane(
+    qtbot: QtBot,
+    session: AppSession,
+    make: Callable[[AppSession], P],
+    size: tuple[int, int] = PANE_SIZE,
+) -> P:
+    """The pane `make` builds, shown as in the window, then the session connected (so the
+    pane first shows what the cache holds, as at the app's start)."""
+    pane = make(session)
+    qtbot.addWidget(pane)
+    pane.resize(*size)
+    pane.show()
+    await session.connect()
+    return pane
+
+
+class OpensDialogs(Protocol):
+    @property
+    def dialog(self) -> QWidget | None: ...
+
+
+def shown_dialog(pane: OpensDialogs, kind: type[W]) -> W:
+    """The form (or other dialog) the pane opened last: of `kind`, and on screen."""
+    dialog = pane.dialog
+    assert isinstance(dialog, kind) and dialog.isVisible(), dialog
+    return dialog

@@ -33,24 +33,14 @@ from tests.server.test_rating_support import (
 )
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text, unplaced_error_labels
-from tests.ui.test_panes_support import answer, connected, proxied
+from tests.ui.test_panes_support import answer, connected, proxied, shown_dialog, shown_pane
 
 __all__ = ["connected", "proxied"]
 
 
-async def _pane(qtbot: QtBot, session: AppSession) -> RatesPane:
-    pane = RatesPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    await session.connect()
-    return pane
-
-
 async def _form(pane: RatesPane) -> RateRequestFormDialog:
     pane.new_item()
-    form = pane.dialog
-    assert isinstance(form, RateRequestFormDialog) and form.isVisible()
+    form = shown_dialog(pane, RateRequestFormDialog)
     await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0)
     return form
 
@@ -69,7 +59,7 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, RatesPane)
     form = await _form(pane)
     assert "No account groups yet" in form.groups.item(0).text()
     type_text(form.pickup.city, "Chicago")
@@ -124,7 +114,7 @@ async def test_expiry_stop_contacts_and_accessorials(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, RatesPane)
     form = await _form(pane)
     _fill(qtbot, form, "PRLF")
     form.expires.setChecked(True)
@@ -178,8 +168,7 @@ async def test_expiry_stop_contacts_and_accessorials(
     # Asking again starts from the same stops, people and services, with a fresh expiry.
     pane.select_request(sent["id"])
     pane.ask_again()
-    again = pane.dialog
-    assert isinstance(again, RateRequestFormDialog)
+    again = shown_dialog(pane, RateRequestFormDialog)
     assert again.stop_contacts.rows() == 2 and again.stop_contacts.text(1, 0) == "Delivery"
     assert again.accessorials.codes() == ["LIFTGATE", "REFRIGERATED"]
     assert again.accessorials.lowest.text() == "34" and not again.expires.isChecked()
@@ -192,7 +181,7 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy], qtmodeltester: object
 ) -> None:
     session, _tenant, proxy = proxied
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, RatesPane)
     assert "No rate requests yet" in pane.subtitle.text()
     form = await _form(pane)
     _fill(qtbot, form, "PRLF", "MPLF")
@@ -240,7 +229,7 @@ async def test_cancel_outcomes_in_words(
 ) -> None:
     session, tenant = connected
     set_profile(tenant, "ZZAC", behaviour="ACCEPT", responseDelaySeconds=0, quoteDelaySeconds=0)
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, RatesPane)
     body = {
         "rateDetail": {
             "routeInfo": {
@@ -335,8 +324,7 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
     rates.quote_table.setFocus()
     assert rates.book_button.isEnabled()
     press(rates.quote_table, Qt.Key.Key_Return)  # books it
-    booking_form = rates.dialog
-    assert isinstance(booking_form, BookingFormDialog) and booking_form.isVisible()
+    booking_form = shown_dialog(rates, BookingFormDialog)
     assert "Prairie Line Freight (PRLF), contract quote" in booking_form.summary.text()
     assert booking_form.scac.isReadOnly() and booking_form.charges.rows() >= 2
     type_text(booking_form.contact["email"], "dispatch@acme.test")

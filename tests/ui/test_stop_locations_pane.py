@@ -22,7 +22,14 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import unplaced_error_labels
 from tests.ui.test_location_picker import click_at, picker_until
 from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
-from tests.ui.test_panes_support import answer, connected, message_box, proxied
+from tests.ui.test_panes_support import (
+    answer,
+    connected,
+    message_box,
+    proxied,
+    shown_dialog,
+    shown_pane,
+)
 
 __all__ = ["connected", "proxied", "webengine_survives_loop_exits"]
 
@@ -50,21 +57,6 @@ def _body(name: str, **changes: Any) -> dict[str, Any]:
     return body
 
 
-async def _pane(qtbot: QtBot, session: AppSession) -> StopLocationsPane:
-    pane = StopLocationsPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 700)
-    pane.show()
-    await session.connect()
-    return pane
-
-
-def _form(pane: StopLocationsPane) -> StopLocationFormDialog:
-    dialog = pane.dialog
-    assert isinstance(dialog, StopLocationFormDialog) and dialog.isVisible()
-    return dialog
-
-
 def _type(qtbot: QtBot, edit: Any, text: str) -> None:
     edit.clear()
     qtbot.keyClicks(edit, text)
@@ -74,10 +66,10 @@ async def test_create_with_rules_beside_fields_and_address_validation(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, StopLocationsPane)
     await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
     pane.new_item()
-    form = _form(pane)
+    form = shown_dialog(pane, StopLocationFormDialog)
     assert "New location" in form.version.text()
     assert form.pick_on_map.isEnabled()  # the picker itself: tests/ui/test_location_picker.py
     assert unplaced_error_labels(form) == []  # none drawn over a tab's corner
@@ -135,7 +127,7 @@ async def test_create_with_rules_beside_fields_and_address_validation(
 
     # The service's own refusal (a supplied id in use) is shown beside its field.
     pane.new_item()
-    form = _form(pane)
+    form = shown_dialog(pane, StopLocationFormDialog)
     _type(qtbot, form.name, "Other")
     for edit, text in ((form.lines[0], "1 Main St"), (form.city, "Dallas"), (form.state, "TX")):
         _type(qtbot, edit, text)
@@ -159,12 +151,12 @@ async def test_concurrent_save_shows_both_and_the_user_chooses(
 ) -> None:
     session, tenant = connected
     created = tenant.http.post(PATH, json=_body("Shared dock")).json()
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, StopLocationsPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
     pane.table.selectRow(0)
     pane.table.setFocus()
     qtbot.keyClick(pane.table, Qt.Key.Key_Return)
-    form = _form(pane)
+    form = shown_dialog(pane, StopLocationFormDialog)
     assert form.version.text().startswith("Version 1")
     _type(qtbot, form.name, "Shared dock (mine)")
     # Someone else saves meanwhile.
@@ -201,10 +193,10 @@ async def test_a_failing_service_keeps_the_form(
     qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
 ) -> None:
     session, _tenant, proxy = proxied
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, StopLocationsPane)
     await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
     pane.new_item()
-    form = _form(pane)
+    form = shown_dialog(pane, StopLocationFormDialog)
     _type(qtbot, form.name, "Fort Worth yard")
     form.lines[0].setText("")
     form.city.setText("")
@@ -234,7 +226,7 @@ async def test_search_and_paging(qtbot: QtBot, connected: tuple[AppSession, Tena
                 address={"addressLines": ["1 Main St"], "city": city, "state": "TX"},
             ),
         )
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, StopLocationsPane)
     await wait_until(lambda: pane.model.rowCount() == 50)
     assert pane.page_bar.label.text() == "1\u201350 of 55 stop locations"
     assert pane.page_bar.next_button.isEnabled() and not pane.page_bar.previous_button.isEnabled()
@@ -278,11 +270,11 @@ async def test_the_point_and_geofence_chosen_on_the_map_are_saved(
             geofence={"type": "DISTANCE", "units": "METERS", "value": 300},
         ),
     ).json()
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, StopLocationsPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
     pane.table.selectRow(0)
     pane.edit_selected()
-    form = _form(pane)
+    form = shown_dialog(pane, StopLocationFormDialog)
     qtbot.mouseClick(form.pick_on_map, Qt.MouseButton.LeftButton)
     picker = form.picker
     assert isinstance(picker, LocationPickerDialog)

@@ -17,26 +17,11 @@ from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
 from tests.server.test_webhooks_support import receiver
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_panes_support import answer, connected
+from tests.ui.test_panes_support import answer, connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
 
 PATH = "/api/v4/webhooks"
-
-
-async def _pane(qtbot: QtBot, session: AppSession) -> WebhooksPane:
-    pane = WebhooksPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 700)
-    pane.show()
-    await session.connect()
-    return pane
-
-
-def _form(pane: WebhooksPane) -> WebhookFormDialog:
-    dialog = pane.dialog
-    assert isinstance(dialog, WebhookFormDialog) and dialog.isVisible()
-    return dialog
 
 
 def _set(edit: Any, text: str) -> None:
@@ -48,11 +33,11 @@ async def test_create_edit_test_delivery_log_and_delete(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, WebhooksPane)
     await wait_until(lambda: "0 of at most 50" in pane.count_label.text())
     with receiver() as hook:
         pane.new_item()
-        form = _form(pane)
+        form = shown_dialog(pane, WebhookFormDialog)
         # Everything wrong at once, each beside its field.
         _set(form.url, "ftp://example.com/x")
         form.headers.add_row("Content-Type", "text/plain")
@@ -82,8 +67,8 @@ async def test_create_edit_test_delivery_log_and_delete(
         form.save()
         await wait_until(lambda: not form.isVisible())
         await wait_until(lambda: pane.model.rowCount() == 1)
-        secret = pane.dialog
-        assert isinstance(secret, SigningSecretDialog) and secret.secret.text()
+        secret = shown_dialog(pane, SigningSecretDialog)
+        assert secret.secret.text()
         secret.close()
         stored = tenant.http.get(PATH).json()["webhookEndpoints"][0]
         assert stored["authenticationMethods"][0]["parameters"]["apiKey"] == MASK
@@ -96,7 +81,7 @@ async def test_create_edit_test_delivery_log_and_delete(
         # Edit the URL; the masked key is sent back and kept by the service.
         pane.table.selectRow(0)
         pane.edit_selected()
-        form = _form(pane)
+        form = shown_dialog(pane, WebhookFormDialog)
         # The stored key shows as an empty field that says so; left empty, the mask is sent.
         key = form.auth.editors[0].fields["apiKey"]
         assert key.text() == "" and "Stored" in key.placeholderText()  # type: ignore[union-attr]
@@ -113,8 +98,7 @@ async def test_create_edit_test_delivery_log_and_delete(
         received = hook.received()[-1]
         assert received.path == "/hook2" and received.headers["x-api-key"] == "k-123"
         pane.show_log()
-        log = pane.dialog
-        assert isinstance(log, DeliveryLogDialog)
+        log = shown_dialog(pane, DeliveryLogDialog)
         await wait_until(lambda: log.table.rowCount() == 1)
         assert log.table.item(0, 1).text() == "Test delivery"
         assert "HTTP 200" in log.table.item(0, 4).text()
@@ -134,13 +118,13 @@ async def test_refusals_the_limit_and_unsaved_changes(
     for n in range(49):
         body = {"configName": f"hook {n:02d}", "url": f"https://h.example.com/{n}"}
         assert tenant.http.put(PATH, json=body).status_code == 200
-    pane = await _pane(qtbot, session)
+    pane = await shown_pane(qtbot, session, WebhooksPane)
     await wait_until(lambda: pane.model.rowCount() == 49)
     assert pane.new_button.isEnabled() and not pane.limit.isVisible()
 
     # The service refuses a duplicate name: shown beside the name, the form kept.
     pane.new_item()
-    form = _form(pane)
+    form = shown_dialog(pane, WebhookFormDialog)
     _set(form.name, "hook 00")
     _set(form.url, "https://h.example.com/dup")
     form.save()
@@ -150,14 +134,14 @@ async def test_refusals_the_limit_and_unsaved_changes(
     form.save()
     await wait_until(lambda: not form.isVisible())
     await wait_until(lambda: pane.model.rowCount() == 50)
-    pane.dialog.close()  # type: ignore[union-attr]  (the signing secret)
+    shown_dialog(pane, SigningSecretDialog).close()
     assert pane.limit.isVisible() and not pane.new_button.isEnabled()
     assert "at most 50" in pane.limit.text()
 
     # Closing an edited form asks first.
     pane.table.selectRow(0)
     pane.edit_selected()
-    form = _form(pane)
+    form = shown_dialog(pane, WebhookFormDialog)
     _set(form.url, "https://h.example.com/changed")
     form.reject()
     answer("unsavedChanges", QMessageBox.StandardButton.Discard)
