@@ -87,7 +87,7 @@ class RatesPane(QWidget):
         top.addWidget(self.refresh_button)
         self.notice = Notice(self)
 
-        # The lane, the carriers' quote and the market's name take the room left.
+        # The lane (here), a quote's carrier and the market's name take the room left.
         self.request_table = ItemTable(
             self.requests, lambda r: str(r.id), self, name="rateRequestsTable", stretch=1
         )
