@@ -38,6 +38,10 @@ class LiveService:
         self.settings = settings
         self.context: ServiceContext = build_context(settings)
         self.app = create_app(settings, self.context)
+        # Built here, in the test's thread, and once for the whole run (the app keeps it per
+        # process): built by the app's warm-up, in its thread, it would race pytest's warning
+        # filters (see server/app.py, openapi_document).
+        self.app.openapi()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(

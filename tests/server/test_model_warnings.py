@@ -23,7 +23,6 @@ import warnings
 from pathlib import Path
 
 import httpx
-import pytest
 from pydantic.warnings import UnsupportedFieldAttributeWarning
 
 from freightdesk.server.settings import ServerSettings
@@ -80,11 +79,6 @@ def test_models_routes_and_openapi_build_without_pydantic_warnings(tmp_path: Pat
     assert done.stdout.strip() == "built"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the OpenAPI document must be built once per process, in the thread that creates "
-    "the first app (server/app.py, tests/support.py: the lead's files)",
-)
 def test_openapi_document_while_another_thread_changes_warning_filters(tmp_path: Path) -> None:
     settings = ServerSettings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path}/fd.db")
     service = LiveService(settings).start()

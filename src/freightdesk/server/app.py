@@ -89,6 +89,47 @@ async def _warm_openapi(app: FastAPI, stopping: asyncio.Event) -> None:
     await asyncio.to_thread(app.openapi)
 
 
+# The document depends on the code only (routes, models, title), never on the settings: one
+# build serves every app of the process. Building it makes FastAPI wrap each model field again
+# as `Annotated[type, Field(alias=...)]`, which pydantic flags (UnsupportedFieldAttributeWarning)
+# and FastAPI silences with `warnings.catch_warnings()`; that is process-wide, not per thread,
+# before Python 3.14, so a build that overlaps another thread's `catch_warnings` lets the flag
+# out. Built once, there is one such moment per process instead of one per app.
+_OPENAPI_LOCK = threading.Lock()
+_openapi: dict[str, Any] | None = None
+
+
+def openapi_document(app: FastAPI) -> dict[str, Any]:
+    """The service's OpenAPI document, built on first use by any app of the process."""
+    global _openapi
+    with _OPENAPI_LOCK:
+        if _openapi is None:
+            _openapi = _build_openapi(app)
+        return _openapi
+
+
+def _build_openapi(app: FastAPI) -> dict[str, Any]:
+    schema = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    schema["info"]["x-interface-version"] = "4.0.0"
+    # Invalid input is answered 400 with the Error body, never FastAPI's 422.
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                operation.get("responses", {}).pop("422", None)
+    schemas = schema.get("components", {}).get("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    components = schema.setdefault("components", {})
+    components["securitySchemes"] = {
+        "bearer": {"type": "http", "scheme": "bearer"},
+        "basic": {"type": "http", "scheme": "basic"},
+    }
+    schema["security"] = [{"bearer": []}]
+    return schema
+
+
 def build_context(settings: ServerSettings) -> ServiceContext:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = make_engine(settings.database_url)
@@ -150,41 +191,14 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
         """Liveness for supervisors and load balancers; needs no credentials."""
         return {"status": "ok", "version": __version__}
 
-    building = threading.Lock()
-
     @app.get("/openapi.json", include_in_schema=False)
-    async def openapi_document() -> JSONResponse:
+    async def openapi_route() -> JSONResponse:
         # Building the document takes seconds on a busy machine: never on the event loop.
         return JSONResponse(await asyncio.to_thread(app.openapi))
 
     def openapi() -> dict[str, Any]:
-        with building:
-            return _build_openapi()
-
-    def _build_openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            schema = get_openapi(
-                title=app.title,
-                version=app.version,
-                description=app.description,
-                routes=app.routes,
-            )
-            schema["info"]["x-interface-version"] = "4.0.0"
-            # Invalid input is answered 400 with the Error body, never FastAPI's 422.
-            for operations in schema.get("paths", {}).values():
-                for operation in operations.values():
-                    if isinstance(operation, dict):
-                        operation.get("responses", {}).pop("422", None)
-            schemas = schema.get("components", {}).get("schemas", {})
-            for name in ("HTTPValidationError", "ValidationError"):
-                schemas.pop(name, None)
-            components = schema.setdefault("components", {})
-            components["securitySchemes"] = {
-                "bearer": {"type": "http", "scheme": "bearer"},
-                "basic": {"type": "http", "scheme": "basic"},
-            }
-            schema["security"] = [{"bearer": []}]
-            app.openapi_schema = schema
+            app.openapi_schema = openapi_document(app)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
