@@ -11,7 +11,8 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -57,14 +58,15 @@ class Cache:
         with self._lock:
             self._db.close()
 
-    def put_many(self, kind: str, items: Iterable[tuple[str, bytes]]) -> None:
+    @contextmanager
+    def _changing(self, kind: str) -> Iterator[sqlite3.Connection]:
+        """One transaction that changes the entries of `kind` and records when (`saved_at`:
+        every change, deletions too, so `summary_rows.first_screen` can tell a list changed
+        without counting it)."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO entries (kind, key, body) VALUES (?, ?, ?)",
-                    ((kind, key, body) for key, body in items),
-                )
+                yield self._db
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                     (f"saved:{kind}", repr(time.time())),
@@ -73,6 +75,13 @@ class Cache:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def put_many(self, kind: str, items: Iterable[tuple[str, bytes]]) -> None:
+        with self._changing(kind) as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO entries (kind, key, body) VALUES (?, ?, ?)",
+                ((kind, key, body) for key, body in items),
+            )
 
     def put_models(self, kind: str, items: Iterable[tuple[str, BaseModel]]) -> None:
         self.put_many(
@@ -85,26 +94,16 @@ class Cache:
 
     def replace_kind(self, kind: str, items: Iterable[tuple[str, bytes]]) -> None:
         """Replace everything of `kind` at once (a full refresh)."""
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.execute("DELETE FROM entries WHERE kind = ?", (kind,))
-                self._db.executemany(
-                    "INSERT INTO entries (kind, key, body) VALUES (?, ?, ?)",
-                    ((kind, key, body) for key, body in items),
-                )
-                self._db.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                    (f"saved:{kind}", repr(time.time())),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._changing(kind) as db:
+            db.execute("DELETE FROM entries WHERE kind = ?", (kind,))
+            db.executemany(
+                "INSERT INTO entries (kind, key, body) VALUES (?, ?, ?)",
+                ((kind, key, body) for key, body in items),
+            )
 
     def delete_many(self, kind: str, keys: Sequence[str]) -> None:
-        with self._lock:
-            self._db.executemany(
+        with self._changing(kind) as db:
+            db.executemany(
                 "DELETE FROM entries WHERE kind = ? AND key = ?", ((kind, k) for k in keys)
             )
 

@@ -160,8 +160,9 @@ def remember_first_screen(cache: Cache, order: str, total: int, ids: Sequence[st
 
 def first_screen(cache: Cache, order: str) -> tuple[list[SummaryRow], int] | None:
     """The rows `remember_first_screen` kept, in order, and the length of the whole list;
-    None unless they are exactly the top of the cached list sorted by `order` (the list was
-    not saved since, nothing removed, the same sort)."""
+    None unless they are exactly the top of the cached list sorted by `order`: the same
+    sort, and nothing of the list changed since (the cache records the time of every change,
+    deletions too; counting the list instead would read all of it)."""
     try:
         screen = json.loads(cache.meta(FIRST_SCREEN_KEY) or "null")
         if not isinstance(screen, dict) or screen.get("order") != order:
@@ -170,7 +171,7 @@ def first_screen(cache: Cache, order: str) -> tuple[list[SummaryRow], int] | Non
         saved = screen["saved"]
     except (ValueError, KeyError, TypeError):
         return None
-    if saved != cache.saved_at(SUMMARIES) or total != cache.count(SUMMARIES) or not ids:
+    if saved is None or saved != cache.saved_at(SUMMARIES) or not ids:
         return None
     bodies = cache.get_many(SUMMARIES, ids)
     if len(bodies) != len(ids):
