@@ -141,6 +141,29 @@ def test_sorting_by_each_column_orders_every_row_and_puts_empty_values_last() ->
             assert present == sorted(present, reverse=descending), column.key  # type: ignore[type-var]
 
 
+def test_the_top_of_a_whole_list_is_the_top_it_has_once_indexed() -> None:
+    """The first paint of a list read whole shows its top without indexing it all: the
+    same rows in the same order as the indexed list, whatever the sort (ties, empty values)."""
+    rows = _varied(60)
+    for column in COLUMNS:
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            first = ShipmentTableModel()
+            first.sort(COLUMN_INDEX[column.key], order)
+            first.show_top_of(rows, 12)
+            assert first.rowCount() == 60 and first.total == 60 and not first.complete
+            indexed = ShipmentTableModel()
+            indexed.sort(COLUMN_INDEX[column.key], order)
+            indexed.set_summaries(rows)
+            top = [first.summary_at(r) for r in range(12)]
+            assert top == indexed.visible_summaries()[:12], (column.key, order)
+            assert first.index(12, 0).data() is None  # not shown until the whole list is
+            asyncio.run(first.load(rows))
+            assert first.complete and first.visible_summaries() == indexed.visible_summaries()
+    short = ShipmentTableModel()
+    short.show_top_of(rows[:10], 12)  # a list shorter than a screen is shown whole at once
+    assert short.complete and short.rowCount() == 10
+
+
 def test_text_columns_sort_without_regard_to_case() -> None:
     model = ShipmentTableModel()
     model.set_summaries(_varied(24))

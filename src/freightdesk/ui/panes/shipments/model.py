@@ -298,6 +298,18 @@ class ShipmentTableModel(QAbstractTableModel):
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
         return f"{COLUMNS[self._sort_column].key} {'desc' if descending else 'asc'}"
 
+    def show_top_of(self, rows: list[SummaryRow], count: int) -> None:
+        """The whole list, shown by its first `count` rows in the current sort until it is
+        indexed (`load`, in a worker thread): finding them costs a third of indexing it all."""
+        if len(rows) <= count:
+            self.set_summaries(rows)
+            return
+        value = COLUMNS[self._sort_column].sort_value
+        descending = self._sort_order == Qt.SortOrder.DescendingOrder
+        # The order `load` will give them: same positions, same values, same ties.
+        order = _sorted(array("i", range(len(rows))), [value(r) for r in rows], descending)
+        self.show_first_screen([rows[i] for i in order[:count]], len(rows))
+
     def show_first_screen(self, rows: list[SummaryRow], total: int) -> None:
         """The rows at the top of the list in the current sort, before the whole list is
         read (the app's first paint): the table has `total` rows, those below `rows` blank

@@ -248,7 +248,8 @@ class ShipmentsPane(QWidget):
             self.model.show_first_screen(rows, total)
             return
         self._preloaded = rows
-        self.model.set_summaries(rows)
+        # Its top now; the whole of it indexed in a worker thread once attached.
+        self.model.show_top_of(rows, FIRST_SCREEN_ROWS)
 
     def attach(self, session: AppSession) -> None:
         """Follow `session`: the detail view, the cached list, background updates."""
@@ -285,7 +286,7 @@ class ShipmentsPane(QWidget):
         def loaded(cached: ShipmentList) -> None:
             data = service.coordinator.data
             if data is not None and self._service is service:
-                if preloaded is not None and data is cached:
+                if preloaded is not None and data is cached and self.model.complete:
                     shown.set()  # the table holds these very rows already
                 else:
                     self._show_list(data, then=shown.set)
