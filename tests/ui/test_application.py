@@ -65,6 +65,12 @@ START = textwrap.dedent(
             return
         def later():
             report("later")
+            if sys.argv[2:] == ["sort-by-origin-then-quit"]:  # the dispatcher sorts, then quits
+                from PySide6.QtCore import Qt
+                from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+                table = window().pane("shipments").table
+                table.sortByColumn(COLUMN_INDEX["origin"], Qt.SortOrder.AscendingOrder)
+                report("sorted")
             window().close()
         QTimer.singleShot(2000, later)
 
@@ -173,11 +179,19 @@ def test_the_next_start_paints_the_first_screen_kept_at_close_then_the_whole_lis
     assert later["first_id"] == first_run["first_id"]
     assert later["beyond_first_screen"]
 
+    # Sorted otherwise before the close: the next start shows the top of that sort.
+    sorted_by_origin = _start(home, "sort-by-origin-then-quit")[2]
+    assert sorted_by_origin["first_id"] != first_run["first_id"]  # (ties: in list order)
+    painted, later = _start(home)
+    assert painted["loaded"] == [] and not painted["complete"]
+    assert painted["first_id"] == sorted_by_origin["first_id"] == later["first_id"]
+
     # A list changed since (another app on the same cache, a crash before the close):
     # the kept screen is not used.
     paths = AppPaths.under(home)
     cache = Cache(paths.cache_file("team"))
-    newer = _row(COUNT)._replace(last_modified=BASE + timedelta(days=30))
+    # (The list is sorted by origin now: this one comes first.)
+    newer = _row(COUNT)._replace(origin_name="Aachen", last_modified=BASE + timedelta(days=30))
     cache.put_many(SUMMARIES, [(newer.id, row_json(newer))])
     cache.close()
     painted, later = _start(home)
