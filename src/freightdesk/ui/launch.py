@@ -128,7 +128,14 @@ def open_window(
     window.indicator.show_status(
         ConnectionStatus(ConnectionState.CONNECTING, profile.name, f"Connecting to {profile.name}")
     )
-    shipments.show_cached(*read_cached_list(paths, profile, shipments.model.sort_name()))
+    rows, total = read_cached_list(paths, profile, shipments.model.sort_name())
+    if len(rows) < total:
+        log.info(
+            "painting the first %s of %s cached shipments kept at the last close",
+            len(rows),
+            f"{total:,}",
+        )
+    shipments.show_cached(rows, total)
     return window, shipments
 
 
@@ -185,10 +192,9 @@ def run(
     window.show()
     wait_for_first_paint(shipments.table.viewport())
     log.info(
-        "%s cached shipments on screen %.0f ms after the start (%s)",
+        "%s cached shipments on screen %.0f ms after the start",
         f"{shipments.model.total:,}",
         (time.perf_counter() - started) * 1000,
-        "read whole" if shipments.model.complete else "the first screen kept at the last close",
     )
     if on_first_paint is not None:
         on_first_paint()
