@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from freightdesk.ui.widgets.item_table import add_key
 
 
 class IdentifierTable(QWidget):
@@ -40,11 +42,12 @@ class IdentifierTable(QWidget):
         self.table.setMinimumHeight(90)
         self.add_button = QPushButton("Add identifier", self)
         self.remove_button = QPushButton("Remove", self)
-        remove = QAction("Remove identifier", self.table)
-        remove.setShortcut(QKeySequence.StandardKey.Delete)
-        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        remove.triggered.connect(self.remove_current)
-        self.table.addAction(remove)
+        add_key(
+            self.table,
+            QKeySequence(QKeySequence.StandardKey.Delete),
+            self.remove_current,
+            "Remove identifier",
+        )
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.add_button)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from freightdesk.ui.widgets.item_table import add_key
 
 
 class KeyValueTable(QWidget):
@@ -37,11 +39,12 @@ class KeyValueTable(QWidget):
         self.add_button = QPushButton(add_text, self)
         self.remove_button = QPushButton("Remove", self)
         # Delete removes the current row while the table (not a cell editor) has the focus.
-        remove = QAction("Remove row", self.table)
-        remove.setShortcut(QKeySequence.StandardKey.Delete)
-        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        remove.triggered.connect(self.remove_current)
-        self.table.addAction(remove)
+        add_key(
+            self.table,
+            QKeySequence(QKeySequence.StandardKey.Delete),
+            self.remove_current,
+            "Remove row",
+        )
         buttons = QHBoxLayout()
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.add_button)

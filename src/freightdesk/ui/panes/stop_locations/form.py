@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from PySide6.QtCore import QDate, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDateEdit,
@@ -49,6 +49,7 @@ from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.panes.stop_locations.text import DAYS, address_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.item_table import add_key
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
@@ -165,11 +166,12 @@ class TableWithButtons(QWidget):
         layout.addLayout(row)
         self.add_button.clicked.connect(add)
         self.remove_button.clicked.connect(self.remove_current)
-        remove = QAction(f"Remove {noun}", table)
-        remove.setShortcut(QKeySequence.StandardKey.Delete)
-        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        remove.triggered.connect(self.remove_current)
-        table.addAction(remove)
+        add_key(
+            table,
+            QKeySequence(QKeySequence.StandardKey.Delete),
+            self.remove_current,
+            f"Remove {noun}",
+        )
 
     def remove_current(self) -> None:
         row = self.table.currentRow()
