@@ -21,15 +21,14 @@ from collections.abc import Sequence
 os.environ.setdefault("QT_API", "pyside6")
 
 import qasync
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, SystemSecretStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.garbage import GuiThreadGarbageCollector
-from freightdesk.ui.launch import app_settings, open_window
+from freightdesk.ui.launch import FIRST_PAINT_TIMEOUT_MS, FirstPaint, app_settings, open_window
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import connect_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
@@ -49,10 +48,8 @@ PRELOADED = (
     "freightdesk.service.bookings",
     "freightdesk.service.packages",
 )
-# How long the start waits for the cached list, then for its first paint, before connecting
-# regardless (a window started minimized is never painted).
+# How long the start waits for the cached list before connecting regardless.
 CACHED_LIST_TIMEOUT = 10.0
-FIRST_PAINT_TIMEOUT = 1.0
 
 
 def preload(modules: Sequence[str] = PRELOADED) -> None:
@@ -73,23 +70,6 @@ async def load_for_connecting(secrets: SecretStore | None = None) -> None:
     if isinstance(secrets, SystemSecretStore):
         await asyncio.to_thread(secrets.find)
     gc.freeze()
-
-
-class FirstPaint(QObject):
-    """Resolves `painted` when `widget` is first painted."""
-
-    def __init__(self, widget: QWidget) -> None:
-        super().__init__(widget)
-        self.painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._widget = widget
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self._widget and event.type() == QEvent.Type.Paint:
-            if not self.painted.done():
-                self.painted.set_result(None)
-            self._widget.removeEventFilter(self)
-        return False
 
 
 class AppController:
@@ -137,12 +117,18 @@ class AppController:
         except TimeoutError:
             log.warning("the cached shipment list took over %s s to load", CACHED_LIST_TIMEOUT)
         if pane.isVisible():
-            painted = FirstPaint(pane.table.viewport())
+            painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+            def done() -> None:
+                if not painted.done():
+                    painted.set_result(None)
+
+            FirstPaint(pane.table.viewport(), done)
             pane.table.viewport().update()
             try:
-                await asyncio.wait_for(painted.painted, FIRST_PAINT_TIMEOUT)
+                await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_MS / 1000)
             except TimeoutError:
-                log.info("the shipment list was not painted within %s s", FIRST_PAINT_TIMEOUT)
+                log.info("the shipment list was not painted within %s ms", FIRST_PAINT_TIMEOUT_MS)
         await load_for_connecting(self.profiles.secrets)
 
         def failed(error: BaseException) -> None:

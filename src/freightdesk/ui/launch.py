@@ -139,27 +139,27 @@ def open_window(
     return window, shipments
 
 
-class _PaintWatch(QObject):
-    """Ends `loop` when `widget` is first painted."""
+class FirstPaint(QObject):
+    """Calls `then` once `widget` has been painted (from the event loop, so after the paint
+    has reached the screen)."""
 
-    def __init__(self, widget: QWidget, loop: QEventLoop) -> None:
+    def __init__(self, widget: QWidget, then: Callable[[], None]) -> None:
         super().__init__(widget)
         self._widget = widget
-        self._loop = loop
+        self._then = then
         widget.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self._widget and event.type() == QEvent.Type.Paint:
             self._widget.removeEventFilter(self)
-            # After this paint has reached the screen (the event is being delivered now).
-            QTimer.singleShot(0, self._loop.quit)
+            QTimer.singleShot(0, self._then)
         return False
 
 
 def wait_for_first_paint(widget: QWidget, timeout_ms: int = FIRST_PAINT_TIMEOUT_MS) -> None:
     """Process events until `widget` is painted (or `timeout_ms` passed)."""
     loop = QEventLoop()
-    watch = _PaintWatch(widget, loop)
+    watch = FirstPaint(widget, loop.quit)
     QTimer.singleShot(timeout_ms, loop.quit)
     widget.update()
     loop.exec()

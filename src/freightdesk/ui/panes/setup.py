@@ -72,6 +72,7 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
         "shipments", "Shipments", shipments, QStyle.StandardPixmap.SP_FileDialogDetailedView
     )
     configure_maps = _maps_configurer(window)
+    shipments.before_first_map = configure_maps  # the detail view's map, once it is made
 
     def fleet() -> QWidget:
         from freightdesk.ui.maps.fleet_map import FleetMapPane
@@ -135,7 +136,6 @@ def connect_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
     alerts = ExceptionAlerts(window, "shipments")
     shipments.exceptionsRaised.connect(alerts.raised)
     window.exception_alerts = alerts  # kept alive with the window
-    shipments.detail.before_first_map = _maps_configurer(window)
 
     def documents_pane() -> DocumentsPane:
         pane = window.pane("documents")

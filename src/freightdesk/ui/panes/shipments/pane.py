@@ -76,6 +76,8 @@ class ShipmentsPane(QWidget):
         self._attribute_ids: frozenset[str] | None = None
         self._cache_shown: asyncio.Event | None = None
         self._preloaded: list[SummaryRow] | None = None  # shown before the session existed
+        # Called before the detail view makes its first map (see ShipmentDetailView).
+        self.before_first_map: Callable[[], None] | None = None
         self._showing: ShipmentList | None = None  # a whole list being put in the table
         self._reload = False  # a whole new list arrived meanwhile
 
@@ -260,6 +262,7 @@ class ShipmentsPane(QWidget):
         self._session = session
         self._cache_shown = asyncio.Event()
         detail = ShipmentDetailView(session, self)
+        detail.before_first_map = self.before_first_map
         self.splitter.replaceWidget(1, detail)
         self._detail_slot.deleteLater()
         self._detail = detail
