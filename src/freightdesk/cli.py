@@ -198,7 +198,11 @@ def _serve(args: argparse.Namespace) -> int:
         context.services["demo_seed"] = args.seed
     app = create_app(settings, context)
     port = DEFAULT_PORT if args.port is None else args.port
-    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+    # IPPROTO_TCP named explicitly: asyncio sets TCP_NODELAY on accepted connections only when
+    # the listening socket says it is TCP, and without it every small answer waits for the
+    # client's delayed ACK (about 40 ms a request).
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, port))
