@@ -52,4 +52,7 @@ async def test_a_service_that_cannot_start_says_why(tmp_path: Path) -> None:
         await service.start()
     assert "cannot open the database" in str(failed.value)
     assert service.state is ServiceState.FAILED
+    # What a caller reports of the child: how it ended and its last words.
+    assert service.returncode == 2
+    assert any("cannot open the database" in line for line in service.log_tail)
     await service.stop()

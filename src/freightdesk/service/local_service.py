@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 _DEMO = re.compile(r"client id (\S+), client secret (\S+)")
+LOG_TAIL_LINES = 40  # the service's last lines kept to say why it stopped
 
 
 class ServiceState(StrEnum):
@@ -75,6 +76,7 @@ class LocalService:
         self._supervisor: asyncio.Task[None] | None = None
         self._readers: list[asyncio.Task[None]] = []
         self._listeners: list[Callable[[ServiceState, str], None]] = []
+        self._log_tail: deque[str] = deque(maxlen=LOG_TAIL_LINES)
 
     def listen(self, listener: Callable[[ServiceState, str], None]) -> None:
         self._listeners.append(listener)
@@ -165,6 +167,7 @@ class LocalService:
             elif match := _DEMO.search(line):
                 self.demo_credentials = DemoCredentials(match.group(1), match.group(2))
                 continue  # never log the secret
+            self._log_tail.append(line)
             log.debug("local service %s: %s", name, line)
         if not ready.done():
             reason = next((t for t in reversed(tail) if t.strip()), "no output")
@@ -239,3 +242,14 @@ class LocalService:
         if self._process is None or self._process.returncode is not None:
             return None
         return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The last child's exit code once it has ended; None while it runs or before a start."""
+        return None if self._process is None else self._process.returncode
+
+    @property
+    def log_tail(self) -> list[str]:
+        """The last lines the service wrote (both streams, oldest first; never the demo's
+        client secret)."""
+        return list(self._log_tail)
