@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from freightdesk.models.errors import ErrorBody
 from tests.server.test_documents import (
     MULTIPART,
     PATH,
@@ -73,6 +75,32 @@ def raw_request(token: str, length: int) -> bytes:
     ).encode()
 
 
+def read_response(sock: socket.socket, seconds: float = 10.0) -> tuple[bytes, bytes]:
+    """One HTTP response read whole: its head, then the Content-Length body (or up to the close).
+
+    A response may arrive in several segments (the head and the body are often sent apart).
+    """
+    deadline = time.monotonic() + seconds
+    received = b""
+    while True:
+        head, blank, body = received.partition(b"\r\n\r\n")
+        declared = re.search(rb"(?im)^content-length:\s*(\d+)\s*$", head) if blank else None
+        if declared is not None and len(body) >= int(declared[1]):
+            return head, body[: int(declared[1])]
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"no complete response within {seconds} s: {received!r}")
+        sock.settimeout(remaining)
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            continue
+        if not chunk:  # closed: what came is all there is
+            assert blank and declared is None, f"connection closed mid-response: {received!r}"
+            return head, body
+        received += chunk
+
+
 def test_a_declared_length_beyond_the_limit_is_refused_up_front(
     owner: TenantHandle, small_service: LiveService
 ) -> None:
@@ -82,9 +110,16 @@ def test_a_declared_length_beyond_the_limit_is_refused_up_front(
     with socket.create_connection(("127.0.0.1", small_service.port), timeout=10) as sock:
         # Only the headers: the answer must come without the service waiting for the body.
         sock.sendall(raw_request(token, LIMIT * 4))
-        answer = sock.recv(65536)
-    assert answer.startswith(b"HTTP/1.1 413 ")
-    assert b'"source":"upload_file"' in answer
+        head, body = read_response(sock)
+    error = ErrorBody.model_validate_json(body)
+    assert head.split(b"\r\n")[0] == f"HTTP/1.1 413 {error.http_message}".encode()
+    assert error.http_status_code == 413
+    assert [(e.severity, e.source, e.message) for e in error.errors] == [
+        ("ERROR", "upload_file", f"is larger than the upload limit of {LIMIT} bytes")
+    ]
+    assert error.error_message and error.support_reference_id
+    reference = re.search(rb"(?im)^x-support-reference-id:\s*(\S+)\s*$", head)
+    assert reference is not None and reference[1].decode() == error.support_reference_id
     # The same through a client that sends it all.
     response = upload(owner.http, content=b"y" * (LIMIT + 400 * 1024))
     assert_too_large(response.status_code, response.json(), "upload_file")
