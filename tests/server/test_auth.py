@@ -121,14 +121,23 @@ def test_token_rate_limit_with_retry_after(tenant: TenantHandle) -> None:
 
 
 def test_earlier_tokens_stay_valid_after_a_new_one(tenant: TenantHandle) -> None:
-    first = tenant.http.headers["Authorization"]
-    assert _token(tenant.service, tenant.client_id, tenant.client_secret).status_code == 200
-    assert (
-        httpx.get(
-            f"{tenant.service.url}/api/v4/oauth2/token", headers={"Authorization": first}
-        ).status_code
-        == 405
+    groups = f"{tenant.service.url}/api/v4/capacityprovideraccountgroups"
+    assert tenant.http.post(groups, json={"code": "TOK", "name": "Tokens"}).status_code == 201
+    first, second = (
+        _token(tenant.service, tenant.client_id, tenant.client_secret) for _ in range(2)
     )
+    assert first.status_code == second.status_code == 200
+    assert first.json()["access_token"] != second.json()["access_token"]
+
+    def codes_with(token: str) -> tuple[int, list[str]]:
+        answer = httpx.get(groups, headers={"Authorization": f"Bearer {token}"})
+        found = answer.json().get("groups", []) if answer.status_code == 200 else []
+        return answer.status_code, [g["code"] for g in found]
+
+    # The first token still works after the second was issued, and sees the tenant's data.
+    assert codes_with(first.json()["access_token"]) == (200, ["TOK"])
+    assert codes_with(second.json()["access_token"]) == (200, ["TOK"])
+    assert codes_with("garbage-" + first.json()["access_token"][8:]) == (401, [])
 
 
 def test_missing_and_invalid_bearer_tokens(service: LiveService) -> None:
