@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fastapi.routing import APIRoute
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import (
@@ -15,6 +16,7 @@ from freightdesk.api.errors import (
     ServerError,
 )
 from freightdesk.models.account_groups import AccountGroupCreate
+from freightdesk.server.openapi import EXTENSION
 from tests.api.conftest import FAST_RETRY
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, free_port
@@ -132,6 +134,29 @@ async def test_unreachable_service_is_a_connection_error() -> None:
             await api.account_groups.list()
 
 
-async def test_extensions_are_detected(client: ApiClient) -> None:
-    extensions = await client.extensions()
-    assert isinstance(extensions, frozenset)
+async def test_extensions_are_detected(client: ApiClient, api_tenant: TenantHandle) -> None:
+    # What the service marks as its own (openapi_extra=EXTENSION on the route), read from the
+    # app's routes rather than from the OpenAPI document the client reads.
+    declared = {
+        f"{method} {route.path}"
+        for route in api_tenant.service.app.routes
+        if isinstance(route, APIRoute) and EXTENSION.items() <= (route.openapi_extra or {}).items()
+        for method in route.methods
+    }
+    assert await client.extensions() == declared
+    # Every extension the client's areas look for is among them.
+    probes = {
+        "carriers": await client.carriers.available(),
+        "stop location update": await client.stop_locations.has_update(),
+        "stop location delete": await client.stop_locations.has_delete(),
+        "document download": await client.documents.has_download(),
+        "booking cancel": await client.bookings.has_cancel(),
+        "carrier response": await client.bookings.has_carrier_response(),
+        "delivery log": await client.webhooks.has_delivery_log(),
+        "ping": await client.webhooks.has_ping(),
+        "shipment search": await client.tracking.has_search(),
+        "latest positions": await client.fleet.has_latest_positions(),
+        "push ingestions": await client.carrier_push.has_ingestions(),
+    }
+    assert [name for name, found in probes.items() if not found] == []
+    assert not await client.has_extension("GET", GROUPS)  # the interface's own
