@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         "--public-url",
         help="the address users reach this service at (for share links in webhooks)",
     )
+    # The app's end, seen by the service: see freightdesk.lifetime.
+    serve.add_argument("--parent-pipe", type=int, help=argparse.SUPPRESS)
 
     tenant = commands.add_parser("tenant", help="administer tenants")
     tenant_commands = tenant.add_subparsers(dest="tenant_command", required=True)
@@ -161,6 +163,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from freightdesk import lifetime
     from freightdesk.server.app import build_context, create_app
     from freightdesk.server.settings import DEFAULT_PORT, ServerSettings
 
@@ -171,21 +174,26 @@ def _serve(args: argparse.Namespace) -> int:
         )
     configure_service_logging(settings.log_dir, args.log_level)
     try:
+        lock = lifetime.ServiceLock.take(settings.data_dir)  # one service per data directory
+    except lifetime.DataDirInUse as exc:
+        print(f"freightdesk: {exc}", file=sys.stderr)
+        return 2
+    if args.parent_pipe is not None:
+        lifetime.watch_parent(args.parent_pipe)
+    try:
         context = build_context(settings)
     except Exception as exc:  # the message matters more than the type here
         print(
             f"freightdesk: cannot open the database {settings.database_url}: {exc}", file=sys.stderr
         )
         return 2
-    # The demo's modules take a noticeable part of a start; a database that has been used
-    # already is left alone by seed_demo anyway.
-    if args.demo and not _has_tenants(context):
-        from freightdesk.server.demo import seed_demo
+    if args.demo:
+        from freightdesk.server.demo.progress import PREPARE_SERVICE, begin_demo
 
-        # Seeding makes and drops objects by the million: collect as usual meanwhile.
-        gc.enable()
-        credentials = seed_demo(context, seed=args.seed)
-        gc.disable()
+        # The demo's data is written by a worker while the service answers (and a preparation
+        # that was interrupted is finished); here only its tenant and credentials are made.
+        context.services[PREPARE_SERVICE] = True
+        credentials = None if _has_tenants(context) else begin_demo(context, seed=args.seed)
         if credentials is not None:
             print(
                 "demo tenant ready: admin demo:demo, client id "
@@ -220,8 +228,12 @@ def _serve(args: argparse.Namespace) -> int:
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", ws="none")
     server = uvicorn.Server(config)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"FreightDesk local service listening on http://{host}:{bound_port}", flush=True)
+    url = f"http://{host}:{bound_port}"
+    lock.announce(url)
+    print(f"FreightDesk local service listening on {url}", flush=True)
     server.run(sockets=[sock])
+    context.engine.dispose()
+    lock.release()
     return 0
 
 
