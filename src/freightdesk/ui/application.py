@@ -33,6 +33,7 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import connect_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.tasks import cancel_all, spawn
+from freightdesk.ui.watchdog import WatchdogSwitch
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,11 @@ class AppController:
         connect_panes(self.window, shipments)
         self.window.closing.connect(self._closed.set)
         self.window.profileSwitchRequested.connect(self.window.switch_profile)
+        # Watches the GUI thread from the first paint on (see _start_in_background).
+        self.watchdog = WatchdogSwitch(self.settings, self.window)
+        self.window.watchdog_action.setChecked(self.watchdog.enabled)
+        self.window.watchdog_action.setEnabled(True)
+        self.window.watchdog_action.toggled.connect(self.watchdog.set_enabled)
 
     def start(self) -> None:
         """Show the window; connect once the cached list is on screen."""
@@ -129,6 +135,7 @@ class AppController:
                 await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_MS / 1000)
             except TimeoutError:
                 log.info("the shipment list was not painted within %s ms", FIRST_PAINT_TIMEOUT_MS)
+        self.watchdog.start()
         await load_for_connecting(self.profiles.secrets)
 
         def failed(error: BaseException) -> None:
@@ -146,10 +153,13 @@ class AppController:
         await self.shutdown()
 
     async def shutdown(self) -> None:
-        await cancel_all()
-        await self.session.close()
-        self.settings.sync()
-        gc.unfreeze()  # what start-up set apart can be collected again
+        try:
+            await cancel_all()
+            await self.session.close()
+            self.settings.sync()
+            gc.unfreeze()  # what start-up set apart can be collected again
+        finally:
+            self.watchdog.stop()  # last: a stall while closing is logged too
 
 
 def run_attached(
