@@ -11,7 +11,7 @@ import asyncio
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import uvicorn
@@ -30,6 +30,7 @@ class Fault:
     delay: float = 0.0
     path_prefix: str = ""
     late: float = 0.0  # held back after the upstream answered: a stale answer arriving late
+    headers: dict[str, str] = field(default_factory=dict)  # on a status answered by the proxy
 
 
 class FaultyProxy:
@@ -39,6 +40,8 @@ class FaultyProxy:
         self.url = f"http://127.0.0.1:{self.port}"
         self.faults: deque[Fault] = deque()
         self.requests: list[tuple[str, str]] = []
+        # Wall-clock arrival of each request (same order), to compare with an HTTP-date.
+        self.arrivals: list[float] = []
         self.delay = 0.0
         self._lock = threading.Lock()
         app = Starlette(
@@ -77,6 +80,15 @@ class FaultyProxy:
         with self._lock:
             return sum(1 for m, p in self.requests if m == method and p == path)
 
+    def arrived(self, method: str, path: str) -> list[float]:
+        """When each `method path` request arrived (time.time()), oldest first."""
+        with self._lock:
+            return [
+                at
+                for (m, p), at in zip(self.requests, self.arrivals, strict=True)
+                if m == method and p == path
+            ]
+
     def _next_fault(self, path: str) -> Fault | None:
         with self._lock:
             for fault in list(self.faults):
@@ -89,12 +101,13 @@ class FaultyProxy:
         path = "/" + request.path_params["path"]
         with self._lock:
             self.requests.append((request.method, path))
+            self.arrivals.append(time.time())
         fault = self._next_fault(path)
         delay = self.delay + (fault.delay if fault else 0.0)
         if delay:
             await asyncio.sleep(delay)
         if fault is not None and fault.status is not None and fault.body is None:
-            return Response(b"upstream trouble", status_code=fault.status)
+            return Response(b"upstream trouble", status_code=fault.status, headers=fault.headers)
         body = await request.body()
         headers = {
             k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}

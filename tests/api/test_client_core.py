@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
 import pytest
 from fastapi.routing import APIRoute
 
@@ -14,6 +19,7 @@ from freightdesk.api.errors import (
     NotFound,
     ProtocolError,
     ServerError,
+    parse_retry_after,
 )
 from freightdesk.models.account_groups import AccountGroupCreate
 from freightdesk.server.openapi import EXTENSION
@@ -103,14 +109,69 @@ async def test_creates_are_not_repeated_blindly(
     assert proxy.count("POST", GROUPS) == 1
 
 
+# Scheduling delays of a loaded machine (a load of 10 on 2 cores) stay well inside this.
+SLACK = 3.0
+
+
+async def _create_refused_once(
+    api: ApiClient, proxy: FaultyProxy, retry_after: str, code: str
+) -> tuple[float, float]:
+    """Create through a 429 with `retry_after`; when the refused POST and its retry arrived."""
+    proxy.inject(Fault(status=429, path_prefix=GROUPS, headers={"Retry-After": retry_after}))
+    created = await api.account_groups.create(AccountGroupCreate(code=code, name="n"))
+    assert created.code == code
+    refused, retried = proxy.arrived("POST", GROUPS)[-2:]
+    return refused, retried
+
+
 async def test_rate_limited_requests_wait_for_retry_after(
+    api_tenant: TenantHandle, proxy: FaultyProxy
+) -> None:
+    async with ApiClient(
+        proxy.url,
+        client_id=api_tenant.client_id,
+        client_secret=api_tenant.client_secret,
+        retry=replace(FAST_RETRY, max_retry_after=30.0),
+    ) as api:
+        await api.account_groups.list()
+        # delay-seconds: the retry comes no sooner (the policy's own backoff is at most 0.05 s).
+        refused, retried = await _create_refused_once(api, proxy, "1", "RL1")
+        assert 1.0 <= retried - refused < 1.0 + SLACK
+        # HTTP-date: the retry comes no sooner than that moment (whole seconds on the wire).
+        when = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
+        refused, retried = await _create_refused_once(
+            api, proxy, format_datetime(when, usegmt=True), "RL2"
+        )
+        assert when.timestamp() - 0.05 <= retried < when.timestamp() + SLACK
+    assert proxy.count("POST", GROUPS) == 4
+
+
+async def test_retry_after_beyond_the_cap_waits_the_cap(
     proxied_client: ApiClient, proxy: FaultyProxy
 ) -> None:
+    cap = proxied_client.retry.max_retry_after
     await proxied_client.account_groups.list()
-    proxy.inject(Fault(status=429, path_prefix=GROUPS))
-    created = await proxied_client.account_groups.create(AccountGroupCreate(code="RL", name="n"))
-    assert created.code == "RL"
-    assert proxy.count("POST", GROUPS) == 2
+    in_an_hour = format_datetime(datetime.now(UTC) + timedelta(hours=1), usegmt=True)
+    for code, retry_after in (("CAP1", "3600"), ("CAP2", in_an_hour)):
+        refused, retried = await asyncio.wait_for(
+            _create_refused_once(proxied_client, proxy, retry_after, code), cap + SLACK
+        )
+        assert cap <= retried - refused < cap + SLACK
+
+
+def test_retry_after_is_read_in_both_forms() -> None:
+    now = datetime(2015, 10, 21, 7, 27, tzinfo=UTC)
+    assert parse_retry_after("120", now) == 120.0
+    for date in (
+        "Wed, 21 Oct 2015 07:28:00 GMT",  # IMF-fixdate
+        "Wednesday, 21-Oct-15 07:28:00 GMT",  # RFC 850
+        "Wed Oct 21 07:28:00 2015",  # asctime
+    ):
+        assert parse_retry_after(date, now) == 60.0, date
+    assert parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now) == 0.0  # already past
+    assert parse_retry_after("-5", now) == 0.0
+    for unreadable in (None, "", "soon", "inf", "nan"):
+        assert parse_retry_after(unreadable, now) is None
 
 
 async def test_malformed_json_is_a_protocol_error(

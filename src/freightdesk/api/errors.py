@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -116,13 +118,30 @@ _BY_STATUS: dict[int, type[ApiError]] = {
 }
 
 
-def parse_retry_after(value: str | None) -> float | None:
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds a Retry-After header asks to wait: delay-seconds or an HTTP-date (RFC 9110).
+
+    A date in the past is 0; an unreadable value is None (the caller's own backoff applies).
+    The caller caps the wait (`RetryPolicy.max_retry_after`).
+    """
     if value is None:
         return None
+    text = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(text)
     except ValueError:
+        pass
+    else:
+        return max(0.0, seconds) if math.isfinite(seconds) else None
+    from email.utils import parsedate_to_datetime  # here: the panes import this module at start
+
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
+    if when.tzinfo is None:  # "-0000": UTC by RFC 5322
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def error_from_response(response: httpx.Response) -> ApiError:
