@@ -3,6 +3,11 @@
 The service runs as `freightdesk serve` in its own process (its work must never stall the
 window, and a crash of one must not take down the other), on a free loopback port, with the
 user's data directory. It is restarted with backoff if it dies and stopped cleanly on quit.
+
+It never outlives the app: it is handed a pipe whose end the app holds, and stops when the OS
+closes that end, however the app ended (`freightdesk.lifetime`). One data directory has one
+service: when another FreightDesk window's service already serves it, that one is used (and
+this window starts its own on the same port once that one ends).
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import re
 import signal
@@ -22,11 +28,15 @@ from pathlib import Path
 
 import httpx
 
+from freightdesk import lifetime
+
 log = logging.getLogger(__name__)
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 _DEMO = re.compile(r"client id (\S+), client secret (\S+)")
 LOG_TAIL_LINES = 40  # the service's last lines kept to say why it stopped
+ATTACH_POLL_SECONDS = 0.5  # how often another window's service is checked
+ATTACH_ANSWER_SECONDS = 10.0  # how long another window's service has to answer
 
 
 class ServiceState(StrEnum):
@@ -77,6 +87,9 @@ class LocalService:
         self._readers: list[asyncio.Task[None]] = []
         self._listeners: list[Callable[[ServiceState, str], None]] = []
         self._log_tail: deque[str] = deque(maxlen=LOG_TAIL_LINES)
+        # The service of another window that this one uses, when it uses one.
+        self.attached_to: lifetime.Holder | None = None
+        self._parent_pipe: int | None = None  # the write end; the child stops when it closes
 
     def listen(self, listener: Callable[[ServiceState, str], None]) -> None:
         self._listeners.append(listener)
@@ -89,7 +102,7 @@ class LocalService:
             except Exception:
                 log.exception("a local service listener failed")
 
-    def command(self) -> list[str]:
+    def command(self, parent_pipe: int | None = None) -> list[str]:
         args = [
             self.python,
             "-m",
@@ -108,6 +121,8 @@ class LocalService:
             args.append("--demo")
         if self.simulate:
             args.append("--simulate")
+        if parent_pipe is not None:
+            args += [lifetime.PARENT_PIPE_OPTION, str(parent_pipe)]
         return [*args, *self.extra_args]
 
     async def start(self) -> str:
@@ -122,16 +137,29 @@ class LocalService:
 
     async def _launch(self) -> str:
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        if (attached := await self._attach()) is not None:
+            return attached
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[str] = loop.create_future()
         # Whatever happens to this launch later is seen here, never left unretrieved.
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())
-        self._process = await asyncio.create_subprocess_exec(
-            *self.command(),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            stdin=asyncio.subprocess.DEVNULL,
-        )
+        pipe = lifetime.parent_pipe()
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                *self.command(pipe[0] if pipe else None),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                stdin=asyncio.subprocess.DEVNULL,
+                pass_fds=pipe[:1] if pipe else (),
+            )
+        except BaseException:
+            if pipe:
+                os.close(pipe[1])
+            raise
+        finally:
+            if pipe:
+                os.close(pipe[0])  # the child's end
+        self._parent_pipe = pipe[1] if pipe else None
         process = self._process
         assert process.stdout is not None and process.stderr is not None
         # Each launch's readers answer that launch's future, never a later one's.
@@ -151,6 +179,44 @@ class LocalService:
         self._port = int(url.rsplit(":", 1)[1])
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
         return url
+
+    async def _attach(self) -> str | None:
+        """Use the service another window started on this data directory, if one runs; None
+        when none does. One that is still starting (seeding the demo) is waited for."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.start_timeout
+        while (holder := lifetime.holder(self.data_dir, wait=0)) is not None and not holder.url:
+            if loop.time() > deadline:
+                message = f"{holder.describe()} did not start in time".capitalize()
+                self._set_state(ServiceState.FAILED, message)
+                raise LocalServiceError(message)
+            await asyncio.sleep(ATTACH_POLL_SECONDS)
+        if holder is None or holder.url is None:
+            return None
+        try:
+            await asyncio.wait_for(self._wait_healthy(holder.url), ATTACH_ANSWER_SECONDS)
+        except (TimeoutError, LocalServiceError) as exc:
+            message = (
+                f"{holder.describe()} serves this data directory but does not answer; "
+                "end it, or close the FreightDesk window that started it"
+            ).capitalize()
+            self._set_state(ServiceState.FAILED, message)
+            raise LocalServiceError(message) from exc
+        log.info("using %s, started by another FreightDesk window", holder.describe())
+        self.attached_to = holder
+        self.url = holder.url
+        self._port = int(holder.url.rsplit(":", 1)[1])
+        self._set_state(
+            ServiceState.RUNNING,
+            f"Local service running at {holder.url} (started by another FreightDesk window)",
+        )
+        return holder.url
+
+    async def _until_released(self, holder: lifetime.Holder) -> None:
+        """Return once the service of another window that this one uses has ended."""
+        # Another process's lock: nothing to await but its state, read a few times a second.
+        while lifetime.holder(self.data_dir, wait=0) == holder:  # noqa: ASYNC110
+            await asyncio.sleep(ATTACH_POLL_SECONDS)
 
     async def _read(
         self, stream: asyncio.StreamReader, name: str, ready: asyncio.Future[str]
@@ -186,16 +252,21 @@ class LocalService:
         rng = random.Random()
         failures = 0
         while not self._stopping:
-            process = self._process
-            if process is None:
-                return
-            code = await process.wait()
+            if (holder := self.attached_to) is not None:
+                await self._until_released(holder)
+                self.attached_to = None
+                ended = f"{holder.describe()} (another window's) has ended"
+            elif (process := self._process) is not None:
+                ended = f"local service exited with {await process.wait()}"
+                self._close_parent_pipe()
+            else:  # the last launch failed before it started a process
+                ended = "the local service did not start"
             if self._stopping:
                 return
             failures += 1
             self.restarts += 1
             delay = min(self.max_backoff, 2 ** min(failures - 1, 5)) * rng.uniform(0.5, 1.0)
-            log.warning("local service exited with %s; restarting in %.1f s", code, delay)
+            log.warning("%s; restarting in %.1f s", ended, delay)
             self._set_state(
                 ServiceState.RESTARTING, f"The local service stopped; restarting in {delay:.0f} s"
             )
@@ -229,12 +300,19 @@ class LocalService:
             except TimeoutError:
                 process.kill()
                 await process.wait()
+        self._close_parent_pipe()
+        self.attached_to = None
         for reader in self._readers:
             reader.cancel()
         for reader in self._readers:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
         self._readers = []
+
+    def _close_parent_pipe(self) -> None:
+        pipe, self._parent_pipe = self._parent_pipe, None
+        if pipe is not None:
+            os.close(pipe)
 
     @property
     def pid(self) -> int | None:
