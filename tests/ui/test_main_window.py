@@ -6,18 +6,19 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
-from PySide6.QtCore import QSettings, Qt, QTimer
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, QUrl, Slot
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QLabel, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.log_file import LogFileDialog
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.theme import ThemeChoice
 from tests.ui.conftest import activate
-from tests.ui.test_panes_support import message_box
+from tests.ui.test_panes_support import message_box, visible_dialogs
 
 
 def _window(qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths) -> MainWindow:
@@ -250,3 +251,52 @@ def test_closing_without_asking_when_told_to_stop(
     activate(qtbot, window)
     window.close_without_asking()  # SIGTERM: nobody is there to answer
     assert not window.isVisible()
+
+
+@pytest.mark.qt_log_ignore(r"^This plugin does not support QPlatformServices::openDocument\(\)")
+def test_the_log_file_without_a_viewer_shows_its_path_to_copy(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    if QGuiApplication.platformName() != "offscreen":
+        pytest.skip("only the offscreen platform surely has no viewer for files")
+    window = _window(qtbot, session, settings, paths)
+    activate(qtbot, window)
+    paths.log_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.log_file.write_text("FreightDesk starting\n")
+    QApplication.clipboard().clear()
+    help_menu = next(m for m in window.menuBar().findChildren(QMenu) if m.title() == "&Help")
+    next(a for a in help_menu.actions() if a.text() == "Open &log file").trigger()
+    dialog = next(iter(visible_dialogs(LogFileDialog)), None)
+    assert isinstance(dialog, LogFileDialog)
+    assert dialog.path_field.text() == str(paths.log_file)
+    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == str(paths.log_file)
+    dialog.reject()
+
+
+class _Viewer(QObject):
+    """A viewer for files, as the desktop would have."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.opened: list[QUrl] = []
+
+    @Slot(QUrl)
+    def show(self, url: QUrl) -> None:
+        self.opened.append(url)
+
+
+def test_the_log_file_opens_in_the_desktops_viewer(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = _window(qtbot, session, settings, paths)
+    paths.log_file.parent.mkdir(parents=True, exist_ok=True)
+    paths.log_file.write_text("FreightDesk starting\n")
+    viewer = _Viewer()
+    QDesktopServices.setUrlHandler("file", viewer, "show")  # type: ignore[arg-type]  # the desktop's viewer for files
+    try:
+        assert window.open_log() is None
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert viewer.opened == [QUrl.fromLocalFile(str(paths.log_file))]
+    assert visible_dialogs(LogFileDialog) == []

@@ -41,6 +41,7 @@ from freightdesk.ui.widgets.status import ConnectionIndicator
 if TYPE_CHECKING:
     from freightdesk.service.session import AppSession
     from freightdesk.ui.dialogs.connections import ConnectionsDialog
+    from freightdesk.ui.dialogs.log_file import LogFileDialog
 
 log = logging.getLogger(__name__)
 
@@ -328,6 +329,10 @@ class MainWindow(QMainWindow):
 
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("Open &log file", None, self.open_log))
+        # Checked and followed by the app once it runs (ui/watchdog.py's WatchdogSwitch).
+        self.watchdog_action = QAction("Log when the window &hangs", self, checkable=True)
+        self.watchdog_action.setEnabled(False)
+        help_menu.addAction(self.watchdog_action)
         help_menu.addAction(self._action("&About FreightDesk", None, self.about))
 
     def set_theme(self, choice: ThemeChoice) -> None:
@@ -346,12 +351,20 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
-    def open_log(self) -> None:
+    def open_log(self) -> LogFileDialog | None:
+        """Open the log file in the desktop's viewer; when there is none, show where the
+        file is (the dialog, returned)."""
         path = self.paths.log_file
         if not path.exists():
             self.statusBar().showMessage(f"No log file yet at {path}", 5000)
-            return
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+            return None
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            return None
+        from freightdesk.ui.dialogs.log_file import LogFileDialog
+
+        dialog = LogFileDialog(path, self)
+        dialog.open()
+        return dialog
 
     def about(self) -> None:
         from freightdesk.ui.dialogs.about import show_about
