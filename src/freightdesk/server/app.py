@@ -44,6 +44,7 @@ ROUTER_MODULES = [
     "vehicles",
     "schedules",
     "slots",
+    "demo",
 ]
 
 # Background work waits this long after the start, so that the first requests (the app's
@@ -61,6 +62,7 @@ WORKER_MODULES: list[str] = [
     "freightdesk.server.domain.rating_quotes",
     "freightdesk.server.webhooks.delivery",
     "freightdesk.server.simulator",
+    "freightdesk.server.demo.progress",
 ]
 
 

@@ -1,16 +1,22 @@
 """Put the demo into an empty database, through the areas' own domain functions.
 
-Everything is written in one transaction: a failure leaves the database empty, so the next
-start tries again. The plans and the PDFs are computed before the transaction opens, so the
-database is locked only for the writes.
+`seed_demo` does it all at once (tests, benchmarks). The service does it in two parts (see
+`progress`): `begin_demo` before it answers, then `continue_demo` in a worker while it
+answers, in steps of one transaction each, every step moving the progress row on in its own
+transaction so that a seeding stopped anywhere resumes without duplicates. The shipments go
+in batches (`FIRST_BATCH`, then `BATCH`) through the domain's bulk writers (one statement per
+table and batch); plans are made just before their batch, and the PDFs before the documents'
+transaction, so the database is locked only for the writes.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -60,17 +66,26 @@ from freightdesk.server.demo.itineraries import (
     ShipmentPlan,
     StopPlan,
     fixes_until,
-    floor_hour,
     new_id,
     states_until,
 )
 from freightdesk.server.demo.lanes import OWN_SITES, Site
-from freightdesk.server.demo.portfolio import ACCOUNT_GROUPS, plan_shipments
+from freightdesk.server.demo.portfolio import ACCOUNT_GROUPS, COUNTS, iter_plans
+from freightdesk.server.demo.progress import (
+    DEMO_ADMIN,
+    DEMO_TENANT_NAME,
+    DESKTOP_CLIENT_NAME,
+    DemoCredentials,
+    Stage,
+    begin_demo,
+    claim,
+    pending,
+)
 from freightdesk.server.domain import shipments as tracking
 from freightdesk.server.domain.documents import create_document
 from freightdesk.server.domain.file_store import FileStore, file_store
 from freightdesk.server.domain.stop_locations import create_stop_location
-from freightdesk.server.domain.tenants import create_client_app, ensure_tenant, set_feature
+from freightdesk.server.domain.tenants import set_feature
 from freightdesk.server.domain.vehicles import seed_vehicles
 from freightdesk.server.domain.yard import seed_yard
 from freightdesk.server.tables.account_groups import AccountGroupRow
@@ -81,19 +96,20 @@ from freightdesk.server.webhooks import secret_box
 
 log = logging.getLogger(__name__)
 
-DEMO_TENANT_NAME = "FreightDesk Demo"
+__all__ = [
+    "DEMO_ADMIN",
+    "DEMO_TENANT_NAME",
+    "DESKTOP_CLIENT_NAME",
+    "DemoCredentials",
+    "continue_demo",
+    "seed_demo",
+]
+
 # Trucks in the demo's capacity co-op pool (available vehicles search).
 DEMO_VEHICLES = 2000
-DEMO_ADMIN = ("demo", "demo")
-# The name the desktop app's service layer looks for when it rotates the sandbox's secret
-# (`freightdesk client rotate --demo "FreightDesk desktop"`).
-DESKTOP_CLIENT_NAME = "FreightDesk desktop"
-
-
-@dataclass(frozen=True)
-class DemoCredentials:
-    client_id: str
-    client_secret: str
+# Shipments of the first transaction (what the app's list shows first), then of each next one.
+FIRST_BATCH = 50
+BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -116,41 +132,117 @@ def seed_demo(
     """Fill an empty database with the demo tenant and its data; None (and no change) when
     the database already has a tenant. `now` (default: the current time) is rounded down to
     the hour; shipments are placed around it."""
-    if not database_is_empty(context):
-        return None
+    credentials = begin_demo(context, seed, now=now)
+    if credentials is not None:
+        continue_demo(context)
+    return credentials
+
+
+class _Halted(Exception):
+    """The service is stopping: the step under way is abandoned (its transaction undone)."""
+
+
+def continue_demo(context: ServiceContext, halt: threading.Event | None = None) -> bool:
+    """Write what is left of a demo begun with `begin_demo`, one transaction per step;
+    returns whether the demo is complete (False: `halt` was set, or another seeder has the
+    next step). Nothing is written twice: each step claims the progress row as it found it."""
+    with context.sessions() as session:
+        row = pending(session)
+        if row is None:
+            return True
+        tenant_id, seed, anchor = row.tenant_id, row.seed, row.anchor
+        stage, ready = Stage(row.stage), row.shipments_ready
     began = time.perf_counter()
-    anchor = floor_hour(now or utcnow())
-    plans = plan_shipments(seed, anchor)
-    papers = _papers(plans, seed)
-    planned = time.perf_counter()
+    plans = _Plans(seed, anchor)
+    try:
+        if stage is Stage.SETUP:
+            if not _setup(context, tenant_id, seed, anchor, plans.total):
+                return False
+            stage = Stage.SHIPMENTS
+        if stage is Stage.SHIPMENTS:
+            locations: dict[str, str] | None = None
+            while ready < plans.total:
+                _check(halt)
+                batch = plans.upto(ready + (FIRST_BATCH if ready == 0 else BATCH))[ready:]
+                with transaction(context.sessions) as session:
+                    progress = claim(session, tenant_id, Stage.SHIPMENTS, ready)
+                    if progress is None:
+                        return False
+                    if locations is None:
+                        locations = saved_locations(session, tenant_id)
+                    _tracked_shipments(session, tenant_id, batch, locations, anchor, seed)
+                    ready += len(batch)
+                    progress.shipments_ready = ready
+                    if ready >= plans.total:
+                        progress.stage = Stage.EXTRAS.value
+            stage = Stage.EXTRAS
+        papers = _papers(plans.upto(plans.total), seed, halt)
+        with transaction(context.sessions) as session:
+            progress = claim(session, tenant_id, Stage.EXTRAS, ready)
+            if progress is None:
+                return False
+            _documents(session, file_store(context), tenant_id, papers, halt)
+            # The planning tools have something to show: a co-op truck pool and yard sites.
+            tenant = session.get(Tenant, tenant_id)
+            assert tenant is not None
+            set_feature(session, tenant, "capacityCoop", True)
+            seed_vehicles(session, DEMO_VEHICLES, seed=seed, now=anchor)
+            seed_yard(session, tenant_id, seed=seed, now=anchor)
+            progress.stage = Stage.READY.value
+            progress.finished_at = utcnow()
+    except _Halted:
+        log.info("demo data: stopped with %d of %d shipments ready", ready, plans.total)
+        return False
+    log.info(
+        "demo data ready: %d shipments, %d documents (%.1f s, of which planning %.1f s)",
+        plans.total,
+        len(papers),
+        time.perf_counter() - began,
+        plans.seconds,
+    )
+    return True
+
+
+class _Plans:
+    """The demo's plans, made as far as they are asked for (the order is the seed's)."""
+
+    def __init__(self, seed: int, anchor: datetime) -> None:
+        self.total = sum(COUNTS.values())
+        self.seconds = 0.0
+        self._made: list[ShipmentPlan] = []
+        self._next: Iterator[ShipmentPlan] = iter_plans(seed, anchor)
+
+    def upto(self, count: int) -> list[ShipmentPlan]:
+        began = time.perf_counter()
+        while len(self._made) < min(count, self.total):
+            self._made.append(next(self._next))
+        self.seconds += time.perf_counter() - began
+        return self._made[:count]
+
+
+def _check(halt: threading.Event | None) -> None:
+    if halt is not None and halt.is_set():
+        raise _Halted
+
+
+def _setup(
+    context: ServiceContext, tenant_id: int, seed: int, anchor: datetime, total: int
+) -> bool:
+    """The tenant's account groups, saved stop locations and push configurations."""
     with transaction(context.sessions) as session:
-        # A second service started at the same moment may have won the race.
-        if session.scalar(select(Tenant.id).limit(1)) is not None:
-            return None
-        tenant = ensure_tenant(session, DEMO_TENANT_NAME, *DEMO_ADMIN).tenant
-        app, secret = create_client_app(session, tenant.id, DESKTOP_CLIENT_NAME)
-        credentials = DemoCredentials(app.id, secret)
+        progress = claim(session, tenant_id, Stage.SETUP, 0)
+        if progress is None:
+            return False
         rng = random.Random(seed ^ 0xDE70)
         for code, name in ACCOUNT_GROUPS:
-            session.add(AccountGroupRow(tenant_id=tenant.id, code=code, name=name))
-        locations = _stop_locations(session, tenant.id, anchor)
+            session.add(AccountGroupRow(tenant_id=tenant_id, code=code, name=name))
+        _stop_locations(session, tenant_id, anchor)
         sealed = secret_box.box(context)  # secrets never stored in clear, not even briefly
         for body in pushes.configurations(rng):
-            push_configs.save(session, tenant.id, body, sealed)
-        _tracked_shipments(session, tenant.id, plans, locations, anchor, seed)
-        _documents(session, file_store(context), tenant.id, papers)
-        # The planning tools have something to show: a co-op truck pool and yard sites.
-        set_feature(session, tenant, "capacityCoop", True)
-        seed_vehicles(session, DEMO_VEHICLES, seed=seed, now=anchor)
-        seed_yard(session, tenant.id, seed=seed, now=anchor)
-    log.info(
-        "demo data ready: %d shipments, %d documents (planned in %.1f s, stored in %.1f s)",
-        len(plans),
-        len(papers),
-        planned - began,
-        time.perf_counter() - planned,
-    )
-    return credentials
+            push_configs.save(session, tenant_id, body, sealed)
+        progress.shipments_total = total
+        progress.stage = Stage.SHIPMENTS.value
+    return True
 
 
 def _tracked_shipments(
@@ -168,8 +260,13 @@ def _tracked_shipments(
         [_shipment(plan, locations, anchor) for plan in plans],
         created=[min(plan.booked_at, anchor) for plan in plans],
     )
-    for plan, shipment_id in zip(plans, ids, strict=True):
-        _history(session, shipment_id, plan, anchor, random.Random(seed * 7919 + plan.number))
+    tracking.add_histories(
+        session,
+        [
+            _history(shipment_id, plan, anchor, random.Random(seed * 7919 + plan.number))
+            for plan, shipment_id in zip(plans, ids, strict=True)
+        ],
+    )
     for mode in Mode:
         tracks = {
             shipment_id: positions
@@ -219,8 +316,15 @@ def carrier_event(
     return _event(plan, index, received_by, rng)
 
 
-def _documents(session: Session, store: FileStore, tenant_id: int, papers: list[_Paper]) -> None:
+def _documents(
+    session: Session,
+    store: FileStore,
+    tenant_id: int,
+    papers: list[_Paper],
+    halt: threading.Event | None = None,
+) -> None:
     for paper in papers:
+        _check(halt)
         create_document(
             session,
             store,
@@ -390,26 +494,26 @@ def _emissions(
 
 
 def _history(
-    session: Session, shipment_id: str, plan: ShipmentPlan, anchor: datetime, rng: random.Random
-) -> None:
+    shipment_id: str, plan: ShipmentPlan, anchor: datetime, rng: random.Random
+) -> tracking.History:
     source = plan.mode.value
     events = [
         _event(plan, event_index, anchor, rng)
         for event_index, event in enumerate(plan.events)
         if event.at <= anchor
     ]
-    if events:
-        tracking.add_events(session, shipment_id, events, source)
-    for move in states_until(plan, anchor):
-        stop_id = str(plan.stops[move.stop].id) if move.stop is not None else None
-        tracking.set_state(session, shipment_id, move.type, move.at, stop_id=stop_id, source=source)
+    states = [
+        tracking.StateMove(
+            move.type, move.at, str(plan.stops[move.stop].id) if move.stop is not None else None
+        )
+        for move in states_until(plan, anchor)
+    ]
+    exceptions = []
     for incident in plan.incidents:
         if incident.start > anchor:
             continue
         resolved = incident.end is not None and incident.end <= anchor
-        tracking.upsert_exception(
-            session,
-            shipment_id,
+        exceptions.append(
             ShipmentException(
                 id=new_id(rng),
                 type=incident.type,
@@ -419,23 +523,22 @@ def _history(
                 stop_id=plan.stops[incident.stop].id if incident.stop is not None else None,
                 created_date_time=incident.start,
                 resolved_date_time=incident.end if resolved else None,
-            ),
-            source,
+            )
         )
     # Estimates for the stops still ahead, the next stop last so that it becomes the
     # shipment's next ETA.
-    ahead = [stop for stop in plan.stops if stop.arrival > anchor]
-    for stop in reversed(ahead):
+    etas = []
+    for stop in reversed([stop for stop in plan.stops if stop.arrival > anchor]):
         hours_out = (stop.arrival - anchor).total_seconds() / 3600
         error = timedelta(minutes=round(rng.gauss(0, min(240.0, 4 + hours_out * 1.5))))
-        tracking.set_eta(
-            session,
-            shipment_id,
-            stop.arrival + error,
-            stop_id=str(stop.id),
-            source=source,
-            description=f"Estimated arrival at {stop.place.name}",
+        etas.append(
+            tracking.EtaReport(
+                stop.arrival + error,
+                stop_id=str(stop.id),
+                description=f"Estimated arrival at {stop.place.name}",
+            )
         )
+    return tracking.History(shipment_id, source, events, states, exceptions, etas)
 
 
 def _event(
@@ -502,10 +605,13 @@ _DOCUMENT_MODES = {
 _RECEIVERS = ("M. Alvarez", "J. Chen", "R. Okafor", "S. Novak", "K. Brennan", "L. Moreau")
 
 
-def _papers(plans: list[ShipmentPlan], seed: int) -> list[_Paper]:
+def _papers(
+    plans: list[ShipmentPlan], seed: int, halt: threading.Event | None = None
+) -> list[_Paper]:
     rng = random.Random(seed ^ 0xD0C5)
     found: list[_Paper] = []
     for plan in plans:
+        _check(halt)
         for document in plan.documents:
             if document.kind == "PROOF_OF_DELIVERY":
                 damaged = any(i.type == "DAMAGE" for i in plan.incidents)

@@ -34,6 +34,7 @@ import logging
 import threading
 
 from freightdesk.server.context import ServiceContext
+from freightdesk.server.demo.progress import demo_prepared
 from freightdesk.server.domain.push_processing import ingestion_queue
 from freightdesk.server.workers import Worker
 
@@ -54,6 +55,10 @@ async def simulate(context: ServiceContext, stop: asyncio.Event) -> None:
         return
     if float(speed) <= 0:
         log.warning("simulator: --speed must be above 0 (got %s); not running", speed)
+        return
+    # The world is rebuilt from the seeded demo: wait until it is all there.
+    await demo_prepared(context, stop)
+    if stop.is_set():
         return
     # Imported only when simulating: the engine brings the whole demo (a part of every start).
     from freightdesk.server.simulator.engine import Engine, NoDemo
