@@ -18,7 +18,7 @@ from freightdesk.ui.panes.webhooks import deliveries
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
 from freightdesk.ui.panes.webhooks.pane import WebhooksPane
-from freightdesk.ui.panes.webhooks.words import delivery_error_text
+from freightdesk.ui.panes.webhooks.words import delivery_error_reason, delivery_error_text
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_webhooks_support import receiver
 from tests.support import TenantHandle, wait_until
@@ -184,9 +184,10 @@ async def test_a_failed_test_delivery_says_why_and_the_log_pages_back(
         pane.last_ping = None
         pane.test_selected()
         await wait_until(lambda: pane.last_ping is not None)
-    assert pane.notice.text().startswith(
-        "Test delivery failed: The receiver refused the connection"
-    )
+    notice = pane.notice.text()
+    assert notice.startswith("Test delivery failed: The receiver refused the connection")
+    # Plain words only: the technical detail is in the delivery log.
+    assert "Errno" not in notice and "Connect call failed" not in notice
 
     monkeypatch.setattr(deliveries, "PAGE_SIZE", 2)
     pane.show_log()
@@ -195,7 +196,10 @@ async def test_a_failed_test_delivery_says_why_and_the_log_pages_back(
     await wait_until(lambda: log.table.rowCount() == 2)
     assert log.summary.text().startswith("2 of 3 messages")
     assert log.more_button.isVisible()
-    assert "refused the connection" in log.table.item(0, 5).text()  # type: ignore[union-attr]
+    error = log.table.item(0, 5).text()  # type: ignore[union-attr]
+    assert error.startswith("The receiver refused the connection")
+    assert error.endswith(f"({log.deliveries[0].attempts[0].error_detail})")
+    assert "ConnectionRefusedError" in error
     assert len(log.table.item(0, 0).text()) == len("2026-01-01 00:00:00")  # type: ignore[union-attr]
     log.more_button.click()
     await wait_until(lambda: log.table.rowCount() == 3)
@@ -221,10 +225,20 @@ async def test_a_failed_test_delivery_says_why_and_the_log_pages_back(
     ],
 )
 def test_delivery_errors_in_plain_words_keep_the_original(error: str, meaning: str) -> None:
+    # As a service from before logged them: one technical text.
     text = delivery_error_text(error)
     assert meaning in text and text.endswith(f"({error})") and text[0].isupper()
+    assert delivery_error_reason(error) == text
     assert delivery_error_text("something new") == "something new"
     assert delivery_error_text(None) == ""
+
+
+def test_plain_words_of_the_service_are_shown_as_they_are() -> None:
+    words = "The receiver's TLS certificate was not accepted (self-signed certificate)"
+    detail = "SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed"
+    # Not said again by the table (its words mention TLS), the detail beside them in the log.
+    assert delivery_error_reason(words, detail) == words
+    assert delivery_error_text(words, detail) == f"{words} ({detail})"
 
 
 async def test_the_service_failing_keeps_the_form_as_it_was(

@@ -377,7 +377,10 @@ class DeliveryAttempt(WireModel):
     attempted_date_time: datetime
     status_code: int | None = None
     latency_ms: float
+    # Why the attempt failed, in plain words ("The receiver refused the connection: ...").
     error: str | None = None
+    # What the network, TLS or the receiver said, for whoever debugs the receiver.
+    error_detail: str | None = None
 
 
 class Delivery(WireModel):
@@ -409,6 +412,7 @@ class PingResult(WireModel):
     status_code: int | None = None
     latency_ms: float
     error: str | None = None
+    error_detail: str | None = None
 
 
 class Redelivery(WireModel):

@@ -187,6 +187,7 @@ async def ping_webhook(
                     status_code=result.status_code,
                     latency_ms=result.latency_ms,
                     error=result.error,
+                    error_detail=result.detail,
                 )
         except IntegrityError:  # deleted while the ping was under way
             raise not_found(f"Push configuration {webhook_id}") from None

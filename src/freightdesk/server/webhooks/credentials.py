@@ -35,7 +35,12 @@ _DEFAULT_LIFETIME_SECONDS = 3600.0
 
 
 class CredentialError(Exception):
-    """The credentials could not be obtained (for example the token endpoint refused)."""
+    """The credentials could not be obtained (for example the token endpoint refused): the
+    message says so plainly, `detail` is what the token endpoint or the network said."""
+
+    def __init__(self, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.detail = detail
 
 
 def _b64url(data: bytes) -> str:
@@ -178,13 +183,25 @@ async def _fetch(
             url, data=form, headers={"Accept": "application/json"}, timeout=limits
         )
     except httpx.HTTPError as exc:
-        raise CredentialError(f"token endpoint {url}: {type(exc).__name__} {exc}") from None
+        what = (
+            "did not answer in time"
+            if isinstance(exc, httpx.TimeoutException)
+            else ("could not be reached")
+        )
+        detail = f"{type(exc).__name__}: {exc}"
+        raise CredentialError(f"the token endpoint {url} {what}", detail) from None
+    snippet = " ".join(response.text.split())[:200]
+    detail = f"HTTP {response.status_code}" + (f": {snippet}" if snippet else "")
     if response.status_code != 200:
-        raise CredentialError(f"token endpoint {url} answered {response.status_code}")
+        status = response.status_code
+        phrase = f" {response.reason_phrase}" if response.reason_phrase else ""
+        raise CredentialError(f"the token endpoint {url} answered {status}{phrase}", detail)
     try:
         body = response.json()
         token = str(body["access_token"])
         lifetime = float(body.get("expires_in") or _DEFAULT_LIFETIME_SECONDS)
     except (ValueError, KeyError, TypeError):
-        raise CredentialError(f"token endpoint {url} answered without an access_token") from None
+        raise CredentialError(
+            f"the token endpoint {url} answered without an access token", detail
+        ) from None
     return token, max(lifetime, 1.0)

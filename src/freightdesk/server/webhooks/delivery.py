@@ -24,12 +24,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
-from freightdesk.server.webhooks import migrate, outbox, secret_box
+from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
 from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.sender import Result, Sender
@@ -43,6 +43,8 @@ BASE_URL_KEY = "webhooks.base_url"
 RESYNC_KEY = "webhooks.resync"
 # True while the worker runs (after bringing the database up to date); tests wait for it.
 RUNNING_KEY = "webhooks.running"
+# The worker's `Progress`, replaced after every cycle.
+PROGRESS_KEY = "webhooks.progress"
 _PURGE_EVERY_SECONDS = 600.0
 _CLEANUP_EVERY_SECONDS = 60.0
 # A cycle (one transaction: outcomes stored, new changes fanned out) runs at most this often,
@@ -56,6 +58,19 @@ _SHUTDOWN_GRACE_SECONDS = 1.0
 _BODY_CACHE_BYTES = 64 * 1024 * 1024
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far the worker got, published after each cycle (`PROGRESS_KEY`), so that a test
+    can wait for the pipeline to move past a point instead of sleeping: a cycle that begins
+    after a commit fans out the changes it committed, so once two more cycles have ended,
+    their messages are queued; a configuration absent from `busy` then has nothing pending
+    (waiting, retrying) or in flight, so it gets nothing more of them."""
+
+    cycles: int = 0
+    # Configurations with messages pending or in flight when the cycle ended.
+    busy: frozenset[int] = frozenset()
 
 
 def base_url(context: ServiceContext) -> str | None:
@@ -111,6 +126,7 @@ class DeliveryWorker:
         self._stopping = False
         self._last_purge = 0.0
         self._last_cleanup = time.monotonic()
+        self._published = Progress()
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -196,6 +212,11 @@ class DeliveryWorker:
             self._bodies.update(await self._db(self._load_bodies, {p.payload_id for p in missing}))
             for pending in self._launch(missing, tuning):
                 self.scheduler.settle(pending, None)  # deleted meanwhile (its configuration)
+        self._published = Progress(
+            cycles=self._published.cycles + 1,
+            busy=frozenset(self.scheduler.configs() | {p.config_id for p in self._flying.values()}),
+        )
+        self.context.services[PROGRESS_KEY] = self._published
         return fanned.read >= tuning.journal_batch
 
     def _take(self, tuning: Tuning, only: int | None = None) -> list[Pending]:
@@ -259,7 +280,10 @@ class DeliveryWorker:
             result = await self.sender.send(endpoint, pending.event_id, body, tuning)
         except Exception as exc:  # a fault of ours: log it, and try again like a failure
             log.exception("webhook message %d could not be sent", pending.message_id)
-            result = Result(attempted_at=utcnow(), latency_ms=0.0, error=f"internal: {exc!r}")
+            failure = failures.of_exception(exc, where="", timeout_seconds=tuning.timeout_seconds)
+            result = Result(
+                attempted_at=utcnow(), latency_ms=0.0, error=failure.words, detail=failure.detail
+            )
         finally:
             self._tasks.pop(pending.message_id, None)
         outcome = outbox.decide(
@@ -268,6 +292,7 @@ class DeliveryWorker:
             latency_ms=result.latency_ms,
             status_code=result.status_code,
             error=result.error,
+            detail=result.detail,
             retry_after=result.retry_after,
             tuning=tuning,
         )

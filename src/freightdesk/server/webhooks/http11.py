@@ -52,7 +52,7 @@ class ProxyError(TransportError):
     """The proxy could not be reached or refused to carry the request (its status named)."""
 
 
-class _Closed(TransportError):
+class Closed(TransportError):
     """The connection ended before any byte of the answer (a reused one may be stale)."""
 
 
@@ -156,7 +156,9 @@ class _Connection(asyncio.Protocol):
                     TransportError("the receiver closed the connection during its answer")
                 )
             else:
-                self._waiter.set_exception(_Closed("the receiver closed the connection"))
+                early = Closed("the receiver closed the connection")
+                early.__cause__ = exc  # a TLS alert (a client certificate refused), a reset
+                self._waiter.set_exception(early)
 
     # --- use ---
 
@@ -354,7 +356,7 @@ class Pool:
         if connection is not None:
             try:
                 return await self._exchange(connection, data)
-            except _Closed:
+            except Closed:
                 pass  # stale: the receiver closed it while it was idle; once more, fresh
         connection = await self._connect(connect_timeout)
         return await self._exchange(connection, data)
@@ -414,8 +416,7 @@ async def _through(origin: Origin, proxy: Proxy) -> _Connection:
     try:
         transport, connection = await loop.create_connection(_Connection, proxy.host, proxy.port)
     except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ProxyError(f"cannot connect to the proxy {proxy.name}: {reason}") from None
+        raise ProxyError(f"cannot connect to the proxy {proxy.name}") from exc
     if origin.tls is None:
         return connection
     target = _authority(origin.host, origin.port).encode()
@@ -423,7 +424,7 @@ async def _through(origin: Origin, proxy: Proxy) -> _Connection:
     try:
         try:
             answer = await connection.exchange(request, tunnel=True)
-        except _Closed:
+        except Closed:
             raise ProxyError(f"the proxy {proxy.name} closed the connection at CONNECT") from None
         except TransportError:
             raise ProxyError(f"the proxy {proxy.name} did not answer CONNECT with HTTP") from None

@@ -27,7 +27,8 @@ from freightdesk.server.tables.webhooks import (
     WebhookDeliveryRow,
     WebhookPayloadRow,
 )
-from freightdesk.server.webhooks.outbox import ERROR_LENGTH, lock_cursor, table_of
+from freightdesk.server.webhooks.failures import ERROR_LENGTH
+from freightdesk.server.webhooks.outbox import lock_cursor, table_of
 from freightdesk.server.webhooks.secret_box import SecretBox
 
 log = logging.getLogger(__name__)
@@ -167,7 +168,8 @@ def _move_batch(connection: Connection, batch: list[Any], tried: dict[int, list[
             "attempted_at": attempt.attempted_at,
             "status_code": attempt.status_code,
             "latency_ms": attempt.latency_ms,
-            "error": attempt.error[:ERROR_LENGTH] if attempt.error else None,
+            # One line: a line break would part words from detail (`failures.parsed`).
+            "error": " ".join(attempt.error.split())[:ERROR_LENGTH] if attempt.error else None,
         }
         for delivery_id, message, row in zip(delivery_ids, batch, deliveries, strict=True)
         for attempt in tried[message.id]

@@ -25,9 +25,9 @@ from freightdesk.server.tables.webhooks import (
     WebhookDeliveryRow,
     WebhookPayloadRow,
 )
-from freightdesk.server.webhooks import signing
+from freightdesk.server.webhooks import failures, signing
 from freightdesk.server.webhooks.events import PING_EVENT_TYPE, ping_body
-from freightdesk.server.webhooks.outbox import ERROR_LENGTH, Endpoint
+from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.secret_box import SecretBox
 
 
@@ -69,12 +69,14 @@ def delivery_log(
             .where(WebhookAttemptRow.delivery_id.in_([row.id for row, _ in rows]))
             .order_by(WebhookAttemptRow.id.desc())
         ):
+            error, detail = failures.parsed(attempt.error)
             attempts[attempt.delivery_id].append(
                 DeliveryAttempt(
                     attempted_date_time=attempt.attempted_at,
                     status_code=attempt.status_code,
                     latency_ms=attempt.latency_ms,
-                    error=attempt.error,
+                    error=error,
+                    error_detail=detail,
                 )
             )
     return [
@@ -164,6 +166,7 @@ def store_ping(
     status_code: int | None,
     latency_ms: float,
     error: str | None,
+    error_detail: str | None = None,
 ) -> PingResult:
     """Record a ping and its one attempt in the delivery log (pings are never retried)."""
     delivered = status_code is not None and 200 <= status_code < 300
@@ -199,7 +202,7 @@ def store_ping(
                 attempted_at=attempted_at,
                 status_code=status_code,
                 latency_ms=round(latency_ms, 1),
-                error=error[:ERROR_LENGTH] if error else None,
+                error=failures.stored(error, error_detail),
             )
         )
     return PingResult(
@@ -209,4 +212,5 @@ def store_ping(
         status_code=status_code,
         latency_ms=round(latency_ms, 1),
         error=error,
+        error_detail=error_detail,
     )

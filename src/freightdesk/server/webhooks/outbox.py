@@ -34,6 +34,7 @@ from freightdesk.server.tables.webhooks import (
     WebhookJournalCursor,
     WebhookPayloadRow,
 )
+from freightdesk.server.webhooks import failures
 from freightdesk.server.webhooks.events import FanOut, Share, Target
 from freightdesk.server.webhooks.schedule import Pending
 from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
@@ -45,7 +46,6 @@ PENDING = DeliveryStatus.PENDING.value
 DELIVERED = DeliveryStatus.DELIVERED.value
 FAILED = DeliveryStatus.FAILED.value
 _MAX_GAPS = 10_000
-ERROR_LENGTH = 500
 PURGE_BATCH = 1000
 
 
@@ -417,7 +417,9 @@ class Outcome:
     failures: int = 0
     next_attempt_at: datetime | None = None
     status_code: int | None = None
+    # Why the attempt failed: plain words and the technical detail (`failures`).
     error: str | None = None
+    detail: str | None = None
 
     @property
     def gone(self) -> bool:
@@ -431,6 +433,7 @@ def decide(
     latency_ms: float,
     status_code: int | None,
     error: str | None,
+    detail: str | None = None,
     retry_after: float | None,
     tuning: Tuning,
 ) -> Outcome:
@@ -451,6 +454,7 @@ def decide(
         next_attempt_at=next_at,
         status_code=status_code,
         error=error,
+        detail=detail,
     )
 
 
@@ -536,7 +540,7 @@ def failed_attempt(outcome: Outcome) -> dict[str, Any]:
         "attempted_at": outcome.attempted_at,
         "status_code": outcome.status_code,
         "latency_ms": round(outcome.latency_ms, 1),
-        "error": outcome.error[:ERROR_LENGTH] if outcome.error else None,
+        "error": failures.stored(outcome.error, outcome.detail),
     }
 
 

@@ -23,7 +23,7 @@ import httpx
 from freightdesk import __version__
 from freightdesk.models.webhooks import AuthenticationType
 from freightdesk.server.db import utcnow
-from freightdesk.server.webhooks import signing
+from freightdesk.server.webhooks import failures, signing
 from freightdesk.server.webhooks.credentials import CredentialError, Credentials, ssl_context
 from freightdesk.server.webhooks.http11 import Origin, Pool, TransportError
 from freightdesk.server.webhooks.outbox import Endpoint
@@ -39,7 +39,9 @@ class Result:
     attempted_at: datetime
     latency_ms: float
     status_code: int | None = None
+    # Why it failed in plain words, and the technical detail (`failures`); None when delivered.
     error: str | None = None
+    detail: str | None = None
     retry_after: float | None = None
 
     @property
@@ -184,8 +186,11 @@ class Sender:
             latency = (time.perf_counter() - started) * 1000
             return Result(attempted_at=attempted_at, latency_ms=latency, **fields)
 
+        def failed(failure: failures.Failure, **fields: Any) -> Result:
+            return result(error=failure.words, detail=failure.detail, **fields)
+
         if endpoint.problem is not None:
-            return result(error=endpoint.problem)
+            return failed(failures.of_problem(endpoint.problem))
         try:
             async with asyncio.timeout(tuning.timeout_seconds + tuning.connect_timeout_seconds):
                 route = await self._route_for(endpoint)
@@ -208,16 +213,14 @@ class Sender:
                 answer = await route.pool.request(
                     bytes(request), connect_timeout=tuning.connect_timeout_seconds
                 )
-        except CredentialError as exc:
-            return result(error=str(exc))
-        except TimeoutError:
-            return result(error=f"no answer within {tuning.timeout_seconds:g} s")
-        except ssl.SSLError as exc:
-            return result(error=f"TLS: {exc.reason or exc}")
-        except OSError as exc:
-            return result(error=f"cannot connect: {exc.strerror or exc}")
-        except TransportError as exc:
-            return result(error=str(exc))
+        except (CredentialError, TimeoutError, OSError, TransportError) as exc:
+            # (ssl.SSLError and socket.gaierror are OSErrors.)
+            url = httpx.URL(endpoint.url)
+            host = f"[{url.host}]" if ":" in url.host else url.host
+            where = f"{host}:{url.port or (443 if url.scheme == 'https' else 80)}"
+            return failed(
+                failures.of_exception(exc, where=where, timeout_seconds=tuning.timeout_seconds)
+            )
         status = answer.status
         if 200 <= status < 300:
             return result(status_code=status)
@@ -226,7 +229,6 @@ class Sender:
         retry_after = (
             _retry_after(answer.headers.get("retry-after")) if status in (429, 503) else None
         )
-        text = answer.body.decode("utf-8", "replace")
-        snippet = " ".join(text.split())[:200]
-        error = f"HTTP {status}" + (f": {snippet}" if snippet else "")
-        return result(status_code=status, error=error, retry_after=retry_after)
+        return failed(
+            failures.of_status(status, answer.body), status_code=status, retry_after=retry_after
+        )

@@ -146,14 +146,14 @@ class DeliveryLogDialog(QDialog):
         self.deliveries = [*self.deliveries, *fresh] if append else list(result.deliveries)
         self.table.setRowCount(len(self.deliveries))
         for row, delivery in enumerate(self.deliveries):
-            error = delivery.attempts[0].error if delivery.attempts else None
+            last = delivery.attempts[0] if delivery.attempts else None  # newest first
             cells = [
                 seconds_text(delivery.created_date_time),
                 "Test delivery" if delivery.event_type == PING else delivery.event_type,
                 delivery.status.value.title(),
                 str(delivery.attempt_count),
                 last_answer(delivery),
-                delivery_error_text(error),
+                delivery_error_text(last.error, last.error_detail) if last else "",
             ]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)

@@ -27,7 +27,7 @@ from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog, kind_text
 from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
 from freightdesk.ui.panes.webhooks.summary import summary_html
-from freightdesk.ui.panes.webhooks.words import delivery_error_text, paused_text
+from freightdesk.ui.panes.webhooks.words import delivery_error_reason, paused_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -247,7 +247,7 @@ class WebhooksPane(QWidget):
                     f"{result.latency_ms:.0f} ms."
                 )
             else:
-                reason = delivery_error_text(result.error) or (
+                reason = delivery_error_reason(result.error, result.error_detail) or (
                     f"the receiver answered HTTP {result.status_code}"
                     if result.status_code is not None
                     else "the receiver did not answer"

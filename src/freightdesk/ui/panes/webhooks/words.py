@@ -1,8 +1,11 @@
-"""The service's technical texts about deliveries, said in a dispatcher's words.
+"""The service's texts about deliveries, said in a dispatcher's words.
 
-The service explains a paused configuration and a failed delivery for integrators (`Paused by
-a PUT with enabled false`, `cannot connect: [Errno -2] Name or service not known`); the app
-says what happened and what to do first, and keeps the original in brackets for support.
+The service explains a paused configuration for integrators (`Paused by a PUT with enabled
+false`); the app says what happened and what to do first. A failed attempt comes in plain
+words with its technical detail beside them (`error`, `errorDetail`); the log shows the detail
+in brackets for support. Attempts logged by a service from before came as one technical text
+(`cannot connect: [Errno -2] Name or service not known`): the table below says those in plain
+words, keeping the original in brackets.
 """
 
 from __future__ import annotations
@@ -33,10 +36,19 @@ _DELIVERY_ERRORS: list[tuple[tuple[str, ...], str]] = [
 ]
 
 
-def delivery_error_text(error: str | None) -> str:
-    """A failed delivery's reason: plain words first, the service's text in brackets."""
+def delivery_error_reason(error: str | None, detail: str | None = None) -> str:
+    """A failed delivery's reason in plain words alone (the technical detail is in the log)."""
+    if not error or detail:
+        return error or ""
+    return delivery_error_text(error)
+
+
+def delivery_error_text(error: str | None, detail: str | None = None) -> str:
+    """A failed delivery's reason: plain words first, the technical text in brackets."""
     if not error:
         return ""
+    if detail:
+        return f"{error} ({detail})"
     lowered = error.lower()
     for pieces, meaning in _DELIVERY_ERRORS:
         if any(piece in lowered for piece in pieces):
