@@ -14,7 +14,6 @@ import os
 import shutil
 import stat
 import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -59,7 +58,7 @@ from freightdesk.server.webhooks.secret_box import (
 from tests.server.test_tracking_support import air_body, create
 from tests.server.test_webhooks_delivery import assert_signed, configure, deliveries
 from tests.server.test_webhooks_reliability import _settings
-from tests.server.test_webhooks_support import Receiver, eventually, receiver, tuned
+from tests.server.test_webhooks_support import Receiver, eventually, receiver, settled, tuned
 from tests.support import LiveService, PostgresServer, TenantHandle
 
 HOOKS = "/api/v4/webhooks"
@@ -355,7 +354,7 @@ def test_an_older_database_is_brought_up_to_date_when_the_worker_starts(
                     assert API_KEY not in json.dumps(stored.authentication_methods)
                     methods = box(context).open_methods(stored.authentication_methods)
                     assert methods[0]["parameters"]["apiKey"] == API_KEY
-                time.sleep(0.3)
+                settled(live, config_id)
                 assert len(hooks.received()) == 1  # the delivered one is not sent again
             finally:
                 live.stop()

@@ -7,7 +7,6 @@ recipient's classic configurations the history it can now read; after unsharing,
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,7 +19,7 @@ from freightdesk.server.domain import shipments as store
 from freightdesk.server.tables.webhooks import WebhookDeliveryRow, WebhookPayloadRow
 from tests.server.test_tracking_support import air_body, create, receive, shipment_path
 from tests.server.test_webhooks_delivery import assert_signed, configure, deliveries
-from tests.server.test_webhooks_support import Receiver, eventually, receiver, tuned
+from tests.server.test_webhooks_support import Receiver, eventually, receiver, settled, tuned
 from tests.support import LiveService, TenantHandle
 
 ADDED = "shipments.v1.event.added"
@@ -68,12 +67,13 @@ def test_changes_of_a_shared_shipment_reach_the_recipients_as_they_see_it(
     recipient = tenant_factory()
     carrier = tenant_factory("CARRIER")
     stranger = tenant_factory()
-    secrets = {
-        "/owner": configure(tenant, hooks.url("/owner"), ADDED)["signingSecret"],
-        "/recipient": configure(recipient, hooks.url("/recipient"), ADDED)["signingSecret"],
-        "/carrier": configure(carrier, hooks.url("/carrier"), ADDED)["signingSecret"],
-        "/stranger": configure(stranger, hooks.url("/stranger"), ADDED)["signingSecret"],
+    configs = {
+        "/owner": configure(tenant, hooks.url("/owner"), ADDED),
+        "/recipient": configure(recipient, hooks.url("/recipient"), ADDED),
+        "/carrier": configure(carrier, hooks.url("/carrier"), ADDED),
+        "/stranger": configure(stranger, hooks.url("/stranger"), ADDED),
     }
+    ids = [c["id"] for c in configs.values()]
     sid = create(tenant, air_body(attributes=ATTRIBUTES))["id"]
     _add_event(tenant, sid, 1)  # before sharing: the owner's alone
     eventually(lambda: _at(hooks, "/owner"))
@@ -82,7 +82,7 @@ def test_changes_of_a_shared_shipment_reach_the_recipients_as_they_see_it(
     _share(tenant, sid, carrier)
     shared_event = _add_event(tenant, sid, 2)
     eventually(lambda: _at(hooks, "/recipient") and _at(hooks, "/carrier"))
-    time.sleep(0.3)  # nothing more arrives
+    settled(tenant.service, *ids)  # nothing more arrives
     owner_got, recipient_got, carrier_got = (
         _at(hooks, p) for p in ("/owner", "/recipient", "/carrier")
     )
@@ -97,14 +97,14 @@ def test_changes_of_a_shared_shipment_reach_the_recipients_as_they_see_it(
     assert recipient_got[0]["context"]["shipment"]["attributes"] == ATTRIBUTES
     assert carrier_got[0]["context"]["shipment"]["attributes"] == []
     for request in hooks.received():
-        assert_signed(request, secrets[request.path])
+        assert_signed(request, configs[request.path]["signingSecret"])
     assert _at(hooks, "/stranger") == []
 
     # Unshared: the former recipient gets nothing more; the carrier still does.
     _unshare(tenant, sid, recipient)
     _add_event(tenant, sid, 3)
     eventually(lambda: len(_at(hooks, "/carrier")) == 2 and len(_at(hooks, "/owner")) == 3)
-    time.sleep(0.3)
+    settled(tenant.service, *ids)
     assert len(_at(hooks, "/recipient")) == 1 and _at(hooks, "/stranger") == []
 
 
@@ -132,8 +132,8 @@ def test_sharing_sends_the_recipients_classic_push_the_history_it_can_read(
     tenant: TenantHandle, tenant_factory: Callable[..., TenantHandle], hooks: Receiver
 ) -> None:
     recipient = tenant_factory()
-    configure(tenant, hooks.url("/owner"))
-    configure(recipient, hooks.url("/recipient"))
+    ids = [configure(tenant, hooks.url("/owner"))["id"]]
+    ids.append(configure(recipient, hooks.url("/recipient"))["id"])
     sid = create(tenant, air_body(attributes=ATTRIBUTES))["id"]
     eventually(lambda: _at(hooks, "/owner"))
     _share(tenant, sid, recipient)
@@ -143,7 +143,7 @@ def test_sharing_sends_the_recipients_classic_push_the_history_it_can_read(
     context = history["sharingContext"]
     assert [r["tenantUuid"] for r in context["recipients"]] == [recipient.uuid]
     # The owner's classic push is not sent for the sharing itself.
-    time.sleep(0.3)
+    settled(tenant.service, *ids)
     assert len(_at(hooks, "/owner")) == 1
     # A later change: both get the history, each as they read it.
     _add_event(tenant, sid, 1)
@@ -158,7 +158,7 @@ def test_sharing_sends_the_recipients_classic_push_the_history_it_can_read(
     _unshare(tenant, sid, recipient)
     _add_event(tenant, sid, 2)
     eventually(lambda: len(_at(hooks, "/owner")) == 3)
-    time.sleep(0.3)
+    settled(tenant.service, *ids)
     assert len(_at(hooks, "/recipient")) == 2
 
 

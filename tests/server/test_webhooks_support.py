@@ -4,6 +4,10 @@ A `Receiver` is a small real HTTP (or HTTPS, optionally requiring a client certi
 server in a thread that records every request and answers as the test scripts it. It also
 serves an OAuth 2.0 token endpoint at /token. Each request gets its own connection
 (HTTP/1.0), so closing a receiver leaves no thread behind.
+
+`settled` is how a test knows that nothing more will arrive: it waits for the delivery worker
+to have fanned out every change made so far and to hold nothing pending or in flight for the
+configurations named, instead of sleeping a moment and hoping the worker was done.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID
 
-from freightdesk.server.webhooks.delivery import RUNNING_KEY
+from freightdesk.server.webhooks.delivery import PROGRESS_KEY, RUNNING_KEY, Progress
 from freightdesk.server.webhooks.tuning import SERVICE_KEY, Tuning
 from tests.support import LiveService
 
@@ -78,6 +82,26 @@ def eventually(check: Callable[[], T], seconds: float = 10.0) -> T:
         if time.monotonic() > deadline:
             raise AssertionError(f"not reached within {seconds} s (last: {value!r})")
         time.sleep(0.02)
+
+
+def progress(service: LiveService) -> Progress:
+    found = service.context.services.get(PROGRESS_KEY)
+    return found if isinstance(found, Progress) else Progress()
+
+
+def settled(service: LiveService, *config_ids: int, seconds: float = 10.0) -> None:
+    """Wait until every change committed before the call is fanned out (two more delivery
+    cycles have ended: the second began after the call) and none of these configurations has
+    a message pending, retrying or in flight: whatever they get of those changes has been
+    sent and answered, so nothing more of them arrives."""
+    start = progress(service).cycles
+    wanted = set(config_ids)
+
+    def done() -> bool:
+        now = progress(service)
+        return now.cycles >= start + 2 and not now.busy & wanted
+
+    eventually(done, seconds)
 
 
 # --- certificates ------------------------------------------------------------------------------
@@ -243,6 +267,8 @@ class Receiver:
         self.tokens = TokenEndpoint()
         # Called for every request to the hook; answers (status, headers). Default 200.
         self.answer: Callable[[Received], tuple[int, dict[str, str]]] = lambda _r: (200, {})
+        # The body of every answer to the hook.
+        self.reply_body = b""
         self.delay = 0.0
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -274,7 +300,7 @@ class Receiver:
                     receiver._closing.wait(receiver.delay)
                 status, headers = receiver.answer(request)
                 request.status = status
-                self._reply(status, headers, b"")
+                self._reply(status, headers, receiver.reply_body)
 
             def _reply(self, status: int, headers: dict[str, str], body: bytes) -> None:
                 try:
