@@ -19,6 +19,7 @@ from freightdesk.api.errors import ConnectionFailed, FreightDeskError
 from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
+from freightdesk.service.demo import DemoProgress
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.shipments import ShipmentsService
@@ -80,6 +81,8 @@ class AppSession:
         self._connected_listeners: list[Callable[[], None]] = []
         self._unsubscribers: list[Callable[[], None]] = []
         self.shipments: ShipmentsService | None = None
+        # The Local sandbox's demo data as it is being written (first run).
+        self.demo = DemoProgress(self.require_client)
         # The other areas' services, made on first use (see the properties below).
         self._documents: DocumentsService | None = None
         self._uploads: UploadQueue | None = None
@@ -294,6 +297,8 @@ class AppSession:
             raise
         self.client = client
         self._set_status(state=ConnectionState.ONLINE, message="")
+        if profile.kind is ProfileKind.LOCAL:
+            self.demo.follow(self.shipments.coordinator if self.shipments else None)
         for listener in list(self._connected_listeners):
             try:
                 listener()
@@ -334,6 +339,7 @@ class AppSession:
         self.local_service = service
         url = await service.start()
         if service.demo_credentials is not None:
+            self.demo.expect()  # a first run: the demo is being written
             profile = self._remember_local(
                 profile, service.demo_credentials.client_id, service.demo_credentials.client_secret
             )
@@ -406,6 +412,7 @@ class AppSession:
         return await self.connect()
 
     async def close(self) -> None:
+        await self.demo.stop()
         for unsubscribe in self._unsubscribers:
             unsubscribe()
         self._unsubscribers.clear()

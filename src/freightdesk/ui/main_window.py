@@ -93,6 +93,12 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self.nav.currentRowChanged.connect(self._show_row)
 
+        # What the Local sandbox's first run is doing ("Preparing demo data: 120 of 302
+        # shipments"), beside the connection's state; hidden otherwise.
+        self.demo_progress = QLabel(self)
+        self.demo_progress.setObjectName("demoProgress")
+        self.demo_progress.setVisible(False)
+        self.statusBar().addPermanentWidget(self.demo_progress)
         self.indicator = ConnectionIndicator(self)
         self.statusBar().addPermanentWidget(self.indicator)
 
@@ -120,6 +126,8 @@ class MainWindow(QMainWindow):
         self.bridge = SessionBridge(session, self)
         self.bridge.statusChanged.connect(self._on_status)
         self.indicator.show_status(session.status)
+        session.demo.listen(self._show_demo_progress)
+        self._show_demo_progress(session.demo.message)
         row = self.nav.currentRow()
         if 0 <= row < len(self._panes) and self._panes[row].widget is None:
             self._show_row(row)
@@ -375,6 +383,10 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status: ConnectionStatus) -> None:
         self.indicator.show_status(status)
+
+    def _show_demo_progress(self, message: str | None) -> None:
+        self.demo_progress.setText(message or "")
+        self.demo_progress.setVisible(bool(message))
 
     def show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)

@@ -1,0 +1,70 @@
+"""A first run: the Local sandbox answers at once and the status bar follows its demo data
+filling in, while the shipment list shows shipments as they are stored."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.local_service import ServiceState
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.session import AppSession
+from freightdesk.ui.main_window import MainWindow
+from tests.support import wait_until
+
+PREPARING = re.compile(r"Preparing demo data: (\d+) of (\d+) shipments")
+
+
+@pytest.mark.timeout(600)
+async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appear(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    window.show()
+    shown: list[str] = []  # every text the status bar's demo label had, in order
+    counts: list[int] = []  # shipments in the list at each change
+
+    def service_alive() -> None:
+        service = session.local_service
+        assert service is None or service.state is not ServiceState.FAILED, "service failed"
+
+    def label_text() -> str:
+        service_alive()
+        text = window.demo_progress.text() if window.demo_progress.isVisible() else ""
+        if text and (not shown or shown[-1] != text):
+            shown.append(text)
+        return text
+
+    try:
+        await session.connect()
+        assert session.shipments is not None
+        coordinator = session.shipments.coordinator
+        usual = session.profile.poll_interval
+        # As the Shipments pane does: listening makes the list poll.
+        unsubscribe = coordinator.listen(
+            lambda _change: counts.append(
+                len(coordinator.data.summaries if coordinator.data else ())
+            )
+        )
+        await wait_until(lambda: PREPARING.fullmatch(label_text()) is not None, seconds=120)
+        assert coordinator.interval == 1.0  # the list polls every second meanwhile
+        await wait_until(lambda: not label_text(), seconds=300)
+        unsubscribe()
+    finally:
+        await session.close()
+    progress = [m for text in shown if (m := PREPARING.fullmatch(text))]
+    assert progress, shown
+    total = int(progress[-1].group(2))
+    assert total >= 300
+    readies = [int(m.group(1)) for m in progress]
+    assert readies == sorted(readies) and readies[-1] <= total
+    # Shipments appeared on the list in steps while the demo was written, and all came.
+    assert counts[-1] == total
+    assert any(0 < count < total for count in counts), counts
+    assert coordinator.interval == usual
+    # Said from the moment the service told the app that it was making the demo.
+    assert shown[0].startswith("Preparing demo data"), shown
