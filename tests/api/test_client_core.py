@@ -202,7 +202,7 @@ async def test_extensions_are_detected(client: ApiClient, api_tenant: TenantHand
         f"{method} {route.path}"
         for route in api_tenant.service.app.routes
         if isinstance(route, APIRoute) and EXTENSION.items() <= (route.openapi_extra or {}).items()
-        for method in route.methods
+        for method in route.methods or ()
     }
     assert await client.extensions() == declared
     # Every extension the client's areas look for is among them.
