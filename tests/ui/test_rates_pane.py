@@ -338,7 +338,7 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
         lambda: (
             bookings.detail.booking is not None and bookings.detail.booking.status.value == "BOOKED"
         ),
-        seconds=15,
+        seconds=45,
     )
     await wait_until(lambda: bool(bookings.changes))
     assert "Booking with PRLF is booked" in window.statusBar().currentMessage()
