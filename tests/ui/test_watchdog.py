@@ -12,6 +12,8 @@ import pytest
 from PySide6.QtCore import QSettings, QTimer
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.paths import AppPaths
+from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.watchdog import (
     WATCHDOG_SETTING,
     GuiWatchdog,
@@ -87,28 +89,35 @@ def test_a_stall_not_yet_seen_to_end_is_collected_when_the_block_ends(qtbot: QtB
     assert [s.duration > 0.25 for s in all_of_them] == [True]
 
 
-def test_the_setting_and_the_environment_turn_it_off(
-    qtbot: QtBot, settings: QSettings, caplog: pytest.LogCaptureFixture
+def test_the_setting_the_environment_and_the_help_menu_turn_it_off(
+    qtbot: QtBot, settings: QSettings, paths: AppPaths, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.WARNING, logger=LOGGER)
     assert WatchdogSwitch(settings, environ={}).enabled
     assert not WatchdogSwitch(settings, environ={"FREIGHTDESK_WATCHDOG": "0"}).enabled
     settings.setValue(WATCHDOG_SETTING, False)
     switch = WatchdogSwitch(settings, environ={})
-    switch.start()
-    assert switch.running is None and _watchdog_threads() == []
-    QTimer.singleShot(0, hold_the_window_for_a_while)
-    qtbot.wait(600)
-    assert _records(caplog) == []
+    try:
+        switch.start()
+        assert switch.running is None and _watchdog_threads() == []
+        QTimer.singleShot(0, hold_the_window_for_a_while)
+        qtbot.wait(600)
+        assert _records(caplog) == []
 
-    switch.set_enabled(True)  # the Help menu's toggle: at once, and remembered
-    assert switch.running is not None
-    thread = switch.running.watchdog.thread
-    assert thread.is_alive() and _watchdog_threads() == [thread]
-    assert WatchdogSwitch(settings, environ={}).enabled
-    switch.set_enabled(False)
-    assert not thread.is_alive() and _watchdog_threads() == []
-    assert not WatchdogSwitch(settings, environ={}).enabled
+        window = MainWindow(None, settings, paths)
+        qtbot.addWidget(window)
+        switch.follow(window.watchdog_action)
+        assert not window.watchdog_action.isChecked() and window.watchdog_action.isEnabled()
+        window.watchdog_action.trigger()  # Help > Log when the window hangs: at once, remembered
+        assert switch.running is not None
+        thread = switch.running.watchdog.thread
+        assert thread.is_alive() and _watchdog_threads() == [thread]
+        assert WatchdogSwitch(settings, environ={}).enabled
+        window.watchdog_action.trigger()
+        assert not thread.is_alive() and _watchdog_threads() == []
+        assert not WatchdogSwitch(settings, environ={}).enabled
+    finally:
+        switch.stop()  # whatever failed, no thread is left behind
 
 
 class _Clock:

@@ -106,9 +106,7 @@ class AppController:
         self.window.profileSwitchRequested.connect(self.window.switch_profile)
         # Watches the GUI thread from the first paint on (see _start_in_background).
         self.watchdog = WatchdogSwitch(self.settings, self.window)
-        self.window.watchdog_action.setChecked(self.watchdog.enabled)
-        self.window.watchdog_action.setEnabled(True)
-        self.window.watchdog_action.toggled.connect(self.watchdog.set_enabled)
+        self.watchdog.follow(self.window.watchdog_action)
 
     def start(self) -> None:
         """Show the window; connect once the cached list is on screen."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from types import FrameType
 
 from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtGui import QAction
 
 log = logging.getLogger(__name__)
 
@@ -258,6 +259,12 @@ class WatchdogSwitch(QObject):
             self.running.stop()
             self.running.deleteLater()
             self.running = None
+
+    def follow(self, toggle: QAction) -> None:
+        """Be turned on and off by `toggle` (a checkable action), checked as it is now."""
+        toggle.setChecked(self.enabled)
+        toggle.setEnabled(True)
+        toggle.toggled.connect(self.set_enabled)
 
     def set_enabled(self, enabled: bool) -> None:
         self.enabled = enabled
