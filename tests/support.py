@@ -129,23 +129,36 @@ class PostgresServer:
         initdb, pg_ctl = found
         if os.geteuid() == 0:
             # PostgreSQL refuses to run as root.
-            shutil.chown(self.dir, "postgres")
+            try:
+                shutil.chown(self.dir, "postgres")
+            except LookupError:
+                raise RuntimeError("running as root and there is no postgres user") from None
             self._as_user = ["runuser", "-u", "postgres", "--"]
         data = self.dir / "data"
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
-        self._run(
-            [
-                pg_ctl,
-                "-D",
-                str(data),
-                "-l",
-                str(self.dir / "log"),
-                "-o",
-                f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
-                "-w",
-                "start",
-            ]
-        )
+        for attempt in range(3):
+            try:
+                self._run(
+                    [
+                        pg_ctl,
+                        "-D",
+                        str(data),
+                        "-l",
+                        str(self.dir / "log"),
+                        "-o",
+                        f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+                        "-w",
+                        "start",
+                    ]
+                )
+                break
+            except RuntimeError as exc:
+                log = self._log_tail()
+                # The free port was taken by another process in between: take another one.
+                if "already in use" not in log or attempt == 2:
+                    raise RuntimeError(f"{exc}; the server's log ends with: {log}") from None
+                self.port = free_port()
+                (self.dir / "log").unlink(missing_ok=True)
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
 
     def create_database(self) -> str:
@@ -172,6 +185,12 @@ class PostgresServer:
         result = subprocess.run([*self._as_user, *command], capture_output=True, text=True)
         if result.returncode != 0:
             raise RuntimeError(f"{command[0]} failed: {result.stderr.strip()[-500:]}")
+
+    def _log_tail(self) -> str:
+        try:
+            return (self.dir / "log").read_text(errors="replace").strip()[-800:]
+        except OSError:
+            return "(no log)"
 
 
 @contextmanager
