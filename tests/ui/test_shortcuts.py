@@ -122,5 +122,5 @@ def test_shortcuts_work_with_the_focus_in_a_map_and_in_a_pdf_preview(
     assert window.is_closed() and not window.isVisible()
     gone: list[bool] = []  # the map's page goes before QtWebEngine's profile does
     map_view.destroyed.connect(lambda: gone.append(True))
-    window.deleteLater()
+    map_view.deleteLater()
     qtbot.waitUntil(lambda: bool(gone))
