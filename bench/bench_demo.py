@@ -1,21 +1,34 @@
-"""How long `freightdesk serve --demo` takes to fill an empty database.
+"""How fast the demo is there: seeding against its floor, and `serve --demo` as the app sees it.
 
-Seeds fresh databases with `seed_demo` (SQLite by default; `--postgres` also on a throwaway
-PostgreSQL) and prints, per run, the wall and CPU time of the whole seeding and of its phases:
-planning the shipments (pure Python), and each kind of write through the domain functions. The
-machine's load average is printed with each run because the test runs of other engineers share
-it. Then it times `freightdesk serve --demo` as the app starts it: from launch to the first
-answer of /health on an empty data directory, and again on the seeded one.
+1. Seeds fresh databases with `seed_demo` (SQLite by default; `--postgres` also on a throwaway
+   PostgreSQL) and prints the wall and CPU time of the whole seeding and of its phases:
+   planning the shipments (pure Python), the PDFs, and each kind of write.
+2. The floor: every row the seeding wrote to the shipment tables (shipments, their documents,
+   identifiers, attributes, states, events, exceptions, positions and the change journal),
+   read back and inserted into an empty database of the same schema with the driver's
+   `executemany`, one statement per table, in one transaction. The ratio of the seeding's
+   shipment writing (`_tracked_shipments`: building the rows and the journal from the plans,
+   and writing them) to that floor is what the bulk path leaves on the table.
+3. `freightdesk serve --demo` on an empty data directory, as the app starts it: from launch to
+   the first answer of /health, to 50 shipments stored (`GET /services/demo/v1/status`), to
+   all of them, and to the demo complete (documents, planning data), polled every 20 ms;
+   `--busy` runs the same with one process per core spinning meanwhile (the "both cores busy"
+   case).
 
-Run: python -m bench.bench_demo [--runs 3] [--postgres]
+The machine's load average is printed with each run: other engineers' work shares the cores.
+
+Run: python -m bench.bench_demo [--runs 3] [--serve-runs 3] [--busy] [--postgres]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import multiprocessing
 import os
+import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -29,21 +42,29 @@ import httpx
 
 from freightdesk.server import demo
 from freightdesk.server.app import build_context
+from freightdesk.server.demo import portfolio
 from freightdesk.server.demo import seed as seed_module
 from freightdesk.server.domain import shipments as tracking
 from freightdesk.server.settings import ServerSettings
 
 PHASES: dict[Any, list[str]] = {
-    seed_module: ["plan_shipments", "_papers", "_stop_locations", "create_document"],
-    tracking: [
-        "create_shipments",
-        "add_events",
-        "set_state",
-        "set_eta",
-        "upsert_exception",
-        "add_positions_bulk",
-    ],
+    portfolio: ["placed_plan"],
+    seed_module: ["_papers", "_stop_locations", "_documents", "_tracked_shipments"],
+    tracking: ["create_shipments", "add_histories", "add_positions_bulk"],
 }
+# The tables `_tracked_shipments` writes, parents first.
+SHIPMENT_TABLES = [
+    "shipments",
+    "shipment_documents",
+    "shipment_identifiers",
+    "shipment_attribute_values",
+    "shipment_states",
+    "shipment_events",
+    "shipment_exceptions",
+    "shipment_positions",
+    "shipment_changes",
+]
+DEMO_STATUS = "/services/demo/v1/status"
 
 
 @contextmanager
@@ -74,11 +95,15 @@ def timed_phases() -> Iterator[dict[str, list[float]]]:
             setattr(module, name, original)
 
 
+def load() -> str:
+    return f"load average {os.getloadavg()[0]:.1f}"
+
+
 def seed_once(database_url: str | None) -> None:
     directory = Path(tempfile.mkdtemp(prefix="fd-bench-demo-"))
     url = database_url or f"sqlite:///{directory / 'freightdesk.sqlite3'}"
     context = build_context(ServerSettings(data_dir=directory, database_url=url))
-    load = os.getloadavg()[0]
+    before = load()
     try:
         with timed_phases() as phases:
             wall, cpu = time.perf_counter(), time.process_time()
@@ -86,18 +111,58 @@ def seed_once(database_url: str | None) -> None:
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         assert credentials is not None
         kind = "PostgreSQL" if database_url else "SQLite"
-        print(f"{kind}: seeded in {wall:.1f} s wall, {cpu:.1f} s CPU (load average {load:.1f})")
+        print(f"{kind}: seeded in {wall:.2f} s wall, {cpu:.2f} s CPU ({before}, {load()} after)")
         for name, (phase_wall, phase_cpu, calls) in sorted(
             phases.items(), key=lambda item: -item[1][0]
         ):
             print(f"  {name:20s} {int(calls):5d} calls {phase_wall:6.2f} s {phase_cpu:6.2f} s CPU")
+        if database_url is None:
+            floor_wall, floor_cpu, rows = insert_floor(directory / "freightdesk.sqlite3")
+            writing_wall, writing_cpu, _calls = phases["_tracked_shipments"]
+            print(
+                f"  floor: the same {rows:,} shipment rows with executemany in one transaction "
+                f"{floor_wall:.2f} s wall, {floor_cpu:.2f} s CPU; shipment writing / floor "
+                f"{writing_wall / floor_wall:.1f} wall, {writing_cpu / floor_cpu:.1f} CPU; "
+                f"whole seeding / floor {wall / floor_wall:.1f} wall, {cpu / floor_cpu:.1f} CPU"
+            )
     finally:
         context.engine.dispose()
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def serve_until_healthy(data_dir: Path) -> float:
-    """Seconds from launching `freightdesk serve --demo` to its first /health answer."""
+def insert_floor(seeded: Path) -> tuple[float, float, int]:
+    """Seconds (wall, CPU) to insert every shipment row of `seeded` into an empty database of
+    the same schema with the driver's executemany, one transaction; and how many rows."""
+    directory = Path(tempfile.mkdtemp(prefix="fd-bench-floor-"))
+    target = directory / "freightdesk.sqlite3"
+    context = build_context(ServerSettings(data_dir=directory, database_url=f"sqlite:///{target}"))
+    context.engine.dispose()  # only its schema is wanted
+    try:
+        with sqlite3.connect(seeded) as source:
+            rows = {
+                table: source.execute(f"SELECT * FROM {table}").fetchall()
+                for table in SHIPMENT_TABLES
+            }
+        connection = sqlite3.connect(target, isolation_level=None)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        began, cpu = time.perf_counter(), time.process_time()
+        connection.execute("BEGIN")
+        for table, values in rows.items():
+            if values:
+                marks = ", ".join("?" * len(values[0]))
+                connection.executemany(f"INSERT INTO {table} VALUES ({marks})", values)
+        connection.execute("COMMIT")
+        took, cpu = time.perf_counter() - began, time.process_time() - cpu
+        connection.close()
+        return took, cpu, sum(len(values) for values in rows.values())
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def serve_timeline(data_dir: Path) -> dict[str, float]:
+    """Seconds from launching `freightdesk serve --demo` to its first /health answer, to 50
+    shipments stored, to all of them, and to the demo complete."""
     began = time.perf_counter()
     process = subprocess.Popen(
         [
@@ -117,27 +182,75 @@ def serve_until_healthy(data_dir: Path) -> float:
         stderr=subprocess.DEVNULL,
         text=True,
     )
+    found: dict[str, float] = {}
     try:
         assert process.stdout is not None
         url = ""
         for line in process.stdout:
-            if "listening on" in line:
-                url = line.rsplit(" ", 1)[1].strip()
+            if match := re.search(r"listening on (http://\S+)", line):
+                url = match.group(1)
                 break
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                    return time.perf_counter() - began
-            except httpx.TransportError:
-                time.sleep(0.05)
+        with httpx.Client(base_url=url, timeout=30) as http:
+            while "all" not in found:
+                if process.poll() is not None:
+                    raise RuntimeError("the service exited")
+                try:
+                    if "health" not in found:
+                        if http.get("/health").status_code == 200:
+                            found["health"] = time.perf_counter() - began
+                        continue
+                    status = http.get(DEMO_STATUS).json()
+                except httpx.TransportError:
+                    time.sleep(0.02)
+                    continue
+                now = time.perf_counter() - began
+                if status["shipmentsReady"] >= 50:
+                    found.setdefault("first 50", now)
+                if (
+                    status["shipmentsTotal"]
+                    and status["shipmentsReady"] == status["shipmentsTotal"]
+                ):
+                    found.setdefault("shipments", now)
+                if status["state"] == "ready":
+                    found["all"] = now
+                time.sleep(0.02)
     finally:
         process.terminate()
         process.wait(timeout=20)
+    return found
+
+
+def _spin(stop: Any) -> None:
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+@contextmanager
+def busy_cores(busy: bool) -> Iterator[None]:
+    """One process per core spinning while the block runs (when `busy`)."""
+    if not busy:
+        yield
+        return
+    stop = multiprocessing.Event()
+    spinners = [
+        multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
+        for _ in range(os.cpu_count() or 2)
+    ]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        for spinner in spinners:
+            spinner.join(timeout=5)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="seedings (0: none)")
+    parser.add_argument("--serve-runs", type=int, default=3, help="serve --demo starts")
+    parser.add_argument("--busy", action="store_true", help="also start with both cores busy")
     parser.add_argument("--postgres", action="store_true", help="also seed PostgreSQL")
     args = parser.parse_args()
     for _ in range(args.runs):
@@ -151,13 +264,22 @@ def main() -> None:
             seed_once(server.create_database())
         finally:
             server.stop()
-    data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-serve-"))
-    try:
-        first = serve_until_healthy(data_dir)
-        again = serve_until_healthy(data_dir)
-        print(f"serve --demo: first answer after {first:.1f} s (empty), {again:.1f} s (seeded)")
-    finally:
-        shutil.rmtree(data_dir, ignore_errors=True)
+    for busy in (False, True) if args.busy else (False,):
+        for _ in range(args.serve_runs):
+            data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-serve-"))
+            try:
+                with busy_cores(busy):
+                    before = load()
+                    times = serve_timeline(data_dir)
+                label = "cores busy" if busy else "as is"
+                print(
+                    f"serve --demo on an empty data directory ({label}; {before}, {load()} "
+                    f"after): /health {times['health']:.2f} s, 50 shipments "
+                    f"{times['first 50']:.2f} s, all shipments {times['shipments']:.2f} s, "
+                    f"complete (documents, planning data) {times['all']:.2f} s"
+                )
+            finally:
+                shutil.rmtree(data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
