@@ -30,12 +30,11 @@ class Processes:
         os.close(fd)
 
     def start(self, command: Sequence[str], **options: object) -> subprocess.Popen[bytes]:
+        streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
         process: subprocess.Popen[bytes] = subprocess.Popen(
             list(command),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            **options,  # type: ignore[call-overload]
+            **{**streams, **options},  # type: ignore[call-overload]
         )
         self.started.append(process)
         return process

@@ -36,7 +36,6 @@ _LISTENING = re.compile(r"listening on (http://\S+)")
 _DEMO = re.compile(r"client id (\S+), client secret (\S+)")
 LOG_TAIL_LINES = 40  # the service's last lines kept to say why it stopped
 ATTACH_POLL_SECONDS = 0.5  # how often another window's service is checked
-ATTACH_ANSWER_SECONDS = 10.0  # how long another window's service has to answer
 
 
 class ServiceState(StrEnum):
@@ -182,35 +181,36 @@ class LocalService:
 
     async def _attach(self) -> str | None:
         """Use the service another window started on this data directory, if one runs; None
-        when none does. One that is still starting (seeding the demo) is waited for."""
+        when none does (or once it has ended). One still starting (seeding the demo) is
+        waited for, as one restarted by its window is."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.start_timeout
-        while (holder := lifetime.holder(self.data_dir, wait=0)) is not None and not holder.url:
-            if loop.time() > deadline:
-                message = f"{holder.describe()} did not start in time".capitalize()
-                self._set_state(ServiceState.FAILED, message)
-                raise LocalServiceError(message)
-            await asyncio.sleep(ATTACH_POLL_SECONDS)
-        if holder is None or holder.url is None:
-            return None
-        try:
-            await asyncio.wait_for(self._wait_healthy(holder.url), ATTACH_ANSWER_SECONDS)
-        except (TimeoutError, LocalServiceError) as exc:
-            message = (
-                f"{holder.describe()} serves this data directory but does not answer; "
-                "end it, or close the FreightDesk window that started it"
-            ).capitalize()
-            self._set_state(ServiceState.FAILED, message)
-            raise LocalServiceError(message) from exc
+        async with httpx.AsyncClient(timeout=2.0) as http:
+            while (holder := lifetime.holder(self.data_dir, wait=0)) is not None:
+                if holder.url is not None:
+                    with contextlib.suppress(httpx.TransportError):
+                        if (await http.get(f"{holder.url}/health")).status_code == 200:
+                            return self._attached(holder, holder.url)
+                if loop.time() > deadline:
+                    message = (
+                        f"{holder.describe()} serves this data directory but does not answer; "
+                        "end it, or close the FreightDesk window that started it"
+                    ).capitalize()
+                    self._set_state(ServiceState.FAILED, message)
+                    raise LocalServiceError(message)
+                await asyncio.sleep(ATTACH_POLL_SECONDS)
+        return None
+
+    def _attached(self, holder: lifetime.Holder, url: str) -> str:
         log.info("using %s, started by another FreightDesk window", holder.describe())
         self.attached_to = holder
-        self.url = holder.url
-        self._port = int(holder.url.rsplit(":", 1)[1])
+        self.url = url
+        self._port = int(url.rsplit(":", 1)[1])
         self._set_state(
             ServiceState.RUNNING,
-            f"Local service running at {holder.url} (started by another FreightDesk window)",
+            f"Local service running at {url} (started by another FreightDesk window)",
         )
-        return holder.url
+        return url
 
     async def _until_released(self, holder: lifetime.Holder) -> None:
         """Return once the service of another window that this one uses has ended."""
