@@ -68,7 +68,7 @@ def test_a_refused_connection(tenant: TenantHandle) -> None:
     assert result["error"] == (
         f"The receiver refused the connection: nothing accepts connections at 127.0.0.1:{port}"
     )
-    assert result["errorDetail"].startswith("ConnectionRefusedError: [Errno 111]")
+    assert result["errorDetail"].startswith("ConnectionRefusedError: [Errno")
     assert "statusCode" not in result
 
 
