@@ -1,7 +1,10 @@
 """A real reverse proxy in front of the local service that can be told to misbehave.
 
 It forwards every request to its upstream over HTTP; the tests script faults: error statuses,
-malformed bodies, slow answers, dropped connections. Used to test the client's transport policy
+malformed bodies, slow answers, dropped connections. A fault may be answered by the proxy
+itself (`forward=False`: the service never sees the request, as behind a failing gateway), and
+a request held back (`delay`) whose client gives up meanwhile, or that is still held when the
+proxy stops, is not forwarded at all. Used to test the client's transport policy
 and the service layer's calm under a bad network, without mocking our own components.
 """
 
@@ -19,6 +22,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from tests.support import free_port
 
@@ -31,6 +35,29 @@ class Fault:
     path_prefix: str = ""
     late: float = 0.0  # held back after the upstream answered: a stale answer arriving late
     headers: dict[str, str] = field(default_factory=dict)  # on a status answered by the proxy
+    method: str = ""  # only requests of this method ("" any)
+    forward: bool = True  # False: the proxy answers `status`/`body` without asking upstream
+    drop: bool = False  # the connection is cut halfway through the answer's body
+
+
+class _Dropped(Response):
+    """An answer whose connection is cut after its headers and the start of its body: what a
+    client sees when the service dies while answering."""
+
+    def __init__(self) -> None:
+        super().__init__(b"", status_code=200, media_type="application/json")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", b"4096")],
+            }
+        )
+        await send({"type": "http.response.body", "body": b'{"partial', "more_body": True})
+        # The server closes the connection of an application failing after it began answering.
+        raise ConnectionAbortedError("the test proxy dropped the connection mid-answer")
 
 
 class FaultyProxy:
@@ -89,10 +116,15 @@ class FaultyProxy:
                 if m == method and p == path
             ]
 
-    def _next_fault(self, path: str) -> Fault | None:
+    def clear(self) -> None:
+        """No more faults: every request from now on is forwarded as it is."""
+        with self._lock:
+            self.faults.clear()
+
+    def _next_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:
             for fault in list(self.faults):
-                if path.startswith(fault.path_prefix):
+                if path.startswith(fault.path_prefix) and fault.method in ("", method):
                     self.faults.remove(fault)
                     return fault
         return None
@@ -102,13 +134,19 @@ class FaultyProxy:
         with self._lock:
             self.requests.append((request.method, path))
             self.arrivals.append(time.time())
-        fault = self._next_fault(path)
+        fault = self._next_fault(request.method, path)
+        body = await request.body()
         delay = self.delay + (fault.delay if fault else 0.0)
-        if delay:
-            await asyncio.sleep(delay)
+        if delay and not await self._hold(request, delay):
+            return Response(b"gave up", status_code=499)  # nobody is listening any more
+        if fault is not None and fault.drop:
+            return _Dropped()
         if fault is not None and fault.status is not None and fault.body is None:
             return Response(b"upstream trouble", status_code=fault.status, headers=fault.headers)
-        body = await request.body()
+        if fault is not None and not fault.forward:
+            return Response(
+                fault.body or b"", status_code=fault.status or 200, headers=fault.headers
+            )
         headers = {
             k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}
         }
@@ -126,3 +164,13 @@ class FaultyProxy:
             if k.lower() not in {"content-length", "content-encoding", "transfer-encoding"}
         }
         return Response(content, status_code=status, headers=passed)
+
+    async def _hold(self, request: Request, seconds: float) -> bool:
+        """Wait `seconds` before answering; False as soon as the client has given up or the
+        proxy is stopping (so a slow answer never outlives the test that asked for it)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self._server.should_exit or await request.is_disconnected():
+                return False
+            await asyncio.sleep(min(0.05, left))
+        return True
