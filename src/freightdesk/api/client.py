@@ -20,10 +20,10 @@ from freightdesk.api.carriers import CarriersApi
 from freightdesk.api.client_applications import ClientApplicationsApi
 from freightdesk.api.documents import DocumentsApi
 from freightdesk.api.errors import (
-    ConnectionFailed,
     FreightDeskError,
     error_from_response,
     parse_retry_after,
+    transport_failure,
 )
 from freightdesk.api.fleet import FleetApi
 from freightdesk.api.packaging import PackagingApi
@@ -174,7 +174,7 @@ class ApiClient:
                     log.info("%s %s failed (%s); retry in %.2f s", method, path, exc, delay)
                     await asyncio.sleep(delay)
                     continue
-                raise ConnectionFailed(f"{method} {path}: {exc or type(exc).__name__}") from exc
+                raise transport_failure(f"{method} {path}", exc, self._http.timeout.read) from exc
             status = response.status_code
             if status == 401 and token is not None and not refreshed and self.tokens is not None:
                 # The token expired or was revoked early: one fresh token, then give up.
@@ -212,7 +212,10 @@ class ApiClient:
         try:
             response = await self._http.get("/openapi.json")
         except httpx.TransportError as exc:
-            raise ConnectionFailed(f"GET /openapi.json: {exc}") from exc
+            raise transport_failure("GET /openapi.json", exc, self._http.timeout.read) from exc
+        if response.status_code >= 500:
+            # The service in trouble says nothing of its extensions: not remembered as none.
+            raise error_from_response(response)
         if response.status_code != 200:
             return frozenset()
         try:

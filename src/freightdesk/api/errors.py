@@ -26,6 +26,37 @@ class ConnectionFailed(FreightDeskError):
     """The service could not be reached (after the retries the policy allows)."""
 
 
+class ConnectionLost(ConnectionFailed):
+    """The connection broke after the request went out, before the whole answer came: the
+    service may have acted on it."""
+
+
+class TimedOut(ConnectionFailed):
+    """The service took longer to answer than the client waits (`seconds`); it may still act
+    on the request."""
+
+    def __init__(self, message: str, *, seconds: float | None = None) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+
+
+def transport_failure(
+    operation: str, exc: Exception, timeout: float | None = None
+) -> ConnectionFailed:
+    """The typed error for httpx's failure of `operation` ("GET /path"): not reached at all,
+    no answer within `timeout` seconds, or the connection lost halfway."""
+    import httpx  # loaded already: it raised `exc`
+
+    text = f"{operation}: {exc or type(exc).__name__}"
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        return ConnectionFailed(text)
+    if isinstance(exc, httpx.TimeoutException):
+        return TimedOut(text, seconds=timeout)
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return ConnectionLost(text)
+    return ConnectionFailed(text)
+
+
 class ProtocolError(FreightDeskError):
     """The service answered something the interface does not promise (bad JSON, missing fields).
 
@@ -157,6 +188,9 @@ def error_from_response(response: httpx.Response) -> ApiError:
         except ValueError:
             parsed = None
         message = text if parsed is None else json.dumps(parsed)[:300]
+        if parsed is None and _is_html(response):
+            # A gateway's or a web server's error page: its title, never its markup.
+            message = _html_title(response.text)
         body = ErrorBody(
             http_status_code=status,
             http_message=response.reason_phrase,
@@ -165,3 +199,21 @@ def error_from_response(response: httpx.Response) -> ApiError:
         )
     cls = _BY_STATUS.get(status, ServerError if status >= 500 else ApiError)
     return cls(status, body, response.headers)
+
+
+def _is_html(response: httpx.Response) -> bool:
+    kind = response.headers.get("content-type", "").lower()
+    return "html" in kind or response.text.lstrip()[:1] == "<"
+
+
+def _html_title(page: str) -> str:
+    import html
+    import re
+
+    found = re.search(r"<title[^>]*>(.*?)</title>", page, re.IGNORECASE | re.DOTALL)
+    if found is None:
+        found = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.IGNORECASE | re.DOTALL)
+    if found is None:
+        return ""
+    text = re.sub(r"<[^>]+>", "", found.group(1))
+    return " ".join(html.unescape(text).split())[:300]

@@ -207,7 +207,15 @@ class Coordinator(Generic[T, C]):
         if self._failures == 0:
             return self.interval
         backoff = min(self.max_backoff, self.interval * (2 ** min(self._failures - 1, 16)))
-        return float(backoff * self._rng.uniform(0.5, 1.0))
+        jittered = float(backoff * self._rng.uniform(0.5, 1.0))
+        return max(jittered, min(self.max_backoff, self._asked_to_wait()))
+
+    def _asked_to_wait(self) -> float:
+        """The wait the service asked for with its last refusal (429's Retry-After), or 0."""
+        from freightdesk.api.errors import RateLimited  # here: the window opens without it
+
+        error = self._last_error
+        return (error.retry_after or 0.0) if isinstance(error, RateLimited) else 0.0
 
     async def _poll(self) -> None:
         try:

@@ -8,18 +8,25 @@ from freightdesk.api.errors import (
     BadRequest,
     Conflict,
     ConnectionFailed,
+    ConnectionLost,
     NotFound,
     PayloadTooLarge,
     PermissionDenied,
     ProtocolError,
     RateLimited,
     ServerError,
+    TimedOut,
 )
 from freightdesk.service.local_service import LocalServiceError
 
 
 def explain(exc: BaseException) -> str:
     """One or two sentences for a message box or a status bar."""
+    if isinstance(exc, TimedOut):
+        within = f" within {exc.seconds:g} s" if exc.seconds else " in time"
+        return f"The freight service did not answer{within}."
+    if isinstance(exc, ConnectionLost):
+        return "The connection to the freight service broke off before its answer came."
     if isinstance(exc, ConnectionFailed):
         return (
             "The freight service cannot be reached. Check the network or the connection's address."
@@ -27,10 +34,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, LocalServiceError):
         return f"The local sandbox could not start: {exc}"
     if isinstance(exc, ProtocolError):
-        return (
-            "The freight service sent an answer FreightDesk does not understand; "
-            "nothing was changed."
-        )
+        return "The freight service sent an answer FreightDesk does not understand."
     if isinstance(exc, ApiError):
         text = _api_text(exc)
         if exc.support_reference_id:
@@ -51,7 +55,9 @@ def _api_text(exc: ApiError) -> str:
     if isinstance(exc, PayloadTooLarge):
         return "The file is larger than the service accepts."
     if isinstance(exc, RateLimited):
-        return "The service is busy; FreightDesk will try again shortly."
+        wait = exc.retry_after
+        asked = f" and asked to wait {max(1, round(wait))} s" if wait else ""
+        return f"The freight service is busy (too many requests){asked}."
     if isinstance(exc, BadRequest):
         return f"The service refused the data: {exc.error_message}"
     if isinstance(exc, ServerError):
