@@ -4,11 +4,26 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import AwareDatetime, Field
 
 from freightdesk.models.base import WireModel
 from freightdesk.models.enums import TransportationMode as TransportationMode
+
+# What the databases hold: an integer the interface takes is checked against the column it
+# ends up in (BIGINT or INTEGER on PostgreSQL; SQLite's INTEGER is 64-bit), so that a value out
+# of range is the caller's 400 naming the field, never the database driver's overflow. Use
+# these in request models and, wrapped in `Path(...)`/`Query(...)`, in route parameters.
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+Int32 = Annotated[int, Field(ge=INT32_MIN, le=INT32_MAX)]
+Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+# Page numbers of the paged lists: >= 1, and bounded so that the row offset stays in range.
+MAX_PAGE_NUMBER = 1_000_000
+PageNumber = Annotated[int, Field(ge=1, le=MAX_PAGE_NUMBER)]
 
 
 class Currency(StrEnum):

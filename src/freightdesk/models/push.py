@@ -18,7 +18,15 @@ from pydantic import ValidationError as _ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import Address, ContactInfo, GeoCoordinates, LogisticsIdentifier
+from freightdesk.models.common import (
+    INT32_MAX,
+    Address,
+    ContactInfo,
+    GeoCoordinates,
+    Int32,
+    Int64,
+    LogisticsIdentifier,
+)
 from freightdesk.models.tracking import SpeedUnit
 
 MAX_CUSTOMER_ACCOUNT_NUMBER = 128
@@ -158,7 +166,7 @@ class TruckloadIdentifiers(StrictWireModel):
 class TruckloadShipmentEvent(StrictWireModel):
     type: NonBlank = Field(max_length=60)
     date_time: IsoDateTime
-    stop_number: int | None = Field(default=None, ge=1)
+    stop_number: int | None = Field(default=None, ge=1, le=INT32_MAX)
 
 
 class TruckloadPosition(StrictWireModel):
@@ -192,7 +200,7 @@ class Temperature(StrictWireModel):
 
 
 class TirePressure(StrictWireModel):
-    axle: int | None = None
+    axle: Int32 | None = None
     position: str | None = None
     psi: float | None = Field(default=None, ge=0)
     alarm_state: str | None = None
@@ -203,7 +211,7 @@ class Percentage(StrictWireModel):
 
 
 class ReeferZone(StrictWireModel):
-    id: str | int | None = None
+    id: str | Int64 | None = None
     return_air_temperature: float | None = None
     discharge_air_temperature: float | None = None
     set_point: float | None = None

@@ -18,6 +18,7 @@ from pydantic import AwareDatetime, BeforeValidator, Field, field_validator
 
 from freightdesk.models.base import WireModel
 from freightdesk.models.common import (
+    INT32_MAX,
     Address,
     ContactInfo,
     CustomAttribute,
@@ -276,7 +277,7 @@ class RateShippingDetails(WireModel):
 class ShipmentItem(WireModel):
     description: str | None = Field(default=None, max_length=500)
     identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=50)
-    unit_quantity: int | None = Field(default=None, ge=0)
+    unit_quantity: int | None = Field(default=None, ge=0, le=INT32_MAX)
     unit_type: str | None = Field(default=None, max_length=40)
 
 

@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, ConfigDict, Field
 
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import Address, GeoCoordinates
+from freightdesk.models.common import INT64_MAX, Address, GeoCoordinates
 
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 10
@@ -224,4 +224,4 @@ class StopLocationInput(StrictWireModel):
         default_factory=list, max_length=MAX_SPECIAL_OPENING_HOURS
     )
     supplied_id: str | None = Field(default=None, max_length=100)
-    version: int | None = Field(default=None, ge=1)
+    version: int | None = Field(default=None, ge=1, le=INT64_MAX)

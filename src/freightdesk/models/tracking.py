@@ -21,6 +21,7 @@ from freightdesk.models.common import (
     Address,
     CustomAttribute,
     GeoCoordinates,
+    Int32,
     LogisticsIdentifier,
     Measure,
     Money,
@@ -208,7 +209,7 @@ class EventDateTime(WireModel):
     source: str | None = Field(default=None, max_length=60)
     source_identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=25)
     selected: bool | None = None
-    sequence: int | None = None
+    sequence: Int32 | None = None
     type: str | None = Field(default=None, max_length=60)
 
 

@@ -14,6 +14,7 @@ from freightdesk.models.common import (
     Address,
     ContactInfo,
     GeoCoordinates,
+    Int32,
     PaginationInfo,
 )
 
@@ -137,7 +138,7 @@ class AvailableVehiclesQuery(StrictWireModel):
     address: Address | None = None
     geo_coordinates: GeoCoordinates | None = None
     time_range: TimeRange
-    radius: int | None = None
+    radius: Int32 | None = None
     radius_unit: RadiusUnit | None = None
     include_my_shipments: bool = True
     sharing_pool: str | None = Field(default=None, min_length=1, max_length=60)

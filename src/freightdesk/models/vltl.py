@@ -17,9 +17,11 @@ from pydantic import AwareDatetime, Field, field_validator
 
 from freightdesk.models.base import WireModel
 from freightdesk.models.common import (
+    INT32_MAX,
     Address,
     ContactInfo,
     Currency,
+    Int64,
     LengthUnit,
     LocalDateWindow,
     LogisticsIdentifier,
@@ -115,7 +117,7 @@ class LineItem(WireModel):
     freight_class: FreightClass | None = None
     hazmat_detail: HazmatDetail | None = None
     harmonized_code: str | None = Field(default=None, max_length=20)
-    id: int | None = None
+    id: Int64 | None = None
     insurance_amount: _Amount | None = None
     nmfc_item_code: str | None = Field(default=None, max_length=20)
     nmfc_sub_code: str | None = Field(default=None, max_length=20)
@@ -178,8 +180,8 @@ class HandlingUnitPackage(WireModel):
 class EnhancedHandlingUnit(WireModel):
     commodity_type: str | None = Field(default=None, max_length=60)
     contact: LtlContact | None = None
-    delivery_stop_number: int | None = Field(default=None, ge=1)
-    pickup_stop_number: int | None = Field(default=None, ge=1)
+    delivery_stop_number: int | None = Field(default=None, ge=1, le=INT32_MAX)
+    pickup_stop_number: int | None = Field(default=None, ge=1, le=INT32_MAX)
     description: _Text | None = None
     freight_classes: list[FreightClass] = Field(default_factory=list, max_length=10)
     handling_unit_type: str | None = Field(default=None, max_length=40)
@@ -247,10 +249,10 @@ class VltlUser(WireModel):
     account_non_locked: bool | None = None
     credentials_non_expired: bool | None = None
     enabled: bool | None = None
-    id: int | None = None
+    id: Int64 | None = None
     locale: str | None = None
     registration_date: AwareDatetime | None = None
-    tenant_id: int | None = None
+    tenant_id: Int64 | None = None
     tenant_uuid: UUID | None = None
     tenant_purpose: TenantPurpose | None = None
     username: str | None = None

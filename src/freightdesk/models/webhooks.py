@@ -15,11 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, Field, field_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import TransportationMode
-
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+from freightdesk.models.common import Int64, TransportationMode
 
 MAX_CONFIGURATIONS_PER_TENANT = 50
 MAX_AUTHENTICATION_METHODS = 4

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Path
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate, AccountGroupList
+from freightdesk.models.common import Int64
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction
@@ -54,8 +57,10 @@ def create_account_group(
         raise duplicate from None
 
 
-@router.delete("/{group_id}", status_code=204, responses=ERRORS)
-def delete_account_group(group_id: int, principal: PrincipalDep, context: ContextDep) -> None:
+@router.delete("/{id}", status_code=204, responses=ERRORS)
+def delete_account_group(
+    group_id: Annotated[Int64, Path(alias="id")], principal: PrincipalDep, context: ContextDep
+) -> None:
     with transaction(context.sessions) as session:
         row = session.get(AccountGroupRow, group_id)
         if row is None or row.tenant_id != principal.tenant_id:

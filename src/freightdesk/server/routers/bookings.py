@@ -23,6 +23,7 @@ from freightdesk.models.booking import (
     CarrierProfileList,
     CarrierResponse,
 )
+from freightdesk.models.common import PageNumber
 from freightdesk.server.auth import PrincipalDep, TenantRole
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction, utcnow
@@ -65,7 +66,7 @@ def list_bookings(
     attribute_name: Annotated[str | None, Query(alias="attribute.name", max_length=100)] = None,
     attribute_values: Annotated[list[str], Query(alias="attribute.values")] = [],  # noqa: B006
     statuses: Annotated[list[str], Query()] = [],  # noqa: B006
-    page_number: Annotated[int, Query(alias="pageNumber", ge=1)] = 1,
+    page_number: Annotated[PageNumber, Query(alias="pageNumber")] = 1,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE)] = 10,
 ) -> BookingList:
     """Newest first. `attribute.values` (repeated or comma-separated) needs `attribute.name`;

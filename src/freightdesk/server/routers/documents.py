@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
+from freightdesk.models.common import PageNumber
 from freightdesk.models.documents import (
     Document,
     DocumentCreate,
@@ -386,7 +387,7 @@ def delete_document(
 def search(
     principal: PrincipalDep,
     session: SessionDep,
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[PageNumber, Query()] = 1,
     size: Annotated[int, Query(ge=1, le=500)] = 10,
     body: Annotated[DocumentSearch | None, Body()] = None,
 ) -> DocumentSearchResults:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from freightdesk.models.common import PaginationInfo
+from freightdesk.models.common import PageNumber, PaginationInfo
 from freightdesk.models.packaging import DeletedPackage, Package, PackageList, PackageWrite
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
@@ -52,7 +52,7 @@ def search_packages(
     destination_state: Annotated[str | None, Query(alias="destination.state")] = None,
     destination_country: Annotated[str | None, Query(alias="destination.country")] = None,
     destination_postal_code: Annotated[str | None, Query(alias="destination.postalCode")] = None,
-    page_number: Annotated[int, Query(alias="pageNumber", ge=1, le=1_000_000)] = 1,
+    page_number: Annotated[PageNumber, Query(alias="pageNumber")] = 1,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=100)] = 10,
 ) -> PackageList:
     search = domain.PackageFilter(principal.tenant_id)

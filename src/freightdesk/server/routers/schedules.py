@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from freightdesk.models.common import PaginationInfo
+from freightdesk.models.common import PageNumber, PaginationInfo
 from freightdesk.models.schedules import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -108,7 +108,7 @@ def point_to_point_routes(
         int | None, Query(alias="transshipmentsMax", ge=0, le=MAX_TRANSSHIPMENTS)
     ] = None,
     sort: ScheduleSort = ScheduleSort.DEPARTURE_DATE_TIME,
-    page_number: Annotated[int, Query(alias="pageNumber", ge=1, le=1_000_000)] = 1,
+    page_number: Annotated[PageNumber, Query(alias="pageNumber")] = 1,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE)] = (
         DEFAULT_PAGE_SIZE
     ),

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Path, Query
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
+from freightdesk.models.common import Int64
 from freightdesk.models.stop_locations import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -38,7 +39,6 @@ from freightdesk.server.openapi import ERRORS, EXTENSION
 
 router = APIRouter(prefix="/api/v4/stoplocations", tags=["Stop locations"])
 
-_INT64_MAX = 2**63 - 1
 # Tries of a write that lost a race to a concurrent save of the same location.
 _ATTEMPTS = 3
 
@@ -49,7 +49,7 @@ LocationId = Annotated[UUID, Path(alias="id", description="The stop location's i
 def list_locations(
     principal: PrincipalDep,
     session: SessionDep,
-    offset: Annotated[int, Query(ge=0, le=_INT64_MAX, description="Items to skip")] = 0,
+    offset: Annotated[Int64, Query(ge=0, description="Items to skip")] = 0,
     page_size: Annotated[
         int,
         Query(

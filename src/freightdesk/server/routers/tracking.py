@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.common import PageNumber
 from freightdesk.models.shipment_search import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -277,7 +278,7 @@ def search(
     body: ShipmentSearchRequest,
     principal: PrincipalDep,
     session: SessionDep,
-    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    page: Annotated[PageNumber, Query()] = 1,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
 ) -> Response:
     return _json(search_shipments(session, principal.tenant_id, body, page, page_size))

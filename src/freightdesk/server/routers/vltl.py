@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from freightdesk.models.addresses import InvalidAddressError, normalize_address
 from freightdesk.models.booking import CarrierMode, CarrierProfile, SystemOfMeasurement
-from freightdesk.models.common import Address, LocalDateWindow, LtlContact, LtlLocation
+from freightdesk.models.common import Address, Int64, LocalDateWindow, LtlContact, LtlLocation
 from freightdesk.models.rating import AccountRef
 from freightdesk.models.tracking import TrackedShipmentInput
 from freightdesk.models.vltl import (
@@ -78,10 +78,10 @@ def _user(
     account_non_locked: Annotated[bool | None, Query(alias="accountNonLocked")] = None,
     credentials_non_expired: Annotated[bool | None, Query(alias="credentialsNonExpired")] = None,
     enabled: Annotated[bool | None, Query()] = None,
-    id: Annotated[int | None, Query()] = None,
+    id: Annotated[Int64 | None, Query()] = None,
     locale: Annotated[str | None, Query(max_length=35)] = None,
     registration_date: Annotated[AwareDatetime | None, Query(alias="registrationDate")] = None,
-    tenant_id: Annotated[int | None, Query(alias="tenantId")] = None,
+    tenant_id: Annotated[Int64 | None, Query(alias="tenantId")] = None,
     tenant_uuid: Annotated[uuid.UUID | None, Query(alias="tenantUuid")] = None,
     tenant_purpose: Annotated[TenantPurpose | None, Query(alias="tenantPurpose")] = None,
     username: Annotated[str | None, Query(max_length=200)] = None,

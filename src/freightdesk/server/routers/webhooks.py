@@ -10,9 +10,8 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from starlette.concurrency import run_in_threadpool
 
+from freightdesk.models.common import Int64
 from freightdesk.models.webhooks import (
-    INT64_MAX,
-    INT64_MIN,
     DeliveryList,
     DeliveryStatus,
     PingResult,
@@ -35,7 +34,7 @@ from freightdesk.server.webhooks.sender import Sender
 
 router = APIRouter(prefix="/api/v4/webhooks", tags=["Push configurations (webhooks)"])
 
-WebhookId = Annotated[int, Path(alias="webhookId", ge=INT64_MIN, le=INT64_MAX)]
+WebhookId = Annotated[Int64, Path(alias="webhookId")]
 
 
 @router.get("", responses=ERRORS, response_model_exclude_none=True)
@@ -101,7 +100,7 @@ def delete_webhook(webhook_id: WebhookId, principal: PrincipalDep, context: Cont
 
 # --- operators' extensions -------------------------------------------------------------------
 
-MessageId = Annotated[int, Path(alias="messageId", ge=INT64_MIN, le=INT64_MAX)]
+MessageId = Annotated[Int64, Path(alias="messageId")]
 
 
 @router.get(
@@ -115,7 +114,7 @@ def list_deliveries(
     principal: PrincipalDep,
     session: SessionDep,
     status: Annotated[DeliveryStatus | None, Query()] = None,
-    offset: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
+    offset: Annotated[Int64, Query(ge=0)] = 0,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=200)] = 20,
 ) -> DeliveryList:
     """The delivery log: messages newest first, each with every attempt (time, HTTP status,
