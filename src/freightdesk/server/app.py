@@ -20,7 +20,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import make_engine, make_sessionmaker, upgrade
 from freightdesk.server.errors import install_error_handlers
 from freightdesk.server.middleware import RequestPlumbing
-from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.openapi import ERRORS, EXTENSION, finish_document
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.workers import Worker, Workers
 
@@ -123,6 +123,7 @@ def _build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas = schema.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
+    finish_document(schema, app.routes)
     components = schema.setdefault("components", {})
     components["securitySchemes"] = {
         "bearer": {"type": "http", "scheme": "bearer"},
