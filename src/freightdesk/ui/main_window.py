@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from freightdesk.service.connection import ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.ui.bridge import SessionBridge
+from freightdesk.ui.icons import app_icon
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
 
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.paths = paths
         self.setWindowTitle("FreightDesk")
+        self.setWindowIcon(app_icon())  # and so the tray's and the dialogs'
         self.setMinimumSize(QSize(760, 480))
         self._panes: list[PaneEntry] = []
         self._closed = False

@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QStyle, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QSystemTrayIcon, QWidget
 
+from freightdesk.ui.icons import pane_icon
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 
 if TYPE_CHECKING:
@@ -68,9 +67,7 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
     """The panes, before the session exists: the Shipments pane made (to show the cached
     list), the others as factories that make them once the window is attached."""
     shipments = ShipmentsPane(None, window.settings, window)
-    window.add_pane(
-        "shipments", "Shipments", shipments, QStyle.StandardPixmap.SP_FileDialogDetailedView
-    )
+    window.add_pane("shipments", "Shipments", shipments, pane_icon("shipments"))
     configure_maps = _maps_configurer(window)
     shipments.before_first_map = configure_maps  # the detail view's map, once it is made
 
@@ -86,42 +83,35 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
             show_shipments=lambda: window.show_pane("shipments"),
         )
 
-    window.add_pane("map", "Map", fleet, QIcon(str(ASSETS / "map-pane.svg")))
+    window.add_pane("map", "Map", fleet, pane_icon("map"))
 
     def documents() -> QWidget:
         from freightdesk.ui.panes.documents.pane import DocumentsPane
 
         return DocumentsPane(window.session, window.settings, window)
 
-    window.add_pane("documents", "Documents", documents, QStyle.StandardPixmap.SP_FileIcon)
+    window.add_pane("documents", "Documents", documents, pane_icon("documents"))
 
     def stop_locations() -> QWidget:
         from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 
         return StopLocationsPane(window.session, window)
 
-    window.add_pane(
-        "stop_locations", "Stop locations", stop_locations, QStyle.StandardPixmap.SP_DirHomeIcon
-    )
+    window.add_pane("stop_locations", "Stop locations", stop_locations, pane_icon("stop_locations"))
 
     def webhooks() -> QWidget:
         from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 
         return WebhooksPane(window.session, window)
 
-    window.add_pane("webhooks", "Webhooks", webhooks, QStyle.StandardPixmap.SP_DriveNetIcon)
+    window.add_pane("webhooks", "Webhooks", webhooks, pane_icon("webhooks"))
 
     def account_groups() -> QWidget:
         from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
 
         return AccountGroupsPane(window.session, window)
 
-    window.add_pane(
-        "account_groups",
-        "Account groups",
-        account_groups,
-        QStyle.StandardPixmap.SP_FileDialogListView,
-    )
+    window.add_pane("account_groups", "Account groups", account_groups, pane_icon("account_groups"))
     _add_capacity_panes(window, shipments)
     return shipments
 
@@ -171,11 +161,7 @@ def _maps_configurer(window: MainWindow) -> Callable[[], None]:
 
 
 # The capacity panes, as `install_capacity_panes` adds them (it makes the three together).
-_CAPACITY = (
-    ("rates", "Rate requests", QStyle.StandardPixmap.SP_FileDialogContentsView),
-    ("bookings", "Bookings", QStyle.StandardPixmap.SP_DialogApplyButton),
-    ("packages", "Packages", QStyle.StandardPixmap.SP_DirClosedIcon),
-)
+_CAPACITY = (("rates", "Rate requests"), ("bookings", "Bookings"), ("packages", "Packages"))
 
 
 def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
@@ -189,5 +175,5 @@ def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
 
         return build
 
-    for key, title, icon in _CAPACITY:
-        window.add_pane(key, title, make(key), icon, warm=True)
+    for key, title in _CAPACITY:
+        window.add_pane(key, title, make(key), pane_icon(key), warm=True)
