@@ -1,37 +1,73 @@
-"""About FreightDesk: versions of what it runs on, and where its log is."""
+"""About FreightDesk: its version, what it runs on, the licences of what it bundles, and
+where its log is."""
 
 from __future__ import annotations
 
 import platform
+from importlib.metadata import PackageNotFoundError, version
 
-import PySide6
 from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from freightdesk import __version__
+from freightdesk.ui.icons import app_icon
+
+ICON_SIZE = 64
+
+
+def component_version(distribution: str) -> str:
+    """The installed version of `distribution`, "" when its metadata is not there."""
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return ""
 
 
 def versions_text() -> str:
-    import pydantic
-
     return (
         f"FreightDesk {__version__}\n"
         f"Python {platform.python_version()} on {platform.system()} {platform.release()}\n"
-        f"Qt {qVersion()}, PySide6 {PySide6.__version__}\n"
-        f"pydantic {pydantic.VERSION}\n"
+        f"Qt {qVersion()}, PySide6 {component_version('PySide6')}\n"
+        f"pydantic {component_version('pydantic')}\n"
         f"Interface version 4.0.0"
+    )
+
+
+def licences_text() -> str:
+    """The components FreightDesk ships with (in the desktop bundle too) and their licences."""
+    leaflet = component_version("XStatic-Leaflet").rsplit(".", 1)[0]  # 1.9.3.0: Leaflet 1.9.3
+    return "\n\n".join(
+        [
+            f"FreightDesk {__version__} includes the following components.",
+            f"Qt {qVersion()} and Qt for Python (PySide6 {component_version('PySide6')}), "
+            "including Qt WebEngine (based on Chromium) and Qt PDF: GNU Lesser General Public "
+            "License, version 3 (LGPL-3.0). The Qt Company Ltd. Source code: "
+            "https://download.qt.io and https://code.qt.io. The Qt libraries of the "
+            "desktop bundle may be replaced with other builds of the same version.",
+            f"Leaflet {leaflet}: BSD 2-Clause License. Copyright (c) 2010-2023, Volodymyr "
+            "Agafonkin; copyright (c) 2010-2011, CloudMade.",
+            f"Leaflet.markercluster {component_version('XStatic-Leaflet-MarkerCluster')}: "
+            "MIT License. Copyright (c) 2012 David Leaver.",
+            f"folium {component_version('folium')}: MIT License. Copyright (c) 2013, Rob Story.",
+            "Map data (c) OpenStreetMap contributors, available under the Open Database "
+            "License (ODbL): https://www.openstreetmap.org/copyright. Map tiles are credited "
+            "on the map by their provider.",
+            f"Python {platform.python_version()}: Python Software Foundation License.",
+        ]
     )
 
 
 def show_about(parent: QWidget, log_file: str) -> QMessageBox:
     box = QMessageBox(parent)
+    box.setObjectName("aboutBox")
     box.setWindowTitle("About FreightDesk")
-    box.setIcon(QMessageBox.Icon.Information)
+    box.setIconPixmap(app_icon().pixmap(ICON_SIZE, ICON_SIZE))
     box.setText(
-        "<b>FreightDesk</b><br>Freight visibility for dispatchers: shipments, maps, documents, "
-        "bookings, stop locations and webhooks."
+        f"<b>FreightDesk {__version__}</b><br>Freight visibility for dispatchers: shipments, "
+        "maps, documents, bookings, stop locations and webhooks."
     )
     box.setInformativeText(versions_text() + f"\n\nLog file: {log_file}")
+    box.setDetailedText(licences_text())  # "Show Details…": the licences
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.open()
     return box

@@ -1,0 +1,54 @@
+"""The app's icon on the window and in Help > About, with the version from the package's
+metadata and the licences of what FreightDesk bundles."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMenu, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.session import AppSession
+from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.setup import add_panes
+
+
+def test_about_shows_the_icon_the_version_and_the_licences(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    add_panes(window)
+    # The app's own icon, drawn for the sizes a desktop asks for, on the window and every
+    # pane of the navigation (none left blank).
+    sizes = {size.width() for size in window.windowIcon().availableSizes()}
+    assert {16, 32, 48, 256, 512} <= sizes
+    for row in range(window.nav.count()):
+        assert not window.nav.item(row).icon().pixmap(20, 20).toImage().isNull()
+
+    window.show()
+    qtbot.waitExposed(window)
+    help_menu = next(
+        action.menu()
+        for action in window.menuBar().actions()
+        if action.text().replace("&", "") == "Help"
+    )
+    assert isinstance(help_menu, QMenu)
+    about = next(a for a in help_menu.actions() if a.text().replace("&", "").startswith("About"))
+    about.trigger()
+    box = window.findChild(QMessageBox, "aboutBox")
+    assert box is not None
+    qtbot.waitExposed(box)
+    assert f"FreightDesk {version('freightdesk')}" in box.text()
+    assert not box.iconPixmap().isNull()
+    licences = box.detailedText()
+    for notice in (
+        "GNU Lesser General Public License, version 3",  # Qt, PySide6
+        "Leaflet 1.9.3: BSD 2-Clause License",
+        "OpenStreetMap contributors",
+        "folium 0.20",
+    ):
+        assert notice in licences
+    box.accept()
