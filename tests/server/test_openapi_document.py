@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from freightdesk.server.openapi import OPERATION_IDS
 from tests.support import LiveService
 
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -34,7 +35,7 @@ def operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]
 
 def test_schema_names_are_plain_unique_and_their_own_titles(document: dict[str, Any]) -> None:
     schemas = document["components"]["schemas"]
-    qualified = [name for name in schemas if "__" in name or "-" in name]
+    qualified = [name for name in schemas if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name)]
     assert qualified == []
     assert [name for name, schema in schemas.items() if schema.get("title") != name] == []
     # What the clashes were: two modules' models of one class name, each now named for its area.
@@ -61,3 +62,21 @@ def test_every_reference_resolves_and_every_schema_is_used(document: dict[str, A
     referenced = Counter(re.findall(r'"#/components/schemas/([^"]+)"', text))
     assert set(referenced) - set(schemas) == set()
     assert set(schemas) - set(referenced) == set()
+
+
+def test_every_operation_has_a_hand_chosen_short_unique_id_and_a_tag(
+    document: dict[str, Any],
+) -> None:
+    found = operations(document)
+    ids = [operation["operationId"] for _, _, operation in found]
+    assert {f"{method} {path}": op["operationId"] for method, path, op in found} == OPERATION_IDS
+    assert [i for i in ids if not re.fullmatch(r"[a-z]+(?:[A-Z0-9][a-z0-9]*)*", i)] == []
+    assert [i for i in ids if len(i) > 40] == []
+    assert [i for i, n in Counter(ids).items() if n > 1] == []
+    assert [f"{m} {p}" for m, p, op in found if not op.get("tags")] == []
+    listed = [tag["name"] for tag in document["tags"]]
+    assert sorted({tag for _, _, op in found for tag in op["tags"]}) == sorted(listed)
+    by_id = {op["operationId"]: (m, p) for m, p, op in found}
+    assert by_id["getTrackingHistory"] == ("GET", "/api/v4/shipments/{shipmentId}/tracking/history")
+    assert by_id["pushTruckloadUpdate"] == ("POST", "/services/carrier-push/v1/tracking-updates")
+    assert by_id["listStopLocations"] == ("GET", "/api/v4/stoplocations")

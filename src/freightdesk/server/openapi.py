@@ -33,6 +33,93 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 # Operations the interface does not describe; marked in the OpenAPI document.
 EXTENSION: dict[str, Any] = {"x-freightdesk-extension": True}
 
+TOKEN_PATH = "/api/v4/oauth2/token"
+
+# Every operation's operationId, the method name of a generated client: short, stable, chosen
+# by hand, `verbNoun` in camelCase. A new route needs its line here (tests check it).
+OPERATION_IDS: dict[str, str] = {
+    "GET /api/v4/oauth2/client-applications": "listClientApplications",
+    "POST /api/v4/oauth2/client-applications": "createClientApplication",
+    "GET /api/v4/oauth2/client-applications/{client_id}": "getClientApplication",
+    "DELETE /api/v4/oauth2/client-applications/{client_id}": "deleteClientApplication",
+    "POST /api/v4/oauth2/client-applications/{client_id}/new-secret": "rotateClientSecret",
+    f"POST {TOKEN_PATH}": "issueToken",
+    "GET /api/v4/capacityprovideraccountgroups": "listAccountGroups",
+    "POST /api/v4/capacityprovideraccountgroups": "createAccountGroup",
+    "DELETE /api/v4/capacityprovideraccountgroups/{id}": "deleteAccountGroup",
+    "POST /api/v4/address/validate": "validateAddress",
+    "POST /api/v3/address/validate": "validateAddressV3",
+    "GET /api/v4/stoplocations": "listStopLocations",
+    "POST /api/v4/stoplocations": "createStopLocation",
+    "GET /api/v4/stoplocations/{id}": "getStopLocation",
+    "PUT /api/v4/stoplocations/{id}": "replaceStopLocation",
+    "DELETE /api/v4/stoplocations/{id}": "deleteStopLocation",
+    "GET /api/v4/webhooks": "listWebhooks",
+    "PUT /api/v4/webhooks": "saveWebhook",
+    "GET /api/v4/webhooks/name/{webhookName}": "getWebhookByName",
+    "GET /api/v4/webhooks/{webhookId}": "getWebhook",
+    "DELETE /api/v4/webhooks/{webhookId}": "deleteWebhook",
+    "GET /api/v4/webhooks/{webhookId}/deliveries": "listWebhookDeliveries",
+    "POST /api/v4/webhooks/{webhookId}/deliveries/{messageId}/redeliver": "redeliverWebhookMessage",
+    "POST /api/v4/webhooks/{webhookId}/ping": "pingWebhook",
+    "POST /api/v4/webhooks/{webhookId}/signing-secret": "rotateWebhookSigningSecret",
+    "GET /api/v4/shipments/{shipmentId}/attributes": "getShipmentAttributes",
+    "GET /api/v4/shipments/{shipmentId}/eventhistory": "getEventHistory",
+    "GET /api/v4/shipments/{shipmentId}/positionhistory": "getPositionHistory",
+    "GET /api/v4/shipments/{shipmentId}/tracking": "getTrackedShipment",
+    "DELETE /api/v4/shipments/{shipmentId}/tracking": "deleteTrackedShipment",
+    "GET /api/v4/shipments/{shipmentId}/tracking/history": "getTrackingHistory",
+    "PUT /api/v4/shipments/tracking": "saveTrackedShipment",
+    "POST /api/v4/shipments/search": "searchShipments",
+    "POST /api/v4/shipments/{shipmentId}/shares": "shareShipment",
+    "DELETE /api/v4/shipments/{shipmentId}/shares/{tenantUuid}": "unshareShipment",
+    "GET /api/v4/public/shipments/{shareToken}": "getPublicShipment",
+    "POST /api/v4/shipments/positions/latest": "queryLatestPositions",
+    "POST /api/v4/capacityproviders/parcel/shipments/statusupdates": "pushParcelStatusUpdates",
+    "POST /services/carrier-push/v1/tracking-updates": "pushTruckloadUpdate",
+    "GET /services/carrier-push/v1/ingestions/{ingestionId}": "getPushIngestion",
+    "POST /services/document/v1/documents": "createDocument",
+    "GET /services/document/v1/documents/{documentId}": "getDocument",
+    "PUT /services/document/v1/documents/{documentId}": "replaceDocument",
+    "PATCH /services/document/v1/documents/{documentId}": "updateDocument",
+    "DELETE /services/document/v1/documents/{documentId}": "deleteDocument",
+    "POST /services/document/v1/documents/search": "searchDocuments",
+    "GET /services/document/v1/documents/{documentId}/files/{fileId}": "downloadDocumentFile",
+    "POST /services/rating/v1/rate-requests": "createRateRequest",
+    "GET /services/rating/v1/rate-requests/{id}": "getRateRequest",
+    "POST /services/rating/v1/rate-requests/{id}/cancellations": "cancelRateRequest",
+    "GET /services/booking/v1/bookings": "listBookings",
+    "POST /services/booking/v1/bookings": "createBooking",
+    "GET /services/booking/v1/bookings/{bookingId}": "getBooking",
+    "PUT /services/booking/v1/bookings/{bookingId}": "replaceBooking",
+    "POST /services/booking/v1/bookings/{bookingId}/cancellations": "cancelBooking",
+    "POST /services/booking/v1/bookings/{bookingId}/carrier-response": "submitCarrierResponse",
+    "GET /services/carriers/v1/profiles": "listCarrierProfiles",
+    "GET /services/carriers/v1/profiles/{scac}": "getCarrierProfile",
+    "PUT /services/carriers/v1/profiles/{scac}": "saveCarrierProfile",
+    "DELETE /services/carriers/v1/profiles/{scac}": "deleteCarrierProfile",
+    "GET /services/booking/v1/packaging": "searchPackages",
+    "POST /services/booking/v1/packaging": "createPackage",
+    "DELETE /services/booking/v1/packaging": "deletePackage",
+    "GET /services/booking/v1/packaging/{packageId}": "getPackage",
+    "PUT /services/booking/v1/packaging/{packageId}": "replacePackage",
+    "POST /api/v2/vltl/quotes/rates/query": "queryVolumeLtlQuoteRates",
+    "POST /api/v3/vltl/shipments/rates/query": "queryVolumeLtlShipmentRates",
+    "POST /api/v4/vltl/dispatchedshipments": "dispatchVolumeLtlShipment",
+    "POST /api/v4/rail/shipments": "createRailShipment",
+    "GET /api/v4/rail/shipments/statuses": "findRailStatuses",
+    "GET /api/v4/rail/shipments/{id}/statuses": "getRailStatuses",
+    "DELETE /api/v4/rail/shipments/{id}": "deleteRailShipment",
+    "POST /api/v4/tl/connected-capacity/carriers/search": "searchCapacityCarriers",
+    "POST /api/v4/tl/connected-capacity/lanes/search": "searchCapacityLanes",
+    "POST /api/v4/tl/available-vehicles/query": "queryAvailableVehicles",
+    "GET /services/advanced-sailing-schedules/v1/carriers": "listOceanCarriers",
+    "GET /services/advanced-sailing-schedules/v1/point-to-point-routes": "listPointToPointRoutes",
+    "POST /services/appointments/v1/slots": "queryAppointmentSlots",
+    "GET /services/demo/v1/status": "getDemoStatus",
+    "GET /health": "getHealth",
+}
+
 # Schema names of models whose class name another model module uses too (pydantic then names
 # both after their modules, `freightdesk__models__capacity__CarrierIdentifier`, and gives both
 # the same title, on which generators name their classes). Keyed by `module.Class`; a clash
@@ -50,13 +137,24 @@ SCHEMA_NAMES: dict[str, str] = {
     "rail.AppointmentWindow": "RailAppointmentWindow",
 }
 
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _QUALIFIED = re.compile(r"^freightdesk__models__(?P<module>\w+?)__(?P<name>[A-Za-z0-9]+)$")
 _MODE_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9]+)-(?:Input|Output)$")
 
 
 def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
-    """Make FastAPI's document one that client generators take as it is: unique schema names."""
+    """Make FastAPI's document one that client generators take as it is: unique schema names,
+    hand-chosen operationIds, the tags listed."""
     _name_schemas(document, routes)
+    tags: list[str] = []
+    for path, operations in document.get("paths", {}).items():
+        for method, operation in operations.items():
+            if method not in _METHODS:
+                continue
+            key = _key(method, path)
+            operation["operationId"] = OPERATION_IDS.get(key, operation.get("operationId"))
+            tags.extend(tag for tag in operation.get("tags", []) if tag not in tags)
+    document["tags"] = [{"name": tag} for tag in tags]
 
 
 def _key(method: str, path: str) -> str:
@@ -68,8 +166,9 @@ def _api_routes(routes: Iterable[Any]) -> list[APIRoute]:
 
 
 def _name_schemas(document: dict[str, Any], routes: Iterable[Any]) -> None:
-    """Rename module-qualified schemas (and their `-Input`/`-Output` twins), then point every
-    reference at the new names; each renamed schema takes its name as title."""
+    """Rename module-qualified schemas (and their `-Input`/`-Output` twins) and the form bodies
+    FastAPI names after its automatic operationIds, then point every reference at the new
+    names; each renamed schema takes its name as title."""
     schemas: dict[str, Any] = document.get("components", {}).get("schemas", {})
     renames: dict[str, str] = {}
     # Which class a `Name-Input` schema is: the qualified schema of that class with the same body.
@@ -91,6 +190,12 @@ def _name_schemas(document: dict[str, Any], routes: Iterable[Any]) -> None:
         twins = [q for q in by_class.get(match["name"], []) if schemas[q] == schemas[old]]
         if len(twins) == 1:
             renames[old] = renames[twins[0]]
+    for route in _api_routes(routes):
+        body = f"Body_{route.unique_id}"
+        for method in route.methods:
+            operation_id = OPERATION_IDS.get(_key(method, route.path))
+            if body in schemas and operation_id is not None:
+                renames[body] = operation_id[0].upper() + operation_id[1:] + "Body"
     if not renames:
         return
     renamed: dict[str, Any] = {}
