@@ -192,7 +192,7 @@ def _name_schemas(document: dict[str, Any], routes: Iterable[Any]) -> None:
             renames[old] = renames[twins[0]]
     for route in _api_routes(routes):
         body = f"Body_{route.unique_id}"
-        for method in route.methods:
+        for method in route.methods or ():
             operation_id = OPERATION_IDS.get(_key(method, route.path))
             if body in schemas and operation_id is not None:
                 renames[body] = operation_id[0].upper() + operation_id[1:] + "Body"
