@@ -80,3 +80,36 @@ def test_every_operation_has_a_hand_chosen_short_unique_id_and_a_tag(
     assert by_id["getTrackingHistory"] == ("GET", "/api/v4/shipments/{shipmentId}/tracking/history")
     assert by_id["pushTruckloadUpdate"] == ("POST", "/services/carrier-push/v1/tracking-updates")
     assert by_id["listStopLocations"] == ("GET", "/api/v4/stoplocations")
+
+
+def test_security_schemes_and_every_operation_asks_for_what_the_service_checks(
+    document: dict[str, Any], sqlite_service: LiveService
+) -> None:
+    schemes = document["components"]["securitySchemes"]
+    flow = schemes["oauth2"]["flows"]["clientCredentials"]
+    assert schemes["oauth2"]["type"] == "oauth2"
+    assert flow["tokenUrl"] == "/api/v4/oauth2/token"
+    assert schemes["basic"] == {**schemes["basic"], "type": "http", "scheme": "basic"}
+    assert "security" not in document
+    kinds: dict[str, list[str]] = {}
+    for method, path, operation in operations(document):
+        names = [name for requirement in operation["security"] for name in requirement]
+        kinds.setdefault(",".join(names) or "none", []).append(f"{method} {path}")
+    assert set(kinds) == {"oauth2", "basic", "none"}
+    assert sorted(kinds["none"]) == [
+        "GET /api/v4/public/shipments/{shareToken}",
+        "GET /health",
+        "GET /services/demo/v1/status",
+        "POST /api/v4/oauth2/token",
+    ]
+    assert all(key.split(" ")[1].startswith("/api/v4/oauth2/client-") for key in kinds["basic"])
+    assert len(kinds["basic"]) == 5
+    # What the document says is what the service does: without credentials, every operation
+    # that declares a scheme answers 401, and none of the others does.
+    with httpx.Client(base_url=sqlite_service.url, timeout=30) as http:
+        for kind, keys in kinds.items():
+            for key in keys:
+                method, path = key.split(" ")
+                url = re.sub(r"\{[^}]+\}", "1", path)
+                status = http.request(method, url).status_code
+                assert (status == 401) == (kind != "none"), (key, status)

@@ -124,12 +124,6 @@ def _build_openapi(app: FastAPI) -> dict[str, Any]:
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
     finish_document(schema, app.routes)
-    components = schema.setdefault("components", {})
-    components["securitySchemes"] = {
-        "bearer": {"type": "http", "scheme": "bearer"},
-        "basic": {"type": "http", "scheme": "basic"},
-    }
-    schema["security"] = [{"bearer": []}]
     return schema
 
 

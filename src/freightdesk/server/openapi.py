@@ -10,6 +10,8 @@ from typing import Any
 
 from fastapi.routing import APIRoute
 
+from freightdesk.server.auth import require_admin
+
 _ERROR_CODES = {
     400: "The request is not valid",
     401: "Missing, invalid or expired credentials",
@@ -137,6 +139,35 @@ SCHEMA_NAMES: dict[str, str] = {
     "rail.AppointmentWindow": "RailAppointmentWindow",
 }
 
+# Operations anyone may call: the token exchange itself (its client credentials go in the
+# form body or in HTTP Basic), liveness, the demo's progress and a shipment shared by link.
+UNAUTHENTICATED = frozenset(
+    {
+        f"POST {TOKEN_PATH}",
+        "GET /health",
+        "GET /services/demo/v1/status",
+        "GET /api/v4/public/shipments/{shareToken}",
+    }
+)
+
+SECURITY_SCHEMES: dict[str, Any] = {
+    "oauth2": {
+        "type": "oauth2",
+        "description": (
+            "A bearer token from the client credentials of a client application "
+            f"(`POST {TOKEN_PATH}`), sent as `Authorization: Bearer <token>`. HTTP Basic of a "
+            "user is still accepted by these operations but deprecated (the answer carries "
+            "`Deprecation: true`)."
+        ),
+        "flows": {"clientCredentials": {"tokenUrl": TOKEN_PATH, "scopes": {}}},
+    },
+    "basic": {
+        "type": "http",
+        "scheme": "basic",
+        "description": "HTTP Basic of a Customer Admin user: managing client applications.",
+    },
+}
+
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _QUALIFIED = re.compile(r"^freightdesk__models__(?P<module>\w+?)__(?P<name>[A-Za-z0-9]+)$")
 _MODE_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9]+)-(?:Input|Output)$")
@@ -144,8 +175,16 @@ _MODE_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9]+)-(?:Input|Output)$")
 
 def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
     """Make FastAPI's document one that client generators take as it is: unique schema names,
-    hand-chosen operationIds, the tags listed."""
+    hand-chosen operationIds, the tags listed, security per operation."""
     _name_schemas(document, routes)
+    document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
+    document.pop("security", None)
+    admin = {
+        _key(method, route.path)
+        for route in _api_routes(routes)
+        if _needs_admin(route)
+        for method in route.methods or ()
+    }
     tags: list[str] = []
     for path, operations in document.get("paths", {}).items():
         for method, operation in operations.items():
@@ -153,6 +192,12 @@ def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
                 continue
             key = _key(method, path)
             operation["operationId"] = OPERATION_IDS.get(key, operation.get("operationId"))
+            if key in UNAUTHENTICATED:
+                operation["security"] = []
+            elif key in admin:
+                operation["security"] = [{"basic": []}]
+            else:
+                operation["security"] = [{"oauth2": []}]
             tags.extend(tag for tag in operation.get("tags", []) if tag not in tags)
     document["tags"] = [{"name": tag} for tag in tags]
 
@@ -163,6 +208,16 @@ def _key(method: str, path: str) -> str:
 
 def _api_routes(routes: Iterable[Any]) -> list[APIRoute]:
     return [route for route in routes if isinstance(route, APIRoute) and route.include_in_schema]
+
+
+def _needs_admin(route: APIRoute) -> bool:
+    pending = [route.dependant]
+    while pending:
+        dependant = pending.pop()
+        if dependant.call is require_admin:
+            return True
+        pending.extend(dependant.dependencies)
+    return False
 
 
 def _name_schemas(document: dict[str, Any], routes: Iterable[Any]) -> None:
