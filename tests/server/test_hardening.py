@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+import time
 from typing import Any
 
 import httpx
 import pytest
 
+from freightdesk.server.auth import TOKEN_CACHE_SECONDS
 from tests.support import LiveService, TenantHandle
 
 INT64_MAX = 2**63 - 1
@@ -103,3 +108,77 @@ def test_every_integer_a_request_takes_is_bounded_in_the_openapi_document(
     # The walk sees what it should: the account group id is declared with its bounds.
     groups = document["paths"]["/api/v4/capacityprovideraccountgroups/{id}"]["delete"]
     assert groups["parameters"][0]["schema"]["minimum"] == -(2**63)
+
+
+GROUPS = "/api/v4/capacityprovideraccountgroups"
+CLIENTS = "/api/v4/oauth2/client-applications"
+
+
+def _token(tenant: TenantHandle, client_id: str, secret: str) -> httpx.Response:
+    return httpx.post(
+        f"{tenant.service.url}/api/v4/oauth2/token",
+        data={"grant_type": "client_credentials"},
+        auth=(client_id, secret),
+    )
+
+
+def _bearer(tenant: TenantHandle, token: str) -> httpx.Client:
+    return httpx.Client(
+        base_url=tenant.service.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+
+
+def test_a_new_client_secret_revokes_the_tokens_of_the_old_one(tenant: TenantHandle) -> None:
+    second = _token(tenant, tenant.client_id, tenant.client_secret)
+    assert second.status_code == 200
+    with _bearer(tenant, second.json()["access_token"]) as later:
+        # A new token leaves the earlier one working, as the interface says.
+        assert tenant.http.get(GROUPS).status_code == 200
+        assert later.get(GROUPS).status_code == 200
+        rotated = httpx.post(
+            f"{tenant.service.url}{CLIENTS}/{tenant.client_id}/new-secret", auth=tenant.admin
+        )
+        assert rotated.status_code == 200, rotated.text
+        for old in (tenant.http, later):
+            refused = old.get(GROUPS)
+            assert refused.status_code == 401
+            assert refused.json()["httpStatusCode"] == 401
+    assert _token(tenant, tenant.client_id, tenant.client_secret).status_code == 401
+    fresh = _token(tenant, tenant.client_id, rotated.json()["secret"])
+    assert fresh.status_code == 200
+    with _bearer(tenant, fresh.json()["access_token"]) as current:
+        assert current.get(GROUPS).status_code == 200
+
+
+def test_client_rotate_on_the_command_line_revokes_the_old_tokens_of_a_running_service(
+    tenant: TenantHandle,
+) -> None:
+    assert tenant.http.get(GROUPS).status_code == 200  # the service has the token in memory
+    settings = tenant.service.settings
+    rotate = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "freightdesk.cli",
+            "client",
+            "rotate",
+            tenant.name,
+            "tests",
+            "--database",
+            settings.database_url,
+            "--data-dir",
+            str(settings.data_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert rotate.returncode == 0, rotate.stderr
+    found = re.search(r"client id (\S+), client secret (\S+)", rotate.stdout)
+    assert found and found.group(1) == tenant.client_id
+    deadline = time.monotonic() + TOKEN_CACHE_SECONDS + 10
+    while (status := tenant.http.get(GROUPS).status_code) == 200:
+        assert time.monotonic() < deadline, "the old token still works after the rotation"
+        time.sleep(0.2)
+    assert status == 401
+    assert _token(tenant, tenant.client_id, found.group(2)).status_code == 200

@@ -54,12 +54,18 @@ class _Identity:
     client_id: str | None
 
 
+# How long a token read from the database is trusted from memory before it is read again: a
+# token revoked by another process (`freightdesk client rotate`) stops working within this.
+TOKEN_CACHE_SECONDS = 5.0
+
+
 class TokenStore:
     """Issues opaque bearer tokens (stored hashed) and resolves them with an in-memory cache."""
 
     def __init__(self, context: ServiceContext) -> None:
         self._context = context
-        self._cache: dict[str, tuple[_Identity, datetime]] = {}
+        # token hash -> (identity, expiry, monotonic time until which the entry is trusted)
+        self._cache: dict[str, tuple[_Identity, datetime, float]] = {}
         self._lock = threading.Lock()
         self._issued: dict[str, deque[float]] = {}
 
@@ -103,12 +109,13 @@ class TokenStore:
         with self._lock:
             cached = self._cache.get(key)
         if cached is not None:
-            identity, expires = cached
-            if expires > now:
+            identity, expires, trusted_until = cached
+            if expires <= now:
+                with self._lock:
+                    self._cache.pop(key, None)
+                raise _expired()
+            if time.monotonic() < trusted_until:
                 return identity
-            with self._lock:
-                self._cache.pop(key, None)
-            raise _expired()
         row = session.execute(
             select(AccessToken, ClientApp, Tenant)
             .join(ClientApp, ClientApp.id == AccessToken.client_id)
@@ -116,6 +123,8 @@ class TokenStore:
             .where(AccessToken.token_hash == key)
         ).first()
         if row is None:
+            with self._lock:
+                self._cache.pop(key, None)
             raise ApiError(401, "The bearer token is not valid", headers=_BEARER_CHALLENGE)
         access, app, tenant = row
         if access.expires_at <= now:
@@ -131,13 +140,14 @@ class TokenStore:
         with self._lock:
             if len(self._cache) > 10_000:
                 self._cache.clear()
-            self._cache[key] = (identity, access.expires_at)
+            trusted_until = time.monotonic() + TOKEN_CACHE_SECONDS
+            self._cache[key] = (identity, access.expires_at, trusted_until)
         return identity
 
     def forget_client(self, client_id: str) -> None:
-        """Drop cached tokens of a deleted client application at once."""
+        """Drop cached tokens of a deleted or rotated client application at once."""
         with self._lock:
-            for key in [k for k, (ident, _) in self._cache.items() if ident.client_id == client_id]:
+            for key in [k for k, entry in self._cache.items() if entry[0].client_id == client_id]:
                 del self._cache[key]
 
 

@@ -8,11 +8,11 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from freightdesk.server.errors import ApiError, conflict
-from freightdesk.server.tables.tenancy import ClientApp, Tenant, User
+from freightdesk.server.tables.tenancy import AccessToken, ClientApp, Tenant, User
 
 TENANT_KINDS = ("SHIPPER", "CARRIER")
 MAX_CLIENT_APPS = 20
@@ -95,8 +95,12 @@ def create_client_app(session: Session, tenant_id: int, name: str) -> tuple[Clie
 
 
 def rotate_secret(session: Session, app: ClientApp) -> str:
+    """A new secret for the application; the tokens issued with the old one are revoked (a
+    rotation is what an operator does when a secret leaked). A service running in another
+    process stops accepting them once its token cache re-reads them (`TokenStore`)."""
     secret = secrets.token_urlsafe(32)
     app.secret_hash = hash_secret(secret)
+    session.execute(delete(AccessToken).where(AccessToken.client_id == app.id))
     session.flush()
     return secret
 

@@ -88,6 +88,7 @@ def new_client_secret(
         app = _owned(session, admin, client_id)
         secret = rotate_secret(session, app)
         view = _view(app, context)
+    token_store(context).forget_client(client_id)
     return ClientApplicationWithSecret(**view.model_dump(), secret=secret)
 
 
