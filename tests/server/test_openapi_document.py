@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from freightdesk.server.openapi import OPERATION_IDS
 from tests.support import LiveService
@@ -113,3 +114,27 @@ def test_security_schemes_and_every_operation_asks_for_what_the_service_checks(
                 url = re.sub(r"\{[^}]+\}", "1", path)
                 status = http.request(method, url).status_code
                 assert (status == 401) == (kind != "none"), (key, status)
+
+
+def test_servers_licence_contact_and_our_extensions_marked(document: dict[str, Any]) -> None:
+    assert document["servers"][0]["url"] == "/"
+    assert all(server.get("description") for server in document["servers"])
+    assert document["info"]["license"]["name"]
+    assert document["info"]["contact"]["name"]
+    marked = {f"{m} {p}" for m, p, op in operations(document) if op.get("x-freightdesk-extension")}
+    assert {
+        "GET /health",
+        "POST /api/v4/shipments/search",
+        "GET /services/demo/v1/status",
+    } <= marked
+    assert "GET /api/v4/shipments/{shipmentId}/tracking/history" not in marked
+
+
+def test_the_yaml_document_is_the_json_document(
+    document: dict[str, Any], sqlite_service: LiveService
+) -> None:
+    answer = httpx.get(f"{sqlite_service.url}/openapi.yaml", timeout=120)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("application/yaml")
+    assert "*id0" not in answer.text  # no YAML aliases, which some OpenAPI tools do not follow
+    assert yaml.safe_load(answer.text) == document

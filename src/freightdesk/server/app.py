@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from freightdesk import __version__
 from freightdesk.models.errors import ErrorBody
@@ -20,7 +20,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import make_engine, make_sessionmaker, upgrade
 from freightdesk.server.errors import install_error_handlers
 from freightdesk.server.middleware import RequestPlumbing
-from freightdesk.server.openapi import ERRORS, EXTENSION, finish_document
+from freightdesk.server.openapi import ERRORS, EXTENSION, document_yaml, finish_document
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.workers import Worker, Workers
 
@@ -99,6 +99,7 @@ async def _warm_openapi(app: FastAPI, stopping: asyncio.Event) -> None:
 # out. Built once, there is one such moment per process instead of one per app.
 _OPENAPI_LOCK = threading.Lock()
 _openapi: dict[str, Any] | None = None
+_openapi_yaml: str | None = None
 
 
 def openapi_document(app: FastAPI) -> dict[str, Any]:
@@ -108,6 +109,16 @@ def openapi_document(app: FastAPI) -> dict[str, Any]:
         if _openapi is None:
             _openapi = _build_openapi(app)
         return _openapi
+
+
+def openapi_yaml(app: FastAPI) -> str:
+    """The same document as YAML (`/openapi.yaml`), written on first use."""
+    global _openapi_yaml
+    document = app.openapi()
+    with _OPENAPI_LOCK:
+        if _openapi_yaml is None:
+            _openapi_yaml = document_yaml(document)
+        return _openapi_yaml
 
 
 def _build_openapi(app: FastAPI) -> dict[str, Any]:
@@ -192,6 +203,11 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     async def openapi_route() -> JSONResponse:
         # Building the document takes seconds on a busy machine: never on the event loop.
         return JSONResponse(await asyncio.to_thread(app.openapi))
+
+    @app.get("/openapi.yaml", include_in_schema=False)
+    async def openapi_yaml_route() -> Response:
+        text = await asyncio.to_thread(openapi_yaml, app)
+        return Response(text, media_type="application/yaml")
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -168,6 +168,20 @@ SECURITY_SCHEMES: dict[str, Any] = {
     },
 }
 
+SERVERS: list[dict[str, Any]] = [
+    {"url": "/", "description": "The service this document was read from"},
+    {
+        "url": "http://{host}:{port}",
+        "description": "A local service (`freightdesk serve`)",
+        "variables": {
+            "host": {"default": "127.0.0.1"},
+            "port": {"default": "8044", "description": "`freightdesk serve --port`"},
+        },
+    },
+]
+LICENSE: dict[str, Any] = {"name": "Proprietary"}
+CONTACT: dict[str, Any] = {"name": "FreightDesk"}
+
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _QUALIFIED = re.compile(r"^freightdesk__models__(?P<module>\w+?)__(?P<name>[A-Za-z0-9]+)$")
 _MODE_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9]+)-(?:Input|Output)$")
@@ -175,7 +189,11 @@ _MODE_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9]+)-(?:Input|Output)$")
 
 def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
     """Make FastAPI's document one that client generators take as it is: unique schema names,
-    hand-chosen operationIds, the tags listed, security per operation."""
+    hand-chosen operationIds, the tags listed, security per operation, servers, licence and
+    contact."""
+    document["info"]["license"] = LICENSE
+    document["info"]["contact"] = CONTACT
+    document["servers"] = SERVERS
     _name_schemas(document, routes)
     document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
     document.pop("security", None)
@@ -200,6 +218,22 @@ def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
                 operation["security"] = [{"oauth2": []}]
             tags.extend(tag for tag in operation.get("tags", []) if tag not in tags)
     document["tags"] = [{"name": tag} for tag in tags]
+
+
+def document_yaml(document: dict[str, Any]) -> str:
+    """The document as YAML, for `/openapi.yaml`; equal to the JSON once read."""
+    import yaml  # type: ignore[import-untyped]  # PyYAML: this document only
+
+    class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+        def ignore_aliases(self, data: Any) -> bool:
+            # Objects shared in the document (the Error body) written out each time: some
+            # OpenAPI tools do not follow YAML anchors.
+            return True
+
+    text: str = yaml.dump(
+        document, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False
+    )
+    return text
 
 
 def _key(method: str, path: str) -> str:
