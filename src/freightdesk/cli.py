@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import logging
 import logging.handlers
+import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -159,6 +160,8 @@ def _serve(args: argparse.Namespace) -> int:
     # (models, tables, routes): collecting them over and over costs about 15% of the start.
     # One collection before freezing them (_settle_collector) is enough.
     gc.disable()
+    # What the service writes (database, logs, documents, its lock) is its user's alone.
+    os.umask(0o077)
     import socket
 
     import uvicorn

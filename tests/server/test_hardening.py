@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
+import stat
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from freightdesk.server.auth import TOKEN_CACHE_SECONDS
+from tests.processes import SERVE, Processes, processes, read_until
+from tests.server.test_documents import created
 from tests.support import LiveService, TenantHandle
 
 INT64_MAX = 2**63 - 1
@@ -182,3 +186,72 @@ def test_client_rotate_on_the_command_line_revokes_the_old_tokens_of_a_running_s
         time.sleep(0.2)
     assert status == 401
     assert _token(tenant, tenant.client_id, found.group(2)).status_code == 200
+
+
+LISTENING = r"listening on (http://\S+)"
+START_SECONDS = 120  # a Python process with the service's imports, on a machine with a load of 10
+
+
+def _cli(data_dir: Path, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "freightdesk.cli", *args, "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _not_private(data_dir: Path) -> list[str]:
+    """Everything in the data directory (itself included) that others may read or enter."""
+    found = []
+    for entry in [data_dir, *data_dir.rglob("*")]:
+        mode = stat.S_IMODE(entry.lstat().st_mode)
+        if mode != (0o700 if entry.is_dir() else 0o600):
+            found.append(f"{entry.relative_to(data_dir)} {mode:o}")
+    return found
+
+
+def _serve(started: Processes, data_dir: Path) -> str:
+    service = started.start([*SERVE, "--data-dir", str(data_dir)])
+    return read_until(service, LISTENING, START_SECONDS).group(1)
+
+
+def test_the_data_directory_and_its_files_are_the_service_users_alone(tmp_path: Path) -> None:
+    data_dir = tmp_path / "service"
+    with processes() as started:
+        url = _serve(started, data_dir)
+        _cli(data_dir, "tenant", "add", "Acme", "--admin", "ops:secret")
+        client = re.search(
+            r"client id (\S+), client secret (\S+)", _cli(data_dir, "client", "add", "Acme", "desk")
+        )
+        assert client is not None
+        token = httpx.post(
+            f"{url}/api/v4/oauth2/token",
+            data={"grant_type": "client_credentials"},
+            auth=(client.group(1), client.group(2)),
+        )
+        with httpx.Client(
+            base_url=url, headers={"Authorization": f"Bearer {token.json()['access_token']}"}
+        ) as http:
+            created(http)  # an uploaded document's file
+        names = {entry.name for entry in data_dir.rglob("*")}
+        expected = {"freightdesk.sqlite3", "freightdesk.sqlite3-wal", "freightdesk.sqlite3-shm"}
+        assert expected | {"service.log", "service.lock", "blobs"} <= names
+        assert _not_private(data_dir) == []
+        started.end_all()
+
+    # A directory left readable by an earlier version is made private at the next start.
+    for entry in [data_dir, *data_dir.rglob("*")]:
+        entry.chmod(0o755 if entry.is_dir() else 0o644)
+    (data_dir / "logs" / "service.log.1").write_text("an old rotated log\n")
+    (data_dir / "logs" / "service.log.1").chmod(0o644)
+    with processes() as started:
+        _serve(started, data_dir)
+        left = _not_private(data_dir)
+    # Deeper down (the document files) modes are left as they were: out of others' reach
+    # through the private directories above them.
+    shallow = [line for line in left if "/" not in line or line.startswith("logs/")]
+    assert shallow == []
+    assert any(line.startswith("files/") for line in left)  # what the walk leaves alone

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -23,6 +25,8 @@ from freightdesk.server.middleware import RequestPlumbing
 from freightdesk.server.openapi import ERRORS, EXTENSION, document_yaml, finish_document
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.workers import Worker, Workers
+
+log = logging.getLogger(__name__)
 
 # One router module per area, each exporting `router`; the order is the OpenAPI order.
 ROUTER_MODULES = [
@@ -142,7 +146,26 @@ def build_context(settings: ServerSettings) -> ServiceContext:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = make_engine(settings.database_url)
     upgrade(engine)
+    keep_private(settings.data_dir)
     return ServiceContext(settings=settings, engine=engine, sessions=make_sessionmaker(engine))
+
+
+def keep_private(data_dir: Path) -> None:
+    """The data directory 0700 and what lies directly in it (and in its log directory) 0600 or
+    0700: a directory made by an earlier version, or by an administration command, may be
+    readable by everyone. What is deeper (document files) is out of others' reach through it;
+    `freightdesk serve` creates everything new private (umask 077)."""
+    entries = [data_dir]
+    for folder in (data_dir, data_dir / "logs"):
+        with contextlib.suppress(FileNotFoundError):
+            entries.extend(folder.iterdir())
+    for entry in entries:
+        try:
+            if entry.is_symlink():
+                continue
+            entry.chmod(0o700 if entry.is_dir() else 0o600)
+        except OSError as exc:  # another user's file: the service can still run
+            log.warning("cannot make %s private: %s", entry, exc)
 
 
 def create_app(settings: ServerSettings, context: ServiceContext | None = None) -> FastAPI:
