@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -12,9 +18,11 @@ import pytest
 import yaml
 
 from freightdesk.server.openapi import OPERATION_IDS
-from tests.support import LiveService
+from tests.server.test_tracking_support import air_body, route
+from tests.support import LiveService, make_tenant
 
 METHODS = ("get", "put", "post", "delete", "patch")
+GENERATED = "fd_generated_client"
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +146,101 @@ def test_the_yaml_document_is_the_json_document(
     assert answer.headers["content-type"].startswith("application/yaml")
     assert "*id0" not in answer.text  # no YAML aliases, which some OpenAPI tools do not follow
     assert yaml.safe_load(answer.text) == document
+
+
+@pytest.fixture(scope="module")
+def generated(
+    document: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[ModuleType, str]]:
+    """A Python client generated from the served document as an integrator would, imported
+    from its directory; the generator's output beside it."""
+    pytest.importorskip("openapi_python_client")
+    root = tmp_path_factory.mktemp("generated")
+    (root / "openapi.json").write_text(json.dumps(document))
+    # No formatting of the generated code: what is generated is the subject, not its style.
+    (root / "config.json").write_text(json.dumps({"post_hooks": []}))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "openapi_python_client",
+            "generate",
+            "--path",
+            str(root / "openapi.json"),
+            "--config",
+            str(root / "config.json"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(root / GENERATED),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module(GENERATED), output
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n == GENERATED or n.startswith(f"{GENERATED}.")]:
+            del sys.modules[name]
+
+
+def test_a_generated_client_has_every_operation_and_no_warnings(
+    document: dict[str, Any], generated: tuple[ModuleType, str]
+) -> None:
+    package, output = generated
+    # Its only line when all went well; a warning adds "some pieces may be missing" and the why.
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Generating "), output
+    modules = {
+        path.stem
+        for path in Path(package.__file__ or "").parent.glob("api/*/*.py")
+        if path.stem != "__init__"
+    }
+    wanted = {
+        re.sub(r"(?<!^)(?=[A-Z])", "_", op["operationId"]).lower()
+        for _, _, op in operations(document)
+    }
+    assert modules == wanted
+
+
+def test_a_generated_client_reads_tracking_history_and_errors_from_the_service(
+    sqlite_service: LiveService, generated: tuple[ModuleType, str]
+) -> None:
+    package, _ = generated
+    save, history_of = (
+        importlib.import_module(f"{GENERATED}.api.shipment_tracking.{name}")
+        for name in ("save_tracked_shipment", "get_tracking_history")
+    )
+    models = importlib.import_module(f"{GENERATED}.models")
+    tenant = make_tenant(sqlite_service)
+    token = tenant.http.headers["Authorization"].removeprefix("Bearer ")
+    tenant.http.close()
+    with package.AuthenticatedClient(base_url=sqlite_service.url, token=token) as client:
+        body = models.TrackedShipmentInput.from_dict(
+            air_body(routeInfo=route("Chicago", "Frankfurt"))
+        )
+        created = save.sync_detailed(client=client, body=body)
+        assert created.status_code == 201, created.content
+        shipment = created.parsed
+        assert isinstance(shipment, models.TrackedShipment)
+
+        history = history_of.sync(shipment_id=shipment.id, client=client)
+        assert isinstance(history, models.TrackingHistory)
+        assert history.shipment.id == shipment.id
+        assert [stop.location.address.city for stop in history.shipment.route_info.stops] == [
+            "Chicago",
+            "Frankfurt",
+        ]
+
+        missing = history_of.sync_detailed(
+            shipment_id="00000000-0000-4000-8000-000000000000", client=client
+        )
+        assert missing.status_code == 404
+        assert isinstance(missing.parsed, models.ErrorBody)
+        assert missing.parsed.http_status_code == 404
+        assert missing.parsed.support_reference_id
