@@ -1,4 +1,5 @@
-"""The status bar's connection indicator: state, profile, age of the data, activity."""
+"""The status bar's connection indicator: state, profile, age of the data, activity, and
+while the service fails, what happened in a few words."""
 
 from __future__ import annotations
 
@@ -27,6 +28,12 @@ class ConnectionIndicator(QWidget):
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.age_label = QLabel(self)
         self.age_label.setObjectName("dataAge")
+        # Why the data is not current (offline, degraded), elided; the tooltip has it whole.
+        self.reason_label = QLabel(self)
+        self.reason_label.setObjectName("connectionReason")
+        self.reason_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.reason_label.setVisible(False)
+        self.reason_label.setMinimumWidth(40)  # gives way in a narrow window, never widens it
         self.activity = QProgressBar(self)
         self.activity.setRange(0, 0)
         self.activity.setMaximumWidth(90)
@@ -36,6 +43,7 @@ class ConnectionIndicator(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(10)
+        layout.addWidget(self.reason_label)
         layout.addWidget(self.activity)
         layout.addWidget(self.age_label)
         row = QHBoxLayout()
@@ -55,6 +63,11 @@ class ConnectionIndicator(QWidget):
         text = f"{_STATE_TEXT[status.state]} · {status.profile_name}"
         self.state_label.setText(text)
         self.setToolTip(status.message or text)
+        failing = status.state in (ConnectionState.OFFLINE, ConnectionState.DEGRADED)
+        reason = status.message if failing else ""
+        metrics = self.reason_label.fontMetrics()
+        self.reason_label.setText(metrics.elidedText(reason, Qt.TextElideMode.ElideRight, 480))
+        self.reason_label.setVisible(bool(reason))
         self.activity.setVisible(status.busy > 0 or status.state is ConnectionState.CONNECTING)
         self._refresh_age()
 
