@@ -6,10 +6,13 @@ The UI side of each fault: tests/ui/test_faults.py."""
 
 from __future__ import annotations
 
+import time
+
+import httpx
 import pytest
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.errors import PermissionDenied, RateLimited, ServerError
+from freightdesk.api.errors import PermissionDenied, RateLimited, ServerError, TimedOut
 from freightdesk.api.transport import NO_RETRY
 from freightdesk.service.messages import explain
 from tests.proxy import Fault, FaultyProxy
@@ -75,3 +78,23 @@ async def test_a_failing_service_is_not_taken_for_one_without_extensions(
         await api.tracking.has_search()
     assert await api.tracking.has_search()  # asked again once the service is well
     assert proxy.count("GET", "/openapi.json") == 2
+
+
+async def test_a_service_that_does_not_answer_is_reported_after_one_wait(
+    proxied: tuple[ApiClient, FaultyProxy],
+) -> None:
+    api, proxy = proxied  # a client that retries what may be retried
+    api.http.timeout = httpx.Timeout(0.5)
+    coordinator = _coordinator(api, interval=1.0)
+    try:
+        assert await coordinator.fetch_now()
+        proxy.inject(Fault(delay=30.0, path_prefix=GROUPS), times=4)
+        started = time.monotonic()
+        assert not await coordinator.fetch_now()
+        assert time.monotonic() - started < 5.0  # not 4 x the timeout, nor the 30 s
+        error = coordinator.status.last_error
+        assert isinstance(error, TimedOut)
+        assert explain(error) == "The freight service did not answer within 0.5 s."
+        assert proxy.count("GET", GROUPS) == 2  # the good fetch and one wait
+    finally:
+        await coordinator.aclose()

@@ -318,7 +318,9 @@ class DocumentsApi:
                     return digest.hexdigest(), etag
                 except httpx.TransportError as exc:
                     retry = self._client.retry
-                    if attempt >= retry.attempts or not retry.retry_on_exception(exc, True):
+                    if attempt >= retry.attempts or not retry.retry_on_exception(
+                        exc, True, resumable=True
+                    ):
                         raise ConnectionFailed(f"GET {path}: {exc or type(exc).__name__}") from exc
                     delay = retry.delay(attempt)
                     log.info("download of %s broke at %d bytes (%s); resuming", path, written, exc)

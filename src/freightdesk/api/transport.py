@@ -15,9 +15,12 @@ RETRYABLE_STATUSES = frozenset({502, 503, 504})
 class RetryPolicy:
     """Exponential backoff with full jitter.
 
-    Idempotent operations are retried on connection errors, timeouts, 502, 503, 504 and 429.
-    Other operations are retried only when the request surely did not reach the service (the
-    connection could not be opened) or was refused unprocessed (429), never blindly.
+    Idempotent operations are retried on connection errors, 502, 503, 504 and 429. A timed-out
+    answer is not asked for again (the service got the request and is slow: asking again would
+    only make the user wait as long once more before hearing of it), except by a download that
+    resumes where its stream stalled (`resumable`). Other operations are retried only when
+    the request surely did not reach the service (the connection could not be opened) or was
+    refused unprocessed (429), never blindly.
     """
 
     attempts: int = 4
@@ -33,9 +36,13 @@ class RetryPolicy:
         ceiling = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
         return self.rng.uniform(0, ceiling)
 
-    def retry_on_exception(self, exc: Exception, idempotent: bool) -> bool:
+    def retry_on_exception(
+        self, exc: Exception, idempotent: bool, *, resumable: bool = False
+    ) -> bool:
         if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
             return True
+        if isinstance(exc, httpx.TimeoutException) and not resumable:
+            return False
         return idempotent and isinstance(exc, httpx.TransportError)
 
     def retry_on_status(self, status: int, idempotent: bool) -> bool:
