@@ -148,6 +148,50 @@ def test_the_yaml_document_is_the_json_document(
     assert yaml.safe_load(answer.text) == document
 
 
+def test_every_success_body_has_a_schema(document: dict[str, Any]) -> None:
+    untyped = [
+        (method, path, code, media_type)
+        for method, path, op in operations(document)
+        for code, response in op["responses"].items()
+        if code.startswith("2")
+        for media_type, content in response.get("content", {}).items()
+        if not content.get("schema")
+    ]
+    assert untyped == []
+    paths = document["paths"]
+    download = paths["/services/document/v1/documents/{documentId}/files/{fileId}"]["get"]
+    for code in ("200", "206"):
+        media = download["responses"][code]["content"]["application/octet-stream"]
+        assert media["schema"] == {"type": "string", "format": "binary"}
+    deleted = paths["/services/document/v1/documents/{documentId}"]["delete"]["responses"]["200"]
+    assert deleted["content"]["application/json"]["schema"] == {"type": "null"}
+    assert "content" not in paths["/api/v4/stoplocations/{id}"]["delete"]["responses"]["204"]
+
+
+def test_each_operation_declares_only_the_errors_it_can_answer(document: dict[str, Any]) -> None:
+    def errors(method: str, path: str) -> set[str]:
+        return {code for code in document["paths"][path][method]["responses"] if code >= "400"}
+
+    assert errors("get", "/health") == {"500"}
+    assert errors("get", "/services/demo/v1/status") == {"500"}
+    assert errors("post", "/api/v4/oauth2/token") == {"400", "401", "429", "500"}
+    assert errors("get", "/api/v4/public/shipments/{shareToken}") == {"400", "404", "500"}
+    assert errors("get", "/api/v4/shipments/{shipmentId}/tracking/history") == {
+        "400",
+        "401",
+        "403",
+        "404",
+        "500",
+    }
+    assert {"409", "413", "415"} <= errors("post", "/services/document/v1/documents")
+    for method, path, _ in operations(document):
+        codes = errors(method.lower(), path)
+        if method == "GET":
+            assert not codes & {"409", "413", "415"}, (method, path)
+        if path != "/api/v4/oauth2/token":
+            assert "429" not in codes, (method, path)
+
+
 @pytest.fixture(scope="module")
 def generated(
     document: dict[str, Any], tmp_path_factory: pytest.TempPathFactory

@@ -217,7 +217,55 @@ def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
             else:
                 operation["security"] = [{"oauth2": []}]
             tags.extend(tag for tag in operation.get("tags", []) if tag not in tags)
+            _type_success_bodies(operation)
+            _keep_possible_errors(key, operation)
     document["tags"] = [{"name": tag} for tag in tags]
+
+
+_BINARY = {"type": "string", "format": "binary"}
+
+
+def _type_success_bodies(operation: dict[str, Any]) -> None:
+    """A schema for every 2xx body: `null` where a route answers JSON null (FastAPI leaves it
+    untyped), a binary string for bytes; a 206 carries the same bytes as the 200."""
+    responses: dict[str, Any] = operation.get("responses", {})
+    for code, response in responses.items():
+        if not code.startswith("2"):
+            continue
+        for media_type, content in response.get("content", {}).items():
+            if content.get("schema", {}) != {}:
+                continue
+            content["schema"] = {"type": "null"} if media_type == "application/json" else _BINARY
+    full, partial = responses.get("200", {}), responses.get("206")
+    if partial is not None and "content" not in partial and "content" in full:
+        partial["content"] = full["content"]
+
+
+def _keep_possible_errors(key: str, operation: dict[str, Any]) -> None:
+    """Of the error statuses every route declares (ERRORS), only those this operation can
+    answer: no credentials, no 401 or 403; no request body, no 413 or 415; no input at all,
+    no 400 or 404; 409 only on writes; 429 only from the token exchange (its rate limit)."""
+    method = key.split(" ", 1)[0]
+    secured = bool(operation.get("security")) or key == f"POST {TOKEN_PATH}"
+    has_body = "requestBody" in operation
+    # The role header (x-tenant-role) is input to every operation that identifies its caller.
+    takes_input = secured or has_body or bool(operation.get("parameters"))
+    possible = {500}
+    if takes_input:
+        possible |= {400, 404}
+    if secured:
+        possible |= {401, 403}
+    if has_body:
+        possible |= {413, 415}
+    if secured and method in {"POST", "PUT", "PATCH", "DELETE"}:
+        possible.add(409)
+    if key == f"POST {TOKEN_PATH}":
+        # A request the exchange cannot read, a client it does not know, too many tokens.
+        possible = {400, 401, 429, 500}
+    responses: dict[str, Any] = operation.get("responses", {})
+    for code in _ERROR_CODES:
+        if code not in possible:
+            responses.pop(str(code), None)
 
 
 def document_yaml(document: dict[str, Any]) -> str:
