@@ -198,7 +198,6 @@ def generated(
 ) -> Iterator[tuple[ModuleType, str]]:
     """A Python client generated from the served document as an integrator would, imported
     from its directory; the generator's output beside it."""
-    pytest.importorskip("openapi_python_client")
     root = tmp_path_factory.mktemp("generated")
     (root / "openapi.json").write_text(json.dumps(document))
     # No formatting of the generated code: what is generated is the subject, not its style.
