@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWebEngineCore import QWebEnginePage
 from pytestqt.qtbot import QtBot
 from sqlalchemy.orm import Session
 
@@ -16,6 +17,8 @@ from freightdesk.models.tracking import TrackedShipmentEvent, TrackedShipmentPos
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipments as store
 from freightdesk.service.session import AppSession
+from freightdesk.ui.maps.page import map_profile
+from freightdesk.ui.maps.warm import warm_up_maps
 from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_maps import (
@@ -167,5 +170,53 @@ async def test_timeline_and_map_follow_each_other_and_live_positions(
     # Back on the Timeline tab, the tree is there again.
     detail.tabs.setCurrentWidget(detail.timeline_tab)
     assert detail.timeline.parent() is detail.timeline_tab
+    assert view.map_page.console_errors == []
+    detail.shutdown()
+
+
+async def test_a_warmed_map_shows_each_shipment_at_once_in_the_same_page(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    first, _pickup, _delivery = _shipment(tenant)
+    _report(tenant, first, 0, 40)
+    second, _pickup, _delivery = _shipment(tenant)
+    _report(tenant, second, 0, 25)
+    await session.connect()
+
+    detail = ShipmentDetailView(session)
+    qtbot.addWidget(detail)
+    detail.resize(900, 800)
+    detail.show()
+    # As the app does in an idle moment after it starts: the map is made, its page loads
+    # while the Timeline tab is shown.
+    warm = warm_up_maps(detail.prepare_map)
+    await wait_until(lambda: warm.finished, 30)
+    view = detail.map
+    assert view is not None and not view.isVisible()
+    assert detail.tabs.currentWidget() is detail.timeline_tab
+    await wait_until(lambda: view.is_ready, 30)
+    page = view.page()
+
+    detail.show_shipment(first)
+    await wait_until(lambda: detail.history is not None, 30)
+    assert detail.map is view
+    opened = detail.show_map()
+    # Asked for and not drawn yet: "Loading map…" over the map, a child outside any layout.
+    assert opened is view and view.loading.isVisible()
+    assert view.loading.parent() is view and detail.map_splitter.indexOf(view.loading) == -1
+    size = view.size()
+    await wait_until(lambda: not view.loading.isVisible(), 15)
+    assert view.drawn and view.size() == size
+    # The track (thinned where straight) up to the last position of the 40.
+    found = await until(view, lambda s: s["routePoints"] >= 2 and s["stops"] == 2, 15)
+    assert found["routeLayers"] >= 1 and found["current"]["lat"] == pytest.approx(39.96)
+
+    # Another shipment: drawn in the same page, with the same profile; no other page made.
+    detail.show_shipment(second)
+    await until(view, lambda s: (s["current"] or {}).get("lat") == pytest.approx(40.56), 15)
+    assert detail.map is view and view.page() is page and page.profile() is map_profile()
+    assert len(detail.findChildren(QWebEnginePage)) == 1
+    await wait_until(lambda: view.drawn and not view.loading.isVisible(), 15)
     assert view.map_page.console_errors == []
     detail.shutdown()

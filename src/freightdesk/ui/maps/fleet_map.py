@@ -56,6 +56,7 @@ class FleetMapPane(QWidget):
         self._unlisten: Callable[[], None] | None = None
         self.shown_count = 0
         self._making_map = False
+        self._drawn_once = False
 
         self.title = QLabel("Where the shipments in the list are now", self)
         self.title.setObjectName("fleetTitle")
@@ -160,6 +161,9 @@ class FleetMapPane(QWidget):
         self.shown_count = len(items)
         self._show_count(len(rows), len(items), data is not None)
         token = self.map.next_token()
+        if not self._drawn_once:
+            self.map.expect(token)  # "Loading map…" until the first markers are drawn
+            self._drawn_once = True
         self.map.call("setFleet", items, {"token": token}, state=True)
         return token
 

@@ -15,11 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import folium
-from branca.element import Figure, MacroElement
-from jinja2 import Template
-from PySide6.QtCore import QCoreApplication, QObject, QSettings, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import (
+    QChildEvent,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QSettings,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QDesktopServices, QResizeEvent
 from PySide6.QtWebChannel import QWebChannel
 from PySide6.QtWebEngineCore import (
     QWebEnginePage,
@@ -27,10 +34,12 @@ from PySide6.QtWebEngineCore import (
     QWebEngineSettings,
 )
 from PySide6.QtWebEngineWidgets import QWebEngineView
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from freightdesk import __version__
-from freightdesk.ui.maps.scheme import ORIGIN, PAGE_URL, SCHEME, MapSchemeHandler
+from freightdesk.ui.maps.scheme import MapSchemeHandler
+from freightdesk.ui.maps.shell import PAGE_URL, SCHEME
+from freightdesk.ui.maps.shell import render_page as render_page  # the shell, as before
 
 log = logging.getLogger(__name__)
 
@@ -108,48 +117,6 @@ def map_profile() -> QWebEngineProfile:
     return _profile
 
 
-class _Boot(MacroElement):
-    """Hands folium's map object to our script once folium has created it."""
-
-    _template = Template(
-        "{% macro script(this, kwargs) %}FD.boot({{ this._parent.get_name() }});{% endmacro %}"
-    )
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self._name = "FreightDeskBoot"
-
-
-def render_page() -> str:
-    """The page shell: folium's map with local assets only."""
-    world = folium.Map(
-        location=[39.5, -98.35],
-        zoom_start=4,
-        tiles=None,
-        prefer_canvas=True,
-        control_scale=True,
-        min_zoom=2,
-        world_copy_jump=True,
-    )
-    # Leaflet first: the plugin and our script extend it.
-    world.default_js = [
-        ("leaflet", f"{ORIGIN}/lib/leaflet/leaflet.js"),
-        ("markercluster", f"{ORIGIN}/lib/markercluster/leaflet.markercluster.js"),
-        ("qwebchannel", f"{ORIGIN}/qwebchannel.js"),
-        ("freightdesk", f"{ORIGIN}/assets/map.js"),
-    ]
-    world.default_css = [
-        ("leaflet_css", f"{ORIGIN}/lib/leaflet/leaflet.css"),
-        ("markercluster_css", f"{ORIGIN}/lib/markercluster/MarkerCluster.css"),
-        ("freightdesk_css", f"{ORIGIN}/assets/map.css"),
-    ]
-    world.add_child(_Boot())
-    root = world.get_root()
-    assert isinstance(root, Figure)
-    html: str = root.render()
-    return html
-
-
 class MapBridge(QObject):
     """What the page tells Python: its slots are called from JavaScript (QWebChannel)."""
 
@@ -209,8 +176,35 @@ class MapPage(QWebEnginePage):
         return False
 
 
+class LoadingNote(QLabel):
+    """ "Loading map…" over the top of a map until it is drawn. A child of the view placed by
+    hand, never a layout item: showing or hiding it changes no widget's size."""
+
+    MARGIN = 10
+
+    def __init__(self, view: QWebEngineView) -> None:
+        super().__init__("Loading map…", view)
+        self.setObjectName("mapLoading")
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setStyleSheet(
+            "QLabel#mapLoading { background: rgba(255, 255, 255, 235); color: #1f2937;"
+            " border: 1px solid #9ca3af; border-radius: 4px; padding: 4px 10px; }"
+        )
+        self.adjustSize()
+        self.place()
+
+    def place(self) -> None:
+        view = self.parentWidget()
+        if view is not None:
+            self.move(max(0, (view.width() - self.width()) // 2), self.MARGIN)
+            self.raise_()
+
+
 class MapView(QWebEngineView):
-    """A map page; `call("name", *args)` runs `FD.name(...)` once the page is ready."""
+    """A map page; `call("name", *args)` runs `FD.name(...)` once the page is ready.
+
+    `loading` says "Loading map…" over the view while the page is not ready and while a
+    picture asked for with `expect(token)` is not yet drawn (the page's `rendered`)."""
 
     ready = Signal()
     rendered = Signal(int)
@@ -241,7 +235,41 @@ class MapView(QWebEngineView):
         self.bridge.tilesLoaded.connect(self.tilesChanged)
         self._page.renderProcessTerminated.connect(self._on_crash)
         self._state: str | None = None
+        self._awaited: int | None = None
+        self.loading = LoadingNote(self)
+        self.rendered.connect(self._drawn)
         self.load(QUrl(PAGE_URL))
+
+    @property
+    def drawn(self) -> bool:
+        """The page is up and has drawn what was last asked for with `expect`."""
+        return self.is_ready and self._awaited is None
+
+    def expect(self, token: int) -> None:
+        """Say "Loading map…" until the page reports it drew `token` (or a later one)."""
+        self._awaited = token
+        self._show_loading()
+
+    def _drawn(self, token: int) -> None:
+        if self._awaited is not None and token >= self._awaited:
+            self._awaited = None
+        self._show_loading()
+
+    def _show_loading(self) -> None:
+        self.loading.setVisible(not self.drawn)
+        if not self.drawn:
+            self.loading.place()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.loading.place()
+
+    def childEvent(self, event: QChildEvent) -> None:  # noqa: N802 (Qt's name)
+        super().childEvent(event)
+        # QtWebEngine adds its render widget when the page starts: the note stays above it.
+        loading: LoadingNote | None = getattr(self, "loading", None)  # None while being made
+        if loading is not None and event.type() == QEvent.Type.ChildAdded:
+            loading.raise_()
 
     @property
     def map_page(self) -> MapPage:
@@ -278,6 +306,7 @@ class MapView(QWebEngineView):
 
     def _on_ready(self) -> None:
         self.is_ready = True
+        self._show_loading()
         self._configure()
         pending, self._pending = self._pending, []
         for script in pending:
@@ -289,6 +318,7 @@ class MapView(QWebEngineView):
             return
         log.warning("the map's render process ended (%s, %d); loading it again", status, code)
         self.is_ready = False
+        self._show_loading()
         self._pending = []
         self.load(QUrl(PAGE_URL))
         self.restore()

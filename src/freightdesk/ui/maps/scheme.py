@@ -30,12 +30,10 @@ from PySide6.QtWebEngineCore import (
 
 from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.basemap import basemap_geojson
+from freightdesk.ui.maps.shell import SCHEME, page_html
 
 log = logging.getLogger(__name__)
 
-SCHEME = "fdmap"
-ORIGIN = f"{SCHEME}://app"
-PAGE_URL = f"{ORIGIN}/map.html"
 
 # Served folders: URL prefix -> the XStatic package holding the files.
 _LIBRARIES = {
@@ -85,13 +83,6 @@ def _inside(folder: Path, relative: str) -> Path | None:
     if target != root and root in target.parents and target.is_file():
         return target
     return None
-
-
-@lru_cache(maxsize=1)
-def page_html() -> bytes:
-    from freightdesk.ui.maps.page import render_page
-
-    return render_page().encode()
 
 
 @lru_cache(maxsize=1)

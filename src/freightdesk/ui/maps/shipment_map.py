@@ -77,6 +77,7 @@ class ShipmentMapView(MapView):
         picture = shipment_picture(history, self._fences(history))
         self._picture = picture
         if not same or previous is None:
+            self.expect(token)  # "Loading map…" until this shipment is drawn
             self.call("showShipment", picture.payload, {"fit": True, "token": token}, state=True)
         else:
             payload = dict(picture.payload)

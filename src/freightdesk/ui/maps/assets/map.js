@@ -55,6 +55,9 @@
     fleetMarkers: {}, // id -> {marker, item}
     fleetFitted: false,
     fleetToken: null,
+    // A shipment drawn while its view was hidden or small is fitted again when the view
+    // takes its size, until the user moves the map.
+    fitOnResize: false,
   };
 
   // --- small helpers ------------------------------------------------------------------------
@@ -111,6 +114,12 @@
     state.note = control("bottomleft", "fd-note");
     state.note.getContainer().style.display = "none";
     loadBasemap();
+    map.on("resize", function () {
+      if (state.fitOnResize && state.shipmentId) fitShipment();
+    });
+    for (const kind of ["pointerdown", "wheel", "keydown", "touchstart"]) {
+      map.getContainer().addEventListener(kind, () => (state.fitOnResize = false), true);
+    }
     if (typeof QWebChannel !== "undefined" && window.qt && qt.webChannelTransport) {
       new QWebChannel(qt.webChannelTransport, function (channel) {
         bridge = channel.objects.bridge;
@@ -224,7 +233,10 @@
     drawEvents(data.events || []);
     drawCurrent(data.current);
     drawEta(data.eta);
-    if (options.fit || !sameShipment) fitShipment();
+    if (options.fit || !sameShipment) {
+      fitShipment();
+      state.fitOnResize = true;
+    }
     if (state.selected && !state.markers[state.selected]) state.selected = null;
     if (state.selected) mark(state.selected, true);
     afterPaint(options.token);

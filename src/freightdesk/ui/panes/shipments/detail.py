@@ -662,8 +662,10 @@ class ShipmentDetailView(QWidget):
             assert layout is not None
             layout.addWidget(self.timeline)
 
-    def show_map(self) -> ShipmentMapView:
-        """The map (made on first use) above the timeline, in the Map tab."""
+    def prepare_map(self) -> ShipmentMapView:
+        """The map's web view, made once and kept for every shipment. Its page loads while the
+        Map tab is not shown: the app makes it in an idle moment after it starts (see
+        `maps.warm`), so that the first shipment's map opens at once."""
         if self.map is None:
             if self.before_first_map is not None:
                 prepare, self.before_first_map = self.before_first_map, None
@@ -681,6 +683,11 @@ class ShipmentDetailView(QWidget):
             self.map = view
             if self.history is not None:
                 view.show_history(self.history)
+        return self.map
+
+    def show_map(self) -> ShipmentMapView:
+        """The map (made on first use) above the timeline, in the Map tab."""
+        view = self.prepare_map()
         if self.timeline.parent() is not self.map_splitter:
             self.map_splitter.addWidget(self.timeline)
             self.map_splitter.setStretchFactor(0, 3)
@@ -692,7 +699,7 @@ class ShipmentDetailView(QWidget):
             self.map_splitter.setSizes(self._map_sizes)
         if self.tabs.currentWidget() is not self.map_tab:
             self.tabs.setCurrentWidget(self.map_tab)
-        return self.map
+        return view
 
     def _timeline_selected(self, current: QTreeWidgetItem | None, _previous: object) -> None:
         if self._syncing:

@@ -1,0 +1,84 @@
+"""Warming the maps up in the idle moments after the app starts, so the first map opens at once.
+
+A map's first opening pays for more than its page: folium (with branca and pandas) and numpy
+are imported and the page shell rendered, QtWebEngine starts (its profile, then a render
+process), and the page loads Leaflet. Here the Python part runs on a worker thread (the window
+stays responsive), then each step given (making a map's view, whose page then loads in the
+background) runs on the GUI thread, one per turn of the event loop.
+
+The app calls `warm_up_maps(detail.prepare_map)` once its window is up and its panes made.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+log = logging.getLogger(__name__)
+
+_warming: set[MapWarmUp] = set()  # kept referenced until done
+
+
+def import_maps() -> None:
+    """What a map needs that is Python only: the payload's modules and the rendered shell."""
+    import freightdesk.ui.maps.payload  # noqa: F401 (numpy, the models)
+    from freightdesk.ui.maps.shell import page_html
+
+    page_html()  # imports folium
+
+
+def import_views() -> None:
+    """The map views' modules, which load QtWebEngine's libraries (on the GUI thread)."""
+    import freightdesk.ui.maps.shipment_map  # noqa: F401
+
+
+class MapWarmUp(QObject):
+    """`import_maps` on a worker thread, then `steps` on the GUI thread, then `done`."""
+
+    imported = Signal()  # emitted on the worker thread, received on the GUI thread
+
+    def __init__(
+        self, steps: tuple[Callable[[], object], ...], done: Callable[[], None] | None
+    ) -> None:
+        super().__init__()
+        self._steps: list[Callable[[], object]] = [import_views, *steps]
+        self._done = done
+        self.finished = False
+        self.imported.connect(self._next)
+        self._thread = threading.Thread(target=self._work, name="maps-warm-up", daemon=True)
+
+    def start(self) -> None:
+        _warming.add(self)
+        self._thread.start()
+
+    def _work(self) -> None:
+        try:
+            import_maps()
+        except Exception:  # the map will say so when it is opened
+            log.exception("warming the maps up failed")
+        self.imported.emit()
+
+    def _next(self) -> None:
+        self._thread.join()
+        if self._steps:
+            step = self._steps.pop(0)
+            try:
+                step()
+            except Exception:
+                log.exception("warming the maps up failed")
+            QTimer.singleShot(0, self._next)
+            return
+        self.finished = True
+        _warming.discard(self)
+        if self._done is not None:
+            self._done()
+
+
+def warm_up_maps(*steps: Callable[[], object], done: Callable[[], None] | None = None) -> MapWarmUp:
+    """Start warming the maps up (see the module); `done` is called when all is done."""
+    warm = MapWarmUp(steps, done)
+    warm.start()
+    return warm
