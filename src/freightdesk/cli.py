@@ -14,19 +14,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from freightdesk import __version__
-
 if TYPE_CHECKING:
     from freightdesk.server.context import ServiceContext
 
 
 def _parser() -> argparse.ArgumentParser:
+    from freightdesk import __version__
+
     parser = argparse.ArgumentParser(
         prog="freightdesk",
         description="FreightDesk: freight visibility for dispatchers. Without a command, "
         "opens the desktop app.",
     )
     parser.add_argument("--version", action="version", version=f"freightdesk {__version__}")
+    parser.add_argument(
+        "--self-check",
+        action="store_true",
+        help="start offscreen with a fresh local service and demo data, draw a map and a "
+        "PDF preview, and exit (0 when all worked, else 1 with the reason)",
+    )
     commands = parser.add_subparsers(dest="command")
 
     serve = commands.add_parser("serve", help="run the local service")
@@ -117,6 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not (sys.argv[1:] if argv is None else argv):
         return _app()  # the desktop app: its start is measured, so no parser is built
     args = _parser().parse_args(argv)
+    if args.self_check:
+        from freightdesk.ui.self_check import run_self_check
+
+        return run_self_check()
     if args.command == "serve":
         return _serve(args)
     if args.command == "tenant":

@@ -102,10 +102,11 @@ class LocalService:
                 log.exception("a local service listener failed")
 
     def command(self, parent_pipe: int | None = None) -> list[str]:
+        # In the desktop bundle (PyInstaller) the executable is FreightDesk itself, which
+        # runs the command line it is given: no interpreter, no -m.
+        frozen = getattr(sys, "frozen", False) and self.python == sys.executable
         args = [
-            self.python,
-            "-m",
-            "freightdesk.cli",
+            *([self.python] if frozen else [self.python, "-m", "freightdesk.cli"]),
             "serve",
             "--host",
             "127.0.0.1",

@@ -1,0 +1,247 @@
+"""`freightdesk --self-check`: does this installation (the desktop bundle above all) work?
+
+Offscreen, on a fresh temporary home, it does what the app does on a first run: starts the
+Local sandbox's service as a child process (from the bundle: the bundle itself, `serve`),
+waits until the demo data is written (GET /services/demo/v1/status), then draws one
+shipment on a map page (QtWebEngine, the bundled map assets) and one demo PDF in the
+document preview (QtPdf). Exits 0 when all of that worked; otherwise 1, with the step that
+failed and why on stderr. Each step says on stdout how long it took.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from freightdesk.service.session import AppSession
+
+T = TypeVar("T")
+
+START_SECONDS = 120.0  # the service up (a cold bundle on a busy machine is slow)
+DEMO_SECONDS = 600.0  # the demo data written
+DRAW_SECONDS = 120.0  # the map page or the PDF drawn
+POLL_SECONDS = 0.25
+# Tiles from nowhere (a refused connection): the map is drawn from the bundled assets and
+# the offline basemap, never waiting for a network.
+NO_TILES_URL = "http://127.0.0.1:9/{z}/{x}/{y}.png"
+
+
+class SelfCheckFailed(Exception):
+    """A step of the self-check failed; the message says which and why."""
+
+
+def run_self_check() -> int:
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ.setdefault("QT_API", "pyside6")
+    from freightdesk.ui.launch import prepare_qt_environment
+
+    prepare_qt_environment()
+    import qasync
+    from PySide6 import QtWebEngineWidgets  # noqa: F401  (before the QApplication)
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication([sys.argv[0]])
+    app.setApplicationName("FreightDesk")
+    app.setQuitOnLastWindowClosed(False)  # the map's and the preview's windows come and go
+    home = Path(tempfile.mkdtemp(prefix="freightdesk-self-check-"))
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    started = time.monotonic()
+    try:
+        with loop:
+            loop.run_until_complete(_check(home))
+    except SelfCheckFailed as exc:
+        print(f"self-check FAILED: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except Exception as exc:  # whatever it was, the check has failed: say so, and where
+        traceback.print_exc()
+        print(f"self-check FAILED: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    print(f"self-check passed in {time.monotonic() - started:.1f} s", flush=True)
+    return 0
+
+
+def _say(text: str, since: float) -> None:
+    print(f"self-check: {text} ({time.monotonic() - since:.1f} s)", flush=True)
+
+
+async def _check(home: Path) -> None:
+    from freightdesk.service.paths import AppPaths
+    from freightdesk.service.profiles import ProfileStore
+    from freightdesk.service.secrets import MemorySecretStore
+    from freightdesk.service.session import AppSession
+
+    paths = AppPaths.under(home)
+    session = AppSession(
+        paths, ProfileStore(paths.profiles_file, MemorySecretStore()), simulate=False
+    )
+    try:
+        step = time.monotonic()
+        await _step("starting the local service", session, START_SECONDS, session.connect())
+        service = session.local_service
+        _say(f"local service at {service.url if service else '?'}", step)
+        step = time.monotonic()
+        shipments = await _demo_ready(session)
+        _say(f"demo data ready, {shipments} shipments", step)
+        step = time.monotonic()
+        await _draw_map(session)
+        _say("map page drawn", step)
+        step = time.monotonic()
+        await _draw_pdf(session)
+        _say("PDF preview drawn", step)
+    finally:
+        await session.close()
+
+
+async def _step(what: str, session: AppSession, seconds: float, work: Awaitable[T]) -> T:
+    """`work`, failing with `what` when it raises or takes more than `seconds`, and at once
+    when the local service has stopped (with its last lines)."""
+    task = asyncio.ensure_future(work)
+    deadline = time.monotonic() + seconds
+    try:
+        while not task.done():
+            service = session.local_service
+            if service is not None and service.returncode is not None:
+                tail = "; ".join(service.log_tail[-5:]) or "no output"
+                raise SelfCheckFailed(
+                    f"{what}: the local service exited with {service.returncode}: {tail}"
+                )
+            if time.monotonic() > deadline:
+                raise SelfCheckFailed(f"{what}: not done after {seconds:.0f} s")
+            await asyncio.wait({task}, timeout=POLL_SECONDS)
+        try:
+            return task.result()
+        except SelfCheckFailed:
+            raise
+        except Exception as exc:
+            raise SelfCheckFailed(f"{what}: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.wait({task})
+
+
+async def _until(what: str, session: AppSession, seconds: float, check: Callable[[], bool]) -> None:
+    async def poll() -> None:
+        # Widgets' state, with no event to await: read a few times a second.
+        while not check():  # noqa: ASYNC110
+            await asyncio.sleep(POLL_SECONDS)
+
+    await _step(what, session, seconds, poll())
+
+
+async def _demo_ready(session: AppSession) -> int:
+    from freightdesk.api.demo import DemoApi
+
+    demo = DemoApi(session.require_client())
+
+    async def ready() -> int:
+        while True:
+            status = await demo.status()
+            if status is None:
+                raise SelfCheckFailed("the local service has no demo status")
+            if status.state == "ready":
+                return status.shipments_total
+            if status.state == "none":
+                raise SelfCheckFailed("the local service prepares no demo data")
+            await asyncio.sleep(POLL_SECONDS)
+
+    return await _step("waiting for the demo data", session, DEMO_SECONDS, ready())
+
+
+async def _draw_map(session: AppSession) -> None:
+    from freightdesk.models.shipment_search import ShipmentSearchRequest
+    from freightdesk.ui.maps.page import TileSettings
+    from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+    client = session.require_client()
+    found = await _step(
+        "finding a demo shipment",
+        session,
+        DRAW_SECONDS,
+        client.tracking.search_page(ShipmentSearchRequest(), page_size=1),
+    )
+    if not found.results:
+        raise SelfCheckFailed("the demo data has no shipment")
+    history = await _step(
+        "reading a shipment's history",
+        session,
+        DRAW_SECONDS,
+        client.tracking.history(found.results[0].id),
+    )
+    view = ShipmentMapView(None, tiles=TileSettings(url=NO_TILES_URL, attribution=""))
+    view.resize(900, 600)
+    view.show()
+    drawn = 0
+
+    def rendered(token: int) -> None:
+        nonlocal drawn
+        drawn = max(drawn, token)
+
+    view.rendered.connect(rendered)
+    try:
+        token = view.show_history(history)
+        await _until("drawing the map page", session, DRAW_SECONDS, lambda: drawn >= token)
+        if view.map_page.console_errors:
+            raise SelfCheckFailed(f"the map page reported {view.map_page.console_errors}")
+    finally:
+        view.dispose()
+        view.close()
+        view.deleteLater()
+
+
+async def _draw_pdf(session: AppSession) -> None:
+    from PySide6.QtCore import QSize
+
+    from freightdesk.service.documents import DocumentQuery
+    from freightdesk.ui.panes.documents.preview import DocumentPreview, preview_kind
+
+    documents = session.documents
+    if documents is None:
+        raise SelfCheckFailed("the session has no documents service")
+    listing = await _step(
+        "searching the demo documents", session, DRAW_SECONDS, documents.search(DocumentQuery())
+    )
+    pdf = next(
+        (
+            document
+            for document in listing.items
+            if document.files and preview_kind(document.files[0].content_type) == "pdf"
+        ),
+        None,
+    )
+    if pdf is None:
+        raise SelfCheckFailed("the demo data's first page of documents has no PDF")
+    preview = DocumentPreview(session)
+    preview.resize(700, 900)
+    preview.show()
+    try:
+        shown: list[str] = []  # what the preview said it shows: pdf, or a message
+
+        def loaded(kind: str) -> None:
+            text = preview.message.text()
+            if kind != "message" or (text and not text.startswith("Loading")):
+                shown.append(kind)
+
+        preview.loaded.connect(loaded)
+        preview.show_document(pdf)
+        await _until("loading the PDF preview", session, DRAW_SECONDS, lambda: bool(shown))
+        if shown[0] != "pdf":
+            raise SelfCheckFailed(f"the PDF preview says: {preview.message.text()}")
+        page = preview.pdf.render(0, QSize(600, 800))  # as the view draws it (QtPdf)
+        if preview.pdf.pageCount() < 1 or page.isNull():
+            raise SelfCheckFailed(f"QtPdf could not draw {pdf.files[0].file_name}")
+    finally:
+        preview.close()
+        preview.deleteLater()
