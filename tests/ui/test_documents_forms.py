@@ -146,6 +146,43 @@ def test_the_upload_form_starts_where_typing_is_needed_and_files_can_be_added_or
     assert not dialog.isVisible() and len(sent) == 1 and len(sent[0]) == 3  # type: ignore[arg-type]
 
 
+def test_a_file_keeps_its_extension_in_the_documents_default_name(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """As the demo's documents are named ("BOL-4471.pdf"): the kind of file shows in the
+    lists, and a copy saved under the name opens."""
+    files = [tmp_path / "BOL_4711  scan.pdf", tmp_path / "POD 12.JPG", tmp_path / "notes"]
+    for file in files:
+        file.write_bytes(b"x")
+    dialog = UploadDialog(files, TenantRole.SHIPPER)
+    qtbot.addWidget(dialog)
+    assert dialog.names() == ["BOL 4711 scan.pdf", "POD 12.JPG", "notes"]
+
+
+async def test_the_upload_count_speaks_of_the_last_batch_only(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    tmp_path: Path,
+) -> None:
+    session, _tenant = connected
+    pane = await open_pane(qtbot, session, settings)
+    first = pane.upload_files([make_png(tmp_path / "a.png")], [("PRO", "1")])
+    assert first is not None
+    first.request_uploads()
+    await wait_until(lambda: pane.notice.text() == "1 file uploaded.")
+    second = pane.upload_files(
+        [make_png(tmp_path / "b.png"), make_png(tmp_path / "c.png")], [("PRO", "1")]
+    )
+    assert second is not None
+    second.request_uploads()
+    # The first batch's file is still listed below, but not counted again.
+    await wait_until(lambda: pane.notice.text().endswith("uploaded."))
+    assert pane.notice.text() == "2 files uploaded."
+    assert pane.uploads.table.rowCount() == 3
+    pane.shutdown()
+
+
 def test_a_carrier_starts_in_the_shipper_field(qtbot: QtBot, tmp_path: Path) -> None:
     dialog = UploadDialog(
         [make_png(tmp_path / "x.png")], TenantRole.CARRIER, identifiers=[("PRO", "1")]
@@ -198,14 +235,17 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     await wait_until(lambda: pane.page_label.text() == "No documents found")
     pane.role.setCurrentIndex(pane.role.findData("CARRIER"))
 
-    # Hovering files over the table says what a drop does; leaving puts the hint back.
+    # Hovering files over the table says what a drop does, in a bar over the pane (the
+    # hint in the layout stays as it is); leaving takes the bar away.
     pod = make_pdf(tmp_path / "POD 77.pdf", "proof of delivery")
     idle = pane.drop_hint.text()
+    hover = pane.drop_feedback.bar
     dragged = file_drag([pod, pod])
     assert drag_enter(pane.table.viewport(), dragged).isAccepted()
-    assert pane.drop_hint.text() == "Release to upload these 2 files as documents"
-    QApplication.sendEvent(pane.table.viewport(), QDragLeaveEvent())
+    assert hover.isVisible() and hover.text() == "Release to upload these 2 files as documents"
     assert pane.drop_hint.text() == idle
+    QApplication.sendEvent(pane.table.viewport(), QDragLeaveEvent())
+    assert not hover.isVisible()
 
     drop_files(pane.table.viewport(), [pod])
     dialog = pane.dialog
@@ -228,7 +268,7 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     fix = pane.dialog
     assert isinstance(fix, UploadDialog) and fix is not dialog and fix.isVisible()
     # The form as it was sent, with the service's answer beside the shipper field.
-    assert fix.names() == ["POD 77"] and fix.shipper.text() == unknown
+    assert fix.names() == ["POD 77.pdf"] and fix.shipper.text() == unknown
     assert fix.identifiers.identifiers() == [("PRO", "77")]
     assert f"no tenant has the uuid {unknown}" in fix.errors.message_for("shipperTenantUuid")
     shipper = make_tenant(tenant.service)
@@ -237,7 +277,7 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     await uploads_reach(session, UploadState.DONE, every=True)
     assert len(queue.uploads) == 1  # the same row, uploaded this time
     await wait_until(lambda: "1 file uploaded." in pane.notice.text())
-    assert names_found(shipper, ("PRO", "77")) == ["POD 77"]
+    assert names_found(shipper, ("PRO", "77")) == ["POD 77.pdf"]
     shipper.http.close()
     pane.shutdown()
 

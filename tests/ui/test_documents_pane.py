@@ -133,7 +133,7 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     event = drop_files(pane.table.viewport(), [pdf, png])
     assert event.isAccepted()
     dialog = _dialog(pane)
-    assert dialog.names() == ["BOL 4711", "POD 4711"]
+    assert dialog.names() == ["BOL 4711.pdf", "POD 4711.png"]  # as the demo names them
     # Each file's type comes from its name.
     assert dialog.types() == ["BILL_OF_LADING", "PROOF_OF_DELIVERY"]
     # Without an identifier the form says so beside the field; nothing is sent.
@@ -153,7 +153,7 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     pane.type.setCurrentIndex(pane.type.findData("BILL_OF_LADING"))
     pane.search()
     await wait_until(lambda: pane.model.rowCount() == 1)
-    assert pane.model.items[0].name == "BOL 4711"
+    assert pane.model.items[0].name == "BOL 4711.pdf"
     await wait_until(lambda: pane.preview.kind == "pdf")
     assert pane.preview.pdf.pageCount() == 1
 
@@ -201,7 +201,7 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     # The image previews as an image.
     pane.clear_search()
     await wait_until(lambda: pane.model.rowCount() == 2)
-    row = next(r for r in range(2) if pane.model.items[r].name == "POD 4711")
+    row = next(r for r in range(2) if pane.model.items[r].name == "POD 4711.png")
     pane.table.selectRow(row)
     await wait_until(lambda: pane.preview.kind == "image")
 
@@ -252,7 +252,7 @@ async def test_drop_on_a_shipment_prefills_its_identifiers(
     assert dialog.types() == ["PROOF_OF_DELIVERY"]
     dialog.request_uploads()
     await uploads_reach(session, UploadState.DONE)
-    assert names_found(tenant, ("PRO", "PRO777")) == ["pod"]
+    assert names_found(tenant, ("PRO", "PRO777")) == ["pod.png"]
     detail.shutdown()
     pane.shutdown()
 

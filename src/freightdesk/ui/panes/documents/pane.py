@@ -294,7 +294,9 @@ class DocumentsPane(QWidget):
         self.drop.install(self)
         self.drop.install(self.table)
         self.drop.filesDropped.connect(lambda files: self.upload_files(files))
-        self.drop_feedback = DropHint(self.drop_hint, [self, self.table, self.table.viewport()])
+        self.drop_feedback = DropHint(
+            self, [self.table, self.table.viewport()], self.notice.show_error
+        )
         self.uploads.fixRequested.connect(self.fix_upload)
         self.uploads.allFinished.connect(self._uploads_finished)
 

@@ -3,6 +3,16 @@
 The file comes from the local copy (downloaded once, verified, kept under its sha256), so
 flipping between documents does not download anything twice. Files larger than
 `MAX_PREVIEW_BYTES` are not fetched just to be looked at.
+
+The PDF view's size must not depend on what it shows. Fitted to its width, a page's height
+follows the width; with scroll bars "as needed", a page that just fits showed the vertical
+bar, which narrowed the view, which shrank the page, which hid the bar, which widened the
+view... and the GUI thread spun in that relayout for good (at a 1440x900 window, where the
+preview is about 4:3). So the fitted axis never scrolls and the other always shows its bar:
+the viewport is the same size whatever the zoom.
+
+Until the file is fetched and its first page painted (rendering runs in a thread of QtPdf),
+an indicator over the preview says it is loading.
 """
 
 from __future__ import annotations
@@ -10,12 +20,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QImageReader, QPixmap
-from PySide6.QtPdf import QPdfDocument
+from PySide6.QtGui import QImageReader, QPixmap, QResizeEvent
+from PySide6.QtPdf import QPdfDocument, QPdfPageRenderer
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
+    QProgressBar,
     QScrollArea,
     QSizePolicy,
     QStackedWidget,
@@ -46,6 +57,46 @@ def preview_kind(content_type: str) -> str | None:
     return None
 
 
+class LoadingIndicator(QWidget):
+    """ "Loading the preview…" with a busy bar, over the preview: a child outside any layout,
+    so showing it, hiding it or changing its text resizes nothing else."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("previewLoading")
+        self.setAutoFillBackground(True)
+        self.label = QLabel("Loading the preview…", self)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setWordWrap(True)
+        self.bar = QProgressBar(self)
+        self.bar.setRange(0, 0)  # busy
+        self.bar.setTextVisible(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.label)
+        layout.addWidget(self.bar)
+        self.setVisible(False)
+
+    def place(self) -> None:
+        """Centred in the parent, at most 320 pixels wide."""
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        width = min(320, max(0, parent.width() - 16))
+        height = self.sizeHint().height()
+        self.setGeometry(
+            (parent.width() - width) // 2, (parent.height() - height) // 2, width, height
+        )
+
+    def start(self, text: str) -> None:
+        self.label.setText(text)
+        self.place()
+        self.show()
+        self.raise_()
+
+    def stop(self) -> None:
+        self.hide()
+
+
 class DocumentPreview(QWidget):
     loaded = Signal(str)  # the kind shown: pdf, image, text, message
 
@@ -67,6 +118,13 @@ class DocumentPreview(QWidget):
         self.pdf_view.setDocument(self.pdf)
         self.pdf_view.setPageMode(QPdfView.PageMode.MultiPage)
         self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        # Fitted to the width: no horizontal bar ever, the vertical one always (see above).
+        self.pdf_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.pdf_view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        renderer = self.pdf_view.findChild(QPdfPageRenderer)
+        if renderer is not None:  # the view's own renderer says when a page is drawn
+            renderer.pageRendered.connect(self._page_rendered)
+        self._rendering = False
         self.image = QLabel(self)
         self.image.setObjectName("imagePreview")
         self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -86,6 +144,7 @@ class DocumentPreview(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.stack)
+        self.loading = LoadingIndicator(self)
 
     def show_document(self, document: Document | None) -> None:
         self.document = document
@@ -120,11 +179,12 @@ class DocumentPreview(QWidget):
         if self.session.client is None:
             self._say("The preview appears once the service can be reached.")
             return
-        self._say(f"Loading {file.file_name}…")
+        self._say("")
+        self.loading.start(f"Loading {file.file_name}…")
 
         def progress(done: int, total: int) -> None:
             if self.document is document and total:
-                self.message.setText(f"Loading {file.file_name}… {100 * done // total} %")
+                self.loading.label.setText(f"Loading {file.file_name}… {100 * done // total} %")
 
         def done(path: Path) -> None:
             if self.document is document:
@@ -147,6 +207,9 @@ class DocumentPreview(QWidget):
             if status != QPdfDocument.Error.None_:
                 self._say(f"{document.files[0].file_name} is not a PDF that can be shown.")
                 return
+            # Shown at once, blank until QtPdf's thread has drawn the page: loading till then.
+            self._rendering = True
+            self.loading.start(f"Loading {document.files[0].file_name}…")
             self.stack.setCurrentWidget(self.pdf_view)
         elif kind == "image":
             reader = QImageReader(str(path))
@@ -167,9 +230,23 @@ class DocumentPreview(QWidget):
             self.text.setPlainText(text)
             self.stack.setCurrentWidget(self.text)
         self.kind = kind
+        if not self._rendering:
+            self.loading.stop()
         self.loaded.emit(kind)
 
+    def _page_rendered(self, *_args: object) -> None:
+        if self._rendering and self.kind == "pdf":
+            self._rendering = False
+            self.loading.stop()
+
+    @property
+    def painted(self) -> bool:
+        """The document is on screen (not loading, not rendering)."""
+        return self.kind != "message" and not self.loading.isVisible()
+
     def _say(self, text: str) -> None:
+        self._rendering = False
+        self.loading.stop()
         self.message.setText(text)
         self.stack.setCurrentWidget(self.message)
         self.kind = "message"
@@ -194,6 +271,10 @@ class DocumentPreview(QWidget):
             )
         else:
             self.image.setPixmap(self._pixmap)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.loading.place()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Resize and watched is self.image_area.viewport():

@@ -102,6 +102,9 @@ class UploadsView(QWidget):
         self._rows: dict[int, int] = {}
         self._normal_color = QTableWidgetItem().foreground()
         self._running = False
+        # The uploads of this batch: those seen running since the queue was last idle, so
+        # "3 files uploaded" counts them, not the files of earlier batches still listed.
+        self._batch: set[int] = set()
 
         self.title = QLabel("Uploads", self)
         self.table = QTableWidget(0, 4, self)
@@ -166,6 +169,7 @@ class UploadsView(QWidget):
         self.queue = queue
         self.table.setRowCount(0)
         self._rows.clear()
+        self._batch.clear()
         if queue is not None:
             self._unlisten = queue.listen(self.show_upload)
             for upload in queue.uploads.values():
@@ -281,11 +285,17 @@ class UploadsView(QWidget):
             parts.append(f"{failed} failed")
         self.title.setText("Uploads: " + ", ".join(parts))
         self._update_buttons()
+        self._batch.update(u.id for u in queue.uploads.values() if not u.finished)
         if active:
             self._running = True
         elif self._running:
             self._running = False
-            self.allFinished.emit(done, failed)
+            batch = [u for i in self._batch if (u := queue.uploads.get(i)) is not None]
+            self._batch.clear()
+            self.allFinished.emit(
+                sum(1 for u in batch if u.state is UploadState.DONE),
+                sum(1 for u in batch if u.state is UploadState.FAILED),
+            )
 
     def _update_buttons(self) -> None:
         queue = self.queue
