@@ -255,3 +255,69 @@ def test_the_data_directory_and_its_files_are_the_service_users_alone(tmp_path: 
     shallow = [line for line in left if "/" not in line or line.startswith("logs/")]
     assert shallow == []
     assert any(line.startswith("files/") for line in left)  # what the walk leaves alone
+
+
+DOCUMENTS = "/services/document/v1/documents"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PATCH", GROUPS, "GET, POST"),
+        ("PUT", f"{GROUPS}/5", "DELETE"),
+        ("POST", "/api/v4/webhooks/5", "DELETE, GET"),
+        # The fixed path wins over `/documents/{documentId}`: not a malformed id.
+        ("PUT", f"{DOCUMENTS}/search", "POST"),
+        ("GET", f"{DOCUMENTS}/search", "POST"),
+        ("DELETE", f"{DOCUMENTS}/search", "POST"),
+    ],
+)
+def test_method_not_allowed_names_the_methods_of_the_path(
+    tenant: TenantHandle, method: str, path: str, allowed: str
+) -> None:
+    answer = tenant.http.request(method, path)
+    assert answer.status_code == 405, answer.text
+    assert answer.headers["allow"] == allowed
+    assert answer.json()["httpStatusCode"] == 405
+
+
+def test_a_malformed_id_is_still_a_bad_request(tenant: TenantHandle) -> None:
+    _refused(tenant.http.put(f"{DOCUMENTS}/not-a-uuid", json={}), "documentId")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "source"),
+    [
+        (
+            "/api/v4/tl/connected-capacity/carriers/search",
+            {"minimumTrackingPercentage": False},
+            "minimumTrackingPercentage",
+        ),
+        (
+            "/api/v4/tl/connected-capacity/carriers/search",
+            {"minimumTrackingPercentage": "50"},
+            "minimumTrackingPercentage",
+        ),
+        ("/api/v4/shipments/positions/latest", {"since": 0}, "since"),
+        ("/api/v4/shipments/search", {"hasOpenExceptions": 1}, "hasOpenExceptions"),
+        (
+            "/api/v4/shipments/search",
+            {"createdDateTime": {"startDateTime": 0}},
+            "createdDateTime.startDateTime",
+        ),
+        ("/api/v4/shipments/search", {"hasOpenExceptions": "true"}, "hasOpenExceptions"),
+    ],
+)
+def test_values_of_another_json_type_are_refused_not_coerced(
+    tenant: TenantHandle, path: str, body: dict[str, Any], source: str
+) -> None:
+    message = _refused(tenant.http.post(path, json=body), source)["errors"][0]["message"]
+    assert message.startswith("must be ")
+
+
+def test_values_of_the_declared_json_type_are_taken(tenant: TenantHandle) -> None:
+    search = "/api/v4/tl/connected-capacity/carriers/search"
+    assert tenant.http.post(search, json={"minimumTrackingPercentage": 50}).status_code == 200
+    assert tenant.http.post(search, json={"minimumTrackingPercentage": 50.0}).status_code == 200
+    latest = "/api/v4/shipments/positions/latest"
+    assert tenant.http.post(latest, json={"since": "2026-01-01T00:00:00Z"}).status_code == 200

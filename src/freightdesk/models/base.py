@@ -2,10 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+import decimal
+import enum
+import types
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import (
+    AnyUrl,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    FutureDate,
+    FutureDatetime,
+    NaiveDatetime,
+    PastDate,
+    PastDatetime,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
+from pydantic.functional_validators import BeforeValidator, PlainValidator, WrapValidator
+from pydantic_core import PydanticCustomError
 
 
 class WireModel(BaseModel):
@@ -32,6 +52,187 @@ class WireModel(BaseModel):
 
 
 class StrictWireModel(WireModel):
-    """A request body whose unknown fields are a client mistake worth reporting."""
+    """A request body whose unknown fields are a client mistake worth reporting.
+
+    Its values must also have the JSON type the field declares (in it and in the lenient
+    models it holds): `false` or `"5"` for an integer, `1` for a boolean, `0` for a date-time
+    are refused rather than coerced as pydantic's lax mode would. Values that are already
+    Python objects (a model built in code) are left to pydantic.
+    """
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _json_types(cls, value: Any, info: ValidationInfo) -> Any:
+        if info.field_name is None:
+            return value
+        field = cls.model_fields[info.field_name]
+        if not _has_own_validator(field.metadata):
+            problem = _type_problem(field.annotation, value, ())
+            if problem is not None:
+                path, message = problem
+                where = f" (at {_render(path)})" if path else ""
+                raise PydanticCustomError("json_type", message + where)
+        return value
+
+
+Path = tuple[str | int, ...]
+
+
+def json_type_problem(model: type[BaseModel], data: Any) -> tuple[Path, str] | None:
+    """The first value of a JSON body (parsed) whose JSON type is not what `model` declares
+    for it, as (path, message); what StrictWireModel refuses, for a lenient model used as a
+    request body."""
+    return _model_problem(model, data, ()) if isinstance(data, dict) else None
+
+
+def _render(path: Path) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+_JSON_NAMES = {
+    "boolean": "a boolean",
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+# A JSON number is also taken where an integer is declared (5.0).
+_ALSO = {"number": {"integer"}}
+_STRING_TYPES = (
+    str,
+    dt.datetime,
+    dt.date,
+    dt.time,
+    uuid.UUID,
+    AnyUrl,
+    AwareDatetime,
+    NaiveDatetime,
+    PastDatetime,
+    FutureDatetime,
+    PastDate,
+    FutureDate,
+)
+
+
+def _json_kind(value: Any) -> str | None:
+    """The JSON type of a value as json.loads makes it; None for other Python objects."""
+    if value is None:
+        return "null"
+    for kind, python in (
+        ("boolean", bool),
+        ("integer", int),
+        ("number", float),
+        ("string", str),
+        ("array", list),
+        ("object", dict),
+    ):
+        if type(value) is python:
+            return kind
+    return None
+
+
+def _has_own_validator(metadata: Sequence[Any]) -> bool:
+    """Whether a field converts its input itself (then its JSON type is its own business)."""
+    return any(isinstance(m, BeforeValidator | PlainValidator | WrapValidator) for m in metadata)
+
+
+def _kinds(annotation: Any) -> frozenset[str] | None:
+    """The JSON types a field of this annotation takes; None when not known (no check)."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        inner, *metadata = get_args(annotation)
+        return None if _has_own_validator(metadata) else _kinds(inner)
+    if origin is Union or origin is types.UnionType:
+        found: set[str] = set()
+        for option in get_args(annotation):
+            kinds = _kinds(option)
+            if kinds is None:
+                return None
+            found |= kinds
+        return frozenset(found)
+    if origin is Literal:
+        return _value_kinds(get_args(annotation))
+    if origin in (list, tuple, set, frozenset, Sequence):
+        return frozenset({"array"})
+    if origin in (dict, Mapping):
+        return frozenset({"object"})
+    if origin is not None or not isinstance(annotation, type):
+        return None
+    if annotation is type(None):
+        return frozenset({"null"})
+    if issubclass(annotation, enum.Enum):
+        return _value_kinds(list(annotation))
+    if issubclass(annotation, bool):
+        return frozenset({"boolean"})
+    if issubclass(annotation, int):
+        return frozenset({"integer"})
+    if issubclass(annotation, float):
+        return frozenset({"number", "integer"})
+    if issubclass(annotation, decimal.Decimal):
+        return frozenset({"number", "integer", "string"})
+    if issubclass(annotation, _STRING_TYPES):
+        return frozenset({"string"})
+    if issubclass(annotation, BaseModel):
+        return frozenset({"object"})
+    return None
+
+
+def _value_kinds(values: Sequence[Any]) -> frozenset[str] | None:
+    """The JSON types of a Literal's or an Enum's values; None when one is not plain JSON."""
+    kinds = [_json_kind(v.value if isinstance(v, enum.Enum) else v) for v in values]
+    known = frozenset(k for k in kinds if k is not None)
+    return known if len(known) == len(set(kinds)) else None
+
+
+def _type_problem(annotation: Any, value: Any, path: Path) -> tuple[Path, str] | None:
+    """What is wrong with the JSON type of `value` for `annotation`, if anything, and where;
+    looks into the lenient models (and lists of them) that it holds."""
+    kinds = _kinds(annotation)
+    kind = _json_kind(value)
+    if kinds and kind is not None and kind not in kinds and not kinds & _ALSO.get(kind, set()):
+        named = kinds - {"null"} - ({"integer"} if "number" in kinds else set())
+        expected = " or ".join(_JSON_NAMES[k] for k in sorted(named) or ["null"])
+        return path, f"must be {expected}, not {_JSON_NAMES[kind]}"
+    for model in _lenient_models(annotation):
+        items: list[tuple[Path, Any]] = [(path, value)]
+        if isinstance(value, list):
+            items = [((*path, index), item) for index, item in enumerate(value)]
+        for item_path, item in items:
+            if isinstance(item, dict):
+                problem = _model_problem(model, item, item_path)
+                if problem is not None:
+                    return problem
+    return None
+
+
+def _model_problem(
+    model: type[BaseModel], data: dict[str, Any], path: Path
+) -> tuple[Path, str] | None:
+    for name, field in model.model_fields.items():
+        key = field.alias or name
+        if key not in data:
+            key = name  # populate_by_name
+        if key in data and not _has_own_validator(field.metadata):
+            problem = _type_problem(field.annotation, data[key], (*path, key))
+            if problem is not None:
+                return problem
+    return None
+
+
+def _lenient_models(annotation: Any) -> list[type[WireModel]]:
+    """The lenient wire models an annotation holds directly or as list items."""
+    if isinstance(annotation, type):
+        if issubclass(annotation, WireModel) and not issubclass(annotation, StrictWireModel):
+            return [annotation]
+        return []
+    found: list[type[WireModel]] = []
+    for arg in get_args(annotation):
+        found.extend(_lenient_models(arg))
+    return found

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute, Match, Route
 
 from freightdesk.models.errors import ErrorBody, ErrorDetail, Severity
 
@@ -144,9 +145,35 @@ async def _api_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(request, exc.status, exc.message, exc.errors, exc.headers)
 
 
+def _path_methods(request: Request) -> tuple[set[str], set[str]]:
+    """The methods of the routes whose path matches this request's: those of fixed paths
+    (`/documents/search`) and those of templated ones (`/documents/{documentId}`)."""
+    fixed: set[str] = set()
+    templated: set[str] = set()
+    routes: list[BaseRoute] = request.app.router.routes
+    for route in routes:
+        if not isinstance(route, Route) or not route.methods:
+            continue
+        match, _ = route.matches({**request.scope, "type": "http"})
+        if match is not Match.NONE:
+            (templated if route.param_convertors else fixed).update(route.methods)
+    return fixed, templated
+
+
+def _method_not_allowed(request: Request, methods: set[str]) -> JSONResponse:
+    message = f"{request.method} is not allowed on {request.url.path}"
+    return error_response(request, 405, message, headers={"Allow": ", ".join(sorted(methods))})
+
+
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError | ValidationError)
     errors = exc.errors()
+    if any(tuple(e.get("loc", ()))[:1] == ("path",) for e in errors):
+        # `PUT /documents/search` reached `PUT /documents/{documentId}` with "search" as the
+        # id: the path is the fixed route's, which does not take this method.
+        fixed, _ = _path_methods(request)
+        if fixed and request.method not in fixed:
+            return _method_not_allowed(request, fixed)
     body_errors = [e for e in errors if tuple(e.get("loc", ()))[:1] == ("body",)]
     if body_errors and request.method in {"POST", "PUT", "PATCH"}:
         has_body = bool(request.headers.get("content-length", "0") != "0")
@@ -188,7 +215,9 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     if status == 404:
         message = f"There is no operation at {request.url.path}"
     elif status == 405:
-        message = f"{request.method} is not allowed on {request.url.path}"
+        # Starlette names the methods of the first route of the path only.
+        fixed, templated = _path_methods(request)
+        return _method_not_allowed(request, fixed or templated)
     else:
         message = str(exc.detail) if exc.detail else _reason(status)
     return error_response(request, status, message, headers=dict(exc.headers or {}))

@@ -13,11 +13,14 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
+from freightdesk.models.base import json_type_problem
 from freightdesk.server.auth import PrincipalDep
 
 
 def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
-    """A dependency refusing unknown fields anywhere in a JSON body, and NUL characters.
+    """A dependency refusing unknown fields anywhere in a JSON body, values of another JSON
+    type than the field's (`false` for an integer: what StrictWireModel refuses, also for
+    lenient models), and NUL characters.
 
     Runs after authentication, so an unauthenticated caller learns nothing about the shape.
     Bodies that are not JSON, empty or malformed are left to FastAPI's own validation (415,
@@ -40,6 +43,12 @@ def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
             raise RequestValidationError(
                 [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
             ) from None
+        mistyped = json_type_problem(model, data)
+        if mistyped is not None:
+            path, message = mistyped
+            raise RequestValidationError(
+                [{"loc": ("body", *path), "msg": message, "type": "json_type"}]
+            )
         where = nul_at(data)
         if where is not None:
             # PostgreSQL cannot store NUL in text; refuse it on every database alike.

@@ -25,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 from starlette.types import Receive, Scope, Send
 
-from freightdesk.models.common import PageNumber
+from freightdesk.models.common import Int64
 from freightdesk.models.documents import (
     Document,
     DocumentCreate,
@@ -387,7 +387,8 @@ def delete_document(
 def search(
     principal: PrincipalDep,
     session: SessionDep,
-    page: Annotated[PageNumber, Query()] = 1,
+    # Pages past the end are answered empty without a query, so any int64 page is fine.
+    page: Annotated[Int64, Query(ge=1)] = 1,
     size: Annotated[int, Query(ge=1, le=500)] = 10,
     body: Annotated[DocumentSearch | None, Body()] = None,
 ) -> DocumentSearchResults:
