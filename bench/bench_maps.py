@@ -12,7 +12,16 @@ the page already loaded (the map tab is open and the user picks another shipment
 new view (the page itself loading too). The fleet part also measures the latest-positions
 query of the local service over HTTP for 5,000 shipments.
 
-Run: python -m bench.bench_maps [--repeat 5]
+The `open` part (issue 21: a shipment's map shows its track within 1 s of being opened) uses
+the demo's shipments from a local service: each measurement is a fresh process, since what is
+measured is QtWebEngine's start. "Cold" is the first map of a process that made none before;
+"warmed" is the first map after `maps.warm.warm_up_maps` ran in the idle moments after start
+(the view made hidden, its page loaded, then shown and asked for a shipment). Both start with
+QtWebEngine's libraries imported (this module imports them), as the app has them once a map
+was asked for. The baseline, in the same process, is a bare QWebEngineView loading an empty
+page once QtWebEngine is up.
+
+Run: python -m bench.bench_maps [--repeat 5] [--only open] [--busy]
 """
 
 from __future__ import annotations
@@ -28,6 +37,8 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+import httpx
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
@@ -317,9 +328,17 @@ def bench_fleet(app: QApplication, repeat: int) -> None:
     discard(view)
 
 
+def client_of(url: str, client_id: str, secret: str) -> httpx.Client:
+    """An HTTP client of the local service signed in as a client application."""
+    token = httpx.post(
+        f"{url}/api/v4/oauth2/token",
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
+    ).json()["access_token"]
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60)
+
+
 def bench_latest_query(repeat: int) -> None:
     """POST /api/v4/shipments/positions/latest for 5,000 shipments with 20 positions each."""
-    import httpx
     from tests.support import running_service
 
     from freightdesk.models.tracking import TrackedShipmentInput
@@ -356,17 +375,7 @@ def bench_latest_query(repeat: int) -> None:
                     for sid in made
                 }
                 store.add_positions_bulk(session, tracks, "TL")
-        token = httpx.post(
-            f"{service.url}/api/v4/oauth2/token",
-            data={
-                "grant_type": "client_credentials",
-                "client_id": client_id,
-                "client_secret": secret,
-            },
-        ).json()["access_token"]
-        with httpx.Client(
-            base_url=service.url, headers={"Authorization": f"Bearer {token}"}, timeout=60
-        ) as http:
+        with client_of(service.url, client_id, secret) as http:
             times, count = [], 0
             for _ in range(repeat + 1):
                 began = time.perf_counter()
@@ -384,14 +393,192 @@ def bench_latest_query(repeat: int) -> None:
         )
 
 
+# --- the first map of a session (issue 21) ----------------------------------------------------
+
+
+def demo_histories(count: int) -> tuple[list[object], float]:
+    """The tracking histories (JSON) of the first demo shipments that have positions, and the
+    median time the local service takes to answer one."""
+    from tests.support import running_service
+
+    from freightdesk.server.demo import seed_demo
+
+    with running_service() as service:
+        credentials = seed_demo(service.context)
+        assert credentials is not None
+        with client_of(service.url, credentials.client_id, credentials.client_secret) as http:
+            found = http.post("/api/v4/shipments/search", json={}).json()["results"]
+            histories, times = [], []
+            for row in found:
+                began = time.perf_counter()
+                answer = http.get(f"/api/v4/shipments/{row['id']}/tracking/history")
+                times.append(time.perf_counter() - began)
+                body = answer.json()
+                if body.get("positions"):
+                    histories.append(body)
+                if len(histories) == count:
+                    break
+    return histories, statistics.median(times)
+
+
+class StallMeter:
+    """The longest gap between ticks of a 10 ms timer: how long the GUI thread was busy."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._last = time.perf_counter()
+        self._timer = QTimer()
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._tick)
+        self._timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+
+    def stop(self) -> float:
+        self._timer.stop()
+        return self.longest
+
+
+def open_child(how: str, data: Path) -> None:
+    """One fresh process: the first map (cold or warmed), a second shipment in the same view,
+    then the baseline; prints one JSON line of seconds."""
+    import json
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWebEngineWidgets import QWebEngineView
+    from PySide6.QtWidgets import QWidget
+
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
+    app = QApplication([])
+    histories = [TrackingHistory.model_validate(body) for body in json.loads(data.read_text())]
+    holder = QWidget()
+    holder.resize(1000, 700)
+    found: dict[str, float] = {}
+    views: list[ShipmentMapView] = []
+
+    def make() -> ShipmentMapView:
+        view = ShipmentMapView(None, holder, tiles=OFFLINE)
+        view.resize(1000, 700)
+        views.append(view)
+        return view
+
+    if how == "warmed":
+        from freightdesk.ui.maps.warm import warm_up_maps
+
+        meter = StallMeter()
+        began = time.perf_counter()
+        done: list[bool] = []
+        warm_up_maps(make, done=lambda: done.append(True))
+        wait_for(app, lambda: bool(done) and views[0].is_ready)
+        found["warm-up"] = time.perf_counter() - began
+        found["longest stall"] = meter.stop()
+        settle(app, 0.5)
+    began = time.perf_counter()
+    holder.show()
+    view = views[0] if views else make()
+    view.show()
+    painted_after(app, view, lambda: view.show_history(histories[0]))
+    found["first"] = time.perf_counter() - began  # cold: the view's making included
+    found["second"] = painted_after(app, view, lambda: view.show_history(histories[1]))
+    bare = QWebEngineView()
+    bare.resize(1000, 700)
+    bare.show()
+    loaded: list[bool] = []
+    bare.loadFinished.connect(loaded.append)
+    began = time.perf_counter()
+    bare.setHtml("<html><body></body></html>")
+    wait_for(app, lambda: bool(loaded))
+    found["baseline"] = time.perf_counter() - began
+    print(json.dumps(found), flush=True)
+    os._exit(0)
+
+
+MAP_IMPORTS = """
+import time
+import freightdesk.service.session, freightdesk.api.client, freightdesk.ui.main_window
+began = time.perf_counter()
+import freightdesk.ui.maps.shipment_map, freightdesk.ui.maps.shell as shell
+shell.page_html()
+print(time.perf_counter() - began)
+"""
+
+
+def bench_open(repeat: int) -> None:
+    import json
+    import subprocess
+    import tempfile
+
+    histories, fetch = demo_histories(2)
+    sizes = [len(h["positions"]) for h in histories]  # type: ignore[index]
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder) / "histories.json"
+        data.write_text(json.dumps(histories))
+        print(
+            f"demo shipments' histories from the local service: median {fetch * 1000:.0f} ms "
+            f"(those drawn: {sizes} positions)"
+        )
+        # What the first map imports that the app has not imported by then (QtWebEngine's
+        # modules, folium, branca, pandas): not in "cold" below, since this module has them.
+        imports = []
+        for _ in range(repeat):
+            answer = subprocess.run(
+                [sys.executable, "-c", MAP_IMPORTS], capture_output=True, text=True, check=True
+            )
+            imports.append(float(answer.stdout.strip().splitlines()[-1]))
+        print(
+            f"the map's imports in an app that has its service layer: median "
+            f"{statistics.median(imports) * 1000:.0f} ms (each: "
+            f"{[round(i * 1000) for i in imports]} ms); load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        for how in ("cold", "warmed"):
+            runs: list[dict[str, float]] = []
+            for _ in range(repeat):
+                answer = subprocess.run(
+                    [sys.executable, "-m", "bench.bench_maps", "--open-child", how, str(data)],
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                    check=True,
+                )
+                runs.append(json.loads(answer.stdout.strip().splitlines()[-1]))
+            load = os.getloadavg()[0]
+
+            def median(key: str, runs: list[dict[str, float]] = runs) -> float:
+                return statistics.median(run[key] for run in runs) * 1000
+
+            first, base = median("first"), median("baseline")
+            text = (
+                f"first shipment map, {how}: median {first:.0f} ms to a drawn track "
+                f"(each: {[round(r['first'] * 1000) for r in runs]} ms); a second shipment "
+                f"{median('second'):.0f} ms; baseline (bare QWebEngineView, empty page) "
+                f"{base:.0f} ms; ratio {first / base:.1f}x; load average {load:.1f}"
+            )
+            if how == "warmed":
+                text += (
+                    f"; the warm-up took {median('warm-up'):.0f} ms in the background, "
+                    f"longest GUI stall {median('longest stall'):.0f} ms"
+                )
+            print(text, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
-        "--only", choices=["simplify", "shipment", "fleet", "query"], action="append"
+        "--only", choices=["simplify", "shipment", "fleet", "query", "open"], action="append"
     )
+    parser.add_argument(
+        "--busy", action="store_true", help="the `open` part with every core kept busy"
+    )
+    parser.add_argument("--open-child", nargs=2, metavar=("HOW", "DATA"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    parts = set(args.only or ["simplify", "shipment", "fleet", "query"])
+    if args.open_child:
+        open_child(args.open_child[0], Path(args.open_child[1]))
+    parts = set(args.only or ["simplify", "shipment", "fleet", "query", "open"])
     if "simplify" in parts:
         bench_simplify(road_track(100_000, 99), args.repeat)
     app = QApplication([])
@@ -401,6 +588,11 @@ def main() -> None:
         bench_fleet(app, args.repeat)
     if "query" in parts:
         bench_latest_query(args.repeat)
+    if "open" in parts:
+        from bench.bench_demo import busy_cores
+
+        with busy_cores(args.busy):
+            bench_open(args.repeat)
     sys.stdout.flush()
     os._exit(0)  # skip Python's teardown, which the PySide6 6.12.0 refcount bug would crash
 

@@ -211,6 +211,14 @@ async def test_a_warmed_map_shows_each_shipment_at_once_in_the_same_page(
     # The track (thinned where straight) up to the last position of the 40.
     found = await until(view, lambda s: s["routePoints"] >= 2 and s["stops"] == 2, 15)
     assert found["routeLayers"] >= 1 and found["current"]["lat"] == pytest.approx(39.96)
+    # Drawn while the tab was hidden, fitted again to the view's size once shown: the whole
+    # route, Joliet to Memphis, is in sight.
+
+    def in_sight(found: dict[str, Any]) -> bool:
+        west, south, east, north = map(float, found["bounds"].split(","))
+        return south < 35.15 and north > 41.52 and west < -90.05 and east > -88.08
+
+    await until(view, in_sight, 15)
 
     # Another shipment: drawn in the same page, with the same profile; no other page made.
     detail.show_shipment(second)

@@ -1,10 +1,10 @@
 """Warming the maps up in the idle moments after the app starts, so the first map opens at once.
 
 A map's first opening pays for more than its page: folium (with branca and pandas) and numpy
-are imported and the page shell rendered, QtWebEngine starts (its profile, then a render
-process), and the page loads Leaflet. Here the Python part runs on a worker thread (the window
-stays responsive), then each step given (making a map's view, whose page then loads in the
-background) runs on the GUI thread, one per turn of the event loop.
+are imported, the page shell rendered and the basemap decoded, QtWebEngine starts (its profile,
+then a render process), and the page loads Leaflet. Here the Python part runs on a worker
+thread (the window stays responsive), then each step given (making a map's view, whose page
+then loads in the background) runs on the GUI thread, one per turn of the event loop.
 
 The app calls `warm_up_maps(detail.prepare_map)` once its window is up and its panes made.
 """
@@ -23,11 +23,14 @@ _warming: set[MapWarmUp] = set()  # kept referenced until done
 
 
 def import_maps() -> None:
-    """What a map needs that is Python only: the payload's modules and the rendered shell."""
+    """What a map needs that is Python only: the payload's modules, the rendered shell and the
+    offline basemap (both built once, then served to every page by the scheme)."""
     import freightdesk.ui.maps.payload  # noqa: F401 (numpy, the models)
+    from freightdesk.ui.maps.basemap import basemap_geojson
     from freightdesk.ui.maps.shell import page_html
 
     page_html()  # imports folium
+    basemap_geojson()
 
 
 def import_views() -> None:
