@@ -32,10 +32,12 @@ if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
     from freightdesk.service.account_groups import AccountGroupsService
     from freightdesk.service.bookings import BookingsService
+    from freightdesk.service.capacity import CapacityService
     from freightdesk.service.documents import DocumentsService
     from freightdesk.service.local_service import LocalService, ServiceState
     from freightdesk.service.packages import PackagesService
     from freightdesk.service.rating import RatingService
+    from freightdesk.service.schedules import SchedulesService
     from freightdesk.service.stop_locations import StopLocationsService
     from freightdesk.service.uploads import UploadQueue
     from freightdesk.service.webhooks import WebhooksService
@@ -92,6 +94,8 @@ class AppSession:
         self._rating: RatingService | None = None
         self._bookings: BookingsService | None = None
         self._packages: PackagesService | None = None
+        self._schedules: SchedulesService | None = None
+        self._capacity: CapacityService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -251,6 +255,26 @@ class AppSession:
 
         self._packages = self._made(self._packages, make)
         return self._packages
+
+    @property
+    def schedules(self) -> SchedulesService | None:
+        def make(cache: Cache) -> SchedulesService:
+            from freightdesk.service.schedules import SchedulesService
+
+            return SchedulesService(self.require_client, cache)
+
+        self._schedules = self._made(self._schedules, make)
+        return self._schedules
+
+    @property
+    def capacity(self) -> CapacityService | None:
+        def make(cache: Cache) -> CapacityService:
+            from freightdesk.service.capacity import CapacityService
+
+            return CapacityService(self.require_client, cache)
+
+        self._capacity = self._made(self._capacity, make)
+        return self._capacity
 
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Told after every successful connect (also after switching profiles)."""
@@ -429,12 +453,15 @@ class AppSession:
             self._rating,
             self._bookings,
             self._packages,
+            self._schedules,
+            self._capacity,
         ):
             if owner is not None:
                 await owner.aclose()
         self._uploads = self._documents = None
         self._stop_locations = self._webhooks = self._account_groups = None
         self._rating = self._bookings = self._packages = None
+        self._schedules = self._capacity = None
         if self.client is not None:
             await self.client.aclose()
             self.client = None

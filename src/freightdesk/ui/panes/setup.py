@@ -113,6 +113,7 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
 
     window.add_pane("account_groups", "Account groups", account_groups, pane_icon("account_groups"))
     _add_capacity_panes(window, shipments)
+    _add_plan_panes(window)
     return shipments
 
 
@@ -177,3 +178,15 @@ def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
 
     for key, title in _CAPACITY:
         window.add_pane(key, title, make(key), pane_icon(key), warm=True)
+
+
+def _add_plan_panes(window: MainWindow) -> None:
+    """The planning tools (issue 15's "Plan" panes), after the others: the navigation has
+    no groups."""
+
+    def schedules() -> QWidget:
+        from freightdesk.ui.panes.schedules.pane import SchedulesPane
+
+        return SchedulesPane(window.session, window)
+
+    window.add_pane("schedules", "Sailing schedules", schedules, pane_icon("schedules"))

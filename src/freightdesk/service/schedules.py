@@ -1,0 +1,252 @@
+"""Ocean sailing schedules for the app: the sailings between two ports, page by page.
+
+The last search's page is a `ListService` list (kept in the profile cache, so the pane opens
+with it and keeps it, with its age, when the service is away). The interface has no port
+lookup, so the ports the app can offer by name are the ones the service has answered with:
+every port call of a result (origin, destination, transshipment hubs) is remembered in the
+cache. A port is also taken by its UN/LOCODE as typed.
+
+`check_search` holds the rules the service applies to a search, so the form marks every
+problem beside its field (keyed by the query parameter's name) before anything is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from pydantic import ValidationError
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.schedules import ScheduleSearch
+from freightdesk.models.capacity import CarrierIdentifier, CarrierIdentifierType
+from freightdesk.models.schedules import (
+    MAX_TRANSSHIPMENTS,
+    OceanCarrier,
+    PointToPointRoute,
+    ScheduleSort,
+)
+from freightdesk.service.cache import Cache
+from freightdesk.service.listing import ListService, Params
+
+KIND = "sailing_schedules"
+PORTS_META = f"{KIND}:ports"
+CARRIERS_META = f"{KIND}:carriers"
+PAGE_SIZE = 25
+# "Rotterdam, NL (NLRTM)": the completer's text of a port; the code in brackets decides.
+_CODE_IN_TEXT = re.compile(r"\(([A-Za-z0-9]{5})\)\s*$")
+
+
+@dataclass(frozen=True)
+class Port:
+    locode: str
+    name: str
+    country: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.name}, {self.country} ({self.locode})"
+
+
+@dataclass(frozen=True)
+class SearchInput:
+    """The form's fields as typed (dates from date pickers, None where a window is off)."""
+
+    origin: str
+    destination: str
+    departure: tuple[date, date] | None = None
+    arrival: tuple[date, date] | None = None
+    carriers: str = ""
+    transshipments_max: int | None = None
+    sort: ScheduleSort = ScheduleSort.DEPARTURE_DATE_TIME
+
+
+def resolve_port(text: str, ports: Sequence[Port]) -> str | None:
+    """The UN/LOCODE `text` names: a completer entry, a code, or a known port's exact name."""
+    typed = text.strip()
+    found = _CODE_IN_TEXT.search(typed)
+    if found:
+        return found.group(1).upper()
+    by_name = [p for p in ports if p.name.casefold() == typed.casefold()]
+    if len(by_name) == 1:
+        return by_name[0].locode
+    if len(typed) == 5 and typed.isalnum():
+        return typed.upper()
+    return None
+
+
+def _carrier_codes(text: str) -> tuple[tuple[str, ...], str | None]:
+    codes = tuple(part.strip().upper() for part in re.split(r"[,\s]+", text) if part.strip())
+    for code in codes:
+        try:
+            CarrierIdentifier(type=CarrierIdentifierType.SCAC, value=code)
+        except ValidationError:
+            return (), f"{code!r} is not a SCAC (two to four letters)"
+    return codes, None
+
+
+def check_search(
+    typed: SearchInput, ports: Sequence[Port]
+) -> tuple[ScheduleSearch | None, dict[str, str]]:
+    """The search the form asks for, or its problems by query parameter name."""
+    problems: dict[str, str] = {}
+    codes: dict[str, str | None] = {}
+    for name, text in (("origin", typed.origin), ("destination", typed.destination)):
+        codes[name] = resolve_port(text, ports)
+        if not text.strip():
+            problems[name] = "Enter a port: its name or its UN/LOCODE (for example NLRTM)"
+        elif codes[name] is None:
+            problems[name] = (
+                f"{text.strip()!r} is not a port FreightDesk knows: pick one from the list "
+                "or type its UN/LOCODE (for example NLRTM)"
+            )
+    if codes["origin"] and codes["origin"] == codes["destination"]:
+        problems["destination"] = "must differ from the origin"
+    for end_name, window in (
+        ("departureEndDate", typed.departure),
+        ("arrivalEndDate", typed.arrival),
+    ):
+        if window is not None and window[1] < window[0]:
+            problems[end_name] = "must not be before the window's first day"
+    if typed.departure is None and typed.arrival is None:
+        problems["departureStartDate"] = "Give a departure window or an arrival window (or both)"
+    carriers, carrier_problem = _carrier_codes(typed.carriers)
+    if carrier_problem:
+        problems["carrierCodes"] = carrier_problem
+    most = typed.transshipments_max
+    if most is not None and not 0 <= most <= MAX_TRANSSHIPMENTS:
+        problems["transshipmentsMax"] = f"must be from 0 to {MAX_TRANSSHIPMENTS}"
+    if problems:
+        return None, problems
+    origin, destination = codes["origin"], codes["destination"]
+    assert origin is not None and destination is not None
+    departure, arrival = typed.departure, typed.arrival
+    return (
+        ScheduleSearch(
+            origin=origin,
+            destination=destination,
+            departure_start_date=departure[0] if departure else None,
+            departure_end_date=departure[1] if departure else None,
+            arrival_start_date=arrival[0] if arrival else None,
+            arrival_end_date=arrival[1] if arrival else None,
+            carrier_codes=carriers,
+            transshipments_max=most,
+            sort=typed.sort,
+        ),
+        {},
+    )
+
+
+def search_params(search: ScheduleSearch) -> Params:
+    """The list's params of a search (its query parameters that are set)."""
+    return {key: value for key, value in search.params().items() if value is not None}
+
+
+def search_of(params: Params) -> ScheduleSearch | None:
+    """The search a listing's params asked (None for no search yet)."""
+    if not params.get("origin") or not params.get("destination"):
+        return None
+
+    def day(name: str) -> date | None:
+        value = params.get(name)
+        return date.fromisoformat(value) if value else None
+
+    carriers = str(params.get("carrierCodes") or "")
+    most = params.get("transshipmentsMax")
+    return ScheduleSearch(
+        origin=str(params["origin"]),
+        destination=str(params["destination"]),
+        departure_start_date=day("departureStartDate"),
+        departure_end_date=day("departureEndDate"),
+        arrival_start_date=day("arrivalStartDate"),
+        arrival_end_date=day("arrivalEndDate"),
+        carrier_codes=tuple(c for c in carriers.split(",") if c),
+        transshipments_max=None if most is None else int(most),
+        sort=ScheduleSort(params.get("sort", ScheduleSort.DEPARTURE_DATE_TIME)),
+    )
+
+
+def ports_of(routes: Sequence[PointToPointRoute]) -> list[Port]:
+    """Every port the routes call at."""
+    found: list[Port] = []
+    for route in routes:
+        for leg in route.legs:
+            for call in (leg.departure, leg.arrival):
+                found.append(Port(call.locode, call.port_name, call.country))
+        for call in (route.departure, route.arrival):
+            found.append(Port(call.locode, call.port_name, call.country))
+        for hub in route.transshipments:
+            found.append(Port(hub.locode, hub.port_name, hub.country))
+    return found
+
+
+class SchedulesService(ListService[PointToPointRoute]):
+    kind = KIND
+
+    def __init__(
+        self, client: Callable[[], ApiClient], cache: Cache, *, interval: float = 300.0
+    ) -> None:
+        # Sailings move slowly; a poll now and then says whether the service is still there.
+        super().__init__(cache, PointToPointRoute, lambda r: r.route_id, interval=interval)
+        self._client = client
+        self._ports: dict[str, Port] = {}
+        self._ports_loaded = False
+
+    async def fetch_items(self, params: Params) -> tuple[Sequence[PointToPointRoute], int]:
+        search = search_of(params)
+        if search is None:
+            return [], 0  # nothing asked yet: nothing to fetch
+        page = await self._client().schedules.routes_page(
+            search,
+            page_number=int(params.get("pageNumber", 1)),
+            page_size=int(params.get("pageSize", PAGE_SIZE)),
+        )
+        await self._learn(ports_of(page.results))
+        return page.results, page.pagination_info.total
+
+    def sort_key(self, item: PointToPointRoute) -> Any:
+        return item.departure.date_time
+
+    # --- ports and carriers the service has named ------------------------------------------
+
+    def _load_ports(self) -> None:
+        if self._ports_loaded:
+            return
+        self._ports_loaded = True
+        text = self.cache.meta(PORTS_META)
+        for row in json.loads(text) if text else []:
+            port = Port(*row)
+            self._ports.setdefault(port.locode, port)
+
+    async def ports(self) -> list[Port]:
+        """The ports known so far, by name."""
+        await asyncio.to_thread(self._load_ports)
+        return sorted(self._ports.values(), key=lambda p: (p.name, p.locode))
+
+    async def _learn(self, ports: Sequence[Port]) -> None:
+        await asyncio.to_thread(self._load_ports)
+        new = [p for p in ports if p.locode not in self._ports]
+        if not new:
+            return
+        for port in new:
+            self._ports[port.locode] = port
+        rows = [[p.locode, p.name, p.country] for p in self._ports.values()]
+        await asyncio.to_thread(self.cache.set_meta, PORTS_META, json.dumps(rows))
+
+    async def carriers(self) -> list[OceanCarrier]:
+        """The live carriers (from the service; the last known ones when it cannot answer)."""
+        try:
+            carriers = await self._client().schedules.carriers()
+        except Exception:
+            text = await asyncio.to_thread(self.cache.meta, CARRIERS_META)
+            if not text:
+                raise
+            return [OceanCarrier.model_validate(c) for c in json.loads(text)]
+        rows = json.dumps([c.wire() for c in carriers])
+        await asyncio.to_thread(self.cache.set_meta, CARRIERS_META, rows)
+        return carriers

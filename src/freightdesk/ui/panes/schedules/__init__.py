@@ -1,0 +1,1 @@
+"""The Sailing schedules pane."""

@@ -1,0 +1,397 @@
+"""The Sailing schedules pane: the ocean sailings between two ports in a departure and/or an
+arrival window, with a route line per sailing (its legs, vessels and transit days), page by
+page.
+
+Ports are picked by name or typed as UN/LOCODEs: the completer offers the ports the service
+has named so far (the interface has no port lookup; see `service/schedules.py`).
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from PySide6.QtCore import QDate, QStringListModel, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QDateEdit,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.schedules import (
+    MAX_TRANSSHIPMENTS,
+    OceanCarrier,
+    PointToPointRoute,
+    PortCall,
+    ScheduleSort,
+)
+from freightdesk.service.listing import Listing, Params
+from freightdesk.service.schedules import (
+    PAGE_SIZE,
+    Port,
+    SearchInput,
+    check_search,
+    search_of,
+    search_params,
+)
+from freightdesk.service.session import AppSession
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage
+from freightdesk.ui.widgets.listing import Column, ListingModel
+from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.paging import PageBar, Paging
+from freightdesk.ui.widgets.search_form import SearchRun
+
+ARROW = "\u2192"
+SORTS = {
+    ScheduleSort.DEPARTURE_DATE_TIME: "Departure, earliest first",
+    ScheduleSort.ARRIVAL_DATE_TIME: "Arrival, earliest first",
+    ScheduleSort.TRANSIT_TIME: "Transit time, shortest first",
+}
+WINDOW_DAYS = 14
+
+
+def call_text(call: PortCall) -> str:
+    """A port call in the port's own time, its offset named (schedules are port-local)."""
+    moment = call.date_time
+    offset = moment.strftime("%z")
+    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else ""
+    return f"{moment:%a %d %b %H:%M} {zone}".strip()
+
+
+def days_text(days: int) -> str:
+    return f"{days} day{'s' if days != 1 else ''}"
+
+
+def route_line(route: PointToPointRoute) -> str:
+    """CNSHA → [EVER ACE 012W, 9 days] → SGSIN → [MSC ANNA 044W, 21 days] → NLRTM"""
+    if not route.legs:
+        return f"{route.departure.locode} {ARROW} {route.arrival.locode}"
+    parts = [route.legs[0].departure.locode]
+    for leg in route.legs:
+        parts.append(f"[{leg.vessel_name} {leg.voyage_number}, {days_text(leg.transit_time_days)}]")
+        parts.append(leg.arrival.locode)
+    return f" {ARROW} ".join(parts)
+
+
+def route_detail(route: PointToPointRoute) -> str:
+    """Every leg of a sailing on its own line (the route's tooltip and the detail below)."""
+    lines = [
+        f"{route.carrier_name} ({route.carrier_code}), {route.service_name}: "
+        f"{days_text(route.transit_time_days)}; cargo cut-off {call_text_at(route)}"
+    ]
+    for leg in route.legs:
+        lines.append(
+            f"{leg.sequence}. {leg.departure.port_name} ({leg.departure.locode}) "
+            f"{call_text(leg.departure)} {ARROW} {leg.arrival.port_name} "
+            f"({leg.arrival.locode}) {call_text(leg.arrival)}: {leg.vessel_name} "
+            f"voyage {leg.voyage_number}, {leg.service_name}, "
+            f"{days_text(leg.transit_time_days)}"
+        )
+    return "\n".join(lines)
+
+
+def call_text_at(route: PointToPointRoute) -> str:
+    cutoff = route.cargo_cutoff_date_time.astimezone(route.departure.date_time.tzinfo)
+    return call_text(route.departure.model_copy(update={"date_time": cutoff}))
+
+
+def stops_text(route: PointToPointRoute) -> str:
+    count = route.transshipment_count
+    if count == 0:
+        return "Direct"
+    hubs = ", ".join(t.locode for t in route.transshipments)
+    return f"{count} transshipment{'s' if count != 1 else ''} ({hubs})"
+
+
+COLUMNS: list[Column[PointToPointRoute]] = [
+    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 190),
+    Column("Departs", lambda r: call_text(r.departure), 170),
+    Column("Arrives", lambda r: call_text(r.arrival), 170),
+    Column("Transit", lambda r: days_text(r.transit_time_days), 70),
+    Column("Stops", stops_text, 150),
+    Column("Route", route_line, 420, tooltip=route_detail),
+]
+
+
+def _qdate(value: date) -> QDate:
+    return QDate(value.year, value.month, value.day)
+
+
+class Window(QWidget):
+    """A window of days that can be switched off: [x] from [date] to [date]."""
+
+    def __init__(self, text: str, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.enabled = QCheckBox(text, self)
+        self.enabled.setObjectName(f"{name}Window")
+        self.start = QDateEdit(self)
+        self.end = QDateEdit(self)
+        for edit, part in ((self.start, "Start"), (self.end, "End")):
+            edit.setObjectName(f"{name}{part}")
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.enabled)
+        row.addWidget(self.start, 1)
+        row.addWidget(QLabel("to", self))
+        row.addWidget(self.end, 1)
+        self.enabled.toggled.connect(self._enable)
+        self.set(None)
+
+    def _enable(self, on: bool) -> None:
+        self.start.setEnabled(on)
+        self.end.setEnabled(on)
+
+    def value(self) -> tuple[date, date] | None:
+        if not self.enabled.isChecked():
+            return None
+        return self.start.date().toPython(), self.end.date().toPython()  # type: ignore[return-value]
+
+    def set(self, window: tuple[date, date] | None, *, default: date | None = None) -> None:
+        first = window[0] if window else default or date.today()
+        last = window[1] if window else first + timedelta(days=WINDOW_DAYS)
+        self.start.setDate(_qdate(first))
+        self.end.setDate(_qdate(last))
+        self.enabled.setChecked(window is not None)
+        self._enable(window is not None)
+
+
+class SchedulesPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model: ListingModel[PointToPointRoute] = ListingModel(COLUMNS, self)
+        self.ports: list[Port] = []
+        self.carriers: list[OceanCarrier] = []
+
+        form_box = QGroupBox("Find sailings", self)
+        form = QFormLayout(form_box)
+        self.origin = QLineEdit(form_box)
+        self.origin.setObjectName("origin")
+        self.origin.setPlaceholderText("port name or UN/LOCODE, e.g. Shanghai or CNSHA")
+        self.destination = QLineEdit(form_box)
+        self.destination.setObjectName("destination")
+        self.destination.setPlaceholderText("port name or UN/LOCODE, e.g. NLRTM")
+        self.port_names = QStringListModel(self)
+        for edit in (self.origin, self.destination):
+            completer = QCompleter(self.port_names, edit)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            completer.setFilterMode(Qt.MatchFlag.MatchContains)
+            edit.setCompleter(completer)
+            edit.setClearButtonEnabled(True)
+        self.departure = Window("Departing", "departure", form_box)
+        self.arrival = Window("Arriving", "arrival", form_box)
+        self.departure.set((date.today(), date.today() + timedelta(days=WINDOW_DAYS)))
+        self.carrier_codes = QLineEdit(form_box)
+        self.carrier_codes.setObjectName("carrierCodes")
+        self.carrier_codes.setPlaceholderText("any carrier; or SCACs, e.g. HOCS, AZMS")
+        self.transshipments = QComboBox(form_box)
+        self.transshipments.setObjectName("transshipmentsMax")
+        self.transshipments.addItem("Any number", None)
+        self.transshipments.addItem("Direct sailings only", 0)
+        for most in range(1, MAX_TRANSSHIPMENTS + 1):
+            self.transshipments.addItem(f"At most {most}", most)
+        self.sort = QComboBox(form_box)
+        self.sort.setObjectName("sort")
+        for value, text in SORTS.items():
+            self.sort.addItem(text, value.value)
+        self.search_button = QPushButton("&Search", form_box)
+        self.search_button.setDefault(True)
+
+        general = ErrorLabel(form_box)
+        self.errors = FieldErrors(general)
+        self.errors.add_row(form, "&From port", "origin", self.origin)
+        self.errors.add_row(form, "&To port", "destination", self.destination)
+        departure_error = self.errors.add_row(
+            form, "Depa&rture", "departureStartDate", self.departure
+        )
+        self.errors.register("departureEndDate", self.departure.end, departure_error)
+        arrival_error = self.errors.add_row(form, "Arri&val", "arrivalStartDate", self.arrival)
+        self.errors.register("arrivalEndDate", self.arrival.end, arrival_error)
+        self.errors.add_row(form, "&Carriers", "carrierCodes", self.carrier_codes)
+        self.errors.add_row(form, "Trans&shipments", "transshipmentsMax", self.transshipments)
+        self.errors.add_row(form, "S&ort by", "sort", self.sort)
+        form.addRow(general)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.search_button)
+        form.addRow(buttons)
+        hint = QLabel(
+            "Dates are the ports' own days: departure at the origin, arrival at the "
+            "destination. Both windows together must both hold.",
+            form_box,
+        )
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #6b7280;")
+        form.addRow(hint)
+        form_box.setMinimumWidth(380)
+        form_box.setMaximumWidth(480)
+
+        self.notice = Notice(self)
+        self.table = ItemTable(self.model, lambda r: r.route_id, self, name="sailingsTable")
+        self.table.setWordWrap(False)
+        self.detail = QLabel(self)
+        self.detail.setObjectName("sailingDetail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.page_bar = PageBar(Paging(PAGE_SIZE), "sailings", self)
+        self.refresh_button = QPushButton("&Refresh", self)
+
+        self.page = ListPage(
+            self, session, lambda s: s.schedules, self.table, self.notice, name="schedules"
+        )
+        self.run = SearchRun(self, self.page, self.errors, self.search_button, noun="sailings")
+        form.insertRow(form.rowCount() - 2, self.run.busy)
+
+        top = QHBoxLayout()
+        top.addWidget(self.run.age, 1)
+        top.addWidget(self.refresh_button)
+        right = QVBoxLayout()
+        right.addLayout(top)
+        right.addWidget(self.notice)
+        right.addWidget(self.table, 1)
+        right.addWidget(self.detail)
+        right.addWidget(self.page_bar)
+        left = QVBoxLayout()
+        left.addWidget(form_box)
+        left.addStretch(1)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(left)
+        layout.addLayout(right, 1)
+
+        self.page.shown.connect(self._shown)
+        self.page_bar.stepped.connect(self.step)
+        self.search_button.clicked.connect(self.search)
+        for edit in (self.origin, self.destination, self.carrier_codes):
+            edit.returnPressed.connect(self.search)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table.selectedChanged.connect(self._selection_changed)
+        self.run.searched.connect(lambda _listing: self._learn())
+        self._filled = False
+        self._unconnected = session.listen_connected(self._connected)
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _shown(self, data: Listing[PointToPointRoute]) -> None:
+        self.page_bar.show_listing(data)
+        if not self._filled and not self.run.running:
+            self._filled = True
+            self._learn(then_fill=data.params_dict())
+
+    def _selection_changed(self) -> None:
+        route = self.table.selected()
+        self.detail.setText(route_detail(route) if route is not None else "")
+
+    def _connected(self) -> None:
+        service = self.session.schedules
+        if service is None:
+            return
+
+        def got(carriers: list[OceanCarrier]) -> None:
+            self.carriers = carriers
+            names = ", ".join(f"{c.carrier_code} {c.carrier_name}" for c in carriers)
+            self.carrier_codes.setToolTip(f"Live carriers: {names}" if names else "")
+
+        spawn(
+            service.carriers(),
+            on_done=got,
+            on_error=lambda _error: None,  # the tooltip only; the search says what is wrong
+            name="schedule-carriers",
+            owner=self,
+        )
+        self._learn()
+
+    def _learn(self, then_fill: Params | None = None) -> None:
+        """Offer the ports the service has named (after a search, or from the cache)."""
+        service = self.session.schedules
+        if service is None:
+            return
+
+        def got(ports: list[Port]) -> None:
+            self.ports = ports
+            self.port_names.setStringList([p.text for p in ports])
+            if then_fill:
+                self.fill(then_fill)
+
+        spawn(service.ports(), on_done=got, name="schedule-ports", owner=self)
+
+    # --- the search ------------------------------------------------------------------------
+
+    def typed(self) -> SearchInput:
+        value = self.transshipments.currentData()
+        return SearchInput(
+            origin=self.origin.text(),
+            destination=self.destination.text(),
+            departure=self.departure.value(),
+            arrival=self.arrival.value(),
+            carriers=self.carrier_codes.text(),
+            transshipments_max=None if value is None else int(value),
+            sort=ScheduleSort(self.sort.currentData()),
+        )
+
+    def criteria(self) -> Params | None:
+        """The search as typed, or None when the form has problems (shown beside them)."""
+        search, problems = check_search(self.typed(), self.ports)
+        if search is None:
+            self.errors.show(problems)
+            return None
+        return search_params(search)
+
+    def search(self) -> None:
+        self.show_page(1)
+
+    def step(self, direction: int) -> None:
+        data = self.page.binding.data
+        current = self.page_bar.paging.page(data.params_dict()) if data is not None else 1
+        self.show_page(current + direction)
+
+    def show_page(self, number: int) -> None:
+        criteria = self.criteria()
+        if criteria is not None:
+            self._filled = True  # the form says what is asked from now on
+            self.run.send({**criteria, **self.page_bar.paging.params(number)})
+
+    def fill(self, params: Params) -> None:
+        """Put a search's criteria back into the form (the cached answer's, at start)."""
+        search = search_of(params)
+        if search is None:
+            return
+        by_code = {p.locode: p for p in self.ports}
+        for edit, code in ((self.origin, search.origin), (self.destination, search.destination)):
+            port = by_code.get(code)
+            edit.setText(port.text if port else code)
+        departure = (search.departure_start_date, search.departure_end_date)
+        arrival = (search.arrival_start_date, search.arrival_end_date)
+        self.departure.set(departure if None not in departure else None)  # type: ignore[arg-type]
+        self.arrival.set(arrival if None not in arrival else None)  # type: ignore[arg-type]
+        self.carrier_codes.setText(", ".join(search.carrier_codes))
+        self.transshipments.setCurrentIndex(
+            max(0, self.transshipments.findData(search.transshipments_max))
+        )
+        self.sort.setCurrentIndex(max(0, self.sort.findData(search.sort.value)))
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.origin.setFocus()
+        self.origin.selectAll()
+
+    def refresh(self) -> None:
+        self.page.refresh()
+
+    def shutdown(self) -> None:
+        self._unconnected()
+        self.page.shutdown()
