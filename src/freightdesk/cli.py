@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from freightdesk.server.context import ServiceContext
+    from freightdesk.server.webhooks.targets import IPNetwork
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,6 +54,19 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--public-url",
         help="the address users reach this service at (for share links in webhooks)",
+    )
+    serve.add_argument(
+        "--allow-private-webhook-targets",
+        action="store_true",
+        help="let webhooks go to loopback, private, link-local and multicast addresses "
+        "(always allowed when the service listens on loopback only)",
+    )
+    serve.add_argument(
+        "--allowed-webhook-networks",
+        type=_networks,
+        default=(),
+        metavar="CIDR[,CIDR]",
+        help="private or local networks webhooks may go to, e.g. 10.20.0.0/16,fd00:1::/64",
     )
     # The app's end, seen by the service: see freightdesk.lifetime.
     serve.add_argument("--parent-pipe", type=int, help=argparse.SUPPRESS)
@@ -112,6 +126,15 @@ def _positive(text: str) -> float:
     if value <= 0:
         raise argparse.ArgumentTypeError("must be more than 0")
     return value
+
+
+def _networks(text: str) -> tuple[IPNetwork, ...]:
+    from freightdesk.server.webhooks.targets import parse_networks
+
+    try:
+        return parse_networks(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _database_options(parser: argparse.ArgumentParser) -> None:
@@ -180,7 +203,13 @@ def _serve(args: argparse.Namespace) -> int:
     from freightdesk.server.app import build_context, create_app
     from freightdesk.server.settings import DEFAULT_PORT, ServerSettings
 
-    settings = ServerSettings.from_options(database_url=args.database, data_dir=args.data_dir)
+    settings = ServerSettings.from_options(
+        database_url=args.database,
+        data_dir=args.data_dir,
+        host=args.host,
+        allow_private_webhook_targets=args.allow_private_webhook_targets,
+        allowed_webhook_networks=args.allowed_webhook_networks,
+    )
     if args.public_url:
         settings = dataclasses.replace(
             settings, extra={**settings.extra, "public_base_url": args.public_url.rstrip("/")}

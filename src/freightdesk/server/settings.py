@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,13 @@ class ServerSettings:
     process_pushes: bool = True
     client_applications_domain: str = "clients.freightdesk.local"
     extra: dict[str, str] = field(default_factory=dict)
+    # Webhook targets (server/webhooks/targets.py). A service that listens on loopback only
+    # (the desktop's, and one built in-process) sends webhooks anywhere; `serve` sets this from
+    # its --host. Otherwise receivers on loopback, private, link-local, multicast or
+    # unspecified addresses are refused unless allowed here.
+    loopback_only: bool = True
+    allow_private_webhook_targets: bool = False
+    allowed_webhook_networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
 
     @property
     def files_dir(self) -> Path:
@@ -44,9 +52,18 @@ class ServerSettings:
 
     @classmethod
     def from_options(
-        cls, *, database_url: str | None = None, data_dir: str | Path | None = None
+        cls,
+        *,
+        database_url: str | None = None,
+        data_dir: str | Path | None = None,
+        host: str | None = None,
+        allow_private_webhook_targets: bool = False,
+        allowed_webhook_networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = (),
     ) -> ServerSettings:
-        """Options win over environment variables, which win over the defaults."""
+        """Options win over environment variables, which win over the defaults. `host` is the
+        address `serve` listens on (None: a command that does not serve)."""
+        from freightdesk.server.webhooks.targets import is_loopback_host
+
         chosen_dir = data_dir or os.environ.get("FREIGHTDESK_DATA_DIR") or default_data_dir()
         directory = Path(chosen_dir).expanduser()
         url = (
@@ -54,7 +71,13 @@ class ServerSettings:
             or os.environ.get("FREIGHTDESK_DATABASE_URL")
             or sqlite_url(directory / "freightdesk.sqlite3")
         )
-        return cls(data_dir=directory, database_url=normalize_database_url(url))
+        return cls(
+            data_dir=directory,
+            database_url=normalize_database_url(url),
+            loopback_only=host is None or is_loopback_host(host),
+            allow_private_webhook_targets=allow_private_webhook_targets,
+            allowed_webhook_networks=allowed_webhook_networks,
+        )
 
 
 def normalize_database_url(url: str) -> str:

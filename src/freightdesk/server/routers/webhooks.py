@@ -31,6 +31,7 @@ from freightdesk.server.webhooks import configs, operations, secret_box, tuning
 from freightdesk.server.webhooks.delivery import BASE_URL_KEY, RESYNC_KEY
 from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.sender import Sender
+from freightdesk.server.webhooks.targets import TargetPolicy
 
 router = APIRouter(prefix="/api/v4/webhooks", tags=["Push configurations (webhooks)"])
 
@@ -59,6 +60,7 @@ def put_webhook(
     # Where this tenant reaches the service: the base of shipmentShareLink in messages, unless
     # the `public_base_url` setting says otherwise.
     context.services[BASE_URL_KEY] = str(request.base_url)
+    configs.check_targets(TargetPolicy.of(context.settings), body)
     try:
         with transaction(context.sessions) as session:
             row, secret = configs.save(session, principal.tenant_id, body, secret_box.box(context))
@@ -168,7 +170,7 @@ async def ping_webhook(
     # async so the request waits on the event loop, not on a pool thread, while the
     # receiver takes its time; database work still runs in the thread pool.
     endpoint, event_id, body = await run_in_threadpool(prepare)
-    sender = Sender()
+    sender = Sender(TargetPolicy.of(context.settings))
     try:
         result = await sender.send(endpoint, event_id, body.encode(), tuning.current(context))
     finally:

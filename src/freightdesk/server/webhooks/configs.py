@@ -27,6 +27,7 @@ from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import auth_methods, signing
 from freightdesk.server.webhooks.auth_methods import MethodInput, Problems
 from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
+from freightdesk.server.webhooks.targets import TargetPolicy
 
 USER_PAUSED = "Paused by a PUT with enabled false"
 
@@ -110,6 +111,29 @@ def _webhook_settings(
     return (kind.value if kind else None), context, stored_filters, problems
 
 
+def _target_problems(targets: TargetPolicy, body: PushConfigurationInput) -> Problems:
+    """The receiver's URL, and OAuth 2.0 token endpoints, where webhooks may not go."""
+    problems: Problems = []
+    why = targets.refusal_of_url(body.url)
+    if why is not None:
+        problems.append(("url", why))
+    for method in _method_inputs(body)[0]:
+        token_url = method.parameters.get("tokenUrl")
+        if isinstance(token_url, str) and token_url:
+            why = targets.refusal_of_url(token_url)
+            if why is not None:
+                problems.append((f"{method.parameters_path}.tokenUrl", why))
+    return problems
+
+
+def check_targets(targets: TargetPolicy, body: PushConfigurationInput) -> None:
+    """Refuse (400 naming the field) a configuration aimed at the service's own network.
+    Resolves host names: call it before a transaction is opened."""
+    problems = _target_problems(targets, body)
+    if problems:
+        raise field_errors(problems)
+
+
 def save(
     session: Session,
     tenant_id: int,
@@ -119,7 +143,8 @@ def save(
     """Create (no id) or replace (id) one configuration; the signing secret when created.
 
     Secrets are sealed with `box`; without one (seeding before the service runs) they are
-    stored in clear and sealed when the delivery worker starts."""
+    stored in clear and sealed when the delivery worker starts. Where it points is checked
+    by `check_targets`, before."""
     row = owned(session, tenant_id, body.id) if body.id is not None else None
     methods_in, problems = _method_inputs(body)
     scheme = urlsplit(body.url).scheme.lower()

@@ -33,6 +33,7 @@ from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
 from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.sender import Result, Sender
+from freightdesk.server.webhooks.targets import TargetPolicy
 from freightdesk.server.webhooks.tuning import Tuning, current
 from freightdesk.server.workers import Worker
 
@@ -113,7 +114,7 @@ class DeliveryWorker:
     def __init__(self, context: ServiceContext) -> None:
         self.context = context
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="webhooks-db")
-        self.sender = Sender()
+        self.sender = Sender(TargetPolicy.of(context.settings))
         self.scheduler = Scheduler()
         self.box = secret_box.box(context)
         self._bodies = BodyCache()

@@ -23,6 +23,7 @@ from http import HTTPStatus
 
 from freightdesk.server.webhooks.credentials import CredentialError
 from freightdesk.server.webhooks.http11 import Closed, ConnectTimeout, ProxyError, TransportError
+from freightdesk.server.webhooks.targets import HOW_TO_ALLOW, TargetRefused
 
 # The error column's length (webhook attempts).
 ERROR_LENGTH = 500
@@ -103,6 +104,10 @@ def of_exception(exc: BaseException, *, where: str, timeout_seconds: float) -> F
     if isinstance(exc, CredentialError):
         words = f"Could not get an access token for the receiver: {exc}"
         detail = exc.detail or detail
+    elif isinstance(exc, TargetRefused):
+        # Nothing was sent: the same words whether the port is open, closed or filtered.
+        words = f"Not sent: {exc}"
+        detail = f"{detail}; {HOW_TO_ALLOW}"
     elif isinstance(exc, ConnectTimeout):
         words = f"The connection to the receiver at {where} timed out ({exc})"
     elif isinstance(exc, TimeoutError):

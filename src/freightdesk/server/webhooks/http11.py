@@ -25,8 +25,11 @@ least once, and receivers deduplicate by `webhook-id`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import ssl
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
@@ -82,13 +85,18 @@ class Proxy:
 
 @dataclass(frozen=True)
 class Origin:
-    """Where requests go: host, port and TLS (None for http); through `proxy` when given."""
+    """Where requests go: host, port and TLS (None for http); through `proxy` when given.
+
+    `resolve` (host, port), when given, is asked at each new connection for the addresses to
+    connect to (it checks them: `targets`), which are then used as they are, without another
+    look-up; through a proxy it is asked only to check the host (the proxy resolves it)."""
 
     host: str
     port: int
     tls: ssl.SSLContext | None = None
     server_hostname: str | None = None
     proxy: Proxy | None = None
+    resolve: Callable[[str, int], Awaitable[list[str]]] | None = None
 
 
 def _authority(host: str, port: int) -> str:
@@ -385,23 +393,47 @@ class Pool:
         return None
 
     async def _connect(self, seconds: float) -> _Connection:
-        loop = asyncio.get_running_loop()
         origin = self.origin
         try:
             async with asyncio.timeout(seconds):
                 if origin.proxy is not None:
+                    if origin.resolve is not None:
+                        # A name only the proxy's DNS knows is the proxy's business.
+                        with contextlib.suppress(socket.gaierror):
+                            await origin.resolve(origin.host, origin.port)
                     return await _through(origin, origin.proxy)
-                _transport, connection = await loop.create_connection(
-                    _Connection,
-                    origin.host,
-                    origin.port,
-                    ssl=origin.tls,
-                    server_hostname=origin.server_hostname if origin.tls else None,
-                )
+                hosts = [origin.host]
+                if origin.resolve is not None:
+                    hosts = await origin.resolve(origin.host, origin.port)
+                connection = await self._connect_first(hosts)
         except TimeoutError:
             via = f" through the proxy {origin.proxy.name}" if origin.proxy else ""
             raise ConnectTimeout(f"no connection{via} within {seconds:g} s") from None
         return connection
+
+    async def _connect_first(self, hosts: list[str]) -> _Connection:
+        """A connection to the first of `hosts` (names or addresses) that accepts one."""
+        loop = asyncio.get_running_loop()
+        origin = self.origin
+        errors: list[OSError] = []
+        for host in hosts:
+            try:
+                _transport, connection = await loop.create_connection(
+                    _Connection,
+                    host,
+                    origin.port,
+                    ssl=origin.tls,
+                    server_hostname=origin.server_hostname if origin.tls else None,
+                )
+                return connection
+            except ssl.SSLError:
+                raise  # the receiver answered: its TLS is what failed
+            except OSError as exc:
+                errors.append(exc)
+        if len({str(e) for e in errors}) <= 1:
+            raise errors[0]
+        # As asyncio words the failures of several addresses (failures reads the errnos).
+        raise OSError(f"Multiple exceptions: {', '.join(str(e) for e in errors)}")
 
     def close(self) -> None:
         for connection in [*self._idle, *self._busy]:

@@ -5,12 +5,16 @@ httpx). What does not change between requests of one version of a configuration 
 line, Host, methodHeaders, API key and Basic credentials) is encoded once; each request adds
 its signature, a bearer token where OAuth 2.0 is used, and the body. Token endpoints, which are
 not receivers and are asked rarely, are reached with httpx. Receivers are reached through the
-environment's HTTP proxy where it names one (`proxies`).
+environment's HTTP proxy where it names one (`proxies`). Where webhooks may go is `targets`'
+rule: receivers are connected to at the addresses it checked, and a token endpoint's host is
+checked before its request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import ssl
 import time
 from dataclasses import dataclass
@@ -28,6 +32,7 @@ from freightdesk.server.webhooks.credentials import CredentialError, Credentials
 from freightdesk.server.webhooks.http11 import Origin, Pool, TransportError
 from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.proxies import Proxies
+from freightdesk.server.webhooks.targets import TargetPolicy
 from freightdesk.server.webhooks.tuning import Tuning
 
 USER_AGENT = f"FreightDesk-Webhooks/{__version__}"
@@ -85,7 +90,9 @@ class Sender:
     """Sends messages; one keep-alive pool per configuration (the worker bounds how many
     requests each has under way)."""
 
-    def __init__(self, proxies: Proxies | None = None) -> None:
+    def __init__(self, targets: TargetPolicy, proxies: Proxies | None = None) -> None:
+        # None when every address is allowed: connections then resolve names as usual.
+        self.targets = None if targets.unrestricted else targets
         # The environment's proxies are read here, once: the delivery worker makes its Sender
         # when it starts, so a changed environment takes effect at the next restart.
         self.proxies = Proxies.from_environment() if proxies is None else proxies
@@ -173,10 +180,29 @@ class Sender:
             head += _header(name, value)
         return _Route(
             updated_at=endpoint.updated_at,
-            pool=Pool(Origin(host, port, tls, server_hostname=host, proxy=proxy)),
+            pool=Pool(
+                Origin(
+                    host,
+                    port,
+                    tls,
+                    server_hostname=host,
+                    proxy=proxy,
+                    resolve=self.targets.addresses if self.targets is not None else None,
+                )
+            ),
             head=bytes(head),
             token_methods=[m for m in endpoint.methods if m["type"] in _TOKEN_TYPES],
         )
+
+    async def _check_token_endpoint(self, methods: list[dict[str, Any]]) -> None:
+        """Refuse a token endpoint on the service's own network (TargetRefused) before httpx
+        resolves and reaches it. (httpx resolves the name again: unlike a receiver's, a token
+        endpoint's address could change in between; its URL was checked when saved too.)"""
+        if self.targets is None:
+            return
+        url = httpx.URL(methods[0]["parameters"]["tokenUrl"])
+        with contextlib.suppress(socket.gaierror):  # httpx says so, as before
+            await self.targets.addresses(url.host, url.port or 443)
 
     async def send(self, endpoint: Endpoint, event_id: str, body: bytes, tuning: Tuning) -> Result:
         attempted_at = utcnow()
@@ -196,6 +222,7 @@ class Sender:
                 route = await self._route_for(endpoint)
                 request = bytearray(route.head)
                 if route.token_methods:
+                    await self._check_token_endpoint(route.token_methods)
                     limits = httpx.Timeout(
                         tuning.timeout_seconds, connect=tuning.connect_timeout_seconds
                     )
