@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket
 import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -321,3 +324,93 @@ def test_values_of_the_declared_json_type_are_taken(tenant: TenantHandle) -> Non
     assert tenant.http.post(search, json={"minimumTrackingPercentage": 50.0}).status_code == 200
     latest = "/api/v4/shipments/positions/latest"
     assert tenant.http.post(latest, json={"since": "2026-01-01T00:00:00Z"}).status_code == 200
+
+
+TOKEN = "/api/v4/oauth2/token"
+
+
+def _shut_out(attempt: Callable[[], httpx.Response], *, window: int) -> httpx.Response:
+    """Fails `attempt` (wrong credentials) until the service refuses with a window of at
+    least `window` seconds, waiting out the shorter windows; the 429 that says so."""
+    free = 0
+    for _ in range(40):
+        answer = attempt()
+        if answer.status_code == 401:
+            free += 1
+            continue
+        assert answer.status_code == 429, answer.text
+        assert free >= 5, "a few wrong tries (a typo, an old secret) are never slowed down"
+        retry_after = int(answer.headers["retry-after"])
+        assert answer.json()["httpStatusCode"] == 429
+        if retry_after >= window:
+            return answer
+        time.sleep(retry_after)
+    raise AssertionError("40 failed logins and never a 429")
+
+
+def test_failed_client_logins_are_throttled_per_client_id(
+    tenant: TenantHandle, tenant_factory: Callable[[], TenantHandle]
+) -> None:
+    shut = _shut_out(lambda: _token(tenant, tenant.client_id, "not-the-secret"), window=8)
+    assert "for this client id" in shut.json()["errorMessage"]
+    assert int(shut.headers["retry-after"]) <= 30  # a real client is never kept out for long
+    # While the door is shut, even the right secret is refused: guessing learns nothing.
+    right = _token(tenant, tenant.client_id, tenant.client_secret)
+    assert right.status_code == 429
+    # Another client from the same (loopback) address is not held up.
+    other = tenant_factory()
+    assert _token(other, other.client_id, other.client_secret).status_code == 200
+    time.sleep(int(right.headers["retry-after"]))
+    assert _token(tenant, tenant.client_id, tenant.client_secret).status_code == 200
+    # The success forgot the failures: the next typo is a plain 401 again.
+    assert _token(tenant, tenant.client_id, "typo").status_code == 401
+
+
+def test_failed_basic_logins_are_throttled_per_user(tenant: TenantHandle) -> None:
+    user, password = tenant.admin
+    url = f"{tenant.service.url}{CLIENTS}"
+    shut = _shut_out(lambda: httpx.get(url, auth=(user, "wrong")), window=4)
+    assert "for this user" in shut.json()["errorMessage"]
+    assert httpx.get(url, auth=(user, password)).status_code == 429
+    # The deprecated Basic on other operations counts the same failures.
+    groups = httpx.get(f"{tenant.service.url}{GROUPS}", auth=(user, password))
+    assert groups.status_code == 429
+
+
+def _non_loopback_address() -> str:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))  # routing only: nothing is sent
+        except OSError:
+            pytest.skip("this machine has no route off loopback")
+        address: str = probe.getsockname()[0]
+    if ipaddress.ip_address(address).is_loopback:
+        pytest.skip("this machine has no address but loopback")
+    return address
+
+
+def test_failed_logins_from_one_address_are_throttled_across_names(tmp_path: Path) -> None:
+    address = _non_loopback_address()
+    data_dir = tmp_path / "service"
+    _cli(data_dir, "tenant", "add", "Acme", "--admin", "ops:secret")
+    client = re.search(
+        r"client id (\S+), client secret (\S+)", _cli(data_dir, "client", "add", "Acme", "desk")
+    )
+    assert client is not None
+    with processes() as started:
+        service = started.start([*SERVE, "--host", address, "--data-dir", str(data_dir)])
+        url = read_until(service, LISTENING, START_SECONDS).group(1)
+
+        def token(client_id: str, secret: str) -> httpx.Response:
+            return httpx.post(
+                f"{url}{TOKEN}",
+                data={"grant_type": "client_credentials"},
+                auth=(client_id, secret),
+                timeout=30,
+            )
+
+        names = iter(f"guess-{n}" for n in range(1000))
+        shut = _shut_out(lambda: token(next(names), "secret"), window=4)
+        assert "from this address" in shut.json()["errorMessage"]
+        # Every name tried from this address waits, the right credentials too.
+        assert token(client.group(1), client.group(2)).status_code == 429

@@ -9,10 +9,11 @@ import secrets
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request, Response
 from sqlalchemy import delete, select
@@ -20,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from freightdesk.server.context import ContextDep, ServiceContext
 from freightdesk.server.db import utcnow
+from freightdesk.server.domain.login_throttle import LoginThrottle
 from freightdesk.server.domain.tenants import verify_password
 from freightdesk.server.errors import ApiError, field_error
 from freightdesk.server.tables.tenancy import AccessToken, ClientApp, Tenant, User
@@ -189,6 +191,30 @@ def parse_basic(header: str) -> tuple[str, str] | None:
     return user, password
 
 
+T = TypeVar("T")
+
+
+def throttled(request: Request, kind: str, name: str, check: Callable[[], T]) -> T:
+    """`check()` of a client's secret (`kind` "client") or a user's password ("user"), refused
+    with 429 while failed logins of this name or from this address shut it out (see
+    domain/login_throttle.py)."""
+    context: ServiceContext = request.app.state.context
+    throttle = context.services.get("login_throttle")
+    if throttle is None:
+        throttle = context.services.setdefault("login_throttle", LoginThrottle())
+    assert isinstance(throttle, LoginThrottle)
+    address = request.client.host if request.client is not None else None
+    throttle.check(kind, name, address)
+    try:
+        result = check()
+    except ApiError as exc:
+        if exc.status == 401:
+            throttle.failed(kind, name, address)
+        raise
+    throttle.succeeded(kind, name)
+    return result
+
+
 _verified_lock = threading.Lock()
 _verified: dict[str, tuple[int, float]] = {}
 
@@ -241,7 +267,7 @@ def require_principal(request: Request, response: Response, context: ContextDep)
                 identity.client_id,
             )
         elif (basic := parse_basic(header)) is not None:
-            user, tenant = check_user(session, *basic)
+            user, tenant = throttled(request, "user", basic[0], lambda: check_user(session, *basic))
             # Still functional, as the interface says, but marked so callers can move off it.
             response.headers["Deprecation"] = "true"
             response.headers["Link"] = '</api/v4/oauth2/token>; rel="successor-version"'
@@ -267,7 +293,7 @@ def require_admin(request: Request, context: ContextDep) -> Principal:
             headers=_BASIC_CHALLENGE,
         )
     with context.sessions() as session:
-        user, tenant = check_user(session, *basic)
+        user, tenant = throttled(request, "user", basic[0], lambda: check_user(session, *basic))
         if user.role != "CUSTOMER_ADMIN":
             raise ApiError(403, "Only a Customer Admin can manage client applications")
     principal = Principal(tenant.id, tenant.uuid, tenant.name, user.username, _role(request))

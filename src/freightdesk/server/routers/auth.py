@@ -16,7 +16,7 @@ from freightdesk.models.auth import (
     TokenResponse,
 )
 from freightdesk.models.errors import ErrorDetail
-from freightdesk.server.auth import AdminDep, parse_basic, token_store
+from freightdesk.server.auth import AdminDep, parse_basic, throttled, token_store
 from freightdesk.server.context import ContextDep, ServiceContext, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.tenants import check_client, create_client_app, rotate_secret
@@ -131,7 +131,7 @@ async def issue_token(
 
     def issue(cid: str, secret: str) -> TokenResponse:
         with transaction(context.sessions) as session:
-            app = check_client(session, cid, secret)
+            app = throttled(request, "client", cid, lambda: check_client(session, cid, secret))
             token, lifetime = token_store(context).issue(session, app)
         return TokenResponse(access_token=token, token_type="Bearer", expires_in=lifetime)
 
