@@ -8,6 +8,7 @@ events        turning shipment change journal rows into the messages receivers g
 outbox        the durable outbox: fan-out, pending messages, outcomes, retention
 schedule      the worker's in-memory view of pending messages: order, due times, fairness
 sender        one attempt: the HTTP request, signed and authenticated, bounded in time
+targets       where webhooks may go: not the service's own network (when saved, at connect)
 delivery      the background worker (WORKERS)
 operations    operators' extensions: delivery log, redelivery, ping, secret rotation
 tuning        retry schedule, timeouts, concurrency, retention
