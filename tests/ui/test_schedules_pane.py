@@ -14,6 +14,7 @@ from freightdesk.ui.panes.schedules.pane import SchedulesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
+from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
@@ -42,6 +43,8 @@ async def test_finds_sailings_pages_and_learns_port_names(
     pane.departure.end.setDate(_qdate(today + timedelta(days=70)))
     await _searched(pane, qtbot, "cnsha", "NLRTM")
     qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
+    keys = mnemonics(pane)  # Alt+letter: each once, none of the menus'
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
 
     label = pane.page_bar.label.text()
     assert label.startswith("1\u201325 of ") and label.endswith(" sailings"), label

@@ -190,3 +190,10 @@ def _add_plan_panes(window: MainWindow) -> None:
         return SchedulesPane(window.session, window)
 
     window.add_pane("schedules", "Sailing schedules", schedules, pane_icon("schedules"))
+
+    def capacity() -> QWidget:
+        from freightdesk.ui.panes.capacity.pane import CapacityPane
+
+        return CapacityPane(window.session, window)
+
+    window.add_pane("carrier_capacity", "Carrier capacity", capacity, pane_icon("carrier_capacity"))

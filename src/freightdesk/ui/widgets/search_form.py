@@ -10,10 +10,20 @@ corrected, not typed again.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QAbstractButton, QLabel, QProgressBar, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from freightdesk.api.errors import ApiError
 from freightdesk.service.listing import Listing, Params
@@ -101,10 +111,11 @@ class SearchRun(QObject):
         self.busy.setVisible(False)
 
     def show_age(self) -> None:
-        """Say when the answer on screen was fetched (from the cache: when it was stored)."""
+        """Say when the answer on screen was fetched (from the cache: when it was stored);
+        nothing before a search has been asked."""
         service = self.page.binding.service
         data = self.page.binding.data
-        if service is None or data is None or not data.params_dict():
+        if service is None or data is None or not (data.params_dict() or data.items):
             self.age.setText("")
             return
         status = service.coordinator.status
@@ -114,3 +125,46 @@ class SearchRun(QObject):
         if text and stale:
             text += " (not current: the service has not answered since)"
         self.age.setText(text)
+
+
+def finish_form(form: QFormLayout, run: SearchRun, hint: str) -> None:
+    """The rows that end a search form: its general error, the busy bar, the search button
+    and a hint in grey."""
+    form.addRow(run.errors.general)
+    form.addRow(run.busy)
+    buttons = QHBoxLayout()
+    buttons.addStretch(1)
+    buttons.addWidget(run.button)
+    form.addRow(buttons)
+    label = QLabel(hint, form.parentWidget())
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #6b7280;")
+    form.addRow(label)
+
+
+def lay_out(
+    pane: QWidget,
+    form_box: QGroupBox,
+    run: SearchRun,
+    refresh: QAbstractButton,
+    results: Sequence[QWidget],
+    main: QWidget,
+) -> None:
+    """The form on the left; on the right the answer's age and Refresh above the `results`
+    (`main`, the table, takes the room left)."""
+    form_box.setMinimumWidth(400)
+    form_box.setMaximumWidth(500)
+    top = QHBoxLayout()
+    top.addWidget(run.age, 1)
+    top.addWidget(refresh)
+    right = QVBoxLayout()
+    right.addLayout(top)
+    for widget in results:
+        right.addWidget(widget, 1 if widget is main else 0)
+    left = QVBoxLayout()
+    left.addWidget(form_box)
+    left.addStretch(1)
+    layout = QHBoxLayout(pane)
+    layout.setContentsMargins(8, 8, 8, 4)
+    layout.addLayout(left)
+    layout.addLayout(right, 1)

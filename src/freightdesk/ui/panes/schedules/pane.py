@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -50,7 +49,7 @@ from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.paging import PageBar, Paging
-from freightdesk.ui.widgets.search_form import SearchRun
+from freightdesk.ui.widgets.search_form import SearchRun, finish_form, lay_out
 
 ARROW = "\u2192"
 SORTS = {
@@ -64,8 +63,11 @@ WINDOW_DAYS = 14
 def call_text(call: PortCall) -> str:
     """A port call in the port's own time, its offset named (schedules are port-local)."""
     moment = call.date_time
-    offset = moment.strftime("%z")
-    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else ""
+    offset = moment.strftime("%z")  # +0530
+    zone = ""
+    if offset:
+        minutes = f":{offset[3:5]}" if offset[3:5] != "00" else ""
+        zone = f"UTC{offset[0]}{int(offset[1:3])}{minutes}"
     return f"{moment:%a %d %b %H:%M} {zone}".strip()
 
 
@@ -115,11 +117,11 @@ def stops_text(route: PointToPointRoute) -> str:
 
 
 COLUMNS: list[Column[PointToPointRoute]] = [
-    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 190),
-    Column("Departs", lambda r: call_text(r.departure), 170),
-    Column("Arrives", lambda r: call_text(r.arrival), 170),
+    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 180),
+    Column("Departs", lambda r: call_text(r.departure), 150),
+    Column("Arrives", lambda r: call_text(r.arrival), 150),
     Column("Transit", lambda r: days_text(r.transit_time_days), 70),
-    Column("Stops", stops_text, 150),
+    Column("Stops", stops_text, 130),
     Column("Route", route_line, 420, tooltip=route_detail),
 ]
 
@@ -210,34 +212,18 @@ class SchedulesPane(QWidget):
         self.search_button = QPushButton("&Search", form_box)
         self.search_button.setDefault(True)
 
-        general = ErrorLabel(form_box)
-        self.errors = FieldErrors(general)
-        self.errors.add_row(form, "&From port", "origin", self.origin)
-        self.errors.add_row(form, "&To port", "destination", self.destination)
+        self.errors = FieldErrors(ErrorLabel(form_box))
+        self.errors.add_row(form, "&Origin port", "origin", self.origin)
+        self.errors.add_row(form, "&Destination port", "destination", self.destination)
         departure_error = self.errors.add_row(
-            form, "Depa&rture", "departureStartDate", self.departure
+            form, "Dep&arture", "departureStartDate", self.departure
         )
         self.errors.register("departureEndDate", self.departure.end, departure_error)
-        arrival_error = self.errors.add_row(form, "Arri&val", "arrivalStartDate", self.arrival)
+        arrival_error = self.errors.add_row(form, "Arr&ival", "arrivalStartDate", self.arrival)
         self.errors.register("arrivalEndDate", self.arrival.end, arrival_error)
         self.errors.add_row(form, "&Carriers", "carrierCodes", self.carrier_codes)
-        self.errors.add_row(form, "Trans&shipments", "transshipmentsMax", self.transshipments)
-        self.errors.add_row(form, "S&ort by", "sort", self.sort)
-        form.addRow(general)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.search_button)
-        form.addRow(buttons)
-        hint = QLabel(
-            "Dates are the ports' own days: departure at the origin, arrival at the "
-            "destination. Both windows together must both hold.",
-            form_box,
-        )
-        hint.setWordWrap(True)
-        hint.setStyleSheet("color: #6b7280;")
-        form.addRow(hint)
-        form_box.setMinimumWidth(380)
-        form_box.setMaximumWidth(480)
+        self.errors.add_row(form, "&Transshipments", "transshipmentsMax", self.transshipments)
+        self.errors.add_row(form, "Sort &by", "sort", self.sort)
 
         self.notice = Notice(self)
         self.table = ItemTable(self.model, lambda r: r.route_id, self, name="sailingsTable")
@@ -253,24 +239,14 @@ class SchedulesPane(QWidget):
             self, session, lambda s: s.schedules, self.table, self.notice, name="schedules"
         )
         self.run = SearchRun(self, self.page, self.errors, self.search_button, noun="sailings")
-        form.insertRow(form.rowCount() - 2, self.run.busy)
-
-        top = QHBoxLayout()
-        top.addWidget(self.run.age, 1)
-        top.addWidget(self.refresh_button)
-        right = QVBoxLayout()
-        right.addLayout(top)
-        right.addWidget(self.notice)
-        right.addWidget(self.table, 1)
-        right.addWidget(self.detail)
-        right.addWidget(self.page_bar)
-        left = QVBoxLayout()
-        left.addWidget(form_box)
-        left.addStretch(1)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 4)
-        layout.addLayout(left)
-        layout.addLayout(right, 1)
+        finish_form(
+            form,
+            self.run,
+            "Dates are the ports' own days: departure at the origin, arrival at the "
+            "destination. Both windows together must both hold.",
+        )
+        results = [self.notice, self.table, self.detail, self.page_bar]
+        lay_out(self, form_box, self.run, self.refresh_button, results, self.table)
 
         self.page.shown.connect(self._shown)
         self.page_bar.stepped.connect(self.step)
