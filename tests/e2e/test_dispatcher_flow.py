@@ -27,8 +27,14 @@ from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.forms import ErrorLabel
 from tests.support import wait_until
+from tests.ui.test_maps import (  # the app warms its maps up: QtWebEngine comes up in the test
+    WEBENGINE_STARTUP,
+    webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
+)
 from tests.ui.test_panes_support import visible_dialogs
 from tests.ui.test_row_tables import click_cell
+
+pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 
 PARCEL_PUSH = "/api/v4/capacityproviders/parcel/shipments/statusupdates"
 # Generous for a loaded machine (writing the whole demo took 88 s at a load of 9 on 2 cores);

@@ -16,6 +16,7 @@ import logging
 import os
 import signal
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 # qasync picks its Qt binding from QT_API when it is imported.
 os.environ.setdefault("QT_API", "pyside6")
@@ -34,6 +35,9 @@ from freightdesk.ui.panes.setup import connect_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.tasks import cancel_all, spawn
 from freightdesk.ui.watchdog import WatchdogSwitch
+
+if TYPE_CHECKING:
+    from freightdesk.ui.maps.warm import MapWarmUp
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +104,7 @@ class AppController:
             paths, self.profiles, local_service_args=tuple(local_service_args), simulate=simulate
         )
         self._closed = asyncio.Event()
+        self._maps_warm_up: MapWarmUp | None = None
         self.window.attach(self.session)
         connect_panes(self.window, shipments)
         self.window.closing.connect(self._closed.set)
@@ -142,8 +147,17 @@ class AppController:
             self.window.show_error(explain(error))
 
         spawn(self.session.connect(), on_error=failed, name="connect")
-        # The capacity panes, then freezing what they made too (see load_for_connecting).
-        self.window.warm_up(done=gc.freeze)
+        # The capacity panes, then the maps (imported on a worker thread, the shipment map's
+        # page loaded in its hidden tab, so the first map a user opens is drawn at once), then
+        # freezing what they made too (see load_for_connecting).
+        self.window.warm_up(done=self._warm_up_maps)
+
+    def _warm_up_maps(self) -> None:
+        from freightdesk.ui.maps.warm import warm_up_maps
+
+        shipments = self.window.pane("shipments")
+        steps = (shipments.detail.prepare_map,) if isinstance(shipments, ShipmentsPane) else ()
+        self._maps_warm_up = warm_up_maps(*steps, done=gc.freeze)
 
     async def run(self) -> None:
         self.start()
@@ -152,6 +166,8 @@ class AppController:
 
     async def shutdown(self) -> None:
         try:
+            if self._maps_warm_up is not None:
+                self._maps_warm_up.cancel()
             await cancel_all()
             await self.session.close()
             self.settings.sync()

@@ -64,6 +64,13 @@ class MapWarmUp(QObject):
             log.exception("warming the maps up failed")
         self.imported.emit()
 
+    def cancel(self) -> None:
+        """Run no more steps and call nobody (the window is closing): a step that made a map
+        view in a window being torn down would crash QtWebEngine. Waits for the imports."""
+        self._steps.clear()
+        self._done = None
+        self._thread.join(timeout=10)
+
     def _next(self) -> None:
         self._thread.join()
         if self._steps:
