@@ -12,18 +12,14 @@ loopback.
 
 from __future__ import annotations
 
-import ctypes
 import ipaddress
-import os
-import shutil
 import socket
 import subprocess
 import sys
-import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
@@ -32,6 +28,7 @@ from freightdesk.models.webhooks import PushConfigurationInput
 from freightdesk.server.db import transaction
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.webhooks import configs
+from tests.netns import SERVICE_ADDRESS, inside
 from tests.processes import SERVE, processes, read_until
 from tests.server.test_tracking_support import air_body, create
 from tests.server.test_webhooks_delivery import configure, deliveries
@@ -45,7 +42,6 @@ from tests.support import (
     running_service,
 )
 
-T = TypeVar("T")
 HOOKS = "/api/v4/webhooks"
 CREATED = "shipments.v1.shipment.created"
 
@@ -266,59 +262,6 @@ def test_serve_refuses_a_network_that_is_not_one() -> None:
 
 
 # --- serve on a non-loopback address of a network namespace ------------------------------------
-
-_CLONE_NEWNET = 0x40000000
-SERVICE_ADDRESS = "10.213.0.1"
-
-
-def _ip(*args: str) -> None:
-    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
-
-
-@pytest.fixture
-def namespace() -> Iterator[str]:
-    """A network namespace with its loopback up and 10.213.0.1/32 on it; deleted after."""
-    if os.geteuid() != 0 or shutil.which("ip") is None:
-        pytest.skip("needs root and iproute2 to make a network namespace")
-    name = f"fd-targets-{uuid.uuid4().hex[:8]}"
-    try:
-        _ip("netns", "add", name)
-    except subprocess.CalledProcessError as exc:
-        pytest.skip(f"cannot make a network namespace here: {exc.stderr.decode().strip()}")
-    try:
-        _ip("netns", "exec", name, "ip", "link", "set", "lo", "up")
-        _ip("netns", "exec", name, "ip", "addr", "add", f"{SERVICE_ADDRESS}/32", "dev", "lo")
-        yield name
-    finally:
-        _ip("netns", "del", name)
-
-
-def inside(name: str, work: Callable[[], T]) -> T:
-    """`work` run in a thread of its own that entered the namespace (threads it starts are in
-    it too); the thread ends with it."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            fd = os.open(f"/run/netns/{name}", os.O_RDONLY)
-            try:
-                if libc.setns(fd, _CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), "setns failed")
-            finally:
-                os.close(fd)
-            outcome.append(work())
-        except BaseException as exc:  # handed to the test's thread
-            outcome.append(exc)
-
-    thread = threading.Thread(target=run, name=f"in-{name}")
-    thread.start()
-    thread.join(120)
-    assert not thread.is_alive(), "the work in the namespace did not end"
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    result: T = outcome[0]
-    return result
 
 
 def test_serve_on_a_network_address_refuses_receivers_on_its_own_machine(
