@@ -129,9 +129,23 @@ def add_column_if_missing(conn: Connection, table: str, column_ddl: str) -> None
         conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column_ddl}"))
 
 
+def add_indexes_if_missing(conn: Connection, table: str, *names: str) -> None:
+    """Create indexes declared on a table's model that an older database lacks (create_all
+    makes them only with the table)."""
+    for index in Base.metadata.tables[table].indexes:
+        if index.name in names:
+            index.create(conn, checkfirst=True)
+
+
+def _search_indexes(conn: Connection) -> None:
+    add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_mode_state")
+    add_indexes_if_missing(conn, "shipment_identifiers", "ix_shipment_identifiers_prefix")
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
+    Migration(2, "shipment search indexes", _search_indexes),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -31,6 +31,7 @@ from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import (
     Shipment,
     ShipmentAttributeValue,
+    ShipmentDocument,
     ShipmentIdentifier,
     ShipmentShare,
 )
@@ -65,12 +66,19 @@ def search_shipments(
         total = session.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
     # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
     # and ties never load their data.
-    keys = session.scalars(
-        _sorted(select(Shipment.pk).where(where), request)
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    ).all()
-    loaded = {row.pk: row for row in session.scalars(select(Shipment).where(Shipment.pk.in_(keys)))}
+    offset = (page - 1) * page_size
+    keys: Sequence[int] = []
+    if offset < total:
+        # Few matches of a filter on summary columns (a mode and a state, say): found through
+        # the filter's index and sorted, instead of walking the sort order past every
+        # shipment that does not match until a page is found.
+        few = bool(filters) and not narrow and total <= _FEW
+        keys = session.scalars(
+            _sorted(select(Shipment.pk).where(where), request, by_index=not few)
+            .offset(offset)
+            .limit(page_size)
+        ).all()
+    loaded = {row.pk: row for row in session.execute(_PAGE_ROWS.where(Shipment.pk.in_(keys)))}
     rows = [loaded[key] for key in keys if key in loaded]
     owners = _owner_names(session, {row.tenant_id for row in rows if row.tenant_id != tenant_id})
     result = ShipmentSearchResult(
@@ -136,6 +144,8 @@ class _Scope:
 # Up to this many candidates from the identifier or attribute index, a page is built from the
 # candidates; beyond, by walking the sort order (a broad prefix such as "020-" matches often).
 _NARROW = 5000
+# Up to this many matches of the other filters, the page is sorted rather than read in order.
+_FEW = 1000
 
 
 def _at_most(session: Session, candidates: Select[int], limit: int) -> bool:
@@ -239,8 +249,14 @@ _TIES_BY_MODIFIED = (
 )
 
 
-def _sorted(query: Select[_T], request: ShipmentSearchRequest) -> Select[_T]:
+def _sorted(
+    query: Select[_T], request: ShipmentSearchRequest, *, by_index: bool = True
+) -> Select[_T]:
+    """`by_index=False` sorts by an expression of the sort column (the same values), which
+    keeps SQLite from choosing the sort order's index over the filter's."""
     column = _SORT_COLUMNS[request.sort.field]
+    if not by_index:
+        column = func.coalesce(column, None)
     ties: tuple[Any, ...] = (
         _TIES_BY_MODIFIED
         if request.sort.field is ShipmentSortField.LAST_MODIFIED_DATE_TIME
@@ -270,7 +286,34 @@ def _owner_names(session: Session, tenant_ids: set[int]) -> dict[int, SharingPar
     }
 
 
-def _summary(row: Shipment, shared_by: SharingParty | None) -> ShipmentSummary:
+# What a summary shows: the summary columns and, of the user's data, only its identifiers
+# (extracted by the database: decoding each whole document, routes and all, cost more than
+# the rest of the page).
+_PAGE_ROWS = select(
+    Shipment.pk,
+    Shipment.id,
+    Shipment.tenant_id,
+    Shipment.primary_identifier,
+    Shipment.mode,
+    Shipment.current_state,
+    Shipment.origin_name,
+    Shipment.destination_name,
+    Shipment.next_eta,
+    Shipment.latest_event_type,
+    Shipment.latest_event_at,
+    Shipment.latest_event_description,
+    Shipment.open_exception_count,
+    Shipment.carrier,
+    Shipment.created_at,
+    Shipment.last_modified_at,
+    select(ShipmentDocument.data["identifiers"])
+    .where(ShipmentDocument.shipment_pk == Shipment.pk)
+    .scalar_subquery()
+    .label("identifiers"),
+)
+
+
+def _summary(row: Any, shared_by: SharingParty | None) -> ShipmentSummary:
     latest = None
     if row.latest_event_type is not None:
         latest = LatestEvent(
@@ -280,9 +323,7 @@ def _summary(row: Shipment, shared_by: SharingParty | None) -> ShipmentSummary:
         )
     return ShipmentSummary(
         id=uuid.UUID(row.id),
-        identifiers=[
-            LogisticsIdentifier.model_validate(x) for x in row.data.get("identifiers", [])
-        ],
+        identifiers=[LogisticsIdentifier.model_validate(x) for x in row.identifiers or ()],
         primary_identifier=row.primary_identifier,
         mode=TransportationMode(row.mode),
         current_state=ShipmentStateType(row.current_state) if row.current_state else None,

@@ -92,6 +92,9 @@ class Shipment(Base):
         Index("ix_shipments_tenant_eta", "tenant_id", "deleted_at", "next_eta"),
         Index("ix_shipments_tenant_primary", "tenant_id", "deleted_at", "primary_sort"),
         Index("ix_shipments_tenant_state", "tenant_id", "deleted_at", "state_rank"),
+        # Counts of a mode and state filter (the search's total) as one range of this index
+        # instead of a walk over every live shipment of the tenant.
+        Index("ix_shipments_tenant_mode_state", "tenant_id", "deleted_at", "mode", "current_state"),
     )
 
     pk: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -138,6 +141,9 @@ class ShipmentIdentifier(Base):
     __tablename__ = "shipment_identifiers"
     __table_args__ = (
         Index("ix_shipment_identifiers_value", "tenant_id", "value_norm"),
+        # The search's identifier prefix (its count and its candidates) from the index alone,
+        # without looking up each matching row for its shipment.
+        Index("ix_shipment_identifiers_prefix", "tenant_id", "value_norm", "shipment_pk"),
         Index("ix_shipment_identifiers_type_value", "tenant_id", "type", "value_norm"),
     )
 

@@ -1,0 +1,199 @@
+"""Shipment search over 100,000 shipments against the same query as hand-written SQL.
+
+Uses the tracking benchmark's database (100,000 shipments, 2 million positions, seeded once
+and kept in /tmp, see bench_tracking). For each typical query, interleaved run by run:
+
+- the search as the service runs it (`search_shipments` on a session of the service's engine,
+  summaries built: what a request costs less the HTTP framework);
+- the baseline: the same page and total as hand-written SQL statements on the same database
+  file through the plain sqlite3 driver (rows as tuples, identifiers as JSON text);
+- the search over HTTP (`freightdesk serve` on the database, one keep-alive client).
+
+Target: median <= 50 ms and <= 2x the hand-written SQL.
+
+    python -m bench.bench_search [--repeat 30] [--quick] [--no-http]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sqlite3
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench import bench_tracking
+from bench.report import Figure, publish
+
+DATA_DIR = Path("/tmp/freightdesk-bench-tracking")
+LIMIT_MS = 50.0
+MAX_RATIO = 2.0
+PAGE = 50
+
+_COLUMNS = (
+    "s.pk, s.id, s.primary_identifier, s.mode, s.current_state, s.origin_name, "
+    "s.destination_name, s.next_eta, s.latest_event_type, s.latest_event_at, "
+    "s.latest_event_description, s.open_exception_count, s.carrier, s.created_at, "
+    "s.last_modified_at, json_extract(d.data, '$.identifiers')"
+)
+_ORDER = (
+    "ORDER BY s.last_modified_at DESC, s.current_state DESC, s.mode DESC, "
+    "s.open_exception_count DESC, s.pk DESC"
+)
+
+
+def _page_sql(where: str) -> str:
+    return (
+        f"SELECT {_COLUMNS} FROM shipments s JOIN shipment_documents d ON d.shipment_pk = s.pk "
+        f"WHERE s.tenant_id = :t AND s.deleted_at IS NULL {where} {_ORDER} LIMIT {PAGE}"
+    )
+
+
+_PREFIX = (
+    "SELECT shipment_pk FROM shipment_identifiers "
+    "WHERE tenant_id = :t AND value_norm >= :lo AND value_norm < :hi"
+)
+_ATTRIBUTE = (
+    "SELECT shipment_pk FROM shipment_attribute_values "
+    "WHERE tenant_id = :t AND name = :name AND value = :value"
+)
+_LIVE = "SELECT count(*) FROM shipments WHERE tenant_id = :t AND deleted_at IS NULL"
+
+
+def _queries(rng: random.Random, identifiers: list[str]) -> list[tuple[str, Any]]:
+    """(name, make) where make() gives (request body, SQL statements, parameters)."""
+
+    def prefix(length: int) -> Callable[[], tuple[dict[str, Any], list[str], dict[str, Any]]]:
+        def make() -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+            text = rng.choice(identifiers)[:length].upper()
+            bounds = {"lo": text, "hi": text[:-1] + chr(ord(text[-1]) + 1)}
+            count = f"SELECT count(DISTINCT shipment_pk) FROM ({_PREFIX})"
+            return {"text": text}, [count, _page_sql(f"AND s.pk IN ({_PREFIX})")], bounds
+
+        return make
+
+    def fixed(
+        body: dict[str, Any], statements: list[str], params: dict[str, Any]
+    ) -> Callable[[], tuple[dict[str, Any], list[str], dict[str, Any]]]:
+        return lambda: (body, statements, params)
+
+    modes = "AND s.mode = 'AIR' AND s.current_state = 'IN_TRANSIT'"
+    return [
+        ("first page, default order", fixed({}, [_LIVE, _page_sql("")], {})),
+        ("identifier prefix, 7 characters (~25,000 match)", prefix(7)),
+        ("identifier prefix, 10 characters (~25 match)", prefix(10)),
+        (
+            "mode + state (AIR, IN_TRANSIT)",
+            fixed(
+                {"transportationModes": ["AIR"], "states": ["IN_TRANSIT"]},
+                [_LIVE.replace("WHERE", "s WHERE") + " " + modes, _page_sql(modes)],
+                {},
+            ),
+        ),
+        (
+            "attribute name and value",
+            fixed(
+                {"attributeName": "customer", "attributeValue": "customer 7"},
+                [
+                    f"SELECT count(DISTINCT shipment_pk) FROM ({_ATTRIBUTE})",
+                    _page_sql(f"AND s.pk IN ({_ATTRIBUTE})"),
+                ],
+                {"name": "customer", "value": "customer 7"},
+            ),
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=30, help="runs of each query")
+    parser.add_argument("--quick", action="store_true", help="10 runs of each query")
+    parser.add_argument("--no-http", action="store_true", help="skip the HTTP figures")
+    parser.add_argument("--data-dir", default=str(DATA_DIR))
+    args = parser.parse_args(argv)
+    repeat = 10 if args.quick else args.repeat
+    data_dir = Path(args.data_dir)
+    seeded = bench_tracking.seed(data_dir, 100_000, 20)
+
+    from freightdesk.models.shipment_search import ShipmentSearchRequest
+    from freightdesk.server.app import build_context
+    from freightdesk.server.domain.shipment_search import search_shipments
+    from freightdesk.server.settings import ServerSettings, sqlite_url
+
+    path = data_dir / "freightdesk.sqlite3"
+    context = build_context(ServerSettings(data_dir=data_dir, database_url=sqlite_url(path)))
+    raw = sqlite3.connect(path)
+    tenant = raw.execute("SELECT id FROM tenants WHERE name = 'bench'").fetchone()[0]
+    rng = random.Random(5)
+    queries = _queries(rng, seeded.identifiers)
+    figures: list[Figure] = []
+    http_ms: dict[str, float] = {}
+    if not args.no_http:
+        with bench_tracking.serve(data_dir) as (url, _started, _pid):
+            bench_tracking._wait_ready(url)
+            bearer = bench_tracking.token(url, seeded)
+            headers = {"Authorization": f"Bearer {bearer}"}
+            with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
+                for name, make in queries:
+                    samples = []
+                    for _ in range(repeat + 2):
+                        body = make()[0]
+                        begin = time.perf_counter()
+                        answer = http.post("/api/v4/shipments/search", json=body)
+                        samples.append((time.perf_counter() - begin) * 1000)
+                        answer.raise_for_status()
+                    http_ms[name] = statistics.median(samples[2:])
+    for name, make in queries:
+        ours, theirs = [], []
+        for run in range(repeat + 2):
+            body, statements, params = make()
+            request = ShipmentSearchRequest.model_validate(body)
+            begin = time.perf_counter()
+            with context.sessions() as session:
+                result = search_shipments(session, tenant, request, 1, PAGE)
+            elapsed = (time.perf_counter() - begin) * 1000
+            begin = time.perf_counter()
+            total = raw.execute(statements[0], {"t": tenant, **params}).fetchone()[0]
+            rows = raw.execute(statements[1], {"t": tenant, **params}).fetchall()
+            sql = (time.perf_counter() - begin) * 1000
+            if total != result.pagination_info.total or len(rows) != len(result.results):
+                raise AssertionError(f"{name}: the SQL and the search disagree")
+            if run >= 2:  # warm-up
+                ours.append(elapsed)
+                theirs.append(sql)
+        baseline = statistics.median(theirs)
+        figures.append(
+            Figure(
+                "search",
+                f"{name}: search_shipments, median",
+                statistics.median(ours),
+                baseline=baseline,
+                baseline_what="hand-written SQL",
+                limit=LIMIT_MS,
+                max_ratio=MAX_RATIO,
+            )
+        )
+        if name in http_ms:
+            figures.append(
+                Figure(
+                    "search",
+                    f"{name}: over HTTP, median",
+                    http_ms[name],
+                    baseline=baseline,
+                    baseline_what="hand-written SQL",
+                    limit=LIMIT_MS,
+                )
+            )
+    raw.close()
+    context.engine.dispose()
+    publish(figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

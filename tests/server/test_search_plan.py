@@ -1,0 +1,119 @@
+"""The shipment search reads its indexes: no full scan for an identifier prefix or a mode and
+state, and the plans chosen by the number of matches give the same pages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event, text
+
+from freightdesk.models.shipment_search import ShipmentSearchRequest
+from freightdesk.models.tracking import TrackedShipmentInput
+from freightdesk.server.app import build_context
+from freightdesk.server.context import ServiceContext
+from freightdesk.server.db import transaction
+from freightdesk.server.domain import shipment_search
+from freightdesk.server.domain import shipments as store
+from freightdesk.server.domain.tenants import ensure_tenant
+from freightdesk.server.settings import ServerSettings, sqlite_url
+from tests.server.test_tracking_search import fleet  # noqa: F401  (fixture)
+from tests.server.test_tracking_support import SEARCH
+from tests.support import TenantHandle
+
+_FULL_SCAN = re.compile(r"\bSCAN (shipments|shipment_identifiers|shipment_documents)\b")
+
+
+@pytest.fixture
+def filled(tmp_path: Path) -> Iterator[tuple[ServiceContext, int]]:
+    """A SQLite database with 400 shipments of two tenants."""
+    context = build_context(
+        ServerSettings(data_dir=tmp_path, database_url=sqlite_url(tmp_path / "db.sqlite3"))
+    )
+    try:
+        with transaction(context.sessions) as session:
+            tenants = [
+                ensure_tenant(session, name, f"ops-{name}", "correct horse battery").tenant.id
+                for name in ("Acme", "Globex")
+            ]
+            for tenant in tenants:
+                bodies = [
+                    TrackedShipmentInput.model_validate(
+                        {"identifiers": [{"type": "PRO", "value": f"PRO{tenant}{n:06d}"}]}
+                    )
+                    for n in range(200)
+                ]
+                store.create_shipments(session, tenant, bodies)
+        yield context, tenants[0]
+    finally:
+        context.engine.dispose()
+
+
+def _plans(context: ServiceContext, tenant: int, body: dict[str, Any]) -> list[str]:
+    """The query plan of every statement the search runs for `body`, one string each."""
+    statements: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        statements.append((statement, parameters))
+
+    event.listen(context.engine, "before_cursor_execute", record)
+    try:
+        with context.sessions() as session:
+            request = ShipmentSearchRequest.model_validate(body)
+            answer = shipment_search.search_shipments(session, tenant, request, 1, 50)
+    finally:
+        event.remove(context.engine, "before_cursor_execute", record)
+    assert answer.results, "the search found nothing: its plan says little"
+    plans = []
+    with context.engine.connect() as conn:
+        for statement, parameters in statements:
+            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+            plans.append(" / ".join(row[3] for row in rows))
+    return plans
+
+
+def test_an_identifier_prefix_is_found_in_its_index(filled: tuple[ServiceContext, int]) -> None:
+    context, tenant = filled
+    plans = _plans(context, tenant, {"text": "pro1000"})
+    assert not [plan for plan in plans if _FULL_SCAN.search(plan)], plans
+    # The count and the candidates come from the covering index alone.
+    assert any("COVERING INDEX ix_shipment_identifiers_prefix" in plan for plan in plans), plans
+
+
+def test_a_mode_and_state_are_counted_in_their_index(filled: tuple[ServiceContext, int]) -> None:
+    context, tenant = filled
+    with transaction(context.sessions) as session:
+        session.execute(text("UPDATE shipments SET current_state = 'IN_TRANSIT'"))
+    plans = _plans(context, tenant, {"transportationModes": ["LTL"], "states": ["IN_TRANSIT"]})
+    assert not [plan for plan in plans if _FULL_SCAN.search(plan)], plans
+    assert any("COVERING INDEX ix_shipments_tenant_mode_state" in plan for plan in plans), plans
+
+
+@pytest.mark.usefixtures("fleet")
+def test_few_matches_sorted_or_read_in_order_answer_the_same(
+    tenant: TenantHandle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Filters on summary columns with few matches are sorted after the filter's index is
+    read; with many, the sort order is walked. Both plans must give the same pages, in every
+    order (shipments without an ETA or identifier last in either direction)."""
+    bodies: list[dict[str, Any]] = [
+        {"transportationModes": ["AIR", "OCEAN", "PARCEL", "LTL"]},
+        {"states": ["SCHEDULED", "IN_TRANSIT"], "sort": {"field": "nextEta", "direction": "ASC"}},
+        {"hasOpenExceptions": False, "sort": {"field": "nextEta", "direction": "DESC"}},
+        {"transportationModes": ["OCEAN", "LTL"], "sort": {"field": "state", "direction": "ASC"}},
+        {"hasOpenExceptions": False, "sort": {"field": "primaryIdentifier", "direction": "DESC"}},
+        {"hasOpenExceptions": True},
+    ]
+    pages = [{"page": 1, "pageSize": 2}, {"page": 2, "pageSize": 2}]
+    sorted_first = [
+        tenant.http.post(SEARCH, json=body, params=page).json() for body in bodies for page in pages
+    ]
+    monkeypatch.setattr(shipment_search, "_FEW", 0)
+    in_order = [
+        tenant.http.post(SEARCH, json=body, params=page).json() for body in bodies for page in pages
+    ]
+    assert in_order == sorted_first
+    assert sum(len(answer["results"]) for answer in sorted_first) >= 12
