@@ -24,6 +24,7 @@ install, PyInstaller bundles it), so both are measured: "as installed" gives the
 private bytecode cache under the data directory (PYTHONPYCACHEPREFIX, warmed by the first
 start), "no bytecode" runs with PYTHONDONTWRITEBYTECODE=1 and no cache.
 
+    python -m bench.bench_serve_start --sizes [--runs 7]  (empty and 1 GB databases; --quick: 3)
     python -m bench.bench_serve_start [--runs 7] [--data-dir DIR] [--no-demo] [--simulate]
                                       [--case both|installed|no-bytecode]
                                       [--client CLIENT_ID:SECRET]  (an existing database)
@@ -46,10 +47,14 @@ from pathlib import Path
 
 import httpx
 
+from bench.report import Figure, publish
+
 CLI = [sys.executable, "-m", "freightdesk.cli"]
 AUTHENTICATED_PATH = "/api/v4/capacityprovideraccountgroups"
 CLIENT_NAME = "bench-serve-start"
 TARGET_SECONDS = 1.5
+# Issue 18: empty and 1 GB databases, each within 2 s.
+SIZE_TARGET_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -201,8 +206,111 @@ def report(title: str, starts: list[Start]) -> None:
     print(f"  {'  service CPU until then':44} {ms([s.auth_cpu for s in starts])}")
 
 
+def import_baseline() -> float:
+    """Wall seconds of `python -c "import fastapi, sqlalchemy"`: the floor of any start."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import fastapi, sqlalchemy"], check=True)
+    return time.perf_counter() - started
+
+
+def empty_database(data_dir: Path) -> str:
+    """A database with a tenant and a client application but no shipments (made once);
+    returns CLIENT_ID:SECRET."""
+    marker = data_dir / "bench-client.txt"
+    if marker.exists():
+        return marker.read_text().strip()
+    from freightdesk.server.app import build_context
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+    from freightdesk.server.settings import ServerSettings, sqlite_url
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / "freightdesk.sqlite3"
+    context = build_context(ServerSettings(data_dir=data_dir, database_url=sqlite_url(path)))
+    try:
+        with transaction(context.sessions) as session:
+            tenant = ensure_tenant(session, "bench", "bench-admin", "bench-password").tenant
+            app, secret = create_client_app(session, tenant.id, CLIENT_NAME)
+            credentials = f"{app.id}:{secret}"
+    finally:
+        context.engine.dispose()
+    marker.write_text(credentials)
+    return credentials
+
+
+def by_size(runs: int) -> list[Figure]:
+    """`serve` (as installed, without --demo) on an empty database and on the tracking
+    benchmark's 1 GB one (100,000 shipments, 2 million positions; seeded once under /tmp),
+    interleaved with the import baseline run by run."""
+    from bench import bench_tracking
+
+    big_dir = Path("/tmp/freightdesk-bench-tracking")
+    seeded = bench_tracking.seed(big_dir, 100_000, 20)
+    empty_dir = Path("/tmp/freightdesk-bench-serve-empty")
+    cases = {
+        "empty database": (empty_dir, empty_database(empty_dir)),
+        "1 GB database (100,000 shipments)": (
+            big_dir,
+            f"{seeded.client_id}:{seeded.client_secret}",
+        ),
+    }
+    bearers = {
+        name: prepare(folder, demo=False, credentials=client)
+        for name, (folder, client) in cases.items()
+    }
+    size = (big_dir / "freightdesk.sqlite3").stat().st_size / 1e9
+    print(f"1 GB database: {size:.2f} GB")
+    options = argparse.Namespace(no_demo=True, simulate=False)
+    baseline: list[float] = []
+    starts: dict[str, list[Start]] = {name: [] for name in cases}
+    loads: list[float] = []
+    for _ in range(runs):
+        baseline.append(import_baseline())
+        for name, (folder, _client) in cases.items():
+            env = environment(folder, bytecode=True)
+            starts[name].append(one_start(folder, bearers[name], env, options))
+        loads.append(os.getloadavg()[0])
+    floor = statistics.median(baseline)
+    load = statistics.median(loads)
+    figures = []
+    for name, found in starts.items():
+        report(f"{name} (as installed, no --demo)", found)
+        for what, values in (
+            ("first 200 of GET /health", [s.health_wall for s in found]),
+            ("first 200 of an authenticated GET", [s.auth_wall for s in found]),
+        ):
+            figures.append(
+                Figure(
+                    "serve_start",
+                    f"{name}: {what}, median of {runs}",
+                    statistics.median(values),
+                    unit="s",
+                    baseline=floor,
+                    baseline_what='python -c "import fastapi, sqlalchemy"',
+                    limit=SIZE_TARGET_SECONDS,
+                    load=load,
+                )
+            )
+        figures.append(
+            Figure(
+                "serve_start",
+                f"{name}: service CPU until the authenticated answer",
+                statistics.median(s.auth_cpu for s in found),
+                unit="s",
+                load=load,
+            )
+        )
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--sizes",
+        action="store_true",
+        help="an empty and a 1 GB database against the import baseline (issue 18)",
+    )
+    parser.add_argument("--quick", action="store_true", help="--sizes with 3 runs")
     parser.add_argument("--runs", type=int, default=7, help="restarts per case (default 7)")
     parser.add_argument("--data-dir", default="/tmp/freightdesk-bench-serve-start")
     parser.add_argument("--no-demo", action="store_true", help="start without --demo")
@@ -216,6 +324,9 @@ def main() -> int:
         help="a client application of an existing database (instead of seeding the demo)",
     )
     args = parser.parse_args()
+    if args.sizes or args.quick:
+        publish(by_size(3 if args.quick else args.runs))
+        return 0
     data_dir = Path(args.data_dir)
     bearer = prepare(data_dir, demo=not args.no_demo, credentials=args.client)
     flags = " ".join(serve_command(data_dir, 0, demo=not args.no_demo, simulate=args.simulate))
