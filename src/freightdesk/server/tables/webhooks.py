@@ -1,6 +1,9 @@
 """Push configurations, the delivery outbox (payloads, deliveries, failed attempts) and the
 journal cursor.
 
+`webhook_chain_leases` says which running service instance sends the messages of one
+configuration and shipment (`webhooks.leases`); `db.upgrade` creates it in older databases.
+
 Databases made before the outbox was split into payloads and deliveries have the tables
 `webhook_messages` and `webhook_attempts`; `webhooks.migrate` moves their rows over.
 """
@@ -131,3 +134,23 @@ class WebhookJournalCursor(Base):
     highest_seen: Mapped[int] = mapped_column(BigInteger, default=0)
     # [[journal id, first noticed as ISO date-time], ...]
     gaps: Mapped[list[list[Any]]] = mapped_column(JsonType, default=list)
+
+
+class WebhookChainLease(Base):
+    """Which service instance sends the messages of one configuration and one shipment (a
+    chain), until when (`webhooks.leases`; PostgreSQL only: on SQLite one instance owns the
+    database). One owner per chain keeps its messages in order across instances; a lease
+    that is not renewed (its instance died) is taken over by another instance."""
+
+    __tablename__ = "webhook_chain_leases"
+    __table_args__ = (Index("ix_webhook_chain_leases_owner", "owner"),)
+
+    config_id: Mapped[int] = mapped_column(
+        ForeignKey("webhook_configs.id", ondelete="CASCADE"), primary_key=True
+    )
+    # The shipment id, or "#<delivery id>" for a message of no shipment.
+    chain: Mapped[str] = mapped_column(String(40), primary_key=True)
+    # The instance (`leases.instance_id`): host, process and a random part.
+    owner: Mapped[str] = mapped_column(String(100))
+    # Database time (UTC); past it, any instance may take the chain over.
+    lease_until: Mapped[datetime] = mapped_column(UtcDateTime, index=True)

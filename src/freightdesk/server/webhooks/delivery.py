@@ -12,6 +12,11 @@ change fanned out to many configurations is neither read back nor copied per del
 message stays PENDING in the database until its outcome is stored, so a restart resends what
 was in flight (at least once; receivers deduplicate by `webhook-id`) and never loses anything.
 At start, `migrate` brings older databases' outbox and clear secrets up to date.
+
+On PostgreSQL several instances may share the database: each sends only the chains it holds a
+lease on (`leases`), so a message is sent by one live instance, in order per configuration
+and shipment, and a dead instance's messages move to the others. On SQLite the one instance
+sends everything.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Any, TypeVar
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
+from freightdesk.server.webhooks.leases import Key, Leases
 from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.sender import Result, Sender
@@ -81,6 +87,18 @@ def base_url(context: ServiceContext) -> str | None:
     return str(found) if found else None
 
 
+@dataclass(frozen=True)
+class Synced:
+    """What a cycle's transaction gave: the fan-out, every waiting message (when the
+    scheduler starts over) or the messages to add, chains to forget, the endpoints."""
+
+    fanned: Fanned
+    loaded: list[Pending] | None
+    added: list[Pending]
+    lost: set[Key]
+    endpoints: dict[int, Endpoint]
+
+
 class BodyCache:
     """Payload bodies by id, oldest dropped first beyond a budget of bytes."""
 
@@ -128,6 +146,8 @@ class DeliveryWorker:
         self._last_purge = 0.0
         self._last_cleanup = time.monotonic()
         self._published = Progress()
+        # Several instances may share a PostgreSQL database; one owns a SQLite file.
+        self.leases = Leases() if context.engine.dialect.name == "postgresql" else None
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -168,13 +188,23 @@ class DeliveryWorker:
         finished, self._finished = self._finished, []
         resync = not self._loaded or bool(self.context.services.pop(RESYNC_KEY, False))
         waiting = self.scheduler.configs()
+        idle = self.leases.owned - self.scheduler.chains() if self.leases is not None else set()
         try:
-            fanned, loaded, endpoints = await self._db(
-                self._sync_cycle, finished, tuning, resync, waiting
-            )
+            synced = await self._db(self._sync_cycle, finished, tuning, resync, waiting, idle)
         except BaseException:
             self._finished = finished + self._finished  # stored next time
+            if self.leases is not None:
+                self._loaded = False  # the leases' view may be ahead of the rollback
             raise
+        fanned, loaded, added, endpoints = (
+            synced.fanned,
+            synced.loaded,
+            synced.added,
+            synced.endpoints,
+        )
+        for key in synced.lost:
+            log.warning("webhook chain %s was taken over by another instance", key)
+            self.scheduler.forget_chain(key)
         self._bodies.update(fanned.bodies)
         if loaded is not None:
             # Read after this cycle's commit (so it holds the new messages too); outcomes
@@ -190,9 +220,9 @@ class DeliveryWorker:
             )
             self._loaded = True
         else:
-            for pending in fanned.pending:
+            for pending in added:
                 self.scheduler.add(pending)
-        configs = waiting | {p.config_id for p in fanned.pending}
+        configs = waiting | {p.config_id for p in added}
         configs |= {p.config_id for p in loaded or ()}
         for config_id in self.scheduler.configs() - endpoints.keys():
             self.scheduler.forget_config(config_id)
@@ -221,6 +251,8 @@ class DeliveryWorker:
         return fanned.read >= tuning.journal_batch
 
     def _take(self, tuning: Tuning, only: int | None = None) -> list[Pending]:
+        if self.leases is not None and not self.leases.usable():
+            return []  # its leases may have run out: another instance may send them now
         endpoints = self._endpoints
         return self.scheduler.take(
             utcnow(),
@@ -245,8 +277,13 @@ class DeliveryWorker:
         return missing
 
     def _sync_cycle(
-        self, finished: list[Outcome], tuning: Tuning, resync: bool, waiting: set[int]
-    ) -> tuple[Fanned, list[Pending] | None, dict[int, Endpoint]]:
+        self,
+        finished: list[Outcome],
+        tuning: Tuning,
+        resync: bool,
+        waiting: set[int],
+        idle: set[Key],
+    ) -> Synced:
         now = utcnow()
         # One transaction per cycle: the outcomes of the last requests, the new messages, and
         # what the scheduler needs to send them.
@@ -259,8 +296,21 @@ class DeliveryWorker:
                 base_url=base_url(self.context),
                 max_positions=self.context.settings.max_positions_returned,
             )
-            loaded = outbox.load_pending(session, now) if resync else None
-            configs = set(waiting) | {p.config_id for p in fanned.pending}
+            added, lost = fanned.pending, set[Key]()
+            if self.leases is None:
+                loaded = outbox.load_pending(session, now) if resync else None
+            else:
+                claimed = self.leases.sync(
+                    session,
+                    seconds=tuning.lease_seconds,
+                    fanned={p.key for p in fanned.pending},
+                    idle=idle,
+                    full=resync,
+                    now=now,
+                )
+                loaded, added = (claimed.pending, []) if resync else (None, claimed.pending)
+                lost = claimed.lost
+            configs = set(waiting) | {p.config_id for p in added}
             configs |= {p.config_id for p in loaded or ()}
             endpoints = outbox.load_endpoints(session, configs, self._endpoints, now, self.box)
         if time.monotonic() - self._last_purge > _PURGE_EVERY_SECONDS:
@@ -268,7 +318,7 @@ class DeliveryWorker:
                 purged = outbox.purge(session, tuning, now)
             if purged < outbox.PURGE_BATCH:
                 self._last_purge = time.monotonic()
-        return fanned, loaded, endpoints
+        return Synced(fanned, loaded, added, lost, endpoints)
 
     def _load_bodies(self, payload_ids: set[int]) -> dict[int, bytes]:
         with self.context.sessions() as session:
@@ -321,9 +371,9 @@ class DeliveryWorker:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         try:
-            if self._finished:
-                finished, self._finished = self._finished, []
-                await self._db(_store, self.context, finished)
+            finished, self._finished = self._finished, []
+            if finished or self.leases is not None:
+                await self._db(_store, self.context, finished, self.leases)
         except Exception:
             log.exception("could not store the last webhook outcomes; they will be resent")
         finally:
@@ -331,9 +381,13 @@ class DeliveryWorker:
             await self.sender.close()
 
 
-def _store(context: ServiceContext, finished: list[Outcome]) -> None:
+def _store(context: ServiceContext, finished: list[Outcome], leases: Leases | None) -> None:
+    """The last outcomes; the leases are let go, for the other instances to take over."""
     with transaction(context.sessions) as session:
         outbox.record(session, finished, utcnow())
+        if leases is not None:
+            outbox.lock_cursor(session)  # lease changes take turns with the others' cycles
+            leases.release_all(session)
 
 
 async def _wait(stop: asyncio.Event, wake: asyncio.Event, seconds: float) -> None:

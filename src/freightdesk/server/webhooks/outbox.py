@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, exists, func, insert, or_, select, update
+from sqlalchemy import Select, Table, bindparam, delete, exists, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -321,10 +321,16 @@ class Endpoint:
         )
 
 
-def load_pending(session: Session, now: datetime) -> list[Pending]:
-    """Every message still to be sent (pings never are: they are not retried)."""
+# What `pending_query` selects: id, configuration, payload, shipment, eventId, failed attempts,
+# due time.
+PendingSelect = Select[int, int, int, str | None, str, int, datetime | None]
+
+
+def pending_query() -> PendingSelect:
+    """The PENDING messages with what the scheduler needs of them, oldest first (pings never
+    are: they are not retried)."""
     delivery, payload = WebhookDeliveryRow, WebhookPayloadRow
-    rows = session.execute(
+    return (
         select(
             delivery.id,
             delivery.config_id,
@@ -338,18 +344,32 @@ def load_pending(session: Session, now: datetime) -> list[Pending]:
         .where(delivery.status == PENDING)
         .order_by(delivery.id)
     )
+
+
+def chain_of(shipment_id: str | None, message_id: int) -> str:
+    """The chain a message belongs to (`Pending.chain`)."""
+    return shipment_id or f"#{message_id}"
+
+
+def pending_rows(session: Session, query: PendingSelect, now: datetime) -> list[Pending]:
+    """The messages of a `pending_query` (narrowed or not)."""
     return [
         Pending(
             message_id=row.id,
             config_id=row.config_id,
             payload_id=row.payload_id,
-            chain=row.shipment_id or f"#{row.id}",
+            chain=chain_of(row.shipment_id, row.id),
             event_id=row.event_id,
             failed=row.attempt_count,
             due_at=row.next_attempt_at or now,
         )
-        for row in rows
+        for row in session.execute(query)
     ]
+
+
+def load_pending(session: Session, now: datetime) -> list[Pending]:
+    """Every message still to be sent."""
+    return pending_rows(session, pending_query(), now)
 
 
 def load_endpoints(

@@ -56,6 +56,10 @@ class Scheduler:
     def configs(self) -> set[int]:
         return set(self._chains_of)
 
+    def chains(self) -> set[tuple[int, str]]:
+        """The keys of the chains with messages waiting or in flight."""
+        return set(self._chains)
+
     def payloads(self) -> set[int]:
         return {p.payload_id for chain in self._chains.values() for p in chain}
 
@@ -180,6 +184,21 @@ class Scheduler:
             self._chains_of[pending.config_id] -= 1
             if self._chains_of[pending.config_id] <= 0:
                 del self._chains_of[pending.config_id]
+
+    def forget_chain(self, key: tuple[int, str]) -> None:
+        """A chain this scheduler no longer sends (another instance took it over); a message
+        of it in flight still settles, and moves nothing on."""
+        chain = self._chains.pop(key, None)
+        if chain is None:
+            return
+        self._chains_of[key[0]] -= 1
+        if self._chains_of[key[0]] <= 0:
+            del self._chains_of[key[0]]
+        heap = self._ready.get(key[0])
+        if heap:
+            heap[:] = [entry for entry in heap if entry[2].key != key]
+            heapq.heapify(heap)
+        self._drop_empty()
 
     def forget_config(self, config_id: int) -> None:
         """A deleted configuration: its messages went with it."""

@@ -3,7 +3,9 @@
 Defaults suit a real deployment. `ServerSettings.extra` can change them at start
 (`webhooks.retry_schedule` = comma-separated seconds, `webhooks.timeout_seconds`,
 `webhooks.per_endpoint_concurrency`, `webhooks.total_concurrency`,
-`webhooks.poll_interval_seconds`, `webhooks.retention_days`), and a `Tuning` put in
+`webhooks.poll_interval_seconds`, `webhooks.retention_days`, `webhooks.lease_seconds`), and so
+can an environment variable `FREIGHTDESK_WEBHOOKS_<NAME>` for `webhooks.<name>` (for example
+`FREIGHTDESK_WEBHOOKS_LEASE_SECONDS=10`; settings win over it). A `Tuning` put in
 `context.services["webhooks.tuning"]` replaces them while the service runs (tests use this to
 retry in fractions of a second). The worker reads the current tuning on every use.
 """
@@ -11,6 +13,7 @@ retry in fractions of a second). The worker reads the current tuning on every us
 from __future__ import annotations
 
 import logging
+import os
 import random
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -62,6 +65,10 @@ class Tuning:
     retention_seconds: float = 7 * 86400
     # A rotated signing secret keeps signing alongside the new one this long.
     rotated_secret_grace_seconds: float = 86400
+    # With several instances on one PostgreSQL database, an instance's hold on the messages
+    # it sends (`leases`): renewed every third of it; those of a dead instance move to
+    # another within about this long.
+    lease_seconds: float = 30.0
 
     @property
     def attempts(self) -> int:
@@ -107,10 +114,22 @@ class Tuning:
         return replace(tuning, **changes)
 
 
+ENVIRONMENT_PREFIX = "FREIGHTDESK_WEBHOOKS_"
+
+
+def from_environment() -> dict[str, str]:
+    """`webhooks.<name>` settings given as environment variables `FREIGHTDESK_WEBHOOKS_<NAME>`."""
+    return {
+        f"webhooks.{name.removeprefix(ENVIRONMENT_PREFIX).lower()}": value
+        for name, value in os.environ.items()
+        if name.startswith(ENVIRONMENT_PREFIX)
+    }
+
+
 def current(context: ServiceContext) -> Tuning:
     found = context.services.get(SERVICE_KEY)
     if isinstance(found, Tuning):
         return found
-    tuning = Tuning.from_extra(context.settings.extra)
+    tuning = Tuning.from_extra({**from_environment(), **context.settings.extra})
     context.services[SERVICE_KEY] = tuning
     return tuning

@@ -1,0 +1,249 @@
+"""Several service instances on one PostgreSQL database deliver each webhook once, in order
+per configuration and shipment, and a dead instance's messages move to a live one
+(`server/webhooks/leases.py`).
+
+The instances are real: two in-process services on one database, and `freightdesk serve` as a
+child process where one must die by SIGKILL. Receivers listen on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+import signal
+import time
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from freightdesk.server.tables.webhooks import WebhookChainLease, WebhookDeliveryRow
+from freightdesk.server.webhooks.secret_box import ENVIRONMENT_KEY
+from freightdesk.server.webhooks.tuning import ENVIRONMENT_PREFIX
+from tests.processes import SERVE, processes, read_until
+from tests.server.test_tracking_support import PUT, air_body, create
+from tests.server.test_webhooks_delivery import configure, event
+from tests.server.test_webhooks_support import (
+    FAST,
+    Receiver,
+    eventually,
+    progress,
+    receiver,
+    tuned,
+)
+from tests.support import (
+    LiveService,
+    PostgresServer,
+    TenantHandle,
+    make_tenant,
+    running_service,
+)
+
+ADDED = "shipments.v1.event.added"
+# Short leases, so that a dead instance's messages move within seconds.
+LEASE = 3.0
+TUNING = replace(FAST, lease_seconds=LEASE, per_endpoint_concurrency=8)
+TYPES = ["PICKED_UP", "DEPARTURE_FROM_STOP", "ARRIVAL_AT_STOP", "DELIVERED"]
+
+
+@pytest.fixture
+def database(postgres: PostgresServer) -> str:
+    return postgres.create_database()
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The webhook secrets key the instances share (each would otherwise make its own in
+    its data directory), in the environment for this process's services and the child's."""
+    made = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
+    monkeypatch.setenv(ENVIRONMENT_KEY, made)
+    return made
+
+
+def client_on(service: LiveService, tenant: TenantHandle) -> httpx.Client:
+    """The tenant's client application, signed in on another instance."""
+    token = httpx.post(
+        f"{service.url}/api/v4/oauth2/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": tenant.client_id,
+            "client_secret": tenant.client_secret,
+        },
+    )
+    token.raise_for_status()
+    return httpx.Client(
+        base_url=service.url,
+        headers={"Authorization": f"Bearer {token.json()['access_token']}"},
+        timeout=30,
+    )
+
+
+def push(http: httpx.Client, shipment_id: str, events: list[dict[str, Any]]) -> None:
+    """The shipment's events so far (a PUT replaces them: the new one is added)."""
+    answer = http.put(PUT, json=air_body(id=shipment_id, events=events))
+    assert answer.status_code == 200, answer.text
+
+
+def granular(hooks: Receiver, path: str = "/events") -> list[tuple[str, str]]:
+    """(webhook-id, event id) of each granular message received, in arrival order."""
+    return [
+        (r.headers["webhook-id"], r.json()["data"]["eventNotification"]["event"]["id"])
+        for r in hooks.received()
+        if r.path == path
+    ]
+
+
+def in_order(received: list[str], expected: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Per shipment, its events as they arrived (a repeat right after itself, a resend of a
+    message whose answer its sender never stored, counts once)."""
+    shipment_of = {e: s for s, events in expected.items() for e in events}
+    arrived: dict[str, list[str]] = {s: [] for s in expected}
+    for event_id in received:
+        seen = arrived[shipment_of[event_id]]
+        if not seen or seen[-1] != event_id:
+            seen.append(event_id)
+    return arrived
+
+
+def shipments(tenant: TenantHandle, count: int, events: int) -> dict[str, list[str]]:
+    """New shipments with events each: their ids and those of their events, in order."""
+    made: dict[str, list[str]] = {}
+    for _ in range(count):
+        found = [event(TYPES[hours % len(TYPES)], hours) for hours in range(events)]
+        made[create(tenant, air_body(events=found))["id"]] = [e["id"] for e in found]
+    return made
+
+
+def pending_count(service: LiveService) -> int:
+    with service.context.sessions() as session:
+        count = session.scalar(
+            select(func.count())
+            .select_from(WebhookDeliveryRow)
+            .where(WebhookDeliveryRow.status == "PENDING")
+        )
+    return int(count or 0)
+
+
+def test_a_second_instance_sends_nothing_the_first_is_sending(database: str, key: str) -> None:
+    with receiver() as hooks, running_service(database) as first, tuned(first, TUNING):
+        hooks.delay = 0.5  # slow: the first instance has a backlog when the second starts
+        tenant = make_tenant(first)
+        configure(tenant, hooks.url("/events"), ADDED)
+        expected = shipments(tenant, 4, 6)
+        total = sum(len(e) for e in expected.values())
+        hooks.wait_for(1, seconds=30)
+        with running_service(database) as second, tuned(second, TUNING):
+            # The second instance's worker runs, the first's backlog in the database.
+            assert pending_count(first) > 0
+            eventually(lambda: len(hooks.received()) >= total, seconds=60)
+            eventually(lambda: pending_count(first) == 0, seconds=30)
+            assert progress(second).cycles > 10
+        tenant.http.close()
+        received = granular(hooks)
+        assert len(received) == total
+        duplicates = [w for w, n in Counter(w for w, _e in received).items() if n > 1]
+        assert duplicates == []
+        assert in_order([e for _w, e in received], expected) == expected
+
+
+def test_pushes_alternating_between_instances_arrive_in_order(database: str, key: str) -> None:
+    with (
+        receiver() as hooks,
+        running_service(database) as first,
+        running_service(database) as second,
+        tuned(first, TUNING),
+        tuned(second, TUNING),
+    ):
+        hooks.delay = 0.2  # slower than the pushes: each instance has a queue
+        tenant = make_tenant(first)
+        configure(tenant, hooks.url("/events"), ADDED)
+        configure(tenant, hooks.url("/classic"))
+        clients = [tenant.http, client_on(second, tenant)]
+        made = [create(tenant, air_body())["id"] for _ in range(3)]
+        events: dict[str, list[dict[str, Any]]] = {s: [] for s in made}
+        for step in range(8):
+            for n, shipment_id in enumerate(made):
+                events[shipment_id].append(event(TYPES[step % len(TYPES)], step))
+                # Runs of two on one instance, alternating, and shipments out of phase.
+                push(clients[(step // 2 + n) % 2], shipment_id, events[shipment_id])
+        clients[1].close()
+        tenant.http.close()
+        expected = {s: [e["id"] for e in found] for s, found in events.items()}
+        total = sum(len(e) for e in expected.values())
+        eventually(lambda: len(granular(hooks)) >= total, seconds=60)
+
+        def classic() -> list[tuple[str, list[str]]]:
+            return [
+                (r.json()["shipment"]["id"], [e["id"] for e in r.json()["events"]])
+                for r in hooks.received()
+                if r.path == "/classic"
+            ]
+
+        # Each shipment's last history (all its events) arrives in the end.
+        eventually(
+            lambda: {s for s, ids in classic() if len(ids) == 8} == set(expected), seconds=60
+        )
+        received = granular(hooks)
+        assert len(received) == total
+        assert len({w for w, _e in received}) == total  # none twice
+        assert in_order([e for _w, e in received], expected) == expected
+        # No classic history older than one that came before it.
+        for shipment_id in expected:
+            sizes = [len(ids) for s, ids in classic() if s == shipment_id]
+            assert sizes == sorted(sizes), (shipment_id, sizes)
+
+
+def test_a_killed_instance_s_messages_are_sent_by_another_within_a_lease(
+    database: str, key: str, tmp_path: Path
+) -> None:
+    # The shipments are made through an instance without workers, so that the child
+    # process fans them out and owns every chain; the live instance starts afterwards.
+    with (
+        receiver() as hooks,
+        running_service(database, process_pushes=False) as front,
+        processes() as started,
+    ):
+        hooks.delay = 0.8
+        tenant = make_tenant(front)
+        configure(tenant, hooks.url("/events"), ADDED)
+        environment = {**os.environ, f"{ENVIRONMENT_PREFIX}LEASE_SECONDS": str(LEASE)}
+        child = started.start(
+            [*SERVE, "--data-dir", str(tmp_path / "child"), "--database", database],
+            env=environment,
+        )
+        read_until(child, r"http://\S+", 60)
+        expected = shipments(tenant, 4, 6)
+        tenant.http.close()
+        everything = {e for ids in expected.values() for e in ids}
+        hooks.wait_for(1, seconds=30)
+
+        def owners() -> set[str]:
+            with front.context.sessions() as session:
+                return set(session.scalars(select(WebhookChainLease.owner).distinct()))
+
+        assert {owner.split(":")[1] for owner in owners()} == {str(child.pid)}
+        with running_service(database) as survivor, tuned(survivor, TUNING):
+            eventually(lambda: progress(survivor).cycles > 5, seconds=30)
+            assert pending_count(survivor) > 4  # a backlog: more than one message a chain
+            killed = time.monotonic()
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+            # Its backlog arrives once its leases ran out, each chain's at a receiver's pace.
+            eventually(lambda: {e for _w, e in granular(hooks)} == everything, seconds=LEASE + 20)
+            eventually(lambda: pending_count(survivor) == 0, seconds=10)
+            assert {owner.split(":")[1] for owner in owners()} <= {str(os.getpid())}
+        # The child's leases last at least two thirds of a lease past its death: what
+        # arrived in the first second after it was sent by the child.
+        before = [r for r in hooks.received() if r.at < killed + 1.0]
+        after = [r.at for r in hooks.received() if r.at >= killed + 1.0]
+        assert after and min(after) - killed < LEASE + 3  # taken over within a lease
+        received = [e for _w, e in granular(hooks)]
+        # Only a message in flight when its sender died may come twice.
+        twice = {e for e, n in Counter(received).items() if n > 1}
+        assert twice <= {r.json()["data"]["eventNotification"]["event"]["id"] for r in before}
+        assert in_order(received, expected) == expected
