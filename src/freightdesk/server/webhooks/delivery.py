@@ -203,7 +203,9 @@ class DeliveryWorker:
             synced.endpoints,
         )
         for key in synced.lost:
-            log.warning("webhook chain %s was taken over by another instance", key)
+            # Taken over by another instance (this one could not renew in time), or its
+            # configuration was deleted.
+            log.info("webhook chain %s is no longer this instance's to send", key)
             self.scheduler.forget_chain(key)
         self._bodies.update(fanned.bodies)
         if loaded is not None:
