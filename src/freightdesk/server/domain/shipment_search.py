@@ -53,16 +53,20 @@ def search_shipments(
 ) -> ShipmentSearchResult:
     scope = _Scope.of(session, tenant_id)
     filters, candidates = _filters(request, scope)
-    narrow = any(_at_most(session, query, _NARROW) for query in candidates)
+    total: int | None = None
+    if len(filters) == 1 and len(candidates) == 1 and not scope.shared:
+        # Only an identifier or attribute filter on own shipments: count in that index alone
+        # (its rows exist for live shipments only), without touching shipments; the count
+        # also says whether the candidates are few.
+        distinct = candidates[0].distinct().subquery()
+        total = session.scalar(select(func.count()).select_from(distinct)) or 0
+        narrow = total <= _NARROW
+    else:
+        narrow = any(_at_most(session, query, _NARROW) for query in candidates)
     conditions = [Shipment.deleted_at.is_(None), scope.visible(by_index=not narrow)]
     conditions.extend(filters)
     where = and_(*conditions)
-    if len(filters) == 1 and len(candidates) == 1 and not scope.shared:
-        # Only an identifier or attribute filter on own shipments: count in that index alone
-        # (its rows exist for live shipments only), without touching shipments.
-        distinct = candidates[0].distinct().subquery()
-        total = session.scalar(select(func.count()).select_from(distinct)) or 0
-    else:
+    if total is None:
         total = session.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
     # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
     # and ties never load their data.

@@ -1,0 +1,132 @@
+"""Every benchmark in its quick form, and one table of their figures.
+
+    python -m bench [all] [--quick] [--only NAME,...] [--skip NAME,...] [--markdown]
+
+Each benchmark runs as its own process (`python -m bench.<name> <quick options>`), one after
+another, with a time limit; a benchmark that hands its figures to `bench.report.publish`
+has them gathered here (figure, baseline, ratio, target, met, load average). A benchmark not
+yet reporting in that form gets a row saying how it ended, and its own output is kept in the
+log directory. The long forms stay: run `python -m bench.<name>` with its own options.
+
+Heavy data (the tracking benchmark's 1 GB database) is seeded once under /tmp and reused, so
+the first run takes longer than the next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.report import FIGURES_ENV, Figure, load_average, read, table
+
+
+@dataclass(frozen=True)
+class Bench:
+    name: str
+    quick: tuple[str, ...]
+    seconds: int  # the quick form's time limit
+
+
+# In the order they run; the quick options keep the whole within about 10 minutes on the
+# 2-core machine once the cached data exists.
+BENCHES = [
+    Bench("bench_search", ("--quick",), 420),
+    Bench("bench_serve_start", ("--quick",), 180),
+    Bench("bench_tracking", ("--repeat", "20"), 240),
+    Bench("bench_shipment_table", (), 120),
+    Bench("bench_app", (), 180),
+    Bench("bench_documents", ("--megabytes", "16", "--documents", "300"), 120),
+    Bench("bench_rating", ("--requests", "5", "--carriers", "10"), 120),
+    Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
+    Bench("bench_planning", ("--vehicles", "10000", "--queries", "50"), 180),
+    Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
+    Bench("bench_uploads", ("--gigabytes", "0.1", "--files", "5"), 120),
+    Bench("bench_webhooks", ("--seconds", "10", "--modes", "all"), 180),
+    Bench("bench_simulator", ("--fleet", "200", "--seconds", "20", "--baseline", "10"), 180),
+    Bench("bench_demo", ("--runs", "1", "--serve-runs", "1"), 240),
+    Bench("bench_maps", ("--repeat", "1"), 240),
+]
+
+
+def run(bench: Bench, quick: bool, log_dir: Path) -> list[Figure]:
+    figures_file = log_dir / f"{bench.name}.figures"
+    figures_file.unlink(missing_ok=True)
+    command = [sys.executable, "-m", f"bench.{bench.name}", *(bench.quick if quick else ())]
+    env = {**os.environ, FIGURES_ENV: str(figures_file)}
+    log = log_dir / f"{bench.name}.log"
+    print(f"== {' '.join(command[1:])}  (log: {log})", flush=True)
+    started = time.perf_counter()
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+        try:
+            code: int | str = process.wait(timeout=bench.seconds if quick else None)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            code = f"stopped after {bench.seconds} s"
+    seconds = time.perf_counter() - started
+    figures = read(figures_file)
+    if figures and code == 0:
+        return figures
+    state = f"exit {code}" if isinstance(code, int) else code
+    if code == 0:
+        note = "figures in its log only (not in the common form yet)"
+    else:
+        note = f"{state}: see its log"
+    return [Figure(bench.name.removeprefix("bench_"), "whole run", seconds, unit="s", note=note)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", nargs="?", default="all", choices=["all"])
+    parser.add_argument("--quick", action="store_true", help="quick forms (the default)")
+    parser.add_argument("--long", action="store_true", help="each benchmark's default form")
+    parser.add_argument("--only", help="comma-separated names (search, serve_start, ...)")
+    parser.add_argument("--skip", help="comma-separated names to leave out")
+    parser.add_argument("--markdown", action="store_true", help="the table as Markdown too")
+    parser.add_argument("--log-dir", help="where each benchmark's output is kept")
+    args = parser.parse_args(argv)
+
+    def names(option: str | None) -> set[str]:
+        return {f"bench_{n.removeprefix('bench_')}" for n in (option or "").split(",") if n}
+
+    only, skip = names(args.only), names(args.skip)
+    chosen = [b for b in BENCHES if (not only or b.name in only) and b.name not in skip]
+    log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="freightdesk-bench-"))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    load_before = load_average()
+    started = time.perf_counter()
+    figures: list[Figure] = []
+    for bench in chosen:
+        figures.extend(run(bench, not args.long, log_dir))
+    minutes = (time.perf_counter() - started) / 60
+    print()
+    print(table(figures))
+    print(
+        f"commit {commit}{' (with uncommitted changes)' if dirty else ''}; "
+        f"{minutes:.1f} min; load average {load_before:.1f} before, {load_average():.1f} after, "
+        f"on {os.cpu_count()} cores; logs in {log_dir}"
+    )
+    if args.markdown:
+        print()
+        print(table(figures, markdown=True))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
