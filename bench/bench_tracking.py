@@ -32,6 +32,8 @@ from typing import Any
 
 import httpx
 
+from bench.report import Figure, publish
+
 CITIES = [
     ("Chicago", "IL", 41.88, -87.63),
     ("Dallas", "TX", 32.78, -96.80),
@@ -371,6 +373,22 @@ def main() -> int:
         f"load average: {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, "
         f"on {os.cpu_count()} cores"
     )
+    floor_ms = results[0][2]
+    figures = [
+        Figure(
+            "tracking",
+            f"{name}, median",
+            median,
+            baseline=floor_ms,
+            baseline_what="GET account groups",
+            limit=float(target.split()[0]),
+        )
+        for name, target, median, _p95, _cpu in results[1:]
+    ]
+    figures.append(
+        Figure("tracking", "serve: first answer after start, median of 3", start_ms, limit=1500)
+    )
+    publish(figures)
     return 0
 
 
