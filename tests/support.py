@@ -20,6 +20,7 @@ import httpx
 import uvicorn
 
 from freightdesk.server.app import build_context, create_app
+from freightdesk.server.connections import connection_protocol
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
@@ -46,7 +47,12 @@ class LiveService:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_config=None, access_log=False
+            self.app,
+            host="127.0.0.1",
+            port=self.port,
+            log_config=None,
+            access_log=False,
+            http=connection_protocol(settings),  # as `serve` has it
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="live-service", daemon=True)

@@ -201,6 +201,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from freightdesk import lifetime
     from freightdesk.server.app import build_context, create_app
+    from freightdesk.server.connections import connection_protocol
     from freightdesk.server.settings import DEFAULT_PORT, ServerSettings
 
     settings = ServerSettings.from_options(
@@ -267,7 +268,16 @@ def _serve(args: argparse.Namespace) -> int:
     settle.start()
     # No WebSocket support: the interface has no WebSocket operation, and loading it is a
     # part of every start.
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", ws="none")
+    # The HTTP protocol bounds a request's headers and the connections of one address
+    # (server/connections.py).
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        ws="none",
+        http=connection_protocol(settings),
+    )
     server = uvicorn.Server(config)
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{bound_port}"

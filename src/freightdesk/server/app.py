@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response
 
 from freightdesk import __version__
 from freightdesk.models.errors import ErrorBody
+from freightdesk.server.body_limits import BodyLimits
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import make_engine, make_sessionmaker, upgrade
 from freightdesk.server.errors import install_error_handlers
@@ -201,6 +202,8 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     )
     app.state.context = ctx
     install_error_handlers(app)
+    # Added first, so inside RequestPlumbing: its answers have a reference id and a log line.
+    app.add_middleware(BodyLimits, settings=settings)
     app.add_middleware(RequestPlumbing)
     for name in ROUTER_MODULES:
         module = importlib.import_module(f"freightdesk.server.routers.{name}")

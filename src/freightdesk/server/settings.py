@@ -30,6 +30,16 @@ class ServerSettings:
     tokens_per_minute: int = 5
     token_burst: int = 3
     upload_limit_bytes: int = 100 * 1024 * 1024
+    # Bounded requests (server/body_limits.py, server/connections.py): a carrier push's body,
+    # every other body but a document upload's; a body must arrive at this rate after the
+    # grace period; a request's headers within their timeout; connections open at once from
+    # one address other than loopback.
+    push_body_limit_bytes: int = 1024 * 1024
+    json_body_limit_bytes: int = 4 * 1024 * 1024
+    body_timeout_seconds: float = 30.0
+    body_min_bytes_per_second: int = 8 * 1024
+    header_timeout_seconds: float = 30.0
+    connections_per_address: int = 64
     max_positions_returned: int = 2000
     process_pushes: bool = True
     client_applications_domain: str = "clients.freightdesk.local"

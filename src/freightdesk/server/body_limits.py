@@ -1,0 +1,221 @@
+"""Bounded requests: body sizes per operation, NUL characters, stalled bodies.
+
+`BodyLimits` is a pure ASGI middleware, inside `RequestPlumbing` (so its answers carry the
+support reference id and are logged):
+
+- a body larger than its operation's limit (`limit_for`) is answered 413 with the Error
+  body: up front when its `Content-Length` says so, before any of it is read; as soon as the
+  count passes the limit when it is chunked. Document uploads keep the documents router's own
+  limit (`upload_limit_bytes`, checked as the file streams to disk);
+- a JSON string (value or key) with a NUL character is answered 400 naming the field, on every
+  operation alike (PostgreSQL cannot store one, SQLite would keep it);
+- a body that arrives slower than `body_min_bytes_per_second` after a grace of
+  `body_timeout_seconds` is answered 408 and its connection closed.
+
+Every answer of this module closes the connection: the rest of the body is never read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from freightdesk.server.domain.documents import DOCUMENTS_PATH
+from freightdesk.server.errors import ApiError, error_response, field_error, loc_to_path
+from freightdesk.server.settings import ServerSettings
+from freightdesk.server.strict import nul_at
+
+MIB = 1024 * 1024
+
+# The operations whose bodies have a limit of their own, by (method, path): the name of the
+# settings field that holds it. Every other body has `json_body_limit_bytes`.
+ROUTE_LIMITS: dict[tuple[str, str], str] = {
+    ("POST", "/api/v4/capacityproviders/parcel/shipments/statusupdates"): "push_body_limit_bytes",
+    ("POST", "/services/carrier-push/v1/tracking-updates"): "push_body_limit_bytes",
+    # A document upload: the documents router counts the file against upload_limit_bytes.
+    ("POST", DOCUMENTS_PATH): "",
+}
+
+_NUL_ESCAPE = re.compile(rb"\\u0000")
+
+
+class BodyRefused(ApiError):
+    """A body this module does not let through (raised from `receive` inside the app, too)."""
+
+
+def limit_for(settings: ServerSettings, method: str, path: str) -> int | None:
+    """The most bytes a body of this operation may have; None: the operation counts itself."""
+    name = ROUTE_LIMITS.get((method, path.rstrip("/") or "/"))
+    if name is None:
+        return settings.json_body_limit_bytes
+    return int(getattr(settings, name)) if name else None
+
+
+def too_large(limit: int) -> BodyRefused:
+    message = f"is larger than the limit of {limit} bytes"
+    return BodyRefused(413, f"body: {message}", errors=field_error("body", message).errors)
+
+
+def too_slow(settings: ServerSettings) -> BodyRefused:
+    return BodyRefused(
+        408,
+        f"The request body did not arrive in time (at least {settings.body_min_bytes_per_second}"
+        f" bytes a second after {settings.body_timeout_seconds:g} s)",
+    )
+
+
+def nul_field(data: object) -> str | None:
+    """The path of the first string of parsed JSON (a value or a key) holding a NUL."""
+    where = nul_at(data)
+    return None if where is None else loc_to_path(("body", *where)).replace("\x00", "\\u0000")
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    return {key.lower(): value for key, value in scope.get("headers", [])}
+
+
+def _is_json(content_type: bytes) -> bool:
+    # FastAPI reads a body without a content type as JSON too.
+    return not content_type or b"json" in content_type.split(b";")[0].lower()
+
+
+class BodyLimits:
+    def __init__(self, app: ASGIApp, settings: ServerSettings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        declared = headers.get(b"content-length")
+        chunked = b"chunked" in headers.get(b"transfer-encoding", b"").lower()
+        if (declared is None or declared == b"0") and not chunked:
+            await self.app(scope, receive, send)  # no body: nothing to bound
+            return
+        is_json = _is_json(headers.get(b"content-type", b""))
+        limit = limit_for(self.settings, scope["method"], scope["path"])
+        if limit is None and is_json:  # read whole here: never without a limit
+            limit = self.settings.json_body_limit_bytes
+        if limit is not None and declared is not None and int(declared) > limit:
+            await _refuse(scope, receive, send, too_large(limit))
+            return
+        body = _BoundedBody(receive, limit, self.settings)
+        if is_json:
+            await self._json(scope, body, send)
+        else:
+            await self._streamed(scope, body, send)
+
+    async def _json(self, scope: Scope, body: _BoundedBody, send: Send) -> None:
+        """Read whole here (FastAPI would too), checked for NUL, then given to the app."""
+        try:
+            data = await body.read_all()
+        except BodyRefused as refusal:
+            await _refuse(scope, body.receive, send, refusal)
+            return
+        if _NUL_ESCAPE.search(data):
+            try:
+                field = nul_field(json.loads(data))
+            except ValueError:
+                field = None  # not JSON: the app says so
+            if field is not None:
+                nul = field_error(field, "must not contain NUL characters")
+                await _refuse(scope, body.receive, send, nul, close=False)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await body.receive()
+            replayed = True
+            return {"type": "http.request", "body": data, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _streamed(self, scope: Scope, body: _BoundedBody, send: Send) -> None:
+        """Streamed to the app as it comes; a refusal replaces whatever the app answers."""
+        started = False
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if body.refusal is not None and not started:
+                return
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, body.next, guarded_send)
+        except Exception:  # the app's own handling of the refusal (or of what it caused)
+            if started or body.refusal is None:
+                raise
+        if body.refusal is not None and not started:
+            await _refuse(scope, body.receive, send, body.refusal)
+
+
+class _BoundedBody:
+    """The request's body messages, counted against the limit and the minimum rate."""
+
+    def __init__(self, receive: Receive, limit: int | None, settings: ServerSettings) -> None:
+        self.receive = receive
+        self.limit = limit
+        self.settings = settings
+        self.started = time.monotonic()
+        self.count = 0
+        self.done = False
+        self.refusal: BodyRefused | None = None
+
+    async def next(self) -> Message:
+        if self.refusal is not None:
+            raise self.refusal
+        if self.done:
+            return await self.receive()
+        # The body may take the grace period, and a second for each minimum rate's worth.
+        rate = self.settings.body_min_bytes_per_second
+        deadline = self.started + self.settings.body_timeout_seconds + self.count / rate
+        try:
+            async with asyncio.timeout_at(_loop_time(deadline)):
+                message = await self.receive()
+        except TimeoutError:
+            self.refusal = too_slow(self.settings)
+            raise self.refusal from None
+        if message["type"] == "http.request":
+            self.count += len(message.get("body", b""))
+            if self.limit is not None and self.count > self.limit:
+                self.refusal = too_large(self.limit)
+                raise self.refusal
+            self.done = not message.get("more_body", False)
+        else:
+            self.done = True  # disconnected
+        return message
+
+    async def read_all(self) -> bytes:
+        parts: list[bytes] = []
+        while not self.done:
+            message = await self.next()
+            parts.append(message.get("body", b""))
+        return b"".join(parts)
+
+
+def _loop_time(monotonic_deadline: float) -> float:
+    """A time.monotonic() deadline on the running loop's clock."""
+    loop = asyncio.get_running_loop()
+    return loop.time() + (monotonic_deadline - time.monotonic())
+
+
+async def _refuse(
+    scope: Scope, receive: Receive, send: Send, refusal: ApiError, *, close: bool = True
+) -> None:
+    headers = dict(refusal.headers)
+    if close:
+        # The rest of the body is not read, so the connection cannot carry another request.
+        headers["Connection"] = "close"
+    request = Request(scope, receive)
+    response = error_response(request, refusal.status, refusal.message, refusal.errors, headers)
+    await response(scope, receive, send)

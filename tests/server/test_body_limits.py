@@ -1,0 +1,320 @@
+"""Bounded requests over real HTTP (issue 19, points 2 and 6): body limits per operation (413),
+NUL characters (400 naming the field), stalled headers and bodies (408, connection closed),
+connections per address (503)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from freightdesk.models.errors import ErrorBody
+from tests.netns import SERVICE_ADDRESS, inside
+from tests.processes import SERVE, processes, read_until
+from tests.server.test_carrier_push_support import (
+    PARCEL,
+    SHIPMENTS,
+    TRUCKLOAD,
+    accepted,
+    parcel_body,
+    refused,
+    stored_pushes,
+    truckload_body,
+    unique,
+)
+from tests.server.test_documents_limits import read_response
+from tests.support import LiveService, TenantHandle, make_tenant, running_service
+
+PUSH_LIMIT = 16 * 1024
+JSON_LIMIT = 64 * 1024
+# Short bounds, so that the stalled cases take seconds; generous enough that a loaded machine
+# (a load of 10) still sends a whole small request in time.
+STALL_SECONDS = 2.0
+MIN_RATE = 1024
+# How long after the bound the service may take to act on it on a loaded machine.
+SLACK_SECONDS = 15.0
+
+
+@pytest.fixture(scope="module")
+def bounded() -> Iterator[LiveService]:
+    with running_service(
+        push_body_limit_bytes=PUSH_LIMIT,
+        json_body_limit_bytes=JSON_LIMIT,
+        body_timeout_seconds=STALL_SECONDS,
+        body_min_bytes_per_second=MIN_RATE,
+        header_timeout_seconds=STALL_SECONDS,
+    ) as live:
+        yield live
+
+
+@pytest.fixture
+def tenant(bounded: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(bounded)
+    yield handle
+    handle.http.close()
+
+
+def padded(body: dict[str, Any], size: int) -> bytes:
+    """`body` as JSON of exactly `size` bytes (trailing blanks are JSON's whitespace)."""
+    text = json.dumps(body).encode()
+    assert len(text) <= size
+    return text + b" " * (size - len(text))
+
+
+def post_json(tenant: TenantHandle, path: str, content: bytes) -> httpx.Response:
+    return tenant.http.post(path, content=content, headers={"content-type": "application/json"})
+
+
+def error_of(head: bytes, body: bytes, status: int) -> ErrorBody:
+    """The Error body of a raw answer, which must have `status` and close the connection."""
+    error = ErrorBody.model_validate_json(body)
+    assert head.split(b"\r\n")[0] == f"HTTP/1.1 {status} {error.http_message}".encode()
+    assert error.http_status_code == status
+    assert re.search(rb"(?im)^connection:\s*close\s*$", head), head
+    return error
+
+
+def closed(sock: socket.socket) -> bool:
+    """Whether the service closed the connection (within a few seconds)."""
+    sock.settimeout(5)
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def head_of(tenant: TenantHandle, path: str, length: int | None, *, chunked: bool = False) -> bytes:
+    token = tenant.http.headers["authorization"]
+    lines = [
+        f"POST {path} HTTP/1.1",
+        "Host: 127.0.0.1",
+        f"Authorization: {token}",
+        "Content-Type: application/json",
+    ]
+    if length is not None:
+        lines.append(f"Content-Length: {length}")
+    if chunked:
+        lines.append("Transfer-Encoding: chunked")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+# --- sizes -----------------------------------------------------------------------------------
+
+
+def test_a_push_of_exactly_its_limit_is_accepted_and_one_byte_more_refused(
+    tenant: TenantHandle,
+) -> None:
+    for path, body in [(PARCEL, parcel_body(unique("1Z"))), (TRUCKLOAD, truckload_body("BOL-1"))]:
+        accepted(post_json(tenant, path, padded(body, PUSH_LIMIT)))
+        before = stored_pushes(tenant)
+        answer = post_json(tenant, path, padded(body, PUSH_LIMIT + 1))
+        assert f"larger than the limit of {PUSH_LIMIT} bytes" in refused(answer, "body", 413)
+        assert stored_pushes(tenant) == before
+
+
+def test_other_json_bodies_have_the_larger_limit(tenant: TenantHandle) -> None:
+    shipment = {"identifiers": [{"type": "BILL_OF_LADING", "value": unique("BOL")}]}
+    # Beyond a push's limit, within the others': the operation answers it.
+    answer = tenant.http.put(
+        f"{SHIPMENTS}/tracking",
+        content=padded(shipment, PUSH_LIMIT * 2),
+        headers={"content-type": "application/json"},
+    )
+    assert answer.status_code == 201, answer.text
+    answer = tenant.http.put(
+        f"{SHIPMENTS}/tracking",
+        content=padded(shipment, JSON_LIMIT + 1),
+        headers={"content-type": "application/json"},
+    )
+    assert f"larger than the limit of {JSON_LIMIT} bytes" in refused(answer, "body", 413)
+
+
+def test_a_declared_length_beyond_the_limit_is_refused_before_the_body(
+    tenant: TenantHandle, bounded: LiveService
+) -> None:
+    with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+        # Only the headers: the answer must come without the service waiting for the body.
+        sock.sendall(head_of(tenant, TRUCKLOAD, 50 * 1024 * 1024))
+        head, body = read_response(sock)
+        error = error_of(head, body, 413)
+        assert [(e.source, e.message) for e in error.errors] == [
+            ("body", f"is larger than the limit of {PUSH_LIMIT} bytes")
+        ]
+        assert error.support_reference_id
+        assert closed(sock)
+
+
+def test_a_chunked_body_is_cut_off_once_past_the_limit(
+    tenant: TenantHandle, bounded: LiveService
+) -> None:
+    before = stored_pushes(tenant)
+    chunk = b" " * 4096
+    with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+        sock.sendall(head_of(tenant, TRUCKLOAD, None, chunked=True))
+        sock.sendall(b"1\r\n{\r\n")
+        # Just past the limit, and never the chunked body's end: the answer comes anyway.
+        for _ in range(PUSH_LIMIT // len(chunk) + 1):
+            sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        head, body = read_response(sock)
+        error = error_of(head, body, 413)
+        assert [e.source for e in error.errors] == ["body"]
+        assert closed(sock)
+    assert stored_pushes(tenant) == before
+
+
+# --- NUL characters --------------------------------------------------------------------------
+
+
+def test_nul_characters_are_refused_naming_the_field(tenant: TenantHandle) -> None:
+    before = stored_pushes(tenant)
+    answer = tenant.http.post(TRUCKLOAD, json=truckload_body("a\u0000b"))
+    message = refused(answer, "truckload.identifiers.billOfLadingNumber")
+    assert "NUL" in message
+    assert stored_pushes(tenant) == before
+    shipment = {
+        "identifiers": [
+            {"type": "BILL_OF_LADING", "value": "x"},
+            {"type": "PURCHASE_ORDER", "value": "p\u0000"},
+        ]
+    }
+    answer = tenant.http.put(f"{SHIPMENTS}/tracking", json=shipment)
+    assert "NUL" in refused(answer, "identifiers[1].value")
+    # A key is a string of the body too.
+    answer = tenant.http.put(f"{SHIPMENTS}/tracking", json={"identi\u0000fiers": []})
+    assert "NUL" in refused(answer, "identi\\u0000fiers")
+
+
+def test_an_escaped_backslash_before_u0000_is_no_nul(tenant: TenantHandle) -> None:
+    # "\\u0000" in JSON is a backslash and five characters: a value like any other.
+    bill = unique("BOL") + "\\u0000"
+    accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bill)))
+
+
+# --- stalled clients -------------------------------------------------------------------------
+
+
+def _stalled_answer(sock: socket.socket) -> tuple[float, ErrorBody]:
+    started = time.monotonic()
+    head, body = read_response(sock, STALL_SECONDS + SLACK_SECONDS)
+    waited = time.monotonic() - started
+    error = error_of(head, body, 408)
+    assert closed(sock)
+    return waited, error
+
+
+def test_incomplete_headers_are_answered_408_and_dropped(bounded: LiveService) -> None:
+    for partial in (b"", b"POST /services/carrier-push/v1/tracking-updates HTTP/1.1\r\nHost: x"):
+        with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+            sock.sendall(partial)
+            waited, error = _stalled_answer(sock)
+        assert waited >= STALL_SECONDS * 0.8, "dropped before its headers were due"
+        assert "headers" in error.error_message
+
+
+def test_a_kept_alive_connection_has_the_same_bound_for_its_next_headers(
+    tenant: TenantHandle, bounded: LiveService
+) -> None:
+    token = tenant.http.headers["authorization"]
+    request = f"GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: {token}\r\n\r\n".encode()
+    with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+        sock.sendall(request)
+        head, _ = read_response(sock)
+        assert head.startswith(b"HTTP/1.1 200")
+        sock.sendall(request[:20])
+        _stalled_answer(sock)
+
+
+def test_a_stalled_body_is_answered_408_and_dropped(
+    tenant: TenantHandle, bounded: LiveService
+) -> None:
+    before = stored_pushes(tenant)
+    with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+        sock.sendall(head_of(tenant, TRUCKLOAD, 5000) + b'{"truckload": ')
+        waited, error = _stalled_answer(sock)
+    assert waited >= STALL_SECONDS * 0.8, "dropped before its body was due"
+    assert "did not arrive in time" in error.error_message
+    assert error.support_reference_id
+    assert stored_pushes(tenant) == before
+
+
+def test_a_slow_body_above_the_minimum_rate_is_read(
+    tenant: TenantHandle, bounded: LiveService
+) -> None:
+    # Longer in all than the grace period, but each part well within the rate's allowance.
+    body = padded(truckload_body(unique("BOL")), 6 * MIN_RATE)
+    parts = [body[i : i + MIN_RATE] for i in range(0, len(body), MIN_RATE)]
+    with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+        sock.sendall(head_of(tenant, TRUCKLOAD, len(body)))
+        for part in parts:
+            sock.sendall(part)
+            time.sleep(STALL_SECONDS / 4)
+        head, answer = read_response(sock)
+    assert head.startswith(b"HTTP/1.1 202"), head + answer
+
+
+# --- connections per address -----------------------------------------------------------------
+
+PER_ADDRESS = 64  # ServerSettings.connections_per_address
+
+
+def test_connections_from_one_address_are_capped(namespace: str, tmp_path: Path) -> None:
+    # Loopback is not counted (the desktop app, a reverse proxy): the service listens on an
+    # address of a network namespace of the test's own, and is asked from there.
+    serve = ["ip", "netns", "exec", namespace, *SERVE, "--host", SERVICE_ADDRESS]
+    with processes() as started:
+        service = started.start([*serve, "--data-dir", str(tmp_path / "service")])
+        url = read_until(service, r"listening on (http://\S+)", 120).group(1)
+        port = int(url.rsplit(":", 1)[1])
+
+        def connect() -> socket.socket:
+            return socket.create_connection((SERVICE_ADDRESS, port), timeout=10)
+
+        def health(sock: socket.socket) -> bytes:
+            sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            return read_response(sock)[0].split(b"\r\n")[0]
+
+        def crowd() -> tuple[list[bytes], str, bytes]:
+            # `serve` says it listens just before its socket does.
+            deadline = time.monotonic() + SLACK_SECONDS
+            while True:
+                try:
+                    connect().close()
+                    break
+                except ConnectionRefusedError:
+                    if time.monotonic() > deadline or service.poll() is not None:
+                        raise
+                    time.sleep(0.1)
+            held = [connect() for _ in range(PER_ADDRESS)]
+            try:
+                answers = [health(sock) for sock in held]
+                with connect() as extra:
+                    head, body = read_response(extra)
+                    error = error_of(head, body, 503)
+                    assert closed(extra)
+                held.pop().close()
+                # The service notices the close on its next loop turn.
+                deadline = time.monotonic() + SLACK_SECONDS
+                while True:
+                    with connect() as again:
+                        try:
+                            after = health(again)
+                        except (AssertionError, OSError):
+                            after = b""
+                    if after == b"HTTP/1.1 200 OK" or time.monotonic() > deadline:
+                        return answers, error.error_message, after
+                    time.sleep(0.1)
+            finally:
+                for sock in held:
+                    sock.close()
+
+        answers, message, after = inside(namespace, crowd)
+    assert answers == [b"HTTP/1.1 200 OK"] * PER_ADDRESS
+    assert f"More than {PER_ADDRESS} connections" in message
+    assert after == b"HTTP/1.1 200 OK"
