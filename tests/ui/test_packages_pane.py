@@ -77,7 +77,7 @@ async def test_create_find_edit_and_delete(
     assert "Add at least one identifier" in form.errors.message_for("identifiers")
     assert "Row 1, identifiers: write them as TYPE=VALUE" in form.errors.message_for("items")
     form.tabs.setCurrentIndex(1)
-    assert "valid number" in form.errors.message_for("package.weight")
+    assert "must be a number, not text" in form.errors.message_for("package.weight")
     assert "UN or NA followed by four digits" in form.errors.message_for("accessorials.HAZMAT")
     # Fix it all; nothing typed was lost.
     assert form.items.text(0, 1) == "PO-77"

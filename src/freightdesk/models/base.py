@@ -72,12 +72,22 @@ class StrictWireModel(WireModel):
             problem = _type_problem(field.annotation, value, ())
             if problem is not None:
                 path, message = problem
-                where = f" (at {_render(path)})" if path else ""
-                raise PydanticCustomError("json_type", message + where)
+                # A field validator's error is located at its field; where inside the value
+                # (a lenient model it holds) goes in the context: see error_location.
+                raise PydanticCustomError("json_type", message, {"within": list(path)})
         return value
 
 
 Path = tuple[str | int, ...]
+
+
+def error_location(error: Mapping[str, Any]) -> tuple[str | int, ...]:
+    """Where a pydantic error (an item of ValidationError.errors()) points: its `loc`, and for
+    a JSON type refused inside a field's value (StrictWireModel), the path within it too, so
+    that `coordinates.latitude` is named rather than `coordinates`."""
+    loc = tuple(error.get("loc", ()))
+    within = (error.get("ctx") or {}).get("within") if error.get("type") == "json_type" else None
+    return (*loc, *within) if isinstance(within, list) else loc
 
 
 def json_type_problem(model: type[BaseModel], data: Any) -> tuple[Path, str] | None:
@@ -85,13 +95,6 @@ def json_type_problem(model: type[BaseModel], data: Any) -> tuple[Path, str] | N
     for it, as (path, message); what StrictWireModel refuses, for a lenient model used as a
     request body."""
     return _model_problem(model, data, ()) if isinstance(data, dict) else None
-
-
-def _render(path: Path) -> str:
-    text = ""
-    for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text
 
 
 _JSON_NAMES = {
@@ -199,7 +202,9 @@ def _type_problem(annotation: Any, value: Any, path: Path) -> tuple[Path, str] |
     if kinds and kind is not None and kind not in kinds and not kinds & _ALSO.get(kind, set()):
         named = kinds - {"null"} - ({"integer"} if "number" in kinds else set())
         expected = " or ".join(_JSON_NAMES[k] for k in sorted(named) or ["null"])
-        return path, f"must be {expected}, not {_JSON_NAMES[kind]}"
+        # "not text" rather than "not a string": read by dispatchers in forms as well.
+        given = "text" if kind == "string" else _JSON_NAMES[kind]
+        return path, f"must be {expected}, not {given}"
     for model in _lenient_models(annotation):
         items: list[tuple[Path, Any]] = [(path, value)]
         if isinstance(value, list):

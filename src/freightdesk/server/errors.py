@@ -19,6 +19,7 @@ from sqlalchemy.exc import DataError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match, Route
 
+from freightdesk.models.base import error_location
 from freightdesk.models.errors import ErrorBody, ErrorDetail, Severity
 
 log = logging.getLogger("freightdesk.server")
@@ -89,7 +90,7 @@ def loc_to_path(loc: Sequence[int | str]) -> str:
 def validation_details(errors: Sequence[Any]) -> list[ErrorDetail]:
     details: list[ErrorDetail] = []
     for error in errors:
-        path = loc_to_path(error.get("loc", ()))
+        path = loc_to_path(error_location(error))
         message = str(error.get("msg", "is not valid"))
         message = message.removeprefix("Value error, ")
         details.append(

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from freightdesk.models.base import error_location
+
 # Parts of a location pydantic adds for validators and unions, not fields of the data.
 _INTERNAL = re.compile(r"[\[\](),]|^function-|^json-or-python")
 
@@ -43,5 +45,5 @@ def problems_of(exc: ValidationError) -> dict[str, str]:
     """The first message for each field path of a validation error."""
     found: dict[str, str] = {}
     for error in exc.errors():
-        found.setdefault(path_of(error.get("loc", ())), message_of(error))
+        found.setdefault(path_of(error_location(error)), message_of(error))
     return found

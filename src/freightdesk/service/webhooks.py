@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
+from freightdesk.models.base import error_location
 from freightdesk.models.webhooks import (
     MAX_CONFIGURATIONS_PER_TENANT,
     PARAMETERS_BY_TYPE,
@@ -56,7 +57,7 @@ def check_configuration(
             PARAMETERS_BY_TYPE[kind].model_validate(method.get("parameters") or {})
         except ValidationError as exc:
             for error in exc.errors():
-                where = path_of(error.get("loc", ()))
+                where = path_of(error_location(error))
                 key = f"authenticationMethods[{index}].parameters.{where}"
                 problems.setdefault(key, str(error.get("msg", "is not valid")))
     try:
