@@ -279,7 +279,10 @@ class LocalService:
                 failures = 0
             except LocalServiceError as exc:
                 log.warning("restart failed: %s", exc)
-                self._port = 0  # the old port may be taken; take any free one next time
+                if failures >= 3:
+                    # The old port may be taken for good: take any free one next time. Not
+                    # at once: the session's client (and another window's) knows this address.
+                    self._port = 0
 
     async def stop(self) -> None:
         """Stop the service cleanly (SIGTERM, then kill after a grace period)."""
