@@ -14,6 +14,7 @@ import secrets
 import signal
 import time
 from collections import Counter
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -247,3 +248,31 @@ def test_a_killed_instance_s_messages_are_sent_by_another_within_a_lease(
         twice = {e for e, n in Counter(received).items() if n > 1}
         assert twice <= {r.json()["data"]["eventNotification"]["event"]["id"] for r in before}
         assert in_order(received, expected) == expected
+
+
+def test_a_stopped_instance_lets_its_messages_go_at_once(database: str, key: str) -> None:
+    # Leases far longer than a renewal: what moves sooner was let go by the stop.
+    tuning = replace(TUNING, lease_seconds=15.0)
+    with receiver() as hooks, ExitStack() as first_scope:
+        hooks.delay = 0.4  # each chain takes about 5 s: most is left when the first stops
+        first = first_scope.enter_context(running_service(database))
+        first_scope.enter_context(tuned(first, tuning))
+        tenant = make_tenant(first)
+        configure(tenant, hooks.url("/events"), ADDED)
+        expected = shipments(tenant, 4, 12)  # fanned out, their chains owned, by the first
+        tenant.http.close()
+        hooks.wait_for(1, seconds=30)
+        with running_service(database) as survivor, tuned(survivor, tuning):
+            eventually(lambda: progress(survivor).cycles > 5, seconds=30)
+            assert pending_count(survivor) > 4
+            stopped = time.monotonic()
+            first_scope.close()  # its requests in flight are answered and stored
+            assert pending_count(survivor) > 0
+            arrived = len(hooks.received())
+            eventually(lambda: pending_count(survivor) == 0, seconds=30)
+        after = [r.at for r in hooks.received()[arrived:]]
+        # Taken over at the survivor's next renewal (a third of a lease), not at expiry.
+        assert after and min(after) - stopped < tuning.lease_seconds * 0.6
+        received = granular(hooks)
+        assert len({w for w, _e in received}) == len(received)  # none twice
+        assert in_order([e for _w, e in received], expected) == expected

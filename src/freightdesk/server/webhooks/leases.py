@@ -13,10 +13,15 @@ new messages never race with another instance's fan-out. Each cycle:
   one whose lease ran out); chains a live instance owns are left to it;
 - messages of chains this instance owns that another instance fanned out are found by id
   (above the highest id seen by the last cycle: fan-outs commit in id order, under the lock);
-- chains this instance has nothing left of are released (when no message of them waits);
-- every third of a lease: its leases are renewed, and chains whose lease ran out (their
-  instance died, or stopped and released them) or that have waiting messages and no lease at
-  all are taken over (`FOR UPDATE SKIP LOCKED`), with every message they still wait to send.
+- every third of a lease: its leases are renewed, chains it has had nothing of since the last
+  renewal are released, and chains whose lease ran out (their instance died, or stopped and
+  let them go) or that have waiting messages and no lease at all (a message redelivered after
+  its chain was released) are taken over (`FOR UPDATE SKIP LOCKED`), with every message they
+  still wait to send.
+
+A message redelivered through the instance that owns its chain is sent at once (the
+redelivery reloads that instance's view); through another instance, once its chain was idle
+for a renewal and released, within about a lease.
 
 An instance that could not renew stops starting requests before its leases run out
 (`usable`), so a chain moves only when its old owner has stopped sending; a request already
@@ -37,15 +42,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, and_, cast, func, literal, or_, select, text, tuple_
+from sqlalchemy import TextualSelect, func, select, text
 from sqlalchemy.orm import Session
 
-from freightdesk.server.tables.webhooks import (
-    WebhookChainLease,
-    WebhookDeliveryRow,
-    WebhookPayloadRow,
-)
-from freightdesk.server.webhooks.outbox import PENDING, pending_query, pending_rows
+from freightdesk.server.db import UtcDateTime
+from freightdesk.server.tables.webhooks import WebhookDeliveryRow
+from freightdesk.server.webhooks.outbox import PENDING, pending_rows
 from freightdesk.server.webhooks.schedule import Pending
 
 Key = tuple[int, str]
@@ -98,6 +100,8 @@ class Leases:
         self.high_water = 0
         self._renewed: float | None = None
         self._trusted_until = 0.0
+        # Owned chains that were idle at the last renewal.
+        self._idle: set[Key] = set()
 
     def usable(self) -> bool:
         """Whether requests may be started: the leases were renewed recently enough that no
@@ -115,14 +119,17 @@ class Leases:
         now: datetime,
     ) -> Claimed:
         """One cycle's claims. `fanned`: chains of the messages this cycle fanned out; `idle`:
-        owned chains with nothing waiting or in flight here; `full`: renew and take over now
-        and return every waiting message of the owned chains (the scheduler starts over).
-        On an error the caller starts over with `full` (this object's view may be ahead of
-        a transaction that rolled back)."""
+        owned chains with nothing waiting or in flight here (released when still idle at the
+        next renewal); `full`: renew and take over now and return every waiting message of
+        the owned chains (the scheduler starts over). On an error the caller starts over with
+        `full` (this object's view may be ahead of a transaction that rolled back)."""
         started = time.monotonic()
         claimed = Claimed()
         fresh: set[Key] = set()
-        if full or self._renewed is None or started - self._renewed >= seconds * RENEW_FRACTION:
+        maintain = (
+            full or self._renewed is None or started - self._renewed >= seconds * RENEW_FRACTION
+        )
+        if maintain:
             kept = self._renew(session, seconds)
             claimed.lost = self.owned - kept
             self.owned = kept
@@ -131,17 +138,22 @@ class Leases:
             self._trusted_until = started + seconds * TRUST_FRACTION
         new = set(fanned) - self.owned - fresh
         if new:
-            fresh |= self._claim(session, new, seconds)
-        idle = (idle & self.owned) - fresh
-        if idle:
-            released = self._release(session, idle)
-            self.owned -= released
-            # Still waiting messages this instance does not know of (redelivered ones).
-            fresh |= idle - released
+            made, expired = self._claim(session, new, seconds)
+            # A new lease's chain has only this cycle's messages (found by id); one taken
+            # over from a dead instance may have older ones.
+            self.owned |= made
+            fresh |= expired
         self.owned |= fresh
-        highest = session.scalar(select(func.max(WebhookDeliveryRow.id))) or 0
         claimed.pending = self._load(session, None if full else fresh, now)
-        self.high_water = highest
+        if maintain:
+            # Chains idle since the last renewal are let go (kept meanwhile: a shipment's
+            # next change is likely soon, and claiming costs a row written and deleted).
+            busy = {p.key for p in claimed.pending}
+            stale = (idle & self._idle) - busy
+            if stale:
+                self._release(session, stale)
+                self.owned -= stale
+            self._idle = (idle & self.owned) - busy - stale
         return claimed
 
     def release_all(self, session: Session) -> None:
@@ -201,56 +213,79 @@ class Leases:
         )
         return expired | orphans
 
-    def _claim(self, session: Session, keys: set[Key], seconds: float) -> set[Key]:
-        """Chains of new messages: free or expired ones become this instance's."""
-        return _keys(
+    def _claim(self, session: Session, keys: set[Key], seconds: float) -> tuple[set[Key], set[Key]]:
+        """Chains of new messages: free ones (made) and expired ones (taken over) become
+        this instance's."""
+        params = {"owner": self.owner, "seconds": seconds, **_columns(keys)}
+        made = _keys(
             session.execute(
                 text(
                     "INSERT INTO webhook_chain_leases (config_id, chain, owner, lease_until) "
                     f"SELECT u.config_id, u.chain, :owner, {_UNTIL} FROM {_KEYS} "
-                    "ON CONFLICT (config_id, chain) DO UPDATE "
-                    "SET owner = excluded.owner, lease_until = excluded.lease_until "
-                    f"WHERE webhook_chain_leases.lease_until < {_NOW} "
-                    "RETURNING config_id, chain"
+                    "ON CONFLICT (config_id, chain) DO NOTHING RETURNING config_id, chain"
                 ),
-                {"owner": self.owner, "seconds": seconds, **_columns(keys)},
+                params,
             )
         )
-
-    def _release(self, session: Session, keys: set[Key]) -> set[Key]:
-        """Give up chains with no message waiting; returns those released."""
-        return _keys(
+        if len(made) == len(keys):
+            return made, set()
+        expired = _keys(
             session.execute(
                 text(
-                    f"DELETE FROM webhook_chain_leases AS l USING {_KEYS} "
-                    "WHERE l.config_id = u.config_id AND l.chain = u.chain "
-                    "AND l.owner = :owner AND NOT EXISTS (SELECT 1 FROM webhook_deliveries "
-                    "AS d JOIN webhook_payloads AS p ON p.id = d.payload_id "
-                    f"WHERE d.config_id = l.config_id AND d.status = '{PENDING}' "
-                    f"AND {_CHAIN} = l.chain) RETURNING l.config_id, l.chain"
+                    f"UPDATE webhook_chain_leases AS l SET owner = :owner, lease_until = {_UNTIL} "
+                    f"FROM {_KEYS} WHERE l.config_id = u.config_id AND l.chain = u.chain "
+                    f"AND l.lease_until < {_NOW} RETURNING l.config_id, l.chain"
                 ),
-                {"owner": self.owner, **_columns(keys)},
+                params,
             )
+        )
+        return made, expired
+
+    def _release(self, session: Session, keys: set[Key]) -> None:
+        """Give up these chains (idle, and just checked for waiting messages). A message
+        redelivered meanwhile has a chain with no lease: the next instance to renew takes it
+        over."""
+        session.execute(
+            text(
+                f"DELETE FROM webhook_chain_leases AS l USING {_KEYS} "
+                "WHERE l.config_id = u.config_id AND l.chain = u.chain AND l.owner = :owner"
+            ),
+            {"owner": self.owner, **_columns(keys)},
         )
 
     def _load(self, session: Session, fresh: set[Key] | None, now: datetime) -> list[Pending]:
         """Waiting messages of the owned chains: all of them (`fresh` None), or those above
         the high-water mark and every one of the `fresh` chains."""
-        delivery, payload, lease = WebhookDeliveryRow, WebhookPayloadRow, WebhookChainLease
-        chain = func.coalesce(payload.shipment_id, literal("#") + cast(delivery.id, String))
-        query = (
-            pending_query()
-            .join(
-                lease,
-                and_(lease.config_id == delivery.config_id, lease.chain == chain),
+        params: dict[str, Any] = {"owner": self.owner}
+        # No message above this can commit before this transaction ends (the cursor lock).
+        upto = session.scalar(select(func.max(WebhookDeliveryRow.id))) or 0
+        if fresh is None:
+            rows = list(session.execute(_pending(""), params))
+        else:
+            rows = list(
+                session.execute(
+                    _pending("", "AND d.id > :after AND d.id <= :upto"),
+                    {**params, "after": self.high_water, "upto": upto},
+                )
             )
-            .where(lease.owner == self.owner)
-        )
-        if fresh is not None:
-            newer = delivery.id > self.high_water
-            query = query.where(
-                or_(newer, tuple_(lease.config_id, lease.chain).in_(sorted(fresh)))
-                if fresh
-                else newer
-            )
-        return pending_rows(session, query, now)
+            if fresh:
+                known = {row.id for row in rows}
+                chains = session.execute(
+                    _pending(f"JOIN {_KEYS} ON u.config_id = l.config_id AND u.chain = l.chain"),
+                    {**params, **_columns(fresh)},
+                )
+                rows += [row for row in chains if row.id not in known]
+                rows.sort(key=lambda row: row.id)
+        self.high_water = upto
+        return pending_rows(rows, now)
+
+
+def _pending(join: str, where: str = "") -> TextualSelect:
+    """Waiting messages of chains this instance owns (`outbox.pending_query`'s columns)."""
+    return text(
+        "SELECT d.id, d.config_id, d.payload_id, p.shipment_id, p.event_id, d.attempt_count, "
+        "d.next_attempt_at FROM webhook_deliveries AS d "
+        "JOIN webhook_payloads AS p ON p.id = d.payload_id "
+        f"JOIN webhook_chain_leases AS l ON l.config_id = d.config_id AND l.chain = {_CHAIN} "
+        f"{join} WHERE d.status = '{PENDING}' AND l.owner = :owner {where} ORDER BY d.id"
+    ).columns(next_attempt_at=UtcDateTime())

@@ -351,8 +351,8 @@ def chain_of(shipment_id: str | None, message_id: int) -> str:
     return shipment_id or f"#{message_id}"
 
 
-def pending_rows(session: Session, query: PendingSelect, now: datetime) -> list[Pending]:
-    """The messages of a `pending_query` (narrowed or not)."""
+def pending_rows(rows: Iterable[Any], now: datetime) -> list[Pending]:
+    """The messages of rows with the columns of `pending_query`."""
     return [
         Pending(
             message_id=row.id,
@@ -363,13 +363,13 @@ def pending_rows(session: Session, query: PendingSelect, now: datetime) -> list[
             failed=row.attempt_count,
             due_at=row.next_attempt_at or now,
         )
-        for row in session.execute(query)
+        for row in rows
     ]
 
 
 def load_pending(session: Session, now: datetime) -> list[Pending]:
     """Every message still to be sent."""
-    return pending_rows(session, pending_query(), now)
+    return pending_rows(session.execute(pending_query()), now)
 
 
 def load_endpoints(
