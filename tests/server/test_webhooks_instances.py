@@ -23,7 +23,9 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
+from freightdesk.server.db import utcnow
 from freightdesk.server.tables.webhooks import WebhookChainLease, WebhookDeliveryRow
+from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.secret_box import ENVIRONMENT_KEY
 from freightdesk.server.webhooks.tuning import ENVIRONMENT_PREFIX
 from tests.processes import SERVE, processes, read_until
@@ -276,3 +278,24 @@ def test_a_stopped_instance_lets_its_messages_go_at_once(database: str, key: str
         received = granular(hooks)
         assert len({w for w, _e in received}) == len(received)  # none twice
         assert in_order([e for _w, e in received], expected) == expected
+
+
+def test_a_chain_taken_over_is_forgotten_and_its_flight_moves_nothing() -> None:
+    """What an instance does with a chain another took over (`Scheduler.forget_chain`)."""
+    now = utcnow()
+
+    def pending(message_id: int, chain: str) -> Pending:
+        return Pending(message_id, 1, message_id, chain, f"e{message_id}", 0, now)
+
+    scheduler = Scheduler()
+    for message_id, chain in [(1, "a"), (2, "a"), (3, "b"), (4, "c"), (5, "c")]:
+        scheduler.add(pending(message_id, chain))
+    flying = scheduler.take(now, per_config=2, limit=10, usable=lambda _c: True)
+    assert [p.message_id for p in flying] == [1, 3]
+    scheduler.forget_chain((1, "a"))  # message 1 in flight, 2 waiting
+    scheduler.forget_chain((1, "c"))  # waiting only
+    assert scheduler.chains() == {(1, "b")} and scheduler.payloads() == {3}
+    scheduler.settle(flying[0], None)  # its answer: nothing of chain a follows
+    assert scheduler.take(now, per_config=8, limit=10, usable=lambda _c: True) == []
+    scheduler.settle(flying[1], None)
+    assert scheduler.chains() == set() and scheduler.next_due() is None
