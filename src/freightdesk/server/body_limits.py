@@ -21,14 +21,20 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Iterator
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from freightdesk.server.domain.documents import DOCUMENTS_PATH
-from freightdesk.server.errors import ApiError, error_response, field_error, loc_to_path
+from freightdesk.server.errors import (
+    ApiError,
+    error_response,
+    field_error,
+    field_errors,
+    loc_to_path,
+)
 from freightdesk.server.settings import ServerSettings
-from freightdesk.server.strict import nul_at
 
 MIB = 1024 * 1024
 
@@ -69,10 +75,25 @@ def too_slow(settings: ServerSettings) -> BodyRefused:
     )
 
 
-def nul_field(data: object) -> str | None:
-    """The path of the first string of parsed JSON (a value or a key) holding a NUL."""
-    where = nul_at(data)
-    return None if where is None else loc_to_path(("body", *where)).replace("\x00", "\\u0000")
+def nul_fields(data: object) -> list[str]:
+    """The paths of the strings of parsed JSON (values or keys) holding a NUL, every one of
+    them, so that a form can mark each field."""
+    return [loc_to_path(("body", *where)).replace("\x00", "\\u0000") for where in _nul_paths(data)]
+
+
+def _nul_paths(value: object, path: tuple[int | str, ...] = ()) -> Iterator[tuple[int | str, ...]]:
+    if isinstance(value, str):
+        if "\x00" in value:
+            yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in str(key):
+                yield (*path, str(key))
+            else:
+                yield from _nul_paths(item, (*path, str(key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _nul_paths(item, (*path, index))
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
@@ -121,11 +142,13 @@ class BodyLimits:
             return
         if _NUL_ESCAPE.search(data):
             try:
-                field = nul_field(json.loads(data))
+                fields = nul_fields(json.loads(data))
             except ValueError:
-                field = None  # not JSON: the app says so
-            if field is not None:
-                nul = field_error(field, "must not contain NUL characters")
+                fields = []  # not JSON: the app says so
+            if fields:
+                # PostgreSQL cannot store NUL in text; refuse it on every database alike.
+                message = "must not contain NUL characters"
+                nul = field_errors((field, message) for field in fields)
                 await _refuse(scope, body.receive, send, nul, close=False)
                 return
         replayed = False

@@ -20,7 +20,7 @@ from freightdesk.server.auth import PrincipalDep
 def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
     """A dependency refusing unknown fields anywhere in a JSON body, values of another JSON
     type than the field's (`false` for an integer: what StrictWireModel refuses, also for
-    lenient models), and NUL characters.
+    lenient models). NUL characters are refused before, for every body (body_limits.py).
 
     Runs after authentication, so an unauthenticated caller learns nothing about the shape.
     Bodies that are not JSON, empty or malformed are left to FastAPI's own validation (415,
@@ -49,31 +49,5 @@ def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
             raise RequestValidationError(
                 [{"loc": ("body", *path), "msg": message, "type": "json_type"}]
             )
-        where = nul_at(data)
-        if where is not None:
-            # PostgreSQL cannot store NUL in text; refuse it on every database alike.
-            message = "must not contain NUL characters"
-            raise RequestValidationError(
-                [{"loc": ("body", *where), "msg": message, "type": "string_nul"}]
-            )
 
     return check
-
-
-def nul_at(value: object, path: tuple[int | str, ...] = ()) -> tuple[int | str, ...] | None:
-    """The path of the first string (or key) holding a NUL character, if any."""
-    if isinstance(value, str):
-        return path if "\x00" in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if "\x00" in str(key):
-                return (*path, str(key))
-            found = nul_at(item, (*path, str(key)))
-            if found is not None:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = nul_at(item, (*path, index))
-            if found is not None:
-                return found
-    return None
