@@ -260,6 +260,9 @@ def _serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"freightdesk: cannot listen on {args.host}:{port}: {exc.strerror}", file=sys.stderr)
         return 2
+    # Listening from here on (uvicorn's own listen() only sets the backlog again): a client
+    # told the URL below is queued until the server accepts, never refused.
+    sock.listen(2048)
     bound_port = sock.getsockname()[1]
     # The collection before freezing walks every object of the start (about 0.1 s of CPU):
     # done once the first requests have been answered instead of before.
