@@ -414,3 +414,44 @@ def test_strict_bodies_answer_after_authentication_and_refuse_nul(tenant: Tenant
 def test_every_accessorial_the_engine_rates_has_a_name_the_app_shows() -> None:
     assert set(rate_engine.ACCESSORIALS) == set(ACCESSORIAL_NAMES)
     assert set(REQUESTABLE_ACCESSORIALS) == set(ACCESSORIAL_NAMES) - CHARGED_NOT_ASKED
+
+
+HERSFELD = {
+    "type": "PICKUP",
+    "location": {
+        "name": "Bad Hersfeld DC",
+        "address": {"addressLines": ["Am Weinberg 12"], "city": "Bad Hersfeld", "state": "HE",
+                    "postalCode": "36251", "country": "DE"},
+        "coordinates": {"latitude": 50.869, "longitude": 9.707},
+    },
+}  # fmt: skip
+
+
+def test_a_road_lane_across_an_ocean_is_refused_naming_its_destination(
+    tenant: TenantHandle,
+) -> None:
+    dallas = "rateDetail.routeInfo.stops[1].location.address.country"
+    body = tl_request(["PRLF"])
+    body["rateDetail"]["routeInfo"]["stops"] = [
+        HERSFELD,
+        body["rateDetail"]["routeInfo"]["stops"][1],
+    ]
+    answer = tenant.http.post(RATE_REQUESTS, json=body)
+    assert answer.status_code == 400, answer.text
+    assert error_sources(answer) == [dallas]
+    message = answer.json()["errors"][0]["message"]
+    assert "Dallas store" in message and "not joined by road" in message, message
+    # LTL goes by road too; the other way round names the German stop.
+    ltl = ltl_request(["NBFL"], [{"weight": {"value": 500, "unit": "LB"}, "freightClass": 70}])
+    ltl["rateDetail"]["routeInfo"]["stops"][1] = {**HERSFELD, "type": "DELIVERY"}
+    answer = tenant.http.post(RATE_REQUESTS, json=ltl)
+    assert answer.status_code == 400, answer.text
+    assert "Bad Hersfeld DC" in answer.json()["errors"][0]["message"]
+    # Across a land border of North America a truck drives: Mexico is quoted.
+    body = tl_request(["PRLF"])
+    mexico = {"addressLines": ["Av. Constitución 100"], "city": "Monterrey", "state": "NLE",
+              "postalCode": "64000", "country": "MX"}  # fmt: skip
+    body["rateDetail"]["routeInfo"]["stops"][1] = {
+        "type": "DELIVERY", "location": {"name": "Monterrey DC", "address": mexico}
+    }  # fmt: skip
+    assert tenant.http.post(RATE_REQUESTS, json=body).status_code == 200

@@ -240,6 +240,7 @@ class Place:
     region: str | None
     postal_area: str | None
     exact: bool
+    country: str | None = None  # ISO code, when the stop's address gave one
 
 
 def place(
@@ -257,11 +258,31 @@ def place(
         region = None
     area = postal_code.replace(" ", "").upper()[:3] if postal_code else None
     if coordinates is not None:
-        return Place(coordinates[0], coordinates[1], region, area, exact=True)
+        return Place(coordinates[0], coordinates[1], region, area, exact=True, country=country)
     if region is None:
         return None
     lat, lon = REGION_POINTS[region]
-    return Place(lat, lon, region, area, exact=False)
+    return Place(lat, lon, region, area, exact=False, country=country)
+
+
+# Countries whose roads join: a truck (truckload or LTL) drives within one network only.
+# North America is one (the US, Canada, Mexico); continental Europe with Great Britain
+# (Channel Tunnel) another. A country not listed is not judged.
+_EUROPE = "AT BE BG CH CZ DE DK EE ES FI FR GB GR HR HU IE IT LI LT LU LV NL NO PL PT RO SE SI SK"
+ROAD_NETWORKS: dict[str, str] = {
+    **dict.fromkeys(("US", "CA", "MX"), "North America"),
+    **dict.fromkeys(_EUROPE.split(), "Europe"),
+}
+
+
+def road_gap(a: Place, b: Place) -> str | None:
+    """Why no truck drives from `a` to `b` (e.g. "Europe and North America are not joined by
+    road"), or None when they share a road network or a country's network is not known."""
+    here = ROAD_NETWORKS.get(a.country or "")
+    there = ROAD_NETWORKS.get(b.country or "")
+    if here is None or there is None or here == there:
+        return None
+    return f"{here} and {there} are not joined by road"
 
 
 def great_circle_miles(a: Place, b: Place) -> float:

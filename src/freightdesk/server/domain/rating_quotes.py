@@ -151,6 +151,7 @@ def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]
         raise field_error(f"{base}.stops[{len(ids) - 1}].type", "the last stop must be a DELIVERY")
     places = [_place_of(stop, f"{base}.stops[{i}].location") for i, stop in enumerate(route.stops)]
     by_id = dict(zip(ids, places, strict=True))
+    position = {stop_id: index for index, stop_id in enumerate(ids)}
     if route.route_segments:
         legs = []
         for index, segment in enumerate(route.route_segments):
@@ -165,14 +166,15 @@ def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]
                 raise field_error(f"{path}.toStopId", "a segment joins two different stops")
             if segment.id is None:
                 segment.id = uuid.uuid4()
-            legs.append((by_id[segment.from_stop_id], by_id[segment.to_stop_id]))
+            legs.append((position[segment.from_stop_id], position[segment.to_stop_id]))
     else:
         # Generated, so that a booking can name the segments it books (routeSegmentIds).
         route.route_segments = [
             RateRouteSegment(id=uuid.uuid4(), from_stop_id=a, to_stop_id=b)
             for a, b in itertools.pairwise(stop_ids)
         ]
-        legs = list(itertools.pairwise(places))
+        legs = list(itertools.pairwise(range(len(ids))))
+    _check_road(route.stops, places, legs)
     _check_details(detail, set(stop_ids))
 
     pickup = detail.pickup_date or now.date()
@@ -183,7 +185,7 @@ def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]
     accessorials = _accessorials(detail, mode)
     plan: dict[str, Any] = {
         "mode": mode.value,
-        "miles": engine.route_miles(legs),
+        "miles": engine.route_miles((places[a], places[b]) for a, b in legs),
         "lane": f"{_lane_end(places[0])}>{_lane_end(places[-1])}",
         "week": f"{year}-W{week:02d}",
         "pickupDate": pickup.isoformat(),
@@ -194,6 +196,21 @@ def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]
     else:
         plan.update(_truckload(detail, extra_stops=len(route.stops) - 2))
     return plan
+
+
+def _check_road(stops: list[Any], places: list[engine.Place], legs: list[tuple[int, int]]) -> None:
+    """A truck (truckload or LTL) cannot cross an ocean: 400 naming the country of the stop
+    it cannot reach."""
+    for a, b in legs:
+        gap = engine.road_gap(places[a], places[b])
+        if gap is not None:
+            location = stops[b].location
+            name = location.name or (location.address.city if location.address else None)
+            raise field_error(
+                f"rateDetail.routeInfo.stops[{b}].location.address.country",
+                f"{name or 'this stop'} ({places[b].country}) cannot be reached by road from "
+                f"{places[a].country}: {gap}",
+            )
 
 
 def _place_of(stop: Any, path: str) -> engine.Place:
