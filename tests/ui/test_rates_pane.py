@@ -24,6 +24,7 @@ from freightdesk.ui.panes.packages.form import PackageFormDialog
 from freightdesk.ui.panes.rates.form import STOPS, RateRequestFormDialog
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.widgets.elided import is_elided
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import (
     BOOKINGS,
@@ -31,6 +32,7 @@ from tests.server.test_rating_support import (
     set_profile,
     set_tenant_feature,
 )
+from tests.server.test_stop_locations import create as create_stop_location
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text, unplaced_error_labels
 from tests.ui.test_panes_support import answer, connected, proxied, shown_dialog, shown_pane
@@ -199,11 +201,12 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert request is not None and request.status is RateRequestStatus.QUOTES_RECEIVED
     assert pane.market.rowCount() == 2
     assert "Chicago, IL → Dallas, TX" in pane.subtitle.text()
-    # The Canadian carrier quotes in CAD; the totals sort in the service's order both ways.
+    # The Canadian carrier quotes in CAD: with no exchange rate, dollars and Canadian
+    # dollars are never compared; the totals sort within each currency, US dollars first.
     assert {q.total_rate.currency.value for q in pane.quotes.items} == {"USD", "CAD"}
-    service_order = [q.id for q in request.quotes]
-    pane.quote_table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
-    assert [q.id for q in pane.quotes.items] == service_order[::-1]
+    pane.quote_table.sortByColumn(2, Qt.SortOrder.AscendingOrder)
+    totals = [(q.total_rate.currency.value, q.total_rate.amount) for q in pane.quotes.items]
+    assert totals == sorted(totals, key=lambda t: (t[0] != "USD", t))
     # The quote chosen stays chosen when the table is sorted, and when a poll refreshes it.
     pane.quote_table.selectRow(0)
     chosen = pane.selected_quote()
@@ -216,10 +219,75 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert pane.selected_quote() == chosen
     assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
     qtmodeltester.check(pane.quotes)  # type: ignore[attr-defined]
+    _cheapest_and_market_per_currency(pane)
     # The lane and the carrier take the room left, not the last columns.
     lane = pane.request_table.columnWidth(1)
     assert lane > pane.requests.columns[1].width
     assert pane.quote_table.columnWidth(0) > pane.quotes.columns[0].width
+    pane.shutdown()
+    await settle(session)
+
+
+def _cheapest_and_market_per_currency(pane: RatesPane) -> None:
+    """Quotes in USD and CAD: the cheapest of each marked and named, CAD not set against the
+    USD market (the cell's tooltip says why), amounts never cut, units written one way."""
+    quotes = pane.quotes
+    summary = pane.waiting.text()
+    assert "cheapest per currency" in summary and "USD)" in summary and "CAD)" in summary
+    assert "not compared" in pane.waiting.toolTip()
+    bold = {}
+    for row, quote in enumerate(quotes.items):
+        font = quotes.data(quotes.index(row, 2), Qt.ItemDataRole.FontRole)
+        if font is not None and font.bold():
+            bold[quote.total_rate.currency.value] = quote.total_rate.amount
+        versus = quotes.index(row, 10)
+        if quote.total_rate.currency.value == "CAD":
+            assert quotes.data(versus) == ""
+            assert "No market rate in CAD" in quotes.data(versus, Qt.ItemDataRole.ToolTipRole)
+        else:
+            assert quotes.data(versus).endswith("%")
+        for column in range(2, 6):  # Total, Line haul, Fuel surcharge, Accessorials
+            assert not is_elided(pane.quote_table, quotes.index(row, column)), (row, column)
+    assert bold == {
+        currency: min(q.total_rate.amount for q in quotes.items
+                      if q.total_rate.currency.value == currency)
+        for currency in ("USD", "CAD")
+    }  # fmt: skip
+    market = pane.market
+    per_mile = market.data(market.index(0, 5))
+    distance = market.data(market.index(0, 6))
+    assert per_mile.endswith(" USD/mi") and distance.endswith(" mi"), (per_mile, distance)
+
+
+async def test_a_truckload_across_an_ocean_is_refused_beside_the_delivery_country(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    hersfeld = {"addressLines": ["Am Weinberg 12"], "city": "Bad Hersfeld", "state": "HE",
+                "postalCode": "36251", "country": "DE"}  # fmt: skip
+    at = {"latitude": 50.869, "longitude": 9.707}
+    create_stop_location(tenant, name="Bad Hersfeld DC", address=hersfeld, coordinates=at)
+    pane = await shown_pane(qtbot, session, RatesPane)
+    form = await _form(pane)
+    type_text(form.name, "Bad Hersfeld to Dallas")
+    # The pickup is the saved German site, found by name and chosen from the list.
+    type_text(form.pickup.finder, "Hersfeld")
+    QTest.keyClick(form.pickup.finder, Qt.Key.Key_Return)
+    await wait_until(lambda: form.pickup.saved.count() == 2)
+    form.pickup.saved.setFocus()
+    QTest.keyClick(form.pickup.saved, Qt.Key.Key_Down)
+    assert form.pickup.country.text() == "DE" and form.pickup.coordinates is not None
+    type_text(form.delivery.name, "Dallas DC")
+    type_text(form.delivery.city, "Dallas")
+    type_text(form.delivery.state, "TX")
+    form.check_carrier("PRLF")
+    form.save()
+    await wait_until(lambda: form.buttons.isEnabled() or not form.isVisible())  # answered
+    country = "rateDetail.routeInfo.stops[1].location.address.country"
+    assert "Dallas DC (US) cannot be reached by road from DE" in form.errors.message_for(country)
+    assert "Europe and North America are not joined by road" in form.errors.message_for(country)
+    assert form.isVisible() and form.tabs.currentIndex() == 0
+    assert pane.requests.rowCount() == 0
     pane.shutdown()
     await settle(session)
 

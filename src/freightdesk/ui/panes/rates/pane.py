@@ -36,18 +36,21 @@ from freightdesk.service.rating import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.rates.common import countdown_text
+from freightdesk.ui.panes.rates.common import amount_text, countdown_text
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.quotes import (
+    NOT_COMPARED,
     MarketModel,
     QuotesModel,
     RequestsModel,
+    cheapest_per_currency,
     lane_of,
     mode_of,
     request_status_text,
     services_of,
 )
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import ListBinding
@@ -116,6 +119,7 @@ class RatesPane(QWidget):
         self.forget_button = QPushButton("Remove from &list", detail)
         self.forget_button.setToolTip("Takes it off this list only; the service keeps it.")
         actions = QHBoxLayout()
+        self.waiting.setWordWrap(True)
         actions.addWidget(self.waiting, 1)
         actions.addWidget(self.forget_button)
         actions.addWidget(self.cancel_button)
@@ -129,6 +133,8 @@ class RatesPane(QWidget):
             stretch=0,
         )
         self.market_table.setMaximumHeight(90)
+        for table in (self.request_table, self.quote_table, self.market_table):
+            tip_elided(table)
         detail_layout = QVBoxLayout(detail)
         detail_layout.setContentsMargins(0, 0, 0, 0)
         detail_layout.addWidget(self.title)
@@ -244,11 +250,16 @@ class RatesPane(QWidget):
         elif not request.quotes:
             self.waiting.setText("No carrier quoted this request.")
         else:
-            cheapest = request.quotes[0]
-            self.waiting.setText(
-                f"{len(request.quotes)} quotes; cheapest {cheapest.carrier_name} "
-                f"({cheapest.total_rate.amount:,.2f} {cheapest.total_rate.currency.value})"
-            )
+            cheapest = cheapest_per_currency(request.quotes)
+            best = [f"{q.carrier_name} ({amount_text(q.total_rate)})" for q in cheapest]
+            if len(best) == 1:
+                self.waiting.setText(f"{len(request.quotes)} quotes; cheapest {best[0]}")
+                self.waiting.setToolTip("")
+            else:  # the service gives no exchange rate: each currency on its own
+                self.waiting.setText(
+                    f"{len(request.quotes)} quotes; cheapest per currency: {' · '.join(best)}"
+                )
+                self.waiting.setToolTip(NOT_COMPARED)
 
     def _update_actions(self, *_args: object) -> None:
         request = self.selected()

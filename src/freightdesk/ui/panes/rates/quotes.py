@@ -1,9 +1,10 @@
 """The tables of the Rate requests pane: the requests, the carriers' quotes (sortable by any
 column), and the market rates beside them.
 
-Quotes can come in different currencies (a Canadian carrier quotes in CAD). The Total column
-sorts in the service's own order, which compares quotes in one currency; the other money
-columns sort by amount, quotes in another currency than US dollars after the others.
+Quotes can come in different currencies (a Canadian carrier quotes in CAD, a Mexican one in
+MXN) and the service gives no exchange rate, so amounts are compared only within one currency:
+the cheapest quote of each currency is marked, the money columns sort by currency (US dollars
+first) and then by amount, and a quote is set against the market only in the market's currency.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
-from freightdesk.models.common import Currency, Money
+from freightdesk.models.common import Currency, Measure, Money
 from freightdesk.models.rating import (
     ACCESSORIAL_NAMES,
     MarketQuote,
@@ -104,8 +105,30 @@ class QuoteColumn(Column[Quote]):
 NO_CHARGES = Money(amount=0, currency=Currency.USD)
 
 
-def _money_key(money: Money) -> tuple[bool, float]:
-    return (money.currency is not Currency.USD, money.amount)
+def _money_key(money: Money) -> tuple[bool, str, float]:
+    return (money.currency is not Currency.USD, money.currency.value, money.amount)
+
+
+def cheapest_per_currency(quotes: Sequence[Quote]) -> list[Quote]:
+    """The cheapest quote (by total) of each currency, US dollars first; the first of equals
+    in `quotes`' order."""
+    cheapest: dict[Currency, Quote] = {}
+    for quote in quotes:
+        currency = quote.total_rate.currency
+        best = cheapest.get(currency)
+        if best is None or quote.total_rate.amount < best.total_rate.amount:
+            cheapest[currency] = quote
+    return sorted(cheapest.values(), key=lambda q: _money_key(q.total_rate))
+
+
+def distance_text(distance: Measure) -> str:
+    """ "1,105 mi", "1,778 km"."""
+    return f"{distance.value:,.0f} {distance.unit.lower()}"
+
+
+NOT_COMPARED = (
+    "Quotes in different currencies are not compared: the service gives no exchange rate."
+)
 
 
 def _accessorials(quote: Quote) -> Money | None:
@@ -123,7 +146,8 @@ class QuotesModel(ListingModel[Quote]):
         super().__init__((), parent)
         self.request: RateRequest | None = None
         self._rank: dict[str, int] = {}
-        self._market: dict[QuoteType, float] = {}
+        self._cheapest: set[str] = set()  # ids of the cheapest quote of each currency
+        self._market: dict[tuple[QuoteType, Currency], float] = {}
         self._sort: tuple[int, Qt.SortOrder] | None = None
         # Kept as QuoteColumn (the base's `columns` are the same ones): their sort keys.
         self.quote_columns = [
@@ -135,11 +159,11 @@ class QuotesModel(ListingModel[Quote]):
                 "Type", lambda q: q.quote_type.value.title(), 70, key=lambda q: q.quote_type
             ),
             QuoteColumn(
-                "Total", lambda q: amount_text(q.total_rate), 110,
-                key=lambda q: self._rank[str(q.id)], numeric=True,
+                "Total", lambda q: amount_text(q.total_rate), 125,
+                key=lambda q: _money_key(q.total_rate), numeric=True,
             ),
             QuoteColumn(
-                "Line haul", lambda q: amount_text(q.line_haul), 100,
+                "Line haul", lambda q: amount_text(q.line_haul), 125,
                 key=lambda q: _money_key(q.line_haul), numeric=True,
             ),
             QuoteColumn(
@@ -162,10 +186,10 @@ class QuotesModel(ListingModel[Quote]):
                 "Service", lambda q: words(q.service_level), 80, key=lambda q: q.service_level
             ),
             QuoteColumn(
-                "Expires", lambda q: countdown_text(q.expiration_date_time), 120,
+                "Expires", lambda q: countdown_text(q.expiration_date_time), 110,
                 key=lambda q: q.expiration_date_time,
             ),
-            QuoteColumn("vs market", self._versus_market, 80, key=self._versus_key, numeric=True),
+            QuoteColumn("vs market", self._versus_market, 75, key=self._versus_key, numeric=True),
         ]  # fmt: skip
         self.columns = list(self.quote_columns)
 
@@ -176,22 +200,22 @@ class QuotesModel(ListingModel[Quote]):
         and the market rates they are compared with."""
         self.request = request
         self._market = {
-            m.quote_type: m.average_rate.amount
+            (m.quote_type, m.average_rate.currency): m.average_rate.amount
             for m in (request.market_quotes if request else [])
-            if m.average_rate.currency is Currency.USD
         }
 
     def set_items(self, items: Sequence[Quote]) -> None:
         """`items` in the service's order (cheapest first), shown in the order chosen."""
         self._rank = {str(q.id): i for i, q in enumerate(items)}
+        self._cheapest = {str(q.id) for q in cheapest_per_currency(items)}
         quotes = list(items)
         if self._sort is not None:
             self._sort_rows(quotes, *self._sort)
         super().set_items(quotes)
 
     def _versus(self, quote: Quote) -> float | None:
-        average = self._market.get(quote.quote_type)
-        if not average or quote.total_rate.currency is not Currency.USD:
+        average = self._market.get((quote.quote_type, quote.total_rate.currency))
+        if not average:
             return None
         return (quote.total_rate.amount - average) / average * 100
 
@@ -237,7 +261,7 @@ class QuotesModel(ListingModel[Quote]):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and self._expired(quote):
             return MUTED
-        if role == Qt.ItemDataRole.FontRole and self._rank.get(str(quote.id)) == 0:
+        if role == Qt.ItemDataRole.FontRole and str(quote.id) in self._cheapest:
             font = QFont()
             font.setBold(True)
             return font
@@ -252,12 +276,33 @@ class QuotesModel(ListingModel[Quote]):
                 for c in quote.accessorial_charges
             )
         if title == "vs market":
-            return "The total against the market's average for this quote type (USD quotes)."
+            return self._versus_tooltip(quote)
         if title == "Expires" and self._expired(quote):
             return "This quote can no longer be booked."
         numbers = ", ".join(i.value for i in quote.rate_identifiers)
-        distance = f"{quote.distance.value:,.0f} {quote.distance.unit}"
-        return f"Quote {numbers}; {distance}; {quote.transportation_mode.value}"
+        about = (
+            f"Quote {numbers}; {distance_text(quote.distance)}; {quote.transportation_mode.value}"
+        )
+        if title == "Total" and str(quote.id) in self._cheapest:
+            currency = quote.total_rate.currency.value
+            return f"{amount_text(quote.total_rate)}: the cheapest in {currency}.\n{NOT_COMPARED}"
+        column = next(c for c in self.quote_columns if c.title == title)
+        if column.numeric and title not in ("Transit", "vs market"):
+            return f"{column.text(quote)}\n{about}"  # the whole amount, were it elided
+        return about
+
+    def _versus_tooltip(self, quote: Quote) -> str:
+        currency = quote.total_rate.currency
+        kind = quote.quote_type.value.lower()
+        if self._versus(quote) is not None:
+            return f"The total against the market's average for {kind} quotes in {currency.value}."
+        if any(market_currency is currency for _type, market_currency in self._market):
+            return f"No {kind} market rate in {currency.value} on this lane."
+        return (
+            f"No market rate in {currency.value}: the market rates on this lane are in "
+            + (", ".join(sorted({c.value for _t, c in self._market})) or "no currency")
+            + "; amounts in different currencies are not compared."
+        )
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         """Sort by `column`; -1 is the service's order again. The selected quote stays
@@ -296,10 +341,10 @@ def _market_columns() -> Sequence[Column[MarketQuote]]:
         Column("High", lambda m: amount_text(m.high_rate), 100),
         Column(
             "Per distance",
-            lambda m: f"{amount_text(m.average_rate_per_distance)} / {m.distance.unit.lower()}",
+            lambda m: f"{amount_text(m.average_rate_per_distance)}/{m.distance.unit.lower()}",
             110,
         ),
-        Column("Distance", lambda m: f"{m.distance.value:,.0f} {m.distance.unit}", 90),
+        Column("Distance", lambda m: distance_text(m.distance), 90),
         Column("Sample", lambda m: f"{m.sample_size:,} loads", 90),
     ]
 

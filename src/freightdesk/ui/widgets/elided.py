@@ -1,0 +1,72 @@
+"""Cut cells tell their whole text: a cell whose text is elided (the column too narrow for it)
+shows the whole text as its tooltip, unless the model gives a tooltip of its own.
+
+`tip_elided(table)` is the one way a table gets this; `is_elided` says whether a cell is cut.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolTip,
+    QWidget,
+)
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class ElidedTipDelegate(QStyledItemDelegate):
+    """Paints as the default delegate; a cut cell's tooltip is its whole text."""
+
+    def helpEvent(  # noqa: N802 (Qt's name)
+        self,
+        event: QHelpEvent,
+        view: QAbstractItemView,
+        option: QStyleOptionViewItem,
+        index: Index,
+    ) -> bool:
+        if (
+            event.type() == QEvent.Type.ToolTip
+            and index.isValid()
+            and not index.data(Qt.ItemDataRole.ToolTipRole)
+            and self.cut(option, index, view)
+        ):
+            text = str(index.data(Qt.ItemDataRole.DisplayRole))
+            QToolTip.showText(event.globalPos(), text, view, option.rect)
+            return True
+        return super().helpEvent(event, view, option, index)
+
+    def cut(self, option: QStyleOptionViewItem, index: Index, widget: QWidget | None) -> bool:
+        """Whether the cell's text is wider than the room its column gives it."""
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        if not isinstance(text, str) or not text:
+            return False
+        styled = QStyleOptionViewItem(option)
+        self.initStyleOption(styled, index)
+        style = widget.style() if widget is not None else QApplication.style()
+        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, styled, widget)
+        return styled.fontMetrics.horizontalAdvance(text) > room.width()
+
+
+def tip_elided(view: QAbstractItemView) -> ElidedTipDelegate:
+    """Give every cut cell of `view` its whole text as a tooltip."""
+    delegate = ElidedTipDelegate(view)
+    view.setItemDelegate(delegate)
+    return delegate
+
+
+def is_elided(view: QAbstractItemView, index: QModelIndex) -> bool:
+    """Whether the cell at `index` shows its text cut (as `view` lays it out now)."""
+    option = QStyleOptionViewItem()
+    option.initFrom(view)
+    option.rect = view.visualRect(index)
+    delegate = view.itemDelegateForIndex(index)
+    if not isinstance(delegate, ElidedTipDelegate):
+        delegate = ElidedTipDelegate()
+    return delegate.cut(option, index, view)
