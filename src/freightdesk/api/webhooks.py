@@ -22,9 +22,11 @@ if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
 
 PATH = "/api/v4/webhooks"
-DELIVERIES_PATH = f"{PATH}/{{webhookId}}/deliveries"
-PING_PATH = f"{PATH}/{{webhookId}}/ping"
-REDELIVER_PATH = f"{PATH}/{{webhookId}}/deliveries/{{messageId}}/redeliver"
+# The extensions' paths; the service still answers at the former `{PATH}/{webhookId}/...`.
+EXTENSIONS_PATH = f"{PATH}/id"
+DELIVERIES_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/deliveries"
+PING_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/ping"
+REDELIVER_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/deliveries/{{messageId}}/redeliver"
 
 
 class WebhooksApi:
@@ -76,7 +78,7 @@ class WebhooksApi:
         """The delivery log, newest first, each message with every attempt."""
         response = await self._client.request(
             "GET",
-            f"{PATH}/{webhook_id}/deliveries",
+            f"{EXTENSIONS_PATH}/{webhook_id}/deliveries",
             params={
                 "status": status.value if status else None,
                 "offset": offset,
@@ -88,15 +90,17 @@ class WebhooksApi:
     async def redeliver(self, webhook_id: int, message_id: int) -> Redelivery:
         """Queue one message again; not repeated blindly (it would queue it twice)."""
         response = await self._client.request(
-            "POST", f"{PATH}/{webhook_id}/deliveries/{message_id}/redeliver"
+            "POST", f"{EXTENSIONS_PATH}/{webhook_id}/deliveries/{message_id}/redeliver"
         )
         return parse(Redelivery, response)
 
     async def ping(self, webhook_id: int) -> PingResult:
         """Send a test message now and answer how the receiver took it."""
-        response = await self._client.request("POST", f"{PATH}/{webhook_id}/ping")
+        response = await self._client.request("POST", f"{EXTENSIONS_PATH}/{webhook_id}/ping")
         return parse(PingResult, response)
 
     async def rotate_signing_secret(self, webhook_id: int) -> SigningSecret:
-        response = await self._client.request("POST", f"{PATH}/{webhook_id}/signing-secret")
+        response = await self._client.request(
+            "POST", f"{EXTENSIONS_PATH}/{webhook_id}/signing-secret"
+        )
         return parse(SigningSecret, response)

@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi.routing import APIRoute
 
+from freightdesk.models.common import INT64_MAX
 from freightdesk.server.auth import require_admin
 
 _ERROR_CODES = {
@@ -61,10 +62,12 @@ OPERATION_IDS: dict[str, str] = {
     "GET /api/v4/webhooks/name/{webhookName}": "getWebhookByName",
     "GET /api/v4/webhooks/{webhookId}": "getWebhook",
     "DELETE /api/v4/webhooks/{webhookId}": "deleteWebhook",
-    "GET /api/v4/webhooks/{webhookId}/deliveries": "listWebhookDeliveries",
-    "POST /api/v4/webhooks/{webhookId}/deliveries/{messageId}/redeliver": "redeliverWebhookMessage",
-    "POST /api/v4/webhooks/{webhookId}/ping": "pingWebhook",
-    "POST /api/v4/webhooks/{webhookId}/signing-secret": "rotateWebhookSigningSecret",
+    "GET /api/v4/webhooks/id/{webhookId}/deliveries": "listWebhookDeliveries",
+    "POST /api/v4/webhooks/id/{webhookId}/deliveries/{messageId}/redeliver": (
+        "redeliverWebhookMessage"
+    ),
+    "POST /api/v4/webhooks/id/{webhookId}/ping": "pingWebhook",
+    "POST /api/v4/webhooks/id/{webhookId}/signing-secret": "rotateWebhookSigningSecret",
     "GET /api/v4/shipments/{shipmentId}/attributes": "getShipmentAttributes",
     "GET /api/v4/shipments/{shipmentId}/eventhistory": "getEventHistory",
     "GET /api/v4/shipments/{shipmentId}/positionhistory": "getPositionHistory",
@@ -179,8 +182,39 @@ SERVERS: list[dict[str, Any]] = [
         },
     },
 ]
-LICENSE: dict[str, Any] = {"name": "Proprietary"}
+# OpenAPI 3.1 wants a licence's SPDX identifier or URL; a proprietary licence has no SPDX id
+# of its own, so a `LicenseRef-` one (SPDX's form for a licence outside its list).
+LICENSE: dict[str, Any] = {
+    "name": "Proprietary",
+    "identifier": "LicenseRef-FreightDesk-Proprietary",
+}
 CONTACT: dict[str, Any] = {"name": "FreightDesk"}
+
+# What each tag (an area of the interface, or the service itself) covers.
+TAG_DESCRIPTIONS: dict[str, str] = {
+    "Authentication": "OAuth 2.0 client applications and the client-credentials token",
+    "Account groups": "Capacity provider account groups",
+    "Postal address validation": "Postal address validation",
+    "Stop locations": "Stop location management",
+    "Push configurations (webhooks)": (
+        "Push configurations; delivery log, redelivery, test ping and signing secret rotation "
+        "are extensions"
+    ),
+    "Shipment tracking": "Tracked shipments: attributes, events, positions, history and shares",
+    "Fleet": "Latest positions of many shipments at once",
+    "Carrier push": "Tracking pushed by carriers: parcel status updates, universal truckload push",
+    "Documents": "Multi-modal documents: upload, search, download",
+    "Rating": "Multi-modal rate requests",
+    "Booking": "Multi-modal bookings, carrier responses and carrier profiles",
+    "Packaging": "Packages for multi-modal bookings",
+    "Volume LTL": "Volume LTL quotes and dispatch",
+    "Rail tracking": "Rail shipments and their statuses",
+    "Connected capacity": "Truckload connected capacity: carrier and lane search",
+    "Available vehicles": "Truckload available vehicles",
+    "Sailing schedules": "Ocean point-to-point schedules",
+    "Yard appointments": "Yard appointment slots",
+    "Service": "The local service itself: liveness and the demo's progress",
+}
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _QUALIFIED = re.compile(r"^freightdesk__models__(?P<module>\w+?)__(?P<name>[A-Za-z0-9]+)$")
@@ -219,7 +253,8 @@ def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
             tags.extend(tag for tag in operation.get("tags", []) if tag not in tags)
             _type_success_bodies(operation)
             _keep_possible_errors(key, operation)
-    document["tags"] = [{"name": tag} for tag in tags]
+    document["tags"] = [{"name": tag, "description": TAG_DESCRIPTIONS[tag]} for tag in tags]
+    _exact_integer_bounds(document)
 
 
 _BINARY = {"type": "string", "format": "binary"}
@@ -241,27 +276,55 @@ def _type_success_bodies(operation: dict[str, Any]) -> None:
         partial["content"] = full["content"]
 
 
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+
+def _exact_integer_bounds(node: Any) -> None:
+    """FastAPI's OpenAPI model holds every bound as a float, so the int64 bounds of integer
+    schemas come out as 9.223372036854776e+18 (2**63, one past the largest int64) and every
+    other integer bound as `1.0`: each integer schema's bounds as the exact integers."""
+    if isinstance(node, dict):
+        if node.get("type") == "integer":
+            for name in _BOUNDS:
+                value = node.get(name)
+                if isinstance(value, float):
+                    node[name] = _exact_integer(value)
+        for value in node.values():
+            _exact_integer_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            _exact_integer_bounds(value)
+
+
+def _exact_integer(value: float) -> int:
+    if value == float(INT64_MAX):  # 2**63 - 1 as a float rounds up to 2**63
+        return INT64_MAX
+    return int(value)  # -2**63 is exact as a float, as is every bound below 2**53
+
+
 def _keep_possible_errors(key: str, operation: dict[str, Any]) -> None:
     """Of the error statuses every route declares (ERRORS), only those this operation can
-    answer: no credentials, no 401 or 403; no request body, no 413 or 415; no input at all,
-    no 400 or 404; 409 only on writes; 429 only from the token exchange (its rate limit)."""
+    answer: no credentials, no 401 or 403; no request body, no 415; no input at all, no 400
+    or 404; 409 only on writes; 429 only from the token exchange (its rate limit). 413 on
+    every operation: the body limit (server/body_limits.py) counts any request's body, a
+    GET's too."""
     method = key.split(" ", 1)[0]
     secured = bool(operation.get("security")) or key == f"POST {TOKEN_PATH}"
     has_body = "requestBody" in operation
     # The role header (x-tenant-role) is input to every operation that identifies its caller.
     takes_input = secured or has_body or bool(operation.get("parameters"))
-    possible = {500}
+    possible = {413, 500}
     if takes_input:
         possible |= {400, 404}
     if secured:
         possible |= {401, 403}
     if has_body:
-        possible |= {413, 415}
+        possible.add(415)
     if secured and method in {"POST", "PUT", "PATCH", "DELETE"}:
         possible.add(409)
     if key == f"POST {TOKEN_PATH}":
         # A request the exchange cannot read, a client it does not know, too many tokens.
-        possible = {400, 401, 429, 500}
+        possible = {400, 401, 413, 429, 500}
     responses: dict[str, Any] = operation.get("responses", {})
     for code in _ERROR_CODES:
         if code not in possible:

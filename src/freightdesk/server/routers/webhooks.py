@@ -3,7 +3,7 @@ extensions: delivery log, redelivery, test ping, signing secret rotation."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request
 from sqlalchemy import select
@@ -104,13 +104,19 @@ def delete_webhook(webhook_id: WebhookId, principal: PrincipalDep, context: Cont
 
 MessageId = Annotated[Int64, Path(alias="messageId")]
 
+# The extensions live under `/id/{webhookId}`, like the interface's `/name/{webhookName}`: at
+# `/{webhookId}/...` they were ambiguous with it (`/name/deliveries` fits both). The former
+# paths still answer, outside the document (FORMER), for clients written against them.
+FORMER: dict[str, Any] = {"include_in_schema": False, "response_model_exclude_none": True}
+
 
 @router.get(
-    "/{webhookId}/deliveries",
+    "/id/{webhookId}/deliveries",
     responses=ERRORS,
     openapi_extra=EXTENSION,
     response_model_exclude_none=True,
 )
+@router.get("/{webhookId}/deliveries", **FORMER)
 def list_deliveries(
     webhook_id: WebhookId,
     principal: PrincipalDep,
@@ -131,12 +137,13 @@ def list_deliveries(
 
 
 @router.post(
-    "/{webhookId}/deliveries/{messageId}/redeliver",
+    "/id/{webhookId}/deliveries/{messageId}/redeliver",
     status_code=202,
     responses=ERRORS,
     openapi_extra=EXTENSION,
     response_model_exclude_none=True,
 )
+@router.post("/{webhookId}/deliveries/{messageId}/redeliver", status_code=202, **FORMER)
 def redeliver_message(
     webhook_id: WebhookId, message_id: MessageId, principal: PrincipalDep, context: ContextDep
 ) -> Redelivery:
@@ -150,11 +157,12 @@ def redeliver_message(
 
 
 @router.post(
-    "/{webhookId}/ping",
+    "/id/{webhookId}/ping",
     responses=ERRORS,
     openapi_extra=EXTENSION,
     response_model_exclude_none=True,
 )
+@router.post("/{webhookId}/ping", **FORMER)
 async def ping_webhook(
     webhook_id: WebhookId, principal: PrincipalDep, context: ContextDep
 ) -> PingResult:
@@ -197,11 +205,12 @@ async def ping_webhook(
 
 
 @router.post(
-    "/{webhookId}/signing-secret",
+    "/id/{webhookId}/signing-secret",
     responses=ERRORS,
     openapi_extra=EXTENSION,
     response_model_exclude_none=True,
 )
+@router.post("/{webhookId}/signing-secret", **FORMER)
 def rotate_signing_secret(
     webhook_id: WebhookId, principal: PrincipalDep, context: ContextDep
 ) -> SigningSecret:
