@@ -111,6 +111,8 @@ async def test_without_the_search_extension_known_shipments_are_refreshed(
     try:
         async with client_via(proxy, tenant_) as api:
             proxy.inject(Fault(status=200, body=b'{"paths": {}}', path_prefix="/openapi.json"))
+            # A deployment without the extension: its search path is not there.
+            proxy.inject(Fault(status=404, forward=False, path_prefix="/api/v4/shipments/search"))
             cache = Cache(tmp_path / "cache.sqlite3")
             service = ShipmentsService(lambda: api, cache, interval=3600)
             await service.coordinator.fetch_now()

@@ -3,7 +3,10 @@
 The list uses the local service's search extension when the server has it: a first full sync,
 then `lastModifiedAfter` syncs that cost 1 + ceil(changed / pageSize) requests. Against a
 deployment without the extension it refreshes the shipments it knows (those in the cache and
-those created from the app) one by one.
+those created from the app) one by one. Whether the server has it is learned from the first search
+itself (a 404 or 405 means it has not), not from the server's OpenAPI document: a busy local
+service that has just started takes seconds to build that, and on a first run the list should
+fill in meanwhile.
 """
 
 from __future__ import annotations
@@ -133,6 +136,7 @@ class ShipmentsService:
         self.page_size = page_size
         self.cursor_overlap = cursor_overlap
         self.requests_last_sync = 0
+        self._searchable: bool | None = None  # None: not known yet (see the module's doc)
         self.coordinator: Coordinator[ShipmentList, ShipmentsChange] = Coordinator(
             "shipments", self._fetch, diff_lists, interval=interval
         )
@@ -165,8 +169,19 @@ class ShipmentsService:
 
     async def _fetch(self, previous: ShipmentList | None) -> ShipmentList:
         client = self._client()
-        if await client.tracking.has_search():
-            return await self._sync_with_search(client, previous)
+        if self._searchable is not False:
+            from freightdesk.api.errors import ApiError
+
+            try:
+                found = await self._sync_with_search(client, previous)
+            except ApiError as exc:
+                if self._searchable or exc.status not in (404, 405):
+                    raise
+                log.info("shipments: no search extension (%s); refreshing known ones", exc)
+                self._searchable = False
+            else:
+                self._searchable = True
+                return found
         return await self._refresh_known(client, previous)
 
     async def _sync_with_search(
