@@ -291,6 +291,106 @@ async def test_clicking_a_marker_tells_python(qtbot: QtBot, shipment_map: Shipme
     assert (await stats(shipment_map))["selected"] == f"event:{event.id}"
 
 
+# Ontario CA, El Paso and Laredo, as the demo's in-transit truckload; the truck ~40 km short of
+# Laredo, at the east end of everything drawn, so its label points off the map unless turned.
+FAR_STOPS = [("Ontario DC", 34.06, -117.65), ("El Paso", 31.76, -106.49), ("Laredo", 27.53, -99.51)]
+
+
+def far_apart_history() -> TrackingHistory:
+    legs = [(34.06, -117.65, 31.76, -106.49), (31.76, -106.49, 27.82, -99.75)]
+    points = [
+        (a_lat + (b_lat - a_lat) * i / 60, a_lon + (b_lon - a_lon) * i / 60)
+        for a_lat, a_lon, b_lat, b_lon in legs
+        for i in range(60)
+    ]
+    return TrackingHistory.model_validate(
+        {
+            "shipment": {
+                "id": str(uuid.uuid4()),
+                "routeInfo": {
+                    "stops": [
+                        {
+                            "id": str(uuid.uuid4()),
+                            "type": "PICKUP" if number == 0 else "DELIVERY",
+                            "name": name,
+                            "location": {"coordinates": {"latitude": lat, "longitude": lon}},
+                        }
+                        for number, (name, lat, lon) in enumerate(FAR_STOPS)
+                    ]
+                },
+            },
+            "positions": [
+                {
+                    "dateTime": (NOW - timedelta(minutes=5 * (len(points) - i))).isoformat(),
+                    "latitude": lat,
+                    "longitude": lon,
+                    "speed": 92,
+                    "speedUnit": "KILOMETERS_PER_HOUR",
+                    "heading": 135,
+                }
+                for i, (lat, lon) in enumerate(points)
+            ],
+        }
+    )
+
+
+# What of the shipment a user cannot see: a stop off the map, a stop or the truck's label cut
+# off at the map's edge or under a control (zoom, fit, ETA, legend, note, scale, attribution).
+NOT_IN_SIGHT = """(function () {
+  const map = FD._map();
+  const box = map.getContainer().getBoundingClientRect();
+  const controls = Array.from(document.querySelectorAll(".leaflet-control"))
+    .map((element) => element.getBoundingClientRect())
+    .filter((rect) => rect.width > 0 && rect.height > 0);
+  const hidden = (rect) =>
+    rect.left < box.left || rect.right > box.right || rect.top < box.top ||
+    rect.bottom > box.bottom ||
+    controls.some((c) => rect.left < c.right && rect.right > c.left &&
+                         rect.top < c.bottom && rect.bottom > c.top);
+  const unseen = [];
+  for (const [key, marker] of Object.entries(FD._markers())) {
+    if (!key.startsWith("stop:")) continue;
+    const name = marker.options.title;
+    if (!map.getBounds().contains(marker.getLatLng())) unseen.push(name + ": off the map");
+    else if (hidden(marker.getElement().getBoundingClientRect())) unseen.push(name + ": covered");
+  }
+  const label = document.querySelector(".fd-fix");
+  if (!label) unseen.push("no label at the truck");
+  else if (hidden(label.getBoundingClientRect())) unseen.push(label.textContent + ": cut off");
+  return JSON.stringify(unseen);
+})()"""
+
+
+async def not_in_sight(view: MapView) -> list[str]:
+    found: list[str] = json.loads(await evaluate(view, NOT_IN_SIGHT))
+    return found
+
+
+async def test_the_whole_route_is_in_sight_and_the_fit_button_brings_it_back(
+    shipment_map: ShipmentMapView,
+) -> None:
+    # The size of the Map tab's map in the app's window at 1440x900.
+    shipment_map.resize(505, 440)
+    shown = far_apart_history()
+    await painted(shipment_map, shipment_map.show_history(shown))
+    found = await stats(shipment_map)
+    assert found["stops"] == 3 and found["eta"] is None and found["note"]  # offline: the note
+    assert await not_in_sight(shipment_map) == []
+
+    # The user drags the map away (a drag ends as a pan), then presses the fit button.
+    await evaluate(shipment_map, "FD._map().panBy([420, -260], {animate: false}) && null")
+    moved = await not_in_sight(shipment_map)
+    assert any("off the map" in what for what in moved), moved
+    await evaluate(shipment_map, "document.querySelector('.fd-fit a').click()")
+    assert await not_in_sight(shipment_map) == []
+
+    # Zoomed in on Laredo: the button shows the whole shipment again.
+    await evaluate(shipment_map, "FD._map().setView([27.53, -99.51], 11, {animate: false}) && null")
+    assert len(await not_in_sight(shipment_map)) >= 2
+    await evaluate(shipment_map, "document.querySelector('.fd-fit a').click()")
+    assert await not_in_sight(shipment_map) == []
+
+
 async def test_a_crashed_page_is_drawn_again(shipment_map: ShipmentMapView) -> None:
     await painted(shipment_map, shipment_map.show_history(history()))
     pid = shipment_map.render_process_pid()

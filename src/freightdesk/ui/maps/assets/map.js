@@ -215,6 +215,7 @@
     fit.getContainer().firstChild.addEventListener("click", (e) => {
       e.preventDefault();
       fitShipment();
+      state.fitOnResize = true; // the whole shipment again, until the user moves the map
     });
     state.legend = control("bottomright", "fd-legend");
     state.eta = control("topright", "fd-eta");
@@ -539,7 +540,7 @@
     });
     marker.bindTooltip(fixText(current), {
       permanent: true,
-      direction: "right",
+      direction: "auto", // towards the map's middle: inside the view
       offset: [14, 0],
       className: "fd-fix",
     });
@@ -589,9 +590,122 @@
     return bounds;
   }
 
+  // Between what a fit shows and the map's edge or a control over the map, in pixels.
+  const FIT_MARGIN = 8;
+  // Half a stop's or the truck's marker: the bounds are points, the markers are not.
+  const FIT_PADDING = FIT_MARGIN + 14;
+
   function fitShipment() {
+    // The whole shipment in sight: every stop, the track and the truck with its label, none
+    // under a control (zoom, fit, ETA, legend, note, scale). Leaflet's fitBounds places the
+    // points inside a padding; where a marker or a label still reaches under a control or off
+    // the edge, the padding clears the controls' columns or rows, or the zoom steps out.
     const bounds = shipmentBounds();
-    if (bounds.isValid()) map.fitBounds(bounds, { padding: [36, 36], maxZoom: 12, animate: false });
+    if (!bounds.isValid()) return;
+    const base = {
+      paddingTopLeft: [FIT_PADDING, FIT_PADDING],
+      paddingBottomRight: [FIT_PADDING, FIT_PADDING],
+    };
+    const size = map.getSize();
+    if (!size.x || !size.y) {
+      // Hidden: fitted again once the view has its size (the map's resize).
+      map.fitBounds(bounds, Object.assign({ maxZoom: 12, animate: false }, base));
+      return;
+    }
+    const view = overlays();
+    let best = null;
+    for (const padding of fitPaddings(view, base)) {
+      let maxZoom = 12;
+      while (maxZoom >= map.getMinZoom() && (!best || maxZoom > best.zoom)) {
+        map.fitBounds(bounds, Object.assign({ maxZoom: maxZoom, animate: false }, padding));
+        const zoom = map.getZoom();
+        if (shownWhole(view)) {
+          if (!best || zoom > best.zoom) best = { zoom: zoom, padding: padding };
+          break;
+        }
+        maxZoom = Math.min(maxZoom, zoom) - 1;
+      }
+    }
+    // A view too small for any: as close as it can be.
+    const chosen = best || { zoom: 12, padding: base };
+    map.fitBounds(bounds, Object.assign({ maxZoom: chosen.zoom, animate: false }, chosen.padding));
+  }
+
+  function overlays() {
+    // The map's box and the controls over it, in the page's coordinates.
+    const container = map.getContainer();
+    const controls = [];
+    for (const element of container.querySelectorAll(".leaflet-control")) {
+      const rect = element.getBoundingClientRect();
+      if (rect.width > 0 && rect.height > 0) controls.push(rect);
+    }
+    return { box: container.getBoundingClientRect(), controls: controls };
+  }
+
+  function fitPaddings(view, base) {
+    // The plain padding, then paddings that keep clear of the controls' columns (left and
+    // right), of their rows (top and bottom), and of both.
+    const box = view.box;
+    const [left, top] = base.paddingTopLeft;
+    const [right, bottom] = base.paddingBottomRight;
+    let [clearLeft, clearTop, clearRight, clearBottom] = [left, top, right, bottom];
+    for (const rect of view.controls) {
+      const middleX = (rect.left + rect.right) / 2 - box.left;
+      const middleY = (rect.top + rect.bottom) / 2 - box.top;
+      if (middleX < box.width / 2) {
+        clearLeft = Math.max(clearLeft, rect.right - box.left + FIT_PADDING);
+      } else {
+        clearRight = Math.max(clearRight, box.right - rect.left + FIT_PADDING);
+      }
+      if (middleY < box.height / 2) {
+        clearTop = Math.max(clearTop, rect.bottom - box.top + FIT_PADDING);
+      } else {
+        clearBottom = Math.max(clearBottom, box.bottom - rect.top + FIT_PADDING);
+      }
+    }
+    const padding = (l, t, r, b) => ({ paddingTopLeft: [l, t], paddingBottomRight: [r, b] });
+    return [
+      base,
+      padding(clearLeft, top, clearRight, bottom),
+      padding(left, clearTop, right, clearBottom),
+      padding(clearLeft, clearTop, clearRight, clearBottom),
+    ];
+  }
+
+  function inSight(rect, view) {
+    const box = view.box;
+    const m = FIT_MARGIN;
+    if (rect.left < box.left + m || rect.right > box.right - m) return false;
+    if (rect.top < box.top + m || rect.bottom > box.bottom - m) return false;
+    return !view.controls.some(
+      (c) =>
+        rect.left < c.right + m &&
+        rect.right > c.left - m &&
+        rect.top < c.bottom + m &&
+        rect.bottom > c.top - m
+    );
+  }
+
+  function shownWhole(view) {
+    // Every stop and event marker, the truck and its label, every point of the track: in the
+    // map and under no control.
+    const elements = [];
+    for (const marker of Object.values(state.markers)) elements.push(marker.getElement());
+    state.layers.current.eachLayer((marker) => {
+      elements.push(marker.getElement());
+      const label = marker.getTooltip();
+      if (label) elements.push(label.getElement());
+    });
+    for (const element of elements) {
+      if (element && !inSight(element.getBoundingClientRect(), view)) return false;
+    }
+    for (const point of state.points) {
+      const at = map.latLngToContainerPoint([point[0], point[1]]);
+      const x = view.box.left + at.x;
+      const y = view.box.top + at.y;
+      if (!inSight({ left: x, right: x, top: y, bottom: y }, view)) return false;
+    }
+    return true;
   }
 
   FD.fit = function () {
