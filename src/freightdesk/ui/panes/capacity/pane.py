@@ -37,12 +37,14 @@ from freightdesk.service.capacity import check_search, search_of, search_params
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.search_form import SearchRun, finish_form, lay_out
+from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 YEAR = f"the past {STATISTICS_DAYS} days"
 RECENT = f"the past {RECENT_DAYS} days"
@@ -113,7 +115,8 @@ def _tracked_tip(value: int | None, days: str, volume: int) -> str:
 
 
 COLUMNS: list[Column[CarrierPerformance]] = [
-    Column("Carrier", _carrier, 220),
+    # Widths that fit at 1366x768 beside the form; the last column takes the room left.
+    Column("Carrier", _carrier, 185, tooltip=_carrier),
     Column(
         "Shipments",
         lambda c: f"{c.shipment_volume:,}",
@@ -123,36 +126,36 @@ COLUMNS: list[Column[CarrierPerformance]] = [
     Column(
         f"Last {RECENT_DAYS} d",
         lambda c: f"{c.recent_shipment_volume:,}",
-        80,
+        75,
         lambda c: f"{c.recent_shipment_volume:,} tracked truckloads in {RECENT}",
     ),
     Column(
-        "Deliveries on schedule",
+        "On-time deliveries",
         lambda c: _percent(c.delivery_schedule_reliability),
-        150,
+        130,
         lambda c: _reliability_tip(
             "deliveries", c.delivery_schedule_reliability, c.deliveries_measured
         ),
     ),
     Column(
-        "Pickups on schedule",
+        "On-time pickups",
         lambda c: _percent(c.pickup_schedule_reliability),
-        140,
+        115,
         lambda c: _reliability_tip("pickups", c.pickup_schedule_reliability, c.pickups_measured),
     ),
     Column(
         "Tracked",
         lambda c: _percent(c.percent_tracked),
-        80,
+        85,
         lambda c: _tracked_tip(c.percent_tracked, YEAR, c.shipment_volume),
     ),
     Column(
-        f"Tracked, last {RECENT_DAYS} d",
+        f"Tracked, {RECENT_DAYS} d",
         lambda c: _percent(c.recent_percent_tracked),
-        130,
+        110,
         lambda c: _tracked_tip(c.recent_percent_tracked, RECENT, c.recent_shipment_volume),
     ),
-    Column("Last shipment", lambda c: local_time_text(c.last_shipment_date_time), 140),
+    Column("Last shipment", lambda c: local_time_text(c.last_shipment_date_time), 120),
 ]
 # The column of each sort the interface offers (a click on its header asks for it).
 SORT_COLUMNS = {
@@ -276,8 +279,10 @@ class CapacityPane(QWidget):
 
         self.notice = Notice(self)
         self.table = ItemTable(
-            self.model, lambda c: c.carrier_identifier.value, self, name="capacityTable", stretch=0
+            self.model, lambda c: c.carrier_identifier.value, self, name="capacityTable"
         )
+        tip_elided(self.table)
+        arrow_follows_order(self.table)  # "Highest first": the arrow points down
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
         header.sectionClicked.connect(self.sort_by_column)

@@ -55,6 +55,7 @@ from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import ListBinding
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 COUNTDOWN_MS = 1000
 
@@ -135,6 +136,7 @@ class RatesPane(QWidget):
         self.market_table.setMaximumHeight(90)
         for table in (self.request_table, self.quote_table, self.market_table):
             tip_elided(table)
+        arrow_follows_order(self.quote_table)
         detail_layout = QVBoxLayout(detail)
         detail_layout.setContentsMargins(0, 0, 0, 0)
         detail_layout.addWidget(self.title)
