@@ -152,8 +152,11 @@ def lay_out(
 ) -> None:
     """The form on the left; on the right the answer's age and Refresh above the `results`
     (`main`, the table, takes the room left)."""
-    form_box.setMinimumWidth(400)
-    form_box.setMaximumWidth(500)
+    form_box.setMinimumWidth(300)
+    form_box.setMaximumWidth(340)  # the answer's columns need the room more
+    form = form_box.layout()
+    if isinstance(form, QFormLayout):  # a field too wide beside its label goes below it
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
     top = QHBoxLayout()
     top.addWidget(run.age, 1)
     top.addWidget(refresh)

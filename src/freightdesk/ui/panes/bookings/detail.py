@@ -195,6 +195,7 @@ class BookingDetailView(QWidget):
         self.title.setFont(font)
         self.countdown = QLabel(self)
         self.countdown.setObjectName("bookingCountdown")
+        self.countdown.setWordWrap(True)  # beside the buttons, it must not widen the detail
         # The carrier's answer that arrived while this booking was shown, until another is.
         self.news = QLabel(self)
         self.news.setObjectName("bookingNews")

@@ -28,6 +28,7 @@ from freightdesk.ui.panes.bookings.detail import BookingDetailView
 from freightdesk.ui.panes.bookings.form import BookingFormDialog
 from freightdesk.ui.panes.bookings.text import lane_text, short_lane_text, status_color
 from freightdesk.ui.panes.rates.common import amount_text, countdown_text
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -50,12 +51,12 @@ def _attributes(booking: Booking) -> str:
 
 # What a dispatcher scans first fits beside the detail; attributes and ids after it.
 COLUMNS: list[Column[Booking]] = [
-    Column("Status", lambda b: status_text(b.status), 96),
-    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 64),
-    Column("Lane", short_lane_text, 230, tooltip=lane_text),
-    Column("Total", lambda b: amount_text(b.total_rate), 100),
-    Column("Expires", _expiry, 100),
-    Column("Created", lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"), 86),
+    Column("Status", lambda b: status_text(b.status), 90),
+    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 60),
+    Column("Lane", short_lane_text, 190, tooltip=lane_text),
+    Column("Total", lambda b: amount_text(b.total_rate), 110),
+    Column("Expires", _expiry, 90),
+    Column("Created", lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"), 80),
     Column("Attributes", _attributes, 160, tooltip=_attributes),
     Column("Booking id", lambda b: str(b.id), 120),
 ]
@@ -121,6 +122,7 @@ class BookingsPane(QWidget):
         self.notice = Notice(self)
 
         self.table = ItemTable(self.model, lambda b: str(b.id), self, name="bookingsTable")
+        tip_elided(self.table)
         self.page_bar = PageBar(Paging(DEFAULT_PAGE_SIZE), "bookings", self)
         listing = QWidget(self)
         listing_layout = QVBoxLayout(listing)

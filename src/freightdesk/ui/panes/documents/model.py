@@ -29,12 +29,13 @@ def identifiers_text(document: Document) -> str:
 
 # Widths so that name to added fit beside the preview at the default split (1600 px wide).
 COLUMNS: list[Column[Document]] = [
-    Column("Name", lambda d: d.name, 200, tooltip=lambda d: d.name),
-    Column("Type", lambda d: type_text(d.type), 130),
-    Column("Mode", lambda d: mode_text(d.mode), 100),
-    Column("Identifiers", identifiers_text, 210, tooltip=identifiers_text),
-    Column("Added", lambda d: local_time_text(d.created_date_time), 125),
-    Column("Added by", lambda d: d.added_by_company or "", 140),
+    # Name to Added fit beside the preview in a 1366 px window; cut cells tell their whole text.
+    Column("Name", lambda d: d.name, 170, tooltip=lambda d: d.name),
+    Column("Type", lambda d: type_text(d.type), 110),
+    Column("Mode", lambda d: mode_text(d.mode), 95),
+    Column("Identifiers", identifiers_text, 170, tooltip=identifiers_text),
+    Column("Added", lambda d: local_time_text(d.created_date_time), 120),
+    Column("Added by", lambda d: d.added_by_company or "", 130),
     Column("Size", lambda d: size_text(d.files[0].size) if d.files else "", 80),
 ]
 

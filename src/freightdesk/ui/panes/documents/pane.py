@@ -53,6 +53,7 @@ from freightdesk.ui.panes.documents.preview import DocumentPreview
 from freightdesk.ui.panes.documents.upload import FILE_FILTERS, UploadDialog
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -111,7 +112,9 @@ class DocumentsPane(QWidget):
         self.identifier_value.setMinimumWidth(180)
         self.name = QLineEdit(self)
         self.name.setObjectName("documentName")
-        self.name.setPlaceholderText("Exact document name")
+        self.name.setPlaceholderText("Exact name")
+        self.name.setToolTip("The document's exact name")
+        self.name.setMinimumWidth(110)  # its hint read whole in a 1366 px window
         self.name.setClearButtonEnabled(True)
         self.type = QComboBox(self)
         self.type.setObjectName("typeFilter")
@@ -196,6 +199,7 @@ class DocumentsPane(QWidget):
         header.setStretchLastSection(True)
         for index, column in enumerate(self.model.columns):
             self.table.setColumnWidth(index, column.width)
+        tip_elided(self.table)
         self.previous_button = QPushButton("◀ &Previous", self)
         self.next_button = QPushButton("Ne&xt ▶", self)
         self.page_label = QLabel(self)

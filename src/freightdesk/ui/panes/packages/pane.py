@@ -28,6 +28,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.panes.rates.common import words
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
 from freightdesk.ui.widgets.listing import Column, Index, ListingModel
@@ -93,10 +94,11 @@ def _identifiers(package: Package) -> str:
 # The identifiers and the places take the room; the figures need little. All fit in a
 # maximized window at 1600 pixels without scrolling sideways.
 COLUMNS: list[Column[Package]] = [
-    Column("Identifiers", _identifiers, 270, tooltip=_identifiers),
-    Column("Status", lambda p: words(p.status.value), 88),
+    # Every column fits a 1366 px window; cut cells tell their whole text.
+    Column("Identifiers", _identifiers, 210, tooltip=_identifiers),
+    Column("Status", lambda p: words(p.status.value), 85),
     Column("Type", lambda p: words(p.package.type) if p.package else "", 60),
-    Column("Items", _items, 90),
+    Column("Items", _items, 70),
     Column("Weight", _weight, 70),
     Column("Dimensions", _dimensions, 105),
     Column("Volume", _volume, 68),
@@ -105,10 +107,10 @@ COLUMNS: list[Column[Package]] = [
     Column(
         "Origin",
         lambda p: _place(p.origin_location),
-        215,
+        150,
         tooltip=lambda p: _place(p.origin_location),
     ),
-    Column("Destination", lambda p: _place(p.destination_location), 200),
+    Column("Destination", lambda p: _place(p.destination_location), 150),
 ]
 
 
@@ -198,6 +200,7 @@ class PackagesPane(QWidget):
         top.addWidget(self.delete_by_identifier_button)
         self.notice = Notice(self)
         self.table = ItemTable(self.model, lambda p: p.id, self, name="packagesTable")
+        tip_elided(self.table)
         self.detail = QLabel(self)
         self.detail.setObjectName("packageDetail")
         self.detail.setWordWrap(True)

@@ -156,7 +156,7 @@ class QuotesModel(ListingModel[Quote]):
                 200, key=lambda q: q.carrier_name.lower(),
             ),
             QuoteColumn(
-                "Type", lambda q: q.quote_type.value.title(), 70, key=lambda q: q.quote_type
+                "Type", lambda q: q.quote_type.value.title(), 65, key=lambda q: q.quote_type
             ),
             QuoteColumn(
                 "Total", lambda q: amount_text(q.total_rate), 125,
@@ -167,26 +167,26 @@ class QuotesModel(ListingModel[Quote]):
                 key=lambda q: _money_key(q.line_haul), numeric=True,
             ),
             QuoteColumn(
-                "Fuel surcharge", lambda q: amount_text(q.fuel_surcharge), 115,
+                "Fuel surcharge", lambda q: amount_text(q.fuel_surcharge), 110,
                 key=lambda q: _money_key(q.fuel_surcharge), numeric=True,
             ),
             QuoteColumn(
-                "Accessorials", lambda q: amount_text(_accessorials(q)) or "none", 100,
+                "Accessorials", lambda q: amount_text(_accessorials(q)) or "none", 95,
                 key=lambda q: _money_key(_accessorials(q) or NO_CHARGES), numeric=True,
             ),
             QuoteColumn(
                 "Transit", lambda q: f"{q.transit_days} day{'s' if q.transit_days != 1 else ''}",
-                70, key=lambda q: q.transit_days, numeric=True,
+                65, key=lambda q: q.transit_days, numeric=True,
             ),
             QuoteColumn(
                 "Delivery by", lambda q: str(q.estimated_delivery_date or ""), 90,
                 key=lambda q: q.estimated_delivery_date or datetime.max.date(),
             ),
             QuoteColumn(
-                "Service", lambda q: words(q.service_level), 80, key=lambda q: q.service_level
+                "Service", lambda q: words(q.service_level), 75, key=lambda q: q.service_level
             ),
             QuoteColumn(
-                "Expires", lambda q: countdown_text(q.expiration_date_time), 110,
+                "Expires", lambda q: countdown_text(q.expiration_date_time), 105,
                 key=lambda q: q.expiration_date_time,
             ),
             QuoteColumn("vs market", self._versus_market, 75, key=self._versus_key, numeric=True),

@@ -43,6 +43,7 @@ from freightdesk.service.schedules import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -116,13 +117,16 @@ def stops_text(route: PointToPointRoute) -> str:
     return f"{count} transshipment{'s' if count != 1 else ''} ({hubs})"
 
 
+ROUTE = 5  # the column that takes the room left
 COLUMNS: list[Column[PointToPointRoute]] = [
-    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 180),
-    Column("Departs", lambda r: call_text(r.departure), 150),
-    Column("Arrives", lambda r: call_text(r.arrival), 150),
+    # Times whole with their offset ("Wed 30 Dec 23:00 UTC+10:30"); the route takes the room
+    # left, every cut cell telling its whole text.
+    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 165),
+    Column("Departs", lambda r: call_text(r.departure), 180),
+    Column("Arrives", lambda r: call_text(r.arrival), 180),
     Column("Transit", lambda r: days_text(r.transit_time_days), 70),
-    Column("Stops", stops_text, 130),
-    Column("Route", route_line, 420, tooltip=route_detail),
+    Column("Stops", stops_text, 110),
+    Column("Route", route_line, 300, tooltip=route_detail),
 ]
 
 
@@ -226,7 +230,10 @@ class SchedulesPane(QWidget):
         self.errors.add_row(form, "Sort &by", "sort", self.sort)
 
         self.notice = Notice(self)
-        self.table = ItemTable(self.model, lambda r: r.route_id, self, name="sailingsTable")
+        self.table = ItemTable(
+            self.model, lambda r: r.route_id, self, name="sailingsTable", stretch=ROUTE
+        )
+        tip_elided(self.table)
         self.table.setWordWrap(False)
         self.detail = QLabel(self)
         self.detail.setObjectName("sailingDetail")

@@ -1,0 +1,152 @@
+"""At 1366x768, the smallest window people use, each list pane shows its key columns whole:
+every one inside the table's viewport (room kept for the vertical scroll bar a longer list
+brings), its header not cut, and the cells of the columns named not elided. Against the real
+local service, with the pane shown at the room the window gives it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+
+from PySide6.QtCore import QDate, QModelIndex, QSettings, Qt
+from PySide6.QtWidgets import QHeaderView, QStyle, QTableView, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.capacity.pane import CapacityPane
+from freightdesk.ui.panes.documents.pane import DocumentsPane
+from freightdesk.ui.panes.packages.pane import PackagesPane
+from freightdesk.ui.panes.rates.pane import RatesPane
+from freightdesk.ui.panes.schedules.pane import SchedulesPane
+from freightdesk.ui.widgets.elided import is_elided
+from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_bookings_pane import _booking, _bookings_pane
+from tests.ui.test_capacity_pane import _carriers
+from tests.ui.test_capacity_support import settle, type_text
+from tests.ui.test_panes_support import connected, shown_pane
+from tests.ui.test_schedules_pane import _searched
+
+__all__ = ["connected"]
+
+# A pane's room in a 1366x768 window: the navigation list (180 px and the splitter's handle),
+# the menu bar and the status bar taken off.
+AT_1366 = (1180, 718)
+
+
+def assert_columns_fit(
+    table: QTableView, pane: QWidget, titles: Sequence[str], whole: Sequence[str] = ()
+) -> None:
+    """Columns `titles` of `table` lie inside its viewport with their headers not cut; the
+    cells of the columns `whole` show their whole text."""
+    model = table.model()
+    header = table.horizontalHeader()
+    right_edge = table.mapTo(pane, table.rect().topRight()).x()
+    assert right_edge <= pane.width(), f"the table runs {right_edge - pane.width()} px off"
+    # A longer list brings the vertical scroll bar; a stretched column then gives way to it.
+    bar = table.verticalScrollBar()
+    room = table.viewport().width() - (0 if bar.isVisible() else bar.sizeHint().width())
+    gives = table.viewport().width() - room
+    last = header.logicalIndex(header.count() - 1)
+    stretched = [
+        s
+        for s in range(header.count())
+        if header.sectionResizeMode(s) == QHeaderView.ResizeMode.Stretch
+        or (s == last and header.stretchLastSection())
+    ]
+    names = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    style = header.style()
+    margin = style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+    for title in titles:
+        column = names.index(title)
+        left = header.sectionViewportPosition(column)
+        slack = sum(
+            header.sectionSize(s) - header.minimumSectionSize()
+            for s in stretched
+            if header.visualIndex(s) <= header.visualIndex(column)
+        )
+        right = left + header.sectionSize(column) - min(gives, slack)
+        assert not table.isColumnHidden(column) and left >= 0, title
+        assert right <= room, f"{title!r} ends at {right} px, the viewport at {room} px"
+        needed = header.fontMetrics().horizontalAdvance(title) + 2 * margin
+        if header.isSortIndicatorShown() and header.sortIndicatorSection() == column:
+            needed += style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header)
+        assert needed <= header.sectionSize(column), f"header {title!r} is cut"
+    for title in whole:
+        column = names.index(title)
+        for row in range(model.rowCount()):
+            index = model.index(row, column, QModelIndex())
+            assert not is_elided(table, index), f"{title!r} cut: {model.data(index)!r}"
+
+
+async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, tenant = connected
+    _carriers(tenant)
+    pane = await shown_pane(qtbot, session, CapacityPane, AT_1366)
+    await wait_until(lambda: pane.model.rowCount() == 2, 30)
+    columns = ["Carrier", "Shipments", "On-time deliveries", "On-time pickups", "Tracked"]
+    assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
+    pane.shutdown()
+
+
+async def test_sailing_schedules(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, SchedulesPane, AT_1366)
+    later = date.today() + timedelta(days=70)
+    pane.departure.end.setDate(QDate(later.year, later.month, later.day))
+    await _searched(pane, qtbot, "CNSHA", "NLRTM")
+    columns = ["Carrier", "Departs", "Arrives", "Transit", "Stops", "Route"]
+    # The form gives the sailings most of the room.
+    assert pane.table.width() > pane.width() * 0.6
+    assert_columns_fit(pane.table, pane, columns, whole=["Departs", "Arrives", "Transit"])
+    pane.shutdown()
+
+
+async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, tenant = connected
+    set_profile(tenant, "PRLF", behaviour="ACCEPT", responseDelaySeconds=0)
+    _booking(tenant, "PRLF", totalRate={"amount": 52832.5, "currency": "MXN"})
+    pane = await shown_pane(qtbot, session, _bookings_pane, AT_1366)
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    pane.table.selectRow(0)  # the detail beside the list: a booked one's, the widest
+    await wait_until(lambda: "Booked" in pane.detail.title.text(), 30)
+    columns = ["Status", "Carrier", "Lane", "Total", "Expires", "Created"]
+    assert_columns_fit(pane.table, pane, columns, whole=["Status", "Total", "Created"])
+    pane.shutdown()
+
+
+async def test_packages(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, PackagesPane, AT_1366)
+    columns = ["Identifiers", "Status", "Type", "Items", "Weight", "Dimensions", "Volume"]
+    assert_columns_fit(pane.table, pane, [*columns, "Stackable", "Origin", "Destination"])
+    pane.shutdown()
+
+
+async def test_documents(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, lambda s: DocumentsPane(s, settings), AT_1366)
+    assert_columns_fit(pane.table, pane, ["Name", "Type", "Mode", "Identifiers", "Added"])
+    # The name filter's hint is read whole, and the filters still fit the window.
+    assert pane.minimumSizeHint().width() <= pane.width()
+    field = pane.name
+    hint = field.fontMetrics().horizontalAdvance(field.placeholderText())
+    assert hint < field.width() - 30, (field.placeholderText(), field.width())
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, tenant = connected
+    made = tenant.http.post(RATE_REQUESTS, json=tl_request(["PRLF", "MPLF"])).json()
+    pane = await shown_pane(qtbot, session, RatesPane, AT_1366)
+    type_text(pane.open_id, made["id"])
+    qtbot.keyClick(pane.open_id, Qt.Key.Key_Return)
+    await wait_until(lambda: pane.quotes.rowCount() == 4, 30)
+    columns = ["Carrier", "Type", "Total", "Line haul", "Fuel surcharge", "Accessorials"]
+    more = ["Transit", "Delivery by", "Service", "Expires", "vs market"]
+    assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=columns[2:])
+    pane.shutdown()
+    await settle(session)
