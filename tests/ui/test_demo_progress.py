@@ -4,18 +4,24 @@ filling in, while the shipment list shows shipments as they are stored."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QStyle
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.local_service import ServiceState
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
 
 PREPARING = re.compile(r"Preparing demo data: (\d+) of (\d+) shipments")
+# Seconds from the service saying the first shipments are stored to their rows on screen: the
+# list fetches when the progress grows (read twice a second); generous, the machine is shared.
+ROWS_AFTER_STORED = 10.0
 
 
 @pytest.mark.timeout(600)
@@ -24,9 +30,15 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
 ) -> None:
     window = MainWindow(session, settings, paths)
     qtbot.addWidget(window)
+    # The list on screen, as the app shows it first.
+    pane = ShipmentsPane(session, settings, window)
+    window.add_pane("shipments", "Shipments", pane, QStyle.StandardPixmap.SP_FileIcon)
     window.show()
+    assert window.current_pane() is pane
     shown: list[str] = []  # every text the status bar's demo label had, in order
     counts: list[int] = []  # shipments in the list at each change
+    stored_at: list[float] = []  # when the status bar first said some shipments were stored
+    on_screen: list[tuple[float, str]] = []  # when the pane first had rows, and the bar's text
 
     def service_alive() -> None:
         service = session.local_service
@@ -37,6 +49,10 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
         text = window.demo_progress.text() if window.demo_progress.isVisible() else ""
         if text and (not shown or shown[-1] != text):
             shown.append(text)
+        if not stored_at and (m := PREPARING.fullmatch(text)) and int(m.group(1)) > 0:
+            stored_at.append(time.monotonic())
+        if not on_screen and pane.model.rowCount() > 0:
+            on_screen.append((time.monotonic(), text))
         return text
 
     try:
@@ -68,3 +84,10 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
     assert coordinator.interval == usual
     # Said from the moment the service told the app that it was making the demo.
     assert shown[0].startswith("Preparing demo data"), shown
+    # The first rows were on screen while the rest was still being prepared, soon after the
+    # service had stored them (not only once it was all there).
+    assert stored_at and on_screen, (shown, counts)
+    appeared, saying = on_screen[0]
+    first = PREPARING.fullmatch(saying)
+    assert first is not None and int(first.group(1)) < total, (saying, shown)
+    assert appeared - stored_at[0] < ROWS_AFTER_STORED, (appeared - stored_at[0], shown)

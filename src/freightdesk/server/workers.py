@@ -17,6 +17,16 @@ log = logging.getLogger(__name__)
 
 Worker = Callable[[ServiceContext, asyncio.Event], Awaitable[None]]
 
+# Workers that start with the service, without the start's delay (see `at_once`).
+_AT_ONCE: set[Worker] = set()
+
+
+def at_once(worker: Worker) -> Worker:
+    """Mark `worker` to start as the service starts, not after the delay `Workers.start` is
+    given: work the user waits for (the demo's data on a first run)."""
+    _AT_ONCE.add(worker)
+    return worker
+
 
 class Workers:
     def __init__(self, context: ServiceContext, workers: list[Worker]) -> None:
@@ -32,7 +42,7 @@ class Workers:
             self._tasks.append(asyncio.create_task(self._guard(worker, delay), name=name))
 
     async def _guard(self, worker: Worker, delay: float) -> None:
-        if delay > 0:
+        if delay > 0 and worker not in _AT_ONCE:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), timeout=delay)
         # A worker that crashes is restarted: losing push processing silently is worse.

@@ -1,10 +1,11 @@
 """The Local sandbox's demo as it fills in: what the status bar says, how often the list polls.
 
 On a first run the local service answers at once and writes its demo data meanwhile (about
-300 shipments, in batches). While it does, `DemoProgress` reads how far it got every second,
-tells its listeners what to show ("Preparing demo data: 120 of 302 shipments"), and has the
-shipment list poll every second too, so that shipments appear as they are stored; once the
-demo is complete the list polls at its own interval again, after one last fetch.
+300 shipments, in batches). While it does, `DemoProgress` reads how far it got twice a second,
+tells its listeners what to show ("Preparing demo data: 120 of 302 shipments"), has the
+shipment list fetch as soon as more shipments are stored (so that they appear then, not up to
+a poll later), and poll every second meanwhile; once the demo is complete the list polls at
+its own interval again, after one last fetch.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# While the demo is being prepared: how often its progress is read and the list polled.
-PREPARING_INTERVAL = 1.0
+# While the demo is being prepared: how often its progress is read, and the list polled.
+PREPARING_INTERVAL = 0.5
+LIST_INTERVAL = 1.0
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class DemoProgress:
     ) -> None:
         self._client = client
         self.interval = interval
+        self.list_interval = max(interval, LIST_INTERVAL)
         self.preparation: DemoPreparation | None = None
         self._listeners: list[Callable[[str | None], None]] = []
         self._task: asyncio.Task[None] | None = None
@@ -74,7 +77,8 @@ class DemoProgress:
 
     def follow(self, shipments: Coordinator[Any, Any] | None) -> None:
         """Read the progress until the demo is complete (nothing when there is none),
-        polling `shipments` every `interval` meanwhile."""
+        polling `shipments` every `list_interval` meanwhile, and at once when more shipments
+        are stored."""
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(
                 self._follow(shipments), name="demo-progress"
@@ -86,6 +90,7 @@ class DemoProgress:
         api = DemoApi(self._client())
         usual = shipments.interval if shipments is not None else 0.0
         quickened = False
+        stored = 0
         try:
             while True:
                 try:
@@ -97,10 +102,14 @@ class DemoProgress:
                 if status is None or status.state != "preparing":
                     return
                 self._set(DemoPreparation(status.shipments_ready, status.shipments_total))
-                if shipments is not None and not quickened:
-                    shipments.interval = min(usual, self.interval)
-                    shipments.poke()  # its current wait was of the usual length
-                    quickened = True
+                if shipments is not None:
+                    if not quickened:
+                        shipments.interval = min(usual, self.list_interval)
+                        shipments.poke()  # its current wait was of the usual length
+                        quickened = True
+                    elif status.shipments_ready > stored:
+                        shipments.poke()  # the new shipments now, not a poll later
+                    stored = status.shipments_ready
                 await asyncio.sleep(self.interval)
         finally:
             if self.preparation is not None:
