@@ -205,6 +205,10 @@ class ShipmentTableModel(QAbstractTableModel):
         self._highlight_timer.setSingleShot(True)
         self._highlight_timer.timeout.connect(self._fade_highlights)
         self.last_result = FilterResult([])
+        # Ids of rows added below a held list (`apply_changes(hold=True)`), and whether the
+        # rows shown differ from the user's sort and filter because of held updates.
+        self._news: set[str] = set()
+        self._held = False
         # Rows of the whole list not read yet, shown blank below the first screen's rows
         # (`show_first_screen`) until the whole list replaces them.
         self._unread = 0
@@ -345,6 +349,8 @@ class ShipmentTableModel(QAbstractTableModel):
     def _replace(self, index: _Index, unread: int = 0) -> None:
         self.beginResetModel()
         self._unread = unread
+        self._news.clear()
+        self._held = False
         self._adopt(index)
         result = self._compute()
         self._visible = result.visible
@@ -352,12 +358,37 @@ class ShipmentTableModel(QAbstractTableModel):
         self._announce(result)
 
     def apply_changes(
-        self, changed: Sequence[SummaryRow], removed: Iterable[str], *, highlight: bool = True
+        self,
+        changed: Sequence[SummaryRow],
+        removed: Iterable[str],
+        *,
+        highlight: bool = True,
+        hold: bool = False,
     ) -> None:
-        """Merge a background update without moving the user's selection or scroll."""
+        """Merge a background update without moving the user's selection or scroll.
+
+        With `hold`, the rows shown keep their places (a changed row is updated where it is,
+        even when its new values would sort it elsewhere or the filter no longer takes it),
+        and rows new to the view are added below them, counted in `new_count`: the list
+        holds still under the user's eyes until the user sorts, filters or `settle`s it."""
         self._generation += 1  # a list being loaded (`load`) would undo this
         removed_set = set(removed)
-        self._relayout(lambda: self._merge(changed, removed_set, highlight))
+        self._relayout(lambda: self._merge(changed, removed_set, highlight), hold=hold)
+
+    @property
+    def new_count(self) -> int:
+        """Rows added below the held list since it was last put in order (`hold`)."""
+        return len(self._news)
+
+    @property
+    def order_held(self) -> bool:
+        """True while the rows shown are not in the order (or filter) the user chose, because
+        updates were held in place (`apply_changes(hold=True)`)."""
+        return self._held
+
+    def settle(self) -> FilterResult:
+        """Put the held list in the user's sort order and filter, new rows included."""
+        return self._relayout()
 
     def _merge(self, changed: Sequence[SummaryRow], removed: set[str], highlight: bool) -> None:
         now = time.monotonic()
@@ -510,9 +541,12 @@ class ShipmentTableModel(QAbstractTableModel):
             self._sort_values[column] = values
         return values
 
-    def _relayout(self, mutate: Callable[[], None] | None = None) -> FilterResult:
+    def _relayout(
+        self, mutate: Callable[[], None] | None = None, *, hold: bool = False
+    ) -> FilterResult:
         """Recompute the visible rows (after `mutate` changes the data) in one layout change
-        whose persistent indexes (selection, current row) follow their shipments."""
+        whose persistent indexes (selection, current row) follow their shipments. With
+        `hold`, the rows shown stay in their places (`apply_changes`)."""
         self.layoutAboutToBeChanged.emit()
         old_persistent = self.persistentIndexList()
         old_ids = [
@@ -522,9 +556,16 @@ class ShipmentTableModel(QAbstractTableModel):
             )
             for i in old_persistent
         ]
+        ids = self._ids
+        shown = [ids[p] for p in self._visible] if hold else []
         if mutate is not None:
             mutate()
         result = self._compute()
+        if hold:
+            result = self._held_in_place(result, shown)
+        else:
+            self._news.clear()
+            self._held = False
         self._visible = result.visible
         new_indexes = []
         if old_persistent:
@@ -539,6 +580,20 @@ class ShipmentTableModel(QAbstractTableModel):
         self.layoutChanged.emit()
         self._announce(result)
         return result
+
+    def _held_in_place(self, result: FilterResult, shown: list[str]) -> FilterResult:
+        """`result` with the rows `shown` before kept in their order (those still there),
+        and the rows it adds to them below, in its order."""
+        position = self._position
+        kept = [p for key in shown if (p := position.get(key)) is not None]
+        kept_set = set(kept)
+        added = [p for p in result.visible if p not in kept_set]
+        ids = self._ids
+        self._news = {key for key in self._news if key in position}
+        self._news.update(ids[p] for p in added)
+        visible = kept + added
+        self._held = visible != result.visible
+        return FilterResult(visible, result.mode_counts, result.state_counts, result.not_found)
 
     def _rows_of(self, positions: set[int]) -> dict[int, int]:
         """Visible row of each of `positions` that is shown. A few (the current row, a

@@ -142,6 +142,22 @@ class ShipmentsPane(QWidget):
         more_layout.addStretch(1)
         self.more.setVisible(False)
 
+        # Updates held in place (the list holds still): what is new, and a way to sort.
+        self.news = QWidget(self)
+        self.news.setObjectName("listNews")
+        self.news_label = QLabel(self.news)
+        self.news_label.setObjectName("listNewsText")
+        self.sort_now_button = QPushButton("Sort now", self.news)
+        self.sort_now_button.setObjectName("sortNow")
+        self.sort_now_button.setToolTip(
+            "Put the list in the chosen order again, new and changed shipments included"
+        )
+        news_layout = QHBoxLayout(self.news)
+        news_layout.setContentsMargins(0, 0, 0, 0)
+        news_layout.addWidget(self.news_label, 1)
+        news_layout.addWidget(self.sort_now_button)
+        self.news.setVisible(False)
+
         self.notice = QLabel(self)
         self.notice.setObjectName("searchNotice")
         self.notice.setWordWrap(True)
@@ -181,6 +197,7 @@ class ShipmentsPane(QWidget):
         left_layout.addLayout(filters)
         left_layout.addWidget(self.more)
         left_layout.addWidget(self.notice)
+        left_layout.addWidget(self.news)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.count_label)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -200,6 +217,11 @@ class ShipmentsPane(QWidget):
         self._attribute_timer.setSingleShot(True)
         self._attribute_timer.setInterval(400)
         self._attribute_timer.timeout.connect(self._query_attribute)
+        # The columns' widths, order, visibility and the sort, kept as the user changes them.
+        self._layout_timer = QTimer(self)
+        self._layout_timer.setSingleShot(True)
+        self._layout_timer.setInterval(500)
+        self._layout_timer.timeout.connect(self._save_layout)
 
         self.search.textChanged.connect(self._filter_timer.start)
         for combo in (self.mode, self.state, self.updated_within, self.created_within):
@@ -212,6 +234,7 @@ class ShipmentsPane(QWidget):
         self.export_button.clicked.connect(self.export_view)
         self.new_button.clicked.connect(self.new_item)
         self.save_view_button.clicked.connect(self.save_view)
+        self.sort_now_button.clicked.connect(self.sort_now)
         self.views.activated.connect(self._view_chosen)
         self.model.filterApplied.connect(self._show_result)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
@@ -223,6 +246,8 @@ class ShipmentsPane(QWidget):
         self._fill_filter_combos(FilterResult([]))
         self._load_views()
         self._restore_layout()
+        for changed in (header.sectionResized, header.sectionMoved, header.sortIndicatorChanged):
+            changed.connect(self._layout_timer.start)
         if session is not None:
             self.attach(session)
 
@@ -380,10 +405,40 @@ class ShipmentsPane(QWidget):
             before = self.model.summary_of(summary.id)
             previous = before.open_exception_count if before else 0
             new_exceptions += max(0, summary.open_exception_count - previous)
-        self.model.apply_changes(changed, change.removed)
+        self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=True))
         if new_exceptions:
             self.exceptionsRaised.emit(new_exceptions)
         self.detail.shipment_list_changed(change)
+
+    def _hold_still(self, update: Callable[[], None]) -> None:
+        """Run `update` keeping the row at the top of the table's view at the top (rows that
+        went above it would otherwise shift what the user looks at, the selection with it)."""
+        table = self.table
+        top = self.model.summary_at(table.rowAt(0))
+        update()
+        row = self.model.row_of(top.id) if top is not None else None
+        if row is not None and table.rowAt(0) != row:
+            table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop)
+
+    def sort_now(self) -> None:
+        """Put a held list in order (new shipments in their places); the chosen row in view."""
+        self.model.settle()
+        current = self.table.currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current)
+
+    def _show_news(self) -> None:
+        new, held = self.model.new_count, self.model.order_held
+        if not new and not held:
+            self.news.setVisible(False)
+            return
+        parts = []
+        if new:
+            parts.append(f"{new:,} new below" if new > 1 else "1 new below")
+        if held:
+            parts.append("updated rows kept their places")
+        self.news_label.setText(" · ".join(parts).capitalize())
+        self.news.setVisible(True)
 
     def refresh(self) -> None:
         from freightdesk.ui.tasks import spawn
@@ -450,6 +505,7 @@ class ShipmentsPane(QWidget):
         )
 
     def _show_result(self, result: FilterResult) -> None:
+        self._show_news()
         shown, total = self.model.rowCount(), self.model.total
         self.count_label.setText(
             f"{total:,} shipments" if shown == total else f"{shown:,} of {total:,} shipments"
@@ -513,6 +569,9 @@ class ShipmentsPane(QWidget):
     def open_shipment(self, shipment_id: str) -> None:
         """Select a shipment in the table (clearing filters that hide it) and show it."""
         row = self.model.row_of(shipment_id)
+        if row is None and self.model.order_held:
+            self.model.settle()  # held out of the filter's rows, maybe: in them again
+            row = self.model.row_of(shipment_id)
         if row is None:
             self.search.clear()
             self.mode.setCurrentIndex(0)
@@ -639,9 +698,14 @@ class ShipmentsPane(QWidget):
     # --- layout memory and errors ------------------------------------------------------------
 
     def _restore_layout(self) -> None:
+        header = self.table.horizontalHeader()
         header_state = self.settings.value("shipments/header")
-        if header_state is not None:
-            self.table.horizontalHeader().restoreState(header_state)
+        if header_state is not None and header.restoreState(header_state):
+            # The saved sort is the table's too (restoring only moves the indicator).
+            header.setSortIndicatorShown(True)
+            section = header.sortIndicatorSection()
+            if 0 <= section < len(COLUMNS):
+                self.model.sort(section, header.sortIndicatorOrder())
         splitter_state = self.settings.value("shipments/splitter")
         if splitter_state is not None:
             self.splitter.restoreState(splitter_state)
@@ -665,10 +729,14 @@ class ShipmentsPane(QWidget):
         with contextlib.suppress(sqlite3.Error):  # only a quicker next start would be lost
             remember_first_screen(cache, self.model.sort_name(), self.model.total, ids)
 
-    def shutdown(self) -> None:
-        self._remember_first_screen()
+    def _save_layout(self) -> None:
+        self._layout_timer.stop()
         self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
         self.settings.setValue("shipments/splitter", self.splitter.saveState())
+
+    def shutdown(self) -> None:
+        self._remember_first_screen()
+        self._save_layout()
         self._filter_timer.stop()
         self._attribute_timer.stop()
         for unlisten in self._unlisten:

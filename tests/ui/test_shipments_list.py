@@ -1,0 +1,206 @@
+"""The Shipments list in the main window against the real local service: it holds still
+through refreshes (rows updated in place, the user's sort, selection and view kept, new
+shipments announced), and its main columns fit a 1366 px wide window."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import QRect, QSettings, QSize, Qt
+from PySide6.QtWidgets import QAbstractSlider, QHBoxLayout, QHeaderView, QListWidget, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import connected
+from tests.ui.test_shipments_pane import _ltl, _put
+
+__all__ = ["connected"]
+
+SMALL_SCREEN = QSize(1366, 768)
+NAVIGATION_WIDTH = 190  # the main window's navigation list at 1366 px
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> Iterator[QWidget]:
+    """The Shipments pane as the main window shows it at 1366x768 (beside the navigation
+    list, 150 to 220 px wide), not yet connected."""
+    session, _tenant = connected
+    window = QWidget()
+    qtbot.addWidget(window)
+    navigation = QListWidget(window)
+    navigation.setFixedWidth(NAVIGATION_WIDTH)
+    pane = ShipmentsPane(session, settings, window)
+    pane.setObjectName("shipmentsPane")
+    layout = QHBoxLayout(window)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(navigation)
+    layout.addWidget(pane, 1)
+    window.resize(SMALL_SCREEN)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    pane.shutdown()
+
+
+def _pane(window: QWidget) -> ShipmentsPane:
+    pane = window.findChild(ShipmentsPane, "shipmentsPane")
+    assert isinstance(pane, ShipmentsPane)
+    return pane
+
+
+def _shown_ids(pane: ShipmentsPane) -> list[str]:
+    return [r.id for r in pane.model.visible_summaries()]
+
+
+def _in_view(pane: ShipmentsPane, shipment_id: str) -> bool:
+    row = pane.model.row_of(shipment_id)
+    if row is None:
+        return False
+    cell = pane.table.visualRect(pane.model.index(row, COLUMN_INDEX["primaryIdentifier"]))
+    return pane.table.viewport().rect().contains(cell)
+
+
+def _click_header(qtbot: QtBot, header: QHeaderView, column: int) -> None:
+    section = QRect(header.sectionViewportPosition(column), 0, header.sectionSize(column), 20)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=section.center())
+
+
+def _click_row(qtbot: QtBot, pane: ShipmentsPane, row: int) -> None:
+    index = pane.model.index(row, COLUMN_INDEX["primaryIdentifier"])
+    cell = pane.table.visualRect(index)
+    assert pane.table.viewport().rect().contains(cell), f"row {row} is not in view"
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
+
+
+async def test_twenty_refreshes_keep_the_order_the_selection_and_the_view(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    tag = uuid.uuid4().hex[:4].upper()
+    ids = [_put(tenant, _ltl(f"M{n:03d}{tag}")) for n in range(60)]
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == 60)
+
+    # The dispatcher sorts by shipment with a click on its header: the indicator shows it.
+    header = pane.table.horizontalHeader()
+    column = COLUMN_INDEX["primaryIdentifier"]
+    _click_header(qtbot, header, column)
+    assert header.isSortIndicatorShown()
+    assert header.sortIndicatorSection() == column
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert _shown_ids(pane) == ids
+
+    # ... scrolls down a page and picks a shipment in the middle of the view.
+    pane.table.verticalScrollBar().triggerAction(QAbstractSlider.SliderAction.SliderPageStepAdd)
+    first = pane.table.rowAt(0)
+    assert first > 0
+    _click_row(qtbot, pane, first + 4)
+    target = ids[first + 4]
+    assert pane.selected_ids() == [target]
+
+    order = _shown_ids(pane)
+    added: list[str] = []
+    removed: set[str] = set()
+    for turn in range(20):
+        # Meanwhile shipments change: one renamed so it would sort first, one new that would
+        # too, now and then one stops being tracked; the row shown at the top changes too.
+        renamed = order[(turn * 7) % 50]
+        if renamed not in removed:
+            _put(tenant, {"id": renamed, **_ltl(f"A{turn:03d}{tag}")})
+        new_id = _put(tenant, _ltl(f"A{turn:03d}N{tag}"))
+        added.append(new_id)
+        if turn % 5 == 4:
+            gone = order[turn]  # above the view: the rows below it move up by one
+            if gone != target and gone not in removed:
+                tenant.http.delete(f"/api/v4/shipments/{gone}/tracking").raise_for_status()
+                removed.add(gone)
+        assert session.shipments is not None
+        await session.shipments.coordinator.fetch_now()  # a poll
+        await wait_until(lambda i=new_id: pane.model.summary_of(i) is not None)  # type: ignore[misc]
+        await wait_until(lambda: all(pane.model.summary_of(g) is None for g in removed))
+
+        # The rows shown stay where they were; new ones are below them, announced.
+        kept = [key for key in order if key not in removed]
+        shown = _shown_ids(pane)
+        moved = [n for n, key in enumerate(kept) if n >= len(shown) or shown[n] != key]
+        assert not moved, f"refresh {turn + 1} moved the rows {moved[:5]}"
+        assert shown[len(kept) :] == added, f"refresh {turn + 1}: not {len(added)} new below"
+        assert pane.news.isVisible()
+        assert pane.news_label.text().startswith(f"{turn + 1} new below"), turn
+        assert pane.selected_ids() == [target], f"refresh {turn + 1} lost the selection"
+        assert _in_view(pane, target), f"refresh {turn + 1} took the selection out of view"
+        assert header.sortIndicatorSection() == column
+        summary = pane.model.summary_of(renamed)
+        assert renamed in removed or (summary is not None and summary.primary_identifier)
+
+        # Between refreshes the dispatcher works: scrolls a line, picks another row.
+        if turn % 3 == 1:
+            pane.table.verticalScrollBar().triggerAction(
+                QAbstractSlider.SliderAction.SliderSingleStepAdd
+            )
+            if not _in_view(pane, target):
+                _click_row(qtbot, pane, pane.table.rowAt(0) + 2)
+                target = pane.selected_ids()[0]
+        if turn % 4 == 2:
+            _click_row(qtbot, pane, pane.table.rowAt(0) + 3)
+            target = pane.selected_ids()[0]
+        order = _shown_ids(pane)
+        added = []  # now part of the rows shown (at the bottom), and still counted as new
+
+    # Asked to, the list takes the user's order again: the selection stays chosen and in view.
+    qtbot.mouseClick(pane.sort_now_button, Qt.MouseButton.LeftButton)
+    names = [s.primary_identifier or "" for s in pane.model.visible_summaries()]
+    assert names == sorted(names, key=str.casefold)
+    assert names[0].startswith("A000")
+    assert not pane.news.isVisible()
+    assert pane.selected_ids() == [target]
+    assert _in_view(pane, target)
+
+
+async def test_the_column_layout_and_sort_are_kept_for_the_next_start(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+) -> None:
+    session, tenant = connected
+    tag = uuid.uuid4().hex[:4].upper()
+    for n in range(3):
+        _put(tenant, _ltl(f"K{n}{tag}", city=["Peoria", "Aurora", "Joliet"][n]))
+    pane = ShipmentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1300, 700)
+    pane.show()
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == 3)
+    header = pane.table.horizontalHeader()
+    origin = COLUMN_INDEX["origin"]
+    _click_header(qtbot, header, origin)
+    header.resizeSection(origin, 211)
+    header.moveSection(header.visualIndex(COLUMN_INDEX["carrier"]), 0)
+    pane.table.setColumnHidden(COLUMN_INDEX["mode"], True)
+    pane.shutdown()
+
+    again = ShipmentsPane(None, settings)
+    qtbot.addWidget(again)
+    header = again.table.horizontalHeader()
+    assert header.sectionSize(origin) == 211
+    assert header.logicalIndex(0) == COLUMN_INDEX["carrier"]
+    assert again.table.isColumnHidden(COLUMN_INDEX["mode"])
+    assert header.sortIndicatorSection() == origin
+    assert again.model.sort_name() == "origin asc"
+    again.attach(session)
+    await again.cached_list_shown()
+    assert [s.origin_name for s in again.model.visible_summaries()] == [
+        "Aurora DC",
+        "Joliet DC",
+        "Peoria DC",
+    ]
+    again.shutdown()
