@@ -165,6 +165,30 @@ async def test_twenty_refreshes_keep_the_order_the_selection_and_the_view(
     assert _in_view(pane, target)
 
 
+async def test_a_list_nobody_works_in_takes_new_shipments_in_their_places(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    # As on the first run, while the demo arrives: no row chosen, the view at the top. There is
+    # nothing to keep still, so new shipments are sorted in, not piled up as "new below".
+    session, tenant = connected
+    tag = uuid.uuid4().hex[:4].upper()
+    for n in range(5):
+        _put(tenant, _ltl(f"M{n:03d}{tag}"))
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == 5)
+    _click_header(qtbot, pane.table.horizontalHeader(), COLUMN_INDEX["primaryIdentifier"])
+    assert not pane.table.selectionModel().hasSelection()
+    for n in range(3):
+        _put(tenant, _ltl(f"A{n:03d}{tag}"))
+    assert session.shipments is not None
+    await session.shipments.coordinator.fetch_now()
+    await wait_until(lambda: pane.model.rowCount() == 8)
+    names = [s.primary_identifier or "" for s in pane.model.visible_summaries()]
+    assert names == sorted(names, key=str.casefold) and names[0].startswith("A000")
+    assert not pane.news.isVisible()
+
+
 async def test_the_column_layout_and_sort_are_kept_for_the_next_start(
     qtbot: QtBot,
     connected: tuple[AppSession, TenantHandle],

@@ -405,7 +405,13 @@ class ShipmentsPane(QWidget):
             before = self.model.summary_of(summary.id)
             previous = before.open_exception_count if before else 0
             new_exceptions += max(0, summary.open_exception_count - previous)
-        self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=True))
+        # Held in place only when there is something to keep still: a chosen row, or a list
+        # scrolled down. A list nobody works in yet (the first run's demo arriving) is kept
+        # in its order instead of growing a pile of "new below".
+        table = self.table
+        hold = table.selectionModel().hasSelection() or table.verticalScrollBar().value() > 0
+        hold = hold or self.model.order_held
+        self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=hold))
         if new_exceptions:
             self.exceptionsRaised.emit(new_exceptions)
         self.detail.shipment_list_changed(change)
