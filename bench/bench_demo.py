@@ -14,15 +14,21 @@
    all of them, and to the demo complete (documents, planning data), polled every 20 ms;
    `--busy` runs the same with one process per core spinning meanwhile (the "both cores busy"
    case).
+4. `--app-runs`: the app's side of a first run, without a window: an `AppSession` on a fresh
+   home connects (starting its Local sandbox, which begins the demo), follows the demo's
+   progress and listens to the shipment list as the Shipments pane does; from the connect's
+   start to connected, to the first progress with a count, to the first rows in the list, to
+   50 rows, to all of them, and to the progress gone. Also with `--busy`.
 
 The machine's load average is printed with each run: other engineers' work shares the cores.
 
-Run: python -m bench.bench_demo [--runs 3] [--serve-runs 3] [--busy] [--postgres]
+Run: python -m bench.bench_demo [--runs 3] [--serve-runs 3] [--app-runs 0] [--busy] [--postgres]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import collections
 import multiprocessing
 import os
@@ -220,6 +226,55 @@ def serve_timeline(data_dir: Path) -> dict[str, float]:
     return found
 
 
+async def app_timeline(home: Path) -> dict[str, float]:
+    """Seconds from an `AppSession`'s connect on the fresh `home` to each step of its first
+    run (see the module's doc); the list is listened to as the Shipments pane does."""
+    from freightdesk.service.paths import AppPaths
+    from freightdesk.service.profiles import ProfileStore
+    from freightdesk.service.secrets import MemorySecretStore
+    from freightdesk.service.session import AppSession
+
+    paths = AppPaths.under(home)
+    session = AppSession(paths, ProfileStore(paths.profiles_file, MemorySecretStore()))
+    found: dict[str, float] = {}
+    began = time.perf_counter()
+
+    def mark(name: str) -> None:
+        found.setdefault(name, time.perf_counter() - began)
+
+    def progress(message: str | None) -> None:
+        if message and " of " in message:
+            mark("count")
+        elif message is None and "count" in found:
+            mark("ready")
+
+    session.demo.listen(progress)
+    try:
+        await session.connect()
+        mark("connected")
+        assert session.shipments is not None
+        coordinator = session.shipments.coordinator
+
+        def rows(_change: object) -> None:
+            count = len(coordinator.data.summaries) if coordinator.data else 0
+            if count:
+                mark("rows")
+            if count >= 50:
+                mark("50 rows")
+            if count >= sum(portfolio.COUNTS.values()):
+                mark("all rows")
+
+        unsubscribe = coordinator.listen(rows)
+        while not {"all rows", "ready"} <= found.keys():
+            if time.perf_counter() - began > 300:
+                raise RuntimeError(f"the first run did not finish: {found}")
+            await asyncio.sleep(0.02)
+        unsubscribe()
+    finally:
+        await session.close()
+    return found
+
+
 def _spin(stop: Any) -> None:
     while not stop.is_set():
         sum(range(10_000))
@@ -250,6 +305,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="seedings (0: none)")
     parser.add_argument("--serve-runs", type=int, default=3, help="serve --demo starts")
+    parser.add_argument("--app-runs", type=int, default=0, help="the app's first runs")
     parser.add_argument("--busy", action="store_true", help="also start with both cores busy")
     parser.add_argument("--postgres", action="store_true", help="also seed PostgreSQL")
     args = parser.parse_args()
@@ -280,6 +336,17 @@ def main() -> None:
                 )
             finally:
                 shutil.rmtree(data_dir, ignore_errors=True)
+        for _ in range(args.app_runs):
+            home = Path(tempfile.mkdtemp(prefix="fd-bench-app-"))
+            try:
+                with busy_cores(busy):
+                    before = load()
+                    times = asyncio.run(app_timeline(home))
+                label = "cores busy" if busy else "as is"
+                steps = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in times.items())
+                print(f"the app's first run ({label}; {before}, {load()} after): {steps}")
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":
