@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from freightdesk.models.common import (
@@ -91,6 +91,7 @@ from freightdesk.server.domain.yard import seed_yard
 from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.stop_locations import StopLocationRow
 from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import Shipment
 from freightdesk.server.webhooks import configs as push_configs
 from freightdesk.server.webhooks import secret_box
 
@@ -170,7 +171,15 @@ def continue_demo(context: ServiceContext, halt: threading.Event | None = None) 
                         return False
                     if locations is None:
                         locations = saved_locations(session, tenant_id)
-                    _tracked_shipments(session, tenant_id, batch, locations, anchor, seed)
+                    ids = _tracked_shipments(session, tenant_id, batch, locations, anchor, seed)
+                    # Stamped again as the batch commits: on a loaded machine a batch takes
+                    # seconds, and an app syncing meanwhile moves its cursor past the first
+                    # stamps (its sync overlaps 2 s), so it would never fetch those shipments.
+                    session.execute(
+                        update(Shipment)
+                        .where(Shipment.id.in_(ids))
+                        .values(last_modified_at=utcnow())
+                    )
                     ready += len(batch)
                     progress.shipments_ready = ready
                     if ready >= plans.total:
