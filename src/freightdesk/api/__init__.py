@@ -8,8 +8,9 @@ the client with every area's models.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from freightdesk._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
@@ -30,29 +31,6 @@ if TYPE_CHECKING:
     )
     from freightdesk.api.transport import RetryPolicy
 
-_EXPORTS = {
-    "ApiClient": "freightdesk.api.client",
-    "RetryPolicy": "freightdesk.api.transport",
-    **{
-        name: "freightdesk.api.errors"
-        for name in (
-            "ApiError",
-            "AuthenticationFailed",
-            "BadRequest",
-            "Conflict",
-            "ConnectionFailed",
-            "FreightDeskError",
-            "NotFound",
-            "PayloadTooLarge",
-            "PermissionDenied",
-            "ProtocolError",
-            "RateLimited",
-            "ServerError",
-            "TimedOut",
-        )
-    },
-}
-
 __all__ = [
     "ApiClient",
     "ApiError",
@@ -72,8 +50,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'freightdesk.api' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(
+    __name__,
+    __all__,
+    (
+        "freightdesk.api.errors",
+        "freightdesk.api.transport",
+        "freightdesk.api.client",
+    ),
+)

@@ -9,8 +9,9 @@ use: importing one area does not load the others.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from freightdesk._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from freightdesk.models.addresses import AddressInput
@@ -54,35 +55,6 @@ if TYPE_CHECKING:
         PushConfigurationInput,
     )
 
-_EXPORTS = {
-    "Address": "freightdesk.models.common",
-    "GeoCoordinates": "freightdesk.models.common",
-    "IdentifierType": "freightdesk.models.common",
-    "LogisticsIdentifier": "freightdesk.models.common",
-    "Money": "freightdesk.models.common",
-    "PaginationInfo": "freightdesk.models.common",
-    "Weight": "freightdesk.models.common",
-    "AddressInput": "freightdesk.models.addresses",
-    "StopLocation": "freightdesk.models.stop_locations",
-    "StopLocationInput": "freightdesk.models.stop_locations",
-    "TrackedShipment": "freightdesk.models.tracking",
-    "TrackedShipmentInput": "freightdesk.models.tracking",
-    "TrackingHistory": "freightdesk.models.tracking",
-    "Document": "freightdesk.models.documents",
-    "DocumentSearch": "freightdesk.models.documents",
-    "DocumentSearchResults": "freightdesk.models.documents",
-    "DocumentType": "freightdesk.models.documents",
-    "Ingestion": "freightdesk.models.push",
-    "IngestionStatus": "freightdesk.models.push",
-    "ParcelEventType": "freightdesk.models.push",
-    "ParcelStatusUpdate": "freightdesk.models.push",
-    "TruckloadTrackingUpdate": "freightdesk.models.push",
-    "PushConfiguration": "freightdesk.models.webhooks",
-    "PushConfigurationInput": "freightdesk.models.webhooks",
-    "ErrorBody": "freightdesk.models.errors",
-    "ErrorDetail": "freightdesk.models.errors",
-}
-
 __all__ = [
     "Address",
     "AddressInput",
@@ -113,8 +85,17 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'freightdesk.models' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_exports(
+    __name__,
+    __all__,
+    (
+        "freightdesk.models.addresses",
+        "freightdesk.models.common",
+        "freightdesk.models.documents",
+        "freightdesk.models.errors",
+        "freightdesk.models.push",
+        "freightdesk.models.stop_locations",
+        "freightdesk.models.tracking",
+        "freightdesk.models.webhooks",
+    ),
+)
