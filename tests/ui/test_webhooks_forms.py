@@ -8,17 +8,20 @@ from __future__ import annotations
 import socket
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QPalette, QWheelEvent
+from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from freightdesk.models.webhooks import MASK
+from freightdesk.models.common import TransportationMode
+from freightdesk.models.webhooks import MASK, ContextKind, WebhookEventType
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.webhooks import deliveries
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
-from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
+from freightdesk.ui.panes.webhooks.form import TABS, WebhookFormDialog
 from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 from freightdesk.ui.panes.webhooks.words import delivery_error_reason, delivery_error_text
+from freightdesk.ui.theme import dark_palette, light_palette
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_webhooks_support import receiver
 from tests.support import TenantHandle, wait_until
@@ -39,6 +42,16 @@ async def _pane(qtbot: QtBot, session: AppSession) -> WebhooksPane:
     pane.show()
     await session.connect()
     return pane
+
+
+async def _new_form(qtbot: QtBot, session: AppSession) -> tuple[WebhooksPane, WebhookFormDialog]:
+    """The pane, once it has shown the empty list, and its form for a new configuration."""
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: "0 of at most 50" in pane.count_label.text())
+    pane.new_item()
+    form = pane.dialog
+    assert isinstance(form, WebhookFormDialog)
+    return pane, form
 
 
 def _create(tenant: TenantHandle, name: str, url: str, key: str = "k-1") -> int:
@@ -245,11 +258,7 @@ async def test_the_service_failing_keeps_the_form_as_it_was(
     qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
 ) -> None:
     session, tenant, proxy = proxied
-    pane = await _pane(qtbot, session)
-    await wait_until(lambda: "0 of at most 50" in pane.count_label.text())
-    pane.new_item()
-    form = pane.dialog
-    assert isinstance(form, WebhookFormDialog)
+    pane, form = await _new_form(qtbot, session)
     type_text(form.name, "ERP feed")
     type_text(form.url, "https://erp.example.com/hooks")
     form.headers.add_row("X-Team", "dispatch")
@@ -268,3 +277,166 @@ async def test_the_service_failing_keeps_the_form_as_it_was(
     ]
     pane.dialog.close()  # type: ignore[union-attr]  (the signing secret)
     pane.shutdown()
+
+
+# --- what is saved is what the form shows (issue 14, point 9) ---------------------------------
+
+
+def _choose(combo: QComboBox, value: str) -> None:
+    """Pick an entry as a user does (the form sees `activated`)."""
+    index = combo.findData(value)
+    assert index >= 0, value
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+
+
+def _tick_types(form: WebhookFormDialog, *event_types: str) -> None:
+    for item in form.event_types.all_items():
+        if item.text() in event_types:
+            item.setCheckState(Qt.CheckState.Checked)  # as a click on its box does
+
+
+async def test_switching_kinds_back_and_forth_saves_exactly_what_the_form_shows(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane, form = await _new_form(qtbot, session)
+    type_text(form.name, "ERP events")
+    type_text(form.url, "https://erp.example.com/hooks")
+    form.tabs.setCurrentIndex(TABS["content"])
+    # The default kind is the classic push: context and event types are greyed and say why.
+    assert form.kind.currentData() == ""
+    route = form.context[ContextKind.ROUTE]
+    assert not route.isEnabled() and "whole shipment" in route.toolTip()
+    assert not form.event_types.isEnabled() and "Event added" in form.event_types.toolTip()
+    assert form.kind_note.isVisible() and "whole shipment" in form.kind_note.text()
+    assert "every change of every shipment is sent" in form.sends.text()
+
+    _choose(form.kind, WebhookEventType.EVENT_ADDED.value)
+    assert route.isEnabled() and form.event_types.isEnabled() and not form.kind_note.isVisible()
+    route.click()
+    form.modes[TransportationMode.TL].click()
+    _tick_types(form, "PICKED_UP", "DELIVERED")
+    assert form.event_types.chosen() == ["DELIVERED", "PICKED_UP"]
+
+    # Classic: what does not apply is set aside, named, and not sent.
+    _choose(form.kind, "")
+    assert not route.isChecked() and form.event_types.chosen() == []
+    note = form.kind_note.text()
+    assert "Set aside, not sent: Route; event types DELIVERED, PICKED_UP" in note
+    assert "Classic full push" in form.sends.text() and "modes TL" in form.sends.text()
+    assert form.wire()["webhookConfiguration"] == {
+        "filters": {"transportationModes": ["TL"], "eventTypes": []}
+    }
+    # A state kind takes the context back but not the event types.
+    _choose(form.kind, WebhookEventType.STATE_UPDATED.value)
+    assert route.isChecked() and form.event_types.chosen() == []
+    assert "event types DELIVERED, PICKED_UP" in form.kind_note.text()
+    # Back to an event kind: everything typed is there again.
+    _choose(form.kind, WebhookEventType.EVENT_UPDATED.value)
+    assert route.isChecked() and form.event_types.chosen() == ["DELIVERED", "PICKED_UP"]
+    assert not form.kind_note.isVisible()
+    form.modes[TransportationMode.OCEAN].click()
+    form.modes[TransportationMode.TL].click()  # untick again
+    shown = form.sends.text()
+    assert "Event updated (shipments.v1.event.updated), with the shipment, its route" in shown
+    assert "modes OCEAN; event types DELIVERED, PICKED_UP" in shown
+
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    stored = tenant.http.get(PATH).json()["webhookEndpoints"]
+    assert len(stored) == 1
+    assert {k: stored[0][k] for k in ("configName", "url", "method", "enabled")} == {
+        "configName": "ERP events",
+        "url": "https://erp.example.com/hooks",
+        "method": "POST",
+        "enabled": True,
+    }
+    assert stored[0]["webhookConfiguration"] == {
+        "webhookEventType": "shipments.v1.event.updated",
+        "shipmentV1Event": {"includeContext": ["SHIPMENT", "ROUTE"]},
+        "filters": {"eventTypes": ["DELIVERED", "PICKED_UP"], "transportationModes": ["OCEAN"]},
+    }
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.dialog.close()  # type: ignore[union-attr]  (the signing secret)
+    pane.shutdown()
+
+
+async def test_no_filters_is_said_before_saving_and_a_stored_odd_type_is_kept(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    body = {
+        "configName": "odd",
+        "url": "https://odd.example.com/hooks",
+        "webhookConfiguration": {
+            "webhookEventType": "shipments.v1.event.added",
+            "filters": {"eventTypes": ["YARD_CHECK"]},
+        },
+    }
+    assert tenant.http.put(PATH, json=body).status_code == 200
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.table.selectRow(0)
+    pane.edit_selected()
+    form = pane.dialog
+    assert isinstance(form, WebhookFormDialog)
+    # A type the picker does not offer is listed, ticked, so the edit keeps it.
+    assert form.event_types.chosen() == ["YARD_CHECK"]
+    assert "event types YARD_CHECK" in form.sends.text()
+    for item in form.event_types.all_items():
+        item.setCheckState(Qt.CheckState.Unchecked)
+    # Said on every tab, before saving: nothing filters, so every change is sent.
+    assert form.sends.isVisibleTo(form)
+    assert "Filters:</b> none, so every change of every shipment is sent" in form.sends.text()
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    stored = tenant.http.get(PATH).json()["webhookEndpoints"][0]
+    assert stored["webhookConfiguration"] == {
+        "webhookEventType": "shipments.v1.event.added",
+        "shipmentV1Event": {"includeContext": ["SHIPMENT"]},
+    }
+    await wait_until(lambda: "every change of every shipment" in pane.summary.text())
+    pane.shutdown()
+
+
+def test_greyed_controls_look_greyed_and_the_wheel_does_not_change_the_kind(
+    qtbot: QtBot, session: AppSession
+) -> None:
+    form = WebhookFormDialog(session, None)
+    qtbot.addWidget(form)
+    activate(qtbot, form)
+    for palette in (light_palette(), dark_palette()):
+        for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
+            active = palette.color(QPalette.ColorGroup.Active, role)
+            assert palette.color(QPalette.ColorGroup.Disabled, role) != active, role
+        base = QPalette.ColorRole.Base
+        assert palette.color(QPalette.ColorGroup.Disabled, base) != palette.color(base)
+    qtbot.keyClick(form, "W", Qt.KeyboardModifier.AltModifier)
+    # A wheel turned over the closed kind list while scrolling the form changes nothing.
+    form.name.setFocus()
+    center = QPointF(form.kind.rect().center())
+    wheel = QWheelEvent(
+        center,
+        form.kind.mapToGlobal(center),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(form.kind, wheel)
+    assert form.kind.currentData() == ""
+    # The picker is worked with the keyboard: Space ticks the current type.
+    _choose(form.kind, WebhookEventType.EVENT_REMOVED.value)
+    form.event_types.setFocus()
+    form.event_types.setCurrentRow(
+        form.event_types.all_items().index(
+            next(i for i in form.event_types.all_items() if i.text() == "DELIVERED")
+        )
+    )
+    qtbot.keyClick(form.event_types, Qt.Key.Key_Space)
+    assert form.event_types.chosen() == ["DELIVERED"]
+    assert form.dirty
+    form.close()

@@ -63,7 +63,7 @@ async def test_create_edit_test_delivery_log_and_delete(
         method.fields["apiKey"].setText("k-123")  # type: ignore[union-attr]
         form.kind.setCurrentIndex(form.kind.findData("shipments.v1.event.added"))
         form.context[next(iter(form.context))].setChecked(True)
-        form.event_types.setText("DELIVERED")
+        form.event_types.set_chosen(["DELIVERED"])
         form.save()
         await wait_until(lambda: not form.isVisible())
         await wait_until(lambda: pane.model.rowCount() == 1)

@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import Int64, TransportationMode
+from freightdesk.models.push import ParcelEventType
 
 MAX_CONFIGURATIONS_PER_TENANT = 50
 MAX_AUTHENTICATION_METHODS = 4
@@ -63,6 +64,46 @@ EVENT_KINDS = frozenset(
         WebhookEventType.EVENT_UPDATED,
         WebhookEventType.EVENT_REMOVED,
     }
+)
+
+
+# The event types a filter offers to pick (`filters.eventTypes` matches an event's `type`): the
+# carrier status types the interface names (a position update is not an event), then the
+# milestones the demo's carriers report (docs/spec-gaps.md, "Demo data"), in alphabetical
+# order. Any other type a carrier sends is still accepted and kept; these are the ones a user
+# picks from.
+FILTER_EVENT_TYPES: tuple[str, ...] = tuple(
+    sorted(
+        {
+            *(t.value for t in ParcelEventType if t is not ParcelEventType.POSITION_UPDATE),
+            "ARRIVAL_AT_STOP",
+            "DEPARTURE_FROM_STOP",
+            "DISPATCHED",
+            "PICKUP_REQUESTED",
+            "ARRIVED_AT_TERMINAL",
+            "DEPARTED_TERMINAL",
+            "ARRIVED_AT_FACILITY",
+            "DEPARTED_FACILITY",
+            "DELIVERY_ATTEMPTED",
+            "BOOKED",
+            "GATE_IN",
+            "LOADED_ON_RAIL",
+            "PASSED_YARD",
+            "BORDER_CROSSED",
+            "UNLOADED_FROM_RAIL",
+            "GATE_OUT",
+            "BOOKING_CONFIRMED",
+            "LOADED",
+            "DISCHARGED",
+            "CUSTOMS_RELEASED",
+            "EMPTY_RETURNED",
+            "ROLLED_OVER",
+            "RECEIVED_FROM_SHIPPER",
+            "MANIFESTED",
+            "RECEIVED_FROM_FLIGHT",
+            "CONSIGNEE_NOTIFIED",
+        }
+    )
 )
 
 

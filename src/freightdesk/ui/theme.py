@@ -28,6 +28,19 @@ def apply_theme(app: QApplication, choice: ThemeChoice) -> None:
     app.setPalette(dark_palette() if is_dark(choice) else light_palette())
 
 
+def _disabled(palette: QPalette, dim: QColor) -> None:
+    """Disabled controls look disabled: dim text, check box and label texts included (they use
+    WindowText), and fields on the window's colour rather than an editable white."""
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.WindowText,
+    ):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, dim)
+    window = palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.Window)
+    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Base, window)
+
+
 def light_palette() -> QPalette:
     palette = QPalette()
     colors = {
@@ -47,8 +60,7 @@ def light_palette() -> QPalette:
     }
     for role, color in colors.items():
         palette.setColor(role, QColor(color))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#9aa0ab"))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#9aa0ab"))
+    _disabled(palette, QColor("#9aa0ab"))
     return palette
 
 
@@ -71,8 +83,7 @@ def dark_palette() -> QPalette:
     }
     for role, color in colors.items():
         palette.setColor(role, QColor(color))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#6b7080"))
-    palette.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#6b7080"))
+    _disabled(palette, QColor("#6b7080"))
     return palette
 
 

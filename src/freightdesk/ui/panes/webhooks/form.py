@@ -3,12 +3,19 @@
 Kinds: the classic full push (every change of a shipment), or one granular event kind with
 the context to include. Filters by transportation mode apply to every kind; filters by
 event type only to the `shipments.v1.event.*` kinds (the form enables what applies).
+
+What is sent is what the form shows: a control that does not apply to the chosen kind is
+greyed, says why, and holds nothing (its ticks are set aside, named in a note, and come back
+when a kind it applies to is chosen again); a line above the tabs says what a save sends,
+"every change" included when nothing filters.
 """
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -30,33 +37,25 @@ from freightdesk.models.webhooks import (
     HttpMethod,
     PayloadFormat,
     PushConfiguration,
-    WebhookEventType,
+    WebhookConfiguration,
 )
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
-from freightdesk.ui.panes.webhooks.words import paused_text
+from freightdesk.ui.panes.webhooks.event_types import EventTypePicker
+from freightdesk.ui.panes.webhooks.summary import filters_text, what_text
+from freightdesk.ui.panes.webhooks.words import KIND_TEXT, paused_text
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
-CLASSIC = ""
-KIND_TEXT: dict[str, str] = {
-    CLASSIC: "Classic full push (the whole shipment on every change)",
-    WebhookEventType.EVENT_ADDED.value: "Event added",
-    WebhookEventType.EVENT_UPDATED.value: "Event updated",
-    WebhookEventType.EVENT_REMOVED.value: "Event removed",
-    WebhookEventType.STATE_ADDED.value: "State added",
-    WebhookEventType.STATE_UPDATED.value: "State updated",
-    WebhookEventType.STATE_REMOVED.value: "State removed",
-    WebhookEventType.SHIPMENT_CREATED.value: "Shipment created",
-    WebhookEventType.SHIPMENT_DELETED.value: "Shipment deleted",
-    WebhookEventType.EXCEPTION_ADDED_OR_UPDATED.value: "Exception added or updated",
-}
 CONTEXT_TEXT = {
     ContextKind.ROUTE: "Route (all stops and route segments)",
     ContextKind.RELATED_SHIPMENTS: "Related shipments (ids of parents and children)",
 }
 TABS = {"endpoint": 0, "content": 1, "auth": 2}
+EVENT_KIND_VALUES = frozenset(k.value for k in EVENT_KINDS)
+CONTEXT_WHY = "The classic full push always sends the whole shipment: choose a granular kind"
+TYPES_WHY = "Event types filter only the Event added, updated and removed kinds"
 
 
 def kind_text(configuration: PushConfiguration) -> str:
@@ -84,13 +83,18 @@ class WebhookFormDialog(TabbedFormDialog):
         self.setWindowTitle(
             f"Edit {configuration.config_name}" if configuration else "New push configuration"
         )
-        self.setMinimumSize(780, 620)
+        self.setMinimumSize(780, 660)
+        # What a save sends, on every tab: a kind or filter changed by a stray key is seen.
+        self.sends = QLabel(self)
+        self.sends.setObjectName("sendsSummary")
+        self.sends.setWordWrap(True)
         self.build(
             [
                 (self._endpoint_tab, "&Endpoint"),
                 (self._content_tab, "&What to send"),
                 (self._auth_tab, "&Authentication"),
-            ]
+            ],
+            above=self.sends,
         )
         self.load(configuration)
         self._watch_changes()
@@ -161,6 +165,7 @@ class WebhookFormDialog(TabbedFormDialog):
         tab = QWidget(self)
         self.kind = QComboBox(tab)
         self.kind.setObjectName("kind")
+        self.kind.installEventFilter(self)
         for value, text in KIND_TEXT.items():
             self.kind.addItem(text if not value else f"{text}  ({value})", value)
         self.shipment_context = QCheckBox("Shipment (id, identifiers, attributes): always", tab)
@@ -184,9 +189,14 @@ class WebhookFormDialog(TabbedFormDialog):
             box = QCheckBox(mode.value, tab)
             self.modes[mode] = box
             modes_layout.addWidget(box, index // 4, index % 4)
-        self.event_types = QLineEdit(tab)
-        self.event_types.setObjectName("eventTypes")
-        self.event_types.setPlaceholderText("e.g. ARRIVED_AT_STOP, DELIVERED (empty: all)")
+        self.event_types = EventTypePicker(tab)
+        # Set aside when the kind stops applying to them, given back when it applies again.
+        self.aside_context: list[ContextKind] = []
+        self.aside_types: list[str] = []
+        self.kind_note = QLabel(tab)
+        self.kind_note.setObjectName("kindNote")
+        self.kind_note.setWordWrap(True)
+        self.kind_note.setStyleSheet("color: #b26a00;")
         help_text = QLabel(
             "Granular kinds send a small message about one change, with the context you "
             "choose; the classic push sends the whole shipment. Leave filters empty to "
@@ -197,6 +207,7 @@ class WebhookFormDialog(TabbedFormDialog):
         form = QFormLayout(tab)
         form.addRow(help_text)
         self.errors.add_row(form, "&Kind", "webhookConfiguration.webhookEventType", self.kind)
+        form.addRow("", self.kind_note)
         error = self.errors.add_row(
             form,
             "&Context to include",
@@ -219,6 +230,9 @@ class WebhookFormDialog(TabbedFormDialog):
             self.event_types,
         )
         self.kind.currentIndexChanged.connect(self._kind_changed)
+        for box in [*self.context.values(), *self.modes.values()]:
+            box.toggled.connect(self._show_sends)
+        self.event_types.changed.connect(self._show_sends)
         return tab
 
     def _auth_tab(self) -> QWidget:
@@ -242,8 +256,9 @@ class WebhookFormDialog(TabbedFormDialog):
         return area
 
     def _watch_changes(self) -> None:
-        for edit in (self.name, self.url, self.event_types):
+        for edit in (self.name, self.url):
             edit.textEdited.connect(self.mark_dirty)
+        self.event_types.changed.connect(self.mark_dirty)
         for combo in (self.method, self.payload_format, self.kind):
             combo.activated.connect(self.mark_dirty)
         self.version.valueChanged.connect(self.mark_dirty)
@@ -254,12 +269,69 @@ class WebhookFormDialog(TabbedFormDialog):
         self.params.changed.connect(self.mark_dirty)
         self.auth.changed.connect(self.mark_dirty)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        # The wheel over a closed kind list (scrolling the form) would change the kind unseen.
+        wheel = event.type() == QEvent.Type.Wheel
+        if watched is self.kind and wheel and not self.kind.hasFocus():
+            event.ignore()
+            return True
+        return super().eventFilter(watched, event)
+
     def _kind_changed(self, *_args: object) -> None:
         kind = str(self.kind.currentData() or "")
-        granular = bool(kind)
+        self._apply_to_context(bool(kind))
+        self._apply_to_types(kind in EVENT_KIND_VALUES)
+        self._show_note()
+        self._show_sends()
+
+    def _apply_to_context(self, applies: bool) -> None:
+        if not applies:
+            chosen = [c for c, box in self.context.items() if box.isChecked()]
+            self.aside_context = chosen or self.aside_context
         for box in self.context.values():
-            box.setEnabled(granular)
-        self.event_types.setEnabled(kind in {k.value for k in EVENT_KINDS})
+            box.setEnabled(applies)
+            box.setToolTip("" if applies else CONTEXT_WHY + ".")
+            box.setChecked(box.isChecked() and applies)
+        if applies and self.aside_context:
+            for context in self.aside_context:
+                self.context[context].setChecked(True)
+            self.aside_context = []
+
+    def _apply_to_types(self, applies: bool) -> None:
+        if not applies:
+            self.aside_types = self.event_types.chosen() or self.aside_types
+            self.event_types.set_chosen([])
+        elif self.aside_types:
+            self.event_types.set_chosen([*self.event_types.chosen(), *self.aside_types])
+            self.aside_types = []
+        self.event_types.setEnabled(applies)
+        self.event_types.setToolTip("" if applies else TYPES_WHY + ".")
+
+    def _show_note(self) -> None:
+        """Why greyed controls are greyed, and what of the user's was set aside."""
+        lines = []
+        if not self.kind.currentData():
+            lines.append(CONTEXT_WHY + " to choose context.")
+        if not self.event_types.isEnabled():
+            lines.append(TYPES_WHY + ".")
+        aside = [CONTEXT_TEXT[c].split(" (")[0] for c in self.aside_context]
+        if self.aside_types:
+            aside.append("event types " + ", ".join(self.aside_types))
+        if aside:
+            lines.append(
+                f"Set aside, not sent: {'; '.join(aside)}. "
+                "They come back if you choose a kind they apply to."
+            )
+        self.kind_note.setText(" ".join(lines))
+        self.kind_note.setVisible(bool(lines))
+
+    def _show_sends(self, *_args: object) -> None:
+        settings = self.wire().get("webhookConfiguration")
+        shown = WebhookConfiguration.model_validate(settings) if settings else None
+        self.sends.setText(
+            f"<b>Sends:</b> {escape(what_text(shown))}. "
+            f"<b>Filters:</b> {escape(filters_text(shown))}."
+        )
 
     # --- loading and reading ---------------------------------------------------------------
 
@@ -292,7 +364,8 @@ class WebhookFormDialog(TabbedFormDialog):
         filters = settings.filters if settings else None
         for mode, box in self.modes.items():
             box.setChecked(bool(filters and mode in filters.transportation_modes))
-        self.event_types.setText(", ".join(filters.event_types) if filters else "")
+        self.aside_context, self.aside_types = [], []
+        self.event_types.set_chosen(filters.event_types if filters else [])
         self.auth.set_methods(configuration.authentication_methods if configuration else [])
         self._kind_changed()
         self.mark_clean()
@@ -314,7 +387,8 @@ class WebhookFormDialog(TabbedFormDialog):
             wire["version"] = self.version.value()
         kind = str(self.kind.currentData() or "")
         modes = [mode.value for mode, box in self.modes.items() if box.isChecked()]
-        event_types = [t.strip() for t in self.event_types.text().split(",") if t.strip()]
+        # Greyed controls hold nothing (see _kind_changed), so this is what the form shows.
+        event_types = self.event_types.chosen()
         settings: dict[str, Any] = {}
         if kind:
             settings["webhookEventType"] = kind
@@ -324,11 +398,8 @@ class WebhookFormDialog(TabbedFormDialog):
                     *(c.value for c, box in self.context.items() if box.isChecked()),
                 ]
             }
-        if modes or (event_types and self.event_types.isEnabled()):
-            settings["filters"] = {
-                "transportationModes": modes,
-                "eventTypes": event_types if self.event_types.isEnabled() else [],
-            }
+        if modes or event_types:
+            settings["filters"] = {"transportationModes": modes, "eventTypes": event_types}
         if settings:
             wire["webhookConfiguration"] = settings
         return wire

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from html import escape
 
-from freightdesk.models.webhooks import ContextKind, PushConfiguration
+from freightdesk.models.webhooks import ContextKind, PushConfiguration, WebhookConfiguration
 from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
-from freightdesk.ui.panes.webhooks.form import KIND_TEXT
-from freightdesk.ui.panes.webhooks.words import paused_text
+from freightdesk.ui.panes.webhooks.words import KIND_TEXT, paused_text
 
 CLASSIC_TEXT = "Classic full push: the whole shipment on every change"
 CONTEXT_WORDS = {
@@ -17,10 +16,11 @@ CONTEXT_WORDS = {
     ContextKind.ROUTE: "its route",
     ContextKind.RELATED_SHIPMENTS: "related shipments",
 }
+NO_FILTERS_TEXT = "none, so every change of every shipment is sent"
 
 
-def _what(configuration: PushConfiguration) -> str:
-    settings = configuration.webhook_configuration
+def what_text(settings: WebhookConfiguration | None) -> str:
+    """The kind and the context sent with it, in words."""
     kind = settings.webhook_event_type if settings else None
     if kind is None:
         return CLASSIC_TEXT
@@ -35,15 +35,15 @@ def _what(configuration: PushConfiguration) -> str:
     return f"{KIND_TEXT[kind.value]} ({kind.value}), with {', '.join(words)}"
 
 
-def _filters(configuration: PushConfiguration) -> str:
-    settings = configuration.webhook_configuration
+def filters_text(settings: WebhookConfiguration | None) -> str:
+    """The filters in words; without any, that every change is sent."""
     filters = settings.filters if settings else None
     parts = []
     if filters and filters.transportation_modes:
         parts.append("modes " + ", ".join(m.value for m in filters.transportation_modes))
     if filters and filters.event_types:
         parts.append("event types " + ", ".join(filters.event_types))
-    return "; ".join(parts) or "none: every change"
+    return "; ".join(parts) or NO_FILTERS_TEXT
 
 
 def summary_html(configuration: PushConfiguration) -> str:
@@ -56,8 +56,8 @@ def summary_html(configuration: PushConfiguration) -> str:
     rows = [
         ("State", state),
         ("Sends", f"{configuration.method.value} {configuration.url}"),
-        ("What", _what(configuration)),
-        ("Filters", _filters(configuration)),
+        ("What", what_text(configuration.webhook_configuration)),
+        ("Filters", filters_text(configuration.webhook_configuration)),
         ("Format", configuration.payload_format.value),
         ("Headers", headers),
         ("Query parameters", params),

@@ -10,9 +10,23 @@ words, keeping the original in brackets.
 
 from __future__ import annotations
 
-from freightdesk.models.webhooks import PushConfiguration
+from freightdesk.models.webhooks import PushConfiguration, WebhookEventType
 from freightdesk.ui.formatting import local_time_text
 
+# The granular kinds in words; CLASSIC is the form's value for the classic full push.
+CLASSIC = ""
+KIND_TEXT: dict[str, str] = {
+    CLASSIC: "Classic full push (the whole shipment on every change)",
+    WebhookEventType.EVENT_ADDED.value: "Event added",
+    WebhookEventType.EVENT_UPDATED.value: "Event updated",
+    WebhookEventType.EVENT_REMOVED.value: "Event removed",
+    WebhookEventType.STATE_ADDED.value: "State added",
+    WebhookEventType.STATE_UPDATED.value: "State updated",
+    WebhookEventType.STATE_REMOVED.value: "State removed",
+    WebhookEventType.SHIPMENT_CREATED.value: "Shipment created",
+    WebhookEventType.SHIPMENT_DELETED.value: "Shipment deleted",
+    WebhookEventType.EXCEPTION_ADDED_OR_UPDATED.value: "Exception added or updated",
+}
 # (pieces of the service's text, what it means), first match wins.
 _DELIVERY_ERRORS: list[tuple[tuple[str, ...], str]] = [
     (
