@@ -41,6 +41,7 @@ from freightdesk.ui.widgets.status import ConnectionIndicator
 
 if TYPE_CHECKING:
     from freightdesk.service.session import AppSession
+    from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
     from freightdesk.ui.dialogs.connections import ConnectionsDialog
     from freightdesk.ui.dialogs.log_file import LogFileDialog
 
@@ -298,6 +299,9 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         file_menu.addAction(self._action("&Connections…", "Ctrl+Shift+K", self.open_connections))
+        file_menu.addAction(
+            self._action("Client &applications…", "Ctrl+Shift+A", self.open_client_applications)
+        )
         self.export_action = self._action(
             "&Export view…", "Ctrl+E", lambda: self._call_pane("export_view")
         )
@@ -358,6 +362,19 @@ class MainWindow(QMainWindow):
 
         dialog = ConnectionsDialog(self.session.profiles, self)
         dialog.profileActivated.connect(self.profileSwitchRequested)
+        dialog.open()
+        return dialog
+
+    def open_client_applications(self) -> ClientApplicationsDialog | None:
+        """The tenant's client applications (needs a connection: they live in the service)."""
+        from freightdesk.service.client_applications import ClientApplications
+        from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
+
+        service = ClientApplications.of_session(self.session)
+        if service is None:
+            self.statusBar().showMessage("Client applications: not connected yet", 5000)
+            return None
+        dialog = ClientApplicationsDialog(service, self)
         dialog.open()
         return dialog
 

@@ -1,0 +1,236 @@
+"""File > Client applications against the real local service: a Customer Admin signs in,
+creates an application (its secret shown once, Copy puts it on the clipboard), rotates its
+secret (the old one stops working), deletes it; refused input is shown beside its field."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
+from freightdesk.ui.main_window import MainWindow
+from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import activate
+from tests.ui.test_panes_support import answer, connected, message_box, visible_dialogs
+
+__all__ = ["connected"]
+
+TOKEN = "/api/v4/oauth2/token"
+APPS = "/api/v4/oauth2/client-applications"
+MENU_TEXT = "Client &applications…"
+
+
+def _token_status(tenant: TenantHandle, client_id: str, secret: str) -> int:
+    return httpx.post(
+        tenant.service.url + TOKEN,
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
+    ).status_code
+
+
+async def _window(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> MainWindow:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    await session.connect()
+    activate(qtbot, window)
+    return window
+
+
+def _open_dialog(qtbot: QtBot) -> ClientApplicationsDialog:
+    qtbot.waitUntil(lambda: bool(visible_dialogs(ClientApplicationsDialog)), timeout=10000)
+    dialog = visible_dialogs(ClientApplicationsDialog)[0]
+    assert isinstance(dialog, ClientApplicationsDialog)
+    return dialog
+
+
+async def _sign_in(qtbot: QtBot, dialog: ClientApplicationsDialog, tenant: TenantHandle) -> None:
+    dialog.user.clear()
+    qtbot.keyClicks(dialog.user, tenant.admin[0])
+    qtbot.keyClicks(dialog.password, tenant.admin[1])
+    qtbot.keyClick(dialog.password, Qt.Key.Key_Return)
+    await wait_until(lambda: "signed in as" in dialog.count_label.text(), seconds=30)
+
+
+async def _close(dialog: ClientApplicationsDialog) -> None:
+    dialog.reject()
+    assert not dialog.isVisible()
+    assert dialog.closing is not None
+    await dialog.closing
+    assert not dialog.service.signed_in
+
+
+async def test_create_copy_rotate_and_delete(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+    qtmodeltester: object,
+) -> None:
+    session, tenant = connected
+    window = await _window(qtbot, session, settings, paths)
+    handle = window.windowHandle()
+    assert handle is not None
+    QTest.keyClick(
+        handle,
+        Qt.Key.Key_A,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    dialog = _open_dialog(qtbot)
+    assert not dialog.create_button.isEnabled() and not dialog.rotate_button.isEnabled()
+
+    # Nothing typed: said beside each field. A wrong password: said beside the password.
+    qtbot.mouseClick(dialog.sign_in_button, Qt.MouseButton.LeftButton)
+    assert dialog.errors.message_for("user") and dialog.errors.message_for("password")
+    qtbot.keyClicks(dialog.user, tenant.admin[0])
+    qtbot.keyClicks(dialog.password, "not the password")
+    qtbot.mouseClick(dialog.sign_in_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: bool(dialog.errors.message_for("password")), seconds=30)
+    assert "did not accept" in dialog.errors.message_for("password")
+    assert not dialog.errors.message_for("user")
+    assert dialog.user.text() == tenant.admin[0]  # what was typed stays
+    dialog.password.clear()
+    await _sign_in(qtbot, dialog, tenant)
+    assert dialog.password.text() == ""
+    assert dialog.count_label.text().startswith("1 client application of the tenant")
+    qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
+    # The application the app itself connects with is marked as such.
+    assert dialog.model.data(dialog.model.index(0, 0)) == "tests  (this connection)"
+
+    # A refused name: shown beside the name, nothing sent, the text kept.
+    qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+    assert "name" in dialog.errors.message_for("name")
+    qtbot.keyClicks(dialog.name, "x" * 201)
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    assert "200" in dialog.errors.message_for("name") and dialog.name.text() == "x" * 201
+    assert len(tenant.http.get(APPS, auth=tenant.admin).json()["clientApplications"]) == 1
+
+    dialog.name.clear()
+    qtbot.keyClicks(dialog.name, "TMS integration")
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+    await wait_until(lambda: dialog.secret_box.isVisible(), seconds=30)
+    assert not dialog.errors.message_for("name") and dialog.name.text() == ""
+    created = dialog.table.selected()
+    assert created is not None and created.name == "TMS integration"
+    secret = dialog.secret.text()
+    assert secret and "You will not see it again" in dialog.secret_note.text()
+    assert "TMS integration" in dialog.secret_box.title()
+    assert dialog.count_label.text().startswith("2 client applications")
+    QApplication.clipboard().clear()
+    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == secret
+    assert _token_status(tenant, created.id, secret) == 200
+
+    # Rotate: asked first (Keep it changes nothing), then a new secret shown once.
+    qtbot.mouseClick(dialog.rotate_button, Qt.MouseButton.LeftButton)
+    box = message_box("confirmRotate")
+    assert box is not None and "TMS integration" in box.text()
+    assert "every token" in box.informativeText()
+    assert "FreightDesk itself" not in box.informativeText()
+    answer("confirmRotate", QMessageBox.StandardButton.Cancel)
+    assert dialog.secret.text() == secret
+    qtbot.mouseClick(dialog.rotate_button, Qt.MouseButton.LeftButton)
+    answer("confirmRotate", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: dialog.secret.text() not in ("", secret), seconds=30)
+    rotated = dialog.secret.text()
+    assert "old secret and its tokens no longer work" in dialog.notice.text()
+    # The rotated-away secret no longer works at the real service; the new one does.
+    assert _token_status(tenant, created.id, secret) == 401
+    assert _token_status(tenant, created.id, rotated) == 200
+
+    # Closing with the new secret not copied asks; Cancel keeps the window and the secret.
+    dialog.reject()
+    assert message_box("secretNotCopied") is not None
+    answer("secretNotCopied", QMessageBox.StandardButton.Cancel)
+    assert dialog.isVisible() and dialog.secret.text() == rotated
+    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
+    assert QApplication.clipboard().text() == rotated
+
+    # Delete (the Delete key on the list): one question naming it.
+    dialog.activateWindow()  # as the question box closed
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=10000)
+    dialog.table.setFocus()
+    qtbot.keyClick(dialog.table, Qt.Key.Key_Delete)
+    box = message_box("confirmDelete")
+    assert box is not None
+    assert box.text() == "Delete the client application TMS integration?"
+    assert box.button(QMessageBox.StandardButton.Yes).text() == "&Delete"
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: dialog.model.rowCount() == 1, seconds=30)
+    assert "Deleted TMS integration" in dialog.notice.text()
+    assert not dialog.secret_box.isVisible()  # its secret is of no use any more
+    assert _token_status(tenant, created.id, rotated) == 401
+    await _close(dialog)
+
+
+# A popup menu on the offscreen platform: it cannot raise the menu or grab the keyboard for
+# it, and says so; the menu works all the same.
+@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard)$")
+async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+) -> None:
+    session, tenant = connected
+    window = await _window(qtbot, session, settings, paths)
+    bar = window.menuBar()
+    file_action = bar.actions()[0]
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(file_action).center())
+    menu = file_action.menu()
+    assert isinstance(menu, QMenu)
+    qtbot.waitUntil(menu.isVisible, timeout=10000)
+    item = next(a for a in menu.actions() if a.text() == MENU_TEXT)
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(item).center())
+    dialog = _open_dialog(qtbot)
+    await _sign_in(qtbot, dialog, tenant)
+
+    # Rotating the app's own application warns that FreightDesk loses its connection.
+    dialog.table.selectRow(0)
+    qtbot.mouseClick(dialog.rotate_button, Qt.MouseButton.LeftButton)
+    box = message_box("confirmRotate")
+    assert box is not None and "FreightDesk itself connects" in box.informativeText()
+    answer("confirmRotate", QMessageBox.StandardButton.Cancel)
+
+    # The service's own refusal (at most 20 applications) is said in the dialog, in words.
+    for n in range(19):
+        made = tenant.http.post(APPS, json={"name": f"app {n}"}, auth=tenant.admin)
+        assert made.status_code == 201
+    qtbot.keyClicks(dialog.name, "one too many")
+    qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: dialog.general_error.isVisible(), seconds=30)
+    assert "at most 20 client applications" in dialog.general_error.text()
+    assert "Traceback" not in dialog.general_error.text()
+    assert dialog.name.text() == "one too many" and dialog.create_button.isEnabled()
+    assert not dialog.secret_box.isVisible()
+
+    # Closing with the name typed and not created asks before it is lost.
+    dialog.reject()
+    assert message_box("unsavedChanges") is not None
+    answer("unsavedChanges", QMessageBox.StandardButton.Discard)
+    assert not dialog.isVisible()
+    assert dialog.closing is not None
+    await dialog.closing
+
+
+def test_not_connected_says_so(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    item = next(
+        a
+        for m in window.menuBar().findChildren(QMenu)
+        for a in m.actions()
+        if a.text() == MENU_TEXT
+    )
+    item.trigger()
+    assert window.statusBar().currentMessage() == "Client applications: not connected yet"
+    assert not visible_dialogs(ClientApplicationsDialog)
