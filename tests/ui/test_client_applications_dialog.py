@@ -17,6 +17,7 @@ from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
 from freightdesk.ui.main_window import MainWindow
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import activate
+from tests.ui.test_documents_forms import mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, visible_dialogs
 
 __all__ = ["connected"]
@@ -123,6 +124,8 @@ async def test_create_copy_rotate_and_delete(
     assert secret and "You will not see it again" in dialog.secret_note.text()
     assert "TMS integration" in dialog.secret_box.title()
     assert dialog.count_label.text().startswith("2 client applications")
+    keys = mnemonics(dialog)  # every Alt+letter of the window, the secret's Copy included
+    assert len(keys) == len(set(keys)) and {"S", "U", "P", "T", "D", "R", "N", "O"} <= set(keys)
     QApplication.clipboard().clear()
     qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
     assert QApplication.clipboard().text() == secret

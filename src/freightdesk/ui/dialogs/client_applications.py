@@ -87,7 +87,7 @@ class ClientApplicationsDialog(FormDialog):
             self.model, lambda a: a.id, self, name="client-applications", stretch=2
         )
         self.count_label = QLabel(NOT_SIGNED_IN, self)
-        self.rotate_button = QPushButton("R&otate secret…", self)
+        self.rotate_button = QPushButton("Ro&tate secret…", self)
         self.delete_button = QPushButton("&Delete…", self)
         actions = QHBoxLayout()
         actions.addWidget(self.count_label, 1)
@@ -107,7 +107,7 @@ class ClientApplicationsDialog(FormDialog):
         self.secret = QLineEdit(self.secret_box)
         self.secret.setObjectName("secret")
         self.secret.setReadOnly(True)
-        self.copy_button = QPushButton("&Copy", self.secret_box)
+        self.copy_button = QPushButton("C&opy", self.secret_box)
         self.secret_note = QLabel(self.secret_box)
         self.secret_note.setWordWrap(True)
         secret_row = QHBoxLayout()
@@ -210,7 +210,7 @@ class ClientApplicationsDialog(FormDialog):
             f"Client id {app.id}. This is the only time the secret is shown: copy it now and "
             "keep it somewhere safe. You will not see it again."
         )
-        self.copy_button.setText("&Copy")
+        self.copy_button.setText("C&opy")
         self.secret_box.setVisible(True)
         self._secret_of = app.id
         self._secret_copied = False
