@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
     from freightdesk.server.context import ServiceContext
+    from freightdesk.server.tables.tenancy import Tenant
     from freightdesk.server.webhooks.targets import IPNetwork
 
 
@@ -118,6 +121,25 @@ def _parser() -> argparse.ArgumentParser:
     carrier_list = carrier_commands.add_parser("list", help="the tenant's carriers")
     carrier_list.add_argument("tenant")
     _database_options(carrier_list)
+
+    yard = commands.add_parser("yard", help="administer a tenant's yard sites")
+    site = yard.add_subparsers(dest="yard_command", required=True).add_parser("site")
+    site_commands = site.add_subparsers(dest="site_command", required=True)
+    site_add = site_commands.add_parser("add", help="add a site (dock doors, opening hours)")
+    site_add.add_argument("tenant")
+    site_add.add_argument("code")
+    site_add.add_argument("name")
+    site_add.add_argument("--time-zone", required=True, help="IANA, e.g. America/Chicago")
+    site_add.add_argument("--doors", type=int, required=True, help="how many dock doors")
+    site_add.add_argument("--slot-minutes", type=int, default=60)
+    site_add.add_argument("--hours", required=True, help='e.g. "MON-FRI 06:00-22:00; SAT ..."')
+    site_list = site_commands.add_parser("list", help="the tenant's sites")
+    site_remove = site_commands.add_parser("remove", help="remove a site and its appointments")
+    site_remove.add_argument("tenant")
+    site_remove.add_argument("code")
+    site_list.add_argument("tenant")
+    for each in (site_add, site_list, site_remove):
+        _database_options(each)
     return parser
 
 
@@ -158,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _client(args)
     if args.command == "carrier":
         return _carrier(args)
+    if args.command == "yard":
+        return _yard(args)
     return _app()
 
 
@@ -385,21 +409,29 @@ def _client(args: argparse.Namespace) -> int:
     return 0
 
 
+def _named_tenant(session: Session, name: str) -> Tenant | None:
+    """The tenant called `name`, or None having said so."""
+    from sqlalchemy import select
+
+    from freightdesk.server.tables.tenancy import Tenant
+
+    tenant = session.scalar(select(Tenant).where(Tenant.name == name))
+    if tenant is None:
+        print(f"freightdesk: no tenant named {name!r}", file=sys.stderr)
+    return tenant
+
+
 def _carrier(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
-    from sqlalchemy import select
 
     from freightdesk.models.booking import CarrierProfileInput
     from freightdesk.server.db import transaction
     from freightdesk.server.domain import carrier_profiles
     from freightdesk.server.errors import ApiError
-    from freightdesk.server.tables.tenancy import Tenant
 
-    context = _context(args)
-    with transaction(context.sessions) as session:
-        tenant = session.scalar(select(Tenant).where(Tenant.name == args.tenant))
+    with transaction(_context(args).sessions) as session:
+        tenant = _named_tenant(session, args.tenant)
         if tenant is None:
-            print(f"freightdesk: no tenant named {args.tenant!r}", file=sys.stderr)
             return 2
         try:
             if args.carrier_command == "set":
@@ -424,6 +456,65 @@ def _carrier(args: argparse.Namespace) -> int:
             return 2
         except ValidationError as exc:
             print(f"freightdesk: {exc.errors()[0]['msg']}", file=sys.stderr)
+            return 2
+    return 0
+
+
+# The option each field of a site is typed in (an error names what the user typed).
+YARD_OPTIONS = {
+    "code": "CODE",
+    "name": "NAME",
+    "timeZone": "--time-zone",
+    "dockDoorCount": "--doors",
+    "slotMinutes": "--slot-minutes",
+    "openingHours": "--hours",
+}
+
+
+def _yard(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from freightdesk.models.yard import YardSiteInput, opening_hours_text, parse_opening_hours
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain import yard
+    from freightdesk.server.errors import ApiError, loc_to_path
+
+    with transaction(_context(args).sessions) as session:
+        tenant = _named_tenant(session, args.tenant)
+        if tenant is None:
+            return 2
+        try:
+            if args.site_command == "add":
+                typed = {
+                    "code": args.code,
+                    "name": args.name,
+                    "timeZone": args.time_zone,
+                    "dockDoorCount": args.doors,
+                    "slotMinutes": args.slot_minutes,
+                    "openingHours": parse_opening_hours(args.hours),
+                }
+                body = YardSiteInput.model_validate(typed)
+                added = yard.create_site(session, tenant.id, body)
+                print(f"{added.code} {added.name}: {len(added.dock_doors)} doors")
+            elif args.site_command == "remove":
+                yard.remove_site(session, tenant.id, args.code)
+                print(f"{args.code.strip().upper()} removed")
+            else:
+                for found in yard.list_sites(session, tenant.id).sites:
+                    hours = opening_hours_text(found.opening_hours)
+                    print(f"{found.code}\t{found.name}\t{found.time_zone}\t{hours}")
+        except ApiError as exc:
+            print(f"freightdesk: {exc.message}", file=sys.stderr)
+            return 2
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            path = loc_to_path(first["loc"])
+            option = YARD_OPTIONS.get(path.split(".")[0].split("[")[0], path)
+            message = str(first["msg"]).removeprefix("Value error, ")
+            print(f"freightdesk: {option}: {message}", file=sys.stderr)
+            return 2
+        except ValueError as exc:  # the opening hours as typed
+            print(f"freightdesk: --hours: {exc}", file=sys.stderr)
             return 2
     return 0
 

@@ -1,12 +1,14 @@
-"""Yard management: appointment slots at a site's dock doors."""
+"""Yard management: appointment slots at a site's dock doors, and the sites themselves."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Self
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AwareDatetime, Field, field_validator, model_validator
+from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
 
@@ -71,3 +73,173 @@ class SlotResult(WireModel):
 class SlotAnswer(WireModel):
     status: SlotStatus
     results: list[SlotResult]
+
+
+# --- yard sites (a FreightDesk extension: the interface has no site management) --------------
+
+MAX_DOCK_DOORS = 200
+MIN_SLOT_MINUTES = 5
+MAX_SLOT_MINUTES = 720
+_SITE_CODE = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
+_CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$")
+
+
+class Weekday(StrEnum):
+    MON = "MON"
+    TUE = "TUE"
+    WED = "WED"
+    THU = "THU"
+    FRI = "FRI"
+    SAT = "SAT"
+    SUN = "SUN"
+
+
+def clock_minutes(text: str) -> int:
+    """Minutes after midnight of an `HH:MM` time (`24:00` is the end of the day)."""
+    hours, minutes = text.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def site_code(text: str) -> str:
+    """A site code as the service keeps it (upper case), or ValueError saying what is wrong;
+    the slot query looks a site up by the same spelling."""
+    code = text.strip().upper()
+    if not code:
+        raise ValueError("enter a site code")
+    if len(code) > 40:
+        raise ValueError("must be at most 40 characters")
+    if not _SITE_CODE.match(code):
+        raise ValueError("letters, digits, '-' and '_' only, starting with a letter or digit")
+    return code
+
+
+class OpeningHours(StrictWireModel):
+    """Opening hours on some weekdays, in the site's local time; a site open round the clock
+    closes at 24:00."""
+
+    days: list[Weekday] = Field(min_length=1, max_length=7)
+    opens: str
+    closes: str
+
+    @field_validator("days")
+    @classmethod
+    def _unique(cls, days: list[Weekday]) -> list[Weekday]:
+        if len(set(days)) != len(days):
+            raise ValueError("a day is listed twice")
+        return days
+
+    @field_validator("opens", "closes")
+    @classmethod
+    def _clock(cls, text: str) -> str:
+        if not _CLOCK.match(text.strip()):
+            raise ValueError("must be a time HH:MM from 00:00 to 24:00")
+        return text.strip()
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.opens == "24:00":
+            raise ValueError("opens must be before 24:00")
+        if clock_minutes(self.closes) <= clock_minutes(self.opens):
+            raise ValueError("closes must be after opens")
+        return self
+
+
+class YardSiteInput(StrictWireModel):
+    code: str = Field(min_length=1, max_length=40)
+    name: str = Field(min_length=1, max_length=200)
+    time_zone: str = Field(min_length=1, max_length=64, description="IANA, e.g. America/Chicago")
+    dock_door_count: int = Field(ge=1, le=MAX_DOCK_DOORS)
+    # Before the opening hours: their check reads it.
+    slot_minutes: int = Field(default=60, ge=MIN_SLOT_MINUTES, le=MAX_SLOT_MINUTES)
+    opening_hours: list[OpeningHours] = Field(min_length=1, max_length=14)
+
+    @field_validator("code")
+    @classmethod
+    def _code(cls, text: str) -> str:
+        return site_code(text)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, text: str) -> str:
+        if not text.strip():
+            raise ValueError("enter the site's name")
+        return text.strip()
+
+    @field_validator("time_zone")
+    @classmethod
+    def _zone(cls, text: str) -> str:
+        name = text.strip()
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"{name!r} is not a time zone: give an IANA name such as America/Chicago"
+            ) from None
+        return name
+
+    @field_validator("opening_hours")
+    @classmethod
+    def _long_enough(cls, hours: list[OpeningHours], info: ValidationInfo) -> list[OpeningHours]:
+        minutes = info.data.get("slot_minutes")
+        for rule in hours:
+            if minutes and clock_minutes(rule.closes) - clock_minutes(rule.opens) < minutes:
+                raise ValueError(
+                    f"{rule.opens}-{rule.closes} is shorter than one slot ({minutes} minutes)"
+                )
+        return hours
+
+
+class YardSite(WireModel):
+    code: str
+    name: str
+    time_zone: str
+    slot_minutes: int
+    opening_hours: list[OpeningHours]
+    dock_doors: list[str] = Field(default_factory=list)
+
+
+class YardSiteList(WireModel):
+    sites: list[YardSite]
+
+
+def opening_hours_text(hours: list[OpeningHours]) -> str:
+    """`MON-FRI 06:00-22:00; SAT 07:00-15:00`: the form `parse_opening_hours` reads."""
+    order = list(Weekday)
+    parts = []
+    for rule in hours:
+        days = sorted(rule.days, key=order.index)
+        indexes = [order.index(d) for d in days]
+        if len(days) > 2 and indexes == list(range(indexes[0], indexes[-1] + 1)):
+            named = f"{days[0].value}-{days[-1].value}"
+        else:
+            named = ",".join(d.value for d in days)
+        parts.append(f"{named} {rule.opens}-{rule.closes}")
+    return "; ".join(parts)
+
+
+def parse_opening_hours(text: str) -> list[dict[str, object]]:
+    """Rules typed as `MON-FRI 06:00-22:00; SAT,SUN 07:00-15:00` (the CLI's and the app's
+    form) as the wire's `openingHours`; ValueError says which part is not understood. The
+    times themselves are left to `OpeningHours`."""
+    order = [d.value for d in Weekday]
+    rules: list[dict[str, object]] = []
+    for part in (p.strip() for p in re.split(r"[;\n]", text)):
+        if not part:
+            continue
+        pieces = part.split()
+        if len(pieces) != 2 or pieces[1].count("-") != 1:
+            raise ValueError(f"{part!r}: write days and hours, e.g. MON-FRI 06:00-22:00")
+        days: list[str] = []
+        for name in pieces[0].upper().split(","):
+            first, _, last = name.partition("-")
+            if first not in order or (last and last not in order):
+                raise ValueError(f"{name!r} is not a day or a range of days (MON to SUN)")
+            span = order[order.index(first) : order.index(last) + 1] if last else [first]
+            if not span:
+                raise ValueError(f"{name!r}: a range of days runs from MON towards SUN")
+            days.extend(d for d in span if d not in days)
+        opens, closes = pieces[1].split("-")
+        rules.append({"days": days, "opens": opens, "closes": closes})
+    if not rules:
+        raise ValueError("give the opening hours, e.g. MON-FRI 06:00-22:00")
+    return rules

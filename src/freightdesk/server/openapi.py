@@ -121,6 +121,9 @@ OPERATION_IDS: dict[str, str] = {
     "GET /services/advanced-sailing-schedules/v1/carriers": "listOceanCarriers",
     "GET /services/advanced-sailing-schedules/v1/point-to-point-routes": "listPointToPointRoutes",
     "POST /services/appointments/v1/slots": "queryAppointmentSlots",
+    "GET /services/appointments/v1/sites": "listYardSites",
+    "POST /services/appointments/v1/sites": "addYardSite",
+    "DELETE /services/appointments/v1/sites/{siteCode}": "removeYardSite",
     "GET /services/demo/v1/status": "getDemoStatus",
     "GET /health": "getHealth",
 }
@@ -212,7 +215,7 @@ TAG_DESCRIPTIONS: dict[str, str] = {
     "Connected capacity": "Truckload connected capacity: carrier and lane search",
     "Available vehicles": "Truckload available vehicles",
     "Sailing schedules": "Ocean point-to-point schedules",
-    "Yard appointments": "Yard appointment slots",
+    "Yard appointments": "Yard appointment slots; site management is an extension",
     "Service": "The local service itself: liveness and the demo's progress",
 }
 

@@ -16,13 +16,22 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.errors import ErrorDetail
-from freightdesk.models.yard import SlotAnswer, SlotQuery, SlotResult, SlotStatus
+from freightdesk.models.yard import (
+    OpeningHours,
+    SlotAnswer,
+    SlotQuery,
+    SlotResult,
+    SlotStatus,
+    YardSite,
+    YardSiteInput,
+    YardSiteList,
+)
 from freightdesk.server.db import utcnow
-from freightdesk.server.errors import ApiError
+from freightdesk.server.errors import ApiError, conflict
 from freightdesk.server.tables.yard import YardAppointmentRow, YardSiteRow
 
 DAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
@@ -70,7 +79,9 @@ def slots_of(site: YardSiteRow, window_start: datetime, window_end: datetime) ->
     return found
 
 
-def find_site(session: Session, tenant_id: int, code: str) -> YardSiteRow:
+def find_site(
+    session: Session, tenant_id: int, code: str, source: str = "identifiers.siteCode"
+) -> YardSiteRow:
     site = session.scalar(
         select(YardSiteRow).where(
             YardSiteRow.tenant_id == tenant_id, YardSiteRow.code == code.strip().upper()
@@ -78,9 +89,7 @@ def find_site(session: Session, tenant_id: int, code: str) -> YardSiteRow:
     )
     if site is None:
         message = f"Site code {code.strip()!r} was not found"
-        raise ApiError(
-            404, message, errors=[ErrorDetail(message=message, source="identifiers.siteCode")]
-        )
+        raise ApiError(404, message, errors=[ErrorDetail(message=message, source=source)])
     return site
 
 
@@ -132,6 +141,56 @@ def available_slots(
     else:
         status = SlotStatus.FULLY_BOOKED
     return SlotAnswer(status=status, results=results)
+
+
+# --- site management (an extension; see docs/spec-gaps.md) --------------------------------
+
+
+def site_view(site: YardSiteRow) -> YardSite:
+    return YardSite(
+        code=site.code,
+        name=site.name,
+        time_zone=site.time_zone,
+        slot_minutes=site.slot_minutes,
+        opening_hours=[OpeningHours.model_validate(rule) for rule in site.opening_hours],
+        dock_doors=list(site.dock_doors),
+    )
+
+
+def list_sites(session: Session, tenant_id: int) -> YardSiteList:
+    rows = session.scalars(
+        select(YardSiteRow).where(YardSiteRow.tenant_id == tenant_id).order_by(YardSiteRow.code)
+    )
+    return YardSiteList(sites=[site_view(row) for row in rows])
+
+
+def duplicate_site(code: str) -> ApiError:
+    return conflict(f"The tenant already has a site with code {code!r}", source="code")
+
+
+def create_site(session: Session, tenant_id: int, body: YardSiteInput) -> YardSite:
+    """A new site of the tenant; 409 naming `code` when the tenant has that code already (the
+    caller turns a concurrent twin's IntegrityError into the same answer)."""
+    taken = session.scalar(
+        select(YardSiteRow.id).where(
+            YardSiteRow.tenant_id == tenant_id, YardSiteRow.code == body.code
+        )
+    )
+    if taken is not None:
+        raise duplicate_site(body.code)
+    hours = [rule.model_dump(mode="json") for rule in body.opening_hours]
+    row = add_site(
+        session, tenant_id, body.code, body.name, body.time_zone, body.dock_door_count, hours,
+        body.slot_minutes,
+    )  # fmt: skip
+    return site_view(row)
+
+
+def remove_site(session: Session, tenant_id: int, code: str) -> None:
+    """Remove a site and its appointments (404 naming `siteCode` for one the tenant lacks)."""
+    site = find_site(session, tenant_id, code, source="siteCode")
+    session.execute(delete(YardAppointmentRow).where(YardAppointmentRow.site_id == site.id))
+    session.delete(site)
 
 
 # --- sites and bookings (demo and tests) ---------------------------------------------------
