@@ -9,6 +9,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
+from freightdesk.models.addresses import country_code
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import (
     Address,
@@ -22,6 +23,8 @@ MAX_PAGE = 1000
 MAX_SIZE = 1000
 DEFAULT_SIZE = 10
 DEFAULT_WINDOW_HOURS = 24
+# Where an address must name its state (or province) to be located.
+STATES_REQUIRED = frozenset({"US", "MX", "CA"})
 
 
 class RadiusUnit(StrEnum):
@@ -183,3 +186,59 @@ class AvailableVehicle(WireModel):
 class AvailableVehicles(WireModel):
     pagination_info: PaginationInfo
     results: list[AvailableVehicle]
+
+
+# --- rules beyond the fields' own ------------------------------------------------------------
+# The service refuses with these (each message keyed by its field path) and the app checks a
+# search with them before sending, so both say the same beside the same field.
+
+Problems = list[tuple[str, str]]
+
+
+def address_problems(address: Address) -> Problems:
+    """What a search address lacks to be located: postal code, a street line, the city, and
+    the state where the country has states (USA, Mexico, Canada)."""
+    country = country_code(address.country) or address.country
+    problems: Problems = []
+    if not address.postal_code or not address.postal_code.strip():
+        problems.append(("address.postalCode", "is required"))
+    if not [line for line in address.address_lines if line.strip()]:
+        problems.append(("address.addressLines", "needs at least one line"))
+    if not address.city or not address.city.strip():
+        problems.append(("address.city", "is required"))
+    if country in STATES_REQUIRED and (not address.state or not address.state.strip()):
+        problems.append(("address.state", f"is required for an address in {country}"))
+    return problems
+
+
+def place_problems(query: AvailableVehiclesQuery) -> Problems:
+    """The search's centre: an address (complete) or coordinates, one of them at least."""
+    if query.address is not None:
+        return address_problems(query.address)
+    if query.geo_coordinates is None:
+        return [
+            ("address", "give address or geoCoordinates"),
+            ("geoCoordinates", "give address or geoCoordinates"),
+        ]
+    return []
+
+
+def radius_of(query: AvailableVehiclesQuery) -> tuple[int, RadiusUnit]:
+    """The radius asked (its unit's default when none) and its unit (miles when none);
+    ValueError (naming the bounds) when it is outside its unit's bounds."""
+    unit = query.radius_unit or RadiusUnit.MI
+    low, high, default = RADIUS_RULES[unit]
+    radius = default if query.radius is None else query.radius
+    if not low <= radius <= high:
+        raise ValueError(f"must be from {low} to {high} {unit.value}")
+    return radius, unit
+
+
+def query_problems(query: AvailableVehiclesQuery) -> Problems:
+    """Every problem of a search the fields' own rules let through (the radius, the centre)."""
+    problems: Problems = []
+    try:
+        radius_of(query)
+    except ValueError as exc:
+        problems.append(("radius", str(exc)))
+    return problems + place_problems(query)

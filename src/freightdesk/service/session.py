@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from freightdesk.service.schedules import SchedulesService
     from freightdesk.service.stop_locations import StopLocationsService
     from freightdesk.service.uploads import UploadQueue
+    from freightdesk.service.vehicles import VehiclesService
     from freightdesk.service.webhooks import WebhooksService
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class AppSession:
         self._packages: PackagesService | None = None
         self._schedules: SchedulesService | None = None
         self._capacity: CapacityService | None = None
+        self._vehicles: VehiclesService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -276,6 +278,16 @@ class AppSession:
         self._capacity = self._made(self._capacity, make)
         return self._capacity
 
+    @property
+    def vehicles(self) -> VehiclesService | None:
+        def make(cache: Cache) -> VehiclesService:
+            from freightdesk.service.vehicles import VehiclesService
+
+            return VehiclesService(self.require_client, cache)
+
+        self._vehicles = self._made(self._vehicles, make)
+        return self._vehicles
+
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Told after every successful connect (also after switching profiles)."""
         self._connected_listeners.append(listener)
@@ -455,13 +467,14 @@ class AppSession:
             self._packages,
             self._schedules,
             self._capacity,
+            self._vehicles,
         ):
             if owner is not None:
                 await owner.aclose()
         self._uploads = self._documents = None
         self._stop_locations = self._webhooks = self._account_groups = None
         self._rating = self._bookings = self._packages = None
-        self._schedules = self._capacity = None
+        self._schedules = self._capacity = self._vehicles = None
         if self.client is not None:
             await self.client.aclose()
             self.client = None

@@ -19,12 +19,10 @@ from typing import Any
 from sqlalchemy import delete, insert, or_, select, text
 from sqlalchemy.orm import Session
 
-from freightdesk.models.addresses import country_code
 from freightdesk.models.common import ContactInfo, GeoCoordinates
 from freightdesk.models.vehicles import (
     DEFAULT_WINDOW_HOURS,
     METRES_PER_UNIT,
-    RADIUS_RULES,
     AvailableVehicle,
     AvailableVehiclesQuery,
     CarrierIdentifier,
@@ -33,6 +31,8 @@ from freightdesk.models.vehicles import (
     TruckType,
     VehicleLocation,
     VehicleSortField,
+    place_problems,
+    radius_of,
 )
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.places import (
@@ -58,7 +58,6 @@ from freightdesk.server.tables.vehicles import (
 COOP_FEATURE = "capacityCoop"
 POOLS_FEATURE = "capacityCoopPools"
 DEFAULT_POOL = "GENERAL"
-STATES_REQUIRED = frozenset({"US", "MX", "CA"})
 _VEHICLE_IDS = uuid.UUID("6f1d3c1e-52f4-4a0e-9a57-8d1f0f6c2b11")
 
 
@@ -103,30 +102,13 @@ class Centre:
 
 def centre_of(query: AvailableVehiclesQuery) -> Centre:
     """The search centre: the coordinates, else the located address (which must be complete)."""
-    if query.address is not None:
-        address = query.address
-        country = country_code(address.country) or address.country
-        problems: list[tuple[str, str]] = []
-        if not address.postal_code or not address.postal_code.strip():
-            problems.append(("address.postalCode", "is required"))
-        if not [line for line in address.address_lines if line.strip()]:
-            problems.append(("address.addressLines", "needs at least one line"))
-        if not address.city or not address.city.strip():
-            problems.append(("address.city", "is required"))
-        if country in STATES_REQUIRED and (not address.state or not address.state.strip()):
-            problems.append(("address.state", f"is required for an address in {country}"))
-        if problems:
-            raise field_errors(problems)
+    problems = place_problems(query)
+    if problems:
+        raise field_errors(problems)
     if query.geo_coordinates is not None:
         # Coordinates are exact; an address given as well is only checked, not geocoded.
         return Centre(query.geo_coordinates.latitude, query.geo_coordinates.longitude)
-    if query.address is None:
-        raise field_errors(
-            [
-                ("address", "give address or geoCoordinates"),
-                ("geoCoordinates", "give address or geoCoordinates"),
-            ]
-        )
+    assert query.address is not None  # place_problems asks for one or the other
     try:
         located = geocode(
             country=query.address.country,
@@ -140,11 +122,10 @@ def centre_of(query: AvailableVehiclesQuery) -> Centre:
 
 
 def radius_metres(query: AvailableVehiclesQuery) -> tuple[float, RadiusUnit]:
-    unit = query.radius_unit or RadiusUnit.MI
-    low, high, default = RADIUS_RULES[unit]
-    radius = default if query.radius is None else query.radius
-    if not low <= radius <= high:
-        raise field_error("radius", f"must be from {low} to {high} {unit.value}")
+    try:
+        radius, unit = radius_of(query)
+    except ValueError as exc:
+        raise field_error("radius", str(exc)) from None
     return radius * METRES_PER_UNIT[unit], unit
 
 

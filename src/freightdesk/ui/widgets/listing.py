@@ -157,6 +157,7 @@ class Column(Generic[T]):
     text: Callable[[T], str]
     width: int = 120
     tooltip: Callable[[T], str] | None = None
+    header_tip: str | None = None  # what the column holds, told over its header
 
 
 class ListingModel(QAbstractTableModel, Generic[T]):
@@ -193,6 +194,12 @@ class ListingModel(QAbstractTableModel, Generic[T]):
             and 0 <= section < len(self.columns)
         ):
             return self.columns[section].title
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.ToolTipRole
+            and 0 <= section < len(self.columns)
+        ):
+            return self.columns[section].header_tip
         return None
 
     def set_items(self, items: Sequence[T]) -> None:

@@ -1,0 +1,1 @@
+"""The Available vehicles pane."""

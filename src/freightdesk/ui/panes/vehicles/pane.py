@@ -1,0 +1,249 @@
+"""The Available vehicles pane: the capacity co-op's empty trucks near an address or a point,
+within a radius, in a time window, of one truck type, a page at a time.
+
+The order is the service's (the answer is paged): clicking a sortable column's header asks
+for that order, a second click the other way round. A tenant that has not opted into a
+capacity co-op is told so, in the service's words, where the vehicles would be.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+from freightdesk.api.vehicles import VehicleSort
+from freightdesk.models.vehicles import AvailableVehicle, VehicleSortField
+from freightdesk.service.listing import Listing, Params
+from freightdesk.service.session import AppSession
+from freightdesk.service.vehicles import (
+    DEFAULT_SORT,
+    PAGE_SIZE,
+    check_search,
+    query_of,
+    sort_of,
+    sort_params,
+)
+from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.vehicles.form import UNIT_NAMES, VehicleSearchForm, truck_text
+from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage, ListSearch
+from freightdesk.ui.widgets.listing import Column, ListingModel
+from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.paging import PageBar, Paging
+from freightdesk.ui.widgets.search_form import SearchRun, finish_form, lay_out
+from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
+
+
+def _carrier(vehicle: AvailableVehicle) -> str:
+    return f"{vehicle.carrier_name} ({vehicle.carrier_identifier.value})"
+
+
+def _distance(vehicle: AvailableVehicle) -> str:
+    return f"{vehicle.distance.value:,.1f} {vehicle.distance.unit.value.lower()}"
+
+
+def _near(vehicle: AvailableVehicle) -> str:
+    where = vehicle.location
+    return ", ".join(part for part in (where.city, where.state, where.country) if part)
+
+
+def _contact(vehicle: AvailableVehicle) -> str:
+    contact = vehicle.carrier_contact
+    name = " ".join(part for part in (contact.given_name, contact.family_name) if part)
+    return ", ".join(part for part in (name, contact.phone_number) if part)
+
+
+def _contact_tip(vehicle: AvailableVehicle) -> str:
+    contact = vehicle.carrier_contact
+    lines = [_contact(vehicle), contact.email or ""]
+    return "\n".join(line for line in lines if line)
+
+
+def _truck(vehicle: AvailableVehicle) -> str:
+    return truck_text(vehicle.truck_type) + (" · your shipment" if vehicle.my_shipment else "")
+
+
+SORTABLE = ". Click to sort by it (again: the other way round)."
+COLUMNS: list[Column[AvailableVehicle]] = [
+    Column(
+        "Carrier", _carrier, 190, tooltip=_carrier, header_tip="By carrier, then contact" + SORTABLE
+    ),
+    Column(
+        "Truck",
+        _truck,
+        130,
+        lambda v: (
+            truck_text(v.truck_type)
+            + ("\nHauling (or just delivered) one of your shipments" if v.my_shipment else "")
+        ),
+        header_tip="By truck type" + SORTABLE,
+    ),
+    Column(
+        "Distance",
+        _distance,
+        80,
+        lambda v: f"{_distance(v)} from the search's centre, as the crow flies",
+        header_tip="From the search's centre, as the crow flies" + SORTABLE,
+    ),
+    Column(
+        "Empty from",
+        lambda v: local_time_text(v.estimated_arrival_date_time),
+        120,
+        header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
+    ),
+    Column(
+        "Until",
+        lambda v: local_time_text(v.available_until_date_time),
+        120,
+        header_tip="Until when the carrier offers it, your time",
+    ),
+    Column("Near", _near, 140, tooltip=_near),
+    Column("Contact", _contact, 180, tooltip=_contact_tip),
+    Column("Pool", lambda v: v.sharing_pool, 80, header_tip="The co-op pool that shares it"),
+]
+# The column of each order the interface offers (a click on its header asks for it).
+SORT_COLUMNS = {
+    0: VehicleSortField.CARRIER_CONTACT,
+    1: VehicleSortField.TRUCK_TYPE,
+    2: VehicleSortField.DISTANCE,
+    3: VehicleSortField.ESTIMATED_ARRIVAL_DATE_TIME,
+}
+
+
+class VehiclesPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model = ListingModel(COLUMNS, self)
+        self.sort: tuple[VehicleSort, ...] = DEFAULT_SORT
+        self._asked = False  # the user searched: the form says what is asked from now on
+
+        self.form = VehicleSearchForm(self)
+        self.errors = self.form.errors
+        self.search_button = QPushButton("&Search", self.form)
+        self.search_button.setDefault(True)
+
+        self.notice = Notice(self)
+        self.table = ItemTable(
+            self.model, lambda v: str(v.vehicle_id), self, name="vehiclesTable", stretch=6
+        )
+        tip_elided(self.table)
+        arrow_follows_order(self.table)
+        header = self.table.horizontalHeader()
+        header.setSectionsClickable(True)
+        header.sectionClicked.connect(self.sort_by_column)
+        self.empty = QLabel(self)
+        self.empty.setObjectName("emptyAnswer")
+        self.empty.setWordWrap(True)
+        self.empty.setVisible(False)
+        self.page_bar = PageBar(Paging(PAGE_SIZE), "vehicles", self)
+        self.refresh_button = QPushButton("&Refresh", self)
+
+        self.page = ListPage(
+            self,
+            session,
+            lambda s: s.vehicles,
+            self.table,
+            self.notice,
+            name="vehicles",
+            pages=self.page_bar,
+            search=ListSearch(self.criteria, self.fill),
+        )
+        self.run = SearchRun(self, self.page, self.errors, self.search_button, noun="vehicles")
+        finish_form(
+            self.form.form,
+            self.run,
+            "Empty trucks that carriers of your capacity co-op share: where they are (or will "
+            "be) and when they are ready to load. The window is your local time.",
+        )
+        results = [self.notice, self.empty, self.table, self.page_bar]
+        lay_out(self, self.form, self.run, self.refresh_button, results, self.table)
+
+        self.page.shown.connect(self._shown)
+        self.search_button.clicked.connect(self.search)
+        for edit in self.form.line_edits():
+            edit.returnPressed.connect(self.search)
+        self.refresh_button.clicked.connect(self.refresh)
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _shown(self, data: Listing[AvailableVehicle]) -> None:
+        params = data.params_dict()
+        self._show_sort(sort_of(params))
+        service = self.session.vehicles
+        refusal = service.refusal if service is not None else None
+        if refusal:
+            # Not an empty answer: the service shares no vehicles with this tenant.
+            self.empty.setText(
+                "Your organisation has not opted into a capacity co-op, so no carrier's "
+                f"vehicles are shared with it. The service says: {refusal}"
+            )
+        elif not data.items and query_of(params) is not None:
+            query = query_of(params)
+            assert query is not None
+            unit = UNIT_NAMES[query.radius_unit] if query.radius_unit else "miles"
+            self.empty.setText(
+                f"No vehicle is free within this radius ({unit}) in this window"
+                + (" of this truck type." if query.truck_type else ".")
+                + " Try a wider radius or window, or any truck type."
+            )
+        self.empty.setVisible(bool(refusal) or (not data.items and query_of(params) is not None))
+        self.table.setVisible(not refusal)
+        self.page_bar.setVisible(not refusal)
+
+    def _show_sort(self, sort: tuple[VehicleSort, ...]) -> None:
+        first = sort[0]
+        column = next((c for c, f in SORT_COLUMNS.items() if f is first.field), -1)
+        order = Qt.SortOrder.DescendingOrder if first.descending else Qt.SortOrder.AscendingOrder
+        header = self.table.horizontalHeader()
+        header.setSortIndicatorShown(column >= 0)
+        header.setSortIndicator(column, order)
+
+    # --- the search ------------------------------------------------------------------------
+
+    def criteria(self) -> Params | None:
+        """The search as typed and the order chosen (None: refused, said beside the fields)."""
+        query, problems = check_search(self.form.wire())
+        if query is None:
+            self.errors.show(problems)
+            return None
+        self.errors.clear()
+        return {"query": query.wire(exclude_unset=True), "sort": sort_params(self.sort)}
+
+    def search(self) -> None:
+        criteria = self.criteria()
+        if criteria is not None:
+            self._asked = True
+            self.run.send({**criteria, **self.page_bar.paging.params(1)})
+
+    def sort_by_column(self, column: int) -> None:
+        """Ask for the order of the column clicked (a second click: the other direction)."""
+        field = SORT_COLUMNS.get(column)
+        if field is None:
+            self._show_sort(self.sort)  # the header's own click moved the indicator
+            return
+        first = self.sort[0]
+        descending = not first.descending if first.field is field else False
+        self.sort = (VehicleSort(field, descending),)
+        self._show_sort(self.sort)
+        self.search()
+
+    def fill(self, params: Params) -> None:
+        """Put a search's criteria and order back (the cached answer's, at start)."""
+        if self._asked:
+            return
+        self.sort = sort_of(params)
+        query = params.get("query")
+        self.form.fill(query if isinstance(query, dict) else {})
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.form.where.setFocus()
+
+    def refresh(self) -> None:
+        self.page.refresh()
+
+    def shutdown(self) -> None:
+        self.page.shutdown()
