@@ -197,3 +197,10 @@ def _add_plan_panes(window: MainWindow) -> None:
         return CapacityPane(window.session, window)
 
     window.add_pane("carrier_capacity", "Carrier capacity", capacity, pane_icon("carrier_capacity"))
+
+    def vehicles() -> QWidget:
+        from freightdesk.ui.panes.vehicles.pane import VehiclesPane
+
+        return VehiclesPane(window.session, window)
+
+    window.add_pane("vehicles", "Available vehicles", vehicles, pane_icon("vehicles"))
