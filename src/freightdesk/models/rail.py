@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import zoneinfo
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Self
 from uuid import UUID
@@ -212,6 +212,23 @@ class RailShipmentCreate(StrictWireModel):
                     f"stop {stop.stop_number} has type {stop.type}, expected {expected}"
                 )
         return value
+
+
+def tracking_start_problem(
+    start: datetime | None, has_shipment_identifiers: bool, now: datetime
+) -> str | None:
+    """What is wrong with `trackingStartDateTime`, or None. It depends on the clock, so it is
+    not a validator of `RailShipmentCreate`: the service and the app's form each ask it."""
+    if start is None:
+        if has_shipment_identifiers:
+            return None
+        return "is required when no shipment identifier (BILL_OF_LADING or WAYBILL) is given"
+    limit = timedelta(days=TRACKING_START_WINDOW_DAYS)
+    if start < now - limit:
+        return f"must not be more than {TRACKING_START_WINDOW_DAYS} days in the past"
+    if start > now + limit:
+        return f"must not be more than {TRACKING_START_WINDOW_DAYS} days in the future"
+    return None
 
 
 class InfoMessage(WireModel):

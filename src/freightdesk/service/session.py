@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from freightdesk.service.documents import DocumentsService
     from freightdesk.service.local_service import LocalService, ServiceState
     from freightdesk.service.packages import PackagesService
+    from freightdesk.service.rail import RailService
     from freightdesk.service.rating import RatingService
     from freightdesk.service.schedules import SchedulesService
     from freightdesk.service.stop_locations import StopLocationsService
@@ -98,6 +99,7 @@ class AppSession:
         self._schedules: SchedulesService | None = None
         self._capacity: CapacityService | None = None
         self._vehicles: VehiclesService | None = None
+        self._rail: RailService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -288,6 +290,16 @@ class AppSession:
         self._vehicles = self._made(self._vehicles, make)
         return self._vehicles
 
+    @property
+    def rail(self) -> RailService | None:
+        def make(cache: Cache) -> RailService:
+            from freightdesk.service.rail import RailService
+
+            return RailService(self.require_client, cache)
+
+        self._rail = self._made(self._rail, make)
+        return self._rail
+
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Told after every successful connect (also after switching profiles)."""
         self._connected_listeners.append(listener)
@@ -468,13 +480,14 @@ class AppSession:
             self._schedules,
             self._capacity,
             self._vehicles,
+            self._rail,
         ):
             if owner is not None:
                 await owner.aclose()
         self._uploads = self._documents = None
         self._stop_locations = self._webhooks = self._account_groups = None
         self._rating = self._bookings = self._packages = None
-        self._schedules = self._capacity = self._vehicles = None
+        self._schedules = self._capacity = self._vehicles = self._rail = None
         if self.client is not None:
             await self.client.aclose()
             self.client = None

@@ -33,7 +33,6 @@ from sqlalchemy.orm import Session
 from freightdesk.models.addresses import region_key
 from freightdesk.models.common import GeoCoordinates
 from freightdesk.models.rail import (
-    TRACKING_START_WINDOW_DAYS,
     EquipmentIdentifier,
     EquipmentIdentifierType,
     EquipmentStatus,
@@ -45,6 +44,7 @@ from freightdesk.models.rail import (
     RailShipment,
     RailShipmentCreate,
     ShipmentStop,
+    tracking_start_problem,
 )
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.places import NotLocated, geocode, haversine_km
@@ -119,25 +119,11 @@ def _gateway_point(gateway: Gateway) -> Point:
 
 
 def check_tracking_start(body: RailShipmentCreate, now: datetime) -> None:
-    start = body.tracking_start_date_time
-    if start is None:
-        if not body.shipment_identifiers:
-            raise field_error(
-                "trackingStartDateTime",
-                "is required when no shipment identifier (BILL_OF_LADING or WAYBILL) is given",
-            )
-        return
-    limit = timedelta(days=TRACKING_START_WINDOW_DAYS)
-    if start < now - limit:
-        raise field_error(
-            "trackingStartDateTime",
-            f"must not be more than {TRACKING_START_WINDOW_DAYS} days in the past",
-        )
-    if start > now + limit:
-        raise field_error(
-            "trackingStartDateTime",
-            f"must not be more than {TRACKING_START_WINDOW_DAYS} days in the future",
-        )
+    problem = tracking_start_problem(
+        body.tracking_start_date_time, bool(body.shipment_identifiers), now
+    )
+    if problem is not None:
+        raise field_error("trackingStartDateTime", problem)
 
 
 _ISO6346_VALUES = {

@@ -204,3 +204,10 @@ def _add_plan_panes(window: MainWindow) -> None:
         return VehiclesPane(window.session, window)
 
     window.add_pane("vehicles", "Available vehicles", vehicles, pane_icon("vehicles"))
+
+    def rail() -> QWidget:
+        from freightdesk.ui.panes.rail.pane import RailPane
+
+        return RailPane(window.session, window)
+
+    window.add_pane("rail", "Rail", rail, pane_icon("rail"))

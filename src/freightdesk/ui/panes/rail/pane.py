@@ -1,0 +1,433 @@
+"""The Rail pane: start tracking a North American rail leg, follow each leg's equipment
+statuses with their history, find a leg by bill of lading or waybill, stop tracking a leg.
+
+The list is the legs this profile started or looked up (the interface cannot list them; see
+`service/rail.py`). The info and warning messages of the service's answers are shown as it
+gives them, under the form after a send and in the leg's detail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError, NotFound
+from freightdesk.models.rail import (
+    EquipmentStatus,
+    EquipmentStatusUpdate,
+    InfoMessage,
+    MessageSeverity,
+    RailPoint,
+    RailShipmentIdentifier,
+    RailShipmentIdentifierType,
+    RailShipmentResponse,
+    RailStatusResponse,
+    ShipmentStop,
+)
+from freightdesk.service.messages import explain
+from freightdesk.service.rail import check_leg, leg_key
+from freightdesk.service.session import AppSession
+from freightdesk.service.validation import problems_of
+from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.rail.form import LegForm
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.list_page import ListPage
+from freightdesk.ui.widgets.listing import Column, ListingModel
+from freightdesk.ui.widgets.notice import Notice
+
+ARROW = "\u2192"
+WARNING_COLOR = "#b45309"
+LOOKUP_TYPES = {
+    RailShipmentIdentifierType.BILL_OF_LADING: "Bill of lading",
+    RailShipmentIdentifierType.WAYBILL: "Waybill",
+}
+
+
+def status_text(update: EquipmentStatusUpdate | None) -> str:
+    return update.status.value.replace("_", " ").capitalize() if update else "No status yet"
+
+
+def point_text(point: RailPoint | None) -> str:
+    if point is None:
+        return ""
+    place = ", ".join(p for p in (point.city, point.state) if p)
+    return f"{point.name} ({place})" if place and place not in point.name else point.name
+
+
+def _first(leg: RailStatusResponse) -> EquipmentStatus | None:
+    return leg.equipment_statuses[0] if leg.equipment_statuses else None
+
+
+def equipment_text(leg: RailStatusResponse) -> str:
+    return ", ".join(e.value for e in leg.shipment.equipment_identifiers)
+
+
+def identifiers_text(leg: RailStatusResponse) -> str:
+    return ", ".join(i.value for i in leg.shipment.shipment_identifiers)
+
+
+def route_text(leg: RailStatusResponse) -> str:
+    status = _first(leg)
+    if status is None:
+        return ""
+    return f"{point_text(status.origin_ramp)} {ARROW} {point_text(status.destination_ramp)}"
+
+
+def messages_text(messages: Sequence[InfoMessage]) -> str:
+    """The service's info and warning messages, one a line, as it gave them."""
+    lines = []
+    for message in messages:
+        kind = "Warning" if message.severity is MessageSeverity.WARNING else "Info"
+        where = f" ({message.source})" if message.source else ""
+        lines.append(f"{kind}{where}: {message.message}")
+    return "\n".join(lines)
+
+
+def stop_place(stop: ShipmentStop) -> str:
+    """A stop by its name, else its address, else its coordinates."""
+    address = stop.location.address if stop.location else None
+    if stop.stop_name or (address and address.point_name):
+        return str(stop.stop_name or (address.point_name if address else ""))
+    if address is not None:
+        return ", ".join(p for p in (address.city, address.state, address.country) if p)
+    if stop.geo_coordinates is not None:
+        return f"{stop.geo_coordinates.latitude:.4f}, {stop.geo_coordinates.longitude:.4f}"
+    return "not given"
+
+
+def _stop_kind(stop: ShipmentStop) -> str:
+    return stop.type.value.capitalize() if stop.type else f"Stop {stop.stop_number}"
+
+
+def update_line(update: EquipmentStatusUpdate) -> str:
+    railroad = f", {update.railroad}" if update.railroad else ""
+    load = "loaded" if update.loaded else "empty"
+    return (
+        f"{local_time_text(update.date_time)}  {status_text(update)} at "
+        f"{point_text(update.location)}{railroad} ({load}): {update.description}"
+    )
+
+
+def leg_detail(leg: RailStatusResponse) -> str:
+    """Everything known of a leg: its identifiers, stops, each equipment's status and
+    history, and the service's messages."""
+    shipment = leg.shipment
+    lines = [
+        f"Leg {shipment.rail_leg_id} (master shipment {shipment.master_shipment_id})",
+        f"Equipment {equipment_text(leg)}"
+        + (
+            f"; shipment identifiers {identifiers_text(leg)}"
+            if shipment.shipment_identifiers
+            else ""
+        ),
+    ]
+    if shipment.tracking_start_date_time is not None:
+        lines.append(f"Tracking from {local_time_text(shipment.tracking_start_date_time)}")
+    for stop in shipment.shipment_stops:
+        window = stop.appointment_window
+        zone = window.local_time_zone_identifier if window else None
+        when = ""
+        if window is not None and window.start_date_time is not None:
+            end = local_time_text(window.end_date_time, zone)
+            when = f", appointment {local_time_text(window.start_date_time, zone)}"
+            when += f" to {end}" if end else ""
+        lines.append(f"{_stop_kind(stop)}: {stop_place(stop)}{when}")
+    for status in leg.equipment_statuses:
+        lines.append("")
+        lines.append(
+            f"{status.equipment_identifier.value}: {status_text(status.current_status)}"
+            + (f" at {point_text(status.current_status.location)}" if status.current_status else "")
+        )
+        lines.append(
+            f"  Ramps {point_text(status.origin_ramp)} {ARROW} "
+            f"{point_text(status.destination_ramp)}; arrival expected "
+            f"{local_time_text(status.estimated_arrival_date_time) or 'not known'}"
+        )
+        history = status.status_updates or []
+        lines.append(f"  History ({len(history)} status{'es' if len(history) != 1 else ''}):")
+        lines.extend(f"    {update_line(update)}" for update in history)
+    if leg.info_messages:
+        lines.extend(["", messages_text(leg.info_messages)])
+    return "\n".join(lines)
+
+
+COLUMNS: list[Column[RailStatusResponse]] = [
+    Column("Equipment", equipment_text, 130),
+    Column("BOL / waybill", identifiers_text, 130),
+    Column(
+        "Status", lambda leg: status_text(s.current_status if (s := _first(leg)) else None), 150
+    ),
+    Column(
+        "Where",
+        lambda leg: (
+            point_text(s.current_status.location) if (s := _first(leg)) and s.current_status else ""
+        ),
+        190,
+    ),
+    Column(
+        "Arrival expected",
+        lambda leg: local_time_text(s.estimated_arrival_date_time) if (s := _first(leg)) else "",
+        130,
+    ),
+    Column("Ramps", route_text, 260),
+]
+
+
+class RailPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.model: ListingModel[RailStatusResponse] = ListingModel(COLUMNS, self)
+
+        self.form = LegForm(self)
+        self.errors = self.form.errors
+        self.track_button = QPushButton("&Track leg", self.form)
+        self.track_button.setObjectName("trackButton")
+        self.track_button.setDefault(True)
+        self.messages = QLabel(self.form)
+        self.messages.setObjectName("railMessages")
+        self.messages.setWordWrap(True)
+        self.messages.setTextFormat(Qt.TextFormat.PlainText)
+        self.messages.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form_layout = self.form.layout()
+        assert isinstance(form_layout, QFormLayout)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.track_button)
+        form_layout.addRow(buttons)
+        form_layout.addRow(self.messages)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.form)
+        form_box = QGroupBox(self)
+        box_layout = QVBoxLayout(form_box)
+        box_layout.setContentsMargins(0, 0, 0, 0)
+        box_layout.addWidget(scroll)
+        form_box.setFlat(True)
+
+        # Look a leg up by bill of lading or waybill.
+        lookup = QWidget(self)
+        lookup_form = QFormLayout(lookup)
+        lookup_form.setContentsMargins(0, 0, 0, 0)
+        self.lookup_type = QComboBox(lookup)
+        self.lookup_type.setObjectName("lookupType")
+        for value, text in LOOKUP_TYPES.items():
+            self.lookup_type.addItem(text, value.value)
+        self.lookup_value = QLineEdit(lookup)
+        self.lookup_value.setObjectName("lookupValue")
+        self.lookup_value.setPlaceholderText("the number on the bill of lading or waybill")
+        self.lookup_value.setClearButtonEnabled(True)
+        self.lookup_button = QPushButton("&Look up", lookup)
+        row = QWidget(lookup)
+        row_layout = QHBoxLayout(row)
+        row_layout.setContentsMargins(0, 0, 0, 0)
+        row_layout.addWidget(self.lookup_type)
+        row_layout.addWidget(self.lookup_value, 1)
+        row_layout.addWidget(self.lookup_button)
+        self.lookup_errors = FieldErrors(ErrorLabel(lookup))
+        self.lookup_errors.add_row(
+            lookup_form, "Find a le&g", "shipmentIdentifier.value", row, focus=self.lookup_value
+        )
+        self.lookup_errors.register("value", self.lookup_value, self.lookup_errors.general)
+        lookup_form.addRow(self.lookup_errors.general)
+
+        self.notice = Notice(self)
+        self.table = ItemTable(
+            self.model, leg_key, self, name="legsTable", stretch=len(COLUMNS) - 1
+        )
+        tip_elided(self.table)
+        self.detail = QPlainTextEdit(self)
+        self.detail.setObjectName("legDetail")
+        self.detail.setReadOnly(True)
+        self.detail.setPlaceholderText("Pick a leg to see its equipment's statuses and history")
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        self.delete_button = QPushButton("&Delete leg", self)
+        self.delete_button.setObjectName("deleteLeg")
+        self.refresh_button = QPushButton("&Refresh", self)
+        actions = QWidget(self)
+        actions_layout = QHBoxLayout(actions)
+        actions_layout.setContentsMargins(0, 0, 0, 0)
+        actions_layout.addStretch(1)
+        actions_layout.addWidget(self.delete_button)
+
+        self.page = ListPage(self, session, lambda s: s.rail, self.table, self.notice, name="rail")
+        self._lay_out(form_box, lookup, split, actions)
+
+        self.track_button.clicked.connect(self.track)
+        self.lookup_button.clicked.connect(self.look_up)
+        self.lookup_value.returnPressed.connect(self.look_up)
+        self.form.equipment.returnPressed.connect(self.track)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table.selectedChanged.connect(self._selection_changed)
+        self.table.on_delete(
+            self.delete_selected, "Stop tracking the leg", button=self.delete_button
+        )
+
+    def _lay_out(
+        self, form_box: QGroupBox, lookup: QWidget, split: QSplitter, actions: QWidget
+    ) -> None:
+        """The form on the left; on the right the look-up, the legs and the detail."""
+        form_box.setMinimumWidth(340)
+        form_box.setMaximumWidth(420)  # the legs' columns need the room more
+        top = QHBoxLayout()
+        top.addWidget(lookup, 1)
+        top.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
+        right = QVBoxLayout()
+        right.addLayout(top)
+        right.addWidget(self.notice)
+        right.addWidget(split, 1)
+        right.addWidget(actions)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addWidget(form_box)
+        layout.addLayout(right, 1)
+
+    # --- showing ---------------------------------------------------------------------------
+
+    def _selection_changed(self) -> None:
+        leg = self.table.selected()
+        self.detail.setPlainText(leg_detail(leg) if leg is not None else "")
+
+    def _show_messages(self, messages: Sequence[InfoMessage]) -> None:
+        warned = any(m.severity is MessageSeverity.WARNING for m in messages)
+        self.messages.setStyleSheet(f"color: {WARNING_COLOR};" if warned else "")
+        self.messages.setText(messages_text(messages))
+
+    def _busy(self, busy: bool) -> None:
+        self.track_button.setEnabled(not busy)
+
+    # --- tracking a new leg ----------------------------------------------------------------
+
+    def track(self) -> None:
+        """Send the form as typed; problems go beside their fields and the form stays."""
+        service = self.session.rail
+        body, problems = check_leg(self.form.wire())
+        if body is None:
+            self.form.show_problems(problems)
+            return
+        if service is None or self.session.client is None:
+            self.form.show_problems({}, general="Not connected to a freight service yet")
+            return
+        self.errors.clear()
+        self._show_messages(())
+        self._busy(True)
+
+        def done(answer: tuple[RailShipmentResponse, RailStatusResponse]) -> None:
+            self._busy(False)
+            created, leg = answer
+            self._show_messages(created.info_messages)
+            self.notice.show_info(f"Tracking {equipment_text(leg)} as leg {leg_key(leg)}")
+            self.table.select_when_listed(leg_key(leg))
+
+        def failed(error: BaseException) -> None:
+            self._busy(False)
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            self.form.show_problems(fields, general=None if fields else explain(error))
+
+        spawn(service.create(body), on_done=done, on_error=failed, name="rail-create", owner=self)
+
+    # --- looking a leg up ------------------------------------------------------------------
+
+    def look_up(self) -> None:
+        service = self.session.rail
+        try:
+            identifier = RailShipmentIdentifier(
+                type=RailShipmentIdentifierType(self.lookup_type.currentData()),
+                value=self.lookup_value.text(),
+            )
+        except ValidationError as exc:
+            self.lookup_errors.show(
+                {f"shipmentIdentifier.{k}": v for k, v in problems_of(exc).items()}
+            )
+            return
+        if service is None or self.session.client is None:
+            self.lookup_errors.show({}, general="Not connected to a freight service yet")
+            return
+        self.lookup_errors.clear()
+        self.lookup_button.setEnabled(False)
+
+        def done(leg: RailStatusResponse) -> None:
+            self.lookup_button.setEnabled(True)
+            what = LOOKUP_TYPES[identifier.type].lower()
+            self.notice.show_info(
+                f"The {what} {identifier.value} is on {equipment_text(leg)} (leg {leg_key(leg)})"
+            )
+            self.table.select_when_listed(leg_key(leg))
+            self._selection_changed()
+
+        def failed(error: BaseException) -> None:
+            self.lookup_button.setEnabled(True)
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            general = None if fields else explain(error)
+            if isinstance(error, NotFound):
+                what = LOOKUP_TYPES[identifier.type].lower()
+                general = f"No rail leg of this account carries {what} {identifier.value!r}"
+            self.lookup_errors.show(fields, general=general)
+
+        spawn(
+            service.look_up(identifier),
+            on_done=done,
+            on_error=failed,
+            name="rail-lookup",
+            owner=self,
+        )
+
+    # --- deleting --------------------------------------------------------------------------
+
+    def delete_selected(self) -> None:
+        leg = self.table.selected()
+        service = self.session.rail
+        if leg is None or service is None:
+            return
+        key = leg_key(leg)
+
+        def yes() -> None:
+            self.page.run(
+                service.delete(key),
+                "rail-delete",
+                on_done=lambda _none: self.notice.show_info(
+                    f"Stopped tracking {equipment_text(leg)} (leg {key})"
+                ),
+            )
+
+        self.page.ask_delete(
+            "rail leg",
+            f"{equipment_text(leg)} ({key})",
+            yes,
+            informative="The railroad's statuses of this leg are no longer followed.",
+        )
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.lookup_value.setFocus()
+        self.lookup_value.selectAll()
+
+    def refresh(self) -> None:
+        self.page.refresh()
+
+    def shutdown(self) -> None:
+        self.page.shutdown()

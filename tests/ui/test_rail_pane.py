@@ -1,0 +1,186 @@
+"""The Rail pane against the real local service: a leg tracked from the form as typed, listed
+with its equipment's statuses and history, the service's warning shown as given, a leg found
+by its bill of lading, a leg deleted after one question; refused inputs beside their field,
+the form kept as typed."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.rail.pane import RailPane
+from tests.proxy import Fault, FaultyProxy
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import type_text
+from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
+
+__all__ = ["connected", "proxied"]
+
+PATH = "/api/v4/rail/shipments"
+BAD_CHECK_DIGIT = "MSKU1234560"  # ISO 6346 check digit should be 5: tracked, with a warning
+
+
+def _click(qtbot: QtBot, widget: object) -> None:
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
+
+
+def _click_row(qtbot: QtBot, pane: RailPane, row: int) -> None:
+    rect = pane.table.visualRect(pane.model.index(row, 0))
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+async def test_track_a_leg_look_one_up_see_statuses_and_delete(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
+) -> None:
+    session, tenant = connected
+    pane = await shown_pane(qtbot, session, RailPane)
+    keys = mnemonics(pane)  # Alt+letter: each once, none of the menus'
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
+
+    form = pane.form
+    type_text(form.equipment, BAD_CHECK_DIGIT)
+    type_text(form.bills, "BOL-UI-1")
+    _click(qtbot, form.starts)  # loaded two days ago: statuses since then
+    form.start.setDateTime(form.start.dateTime().addDays(-2))
+    origin, destination = form.stops
+    type_text(origin.place, "Vernon warehouse")
+    type_text(origin.city, "Los Angeles")
+    type_text(origin.state, "CA")
+    type_text(origin.country, "US")
+    _click(qtbot, origin.windowed)
+    type_text(origin.zone, "America/Los_Angeles")
+    type_text(destination.city, "Chicago")
+    type_text(destination.state, "IL")
+    _click(qtbot, pane.track_button)
+    await wait_until(lambda: pane.model.rowCount() == 1 and pane.track_button.isEnabled(), 30)
+    qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
+    leg = pane.model.items[0]
+    assert leg.shipment.shipment_identifiers[0].value == "BOL-UI-1"
+    # The service's warning, as it gave it, with the field it names.
+    assert "Warning (equipmentIdentifiers[0].value)" in pane.messages.text()
+    assert "check digit" in pane.messages.text()
+    assert f"Tracking {BAD_CHECK_DIGIT}" in pane.notice.text()
+    # The new leg is picked: its equipment's statuses with their history, its stops' windows.
+    await wait_until(lambda: "History (" in pane.detail.toPlainText(), 10)
+    detail = pane.detail.toPlainText()
+    assert "Origin: Vernon warehouse, appointment" in detail and " PST to " in detail
+    assert "Destination: Chicago, IL" in detail
+    history = leg.equipment_statuses[0].status_updates or []
+    assert history and all(u.description in detail for u in history)
+    assert pane.model.data(pane.model.index(0, 2)) != ""  # a status in the list
+    assert form.equipment.text() == BAD_CHECK_DIGIT  # the form stays as typed
+
+    # A leg started elsewhere, found by its bill of lading: added to the list and shown.
+    made = tenant.http.post(
+        PATH,
+        json={
+            "equipmentIdentifiers": [{"type": "RAIL_CAR_ID", "value": "TTGX 123456"}],
+            "shipmentIdentifiers": [{"type": "BILL_OF_LADING", "value": "BOL-ELSEWHERE"}],
+            "trackingStartDateTime": datetime.now(UTC).isoformat(),
+        },
+    )
+    assert made.status_code == 200, made.text
+    other = made.json()["shipment"]["railLegId"]
+    type_text(pane.lookup_value, "BOL-ELSEWHERE")
+    _click(qtbot, pane.lookup_button)
+    await wait_until(
+        lambda: (
+            pane.model.rowCount() == 2
+            and (chosen := pane.table.selected()) is not None
+            and str(chosen.shipment.rail_leg_id) == other
+        ),
+        30,
+    )
+    assert "TTGX123456" in pane.detail.toPlainText() and "History (" in pane.detail.toPlainText()
+    assert "bill of lading BOL-ELSEWHERE is on TTGX123456" in pane.notice.text()
+
+    # Deleted after one question: gone from the list and from the service.
+    first_row = next(
+        row for row, item in enumerate(pane.model.items) if str(item.shipment.rail_leg_id) == other
+    )
+    _click_row(qtbot, pane, first_row)
+    _click(qtbot, pane.delete_button)
+    assert message_box("confirmDelete") is not None
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: "Stopped tracking TTGX123456" in pane.notice.text(), 30)
+    assert pane.model.rowCount() == 1
+    assert str(pane.model.items[0].shipment.rail_leg_id) != other
+    assert tenant.http.get(f"{PATH}/{other}/statuses").status_code == 404
+    pane.shutdown()
+
+
+async def test_refused_inputs_are_shown_beside_their_field(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, _tenant, proxy = proxied
+    pane = await shown_pane(qtbot, session, RailPane)
+    form = pane.form
+    # Checked before sending by the models' rules: nothing is sent.
+    type_text(form.equipment, "ABC")
+    type_text(form.stops[1].city, "Chicago")
+    _click(qtbot, pane.track_button)
+    assert "ISO 6346" in pane.errors.message_for("equipmentIdentifiers")
+    assert "required when no shipment identifier" in pane.errors.message_for(
+        "trackingStartDateTime"
+    )
+    assert "give both stops" in pane.errors.message_for("shipmentStops")
+    type_text(form.equipment, "CSQU3054383")
+    type_text(form.waybills, "WB-1, WB-1")
+    _click(qtbot, form.stops[0].windowed)
+    type_text(form.stops[0].zone, "Mars/Olympus")
+    type_text(form.stops[0].city, "Denver")
+    _click(qtbot, pane.track_button)
+    assert "repeated" in pane.errors.message_for("billsOfLading")
+    assert "IANA time zone" in pane.errors.message_for(
+        "shipmentStops[0].appointmentWindow.localTimeZoneIdentifier"
+    )
+    assert not pane.errors.message_for("equipmentIdentifiers")
+    assert pane.model.rowCount() == 0 and pane.track_button.isEnabled()
+
+    # Refused by the service: said beside the field it names; the form stays as typed.
+    type_text(form.waybills, "WB-1, WB-2")
+    type_text(form.stops[0].zone, "America/Denver")
+    refusal = {
+        "httpStatusCode": 400,
+        "httpMessage": "Bad Request",
+        "errorMessage": "The request is not valid",
+        "errors": [
+            {
+                "severity": "ERROR",
+                "message": "is not a waybill the railroad issued",
+                "diagnostic": "",
+                "source": "shipmentIdentifiers[1].value",
+            }
+        ],
+        "supportReferenceId": "test",
+    }
+    proxy.inject(
+        Fault(
+            status=400,
+            body=json.dumps(refusal).encode(),
+            path_prefix=PATH,
+            method="POST",
+            forward=False,
+            headers={"content-type": "application/json"},
+        ),
+        times=1,
+    )
+    _click(qtbot, pane.track_button)
+    await wait_until(lambda: bool(pane.errors.message_for("waybills")), 30)
+    assert pane.errors.message_for("waybills") == "is not a waybill the railroad issued"
+    assert form.waybills.text() == "WB-1, WB-2" and form.stops[0].zone.text() == "America/Denver"
+    assert pane.track_button.isEnabled() and pane.model.rowCount() == 0
+
+    # A bill of lading no leg carries: said under the look-up, the number kept.
+    type_text(pane.lookup_value, "BOL-NOBODY")
+    _click(qtbot, pane.lookup_button)
+    await wait_until(lambda: pane.lookup_errors.general.isVisible(), 30)
+    assert "BOL-NOBODY" in pane.lookup_errors.general.text()
+    assert pane.lookup_value.text() == "BOL-NOBODY"
+    pane.shutdown()
