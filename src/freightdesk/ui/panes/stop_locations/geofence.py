@@ -49,6 +49,9 @@ class GeofenceInputs(QObject):
         self.value.setDecimals(2)
         self.value.setValue(DEFAULT_VALUE)
         self._filling = False
+        # The unit last chosen for each type, given back when the user returns to that type.
+        self._units_of: dict[GeofenceType, str] = {}
+        self._units_type: GeofenceType | None = None
         self.fill_units()
         self._enable(False)
         self.type.currentIndexChanged.connect(self.fill_units)
@@ -58,9 +61,14 @@ class GeofenceInputs(QObject):
         self.value.valueChanged.connect(self._changed)
 
     def fill_units(self, *_args: object) -> None:
-        """The units of the chosen type; the current unit stays if it fits the type."""
+        """The units of the chosen type: the one last chosen for it, else the current unit if
+        it fits the type, else the type's default."""
         kind = GeofenceType(str(self.type.currentData()))
         current = self.units.currentData()
+        if self._units_type is not None and current is not None:
+            self._units_of[self._units_type] = str(current)
+        current = self._units_of.get(kind, current)
+        self._units_type = kind
         self._filling = True
         try:
             self.units.clear()
