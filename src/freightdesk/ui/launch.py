@@ -29,6 +29,7 @@ from freightdesk.service.secrets import SystemSecretStore
 from freightdesk.service.summary_rows import SummaryRow, cached_rows, first_screen
 from freightdesk.ui.garbage import GuiThreadGarbageCollector
 from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.maps.warm import prepare_window
 from freightdesk.ui.panes.setup import add_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.theme import ThemeChoice, apply_theme
@@ -122,6 +123,7 @@ def open_window(
     """The main window with its panes, not yet attached to a session, the Shipments pane
     showing the active profile's cached list."""
     window = MainWindow(None, settings, paths)
+    prepare_window(window)  # before it is shown: no new native window when a map joins it
     shipments = add_panes(window)
     window.restore_pane()
     profile = profiles.active

@@ -6,7 +6,8 @@ then a render process), and the page loads Leaflet. Here the Python part runs on
 thread (the window stays responsive), then each step given (making a map's view, whose page
 then loads in the background) runs on the GUI thread, one per turn of the event loop.
 
-The app calls `warm_up_maps(detail.prepare_map)` once its window is up and its panes made.
+The app calls `warm_up_maps(detail.prepare_map)` once its window is up and its panes made,
+and `prepare_window(window)` before it first shows the window.
 """
 
 from __future__ import annotations
@@ -15,11 +16,31 @@ import logging
 import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger(__name__)
 
 _warming: set[MapWarmUp] = set()  # kept referenced until done
+
+
+def prepare_window(window: QWidget) -> None:
+    """Have `window`'s native window made, when it is first made, of the kind a map needs.
+
+    A map's web view draws through Qt Quick into a texture that the window composes with the
+    platform's graphics API (OpenGL on X11), so its window needs an OpenGL surface. Qt picks
+    the surface once, when the native window is made, from the widgets in the window then; a
+    window made for raster painting is destroyed and made again when the first web view joins
+    it (a flicker on a real screen, and a new X window). A hidden `QRhiWidget` (of the same
+    graphics API as Qt Quick's default, and which makes no graphics context while hidden)
+    has the window made right from the start: call this before the window is shown."""
+    from PySide6.QtWidgets import QRhiWidget
+
+    if window.testAttribute(Qt.WidgetAttribute.WA_WState_Created):
+        log.warning("the window was made before the maps' surface was asked for")
+    surface = QRhiWidget(window)
+    surface.setObjectName("webViewSurface")
+    surface.hide()
 
 
 def import_maps() -> None:
