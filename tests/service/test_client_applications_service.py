@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from freightdesk.api.errors import AuthenticationFailed, NotFound, PermissionDenied
+from freightdesk.models.auth import ClientApplicationCreate
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.tenants import hash_password
 from freightdesk.server.tables.tenancy import Tenant, User
@@ -137,3 +138,18 @@ async def test_another_tenants_application_and_a_user_who_is_no_admin(
     )
     # The admin signed in before is kept: a failed sign-in changes nothing.
     assert apps.signed_in and apps.user == tenant_.admin[0]
+
+
+async def test_a_new_secret_of_the_apps_own_application_is_kept(tenant_: TenantHandle) -> None:
+    kept: list[str] = []
+    front = ClientApplications(tenant_.service.url, in_use=tenant_.client_id, remember=kept.append)
+    try:
+        await front.sign_in(*tenant_.admin)
+        other = await front.create(ClientApplicationCreate(name="TMS"))
+        await front.rotate(other.id)
+        assert kept == []  # another application's secret is the user's to hand on
+        rotated = await front.rotate(tenant_.client_id)
+        assert kept == [rotated.secret]
+        assert _token(tenant_.service.url, tenant_.client_id, rotated.secret).status_code == 200
+    finally:
+        await front.aclose()

@@ -195,12 +195,19 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     dialog = _open_dialog(qtbot)
     await _sign_in(qtbot, dialog, tenant)
 
-    # Rotating the app's own application warns that FreightDesk loses its connection.
+    # Rotating the app's own application warns that FreightDesk loses its connection; the
+    # new secret is kept for the connection, which connects again with it.
+    profile = session.profiles.get(session.profile.id)
     dialog.table.selectRow(0)
     qtbot.mouseClick(dialog.rotate_button, Qt.MouseButton.LeftButton)
     box = message_box("confirmRotate")
     assert box is not None and "FreightDesk itself connects" in box.informativeText()
-    answer("confirmRotate", QMessageBox.StandardButton.Cancel)
+    answer("confirmRotate", QMessageBox.StandardButton.Yes)
+    await wait_until(lambda: dialog.secret_box.isVisible(), seconds=30)
+    assert "keeps the new secret for its own connection" in dialog.notice.text()
+    assert session.profiles.secret(profile) == dialog.secret.text() != tenant.client_secret
+    assert _token_status(tenant, tenant.client_id, tenant.client_secret) == 401
+    qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
 
     # The service's own refusal (at most 20 applications) is said in the dialog, in words.
     for n in range(19):
@@ -212,7 +219,6 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     assert "at most 20 client applications" in dialog.general_error.text()
     assert "Traceback" not in dialog.general_error.text()
     assert dialog.name.text() == "one too many" and dialog.create_button.isEnabled()
-    assert not dialog.secret_box.isVisible()
 
     # Closing with the name typed and not created asks before it is lost.
     dialog.reject()
@@ -221,6 +227,8 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     assert not dialog.isVisible()
     assert dialog.closing is not None
     await dialog.closing
+    client = await session.switch(profile.id)  # "Use this connection" again
+    assert [g.code for g in await client.account_groups.list()] == []
 
 
 def test_not_connected_says_so(

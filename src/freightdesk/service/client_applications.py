@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -81,12 +82,22 @@ class ClientApplications:
     """The tenant's client applications under the admin's Basic credentials.
 
     `in_use` is the client id the app's own connection uses: rotating its secret or deleting
-    it cuts the app off, so the dialog says so before doing it."""
+    it cuts the app off, so the dialog says so before doing it. A new secret of that
+    application goes to `remember` (the connection's place in the keyring), so the next
+    connect uses it without the user typing it in."""
 
-    def __init__(self, base_url: str, *, in_use: str = "", local: bool = False) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        in_use: str = "",
+        local: bool = False,
+        remember: Callable[[str], None] | None = None,
+    ) -> None:
         self.base_url = base_url
         self.in_use = in_use
         self.local = local
+        self._remember = remember
         self._client: ApiClient | None = None
         self.user = ""
 
@@ -97,10 +108,18 @@ class ClientApplications:
 
         if session.client is None:
             return None
+        # As stored: connecting may have given the profile its client id since (the Local
+        # sandbox's first run), and `session.profile` is the one it started from.
+        profile = session.profiles.get(session.profile.id)
+
+        def remember(secret: str) -> None:
+            session.profiles.save(profile, secret=secret)
+
         return cls(
             session.client.base_url,
-            in_use=session.profile.client_id,
-            local=session.profile.kind is ProfileKind.LOCAL,
+            in_use=profile.client_id,
+            local=profile.kind is ProfileKind.LOCAL,
+            remember=remember,
         )
 
     @property
@@ -136,7 +155,16 @@ class ClientApplications:
 
     async def rotate(self, client_id: str) -> ClientApplicationWithSecret:
         """A new secret; the old one and every token issued with it stop working at once."""
-        return await self._admin().client_applications.new_secret(client_id)
+        rotated = await self._admin().client_applications.new_secret(client_id)
+        if client_id == self.in_use and self._remember is not None:
+            # The keyring may take a moment (its daemon): not on the loop's thread.
+            await asyncio.to_thread(self._remember, rotated.secret)
+        return rotated
+
+    @property
+    def remembers(self) -> bool:
+        """Whether a new secret of the app's own application is kept for its connection."""
+        return self._remember is not None
 
     async def delete(self, client_id: str) -> None:
         # Already gone (deleted elsewhere, or a retried delete): the wish is met.

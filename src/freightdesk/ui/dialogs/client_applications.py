@@ -275,7 +275,12 @@ class ClientApplicationsDialog(FormDialog):
         if app.id == self.service.in_use:
             consequence += (
                 "\n\nFreightDesk itself connects with this application: it loses its "
-                "connection until the connection is given a new secret (File > Connections)."
+                "connection"
+                + (
+                    " until it connects again (it keeps the new secret for that)."
+                    if verb == "Rotate" and self.service.remembers
+                    else "; it needs another application's id and secret in File > Connections."
+                )
             )
         self.question = ask(
             self,
@@ -297,8 +302,14 @@ class ClientApplicationsDialog(FormDialog):
         )
 
     def _rotated(self, app: ClientApplicationWithSecret) -> None:
+        kept = (
+            " FreightDesk keeps the new secret for its own connection and uses it when it "
+            "connects again (File > Connections, Use this connection)."
+            if app.id == self.service.in_use and self.service.remembers
+            else ""
+        )
         self.notice.setText(
-            f"New secret made for {app.name}; the old secret and its tokens no longer work."
+            f"New secret made for {app.name}; the old secret and its tokens no longer work." + kept
         )
         self._show_secret(app, "new secret")
 
