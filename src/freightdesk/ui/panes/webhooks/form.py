@@ -171,6 +171,7 @@ class WebhookFormDialog(TabbedFormDialog):
         self.shipment_context = QCheckBox("Shipment (id, identifiers, attributes): always", tab)
         self.shipment_context.setChecked(True)
         self.shipment_context.setEnabled(False)
+        self.shipment_context.setToolTip("Every message carries the shipment: nothing to choose.")
         self.context: dict[ContextKind, QCheckBox] = {}
         context_box = QWidget(tab)
         context_layout = QVBoxLayout(context_box)
@@ -207,7 +208,7 @@ class WebhookFormDialog(TabbedFormDialog):
         form = QFormLayout(tab)
         form.addRow(help_text)
         self.errors.add_row(form, "&Kind", "webhookConfiguration.webhookEventType", self.kind)
-        form.addRow("", self.kind_note)
+        form.addRow(self.kind_note)
         error = self.errors.add_row(
             form,
             "&Context to include",
