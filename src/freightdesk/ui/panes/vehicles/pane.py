@@ -67,12 +67,16 @@ def _truck(vehicle: AvailableVehicle) -> str:
 SORTABLE = ". Click to sort by it (again: the other way round)."
 COLUMNS: list[Column[AvailableVehicle]] = [
     Column(
-        "Carrier", _carrier, 190, tooltip=_carrier, header_tip="By carrier, then contact" + SORTABLE
+        "Carrier",
+        _carrier,
+        170,
+        tooltip=lambda v: f"{_carrier(v)}\nShared in the co-op pool {v.sharing_pool}",
+        header_tip="By carrier, then contact" + SORTABLE,
     ),
     Column(
         "Truck",
         _truck,
-        130,
+        115,
         lambda v: (
             truck_text(v.truck_type)
             + ("\nHauling (or just delivered) one of your shipments" if v.my_shipment else "")
@@ -82,25 +86,22 @@ COLUMNS: list[Column[AvailableVehicle]] = [
     Column(
         "Distance",
         _distance,
-        80,
+        70,
         lambda v: f"{_distance(v)} from the search's centre, as the crow flies",
         header_tip="From the search's centre, as the crow flies" + SORTABLE,
     ),
     Column(
-        "Empty from",
+        "Ready",
         lambda v: local_time_text(v.estimated_arrival_date_time),
-        120,
+        125,
+        lambda v: (
+            f"Empty and ready to load from {local_time_text(v.estimated_arrival_date_time)}"
+            f" until {local_time_text(v.available_until_date_time)} (your time)"
+        ),
         header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
     ),
-    Column(
-        "Until",
-        lambda v: local_time_text(v.available_until_date_time),
-        120,
-        header_tip="Until when the carrier offers it, your time",
-    ),
-    Column("Near", _near, 140, tooltip=_near),
-    Column("Contact", _contact, 180, tooltip=_contact_tip),
-    Column("Pool", lambda v: v.sharing_pool, 80, header_tip="The co-op pool that shares it"),
+    Column("Near", _near, 115, tooltip=_near),
+    Column("Contact", _contact, 130, tooltip=_contact_tip),
 ]
 # The column of each order the interface offers (a click on its header asks for it).
 SORT_COLUMNS = {
@@ -125,9 +126,7 @@ class VehiclesPane(QWidget):
         self.search_button.setDefault(True)
 
         self.notice = Notice(self)
-        self.table = ItemTable(
-            self.model, lambda v: str(v.vehicle_id), self, name="vehiclesTable", stretch=6
-        )
+        self.table = ItemTable(self.model, lambda v: str(v.vehicle_id), self, name="vehiclesTable")
         tip_elided(self.table)
         arrow_follows_order(self.table)
         header = self.table.horizontalHeader()
