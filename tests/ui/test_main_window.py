@@ -300,3 +300,35 @@ def test_the_log_file_opens_in_the_desktops_viewer(
         QDesktopServices.unsetUrlHandler("file")
     assert viewer.opened == [QUrl.fromLocalFile(str(paths.log_file))]
     assert visible_dialogs(LogFileDialog) == []
+
+
+def test_groups_head_their_panes_and_are_passed_over(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    icon = window.style().StandardPixmap.SP_DirIcon
+    window.add_pane("one", "One", QLabel("first pane"), icon, group="Track")
+    window.add_pane("two", "Two", QLabel("second pane"), icon, group="Track")
+    window.add_pane("three", "Three", QLabel("third pane"), icon, group="Plan")
+    rows = [window.nav.item(r).text() for r in range(window.nav.count())]
+    assert rows == ["TRACK", "One", "Two", "PLAN", "Three"]
+    activate(qtbot, window)
+    assert window.current_pane() is window.pane("one")  # the first pane, not its heading
+    window.nav.setFocus()
+    qtbot.keyClick(window.nav, Qt.Key.Key_Down)
+    qtbot.keyClick(window.nav, Qt.Key.Key_Down)  # over the PLAN heading
+    assert window.current_pane() is window.pane("three")
+    heading = window.nav.item(3)
+    qtbot.mouseClick(
+        window.nav.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=window.nav.visualItemRect(heading).center(),
+    )
+    assert window.current_pane() is window.pane("three")  # a heading is no pane to show
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_pane() is window.pane("one")
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_pane() is window.pane("three")  # shortcuts count panes, not rows
+    window.set_badge("three", 2)
+    assert window.nav.item(4).text() == "Three  (2)"

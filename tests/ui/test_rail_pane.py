@@ -13,10 +13,11 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.rail.pane import RailPane
+from freightdesk.ui.panes.rail.pane import RailPane, identifiers_text
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
+from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
@@ -184,3 +185,49 @@ async def test_refused_inputs_are_shown_beside_their_field(
     assert "BOL-NOBODY" in pane.lookup_errors.general.text()
     assert pane.lookup_value.text() == "BOL-NOBODY"
     pane.shutdown()
+
+
+async def test_legs_fit_a_1366_window(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, RailPane, AT_1366)
+    type_text(pane.form.equipment, "TTGX 123456")
+    pane.form.equipment_type.setCurrentIndex(pane.form.equipment_type.findData("RAIL_CAR_ID"))
+    type_text(pane.form.waybills, "WB-FIT-1")
+    _click(qtbot, pane.form.starts)
+    pane.form.start.setDateTime(pane.form.start.dateTime().addDays(-1))
+    _click(qtbot, pane.track_button)
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    columns = ["Equipment", "BOL / waybill", "Status", "Where", "Arrival expected"]
+    assert_columns_fit(pane.table, pane, columns, whole=["Equipment", "Status", "Arrival expected"])
+    pane.shutdown()
+
+
+async def test_legs_stay_shown_when_the_service_goes_away_and_at_the_next_start(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, _tenant, proxy = proxied
+    pane = await shown_pane(qtbot, session, RailPane)
+    type_text(pane.form.equipment, "CSQU3054383")
+    type_text(pane.form.bills, "BOL-STAYS")
+    _click(qtbot, pane.track_button)
+    await wait_until(
+        lambda: pane.model.rowCount() == 1 and "History (" in pane.detail.toPlainText(), 30
+    )
+    shown = pane.detail.toPlainText()
+
+    proxy.inject(Fault(status=503, path_prefix=PATH, forward=False), times=20)
+    pane.refresh()
+    await wait_until(lambda: "Showing the last known list" in pane.notice.text(), 30)
+    assert pane.model.rowCount() == 1 and pane.detail.toPlainText() == shown
+    proxy.clear()
+    pane.shutdown()
+    await session.close()
+
+    # The app opened again without the service: the leg and its statuses from the cache.
+    again = RailPane(session)
+    qtbot.addWidget(again)
+    await wait_until(lambda: again.model.rowCount() == 1)
+    assert identifiers_text(again.model.items[0]) == "BOL-STAYS"
+    again.shutdown()

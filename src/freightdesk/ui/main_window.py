@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QIcon, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QFont,
+    QFontMetrics,
+    QIcon,
+    QKeySequence,
+    QPalette,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -78,6 +87,7 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())  # and so the tray's and the dialogs'
         self.setMinimumSize(QSize(760, 480))
         self._panes: list[PaneEntry] = []
+        self._last_group: str | None = None
         self._closed = False
         self._asked_to_close = False  # set by close_without_asking (SIGTERM: nobody to ask)
         self.exception_alerts: object | None = None
@@ -131,9 +141,9 @@ class MainWindow(QMainWindow):
         self.indicator.show_status(session.status)
         session.demo.listen(self._show_demo_progress)
         self._show_demo_progress(session.demo.message)
-        row = self.nav.currentRow()
-        if 0 <= row < len(self._panes) and self._panes[row].widget is None:
-            self._show_row(row)
+        entry = self._entry_at(self.nav.currentRow())
+        if entry is not None and entry.widget is None:
+            self._show_row(self.nav.currentRow())
 
     # --- panes -----------------------------------------------------------------------------
 
@@ -145,10 +155,12 @@ class MainWindow(QMainWindow):
         icon: QStyle.StandardPixmap | QIcon,
         *,
         warm: bool = False,
+        group: str | None = None,
     ) -> None:
         """Add a pane (a widget, or a factory that makes it when first needed). Adding a
         widget under the key of a pane whose factory has not run yet supplies that pane (a
-        factory may make several related panes at once)."""
+        factory may make several related panes at once). A pane of another `group` than the
+        one before it starts that group under a heading in the navigation."""
         existing = self._entry(key)
         if existing is not None:
             if existing.widget is not None or not isinstance(widget, QWidget):
@@ -164,6 +176,9 @@ class MainWindow(QMainWindow):
         else:
             placeholder = EmptyPane(f"Opening {title}…", self.stack)
             entry = PaneEntry(key, title, item, slot=placeholder, factory=widget, warm=warm)
+        if group is not None and group != self._last_group:
+            self.nav.addItem(_group_heading(group, self.nav))
+        self._last_group = group
         self._panes.append(entry)
         self.stack.addWidget(entry.slot)
         self.nav.addItem(item)
@@ -174,11 +189,17 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _checked=False, k=key: self.show_pane(k))
             self.view_menu.insertAction(self._view_separator, action)
             self.addAction(action)
-        if self.nav.currentRow() < 0:
-            self.nav.setCurrentRow(0)
+        if self.nav.currentItem() is None:
+            self.nav.setCurrentItem(item)
 
     def _entry(self, key: str) -> PaneEntry | None:
         return next((p for p in self._panes if p.key == key), None)
+
+    def _entry_at(self, row: int) -> PaneEntry | None:
+        """The pane of a row of the navigation (None for a group's heading)."""
+        item = self.nav.item(row)
+        key = item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+        return self._entry(key) if isinstance(key, str) else None
 
     def pane(self, key: str) -> QWidget:
         """The pane of `key`, made now if it was not yet."""
@@ -219,15 +240,16 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(current)
 
     def _show_row(self, row: int) -> None:
-        if not 0 <= row < len(self._panes):
+        entry = self._entry_at(row)
+        if entry is None:
             return
-        entry = self._panes[row]
+        index = self._panes.index(entry)  # the stack holds the panes in their order
         if entry.widget is None and self._session is None:
-            self.stack.setCurrentIndex(row)  # its placeholder; made once attached
+            self.stack.setCurrentIndex(index)  # its placeholder; made once attached
             return
         if entry.widget is None and self.isVisible():
             # Show the placeholder before the pane is made (a map takes a moment).
-            self.stack.setCurrentIndex(row)
+            self.stack.setCurrentIndex(index)
             self.repaint()
         try:
             self._made(entry)
@@ -235,7 +257,7 @@ class MainWindow(QMainWindow):
             log.exception("the %s pane could not be made", entry.key)
             if isinstance(entry.slot, QLabel):
                 entry.slot.setText(f"{entry.title} could not be opened: {exc}")
-        self.stack.setCurrentIndex(row)
+        self.stack.setCurrentIndex(index)
 
     def warm_up(self, done: Callable[[], None] | None = None) -> None:
         """Make the panes added with `warm=True`, one per turn of the event loop, so the
@@ -256,14 +278,13 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, next_one)
 
     def show_pane(self, key: str) -> None:
-        for row, entry in enumerate(self._panes):
-            if entry.key == key:
-                self.nav.setCurrentRow(row)
-                return
+        entry = self._entry(key)
+        if entry is not None:
+            self.nav.setCurrentItem(entry.item)
 
     def current_pane(self) -> QWidget | None:
-        row = self.nav.currentRow()
-        return self._panes[row].widget if 0 <= row < len(self._panes) else None
+        entry = self._entry_at(self.nav.currentRow())
+        return entry.widget if entry is not None else None
 
     def set_badge(self, key: str, count: int) -> None:
         """A count after the pane's name (for example new exceptions)."""
@@ -472,9 +493,9 @@ class MainWindow(QMainWindow):
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.setValue("window/splitter", self.splitter.saveState())
-        row = self.nav.currentRow()
-        if 0 <= row < len(self._panes):
-            self.settings.setValue("window/pane", self._panes[row].key)
+        shown = self._entry_at(self.nav.currentRow())
+        if shown is not None:
+            self.settings.setValue("window/pane", shown.key)
         self.indicator.stop()
         for entry in self._panes:  # the panes that were made
             shutdown = getattr(entry.widget, "shutdown", None)
@@ -498,3 +519,20 @@ class EmptyPane(QLabel):
         super().__init__(text, parent)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
+
+
+def _group_heading(title: str, nav: QListWidget) -> QListWidgetItem:
+    """A heading over a group of panes: not a pane, so neither selectable nor focusable (the
+    arrow keys pass over it)."""
+    item = QListWidgetItem(title.upper())
+    item.setFlags(Qt.ItemFlag.NoItemFlags)
+    font = QFont(nav.font())
+    font.setBold(True)
+    font.setPointSizeF(font.pointSizeF() * 0.85)
+    item.setFont(font)
+    # The placeholder colour reads as a caption in light and dark themes alike, where a
+    # disabled item's grey can vanish.
+    item.setForeground(nav.palette().brush(QPalette.ColorRole.PlaceholderText))
+    item.setSizeHint(QSize(0, QFontMetrics(font).height() + 14))
+    item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
+    return item

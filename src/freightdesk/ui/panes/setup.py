@@ -24,6 +24,12 @@ if TYPE_CHECKING:
     from freightdesk.service.session import AppSession
     from freightdesk.ui.panes.documents.pane import DocumentsPane
 
+# The navigation's groups, headings over the panes in the order they are added.
+TRACK = "Track"
+SET_UP = "Set up"
+BOOK = "Book"
+PLAN = "Plan"
+
 
 class ExceptionAlerts:
     """New exceptions from background updates: a badge on the pane and a desktop note."""
@@ -67,7 +73,7 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
     """The panes, before the session exists: the Shipments pane made (to show the cached
     list), the others as factories that make them once the window is attached."""
     shipments = ShipmentsPane(None, window.settings, window)
-    window.add_pane("shipments", "Shipments", shipments, pane_icon("shipments"))
+    window.add_pane("shipments", "Shipments", shipments, pane_icon("shipments"), group=TRACK)
     configure_maps = _maps_configurer(window)
     shipments.before_first_map = configure_maps  # the detail view's map, once it is made
 
@@ -83,35 +89,47 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
             show_shipments=lambda: window.show_pane("shipments"),
         )
 
-    window.add_pane("map", "Map", fleet, pane_icon("map"))
+    window.add_pane("map", "Map", fleet, pane_icon("map"), group=TRACK)
 
     def documents() -> QWidget:
         from freightdesk.ui.panes.documents.pane import DocumentsPane
 
         return DocumentsPane(window.session, window.settings, window)
 
-    window.add_pane("documents", "Documents", documents, pane_icon("documents"))
+    window.add_pane("documents", "Documents", documents, pane_icon("documents"), group=TRACK)
 
     def stop_locations() -> QWidget:
         from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 
         return StopLocationsPane(window.session, window)
 
-    window.add_pane("stop_locations", "Stop locations", stop_locations, pane_icon("stop_locations"))
+    window.add_pane(
+        "stop_locations",
+        "Stop locations",
+        stop_locations,
+        pane_icon("stop_locations"),
+        group=SET_UP,
+    )
 
     def webhooks() -> QWidget:
         from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 
         return WebhooksPane(window.session, window)
 
-    window.add_pane("webhooks", "Webhooks", webhooks, pane_icon("webhooks"))
+    window.add_pane("webhooks", "Webhooks", webhooks, pane_icon("webhooks"), group=SET_UP)
 
     def account_groups() -> QWidget:
         from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
 
         return AccountGroupsPane(window.session, window)
 
-    window.add_pane("account_groups", "Account groups", account_groups, pane_icon("account_groups"))
+    window.add_pane(
+        "account_groups",
+        "Account groups",
+        account_groups,
+        pane_icon("account_groups"),
+        group=SET_UP,
+    )
     _add_capacity_panes(window, shipments)
     _add_plan_panes(window)
     return shipments
@@ -177,37 +195,39 @@ def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
         return build
 
     for key, title in _CAPACITY:
-        window.add_pane(key, title, make(key), pane_icon(key), warm=True)
+        window.add_pane(key, title, make(key), pane_icon(key), warm=True, group=BOOK)
 
 
 def _add_plan_panes(window: MainWindow) -> None:
-    """The planning tools (issue 15's "Plan" panes), after the others: the navigation has
-    no groups."""
+    """The planning tools, after the others (past Ctrl+9: reached by a click or the
+    arrow keys)."""
 
     def schedules() -> QWidget:
         from freightdesk.ui.panes.schedules.pane import SchedulesPane
 
         return SchedulesPane(window.session, window)
 
-    window.add_pane("schedules", "Sailing schedules", schedules, pane_icon("schedules"))
+    window.add_pane("schedules", "Sailing schedules", schedules, pane_icon("schedules"), group=PLAN)
 
     def capacity() -> QWidget:
         from freightdesk.ui.panes.capacity.pane import CapacityPane
 
         return CapacityPane(window.session, window)
 
-    window.add_pane("carrier_capacity", "Carrier capacity", capacity, pane_icon("carrier_capacity"))
+    window.add_pane(
+        "carrier_capacity", "Carrier capacity", capacity, pane_icon("carrier_capacity"), group=PLAN
+    )
 
     def vehicles() -> QWidget:
         from freightdesk.ui.panes.vehicles.pane import VehiclesPane
 
         return VehiclesPane(window.session, window)
 
-    window.add_pane("vehicles", "Available vehicles", vehicles, pane_icon("vehicles"))
+    window.add_pane("vehicles", "Available vehicles", vehicles, pane_icon("vehicles"), group=PLAN)
 
     def rail() -> QWidget:
         from freightdesk.ui.panes.rail.pane import RailPane
 
         return RailPane(window.session, window)
 
-    window.add_pane("rail", "Rail", rail, pane_icon("rail"))
+    window.add_pane("rail", "Rail", rail, pane_icon("rail"), group=PLAN)

@@ -170,25 +170,30 @@ def leg_detail(leg: RailStatusResponse) -> str:
     return "\n".join(lines)
 
 
+def current_text(leg: RailStatusResponse) -> str:
+    status = _first(leg)
+    return status_text(status.current_status if status else None)
+
+
+def where_text(leg: RailStatusResponse) -> str:
+    status = _first(leg)
+    return point_text(status.current_status.location) if status and status.current_status else ""
+
+
+def arrival_text(leg: RailStatusResponse) -> str:
+    status = _first(leg)
+    return local_time_text(status.estimated_arrival_date_time) if status else ""
+
+
+# Sized for a 1366-pixel window beside the form; the ramps take the room left, a cut cell
+# telling its whole text.
 COLUMNS: list[Column[RailStatusResponse]] = [
-    Column("Equipment", equipment_text, 130),
-    Column("BOL / waybill", identifiers_text, 130),
-    Column(
-        "Status", lambda leg: status_text(s.current_status if (s := _first(leg)) else None), 150
-    ),
-    Column(
-        "Where",
-        lambda leg: (
-            point_text(s.current_status.location) if (s := _first(leg)) and s.current_status else ""
-        ),
-        190,
-    ),
-    Column(
-        "Arrival expected",
-        lambda leg: local_time_text(s.estimated_arrival_date_time) if (s := _first(leg)) else "",
-        130,
-    ),
-    Column("Ramps", route_text, 260),
+    Column("Equipment", equipment_text, 110),
+    Column("BOL / waybill", identifiers_text, 110),
+    Column("Status", current_text, 140),
+    Column("Where", where_text, 190),
+    Column("Arrival expected", arrival_text, 125),
+    Column("Ramps", route_text, 200, tooltip=route_text),
 ]
 
 
@@ -291,7 +296,7 @@ class RailPane(QWidget):
     ) -> None:
         """The form on the left; on the right the look-up, the legs and the detail."""
         form_box.setMinimumWidth(340)
-        form_box.setMaximumWidth(420)  # the legs' columns need the room more
+        form_box.setMaximumWidth(380)  # the legs' columns need the room more
         top = QHBoxLayout()
         top.addWidget(lookup, 1)
         top.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
