@@ -53,6 +53,14 @@ def _columns(in_use: str) -> list[Column[ClientApplication]]:
     ]
 
 
+def _left(button: QPushButton) -> QHBoxLayout:
+    """`button` at its own width, on the left of a form's row."""
+    row = QHBoxLayout()
+    row.addWidget(button)
+    row.addStretch(1)
+    return row
+
+
 class ClientApplicationsDialog(FormDialog):
     def __init__(self, service: ClientApplications, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,7 +88,7 @@ class ClientApplicationsDialog(FormDialog):
         sign_in = QFormLayout()
         self.errors.add_row(sign_in, "&User name", "user", self.user)
         self.errors.add_row(sign_in, "&Password", "password", self.password)
-        sign_in.addRow("", self.sign_in_button)
+        sign_in.addRow("", _left(self.sign_in_button))
 
         self.model: ListingModel[ClientApplication] = ListingModel(_columns(service.in_use), self)
         self.table: ItemTable[ClientApplication] = ItemTable(
@@ -100,7 +108,7 @@ class ClientApplicationsDialog(FormDialog):
         create_box = QGroupBox("New client application", self)
         create_form = QFormLayout(create_box)
         self.errors.add_row(create_form, "&Name", "name", self.name)
-        create_form.addRow("", self.create_button)
+        create_form.addRow("", _left(self.create_button))
 
         self.secret_box = QGroupBox(self)
         self.secret_box.setObjectName("secretBox")
@@ -110,6 +118,7 @@ class ClientApplicationsDialog(FormDialog):
         self.copy_button = QPushButton("C&opy", self.secret_box)
         self.secret_note = QLabel(self.secret_box)
         self.secret_note.setWordWrap(True)
+        self.secret_note.setStyleSheet("font-weight: bold;")  # the one warning that matters
         secret_row = QHBoxLayout()
         secret_row.addWidget(self.secret, 1)
         secret_row.addWidget(self.copy_button)
