@@ -231,3 +231,10 @@ def _add_plan_panes(window: MainWindow) -> None:
         return RailPane(window.session, window)
 
     window.add_pane("rail", "Rail", rail, pane_icon("rail"), group=PLAN)
+
+    def yard() -> QWidget:
+        from freightdesk.ui.panes.yard.pane import YardPane
+
+        return YardPane(window.session, window)
+
+    window.add_pane("yard", "Yard slots", yard, pane_icon("yard"), group=PLAN)

@@ -1,0 +1,155 @@
+"""Yard slots for the app: the tenant's sites (list, add, remove) and the free dock-door slots
+of a site in a window, grouped by the site's own days for a timeline.
+
+`check_search` and `check_site` hold the rules the service applies (the models' own), so the
+form marks every problem beside its field, keyed by the path the service names in an error's
+`source` (`identifiers.siteCode`, `openingHours[0].closes`), before anything is sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from pydantic import ValidationError
+
+from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import NotFound
+from freightdesk.models.yard import (
+    SlotAnswer,
+    SlotQuery,
+    SlotResult,
+    YardSite,
+    YardSiteInput,
+    parse_opening_hours,
+)
+from freightdesk.service.validation import problems_of
+
+WINDOW = "appointmentWindow"
+SITE_CODE = "identifiers.siteCode"
+REFERENCE = "identifiers.shipmentReference"
+STOP = "identifiers.stopSequenceNumber"
+
+
+@dataclass(frozen=True)
+class SlotSearchInput:
+    """The search form as typed: times aware (the app's zone), stop 0 for any stop."""
+
+    site_code: str
+    shipment_reference: str
+    stop: int
+    start: datetime
+    end: datetime
+
+
+@dataclass(frozen=True)
+class SiteInput:
+    """The new-site form as typed."""
+
+    code: str
+    name: str
+    time_zone: str
+    doors: int
+    slot_minutes: int
+    hours: str
+
+
+def check_search(typed: SlotSearchInput) -> tuple[SlotQuery | None, dict[str, str]]:
+    """The slot query the form asks for, or its problems by the service's field paths."""
+    problems: dict[str, str] = {}
+    if not typed.site_code.strip():
+        problems[SITE_CODE] = "Pick a site (add one below if the tenant has none)"
+    if not typed.shipment_reference.strip():
+        problems[REFERENCE] = "Enter the shipment's reference"
+    wire = {
+        WINDOW: {
+            "start_date_time": typed.start.isoformat(),
+            "end_date_time": typed.end.isoformat(),
+        },
+        "identifiers": {
+            "shipmentReference": typed.shipment_reference.strip(),
+            "siteCode": typed.site_code.strip(),
+            **({"stopSequenceNumber": typed.stop} if typed.stop else {}),
+        },
+    }
+    try:
+        query = SlotQuery.model_validate(wire)
+    except ValidationError as exc:
+        for path, message in problems_of(exc).items():
+            problems.setdefault(WINDOW if path.startswith(WINDOW) else path, message)
+        return None, problems
+    return (None, problems) if problems else (query, {})
+
+
+def check_site(typed: SiteInput) -> tuple[YardSiteInput | None, dict[str, str]]:
+    """The new site, or its problems by field (`code`, `timeZone`, `openingHours`...)."""
+    problems: dict[str, str] = {}
+    hours: list[dict[str, object]] = []
+    try:
+        hours = parse_opening_hours(typed.hours)
+    except ValueError as exc:
+        problems["openingHours"] = str(exc)
+    wire = {
+        "code": typed.code,
+        "name": typed.name,
+        "timeZone": typed.time_zone,
+        "dockDoorCount": typed.doors,
+        "slotMinutes": typed.slot_minutes,
+        "openingHours": hours or [{"days": ["MON"], "opens": "00:00", "closes": "24:00"}],
+    }
+    try:
+        site = YardSiteInput.model_validate(wire)
+    except ValidationError as exc:
+        for path, message in problems_of(exc).items():
+            problems.setdefault(path, message)
+        return None, problems
+    return (None, problems) if problems else (site, {})
+
+
+def slot_days(answer: SlotAnswer) -> list[tuple[date, list[SlotResult]]]:
+    """The answer's slots by the site's own day (slot times carry the site's offset)."""
+    days: dict[date, list[SlotResult]] = {}
+    for slot in answer.results:
+        days.setdefault(slot.start_date_time.date(), []).append(slot)
+    return sorted(days.items())
+
+
+def slot_text(slot: SlotResult) -> str:
+    """Tue 01 Dec 09:00-10:00: 2 of 8 doors free (D03, D07)."""
+    start, end = slot.start_date_time, slot.end_date_time
+    head = f"{start:%a %d %b %H:%M}-{end:%H:%M}"
+    if not slot.available:
+        why = "started" if slot.remaining_capacity else "fully booked"
+        text = f"{head}: {why}"
+    else:
+        doors = ", ".join(slot.dock_doors)
+        text = f"{head}: {slot.remaining_capacity} of {slot.capacity} doors free ({doors})"
+    return text + ("; this shipment is booked here" if slot.already_booked else "")
+
+
+class YardService:
+    """The yard calls for one pane; the client is the session's current one."""
+
+    def __init__(self, client: Callable[[], ApiClient]) -> None:
+        self._client = client
+
+    async def sites(self) -> list[YardSite]:
+        return await self._client().slots.sites()
+
+    async def add_site(self, site: YardSiteInput) -> YardSite:
+        """Errors are the client's typed ones (409 `code` for a taken code) for the form."""
+        return await self._client().slots.add_site(site)
+
+    async def remove_site(self, code: str) -> None:
+        # Already gone (removed elsewhere, or a retried remove): the wish is met.
+        with contextlib.suppress(NotFound):
+            await self._client().slots.remove_site(code)
+
+    async def slots(self, query: SlotQuery) -> SlotAnswer:
+        return await self._client().slots.query(query)
+
+
+def free_count(days: Sequence[tuple[date, Sequence[SlotResult]]]) -> int:
+    return sum(1 for _day, slots in days for slot in slots if slot.available)

@@ -1,0 +1,1 @@
+"""The Yard slots pane."""

@@ -1,0 +1,387 @@
+"""The Yard slots pane: pick one of the tenant's sites, a shipment reference and stop, and a
+window; the site's slots show on a day timeline (green with the free doors where a truck can
+be booked). Beside it the tenant's sites: listed, added (code, name, zone, doors, slot length,
+opening hours typed as `MON-FRI 06:00-22:00; SAT 07:00-15:00`) and removed.
+
+Slot times are the site's own (the service answers them with the site's offset); the window is
+picked in this computer's time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import available_timezones
+
+from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QDateTimeEdit,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.yard import (
+    MAX_DOCK_DOORS,
+    MAX_SLOT_MINUTES,
+    MIN_SLOT_MINUTES,
+    SlotAnswer,
+    SlotResult,
+    YardSite,
+    opening_hours_text,
+)
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.yard import (
+    REFERENCE,
+    SITE_CODE,
+    STOP,
+    WINDOW,
+    SiteInput,
+    SlotSearchInput,
+    YardService,
+    check_search,
+    check_site,
+    free_count,
+    slot_days,
+    slot_text,
+)
+from freightdesk.ui.panes.yard.timeline import SlotTimeline
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.listing import Column, ListingModel
+from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
+
+SITE_COLUMNS: list[Column[YardSite]] = [
+    Column("Code", lambda s: s.code, 90),
+    Column("Name", lambda s: s.name, 180),
+    Column("Doors", lambda s: str(len(s.dock_doors)), 50),
+    Column("Slot", lambda s: f"{s.slot_minutes} min", 60),
+    Column("Time zone", lambda s: s.time_zone, 130),
+    Column("Opening hours", lambda s: opening_hours_text(s.opening_hours), 220),
+]
+SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "openingHours")
+
+
+def _qdatetime(value: datetime) -> QDateTime:
+    return QDateTime.fromSecsSinceEpoch(int(value.timestamp()))
+
+
+def _aware(edit: QDateTimeEdit) -> datetime:
+    return datetime.fromtimestamp(edit.dateTime().toSecsSinceEpoch()).astimezone()
+
+
+def _refused(errors: FieldErrors, error: BaseException) -> None:
+    """The service's refusal beside the fields it names, else in words under the form."""
+    fields = error.field_errors() if isinstance(error, ApiError) else {}
+    errors.show(fields, general=None if fields else explain(error))
+
+
+class YardPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.service = YardService(session.require_client)
+        self.sites: list[YardSite] = []
+        self.answer: SlotAnswer | None = None
+        self.searching = False
+
+        # --- the slot search ---
+        search_box = QGroupBox("Find free slots", self)
+        form = QFormLayout(search_box)
+        self.site = QComboBox(search_box)
+        self.site.setObjectName("siteCode")
+        self.reference = QLineEdit(search_box)
+        self.reference.setObjectName("shipmentReference")
+        self.reference.setPlaceholderText("e.g. SHP-10472")
+        self.stop = QSpinBox(search_box)
+        self.stop.setObjectName("stopSequenceNumber")
+        self.stop.setRange(0, 100)
+        self.stop.setSpecialValueText("Any stop")
+        tomorrow = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+        tomorrow += timedelta(days=1)
+        self.start = QDateTimeEdit(_qdatetime(tomorrow), search_box)
+        self.end = QDateTimeEdit(_qdatetime(tomorrow + timedelta(days=2)), search_box)
+        for edit, name in ((self.start, "windowStart"), (self.end, "windowEnd")):
+            edit.setObjectName(name)
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+        window = QWidget(search_box)
+        row = QHBoxLayout(window)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.start, 1)
+        row.addWidget(QLabel("to", window))
+        row.addWidget(self.end, 1)
+        self.search_button = QPushButton("&Search", search_box)
+        self.search_button.setDefault(True)
+        self.errors = FieldErrors(ErrorLabel(search_box))
+        self.errors.add_row(form, "S&ite", SITE_CODE, self.site)
+        self.errors.add_row(form, "Shipment &reference", REFERENCE, self.reference)
+        self.errors.add_row(form, "S&top", STOP, self.stop)
+        window_error = self.errors.add_row(form, "&Window", WINDOW, window, focus=self.start)
+        self.errors.register(f"{WINDOW}.end_date_time", self.end, window_error)
+        form.addRow(self.errors.general)
+        form.addRow("", self.search_button)
+
+        self.notice = Notice(self)
+        self.summary = QLabel(self)
+        self.summary.setObjectName("slotSummary")
+        self.timeline = SlotTimeline(self)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.timeline)
+        self.detail = QLabel(self)
+        self.detail.setObjectName("slotDetail")
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        # --- the sites ---
+        sites_box = QGroupBox("Sites", self)
+        self.site_model: ListingModel[YardSite] = ListingModel(SITE_COLUMNS, self)
+        self.site_table = ItemTable(self.site_model, lambda s: s.code, sites_box, name="sitesTable")
+        self.remove_button = QPushButton("Re&move site…", sites_box)
+        self.code = QLineEdit(sites_box)
+        self.code.setObjectName("code")
+        self.code.setPlaceholderText("e.g. DEN-XD")
+        self.name = QLineEdit(sites_box)
+        self.name.setObjectName("name")
+        self.time_zone = QLineEdit(sites_box)
+        self.time_zone.setObjectName("timeZone")
+        self.time_zone.setPlaceholderText("e.g. America/Denver")
+        zones = QCompleter(sorted(available_timezones()), self.time_zone)
+        zones.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        zones.setFilterMode(Qt.MatchFlag.MatchContains)
+        self.time_zone.setCompleter(zones)
+        self.doors = QSpinBox(sites_box)
+        self.doors.setObjectName("dockDoorCount")
+        self.doors.setRange(1, MAX_DOCK_DOORS)
+        self.doors.setValue(4)
+        self.slot_minutes = QSpinBox(sites_box)
+        self.slot_minutes.setObjectName("slotMinutes")
+        self.slot_minutes.setRange(MIN_SLOT_MINUTES, MAX_SLOT_MINUTES)
+        self.slot_minutes.setSingleStep(15)
+        self.slot_minutes.setValue(60)
+        self.slot_minutes.setSuffix(" min")
+        self.hours = QLineEdit(sites_box)
+        self.hours.setObjectName("openingHours")
+        self.hours.setText("MON-FRI 06:00-22:00")
+        self.hours.setToolTip(
+            "Days and local hours; several separated by ';'. Round the clock: 00:00-24:00"
+        )
+        self.add_button = QPushButton("&Add site", sites_box)
+        self.site_errors = FieldErrors(ErrorLabel(sites_box))
+        add_form = QFormLayout()
+        self.site_errors.add_row(add_form, "C&ode", "code", self.code)
+        self.site_errors.add_row(add_form, "&Name", "name", self.name)
+        self.site_errors.add_row(add_form, "Time &zone", "timeZone", self.time_zone)
+        self.site_errors.add_row(add_form, "&Dock doors", "dockDoorCount", self.doors)
+        self.site_errors.add_row(add_form, "Slot &length", "slotMinutes", self.slot_minutes)
+        self.site_errors.add_row(add_form, "&Opening hours", "openingHours", self.hours)
+        add_form.addRow(self.site_errors.general)
+        add_form.addRow("", self.add_button)
+        sites_layout = QVBoxLayout(sites_box)
+        sites_layout.addWidget(self.site_table, 1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.remove_button)
+        sites_layout.addLayout(buttons)
+        sites_layout.addLayout(add_form)
+
+        left = QVBoxLayout()
+        left.addWidget(search_box)
+        left.addWidget(self.notice)
+        left.addWidget(self.summary)
+        left.addWidget(scroll, 1)
+        left.addWidget(self.detail)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(left, 3)
+        layout.addWidget(sites_box, 2)
+
+        self.search_button.clicked.connect(self.search)
+        self.reference.returnPressed.connect(self.search)
+        self.add_button.clicked.connect(self.add_site)
+        for line in (self.code, self.name, self.time_zone, self.hours):
+            line.returnPressed.connect(self.add_site)
+        self.site_table.on_delete(self.confirm_remove, "Remove site", button=self.remove_button)
+        self.timeline.picked.connect(self._picked)
+        self._unconnected = session.listen_connected(self.load_sites)
+        if session.client is not None:
+            self.load_sites()
+
+    # --- sites -----------------------------------------------------------------------------
+
+    def load_sites(self) -> None:
+        spawn(
+            self.service.sites(),
+            on_done=self._show_sites,
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="yard-sites",
+            owner=self,
+        )
+
+    def _show_sites(self, sites: list[YardSite]) -> None:
+        self.sites = sites
+        self.site_table.set_items(sites)
+        chosen = self.site.currentData()
+        self.site.clear()
+        for site in sites:
+            self.site.addItem(f"{site.code} \u2013 {site.name}", site.code)
+        self.site.setCurrentIndex(max(0, self.site.findData(chosen)))
+
+    def add_site(self) -> None:
+        typed = SiteInput(
+            code=self.code.text(),
+            name=self.name.text(),
+            time_zone=self.time_zone.text(),
+            doors=self.doors.value(),
+            slot_minutes=self.slot_minutes.value(),
+            hours=self.hours.text(),
+        )
+        site, problems = check_site(typed)
+        if site is None:
+            self.site_errors.show(problems)
+            return
+        if self.session.client is None:
+            self.site_errors.show({}, general=NOT_CONNECTED)
+            return
+        self.site_errors.clear()
+        self.add_button.setEnabled(False)
+
+        def done(added: YardSite) -> None:
+            self.add_button.setEnabled(True)
+            self.code.clear()
+            self.name.clear()
+            self.notice.show_info(f"Added site {added.code} ({added.name}).")
+            self.site_table.select_when_listed(added.code)
+            self.load_sites()
+
+        def failed(error: BaseException) -> None:
+            self.add_button.setEnabled(True)
+            _refused(self.site_errors, error)
+
+        spawn(
+            self.service.add_site(site),
+            on_done=done,
+            on_error=failed,
+            name="yard-add-site",
+            owner=self,
+        )
+
+    def confirm_remove(self) -> None:
+        site = self.site_table.selected()
+        if site is None:
+            return
+        self.question = ask(
+            self,
+            "Remove site",
+            f"Remove the site {site.code} ({site.name})?",
+            lambda: self.remove(site),
+            name="confirmDelete",
+            informative="Its booked appointments are removed with it.",
+            answers=("&Remove", "Cancel"),
+        )
+
+    def remove(self, site: YardSite) -> None:
+        def done(_none: None) -> None:
+            self.notice.show_info(f"Removed site {site.code}.")
+            self.load_sites()
+
+        spawn(
+            self.service.remove_site(site.code),
+            on_done=done,
+            on_error=lambda error: self.notice.show_error(explain(error)),
+            name="yard-remove-site",
+            owner=self,
+        )
+
+    # --- slots -----------------------------------------------------------------------------
+
+    def typed(self) -> SlotSearchInput:
+        return SlotSearchInput(
+            site_code=str(self.site.currentData() or ""),
+            shipment_reference=self.reference.text(),
+            stop=self.stop.value(),
+            start=_aware(self.start),
+            end=_aware(self.end),
+        )
+
+    def search(self) -> None:
+        query, problems = check_search(self.typed())
+        if query is None:
+            self.errors.show(problems)
+            return
+        if self.session.client is None:
+            self.errors.show({}, general=NOT_CONNECTED)
+            return
+        self.errors.clear()
+        self.searching = True
+        self.search_button.setEnabled(False)
+        self.notice.show_status("Finding slots…")
+
+        def finished() -> None:
+            self.searching = False
+            self.search_button.setEnabled(True)
+
+        def done(answer: SlotAnswer) -> None:
+            finished()
+            self.notice.clear_message()
+            self.show_answer(answer)
+
+        def failed(error: BaseException) -> None:
+            finished()
+            self.notice.clear_message()
+            _refused(self.errors, error)
+
+        spawn(
+            self.service.slots(query), on_done=done, on_error=failed, name="yard-slots", owner=self
+        )
+
+    def show_answer(self, answer: SlotAnswer) -> None:
+        self.answer = answer
+        days = slot_days(answer)
+        self.timeline.set_days(days)
+        self.detail.clear()
+        free = free_count(days)
+        if not answer.results:
+            self.summary.setText("The site is closed throughout this window.")
+        else:
+            day_count = sum(1 for _day, slots in days if any(s.available for s in slots))
+            self.summary.setText(
+                f"{free} free slot{'s' if free != 1 else ''} on {day_count} "
+                f"day{'s' if day_count != 1 else ''} ({len(answer.results)} in the window; "
+                "site's local time). Click a slot for its doors."
+            )
+
+    def _picked(self, slot: SlotResult) -> None:
+        self.detail.setText(slot_text(slot))
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def unsaved_changes(self) -> str | None:
+        code = self.code.text().strip()
+        return f"the new site {code!r}, not added yet" if code else None
+
+    def focus_search(self) -> None:
+        self.reference.setFocus()
+        self.reference.selectAll()
+
+    def new_item(self) -> None:
+        self.code.setFocus()
+
+    def refresh(self) -> None:
+        self.load_sites()
+
+    def shutdown(self) -> None:
+        self._unconnected()

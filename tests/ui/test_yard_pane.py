@@ -1,0 +1,157 @@
+"""The Yard slots pane against the real local service, driven as a user: pick a site, search
+a window, see its free slots on the day timeline and a slot's doors; add a site, see a refused
+input beside its field (the form's own check and the service's), remove a site."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
+from sqlalchemy import select
+
+from freightdesk.server.db import transaction
+from freightdesk.server.domain import yard
+from freightdesk.server.tables.yard import YardSiteRow
+from freightdesk.service.session import AppSession
+from freightdesk.service.yard import REFERENCE
+from freightdesk.ui.panes.yard.pane import YardPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import type_text
+from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
+
+__all__ = ["connected"]
+
+SITES = "/services/appointments/v1/sites"
+CHICAGO = ZoneInfo("America/Chicago")
+
+
+def _monday() -> datetime:
+    """A Monday well ahead, midnight in Chicago: no slot of it has started."""
+    today = datetime.now(CHICAGO).date()
+    monday = today + timedelta(days=14 - today.weekday())
+    return datetime(monday.year, monday.month, monday.day, tzinfo=CHICAGO)
+
+
+def _site(tenant: TenantHandle, code: str = "DOCK-1") -> dict[str, Any]:
+    body = {
+        "code": code,
+        "name": "Joliet Dock",
+        "timeZone": "America/Chicago",
+        "dockDoorCount": 3,
+        "openingHours": [{"days": ["MON", "TUE", "WED", "THU", "FRI"], "opens": "08:00",
+                          "closes": "12:00"}],
+    }  # fmt: skip
+    response = tenant.http.post(SITES, json=body)
+    assert response.status_code == 201, response.text
+    site: dict[str, Any] = response.json()
+    return site
+
+
+def _book_first_hour(tenant: TenantHandle, code: str, monday: datetime) -> None:
+    with transaction(tenant.service.context.sessions) as session:
+        row = session.scalar(select(YardSiteRow).where(YardSiteRow.code == code))
+        assert row is not None
+        for door in row.dock_doors:
+            yard.book(session, row, door, monday + timedelta(hours=8), 60, f"FULL-{door}")
+
+
+def _set_time(edit: Any, moment: datetime) -> None:
+    edit.setDateTime(QDateTime.fromSecsSinceEpoch(int(moment.timestamp())))
+
+
+async def _sites_listed(pane: YardPane, count: int) -> None:
+    await wait_until(lambda: pane.site.count() == count and len(pane.sites) == count, 30)
+
+
+async def test_pick_a_site_search_and_see_free_slots(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    _site(tenant, "ATL-1")
+    _site(tenant, "DOCK-1")
+    monday = _monday()
+    _book_first_hour(tenant, "DOCK-1", monday)
+    pane = await shown_pane(qtbot, session, YardPane)
+    await _sites_listed(pane, 2)
+    assert pane.site_model.rowCount() == 2
+
+    # A search without a reference is refused beside that field, nothing sent.
+    pane.site.setCurrentIndex(pane.site.findData("DOCK-1"))
+    _set_time(pane.start, monday)
+    _set_time(pane.end, monday + timedelta(days=1))
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for(REFERENCE) == "Enter the shipment's reference"
+    assert pane.answer is None
+
+    type_text(pane.reference, "SHP-1")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.searching and pane.answer is not None, 30)
+    assert pane.errors.message_for(REFERENCE) == ""
+    days = pane.timeline.days
+    assert len(days) == 1 and days[0][0] == monday.date()
+    slots = days[0][1]
+    assert [s.start_date_time.strftime("%H:%M") for s in slots] == [
+        "08:00", "09:00", "10:00", "11:00"
+    ]  # fmt: skip
+    assert [s.available for s in slots] == [False, True, True, True]
+    assert pane.summary.text().startswith("3 free slots on 1 day")
+
+    # A click on the 09:00 bar tells its doors.
+    await wait_until(lambda: pane.timeline.isVisible() and pane.timeline.width() > 200, 10)
+    center = pane.timeline.slot_rect(0, slots[1]).center().toPoint()
+    qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=center)
+    assert pane.detail.text().endswith("09:00-10:00: 3 of 3 doors free (D01, D02, D03)")
+    full = pane.timeline.slot_rect(0, slots[0]).center().toPoint()
+    qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=full)
+    assert pane.detail.text().endswith("08:00-09:00: fully booked")
+
+
+async def test_add_and_remove_a_site_with_refusals_by_their_field(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    _site(tenant, "DOCK-1")
+    pane = await shown_pane(qtbot, session, YardPane)
+    await _sites_listed(pane, 1)
+
+    # The form's own check: an unknown zone, hours it cannot read.
+    type_text(pane.code, "den-xd")
+    type_text(pane.name, "Denver Cross-Dock")
+    type_text(pane.time_zone, "Mars/Olympus")
+    type_text(pane.hours, "weekdays 8-5")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    assert "not a time zone" in pane.site_errors.message_for("timeZone")
+    assert "WEEKDAYS" in pane.site_errors.message_for("openingHours")
+    assert pane.code.text() == "den-xd"  # nothing typed is lost
+
+    # The service's refusal: the code is taken; shown beside the code.
+    type_text(pane.code, "dock-1")
+    type_text(pane.time_zone, "America/Denver")
+    type_text(pane.hours, "MON-FRI 06:00-14:00; SAT 08:00-12:00")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: bool(pane.site_errors.message_for("code")), 30)
+    assert "already has a site" in pane.site_errors.message_for("code")
+    assert pane.site_errors.message_for("timeZone") == ""
+
+    type_text(pane.code, "den-xd")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    await _sites_listed(pane, 2)
+    added = next(s for s in pane.sites if s.code == "DEN-XD")
+    assert added.time_zone == "America/Denver" and len(added.dock_doors) == 4
+    assert pane.site_model.data(pane.site_model.index(0, 5)) == (
+        "MON-FRI 06:00-14:00; SAT 08:00-12:00"
+    )
+    assert pane.site.findData("DEN-XD") >= 0 and pane.code.text() == ""
+    assert tenant.http.get(SITES).json()["sites"][0]["code"] == "DEN-XD"
+
+    # Remove it: the pane asks first.
+    assert pane.site_table.selected() is not None and pane.site_table.selected().code == "DEN-XD"
+    qtbot.mouseClick(pane.remove_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: message_box("confirmDelete") is not None, 10)
+    answer("confirmDelete", QMessageBox.StandardButton.Yes)
+    await _sites_listed(pane, 1)
+    assert [s["code"] for s in tenant.http.get(SITES).json()["sites"]] == ["DOCK-1"]
