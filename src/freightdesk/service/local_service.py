@@ -298,11 +298,11 @@ class LocalService:
     async def _terminate(self) -> None:
         process = self._process
         if process is not None and process.returncode is None:
-            process.send_signal(signal.SIGTERM)
+            _signal(process, signal.SIGTERM)
             try:
                 await asyncio.wait_for(process.wait(), timeout=10)
             except TimeoutError:
-                process.kill()
+                _signal(process, signal.SIGKILL)
                 await process.wait()
         self._close_parent_pipe()
         self.attached_to = None
@@ -335,3 +335,13 @@ class LocalService:
         """The last lines the service wrote (both streams, oldest first; never the demo's
         client secret)."""
         return list(self._log_tail)
+
+
+def _signal(process: asyncio.subprocess.Process, signum: signal.Signals) -> None:
+    """Signal the child without reaping it. `Process.send_signal` polls first (Popen's
+    guard against signalling a reused pid), and that poll can reap a child that has just
+    ended, before asyncio's child watcher does: the watcher then reports the exit as 255
+    ("Unknown child process") instead of the child's own code. Until the watcher reaps it,
+    an ended child stays a zombie, so its pid cannot be reused meanwhile."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.pid, signum)
