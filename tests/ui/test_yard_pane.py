@@ -19,13 +19,15 @@ from freightdesk.server.tables.yard import YardSiteRow
 from freightdesk.service.session import AppSession
 from freightdesk.service.yard import REFERENCE
 from freightdesk.ui.panes.yard.pane import YardPane
+from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
-from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
+from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
-__all__ = ["connected"]
+__all__ = ["connected", "proxied"]
 
 SITES = "/services/appointments/v1/sites"
+SLOTS = "/services/appointments/v1/slots"
 CHICAGO = ZoneInfo("America/Chicago")
 
 
@@ -108,6 +110,48 @@ async def test_pick_a_site_search_and_see_free_slots(
     full = pane.timeline.slot_rect(0, slots[0]).center().toPoint()
     qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=full)
     assert pane.detail.text().endswith("08:00-09:00: fully booked")
+    assert "Slots as of just now." in pane.summary.text()
+
+    # The pane made again (the next start) shows the last answer and its search from the
+    # cache, before anything is asked.
+    again = YardPane(session)
+    qtbot.addWidget(again)
+    await wait_until(lambda: again.answer is not None and again.site.count() == 2, 30)
+    assert again.reference.text() == "SHP-1" and again.site.currentData() == "DOCK-1"
+    assert [s.slot_id for s in again.timeline.days[0][1]] == [s.slot_id for s in slots]
+    assert "Slots as of just now." in again.summary.text()
+    again.shutdown()
+    pane.shutdown()
+
+
+async def test_the_answer_stays_when_the_service_goes_away(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, tenant, proxy = proxied
+    _site(tenant, "DOCK-1")
+    monday = _monday()
+    pane = await shown_pane(qtbot, session, YardPane)
+    await _sites_listed(pane, 1)
+    _set_time(pane.start, monday)
+    _set_time(pane.end, monday + timedelta(days=2))
+    type_text(pane.reference, "SHP-9")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.searching and pane.answer is not None, 30)
+    shown = [s.slot_id for _day, slots in pane.timeline.days for s in slots]
+    assert len(shown) == 8  # Monday and Tuesday, four slots each
+
+    proxy.inject(Fault(status=503, path_prefix=SLOTS, forward=False), times=10)
+    type_text(pane.reference, "SHP-10")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.searching and pane.errors.general.isVisible(), 60)
+    assert pane.errors.general.text()
+    assert pane.reference.text() == "SHP-10"  # what was typed stays for the next try
+    assert [s.slot_id for _day, slots in pane.timeline.days for s in slots] == shown
+    assert "Slots as of just now." in pane.summary.text()
+    proxy.clear()
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.searching and not pane.errors.general.isVisible(), 30)
+    pane.shutdown()
 
 
 async def test_add_and_remove_a_site_with_refusals_by_their_field(
@@ -155,3 +199,4 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     answer("confirmDelete", QMessageBox.StandardButton.Yes)
     await _sites_listed(pane, 1)
     assert [s["code"] for s in tenant.http.get(SITES).json()["sites"]] == ["DOCK-1"]
+    pane.shutdown()

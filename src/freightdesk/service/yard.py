@@ -4,11 +4,17 @@ of a site in a window, grouped by the site's own days for a timeline.
 `check_search` and `check_site` hold the rules the service applies (the models' own), so the
 form marks every problem beside its field, keyed by the path the service names in an error's
 `source` (`identifiers.siteCode`, `openingHours[0].closes`), before anything is sent.
+
+The sites and the last search with its answer are kept in the profile's cache, so the pane
+opens with them and keeps them, with their age, while the service is away.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -25,11 +31,14 @@ from freightdesk.models.yard import (
     YardSiteInput,
     parse_opening_hours,
 )
+from freightdesk.service.cache import Cache
 from freightdesk.service.validation import problems_of
 
 WINDOW = "appointmentWindow"
 SITE_CODE = "identifiers.siteCode"
 REFERENCE = "identifiers.shipmentReference"
+SITES_META = "yard:sites"
+LAST_META = "yard:last"
 STOP = "identifiers.stopSequenceNumber"
 
 
@@ -129,14 +138,56 @@ def slot_text(slot: SlotResult) -> str:
     return text + ("; this shipment is booked here" if slot.already_booked else "")
 
 
-class YardService:
-    """The yard calls for one pane; the client is the session's current one."""
+@dataclass(frozen=True)
+class LastSearch:
+    query: SlotQuery
+    answer: SlotAnswer
+    at: float  # epoch seconds of the answer
 
-    def __init__(self, client: Callable[[], ApiClient]) -> None:
+
+class YardService:
+    """The yard calls for one pane; the client and the cache are the session's current ones
+    (None while no profile's cache is open)."""
+
+    def __init__(
+        self, client: Callable[[], ApiClient], cache: Callable[[], Cache | None] = lambda: None
+    ) -> None:
         self._client = client
+        self._cache = cache
+
+    async def _keep(self, key: str, value: object) -> None:
+        cache = self._cache()
+        if cache is not None:
+            await asyncio.to_thread(cache.set_meta, key, json.dumps(value))
+
+    async def _kept(self, key: str) -> object:
+        cache = self._cache()
+        text = None if cache is None else await asyncio.to_thread(cache.meta, key)
+        return json.loads(text) if text else None
 
     async def sites(self) -> list[YardSite]:
-        return await self._client().slots.sites()
+        sites = await self._client().slots.sites()
+        await self._keep(SITES_META, [site.wire() for site in sites])
+        return sites
+
+    async def cached_sites(self) -> list[YardSite]:
+        kept = await self._kept(SITES_META)
+        return [YardSite.model_validate(s) for s in kept] if isinstance(kept, list) else []
+
+    async def last_search(self) -> LastSearch | None:
+        """The last search answered, from the cache (None when there is none, or it no
+        longer reads)."""
+        kept = await self._kept(LAST_META)
+        if not isinstance(kept, dict):
+            return None
+        try:
+            return LastSearch(
+                SlotQuery.model_validate(kept["query"]),
+                SlotAnswer.model_validate(kept["answer"]),
+                float(kept["at"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
 
     async def add_site(self, site: YardSiteInput) -> YardSite:
         """Errors are the client's typed ones (409 `code` for a taken code) for the form."""
@@ -147,8 +198,11 @@ class YardService:
         with contextlib.suppress(NotFound):
             await self._client().slots.remove_site(code)
 
-    async def slots(self, query: SlotQuery) -> SlotAnswer:
-        return await self._client().slots.query(query)
+    async def slots(self, query: SlotQuery) -> LastSearch:
+        answer = await self._client().slots.query(query)
+        last = LastSearch(query, answer, time.time())
+        await self._keep(LAST_META, {"query": query.wire(), "answer": answer.wire(), "at": last.at})
+        return last
 
 
 def free_count(days: Sequence[tuple[date, Sequence[SlotResult]]]) -> int:

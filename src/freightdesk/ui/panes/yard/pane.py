@@ -4,7 +4,8 @@ be booked). Beside it the tenant's sites: listed, added (code, name, zone, doors
 opening hours typed as `MON-FRI 06:00-22:00; SAT 07:00-15:00`) and removed.
 
 Slot times are the site's own (the service answers them with the site's offset); the window is
-picked in this computer's time.
+picked in this computer's time. The sites and the last answer come from the cache at first
+(see `service/yard.py`) and stay, with their age, when the service is away.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from freightdesk.service.yard import (
     SITE_CODE,
     STOP,
     WINDOW,
+    LastSearch,
     SiteInput,
     SlotSearchInput,
     YardService,
@@ -62,6 +64,7 @@ from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 SITE_COLUMNS: list[Column[YardSite]] = [
@@ -93,9 +96,11 @@ class YardPane(QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.service = YardService(session.require_client)
+        self.service = YardService(session.require_client, lambda: session.cache)
         self.sites: list[YardSite] = []
         self.answer: SlotAnswer | None = None
+        self.answered_at: float | None = None
+        self._wanted_site: str | None = None  # the cached search's, until the sites are listed
         self.searching = False
 
         # --- the slot search ---
@@ -217,8 +222,29 @@ class YardPane(QWidget):
         self.site_table.on_delete(self.confirm_remove, "Remove site", button=self.remove_button)
         self.timeline.picked.connect(self._picked)
         self._unconnected = session.listen_connected(self.load_sites)
+        spawn(self._restore(), name="yard-cached", owner=self)
         if session.client is not None:
             self.load_sites()
+
+    async def _restore(self) -> None:
+        """What the cache holds, shown until the service answers."""
+        sites = await self.service.cached_sites()
+        if sites and not self.sites:
+            self._show_sites(sites)
+        last = await self.service.last_search()
+        if last is not None and self.answer is None:
+            self.fill(last)
+            self.show_answer(last.answer, last.at)
+
+    def fill(self, last: LastSearch) -> None:
+        """Put a search back into the form (the cached one, at start)."""
+        ids, window = last.query.identifiers, last.query.appointment_window
+        self._wanted_site = ids.site_code.strip().upper()
+        self.site.setCurrentIndex(max(0, self.site.findData(self._wanted_site)))
+        self.reference.setText(ids.shipment_reference)
+        self.stop.setValue(ids.stop_sequence_number or 0)
+        self.start.setDateTime(_qdatetime(window.start_date_time))
+        self.end.setDateTime(_qdatetime(window.end_date_time))
 
     # --- sites -----------------------------------------------------------------------------
 
@@ -234,7 +260,7 @@ class YardPane(QWidget):
     def _show_sites(self, sites: list[YardSite]) -> None:
         self.sites = sites
         self.site_table.set_items(sites)
-        chosen = self.site.currentData()
+        chosen = self.site.currentData() or self._wanted_site
         self.site.clear()
         for site in sites:
             self.site.addItem(f"{site.code} \u2013 {site.name}", site.code)
@@ -334,34 +360,37 @@ class YardPane(QWidget):
             self.searching = False
             self.search_button.setEnabled(True)
 
-        def done(answer: SlotAnswer) -> None:
+        def done(last: LastSearch) -> None:
             finished()
             self.notice.clear_message()
-            self.show_answer(answer)
+            self.show_answer(last.answer, last.at)
 
         def failed(error: BaseException) -> None:
             finished()
             self.notice.clear_message()
             _refused(self.errors, error)
+            if self.answer is not None:  # the last answer stays, said to be older
+                self.show_answer(self.answer, self.answered_at)
 
         spawn(
             self.service.slots(query), on_done=done, on_error=failed, name="yard-slots", owner=self
         )
 
-    def show_answer(self, answer: SlotAnswer) -> None:
-        self.answer = answer
+    def show_answer(self, answer: SlotAnswer, at: float | None) -> None:
+        self.answer, self.answered_at = answer, at
         days = slot_days(answer)
         self.timeline.set_days(days)
         self.detail.clear()
         free = free_count(days)
+        age = f" Slots as of {age_text(at)}." if at is not None else ""
         if not answer.results:
-            self.summary.setText("The site is closed throughout this window.")
+            self.summary.setText(f"The site is closed throughout this window.{age}")
         else:
             day_count = sum(1 for _day, slots in days if any(s.available for s in slots))
             self.summary.setText(
                 f"{free} free slot{'s' if free != 1 else ''} on {day_count} "
                 f"day{'s' if day_count != 1 else ''} ({len(answer.results)} in the window; "
-                "site's local time). Click a slot for its doors."
+                f"site's local time).{age} Click a slot for its doors."
             )
 
     def _picked(self, slot: SlotResult) -> None:
