@@ -287,6 +287,7 @@ class PushApplier:
         self._session = session
         self._found: dict[tuple[int, str, str], list[str]] = {}
         self._tracks: dict[str, dict[str, list[TrackedShipmentPosition]]] = {}
+        self._held: dict[str, Shipment] = {}
 
     def apply(self, rows: Sequence[Claimed], seconds: float = BATCH_SECONDS) -> list[Outcome]:
         """Apply the pushes in order, for about `seconds` at most (at least one push).
@@ -301,6 +302,12 @@ class PushApplier:
                 for row, update in zip(rows, updates, strict=True)
                 for type_, value in _wanted(update)
             }
+        )
+        # Every shipment the batch may write, locked before any write and in id order: a
+        # batch taken at the same moment by another instance then waits for this one instead
+        # of holding a shipment this one needs next (a deadlock, issue 22).
+        self._held = store.lock_shipments(
+            self._session, {shipment_id for found in self._found.values() for shipment_id in found}
         )
         outcomes: list[Outcome] = []
         for row, pushed in zip(rows, updates, strict=True):
@@ -465,7 +472,9 @@ class PushApplier:
         ]
 
     def _shipment(self, shipment_id: str) -> Shipment:
-        shipment = self._session.scalar(select(Shipment).where(Shipment.id == shipment_id))
+        shipment = self._held.get(shipment_id) or self._session.scalar(
+            select(Shipment).where(Shipment.id == shipment_id)
+        )
         assert shipment is not None  # found in this transaction a moment ago
         return shipment
 

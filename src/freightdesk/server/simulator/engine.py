@@ -328,6 +328,9 @@ class Engine:
         alone = [(live, item) for live, item in direct if live.mode not in PUSHED_MODES]
         if alone:
             with transaction(self.context.sessions) as session:
+                # Every shipment first, in id order: a simulator of another instance on the
+                # same database writes them too (see tracking.lock_shipments).
+                tracking.lock_shipments(session, {live.shipment_id or "" for live, _ in alone})
                 taken = _taken_ids(session, alone)
                 tracks: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
                 for live, item in alone:
