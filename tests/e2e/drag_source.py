@@ -1,9 +1,11 @@
 """A second program to drag files from, as a file manager would (run under X11 by the
 drag-and-drop test): a small window titled "FreightDesk drag source" at the screen's top
-left; pressing the mouse in it writes a PDF and starts a `QDrag` with its file URL. When the
-drag ends it prints `dropped copy` (or the action taken: `dropped ignoreaction` when none).
+left; pressing the mouse in it writes a PDF and starts a `QDrag` with its file URL (the
+first file named the first time, the next one the next time, the last one from then on).
+When the drag ends it prints `dropped copy` (or the action taken: `dropped ignoreaction`
+when none).
 
-    python -m tests.e2e.drag_source <file.pdf>
+    python -m tests.e2e.drag_source <file.pdf> [<file.pdf>...]
 """
 
 from __future__ import annotations
@@ -31,18 +33,20 @@ def write_pdf(path: Path, text: str) -> None:
 
 
 class Source(QLabel):
-    def __init__(self, file: Path) -> None:
-        super().__init__(f"Drag {file.name} from here")
-        self.file = file
+    def __init__(self, files: list[Path]) -> None:
+        super().__init__(f"Drag {files[0].name} from here")
+        self.files = files
         self.setWindowTitle(TITLE)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setFixedSize(*SIZE)
         self.move(0, 0)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt's name)
-        write_pdf(self.file, f"Proof of delivery {self.file.stem}")
+        file = self.files.pop(0) if len(self.files) > 1 else self.files[0]
+        self.setText(f"Drag {self.files[0].name} from here")
+        write_pdf(file, f"Proof of delivery {file.stem}")
         mime = QMimeData()
-        mime.setUrls([QUrl.fromLocalFile(str(self.file))])
+        mime.setUrls([QUrl.fromLocalFile(str(file))])
         drag = QDrag(self)
         drag.setMimeData(mime)
         action = drag.exec(Qt.DropAction.CopyAction)
@@ -52,7 +56,7 @@ class Source(QLabel):
 
 def main() -> int:
     app = QApplication(sys.argv[:1])
-    source = Source(Path(sys.argv[1]))
+    source = Source([Path(name) for name in sys.argv[1:]])
     source.show()
     print("ready", flush=True)
     return app.exec()

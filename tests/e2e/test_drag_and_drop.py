@@ -2,29 +2,37 @@
 
 `freightdesk` runs as a process of its own on the xcb platform, on a fresh home, its Local
 sandbox preparing the demo; a second program (`drag_source.py`) starts a `QDrag` with a
-PDF's file URL when pressed. `xdotool` moves the real pointer: press on the source, move in
-steps onto the Documents pane, release. At each window size the upload dialog opens, an
-identifier is typed and Upload pressed (Alt+U), the document reaches the service (read back
-over its HTTP API with a client of the demo tenant), and the app's watchdog logs no stall
-over 500 ms. At the end the app is killed with SIGKILL and its local service must follow it
-within 5 s.
+PDF's file URL when pressed. `xdotool` moves the real pointer and presses real keys: press
+on the source, move in steps onto the app, release. At each window size, two drops:
+- onto the Documents pane: the upload dialog opens, an identifier is typed and Upload
+  pressed (Alt+U), and the document reaches the service (read back over its HTTP API with a
+  client of the demo tenant);
+- onto a shipment opened in the Shipments pane (found by its identifier, its row chosen):
+  the dialog opens with the shipment's identifiers filled in, Upload is pressed at once,
+  and the document reaches the service carrying exactly those identifiers.
+The app's watchdog logs no stall over 500 ms meanwhile. At the end the app is killed with
+SIGKILL and its local service must follow it within 5 s.
 
 Needs the Debian packages xvfb and xdotool: skipped without them, failed when CI is set.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from freightdesk import lifetime
+from freightdesk.models.documents import DOCUMENT_IDENTIFIER_TYPES
 from freightdesk.server.domain.documents import DOCUMENTS_PATH
 from tests.e2e.x11 import required, x11_env
 from tests.processes import Processes, gone_within, read_until
@@ -36,6 +44,7 @@ WINDOW_SECONDS = 120  # the app's window on a loaded machine
 DEMO_SECONDS = 300  # the demo's documents written by the Local sandbox
 DIALOG_SECONDS = 30
 UPLOAD_SECONDS = 60
+STEPS = 20  # pointer moves from the source to the drop
 STALL_MS = 500
 CLI = [sys.executable, "-m", "freightdesk.cli"]
 REPO = Path(__file__).resolve().parents[2]
@@ -72,7 +81,7 @@ def _geometry(env: dict[str, str], window: str) -> tuple[int, int, int, int]:
     return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
 
 
-def _documents(url: str, token: str) -> list[dict[str, object]]:
+def _documents(url: str, token: str) -> list[dict[str, Any]]:
     answer = httpx.post(
         f"{url}{DOCUMENTS_PATH}/search?size=500",
         json={},
@@ -80,7 +89,7 @@ def _documents(url: str, token: str) -> list[dict[str, object]]:
         timeout=60,
     )
     assert answer.status_code == 200, answer.text
-    results: list[dict[str, object]] = answer.json().get("results", [])
+    results: list[dict[str, Any]] = answer.json().get("results", [])
     return results
 
 
@@ -128,10 +137,12 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
     # test's subject: only what the log says from the first drag on.
     logged_before = len(_log_lines(home))
 
-    for width, height in SIZES:
-        name = f"POD-{width}x{height}.pdf"
+    shipments = _shipments_to_open(url, token, len(SIZES))
+
+    for (width, height), shipment in zip(SIZES, shipments, strict=True):
+        names = [f"POD-{width}x{height}.pdf", f"POD-{width}x{height}-shipment.pdf"]
         source = started.start(
-            [sys.executable, "-m", "tests.e2e.drag_source", str(tmp_path / name)],
+            [sys.executable, "-m", "tests.e2e.drag_source", *(str(tmp_path / n) for n in names)],
             env=env,
             cwd=REPO,
         )
@@ -143,21 +154,13 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         _xdotool(env, "windowmove", window, "300", "0")
         _xdotool(env, "windowsize", window, str(width), str(height))
         _xdotool(env, "windowfocus", "--sync", window)
-        _xdotool(env, "key", "ctrl+3")  # the Documents pane
-        time.sleep(1.0)
-        sx, sy, sw, sh = _geometry(env, source_window)
         wx, wy, ww, wh = _geometry(env, window)
         assert (ww, wh) == (width, height)
-        target = (wx + ww // 3, wy + wh // 2)  # over the documents' list
-        _xdotool(env, "mousemove", "--sync", str(sx + sw // 2), str(sy + sh // 2))
-        _xdotool(env, "mousedown", "1")
-        for step in range(1, 21):
-            x = sx + sw // 2 + (target[0] - sx - sw // 2) * step // 20
-            y = sy + sh // 2 + (target[1] - sy - sh // 2) * step // 20
-            _xdotool(env, "mousemove", "--sync", str(x), str(y))
-            time.sleep(0.05)
-        _xdotool(env, "mouseup", "1")
-        read_until(source, r"^dropped copy", DIALOG_SECONDS)
+
+        # Onto the Documents pane, over its list of documents.
+        _xdotool(env, "key", "ctrl+3")
+        time.sleep(1.0)
+        assert _drag(env, source, source_window, (wx + ww // 3, wy + wh // 2)) == "copy"
         dialog = _window(env, "Upload documents", DIALOG_SECONDS)
         _xdotool(env, "windowfocus", "--sync", dialog)
         # The dialog asks for an identifier: its value's cell has the focus; typed, then
@@ -165,16 +168,35 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         _xdotool(env, "type", "--delay", "20", f"PRO{width}{height}")
         _xdotool(env, "key", "Tab")
         _xdotool(env, "key", "alt+u")
+        _uploaded(app, url, token, names[0])
 
-        deadline = time.monotonic() + UPLOAD_SECONDS
-        stem = name.removesuffix(".pdf")
-        while not any(stem in str(d.get("name")) for d in _documents(url, token)):
-            assert app.poll() is None, f"the app ended (exit code {app.returncode})"
-            assert time.monotonic() < deadline, f"{name} did not reach the service"
-            time.sleep(0.5)
+        # Onto an open shipment: found by its identifier in the Shipments pane (Ctrl+1, then
+        # Ctrl+F), opened by choosing its row (a click in the list, then Down: the list's
+        # first row), and dropped on its details, right of the list.
+        _xdotool(env, "windowfocus", "--sync", window)
+        _xdotool(env, "key", "ctrl+1")
+        _xdotool(env, "key", "ctrl+f")
+        _xdotool(env, "type", "--delay", "20", shipment.search)
+        time.sleep(1.0)  # the list is filtered 150 ms after the typing stops
+        _xdotool(env, "mousemove", "--sync", str(wx + ww * 35 // 100), str(wy + wh * 6 // 10))
+        _xdotool(env, "click", "1")  # the list's empty space, under its one row
+        _xdotool(env, "key", "Down")
+        # Until the shipment's details have arrived the view refuses a drop (the source is
+        # told so): dragged again until the drop is taken.
+        deadline = time.monotonic() + DIALOG_SECONDS
+        while _drag(env, source, source_window, (wx + ww * 4 // 5, wy + wh * 3 // 5)) != "copy":
+            assert time.monotonic() < deadline, f"{shipment.search}'s details took no drop"
+            time.sleep(1.0)
+        dialog = _window(env, "Upload documents", DIALOG_SECONDS)
+        _xdotool(env, "windowfocus", "--sync", dialog)
+        _xdotool(env, "key", "alt+u")  # nothing to type: the shipment's identifiers are in
+        document = _uploaded(app, url, token, names[1])
+        carried = [(i["type"], i["value"]) for i in document["identifiers"]]
+        assert carried == shipment.identifiers, f"{names[1]} is not {shipment.search}'s"
+
         source.send_signal(signal.SIGTERM)
         source.wait(timeout=30)
-    assert len(_documents(url, token)) == before + len(SIZES)
+    assert len(_documents(url, token)) == before + 2 * len(SIZES)
 
     # The app's watchdog logs every stall over 250 ms, and how long it lasted once it ends.
     lines = _log_lines(home)[logged_before:]
@@ -188,6 +210,78 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
     app.send_signal(signal.SIGKILL)
     app.wait(timeout=30)
     assert gone_within(service_pid.pid, 5.0) < 5.0
+
+
+def _drag(
+    env: dict[str, str],
+    source: subprocess.Popen[bytes],
+    source_window: str,
+    target: tuple[int, int],
+) -> str:
+    """Press on the source, move in steps to `target`, release: the action the source was
+    told the drop took (`copy`, or `ignoreaction` when refused)."""
+    sx, sy, sw, sh = _geometry(env, source_window)
+    start = (sx + sw // 2, sy + sh // 2)
+    _xdotool(env, "mousemove", "--sync", str(start[0]), str(start[1]))
+    _xdotool(env, "mousedown", "1")
+    for step in range(1, STEPS + 1):
+        x = start[0] + (target[0] - start[0]) * step // STEPS
+        y = start[1] + (target[1] - start[1]) * step // STEPS
+        _xdotool(env, "mousemove", "--sync", str(x), str(y))
+        time.sleep(0.05)
+    _xdotool(env, "mouseup", "1")
+    return read_until(source, r"^dropped (\w+)", DIALOG_SECONDS).group(1)
+
+
+def _uploaded(app: subprocess.Popen[bytes], url: str, token: str, name: str) -> dict[str, Any]:
+    """The document `name` once it has reached the service."""
+    deadline = time.monotonic() + UPLOAD_SECONDS
+    while True:
+        found = [d for d in _documents(url, token) if d.get("name") == name]
+        if found:
+            assert len(found) == 1, f"{name} was uploaded {len(found)} times"
+            return found[0]
+        assert app.poll() is None, f"the app ended (exit code {app.returncode})"
+        assert time.monotonic() < deadline, f"{name} did not reach the service"
+        time.sleep(0.5)
+
+
+@dataclass(frozen=True)
+class Shipment:
+    search: str  # typed in the Shipments pane's search: matches this shipment only
+    identifiers: list[tuple[str, str]]  # those a document of it carries, in order
+
+
+def _shipments_to_open(url: str, token: str, count: int) -> list[Shipment]:
+    """`count` demo shipments whose primary identifier, typed in the search, finds only
+    them (it appears in no other shipment's summary), each with the identifiers a document
+    dropped on it must carry (the shipment's, of the types documents accept)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    answer = httpx.post(
+        f"{url}/api/v4/shipments/search?page=1&pageSize=500", json={}, headers=headers, timeout=60
+    )
+    assert answer.status_code == 200, answer.text
+    summaries: list[dict[str, Any]] = answer.json()["results"]
+    texts = [json.dumps(summary).upper() for summary in summaries]
+    chosen: list[Shipment] = []
+    for summary in summaries:
+        value = str(summary.get("primaryIdentifier") or "")
+        if len(value) < 6 or sum(value.upper() in text for text in texts) != 1:
+            continue
+        tracked = httpx.get(
+            f"{url}/api/v4/shipments/{summary['id']}/tracking", headers=headers, timeout=60
+        )
+        assert tracked.status_code == 200, tracked.text
+        identifiers: list[tuple[str, str]] = []
+        for identifier in tracked.json()["identifiers"]:
+            pair = (identifier["type"], identifier["value"])
+            if pair[0] in DOCUMENT_IDENTIFIER_TYPES and pair not in identifiers:
+                identifiers.append(pair)
+        if identifiers:
+            chosen.append(Shipment(value, identifiers))
+        if len(chosen) == count:
+            return chosen
+    raise AssertionError(f"the demo has no {count} shipments found by their identifier alone")
 
 
 def _log_lines(home: Path) -> list[str]:
