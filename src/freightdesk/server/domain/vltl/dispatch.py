@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from freightdesk.models import vltl_rules
 from freightdesk.models.booking import CarrierMode, CarrierProfile
 from freightdesk.models.common import LtlLocation
 from freightdesk.models.tracking import TrackedShipmentInput
@@ -216,16 +217,16 @@ def _check_request(body: DispatchRequest, profile: CarrierProfile, today: date) 
     """The request checked against every rule for this carrier; one 400 names every problem."""
     problems: list[tuple[str, str]] = []
     defaults = profile.default_contacts
-    origin = rules.checked_location(
+    origin = vltl_rules.checked_location(
         body.origin_location, "originLocation", defaults.origin if defaults else None, problems
     )
-    destination = rules.checked_location(
+    destination = vltl_rules.checked_location(
         body.destination_location,
         "destinationLocation",
         defaults.destination if defaults else None,
         problems,
     )
-    rules.checked_location(
+    vltl_rules.checked_location(
         body.requester_location,
         "requesterLocation",
         defaults.requester if defaults else None,
@@ -241,7 +242,7 @@ def _check_request(body: DispatchRequest, profile: CarrierProfile, today: date) 
             problems.append(("deliveryWindow.date", "must not be before pickupWindow.date"))
     elif codes & set(engine.VLTL_SERVICE_CODES):
         problems.append(("deliveryWindow", "is required for guaranteed or expedited service"))
-    rules.check_identifiers(body, problems)
+    vltl_rules.identifier_problems(body, problems)
     cfg = body.api_configuration
     allow_unsupported = bool(cfg and cfg.allow_unsupported_accessorials)
     _sent, noted = _note_accessorials(body, allow_unsupported, problems)
@@ -258,11 +259,9 @@ def _check_freight(
 ) -> list[units.Line]:
     """The freight as lines, checked: what the carrier takes, and what hazardous materials
     need (HAZM, an emergency contact)."""
-    if not body.line_items and not body.enhanced_handling_units:
-        problems.append(
-            ("lineItems", "at least one of lineItems or enhancedHandlingUnits is required")
-        )
-    elif not body.line_items and not profile.supports_enhanced_handling_units:
+    vltl_rules.freight_problems(body, problems)
+    units_only = body.enhanced_handling_units and not body.line_items
+    if units_only and not profile.supports_enhanced_handling_units:
         problems.append(
             ("enhancedHandlingUnits", f"{profile.name} does not take them; send lineItems")
         )
@@ -270,31 +269,16 @@ def _check_freight(
         problems.append(
             ("lineItems", f"{profile.name} takes at most {profile.max_line_items} line items")
         )
-    rules.check_items(body, problems)
+    vltl_rules.item_problems(body.line_items, problems)
     weight_unit, length_unit = body.weight_unit.value, body.length_unit.value
     lines = units.item_lines(body.line_items, weight_unit, length_unit, [])
     if not body.line_items:
         lines = units.unit_lines(body.enhanced_handling_units, weight_unit, length_unit, problems)
-    hazmat = any(line.hazmat for line in lines) or any(
-        c.hazmat_details
-        for u in body.enhanced_handling_units
-        for p in u.packages
-        for c in p.package_contents
-    )
-    if "HAZM" in codes and not hazmat:
+    if "HAZM" in codes and not vltl_rules.carries_hazmat(
+        body.line_items, body.enhanced_handling_units
+    ):
         problems.append(("lineItems", "HAZM needs a hazmatDetail on the hazardous line items"))
-    if hazmat:
-        contact = body.emergency_contact
-        if contact is None:
-            problems.append(
-                ("emergencyContact", "is required when the shipment has hazardous materials")
-            )
-        else:
-            problems.extend(
-                (f"emergencyContact.{name}", "is required for hazardous materials")
-                for name in ("contactName", "phoneNumber")
-                if not getattr(contact, rules.snake_name(name))
-            )
+    vltl_rules.emergency_contact_problems(body, problems)
     return lines
 
 

@@ -1,19 +1,19 @@
 """Rules of a volume LTL request beyond its model: who may quote, addresses, carrier accounts,
-and what a dispatch must carry (locations with their contacts, windows, items, identifiers)."""
+the days a window may fall on. What a dispatch must carry (locations with their contacts,
+times, items, identifiers, an emergency contact) is in `freightdesk.models.vltl_rules`, which
+the app checks before sending."""
 
 from __future__ import annotations
 
 from datetime import date
 
 from freightdesk.models.addresses import InvalidAddressError, normalize_address
-from freightdesk.models.common import Address, LocalDateWindow, LtlContact, LtlLocation
-from freightdesk.models.vltl import DispatchRequest, TenantPurpose, VltlUser
+from freightdesk.models.common import Address, LocalDateWindow
+from freightdesk.models.vltl import TenantPurpose, VltlUser
+from freightdesk.models.vltl_rules import window_time_problems
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain import rate_engine as engine
 from freightdesk.server.errors import ApiError, field_error, field_errors
-
-_SENT_IDENTIFIERS = {"BILL_OF_LADING", "PURCHASE_ORDER", "CUSTOMER_REFERENCE"}
-_ACCEPTED_IDENTIFIERS = _SENT_IDENTIFIERS | {"EXTERNAL"}
 
 
 def check_user(user: VltlUser, tenant_id: int, tenant_uuid: str) -> None:
@@ -57,103 +57,10 @@ def account_scac(code: str, path: str) -> str:
     return scac
 
 
-def _contact(given: LtlContact | None, default: LtlContact | None) -> LtlContact:
-    """The location's contact, its missing fields taken from the account's default contact."""
-    if given is None:
-        return default or LtlContact()
-    if default is None:
-        return given
-    return default.model_copy(update=given.model_dump(exclude_none=True))
-
-
-def checked_location(
-    location: LtlLocation,
-    path: str,
-    default: LtlContact | None,
-    problems: list[tuple[str, str]],
-    *,
-    needs_email: bool = False,
-) -> LtlLocation:
-    address = location.address
-    clean: Address | None = None
-    if address is None:
-        problems.append((f"{path}.address", "is required"))
-    else:
-        lines = [line for line in address.address_lines if line.strip()]
-        missing = [
-            name
-            for name, value in (
-                ("postalCode", address.postal_code),
-                ("addressLines", lines),
-                ("city", address.city),
-                ("state", address.state),
-            )
-            if not value
-        ]
-        problems.extend((f"{path}.address.{name}", "is required") for name in missing)
-        if not missing:
-            try:
-                clean = normalize_address(address)
-            except InvalidAddressError as exc:
-                problems.extend((f"{path}.address.{p.source}", p.message) for p in exc.problems)
-    contact = _contact(location.contact, default)
-    required = ["companyName", "contactName", "phoneNumber"] + (["email"] if needs_email else [])
-    for name in required:
-        if not getattr(contact, snake_name(name)):
-            problems.append(
-                (
-                    f"{path}.contact.{name}",
-                    "is required (or set a default contact on the carrier account)",
-                )
-            )
-    return LtlLocation(address=clean or address, contact=contact)
-
-
-def snake_name(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
-
-
 def check_window(
     window: LocalDateWindow, path: str, today: date, problems: list[tuple[str, str]]
 ) -> None:
-    for name, value in (("startTime", window.start_time), ("endTime", window.end_time)):
-        if value is None:
-            problems.append((f"{path}.{name}", "is required (hh:mm)"))
-    if window.start_time and window.end_time and window.end_time <= window.start_time:
-        problems.append((f"{path}.endTime", "must be after startTime"))
+    window_time_problems(window, path, problems)
     problem = engine.date_problem(window.date, today)
     if problem is not None:
         problems.append((f"{path}.date", problem))
-
-
-def check_items(body: DispatchRequest, problems: list[tuple[str, str]]) -> None:
-    for index, item in enumerate(body.line_items):
-        path = f"lineItems[{index}]"
-        for name, value in (
-            ("totalWeight", item.total_weight),
-            ("packageDimensions", item.package_dimensions),
-            ("freightClass", item.freight_class),
-        ):
-            if value is None:
-                problems.append((f"{path}.{name}", "is required"))
-
-
-def check_identifiers(body: DispatchRequest, problems: list[tuple[str, str]]) -> None:
-    seen: dict[str, int] = {}
-    for index, identifier in enumerate(body.shipment_identifiers):
-        path = f"shipmentIdentifiers[{index}].type"
-        kind = identifier.type
-        if kind == "SYSTEM_GENERATED":
-            problems.append((path, "SYSTEM_GENERATED is assigned by the service; do not send it"))
-        elif kind not in _ACCEPTED_IDENTIFIERS:
-            allowed = ", ".join(sorted(_ACCEPTED_IDENTIFIERS))
-            problems.append((path, f"{kind} is not accepted; use {allowed}"))
-        elif kind in seen:
-            problems.append(
-                (
-                    path,
-                    f"one identifier per type: {kind} is already shipmentIdentifiers[{seen[kind]}]",
-                )
-            )
-        else:
-            seen[kind] = index
