@@ -21,13 +21,18 @@ import httpx
 from sqlalchemy import Engine, func, select
 
 from freightdesk.server.db import make_engine
-from freightdesk.server.demo import DEMO_TENANT_NAME
+from freightdesk.server.demo import DEMO_TENANT_NAME, commerce
 from freightdesk.server.demo.lanes import OWN_SITES
 from freightdesk.server.demo.portfolio import ACCOUNT_GROUPS, COUNTS, plan_shipments
+from freightdesk.server.demo.progress import DEMO_SHIPMENTS
 from freightdesk.server.settings import sqlite_url
 from freightdesk.server.tables.account_groups import AccountGroupRow
+from freightdesk.server.tables.booking import BookingRow
 from freightdesk.server.tables.demo import DemoSeeding
 from freightdesk.server.tables.documents import DocumentRow
+from freightdesk.server.tables.packaging import PackageRow
+from freightdesk.server.tables.rail import RailLegRow
+from freightdesk.server.tables.rating import RateRequestRow
 from freightdesk.server.tables.stop_locations import StopLocationRow
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment
@@ -176,7 +181,7 @@ def test_a_fresh_start_answers_at_once_and_the_demo_fills_in_while_it_answers() 
             assert served.answered - served.started < 10
             assert first["state"] == "preparing"
             # Counted from the first answer: the app says "0 of 302", not a bare "Preparing".
-            assert first["shipmentsTotal"] == sum(COUNTS.values())
+            assert first["shipmentsTotal"] == DEMO_SHIPMENTS
             assert first["shipmentsReady"] < first["shipmentsTotal"]
             found = CREDENTIALS.search("".join(served.printed))
             assert found is not None
@@ -188,14 +193,17 @@ def test_a_fresh_start_answers_at_once_and_the_demo_fills_in_while_it_answers() 
             )
         total = seen[-1]["shipmentsTotal"]
         assert seen[-1] == {"state": "ready", "shipmentsReady": total, "shipmentsTotal": total}
-        assert total == sum(COUNTS.values())
+        # The demo's planned shipments and those its accepted bookings track.
+        assert total == sum(COUNTS.values()) + commerce.BOOKED_SHIPMENTS == DEMO_SHIPMENTS
         readies = [s["shipmentsReady"] for s in seen]
         assert readies == sorted(readies)  # never backwards
         assert any(0 < ready < total for ready in readies)  # seen while it filled in
-        # Every planned shipment is there, once.
+        # Every planned shipment is there, once, besides those of the accepted bookings.
         summaries = search.json()["results"]
+        assert len(summaries) == total
+        planned = _planned_identifiers(data_dir)
         identifiers = sorted(str(s["primaryIdentifier"]) for s in summaries)
-        assert identifiers == _planned_identifiers(data_dir)
+        assert [i for i in identifiers if i in set(planned)] == planned
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 
@@ -218,6 +226,12 @@ def test_a_seeding_killed_half_way_is_finished_by_the_next_start_without_duplica
         assert stored["stop locations"] == len(OWN_SITES)
         assert stored["account groups"] == len(ACCOUNT_GROUPS)
         assert stored["tenants"] == [DEMO_TENANT_NAME]
+        assert stored["commerce"] == {
+            "rate requests": 10,
+            "bookings": 7,
+            "packages": commerce.PACKAGES,
+            "rail legs": commerce.RAIL_LEGS,
+        }
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 
@@ -247,9 +261,24 @@ def _stored(data_dir: Path) -> dict[str, Any]:
                 return int(connection.execute(select(func.count()).select_from(table)).scalar_one())
 
             return {
+                # The demo's planned shipments: not those its accepted bookings track.
                 "identifiers": sorted(
-                    connection.execute(select(Shipment.primary_identifier)).scalars()
+                    connection.execute(
+                        select(Shipment.primary_identifier).where(
+                            Shipment.id.not_in(
+                                select(BookingRow.master_shipment_id).where(
+                                    BookingRow.master_shipment_id.is_not(None)
+                                )
+                            )
+                        )
+                    ).scalars()
                 ),
+                "commerce": {
+                    "rate requests": count(RateRequestRow),
+                    "bookings": count(BookingRow),
+                    "packages": count(PackageRow),
+                    "rail legs": count(RailLegRow),
+                },
                 "documents": count(DocumentRow),
                 "planned documents": sum(
                     len(plan.documents) for plan in plan_shipments(seed, anchor)

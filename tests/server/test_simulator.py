@@ -41,6 +41,7 @@ from freightdesk.server.settings import ServerSettings
 from freightdesk.server.simulator.engine import CARRIER_TENANT_NAME
 from freightdesk.server.simulator.script import Action, Event, Opening, Push
 from freightdesk.server.simulator.world import World, WorldSpec
+from freightdesk.server.tables.booking import BookingRow
 from freightdesk.server.tables.push import PushIngestion
 from freightdesk.server.tables.tenancy import Tenant
 from tests.support import LiveService
@@ -176,6 +177,10 @@ def run() -> Iterator[Run]:
                 summaries += found.json()["results"]
                 if len(summaries) >= found.json()["paginationInfo"]["total"]:
                     break
+            with service.context.sessions() as session:
+                # Those of the demo's accepted bookings are no plan of the simulator's.
+                tracked = set(session.scalars(select(BookingRow.master_shipment_id)))
+            summaries = [s for s in summaries if s["id"] not in tracked]
             plans = plan_shipments(7, ANCHOR) + [plan_booking(7, ANCHOR, k) for k in range(1, 80)]
             yield Run(
                 service,

@@ -69,6 +69,19 @@ class Place:
     def point(self) -> tuple[float, float]:
         return (self.latitude, self.longitude)
 
+    def address(self) -> dict[str, object]:
+        """The place's address as the interface's bodies carry it (wire names)."""
+        return {
+            "addressLines": [self.street],
+            "city": self.city,
+            "state": self.state,
+            "postalCode": self.postal_code,
+            "country": self.country,
+        }
+
+    def coordinates(self) -> dict[str, float]:
+        return {"latitude": self.latitude, "longitude": self.longitude}
+
 
 # The tables below are parsed once at import. Fields are separated by " | ".
 

@@ -4,8 +4,9 @@
 admin `demo:demo`, the desktop app's client application and a `DemoSeeding` row: a few
 milliseconds), prints the credentials and starts answering. The `prepare_demo` worker then
 writes the rest in steps (`seed.continue_demo`): the tenant's setup, the shipments in batches
-(the first batch small, so the list has something to show at once), then the documents and
-the planning tools' data. Each step advances the `DemoSeeding` row in the transaction that
+(the first batch small, so the list has something to show at once), the commercial data
+(`commerce`: rate requests, bookings, packages, rail legs), then the documents and the
+planning tools' data. Each step advances the `DemoSeeding` row in the transaction that
 writes it: a service stopped or killed at any point resumes at the next start (with `--demo`)
 without writing anything twice. `demo_status` is what `GET /services/demo/v1/status` answers.
 
@@ -44,14 +45,17 @@ DESKTOP_CLIENT_NAME = "FreightDesk desktop"
 PREPARE_SERVICE = "demo_prepare"
 # How often the simulator looks whether the demo is ready.
 READY_POLL_SECONDS = 0.5
-# The demo's shipments (`portfolio.COUNTS`, too heavy to import before the service answers):
-# the progress has its total from the first answer; the setup step writes the real count.
-DEMO_SHIPMENTS = 302
+# The demo's shipments (`portfolio.COUNTS`, too heavy to import before the service answers,
+# and the shipments of the bookings its carriers accepted, `commerce.BOOKED_SHIPMENTS`): the
+# progress has its total from the first answer; the setup step writes the real count.
+DEMO_SHIPMENTS = 302 + 2
 
 
 class Stage(StrEnum):
     SETUP = "setup"  # the tenant's stop locations, push configurations, account groups
     SHIPMENTS = "shipments"  # the shipments, in batches
+    # rate requests and quotes, bookings (the accepted ones' shipments), packages, rail legs
+    COMMERCE = "commerce"
     EXTRAS = "extras"  # documents, the co-op truck pool, yard sites
     READY = "ready"
 

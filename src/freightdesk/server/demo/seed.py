@@ -59,7 +59,7 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
-from freightdesk.server.demo import documents_pdf, pushes
+from freightdesk.server.demo import commerce, documents_pdf, pushes
 from freightdesk.server.demo.geography import PlaceKind
 from freightdesk.server.demo.itineraries import (
     CostTier,
@@ -157,7 +157,8 @@ def continue_demo(context: ServiceContext, halt: threading.Event | None = None) 
     plans = _Plans(seed, anchor)
     try:
         if stage is Stage.SETUP:
-            if not _setup(context, tenant_id, seed, anchor, plans.total):
+            total = plans.total + commerce.BOOKED_SHIPMENTS
+            if not _setup(context, tenant_id, seed, anchor, total):
                 return False
             stage = Stage.SHIPMENTS
         if stage is Stage.SHIPMENTS:
@@ -183,8 +184,14 @@ def continue_demo(context: ServiceContext, halt: threading.Event | None = None) 
                     ready += len(batch)
                     progress.shipments_ready = ready
                     if ready >= plans.total:
-                        progress.stage = Stage.EXTRAS.value
-            stage = Stage.EXTRAS
+                        progress.stage = Stage.COMMERCE.value
+            stage = Stage.COMMERCE
+        if stage is Stage.COMMERCE:
+            _check(halt)
+            moved = _commerce(context, tenant_id, seed, anchor, plans, ready)
+            if moved is None:
+                return False
+            ready = moved
         papers = _papers(plans.upto(plans.total), seed, halt)
         with transaction(context.sessions) as session:
             progress = claim(session, tenant_id, Stage.EXTRAS, ready)
@@ -252,6 +259,32 @@ def _setup(
         progress.shipments_total = total
         progress.stage = Stage.SHIPMENTS.value
     return True
+
+
+def _commerce(
+    context: ServiceContext,
+    tenant_id: int,
+    seed: int,
+    anchor: datetime,
+    plans: _Plans,
+    ready: int,
+) -> int | None:
+    """Rate requests, bookings, packages and rail legs (see `commerce`), in one transaction;
+    the shipments ready after it (None: another seeder has the step)."""
+    began = time.perf_counter()
+    with transaction(context.sessions) as session:
+        progress = claim(session, tenant_id, Stage.COMMERCE, ready)
+        if progress is None:
+            return None
+        ids = commerce.fill(session, tenant_id, seed, anchor, plans.upto(plans.total))
+        # Stamped as they commit, as the batches are (an app syncing meanwhile fetches them).
+        session.execute(
+            update(Shipment).where(Shipment.id.in_(ids)).values(last_modified_at=utcnow())
+        )
+        progress.shipments_ready = ready + len(ids)
+        progress.stage = Stage.EXTRAS.value
+    log.info("demo data: commercial data in %.2f s", time.perf_counter() - began)
+    return ready + len(ids)
 
 
 def _tracked_shipments(
@@ -359,14 +392,8 @@ def _stop_locations(session: Session, tenant_id: int, anchor: datetime) -> dict[
         body = StopLocationInput.model_validate(
             {
                 "name": place.name,
-                "address": {
-                    "addressLines": [place.street],
-                    "city": place.city,
-                    "state": place.state,
-                    "postalCode": place.postal_code,
-                    "country": place.country,
-                },
-                "coordinates": {"latitude": place.latitude, "longitude": place.longitude},
+                "address": place.address(),
+                "coordinates": place.coordinates(),
                 "geofence": {"type": "DISTANCE", "units": "METERS", "value": 400},
                 "openingHours": [_hours(days, opens, closes) for days, opens, closes in site.hours],
                 "specialOpeningHours": _holidays(site, anchor),

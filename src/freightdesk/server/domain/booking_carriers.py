@@ -680,7 +680,7 @@ def answer_due_bookings(context: ServiceContext) -> datetime | None:
     for booking_id in answering:
         try:
             with transaction(context.sessions) as session:
-                _carrier_answers(session, booking_id, now)
+                carrier_answers(session, booking_id, now)
         except Exception:
             log.exception("the carrier's answer to booking %s failed", booking_id)
             with transaction(context.sessions) as session:
@@ -705,7 +705,7 @@ def answer_due_bookings(context: ServiceContext) -> datetime | None:
     return min(due) if due else None
 
 
-def _carrier_answers(session: Session, booking_id: str, now: datetime) -> None:
+def carrier_answers(session: Session, booking_id: str, now: datetime) -> None:
     row = session.get(BookingRow, booking_id, populate_existing=True)
     if row is None:
         return
@@ -755,6 +755,7 @@ __all__ = [
     "WORKERS",
     "cancel_booking",
     "cancel_for_rate_request",
+    "carrier_answers",
     "carrier_response",
     "create_booking",
     "list_bookings",

@@ -674,7 +674,7 @@ def answer_due_quotes(context: ServiceContext) -> datetime | None:
     for request_id, ids in by_request.items():
         try:
             with transaction(context.sessions) as session:
-                _answer(session, request_id, ids, now)
+                answer_solicitations(session, request_id, ids, now)
         except Exception:
             log.exception("quotes for rate request %s failed", request_id)
             with transaction(context.sessions) as session:
@@ -695,7 +695,7 @@ def _settle(session: Session, ids: list[int], outcome: str, now: datetime) -> No
     )
 
 
-def _answer(session: Session, request_id: str, ids: list[int], now: datetime) -> None:
+def answer_solicitations(session: Session, request_id: str, ids: list[int], now: datetime) -> None:
     # Lock order: the request row, then its solicitations (as cancellation does).
     session.execute(
         select(RateRequestRow.id).where(RateRequestRow.id == request_id).with_for_update()
