@@ -5,6 +5,11 @@ so in words instead of an empty table."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
@@ -15,9 +20,39 @@ from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_maps import (
+    OFFLINE_TILES,
+    WEBENGINE_STARTUP,
+    evaluate,
+    webengine_survives_loop_exits,
+)
 from tests.ui.test_panes_support import connected, shown_pane
 
-__all__ = ["connected"]
+__all__ = ["connected", "webengine_survives_loop_exits"]
+pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
+MILE = 1609.344
+
+
+def _pane(session: AppSession) -> VehiclesPane:
+    return VehiclesPane(session, tiles=OFFLINE_TILES)
+
+
+async def _demo_pane(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> VehiclesPane:
+    """The pane shown for a tenant in a co-op pool holding the demo's trucks."""
+    session, tenant = connected
+    demo_pool(tenant)
+    return await shown_pane(qtbot, session, _pane)
+
+
+async def _map_stats(pane: VehiclesPane) -> dict[str, object]:
+    assert pane.map is not None
+    if not pane.map.is_ready:
+        return {}
+    found = json.loads(
+        await evaluate(pane.map, "JSON.stringify(FD.vehiclesStats ? FD.vehiclesStats() : {})")
+    )
+    assert isinstance(found, dict)
+    return found
 
 
 def _click_header(qtbot: QtBot, pane: VehiclesPane, column: int) -> None:
@@ -35,9 +70,7 @@ def _at_chicago(pane: VehiclesPane) -> None:
 async def test_finds_vehicles_and_sorts_by_a_header(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
 ) -> None:
-    session, tenant = connected
-    demo_pool(tenant)
-    pane = await shown_pane(qtbot, session, VehiclesPane)
+    pane = await _demo_pane(qtbot, connected)
     keys = mnemonics(pane)  # Alt+letter: each once, none of the menus'
     assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
     # The address does not apply to a search round a point: it looks disabled and says why.
@@ -104,9 +137,7 @@ def _descending(pane: VehiclesPane) -> bool:
 async def test_refused_inputs_are_shown_beside_their_field(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
-    session, tenant = connected
-    demo_pool(tenant)
-    pane = await shown_pane(qtbot, session, VehiclesPane)
+    pane = await _demo_pane(qtbot, connected)
     # The app's checks, before sending: the radius's bounds in its unit, the missing state.
     type_text(pane.form.street.edits["addressLines"], "1 Main St")
     type_text(pane.form.place.edits["city"], "Chicago")
@@ -138,7 +169,7 @@ async def test_a_tenant_outside_the_coop_is_told_in_words(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, _tenant = connected
-    pane = await shown_pane(qtbot, session, VehiclesPane)
+    pane = await shown_pane(qtbot, session, _pane)
     _at_chicago(pane)
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: pane.empty.isVisible() and not pane.run.running, 30)
@@ -146,5 +177,61 @@ async def test_a_tenant_outside_the_coop_is_told_in_words(
     assert text.startswith("Your organisation has not opted into a capacity co-op")
     assert "freightdesk tenant feature" in text  # the service's own words, how to opt in
     assert not pane.table.isVisible() and not pane.page_bar.isVisible()
+    assert pane.map is not None and not pane.map.isVisible()
     assert pane.errors.general.isHidden()  # an answer, not a failure
     pane.shutdown()
+
+
+async def test_the_map_shows_the_vehicles_and_the_search_circle(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    pane = await _demo_pane(qtbot, connected)
+    _at_chicago(pane)
+    type_text(pane.form.radius, "30")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: pane.model.rowCount() > 0 and not pane.run.running, 30)
+    assert pane.map is not None
+    rows = pane.model.rowCount()
+    stats: dict[str, object] = {}
+
+    async def drawn() -> bool:
+        nonlocal stats
+        stats = await _map_stats(pane)
+        return stats.get("vehicles") == rows
+
+    await _until(drawn, "the page's vehicles on the map")
+    assert stats["circle"] == pytest.approx(30 * MILE)
+    assert stats["centre"] == pytest.approx([CHICAGO.latitude, CHICAGO.longitude])
+
+    # A vehicle clicked on the map is the row selected; the row selected is marked on it.
+    second = pane.model.items[1]
+    key = str(second.vehicle_id)
+    await evaluate(pane.map, f"FD._bridge().itemClicked('vehicle:{key}')")
+    await wait_until(lambda: pane.table.selected() == second, 15)
+
+    async def marked() -> bool:
+        return (await _map_stats(pane)).get("selected") == key
+
+    await _until(marked, "the selected vehicle marked")
+
+    # A point clicked on the map is the next search's centre.
+    await evaluate(pane.map, "FD._bridge().itemClicked('pick:41.5,-88.1')")
+    await wait_until(
+        lambda: pane.form.point.edits["latitude"].text() == "41.50000" and not pane.run.running,
+        30,
+    )
+
+    async def moved() -> bool:
+        return (await _map_stats(pane)).get("centre") == [41.5, -88.1]
+
+    await _until(moved, "the circle round the point clicked")
+    assert pane.map.map_page.console_errors == []
+    pane.shutdown()
+
+
+async def _until(check: Callable[[], Awaitable[bool]], what: str, seconds: float = 30) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not await check():
+        assert loop.time() < deadline, f"not seen in {seconds} s: {what}"
+        await asyncio.sleep(0.1)

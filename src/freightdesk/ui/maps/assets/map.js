@@ -924,6 +924,8 @@
 
   FD._map = () => map;
   FD._bridge = () => bridge;
+  FD._tell = tell; // for the scripts of other maps (picker.js, vehicles.js)
+  FD._afterPaint = afterPaint;
   FD._markers = () => state.markers;
   FD._fleet = () => state.fleetMarkers;
 

@@ -8,8 +8,11 @@ capacity co-op is told so, in the service's words, where the vehicles would be.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from freightdesk.api.vehicles import VehicleSort
 from freightdesk.models.vehicles import AvailableVehicle, VehicleSortField
@@ -24,7 +27,7 @@ from freightdesk.service.vehicles import (
     sort_params,
 )
 from freightdesk.ui.formatting import local_time_text
-from freightdesk.ui.panes.vehicles.form import UNIT_NAMES, VehicleSearchForm, truck_text
+from freightdesk.ui.panes.vehicles.form import POINT, UNIT_NAMES, VehicleSearchForm, truck_text
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -33,6 +36,13 @@ from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.paging import PageBar, Paging
 from freightdesk.ui.widgets.search_form import SearchRun, finish_form, lay_out
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
+
+if TYPE_CHECKING:  # the map brings QtWebEngine up: imported when the pane is first shown
+    from freightdesk.ui.maps.page import TileSettings
+    from freightdesk.ui.panes.vehicles.map import VehiclesMapView
+
+COORDINATE_DIGITS = 5  # about a metre: closer than a truck stop needs
+MAP_MIN_HEIGHT = 160  # px: the circle and its trucks still tell where they are
 
 
 def _carrier(vehicle: AvailableVehicle) -> str:
@@ -113,9 +123,18 @@ SORT_COLUMNS = {
 
 
 class VehiclesPane(QWidget):
-    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        session: AppSession,
+        parent: QWidget | None = None,
+        *,
+        tiles: TileSettings | None = None,
+    ) -> None:
         super().__init__(parent)
         self.session = session
+        self.tiles = tiles
+        self.map: VehiclesMapView | None = None
+        self._making_map = False
         self.model = ListingModel(COLUMNS, self)
         self.sort: tuple[VehicleSort, ...] = DEFAULT_SORT
         self._asked = False  # the user searched: the form says what is asked from now on
@@ -156,14 +175,76 @@ class VehiclesPane(QWidget):
             "Empty trucks that carriers of your capacity co-op share: where they are (or will "
             "be) and when they are ready to load. The window is your local time.",
         )
-        results = [self.notice, self.empty, self.table, self.page_bar]
-        lay_out(self, self.form, self.run, self.refresh_button, results, self.table)
+        # The list above, the map under it (made when the pane is first shown).
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setObjectName("vehiclesSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.map_holder = QWidget(self.splitter)
+        self.map_box = QVBoxLayout(self.map_holder)
+        self.map_box.setContentsMargins(0, 0, 0, 0)
+        self.splitter.addWidget(self.map_holder)
+        self.map_holder.setMinimumHeight(MAP_MIN_HEIGHT)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([3 * MAP_MIN_HEIGHT, 2 * MAP_MIN_HEIGHT])  # in proportion
+        results = [self.notice, self.empty, self.splitter, self.page_bar]
+        lay_out(self, self.form, self.run, self.refresh_button, results, self.splitter)
 
         self.page.shown.connect(self._shown)
         self.search_button.clicked.connect(self.search)
         for edit in self.form.line_edits():
             edit.returnPressed.connect(self.search)
         self.refresh_button.clicked.connect(self.refresh)
+        self.table.selectedChanged.connect(self._selected)
+
+    # --- the map ---------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if self._making_map:
+            return  # bringing QtWebEngine up processes events, this show among them
+        self.ensure_map()
+        self.draw_map()
+
+    def ensure_map(self) -> VehiclesMapView:
+        if self.map is None:
+            from freightdesk.ui.panes.vehicles.map import VehiclesMapView
+
+            self._making_map = True
+            try:
+                view = VehiclesMapView(self.map_holder, tiles=self.tiles)
+            finally:
+                self._making_map = False
+            view.picked.connect(self.search_at)
+            view.vehicleClicked.connect(self.table.select_when_listed)
+            self.map_box.addWidget(view)
+            self.map = view
+        return self.map
+
+    def draw_map(self) -> int | None:
+        """Send the page's vehicles and the search circle to the map; the render token."""
+        data: Listing[AvailableVehicle] | None = self.page.binding.data
+        if self.map is None or data is None or not self.isVisible():
+            return None  # drawn when shown
+        from freightdesk.ui.panes.vehicles.map import map_payload
+
+        token = self.map.show_vehicles(map_payload(data.items, data.params_dict()))
+        self._selected()
+        return token
+
+    def _selected(self) -> None:
+        if self.map is not None:
+            chosen = self.table.selected()
+            self.map.select(None if chosen is None else str(chosen.vehicle_id))
+
+    def search_at(self, latitude: float, longitude: float) -> None:
+        """Search round a point clicked on the map."""
+        form = self.form
+        form.where.setCurrentIndex(form.where.findData(POINT))
+        form.point.edits["latitude"].setText(f"{latitude:.{COORDINATE_DIGITS}f}")
+        form.point.edits["longitude"].setText(f"{longitude:.{COORDINATE_DIGITS}f}")
+        self.search()
 
     # --- showing ---------------------------------------------------------------------------
 
@@ -188,8 +269,9 @@ class VehiclesPane(QWidget):
                 + " Try a wider radius or window, or any truck type."
             )
         self.empty.setVisible(bool(refusal) or (not data.items and query_of(params) is not None))
-        self.table.setVisible(not refusal)
+        self.splitter.setVisible(not refusal)
         self.page_bar.setVisible(not refusal)
+        self.draw_map()
 
     def _show_sort(self, sort: tuple[VehicleSort, ...]) -> None:
         first = sort[0]
@@ -246,3 +328,5 @@ class VehiclesPane(QWidget):
 
     def shutdown(self) -> None:
         self.page.shutdown()
+        if self.map is not None:
+            self.map.dispose()
