@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import yard
+from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.yard import YardSiteRow
 from freightdesk.service.session import AppSession
 from freightdesk.service.yard import REFERENCE
@@ -55,7 +56,12 @@ def _site(tenant: TenantHandle, code: str = "DOCK-1") -> dict[str, Any]:
 
 def _book_first_hour(tenant: TenantHandle, code: str, monday: datetime) -> None:
     with transaction(tenant.service.context.sessions) as session:
-        row = session.scalar(select(YardSiteRow).where(YardSiteRow.code == code))
+        # The service is shared by the tests: the site of this tenant.
+        row = session.scalar(
+            select(YardSiteRow)
+            .join(Tenant, Tenant.id == YardSiteRow.tenant_id)
+            .where(Tenant.name == tenant.name, YardSiteRow.code == code)
+        )
         assert row is not None
         for door in row.dock_doors:
             yard.book(session, row, door, monday + timedelta(hours=8), 60, f"FULL-{door}")

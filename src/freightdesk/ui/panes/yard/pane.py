@@ -147,6 +147,13 @@ class YardPane(QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.timeline)
+        legend = QLabel(
+            "Green: bookable, with the number of doors free; grey: fully booked or started; "
+            "blue outline: this shipment already holds a door there.",
+            self,
+        )
+        legend.setWordWrap(True)
+        legend.setStyleSheet("color: #6b7280;")
         self.detail = QLabel(self)
         self.detail.setObjectName("slotDetail")
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -208,6 +215,7 @@ class YardPane(QWidget):
         left.addWidget(self.notice)
         left.addWidget(self.summary)
         left.addWidget(scroll, 1)
+        left.addWidget(legend)
         left.addWidget(self.detail)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)

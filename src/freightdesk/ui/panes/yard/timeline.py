@@ -19,7 +19,7 @@ from freightdesk.service.yard import slot_text
 ROW = 30
 HEADER = 20
 LABEL = 96
-MARGIN = 8
+MARGIN = 20  # room for the last hour's label
 FREE = QColor("#2e9d5b")
 FULL = QColor("#c9ccd1")
 MINE = QColor("#2563eb")
