@@ -157,8 +157,11 @@ def emergency_contact_problems(body: DispatchRequest, problems: Problems) -> Non
     )
 
 
-def freight_problems(body: DispatchRequest, problems: Problems) -> None:
-    if not body.line_items and not body.enhanced_handling_units:
+def freight_problems(
+    items: list[LineItem], units: list[EnhancedHandlingUnit], problems: Problems
+) -> None:
+    """A quote or a dispatch names its freight as line items or handling units (or both)."""
+    if not items and not units:
         problems.append(
             ("lineItems", "at least one of lineItems or enhancedHandlingUnits is required")
         )
@@ -185,7 +188,7 @@ def dispatch_problems(body: DispatchRequest, defaults: DefaultContacts | None) -
         ),
     ):
         checked_location(location, path, default, problems, needs_email=email)
-    freight_problems(body, problems)
+    freight_problems(body.line_items, body.enhanced_handling_units, problems)
     item_problems(body.line_items, problems)
     emergency_contact_problems(body, problems)
     window_time_problems(body.pickup_window, "pickupWindow", problems)

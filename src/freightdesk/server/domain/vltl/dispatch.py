@@ -259,7 +259,7 @@ def _check_freight(
 ) -> list[units.Line]:
     """The freight as lines, checked: what the carrier takes, and what hazardous materials
     need (HAZM, an emergency contact)."""
-    vltl_rules.freight_problems(body, problems)
+    vltl_rules.freight_problems(body.line_items, body.enhanced_handling_units, problems)
     units_only = body.enhanced_handling_units and not body.line_items
     if units_only and not profile.supports_enhanced_handling_units:
         problems.append(

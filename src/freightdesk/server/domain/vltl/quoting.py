@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from freightdesk.models import vltl_rules
 from freightdesk.models.booking import CarrierMode, CarrierProfile, SystemOfMeasurement
 from freightdesk.models.common import Address
 from freightdesk.models.rating import AccountRef
@@ -118,10 +119,9 @@ def _quote_job(
     session: Session, tenant_id: int, body: VltlQuoteRequest, now: datetime
 ) -> _QuoteJob:
     problems: list[tuple[str, str]] = []
-    if not body.line_items and not body.enhanced_handling_units:
-        raise field_error(
-            "lineItems", "at least one of lineItems or enhancedHandlingUnits is required"
-        )
+    vltl_rules.freight_problems(body.line_items, body.enhanced_handling_units, problems)
+    if problems:
+        raise field_errors(problems)
     origin = rules.clean_address(body.origin_address, "originAddress")
     destination = rules.clean_address(body.destination_address, "destinationAddress")
     weight_unit, length_unit = body.weight_unit.value, body.length_unit.value
