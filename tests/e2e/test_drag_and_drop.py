@@ -177,7 +177,7 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         _xdotool(env, "key", "ctrl+1")
         _xdotool(env, "key", "ctrl+f")
         _xdotool(env, "type", "--delay", "20", shipment.search)
-        time.sleep(1.0)  # the list is filtered 150 ms after the typing stops
+        time.sleep(2.0)  # the list is filtered 150 ms after the typing stops
         _xdotool(env, "mousemove", "--sync", str(wx + ww * 35 // 100), str(wy + wh * 6 // 10))
         _xdotool(env, "click", "1")  # the list's empty space, under its one row
         _xdotool(env, "key", "Down")

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QWidget
 log = logging.getLogger(__name__)
 
 _warming: set[MapWarmUp] = set()  # kept referenced until done
+HEADLESS_PLATFORMS = frozenset({"offscreen", "minimal"})
 
 
 def prepare_window(window: QWidget) -> None:
@@ -33,9 +34,16 @@ def prepare_window(window: QWidget) -> None:
     window made for raster painting is destroyed and made again when the first web view joins
     it (a flicker on a real screen, and a new X window). A hidden `QRhiWidget` (of the same
     graphics API as Qt Quick's default, and which makes no graphics context while hidden)
-    has the window made right from the start: call this before the window is shown."""
+    has the window made right from the start: call this before the window is shown.
+
+    Not on a headless platform (offscreen, minimal: tests, screenshots): there is no screen
+    to flicker on, and whether it can compose with a graphics API depends on the machine
+    (where it cannot, a `QRhiWidget` only warns that it is not supported)."""
+    from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QRhiWidget
 
+    if QGuiApplication.platformName() in HEADLESS_PLATFORMS:
+        return
     if window.testAttribute(Qt.WidgetAttribute.WA_WState_Created):
         log.warning("the window was made before the maps' surface was asked for")
     surface = QRhiWidget(window)
