@@ -11,7 +11,6 @@ from freightdesk.models.yard import OpeningHours, opening_hours_text, parse_open
 from freightdesk.service.yard import (
     REFERENCE,
     SITE_CODE,
-    STOP,
     WINDOW,
     SiteInput,
     SlotSearchInput,
@@ -50,10 +49,7 @@ def test_search_problems_by_field() -> None:
     )
     assert problems == {} and query is not None
     assert query.identifiers.stop_sequence_number == 2
-    assert (
-        STOP not in query.wire()["identifiers"]
-        or query.wire()["identifiers"]["stopSequenceNumber"] == 2
-    )
+    assert query.wire()["identifiers"]["stopSequenceNumber"] == 2
 
 
 def test_site_problems_by_field() -> None:

@@ -23,6 +23,7 @@ from freightdesk.ui.panes.yard.pane import YardPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import type_text
+from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
@@ -86,6 +87,8 @@ async def test_pick_a_site_search_and_see_free_slots(
     pane = await shown_pane(qtbot, session, YardPane)
     await _sites_listed(pane, 2)
     assert pane.site_model.rowCount() == 2
+    keys = mnemonics(pane)  # Alt+letter: each once, none of the menus'
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
 
     # A search without a reference is refused beside that field, nothing sent.
     pane.site.setCurrentIndex(pane.site.findData("DOCK-1"))

@@ -199,7 +199,7 @@ class YardPane(QWidget):
         self.site_errors.add_row(add_form, "Time &zone", "timeZone", self.time_zone)
         self.site_errors.add_row(add_form, "&Dock doors", "dockDoorCount", self.doors)
         self.site_errors.add_row(add_form, "Slot &length", "slotMinutes", self.slot_minutes)
-        self.site_errors.add_row(add_form, "&Opening hours", "openingHours", self.hours)
+        self.site_errors.add_row(add_form, "Opening ho&urs", "openingHours", self.hours)
         add_form.addRow(self.site_errors.general)
         add_form.addRow("", self.add_button)
         sites_layout = QVBoxLayout(sites_box)
