@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import logging
 import logging.handlers
@@ -56,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
     serve.add_argument(
         "--public-url",
-        help="the address users reach this service at (for share links in webhooks)",
+        help="the address users and webhook receivers reach the service at, the same for "
+        "every instance (share links); default $FREIGHTDESK_PUBLIC_URL",
     )
     serve.add_argument(
         "--allow-private-webhook-targets",
@@ -226,19 +226,20 @@ def _serve(args: argparse.Namespace) -> int:
     from freightdesk import lifetime
     from freightdesk.server.app import build_context, create_app
     from freightdesk.server.connections import connection_protocol
-    from freightdesk.server.settings import DEFAULT_PORT, ServerSettings
+    from freightdesk.server.settings import DEFAULT_PORT, ServerSettings, note_listening
 
-    settings = ServerSettings.from_options(
-        database_url=args.database,
-        data_dir=args.data_dir,
-        host=args.host,
-        allow_private_webhook_targets=args.allow_private_webhook_targets,
-        allowed_webhook_networks=args.allowed_webhook_networks,
-    )
-    if args.public_url:
-        settings = dataclasses.replace(
-            settings, extra={**settings.extra, "public_base_url": args.public_url.rstrip("/")}
+    try:
+        settings = ServerSettings.from_options(
+            database_url=args.database,
+            data_dir=args.data_dir,
+            host=args.host,
+            allow_private_webhook_targets=args.allow_private_webhook_targets,
+            allowed_webhook_networks=args.allowed_webhook_networks,
+            public_url=args.public_url,
         )
+    except ValueError as exc:  # a public URL that is not one
+        print(f"freightdesk: {exc}", file=sys.stderr)
+        return 2
     configure_service_logging(settings.log_dir, args.log_level)
     try:
         lock = lifetime.ServiceLock.take(settings.data_dir)  # one service per data directory
@@ -288,6 +289,7 @@ def _serve(args: argparse.Namespace) -> int:
     # told the URL below is queued until the server accepts, never refused.
     sock.listen(2048)
     bound_port = sock.getsockname()[1]
+    note_listening(context.services, settings, args.host, bound_port, warn=args.parent_pipe is None)
     # The collection before freezing walks every object of the start (about 0.1 s of CPU):
     # done once the first requests have been answered instead of before.
     settle = threading.Timer(COLLECTOR_SETTLE_SECONDS, _settle_collector)

@@ -12,6 +12,7 @@ import base64
 import os
 import secrets
 import signal
+import subprocess
 import time
 from collections import Counter
 from contextlib import ExitStack
@@ -29,7 +30,7 @@ from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.secret_box import ENVIRONMENT_KEY
 from freightdesk.server.webhooks.tuning import ENVIRONMENT_PREFIX
 from tests.processes import SERVE, processes, read_until
-from tests.server.test_tracking_support import PUT, air_body, create
+from tests.server.test_tracking_support import PUT, air_body, create, shipment_path
 from tests.server.test_webhooks_delivery import configure, event
 from tests.server.test_webhooks_support import (
     FAST,
@@ -68,7 +69,14 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
     return made
 
 
-def client_on(service: LiveService, tenant: TenantHandle) -> httpx.Client:
+class At:
+    """An instance in another process, as `client_on` needs it: its address."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+
+def client_on(service: LiveService | At, tenant: TenantHandle) -> httpx.Client:
     """The tenant's client application, signed in on another instance."""
     token = httpx.post(
         f"{service.url}/api/v4/oauth2/token",
@@ -299,3 +307,73 @@ def test_a_chain_taken_over_is_forgotten_and_its_flight_moves_nothing() -> None:
     assert scheduler.take(now, per_config=8, limit=10, usable=lambda _c: True) == []
     scheduler.settle(flying[1], None)
     assert scheduler.chains() == set() and scheduler.next_due() is None
+
+
+def link_of(hooks: Receiver, shipment_id: str) -> str:
+    """The shipmentShareLink of the first message received about the shipment."""
+    for request in hooks.received():
+        shipment = request.json()["context"]["shipment"]
+        if shipment["shipmentId"] == shipment_id:
+            return str(shipment["shipmentShareLink"])
+    raise AssertionError(f"no message about {shipment_id}")
+
+
+def test_an_instance_that_served_no_request_links_to_the_public_url(
+    database: str, key: str, tmp_path: Path
+) -> None:
+    # The configuration and the shipments go through an instance without workers: the
+    # messages are built and sent by a serve process that answers no request before.
+    public = "https://track.example.com/freightdesk"
+    with (
+        receiver() as hooks,
+        running_service(database, process_pushes=False) as front,
+        processes() as started,
+    ):
+        tenant = make_tenant(front)
+        configure(tenant, hooks.url("/events"), ADDED)
+        environment = {**os.environ, "FREIGHTDESK_PUBLIC_URL": f"{public}/"}
+        child = started.start(
+            [*SERVE, "--data-dir", str(tmp_path / "public"), "--database", database],
+            env=environment,
+            stderr=subprocess.DEVNULL,
+        )
+        url = read_until(child, r"http://\S+", 60).group(0)
+        first = next(iter(shipments(tenant, 1, 1)))
+        eventually(lambda: bool(granular(hooks)), seconds=30)
+        token = link_of(hooks, first).rsplit("/", 1)[1]
+        assert link_of(hooks, first) == f"{public}/api/v4/public/shipments/{token}"
+        # Its API answers carry the same link, whichever address the request came to.
+        with client_on(At(url), tenant) as http:
+            answer = http.get(shipment_path(first))
+            assert answer.json()["shipmentShareLink"] == link_of(hooks, first)
+        child.terminate()
+        child.wait(timeout=30)
+
+        # Without a public URL: a warning at start, and links to the instance's own address.
+        errors = tmp_path / "own.stderr"
+        with errors.open("wb") as stderr:
+            own = started.start(
+                [*SERVE, "--data-dir", str(tmp_path / "own"), "--database", database],
+                env={k: v for k, v in os.environ.items() if k != "FREIGHTDESK_PUBLIC_URL"},
+                stderr=stderr,
+            )
+        own_url = read_until(own, r"http://\S+", 60).group(0)
+        second = next(iter(shipments(tenant, 1, 1)))
+        tenant.http.close()
+        eventually(lambda: any(second.encode() in r.body for r in hooks.received()), seconds=30)
+        assert link_of(hooks, second).startswith(f"{own_url}/api/v4/public/shipments/")
+        warning = errors.read_text()
+        assert "no public URL (--public-url or FREIGHTDESK_PUBLIC_URL)" in warning
+        assert own_url in warning
+
+
+def test_serve_refuses_a_public_url_that_is_not_absolute(tmp_path: Path) -> None:
+    for given in ["track.example.com", "/freightdesk", "ftp://example.com", "https://x.io/?a=1"]:
+        refused = subprocess.run(
+            [*SERVE, "--data-dir", str(tmp_path / "refused"), "--public-url", given],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert refused.returncode == 2, (given, refused.stderr)
+        assert "--public-url" in refused.stderr and repr(given) in refused.stderr

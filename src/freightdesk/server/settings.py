@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 DEFAULT_PORT = 8044
+# The address users and webhook receivers reach the service at (see `public_url`).
+PUBLIC_URL_VARIABLE = "FREIGHTDESK_PUBLIC_URL"
+# In the context's services: the address this instance listens at, as `serve` bound it.
+LISTEN_URL_KEY = "service.listen_url"
 
 
 def default_data_dir() -> Path:
@@ -51,6 +59,10 @@ class ServerSettings:
     loopback_only: bool = True
     allow_private_webhook_targets: bool = False
     allowed_webhook_networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    # Where users and webhook receivers reach the service (a load balancer's address when
+    # several instances share a database), without a trailing slash: the base of every
+    # shipmentShareLink, whichever instance builds it. None: the instance's own address.
+    public_url: str | None = None
 
     @property
     def files_dir(self) -> Path:
@@ -69,9 +81,11 @@ class ServerSettings:
         host: str | None = None,
         allow_private_webhook_targets: bool = False,
         allowed_webhook_networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = (),
+        public_url: str | None = None,
     ) -> ServerSettings:
         """Options win over environment variables, which win over the defaults. `host` is the
-        address `serve` listens on (None: a command that does not serve)."""
+        address `serve` listens on (None: a command that does not serve). A public URL that
+        is not an absolute http(s) URL raises ValueError naming where it came from."""
         from freightdesk.server.webhooks.targets import is_loopback_host
 
         chosen_dir = data_dir or os.environ.get("FREIGHTDESK_DATA_DIR") or default_data_dir()
@@ -81,9 +95,16 @@ class ServerSettings:
             or os.environ.get("FREIGHTDESK_DATABASE_URL")
             or sqlite_url(directory / "freightdesk.sqlite3")
         )
+        public = public_url
+        if public is None and host is not None:
+            public = os.environ.get(PUBLIC_URL_VARIABLE) or None
+            origin = PUBLIC_URL_VARIABLE
+        else:
+            origin = "--public-url"
         return cls(
             data_dir=directory,
             database_url=normalize_database_url(url),
+            public_url=None if public is None else parse_public_url(public, origin),
             loopback_only=host is None or is_loopback_host(host),
             allow_private_webhook_targets=allow_private_webhook_targets,
             allowed_webhook_networks=allowed_webhook_networks,
@@ -96,3 +117,46 @@ def normalize_database_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
+
+
+def parse_public_url(text: str, origin: str = "--public-url") -> str:
+    """An absolute http(s) URL with a host, without a trailing slash (links append paths)."""
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(
+            f"{origin} must be an absolute http:// or https:// URL with a host, "
+            f"for example https://freightdesk.example.com (got {text!r})"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError(f"{origin} cannot have a query or a fragment (got {text!r})")
+    return parts.geturl().rstrip("/")
+
+
+def listening_url(host: str, port: int) -> str:
+    """This instance's own address for links: a wildcard host is replaced by the machine's
+    name (a link to 0.0.0.0 leads nowhere)."""
+    try:
+        wildcard = ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        wildcard = host == ""
+    name = socket.gethostname() if wildcard else host
+    return f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}"
+
+
+def note_listening(
+    services: dict[str, Any], settings: ServerSettings, host: str, port: int, *, warn: bool
+) -> None:
+    """Remember where this instance listens (the base of links without a public URL), and
+    say so once at start when links will depend on the instance (`warn`: not the desktop
+    app's own service)."""
+    own = listening_url(host, port)
+    services[LISTEN_URL_KEY] = own
+    if settings.public_url is None and warn:
+        logging.getLogger("freightdesk.server").warning(
+            "no public URL (--public-url or %s): shipmentShareLink in webhook messages is "
+            "built from this instance's own address, %s. Behind a load balancer or a proxy, "
+            "or with several instances on one database, give every instance the address "
+            "users reach the service at (docs/deployment.md)",
+            PUBLIC_URL_VARIABLE,
+            own,
+        )

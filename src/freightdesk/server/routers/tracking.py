@@ -83,7 +83,10 @@ def _viewer(session: Session, principal: Principal, row: Shipment) -> Viewer:
 
 
 def _base(request: Request) -> str:
-    return str(request.base_url)
+    # The public URL when there is one: behind a load balancer the request's own base is
+    # an instance's address, and links must not depend on which instance answered.
+    public: str | None = request.app.state.context.settings.public_url
+    return public or str(request.base_url)
 
 
 @router.get(

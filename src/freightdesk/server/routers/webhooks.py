@@ -57,8 +57,8 @@ def put_webhook(
     Secret parameters are answered masked; sending the mask back keeps the stored secret. The
     answer to a create carries `signingSecret` (extension), shown only this once.
     """
-    # Where this tenant reaches the service: the base of shipmentShareLink in messages, unless
-    # the `public_base_url` setting says otherwise.
+    # Where this tenant reaches the service: the base of shipmentShareLink in messages of a
+    # service that knows neither its public URL nor where it listens (webhooks.delivery).
     context.services[BASE_URL_KEY] = str(request.base_url)
     configs.check_targets(TargetPolicy.of(context.settings), body)
     try:

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.settings import LISTEN_URL_KEY
 from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
 from freightdesk.server.webhooks.leases import Key, Leases
 from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
@@ -81,9 +82,16 @@ class Progress:
 
 
 def base_url(context: ServiceContext) -> str | None:
-    """Where receivers can reach this service, for `shipmentShareLink`."""
-    configured = context.settings.extra.get("public_base_url")
-    found = configured or context.services.get(BASE_URL_KEY)
+    """Where receivers can reach this service, for `shipmentShareLink`: the public URL,
+    the same for every instance; else the address this instance listens at, so that a
+    message is never given a relative link, even by an instance that has served no request;
+    else (a service built in-process, which is not told where it listens) the base URL of
+    the last PUT /api/v4/webhooks."""
+    found = (
+        context.settings.public_url
+        or context.services.get(LISTEN_URL_KEY)
+        or context.services.get(BASE_URL_KEY)
+    )
     return str(found) if found else None
 
 
