@@ -56,6 +56,12 @@ def test_site_problems_by_field() -> None:
     site, problems = check_site(SiteInput("a b", "", "Mars/Olympus", 0, 60, "MON 10:00-09:00"))
     assert site is None
     assert set(problems) == {"code", "name", "timeZone", "dockDoorCount", "openingHours[0]"}
+    _site, problems = check_site(SiteInput(" ", "", "", 2, 60, "MON 08:00-09:00"))
+    assert problems == {
+        "code": "Enter a code for the site, e.g. DEN-XD",
+        "name": "Enter the site's name",
+        "timeZone": "Enter the site's time zone, e.g. America/Denver",
+    }
     site, problems = check_site(SiteInput("ok", "Dock", "UTC", 2, 90, "MON 08:00-09:00"))
     assert problems == {"openingHours": "08:00-09:00 is shorter than one slot (90 minutes)"}
     site, problems = check_site(

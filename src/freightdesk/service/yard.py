@@ -95,6 +95,13 @@ def check_search(typed: SlotSearchInput) -> tuple[SlotQuery | None, dict[str, st
 def check_site(typed: SiteInput) -> tuple[YardSiteInput | None, dict[str, str]]:
     """The new site, or its problems by field (`code`, `timeZone`, `openingHours`...)."""
     problems: dict[str, str] = {}
+    for name, text, missing in (
+        ("code", typed.code, "Enter a code for the site, e.g. DEN-XD"),
+        ("name", typed.name, "Enter the site's name"),
+        ("timeZone", typed.time_zone, "Enter the site's time zone, e.g. America/Denver"),
+    ):
+        if not text.strip():
+            problems[name] = missing
     hours: list[dict[str, object]] = []
     try:
         hours = parse_opening_hours(typed.hours)
