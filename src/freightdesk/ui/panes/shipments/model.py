@@ -23,7 +23,7 @@ import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import compress
 from typing import Any
@@ -40,7 +40,14 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.panes.shipments.columns import COLUMNS, SortValue
+from freightdesk.service.triage import KINDS, NOTHING, Attention, Verdict
+from freightdesk.ui.panes.shipments.attention import (
+    attention_data,
+    column_value,
+    column_values,
+    marks_of,
+)
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
 
 HIGHLIGHT_SECONDS = 2.5
 _HIGHLIGHT = QColor(255, 214, 102, 110)
@@ -73,6 +80,8 @@ class ShipmentFilter:
     modified_to: datetime | None = None
     created_from: datetime | None = None
     created_to: datetime | None = None
+    # Rows needing any of these kinds of attention (service/triage.py); empty: any row.
+    attention: frozenset[Attention] = frozenset()
 
 
 @dataclass
@@ -81,6 +90,8 @@ class FilterResult:
     mode_counts: Counter[str] = field(default_factory=Counter)
     state_counts: Counter[str] = field(default_factory=Counter)
     not_found: list[str] = field(default_factory=list)
+    # Rows of each kind of attention among those the other filters show.
+    attention_counts: Counter[Attention] = field(default_factory=Counter)
 
 
 def parse_pasted(text: str) -> frozenset[str] | None:
@@ -142,12 +153,19 @@ class _Index:
     states: _Codes
     mode_codes: bytearray
     state_codes: bytearray
+    flags: bytearray  # the kinds of attention each row needs (`triage.attention_flags`)
     sort_values: dict[int, list[SortValue | None]]
     ordered: array[int] | None  # every position in sort order, when sorted already
 
     @classmethod
-    def of(cls, rows: list[SummaryRow], sort: tuple[int, bool] | None = None) -> _Index:
-        """The index of `rows`, sorted by (column, descending) when given."""
+    def of(
+        cls,
+        rows: list[SummaryRow],
+        sort: tuple[int, bool] | None = None,
+        triage: Callable[[SummaryRow], int] | None = None,
+    ) -> _Index:
+        """The index of `rows`, sorted by (column, descending) when given; `triage` gives a
+        row's attention flags."""
         ids = [r.id for r in rows]
         modes, states = _Codes(), _Codes()
         mode_of, state_of = modes.of, states.of
@@ -160,13 +178,13 @@ class _Index:
             states,
             bytearray([mode_of(r.mode or "") for r in rows]),
             bytearray([state_of(r.current_state or "") for r in rows]),
+            bytearray(map(triage, rows)) if triage is not None else bytearray(len(rows)),
             {},
             None,
         )
         if sort is not None:
             column, descending = sort
-            value = COLUMNS[column].sort_value
-            values = index.sort_values[column] = [value(row) for row in rows]
+            values = index.sort_values[column] = column_values(column, rows, index.flags)
             index.ordered = _sorted(array("i", range(len(rows))), values, descending)
         return index
 
@@ -184,6 +202,10 @@ class ShipmentTableModel(QAbstractTableModel):
         self._blob: list[str] = []
         self._mode_codes = bytearray()
         self._state_codes = bytearray()
+        self._flags = bytearray()
+        # A row's attention flags (set by the pane from service/triage.py): none until then.
+        self.triage: Callable[[SummaryRow], int] = lambda _row: 0
+        self.verdict: Callable[[SummaryRow], Verdict] = lambda _row: NOTHING
         self._modes = _Codes()
         self._states = _Codes()
         # Identifier value -> positions, built only when a pasted list needs it.
@@ -198,7 +220,8 @@ class ShipmentTableModel(QAbstractTableModel):
         self._generation = 0
         self._visible: list[int] = []
         self._filter = ShipmentFilter()
-        self._sort_column = COLUMNS.index(next(c for c in COLUMNS if c.key == "lastModified"))
+        # What needs attention first, the most recently updated first among equals.
+        self._sort_column = COLUMN_INDEX["attention"]
         self._sort_order = Qt.SortOrder.DescendingOrder
         self._highlight: dict[str, float] = {}
         self._highlight_timer = QTimer(self)
@@ -238,6 +261,8 @@ class ShipmentTableModel(QAbstractTableModel):
             return None
         summary = self._rows[self._visible[row]]
         column = COLUMNS[index.column()]
+        if column.key == "attention" and role != _BACKGROUND and role != _USER:
+            return attention_data(self.verdict(summary), role)
         if role == _DISPLAY:
             return column.text(summary)
         if role == _USER:
@@ -308,10 +333,10 @@ class ShipmentTableModel(QAbstractTableModel):
         if len(rows) <= count:
             self.set_summaries(rows)
             return
-        value = COLUMNS[self._sort_column].sort_value
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
         # The order `load` will give them: same positions, same values, same ties.
-        order = _sorted(array("i", range(len(rows))), [value(r) for r in rows], descending)
+        values = column_values(self._sort_column, rows, bytearray(map(self.triage, rows)))
+        order = _sorted(array("i", range(len(rows))), values, descending)
         self.show_first_screen([rows[i] for i in order[:count]], len(rows))
 
     def show_first_screen(self, rows: list[SummaryRow], total: int) -> None:
@@ -319,7 +344,7 @@ class ShipmentTableModel(QAbstractTableModel):
         read (the app's first paint): the table has `total` rows, those below `rows` blank
         until the whole list replaces them a moment later (`set_summaries`, `load`)."""
         self._generation += 1
-        self._replace(_Index.of(rows), unread=max(0, total - len(rows)))
+        self._replace(_Index.of(rows, triage=self.triage), unread=max(0, total - len(rows)))
 
     def visible_summaries(self) -> list[SummaryRow]:
         return [self._rows[i] for i in self._visible]
@@ -327,7 +352,7 @@ class ShipmentTableModel(QAbstractTableModel):
     def set_summaries(self, summaries: Iterable[SummaryRow]) -> None:
         """Replace everything (first load)."""
         self._generation += 1
-        self._replace(_Index.of(list(summaries)))
+        self._replace(_Index.of(list(summaries), triage=self.triage))
 
     async def load(self, summaries: Iterable[SummaryRow]) -> bool:
         """Replace everything, indexing the rows in a worker thread: 100,000 rows take a
@@ -338,7 +363,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._generation += 1
         generation = self._generation
         sort = (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder)
-        index = await asyncio.to_thread(_Index.of, list(summaries), sort)
+        index = await asyncio.to_thread(_Index.of, list(summaries), sort, self.triage)
         if generation != self._generation:
             return False
         if sort != (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder):
@@ -406,14 +431,16 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._blob.append("")
                 self._mode_codes.append(0)
                 self._state_codes.append(0)
+                self._flags.append(0)
                 for values in self._sort_values.values():
                     values.append(None)
             self._rows[position] = summary
             self._blob[position] = _blob(summary)
             self._mode_codes[position] = self._modes.of(summary.mode or "")
             self._state_codes[position] = self._states.of(summary.current_state or "")
+            self._flags[position] = self.triage(summary)
             for column, values in self._sort_values.items():
-                values[position] = COLUMNS[column].sort_value(summary)
+                values[position] = column_value(column, summary, self._flags[position])
             if highlight:
                 self._highlight[key] = now + HIGHLIGHT_SECONDS
         if changed:
@@ -432,8 +459,25 @@ class ShipmentTableModel(QAbstractTableModel):
 
     # --- internals -------------------------------------------------------------------------
 
+    def retriage(self, ids: Iterable[str] | None = None, *, hold: bool = False) -> None:
+        """Triage again (`triage`, `verdict` changed: new facts, settings or time) the rows
+        of `ids`, or every row; their order and the filter follow, unless `hold`."""
+
+        def again() -> None:
+            rows, flags, column = self._rows, self._flags, COLUMN_INDEX["attention"]
+            known = self._position
+            positions = range(len(rows)) if ids is None else [known[k] for k in ids if k in known]
+            values = self._sort_values.get(column)
+            for p in positions:
+                flags[p] = self.triage(rows[p])
+                if values is not None:
+                    values[p] = column_value(column, rows[p], flags[p])
+            self._order_dirty = True
+
+        self._relayout(again, hold=hold)
+
     def _reindex(self) -> None:
-        self._adopt(_Index.of(self._rows))
+        self._adopt(_Index.of(self._rows, triage=self.triage))
 
     def _adopt(self, index: _Index) -> None:
         self._rows = index.rows
@@ -442,6 +486,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._blob = index.blob
         self._modes, self._states = index.modes, index.states
         self._mode_codes, self._state_codes = index.mode_codes, index.state_codes
+        self._flags = index.flags
         self._sort_values = index.sort_values
         self._ordered = index.ordered
         self._order_dirty = False
@@ -497,6 +542,12 @@ class ShipmentTableModel(QAbstractTableModel):
             tests.append(lambda r: r.created < created_to)
         for test in tests:
             passing = _both(passing, bytes([test(row) for row in rows]), count)
+        # Counted among the rows the other filters take, as the combos' counts are.
+        attention_counts = Counter(
+            {k: (_both(passing, marks_of(self._flags, {k}), count) or b"").count(1) for k in KINDS}
+        )
+        if f.attention:
+            passing = _both(passing, marks_of(self._flags, f.attention), count)
         # Each combo counts what choosing one of its values would show, given the other.
         in_mode = self._mode_codes.translate(self._modes.table(f.modes)) if f.modes else None
         in_state = self._state_codes.translate(self._states.table(f.states)) if f.states else None
@@ -512,6 +563,7 @@ class ShipmentTableModel(QAbstractTableModel):
             self._modes.counts(_kept(self._mode_codes, mode_counted)),
             self._states.counts(_kept(self._state_codes, state_counted)),
             not_found,
+            attention_counts,
         )
 
     def _order(self) -> array[int]:
@@ -536,8 +588,7 @@ class ShipmentTableModel(QAbstractTableModel):
     def _values_for(self, column: int) -> list[SortValue | None]:
         values = self._sort_values.get(column)
         if values is None:
-            value = COLUMNS[column].sort_value
-            values = [value(row) for row in self._rows]
+            values = column_values(column, self._rows, self._flags)
             self._sort_values[column] = values
         return values
 
@@ -593,7 +644,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._news.update(ids[p] for p in added)
         visible = kept + added
         self._held = visible != result.visible
-        return FilterResult(visible, result.mode_counts, result.state_counts, result.not_found)
+        return replace(result, visible=visible)
 
     def _rows_of(self, positions: set[int]) -> dict[int, int]:
         """Visible row of each of `positions` that is shown. A few (the current row, a

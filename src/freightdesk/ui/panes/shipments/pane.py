@@ -38,6 +38,11 @@ from PySide6.QtWidgets import (
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.service.summary_rows import SummaryRow, remember_first_screen
 from freightdesk.ui.formatting import state_text
+from freightdesk.ui.panes.shipments.attention import (
+    AttentionBar,
+    TriageLink,
+    TriageSettingsDialog,
+)
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
 from freightdesk.ui.panes.shipments.model import (
@@ -94,6 +99,10 @@ class ShipmentsPane(QWidget):
         self.state.setObjectName("stateFilter")
         self.state.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.exceptions_only = QCheckBox("Open exceptions", self)
+        self.attention = AttentionBar(self)
+        self.attention_settings = QPushButton("Attention settings…", self)
+        self.attention_settings.setObjectName("attentionSettings")
+        self.triage = TriageLink(self.model, settings, self._holding, self)
         self.more_button = QPushButton("More filters", self)
         self.more_button.setCheckable(True)
         self.views = QComboBox(self)
@@ -118,6 +127,10 @@ class ShipmentsPane(QWidget):
         filters.addStretch(1)
         filters.addWidget(self.views)
         filters.addWidget(self.save_view_button)
+        needs = QHBoxLayout()  # what needs attention: a row of its own, to fit at 1366 px
+        needs.addWidget(self.attention)
+        needs.addWidget(self.attention_settings)
+        needs.addStretch(1)
 
         self.more = QWidget(self)
         self.attribute_name = QLineEdit(self.more)
@@ -183,8 +196,9 @@ class ShipmentsPane(QWidget):
         for index, column in enumerate(COLUMNS):
             self.table.setColumnWidth(index, column.width)
             self.table.setColumnHidden(index, not column.visible_by_default)
-        # Most recently updated first, until the user sorts otherwise.
-        header.setSortIndicator(COLUMN_INDEX["lastModified"], Qt.SortOrder.DescendingOrder)
+        # What needs attention first (the most recently updated first among equals), until
+        # the user sorts otherwise.
+        header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
         self.count_label = QLabel(self)
         self.count_label.setObjectName("shipmentCount")
 
@@ -195,6 +209,7 @@ class ShipmentsPane(QWidget):
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addLayout(top)
         left_layout.addLayout(filters)
+        left_layout.addLayout(needs)
         left_layout.addWidget(self.more)
         left_layout.addWidget(self.notice)
         left_layout.addWidget(self.news)
@@ -227,6 +242,8 @@ class ShipmentsPane(QWidget):
         for combo in (self.mode, self.state, self.updated_within, self.created_within):
             combo.currentIndexChanged.connect(self._filter_timer.start)
         self.exceptions_only.toggled.connect(self._filter_timer.start)
+        self.attention.changed.connect(self.apply_filter)
+        self.attention_settings.clicked.connect(self.edit_attention_settings)
         self.attribute_name.textChanged.connect(self._attribute_timer.start)
         self.attribute_value.textChanged.connect(self._attribute_timer.start)
         self.more_button.toggled.connect(self.more.setVisible)
@@ -293,6 +310,7 @@ class ShipmentsPane(QWidget):
         self._detail = detail
         detail.shipmentRequested.connect(self.open_shipment)
         self._unlisten.append(session.listen_connected(self._connected))
+        self.triage.attach(session.require_client)
         self.attach_cache()
         self._row_changed(None, None)  # a row chosen before the detail view existed
 
@@ -353,6 +371,7 @@ class ShipmentsPane(QWidget):
 
         self._showing = data
         self._reload = False
+        self.triage.want(data.summaries.values())
 
         def shown(_adopted: bool) -> None:
             if self._showing is not data:
@@ -400,6 +419,7 @@ class ShipmentsPane(QWidget):
 
     def _apply(self, change: ShipmentsChange, data: ShipmentList) -> None:
         changed = [data.summaries[key] for key in change.changed if key in data.summaries]
+        self.triage.want(changed)
         new_exceptions = 0
         for summary in changed:
             before = self.model.summary_of(summary.id)
@@ -408,13 +428,22 @@ class ShipmentsPane(QWidget):
         # Held in place only when there is something to keep still: a chosen row, or a list
         # scrolled down. A list nobody works in yet (the first run's demo arriving) is kept
         # in its order instead of growing a pile of "new below".
-        table = self.table
-        hold = table.selectionModel().hasSelection() or table.verticalScrollBar().value() > 0
-        hold = hold or self.model.order_held
+        hold = self._holding()
         self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=hold))
         if new_exceptions:
             self.exceptionsRaised.emit(new_exceptions)
         self.detail.shipment_list_changed(change)
+
+    def _holding(self) -> bool:
+        table = self.table
+        hold = table.selectionModel().hasSelection() or table.verticalScrollBar().value() > 0
+        return hold or self.model.order_held
+
+    def edit_attention_settings(self) -> None:
+        dialog = TriageSettingsDialog(self.settings, self)
+        dialog.accepted.connect(self.triage.reload_settings)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
 
     def _hold_still(self, update: Callable[[], None]) -> None:
         """Run `update` keeping the row at the top of the table's view at the top (rows that
@@ -475,6 +504,7 @@ class ShipmentsPane(QWidget):
             only_ids=self._attribute_ids,
             modified_from=now - timedelta(hours=updated_hours) if updated_hours else None,
             created_from=now - timedelta(hours=created_hours) if created_hours else None,
+            attention=self.attention.chosen(),
         )
 
     def apply_filter(self) -> FilterResult:
@@ -525,6 +555,7 @@ class ShipmentsPane(QWidget):
         else:
             self.notice.setVisible(False)
         self._fill_filter_combos(result)
+        self.attention.show_counts(result.attention_counts)
 
     def _fill_filter_combos(self, result: FilterResult) -> None:
         for combo, values, counts, everything, label in (
@@ -583,6 +614,7 @@ class ShipmentsPane(QWidget):
             self.mode.setCurrentIndex(0)
             self.state.setCurrentIndex(0)
             self.exceptions_only.setChecked(False)
+            self.attention.choose(frozenset())
             self.apply_filter()
             row = self.model.row_of(shipment_id)
         if row is not None:
@@ -745,6 +777,7 @@ class ShipmentsPane(QWidget):
         self._save_layout()
         self._filter_timer.stop()
         self._attribute_timer.stop()
+        self.triage.close()
         for unlisten in self._unlisten:
             if callable(unlisten):
                 unlisten()

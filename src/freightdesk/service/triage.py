@@ -1,0 +1,332 @@
+"""Triage: which shipments need a dispatcher's attention, and why, in one set of rules.
+
+A shipment is
+- *late* when the latest ETA is after the end of the appointment window of the stop it is
+  for (by how much);
+- *at risk* when that ETA falls within a margin the user sets before the window's end;
+- *silent* (no signal) when, while in transit, neither an event nor a position arrived for
+  more hours than the user allows for its mode;
+- *in exception* while it has open exceptions.
+
+The list's summaries carry the ETA, the latest event's time, the open exceptions, the mode and
+the state; the appointment window of the ETA's stop and the last position's time come only
+with a shipment's history (`facts_from_history`), which `TriageFacts` gathers in the
+background for the shipments that are still under way.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import IntEnum
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from freightdesk.models.enums import ShipmentStateType, TransportationMode
+from freightdesk.service.summary_rows import SummaryRow
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from freightdesk.api.client import ApiClient
+    from freightdesk.models.tracking import TrackingHistory
+
+log = logging.getLogger(__name__)
+
+
+class Attention(IntEnum):
+    """What a shipment needs, the worse the higher: a row shows its worst."""
+
+    NONE = 0
+    AT_RISK = 1
+    NO_SIGNAL = 2
+    EXCEPTION = 3
+    LATE = 4
+
+
+# The kinds a dispatcher filters by, in the order the list offers them.
+KINDS = (Attention.LATE, Attention.AT_RISK, Attention.NO_SIGNAL, Attention.EXCEPTION)
+KIND_NAMES = {
+    Attention.LATE: "Late",
+    Attention.AT_RISK: "At risk",
+    Attention.NO_SIGNAL: "No signal",
+    Attention.EXCEPTION: "Exception",
+}
+
+DEFAULT_MARGIN = timedelta(minutes=60)
+# How long a shipment in transit may stay silent, by mode: trucks report often, ships rarely.
+DEFAULT_SILENCE: Mapping[str, timedelta] = MappingProxyType(
+    {
+        TransportationMode.TL.value: timedelta(hours=4),
+        TransportationMode.LTL.value: timedelta(hours=12),
+        TransportationMode.VLTL.value: timedelta(hours=12),
+        TransportationMode.PARCEL.value: timedelta(hours=24),
+        TransportationMode.RAIL.value: timedelta(hours=24),
+        TransportationMode.OCEAN.value: timedelta(hours=48),
+        TransportationMode.AIR.value: timedelta(hours=8),
+        TransportationMode.BARGE.value: timedelta(hours=48),
+    }
+)
+# A shipment without a mode: the most patient land mode.
+FALLBACK_SILENCE = timedelta(hours=24)
+MAX_MARGIN_MINUTES = 24 * 60
+MAX_SILENCE_HOURS = 24 * 30
+
+
+@dataclass(frozen=True)
+class TriageSettings:
+    margin: timedelta = DEFAULT_MARGIN
+    silence: Mapping[str, timedelta] = field(default_factory=lambda: DEFAULT_SILENCE)
+
+    def silence_for(self, mode: str | None) -> timedelta:
+        return self.silence.get(mode or "", FALLBACK_SILENCE)
+
+
+def check_settings(margin_minutes: int, hours: Mapping[str, int]) -> dict[str, str]:
+    """What is wrong with the numbers a user typed, by field ("margin" or a mode): empty
+    when they can be kept."""
+    errors: dict[str, str] = {}
+    if not 0 <= margin_minutes <= MAX_MARGIN_MINUTES:
+        errors["margin"] = f"Between 0 and {MAX_MARGIN_MINUTES} minutes"
+    for mode, value in hours.items():
+        if mode not in DEFAULT_SILENCE:
+            errors[mode] = f"Unknown mode {mode}"
+        elif not 1 <= value <= MAX_SILENCE_HOURS:
+            errors[mode] = f"Between 1 and {MAX_SILENCE_HOURS} hours"
+    return errors
+
+
+def settings_of(margin_minutes: int, hours: Mapping[str, int]) -> TriageSettings:
+    """Settings from checked numbers (`check_settings`); modes not given keep their default."""
+    silence = dict(DEFAULT_SILENCE)
+    silence.update({mode: timedelta(hours=value) for mode, value in hours.items()})
+    return TriageSettings(timedelta(minutes=margin_minutes), MappingProxyType(silence))
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a shipment's history adds to its summary for triage."""
+
+    # (estimate, end of that stop's appointment window) of each ETA: the summary's next ETA
+    # is one of them (which one is the service's choice), found by its value.
+    etas: tuple[tuple[datetime, datetime | None], ...] = ()
+    last_position: datetime | None = None
+    # The summary's last change these facts were read at: a later change reads them again.
+    read_at: datetime | None = None
+
+    def appointment_end(self, eta: datetime) -> datetime | None:
+        """The window's end of the stop `eta` is for (the latest ETA's when none matches:
+        the summary was newer than the history)."""
+        for estimate, end in self.etas:
+            if estimate == eta:
+                return end
+        return max(self.etas)[1] if self.etas else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    worst: Attention = Attention.NONE
+    kinds: frozenset[Attention] = frozenset()
+    late_by: timedelta | None = None
+    until_end: timedelta | None = None  # at risk: from the ETA to the window's end
+    silent_for: timedelta | None = None
+    exceptions: int = 0
+
+    @property
+    def text(self) -> str:
+        """The worst, in words: "Late 2 h 10 m", "At risk", "No signal 6 h", "Exception"."""
+        if self.worst is Attention.LATE and self.late_by is not None:
+            return f"Late {duration_text(self.late_by)}"
+        if self.worst is Attention.NO_SIGNAL and self.silent_for is not None:
+            return f"No signal {duration_text(self.silent_for)}"
+        return KIND_NAMES.get(self.worst, "")
+
+    @property
+    def explanation(self) -> str:
+        """Every reason, one a line (the worst first), for a tooltip."""
+        lines = []
+        for kind in sorted(self.kinds, reverse=True):
+            if kind is Attention.LATE and self.late_by is not None:
+                lines.append(f"ETA {duration_text(self.late_by)} after the appointment window")
+            elif kind is Attention.AT_RISK and self.until_end is not None:
+                left = duration_text(self.until_end)
+                lines.append(f"ETA {left} before the appointment window ends")
+            elif kind is Attention.NO_SIGNAL:
+                since = f" for {duration_text(self.silent_for)}" if self.silent_for else ""
+                lines.append(f"No event or position{since} while in transit")
+            elif kind is Attention.EXCEPTION:
+                plural = "s" if self.exceptions != 1 else ""
+                lines.append(f"{self.exceptions} open exception{plural}")
+        return "\n".join(lines)
+
+
+NOTHING = Verdict()
+
+
+def duration_text(span: timedelta) -> str:
+    """ "45 m", "2 h 10 m", "6 h", "3 d 4 h" (rounded down to the minute)."""
+    minutes = max(0, int(span.total_seconds() // 60))
+    if minutes < 60:
+        return f"{minutes} m"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} m" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours} h" if hours else f"{days} d"
+
+
+_DONE = ShipmentStateType.COMPLETED.value
+_MOVING = ShipmentStateType.IN_TRANSIT.value
+
+
+def assess(
+    row: SummaryRow, facts: Facts | None, now: datetime, settings: TriageSettings
+) -> Verdict:
+    """The triage of one shipment at `now`."""
+    kinds: set[Attention] = set()
+    late_by = until_end = silent_for = None
+    eta = row.next_eta
+    end = facts.appointment_end(eta) if facts is not None and eta is not None else None
+    if row.current_state != _DONE and eta is not None and end is not None:
+        if eta > end:
+            kinds.add(Attention.LATE)
+            late_by = eta - end
+        elif end - eta <= settings.margin and settings.margin > timedelta(0):
+            kinds.add(Attention.AT_RISK)
+            until_end = end - eta
+    if row.current_state == _MOVING:
+        position = facts.last_position if facts is not None else None
+        heard = [t for t in (row.latest_event_time, position) if t is not None]
+        last = max(heard) if heard else None
+        if last is None or now - last >= settings.silence_for(row.mode):
+            kinds.add(Attention.NO_SIGNAL)
+            silent_for = now - last if last is not None else None
+    if row.open_exception_count > 0:
+        kinds.add(Attention.EXCEPTION)
+    if not kinds:
+        return NOTHING
+    return Verdict(
+        max(kinds),
+        frozenset(kinds),
+        late_by,
+        until_end,
+        silent_for,
+        row.open_exception_count,
+    )
+
+
+def attention_flags(verdict: Verdict) -> int:
+    """A verdict's kinds as bits (1 << kind): one byte per row for the list's filters."""
+    return sum(1 << kind for kind in verdict.kinds)
+
+
+def worst_of(flags: int) -> Attention:
+    return Attention(flags.bit_length() - 1) if flags else Attention.NONE
+
+
+def facts_from_history(history: TrackingHistory, read_at: datetime | None = None) -> Facts:
+    """Each ETA with the appointment window's end of its stop, and the last position's time."""
+    route = history.shipment.route_info
+    ends = {
+        stop.id: stop.appointment_window.end_date_time if stop.appointment_window else None
+        for stop in (route.stops if route is not None else [])
+    }
+    etas = tuple(
+        (e.estimate_date_time, ends.get(e.stop_id) if e.stop_id is not None else None)
+        for e in history.events
+        if e.estimate_date_time is not None
+    )
+    positions = [p.date_time for p in history.positions]
+    return Facts(etas, max(positions) if positions else None, read_at)
+
+
+def needs_facts(row: SummaryRow, known: Facts | None) -> bool:
+    """Whether a row's facts should be read (again): it is under way and changed since."""
+    if row.current_state == _DONE:
+        return False
+    return known is None or known.read_at != row.last_modified
+
+
+class TriageFacts:
+    """The facts (`facts_from_history`) of the shipments under way, read in the background a
+    few at a time, for the shipments whose summary changed since their facts were read.
+    `listen` hears the ids whose facts changed."""
+
+    def __init__(self, client: Callable[[], ApiClient], *, concurrency: int = 3) -> None:
+        self._client = client
+        self.facts: dict[str, Facts] = {}
+        self._wanted: dict[str, datetime] = {}  # id -> the summary change to read at
+        self._listeners: list[Callable[[frozenset[str]], None]] = []
+        self._concurrency = concurrency
+        self._task: asyncio.Task[None] | None = None
+
+    def listen(self, listener: Callable[[frozenset[str]], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def want(self, rows: Iterable[SummaryRow]) -> None:
+        """Read the facts of those of `rows` that need it (`needs_facts`)."""
+        facts = self.facts
+        for row in rows:
+            if needs_facts(row, facts.get(row.id)):
+                self._wanted[row.id] = row.last_modified
+        if self._wanted and (self._task is None or self._task.done()):
+            import asyncio  # not at start-up: the list is painted before asyncio is loaded
+
+            self._task = asyncio.get_event_loop().create_task(self._read(), name="triage-facts")
+
+    def learn(self, shipment_id: str, history: TrackingHistory, read_at: datetime) -> None:
+        """Facts from a history read for another reason (the open shipment)."""
+        self._record({shipment_id: facts_from_history(history, read_at)})
+
+    def flags_of(self, settings: TriageSettings, now: datetime) -> Callable[[SummaryRow], int]:
+        """`attention_flags` of a row with these facts (a copy: usable in a worker thread)."""
+        facts = dict(self.facts)
+        return lambda row: attention_flags(assess(row, facts.get(row.id), now, settings))
+
+    def forget(self, ids: Iterable[str]) -> None:
+        for key in ids:
+            self.facts.pop(key, None)
+            self._wanted.pop(key, None)
+
+    async def _read(self) -> None:
+        import asyncio
+
+        from freightdesk.api.errors import FreightDeskError, NotFound
+
+        semaphore = asyncio.Semaphore(self._concurrency)
+
+        async def one(key: str, read_at: datetime) -> tuple[str, Facts | None]:
+            async with semaphore:
+                try:
+                    history = await self._client().tracking.history(key)
+                except NotFound:
+                    return key, None
+                return key, facts_from_history(history, read_at)
+
+        while self._wanted:
+            batch, self._wanted = self._wanted, {}
+            try:
+                answers = await asyncio.gather(*(one(k, t) for k, t in batch.items()))
+            except (FreightDeskError, OSError, RuntimeError) as exc:
+                # Offline or signed out: the next change of these shipments asks again.
+                log.info("triage: facts not read (%s)", exc)
+                return
+            self._record({k: f for k, f in answers if f is not None})
+
+    def _record(self, found: dict[str, Facts]) -> None:
+        changed = frozenset(k for k, f in found.items() if self.facts.get(k) != f)
+        self.facts.update(found)
+        if changed:
+            for listener in list(self._listeners):
+                listener(changed)
+
+    def close(self) -> None:
+        """Stop reading; the reading in progress is cancelled."""
+        task, self._task = self._task, None
+        self._wanted.clear()
+        self._listeners.clear()
+        if task is not None and not task.done():
+            task.cancel()

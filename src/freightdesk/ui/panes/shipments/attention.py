@@ -1,0 +1,335 @@
+"""The Shipments list's triage (service/triage.py) on screen: the Attention column's words
+and colours, the row of filter buttons with their counts, and the settings dialog.
+
+Colour is never alone: every cell says its kind in words, and a symbol before them tells the
+kinds apart for readers who do not see the colours. The colours have a light and a dark form,
+chosen by the palette's base colour, so both themes keep them readable.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.service.triage import (
+    DEFAULT_MARGIN,
+    DEFAULT_SILENCE,
+    KIND_NAMES,
+    KINDS,
+    MAX_MARGIN_MINUTES,
+    MAX_SILENCE_HOURS,
+    Attention,
+    Facts,
+    TriageFacts,
+    TriageSettings,
+    Verdict,
+    assess,
+    attention_flags,
+    check_settings,
+    settings_of,
+    worst_of,
+)
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
+
+if TYPE_CHECKING:
+    from freightdesk.api.client import ApiClient
+    from freightdesk.ui.panes.shipments.model import ShipmentTableModel
+
+# Time moves shipments into (and out of) attention: the list is triaged again this often.
+RETRIAGE_MS = 60_000
+
+# (light theme, dark theme): each at least 4.5:1 against its theme's base colour.
+_COLORS = {
+    Attention.LATE: ("#b3261e", "#ff8a80"),
+    Attention.EXCEPTION: ("#a4462a", "#ffab91"),
+    Attention.NO_SIGNAL: ("#5b45a8", "#c5b3ff"),
+    Attention.AT_RISK: ("#8a5a00", "#ffd180"),
+}
+# Shapes that differ without colour: a filled, a hollow, a crossed and an exclamation mark.
+SYMBOLS = {
+    Attention.LATE: "●",
+    Attention.EXCEPTION: "!",
+    Attention.NO_SIGNAL: "⊘",
+    Attention.AT_RISK: "○",
+}
+
+_DISPLAY = Qt.ItemDataRole.DisplayRole.value
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
+_FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
+_FONT = Qt.ItemDataRole.FontRole.value
+
+
+def _dark() -> bool:
+    base = QGuiApplication.palette().color(QPalette.ColorRole.Base)
+    return base.lightness() < 128
+
+
+def attention_color(kind: Attention) -> QColor | None:
+    pair = _COLORS.get(kind)
+    return QColor(pair[1] if _dark() else pair[0]) if pair else None
+
+
+def attention_text(verdict: Verdict) -> str:
+    return f"{SYMBOLS[verdict.worst]} {verdict.text}" if verdict.worst else ""
+
+
+def attention_data(verdict: Verdict, role: int) -> Any:
+    """What the Attention cell shows for `role` (not the background)."""
+    if not verdict.worst:
+        return None
+    if role == _DISPLAY:
+        return attention_text(verdict)
+    if role == _TOOLTIP:
+        return verdict.explanation
+    if role == _FOREGROUND:
+        color = attention_color(verdict.worst)
+        return QBrush(color) if color is not None else None
+    if role == _FONT and verdict.worst is Attention.LATE:
+        font = QFont()
+        font.setBold(True)
+        return font
+    return None
+
+
+def column_value(column: int, row: SummaryRow, flags: int) -> SortValue | None:
+    """The model's sort value of a row in `column`; for the Attention column the worst kind
+    first (descending), then the most recently updated: one plain number."""
+    if column != COLUMN_INDEX["attention"]:
+        return COLUMNS[column].sort_value(row)
+    return worst_of(flags) * 1e10 + row.last_modified.timestamp()
+
+
+def column_values(
+    column: int, rows: Sequence[SummaryRow], flags: bytearray
+) -> list[SortValue | None]:
+    if column != COLUMN_INDEX["attention"]:
+        value = COLUMNS[column].sort_value
+        return [value(row) for row in rows]
+    return [column_value(column, row, f) for row, f in zip(rows, flags, strict=True)]
+
+
+def marks_of(flags: bytearray, kinds: Iterable[Attention]) -> bytearray:
+    """A byte per row (of the model's attention `flags`), 1 where the row has any of `kinds`:
+    one C-level pass."""
+    wanted = sum(1 << kind for kind in kinds)
+    return flags.translate(bytes(1 if value & wanted else 0 for value in range(256)))
+
+
+class AttentionBar(QWidget):
+    """A toggle button per kind of attention with its count: "Late (4)". Checked buttons
+    narrow the list to rows with any of their kinds."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        self.buttons: dict[Attention, QPushButton] = {}
+        for kind in KINDS:
+            button = QPushButton(self)
+            button.setObjectName(f"attention{KIND_NAMES[kind].title().replace(' ', '')}")
+            button.setCheckable(True)
+            button.setToolTip(f"Show only shipments marked {KIND_NAMES[kind]}")
+            button.toggled.connect(self.changed)
+            layout.addWidget(button)
+            self.buttons[kind] = button
+        self.show_counts(Counter())
+
+    def show_counts(self, counts: Counter[Attention]) -> None:
+        for kind, button in self.buttons.items():
+            button.setText(f"{SYMBOLS[kind]} {KIND_NAMES[kind]} ({counts.get(kind, 0):,})")
+
+    def chosen(self) -> frozenset[Attention]:
+        return frozenset(kind for kind, button in self.buttons.items() if button.isChecked())
+
+    def choose(self, kinds: frozenset[Attention]) -> None:
+        for kind, button in self.buttons.items():
+            button.blockSignals(True)
+            button.setChecked(kind in kinds)
+            button.blockSignals(False)
+
+
+# --- settings ------------------------------------------------------------------------------
+
+_MARGIN_KEY = "triage/marginMinutes"
+_HOURS_KEY = "triage/silenceHours/"
+
+
+def _minutes(span: timedelta) -> int:
+    return int(span.total_seconds() // 60)
+
+
+def stored_numbers(settings: QSettings) -> tuple[int, dict[str, int]]:
+    """The margin (minutes) and silence hours per mode kept in `settings`, else defaults."""
+
+    def number(key: str, default: int) -> int:
+        try:
+            return int(str(settings.value(key, default)))
+        except ValueError:
+            return default
+
+    margin = number(_MARGIN_KEY, _minutes(DEFAULT_MARGIN))
+    hours = {
+        mode: number(_HOURS_KEY + mode, _minutes(span) // 60)
+        for mode, span in DEFAULT_SILENCE.items()
+    }
+    if check_settings(margin, hours):  # edited by hand into nonsense: the defaults
+        return _minutes(DEFAULT_MARGIN), {m: _minutes(s) // 60 for m, s in DEFAULT_SILENCE.items()}
+    return margin, hours
+
+
+def stored_settings(settings: QSettings) -> TriageSettings:
+    return settings_of(*stored_numbers(settings))
+
+
+class TriageSettingsDialog(QDialog):
+    """The at-risk margin and, per mode, how long a shipment in transit may stay silent."""
+
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Attention settings")
+        self._settings = settings
+        margin, hours = stored_numbers(settings)
+        form = QFormLayout()
+        self.margin = QSpinBox(self)
+        self.margin.setObjectName("triageMargin")
+        self.margin.setRange(0, MAX_MARGIN_MINUTES)
+        self.margin.setSuffix(" min")
+        self.margin.setValue(margin)
+        self.margin.setToolTip("An ETA this close to the end of the appointment is At risk")
+        form.addRow("At risk within", self.margin)
+        self.hours: dict[str, QSpinBox] = {}
+        for mode, value in hours.items():
+            box = QSpinBox(self)
+            box.setObjectName(f"triageSilence{mode}")
+            box.setRange(1, MAX_SILENCE_HOURS)
+            box.setSuffix(" h")
+            box.setValue(value)
+            form.addRow(f"No signal, {mode}, after", box)
+            self.hours[mode] = box
+        self.error = QLabel(self)
+        self.error.setObjectName("triageSettingsError")
+        self.error.setStyleSheet("color: #d0453a;")
+        self.error.setVisible(False)
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        buttons.accepted.connect(self._save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+    def numbers(self) -> tuple[int, dict[str, int]]:
+        return self.margin.value(), {mode: box.value() for mode, box in self.hours.items()}
+
+    def _save(self) -> None:
+        margin, hours = self.numbers()
+        errors = check_settings(margin, hours)
+        if errors:  # the boxes' ranges keep this from happening; said anyway, never lost
+            self.error.setText("; ".join(f"{k}: {v}" for k, v in errors.items()))
+            self.error.setVisible(True)
+            return
+        store_numbers(self._settings, margin, hours)
+        self.accept()
+
+
+def store_numbers(settings: QSettings, margin: int, hours: Mapping[str, int]) -> None:
+    settings.setValue(_MARGIN_KEY, margin)
+    for mode, value in hours.items():
+        settings.setValue(_HOURS_KEY + mode, value)
+
+
+class TriageLink(QObject):
+    """Triages the list's rows for its model (`model.triage`, `model.verdict`) at one moment,
+    taken again every minute, with the facts `TriageFacts` reads for the shipments under
+    way; new facts, settings or a new minute triage the list again, held still when `hold`
+    says the user works in it."""
+
+    def __init__(
+        self,
+        model: ShipmentTableModel,
+        settings: QSettings,
+        hold: Callable[[], bool],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._model = model
+        self._qsettings = settings
+        self._hold = hold
+        self.settings = stored_settings(settings)
+        self.now = datetime.now(UTC)
+        self.facts: TriageFacts | None = None
+        self._facts: Mapping[str, Facts] = {}
+        self._verdicts: dict[str, Verdict] = {}
+        self._unlisten: Callable[[], None] | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(RETRIAGE_MS)
+        self._timer.timeout.connect(self.again)
+        self._timer.start()
+        model.triage = self._flags
+        model.verdict = self.verdict
+
+    def attach(self, client: Callable[[], ApiClient]) -> None:
+        if self.facts is not None:
+            return
+        self.facts = TriageFacts(client)
+        self._facts = self.facts.facts
+        self._unlisten = self.facts.listen(self.again)
+
+    def want(self, rows: Iterable[SummaryRow]) -> None:
+        if self.facts is not None:
+            self.facts.want(rows)
+
+    def verdict(self, row: SummaryRow) -> Verdict:
+        verdict = self._verdicts.get(row.id)
+        if verdict is None:
+            verdict = assess(row, self._facts.get(row.id), self.now, self.settings)
+            self._verdicts[row.id] = verdict
+        return verdict
+
+    def _flags(self, row: SummaryRow) -> int:
+        # Also called from a worker thread (the model's `load`): no shared state written.
+        return attention_flags(assess(row, self._facts.get(row.id), self.now, self.settings))
+
+    def again(self, ids: Iterable[str] | None = None) -> None:
+        """Triage again: the rows of `ids` (their facts changed), or all at a new moment."""
+        if ids is None:
+            self.now = datetime.now(UTC)
+            self._verdicts.clear()
+        else:
+            ids = list(ids)
+            for key in ids:
+                self._verdicts.pop(key, None)
+        self._model.retriage(ids, hold=self._hold())
+
+    def reload_settings(self) -> None:
+        self.settings = stored_settings(self._qsettings)
+        self.again()
+
+    def close(self) -> None:
+        self._timer.stop()
+        if self._unlisten is not None:
+            self._unlisten()
+        if self.facts is not None:
+            self.facts.close()

@@ -1,0 +1,279 @@
+"""The triage rules (service/triage.py), each pinned at its edges."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.service.triage import (
+    DEFAULT_SILENCE,
+    NOTHING,
+    Attention,
+    Facts,
+    TriageSettings,
+    assess,
+    attention_flags,
+    check_settings,
+    duration_text,
+    facts_from_history,
+    needs_facts,
+    settings_of,
+    worst_of,
+)
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+END = NOW + timedelta(hours=5)  # the end of the stop's appointment window
+SETTINGS = TriageSettings()
+
+
+def _row(
+    *,
+    state: str | None = "IN_TRANSIT",
+    mode: str | None = "TL",
+    eta: datetime | None = None,
+    event_at: datetime | None = NOW,
+    exceptions: int = 0,
+) -> SummaryRow:
+    return SummaryRow(
+        id="s-1",
+        identifiers=(("PRO", "P1"),),
+        primary_identifier="P1",
+        mode=mode,
+        current_state=state,
+        origin_name="Chicago",
+        destination_name="Dallas",
+        next_eta=eta,
+        latest_event_type="PICKED_UP" if event_at else None,
+        latest_event_time=event_at,
+        latest_event_description=None,
+        open_exception_count=exceptions,
+        carrier=None,
+        created=NOW - timedelta(days=1),
+        last_modified=NOW - timedelta(minutes=5),
+    )
+
+
+def _facts(end: datetime | None = END, position: datetime | None = None) -> Facts:
+    """Facts of one ETA for a stop whose window ends at `end`: a row's next ETA of another
+    value (newer than the history read) is taken for that stop too."""
+    return Facts(etas=((END, end),), last_position=position)
+
+
+def test_a_shipment_on_time_and_heard_from_needs_nothing() -> None:
+    verdict = assess(_row(eta=END - timedelta(hours=2)), _facts(), NOW, SETTINGS)
+    assert verdict is NOTHING and verdict.text == "" and verdict.explanation == ""
+
+
+def test_late_is_an_eta_after_the_window_end_by_how_much() -> None:
+    verdict = assess(_row(eta=END + timedelta(hours=2, minutes=10)), _facts(), NOW, SETTINGS)
+    assert verdict.worst is Attention.LATE and verdict.kinds == {Attention.LATE}
+    assert verdict.late_by == timedelta(hours=2, minutes=10)
+    assert verdict.text == "Late 2 h 10 m"
+    assert verdict.explanation == "ETA 2 h 10 m after the appointment window"
+
+
+def test_an_eta_at_the_window_end_is_not_late_but_at_risk() -> None:
+    assert assess(_row(eta=END), _facts(), NOW, SETTINGS).worst is Attention.AT_RISK
+    one_second = assess(_row(eta=END + timedelta(seconds=1)), _facts(), NOW, SETTINGS)
+    assert one_second.worst is Attention.LATE and one_second.text == "Late 0 m"
+
+
+def test_at_risk_is_an_eta_within_the_margin_before_the_end() -> None:
+    margin = timedelta(minutes=60)
+    edge = assess(_row(eta=END - margin), _facts(), NOW, SETTINGS)
+    assert edge.worst is Attention.AT_RISK and edge.text == "At risk"
+    assert edge.explanation == "ETA 1 h before the appointment window ends"
+    earlier = assess(_row(eta=END - margin - timedelta(seconds=1)), _facts(), NOW, SETTINGS)
+    assert earlier is NOTHING
+    wider = TriageSettings(margin=timedelta(minutes=90))
+    assert assess(_row(eta=END - margin), _facts(), NOW, wider).worst is Attention.AT_RISK
+    # A margin of 0 turns at risk off; late stays.
+    off = TriageSettings(margin=timedelta(0))
+    assert assess(_row(eta=END), _facts(), NOW, off) is NOTHING
+
+
+@pytest.mark.parametrize(
+    ("eta", "facts"),
+    [(None, _facts()), (END + timedelta(hours=1), None), (END + timedelta(hours=1), _facts(None))],
+)
+def test_lateness_needs_an_eta_and_an_appointment(eta: datetime | None, facts: Facts) -> None:
+    assert assess(_row(eta=eta), facts, NOW, SETTINGS) is NOTHING
+
+
+def test_a_completed_shipment_is_neither_late_nor_silent() -> None:
+    old = NOW - timedelta(days=5)
+    done = _row(state="COMPLETED", eta=END + timedelta(hours=3), event_at=old)
+    assert assess(done, _facts(), NOW, SETTINGS) is NOTHING
+
+
+def test_a_scheduled_shipment_can_be_late_but_not_silent() -> None:
+    row = _row(state="SCHEDULED", eta=END + timedelta(hours=1), event_at=None)
+    assert assess(row, _facts(), NOW, SETTINGS).kinds == {Attention.LATE}
+
+
+@pytest.mark.parametrize(
+    ("mode", "hours"), [(m, s.total_seconds() / 3600) for m, s in DEFAULT_SILENCE.items()]
+)
+def test_no_signal_after_the_modes_hours_in_transit(mode: str, hours: float) -> None:
+    limit = timedelta(hours=hours)
+    at_limit = assess(_row(mode=mode, event_at=NOW - limit), None, NOW, SETTINGS)
+    assert at_limit.worst is Attention.NO_SIGNAL
+    assert at_limit.text == f"No signal {duration_text(limit)}"
+    just_before = NOW - limit + timedelta(seconds=1)
+    assert assess(_row(mode=mode, event_at=just_before), None, NOW, SETTINGS) is NOTHING
+
+
+def test_the_defaults_per_mode() -> None:
+    hours = {mode: span.total_seconds() / 3600 for mode, span in DEFAULT_SILENCE.items()}
+    assert hours == {
+        "TL": 4, "LTL": 12, "VLTL": 12, "PARCEL": 24, "RAIL": 24, "OCEAN": 48, "AIR": 8, "BARGE": 48
+    }  # fmt: skip
+    assert SETTINGS.silence_for(None) == timedelta(hours=24)
+    assert SETTINGS.margin == timedelta(minutes=60)
+
+
+def test_a_position_is_a_signal_too() -> None:
+    row = _row(mode="TL", event_at=NOW - timedelta(hours=6))
+    assert assess(row, None, NOW, SETTINGS).text == "No signal 6 h"
+    heard = _facts(None, position=NOW - timedelta(hours=1))
+    assert assess(row, heard, NOW, SETTINGS) is NOTHING
+
+
+def test_in_transit_and_never_heard_from_is_silent_without_a_duration() -> None:
+    verdict = assess(_row(event_at=None), None, NOW, SETTINGS)
+    assert verdict.worst is Attention.NO_SIGNAL and verdict.text == "No signal"
+
+
+def test_only_in_transit_is_checked_for_silence() -> None:
+    old = NOW - timedelta(days=3)
+    for state in ("SCHEDULED", "AT_STOP", "COMPLETED", None):
+        assert assess(_row(state=state, event_at=old), None, NOW, SETTINGS) is NOTHING
+
+
+def test_an_open_exception_in_any_state() -> None:
+    for state in ("SCHEDULED", "IN_TRANSIT", "COMPLETED"):
+        verdict = assess(_row(state=state, exceptions=2), None, NOW, SETTINGS)
+        assert verdict.worst is Attention.EXCEPTION and verdict.text == "Exception"
+        assert verdict.explanation == "2 open exceptions"
+
+
+def test_the_worst_is_shown_and_every_reason_kept() -> None:
+    row = _row(eta=END + timedelta(minutes=45), event_at=NOW - timedelta(hours=9), exceptions=1)
+    verdict = assess(row, _facts(), NOW, SETTINGS)
+    assert verdict.kinds == {Attention.LATE, Attention.NO_SIGNAL, Attention.EXCEPTION}
+    assert verdict.text == "Late 45 m"
+    assert verdict.explanation.splitlines() == [
+        "ETA 45 m after the appointment window",
+        "1 open exception",
+        "No event or position for 9 h while in transit",
+    ]
+    flags = attention_flags(verdict)
+    assert worst_of(flags) is Attention.LATE and worst_of(0) is Attention.NONE
+    assert Attention.LATE > Attention.EXCEPTION > Attention.NO_SIGNAL > Attention.AT_RISK
+    silent_at_risk = assess(
+        _row(eta=END, event_at=NOW - timedelta(hours=5)), _facts(), NOW, SETTINGS
+    )
+    assert silent_at_risk.text == "No signal 5 h"
+
+
+@pytest.mark.parametrize(
+    ("span", "text"),
+    [
+        (timedelta(seconds=59), "0 m"),
+        (timedelta(minutes=45), "45 m"),
+        (timedelta(minutes=60), "1 h"),
+        (timedelta(hours=2, minutes=10, seconds=59), "2 h 10 m"),
+        (timedelta(hours=47, minutes=59), "47 h 59 m"),
+        (timedelta(hours=48), "2 d"),
+        (timedelta(days=3, hours=4, minutes=30), "3 d 4 h"),
+        (timedelta(minutes=-5), "0 m"),
+    ],
+)
+def test_durations_in_words(span: timedelta, text: str) -> None:
+    assert duration_text(span) == text
+
+
+def test_settings_are_checked_and_missing_modes_keep_their_default() -> None:
+    assert check_settings(60, {"TL": 4}) == {}
+    assert check_settings(-1, {}) == {"margin": "Between 0 and 1440 minutes"}
+    assert check_settings(1441, {})["margin"]
+    assert check_settings(0, {"TL": 0, "AIR": 721, "SHIP": 3}) == {
+        "TL": "Between 1 and 720 hours",
+        "AIR": "Between 1 and 720 hours",
+        "SHIP": "Unknown mode SHIP",
+    }
+    chosen = settings_of(30, {"TL": 2})
+    assert chosen.margin == timedelta(minutes=30)
+    assert chosen.silence_for("TL") == timedelta(hours=2)
+    assert chosen.silence_for("OCEAN") == timedelta(hours=48)
+
+
+def test_facts_are_read_again_only_when_the_summary_changed_and_it_is_under_way() -> None:
+    row = _row()
+    assert needs_facts(row, None)
+    assert not needs_facts(row, Facts(read_at=row.last_modified))
+    assert needs_facts(row, Facts(read_at=row.last_modified - timedelta(seconds=1)))
+    assert not needs_facts(_row(state="COMPLETED"), None)
+
+
+def _history(etas: list[tuple[datetime, int]], positions: list[datetime]) -> TrackingHistory:
+    stops = [str(uuid.uuid4()), str(uuid.uuid4())]
+    body: dict[str, Any] = {
+        "shipment": {
+            "id": str(uuid.uuid4()),
+            "identifiers": [{"type": "PRO", "value": "P1"}],
+            "routeInfo": {
+                "stops": [
+                    {
+                        "id": stops[0],
+                        "type": "PICKUP",
+                        "appointmentWindow": {
+                            "endDateTime": (NOW - timedelta(hours=5)).isoformat()
+                        },
+                    },
+                    {
+                        "id": stops[1],
+                        "type": "DELIVERY",
+                        "appointmentWindow": {"endDateTime": END.isoformat()},
+                    },
+                ]
+            },
+        },
+        "events": [
+            {
+                "id": str(uuid.uuid4()),
+                "type": "ETA",
+                "estimateDateTime": at.isoformat(),
+                "stopId": stops[i],
+            }
+            for at, i in etas
+        ],
+        "positions": [
+            {"dateTime": at.isoformat(), "latitude": 1, "longitude": 2} for at in positions
+        ],
+    }
+    return TrackingHistory.model_validate(body)
+
+
+def test_facts_from_a_history_use_the_stop_of_the_latest_eta() -> None:
+    history = _history(
+        [(NOW - timedelta(hours=4), 0), (END + timedelta(hours=1), 1)],
+        [NOW - timedelta(hours=2), NOW - timedelta(hours=1)],
+    )
+    facts = facts_from_history(history, read_at=NOW)
+    pickup_end = NOW - timedelta(hours=5)
+    etas = ((NOW - timedelta(hours=4), pickup_end), (END + timedelta(hours=1), END))
+    assert facts == Facts(etas, NOW - timedelta(hours=1), NOW)
+    assert facts_from_history(_history([], [])) == Facts()
+    # The row's next ETA is found by its value; another value takes the latest ETA's stop.
+    assert facts.appointment_end(NOW - timedelta(hours=4)) == pickup_end
+    assert facts.appointment_end(END + timedelta(hours=1)) == END
+    assert facts.appointment_end(NOW) == END
+    assert Facts().appointment_end(NOW) is None
+    late_pickup = _row(eta=NOW - timedelta(hours=4), state="SCHEDULED", event_at=None)
+    assert assess(late_pickup, facts, NOW, SETTINGS).text == "Late 1 h"

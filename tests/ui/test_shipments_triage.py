@@ -1,0 +1,184 @@
+"""Triage on the Shipments list against the real local service: the Attention column says in
+words (and colour) which shipments are late against their appointment, silent, in exception;
+the filter buttons count and show them; the list puts them first; the settings move the
+limits."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QBrush
+from PySide6.QtWidgets import QAbstractSpinBox, QDialogButtonBox, QSpinBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.service.triage import Attention
+from freightdesk.ui.panes.shipments.attention import TriageSettingsDialog
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from tests.server.test_carrier_push_support import (
+    PARCEL,
+    TRUCKLOAD,
+    accepted,
+    iso,
+    java_time,
+    now,
+    parcel_body,
+    settled,
+    truckload_body,
+)
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import connected
+from tests.ui.test_shipments_list import _pane, window
+from tests.ui.test_shipments_pane import _ltl, _put
+
+__all__ = ["connected", "window"]
+
+
+def _shipment(
+    tenant: TenantHandle, mode: str, identifiers: list[tuple[str, str]], delivery_end: Any
+) -> str:
+    stops = [
+        {"id": str(uuid.uuid4()), "type": "PICKUP", "name": "Louisville hub"},
+        {
+            "id": str(uuid.uuid4()),
+            "type": "DELIVERY",
+            "name": "Dallas DC",
+            "appointmentWindow": {
+                "startDateTime": iso(delivery_end - timedelta(hours=2)),
+                "endDateTime": iso(delivery_end),
+            },
+        },
+    ]
+    return _put(
+        tenant,
+        {
+            "identifiers": [{"type": t, "value": v} for t, v in identifiers],
+            "plan": {"expectedTransportationModes": [mode]},
+            "routeInfo": {"stops": stops},
+        },
+    )
+
+
+def _parcel(tenant: TenantHandle, tracking: str, event: str, at: Any, **extra: Any) -> None:
+    body = parcel_body(tracking, event, **extra)
+    body["timestamp"] = java_time(at)
+    assert settled(tenant, accepted(tenant.http.post(PARCEL, json=body)))["status"] == "PROCESSED"
+
+
+def _shipments(tenant: TenantHandle) -> dict[str, str]:
+    """A late parcel (ETA 2 h 30 m after its delivery window), a truck silent for 6 hours, a
+    parcel with an open exception and a calm LTL shipment: name -> id."""
+    start = now()
+    late_number = f"1ZLATE{uuid.uuid4().hex[:8].upper()}"
+    late = _shipment(
+        tenant, "PARCEL", [("TRACKING_NUMBER", late_number)], start + timedelta(hours=2)
+    )
+    _parcel(tenant, late_number, "PICKED_UP", start - timedelta(minutes=30))
+    eta = java_time(start + timedelta(hours=4, minutes=30))
+    _parcel(tenant, late_number, "ETA", start - timedelta(minutes=5), estimatedTimeOfArrival=eta)
+
+    bol = f"BOLQUIET{uuid.uuid4().hex[:8].upper()}"
+    silent = _shipment(tenant, "TL", [("BILL_OF_LADING", bol)], start + timedelta(days=2))
+    departed = {"type": "DEPARTURE_FROM_STOP", "dateTime": iso(start - timedelta(hours=6))}
+    body = truckload_body(bol, shipmentEvent=departed)
+    assert settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))["status"] == (
+        "PROCESSED"
+    )
+
+    troubled_number = f"1ZEXC{uuid.uuid4().hex[:8].upper()}"
+    troubled = _shipment(
+        tenant, "PARCEL", [("TRACKING_NUMBER", troubled_number)], start + timedelta(days=2)
+    )
+    _parcel(tenant, troubled_number, "EXCEPTION", start - timedelta(minutes=20))
+    calm = _put(tenant, _ltl(f"PROCALM{uuid.uuid4().hex[:5].upper()}"))
+    return {"late": late, "silent": silent, "troubled": troubled, "calm": calm}
+
+
+def _attention(pane: Any, shipment_id: str) -> str:
+    row = pane.model.row_of(shipment_id)
+    if row is None:
+        return ""
+    return str(pane.model.index(row, COLUMN_INDEX["attention"]).data() or "")
+
+
+def _shown(pane: Any) -> list[str]:
+    return [r.id for r in pane.model.visible_summaries()]
+
+
+async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    window: QWidget,
+    settings: QSettings,
+) -> None:
+    session, tenant = connected
+    ids = _shipments(tenant)
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.total == 4, seconds=30)
+
+    # The words come once the late shipment's appointment is read in the background.
+    await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 m"), seconds=30)
+    assert _attention(pane, ids["silent"]).endswith("No signal 6 h")
+    assert _attention(pane, ids["troubled"]).endswith("Exception")
+    assert _attention(pane, ids["calm"]) == ""
+    # Colour paired with a symbol and words; the reasons in the tooltip.
+    late_cell = pane.model.index(pane.model.row_of(ids["late"]) or 0, COLUMN_INDEX["attention"])
+    assert isinstance(late_cell.data(Qt.ItemDataRole.ForegroundRole), QBrush)
+    assert "after the appointment window" in late_cell.data(Qt.ItemDataRole.ToolTipRole)
+    assert _attention(pane, ids["late"])[0] != _attention(pane, ids["silent"])[0]
+
+    # Nobody sorted: what needs attention comes first, the worst first, the calm one last.
+    header = pane.table.horizontalHeader()
+    assert header.sortIndicatorSection() == COLUMN_INDEX["attention"]
+    assert _shown(pane) == [ids["late"], ids["troubled"], ids["silent"], ids["calm"]]
+    # The key columns, attention among them, are in view at 1366 px.
+    viewport = pane.table.viewport().rect()
+    assert header.sectionViewportPosition(COLUMN_INDEX["attention"]) >= 0
+    right = header.sectionViewportPosition(COLUMN_INDEX["attention"]) + header.sectionSize(
+        COLUMN_INDEX["attention"]
+    )
+    assert right <= viewport.width()
+
+    # The buttons count each kind; a click shows only those.
+    bar = pane.attention
+    late_button = bar.buttons[Attention.LATE]
+    silent_button = bar.buttons[Attention.NO_SIGNAL]
+    assert late_button.text().endswith("Late (1)")
+    assert silent_button.text().endswith("No signal (1)")
+    assert bar.buttons[Attention.EXCEPTION].text().endswith("Exception (1)")
+    assert bar.buttons[Attention.AT_RISK].text().endswith("At risk (0)")
+    qtbot.mouseClick(late_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: _shown(pane) == [ids["late"]])
+    assert pane.count_label.text() == "1 of 4 shipments"
+    qtbot.mouseClick(silent_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: _shown(pane) == [ids["late"], ids["silent"]])
+    # Counts stay those of the other filters: choosing one does not zero the others.
+    assert bar.buttons[Attention.EXCEPTION].text().endswith("Exception (1)")
+    qtbot.mouseClick(late_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(silent_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: len(_shown(pane)) == 4)
+
+    # The user allows trucks 8 silent hours: the truck is no longer flagged.
+    qtbot.mouseClick(pane.attention_settings, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: pane.findChild(TriageSettingsDialog) is not None)
+    dialog = pane.findChild(TriageSettingsDialog)
+    assert isinstance(dialog, TriageSettingsDialog)
+    await wait_until(dialog.isVisible)
+    hours = dialog.findChild(QSpinBox, "triageSilenceTL")
+    assert isinstance(hours, QSpinBox) and hours.value() == 4
+    hours.setFocus()
+    hours.selectAll()
+    qtbot.keyClicks(hours, "8")
+    assert hours.value() == 8
+    assert hours.buttonSymbols() != QAbstractSpinBox.ButtonSymbols.NoButtons
+    buttons = dialog.findChild(QDialogButtonBox)
+    assert isinstance(buttons, QDialogButtonBox)
+    ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: _attention(pane, ids["silent"]) == "")
+    assert silent_button.text().endswith("No signal (0)")
+    assert settings.value("triage/silenceHours/TL") in (8, "8")
