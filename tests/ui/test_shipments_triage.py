@@ -10,14 +10,21 @@ from datetime import timedelta
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import QAbstractSpinBox, QDialogButtonBox, QSpinBox, QWidget
+from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QDialogButtonBox,
+    QSpinBox,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from freightdesk.service.triage import Attention
-from freightdesk.ui.panes.shipments.attention import TriageSettingsDialog
+from freightdesk.service.triage import KIND_NAMES, KINDS, Attention, Verdict
+from freightdesk.ui.panes.shipments.attention import SYMBOLS, TriageSettingsDialog, attention_data
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from freightdesk.ui.theme import dark_palette, light_palette
 from tests.server.test_carrier_push_support import (
     PARCEL,
     TRUCKLOAD,
@@ -158,6 +165,14 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     await wait_until(lambda: _shown(pane) == [ids["late"], ids["silent"]])
     # Counts stay those of the other filters: choosing one does not zero the others.
     assert bar.buttons[Attention.EXCEPTION].text().endswith("Exception (1)")
+    # A saved view keeps the chosen kinds.
+    pane.store_view("Late or silent")
+    qtbot.mouseClick(late_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(silent_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: len(_shown(pane)) == 4)
+    pane.apply_view("Late or silent")
+    assert late_button.isChecked() and silent_button.isChecked()
+    await wait_until(lambda: _shown(pane) == [ids["late"], ids["silent"]])
     qtbot.mouseClick(late_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(silent_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: len(_shown(pane)) == 4)
@@ -182,3 +197,34 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     await wait_until(lambda: _attention(pane, ids["silent"]) == "")
     assert silent_button.text().endswith("No signal (0)")
     assert settings.value("triage/silenceHours/TL") in (8, "8")
+
+
+def _contrast(first: QColor, second: QColor) -> float:
+    def luminance(color: QColor) -> float:
+        def channel(value: float) -> float:
+            return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+        red, green, blue = (channel(c) for c in (color.redF(), color.greenF(), color.blueF()))
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_attention_colours_are_readable_in_both_themes_and_never_alone(qapp: QApplication) -> None:
+    before = qapp.palette()
+    try:
+        for palette in (light_palette(), dark_palette()):
+            qapp.setPalette(palette)
+            for kind in KINDS:
+                verdict = Verdict(kind, frozenset({kind}), late_by=timedelta(minutes=5))
+                brush = attention_data(verdict, Qt.ItemDataRole.ForegroundRole.value)
+                assert isinstance(brush, QBrush)
+                for role in (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase):
+                    assert _contrast(brush.color(), palette.color(role)) >= 4.5, (kind, role)
+                # The kind in words, after a symbol of its own.
+                text = attention_data(verdict, Qt.ItemDataRole.DisplayRole.value)
+                assert KIND_NAMES[kind] in text and text.startswith(SYMBOLS[kind])
+        assert len(set(SYMBOLS.values())) == len(KINDS)
+    finally:
+        qapp.setPalette(before)

@@ -168,6 +168,13 @@ class AttentionBar(QWidget):
             button.blockSignals(False)
 
 
+def kinds_named(names: object) -> frozenset[Attention]:
+    """The kinds a saved view names (a list of `Attention` names; others are ignored)."""
+    if not isinstance(names, list):
+        return frozenset()
+    return frozenset(Attention[n] for n in names if n in Attention.__members__ and n != "NONE")
+
+
 # --- settings ------------------------------------------------------------------------------
 
 _MARGIN_KEY = "triage/marginMinutes"

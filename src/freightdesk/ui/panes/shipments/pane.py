@@ -42,6 +42,7 @@ from freightdesk.ui.panes.shipments.attention import (
     AttentionBar,
     TriageLink,
     TriageSettingsDialog,
+    kinds_named,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
@@ -679,6 +680,7 @@ class ShipmentsPane(QWidget):
             "mode": self.mode.currentData(),
             "state": self.state.currentData(),
             "exceptions": self.exceptions_only.isChecked(),
+            "attention": sorted(kind.name for kind in self.attention.chosen()),
             "attributeName": self.attribute_name.text(),
             "attributeValue": self.attribute_value.text(),
             "updated": self.updated_within.currentText(),
@@ -726,6 +728,7 @@ class ShipmentsPane(QWidget):
         self.mode.setCurrentIndex(max(0, self.mode.findData(state.get("mode"))))
         self.state.setCurrentIndex(max(0, self.state.findData(state.get("state"))))
         self.exceptions_only.setChecked(bool(state.get("exceptions")))
+        self.attention.choose(kinds_named(state.get("attention")))
         self.attribute_name.setText(str(state.get("attributeName", "")))
         self.attribute_value.setText(str(state.get("attributeValue", "")))
         self.updated_within.setCurrentText(str(state.get("updated", "Any time")))
