@@ -90,6 +90,8 @@ async def test_quotes_then_a_dispatch_kept_in_the_cache(
     body = dispatch_body(**draft)
     body["originLocation"]["contact"] = dispatch_body()["originLocation"]["contact"]
     body["destinationLocation"]["contact"] = dispatch_body()["destinationLocation"]["contact"]
+    assert body["requesterLocation"]["address"] == body["originLocation"]["address"]
+    body["requesterLocation"]["contact"] = dispatch_body()["requesterLocation"]["contact"]
     _, problems = check_dispatch(body, None)  # the quote needed no street at the delivery
     assert set(problems) == {"destinationLocation.address.addressLines"}
     body["destinationLocation"]["address"]["addressLines"] = ["9 Elm St"]

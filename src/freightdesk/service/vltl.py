@@ -86,7 +86,8 @@ def check_dispatch(
 def dispatch_draft(quote: RateQuote, request: VltlQuoteRequest) -> dict[str, Any]:
     """The wire fields of a dispatch of `quote` that the quote and its request already say:
     the carrier account, the quote's numbers, the addresses, the freight, the windows and the
-    units (a dispatch's own default length unit is not a quote's)."""
+    units (a dispatch's own default length unit is not a quote's); the origin stands for the
+    requester."""
     group: dict[str, Any] = {"accounts": [{"code": quote.carrier_code}]}
     if quote.capacity_provider_account_group.code:
         group["code"] = quote.capacity_provider_account_group.code
@@ -96,6 +97,9 @@ def dispatch_draft(quote: RateQuote, request: VltlQuoteRequest) -> dict[str, Any
         "rateQuoteId": str(quote.id),
         "originLocation": {"address": request.origin_address.wire()},
         "destinationLocation": {"address": request.destination_address.wire()},
+        # Most often the shipper asks for the pickup: its address is the requester's until
+        # the dispatcher says otherwise.
+        "requesterLocation": {"address": request.origin_address.wire()},
         "lineItems": [item.wire() for item in request.line_items],
         "accessorialServices": [a.wire() for a in request.accessorial_services],
         "lengthUnit": request.length_unit.value,

@@ -238,3 +238,10 @@ def _add_plan_panes(window: MainWindow) -> None:
         return YardPane(window.session, window)
 
     window.add_pane("yard", "Yard slots", yard, pane_icon("yard"), group=PLAN)
+
+    def vltl() -> QWidget:
+        from freightdesk.ui.panes.vltl.pane import VltlPane
+
+        return VltlPane(window.session, window)
+
+    window.add_pane("vltl", "Volume LTL", vltl, pane_icon("vltl"), group=PLAN)

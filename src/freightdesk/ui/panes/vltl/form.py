@@ -1,0 +1,231 @@
+"""The volume LTL quote form: origin and destination, pickup and delivery windows, line items
+(freight class, dimensions, weight, hazmat details), accessorials, the account group."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.account_groups import AccountGroup
+from freightdesk.models.rating import FREIGHT_CLASSES
+from freightdesk.models.vltl import PackingGroup
+from freightdesk.ui.panes.vltl.fields import AddressFields, WindowFields
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
+
+ITEMS = "lineItems"
+(PIECES, WEIGHT, LENGTH, WIDTH, HEIGHT, CLASS, STACKABLE, TEXT, UN, HAZARD, GROUP, NAME) = range(12)
+HEADERS = (
+    *("Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable", "Description"),
+    *("UN/NA no.", "Hazard class", "Packing group", "Shipping name"),
+)
+ITEM_WORDS = {
+    "totalPackages": "pieces",
+    "totalWeight": "weight",
+    "packageDimensions": "dimensions",
+    "freightClass": "class",
+    "description": "description",
+    "hazmatDetail": "hazmat",
+}
+_CODES = re.compile(r"[\s,;]+")
+
+
+class QuoteForm(QGroupBox):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Get quotes", parent)
+        self.errors = FieldErrors(ErrorLabel(self))
+        layout = QVBoxLayout(self)
+        ends = QHBoxLayout()
+        self.ends: dict[str, AddressFields] = {}
+        for path, title in (("originAddress", "&Origin"), ("destinationAddress", "&Destination")):
+            box = QGroupBox(title.replace("&", ""), self)
+            form = QFormLayout(box)
+            self.ends[path] = AddressFields(form, self.errors, path, box)
+            ends.addWidget(box)
+        self.origin, self.destination = self.ends["originAddress"], self.ends["destinationAddress"]
+        layout.addLayout(ends)
+
+        form = QFormLayout()
+        self.pickup = WindowFields("pickupWindow", self)
+        self.pickup.register(self.errors, form, "&Pickup day, from, to")
+        self.delivery_wanted = QCheckBox("Deli&very window", self)
+        self.delivery_wanted.setObjectName("deliveryWanted")
+        self.delivery = WindowFields("deliveryWindow", self)
+        self.delivery.setEnabled(False)
+        self.delivery_wanted.toggled.connect(self.delivery.setEnabled)
+        form.addRow(self.delivery_wanted)
+        self.delivery.register(self.errors, form, "Delivery day, from, to")
+        self.weight_unit = QComboBox(self)
+        self.weight_unit.setObjectName("weightUnit")
+        self.weight_unit.addItems(["LB", "KG"])
+        self.length_unit = QComboBox(self)
+        self.length_unit.setObjectName("lengthUnit")
+        self.length_unit.addItems(["IN", "CM", "FT", "M"])
+        units = QWidget(self)
+        row = QHBoxLayout(units)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QLabel("weight in", units))
+        row.addWidget(self.weight_unit)
+        row.addWidget(QLabel("sizes in", units))
+        row.addWidget(self.length_unit)
+        row.addStretch(1)
+        error = self.errors.add_row(form, "&Units", "weightUnit", units, focus=self.weight_unit)
+        self.errors.register("lengthUnit", self.length_unit, error)
+        layout.addLayout(form)
+
+        self.items = RowTable(
+            HEADERS,
+            "line item",
+            self,
+            choices={CLASS: ("", *FREIGHT_CLASSES), GROUP: ("", *(g.value for g in PackingGroup))},
+            checks=(STACKABLE,),
+            defaults={PIECES: "1"},
+            widths={PIECES: 56, WEIGHT: 70, LENGTH: 60, WIDTH: 60, HEIGHT: 60, CLASS: 70},
+        )
+        self.items.setObjectName("lineItems")
+        items_label = QLabel("&Line items (weight of the whole line; sizes of one piece)", self)
+        items_label.setBuddy(self.items.table)
+        items_error = ErrorLabel(self)
+        self.errors.register(ITEMS, self.items, items_error)
+        layout.addWidget(items_label)
+        layout.addWidget(self.items, 1)
+        layout.addWidget(items_error)
+
+        more = QFormLayout()
+        self.accessorials = QLineEdit(self)
+        self.accessorials.setObjectName("accessorialServices")
+        self.accessorials.setPlaceholderText("codes, e.g. LGDEL, APPTDEL, HAZM")
+        self.errors.add_row(more, "&Accessorials", "accessorialServices", self.accessorials)
+        self.group = QComboBox(self)
+        self.group.setObjectName("capacityProviderAccountGroup")
+        self.group.addItem("All my volume LTL carriers", None)
+        self.errors.add_row(more, "Account &group", "capacityProviderAccountGroup", self.group)
+        more.addRow(self.errors.general)
+        layout.addLayout(more)
+        self.pickup.set_day(date.today() + timedelta(days=1))
+        self.delivery.set_day(date.today() + timedelta(days=4))
+
+    def show_groups(self, groups: list[AccountGroup]) -> None:
+        wanted = self.group.currentData()
+        self.group.clear()
+        self.group.addItem("All my volume LTL carriers", None)
+        for group in groups:
+            self.group.addItem(f"{group.code} — {group.name}", group.code)
+        self.group.setCurrentIndex(max(0, self.group.findData(wanted)))
+
+    # --- reading and filling ---------------------------------------------------------------
+
+    def wire(self, problems: dict[str, str]) -> dict[str, Any]:
+        """The request as typed; times not written hh:mm go to `problems`."""
+        wire: dict[str, Any] = {
+            "originAddress": self.origin.wire(),
+            "destinationAddress": self.destination.wire(),
+            "pickupWindow": self.pickup.wire(problems),
+            "weightUnit": self.weight_unit.currentText(),
+            "lengthUnit": self.length_unit.currentText(),
+            "lineItems": [self._item(r) for r in self.items.filled_rows(range(len(HEADERS)))],
+            "accessorialServices": [
+                {"code": c.upper()} for c in _CODES.split(self.accessorials.text()) if c
+            ],
+        }
+        if self.delivery_wanted.isChecked():
+            wire["deliveryWindow"] = self.delivery.wire(problems)
+        if self.group.currentData():
+            wire["capacityProviderAccountGroup"] = {"code": self.group.currentData()}
+        return wire
+
+    def _item(self, row: int) -> dict[str, Any]:
+        text = self.items.text
+        item: dict[str, Any] = {"stackable": self.items.checked(row, STACKABLE)}
+        for key, column, read in (
+            ("totalPackages", PIECES, integer),
+            ("totalWeight", WEIGHT, number),
+            ("freightClass", CLASS, lambda t: t),
+            ("description", TEXT, lambda t: t),
+        ):
+            if text(row, column):
+                item[key] = read(text(row, column))
+        sizes = [text(row, c) for c in (LENGTH, WIDTH, HEIGHT)]
+        if any(sizes):
+            item["packageDimensions"] = dict(
+                zip(("length", "width", "height"), (number(s) for s in sizes), strict=True)
+            )
+        hazmat = {
+            key: text(row, column)
+            for key, column in (
+                ("identificationNumber", UN),
+                ("hazardClass", HAZARD),
+                ("packingGroup", GROUP),
+                ("properShippingName", NAME),
+            )
+            if text(row, column)
+        }
+        if hazmat:
+            item["hazmatDetail"] = hazmat
+        return item
+
+    def fill(self, wire: dict[str, Any]) -> None:
+        """Put a request back into the form (the cached quotes', at start)."""
+        self.origin.fill(wire.get("originAddress") or {})
+        self.destination.fill(wire.get("destinationAddress") or {})
+        self.pickup.fill(wire.get("pickupWindow"))
+        self.delivery_wanted.setChecked("deliveryWindow" in wire)
+        self.delivery.fill(wire.get("deliveryWindow"))
+        self.weight_unit.setCurrentText(str(wire.get("weightUnit") or "LB"))
+        self.length_unit.setCurrentText(str(wire.get("lengthUnit") or "IN"))
+        self.items.clear()
+        for item in wire.get("lineItems") or []:
+            dims = item.get("packageDimensions") or {}
+            hazmat = item.get("hazmatDetail") or {}
+            values: list[str | bool] = [
+                _text(item.get("totalPackages")),
+                _text(item.get("totalWeight")),
+                *(_text(dims.get(k)) for k in ("length", "width", "height")),
+                _text(item.get("freightClass")),
+                bool(item.get("stackable")),
+                _text(item.get("description")),
+                *(
+                    _text(hazmat.get(k))
+                    for k in (
+                        "identificationNumber",
+                        "hazardClass",
+                        "packingGroup",
+                        "properShippingName",
+                    )
+                ),
+            ]
+            self.items.add_row(values)
+        codes = [a.get("code", "") for a in wire.get("accessorialServices") or []]
+        self.accessorials.setText(", ".join(codes))
+        group = (wire.get("capacityProviderAccountGroup") or {}).get("code")
+        if group and self.group.findData(group) < 0:
+            self.group.addItem(group, group)
+        self.group.setCurrentIndex(max(0, self.group.findData(group)))
+
+    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        shown = fold_rows(
+            problems,
+            {ITEMS: (ITEMS, ITEM_WORDS), "accessorialServices": ("accessorialServices", {})},
+        )
+        self.errors.show(shown, general=general)
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)

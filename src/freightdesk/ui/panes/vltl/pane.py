@@ -1,0 +1,319 @@
+"""The Volume LTL pane: ask the carriers of an account group for quotes on a shipment, see
+them side by side (carrier, service, transit, total with its currency, linear feet), and
+dispatch the one chosen (a dialog with every rule of the interface's dispatch section checked
+beside its field). The last quotes and the last dispatch come from the cache at start, with
+their age; the form keeps what was typed whatever the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.api.errors import ApiError
+from freightdesk.models.booking import CarrierProfile
+from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
+from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.vltl import (
+    LastDispatch,
+    LastQuotes,
+    VltlService,
+    check_quote,
+    dispatch_draft,
+)
+from freightdesk.ui.formatting import local_time_text, money_text
+from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
+from freightdesk.ui.panes.vltl.form import QuoteForm
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.listing import Column, ListingModel
+from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.search_form import age_text
+from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
+
+
+def _problem(quote: RateQuote) -> str:
+    """Why a carrier did not quote (its ERROR alerts), else its warnings."""
+    errors = [a.message for a in quote.alerts if a.severity is AlertSeverity.ERROR]
+    return "; ".join(errors or [a.message for a in quote.alerts])
+
+
+def _total(quote: RateQuote) -> str:
+    detail = quote.rate_quote_detail
+    if detail is None:
+        return "no quote"
+    return money_text(detail.total, quote.currency_code.value if quote.currency_code else "USD")
+
+
+def _total_tip(quote: RateQuote) -> str:
+    detail = quote.rate_quote_detail
+    if detail is None:
+        return _problem(quote)
+    currency = quote.currency_code.value if quote.currency_code else "USD"
+    lines = [f"{c.description}: {money_text(c.amount, currency)}" for c in detail.charges]
+    return "\n".join(lines)
+
+
+def _transit(quote: RateQuote) -> str:
+    if quote.transit_days is None:
+        return ""
+    days = f"{quote.transit_days} day{'s' if quote.transit_days != 1 else ''}"
+    return f"{days}, by {quote.delivery_date.isoformat()}" if quote.delivery_date else days
+
+
+COLUMNS: list[Column[RateQuote]] = [
+    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 190),
+    Column(
+        "Service",
+        lambda q: q.service_level.description if q.service_level else "",
+        150,
+        lambda q: q.service_level.code if q.service_level else "",
+    ),
+    Column("Transit", _transit, 150),
+    Column("Total", _total, 110, _total_tip, header_tip="The carrier's charges in its tooltip"),
+    Column(
+        "Linear ft",
+        lambda q: "" if q.total_linear_feet is None else str(q.total_linear_feet),
+        70,
+        header_tip="Trailer length the freight takes",
+    ),
+    Column(
+        "Quote number",
+        lambda q: q.capacity_provider_quote_number or "",
+        140,
+        lambda q: (
+            f"Expires {local_time_text(q.expiration_date_time)}" if q.expiration_date_time else ""
+        ),
+    ),
+    Column("Notes", _problem, 200, _problem),
+]
+
+
+def dispatch_text(last: LastDispatch) -> str:
+    answer = last.answer
+    ids = ", ".join(
+        f"{i.type.replace('_', ' ').lower()} {i.value}" for i in answer.shipment_identifiers
+    )
+    window = answer.pickup_window
+    times = (
+        f"{window.start_time:%H:%M} to {window.end_time:%H:%M}"
+        if window.start_time and window.end_time
+        else ""
+    )
+    lines = [
+        f"Dispatched to {answer.carrier_name} ({answer.carrier_code}), {age_text(last.at)}: "
+        f"{answer.status.value.lower()}",
+        f"Pickup {window.date.isoformat()} {times}".rstrip(),
+        f"Pickup number {answer.pickup_number or '—'}, PRO {answer.pro_number or '—'}",
+        f"References: {ids}",
+    ]
+    if answer.shipment_id is not None:
+        lines.append(f"Tracked as shipment {answer.shipment_id} (Shipments pane)")
+    lines += [f"{a.severity.value.capitalize()}: {a.message}" for a in answer.alerts]
+    return "\n".join(lines)
+
+
+class VltlPane(QWidget):
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.service = VltlService(session.require_client, lambda: session.cache)
+        self.last: LastQuotes | None = None
+        self.carriers: dict[str, CarrierProfile] = {}
+        self.dialog: DispatchDialog | None = None
+
+        self.form = QuoteForm(self)
+        self.quote_button = QPushButton("&Get quotes", self.form)
+        self.quote_button.setObjectName("getQuotes")
+        self.quote_button.setDefault(True)
+        self.busy = QProgressBar(self)
+        self.busy.setRange(0, 0)
+        self.busy.setMaximumHeight(10)
+        self.busy.setTextVisible(False)
+        self.busy.setVisible(False)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.busy, 1)
+        buttons.addWidget(self.quote_button)
+        form_layout = self.form.layout()
+        assert isinstance(form_layout, QVBoxLayout)
+        form_layout.addLayout(buttons)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.form)
+        scroll.setMinimumWidth(520)
+
+        self.notice = Notice(self)
+        self.age = QLabel(self)
+        self.age.setObjectName("answerAge")
+        self.age.setStyleSheet("color: #6b7280;")
+        self.model: ListingModel[RateQuote] = ListingModel(COLUMNS, self)
+        self.table: ItemTable[RateQuote] = ItemTable(
+            self.model, lambda q: str(q.id), self, name="quotesTable"
+        )
+        tip_elided(self.table)
+        self.dispatch_button = QPushButton("&Dispatch…", self)
+        self.dispatch_button.setObjectName("dispatch")
+        self.dispatch_button.setEnabled(False)
+        self.table.on_open(self.open_dispatch, "Dispatch this quote")
+        self.table.selectedChanged.connect(self._picked)
+        result_box = QGroupBox("Last dispatch", self)
+        self.result = QLabel("Nothing dispatched yet.", result_box)
+        self.result.setObjectName("dispatchResult")
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        QVBoxLayout(result_box).addWidget(self.result)
+
+        top = QHBoxLayout()
+        top.addWidget(self.age, 1)
+        top.addWidget(self.dispatch_button)
+        right = QVBoxLayout()
+        right.addWidget(self.notice)
+        right.addLayout(top)
+        right.addWidget(self.table, 1)
+        right.addWidget(result_box)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addWidget(scroll, 2)
+        layout.addLayout(right, 3)
+
+        self.quote_button.clicked.connect(self.ask_quotes)
+        self.dispatch_button.clicked.connect(self.open_dispatch)
+        self._unconnected = session.listen_connected(self.load_choices)
+        spawn(self._restore(), name="vltl-cached", owner=self)
+        if session.client is not None:
+            self.load_choices()
+
+    # --- start -----------------------------------------------------------------------------
+
+    async def _restore(self) -> None:
+        """What the cache holds, shown until something newer is asked."""
+        last = await self.service.last_quotes()
+        if last is not None and self.last is None:
+            self.form.fill(last.request.wire())
+            self.show_quotes(last)
+        dispatched = await self.service.last_dispatch()
+        if dispatched is not None and self.result.text() == "Nothing dispatched yet.":
+            self.result.setText(dispatch_text(dispatched))
+
+    def load_choices(self) -> None:
+        def carriers(found: list[CarrierProfile]) -> None:
+            self.carriers = {c.scac: c for c in found}
+
+        for work, done, name in (
+            (self.service.account_groups(), self.form.show_groups, "vltl-groups"),
+            (self.service.carriers(), carriers, "vltl-carriers"),
+        ):
+            spawn(
+                work,
+                on_done=done,  # type: ignore[arg-type]
+                on_error=lambda error: self.notice.show_error(explain(error)),
+                name=name,
+                owner=self,
+            )
+
+    # --- quotes ----------------------------------------------------------------------------
+
+    def request(self) -> VltlQuoteRequest | None:
+        """The request as typed, or None with every problem beside its field."""
+        problems: dict[str, str] = {}
+        wire = self.form.wire(problems)
+        request, found = check_quote(wire)
+        problems = {**found, **problems}
+        if request is None or problems:
+            self.form.show_problems(problems)
+            return None
+        return request
+
+    def ask_quotes(self) -> None:
+        request = self.request()
+        if request is None:
+            return
+        if self.session.client is None:
+            self.form.show_problems({}, general=NOT_CONNECTED)
+            return
+        self.form.errors.clear()
+        self.quote_button.setEnabled(False)
+        self.busy.setVisible(True)
+
+        def done(last: LastQuotes) -> None:
+            self._idle()
+            self.notice.clear_message()
+            self.show_quotes(last)
+
+        def failed(error: BaseException) -> None:
+            self._idle()
+            fields = error.field_errors() if isinstance(error, ApiError) else {}
+            self.form.show_problems(fields, general=None if fields else explain(error))
+
+        spawn(
+            self.service.quote(request),
+            on_done=done,
+            on_error=failed,
+            name="vltl-quotes",
+            owner=self,
+        )
+
+    @property
+    def running(self) -> bool:
+        return self.busy.isVisible()
+
+    def _idle(self) -> None:
+        self.quote_button.setEnabled(True)
+        self.busy.setVisible(False)
+
+    def show_quotes(self, last: LastQuotes) -> None:
+        self.last = last
+        self.table.set_items(last.quotes)
+        priced = sum(1 for q in last.quotes if q.rate_quote_detail is not None)
+        self.age.setText(
+            f"{priced} of {len(last.quotes)} carriers quoted, {age_text(last.at)}"
+            if last.quotes
+            else f"No volume LTL carrier to ask ({age_text(last.at)}): connect carriers or "
+            "choose another account group"
+        )
+
+    def _picked(self) -> None:
+        quote = self.table.selected()
+        priced = quote is not None and quote.rate_quote_detail is not None
+        self.dispatch_button.setEnabled(priced)
+        self.dispatch_button.setToolTip("" if priced else "Pick a quote with a price")
+
+    # --- dispatch --------------------------------------------------------------------------
+
+    def open_dispatch(self) -> None:
+        quote = self.table.selected()
+        if quote is None or quote.rate_quote_detail is None or self.last is None:
+            return
+        draft: dict[str, Any] = dispatch_draft(quote, self.last.request)
+        dialog = DispatchDialog(
+            self.service, quote, draft, self.carriers.get(quote.carrier_code), self
+        )
+        dialog.dispatched.connect(self._dispatched)
+        self.dialog = dialog
+        dialog.open()
+
+    def _dispatched(self, last: LastDispatch) -> None:
+        self.result.setText(dispatch_text(last))
+        self.notice.show_info(
+            f"Dispatched to {last.answer.carrier_name}: PRO {last.answer.pro_number or '—'}."
+        )
+
+    # --- pane actions ----------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        self.form.origin.edits["city"].setFocus()
+
+    def shutdown(self) -> None:
+        self._unconnected()

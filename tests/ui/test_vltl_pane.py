@@ -1,0 +1,194 @@
+"""The Volume LTL pane against the real local service: a quote form filled with keys, the
+carriers' quotes side by side, one dispatched from its dialog and the result shown; refused
+inputs beside their field (the models' rules before sending, the service's after); a dispatch
+rule (hazardous freight without an emergency contact) refused beside its field before
+anything is sent; the quotes and the dispatch back from the cache in a new pane."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
+from freightdesk.ui.panes.vltl.form import (
+    CLASS,
+    GROUP,
+    HAZARD,
+    HEIGHT,
+    LENGTH,
+    NAME,
+    PIECES,
+    UN,
+    WEIGHT,
+    WIDTH,
+)
+from freightdesk.ui.panes.vltl.pane import VltlPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import settle
+from tests.ui.test_panes_support import connected, shown_pane
+
+__all__ = ["connected"]
+
+
+def _keys(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, text)
+
+
+def _fill_quote(qtbot: QtBot, pane: VltlPane, *, hazmat: bool = False) -> None:
+    form = pane.form
+    for key, text in (("addressLines", "1 Dock Rd"), ("city", "Chicago"), ("state", "IL"),
+                      ("postalCode", "60607")):  # fmt: skip
+        _keys(qtbot, form.origin.edits[key], text)
+    for key, text in (("city", "Dallas"), ("state", "TX"), ("postalCode", "75201")):
+        _keys(qtbot, form.destination.edits[key], text)
+    _keys(qtbot, form.pickup.start, "08:00")
+    _keys(qtbot, form.pickup.end, "12:00")
+    qtbot.mouseClick(form.items.add_button, Qt.MouseButton.LeftButton)
+    row = form.items.rows() - 1
+    for column, text in ((PIECES, "6"), (WEIGHT, "6000"), (LENGTH, "48"), (WIDTH, "40"),
+                         (HEIGHT, "48"), (CLASS, "70")):  # fmt: skip
+        form.items.set_text(row, column, text)
+    if hazmat:
+        for column, text in ((UN, "UN1203"), (HAZARD, "3"), (GROUP, "II"), (NAME, "Gasoline")):
+            form.items.set_text(row, column, text)
+
+
+async def _quoted(qtbot: QtBot, pane: VltlPane) -> None:
+    qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.running and pane.model.rowCount() > 0, 30)
+
+
+def _pick(pane: VltlPane, scac: str) -> None:
+    row = next(r for r, q in enumerate(pane.model.items) if q.carrier_code == scac)
+    pane.table.selectRow(row)
+
+
+def _open_dispatch(qtbot: QtBot, pane: VltlPane) -> DispatchDialog:
+    assert pane.dispatch_button.isEnabled()
+    qtbot.mouseClick(pane.dispatch_button, Qt.MouseButton.LeftButton)
+    dialog = pane.dialog
+    assert isinstance(dialog, DispatchDialog) and dialog.isVisible()
+    return dialog
+
+
+def _contacts(qtbot: QtBot, dialog: DispatchDialog) -> None:
+    _keys(qtbot, dialog.addresses["destinationLocation"].edits["addressLines"], "9 Elm St")
+    for path in ("originLocation", "destinationLocation", "requesterLocation"):
+        edits = dialog.contacts[path].edits
+        _keys(qtbot, edits["companyName"], "Acme")
+        _keys(qtbot, edits["contactName"], "Ann")
+        _keys(qtbot, edits["phoneNumber"], "3125550100")
+    _keys(qtbot, dialog.contacts["requesterLocation"].edits["email"], "ann@acme.example")
+
+
+def _send(qtbot: QtBot, dialog: DispatchDialog) -> None:
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+
+
+async def test_quote_pick_dispatch_and_see_the_result(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, VltlPane)
+    _fill_quote(qtbot, pane)
+    await _quoted(qtbot, pane)
+    qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
+    quotes = {q.carrier_code: q for q in pane.model.items}
+    assert {"NBFL", "RDRN"} <= set(quotes)
+    # Side by side: carrier, service, transit, total with its currency, linear feet.
+    row = list(quotes).index("RDRN")
+    texts = [pane.model.data(pane.model.index(row, c)) for c in range(5)]
+    assert texts[0] == "Redrun Logistics (RDRN)" and texts[1]
+    assert "day" in texts[2] and texts[3].endswith(" USD") and texts[4] == "12"
+    assert "quoted, just now" in pane.age.text()
+
+    assert not pane.dispatch_button.isEnabled()  # nothing picked yet
+    _pick(pane, "RDRN")
+    dialog = _open_dispatch(qtbot, pane)
+    assert dialog.quote_number.text() == quotes["RDRN"].capacity_provider_quote_number
+    assert dialog.pickup.start.text() == "08:00"
+    # Contacts are required (the account has no defaults): each said beside its field.
+    _send(qtbot, dialog)
+    assert "required" in dialog.errors.message_for("originLocation.contact.contactName")
+    assert "required" in dialog.errors.message_for("requesterLocation.contact.email")
+    assert "required" in dialog.errors.message_for("destinationLocation.address.addressLines")
+    _contacts(qtbot, dialog)
+    _keys(qtbot, dialog.identifiers["PURCHASE_ORDER"], "PO-4471")
+    _send(qtbot, dialog)
+    await wait_until(lambda: not dialog.isVisible(), 30)
+    text = pane.result.text()
+    assert text.startswith("Dispatched to Redrun Logistics (RDRN)"), text
+    assert "PRO " in text and "purchase order PO-4471" in text and "Tracked as shipment" in text
+
+    # A new pane (the app's next start) shows the quotes and the dispatch from the cache.
+    again = await shown_pane(qtbot, session, VltlPane)
+    await wait_until(lambda: again.model.rowCount() == len(quotes), 30)
+    assert again.form.origin.edits["city"].text() == "Chicago"
+    assert again.result.text().startswith("Dispatched to Redrun Logistics")
+    pane.shutdown()
+    again.shutdown()
+    await settle(session)
+
+
+async def test_refused_inputs_beside_their_field_and_kept(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, VltlPane)
+    _fill_quote(qtbot, pane)
+    # The models' rules, before sending: a time not written hh:mm, a weight that is no number.
+    _keys(qtbot, pane.form.pickup.start, "8am")
+    pane.form.items.set_text(0, WEIGHT, "heavy")
+    qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
+    assert "hh:mm" in pane.form.errors.message_for("pickupWindow")
+    assert pane.form.errors.message_for("lineItems").startswith("Row 1, weight:")
+    assert not pane.running and pane.model.rowCount() == 0
+
+    # The service's refusal, beside the field it names; what was typed stays.
+    _keys(qtbot, pane.form.pickup.start, "08:00")
+    pane.form.items.set_text(0, WEIGHT, "6000")
+    _keys(qtbot, pane.form.accessorials, "LGDEL, BOGUS")
+    qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: bool(pane.form.errors.message_for("accessorialServices")), 30)
+    message = pane.form.errors.message_for("accessorialServices")
+    assert message.startswith("Row 2: 'BOGUS' is not offered"), message
+    assert pane.form.accessorials.text() == "LGDEL, BOGUS"
+    assert pane.form.origin.edits["city"].text() == "Chicago"
+    # A pane switch keeps it too.
+    pane.hide()
+    pane.show()
+    assert pane.form.accessorials.text() == "LGDEL, BOGUS"
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_hazmat_needs_an_emergency_contact_before_sending(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, VltlPane)
+    _fill_quote(qtbot, pane, hazmat=True)
+    await _quoted(qtbot, pane)
+    _pick(pane, "RDRN")
+    dialog = _open_dispatch(qtbot, pane)
+    assert "hazardous materials" in dialog.freight.text()
+    _contacts(qtbot, dialog)
+    _send(qtbot, dialog)
+    message = dialog.errors.message_for("emergencyContact")
+    assert message == "is required when the shipment has hazardous materials"
+    assert dialog.isVisible() and pane.result.text() == "Nothing dispatched yet."
+    assert dialog.buttons.isEnabled()  # nothing was sent
+    _keys(qtbot, dialog.emergency.edits["contactName"], "Chemtrec")
+    _send(qtbot, dialog)
+    assert "required" in dialog.errors.message_for("emergencyContact.phoneNumber")
+    _keys(qtbot, dialog.emergency.edits["phoneNumber"], "8004249300")
+    _send(qtbot, dialog)
+    await wait_until(lambda: not dialog.isVisible(), 30)
+    assert pane.result.text().startswith("Dispatched to Redrun Logistics")
+    pane.shutdown()
+    await settle(session)
