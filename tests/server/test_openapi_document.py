@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from io import BytesIO
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,7 +19,11 @@ import pytest
 import yaml
 
 from freightdesk.server.openapi import OPERATION_IDS
+from tests.server.test_documents import PDF
+from tests.server.test_documents import metadata as document_metadata
+from tests.server.test_rating_support import booking_of, poll, set_profile, tl_request
 from tests.server.test_tracking_support import air_body, route
+from tests.server.test_vltl import quote_body as vltl_quote_body
 from tests.support import LiveService, make_tenant
 
 METHODS = ("get", "put", "post", "delete", "patch")
@@ -367,3 +372,87 @@ def test_a_generated_client_reads_tracking_history_and_errors_from_the_service(
         assert isinstance(missing.parsed, models.ErrorBody)
         assert missing.parsed.http_status_code == 404
         assert missing.parsed.support_reference_id
+
+
+def test_a_generated_client_rates_books_quotes_and_moves_documents(
+    sqlite_service: LiveService, generated: tuple[ModuleType, str]
+) -> None:
+    """The commerce and document operations the generator once dropped or typed "anything",
+    called through the generated client, the answers parsed into its typed models."""
+    package, _ = generated
+    api = f"{GENERATED}.api"
+    models = importlib.import_module(f"{GENERATED}.models")
+    types = importlib.import_module(f"{GENERATED}.types")
+    tenant = make_tenant(sqlite_service)
+    try:
+        set_profile(tenant, "PRLF", behaviour="ACCEPT", responseDelaySeconds=0)
+        token = tenant.http.headers["Authorization"].removeprefix("Bearer ")
+    finally:
+        tenant.http.close()
+    with package.AuthenticatedClient(
+        base_url=sqlite_service.url, token=token, timeout=httpx.Timeout(60)
+    ) as client:
+        rating = importlib.import_module(f"{api}.rating.create_rate_request")
+        reading = importlib.import_module(f"{api}.rating.get_rate_request")
+        created = rating.sync_detailed(
+            client=client,
+            body=models.RateRequestCreate.from_dict(
+                tl_request(["PRLF"], quoteTypeFilter="CONTRACT")
+            ),
+        )
+        assert created.status_code == 200, created.content
+        assert isinstance(created.parsed, models.RateRequest)
+        request = poll(
+            lambda: reading.sync(id=created.parsed.id, client=client),
+            lambda r: isinstance(r, models.RateRequest) and r.status != "QUOTES_REQUESTED",
+            seconds=30,
+        )
+        [quote] = request.quotes
+        assert quote.capacity_provider_identifier.value == "PRLF"
+
+        booking = importlib.import_module(f"{api}.booking.create_booking").sync_detailed(
+            client=client, body=models.BookingInput.from_dict(booking_of(quote.to_dict()))
+        )
+        assert booking.status_code == 200, booking.content
+        assert isinstance(booking.parsed, models.Booking)
+        assert booking.parsed.shipment_id == request.id
+        assert str(booking.parsed.status) == "PROCESSING"
+
+        vltl = importlib.import_module(f"{api}.volume_ltl.query_volume_ltl_quote_rates")
+        quotes = vltl.sync_detailed(
+            client=client,
+            body=models.VltlQuoteRequest.from_dict(vltl_quote_body()),
+            username="dispatcher@example.com",
+            enabled=True,
+        )
+        assert quotes.status_code == 200, quotes.content
+        assert isinstance(quotes.parsed, models.RateQuoteList)
+        priced = {q.carrier_code for q in quotes.parsed.rate_quotes if q.rate_quote_detail}
+        assert priced == {"NBFL", "RDRN"}
+
+        upload = importlib.import_module(f"{api}.documents.create_document").sync_detailed(
+            client=client,
+            body=models.CreateDocumentBody(
+                document=json.dumps(document_metadata()),
+                upload_file=types.File(
+                    payload=BytesIO(PDF), file_name="bol-4471.pdf", mime_type="application/pdf"
+                ),
+            ),
+        )
+        assert upload.status_code == 200, upload.content
+        stored = upload.parsed
+        assert isinstance(stored, models.Document)
+        [image] = stored.files
+        download = importlib.import_module(f"{api}.documents.download_document_file")
+        got = download.sync_detailed(document_id=stored.id, file_id=image.id, client=client)
+        assert got.status_code == 200
+        assert got.content == PDF
+        assert got.headers["content-type"] == "application/pdf"
+
+        refused = rating.sync_detailed(
+            client=client,
+            body=models.RateRequestCreate.from_dict(tl_request(["PRLF"], name="x" * 201)),
+        )
+        assert refused.status_code == 400, refused.content
+        assert isinstance(refused.parsed, models.ErrorBody)
+        assert refused.parsed.errors
