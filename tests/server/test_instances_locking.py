@@ -39,8 +39,8 @@ from tests.server.test_carrier_push_support import (
 from tests.server.test_webhooks_instances import At, client_on
 from tests.support import PostgresServer, TenantHandle, make_tenant, running_service
 
-SHIPMENTS = 6
-PUSHES_PER_CLIENT = 250
+SHIPMENTS = 3
+PUSHES_PER_CLIENT = 300
 
 
 @pytest.fixture

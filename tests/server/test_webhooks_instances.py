@@ -12,6 +12,7 @@ import base64
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import time
 from collections import Counter
@@ -25,6 +26,7 @@ import pytest
 from sqlalchemy import func, select
 
 from freightdesk.server.db import utcnow
+from freightdesk.server.settings import listening_url
 from freightdesk.server.tables.webhooks import WebhookChainLease, WebhookDeliveryRow
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.secret_box import ENVIRONMENT_KEY
@@ -377,3 +379,11 @@ def test_serve_refuses_a_public_url_that_is_not_absolute(tmp_path: Path) -> None
         )
         assert refused.returncode == 2, (given, refused.stderr)
         assert "--public-url" in refused.stderr and repr(given) in refused.stderr
+
+
+def test_links_without_a_public_url_name_a_reachable_host() -> None:
+    assert listening_url("127.0.0.1", 8044) == "http://127.0.0.1:8044"
+    assert listening_url("::1", 8044) == "http://[::1]:8044"
+    # A wildcard address leads nowhere: the machine's name instead.
+    for wildcard in ("0.0.0.0", "::"):
+        assert listening_url(wildcard, 8044) == f"http://{socket.gethostname()}:8044"
