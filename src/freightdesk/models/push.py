@@ -3,13 +3,16 @@
 The request shapes are strict (an unknown or misspelt field is refused rather than silently
 dropped: a carrier would otherwise lose data without noticing). Rules that tie fields together
 are model validators that report the path of the field at fault, so the Error body can name it.
-Rules that need the service's clock (at most 5 minutes in the future) live in the service.
+The clock rule (at most 5 minutes in the future) needs a clock, so it is a function
+(`future_problems`) that the service runs with its clock and the app with the user's.
+`TRUCKLOAD_RULES` and `PARCEL_RULES` say every rule in words by field path, for a form to show
+beside its fields.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -274,6 +277,74 @@ class TruckloadTrackingUpdate(StrictWireModel):
         default=None, max_length=MAX_CUSTOMER_ACCOUNT_NUMBER
     )
     truckload: Truckload
+
+
+# --- rules in words, and the clock rule ------------------------------------------------
+
+_FUTURE = "at most 5 minutes in the future"
+_ISO = "ISO 8601 with an offset, e.g. 2026-11-22T14:05:00Z"
+
+TRUCKLOAD_RULES: dict[str, str] = {
+    "customerAccountNumber": (
+        f"Optional: the customer's tenant id, at most {MAX_CUSTOMER_ACCOUNT_NUMBER} characters; "
+        "empty for your own shipments (only a carrier tenant may name another)"
+    ),
+    "truckload": "A shipment event, readings, or both",
+    "truckload.identifiers": "At least one of bill of lading number or order number",
+    "truckload.shipmentEvent.type": "Required with an event (at most 60 characters)",
+    "truckload.shipmentEvent.dateTime": f"Required with an event; {_ISO}; {_FUTURE}",
+    "truckload.shipmentEvent.stopNumber": "Optional: a whole number from 1",
+    "truckload.readings": "At least one of a position or a sensor reading",
+    "truckload.readings.dateTime": f"Required with readings; {_ISO}; {_FUTURE}",
+    "truckload.readings.position.latitude": "-90 to 90; required with a position",
+    "truckload.readings.position.longitude": "-180 to 180; required with a position",
+    "truckload.readings.position.speed": "Optional: 0 or more",
+    "truckload.readings.position.heading": "Optional: 0 to 360 degrees",
+    "truckload.readings.position.speedUnit": "Kilometres per hour when not given",
+    "truckload.readings.sensor.ambientTemperature": "A value with its unit (e.g. CELSIUS)",
+    "truckload.readings.sensor.fuel": "Levels and capacity 0 or more",
+    "truckload.readings.sensor": (
+        "JSON object: reefer, tirePressure (at most 64; psi 0 or more), zones (at most 16; "
+        "humidity and battery percentages 0 to 100)"
+    ),
+}
+
+PARCEL_RULES: dict[str, str] = {
+    "carrierIdentifier": "Required: type (e.g. SCAC) and value",
+    "shipmentIdentifiers": "Required: 1 to 250 tracking numbers, separated by commas",
+    "eventType": "Required",
+    "timestamp": "Required; yyyy-MM-dd'T'HH:mm:ssZ, e.g. 2026-11-22T14:05:00+0000; " + _FUTURE,
+    "description": "Optional: at most 1000 characters",
+    "estimatedTimeOfArrival": "Required for ETA; yyyy-MM-dd'T'HH:mm:ssZ",
+    "location": "Required for POSITION_UPDATE: coordinates or an address",
+    "location.geoCoordinates.latitude": "-90 to 90",
+    "location.geoCoordinates.longitude": "-180 to 180",
+    "customerAccountNumber": TRUCKLOAD_RULES["customerAccountNumber"],
+}
+
+
+def future_problems(
+    update: TruckloadTrackingUpdate | ParcelStatusUpdate, now: datetime
+) -> list[tuple[str, str]]:
+    """Timestamps more than 5 minutes ahead of `now`, with their paths.
+
+    An estimated time of arrival is about the future by nature and is not checked.
+    """
+    stamps: list[tuple[str, datetime]] = []
+    if isinstance(update, TruckloadTrackingUpdate):
+        truckload = update.truckload
+        if truckload.shipment_event is not None:
+            stamps.append(("truckload.shipmentEvent.dateTime", truckload.shipment_event.date_time))
+        if truckload.readings is not None:
+            stamps.append(("truckload.readings.dateTime", truckload.readings.date_time))
+    else:
+        stamps.append(("timestamp", update.timestamp))
+    limit = now + timedelta(seconds=MAX_FUTURE_SECONDS)
+    return [
+        (path, f"is more than 5 minutes in the future ({value.isoformat()})")
+        for path, value in stamps
+        if value > limit
+    ]
 
 
 # --- receipts ----------------------------------------------------------------------------
