@@ -4,6 +4,9 @@ Cancelling has three outcomes the interface names: 200 (also when the request wa
 already), 409 when a carrier already accepted a booking of it, 403 when the tenant does not
 have the cancellation feature. The two refusals are raised as their own typed errors so a
 caller can tell them apart from any other conflict or refusal.
+
+Listing the tenant's requests is a FreightDesk extension (the interface reads them one by
+one); a service without it answers 404 or 405, which the caller takes as "not offered".
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ from uuid import UUID
 
 from freightdesk.api.errors import Conflict, PermissionDenied
 from freightdesk.api.parsing import parse
-from freightdesk.models.rating import RateRequest, RateRequestCancellation, RateRequestCreate
+from freightdesk.models.rating import (
+    RateRequest,
+    RateRequestCancellation,
+    RateRequestCreate,
+    RateRequestList,
+)
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
@@ -40,6 +48,12 @@ class RatingApi:
         """
         response = await self._client.request("POST", PATH, json=request.wire())
         return parse(RateRequest, response)
+
+    async def page(self, page_number: int = 1, page_size: int = 20) -> RateRequestList:
+        """A page of the tenant's rate requests with their quotes, newest first."""
+        params = {"pageNumber": page_number, "pageSize": page_size}
+        response = await self._client.request("GET", PATH, params=params)
+        return parse(RateRequestList, response)
 
     async def get(self, request_id: UUID | str) -> RateRequest:
         response = await self._client.request("GET", f"{PATH}/{request_id}")

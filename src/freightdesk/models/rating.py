@@ -28,6 +28,7 @@ from freightdesk.models.common import (
     LogisticsIdentifier,
     Measure,
     Money,
+    PaginationInfo,
     Volume,
     Weight,
 )
@@ -36,6 +37,8 @@ MAX_STOPS = 25
 MAX_CARRIERS = 100
 MAX_ACCOUNT_GROUPS = 20
 MAX_HANDLING_UNITS = 100
+# The tenant's rate requests a page (an extension; see docs/spec-gaps.md).
+MAX_PAGE_SIZE = 100
 # Bounds that keep every figure finite; far beyond any real freight.
 MAX_UNIT_WEIGHT = 100_000
 MAX_SIZE = 10_000
@@ -78,7 +81,10 @@ def _freight_class(value: object) -> object:
     return text
 
 
-FreightClass = Annotated[str, BeforeValidator(_freight_class)]
+# The document lists the classes (the service also takes them as numbers, 77.5 for "77.5").
+FreightClass = Annotated[
+    str, BeforeValidator(_freight_class), Field(json_schema_extra={"enum": list(FREIGHT_CLASSES)})
+]
 Scac = Annotated[str, Field(pattern=r"^[A-Za-z]{2,4}$")]
 
 
@@ -419,3 +425,10 @@ class RateRequestCancellation(WireModel):
     rate_request_id: UUID
     # The booking that was in progress and was cancelled with the request, if there was one.
     booking_id: UUID | None = None
+
+
+class RateRequestList(WireModel):
+    """A page of the tenant's rate requests, newest first (an extension)."""
+
+    pagination_info: PaginationInfo
+    results: list[RateRequest]

@@ -91,6 +91,7 @@ OPERATION_IDS: dict[str, str] = {
     "POST /services/document/v1/documents/search": "searchDocuments",
     "GET /services/document/v1/documents/{documentId}/files/{fileId}": "downloadDocumentFile",
     "POST /services/rating/v1/rate-requests": "createRateRequest",
+    "GET /services/rating/v1/rate-requests": "listRateRequests",
     "GET /services/rating/v1/rate-requests/{id}": "getRateRequest",
     "POST /services/rating/v1/rate-requests/{id}/cancellations": "cancelRateRequest",
     "GET /services/booking/v1/bookings": "listBookings",

@@ -1,12 +1,15 @@
 """Rate requests for the app: ask carriers for quotes, watch the quotes arrive, cancel, and
 turn a quote into a booking.
 
-The interface has no operation listing rate requests, so the app keeps the requests it made
-(or opened by id) in the profile cache and polls them: every quarter second for the first ten
-seconds, then every second while carriers are still answering (QUOTES_REQUESTED), and now and
-then otherwise, so a cancellation or expiry elsewhere shows too. `check_rate_request` mirrors
-the local service's rules (server/domain/rating_quotes.py) so a form marks every problem
-beside its field before sending.
+The interface has no operation listing rate requests; the local service lists the tenant's
+as an extension, which the app reads now and then (so requests made elsewhere, the demo's
+too, show), and where a service lacks it (404 or 405) the app lists only the requests it made
+or opened by id. It keeps them in the profile cache and polls the open ones: every quarter
+second for the first ten seconds, then every second while carriers are still answering
+(QUOTES_REQUESTED), and now and then otherwise, so a cancellation or expiry elsewhere shows
+too. A request taken off the list stays off it (kept in the cache) until opened again.
+`check_rate_request` mirrors the local service's rules (server/domain/rating_quotes.py) so a
+form marks every problem beside its field before sending.
 """
 
 from __future__ import annotations
@@ -49,11 +52,13 @@ from freightdesk.service.validation import problems_of
 log = logging.getLogger(__name__)
 
 KIND = "rate_requests"
+HIDDEN = "rate_requests_hidden"  # ids the user took off the list, which listing skips
 # The newest requests kept; older ones that no longer take quotes are dropped.
 MAX_KEPT = 200
 # How long after asking the quotes are polled every quarter second (then every second).
 FAST_WINDOW = timedelta(seconds=10)
 HORIZON = timedelta(days=365)
+LIST_PAGE = 100  # the extension's largest page
 OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 _STOPS = "rateDetail.routeInfo.stops"
 _ACCESSORIALS = "rateDetail.shippingDetails.accessorials"
@@ -351,7 +356,10 @@ class RatingService:
         self.interval = interval
         self.fast_interval = fast_interval
         self.idle_interval = idle_interval
-        self._last_full = 0.0
+        self._last_full: float | None = None
+        # Whether the service lists rate requests (None until asked); ids taken off the list.
+        self._listing: bool | None = None
+        self._hidden: set[str] | None = None
         self._lock = asyncio.Lock()
         self.coordinator: Coordinator[RateRequests, RateRequestsChange] = Coordinator(
             "rate-requests", self._fetch, diff_requests, interval=interval
@@ -415,28 +423,67 @@ class RatingService:
         self.coordinator.interval = self.fast_interval if young else self.interval
         return listing
 
+    async def _listed(self, client: ApiClient) -> list[RateRequest] | None:
+        """The tenant's newest requests (up to MAX_KEPT) but those taken off the list; None
+        where the service does not list them."""
+        if self._listing is False:
+            return None
+        hidden = await self._hidden_ids()
+        found: list[RateRequest] = []
+        page_number = 1
+        try:
+            while len(found) < MAX_KEPT:
+                page = await client.rating.page(page_number, LIST_PAGE)
+                found += page.results
+                if not page.results or page_number * LIST_PAGE >= page.pagination_info.total:
+                    break
+                page_number += 1
+        except ApiError as exc:
+            if exc.status not in (404, 405):  # 404/405: a service without the extension
+                raise
+            log.info("the service does not list rate requests; showing the app's own")
+            self._listing = False
+            return None
+        self._listing = True
+        return [r for r in found[:MAX_KEPT] if str(r.id) not in hidden]
+
+    async def _hidden_ids(self) -> set[str]:
+        if self._hidden is None:
+            stored = await asyncio.to_thread(self.cache.load, HIDDEN)
+            self._hidden = {value.decode() for value in stored}
+        return self._hidden
+
     async def _fetch(self, previous: RateRequests | None) -> RateRequests:
         current = self._pace(previous or RateRequests({}, ()))
-        due_all = time.monotonic() - self._last_full >= self.idle_interval
+        now = time.monotonic()
+        due_all = self._last_full is None or now - self._last_full >= self.idle_interval
+        client = self._client()
+        listed = None
+        if due_all:
+            self._last_full = now
+            listed = await self._listed(client)
+        seen = {str(r.id) for r in listed or ()}
         wanted = [
             r
             for r in current.items()
-            if effective_status(r) in OPEN
+            if str(r.id) not in seen
+            and effective_status(r) in OPEN
             and (due_all or r.status is RateRequestStatus.QUOTES_REQUESTED)
         ]
-        if not wanted:
+        if not wanted and not listed:
             return current
-        if due_all:
-            self._last_full = time.monotonic()
-        client = self._client()
-        fresh: list[RateRequest] = []
+        fresh: list[RateRequest] = list(listed or ())
         gone: list[str] = []
         for request in wanted:
             try:
                 fresh.append(await client.rating.get(request.id))
             except NotFound:
                 gone.append(str(request.id))
-        changed = [r for r in fresh if current.by_id.get(str(r.id)) != r]
+        # Not one taken off the list while this fetch ran.
+        hidden = self._hidden or set()
+        changed = [
+            r for r in fresh if current.by_id.get(str(r.id)) != r and str(r.id) not in hidden
+        ]
         if not changed and not gone:
             return current
         await asyncio.to_thread(self._store, changed, gone)
@@ -458,8 +505,13 @@ class RatingService:
         return created
 
     async def open(self, request_id: UUID | str) -> RateRequest:
-        """Add a request made elsewhere (by its id) to the app's list."""
+        """Add a request made elsewhere (by its id) to the app's list, back on it if it was
+        taken off."""
         found = await self._client().rating.get(request_id)
+        hidden = await self._hidden_ids()
+        if str(found.id) in hidden:
+            hidden.discard(str(found.id))
+            await asyncio.to_thread(self.cache.delete_many, HIDDEN, [str(found.id)])
         await self._keep([found])
         return found
 
@@ -467,8 +519,11 @@ class RatingService:
         return await self.open(request_id)
 
     async def forget(self, request_id: UUID | str) -> None:
-        """Take a request off the app's list (the service keeps it)."""
-        await self._keep([], [str(request_id)])
+        """Take a request off the app's list (the service keeps it; listing skips it)."""
+        key = str(request_id)
+        (await self._hidden_ids()).add(key)
+        await asyncio.to_thread(self.cache.put_many, HIDDEN, [(key, key.encode())])
+        await self._keep([], [key])
 
     async def cancel(self, request_id: UUID | str) -> Cancellation:
         """Cancel; the outcome says whether it was cancelled already and which booking in

@@ -1,4 +1,5 @@
-"""Rating: create a rate request, read it with its quotes, cancel it.
+"""Rating: create a rate request, read it with its quotes, cancel it; and, as an extension,
+list the tenant's rate requests.
 
 Quotes arrive in the background from the simulated carriers (`domain/rating_quotes.py`).
 """
@@ -8,16 +9,23 @@ from __future__ import annotations
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.responses import JSONResponse
 
-from freightdesk.models.rating import RateRequest, RateRequestCancellation, RateRequestCreate
+from freightdesk.models.common import PageNumber
+from freightdesk.models.rating import (
+    MAX_PAGE_SIZE,
+    RateRequest,
+    RateRequestCancellation,
+    RateRequestCreate,
+    RateRequestList,
+)
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import rating_quotes
 from freightdesk.server.domain.carrier_profiles import wake
-from freightdesk.server.openapi import ERRORS
+from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.strict import strict_body
 
 router = APIRouter(prefix="/services/rating/v1/rate-requests", tags=["Rating"])
@@ -39,6 +47,21 @@ def create_rate_request(
         answer = rating_quotes.view(session, row, now)
     wake(context, rating_quotes.LOOP)
     return JSONResponse(answer)
+
+
+@router.get("", responses=ERRORS, response_model=RateRequestList, openapi_extra=EXTENSION)
+def list_rate_requests(
+    principal: PrincipalDep,
+    session: SessionDep,
+    page_number: Annotated[PageNumber, Query(alias="pageNumber")] = 1,
+    page_size: Annotated[int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE)] = 20,
+) -> JSONResponse:
+    """The tenant's rate requests with their quotes, newest first (the interface reads them
+    only one by one, so a client could not show requests made elsewhere)."""
+    page = rating_quotes.list_requests(
+        session, principal.tenant_id, page_number, page_size, utcnow()
+    )
+    return JSONResponse(page)
 
 
 @router.get("/{id}", responses=ERRORS, response_model=RateRequest)
