@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.documents import PATH, ProgressFile, TenantRole
+from freightdesk.api.documents import PATH, ProgressFile
 from freightdesk.api.errors import BadRequest, NotFound, PermissionDenied, ServerError
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
     DocumentCreate,

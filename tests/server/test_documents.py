@@ -13,8 +13,8 @@ from uuid import UUID, uuid4
 import httpx
 from sqlalchemy import select
 
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import DocumentCreate
-from freightdesk.server.auth import TenantRole
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.documents import create_document
 from freightdesk.server.domain.file_store import file_store

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.documents import TenantRole
 from freightdesk.api.errors import BadRequest, ServerError
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
     DocumentCreate,
     DocumentMode,

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from freightdesk.api.documents import TenantRole
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import Document
 from freightdesk.service.documents import DocumentQuery
 from freightdesk.service.session import AppSession

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from freightdesk.api.parsing import parse
+from freightdesk.models.auth import ROLE_HEADER
 from freightdesk.models.booking import (
     MAX_PAGE_SIZE,
     Booking,
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 PATH = "/services/booking/v1/bookings"
 CANCEL_PATH = f"{PATH}/{{bookingId}}/cancellations"
 RESPONSE_PATH = f"{PATH}/{{bookingId}}/carrier-response"
-ROLE_HEADER = "x-tenant-role"
 DEFAULT_PAGE_SIZE = 10
 
 

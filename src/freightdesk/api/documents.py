@@ -21,7 +21,6 @@ import mimetypes
 import os
 import re
 from collections.abc import AsyncIterator, Callable
-from enum import StrEnum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 from uuid import UUID
@@ -30,6 +29,7 @@ import httpx
 
 from freightdesk.api.errors import ConnectionFailed, ProtocolError, error_from_response
 from freightdesk.api.parsing import parse
+from freightdesk.models.auth import ROLE_HEADER, TenantRole
 from freightdesk.models.documents import (
     Document,
     DocumentCreate,
@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 PATH = "/services/document/v1/documents"
 SEARCH_PATH = f"{PATH}/search"
 DOWNLOAD_PATH = f"{PATH}/{{documentId}}/files/{{fileId}}"
-ROLE_HEADER = "x-tenant-role"
 MAX_SEARCH_SIZE = 500
 DOWNLOAD_CHUNK = 256 * 1024
 UPLOAD_CHUNK = 256 * 1024
@@ -56,13 +55,6 @@ _SHA256 = re.compile(r'"?([0-9a-f]{64})"?')
 
 # (bytes done, bytes in all); called often, so keep it cheap.
 ProgressCallback = Callable[[int, int], None]
-
-
-class TenantRole(StrEnum):
-    """The caller's role (header `x-tenant-role`); a carrier must name the shipper tenant."""
-
-    SHIPPER = "SHIPPER"
-    CARRIER = "CARRIER"
 
 
 class ProgressFile:

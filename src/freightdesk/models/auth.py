@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from freightdesk.models.base import StrictWireModel, WireModel
+
+ROLE_HEADER = "x-tenant-role"
+
+
+class TenantRole(StrEnum):
+    """The caller's role (header `x-tenant-role`): a shipper by default; a carrier names the
+    shipper tenant it acts for."""
+
+    SHIPPER = "SHIPPER"
+    CARRIER = "CARRIER"
 
 
 class ClientApplicationCreate(StrictWireModel):

@@ -12,39 +12,23 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
 from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request, Response
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.auth import ROLE_HEADER, TenantRole
 from freightdesk.server.context import ContextDep, ServiceContext
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.login_throttle import LoginThrottle
 from freightdesk.server.domain.tenants import verify_password
 from freightdesk.server.errors import ApiError, field_error
+from freightdesk.server.principal import Principal
 from freightdesk.server.tables.tenancy import AccessToken, ClientApp, Tenant, User
 
 _BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="freightdesk"'}
 _BASIC_CHALLENGE = {"WWW-Authenticate": 'Basic realm="freightdesk"'}
-
-
-class TenantRole(StrEnum):
-    SHIPPER = "SHIPPER"
-    CARRIER = "CARRIER"
-
-
-@dataclass(frozen=True)
-class Principal:
-    """The caller of one request."""
-
-    tenant_id: int
-    tenant_uuid: str
-    tenant_name: str
-    user: str
-    role: TenantRole
-    client_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -241,13 +225,13 @@ def check_user(session: Session, username: str, password: str) -> tuple[User, Te
 
 
 def _role(request: Request) -> TenantRole:
-    value = request.headers.get("x-tenant-role")
+    value = request.headers.get(ROLE_HEADER)
     if value is None or not value.strip():
         return TenantRole.SHIPPER
     try:
         return TenantRole(value.strip().upper())
     except ValueError:
-        raise field_error("x-tenant-role", f"must be SHIPPER or CARRIER, not {value!r}") from None
+        raise field_error(ROLE_HEADER, f"must be SHIPPER or CARRIER, not {value!r}") from None
 
 
 def require_principal(request: Request, response: Response, context: ContextDep) -> Principal:

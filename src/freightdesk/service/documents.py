@@ -22,8 +22,9 @@ from uuid import UUID
 from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.documents import MAX_SEARCH_SIZE, ProgressCallback, TenantRole
+from freightdesk.api.documents import MAX_SEARCH_SIZE, ProgressCallback
 from freightdesk.api.errors import NotFound, ProtocolError
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
     Document,

@@ -19,8 +19,8 @@ from enum import StrEnum
 from pathlib import Path
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.documents import TenantRole
 from freightdesk.api.errors import FreightDeskError
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import Document, DocumentCreate
 
 log = logging.getLogger(__name__)

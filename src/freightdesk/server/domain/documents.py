@@ -18,6 +18,7 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.common import LogisticsIdentifier, PaginationInfo
 from freightdesk.models.documents import (
     MAX_NAME_LENGTH,
@@ -33,7 +34,6 @@ from freightdesk.models.documents import (
     DocumentUpdate,
     Image,
 )
-from freightdesk.server.auth import TenantRole
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.file_store import FileStore, PendingBlob
 from freightdesk.server.errors import ApiError, field_error, not_found

@@ -12,6 +12,7 @@ from uuid import UUID
 from fastapi import APIRouter, Depends, Path, Query
 from fastapi.responses import Response
 
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.booking import (
     MAX_PAGE_SIZE,
     Booking,
@@ -24,7 +25,7 @@ from freightdesk.models.booking import (
     CarrierResponse,
 )
 from freightdesk.models.common import PageNumber
-from freightdesk.server.auth import PrincipalDep, TenantRole
+from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import booking_carriers, carrier_profiles

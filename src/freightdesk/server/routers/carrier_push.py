@@ -25,13 +25,14 @@ from freightdesk.models.push import (
     ParcelStatusUpdate,
     TruckloadTrackingUpdate,
 )
-from freightdesk.server.auth import Principal, PrincipalDep, require_principal
+from freightdesk.server.auth import PrincipalDep, require_principal
 from freightdesk.server.context import ServiceContext, SessionDep, get_context
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.push_processing import PARCEL, TRUCKLOAD, ingestion_queue
 from freightdesk.server.domain.push_validation import check_clock, tenant_directory
 from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.principal import Principal
 from freightdesk.server.tables.push import PushIngestion
 
 # Ingestion ids from a generator of our own, seeded from the OS: nothing that seeds the global

@@ -35,7 +35,7 @@ from freightdesk.models.documents import (
     DocumentUpdate,
 )
 from freightdesk.models.errors import ErrorBody
-from freightdesk.server.auth import Principal, PrincipalDep
+from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, ServiceContext, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.documents import (
@@ -56,6 +56,7 @@ from freightdesk.server.domain.documents import (
 from freightdesk.server.domain.file_store import PendingBlob, file_store
 from freightdesk.server.errors import ApiError, field_error, field_errors, validation_details
 from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.principal import Principal
 
 log = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.common import PageNumber
 from freightdesk.models.shipment_search import (
     DEFAULT_PAGE_SIZE,
@@ -34,7 +35,7 @@ from freightdesk.models.tracking import (
     TrackedShipmentInput,
     TrackingHistory,
 )
-from freightdesk.server.auth import Principal, PrincipalDep, TenantRole
+from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipments as store
@@ -52,6 +53,7 @@ from freightdesk.server.domain.tracking_reads import (
 )
 from freightdesk.server.errors import field_error, not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.principal import Principal
 from freightdesk.server.strict import strict_body
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment

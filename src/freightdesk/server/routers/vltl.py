@@ -21,11 +21,12 @@ from freightdesk.models.vltl import (
     VltlQuoteRequest,
     VltlUser,
 )
-from freightdesk.server.auth import Principal, PrincipalDep
+from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, ServiceContext
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain.vltl import dispatch, quoting, rules
 from freightdesk.server.openapi import ERRORS
+from freightdesk.server.principal import Principal
 from freightdesk.server.strict import strict_body
 
 router = APIRouter(tags=["Volume LTL"])

@@ -22,8 +22,8 @@ from sqlalchemy import Select, Table, bindparam, delete, exists, func, insert, o
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.webhooks import DeliveryStatus
-from freightdesk.server.auth import TenantRole
 from freightdesk.server.domain.shipments import sqlite_utc_text
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentShare

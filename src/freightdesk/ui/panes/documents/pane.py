@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.documents import TenantRole
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
     Document,
@@ -54,6 +54,7 @@ from freightdesk.ui.panes.documents.upload import FILE_FILTERS, UploadDialog
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -80,7 +81,7 @@ def _open_with_system(path: Path) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
 
 
-class DocumentsPane(QWidget):
+class DocumentsPane(ListExport, QWidget):
     def __init__(
         self, session: AppSession, settings: QSettings, parent: QWidget | None = None
     ) -> None:

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.documents import TenantRole
 from freightdesk.api.errors import ApiError
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
     DocumentCreate,
