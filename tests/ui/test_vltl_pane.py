@@ -27,6 +27,7 @@ from freightdesk.ui.panes.vltl.form import (
 from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import settle
+from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, shown_pane
 
 __all__ = ["connected"]
@@ -98,6 +99,8 @@ async def test_quote_pick_dispatch_and_see_the_result(
     _fill_quote(qtbot, pane)
     await _quoted(qtbot, pane)
     qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
+    keys = mnemonics(pane)  # Alt+letter: each once, none of the menus'
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
     quotes = {q.carrier_code: q for q in pane.model.items}
     assert {"NBFL", "RDRN"} <= set(quotes)
     # Side by side: carrier, service, transit, total with its currency, linear feet.
@@ -112,6 +115,8 @@ async def test_quote_pick_dispatch_and_see_the_result(
     dialog = _open_dispatch(qtbot, pane)
     assert dialog.quote_number.text() == quotes["RDRN"].capacity_provider_quote_number
     assert dialog.pickup.start.text() == "08:00"
+    keys = mnemonics(dialog)
+    assert len(keys) == len(set(keys)), keys
     # Contacts are required (the account has no defaults): each said beside its field.
     _send(qtbot, dialog)
     assert "required" in dialog.errors.message_for("originLocation.contact.contactName")

@@ -7,6 +7,7 @@ models' rules); what the service refuses goes beside the field it names."""
 from __future__ import annotations
 
 import copy
+import html
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -52,6 +53,7 @@ class DispatchDialog(FormDialog):
         self,
         service: VltlService,
         quote: RateQuote,
+        title: str,
         draft: dict[str, Any],
         carrier: CarrierProfile | None,
         parent: QWidget | None = None,
@@ -63,7 +65,9 @@ class DispatchDialog(FormDialog):
         self.quote = quote
         self.draft = copy.deepcopy(draft)
         self.defaults = carrier.default_contacts if carrier else None
-        self.resize(900, 640)
+        self.resize(960, 680)
+        self.title = QLabel(f"<b>{html.escape(title)}</b>", self)
+        self.title.setObjectName("quoteTitle")
         inside = QWidget(self)
         grid = QGridLayout(inside)
         self.addresses: dict[str, AddressFields] = {}
@@ -122,6 +126,15 @@ class DispatchDialog(FormDialog):
 
         emergency = QGroupBox("Emergency contact (hazardous materials)", inside)
         form = QFormLayout(emergency)
+        hazardous = any("hazmatDetail" in item for item in self.draft.get("lineItems") or [])
+        need = QLabel(
+            "Required: the freight has hazardous materials."
+            if hazardous
+            else "Only needed for hazardous materials.",
+            emergency,
+        )
+        need.setWordWrap(True)
+        form.addRow(need)
         self.emergency = ContactFields(form, self.errors, "emergencyContact", emergency)
         self.emergency_error = ErrorLabel(emergency)
         self.errors.register(
@@ -140,6 +153,7 @@ class DispatchDialog(FormDialog):
         ok.setText("&Dispatch")
         ok.setObjectName("dispatchButton")
         layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
         layout.addWidget(area, 1)
         layout.addWidget(self.general_error)
         layout.addWidget(self.buttons)

@@ -61,7 +61,7 @@ class QuoteForm(QGroupBox):
         form = QFormLayout()
         self.pickup = WindowFields("pickupWindow", self)
         self.pickup.register(self.errors, form, "&Pickup day, from, to")
-        self.delivery_wanted = QCheckBox("Deli&very window", self)
+        self.delivery_wanted = QCheckBox("Deliver&y window", self)
         self.delivery_wanted.setObjectName("deliveryWanted")
         self.delivery = WindowFields("deliveryWindow", self)
         self.delivery.setEnabled(False)
@@ -93,7 +93,18 @@ class QuoteForm(QGroupBox):
             choices={CLASS: ("", *FREIGHT_CLASSES), GROUP: ("", *(g.value for g in PackingGroup))},
             checks=(STACKABLE,),
             defaults={PIECES: "1"},
-            widths={PIECES: 56, WEIGHT: 70, LENGTH: 60, WIDTH: 60, HEIGHT: 60, CLASS: 70},
+            widths={
+                PIECES: 56,
+                WEIGHT: 70,
+                LENGTH: 60,
+                WIDTH: 60,
+                HEIGHT: 60,
+                CLASS: 70,
+                STACKABLE: 72,
+                UN: 80,
+                HAZARD: 90,
+                GROUP: 100,
+            },
         )
         self.items.setObjectName("lineItems")
         items_label = QLabel("&Line items (weight of the whole line; sizes of one piece)", self)
@@ -112,7 +123,7 @@ class QuoteForm(QGroupBox):
         self.group = QComboBox(self)
         self.group.setObjectName("capacityProviderAccountGroup")
         self.group.addItem("All my volume LTL carriers", None)
-        self.errors.add_row(more, "Account &group", "capacityProviderAccountGroup", self.group)
+        self.errors.add_row(more, "Account g&roup", "capacityProviderAccountGroup", self.group)
         more.addRow(self.errors.general)
         layout.addLayout(more)
         self.pickup.set_day(date.today() + timedelta(days=1))

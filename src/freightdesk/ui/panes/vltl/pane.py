@@ -37,6 +37,7 @@ from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
 from freightdesk.ui.panes.vltl.form import QuoteForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import export_view
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
@@ -48,6 +49,14 @@ def _problem(quote: RateQuote) -> str:
     """Why a carrier did not quote (its ERROR alerts), else its warnings."""
     errors = [a.message for a in quote.alerts if a.severity is AlertSeverity.ERROR]
     return "; ".join(errors or [a.message for a in quote.alerts])
+
+
+def quote_title(quote: RateQuote) -> str:
+    """ "Redrun Logistics (RDRN), Standard, 1,163.93 USD": the quote in one line."""
+    parts = [f"{quote.carrier_name} ({quote.carrier_code})"]
+    if quote.service_level is not None:
+        parts.append(quote.service_level.description)
+    return ", ".join([*parts, _total(quote)])
 
 
 def _total(quote: RateQuote) -> str:
@@ -74,19 +83,19 @@ def _transit(quote: RateQuote) -> str:
 
 
 COLUMNS: list[Column[RateQuote]] = [
-    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 190),
+    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 165, quote_title),
     Column(
         "Service",
         lambda q: q.service_level.description if q.service_level else "",
-        150,
+        80,
         lambda q: q.service_level.code if q.service_level else "",
     ),
     Column("Transit", _transit, 150),
-    Column("Total", _total, 110, _total_tip, header_tip="The carrier's charges in its tooltip"),
+    Column("Total", _total, 100, _total_tip, header_tip="The carrier's charges in its tooltip"),
     Column(
         "Linear ft",
         lambda q: "" if q.total_linear_feet is None else str(q.total_linear_feet),
-        70,
+        65,
         header_tip="Trailer length the freight takes",
     ),
     Column(
@@ -97,7 +106,8 @@ COLUMNS: list[Column[RateQuote]] = [
             f"Expires {local_time_text(q.expiration_date_time)}" if q.expiration_date_time else ""
         ),
     ),
-    Column("Notes", _problem, 200, _problem),
+    # Widths that fit at 1366x768 beside the form; Notes takes the room left.
+    Column("Notes", _problem, 100, _problem),
 ]
 
 
@@ -298,7 +308,12 @@ class VltlPane(QWidget):
             return
         draft: dict[str, Any] = dispatch_draft(quote, self.last.request)
         dialog = DispatchDialog(
-            self.service, quote, draft, self.carriers.get(quote.carrier_code), self
+            self.service,
+            quote,
+            quote_title(quote),
+            draft,
+            self.carriers.get(quote.carrier_code),
+            self,
         )
         dialog.dispatched.connect(self._dispatched)
         self.dialog = dialog
@@ -311,6 +326,9 @@ class VltlPane(QWidget):
         )
 
     # --- pane actions ----------------------------------------------------------------------
+
+    def export_view(self) -> None:
+        export_view(self, self.table, self.notice, noun="quotes")
 
     def focus_search(self) -> None:
         self.form.origin.edits["city"].setFocus()
