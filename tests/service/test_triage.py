@@ -21,6 +21,7 @@ from freightdesk.service.triage import (
     check_settings,
     duration_text,
     facts_from_history,
+    flags_of,
     needs_facts,
     settings_of,
     worst_of,
@@ -277,3 +278,21 @@ def test_facts_from_a_history_use_the_stop_of_the_latest_eta() -> None:
     assert Facts().appointment_end(NOW) is None
     late_pickup = _row(eta=NOW - timedelta(hours=4), state="SCHEDULED", event_at=None)
     assert assess(late_pickup, facts, NOW, SETTINGS).text == "Late 1 h"
+
+
+def test_the_quick_flags_agree_with_the_verdicts() -> None:
+    margins = (TriageSettings(), TriageSettings(margin=timedelta(0)))
+    cases = 0
+    for state in ("SCHEDULED", "IN_TRANSIT", "AT_STOP", "COMPLETED", None):
+        for minutes in (None, -61, -60, -1, 0, 1, 130):
+            eta = None if minutes is None else END + timedelta(minutes=minutes)
+            for hours in (None, 1, 4, 30):
+                event_at = None if hours is None else NOW - timedelta(hours=hours)
+                for exceptions in (0, 1):
+                    row = _row(state=state, eta=eta, event_at=event_at, exceptions=exceptions)
+                    for facts in (None, _facts(), _facts(None), _facts(position=NOW), Facts()):
+                        for settings in margins:
+                            verdict = assess(row, facts, NOW, settings)
+                            assert flags_of(row, facts, NOW, settings) == attention_flags(verdict)
+                            cases += 1
+    assert cases == 5 * 7 * 4 * 2 * 5 * 2

@@ -5,6 +5,7 @@ limits."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -76,8 +77,9 @@ def _parcel(tenant: TenantHandle, tracking: str, event: str, at: Any, **extra: A
 
 
 def _shipments(tenant: TenantHandle) -> dict[str, str]:
-    """A late parcel (ETA 2 h 30 m after its delivery window), a truck silent for 6 hours, a
-    parcel with an open exception and a calm LTL shipment: name -> id."""
+    """A late parcel (ETA 2 h 30 m after its delivery window), a truck silent for 6 h 15 m, a
+    parcel with an open exception and a calm LTL shipment: name -> id (and the late one's
+    tracking number)."""
     start = now()
     late_number = f"1ZLATE{uuid.uuid4().hex[:8].upper()}"
     late = _shipment(
@@ -89,7 +91,8 @@ def _shipments(tenant: TenantHandle) -> dict[str, str]:
 
     bol = f"BOLQUIET{uuid.uuid4().hex[:8].upper()}"
     silent = _shipment(tenant, "TL", [("BILL_OF_LADING", bol)], start + timedelta(days=2))
-    departed = {"type": "DEPARTURE_FROM_STOP", "dateTime": iso(start - timedelta(hours=6))}
+    # Silent since 6 h 15 m before now, as the pane (made before) judges it: 6 h and minutes.
+    departed = {"type": "DEPARTURE_FROM_STOP", "dateTime": iso(start - timedelta(minutes=375))}
     body = truckload_body(bol, shipmentEvent=departed)
     assert settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))["status"] == (
         "PROCESSED"
@@ -101,7 +104,13 @@ def _shipments(tenant: TenantHandle) -> dict[str, str]:
     )
     _parcel(tenant, troubled_number, "EXCEPTION", start - timedelta(minutes=20))
     calm = _put(tenant, _ltl(f"PROCALM{uuid.uuid4().hex[:5].upper()}"))
-    return {"late": late, "silent": silent, "troubled": troubled, "calm": calm}
+    return {
+        "late": late,
+        "silent": silent,
+        "troubled": troubled,
+        "calm": calm,
+        "late tracking number": late_number,
+    }
 
 
 def _attention(pane: Any, shipment_id: str) -> str:
@@ -129,7 +138,7 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
 
     # The words come once the late shipment's appointment is read in the background.
     await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 m"), seconds=30)
-    assert _attention(pane, ids["silent"]).endswith("No signal 6 h")
+    assert re.fullmatch(r"\S No signal 6 h \d+ m", _attention(pane, ids["silent"]))
     assert _attention(pane, ids["troubled"]).endswith("Exception")
     assert _attention(pane, ids["calm"]) == ""
     # Colour paired with a symbol and words; the reasons in the tooltip.
@@ -176,6 +185,13 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     qtbot.mouseClick(late_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(silent_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: len(_shown(pane)) == 4)
+
+    # The carrier sends a better ETA, 30 minutes inside the window: at risk, no longer late.
+    better = java_time(now() + timedelta(hours=1, minutes=30))
+    _parcel(tenant, ids["late tracking number"], "ETA", now(), estimatedTimeOfArrival=better)
+    qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: _attention(pane, ids["late"]).endswith("At risk"), seconds=30)
+    assert bar.buttons[Attention.LATE].text().endswith("Late (0)")
 
     # The user allows trucks 8 silent hours: the truck is no longer flagged.
     qtbot.mouseClick(pane.attention_settings, Qt.MouseButton.LeftButton)

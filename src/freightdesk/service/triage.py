@@ -178,7 +178,8 @@ def duration_text(span: timedelta) -> str:
 
 
 _DONE = ShipmentStateType.COMPLETED.value
-_MOVING = ShipmentStateType.IN_TRANSIT.value
+# The only state in which time alone changes a triage (no signal).
+MOVING = _MOVING = ShipmentStateType.IN_TRANSIT.value
 
 
 def assess(
@@ -215,6 +216,35 @@ def assess(
         silent_for,
         row.open_exception_count,
     )
+
+
+_LATE, _AT_RISK = 1 << Attention.LATE, 1 << Attention.AT_RISK
+_NO_SIGNAL, _EXCEPTION = 1 << Attention.NO_SIGNAL, 1 << Attention.EXCEPTION
+
+
+def flags_of(row: SummaryRow, facts: Facts | None, now: datetime, settings: TriageSettings) -> int:
+    """`attention_flags(assess(...))` without making a verdict: a list of 100,000 rows is
+    triaged in a tenth of the time (the tests hold both to the same answers)."""
+    flags = _EXCEPTION if row.open_exception_count > 0 else 0
+    state = row.current_state
+    if state == _DONE:
+        return flags
+    eta = row.next_eta
+    if eta is not None and facts is not None and facts.etas:
+        end = facts.appointment_end(eta)
+        if end is not None:
+            if eta > end:
+                flags |= _LATE
+            elif end - eta <= settings.margin and settings.margin:
+                flags |= _AT_RISK
+    if state == _MOVING:
+        last = row.latest_event_time
+        position = facts.last_position if facts is not None else None
+        if position is not None and (last is None or position > last):
+            last = position
+        if last is None or now - last >= settings.silence_for(row.mode):
+            flags |= _NO_SIGNAL
+    return flags
 
 
 def attention_flags(verdict: Verdict) -> int:
@@ -280,11 +310,6 @@ class TriageFacts:
     def learn(self, shipment_id: str, history: TrackingHistory, read_at: datetime) -> None:
         """Facts from a history read for another reason (the open shipment)."""
         self._record({shipment_id: facts_from_history(history, read_at)})
-
-    def flags_of(self, settings: TriageSettings, now: datetime) -> Callable[[SummaryRow], int]:
-        """`attention_flags` of a row with these facts (a copy: usable in a worker thread)."""
-        facts = dict(self.facts)
-        return lambda row: attention_flags(assess(row, facts.get(row.id), now, settings))
 
     def forget(self, ids: Iterable[str]) -> None:
         for key in ids:

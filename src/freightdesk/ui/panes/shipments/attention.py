@@ -35,16 +35,16 @@ from freightdesk.service.triage import (
     KINDS,
     MAX_MARGIN_MINUTES,
     MAX_SILENCE_HOURS,
+    MOVING,
     Attention,
     Facts,
     TriageFacts,
     TriageSettings,
     Verdict,
     assess,
-    attention_flags,
     check_settings,
+    flags_of,
     settings_of,
-    worst_of,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
 
@@ -113,7 +113,7 @@ def column_value(column: int, row: SummaryRow, flags: int) -> SortValue | None:
     first (descending), then the most recently updated: one plain number."""
     if column != COLUMN_INDEX["attention"]:
         return COLUMNS[column].sort_value(row)
-    return worst_of(flags) * 1e10 + row.last_modified.timestamp()
+    return flags.bit_length() * 1e10 + row.last_modified.timestamp()
 
 
 def column_values(
@@ -288,11 +288,12 @@ class TriageLink(QObject):
         self.now = datetime.now(UTC)
         self.facts: TriageFacts | None = None
         self._facts: Mapping[str, Facts] = {}
-        self._verdicts: dict[str, Verdict] = {}
+        # Per shipment, the row (object) judged and its verdict: a changed row is judged again.
+        self._verdicts: dict[str, tuple[SummaryRow, Verdict]] = {}
         self._unlisten: Callable[[], None] | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(RETRIAGE_MS)
-        self._timer.timeout.connect(self.again)
+        self._timer.timeout.connect(self._minute)
         self._timer.start()
         model.triage = self._flags
         model.verdict = self.verdict
@@ -309,15 +310,16 @@ class TriageLink(QObject):
             self.facts.want(rows)
 
     def verdict(self, row: SummaryRow) -> Verdict:
-        verdict = self._verdicts.get(row.id)
-        if verdict is None:
-            verdict = assess(row, self._facts.get(row.id), self.now, self.settings)
-            self._verdicts[row.id] = verdict
+        judged = self._verdicts.get(row.id)
+        if judged is not None and judged[0] is row:
+            return judged[1]
+        verdict = assess(row, self._facts.get(row.id), self.now, self.settings)
+        self._verdicts[row.id] = (row, verdict)
         return verdict
 
     def _flags(self, row: SummaryRow) -> int:
         # Also called from a worker thread (the model's `load`): no shared state written.
-        return attention_flags(assess(row, self._facts.get(row.id), self.now, self.settings))
+        return flags_of(row, self._facts.get(row.id), self.now, self.settings)
 
     def again(self, ids: Iterable[str] | None = None) -> None:
         """Triage again: the rows of `ids` (their facts changed), or all at a new moment."""
@@ -329,6 +331,13 @@ class TriageLink(QObject):
             for key in ids:
                 self._verdicts.pop(key, None)
         self._model.retriage(ids, hold=self._hold())
+
+    def _minute(self) -> None:
+        # Time changes only whether a shipment in transit is silent (an ETA is late or not
+        # whenever it is): only those are triaged again, a quarter of a big list, say.
+        self.now = datetime.now(UTC)
+        self._verdicts.clear()
+        self._model.retriage(state=MOVING, hold=self._hold())
 
     def reload_settings(self) -> None:
         self.settings = stored_settings(self._qsettings)

@@ -459,19 +459,36 @@ class ShipmentTableModel(QAbstractTableModel):
 
     # --- internals -------------------------------------------------------------------------
 
-    def retriage(self, ids: Iterable[str] | None = None, *, hold: bool = False) -> None:
+    def retriage(
+        self, ids: Iterable[str] | None = None, *, state: str | None = None, hold: bool = False
+    ) -> None:
         """Triage again (`triage`, `verdict` changed: new facts, settings or time) the rows
-        of `ids`, or every row; their order and the filter follow, unless `hold`."""
+        of `ids`, or those in `state`, or every row. The words shown are painted again; when
+        a row's kinds changed, the order and the filter follow, unless `hold`."""
+        rows, flags, known = self._rows, self._flags, self._position
+        positions: Iterable[int] = range(len(rows))
+        if ids is not None:
+            positions = [known[k] for k in ids if k in known]
+        elif state is not None:
+            positions = compress(
+                positions, self._state_codes.translate(self._states.table(frozenset([state])))
+            )
+        triage = self.triage
+        changed = {p: f for p in positions if (f := triage(rows[p])) != flags[p]}
+        if not changed:
+            column = COLUMN_INDEX["attention"]
+            if self._visible:
+                last = self.index(len(self._visible) - 1, column)
+                self.dataChanged.emit(self.index(0, column), last)
+            return
 
         def again() -> None:
-            rows, flags, column = self._rows, self._flags, COLUMN_INDEX["attention"]
-            known = self._position
-            positions = range(len(rows)) if ids is None else [known[k] for k in ids if k in known]
+            column = COLUMN_INDEX["attention"]
             values = self._sort_values.get(column)
-            for p in positions:
-                flags[p] = self.triage(rows[p])
+            for p, f in changed.items():
+                flags[p] = f
                 if values is not None:
-                    values[p] = column_value(column, rows[p], flags[p])
+                    values[p] = column_value(column, rows[p], f)
             self._order_dirty = True
 
         self._relayout(again, hold=hold)
