@@ -34,6 +34,29 @@ from freightdesk.models.common import (
 from freightdesk.models.rating import AccountRef, FreightClass
 
 MAX_LINE_ITEMS = 100
+# Accessorial services of volume LTL quotes and dispatch (LTL codes) and their names; the
+# service prices them. The service codes choose the service level, one at most.
+VLTL_ACCESSORIAL_NAMES: dict[str, str] = {
+    "LGPU": "Liftgate at pickup",
+    "LGDEL": "Liftgate at delivery",
+    "INPU": "Inside pickup",
+    "INDEL": "Inside delivery",
+    "RESPU": "Residential pickup",
+    "RESDEL": "Residential delivery",
+    "APPTPU": "Appointment at pickup",
+    "APPTDEL": "Appointment at delivery",
+    "LTDPU": "Limited access pickup",
+    "LTDDEL": "Limited access delivery",
+    "NOTIFY": "Notify before delivery",
+    "HAZM": "Hazardous materials",
+    "PFZ": "Protect from freezing",
+    "SORTSEG": "Sort and segregate",
+    "MARKTAG": "Mark and tag",
+    "GUR": "Guaranteed by 5 PM",
+    "GURAM": "Guaranteed by noon",
+    "EXPEDITE": "Expedited",
+}
+VLTL_SERVICE_CODES = ("GUR", "GURAM", "EXPEDITE")
 _Text = Annotated[str, Field(max_length=500)]
 # Bounds that keep every figure finite; far beyond any real freight.
 _Size = Annotated[float, Field(gt=0, le=10_000)]
@@ -83,8 +106,9 @@ _HAZARD_CLASS = re.compile(r"^[1-9](\.[1-6])?$")
 class HazmatDetail(WireModel):
     """Every field is required once an item declares hazardous materials."""
 
-    hazard_class: str
-    identification_number: str
+    # Patterns for the document (the validators also take spaces and lower case).
+    hazard_class: str = Field(json_schema_extra={"pattern": _HAZARD_CLASS.pattern})
+    identification_number: str = Field(json_schema_extra={"pattern": _UN_NUMBER.pattern})
     proper_shipping_name: str = Field(min_length=1, max_length=500)
     packing_group: PackingGroup
 

@@ -15,7 +15,12 @@ from datetime import time
 from freightdesk.models.addresses import InvalidAddressError, normalize_address
 from freightdesk.models.booking import DefaultContacts
 from freightdesk.models.common import Address, LocalDateWindow, LtlContact, LtlLocation
-from freightdesk.models.vltl import DispatchRequest, EnhancedHandlingUnit, LineItem
+from freightdesk.models.vltl import (
+    VLTL_SERVICE_CODES,
+    DispatchRequest,
+    EnhancedHandlingUnit,
+    LineItem,
+)
 
 Problems = list[tuple[str, str]]
 
@@ -96,6 +101,19 @@ def window_time_problems(window: LocalDateWindow, path: str, problems: Problems)
             problems.append((f"{path}.{name}", "is required (hh:mm)"))
     if window.start_time and window.end_time and window.end_time <= window.start_time:
         problems.append((f"{path}.endTime", "must be after startTime"))
+
+
+def window_problems(body: DispatchRequest, problems: Problems) -> None:
+    """The pickup window with its times; a delivery window, required for guaranteed or
+    expedited service, not before the pickup."""
+    window_time_problems(body.pickup_window, "pickupWindow", problems)
+    codes = {service.code.strip().upper() for service in body.accessorial_services}
+    if body.delivery_window is not None:
+        window_time_problems(body.delivery_window, "deliveryWindow", problems)
+        if body.delivery_window.date < body.pickup_window.date:
+            problems.append(("deliveryWindow.date", "must not be before pickupWindow.date"))
+    elif codes & set(VLTL_SERVICE_CODES):
+        problems.append(("deliveryWindow", "is required for guaranteed or expedited service"))
 
 
 def item_problems(items: list[LineItem], problems: Problems) -> None:
@@ -191,11 +209,7 @@ def dispatch_problems(body: DispatchRequest, defaults: DefaultContacts | None) -
     freight_problems(body.line_items, body.enhanced_handling_units, problems)
     item_problems(body.line_items, problems)
     emergency_contact_problems(body, problems)
-    window_time_problems(body.pickup_window, "pickupWindow", problems)
-    if body.delivery_window is not None:
-        window_time_problems(body.delivery_window, "deliveryWindow", problems)
-        if body.delivery_window.date < body.pickup_window.date:
-            problems.append(("deliveryWindow.date", "must not be before pickupWindow.date"))
+    window_problems(body, problems)
     identifier_problems(body, problems)
     found: dict[str, str] = {}
     for path, message in problems:

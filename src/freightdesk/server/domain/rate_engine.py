@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from freightdesk.models.rating import ACCESSORIAL_NAMES
+from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES
+from freightdesk.models.vltl import VLTL_SERVICE_CODES as VLTL_SERVICE_CODES
 
 ROAD_FACTOR = 1.2
 EARTH_RADIUS_MILES = 3958.8
@@ -131,40 +133,42 @@ ACCESSORIALS: dict[str, Accessorial] = {
 }
 TEAM_PREMIUM = 0.22  # of line haul; a team drives about twice the miles a day
 
-# Accessorial services of volume LTL quotes and dispatch (LTL codes). `api_field` False: the
-# carrier's API has no field for it, so a dispatch sends it in the pickup note.
-VLTL_SERVICE_CODES = ("GUR", "GURAM", "EXPEDITE")
 
-
+# Accessorial services of volume LTL quotes and dispatch (their codes and names are the
+# models': the app offers them). `api_field` False: the carrier's API has no field for it, so
+# a dispatch sends it in the pickup note.
 @dataclass(frozen=True)
 class LtlAccessorial:
     code: str
-    description: str
     usd: float
     api_field: bool = True
+
+    @property
+    def description(self) -> str:
+        return VLTL_ACCESSORIAL_NAMES[self.code]
 
 
 VLTL_ACCESSORIALS: dict[str, LtlAccessorial] = {
     a.code: a
     for a in (
-        LtlAccessorial("LGPU", "Liftgate at pickup", 75),
-        LtlAccessorial("LGDEL", "Liftgate at delivery", 75),
-        LtlAccessorial("INPU", "Inside pickup", 95),
-        LtlAccessorial("INDEL", "Inside delivery", 95),
-        LtlAccessorial("RESPU", "Residential pickup", 90),
-        LtlAccessorial("RESDEL", "Residential delivery", 90),
-        LtlAccessorial("APPTPU", "Appointment at pickup", 35),
-        LtlAccessorial("APPTDEL", "Appointment at delivery", 35),
-        LtlAccessorial("LTDPU", "Limited access pickup", 85),
-        LtlAccessorial("LTDDEL", "Limited access delivery", 85),
-        LtlAccessorial("NOTIFY", "Notify before delivery", 20),
-        LtlAccessorial("HAZM", "Hazardous materials", 65),
-        LtlAccessorial("PFZ", "Protect from freezing", 50),
-        LtlAccessorial("SORTSEG", "Sort and segregate", 85, api_field=False),
-        LtlAccessorial("MARKTAG", "Mark and tag", 40, api_field=False),
-        LtlAccessorial("GUR", "Guaranteed by 5 PM", 0),
-        LtlAccessorial("GURAM", "Guaranteed by noon", 0),
-        LtlAccessorial("EXPEDITE", "Expedited", 0),
+        LtlAccessorial("LGPU", 75),
+        LtlAccessorial("LGDEL", 75),
+        LtlAccessorial("INPU", 95),
+        LtlAccessorial("INDEL", 95),
+        LtlAccessorial("RESPU", 90),
+        LtlAccessorial("RESDEL", 90),
+        LtlAccessorial("APPTPU", 35),
+        LtlAccessorial("APPTDEL", 35),
+        LtlAccessorial("LTDPU", 85),
+        LtlAccessorial("LTDDEL", 85),
+        LtlAccessorial("NOTIFY", 20),
+        LtlAccessorial("HAZM", 65),
+        LtlAccessorial("PFZ", 50),
+        LtlAccessorial("SORTSEG", 85, api_field=False),
+        LtlAccessorial("MARKTAG", 40, api_field=False),
+        LtlAccessorial("GUR", 0),
+        LtlAccessorial("GURAM", 0),
+        LtlAccessorial("EXPEDITE", 0),
     )
 }
 

@@ -235,13 +235,8 @@ def _check_request(body: DispatchRequest, profile: CarrierProfile, today: date) 
     )
     codes = {service.code.strip().upper() for service in body.accessorial_services}
     lines = _check_freight(body, profile, codes, problems)
-    rules.check_window(body.pickup_window, "pickupWindow", today, problems)
-    if body.delivery_window is not None:
-        rules.check_window(body.delivery_window, "deliveryWindow", today, problems)
-        if body.delivery_window.date < body.pickup_window.date:
-            problems.append(("deliveryWindow.date", "must not be before pickupWindow.date"))
-    elif codes & set(engine.VLTL_SERVICE_CODES):
-        problems.append(("deliveryWindow", "is required for guaranteed or expedited service"))
+    vltl_rules.window_problems(body, problems)
+    rules.check_days(body, today, problems)
     vltl_rules.identifier_problems(body, problems)
     cfg = body.api_configuration
     allow_unsupported = bool(cfg and cfg.allow_unsupported_accessorials)

@@ -8,9 +8,8 @@ from __future__ import annotations
 from datetime import date
 
 from freightdesk.models.addresses import InvalidAddressError, normalize_address
-from freightdesk.models.common import Address, LocalDateWindow
-from freightdesk.models.vltl import TenantPurpose, VltlUser
-from freightdesk.models.vltl_rules import window_time_problems
+from freightdesk.models.common import Address
+from freightdesk.models.vltl import DispatchRequest, TenantPurpose, VltlUser
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain import rate_engine as engine
 from freightdesk.server.errors import ApiError, field_error, field_errors
@@ -57,10 +56,13 @@ def account_scac(code: str, path: str) -> str:
     return scac
 
 
-def check_window(
-    window: LocalDateWindow, path: str, today: date, problems: list[tuple[str, str]]
-) -> None:
-    window_time_problems(window, path, problems)
-    problem = engine.date_problem(window.date, today)
-    if problem is not None:
-        problems.append((f"{path}.date", problem))
+def check_days(body: DispatchRequest, today: date, problems: list[tuple[str, str]]) -> None:
+    """The dispatch's windows fall on days the service books (their times are the models'
+    rules)."""
+    for path, window in (
+        ("pickupWindow", body.pickup_window),
+        ("deliveryWindow", body.delivery_window),
+    ):
+        problem = None if window is None else engine.date_problem(window.date, today)
+        if problem is not None:
+            problems.append((f"{path}.date", problem))
