@@ -10,15 +10,12 @@ from uuid import UUID
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -27,18 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.common import CustomAttribute, Measure
-from freightdesk.models.tracking import (
-    MAX_ATTRIBUTES,
-    ExceptionStatus,
-    RouteStop,
-    TrackedShipmentInput,
-    TrackingHistory,
-)
+from freightdesk.models.common import Measure
+from freightdesk.models.tracking import ExceptionStatus, RouteStop, TrackingHistory
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import local_time_text, money_text, state_text
+from freightdesk.ui.panes.shipments.overview import OverviewTab
+from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided_label import ElidedLabel
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 
@@ -57,27 +52,6 @@ def explain(error: BaseException) -> str:
 _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
 # What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.
 _KEY = Qt.ItemDataRole.UserRole
-
-
-def _table(headers: list[str], parent: QWidget) -> QTableWidget:
-    table = QTableWidget(0, len(headers), parent)
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().setVisible(False)
-    table.setAlternatingRowColors(True)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.horizontalHeader().setStretchLastSection(True)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    return table
-
-
-def _fill(table: QTableWidget, rows: list[list[str]], editable: bool = False) -> None:
-    table.setRowCount(len(rows))
-    for r, row in enumerate(rows):
-        for c, text in enumerate(row):
-            item = QTableWidgetItem(text)
-            if not editable:
-                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
-            table.setItem(r, c, item)
 
 
 def stop_label(stop: RouteStop, number: int) -> str:
@@ -110,15 +84,15 @@ class ShipmentDetailView(QWidget):
         self._unlisten: Callable[[], None] | None = None
         self._unlisten_connected = session.listen_connected(self._connected)
 
-        self.title = QLabel("Select a shipment", self)
+        # The header is one line each, whatever it says: the tabs below never move.
+        self.title = ElidedLabel("Select a shipment", self)
         self.title.setObjectName("detailTitle")
         title_font = QFont(self.title.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.3)
         title_font.setBold(True)
         self.title.setFont(title_font)
-        self.subtitle = QLabel(self)
+        self.subtitle = ElidedLabel("", self)
         self.subtitle.setObjectName("detailSubtitle")
-        self.subtitle.setWordWrap(True)
         self.share_button = QPushButton("Copy share link", self)
         self.edit_button = QPushButton("Edit…", self)
         self.delete_button = QPushButton("Stop tracking…", self)
@@ -140,43 +114,52 @@ class ShipmentDetailView(QWidget):
         # The event text gets a readable width the user can drag; times fit their contents.
         timeline_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         timeline_header.resizeSection(0, 260)
-        self.identifiers = _table(["Type", "Value"], self)
-        self.attributes = _table(["Name", "Value"], self)
-        self.attributes.setObjectName("attributes")
-        self.add_attribute = QPushButton("Add attribute", self)
-        self.remove_attribute = QPushButton("Remove", self)
-        self.save_attributes = QPushButton("Save attributes", self)
-        self.attribute_error = ErrorLabel(self)
-        overview = QWidget(self)
-        overview_layout = QVBoxLayout(overview)
-        overview_layout.addWidget(QLabel("Identifiers", overview))
-        overview_layout.addWidget(self.identifiers, 1)
-        overview_layout.addWidget(QLabel(f"Attributes (at most {MAX_ATTRIBUTES})", overview))
-        overview_layout.addWidget(self.attributes, 1)
-        attribute_buttons = QHBoxLayout()
-        attribute_buttons.addWidget(self.add_attribute)
-        attribute_buttons.addWidget(self.remove_attribute)
-        attribute_buttons.addStretch(1)
-        attribute_buttons.addWidget(self.save_attributes)
-        overview_layout.addLayout(attribute_buttons)
-        overview_layout.addWidget(self.attribute_error)
-        self.stops = _table(["Stop", "Address", "Appointment (local time)", "Coordinates"], self)
-        self.segments = _table(["From", "To", "Mode", "Distance", "CO₂"], self)
+        self.overview = OverviewTab(session, self)
+        self.overview.setObjectName("overviewTab")
+        # The Overview's tables, as the rest of the app and its tests know them.
+        self.identifiers = self.overview.identifiers
+        self.attributes = self.overview.attributes
+        self.save_attributes = self.overview.save_attributes
+        self.attribute_error = self.overview.attribute_error
+        say_when_empty(
+            self.timeline, "No events yet — they appear here as the carrier reports them"
+        )
+        self.stops = make_table(
+            ["Stop", "Address", "Appointment (local time)", "Coordinates"],
+            self,
+            "No stops — Edit… adds the pickup and delivery",
+        )
+        self.segments = make_table(
+            ["From", "To", "Mode", "Distance", "CO₂"],
+            self,
+            "No route segments — the legs between stops appear once the route is planned",
+        )
         route = QWidget(self)
         route_layout = QVBoxLayout(route)
         route_layout.addWidget(QLabel("Stops", route))
         route_layout.addWidget(self.stops, 2)
         route_layout.addWidget(QLabel("Route segments", route))
         route_layout.addWidget(self.segments, 1)
-        self.states = _table(["State", "From", "Until"], self)
-        self.costs = _table(["Type", "Total", "Tier"], self)
+        self.states = make_table(
+            ["State", "From", "Until"],
+            self,
+            "No states yet — the first event from the carrier starts one",
+        )
+        self.costs = make_table(
+            ["Type", "Total", "Tier"], self, "No costs — Edit… adds planned or actual costs"
+        )
         states_costs = QWidget(self)
         sc_layout = QVBoxLayout(states_costs)
         sc_layout.addWidget(QLabel("States", states_costs))
         sc_layout.addWidget(self.states)
         sc_layout.addWidget(QLabel("Costs", states_costs))
         sc_layout.addWidget(self.costs)
-        self.related = _table(["Related shipment", "Relation"], self)
+        self.related = make_table(
+            ["Related shipment", "Relation"],
+            self,
+            "No related shipments — Edit… links this shipment to others",
+        )
+        self.related.setObjectName("related")
         self.raw = QPlainTextEdit(self)
         self.raw.setReadOnly(True)
         self.raw.setObjectName("rawJson")
@@ -202,7 +185,7 @@ class ShipmentDetailView(QWidget):
         map_layout.addWidget(self.map_splitter)
         self.tabs.addTab(self.timeline_tab, "Timeline")
         self.tabs.addTab(self.map_tab, "Map")
-        self.tabs.addTab(overview, "Overview")
+        self.tabs.addTab(self.overview, "Overview")
         self.tabs.addTab(route, "Route")
         self.tabs.addTab(states_costs, "States && costs")
         self.tabs.addTab(self.related, "Related")
@@ -219,9 +202,7 @@ class ShipmentDetailView(QWidget):
         self.share_button.clicked.connect(self.copy_share_link)
         self.edit_button.clicked.connect(self.edit_shipment)
         self.delete_button.clicked.connect(self.confirm_delete)
-        self.add_attribute.clicked.connect(self._add_attribute_row)
-        self.remove_attribute.clicked.connect(self._remove_attribute_row)
-        self.save_attributes.clicked.connect(self.save_attribute_edits)
+        self.overview.attributesSaved.connect(self.refresh)
         self.related.cellDoubleClicked.connect(self._open_related)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.timeline.currentItemChanged.connect(self._timeline_selected)
@@ -239,6 +220,7 @@ class ShipmentDetailView(QWidget):
         self._stop_following()
         self.shipment_id = shipment_id
         self.history = None
+        self.overview.stop()
         self.message.show_message(None)
         self.title.setText("Loading…")
         self.subtitle.clear()
@@ -275,7 +257,6 @@ class ShipmentDetailView(QWidget):
 
     def show_history(self, history: TrackingHistory, change: DetailChange | None = None) -> None:
         """Show `history`; keeps the user's unsaved attribute edits."""
-        editing_attributes = self.history is not None and self._attributes_dirty()
         self.history = history
         shipment = history.shipment
         primary = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
@@ -293,25 +274,17 @@ class ShipmentDetailView(QWidget):
         )
         parts = [current, route]
         if open_exceptions:
-            parts.append(f"{len(open_exceptions)} open exception(s)")
+            count = len(open_exceptions)
+            parts.append(f"{count} open exception{'s' if count != 1 else ''}")
         self.subtitle.setText(" · ".join(p for p in parts if p))
         self._set_enabled(True)
         self.share_button.setEnabled(bool(shipment.shipment_share_link))
         self._render_timeline(history, stops, change)
         if self.map is not None:
             self.map.show_history(history, change)
-        _fill(self.identifiers, [[i.type, i.value] for i in shipment.identifiers])
-        if not editing_attributes:
-            _fill(
-                self.attributes,
-                [
-                    [a.name, ", ".join(a.values) if a.values else (a.value or "")]
-                    for a in shipment.attributes
-                ],
-                editable=True,
-            )
+        self.overview.show_history(history)
         self._render_route(stops, history)
-        _fill(
+        fill(
             self.states,
             [
                 [
@@ -322,14 +295,14 @@ class ShipmentDetailView(QWidget):
                 for s in states
             ],
         )
-        _fill(
+        fill(
             self.costs,
             [
                 [c.type, money_text(c.total_cost.amount, c.total_cost.currency.value), c.tier or ""]
                 for c in history.costs
             ],
         )
-        _fill(
+        fill(
             self.related,
             [
                 [str(r.id), r.relation_type.value.title() if r.relation_type else ""]
@@ -454,10 +427,10 @@ class ShipmentDetailView(QWidget):
                     else "",
                 ]
             )
-        _fill(self.stops, rows)
+        fill(self.stops, rows)
         names = {str(s.id): s.name or "" for s in stops}
         segments = history.shipment.route_info.route_segments if history.shipment.route_info else []
-        _fill(
+        fill(
             self.segments,
             [
                 [
@@ -479,98 +452,15 @@ class ShipmentDetailView(QWidget):
             self.message.setStyleSheet("color: #2e9d5b;")
             self.message.show_message("Share link copied")
 
-    def _attributes_dirty(self) -> bool:
-        return self.save_attributes.property("dirty") is True
-
+    # The Overview edits the attributes; these are its, by the names the app used before.
     def _add_attribute_row(self) -> None:
-        if self.attributes.rowCount() >= MAX_ATTRIBUTES:
-            self.attribute_error.show_message(
-                f"A shipment can have at most {MAX_ATTRIBUTES} attributes."
-            )
-            return
-        row = self.attributes.rowCount()
-        self.attributes.insertRow(row)
-        name = QTableWidgetItem("")
-        self.attributes.setItem(row, 0, name)
-        self.attributes.setItem(row, 1, QTableWidgetItem(""))
-        self.save_attributes.setProperty("dirty", True)
-        self.attributes.setCurrentItem(name)
-        if self.attributes.isVisible():
-            self.attributes.editItem(name)
+        self.overview.add_attribute_row()
 
     def _remove_attribute_row(self) -> None:
-        row = self.attributes.currentRow()
-        if row >= 0:
-            self.attributes.removeRow(row)
-            self.save_attributes.setProperty("dirty", True)
-
-    def edited_attributes(self) -> list[CustomAttribute]:
-        found: list[CustomAttribute] = []
-        for row in range(self.attributes.rowCount()):
-            name_item = self.attributes.item(row, 0)
-            value_item = self.attributes.item(row, 1)
-            name = name_item.text().strip() if name_item else ""
-            value = value_item.text().strip() if value_item else ""
-            if not name and not value:
-                continue
-            values = [v.strip() for v in value.split(",") if v.strip()]
-            found.append(
-                CustomAttribute(
-                    name=name or " ", value=values[0] if len(values) == 1 else None, values=values
-                )
-            )
-        return found
+        self.overview.remove_attribute_row()
 
     def save_attribute_edits(self) -> None:
-        if self.history is None or self.session.shipments is None:
-            return
-        try:
-            attributes = self.edited_attributes()
-        except ValueError as exc:
-            self.attribute_error.show_message(str(exc))
-            return
-        if any(not a.name.strip() for a in attributes):
-            self.attribute_error.show_message("Every attribute needs a name.")
-            return
-        if len(attributes) > MAX_ATTRIBUTES:
-            self.attribute_error.show_message(
-                f"A shipment can have at most {MAX_ATTRIBUTES} attributes."
-            )
-            return
-        shipment = self.history.shipment
-        body = TrackedShipmentInput(
-            id=shipment.id,
-            identifiers=shipment.identifiers,
-            attributes=attributes,
-            access_groups=shipment.access_groups,
-            costs=shipment.costs,
-            plan=shipment.plan,
-            route_info=shipment.route_info,
-            related_shipments=shipment.related_shipments,
-        )
-        self.save_attributes.setEnabled(False)
-        self.attribute_error.show_message(None)
-
-        def saved(_result: object) -> None:
-            self.save_attributes.setEnabled(True)
-            self.save_attributes.setProperty("dirty", False)
-            self.attribute_error.setStyleSheet("color: #2e9d5b;")
-            self.attribute_error.show_message("Attributes saved")
-            self.refresh()
-
-        def failed(error: BaseException) -> None:
-            # The user's edits stay in the table; the message says what to fix.
-            self.save_attributes.setEnabled(True)
-            self.attribute_error.setStyleSheet("color: #d0453a;")
-            self.attribute_error.show_message(explain(error))
-
-        spawn(
-            self.session.shipments.save(body),
-            on_done=saved,
-            on_error=failed,
-            name="save-attributes",
-            owner=self,
-        )
+        self.overview.save_attribute_edits()
 
     def confirm_delete(self) -> None:
         if self.history is None:
@@ -596,6 +486,7 @@ class ShipmentDetailView(QWidget):
             self._stop_following()
             self.shipment_id = None
             self.history = None
+            self.overview.stop()
             self.title.setText("Tracking stopped")
             self.subtitle.clear()
             self._set_enabled(False)
@@ -646,6 +537,7 @@ class ShipmentDetailView(QWidget):
 
     def shutdown(self) -> None:
         self._stop_following()
+        self.overview.stop()
         self._unlisten_connected()
         if self.map is not None:
             self.map.dispose()

@@ -1,0 +1,326 @@
+"""The detail's Overview tab: what a dispatcher reads first (state and where, the next stop
+against its appointment, carrier, equipment, weight, pieces, the last position and its age,
+the open exceptions), then the identifiers and the editable attributes.
+
+The facts come from `service.overview`; this module only words them, with the app's one clock
+(`local_time_text`: a stop's times in its own zone, named).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.common import CustomAttribute
+from freightdesk.models.tracking import MAX_ATTRIBUTES, TrackedShipmentInput, TrackingHistory
+from freightdesk.service.overview import Overview, Place, overview_of
+from freightdesk.service.session import AppSession
+from freightdesk.service.triage import Attention, TriageSettings
+from freightdesk.ui.formatting import local_time_text, state_text
+from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
+from freightdesk.ui.panes.shipments.tables import fill, make_table
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.forms import ErrorLabel
+
+# The age of the last position is said again this often while the tab shows it.
+AGE_REFRESH_MS = 30_000
+NOT_KNOWN = "Not known"
+
+
+def _explain(error: BaseException) -> str:
+    from freightdesk.service.messages import explain
+
+    return explain(error)
+
+
+def _place(place: Place) -> str:
+    return f"{place.name} (stop {place.number})"
+
+
+def where_text(overview: Overview) -> str:
+    state = state_text(overview.state) if overview.state else "No state yet"
+    if overview.where is None:
+        return f"{state} · not at a stop yet"
+    word = "at" if overview.at_stop else "last at"
+    return f"{state} · {word} {_place(overview.where)}"
+
+
+def window_text(overview: Overview) -> str:
+    stop = overview.next_stop
+    if stop is None or (stop.window_start is None and stop.window_end is None):
+        return "No appointment"
+    zone = stop.place.zone
+    start = local_time_text(stop.window_start, zone) if stop.window_start else "…"
+    end = local_time_text(stop.window_end, zone) if stop.window_end else "…"
+    return f"{start} to {end}"
+
+
+def eta_text(overview: Overview) -> str:
+    stop = overview.next_stop
+    if stop is None or stop.eta is None:
+        return "No ETA yet"
+    text = f"ETA {local_time_text(stop.eta, stop.place.zone)}"
+    if stop.late:
+        return f"{SYMBOLS[Attention.LATE]} {text}, {stop.difference}"
+    if stop.at_risk:
+        return f"{SYMBOLS[Attention.AT_RISK]} {text}, {stop.difference}"
+    return f"{text}, {stop.difference}" if stop.difference else text
+
+
+def position_text(overview: Overview) -> str:
+    if overview.last_position is None:
+        return "No position yet"
+    latitude, longitude = overview.last_position
+    return f"{latitude:.4f}, {longitude:.4f} · {overview.last_position_age}"
+
+
+def exceptions_text(overview: Overview) -> str:
+    if not overview.exceptions:
+        return "None open"
+    return "\n".join(
+        f"{x.text} (since {local_time_text(x.since, x.zone)})" if x.since else x.text
+        for x in overview.exceptions
+    )
+
+
+class OverviewTab(QWidget):
+    attributesSaved = Signal()
+
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.history: TrackingHistory | None = None
+        # The user's triage margin decides "at risk"; the pane sets it when it knows it.
+        self.triage_settings = TriageSettings()
+        self.overview: Overview | None = None
+
+        self.facts = QFormLayout()
+        self.facts.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.labels: dict[str, QLabel] = {}
+        for key, title in (
+            ("state", "State"),
+            ("next_stop", "Next stop"),
+            ("appointment", "Appointment"),
+            ("eta", "Latest ETA"),
+            ("carrier", "Carrier"),
+            ("equipment", "Equipment"),
+            ("weight", "Weight"),
+            ("pieces", "Pieces"),
+            ("position", "Last position"),
+            ("exceptions", "Open exceptions"),
+        ):
+            label = QLabel(self)
+            label.setObjectName(f"overview_{key}")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.labels[key] = label
+            self.facts.addRow(f"{title}:", label)
+
+        self.identifiers = make_table(
+            ["Type", "Value"], self, "No identifiers — Edit… adds a bill of lading, PRO, …"
+        )
+        self.attributes = make_table(
+            ["Name", "Value"], self, "No attributes — Add attribute labels this shipment"
+        )
+        self.attributes.setObjectName("attributes")
+        self.add_attribute = QPushButton("Add attribute", self)
+        self.remove_attribute = QPushButton("Remove", self)
+        self.save_attributes = QPushButton("Save attributes", self)
+        self.attribute_error = ErrorLabel(self)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.facts)
+        layout.addWidget(QLabel("Identifiers", self))
+        layout.addWidget(self.identifiers, 1)
+        layout.addWidget(QLabel(f"Attributes (at most {MAX_ATTRIBUTES})", self))
+        layout.addWidget(self.attributes, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_attribute)
+        buttons.addWidget(self.remove_attribute)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_attributes)
+        layout.addLayout(buttons)
+        layout.addWidget(self.attribute_error)
+
+        # "12 m ago" grows old on screen: said again while the tab is shown.
+        self._ages = QTimer(self)
+        self._ages.setInterval(AGE_REFRESH_MS)
+        self._ages.timeout.connect(self._show_facts)
+        self.add_attribute.clicked.connect(self.add_attribute_row)
+        self.remove_attribute.clicked.connect(self.remove_attribute_row)
+        self.save_attributes.clicked.connect(self.save_attribute_edits)
+
+    # --- showing -----------------------------------------------------------------------------
+
+    def show_history(self, history: TrackingHistory) -> None:
+        """Show `history`; keeps the user's unsaved attribute edits."""
+        editing = self.history is not None and self.attributes_dirty()
+        self.history = history
+        shipment = history.shipment
+        self._show_facts()
+        fill(self.identifiers, [[i.type, i.value] for i in shipment.identifiers])
+        if not editing:
+            fill(
+                self.attributes,
+                [
+                    [a.name, ", ".join(a.values) if a.values else (a.value or "")]
+                    for a in shipment.attributes
+                ],
+                editable=True,
+            )
+
+    def _show_facts(self) -> None:
+        if self.history is None:
+            return
+        found = overview_of(self.history, datetime.now(UTC), self.triage_settings)
+        self.overview = found
+        labels = self.labels
+        labels["state"].setText(where_text(found))
+        labels["next_stop"].setText(
+            _place(found.next_stop.place) if found.next_stop else "No stop ahead"
+        )
+        labels["appointment"].setText(window_text(found))
+        labels["eta"].setText(eta_text(found))
+        kind = (
+            Attention.LATE
+            if found.next_stop and found.next_stop.late
+            else Attention.AT_RISK
+            if found.next_stop and found.next_stop.at_risk
+            else None
+        )
+        color = attention_color(kind) if kind is not None else None
+        labels["eta"].setStyleSheet(f"color: {color.name()};" if color is not None else "")
+        labels["carrier"].setText(found.carrier or NOT_KNOWN)
+        # Equipment, weight and pieces only where known: most shipments say none of them.
+        for key, value in (
+            ("equipment", found.equipment),
+            ("weight", found.weight),
+            ("pieces", found.pieces),
+        ):
+            labels[key].setText(value or "")
+            self.facts.setRowVisible(labels[key], bool(value))
+        labels["position"].setText(position_text(found))
+        labels["position"].setToolTip(
+            local_time_text(found.last_position_at) if found.last_position_at else ""
+        )
+        labels["exceptions"].setText(exceptions_text(found))
+        exception_color = attention_color(Attention.EXCEPTION)
+        labels["exceptions"].setStyleSheet(
+            f"color: {exception_color.name()};" if found.exceptions and exception_color else ""
+        )
+        if found.last_position is not None and not self._ages.isActive():
+            self._ages.start()
+        elif found.last_position is None:
+            self._ages.stop()
+
+    def stop(self) -> None:
+        """Nothing shown (another shipment comes): the age is no longer said again, and the
+        next shipment's attributes are its own, not edits left from this one."""
+        self._ages.stop()
+        self.history = None
+        self.save_attributes.setProperty("dirty", False)
+
+    # --- the attributes ----------------------------------------------------------------------
+
+    def attributes_dirty(self) -> bool:
+        return self.save_attributes.property("dirty") is True
+
+    def add_attribute_row(self) -> None:
+        if self.attributes.rowCount() >= MAX_ATTRIBUTES:
+            self.attribute_error.show_message(
+                f"A shipment can have at most {MAX_ATTRIBUTES} attributes."
+            )
+            return
+        row = self.attributes.rowCount()
+        self.attributes.insertRow(row)
+        name = QTableWidgetItem("")
+        self.attributes.setItem(row, 0, name)
+        self.attributes.setItem(row, 1, QTableWidgetItem(""))
+        self.save_attributes.setProperty("dirty", True)
+        self.attributes.setCurrentItem(name)
+        if self.attributes.isVisible():
+            self.attributes.editItem(name)
+
+    def remove_attribute_row(self) -> None:
+        row = self.attributes.currentRow()
+        if row >= 0:
+            self.attributes.removeRow(row)
+            self.save_attributes.setProperty("dirty", True)
+
+    def edited_attributes(self) -> list[CustomAttribute]:
+        found: list[CustomAttribute] = []
+        for row in range(self.attributes.rowCount()):
+            name_item = self.attributes.item(row, 0)
+            value_item = self.attributes.item(row, 1)
+            name = name_item.text().strip() if name_item else ""
+            value = value_item.text().strip() if value_item else ""
+            if not name and not value:
+                continue
+            values = [v.strip() for v in value.split(",") if v.strip()]
+            found.append(
+                CustomAttribute(
+                    name=name or " ", value=values[0] if len(values) == 1 else None, values=values
+                )
+            )
+        return found
+
+    def save_attribute_edits(self) -> None:
+        if self.history is None or self.session.shipments is None:
+            return
+        try:
+            attributes = self.edited_attributes()
+        except ValueError as exc:
+            self.attribute_error.show_message(str(exc))
+            return
+        if any(not a.name.strip() for a in attributes):
+            self.attribute_error.show_message("Every attribute needs a name.")
+            return
+        if len(attributes) > MAX_ATTRIBUTES:
+            self.attribute_error.show_message(
+                f"A shipment can have at most {MAX_ATTRIBUTES} attributes."
+            )
+            return
+        shipment = self.history.shipment
+        body = TrackedShipmentInput(
+            id=shipment.id,
+            identifiers=shipment.identifiers,
+            attributes=attributes,
+            access_groups=shipment.access_groups,
+            costs=shipment.costs,
+            plan=shipment.plan,
+            route_info=shipment.route_info,
+            related_shipments=shipment.related_shipments,
+        )
+        self.save_attributes.setEnabled(False)
+        self.attribute_error.show_message(None)
+
+        def saved(_result: object) -> None:
+            self.save_attributes.setEnabled(True)
+            self.save_attributes.setProperty("dirty", False)
+            self.attribute_error.setStyleSheet("color: #2e9d5b;")
+            self.attribute_error.show_message("Attributes saved")
+            self.attributesSaved.emit()
+
+        def failed(error: BaseException) -> None:
+            # The user's edits stay in the table; the message says what to fix.
+            self.save_attributes.setEnabled(True)
+            self.attribute_error.setStyleSheet("color: #d0453a;")
+            self.attribute_error.show_message(_explain(error))
+
+        spawn(
+            self.session.shipments.save(body),
+            on_done=saved,
+            on_error=failed,
+            name="save-attributes",
+            owner=self,
+        )

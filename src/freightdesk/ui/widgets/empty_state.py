@@ -1,0 +1,47 @@
+"""Words in an empty list or table: what would be there and how to get it.
+
+`say_when_empty(view, text)` is the one way a view gets them: a label over the view's empty
+area, shown while its model has no rows and hidden as soon as one arrives.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QAbstractItemView, QLabel
+
+
+class EmptyState(QLabel):
+    """The words of one view; follows the view's model and the size of its viewport."""
+
+    def __init__(self, view: QAbstractItemView, text: str) -> None:
+        super().__init__(text, view.viewport())
+        self.setObjectName("emptyState")
+        self.view = view
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setEnabled(False)  # drawn in the palette's disabled text: a hint, not content
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        view.viewport().installEventFilter(self)
+        model = view.model()
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            signal.connect(self.update_shown)
+        self.update_shown()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
+        return False
+
+    def update_shown(self) -> None:
+        self.setGeometry(self.view.viewport().rect().adjusted(12, 12, -12, -12))
+        self.setVisible(self.view.model().rowCount() == 0)
+
+    @property
+    def shown(self) -> bool:
+        """Whether the words are up (the view itself may be hidden)."""
+        return not self.isHidden()
+
+
+def say_when_empty(view: QAbstractItemView, text: str) -> EmptyState:
+    """Show `text` in `view` while it has no rows."""
+    return EmptyState(view, text)

@@ -1,0 +1,197 @@
+"""The Overview's facts from a shipment's history: where it is, the next stop against its
+appointment (triage's rule), carrier, equipment, weight, pieces, the last position's age and
+the open exceptions. Plain Python: no Qt, no service."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from freightdesk.models.enums import ShipmentStateType
+from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.overview import overview_of
+from freightdesk.service.triage import TriageSettings
+
+NOW = datetime(2026, 11, 28, 18, 0, tzinfo=UTC)
+PICKUP, HUB, DELIVERY = (uuid.uuid4() for _ in range(3))
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def _stop(stop_id: uuid.UUID, kind: str, name: str, window_end: datetime | None) -> Any:
+    stop: dict[str, Any] = {"id": str(stop_id), "type": kind, "name": name}
+    if window_end is not None:
+        stop["appointmentWindow"] = {
+            "startDateTime": _iso(window_end - timedelta(hours=2)),
+            "endDateTime": _iso(window_end),
+            "localTimeZoneIdentifier": "America/Chicago",
+        }
+    return stop
+
+
+def _history(*, eta: datetime | None, **extra: Any) -> TrackingHistory:
+    end = NOW + timedelta(hours=3)
+    events: list[dict[str, Any]] = [
+        {
+            "id": str(uuid.uuid4()),
+            "type": "DEPARTURE_FROM_STOP",
+            "dateTime": _iso(NOW - timedelta(hours=5)),
+            "stopId": str(PICKUP),
+        },
+        {
+            "id": str(uuid.uuid4()),
+            "type": "ARRIVAL_AT_STOP",
+            "dateTime": _iso(NOW - timedelta(hours=2)),
+            "stopId": str(HUB),
+        },
+    ]
+    if eta is not None:
+        events.append(
+            {
+                "id": str(uuid.uuid4()),
+                "type": "ETA",
+                "dateTime": _iso(NOW - timedelta(minutes=30)),
+                "estimateDateTime": _iso(eta),
+                "stopId": str(DELIVERY),
+            }
+        )
+    body: dict[str, Any] = {
+        "shipment": {
+            "id": str(uuid.uuid4()),
+            "identifiers": [
+                {"type": "BILL_OF_LADING", "value": "BOL-1"},
+                {"type": "CARRIER_SCAC", "value": "HOCS"},
+                {"type": "TRAILER_NUMBER", "value": "TR-88"},
+            ],
+            "attributes": [{"name": "Pieces", "value": "14"}],
+            "routeInfo": {
+                "stops": [
+                    _stop(PICKUP, "PICKUP", "Louisville DC", None),
+                    _stop(HUB, "WAYPOINT", "Memphis hub", None),
+                    _stop(DELIVERY, "DELIVERY", "Dallas DC", end),
+                ],
+                "routeSegments": [
+                    {
+                        "fromStopId": str(PICKUP),
+                        "toStopId": str(DELIVERY),
+                        "emissions": {
+                            "cargoWeight": {"value": 9120.4, "unit": "KG"},
+                            "vehicleInfo": {"type": {"enumValue": "DRY_VAN"}},
+                        },
+                    }
+                ],
+            },
+        },
+        "events": events,
+        "states": [
+            {
+                "id": str(uuid.uuid4()),
+                "type": "IN_TRANSIT",
+                "startDateTime": _iso(NOW - timedelta(hours=5)),
+            }
+        ],
+        "positions": [
+            {"dateTime": _iso(NOW - timedelta(minutes=40)), "latitude": 35.1, "longitude": -90},
+            {"dateTime": _iso(NOW - timedelta(minutes=12)), "latitude": 34.2, "longitude": -92},
+        ],
+        **extra,
+    }
+    return TrackingHistory.model_validate(body)
+
+
+def test_state_where_next_stop_and_an_eta_after_the_window() -> None:
+    end = NOW + timedelta(hours=3)
+    found = overview_of(_history(eta=end + timedelta(minutes=35)), NOW)
+    assert found.state is ShipmentStateType.IN_TRANSIT
+    assert found.where is not None and found.where.name == "Memphis hub"
+    assert not found.at_stop
+    nxt = found.next_stop
+    assert nxt is not None
+    assert nxt.place.name == "Dallas DC" and nxt.place.zone == "America/Chicago"
+    assert nxt.place.number == 3
+    assert nxt.window_end == end and nxt.window_start == end - timedelta(hours=2)
+    assert nxt.eta == end + timedelta(minutes=35)
+    assert nxt.difference == "35 m after the window"
+    assert nxt.late and not nxt.at_risk
+
+
+def test_on_time_at_risk_and_early() -> None:
+    end = NOW + timedelta(hours=3)
+    on_time = overview_of(_history(eta=end - timedelta(hours=1, minutes=30)), NOW).next_stop
+    assert on_time is not None and on_time.difference == "on time"
+    risky = overview_of(_history(eta=end - timedelta(minutes=20)), NOW).next_stop
+    assert risky is not None and risky.at_risk and not risky.late
+    assert risky.difference == "20 m before the window ends (at risk)"
+    # The user's margin is triage's: with none, 20 minutes early is simply on time.
+    calm = overview_of(
+        _history(eta=end - timedelta(minutes=20)), NOW, TriageSettings(margin=timedelta(0))
+    ).next_stop
+    assert calm is not None and calm.difference == "on time"
+    early = overview_of(_history(eta=end - timedelta(hours=3)), NOW).next_stop
+    assert early is not None
+    assert early.difference == "on time (1 h before the window opens)"
+
+
+def test_without_an_eta_the_next_stop_says_nothing_to_compare() -> None:
+    nxt = overview_of(_history(eta=None), NOW).next_stop
+    assert nxt is not None and nxt.eta is None and nxt.difference == ""
+
+
+def test_carrier_equipment_weight_pieces_and_last_position_age() -> None:
+    found = overview_of(_history(eta=None), NOW)
+    assert found.carrier == "HOCS"
+    assert found.equipment == "dry van, TR-88"
+    assert found.weight == "9,120 KG"
+    assert found.pieces == "14"
+    assert found.last_position == (34.2, -92)
+    assert found.last_position_at == NOW - timedelta(minutes=12)
+    assert found.last_position_age == "12 m ago"
+
+
+def test_open_exceptions_and_a_stop_the_shipment_is_at() -> None:
+    at_hub = [
+        {
+            "id": str(uuid.uuid4()),
+            "type": "AT_STOP",
+            "startDateTime": _iso(NOW - timedelta(hours=2)),
+            "stopId": str(HUB),
+        }
+    ]
+    exceptions = [
+        {
+            "id": str(uuid.uuid4()),
+            "type": "DELAY",
+            "description": "Weather at Memphis",
+            "status": "OPEN",
+            "createdDateTime": _iso(NOW - timedelta(hours=1)),
+        },
+        {"id": str(uuid.uuid4()), "type": "DAMAGE", "status": "CLOSED"},
+    ]
+    found = overview_of(_history(eta=None, states=at_hub, exceptions=exceptions), NOW)
+    assert found.state is ShipmentStateType.AT_STOP and found.at_stop
+    assert found.where is not None and found.where.name == "Memphis hub"
+    assert [x.text for x in found.exceptions] == ["Delay: Weather at Memphis"]
+
+
+def test_an_empty_history_knows_little_and_says_so() -> None:
+    bare = TrackingHistory.model_validate({"shipment": {"id": str(uuid.uuid4())}})
+    found = overview_of(bare, NOW)
+    assert found.state is None and found.where is None and found.next_stop is None
+    assert found.carrier is None and found.equipment is None and found.weight is None
+    assert found.last_position is None and found.last_position_age == ""
+    assert found.exceptions == ()
+
+
+def test_a_completed_shipment_has_no_next_stop() -> None:
+    done = [
+        {
+            "id": str(uuid.uuid4()),
+            "type": "COMPLETED",
+            "startDateTime": _iso(NOW - timedelta(hours=1)),
+        }
+    ]
+    found = overview_of(_history(eta=NOW, states=done), NOW)
+    assert found.state is ShipmentStateType.COMPLETED and found.next_stop is None
