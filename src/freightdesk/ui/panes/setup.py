@@ -245,3 +245,10 @@ def _add_plan_panes(window: MainWindow) -> None:
         return VltlPane(window.session, window)
 
     window.add_pane("vltl", "Volume LTL", vltl, pane_icon("vltl"), group=PLAN)
+
+    def push() -> QWidget:
+        from freightdesk.ui.panes.push.pane import PushPane
+
+        return PushPane(window.session, window)
+
+    window.add_pane("push", "Carrier push", push, pane_icon("push"), group=PLAN)
