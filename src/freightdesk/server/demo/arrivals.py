@@ -16,7 +16,6 @@ import zlib
 from datetime import datetime, timedelta
 
 from freightdesk.models.common import TransportationMode as Mode
-from freightdesk.server.demo.geography import Region
 from freightdesk.server.demo.itineraries import ShipmentPlan
 from freightdesk.server.demo.portfolio import (
     COUNTS,
@@ -27,6 +26,7 @@ from freightdesk.server.demo.portfolio import (
     placed_plan,
 )
 from freightdesk.server.demo.scenarios import build
+from freightdesk.server.domain.carrier_directory import Region
 
 ARRIVAL_INTERVAL = timedelta(minutes=31)
 # Plan numbers of booked and benchmark shipments, apart from the seeded ones (1 to a few

@@ -34,12 +34,12 @@ from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.packaging import PackageStatus, PackageWrite
 from freightdesk.models.rail import RailShipmentCreate
 from freightdesk.models.rating import RateRequestCreate
-from freightdesk.server.demo.geography import Region
 from freightdesk.server.demo.itineraries import ShipmentPlan
 from freightdesk.server.demo.lanes import CUSTOMERS, OWN_SITES, Site
 from freightdesk.server.domain import booking_carriers as bookings
 from freightdesk.server.domain import carrier_profiles, packaging, rail
 from freightdesk.server.domain import rating_quotes as rating
+from freightdesk.server.domain.carrier_directory import Region
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow, RateSolicitationRow
 from freightdesk.server.tables.tracking import Shipment
 

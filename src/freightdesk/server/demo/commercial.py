@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 from freightdesk.models.common import Currency
 from freightdesk.models.common import TransportationMode as Mode
-from freightdesk.server.demo.geography import Region
 from freightdesk.server.demo.itineraries import CostPlan, DocumentPlan, ShipmentPlan
+from freightdesk.server.domain.carrier_directory import Region
 
 KM_PER_MILE = 1.609344
 LB_PER_KG = 2.20462

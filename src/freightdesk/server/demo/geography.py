@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
+from freightdesk.server.domain.carrier_directory import Region
+
 EARTH_RADIUS_KM = 6371.0088
 
 
@@ -26,11 +28,6 @@ class PlaceKind(StrEnum):
     RAIL_TERMINAL = "RAIL_TERMINAL"
     # A shipper's warehouse or plant, or a customer's receiving dock.
     SITE = "SITE"
-
-
-class Region(StrEnum):
-    NORTH_AMERICA = "NA"
-    EUROPE = "EU"
 
 
 NORTH_AMERICAN_COUNTRIES = frozenset({"US", "CA", "MX"})

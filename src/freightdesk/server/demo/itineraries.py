@@ -17,9 +17,9 @@ from zoneinfo import ZoneInfo
 
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.tracking import ExceptionSeverity, ShipmentStateType, StopType
-from freightdesk.server.demo.carriers import Carrier
-from freightdesk.server.demo.geography import Place, Region
+from freightdesk.server.demo.geography import Place
 from freightdesk.server.demo.tracks import Fix, Path
+from freightdesk.server.domain.carrier_directory import Carrier, Region
 
 Hours = tuple[tuple[str, str, str], ...]
 

@@ -18,9 +18,9 @@ from freightdesk.server.demo.geography import (
     PLACES,
     Place,
     PlaceKind,
-    Region,
     offset,
 )
+from freightdesk.server.domain.carrier_directory import Region
 
 COMPANY = "Alder & Finch"
 

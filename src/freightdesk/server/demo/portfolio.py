@@ -16,8 +16,7 @@ from enum import StrEnum
 
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.server.demo import commercial
-from freightdesk.server.demo.carriers import FORWARDERS, carriers_for
-from freightdesk.server.demo.geography import PLACES, Region, distance_km
+from freightdesk.server.demo.geography import PLACES, distance_km
 from freightdesk.server.demo.itineraries import ShipmentPlan, new_id
 from freightdesk.server.demo.lanes import (
     AIR_LANES,
@@ -32,6 +31,7 @@ from freightdesk.server.demo.lanes import (
     own_sites,
 )
 from freightdesk.server.demo.scenarios import Lane, build
+from freightdesk.server.domain.carrier_directory import FORWARDERS, Region, carriers_for
 
 NA, EU = Region.NORTH_AMERICA, Region.EUROPE
 

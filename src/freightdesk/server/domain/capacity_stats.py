@@ -50,8 +50,7 @@ from freightdesk.models.capacity import (
 from freightdesk.models.common import utc_datetime
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import utcnow
-from freightdesk.server.demo import carriers as demo_carriers
-from freightdesk.server.domain import carrier_profiles
+from freightdesk.server.domain import carrier_directory, carrier_profiles
 from freightdesk.server.domain.vehicles import carrier_name
 from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentEvent
 
@@ -478,12 +477,12 @@ def _names(session: Session, tenant_id: int, scacs: Iterable[str]) -> dict[str, 
         profile = profiles.get(scac)
         if profile is not None and (profile.configured or scac in carrier_profiles.CATALOGUE):
             names[scac] = profile.name
-        elif (known := carrier_name(scac) or _DEMO_CARRIERS.get(scac)) is not None:
+        elif (known := carrier_name(scac) or _DIRECTORY.get(scac)) is not None:
             names[scac] = known
     return names
 
 
-_DEMO_CARRIERS = {carrier.scac: carrier.name for carrier in demo_carriers.CARRIERS}
+_DIRECTORY = {carrier.scac: carrier.name for carrier in carrier_directory.CARRIERS}
 
 
 def carrier_performances(

@@ -1,4 +1,5 @@
-"""The demo's carriers: fictional companies with plausible codes.
+"""The carriers the service knows by code: fictional companies with plausible codes, which the
+demo's shipments travel with and the capacity and schedule searches name.
 
 SCACs are four letters, container owner codes three letters (ISO 6346 adds the `U`), air
 waybill prefixes three digits, rail reporting marks four letters. None of the names is meant to
@@ -8,9 +9,16 @@ be a real company.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from freightdesk.models.common import TransportationMode as Mode
-from freightdesk.server.demo.geography import Region
+
+
+class Region(StrEnum):
+    """Where a carrier serves (and where a demo place lies)."""
+
+    NORTH_AMERICA = "NA"
+    EUROPE = "EU"
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from freightdesk.models.schedules import (
     ScheduleSort,
     Transshipment,
 )
-from freightdesk.server.demo.carriers import carriers_for
+from freightdesk.server.domain.carrier_directory import carriers_for
 from freightdesk.server.domain.ports import PORTS, Port, sea_leg
 
 WEEK_HOURS = 168.0

@@ -17,9 +17,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from freightdesk.models.common import TransportationMode as Mode
-from freightdesk.server.demo.geography import Region
 from freightdesk.server.demo.itineraries import ShipmentPlan
 from freightdesk.server.demo.tracks import Fix
+from freightdesk.server.domain.carrier_directory import Region
 
 REEFER_SHARE = 0.25
 EXCURSION_SHARE = 0.15

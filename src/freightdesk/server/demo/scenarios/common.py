@@ -10,8 +10,7 @@ from zoneinfo import ZoneInfo
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.tracking import ExceptionSeverity as Severity
 from freightdesk.models.tracking import StopType
-from freightdesk.server.demo.carriers import Carrier
-from freightdesk.server.demo.geography import Place, Region
+from freightdesk.server.demo.geography import Place
 from freightdesk.server.demo.itineraries import (
     EventPlan,
     IncidentPlan,
@@ -31,6 +30,7 @@ from freightdesk.server.demo.tracks import (
     Fix,
     Path,
 )
+from freightdesk.server.domain.carrier_directory import Carrier, Region
 
 H = timedelta(hours=1)
 MIN = timedelta(minutes=1)

@@ -10,7 +10,6 @@ from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.tracking import ExceptionSeverity as Severity
 from freightdesk.models.tracking import StopType
 from freightdesk.server.demo import identifiers as ids
-from freightdesk.server.demo.carriers import Carrier
 from freightdesk.server.demo.geography import PLACES, Place, distance_km
 from freightdesk.server.demo.itineraries import (
     EventPlan,
@@ -41,6 +40,7 @@ from freightdesk.server.demo.tracks import (
     joined,
     road_path,
 )
+from freightdesk.server.domain.carrier_directory import Carrier
 
 
 def less_than_truckload(

@@ -9,7 +9,7 @@ from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.tracking import ExceptionSeverity as Severity
 from freightdesk.models.tracking import StopType
 from freightdesk.server.demo import identifiers as ids
-from freightdesk.server.demo.geography import PLACES, Region
+from freightdesk.server.demo.geography import PLACES
 from freightdesk.server.demo.itineraries import (
     EventPlan,
     IncidentPlan,
@@ -35,6 +35,7 @@ from freightdesk.server.demo.tracks import (
     road_path,
     run,
 )
+from freightdesk.server.domain.carrier_directory import Region
 
 
 def rail(
