@@ -1,0 +1,1 @@
+"""The Carrier push console pane."""

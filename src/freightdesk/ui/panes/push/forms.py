@@ -1,0 +1,290 @@
+"""The two compose forms of the carrier push console: a truckload tracking update (an event
+and/or readings with a position and sensors) and a parcel status update.
+
+Each field has the interface's rule for it in words beside it (`TRUCKLOAD_RULES`,
+`PARCEL_RULES` from the models, keyed by the wire path the field fills), and its problem under
+it, whether the models found it before sending or the service named it in its refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.push import PARCEL_RULES, TRUCKLOAD_RULES, ParcelEventType
+from freightdesk.models.tracking import SpeedUnit
+from freightdesk.service.carrier_push import SENSOR, ParcelInput, TruckloadInput
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+
+# Truckload event types the service acts on (the vocabulary is open: others are recorded).
+TRUCKLOAD_EVENTS = (
+    "ARRIVAL_AT_STOP",
+    "DEPARTURE_FROM_STOP",
+    "PICKUP",
+    "IN_TRANSIT",
+    "DELIVERY",
+    "CANCELLED",
+)
+RULE_STYLE = "color: #6b7280; font-size: 11px;"
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def java_now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+
+
+class _Form(QWidget):
+    """A form whose rows carry their rule beside the field and their problem under it."""
+
+    def __init__(self, rules: dict[str, str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rules = rules
+        self.rule_labels: dict[str, QLabel] = {}
+        self.errors = FieldErrors(ErrorLabel(self))
+
+    def row(
+        self,
+        form: QFormLayout,
+        label: str,
+        path: str,
+        field: QWidget,
+        *extra: QWidget,
+        also: tuple[str, ...] = (),
+    ) -> None:
+        """`field` (with `extra` widgets after it) under `path`; its rule, and the rules of
+        the paths `also` fills, beside it."""
+        holder = QWidget()
+        line = QHBoxLayout(holder)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(field, 2)
+        for widget in extra:
+            line.addWidget(widget)
+        rule = "; ".join(r for p in (path, *also) if (r := self._rules.get(p)))
+        if rule:
+            hint = QLabel(rule, holder)
+            hint.setObjectName("rule")
+            hint.setWordWrap(True)
+            hint.setStyleSheet(RULE_STYLE)
+            line.addWidget(hint, 3)
+            self.rule_labels[path] = hint
+            field.setToolTip(rule)
+        self.errors.add_row(form, label, path, holder, focus=field)
+
+    def text_field(self, name: str, placeholder: str = "", text: str = "") -> QLineEdit:
+        edit = QLineEdit(text, self)
+        edit.setObjectName(name)
+        edit.setPlaceholderText(placeholder)
+        return edit
+
+    def time_field(self, name: str, now: Callable[[], str]) -> tuple[QLineEdit, QPushButton]:
+        """A time typed as text (so a wrong one is shown, not silently corrected), and a
+        button that puts in the time now."""
+        edit = self.text_field(name, text=now())
+        button = QPushButton("Now", self)
+        button.setObjectName(f"{name}Now")
+        button.setToolTip("This computer's time, now")
+        button.clicked.connect(lambda: edit.setText(now()))
+        return edit, button
+
+    def problem_label(self, path: str, widget: QWidget) -> ErrorLabel:
+        """An error label of its own for a rule about a group of fields (`path`)."""
+        label = ErrorLabel(self)
+        self.errors.register(path, widget, label)
+        return label
+
+
+def _choices(parent: QWidget, name: str, values: tuple[str, ...], *, editable: bool) -> QComboBox:
+    box = QComboBox(parent)
+    box.setObjectName(name)
+    box.setEditable(editable)
+    box.addItems(list(values))
+    return box
+
+
+class TruckloadForm(_Form):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(TRUCKLOAD_RULES, parent)
+        self.customer = self.text_field("customerAccountNumber", "e.g. the customer's tenant id")
+        self.bill_of_lading = self.text_field("billOfLadingNumber", "e.g. 06141412837092581")
+        self.order = self.text_field("orderNumber", "e.g. 4533964024")
+        top = QFormLayout()
+        self.row(top, "C&ustomer account", "customerAccountNumber", self.customer)
+        self.row(top, "&Bill of lading", "truckload.identifiers", self.bill_of_lading)
+        self.row(top, "&Order number", "truckload.identifiers.orderNumber", self.order)
+
+        self.event_box = QGroupBox("Shipment eve&nt", self)
+        self.event_box.setCheckable(True)
+        event_form = QFormLayout(self.event_box)
+        self.event_type = _choices(self, "eventType", TRUCKLOAD_EVENTS, editable=True)
+        self.event_time, event_now = self.time_field("eventDateTime", iso_now)
+        self.stop_number = self.text_field("stopNumber", "e.g. 1")
+        self.row(event_form, "T&ype", "truckload.shipmentEvent.type", self.event_type)
+        self.row(
+            event_form, "&When", "truckload.shipmentEvent.dateTime", self.event_time, event_now
+        )
+        self.row(event_form, "Stop number", "truckload.shipmentEvent.stopNumber", self.stop_number)
+
+        self.readings_box = QGroupBox("&Readings", self)
+        self.readings_box.setCheckable(True)
+        self.readings_box.setChecked(False)
+        readings = QFormLayout(self.readings_box)
+        self.readings_time, readings_now = self.time_field("readingsDateTime", iso_now)
+        self.latitude = self.text_field("latitude", "e.g. 41.88")
+        self.longitude = self.text_field("longitude", "e.g. -87.63")
+        self.speed = self.text_field("speed")
+        self.speed_unit = _choices(self, "speedUnit", tuple(SpeedUnit), editable=False)
+        self.heading = self.text_field("heading")
+        self.ignition = _choices(self, "ignitionStatus", ("", "ON", "OFF"), editable=True)
+        self.temperature = self.text_field("temperature", "e.g. 4.5")
+        self.temperature_unit = _choices(
+            self, "temperatureUnit", ("CELSIUS", "FAHRENHEIT"), editable=True
+        )
+        self.fuel = self.text_field("fuelLevel", "e.g. 62")
+        self.fuel_unit = _choices(self, "fuelUnit", ("PERCENT_REMAINING",), editable=True)
+        self.more = QPlainTextEdit(self)
+        self.more.setObjectName("moreSensors")
+        self.more.setPlaceholderText('{"reefer": {"state": "ON"}, "zones": [{"id": 1}]}')
+        self.more.setFixedHeight(54)
+        self.row(
+            readings,
+            "Re&ading time",
+            "truckload.readings.dateTime",
+            self.readings_time,
+            readings_now,
+        )
+        self.row(readings, "&Latitude", "truckload.readings.position.latitude", self.latitude)
+        self.row(readings, "Lo&ngitude", "truckload.readings.position.longitude", self.longitude)
+        self.row(
+            readings,
+            "S&peed",
+            "truckload.readings.position.speed",
+            self.speed,
+            self.speed_unit,
+            also=("truckload.readings.position.speedUnit",),
+        )
+        self.row(readings, "Heading", "truckload.readings.position.heading", self.heading)
+        self.row(readings, "Ignition", "truckload.readings.sensor.ignitionStatus", self.ignition)
+        self.row(
+            readings,
+            "Temperature",
+            "truckload.readings.sensor.ambientTemperature",
+            self.temperature,
+            self.temperature_unit,
+        )
+        self.row(
+            readings, "Fuel level", "truckload.readings.sensor.fuel", self.fuel, self.fuel_unit
+        )
+        self.row(readings, "More sensors", SENSOR, self.more)
+        # Position or sensor: a rule of the readings as a whole, said at the top of the box.
+        whole = QLabel(TRUCKLOAD_RULES["truckload.readings"], self.readings_box)
+        whole.setObjectName("rule")
+        whole.setStyleSheet(RULE_STYLE)
+        readings.insertRow(0, whole)
+        readings.insertRow(1, self.problem_label("truckload.readings", self.latitude))
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        both = QLabel(TRUCKLOAD_RULES["truckload"], self)
+        both.setObjectName("rule")
+        both.setStyleSheet(RULE_STYLE)
+        layout.addWidget(both)
+        layout.addWidget(self.problem_label("truckload", self.event_box))
+        layout.addWidget(self.event_box)
+        layout.addWidget(self.readings_box)
+        layout.addWidget(self.errors.general)
+        layout.addStretch(1)
+
+    def typed(self) -> TruckloadInput:
+        return TruckloadInput(
+            customer_account_number=self.customer.text(),
+            bill_of_lading_number=self.bill_of_lading.text(),
+            order_number=self.order.text(),
+            with_event=self.event_box.isChecked(),
+            event_type=self.event_type.currentText(),
+            event_date_time=self.event_time.text(),
+            stop_number=self.stop_number.text(),
+            with_readings=self.readings_box.isChecked(),
+            readings_date_time=self.readings_time.text(),
+            latitude=self.latitude.text(),
+            longitude=self.longitude.text(),
+            speed=self.speed.text(),
+            heading=self.heading.text(),
+            speed_unit=self.speed_unit.currentText(),
+            ignition_status=self.ignition.currentText(),
+            temperature=self.temperature.text(),
+            temperature_unit=self.temperature_unit.currentText(),
+            fuel_level=self.fuel.text(),
+            fuel_unit=self.fuel_unit.currentText(),
+            more_sensors=self.more.toPlainText(),
+        )
+
+
+class ParcelForm(_Form):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(PARCEL_RULES, parent)
+        self.carrier_type = _choices(self, "carrierType", ("SCAC", "CARRIER_SCAC"), editable=True)
+        self.carrier = self.text_field("carrierValue", "e.g. UPSN")
+        self.tracking = self.text_field("trackingNumbers", "e.g. 1Z999AA10123456784")
+        self.event_type = _choices(self, "parcelEventType", tuple(ParcelEventType), editable=False)
+        self.timestamp, stamp_now = self.time_field("timestamp", java_now)
+        self.description = self.text_field("description")
+        self.eta = self.text_field("estimatedTimeOfArrival", "e.g. 2026-11-24T17:00:00+0000")
+        self.latitude = self.text_field("parcelLatitude", "e.g. 33.75")
+        self.longitude = self.text_field("parcelLongitude", "e.g. -84.39")
+        self.city = self.text_field("city")
+        self.state = self.text_field("state")
+        self.postal_code = self.text_field("postalCode")
+        self.country = self.text_field("country", "US")
+        self.customer = self.text_field("parcelCustomerAccountNumber")
+        form = QFormLayout()
+        self.row(form, "Ca&rrier", "carrierIdentifier", self.carrier, self.carrier_type)
+        self.row(form, "&Tracking numbers", "shipmentIdentifiers", self.tracking)
+        self.row(form, "Eve&nt", "eventType", self.event_type)
+        self.row(form, "&When", "timestamp", self.timestamp, stamp_now)
+        self.row(form, "Description", "description", self.description)
+        self.row(form, "ET&A", "estimatedTimeOfArrival", self.eta)
+        self.row(form, "&Latitude", "location.geoCoordinates.latitude", self.latitude)
+        self.row(form, "Lo&ngitude", "location.geoCoordinates.longitude", self.longitude)
+        self.row(form, "City, state", "location", self.city, self.state)
+        self.row(form, "Postal code, country", "location.address", self.postal_code, self.country)
+        self.row(form, "C&ustomer account", "customerAccountNumber", self.customer)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(self.errors.general)
+        layout.addStretch(1)
+
+    def typed(self) -> ParcelInput:
+        return ParcelInput(
+            carrier_type=self.carrier_type.currentText(),
+            carrier_value=self.carrier.text(),
+            tracking_numbers=self.tracking.text(),
+            event_type=self.event_type.currentText(),
+            timestamp=self.timestamp.text(),
+            description=self.description.text(),
+            estimated_time_of_arrival=self.eta.text(),
+            latitude=self.latitude.text(),
+            longitude=self.longitude.text(),
+            city=self.city.text(),
+            state=self.state.text(),
+            postal_code=self.postal_code.text(),
+            country=self.country.text(),
+            customer_account_number=self.customer.text(),
+        )
