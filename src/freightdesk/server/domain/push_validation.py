@@ -1,4 +1,5 @@
-"""Push validation beyond the models: the service's clock and the customer tenant.
+"""Push validation beyond the models: the service's clock (the models' `future_problems`)
+and the customer tenant.
 
 Both run before a push is accepted, so a refused push is never stored. They are kept cheap
 because they are on the ingestion path (a thousand pushes a second): the clock rule is pure
@@ -9,46 +10,21 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy import select
 
-from freightdesk.models.push import MAX_FUTURE_SECONDS, ParcelStatusUpdate, TruckloadTrackingUpdate
+from freightdesk.models.push import ParcelStatusUpdate, TruckloadTrackingUpdate, future_problems
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.errors import ApiError, field_errors
 from freightdesk.server.principal import Principal
 from freightdesk.server.tables.tenancy import Tenant
 
 CARRIER_KIND = "CARRIER"
-_FUTURE_SLACK = timedelta(seconds=MAX_FUTURE_SECONDS)
-
-
-def clock_problems(
-    update: TruckloadTrackingUpdate | ParcelStatusUpdate, now: datetime
-) -> list[tuple[str, str]]:
-    """Timestamps more than 5 minutes ahead of the service's clock, with their paths.
-
-    An estimated time of arrival is about the future by nature and is not checked.
-    """
-    stamps: list[tuple[str, datetime]] = []
-    if isinstance(update, TruckloadTrackingUpdate):
-        truckload = update.truckload
-        if truckload.shipment_event is not None:
-            stamps.append(("truckload.shipmentEvent.dateTime", truckload.shipment_event.date_time))
-        if truckload.readings is not None:
-            stamps.append(("truckload.readings.dateTime", truckload.readings.date_time))
-    else:
-        stamps.append(("timestamp", update.timestamp))
-    limit = now + _FUTURE_SLACK
-    return [
-        (path, f"is more than 5 minutes in the future ({value.isoformat()})")
-        for path, value in stamps
-        if value > limit
-    ]
 
 
 def check_clock(update: TruckloadTrackingUpdate | ParcelStatusUpdate, now: datetime) -> None:
-    problems = clock_problems(update, now)
+    problems = future_problems(update, now)
     if problems:
         raise field_errors(problems)
 
