@@ -263,6 +263,11 @@ async def test_the_tabs_hold_still_from_shipment_to_shipment_and_empty_tables_sa
     assert len(heights) == 1, heights
     # The long header is cut to one line; its whole text is the tooltip.
     assert elided and all("1 open exception" in tip for tip in elided), elided
+    # A message in the header (here the share link's) takes no line of its own either.
+    assert detail.share_button.isEnabled()
+    qtbot.mouseClick(detail.share_button, Qt.MouseButton.LeftButton)
+    assert detail.message.isVisible() and detail.message.text() == "Share link copied"
+    assert _tab_bar_y(detail, window) in ys
 
     # The LTL shipment has no relations: the Related tab says so and how to add one.
     ltl = next(

@@ -36,11 +36,19 @@ class ElidedLabel(QLabel):
     def clear(self) -> None:
         self.setText("")
 
+    def text(self) -> str:
+        """All of the text (what the label says, whether or not it fits)."""
+        return self._full
+
     def full_text(self) -> str:
         return self._full
 
+    def shown_text(self) -> str:
+        """The text as painted: cut with "…" when too wide."""
+        return super().text()
+
     def is_elided(self) -> bool:
-        return self.text() != self._full
+        return self.shown_text() != self._full
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
@@ -60,3 +68,4 @@ class ElidedLabel(QLabel):
         shown = self.fontMetrics().elidedText(self._full, self._mode, width)
         super().setText(shown)
         self.setToolTip(self._full if shown != self._full else "")
+        self.setAccessibleName(self._full)

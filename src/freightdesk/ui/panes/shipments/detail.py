@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QTreeWidget,
@@ -36,6 +37,7 @@ from freightdesk.ui.widgets.elided_label import ElidedLabel
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
 
 if TYPE_CHECKING:
     # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
@@ -72,6 +74,21 @@ def _measure_text(measure: Measure | None) -> str:
     return f"{measure.value:,.0f} {measure.unit}" if measure is not None else ""
 
 
+class HeaderMessage(ErrorLabel):
+    """The header's one-line message (an error, or a confirmation in green): cut to the room
+    beside the buttons, the whole text in its tooltip."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(False)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def show_message(self, message: str | None, *, ok: bool = False) -> None:
+        self.setStyleSheet(f"color: {OK_COLOR if ok else ERROR_COLOR};")
+        self.setToolTip(message or "")
+        super().show_message(message)
+
+
 class ShipmentDetailView(QWidget):
     shipmentRequested = Signal(str)  # a related shipment to open
 
@@ -96,12 +113,13 @@ class ShipmentDetailView(QWidget):
         self.share_button = QPushButton("Copy share link", self)
         self.edit_button = QPushButton("Edit…", self)
         self.delete_button = QPushButton("Stop tracking…", self)
+        self.message = HeaderMessage(self)
         buttons = QHBoxLayout()
         buttons.addWidget(self.share_button)
-        buttons.addStretch(1)
+        # In the buttons' row: a message never pushes the tabs down.
+        buttons.addWidget(self.message, 1)
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.delete_button)
-        self.message = ErrorLabel(self)
 
         self.tabs = QTabWidget(self)
         self.timeline = QTreeWidget(self)
@@ -196,7 +214,6 @@ class ShipmentDetailView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.subtitle)
         layout.addLayout(buttons)
-        layout.addWidget(self.message)
         layout.addWidget(self.tabs, 1)
 
         self.share_button.clicked.connect(self.copy_share_link)
@@ -449,8 +466,7 @@ class ShipmentDetailView(QWidget):
     def copy_share_link(self) -> None:
         if self.history and self.history.shipment.shipment_share_link:
             QGuiApplication.clipboard().setText(self.history.shipment.shipment_share_link)
-            self.message.setStyleSheet("color: #2e9d5b;")
-            self.message.show_message("Share link copied")
+            self.message.show_message("Share link copied", ok=True)
 
     # The Overview edits the attributes; these are its, by the names the app used before.
     def _add_attribute_row(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -152,10 +153,10 @@ class OverviewTab(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.attribute_error)
 
-        # "12 m ago" grows old on screen: said again while the tab is shown.
+        # "12 m ago" grows old on screen: said again while the tab is shown (and on showing).
         self._ages = QTimer(self)
         self._ages.setInterval(AGE_REFRESH_MS)
-        self._ages.timeout.connect(self._show_facts)
+        self._ages.timeout.connect(self._tick)
         self.add_attribute.clicked.connect(self.add_attribute_row)
         self.remove_attribute.clicked.connect(self.remove_attribute_row)
         self.save_attributes.clicked.connect(self.save_attribute_edits)
@@ -222,6 +223,14 @@ class OverviewTab(QWidget):
             self._ages.start()
         elif found.last_position is None:
             self._ages.stop()
+
+    def _tick(self) -> None:
+        if self.isVisible():
+            self._show_facts()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self._show_facts()  # the age as of now, not as of the last tick
 
     def stop(self) -> None:
         """Nothing shown (another shipment comes): the age is no longer said again, and the
