@@ -8,13 +8,18 @@ from typing import Any
 
 import pytest
 
+from freightdesk.api.client import ApiClient
 from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.cache import Cache
+from freightdesk.service.shipments import summary_from_history
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import (
     DEFAULT_SILENCE,
+    FACTS,
     NOTHING,
     Attention,
     Facts,
+    TriageFacts,
     TriageSettings,
     assess,
     attention_flags,
@@ -26,6 +31,8 @@ from freightdesk.service.triage import (
     settings_of,
     worst_of,
 )
+from tests.server.test_carrier_push_support import PARCEL, accepted, iso, java_time, now, settled
+from tests.support import TenantHandle, wait_until
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 END = NOW + timedelta(hours=5)  # the end of the stop's appointment window
@@ -296,3 +303,61 @@ def test_the_quick_flags_agree_with_the_verdicts() -> None:
                             assert flags_of(row, facts, NOW, settings) == attention_flags(verdict)
                             cases += 1
     assert cases == 5 * 7 * 4 * 2 * 5 * 2
+
+
+async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(
+    client: ApiClient, tenant_: TenantHandle, cache: Cache
+) -> None:
+    start = now()
+    end = start + timedelta(hours=2)
+    tracking = f"1ZFACTS{uuid.uuid4().hex[:8].upper()}"
+    stops: list[dict[str, Any]] = [
+        {"id": str(uuid.uuid4()), "type": "PICKUP", "name": "Louisville hub"},
+        {
+            "id": str(uuid.uuid4()),
+            "type": "DELIVERY",
+            "name": "Dallas DC",
+            "appointmentWindow": {"startDateTime": iso(start), "endDateTime": iso(end)},
+        },
+    ]
+    body = {
+        "identifiers": [{"type": "TRACKING_NUMBER", "value": tracking}],
+        "routeInfo": {"stops": stops},
+    }
+    answer = tenant_.http.put("/api/v4/shipments/tracking", json=body)
+    assert answer.status_code == 201, answer.text
+    shipment_id = answer.json()["id"]
+    push = {
+        "carrierIdentifier": {"type": "SCAC", "value": "UPSN"},
+        "shipmentIdentifiers": [{"type": "TRACKING_NUMBER", "value": tracking}],
+        "eventType": "ETA",
+        "timestamp": java_time(start),
+        "estimatedTimeOfArrival": java_time(end + timedelta(minutes=50)),
+    }
+    assert settled(tenant_, accepted(tenant_.http.post(PARCEL, json=push)))["status"] == "PROCESSED"
+    row = SummaryRow.from_summary(summary_from_history(await client.tracking.history(shipment_id)))
+    assert row.next_eta == end + timedelta(minutes=50)
+
+    facts = TriageFacts(lambda: client, cache)
+    heard: list[frozenset[str]] = []
+    facts.listen(heard.append)
+    try:
+        facts.want([row, row._replace(id="done", current_state="COMPLETED")])
+        await wait_until(lambda: row.id in facts.facts)
+        assert heard == [frozenset({row.id})] and "done" not in facts.facts
+        assert assess(row, facts.facts[row.id], start, SETTINGS).text == "Late 50 m"
+        facts.want([row])  # unchanged since read: not read again
+        assert facts.facts[row.id].read_at == row.last_modified
+    finally:
+        facts.close()
+    await wait_until(lambda: cache.count(FACTS) == 1)
+
+    # The next start knows them without the service (gone meanwhile: nothing to read there).
+    assert tenant_.http.delete(f"/api/v4/shipments/{shipment_id}/tracking").status_code == 202
+    again = TriageFacts(lambda: client, cache)
+    try:
+        again.want([row])
+        await wait_until(lambda: row.id in again.facts)
+        assert again.facts[row.id] == facts.facts[row.id]
+    finally:
+        again.close()

@@ -16,7 +16,9 @@ background for the shipments that are still under way.
 
 from __future__ import annotations
 
+import json
 import logging
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
     from freightdesk.api.client import ApiClient
     from freightdesk.models.tracking import TrackingHistory
+    from freightdesk.service.cache import Cache
 
 log = logging.getLogger(__name__)
 
@@ -273,21 +276,61 @@ def facts_from_history(history: TrackingHistory, read_at: datetime | None = None
 
 
 def needs_facts(row: SummaryRow, known: Facts | None) -> bool:
-    """Whether a row's facts should be read (again): it is under way and changed since."""
-    if row.current_state == _DONE:
+    """Whether a row's facts should be read (again): they can matter (it has an ETA to hold
+    against an appointment, or it is in transit and may be silent) and it changed since."""
+    if row.current_state == _DONE or (row.next_eta is None and row.current_state != _MOVING):
         return False
     return known is None or known.read_at != row.last_modified
 
 
+# The cache's kind for the facts: a restart reads only those of shipments changed since.
+FACTS = "shipment_triage_facts"
+# Histories read before the list hears of their facts (the soonest ETAs first).
+CHUNK = 48
+
+
+def facts_json(key: str, facts: Facts) -> bytes:
+    def text(at: datetime | None) -> str | None:
+        return at.isoformat() if at is not None else None
+
+    etas = [[text(estimate), text(end)] for estimate, end in facts.etas]
+    return json.dumps([key, etas, text(facts.last_position), text(facts.read_at)]).encode()
+
+
+def facts_from_json(body: bytes) -> tuple[str, Facts]:
+    def time(value: str | None) -> datetime | None:
+        return datetime.fromisoformat(value) if value is not None else None
+
+    key, etas, position, read_at = json.loads(body)
+    pairs = tuple((datetime.fromisoformat(estimate), time(end)) for estimate, end in etas)
+    return str(key), Facts(pairs, time(position), time(read_at))
+
+
+def cached_facts(cache: Cache) -> dict[str, Facts]:
+    """The facts the cache keeps; an unreadable entry is skipped (read again when needed)."""
+    found: dict[str, Facts] = {}
+    for body in cache.load(FACTS):
+        try:
+            key, facts = facts_from_json(body)
+        except (ValueError, TypeError):
+            continue
+        found[key] = facts
+    return found
+
+
 class TriageFacts:
     """The facts (`facts_from_history`) of the shipments under way, read in the background a
-    few at a time, for the shipments whose summary changed since their facts were read.
-    `listen` hears the ids whose facts changed."""
+    few at a time, for the shipments whose summary changed since their facts were read, and
+    kept in the cache. `listen` hears the ids whose facts changed."""
 
-    def __init__(self, client: Callable[[], ApiClient], *, concurrency: int = 3) -> None:
+    def __init__(
+        self, client: Callable[[], ApiClient], cache: Cache | None = None, *, concurrency: int = 3
+    ) -> None:
         self._client = client
+        self._cache = cache
+        self._loaded = cache is None
         self.facts: dict[str, Facts] = {}
-        self._wanted: dict[str, datetime] = {}  # id -> the summary change to read at
+        self._wanted: dict[str, SummaryRow] = {}  # the rows to read the facts of
         self._listeners: list[Callable[[frozenset[str]], None]] = []
         self._concurrency = concurrency
         self._task: asyncio.Task[None] | None = None
@@ -301,45 +344,56 @@ class TriageFacts:
         facts = self.facts
         for row in rows:
             if needs_facts(row, facts.get(row.id)):
-                self._wanted[row.id] = row.last_modified
+                self._wanted[row.id] = row
         if self._wanted and (self._task is None or self._task.done()):
             import asyncio  # not at start-up: the list is painted before asyncio is loaded
 
             self._task = asyncio.get_event_loop().create_task(self._read(), name="triage-facts")
-
-    def learn(self, shipment_id: str, history: TrackingHistory, read_at: datetime) -> None:
-        """Facts from a history read for another reason (the open shipment)."""
-        self._record({shipment_id: facts_from_history(history, read_at)})
-
-    def forget(self, ids: Iterable[str]) -> None:
-        for key in ids:
-            self.facts.pop(key, None)
-            self._wanted.pop(key, None)
 
     async def _read(self) -> None:
         import asyncio
 
         from freightdesk.api.errors import FreightDeskError, NotFound
 
+        if not self._loaded and self._cache is not None:
+            try:
+                kept = await asyncio.to_thread(cached_facts, self._cache)
+            except sqlite3.Error as exc:
+                log.info("triage: cached facts not read (%s)", exc)
+                kept = {}
+            self._loaded = True
+            self._record({k: f for k, f in kept.items() if k not in self.facts})
         semaphore = asyncio.Semaphore(self._concurrency)
 
-        async def one(key: str, read_at: datetime) -> tuple[str, Facts | None]:
+        async def one(row: SummaryRow) -> tuple[str, Facts | None]:
             async with semaphore:
                 try:
-                    history = await self._client().tracking.history(key)
+                    history = await self._client().tracking.history(row.id)
                 except NotFound:
-                    return key, None
-                return key, facts_from_history(history, read_at)
+                    return row.id, None
+                return row.id, facts_from_history(history, row.last_modified)
 
         while self._wanted:
-            batch, self._wanted = self._wanted, {}
+            pending = [r for r in self._wanted.values() if needs_facts(r, self.facts.get(r.id))]
+            pending.sort(key=_soonest)
+            chunk = pending[:CHUNK]
+            self._wanted = {r.id: r for r in pending[CHUNK:]}
             try:
-                answers = await asyncio.gather(*(one(k, t) for k, t in batch.items()))
+                answers = await asyncio.gather(*(one(row) for row in chunk))
             except (FreightDeskError, OSError, RuntimeError) as exc:
                 # Offline or signed out: the next change of these shipments asks again.
                 log.info("triage: facts not read (%s)", exc)
+                self._wanted.clear()
                 return
-            self._record({k: f for k, f in answers if f is not None})
+            found = {k: f for k, f in answers if f is not None}
+            self._record(found)
+            if self._cache is not None and found:
+                # In a worker thread: the cache may be busy keeping a whole list.
+                items = [(k, facts_json(k, f)) for k, f in found.items()]
+                try:
+                    await asyncio.to_thread(self._cache.put_many, FACTS, items)
+                except sqlite3.Error as exc:  # only a quicker next start is lost
+                    log.info("triage: facts not kept (%s)", exc)
 
     def _record(self, found: dict[str, Facts]) -> None:
         changed = frozenset(k for k, f in found.items() if self.facts.get(k) != f)
@@ -355,3 +409,7 @@ class TriageFacts:
         self._listeners.clear()
         if task is not None and not task.done():
             task.cancel()
+
+
+def _soonest(row: SummaryRow) -> float:
+    return row.next_eta.timestamp() if row.next_eta is not None else float("inf")

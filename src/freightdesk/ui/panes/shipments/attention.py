@@ -50,6 +50,7 @@ from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortVa
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
+    from freightdesk.service.cache import Cache
     from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 
 # Time moves shipments into (and out of) attention: the list is triaged again this often.
@@ -298,12 +299,13 @@ class TriageLink(QObject):
         model.triage = self._flags
         model.verdict = self.verdict
 
-    def attach(self, client: Callable[[], ApiClient]) -> None:
-        if self.facts is not None:
-            return
-        self.facts = TriageFacts(client)
+    def attach(self, client: Callable[[], ApiClient], cache: Cache) -> None:
+        """Read facts with `client`, kept in `cache` (those of another connection dropped)."""
+        self._close_facts()
+        self.facts = TriageFacts(client, cache)
         self._facts = self.facts.facts
         self._unlisten = self.facts.listen(self.again)
+        self._verdicts.clear()
 
     def want(self, rows: Iterable[SummaryRow]) -> None:
         if self.facts is not None:
@@ -345,7 +347,12 @@ class TriageLink(QObject):
 
     def close(self) -> None:
         self._timer.stop()
+        self._close_facts()
+
+    def _close_facts(self) -> None:
         if self._unlisten is not None:
             self._unlisten()
+            self._unlisten = None
         if self.facts is not None:
             self.facts.close()
+            self.facts = None

@@ -311,7 +311,6 @@ class ShipmentsPane(QWidget):
         self._detail = detail
         detail.shipmentRequested.connect(self.open_shipment)
         self._unlisten.append(session.listen_connected(self._connected))
-        self.triage.attach(session.require_client)
         self.attach_cache()
         self._row_changed(None, None)  # a row chosen before the detail view existed
 
@@ -326,6 +325,7 @@ class ShipmentsPane(QWidget):
         if service is None or service is self._service:
             return
         self._service = service
+        self.triage.attach(self.session.require_client, service.cache)
         shown = self._cache_shown
         assert shown is not None
         preloaded, self._preloaded = self._preloaded, None
