@@ -116,6 +116,7 @@ def test_state_where_next_stop_and_an_eta_after_the_window() -> None:
     assert nxt.eta == end + timedelta(minutes=35)
     assert nxt.difference == "35 m after the window"
     assert nxt.late and not nxt.at_risk
+    assert found.latest_eta == nxt.eta and found.latest_eta_zone == "America/Chicago"
 
 
 def test_on_time_at_risk_and_early() -> None:
@@ -136,8 +137,22 @@ def test_on_time_at_risk_and_early() -> None:
 
 
 def test_without_an_eta_the_next_stop_says_nothing_to_compare() -> None:
-    nxt = overview_of(_history(eta=None), NOW).next_stop
+    found = overview_of(_history(eta=None), NOW)
+    nxt = found.next_stop
     assert nxt is not None and nxt.eta is None and nxt.difference == ""
+    assert found.latest_eta is None
+
+
+def test_an_eta_of_no_stop_is_still_the_latest_eta() -> None:
+    eta = NOW + timedelta(hours=6)
+    bare = TrackingHistory.model_validate(
+        {
+            "shipment": {"id": str(uuid.uuid4())},
+            "events": [{"type": "ETA", "estimateDateTime": _iso(eta)}],
+        }
+    )
+    found = overview_of(bare, NOW)
+    assert found.next_stop is None and found.latest_eta == eta
 
 
 def test_carrier_equipment_weight_pieces_and_last_position_age() -> None:

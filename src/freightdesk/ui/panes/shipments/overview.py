@@ -69,6 +69,10 @@ def window_text(overview: Overview) -> str:
 def eta_text(overview: Overview) -> str:
     stop = overview.next_stop
     if stop is None or stop.eta is None:
+        if overview.latest_eta is not None:
+            # Not for the next stop: no window to hold it against.
+            when = local_time_text(overview.latest_eta, overview.latest_eta_zone)
+            return f"ETA {when} (not for the next stop)"
         return "No ETA yet"
     text = f"ETA {local_time_text(stop.eta, stop.place.zone)}"
     if stop.late:
