@@ -34,6 +34,7 @@ from freightdesk.models.tracking import SpeedUnit
 
 MAX_CUSTOMER_ACCOUNT_NUMBER = 128
 MAX_FUTURE_SECONDS = 5 * 60
+MAX_TRUCKLOAD_IDENTIFIER = 200
 
 NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
@@ -151,8 +152,10 @@ class ParcelStatusUpdate(StrictWireModel):
 
 
 class TruckloadIdentifiers(StrictWireModel):
-    bill_of_lading_number: NonBlank | None = Field(default=None, max_length=200)
-    order_number: NonBlank | None = Field(default=None, max_length=200)
+    bill_of_lading_number: NonBlank | None = Field(
+        default=None, max_length=MAX_TRUCKLOAD_IDENTIFIER
+    )
+    order_number: NonBlank | None = Field(default=None, max_length=MAX_TRUCKLOAD_IDENTIFIER)
 
     @model_validator(mode="after")
     def _one_needed(self) -> TruckloadIdentifiers:
@@ -290,7 +293,13 @@ TRUCKLOAD_RULES: dict[str, str] = {
         "empty for your own shipments (only a carrier tenant may name another)"
     ),
     "truckload": "A shipment event, readings, or both",
-    "truckload.identifiers": "At least one of bill of lading number or order number",
+    "truckload.identifiers": (
+        "At least one of bill of lading number or order number, "
+        f"each at most {MAX_TRUCKLOAD_IDENTIFIER} characters"
+    ),
+    "truckload.identifiers.orderNumber": (
+        f"Optional with a bill of lading; at most {MAX_TRUCKLOAD_IDENTIFIER} characters"
+    ),
     "truckload.shipmentEvent.type": "Required with an event (at most 60 characters)",
     "truckload.shipmentEvent.dateTime": f"Required with an event; {_ISO}; {_FUTURE}",
     "truckload.shipmentEvent.stopNumber": "Optional: a whole number from 1",
@@ -301,6 +310,7 @@ TRUCKLOAD_RULES: dict[str, str] = {
     "truckload.readings.position.speed": "Optional: 0 or more",
     "truckload.readings.position.heading": "Optional: 0 to 360 degrees",
     "truckload.readings.position.speedUnit": "Kilometres per hour when not given",
+    "truckload.readings.sensor.ignitionStatus": "Optional, e.g. ON or OFF",
     "truckload.readings.sensor.ambientTemperature": "A value with its unit (e.g. CELSIUS)",
     "truckload.readings.sensor.fuel": "Levels and capacity 0 or more",
     "truckload.readings.sensor": (
@@ -317,6 +327,7 @@ PARCEL_RULES: dict[str, str] = {
     "description": "Optional: at most 1000 characters",
     "estimatedTimeOfArrival": "Required for ETA; yyyy-MM-dd'T'HH:mm:ssZ",
     "location": "Required for POSITION_UPDATE: coordinates or an address",
+    "location.address": "Optional; country as ISO 3166 (US when not given)",
     "location.geoCoordinates.latitude": "-90 to 90",
     "location.geoCoordinates.longitude": "-180 to 180",
     "customerAccountNumber": TRUCKLOAD_RULES["customerAccountNumber"],

@@ -89,6 +89,11 @@ class PushPane(QWidget):
         for form, title in ((self.truckload, "Truckload update"), (self.parcel, "Parcel update")):
             scroll = QScrollArea(self.tabs)
             scroll.setWidgetResizable(True)
+            # The rules wrap to the room there is, rather than widen the form past it; the
+            # vertical bar stays, so that its coming and going does not change that room
+            # (wrapped text and a bar that appears with it negotiate without end).
+            scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
             scroll.setWidget(form)
             self.tabs.addTab(scroll, title)
 
