@@ -11,12 +11,13 @@ from datetime import timedelta
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtGui import QBrush, QColor, QPalette, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QDialogButtonBox,
     QSpinBox,
+    QTableView,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
@@ -24,7 +25,8 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.session import AppSession
 from freightdesk.service.triage import KIND_NAMES, KINDS, Attention, Verdict
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, TriageSettingsDialog, attention_data
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.theme import dark_palette, light_palette
 from tests.server.test_carrier_push_support import (
     PARCEL,
@@ -244,3 +246,38 @@ def test_attention_colours_are_readable_in_both_themes_and_never_alone(qapp: QAp
         assert len(set(SYMBOLS.values())) == len(KINDS)
     finally:
         qapp.setPalette(before)
+
+
+def test_a_layout_kept_before_the_attention_column_keeps_its_columns_and_sort(
+    qtbot: QtBot, settings: QSettings
+) -> None:
+    # As the list kept its header before: twelve columns, sorted by Last updated, Origin wide.
+    old_model = QStandardItemModel(0, len(COLUMNS) - 1)
+    old_table = QTableView()
+    qtbot.addWidget(old_table)
+    old_table.setModel(old_model)
+    old_header = old_table.horizontalHeader()
+    old_header.setSortIndicator(COLUMN_INDEX["lastModified"], Qt.SortOrder.AscendingOrder)
+    old_header.resizeSection(COLUMN_INDEX["origin"], 321)
+    settings.setValue("shipments/header", old_header.saveState())
+
+    pane = ShipmentsPane(None, settings)
+    qtbot.addWidget(pane)
+    header = pane.table.horizontalHeader()
+    assert header.sortIndicatorSection() == COLUMN_INDEX["lastModified"]
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert header.sectionSize(COLUMN_INDEX["origin"]) == 321
+    attention = header.visualIndex(COLUMN_INDEX["attention"])
+    assert attention == header.visualIndex(COLUMN_INDEX["state"]) + 1
+    pane.shutdown()
+
+    # Placed once: where the user moves it afterwards is theirs.
+    again = ShipmentsPane(None, settings)
+    qtbot.addWidget(again)
+    header = again.table.horizontalHeader()
+    header.moveSection(header.visualIndex(COLUMN_INDEX["attention"]), len(COLUMNS) - 1)
+    again.shutdown()
+    last = ShipmentsPane(None, settings)
+    qtbot.addWidget(last)
+    assert last.table.horizontalHeader().visualIndex(COLUMN_INDEX["attention"]) == len(COLUMNS) - 1
+    last.shutdown()

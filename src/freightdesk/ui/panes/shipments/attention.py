@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QSpinBox,
@@ -131,6 +132,13 @@ def marks_of(flags: bytearray, kinds: Iterable[Attention]) -> bytearray:
     one C-level pass."""
     wanted = sum(1 << kind for kind in kinds)
     return flags.translate(bytes(1 if value & wanted else 0 for value in range(256)))
+
+
+def place_attention(header: QHeaderView) -> None:
+    """Show the Attention column after State (its place among the key columns)."""
+    attention = header.visualIndex(COLUMN_INDEX["attention"])
+    after_state = header.visualIndex(COLUMN_INDEX["state"]) + 1
+    header.moveSection(attention, after_state if attention > after_state else after_state - 1)
 
 
 class AttentionBar(QWidget):

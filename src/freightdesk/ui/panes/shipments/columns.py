@@ -67,8 +67,6 @@ COLUMNS: tuple[Column, ...] = (
     ),
     Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_value(r.mode), 70),
     Column("state", "State", state_label, lambda r: _text_value(state_label(r)), 100),
-    # Shown and sorted by the model, from the triage of each row (service/triage.py).
-    Column("attention", "Attention", lambda r: "", lambda r: None, 110),
     Column(
         "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_value(r.origin_name), 150
     ),
@@ -124,6 +122,10 @@ COLUMNS: tuple[Column, ...] = (
         140,
         visible_by_default=False,
     ),
+    # Shown and sorted by the model, from the triage of each row (service/triage.py); last
+    # here, so that layouts kept before it existed keep their columns, and shown after State
+    # (`attention.place_attention`).
+    Column("attention", "Attention", lambda r: "", lambda r: None, 110),
 )
 
 COLUMN_INDEX = {column.key: index for index, column in enumerate(COLUMNS)}

@@ -43,6 +43,7 @@ from freightdesk.ui.panes.shipments.attention import (
     TriageLink,
     TriageSettingsDialog,
     kinds_named,
+    place_attention,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
@@ -197,6 +198,7 @@ class ShipmentsPane(QWidget):
         for index, column in enumerate(COLUMNS):
             self.table.setColumnWidth(index, column.width)
             self.table.setColumnHidden(index, not column.visible_by_default)
+        place_attention(header)
         # What needs attention first (the most recently updated first among equals), until
         # the user sorts otherwise.
         header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
@@ -747,6 +749,8 @@ class ShipmentsPane(QWidget):
             section = header.sortIndicatorSection()
             if 0 <= section < len(COLUMNS):
                 self.model.sort(section, header.sortIndicatorOrder())
+            if self.settings.value("shipments/attentionPlaced") is None:
+                place_attention(header)  # kept before the column existed: it came last
         splitter_state = self.settings.value("shipments/splitter")
         if splitter_state is not None:
             self.splitter.restoreState(splitter_state)
@@ -773,6 +777,7 @@ class ShipmentsPane(QWidget):
     def _save_layout(self) -> None:
         self._layout_timer.stop()
         self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
+        self.settings.setValue("shipments/attentionPlaced", True)
         self.settings.setValue("shipments/splitter", self.splitter.saveState())
 
     def shutdown(self) -> None:
