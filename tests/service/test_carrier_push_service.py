@@ -6,6 +6,7 @@ kept in the cache and a resend, a carrier's own client application pushing for i
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -190,3 +191,23 @@ async def test_a_carrier_pushes_for_its_customer(
         assert pushes.pushing_as == "profile"
     finally:
         carrier.http.close()
+
+
+async def test_a_parcel_update_matched(pushes: CarrierPushService, tenant_: TenantHandle) -> None:
+    number = f"1Z{uuid.uuid4().hex[:12].upper()}"
+    shipment = create_shipment(tenant_, [("TRACKING_NUMBER", number)])
+    at = datetime.now(UTC) - timedelta(minutes=3)
+    update, problems = check_parcel(
+        ParcelInput(
+            carrier_value="UPSN",
+            tracking_numbers=number,
+            event_type="POSITION_UPDATE",
+            timestamp=at.strftime("%Y-%m-%dT%H:%M:%S+0000"),
+            latitude="33.75",
+            longitude="-84.39",
+        )
+    )
+    assert problems == {} and update is not None
+    sent = await pushes.follow(await pushes.send(update))
+    assert sent.kind == "PARCEL" and sent.matched == (shipment["id"],)
+    assert sent.summary() == f"{number}: POSITION_UPDATE"

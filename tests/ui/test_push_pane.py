@@ -132,8 +132,14 @@ async def test_a_carrier_pushes_for_its_customer(
         qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
         assert pane.who_errors.message_for("clientId").startswith("Enter")
         type_text(pane.client_id, carrier.client_id)
+        type_text(pane.secret, "not the secret")
+        qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda: bool(pane.who_errors.message_for("clientSecret")), 30)
+        assert "refused" in pane.who_errors.message_for("clientSecret")
+        assert pane.history_model.rowCount() == 0
         type_text(pane.secret, carrier.client_secret)
         await _sent_and_settled(pane, qtbot, 0)
+        assert pane.who_errors.message_for("clientSecret") == ""
         sent = pane.history_model.items[0]
         assert sent.sent_as == carrier.client_id, pane.status.text()
         assert sent.matched == (shipment_id,), pane.status.text()

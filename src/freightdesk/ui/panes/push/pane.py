@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
+from freightdesk.api.errors import ApiError, AuthenticationFailed
 from freightdesk.models.push import IngestionStatus
 from freightdesk.service.carrier_push import (
     TRUCKLOAD,
@@ -263,7 +263,12 @@ class PushPane(QWidget):
             self.send_button.setEnabled(True)
             self._show_status("Not sent.", busy=False)
             fields = error.field_errors() if isinstance(error, ApiError) else {}
-            if errors is not None and fields:
+            if isinstance(error, AuthenticationFailed) and self._identity is not None:
+                # The carrier's credentials were refused, not the profile's.
+                self.who_errors.show(
+                    {"clientSecret": "The service refused this client id and secret"}
+                )
+            elif errors is not None and fields:
                 errors.show(fields)  # the service's refusal beside the fields it names
             else:
                 self.notice.show_error(explain(error))
