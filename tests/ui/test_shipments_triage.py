@@ -5,9 +5,11 @@ limits."""
 
 from __future__ import annotations
 
+import csv
 import re
 import uuid
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
@@ -131,6 +133,7 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     connected: tuple[AppSession, TenantHandle],
     window: QWidget,
     settings: QSettings,
+    tmp_path: Path,
 ) -> None:
     session, tenant = connected
     ids = _shipments(tenant)
@@ -187,6 +190,13 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     qtbot.mouseClick(late_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(silent_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: len(_shown(pane)) == 4)
+
+    # An export says it in words too.
+    pane.export_to(tmp_path / "triage.csv", xlsx=False)
+    with (tmp_path / "triage.csv").open(encoding="utf-8-sig") as handle:
+        exported = list(csv.reader(handle))
+    attention = exported[0].index("Attention")
+    assert [line[attention] for line in exported[1:]][:2] == ["Late 2 h 30 m", "Exception"]
 
     # The carrier sends a better ETA, 30 minutes inside the window: at risk, no longer late.
     better = java_time(now() + timedelta(hours=1, minutes=30))

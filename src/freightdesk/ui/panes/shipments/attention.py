@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,7 @@ from freightdesk.service.triage import (
     flags_of,
     settings_of,
 )
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column, SortValue
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
@@ -341,6 +342,13 @@ class TriageLink(QObject):
             for key in ids:
                 self._verdicts.pop(key, None)
         self._model.retriage(ids, hold=self._hold())
+
+    def exported(self, columns: Sequence[Column]) -> list[Column]:
+        """`columns` with the Attention column's words (the model shows them otherwise)."""
+        return [
+            replace(c, text=lambda r: self.verdict(r).text) if c.key == "attention" else c
+            for c in columns
+        ]
 
     def _minute(self) -> None:
         # Time changes only whether a shipment in transit is silent (an ETA is late or not

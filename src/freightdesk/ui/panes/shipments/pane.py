@@ -649,7 +649,7 @@ class ShipmentsPane(QWidget):
             self.export_to(Path(path), xlsx=chosen.startswith("Excel") or path.endswith(".xlsx"))
 
     def export_to(self, path: Path, *, xlsx: bool) -> None:
-        columns = self.visible_columns()
+        columns = self.triage.exported(self.visible_columns())
         rows = self.model.visible_summaries()
         try:
             (export_xlsx if xlsx else export_csv)(path, columns, rows)
