@@ -31,8 +31,16 @@ def test_quote_rules_before_sending() -> None:
     assert set(problems) == {"lineItems"}
     bad = quote_body()
     bad["lineItems"][0] = {**bad["lineItems"][0], "freightClass": 71, "totalWeight": -5}
+    bad["originAddress"] = {**bad["originAddress"], "state": "ZZ"}
     _, problems = check_quote(bad)
-    assert set(problems) == {"lineItems[0].freightClass", "lineItems[0].totalWeight"}
+    # The addresses' rules are said too when another field is refused.
+    assert set(problems) == {
+        "lineItems[0].freightClass",
+        "lineItems[0].totalWeight",
+        "originAddress.state",
+    }
+    no_zip = quote_body(destinationAddress={"city": "Dallas", "state": "TX"})
+    assert set(check_quote(no_zip)[1]) == {"destinationAddress.postalCode"}
 
 
 def test_dispatch_rules_before_sending() -> None:
@@ -67,6 +75,9 @@ def test_dispatch_rules_before_sending() -> None:
     assert set(check_dispatch(dispatch_body(pickupWindow=window), None)[1]) == {
         "pickupWindow.endTime"
     }
+    # Guaranteed service needs a delivery window.
+    guaranteed = dispatch_body(accessorialServices=[{"code": "GUR"}])
+    assert set(check_dispatch(guaranteed, None)[1]) == {"deliveryWindow"}
     del window["startTime"]
     assert "pickupWindow.startTime" in check_dispatch(dispatch_body(pickupWindow=window), None)[1]
 

@@ -25,6 +25,7 @@ from freightdesk.ui.panes.vltl.form import (
     WIDTH,
 )
 from freightdesk.ui.panes.vltl.pane import VltlPane
+from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -143,31 +144,53 @@ async def test_quote_pick_dispatch_and_see_the_result(
 async def test_refused_inputs_beside_their_field_and_kept(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
-    session, _tenant = connected
+    session, tenant = connected
+    account_group(tenant, "EMPTY")  # a group with no carriers in it
     pane = await shown_pane(qtbot, session, VltlPane)
     _fill_quote(qtbot, pane)
-    # The models' rules, before sending: a time not written hh:mm, a weight that is no number.
+    # The models' rules, before sending: a time not written hh:mm, a weight that is no number,
+    # a state the address rules do not know.
     _keys(qtbot, pane.form.pickup.start, "8am")
     pane.form.items.set_text(0, WEIGHT, "heavy")
+    _keys(qtbot, pane.form.origin.edits["state"], "ZZ")
     qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
     assert "hh:mm" in pane.form.errors.message_for("pickupWindow")
     assert pane.form.errors.message_for("lineItems").startswith("Row 1, weight:")
+    assert "ZZ" in pane.form.errors.message_for("originAddress.state")
     assert not pane.running and pane.model.rowCount() == 0
 
     # The service's refusal, beside the field it names; what was typed stays.
     _keys(qtbot, pane.form.pickup.start, "08:00")
     pane.form.items.set_text(0, WEIGHT, "6000")
-    _keys(qtbot, pane.form.accessorials, "LGDEL, BOGUS")
+    _keys(qtbot, pane.form.origin.edits["state"], "IL")
+    await wait_until(lambda: pane.form.group.findData("EMPTY") >= 0, 30)
+    pane.form.group.setCurrentIndex(pane.form.group.findData("EMPTY"))
     qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: bool(pane.form.errors.message_for("accessorialServices")), 30)
-    message = pane.form.errors.message_for("accessorialServices")
-    assert message.startswith("Row 2: 'BOGUS' is not offered"), message
-    assert pane.form.accessorials.text() == "LGDEL, BOGUS"
+    await wait_until(lambda: not pane.running, 30)
+    message = pane.form.errors.message_for("capacityProviderAccountGroup")
+    assert message.startswith("no account group 'EMPTY' with carriers"), message
     assert pane.form.origin.edits["city"].text() == "Chicago"
+    assert pane.form.items.text(0, WEIGHT) == "6000"
     # A pane switch keeps it too.
     pane.hide()
     pane.show()
-    assert pane.form.accessorials.text() == "LGDEL, BOGUS"
+    assert pane.form.group.currentData() == "EMPTY"
+
+    # A dispatch the service refuses: Northbridge picks up under two SCACs, say which.
+    pane.form.group.setCurrentIndex(0)
+    await _quoted(qtbot, pane)
+    _pick(pane, "NBFL")
+    dialog = _open_dispatch(qtbot, pane)
+    assert dialog.carrier_code.isEnabled()
+    _contacts(qtbot, dialog)
+    _send(qtbot, dialog)
+    await wait_until(lambda: bool(dialog.errors.message_for("carrierCode")), 30)
+    assert "several SCACs (NBFL, NBFC)" in dialog.errors.message_for("carrierCode")
+    assert dialog.contacts["originLocation"].edits["contactName"].text() == "Ann"
+    dialog.carrier_code.setCurrentIndex(dialog.carrier_code.findData("NBFC"))
+    _send(qtbot, dialog)
+    await wait_until(lambda: not dialog.isVisible(), 30)
+    assert pane.result.text().startswith("Dispatched to Northbridge Freight Lines (NBFC)")
     pane.shutdown()
     await settle(session)
 
@@ -178,14 +201,23 @@ async def test_hazmat_needs_an_emergency_contact_before_sending(
     session, _tenant = connected
     pane = await shown_pane(qtbot, session, VltlPane)
     _fill_quote(qtbot, pane, hazmat=True)
+    form = pane.form
+    form.service.setCurrentIndex(form.service.findData("GUR"))  # guaranteed by 5 PM
     await _quoted(qtbot, pane)
     _pick(pane, "RDRN")
     dialog = _open_dispatch(qtbot, pane)
     assert "hazardous materials" in dialog.freight.text()
+    assert dialog.accessorials.text() == "GUR"
     _contacts(qtbot, dialog)
     _send(qtbot, dialog)
     message = dialog.errors.message_for("emergencyContact")
     assert message == "is required when the shipment has hazardous materials"
+    message = dialog.errors.message_for("deliveryWindow")
+    assert message == "is required for guaranteed or expedited service"
+    qtbot.keyClick(dialog.delivery_wanted, Qt.Key.Key_Space)
+    assert dialog.delivery.isEnabled()
+    _keys(qtbot, dialog.delivery.start, "09:00")
+    _keys(qtbot, dialog.delivery.end, "17:00")
     assert dialog.isVisible() and pane.result.text() == "Nothing dispatched yet."
     assert dialog.buttons.isEnabled()  # nothing was sent
     _keys(qtbot, dialog.emergency.edits["contactName"], "Chemtrec")

@@ -41,6 +41,18 @@ def hhmm_time(text: str) -> time:
     return time(int(found.group(1)), int(found.group(2)))
 
 
+def quote_address(address: Address, path: str, problems: Problems) -> Address:
+    """A quote's origin or destination in canonical form; it needs a postal code."""
+    try:
+        clean = normalize_address(address)
+    except InvalidAddressError as exc:
+        problems.extend((f"{path}.{p.source}", p.message) for p in exc.problems)
+        return address
+    if not clean.postal_code:
+        problems.append((f"{path}.postalCode", "is required"))
+    return clean
+
+
 def merged_contact(given: LtlContact | None, default: LtlContact | None) -> LtlContact:
     """The location's contact, its missing fields taken from the account's default contact."""
     if given is None:

@@ -25,6 +25,7 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import ApiError
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.booking import CarrierProfile, DefaultContacts
+from freightdesk.models.common import Address
 from freightdesk.models.vltl import (
     DispatchedShipment,
     DispatchRequest,
@@ -32,7 +33,7 @@ from freightdesk.models.vltl import (
     VltlQuoteRequest,
     VltlUser,
 )
-from freightdesk.models.vltl_rules import dispatch_problems, freight_problems
+from freightdesk.models.vltl_rules import dispatch_problems, freight_problems, quote_address
 from freightdesk.service.cache import Cache
 from freightdesk.service.validation import problems_of
 
@@ -57,16 +58,26 @@ class LastDispatch:
 
 
 def check_quote(wire: dict[str, Any]) -> tuple[VltlQuoteRequest | None, dict[str, str]]:
-    """The quote request for a form given as wire fields, or every problem by field path."""
+    """The quote request for a form given as wire fields, or every problem by field path (the
+    addresses' too when another field is refused)."""
+    problems: list[tuple[str, str]] = []
+    request: VltlQuoteRequest | None = None
     try:
         request = VltlQuoteRequest.model_validate(wire)
     except ValidationError as exc:
-        return None, problems_of(exc)
-    problems: list[tuple[str, str]] = []
-    freight_problems(request.line_items, request.enhanced_handling_units, problems)
-    if problems:
-        return None, dict(problems)
-    return request, {}
+        problems += problems_of(exc).items()
+    for path in ("originAddress", "destinationAddress"):
+        try:
+            address = Address.model_validate(wire.get(path))
+        except ValidationError:
+            continue  # said above
+        quote_address(address, path, problems)
+    if request is not None:
+        freight_problems(request.line_items, request.enhanced_handling_units, problems)
+    found: dict[str, str] = {}
+    for path, message in problems:
+        found.setdefault(path, message)
+    return (None, found) if found else (request, {})
 
 
 def check_dispatch(

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from freightdesk.models.addresses import InvalidAddressError, normalize_address
 from freightdesk.models.common import Address
 from freightdesk.models.vltl import DispatchRequest, TenantPurpose, VltlUser
+from freightdesk.models.vltl_rules import quote_address
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain import rate_engine as engine
 from freightdesk.server.errors import ApiError, field_error, field_errors
@@ -40,12 +40,10 @@ def check_user(user: VltlUser, tenant_id: int, tenant_uuid: str) -> None:
 
 
 def clean_address(address: Address, path: str) -> Address:
-    try:
-        clean = normalize_address(address)
-    except InvalidAddressError as exc:
-        raise field_errors((f"{path}.{p.source}", p.message) for p in exc.problems) from None
-    if not clean.postal_code:
-        raise field_error(f"{path}.postalCode", "is required")
+    problems: list[tuple[str, str]] = []
+    clean = quote_address(address, path, problems)
+    if problems:
+        raise field_errors(problems)
     return clean
 
 

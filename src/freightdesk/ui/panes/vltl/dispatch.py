@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialogButtonBox,
     QFormLayout,
@@ -107,6 +108,12 @@ class DispatchDialog(FormDialog):
         self.errors.add_row(form, "Picking-up &SCAC", "carrierCode", self.carrier_code)
         self.pickup = WindowFields("pickupWindow", general)
         self.pickup.register(self.errors, form, "&Pickup day, from, to")
+        self.delivery_wanted = QCheckBox("Deli&very window", general)
+        self.delivery_wanted.setObjectName("deliveryWanted")
+        self.delivery = WindowFields("deliveryWindow", general)
+        self.delivery_wanted.toggled.connect(self.delivery.setEnabled)
+        form.addRow(self.delivery_wanted)
+        self.delivery.register(self.errors, form, "Delivery day, from, to")
         self.freight = QLabel(general)
         self.freight.setObjectName("freight")
         self.freight.setWordWrap(True)
@@ -169,6 +176,10 @@ class DispatchDialog(FormDialog):
             fields.fill((draft.get(path) or {}).get("address") or {})
         self.quote_number.setText(str(draft.get("capacityProviderQuoteNumber") or ""))
         self.pickup.fill(draft.get("pickupWindow"))
+        self.delivery.day.setDate(self.pickup.day.date().addDays(3))
+        self.delivery.fill(draft.get("deliveryWindow"))
+        self.delivery_wanted.setChecked("deliveryWindow" in draft)
+        self.delivery.setEnabled("deliveryWindow" in draft)
         items = draft.get("lineItems") or []
         weight = sum(float(i.get("totalWeight") or 0) for i in items)
         hazardous = any("hazmatDetail" in i for i in items)
@@ -190,6 +201,9 @@ class DispatchDialog(FormDialog):
             wire[path] = location
         wire["capacityProviderQuoteNumber"] = self.quote_number.text().strip()
         wire["pickupWindow"] = self.pickup.wire(problems)
+        wire.pop("deliveryWindow", None)
+        if self.delivery_wanted.isChecked():
+            wire["deliveryWindow"] = self.delivery.wire(problems)
         if self.carrier_code.isEnabled() and self.carrier_code.currentData():
             wire["carrierCode"] = self.carrier_code.currentData()
         emergency = self.emergency.wire()

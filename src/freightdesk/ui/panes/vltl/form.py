@@ -1,12 +1,13 @@
 """The volume LTL quote form: origin and destination, pickup and delivery windows, line items
-(freight class, dimensions, weight, hazmat details), accessorials, the account group."""
+(freight class, dimensions, weight, hazmat details), the service level and accessorials (the
+models' codes), the account group."""
 
 from __future__ import annotations
 
-import re
 from datetime import date, timedelta
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -14,14 +15,15 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.rating import FREIGHT_CLASSES
-from freightdesk.models.vltl import PackingGroup
+from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES, VLTL_SERVICE_CODES, PackingGroup
 from freightdesk.ui.panes.vltl.fields import AddressFields, WindowFields
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
@@ -40,7 +42,6 @@ ITEM_WORDS = {
     "description": "description",
     "hazmatDetail": "hazmat",
 }
-_CODES = re.compile(r"[\s,;]+")
 
 
 class QuoteForm(QGroupBox):
@@ -116,9 +117,23 @@ class QuoteForm(QGroupBox):
         layout.addWidget(items_error)
 
         more = QFormLayout()
-        self.accessorials = QLineEdit(self)
+        self.service = QComboBox(self)
+        self.service.setObjectName("serviceLevel")
+        self.service.addItem("Standard", None)
+        for code in VLTL_SERVICE_CODES:
+            self.service.addItem(VLTL_ACCESSORIAL_NAMES[code], code)
+        self.service.setToolTip("Guaranteed and expedited service need a delivery window")
+        self.errors.add_row(more, "&Service", "serviceLevel", self.service)
+        self.accessorials = QListWidget(self)
         self.accessorials.setObjectName("accessorialServices")
-        self.accessorials.setPlaceholderText("codes, e.g. LGDEL, APPTDEL, HAZM")
+        self.accessorials.setMaximumHeight(110)
+        for code, name in VLTL_ACCESSORIAL_NAMES.items():
+            if code in VLTL_SERVICE_CODES:
+                continue
+            item = QListWidgetItem(f"{name} ({code})", self.accessorials)
+            item.setData(Qt.ItemDataRole.UserRole, code)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked)
         self.errors.add_row(more, "&Accessorials", "accessorialServices", self.accessorials)
         self.group = QComboBox(self)
         self.group.setObjectName("capacityProviderAccountGroup")
@@ -148,15 +163,34 @@ class QuoteForm(QGroupBox):
             "weightUnit": self.weight_unit.currentText(),
             "lengthUnit": self.length_unit.currentText(),
             "lineItems": [self._item(r) for r in self.items.filled_rows(range(len(HEADERS)))],
-            "accessorialServices": [
-                {"code": c.upper()} for c in _CODES.split(self.accessorials.text()) if c
-            ],
+            "accessorialServices": [{"code": code} for code in self.accessorial_codes()],
         }
         if self.delivery_wanted.isChecked():
             wire["deliveryWindow"] = self.delivery.wire(problems)
         if self.group.currentData():
             wire["capacityProviderAccountGroup"] = {"code": self.group.currentData()}
         return wire
+
+    def accessorial_codes(self) -> list[str]:
+        """The services ticked, and the service level's code (none for standard)."""
+        codes = []
+        for row in range(self.accessorials.count()):
+            item = self.accessorials.item(row)
+            if item.checkState() == Qt.CheckState.Checked:
+                codes.append(str(item.data(Qt.ItemDataRole.UserRole)))
+        level = self.service.currentData()
+        return [*codes, level] if level else codes
+
+    def check_accessorials(self, codes: list[str]) -> None:
+        """Tick `codes` (a service code chooses the service level)."""
+        self.service.setCurrentIndex(0)
+        for code in codes:
+            if code in VLTL_SERVICE_CODES:
+                self.service.setCurrentIndex(max(0, self.service.findData(code)))
+        for row in range(self.accessorials.count()):
+            item = self.accessorials.item(row)
+            wanted = item.data(Qt.ItemDataRole.UserRole) in codes
+            item.setCheckState(Qt.CheckState.Checked if wanted else Qt.CheckState.Unchecked)
 
     def _item(self, row: int) -> dict[str, Any]:
         text = self.items.text
@@ -219,18 +253,14 @@ class QuoteForm(QGroupBox):
                 ),
             ]
             self.items.add_row(values)
-        codes = [a.get("code", "") for a in wire.get("accessorialServices") or []]
-        self.accessorials.setText(", ".join(codes))
+        self.check_accessorials([a.get("code", "") for a in wire.get("accessorialServices") or []])
         group = (wire.get("capacityProviderAccountGroup") or {}).get("code")
         if group and self.group.findData(group) < 0:
             self.group.addItem(group, group)
         self.group.setCurrentIndex(max(0, self.group.findData(group)))
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
-        shown = fold_rows(
-            problems,
-            {ITEMS: (ITEMS, ITEM_WORDS), "accessorialServices": ("accessorialServices", {})},
-        )
+        shown = fold_rows(problems, {ITEMS: (ITEMS, ITEM_WORDS)})
         self.errors.show(shown, general=general)
 
 
