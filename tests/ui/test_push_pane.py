@@ -8,9 +8,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from freightdesk.models.push import TRUCKLOAD_RULES
+from freightdesk.models.push import PARCEL_RULES, TRUCKLOAD_RULES
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.service.test_carrier_push_service import demo_shipment, iso
@@ -48,7 +49,7 @@ async def _sent_and_settled(pane: PushPane, qtbot: QtBot, before: int) -> None:
 
 
 async def test_typed_sent_followed_to_matched_and_resent(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
 ) -> None:
     session, tenant = connected
     shipment_id, bol = demo_shipment(tenant)
@@ -58,12 +59,16 @@ async def test_typed_sent_followed_to_matched_and_resent(
     # The interface's rules stand beside their fields.
     rule = pane.truckload.rule_labels[EVENT_TIME].text()
     assert rule == TRUCKLOAD_RULES[EVENT_TIME] and "5 minutes in the future" in rule
+    shown = " ".join(label.text() for label in pane.findChildren(QLabel, "rule"))
+    for text in (*TRUCKLOAD_RULES.values(), *PARCEL_RULES.values()):
+        assert text in shown, text  # every rule of the models is on screen
 
     _compose(pane, bol)
     await _sent_and_settled(pane, qtbot, 0)
     assert pane.status.text().startswith(f"BOL {bol}: ARRIVAL_AT_STOP + readings: Processed")
     assert "matched 1 shipment" in pane.status.text()
     assert not pane.progress.isVisible() and not pane.cancel_button.isVisible()
+    qtmodeltester.check(pane.history_model)  # type: ignore[attr-defined]
     sent = pane.history_model.items[0]
     assert sent.matched == (shipment_id,) and sent.status == "PROCESSED"
     assert pane.history_model.data(pane.history_model.index(0, 5)).startswith("Processed")
