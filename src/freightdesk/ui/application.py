@@ -28,8 +28,8 @@ from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, SystemSecretStore
 from freightdesk.service.session import AppSession
+from freightdesk.ui.first_paint import FIRST_PAINT_TIMEOUT_MS, FirstPaint, app_settings, open_window
 from freightdesk.ui.garbage import GuiThreadGarbageCollector
-from freightdesk.ui.launch import FIRST_PAINT_TIMEOUT_MS, FirstPaint, app_settings, open_window
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import connect_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
@@ -90,7 +90,7 @@ class AppController:
         profiles: ProfileStore | None = None,
         opened: tuple[MainWindow, ShipmentsPane] | None = None,
     ) -> None:
-        """`opened`: the window and Shipments pane `launch.open_window` made, when the app
+        """`opened`: the window and Shipments pane `first_paint.open_window` made, when the app
         painted them before this step; made here otherwise."""
         self.paths = paths
         self.profiles = profiles or ProfileStore(
