@@ -145,6 +145,7 @@ class OverviewTab(QWidget):
 
         layout = QVBoxLayout(self)
         layout.addLayout(self.facts)
+        layout.addSpacing(8)  # the facts first, the reference tables apart
         layout.addWidget(QLabel("Identifiers", self))
         layout.addWidget(self.identifiers, 1)
         layout.addWidget(QLabel(f"Attributes (at most {MAX_ATTRIBUTES})", self))
