@@ -28,6 +28,7 @@ from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_capacity_support import settle
+from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, shown_pane
 
@@ -108,7 +109,7 @@ async def test_quote_pick_dispatch_and_see_the_result(
     row = list(quotes).index("RDRN")
     texts = [pane.model.data(pane.model.index(row, c)) for c in range(5)]
     assert texts[0] == "Redrun Logistics (RDRN)" and texts[1]
-    assert "day" in texts[2] and texts[3].endswith(" USD") and texts[4] == "12"
+    assert "days, " in texts[2] and texts[3].endswith(" USD") and texts[4] == "12"
     assert "quoted, just now" in pane.age.text()
 
     assert not pane.dispatch_button.isEnabled()  # nothing picked yet
@@ -130,6 +131,13 @@ async def test_quote_pick_dispatch_and_see_the_result(
     text = pane.result.text()
     assert text.startswith("Dispatched to Redrun Logistics (RDRN)"), text
     assert "PRO " in text and "purchase order PO-4471" in text and "Tracked as shipment" in text
+
+    # The quotes side by side fit a 1366x768 window beside the form.
+    wide = pane.table.width()
+    pane.resize(*AT_1366)
+    await wait_until(lambda: pane.table.width() < wide, 30)  # laid out at the new size
+    columns = ["Carrier", "Service", "Transit", "Total", "Linear ft"]
+    assert_columns_fit(pane.table, pane, columns, whole=columns[2:])
 
     # A new pane (the app's next start) shows the quotes and the dispatch from the cache.
     again = await shown_pane(qtbot, session, VltlPane)

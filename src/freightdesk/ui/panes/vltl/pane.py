@@ -76,21 +76,28 @@ def _total_tip(quote: RateQuote) -> str:
 
 
 def _transit(quote: RateQuote) -> str:
+    """ "4 days, Dec 3": the days and the delivery day (its year in the tooltip)."""
     if quote.transit_days is None:
         return ""
     days = f"{quote.transit_days} day{'s' if quote.transit_days != 1 else ''}"
-    return f"{days}, by {quote.delivery_date.isoformat()}" if quote.delivery_date else days
+    when = quote.delivery_date
+    return f"{days}, {when:%b} {when.day}" if when else days
+
+
+def _transit_tip(quote: RateQuote) -> str:
+    when = quote.delivery_date
+    return f"Delivery by {when:%A %Y-%m-%d}" if when else ""
 
 
 COLUMNS: list[Column[RateQuote]] = [
-    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 165, quote_title),
+    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 170, quote_title),
     Column(
         "Service",
         lambda q: q.service_level.description if q.service_level else "",
         80,
         lambda q: q.service_level.code if q.service_level else "",
     ),
-    Column("Transit", _transit, 150),
+    Column("Transit", _transit, 105, _transit_tip),
     Column("Total", _total, 100, _total_tip, header_tip="The carrier's charges in its tooltip"),
     Column(
         "Linear ft",
@@ -106,7 +113,7 @@ COLUMNS: list[Column[RateQuote]] = [
             f"Expires {local_time_text(q.expiration_date_time)}" if q.expiration_date_time else ""
         ),
     ),
-    # Widths that fit at 1366x768 beside the form; Notes takes the room left.
+    # Widths that fit in a 1366x768 window beside the form; Notes takes the room left.
     Column("Notes", _problem, 100, _problem),
 ]
 
@@ -162,7 +169,8 @@ class VltlPane(QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.form)
-        scroll.setMinimumWidth(520)
+        scroll.setMinimumWidth(480)
+        scroll.setMaximumWidth(560)
 
         self.notice = Notice(self)
         self.age = QLabel(self)
