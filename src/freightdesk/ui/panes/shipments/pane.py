@@ -380,6 +380,7 @@ class ShipmentsPane(QWidget):
             if self._showing is not data:
                 return  # another list is on its way
             self._showing = None
+            self.triage.again()  # facts that came while it was indexed
             service = self._service
             current = service.coordinator.data if service else None
             if current is not None and current is not data:
