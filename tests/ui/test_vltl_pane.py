@@ -6,11 +6,14 @@ anything is sent; the quotes and the dispatch back from the cache in a new pane.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
+from freightdesk.service.vltl import LastQuotes
 from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
 from freightdesk.ui.panes.vltl.form import (
     CLASS,
@@ -144,6 +147,19 @@ async def test_quote_pick_dispatch_and_see_the_result(
     await wait_until(lambda: again.model.rowCount() == len(quotes), 30)
     assert again.form.origin.edits["city"].text() == "Chicago"
     assert again.result.text().startswith("Dispatched to Redrun Logistics")
+    # A quote past its expiry is not dispatched (the service would refuse it).
+    cached = again.last
+    assert cached is not None
+    stale = [
+        q.model_copy(update={"expiration_date_time": datetime.now(UTC) - timedelta(minutes=1)})
+        for q in cached.quotes
+    ]
+    again.show_quotes(LastQuotes(cached.request, stale, cached.at))
+    _pick(again, "RDRN")
+    assert not again.dispatch_button.isEnabled()
+    assert "expired" in again.dispatch_button.toolTip()
+    notes = again.model.data(again.model.index(again.table.currentIndex().row(), 6))
+    assert notes.startswith("expired")
     pane.shutdown()
     again.shutdown()
     await settle(session)

@@ -6,9 +6,10 @@ their age; the form keeps what was typed whatever the answer."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -45,10 +46,19 @@ from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 
+def expired(quote: RateQuote) -> bool:
+    moment = quote.expiration_date_time
+    return moment is not None and moment <= datetime.now(UTC)
+
+
 def _problem(quote: RateQuote) -> str:
-    """Why a carrier did not quote (its ERROR alerts), else its warnings."""
+    """Why a carrier did not quote (its ERROR alerts), else its warnings; an expired quote
+    says so first."""
     errors = [a.message for a in quote.alerts if a.severity is AlertSeverity.ERROR]
-    return "; ".join(errors or [a.message for a in quote.alerts])
+    said = errors or [a.message for a in quote.alerts]
+    if expired(quote) and quote.rate_quote_detail is not None:
+        said = ["expired", *said]
+    return "; ".join(said)
 
 
 def quote_title(quote: RateQuote) -> str:
@@ -207,6 +217,10 @@ class VltlPane(QWidget):
         layout.addLayout(right, 3)
 
         self.quote_button.clicked.connect(self.ask_quotes)
+        self.clock = QTimer(self)
+        self.clock.setInterval(60_000)
+        self.clock.timeout.connect(self._tick)
+        self.clock.start()
         self.dispatch_button.clicked.connect(self.open_dispatch)
         self._unconnected = session.listen_connected(self.load_choices)
         spawn(self._restore(), name="vltl-cached", owner=self)
@@ -294,6 +308,13 @@ class VltlPane(QWidget):
     def show_quotes(self, last: LastQuotes) -> None:
         self.last = last
         self.table.set_items(last.quotes)
+        self.show_age()
+
+    def show_age(self) -> None:
+        """How old the quotes on screen are (said again every minute: they expire)."""
+        last = self.last
+        if last is None:
+            return
         priced = sum(1 for q in last.quotes if q.rate_quote_detail is not None)
         self.age.setText(
             f"{priced} of {len(last.quotes)} carriers quoted, {age_text(last.at)}"
@@ -303,16 +324,24 @@ class VltlPane(QWidget):
         )
 
     def _picked(self) -> None:
+        self.dispatch_button.setEnabled(False)
         quote = self.table.selected()
-        priced = quote is not None and quote.rate_quote_detail is not None
-        self.dispatch_button.setEnabled(priced)
-        self.dispatch_button.setToolTip("" if priced else "Pick a quote with a price")
+        if quote is None or quote.rate_quote_detail is None:
+            self.dispatch_button.setToolTip("Pick a quote with a price")
+        elif expired(quote):
+            self.dispatch_button.setToolTip("This quote has expired: get quotes again")
+        else:
+            self.dispatch_button.setEnabled(True)
+            self.dispatch_button.setToolTip("")
 
     # --- dispatch --------------------------------------------------------------------------
 
     def open_dispatch(self) -> None:
         quote = self.table.selected()
         if quote is None or quote.rate_quote_detail is None or self.last is None:
+            return
+        if expired(quote):
+            self._picked()
             return
         draft: dict[str, Any] = dispatch_draft(quote, self.last.request)
         dialog = DispatchDialog(
@@ -341,5 +370,10 @@ class VltlPane(QWidget):
     def focus_search(self) -> None:
         self.form.origin.edits["city"].setFocus()
 
+    def _tick(self) -> None:
+        self.show_age()
+        self._picked()  # the quote picked may have expired meanwhile
+
     def shutdown(self) -> None:
+        self.clock.stop()
         self._unconnected()
