@@ -152,6 +152,15 @@ def test_a_position_is_a_signal_too() -> None:
     assert assess(row, heard, NOW, SETTINGS) is NOTHING
 
 
+def test_silence_is_said_in_whole_hours_and_explained_to_the_minute() -> None:
+    verdict = assess(_row(event_at=NOW - timedelta(hours=6, minutes=59)), None, NOW, SETTINGS)
+    assert verdict.text == "No signal 6 h"
+    assert verdict.explanation == "No event or position for 6 h 59 m while in transit"
+    short = TriageSettings(silence={"TL": timedelta(minutes=30)})
+    brief = assess(_row(event_at=NOW - timedelta(minutes=40)), None, NOW, short)
+    assert brief.text == "No signal 40 m"
+
+
 def test_in_transit_and_never_heard_from_is_silent_without_a_duration() -> None:
     verdict = assess(_row(event_at=None), None, NOW, SETTINGS)
     assert verdict.worst is Attention.NO_SIGNAL and verdict.text == "No signal"

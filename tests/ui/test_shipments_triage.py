@@ -6,7 +6,6 @@ limits."""
 from __future__ import annotations
 
 import csv
-import re
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -143,7 +142,7 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
 
     # The words come once the late shipment's appointment is read in the background.
     await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 m"), seconds=30)
-    assert re.fullmatch(r"\S No signal 6 h \d+ m", _attention(pane, ids["silent"]))
+    assert _attention(pane, ids["silent"]).endswith("No signal 6 h")
     assert _attention(pane, ids["troubled"]).endswith("Exception")
     assert _attention(pane, ids["calm"]) == ""
     # Colour paired with a symbol and words; the reasons in the tooltip.

@@ -143,7 +143,11 @@ class Verdict:
         if self.worst is Attention.LATE and self.late_by is not None:
             return f"Late {duration_text(self.late_by)}"
         if self.worst is Attention.NO_SIGNAL and self.silent_for is not None:
-            return f"No signal {duration_text(self.silent_for)}"
+            # Whole hours: silence is counted in hours (the tooltip has the minutes).
+            hours = self.silent_for // timedelta(hours=1)
+            return (
+                f"No signal {duration_text(timedelta(hours=hours) if hours else self.silent_for)}"
+            )
         return KIND_NAMES.get(self.worst, "")
 
     @property

@@ -125,7 +125,7 @@ COLUMNS: tuple[Column, ...] = (
     # Shown and sorted by the model, from the triage of each row (service/triage.py); last
     # here, so that layouts kept before it existed keep their columns, and shown after State
     # (`attention.place_attention`).
-    Column("attention", "Attention", lambda r: "", lambda r: None, 110),
+    Column("attention", "Attention", lambda r: "", lambda r: None, 130),
 )
 
 COLUMN_INDEX = {column.key: index for index, column in enumerate(COLUMNS)}
