@@ -4,7 +4,8 @@ The app as `freightdesk` starts it (`AppController`: the window, every pane, the
 the warm-up), connected to a real `freightdesk serve --demo` with all of its demo written.
 At each size the walk visits every pane by its shortcut and by a click on the navigation
 list, opens a shipment and every one of its tabs, the first document's preview, and opens
-and cancels every form (the New and Edit buttons of each pane).
+and cancels every form (the New and Edit buttons of each pane, the demo's bookings and
+packages edited too) and File → Client applications, opened by a click in the menu.
 
 It fails on a stall of the GUI thread over 500 ms (the app's own watchdog), a Qt warning
 (pytest-qt), an exception in a slot (pytest-qt), and on a widget gone from sight: after each
@@ -15,9 +16,10 @@ step the pane shown and its main view are visible with a size, and the window st
 from __future__ import annotations
 
 import asyncio
+import functools
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -30,12 +32,15 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
+    QMenu,
     QMessageBox,
     QPushButton,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
 
+from freightdesk.models.booking import Booking
+from freightdesk.service.bookings import editable
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.ui.application import AppController
@@ -52,7 +57,10 @@ from tests.ui.test_maps import (
     webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)]
+# A popup menu on the offscreen platform cannot be raised or grab the keyboard, and says so;
+# the menu works all the same.
+OFFSCREEN_MENU = r"^This plugin does not support (raise\(\)|grabbing the keyboard)$"
+pytestmark = [pytest.mark.slow, pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP, OFFSCREEN_MENU)]
 
 SIZES = [QSize(1366, 768), QSize(1440, 900), QSize(1920, 1080)]
 STALL_SECONDS = 0.5
@@ -70,18 +78,25 @@ SMALLEST_VIEW = 40  # px: a main view squeezed below this is gone from sight
 
 # Each pane's main view, where it is not the pane's `table` (every pane the navigation lists
 # is walked, those added later too).
-MAIN_VIEWS = {"map": "map", "rates": "request_table"}
+MAIN_VIEWS = {"map": "map", "rates": "request_table", "push": "history", "yard": "timeline"}
 # Each pane's forms: (the button's attribute path, whether it edits the selected row). The
-# Account groups pane adds a group in the pane itself, without a form.
+# Account groups pane adds a group in the pane itself, without a form, as do the Yard slots
+# pane a site and the Rail pane a leg; the planning panes' searches are in the pane too.
 FORMS: dict[str, list[tuple[str, bool]]] = {
     "shipments": [("new_button", False), ("detail.edit_button", True)],
     "documents": [("upload_button", False), ("edit_button", True)],
     "stop_locations": [("new_button", False), ("edit_button", True)],
     "webhooks": [("new_button", False), ("edit_button", True)],
     "rates": [("new_button", False)],
-    "bookings": [("new_button", False)],  # the demo has no bookings to edit
-    "packages": [("new_button", False)],  # nor packages
+    "bookings": [("new_button", False), ("detail.edit_button", True)],
+    "packages": [("new_button", False), ("edit_button", True)],
 }
+# The row a form edits, where not the first: a booking the carrier has answered for good
+# cannot be edited (its Edit button is off), and the demo's newest may be one.
+EDITS: dict[str, Callable[[object], bool]] = {
+    "bookings": lambda item: isinstance(item, Booking) and editable(item),
+}
+CLIENT_APPLICATIONS = "Client &applications…"
 
 
 @dataclass(frozen=True)
@@ -243,8 +258,21 @@ async def open_and_cancel(
     and see it close without a question (nothing was typed). Returns the form's title."""
     step = f"{button.text()!r} in {key}"
     assert button.isVisible() and button.isEnabled(), f"{step}: the button cannot be clicked"
+    opening = functools.partial(click, qtbot, button)
+    return await opened_and_cancelled(qtbot, window, key, step, opening, by_escape)
+
+
+async def opened_and_cancelled(
+    qtbot: QtBot,
+    window: MainWindow,
+    key: str,
+    step: str,
+    opening: Callable[[], Awaitable[None]],
+    by_escape: bool,
+) -> str:
+    """As `open_and_cancel`, the form opened by `opening` (a click somewhere)."""
     before = open_dialogs()
-    await click(qtbot, button)
+    await opening()
     await until(f"{step} opens its form", lambda: len(open_dialogs()) > len(before), 10)
     (dialog,) = [d for d in open_dialogs() if d not in before]
     title = dialog.windowTitle()
@@ -357,12 +385,41 @@ async def open_and_cancel_every_form(qtbot: QtBot, window: MainWindow) -> list[s
                 view = widget_at(pane, main_view(key))
                 assert isinstance(view, QAbstractItemView)
                 await until(f"a row in {key}", view.model().rowCount)
-                await click_row(qtbot, view)
+                await click_row(qtbot, view, editable_row(pane, key, view))
             button = widget_at(pane, path)
             assert isinstance(button, QPushButton)
             await until(f"{path} of {key} enabled", button.isEnabled)
             titles.append(await open_and_cancel(qtbot, window, key, button, number % 2 == 1))
     return titles
+
+
+def editable_row(pane: QWidget, key: str, view: QAbstractItemView) -> int:
+    wanted = EDITS.get(key)
+    if wanted is None:
+        return 0
+    items: list[object] = list(getattr(view.model(), "items", []))
+    row = next((row for row, item in enumerate(items) if wanted(item)), None)
+    assert row is not None, f"no row of {key} can be edited: {items}"
+    return row
+
+
+async def open_and_cancel_client_applications(qtbot: QtBot, window: MainWindow) -> str:
+    """File → Client applications by clicks in the menu, cancelled by its Close button."""
+    window.show_pane("shipments")
+    await check(window, "shipments", "showing shipments")
+    bar = window.menuBar()
+    file_action = bar.actions()[0]
+    menu = file_action.menu()
+    assert isinstance(menu, QMenu)
+    item = next(a for a in menu.actions() if a.text() == CLIENT_APPLICATIONS)
+
+    async def opening() -> None:
+        await click(qtbot, bar, bar.actionGeometry(file_action).center())
+        await until("the File menu open", menu.isVisible, 10)
+        await click(qtbot, menu, menu.actionGeometry(item).center())
+
+    step = "File → Client applications"
+    return await opened_and_cancelled(qtbot, window, "shipments", step, opening, False)
 
 
 def stall_report(stalls: list[Stall]) -> str:
@@ -428,7 +485,8 @@ async def walk(qtbot: QtBot, app: AppController, size: QSize) -> None:
         await walk_a_shipment(qtbot, window)
         await preview_the_first_document(qtbot, window)
         titles = await open_and_cancel_every_form(qtbot, window)
+        titles.append(await open_and_cancel_client_applications(qtbot, window))
         await visit_every_pane(qtbot, window, rows)  # all of them once more, all made now
     assert not stalls, stall_report(stalls)
-    assert len(titles) == sum(len(forms) for forms in FORMS.values())
+    assert len(titles) == sum(len(forms) for forms in FORMS.values()) + 1
     assert window.size() == size
