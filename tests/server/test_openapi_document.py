@@ -18,6 +18,7 @@ import httpx
 import pytest
 import yaml
 
+from freightdesk.models.common import MAX_JSON_STRING
 from freightdesk.server.openapi import OPERATION_IDS
 from tests.server.test_documents import PDF
 from tests.server.test_documents import metadata as document_metadata
@@ -113,6 +114,7 @@ def test_security_schemes_and_every_operation_asks_for_what_the_service_checks(
     assert sorted(kinds["none"]) == [
         "GET /api/v4/public/shipments/{shareToken}",
         "GET /health",
+        "GET /ready",
         "GET /services/demo/v1/status",
         "POST /api/v4/oauth2/token",
     ]
@@ -241,6 +243,55 @@ def test_integer_bounds_are_exact_integers(document: dict[str, Any]) -> None:
     assert {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}.items() <= webhook_id[
         "anyOf"
     ][0].items()
+
+
+def test_every_string_has_a_maximum_length(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    unbounded: list[str] = []
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, dict):
+            if (
+                node.get("type") == "string"
+                and "maxLength" not in node
+                and not {"enum", "const"} & node.keys()
+                and node.get("format") != "binary"
+            ):
+                unbounded.append(where)
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{where}/{index}")
+
+    walk({k: v for k, v in document.items() if k != "components"}, "#")
+    for name, schema in schemas.items():
+        if name not in {"ErrorBody", "ErrorDetail"}:  # only answered: they quote what was sent
+            walk(schema, f"#/components/schemas/{name}")
+    assert unbounded == []
+    # A model's own bound is kept; a string without one has the bound of every JSON body.
+    assert schemas["PushConfigurationInput"]["properties"]["configName"]["maxLength"] == 200
+    value = schemas["LogisticsIdentifier"]["properties"]["value"]
+    assert value["maxLength"] == MAX_JSON_STRING
+
+
+def test_a_string_beyond_the_bound_of_every_body_is_refused_naming_it(
+    sqlite_service: LiveService,
+) -> None:
+    tenant = make_tenant(sqlite_service)
+    try:
+        identifiers = [
+            {"type": "BILL_OF_LADING", "value": "B" * MAX_JSON_STRING},
+            {"type": "PURCHASE_ORDER", "value": "P" * (MAX_JSON_STRING + 1)},
+        ]
+        refused = tenant.http.put("/api/v4/shipments/tracking", json={"identifiers": identifiers})
+        assert refused.status_code == 400, refused.text
+        errors = refused.json()["errors"]
+        assert [(e["source"], e["message"]) for e in errors] == [
+            ("identifiers[1].value", f"must be at most {MAX_JSON_STRING} characters long")
+        ]
+    finally:
+        tenant.http.close()
 
 
 def test_webhook_extensions_have_unambiguous_paths_and_the_former_ones_still_answer(

@@ -28,6 +28,13 @@ from pydantic.functional_validators import BeforeValidator, PlainValidator, Wrap
 from pydantic_core import PydanticCustomError
 
 
+def _closed(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """The OpenAPI document says a shape has no other fields: a request body refuses unknown
+    ones (StrictWireModel, in the models it holds too) and no answer carries any."""
+    if model.model_config.get("extra") != "allow" and schema.get("type") == "object":
+        schema.setdefault("additionalProperties", False)
+
+
 class WireModel(BaseModel):
     """A shape of the interface.
 
@@ -42,6 +49,7 @@ class WireModel(BaseModel):
         serialize_by_alias=True,
         # JSON has no NaN or Infinity; Python's parser accepts them, the interface does not.
         allow_inf_nan=False,
+        json_schema_extra=_closed,
     )
 
     def wire(self, *, exclude_unset: bool = False, exclude_none: bool = True) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Annotated
 
 from pydantic import AwareDatetime, Field
+from pydantic.config import JsonDict
 
 from freightdesk.models.base import WireModel
 from freightdesk.models.enums import TransportationMode as TransportationMode
@@ -24,6 +25,15 @@ Int64 = Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
 # Page numbers of the paged lists: >= 1, and bounded so that the row offset stays in range.
 MAX_PAGE_NUMBER = 1_000_000
 PageNumber = Annotated[int, Field(ge=1, le=MAX_PAGE_NUMBER)]
+# The longest string any JSON body may hold (the largest a field allows: a webhook secret);
+# fields state tighter bounds of their own. The service's body check refuses longer ones and
+# the OpenAPI document states it as the maxLength of every string that states none.
+MAX_JSON_STRING = 16384
+# What the OpenAPI document states for path and query strings without a bound of their own.
+MAX_PARAMETER_STRING = 1024
+# The OpenAPI document's pattern for date-times the service takes between the years 1900 and
+# 2999 (a date-time's text starts with its year).
+YEARS_1900_TO_2999: JsonDict = {"pattern": r"^(19|2[0-9])[0-9]{2}-"}
 
 
 class Currency(StrEnum):

@@ -12,7 +12,15 @@ from enum import StrEnum
 from typing import Annotated, Any
 from uuid import UUID
 
-from pydantic import AfterValidator, AwareDatetime, Field, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    Field,
+    JsonValue,
+    StringConstraints,
+    field_validator,
+)
+from pydantic.config import JsonDict
 
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import IdentifierType, LogisticsIdentifier, PaginationInfo
@@ -74,6 +82,10 @@ def _printable(value: str) -> str:
     return value
 
 
+# _printable's rule for the document: no character of Unicode category Cc.
+PRINTABLE: JsonDict = {"pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"}
+
+
 def _no_nul(value: Any) -> Any:
     if isinstance(value, str):
         if "\x00" in value:
@@ -92,19 +104,24 @@ Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_LENGTH),
     AfterValidator(_printable),
+    Field(json_schema_extra=PRINTABLE),
 ]
 
 
 class DocumentIdentifier(StrictWireModel):
     """An identifier given by a caller: a logistics identifier type or SHIPPER_TENANT_UUID."""
 
-    type: str
+    # The list for the document; _known_type answers with its own message.
+    type: str = Field(
+        json_schema_extra={"enum": list[JsonValue](sorted(DOCUMENT_IDENTIFIER_TYPES))}
+    )
     value: Annotated[
         str,
         StringConstraints(
             strip_whitespace=True, min_length=1, max_length=MAX_IDENTIFIER_VALUE_LENGTH
         ),
         AfterValidator(_printable),
+        Field(json_schema_extra=PRINTABLE),
     ]
 
     @field_validator("type")
@@ -138,7 +155,8 @@ def _non_empty_identifiers(value: list[DocumentIdentifier]) -> list[DocumentIden
 # Non-empty on create and on update, so a document always belongs to something.
 Identifiers = Annotated[
     list[DocumentIdentifier],
-    Field(max_length=MAX_IDENTIFIERS),
+    # minItems for the document only: the validator's message is the one answered.
+    Field(max_length=MAX_IDENTIFIERS, json_schema_extra={"minItems": 1}),
     AfterValidator(_non_empty_identifiers),
 ]
 

@@ -149,7 +149,11 @@ class PackageLocation(WireModel):
     id: UUID | None = None
     identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=MAX_IDENTIFIERS)
     name: str | None = Field(default=None, max_length=200)
-    time_zone: str | None = Field(default=None, description="IANA zone, e.g. America/Chicago")
+    # IANA names are at most 32 characters; a longer one is refused before the tz database is
+    # asked (a file name that long failed the lookup with an OSError, a 500).
+    time_zone: str | None = Field(
+        default=None, max_length=64, description="IANA zone, e.g. America/Chicago"
+    )
 
     @field_validator("time_zone")
     @classmethod

@@ -75,7 +75,12 @@ def _iso_date_time(value: Any) -> Any:
     return value
 
 
-JavaTimestamp = Annotated[AwareDatetime, BeforeValidator(_java_timestamp)]
+JavaTimestamp = Annotated[
+    AwareDatetime,
+    BeforeValidator(_java_timestamp),
+    # The document's pattern: seconds, no fraction, an offset (format date-time says the rest).
+    Field(json_schema_extra={"pattern": "^" + _JAVA_TIMESTAMP.pattern + "$"}),
+]
 IsoDateTime = Annotated[AwareDatetime, BeforeValidator(_iso_date_time)]
 
 

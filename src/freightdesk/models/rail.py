@@ -151,7 +151,10 @@ class ShipmentStop(WireModel):
 
 
 class RailShipmentCreate(StrictWireModel):
-    equipment_identifiers: list[EquipmentIdentifier]
+    # Bounds for the document; _exactly_one answers with its own message.
+    equipment_identifiers: list[EquipmentIdentifier] = Field(
+        json_schema_extra={"minItems": 1, "maxItems": 1}
+    )
     shipment_identifiers: list[RailShipmentIdentifier] = Field(
         default_factory=list, max_length=MAX_SHIPMENT_IDENTIFIERS
     )
@@ -159,8 +162,8 @@ class RailShipmentCreate(StrictWireModel):
     master_shipment_id: UUID | None = None
     shipment_stops: list[ShipmentStop] = Field(default_factory=list)
     # Present only to answer a clear message: both are the service's to assign.
-    id: Any = None
-    rail_leg_id: Any = None
+    id: Any = Field(default=None, json_schema_extra={"readOnly": True})
+    rail_leg_id: Any = Field(default=None, json_schema_extra={"readOnly": True})
 
     @field_validator("equipment_identifiers")
     @classmethod

@@ -211,7 +211,8 @@ class StopLocationInput(StrictWireModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
     id: UUID | None = None
-    name: str = Field(max_length=200)
+    # "Not blank" for the document (a pattern is a search: one character that is not a space).
+    name: str = Field(max_length=200, json_schema_extra={"pattern": r"\S"})
     address: AddressInput
     address_specificity: str | None = None
     coordinates: GeoCoordinates | None = None

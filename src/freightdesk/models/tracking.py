@@ -281,6 +281,10 @@ class TrackedShipmentInput(_ShipmentData):
     """
 
     id: UUID | None = None
+    # minItems for the document only; the identifier rules answer an empty list themselves.
+    identifiers: list[LogisticsIdentifier] = Field(
+        default_factory=list, max_length=MAX_IDENTIFIERS, json_schema_extra={"minItems": 1}
+    )
     events: list[TrackedShipmentEvent] = Field(
         default_factory=list, max_length=MAX_EVENTS_PER_REQUEST
     )

@@ -12,6 +12,7 @@ from pydantic import AwareDatetime, Field, field_validator, model_validator
 from freightdesk.models.addresses import country_code
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import (
+    YEARS_1900_TO_2999,
     Address,
     ContactInfo,
     GeoCoordinates,
@@ -120,8 +121,8 @@ class VehicleSortField(StrEnum):
 
 
 class TimeRange(WireModel):
-    start_date_time: AwareDatetime
-    end_date_time: AwareDatetime | None = None
+    start_date_time: AwareDatetime = Field(json_schema_extra=YEARS_1900_TO_2999)
+    end_date_time: AwareDatetime | None = Field(default=None, json_schema_extra=YEARS_1900_TO_2999)
 
     @field_validator("start_date_time", "end_date_time")
     @classmethod

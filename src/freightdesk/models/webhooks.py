@@ -154,7 +154,17 @@ def check_http_url(value: str) -> str:
     return value
 
 
-HttpUrl = Annotated[str, Field(min_length=1, max_length=2048), AfterValidator(check_http_url)]
+# The pattern states check_http_url's rules for the OpenAPI document (a narrower set of URLs
+# than it takes: a host name or IPv4 address, a port 1 to 65535 written short).
+HTTP_URL_PATTERN = (
+    r"^[hH][tT][tT][pP][sS]?://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?"
+    r"(?::[1-9][0-9]{0,3})?(?:[/?][^\s#]*)?$"
+)
+HttpUrl = Annotated[
+    str,
+    Field(min_length=1, max_length=2048, json_schema_extra={"pattern": HTTP_URL_PATTERN}),
+    AfterValidator(check_http_url),
+]
 Secret = Annotated[str, Field(min_length=1, max_length=16384)]
 ShortText = Annotated[str, Field(min_length=1, max_length=500)]
 
@@ -307,7 +317,9 @@ class PushConfigurationInput(StrictWireModel):
     url: HttpUrl
     method: HttpMethod = HttpMethod.POST
     method_headers: dict[str, Annotated[str, Field(max_length=4096)]] = Field(default_factory=dict)
-    method_params: dict[str, Annotated[str, Field(max_length=4096)]] = Field(default_factory=dict)
+    method_params: dict[str, Annotated[str, Field(max_length=4096)]] = Field(
+        default_factory=dict, json_schema_extra={"propertyNames": {"minLength": 1}}
+    )
     payload_format: PayloadFormat = PayloadFormat.JSON
     version: Int64 | None = None
     authentication_methods: list[AuthenticationMethod] | None = Field(

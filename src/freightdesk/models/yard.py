@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
+from freightdesk.models.common import YEARS_1900_TO_2999
 
 MAX_WINDOW_DAYS = 14
 
@@ -18,8 +19,12 @@ MAX_WINDOW_DAYS = 14
 class SlotWindow(StrictWireModel):
     """The interface spells these two fields in snake_case on the wire."""
 
-    start_date_time: AwareDatetime = Field(alias="start_date_time")
-    end_date_time: AwareDatetime = Field(alias="end_date_time")
+    start_date_time: AwareDatetime = Field(
+        alias="start_date_time", json_schema_extra=YEARS_1900_TO_2999
+    )
+    end_date_time: AwareDatetime = Field(
+        alias="end_date_time", json_schema_extra=YEARS_1900_TO_2999
+    )
 
     @field_validator("start_date_time", "end_date_time")
     @classmethod
@@ -117,9 +122,9 @@ class OpeningHours(StrictWireModel):
     """Opening hours on some weekdays, in the site's local time; a site open round the clock
     closes at 24:00."""
 
-    days: list[Weekday] = Field(min_length=1, max_length=7)
-    opens: str
-    closes: str
+    days: list[Weekday] = Field(min_length=1, max_length=7, json_schema_extra={"uniqueItems": True})
+    opens: str = Field(json_schema_extra={"pattern": _CLOCK.pattern})
+    closes: str = Field(json_schema_extra={"pattern": _CLOCK.pattern})
 
     @field_validator("days")
     @classmethod

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from freightdesk.models.common import MAX_JSON_STRING
 from freightdesk.server.domain.documents import DOCUMENTS_PATH
 from freightdesk.server.errors import (
     ApiError,
@@ -96,6 +97,27 @@ def _nul_paths(value: object, path: tuple[int | str, ...] = ()) -> Iterator[tupl
             yield from _nul_paths(item, (*path, index))
 
 
+def _too_long_strings(data: bytes) -> ApiError | None:
+    """400 naming every string longer than MAX_JSON_STRING (only a body longer than that can
+    hold one, so smaller bodies are not parsed here)."""
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        return None  # not JSON: the app says so
+    found: list[str] = []
+    pending: list[tuple[object, tuple[int | str, ...]]] = [(parsed, ())]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, str) and len(value) > MAX_JSON_STRING:
+            found.append(loc_to_path(("body", *path)))
+        elif isinstance(value, dict):
+            pending.extend((item, (*path, str(key))) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend((item, (*path, index)) for index, item in enumerate(value))
+    message = f"must be at most {MAX_JSON_STRING} characters long"
+    return field_errors((field, message) for field in sorted(found)) if found else None
+
+
 def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {key.lower(): value for key, value in scope.get("headers", [])}
 
@@ -139,6 +161,9 @@ class BodyLimits:
             data = await body.read_all()
         except BodyRefused as refusal:
             await _refuse(scope, body.receive, send, refusal)
+            return
+        if len(data) > MAX_JSON_STRING and (too_long := _too_long_strings(data)) is not None:
+            await _refuse(scope, body.receive, send, too_long, close=False)
             return
         if _NUL_ESCAPE.search(data):
             try:

@@ -10,7 +10,8 @@ from typing import Any
 
 from fastapi.routing import APIRoute
 
-from freightdesk.models.common import INT64_MAX
+from freightdesk.models.booking import BookingStatus
+from freightdesk.models.common import INT64_MAX, MAX_JSON_STRING, MAX_PARAMETER_STRING
 from freightdesk.server.auth import require_admin
 
 _ERROR_CODES = {
@@ -127,6 +128,7 @@ OPERATION_IDS: dict[str, str] = {
     "DELETE /services/appointments/v1/sites/{siteCode}": "removeYardSite",
     "GET /services/demo/v1/status": "getDemoStatus",
     "GET /health": "getHealth",
+    "GET /ready": "getReadiness",
 }
 
 # Schema names of models whose class name another model module uses too (pydantic then names
@@ -152,6 +154,7 @@ UNAUTHENTICATED = frozenset(
     {
         f"POST {TOKEN_PATH}",
         "GET /health",
+        "GET /ready",
         "GET /services/demo/v1/status",
         "GET /api/v4/public/shipments/{shareToken}",
     }
@@ -220,6 +223,44 @@ TAG_DESCRIPTIONS: dict[str, str] = {
     "Service": "The local service itself: liveness and the demo's progress",
 }
 
+# What the routes check of their query parameters beyond their types, for the document: the
+# parameters they require, patterns (merged into the parameter's non-null schema).
+_UNLOCODE = r"^[A-Za-z]{2}[A-Za-z2-9]{3}$"
+PARAMETER_RULES: dict[str, dict[str, dict[str, Any]]] = {
+    "GET /api/v4/rail/shipments/statuses": {
+        "shipmentIdentifier.type": {"required": True},
+        "shipmentIdentifier.value": {"required": True, "minLength": 1},
+    },
+    "GET /services/advanced-sailing-schedules/v1/point-to-point-routes": {
+        "origin": {"required": True, "pattern": _UNLOCODE},
+        "destination": {"required": True, "pattern": _UNLOCODE},
+    },
+    "GET /services/booking/v1/bookings": {
+        "statuses": {"items": {"enum": [status.value for status in BookingStatus]}},
+    },
+    "POST /api/v4/tl/available-vehicles/query": {
+        "sort": {
+            "items": {
+                "pattern": r"^(distance|carrierContact|estimatedArrivalDateTime|truckType)"
+                r"(,[ ]*([aA][sS][cC]|[dD][eE][sS][cC]))?$"
+            }
+        },
+    },
+}
+# Bodies a route declares optional (its model has defaults) but reads: refused when absent.
+BODY_REQUIRED = frozenset({"POST /api/v4/tl/available-vehicles/query"})
+# Query parameters given together or not at all (JSON Schema cannot relate two parameters):
+# each names the other in `x-freightdesk-together-with` and in its description.
+PAIRED_PARAMETERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "GET /services/booking/v1/bookings": (("attribute.name", "attribute.values"),),
+    "GET /services/booking/v1/packaging": (("identifier.type", "identifier.value"),),
+    "DELETE /services/booking/v1/packaging": (("identifier.type", "identifier.value"),),
+    "GET /services/advanced-sailing-schedules/v1/point-to-point-routes": (
+        ("departureStartDate", "departureEndDate"),
+        ("arrivalStartDate", "arrivalEndDate"),
+    ),
+}
+
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _QUALIFIED = re.compile(r"^freightdesk__models__(?P<module>\w+?)__(?P<name>[A-Za-z0-9]+)$")
 _MODE_SUFFIX = re.compile(r"^(?P<name>[A-Za-z0-9]+)-(?:Input|Output)$")
@@ -257,8 +298,44 @@ def finish_document(document: dict[str, Any], routes: Iterable[Any]) -> None:
             tags.extend(tag for tag in operation.get("tags", []) if tag not in tags)
             _type_success_bodies(operation)
             _keep_possible_errors(key, operation)
+            _state_parameter_rules(key, operation)
+            if key in BODY_REQUIRED:
+                operation["requestBody"]["required"] = True
     document["tags"] = [{"name": tag, "description": TAG_DESCRIPTIONS[tag]} for tag in tags]
     _exact_integer_bounds(document)
+    _bound_strings(document)
+
+
+def _state_parameter_rules(key: str, operation: dict[str, Any]) -> None:
+    rules = PARAMETER_RULES.get(key, {})
+    partners = {
+        name: other for pair in PAIRED_PARAMETERS.get(key, ()) for name, other in (pair, pair[::-1])
+    }
+    for parameter in operation.get("parameters", []):
+        name = parameter["name"]
+        rule = dict(rules.get(name, {}))
+        schema = parameter["schema"]
+        if rule.pop("required", False):
+            parameter["required"] = True
+            # Required: the non-null branch of an optional parameter is its schema.
+            branches = [s for s in schema.get("anyOf", []) if s.get("type") != "null"]
+            if len(branches) == 1:
+                schema = parameter["schema"] = {**schema, **branches[0]}
+                schema.pop("anyOf")
+                schema.pop("default", None)
+        if rule:
+            branches = [s for s in schema.get("anyOf", [schema]) if s.get("type") != "null"]
+            for branch in branches:
+                for field, value in rule.items():
+                    if isinstance(value, dict):
+                        branch[field] = {**branch.get(field, {}), **value}
+                    else:
+                        branch[field] = value
+        if name in partners:
+            other = partners[name]
+            parameter["x-freightdesk-together-with"] = other
+            said = parameter.get("description", "")
+            parameter["description"] = f"{said} Give together with `{other}` or not at all.".strip()
 
 
 _BINARY = {"type": "string", "format": "binary"}
@@ -298,6 +375,47 @@ def _exact_integer_bounds(node: Any) -> None:
     elif isinstance(node, list):
         for value in node:
             _exact_integer_bounds(value)
+
+
+# Schemas only answered, never sent: their strings quote what was refused, so may be longer.
+_ANSWER_ONLY = ("ErrorBody", "ErrorDetail")
+
+
+def _bound_strings(document: dict[str, Any]) -> None:
+    """Every string the document describes has a length bound where the model sets none of its
+    own: MAX_JSON_STRING in bodies (server/body_limits.py refuses longer strings in any JSON
+    body), MAX_PARAMETER_STRING in path and query parameters (the server reads at most 16 KiB of
+    a request's head; longer parameters may be cut off with the connection). Enumerations,
+    constants and binary bodies are bounded already; the Error body is only answered."""
+    schemas = document.get("components", {}).get("schemas", {})
+    skip = {id(schemas[name]) for name in _ANSWER_ONLY if name in schemas}
+    parameters = [
+        parameter
+        for item in document.get("paths", {}).values()
+        for operation in item.values()
+        if isinstance(operation, dict)
+        for parameter in operation.get("parameters", [])
+    ]
+    # Parameters first, with their own bound: a request's head must hold all of them.
+    _bound_strings_in(parameters, MAX_PARAMETER_STRING, skip)
+    _bound_strings_in(document, MAX_JSON_STRING, skip)
+
+
+def _bound_strings_in(root: Any, bound: int, skip: set[int]) -> None:
+    pending: list[Any] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict) and id(node) not in skip:
+            if (
+                node.get("type") == "string"
+                and "maxLength" not in node
+                and not {"enum", "const"} & node.keys()
+                and node.get("format") != "binary"
+            ):
+                node["maxLength"] = bound
+            pending.extend(node.values())
 
 
 def _exact_integer(value: float) -> int:
@@ -400,6 +518,8 @@ def _name_schemas(document: dict[str, Any], routes: Iterable[Any]) -> None:
             operation_id = OPERATION_IDS.get(_key(method, route.path))
             if body in schemas and operation_id is not None:
                 renames[body] = operation_id[0].upper() + operation_id[1:] + "Body"
+                # A form's parts are its fields: a document upload refuses any other part.
+                schemas[body]["additionalProperties"] = False
     if not renames:
         return
     renamed: dict[str, Any] = {}
