@@ -30,6 +30,7 @@ from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.export import EXPORT_ROLE
 from freightdesk.ui.widgets.selection import select_only
 
 T = TypeVar("T")
@@ -158,6 +159,8 @@ class Column(Generic[T]):
     width: int = 120
     tooltip: Callable[[T], str] | None = None
     header_tip: str | None = None  # what the column holds, told over its header
+    # The value exported where it is not the text: a time (written as ISO 8601 with offset).
+    value: Callable[[T], object] | None = None
 
 
 class ListingModel(QAbstractTableModel, Generic[T]):
@@ -183,6 +186,8 @@ class ListingModel(QAbstractTableModel, Generic[T]):
             return column.text(item)
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
             return column.tooltip(item)
+        if role == EXPORT_ROLE and column.value is not None:
+            return column.value(item)
         return None
 
     def headerData(  # noqa: N802 (Qt's name)

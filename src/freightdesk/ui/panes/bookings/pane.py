@@ -29,6 +29,7 @@ from freightdesk.ui.panes.bookings.form import BookingFormDialog
 from freightdesk.ui.panes.bookings.text import lane_text, short_lane_text, status_color
 from freightdesk.ui.panes.rates.common import amount_text, countdown_text
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -55,8 +56,13 @@ COLUMNS: list[Column[Booking]] = [
     Column("Carrier", lambda b: b.capacity_provider_identifier.value, 60),
     Column("Lane", short_lane_text, 190, tooltip=lane_text),
     Column("Total", lambda b: amount_text(b.total_rate), 110),
-    Column("Expires", _expiry, 90),
-    Column("Created", lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"), 80),
+    Column("Expires", _expiry, 90, value=lambda b: b.expiration_date_time if _expiry(b) else None),
+    Column(
+        "Created",
+        lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"),
+        80,
+        value=lambda b: b.created_date_time,
+    ),
     Column("Attributes", _attributes, 160, tooltip=_attributes),
     Column("Booking id", lambda b: str(b.id), 120),
 ]
@@ -70,7 +76,7 @@ class BookingsModel(ListingModel[Booking]):
         return super().data(index, role)
 
 
-class BookingsPane(QWidget):
+class BookingsPane(ListExport, QWidget):
     bookingStatusChanged = Signal(str)  # a notification: the carrier answered
 
     def __init__(

@@ -38,6 +38,7 @@ from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -155,7 +156,12 @@ COLUMNS: list[Column[CarrierPerformance]] = [
         110,
         lambda c: _tracked_tip(c.recent_percent_tracked, RECENT, c.recent_shipment_volume),
     ),
-    Column("Last shipment", lambda c: local_time_text(c.last_shipment_date_time), 120),
+    Column(
+        "Last shipment",
+        lambda c: local_time_text(c.last_shipment_date_time),
+        120,
+        value=lambda c: c.last_shipment_date_time,
+    ),
 ]
 # The column of each sort the interface offers (a click on its header asks for it).
 SORT_COLUMNS = {
@@ -223,7 +229,9 @@ class LaneEnd(QWidget):
             edit.setText(str(values.get(key) or ""))
 
 
-class CapacityPane(QWidget):
+class CapacityPane(ListExport, QWidget):
+    export_noun = "carriers"
+
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -34,7 +34,12 @@ COLUMNS: list[Column[Document]] = [
     Column("Type", lambda d: type_text(d.type), 110),
     Column("Mode", lambda d: mode_text(d.mode), 95),
     Column("Identifiers", identifiers_text, 170, tooltip=identifiers_text),
-    Column("Added", lambda d: local_time_text(d.created_date_time), 120),
+    Column(
+        "Added",
+        lambda d: local_time_text(d.created_date_time),
+        120,
+        value=lambda d: d.created_date_time,
+    ),
     Column("Added by", lambda d: d.added_by_company or "", 130),
     Column("Size", lambda d: size_text(d.files[0].size) if d.files else "", 80),
 ]

@@ -29,6 +29,7 @@ from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.panes.rates.common import words
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
 from freightdesk.ui.widgets.listing import Column, Index, ListingModel
@@ -122,7 +123,7 @@ class PackagesModel(ListingModel[Package]):
         return super().data(index, role)
 
 
-class PackagesPane(QWidget):
+class PackagesPane(ListExport, QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -9,6 +9,7 @@ gives them, under the form after a send and in the leg's detail.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
@@ -48,6 +49,7 @@ from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.rail.form import LegForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -180,6 +182,11 @@ def where_text(leg: RailStatusResponse) -> str:
     return point_text(status.current_status.location) if status and status.current_status else ""
 
 
+def arrival_time(leg: RailStatusResponse) -> datetime | None:
+    status = _first(leg)
+    return status.estimated_arrival_date_time if status else None
+
+
 def arrival_text(leg: RailStatusResponse) -> str:
     status = _first(leg)
     return local_time_text(status.estimated_arrival_date_time) if status else ""
@@ -192,12 +199,14 @@ COLUMNS: list[Column[RailStatusResponse]] = [
     Column("BOL / waybill", identifiers_text, 110),
     Column("Status", current_text, 140),
     Column("Where", where_text, 190),
-    Column("Arrival expected", arrival_text, 125),
+    Column("Arrival expected", arrival_text, 125, value=arrival_time),
     Column("Ramps", route_text, 200, tooltip=route_text),
 ]
 
 
-class RailPane(QWidget):
+class RailPane(ListExport, QWidget):
+    export_noun = "rail legs"
+
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

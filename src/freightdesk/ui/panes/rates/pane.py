@@ -51,6 +51,7 @@ from freightdesk.ui.panes.rates.quotes import (
 )
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import ListBinding
@@ -60,7 +61,9 @@ from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 COUNTDOWN_MS = 1000
 
 
-class RatesPane(QWidget):
+class RatesPane(ListExport, QWidget):
+    export_table = "request_table"
+
     bookingCreated = Signal(object)  # Booking: made from a quote here
 
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:

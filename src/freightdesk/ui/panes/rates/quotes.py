@@ -84,7 +84,10 @@ class RequestsModel(ListingModel[RateRequest]):
             Column("Status", request_status_text, 120),
             Column("Quotes", lambda r: str(len(r.quotes)), 60),
             Column(
-                "Created", lambda r: r.created_date_time.astimezone().strftime("%m-%d %H:%M"), 90
+                "Created",
+                lambda r: r.created_date_time.astimezone().strftime("%m-%d %H:%M"),
+                90,
+                value=lambda r: r.created_date_time,
             ),
         ]
         super().__init__(columns, parent)

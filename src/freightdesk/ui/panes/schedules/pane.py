@@ -44,6 +44,7 @@ from freightdesk.service.schedules import (
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -122,8 +123,8 @@ COLUMNS: list[Column[PointToPointRoute]] = [
     # Times whole with their offset ("Wed 30 Dec 23:00 UTC+10:30"); the route takes the room
     # left, every cut cell telling its whole text.
     Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 165),
-    Column("Departs", lambda r: call_text(r.departure), 180),
-    Column("Arrives", lambda r: call_text(r.arrival), 180),
+    Column("Departs", lambda r: call_text(r.departure), 180, value=lambda r: r.departure.date_time),
+    Column("Arrives", lambda r: call_text(r.arrival), 180, value=lambda r: r.arrival.date_time),
     Column("Transit", lambda r: days_text(r.transit_time_days), 70),
     Column("Stops", stops_text, 110),
     Column("Route", route_line, 300, tooltip=route_detail),
@@ -174,7 +175,7 @@ class Window(QWidget):
         self._enable(window is not None)
 
 
-class SchedulesPane(QWidget):
+class SchedulesPane(ListExport, QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

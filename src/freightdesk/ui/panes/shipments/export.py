@@ -1,42 +1,44 @@
-"""Export the current view of the shipments table to CSV or XLSX."""
+"""Export the current view of the shipments table to CSV or XLSX (the app's one writer,
+`service/export.py`, with the shipments' columns)."""
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
+from freightdesk.service.export import Cell, ExportFormat, write_table
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.panes.shipments.columns import Column
 
+# The time columns by key: exported as the instant (ISO 8601 with offset), not as shown.
+_TIMES: dict[str, Callable[[SummaryRow], datetime | None]] = {
+    "nextEta": lambda r: r.next_eta,
+    "latestEventTime": lambda r: r.latest_event_time,
+    "lastModified": lambda r: r.last_modified,
+    "created": lambda r: r.created,
+}
 
-def rows_for(columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> list[list[str]]:
-    return [[column.text(s) for column in columns] for s in summaries]
+
+def _cell(column: Column, row: SummaryRow) -> Cell:
+    time = _TIMES.get(column.key)
+    return time(row) if time is not None else column.text(row)
+
+
+def rows_for(columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> list[list[Cell]]:
+    return [[_cell(column, s) for column in columns] for s in summaries]
+
+
+def _write(
+    path: Path, columns: Sequence[Column], summaries: Sequence[SummaryRow], fmt: ExportFormat
+) -> None:
+    header = [c.title for c in columns]
+    write_table(path, header, rows_for(columns, summaries), fmt, sheet="Shipments")
 
 
 def export_csv(path: Path, columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> None:
-    # utf-8-sig so that spreadsheet programs read accents right.
-    with path.open("w", newline="", encoding="utf-8-sig") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([c.title for c in columns])
-        writer.writerows(rows_for(columns, summaries))
+    _write(path, columns, summaries, ExportFormat.CSV)
 
 
 def export_xlsx(path: Path, columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> None:
-    from openpyxl import Workbook
-    from openpyxl.styles import Font
-
-    workbook = Workbook(write_only=False)
-    sheet = workbook.active
-    assert sheet is not None
-    sheet.title = "Shipments"
-    sheet.append([c.title for c in columns])
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    for row in rows_for(columns, summaries):
-        sheet.append(row)
-    for index, column in enumerate(columns, start=1):
-        letter = sheet.cell(row=1, column=index).column_letter
-        sheet.column_dimensions[letter].width = max(10, column.width // 7)
-    sheet.freeze_panes = "A2"
-    workbook.save(path)
+    _write(path, columns, summaries, ExportFormat.XLSX)

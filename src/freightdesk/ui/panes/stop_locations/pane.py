@@ -17,6 +17,7 @@ from freightdesk.service.listing import Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.text import address_text, hours_text
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -43,7 +44,7 @@ COLUMNS: list[Column[StopLocation]] = [
 ]
 
 
-class StopLocationsPane(QWidget):
+class StopLocationsPane(ListExport, QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -29,6 +29,7 @@ from freightdesk.service.vehicles import (
 from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.vehicles.form import POINT, UNIT_NAMES, VehicleSearchForm, truck_text
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -109,6 +110,7 @@ COLUMNS: list[Column[AvailableVehicle]] = [
             f" until {local_time_text(v.available_until_date_time)} (your time)"
         ),
         header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
+        value=lambda v: v.estimated_arrival_date_time,
     ),
     Column("Near", _near, 115, tooltip=_near),
     Column("Contact", _contact, 130, tooltip=_contact_tip),
@@ -122,7 +124,7 @@ SORT_COLUMNS = {
 }
 
 
-class VehiclesPane(QWidget):
+class VehiclesPane(ListExport, QWidget):
     def __init__(
         self,
         session: AppSession,

@@ -29,6 +29,7 @@ from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
 from freightdesk.ui.panes.webhooks.summary import summary_html
 from freightdesk.ui.panes.webhooks.words import delivery_error_reason, paused_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -63,7 +64,7 @@ COLUMNS: list[Column[PushConfiguration]] = [
 ]
 
 
-class WebhooksPane(QWidget):
+class WebhooksPane(ListExport, QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -59,6 +59,7 @@ from freightdesk.service.yard import (
 )
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.export import Rows, export_rows
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -409,6 +410,34 @@ class YardPane(QWidget):
     def unsaved_changes(self) -> str | None:
         code = self.code.text().strip()
         return f"the new site {code!r}, not added yet" if code else None
+
+    def export_view(self) -> None:
+        export_rows(self, self._slot_rows, self.notice, noun="slots")
+
+    def _slot_rows(self) -> Rows:
+        """The slots on the timeline, one row each (times with the site's offset)."""
+        header = ["Site", "Start", "End", "Free", "Doors", "Booked", "Bookable", "Free doors"]
+        slots = (
+            [s for _day, day_slots in slot_days(self.answer) for s in day_slots]
+            if self.answer
+            else []
+        )
+        return Rows(
+            header,
+            [
+                [
+                    s.site_code,
+                    s.start_date_time,
+                    s.end_date_time,
+                    s.remaining_capacity,
+                    s.capacity,
+                    s.booked_count,
+                    "Yes" if s.available else "No",
+                    ", ".join(s.dock_doors),
+                ]
+                for s in slots
+            ],
+        )
 
     def focus_search(self) -> None:
         self.reference.setFocus()

@@ -1,0 +1,106 @@
+"""The app's one writer of exported lists (service/export.py): CSV and XLSX read back as a
+spreadsheet or a script would, times in ISO 8601 with their offset, failures in words and no
+half-written file."""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from freightdesk.service.export import (
+    STEP,
+    ExportCancelled,
+    ExportError,
+    ExportFormat,
+    iso_time,
+    write_table,
+)
+
+CHICAGO_WINTER = timezone(timedelta(hours=-6))
+DELHI = timezone(timedelta(hours=5, minutes=30))
+HEADER = ["Shipment", "Next ETA", "Pickup", "Pieces", "Note"]
+ROWS = [
+    ["SHP-1", datetime(2026, 11, 28, 6, 30, tzinfo=CHICAGO_WINTER), date(2026, 12, 1), 3, "Zürich"],
+    ["SHP-2", datetime(2026, 11, 28, 18, 5, 9, tzinfo=DELHI), None, 0, ""],
+    ["SHP-3", datetime(2026, 11, 28, 12, 0), date(2026, 12, 2), 12, 'He said "late", twice'],
+]
+ISO = ["2026-11-28T06:30:00-06:00", "2026-11-28T18:05:09+05:30", "2026-11-28T12:00:00+00:00"]
+
+
+def test_iso_time_keeps_the_offset_and_reads_a_bare_time_as_utc() -> None:
+    assert iso_time(datetime(2026, 3, 8, 2, 30, tzinfo=UTC)) == "2026-03-08T02:30:00+00:00"
+    assert iso_time(ROWS[1][1]) == ISO[1]  # type: ignore[arg-type]
+    # A naive time can only be the service's UTC: never the machine's zone.
+    assert iso_time(datetime(2026, 11, 28, 12, 0)) == ISO[2]
+    assert datetime.fromisoformat(ISO[0]).utcoffset() == timedelta(hours=-6)
+
+
+def test_csv_reads_back_with_iso_times(tmp_path: Path) -> None:
+    path = tmp_path / "list.csv"
+    write_table(path, HEADER, ROWS, ExportFormat.CSV)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        read = list(csv.reader(handle))
+    assert read[0] == HEADER
+    assert len(read) == 1 + len(ROWS)
+    assert [r[1] for r in read[1:]] == ISO
+    assert read[1] == ["SHP-1", ISO[0], "2026-12-01", "3", "Zürich"]
+    assert read[2][2] == ""  # nothing, not "None"
+    assert read[3][4] == 'He said "late", twice'
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")  # spreadsheets read accents right
+
+
+def test_xlsx_reads_back_with_iso_times(tmp_path: Path) -> None:
+    path = tmp_path / "list.xlsx"
+    write_table(path, HEADER, ROWS, ExportFormat.XLSX, sheet="Shipments")
+    workbook = load_workbook(path, read_only=True)
+    sheet = workbook["Shipments"]
+    read = [list(r) for r in sheet.iter_rows(values_only=True)]
+    workbook.close()
+    assert read[0] == HEADER
+    assert len(read) == 1 + len(ROWS)
+    # Text, offset and all: Excel's own dates would drop the offset.
+    assert [r[1] for r in read[1:]] == ISO
+    assert read[1] == ["SHP-1", ISO[0], "2026-12-01", 3, "Zürich"]
+    assert read[2][2] is None
+
+
+def test_an_empty_list_still_has_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "empty.csv"
+    write_table(path, HEADER, [], ExportFormat.CSV)
+    assert path.read_text(encoding="utf-8-sig").splitlines() == [",".join(HEADER)]
+
+
+def test_format_follows_the_file_name() -> None:
+    assert ExportFormat.of(Path("a/b.XLSX")) is ExportFormat.XLSX
+    assert ExportFormat.of(Path("b.csv")) is ExportFormat.CSV
+    assert ExportFormat.of(Path("b.txt")) is None
+
+
+def test_a_folder_that_is_not_there_is_said_in_words(tmp_path: Path) -> None:
+    path = tmp_path / "missing" / "list.xlsx"
+    with pytest.raises(ExportError, match="does not exist") as raised:
+        write_table(path, HEADER, ROWS, ExportFormat.XLSX)
+    assert str(path) in str(raised.value)
+    assert not path.parent.exists()
+
+
+@pytest.mark.parametrize("fmt", list(ExportFormat))
+def test_cancel_leaves_an_earlier_file_whole(tmp_path: Path, fmt: ExportFormat) -> None:
+    path = tmp_path / f"list.{fmt.value}"
+    path.write_text("the earlier export")
+    many = [["SHP", datetime(2026, 1, 1, tzinfo=UTC), None, n, ""] for n in range(STEP * 3)]
+    seen: list[int] = []
+
+    def progress(written: int) -> bool:
+        seen.append(written)
+        return written < STEP * 2  # the user cancels on the second report
+
+    with pytest.raises(ExportCancelled):
+        write_table(path, HEADER, many, fmt, progress=progress)
+    assert seen == [STEP, STEP * 2]
+    assert path.read_text() == "the earlier export"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]  # no partial file left
