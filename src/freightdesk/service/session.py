@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from freightdesk.api.errors import ConnectionFailed, FreightDeskError
+from freightdesk.service.alerts import AlertsInbox
 from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
@@ -85,6 +86,7 @@ class AppSession:
         self._connected_listeners: list[Callable[[], None]] = []
         self._unsubscribers: list[Callable[[], None]] = []
         self.shipments: ShipmentsService | None = None
+        self.alerts: AlertsInbox | None = None
         # The Local sandbox's demo data as it is being written (first run).
         self.demo = DemoProgress(self.require_client)
         # The other areas' services, made on first use (see the properties below).
@@ -169,6 +171,7 @@ class AppSession:
                 self.require_client, self.cache, interval=profile.poll_interval
             )
             self.watch(self.shipments.coordinator)
+            self.alerts = AlertsInbox(self.cache)
         return self.cache
 
     def _made(self, current: T | None, make: Callable[[Cache], T]) -> T | None:
@@ -461,6 +464,8 @@ class AppSession:
 
     async def close(self) -> None:
         await self.demo.stop()
+        if self.alerts is not None:
+            await self.alerts.aclose()
         for unsubscribe in self._unsubscribers:
             unsubscribe()
         self._unsubscribers.clear()
@@ -497,7 +502,7 @@ class AppSession:
         if self.cache is not None:
             self.cache.close()
             self.cache = None
-        self.shipments = None
+        self.shipments = self.alerts = None
 
 
 async def _new_client(base_url: str, **options: Any) -> ApiClient:
