@@ -6,7 +6,7 @@ factory that imports and makes them on first show (the maps import folium and pa
 third of a second); the capacity panes are made in the first idle moments instead, because
 the Bookings pane announces carriers' answers whichever pane is shown. Once the window is
 attached to the session, `connect_panes` attaches the Shipments pane and joins it to the
-others (exception alerts, maps, dropped documents).
+others (the alerts inbox, maps, dropped documents).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QWidget
 
 from freightdesk.ui.icons import pane_icon
 from freightdesk.ui.main_window import MainWindow
@@ -29,35 +29,7 @@ TRACK = "Track"
 SET_UP = "Set up"
 BOOK = "Book"
 PLAN = "Plan"
-
-
-class ExceptionAlerts:
-    """New exceptions from background updates: a badge on the pane and a desktop note."""
-
-    def __init__(self, window: MainWindow, pane_key: str) -> None:
-        self.window = window
-        self.pane_key = pane_key
-        self.unseen = 0
-        self.tray: QSystemTrayIcon | None = None
-        if QSystemTrayIcon.isSystemTrayAvailable():
-            self.tray = QSystemTrayIcon(window.windowIcon(), window)
-            self.tray.setToolTip("FreightDesk")
-            self.tray.show()
-        window.nav.currentRowChanged.connect(self._pane_shown)
-
-    def raised(self, count: int) -> None:
-        self.unseen += count
-        self.window.set_badge(self.pane_key, self.unseen)
-        text = "A shipment has a new exception." if count == 1 else f"{count} new exceptions."
-        if self.tray is not None:
-            self.tray.showMessage("FreightDesk", text, QSystemTrayIcon.MessageIcon.Warning, 8000)
-        self.window.statusBar().showMessage(text, 10000)
-
-    def _pane_shown(self, _row: int) -> None:
-        pane = self.window.current_pane()
-        if pane is self.window.pane(self.pane_key) and self.unseen:
-            self.unseen = 0
-            self.window.set_badge(self.pane_key, 0)
+INBOX = "Inbox"
 
 
 def install_panes(window: MainWindow, session: AppSession) -> ShipmentsPane:
@@ -131,6 +103,7 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
         group=SET_UP,
     )
     _add_capacity_panes(window, shipments)
+    _add_alerts_pane(window)
     _add_plan_panes(window)
     return shipments
 
@@ -142,9 +115,10 @@ def connect_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
 
     if not shipments.is_attached():
         shipments.attach(window.session)
-    alerts = ExceptionAlerts(window, "shipments")
-    shipments.exceptionsRaised.connect(alerts.raised)
-    window.exception_alerts = alerts  # kept alive with the window
+    from freightdesk.ui.panes.alerts.wiring import AlertsWiring
+
+    # The inbox hears of new exceptions (and the rest) from the services themselves.
+    window.exception_alerts = AlertsWiring(window, shipments, "alerts")
 
     def documents_pane() -> DocumentsPane:
         pane = window.pane("documents")
@@ -196,6 +170,22 @@ def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
 
     for key, title in _CAPACITY:
         window.add_pane(key, title, make(key), pane_icon(key), warm=True, group=BOOK)
+
+
+def _add_alerts_pane(window: MainWindow) -> None:
+    """The Alerts inbox, in its own group past Ctrl+9: as the last of Track it would move the
+    Ctrl numbers of every pane after it."""
+
+    def alerts() -> QWidget:
+        from freightdesk.ui.panes.alerts.pane import AlertsPane
+        from freightdesk.ui.panes.alerts.wiring import AlertsWiring
+
+        wiring = window.exception_alerts
+        assert isinstance(wiring, AlertsWiring)
+        session = window.session
+        return AlertsPane(lambda: session.alerts, wiring.open_alert, window.settings, window)
+
+    window.add_pane("alerts", "Alerts", alerts, pane_icon("alerts"), group=INBOX)
 
 
 def _add_plan_panes(window: MainWindow) -> None:

@@ -1,0 +1,1 @@
+"""The Alerts inbox pane and how the inbox reaches the window (badge, desktop notes)."""

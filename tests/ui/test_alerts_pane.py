@@ -1,0 +1,143 @@
+"""The Alerts inbox in the window against the real local service: an exception pushed for a
+shipment becomes an unread alert and a count on the pane's name; Enter opens the shipment in
+the Shipments pane; Mark all read clears the count; a restart on the same cache keeps it read."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QTreeWidgetItem
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.alerts import AlertKind
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.profiles import ProfileStore
+from freightdesk.service.session import AppSession
+from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.alerts.pane import AlertsPane
+from freightdesk.ui.panes.setup import install_panes
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.server.test_carrier_push_support import now
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import connected
+from tests.ui.test_shipments_triage import _parcel, _shipment
+
+__all__ = ["connected"]
+
+WAIT = 30.0  # seconds: the list polls every few seconds, on a loaded machine
+
+
+@pytest.fixture
+def windows_may_close(qapp: QApplication) -> Iterator[None]:
+    """The test closes a window and goes on (a restart): closing it must not end the loop."""
+    before = qapp.quitOnLastWindowClosed()
+    qapp.setQuitOnLastWindowClosed(False)
+    yield
+    qapp.setQuitOnLastWindowClosed(before)
+
+
+def _nav_text(window: MainWindow, key: str) -> str:
+    for row in range(window.nav.count()):
+        item = window.nav.item(row)
+        if item.data(Qt.ItemDataRole.UserRole) == key:
+            return item.text()
+    raise KeyError(key)
+
+
+async def _open_window(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> MainWindow:
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    install_panes(window, session)
+    window.resize(1440, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    await session.connect()
+    return window
+
+
+def _alerts_pane(window: MainWindow) -> AlertsPane:
+    window.show_pane("alerts")
+    pane = window.current_pane()
+    assert isinstance(pane, AlertsPane)
+    return pane
+
+
+def _bold(item: QTreeWidgetItem) -> bool:
+    return item.font(2).bold()
+
+
+async def test_an_exception_is_an_alert_that_opens_its_shipment_and_stays_read(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+    profiles: ProfileStore,
+    windows_may_close: None,
+) -> None:
+    session, tenant = connected
+    number = f"1ZALERT{uuid.uuid4().hex[:8].upper()}"
+    start = now()
+    shipment_id = _shipment(
+        tenant, "PARCEL", [("TRACKING_NUMBER", number)], start + timedelta(days=2)
+    )
+    window = await _open_window(qtbot, session, settings, paths)
+    shipments = window.pane("shipments")
+    assert isinstance(shipments, ShipmentsPane)
+    await wait_until(lambda: shipments.model.row_of(shipment_id) is not None, seconds=WAIT)
+    assert _nav_text(window, "alerts") == "Alerts"  # the list as it was: nothing new
+
+    _parcel(tenant, number, "EXCEPTION", start - timedelta(minutes=2))
+    assert session.shipments is not None
+    session.shipments.coordinator.poke()
+    await wait_until(lambda: _nav_text(window, "alerts") == "Alerts  (1)", seconds=WAIT)
+
+    pane = _alerts_pane(window)
+    assert pane.tree.topLevelItemCount() == 1
+    item = pane.tree.topLevelItem(0)
+    assert item.text(1) == "New exception" and number in item.text(2)
+    assert _bold(item) and pane.count.text() == "1 unread"
+    # Only exceptions can be filtered in; bookings show none.
+    pane.kind.setCurrentIndex(pane.kind.findData(AlertKind.BOOKING.value))
+    assert pane.tree.topLevelItemCount() == 0 and pane.empty.shown
+    pane.kind.setCurrentIndex(pane.kind.findData(AlertKind.EXCEPTION.value))
+    assert pane.tree.topLevelItemCount() == 1
+
+    pane.tree.setFocus()
+    pane.tree.setCurrentItem(pane.tree.topLevelItem(0))
+    qtbot.keyClick(pane.tree, Qt.Key.Key_Return)
+    assert window.current_pane() is shipments
+    assert shipments.detail.shipment_id == shipment_id
+    assert shipments.selected_ids() == [shipment_id]
+    # Opened is read; the count goes.
+    assert _nav_text(window, "alerts") == "Alerts"
+
+    # Another exception, then Mark all read.
+    _parcel(tenant, number, "EXCEPTION", start - timedelta(minutes=1))
+    session.shipments.coordinator.poke()
+    await wait_until(lambda: _nav_text(window, "alerts") == "Alerts  (1)", seconds=WAIT)
+    pane = _alerts_pane(window)
+    assert [_bold(pane.tree.topLevelItem(i)) for i in range(2)] == [True, False]
+    qtbot.mouseClick(pane.mark_all, Qt.MouseButton.LeftButton)
+    assert _nav_text(window, "alerts") == "Alerts"
+    assert not _bold(pane.tree.topLevelItem(0)) and not pane.mark_all.isEnabled()
+    window.close()
+    await session.close()
+
+    # A restart on the same cache: the alerts are there, read.
+    again = AppSession(paths, profiles, simulate=False)
+    try:
+        window = await _open_window(qtbot, again, settings, paths)
+        assert _nav_text(window, "alerts") == "Alerts"
+        pane = _alerts_pane(window)
+        assert pane.tree.topLevelItemCount() == 2
+        assert not any(_bold(pane.tree.topLevelItem(i)) for i in range(2))
+        assert pane.count.text() == "All read"
+        window.close()
+    finally:
+        await again.close()
