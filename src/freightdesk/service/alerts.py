@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.service.triage import MOVING, Attention, Facts, TriageSettings, assess
+from freightdesk.service.triage import MOVING, Attention, Facts, TriageSettings, assess, flags_of
 
 if TYPE_CHECKING:
     from freightdesk.models.webhooks import Delivery
@@ -103,8 +103,13 @@ class Condition:
     exceptions: int = 0
     with_facts: bool = False
 
+    @property
+    def flags(self) -> int:
+        return sum(1 << k for k in self.kinds)
+
 
 _CALM = Condition()
+_CONDITION_FLAGS = sum(1 << k for k in _CONDITIONS)
 
 
 def shipment_name(row: SummaryRow) -> str:
@@ -246,7 +251,8 @@ class AlertsInbox:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._listeners: list[Callable[[AlertsChange], None]] = []
         self._alerts: dict[str, Alert] = {}
-        self._conditions: dict[str, Condition] = {}
+        # Read at the first judging, not when the cache opens (the window's first paint).
+        self._conditions: dict[str, Condition] | None = None
         self._baselined = cache.meta(BASELINE) is not None
         self._webhook_poll: Coordinator[dict[str, Alert], list[Alert]] | None = None
         self._unlisten: list[Callable[[], None]] = []
@@ -256,12 +262,17 @@ class AlertsInbox:
             except (ValueError, TypeError):
                 continue  # an unreadable entry: only that alert is lost
             self._alerts[alert.key] = alert
-        for body in cache.load(CONDITIONS):
-            try:
-                key, condition = condition_from_json(body)
-            except (ValueError, TypeError):
-                continue
-            self._conditions[key] = condition
+
+    def _known_conditions(self) -> dict[str, Condition]:
+        if self._conditions is None:
+            self._conditions = {}
+            for body in self._cache.load(CONDITIONS):
+                try:
+                    key, condition = condition_from_json(body)
+                except (ValueError, TypeError):
+                    continue
+                self._conditions[key] = condition
+        return self._conditions
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -310,15 +321,29 @@ class AlertsInbox:
         now = self._clock()
         alerts: list[Alert] = []
         changed: dict[str, Condition] = {}
+        known = self._known_conditions()
         for row in rows:
-            before = self._conditions.get(row.id, _CALM)
+            # The quick test first (`flags_of`): nearly every row of a long list is as it was.
+            flags = flags_of(row, facts.get(row.id), now, settings) & _CONDITION_FLAGS
+            exceptions, with_facts = row.open_exception_count, row.id in facts
+            before = known.get(row.id)
+            if before is None:
+                if not (flags or exceptions or with_facts):
+                    continue
+                before = _CALM
+            elif (
+                before.flags == flags
+                and before.exceptions == exceptions
+                and (before.with_facts or not with_facts)
+            ):
+                continue
             verdict = assess(row, facts.get(row.id), now, settings)
             raised, after = shipment_alerts(row, before, now, verdict.kinds, row.id in facts)
             if after != before:
                 changed[row.id] = after
             if self._baselined:
                 alerts.extend(raised)
-        gone = [k for k in removed if k in self._conditions]
+        gone = [k for k in removed if k in known]
         self._keep_conditions(changed, gone)
         if not self._baselined:
             self._baselined = True
@@ -428,9 +453,10 @@ class AlertsInbox:
     def _keep_conditions(self, changed: dict[str, Condition], gone: list[str]) -> None:
         calm = [k for k, c in changed.items() if c == _CALM]
         kept = {k: c for k, c in changed.items() if c != _CALM}
-        self._conditions.update(kept)
+        known = self._known_conditions()
+        known.update(kept)
         for key in (*calm, *gone):
-            self._conditions.pop(key, None)
+            known.pop(key, None)
         try:
             if kept:
                 self._cache.put_many(
