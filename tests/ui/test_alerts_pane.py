@@ -141,3 +141,38 @@ async def test_an_exception_is_an_alert_that_opens_its_shipment_and_stays_read(
         window.close()
     finally:
         await again.close()
+
+
+async def test_a_booking_answered_is_an_alert_that_opens_the_booking(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+    windows_may_close: None,
+) -> None:
+    from freightdesk.ui.panes.bookings.pane import BookingsPane
+    from tests.server.test_rating_support import set_profile
+    from tests.ui.test_bookings_pane import _booking
+
+    session, tenant = connected
+    # The carrier answers a few seconds after the booking: the watch sees it before and after.
+    set_profile(tenant, "ZZAL", behaviour="REVIEW", responseDelaySeconds=4)
+    created = _booking(tenant, "ZZAL")
+    window = await _open_window(qtbot, session, settings, paths)
+    await wait_until(lambda: _nav_text(window, "alerts") == "Alerts  (1)", seconds=60)
+    pane = _alerts_pane(window)
+    item = pane.tree.topLevelItem(0)
+    assert item.text(1) == "Booking answered" and "under review" in item.text(2)
+    pane.tree.setFocus()
+    pane.tree.setCurrentItem(item)
+    qtbot.keyClick(pane.tree, Qt.Key.Key_Return)
+    bookings = window.current_pane()
+    assert isinstance(bookings, BookingsPane)
+    await wait_until(
+        lambda: (
+            bookings.detail.booking is not None and str(bookings.detail.booking.id) == created["id"]
+        ),
+        seconds=WAIT,
+    )
+    assert _nav_text(window, "alerts") == "Alerts"
+    window.close()
