@@ -176,3 +176,47 @@ async def test_a_booking_answered_is_an_alert_that_opens_the_booking(
     )
     assert _nav_text(window, "alerts") == "Alerts"
     window.close()
+
+
+def _failed_ping(tenant: TenantHandle, webhook_id: int) -> None:
+    answer = tenant.http.post(f"/api/v4/webhooks/id/{webhook_id}/ping")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["delivered"] is False
+
+
+async def test_a_failed_delivery_is_an_alert_that_opens_its_webhook(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+    windows_may_close: None,
+) -> None:
+    from freightdesk.ui.panes.webhooks.pane import WebhooksPane
+
+    session, tenant = connected
+    # Nothing listens on port 9 (discard): every delivery fails.
+    hook = {"configName": "Dock system", "url": "http://127.0.0.1:9/in"}
+    saved = tenant.http.put("/api/v4/webhooks", json=hook)
+    assert saved.status_code in (200, 201), saved.text
+    webhook_id = int(saved.json()["id"])
+    _failed_ping(tenant, webhook_id)  # before the inbox's first look: old news, read
+    window = await _open_window(qtbot, session, settings, paths)
+    pane = _alerts_pane(window)
+    await wait_until(lambda: pane.tree.topLevelItemCount() == 1, seconds=WAIT)
+    assert not _bold(pane.tree.topLevelItem(0)) and _nav_text(window, "alerts") == "Alerts"
+
+    _failed_ping(tenant, webhook_id)
+    qtbot.keyClick(pane.tree, Qt.Key.Key_F5)  # look now rather than within the minute
+    await wait_until(lambda: _nav_text(window, "alerts") == "Alerts  (1)", seconds=WAIT)
+    item = pane.tree.topLevelItem(0)
+    assert item.text(1) == "Webhook delivery failed" and "'Dock system'" in item.text(2)
+    assert _bold(item)
+    pane.tree.setFocus()
+    pane.tree.setCurrentItem(item)
+    qtbot.keyClick(pane.tree, Qt.Key.Key_Return)
+    webhooks = window.current_pane()
+    assert isinstance(webhooks, WebhooksPane)
+    await wait_until(lambda: webhooks.table.selected() is not None, seconds=WAIT)
+    selected = webhooks.table.selected()
+    assert selected is not None and selected.id == webhook_id
+    window.close()

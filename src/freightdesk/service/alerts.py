@@ -407,6 +407,11 @@ class AlertsInbox:
             self._webhook_poll = Coordinator("webhook-failures", fetch, diff, interval=interval)
             self._unlisten.append(self._webhook_poll.listen(self._failed))
 
+    def look_again(self) -> None:
+        """Look at the delivery logs now (the user asked to refresh)."""
+        if self._webhook_poll is not None:
+            self._webhook_poll.poke()
+
     def _failed(self, fresh: list[Alert]) -> None:
         self.deliveries_failed(fresh)
 

@@ -146,6 +146,11 @@ class AlertsPane(QWidget):
         inbox.mark_read([alert.key])
         self._open_alert(alert)
 
+    def refresh(self) -> None:
+        """F5: the webhooks' delivery logs looked at now (the rest arrives by itself)."""
+        if self._listening is not None:
+            self._listening.look_again()
+
     def _mark_all_read(self) -> None:
         if self._listening is not None:
             self._listening.mark_all_read()
