@@ -75,8 +75,13 @@ def test_the_first_list_is_noted_and_only_changes_after_it_alert(tmp_path: Path)
     inbox, cache = _inbox(tmp_path)
     heard: list[AlertsChange] = []
     inbox.listen(heard.append)
+    # Before any list: changes are noted, not announced; an empty list sets nothing.
+    assert inbox.judge_shipments([_row("s-0", exceptions=1)], {}, SETTINGS) == []
+    assert inbox.judge_shipments([], {}, SETTINGS, whole=True) == []
+    assert inbox.judge_shipments([_row("s-0", exceptions=2)], {}, SETTINGS) == []
     # Already in exception and silent when first seen: what is, not news.
-    assert inbox.judge_shipments([_row(exceptions=1, heard=None)], {}, SETTINGS) == []
+    first = [_row(exceptions=1, heard=None)]
+    assert inbox.judge_shipments(first, {}, SETTINGS, whole=True) == []
     assert inbox.alerts == [] and heard == []
     raised = inbox.judge_shipments([_row(exceptions=2, heard=None)], {}, SETTINGS)
     assert [a.kind for a in raised] == [AlertKind.EXCEPTION]
@@ -86,13 +91,17 @@ def test_the_first_list_is_noted_and_only_changes_after_it_alert(tmp_path: Path)
     # A shipment first seen after the first list: its exception is new.
     raised = inbox.judge_shipments([_row("s-2", exceptions=1)], {}, SETTINGS)
     assert [a.kind for a in raised] == [AlertKind.EXCEPTION] and inbox.unread == 2
+    # While the demo is written: noted, not announced.
+    quiet = inbox.judge_shipments([_row("s-3", exceptions=1)], {}, SETTINGS, announce=False)
+    assert quiet == [] and inbox.unread == 2
+    assert inbox.judge_shipments([_row("s-3", exceptions=1)], {}, SETTINGS) == []
     cache.close()
 
 
 def test_late_once_until_it_recovers(tmp_path: Path) -> None:
     clock = Clock()
     inbox, cache = _inbox(tmp_path, clock)
-    inbox.judge_shipments([_row(eta=ON_TIME)], FACTS, SETTINGS)
+    inbox.judge_shipments([_row(eta=ON_TIME)], FACTS, SETTINGS, whole=True)
     raised = inbox.judge_shipments([_row(eta=LATE)], FACTS, SETTINGS)
     assert [(a.kind, a.text) for a in raised] == [
         (AlertKind.LATE, "P-s-1 is now late against its appointment")
@@ -113,7 +122,7 @@ def test_late_once_until_it_recovers(tmp_path: Path) -> None:
 
 def test_at_risk_alerts_but_late_turning_at_risk_does_not(tmp_path: Path) -> None:
     inbox, cache = _inbox(tmp_path)
-    inbox.judge_shipments([_row(eta=ON_TIME)], FACTS, SETTINGS)
+    inbox.judge_shipments([_row(eta=ON_TIME)], FACTS, SETTINGS, whole=True)
     assert [a.kind for a in inbox.judge_shipments([_row(eta=AT_RISK)], FACTS, SETTINGS)] == [
         AlertKind.AT_RISK
     ]
@@ -126,7 +135,9 @@ def test_at_risk_alerts_but_late_turning_at_risk_does_not(tmp_path: Path) -> Non
 
 def test_the_first_facts_read_say_what_is(tmp_path: Path) -> None:
     inbox, cache = _inbox(tmp_path)
-    inbox.judge_shipments([_row(eta=LATE)], {}, SETTINGS)  # no facts yet: not judged late
+    inbox.judge_shipments(
+        [_row(eta=LATE)], {}, SETTINGS, whole=True
+    )  # no facts yet: not judged late
     assert inbox.judge_shipments([_row(eta=LATE)], FACTS, SETTINGS) == []
     cache.close()
 
@@ -135,7 +146,9 @@ def test_going_silent_alerts_once_when_the_minute_passes(tmp_path: Path) -> None
     clock = Clock()
     inbox, cache = _inbox(tmp_path, clock)
     row = _row(heard=NOW)
-    inbox.judge_shipments([row, _row("done", state="COMPLETED", heard=None)], {}, SETTINGS)
+    inbox.judge_shipments(
+        [row, _row("done", state="COMPLETED", heard=None)], {}, SETTINGS, whole=True
+    )
     clock.now = NOW + SETTINGS.silence_for("TL") - timedelta(minutes=1)
     assert inbox.judge_moving([row], {}, SETTINGS) == []
     clock.now += timedelta(minutes=1)
@@ -148,7 +161,7 @@ def test_going_silent_alerts_once_when_the_minute_passes(tmp_path: Path) -> None
 
 def test_read_state_and_conditions_survive_reopening_the_cache(tmp_path: Path) -> None:
     inbox, cache = _inbox(tmp_path)
-    inbox.judge_shipments([_row(eta=ON_TIME), _row("s-2")], FACTS, SETTINGS)
+    inbox.judge_shipments([_row(eta=ON_TIME), _row("s-2")], FACTS, SETTINGS, whole=True)
     inbox.judge_shipments([_row(eta=LATE), _row("s-2", exceptions=1)], FACTS, SETTINGS)
     late, exception = sorted(inbox.alerts, key=lambda a: a.kind != AlertKind.LATE)
     inbox.mark_read([late.key])
@@ -171,7 +184,7 @@ def test_read_state_and_conditions_survive_reopening_the_cache(tmp_path: Path) -
 
 def test_an_unreadable_alert_is_skipped(tmp_path: Path) -> None:
     inbox, cache = _inbox(tmp_path)
-    inbox.judge_shipments([_row()], {}, SETTINGS)
+    inbox.judge_shipments([_row()], {}, SETTINGS, whole=True)
     inbox.judge_shipments([_row(exceptions=1)], {}, SETTINGS)
     cache.put_many(ALERTS, [("broken", b"[not json")])
     cache.close()
@@ -219,7 +232,7 @@ def test_a_listener_that_fails_does_not_stop_the_others(tmp_path: Path) -> None:
 
     inbox.listen(broken)
     unlisten = inbox.listen(lambda change: heard.append(change.unread))
-    inbox.judge_shipments([_row()], {}, SETTINGS)
+    inbox.judge_shipments([_row()], {}, SETTINGS, whole=True)
     inbox.judge_shipments([_row(exceptions=1)], {}, SETTINGS)
     unlisten()
     inbox.mark_all_read()

@@ -285,6 +285,11 @@ class AlertsInbox:
     def unread(self) -> int:
         return sum(1 for a in self._alerts.values() if not a.read)
 
+    @property
+    def baselined(self) -> bool:
+        """Whether a whole list was judged (since then changes are announced)."""
+        return self._baselined
+
     def get(self, key: str) -> Alert | None:
         return self._alerts.get(key)
 
@@ -316,13 +321,20 @@ class AlertsInbox:
         settings: TriageSettings,
         *,
         removed: Iterable[str] = (),
+        whole: bool = False,
+        announce: bool = True,
     ) -> list[Alert]:
-        """Judge `rows` against their last conditions; the first list ever is only noted."""
+        """Judge `rows` against their last conditions. Nothing is announced before a `whole`
+        list that was not empty has been judged (the first one is only noted), nor when
+        `announce` is false (the demo being written: its shipments are not news)."""
         now = self._clock()
+        announcing = announce and self._baselined
+        judged = 0
         alerts: list[Alert] = []
         changed: dict[str, Condition] = {}
         known = self._known_conditions()
         for row in rows:
+            judged += 1
             # The quick test first (`flags_of`): nearly every row of a long list is as it was.
             flags = flags_of(row, facts.get(row.id), now, settings) & _CONDITION_FLAGS
             exceptions, with_facts = row.open_exception_count, row.id in facts
@@ -341,11 +353,11 @@ class AlertsInbox:
             raised, after = shipment_alerts(row, before, now, verdict.kinds, row.id in facts)
             if after != before:
                 changed[row.id] = after
-            if self._baselined:
+            if announcing:
                 alerts.extend(raised)
         gone = [k for k in removed if k in known]
         self._keep_conditions(changed, gone)
-        if not self._baselined:
+        if not self._baselined and whole and judged:
             self._baselined = True
             self._cache.set_meta(BASELINE, now.isoformat())
         self._add(alerts)

@@ -88,7 +88,9 @@ class AlertsWiring(QObject):
             self._inbox.bookings_answered(changes)
 
     def _shipments_changed(self, change: ShipmentsChange) -> None:
-        self._judge(None if change.full else change.changed, change.removed)
+        # Whole until a list was first noted (the first run's cache is empty).
+        whole = change.full or (self._inbox is not None and not self._inbox.baselined)
+        self._judge(None if whole else change.changed, change.removed)
 
     def _judge(self, ids: frozenset[str] | None, removed: frozenset[str] = frozenset()) -> None:
         service, inbox = self.window.session.shipments, self._inbox
@@ -99,7 +101,10 @@ class AlertsWiring(QObject):
         facts = triage.facts.facts if triage.facts is not None else {}
         summaries = data.summaries
         rows = summaries.values() if ids is None else [summaries[k] for k in ids if k in summaries]
-        inbox.judge_shipments(rows, facts, triage.settings, removed=removed)
+        quiet = self.window.session.demo.preparation is not None
+        inbox.judge_shipments(
+            rows, facts, triage.settings, removed=removed, whole=ids is None, announce=not quiet
+        )
 
     def _minute(self) -> None:
         service, inbox = self.window.session.shipments, self._inbox
