@@ -20,8 +20,8 @@ from freightdesk import __version__
 from freightdesk.models.errors import ErrorBody
 from freightdesk.server.body_limits import BodyLimits
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import make_engine, make_sessionmaker, upgrade
-from freightdesk.server.errors import install_error_handlers
+from freightdesk.server.db import make_engine, make_sessionmaker, readiness_problem, upgrade
+from freightdesk.server.errors import ApiError, install_error_handlers
 from freightdesk.server.middleware import RequestPlumbing
 from freightdesk.server.openapi import ERRORS, EXTENSION, document_yaml, finish_document
 from freightdesk.server.settings import ServerSettings
@@ -224,6 +224,24 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     def health() -> dict[str, str]:
         """Liveness for supervisors and load balancers; needs no credentials."""
         return {"status": "ok", "version": __version__}
+
+    @app.get(
+        "/ready",
+        tags=["Service"],
+        openapi_extra=EXTENSION,
+        responses={
+            **error_responses,
+            503: {"model": ErrorBody, "description": "Not ready: the database does not answer"},
+        },
+    )
+    def ready() -> dict[str, str]:
+        """Readiness for load balancers; needs no credentials. 200 while the database answers
+        and its schema is this release's, 503 with the Error body otherwise (`/health` is the
+        liveness check and never asks the database)."""
+        problem = readiness_problem(ctx.engine)
+        if problem is not None:
+            raise ApiError(503, problem, headers={"Retry-After": "5"})
+        return {"status": "ready", "version": __version__}
 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_route() -> JSONResponse:

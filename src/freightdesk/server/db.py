@@ -30,6 +30,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,16 @@ BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def sqlite_utc_text(at: datetime) -> str:
+    """How `UtcDateTime` stores an instant on SQLite (SQLAlchemy's DATETIME text format), for
+    writers that go to the driver directly (positions, the webhook outbox)."""
+    at = at.astimezone(UTC)
+    return (
+        f"{at.year:04d}-{at.month:02d}-{at.day:02d} "
+        f"{at.hour:02d}:{at.minute:02d}:{at.second:02d}.{at.microsecond:06d}"
+    )
 
 
 def make_engine(url: str) -> Engine:
@@ -150,12 +161,45 @@ MIGRATIONS: list[Migration] = [
 
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
+# The key of the PostgreSQL advisory lock held while the schema is checked and upgraded, so
+# that instances starting together on one database take turns: the first migrates, the
+# others then find the schema current. Any constant unlikely to be used by another program.
+SCHEMA_LOCK_KEY = 0x46445343  # "FDSC"
+
+
+def _lock_schema(conn: Connection) -> None:
+    """Wait for the schema lock, held until this transaction ends (commit or rollback).
+
+    SQLite needs none: a database file belongs to one instance (its data directory's lock),
+    and SQLite serializes writers anyway.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+
+
+def readiness_problem(engine: Engine) -> str | None:
+    """Why requests that need the database cannot be served now, or None when they can: the
+    database answers and its schema is the one this release migrates to (not older, and not
+    newer, made by a later release on the same database)."""
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(text("SELECT max(version) FROM schema_version")).scalar()
+    except SQLAlchemyError as exc:
+        log.warning("readiness: the database does not answer: %s", exc)
+        return "The database does not answer"
+    if row is None or int(row) != SCHEMA_VERSION:
+        return f"The database's schema is version {row}; this release needs {SCHEMA_VERSION}"
+    return None
+
 
 def upgrade(engine: Engine) -> int:
     """Bring the database to the current schema in place; returns the version it had."""
     import freightdesk.server.tables  # noqa: F401  (registers every table on Base.metadata)
 
     with engine.begin() as conn:
+        # First: two instances creating the same table at once fail on PostgreSQL even with
+        # IF NOT EXISTS (a unique violation in its catalog).
+        _lock_schema(conn)
         conn.execute(text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
         row = conn.execute(text("SELECT max(version) FROM schema_version")).scalar()
         current = int(row) if row is not None else 0
