@@ -18,6 +18,7 @@ from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.packages.pane import PackagesPane
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
 from tests.support import TenantHandle, wait_until
@@ -26,6 +27,7 @@ from tests.ui.test_capacity_pane import _carriers
 from tests.ui.test_capacity_support import settle, type_text
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_schedules_pane import _searched
+from tests.ui.test_shipments_pane import _ltl, _put
 
 __all__ = ["connected"]
 
@@ -148,5 +150,33 @@ async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHa
     columns = ["Carrier", "Type", "Total", "Line haul", "Fuel surcharge", "Accessorials"]
     more = ["Transit", "Delivery by", "Service", "Expires", "vs market"]
     assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=columns[2:])
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_shipments(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    session, tenant = connected
+    _put(tenant, _ltl("PRO-7730041"))
+    # A long reference and a long place: cut in the middle, whole in the tooltip.
+    long_pro = "MAEU-2026-LONG-REFERENCE-000123456789"
+    _put(tenant, _ltl(long_pro, city="Rancho Santa Margarita Distribution"))
+    pane = await shown_pane(qtbot, session, lambda s: ShipmentsPane(s, settings), AT_1366)
+    await wait_until(lambda: pane.model.rowCount() == 2, 30)
+    columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
+    columns += ["Next ETA", "Carrier"]
+    assert_columns_fit(pane.table, pane, columns, whole=["Mode", "State", "Next ETA"])
+    # The detail beside the list keeps the room it needs.
+    detail = pane.splitter.widget(1)
+    assert detail.width() >= detail.minimumSizeHint().width()
+    row = pane.model.row_of(
+        next(s.id for s in pane.model.visible_summaries() if s.primary_identifier == long_pro)
+    )
+    assert row is not None
+    cell = pane.model.index(row, 0)
+    assert is_elided(pane.table, cell)
+    assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert long_pro in str(pane.model.data(cell, Qt.ItemDataRole.ToolTipRole))
     pane.shutdown()
     await settle(session)

@@ -62,27 +62,29 @@ def latest_event_text(row: SummaryRow) -> str:
 
 
 COLUMNS: tuple[Column, ...] = (
+    # The key columns are narrow enough to fit at 1366 px (see list_layout.py); long
+    # references and places are cut in the middle, whole in their tooltips.
     Column(
-        "primaryIdentifier", "Shipment", primary_text, lambda r: _text_value(primary_text(r)), 170
+        "primaryIdentifier", "Shipment", primary_text, lambda r: _text_value(primary_text(r)), 120
     ),
-    Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_value(r.mode), 70),
-    Column("state", "State", state_label, lambda r: _text_value(state_label(r)), 100),
+    Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_value(r.mode), 58),
+    Column("state", "State", state_label, lambda r: _text_value(state_label(r)), 85),
     Column(
-        "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_value(r.origin_name), 150
+        "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_value(r.origin_name), 115
     ),
     Column(
         "destination",
         "Destination",
         lambda r: r.destination_name or "",
         lambda r: _text_value(r.destination_name),
-        150,
+        115,
     ),
     Column(
         "nextEta",
         "Next ETA",
         lambda r: local_time_text(r.next_eta),
         lambda r: _time_value(r.next_eta),
-        140,
+        120,
     ),
     Column(
         "latestEvent",
@@ -106,7 +108,7 @@ COLUMNS: tuple[Column, ...] = (
         lambda r: -r.open_exception_count,
         80,
     ),
-    Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_value(r.carrier), 80),
+    Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_value(r.carrier), 70),
     Column(
         "lastModified",
         "Last updated",
@@ -124,7 +126,7 @@ COLUMNS: tuple[Column, ...] = (
     ),
     # Shown and sorted by the model, from the triage of each row (service/triage.py); last
     # here, so that layouts kept before it existed keep their columns, and shown after State
-    # (`attention.place_attention`).
+    # (`list_layout.place_key_columns`).
     Column("attention", "Attention", lambda r: "", lambda r: None, 130),
 )
 

@@ -23,8 +23,7 @@ import time
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import datetime
+from dataclasses import replace
 from itertools import compress
 from typing import Any
 
@@ -40,7 +39,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.service.triage import KINDS, NOTHING, Attention, Verdict
+from freightdesk.service.triage import KINDS, NOTHING, Verdict
 from freightdesk.ui.panes.shipments.attention import (
     attention_data,
     column_value,
@@ -48,15 +47,27 @@ from freightdesk.ui.panes.shipments.attention import (
     marks_of,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
+from freightdesk.ui.panes.shipments.row_index import (
+    Codes,
+    FilterResult,
+    Marks,
+    RowIndex,
+    ShipmentFilter,
+    both_marks,
+    kept_codes,
+    parse_pasted,
+    row_blob,
+    sorted_positions,
+)
+
+# The filter and its result live beside the index; callers take them from here too.
+__all__ = ["FilterResult", "ShipmentFilter", "ShipmentTableModel", "parse_pasted"]
 
 HIGHLIGHT_SECONDS = 2.5
 _HIGHLIGHT = QColor(255, 214, 102, 110)
 _EXCEPTION = QColor("#d0453a")
 
 ModelIndex = QModelIndex | QPersistentModelIndex
-# A byte per row, 1 where the row passes a filter.
-Marks = bytes | bytearray
-
 _DISPLAY = Qt.ItemDataRole.DisplayRole.value
 _USER = Qt.ItemDataRole.UserRole.value
 _TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
@@ -64,129 +75,6 @@ _BACKGROUND = Qt.ItemDataRole.BackgroundRole.value
 _FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
 _FONT = Qt.ItemDataRole.FontRole.value
 _ROLES = frozenset({_DISPLAY, _USER, _TOOLTIP, _BACKGROUND, _FOREGROUND, _FONT})
-
-
-@dataclass(frozen=True)
-class ShipmentFilter:
-    text: str = ""
-    # Exact identifier values pasted by the user (upper-cased); None when no list is pasted.
-    pasted: frozenset[str] | None = None
-    modes: frozenset[str] = frozenset()
-    states: frozenset[str] = frozenset()
-    exceptions_only: bool = False
-    # Ids allowed by a server-side filter (attributes); None when there is none.
-    only_ids: frozenset[str] | None = None
-    modified_from: datetime | None = None
-    modified_to: datetime | None = None
-    created_from: datetime | None = None
-    created_to: datetime | None = None
-    # Rows needing any of these kinds of attention (service/triage.py); empty: any row.
-    attention: frozenset[Attention] = frozenset()
-
-
-@dataclass
-class FilterResult:
-    visible: list[int]
-    mode_counts: Counter[str] = field(default_factory=Counter)
-    state_counts: Counter[str] = field(default_factory=Counter)
-    not_found: list[str] = field(default_factory=list)
-    # Rows of each kind of attention among those the other filters show.
-    attention_counts: Counter[Attention] = field(default_factory=Counter)
-
-
-def parse_pasted(text: str) -> frozenset[str] | None:
-    """A pasted list of identifiers (several values split by lines, commas, tabs or spaces)."""
-    separators = "\n\r\t,; "
-    if not any(sep in text.strip() for sep in "\n\r\t,;"):
-        return None
-    for sep in separators[1:]:
-        text = text.replace(sep, "\n")
-    values = frozenset(v.strip().upper() for v in text.split("\n") if v.strip())
-    return values if len(values) > 1 else None
-
-
-class _Codes:
-    """Small numbers for the few distinct values of a column (modes, states): one byte per
-    row. Past 255 distinct values (not in the interface), the rest share the last code."""
-
-    LAST = 255
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-        self._code: dict[str, int] = {}
-
-    def of(self, value: str) -> int:
-        code = self._code.get(value)
-        if code is None:
-            code = min(len(self.names), self.LAST)
-            if code < self.LAST or len(self.names) == self.LAST:
-                self.names.append(value)
-            self._code[value] = code
-        return code
-
-    def table(self, wanted: frozenset[str]) -> bytes:
-        """For `bytes.translate`: 1 for the codes of `wanted` values, else 0."""
-        flags = bytearray(256)
-        for value in wanted:
-            code = self._code.get(value)
-            if code is not None:
-                flags[code] = 1
-        return bytes(flags)
-
-    def counts(self, codes: bytes) -> Counter[str]:
-        return Counter(
-            {name: n for code, name in enumerate(self.names) if (n := codes.count(code))}
-        )
-
-
-@dataclass
-class _Index:
-    """What the model keeps per row, made from a list of rows. Making it touches nothing
-    shared, so a whole list can be indexed in a worker thread (`ShipmentTableModel.load`)
-    while the window stays responsive."""
-
-    rows: list[SummaryRow]
-    ids: list[str]
-    position: dict[str, int]
-    blob: list[str]  # the text a search looks in (identifiers, places, carrier; casefolded)
-    modes: _Codes
-    states: _Codes
-    mode_codes: bytearray
-    state_codes: bytearray
-    flags: bytearray  # the kinds of attention each row needs (`triage.attention_flags`)
-    sort_values: dict[int, list[SortValue | None]]
-    ordered: array[int] | None  # every position in sort order, when sorted already
-
-    @classmethod
-    def of(
-        cls,
-        rows: list[SummaryRow],
-        sort: tuple[int, bool] | None = None,
-        triage: Callable[[SummaryRow], int] | None = None,
-    ) -> _Index:
-        """The index of `rows`, sorted by (column, descending) when given; `triage` gives a
-        row's attention flags."""
-        ids = [r.id for r in rows]
-        modes, states = _Codes(), _Codes()
-        mode_of, state_of = modes.of, states.of
-        index = cls(
-            rows,
-            ids,
-            {key: i for i, key in enumerate(ids)},
-            [_blob(r) for r in rows],
-            modes,
-            states,
-            bytearray([mode_of(r.mode or "") for r in rows]),
-            bytearray([state_of(r.current_state or "") for r in rows]),
-            bytearray(map(triage, rows)) if triage is not None else bytearray(len(rows)),
-            {},
-            None,
-        )
-        if sort is not None:
-            column, descending = sort
-            values = index.sort_values[column] = column_values(column, rows, index.flags)
-            index.ordered = _sorted(array("i", range(len(rows))), values, descending)
-        return index
 
 
 class ShipmentTableModel(QAbstractTableModel):
@@ -199,15 +87,15 @@ class ShipmentTableModel(QAbstractTableModel):
         self._position: dict[str, int] = {}
         # Per row (by position): the text a search looks in (identifiers, places, carrier;
         # casefolded), and the codes of its mode and state.
-        self._blob: list[str] = []
+        self.row_blob: list[str] = []
         self._mode_codes = bytearray()
         self._state_codes = bytearray()
         self._flags = bytearray()
         # A row's attention flags (set by the pane from service/triage.py): none until then.
         self.triage: Callable[[SummaryRow], int] = lambda _row: 0
         self.verdict: Callable[[SummaryRow], Verdict] = lambda _row: NOTHING
-        self._modes = _Codes()
-        self._states = _Codes()
+        self._modes = Codes()
+        self._states = Codes()
         # Identifier value -> positions, built only when a pasted list needs it.
         self._values: dict[str, set[int]] | None = None
         # Sort values per column, computed when first sorted by it, kept current on changes.
@@ -336,7 +224,7 @@ class ShipmentTableModel(QAbstractTableModel):
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
         # The order `load` will give them: same positions, same values, same ties.
         values = column_values(self._sort_column, rows, bytearray(map(self.triage, rows)))
-        order = _sorted(array("i", range(len(rows))), values, descending)
+        order = sorted_positions(array("i", range(len(rows))), values, descending)
         self.show_first_screen([rows[i] for i in order[:count]], len(rows))
 
     def show_first_screen(self, rows: list[SummaryRow], total: int) -> None:
@@ -344,7 +232,7 @@ class ShipmentTableModel(QAbstractTableModel):
         read (the app's first paint): the table has `total` rows, those below `rows` blank
         until the whole list replaces them a moment later (`set_summaries`, `load`)."""
         self._generation += 1
-        self._replace(_Index.of(rows, triage=self.triage), unread=max(0, total - len(rows)))
+        self._replace(RowIndex.of(rows, triage=self.triage), unread=max(0, total - len(rows)))
 
     def visible_summaries(self) -> list[SummaryRow]:
         return [self._rows[i] for i in self._visible]
@@ -352,7 +240,7 @@ class ShipmentTableModel(QAbstractTableModel):
     def set_summaries(self, summaries: Iterable[SummaryRow]) -> None:
         """Replace everything (first load)."""
         self._generation += 1
-        self._replace(_Index.of(list(summaries), triage=self.triage))
+        self._replace(RowIndex.of(list(summaries), triage=self.triage))
 
     async def load(self, summaries: Iterable[SummaryRow]) -> bool:
         """Replace everything, indexing the rows in a worker thread: 100,000 rows take a
@@ -363,7 +251,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._generation += 1
         generation = self._generation
         sort = (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder)
-        index = await asyncio.to_thread(_Index.of, list(summaries), sort, self.triage)
+        index = await asyncio.to_thread(RowIndex.of, list(summaries), sort, self.triage)
         if generation != self._generation:
             return False
         if sort != (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder):
@@ -371,7 +259,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._replace(index)
         return True
 
-    def _replace(self, index: _Index, unread: int = 0) -> None:
+    def _replace(self, index: RowIndex, unread: int = 0) -> None:
         self.beginResetModel()
         self._unread = unread
         self._news.clear()
@@ -428,14 +316,14 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._rows.append(summary)
                 self._ids.append(key)
                 self._position[key] = position
-                self._blob.append("")
+                self.row_blob.append("")
                 self._mode_codes.append(0)
                 self._state_codes.append(0)
                 self._flags.append(0)
                 for values in self._sort_values.values():
                     values.append(None)
             self._rows[position] = summary
-            self._blob[position] = _blob(summary)
+            self.row_blob[position] = row_blob(summary)
             self._mode_codes[position] = self._modes.of(summary.mode or "")
             self._state_codes[position] = self._states.of(summary.current_state or "")
             self._flags[position] = self.triage(summary)
@@ -494,13 +382,13 @@ class ShipmentTableModel(QAbstractTableModel):
         self._relayout(again, hold=hold)
 
     def _reindex(self) -> None:
-        self._adopt(_Index.of(self._rows, triage=self.triage))
+        self._adopt(RowIndex.of(self._rows, triage=self.triage))
 
-    def _adopt(self, index: _Index) -> None:
+    def _adopt(self, index: RowIndex) -> None:
         self._rows = index.rows
         self._ids = index.ids
         self._position = index.position
-        self._blob = index.blob
+        self.row_blob = index.blob
         self._modes, self._states = index.modes, index.states
         self._mode_codes, self._state_codes = index.mode_codes, index.state_codes
         self._flags = index.flags
@@ -537,7 +425,7 @@ class ShipmentTableModel(QAbstractTableModel):
         else:
             needle = f.text.strip().casefold()
             if needle:
-                passing = bytes([needle in blob for blob in self._blob])
+                passing = bytes([needle in blob for blob in self.row_blob])
         # The rarer filters read the rows themselves.
         tests: list[Callable[[SummaryRow], bool]] = []
         if f.exceptions_only:
@@ -558,27 +446,30 @@ class ShipmentTableModel(QAbstractTableModel):
             created_to = f.created_to
             tests.append(lambda r: r.created < created_to)
         for test in tests:
-            passing = _both(passing, bytes([test(row) for row in rows]), count)
+            passing = both_marks(passing, bytes([test(row) for row in rows]), count)
         # Counted among the rows the other filters take, as the combos' counts are.
         attention_counts = Counter(
-            {k: (_both(passing, marks_of(self._flags, {k}), count) or b"").count(1) for k in KINDS}
+            {
+                k: (both_marks(passing, marks_of(self._flags, {k}), count) or b"").count(1)
+                for k in KINDS
+            }
         )
         if f.attention:
-            passing = _both(passing, marks_of(self._flags, f.attention), count)
+            passing = both_marks(passing, marks_of(self._flags, f.attention), count)
         # Each combo counts what choosing one of its values would show, given the other.
         in_mode = self._mode_codes.translate(self._modes.table(f.modes)) if f.modes else None
         in_state = self._state_codes.translate(self._states.table(f.states)) if f.states else None
-        mode_counted = _both(passing, in_state, count)
-        state_counted = _both(passing, in_mode, count)
-        shown = _both(mode_counted, in_mode, count)
+        mode_counted = both_marks(passing, in_state, count)
+        state_counted = both_marks(passing, in_mode, count)
+        shown = both_marks(mode_counted, in_mode, count)
         if shown is None or not shown.count(0):  # every row passes
             visible = ordered.tolist()
         else:
             visible = list(compress(ordered, bytes(map(shown.__getitem__, ordered))))
         return FilterResult(
             visible,
-            self._modes.counts(_kept(self._mode_codes, mode_counted)),
-            self._states.counts(_kept(self._state_codes, state_counted)),
+            self._modes.counts(kept_codes(self._mode_codes, mode_counted)),
+            self._states.counts(kept_codes(self._state_codes, state_counted)),
             not_found,
             attention_counts,
         )
@@ -598,7 +489,7 @@ class ShipmentTableModel(QAbstractTableModel):
             positions = array("i", range(count))
         values = self._values_for(self._sort_column)
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
-        self._ordered = _sorted(positions, values, descending)
+        self._ordered = sorted_positions(positions, values, descending)
         self._order_dirty = False
         return self._ordered
 
@@ -698,41 +589,3 @@ class ShipmentTableModel(QAbstractTableModel):
     def is_highlighted(self, shipment_id: str) -> bool:
         until = self._highlight.get(shipment_id)
         return until is not None and until > time.monotonic()
-
-
-def _blob(summary: SummaryRow) -> str:
-    parts = [value for _kind, value in summary.identifiers]
-    parts += [summary.origin_name or "", summary.destination_name or "", summary.carrier or ""]
-    return "\n".join(parts).casefold()
-
-
-def _sorted(positions: array[int], values: list[SortValue | None], descending: bool) -> array[int]:
-    """`positions` ordered by their values: rows without one last in ascending order (first
-    in descending); ties keep their order in `positions`."""
-    if values.count(None):
-        has_value = bytes([v is not None for v in values])
-        in_order = bytes(map(has_value.__getitem__, positions))
-        present = list(compress(positions, in_order))
-        absent = list(compress(positions, in_order.translate(_FLIP)))
-    else:
-        present, absent = positions.tolist(), []
-    # Plain values of one type: the sort compares them without the generic protocol.
-    present.sort(key=values.__getitem__, reverse=descending)  # type: ignore[arg-type]
-    return array("i", absent + present if descending else present + absent)
-
-
-# For `bytes.translate`: turns marks (0 or 1) into their opposite.
-_FLIP = bytes([1, 0]) + bytes(254)
-
-
-def _both(first: Marks | None, second: Marks | None, count: int) -> Marks | None:
-    """Marks passing both (None passes everything): one AND of two big integers."""
-    if first is None or second is None:
-        return second if first is None else first
-    return (int.from_bytes(first, "little") & int.from_bytes(second, "little")).to_bytes(
-        count, "little"
-    )
-
-
-def _kept(codes: bytearray, passing: Marks | None) -> bytes:
-    return bytes(codes) if passing is None else bytes(compress(codes, passing))

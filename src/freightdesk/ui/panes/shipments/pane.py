@@ -9,14 +9,13 @@ is imported when the pane is attached to the session (`attach`) or first used.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -24,10 +23,8 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
-    QMenu,
     QPushButton,
     QSplitter,
     QTableView,
@@ -42,17 +39,16 @@ from freightdesk.ui.panes.shipments.attention import (
     AttentionBar,
     TriageLink,
     TriageSettingsDialog,
-    kinds_named,
-    place_attention,
 )
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
+from freightdesk.ui.panes.shipments.list_layout import ListLayout
 from freightdesk.ui.panes.shipments.model import (
     FilterResult,
     ShipmentFilter,
     ShipmentTableModel,
     parse_pasted,
 )
+from freightdesk.ui.panes.shipments.saved_views import SavedViews
 from freightdesk.ui.widgets.selection import select_only
 
 if TYPE_CHECKING:
@@ -68,7 +64,7 @@ FIRST_SCREEN_ROWS = 120
 _RECENT = {"Any time": None, "Last hour": 1, "Last 24 hours": 24, "Last 7 days": 24 * 7}
 
 
-class ShipmentsPane(QWidget):
+class ShipmentsPane(ListLayout, SavedViews):
     exceptionsRaised = Signal(int)  # how many new open exceptions arrived in the background
 
     def __init__(
@@ -195,13 +191,8 @@ class ShipmentsPane(QWidget):
         header.setStretchLastSection(True)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
-        for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
-            self.table.setColumnHidden(index, not column.visible_by_default)
-        place_attention(header)
-        # What needs attention first (the most recently updated first among equals), until
-        # the user sorts otherwise.
-        header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
+        # Long references and places are cut in the middle: their ends tell them apart.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.count_label = QLabel(self)
         self.count_label.setObjectName("shipmentCount")
 
@@ -226,6 +217,7 @@ class ShipmentsPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addWidget(self.splitter)
+        self._set_up_columns()
 
         self._filter_timer = QTimer(self)
         self._filter_timer.setSingleShot(True)
@@ -661,102 +653,7 @@ class ShipmentsPane(QWidget):
         self.notice.setText(f"Exported {len(rows):,} shipments to {path}")
         self.notice.setVisible(True)
 
-    def visible_columns(self) -> list[Column]:
-        header = self.table.horizontalHeader()
-        ordered = sorted(range(len(COLUMNS)), key=header.visualIndex)
-        return [COLUMNS[i] for i in ordered if not header.isSectionHidden(i)]
-
-    def _column_menu(self, position: QPoint) -> None:
-        menu = QMenu(self)
-        for index, column in enumerate(COLUMNS):
-            action = menu.addAction(column.title)
-            action.setCheckable(True)
-            action.setChecked(not self.table.isColumnHidden(index))
-            action.toggled.connect(lambda shown, i=index: self.table.setColumnHidden(i, not shown))
-        menu.popup(self.table.horizontalHeader().mapToGlobal(position))
-
-    # --- saved views -------------------------------------------------------------------------
-
-    def _view_state(self) -> dict[str, object]:
-        return {
-            "search": self.search.text(),
-            "mode": self.mode.currentData(),
-            "state": self.state.currentData(),
-            "exceptions": self.exceptions_only.isChecked(),
-            "attention": sorted(kind.name for kind in self.attention.chosen()),
-            "attributeName": self.attribute_name.text(),
-            "attributeValue": self.attribute_value.text(),
-            "updated": self.updated_within.currentText(),
-            "created": self.created_within.currentText(),
-        }
-
-    def save_view(self) -> None:
-        name, ok = QInputDialog.getText(self, "Save view", "Name of this view:")
-        if ok and name.strip():
-            self.store_view(name.strip())
-
-    def store_view(self, name: str) -> None:
-        views = self._stored_views()
-        views[name] = self._view_state()
-        self.settings.setValue("shipments/views", json.dumps(views))
-        self._load_views(select=name)
-
-    def _stored_views(self) -> dict[str, dict[str, object]]:
-        raw = self.settings.value("shipments/views", "{}")
-        try:
-            views = json.loads(str(raw))
-        except ValueError:
-            return {}
-        return views if isinstance(views, dict) else {}
-
-    def _load_views(self, select: str | None = None) -> None:
-        self.views.blockSignals(True)
-        self.views.clear()
-        self.views.addItem("Views…", None)
-        for name in sorted(self._stored_views()):
-            self.views.addItem(name, name)
-        self.views.setCurrentIndex(max(0, self.views.findData(select)))
-        self.views.blockSignals(False)
-
-    def _view_chosen(self, index: int) -> None:
-        name = self.views.itemData(index)
-        if name:
-            self.apply_view(str(name))
-
-    def apply_view(self, name: str) -> None:
-        state = self._stored_views().get(name)
-        if state is None:
-            return
-        self.search.setText(str(state.get("search", "")))
-        self.mode.setCurrentIndex(max(0, self.mode.findData(state.get("mode"))))
-        self.state.setCurrentIndex(max(0, self.state.findData(state.get("state"))))
-        self.exceptions_only.setChecked(bool(state.get("exceptions")))
-        self.attention.choose(kinds_named(state.get("attention")))
-        self.attribute_name.setText(str(state.get("attributeName", "")))
-        self.attribute_value.setText(str(state.get("attributeValue", "")))
-        self.updated_within.setCurrentText(str(state.get("updated", "Any time")))
-        self.created_within.setCurrentText(str(state.get("created", "Any time")))
-        self.more_button.setChecked(bool(state.get("attributeName")))
-        self.apply_filter()
-
     # --- layout memory and errors ------------------------------------------------------------
-
-    def _restore_layout(self) -> None:
-        header = self.table.horizontalHeader()
-        header_state = self.settings.value("shipments/header")
-        if header_state is not None and header.restoreState(header_state):
-            # The saved sort is the table's too (restoring only moves the indicator).
-            header.setSortIndicatorShown(True)
-            section = header.sortIndicatorSection()
-            if 0 <= section < len(COLUMNS):
-                self.model.sort(section, header.sortIndicatorOrder())
-            if self.settings.value("shipments/attentionPlaced") is None:
-                place_attention(header)  # kept before the column existed: it came last
-        splitter_state = self.settings.value("shipments/splitter")
-        if splitter_state is not None:
-            self.splitter.restoreState(splitter_state)
-        else:
-            self.splitter.setSizes([780, 520])
 
     def _show_error(self, error: BaseException) -> None:
         from freightdesk.service.messages import explain
@@ -774,12 +671,6 @@ class ShipmentsPane(QWidget):
         ids = [row.id for row in top if row is not None]
         with contextlib.suppress(sqlite3.Error):  # only a quicker next start would be lost
             remember_first_screen(cache, self.model.sort_name(), self.model.total, ids)
-
-    def _save_layout(self) -> None:
-        self._layout_timer.stop()
-        self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
-        self.settings.setValue("shipments/attentionPlaced", True)
-        self.settings.setValue("shipments/splitter", self.splitter.saveState())
 
     def shutdown(self) -> None:
         self._remember_first_screen()
