@@ -89,6 +89,18 @@ def sources(response: httpx.Response) -> list[str]:
     return [error["source"] for error in response.json()["errors"]]
 
 
+def stored_copies(service: LiveService, sha: str) -> list[bytes]:
+    """Each stored copy of a content: files on disk (SQLite), blobs in the database
+    (PostgreSQL, where every instance on the database serves them)."""
+    store = file_store(service.context)
+    files = service.settings.files_dir.rglob("*")
+    copies = [p.read_bytes() for p in files if p.is_file() and p.name == sha]
+    blob = store.database_blob(sha)
+    if blob is not None:
+        copies.append(b"".join(store.read(blob, 0, blob.size - 1)))
+    return copies
+
+
 def partial_uploads(files_dir: Path) -> list[Path]:
     tmp = files_dir / "tmp"
     return sorted(tmp.iterdir()) if tmp.exists() else []
@@ -164,9 +176,7 @@ def test_files_are_stored_by_content_never_by_the_client_name(tenant: TenantHand
     again = upload(tenant.http, content=content, file_name="copy.pdf")
     assert again.status_code == 200
     files_dir = tenant.service.settings.files_dir
-    stored = [p for p in files_dir.rglob("*") if p.is_file() and p.name == sha]
-    assert len(stored) == 1  # one copy for the same content
-    assert stored[0].read_bytes() == content
+    assert stored_copies(tenant.service, sha) == [content]  # one copy for the same content
     assert not any("passwd" in p.name or "copy" in p.name for p in files_dir.rglob("*"))
     assert partial_uploads(files_dir) == []
 
@@ -495,8 +505,7 @@ def test_delete_is_soft_and_then_everything_answers_404(tenant: TenantHandle) ->
     assert tenant.http.get(document["files"][0]["downloadLink"]).status_code == 404
     assert found_ids(tenant.http, query) == set()
     # Soft: the bytes stay in the store.
-    store = tenant.service.settings.files_dir
-    assert any(p.name == document["files"][0]["sha256"] for p in store.rglob("*"))
+    assert len(stored_copies(tenant.service, document["files"][0]["sha256"])) == 1
 
 
 # --- search --------------------------------------------------------------------------------

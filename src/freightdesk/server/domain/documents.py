@@ -255,7 +255,7 @@ def add_document(
     identifiers = check_identifiers(
         session, metadata.identifiers, role, source=f"{source}.identifiers"
     )
-    blob = content.commit()
+    blob = content.commit(session)
     when = created_at or utcnow()
     shown_name = file_name or metadata.name or DEFAULT_FILE_NAME
     row = DocumentRow(

@@ -17,7 +17,7 @@ from urllib.parse import quote
 from uuid import UUID
 
 from fastapi import APIRouter, Body, Path, Query, Request, Response
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, StreamingResponse
 from pydantic import ValidationError
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -53,7 +53,7 @@ from freightdesk.server.domain.documents import (
     visible_document,
     visible_file,
 )
-from freightdesk.server.domain.file_store import PendingBlob, file_store
+from freightdesk.server.domain.file_store import DatabaseBlob, FileStore, PendingBlob, file_store
 from freightdesk.server.errors import ApiError, field_error, field_errors, validation_details
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.principal import Principal
@@ -515,7 +515,11 @@ def download_file(
     if_none_match = request.headers.get("if-none-match")
     if if_none_match is not None and etag in [c.strip() for c in if_none_match.split(",")]:
         return Response(status_code=304, headers=headers)
-    path = file_store(context).path_for(file.sha256)
+    store = file_store(context)
+    stored = store.database_blob(file.sha256)
+    if stored is not None:
+        return _from_database(store, stored, headers, _byte_range(request, etag, file.size))
+    path = store.path_for(file.sha256)
     try:
         stat = os.stat(path)
     except FileNotFoundError:
@@ -529,4 +533,23 @@ def download_file(
         media_type=file.content_type,
         stat_result=stat,
         byte_range=_byte_range(request, etag, file.size),
+    )
+
+
+def _from_database(
+    store: FileStore,
+    blob: DatabaseBlob,
+    headers: dict[str, str],
+    byte_range: tuple[int, int] | None,
+) -> Response:
+    """A file stored in the database (PostgreSQL), streamed a chunk at a time."""
+    first, last = byte_range or (0, blob.size - 1)
+    headers = {**headers, "Accept-Ranges": "bytes", "Content-Length": str(last - first + 1)}
+    if byte_range is not None:
+        headers["Content-Range"] = f"bytes {first}-{last}/{blob.size}"
+    return StreamingResponse(
+        store.read(blob, first, last),
+        status_code=206 if byte_range is not None else 200,
+        headers=headers,
+        media_type=headers["Content-Type"],
     )

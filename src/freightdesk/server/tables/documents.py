@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from freightdesk.server.db import Base, BigId, JsonType, UtcDateTime, UuidStr, utcnow
@@ -73,3 +73,26 @@ class DocumentFileRow(Base):
     # The content address in the file store.
     sha256: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+class DocumentBlobRow(Base):
+    """A file's content stored in the database (PostgreSQL: every instance serves every
+    document, `domain.file_store`): one row per content, its bytes in chunks."""
+
+    __tablename__ = "document_blobs"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    # Every chunk but the last has this many bytes; chunk k starts at k * chunk_size.
+    chunk_size: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+
+
+class DocumentBlobChunkRow(Base):
+    __tablename__ = "document_blob_chunks"
+
+    sha256: Mapped[str] = mapped_column(
+        ForeignKey("document_blobs.sha256", ondelete="CASCADE"), primary_key=True
+    )
+    start: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
