@@ -217,6 +217,43 @@ def test_typing_on_narrows_as_a_fresh_search_would() -> None:
     assert changed.id in [r.id for r in model.visible_summaries()]
 
 
+def test_the_search_takes_the_rows_a_plain_scan_takes_through_typing_and_deleting() -> None:
+    """Every keystroke (typing on, which reads again only the rows the shorter text took;
+    deleting; starting over) shows the rows a plain scan of each row's identifiers, places
+    and carrier finds, case folded (accents are not: "zurich" does not find "Zürich"), in
+    the sort order; a pasted list finds exact identifier values."""
+    rows = []
+    for n, base in enumerate(_varied(400)):
+        place = ["Straße 5, Köln", "MONTRÉAL", "Zürich", None][n % 4]
+        rows.append(base._replace(destination_name=place) if n % 3 == 0 else base)
+    model = ShipmentTableModel()
+    model.set_summaries(rows)
+    shown_in_order = [r.id for r in model.visible_summaries()]
+
+    def scanned(text: str) -> list[str]:
+        needle = text.strip().casefold()
+        found = set()
+        for r in rows:
+            haystack = [v for _kind, v in r.identifiers]
+            haystack += [r.origin_name or "", r.destination_name or "", r.carrier or ""]
+            if needle in "\n".join(haystack).casefold():
+                found.add(r.id)
+        return [key for key in shown_in_order if key in found]
+
+    keystrokes = ["p", "pr", "PRO", "pro00", "pro001", "pro0012", "pro001", "pro0", ""]
+    keystrokes += ["s", "st", "stras", "strasse", "STRASSE 5", "straße", "strass"]
+    keystrokes += ["m", "mont", "montré", "montre", "z", "zü", "zürich", "zurich", "  saia "]
+    keystrokes += ["bol1", "bol12", "bol123", "bol12", "bol1", "b", ""]
+    for text in keystrokes:
+        model.set_filter(ShipmentFilter(text=text))
+        assert [r.id for r in model.visible_summaries()] == scanned(text), text
+    assert scanned("zurich") == [] and scanned("strasse") != []
+    model.set_filter(ShipmentFilter(pasted=parse_pasted("bol12, pro0012\nBOL7")))
+    assert {r.id for r in model.visible_summaries()} == {
+        r.id for r in rows if {"BOL12", "PRO0012", "BOL7"} & {v for _k, v in r.identifiers}
+    }
+
+
 def test_counts_per_mode_and_state_follow_the_other_filters() -> None:
     model = ShipmentTableModel()
     rows = _varied(40)

@@ -64,6 +64,9 @@ from freightdesk.ui.panes.shipments.row_index import (
 __all__ = ["FilterResult", "ShipmentFilter", "ShipmentTableModel", "parse_pasted"]
 
 HIGHLIGHT_SECONDS = 2.5
+# Typing on reads again only the rows the shorter text took when they are at most one in
+# this many (a Python loop per row costs about this many times a comprehension's test).
+NARROW_SHARE = 4
 _HIGHLIGHT = QColor(255, 214, 102, 110)
 _EXCEPTION = QColor("#d0453a")
 
@@ -87,7 +90,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._position: dict[str, int] = {}
         # Per row (by position): the text a search looks in (identifiers, places, carrier;
         # casefolded), and the codes of its mode and state.
-        self.row_blob: list[str] = []
+        self._blob: list[str] = []
         self._mode_codes = bytearray()
         self._state_codes = bytearray()
         self._flags = bytearray()
@@ -96,6 +99,8 @@ class ShipmentTableModel(QAbstractTableModel):
         self.verdict: Callable[[SummaryRow], Verdict] = lambda _row: NOTHING
         self._modes = Codes()
         self._states = Codes()
+        # The last searched text and the rows holding it: typing on reads only those again.
+        self._text_marks: tuple[str, bytes] | None = None
         # Identifier value -> positions, built only when a pasted list needs it.
         self._values: dict[str, set[int]] | None = None
         # Sort values per column, computed when first sorted by it, kept current on changes.
@@ -316,14 +321,14 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._rows.append(summary)
                 self._ids.append(key)
                 self._position[key] = position
-                self.row_blob.append("")
+                self._blob.append("")
                 self._mode_codes.append(0)
                 self._state_codes.append(0)
                 self._flags.append(0)
                 for values in self._sort_values.values():
                     values.append(None)
             self._rows[position] = summary
-            self.row_blob[position] = row_blob(summary)
+            self._blob[position] = row_blob(summary)
             self._mode_codes[position] = self._modes.of(summary.mode or "")
             self._state_codes[position] = self._states.of(summary.current_state or "")
             self._flags[position] = self.triage(summary)
@@ -333,6 +338,7 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._highlight[key] = now + HIGHLIGHT_SECONDS
         if changed:
             self._values = None
+            self._text_marks = None
             self._order_dirty = True
         if highlight and changed:
             self._highlight_timer.start(int(HIGHLIGHT_SECONDS * 1000) + 50)
@@ -388,7 +394,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._rows = index.rows
         self._ids = index.ids
         self._position = index.position
-        self.row_blob = index.blob
+        self._blob = index.blob
         self._modes, self._states = index.modes, index.states
         self._mode_codes, self._state_codes = index.mode_codes, index.state_codes
         self._flags = index.flags
@@ -396,6 +402,27 @@ class ShipmentTableModel(QAbstractTableModel):
         self._ordered = index.ordered
         self._order_dirty = False
         self._values = None
+        self._text_marks = None
+
+    def _holding_text(self, needle: str) -> bytes:
+        """Marks of the rows whose search text holds `needle`. A row without the last
+        searched text cannot hold a longer text containing it, so when the user types on,
+        only the rows that held it are read again (when they are few enough for a Python
+        loop over them to beat one pass over every row)."""
+        blobs = self._blob
+        count = len(blobs)
+        kept = self._text_marks
+        if kept is not None and kept[0] in needle and len(kept[1]) == count:
+            held = kept[1]
+            if held.count(1) * NARROW_SHARE <= count:
+                marks = bytearray(count)
+                for position in compress(range(count), held):
+                    if needle in blobs[position]:
+                        marks[position] = 1
+                self._text_marks = (needle, bytes(marks))
+                return self._text_marks[1]
+        self._text_marks = (needle, bytes([needle in blob for blob in blobs]))
+        return self._text_marks[1]
 
     def _identifier_index(self) -> dict[str, set[int]]:
         if self._values is None:
@@ -425,7 +452,7 @@ class ShipmentTableModel(QAbstractTableModel):
         else:
             needle = f.text.strip().casefold()
             if needle:
-                passing = bytes([needle in blob for blob in self.row_blob])
+                passing = self._holding_text(needle)
         # The rarer filters read the rows themselves.
         tests: list[Callable[[SummaryRow], bool]] = []
         if f.exceptions_only:
