@@ -106,7 +106,10 @@ _UN_NUMBER = re.compile(r"^(UN|NA)\d{4}$")
 
 
 class HazmatDetail(WireModel):
-    un_number: str = Field(description="UN or NA number, for example UN1203")
+    un_number: str = Field(
+        description="UN or NA number, for example UN1203",
+        json_schema_extra={"pattern": r"^(UN|NA)[0-9]{4}$"},
+    )
     hazard_class: str = Field(min_length=1, max_length=10)
     packing_group: PackingGroup | None = None
     proper_shipping_name: str = Field(min_length=1, max_length=200)

@@ -109,7 +109,8 @@ class AppointmentWindow(WireModel):
             return None
         try:
             zoneinfo.ZoneInfo(value)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        # OSError: a name too long for a file name of the tz database (was a 500).
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(f"{value!r} is not an IANA time zone (e.g. America/Chicago)") from None
         return value
 

@@ -122,8 +122,17 @@ class OpeningHours(WireModel):
     applies_friday: bool = False
     applies_saturday: bool = False
     applies_sunday: bool = False
-    opens: str | None = Field(default=None, max_length=20)
-    closes: str | None = Field(default=None, max_length=20)
+    # HH:MM for the document; the service's check says so in its own words (24:00 closes a day).
+    opens: str | None = Field(
+        default=None,
+        max_length=20,
+        json_schema_extra={"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$"},
+    )
+    closes: str | None = Field(
+        default=None,
+        max_length=20,
+        json_schema_extra={"pattern": r"^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$"},
+    )
 
     def weekdays(self) -> tuple[bool, ...]:
         """Monday to Sunday."""

@@ -150,7 +150,10 @@ class OpeningHours(StrictWireModel):
 
 
 class YardSiteInput(StrictWireModel):
-    code: str = Field(min_length=1, max_length=40)
+    # The site code rule for the document (site_code also takes lower case and spaces round it).
+    code: str = Field(
+        min_length=1, max_length=40, json_schema_extra={"pattern": _SITE_CODE.pattern}
+    )
     name: str = Field(min_length=1, max_length=200)
     time_zone: str = Field(min_length=1, max_length=64, description="IANA, e.g. America/Chicago")
     dock_door_count: int = Field(ge=1, le=MAX_DOCK_DOORS)
