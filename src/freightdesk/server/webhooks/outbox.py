@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from freightdesk.models.auth import TenantRole
 from freightdesk.models.webhooks import DeliveryStatus
-from freightdesk.server.domain.shipments import sqlite_utc_text
+from freightdesk.server.db import sqlite_utc_text
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentShare
 from freightdesk.server.tables.webhooks import (

@@ -1,0 +1,39 @@
+"""The `shipment_changes` journal and Core bulk inserts: every write appends what changed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Table, insert
+from sqlalchemy.orm import Session
+
+from freightdesk.server.db import Base
+from freightdesk.server.tables.tracking import (
+    ChangeKind,
+)
+
+
+def table_of(entity: type[Base]) -> Table:
+    table = entity.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+def insert_rows(session: Session, entity: type[Base], rows: list[dict[str, Any]]) -> None:
+    """A Core executemany: bulk rows skip the ORM's per-object bookkeeping."""
+    if rows:
+        # On the connection: a Core insert through the Session would autoflush first.
+        session.connection().execute(insert(table_of(entity)), rows)
+
+
+def change_entry(
+    tenant_id: int, shipment_id: str, kind: ChangeKind, payload: dict[str, Any], now: datetime
+) -> dict[str, Any]:
+    return {
+        "tenant_id": tenant_id,
+        "shipment_id": shipment_id,
+        "kind": kind.value,
+        "payload": {"shipmentId": shipment_id, **payload},
+        "created_at": now,
+    }

@@ -1,0 +1,126 @@
+"""Recomputing a shipment's summary columns after rows were changed or removed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
+
+from freightdesk.models.tracking import (
+    ExceptionStatus,
+    ShipmentStateType,
+)
+from freightdesk.server.domain.shipments.journal import change_entry, table_of
+from freightdesk.server.domain.shipments.rows import (
+    ETA_EVENT_TYPE,
+    set_current_state,
+)
+from freightdesk.server.domain.shipments.views import (
+    state_wire,
+)
+from freightdesk.server.tables.tracking import (
+    ChangeKind,
+    Shipment,
+    ShipmentEvent,
+    ShipmentExceptionRow,
+    ShipmentPosition,
+    ShipmentState,
+)
+
+
+def refresh_latest_event(session: Session, row: Shipment) -> None:
+    """The latest event that happened (has a dateTime); ETA events and plans do not count."""
+    latest = session.scalar(
+        select(ShipmentEvent)
+        .where(ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.date_time.is_not(None))
+        .order_by(ShipmentEvent.date_time.desc(), ShipmentEvent.pk.desc())
+        .limit(1)
+    )
+    row.latest_event_type = latest.type if latest else None
+    row.latest_event_at = latest.date_time if latest else None
+    row.latest_event_description = latest.data.get("description") if latest else None
+
+
+def refresh_eta(session: Session, row: Shipment) -> None:
+    """nextEta: the most recently calculated remaining ETA (None once COMPLETED)."""
+    if row.current_state == ShipmentStateType.COMPLETED:
+        row.next_eta = None
+        return
+    best: tuple[str, datetime] | None = None
+    for event in session.scalars(
+        select(ShipmentEvent).where(
+            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
+        )
+    ):
+        calculated = str(event.data.get("estimateLastCalculatedDateTime") or "")
+        estimate = event.occurred_at
+        if estimate is not None and (best is None or calculated >= best[0]):
+            best = (calculated, estimate)
+    row.next_eta = best[1] if best else None
+
+
+def refresh_last_position(session: Session, row: Shipment) -> None:
+    last = session.scalar(
+        select(ShipmentPosition)
+        .where(ShipmentPosition.shipment_pk == row.pk)
+        .order_by(ShipmentPosition.date_time.desc())
+        .limit(1)
+    )
+    row.last_latitude = last.latitude if last else None
+    row.last_longitude = last.longitude if last else None
+    row.last_position_at = last.date_time if last else None
+
+
+def close_state(session: Session, state: ShipmentState, end: datetime | None) -> None:
+    """Set a state's end in the database at once (the next query of open states must see it,
+    and writes run without autoflush) and in the loaded object."""
+    session.connection().execute(
+        update(table_of(ShipmentState))
+        .where(table_of(ShipmentState).c.pk == state.pk)
+        .values(end_at=end)
+    )
+    set_committed_value(state, "end_at", end)
+
+
+def refresh_state(
+    session: Session, row: Shipment, changes: list[dict[str, Any]], now: datetime
+) -> None:
+    """After states were removed: the latest remaining state is the current one, and open."""
+    latest = session.scalar(
+        select(ShipmentState)
+        .where(ShipmentState.shipment_pk == row.pk)
+        .order_by(ShipmentState.start_at.desc(), ShipmentState.pk.desc())
+        .limit(1)
+    )
+    if latest is None:
+        set_current_state(row, None)
+        return
+    set_current_state(row, ShipmentStateType(latest.type))
+    if latest.end_at is not None:
+        close_state(session, latest, None)
+        changes.append(
+            change_entry(
+                row.tenant_id,
+                row.id,
+                ChangeKind.STATE_UPDATED,
+                {"state": state_wire(latest), "source": latest.source},
+                now,
+            )
+        )
+
+
+def refresh_exceptions(session: Session, row: Shipment) -> None:
+    row.open_exception_count = (
+        session.scalar(
+            select(func.count())
+            .select_from(ShipmentExceptionRow)
+            .where(
+                ShipmentExceptionRow.shipment_pk == row.pk,
+                ShipmentExceptionRow.status == ExceptionStatus.OPEN.value,
+            )
+        )
+        or 0
+    )
