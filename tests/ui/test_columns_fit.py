@@ -180,3 +180,25 @@ async def test_shipments(
     assert long_pro in str(pane.model.data(cell, Qt.ItemDataRole.ToolTipRole))
     pane.shutdown()
     await settle(session)
+
+
+async def test_shipments_shown_before_the_session(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    """As at the app's start: the list painted first, the detail (and its minimum) after."""
+    session, tenant = connected
+    _put(tenant, _ltl("PRO-5512"))
+    pane = ShipmentsPane(None, settings)
+    qtbot.addWidget(pane)
+    pane.resize(*AT_1366)
+    pane.show()
+    qtbot.waitExposed(pane)
+    pane.attach(session)
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
+    assert_columns_fit(pane.table, pane, [*columns, "Next ETA", "Carrier"])
+    detail = pane.splitter.widget(1)
+    assert detail.width() >= detail.minimumSizeHint().width()
+    pane.shutdown()
+    await settle(session)

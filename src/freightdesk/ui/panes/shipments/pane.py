@@ -302,6 +302,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         detail.before_first_map = self.before_first_map
         self.splitter.replaceWidget(1, detail)
         self._detail_slot.deleteLater()
+        self.default_split()  # the detail's minimum is known now
         self._detail = detail
         detail.shipmentRequested.connect(self.open_shipment)
         self._unlisten.append(session.listen_connected(self._connected))
