@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from freightdesk.models.common import utc_datetime
 from freightdesk.models.tracking import (
     ShipmentException,
     ShipmentStateType,
     TrackedShipmentEvent,
-    TrackedShipmentState,
 )
 from freightdesk.server.db import utcnow
-from freightdesk.server.domain.lifecycle import transition_problem
+from freightdesk.server.domain.shipments.histories import (
+    EtaReport,
+    History,
+    StateMove,
+    write_histories,
+)
 from freightdesk.server.domain.shipments.journal import change_entry, insert_rows
 from freightdesk.server.domain.shipments.locking import (
     live_shipment,
@@ -29,34 +30,18 @@ from freightdesk.server.domain.shipments.rows import (
     apply_event,
     check_event_refs,
     check_source,
-    eta_event,
-    event_row,
-    event_time,
     event_wire,
-    exception_row,
-    latest_of,
-    latest_values,
     route_ids,
-    set_current_state,
-    state_row,
 )
 from freightdesk.server.domain.shipments.summary import (
-    close_state,
     refresh_eta,
-    refresh_exceptions,
     refresh_latest_event,
 )
-from freightdesk.server.domain.shipments.views import (
-    exception_wire,
-    state_wire,
-)
-from freightdesk.server.errors import conflict, field_error, not_found
+from freightdesk.server.errors import field_error, not_found
 from freightdesk.server.tables.tracking import (
     ChangeKind,
     ShipmentChange,
     ShipmentEvent,
-    ShipmentExceptionRow,
-    ShipmentState,
 )
 
 
@@ -70,48 +55,13 @@ def add_event(session: Session, shipment_id: str, event: TrackedShipmentEvent, s
 def add_events(
     session: Session, shipment_id: str, events: Sequence[TrackedShipmentEvent], source: str
 ) -> list[str]:
-    check_source(source)
-    row = live_shipment(session, shipment_id)
-    stops, segments = route_ids(row)
-    now = utcnow()
-    wires: list[dict[str, Any]] = []
-    for index, event in enumerate(events):
-        check_event_refs(event, stops, segments, f"events[{index}]" if len(events) > 1 else "event")
-        wires.append(event_wire(event))
-    ids = [wire["id"] for wire in wires]
-    if len(set(ids)) != len(ids):
-        raise conflict("Two of the events have the same id", source="id")
-    taken = session.scalar(
-        select(ShipmentEvent.id).where(
-            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.id.in_(ids)
-        )
-    )
-    if taken is not None:
-        raise conflict(f"Shipment {row.id} already has an event {taken}", source="id")
-    session.flush()
-    insert_rows(session, ShipmentEvent, [event_row(row.pk, wire, source) for wire in wires])
-    latest = latest_of(events)
-    if latest is not None and (
-        row.latest_event_at is None or event_time(latest) >= row.latest_event_at
-    ):
-        for key, value in latest_values(latest).items():
-            setattr(row, key, value)
-    row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [
-            change_entry(
-                row.tenant_id,
-                row.id,
-                ChangeKind.EVENT_ADDED,
-                {"event": wire, "source": source},
-                now,
-            )
-            for wire in wires
-        ],
-    )
-    return ids
+    """`add_event` for several events of one shipment, in one journal write."""
+    if not events:
+        check_source(source)
+        live_shipment(session, shipment_id).last_modified_at = utcnow()
+        return []
+    writes = write_histories(session, [History(shipment_id, source, events=events)])
+    return [str(i) for i in writes.ids]
 
 
 @no_autoflush
@@ -199,47 +149,9 @@ def set_eta(
     place (journaled as event.added, then event.updated), and becomes the shipment's nextEta.
     Returns the event id.
     """
-    check_source(source)
-    row = live_shipment(session, shipment_id)
-    stops, _segments = route_ids(row)
-    if stop_id is not None and str(stop_id) not in stops:
-        raise field_error("stopId", f"shipment {row.id} has no stop {stop_id}")
-    now = utcnow()
-    eta = utc_datetime(eta)
-    stop_key = str(stop_id) if stop_id is not None else None
-    existing = next(
-        (
-            event
-            for event in session.scalars(
-                select(ShipmentEvent).where(
-                    ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
-                )
-            )
-            if event.data.get("stopId") == stop_key
-        ),
-        None,
-    )
-    event = eta_event(
-        existing.id if existing is not None else None, eta, stop_key, description, now
-    )
-    wire = event_wire(event)
-    if existing is None:
-        session.flush()
-        insert_rows(session, ShipmentEvent, [event_row(row.pk, wire, source)])
-        kind = ChangeKind.EVENT_ADDED
-    else:
-        apply_event(existing, wire)
-        existing.source = source
-        kind = ChangeKind.EVENT_UPDATED
-    if row.current_state != ShipmentStateType.COMPLETED:
-        row.next_eta = eta
-    row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [change_entry(row.tenant_id, row.id, kind, {"event": wire, "source": source}, now)],
-    )
-    return str(event.id)
+    report = EtaReport(eta, stop_id, description)
+    writes = write_histories(session, [History(shipment_id, source, etas=[report])])
+    return str(writes.ids[0])
 
 
 @no_autoflush
@@ -255,61 +167,9 @@ def set_state(
     """Move the shipment along its lifecycle (see `lifecycle.py`); 409 for a move it does not
     allow. The open state is closed at `at` (state.updated) and the new one added
     (state.added). Setting the current state again (same stop) changes nothing: None."""
-    check_source(source)
-    row = live_shipment(session, shipment_id)
-    stops, _segments = route_ids(row)
-    stop_key = str(stop_id) if stop_id is not None else None
-    if stop_key is not None and stop_key not in stops:
-        raise field_error("stopId", f"shipment {row.id} has no stop {stop_id}")
-    at = utc_datetime(at)
-    now = utcnow()
-    current_type = ShipmentStateType(row.current_state) if row.current_state else None
-    open_state = session.scalar(
-        select(ShipmentState)
-        .where(ShipmentState.shipment_pk == row.pk, ShipmentState.end_at.is_(None))
-        .order_by(ShipmentState.start_at.desc(), ShipmentState.pk.desc())
-        .limit(1)
-    )
-    if current_type == state and (open_state is None or open_state.stop_id == stop_key):
-        return None
-    problem = transition_problem(current_type, state)
-    if problem is not None:
-        raise conflict(f"Shipment {row.id}: {problem}", source="state")
-    changes: list[dict[str, Any]] = []
-    if open_state is not None:
-        close_state(session, open_state, max(at, open_state.start_at))
-        changes.append(
-            change_entry(
-                row.tenant_id,
-                row.id,
-                ChangeKind.STATE_UPDATED,
-                {"state": state_wire(open_state), "source": open_state.source},
-                now,
-            )
-        )
-    new = TrackedShipmentState(
-        id=uuid.uuid4(),
-        type=state,
-        start_date_time=at,
-        stop_id=uuid.UUID(stop_key) if stop_key else None,
-    )
-    session.flush()
-    insert_rows(session, ShipmentState, [state_row(row.pk, new, source)])
-    changes.append(
-        change_entry(
-            row.tenant_id,
-            row.id,
-            ChangeKind.STATE_ADDED,
-            {"state": new.wire(), "source": source},
-            now,
-        )
-    )
-    set_current_state(row, state)
-    if state is ShipmentStateType.COMPLETED:
-        row.next_eta = None
-    row.last_modified_at = now
-    insert_rows(session, ShipmentChange, changes)
-    return str(new.id)
+    move = StateMove(state, at, stop_id)
+    writes = write_histories(session, [History(shipment_id, source, states=[move])])
+    return writes.ids[0]
 
 
 @no_autoflush
@@ -320,33 +180,5 @@ def upsert_exception(
 
     Closing sets `resolvedDateTime` (the given one, else now); reopening clears it.
     """
-    check_source(source)
-    row = live_shipment(session, shipment_id)
-    stops, _segments = route_ids(row)
-    if exception.stop_id is not None and str(exception.stop_id) not in stops:
-        raise field_error("exception.stopId", f"shipment {row.id} has no stop {exception.stop_id}")
-    now = utcnow()
-    key = str(exception.id) if exception.id is not None else str(uuid.uuid4())
-    current = session.scalar(
-        select(ShipmentExceptionRow).where(
-            ShipmentExceptionRow.shipment_pk == row.pk, ShipmentExceptionRow.id == key
-        )
-    )
-    current = exception_row(session, current, row.pk, key, exception, source, now)
-    session.flush()
-    refresh_exceptions(session, row)
-    row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [
-            change_entry(
-                row.tenant_id,
-                row.id,
-                ChangeKind.EXCEPTION_ADDED_OR_UPDATED,
-                {"exception": exception_wire(current), "source": source},
-                now,
-            )
-        ],
-    )
-    return key
+    history = History(shipment_id, source, exceptions=[exception])
+    return str(write_histories(session, [history]).ids[0])

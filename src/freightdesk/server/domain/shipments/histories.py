@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from freightdesk.models.common import utc_datetime
 from freightdesk.models.tracking import (
@@ -92,12 +93,12 @@ class History:
 
 @dataclass(slots=True)
 class _OpenState:
-    """A shipment's open state while a history is applied: stored (`pk`) or added by it
+    """A shipment's open state while a history is applied: stored (`stored`) or added by it
     (`row`, the insert's values)."""
 
     view: TrackedShipmentState
     source: str
-    pk: int | None = None
+    stored: ShipmentState | None = None
     row: dict[str, Any] | None = None
 
 
@@ -107,9 +108,12 @@ class _Writes:
 
     events: list[dict[str, Any]] = dataclass_field(default_factory=list)
     states: list[dict[str, Any]] = dataclass_field(default_factory=list)
-    closed: list[dict[str, Any]] = dataclass_field(default_factory=list)
+    closed: list[tuple[ShipmentState, datetime]] = dataclass_field(default_factory=list)
     changes: list[dict[str, Any]] = dataclass_field(default_factory=list)
     counted: list[Shipment] = dataclass_field(default_factory=list)
+    # What each call recorded, in order (what the one-call functions return): event ids,
+    # the new state's id (None for a move to the current state), exception ids, ETA event ids.
+    ids: list[str | None] = dataclass_field(default_factory=list)
 
 
 @no_autoflush
@@ -120,8 +124,15 @@ def add_histories(session: Session, histories: Sequence[History]) -> None:
     entries), for many shipments in a few statements: one query per kind of stored row and
     one executemany per table, instead of several round trips per call (demo seeding,
     imports). One history per shipment."""
+    write_histories(session, histories)
+
+
+def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
+    """`add_histories`, answering what was written: the one write path of the one-call
+    functions (`add_events`, `set_state`, `upsert_exception`, `set_eta`) too."""
+    writes = _Writes()
     if not histories:
-        return
+        return writes
     for history in histories:
         check_source(history.source)
     keys = [uuid_text(history.shipment_id) for history in histories]
@@ -142,7 +153,7 @@ def add_histories(session: Session, histories: Sequence[History]) -> None:
         .where(ShipmentState.shipment_pk.in_(pks), ShipmentState.end_at.is_(None))
         .order_by(ShipmentState.start_at, ShipmentState.pk)
     ):  # the latest open state of each shipment last
-        open_states[state.shipment_pk] = _OpenState(state_view(state), state.source, state.pk)
+        open_states[state.shipment_pk] = _OpenState(state_view(state), state.source, stored=state)
     event_ids = {str(e.id) for h in histories for e in h.events if e.id is not None}
     taken: set[tuple[int, str]] = (
         {
@@ -179,7 +190,6 @@ def add_histories(session: Session, histories: Sequence[History]) -> None:
         else {}
     )
     now = utcnow()
-    writes = _Writes()
     for history, row in zip(histories, rows, strict=True):
         stops, segments = route_ids(row)
         if history.events:
@@ -210,6 +220,7 @@ def add_histories(session: Session, histories: Sequence[History]) -> None:
                 )
             )
             writes.counted.append(row)
+            writes.ids.append(key)
         for report in history.etas:
             _history_eta(history.source, report, row, stops, etas[row.pk], writes, now)
     session.flush()
@@ -221,8 +232,11 @@ def add_histories(session: Session, histories: Sequence[History]) -> None:
             update(table)
             .where(table.c.pk == bindparam("closed_pk"))
             .values(end_at=bindparam("end")),
-            writes.closed,
+            [{"closed_pk": state.pk, "end": end} for state, end in writes.closed],
         )
+        for state, end in writes.closed:
+            # The loaded row as the database now has it, as `close_state` leaves it.
+            set_committed_value(state, "end_at", end)
     if writes.counted:
         counted = {row.pk: row for row in writes.counted}
         open_counts: dict[int, int] = {
@@ -239,6 +253,7 @@ def add_histories(session: Session, histories: Sequence[History]) -> None:
         for pk, row in counted.items():
             row.open_exception_count = open_counts.get(pk, 0)
     insert_rows(session, ShipmentChange, writes.changes)
+    return writes
 
 
 def _history_events(
@@ -260,6 +275,7 @@ def _history_events(
     ids = [wire["id"] for wire in wires]
     if len(set(ids)) != len(ids):
         raise conflict("Two of the events have the same id", source="id")
+    writes.ids.extend(ids)
     clash = next((i for i in ids if (row.pk, i) in taken), None)
     if clash is not None:
         raise conflict(f"Shipment {row.id} already has an event {clash}", source="id")
@@ -301,6 +317,7 @@ def _history_state(
     if open_state is not None and open_state.view.stop_id is not None:
         open_stop = str(open_state.view.stop_id)
     if current_type == move.state and (open_state is None or open_stop == stop_key):
+        writes.ids.append(None)
         return
     problem = transition_problem(current_type, move.state)
     if problem is not None:
@@ -317,8 +334,8 @@ def _history_state(
         )
         if open_state.row is not None:
             open_state.row["end_at"] = end
-        else:
-            writes.closed.append({"closed_pk": open_state.pk, "end": end})
+        elif open_state.stored is not None:
+            writes.closed.append((open_state.stored, end))
         payload = {"state": closed.wire(), "source": open_state.source}
         writes.changes.append(
             change_entry(row.tenant_id, row.id, ChangeKind.STATE_UPDATED, payload, now)
@@ -331,6 +348,7 @@ def _history_state(
     )
     record = state_row(row.pk, new, source)
     writes.states.append(record)
+    writes.ids.append(str(new.id))
     open_states[row.pk] = _OpenState(new, source, row=record)
     payload = {"state": new.wire(), "source": source}
     writes.changes.append(change_entry(row.tenant_id, row.id, ChangeKind.STATE_ADDED, payload, now))
@@ -374,6 +392,7 @@ def _history_eta(
     if row.current_state != ShipmentStateType.COMPLETED:
         row.next_eta = eta
     row.last_modified_at = now
+    writes.ids.append(str(wire["id"]))
     writes.changes.append(
         change_entry(row.tenant_id, row.id, kind, {"event": wire, "source": source}, now)
     )
