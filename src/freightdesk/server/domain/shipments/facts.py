@@ -20,7 +20,7 @@ from freightdesk.server.domain.shipments.histories import (
     StateMove,
     write_histories,
 )
-from freightdesk.server.domain.shipments.journal import change_entry, insert_rows
+from freightdesk.server.domain.shipments.journal import record_change
 from freightdesk.server.domain.shipments.locking import (
     live_shipment,
     no_autoflush,
@@ -40,7 +40,6 @@ from freightdesk.server.domain.shipments.summary import (
 from freightdesk.server.errors import field_error, not_found
 from freightdesk.server.tables.tracking import (
     ChangeKind,
-    ShipmentChange,
     ShipmentEvent,
 )
 
@@ -91,19 +90,7 @@ def update_event(
     if event.type == ETA_EVENT_TYPE:
         refresh_eta(session, row)
     row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [
-            change_entry(
-                row.tenant_id,
-                row.id,
-                ChangeKind.EVENT_UPDATED,
-                {"event": wire, "source": source},
-                now,
-            )
-        ],
-    )
+    record_change(session, row, ChangeKind.EVENT_UPDATED, {"event": wire, "source": source}, now)
 
 
 @no_autoflush
@@ -126,11 +113,7 @@ def remove_event(session: Session, shipment_id: str, event_id: str) -> None:
     if was_eta:
         refresh_eta(session, row)
     row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [change_entry(row.tenant_id, row.id, ChangeKind.EVENT_REMOVED, payload, now)],
-    )
+    record_change(session, row, ChangeKind.EVENT_REMOVED, payload, now)
 
 
 @no_autoflush

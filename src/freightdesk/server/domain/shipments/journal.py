@@ -9,9 +9,7 @@ from sqlalchemy import Table, insert
 from sqlalchemy.orm import Session
 
 from freightdesk.server.db import Base
-from freightdesk.server.tables.tracking import (
-    ChangeKind,
-)
+from freightdesk.server.tables.tracking import ChangeKind, Shipment, ShipmentChange
 
 
 def table_of(entity: type[Base]) -> Table:
@@ -37,3 +35,10 @@ def change_entry(
         "payload": {"shipmentId": shipment_id, **payload},
         "created_at": now,
     }
+
+
+def record_change(
+    session: Session, row: Shipment, kind: ChangeKind, payload: dict[str, Any], now: datetime
+) -> None:
+    """Journal one change of a shipment at once (a write that makes a single change)."""
+    insert_rows(session, ShipmentChange, [change_entry(row.tenant_id, row.id, kind, payload, now)])

@@ -19,7 +19,12 @@ from freightdesk.models.tracking import (
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.identifiers import sources_for
 from freightdesk.server.domain.shipment_rules import PreparedShipment, prepare, related_ids
-from freightdesk.server.domain.shipments.journal import change_entry, insert_rows, table_of
+from freightdesk.server.domain.shipments.journal import (
+    change_entry,
+    insert_rows,
+    record_change,
+    table_of,
+)
 from freightdesk.server.domain.shipments.lookup import (
     owned_shipment,
     visible_ids,
@@ -376,15 +381,7 @@ def delete_shipment(session: Session, tenant_id: int, shipment_id: str) -> None:
     row.deleted_at = now
     row.last_modified_at = now
     row.open_exception_count = 0
-    insert_rows(
-        session,
-        ShipmentChange,
-        [
-            change_entry(
-                row.tenant_id, row.id, ChangeKind.SHIPMENT_DELETED, {"shipment": context}, now
-            )
-        ],
-    )
+    record_change(session, row, ChangeKind.SHIPMENT_DELETED, {"shipment": context}, now)
 
 
 # --- sharing -------------------------------------------------------------------------------
@@ -409,18 +406,8 @@ def share_shipment(
         share.created_at = now
         share.revoked_at = None
     row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [
-            change_entry(
-                row.tenant_id,
-                row.id,
-                ChangeKind.SHIPMENT_SHARED,
-                {"recipientTenantId": recipient_tenant_id},
-                now,
-            )
-        ],
+    record_change(
+        session, row, ChangeKind.SHIPMENT_SHARED, {"recipientTenantId": recipient_tenant_id}, now
     )
     return True
 
@@ -436,16 +423,6 @@ def unshare_shipment(
     now = utcnow()
     share.revoked_at = now
     row.last_modified_at = now
-    insert_rows(
-        session,
-        ShipmentChange,
-        [
-            change_entry(
-                row.tenant_id,
-                row.id,
-                ChangeKind.SHIPMENT_UNSHARED,
-                {"recipientTenantId": recipient_tenant_id},
-                now,
-            )
-        ],
+    record_change(
+        session, row, ChangeKind.SHIPMENT_UNSHARED, {"recipientTenantId": recipient_tenant_id}, now
     )
