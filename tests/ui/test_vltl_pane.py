@@ -44,6 +44,14 @@ def _keys(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
     qtbot.keyClicks(edit, text)
 
 
+async def _shown(qtbot: QtBot, session: AppSession) -> VltlPane:
+    """The pane, once it has listed the carriers (their default contacts) and account groups:
+    key events are typed with nothing else under way."""
+    pane = await shown_pane(qtbot, session, VltlPane)
+    await wait_until(lambda: bool(pane.carriers) and pane.form.group.count() > 0, 30)
+    return pane
+
+
 def _fill_quote(qtbot: QtBot, pane: VltlPane, *, hazmat: bool = False) -> None:
     form = pane.form
     for key, text in (("addressLines", "1 Dock Rd"), ("city", "Chicago"), ("state", "IL"),
@@ -100,7 +108,7 @@ async def test_quote_pick_dispatch_and_see_the_result(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
 ) -> None:
     session, _tenant = connected
-    pane = await shown_pane(qtbot, session, VltlPane)
+    pane = await _shown(qtbot, session)
     _fill_quote(qtbot, pane)
     await _quoted(qtbot, pane)
     qtmodeltester.check(pane.model)  # type: ignore[attr-defined]
@@ -170,7 +178,7 @@ async def test_refused_inputs_beside_their_field_and_kept(
 ) -> None:
     session, tenant = connected
     account_group(tenant, "EMPTY")  # a group with no carriers in it
-    pane = await shown_pane(qtbot, session, VltlPane)
+    pane = await _shown(qtbot, session)
     _fill_quote(qtbot, pane)
     # The models' rules, before sending: a time not written hh:mm, a weight that is no number,
     # a state the address rules do not know.
@@ -223,7 +231,7 @@ async def test_hazmat_needs_an_emergency_contact_before_sending(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, _tenant = connected
-    pane = await shown_pane(qtbot, session, VltlPane)
+    pane = await _shown(qtbot, session)
     _fill_quote(qtbot, pane, hazmat=True)
     form = pane.form
     form.service.setCurrentIndex(form.service.findData("GUR"))  # guaranteed by 5 PM
