@@ -257,6 +257,7 @@ class ShipmentsPane(ListLayout, SavedViews):
 
         self._fill_filter_combos(FilterResult([]))
         self._load_views()
+        self.apply_default_view()
         self._restore_layout()
         for changed in (header.sectionResized, header.sectionMoved, header.sortIndicatorChanged):
             changed.connect(self._layout_timer.start)

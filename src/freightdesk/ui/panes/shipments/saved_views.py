@@ -9,7 +9,11 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QCheckBox, QComboBox, QInputDialog, QLineEdit, QPushButton, QWidget
 
 from freightdesk.ui.panes.shipments.attention import AttentionBar, kinds_named
+from freightdesk.ui.panes.shipments.manage_views import ManageViewsDialog
 from freightdesk.ui.panes.shipments.model import FilterResult
+from freightdesk.ui.panes.shipments.view_names import ordered
+
+_MANAGE = "\x00manage"
 
 
 class SavedViews(QWidget):
@@ -27,6 +31,7 @@ class SavedViews(QWidget):
     created_within: QComboBox
     more_button: QPushButton
     views: QComboBox
+    manage_dialog: ManageViewsDialog | None = None
 
     def apply_filter(self) -> FilterResult:
         raise NotImplementedError
@@ -50,9 +55,12 @@ class SavedViews(QWidget):
             self.store_view(name.strip())
 
     def store_view(self, name: str) -> None:
+        # A new view goes at the end of the user's order rather than into the sorted tail.
+        order = self._view_names_with(name)
         views = self._stored_views()
         views[name] = self._view_state()
         self.settings.setValue("shipments/views", json.dumps(views))
+        self.settings.setValue("shipments/viewOrder", json.dumps(order))
         self._load_views(select=name)
 
     def _stored_views(self) -> dict[str, dict[str, object]]:
@@ -67,15 +75,61 @@ class SavedViews(QWidget):
         self.views.blockSignals(True)
         self.views.clear()
         self.views.addItem("Views…", None)
-        for name in sorted(self._stored_views()):
+        for name in self._view_names():
             self.views.addItem(name, name)
+        self.views.addItem("Manage views…", _MANAGE)
         self.views.setCurrentIndex(max(0, self.views.findData(select)))
         self.views.blockSignals(False)
 
     def _view_chosen(self, index: int) -> None:
         name = self.views.itemData(index)
-        if name:
+        if name == _MANAGE:
+            self.manage_views()
+        elif name:
             self.apply_view(str(name))
+
+    def _view_names(self) -> list[str]:
+        raw = self.settings.value("shipments/viewOrder", "[]")
+        try:
+            order = json.loads(str(raw))
+        except ValueError:
+            order = []
+        names = list(self._stored_views())
+        return ordered(names, [str(n) for n in order] if isinstance(order, list) else [])
+
+    def _view_names_with(self, name: str) -> list[str]:
+        names = self._view_names()
+        return names if name in names else [*names, name]
+
+    def default_view(self) -> str | None:
+        name = str(self.settings.value("shipments/defaultView", ""))
+        return name if name in self._stored_views() else None
+
+    def apply_default_view(self) -> None:
+        """Applied when the pane opens, so the app starts on the user's chosen view."""
+        name = self.default_view()
+        if name:
+            self.views.setCurrentIndex(max(0, self.views.findData(name)))
+            self.apply_view(name)
+
+    def manage_views(self) -> None:
+        self.views.setCurrentIndex(0)
+        dialog = ManageViewsDialog(self._view_names(), self.default_view(), self)
+        self.manage_dialog = dialog
+        dialog.finished.connect(lambda result: self._views_managed(dialog, result))
+        dialog.open()
+
+    def _views_managed(self, dialog: ManageViewsDialog, result: int) -> None:
+        self.manage_dialog = None
+        dialog.deleteLater()
+        if result != ManageViewsDialog.DialogCode.Accepted:
+            return
+        stored = self._stored_views()
+        views = {new: stored[old] for new, old in dialog.origin.items() if old in stored}
+        self.settings.setValue("shipments/views", json.dumps(views))
+        self.settings.setValue("shipments/viewOrder", json.dumps(dialog.names))
+        self.settings.setValue("shipments/defaultView", dialog.default or "")
+        self._load_views()
 
     def apply_view(self, name: str) -> None:
         state = self._stored_views().get(name)

@@ -1,0 +1,28 @@
+"""Plain rules of the saved views' names and order, apart from Qt so they are testable alone."""
+
+from __future__ import annotations
+
+
+def ordered(names: list[str], order: list[str]) -> list[str]:
+    """The views in the user's order; views saved before any order existed (or since) follow,
+    sorted, so old settings keep loading."""
+    known = [name for name in order if name in names]
+    return known + sorted(name for name in names if name not in known)
+
+
+def rename_problem(new: str, old: str, names: list[str]) -> str | None:
+    """Why `old` cannot be renamed to `new`, or None when it can."""
+    name = new.strip()
+    if not name:
+        return "A view needs a name."
+    if name != old and name in names:
+        return f"There is already a view named “{name}”."
+    return None
+
+
+def moved(names: list[str], index: int, step: int) -> list[str]:
+    """The order with the view at `index` moved by `step` places (clamped to the list)."""
+    target = min(max(index + step, 0), len(names) - 1)
+    result = list(names)
+    result.insert(target, result.pop(index))
+    return result
