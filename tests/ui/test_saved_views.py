@@ -4,7 +4,7 @@ default applied when a new pane opens on the same settings."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -74,7 +74,8 @@ async def test_manage_views_and_default_on_open(
 
     qtbot.mouseClick(dialog.default_button, Qt.MouseButton.LeftButton)
     assert dialog.list.item(0).text() == "Windy city (default)"
-    dialog.accept()
+    ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
     await wait_until(lambda: pane.manage_dialog is None)
     entries = [pane.views.itemText(i) for i in range(pane.views.count())]
     assert entries == ["Views…", "Windy city", "Manage views…"]
@@ -84,3 +85,13 @@ async def test_manage_views_and_default_on_open(
     again.show()
     assert again.search.text() == "CHI"
     assert again.views.currentText() == "Windy city"
+
+
+async def test_views_saved_before_ordering_still_load(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    settings.setValue("shipments/views", '{"Zulu": {"search": "Z"}, "Alpha": {"search": "A"}}')
+    pane = await _pane(qtbot, connected, settings)
+    entries = [pane.views.itemText(i) for i in range(pane.views.count())]
+    assert entries == ["Views…", "Alpha", "Zulu", "Manage views…"]
+    assert pane.search.text() == ""
