@@ -232,6 +232,13 @@ class RailPane(ListExport, QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.form)
+        # The form scrolls down, never sideways: its column is as wide as its widest row.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._form_width = (
+            self.form.minimumSizeHint().width()
+            + scroll.verticalScrollBar().sizeHint().width()
+            + 2 * scroll.frameWidth()
+        )
         form_box = QGroupBox(self)
         box_layout = QVBoxLayout(form_box)
         box_layout.setContentsMargins(0, 0, 0, 0)
@@ -304,8 +311,8 @@ class RailPane(ListExport, QWidget):
         self, form_box: QGroupBox, lookup: QWidget, split: QSplitter, actions: QWidget
     ) -> None:
         """The form on the left; on the right the look-up, the legs and the detail."""
-        form_box.setMinimumWidth(340)
-        form_box.setMaximumWidth(380)  # the legs' columns need the room more
+        # No wider than the form needs: the legs' columns need the room more.
+        form_box.setFixedWidth(self._form_width)
         top = QHBoxLayout()
         top.addWidget(lookup, 1)
         top.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
