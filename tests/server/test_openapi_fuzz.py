@@ -60,7 +60,14 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r"(applies to no day.*|.*must be (after|before) .*|is required.*|is the same time as .*)",
     ),
     "PUT /api/v4/stoplocations/{id}": (r"address(\..*)?: .*", r"(geofence|coordinates)(\..*)?: .*"),
-    "PUT /api/v4/webhooks": (r"(authParams|authType): needs .*",),
+    "PUT /api/v4/webhooks": (
+        r"(authParams|authType): needs .*",
+        # An authentication method's parameters depend on its sibling `type` (API key, OAuth
+        # 2.0 with a certificate, Basic), and at most one method may set the Authorization
+        # header: rules across fields of one item, which the document gives in words.
+        r"authenticationMethods\[\d+\]\.parameters\.\w+: Field required$",
+        r"authenticationMethods\[\d+\]: only one of .* can be used: .*",
+    ),
     # The identifier rules: which types go together, per mode and carrier.
     "PUT /api/v4/shipments/tracking": (r"identifiers(\[\d+\].*)?: .*",),
     "POST /api/v4/capacityproviders/parcel/shipments/statusupdates": (

@@ -78,7 +78,13 @@ SMALLEST_VIEW = 40  # px: a main view squeezed below this is gone from sight
 
 # Each pane's main view, where it is not the pane's `table` (every pane the navigation lists
 # is walked, those added later too).
-MAIN_VIEWS = {"map": "map", "rates": "request_table", "push": "history", "yard": "timeline"}
+MAIN_VIEWS = {
+    "map": "map",
+    "rates": "request_table",
+    "push": "history",
+    "yard": "timeline",
+    "alerts": "tree",
+}
 # Each pane's forms: (the button's attribute path, whether it edits the selected row). The
 # Account groups pane adds a group in the pane itself, without a form, as do the Yard slots
 # pane a site and the Rail pane a leg; the planning panes' searches are in the pane too.
