@@ -44,6 +44,7 @@ BENCHES = [
     Bench("bench_documents", ("--megabytes", "16", "--documents", "300"), 120),
     Bench("bench_rating", ("--requests", "5", "--carriers", "10"), 120),
     Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
+    Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),
     Bench("bench_planning", ("--vehicles", "10000", "--queries", "50"), 180),
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
     Bench("bench_uploads", ("--gigabytes", "0.1", "--files", "5"), 120),

@@ -122,10 +122,9 @@ def start_service(data_dir: Path, database_url: str, *, gc_tuned: bool = False) 
     return Service(process, url, database_url)
 
 
-def cli_tenant_token(url: str, name: str, cli_options: list[str]) -> str:
-    """A tenant `name` (admin `name`) and a client application made with the CLI, on the data
-    the service at `url` uses (`cli_options`: its --data-dir and --database); returns a bearer
-    token the service gives that application."""
+def cli_client_credentials(name: str, cli_options: list[str]) -> tuple[str, str]:
+    """A tenant `name` (admin `name`) and a client application made with the CLI on the data
+    that `cli_options` (--data-dir and --database) name; returns its client id and secret."""
     subprocess.run(
         _freightdesk("tenant", "add", name, "--admin", f"{name}:bench", *cli_options),
         check=True,
@@ -140,16 +139,22 @@ def cli_tenant_token(url: str, name: str, cli_options: list[str]) -> str:
     client_id = re.search(r"client id ([^\s,]+)", made)
     secret = re.search(r"client secret ([^\s,]+)", made)
     assert client_id is not None and secret is not None
+    return client_id.group(1), secret.group(1)
+
+
+def service_token(url: str, client_id: str, secret: str) -> str:
+    """A bearer token the service at `url` gives the client application."""
     token = httpx.post(
         f"{url}/api/v4/oauth2/token",
-        data={
-            "grant_type": "client_credentials",
-            "client_id": client_id.group(1),
-            "client_secret": secret.group(1),
-        },
+        data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
     )
     token.raise_for_status()
     return str(token.json()["access_token"])
+
+
+def cli_tenant_token(url: str, name: str, cli_options: list[str]) -> str:
+    """A new tenant's client application (see `cli_client_credentials`), signed in at `url`."""
+    return service_token(url, *cli_client_credentials(name, cli_options))
 
 
 def make_shipments(service: Service, token: str, count: int) -> list[str]:
@@ -271,8 +276,9 @@ print(counts[0], counts[1])
 """
 
 
-def wait_processed(database_url: str, timeout: float) -> list[float]:
-    """Seconds from acceptance to processing of every push, once none is pending."""
+def wait_processed(database_url: str, timeout: float) -> tuple[list[float], dict[str, int]]:
+    """Seconds from acceptance to processing of every push, once none is pending, and the
+    number of pushes by status."""
     engine = create_engine(database_url)
     deadline = time.monotonic() + timeout
     try:
@@ -296,11 +302,12 @@ def wait_processed(database_url: str, timeout: float) -> list[float]:
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
     print(f"ingestions by status: {statuses}")
-    return [
+    latencies = [
         (row.processed_at - row.received_at).total_seconds()
         for row in rows
         if row.processed_at is not None
     ]
+    return latencies, statuses
 
 
 def cpu_seconds(pid: int) -> float:
@@ -382,7 +389,7 @@ def main() -> int:
             accepted, refused, elapsed = drive_with_httpx(
                 service, token, bols, args.seconds, args.connections
             )
-        latencies = wait_processed(database_url, timeout=60)
+        latencies, _ = wait_processed(database_url, timeout=60)
         service_cpu = cpu_seconds(service.process.pid) - cpu_before
     finally:
         service.process.terminate()
