@@ -178,6 +178,10 @@ class TrackingApi:
         )
         return parse(SharingContext, response)
 
+    async def unshare(self, shipment_id: UUID | str, tenant_uuid: UUID | str) -> None:
+        """Extension: the tenant may no longer read the shipment (204; 404 when it could not)."""
+        await self._client.request("DELETE", f"{SHIPMENTS}/{shipment_id}/shares/{tenant_uuid}")
+
     async def search_page(
         self, request: ShipmentSearchRequest, *, page: int = 1, page_size: int = 500
     ) -> ShipmentSearchResult:

@@ -31,6 +31,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import local_time_text, money_text, state_text
 from freightdesk.ui.panes.shipments.overview import OverviewTab
+from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided_label import ElidedLabel
@@ -207,6 +208,9 @@ class ShipmentDetailView(QWidget):
         self.tabs.addTab(route, "Route")
         self.tabs.addTab(states_costs, "States && costs")
         self.tabs.addTab(self.related, "Related")
+        self.sharing = SharingTab(session, self)
+        self.sharing.setObjectName("sharingTab")
+        self.tabs.addTab(self.sharing, "Sharing")
         self.tabs.addTab(self.raw, "JSON")
 
         layout = QVBoxLayout(self)
@@ -220,6 +224,7 @@ class ShipmentDetailView(QWidget):
         self.edit_button.clicked.connect(self.edit_shipment)
         self.delete_button.clicked.connect(self.confirm_delete)
         self.overview.attributesSaved.connect(self.refresh)
+        self.sharing.changed.connect(self.refresh)
         self.related.cellDoubleClicked.connect(self._open_related)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.timeline.currentItemChanged.connect(self._timeline_selected)
@@ -238,6 +243,7 @@ class ShipmentDetailView(QWidget):
         self.shipment_id = shipment_id
         self.history = None
         self.overview.stop()
+        self.sharing.stop()
         self.message.show_message(None)
         self.title.setText("Loading…")
         self.subtitle.clear()
@@ -300,6 +306,7 @@ class ShipmentDetailView(QWidget):
         if self.map is not None:
             self.map.show_history(history, change)
         self.overview.show_history(history)
+        self.sharing.show_history(history)
         self._render_route(stops, history)
         fill(
             self.states,
@@ -503,6 +510,7 @@ class ShipmentDetailView(QWidget):
             self.shipment_id = None
             self.history = None
             self.overview.stop()
+            self.sharing.stop()
             self.title.setText("Tracking stopped")
             self.subtitle.clear()
             self._set_enabled(False)
@@ -554,6 +562,7 @@ class ShipmentDetailView(QWidget):
     def shutdown(self) -> None:
         self._stop_following()
         self.overview.stop()
+        self.sharing.shutdown()
         self._unlisten_connected()
         if self.map is not None:
             self.map.dispose()

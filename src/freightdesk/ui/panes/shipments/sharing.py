@@ -1,0 +1,313 @@
+"""The detail's Sharing tab: the companies (tenants) a shipment is shared with, Share with…,
+Stop sharing… per company after a confirmation, and the public link for someone without an
+account. A shipment another company shared with the user says who, and offers no sharing.
+
+What it shows comes from the history the detail follows (its sharing context) through
+`service.sharing`; sharing and stopping go through the same service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.session import AppSession
+from freightdesk.service.sharing import (
+    TENANT_FIELD,
+    Party,
+    Sharing,
+    SharingService,
+    check_tenant,
+    problems_of_error,
+)
+from freightdesk.ui.formatting import local_time_text
+from freightdesk.ui.panes.shipments.tables import fill, make_table
+from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import FormDialog, ask
+from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
+
+NOT_SHARED = "Not shared with another company — Share with… lets a partner follow it"
+STOP_COLUMN = 3
+
+
+def _explain(error: BaseException) -> str:
+    from freightdesk.service.messages import explain
+
+    return explain(error)
+
+
+class ShareDialog(FormDialog):
+    """Share with…: the tenant id of the company, checked before it is sent; the service's
+    refusal beside the field (or in words under it), what was typed kept."""
+
+    shared = Signal(object)  # tuple[Party, ...]: every company it is shared with now
+
+    def __init__(
+        self, service: SharingService, shipment_id: str, name: str, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("shareDialog")
+        self.setWindowTitle(f"Share {name}")
+        self._service = service
+        self._shipment_id = shipment_id
+        note = QLabel(
+            f"The company can then follow {name} in its own FreightDesk (carriers without the "
+            "attributes). Ask them for their tenant id.",
+            self,
+        )
+        note.setWordWrap(True)
+        self.tenant = QLineEdit(self)
+        self.tenant.setObjectName("shareTenant")
+        self.tenant.setPlaceholderText("tenant id, like 3f2b8c1e-5d4a-4e0b-9c7f-1a2b3c4d5e6f")
+        self.tenant.textEdited.connect(self.mark_dirty)
+        form = QFormLayout()
+        self.errors.add_row(form, "&Tenant id", TENANT_FIELD, self.tenant)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setText("&Share")
+        layout = QVBoxLayout(self)
+        layout.addWidget(note)
+        layout.addLayout(form)
+        layout.addWidget(self.general_error)
+        layout.addWidget(self.buttons)
+        self.setMinimumWidth(480)
+        self.buttons.accepted.connect(self.send)
+        self.buttons.rejected.connect(self.reject)
+        self.tenant.setFocus()
+
+    def send(self) -> None:
+        tenant_uuid, problems = check_tenant(self.tenant.text())
+        if tenant_uuid is None:
+            self.errors.show(problems)
+            return
+        self.errors.clear()
+        self.buttons.setEnabled(False)
+
+        def failed(error: BaseException) -> None:
+            self.buttons.setEnabled(True)
+            fields, general = problems_of_error(error)
+            self.errors.show(fields, general)
+
+        def done(recipients: tuple[Party, ...]) -> None:
+            self.buttons.setEnabled(True)
+            self.mark_clean()
+            self.shared.emit(recipients)
+            self.accept()
+
+        spawn(
+            self._service.share(self._shipment_id, tenant_uuid),
+            on_done=done,
+            on_error=failed,
+            name="share-shipment",
+            owner=self,
+        )
+
+
+class SharingTab(QWidget):
+    changed = Signal()  # shared or stopped: the shipment's history is worth reading again
+
+    def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.service = SharingService(session.require_client)
+        self.history: TrackingHistory | None = None
+        self.sharing: Sharing | None = None
+        self.dialog: ShareDialog | None = None
+        self._unlisten: Callable[[], None] = session.listen_connected(self._connected)
+
+        self.status = QLabel(self)
+        self.status.setObjectName("sharingStatus")
+        self.status.setWordWrap(True)
+        self.recipients = make_table(["Company", "Tenant id", "Shared since", ""], self, NOT_SHARED)
+        self.recipients.setObjectName("sharingRecipients")
+        self.share = QPushButton("Share with…", self)
+        self.share.setObjectName("shareWith")
+        self.message = ErrorLabel(self)
+        self.message.setObjectName("sharingMessage")
+        self.link = QLineEdit(self)
+        self.link.setObjectName("publicLink")
+        self.link.setReadOnly(True)
+        self.copy_link = QPushButton("Copy link", self)
+        self.copy_link.setObjectName("copyPublicLink")
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.share)
+        buttons.addWidget(self.message, 1)
+        link_row = QHBoxLayout()
+        link_row.addWidget(self.link, 1)
+        link_row.addWidget(self.copy_link)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status)
+        layout.addWidget(self.recipients, 1)
+        layout.addLayout(buttons)
+        layout.addSpacing(8)
+        public = QLabel(
+            "Public link: anyone who has it sees where the shipment is, its stops and events "
+            "(not its attributes, costs or related shipments), without an account.",
+            self,
+        )
+        public.setWordWrap(True)
+        layout.addWidget(public)
+        layout.addLayout(link_row)
+
+        self.share.clicked.connect(self.open_share)
+        self.copy_link.clicked.connect(self.copy_public_link)
+        self._show(None)
+
+    # --- showing -----------------------------------------------------------------------------
+
+    def show_history(self, history: TrackingHistory) -> None:
+        """Show the sharing of `history`'s shipment (who shared it is asked once)."""
+        self.history = history
+        shipment_id = str(history.shipment.id)
+
+        def done(sharing: Sharing) -> None:
+            if self.history is not None and str(self.history.shipment.id) == shipment_id:
+                self._show(sharing)
+
+        def failed(error: BaseException) -> None:
+            if self.history is not None and str(self.history.shipment.id) == shipment_id:
+                self._say(_explain(error))
+
+        spawn(
+            self.service.sharing(history.shipment, history.sharing_context),
+            on_done=done,
+            on_error=failed,
+            name="shipment-sharing",
+            owner=self,
+        )
+
+    def _show(self, sharing: Sharing | None) -> None:
+        self.sharing = sharing
+        owned = sharing is not None and sharing.owned
+        recipients = sharing.recipients if sharing is not None else ()
+        fill(
+            self.recipients,
+            [[p.name, p.uuid, local_time_text(p.since), ""] for p in recipients],
+        )
+        for row, party in enumerate(recipients):
+            stop = QPushButton("Stop sharing…", self.recipients)
+            stop.setObjectName("stopSharing")
+            stop.clicked.connect(lambda _c=False, p=party: self.confirm_stop(p))
+            self.recipients.setCellWidget(row, STOP_COLUMN, stop)
+        self.share.setEnabled(owned)
+        if sharing is None:
+            self.status.setText("")
+        elif sharing.shared_by is not None:
+            since = local_time_text(sharing.shared_by.since)
+            self.status.setText(
+                f"Shared with you by {sharing.shared_by.name}"
+                + (f" since {since}" if since else "")
+                + f". Only {sharing.shared_by.name} can share it with others."
+            )
+        elif recipients:
+            count = len(recipients)
+            self.status.setText(
+                f"Shared with {count} compan{'ies' if count != 1 else 'y'}: "
+                "they follow it in their own FreightDesk."
+            )
+        else:
+            self.status.setText("Only your company follows this shipment.")
+        link = sharing.link if sharing is not None else None
+        self.link.setText(link or "")
+        self.link.setPlaceholderText("" if link else "The service gave no public link")
+        self.copy_link.setEnabled(bool(link))
+
+    def _say(self, message: str | None, *, ok: bool = False) -> None:
+        self.message.setStyleSheet(f"color: {OK_COLOR if ok else ERROR_COLOR};")
+        self.message.show_message(message)
+
+    def stop(self) -> None:
+        """Another shipment comes: nothing of this one is shown or answered."""
+        self.history = None
+        self._say(None)
+        self._show(None)
+
+    def shutdown(self) -> None:
+        self._unlisten()
+
+    def _connected(self) -> None:
+        # Another connection may be another tenant: who shared what is asked again.
+        self.service = SharingService(self.session.require_client)
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def _name(self) -> str:
+        if self.history is None:
+            return ""
+        shipment = self.history.shipment
+        return shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
+
+    def open_share(self) -> None:
+        if self.history is None:
+            return
+        self._say(None)
+        dialog = ShareDialog(self.service, str(self.history.shipment.id), self._name(), self)
+        dialog.shared.connect(self._shared)
+        self.dialog = dialog
+        dialog.open()
+
+    def _shared(self, recipients: tuple[Party, ...]) -> None:
+        link = self.sharing.link if self.sharing is not None else None
+        self._show(Sharing(recipients, link=link))
+        self._say("Shared", ok=True)
+        self.changed.emit()
+
+    def confirm_stop(self, party: Party) -> None:
+        if self.history is None:
+            return
+        shipment_id = str(self.history.shipment.id)
+        # Keep sharing is the default: Return must not cut a partner off.
+        ask(
+            self,
+            "Stop sharing",
+            f"Stop sharing {self._name()} with {party.name}?",
+            lambda: self._stop_sharing(shipment_id, party),
+            name="confirmStopSharing",
+            informative="They no longer see it, nor hear of its changes.",
+            answers=("&Stop sharing", "&Keep sharing"),
+        )
+
+    def _stop_sharing(self, shipment_id: str, party: Party) -> None:
+        def done(stopped: bool) -> None:
+            if self.history is None or str(self.history.shipment.id) != shipment_id:
+                return
+            if self.sharing is not None:
+                left = tuple(p for p in self.sharing.recipients if p.uuid != party.uuid)
+                self._show(Sharing(left, link=self.sharing.link))
+            self._say(
+                f"No longer shared with {party.name}"
+                if stopped
+                else f"It was no longer shared with {party.name} already",
+                ok=True,
+            )
+            self.changed.emit()
+
+        spawn(
+            self.service.unshare(shipment_id, party.uuid),
+            on_done=done,
+            on_error=lambda error: self._say(_explain(error)),
+            name="unshare-shipment",
+            owner=self,
+        )
+
+    def copy_public_link(self) -> None:
+        if self.link.text():
+            QGuiApplication.clipboard().setText(self.link.text())
+            self._say("Public link copied", ok=True)
