@@ -308,3 +308,30 @@ def test_tenants_are_isolated(
     theirs = create(other, masterShipmentId=master)
     assert not any("Linked" in m["message"] for m in theirs["infoMessages"])
     assert tenant.http.get(f"{PATH}/{leg['railLegId']}/statuses").status_code == 200
+
+
+def test_the_tenants_legs_are_listed_newest_first_in_pages(
+    tenant: TenantHandle, tenant_factory: Callable[[], TenantHandle]
+) -> None:
+    """The listing extension: a client sees legs started elsewhere, its own tenant's only."""
+    made = [create(tenant)["shipment"]["railLegId"] for _ in range(3)]
+    other = tenant_factory()
+    create(other)
+
+    first = tenant.http.get(PATH, params={"pageSize": 2})
+    assert first.status_code == 200, first.text
+    page = first.json()
+    assert page["paginationInfo"] == {"pageNumber": 1, "pageSize": 2, "total": 3}
+    second = tenant.http.get(PATH, params={"pageSize": 2, "pageNumber": 2}).json()
+    listed = [leg["shipment"]["railLegId"] for leg in page["results"] + second["results"]]
+    assert listed == made[::-1]
+    # Statuses come as GET by id answers them; their history only when asked.
+    one = page["results"][0]
+    assert one["equipmentStatuses"] and "statusUpdates" not in one["equipmentStatuses"][0]
+    with_history = tenant.http.get(PATH, params={"includeStatusHistory": True}).json()
+    assert "statusUpdates" in with_history["results"][0]["equipmentStatuses"][0]
+
+    for bad in ({"pageSize": 0}, {"pageSize": 101}, {"pageNumber": 0}):
+        refused = tenant.http.get(PATH, params=bad)
+        assert refused.status_code == 400, (bad, refused.text)
+        assert refused.json()["errors"]

@@ -109,3 +109,22 @@ async def test_a_leg_started_read_found_and_kept_in_the_cache(
     await rail.delete(remaining.keys[0])
     assert rail.coordinator.data is not None and rail.coordinator.data.items == ()
     assert await rail.leg_ids() == []
+
+
+async def test_legs_started_elsewhere_are_listed(rail: RailService, tenant_: TenantHandle) -> None:
+    """The local service lists the tenant's legs (an extension): a leg another client started
+    shows on the next refresh with its history, and one deleted elsewhere leaves."""
+    assert (await rail.show({})).items == ()
+    body = _body(shipmentIdentifiers=[{"type": "WAYBILL", "value": "WB-ELSEWHERE"}])
+    started = tenant_.http.post("/api/v4/rail/shipments", json=body)
+    assert started.status_code == 200, started.text
+    key = started.json()["shipment"]["railLegId"]
+
+    listed = await rail.show({})
+    assert listed.keys == (key,)
+    assert listed.items[0].equipment_statuses[0].status_updates
+    assert await rail.leg_ids() == [key]  # kept for a service without the listing
+
+    assert tenant_.http.delete(f"/api/v4/rail/shipments/{key}").status_code == 200
+    assert (await rail.show({})).items == ()
+    assert await rail.leg_ids() == []

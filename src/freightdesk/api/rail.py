@@ -16,6 +16,7 @@ from freightdesk.api.parsing import parse
 from freightdesk.models.rail import (
     RailShipmentCreate,
     RailShipmentIdentifier,
+    RailShipmentList,
     RailShipmentResponse,
     RailStatusResponse,
 )
@@ -47,6 +48,22 @@ class RailApi:
         """
         response = await self._client.request("POST", PATH, json=shipment.wire(), idempotent=True)
         return parse(RailShipmentResponse, response)
+
+    async def page(
+        self, page_number: int = 1, page_size: int = 20, *, include_status_history: bool = False
+    ) -> RailShipmentList:
+        """A page of the tenant's legs with their statuses, newest first (an extension of the
+        local service: a service without it answers 404 or 405)."""
+        response = await self._client.request(
+            "GET",
+            PATH,
+            params={
+                "pageNumber": page_number,
+                "pageSize": page_size,
+                "includeStatusHistory": include_status_history,
+            },
+        )
+        return parse(RailShipmentList, response)
 
     async def statuses(
         self, leg_id: LegId, *, include_status_history: bool = False

@@ -12,7 +12,7 @@ from uuid import UUID
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import GeoCoordinates
+from freightdesk.models.common import GeoCoordinates, PaginationInfo
 
 TRACKING_START_WINDOW_DAYS = 90
 MAX_SHIPMENT_IDENTIFIERS = 10
@@ -290,3 +290,14 @@ class RailStatusResponse(WireModel):
     equipment_statuses: list[EquipmentStatus]
     info_messages: list[InfoMessage] = Field(default_factory=list)
     shipment: RailShipment
+
+
+# The legs list's largest page (an extension): legs come with their statuses, so pages stay small.
+MAX_PAGE_SIZE = 100
+
+
+class RailShipmentList(WireModel):
+    """A page of the tenant's rail legs with their statuses, newest first (an extension)."""
+
+    pagination_info: PaginationInfo
+    results: list[RailStatusResponse]

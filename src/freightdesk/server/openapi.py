@@ -114,6 +114,7 @@ OPERATION_IDS: dict[str, str] = {
     "POST /api/v3/vltl/shipments/rates/query": "queryVolumeLtlShipmentRates",
     "POST /api/v4/vltl/dispatchedshipments": "dispatchVolumeLtlShipment",
     "POST /api/v4/rail/shipments": "createRailShipment",
+    "GET /api/v4/rail/shipments": "listRailShipments",
     "GET /api/v4/rail/shipments/statuses": "findRailStatuses",
     "GET /api/v4/rail/shipments/{id}/statuses": "getRailStatuses",
     "DELETE /api/v4/rail/shipments/{id}": "deleteRailShipment",

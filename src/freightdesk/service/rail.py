@@ -1,11 +1,13 @@
 """North American rail legs for the app: start tracking a leg, follow its equipment's
 statuses, find a leg by bill of lading or waybill, stop tracking it.
 
-The interface has no call that lists a tenant's legs, so the list is the legs this profile
-has started or looked up: their railLegIds are kept in the cache, and each refresh reads every
-one's statuses with their history (a leg answering 404 was deleted elsewhere and leaves the
-list). The list is a `ListService` list, so the pane opens with the last statuses and keeps
-them, with their age, when the service is away.
+The interface has no call that lists a tenant's legs. The local service lists them (an
+extension, `listRailShipments`), so legs started elsewhere, the demo's included, are shown; where
+a service answers that call 404 or 405, the list is the legs this profile has started or looked
+up: their railLegIds are kept in the cache, and each refresh reads every one's statuses with
+their history (a leg answering 404 was deleted elsewhere and leaves the list). The list is a
+`ListService` list, so the pane opens with the last statuses and keeps them, with their age,
+when the service is away.
 
 `check_leg` runs the models' rules on what the form holds, keyed by the body's field paths,
 including the clock's rule on `trackingStartDateTime` that the service applies too.
@@ -27,11 +29,13 @@ from freightdesk.api.errors import NotFound
 from freightdesk.models.rail import (
     RailShipmentCreate,
     RailShipmentIdentifier,
+    RailShipmentList,
     RailShipmentResponse,
     RailStatusResponse,
     tracking_start_problem,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.extension_pages import read_pages
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import problems_of
 
@@ -39,6 +43,9 @@ KIND = "rail_legs"
 IDS_META = f"{KIND}:ids"
 # Statuses read at once on a refresh; a tenant follows tens of legs, not thousands.
 PARALLEL_READS = 4
+# The newest legs a refresh lists (with the extension), in pages of LIST_PAGE.
+MAX_LISTED = 200
+LIST_PAGE = 50
 
 
 def leg_key(leg: RailStatusResponse) -> str:
@@ -77,6 +84,7 @@ class RailService(ListService[RailStatusResponse]):
         super().__init__(cache, RailStatusResponse, leg_key, interval=interval)
         self._client = client
         self._ids: list[str] | None = None  # newest first
+        self._listing: bool | None = None  # does the service list legs? (unknown at first)
 
     # --- the legs this profile follows -----------------------------------------------------
 
@@ -105,8 +113,46 @@ class RailService(ListService[RailStatusResponse]):
             await self._set_ids([i for i in ids if i != key])
         await self.remove(key)
 
+    async def _listed(self) -> list[RailStatusResponse] | None:
+        """The tenant's newest legs (up to MAX_LISTED) with their statuses; None where the
+        service does not list legs."""
+        if self._listing is False:
+            return None
+        rail = self._client().rail
+
+        async def fetch(page_number: int, page_size: int) -> RailShipmentList:
+            return await rail.page(page_number, page_size, include_status_history=True)
+
+        found = await read_pages(fetch, MAX_LISTED, LIST_PAGE)
+        self._listing = found is not None
+        return found
+
     async def fetch_items(self, params: Params) -> tuple[Sequence[RailStatusResponse], int]:
+        listed = await self._listed()
         ids = await self.leg_ids()
+        if listed is not None:
+            keys = [leg_key(leg) for leg in listed]
+            # A complete list says which followed legs are gone; legs older than the window
+            # the list covers are read one by one.
+            older = [i for i in ids if i not in keys] if len(listed) >= MAX_LISTED else []
+            await self._set_ids(keys + older)
+            legs = listed + await self._read(older)
+            return legs, len(legs)
+        found = await self._read(ids)
+        gone = [key for key in ids if key not in {leg_key(leg) for leg in found}]
+        legs = found
+        current = await self.leg_ids()
+        if gone:
+            await self._set_ids([i for i in current if i not in gone])
+        # A leg started while this refresh read the others stays listed (as it was shown).
+        shown = self.coordinator.data
+        added = [i for i in current if i not in ids]
+        if added and shown is not None:
+            legs = [item for item in shown.items if leg_key(item) in added] + legs
+        return legs, len(legs)
+
+    async def _read(self, ids: list[str]) -> list[RailStatusResponse]:
+        """The statuses of each leg named, but those gone (404)."""
         gate = asyncio.Semaphore(PARALLEL_READS)
         rail = self._client().rail
 
@@ -118,17 +164,7 @@ class RailService(ListService[RailStatusResponse]):
                     return None
 
         found = await asyncio.gather(*(read(key) for key in ids))
-        gone = [key for key, leg in zip(ids, found, strict=True) if leg is None]
-        legs = [leg for leg in found if leg is not None]
-        current = await self.leg_ids()
-        if gone:
-            await self._set_ids([i for i in current if i not in gone])
-        # A leg started while this refresh read the others stays listed (as it was shown).
-        shown = self.coordinator.data
-        added = [i for i in current if i not in ids]
-        if added and shown is not None:
-            legs = [item for item in shown.items if leg_key(item) in added] + legs
-        return legs, len(legs)
+        return [leg for leg in found if leg is not None]
 
     # --- writes and look-ups ---------------------------------------------------------------
 

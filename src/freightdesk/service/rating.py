@@ -47,6 +47,7 @@ from freightdesk.models.rating import (
 from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
+from freightdesk.service.extension_pages import read_pages
 from freightdesk.service.validation import problems_of
 
 log = logging.getLogger(__name__)
@@ -429,23 +430,13 @@ class RatingService:
         if self._listing is False:
             return None
         hidden = await self._hidden_ids()
-        found: list[RateRequest] = []
-        page_number = 1
-        try:
-            while len(found) < MAX_KEPT:
-                page = await client.rating.page(page_number, LIST_PAGE)
-                found += page.results
-                if not page.results or page_number * LIST_PAGE >= page.pagination_info.total:
-                    break
-                page_number += 1
-        except ApiError as exc:
-            if exc.status not in (404, 405):  # 404/405: a service without the extension
-                raise
+        found = await read_pages(client.rating.page, MAX_KEPT, LIST_PAGE)
+        if found is None:
             log.info("the service does not list rate requests; showing the app's own")
             self._listing = False
             return None
         self._listing = True
-        return [r for r in found[:MAX_KEPT] if str(r.id) not in hidden]
+        return [r for r in found if str(r.id) not in hidden]
 
     async def _hidden_ids(self) -> set[str]:
         if self._hidden is None:

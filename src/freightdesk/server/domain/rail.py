@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.addresses import region_key
@@ -528,6 +528,22 @@ def find_leg(session: Session, tenant_id: int, leg_id: str) -> RailLegRow | None
     if row is None or row.tenant_id != tenant_id:
         return None
     return row
+
+
+def list_legs(
+    session: Session, tenant_id: int, page_number: int, page_size: int
+) -> tuple[list[RailLegRow], int]:
+    """A page of the tenant's legs, newest first, and how many there are in all."""
+    mine = RailLegRow.tenant_id == tenant_id
+    total = session.scalar(select(func.count()).select_from(RailLegRow).where(mine)) or 0
+    rows = session.scalars(
+        select(RailLegRow)
+        .where(mine)
+        .order_by(RailLegRow.created_at.desc(), RailLegRow.id.desc())
+        .offset((page_number - 1) * page_size)
+        .limit(page_size)
+    )
+    return list(rows), total
 
 
 def legs_by_identifier(

@@ -6,11 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
+from freightdesk.models.common import PageNumber, PaginationInfo
 from freightdesk.models.rail import (
+    MAX_PAGE_SIZE,
     InfoMessage,
     MessageSeverity,
     RailShipmentCreate,
     RailShipmentIdentifierType,
+    RailShipmentList,
     RailShipmentResponse,
     RailStatusResponse,
 )
@@ -19,7 +22,7 @@ from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import rail as domain
 from freightdesk.server.errors import field_error, not_found
-from freightdesk.server.openapi import ERRORS
+from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.rail import RailLegRow
 
 router = APIRouter(prefix="/api/v4/rail/shipments", tags=["Rail tracking"])
@@ -48,6 +51,29 @@ def create_rail_shipment(
     with transaction(context.sessions) as session:
         row, messages = domain.create_leg(session, principal.tenant_id, body)
         return RailShipmentResponse(info_messages=messages, shipment=domain.shipment_view(row))
+
+
+@router.get(
+    "",
+    responses=ERRORS,
+    response_model=RailShipmentList,
+    response_model_exclude_none=True,
+    openapi_extra=EXTENSION,
+)
+def list_rail_shipments(
+    principal: PrincipalDep,
+    session: SessionDep,
+    page_number: Annotated[PageNumber, Query(alias="pageNumber")] = 1,
+    page_size: Annotated[int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE)] = 20,
+    include_history: HistoryQuery = False,
+) -> RailShipmentList:
+    """The tenant's rail legs with their equipment statuses, newest first (the interface reads
+    legs only one by one, so a client could not show legs started elsewhere)."""
+    rows, total = domain.list_legs(session, principal.tenant_id, page_number, page_size)
+    return RailShipmentList(
+        pagination_info=PaginationInfo(page_number=page_number, page_size=page_size, total=total),
+        results=[_answer(row, include_history, []) for row in rows],
+    )
 
 
 @router.get("/statuses", responses=ERRORS, response_model_exclude_none=True)
