@@ -54,9 +54,11 @@ def _stop(stop_id: str, kind: str, name: str, window: tuple[datetime, datetime])
     }
 
 
-def _late_truck(tenant: TenantHandle, start: datetime) -> str:
+def _late_truck(
+    tenant: TenantHandle, start: datetime, eta_after_window: timedelta = timedelta(minutes=35)
+) -> str:
     """A truckload left Louisville 5 hours ago, last seen 12 minutes ago; its latest ETA at
-    Dallas is 35 minutes after the appointment window."""
+    Dallas is 35 minutes (`eta_after_window`) after the appointment window."""
     bol = f"BOLOV{uuid.uuid4().hex[:8].upper()}"
     number = f"1ZOV{uuid.uuid4().hex[:10].upper()}"
     pickup, delivery = str(uuid.uuid4()), str(uuid.uuid4())
@@ -116,7 +118,7 @@ def _late_truck(tenant: TenantHandle, start: datetime) -> str:
         number,
         "ETA",
         carrierIdentifier={"type": "SCAC", "value": "HOCS"},
-        estimatedTimeOfArrival=java_time(window_end + timedelta(minutes=35)),
+        estimatedTimeOfArrival=java_time(window_end + eta_after_window),
     )
     assert settled(tenant, accepted(tenant.http.post(PARCEL, json=eta)))["status"] == "PROCESSED"
     return shipment

@@ -283,6 +283,9 @@ class TriageLink(QObject):
     way; new facts, settings or a new minute triage the list again, held still when `hold`
     says the user works in it."""
 
+    # The user's settings, once changed (TriageSettings): the detail's Overview follows them.
+    settingsChanged = Signal(object)
+
     def __init__(
         self,
         model: ShipmentTableModel,
@@ -360,6 +363,7 @@ class TriageLink(QObject):
     def reload_settings(self) -> None:
         self.settings = stored_settings(self._qsettings)
         self.again()
+        self.settingsChanged.emit(self.settings)
 
     def close(self) -> None:
         self._timer.stop()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -228,6 +228,17 @@ class OverviewTab(QWidget):
             self._ages.start()
         elif found.last_position is None:
             self._ages.stop()
+
+    def follow_triage(self, settings: TriageSettings, changed: SignalInstance) -> None:
+        """Judge "at risk" by the user's margin (`settings`), and again when `changed`
+        brings new settings, as the list's Attention column does."""
+        self.triage_settings = settings
+        changed.connect(self.set_triage_settings)
+        self._show_facts()
+
+    def set_triage_settings(self, settings: TriageSettings) -> None:
+        self.triage_settings = settings
+        self._show_facts()
 
     def _tick(self) -> None:
         if self.isVisible():

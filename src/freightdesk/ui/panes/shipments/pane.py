@@ -306,6 +306,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         self.default_split()  # the detail's minimum is known now
         self._detail = detail
         detail.shipmentRequested.connect(self.open_shipment)
+        detail.overview.follow_triage(self.triage.settings, self.triage.settingsChanged)
         self._unlisten.append(session.listen_connected(self._connected))
         self.attach_cache()
         self._row_changed(None, None)  # a row chosen before the detail view existed
