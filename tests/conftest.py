@@ -10,6 +10,7 @@ from tests.support import (
     LiveService,
     PostgresServer,
     TenantHandle,
+    machine_zone,
     make_tenant,
     missing,
     running_service,
@@ -73,3 +74,22 @@ def tenant_factory(service: LiveService) -> Iterator[Callable[..., TenantHandle]
     yield factory
     for handle in made:
         handle.http.close()
+
+
+@pytest.fixture(autouse=True)
+def _clock_reset() -> Iterator[None]:
+    """Every test starts and ends with times without a place in the machine's zone (the
+    window sets the user's choice from its settings; a test's choice must not leak)."""
+    from freightdesk.service.clock import UserZone, set_user_zone
+
+    set_user_zone(UserZone.LOCAL)
+    yield
+    set_user_zone(UserZone.LOCAL)
+
+
+@pytest.fixture
+def chicago_machine() -> Iterator[None]:
+    """The computer's own zone is Chicago's for the test (TZ and tzset, as a user's machine
+    set to Central time would be), so local and UTC read differently."""
+    with machine_zone("America/Chicago"):
+        yield

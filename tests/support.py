@@ -233,3 +233,19 @@ def missing(message: str) -> NoReturn:
     if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
         pytest.fail(f"{message} (CI is set, so this is a failure, not a skip)", pytrace=False)
     pytest.skip(message)
+
+
+@contextmanager
+def machine_zone(name: str) -> Iterator[None]:
+    """The process's local zone is `name` (an IANA name) inside the block, then as before."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = before
+        time.tzset()

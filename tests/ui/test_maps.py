@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import threading
 import uuid
@@ -235,13 +236,14 @@ async def test_route_stops_events_position_and_eta(shipment_map: ShipmentMapView
     found = await stats(shipment_map)
     assert found["selected"] == f"event:{event.id}"
     assert "Picked up 12 pallets" in found["popup"]
-    assert "2026-11-20 02:00 CST" in found["popup"]  # the stop's local time, zone named
+    # The stop's local time, zone named (its year too once the day is half a year away).
+    assert re.search(r"Nov 20( 2026)? 02:00 CST", found["popup"]), found["popup"]
 
     stop = shown.shipment.route_info.stops[0]  # type: ignore[union-attr]
     await evaluate(shipment_map, f"FD.highlight('stop:{stop.id}')")
     found = await stats(shipment_map)
     assert "1. Pickup: Chicago DC" in found["popup"]
-    assert "2026-11-20 01:00 CST to 2026-11-20 03:00 CST" in found["popup"]
+    assert re.search(r"Nov 20( 2026)? 01:00 CST to Nov 20( 2026)? 03:00 CST", found["popup"])
 
     await evaluate(shipment_map, "FD.colorBy('speed')")
     assert (await stats(shipment_map))["colorBy"] == "speed"

@@ -181,7 +181,7 @@ def test_events_sit_at_their_stop_or_on_the_track() -> None:
     call = events["CHECK_CALL"]
     assert (call["lat"], call["lon"], call["atStop"]) == (38.9, -90.6, False)
     assert events["ARRIVAL_AT_STOP"]["category"] == "estimate"
-    assert events["ARRIVAL_AT_STOP"]["time"] == "expected 2026-03-03 02:00 CST"
+    assert events["ARRIVAL_AT_STOP"]["time"] == "expected Mar 3 2026 02:00 CST"
     # The open exception is on the map, the closed one is not.
     exceptions = [e for e in payload["events"] if e["key"].startswith("exception:")]
     assert [e["label"] for e in exceptions] == ["Delay (open exception)"]
@@ -198,7 +198,7 @@ def test_events_sit_at_their_stop_or_on_the_track() -> None:
 def test_the_next_eta_is_the_earliest_pending_estimate() -> None:
     history = _history()
     stops = {str(p.stop.id): p for p in place_stops(history.shipment.route_info.stops)}  # type: ignore[union-attr]
-    assert next_eta(history, stops) == {"label": "ETA Dallas DC", "time": "2026-03-03 02:00 CST"}
+    assert next_eta(history, stops) == {"label": "ETA Dallas DC", "time": "Mar 3 2026 02:00 CST"}
     for event in history.events:
         event.estimate_date_time = None
     assert next_eta(history, stops) is None

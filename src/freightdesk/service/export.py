@@ -12,9 +12,11 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
+
+from freightdesk.service.clock import iso_time
 
 Cell = str | int | float | bool | datetime | date | None
 
@@ -42,16 +44,9 @@ class ExportError(OSError):
     callers that catch those)."""
 
 
-def iso_time(value: datetime) -> str:
-    """ISO 8601 with the offset; a time without one is the service's UTC (the app stores
-    UTC, so a naive time can only have come from there)."""
-    if value.tzinfo is None or value.utcoffset() is None:
-        value = value.replace(tzinfo=UTC)
-    return value.isoformat(timespec="seconds")
-
-
 def cell_value(value: Cell) -> str | int | float | bool | None:
-    """A cell as written: times and dates as ISO 8601 text, the rest as it is."""
+    """A cell as written: times and dates as ISO 8601 text (the clock's export form), the
+    rest as it is."""
     if isinstance(value, datetime):
         return iso_time(value)
     if isinstance(value, date):

@@ -4,7 +4,7 @@ compare), carrier, equipment, weight and pieces where known, the last position a
 the open exceptions.
 
 Plain facts (times as UTC datetimes with the zone of the stop they belong to): the app words
-and formats them with its one clock (`ui.formatting.local_time_text`). Whether an ETA is late
+and formats them with its one clock (`service.clock`). Whether an ETA is late
 or at risk is triage's rule (`service.triage.assess`), so the Overview and the list's
 Attention column never disagree.
 """

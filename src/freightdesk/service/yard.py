@@ -32,6 +32,7 @@ from freightdesk.models.yard import (
     parse_opening_hours,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.clock import offset_span
 from freightdesk.service.validation import problems_of
 
 WINDOW = "appointmentWindow"
@@ -133,9 +134,8 @@ def slot_days(answer: SlotAnswer) -> list[tuple[date, list[SlotResult]]]:
 
 
 def slot_text(slot: SlotResult) -> str:
-    """Tue 01 Dec 09:00-10:00: 2 of 8 doors free (D03, D07)."""
-    start, end = slot.start_date_time, slot.end_date_time
-    head = f"{start:%a %d %b %H:%M}-{end:%H:%M}"
+    """Dec 1 09:00-10:00 UTC-06: 2 of 8 doors free (D03, D07) (the site's own time)."""
+    head = offset_span(slot.start_date_time, slot.end_date_time)
     if not slot.available:
         why = "started" if slot.remaining_capacity else "fully booked"
         text = f"{head}: {why}"

@@ -29,6 +29,7 @@ from PySide6.QtGui import (
     QPalette,
 )
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
     QLabel,
     QListWidget,
@@ -47,6 +48,7 @@ from freightdesk.ui.bridge import SessionBridge
 from freightdesk.ui.icons import app_icon
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
+from freightdesk.ui.zone_menu import zone_actions
 
 if TYPE_CHECKING:
     from freightdesk.service.session import AppSession
@@ -361,6 +363,9 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _checked=False, c=choice: self.set_theme(c))
             theme_menu.addAction(action)
         self._theme_actions = theme_menu.actions()
+        # Where times without a place read (the one clock, service/clock.py).
+        zone_menu = self.view_menu.addMenu("Times &without a place")
+        zone_menu.addActions(zone_actions(self.settings, self, self._times_changed))
 
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("Open &log file", None, self.open_log))
@@ -369,6 +374,16 @@ class MainWindow(QMainWindow):
         self.watchdog_action.setEnabled(False)
         help_menu.addAction(self.watchdog_action)
         help_menu.addAction(self._action("&About FreightDesk", None, self.about))
+
+    def _times_changed(self) -> None:
+        """The user's zone changed: tables redraw now (their text is made as they paint);
+        every open pane refreshes, which rewrites its other texts."""
+        for view in self.findChildren(QAbstractItemView):
+            view.viewport().update()
+        for entry in self._panes:
+            handler = getattr(entry.widget, "refresh", None)
+            if entry.widget is not None and callable(handler):
+                handler()
 
     def set_theme(self, choice: ThemeChoice) -> None:
         self.settings.setValue("theme", choice.value)

@@ -29,7 +29,7 @@ from freightdesk.service.client_applications import (
     check_name,
     problems_of_error,
 )
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.service.clock import user_time
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -49,7 +49,7 @@ def _columns(in_use: str) -> list[Column[ClientApplication]]:
         ),
         Column("Client id", lambda a: a.id, 220),
         Column("Machine user", lambda a: a.machine_user or "", 260),
-        Column("Created", lambda a: local_time_text(a.created_date_time), 160),
+        Column("Created", lambda a: user_time(a.created_date_time), 160),
     ]
 
 

@@ -29,9 +29,9 @@ from freightdesk.models.tracking import (
     TrackedShipmentPosition,
     TrackingHistory,
 )
+from freightdesk.service.clock import place_time
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.tracks import FloatArray, simplified
-from freightdesk.ui.formatting import local_time_text
 
 Json = dict[str, Any]
 
@@ -167,9 +167,9 @@ def _appointment_text(stop: RouteStop) -> str:
     if window is None or window.start_date_time is None:
         return ""
     zone = window.local_time_zone_identifier
-    text = local_time_text(window.start_date_time, zone)
+    text = place_time(window.start_date_time, zone)
     if window.end_date_time is not None:
-        text += " to " + local_time_text(window.end_date_time, zone)
+        text += " to " + place_time(window.end_date_time, zone)
     return text
 
 
@@ -246,11 +246,11 @@ def _event_time(event: TrackedShipmentEvent) -> datetime | None:
 
 def _event_time_text(event: TrackedShipmentEvent, zone: str | None) -> str:
     if event.date_time is not None:
-        return local_time_text(event.date_time, zone)
+        return place_time(event.date_time, zone)
     if event.estimate_date_time is not None:
-        return "expected " + local_time_text(event.estimate_date_time, zone)
+        return "expected " + place_time(event.estimate_date_time, zone)
     if event.planned_date_time is not None:
-        return "planned " + local_time_text(event.planned_date_time, zone)
+        return "planned " + place_time(event.planned_date_time, zone)
     return ""
 
 
@@ -329,9 +329,7 @@ def _event_items(
                 "category": "exception",
                 "label": _type_text(exception.type) + " (open exception)",
                 "type": f"{exception.severity.value.title()} severity",
-                "time": local_time_text(
-                    exception.created_date_time, placed.zone if placed else None
-                ),
+                "time": place_time(exception.created_date_time, placed.zone if placed else None),
                 "description": exception.description or "",
                 "where": f"At stop {placed.number}" if placed else "",
                 "atStop": placed is not None and placed.latitude is not None,
@@ -361,7 +359,7 @@ def next_eta(history: TrackingHistory, stops: dict[str, PlacedStop]) -> Json | N
     name = (placed.stop.name if placed else None) or ""
     return {
         "label": f"ETA {name}".strip() if name else "Next ETA",
-        "time": local_time_text(event.estimate_date_time, placed.zone if placed else None),
+        "time": place_time(event.estimate_date_time, placed.zone if placed else None),
     }
 
 
@@ -372,7 +370,7 @@ def _current(position: TrackedShipmentPosition, longitude: float, zone: str | No
         "lon": longitude,
         "heading": position.heading,
         "epoch": position.date_time.timestamp(),
-        "time": local_time_text(position.date_time, zone),
+        "time": place_time(position.date_time, zone),
         "speedText": speed_text(kmh),
     }
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.service.alerts import KIND_NAMES, Alert, AlertKind, AlertsChange, AlertsInbox
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.service.clock import user_time
 from freightdesk.ui.widgets.empty_state import say_when_empty
 
 # A desktop note for every alert, not only for new exceptions (the app's behaviour before).
@@ -117,7 +117,7 @@ class AlertsPane(QWidget):
         items = []
         for alert in shown:
             item = QTreeWidgetItem(
-                [local_time_text(alert.at), KIND_NAMES[AlertKind(alert.kind)], alert.text]
+                [user_time(alert.at), KIND_NAMES[AlertKind(alert.kind)], alert.text]
             )
             item.setData(0, KEY_ROLE, alert.key)
             item.setToolTip(2, alert.text)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import Booking, BookingStatus
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.service.bookings import editable, status_text
+from freightdesk.service.clock import user_time
 from freightdesk.ui.formatting import money_text
 from freightdesk.ui.panes.bookings.text import (
     charge_text,
@@ -38,7 +39,7 @@ COUNTDOWN_MS = 1000
 
 
 def _when(moment: datetime | None) -> str:
-    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z") if moment else ""
+    return user_time(moment)
 
 
 def _rows(pairs: list[tuple[str, str]]) -> str:
@@ -239,7 +240,7 @@ class BookingDetailView(QWidget):
             self.news.setVisible(False)
         if news and booking is not None:
             color = status_color(booking.status).name()
-            stamp = datetime.now().strftime("%H:%M:%S")
+            stamp = user_time(datetime.now(UTC), seconds=True)
             self.news.setText(
                 f"<span style='color:{color}'>&#9679;</span> {escape(news)} "
                 f"<span style='color:#7a8294'>(arrived {stamp})</span>"

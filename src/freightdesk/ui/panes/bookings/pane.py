@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import OPEN_STATUSES, Booking, BookingStatus
 from freightdesk.service.bookings import DEFAULT_PAGE_SIZE, StatusChange, status_text
+from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.bookings.detail import BookingDetailView
@@ -59,8 +60,8 @@ COLUMNS: list[Column[Booking]] = [
     Column("Expires", _expiry, 90, value=lambda b: b.expiration_date_time if _expiry(b) else None),
     Column(
         "Created",
-        lambda b: b.created_date_time.astimezone().strftime("%m-%d %H:%M"),
-        80,
+        lambda b: user_time(b.created_date_time),
+        125,
         value=lambda b: b.created_date_time,
     ),
     Column("Attributes", _attributes, 160, tooltip=_attributes),

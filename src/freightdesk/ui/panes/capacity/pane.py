@@ -34,9 +34,9 @@ from freightdesk.models.capacity import (
     VolumeBucket,
 )
 from freightdesk.service.capacity import check_search, search_of, search_params
+from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -158,7 +158,7 @@ COLUMNS: list[Column[CarrierPerformance]] = [
     ),
     Column(
         "Last shipment",
-        lambda c: local_time_text(c.last_shipment_date_time),
+        lambda c: user_time(c.last_shipment_date_time),
         120,
         value=lambda c: c.last_shipment_date_time,
     ),

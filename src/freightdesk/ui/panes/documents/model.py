@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt, QUrl
 
 from freightdesk.models.documents import SHIPPER_TENANT_UUID, Document
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.service.clock import user_time
 from freightdesk.ui.panes.documents.labels import mode_text, size_text, type_text
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
@@ -36,7 +36,7 @@ COLUMNS: list[Column[Document]] = [
     Column("Identifiers", identifiers_text, 170, tooltip=identifiers_text),
     Column(
         "Added",
-        lambda d: local_time_text(d.created_date_time),
+        lambda d: user_time(d.created_date_time),
         120,
         value=lambda d: d.created_date_time,
     ),

@@ -33,12 +33,12 @@ from freightdesk.models.documents import (
     DocumentMode,
     DocumentType,
 )
+from freightdesk.service.clock import user_time
 from freightdesk.service.documents import DocumentQuery, check_query
 from freightdesk.service.listing import ListChange
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.uploads import Upload
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.documents.drop import DropHint
 from freightdesk.ui.panes.documents.edit import DocumentEditDialog
 from freightdesk.ui.panes.documents.labels import (
@@ -478,11 +478,11 @@ class DocumentsPane(ListExport, QWidget):
             f"{type_text(document.type)} · {mode_text(document.mode)}",
             identifiers,
             # The user is often a client application's id: in the tooltip, not in the way.
-            f"Added {local_time_text(document.created_date_time)} by "
+            f"Added {user_time(document.created_date_time)} by "
             f"{document.added_by_company or 'unknown'}",
         ]
         if document.last_modified_date_time != document.created_date_time:
-            lines.append(f"Changed {local_time_text(document.last_modified_date_time)}")
+            lines.append(f"Changed {user_time(document.last_modified_date_time)}")
         if file is not None:
             lines.append(f"{file.file_name} · {file.content_type} · {size_text(file.size)}")
         return "\n".join(lines)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.api.packaging import PackageSearch
 from freightdesk.models.packaging import DeletedPackage, Package, PackageLocation, PackageStatus
+from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
@@ -255,11 +256,7 @@ class PackagesPane(ListExport, QWidget):
             + (f" ({', '.join(x.value for x in i.identifiers)})" if i.identifiers else "")
             for i in package.items
         )
-        modified = (
-            package.last_modified_date_time.astimezone().strftime("%Y-%m-%d %H:%M")
-            if package.last_modified_date_time
-            else ""
-        )
+        modified = user_time(package.last_modified_date_time)
         self.detail.setText(
             f"{words(package.status.value)} · items: {items} · last changed {modified} · "
             f"id {package.id}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -46,9 +46,9 @@ from freightdesk.service.carrier_push import (
     check_truckload,
     status_text,
 )
+from freightdesk.service.clock import user_time
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -59,7 +59,7 @@ from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 
 def _sent_text(sent: SentPush) -> str:
-    return local_time_text(datetime.fromtimestamp(sent.sent_at).astimezone())
+    return user_time(datetime.fromtimestamp(sent.sent_at, UTC))
 
 
 HISTORY_COLUMNS: list[Column[SentPush]] = [

@@ -41,11 +41,11 @@ from freightdesk.models.rail import (
     RailStatusResponse,
     ShipmentStop,
 )
+from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.messages import explain
 from freightdesk.service.rail import check_leg, leg_key
 from freightdesk.service.session import AppSession
 from freightdesk.service.validation import problems_of
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.rail.form import LegForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
@@ -124,7 +124,7 @@ def update_line(update: EquipmentStatusUpdate) -> str:
     railroad = f", {update.railroad}" if update.railroad else ""
     load = "loaded" if update.loaded else "empty"
     return (
-        f"{local_time_text(update.date_time)}  {status_text(update)} at "
+        f"{user_time(update.date_time)}  {status_text(update)} at "
         f"{point_text(update.location)}{railroad} ({load}): {update.description}"
     )
 
@@ -143,14 +143,14 @@ def leg_detail(leg: RailStatusResponse) -> str:
         ),
     ]
     if shipment.tracking_start_date_time is not None:
-        lines.append(f"Tracking from {local_time_text(shipment.tracking_start_date_time)}")
+        lines.append(f"Tracking from {user_time(shipment.tracking_start_date_time)}")
     for stop in shipment.shipment_stops:
         window = stop.appointment_window
         zone = window.local_time_zone_identifier if window else None
         when = ""
         if window is not None and window.start_date_time is not None:
-            end = local_time_text(window.end_date_time, zone)
-            when = f", appointment {local_time_text(window.start_date_time, zone)}"
+            end = place_time(window.end_date_time, zone)
+            when = f", appointment {place_time(window.start_date_time, zone)}"
             when += f" to {end}" if end else ""
         lines.append(f"{_stop_kind(stop)}: {stop_place(stop)}{when}")
     for status in leg.equipment_statuses:
@@ -162,7 +162,7 @@ def leg_detail(leg: RailStatusResponse) -> str:
         lines.append(
             f"  Ramps {point_text(status.origin_ramp)} {ARROW} "
             f"{point_text(status.destination_ramp)}; arrival expected "
-            f"{local_time_text(status.estimated_arrival_date_time) or 'not known'}"
+            f"{user_time(status.estimated_arrival_date_time) or 'not known'}"
         )
         history = status.status_updates or []
         lines.append(f"  History ({len(history)} status{'es' if len(history) != 1 else ''}):")
@@ -189,7 +189,7 @@ def arrival_time(leg: RailStatusResponse) -> datetime | None:
 
 def arrival_text(leg: RailStatusResponse) -> str:
     status = _first(leg)
-    return local_time_text(status.estimated_arrival_date_time) if status else ""
+    return user_time(status.estimated_arrival_date_time) if status else ""
 
 
 # Sized for a 1366-pixel window beside the form; the ramps take the room left, a cut cell

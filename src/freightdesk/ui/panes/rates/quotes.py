@@ -26,6 +26,7 @@ from freightdesk.models.rating import (
     RateRequest,
     RateRequestStatus,
 )
+from freightdesk.service.clock import user_time
 from freightdesk.service.rating import effective_status
 from freightdesk.ui.panes.bookings.text import place_text
 from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
@@ -85,8 +86,8 @@ class RequestsModel(ListingModel[RateRequest]):
             Column("Quotes", lambda r: str(len(r.quotes)), 60),
             Column(
                 "Created",
-                lambda r: r.created_date_time.astimezone().strftime("%m-%d %H:%M"),
-                90,
+                lambda r: user_time(r.created_date_time),
+                125,
                 value=lambda r: r.created_date_time,
             ),
         ]

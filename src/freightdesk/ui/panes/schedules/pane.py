@@ -32,6 +32,7 @@ from freightdesk.models.schedules import (
     PortCall,
     ScheduleSort,
 )
+from freightdesk.service.clock import offset_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.schedules import (
     PAGE_SIZE,
@@ -64,13 +65,7 @@ WINDOW_DAYS = 14
 
 def call_text(call: PortCall) -> str:
     """A port call in the port's own time, its offset named (schedules are port-local)."""
-    moment = call.date_time
-    offset = moment.strftime("%z")  # +0530
-    zone = ""
-    if offset:
-        minutes = f":{offset[3:5]}" if offset[3:5] != "00" else ""
-        zone = f"UTC{offset[0]}{int(offset[1:3])}{minutes}"
-    return f"{moment:%a %d %b %H:%M} {zone}".strip()
+    return offset_time(call.date_time)
 
 
 def days_text(days: int) -> str:

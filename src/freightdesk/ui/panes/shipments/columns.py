@@ -13,8 +13,9 @@ from datetime import datetime
 from functools import lru_cache
 
 from freightdesk.models.enums import ShipmentStateType
+from freightdesk.service.clock import user_time
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.formatting import local_time_text, state_text
+from freightdesk.ui.formatting import state_text
 
 # One type per column (str for text, float for times, int for counts); None when empty.
 SortValue = str | float | int
@@ -82,7 +83,7 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "nextEta",
         "Next ETA",
-        lambda r: local_time_text(r.next_eta),
+        lambda r: user_time(r.next_eta),
         lambda r: _time_value(r.next_eta),
         120,
     ),
@@ -96,7 +97,7 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "latestEventTime",
         "Event time",
-        lambda r: local_time_text(r.latest_event_time),
+        lambda r: user_time(r.latest_event_time),
         lambda r: _time_value(r.latest_event_time),
         140,
     ),
@@ -112,14 +113,14 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "lastModified",
         "Last updated",
-        lambda r: local_time_text(r.last_modified),
+        lambda r: user_time(r.last_modified),
         lambda r: _time_value(r.last_modified),
         140,
     ),
     Column(
         "created",
         "Created",
-        lambda r: local_time_text(r.created),
+        lambda r: user_time(r.created),
         lambda r: _time_value(r.created),
         140,
         visible_by_default=False,

@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.common import Measure
 from freightdesk.models.tracking import ExceptionStatus, RouteStop, TrackingHistory
+from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
-from freightdesk.ui.formatting import local_time_text, money_text, state_text
+from freightdesk.ui.formatting import money_text, state_text
 from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.panes.shipments.tables import fill, make_table
@@ -39,6 +40,7 @@ from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
+from freightdesk.ui.widgets.wrapping import wrap_column
 
 if TYPE_CHECKING:
     # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
@@ -133,6 +135,7 @@ class ShipmentDetailView(QWidget):
         # The event text gets a readable width the user can drag; times fit their contents.
         timeline_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         timeline_header.resizeSection(0, 260)
+        wrap_column(self.timeline, 0)  # an exception's text is read whole, never cut
         self.overview = OverviewTab(session, self)
         self.overview.setObjectName("overviewTab")
         # The Overview's tables, as the rest of the app and its tests know them.
@@ -313,8 +316,8 @@ class ShipmentDetailView(QWidget):
             [
                 [
                     state_text(s.type),
-                    local_time_text(s.start_date_time),
-                    local_time_text(s.end_date_time),
+                    user_time(s.start_date_time),
+                    user_time(s.end_date_time),
                 ]
                 for s in states
             ],
@@ -358,7 +361,7 @@ class ShipmentDetailView(QWidget):
                     group,
                     [
                         _exception_text(exception.type, exception.description),
-                        local_time_text(exception.created_date_time),
+                        user_time(exception.created_date_time),
                         "",
                         "",
                         exception.status.value.title(),
@@ -374,7 +377,7 @@ class ShipmentDetailView(QWidget):
             window = stop.appointment_window
             appointment = ""
             if window and window.start_date_time:
-                appointment = "appointment " + local_time_text(
+                appointment = "appointment " + place_time(
                     window.start_date_time, window.local_time_zone_identifier
                 )
             groups[str(stop.id)] = QTreeWidgetItem(
@@ -394,9 +397,9 @@ class ShipmentDetailView(QWidget):
                 parent,
                 [
                     event.description or event.type.replace("_", " ").title(),
-                    local_time_text(event.date_time, zone),
-                    local_time_text(event.planned_date_time, zone),
-                    local_time_text(event.estimate_date_time, zone),
+                    place_time(event.date_time, zone),
+                    place_time(event.planned_date_time, zone),
+                    place_time(event.estimate_date_time, zone),
                     source or "",
                 ],
             )
@@ -437,9 +440,9 @@ class ShipmentDetailView(QWidget):
             zone = window.local_time_zone_identifier if window else None
             appointment = ""
             if window and window.start_date_time:
-                appointment = local_time_text(window.start_date_time, zone)
+                appointment = place_time(window.start_date_time, zone)
                 if window.end_date_time:
-                    appointment += " to " + local_time_text(window.end_date_time, zone)
+                    appointment += " to " + place_time(window.end_date_time, zone)
             coordinates = stop.location.coordinates if stop.location else None
             rows.append(
                 [

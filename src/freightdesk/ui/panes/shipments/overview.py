@@ -3,7 +3,7 @@ against its appointment, carrier, equipment, weight, pieces, the last position a
 the open exceptions), then the identifiers and the editable attributes.
 
 The facts come from `service.overview`; this module only words them, with the app's one clock
-(`local_time_text`: a stop's times in its own zone, named).
+(`service.clock`: a stop's times in its own zone, named).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.common import CustomAttribute
 from freightdesk.models.tracking import MAX_ATTRIBUTES, TrackedShipmentInput, TrackingHistory
+from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.overview import Overview, Place, overview_of
 from freightdesk.service.session import AppSession
 from freightdesk.service.triage import Attention, TriageSettings
-from freightdesk.ui.formatting import local_time_text, state_text
+from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
 from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
@@ -61,8 +62,8 @@ def window_text(overview: Overview) -> str:
     if stop is None or (stop.window_start is None and stop.window_end is None):
         return "No appointment"
     zone = stop.place.zone
-    start = local_time_text(stop.window_start, zone) if stop.window_start else "…"
-    end = local_time_text(stop.window_end, zone) if stop.window_end else "…"
+    start = place_time(stop.window_start, zone) if stop.window_start else "…"
+    end = place_time(stop.window_end, zone) if stop.window_end else "…"
     return f"{start} to {end}"
 
 
@@ -71,10 +72,10 @@ def eta_text(overview: Overview) -> str:
     if stop is None or stop.eta is None:
         if overview.latest_eta is not None:
             # Not for the next stop: no window to hold it against.
-            when = local_time_text(overview.latest_eta, overview.latest_eta_zone)
+            when = place_time(overview.latest_eta, overview.latest_eta_zone)
             return f"ETA {when} (not for the next stop)"
         return "No ETA yet"
-    text = f"ETA {local_time_text(stop.eta, stop.place.zone)}"
+    text = f"ETA {place_time(stop.eta, stop.place.zone)}"
     if stop.late:
         return f"{SYMBOLS[Attention.LATE]} {text}, {stop.difference}"
     if stop.at_risk:
@@ -93,7 +94,7 @@ def exceptions_text(overview: Overview) -> str:
     if not overview.exceptions:
         return "None open"
     return "\n".join(
-        f"{x.text} (since {local_time_text(x.since, x.zone)})" if x.since else x.text
+        f"{x.text} (since {place_time(x.since, x.zone)})" if x.since else x.text
         for x in overview.exceptions
     )
 
@@ -217,7 +218,7 @@ class OverviewTab(QWidget):
             self.facts.setRowVisible(labels[key], bool(value))
         labels["position"].setText(position_text(found))
         labels["position"].setToolTip(
-            local_time_text(found.last_position_at) if found.last_position_at else ""
+            user_time(found.last_position_at) if found.last_position_at else ""
         )
         labels["exceptions"].setText(exceptions_text(found))
         exception_color = attention_color(Attention.EXCEPTION)

@@ -19,8 +19,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from freightdesk.models.vehicles import METRES_PER_UNIT, AvailableVehicle, radius_of
+from freightdesk.service.clock import user_time
 from freightdesk.service.vehicles import query_of
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.panes.vehicles.form import truck_text
@@ -55,7 +55,7 @@ def map_payload(items: tuple[AvailableVehicle, ...], params: dict[str, Any]) -> 
             "lines": [
                 f"{truck_text(v.truck_type)}, {v.distance.value:,.1f} "
                 f"{v.distance.unit.value.lower()} away",
-                f"Ready {local_time_text(v.estimated_arrival_date_time)}",
+                f"Ready {user_time(v.estimated_arrival_date_time)}",
             ]
             + (["Hauling one of your shipments"] if v.my_shipment else []),
             "mine": v.my_shipment,

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidg
 
 from freightdesk.api.vehicles import VehicleSort
 from freightdesk.models.vehicles import AvailableVehicle, VehicleSortField
+from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.service.vehicles import (
@@ -26,7 +27,6 @@ from freightdesk.service.vehicles import (
     sort_of,
     sort_params,
 )
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.vehicles.form import POINT, UNIT_NAMES, VehicleSearchForm, truck_text
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import ListExport
@@ -103,11 +103,11 @@ COLUMNS: list[Column[AvailableVehicle]] = [
     ),
     Column(
         "Ready",
-        lambda v: local_time_text(v.estimated_arrival_date_time),
+        lambda v: user_time(v.estimated_arrival_date_time),
         125,
         lambda v: (
-            f"Empty and ready to load from {local_time_text(v.estimated_arrival_date_time)}"
-            f" until {local_time_text(v.available_until_date_time)} (your time)"
+            f"Empty and ready to load from {user_time(v.estimated_arrival_date_time)}"
+            f" until {user_time(v.available_until_date_time)} (your time)"
         ),
         header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
         value=lambda v: v.estimated_arrival_date_time,

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from freightdesk.api.errors import ApiError
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
+from freightdesk.service.clock import user_time
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import (
@@ -33,7 +34,7 @@ from freightdesk.service.vltl import (
     check_quote,
     dispatch_draft,
 )
-from freightdesk.ui.formatting import local_time_text, money_text
+from freightdesk.ui.formatting import money_text
 from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
 from freightdesk.ui.panes.vltl.form import QuoteForm
 from freightdesk.ui.tasks import spawn
@@ -119,9 +120,7 @@ COLUMNS: list[Column[RateQuote]] = [
         "Quote number",
         lambda q: q.capacity_provider_quote_number or "",
         140,
-        lambda q: (
-            f"Expires {local_time_text(q.expiration_date_time)}" if q.expiration_date_time else ""
-        ),
+        lambda q: f"Expires {user_time(q.expiration_date_time)}" if q.expiration_date_time else "",
     ),
     # Widths that fit in a 1366x768 window beside the form; Notes takes the room left.
     Column("Notes", _problem, 100, _problem),

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.webhooks import Delivery, DeliveryList, DeliveryStatus, PushConfiguration
+from freightdesk.service.clock import user_time
 from freightdesk.service.messages import explain
 from freightdesk.service.webhooks import WebhooksService
 from freightdesk.ui.panes.webhooks.words import delivery_error_text
@@ -34,8 +35,8 @@ PAGE_SIZE = 50
 
 
 def seconds_text(value: datetime | None) -> str:
-    """Local time to the second: messages of one minute (a test, then its retry) differ."""
-    return value.astimezone().strftime("%Y-%m-%d %H:%M:%S") if value is not None else ""
+    """To the second: messages of one minute (a test, then its retry) differ."""
+    return user_time(value, seconds=True)
 
 
 def last_answer(delivery: Delivery) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from freightdesk.models.webhooks import ContextKind, PushConfiguration, WebhookConfiguration
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.service.clock import user_time
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.words import KIND_TEXT, paused_text
 
@@ -52,7 +52,7 @@ def summary_html(configuration: PushConfiguration) -> str:
     headers = ", ".join(configuration.method_headers) or "none"
     params = ", ".join(f"{k}={v}" for k, v in configuration.method_params.items()) or "none"
     state = paused_text(configuration) or "Delivering"
-    changed = local_time_text(configuration.last_modified_date_time)
+    changed = user_time(configuration.last_modified_date_time)
     rows = [
         ("State", state),
         ("Sends", f"{configuration.method.value} {configuration.url}"),

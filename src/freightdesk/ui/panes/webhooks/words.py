@@ -11,7 +11,7 @@ words, keeping the original in brackets.
 from __future__ import annotations
 
 from freightdesk.models.webhooks import PushConfiguration, WebhookEventType
-from freightdesk.ui.formatting import local_time_text
+from freightdesk.service.clock import user_time
 
 # The granular kinds in words; CLASSIC is the form's value for the classic full push.
 CLASSIC = ""
@@ -74,7 +74,7 @@ def paused_text(configuration: PushConfiguration) -> str:
     """Why and since when a configuration delivers nothing; empty when it delivers."""
     if configuration.enabled:
         return ""
-    when = local_time_text(configuration.disabled_date_time)
+    when = user_time(configuration.disabled_date_time)
     since = f"Paused since {when}" if when else "Paused"
     reason = configuration.disabled_reason or ""
     lowered = reason.lower()

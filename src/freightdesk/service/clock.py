@@ -1,0 +1,142 @@
+"""One clock: how every time in the app reads, on screen and in exports.
+
+The rule, in one place (docs/developing.md, "Times"):
+- A time at a place (an event, a stop's appointment, an ETA at a stop) reads in the stop's
+  own zone with that zone's abbreviation: `Mar 4 14:05 CST`.
+- A time without a place (created, changed, sent, a vehicle's ready time) reads in the
+  user's zone, which the user picks (View > Times without a place: Local or UTC), and is
+  always labelled: `Mar 4 20:05 UTC`, `Mar 4 14:05 CST`.
+- A time more than half a year from now also shows its year (`Mar 4 2025 14:05 CST`), so
+  a column of times reads alike and a day is never guessed.
+- A time at a place known only by its UTC offset (a port call) reads in that offset, named by
+  it: `Mar 4 22:05 UTC+08`.
+- Exports write ISO 8601 with the offset (`2026-03-04T14:05:00-06:00`).
+
+Plain Python (no Qt) so that the export writer uses it as the panes do; it lives in the
+service layer, not in `models/`, because the server never shows a time to a person (it
+sends ISO 8601, which Pydantic writes). A time without an offset is the service's UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, tzinfo
+from enum import StrEnum
+from functools import lru_cache
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# Further than this from now, a time shows its year too.
+_NEAR = timedelta(days=183)
+
+
+class UserZone(StrEnum):
+    """Where times without a place are shown: the computer's zone, or UTC."""
+
+    LOCAL = "local"
+    UTC = "utc"
+
+
+_user_zone = UserZone.LOCAL
+
+
+def user_zone() -> UserZone:
+    return _user_zone
+
+
+def set_user_zone(choice: UserZone) -> None:
+    """Set by the window from the user's setting; every text made after this follows it."""
+    global _user_zone
+    _user_zone = choice
+
+
+@lru_cache(maxsize=256)
+def _zone(name: str) -> tzinfo | None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only times at a place need it
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def _aware(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.utcoffset() is None else value
+
+
+def _abbreviation(moment: datetime) -> str:
+    """The zone's short name; an offset when the zone has no letters (`-03` is `UTC-03`)."""
+    name = moment.tzname() or ""
+    if name and name[0] not in "+-" and not name.startswith(("UTC+", "UTC-")):
+        return name  # letters (`CST`), or `UTC` itself
+    offset = moment.utcoffset() or timedelta(0)
+    sign = "-" if offset < timedelta(0) else "+"
+    minutes = abs(int(offset.total_seconds())) // 60
+    hours, rest = divmod(minutes, 60)
+    return f"UTC{sign}{hours:02d}" + (f":{rest:02d}" if rest else "")
+
+
+def _text(moment: datetime, now: datetime | None, seconds: bool) -> str:
+    day = f"{_MONTHS[moment.month - 1]} {moment.day}"
+    if abs(moment - (now or datetime.now(UTC))) > _NEAR:
+        day += f" {moment.year}"
+    clock = f"{moment.hour:02d}:{moment.minute:02d}"
+    if seconds:
+        clock += f":{moment.second:02d}"
+    return f"{day} {clock} {_abbreviation(moment)}"
+
+
+def user_time(value: datetime | None, *, seconds: bool = False, now: datetime | None = None) -> str:
+    """A time without a place, in the user's zone, labelled; "" for no time."""
+    if value is None:
+        return ""
+    value = _aware(value)
+    moment = value.astimezone(UTC) if _user_zone is UserZone.UTC else value.astimezone()
+    return _text(moment, now, seconds)
+
+
+def place_time(
+    value: datetime | None,
+    zone: str | None,
+    *,
+    seconds: bool = False,
+    now: datetime | None = None,
+) -> str:
+    """A time at a place, in the place's zone (an IANA name) with its abbreviation; a place
+    whose zone is not known reads as a time without a place."""
+    if value is None:
+        return ""
+    target = _zone(zone) if zone else None
+    if target is None:
+        return user_time(value, seconds=seconds, now=now)
+    return _text(_aware(value).astimezone(target), now, seconds)
+
+
+def offset_time(
+    value: datetime | None, *, seconds: bool = False, now: datetime | None = None
+) -> str:
+    """A time at a place known only by its offset (a port call in a sailing schedule): in
+    that offset, named by it (`Mar 4 22:05 UTC+08`)."""
+    if value is None:
+        return ""
+    return _text(_aware(value), now, seconds)
+
+
+def offset_span(start: datetime, end: datetime, *, now: datetime | None = None) -> str:
+    """A span at a place known by its offset (a dock slot): `Dec 1 09:00-10:00 UTC-06`, the
+    end's day written only when it is another day."""
+    first = offset_time(start, now=now)
+    end = _aware(end).astimezone(_aware(start).tzinfo)
+    day, _, zone = first.rpartition(" ")
+    if end.date() == _aware(start).date():
+        return f"{day}-{end.hour:02d}:{end.minute:02d} {zone}"
+    return f"{first} to {offset_time(end, now=now)}"
+
+
+def user_zone_name(at: datetime | None = None) -> str:
+    """The label of the user's zone at `at` (now by default): `UTC`, or the local `CST`."""
+    moment = _aware(at) if at is not None else datetime.now(UTC)
+    return _abbreviation(moment.astimezone(UTC if _user_zone is UserZone.UTC else None))
+
+
+def iso_time(value: datetime) -> str:
+    """A time as exports write it: ISO 8601 with its offset, to the second."""
+    return _aware(value).isoformat(timespec="seconds")

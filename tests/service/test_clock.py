@@ -1,0 +1,103 @@
+"""The one clock (service/clock.py): a time at a place reads in the place's zone with its
+abbreviation, a time without a place in the user's zone (local or UTC) and labelled, far
+times show their year, exports ISO 8601 with the offset."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from freightdesk.service.clock import (
+    UserZone,
+    iso_time,
+    offset_span,
+    offset_time,
+    place_time,
+    set_user_zone,
+    user_time,
+    user_zone_name,
+)
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+WINTER = datetime(2026, 3, 4, 20, 5, 7, tzinfo=UTC)  # 14:05 in Chicago (CST)
+SUMMER = datetime(2026, 7, 4, 19, 5, tzinfo=UTC)  # 14:05 in Chicago (CDT)
+
+
+def test_a_time_at_a_place_reads_in_the_place_with_its_abbreviation() -> None:
+    assert place_time(WINTER, "America/Chicago", now=NOW) == "Mar 4 14:05 CST"
+    assert place_time(SUMMER, "America/Chicago", now=NOW) == "Jul 4 14:05 CDT"
+    assert place_time(WINTER, "Europe/Berlin", now=NOW) == "Mar 4 21:05 CET"
+    assert place_time(WINTER, "Asia/Kolkata", now=NOW) == "Mar 5 01:35 IST"
+    # A zone without letters is named by its offset, never "-03" alone.
+    assert place_time(WINTER, "America/Sao_Paulo", now=NOW) == "Mar 4 17:05 UTC-03"
+    assert place_time(WINTER, "Asia/Kathmandu", now=NOW) == "Mar 5 01:50 UTC+05:45"
+
+
+def test_the_users_choice_does_not_move_a_time_at_a_place(chicago_machine: None) -> None:
+    set_user_zone(UserZone.UTC)
+    assert place_time(WINTER, "Europe/Berlin", now=NOW) == "Mar 4 21:05 CET"
+
+
+def test_a_time_without_a_place_reads_in_the_users_zone_labelled(chicago_machine: None) -> None:
+    assert user_time(WINTER, now=NOW) == "Mar 4 14:05 CST"
+    assert user_zone_name(WINTER) == "CST"
+    set_user_zone(UserZone.UTC)
+    assert user_time(WINTER, now=NOW) == "Mar 4 20:05 UTC"
+    assert user_time(WINTER, seconds=True, now=NOW) == "Mar 4 20:05:07 UTC"
+    assert user_zone_name(WINTER) == "UTC"
+
+
+def test_an_unknown_or_missing_zone_reads_as_a_time_without_a_place(
+    chicago_machine: None,
+) -> None:
+    set_user_zone(UserZone.UTC)
+    assert place_time(WINTER, None, now=NOW) == "Mar 4 20:05 UTC"
+    assert place_time(WINTER, "Mars/Olympus_Mons", now=NOW) == "Mar 4 20:05 UTC"
+    assert place_time(None, "America/Chicago") == ""
+    assert user_time(None) == ""
+
+
+def test_a_time_without_an_offset_is_the_services_utc(chicago_machine: None) -> None:
+    assert user_time(datetime(2026, 3, 4, 20, 5), now=NOW) == "Mar 4 14:05 CST"
+    assert iso_time(datetime(2026, 3, 4, 20, 5)) == "2026-03-04T20:05:00+00:00"
+
+
+@pytest.mark.parametrize(
+    ("shift", "shown"),
+    [
+        (timedelta(days=-180), "Mar 4 20:05 UTC"),
+        (timedelta(days=180), "Mar 4 20:05 UTC"),
+        (timedelta(days=-190), "Mar 4 2026 20:05 UTC"),
+        (timedelta(days=400), "Mar 4 2026 20:05 UTC"),
+    ],
+)
+def test_a_time_far_from_now_shows_its_year(shift: timedelta, shown: str) -> None:
+    set_user_zone(UserZone.UTC)
+    assert user_time(WINTER, now=WINTER + shift) == shown
+
+
+def test_exports_write_iso_8601_with_the_offset() -> None:
+    chicago = timezone(timedelta(hours=-6))
+    assert iso_time(WINTER.astimezone(chicago)) == "2026-03-04T14:05:07-06:00"
+    assert iso_time(WINTER) == "2026-03-04T20:05:07+00:00"
+    assert datetime.fromisoformat(iso_time(WINTER)) == WINTER
+
+
+def test_a_time_known_by_its_offset_reads_in_it() -> None:
+    shanghai = WINTER.astimezone(timezone(timedelta(hours=8)))
+    adelaide = WINTER.astimezone(timezone(timedelta(hours=10, minutes=30)))
+    assert offset_time(shanghai, now=NOW) == "Mar 5 04:05 UTC+08"
+    assert offset_time(adelaide, now=NOW) == "Mar 5 06:35 UTC+10:30"
+    assert offset_time(WINTER, now=NOW) == "Mar 4 20:05 UTC"
+
+
+def test_a_span_at_a_place_names_its_day_and_zone_once() -> None:
+    chicago = timezone(timedelta(hours=-6))
+    start = datetime(2026, 3, 4, 9, 0, tzinfo=chicago)
+    assert offset_span(start, start + timedelta(hours=1), now=NOW) == "Mar 4 09:00-10:00 UTC-06"
+    late = datetime(2026, 3, 4, 23, 0, tzinfo=chicago)
+    assert (
+        offset_span(late, late + timedelta(hours=2), now=NOW)
+        == "Mar 4 23:00 UTC-06 to Mar 5 01:00 UTC-06"
+    )
