@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.clock import user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.sharing import (
     TENANT_FIELD,
@@ -33,7 +34,6 @@ from freightdesk.service.sharing import (
     check_tenant,
     problems_of_error,
 )
-from freightdesk.ui.formatting import local_time_text
 from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
@@ -199,7 +199,7 @@ class SharingTab(QWidget):
         recipients = sharing.recipients if sharing is not None else ()
         fill(
             self.recipients,
-            [[p.name, p.uuid, local_time_text(p.since), ""] for p in recipients],
+            [[p.name, p.uuid, user_time(p.since), ""] for p in recipients],
         )
         for row, party in enumerate(recipients):
             stop = QPushButton("Stop sharing…", self.recipients)
@@ -210,7 +210,7 @@ class SharingTab(QWidget):
         if sharing is None:
             self.status.setText("")
         elif sharing.shared_by is not None:
-            since = local_time_text(sharing.shared_by.since)
+            since = user_time(sharing.shared_by.since)
             self.status.setText(
                 f"Shared with you by {sharing.shared_by.name}"
                 + (f" since {since}" if since else "")
