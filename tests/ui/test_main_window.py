@@ -332,3 +332,18 @@ def test_groups_head_their_panes_and_are_passed_over(
     assert window.current_pane() is window.pane("three")  # shortcuts count panes, not rows
     window.set_badge("three", 2)
     assert window.nav.item(4).text() == "Three  (2)"
+
+
+def test_the_first_window_fills_a_laptop_screen(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    """With no geometry kept, a screen narrower than 1,600 px (a 1366x768 laptop's) is filled,
+    so the shipments list's key columns and the details fit beside each other; the test
+    platform's screen (800x600) stands for it."""
+    window = _window(qtbot, session, settings, paths)
+    window.show()
+    qtbot.waitExposed(window)
+    screen = window.screen().availableGeometry()
+    assert screen.width() < 1600
+    qtbot.waitUntil(lambda: window.frameGeometry().width() >= screen.width())
+    assert window.isMaximized()

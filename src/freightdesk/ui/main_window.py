@@ -60,6 +60,9 @@ log = logging.getLogger(__name__)
 
 PaneFactory = Callable[[], QWidget]
 
+# Below this available width the first window fills the screen; above it, 1440x900 at most.
+SMALL_SCREEN_WIDTH = 1600
+
 
 @dataclass
 class PaneEntry:
@@ -454,7 +457,14 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             screen = self.screen().availableGeometry()
-            self.resize(min(1440, int(screen.width() * 0.9)), min(900, int(screen.height() * 0.9)))
+            if screen.width() < SMALL_SCREEN_WIDTH:
+                # A laptop screen: the list's key columns and the detail need all of it.
+                self.setGeometry(screen)
+                self.setWindowState(self.windowState() | Qt.WindowState.WindowMaximized)
+            else:
+                self.resize(
+                    min(1440, screen.width() * 9 // 10), min(900, screen.height() * 9 // 10)
+                )
         state = self.settings.value("window/state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
