@@ -80,6 +80,13 @@ async def test_sign_in_create_rotate_delete(
     assert created.name == "TMS integration" and created.secret
     assert created.machine_user and created.id in created.machine_user
     assert [a.id for a in await apps.list()] == [tenant_.client_id, created.id]
+    # One application read as the service has it now.
+    fresh = await apps.get(created.id)
+    assert (fresh.id, fresh.name, fresh.machine_user) == (
+        created.id,
+        created.name,
+        created.machine_user,
+    )
     first = _token(url, created.id, created.secret)
     assert first.status_code == 200
     old_token = first.json()["access_token"]
@@ -96,6 +103,9 @@ async def test_sign_in_create_rotate_delete(
 
     await apps.delete(created.id)
     assert [a.id for a in await apps.list()] == [tenant_.client_id]
+    with pytest.raises(NotFound) as gone:
+        await apps.get(created.id)
+    assert problems_of_error(gone.value)[1]
     assert _token(url, created.id, rotated.secret).status_code == 401
     await apps.delete(created.id)  # already gone: the wish is met
 

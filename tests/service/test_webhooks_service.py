@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.errors import Conflict
+from freightdesk.api.errors import Conflict, NotFound
 from freightdesk.models.webhooks import MASK
 from freightdesk.service.account_groups import AccountGroupsService, check_group
 from freightdesk.service.cache import Cache
@@ -83,6 +84,34 @@ async def test_webhooks_list_save_and_delete(client: ApiClient, cache: Cache) ->
         assert any(str(created.id) in c.removed for c in changes)
     finally:
         stop()
+        await service.aclose()
+
+
+async def test_name_taken_and_signing_secret_rotation(client: ApiClient, cache: Cache) -> None:
+    service = WebhooksService(lambda: client, cache)
+    try:
+        assert not await service.name_taken("Orders")
+        configuration, _ = check_configuration(_wire("Orders & EU"))
+        assert configuration is not None
+        created = await service.save(configuration)
+        # Asked by name: taken for a new one, free for the configuration itself.
+        assert await service.name_taken(" Orders & EU ")
+        assert not await service.name_taken("Orders & EU", created.id)
+        assert not await service.name_taken("Orders & US")
+
+        assert (await service.extensions()).rotate_secret
+        before = datetime.now(UTC)
+        rotated = await service.rotate_signing_secret(created.id)
+        assert rotated.signing_secret.startswith("whsec_")
+        assert rotated.signing_secret != created.signing_secret
+        # The previous secret keeps signing alongside for 24 hours.
+        expires = rotated.previous_secret_expires_date_time
+        assert expires is not None
+        assert timedelta(hours=23, minutes=59) < expires - before < timedelta(hours=24, minutes=1)
+        await service.delete(created.id)
+        with pytest.raises(NotFound):
+            await service.rotate_signing_secret(created.id)
+    finally:
         await service.aclose()
 
 

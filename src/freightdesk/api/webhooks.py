@@ -27,6 +27,7 @@ EXTENSIONS_PATH = f"{PATH}/id"
 DELIVERIES_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/deliveries"
 PING_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/ping"
 REDELIVER_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/deliveries/{{messageId}}/redeliver"
+SIGNING_SECRET_PATH = f"{EXTENSIONS_PATH}/{{webhookId}}/signing-secret"
 
 
 class WebhooksApi:
@@ -66,6 +67,9 @@ class WebhooksApi:
 
     async def has_ping(self) -> bool:
         return await self._client.has_extension("POST", PING_PATH)
+
+    async def has_signing_secret_rotation(self) -> bool:
+        return await self._client.has_extension("POST", SIGNING_SECRET_PATH)
 
     async def deliveries(
         self,

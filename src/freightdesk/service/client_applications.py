@@ -149,6 +149,10 @@ class ClientApplications:
     async def list(self) -> list[ClientApplication]:
         return await self._admin().client_applications.list()
 
+    async def get(self, client_id: str) -> ClientApplication:
+        """The application as the service has it now (NotFound once deleted elsewhere)."""
+        return await self._admin().client_applications.get(client_id)
+
     async def create(self, request: ClientApplicationCreate) -> ClientApplicationWithSecret:
         """A new application; its secret is in the answer and nowhere else, ever."""
         return await self._admin().client_applications.create(request.name)

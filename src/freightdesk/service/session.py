@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from freightdesk.service.account_groups import AccountGroupsService
     from freightdesk.service.bookings import BookingsService
     from freightdesk.service.capacity import CapacityService
+    from freightdesk.service.carrier_profiles import CarrierProfilesService
     from freightdesk.service.documents import DocumentsService
     from freightdesk.service.local_service import LocalService, ServiceState
     from freightdesk.service.packages import PackagesService
@@ -95,6 +96,7 @@ class AppSession:
         self._stop_locations: StopLocationsService | None = None
         self._webhooks: WebhooksService | None = None
         self._account_groups: AccountGroupsService | None = None
+        self._carrier_profiles: CarrierProfilesService | None = None
         self._rating: RatingService | None = None
         self._bookings: BookingsService | None = None
         self._packages: PackagesService | None = None
@@ -232,6 +234,16 @@ class AppSession:
 
         self._account_groups = self._made(self._account_groups, make)
         return self._account_groups
+
+    @property
+    def carrier_profiles(self) -> CarrierProfilesService | None:
+        def make(cache: Cache) -> CarrierProfilesService:
+            from freightdesk.service.carrier_profiles import CarrierProfilesService
+
+            return CarrierProfilesService(self.require_client, cache)
+
+        self._carrier_profiles = self._made(self._carrier_profiles, make)
+        return self._carrier_profiles
 
     @property
     def rating(self) -> RatingService | None:
@@ -479,6 +491,7 @@ class AppSession:
             self._stop_locations,
             self._webhooks,
             self._account_groups,
+            self._carrier_profiles,
             self._rating,
             self._bookings,
             self._packages,
@@ -491,6 +504,7 @@ class AppSession:
                 await owner.aclose()
         self._uploads = self._documents = None
         self._stop_locations = self._webhooks = self._account_groups = None
+        self._carrier_profiles = None
         self._rating = self._bookings = self._packages = None
         self._schedules = self._capacity = self._vehicles = self._rail = None
         if self.client is not None:

@@ -23,6 +23,7 @@ from freightdesk.models.webhooks import (
     PushConfiguration,
     PushConfigurationInput,
     Redelivery,
+    SigningSecret,
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
@@ -77,6 +78,7 @@ class WebhookExtensions:
 
     ping: bool = False
     delivery_log: bool = False
+    rotate_secret: bool = False
 
 
 class WebhooksService(ListService[PushConfiguration]):
@@ -120,6 +122,15 @@ class WebhooksService(ListService[PushConfiguration]):
     async def get(self, webhook_id: int) -> PushConfiguration:
         return await self._client().webhooks.get(webhook_id)
 
+    async def name_taken(self, name: str, own_id: int | None = None) -> bool:
+        """Whether another configuration of the tenant (not `own_id`) has this name: asked
+        by name (the interface's GET by name), so configurations made elsewhere count too."""
+        try:
+            found = await self._client().webhooks.get_by_name(name.strip())
+        except NotFound:
+            return False
+        return found.id != own_id
+
     async def delete(self, webhook_id: int) -> None:
         with contextlib.suppress(NotFound):  # already gone: the wish is met
             await self._client().webhooks.delete(webhook_id)
@@ -131,7 +142,9 @@ class WebhooksService(ListService[PushConfiguration]):
         if self._extensions is None:
             api = self._client().webhooks
             self._extensions = WebhookExtensions(
-                ping=await api.has_ping(), delivery_log=await api.has_delivery_log()
+                ping=await api.has_ping(),
+                delivery_log=await api.has_delivery_log(),
+                rotate_secret=await api.has_signing_secret_rotation(),
             )
         return self._extensions
 
@@ -152,3 +165,8 @@ class WebhooksService(ListService[PushConfiguration]):
 
     async def redeliver(self, webhook_id: int, message_id: int) -> Redelivery:
         return await self._client().webhooks.redeliver(webhook_id, message_id)
+
+    async def rotate_signing_secret(self, webhook_id: int) -> SigningSecret:
+        """A new signing secret, shown only in this answer; the previous one keeps signing
+        alongside until `previous_secret_expires_date_time`."""
+        return await self._client().webhooks.rotate_signing_secret(webhook_id)
