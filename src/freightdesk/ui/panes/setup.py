@@ -102,6 +102,19 @@ def add_panes(window: MainWindow) -> ShipmentsPane:
         pane_icon("account_groups"),
         group=SET_UP,
     )
+
+    def carrier_profiles() -> QWidget:
+        from freightdesk.ui.panes.carriers.pane import CarrierProfilesPane
+
+        return CarrierProfilesPane(window.session, window)
+
+    window.add_pane(
+        "carrier_profiles",
+        "Carrier profiles",
+        carrier_profiles,
+        pane_icon("carrier_profiles"),
+        group=SET_UP,
+    )
     _add_capacity_panes(window, shipments)
     _add_alerts_pane(window)
     _add_plan_panes(window)
