@@ -427,8 +427,12 @@ class ShipmentsPane(ListLayout, SavedViews):
         # Held in place only when there is something to keep still: a chosen row, or a list
         # scrolled down. A list nobody works in yet (the first run's demo arriving) is kept
         # in its order instead of growing a pile of "new below".
-        hold = self._holding()
-        self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=hold))
+        if self._holding():
+            self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=True))
+        else:
+            # Nothing to keep still: the list stays at its top. (Keeping the row that was on
+            # top there would scroll down as rows sort in above it, and a scrolled list holds.)
+            self.model.apply_changes(changed, change.removed)
         if new_exceptions:
             self.exceptionsRaised.emit(new_exceptions)
         self.detail.shipment_list_changed(change)
