@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.carriers.pane import START_TEXT, CarrierProfilesPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
 __all__ = ["connected"]
@@ -157,6 +158,9 @@ async def test_picking_another_carrier_asks_before_changes_are_lost(
     _click_row(qtbot, pane, "GLKT")
     await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
     assert pane.form.name.text() == "Great Lakes Trucking"
+    # Each Alt+letter reaches one field or button, none the window's menus'.
+    keys = mnemonics(pane)
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
     assert pane.form.behaviour.currentData() == "REVIEW"
     _retype(qtbot, pane.form.name, "Great Lakes (test)")
 

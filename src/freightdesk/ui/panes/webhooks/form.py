@@ -45,6 +45,7 @@ from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.panes.webhooks.event_types import EventTypePicker
 from freightdesk.ui.panes.webhooks.summary import filters_text, what_text
 from freightdesk.ui.panes.webhooks.words import KIND_TEXT, paused_text
+from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
@@ -134,7 +135,7 @@ class WebhookFormDialog(TabbedFormDialog):
         self.params = KeyValueTable("Parameter", "Value", tab, add_text="Add parameter")
         self.params.setObjectName("methodParams")
         form = QFormLayout(tab)
-        self.errors.add_row(form, "&Name", "configName", self.name)
+        self.name_error = self.errors.add_row(form, "&Name", "configName", self.name)
         self.errors.add_row(form, "&URL", "url", self.url)
         method_row = QHBoxLayout()
         method_row.addWidget(self.method)
@@ -259,6 +260,7 @@ class WebhookFormDialog(TabbedFormDialog):
     def _watch_changes(self) -> None:
         for edit in (self.name, self.url):
             edit.textEdited.connect(self.mark_dirty)
+        self.name.editingFinished.connect(self.check_name)
         self.event_types.changed.connect(self.mark_dirty)
         for combo in (self.method, self.payload_format, self.kind):
             combo.activated.connect(self.mark_dirty)
@@ -406,6 +408,35 @@ class WebhookFormDialog(TabbedFormDialog):
         return wire
 
     # --- errors and saving -----------------------------------------------------------------
+
+    def check_name(self) -> None:
+        """Say beside the name, before a save, when another configuration of the tenant has
+        it (asked by name: configurations made elsewhere count too)."""
+        name = self.name.text().strip()
+        service = self.session.webhooks
+        own = self.configuration
+        if not name or service is None or self.session.client is None:
+            return
+        if own is not None and name == own.config_name:
+            return
+
+        def answered(taken: bool) -> None:
+            if self.name.text().strip() != name:
+                return  # typed on since: that name is asked about in turn
+            self.name_error.show_message(
+                f"A push configuration named {name!r} already exists: choose another name"
+                if taken
+                else None
+            )
+
+        # Not knowing is not a refusal: the save still checks the name.
+        spawn(
+            service.name_taken(name, own.id if own else None),
+            on_done=answered,
+            on_error=lambda _error: None,
+            name="webhook-name",
+            owner=self,
+        )
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
         auth = {k: v for k, v in problems.items() if k.startswith("authenticationMethods")}

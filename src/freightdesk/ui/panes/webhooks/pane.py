@@ -1,5 +1,5 @@
-"""The Webhooks pane: the tenant's push configurations; new, edit, delete, a test delivery
-and the delivery log (where the service offers them)."""
+"""The Webhooks pane: the tenant's push configurations; new, edit, delete, and where the
+service offers them a test delivery, the delivery log and a new signing secret."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -17,6 +18,7 @@ from freightdesk.models.webhooks import (
     MAX_CONFIGURATIONS_PER_TENANT,
     PingResult,
     PushConfiguration,
+    SigningSecret,
 )
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain
@@ -25,11 +27,12 @@ from freightdesk.service.webhooks import LIMIT_TEXT, WebhookExtensions
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog, kind_text
-from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
+from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog, rotated_text
 from freightdesk.ui.panes.webhooks.summary import summary_html
 from freightdesk.ui.panes.webhooks.words import delivery_error_reason, paused_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.export import ListExport
+from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -72,6 +75,7 @@ class WebhooksPane(ListExport, QWidget):
         self.dialog: QDialog | None = None
         self.extensions = WebhookExtensions()
         self.last_ping: PingResult | None = None
+        self.question: QMessageBox | None = None
 
         intro = QLabel(
             "Push configurations send shipment changes to your systems as they happen.", self
@@ -89,6 +93,8 @@ class WebhooksPane(ListExport, QWidget):
         self.delete_button.setToolTip("Delete the selected configuration (Delete)")
         self.test_button = QPushButton("Send a &test delivery", self)
         self.log_button = QPushButton("Delivery &log…", self)
+        self.rotate_button = QPushButton("Rotate si&gning secret…", self)
+        self.rotate_button.setObjectName("rotateSecretButton")
         self.refresh_button = QPushButton("&Refresh", self)
         top = QHBoxLayout()
         top.addWidget(intro, 1)
@@ -107,6 +113,7 @@ class WebhooksPane(ListExport, QWidget):
         for button in (
             self.test_button,
             self.log_button,
+            self.rotate_button,
             self.pause_button,
             self.edit_button,
             self.delete_button,
@@ -135,6 +142,7 @@ class WebhooksPane(ListExport, QWidget):
         self.new_button.clicked.connect(self.new_item)
         self.test_button.clicked.connect(self.test_selected)
         self.log_button.clicked.connect(self.show_log)
+        self.rotate_button.clicked.connect(self.confirm_rotate)
         self.pause_button.clicked.connect(self.toggle_paused)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.on_open(self.edit_selected, "Edit", button=self.edit_button)
@@ -182,9 +190,15 @@ class WebhooksPane(ListExport, QWidget):
         )
         self.test_button.setEnabled(chosen and self.extensions.ping)
         self.log_button.setEnabled(chosen and self.extensions.delivery_log)
+        self.rotate_button.setEnabled(chosen and self.extensions.rotate_secret)
         missing = "The connected service does not offer this."
         self.test_button.setToolTip("" if self.extensions.ping else missing)
         self.log_button.setToolTip("" if self.extensions.delivery_log else missing)
+        self.rotate_button.setToolTip(
+            "Make a new secret for the signatures of its messages"
+            if self.extensions.rotate_secret
+            else missing
+        )
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -281,9 +295,53 @@ class WebhooksPane(ListExport, QWidget):
         )
 
     def _failed(self, error: BaseException) -> None:
-        """A test delivery or a pause that did not happen: its button back, the reason said."""
+        """A test delivery, a pause or a rotation that did not happen: its button back, the
+        reason said."""
         self._selection_changed()
         self.notice.show_error(explain(error))
+
+    def confirm_rotate(self) -> None:
+        configuration = self.table.selected()
+        if configuration is None:
+            return
+        self.question = ask(
+            self,
+            "Rotate signing secret",
+            f"Make a new signing secret for {configuration.config_name}?",
+            lambda: self.rotate(configuration),
+            name="confirmRotate",
+            informative="The current secret stops verifying messages after 24 hours: until "
+            "then each message carries two signatures, one with the new secret and one with "
+            "the current one, so the receiver can switch without losing messages. The new "
+            "secret is shown only once.",
+            answers=("&Rotate", "&Keep it"),
+        )
+
+    def rotate(self, configuration: PushConfiguration) -> None:
+        service = self.session.webhooks
+        if service is None:
+            return
+        self.rotate_button.setEnabled(False)
+
+        def done(rotated: SigningSecret) -> None:
+            self._selection_changed()
+            until = rotated.previous_secret_expires_date_time
+            self.notice.show_info(f"New signing secret made for {configuration.config_name}.")
+            dialog = SigningSecretDialog(
+                configuration.config_name,
+                rotated.signing_secret,
+                self,
+                text=rotated_text(configuration.config_name, until),
+            )
+            self.dialog = dialog
+            dialog.open()
+
+        spawn(
+            service.rotate_signing_secret(configuration.id),
+            on_done=done,
+            on_error=self._failed,
+            name="rotate-signing-secret",
+        )
 
     def show_log(self) -> None:
         configuration = self.table.selected()
