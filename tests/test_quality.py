@@ -1,4 +1,5 @@
-"""The code's own checks run with the suite: ruff, mypy strict, the layer contracts."""
+"""The code's own checks run with the suite: ruff, mypy strict, the layer contracts, the size
+of a module."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# A module past this many lines holds more than one thing: split it by what it holds.
+MAX_MODULE_LINES = 700
+# Data tables, whose length is their rows, not their logic.
+DATA_TABLES = {"src/freightdesk/models/regions.py"}
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
@@ -42,3 +48,17 @@ def test_layer_contracts() -> None:
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_module_is_over_700_lines() -> None:
+    lengths = {
+        path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(ROOT.glob("src/**/*.py"))
+    }
+    too_long = {
+        name: lines
+        for name, lines in lengths.items()
+        if lines > MAX_MODULE_LINES and name not in DATA_TABLES
+    }
+    assert not too_long, f"split these by what they hold (or list a data table): {too_long}"
+    assert lengths.keys() >= DATA_TABLES, "a data table is gone: take it off DATA_TABLES"

@@ -77,6 +77,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def iso(moment: datetime) -> str:
+    """ISO 8601 in UTC, spelt as the models spell it (`Z`)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def sqlite_utc_text(at: datetime) -> str:
     """How `UtcDateTime` stores an instant on SQLite (SQLAlchemy's DATETIME text format), for
     writers that go to the driver directly (positions, the webhook outbox)."""

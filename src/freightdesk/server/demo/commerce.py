@@ -75,7 +75,7 @@ _DEALS = (
     _Deal("LTL", 2, "QUOTED"),
     _Deal("TL", 1, "QUOTED"),
 )
-# Each accepted booking starts tracking a shipment (booking_carriers._initiate_tracking).
+# Each accepted booking starts tracking a shipment (booking_tracking.initiate_tracking).
 BOOKED_SHIPMENTS = sum(1 for deal in _DEALS if deal.outcome == "BOOKED")
 
 

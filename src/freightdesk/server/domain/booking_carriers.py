@@ -10,7 +10,7 @@ answer, an expiry and a cancellation racing each other leave exactly one winner 
 on PostgreSQL. A booking made from a quote is linked to the quote's rate request; the
 `active_rate_request_id` unique column keeps one live booking per rate request.
 
-BOOKED initiates a tracked shipment (through `domain/shipments.py`), found by
+BOOKED initiates a tracked shipment (`booking_tracking`), found by
 `masterShipmentId`: the carrier's SCAC and every identifier tracking accepts for the mode, the
 route of the rate request, and as attributes the shipper's booking attributes followed by the
 carrier's reference keys, 25 in all; reference keys beyond that are left out.
@@ -31,7 +31,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from freightdesk.models.booking import (
-    MAX_TRACKING_KEYS,
     OPEN_STATUSES,
     Booking,
     BookingInput,
@@ -44,11 +43,15 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import PaginationInfo, TransportationMode
 from freightdesk.models.rating import CarrierIdentifierType, RateRequestStatus
-from freightdesk.models.tracking import TrackedShipmentInput
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
-from freightdesk.server.domain import carrier_profiles, shipments
-from freightdesk.server.domain.identifiers import ACCEPTED_BY_MODE, QUALIFIERS, normalize_value
+from freightdesk.server.domain import carrier_profiles
+from freightdesk.server.domain.booking_tracking import (
+    fold,
+    has_tracking_key,
+    initiate_tracking,
+    key_types,
+)
 from freightdesk.server.domain.rate_engine import future_problem
 from freightdesk.server.errors import conflict, field_error, not_found
 from freightdesk.server.tables.booking import BookingAttributeRow, BookingRow
@@ -128,11 +131,11 @@ def list_bookings(
     if attribute_name is not None:
         matching = select(BookingAttributeRow.booking_id).where(
             BookingAttributeRow.tenant_id == tenant_id,
-            BookingAttributeRow.name == _fold(attribute_name),
+            BookingAttributeRow.name == fold(attribute_name),
         )
         if attribute_values:
             matching = matching.where(
-                BookingAttributeRow.value.in_([_fold(v) for v in attribute_values])
+                BookingAttributeRow.value.in_([fold(v) for v in attribute_values])
             )
         query = query.where(BookingRow.id.in_(matching))
     total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
@@ -145,10 +148,6 @@ def list_bookings(
         pagination_info=PaginationInfo(page_number=page_number, page_size=page_size, total=total),
         results=[view(row, now) for row in rows],
     )
-
-
-def _fold(text: str) -> str:
-    return text.strip().casefold()
 
 
 # --- creating and replacing ----------------------------------------------------------------
@@ -402,13 +401,13 @@ def _mode(body: BookingInput, request: RateRequestRow | None) -> str:
 
 def _write_attributes(session: Session, row: BookingRow, body: BookingInput) -> None:
     for attribute in body.attributes:
-        values: list[str | None] = list(dict.fromkeys(_fold(v) for v in attribute.values))
+        values: list[str | None] = list(dict.fromkeys(fold(v) for v in attribute.values))
         for value in values or [None]:
             session.add(
                 BookingAttributeRow(
                     booking_id=row.id,
                     tenant_id=row.tenant_id,
-                    name=_fold(attribute.name),
+                    name=fold(attribute.name),
                     value=value,
                 )
             )
@@ -512,8 +511,8 @@ def carrier_response(
     if body.decision is CarrierDecision.ACCEPT:
         identifiers = [i.wire() for i in body.carrier_provided_identifiers]
         keys = [k.wire() for k in body.capacity_provider_reference_keys]
-        if not _has_tracking_key(row, identifiers):
-            accepted = _key_types(row.transportation_mode)
+        if not has_tracking_key(row, identifiers):
+            accepted = key_types(row.transportation_mode)
             raise field_error(
                 "carrierProvidedIdentifiers",
                 "tracking needs an identifier that names the shipment; give one of "
@@ -559,98 +558,12 @@ def _accept(
     )
     if moved:
         session.refresh(row)
-        row.master_shipment_id = _initiate_tracking(session, row)
+        row.master_shipment_id = initiate_tracking(session, row)
         session.flush()
     return moved
 
 
 # --- tracking initiation -------------------------------------------------------------------
-
-
-def _key_types(mode: str | None) -> frozenset[str]:
-    accepted = ACCEPTED_BY_MODE.get(TransportationMode(mode or "TL"), frozenset())
-    return accepted - QUALIFIERS
-
-
-def _tracking_identifiers(
-    row: BookingRow, carrier_identifiers: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    mode = TransportationMode(row.transportation_mode or "TL")
-    accepted = ACCEPTED_BY_MODE.get(mode, frozenset())
-    carrier_type = row.document["capacityProviderIdentifier"]["type"]
-    carrier_type = "FFW_SCAC" if carrier_type == "FFW_SCAC" else "CARRIER_SCAC"
-    found: list[dict[str, Any]] = []
-    seen: set[tuple[str, str]] = set()
-    candidates = [{"type": carrier_type, "value": row.scac}]
-    candidates += carrier_identifiers + list(row.shipment_identifiers)
-    for identifier in candidates:
-        kind, value = identifier["type"], str(identifier["value"]).strip()
-        key = (kind, normalize_value(value))
-        if kind in accepted and value and len(value) <= 200 and key not in seen:
-            seen.add(key)
-            found.append({"type": kind, "value": value})
-    return found
-
-
-def _has_tracking_key(row: BookingRow, carrier_identifiers: list[dict[str, Any]]) -> bool:
-    keys = _key_types(row.transportation_mode)
-    return any(i["type"] in keys for i in _tracking_identifiers(row, carrier_identifiers))
-
-
-def tracking_attributes(
-    attributes: list[dict[str, Any]], reference_keys: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """The shipper's attributes, then the carrier's reference keys, 25 in all."""
-    chosen: list[dict[str, Any]] = []
-    names: set[str] = set()
-    pairs = [(a["name"], a.get("values", [])) for a in attributes]
-    pairs += [(k["key"], k.get("values", [])) for k in reference_keys]
-    for name, values in pairs:
-        if len(chosen) == MAX_TRACKING_KEYS:
-            break
-        if _fold(name) in names:
-            continue
-        names.add(_fold(name))
-        chosen.append({"name": name.strip(), "values": list(values)})
-    return chosen
-
-
-def _initiate_tracking(session: Session, row: BookingRow) -> str:
-    body: dict[str, Any] = {
-        "identifiers": _tracking_identifiers(row, row.carrier_provided_identifiers),
-        "attributes": tracking_attributes(row.document.get("attributes", []), row.reference_keys),
-        "plan": {"expectedTransportationModes": [row.transportation_mode or "TL"]},
-    }
-    request = session.get(RateRequestRow, row.rate_request_id) if row.rate_request_id else None
-    if request is not None:
-        route = request.document["rateDetail"]["routeInfo"]
-        body["routeInfo"] = {
-            "stops": [
-                {
-                    "id": stop["id"],
-                    "type": stop["type"],
-                    "name": stop["location"].get("name"),
-                    "location": {
-                        key: stop["location"][key]
-                        for key in ("address", "coordinates")
-                        if key in stop["location"]
-                    },
-                }
-                for stop in route["stops"]
-            ],
-            "routeSegments": [
-                {
-                    "id": segment["id"],
-                    "fromStopId": segment["fromStopId"],
-                    "toStopId": segment["toStopId"],
-                    "transportationMode": row.transportation_mode,
-                }
-                for segment in route.get("routeSegments", [])
-            ],
-        }
-    return shipments.create_shipment(
-        session, row.tenant_id, TrackedShipmentInput.model_validate(body)
-    )
 
 
 # --- the simulated carriers (background) ---------------------------------------------------

@@ -20,15 +20,14 @@ import itertools
 import logging
 import uuid
 from collections import defaultdict
-from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from freightdesk.models.addresses import country_code, subdivision_code
-from freightdesk.models.booking import CarrierMode, CarrierProfile
+from freightdesk.models.booking import CarrierMode
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
     MAX_CARRIERS,
@@ -46,9 +45,10 @@ from freightdesk.models.rating import (
     RatingMode,
 )
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.db import iso, transaction, utcnow
 from freightdesk.server.domain import booking_carriers, carrier_profiles, places
 from freightdesk.server.domain import rate_engine as engine
+from freightdesk.server.domain.quote_pricing import market_quotes, price_quote
 from freightdesk.server.errors import ApiError, field_error, not_found
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow, RateSolicitationRow
 from freightdesk.server.tables.tenancy import Tenant
@@ -60,10 +60,8 @@ CANCELLATION_FEATURE = "rateRequestCancellation"
 # On unless the tenant switched it off: cancelling is what a shipper expects to be able to do.
 CANCELLATION_DEFAULT = True
 DEFAULT_VALIDITY = timedelta(hours=72)
-QUOTE_VALIDITY = {QuoteType.SPOT: timedelta(hours=24), QuoteType.CONTRACT: timedelta(days=30)}
 OPEN_STATUSES = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 BATCH_WINDOW = timedelta(milliseconds=25)
-_SOURCE = "CAPACITY_PROVIDER"
 
 
 # --- creation ------------------------------------------------------------------------------
@@ -97,7 +95,7 @@ def create_rate_request(
         expires_at=expires.astimezone(UTC),
         document=body.model_dump(mode="json", by_alias=True, exclude_none=True),
         plan=plan,
-        market_quotes=_market_quotes(plan, now),
+        market_quotes=market_quotes(plan, now),
         created_at=now,
         updated_at=now,
     )
@@ -399,154 +397,6 @@ def _carriers(
 # --- pricing -------------------------------------------------------------------------------
 
 
-def _truckload_of(plan: dict[str, Any]) -> engine.Truckload:
-    return engine.Truckload(
-        trailer_type=plan["trailerType"],
-        partial=plan["partial"],
-        trailer_length_ft=plan["trailerLengthFt"],
-        weight_lb=plan["weightLb"],
-        extra_stops=plan["extraStops"],
-        accessorials=tuple(plan["accessorials"]),
-    )
-
-
-def _pieces_of(plan: dict[str, Any]) -> list[engine.LtlPiece]:
-    return [engine.LtlPiece(float(weight), str(cls)) for weight, cls in plan["pieces"]]
-
-
-def _price(plan: dict[str, Any], carrier: engine.CarrierTerms, quote_type: str) -> engine.Price:
-    spot = quote_type == QuoteType.SPOT.value
-    if plan["mode"] == RatingMode.TL.value:
-        return engine.price_truckload(
-            carrier,
-            _truckload_of(plan),
-            plan["miles"],
-            spot=spot,
-            lane=plan["lane"],
-            week=plan["week"],
-        )
-    price = engine.price_ltl(carrier, _pieces_of(plan), plan["miles"], plan["accessorials"])
-    if not spot:
-        return price
-    # LTL spot (volume) pricing moves with the lane's weekly market, less than truckload does.
-    factor = 0.92 + 0.20 * engine.unit_interval(
-        "ltl-spot", plan["lane"], plan["week"], carrier.scac
-    )
-    return replace(
-        price, line_haul=round(price.line_haul * factor, 2), fuel=round(price.fuel * factor, 2)
-    )
-
-
-def _money(usd: float, currency: str) -> dict[str, Any]:
-    return {"amount": engine.convert(usd, currency), "currency": currency}
-
-
-def _distance(miles: float, unit: str) -> dict[str, Any]:
-    value = miles * engine.KM_PER_MILE if unit == "KM" else miles
-    return {"value": round(value, 1), "unit": unit}
-
-
-def _quote(
-    plan: dict[str, Any],
-    request: RateRequestRow,
-    profile: CarrierProfile,
-    quote_type: str,
-    now: datetime,
-) -> RateQuoteRow:
-    carrier = carrier_profiles.terms(profile)
-    price = _price(plan, carrier, quote_type)
-    currency = carrier.currency
-    unit = carrier.distance_unit
-    rate_per_distance = None
-    if price.rate_per_mile is not None:
-        per_unit = price.rate_per_mile / (engine.KM_PER_MILE if unit == "KM" else 1.0)
-        rate_per_distance = {
-            "amount": round(per_unit * engine.UNITS_PER_USD[currency], 4),
-            "currency": currency,
-        }
-    expires = min(request.expires_at, now + QUOTE_VALIDITY[QuoteType(quote_type)])
-    number = f"{profile.scac}-{quote_type[0]}{uuid.uuid4().hex[:10].upper()}"
-    pickup = date.fromisoformat(plan["pickupDate"])
-    ltl = plan["mode"] == RatingMode.LTL.value
-    quote_id = str(uuid.uuid4())
-    document: dict[str, Any] = {
-        "id": quote_id,
-        "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": profile.scac},
-        "carrierName": profile.name,
-        "quoteType": quote_type,
-        "transportationMode": plan["mode"],
-        "serviceLevel": price.service_level,
-        "totalRate": _money(price.total, currency),
-        "lineHaul": _money(price.line_haul, currency),
-        "fuelSurcharge": _money(price.fuel, currency),
-        "accessorialCharges": [
-            {"code": c.code, "description": c.description, "amount": _money(c.usd, currency)}
-            for c in price.accessorials
-        ],
-        "distance": _distance(price.miles, unit),
-        "transitDays": price.transit_days,
-        "estimatedDeliveryDate": engine.delivery_date(
-            pickup, price.transit_days, business_days=ltl
-        ).isoformat(),
-        "expirationDateTime": iso(expires),
-        "rateIdentifiers": [{"source": _SOURCE, "type": quote_type, "value": number}],
-        "createdDateTime": iso(now),
-    }
-    if rate_per_distance is not None:
-        document["ratePerDistance"] = rate_per_distance
-    if price.billed_weight_lb:
-        metric = profile.system_of_measurement.value == "METRIC"
-        weight = (
-            engine.kilograms(price.billed_weight_lb, "LB") if metric else price.billed_weight_lb
-        )
-        document["billedWeight"] = {"value": round(weight, 1), "unit": "KG" if metric else "LB"}
-    return RateQuoteRow(
-        id=quote_id,
-        tenant_id=request.tenant_id,
-        rate_request_id=request.id,
-        scac=profile.scac,
-        quote_type=quote_type,
-        quote_number=number,
-        total_usd=price.total,
-        expires_at=expires,
-        document=document,
-        created_at=now,
-    )
-
-
-def _market_quotes(plan: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
-    quotes = []
-    for quote_type in plan["quoteTypes"]:
-        spot = quote_type == QuoteType.SPOT.value
-        if plan["mode"] == RatingMode.TL.value:
-            market = engine.market_truckload(
-                _truckload_of(plan), plan["miles"], spot=spot, lane=plan["lane"], week=plan["week"]
-            )
-        else:
-            market = engine.market_ltl(
-                _pieces_of(plan), plan["miles"], spot=spot, lane=plan["lane"], week=plan["week"]
-            )
-        quotes.append(
-            {
-                "id": str(uuid.uuid4()),
-                "providerName": "FreightDesk Market Index",
-                "quoteType": quote_type,
-                "transportationMode": plan["mode"],
-                "lowRate": _money(market.low, "USD"),
-                "averageRate": _money(market.average, "USD"),
-                "highRate": _money(market.high, "USD"),
-                "averageRatePerDistance": {
-                    "amount": round(market.average / max(market.miles, 1.0), 4),
-                    "currency": "USD",
-                },
-                "distance": _distance(market.miles, "MI"),
-                "sampleSize": market.sample_size,
-                "createdDateTime": iso(now),
-            }
-        )
-    return quotes
-
-
 # --- reads ---------------------------------------------------------------------------------
 
 
@@ -605,11 +455,6 @@ def list_requests(
     )
     page = {"pageNumber": page_number, "pageSize": page_size, "total": total}
     return {"paginationInfo": page, "results": [view(session, row, now) for row in rows]}
-
-
-def iso(moment: datetime) -> str:
-    """ISO 8601 in UTC, spelt as the models spell it (`Z`)."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 # --- cancellation --------------------------------------------------------------------------
@@ -744,7 +589,7 @@ def answer_solicitations(session: Session, request_id: str, ids: list[int], now:
             outcomes[solicitation_id] = "NO_QUOTE"
             continue
         for quote_type in request.plan["quoteTypes"]:
-            session.add(_quote(request.plan, request, profile, quote_type, now))
+            session.add(price_quote(request.plan, request, profile, quote_type, now))
         outcomes[solicitation_id] = "QUOTED"
     _outcomes(session, outcomes)
     pending = session.scalar(

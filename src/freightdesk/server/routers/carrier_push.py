@@ -28,7 +28,7 @@ from freightdesk.models.push import (
 from freightdesk.server.auth import PrincipalDep, require_principal
 from freightdesk.server.context import ServiceContext, SessionDep, get_context
 from freightdesk.server.db import utcnow
-from freightdesk.server.domain.push_processing import PARCEL, TRUCKLOAD, ingestion_queue
+from freightdesk.server.domain.push_intake import PARCEL, TRUCKLOAD, ingestion_queue
 from freightdesk.server.domain.push_validation import check_clock, tenant_directory
 from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION

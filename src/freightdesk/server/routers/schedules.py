@@ -19,6 +19,7 @@ from freightdesk.models.schedules import (
 )
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.db import utcnow
+from freightdesk.server.domain import sailings
 from freightdesk.server.domain import schedules as domain
 from freightdesk.server.domain.ports import PORTS
 from freightdesk.server.errors import field_error, field_errors
@@ -127,20 +128,20 @@ def point_to_point_routes(
             ]
         )
     carriers = _carriers(carrier_codes)
-    found = domain.sailings(
+    found = sailings.sailings(
         origin_code,
         destination_code,
-        departure=domain.local_window(PORTS[origin_code], *departure) if departure else None,
-        arrival=domain.local_window(PORTS[destination_code], *arrival) if arrival else None,
+        departure=sailings.local_window(PORTS[origin_code], *departure) if departure else None,
+        arrival=sailings.local_window(PORTS[destination_code], *arrival) if arrival else None,
         carriers=carriers,
         transshipments_max=transshipments_max,
         now=utcnow(),
     )
-    domain.sort_sailings(found, sort)
+    sailings.sort_sailings(found, sort)
     start = (page_number - 1) * page_size
     return PointToPointRoutes(
         pagination_info=PaginationInfo(
             page_number=page_number, page_size=page_size, total=len(found)
         ),
-        results=[domain.route_view(s) for s in found[start : start + page_size]],
+        results=[sailings.route_view(s) for s in found[start : start + page_size]],
     )

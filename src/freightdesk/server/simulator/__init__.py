@@ -13,7 +13,7 @@ more than the push worker can apply.
 
 Pushes enter the service as a carrier's would: each body is validated by the push
 operation's model and handed to the same durable group-commit queue the push operations use
-(`push_processing.ingestion_queue(context).accept`), so it is stored before the simulator moves
+(`push_intake.ingestion_queue(context).accept`), so it is stored before the simulator moves
 on and applied by the push worker like any other push, with a receipt in the ingestion log
 (owned by the "FreightDesk Demo Carriers" carrier tenant, for the demo tenant's account). The
 simulator calls the queue directly rather than posting to its own service over HTTP: it needs
@@ -35,7 +35,7 @@ import threading
 
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.demo.progress import demo_prepared
-from freightdesk.server.domain.push_processing import ingestion_queue
+from freightdesk.server.domain.push_intake import ingestion_queue
 from freightdesk.server.workers import Worker
 
 log = logging.getLogger(__name__)

@@ -40,7 +40,7 @@ from freightdesk.server.demo.seed import saved_locations, shipment_input
 from freightdesk.server.domain import shipments as tracking
 from freightdesk.server.domain.identifiers import normalize_value
 from freightdesk.server.domain.lifecycle import can_move
-from freightdesk.server.domain.push_processing import PARCEL, TRUCKLOAD
+from freightdesk.server.domain.push_intake import PARCEL, TRUCKLOAD
 from freightdesk.server.domain.tenants import ensure_tenant
 from freightdesk.server.errors import ApiError
 from freightdesk.server.simulator.script import (

@@ -47,7 +47,7 @@ from freightdesk.server.demo.itineraries import (
     states_until,
 )
 from freightdesk.server.demo.seed import carrier_event
-from freightdesk.server.domain.push_processing import PARCEL, TRUCKLOAD
+from freightdesk.server.domain.push_intake import PARCEL, TRUCKLOAD
 from freightdesk.server.simulator.telemetry import reefer_for, sensor, stable_random, tank_for
 
 TRUCK_MODES = frozenset({Mode.TL, Mode.LTL})

@@ -42,7 +42,6 @@ from freightdesk.api.errors import ApiError
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.rating import (
-    FREIGHT_CLASSES,
     LoadPreference,
     QuoteTypeFilter,
     RateRequest,
@@ -52,7 +51,14 @@ from freightdesk.service.messages import explain
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rates.accessorials import AccessorialPicker, StopContacts
-from freightdesk.ui.panes.rates.common import RowTable, fold_rows, integer, number, words
+from freightdesk.ui.panes.rates.common import fold_rows, words
+from freightdesk.ui.panes.rates.handling_units import (
+    UNIT_WORDS,
+    UNITS,
+    handling_unit_table,
+    unit_cells,
+    unit_wires,
+)
 from freightdesk.ui.panes.rates.stops import StopEditor
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -60,20 +66,7 @@ from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
 
 STOPS = "rateDetail.routeInfo.stops"
-UNITS = "rateDetail.shipmentDetails[0].handlingUnits"
 TABS = {"route": 0, "freight": 1, "carriers": 2, "contact": 3}
-UNIT_TYPES = ("PALLET", "SKID", "CRATE", "BOX", "CARTON", "DRUM", "BAG", "ROLL", "")
-(QTY, KIND, WEIGHT, WEIGHT_UNIT, LENGTH, WIDTH, HEIGHT, SIZE_UNIT, CLASS, STACKABLE, TEXT) = range(
-    11
-)
-UNIT_WORDS = {
-    "quantity": "quantity",
-    "handlingUnitType": "type",
-    "weight": "weight",
-    "dimensions": "dimensions",
-    "freightClass": "class",
-    "description": "description",
-}
 # What the service takes when a request names no expiry (docs/spec-gaps.md).
 DEFAULT_EXPIRY = timedelta(hours=72)
 QUOTE_TYPES = {
@@ -244,26 +237,7 @@ class RateRequestFormDialog(FormDialog):
         self.errors.add_row(truck, "Trailer t&ype", f"{truck_path}.trailerType", self.trailer_type)
         self.errors.add_row(truck, "Trailer len&gth", f"{truck_path}.trailerLength", length_holder)
 
-        self.units = RowTable(
-            ["Qty", "Type", "Weight", "Unit", "Length", "Width", "Height", "Unit", "Class",
-             "Stackable", "Description"],
-            "handling unit",
-            tab,
-            choices={
-                KIND: UNIT_TYPES,
-                WEIGHT_UNIT: ("LB", "KG"),
-                SIZE_UNIT: ("IN", "CM", "FT", "M"),
-                CLASS: ("", *FREIGHT_CLASSES),
-            },
-            checks=(STACKABLE,),
-            defaults={QTY: "1", KIND: "PALLET", WEIGHT_UNIT: "LB", SIZE_UNIT: "IN"},
-        )  # fmt: skip
-        self.units.setObjectName("handlingUnits")
-        for column, width in ((QTY, 50), (WEIGHT, 80), (LENGTH, 64), (WIDTH, 64), (HEIGHT, 64),
-                              (CLASS, 70), (STACKABLE, 76)):  # fmt: skip
-            self.units.table.setColumnWidth(column, width)
-        for column in (WEIGHT_UNIT, SIZE_UNIT):
-            self.units.table.setColumnWidth(column, 64)
+        self.units = handling_unit_table(tab)
         help_text = QLabel(
             "Weight and dimensions are those of one unit. LTL needs a weight, and a class or "
             "the dimensions (the class then follows from the density).",
@@ -509,22 +483,7 @@ class RateRequestFormDialog(FormDialog):
         self.units.clear()
         for shipment in detail.shipment_details if detail else []:
             for unit in shipment.handling_units:
-                dims = unit.dimensions
-                self.units.add_row(
-                    [
-                        str(unit.quantity),
-                        unit.handling_unit_type or "",
-                        _figure(unit.weight.value) if unit.weight else "",
-                        unit.weight.unit.value if unit.weight else "",
-                        _figure(dims.length) if dims else "",
-                        _figure(dims.width) if dims else "",
-                        _figure(dims.height) if dims else "",
-                        dims.unit.value if dims else "",
-                        unit.freight_class or "",
-                        unit.stackable,
-                        unit.description or "",
-                    ]
-                )
+                self.units.add_row(unit_cells(unit))
         self._wanted_scacs = (
             [c.value for c in template.capacity_provider_identifiers] if (template) else []
         )
@@ -584,7 +543,7 @@ class RateRequestFormDialog(FormDialog):
         accessorials = self.accessorials.wire()
         if accessorials:
             detail["shippingDetails"]["accessorials"] = accessorials
-        units = [self._unit(row) for row in self.units.filled_rows([QTY, WEIGHT, LENGTH, TEXT])]
+        units = unit_wires(self.units)
         if units:
             detail["shipmentDetails"] = [
                 {
@@ -617,30 +576,6 @@ class RateRequestFormDialog(FormDialog):
             for key, value in self.attributes.rows()
         ]
         return wire
-
-    def _unit(self, row: int) -> dict[str, Any]:
-        text = self.units.text
-        unit: dict[str, Any] = {
-            "quantity": integer(text(row, QTY)) if text(row, QTY) else 1,
-            "stackable": self.units.checked(row, STACKABLE),
-        }
-        if text(row, KIND):
-            unit["handlingUnitType"] = text(row, KIND)
-        if text(row, WEIGHT):
-            unit["weight"] = {"value": number(text(row, WEIGHT)), "unit": text(row, WEIGHT_UNIT)}
-        sizes = [text(row, c) for c in (LENGTH, WIDTH, HEIGHT)]
-        if any(sizes):
-            unit["dimensions"] = {
-                "length": number(sizes[0]),
-                "width": number(sizes[1]),
-                "height": number(sizes[2]),
-                "unit": text(row, SIZE_UNIT),
-            }
-        if text(row, CLASS):
-            unit["freightClass"] = text(row, CLASS)
-        if text(row, TEXT):
-            unit["description"] = text(row, TEXT)
-        return unit
 
     # --- errors and saving -----------------------------------------------------------------
 
@@ -703,7 +638,3 @@ class RateRequestFormDialog(FormDialog):
         self.mark_clean()
         self.saved.emit(request)
         self.accept()
-
-
-def _figure(value: float) -> str:
-    return f"{value:g}"
