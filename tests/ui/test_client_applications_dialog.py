@@ -231,6 +231,42 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     assert [g.code for g in await client.account_groups.list()] == []
 
 
+async def test_the_selected_application_is_read_from_the_service(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+) -> None:
+    session, tenant = connected
+    window = await _window(qtbot, session, settings, paths)
+    made = tenant.http.post(APPS, json={"name": "TMS integration"}, auth=tenant.admin).json()
+    window.open_client_applications()
+    dialog = _open_dialog(qtbot)
+    await _sign_in(qtbot, dialog, tenant)
+    assert [a.id for a in dialog.model.items] == [tenant.client_id, made["id"]]
+
+    # Picked: its record as the service has it now, said under the list.
+    rect = dialog.table.visualRect(dialog.model.index(1, 0))
+    qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    await wait_until(lambda: dialog.details.text().startswith("TMS integration:"), seconds=30)
+    assert f"client id {made['id']}, acting as {made['machineUser']}" in dialog.details.text()
+
+    # Deleted elsewhere meanwhile: picked again, the dialog says so in words and drops it.
+    assert tenant.http.delete(f"{APPS}/{made['id']}", auth=tenant.admin).status_code in (200, 204)
+    rect = dialog.table.visualRect(dialog.model.index(0, 0))
+    qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    await wait_until(lambda: dialog.details.text().startswith("tests:"), seconds=30)
+    rect = dialog.table.visualRect(dialog.model.index(1, 0))
+    qtbot.mouseClick(dialog.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    await wait_until(lambda: "no longer exists" in dialog.details.text(), seconds=30)
+    assert dialog.details.text() == (
+        "TMS integration no longer exists: it was deleted elsewhere, so it is no longer listed."
+    )
+    assert [a.id for a in dialog.model.items] == [tenant.client_id]
+    assert "Traceback" not in dialog.details.text() and not dialog.rotate_button.isEnabled()
+    await _close(dialog)
+
+
 def test_not_connected_says_so(
     qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
 ) -> None:

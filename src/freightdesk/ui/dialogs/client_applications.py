@@ -1,5 +1,7 @@
 """File > Client applications: a tenant admin lists, creates, rotates and deletes the tenant's
-OAuth client applications. A secret is shown once, when it is made, with a Copy button."""
+OAuth client applications. A secret is shown once, when it is made, with a Copy button. The
+selected application is read again from the service, so what the dialog shows of it (and
+acts on) is the service's record, not a list row read minutes ago."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.api.errors import NotFound
 from freightdesk.models.auth import ClientApplication, ClientApplicationWithSecret
 from freightdesk.service.client_applications import (
     LOCAL_ADMIN_USER,
@@ -101,6 +104,10 @@ class ClientApplicationsDialog(FormDialog):
         actions.addWidget(self.count_label, 1)
         actions.addWidget(self.rotate_button)
         actions.addWidget(self.delete_button)
+        self.details = QLabel(self)
+        self.details.setObjectName("applicationDetails")
+        self.details.setWordWrap(True)
+        self._fresh_id: str | None = None  # the application whose record is being read or shown
 
         self.name = QLineEdit(self)
         self.name.setPlaceholderText("who or what will connect with it, e.g. TMS integration")
@@ -136,6 +143,7 @@ class ClientApplicationsDialog(FormDialog):
         layout.addLayout(sign_in)
         layout.addWidget(self.table, 1)
         layout.addLayout(actions)
+        layout.addWidget(self.details)
         layout.addWidget(create_box)
         layout.addWidget(self.secret_box)
         layout.addWidget(self.notice)
@@ -153,6 +161,7 @@ class ClientApplicationsDialog(FormDialog):
         self.rotate_button.clicked.connect(self.confirm_rotate)
         self.delete_button.clicked.connect(self.confirm_delete)
         self.table.selectedChanged.connect(self._enable)
+        self.table.selectedChanged.connect(self._read_selected)
         buttons.rejected.connect(self.reject)
         for button in self.findChildren(QPushButton):
             # Return in a field acts for that field (sign in, create); a button clicked
@@ -210,6 +219,57 @@ class ClientApplicationsDialog(FormDialog):
             f"as {self.service.user}"
             if count
             else f"No client applications yet (signed in as {self.service.user})"
+        )
+
+    def _read_selected(self) -> None:
+        """Read the selected application as the service has it now; its row and the details
+        line show that record (or, once it is gone, say so)."""
+        app = self.table.selected()
+        if app is None or not self.service.signed_in:
+            self._fresh_id = None
+            self.details.clear()
+            return
+        if app.id == self._fresh_id:
+            return  # being read, or read: the row shown is the service's
+        self._fresh_id = app.id
+        self.details.setText(f"Reading {app.name} from the service…")
+
+        def read(fresh: ClientApplication) -> None:
+            if self._fresh_id != fresh.id:
+                return  # another application was picked meanwhile
+            self._show_list([fresh if a.id == fresh.id else a for a in self.model.items])
+            machine = f", acting as {fresh.machine_user}" if fresh.machine_user else ""
+            made = user_time(fresh.created_date_time) if fresh.created_date_time else ""
+            self.details.setText(
+                f"{fresh.name}: client id {fresh.id}{machine}"
+                + (f"; made {made}" if made else "")
+                + "."
+            )
+
+        def refused(error: BaseException) -> None:
+            if self._fresh_id != app.id:
+                return
+            self._fresh_id = None  # picked again, it is asked again
+            if isinstance(error, NotFound):
+                self._show_list([a for a in self.model.items if a.id != app.id])
+                self.details.setText(
+                    f"{app.name} no longer exists: it was deleted elsewhere, so it is no "
+                    "longer listed."
+                )
+                return
+            fields, general = problems_of_error(error)
+            self.errors.show(fields)
+            self.details.setText(
+                f"Could not read {app.name} from the service: "
+                + (general or next(iter(fields.values()), "it refused"))
+            )
+
+        spawn(
+            self.service.get(app.id),
+            on_done=read,
+            on_error=refused,
+            name="read-client-application",
+            owner=self,
         )
 
     def _show_secret(self, app: ClientApplicationWithSecret, made: str) -> None:
