@@ -22,6 +22,7 @@ from freightdesk.ui.panes.bookings.text import status_color
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import cell, clock_text, holds_clock_text
 from tests.ui.test_capacity_support import press, settle, type_text
 from tests.ui.test_panes_support import (
     answer,
@@ -87,8 +88,10 @@ async def test_filters_paging_colours_and_detail(
     color = pane.model.data(pane.model.index(row, 0), Qt.ItemDataRole.ForegroundRole)
     assert color == status_color(BookingStatus.REJECTED)
     assert pane.model.data(pane.model.index(row, 0)) == "Rejected"
+    assert clock_text(cell(pane.model, row, "Created"), "UTC")  # the one clock, labelled
     pane.table.selectRow(row)
     text = pane.detail.body.toPlainText()
+    assert holds_clock_text(text, "UTC"), text
     for expected in (
         "1,450.50 USD",
         "Line haul",

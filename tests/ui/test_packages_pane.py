@@ -5,6 +5,7 @@ service keeping the form."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -19,6 +20,7 @@ from freightdesk.ui.panes.packages.form import PackageFormDialog, parse_item_ide
 from freightdesk.ui.panes.packages.pane import PackagesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import press, settle, type_text
 from tests.ui.test_panes_support import (
     answer,
@@ -148,6 +150,8 @@ async def test_create_find_edit_and_delete(
 
     # Edit along the workflow: only the allowed moves are offered.
     pane.table.selectRow(0)
+    changed = re.search(r"last changed (.*?) · ", pane.detail.text())
+    assert changed and clock_text(changed.group(1), "UTC"), pane.detail.text()  # one clock
     press(pane.table, Qt.Key.Key_Return)
     form = shown_dialog(pane, PackageFormDialog)
     assert [form.status.itemData(i) for i in range(form.status.count())] == [

@@ -34,6 +34,7 @@ from tests.server.test_rating_support import (
 )
 from tests.server.test_stop_locations import create as create_stop_location
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import press, settle, type_text, unplaced_error_labels
 from tests.ui.test_panes_support import answer, connected, proxied, shown_dialog, shown_pane
 
@@ -200,6 +201,7 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     request = pane.selected()
     assert request is not None and request.status is RateRequestStatus.QUOTES_RECEIVED
     assert pane.market.rowCount() == 2
+    assert clock_text(cell(pane.requests, 0, "Created"), "UTC")  # the one clock, labelled
     assert "Chicago, IL → Dallas, TX" in pane.subtitle.text()
     # The Canadian carrier quotes in CAD: with no exchange rate, dollars and Canadian
     # dollars are never compared; the totals sort within each currency, US dollars first.

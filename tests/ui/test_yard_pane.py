@@ -4,6 +4,7 @@ input beside its field (the form's own check and the service's), remove a site."
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -22,6 +23,7 @@ from freightdesk.service.yard import REFERENCE
 from freightdesk.ui.panes.yard.pane import YardPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import DAY
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
@@ -115,10 +117,13 @@ async def test_pick_a_site_search_and_see_free_slots(
     await wait_until(lambda: pane.timeline.isVisible() and pane.timeline.width() > 200, 10)
     center = pane.timeline.slot_rect(0, slots[1]).center().toPoint()
     qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=center)
-    assert pane.detail.text().endswith("09:00-10:00: 3 of 3 doors free (D01, D02, D03)")
+    # The site's own time with its offset named (the one clock's span).
+    assert re.fullmatch(
+        rf"{DAY} 09:00-10:00 UTC-0[56]: 3 of 3 doors free \(D01, D02, D03\)", pane.detail.text()
+    ), pane.detail.text()
     full = pane.timeline.slot_rect(0, slots[0]).center().toPoint()
     qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=full)
-    assert pane.detail.text().endswith("08:00-09:00: fully booked")
+    assert re.search(r"08:00-09:00 UTC-0[56]: fully booked$", pane.detail.text())
     assert "Slots as of just now." in pane.summary.text()
 
     # The pane made again (the next start) shows the last answer and its search from the

@@ -379,13 +379,14 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self._action("&About FreightDesk", None, self.about))
 
     def _times_changed(self) -> None:
-        """The user's zone changed: tables redraw now (their text is made as they paint);
-        every open pane refreshes, which rewrites its other texts."""
+        """The user's zone changed: tables redraw now (their text is made as they paint); an
+        open pane rewrites its other texts (`times_changed()`, else it refreshes)."""
         for view in self.findChildren(QAbstractItemView):
             view.viewport().update()
         for entry in self._panes:
-            handler = getattr(entry.widget, "refresh", None)
-            if entry.widget is not None and callable(handler):
+            pane = entry.widget
+            handler = getattr(pane, "times_changed", None) or getattr(pane, "refresh", None)
+            if pane is not None and callable(handler):
                 handler()
 
     def set_theme(self, choice: ThemeChoice) -> None:

@@ -31,6 +31,7 @@ from freightdesk.ui.panes.bookings.text import equipment_text, units_text
 from freightdesk.ui.panes.rates.common import RowTable, amount_text, fold_rows, number
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
+from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 CURRENCIES = tuple(c.value for c in Currency)
 CHARGE_CODES = ("LINE_HAUL", "FUEL_SURCHARGE", "LIFTGATE", "DETENTION", "STOP_OFF", "LUMPER", "")
@@ -160,7 +161,7 @@ class BookingFormDialog(TabbedFormDialog):
         self.expiration = QDateTimeEdit(tab)
         self.expiration.setObjectName("expirationDateTime")
         self.expiration.setCalendarPopup(True)
-        self.expiration.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.expiration.setDisplayFormat(ZONED_FORMAT)
         self.expiration.setToolTip(
             "Your local time. A booking the carrier has not answered by then expires."
         )

@@ -31,6 +31,7 @@ from freightdesk.models.rail import (
     RailStopType,
 )
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 EQUIPMENT_TYPES = {
     EquipmentIdentifierType.CONTAINER_ID: "Container",
@@ -118,6 +119,8 @@ class StopBox(QGroupBox):
         self.end = _date_time_edit(
             self, f"{side}WindowEnd", start.replace(minute=0) + timedelta(hours=4)
         )
+        for edit in (self.start, self.end):  # the one clock: a stop's time is in its zone
+            edit.setToolTip("The stop's own time, in the Time zone below (blank: yours).")
         span = QWidget(self)
         row = QHBoxLayout(span)
         row.setContentsMargins(0, 0, 0, 0)
@@ -209,6 +212,7 @@ class LegForm(QGroupBox):
         self.starts = QCheckBox("Start tracking at", self)
         self.starts.setObjectName("trackingStarts")
         self.start = _date_time_edit(self, "trackingStart", datetime.now())
+        self.start.setDisplayFormat(ZONED_FORMAT)  # the user's own zone (a window's: its field)
         start = QWidget(self)
         row = QHBoxLayout(start)
         row.setContentsMargins(0, 0, 0, 0)

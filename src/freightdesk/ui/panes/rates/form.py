@@ -64,6 +64,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 STOPS = "rateDetail.routeInfo.stops"
 TABS = {"route": 0, "freight": 1, "carriers": 2, "contact": 3}
@@ -150,7 +151,7 @@ class RateRequestFormDialog(FormDialog):
         self.expiration = QDateTimeEdit(tab)
         self.expiration.setObjectName("expirationDateTime")
         self.expiration.setCalendarPopup(True)
-        self.expiration.setDisplayFormat("yyyy-MM-dd HH:mm")
+        self.expiration.setDisplayFormat(ZONED_FORMAT)
         self.expiration.setToolTip("Your local time.")
         expiry_note = QLabel(
             "Otherwise 72 hours after asking. Quotes expire with the request.", tab

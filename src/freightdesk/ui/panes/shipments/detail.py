@@ -547,6 +547,12 @@ class ShipmentDetailView(QWidget):
         if item is not None:
             self.shipmentRequested.emit(item.text())
 
+    def rewrite_times(self) -> None:
+        """The user's zone changed (the one clock): the shown history is written again (the
+        Overview keeps unsaved attribute edits)."""
+        if self.history is not None:
+            self.show_history(self.history)
+
     def refresh(self) -> None:
         if self._detail is not None:
             spawn(self._detail.coordinator.refresh(), name="refresh-detail", owner=self)

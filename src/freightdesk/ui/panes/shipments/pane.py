@@ -478,6 +478,12 @@ class ShipmentsPane(ListLayout, SavedViews):
         self.news_label.setText(" · ".join(parts).capitalize())
         self.news.setVisible(True)
 
+    def times_changed(self) -> None:
+        """The user's zone changed: the list's cells are made as they paint; the detail is
+        written again from what it shows."""
+        self.table.viewport().update()
+        self.detail.rewrite_times()
+
     def refresh(self) -> None:
         from freightdesk.ui.tasks import spawn
 

@@ -33,6 +33,7 @@ from freightdesk.models.vehicles import (
     TruckType,
 )
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 ADDRESS, POINT = "address", "point"
 UNIT_NAMES = {
@@ -192,7 +193,7 @@ class VehicleSearchForm(QGroupBox):
         edit = QDateTimeEdit(parent)
         edit.setObjectName(name)
         edit.setCalendarPopup(True)
-        edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+        edit.setDisplayFormat(ZONED_FORMAT)
         edit.setToolTip("Your local time.")
         return edit
 

@@ -67,6 +67,7 @@ from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
+from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Code", lambda s: s.code, 90),
@@ -123,7 +124,7 @@ class YardPane(QWidget):
         for edit, name in ((self.start, "windowStart"), (self.end, "windowEnd")):
             edit.setObjectName(name)
             edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd HH:mm")
+            edit.setDisplayFormat(ZONED_FORMAT)
         window = QWidget(search_box)
         row = QHBoxLayout(window)
         row.setContentsMargins(0, 0, 0, 0)
