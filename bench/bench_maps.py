@@ -50,8 +50,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 import freightdesk.ui.maps  # noqa: F401  (registers the fdmap: scheme before Qt starts)
-from freightdesk.api.fleet import LatestPosition
 from freightdesk.models.tracking import (
+    LatestPosition,
     SpeedUnit,
     TrackedShipmentPosition,
     TrackingHistory,

@@ -9,8 +9,8 @@ import pytest
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import BadRequest, Conflict, NotFound, ServerError
-from freightdesk.api.packaging import PATH, PackageSearch
-from freightdesk.models.packaging import PackageStatus, PackageWrite
+from freightdesk.api.packaging import PATH
+from freightdesk.models.packaging import PackageSearch, PackageStatus, PackageWrite
 from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle

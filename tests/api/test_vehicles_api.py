@@ -9,13 +9,14 @@ import pytest
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import BadRequest, PermissionDenied, ProtocolError
-from freightdesk.api.vehicles import PATH, CapacityCoopRequired, VehicleSort
+from freightdesk.api.vehicles import PATH, CapacityCoopRequired
 from freightdesk.models.common import Address, GeoCoordinates
 from freightdesk.models.vehicles import (
     AvailableVehiclesQuery,
     RadiusUnit,
     TimeRange,
     TruckType,
+    VehicleSort,
     VehicleSortField,
 )
 from tests.api.conftest import client_via

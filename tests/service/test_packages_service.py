@@ -9,8 +9,7 @@ import pytest
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import Conflict, NotFound
-from freightdesk.api.packaging import PackageSearch
-from freightdesk.models.packaging import Package, PackageStatus, PackageWrite
+from freightdesk.models.packaging import Package, PackageSearch, PackageStatus, PackageWrite
 from freightdesk.service.packages import (
     PackagesService,
     as_write,

@@ -10,8 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from freightdesk.api.vehicles import VehicleSort
-from freightdesk.models.vehicles import RadiusUnit, TruckType, VehicleSortField
+from freightdesk.models.vehicles import RadiusUnit, TruckType, VehicleSort, VehicleSortField
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.vehicles import seed_vehicles
 from freightdesk.service.cache import Cache

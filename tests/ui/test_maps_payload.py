@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from freightdesk.api.fleet import LatestPosition
 from freightdesk.models.stop_locations import StopLocation
-from freightdesk.models.tracking import RouteStop, SpeedUnit, TrackingHistory
+from freightdesk.models.tracking import LatestPosition, RouteStop, SpeedUnit, TrackingHistory
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.maps.payload import (
     appended_points,

@@ -7,29 +7,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from pydantic import Field
-
 from freightdesk.api.parsing import parse_as
-from freightdesk.models.base import WireModel
-from freightdesk.models.tracking import SpeedUnit, UtcTime
+from freightdesk.models.tracking import LatestPosition
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
 
 LATEST_PATH = "/api/v4/shipments/positions/latest"
 MAX_SHIPMENT_IDS = 5000
-
-
-class LatestPosition(WireModel):
-    """A shipment's latest reported position (speed in km/h)."""
-
-    shipment_id: UUID
-    date_time: UtcTime
-    latitude: float = Field(ge=-90, le=90)
-    longitude: float = Field(ge=-180, le=180)
-    heading: float | None = None
-    speed: float | None = None
-    speed_unit: SpeedUnit | None = None
 
 
 class FleetApi:

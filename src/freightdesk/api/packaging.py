@@ -4,12 +4,17 @@ delete (soft) by id or by an identifier."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from freightdesk.api.parsing import parse
-from freightdesk.models.packaging import DeletedPackage, Package, PackageList, PackageWrite
+from freightdesk.models.packaging import (
+    DeletedPackage,
+    Package,
+    PackageList,
+    PackageSearch,
+    PackageWrite,
+)
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
@@ -17,61 +22,6 @@ if TYPE_CHECKING:
 PATH = "/services/booking/v1/packaging"
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
-
-# Python name -> query parameter, in the interface's order.
-_PARAMETERS = {
-    "shipper_tenant_id": "shipperTenantId",
-    "shipper_tenant_uuid": "shipperTenantUuid",
-    "identifier_type": "identifier.type",
-    "identifier_value": "identifier.value",
-    "sku_identifier": "skuIdentifier",
-    "origin_city": "origin.city",
-    "origin_state": "origin.state",
-    "origin_country": "origin.country",
-    "origin_postal_code": "origin.postalCode",
-    "destination_city": "destination.city",
-    "destination_state": "destination.state",
-    "destination_country": "destination.country",
-    "destination_postal_code": "destination.postalCode",
-}
-
-
-@dataclass(frozen=True)
-class PackageSearch:
-    """The filters of a package search; a blank filter is not sent. `identifier_type` and
-    `identifier_value` go together (an exact match)."""
-
-    shipper_tenant_id: str | None = None
-    shipper_tenant_uuid: str | None = None
-    identifier_type: str | None = None
-    identifier_value: str | None = None
-    sku_identifier: str | None = None
-    origin_city: str | None = None
-    origin_state: str | None = None
-    origin_country: str | None = None
-    origin_postal_code: str | None = None
-    destination_city: str | None = None
-    destination_state: str | None = None
-    destination_country: str | None = None
-    destination_postal_code: str | None = None
-
-    def params(self) -> dict[str, str]:
-        """The query parameters (wire names) of the filters that are set."""
-        found: dict[str, str] = {}
-        for name, value in asdict(self).items():
-            text = (value or "").strip()
-            if text:
-                found[_PARAMETERS[name]] = text
-        return found
-
-    @classmethod
-    def from_params(cls, params: dict[str, Any]) -> PackageSearch:
-        """The search for query parameters as `params()` spells them (unknown keys ignored)."""
-        by_wire = {wire: name for name, wire in _PARAMETERS.items()}
-        return cls(**{by_wire[k]: str(v) for k, v in params.items() if k in by_wire and v})
-
-    def is_empty(self) -> bool:
-        return not self.params()
 
 
 class PackagingApi:

@@ -8,7 +8,6 @@ explain it (an administrator opts the tenant in) rather than show a generic refu
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from freightdesk.api.errors import PermissionDenied
@@ -20,7 +19,7 @@ from freightdesk.models.vehicles import (
     AvailableVehicle,
     AvailableVehicles,
     AvailableVehiclesQuery,
-    VehicleSortField,
+    VehicleSort,
 )
 
 if TYPE_CHECKING:
@@ -31,17 +30,6 @@ PATH = "/api/v4/tl/available-vehicles/query"
 
 class CapacityCoopRequired(PermissionDenied):
     """403: available vehicles are for tenants that opted into a capacity co-op."""
-
-
-@dataclass(frozen=True)
-class VehicleSort:
-    """One sort key; several keys sort by the first, then the next, and so on."""
-
-    field: VehicleSortField
-    descending: bool = False
-
-    def param(self) -> str:
-        return f"{self.field.value},{'desc' if self.descending else 'asc'}"
 
 
 class VehiclesApi:

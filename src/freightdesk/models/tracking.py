@@ -386,3 +386,15 @@ class ShareRequest(WireModel):
     """Body of the share extension: the tenant that may read the shipment from now on."""
 
     tenant_uuid: UUID
+
+
+class LatestPosition(WireModel):
+    """A shipment's latest reported position (speed in km/h)."""
+
+    shipment_id: UUID
+    date_time: UtcTime
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    heading: float | None = None
+    speed: float | None = None
+    speed_unit: SpeedUnit | None = None

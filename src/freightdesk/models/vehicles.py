@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Self
@@ -243,3 +244,14 @@ def query_problems(query: AvailableVehiclesQuery) -> Problems:
     except ValueError as exc:
         problems.append(("radius", str(exc)))
     return problems + place_problems(query)
+
+
+@dataclass(frozen=True)
+class VehicleSort:
+    """One sort key; several keys sort by the first, then the next, and so on."""
+
+    field: VehicleSortField
+    descending: bool = False
+
+    def param(self) -> str:
+        return f"{self.field.value},{'desc' if self.descending else 'asc'}"

@@ -22,12 +22,20 @@ from freightdesk.service.coordinator import Coordinator
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
+    from freightdesk.api.demo import DemoStatus
 
 log = logging.getLogger(__name__)
 
 # While the demo is being prepared: how often its progress is read, and the list polled.
 PREPARING_INTERVAL = 0.5
 LIST_INTERVAL = 1.0
+
+
+async def demo_status(client: ApiClient) -> DemoStatus | None:
+    """How far the local service's demo preparation got; None from a service without it."""
+    from freightdesk.api.demo import DemoApi  # the demo's own models, loaded when asked
+
+    return await DemoApi(client).status()
 
 
 @dataclass(frozen=True)
@@ -85,16 +93,14 @@ class DemoProgress:
             )
 
     async def _follow(self, shipments: Coordinator[Any, Any] | None) -> None:
-        from freightdesk.api.demo import DemoApi
-
-        api = DemoApi(self._client())
+        client = self._client()
         usual = shipments.interval if shipments is not None else 0.0
         quickened = False
         stored = 0
         try:
             while True:
                 try:
-                    status = await api.status()
+                    status = await demo_status(client)
                 except FreightDeskError as exc:  # keep what we knew; ask again
                     log.info("demo progress: %s", exc)
                     await asyncio.sleep(self.interval)

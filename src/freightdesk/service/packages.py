@@ -18,11 +18,12 @@ from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
-from freightdesk.api.packaging import DEFAULT_PAGE_SIZE, PackageSearch
+from freightdesk.api.packaging import DEFAULT_PAGE_SIZE
 from freightdesk.models.packaging import (
     DeletedPackage,
     Package,
     PackageLocation,
+    PackageSearch,
     PackageStatus,
     PackageWrite,
 )

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.fleet import LatestPosition
+from freightdesk.models.tracking import LatestPosition
 from freightdesk.service.coordinator import Coordinator
 
 log = logging.getLogger(__name__)

@@ -20,10 +20,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
-from freightdesk.api.vehicles import CapacityCoopRequired, VehicleSort
+from freightdesk.api.vehicles import CapacityCoopRequired
 from freightdesk.models.vehicles import (
     AvailableVehicle,
     AvailableVehiclesQuery,
+    VehicleSort,
     VehicleSortField,
     query_problems,
 )

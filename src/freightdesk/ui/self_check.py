@@ -142,13 +142,13 @@ async def _until(what: str, session: AppSession, seconds: float, check: Callable
 
 
 async def _demo_ready(session: AppSession) -> int:
-    from freightdesk.api.demo import DemoApi
+    from freightdesk.service.demo import demo_status
 
-    demo = DemoApi(session.require_client())
+    client = session.require_client()
 
     async def ready() -> int:
         while True:
-            status = await demo.status()
+            status = await demo_status(client)
             if status is None:
                 raise SelfCheckFailed("the local service has no demo status")
             if status.state == "ready":

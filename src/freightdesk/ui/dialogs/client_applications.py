@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import NotFound
 from freightdesk.models.auth import ClientApplication, ClientApplicationWithSecret
 from freightdesk.service.client_applications import (
     LOCAL_ADMIN_USER,
@@ -33,6 +32,7 @@ from freightdesk.service.client_applications import (
     problems_of_error,
 )
 from freightdesk.service.clock import user_time
+from freightdesk.service.errors import NotFound
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 from freightdesk.ui.widgets.item_table import ItemTable

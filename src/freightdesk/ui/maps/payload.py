@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from freightdesk.api.fleet import LatestPosition
 from freightdesk.models.stop_locations import GeofenceType, GeofenceUnits, StopLocation
 from freightdesk.models.tracking import (
     ExceptionStatus,
+    LatestPosition,
     RouteStop,
     ShipmentException,
     SpeedUnit,

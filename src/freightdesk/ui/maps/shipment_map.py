@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable
 
 from PySide6.QtWidgets import QWidget
 
-from freightdesk.api.errors import NotFound
 from freightdesk.models.stop_locations import StopLocation
 from freightdesk.models.tracking import RouteStop, TrackingHistory
+from freightdesk.service.errors import NotFound
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange
 from freightdesk.ui.maps.page import MapView, TileSettings

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
+from freightdesk.service.errors import ApiError
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.messages import explain
 from freightdesk.ui.tasks import spawn

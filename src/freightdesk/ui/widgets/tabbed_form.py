@@ -15,7 +15,7 @@ from typing import Any, TypeGuard, TypeVar
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
-from freightdesk.api.errors import ApiError
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.service.account_groups import check_group
+from freightdesk.service.errors import ApiError
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.service.carrier_profiles import check_profile, check_scac
+from freightdesk.service.errors import ApiError
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession

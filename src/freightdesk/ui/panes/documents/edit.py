@@ -11,9 +11,9 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.documents import Document, DocumentPatch, DocumentUpdate
 from freightdesk.service.documents import check_metadata, identifiers_wire
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.documents.labels import ALL_IDENTIFIER_TYPES

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
@@ -39,6 +38,7 @@ from freightdesk.models.documents import (
     DocumentType,
 )
 from freightdesk.service.documents import check_metadata, default_name, identifiers_wire
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,

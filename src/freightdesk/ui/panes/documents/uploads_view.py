@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import BadRequest, PayloadTooLarge
+from freightdesk.service.errors import BadRequest, PayloadTooLarge
 from freightdesk.service.messages import explain
 from freightdesk.service.uploads import Upload, UploadQueue, UploadState
 from freightdesk.ui.panes.documents.labels import size_text

@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError, NotFound
 from freightdesk.models.packaging import DeletedPackage
+from freightdesk.service.errors import ApiError, NotFound
 from freightdesk.service.messages import explain
 from freightdesk.service.packages import check_identifier
 from freightdesk.service.session import AppSession

@@ -20,8 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.packaging import PackageSearch
-from freightdesk.models.packaging import DeletedPackage, Package, PackageLocation, PackageStatus
+from freightdesk.models.packaging import (
+    DeletedPackage,
+    Package,
+    PackageLocation,
+    PackageSearch,
+    PackageStatus,
+)
 from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError, AuthenticationFailed
 from freightdesk.models.push import IngestionStatus
 from freightdesk.service.carrier_push import (
     TRUCKLOAD,
@@ -47,6 +46,7 @@ from freightdesk.service.carrier_push import (
     status_text,
 )
 from freightdesk.service.clock import user_time
+from freightdesk.service.errors import ApiError, AuthenticationFailed
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError, NotFound
 from freightdesk.models.rail import (
     EquipmentStatus,
     EquipmentStatusUpdate,
@@ -42,6 +41,7 @@ from freightdesk.models.rail import (
     ShipmentStop,
 )
 from freightdesk.service.clock import place_time, user_time
+from freightdesk.service.errors import ApiError, NotFound
 from freightdesk.service.messages import explain
 from freightdesk.service.rail import check_leg, leg_key
 from freightdesk.service.session import AppSession

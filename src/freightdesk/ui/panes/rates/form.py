@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.rating import (
@@ -47,6 +46,7 @@ from freightdesk.models.rating import (
     RateRequest,
     TrailerType,
 )
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession

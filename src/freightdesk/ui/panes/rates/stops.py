@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import BadRequest
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address, GeoCoordinates
 from freightdesk.models.rating import RateStop
 from freightdesk.models.stop_locations import StopLocation
+from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import RatingService
 from freightdesk.ui.panes.stop_locations.text import address_text

@@ -51,8 +51,8 @@ from freightdesk.service.triage import (
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column, SortValue
 
 if TYPE_CHECKING:
-    from freightdesk.api.client import ApiClient
     from freightdesk.service.cache import Cache
+    from freightdesk.service.session import AppSession
     from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 
 # Time moves shipments into (and out of) attention: the list is triaged again this often.
@@ -311,10 +311,11 @@ class TriageLink(QObject):
         model.triage = self._flags
         model.verdict = self.verdict
 
-    def attach(self, client: Callable[[], ApiClient], cache: Cache) -> None:
-        """Read facts with `client`, kept in `cache` (those of another connection dropped)."""
+    def attach(self, session: AppSession, cache: Cache) -> None:
+        """Read facts with the session's client, kept in `cache` (those of another connection
+        dropped)."""
         self._close_facts()
-        self.facts = TriageFacts(client, cache)
+        self.facts = TriageFacts(session.require_client, cache)
         self._facts = self.facts.facts
         self._unlisten = self.facts.listen(self.again)
         self._verdicts.clear()

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.common import Address, CustomAttribute, LogisticsIdentifier
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, problems_for
@@ -37,6 +36,7 @@ from freightdesk.models.tracking import (
     TrackedShipment,
     TrackedShipmentInput,
 )
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn

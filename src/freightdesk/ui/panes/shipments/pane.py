@@ -322,7 +322,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         if service is None or service is self._service:
             return
         self._service = service
-        self.triage.attach(self.session.require_client, service.cache)
+        self.triage.attach(self.session, service.cache)
         shown = self._cache_shown
         assert shown is not None
         preloaded, self._preloaded = self._preloaded, None

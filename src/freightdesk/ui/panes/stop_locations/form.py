@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import BadRequest
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
 from freightdesk.models.stop_locations import (
@@ -40,6 +39,7 @@ from freightdesk.models.stop_locations import (
     SpecialOpeningHours,
     StopLocation,
 )
+from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation, check_location

@@ -14,8 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from freightdesk.api.vehicles import VehicleSort
-from freightdesk.models.vehicles import AvailableVehicle, VehicleSortField
+from freightdesk.models.vehicles import AvailableVehicle, VehicleSort, VehicleSortField
 from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import RateQuote
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.vltl import LastDispatch, VltlService, check_dispatch
 from freightdesk.ui.panes.vltl.fields import AddressFields, ContactFields, WindowFields

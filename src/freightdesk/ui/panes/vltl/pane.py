@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
 from freightdesk.service.clock import user_time
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import (

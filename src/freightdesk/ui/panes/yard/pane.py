@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.api.errors import ApiError
 from freightdesk.models.yard import (
     MAX_DOCK_DOORS,
     MAX_SLOT_MINUTES,
@@ -40,6 +39,7 @@ from freightdesk.models.yard import (
     YardSite,
     opening_hours_text,
 )
+from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.yard import (
