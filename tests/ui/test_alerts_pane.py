@@ -23,6 +23,7 @@ from freightdesk.ui.panes.setup import install_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.server.test_carrier_push_support import now
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import clock_text
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_triage import _parcel, _shipment
 
@@ -101,6 +102,7 @@ async def test_an_exception_is_an_alert_that_opens_its_shipment_and_stays_read(
     assert pane.tree.topLevelItemCount() == 1
     item = pane.tree.topLevelItem(0)
     assert item.text(1) == "New exception" and number in item.text(2)
+    assert clock_text(item.text(0)), item.text(0)  # the one clock: the user's zone, named
     assert _bold(item) and pane.count.text() == "1 unread"
     # Only exceptions can be filtered in; bookings show none.
     pane.kind.setCurrentIndex(pane.kind.findData(AlertKind.BOOKING.value))

@@ -12,6 +12,7 @@ from freightdesk.ui.panes.capacity.pane import CapacityPane
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_capacity import TORONTO, truckload
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
@@ -72,6 +73,7 @@ async def test_ranks_sorts_by_a_header_and_explains_the_figures(
     assert pane.table.horizontalHeader().sortIndicatorSection() == 1 and _arrow(pane) == "down"
     model = pane.model
     assert model.data(model.index(0, 1)) == "3" and model.data(model.index(1, 3)) == "0%"
+    assert clock_text(cell(model, 0, "Last shipment"))  # the one clock, the zone named
 
     header_tip = model.headerData(3, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     assert "365 days" in header_tip and "within 2 hours" in header_tip

@@ -16,6 +16,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
 from freightdesk.ui.main_window import MainWindow
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import cell, clock_text
 from tests.ui.conftest import activate
 from tests.ui.test_documents_forms import mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, visible_dialogs
@@ -104,6 +105,7 @@ async def test_create_copy_rotate_and_delete(
     qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
     # The application the app itself connects with is marked as such.
     assert dialog.model.data(dialog.model.index(0, 0)) == "tests  (this connection)"
+    assert clock_text(cell(dialog.model, 0, "Created"))  # the one clock, the zone named
 
     # A refused name: shown beside the name, nothing sent, the text kept.
     qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)

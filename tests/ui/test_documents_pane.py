@@ -28,6 +28,7 @@ from freightdesk.ui.panes.documents.upload import UploadDialog
 from freightdesk.ui.panes.setup import install_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_panes_support import answer, connected
 
 __all__ = ["connected"]
@@ -154,6 +155,7 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     pane.search()
     await wait_until(lambda: pane.model.rowCount() == 1)
     assert pane.model.items[0].name == "BOL 4711.pdf"
+    assert clock_text(cell(pane.model, 0, "Added"))  # the one clock, the zone named
     await wait_until(lambda: pane.preview.kind == "pdf")
     assert pane.preview.pdf.pageCount() == 1
 

@@ -16,6 +16,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.service.test_carrier_push_service import demo_shipment, iso
 from tests.support import TenantHandle, make_tenant, wait_until
+from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, shown_pane
@@ -72,6 +73,7 @@ async def test_typed_sent_followed_to_matched_and_resent(
     sent = pane.history_model.items[0]
     assert sent.matched == (shipment_id,) and sent.status == "PROCESSED"
     assert pane.history_model.data(pane.history_model.index(0, 5)).startswith("Processed")
+    assert clock_text(cell(pane.history_model, 0, "Sent"))  # the one clock, the zone named
     # What was typed stays, for the next push.
     assert pane.truckload.bill_of_lading.text() == bol
 

@@ -6,6 +6,7 @@ the form kept as typed."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt
@@ -16,6 +17,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rail.pane import RailPane, identifiers_text
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import DAY
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -71,6 +73,8 @@ async def test_track_a_leg_look_one_up_see_statuses_and_delete(
     await wait_until(lambda: "History (" in pane.detail.toPlainText(), 10)
     detail = pane.detail.toPlainText()
     assert "Origin: Vernon warehouse, appointment" in detail and " PST to " in detail
+    # The stop's own time, its zone named (the one clock).
+    assert re.search(rf"appointment {DAY} \d\d:\d\d PST to {DAY} \d\d:\d\d PST", detail)
     assert "Destination: Chicago, IL" in detail
     history = leg.equipment_statuses[0].status_updates or []
     assert history and all(u.description in detail for u in history)

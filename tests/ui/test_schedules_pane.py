@@ -4,6 +4,7 @@ their field, the answer kept (with its age) when the service goes away."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 from PySide6.QtCore import QDate, Qt
@@ -13,6 +14,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import DAY, ZONE, cell
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
@@ -58,6 +60,8 @@ async def test_finds_sailings_pages_and_learns_port_names(
     assert line.startswith("CNSHA \u2192 [") and line.endswith("NLRTM")
     assert all(f"{leg.vessel_name} {leg.voyage_number}" in line for leg in legs)
     assert f"{legs[0].transit_time_days} day" in line
+    # The port's own time, its offset named (the one clock).
+    assert re.fullmatch(rf"{DAY} \d\d:\d\d {ZONE}", cell(pane.model, 0, "Departs"))
     pane.table.selectRow(0)
     assert "cargo cut-off" in pane.detail.text()
     assert pane.run.age.text() == "Sailings as of just now"

@@ -18,6 +18,7 @@ from freightdesk.ui.panes.vehicles.pane import VehiclesPane
 from tests.server.test_vehicles import CHICAGO
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_maps import (
@@ -82,6 +83,7 @@ async def test_finds_vehicles_and_sorts_by_a_header(
     miles = [v.distance.value for v in pane.model.items]
     assert miles == sorted(miles) and miles[-1] <= 25  # nearest first, the default radius
     assert pane.model.data(pane.model.index(0, 2)).endswith(" mi")
+    assert clock_text(cell(pane.model, 0, "Ready"))  # the one clock, the zone named
     assert pane.table.horizontalHeader().sortIndicatorSection() == 2
     assert pane.page_bar.label.text().startswith("1\u2013")
     assert not pane.empty.isVisible()

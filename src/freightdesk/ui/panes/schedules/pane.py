@@ -115,7 +115,7 @@ def stops_text(route: PointToPointRoute) -> str:
 
 ROUTE = 5  # the column that takes the room left
 COLUMNS: list[Column[PointToPointRoute]] = [
-    # Times whole with their offset ("Wed 30 Dec 23:00 UTC+10:30"); the route takes the room
+    # Times whole with their offset ("Dec 30 23:00 UTC+10:30"); the route takes the room
     # left, every cut cell telling its whole text.
     Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 165),
     Column("Departs", lambda r: call_text(r.departure), 180, value=lambda r: r.departure.date_time),

@@ -106,7 +106,7 @@ COLUMNS: list[Column[AvailableVehicle]] = [
         125,
         lambda v: (
             f"Empty and ready to load from {user_time(v.estimated_arrival_date_time)}"
-            f" until {user_time(v.available_until_date_time)} (your time)"
+            f" until {user_time(v.available_until_date_time)}"
         ),
         header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
         value=lambda v: v.estimated_arrival_date_time,
