@@ -5,11 +5,15 @@ next start); the timeline wraps a long exception's text instead of cutting it (1
 
 from __future__ import annotations
 
+import csv
+import re
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
+from openpyxl import load_workbook
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QMenuBar, QTreeWidgetItem, QTreeWidgetItemIterator
@@ -80,6 +84,16 @@ def _parcel_with_exception(tenant: TenantHandle) -> str:
     return shipment
 
 
+def _read(path: Path) -> list[list[object]]:
+    if path.suffix == ".csv":
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            return [list(r) for r in csv.reader(handle)]
+    workbook = load_workbook(path, read_only=True)
+    rows = [list(r) for r in workbook.active.iter_rows(values_only=True)]  # type: ignore[union-attr]
+    workbook.close()
+    return rows
+
+
 def _items(pane: ShipmentsPane) -> list[QTreeWidgetItem]:
     found = []
     walk = QTreeWidgetItemIterator(pane.detail.timeline)
@@ -111,6 +125,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     connected: tuple[AppSession, TenantHandle],
     settings: QSettings,
     paths: AppPaths,
+    tmp_path: Path,
 ) -> None:
     session, tenant = connected
     truck = _late_truck(tenant, now())
@@ -125,6 +140,20 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     assert row is not None
     created = pane.model.data(pane.model.index(row, COLUMN_INDEX["created"]))
     assert any(clock_text(created, zone) for zone in CENTRAL), created
+
+    # Exported (as File > Export view does, once a path is chosen): the instant in ISO 8601
+    # with its offset, in the workbook and in the CSV, whatever the screen shows.
+    summary = pane.model.summary_of(truck)
+    assert summary is not None
+    for suffix in ("xlsx", "csv"):
+        path = tmp_path / f"shipments.{suffix}"
+        pane.export_to(path, xlsx=suffix == "xlsx")
+        header, *rows = _read(path)
+        line = next(r for r in rows if summary.primary_identifier in r)
+        written = str(line[header.index("Next ETA")])
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", written), written
+        assert summary.next_eta is not None
+        assert datetime.fromisoformat(written) == summary.next_eta.replace(microsecond=0)
 
     # The timeline: the departure in the stop's own zone (Chicago's, named).
     _click_row_of(qtbot, pane, truck)

@@ -30,6 +30,7 @@ from freightdesk.ui.panes.vltl.form import (
 from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -121,6 +122,8 @@ async def test_quote_pick_dispatch_and_see_the_result(
     texts = [pane.model.data(pane.model.index(row, c)) for c in range(5)]
     assert texts[0] == "Redrun Logistics (RDRN)" and texts[1]
     assert "days, " in texts[2] and texts[3].endswith(" USD") and texts[4] == "12"
+    expires = pane.model.data(pane.model.index(row, 5), Qt.ItemDataRole.ToolTipRole)
+    assert expires.startswith("Expires ") and clock_text(expires[8:]), expires  # one clock
     assert "quoted, just now" in pane.age.text()
 
     assert not pane.dispatch_button.isEnabled()  # nothing picked yet

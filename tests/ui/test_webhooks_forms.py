@@ -26,6 +26,7 @@ from freightdesk.ui.theme import dark_palette, light_palette
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_webhooks_support import receiver
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import holds_clock_text
 from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -155,6 +156,7 @@ async def test_pause_and_resume_from_the_list_with_what_it_sends_beside_it(
     assert "State added (shipments.v1.state.added), with the shipment" in text
     assert "API key in a header" in text and "Delivering" in text
     assert "k-1" not in text
+    assert holds_clock_text(text), text  # "changed Nov 28 14:05 UTC": the one clock
 
     assert pane.pause_button.text() == "Pa&use"
     pane.pause_button.click()

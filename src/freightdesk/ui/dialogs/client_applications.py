@@ -52,7 +52,12 @@ def _columns(in_use: str) -> list[Column[ClientApplication]]:
         ),
         Column("Client id", lambda a: a.id, 220),
         Column("Machine user", lambda a: a.machine_user or "", 260),
-        Column("Created", lambda a: user_time(a.created_date_time), 160),
+        Column(
+            "Created",
+            lambda a: user_time(a.created_date_time),
+            160,
+            value=lambda a: a.created_date_time,
+        ),
     ]
 
 
