@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 from freightdesk.models.booking import BookingStatus
 from freightdesk.service.bookings import check_booking
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.bookings.form import BookingFormDialog
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
+from freightdesk.ui.dialogs.booking_text import status_color
 from freightdesk.ui.panes.bookings.pane import BookingsPane
-from freightdesk.ui.panes.bookings.text import status_color
 from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until

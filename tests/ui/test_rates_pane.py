@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 from freightdesk.models.rating import RateRequestStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.bookings.install import install_capacity_panes
+from freightdesk.ui.panes.capacity_panes import install_capacity_panes
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import PackageFormDialog
 from freightdesk.ui.panes.rates.form import STOPS, RateRequestFormDialog

@@ -1,8 +1,13 @@
-"""How states and amounts read in the app (times: `service/clock.py`, the one clock)."""
+"""How states, amounts, codes and places read in the app, in every pane that shows them
+(times: `service/clock.py`, the one clock)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+from freightdesk.models.common import Address, Money
 from freightdesk.models.enums import ShipmentStateType
+from freightdesk.models.rating import RateStopLocation
 
 _STATE_TEXT = {
     ShipmentStateType.SCHEDULED: "Scheduled",
@@ -18,3 +23,55 @@ def state_text(state: ShipmentStateType | None) -> str:
 
 def money_text(amount: float, currency: str) -> str:
     return f"{amount:,.2f} {currency}"
+
+
+def amount_text(money: Money | None) -> str:
+    return money_text(money.amount, money.currency.value) if money is not None else ""
+
+
+def duration_text(seconds: float) -> str:
+    """A span as a dispatcher says it: "2 d 4 h", "3 h 05 min", "4 min 09 s"."""
+    whole = int(max(0, seconds))
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    return f"{minutes} min {secs:02d} s"
+
+
+def countdown_text(moment: datetime | None, now: datetime | None = None) -> str:
+    """ "in 3 h 05 min", or "expired 4 min 09 s ago"."""
+    if moment is None:
+        return ""
+    left = (moment - (now or datetime.now(UTC))).total_seconds()
+    if left <= 0:
+        return f"expired {duration_text(-left)} ago"
+    return f"in {duration_text(left)}"
+
+
+def words(code: str | None) -> str:
+    """COST_NOT_AGREED -> "Cost not agreed"; short codes such as API or TL stay as they are."""
+    if not code:
+        return ""
+    if "_" not in code and len(code) <= 3:
+        return code
+    return code.replace("_", " ").capitalize()
+
+
+def address_text(address: Address) -> str:
+    place = " ".join(p for p in (address.state, address.postal_code) if p)
+    parts = [*address.address_lines, address.city or "", place, address.country]
+    return ", ".join(p for p in parts if p)
+
+
+def place_text(location: RateStopLocation | None) -> str:
+    if location is None:
+        return ""
+    address = location.address
+    place = ", ".join(p for p in ((address.city, address.state) if address else ()) if p)
+    if location.name and place and place not in location.name:
+        return f"{location.name} ({place})"
+    return location.name or place

@@ -128,7 +128,7 @@ def connect_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
 
     if not shipments.is_attached():
         shipments.attach(window.session)
-    from freightdesk.ui.panes.alerts.wiring import AlertsWiring
+    from freightdesk.ui.panes.alerts_wiring import AlertsWiring
 
     # The inbox hears of new exceptions (and the rest) from the services themselves.
     window.exception_alerts = AlertsWiring(window, shipments, "alerts")
@@ -173,7 +173,7 @@ _CAPACITY = (("rates", "Rate requests"), ("bookings", "Bookings"), ("packages", 
 def _add_capacity_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
     def make(key: str) -> Callable[[], QWidget]:
         def build() -> QWidget:
-            from freightdesk.ui.panes.bookings.install import install_capacity_panes
+            from freightdesk.ui.panes.capacity_panes import install_capacity_panes
 
             # Supplies all three panes through add_pane; this one is among them.
             install_capacity_panes(window, window.session, shipments)
@@ -191,7 +191,7 @@ def _add_alerts_pane(window: MainWindow) -> None:
 
     def alerts() -> QWidget:
         from freightdesk.ui.panes.alerts.pane import AlertsPane
-        from freightdesk.ui.panes.alerts.wiring import AlertsWiring
+        from freightdesk.ui.panes.alerts_wiring import AlertsWiring
 
         wiring = window.exception_alerts
         assert isinstance(wiring, AlertsWiring)

@@ -23,17 +23,15 @@ from freightdesk.models.booking import Booking, BookingStatus
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.service.bookings import editable, status_text
 from freightdesk.service.clock import user_time
-from freightdesk.ui.formatting import money_text
-from freightdesk.ui.panes.bookings.text import (
+from freightdesk.ui.dialogs.booking_text import (
     charge_text,
     contact_text,
     equipment_text,
-    place_text,
     status_color,
     status_html,
     units_text,
 )
-from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
+from freightdesk.ui.formatting import amount_text, countdown_text, money_text, place_text, words
 
 COUNTDOWN_MS = 1000
 

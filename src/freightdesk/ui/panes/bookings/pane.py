@@ -25,10 +25,10 @@ from freightdesk.service.bookings import DEFAULT_PAGE_SIZE, StatusChange, status
 from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
+from freightdesk.ui.dialogs.booking_text import lane_text, short_lane_text, status_color
+from freightdesk.ui.formatting import amount_text, countdown_text
 from freightdesk.ui.panes.bookings.detail import BookingDetailView
-from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.bookings.text import lane_text, short_lane_text, status_color
-from freightdesk.ui.panes.rates.common import amount_text, countdown_text
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask

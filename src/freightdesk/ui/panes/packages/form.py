@@ -30,9 +30,10 @@ from freightdesk.models.packaging import (
 )
 from freightdesk.service.packages import NEXT_STATUSES, as_write, check_package
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.rates.common import RowTable, fold_rows, integer, number, words
+from freightdesk.ui.formatting import words
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.identifiers import IdentifierTable
+from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
 IDENTIFIER_TYPES = ("DELIVERY_NUMBER", "OLPN", "PURCHASE_ORDER", "SALES_ORDER",

@@ -31,9 +31,9 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
-from freightdesk.ui.panes.rates.common import words
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable

@@ -26,8 +26,8 @@ from freightdesk.models.rating import (
     Accessorial,
     RateStop,
 )
-from freightdesk.ui.panes.rates.common import RowTable, number
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.row_table import RowTable, number
 
 PATH = "rateDetail.shippingDetails.accessorials"
 COLUMNS = 3

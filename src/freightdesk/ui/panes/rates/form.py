@@ -50,8 +50,8 @@ from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.rates.accessorials import AccessorialPicker, StopContacts
-from freightdesk.ui.panes.rates.common import fold_rows, words
 from freightdesk.ui.panes.rates.handling_units import (
     UNIT_WORDS,
     UNITS,
@@ -64,6 +64,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.row_table import fold_rows
 from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 STOPS = "rateDetail.routeInfo.stops"

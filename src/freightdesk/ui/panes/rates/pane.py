@@ -35,8 +35,8 @@ from freightdesk.service.rating import (
     quote_open,
 )
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.bookings.form import BookingFormDialog
-from freightdesk.ui.panes.rates.common import amount_text, countdown_text
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
+from freightdesk.ui.formatting import amount_text, countdown_text
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.quotes import (
     NOT_COMPARED,

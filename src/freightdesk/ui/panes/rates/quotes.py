@@ -28,8 +28,7 @@ from freightdesk.models.rating import (
 )
 from freightdesk.service.clock import user_time
 from freightdesk.service.rating import effective_status
-from freightdesk.ui.panes.bookings.text import place_text
-from freightdesk.ui.panes.rates.common import amount_text, countdown_text, words
+from freightdesk.ui.formatting import amount_text, countdown_text, place_text, words
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
 Index = QModelIndex | QPersistentModelIndex

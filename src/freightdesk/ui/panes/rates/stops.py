@@ -25,7 +25,7 @@ from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import RatingService
-from freightdesk.ui.panes.stop_locations.text import address_text
+from freightdesk.ui.formatting import address_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import FieldErrors
 

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.stop_locations import StopLocation, StopLocationInput
 from freightdesk.service.stop_locations import StaleLocation
+from freightdesk.ui.formatting import address_text
 from freightdesk.ui.panes.stop_locations.text import (
-    address_text,
     contacts_text,
     coordinates_text,
     geofence_text,

@@ -43,10 +43,11 @@ from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation, check_location
+from freightdesk.ui.formatting import address_text
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
-from freightdesk.ui.panes.stop_locations.text import DAYS, address_text
+from freightdesk.ui.panes.stop_locations.text import DAYS
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.item_table import add_key

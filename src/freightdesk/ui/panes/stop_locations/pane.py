@@ -15,8 +15,9 @@ from PySide6.QtWidgets import (
 from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.listing import Params
 from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import address_text
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
-from freightdesk.ui.panes.stop_locations.text import address_text, hours_text
+from freightdesk.ui.panes.stop_locations.text import hours_text
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from freightdesk.models.common import Address, GeoCoordinates
+from freightdesk.models.common import GeoCoordinates
 from freightdesk.models.stop_locations import (
     Geofence,
     OpeningHours,
@@ -12,12 +12,6 @@ from freightdesk.models.stop_locations import (
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DASH = "\u2013"  # an en dash, as in "Mon-Fri" typeset
-
-
-def address_text(address: Address) -> str:
-    place = " ".join(p for p in (address.state, address.postal_code) if p)
-    parts = [*address.address_lines, address.city or "", place, address.country]
-    return ", ".join(p for p in parts if p)
 
 
 def coordinates_text(coordinates: GeoCoordinates | None) -> str:

@@ -27,9 +27,10 @@ from freightdesk.models.common import Currency
 from freightdesk.models.rating import CarrierIdentifierType, Quote
 from freightdesk.service.bookings import as_input, check_booking, status_text
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.bookings.text import equipment_text, units_text
-from freightdesk.ui.panes.rates.common import RowTable, amount_text, fold_rows, number
+from freightdesk.ui.dialogs.booking_text import equipment_text, units_text
+from freightdesk.ui.formatting import amount_text
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.row_table import RowTable, fold_rows, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 

@@ -1,4 +1,5 @@
-"""How bookings read: status colours, lanes, freight and contacts in words."""
+"""How bookings read, in the Bookings pane and the booking form: status colours, lanes, freight
+and contacts in words."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from freightdesk.models.booking import (
 from freightdesk.models.common import ContactInfo
 from freightdesk.models.rating import ACCESSORIAL_NAMES, RateStopLocation
 from freightdesk.service.bookings import status_text
-from freightdesk.ui.panes.rates.common import words
+from freightdesk.ui.formatting import place_text, words
 
 TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
 
@@ -43,16 +44,6 @@ def status_color(status: BookingStatus) -> QColor:
 def status_html(status: BookingStatus) -> str:
     color = status_color(status).name()
     return f'<b style="color:{color}">{status_text(status)}</b>'
-
-
-def place_text(location: RateStopLocation | None) -> str:
-    if location is None:
-        return ""
-    address = location.address
-    place = ", ".join(p for p in ((address.city, address.state) if address else ()) if p)
-    if location.name and place and place not in location.name:
-        return f"{location.name} ({place})"
-    return location.name or place
 
 
 def lane_text(booking: Booking) -> str:
