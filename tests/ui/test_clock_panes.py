@@ -5,7 +5,6 @@ next start); the timeline wraps a long exception's text instead of cutting it (1
 
 from __future__ import annotations
 
-import csv
 import re
 import uuid
 from collections.abc import Iterator
@@ -13,7 +12,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from openpyxl import load_workbook
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QMenuBar, QTreeWidgetItem, QTreeWidgetItemIterator
@@ -36,6 +34,7 @@ from tests.server.test_carrier_push_support import (
 )
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
+from tests.ui.test_export_panes import _read
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _late_truck, _showing
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -82,16 +81,6 @@ def _parcel_with_exception(tenant: TenantHandle) -> str:
         "PROCESSED"
     )
     return shipment
-
-
-def _read(path: Path) -> list[list[object]]:
-    if path.suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            return [list(r) for r in csv.reader(handle)]
-    workbook = load_workbook(path, read_only=True)
-    rows = [list(r) for r in workbook.active.iter_rows(values_only=True)]  # type: ignore[union-attr]
-    workbook.close()
-    return rows
 
 
 def _items(pane: ShipmentsPane) -> list[QTreeWidgetItem]:
