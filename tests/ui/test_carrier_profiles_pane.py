@@ -163,6 +163,12 @@ async def test_picking_another_carrier_asks_before_changes_are_lost(
     assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
     assert pane.form.behaviour.currentData() == "REVIEW"
     _retype(qtbot, pane.form.name, "Great Lakes (test)")
+    # A long delay is said in days, hours and minutes beside the seconds.
+    assert pane.form.response_delay_hint.text() == ""  # 2 s
+    pane.form.response_delay.setFocus()
+    pane.form.response_delay.selectAll()
+    qtbot.keyClicks(pane.form.response_delay, "900")
+    assert pane.form.response_delay_hint.text() == "= 15 m"
 
     _click_row(qtbot, pane, "KSTL")
     box = message_box("unsavedChanges")

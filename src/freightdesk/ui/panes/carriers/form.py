@@ -8,6 +8,7 @@ show: what the service had is what the form shows after a look-up.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -35,6 +36,7 @@ from freightdesk.models.booking import (
     SystemOfMeasurement,
 )
 from freightdesk.models.common import Currency
+from freightdesk.service.triage import duration_text
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 
 BEHAVIOUR_TEXT = {
@@ -62,6 +64,21 @@ CONTACT_PARTS = (
 )
 MAX_DELAY_SECONDS = 7 * 86400  # the model's limits, shown by the spin boxes
 MAX_QUOTE_DELAY_SECONDS = 60
+FIELD_WIDTH = 200  # numbers and short codes: a narrow box reads better than a form-wide one
+
+
+def _span_hint(seconds: float) -> str:
+    """A delay of a minute or more in days, hours and minutes (432000 s: "= 5 d")."""
+    return f"= {duration_text(timedelta(seconds=seconds))}" if seconds >= 60 else ""
+
+
+def _with_hint(field: QWidget, hint: QLabel) -> QWidget:
+    holder = QWidget(field.parentWidget())
+    row = QHBoxLayout(holder)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(field)
+    row.addWidget(hint, 1)
+    return holder
 
 
 def _codes(text: str) -> list[str]:
@@ -111,6 +128,11 @@ class CarrierProfileForm(QWidget):
         self.response_delay.setDecimals(1)
         self.response_delay.setSuffix(" s")
         self.response_delay.setToolTip("How long the carrier takes to answer a booking.")
+        self.response_delay_hint = QLabel(tab)
+        self.response_delay_hint.setObjectName("responseDelayHint")
+        self.response_delay.valueChanged.connect(
+            lambda value: self.response_delay_hint.setText(_span_hint(value))
+        )
         self.quote_delay = QDoubleSpinBox(tab)
         self.quote_delay.setObjectName("quoteDelaySeconds")
         self.quote_delay.setRange(0, MAX_QUOTE_DELAY_SECONDS)
@@ -145,6 +167,15 @@ class CarrierProfileForm(QWidget):
         self.max_line_items = QSpinBox(tab)
         self.max_line_items.setObjectName("maxLineItems")
         self.max_line_items.setRange(1, 100)
+        for narrow in (
+            self.response_delay,
+            self.quote_delay,
+            self.max_line_items,
+            self.distance_unit,
+            self.currency,
+            self.measurement,
+        ):
+            narrow.setFixedWidth(FIELD_WIDTH)
         self.enhanced_units = QCheckBox("Ta&kes enhanced handling units", tab)
         self.enhanced_units.setObjectName("supportsEnhancedHandlingUnits")
         self.terms_overrides = QCheckBox("Allo&ws overrides of direction and payment terms", tab)
@@ -154,7 +185,11 @@ class CarrierProfileForm(QWidget):
         self.errors.add_row(form, "&Name", "name", self.name)
         self.errors.add_row(form, "&Behaviour", "behaviour", self.behaviour)
         self.errors.add_row(
-            form, "&Answers a booking after", "responseDelaySeconds", self.response_delay
+            form,
+            "&Answers a booking after",
+            "responseDelaySeconds",
+            _with_hint(self.response_delay, self.response_delay_hint),
+            focus=self.response_delay,
         )
         self.errors.add_row(form, "Answers a &quote after", "quoteDelaySeconds", self.quote_delay)
         self.errors.add_row(form, "&Modes", "modes", modes)
@@ -243,6 +278,7 @@ class CarrierProfileForm(QWidget):
         finally:
             for widget, was in zip(widgets, blocked, strict=True):
                 widget.blockSignals(was)
+        self.response_delay_hint.setText(_span_hint(profile.response_delay_seconds))
         self.errors.clear()
 
     @staticmethod

@@ -117,6 +117,9 @@ class CarrierProfilesPane(ListExport, QWidget):
         completer = QCompleter(self.completions, self)
         completer.setCompletionRole(SCAC_ROLE)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        popup = completer.popup()
+        if popup is not None:
+            popup.setMinimumWidth(300)  # the carrier's name beside its SCAC
         self.scac.setCompleter(completer)
         self.look_up_button = QPushButton("&Look up", self)
         look_up_row = QHBoxLayout()
@@ -159,6 +162,7 @@ class CarrierProfilesPane(ListExport, QWidget):
         self.start.setObjectName("emptyState")
         self.start.setWordWrap(True)
         self.start.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.start.setContentsMargins(48, 0, 48, 0)
         self.start.setEnabled(False)  # a hint in the disabled text colour, as empty lists have
         self.form = CarrierProfileForm(self)
         self.stack = QStackedWidget(self)
