@@ -34,10 +34,13 @@ from tests.server.test_carrier_push_support import (
 )
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
+from tests.ui.test_alerts_pane import _alerts_pane, _open_window
 from tests.ui.test_export_panes import _read
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _late_truck, _showing
 from tests.ui.test_shipments_pane import _ltl, _put
+from tests.ui.test_shipments_triage import _parcel as _parcel_event
+from tests.ui.test_shipments_triage import _shipment
 
 __all__ = ["connected"]
 
@@ -189,3 +192,40 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     assert user_zone() is UserZone.UTC
     chosen = again.findChild(QAction, "userZone-utc")
     assert isinstance(chosen, QAction) and chosen.isChecked()
+
+
+@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard)$")
+async def test_the_switch_rewrites_the_alerts_inbox(
+    chicago_machine: None,
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    paths: AppPaths,
+) -> None:
+    """The whole window as the app makes it: an alert's time follows the user's choice at once
+    (the inbox is a tree of written texts, not a table that paints its cells)."""
+    session, tenant = connected
+    number = f"1ZCLK{uuid.uuid4().hex[:8].upper()}"
+    start = now()
+    shipment_id = _shipment(
+        tenant, "PARCEL", [("TRACKING_NUMBER", number)], start + timedelta(days=2)
+    )
+    window = await _open_window(qtbot, session, settings, paths)
+    shipments = window.pane("shipments")
+    assert isinstance(shipments, ShipmentsPane)
+    await wait_until(lambda: shipments.model.row_of(shipment_id) is not None, seconds=30)
+    _parcel_event(tenant, number, "EXCEPTION", start - timedelta(minutes=2))
+    assert session.shipments is not None
+    session.shipments.coordinator.poke()
+    pane = _alerts_pane(window)
+    await wait_until(lambda: pane.tree.topLevelItemCount() == 1, seconds=30)
+    shown = pane.tree.topLevelItem(0).text(0)
+    assert any(clock_text(shown, zone) for zone in CENTRAL), shown
+
+    _choose(qtbot, window, "&View", "Times &without a place", "&UTC")
+    shown = pane.tree.topLevelItem(0).text(0)
+    assert clock_text(shown, "UTC"), shown
+    _choose(qtbot, window, "&View", "Times &without a place", "&Local time (this computer's zone)")
+    shown = pane.tree.topLevelItem(0).text(0)
+    assert any(clock_text(shown, zone) for zone in CENTRAL), shown
+    window.close()

@@ -146,6 +146,10 @@ class AlertsPane(QWidget):
         inbox.mark_read([alert.key])
         self._open_alert(alert)
 
+    def times_changed(self) -> None:
+        """The user's zone changed (the one clock): the alerts' times are written again."""
+        self.refill()
+
     def refresh(self) -> None:
         """F5: the webhooks' delivery logs looked at now (the rest arrives by itself)."""
         if self._listening is not None:
