@@ -43,6 +43,10 @@ from tests.ui.test_shipments_triage import _parcel as _parcel_event
 from tests.ui.test_shipments_triage import _shipment
 
 __all__ = ["connected"]
+# A menu opened under the offscreen platform says these; nothing a user would see.
+pytestmark = pytest.mark.qt_log_ignore(
+    r"^This plugin does not support (raise\(\)|grabbing the keyboard)$"
+)
 
 CENTRAL = ("CST", "CDT")  # Chicago's zone, whichever half of the year the test runs in
 LONG = (
@@ -109,8 +113,6 @@ def _choose(qtbot: QtBot, window: MainWindow, *path: str) -> None:
     qtbot.waitUntil(lambda: not widget.isVisible(), timeout=10000)
 
 
-# A menu opened under the offscreen platform says these; nothing a user would see.
-@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard)$")
 async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     qtbot: QtBot,
     main_window: MainWindow,
@@ -194,13 +196,12 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     assert isinstance(chosen, QAction) and chosen.isChecked()
 
 
-@pytest.mark.qt_log_ignore(r"^This plugin does not support (raise\(\)|grabbing the keyboard)$")
 async def test_the_switch_rewrites_the_alerts_inbox(
-    chicago_machine: None,
     qtbot: QtBot,
-    connected: tuple[AppSession, TenantHandle],
-    settings: QSettings,
+    chicago_machine: None,
     paths: AppPaths,
+    settings: QSettings,
+    connected: tuple[AppSession, TenantHandle],
 ) -> None:
     """The whole window as the app makes it: an alert's time follows the user's choice at once
     (the inbox is a tree of written texts, not a table that paints its cells)."""
