@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from tests.proxy import FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 
 P = TypeVar("P", bound=QWidget)
 W = TypeVar("W", bound=QWidget)
@@ -76,6 +76,21 @@ def answer(name: str, button: QMessageBox.StandardButton) -> None:
     box = message_box(name)
     assert box is not None, f"no question {name!r} is open"
     box.done(button)
+
+
+async def click_answer(
+    qtbot: QtBot, name: str, button: QMessageBox.StandardButton, text: str
+) -> None:
+    """Wait for the question `name`, then click its `button` as a user, checking that the
+    button says `text` (what it does)."""
+    from PySide6.QtCore import Qt
+
+    await wait_until(lambda: message_box(name) is not None, seconds=30)
+    box = message_box(name)
+    assert box is not None
+    found = box.button(button)
+    assert found is not None and found.text() == text, found.text() if found else None
+    qtbot.mouseClick(found, Qt.MouseButton.LeftButton)
 
 
 def visible_dialogs(kind: type[QWidget]) -> list[QWidget]:

@@ -17,7 +17,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.panes.shipments.sharing import NOT_SHARED, ShareDialog, SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
 from tests.support import TenantHandle, make_tenant, wait_until
-from tests.ui.test_panes_support import connected, message_box
+from tests.ui.test_panes_support import click_answer, connected, message_box
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _showing
 from tests.ui.test_shipments_list import _pane, window
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -119,12 +119,9 @@ async def test_share_with_a_partner_and_stop(
         assert partner.http.get(f"/api/v4/shipments/{shipment}/tracking").status_code == 200
 
         qtbot.mouseClick(_stop_button(tab, 0), Qt.MouseButton.LeftButton)
-        await wait_until(lambda: message_box("confirmStopSharing") is not None, seconds=10)
-        box = message_box("confirmStopSharing")
-        assert box is not None
-        stop = box.button(QMessageBox.StandardButton.Yes)
-        assert stop is not None and stop.text() == "&Stop sharing"
-        qtbot.mouseClick(stop, Qt.MouseButton.LeftButton)
+        await click_answer(
+            qtbot, "confirmStopSharing", QMessageBox.StandardButton.Yes, "&Stop sharing"
+        )
         await wait_until(lambda: tab.recipients.rowCount() == 0, seconds=30)
         assert tab.message.text() == f"No longer shared with {partner.name}"
         assert _empty_words(tab).isVisible()

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from freightdesk.models.common import TransportationMode
+from freightdesk.models.common import CustomAttribute, TransportationMode
 from freightdesk.models.shipment_search import (
     LatestEvent,
     ShipmentSearchRequest,
@@ -309,6 +309,21 @@ class ShipmentsService:
                 current.derived(summaries, current.cursor, removed=[str(shipment_id)])
             )
 
+    async def current(self, shipment_id: UUID | str) -> TrackedShipment:
+        """The shipment as the service has it now (getTrackedShipment): what an edit starts
+        from, so that it does not undo a change the detail has not polled yet."""
+        return await self._client().tracking.get(shipment_id)
+
+    async def attributes_changed(
+        self, shipment_id: UUID | str, loaded: Iterable[CustomAttribute]
+    ) -> dict[str, list[str]] | None:
+        """The attributes on the service now (getShipmentAttributes) when they are no longer
+        those the user's edits began from (`loaded`), else None: saving would overwrite
+        someone else's change."""
+        answer = await self._client().tracking.attributes(shipment_id)
+        now = {a.attribute_name: list(a.attribute_values) for a in answer}
+        return now if now != attribute_values(loaded) else None
+
     async def _show_now(self, shipment_id: UUID) -> None:
         history = await self._client().tracking.history(shipment_id)
         row = SummaryRow.from_summary(summary_from_history(history))
@@ -317,6 +332,15 @@ class ShipmentsService:
         await asyncio.to_thread(self._save, [row], (), None)
         changed = [row.id] if current.summaries.get(row.id) != row else []
         self.coordinator.apply(current.derived(summaries, current.cursor, changed))
+
+
+def attribute_values(attributes: Iterable[CustomAttribute]) -> dict[str, list[str]]:
+    """Attributes by name with their values, as getShipmentAttributes gives them (a single
+    `value` is a list of one)."""
+    return {
+        a.name: list(a.values) if a.values else ([a.value] if a.value is not None else [])
+        for a in attributes
+    }
 
 
 def summary_from_history(history: TrackingHistory) -> ShipmentSummary:

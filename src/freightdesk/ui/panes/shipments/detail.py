@@ -26,7 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.common import Measure
-from freightdesk.models.tracking import ExceptionStatus, RouteStop, TrackingHistory
+from freightdesk.models.tracking import (
+    ExceptionStatus,
+    RouteStop,
+    TrackedShipment,
+    TrackingHistory,
+)
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
@@ -528,12 +533,37 @@ class ShipmentDetailView(QWidget):
         )
 
     def edit_shipment(self) -> None:
-        from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
+        """Edit… starts from the shipment as the service has it now, not as last polled: a
+        change made meanwhile (another user, an integration) is in the form, not undone."""
+        service = self.session.shipments
+        if self.history is None or service is None:
+            return
+        shipment_id = str(self.history.shipment.id)
+        self.edit_button.setEnabled(False)
+        self.message.show_message("Reading the shipment…", ok=True)
 
-        if self.history is not None:
-            dialog = ShipmentFormDialog(self.session, self.history.shipment, self)
+        def read(shipment: TrackedShipment) -> None:
+            from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
+
+            self.edit_button.setEnabled(True)
+            if self.shipment_id != shipment_id:
+                return  # the user went on to another shipment meanwhile
+            self.message.show_message(None)
+            dialog = ShipmentFormDialog(self.session, shipment, self)
             dialog.saved.connect(lambda _s: self.refresh())
             dialog.open()
+
+        def failed(error: BaseException) -> None:
+            self.edit_button.setEnabled(True)
+            self.message.show_message(f"Cannot edit now: {explain(error)}")
+
+        spawn(
+            service.current(shipment_id),
+            on_done=read,
+            on_error=failed,
+            name="read-shipment-to-edit",
+            owner=self,
+        )
 
     def new_shipment(self) -> None:
         from freightdesk.ui.panes.shipments.form import ShipmentFormDialog

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPushButton,
     QTableWidgetItem,
     QVBoxLayout,
@@ -32,7 +33,9 @@ from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
 from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
 
 # The age of the last position is said again this often while the tab shows it.
 AGE_REFRESH_MS = 30_000
@@ -109,6 +112,8 @@ class OverviewTab(QWidget):
         # The user's triage margin decides "at risk"; the pane sets it when it knows it.
         self.triage_settings = TriageSettings()
         self.overview: Overview | None = None
+        self.loaded_attributes: list[CustomAttribute] = []
+        self.question: QMessageBox | None = None
 
         self.facts = QFormLayout()
         self.facts.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -177,6 +182,8 @@ class OverviewTab(QWidget):
         self._show_facts()
         fill(self.identifiers, [[i.type, i.value] for i in shipment.identifiers])
         if not editing:
+            # What the user's edits begin from: a save first checks nobody changed it since.
+            self.loaded_attributes = list(shipment.attributes)
             fill(
                 self.attributes,
                 [
@@ -301,7 +308,8 @@ class OverviewTab(QWidget):
         return found
 
     def save_attribute_edits(self) -> None:
-        if self.history is None or self.session.shipments is None:
+        service = self.session.shipments
+        if self.history is None or service is None:
             return
         try:
             attributes = self.edited_attributes()
@@ -330,23 +338,60 @@ class OverviewTab(QWidget):
         self.save_attributes.setEnabled(False)
         self.attribute_error.show_message(None)
 
+        def checked(theirs: dict[str, list[str]] | None) -> None:
+            if theirs is None:
+                self._put(body)
+                return
+            # Someone else changed them since the user began: theirs are said, and the
+            # user's edits stay in the table whatever the answer.
+            self.save_attributes.setEnabled(True)
+            now = "; ".join(f"{k} = {', '.join(v)}" for k, v in theirs.items()) or "none"
+            self._say(f"Changed meanwhile on the service: {now}", ok=False)
+            self.question = ask(
+                self,
+                "Attributes changed meanwhile",
+                "Someone changed this shipment's attributes since you began editing.",
+                lambda: self._put(body),
+                name="confirmAttributesChanged",
+                informative=f"Now on the service: {now}.\nSave yours over them?",
+                answers=("&Save mine", "&Not now"),
+            )
+
+        spawn(
+            service.attributes_changed(shipment.id, self.loaded_attributes),
+            on_done=checked,
+            on_error=self._failed,
+            name="check-attributes",
+            owner=self,
+        )
+
+    def _say(self, message: str, *, ok: bool) -> None:
+        self.attribute_error.setStyleSheet(f"color: {OK_COLOR if ok else ERROR_COLOR};")
+        self.attribute_error.show_message(message)
+
+    def _failed(self, error: BaseException) -> None:
+        # The user's edits stay in the table; the message says what to fix.
+        self.save_attributes.setEnabled(True)
+        self._say(_explain(error), ok=False)
+
+    def _put(self, body: TrackedShipmentInput) -> None:
+        service = self.session.shipments
+        if service is None:
+            return
+        self.save_attributes.setEnabled(False)
+        attributes = list(body.attributes)
+
         def saved(_result: object) -> None:
             self.save_attributes.setEnabled(True)
             self.save_attributes.setProperty("dirty", False)
-            self.attribute_error.setStyleSheet("color: #2e9d5b;")
-            self.attribute_error.show_message("Attributes saved")
+            self.loaded_attributes = attributes
+            self._say("Attributes saved", ok=True)
             self.attributesSaved.emit()
 
-        def failed(error: BaseException) -> None:
-            # The user's edits stay in the table; the message says what to fix.
-            self.save_attributes.setEnabled(True)
-            self.attribute_error.setStyleSheet("color: #d0453a;")
-            self.attribute_error.show_message(_explain(error))
-
         spawn(
-            self.session.shipments.save(body),
+            service.save(body),
             on_done=saved,
-            on_error=failed,
+            on_error=self._failed,
             name="save-attributes",
             owner=self,
         )
