@@ -43,10 +43,8 @@ async def test_the_overview_uses_the_users_at_risk_margin(
     at_risk = SYMBOLS[Attention.AT_RISK]
     await wait_until(lambda: eta.text().startswith("ETA "), seconds=30)
     # Under the default hour's margin: on time.
-    assert re.fullmatch(
-        r"ETA \d{4}-\d\d-\d\d \d\d:\d\d CST, on time \(30 m before the window opens\)",
-        eta.text(),
-    ), eta.text()
+    # (The time itself in the clock's form, Dallas's zone named: pinned by the clock's tests.)
+    assert re.fullmatch(r"ETA .+ CST, on time \(30 m before the window opens\)", eta.text())
 
     # The user allows two hours: the Overview says at risk at once, as the list does.
     qtbot.mouseClick(pane.attention_settings, Qt.MouseButton.LeftButton)
