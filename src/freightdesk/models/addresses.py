@@ -228,6 +228,19 @@ def normalize_address(address: AddressInput | Address) -> Address:
     )
 
 
+def address_problems(
+    address: AddressInput | Address, prefix: str = ""
+) -> tuple[Address | None, list[tuple[str, str]]]:
+    """The normalized address, or None and the (source, message) pairs of its problems.
+
+    For callers that report the address's problems together with problems of other fields.
+    """
+    try:
+        return normalize_address(address), []
+    except InvalidAddressError as exc:
+        return None, [(f"{prefix}{p.source}", p.message) for p in exc.problems]
+
+
 def _state(country: str, given: str | None, problems: list[AddressProblem]) -> str:
     text = " ".join((given or "").split())
     if not text or country not in SUBDIVISIONS:

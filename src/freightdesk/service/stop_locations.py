@@ -1,7 +1,7 @@
 """Stop locations for the app: a page of the list (with search), create, edit with optimistic
 concurrency, delete, address validation, and the service's rules checked before sending.
 
-`check_location` mirrors the local service's rules (server/domain/stop_locations.py) so the
+`check_location` runs the local service's own rules (models/stop_location_rules.py) so the
 form can mark every problem beside its field without a round trip; the service stays the
 judge, and its answer is shown the same way.
 """
@@ -9,7 +9,6 @@ judge, and its answer is shown the same way.
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,14 +18,11 @@ from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import Conflict, FreightDeskError, NotFound
-from freightdesk.models.addresses import AddressInput, InvalidAddressError, normalize_address
+from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
+from freightdesk.models.stop_location_rules import check_rules
 from freightdesk.models.stop_locations import (
     DEFAULT_PAGE_SIZE,
-    GEOFENCE_UNITS,
-    GeofenceType,
-    GeofenceUnits,
-    OpeningHours,
     StopLocation,
     StopLocationInput,
 )
@@ -63,112 +59,12 @@ def check_location(wire: dict[str, Any]) -> tuple[StopLocationInput | None, dict
 
 
 def location_problems(location: StopLocationInput) -> dict[str, str]:
-    found: list[tuple[str, str]] = []
-    if not location.name.strip():
-        found.append(("name", "Enter a name"))
-    try:
-        normalize_address(location.address)
-    except InvalidAddressError as exc:
-        found += [(f"address.{p.source}", p.message) for p in exc.problems]
-    found += _placement_problems(location)
-    found += _geofence_problems(location)
-    for index, contact in enumerate(location.contacts):
-        if not (contact.contact_id or "").strip():
-            found.append((f"contacts[{index}].contactId", "is required"))
-        if not (contact.type or "").strip():
-            found.append((f"contacts[{index}].type", "is required"))
-    for index, hours in enumerate(location.opening_hours):
-        found += hours_problems(hours, f"openingHours[{index}]", closed_allowed=False)
-    for index, special in enumerate(location.special_opening_hours):
-        path = f"specialOpeningHours[{index}]"
-        if special.hours is None:
-            found.append((f"{path}.hours", "is required"))
-        else:
-            found += hours_problems(special.hours, f"{path}.hours", closed_allowed=True)
-        if special.valid_from is None:
-            found.append((f"{path}.validFrom", "is required"))
-        if special.valid_through is None:
-            found.append((f"{path}.validThrough", "is required"))
-        if (
-            special.valid_from
-            and special.valid_through
-            and special.valid_from > special.valid_through
-        ):
-            found.append((f"{path}.validThrough", "is before the first day"))
+    """The local service's rules (`models/stop_location_rules.py`): the first problem of
+    each field."""
     problems: dict[str, str] = {}
-    for path, message in found:
+    for path, message in check_rules(location).problems:
         problems.setdefault(path, message)
     return problems
-
-
-def _placement_problems(location: StopLocationInput) -> list[tuple[str, str]]:
-    """A street address, or coordinates with an address that has the country."""
-    address = location.address
-    has_lines = any(line.strip() for line in address.address_lines)
-    has_city = bool(address.city and address.city.strip())
-    has_region = bool(
-        (address.state and address.state.strip())
-        or (address.postal_code and address.postal_code.strip())
-    )
-    if (has_lines and has_city and has_region) or location.coordinates is not None:
-        return []
-    why = "is needed for a street address (or give coordinates)"
-    problems = []
-    if not has_lines:
-        problems.append(("address.addressLines", f"A street line {why}"))
-    if not has_city:
-        problems.append(("address.city", f"The city {why}"))
-    if not has_region:
-        problems.append(("address.state", f"A state or postal code {why}"))
-    return problems
-
-
-def _geofence_problems(location: StopLocationInput) -> list[tuple[str, str]]:
-    fence = location.geofence
-    if fence is None:
-        return []
-    problems: list[tuple[str, str]] = []
-    kind: GeofenceType | None = None
-    try:
-        kind = GeofenceType((fence.type or "").strip().upper())
-    except ValueError:
-        problems.append(("geofence.type", "Choose TIME or DISTANCE"))
-    allowed = GEOFENCE_UNITS[kind] if kind else tuple(GeofenceUnits)
-    units = (fence.units or "").strip().upper()
-    if units not in {u.value for u in allowed}:
-        names = ", ".join(u.value for u in allowed)
-        problems.append(("geofence.units", f"Choose one of {names}"))
-    if fence.value is None or not math.isfinite(fence.value) or fence.value <= 0:
-        problems.append(("geofence.value", "Enter a number greater than 0"))
-    return problems
-
-
-def hours_problems(
-    hours: OpeningHours, path: str, *, closed_allowed: bool
-) -> list[tuple[str, str]]:
-    problems: list[tuple[str, str]] = []
-    if not any(hours.weekdays()):
-        problems.append((path, "Tick at least one day"))
-    if closed_allowed and hours.opens is None and hours.closes is None:
-        return problems
-    opens = _minutes(hours.opens, end_of_day=False)
-    closes = _minutes(hours.closes, end_of_day=True)
-    if opens is None:
-        problems.append((f"{path}.opens", "Enter a time as HH:MM (00:00 to 23:59)"))
-    if closes is None:
-        problems.append((f"{path}.closes", "Enter a time as HH:MM (00:00 to 24:00)"))
-    if opens is not None and opens == closes:
-        problems.append((f"{path}.closes", "Equals the opening time; all day is 00:00 to 24:00"))
-    return problems
-
-
-def _minutes(value: str | None, *, end_of_day: bool) -> int | None:
-    if value is None:
-        return None
-    if end_of_day and value == END_OF_DAY:
-        return 24 * 60
-    match = _TIME.fullmatch(value)
-    return int(match.group(1)) * 60 + int(match.group(2)) if match else None
 
 
 def as_input(location: StopLocation) -> StopLocationInput:
