@@ -8,7 +8,10 @@ import re
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "freightdesk"
-FORMATTING = re.compile(r"\.strftime\(|\.isoformat\(|\{[^{}]*:%[A-Za-z]")
+# strftime, isoformat, an f-string's `:%H`, Qt's own formats of a time (`toString("HH:mm")`).
+FORMATTING = re.compile(
+    r"\.strftime\(|\.isoformat\(|\{[^{}]*:%[A-Za-z]|toString\([^)]*(?:HH|hh|ISODate|RFC2822)"
+)
 
 # path (under src/freightdesk) -> (how many uses, why they are not a time shown to a person)
 ALLOWED: dict[str, tuple[int, str]] = {
@@ -65,4 +68,5 @@ def test_the_check_catches_a_pane_formatting_on_its_own() -> None:
     assert FORMATTING.search('text = when.astimezone().strftime("%Y-%m-%d %H:%M")')
     assert FORMATTING.search('label = f"{when:%H:%M} CST"')
     assert FORMATTING.search("cell = when.isoformat()")
+    assert FORMATTING.search('text = edit.dateTime().toString("yyyy-MM-dd HH:mm")')
     assert not FORMATTING.search("cell = user_time(when)")

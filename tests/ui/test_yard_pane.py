@@ -23,7 +23,7 @@ from freightdesk.service.yard import REFERENCE
 from freightdesk.ui.panes.yard.pane import YardPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
-from tests.ui.clock_forms import DAY
+from tests.ui.clock_forms import DAY, ZONE
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
@@ -96,6 +96,10 @@ async def test_pick_a_site_search_and_see_free_slots(
     pane.site.setCurrentIndex(pane.site.findData("DOCK-1"))
     _set_time(pane.start, monday)
     _set_time(pane.end, monday + timedelta(days=1))
+    # The editors say their zone (this computer's), as every time in the app does.
+    assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d {ZONE}", pane.start.text()), (
+        pane.start.text()
+    )
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     assert pane.errors.message_for(REFERENCE) == "Enter the shipment's reference"
     assert pane.answer is None

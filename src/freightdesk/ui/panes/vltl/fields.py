@@ -97,6 +97,8 @@ class WindowFields(QWidget):
         self.day.setDisplayFormat("yyyy-MM-dd")
         self.start = _edit(self, f"{path}.startTime", "hh:mm")
         self.end = _edit(self, f"{path}.endTime", "hh:mm")
+        for edit in (self.start, self.end):  # a time of day at the place: no zone to convert
+            edit.setToolTip("hh:mm, in the place's own local time")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.day, 2)
