@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from freightdesk.api.client import ApiClient
+from freightdesk.api.errors import BadRequest, Conflict
 from freightdesk.models.booking import (
     Booking,
     BookingStatus,
@@ -22,7 +23,9 @@ from freightdesk.service.bookings import (
     StatusChange,
     as_input,
     check_booking,
+    check_carrier_response,
     editable,
+    tracking_key_types,
 )
 from tests.service.conftest import OpenService
 from tests.support import wait_until
@@ -167,3 +170,64 @@ async def test_the_watch_announces_the_carriers_answers(
     await bookings.cancel(made["ZZRV"].id)
     await wait_until(lambda: bookings.watch.interval == 0.2)
     assert len(seen) == count
+
+
+def test_a_carriers_answer_is_checked_before_sending() -> None:
+    answer, problems = check_carrier_response({"decision": "REJECT", "rejectionReason": "OTHER"})
+    assert answer is not None and problems == {}
+    _, problems = check_carrier_response(
+        {
+            "decision": "ACCEPT",
+            "carrierRejectionNotes": "no trucks",
+            "carrierProvidedIdentifiers": [{"type": "PRO", "value": " "}],
+        }
+    )
+    assert problems == {
+        "carrierRejectionNotes": "goes with Reject only",
+        "carrierProvidedIdentifiers[0].value": "Enter a value",
+    }
+    _, problems = check_carrier_response({"decision": "MAYBE"})
+    assert set(problems) == {"decision"}
+
+
+async def test_answered_as_the_carrier(bookings: BookingsService, client: ApiClient) -> None:
+    await client.carriers.put(
+        "ZZRV", CarrierProfileInput(behaviour=CarrierBehaviour.REVIEW, response_delay_seconds=0)
+    )
+    made = []
+    for _ in range(2):
+        body, _ = check_booking(_wire("ZZRV"))
+        assert body is not None
+        made.append(await bookings.create(body))
+    assert await bookings.can_answer_as_carrier()
+    waiting = await bookings.awaiting_answer()
+    assert {b.id for b in waiting} == {b.id for b in made}
+    assert tracking_key_types(made[0]) == ["BILL_OF_LADING", "PURCHASE_ORDER"]  # truckload
+
+    # Accepting needs an identifier tracking can follow: the service says which.
+    accept, _ = check_carrier_response({"decision": "ACCEPT"})
+    assert accept is not None
+    with pytest.raises(BadRequest) as refused:
+        await bookings.answer_as_carrier(made[0].id, accept)
+    assert "BILL_OF_LADING" in refused.value.field_errors()["carrierProvidedIdentifiers"]
+    accept, _ = check_carrier_response(
+        {
+            "decision": "ACCEPT",
+            "carrierProvidedIdentifiers": [{"type": "BILL_OF_LADING", "value": "BOL-77"}],
+            "responseMethod": "PORTAL",
+        }
+    )
+    assert accept is not None
+    booked = await bookings.answer_as_carrier(made[0].id, accept)
+    assert booked.status is BookingStatus.BOOKED and booked.master_shipment_id is not None
+    reject, _ = check_carrier_response(
+        {"decision": "REJECT", "rejectionReason": "NO_CAPACITY", "carrierRejectionNotes": "Full"}
+    )
+    assert reject is not None
+    rejected = await bookings.answer_as_carrier(made[1].id, reject)
+    assert rejected.status is BookingStatus.REJECTED
+    assert rejected.carrier_rejection_notes == "Full"
+    assert await bookings.awaiting_answer() == []
+    # Answered once: a second answer is refused.
+    with pytest.raises(Conflict):
+        await bookings.answer_as_carrier(made[1].id, reject)

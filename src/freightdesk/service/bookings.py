@@ -30,7 +30,11 @@ from freightdesk.models.booking import (
     Booking,
     BookingInput,
     BookingStatus,
+    CarrierDecision,
+    CarrierResponse,
 )
+from freightdesk.models.common import TransportationMode
+from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, QUALIFIERS
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.listing import ListService, Params
@@ -168,6 +172,39 @@ def diff_watch(old: WatchState | None, new: WatchState) -> list[StatusChange] | 
         if before is not None and before is not booking.status:
             changes.append(StatusChange(booking, before))
     return changes or None
+
+
+def tracking_key_types(booking: Booking) -> list[str]:
+    """The identifier types an accepting carrier can give so that tracking can follow the
+    booked shipment (its mode's types, not the qualifiers such as a SCAC)."""
+    try:
+        mode = TransportationMode(booking.transportation_mode or TransportationMode.TL.value)
+    except ValueError:
+        mode = TransportationMode.TL
+    return sorted(ACCEPTED_BY_MODE.get(mode, frozenset()) - QUALIFIERS)
+
+
+def check_carrier_response(
+    wire: dict[str, Any],
+) -> tuple[CarrierResponse | None, dict[str, str]]:
+    """A carrier's answer given as wire fields, or the problems by field path: the model's
+    rules, a reason only with a rejection, and an identifier typed whole."""
+    problems: dict[str, str] = {}
+    rejecting = wire.get("decision") == CarrierDecision.REJECT.value
+    for name in ("rejectionReason", "carrierRejectionNotes"):
+        if wire.get(name) and not rejecting:
+            problems[name] = "goes with Reject only"
+    for index, identifier in enumerate(wire.get("carrierProvidedIdentifiers") or []):
+        for part, word in (("type", "a type"), ("value", "a value")):
+            if not str(identifier.get(part) or "").strip():
+                problems[f"carrierProvidedIdentifiers[{index}].{part}"] = f"Enter {word}"
+    try:
+        answer = CarrierResponse.model_validate(wire)
+    except ValidationError as exc:
+        for key, message in problems_of(exc).items():
+            problems.setdefault(key, message)
+        return None, problems
+    return (None, problems) if problems else (answer, {})
 
 
 class BookingsService(ListService[Booking]):
@@ -320,6 +357,26 @@ class BookingsService(ListService[Booking]):
         await self._show_if_listed([cancelled])
         self._watched(cancelled)
         return cancelled
+
+    # --- the carrier's side (an extension of the local service) -----------------------------
+
+    async def awaiting_answer(self) -> list[Booking]:
+        """The bookings a carrier has yet to answer (PROCESSING or UNDER_REVIEW), newest
+        first."""
+        found = await self._client().bookings.page(statuses=OPEN_STATUSES, page_size=MAX_PAGE_SIZE)
+        return list(found.results)
+
+    async def answer_as_carrier(self, booking_id: UUID | str, answer: CarrierResponse) -> Booking:
+        """Accept or reject the booking as its carrier would; the list shows the outcome."""
+        answered = await self._client().bookings.carrier_response(booking_id, answer)
+        await self._show_if_listed([answered])
+        self._watched(answered)
+        return answered
+
+    async def can_answer_as_carrier(self) -> bool:
+        with contextlib.suppress(Exception):
+            return await self._client().bookings.has_carrier_response()
+        return False
 
     async def can_cancel(self) -> bool:
         with contextlib.suppress(Exception):

@@ -2,7 +2,8 @@
 dispatcher reproducing what a carrier sent), compose a truckload tracking update or a parcel
 status update, send it, and follow its receipt until the service has applied it to the
 shipments it matched, or found none; below, what was sent (kept in the profile's cache), to
-send again.
+send again. Beside, a booking a carrier has yet to answer is answered as that carrier would
+(`booking_answer.py`).
 
 Each field shows the interface's rule beside it and its problem under it, from the models
 before sending or from the service's refusal. A push goes as the profile's own client
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.booking import Booking
 from freightdesk.models.push import IngestionStatus
 from freightdesk.service.carrier_push import (
     TRUCKLOAD,
@@ -49,6 +51,7 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.errors import ApiError, AuthenticationFailed
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog, booking_text
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -126,6 +129,20 @@ class PushPane(QWidget):
         self.as_carrier.toggled.connect(self._carrier_toggled)
         self._carrier_toggled(False)
 
+        # --- the carrier's answer to a booking ---
+        answer_box = QGroupBox("Bookings", self)
+        answer_note = QLabel(
+            "A booking under review waits for its carrier: answer it as the carrier would.",
+            answer_box,
+        )
+        answer_note.setWordWrap(True)
+        self.answer_button = QPushButton("Answer a boo&king…", answer_box)
+        self.answer_button.setObjectName("answerBookingButton")
+        self.dialog: BookingAnswerDialog | None = None
+        answer_layout = QVBoxLayout(answer_box)
+        answer_layout.addWidget(answer_note)
+        answer_layout.addWidget(self.answer_button)
+
         # --- sending and the receipt ---
         self.send_button = QPushButton("&Send", self)
         self.send_button.setDefault(True)
@@ -166,7 +183,11 @@ class PushPane(QWidget):
         top_layout = QHBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.tabs, 3)
-        top_layout.addWidget(who, 1)
+        side = QVBoxLayout()
+        side.addWidget(who)
+        side.addWidget(answer_box)
+        side.addStretch(1)
+        top_layout.addLayout(side, 1)
         upper = QWidget(self)
         upper_layout = QVBoxLayout(upper)
         upper_layout.setContentsMargins(0, 0, 0, 0)
@@ -183,6 +204,7 @@ class PushPane(QWidget):
         layout.addWidget(splitter)
 
         self.send_button.clicked.connect(self.send)
+        self.answer_button.clicked.connect(self.answer_booking)
         self.cancel_button.clicked.connect(self.cancel)
         QShortcut(QKeySequence("Ctrl+Return"), self, self.send)
         self.history.on_open(self.resend, "Resend", button=self.resend_button)
@@ -274,6 +296,22 @@ class PushPane(QWidget):
                 self.notice.show_error(explain(error))
 
         spawn(self._as_wanted(push), on_done=done, on_error=failed, name="push-send", owner=self)
+
+    # --- the carrier's answer to a booking --------------------------------------------------
+
+    def answer_booking(self) -> None:
+        bookings = self.session.bookings
+        if bookings is None or self.session.client is None:
+            self.notice.show_error(NOT_CONNECTED)
+            return
+        dialog = BookingAnswerDialog(bookings, self)
+        dialog.answered.connect(self._answered)
+        self.dialog = dialog
+        dialog.open()
+        dialog.load()
+
+    def _answered(self, booking: Booking) -> None:
+        self.notice.show_info(f"Answered as the carrier: {booking_text(booking)}.")
 
     # --- the receipt -----------------------------------------------------------------------
 

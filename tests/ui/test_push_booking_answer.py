@@ -1,0 +1,122 @@
+"""The Carrier push console answers a booking as its carrier (an extension of the local
+service), against the real local service with clicks and keys: the bookings waiting for an
+answer offered, a refused acceptance (no identifier tracking can follow) said beside the
+identifier, the fields that do not apply greyed and holding nothing (what was typed comes
+back), and exactly what the dialog shows stored with the booking."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.push.booking_answer import NONE_WAITING, BookingAnswerDialog
+from freightdesk.ui.panes.push.pane import PushPane
+from tests.server.test_rating_support import set_profile
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+
+__all__ = ["connected"]
+
+BOOKINGS = "/services/booking/v1/bookings"
+LEFT = Qt.MouseButton.LeftButton
+WAIT = 60.0
+# A combo box's list pops up on a click; the offscreen platform says it cannot raise it.
+pytestmark = pytest.mark.qt_log_ignore(r"^This plugin does not support")
+
+
+def _book(tenant: TenantHandle, scac: str) -> dict[str, Any]:
+    body = {
+        "shipmentId": str(uuid.uuid4()),
+        "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": scac},
+        "rateIdentifiers": [{"source": "EXTERNAL", "type": "CONTRACT", "value": "C-9"}],
+    }
+    answer = tenant.http.post(BOOKINGS, json=body)
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def _click(qtbot: QtBot, widget: Any) -> None:
+    qtbot.mouseClick(widget, LEFT, pos=QPoint(6, widget.height() // 2))
+
+
+async def _opened(qtbot: QtBot, pane: PushPane, count: int) -> BookingAnswerDialog:
+    qtbot.mouseClick(pane.answer_button, LEFT)
+    dialog = shown_dialog(pane, BookingAnswerDialog)
+    await wait_until(lambda: dialog.booking.count() == count and dialog.waiting != [], WAIT)
+    return dialog
+
+
+async def test_answer_a_booking_as_its_carrier(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
+    first, second = _book(tenant, "ZZRV"), _book(tenant, "ZZRV")
+    pane = await shown_pane(qtbot, session, PushPane)
+    dialog = await _opened(qtbot, pane, 2)
+    assert {dialog.booking.itemData(i) for i in range(2)} == {first["id"], second["id"]}
+    dialog.booking.setCurrentIndex(dialog.booking.findData(first["id"]))
+    # A truckload booking: tracking follows it by bill of lading or order number.
+    types = [dialog.identifier_type.itemText(i) for i in range(dialog.identifier_type.count())]
+    assert types == ["BILL_OF_LADING", "PURCHASE_ORDER"]
+
+    # Accepting without an identifier: the service's refusal beside the identifier.
+    assert not dialog.notes.isEnabled() and not dialog.reason.isEnabled()
+    qtbot.mouseClick(dialog.send_button, LEFT)
+    await wait_until(lambda: bool(dialog.errors.message_for("carrierProvidedIdentifiers")), WAIT)
+    assert "BILL_OF_LADING" in dialog.errors.message_for("carrierProvidedIdentifiers")
+    assert dialog.isVisible()
+
+    # Reject, notes typed, then Accept again: the notes are set aside, not sent; they come
+    # back with Reject.
+    _click(qtbot, dialog.reject_choice)
+    assert dialog.notes.isEnabled() and not dialog.identifier_value.isEnabled()
+    qtbot.keyClicks(dialog.notes, "No trucks this week")
+    _click(qtbot, dialog.accept_choice)
+    assert dialog.notes.text() == "" and not dialog.notes.isEnabled()
+    assert "carrierRejectionNotes" not in dialog.wire()
+    _click(qtbot, dialog.reject_choice)
+    assert dialog.notes.text() == "No trucks this week"
+    _click(qtbot, dialog.accept_choice)
+
+    qtbot.keyClicks(dialog.identifier_value, "BOL-77")
+    dialog.method.setCurrentIndex(dialog.method.findData("PORTAL"))
+    shown = dialog.wire()
+    assert shown == {
+        "decision": "ACCEPT",
+        "responseMethod": "PORTAL",
+        "carrierProvidedIdentifiers": [{"type": "BILL_OF_LADING", "value": "BOL-77"}],
+    }
+    qtbot.mouseClick(dialog.send_button, LEFT)
+    await wait_until(lambda: not dialog.isVisible(), WAIT)
+    assert pane.notice.text().startswith("Answered as the carrier: ZZRV: booked")
+    booked = tenant.http.get(f"{BOOKINGS}/{first['id']}").json()
+    assert booked["status"] == "BOOKED" and booked["carrierResponseMethod"] == "PORTAL"
+    assert booked["carrierProvidedIdentifiers"] == shown["carrierProvidedIdentifiers"]
+
+    # The other one, rejected with a reason and notes.
+    dialog = await _opened(qtbot, pane, 1)
+    _click(qtbot, dialog.reject_choice)
+    dialog.reason.setCurrentIndex(dialog.reason.findData("NO_CAPACITY"))
+    qtbot.keyClicks(dialog.notes, "Full until Monday")
+    dialog.method.setCurrentIndex(dialog.method.findData("PHONE"))
+    qtbot.mouseClick(dialog.send_button, LEFT)
+    await wait_until(lambda: not dialog.isVisible(), WAIT)
+    rejected = tenant.http.get(f"{BOOKINGS}/{second['id']}").json()
+    assert rejected["status"] == "REJECTED"
+    assert rejected["rejectionReason"] == "NO_CAPACITY"
+    assert rejected["carrierRejectionNotes"] == "Full until Monday"
+    assert rejected["carrierResponseMethod"] == "PHONE"
+
+    # None left: the dialog says so, and how a booking comes to wait.
+    qtbot.mouseClick(pane.answer_button, LEFT)
+    dialog = shown_dialog(pane, BookingAnswerDialog)
+    await wait_until(lambda: dialog.general_error.text() == NONE_WAITING, WAIT)
+    assert not dialog.send_button.isEnabled()
+    dialog.reject()
+    pane.shutdown()
