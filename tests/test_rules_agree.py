@@ -6,18 +6,29 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 
+from freightdesk.models.packaging import Package
+from freightdesk.service.packages import as_write, check_identifier, check_package
 from freightdesk.service.stop_locations import check_location
+from tests.server.test_packaging import PATH as PACKAGES
+from tests.server.test_packaging import package_body
 from tests.server.test_stop_locations import PATH, location
 from tests.support import TenantHandle
 
 
-def _refused(tenant: TenantHandle, body: dict[str, Any]) -> dict[str, str]:
-    """The service's 400 as {field: message}, the first message of each field (as the app
-    shows them)."""
-    response = tenant.http.post(PATH, json=body)
-    assert response.status_code == 400, response.text
+def _refused(
+    tenant: TenantHandle, body: dict[str, Any], *, path: str = PATH, status: int = 400
+) -> dict[str, str]:
+    """The service's refusal as {field: message}, the first message of each field (as the
+    app shows them)."""
+    response = tenant.http.post(path, json=body)
+    return _errors(response, status)
+
+
+def _errors(response: httpx.Response, status: int = 400) -> dict[str, str]:
+    assert response.status_code == status, response.text
     found: dict[str, str] = {}
     for error in response.json()["errors"]:
         found.setdefault(error["source"], error["message"])
@@ -59,3 +70,37 @@ def test_the_app_and_the_service_agree_on_a_stop_location(tenant: TenantHandle, 
     checked, problems = check_location(body)
     assert checked is None
     assert problems == _refused(tenant, body)
+
+
+def test_the_app_and_the_service_agree_on_a_new_package(tenant: TenantHandle) -> None:
+    body = package_body(status="CONFIRMED")
+    checked, problems = check_package(body)
+    assert checked is None
+    assert problems == _refused(tenant, body, path=PACKAGES)
+
+
+def test_the_app_and_the_service_agree_on_the_package_workflow(tenant: TenantHandle) -> None:
+    created = tenant.http.post(PACKAGES, json=package_body())
+    assert created.status_code == 200, created.text
+    package = Package.model_validate(created.json())
+    url = f"{PACKAGES}/{package.id}"
+    skipped = {**as_write(package), "status": "CONFIRMED"}
+    _, problems = check_package(skipped, package)
+    assert problems == _errors(tenant.http.put(url, json=skipped), 409)
+    for status in ("ASSIGNED", "CONFIRMED"):
+        moved = tenant.http.put(url, json={**as_write(package), "status": status})
+        package = Package.model_validate(moved.json())
+    changed = {**as_write(package), "isStackable": not package.is_stackable}
+    _, problems = check_package(changed, package)
+    assert problems == _errors(tenant.http.put(url, json=changed), 409)
+
+
+@pytest.mark.parametrize("pair", [(" ", "D-1"), ("OLPN", "")])
+def test_the_app_and_the_service_agree_on_a_delete_by_identifier(
+    tenant: TenantHandle, pair: tuple[str, str]
+) -> None:
+    type_, value = pair
+    answer = tenant.http.delete(
+        PACKAGES, params={"identifier.type": type_, "identifier.value": value}
+    )
+    assert check_identifier(type_, value) == _errors(answer)

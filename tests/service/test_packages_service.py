@@ -97,7 +97,10 @@ async def test_search_writes_workflow_and_delete(
     edit = as_write(created)
     edit["status"] = "CONFIRMED"
     _, problems = check_package(edit, created)
-    assert problems == {"status": "a UNASSIGNED package can become ASSIGNED"}
+    assert problems == {
+        "status": "A UNASSIGNED package cannot become CONFIRMED; from UNASSIGNED it can become "
+        "ASSIGNED"
+    }
     edit["status"] = "ASSIGNED"
     assigned_body, _ = check_package(edit, created)
     assert assigned_body is not None

@@ -2,9 +2,9 @@
 edit (with the status workflow), delete by id or by an identifier, and the service's rules
 checked before sending.
 
-The workflow mirrors the local service (server/domain/packaging.py): UNASSIGNED -> ASSIGNED
--> CONFIRMED, ASSIGNED -> UNASSIGNED, CONFIRMED -> UNASSIGNED; a CONFIRMED package's contents
-are fixed until it is released.
+The workflow and the rules are the local service's own (models/package_rules.py): UNASSIGNED ->
+ASSIGNED -> CONFIRMED, ASSIGNED -> UNASSIGNED, CONFIRMED -> UNASSIGNED; a CONFIRMED package's
+contents are fixed until it is released.
 """
 
 from __future__ import annotations
@@ -19,12 +19,21 @@ from pydantic import ValidationError
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
 from freightdesk.api.packaging import DEFAULT_PAGE_SIZE
+from freightdesk.models.package_rules import (
+    CONTENT_FIELDS,
+    SKU,
+    confirmed_change_problem,
+    identifier_problems,
+    new_status_problem,
+    postal_code_key,
+    text_key,
+    transition_problem,
+)
 from freightdesk.models.packaging import (
     DeletedPackage,
     Package,
     PackageLocation,
     PackageSearch,
-    PackageStatus,
     PackageWrite,
 )
 from freightdesk.service.cache import Cache
@@ -32,23 +41,6 @@ from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import problems_of
 
 PAGE_SIZE = 25
-SKU = "SKU"
-
-NEXT_STATUSES: dict[PackageStatus, tuple[PackageStatus, ...]] = {
-    PackageStatus.UNASSIGNED: (PackageStatus.ASSIGNED,),
-    PackageStatus.ASSIGNED: (PackageStatus.UNASSIGNED, PackageStatus.CONFIRMED),
-    PackageStatus.CONFIRMED: (PackageStatus.UNASSIGNED,),
-}
-
-_CONTENT = (
-    "items",
-    "identifiers",
-    "isStackable",
-    "package",
-    "accessorials",
-    "originLocation",
-    "destinationLocation",
-)
 
 
 def check_package(
@@ -71,54 +63,39 @@ def check_package(
     if problems:
         return None, problems
     if current is None:
-        if package.status not in (None, PackageStatus.UNASSIGNED):
-            problems["status"] = "a new package starts UNASSIGNED; change it after saving"
+        problem = new_status_problem(package.status)
     else:
-        problems.update(_status_problems(current, package))
+        problem = _status_problem(current, package)
+    if problem is not None:
+        problems["status"] = problem
     return (None, problems) if problems else (package, {})
 
 
-def _status_problems(current: Package, package: PackageWrite) -> dict[str, str]:
+def _status_problem(current: Package, package: PackageWrite) -> str | None:
     requested = package.status or current.status
-    if requested is not current.status and requested not in NEXT_STATUSES[current.status]:
-        allowed = ", ".join(s.value for s in NEXT_STATUSES[current.status])
-        return {"status": f"a {current.status} package can become {allowed}"}
-    if (
-        current.status is PackageStatus.CONFIRMED
-        and requested is PackageStatus.CONFIRMED
-        and _content(package.wire()) != _content(current.wire())
-    ):
-        return {"status": "a CONFIRMED package cannot be changed; release it (UNASSIGNED) first"}
-    return {}
+    changed = _content(package.wire()) != _content(current.wire())
+    return transition_problem(current.status, requested) or confirmed_change_problem(
+        current.status, requested, content_changed=changed
+    )
 
 
 def _content(wire: dict[str, Any]) -> dict[str, Any]:
-    return {name: wire.get(name) for name in _CONTENT if wire.get(name) not in (None, [], False)}
+    # The saved package's wire leaves out what the form sends as empty: compare the rest.
+    return {
+        name: wire.get(name) for name in CONTENT_FIELDS if wire.get(name) not in (None, [], False)
+    }
 
 
 def check_identifier(type_: str, value: str) -> dict[str, str]:
     """The service's rule for deleting by an identifier: a type and an exact value, both given
     (problems by the query parameter's name)."""
-    problems: dict[str, str] = {}
-    if not type_.strip():
-        problems["identifier.type"] = "is required together with identifier.value"
-    if not value.strip():
-        problems["identifier.value"] = "is required together with identifier.type"
-    return problems
+    return dict(identifier_problems(type_, value))
 
 
 def as_write(package: Package) -> dict[str, Any]:
     """The wire fields of a PUT that keeps the package as it is (the form edits these)."""
     wire = package.wire()
-    return {k: v for k, v in wire.items() if k in (*_CONTENT, "status")}
-
-
-def _norm(text: str | None) -> str:
-    return " ".join((text or "").split()).casefold()
-
-
-def _norm_postal(text: str | None) -> str:
-    return "".join((text or "").split()).upper()
+    return {k: v for k, v in wire.items() if k in (*CONTENT_FIELDS, "status")}
 
 
 def matches(package: Package, search: PackageSearch) -> bool:
@@ -144,12 +121,12 @@ def _location_matches(location: PackageLocation | None, search: PackageSearch, p
     address = location.address if location else None
     for name in ("city", "state", "country"):
         wanted = getattr(search, f"{prefix}_{name}")
-        if wanted and _norm(wanted) != _norm(getattr(address, name, None) if address else None):
+        actual = getattr(address, name, None) if address else None
+        if wanted and text_key(wanted) != text_key(actual):
             return False
     postal = getattr(search, f"{prefix}_postal_code")
-    return not (
-        postal and _norm_postal(postal) != _norm_postal(address.postal_code if address else None)
-    )
+    actual_postal = address.postal_code if address else None
+    return not (postal and postal_code_key(postal) != postal_code_key(actual_postal))
 
 
 class PackagesService(ListService[Package]):

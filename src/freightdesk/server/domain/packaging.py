@@ -9,6 +9,7 @@ Workflow (the interface names the states only):
 A status changes through a PUT whose `status` names the next state; a PUT without `status`
 keeps the current one. The contents of a CONFIRMED package are fixed: a carrier has committed
 to exactly that freight, so a PUT that changes them is refused unless it also releases it.
+The rules are `models/package_rules.py`, shared with the app.
 """
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ from sqlalchemy import Select, delete, func, select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.common import LogisticsIdentifier
+from freightdesk.models.package_rules import (
+    CONTENT_FIELDS,
+    SKU,
+    confirmed_change_problem,
+    new_status_problem,
+    postal_code_key,
+    text_key,
+    transition_problem,
+)
 from freightdesk.models.packaging import (
     DeletedPackage,
     Package,
@@ -32,63 +42,25 @@ from freightdesk.server.db import utcnow
 from freightdesk.server.errors import conflict, field_error
 from freightdesk.server.tables.packaging import PackageIdentifierRow, PackageRow, PackageSkuRow
 
-TRANSITIONS: dict[PackageStatus, frozenset[PackageStatus]] = {
-    PackageStatus.UNASSIGNED: frozenset({PackageStatus.ASSIGNED}),
-    PackageStatus.ASSIGNED: frozenset({PackageStatus.UNASSIGNED, PackageStatus.CONFIRMED}),
-    PackageStatus.CONFIRMED: frozenset({PackageStatus.UNASSIGNED}),
-}
-
-SKU = "SKU"
-# The body fields a PUT replaces; status and timestamps are the service's.
-_CONTENT_FIELDS = (
-    "items",
-    "identifiers",
-    "isStackable",
-    "package",
-    "accessorials",
-    "originLocation",
-    "destinationLocation",
-)
-
-
-def normalize_text(value: str | None) -> str | None:
-    """Search comparisons ignore case and surrounding blanks."""
-    if value is None:
-        return None
-    cleaned = " ".join(value.split()).casefold()
-    return cleaned or None
-
-
-def normalize_postal_code(value: str | None) -> str | None:
-    """`M5V 3L9` and `m5v3l9` are the same postal code."""
-    if value is None:
-        return None
-    cleaned = "".join(value.split()).upper()
-    return cleaned or None
-
 
 def check_transition(current: PackageStatus, requested: PackageStatus) -> None:
-    if requested == current or requested in TRANSITIONS[current]:
-        return
-    allowed = ", ".join(sorted(TRANSITIONS[current]))
-    raise conflict(
-        f"A {current} package cannot become {requested}; from {current} it can become {allowed}",
-        source="status",
-    )
+    problem = transition_problem(current, requested)
+    if problem is not None:
+        raise conflict(problem, source="status")
 
 
 def _content(body: PackageWrite) -> dict[str, Any]:
     wire = body.wire()
     wire.pop("status", None)
-    return {name: wire[name] for name in _CONTENT_FIELDS if name in wire}
+    return {name: wire[name] for name in CONTENT_FIELDS if name in wire}
 
 
 def _set_location_columns(row: PackageRow, prefix: str, location: PackageLocation | None) -> None:
     address = location.address if location is not None else None
-    setattr(row, f"{prefix}_city", normalize_text(address.city if address else None))
-    setattr(row, f"{prefix}_state", normalize_text(address.state if address else None))
-    setattr(row, f"{prefix}_country", normalize_text(address.country if address else None))
-    postal = normalize_postal_code(address.postal_code if address else None)
+    setattr(row, f"{prefix}_city", text_key(address.city if address else None))
+    setattr(row, f"{prefix}_state", text_key(address.state if address else None))
+    setattr(row, f"{prefix}_country", text_key(address.country if address else None))
+    postal = postal_code_key(address.postal_code if address else None)
     setattr(row, f"{prefix}_postal_code", postal)
 
 
@@ -146,11 +118,9 @@ def _apply(session: Session, row: PackageRow, body: PackageWrite) -> None:
 
 
 def create_package(session: Session, tenant_id: int, body: PackageWrite) -> PackageRow:
-    if body.status not in (None, PackageStatus.UNASSIGNED):
-        raise field_error(
-            "status",
-            "a new package starts UNASSIGNED; change its status afterwards with PUT",
-        )
+    problem = new_status_problem(body.status)
+    if problem is not None:
+        raise field_error("status", problem)
     now = utcnow()
     row = PackageRow(
         id=str(uuid.uuid4()),
@@ -171,16 +141,10 @@ def replace_package(session: Session, row: PackageRow, body: PackageWrite) -> Pa
     current = PackageStatus(row.status)
     requested = body.status or current
     check_transition(current, requested)
-    content = _content(body)
-    if (
-        current is PackageStatus.CONFIRMED
-        and requested is PackageStatus.CONFIRMED
-        and content != row.body
-    ):
-        raise conflict(
-            "A CONFIRMED package cannot be changed; release it (status UNASSIGNED) first",
-            source="status",
-        )
+    changed = _content(body) != row.body
+    problem = confirmed_change_problem(current, requested, content_changed=changed)
+    if problem is not None:
+        raise conflict(problem, source="status")
     row.status = requested.value
     _apply(session, row, body)
     row.updated_at = utcnow()
@@ -271,9 +235,7 @@ class PackageFilter:
     def location(self, prefix: str, field: str, value: str | None) -> None:
         if value is None:
             return
-        normalized = (
-            normalize_postal_code(value) if field == "postal_code" else normalize_text(value)
-        )
+        normalized = postal_code_key(value) if field == "postal_code" else text_key(value)
         column = getattr(PackageRow, f"{prefix}_{field}")
         self._conditions.append(column == normalized)
 

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from freightdesk.models.common import PageNumber, PaginationInfo
+from freightdesk.models.package_rules import identifier_problems
 from freightdesk.models.packaging import DeletedPackage, Package, PackageList, PackageWrite
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
@@ -28,10 +29,10 @@ def _pair(type_: str | None, value: str | None) -> tuple[str, str] | None:
     """identifier.type and identifier.value come together or not at all."""
     if type_ is None and value is None:
         return None
-    if type_ is None or not type_.strip():
-        raise field_error("identifier.type", "is required together with identifier.value")
-    if value is None or not value.strip():
-        raise field_error("identifier.value", "is required together with identifier.type")
+    problems = identifier_problems(type_, value)
+    if problems:
+        raise field_error(*problems[0])  # the first: the type, then the value
+    assert type_ is not None and value is not None
     return type_, value
 
 

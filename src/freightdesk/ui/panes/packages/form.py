@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.package_rules import NEXT_STATUSES
 from freightdesk.models.packaging import (
     AccessorialType,
     LiftgateStop,
@@ -28,7 +29,7 @@ from freightdesk.models.packaging import (
     PackingGroup,
     TemperatureUnit,
 )
-from freightdesk.service.packages import NEXT_STATUSES, as_write, check_package
+from freightdesk.service.packages import as_write, check_package
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import words
 from freightdesk.ui.widgets.forms import ErrorLabel
