@@ -34,6 +34,7 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
 from freightdesk.ui.panes.bookings.pane import BookingsPane
 from freightdesk.ui.panes.capacity.pane import CapacityPane
+from freightdesk.ui.panes.carriers.pane import CarrierProfilesPane
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.packages.pane import PackagesPane
 from freightdesk.ui.panes.rail.pane import RailPane
@@ -69,6 +70,7 @@ CASES = [
     Case("stop_locations", lambda s, st, w: StopLocationsPane(s, w)),
     Case("webhooks", lambda s, st, w: WebhooksPane(s, w)),
     Case("account_groups", lambda s, st, w: AccountGroupsPane(s, w)),
+    Case("carrier_profiles", lambda s, st, w: CarrierProfilesPane(s, w)),
     Case("rates", lambda s, st, w: RatesPane(s, w), table="request_table"),
     Case("bookings", lambda s, st, w: BookingsPane(s, w)),
     Case("packages", lambda s, st, w: PackagesPane(s, w)),

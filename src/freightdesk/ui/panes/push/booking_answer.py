@@ -96,6 +96,7 @@ class BookingAnswerDialog(FormDialog):
         decision_row.addStretch(1)
         self.identifier_type = QComboBox(self)
         self.identifier_type.setObjectName("identifierType")
+        self.identifier_type.setMinimumWidth(170)  # filled once the bookings are read
         self.identifier_value = QLineEdit(self)
         self.identifier_value.setObjectName("identifierValue")
         self.identifier_value.setPlaceholderText("e.g. a bill of lading number")
