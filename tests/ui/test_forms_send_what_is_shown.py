@@ -1,7 +1,9 @@
 """Forms never save what the user did not enter (issue 14, point 9): for each list pane's form
 that sends a body, a user types, switches options back and forth and saves, and what the real
 local service stored (read back over the API) is exactly what the form showed. The webhook
-form's own test is in tests/ui/test_webhooks_forms.py."""
+form's own test is in tests/ui/test_webhooks_forms.py, the carrier profile form's in
+tests/ui/test_carrier_profiles_pane.py and the booking answer's in
+tests/ui/test_push_booking_answer.py."""
 
 from __future__ import annotations
 
