@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from freightdesk.models.common import Address, Money
 from freightdesk.models.enums import ShipmentStateType
-from freightdesk.models.rating import RateStopLocation
+
+if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/developing.md)
+    from freightdesk.models.common import Address, Money
+    from freightdesk.models.rating import RateStopLocation
 
 _STATE_TEXT = {
     ShipmentStateType.SCHEDULED: "Scheduled",
