@@ -36,6 +36,7 @@ from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import money_text, state_text
+from freightdesk.ui.panes.shipments.history_bar import HistoryExportBar
 from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.panes.shipments.tables import fill, make_table
@@ -204,6 +205,8 @@ class ShipmentDetailView(QWidget):
         timeline_layout = QVBoxLayout(self.timeline_tab)
         timeline_layout.setContentsMargins(0, 0, 0, 0)
         timeline_layout.addWidget(self.timeline)
+        self.history_export = HistoryExportBar(session, self.timeline_tab)
+        timeline_layout.addWidget(self.history_export)
         self.map_tab = QWidget(self)
         self.map_tab.setObjectName("mapTab")
         self.map_splitter = QSplitter(Qt.Orientation.Vertical, self.map_tab)
@@ -252,6 +255,7 @@ class ShipmentDetailView(QWidget):
         self.history = None
         self.overview.stop()
         self.sharing.stop()
+        self.history_export.show_shipment(None)
         self.message.show_message(None)
         self.title.setText("Loading…")
         self.subtitle.clear()
@@ -315,6 +319,7 @@ class ShipmentDetailView(QWidget):
             self.map.show_history(history, change)
         self.overview.show_history(history)
         self.sharing.show_history(history)
+        self.history_export.show_shipment(str(shipment.id))
         self._render_route(stops, history)
         fill(
             self.states,
@@ -519,6 +524,7 @@ class ShipmentDetailView(QWidget):
             self.history = None
             self.overview.stop()
             self.sharing.stop()
+            self.history_export.show_shipment(None)
             self.title.setText("Tracking stopped")
             self.subtitle.clear()
             self._set_enabled(False)
