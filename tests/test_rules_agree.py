@@ -11,9 +11,18 @@ import pytest
 
 from freightdesk.models.packaging import Package
 from freightdesk.service.packages import as_write, check_identifier, check_package
+from freightdesk.service.rating import check_rate_request
 from freightdesk.service.stop_locations import check_location
 from tests.server.test_packaging import PATH as PACKAGES
 from tests.server.test_packaging import package_body
+from tests.server.test_rating_support import (
+    CHICAGO,
+    DALLAS,
+    RATE_REQUESTS,
+    ltl_request,
+    stop,
+    tl_request,
+)
 from tests.server.test_stop_locations import PATH, location
 from tests.support import TenantHandle
 
@@ -104,3 +113,60 @@ def test_the_app_and_the_service_agree_on_a_delete_by_identifier(
         PACKAGES, params={"identifier.type": type_, "identifier.value": value}
     )
     assert check_identifier(type_, value) == _errors(answer)
+
+
+_UNIT = {"quantity": 2, "weight": {"value": 400, "unit": "LB"}, "freightClass": "70"}
+
+
+def _with(body: dict[str, Any], **detail: Any) -> dict[str, Any]:
+    return {**body, "rateDetail": {**body["rateDetail"], **detail}}
+
+
+def _shipping(body: dict[str, Any], **shipping: Any) -> dict[str, Any]:
+    return _with(body, shippingDetails={**body["rateDetail"]["shippingDetails"], **shipping})
+
+
+RATE_REQUESTS_REFUSED = {
+    "a first stop that is no pickup": _with(
+        tl_request(), routeInfo={"stops": [{**CHICAGO, "type": "DELIVERY"}, DALLAS]}
+    ),
+    "a state unknown in its country": _with(
+        tl_request(), routeInfo={"stops": [stop("PICKUP", "Chicago", "Atlantis", "60607"), DALLAS]}
+    ),
+    "a country that does not exist": _with(
+        tl_request(),
+        routeInfo={
+            "stops": [
+                CHICAGO,
+                {"type": "DELIVERY", "location": {"address": {"city": "X", "country": "Narnia"}}},
+            ]
+        },
+    ),
+    "a pickup date in the past": _with(tl_request(), pickupDate="2020-01-06"),
+    "an expiry in the past": tl_request(expirationDateTime="2020-01-06T00:00:00Z"),
+    "truck and LTL at once": _shipping(
+        _with(tl_request(), shipmentDetails=[{"handlingUnits": [_UNIT]}]), ltl={}
+    ),
+    "an LTL unit without weight": ltl_request(["NBFL"], [{"quantity": 1, "freightClass": "70"}]),
+    "LTL without units": ltl_request(["NBFL"], []),
+    "temperature control on a dry van": _shipping(
+        tl_request(), accessorials=[{"code": "REFRIGERATED"}]
+    ),
+    "tarping on a reefer": _shipping(
+        tl_request(),
+        truck={"loadPreference": "FULL", "trailerType": "REEFER"},
+        accessorials=[{"code": "TARP"}],
+    ),
+    "a truckload service for LTL": _shipping(
+        ltl_request(["NBFL"], [_UNIT]), accessorials=[{"code": "LUMPER"}]
+    ),
+    "an accessorial not rated": _shipping(tl_request(), accessorials=[{"code": "STOP_OFF"}]),
+}
+
+
+@pytest.mark.parametrize("case", RATE_REQUESTS_REFUSED)
+def test_the_app_and_the_service_agree_on_a_rate_request(tenant: TenantHandle, case: str) -> None:
+    body = RATE_REQUESTS_REFUSED[case]
+    checked, problems = check_rate_request(body)
+    assert checked is None
+    assert problems == _refused(tenant, body, path=RATE_REQUESTS)

@@ -76,7 +76,7 @@ def test_rules_are_checked_before_sending() -> None:
     }
     _, problems = check_rate_request(ltl_request(["NBFL"], []))
     assert problems == {
-        "rateDetail.shipmentDetails": "LTL is rated by weight and class: add a unit"
+        "rateDetail.shipmentDetails": "LTL is rated by weight and class: add handling units"
     }
     nowhere = copy.deepcopy(tl_request())
     nowhere["rateDetail"]["routeInfo"]["stops"][0]["location"]["address"] = {"country": "US"}

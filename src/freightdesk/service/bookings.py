@@ -16,7 +16,7 @@ import logging
 import re
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
@@ -35,6 +35,7 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import TransportationMode
 from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, QUALIFIERS
+from freightdesk.models.rating_rules import future_problem
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.listing import ListService, Params
@@ -44,7 +45,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 25
 SCAC = re.compile(r"[A-Za-z]{2,4}")
-HORIZON = timedelta(days=365)
 
 STATUS_TEXT = {
     BookingStatus.PROCESSING: "Processing",
@@ -91,7 +91,8 @@ def check_booking(
 
 
 def _expiry_problem(value: object) -> str | None:
-    """The service's rule for `expirationDateTime` (its shape is the model's to check)."""
+    """The service's rule for `expirationDateTime` (models/rating_rules.py; its shape is the
+    model's to check)."""
     if not isinstance(value, str):
         return None
     try:
@@ -100,12 +101,7 @@ def _expiry_problem(value: object) -> str | None:
         return None
     if expires.tzinfo is None:
         return None  # the model names it: an offset is required
-    now = datetime.now(UTC)
-    if expires <= now:
-        return "must be in the future"
-    if expires > now + HORIZON:
-        return "must be within a year from now"
-    return None
+    return future_problem(expires, datetime.now(UTC))
 
 
 def as_input(booking: Booking) -> dict[str, Any]:

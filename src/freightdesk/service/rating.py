@@ -8,8 +8,8 @@ or opened by id. It keeps them in the profile cache and polls the open ones: eve
 second for the first ten seconds, then every second while carriers are still answering
 (QUOTES_REQUESTED), and now and then otherwise, so a cancellation or expiry elsewhere shows
 too. A request taken off the list stays off it (kept in the cache) until opened again.
-`check_rate_request` mirrors the local service's rules (server/domain/rating_quotes.py) so a
-form marks every problem beside its field before sending.
+`check_rate_request` runs the local service's own rules (models/rating_rules.py) so a form
+marks every problem beside its field before sending.
 """
 
 from __future__ import annotations
@@ -30,19 +30,27 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import ApiError, NotFound
 from freightdesk.api.rating import CancellationNotEnabled, RateRequestBooked
 from freightdesk.models.account_groups import AccountGroup
-from freightdesk.models.addresses import AddressInput, country_code, subdivision_code
+from freightdesk.models.addresses import AddressInput
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
-    OPEN_TRAILERS,
-    REQUESTABLE_ACCESSORIALS,
-    TRUCKLOAD_ONLY_ACCESSORIALS,
     Quote,
     RateRequest,
     RateRequestCreate,
     RateRequestStatus,
-    RateStopType,
-    TrailerType,
+    RateShippingDetails,
+)
+from freightdesk.models.rating_rules import (
+    ACCESSORIALS,
+    STOPS,
+    Problems,
+    accessorial_problems,
+    date_problem,
+    future_problem,
+    ltl_problems,
+    mode_problems,
+    region_problems,
+    stop_type_problems,
 )
 from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.cache import Cache
@@ -58,12 +66,8 @@ HIDDEN = "rate_requests_hidden"  # ids the user took off the list, which listing
 MAX_KEPT = 200
 # How long after asking the quotes are polled every quarter second (then every second).
 FAST_WINDOW = timedelta(seconds=10)
-HORIZON = timedelta(days=365)
 LIST_PAGE = 100  # the extension's largest page
 OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
-_STOPS = "rateDetail.routeInfo.stops"
-_ACCESSORIALS = "rateDetail.shippingDetails.accessorials"
-_SUBDIVIDED = ("US", "CA", "MX")
 
 
 # --- the service's rules, checked in the form --------------------------------------------
@@ -87,101 +91,59 @@ def check_rate_request(
 
 
 def request_problems(request: RateRequestCreate, *, today: date) -> dict[str, str]:
-    found: list[tuple[str, str]] = []
+    """The local service's rules (`models/rating_rules.py`), and the app's own: the first
+    problem of each field."""
+    found: Problems = []
     detail = request.rate_detail
-    stops = detail.route_info.stops
-    if stops[0].type is not RateStopType.PICKUP:
-        found.append((f"{_STOPS}[0].type", "the first stop must be a PICKUP"))
-    if stops[-1].type is not RateStopType.DELIVERY:
-        found.append((f"{_STOPS}[{len(stops) - 1}].type", "the last stop must be a DELIVERY"))
-    for index, stop in enumerate(stops):
+    found += stop_type_problems(detail.route_info.stops)
+    for index, stop in enumerate(detail.route_info.stops):
         found += _placement_problems(stop.location.address, stop.location.coordinates, index)
     if detail.pickup_date is not None:
-        if detail.pickup_date < today - timedelta(days=1):
-            found.append(("rateDetail.pickupDate", "must not be in the past"))
-        elif detail.pickup_date > today + HORIZON:
-            found.append(("rateDetail.pickupDate", "must be within a year from now"))
+        problem = date_problem(detail.pickup_date, today)
+        if problem is not None:
+            found.append(("rateDetail.pickupDate", problem))
     if request.expiration_date_time is not None:
-        now = datetime.now(UTC)
-        if request.expiration_date_time <= now:
-            found.append(("expirationDateTime", "must be in the future"))
-        elif request.expiration_date_time > now + HORIZON:
-            found.append(("expirationDateTime", "must be within a year from now"))
+        problem = future_problem(request.expiration_date_time, datetime.now(UTC))
+        if problem is not None:
+            found.append(("expirationDateTime", problem))
     shipping = detail.shipping_details
-    if shipping is not None and shipping.truck is not None and shipping.ltl is not None:
-        found.append(("rateDetail.shippingDetails", "give truck (truckload) or ltl, not both"))
+    found += mode_problems(shipping)
     if shipping is not None and shipping.ltl is not None:
-        found += _ltl_problems(request)
-    found += _accessorial_problems(request)
+        found += ltl_problems(detail)
+    found += accessorial_problems(shipping)
+    found += _range_problems(shipping)
     problems: dict[str, str] = {}
     for path, message in found:
         problems.setdefault(path, message)
     return problems
 
 
-def _placement_problems(
-    address: Address | None, coordinates: object, index: int
-) -> list[tuple[str, str]]:
-    """The service places a stop by its coordinates, its city or postal code, or its state."""
-    path = f"{_STOPS}[{index}].location"
+def _placement_problems(address: Address | None, coordinates: object, index: int) -> Problems:
+    """A country and state that exist (the service's rule); then, since the app has no
+    geocoder to place a stop as the service does, something it can be placed by."""
+    path = f"{STOPS}[{index}].location"
     if address is None:
         if coordinates is None:
             return [(f"{path}.address", "Enter an address or pick a saved location")]
         return []
-    country = country_code(address.country)
-    if country is None:
-        return [(f"{path}.address.country", f"{address.country!r} is not a country")]
+    known = region_problems(address, path)
+    if known:
+        return known
     state = (address.state or "").strip()
-    if state and country in _SUBDIVIDED and subdivision_code(country, state) is None:
-        return [(f"{path}.address.state", f"{state!r} is not known in {country}")]
     placed = state or (address.city or "").strip() or (address.postal_code or "").strip()
     if not placed and coordinates is None:
         return [(f"{path}.address.city", "Enter a city, a postal code or a state")]
     return []
 
 
-def _ltl_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
-    units = [
-        (f"rateDetail.shipmentDetails[{i}].handlingUnits[{j}]", unit)
-        for i, detail in enumerate(request.rate_detail.shipment_details)
-        for j, unit in enumerate(detail.handling_units)
-    ]
-    if not units:
-        return [("rateDetail.shipmentDetails", "LTL is rated by weight and class: add a unit")]
-    found = []
-    for path, unit in units:
-        if unit.weight is None:
-            found.append((f"{path}.weight", "is required to rate LTL"))
-        if unit.freight_class is None and unit.dimensions is None:
-            found.append((f"{path}.freightClass", "is required to rate LTL (or give dimensions)"))
-    return found
-
-
-def _accessorial_problems(request: RateRequestCreate) -> list[tuple[str, str]]:
-    """What the service refuses of the accessorials asked for, given the mode and trailer."""
-    shipping = request.rate_detail.shipping_details
-    if shipping is None:
-        return []
-    ltl = shipping.ltl is not None and shipping.truck is None
-    trailer = shipping.truck.trailer_type if shipping.truck else TrailerType.DRY_VAN
-    found = []
-    for index, accessorial in enumerate(shipping.accessorials):
-        code, path = accessorial.code, f"{_ACCESSORIALS}[{index}]"
-        name = REQUESTABLE_ACCESSORIALS.get(code, code)
-        if code not in REQUESTABLE_ACCESSORIALS:
-            known = ", ".join(REQUESTABLE_ACCESSORIALS)
-            found.append((f"{path}.code", f"{code!r} is not an accessorial we rate; use {known}"))
-        elif ltl and code in TRUCKLOAD_ONLY_ACCESSORIALS:
-            found.append((f"{path}.code", f"{name} is a truckload service, not offered for LTL"))
-        elif not ltl and code == "REFRIGERATED" and trailer is not TrailerType.REEFER:
-            found.append((f"{path}.code", f"{name} needs a reefer trailer (trailer type)"))
-        elif not ltl and code == "TARP" and trailer not in OPEN_TRAILERS:
-            found.append((f"{path}.code", f"{name} goes with an open trailer such as a flatbed"))
+def _range_problems(shipping: RateShippingDetails | None) -> Problems:
+    """The app's own check (the service takes any range): a range upside down is a typo."""
+    found: Problems = []
+    for index, accessorial in enumerate(shipping.accessorials if shipping else []):
         details = accessorial.details
-        # The app's own check (the service takes any range): a range upside down is a typo.
         low, high = (details.min, details.max) if details else (None, None)
         if low is not None and high is not None and low > high:
-            found.append((f"{path}.details.max", "must not be below the lowest"))
+            found.append((f"{ACCESSORIALS}[{index}].details.max", "must not be below the lowest"))
     return found
 
 

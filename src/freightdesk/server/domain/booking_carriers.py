@@ -43,6 +43,7 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import PaginationInfo, TransportationMode
 from freightdesk.models.rating import CarrierIdentifierType, RateRequestStatus
+from freightdesk.models.rating_rules import future_problem
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import carrier_profiles
@@ -52,7 +53,6 @@ from freightdesk.server.domain.booking_tracking import (
     initiate_tracking,
     key_types,
 )
-from freightdesk.server.domain.rate_engine import future_problem
 from freightdesk.server.errors import conflict, field_error, not_found
 from freightdesk.server.tables.booking import BookingAttributeRow, BookingRow
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow

@@ -18,7 +18,7 @@ import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 from freightdesk.models.rating import ACCESSORIAL_NAMES
 from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES
@@ -629,37 +629,3 @@ def inches(value: float, unit: str) -> float:
 
 def feet(value: float, unit: str) -> float:
     return inches(value, unit) / 12.0
-
-
-# --- planning horizon ----------------------------------------------------------------------
-
-# How far ahead dates and expirations may lie: a year, which no freight plan exceeds and which
-# keeps every computed date (delivery dates, quote expiries) within the calendar.
-HORIZON = timedelta(days=366)
-
-
-def as_utc(value: datetime) -> datetime | None:
-    """The instant in UTC, or None when it lies outside the calendar once converted."""
-    try:
-        return value.astimezone(UTC)
-    except OverflowError:
-        return None
-
-
-def future_problem(value: datetime, now: datetime) -> str | None:
-    """Why an expiration date-time is refused, or None: it must lie within the next year."""
-    instant = as_utc(value)
-    if instant is not None and instant <= now:
-        return "must be in the future"
-    if instant is None or instant > now + HORIZON:
-        return "must be within a year from now"
-    return None
-
-
-def date_problem(day: date, today: date) -> str | None:
-    """Why a pickup or delivery date is refused, or None (a day of slack for time zones)."""
-    if day < today - timedelta(days=1):
-        return "must not be in the past"
-    if day > today + HORIZON:
-        return "must be within a year from now"
-    return None

@@ -31,9 +31,6 @@ from freightdesk.models.booking import CarrierMode
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
     MAX_CARRIERS,
-    OPEN_TRAILERS,
-    REQUESTABLE_ACCESSORIALS,
-    TRUCKLOAD_ONLY_ACCESSORIALS,
     QuoteType,
     QuoteTypeFilter,
     RateDetail,
@@ -41,8 +38,17 @@ from freightdesk.models.rating import (
     RateRequestCreate,
     RateRequestStatus,
     RateRouteSegment,
-    RateStopType,
     RatingMode,
+)
+from freightdesk.models.rating_rules import (
+    Problems,
+    accessorial_problems,
+    date_problem,
+    future_problem,
+    ltl_problems,
+    mode_problems,
+    region_problems,
+    stop_type_problems,
 )
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import iso, transaction, utcnow
@@ -73,7 +79,7 @@ def create_rate_request(
     """Check, plan and store a new rate request with one solicitation per carrier."""
     expires = now + DEFAULT_VALIDITY
     if body.expiration_date_time is not None:
-        problem = engine.future_problem(body.expiration_date_time, now)
+        problem = future_problem(body.expiration_date_time, now)
         if problem is not None:
             raise field_error("expirationDateTime", problem)
         expires = body.expiration_date_time
@@ -118,11 +124,16 @@ def create_rate_request(
 
 def _mode(detail: RateDetail) -> RatingMode:
     shipping = detail.shipping_details
-    if shipping is not None and shipping.truck is not None and shipping.ltl is not None:
-        raise field_error("rateDetail.shippingDetails", "give truck (truckload) or ltl, not both")
+    _refuse(mode_problems(shipping))
     if shipping is not None and shipping.ltl is not None:
         return RatingMode.LTL
     return RatingMode.TL
+
+
+def _refuse(problems: Problems) -> None:
+    """400 naming the first problem (the rules list them all, for the app's forms)."""
+    if problems:
+        raise field_error(*problems[0])
 
 
 def _quote_types(quote_filter: QuoteTypeFilter) -> list[str]:
@@ -143,10 +154,7 @@ def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]
     for index, stop_id in enumerate(ids):
         if ids.index(stop_id) != index:
             raise field_error(f"{base}.stops[{index}].id", "another stop has the same id")
-    if route.stops[0].type is not RateStopType.PICKUP:
-        raise field_error(f"{base}.stops[0].type", "the first stop must be a PICKUP")
-    if route.stops[-1].type is not RateStopType.DELIVERY:
-        raise field_error(f"{base}.stops[{len(ids) - 1}].type", "the last stop must be a DELIVERY")
+    _refuse(stop_type_problems(route.stops))
     places = [_place_of(stop, f"{base}.stops[{i}].location") for i, stop in enumerate(route.stops)]
     by_id = dict(zip(ids, places, strict=True))
     position = {stop_id: index for index, stop_id in enumerate(ids)}
@@ -176,7 +184,7 @@ def _plan(detail: RateDetail, mode: RatingMode, now: datetime) -> dict[str, Any]
     _check_details(detail, set(stop_ids))
 
     pickup = detail.pickup_date or now.date()
-    problem = engine.date_problem(pickup, now.date())
+    problem = date_problem(pickup, now.date())
     if problem is not None:
         raise field_error("rateDetail.pickupDate", problem)
     year, week, _ = pickup.isocalendar()
@@ -224,17 +232,13 @@ def locate(
 ) -> engine.Place:
     """Where a stop is: its coordinates, else its city or postal code (the offline geocoder),
     else the centre of its state or province. 400 naming `path` when none of these places it."""
+    _refuse(region_problems(address, path))
     country = state = postal = None
     if address is not None:
         country = country_code(address.country)
-        if country is None:
-            raise field_error(f"{path}.address.country", f"{address.country!r} is not a country")
+        assert country is not None  # region_problems refused an unknown one
         if address.state:
             state = subdivision_code(country, address.state)
-            if state is None and country in ("US", "CA", "MX"):
-                raise field_error(
-                    f"{path}.address.state", f"{address.state!r} is not known in {country}"
-                )
         postal = address.postal_code
         if coordinates is None and (address.city or postal):
             try:
@@ -274,22 +278,8 @@ def _accessorials(detail: RateDetail, mode: RatingMode) -> list[str]:
     shipping = detail.shipping_details
     if shipping is None:
         return []
-    trailer = shipping.truck.trailer_type.value if shipping.truck else "DRY_VAN"
-    codes: list[str] = []
-    for index, accessorial in enumerate(shipping.accessorials):
-        path = f"rateDetail.shippingDetails.accessorials[{index}].code"
-        code = accessorial.code
-        if code not in REQUESTABLE_ACCESSORIALS:
-            known = ", ".join(REQUESTABLE_ACCESSORIALS)
-            raise field_error(path, f"{code!r} is not an accessorial we rate; use one of {known}")
-        if mode is RatingMode.LTL and code in TRUCKLOAD_ONLY_ACCESSORIALS:
-            raise field_error(path, f"{code} is a truckload service, not offered for LTL")
-        if mode is RatingMode.TL and code == "REFRIGERATED" and trailer != "REEFER":
-            raise field_error(path, "REFRIGERATED needs truck.trailerType REEFER")
-        if mode is RatingMode.TL and code == "TARP" and trailer not in OPEN_TRAILERS:
-            raise field_error(path, "TARP goes with an open trailer (flatbed, step deck, ...)")
-        codes.append(code)
-    return sorted(set(codes))
+    _refuse(accessorial_problems(shipping))
+    return sorted({accessorial.code for accessorial in shipping.accessorials})
 
 
 def _handling_units(detail: RateDetail) -> list[tuple[str, Any]]:
@@ -301,23 +291,15 @@ def _handling_units(detail: RateDetail) -> list[tuple[str, Any]]:
 
 
 def _ltl_pieces(detail: RateDetail) -> list[list[Any]]:
-    units = _handling_units(detail)
-    if not units:
-        raise field_error(
-            "rateDetail.shipmentDetails", "LTL is rated by weight and class: add handlingUnits"
-        )
+    _refuse(ltl_problems(detail))
     pieces: list[list[Any]] = []
-    for path, unit in units:
-        if unit.weight is None:
-            raise field_error(f"{path}.weight", "is required to rate LTL")
+    for _path, unit in _handling_units(detail):
+        assert unit.weight is not None  # ltl_problems refused a unit without one
         weight = engine.pounds(unit.weight.value, unit.weight.unit.value) * unit.quantity
         freight_class = unit.freight_class
         if freight_class is None:
-            if unit.dimensions is None:
-                raise field_error(
-                    f"{path}.freightClass", "is required to rate LTL (or give dimensions)"
-                )
             dims = unit.dimensions
+            assert dims is not None  # ltl_problems refused a unit without class or dimensions
             size = [
                 engine.inches(v, dims.unit.value) for v in (dims.length, dims.width, dims.height)
             ]

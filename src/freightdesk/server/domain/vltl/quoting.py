@@ -20,6 +20,7 @@ from freightdesk.models import vltl_rules
 from freightdesk.models.booking import CarrierMode, CarrierProfile, SystemOfMeasurement
 from freightdesk.models.common import Address
 from freightdesk.models.rating import AccountRef
+from freightdesk.models.rating_rules import date_problem
 from freightdesk.models.vltl import (
     AccountGroupSelection,
     AlertSeverity,
@@ -156,7 +157,7 @@ def _quote_job(
     lines = unit_lines or item_lines
     window = body.pickup_window
     for name, chosen in (("pickupWindow", window), ("deliveryWindow", body.delivery_window)):
-        problem = engine.date_problem(chosen.date, now.date()) if chosen else None
+        problem = date_problem(chosen.date, now.date()) if chosen else None
         if problem is not None:
             raise field_error(f"{name}.date", problem)
     return _QuoteJob(

@@ -8,10 +8,10 @@ from __future__ import annotations
 from datetime import date
 
 from freightdesk.models.common import Address
+from freightdesk.models.rating_rules import date_problem
 from freightdesk.models.vltl import DispatchRequest, TenantPurpose, VltlUser
 from freightdesk.models.vltl_rules import quote_address
 from freightdesk.server.domain import carrier_profiles
-from freightdesk.server.domain import rate_engine as engine
 from freightdesk.server.errors import ApiError, field_error, field_errors
 
 
@@ -61,6 +61,6 @@ def check_days(body: DispatchRequest, today: date, problems: list[tuple[str, str
         ("pickupWindow", body.pickup_window),
         ("deliveryWindow", body.delivery_window),
     ):
-        problem = None if window is None else engine.date_problem(window.date, today)
+        problem = None if window is None else date_problem(window.date, today)
         if problem is not None:
             problems.append((f"{path}.date", problem))
