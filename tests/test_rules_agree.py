@@ -10,9 +10,10 @@ import httpx
 import pytest
 
 from freightdesk.models.packaging import Package
+from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.packages import as_write, check_identifier, check_package
 from freightdesk.service.rating import check_rate_request
-from freightdesk.service.stop_locations import check_location
+from freightdesk.service.stop_locations import check_location, matches
 from tests.server.test_packaging import PATH as PACKAGES
 from tests.server.test_packaging import package_body
 from tests.server.test_rating_support import (
@@ -170,3 +171,15 @@ def test_the_app_and_the_service_agree_on_a_rate_request(tenant: TenantHandle, c
     checked, problems = check_rate_request(body)
     assert checked is None
     assert problems == _refused(tenant, body, path=RATE_REQUESTS)
+
+
+def test_the_app_and_the_service_find_the_same_stop_locations(tenant: TenantHandle) -> None:
+    toronto = {"addressLines": ["1 Front St W"], "city": "Toronto", "state": "ON",
+               "postalCode": "M5V 3L9", "country": "CA"}  # fmt: skip
+    created = tenant.http.post(PATH, json=location(name="Harbour Dock", address=toronto))
+    assert created.status_code == 200, created.text
+    saved = StopLocation.model_validate(created.json())
+    for query in ("harbour", " DOCK ", "toronto", "m5v3l9", "M5V 3", "dock toronto", "austin", ""):
+        listed = tenant.http.get(PATH, params={"q": query}).json()["locations"]
+        found = any(item["id"] == str(saved.id) for item in listed)
+        assert matches(saved, query) == found, query

@@ -24,11 +24,31 @@ from freightdesk.models.stop_locations import (
     GeofenceUnits,
     OpeningHours,
     SpecialOpeningHours,
+    StopLocation,
     StopLocationContact,
     StopLocationInput,
 )
 
 Problems = list[tuple[str, str]]
+
+
+def search_needle(query: str | None) -> str:
+    """What the `q` search of stop locations looks for: case-insensitive, trimmed."""
+    return (query or "").strip().lower()
+
+
+def search_fields(location: StopLocation) -> list[str]:
+    """Where the `q` search looks (lower-cased): name, suppliedId, city and postal code."""
+    postal = location.address.postal_code or ""
+    parts = [
+        location.name,
+        location.supplied_id or "",
+        location.address.city or "",
+        postal,
+        # So that "m5v3l9" finds "M5V 3L9".
+        postal.replace(" ", "").replace("-", ""),
+    ]
+    return [part.lower() for part in parts]
 
 
 @dataclass

@@ -20,7 +20,7 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import Conflict, FreightDeskError, NotFound
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
-from freightdesk.models.stop_location_rules import check_rules
+from freightdesk.models.stop_location_rules import check_rules, search_fields, search_needle
 from freightdesk.models.stop_locations import (
     DEFAULT_PAGE_SIZE,
     StopLocation,
@@ -77,18 +77,8 @@ def as_input(location: StopLocation) -> StopLocationInput:
 def matches(location: StopLocation, query: str) -> bool:
     """The `q` search of the service: a case-insensitive substring of name, suppliedId,
     city or postal code (also without its spaces and hyphens)."""
-    needle = query.strip().lower()
-    if not needle:
-        return True
-    postal = location.address.postal_code or ""
-    fields = [
-        location.name,
-        location.supplied_id or "",
-        location.address.city or "",
-        postal,
-        postal.replace(" ", "").replace("-", ""),
-    ]
-    return any(needle in field.lower() for field in fields)
+    needle = search_needle(query)
+    return not needle or any(needle in field for field in search_fields(location))
 
 
 # --- the service --------------------------------------------------------------------------

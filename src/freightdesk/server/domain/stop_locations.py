@@ -15,7 +15,12 @@ from sqlalchemy.orm import Session
 
 from freightdesk.models.common import Address
 from freightdesk.models.errors import ErrorDetail
-from freightdesk.models.stop_location_rules import Problems, check_rules
+from freightdesk.models.stop_location_rules import (
+    Problems,
+    check_rules,
+    search_fields,
+    search_needle,
+)
 from freightdesk.models.stop_locations import (
     AddressSpecificity,
     OpeningHours,
@@ -146,7 +151,7 @@ def list_stop_locations(
     conditions: list[Any] = [StopLocationRow.tenant_id == tenant_id]
     if query is not None and "\x00" in query:
         raise field_error("q", "must not contain the NUL character")
-    needle = (query or "").strip().lower()
+    needle = search_needle(query)
     if needle:
         conditions.append(StopLocationRow.search_text.like(f"%{_escape_like(needle)}%", "\\"))
     total = session.scalar(select(func.count()).select_from(StopLocationRow).where(*conditions))
@@ -207,17 +212,8 @@ def _view(row: StopLocationRow) -> StopLocation:
 
 
 def _search_text(location: StopLocation) -> str:
-    postal = location.address.postal_code or ""
-    parts = [
-        location.name,
-        location.supplied_id or "",
-        location.address.city or "",
-        postal,
-        # So that "m5v3l9" finds "M5V 3L9".
-        postal.replace(" ", "").replace("-", ""),
-    ]
     # A separator no one types, so that a search does not match across two fields.
-    return "\x1f".join(parts).lower()
+    return "\x1f".join(search_fields(location))
 
 
 def _escape_like(text: str) -> str:
