@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from freightdesk.api.parsing import parse_as
-from freightdesk.models.tracking import LatestPosition
+from freightdesk.models.tracking import MAX_LATEST_POSITION_IDS, LatestPosition
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
 
 LATEST_PATH = "/api/v4/shipments/positions/latest"
-MAX_SHIPMENT_IDS = 5000
 
 
 class FleetApi:
@@ -30,9 +29,11 @@ class FleetApi:
             return await self._page({}, since)
         ids = [str(i) for i in shipment_ids]
         found: list[LatestPosition] = []
-        for start in range(0, len(ids), MAX_SHIPMENT_IDS):
+        for start in range(0, len(ids), MAX_LATEST_POSITION_IDS):
             found.extend(
-                await self._page({"shipmentIds": ids[start : start + MAX_SHIPMENT_IDS]}, since)
+                await self._page(
+                    {"shipmentIds": ids[start : start + MAX_LATEST_POSITION_IDS]}, since
+                )
             )
         return found
 

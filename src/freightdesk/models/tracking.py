@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator, AwareDatetime, Field, field_validator, model_validator
 
-from freightdesk.models.base import WireModel
+from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import (
     Address,
     CustomAttribute,
@@ -386,6 +386,18 @@ class ShareRequest(WireModel):
     """Body of the share extension: the tenant that may read the shipment from now on."""
 
     tenant_uuid: UUID
+
+
+# Shipments per latest-positions query (the fleet map's extension).
+MAX_LATEST_POSITION_IDS = 5000
+
+
+class LatestPositionsRequest(StrictWireModel):
+    """Which shipments: all visible ones, or those listed; with `since`, only those whose
+    latest position is later than that instant (for cheap polling)."""
+
+    shipment_ids: list[UUID] | None = Field(default=None, max_length=MAX_LATEST_POSITION_IDS)
+    since: UtcTime | None = None
 
 
 class LatestPosition(WireModel):

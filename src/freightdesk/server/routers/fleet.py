@@ -10,16 +10,12 @@ the positions table's primary key (shipment_pk, date_time).
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Annotated, Any
-from uuid import UUID
 
 from fastapi import APIRouter, Body, Response
-from pydantic import Field
 from sqlalchemy import and_, or_, select
 
-from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.tracking import SpeedUnit, UtcTime
+from freightdesk.models.tracking import LatestPosition, LatestPositionsRequest, SpeedUnit
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import SessionDep
 from freightdesk.server.openapi import ERRORS, EXTENSION
@@ -28,25 +24,6 @@ from freightdesk.server.tables.tracking import Shipment, ShipmentPosition, Shipm
 router = APIRouter(tags=["Fleet"])
 
 PATH = "/api/v4/shipments/positions/latest"
-MAX_SHIPMENT_IDS = 5000
-
-
-class LatestPositionsRequest(StrictWireModel):
-    """Which shipments: all visible ones, or those listed; with `since`, only those whose
-    latest position is later than that instant (for cheap polling)."""
-
-    shipment_ids: list[UUID] | None = Field(default=None, max_length=MAX_SHIPMENT_IDS)
-    since: UtcTime | None = None
-
-
-class LatestPosition(WireModel):
-    shipment_id: UUID
-    date_time: datetime
-    latitude: float
-    longitude: float
-    heading: float | None = None
-    speed: float | None = None
-    speed_unit: SpeedUnit | None = None
 
 
 @router.post(
