@@ -7,19 +7,20 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QDialogButtonBox, QSpinBox, QWidget
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.service.triage import Attention
-from freightdesk.ui.panes.shipments.attention import SYMBOLS, TriageSettingsDialog
+from freightdesk.ui.panes.shipments.attention import SYMBOLS
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from tests.server.test_carrier_push_support import now
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _late_truck, _showing
 from tests.ui.test_shipments_list import _pane, window
+from tests.ui.test_shipments_triage import set_in_attention_settings
 
 __all__ = ["connected", "window"]
 
@@ -47,20 +48,7 @@ async def test_the_overview_uses_the_users_at_risk_margin(
     assert re.fullmatch(r"ETA .+ CST, on time \(30 m before the window opens\)", eta.text())
 
     # The user allows two hours: the Overview says at risk at once, as the list does.
-    qtbot.mouseClick(pane.attention_settings, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: pane.findChild(TriageSettingsDialog) is not None)
-    dialog = pane.findChild(TriageSettingsDialog)
-    assert isinstance(dialog, TriageSettingsDialog)
-    await wait_until(dialog.isVisible)
-    margin = dialog.findChild(QSpinBox, "triageMargin")
-    assert isinstance(margin, QSpinBox) and margin.value() == 60
-    margin.setFocus()
-    margin.selectAll()
-    qtbot.keyClicks(margin, "120")
-    assert margin.value() == 120
-    buttons = dialog.findChild(QDialogButtonBox)
-    assert isinstance(buttons, QDialogButtonBox)
-    qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    await set_in_attention_settings(qtbot, pane, "triageMargin", 60, "120")
     await wait_until(lambda: eta.text().startswith(at_risk), seconds=30)
     row = pane.model.row_of(truck)
     assert row is not None

@@ -205,25 +205,34 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     assert bar.buttons[Attention.LATE].text().endswith("Late (0)")
 
     # The user allows trucks 8 silent hours: the truck is no longer flagged.
+    hours = await set_in_attention_settings(qtbot, pane, "triageSilenceTL", 4, "8")
+    assert hours.value() == 8
+    assert hours.buttonSymbols() != QAbstractSpinBox.ButtonSymbols.NoButtons
+    await wait_until(lambda: _attention(pane, ids["silent"]) == "")
+    assert silent_button.text().endswith("No signal (0)")
+    assert settings.value("triage/silenceHours/TL") in (8, "8")
+
+
+async def set_in_attention_settings(
+    qtbot: QtBot, pane: ShipmentsPane, box: str, before: int, typed: str
+) -> QSpinBox:
+    """Attention settings… clicked, `typed` keyed into the spin box `box` (showing `before`),
+    OK clicked; the box, for what else a test checks of it."""
     qtbot.mouseClick(pane.attention_settings, Qt.MouseButton.LeftButton)
     await wait_until(lambda: pane.findChild(TriageSettingsDialog) is not None)
     dialog = pane.findChild(TriageSettingsDialog)
     assert isinstance(dialog, TriageSettingsDialog)
     await wait_until(dialog.isVisible)
-    hours = dialog.findChild(QSpinBox, "triageSilenceTL")
-    assert isinstance(hours, QSpinBox) and hours.value() == 4
-    hours.setFocus()
-    hours.selectAll()
-    qtbot.keyClicks(hours, "8")
-    assert hours.value() == 8
-    assert hours.buttonSymbols() != QAbstractSpinBox.ButtonSymbols.NoButtons
+    spin = dialog.findChild(QSpinBox, box)
+    assert isinstance(spin, QSpinBox) and spin.value() == before
+    spin.setFocus()
+    spin.selectAll()
+    qtbot.keyClicks(spin, typed)
+    assert spin.value() == int(typed)
     buttons = dialog.findChild(QDialogButtonBox)
     assert isinstance(buttons, QDialogButtonBox)
-    ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: _attention(pane, ids["silent"]) == "")
-    assert silent_button.text().endswith("No signal (0)")
-    assert settings.value("triage/silenceHours/TL") in (8, "8")
+    qtbot.mouseClick(buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    return spin
 
 
 def _contrast(first: QColor, second: QColor) -> float:
