@@ -54,7 +54,8 @@ class ShareDialog(FormDialog):
     """Share with…: the tenant id of the company, checked before it is sent; the service's
     refusal beside the field (or in words under it), what was typed kept."""
 
-    shared = Signal(object)  # tuple[Party, ...]: every company it is shared with now
+    # (shipment id, tuple[Party, ...]): every company the shipment is shared with now.
+    shared = Signal(str, object)
 
     def __init__(
         self, service: SharingService, shipment_id: str, name: str, parent: QWidget | None = None
@@ -107,7 +108,7 @@ class ShareDialog(FormDialog):
         def done(recipients: tuple[Party, ...]) -> None:
             self.buttons.setEnabled(True)
             self.mark_clean()
-            self.shared.emit(recipients)
+            self.shared.emit(self._shipment_id, recipients)
             self.accept()
 
         spawn(
@@ -263,7 +264,9 @@ class SharingTab(QWidget):
         self.dialog = dialog
         dialog.open()
 
-    def _shared(self, recipients: tuple[Party, ...]) -> None:
+    def _shared(self, shipment_id: str, recipients: tuple[Party, ...]) -> None:
+        if self.history is None or str(self.history.shipment.id) != shipment_id:
+            return  # the user went on to another shipment while the form was open
         link = self.sharing.link if self.sharing is not None else None
         self._show(Sharing(recipients, link=link))
         self._say("Shared", ok=True)
