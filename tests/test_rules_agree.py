@@ -4,6 +4,7 @@ service's 400. A rule that drifts apart on one side fails here."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ from freightdesk.models.packaging import Package
 from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.packages import as_write, check_identifier, check_package
 from freightdesk.service.rating import check_rate_request
+from freightdesk.service.schedules import SearchInput, check_search
 from freightdesk.service.stop_locations import check_location, matches
 from tests.server.test_packaging import PATH as PACKAGES
 from tests.server.test_packaging import package_body
@@ -24,6 +26,7 @@ from tests.server.test_rating_support import (
     stop,
     tl_request,
 )
+from tests.server.test_schedules import ROUTES
 from tests.server.test_stop_locations import PATH, location
 from tests.support import TenantHandle
 
@@ -183,3 +186,41 @@ def test_the_app_and_the_service_find_the_same_stop_locations(tenant: TenantHand
         listed = tenant.http.get(PATH, params={"q": query}).json()["locations"]
         found = any(item["id"] == str(saved.id) for item in listed)
         assert matches(saved, query) == found, query
+
+
+_TODAY = datetime.now(UTC).date()
+_WEEKS = (_TODAY, _TODAY + timedelta(days=21))
+
+SEARCHES_REFUSED = {
+    "the same port twice": SearchInput("CNSHA", "CNSHA", departure=_WEEKS),
+    "a window ending before it starts": SearchInput(
+        "CNSHA", "NLRTM", departure=(_WEEKS[1], _WEEKS[0])
+    ),
+    "a window out of reach": SearchInput(
+        "CNSHA", "NLRTM", arrival=(_TODAY, _TODAY + timedelta(days=6 * 366))
+    ),
+    "no window": SearchInput("CNSHA", "NLRTM"),
+    "a carrier that is no SCAC": SearchInput(
+        "CNSHA", "NLRTM", departure=_WEEKS, carriers="HOCS 12"
+    ),
+}
+
+
+def _params(search: SearchInput) -> dict[str, str]:
+    params = {"origin": search.origin, "destination": search.destination}
+    for kind, window in (("departure", search.departure), ("arrival", search.arrival)):
+        if window is not None:
+            params[f"{kind}StartDate"], params[f"{kind}EndDate"] = map(str, window)
+    if search.carriers:
+        params["carrierCodes"] = ",".join(search.carriers.split())
+    return params
+
+
+@pytest.mark.parametrize("case", SEARCHES_REFUSED)
+def test_the_app_and_the_service_agree_on_a_schedule_search(
+    tenant: TenantHandle, case: str
+) -> None:
+    search = SEARCHES_REFUSED[case]
+    checked, problems = check_search(search, [])
+    assert checked is None
+    assert problems == _errors(tenant.http.get(ROUTES, params=_params(search)))

@@ -50,7 +50,7 @@ def test_the_search_rules_are_checked_before_sending() -> None:
     assert search_of(search_params(search)) == search
 
     _, problems = check_search(SearchInput("", "Atlantis"), [])
-    assert set(problems) == {"origin", "destination", "departureStartDate"}
+    assert set(problems) == {"origin", "destination", "departureStartDate", "arrivalStartDate"}
     backwards = (WEEKS[1], WEEKS[0])
     _, problems = check_search(
         SearchInput(

@@ -6,7 +6,7 @@ lookup, so the ports the app can offer by name are the ones the service has answ
 every port call of a result (origin, destination, transshipment hubs) is remembered in the
 cache. A port is also taken by its UN/LOCODE as typed.
 
-`check_search` holds the rules the service applies to a search, so the form marks every
+`check_search` runs the service's own rules (models/schedule_rules.py), so the form marks every
 problem beside its field (keyed by the query parameter's name) before anything is sent.
 """
 
@@ -17,14 +17,17 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
-
-from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.schedules import ScheduleSearch
-from freightdesk.models.capacity import CarrierIdentifier, CarrierIdentifierType
+from freightdesk.models.schedule_rules import (
+    any_window_problems,
+    ports_problems,
+    scac_problems,
+    window_problems,
+)
 from freightdesk.models.schedules import (
     MAX_TRANSSHIPMENTS,
     OceanCarrier,
@@ -82,12 +85,8 @@ def resolve_port(text: str, ports: Sequence[Port]) -> str | None:
 
 def _carrier_codes(text: str) -> tuple[tuple[str, ...], str | None]:
     codes = tuple(part.strip().upper() for part in re.split(r"[,\s]+", text) if part.strip())
-    for code in codes:
-        try:
-            CarrierIdentifier(type=CarrierIdentifierType.SCAC, value=code)
-        except ValidationError:
-            return (), f"{code!r} is not a SCAC (two to four letters)"
-    return codes, None
+    problems = scac_problems(codes)
+    return ((), problems[0][1]) if problems else (codes, None)
 
 
 def check_search(
@@ -105,16 +104,14 @@ def check_search(
                 f"{text.strip()!r} is not a port FreightDesk knows: pick one from the list "
                 "or type its UN/LOCODE (for example NLRTM)"
             )
-    if codes["origin"] and codes["origin"] == codes["destination"]:
-        problems["destination"] = "must differ from the origin"
-    for end_name, window in (
-        ("departureEndDate", typed.departure),
-        ("arrivalEndDate", typed.arrival),
-    ):
-        if window is not None and window[1] < window[0]:
-            problems[end_name] = "must not be before the window's first day"
-    if typed.departure is None and typed.arrival is None:
-        problems["departureStartDate"] = "Give a departure window or an arrival window (or both)"
+    found = ports_problems(codes["origin"], codes["destination"])
+    today = datetime.now(UTC).date()
+    for kind, window in (("departure", typed.departure), ("arrival", typed.arrival)):
+        start, end = window if window is not None else (None, None)
+        found += window_problems(f"{kind}StartDate", start, f"{kind}EndDate", end, today)
+    found += any_window_problems(typed.departure, typed.arrival)
+    for name, message in found:
+        problems.setdefault(name, message)
     carriers, carrier_problem = _carrier_codes(typed.carriers)
     if carrier_problem:
         problems["carrierCodes"] = carrier_problem

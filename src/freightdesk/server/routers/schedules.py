@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from freightdesk.models.common import PageNumber, PaginationInfo
+from freightdesk.models.schedule_rules import (
+    Problems,
+    any_window_problems,
+    ports_problems,
+    scac_problems,
+    window_problems,
+)
 from freightdesk.models.schedules import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
@@ -28,9 +35,6 @@ from freightdesk.server.openapi import ERRORS
 router = APIRouter(prefix="/services/advanced-sailing-schedules/v1", tags=["Sailing schedules"])
 
 _LOCODE = re.compile(r"^[A-Z]{2}[A-Z2-9]{3}$")
-_SCAC = re.compile(r"^[A-Z]{2,4}$")
-# Dates further than this from today are a typing mistake, not a schedule question.
-_DATE_REACH = timedelta(days=5 * 366)
 
 
 @router.get("/carriers", responses=ERRORS, response_model_exclude_none=True)
@@ -54,19 +58,14 @@ def _port(name: str, value: str | None) -> str:
 def _window(
     start_name: str, start: date | None, end_name: str, end: date | None
 ) -> tuple[date, date] | None:
-    if start is None and end is None:
-        return None
-    if start is None:
-        raise field_error(start_name, f"is required together with {end_name}")
-    if end is None:
-        raise field_error(end_name, f"is required together with {start_name}")
-    today = utcnow().date()
-    for name, value in ((start_name, start), (end_name, end)):
-        if abs(value - today) > _DATE_REACH:
-            raise field_error(name, "must be within five years of today")
-    if end < start:
-        raise field_error(end_name, f"must not be before {start_name}")
-    return start, end
+    _refuse(window_problems(start_name, start, end_name, end, utcnow().date()))
+    return (start, end) if start is not None and end is not None else None
+
+
+def _refuse(problems: Problems) -> None:
+    """400 naming the first problem (the rules list them all, for the app's form)."""
+    if problems:
+        raise field_error(*problems[0])
 
 
 def _carriers(value: str | None) -> list[str] | None:
@@ -75,10 +74,9 @@ def _carriers(value: str | None) -> list[str] | None:
     codes = [part.strip().upper() for part in value.split(",") if part.strip()]
     if not codes:
         raise field_error("carrierCodes", "name at least one SCAC, for example HOCS,AZMS")
+    _refuse(scac_problems(codes))
     live = domain.carrier_names()
     for code in codes:
-        if not _SCAC.match(code):
-            raise field_error("carrierCodes", f"{code!r} is not a SCAC (two to four letters)")
         if code not in live:
             raise field_error(
                 "carrierCodes",
@@ -116,17 +114,12 @@ def point_to_point_routes(
 ) -> PointToPointRoutes:
     origin_code = _port("origin", origin)
     destination_code = _port("destination", destination)
-    if origin_code == destination_code:
-        raise field_error("destination", "must differ from origin")
+    _refuse(ports_problems(origin_code, destination_code))
     departure = _window("departureStartDate", departure_start, "departureEndDate", departure_end)
     arrival = _window("arrivalStartDate", arrival_start, "arrivalEndDate", arrival_end)
-    if departure is None and arrival is None:
-        raise field_errors(
-            [
-                ("departureStartDate", "give a departure window or an arrival window (or both)"),
-                ("arrivalStartDate", "give a departure window or an arrival window (or both)"),
-            ]
-        )
+    no_window = any_window_problems(departure, arrival)
+    if no_window:
+        raise field_errors(no_window)
     carriers = _carriers(carrier_codes)
     found = sailings.sailings(
         origin_code,
