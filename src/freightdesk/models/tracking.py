@@ -51,6 +51,8 @@ MAX_STOPS = 100
 MAX_ROUTE_SEGMENTS = 100
 MAX_EVENTS_PER_REQUEST = 1000
 MAX_ATTRIBUTE_VALUES = 100
+MAX_ATTRIBUTE_NAME = 100  # characters of a custom attribute's name
+MAX_ATTRIBUTE_VALUE = 500  # characters of each of its values
 
 
 class ExceptionStatus(StrEnum):

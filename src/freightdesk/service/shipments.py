@@ -301,10 +301,11 @@ class ShipmentsService:
 
     async def delete(self, shipment_id: UUID | str) -> None:
         await self._client().tracking.delete(shipment_id)
+        await asyncio.to_thread(self._save, (), [str(shipment_id)], None)
+        # Read after the awaits: other writes (a bulk action's, say) may have landed meanwhile.
         current = self.coordinator.data
         if current is not None and str(shipment_id) in current.summaries:
             summaries = {k: v for k, v in current.summaries.items() if k != str(shipment_id)}
-            await asyncio.to_thread(self._save, (), [str(shipment_id)], None)
             self.coordinator.apply(
                 current.derived(summaries, current.cursor, removed=[str(shipment_id)])
             )
@@ -327,9 +328,10 @@ class ShipmentsService:
     async def _show_now(self, shipment_id: UUID) -> None:
         history = await self._client().tracking.history(shipment_id)
         row = SummaryRow.from_summary(summary_from_history(history))
+        await asyncio.to_thread(self._save, [row], (), None)
+        # Read after the awaits: other writes (a bulk action's, say) may have landed meanwhile.
         current = self.coordinator.data or ShipmentList({})
         summaries = {**current.summaries, row.id: row}
-        await asyncio.to_thread(self._save, [row], (), None)
         changed = [row.id] if current.summaries.get(row.id) != row else []
         self.coordinator.apply(current.derived(summaries, current.cursor, changed))
 
@@ -341,6 +343,25 @@ def attribute_values(attributes: Iterable[CustomAttribute]) -> dict[str, list[st
         a.name: list(a.values) if a.values else ([a.value] if a.value is not None else [])
         for a in attributes
     }
+
+
+def with_attributes(
+    shipment: TrackedShipment, attributes: list[CustomAttribute]
+) -> TrackedShipmentInput:
+    """The body that saves `shipment` as it is with other attributes. Its events go back too:
+    PUT replaces the user's own events with those sent (received ones are ignored), so leaving
+    them out would delete them."""
+    return TrackedShipmentInput(
+        id=shipment.id,
+        identifiers=shipment.identifiers,
+        attributes=attributes,
+        access_groups=shipment.access_groups,
+        costs=shipment.costs,
+        plan=shipment.plan,
+        route_info=shipment.route_info,
+        related_shipments=shipment.related_shipments,
+        events=shipment.events,
+    )
 
 
 def summary_from_history(history: TrackingHistory) -> ShipmentSummary:

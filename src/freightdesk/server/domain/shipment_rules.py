@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from freightdesk.models.tracking import (
+    MAX_ATTRIBUTE_NAME,
+    MAX_ATTRIBUTE_VALUE,
     MAX_ATTRIBUTE_VALUES,
     RouteInfo,
     TrackedShipmentEvent,
@@ -20,9 +22,6 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.server.domain.identifiers import IdentifierAnalysis, analyze
 from freightdesk.server.errors import field_errors
-
-MAX_ATTRIBUTE_NAME = 100
-MAX_ATTRIBUTE_VALUE = 500
 
 
 @dataclass(frozen=True)

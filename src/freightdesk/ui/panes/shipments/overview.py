@@ -28,6 +28,7 @@ from freightdesk.models.tracking import MAX_ATTRIBUTES, TrackedShipmentInput, Tr
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.overview import Overview, Place, overview_of
 from freightdesk.service.session import AppSession
+from freightdesk.service.shipments import with_attributes
 from freightdesk.service.triage import Attention, TriageSettings
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
@@ -325,16 +326,7 @@ class OverviewTab(QWidget):
             )
             return
         shipment = self.history.shipment
-        body = TrackedShipmentInput(
-            id=shipment.id,
-            identifiers=shipment.identifiers,
-            attributes=attributes,
-            access_groups=shipment.access_groups,
-            costs=shipment.costs,
-            plan=shipment.plan,
-            route_info=shipment.route_info,
-            related_shipments=shipment.related_shipments,
-        )
+        body = with_attributes(shipment, attributes)
         self.save_attributes.setEnabled(False)
         self.attribute_error.show_message(None)
 
