@@ -264,3 +264,23 @@ async def test_hazmat_needs_an_emergency_contact_before_sending(
     assert pane.result.text().startswith("Dispatched to Redrun Logistics")
     pane.shutdown()
     await settle(session)
+
+
+async def test_at_1366_the_line_items_fit_and_the_empty_quotes_say_how_to_get_them(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, VltlPane, AT_1366)
+    await wait_until(lambda: pane.form.group.count() > 0, 30)
+    qtbot.mouseClick(pane.form.items.add_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: pane.form.items.rows() == 1, 30)
+    # The line items' key columns are read without scrolling sideways...
+    columns = ["Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable"]
+    assert_columns_fit(pane.form.items.table, pane, [*columns, "Description"])
+    # ...and the quotes' room beside them keeps its key columns too.
+    quotes = ["Carrier", "Service", "Transit", "Total", "Linear ft"]
+    assert_columns_fit(pane.table, pane, quotes)
+    # Before any quote the quotes' area says what goes there and how.
+    assert pane.empty.isVisible() and "Get quotes" in pane.empty.text()
+    pane.shutdown()
+    await settle(session)

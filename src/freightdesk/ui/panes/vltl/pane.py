@@ -39,6 +39,7 @@ from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
 from freightdesk.ui.panes.vltl.form import QuoteForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import export_view
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -178,8 +179,10 @@ class VltlPane(QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.form)
-        scroll.setMinimumWidth(480)
-        scroll.setMaximumWidth(560)
+        # Room for the line items' key columns (Pieces to Description) at 1366x768; the quotes
+        # beside keep theirs (Carrier to Linear ft), and a wider window widens both.
+        scroll.setMinimumWidth(600)
+        scroll.setMaximumWidth(700)
 
         self.notice = Notice(self)
         self.age = QLabel(self)
@@ -190,6 +193,11 @@ class VltlPane(QWidget):
             self.model, lambda q: str(q.id), self, name="quotesTable"
         )
         tip_elided(self.table)
+        self.empty = say_when_empty(
+            self.table,
+            "The carriers' quotes appear here, side by side: fill in the shipment on the left "
+            "and choose Get quotes.",
+        )
         self.dispatch_button = QPushButton("&Dispatch…", self)
         self.dispatch_button.setObjectName("dispatch")
         self.dispatch_button.setEnabled(False)
@@ -212,8 +220,8 @@ class VltlPane(QWidget):
         right.addWidget(result_box)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        layout.addWidget(scroll, 2)
-        layout.addLayout(right, 3)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(right, 1)
 
         self.quote_button.clicked.connect(self.ask_quotes)
         self.clock = QTimer(self)
