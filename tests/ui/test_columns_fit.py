@@ -110,10 +110,15 @@ async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
     _booking(tenant, "PRLF", totalRate={"amount": 52832.5, "currency": "MXN"})
     pane = await shown_pane(qtbot, session, _bookings_pane, AT_1366)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    # Before a pick the detail says what it will show and how to get it.
+    assert "Pick a booking" in pane.detail.body.placeholderText()
+    assert not pane.detail.body.toPlainText()
     pane.table.selectRow(0)  # the detail beside the list: a booked one's, the widest
     await wait_until(lambda: "Booked" in pane.detail.title.text(), 30)
-    columns = ["Status", "Carrier", "Lane", "Total", "Expires", "Created"]
+    columns = ["Status", "Carrier", "Lane", "Total", "Expires", "Created", "Attributes"]
     assert_columns_fit(pane.table, pane, columns, whole=["Status", "Total", "Created"])
+    detail = pane.splitter.widget(1)
+    assert detail.width() >= detail.minimumSizeHint().width()
     pane.shutdown()
 
 

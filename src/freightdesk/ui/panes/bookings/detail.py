@@ -194,7 +194,7 @@ class BookingDetailView(QWidget):
         self.title.setFont(font)
         self.countdown = QLabel(self)
         self.countdown.setObjectName("bookingCountdown")
-        self.countdown.setWordWrap(True)  # beside the buttons, it must not widen the detail
+        self.countdown.setWordWrap(True)  # it must not widen the detail
         # The carrier's answer that arrived while this booking was shown, until another is.
         self.news = QLabel(self)
         self.news.setObjectName("bookingNews")
@@ -204,18 +204,25 @@ class BookingDetailView(QWidget):
         self.cancel_button = QPushButton("Cance&l booking…", self)
         self.shipment_button = QPushButton("Open tracked &shipment", self)
         self.shipment_button.setObjectName("openTrackedShipment")
+        # The countdown on its own line: beside the buttons it would widen the detail's
+        # minimum and take the list's room at 1366x768.
         buttons = QHBoxLayout()
-        buttons.addWidget(self.countdown, 1)
+        buttons.addStretch(1)
         buttons.addWidget(self.shipment_button)
         buttons.addWidget(self.edit_button)
         buttons.addWidget(self.cancel_button)
         self.body = QTextBrowser(self)
         self.body.setObjectName("bookingBody")
         self.body.setOpenLinks(False)
+        self.body.setPlaceholderText(
+            "Pick a booking in the list to see its lane, stops, freight and the carrier's "
+            "answer here, and to edit or cancel it."
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.news)
+        layout.addWidget(self.countdown)
         layout.addLayout(buttons)
         layout.addWidget(self.body, 1)
         self.edit_button.clicked.connect(self._edit)

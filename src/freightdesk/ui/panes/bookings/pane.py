@@ -55,7 +55,7 @@ def _attributes(booking: Booking) -> str:
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 90),
     Column("Carrier", lambda b: b.capacity_provider_identifier.value, 60),
-    Column("Lane", short_lane_text, 190, tooltip=lane_text),
+    Column("Lane", short_lane_text, 175, tooltip=lane_text),
     Column("Total", lambda b: amount_text(b.total_rate), 110),
     Column("Expires", _expiry, 90, value=lambda b: b.expiration_date_time if _expiry(b) else None),
     Column(
@@ -64,7 +64,7 @@ COLUMNS: list[Column[Booking]] = [
         125,
         value=lambda b: b.created_date_time,
     ),
-    Column("Attributes", _attributes, 160, tooltip=_attributes),
+    Column("Attributes", _attributes, 125, tooltip=_attributes),
     Column("Booking id", lambda b: str(b.id), 120),
 ]
 
@@ -143,7 +143,8 @@ class BookingsPane(ListExport, QWidget):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([900, 600])  # the list's columns fit; the detail reads well
+        # At 1366x768 the list's columns up to Attributes fit; the detail keeps its minimum.
+        self.splitter.setSizes([1000, 420])
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
