@@ -19,6 +19,7 @@ from freightdesk.ui.panes.packages.pane import PackagesPane
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.panes.yard.pane import YardPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
 from tests.support import TenantHandle, wait_until
@@ -28,6 +29,7 @@ from tests.ui.test_capacity_support import settle, type_text
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_schedules_pane import _searched
 from tests.ui.test_shipments_pane import _ltl, _put
+from tests.ui.test_yard_pane import SITES
 
 __all__ = ["connected"]
 
@@ -205,5 +207,21 @@ async def test_shipments_shown_before_the_session(
     assert_columns_fit(pane.table, pane, [*columns, "Next ETA", "Carrier"])
     detail = pane.splitter.widget(1)
     assert detail.width() >= detail.minimumSizeHint().width()
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_yard_sites(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, tenant = connected
+    body = {"code": "BRA-DC", "name": "Brampton Distribution Centre", "dockDoorCount": 10,
+            "timeZone": "America/Los_Angeles",
+            "openingHours": [{"days": ["MON"], "opens": "06:00", "closes": "22:00"}]}  # fmt: skip
+    assert tenant.http.post(SITES, json=body).status_code == 201
+    pane = await shown_pane(qtbot, session, YardPane, AT_1366)
+    await wait_until(lambda: pane.site_model.rowCount() == 1, 30)
+    columns = ["Code", "Name", "Doors", "Slot", "Time zone"]
+    assert_columns_fit(pane.site_table, pane, columns, whole=columns)
+    # Before a search the empty timeline says how to get slots.
+    assert "then Search" in pane.timeline.empty_text
     pane.shutdown()
     await settle(session)

@@ -70,11 +70,12 @@ from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
 
 SITE_COLUMNS: list[Column[YardSite]] = [
-    Column("Code", lambda s: s.code, 90),
-    Column("Name", lambda s: s.name, 180),
+    # Code to Time zone fit beside the slots at 1366x768; opening hours after them.
+    Column("Code", lambda s: s.code, 75),
+    Column("Name", lambda s: s.name, 185),
     Column("Doors", lambda s: str(len(s.dock_doors)), 50),
     Column("Slot", lambda s: f"{s.slot_minutes} min", 60),
-    Column("Time zone", lambda s: s.time_zone, 130),
+    Column("Time zone", lambda s: s.time_zone, 145),
     Column("Opening hours", lambda s: opening_hours_text(s.opening_hours), 220),
 ]
 SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "openingHours")
@@ -221,8 +222,8 @@ class YardPane(QWidget):
         left.addWidget(self.detail)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        layout.addLayout(left, 3)
-        layout.addWidget(sites_box, 2)
+        layout.addLayout(left, 1)
+        layout.addWidget(sites_box, 1)
 
         self.search_button.clicked.connect(self.search)
         self.reference.returnPressed.connect(self.search)
@@ -394,6 +395,11 @@ class YardPane(QWidget):
         free = free_count(days)
         age = f" Slots as of {age_text(at)}." if at is not None else ""
         if not answer.results:
+            self.timeline.empty_text = (
+                "No slots in this window: the site is closed then. Try a wider window or "
+                "another site, then Search."
+            )
+            self.timeline.update()
             self.summary.setText(f"The site is closed throughout this window.{age}")
         else:
             day_count = sum(1 for _day, slots in days if any(s.available for s in slots))

@@ -47,6 +47,8 @@ class SlotTimeline(QWidget):
         self.days: list[tuple[date, list[SlotResult]]] = []
         self.chosen: SlotResult | None = None
         self._span = (0, 1440)
+        # What the empty timeline says: how to get slots, or why an answer had none.
+        self.empty_text = "No slots to show yet: choose a site and a window above, then Search."
 
     def set_days(self, days: list[tuple[date, list[SlotResult]]]) -> None:
         self.days = days
@@ -96,7 +98,11 @@ class SlotTimeline(QWidget):
         text_color = self.palette().color(self.foregroundRole())
         if not self.days:
             painter.setPen(text_color)
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No slots to show")
+            painter.drawText(
+                self.rect().adjusted(12, 12, -12, -12),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self.empty_text,
+            )
             return
         first, last = self._span
         painter.setPen(
