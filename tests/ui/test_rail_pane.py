@@ -201,6 +201,10 @@ async def test_legs_fit_a_1366_window(
     type_text(pane.form.waybills, "WB-FIT-1")
     _click(qtbot, pane.form.starts)
     pane.form.start.setDateTime(pane.form.start.dateTime().addDays(-1))
+    # The Track leg button is in sight without scrolling the form.
+    button = pane.track_button
+    assert button.mapTo(pane, button.rect().bottomLeft()).y() <= pane.height()
+    assert button.visibleRegion().boundingRect().size() == button.size()
     _click(qtbot, pane.track_button)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Equipment", "BOL / waybill", "Status", "Where", "Arrival expected"]
