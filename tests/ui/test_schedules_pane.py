@@ -182,3 +182,13 @@ async def test_opens_with_the_last_answer_and_its_search(
     assert again.departure.enabled.isChecked() and not again.arrival.enabled.isChecked()
     assert again.run.age.text().startswith("Sailings as of just now (not current")
     again.shutdown()
+
+
+async def test_an_empty_list_says_how_to_fill_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, SchedulesPane)
+    await wait_until(lambda: pane.empty.isVisible(), 30)
+    assert "then Search" in pane.empty.text()
+    pane.shutdown()

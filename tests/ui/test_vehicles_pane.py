@@ -237,3 +237,13 @@ async def _until(check: Callable[[], Awaitable[bool]], what: str, seconds: float
     while not await check():
         assert loop.time() < deadline, f"not seen in {seconds} s: {what}"
         await asyncio.sleep(0.1)
+
+
+async def test_an_empty_list_says_how_to_fill_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, _pane)
+    await wait_until(lambda: pane.hint.isVisible(), 30)
+    assert "then Search" in pane.hint.text()
+    pane.shutdown()

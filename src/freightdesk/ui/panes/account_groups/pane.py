@@ -20,6 +20,7 @@ from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -50,6 +51,10 @@ class AccountGroupsPane(ListExport, QWidget):
         # The name takes the room left; the id is short.
         self.table = ItemTable(
             self.model, lambda g: g.id, self, name="accountGroupsTable", stretch=1
+        )
+        self.empty = say_when_empty(
+            self.table,
+            "No account groups yet: add one with the form on the right (a code and a name).",
         )
         self.notice = Notice(self)
         self.count_label = QLabel(self)

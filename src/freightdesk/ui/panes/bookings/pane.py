@@ -30,6 +30,7 @@ from freightdesk.ui.dialogs.booking_text import lane_text, short_lane_text, stat
 from freightdesk.ui.formatting import amount_text, countdown_text
 from freightdesk.ui.panes.bookings.detail import BookingDetailView
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -130,6 +131,11 @@ class BookingsPane(ListExport, QWidget):
 
         self.table = ItemTable(self.model, lambda b: str(b.id), self, name="bookingsTable")
         tip_elided(self.table)
+        self.empty = say_when_empty(
+            self.table,
+            "No bookings to show: book a quote from Rate requests or choose New booking…, or "
+            "clear the filters above.",
+        )
         self.page_bar = PageBar(Paging(DEFAULT_PAGE_SIZE), "bookings", self)
         listing = QWidget(self)
         listing_layout = QVBoxLayout(listing)

@@ -35,6 +35,7 @@ from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -208,6 +209,10 @@ class PackagesPane(ListExport, QWidget):
         self.notice = Notice(self)
         self.table = ItemTable(self.model, lambda p: p.id, self, name="packagesTable")
         tip_elided(self.table)
+        self.empty = say_when_empty(
+            self.table,
+            "No packages to show: choose New package… to plan one, or Clear the search above.",
+        )
         self.detail = QLabel(self)
         self.detail.setObjectName("packageDetail")
         self.detail.setWordWrap(True)

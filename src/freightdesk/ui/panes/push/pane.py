@@ -54,6 +54,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog, booking_text
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
@@ -169,6 +170,11 @@ class PushPane(QWidget):
         self.history_model: ListingModel[SentPush] = ListingModel(HISTORY_COLUMNS, self)
         self.history = ItemTable(
             self.history_model, lambda s: s.id, history_box, name="pushHistory"
+        )
+        self.empty = say_when_empty(
+            self.history,
+            "The updates you send appear here with the service's receipt: fill in an update "
+            "above, then Send.",
         )
         self.resend_button = QPushButton("Resen&d", history_box)
         self.resend_button.setToolTip("Send the selected update again, exactly as it was sent")

@@ -49,6 +49,7 @@ from freightdesk.service.validation import problems_of
 from freightdesk.ui.panes.rail.form import LegForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -276,6 +277,11 @@ class RailPane(ListExport, QWidget):
             self.model, leg_key, self, name="legsTable", stretch=len(COLUMNS) - 1
         )
         tip_elided(self.table)
+        self.empty = say_when_empty(
+            self.table,
+            "The rail legs you track appear here: fill in the form on the left and choose "
+            "Track leg, or find one by its bill of lading above.",
+        )
         self.detail = QPlainTextEdit(self)
         self.detail.setObjectName("legDetail")
         self.detail.setReadOnly(True)

@@ -45,6 +45,7 @@ from freightdesk.service.schedules import (
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -231,6 +232,11 @@ class SchedulesPane(ListExport, QWidget):
         )
         tip_elided(self.table)
         self.table.setWordWrap(False)
+        self.empty = say_when_empty(
+            self.table,
+            "Sailings between two ports appear here: give the origin and destination ports on "
+            "the left, then Search.",
+        )
         self.detail = QLabel(self)
         self.detail.setObjectName("sailingDetail")
         self.detail.setWordWrap(True)

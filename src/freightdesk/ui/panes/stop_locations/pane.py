@@ -18,6 +18,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import address_text
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.text import hours_text
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -68,6 +69,11 @@ class StopLocationsPane(ListExport, QWidget):
         top.addWidget(self.delete_button)
         self.notice = Notice(self)
         self.table = ItemTable(self.model, lambda s: s.id, self, name="stopLocationsTable")
+        self.empty = say_when_empty(
+            self.table,
+            "No stop locations to show: choose New location… to add a place you ship from or "
+            "to, or clear the search above.",
+        )
         self.detail = QLabel(self)
         self.detail.setObjectName("locationDetail")
         self.detail.setWordWrap(True)

@@ -28,6 +28,7 @@ from freightdesk.service.vehicles import (
 )
 from freightdesk.ui.panes.vehicles.form import POINT, UNIT_NAMES, VehicleSearchForm, truck_text
 from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -149,6 +150,11 @@ class VehiclesPane(ListExport, QWidget):
         self.table = ItemTable(self.model, lambda v: str(v.vehicle_id), self, name="vehiclesTable")
         tip_elided(self.table)
         arrow_follows_order(self.table)
+        self.hint = say_when_empty(
+            self.table,
+            "Empty trucks near a place appear here: say where (an address or a point) and "
+            "when on the left, then Search.",
+        )
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
         header.sectionClicked.connect(self.sort_by_column)

@@ -31,6 +31,7 @@ from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog, rotated_te
 from freightdesk.ui.panes.webhooks.summary import summary_html
 from freightdesk.ui.panes.webhooks.words import delivery_error_reason, paused_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -107,6 +108,11 @@ class WebhooksPane(ListExport, QWidget):
         self.limit.setStyleSheet("color: #b26a00;")
         self.limit.setVisible(False)
         self.table = ItemTable(self.model, lambda c: c.id, self, name="webhooksTable")
+        self.empty = say_when_empty(
+            self.table,
+            "No push configurations yet: choose New configuration… to send shipment changes "
+            "to your systems as they happen.",
+        )
         actions = QHBoxLayout()
         actions.addWidget(self.count_label)
         actions.addStretch(1)
