@@ -26,6 +26,8 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.test_bookings_pane import _booking, _bookings_pane
 from tests.ui.test_capacity_pane import _carriers
 from tests.ui.test_capacity_support import settle, type_text
+from tests.ui.test_packages_pane import PATH as PACKAGES
+from tests.ui.test_packages_pane import _package
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_schedules_pane import _searched
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -125,10 +127,15 @@ async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 
 
 async def test_packages(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
-    session, _tenant = connected
+    session, tenant = connected
+    body = _package(1)
+    body["items"][0]["unitQuantity"] = 1200
+    assert tenant.http.post(PACKAGES, json=body).is_success
     pane = await shown_pane(qtbot, session, PackagesPane, AT_1366)
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Identifiers", "Status", "Type", "Items", "Weight", "Dimensions", "Volume"]
-    assert_columns_fit(pane.table, pane, [*columns, "Stackable", "Origin", "Destination"])
+    whole = ["Status", "Type", "Items", "Weight", "Dimensions"]
+    assert_columns_fit(pane.table, pane, [*columns, "Stackable", "Origin", "Destination"], whole)
     pane.shutdown()
 
 
@@ -156,7 +163,8 @@ async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHa
     await wait_until(lambda: pane.quotes.rowCount() == 4, 30)
     columns = ["Carrier", "Type", "Total", "Line haul", "Fuel surcharge", "Accessorials"]
     more = ["Transit", "Delivery by", "Service", "Expires", "vs market"]
-    assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=columns[2:])
+    # "Contract" whole, in bold too (the cheapest of a currency).
+    assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=columns[1:])
     pane.shutdown()
     await settle(session)
 

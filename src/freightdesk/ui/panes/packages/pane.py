@@ -103,10 +103,10 @@ def _identifiers(package: Package) -> str:
 # maximized window at 1600 pixels without scrolling sideways.
 COLUMNS: list[Column[Package]] = [
     # Every column fits a 1366 px window; cut cells tell their whole text.
-    Column("Identifiers", _identifiers, 210, tooltip=_identifiers),
+    Column("Identifiers", _identifiers, 185, tooltip=_identifiers),
     Column("Status", lambda p: words(p.status.value), 85),
     Column("Type", lambda p: words(p.package.type) if p.package else "", 60),
-    Column("Items", _items, 70),
+    Column("Items", _items, 100),  # "1 (1,200 units)" whole
     Column("Weight", _weight, 70),
     Column("Dimensions", _dimensions, 105),
     Column("Volume", _volume, 68),

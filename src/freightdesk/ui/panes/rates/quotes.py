@@ -156,10 +156,10 @@ class QuotesModel(ListingModel[Quote]):
         self.quote_columns = [
             QuoteColumn(
                 "Carrier", lambda q: f"{q.carrier_name} ({q.capacity_provider_identifier.value})",
-                200, key=lambda q: q.carrier_name.lower(),
+                190, key=lambda q: q.carrier_name.lower(),
             ),
             QuoteColumn(
-                "Type", lambda q: q.quote_type.value.title(), 65, key=lambda q: q.quote_type
+                "Type", lambda q: q.quote_type.value.title(), 75, key=lambda q: q.quote_type
             ),
             QuoteColumn(
                 "Total", lambda q: amount_text(q.total_rate), 125,
