@@ -115,8 +115,10 @@ async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
     pane = await shown_pane(qtbot, session, _bookings_pane, AT_1366)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     # Before a pick the detail says what it will show and how to get it.
-    assert "Pick a booking" in pane.detail.body.placeholderText()
-    assert not pane.detail.body.toPlainText()
+    body = pane.detail.body
+    assert "Pick a booking" in body.placeholderText() and not body.toPlainText()
+    # Drawn on one line: whole in the detail's room.
+    assert body.fontMetrics().horizontalAdvance(body.placeholderText()) < body.viewport().width()
     pane.table.selectRow(0)  # the detail beside the list: a booked one's, the widest
     await wait_until(lambda: "Booked" in pane.detail.title.text(), 30)
     columns = ["Status", "Carrier", "Lane", "Total", "Expires", "Created", "Attributes"]

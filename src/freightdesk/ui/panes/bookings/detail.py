@@ -214,10 +214,8 @@ class BookingDetailView(QWidget):
         self.body = QTextBrowser(self)
         self.body.setObjectName("bookingBody")
         self.body.setOpenLinks(False)
-        self.body.setPlaceholderText(
-            "Pick a booking in the list to see its lane, stops, freight and the carrier's "
-            "answer here, and to edit or cancel it."
-        )
+        # Short: a text edit's placeholder is drawn on one line, not wrapped.
+        self.body.setPlaceholderText("Pick a booking in the list to see it here")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
