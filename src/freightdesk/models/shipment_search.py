@@ -78,6 +78,9 @@ class ShipmentSummary(WireModel):
     origin_name: str | None = None
     destination_name: str | None = None
     next_eta: AwareDatetime | None = None
+    # The IANA zone of the stop nextEta is for (its appointment window's), so the ETA reads
+    # in the stop's time; absent when that stop has no zone.
+    next_eta_time_zone: str | None = Field(default=None, max_length=64)
     latest_event: LatestEvent | None = None
     open_exception_count: int = 0
     carrier: str | None = None

@@ -158,10 +158,18 @@ def _search_indexes(conn: Connection) -> None:
     add_indexes_if_missing(conn, "shipment_identifiers", "ix_shipment_identifiers_prefix")
 
 
+def _next_eta_zones(conn: Connection) -> None:
+    from freightdesk.server.domain.shipments.summary import fill_next_eta_zones
+
+    add_column_if_missing(conn, "shipments", "next_eta_zone VARCHAR(64)")
+    fill_next_eta_zones(conn)
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
     Migration(2, "shipment search indexes", _search_indexes),
+    Migration(3, "the zone of a shipment's next ETA stop", _next_eta_zones),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

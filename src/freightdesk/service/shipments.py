@@ -48,6 +48,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CURSOR_KEY = "shipments:cursor"
+# What the cached rows hold. Rows cached before their ETA's zone (no mark) show as they are,
+# and the next sync lists every shipment again, so that each gets its zone (a sync from the
+# cursor would give it only to the shipments changed since).
+ROWS_KEY = "shipments:rows"
+ROWS_WITH_ETA_ZONE = "eta-zone"
 # Changes committed in the same instant as the newest one we saw may still be arriving.
 CURSOR_OVERLAP = timedelta(seconds=2)
 # Summaries validated per slice before the event loop gets a turn (keeps the window fluid).
@@ -149,6 +154,8 @@ class ShipmentsService:
         if rows is None:
             rows = await asyncio.to_thread(cached_rows, self.cache)
         cursor_text = self.cache.meta(CURSOR_KEY)
+        if self.cache.meta(ROWS_KEY) != ROWS_WITH_ETA_ZONE:
+            cursor_text = None
         cursor = datetime.fromisoformat(cursor_text) if cursor_text else None
         cached = ShipmentList({row.id: row for row in rows}, cursor)
         if self.coordinator.data is None:
@@ -261,6 +268,7 @@ class ShipmentsService:
 
     def _replace_all(self, rows: Iterable[SummaryRow], cursor: datetime | None) -> None:
         self.cache.replace_kind(SUMMARIES, ((row.id, row_json(row)) for row in rows))
+        self.cache.set_meta(ROWS_KEY, ROWS_WITH_ETA_ZONE)
         if cursor is not None:
             self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
 
@@ -376,7 +384,12 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
     states = sorted(history.states, key=lambda s: s.start_date_time)
     events = [e for e in history.events if e.date_time is not None]
     latest = events[-1] if events else None
-    etas = [e.estimate_date_time for e in history.events if e.estimate_date_time is not None]
+    etas = [
+        (e.estimate_date_time, e.stop_id)
+        for e in history.events
+        if e.estimate_date_time is not None
+    ]
+    eta, eta_stop = max(etas, key=lambda pair: pair[0]) if etas else (None, None)
     modes = shipment.plan.expected_transportation_modes if shipment.plan else []
     carrier = next(
         (i.value for i in shipment.identifiers if i.type in {"CARRIER_SCAC", "SCAC", "FFW_SCAC"}),
@@ -390,7 +403,8 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
         current_state=states[-1].type if states else None,
         origin_name=_stop_name(pickup),
         destination_name=_stop_name(delivery),
-        next_eta=max(etas) if etas else None,
+        next_eta=eta,
+        next_eta_time_zone=_stop_zone(stops, eta_stop),
         latest_event=LatestEvent(
             type=latest.type, date_time=latest.date_time, description=latest.description
         )
@@ -401,6 +415,13 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
         created_date_time=shipment.created_date_time or shipment.last_modified_date_time,
         last_modified_date_time=shipment.last_modified_date_time or shipment.created_date_time,
     )
+
+
+def _stop_zone(stops: list[RouteStop], stop_id: UUID | None) -> str | None:
+    """The IANA zone of a stop (its appointment window's), as the local service finds it."""
+    stop = next((s for s in stops if stop_id is not None and s.id == stop_id), None)
+    window = stop.appointment_window if stop is not None else None
+    return window.local_time_zone_identifier if window is not None else None
 
 
 def _stop_name(stop: RouteStop | None) -> str | None:

@@ -7,7 +7,7 @@ wire JSON of a summary (no keys to parse, nothing to look up). Their flat fields
 table filter and sort quickly.
 
 A row is a named tuple: building one is a single tuple allocation (a frozen dataclass sets
-each of its 15 fields through `object.__setattr__`, three times slower), and it holds no
+each of its 16 fields through `object.__setattr__`, three times slower), and it holds no
 per-instance dict.
 """
 
@@ -44,6 +44,10 @@ class SummaryRow(NamedTuple):
     carrier: str | None
     created: datetime
     last_modified: datetime
+    # The IANA zone of the stop next_eta is for; None without one, and in rows cached before
+    # it existed (they read in the user's zone until the next refresh). Last, so that those
+    # rows' arrays still read.
+    next_eta_zone: str | None = None
 
     @classmethod
     def from_summary(cls, summary: ShipmentSummary) -> SummaryRow:
@@ -64,11 +68,13 @@ class SummaryRow(NamedTuple):
             carrier=summary.carrier,
             created=summary.created_date_time,
             last_modified=summary.last_modified_date_time,
+            next_eta_zone=summary.next_eta_time_zone,
         )
 
     @classmethod
     def from_fields(cls, values: list[Any]) -> SummaryRow:
-        """From the JSON array `row_json` made (times as ISO 8601 strings)."""
+        """From the JSON array `row_json` made (times as ISO 8601 strings); an array cached
+        before the ETA's zone was kept has one field fewer."""
         (
             id_,
             identifiers,
@@ -85,6 +91,7 @@ class SummaryRow(NamedTuple):
             carrier,
             created,
             modified,
+            *zone,
         ) = values
         # Positional, through tuple.__new__: the keyword constructor costs twice as much.
         return tuple.__new__(
@@ -105,6 +112,7 @@ class SummaryRow(NamedTuple):
                 carrier,
                 _fromisoformat(created),
                 _fromisoformat(modified),
+                zone[0] if zone else None,
             ),
         )
 

@@ -114,6 +114,9 @@ class Shipment(Base):
     origin_name: Mapped[str | None] = mapped_column(String(200))
     destination_name: Mapped[str | None] = mapped_column(String(200))
     next_eta: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # The IANA zone of the stop next_eta is for (its appointment window's), so that the list
+    # reads the ETA in the stop's time; None when the stop has no zone.
+    next_eta_zone: Mapped[str | None] = mapped_column(String(64))
     latest_event_type: Mapped[str | None] = mapped_column(String(60))
     latest_event_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     latest_event_description: Mapped[str | None] = mapped_column(String(1000))

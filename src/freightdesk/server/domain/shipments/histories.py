@@ -45,6 +45,7 @@ from freightdesk.server.domain.shipments.rows import (
     route_ids,
     set_current_state,
     state_row,
+    stop_zone,
 )
 from freightdesk.server.domain.shipments.views import (
     exception_wire,
@@ -355,6 +356,7 @@ def _history_state(
     set_current_state(row, move.state)
     if move.state is ShipmentStateType.COMPLETED:
         row.next_eta = None
+        row.next_eta_zone = None
     row.last_modified_at = now
 
 
@@ -391,6 +393,7 @@ def _history_eta(
         kind = ChangeKind.EVENT_UPDATED
     if row.current_state != ShipmentStateType.COMPLETED:
         row.next_eta = eta
+        row.next_eta_zone = stop_zone(row.data, stop_key)
     row.last_modified_at = now
     writes.ids.append(str(wire["id"]))
     writes.changes.append(

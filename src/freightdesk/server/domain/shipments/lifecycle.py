@@ -215,6 +215,8 @@ def replace_shipment(
     if lost:
         _remove_source_data(session, row, {mode.value for mode in lost}, changes, now)
     refresh_latest_event(session, row)
+    # The route may have changed, and with it the zone of the stop the next ETA is for.
+    refresh_eta(session, row)
     row.last_modified_at = now
     changes.append(
         change_entry(

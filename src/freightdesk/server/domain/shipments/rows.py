@@ -109,6 +109,17 @@ def _stop_name(stop: dict[str, Any]) -> str | None:
     return text[:200] or None
 
 
+def stop_zone(data: Mapping[str, Any], stop_key: str | None) -> str | None:
+    """The IANA zone of a stop of the shipment's route (its appointment window's), if any."""
+    if stop_key is None:
+        return None
+    for stop in (data.get("routeInfo") or {}).get("stops", []):
+        if str(stop.get("id")) == stop_key:
+            zone = (stop.get("appointmentWindow") or {}).get("localTimeZoneIdentifier")
+            return str(zone) if zone else None
+    return None
+
+
 def route_ids(row: Shipment) -> tuple[set[str], set[str]]:
     route = row.data.get("routeInfo") or {}
     stops = {str(stop["id"]) for stop in route.get("stops", []) if stop.get("id")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -17,6 +17,7 @@ from freightdesk.server.domain.shipments.journal import change_entry, table_of
 from freightdesk.server.domain.shipments.rows import (
     ETA_EVENT_TYPE,
     set_current_state,
+    stop_zone,
 )
 from freightdesk.server.domain.shipments.views import (
     state_wire,
@@ -24,6 +25,7 @@ from freightdesk.server.domain.shipments.views import (
 from freightdesk.server.tables.tracking import (
     ChangeKind,
     Shipment,
+    ShipmentDocument,
     ShipmentEvent,
     ShipmentExceptionRow,
     ShipmentPosition,
@@ -45,11 +47,13 @@ def refresh_latest_event(session: Session, row: Shipment) -> None:
 
 
 def refresh_eta(session: Session, row: Shipment) -> None:
-    """nextEta: the most recently calculated remaining ETA (None once COMPLETED)."""
+    """nextEta: the most recently calculated remaining ETA (None once COMPLETED), and the
+    zone of its stop."""
     if row.current_state == ShipmentStateType.COMPLETED:
         row.next_eta = None
+        row.next_eta_zone = None
         return
-    best: tuple[str, datetime] | None = None
+    best: tuple[str, datetime, str | None] | None = None
     for event in session.scalars(
         select(ShipmentEvent).where(
             ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
@@ -58,8 +62,36 @@ def refresh_eta(session: Session, row: Shipment) -> None:
         calculated = str(event.data.get("estimateLastCalculatedDateTime") or "")
         estimate = event.occurred_at
         if estimate is not None and (best is None or calculated >= best[0]):
-            best = (calculated, estimate)
+            best = (calculated, estimate, event.data.get("stopId"))
     row.next_eta = best[1] if best else None
+    row.next_eta_zone = stop_zone(row.data, best[2]) if best else None
+
+
+def fill_next_eta_zones(conn: Connection) -> None:
+    """The zone of each live shipment's next ETA stop, for shipments stored before
+    `next_eta_zone` existed (a migration): the stop of the ETA event at that instant."""
+    shipments, events = table_of(Shipment), table_of(ShipmentEvent)
+    documents = table_of(ShipmentDocument)
+    found = conn.execute(
+        select(shipments.c.pk, events.c.data, documents.c.data)
+        .join(
+            events,
+            (events.c.shipment_pk == shipments.c.pk)
+            & (events.c.type == ETA_EVENT_TYPE)
+            & (events.c.occurred_at == shipments.c.next_eta),
+        )
+        .join(documents, documents.c.shipment_pk == shipments.c.pk)
+        .where(shipments.c.next_eta.is_not(None), shipments.c.deleted_at.is_(None))
+    )
+    zones = {pk: stop_zone(data, event.get("stopId")) for pk, event, data in found}
+    updates = [{"key": pk, "zone": zone} for pk, zone in zones.items() if zone]
+    if updates:
+        conn.execute(
+            update(shipments)
+            .where(shipments.c.pk == bindparam("key"))
+            .values(next_eta_zone=bindparam("zone")),
+            updates,
+        )
 
 
 def refresh_last_position(session: Session, row: Shipment) -> None:

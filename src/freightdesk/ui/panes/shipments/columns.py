@@ -13,7 +13,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from freightdesk.models.enums import ShipmentStateType
-from freightdesk.service.clock import user_time
+from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import state_text
 
@@ -83,7 +83,8 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "nextEta",
         "Next ETA",
-        lambda r: user_time(r.next_eta),
+        # A time at a place: in the zone of the stop it is for (service/clock.py).
+        lambda r: place_time(r.next_eta, r.next_eta_zone),
         lambda r: _time_value(r.next_eta),
         120,
     ),

@@ -1,0 +1,105 @@
+"""The list's Next ETA in the zone of the stop it is for: carried from the real local service
+into the app's rows and cache; rows cached before it still load, and get it at the next sync."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from freightdesk.api.client import ApiClient
+from freightdesk.server.domain import shipments as store
+from freightdesk.service.cache import Cache
+from freightdesk.service.clock import UserZone, place_time, set_user_zone
+from freightdesk.service.shipments import CURSOR_KEY, ShipmentsService, summary_from_history
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, row_json
+from tests.server.test_tracking_support import receive
+from tests.support import TenantHandle
+
+ETA = datetime(2030, 1, 15, 18, tzinfo=UTC)  # 12:00 CST in Chicago
+
+
+def _shipment_due_in_chicago(tenant: TenantHandle) -> str:
+    """A shipment whose ETA is for its Chicago stop (which has a zone); Dallas has none."""
+    stops = [
+        {
+            "name": "Dallas yard",
+            "type": "PICKUP",
+            "location": {"address": {"city": "Dallas", "country": "US"}},
+        },
+        {
+            "name": "Chicago terminal",
+            "type": "DELIVERY",
+            "location": {"address": {"city": "Chicago", "country": "US"}},
+            "appointmentWindow": {"localTimeZoneIdentifier": "America/Chicago"},
+        },
+    ]
+    body = {
+        "identifiers": [{"type": "PRO", "value": f"PROZ{uuid.uuid4().hex[:8]}"}],
+        "routeInfo": {"stops": stops},
+    }
+    answer = tenant.http.put("/api/v4/shipments/tracking", json=body)
+    assert answer.status_code == 201, answer.text
+    shipment = answer.json()
+    chicago = shipment["routeInfo"]["stops"][1]["id"]
+    receive(tenant, lambda s: store.set_eta(s, shipment["id"], ETA, stop_id=chicago, source="LTL"))
+    return str(shipment["id"])
+
+
+async def _synced(
+    client: ApiClient, tenant: TenantHandle, tmp_path: Path
+) -> tuple[str, Cache, SummaryRow]:
+    """A shipment due in Chicago, a cache, and its row after a first sync into that cache."""
+    shipment_id = _shipment_due_in_chicago(tenant)
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = ShipmentsService(lambda: client, cache, interval=3600)
+    try:
+        assert await service.coordinator.fetch_now()
+        assert service.coordinator.data is not None
+        return shipment_id, cache, service.coordinator.data.summaries[shipment_id]
+    finally:
+        await service.coordinator.aclose()
+
+
+async def test_the_zone_comes_with_the_row_and_stays_in_the_cache(
+    client: ApiClient, tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    shipment_id, cache, row = await _synced(client, tenant_, tmp_path)
+    assert (row.next_eta, row.next_eta_zone) == (ETA, "America/Chicago")
+    assert place_time(row.next_eta, row.next_eta_zone) == "Jan 15 2030 12:00 CST"
+    # The row built from the history (a deployment without the search) says the same.
+    history = await client.tracking.history(shipment_id)
+    assert summary_from_history(history).next_eta_time_zone == "America/Chicago"
+    reread = {r.id: r for r in cached_rows(cache)}
+    assert reread[shipment_id].next_eta_zone == "America/Chicago"
+    cache.close()
+
+
+async def test_a_row_cached_before_the_zone_loads_and_gets_it_at_the_next_sync(
+    client: ApiClient, tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    shipment_id, cache, synced = await _synced(client, tenant_, tmp_path)
+    # The cache as an app from before the zone left it: rows of one field fewer, a cursor,
+    # and no word on what its rows hold.
+    old_body = row_json(synced)[: -len(b',"America/Chicago"]')] + b"]"
+    cache.clear()
+    cache.put_many(SUMMARIES, [(shipment_id, old_body)])
+    cache.set_meta(CURSOR_KEY, datetime.now(UTC).isoformat())
+
+    reopened = ShipmentsService(lambda: client, cache, interval=3600)
+    set_user_zone(UserZone.UTC)
+    try:
+        cached = await reopened.load_cached()
+        row = cached.summaries[shipment_id]
+        assert (row.next_eta, row.next_eta_zone) == (ETA, None)
+        # Until then it reads as a time without a place, in the user's zone.
+        assert place_time(row.next_eta, row.next_eta_zone) == "Jan 15 2030 18:00 UTC"
+        # The cursor is after the shipment's last change, yet the next sync lists it again.
+        assert await reopened.coordinator.fetch_now()
+        assert reopened.coordinator.data is not None
+        assert reopened.coordinator.data.summaries[shipment_id].next_eta_zone == "America/Chicago"
+    finally:
+        set_user_zone(UserZone.LOCAL)
+        await reopened.coordinator.aclose()
+    assert {r.id: r for r in cached_rows(cache)}[shipment_id].next_eta_zone == "America/Chicago"
+    cache.close()
