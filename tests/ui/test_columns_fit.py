@@ -187,6 +187,12 @@ async def test_shipments(
     # The detail beside the list keeps the room it needs.
     detail = pane.splitter.widget(1)
     assert detail.width() >= detail.minimumSizeHint().width()
+    # Its timeline shows an event's Actual time whole beside the event's words.
+    timeline = pane.detail.timeline
+    time_width = timeline.fontMetrics().horizontalAdvance("Nov 27 06:43 UTC") + 12
+    actual_ends = timeline.header().sectionViewportPosition(1) + time_width
+    bar = timeline.verticalScrollBar().sizeHint().width()
+    assert actual_ends <= timeline.viewport().width() - bar, (actual_ends, timeline.width())
     row = pane.model.row_of(
         next(s.id for s in pane.model.visible_summaries() if s.primary_identifier == long_pro)
     )

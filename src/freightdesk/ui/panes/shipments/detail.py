@@ -139,8 +139,9 @@ class ShipmentDetailView(QWidget):
         timeline_header.setStretchLastSection(True)
         timeline_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # The event text gets a readable width the user can drag; times fit their contents.
+        # It wraps, so a narrow one keeps the Actual time in sight beside the list at 1366.
         timeline_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        timeline_header.resizeSection(0, 260)
+        timeline_header.resizeSection(0, 165)
         wrap_column(self.timeline, 0)  # an exception's text is read whole, never cut
         self.overview = OverviewTab(session, self)
         self.overview.setObjectName("overviewTab")
