@@ -52,6 +52,8 @@ BENCHES = [
     Bench("bench_simulator", ("--fleet", "200", "--seconds", "20", "--baseline", "10"), 180),
     Bench("bench_demo", ("--runs", "1", "--serve-runs", "1"), 240),
     Bench("bench_maps", ("--repeat", "1"), 240),
+    # Last: it builds the desktop bundle (minutes) unless dist/FreightDesk/ is fresh.
+    Bench("bench_frozen", ("--reuse", "--runs", "3"), 600),
 ]
 
 
