@@ -92,6 +92,12 @@ async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, Tenan
     await wait_until(lambda: pane.model.rowCount() == 2, 30)
     columns = ["Carrier", "Shipments", "On-time deliveries", "On-time pickups", "Tracked"]
     assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
+    # The lane's parts show their hints whole (city, state, ZIP or prefix, country).
+    for end in (pane.origin, pane.destination):
+        for edit in end.parts.values():
+            hint = edit.fontMetrics().horizontalAdvance(edit.placeholderText())
+            assert hint < edit.width() - 8, (edit.placeholderText(), edit.width())
+    assert pane.minimumSizeHint().width() <= pane.width()
     pane.shutdown()
 
 

@@ -117,7 +117,7 @@ def _tracked_tip(value: int | None, days: str, volume: int) -> str:
 
 COLUMNS: list[Column[CarrierPerformance]] = [
     # Widths that fit at 1366x768 beside the form; the last column takes the room left.
-    Column("Carrier", _carrier, 185, tooltip=_carrier),
+    Column("Carrier", _carrier, 215, tooltip=_carrier),
     Column(
         "Shipments",
         lambda c: f"{c.shipment_volume:,}",
@@ -218,6 +218,10 @@ class LaneEnd(QWidget):
             edit = QLineEdit(self)
             edit.setObjectName(f"{name}.{key}")
             edit.setPlaceholderText(hint)
+            # Each hint read whole: the row is then too wide beside its label and the form
+            # puts it below, across the form's width.
+            hint_width = edit.fontMetrics().horizontalAdvance(hint) + 16
+            edit.setMinimumWidth(hint_width)
             row.addWidget(edit, 2 if key == "city" else 1)
             self.parts[key] = edit
 
