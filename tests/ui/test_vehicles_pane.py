@@ -20,6 +20,7 @@ from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import type_text
+from tests.ui.test_columns_fit import AT_1366
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_maps import (
     OFFLINE_TILES,
@@ -243,7 +244,10 @@ async def test_an_empty_list_says_how_to_fill_it(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, _tenant = connected
-    pane = await shown_pane(qtbot, session, _pane)
-    await wait_until(lambda: pane.hint.isVisible(), 30)
+    pane = await shown_pane(qtbot, session, _pane, AT_1366)
+    await wait_until(lambda: pane.hint.isVisible() and pane.form.start.isVisible(), 30)
     assert "then Search" in pane.hint.text()
+    # The window's times are read whole in the narrow form beside the list at 1366.
+    for edit in (pane.form.start, pane.form.end):
+        assert edit.width() >= edit.sizeHint().width(), (edit.text(), edit.width())
     pane.shutdown()

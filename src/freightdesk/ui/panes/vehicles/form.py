@@ -15,6 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QDate, QDateTime, QTime
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QDateTimeEdit,
@@ -157,6 +158,8 @@ class VehicleSearchForm(QGroupBox):
 
         window = QWidget(self)
         window_layout, edits = _rows(window)
+        # From above Until: side by side in the narrow form their times were cut.
+        edits.setDirection(QBoxLayout.Direction.TopToBottom)
         self.start = self._time_edit("timeRange.startDateTime", window)
         self.end = self._time_edit("timeRange.endDateTime", window)
         edits.addWidget(self.start)
