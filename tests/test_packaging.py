@@ -86,6 +86,9 @@ def test_the_desktop_entry_installs_for_the_user_and_uninstalls(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert not entry.exists()
     assert not list((data / "icons").rglob("freightdesk.*"))
+    # Nor does the desktop's icon cache still name it (rebuilt even within the same second).
+    cache = data / "icons" / "hicolor" / "icon-theme.cache"
+    assert not cache.exists() or b"freightdesk" not in cache.read_bytes()
 
 
 @pytest.mark.slow
