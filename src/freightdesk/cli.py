@@ -312,7 +312,12 @@ def _serve(args: argparse.Namespace) -> int:
     url = f"http://{host}:{bound_port}"
     lock.announce(url)
     print(f"FreightDesk local service listening on {url}", flush=True)
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # Ctrl+C in a terminal: uvicorn has shut the application down and raises the signal
+        # again once done. A stop the user asked for, not a failure.
+        print("freightdesk: the local service stopped", file=sys.stderr)
     context.engine.dispose()
     lock.release()
     return 0

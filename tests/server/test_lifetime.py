@@ -101,3 +101,21 @@ def test_a_second_service_on_the_same_data_directory_refuses_to_start(tmp_path: 
         third_url = read_until(third, LISTENING, START_SECONDS).group(1)
         assert _answers(third_url)
         assert lifetime.holder(data_dir) == lifetime.Holder(pid=third.pid, url=third_url)
+
+
+def test_ctrl_c_stops_the_service_quietly(tmp_path: Path) -> None:
+    """`freightdesk serve` in a terminal, stopped with Ctrl+C: the service shuts down as on
+    SIGTERM, frees its data directory and says it stopped, with no traceback."""
+    data_dir = tmp_path / "service"
+    with processes() as started:
+        service = started.start([*SERVE, "--data-dir", str(data_dir)])
+        url = read_until(service, LISTENING, START_SECONDS).group(1)
+        assert _answers(url)
+
+        service.send_signal(signal.SIGINT)
+
+        _out, err = service.communicate(timeout=START_SECONDS)
+        assert "Traceback" not in err.decode(), err.decode()[-2000:]
+        assert err.decode().strip().splitlines()[-1] == "freightdesk: the local service stopped"
+        assert service.returncode == 0
+        assert lifetime.holder(data_dir) is None
