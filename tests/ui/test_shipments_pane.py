@@ -180,6 +180,10 @@ async def test_detail_shows_story_and_saves_attributes(
     detail = pane.detail
     assert detail.stops.rowCount() == 2
     assert "Chicago DC" in detail.stops.item(0, 0).text()
+    # The appointment sits beside the stop, not after its address, in the narrow detail.
+    stops = detail.stops
+    assert stops.horizontalHeaderItem(1).text() == "Appointment (local time)"
+    assert stops.horizontalHeader().sectionPosition(1) <= 160  # the stop's name cut
     detail._add_attribute_row()
     row = detail.attributes.rowCount() - 1
     from PySide6.QtWidgets import QTableWidgetItem

@@ -41,6 +41,7 @@ from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.elided_label import ElidedLabel
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
@@ -63,6 +64,7 @@ def explain(error: BaseException) -> str:
 _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
 # What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.
 _KEY = Qt.ItemDataRole.UserRole
+STOP_WIDTH = 150  # the stop's name, cut; its appointment beside it in the narrow detail
 
 
 def stop_label(stop: RouteStop, number: int) -> str:
@@ -153,11 +155,16 @@ class ShipmentDetailView(QWidget):
         say_when_empty(
             self.timeline, "No events yet — they appear here as the carrier reports them"
         )
+        # The appointment beside the stop, read in the narrow detail; a long stop name is
+        # cut (whole in its tooltip) and the address after.
         self.stops = make_table(
-            ["Stop", "Address", "Appointment (local time)", "Coordinates"],
+            ["Stop", "Appointment (local time)", "Address", "Coordinates"],
             self,
             "No stops — Edit… adds the pickup and delivery",
         )
+        self.stops.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.stops.setColumnWidth(0, STOP_WIDTH)
+        tip_elided(self.stops)
         self.segments = make_table(
             ["From", "To", "Mode", "Distance", "CO₂"],
             self,
@@ -458,8 +465,8 @@ class ShipmentDetailView(QWidget):
             rows.append(
                 [
                     stop_label(stop, number),
-                    lines,
                     appointment,
+                    lines,
                     f"{coordinates.latitude:.4f}, {coordinates.longitude:.4f}"
                     if coordinates
                     else "",
