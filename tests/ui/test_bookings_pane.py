@@ -289,7 +289,8 @@ async def test_the_carriers_answer_shows_in_the_detail_as_it_arrives(
     assert text.startswith("Carrier's answer\nRejected. ZZRV declined the booking: no capacity.")
     for expected in ("No truck on Tuesday", "Answered by\nEmail", "Sam Okafor"):
         assert expected in text, expected
-    assert pane.detail.news.isVisible()
+    # The list's refresh may show the answer before the watch announces it: wait for the news.
+    await wait_until(pane.detail.news.isVisible, seconds=45)
     assert "Booking with ZZRV is rejected (was under review): no capacity" in (
         pane.detail.news.text()
     )
