@@ -128,8 +128,9 @@ async def test_find_edit_and_see_a_pushed_event(qtbot: QtBot, paths: AppPaths) -
 
         # Edit…, a new attribute typed into its row, Save.
         _click(qtbot, detail.edit_button)
+        # The form opens once the shipment is read as the service has it now.
+        await _until(session, lambda: len(visible_dialogs(ShipmentFormDialog)) == 1, ANSWER_SECONDS)
         forms = visible_dialogs(ShipmentFormDialog)
-        assert len(forms) == 1
         form = forms[0]
         assert isinstance(form, ShipmentFormDialog)
         table = form.attributes
