@@ -40,6 +40,7 @@ from freightdesk.ui.panes.shipments.attention import (
     TriageLink,
     TriageSettingsDialog,
 )
+from freightdesk.ui.panes.shipments.bulk import BulkActions
 from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
 from freightdesk.ui.panes.shipments.model import (
@@ -209,6 +210,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         left_layout.addWidget(self.news)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.count_label)
+        self.bulk = BulkActions(self, top, left_layout)  # its button and notice, its menus
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self._detail_slot)
@@ -631,8 +633,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         self.detail.show_shipment(shipment_id)
 
     def selected_ids(self) -> list[str]:
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        return [str(s.id) for r in rows if (s := self.model.summary_at(r)) is not None]
+        return self.bulk.selected_ids()
 
     # --- pane actions ------------------------------------------------------------------------
 

@@ -1,0 +1,276 @@
+"""Bulk actions on the selected shipments, as a dispatcher uses them against the real local
+service: rows picked with clicks (Ctrl, Shift) or Ctrl+A, the Actions menu (or the list's
+context menu) naming how many, then copy, set an attribute, export or stop tracking; at the end
+what went wrong is listed by shipment, and the list keeps the selection."""
+
+from __future__ import annotations
+
+import csv
+import uuid
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtGui import QContextMenuEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.widgets.notice import Notice
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import click_answer, connected
+from tests.ui.test_shipments_list import _pane, window
+from tests.ui.test_shipments_pane import _ltl, _put
+
+__all__ = ["connected", "window"]
+
+# Menus and dialogs pop up on the offscreen platform, which cannot raise or grab for them.
+pytestmark = pytest.mark.qt_log_ignore(
+    r"^This plugin does not support (raise\(\)|grabbing the keyboard)$"
+)
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+
+
+async def _listed(
+    connected: tuple[AppSession, TenantHandle], window: QWidget, count: int
+) -> tuple[ShipmentsPane, list[str], TenantHandle]:
+    """`count` shipments made on the service, the app connected, the list sorted by shipment
+    (so that row n is shipment n); returns the pane, the shipments' PROs and the tenant."""
+    session, tenant = connected
+    tag = uuid.uuid4().hex[:4].upper()
+    pros = [f"BK{n:02d}{tag}" for n in range(count)]
+    for pro in pros:
+        _put(tenant, _ltl(pro))
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == count, seconds=30)
+    pane.table.sortByColumn(COLUMN_INDEX["primaryIdentifier"], Qt.SortOrder.AscendingOrder)
+    await wait_until(lambda: _shown(pane) == pros, seconds=30)
+    return pane, pros, tenant
+
+
+def _shown(pane: ShipmentsPane) -> list[str]:
+    return [r.primary_identifier or "" for r in pane.model.visible_summaries()]
+
+
+def _click_row(
+    qtbot: QtBot, pane: ShipmentsPane, row: int, modifier: Qt.KeyboardModifier | None = None
+) -> None:
+    cell = pane.table.visualRect(pane.model.index(row, COLUMN_INDEX["primaryIdentifier"]))
+    qtbot.mouseClick(
+        pane.table.viewport(),
+        Qt.MouseButton.LeftButton,
+        modifier or Qt.KeyboardModifier.NoModifier,
+        cell.center(),
+    )
+
+
+def _selected(pane: ShipmentsPane) -> list[str]:
+    rows = sorted({i.row() for i in pane.table.selectionModel().selectedRows()})
+    return [s.primary_identifier or "" for r in rows if (s := pane.model.summary_at(r))]
+
+
+def _menu() -> QMenu:
+    menus = [
+        w
+        for w in QApplication.topLevelWidgets()
+        if isinstance(w, QMenu) and w.objectName() == "bulkMenu" and w.isVisible()
+    ]
+    assert len(menus) == 1
+    return menus[0]
+
+
+def _choose(qtbot: QtBot, pane: ShipmentsPane, text: str) -> None:
+    """Open the Actions menu with a click and click `text` in it."""
+    button = pane.findChild(QPushButton, "bulkActions")
+    assert button is not None and button.isEnabled()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(_open_menus()), timeout=10_000)
+    menu = _menu()
+    action = next(a for a in menu.actions() if a.text().replace("&", "") == text)
+    assert action.isEnabled(), f"{text} is disabled"
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+    qtbot.waitUntil(lambda: not menu.isVisible(), timeout=10_000)
+
+
+def _open_menus() -> list[QWidget]:
+    return [
+        w
+        for w in QApplication.topLevelWidgets()
+        if isinstance(w, QMenu) and w.objectName() == "bulkMenu" and w.isVisible()
+    ]
+
+
+def _dialog(name: str) -> QWidget | None:
+    return next(
+        (
+            w
+            for w in QApplication.topLevelWidgets()
+            if w.objectName() == name and w.isVisible() and isinstance(w, QDialog)
+        ),
+        None,
+    )
+
+
+def _notice(pane: ShipmentsPane) -> Notice:
+    notice = pane.findChild(Notice, "bulkNotice")
+    assert notice is not None
+    return notice
+
+
+def _cells(model: QAbstractItemModel, column: int) -> list[str]:
+    return [str(model.index(r, column).data()) for r in range(model.rowCount())]
+
+
+async def test_copy_then_set_an_attribute_on_three_shift_clicked_rows(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    pane, pros, tenant = await _listed(connected, window, 5)
+    button = pane.findChild(QPushButton, "bulkActions")
+    assert button is not None
+    assert not button.isEnabled() and button.text() == "Actions"  # nothing selected yet
+
+    _click_row(qtbot, pane, 1)
+    _click_row(qtbot, pane, 3, SHIFT)
+    assert _selected(pane) == pros[1:4]
+    assert button.text() == "Actions · 3 selected"
+
+    _choose(qtbot, pane, "Copy identifiers")
+    assert QGuiApplication.clipboard().text() == "\n".join(pros[1:4])
+    assert "3 shipments" in _notice(pane).text()
+
+    _choose(qtbot, pane, "Set attribute…")
+    await wait_until(lambda: _dialog("bulkSetAttribute") is not None)
+    dialog = _dialog("bulkSetAttribute")
+    assert dialog is not None
+    name = dialog.findChild(QLineEdit, "attributeName")
+    value = dialog.findChild(QLineEdit, "attributeValue")
+    assert name is not None and value is not None
+    # Return with no name: the error stands beside the field, nothing is sent.
+    name.setFocus()
+    qtbot.keyClick(name, Qt.Key.Key_Return)
+    assert dialog.isVisible()
+    errors = [e.text() for e in dialog.findChildren(QWidget, "fieldError") if not e.isHidden()]
+    assert errors == ["Give the attribute a name."]
+    qtbot.keyClicks(name, "Priority")
+    qtbot.keyClick(name, Qt.Key.Key_Tab)
+    qtbot.keyClicks(value, "High")
+    qtbot.keyClick(value, Qt.Key.Key_Return)
+
+    await wait_until(lambda: "set on 3 shipments" in _notice(pane).text(), seconds=30)
+    assert _notice(pane).text() == "Priority = High set on 3 shipments."
+    ids = pane.selected_ids()
+    for shipment_id in ids:
+        answer = tenant.http.get(f"/api/v4/shipments/{shipment_id}/attributes").json()
+        assert answer == [{"attributeName": "Priority", "attributeValues": ["High"]}]
+    # The list holds the selection; the open shipment's Overview shows the attribute.
+    assert _selected(pane) == pros[1:4]
+    attributes = pane.detail.overview.attributes
+    await wait_until(lambda: "Priority" in _cells(attributes.model(), 0), seconds=30)
+    assert _cells(attributes.model(), 1) == ["High"]
+
+
+async def test_stop_tracking_all_lists_the_one_already_gone(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    pane, pros, tenant = await _listed(connected, window, 4)
+    gone = pane.model.summary_at(2)
+    assert gone is not None
+    # Someone else stops one meanwhile; the app has not heard yet.
+    assert tenant.http.delete(f"/api/v4/shipments/{gone.id}/tracking").status_code == 202
+
+    ids = [r.id for r in pane.model.visible_summaries()]
+    _click_row(qtbot, pane, 0)
+    qtbot.keyClick(pane.table, Qt.Key.Key_A, CTRL)
+    assert _selected(pane) == pros
+    _choose(qtbot, pane, "Stop tracking…")
+    await click_answer(
+        qtbot, "confirmStopTracking", QMessageBox.StandardButton.Yes, "&Stop tracking 4 shipments"
+    )
+
+    await wait_until(lambda: _dialog("bulkResult") is not None, seconds=30)
+    result = _dialog("bulkResult")
+    assert result is not None
+    table = result.findChild(QTableWidget, "bulkFailures")
+    assert table is not None
+    assert _cells(table.model(), 0) == [pros[2]]
+    assert "no longer exists" in _cells(table.model(), 1)[0]
+    assert "Stopped tracking 3 of 4 shipments." in _notice(pane).text()
+    for shipment_id in ids:
+        assert tenant.http.get(f"/api/v4/shipments/{shipment_id}/tracking").status_code == 404
+    # The stopped ones leave the list; the refresh takes the one gone before too.
+    await wait_until(lambda: pane.model.rowCount() == 0, seconds=30)
+    buttons = result.findChild(QDialogButtonBox)
+    assert buttons is not None
+    close = buttons.button(QDialogButtonBox.StandardButton.Close)
+    qtbot.mouseClick(close, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: _dialog("bulkResult") is None)
+
+
+async def test_export_selected_writes_the_ctrl_clicked_rows_from_the_context_menu(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle], tmp_path: Path
+) -> None:
+    pane, pros, _tenant = await _listed(connected, window, 4)
+    _click_row(qtbot, pane, 0)
+    _click_row(qtbot, pane, 2, CTRL)
+    _click_row(qtbot, pane, 3, CTRL)
+    assert _selected(pane) == [pros[0], pros[2], pros[3]]
+
+    # The same actions from the list's context menu (what a right click on a row asks for).
+    cell = pane.table.visualRect(pane.model.index(2, COLUMN_INDEX["primaryIdentifier"]))
+    QApplication.sendEvent(
+        pane.table.viewport(),
+        QContextMenuEvent(
+            QContextMenuEvent.Reason.Mouse,
+            cell.center(),
+            pane.table.viewport().mapToGlobal(cell.center()),
+        ),
+    )
+    qtbot.waitUntil(lambda: any(_open_menus()), timeout=10_000)
+    menu = _menu()
+    assert menu.actions()[0].text() == "3 selected"
+    action = next(a for a in menu.actions() if a.text().replace("&", "") == "Export selected…")
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+    qtbot.waitUntil(lambda: _file_dialog() is not None, timeout=10_000)
+    dialog = _file_dialog()
+    assert dialog is not None
+    target = tmp_path / "chosen.csv"
+    # The file named as the save dialog would give it (typing into Qt's own dialog is the
+    # export tests' part, tests/ui/test_export_panes.py).
+    dialog.selectFile(str(target))
+    dialog.accept()
+    qtbot.waitUntil(lambda: _file_dialog() is None, timeout=10_000)
+
+    await wait_until(lambda: "Exported 3 selected shipments" in _notice(pane).text(), seconds=30)
+    with target.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.reader(handle))
+    column = rows[0].index("Shipment")
+    assert [r[column] for r in rows[1:]] == [pros[0], pros[2], pros[3]]
+    assert _selected(pane) == [pros[0], pros[2], pros[3]]
+
+
+def _file_dialog() -> QFileDialog | None:
+    return next(
+        (
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, QFileDialog) and w.objectName() == "exportDialog" and w.isVisible()
+        ),
+        None,
+    )
