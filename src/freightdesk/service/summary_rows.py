@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 SUMMARIES = "shipment_summary"
 
 _fromisoformat = datetime.fromisoformat
+# A row cached before `next_eta_zone` has this many fields.
+_FIELDS_BEFORE_ZONE = 15
 
 
 class SummaryRow(NamedTuple):
@@ -75,6 +77,8 @@ class SummaryRow(NamedTuple):
     def from_fields(cls, values: list[Any]) -> SummaryRow:
         """From the JSON array `row_json` made (times as ISO 8601 strings); an array cached
         before the ETA's zone was kept has one field fewer."""
+        if len(values) == _FIELDS_BEFORE_ZONE:
+            values = [*values, None]
         (
             id_,
             identifiers,
@@ -91,7 +95,7 @@ class SummaryRow(NamedTuple):
             carrier,
             created,
             modified,
-            *zone,
+            zone,
         ) = values
         # Positional, through tuple.__new__: the keyword constructor costs twice as much.
         return tuple.__new__(
@@ -112,7 +116,7 @@ class SummaryRow(NamedTuple):
                 carrier,
                 _fromisoformat(created),
                 _fromisoformat(modified),
-                zone[0] if zone else None,
+                zone,
             ),
         )
 
