@@ -103,9 +103,13 @@ def test_ready_answers_503_for_a_schema_of_another_release(postgres: PostgresSer
         assert httpx.get(f"{service.url}/health", timeout=30).status_code == 200
 
 
-def test_ready_on_sqlite() -> None:
+def test_ready_on_sqlite_tells_nothing_but_its_state_and_version() -> None:
+    """No credentials are asked, so the answer says nothing of the tenants or the data."""
     with running_service() as service:
-        assert httpx.get(f"{service.url}/ready", timeout=30).json()["status"] == "ready"
+        for path, state in (("/ready", "ready"), ("/health", "ok")):
+            answer = httpx.get(f"{service.url}{path}", timeout=30).json()
+            assert set(answer) == {"status", "version"}, path
+            assert answer["status"] == state
 
 
 def test_two_instances_started_at_once_on_a_fresh_database_migrate_it_once(
