@@ -20,8 +20,6 @@ from datetime import UTC, datetime
 from typing import Any
 from uuid import UUID
 
-from pydantic import ValidationError
-
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
 from freightdesk.models.booking import (
@@ -39,7 +37,7 @@ from freightdesk.models.rating_rules import future_problem
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.listing import ListService, Params
-from freightdesk.service.validation import problems_of
+from freightdesk.service.validation import checked
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +79,7 @@ def check_booking(
     for index, attribute in enumerate(wire.get("attributes") or []):
         if isinstance(attribute, dict) and not attribute.get("values"):
             problems[f"attributes[{index}].values"] = "Enter at least one value"
-    try:
-        booking = BookingInput.model_validate(wire, extra="forbid")
-    except ValidationError as exc:
-        for path, message in problems_of(exc).items():
-            problems.setdefault(path, message)
-        return None, problems
-    return (None, problems) if problems else (booking, {})
+    return checked(BookingInput, wire, problems, extra="forbid")
 
 
 def _expiry_problem(value: object) -> str | None:
@@ -194,13 +186,7 @@ def check_carrier_response(
         for part, word in (("type", "a type"), ("value", "a value")):
             if not str(identifier.get(part) or "").strip():
                 problems[f"carrierProvidedIdentifiers[{index}].{part}"] = f"Enter {word}"
-    try:
-        answer = CarrierResponse.model_validate(wire)
-    except ValidationError as exc:
-        for key, message in problems_of(exc).items():
-            problems.setdefault(key, message)
-        return None, problems
-    return (None, problems) if problems else (answer, {})
+    return checked(CarrierResponse, wire, problems)
 
 
 class BookingsService(ListService[Booking]):

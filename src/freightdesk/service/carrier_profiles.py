@@ -21,7 +21,7 @@ from freightdesk.models.booking import CarrierProfile, CarrierProfileInput
 from freightdesk.models.rating import Scac
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
-from freightdesk.service.validation import problems_of
+from freightdesk.service.validation import checked
 
 _SCAC = TypeAdapter(Scac)
 SCAC_TEXT = "A SCAC is 2 to 4 letters, e.g. GLKT"
@@ -46,13 +46,7 @@ def check_profile(wire: dict[str, Any]) -> tuple[CarrierProfileInput | None, dic
         problems["name"] = "Enter the carrier's name"
     if not wire.get("modes"):
         problems["modes"] = "Tick at least one mode the carrier hauls"
-    try:
-        body = CarrierProfileInput.model_validate(wire)
-    except ValidationError as exc:
-        for key, message in problems_of(exc).items():
-            problems.setdefault(key, message)
-        return None, problems
-    return (None, problems) if problems else (body, {})
+    return checked(CarrierProfileInput, wire, problems)
 
 
 class CarrierProfilesService(ListService[CarrierProfile]):

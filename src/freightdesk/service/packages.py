@@ -14,8 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from uuid import UUID
 
-from pydantic import ValidationError
-
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
 from freightdesk.api.packaging import DEFAULT_PAGE_SIZE
@@ -38,7 +36,7 @@ from freightdesk.models.packaging import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
-from freightdesk.service.validation import problems_of
+from freightdesk.service.validation import checked
 
 PAGE_SIZE = 25
 
@@ -54,13 +52,8 @@ def check_package(
         problems["items"] = "Add at least one item (order identifier and quantity)"
     if not wire.get("identifiers"):
         problems["identifiers"] = "Add at least one identifier, e.g. a DELIVERY_NUMBER or OLPN"
-    try:
-        package = PackageWrite.model_validate(wire)
-    except ValidationError as exc:
-        for path, message in problems_of(exc).items():
-            problems.setdefault(path, message)
-        return None, problems
-    if problems:
+    package, problems = checked(PackageWrite, wire, problems)
+    if package is None:
         return None, problems
     if current is None:
         problem = new_status_problem(package.status)

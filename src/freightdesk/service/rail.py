@@ -138,9 +138,9 @@ class RailService(ListService[RailStatusResponse]):
             await self._set_ids(keys + older)
             legs = listed + await self._read(older)
             return legs, len(legs)
-        found = await self._read(ids)
-        gone = [key for key in ids if key not in {leg_key(leg) for leg in found}]
-        legs = found
+        legs = await self._read(ids)
+        read = {leg_key(leg) for leg in legs}
+        gone = [key for key in ids if key not in read]
         current = await self.leg_ids()
         if gone:
             await self._set_ids([i for i in current if i not in gone])

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from freightdesk.models.base import error_location
+
+Model = TypeVar("Model", bound=BaseModel)
 
 # Parts of a location pydantic adds for validators and unions, not fields of the data.
 _INTERNAL = re.compile(r"[\[\](),]|^function-|^json-or-python")
@@ -47,3 +49,17 @@ def problems_of(exc: ValidationError) -> dict[str, str]:
     for error in exc.errors():
         found.setdefault(path_of(error_location(error)), message_of(error))
     return found
+
+
+def checked(
+    model: type[Model], wire: dict[str, Any], problems: dict[str, str], **options: Any
+) -> tuple[Model | None, dict[str, str]]:
+    """`wire` as `model`, or every problem by field path: the form's own `problems` first,
+    then the model's (`options` go to `model_validate`, e.g. `extra="forbid"`)."""
+    try:
+        body = model.model_validate(wire, **options)
+    except ValidationError as exc:
+        for path, message in problems_of(exc).items():
+            problems.setdefault(path, message)
+        return None, problems
+    return (None, problems) if problems else (body, {})

@@ -33,7 +33,7 @@ from freightdesk.models.yard import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.clock import offset_span
-from freightdesk.service.validation import problems_of
+from freightdesk.service.validation import checked, problems_of
 
 WINDOW = "appointmentWindow"
 SITE_CODE = "identifiers.siteCode"
@@ -116,13 +116,7 @@ def check_site(typed: SiteInput) -> tuple[YardSiteInput | None, dict[str, str]]:
         "slotMinutes": typed.slot_minutes,
         "openingHours": hours or [{"days": ["MON"], "opens": "00:00", "closes": "24:00"}],
     }
-    try:
-        site = YardSiteInput.model_validate(wire)
-    except ValidationError as exc:
-        for path, message in problems_of(exc).items():
-            problems.setdefault(path, message)
-        return None, problems
-    return (None, problems) if problems else (site, {})
+    return checked(YardSiteInput, wire, problems)
 
 
 def slot_days(answer: SlotAnswer) -> list[tuple[date, list[SlotResult]]]:
