@@ -8,6 +8,7 @@ from pathlib import Path
 
 from freightdesk.api.client import ApiClient
 from freightdesk.models.common import LogisticsIdentifier
+from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import TrackedShipmentInput
 from freightdesk.service.cache import Cache
 from freightdesk.service.shipments import (
@@ -182,3 +183,25 @@ def test_a_derived_list_tells_its_change_without_comparing_every_row() -> None:
     other = ShipmentList(dict(rows))
     assert diff_lists(other, derived) == expected
     assert diff_lists(old, old.derived(dict(rows), None)) is None
+
+
+async def test_shipments_matching_a_filter_the_list_cannot_answer(
+    client: ApiClient, tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    tagged = []
+    for n in range(3):
+        body = {**_ltl(f"PROA{uuid.uuid4().hex[:6]}")}
+        if n < 2:
+            body["attributes"] = [{"name": "customer", "value": "Acme"}]
+        answer = tenant_.http.put("/api/v4/shipments/tracking", json=body)
+        assert answer.status_code == 201, answer.text
+        tagged.append(str(answer.json()["id"]))
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = ShipmentsService(lambda: client, cache, interval=3600)
+    request = ShipmentSearchRequest(attribute_name="customer", attribute_value="Acme")
+    assert await service.matching_ids(request) == frozenset(tagged[:2])
+    assert len(await service.matching_ids(ShipmentSearchRequest(), limit=1)) == 1
+    history = await service.history(tagged[0])
+    assert str(history.shipment.id) == tagged[0]
+    await service.coordinator.aclose()
+    cache.close()

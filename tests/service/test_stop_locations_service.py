@@ -144,3 +144,17 @@ async def test_someone_saved_meanwhile(client: ApiClient, service: StopLocations
     assert "state" in bad.value.field_errors()
     normal = await service.validate_address(AddressInput(city="austin", state="texas"))
     assert (normal.city, normal.state) == ("Austin", "TX")
+
+
+async def test_a_location_is_found_by_its_own_id_in_any_case(
+    service: StopLocationsService,
+) -> None:
+    location, _ = check_location(_wire("Tulsa Cross-dock", suppliedId="TUL-XD-7"))
+    assert location is not None
+    await service.save(location)
+    nearly, _ = check_location(_wire("Tulsa Yard", suppliedId="TUL-XD-70"))
+    assert nearly is not None
+    await service.save(nearly)
+    found = await service.by_supplied_id("tul-xd-7")
+    assert found is not None and found.name == "Tulsa Cross-dock"
+    assert await service.by_supplied_id("TUL-XD-8") is None

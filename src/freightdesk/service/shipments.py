@@ -323,6 +323,21 @@ class ShipmentsService:
         from, so that it does not undo a change the detail has not polled yet."""
         return await self._client().tracking.get(shipment_id)
 
+    async def history(self, shipment_id: UUID | str) -> TrackingHistory:
+        """The shipment's tracking history as the service has it now (one read, no polling)."""
+        return await self._client().tracking.history(shipment_id)
+
+    async def matching_ids(
+        self, request: ShipmentSearchRequest, *, limit: int | None = None
+    ) -> frozenset[str]:
+        """The ids of the shipments `request` finds (at most `limit`), read from the service:
+        a filter the cached list cannot answer, such as an attribute's value."""
+        tracking = self._client().tracking
+        if limit is not None:
+            page = await tracking.search_page(request, page_size=limit)
+            return frozenset(str(s.id) for s in page.results[:limit])
+        return frozenset([str(s.id) async for s in tracking.search(request)])
+
     async def attributes_changed(
         self, shipment_id: UUID | str, loaded: Iterable[CustomAttribute]
     ) -> dict[str, list[str]] | None:

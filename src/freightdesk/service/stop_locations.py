@@ -119,6 +119,20 @@ class StopLocationsService(ListService[StopLocation]):
     async def get(self, location_id: UUID | str) -> StopLocation:
         return await self._client().stop_locations.get(location_id)
 
+    async def by_supplied_id(self, supplied_id: str) -> StopLocation | None:
+        """The location whose own id (the one a stop names it by) is `supplied_id`, in any
+        case; None when there is none."""
+        wanted = supplied_id.strip().upper()
+        page = await self._client().stop_locations.page(query=supplied_id, page_size=20)
+        return next(
+            (
+                found
+                for found in page.locations
+                if (found.supplied_id or "").strip().upper() == wanted
+            ),
+            None,
+        )
+
     async def save(
         self, location: StopLocationInput, location_id: UUID | str | None = None
     ) -> StopLocation:

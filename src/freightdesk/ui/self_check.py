@@ -165,20 +165,19 @@ async def _draw_map(session: AppSession) -> None:
     from freightdesk.ui.maps.page import TileSettings
     from freightdesk.ui.maps.shipment_map import ShipmentMapView
 
-    client = session.require_client()
+    shipments = session.shipments
+    if shipments is None:
+        raise SelfCheckFailed("the app is not connected to the local service")
     found = await _step(
         "finding a demo shipment",
         session,
         DRAW_SECONDS,
-        client.tracking.search_page(ShipmentSearchRequest(), page_size=1),
+        shipments.matching_ids(ShipmentSearchRequest(), limit=1),
     )
-    if not found.results:
+    if not found:
         raise SelfCheckFailed("the demo data has no shipment")
     history = await _step(
-        "reading a shipment's history",
-        session,
-        DRAW_SECONDS,
-        client.tracking.history(found.results[0].id),
+        "reading a shipment's history", session, DRAW_SECONDS, shipments.history(min(found))
     )
     view = ShipmentMapView(None, tiles=TileSettings(url=NO_TILES_URL, attribution=""))
     view.resize(900, 600)

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.models.webhooks import ContextKind, ShipmentContext, WebhookEventType
+from freightdesk.server.db import iso
 from freightdesk.server.domain.shipments import share_link, shipment_context
 from freightdesk.server.domain.tracking_reads import (
     Viewer,
@@ -61,10 +62,6 @@ PING_EVENT_TYPE = "webhook.ping"
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def iso(value: datetime) -> str:
-    return value.isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Awaitable, Callable
 
 from PySide6.QtWidgets import QWidget
 
@@ -17,6 +16,7 @@ from freightdesk.models.tracking import RouteStop, TrackingHistory
 from freightdesk.service.errors import NotFound
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange
+from freightdesk.service.stop_locations import StopLocationsService
 from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.maps.payload import (
     Json,
@@ -123,8 +123,8 @@ class ShipmentMapView(MapView):
         return fences
 
     def _look_up_locations(self, history: TrackingHistory) -> None:
-        session = self.session
-        if session is None or session.client is None:
+        service = self.session.stop_locations if self.session is not None else None
+        if service is None:
             return
         stops = history.shipment.route_info.stops if history.shipment.route_info else []
         for stop in stops:
@@ -133,33 +133,22 @@ class ShipmentMapView(MapView):
                 continue
             self._looking.add(key)
             spawn(
-                self._find(session, key),
+                self._find(service, key),
                 on_done=functools.partial(self._found, key),
                 on_error=functools.partial(self._not_found, key),
                 name="stop-location-for-map",
                 owner=self,
             )
 
-    async def _find(self, session: AppSession, key: str) -> StopLocation | None:
+    @staticmethod
+    async def _find(service: StopLocationsService, key: str) -> StopLocation | None:
         kind, _, value = key.partition(":")
-        if kind == "id":
-            service = session.stop_locations
-            get: Callable[[str], Awaitable[StopLocation]] = (
-                service.get if service is not None else session.require_client().stop_locations.get
-            )
-            try:
-                return await get(value)
-            except NotFound:
-                return None
-        page = await session.require_client().stop_locations.page(query=value, page_size=20)
-        return next(
-            (
-                found
-                for found in page.locations
-                if (found.supplied_id or "").strip().upper() == value
-            ),
-            None,
-        )
+        if kind != "id":
+            return await service.by_supplied_id(value)
+        try:
+            return await service.get(value)
+        except NotFound:
+            return None
 
     def _found(self, key: str, location: StopLocation | None) -> None:
         self._looking.discard(key)

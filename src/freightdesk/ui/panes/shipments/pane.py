@@ -531,8 +531,8 @@ class ShipmentsPane(ListLayout, SavedViews):
         from freightdesk.models.shipment_search import ShipmentSearchRequest
         from freightdesk.ui.tasks import spawn
 
-        client = self._session.client if self._session is not None else None
-        if client is None:
+        service = self._session.shipments if self._session is not None else None
+        if service is None:
             self.notice.setText("Filtering by attribute needs a connection to the service.")
             self.notice.setVisible(True)
             return
@@ -541,7 +541,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         )
 
         async def collect() -> frozenset[str]:
-            return frozenset([str(s.id) async for s in client.tracking.search(request)])
+            return await service.matching_ids(request)
 
         def done(ids: frozenset[str]) -> None:
             self._attribute_ids = ids
