@@ -1,5 +1,5 @@
-"""The zone of a shipment's next ETA stop, carried with its summary (`nextEtaTimeZone`), over
-real HTTP on the local service's SQLite file."""
+"""The zones of a shipment's next ETA stop and latest event stop, carried with its summary
+(`nextEtaTimeZone`, `latestEvent.timeZone`), over real HTTP on the local service's database."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import text
 
+from freightdesk.models.tracking import TrackedShipmentEvent
 from freightdesk.server.db import SCHEMA_VERSION, upgrade
 from freightdesk.server.domain import shipments as store
 from tests.server.test_tracking_support import PUT, SEARCH, air_body, create, receive, route
@@ -98,3 +99,53 @@ def test_a_shipment_stored_before_the_zone_gets_it_when_the_schema_is_upgraded(
     assert upgrade(engine) == 2
     assert upgrade(engine) == SCHEMA_VERSION
     assert _summary(tenant, sid)["nextEtaTimeZone"] == "America/Chicago"
+
+
+def _add_event(tenant: TenantHandle, shipment_id: str, at: datetime, stop: str | None) -> None:
+    event = TrackedShipmentEvent(type="ARRIVAL_AT_STOP", date_time=at, stop_id=stop)
+    receive(tenant, lambda s: store.add_event(s, shipment_id, event, "AIR"))
+
+
+def test_the_latest_event_names_the_zone_of_its_stop(tenant: TenantHandle) -> None:
+    shipment = create(tenant, air_body("020-77777772", routeInfo=_zoned_route()))
+    sid = shipment["id"]
+    chicago, frankfurt, dallas = (stop["id"] for stop in shipment["routeInfo"]["stops"])
+
+    _add_event(tenant, sid, ETA, chicago)
+    latest = _summary(tenant, sid)["latestEvent"]
+    assert (latest["dateTime"], latest["timeZone"]) == ("2030-01-01T18:00:00Z", "America/Chicago")
+
+    _add_event(tenant, sid, ETA + timedelta(hours=1), frankfurt)
+    assert _summary(tenant, sid)["latestEvent"]["timeZone"] == "Europe/Berlin"
+    # An earlier event does not move the latest one, nor its zone.
+    _add_event(tenant, sid, ETA - timedelta(hours=1), dallas)
+    assert _summary(tenant, sid)["latestEvent"]["timeZone"] == "Europe/Berlin"
+
+    # A stop without a zone, and an event at no stop: the time comes without one.
+    _add_event(tenant, sid, ETA + timedelta(hours=2), dallas)
+    assert "timeZone" not in _summary(tenant, sid)["latestEvent"]
+    _add_event(tenant, sid, ETA + timedelta(hours=3), None)
+    latest = _summary(tenant, sid)["latestEvent"]
+    assert latest["dateTime"] == "2030-01-01T21:00:00Z" and "timeZone" not in latest
+
+
+def test_a_latest_event_stored_before_its_zone_gets_it_when_the_schema_is_upgraded(
+    tenant: TenantHandle,
+) -> None:
+    shipment = create(tenant, air_body("020-88888883", routeInfo=_zoned_route()))
+    sid = shipment["id"]
+    _add_event(tenant, sid, ETA, shipment["routeInfo"]["stops"][1]["id"])
+
+    def back_to_schema_3(session: Any) -> Any:
+        session.execute(
+            text("UPDATE shipments SET latest_event_zone = NULL WHERE id = :id"), {"id": sid}
+        )
+        session.execute(text("DELETE FROM schema_version"))
+        session.execute(text("INSERT INTO schema_version (version) VALUES (3)"))
+        return session.get_bind()
+
+    engine = receive(tenant, back_to_schema_3)
+    assert "timeZone" not in _summary(tenant, sid)["latestEvent"]
+    assert upgrade(engine) == 3
+    assert upgrade(engine) == SCHEMA_VERSION
+    assert _summary(tenant, sid)["latestEvent"]["timeZone"] == "Europe/Berlin"

@@ -1,6 +1,6 @@
-"""The list's Next ETA is a time at a place (issue 14.4): on a computer set to Tokyo's time, a
-parcel due at its Chicago stop shows its ETA in Chicago's time, named, and keeps it when the
-user switches times without a place to UTC."""
+"""The list's Next ETA and Event time are times at a place (issue 14.4): on a computer set to
+Tokyo's time, a parcel due at its Chicago stop, and last heard of there, shows both in
+Chicago's time, named, and keeps them when the user switches times without a place to UTC."""
 
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
+from freightdesk.models.tracking import TrackedShipmentEvent
+from freightdesk.server.domain import shipments as store
 from freightdesk.service.clock import UserZone, user_zone
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.server.test_carrier_push_support import java_time, now
+from tests.server.test_tracking_support import receive
 from tests.support import TenantHandle, machine_zone, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_clock_panes import CENTRAL
@@ -51,7 +54,8 @@ def tokyo_window(
 
 
 def _parcel_due_in_chicago(tenant: TenantHandle) -> str:
-    """A parcel from Louisville (no zone given) whose carrier's ETA is for its Chicago stop."""
+    """A parcel from Louisville (no zone given) whose carrier's ETA is for its Chicago stop,
+    and whose latest event happened there."""
     number = f"1ZCHI{uuid.uuid4().hex[:8].upper()}"
     chicago = {
         "id": str(uuid.uuid4()),
@@ -69,10 +73,14 @@ def _parcel_due_in_chicago(tenant: TenantHandle) -> str:
     )
     eta = java_time(now() + timedelta(days=1))
     _parcel(tenant, number, "ETA", now() - timedelta(minutes=5), estimatedTimeOfArrival=eta)
+    arrived = TrackedShipmentEvent(
+        type="ARRIVAL_AT_STOP", date_time=now() - timedelta(minutes=1), stop_id=chicago["id"]
+    )
+    receive(tenant, lambda s: store.add_event(s, shipment_id, arrived, "PARCEL"))
     return shipment_id
 
 
-async def test_the_next_eta_reads_in_its_stops_zone_whatever_the_users_zone(
+async def test_the_next_eta_and_event_time_read_in_their_stops_zone_whatever_the_users_zone(
     qtbot: QtBot,
     tokyo_window: tuple[MainWindow, ShipmentsPane],
     connected: tuple[AppSession, TenantHandle],
@@ -82,13 +90,16 @@ async def test_the_next_eta_reads_in_its_stops_zone_whatever_the_users_zone(
     window, pane = tokyo_window
     await session.connect()
 
-    def next_eta() -> str:
+    def at_stop() -> tuple[str, str]:
         row = pane.model.row_of(shipment_id)
-        return cell(pane.model, row, "Next ETA") if row is not None else ""
+        if row is None:
+            return "", ""
+        return cell(pane.model, row, "Next ETA"), cell(pane.model, row, "Event time")
 
-    await wait_until(lambda: next_eta() != "", seconds=30)
-    shown = next_eta()
-    assert any(clock_text(shown, zone) for zone in CENTRAL), shown
+    await wait_until(lambda: "" not in at_stop(), seconds=30)
+    shown = at_stop()
+    for text in shown:
+        assert any(clock_text(text, zone) for zone in CENTRAL), shown
     row = pane.model.row_of(shipment_id)
     assert row is not None
     assert clock_text(cell(pane.model, row, "Last updated"), "JST")  # the computer's zone
@@ -100,5 +111,5 @@ async def test_the_next_eta_reads_in_its_stops_zone_whatever_the_users_zone(
     assert user_zone() is UserZone.UTC
     await wait_until(lambda: clock_text(cell(pane.model, row, "Last updated"), "UTC"))
     # A time at a place keeps its place's zone.
-    assert next_eta() == shown
+    assert at_stop() == shown
     window.close()

@@ -67,6 +67,9 @@ class LatestEvent(WireModel):
     type: str
     date_time: AwareDatetime | None = None
     description: str | None = None
+    # The IANA zone of the stop the event happened at (its appointment window's), so the
+    # time reads in the stop's time; absent when the event names no stop or the stop no zone.
+    time_zone: str | None = Field(default=None, max_length=64)
 
 
 class ShipmentSummary(WireModel):

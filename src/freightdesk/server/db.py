@@ -165,11 +165,19 @@ def _next_eta_zones(conn: Connection) -> None:
     fill_next_eta_zones(conn)
 
 
+def _latest_event_zones(conn: Connection) -> None:
+    from freightdesk.server.domain.shipments.summary import fill_latest_event_zones
+
+    add_column_if_missing(conn, "shipments", "latest_event_zone VARCHAR(64)")
+    fill_latest_event_zones(conn)
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
     Migration(2, "shipment search indexes", _search_indexes),
     Migration(3, "the zone of a shipment's next ETA stop", _next_eta_zones),
+    Migration(4, "the zone of a shipment's latest event stop", _latest_event_zones),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

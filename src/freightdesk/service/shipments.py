@@ -48,11 +48,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CURSOR_KEY = "shipments:cursor"
-# What the cached rows hold. Rows cached before their ETA's zone (no mark) show as they are,
-# and the next sync lists every shipment again, so that each gets its zone (a sync from the
-# cursor would give it only to the shipments changed since).
+# What the cached rows hold. Rows cached before their ETA's and latest event's zones (another
+# mark or none) show as they are, and the next sync lists every shipment again, so that each
+# gets its zones (a sync from the cursor would give them only to the shipments changed since).
 ROWS_KEY = "shipments:rows"
-ROWS_WITH_ETA_ZONE = "eta-zone"
+ROWS_WITH_ZONES = "eta-and-event-zones"
 # Changes committed in the same instant as the newest one we saw may still be arriving.
 CURSOR_OVERLAP = timedelta(seconds=2)
 # Summaries validated per slice before the event loop gets a turn (keeps the window fluid).
@@ -154,7 +154,7 @@ class ShipmentsService:
         if rows is None:
             rows = await asyncio.to_thread(cached_rows, self.cache)
         cursor_text = self.cache.meta(CURSOR_KEY)
-        if self.cache.meta(ROWS_KEY) != ROWS_WITH_ETA_ZONE:
+        if self.cache.meta(ROWS_KEY) != ROWS_WITH_ZONES:
             cursor_text = None
         cursor = datetime.fromisoformat(cursor_text) if cursor_text else None
         cached = ShipmentList({row.id: row for row in rows}, cursor)
@@ -268,7 +268,7 @@ class ShipmentsService:
 
     def _replace_all(self, rows: Iterable[SummaryRow], cursor: datetime | None) -> None:
         self.cache.replace_kind(SUMMARIES, ((row.id, row_json(row)) for row in rows))
-        self.cache.set_meta(ROWS_KEY, ROWS_WITH_ETA_ZONE)
+        self.cache.set_meta(ROWS_KEY, ROWS_WITH_ZONES)
         if cursor is not None:
             self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
 
@@ -421,7 +421,10 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
         next_eta=eta,
         next_eta_time_zone=_stop_zone(stops, eta_stop),
         latest_event=LatestEvent(
-            type=latest.type, date_time=latest.date_time, description=latest.description
+            type=latest.type,
+            date_time=latest.date_time,
+            description=latest.description,
+            time_zone=_stop_zone(stops, latest.stop_id),
         )
         if latest
         else None,

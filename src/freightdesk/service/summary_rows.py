@@ -7,7 +7,7 @@ wire JSON of a summary (no keys to parse, nothing to look up). Their flat fields
 table filter and sort quickly.
 
 A row is a named tuple: building one is a single tuple allocation (a frozen dataclass sets
-each of its 16 fields through `object.__setattr__`, three times slower), and it holds no
+each of its 17 fields through `object.__setattr__`, three times slower), and it holds no
 per-instance dict.
 """
 
@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 SUMMARIES = "shipment_summary"
 
 _fromisoformat = datetime.fromisoformat
-# A row cached before `next_eta_zone` has this many fields.
-_FIELDS_BEFORE_ZONE = 15
+# A row has this many fields; one cached before `next_eta_zone` has two fewer, one cached
+# before `latest_event_zone` one fewer.
+_FIELDS = 17
 
 
 class SummaryRow(NamedTuple):
@@ -50,6 +51,8 @@ class SummaryRow(NamedTuple):
     # it existed (they read in the user's zone until the next refresh). Last, so that those
     # rows' arrays still read.
     next_eta_zone: str | None = None
+    # The IANA zone of the latest event's stop, kept as next_eta_zone is.
+    latest_event_zone: str | None = None
 
     @classmethod
     def from_summary(cls, summary: ShipmentSummary) -> SummaryRow:
@@ -71,14 +74,15 @@ class SummaryRow(NamedTuple):
             created=summary.created_date_time,
             last_modified=summary.last_modified_date_time,
             next_eta_zone=summary.next_eta_time_zone,
+            latest_event_zone=latest.time_zone if latest else None,
         )
 
     @classmethod
     def from_fields(cls, values: list[Any]) -> SummaryRow:
         """From the JSON array `row_json` made (times as ISO 8601 strings); an array cached
-        before the ETA's zone was kept has one field fewer."""
-        if len(values) == _FIELDS_BEFORE_ZONE:
-            values = [*values, None]
+        before the zones were kept has one or two fields fewer."""
+        if len(values) < _FIELDS:
+            values = [*values, *(None,) * (_FIELDS - len(values))]
         (
             id_,
             identifiers,
@@ -96,6 +100,7 @@ class SummaryRow(NamedTuple):
             created,
             modified,
             zone,
+            event_zone,
         ) = values
         # Positional, through tuple.__new__: the keyword constructor costs twice as much.
         return tuple.__new__(
@@ -117,6 +122,7 @@ class SummaryRow(NamedTuple):
                 _fromisoformat(created),
                 _fromisoformat(modified),
                 zone,
+                event_zone,
             ),
         )
 

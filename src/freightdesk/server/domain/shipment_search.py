@@ -307,6 +307,7 @@ _PAGE_ROWS = select(
     Shipment.latest_event_type,
     Shipment.latest_event_at,
     Shipment.latest_event_description,
+    Shipment.latest_event_zone,
     Shipment.open_exception_count,
     Shipment.carrier,
     Shipment.created_at,
@@ -325,6 +326,7 @@ def _summary(row: Any, shared_by: SharingParty | None) -> ShipmentSummary:
             type=row.latest_event_type,
             date_time=row.latest_event_at,
             description=row.latest_event_description,
+            time_zone=row.latest_event_zone,
         )
     return ShipmentSummary(
         id=uuid.UUID(row.id),

@@ -120,6 +120,8 @@ class Shipment(Base):
     latest_event_type: Mapped[str | None] = mapped_column(String(60))
     latest_event_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     latest_event_description: Mapped[str | None] = mapped_column(String(1000))
+    # The IANA zone of the latest event's stop, read as next_eta_zone is.
+    latest_event_zone: Mapped[str | None] = mapped_column(String(64))
     open_exception_count: Mapped[int] = mapped_column(Integer, default=0)
     last_latitude: Mapped[float | None] = mapped_column(Float)
     last_longitude: Mapped[float | None] = mapped_column(Float)

@@ -293,7 +293,7 @@ def _history_events(
     if latest is not None and (
         row.latest_event_at is None or event_time(latest) >= row.latest_event_at
     ):
-        for key, value in latest_values(latest).items():
+        for key, value in latest_values(latest, row.data).items():
             setattr(row, key, value)
     row.last_modified_at = now
 

@@ -111,7 +111,7 @@ def create_shipments(
             "last_modified_at": now,
             "open_exception_count": 0,
             **data_summary(item),
-            **(latest_values(latest) if latest is not None else {}),
+            **(latest_values(latest, item.data) if latest is not None else {}),
         }
         for item, latest, start in zip(prepared, latest_events, starts, strict=True)
     ]

@@ -203,11 +203,14 @@ def latest_of(events: Iterable[TrackedShipmentEvent]) -> TrackedShipmentEvent | 
     return max(happened, key=event_time) if happened else None
 
 
-def latest_values(event: TrackedShipmentEvent) -> dict[str, Any]:
+def latest_values(event: TrackedShipmentEvent, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary columns of a shipment's latest event; `data` is the shipment's wire data,
+    whose route names the zone of the event's stop."""
     return {
         "latest_event_type": event.type,
         "latest_event_at": event_time(event),
         "latest_event_description": event.description,
+        "latest_event_zone": stop_zone(data, str(event.stop_id) if event.stop_id else None),
     }
 
 

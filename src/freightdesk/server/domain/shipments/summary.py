@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, select, update
+from sqlalchemy import ColumnElement, Connection, bindparam, func, select, true, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -44,6 +44,7 @@ def refresh_latest_event(session: Session, row: Shipment) -> None:
     row.latest_event_type = latest.type if latest else None
     row.latest_event_at = latest.date_time if latest else None
     row.latest_event_description = latest.data.get("description") if latest else None
+    row.latest_event_zone = stop_zone(row.data, latest.data.get("stopId")) if latest else None
 
 
 def refresh_eta(session: Session, row: Shipment) -> None:
@@ -70,26 +71,43 @@ def refresh_eta(session: Session, row: Shipment) -> None:
 def fill_next_eta_zones(conn: Connection) -> None:
     """The zone of each live shipment's next ETA stop, for shipments stored before
     `next_eta_zone` existed (a migration): the stop of the ETA event at that instant."""
+    events = table_of(ShipmentEvent)
+    _fill_zones(conn, "next_eta", events.c.occurred_at, events.c.type == ETA_EVENT_TYPE)
+
+
+def fill_latest_event_zones(conn: Connection) -> None:
+    """The zone of each live shipment's latest event stop, for shipments stored before
+    `latest_event_zone` existed (a migration): the stop of the event at that instant (the
+    last stored of those, as `refresh_latest_event` picks)."""
+    _fill_zones(conn, "latest_event_at", table_of(ShipmentEvent).c.date_time, true())
+
+
+def _fill_zones(
+    conn: Connection, column: str, event_time: ColumnElement[Any], which: ColumnElement[bool]
+) -> None:
+    """Set a summary time's zone column (`column` with `_at` or nothing replaced by `_zone`)
+    from the route stop of the event whose `event_time` equals it."""
     shipments, events = table_of(Shipment), table_of(ShipmentEvent)
     documents = table_of(ShipmentDocument)
+    moment = shipments.c[column]
     found = conn.execute(
         select(shipments.c.pk, events.c.data, documents.c.data)
         .join(
             events,
-            (events.c.shipment_pk == shipments.c.pk)
-            & (events.c.type == ETA_EVENT_TYPE)
-            & (events.c.occurred_at == shipments.c.next_eta),
+            (events.c.shipment_pk == shipments.c.pk) & which & (event_time == moment),
         )
         .join(documents, documents.c.shipment_pk == shipments.c.pk)
-        .where(shipments.c.next_eta.is_not(None), shipments.c.deleted_at.is_(None))
+        .where(moment.is_not(None), shipments.c.deleted_at.is_(None))
+        .order_by(events.c.pk)
     )
     zones = {pk: stop_zone(data, event.get("stopId")) for pk, event, data in found}
     updates = [{"key": pk, "zone": zone} for pk, zone in zones.items() if zone]
+    target = column.removesuffix("_at") + "_zone"
     if updates:
         conn.execute(
             update(shipments)
             .where(shipments.c.pk == bindparam("key"))
-            .values(next_eta_zone=bindparam("zone")),
+            .values({target: bindparam("zone")}),
             updates,
         )
 

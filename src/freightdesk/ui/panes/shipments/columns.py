@@ -98,7 +98,8 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "latestEventTime",
         "Event time",
-        lambda r: user_time(r.latest_event_time),
+        # A time at a place: in the zone of the stop the event happened at.
+        lambda r: place_time(r.latest_event_time, r.latest_event_zone),
         lambda r: _time_value(r.latest_event_time),
         140,
     ),
