@@ -41,7 +41,7 @@ BENCHES = [
     Bench("bench_tracking", ("--repeat", "20"), 240),
     Bench("bench_shipment_table", (), 120),
     Bench("bench_app", (), 180),
-    Bench("bench_documents", ("--megabytes", "16", "--documents", "300"), 120),
+    Bench("bench_documents", ("--megabytes", "96", "--documents", "300", "--repeat", "20"), 120),
     Bench("bench_rating", ("--requests", "5", "--carriers", "10"), 120),
     Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
     Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),

@@ -6,7 +6,13 @@ PostgreSQL URL given), uploads one large file streamed from disk, downloads it b
 its sha256), sends an upload beyond the 100 MB limit, then adds N small documents and times
 searches. The service's peak resident memory is read from /proc (Linux).
 
-    python -m bench.bench_documents [--megabytes 96] [--documents 2000]
+Each transfer and search is held against a minimal FastAPI app under the same uvicorn settings
+in the same run (bench/minimal_service.py): the same multipart body streamed to a file, the
+file served back, a search's exact answer bytes returned for the same request. Targets are the
+slow ends of the ranges docs/performance.md gave, and issue 18's 1.5x for a small answer.
+The figures go to `bench.report.publish`.
+
+    python -m bench.bench_documents [--megabytes 96] [--documents 2000] [--repeat 30]
                                     [--database postgresql://...]
 """
 
@@ -17,21 +23,32 @@ import hashlib
 import json
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
+from bench.minimal_service import BASELINE_WHAT, can, interleaved, median, minimal_service, p95
+from bench.report import Figure, publish
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
 
 PATH = "/services/document/v1/documents"
 MIB = 1024 * 1024
+BENCH = "documents"
+# Targets: the slow ends of the ranges docs/performance.md claims (a quiet and a busy run),
+# and issue 18's ratio for a small answer against the minimal app.
+UPLOAD_MIB_S = 81.0
+MEMORY_GROWTH_MIB = 5.0
+DOWNLOAD_MIB_S = 148.0
+REFUSAL_MS = 230.0
+SMALL_UPLOADS_PER_S = 44.0
+SMALL_ANSWER_RATIO = 1.5
 
 
 @dataclass
@@ -115,36 +132,86 @@ def metadata(i: int) -> str:
     )
 
 
-def upload_large(http: httpx.Client, service: Service, path: Path, sha256: str) -> None:
+def upload_large(
+    http: httpx.Client, service: Service, path: Path, sha256: str, floor: str
+) -> list[Figure]:
+    """The large upload and its download, each beside the minimal app taking the same
+    multipart body as a stream to disk and serving the file back."""
     size = path.stat().st_size
+    mib = size / MIB
     before = peak_rss_mib(service.process.pid)
+
+    def send(url: str) -> httpx.Response:
+        with path.open("rb") as handle:
+            return http.post(
+                url,
+                data={"document": metadata(0)},
+                files={"upload_file": ("large.bin", handle, "application/octet-stream")},
+            )
+
     started = time.perf_counter()
-    with path.open("rb") as handle:
-        answer = http.post(
-            PATH,
-            data={"document": metadata(0)},
-            files={"upload_file": ("large.bin", handle, "application/octet-stream")},
-        )
-    elapsed = time.perf_counter() - started
+    answer = send(PATH)
+    ours = time.perf_counter() - started
     answer.raise_for_status()
     document = answer.json()
     assert document["files"][0]["sha256"] == sha256
     after = peak_rss_mib(service.process.pid)
-    print(
-        f"upload {size / MIB:.0f} MiB: {elapsed:.2f} s, {size / MIB / elapsed:.0f} MiB/s; "
-        f"service peak RSS {before:.0f} -> {after:.0f} MiB (+{after - before:.0f})"
-    )
     started = time.perf_counter()
-    digest = hashlib.sha256()
-    with http.stream("GET", document["files"][0]["downloadLink"]) as download:
-        for chunk in download.iter_bytes():
-            digest.update(chunk)
-    elapsed = time.perf_counter() - started
-    assert digest.hexdigest() == sha256
-    print(f"download {size / MIB:.0f} MiB: {elapsed:.2f} s, {size / MIB / elapsed:.0f} MiB/s")
+    send(f"{floor}/upload").raise_for_status()
+    theirs = time.perf_counter() - started
+    print(
+        f"upload {mib:.0f} MiB: {ours:.2f} s, {mib / ours:.0f} MiB/s (minimal app "
+        f"{mib / theirs:.0f} MiB/s); service peak RSS {before:.0f} -> {after:.0f} MiB "
+        f"(+{after - before:.0f})"
+    )
+
+    def fetch(url: str, check: bool) -> float:
+        started = time.perf_counter()
+        digest = hashlib.sha256()
+        with http.stream("GET", url) as download:
+            download.raise_for_status()
+            for chunk in download.iter_bytes():
+                digest.update(chunk)
+        if check:
+            assert digest.hexdigest() == sha256
+        return time.perf_counter() - started
+
+    down = fetch(document["files"][0]["downloadLink"], True)
+    down_floor = fetch(f"{floor}/file", False)
+    print(f"download {mib:.0f} MiB: {down:.2f} s, {mib / down:.0f} MiB/s "
+          f"(minimal app {mib / down_floor:.0f} MiB/s)")  # fmt: skip
+    return [
+        Figure(
+            BENCH,
+            f"upload of {mib:.0f} MiB (multipart, streamed from disk)",
+            mib / ours,
+            unit="MiB/s",
+            baseline=mib / theirs,
+            baseline_what="minimal app streaming the same body to a file",
+            limit=UPLOAD_MIB_S,
+            higher_is_better=True,
+        ),
+        Figure(
+            BENCH,
+            f"service peak memory growth during the {mib:.0f} MiB upload",
+            after - before,
+            unit="MiB",
+            limit=MEMORY_GROWTH_MIB,
+        ),
+        Figure(
+            BENCH,
+            f"download of the same {mib:.0f} MiB (sha256 checked)",
+            mib / down,
+            unit="MiB/s",
+            baseline=mib / down_floor,
+            baseline_what="minimal app's FileResponse of the same size",
+            limit=DOWNLOAD_MIB_S,
+            higher_is_better=True,
+        ),
+    ]
 
 
-def refuse_oversized(http: httpx.Client, path: Path) -> None:
+def refuse_oversized(http: httpx.Client, path: Path, data_dir: Path) -> Figure:
     started = time.perf_counter()
     with path.open("rb") as handle:
         answer = http.post(
@@ -154,90 +221,147 @@ def refuse_oversized(http: httpx.Client, path: Path) -> None:
         )
     elapsed = time.perf_counter() - started
     assert answer.status_code == 413, answer.text
+    leftovers = list((data_dir / "files" / "tmp").glob("*"))
     print(
         f"oversized upload ({path.stat().st_size / MIB:.0f} MiB with Content-Length): "
-        f"413 after {elapsed:.2f} s"
+        f"413 after {elapsed:.2f} s; partial files left: {len(leftovers)}"
+    )
+    assert not leftovers, leftovers
+    return Figure(
+        BENCH,
+        f"{path.stat().st_size / MIB:.0f} MiB upload beyond the limit: 413 (no partial file)",
+        elapsed * 1000,
+        limit=REFUSAL_MS,
     )
 
 
-def search_latency(http: httpx.Client, count: int) -> None:
-    started = time.perf_counter()
+def small_uploads(http: httpx.Client, count: int, floor: str) -> Figure:
+    """`count` small documents one after another (each stored with fsync), beside the same
+    bodies sent to the minimal app, in turns."""
+    ours = theirs = 0.0
     for i in range(1, count + 1):
-        http.post(
-            PATH,
-            data={"document": metadata(i)},
-            files={"upload_file": (f"doc-{i}.pdf", f"%PDF {i}".encode(), "application/pdf")},
-        ).raise_for_status()
-    elapsed = time.perf_counter() - started
-    print(f"{count} small uploads: {count / elapsed:.0f} per second")
-    queries = {
-        "page 1 of everything (size 10)": ({}, {}),
-        "page 50 of everything (size 20)": ({}, {"page": 50, "size": 20}),
-        "by identifier (BILL_OF_LADING)": (
-            {
-                "identifiers": {
-                    "operator": "EQUALS",
-                    "values": [{"type": "BILL_OF_LADING", "value": "BOL-001234"}],
-                }
-            },
-            {},
-        ),
-        "by identifier (PRO shared by ~4)": (
-            {
-                "identifiers": {
-                    "operator": "EQUALS",
-                    "values": [{"type": "PRO", "value": "PRO-0042"}],
-                }
-            },
-            {},
-        ),
-        "by name": ({"name": {"operator": "EQUALS", "value": "BOL 777"}}, {}),
-        "by type, size 500": (
-            {"type": {"operator": "EQUALS", "values": ["INVOICE"]}},
-            {"size": 500},
-        ),
-    }
-    for label, (body, params) in queries.items():
-        times = []
-        for _ in range(30):
+        files = {"upload_file": (f"doc-{i}.pdf", f"%PDF {i}".encode(), "application/pdf")}
+        for url in (PATH, f"{floor}/upload"):
             started = time.perf_counter()
-            http.post(f"{PATH}/search", json=body, params=params).raise_for_status()
-            times.append((time.perf_counter() - started) * 1000)
-        times.sort()
-        print(
-            f"search {label}: median {statistics.median(times):.1f} ms, "
-            f"p90 {times[int(len(times) * 0.9)]:.1f} ms"
+            http.post(url, data={"document": metadata(i)}, files=files).raise_for_status()
+            spent = time.perf_counter() - started
+            if url == PATH:
+                ours += spent
+            else:
+                theirs += spent
+    print(f"{count} small uploads: {count / ours:.0f} per second "
+          f"(minimal app {count / theirs:.0f})")  # fmt: skip
+    return Figure(
+        BENCH,
+        "small uploads one after another (fsync each)",
+        count / ours,
+        unit="/s",
+        baseline=count / theirs,
+        baseline_what="minimal app taking the same bodies",
+        limit=SMALL_UPLOADS_PER_S,
+        higher_is_better=True,
+    )
+
+
+# label: (body, query parameters, median target in ms from performance.md or None, the
+# issue's ratio target for a small answer or None)
+QUERIES: dict[str, tuple[dict[str, Any], dict[str, Any], float | None, float | None]] = {
+    "page 1 of everything (size 10)": ({}, {}, 29.0, None),
+    "page 50 of everything (size 20)": ({}, {"page": 50, "size": 20}, None, None),
+    "by identifier (BILL_OF_LADING)": (
+        {
+            "identifiers": {
+                "operator": "EQUALS",
+                "values": [{"type": "BILL_OF_LADING", "value": "BOL-000123"}],
+            }
+        },
+        {},
+        6.0,
+        SMALL_ANSWER_RATIO,
+    ),
+    "by identifier (PRO shared by several)": (
+        {"identifiers": {"operator": "EQUALS", "values": [{"type": "PRO", "value": "PRO-0042"}]}},
+        {},
+        None,
+        None,
+    ),
+    "by name": ({"name": {"operator": "EQUALS", "value": "BOL 77"}}, {}, 14.0, None),
+    "by type, size 500": (
+        {"type": {"operator": "EQUALS", "values": ["INVOICE"]}},
+        {"size": 500},
+        284.0,
+        None,
+    ),
+}
+
+
+def search_latency(http: httpx.Client, count: int, floor: str, repeat: int) -> list[Figure]:
+    """Each search over `count` documents, in turns with the minimal app answering the same
+    bytes (the HTTP and FastAPI floor of that answer)."""
+    figures = []
+    for label, (body, params, target, ratio) in QUERIES.items():
+        answer = http.post(f"{PATH}/search", json=body, params=params)
+        answer.raise_for_status()
+        canned = can(http, floor, "search", answer)
+        ours, theirs = interleaved(
+            lambda body=body, params=params: http.post(f"{PATH}/search", json=body, params=params),
+            lambda body=body, canned=canned: http.post(canned, json=body),
+            repeat,
         )
+        found = len(answer.json()["results"])
+        print(
+            f"search {label} ({found} found): median {median(ours):.1f} ms, p95 "
+            f"{p95(ours):.1f} ms; minimal app {median(theirs):.1f} ms"
+        )
+        figures.append(
+            Figure(
+                BENCH,
+                f"search over {count:,} documents, {label}, median",
+                median(ours),
+                baseline=median(theirs),
+                baseline_what=BASELINE_WHAT,
+                limit=target,
+                max_ratio=ratio,
+            )
+        )
+    return figures
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--megabytes", type=int, default=96, help="size of the large upload")
     parser.add_argument("--documents", type=int, default=2000, help="documents for search")
+    parser.add_argument("--repeat", type=int, default=30, help="searches of each kind")
     parser.add_argument("--database", help="PostgreSQL URL (default: a fresh SQLite database)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="fd-bench-docs-"))
     data_dir = work / "service"
     database_url = args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
     service = start_service(data_dir, database_url)
+    figures: list[Figure] = []
     try:
         token = bearer_token(service)
-        with httpx.Client(
-            base_url=service.url, headers={"Authorization": f"Bearer {token}"}, timeout=300
-        ) as http:
+        with (
+            minimal_service(work / "minimal") as floor,
+            httpx.Client(
+                base_url=service.url, headers={"Authorization": f"Bearer {token}"}, timeout=300
+            ) as http,
+        ):
             large = work / "large.bin"
             sha256 = make_file(large, args.megabytes * MIB)
-            upload_large(http, service, large, sha256)
+            figures += upload_large(http, service, large, sha256, floor)
+            large.unlink()
             oversized = work / "oversized.bin"
             make_file(oversized, 150 * MIB)
-            refuse_oversized(http, oversized)
-            leftovers = list((data_dir / "files" / "tmp").glob("*"))
-            print(f"partial files left after the refusal: {len(leftovers)}")
-            search_latency(http, args.documents)
+            figures.append(refuse_oversized(http, oversized, data_dir))
+            oversized.unlink()
+            figures.append(small_uploads(http, args.documents, floor))
+            figures += search_latency(http, args.documents, floor, args.repeat)
     finally:
         service.process.terminate()
         service.process.wait(timeout=20)
         shutil.rmtree(work, ignore_errors=True)
+    publish(figures)
     return 0
 
 
