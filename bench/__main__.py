@@ -42,7 +42,7 @@ BENCHES = [
     Bench("bench_shipment_table", (), 120),
     Bench("bench_app", (), 180),
     Bench("bench_documents", ("--megabytes", "96", "--documents", "300", "--repeat", "20"), 120),
-    Bench("bench_rating", ("--requests", "5", "--carriers", "10"), 120),
+    Bench("bench_rating", ("--requests", "10", "--carriers", "20"), 120),
     Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
     Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),
     Bench("bench_planning", ("--vehicles", "10000", "--queries", "50"), 180),
