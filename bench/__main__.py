@@ -45,7 +45,7 @@ BENCHES = [
     Bench("bench_rating", ("--requests", "10", "--carriers", "20"), 120),
     Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
     Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),
-    Bench("bench_planning", ("--vehicles", "10000", "--queries", "50"), 180),
+    Bench("bench_planning", ("--vehicles", "100000", "--queries", "100"), 180),
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
     Bench("bench_uploads", ("--gigabytes", "0.1", "--files", "5"), 120),
     Bench("bench_webhooks", ("--seconds", "10", "--modes", "all"), 180),

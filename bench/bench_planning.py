@@ -10,6 +10,12 @@ subprocess) on it and times, over HTTP on loopback:
   the ~200 ports, first for pairs never asked before (the routings are worked out) and then
   the same pairs again.
 
+Each answer is also asked, right after, of a minimal FastAPI app under the same uvicorn
+settings answering the same bytes (bench/minimal_service.py): the HTTP floor of that answer
+on the same machine at the same moment. Targets from performance.md: available vehicles
+<= 50 ms median, a schedule pair asked first <= 100 ms median. The figures go to
+`bench.report.publish`.
+
     python -m bench.bench_planning [--vehicles 100000] [--queries 200]
                                    [--postgres | --database postgresql://...]
 """
@@ -32,6 +38,8 @@ from typing import Any
 
 import httpx
 
+from bench.minimal_service import BASELINE_WHAT, can, minimal_service, p95
+from bench.report import Figure, publish
 from freightdesk.server.app import build_context
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.places import PLACES
@@ -42,9 +50,25 @@ from freightdesk.server.settings import ServerSettings, normalize_database_url
 
 VEHICLES = "/api/v4/tl/available-vehicles/query"
 ROUTES = "/services/advanced-sailing-schedules/v1/point-to-point-routes"
+VEHICLES_TARGET_MS = 50.0
+SCHEDULES_TARGET_MS = 100.0
 
 
-def prepare(data_dir: Path, database_url: str, vehicles: int) -> tuple[str, str]:
+class Floor:
+    """The minimal app answering, right after each of our answers, the same bytes."""
+
+    def __init__(self, http: httpx.Client, url: str) -> None:
+        self.http = http
+        self.url = url
+
+    def time(self, answer: httpx.Response, method: str, **request: Any) -> float:
+        canned = can(self.http, self.url, "answer", answer)
+        spent, response = timed(lambda: self.http.request(method, canned, **request))
+        response.raise_for_status()
+        return spent
+
+
+def prepare(data_dir: Path, database_url: str, vehicles: int) -> tuple[str, str, float]:
     """Schema, a co-op tenant with a client application, and the vehicle pool."""
     context = build_context(ServerSettings(data_dir=data_dir, database_url=database_url))
     try:
@@ -56,10 +80,11 @@ def prepare(data_dir: Path, database_url: str, vehicles: int) -> tuple[str, str]
         started = time.perf_counter()
         with transaction(context.sessions) as session:
             seed_vehicles(session, vehicles, seed=11)
-        print(f"seeded {vehicles:,} vehicles in {time.perf_counter() - started:.1f} s")
+        seeding = time.perf_counter() - started
+        print(f"seeded {vehicles:,} vehicles in {seeding:.1f} s")
     finally:
         context.engine.dispose()
-    return client_id, secret
+    return client_id, secret, seeding
 
 
 def start_service(data_dir: Path, database_url: str) -> tuple[subprocess.Popen[str], str]:
@@ -105,11 +130,12 @@ def summary(label: str, millis: list[float], extra: str = "") -> None:
 
 
 def bench_vehicles(
-    http: httpx.Client, queries: int, rng: random.Random, *, report: bool = True
-) -> None:
+    http: httpx.Client, queries: int, rng: random.Random, floor: Floor | None = None
+) -> list[Figure]:
     weights = [place.weight for place in PLACES]
     start = datetime.now(UTC).replace(microsecond=0)
     millis: list[float] = []
+    floors: list[float] = []
     totals: list[int] = []
     for _ in range(queries):
         place = rng.choices(PLACES, weights)[0]
@@ -125,20 +151,47 @@ def bench_vehicles(
         response.raise_for_status()
         millis.append(spent)
         totals.append(response.json()["paginationInfo"]["total"])
-    if not report:
-        return
+        if floor is not None:
+            floors.append(floor.time(response, "POST", json=body))
+    if floor is None:
+        return []
     summary(
         "available vehicles, 50 mi radius, page of 50",
         millis,
         f"   vehicles in radius: median {statistics.median(totals):,.0f}, max {max(totals):,}",
     )
+    summary("  the minimal app, same bytes", floors)
+    what = (
+        "available vehicles: 50 mi radius, next 24 h, page of 50 "
+        f"(median {statistics.median(totals):,.0f} in the radius)"
+    )
+    return [
+        Figure(
+            "planning",
+            f"{what}, median",
+            statistics.median(millis),
+            baseline=statistics.median(floors),
+            baseline_what=BASELINE_WHAT,
+            limit=VEHICLES_TARGET_MS,
+        ),
+        Figure(
+            "planning",
+            f"{what}, p95",
+            p95(millis),
+            baseline=p95(floors),
+            baseline_what=BASELINE_WHAT,
+        ),
+    ]
 
 
-def bench_schedules(http: httpx.Client, queries: int, rng: random.Random) -> None:
+def bench_schedules(
+    http: httpx.Client, queries: int, rng: random.Random, floor: Floor
+) -> list[Figure]:
     today = datetime.now(UTC).date()
     codes = sorted(PORTS)
     pairs = [tuple(rng.sample(codes, 2)) for _ in range(queries)]
     rounds: dict[str, list[float]] = {"first": [], "again": []}
+    floors: dict[str, list[float]] = {"first": [], "again": []}
     totals: list[int] = []
     for name in rounds:
         for origin, destination in pairs:
@@ -151,6 +204,7 @@ def bench_schedules(http: httpx.Client, queries: int, rng: random.Random) -> Non
             spent, response = timed(lambda params=params: http.get(ROUTES, params=params))
             response.raise_for_status()
             rounds[name].append(spent)
+            floors[name].append(floor.time(response, "GET", params=params))
             if name == "first":
                 totals.append(response.json()["paginationInfo"]["total"])
     summary(
@@ -159,6 +213,25 @@ def bench_schedules(http: httpx.Client, queries: int, rng: random.Random) -> Non
         f"   sailings per pair: median {statistics.median(totals):,.0f}",
     )
     summary("sailing schedules, a year, same pair again", rounds["again"])
+    summary("  the minimal app, same bytes", floors["first"] + floors["again"])
+    what = "sailing schedules: a year of departures between a random pair of ports"
+    return [
+        Figure(
+            "planning",
+            f"{what}, pair never asked before, median",
+            statistics.median(rounds["first"]),
+            baseline=statistics.median(floors["first"]),
+            baseline_what=BASELINE_WHAT,
+            limit=SCHEDULES_TARGET_MS,
+        ),
+        Figure(
+            "planning",
+            f"{what}, same pair again (routings cached), median",
+            statistics.median(rounds["again"]),
+            baseline=statistics.median(floors["again"]),
+            baseline_what=BASELINE_WHAT,
+        ),
+    ]
 
 
 def main() -> int:
@@ -182,8 +255,9 @@ def main() -> int:
         args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
     )
     process = None
+    figures: list[Figure] = []
     try:
-        client_id, secret = prepare(data_dir, database_url, args.vehicles)
+        client_id, secret, seeding = prepare(data_dir, database_url, args.vehicles)
         process, url = start_service(data_dir, database_url)
         token = httpx.post(
             f"{url}/api/v4/oauth2/token",
@@ -194,13 +268,18 @@ def main() -> int:
         headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
         database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
         print(f"database: {database}; {len(PORTS)} ports")
-        with httpx.Client(base_url=url, headers=headers, timeout=60) as http:
+        with (
+            minimal_service(data_dir / "minimal") as minimal,
+            httpx.Client(base_url=url, headers=headers, timeout=60) as http,
+        ):
             rng = random.Random(5)
             # One call each first, so that start-up work is not in the figures.
             http.get("/services/advanced-sailing-schedules/v1/carriers").raise_for_status()
-            bench_vehicles(http, 5, random.Random(99), report=False)
-            bench_vehicles(http, args.queries, rng)
-            bench_schedules(http, args.queries, rng)
+            bench_vehicles(http, 5, random.Random(99))
+            floor = Floor(http, minimal)
+            figures += bench_vehicles(http, args.queries, rng, floor)
+            figures += bench_schedules(http, args.queries, rng, floor)
+        figures.append(Figure("planning", f"seeding {args.vehicles:,} vehicles", seeding, unit="s"))
     finally:
         if process is not None:
             process.terminate()
@@ -208,6 +287,7 @@ def main() -> int:
         if postgres is not None:
             postgres.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
+    publish(figures)
     return 0
 
 
