@@ -9,6 +9,10 @@ over the wall time (resource.getrusage), the pushes the simulator made and the p
 applied, and the machine's load average (the machine is shared: other people's test runs
 inflate wall times, not this process's CPU time).
 
+The phase without the simulator is the baseline of the one with it (same process, same
+run); the target is the simulator's phase within 25% of one core (issue 13). The figures go
+to `bench.report.publish`.
+
     python -m bench.bench_simulator [--fleet 1000] [--speed 1] [--seconds 180]
                                     [--baseline 60] [--database postgresql://...]
 """
@@ -22,11 +26,13 @@ import resource
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import func, select
 
+from bench.report import Figure, publish
 from freightdesk.server.app import build_context, create_app
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
@@ -41,6 +47,19 @@ from freightdesk.server.tables.tenancy import Tenant
 
 SEED = 7
 SETTLE_SECONDS = 10.0
+TARGET_SHARE = 25.0  # percent of one core, with the simulator running
+
+
+@dataclass
+class Phase:
+    share: float  # percent of one core over the measured wall time
+    seconds: float
+    made: int
+    applied: int
+    load: float
+    moving: int = 0
+    catch_up_wall: float = float("nan")
+    catch_up_cpu: float = float("nan")
 
 
 def cpu_seconds() -> float:
@@ -76,9 +95,10 @@ def seed(context: ServiceContext, fleet: int) -> None:
     print(f"seeded the demo and {fleet} moving shipments in {time.perf_counter() - began:.0f} s")
 
 
-async def phase(context: ServiceContext, settings: ServerSettings, seconds: float) -> None:
+async def phase(context: ServiceContext, settings: ServerSettings, seconds: float) -> Phase:
     app = create_app(settings, context)
     began, began_cpu = time.monotonic(), cpu_seconds()
+    catch_up = (float("nan"), float("nan"))
     async with app.router.lifespan_context(app):
         if context.services.get("simulate_speed"):
             while True:
@@ -86,6 +106,7 @@ async def phase(context: ServiceContext, settings: ServerSettings, seconds: floa
                 if isinstance(engine, Engine) and not engine.catching_up:
                     break
                 await asyncio.sleep(0.5)
+            catch_up = (time.monotonic() - began, cpu_seconds() - began_cpu)
             # Measure the steady state: once what the start-up caught up with is stored (the
             # last catching-up tick's pushes are being accepted) and applied.
             await asyncio.sleep(SETTLE_SECONDS)
@@ -95,8 +116,8 @@ async def phase(context: ServiceContext, settings: ServerSettings, seconds: floa
                     break
                 await asyncio.sleep(0.5)
             print(
-                f"  simulator caught up after {time.monotonic() - began:.0f} s and "
-                f"{cpu_seconds() - began_cpu:.0f} s CPU (planning, catching up from the "
+                f"  simulator caught up after {catch_up[0]:.0f} s and "
+                f"{catch_up[1]:.0f} s CPU (planning, catching up from the "
                 f"anchor); {engine.moving()} shipments moving, {len(engine.world.lives)} open"
             )
         else:
@@ -114,8 +135,20 @@ async def phase(context: ServiceContext, settings: ServerSettings, seconds: floa
             f"{after_pushes[1] - before_pushes[1]}; load average {load:.1f} to "
             f"{os.getloadavg()[0]:.1f}"
         )
+        moving = 0
         if isinstance(engine, Engine):
-            print(f"  {engine.progress()}; {engine.moving()} moving")
+            moving = engine.moving()
+            print(f"  {engine.progress()}; {moving} moving")
+    return Phase(
+        share=100 * used / elapsed,
+        seconds=elapsed,
+        made=after_pushes[0] - before_pushes[0],
+        applied=after_pushes[1] - before_pushes[1],
+        load=(load + os.getloadavg()[0]) / 2,
+        moving=moving,
+        catch_up_wall=catch_up[0],
+        catch_up_cpu=catch_up[1],
+    )
 
 
 def main() -> None:
@@ -133,22 +166,63 @@ def main() -> None:
     settings = ServerSettings(data_dir=directory, database_url=url)
     context = build_context(settings)
 
-    async def both() -> None:
+    async def both() -> tuple[Phase | None, Phase]:
         # One event loop for both phases: the service's helpers keep loop-bound objects.
+        idle = None
         if args.baseline:
             print("the service's workers without the simulator:")
-            await phase(context, settings, args.baseline)
+            idle = await phase(context, settings, args.baseline)
         context.services["simulate_speed"] = args.speed
         context.services["simulate_fleet"] = args.fleet
         print(f"with the simulator at --speed {args.speed:g}:")
-        await phase(context, settings, args.seconds)
+        return idle, await phase(context, settings, args.seconds)
 
     try:
         seed(context, args.fleet)
-        asyncio.run(both())
+        idle, running = asyncio.run(both())
     finally:
         context.engine.dispose()
         shutil.rmtree(directory, ignore_errors=True)
+    fleet = f"demo + {args.fleet:,} extra shipments, {running.moving:,} moving"
+    figures = []
+    if idle is not None:
+        figures.append(
+            Figure(
+                "simulator",
+                f"the service's workers without the simulator, {idle.seconds:.0f} s",
+                idle.share,
+                unit="% of a core",
+                load=idle.load,
+            )
+        )
+    figures += [
+        Figure(
+            "simulator",
+            f"with the simulator at --speed {args.speed:g} ({fleet}), {running.seconds:.0f} s; "
+            f"{running.made} pushes made, {running.applied} applied",
+            running.share,
+            unit="% of a core",
+            baseline=idle.share if idle is not None else None,
+            baseline_what="the same workers without the simulator",
+            limit=TARGET_SHARE,
+            load=running.load,
+        ),
+        Figure(
+            "simulator",
+            "simulator start-up: rebuilding the world and catching up from the anchor, CPU",
+            running.catch_up_cpu,
+            unit="s",
+            load=running.load,
+        ),
+        Figure(
+            "simulator",
+            "simulator start-up: rebuilding the world and catching up from the anchor, wall",
+            running.catch_up_wall,
+            unit="s",
+            load=running.load,
+        ),
+    ]
+    publish(figures)
 
 
 if __name__ == "__main__":
