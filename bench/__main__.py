@@ -47,7 +47,7 @@ BENCHES = [
     Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),
     Bench("bench_planning", ("--vehicles", "100000", "--queries", "100"), 180),
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
-    Bench("bench_uploads", ("--gigabytes", "0.1", "--files", "5"), 120),
+    Bench("bench_uploads", ("--gigabytes", "0.25", "--files", "20"), 120),
     Bench("bench_webhooks", ("--seconds", "10", "--modes", "all"), 180),
     Bench("bench_simulator", ("--fleet", "200", "--seconds", "20", "--baseline", "10"), 180),
     Bench("bench_demo", ("--runs", "1", "--serve-runs", "1"), 240),

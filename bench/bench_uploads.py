@@ -6,6 +6,13 @@ local service in a separate process (its upload limit raised for the 1 GB file).
 ticking every 10 ms measures the longest stall of the window's event loop; the client's
 resident memory is sampled by the same probe.
 
+Each figure has a baseline taken in the same run: a stall beside the same probe's longest gap
+over as long with the window idle (what the machine's other work costs the loop anyway); the
+large upload's throughput beside a plain httpx client posting the same file to the same
+service from this process (no Qt, no queue). Targets from issue 5 and performance.md: uploads
+started within 200 ms, no stall of the app's own over 50 ms, client memory within 30 MB. The
+figures go to `bench.report.publish`.
+
     python -m bench.bench_uploads [--gigabytes 1.0] [--files 20] [--file-kib 256]
 """
 
@@ -27,11 +34,15 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")
 
+import httpx
 import qasync
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
+from bench.bench_documents import PATH as DOCUMENTS_PATH
+from bench.bench_documents import metadata
+from bench.report import Figure, publish
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.secrets import MemorySecretStore
@@ -42,6 +53,9 @@ from freightdesk.ui.panes.documents.upload import UploadDialog
 
 ROOT = Path(__file__).resolve().parents[1]
 MIB = 1024 * 1024
+STARTED_MS = 200.0
+STALL_MS = 50.0
+MEMORY_MIB = 30 * 1e6 / MIB  # issue 5: 30 MB
 
 # The service in its own process, so its work and memory are not the client's.
 SERVICE = textwrap.dedent(
@@ -142,7 +156,41 @@ async def until(predicate: Callable[[], bool], seconds: float) -> float:
     return time.perf_counter() - start
 
 
-async def run(args: argparse.Namespace, credentials: dict[str, str], work: Path) -> None:
+async def idle_probe(probe: Probe, seconds: float) -> tuple[float, float]:
+    """The probe's longest gap (wall, and the app's own CPU) over `seconds` of an idle window."""
+    probe.start()
+    await asyncio.sleep(max(seconds, 1.0))
+    probe.stop()
+    return probe.worst, probe.worst_cpu
+
+
+def plain_upload(credentials: dict[str, str], path: Path) -> float:
+    """Seconds for a plain httpx client to post `path` to the same service (the floor of the
+    app's upload: the same bytes, the same service, no Qt and no queue)."""
+    token = httpx.post(
+        f"{credentials['url']}/api/v4/oauth2/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": credentials["id"],
+            "client_secret": credentials["secret"],
+        },
+    )
+    token.raise_for_status()
+    headers = {"Authorization": f"Bearer {token.json()['access_token']}"}
+    with (
+        httpx.Client(base_url=credentials["url"], headers=headers, timeout=3600) as http,
+        path.open("rb") as handle,
+    ):
+        started = time.perf_counter()
+        http.post(
+            DOCUMENTS_PATH,
+            data={"document": metadata(0)},
+            files={"upload_file": (path.name, handle, "application/pdf")},
+        ).raise_for_status()
+        return time.perf_counter() - started
+
+
+async def run(args: argparse.Namespace, credentials: dict[str, str], work: Path) -> list[Figure]:
     paths = AppPaths.under(work / "home")
     profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
     profile = profiles.save(
@@ -193,6 +241,8 @@ async def run(args: argparse.Namespace, credentials: dict[str, str], work: Path)
     await until(lambda: all(u.finished for u in uploads), 120)
     all_done = time.perf_counter() - confirmed
     probe.stop()
+    many_stall = probe.worst, probe.worst_cpu
+    many_idle = await idle_probe(probe, all_done)
     failed = [u for u in uploads if u.state is not UploadState.DONE]
     print(f"drop of {args.files} files: the upload dialog shows {1000 * dialog_shown:.0f} ms later")
     print(
@@ -203,8 +253,9 @@ async def run(args: argparse.Namespace, credentials: dict[str, str], work: Path)
         + (f" ({len(failed)} failed)" if failed else "")
     )
     print(
-        f"  longest stall of the window meanwhile: {1000 * probe.worst:.1f} ms wall clock, "
-        f"{1000 * probe.worst_cpu:.1f} ms of the app's own work"
+        f"  longest stall of the window meanwhile: {1000 * many_stall[0]:.1f} ms wall clock, "
+        f"{1000 * many_stall[1]:.1f} ms of the app's own work (idle window: "
+        f"{1000 * many_idle[0]:.1f} ms)"
     )
     queue.forget_finished()
     pane.uploads.clear_finished()
@@ -221,21 +272,87 @@ async def run(args: argparse.Namespace, credentials: dict[str, str], work: Path)
     await until(lambda: upload.finished, 3600)
     elapsed = time.perf_counter() - start
     probe.stop()
+    big_stall = probe.worst, probe.worst_cpu, probe.over_50ms, probe.ticks
+    peak = probe.peak_rss
+    big_idle = await idle_probe(probe, elapsed)
+    plain = plain_upload(credentials, big)
     big.unlink()
     state = "done" if upload.state is UploadState.DONE else f"{upload.state}: {upload.error}"
     rate = size / MIB / elapsed
-    print(f"upload of {size / MIB:,.0f} MiB: {elapsed:.1f} s ({rate:.0f} MiB/s), {state}")
     print(
-        f"  longest stall of the window: {1000 * probe.worst:.1f} ms wall clock "
-        f"({probe.over_50ms} gaps over 50 ms in {probe.ticks} ticks), "
-        f"{1000 * probe.worst_cpu:.1f} ms of the app's own work"
+        f"upload of {size / MIB:,.0f} MiB: {elapsed:.1f} s ({rate:.0f} MiB/s), {state}; "
+        f"a plain httpx client: {plain:.1f} s ({size / MIB / plain:.0f} MiB/s)"
     )
     print(
-        f"  client memory: {before:.0f} MiB before, peak {probe.peak_rss:.0f} MiB "
-        f"(+{probe.peak_rss - before:.1f} MiB)"
+        f"  longest stall of the window: {1000 * big_stall[0]:.1f} ms wall clock "
+        f"({big_stall[2]} gaps over 50 ms in {big_stall[3]} ticks), "
+        f"{1000 * big_stall[1]:.1f} ms of the app's own work (idle window: "
+        f"{1000 * big_idle[0]:.1f} ms)"
+    )
+    print(
+        f"  client memory: {before:.0f} MiB before, peak {peak:.0f} MiB (+{peak - before:.1f} MiB)"
     )
     pane.shutdown()
     await session.close()
+    idle_what = "the same probe, window idle as long"
+    big_what = f"{size / MIB:,.0f} MiB upload"
+    return [
+        Figure(
+            "uploads",
+            f"drop of {args.files} files: all uploads started after Upload is clicked",
+            1000 * all_started,
+            limit=STARTED_MS,
+            note=f"{1000 * started_cpu:.0f} ms of the app's CPU",
+        ),
+        Figure(
+            "uploads",
+            f"longest stall of the window while {args.files} uploads run, wall",
+            1000 * many_stall[0],
+            baseline=1000 * many_idle[0],
+            baseline_what=idle_what,
+            limit=STALL_MS,
+        ),
+        Figure(
+            "uploads",
+            f"longest stall of the window while {args.files} uploads run, the app's own work",
+            1000 * many_stall[1],
+            baseline=1000 * many_idle[1],
+            baseline_what=idle_what,
+            limit=STALL_MS,
+        ),
+        Figure(
+            "uploads",
+            f"{big_what} through the app's queue",
+            size / MIB / elapsed,
+            unit="MiB/s",
+            baseline=size / MIB / plain,
+            baseline_what="a plain httpx client, same file, same service",
+            higher_is_better=True,
+        ),
+        Figure(
+            "uploads",
+            f"longest stall of the window during the {big_what}, wall",
+            1000 * big_stall[0],
+            baseline=1000 * big_idle[0],
+            baseline_what=idle_what,
+            limit=STALL_MS,
+        ),
+        Figure(
+            "uploads",
+            f"longest stall of the window during the {big_what}, the app's own work",
+            1000 * big_stall[1],
+            baseline=1000 * big_idle[1],
+            baseline_what=idle_what,
+            limit=STALL_MS,
+        ),
+        Figure(
+            "uploads",
+            f"client memory growth during the {big_what}",
+            peak - before,
+            unit="MiB",
+            limit=MEMORY_MIB,
+        ),
+    ]
 
 
 def main() -> None:
@@ -260,12 +377,13 @@ def main() -> None:
         loop = qasync.QEventLoop(app)
         asyncio.set_event_loop(loop)
         with loop:
-            loop.run_until_complete(run(args, credentials, work))
+            figures = loop.run_until_complete(run(args, credentials, work))
     finally:
         if service.stdin is not None:
             service.stdin.close()
         service.wait(timeout=60)
         shutil.rmtree(work, ignore_errors=True)
+    publish(figures)
 
 
 if __name__ == "__main__":
