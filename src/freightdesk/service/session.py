@@ -23,7 +23,7 @@ from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.demo import DemoProgress
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-from freightdesk.service.shipments import ShipmentsService
+from freightdesk.service.shipments import ShipmentDetail, ShipmentsService
 from freightdesk.service.summary_rows import SUMMARIES
 
 # The API client (httpx and every area's models), the local service's supervisor and the
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from freightdesk.service.bookings import BookingsService
     from freightdesk.service.capacity import CapacityService
     from freightdesk.service.carrier_profiles import CarrierProfilesService
+    from freightdesk.service.carrier_push import CarrierPushService
     from freightdesk.service.documents import DocumentsService
     from freightdesk.service.local_service import LocalService, ServiceState
     from freightdesk.service.packages import PackagesService
@@ -44,7 +45,9 @@ if TYPE_CHECKING:
     from freightdesk.service.stop_locations import StopLocationsService
     from freightdesk.service.uploads import UploadQueue
     from freightdesk.service.vehicles import VehiclesService
+    from freightdesk.service.vltl import VltlService
     from freightdesk.service.webhooks import WebhooksService
+    from freightdesk.service.yard import YardService
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +107,10 @@ class AppSession:
         self._capacity: CapacityService | None = None
         self._vehicles: VehiclesService | None = None
         self._rail: RailService | None = None
+        # Services that keep their last results in whichever cache is open when they do.
+        self._yard: YardService | None = None
+        self._carrier_push: CarrierPushService | None = None
+        self._vltl: VltlService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -315,6 +322,34 @@ class AppSession:
         self._rail = self._made(self._rail, make)
         return self._rail
 
+    @property
+    def yard(self) -> YardService:
+        if self._yard is None:
+            from freightdesk.service.yard import YardService
+
+            self._yard = YardService(self.require_client, lambda: self.cache)
+        return self._yard
+
+    @property
+    def carrier_push(self) -> CarrierPushService:
+        if self._carrier_push is None:
+            from freightdesk.service.carrier_push import CarrierPushService
+
+            self._carrier_push = CarrierPushService(self.require_client, lambda: self.cache)
+        return self._carrier_push
+
+    @property
+    def vltl(self) -> VltlService:
+        if self._vltl is None:
+            from freightdesk.service.vltl import VltlService
+
+            self._vltl = VltlService(self.require_client, lambda: self.cache)
+        return self._vltl
+
+    def open_shipment(self, shipment_id: str) -> ShipmentDetail:
+        """One shipment's history, polled while someone listens to its coordinator."""
+        return ShipmentDetail(self.require_client, shipment_id)
+
     def listen_connected(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Told after every successful connect (also after switching profiles)."""
         self._connected_listeners.append(listener)
@@ -499,6 +534,7 @@ class AppSession:
             self._capacity,
             self._vehicles,
             self._rail,
+            self._carrier_push,
         ):
             if owner is not None:
                 await owner.aclose()

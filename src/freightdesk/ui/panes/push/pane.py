@@ -40,7 +40,6 @@ from freightdesk.models.booking import Booking
 from freightdesk.models.push import IngestionStatus
 from freightdesk.service.carrier_push import (
     TRUCKLOAD,
-    CarrierPushService,
     Push,
     SentPush,
     check_parcel,
@@ -80,7 +79,7 @@ class PushPane(QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.service = CarrierPushService(session.require_client, lambda: session.cache)
+        self.service = session.carrier_push
         self.following: asyncio.Task[SentPush] | None = None
         self.sending = False
         self.last: SentPush | None = None  # the push the status line is about
@@ -402,6 +401,7 @@ class PushPane(QWidget):
 
     def shutdown(self) -> None:
         self.cancel()
+        # Back to pushing as the profile: the carrier's client and secret go with the pane.
         spawn(self.service.aclose(), name="push-close")
 
 

@@ -271,7 +271,7 @@ class ShipmentDetailView(QWidget):
             self.title.setText("Not connected")
             self.subtitle.setText("The shipment's details appear once the service answers.")
             return
-        detail = ShipmentDetail(self.session.require_client, shipment_id)
+        detail = self.session.open_shipment(shipment_id)
         self._detail = detail
         self._unlisten = detail.coordinator.listen(self._on_detail_change)
         detail.coordinator.listen_status(self._on_detail_status)

@@ -30,7 +30,6 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import (
     LastDispatch,
     LastQuotes,
-    VltlService,
     check_quote,
     dispatch_draft,
 )
@@ -156,7 +155,7 @@ class VltlPane(QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.service = VltlService(session.require_client, lambda: session.cache)
+        self.service = session.vltl
         self.last: LastQuotes | None = None
         self.carriers: dict[str, CarrierProfile] = {}
         self.dialog: DispatchDialog | None = None

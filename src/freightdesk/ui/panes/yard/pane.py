@@ -50,7 +50,6 @@ from freightdesk.service.yard import (
     LastSearch,
     SiteInput,
     SlotSearchInput,
-    YardService,
     check_search,
     check_site,
     free_count,
@@ -99,7 +98,7 @@ class YardPane(QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.service = YardService(session.require_client, lambda: session.cache)
+        self.service = session.yard
         self.sites: list[YardSite] = []
         self.answer: SlotAnswer | None = None
         self.answered_at: float | None = None
