@@ -134,9 +134,11 @@ class ApiClient:
         headers: Mapping[str, str] | None = None,
         idempotent: bool | None = None,
         admin: bool = False,
+        anonymous: bool = False,
         ok_statuses: tuple[int, ...] = (),
     ) -> httpx.Response:
-        """Send one operation under the transport policy; error answers raise typed errors."""
+        """Send one operation under the transport policy; error answers raise typed errors.
+        `anonymous` sends no credentials (what a public link's reader sends)."""
         method = method.upper()
         safe = method in IDEMPOTENT_METHODS if idempotent is None else idempotent
         clean_params = _clean_params(params)
@@ -153,7 +155,7 @@ class ApiClient:
                         "managing client applications needs the admin's user name and password"
                     )
                 auth = self.admin_auth
-            elif self.tokens is not None:
+            elif self.tokens is not None and not anonymous:
                 token = await self.tokens.get()
                 request_headers["Authorization"] = f"Bearer {token}"
             try:

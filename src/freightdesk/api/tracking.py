@@ -39,6 +39,7 @@ M = TypeVar("M", bound=BaseModel)
 
 SHIPMENTS = "/api/v4/shipments"
 SEARCH_PATH = "/api/v4/shipments/search"
+PUBLIC_PATH = "/api/v4/public/shipments"
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,13 @@ class TrackingApi:
     async def unshare(self, shipment_id: UUID | str, tenant_uuid: UUID | str) -> None:
         """Extension: the tenant may no longer read the shipment (204; 404 when it could not)."""
         await self._client.request("DELETE", f"{SHIPMENTS}/{shipment_id}/shares/{tenant_uuid}")
+
+    async def public_shipment(self, share_token: str) -> TrackedShipment:
+        """Extension: the shipment behind a public link (`shipmentShareLink` ends with its
+        token), read without credentials as whoever has the link reads it; 404 when the
+        link no longer shows a shipment."""
+        response = await self._client.request("GET", f"{PUBLIC_PATH}/{share_token}", anonymous=True)
+        return parse(TrackedShipment, response)
 
     async def search_page(
         self, request: ShipmentSearchRequest, *, page: int = 1, page_size: int = 500

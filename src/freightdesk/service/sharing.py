@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from uuid import UUID
 
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import SharingContext, SharingParty, TrackedShipment
 from freightdesk.service.messages import explain
+from freightdesk.service.public_view import PublicView, read_public_view
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
@@ -153,3 +154,8 @@ class SharingService:
         except NotFound:
             return False
         return True
+
+    async def preview(self, link: str) -> PublicView:
+        """The shipment as its public `link` shows it to anyone who has it (read without
+        credentials); `public_view.PreviewRefused` says in words when it shows nothing."""
+        return await read_public_view(self._client(), link, datetime.now(UTC))

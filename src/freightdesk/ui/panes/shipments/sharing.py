@@ -9,6 +9,7 @@ What it shows comes from the history the detail follows (its sharing context) th
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.service.clock import user_time
+from freightdesk.service.public_view import preview_problem
 from freightdesk.service.session import AppSession
 from freightdesk.service.sharing import (
     TENANT_FIELD,
@@ -39,6 +41,10 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
+
+if TYPE_CHECKING:
+    from freightdesk.service.public_view import PublicView
+    from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
 
 NOT_SHARED = "Not shared with another company — Share with… lets a partner follow it"
 STOP_COLUMN = 3
@@ -146,6 +152,12 @@ class SharingTab(QWidget):
         self.link.setReadOnly(True)
         self.copy_link = QPushButton("Copy link", self)
         self.copy_link.setObjectName("copyPublicLink")
+        self.preview = QPushButton("&Preview as the recipient sees it", self)
+        self.preview.setObjectName("previewPublic")
+        self.preview.setToolTip(
+            "Open the public link as whoever has it sees it: read without your credentials"
+        )
+        self.preview_dialog: PublicPreviewDialog | None = None
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.share)
@@ -153,6 +165,7 @@ class SharingTab(QWidget):
         link_row = QHBoxLayout()
         link_row.addWidget(self.link, 1)
         link_row.addWidget(self.copy_link)
+        link_row.addWidget(self.preview)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addWidget(self.recipients, 1)
@@ -169,6 +182,7 @@ class SharingTab(QWidget):
 
         self.share.clicked.connect(self.open_share)
         self.copy_link.clicked.connect(self.copy_public_link)
+        self.preview.clicked.connect(self.open_preview)
         self._show(None)
 
     # --- showing -----------------------------------------------------------------------------
@@ -229,6 +243,7 @@ class SharingTab(QWidget):
         self.link.setText(link or "")
         self.link.setPlaceholderText("" if link else "The service gave no public link")
         self.copy_link.setEnabled(bool(link))
+        self.preview.setEnabled(bool(link))
 
     def _say(self, message: str | None, *, ok: bool = False) -> None:
         self.message.setStyleSheet(f"color: {OK_COLOR if ok else ERROR_COLOR};")
@@ -239,6 +254,8 @@ class SharingTab(QWidget):
         self.history = None
         self._say(None)
         self._show(None)
+        if self.preview_dialog is not None:
+            self.preview_dialog.close()  # it was of the shipment left
 
     def shutdown(self) -> None:
         self._unlisten()
@@ -314,3 +331,38 @@ class SharingTab(QWidget):
         if self.link.text():
             QGuiApplication.clipboard().setText(self.link.text())
             self._say("Public link copied", ok=True)
+
+    def open_preview(self) -> None:
+        """Read the public link through the service layer and show what it shows; why it
+        shows nothing, in words, under the list."""
+        link = self.link.text()
+        if not link:
+            return
+        self._say(None)
+        self.preview.setEnabled(False)
+
+        def done(view: PublicView) -> None:
+            self.preview.setEnabled(bool(self.link.text()))
+            if self.link.text() != link:
+                return  # another shipment meanwhile: its own preview is asked for anew
+            # Imported here: the dialog words stops as the detail does, and the detail
+            # imports this module.
+            from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
+
+            if self.preview_dialog is not None:
+                self.preview_dialog.close()
+            self.preview_dialog = PublicPreviewDialog(view, self)
+            self.preview_dialog.open()
+
+        def failed(error: BaseException) -> None:
+            self.preview.setEnabled(bool(self.link.text()))
+            if self.link.text() == link:
+                self._say(preview_problem(error))
+
+        spawn(
+            self.service.preview(link),
+            on_done=done,
+            on_error=failed,
+            name="public-preview",
+            owner=self,
+        )

@@ -1,0 +1,162 @@
+"""The Sharing tab on a fresh demo, against the real local service: "Preview as the
+recipient sees it" shows the shipment as its public link does (stops, events, where it was
+last reported, no attributes), a link that shows nothing any more says so in words, and the
+user's own company id is copied for a partner."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableWidget, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.profiles import ProfileStore
+from freightdesk.service.public_view import GONE, WITHHELD
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
+from freightdesk.ui.panes.shipments.sharing import SharingTab
+from freightdesk.ui.widgets.empty_state import EmptyState
+from tests.support import wait_until
+from tests.ui.test_export_panes import Demo, demo
+from tests.ui.test_panes_support import _activate
+from tests.ui.test_shipment_overview import _click_tab, _showing
+from tests.ui.test_shipments_list import _pane, window
+
+__all__ = ["demo", "window"]
+
+DATA_SECONDS = 60.0  # a loaded machine answers slowly
+
+
+@pytest.fixture(scope="module")
+def demo_http(demo: Demo) -> Iterator[httpx.Client]:
+    """The demo tenant as another dispatcher of the same company."""
+    token = httpx.post(
+        f"{demo.service.url}/api/v4/oauth2/token",
+        data={"grant_type": "client_credentials"},
+        auth=(demo.client_id, demo.client_secret),
+    )
+    token.raise_for_status()
+    bearer = {"Authorization": f"Bearer {token.json()['access_token']}"}
+    with httpx.Client(base_url=demo.service.url, headers=bearer, timeout=30) as http:
+        yield http
+
+
+@pytest.fixture
+async def connected(
+    demo: Demo, session: AppSession, profiles: ProfileStore
+) -> AsyncIterator[tuple[AppSession, Demo]]:
+    """The session of the Shipments pane's `window`, its profile the demo's."""
+    _activate(profiles, demo.service.url, demo)  # type: ignore[arg-type]
+    yield session, demo
+    await session.close()
+
+
+def _under_way(http: httpx.Client) -> dict[str, Any]:
+    """A demo shipment with a few events reported and stops still to come (its history)."""
+    found = http.post("/api/v4/shipments/search", params={"pageSize": 200}, json={})
+    assert found.status_code == 200, found.text
+    for summary in found.json()["results"]:
+        if summary["currentState"] != "IN_TRANSIT" or summary.get("sharedBy"):
+            continue
+        history = http.get(f"/api/v4/shipments/{summary['id']}/tracking/history").json()
+        if len([e for e in history["events"] if e.get("type") != "ETA"]) >= 2:
+            return dict(history)
+    raise AssertionError("the demo has no shipment under way among its first 200")
+
+
+async def _open_sharing(qtbot: QtBot, window: QWidget, shipment_id: str) -> SharingTab:
+    pane = _pane(window)
+    await pane.session.connect()
+    await wait_until(lambda: pane.model.row_of(shipment_id) is not None, DATA_SECONDS)
+    row = pane.model.row_of(shipment_id)
+    assert row is not None
+    index = pane.model.index(row, 0)
+    pane.table.scrollTo(index)  # as the user scrolls to it
+    cell = pane.table.visualRect(index)
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
+    await wait_until(lambda: _showing(pane, shipment_id), DATA_SECONDS)
+    _click_tab(qtbot, pane.detail, "Sharing")
+    tab = pane.detail.sharing
+    await wait_until(lambda: tab.sharing is not None, DATA_SECONDS)
+    return tab
+
+
+def _column(table: QTableWidget, column: int) -> list[str]:
+    return [table.item(r, column).text() for r in range(table.rowCount())]
+
+
+async def test_the_preview_shows_what_the_link_shows(
+    qtbot: QtBot, demo_http: httpx.Client, window: QWidget
+) -> None:
+    history = _under_way(demo_http)
+    shipment = history["shipment"]
+    tab = await _open_sharing(qtbot, window, shipment["id"])
+    assert tab.link.text() == shipment["shipmentShareLink"]
+    assert tab.preview.isEnabled()
+
+    qtbot.mouseClick(tab.preview, Qt.MouseButton.LeftButton)
+    await wait_until(
+        lambda: tab.preview_dialog is not None and tab.preview_dialog.isVisible(), DATA_SECONDS
+    )
+    dialog = tab.preview_dialog
+    assert isinstance(dialog, PublicPreviewDialog)
+    first = shipment["identifiers"][0]["value"]
+    assert dialog.windowTitle() == f"{first} as the recipient sees it"
+    assert first in dialog.identifiers.text()
+    # Every stop of the route, in order, with its appointment.
+    stops = shipment["routeInfo"]["stops"]
+    assert dialog.stops.rowCount() == len(stops)
+    for number, (stop, label) in enumerate(zip(stops, _column(dialog.stops, 0), strict=True), 1):
+        assert label.startswith(f"{number}. "), label
+        if stop.get("name"):
+            assert stop["name"] in label
+    # Every event the link carries, newest first, and where it was last reported.
+    events = history["events"]
+    assert dialog.events.rowCount() == len(events)
+    assert not dialog.events.findChild(EmptyState).isVisible()
+    happened = [e for e in events if e.get("type") != "ETA" and e.get("dateTime")]
+    newest = max(happened, key=lambda e: e["dateTime"])
+    said = newest.get("description") or newest["type"].replace("_", " ").capitalize()
+    assert dialog.reported.text().startswith(said), dialog.reported.text()
+    assert dialog.next_stop.text() != "No route"
+    assert dialog.eta.text()
+    # The owner's business data is not in the preview, and the preview says so.
+    shown = " ".join(
+        [dialog.identifiers.text(), dialog.reported.text()]
+        + [dialog.events.item(r, c).text() for r in range(dialog.events.rowCount()) for c in (0, 3)]
+    )
+    for attribute in shipment.get("attributes", []):
+        for value in attribute.get("values") or [attribute.get("value")]:
+            if value and len(value) > 3:
+                assert value not in shown, value
+    withheld = dialog.findChild(QWidget, "previewWithheld")
+    assert withheld is not None and withheld.text() == WITHHELD  # type: ignore[attr-defined]
+    # Closed with its button; the tab stays as it was.
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    await wait_until(lambda: not dialog.isVisible(), 10)
+    assert tab.message.text() == ""
+
+
+async def test_a_link_that_shows_nothing_any_more_says_so(
+    qtbot: QtBot, demo_http: httpx.Client, window: QWidget
+) -> None:
+    history = _under_way(demo_http)
+    shipment_id = history["shipment"]["id"]
+    tab = await _open_sharing(qtbot, window, shipment_id)
+    link = tab.link.text()
+    assert link
+    # Another dispatcher stops tracking it: the link is revoked with it.
+    gone = await asyncio.to_thread(demo_http.delete, f"/api/v4/shipments/{shipment_id}/tracking")
+    assert gone.status_code in (200, 202, 204), gone.text
+    assert (await asyncio.to_thread(demo_http.get, link)).status_code == 404
+
+    qtbot.mouseClick(tab.preview, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: tab.message.text() != "", DATA_SECONDS)
+    assert tab.message.text() == GONE
+    assert tab.message.isVisible()
+    assert tab.preview_dialog is None
