@@ -84,6 +84,8 @@ class AppSession:
         self.cache: Cache | None = None
         self._cache_profile_id = self.profile.id
         self.local_service: LocalService | None = None
+        # The Local sandbox's start begun before `connect` (`start_local_service`).
+        self._local_start: asyncio.Task[str] | None = None
         self._coordinators: list[Coordinator[Any, Any]] = []
         self._status = ConnectionStatus(ConnectionState.CONNECTING, self.profile.name)
         self._status_listeners: list[Callable[[ConnectionStatus], None]] = []
@@ -423,8 +425,16 @@ class AppSession:
             raise
         return client
 
-    async def _connect_local(self, profile: Profile) -> ApiClient:
-        from freightdesk.api.errors import AuthenticationFailed
+    def start_local_service(self) -> None:
+        """Begin starting the Local sandbox's service now when it is the active profile, so
+        that it starts (1 to 2 s, most of a first run's wait for its demo) while the app is
+        still loading what connecting needs and asking the keyring; `connect` then waits for
+        this start instead of beginning one."""
+        if self.profiles.active.kind is not ProfileKind.LOCAL or self.local_service is not None:
+            return
+        self._local_start = asyncio.ensure_future(self._new_local_service().start())
+
+    def _new_local_service(self) -> LocalService:
         from freightdesk.service.local_service import LocalService
 
         service = LocalService(
@@ -435,7 +445,18 @@ class AppSession:
         )
         service.listen(self._local_service_state)
         self.local_service = service
-        url = await service.start()
+        return service
+
+    async def _connect_local(self, profile: Profile) -> ApiClient:
+        from freightdesk.api.errors import AuthenticationFailed
+
+        starting, self._local_start = self._local_start, None
+        if starting is not None and self.local_service is not None:
+            service = self.local_service
+            url = await starting
+        else:
+            service = self._new_local_service()
+            url = await service.start()
         if service.demo_credentials is not None:
             self.demo.expect()  # a first run: the demo is being written
             profile = self._remember_local(
@@ -546,6 +567,10 @@ class AppSession:
         if self.client is not None:
             await self.client.aclose()
             self.client = None
+        starting, self._local_start = self._local_start, None
+        if starting is not None:  # begun, never connected to: its outcome is not wanted
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
         if self.local_service is not None:
             await self.local_service.stop()
             self.local_service = None

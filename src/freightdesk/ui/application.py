@@ -139,6 +139,9 @@ class AppController:
             except TimeoutError:
                 log.info("the shipment list was not painted within %s ms", FIRST_PAINT_TIMEOUT_MS)
         self.watchdog.start()
+        # The Local sandbox's service starts beside the rest of what connecting needs.
+        await asyncio.to_thread(preload, ("freightdesk.service.local_service",))
+        self.session.start_local_service()
         await load_for_connecting(self.profiles.secrets)
 
         def failed(error: BaseException) -> None:
