@@ -1,12 +1,20 @@
-"""The desktop app's start-up and calm under background updates.
+"""The desktop app's start-up, its first run, and calm under background updates.
 
-Targets (issue 6):
-- cold start to a populated window with 10,000 cached shipments <= 1.5 s, and <= 2x the start
-  of a bare PySide6 window measured in the same run (both to the first paint of their table);
+Targets (issues 6, 18 and 21):
+- start to the painted list with 10,000 and with 100,000 cached shipments <= 1.5 s, and
+  <= 2x the start of a bare PySide6 window measured in the same run (both to the first paint
+  of their table, from launching the process), interleaved run by run;
+- the first run on a fresh home (the real app, `launch.run`, starting its Local sandbox, whose
+  demo fills in while it answers): the demo's progress shown, the first 50 shipments on
+  screen within 5 s of the window, all of them within 15 s;
 - no stall of the event loop longer than 50 ms during a background sync of 1,000 changed
-  shipments (a 5 ms timer probe measures the longest gap).
+  shipments (a 5 ms timer probe measures the longest gap; the baseline is the same probe
+  with nothing to do).
 
-Run: python -m bench.bench_app
+Figures go to `bench.report`.
+
+Run: python -m bench.bench_app [--counts 10000,100000] [--runs 7] [--first-runs 3]
+     [--stall-runs 3]
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ import textwrap
 import time
 from pathlib import Path
 from typing import NamedTuple
+
+from bench.report import Figure, publish
 
 # Both snippets print the same three figures when their table's viewport is first painted:
 # wall seconds from their first line, CPU seconds of the process (interpreter start
@@ -152,45 +162,51 @@ def _median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def start_up(runs: int = 7) -> None:
-    count = 10_000
-    with tempfile.TemporaryDirectory() as tmp:
-        home, bytecode = Path(tmp) / "home", Path(tmp) / "bytecode"
-        prepare_home(home, count)
-        # Not measured: the first starts read files from disk and write the bytecode.
-        _run(BARE, bytecode=bytecode)
-        _run(APP, str(home), "stop", str(count), bytecode=bytecode)
-        bare: list[Start] = []
-        whole_read: list[Start] = []
-        kept: list[Start] = []
-        for _ in range(runs):  # interleaved, so all see the same load
-            bare.append(_run(BARE, bytecode=bytecode))
-            # The first start after the list was synced (no first screen kept: the list is
-            # read whole before the first paint); it closes as a user would, keeping the
-            # first screen for the next start, which is every other start of the app.
-            whole_read.append(_run(APP, str(home), "close", str(count), bytecode=bytecode))
-            kept.append(_run(APP, str(home), "stop", str(count), bytecode=bytecode))
-            _forget_first_screen(home)
-    print(f"load average: {os.getloadavg()[0]:.1f}")
-    base = _report("bare PySide6 window (QMainWindow, QTableView) to its first paint", bare)
-    for title, starts in (
-        ("first screen kept", kept),
-        ("read whole", whole_read),
-    ):
-        # Each run against the bare run just before it: less sensitive to the load drifting.
-        ratios = sorted(s.wall / b.wall for s, b in zip(starts, bare, strict=True))
-        print(
-            f"{title}: per-run ratio to the bare window (first line): median "
-            f"{_median(ratios):.2f}x, runs {', '.join(f'{r:.2f}' for r in ratios)}"
-        )
-    for title, starts in (
-        (f"FreightDesk to the painted list, {count:,} cached, first screen kept at close", kept),
-        (
-            f"FreightDesk to the painted list, {count:,} cached, read whole (first start)",
-            whole_read,
-        ),
-    ):
-        _report(title, starts, base)
+def start_up(counts: list[int], runs: int) -> list[Figure]:
+    """The start to the painted list with each count of cached shipments, interleaved with
+    the bare window run by run; one Figure per count and kind of start."""
+    figures: list[Figure] = []
+    for count in counts:
+        with tempfile.TemporaryDirectory() as tmp:
+            home, bytecode = Path(tmp) / "home", Path(tmp) / "bytecode"
+            prepare_home(home, count)
+            # Not measured: the first starts read files from disk and write the bytecode.
+            _run(BARE, bytecode=bytecode)
+            _run(APP, str(home), "stop", str(count), bytecode=bytecode)
+            bare: list[Start] = []
+            whole_read: list[Start] = []
+            kept: list[Start] = []
+            for _ in range(runs):  # interleaved, so all see the same load
+                bare.append(_run(BARE, bytecode=bytecode))
+                # The first start after the list was synced (no first screen kept: the list
+                # is read whole before the first paint); it closes as a user would, keeping
+                # the first screen for the next start, which is every other start of the app.
+                whole_read.append(_run(APP, str(home), "close", str(count), bytecode=bytecode))
+                kept.append(_run(APP, str(home), "stop", str(count), bytecode=bytecode))
+                _forget_first_screen(home)
+        base = _report("bare PySide6 window (QMainWindow, QTableView) to its first paint", bare)
+        for title, starts in (("first screen kept at close", kept), ("read whole", whole_read)):
+            median = _report(f"FreightDesk, {count:,} cached, {title}", starts, base)
+            # Each run against the bare run just before it: less sensitive to the load drift.
+            ratios = [s.process / b.process for s, b in zip(starts, bare, strict=True)]
+            first_line = median.wall / base.wall
+            figures.append(
+                Figure(
+                    "app",
+                    f"start to the painted list, {count:,} cached, {title}, median of {runs}",
+                    median.process * 1000,
+                    baseline=base.process * 1000,
+                    baseline_what="bare PySide6 window",
+                    limit=1500,
+                    max_ratio=2,
+                    note=(
+                        f"from launch; per-run ratio median {_median(ratios):.2f}x; from the "
+                        f"first line {first_line:.2f}x; whole list at "
+                        f"{(median.whole or 0) * 1000:.0f} ms"
+                    ),
+                )
+            )
+    return figures
 
 
 def _forget_first_screen(home: Path) -> None:
@@ -300,6 +316,9 @@ STALL = textwrap.dedent(
         print("synced", flush=True)
         await asyncio.to_thread(sys.stdin.readline)  # the changes are made meanwhile
         ids = [line.strip() for line in sys.stdin.readlines() if line.strip()]
+        idle = Probe()  # the baseline: the same probe with nothing to do
+        await asyncio.sleep(1.0)
+        idle_gap = idle.stop()
         probe = Probe()
         started = time.perf_counter()
         await session.shipments.coordinator.fetch_now()
@@ -307,7 +326,7 @@ STALL = textwrap.dedent(
             await asyncio.sleep(0.005)
         elapsed = time.perf_counter() - started
         await asyncio.sleep(0.1)
-        print(probe.stop(), elapsed, session.shipments.requests_last_sync, flush=True)
+        print(probe.stop(), elapsed, session.shipments.requests_last_sync, idle_gap, flush=True)
         pane.shutdown()
         await session.close()
 
@@ -318,7 +337,7 @@ STALL = textwrap.dedent(
 )
 
 
-def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> None:
+def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> list[Figure]:
     """Seeds `total` shipments into a local service (bench_sync), then runs STALL `runs`
     times, each against a fresh cache, changing `changed` other shipments each time."""
     from bench.bench_sync import change, seed
@@ -326,7 +345,7 @@ def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> None:
 
     data_dir = Path(tempfile.gettempdir()) / f"freightdesk-bench-stall-{total}"
     seeded = seed(data_dir, total)
-    first_stalls, sync_stalls, times, requests = [], [], [], []
+    first_stalls, sync_stalls, times, requests, idle_stalls = [], [], [], [], []
     with serve(data_dir) as (url, _started, _pid):
         for run in range(runs):
             picked = seeded.ids[run * changed : (run + 1) * changed]
@@ -366,7 +385,8 @@ def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> None:
                 if process.returncode != 0:
                     raise RuntimeError(err[-3000:])
                 first_stalls.append(float(lines[-2].split()[1]))
-                gap, elapsed, sent = out.strip().splitlines()[-1].split()
+                gap, elapsed, sent, idle = out.strip().splitlines()[-1].split()
+                idle_stalls.append(float(idle))
                 sync_stalls.append(float(gap))
                 times.append(float(elapsed))
                 requests.append(int(sent))
@@ -382,8 +402,158 @@ def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> None:
         f"first full sync of {total:,} (and the collector's passes after it): longest stall "
         f"median {statistics.median(first_stalls):.0f} ms, max {max(first_stalls):.0f} ms"
     )
+    idle_base = statistics.median(idle_stalls)
+    return [
+        Figure(
+            "app",
+            f"background sync of {changed:,} changed among {total:,}: longest GUI stall, "
+            f"max of {runs}",
+            max(sync_stalls),
+            baseline=idle_base,
+            baseline_what="the same 5 ms probe, idle",
+            limit=50,
+            note=f"{statistics.median(times) * 1000:.0f} ms, {max(requests)} requests",
+        ),
+        Figure(
+            "app",
+            f"first full sync of {total:,}: longest GUI stall, max of {runs}",
+            max(first_stalls),
+            baseline=idle_base,
+            baseline_what="the same 5 ms probe, idle",
+        ),
+    ]
+
+
+# The app as `freightdesk` starts it on a fresh home (argv: the home): the Local sandbox
+# starts, its demo fills in. Prints seconds from the process's start (monotonic clock, the
+# parent subtracts its launch) at each step, then closes the window as a user would (which
+# stops the local service).
+FIRST_RUN = textwrap.dedent(
+    """
+    import time
+    import os, re, sys
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ["FREIGHTDESK_HOME"] = sys.argv[1]
+    from freightdesk.ui import launch
+    PREPARING = re.compile(r"Preparing demo data(?:: (\\d+) of (\\d+) shipments)?")
+
+    def step(name, *more):
+        print(name, time.monotonic(), *more, flush=True)
+
+    def painted():
+        step("window")
+        from PySide6.QtCore import QTimer
+        from PySide6.QtWidgets import QApplication
+        from freightdesk.ui.main_window import MainWindow
+        window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
+        pane = window.pane("shipments")
+        seen = {"total": 0, "done": set()}
+
+        def once(name, *more):
+            if name not in seen["done"]:
+                seen["done"].add(name)
+                step(name, *more)
+
+        def follow():
+            label = window.demo_progress
+            text = label.text() if label.isVisible() else ""
+            if match := PREPARING.fullmatch(text):
+                once("progress", repr(text))
+                if match.group(2):
+                    seen["total"] = int(match.group(2))
+            rows = pane.model.rowCount()
+            if rows >= 50 and "50 rows" not in seen["done"]:
+                pane.table.viewport().repaint()  # on screen: painted, not only in the model
+                once("50 rows", rows)
+            total = seen["total"]
+            if total and rows >= total and not text:
+                pane.table.viewport().repaint()
+                once("all rows", rows)
+                window.close()
+                return
+            QTimer.singleShot(20, follow)
+
+        follow()
+
+    launch.run([], on_first_paint=painted)
+    step("closed")
+    """
+)
+
+
+def first_run(runs: int) -> list[Figure]:
+    """The real app started `runs` times, each on a fresh home (see FIRST_RUN)."""
+    results: list[dict[str, float]] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as home:
+            env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+            begun = time.monotonic()
+            result = subprocess.run(
+                [sys.executable, "-c", FIRST_RUN, home],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                env=env,
+            )
+            if result.returncode != 0 or "all rows" not in result.stdout:
+                raise RuntimeError(result.stdout[-2000:] + result.stderr[-3000:])
+            steps: dict[str, float] = {}
+            for line in result.stdout.splitlines():
+                for name in ("window", "progress", "50 rows", "all rows", "closed"):
+                    if line.startswith(name + " "):
+                        steps[name] = float(line[len(name) + 1 :].split()[0]) - begun
+            print(
+                "first run on a fresh home, seconds from launch: "
+                + ", ".join(f"{k} {v:.2f}" for k, v in steps.items())
+                + f"; load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            results.append(steps)
+
+    def after_window(name: str) -> float:
+        return _median([r[name] - r["window"] for r in results])
+
+    window = _median([r["window"] for r in results])
+    progress = sum("progress" in r for r in results)
+    note = f"median of {runs}; window at {window:.2f} s from launch"
+    return [
+        Figure(
+            "app",
+            "first run, fresh home: the first 50 shipments on screen, after the window",
+            after_window("50 rows"),
+            unit="s",
+            limit=5,
+            note=f"{note}; progress shown in {progress} of {runs}",
+        ),
+        Figure(
+            "app",
+            "first run, fresh home: all shipments on screen, after the window",
+            after_window("all rows"),
+            unit="s",
+            limit=15,
+            note=note,
+        ),
+    ]
+
+
+def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--counts", default="10000,100000", help="cached shipments, each")
+    parser.add_argument("--runs", type=int, default=7, help="starts of each kind per count")
+    parser.add_argument("--first-runs", type=int, default=3, help="first runs on a fresh home")
+    parser.add_argument("--stall-runs", type=int, default=3, help="background syncs")
+    args = parser.parse_args()
+    figures: list[Figure] = []
+    if args.runs:
+        figures += start_up([int(c) for c in args.counts.split(",") if c], args.runs)
+    if args.first_runs:
+        figures += first_run(args.first_runs)
+    if args.stall_runs:
+        figures += stalls(runs=args.stall_runs)
+    publish(figures)
 
 
 if __name__ == "__main__":
-    start_up()
-    stalls()
+    main()

@@ -50,6 +50,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 import freightdesk.ui.maps  # noqa: F401  (registers the fdmap: scheme before Qt starts)
+from bench.report import Figure, publish
 from freightdesk.models.tracking import (
     LatestPosition,
     SpeedUnit,
@@ -201,7 +202,7 @@ def settle(app: QApplication, seconds: float) -> None:
     loop.exec()
 
 
-def bench_simplify(positions: list[TrackedShipmentPosition], repeat: int) -> None:
+def bench_simplify(positions: list[TrackedShipmentPosition], repeat: int) -> list[Figure]:
     lats = [p.latitude for p in positions]
     lons = unwrap_longitudes([p.longitude for p in positions])
     times = []
@@ -216,20 +217,37 @@ def bench_simplify(positions: list[TrackedShipmentPosition], repeat: int) -> Non
         f"{len(kept):,} kept, furthest position {deviation:.1f} m from the drawn track "
         f"(limit {MAX_DEVIATION_M:.0f} m)"
     )
+    return [
+        Figure(
+            "maps",
+            f"simplified track of {len(positions):,} positions: furthest position from it",
+            deviation,
+            unit="m",
+            limit=50,
+            note=f"{len(kept):,} kept in {statistics.median(times) * 1000:.0f} ms",
+        )
+    ]
 
 
-def bench_shipment(app: QApplication, repeat: int) -> None:
-    tracks = [road_track(100_000, seed) for seed in range(repeat + 1)]
-    histories = [history_with(track) for track in tracks]
+def _p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[18] if len(values) > 1 else values[0]
+
+
+def bench_shipment(app: QApplication, samples: int) -> list[Figure]:
+    """A shipment of 100,000 positions in a new view (twice), then in the open map
+    `samples` times, interleaved with the baseline: the same page showing a shipment of 100
+    positions. Two shipments of each size take turns, so every show is another shipment."""
+    big = [history_with(road_track(100_000, seed)) for seed in range(2)]
+    small = [history_with(road_track(100, 10 + seed)) for seed in range(2)]
     began = time.perf_counter()
-    picture = shipment_picture(histories[0])
+    picture = shipment_picture(big[0])
     print(
         f"payload of 100,000 positions (simplify, stops, JSON-ready): "
         f"{(time.perf_counter() - began) * 1000:.0f} ms, {len(picture.payload['route']):,} points"
     )
 
     cold: list[float] = []
-    for history in histories[:2]:
+    for history in big:
         view = ShipmentMapView(None, tiles=OFFLINE)
         view.resize(1000, 700)
         view.show()
@@ -241,17 +259,36 @@ def bench_shipment(app: QApplication, repeat: int) -> None:
     view.resize(1000, 700)
     view.show()
     wait_for(app, lambda: view.is_ready)
-    warm = [
-        painted_after(app, view, lambda h=history: view.show_history(h))
-        for history in histories[1:]
-    ]
+    warm: list[float] = []
+    bare: list[float] = []
+    for n in range(samples):
+        warm.append(painted_after(app, view, lambda h=big[n % 2]: view.show_history(h)))
+        bare.append(painted_after(app, view, lambda h=small[n % 2]: view.show_history(h)))
     print(
-        f"100,000 positions, map already open: median {statistics.median(warm) * 1000:.0f} ms "
-        f"(each: {[round(w * 1000) for w in warm]} ms)"
+        f"100,000 positions, map already open: median {statistics.median(warm) * 1000:.0f} ms, "
+        f"p95 {_p95(warm) * 1000:.0f} ms (each: {[round(w * 1000) for w in warm]} ms); "
+        f"100 positions: median {statistics.median(bare) * 1000:.0f} ms, p95 "
+        f"{_p95(bare) * 1000:.0f} ms"
     )
     settle(app, 1.0)
     print(f"render process memory with that shipment: {memory_text(view.render_process_pid())}")
     discard(view)
+    return [
+        Figure(
+            "maps",
+            f"100,000 positions shown, map already open, p95 of {samples}",
+            _p95(warm) * 1000,
+            baseline=_p95(bare) * 1000,
+            baseline_what="the same page, 100 positions",
+            limit=500,
+            note=f"median {statistics.median(warm) * 1000:.0f} ms",
+        ),
+        Figure(
+            "maps",
+            "100,000 positions shown in a new view, page load included, median of 2",
+            statistics.median(cold) * 1000,
+        ),
+    ]
 
 
 def fleet_rows(count: int) -> tuple[list[SummaryRow], dict[str, LatestPosition]]:
@@ -295,7 +332,7 @@ def fleet_rows(count: int) -> tuple[list[SummaryRow], dict[str, LatestPosition]]
     return rows, positions
 
 
-def bench_fleet(app: QApplication, repeat: int) -> None:
+def bench_fleet(app: QApplication, repeat: int) -> list[Figure]:
     rows, positions = fleet_rows(5000)
     view = MapView("fleet", tiles=OFFLINE)
     view.resize(1400, 900)
@@ -326,6 +363,15 @@ def bench_fleet(app: QApplication, repeat: int) -> None:
     settle(app, 1.0)
     print(f"render process memory with the fleet: {memory_text(view.render_process_pid())}")
     discard(view)
+    return [
+        Figure(
+            "maps",
+            "5,000 shipments on the fleet map, first show",
+            first * 1000,
+            limit=1000,
+            note=f"a filter change {statistics.median(again) * 1000:.0f} ms median",
+        )
+    ]
 
 
 def client_of(url: str, client_id: str, secret: str) -> httpx.Client:
@@ -506,7 +552,7 @@ print(time.perf_counter() - began)
 """
 
 
-def bench_open(repeat: int) -> None:
+def bench_open(repeat: int) -> list[Figure]:
     import json
     import subprocess
     import tempfile
@@ -534,6 +580,7 @@ def bench_open(repeat: int) -> None:
             f"{[round(i * 1000) for i in imports]} ms); load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
+        figures: list[Figure] = []
         for how in ("cold", "warmed"):
             runs: list[dict[str, float]] = []
             for _ in range(repeat):
@@ -563,11 +610,30 @@ def bench_open(repeat: int) -> None:
                     f"longest GUI stall {median('longest stall'):.0f} ms"
                 )
             print(text, flush=True)
+            figures.append(
+                Figure(
+                    "maps",
+                    f"a demo shipment's map, first of a session, {how}, median of {repeat}",
+                    first,
+                    baseline=base,
+                    baseline_what="bare QWebEngineView, empty page",
+                    limit=1000,
+                    note=(
+                        "map warmed up after start, as the app does"
+                        if how == "warmed"
+                        else "QtWebEngine started by it"
+                    ),
+                )
+            )
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--samples", type=int, default=20, help="shows of each size in the open map"
+    )
     parser.add_argument(
         "--only", choices=["simplify", "shipment", "fleet", "query", "open"], action="append"
     )
@@ -579,20 +645,22 @@ def main() -> None:
     if args.open_child:
         open_child(args.open_child[0], Path(args.open_child[1]))
     parts = set(args.only or ["simplify", "shipment", "fleet", "query", "open"])
+    figures: list[Figure] = []
     if "simplify" in parts:
-        bench_simplify(road_track(100_000, 99), args.repeat)
+        figures += bench_simplify(road_track(100_000, 99), args.repeat)
     app = QApplication([])
     if "shipment" in parts:
-        bench_shipment(app, args.repeat)
+        figures += bench_shipment(app, args.samples)
     if "fleet" in parts:
-        bench_fleet(app, args.repeat)
+        figures += bench_fleet(app, args.repeat)
     if "query" in parts:
         bench_latest_query(args.repeat)
     if "open" in parts:
         from bench.bench_demo import busy_cores
 
         with busy_cores(args.busy):
-            bench_open(args.repeat)
+            figures += bench_open(args.repeat)
+    publish(figures)
     sys.stdout.flush()
     os._exit(0)  # skip Python's teardown, which the PySide6 6.12.0 refcount bug would crash
 

@@ -36,6 +36,7 @@ from pathlib import Path
 import httpx
 
 from bench.bench_tracking import cpu_seconds, serve
+from bench.report import Figure, publish
 from freightdesk.api.client import ApiClient
 from freightdesk.service.cache import Cache
 from freightdesk.service.shipments import ShipmentsService, diff_lists
@@ -214,6 +215,9 @@ async def run(args: argparse.Namespace) -> None:
                     raise RuntimeError(f"{found} changes found, {len(picked)} made")
                 runs.append(timing)
             allowed = 1 + math.ceil(args.changed / PAGE_SIZE)
+            idles = [idle]
+            for _ in range(max(2, args.runs)):  # the baseline: one request, nothing to merge
+                idles.append(await timed_sync(service, transport, pid))
             load_times = []
             for _ in range(3):
                 wall, cpu = time.perf_counter(), time.process_time()
@@ -236,6 +240,36 @@ async def run(args: argparse.Namespace) -> None:
     for timing in runs:
         if timing.requests > allowed:
             print(f"  over the target: {', '.join(timing.sent)}")
+    idle_wall = statistics.median(t.wall for t in idles) * 1000
+    publish(
+        [
+            Figure(
+                "sync",
+                f"incremental sync, {args.changed:,} of {args.shipments:,} changed, "
+                f"median of {len(runs)}",
+                statistics.median(r.wall for r in runs) * 1000,
+                baseline=idle_wall,
+                baseline_what="a sync with nothing changed",
+                limit=1000,
+            ),
+            Figure(
+                "sync",
+                f"requests of that incremental sync (page size {PAGE_SIZE}), most of {len(runs)}",
+                max(r.requests for r in runs),
+                unit="requests",
+                baseline=max(t.requests for t in idles),
+                baseline_what="a sync with nothing changed",
+                limit=allowed,
+            ),
+            Figure(
+                "sync",
+                f"first full sync of {args.shipments:,} into an empty cache",
+                first.wall,
+                unit="s",
+                note=f"{first.requests} requests, {first.server_cpu:.1f} s service CPU",
+            ),
+        ]
+    )
     print(
         f"load {args.shipments:,} cached summaries from disk: median "
         f"{statistics.median(t[0] for t in load_times) * 1000:.0f} ms wall, "
