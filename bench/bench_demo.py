@@ -46,6 +46,7 @@ from typing import Any
 
 import httpx
 
+from bench.report import Figure, publish
 from freightdesk.server import demo
 from freightdesk.server.app import build_context
 from freightdesk.server.demo import portfolio
@@ -105,17 +106,21 @@ def load() -> str:
     return f"load average {os.getloadavg()[0]:.1f}"
 
 
-def seed_once(database_url: str | None) -> None:
+def seed_once(database_url: str | None) -> dict[str, float]:
+    """Seeds once; returns the seconds measured (whole wall and CPU; on SQLite also the
+    shipment writing and its floor)."""
     directory = Path(tempfile.mkdtemp(prefix="fd-bench-demo-"))
     url = database_url or f"sqlite:///{directory / 'freightdesk.sqlite3'}"
     context = build_context(ServerSettings(data_dir=directory, database_url=url))
     before = load()
+    found: dict[str, float] = {}
     try:
         with timed_phases() as phases:
             wall, cpu = time.perf_counter(), time.process_time()
             credentials = demo.seed_demo(context)
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         assert credentials is not None
+        found.update(wall=wall, cpu=cpu)
         kind = "PostgreSQL" if database_url else "SQLite"
         print(f"{kind}: seeded in {wall:.2f} s wall, {cpu:.2f} s CPU ({before}, {load()} after)")
         for name, (phase_wall, phase_cpu, calls) in sorted(
@@ -125,6 +130,13 @@ def seed_once(database_url: str | None) -> None:
         if database_url is None:
             floor_wall, floor_cpu, rows = insert_floor(directory / "freightdesk.sqlite3")
             writing_wall, writing_cpu, _calls = phases["_tracked_shipments"]
+            found.update(
+                writing_wall=writing_wall,
+                writing_cpu=writing_cpu,
+                floor_wall=floor_wall,
+                floor_cpu=floor_cpu,
+                rows=rows,
+            )
             print(
                 f"  floor: the same {rows:,} shipment rows with executemany in one transaction "
                 f"{floor_wall:.2f} s wall, {floor_cpu:.2f} s CPU; shipment writing / floor "
@@ -134,6 +146,7 @@ def seed_once(database_url: str | None) -> None:
     finally:
         context.engine.dispose()
         shutil.rmtree(directory, ignore_errors=True)
+    return found
 
 
 def insert_floor(seeded: Path) -> tuple[float, float, int]:
@@ -301,6 +314,20 @@ def busy_cores(busy: bool) -> Iterator[None]:
             spinner.join(timeout=5)
 
 
+def import_floor() -> float:
+    """Seconds to start Python and import FastAPI and SQLAlchemy: the floor of any start of
+    the service (the baseline `bench_serve_start` uses too)."""
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import fastapi, sqlalchemy"], check=True)
+    return time.perf_counter() - began
+
+
+def _median(values: list[float]) -> float:
+    import statistics
+
+    return statistics.median(values)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="seedings (0: none)")
@@ -309,8 +336,31 @@ def main() -> None:
     parser.add_argument("--busy", action="store_true", help="also start with both cores busy")
     parser.add_argument("--postgres", action="store_true", help="also seed PostgreSQL")
     args = parser.parse_args()
-    for _ in range(args.runs):
-        seed_once(None)
+    figures: list[Figure] = []
+    seedings = [seed_once(None) for _ in range(args.runs)]
+    if seedings:
+        writing = _median([s["writing_cpu"] for s in seedings])
+        floor = _median([s["floor_cpu"] for s in seedings])
+        figures += [
+            Figure(
+                "demo",
+                f"seeding's shipment writing (SQLite), CPU, median of {len(seedings)}",
+                writing,
+                unit="s",
+                baseline=floor,
+                baseline_what=f"the same {int(seedings[0]['rows']):,} rows, executemany",
+                note=f"wall {_median([s['writing_wall'] for s in seedings]):.2f} s",
+            ),
+            Figure(
+                "demo",
+                f"whole seed_demo (SQLite), CPU, median of {len(seedings)}",
+                _median([s["cpu"] for s in seedings]),
+                unit="s",
+                baseline=floor,
+                baseline_what="the shipment rows, executemany",
+                note=f"wall {_median([s['wall'] for s in seedings]):.2f} s",
+            ),
+        ]
     if args.postgres:
         from tests.support import PostgresServer
 
@@ -321,13 +371,17 @@ def main() -> None:
         finally:
             server.stop()
     for busy in (False, True) if args.busy else (False,):
+        label = "cores busy" if busy else "as is"
+        timelines: list[dict[str, float]] = []
+        floors: list[float] = []
         for _ in range(args.serve_runs):
             data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-serve-"))
             try:
                 with busy_cores(busy):
                     before = load()
+                    floors.append(import_floor())  # interleaved with the starts
                     times = serve_timeline(data_dir)
-                label = "cores busy" if busy else "as is"
+                timelines.append(times)
                 print(
                     f"serve --demo on an empty data directory ({label}; {before}, {load()} "
                     f"after): /health {times['health']:.2f} s, 50 shipments "
@@ -336,17 +390,36 @@ def main() -> None:
                 )
             finally:
                 shutil.rmtree(data_dir, ignore_errors=True)
+        if timelines:
+            runs = len(timelines)
+            where = "" if not busy else ", both cores kept busy"
+            figures.append(
+                Figure(
+                    "demo",
+                    f"serve --demo, empty data directory{where}: first /health, median of {runs}",
+                    _median([t["health"] for t in timelines]),
+                    unit="s",
+                    baseline=_median(floors),
+                    baseline_what='python -c "import fastapi, sqlalchemy"',
+                    limit=2 if not busy else None,
+                    note=(
+                        f"50 shipments stored at {_median([t['first 50'] for t in timelines]):.2f}"
+                        f" s, all at {_median([t['shipments'] for t in timelines]):.2f} s, "
+                        f"demo complete at {_median([t['all'] for t in timelines]):.2f} s"
+                    ),
+                )
+            )
         for _ in range(args.app_runs):
             home = Path(tempfile.mkdtemp(prefix="fd-bench-app-"))
             try:
                 with busy_cores(busy):
                     before = load()
                     times = asyncio.run(app_timeline(home))
-                label = "cores busy" if busy else "as is"
                 steps = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in times.items())
                 print(f"the app's first run ({label}; {before}, {load()} after): {steps}")
             finally:
                 shutil.rmtree(home, ignore_errors=True)
+    publish(figures)
 
 
 if __name__ == "__main__":
