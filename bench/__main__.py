@@ -40,7 +40,7 @@ BENCHES = [
     Bench("bench_serve_start", ("--quick",), 180),
     Bench("bench_tracking", ("--repeat", "20"), 240),
     Bench("bench_shipment_table", (), 120),
-    Bench("bench_app", (), 180),
+    Bench("bench_app", ("--runs", "3", "--first-runs", "1", "--stall-runs", "1"), 240),
     Bench("bench_documents", ("--megabytes", "96", "--documents", "300", "--repeat", "20"), 120),
     Bench("bench_rating", ("--requests", "10", "--carriers", "20"), 120),
     Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
@@ -51,7 +51,11 @@ BENCHES = [
     Bench("bench_webhooks", ("--seconds", "10", "--modes", "all"), 180),
     Bench("bench_simulator", ("--fleet", "200", "--seconds", "20", "--baseline", "10"), 180),
     Bench("bench_demo", ("--runs", "1", "--serve-runs", "1"), 240),
-    Bench("bench_maps", ("--repeat", "1"), 240),
+    Bench(
+        "bench_maps",
+        ("--skip-query", "--repeat", "2", "--samples", "10"),
+        240,
+    ),
     # Last: it builds the desktop bundle (minutes) unless dist/FreightDesk/ is fresh.
     Bench("bench_frozen", ("--reuse", "--runs", "3"), 600),
 ]
