@@ -33,7 +33,15 @@ from typing import Any
 
 import httpx
 
-from bench.minimal_service import BASELINE_WHAT, can, interleaved, median, minimal_service, p95
+from bench.minimal_service import (
+    BASELINE_WHAT,
+    can,
+    interleaved,
+    median,
+    minimal_service,
+    p95,
+    settle,
+)
 from bench.report import Figure, publish
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
@@ -338,6 +346,7 @@ def main() -> int:
     data_dir = work / "service"
     database_url = args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
     service = start_service(data_dir, database_url)
+    settle(service.url)
     figures: list[Figure] = []
     try:
         token = bearer_token(service)

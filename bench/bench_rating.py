@@ -39,7 +39,7 @@ import httpx
 from sqlalchemy import create_engine, func, select
 
 from bench.bench_push import cli_tenant_token, spawn_serve
-from bench.minimal_service import BASELINE_WHAT, can, interleaved, minimal_service, p95
+from bench.minimal_service import BASELINE_WHAT, can, interleaved, minimal_service, p95, settle
 from bench.report import Figure, publish
 from freightdesk.server.settings import normalize_database_url
 from freightdesk.server.tables.rating import RateRequestRow, RateSolicitationRow
@@ -187,6 +187,7 @@ def main() -> int:
     database_url = args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
     process, url = start_service(data_dir, args.database)
     try:
+        settle(url)
         name = f"bench-rating-{int(time.time())}"
         token = cli_tenant_token(url, name, _cli_options(data_dir, args.database))
         headers = {"Authorization": f"Bearer {token}"}

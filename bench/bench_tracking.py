@@ -39,7 +39,7 @@ from typing import Any
 import httpx
 
 from bench.bench_serve_start import SIZE_TARGET_SECONDS, environment, import_baseline
-from bench.minimal_service import BASELINE_WHAT, can, interleaved, minimal_service
+from bench.minimal_service import BASELINE_WHAT, can, interleaved, minimal_service, settle
 from bench.report import Figure, publish
 
 CITIES = [
@@ -358,6 +358,7 @@ def main() -> int:
     # is timed from process start until it is answered.
     with serve(data_dir) as (url, _started, pid):
         _wait_ready(url)
+        settle(url)
         bearer = token(url, seeded)
         http = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {bearer}"}, timeout=30)
 

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QApplication
 
 from bench.bench_documents import PATH as DOCUMENTS_PATH
 from bench.bench_documents import metadata
+from bench.minimal_service import settle
 from bench.report import Figure, publish
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
@@ -373,6 +374,7 @@ def main() -> None:
     try:
         assert service.stdout is not None
         credentials = json.loads(service.stdout.readline())
+        settle(credentials["url"])
         app = QApplication.instance() or QApplication([])
         loop = qasync.QEventLoop(app)
         asyncio.set_event_loop(loop)

@@ -58,6 +58,7 @@ from typing import Any
 import httpx
 from sqlalchemy.engine import make_url
 
+from bench.minimal_service import settle
 from bench.report import Figure, publish
 from freightdesk.models.tracking import TrackedShipmentEvent
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
@@ -367,6 +368,7 @@ def run(
     receivers.start()
     ports: list[int] = parent.recv()
     service = start_service(data_dir, database_url)
+    settle(service.url)
     try:
         tenants = endpoints if spread else 1
         shipments: list[str] = []
