@@ -8,7 +8,13 @@ subprocess) on it and times, over HTTP on loopback:
   of 50) centred on random real places, weighted as the vehicles are;
 - sailing schedules: point-to-point searches over a year of departures between random pairs of
   the ~200 ports, first for pairs never asked before (the routings are worked out) and then
-  the same pairs again.
+  the same pairs again;
+- connected capacity (in-process, on the same database, as performance.md measured it): a
+  tenant of N tracked truckloads of 8 carriers (two stops with appointments, an arrival at
+  each), the first carrier search (reads every truckload's facts), later carrier searches
+  (facts kept) and a lane search (Chicago to TX). Their baselines: the same rows read by a
+  plain sqlite3 statement (stops out of the document, the arrival events), and a plain
+  Python count per carrier over the kept facts.
 
 Each answer is also asked, right after, of a minimal FastAPI app under the same uvicorn
 settings answering the same bytes (bench/minimal_service.py): the HTTP floor of that answer
@@ -16,7 +22,7 @@ on the same machine at the same moment. Targets from performance.md: available v
 <= 50 ms median, a schedule pair asked first <= 100 ms median. The figures go to
 `bench.report.publish`.
 
-    python -m bench.bench_planning [--vehicles 100000] [--queries 200]
+    python -m bench.bench_planning [--vehicles 100000] [--queries 200] [--capacity 10000]
                                    [--postgres | --database postgresql://...]
 """
 
@@ -31,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,7 +45,7 @@ from typing import Any
 
 import httpx
 
-from bench.minimal_service import BASELINE_WHAT, can, minimal_service, p95
+from bench.minimal_service import BASELINE_WHAT, can, minimal_service, p95, settle
 from bench.report import Figure, publish
 from freightdesk.server.app import build_context
 from freightdesk.server.db import transaction
@@ -234,10 +241,187 @@ def bench_schedules(
     ]
 
 
+# The slow ends of what performance.md gave (there is no other target).
+CAPACITY_FIRST_MS = 3300.0
+CAPACITY_LATER_MS = 26.0
+CAPACITY_LANE_MS = 37.0
+CAPACITY_CARRIERS = ["SWFT", "JBHT", "KNGT", "WERN", "SNDR", "CRST", "HRTL", "PTRI"]
+CAPACITY_CITIES = [
+    ("Chicago", "IL", "60601"),
+    ("Dallas", "TX", "75201"),
+    ("Houston", "TX", "77002"),
+    ("Atlanta", "GA", "30303"),
+    ("Memphis", "TN", "38103"),
+    ("Denver", "CO", "80202"),
+]
+
+
+def _truckload(rng: random.Random, n: int, now: datetime) -> dict[str, Any]:
+    """A TL shipment of one of the carriers, picked up in the past year, with an arrival
+    at each of its two stops a little before or after its appointment."""
+    pickup = now - timedelta(days=rng.uniform(1, 360))
+    delivery = pickup + timedelta(days=2)
+    origin, destination = rng.sample(CAPACITY_CITIES, 2)
+    stops = []
+    events = []
+    for kind, (city, state, postal), at in (
+        ("PICKUP", origin, pickup),
+        ("DELIVERY", destination, delivery),
+    ):
+        stop_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        address = {"city": city, "state": state, "postalCode": postal, "country": "US"}
+        window = {
+            "startDateTime": at.isoformat(),
+            "endDateTime": (at + timedelta(hours=2)).isoformat(),
+        }
+        stops.append({"id": stop_id, "type": kind, "location": {"address": address},
+                      "appointmentWindow": window})  # fmt: skip
+        arrived = at + timedelta(hours=rng.uniform(-3, 5))
+        events.append({"type": "ARRIVAL_AT_STOP", "dateTime": arrived.isoformat(),
+                       "stopId": stop_id})  # fmt: skip
+    return {
+        "identifiers": [
+            {"type": "BILL_OF_LADING", "value": f"CAP-{n:06d}"},
+            {"type": "CARRIER_SCAC", "value": CAPACITY_CARRIERS[n % len(CAPACITY_CARRIERS)]},
+        ],
+        "plan": {"expectedTransportationModes": ["TL"]},
+        "routeInfo": {"stops": stops},
+        "events": events,
+    }
+
+
+def bench_capacity(data_dir: Path, database_url: str, count: int, repeat: int) -> list[Figure]:
+    from freightdesk.models.capacity import CarrierSearch, LaneSearch
+    from freightdesk.models.tracking import TrackedShipmentInput
+    from freightdesk.server.domain import capacity_stats
+    from freightdesk.server.domain.shipments import create_shipments
+
+    context = build_context(ServerSettings(data_dir=data_dir, database_url=database_url))
+    figures: list[Figure] = []
+    try:
+        with transaction(context.sessions) as session:
+            tenant = ensure_tenant(session, "bench-capacity", "bench-capacity", "bench").tenant
+            tenant_id = tenant.id
+        rng = random.Random(3)
+        now = datetime.now(UTC)
+        started = time.perf_counter()
+        for first in range(0, count, 1000):
+            bodies = [
+                TrackedShipmentInput.model_validate(_truckload(rng, n, now))
+                for n in range(first, min(first + 1000, count))
+            ]
+            with transaction(context.sessions) as session:
+                create_shipments(session, tenant_id, bodies)
+        print(f"seeded {count:,} truckloads in {time.perf_counter() - started:.1f} s")
+        search = CarrierSearch()
+        lane = LaneSearch.model_validate(
+            {"origin": {"city": "Chicago", "state": "IL"}, "destination": {"state": "TX"}}
+        )
+        cache = capacity_stats.FactsCache()
+        with context.sessions() as session:
+            began = time.perf_counter()
+            found = capacity_stats.carrier_performances(session, cache, tenant_id, search)
+            first_ms = (time.perf_counter() - began) * 1000
+        assert len(found) == len(CAPACITY_CARRIERS), found
+        plain_ms = _plain_read_ms(database_url, tenant_id)
+        later: list[float] = []
+        lanes: list[float] = []
+        counts: list[float] = []
+        for _ in range(repeat):
+            with context.sessions() as session:
+                spent, _found = _timed_call(
+                    lambda s=session: capacity_stats.carrier_performances(
+                        s, cache, tenant_id, search
+                    )
+                )
+                later.append(spent)
+                spent, _found = _timed_call(
+                    lambda s=session: capacity_stats.lane_performances(s, cache, tenant_id, lane)
+                )
+                lanes.append(spent)
+                facts = cache.facts(session, tenant_id, datetime.now(UTC))
+            began = time.perf_counter()
+            tally: dict[str, int] = {}
+            for fact in facts:
+                tally[fact.carrier] = tally.get(fact.carrier, 0) + 1
+            counts.append((time.perf_counter() - began) * 1000)
+        print(
+            f"connected capacity over {count:,} truckloads: first carrier search "
+            f"{first_ms:.0f} ms (plain read of the rows {plain_ms:.0f} ms), later "
+            f"{statistics.median(later):.1f} ms, lane {statistics.median(lanes):.1f} ms "
+            f"(plain count {statistics.median(counts):.2f} ms)"
+        )
+        what = f"connected capacity, {count:,} truckloads of 8 carriers"
+        plain_what = "a plain Python count per carrier over the kept facts"
+        figures = [
+            Figure(
+                "planning",
+                f"{what}: first carrier search (reads every truckload)",
+                first_ms,
+                baseline=plain_ms,
+                baseline_what="the same rows read by a plain sqlite3 statement",
+                limit=CAPACITY_FIRST_MS,
+            ),
+            Figure(
+                "planning",
+                f"{what}: later carrier searches, median",
+                statistics.median(later),
+                baseline=statistics.median(counts),
+                baseline_what=plain_what,
+                limit=CAPACITY_LATER_MS,
+            ),
+            Figure(
+                "planning",
+                f"{what}: lane search (Chicago to TX), median",
+                statistics.median(lanes),
+                baseline=statistics.median(counts),
+                baseline_what=plain_what,
+                limit=CAPACITY_LANE_MS,
+            ),
+        ]
+    finally:
+        context.engine.dispose()
+    return figures
+
+
+def _timed_call(call: Callable[[], Any]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    found = call()
+    return (time.perf_counter() - started) * 1000, found
+
+
+def _plain_read_ms(database_url: str, tenant_id: int) -> float:
+    """The rows the first search reads (each truckload's stops and carrier, the arrivals at
+    its stops), read by a plain sqlite3 statement (NaN on PostgreSQL)."""
+    if not database_url.startswith("sqlite"):
+        return float("nan")
+    import sqlite3
+
+    path = database_url.split(":///", 1)[1]
+    with sqlite3.connect(path) as connection:
+        started = time.perf_counter()
+        connection.execute(
+            "SELECT s.pk, s.carrier, s.created_at, json_extract(d.data, '$.routeInfo.stops') "
+            "FROM shipments s JOIN shipment_documents d ON d.shipment_pk = s.pk "
+            "WHERE s.tenant_id = ? AND s.deleted_at IS NULL AND s.mode = 'TL'",
+            (tenant_id,),
+        ).fetchall()
+        connection.execute(
+            "SELECT e.shipment_pk, e.type, e.date_time, json_extract(e.data, '$.stopId') "
+            "FROM shipment_events e JOIN shipments s ON s.pk = e.shipment_pk "
+            "WHERE s.tenant_id = ? AND e.type = 'ARRIVAL_AT_STOP'",
+            (tenant_id,),
+        ).fetchall()
+        return (time.perf_counter() - started) * 1000
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vehicles", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--capacity", type=int, default=10_000, help="truckloads for connected capacity (0: none)"
+    )
     parser.add_argument("--database", help="a PostgreSQL URL (default: a fresh SQLite file)")
     parser.add_argument(
         "--postgres", action="store_true", help="start a throwaway PostgreSQL (initdb) and use it"
@@ -259,6 +443,7 @@ def main() -> int:
     try:
         client_id, secret, seeding = prepare(data_dir, database_url, args.vehicles)
         process, url = start_service(data_dir, database_url)
+        settle(url)
         token = httpx.post(
             f"{url}/api/v4/oauth2/token",
             data={"grant_type": "client_credentials", "client_id": client_id,
@@ -280,6 +465,8 @@ def main() -> int:
             figures += bench_vehicles(http, args.queries, rng, floor)
             figures += bench_schedules(http, args.queries, rng, floor)
         figures.append(Figure("planning", f"seeding {args.vehicles:,} vehicles", seeding, unit="s"))
+        if args.capacity:
+            figures += bench_capacity(data_dir, database_url, args.capacity, 20)
     finally:
         if process is not None:
             process.terminate()
