@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.support import (
+    DATABASES,
     LiveService,
     PostgresServer,
     TenantHandle,
     machine_zone,
     make_tenant,
     missing,
+    new_database,
     running_service,
 )
 
@@ -36,16 +39,20 @@ def postgres() -> Iterator[PostgresServer]:
     server.stop()
 
 
-@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+@pytest.fixture(scope="session", params=DATABASES)
 def service(request: pytest.FixtureRequest) -> Iterator[LiveService]:
     """The local service over real HTTP, once on SQLite and once on PostgreSQL."""
-    if request.param == "sqlite":
-        with running_service() as live:
-            yield live
-    else:
-        pg: PostgresServer = request.getfixturevalue("postgres")
-        with running_service(pg.create_database()) as live:
-            yield live
+    with running_service(new_database(request, request.param)) as live:
+        yield live
+
+
+@pytest.fixture(params=DATABASES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh database for one test, once on each: a SQLite file in `tmp_path` (where
+    `--data-dir tmp_path` keeps it by default), or a new database on the session's PostgreSQL."""
+    url = new_database(request, request.param, tmp_path)
+    assert url is not None
+    return url
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import httpx
 import uvicorn
@@ -25,6 +25,9 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
 from freightdesk.server.settings import ServerSettings
+
+if TYPE_CHECKING:  # the benchmarks use this module without pytest
+    import pytest
 
 
 def free_port() -> int:
@@ -198,6 +201,30 @@ class PostgresServer:
             return (self.dir / "log").read_text(errors="replace").strip()[-800:]
         except OSError:
             return "(no log)"
+
+
+# The databases the service runs on; a test whose subject is stored data runs on each.
+DATABASES = ["sqlite", "postgresql"]
+
+
+def new_database(
+    request: pytest.FixtureRequest, database: str, directory: Path | None = None
+) -> str | None:
+    """A fresh database's URL: for "postgresql" a new database on the session's server (the
+    `postgres` fixture, so skipped where there is none); for "sqlite" a file in `directory`,
+    or None without one (`running_service` then keeps it in its data directory)."""
+    if database == "postgresql":
+        pg: PostgresServer = request.getfixturevalue("postgres")
+        return pg.create_database()
+    return None if directory is None else f"sqlite:///{directory / 'freightdesk.sqlite3'}"
+
+
+def database_option(database_url: str) -> list[str]:
+    """The commands' `--database` option as an operator types it (`postgresql://`, no driver
+    named); none for SQLite, whose file is the data directory's default."""
+    if database_url.startswith("sqlite"):
+        return []
+    return ["--database", database_url.replace("postgresql+psycopg://", "postgresql://", 1)]
 
 
 @contextmanager

@@ -30,7 +30,14 @@ from tests.server.test_carrier_push_support import (
     unique,
 )
 from tests.server.test_documents_limits import read_response
-from tests.support import LiveService, TenantHandle, make_tenant, running_service
+from tests.support import (
+    DATABASES,
+    LiveService,
+    TenantHandle,
+    make_tenant,
+    new_database,
+    running_service,
+)
 
 PUSH_LIMIT = 16 * 1024
 JSON_LIMIT = 64 * 1024
@@ -42,21 +49,43 @@ MIN_RATE = 1024
 SLACK_SECONDS = 15.0
 
 
+BOUNDS: dict[str, object] = {
+    "push_body_limit_bytes": PUSH_LIMIT,
+    "json_body_limit_bytes": JSON_LIMIT,
+    "body_timeout_seconds": STALL_SECONDS,
+    "body_min_bytes_per_second": MIN_RATE,
+    "header_timeout_seconds": STALL_SECONDS,
+}
+
+
 @pytest.fixture(scope="module")
 def bounded() -> Iterator[LiveService]:
-    with running_service(
-        push_body_limit_bytes=PUSH_LIMIT,
-        json_body_limit_bytes=JSON_LIMIT,
-        body_timeout_seconds=STALL_SECONDS,
-        body_min_bytes_per_second=MIN_RATE,
-        header_timeout_seconds=STALL_SECONDS,
-    ) as live:
+    """On SQLite, for the tests of the connection (the database plays no part in them)."""
+    with running_service(None, **BOUNDS) as live:
+        yield live
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def bounded_on_each(request: pytest.FixtureRequest) -> Iterator[LiveService]:
+    """On each database, for the tests of what is stored (a body at its limit, NUL)."""
+    if request.param == "sqlite":
+        yield request.getfixturevalue("bounded")
+        return
+    with running_service(new_database(request, request.param), **BOUNDS) as live:
         yield live
 
 
 @pytest.fixture
-def tenant(bounded: LiveService) -> Iterator[TenantHandle]:
+def sqlite_tenant(bounded: LiveService) -> Iterator[TenantHandle]:
     handle = make_tenant(bounded)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+def tenant(bounded_on_each: LiveService) -> Iterator[TenantHandle]:
+    """A tenant of the bounded service, on each database."""
+    handle = make_tenant(bounded_on_each)
     yield handle
     handle.http.close()
 
@@ -112,11 +141,12 @@ def test_a_push_of_exactly_its_limit_is_accepted_and_one_byte_more_refused(
     tenant: TenantHandle,
 ) -> None:
     for path, body in [(PARCEL, parcel_body(unique("1Z"))), (TRUCKLOAD, truckload_body("BOL-1"))]:
-        accepted(post_json(tenant, path, padded(body, PUSH_LIMIT)))
         before = stored_pushes(tenant)
+        accepted(post_json(tenant, path, padded(body, PUSH_LIMIT)))
+        assert stored_pushes(tenant) == before + 1
         answer = post_json(tenant, path, padded(body, PUSH_LIMIT + 1))
         assert f"larger than the limit of {PUSH_LIMIT} bytes" in refused(answer, "body", 413)
-        assert stored_pushes(tenant) == before
+        assert stored_pushes(tenant) == before + 1
 
 
 def test_other_json_bodies_have_the_larger_limit(tenant: TenantHandle) -> None:
@@ -137,11 +167,11 @@ def test_other_json_bodies_have_the_larger_limit(tenant: TenantHandle) -> None:
 
 
 def test_a_declared_length_beyond_the_limit_is_refused_before_the_body(
-    tenant: TenantHandle, bounded: LiveService
+    sqlite_tenant: TenantHandle, bounded: LiveService
 ) -> None:
     with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
         # Only the headers: the answer must come without the service waiting for the body.
-        sock.sendall(head_of(tenant, TRUCKLOAD, 50 * 1024 * 1024))
+        sock.sendall(head_of(sqlite_tenant, TRUCKLOAD, 50 * 1024 * 1024))
         head, body = read_response(sock)
         error = error_of(head, body, 413)
         assert [(e.source, e.message) for e in error.errors] == [
@@ -152,12 +182,12 @@ def test_a_declared_length_beyond_the_limit_is_refused_before_the_body(
 
 
 def test_a_chunked_body_is_cut_off_once_past_the_limit(
-    tenant: TenantHandle, bounded: LiveService
+    sqlite_tenant: TenantHandle, bounded: LiveService
 ) -> None:
-    before = stored_pushes(tenant)
+    before = stored_pushes(sqlite_tenant)
     chunk = b" " * 4096
     with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
-        sock.sendall(head_of(tenant, TRUCKLOAD, None, chunked=True))
+        sock.sendall(head_of(sqlite_tenant, TRUCKLOAD, None, chunked=True))
         sock.sendall(b"1\r\n{\r\n")
         # Just past the limit, and never the chunked body's end: the answer comes anyway.
         for _ in range(PUSH_LIMIT // len(chunk) + 1):
@@ -166,7 +196,7 @@ def test_a_chunked_body_is_cut_off_once_past_the_limit(
         error = error_of(head, body, 413)
         assert [e.source for e in error.errors] == ["body"]
         assert closed(sock)
-    assert stored_pushes(tenant) == before
+    assert stored_pushes(sqlite_tenant) == before
 
 
 # --- NUL characters --------------------------------------------------------------------------
@@ -192,9 +222,11 @@ def test_nul_characters_are_refused_naming_the_field(tenant: TenantHandle) -> No
 
 
 def test_an_escaped_backslash_before_u0000_is_no_nul(tenant: TenantHandle) -> None:
-    # "\\u0000" in JSON is a backslash and five characters: a value like any other.
+    # "\\u0000" in JSON is a backslash and five characters: a value like any other, stored.
     bill = unique("BOL") + "\\u0000"
+    before = stored_pushes(tenant)
     accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bill)))
+    assert stored_pushes(tenant) == before + 1
 
 
 # --- stalled clients -------------------------------------------------------------------------
@@ -219,9 +251,9 @@ def test_incomplete_headers_are_answered_408_and_dropped(bounded: LiveService) -
 
 
 def test_a_kept_alive_connection_has_the_same_bound_for_its_next_headers(
-    tenant: TenantHandle, bounded: LiveService
+    sqlite_tenant: TenantHandle, bounded: LiveService
 ) -> None:
-    token = tenant.http.headers["authorization"]
+    token = sqlite_tenant.http.headers["authorization"]
     request = f"GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: {token}\r\n\r\n".encode()
     with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
         sock.sendall(request)
@@ -232,26 +264,26 @@ def test_a_kept_alive_connection_has_the_same_bound_for_its_next_headers(
 
 
 def test_a_stalled_body_is_answered_408_and_dropped(
-    tenant: TenantHandle, bounded: LiveService
+    sqlite_tenant: TenantHandle, bounded: LiveService
 ) -> None:
-    before = stored_pushes(tenant)
+    before = stored_pushes(sqlite_tenant)
     with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
-        sock.sendall(head_of(tenant, TRUCKLOAD, 5000) + b'{"truckload": ')
+        sock.sendall(head_of(sqlite_tenant, TRUCKLOAD, 5000) + b'{"truckload": ')
         waited, error = _stalled_answer(sock)
     assert waited >= STALL_SECONDS * 0.8, "dropped before its body was due"
     assert "did not arrive in time" in error.error_message
     assert error.support_reference_id
-    assert stored_pushes(tenant) == before
+    assert stored_pushes(sqlite_tenant) == before
 
 
 def test_a_slow_body_above_the_minimum_rate_is_read(
-    tenant: TenantHandle, bounded: LiveService
+    sqlite_tenant: TenantHandle, bounded: LiveService
 ) -> None:
     # Longer in all than the grace period, but each part well within the rate's allowance.
     body = padded(truckload_body(unique("BOL")), 6 * MIN_RATE)
     parts = [body[i : i + MIN_RATE] for i in range(0, len(body), MIN_RATE)]
     with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
-        sock.sendall(head_of(tenant, TRUCKLOAD, len(body)))
+        sock.sendall(head_of(sqlite_tenant, TRUCKLOAD, len(body)))
         for part in parts:
             sock.sendall(part)
             time.sleep(STALL_SECONDS / 4)

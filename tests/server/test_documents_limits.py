@@ -21,9 +21,17 @@ from tests.server.test_documents import (
     multipart,
     partial_uploads,
     sources,
+    stored_copies,
     upload,
 )
-from tests.support import LiveService, TenantHandle, make_tenant, running_service
+from tests.support import (
+    DATABASES,
+    LiveService,
+    TenantHandle,
+    make_tenant,
+    new_database,
+    running_service,
+)
 
 # Above the service's write batch (1 MiB), so a cut-off upload has reached the disk.
 LIMIT = 2 * 1024 * 1024
@@ -31,13 +39,31 @@ LIMIT = 2 * 1024 * 1024
 
 @pytest.fixture(scope="module")
 def small_service() -> Iterator[LiveService]:
+    """On SQLite, for the tests of the upload's stream (the database plays no part in them)."""
     with running_service(upload_limit_bytes=LIMIT) as live:
+        yield live
+
+
+@pytest.fixture(scope="module", params=DATABASES)
+def small_on_each(request: pytest.FixtureRequest) -> Iterator[LiveService]:
+    """On each database, for the tests of what is stored (PostgreSQL keeps files in it)."""
+    if request.param == "sqlite":
+        yield request.getfixturevalue("small_service")
+        return
+    with running_service(new_database(request, request.param), upload_limit_bytes=LIMIT) as live:
         yield live
 
 
 @pytest.fixture
 def owner(small_service: LiveService) -> Iterator[TenantHandle]:
     handle = make_tenant(small_service)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+def owner_on_each(small_on_each: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(small_on_each)
     yield handle
     handle.http.close()
 
@@ -52,20 +78,24 @@ def assert_too_large(response_status: int, body: dict[str, object], source: str)
     assert [e["source"] for e in body["errors"]] == [source]  # type: ignore[attr-defined]
 
 
-def test_a_file_of_exactly_the_limit_is_accepted(owner: TenantHandle) -> None:
+def test_a_file_of_exactly_the_limit_is_accepted(owner_on_each: TenantHandle) -> None:
     content = bytes(range(256)) * (LIMIT // 256)
-    response = upload(owner.http, content=content)
+    response = upload(owner_on_each.http, content=content)
     assert response.status_code == 200, response.text
-    assert response.json()["files"][0]["sha256"] == hashlib.sha256(content).hexdigest()
+    sha = hashlib.sha256(content).hexdigest()
+    assert response.json()["files"][0]["sha256"] == sha
+    assert stored_copies(owner_on_each.service, sha) == [content]
 
 
-def test_one_byte_more_is_refused_while_streaming(owner: TenantHandle) -> None:
-    files_dir = owner.service.settings.files_dir
+def test_one_byte_more_is_refused_while_streaming(owner_on_each: TenantHandle) -> None:
+    files_dir = owner_on_each.service.settings.files_dir
     before = blobs(files_dir)
-    response = upload(owner.http, content=b"x" * (LIMIT + 1))
+    content = b"x" * (LIMIT + 1)
+    response = upload(owner_on_each.http, content=content)
     assert_too_large(response.status_code, response.json(), "upload_file")
     assert partial_uploads(files_dir) == []
     assert blobs(files_dir) == before
+    assert stored_copies(owner_on_each.service, hashlib.sha256(content).hexdigest()) == []
 
 
 def raw_request(token: str, length: int) -> bytes:

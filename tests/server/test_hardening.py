@@ -18,7 +18,7 @@ from freightdesk.server.auth import TOKEN_CACHE_SECONDS
 from tests.netns import SERVICE_ADDRESS, inside
 from tests.processes import SERVE, Processes, processes, read_until
 from tests.server.test_documents import created
-from tests.support import LiveService, TenantHandle
+from tests.support import LiveService, TenantHandle, database_option
 
 INT64_MAX = 2**63 - 1
 INT32_MAX = 2**31 - 1
@@ -65,6 +65,19 @@ def test_integers_beyond_the_database_are_refused_naming_the_body_field(
     # The largest id the database holds is an id like any other: not found, not refused.
     missing = tenant.http.delete(f"/api/v4/capacityprovideraccountgroups/{INT64_MAX}")
     assert missing.status_code == 404
+
+
+def test_the_extreme_integers_the_interface_takes_are_stored_and_read_back(
+    tenant: TenantHandle,
+) -> None:
+    # PostgreSQL's INTEGER is 32 bits where SQLite's is 64: a field the interface bounds to
+    # int64 needs a 64-bit column on both.
+    for version in (INT64_MAX, -(2**63)):
+        hook = {"configName": f"v{version}", "url": "https://hooks.example.com/in"}
+        saved = tenant.http.put("/api/v4/webhooks", json={**hook, "version": version})
+        assert saved.status_code == 200, saved.text
+        read = tenant.http.get(f"/api/v4/webhooks/{saved.json()['id']}")
+        assert read.json()["version"] == version
 
 
 def _integer_problems(document: dict[str, Any]) -> list[str]:
@@ -194,9 +207,10 @@ LISTENING = r"listening on (http://\S+)"
 START_SECONDS = 120  # a Python process with the service's imports, on a machine with a load of 10
 
 
-def _cli(data_dir: Path, *args: str) -> str:
+def _cli(data_dir: Path, *args: str, database: list[str] | None = None) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "freightdesk.cli", *args, "--data-dir", str(data_dir)],
+        [sys.executable, "-m", "freightdesk.cli", *args, "--data-dir", str(data_dir)]
+        + (database or []),
         capture_output=True,
         text=True,
         timeout=180,
@@ -215,18 +229,26 @@ def _not_private(data_dir: Path) -> list[str]:
     return found
 
 
-def _serve(started: Processes, data_dir: Path) -> str:
-    service = started.start([*SERVE, "--data-dir", str(data_dir)])
+def _serve(started: Processes, data_dir: Path, database: list[str] | None = None) -> str:
+    service = started.start([*SERVE, "--data-dir", str(data_dir), *(database or [])])
     return read_until(service, LISTENING, START_SECONDS).group(1)
 
 
-def test_the_data_directory_and_its_files_are_the_service_users_alone(tmp_path: Path) -> None:
+SQLITE_FILES = {"freightdesk.sqlite3", "freightdesk.sqlite3-wal", "freightdesk.sqlite3-shm"}
+
+
+def test_the_data_directory_and_its_files_are_the_service_users_alone(
+    tmp_path: Path, database_url: str
+) -> None:
+    # On PostgreSQL the directory keeps the log, the lock and the key file, not the database.
     data_dir = tmp_path / "service"
+    database = database_option(database_url)
     with processes() as started:
-        url = _serve(started, data_dir)
-        _cli(data_dir, "tenant", "add", "Acme", "--admin", "ops:secret")
+        url = _serve(started, data_dir, database)
+        _cli(data_dir, "tenant", "add", "Acme", "--admin", "ops:secret", database=database)
         client = re.search(
-            r"client id (\S+), client secret (\S+)", _cli(data_dir, "client", "add", "Acme", "desk")
+            r"client id (\S+), client secret (\S+)",
+            _cli(data_dir, "client", "add", "Acme", "desk", database=database),
         )
         assert client is not None
         token = httpx.post(
@@ -239,8 +261,8 @@ def test_the_data_directory_and_its_files_are_the_service_users_alone(tmp_path: 
         ) as http:
             created(http)  # an uploaded document's file
         names = {entry.name for entry in data_dir.rglob("*")}
-        expected = {"freightdesk.sqlite3", "freightdesk.sqlite3-wal", "freightdesk.sqlite3-shm"}
-        assert expected | {"service.log", "service.lock", "blobs"} <= names
+        assert {"service.log", "service.lock", "blobs"} <= names
+        assert names & SQLITE_FILES == (set() if database else SQLITE_FILES)
         assert _not_private(data_dir) == []
         started.end_all()
 
@@ -250,13 +272,14 @@ def test_the_data_directory_and_its_files_are_the_service_users_alone(tmp_path: 
     (data_dir / "logs" / "service.log.1").write_text("an old rotated log\n")
     (data_dir / "logs" / "service.log.1").chmod(0o644)
     with processes() as started:
-        _serve(started, data_dir)
+        _serve(started, data_dir, database)
         left = _not_private(data_dir)
     # Deeper down (the document files) modes are left as they were: out of others' reach
     # through the private directories above them.
     shallow = [line for line in left if "/" not in line or line.startswith("logs/")]
     assert shallow == []
-    assert any(line.startswith("files/") for line in left)  # what the walk leaves alone
+    if not database:  # (on PostgreSQL the files are in the database)
+        assert any(line.startswith("files/") for line in left)  # what the walk leaves alone
 
 
 DOCUMENTS = "/services/document/v1/documents"
