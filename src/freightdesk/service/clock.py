@@ -131,6 +131,12 @@ def offset_span(start: datetime, end: datetime, *, now: datetime | None = None) 
     return f"{first} to {offset_time(end, now=now)}"
 
 
+def user_now() -> datetime:
+    """Now in the user's zone (a form's default time without a place starts from it)."""
+    now = datetime.now(UTC)
+    return now if _user_zone is UserZone.UTC else now.astimezone()
+
+
 def user_zone_name(at: datetime | None = None) -> str:
     """The label of the user's zone at `at` (now by default): `UTC`, or the local `CST`."""
     moment = _aware(at) if at is not None else datetime.now(UTC)

@@ -48,6 +48,7 @@ from freightdesk.ui.bridge import SessionBridge
 from freightdesk.ui.icons import app_icon
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
+from freightdesk.ui.widgets.time_edit import follow_user_zone
 from freightdesk.ui.zone_menu import zone_actions
 
 if TYPE_CHECKING:
@@ -383,6 +384,7 @@ class MainWindow(QMainWindow):
         open pane rewrites its other texts (`times_changed()`, else it refreshes)."""
         for view in self.findChildren(QAbstractItemView):
             view.viewport().update()
+        follow_user_zone()
         for entry in self._panes:
             pane = entry.widget
             handler = getattr(pane, "times_changed", None) or getattr(pane, "refresh", None)

@@ -7,11 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QDateTime
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDateTimeEdit,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -26,13 +24,14 @@ from freightdesk.models.booking import Booking, BookingShipmentDetail, BookingSh
 from freightdesk.models.common import Currency
 from freightdesk.models.rating import CarrierIdentifierType, Quote
 from freightdesk.service.bookings import as_input, check_booking, status_text
+from freightdesk.service.clock import user_now
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_text import equipment_text, units_text
 from freightdesk.ui.formatting import amount_text
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
-from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
+from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 CURRENCIES = tuple(c.value for c in Currency)
 CHARGE_CODES = ("LINE_HAUL", "FUEL_SURCHARGE", "LIFTGATE", "DETENTION", "STOP_OFF", "LUMPER", "")
@@ -159,13 +158,10 @@ class BookingFormDialog(TabbedFormDialog):
         self.charges.setObjectName("charges")
         self.expires = QCheckBox("E&xpires", tab)
         self.expires.setObjectName("expires")
-        self.expiration = QDateTimeEdit(tab)
-        self.expiration.setObjectName("expirationDateTime")
-        self.expiration.setCalendarPopup(True)
-        self.expiration.setDisplayFormat(ZONED_FORMAT)
-        self.expiration.setToolTip(
-            "Your local time. A booking the carrier has not answered by then expires."
+        self.expiration = UserTimeEdit(
+            tab, note="A booking the carrier has not answered by then expires."
         )
+        self.expiration.setObjectName("expirationDateTime")
         expiry = QHBoxLayout()
         expiry.setContentsMargins(0, 0, 0, 0)
         expiry.addWidget(self.expires)
@@ -286,13 +282,10 @@ class BookingFormDialog(TabbedFormDialog):
         expires = wire.get("expirationDateTime")
         self.expires.setChecked(bool(expires))
         self.expiration.setEnabled(bool(expires))
-        moment = (
-            datetime.fromisoformat(str(expires)).astimezone()
+        self.expiration.set_value(
+            datetime.fromisoformat(str(expires))
             if expires
-            else datetime.now().astimezone().replace(second=0, microsecond=0)
-        )
-        self.expiration.setDateTime(
-            QDateTime.fromSecsSinceEpoch(int(moment.timestamp())).toLocalTime()
+            else user_now().replace(second=0, microsecond=0)
         )
         self.notes.setPlainText(str(wire.get("notes") or ""))
         self.attributes.set_values({})
@@ -360,9 +353,7 @@ class BookingFormDialog(TabbedFormDialog):
             for r in charges.filled_rows([0, 1])
         ]  # fmt: skip
         if self.expires.isChecked():
-            local = self.expiration.dateTime().toPython()
-            assert isinstance(local, datetime)
-            wire["expirationDateTime"] = local.astimezone().isoformat()
+            wire["expirationDateTime"] = self.expiration.value().isoformat()
         notes = self.notes.toPlainText().strip()
         if notes:
             wire["notes"] = notes

@@ -30,8 +30,9 @@ from freightdesk.models.rail import (
     RailShipmentIdentifierType,
     RailStopType,
 )
+from freightdesk.service.clock import user_now
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
-from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
+from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 EQUIPMENT_TYPES = {
     EquipmentIdentifierType.CONTAINER_ID: "Container",
@@ -211,8 +212,9 @@ class LegForm(QGroupBox):
         self.errors.add_row(form, "&Waybills", "waybills", self.waybills)
         self.starts = QCheckBox("Start tracking at", self)
         self.starts.setObjectName("trackingStarts")
-        self.start = _date_time_edit(self, "trackingStart", datetime.now())
-        self.start.setDisplayFormat(ZONED_FORMAT)  # the user's own zone (a window's: its field)
+        # A time without a place: the user's zone (a window's is its stop's, in its field).
+        self.start = UserTimeEdit(self, user_now().replace(second=0, microsecond=0))
+        self.start.setObjectName("trackingStart")
         start = QWidget(self)
         row = QHBoxLayout(start)
         row.setContentsMargins(0, 0, 0, 0)
@@ -259,7 +261,7 @@ class LegForm(QGroupBox):
         if identifiers:
             body["shipmentIdentifiers"] = identifiers
         if self.starts.isChecked():
-            body["trackingStartDateTime"] = _naive(self.start).replace(tzinfo=_local_zone())
+            body["trackingStartDateTime"] = self.start.value()
         if self.master.text().strip():
             body["masterShipmentId"] = self.master.text().strip()
         given = [box for box in self.stops if box.given()]

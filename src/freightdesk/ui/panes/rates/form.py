@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import re
 import uuid
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
-from PySide6.QtCore import QDate, QDateTime, Qt, Signal
+from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
     QDateEdit,
-    QDateTimeEdit,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -46,6 +45,7 @@ from freightdesk.models.rating import (
     RateRequest,
     TrailerType,
 )
+from freightdesk.service.clock import user_now
 from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import check_rate_request
@@ -65,7 +65,7 @@ from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import fold_rows
-from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
+from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 STOPS = "rateDetail.routeInfo.stops"
 TABS = {"route": 0, "freight": 1, "carriers": 2, "contact": 3}
@@ -149,11 +149,8 @@ class RateRequestFormDialog(FormDialog):
         self.pickup_date.setDisplayFormat("yyyy-MM-dd")
         self.expires = QCheckBox("E&xpires at", tab)
         self.expires.setObjectName("expires")
-        self.expiration = QDateTimeEdit(tab)
+        self.expiration = UserTimeEdit(tab)
         self.expiration.setObjectName("expirationDateTime")
-        self.expiration.setCalendarPopup(True)
-        self.expiration.setDisplayFormat(ZONED_FORMAT)
-        self.expiration.setToolTip("Your local time.")
         expiry_note = QLabel(
             "Otherwise 72 hours after asking. Quotes expire with the request.", tab
         )
@@ -465,8 +462,7 @@ class RateRequestFormDialog(FormDialog):
         # A request asked again gets an expiry of its own: the earlier one has passed or will.
         self.expires.setChecked(False)
         self.expiration.setEnabled(False)
-        later = (datetime.now().astimezone() + DEFAULT_EXPIRY).replace(second=0, microsecond=0)
-        self.expiration.setDateTime(QDateTime.fromSecsSinceEpoch(int(later.timestamp())))
+        self.expiration.set_value((user_now() + DEFAULT_EXPIRY).replace(second=0, microsecond=0))
         shipping = detail.shipping_details if detail else None
         self.accessorials.load(shipping.accessorials if shipping else [])
         self.ltl.setChecked(bool(shipping and shipping.ltl is not None))
@@ -562,9 +558,7 @@ class RateRequestFormDialog(FormDialog):
         if name:
             wire["name"] = name
         if self.expires.isChecked():
-            local = self.expiration.dateTime().toPython()
-            assert isinstance(local, datetime)
-            wire["expirationDateTime"] = local.astimezone().isoformat()
+            wire["expirationDateTime"] = self.expiration.value().isoformat()
         scacs = self._checked(self.carriers) + [
             s.upper() for s in _SCACS.split(self.other_carriers.text()) if s
         ]

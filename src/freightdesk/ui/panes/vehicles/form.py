@@ -13,12 +13,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from PySide6.QtCore import QDate, QDateTime, QTime
 from PySide6.QtWidgets import (
     QBoxLayout,
     QCheckBox,
     QComboBox,
-    QDateTimeEdit,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -33,8 +31,9 @@ from freightdesk.models.vehicles import (
     RadiusUnit,
     TruckType,
 )
+from freightdesk.service.clock import user_now
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
-from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
+from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 ADDRESS, POINT = "address", "point"
 UNIT_NAMES = {
@@ -192,12 +191,9 @@ class VehicleSearchForm(QGroupBox):
         self._where_changed()
         self._unit_changed()
 
-    def _time_edit(self, name: str, parent: QWidget) -> QDateTimeEdit:
-        edit = QDateTimeEdit(parent)
+    def _time_edit(self, name: str, parent: QWidget) -> UserTimeEdit:
+        edit = UserTimeEdit(parent)
         edit.setObjectName(name)
-        edit.setCalendarPopup(True)
-        edit.setDisplayFormat(ZONED_FORMAT)
-        edit.setToolTip("Your local time.")
         return edit
 
     def line_edits(self) -> list[QLineEdit]:
@@ -223,9 +219,9 @@ class VehicleSearchForm(QGroupBox):
         )
 
     def reset_window(self, hours: int = DEFAULT_WINDOW_HOURS) -> None:
-        now = datetime.now().replace(second=0, microsecond=0)
-        self.start.setDateTime(_qt(now))
-        self.end.setDateTime(_qt(now + timedelta(hours=hours)))
+        now = user_now().replace(second=0, microsecond=0)
+        self.start.set_value(now)
+        self.end.set_value(now + timedelta(hours=hours))
 
     # --- the body --------------------------------------------------------------------------
 
@@ -233,8 +229,8 @@ class VehicleSearchForm(QGroupBox):
         """The search as typed, as the interface's body (empty fields left out)."""
         wire: dict[str, Any] = {
             "timeRange": {
-                "startDateTime": _aware(self.start).isoformat(),
-                "endDateTime": _aware(self.end).isoformat(),
+                "startDateTime": self.start.value().isoformat(),
+                "endDateTime": self.end.value().isoformat(),
             },
             "radiusUnit": self.unit.currentData(),
             "includeMyShipments": self.mine.isChecked(),
@@ -282,16 +278,4 @@ class VehicleSearchForm(QGroupBox):
                 when = datetime.fromisoformat(str(window.get(key)))
             except ValueError:
                 continue
-            moment.setDateTime(_qt(when.astimezone() if when.tzinfo else when))
-
-
-def _aware(edit: QDateTimeEdit) -> datetime:
-    """The edit's time, in the user's zone, with its offset."""
-    value = edit.dateTime().toPython()
-    assert isinstance(value, datetime)
-    return value.astimezone()
-
-
-def _qt(value: datetime) -> QDateTime:
-    """A local wall time for an edit (its zone, if any, dropped: the edits are local)."""
-    return QDateTime(QDate(value.year, value.month, value.day), QTime(value.hour, value.minute))
+            moment.set_value(when)

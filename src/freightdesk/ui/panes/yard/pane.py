@@ -10,14 +10,13 @@ picked in this computer's time. The sites and the last answer come from the cach
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from zoneinfo import available_timezones
 
-from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
-    QDateTimeEdit,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -39,6 +38,7 @@ from freightdesk.models.yard import (
     YardSite,
     opening_hours_text,
 )
+from freightdesk.service.clock import user_now
 from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
@@ -66,7 +66,7 @@ from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
-from freightdesk.ui.widgets.time_edit import ZONED_FORMAT
+from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 SITE_COLUMNS: list[Column[YardSite]] = [
     # Code to Time zone fit beside the slots at 1366x768; opening hours after them.
@@ -78,14 +78,6 @@ SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Opening hours", lambda s: opening_hours_text(s.opening_hours), 220),
 ]
 SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "openingHours")
-
-
-def _qdatetime(value: datetime) -> QDateTime:
-    return QDateTime.fromSecsSinceEpoch(int(value.timestamp()))
-
-
-def _aware(edit: QDateTimeEdit) -> datetime:
-    return datetime.fromtimestamp(edit.dateTime().toSecsSinceEpoch()).astimezone()
 
 
 def _refused(errors: FieldErrors, error: BaseException) -> None:
@@ -117,14 +109,12 @@ class YardPane(QWidget):
         self.stop.setObjectName("stopSequenceNumber")
         self.stop.setRange(0, 100)
         self.stop.setSpecialValueText("Any stop")
-        tomorrow = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+        tomorrow = user_now().replace(hour=0, minute=0, second=0, microsecond=0)
         tomorrow += timedelta(days=1)
-        self.start = QDateTimeEdit(_qdatetime(tomorrow), search_box)
-        self.end = QDateTimeEdit(_qdatetime(tomorrow + timedelta(days=2)), search_box)
+        self.start = UserTimeEdit(search_box, tomorrow)
+        self.end = UserTimeEdit(search_box, tomorrow + timedelta(days=2))
         for edit, name in ((self.start, "windowStart"), (self.end, "windowEnd")):
             edit.setObjectName(name)
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat(ZONED_FORMAT)
         window = QWidget(search_box)
         row = QHBoxLayout(window)
         row.setContentsMargins(0, 0, 0, 0)
@@ -253,8 +243,8 @@ class YardPane(QWidget):
         self.site.setCurrentIndex(max(0, self.site.findData(self._wanted_site)))
         self.reference.setText(ids.shipment_reference)
         self.stop.setValue(ids.stop_sequence_number or 0)
-        self.start.setDateTime(_qdatetime(window.start_date_time))
-        self.end.setDateTime(_qdatetime(window.end_date_time))
+        self.start.set_value(window.start_date_time)
+        self.end.set_value(window.end_date_time)
 
     # --- sites -----------------------------------------------------------------------------
 
@@ -349,8 +339,8 @@ class YardPane(QWidget):
             site_code=str(self.site.currentData() or ""),
             shipment_reference=self.reference.text(),
             stop=self.stop.value(),
-            start=_aware(self.start),
-            end=_aware(self.end),
+            start=self.start.value(),
+            end=self.end.value(),
         )
 
     def search(self) -> None:
