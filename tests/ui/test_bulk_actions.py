@@ -7,19 +7,22 @@ from __future__ import annotations
 
 import csv
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QSettings, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QLabel,
     QLineEdit,
     QMenu,
     QMessageBox,
+    QProgressDialog,
     QPushButton,
     QTableWidget,
     QWidget,
@@ -30,12 +33,13 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.notice import Notice
+from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_panes_support import click_answer, connected
-from tests.ui.test_shipments_list import _pane, window
+from tests.ui.test_panes_support import click_answer, connected, proxied
+from tests.ui.test_shipments_list import _pane, shipments_window, window
 from tests.ui.test_shipments_pane import _ltl, _put
 
-__all__ = ["connected", "window"]
+__all__ = ["connected", "proxied", "window"]
 
 # Menus and dialogs pop up on the offscreen platform, which cannot raise or grab for them.
 pytestmark = pytest.mark.qt_log_ignore(
@@ -127,6 +131,20 @@ def _dialog(name: str) -> QWidget | None:
     )
 
 
+async def _set_attribute_dialog(
+    qtbot: QtBot, pane: ShipmentsPane
+) -> tuple[QWidget, QLineEdit, QLineEdit]:
+    """Actions > Set attribute…: the dialog, its name and its value field."""
+    _choose(qtbot, pane, "Set attribute…")
+    await wait_until(lambda: _dialog("bulkSetAttribute") is not None)
+    dialog = _dialog("bulkSetAttribute")
+    assert dialog is not None
+    name = dialog.findChild(QLineEdit, "attributeName")
+    value = dialog.findChild(QLineEdit, "attributeValue")
+    assert name is not None and value is not None
+    return dialog, name, value
+
+
 def _notice(pane: ShipmentsPane) -> Notice:
     notice = pane.findChild(Notice, "bulkNotice")
     assert notice is not None
@@ -154,13 +172,7 @@ async def test_copy_then_set_an_attribute_on_three_shift_clicked_rows(
     assert QGuiApplication.clipboard().text() == "\n".join(pros[1:4])
     assert "3 shipments" in _notice(pane).text()
 
-    _choose(qtbot, pane, "Set attribute…")
-    await wait_until(lambda: _dialog("bulkSetAttribute") is not None)
-    dialog = _dialog("bulkSetAttribute")
-    assert dialog is not None
-    name = dialog.findChild(QLineEdit, "attributeName")
-    value = dialog.findChild(QLineEdit, "attributeValue")
-    assert name is not None and value is not None
+    dialog, name, value = await _set_attribute_dialog(qtbot, pane)
     # Return with no name: the error stands beside the field, nothing is sent.
     name.setFocus()
     qtbot.keyClick(name, Qt.Key.Key_Return)
@@ -271,6 +283,90 @@ def _file_dialog() -> QFileDialog | None:
             w
             for w in QApplication.topLevelWidgets()
             if isinstance(w, QFileDialog) and w.objectName() == "exportDialog" and w.isVisible()
+        ),
+        None,
+    )
+
+
+@pytest.fixture
+def slow_window(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy], settings: QSettings
+) -> Iterator[QWidget]:
+    """`window`, its app reaching the service through a proxy the test can slow down."""
+    yield from shipments_window(qtbot, proxied[0], settings)
+
+
+async def test_cancel_in_the_middle_of_a_run_leaves_each_shipment_done_or_not_started(
+    qtbot: QtBot, slow_window: QWidget, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, tenant, proxy = proxied
+    count = 40
+    pane, pros, tenant = await _listed((session, tenant), slow_window, count)
+    ids = {r.primary_identifier: r.id for r in pane.model.visible_summaries()}
+    # Each save takes half a second on the way (the service itself is untouched): 40
+    # shipments, 4 at a time, need at least 5 s, so the user has time to press Cancel
+    # however loaded the machine is.
+    proxy.inject(Fault(delay=0.5, method="PUT", path_prefix="/api/v4/shipments"), times=count)
+
+    _click_row(qtbot, pane, 0)
+    qtbot.keyClick(pane.table, Qt.Key.Key_A, CTRL)
+    assert len(_selected(pane)) == count
+    _dialog_shown, name, value = await _set_attribute_dialog(qtbot, pane)
+    qtbot.keyClicks(name, "Priority")
+    qtbot.keyClicks(value, "High")
+    qtbot.keyClick(value, Qt.Key.Key_Return)
+
+    # The progress shows once the run takes a while; Cancel after the first shipments.
+    await wait_until(lambda: _progress() is not None, seconds=30)
+    progress = _progress()
+    assert progress is not None
+    await wait_until(lambda: progress.value() >= 1, seconds=30)
+    cancel = progress.findChild(QPushButton)
+    assert cancel is not None and cancel.text().replace("&", "") == "Cancel"
+    qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+    assert "Cancelling" in progress.labelText()
+
+    await wait_until(lambda: _dialog("bulkResult") is not None, seconds=30)
+    result = _dialog("bulkResult")
+    assert result is not None
+    table = result.findChild(QTableWidget, "bulkFailures")
+    assert table is not None
+    not_started = _cells(table.model(), 0)
+    assert set(_cells(table.model(), 1)) == {"Not done: cancelled before it was started."}
+    done = [pro for pro in pros if pro not in not_started]
+    # Some were done, most were not started (the run had at least 4.5 s left), and the list
+    # names the ones not started in the list's order.
+    assert 1 <= len(done) < count // 2
+    assert not_started == [pro for pro in pros if pro not in done]
+    summary = result.findChild(QLabel, "bulkSummary")
+    assert summary is not None
+    assert summary.text() == (
+        f"Priority = High set on {len(done)} of {count} shipments. These were not done:"
+    )
+    assert _notice(pane).text() == (
+        f"Priority = High set on {len(done)} of {count} shipments. "
+        f"{len(not_started)} not done: see the list."
+    )
+    # Nothing half-done: the service holds the attribute on exactly the shipments done.
+    for pro in pros:
+        answer = tenant.http.get(f"/api/v4/shipments/{ids[pro]}/attributes").json()
+        expected = [{"attributeName": "Priority", "attributeValues": ["High"]}]
+        assert answer == (expected if pro in done else []), pro
+    buttons = result.findChild(QDialogButtonBox)
+    assert buttons is not None
+    qtbot.mouseClick(
+        buttons.button(QDialogButtonBox.StandardButton.Close), Qt.MouseButton.LeftButton
+    )
+    await wait_until(lambda: _dialog("bulkResult") is None)
+    proxy.clear()
+
+
+def _progress() -> QProgressDialog | None:
+    return next(
+        (
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, QProgressDialog) and w.objectName() == "bulkProgress" and w.isVisible()
         ),
         None,
     )

@@ -32,7 +32,11 @@ def window(
 ) -> Iterator[QWidget]:
     """The Shipments pane as the main window shows it at 1366x768 (beside the navigation
     list, 150 to 220 px wide), not yet connected."""
-    session, _tenant = connected
+    yield from shipments_window(qtbot, connected[0], settings)
+
+
+def shipments_window(qtbot: QtBot, session: AppSession, settings: QSettings) -> Iterator[QWidget]:
+    """`window` for a session of the test's choosing (one through a proxy)."""
     window = QWidget()
     qtbot.addWidget(window)
     navigation = QListWidget(window)
