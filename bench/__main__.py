@@ -43,7 +43,7 @@ BENCHES = [
     Bench("bench_app", ("--runs", "3", "--first-runs", "1", "--stall-runs", "1"), 240),
     Bench("bench_documents", ("--megabytes", "96", "--documents", "300", "--repeat", "20"), 120),
     Bench("bench_rating", ("--requests", "10", "--carriers", "20"), 120),
-    Bench("bench_push", ("--seconds", "5", "--shipments", "50"), 120),
+    Bench("bench_push", ("--seconds", "2", "--shipments", "20", "--repeat", "50"), 120),
     Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),
     Bench("bench_planning", ("--vehicles", "100000", "--queries", "100"), 180),
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),

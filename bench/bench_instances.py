@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.bench_push import (
+    Load,
     Service,
     cli_client_credentials,
     cpu_seconds,
@@ -78,11 +79,12 @@ def run_case(count: int, database_url: str, root: Path, args: argparse.Namespace
         for service in services:
             wait_idle(service.process.pid)
         cpu_before = [cpu_seconds(s.process.pid) for s in services]
-        results: list[tuple[int, int, float]] = [(0, 0, 0.0)] * count
+        results = [Load(0, 0, 0.0, 0.0)] * count
         share = max(2, args.connections // count)
 
         def drive(n: int) -> None:
-            results[n] = drive_with_httpx(services[n], tokens[n], bols, args.seconds, share)
+            authorization = f"Bearer {tokens[n]}"
+            results[n] = drive_with_httpx(services[n].url, authorization, bols, args.seconds, share)
 
         load = load_average()
         threads = [threading.Thread(target=drive, args=(n,)) for n in range(count)]
@@ -102,8 +104,8 @@ def run_case(count: int, database_url: str, root: Path, args: argparse.Namespace
             service.process.wait(timeout=30)
     return Outcome(
         instances=count,
-        accepted=sum(r[0] for r in results),
-        refused=sum(r[1] for r in results),
+        accepted=sum(r.accepted for r in results),
+        refused=sum(r.refused for r in results),
         seconds=float(args.seconds),
         cpu=cpu,
         latencies=latencies,

@@ -1,37 +1,88 @@
-"""Truckload push ingestion: accepted updates per second and processing latency.
+"""Truckload push ingestion: durable accepts per second beside a minimal ASGI app answering 202.
 
 Starts the real service (`freightdesk serve`, a subprocess on a fresh SQLite database or on the
-PostgreSQL URL given), creates a tenant and N shipments with bill of lading numbers, then drives
-POST /services/carrier-push/v1/tracking-updates with `wrk` (Debian package `wrk`; a pool of
-asyncio httpx clients in other processes when wrk is missing). Each push carries a position for
-one of the shipments. When the load stops, the benchmark waits until every accepted push is
-processed and reads, from the database, how long each one took from acceptance to processing.
+PostgreSQL URL given) and, beside it, a minimal ASGI app under the same uvicorn settings that
+reads the body and answers 202 with an ingestion id (no validation, no auth, no database): the
+floor of what one uvicorn process answers on this machine. A tenant and N shipments with bill
+of lading numbers are made; then each load generator drives
+POST /services/carrier-push/v1/tracking-updates for S seconds against the minimal app and then
+against the service, in the same run:
+
+- `wrk` (Debian package `wrk`), one thread, 64 connections, each push a position of one of the
+  shipments one second apart;
+- httpx: asyncio clients in two processes, 32 connections in all.
+
+For each: accepted per second (a 202 of the service means the push's row is committed: the
+intake is a group commit, `server/domain/push_intake.py`), service CPU per push (acceptance
+and processing together: measured until every accepted push is applied), the generator's own
+CPU per request, and the check that every 202 is stored and applied. Then a keep-alive
+GET /health and a small list (the account groups) in turns with the minimal FastAPI app
+of `bench.minimal_service` answering the same bytes (as bench_tracking asks them).
 
     python -m bench.bench_push [--shipments 200] [--seconds 20] [--connections 64]
-                               [--postgres | --database postgresql://...]
+                               [--postgres | --database postgresql://...] [--explain]
+
+`--explain` adds the runs that account for the different figures of issue 18 (51/s with httpx,
+628-640/s in bench_instances on PostgreSQL, 784-1,092/s with wrk), each beside the minimal app
+with the same client: one httpx process at 32 connections (the issue's client), HTTP Basic
+instead of a bearer token on every push, SQLite with synchronous=FULL (an fsync per intake
+commit), and the same load on PostgreSQL (`--postgres`).
+
+Why the figures differ (measured with --explain, SQLite, 2 shared cores, load average 8 to 17
+from other work, each figure beside the minimal app in the same run): the service's CPU per
+push is about the same whoever sends it (0.8 to 0.9 ms with wrk, acceptance and processing
+together; 1.4 to 2.1 ms with httpx, whose client takes the other core and slows the service's
+process too); what differs is how much of the 2 cores is left to the service, and who is the
+bottleneck. wrk spends 0.03 to 0.04 ms of CPU per request; an httpx client 1.5 to 2.8 ms (it
+builds, sends and parses each request in Python). So the httpx generator, not the service, is
+the limit: with one httpx process at 32 connections the minimal app answering 202 got only 73
+to 267/s, the service 104 to 240/s (0.4x to 1.6x: the ratio is noise around the client's own
+ceiling). The issue's 51/s at 0.43-0.57x of its baseline is that case on a busier machine (its
+minimal app did about 100/s), and its 8.5-9.7 ms of service CPU per push cannot be the
+per-push cost (a tenth of that here): counted over a short run that starts with the service,
+it takes in the start-up work (the run prints the service's CPU from its start until idle).
+bench_instances' 628-640/s is the two-process httpx pool on PostgreSQL, where the client,
+the service and PostgreSQL's backends share the 2 cores. The 784-1,092/s with wrk were taken
+at load average 3 to 4; at load 8 to 17 the same service does 290 to 480/s with wrk, while
+the minimal ASGI app does 5,000 to 8,400/s: the floor of one uvicorn process here, about 0.09
+ms of CPU a request against the service's 0.8 to 0.9 ms (HTTP, FastAPI routing and body
+model, bearer check, the group commit's insert, applying the position). HTTP Basic on every
+push instead of a bearer token doubles the service's CPU per push (1.8 ms: a thread-pool hop
+and two reads per request). Durability: SQLite in WAL with synchronous=NORMAL commits without
+an fsync (a 202 survives a crash or kill -9 of the service, not a power loss); with
+synchronous=FULL (an fsync per commit) the service did 484/s at 0.80 ms per push against 421/s
+at 0.89 ms with NORMAL in the same run, since one group commit carries every push that arrived
+during the previous one.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import re
+import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import Engine, create_engine, func, select
 
+from bench.bench_tracking import against_minimal_app
+from bench.report import Figure, load_average, publish
 from freightdesk.server.tables.push import PushIngestion
 
 PUSH_PATH = "/services/carrier-push/v1/tracking-updates"
+MINIMAL_202 = "minimal ASGI app answering 202, same uvicorn settings, same client"
 
 _WRK_SCRIPT = """
 local bols = {BOLS}
@@ -40,7 +91,7 @@ local start = os.time() - 86400
 local n = 0
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Authorization"] = "Bearer {TOKEN}"
+wrk.headers["Authorization"] = "{AUTHORIZATION}"
 request = function()
   n = n + 1
   local bol = bols[(n % #bols) + 1]
@@ -60,6 +111,48 @@ request = function()
 end
 """
 
+# The floor: reads the body and answers 202 with an id, as the push operation does, under the
+# uvicorn settings of `freightdesk serve` (its own IPPROTO_TCP socket, h11, no logs, lifespan).
+_MINIMAL_202 = """
+import socket, uuid, uvicorn
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            else:
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    more = True
+    while more:
+        more = (await receive()).get("more_body", False)
+    body = ('{"ingestionId":"%s"}' % uuid.uuid4()).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 202, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+sock.bind(("127.0.0.1", 0))
+sock.listen(2048)
+print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", ws="none",
+                        http="h11")
+uvicorn.Server(config).run(sockets=[sock])
+"""
+
+# `freightdesk serve` with SQLite's synchronous=FULL instead of NORMAL (--explain only).
+_FULL_SYNC_SERVE = """
+import sys
+import freightdesk.server.db as db
+normal = db._sqlite_pragmas
+def full(connection, record):
+    normal(connection, record)
+    connection.execute("PRAGMA synchronous=FULL")
+db._sqlite_pragmas = full
+from freightdesk.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
 
 @dataclass
 class Service:
@@ -68,21 +161,34 @@ class Service:
     database_url: str
 
 
+@dataclass
+class Load:
+    """What one load generator did: answers by kind, seconds, its own CPU seconds."""
+
+    accepted: int
+    refused: int
+    seconds: float
+    client_cpu: float
+
+    @property
+    def per_second(self) -> float:
+        return self.accepted / max(self.seconds, 1e-9)
+
+    def __add__(self, other: Load) -> Load:
+        return Load(
+            self.accepted + other.accepted,
+            self.refused + other.refused,
+            self.seconds + other.seconds,
+            self.client_cpu + other.client_cpu,
+        )
+
+    @property
+    def client_cpu_per_request_ms(self) -> float:
+        return self.client_cpu / max(self.accepted + self.refused, 1) * 1000
+
+
 def _freightdesk(*args: str) -> list[str]:
     return [sys.executable, "-m", "freightdesk.cli", *args]
-
-
-# `freightdesk serve` with the collector tuned (see --gc-tuned): the objects alive after
-# start-up are frozen out of the collector and young collections happen far less often.
-_TUNED_SERVE = """
-import gc, sys
-import freightdesk.server.app
-from freightdesk.cli import main
-gc.collect()
-gc.freeze()
-gc.set_threshold(20_000, 10, 10)
-sys.exit(main(sys.argv[1:]))
-"""
 
 
 def spawn_serve(command: list[str]) -> tuple[subprocess.Popen[str], str]:
@@ -100,26 +206,52 @@ def spawn_serve(command: list[str]) -> tuple[subprocess.Popen[str], str]:
     return process, found.group(0)
 
 
-def start_service(data_dir: Path, database_url: str, *, gc_tuned: bool = False) -> Service:
-    options = ["--port", "0", "--data-dir", str(data_dir), "--database", database_url]
-    options += ["--log-level", "warning"]
-    command = (
-        [sys.executable, "-c", _TUNED_SERVE, "serve", *options]
-        if gc_tuned
-        else _freightdesk("serve", *options)
-    )
-    process, url = spawn_serve(command)
+def _wait_answering(process: subprocess.Popen[str], url: str, path: str) -> None:
     deadline = time.monotonic() + 60
     while True:  # the socket is bound before uvicorn listens on it
         try:
-            httpx.get(f"{url}/docs", timeout=5)
-            break
+            httpx.get(f"{url}{path}", timeout=5)
+            return
         except httpx.TransportError:
-            if time.monotonic() > deadline:
+            if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 raise
             time.sleep(0.1)
+
+
+def start_service(data_dir: Path, database_url: str, *, full_sync: bool = False) -> Service:
+    options = ["--port", "0", "--data-dir", str(data_dir), "--database", database_url]
+    options += ["--log-level", "warning"]
+    command = (
+        [sys.executable, "-c", _FULL_SYNC_SERVE, "serve", *options]
+        if full_sync
+        else _freightdesk("serve", *options)
+    )
+    process, url = spawn_serve(command)
+    _wait_answering(process, url, "/health")
     return Service(process, url, database_url)
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+@contextmanager
+def minimal_202() -> Iterator[Service]:
+    """The minimal ASGI app answering 202, in its own process (no database)."""
+    process, url = spawn_serve([sys.executable, "-c", _MINIMAL_202])
+    try:
+        _wait_answering(process, url, PUSH_PATH)
+        yield Service(process, url, "")
+    finally:
+        stop(process)
 
 
 def cli_client_credentials(name: str, cli_options: list[str]) -> tuple[str, str]:
@@ -171,94 +303,92 @@ def make_shipments(service: Service, token: str, count: int) -> list[str]:
     return bols
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def drive_with_wrk(
-    service: Service,
-    token: str,
+    url: str,
+    authorization: str,
     bols: list[str],
     seconds: int,
     connections: int,
     every: int = 0,
-) -> tuple[int, int, float]:
-    """(accepted, refused, elapsed seconds) of a wrk run."""
+) -> Load:
+    """A wrk run (one thread) of `seconds` at `url`."""
     script = _WRK_SCRIPT.format(
         BOLS="{" + ",".join(json.dumps(b) for b in bols) + "}",
-        TOKEN=token,
+        AUTHORIZATION=authorization,
         PATH=PUSH_PATH,
         EVERY=every,
     )
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
         handle.write(script)
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s"]
+    cpu_before = _children_cpu()
     try:
         result = subprocess.run(
-            [
-                "wrk",
-                "-t1",
-                f"-c{connections}",
-                f"-d{seconds}s",
-                "--latency",
-                "--timeout",
-                "10s",
-                "-s",
-                handle.name,
-                service.url,
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
+            [*command, "-s", handle.name, url], check=True, capture_output=True, text=True
         ).stdout
     finally:
         os.unlink(handle.name)
+    client_cpu = _children_cpu() - cpu_before
     total = int(re.search(r"(\d+) requests in", result).group(1))  # type: ignore[union-attr]
     elapsed_text = re.search(r"requests in ([\d.]+)(m?s)", result)
     assert elapsed_text is not None
-    elapsed = float(elapsed_text.group(1)) * (60 if elapsed_text.group(2) == "m" else 1)
+    elapsed = float(elapsed_text.group(1)) * (1 / 1000 if elapsed_text.group(2) == "ms" else 1)
     refused_match = re.search(r"Non-2xx or 3xx responses: (\d+)", result)
     refused = int(refused_match.group(1)) if refused_match else 0
-    print(result.strip())
-    return total - refused, refused, elapsed
+    return Load(total - refused, refused, elapsed, client_cpu)
 
 
 def drive_with_httpx(
-    service: Service, token: str, bols: list[str], seconds: int, connections: int
-) -> tuple[int, int, float]:
-    """The fallback generator: two processes of asyncio httpx clients."""
-    code = _HTTPX_DRIVER
+    url: str,
+    authorization: str,
+    bols: list[str],
+    seconds: int,
+    connections: int,
+    processes: int = 2,
+) -> Load:
+    """`processes` processes of asyncio httpx clients, `connections` in all."""
     procs = [
         subprocess.Popen(
             [
                 sys.executable,
                 "-c",
-                code,
-                service.url,
-                token,
+                _HTTPX_DRIVER,
+                url,
+                authorization,
                 json.dumps(bols),
                 str(seconds),
-                str(max(1, connections // 2)),
+                str(max(1, connections // processes)),
             ],
             stdout=subprocess.PIPE,
             text=True,
         )
-        for _ in range(2)
+        for _ in range(processes)
     ]
     accepted = refused = 0
+    client_cpu = 0.0
     for proc in procs:
         out, _ = proc.communicate()
-        ok, bad = out.split()
+        ok, bad, cpu = out.split()
         accepted += int(ok)
         refused += int(bad)
-    return accepted, refused, float(seconds)
+        client_cpu += float(cpu)
+    return Load(accepted, refused, float(seconds), client_cpu)
 
 
 _HTTPX_DRIVER = """
 import asyncio, json, sys, time
 from datetime import UTC, datetime
 import httpx
-url, token, bols = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+url, authorization, bols = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 seconds, conns = float(sys.argv[4]), int(sys.argv[5])
 stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 counts = [0, 0]
-async def one(client, i):
-    end = time.monotonic() + seconds
+async def one(client, i, end):
     n = i
     while time.monotonic() < end:
         n += conns
@@ -268,40 +398,47 @@ async def one(client, i):
         r = await client.post("/services/carrier-push/v1/tracking-updates", json=body)
         counts[0 if r.status_code == 202 else 1] += 1
 async def main():
-    async with httpx.AsyncClient(base_url=url, headers={"Authorization": "Bearer " + token},
+    async with httpx.AsyncClient(base_url=url, headers={"Authorization": authorization},
                                  limits=httpx.Limits(max_connections=conns), timeout=30) as c:
-        await asyncio.gather(*(one(c, i) for i in range(conns)))
+        end = time.monotonic() + seconds
+        await asyncio.gather(*(one(c, i, end) for i in range(conns)))
+cpu = time.process_time()
 asyncio.run(main())
-print(counts[0], counts[1])
+print(counts[0], counts[1], time.process_time() - cpu)
 """
 
 
-def wait_processed(database_url: str, timeout: float) -> tuple[list[float], dict[str, int]]:
-    """Seconds from acceptance to processing of every push, once none is pending, and the
-    number of pushes by status."""
+def push_counts(engine: Engine) -> dict[str, int]:
+    """Stored pushes by status."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(PushIngestion.status, func.count()).group_by(PushIngestion.status)
+        ).all()
+    return {status: count for status, count in rows}
+
+
+def wait_processed(
+    database_url: str, timeout: float, since: datetime | None = None
+) -> tuple[list[float], dict[str, int]]:
+    """Seconds from acceptance to processing of every push (received `since`), once none is
+    pending, and the number of pushes by status."""
     engine = create_engine(database_url)
     deadline = time.monotonic() + timeout
     try:
-        while True:
-            with engine.connect() as conn:
-                pending = conn.scalar(
-                    select(func.count())
-                    .select_from(PushIngestion)
-                    .where(PushIngestion.status == "PENDING")
-                )
-            if not pending or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
+        while push_counts(engine).get("PENDING") and time.monotonic() < deadline:
+            time.sleep(0.2)
         with engine.connect() as conn:
-            rows = conn.execute(
-                select(PushIngestion.received_at, PushIngestion.processed_at, PushIngestion.status)
-            ).all()
+            query = select(
+                PushIngestion.received_at, PushIngestion.processed_at, PushIngestion.status
+            )
+            if since is not None:
+                query = query.where(PushIngestion.received_at >= since)
+            rows = conn.execute(query).all()
     finally:
         engine.dispose()
     statuses: dict[str, int] = {}
     for row in rows:
         statuses[row.status] = statuses.get(row.status, 0) + 1
-    print(f"ingestions by status: {statuses}")
     latencies = [
         (row.processed_at - row.received_at).total_seconds()
         for row in rows
@@ -333,21 +470,137 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+@dataclass
+class Phase:
+    """One generator against the minimal app, then against the service."""
+
+    name: str
+    floor: Load
+    floor_cpu_ms: float  # the minimal app's CPU per request
+    ours: Load
+    service_cpu_ms: float  # acceptance and processing, per accepted push
+    lost: int  # 202s not stored, or stored and not applied
+    latency_p95_ms: float
+    load: float
+
+
+Driver = Callable[[str, str, int], Load]
+
+
+class Bench:
+    """The service, the minimal app and the pushes' database, for one run."""
+
+    def __init__(
+        self,
+        service: Service,
+        floor: Service,
+        tenant: str,
+        token: str,
+        bols: list[str],
+        seconds: int,
+    ) -> None:
+        self.service = service
+        self.tenant = tenant
+        self.token = token
+        self.floor = floor
+        self.bearer = f"Bearer {token}"
+        self.bols = bols
+        self.engine = create_engine(service.database_url)
+        self.seconds = seconds
+
+    def phase(
+        self, name: str, drive: Driver, authorization: str | None = None, rounds: int = 2
+    ) -> Phase:
+        """`drive(url, authorization, seconds)` against the minimal app, then against the
+        service, in `rounds` turns (so that a burst of other load falls on both alike)."""
+        authorization = authorization or self.bearer
+        load = load_average()
+        seconds = max(1, self.seconds // rounds)
+        floor = ours = Load(0, 0, 0.0, 0.0)
+        floor_cpu = service_cpu = 0.0
+        since = datetime.now(UTC)
+        counts_before = push_counts(self.engine)
+        for _ in range(rounds):
+            before = cpu_seconds(self.floor.process.pid)
+            floor += drive(self.floor.url, authorization, seconds)
+            floor_cpu += cpu_seconds(self.floor.process.pid) - before
+            before = cpu_seconds(self.service.process.pid)
+            ours += drive(self.service.url, authorization, seconds)
+            # Until the pushes are applied: the CPU per push is acceptance and processing.
+            latencies, _ = wait_processed(self.service.database_url, timeout=120, since=since)
+            service_cpu += cpu_seconds(self.service.process.pid) - before
+        counts = push_counts(self.engine)
+        stored = sum(counts.values()) - sum(counts_before.values())
+        processed = counts.get("PROCESSED", 0) - counts_before.get("PROCESSED", 0)
+        lost = max(0, ours.accepted - stored) + stored - processed
+        phase = Phase(
+            name,
+            floor,
+            floor_cpu / max(floor.accepted, 1) * 1000,
+            ours,
+            service_cpu / max(stored, 1) * 1000,
+            lost,
+            percentile(latencies, 0.95) * 1000 if latencies else float("nan"),
+            load,
+        )
+        print(describe(phase), flush=True)
+        return phase
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def describe(phase: Phase) -> str:
+    return (
+        f"{phase.name}: service {phase.ours.per_second:,.0f}/s ({phase.ours.refused} refused, "
+        f"{phase.lost} lost), minimal app {phase.floor.per_second:,.0f}/s "
+        f"= {phase.ours.per_second / max(phase.floor.per_second, 1e-9):.2f}x; service CPU "
+        f"{phase.service_cpu_ms:.2f} ms per push (minimal app {phase.floor_cpu_ms:.2f} ms); "
+        f"client CPU {phase.ours.client_cpu_per_request_ms:.2f} ms per request; processing "
+        f"p95 {phase.latency_p95_ms:.0f} ms; load average {phase.load:.1f}"
+    )
+
+
+def throughput_figure(phase: Phase, *, limit: float | None) -> Figure:
+    return Figure(
+        "push",
+        f"durable pushes accepted per second, {phase.name}",
+        phase.ours.per_second,
+        unit="/s",
+        baseline=phase.floor.per_second,
+        baseline_what=MINIMAL_202,
+        limit=limit,
+        min_ratio=0.5,
+        higher_is_better=True,
+        load=phase.load,
+        note=(
+            f"service CPU {phase.service_cpu_ms:.2f} ms per push, client "
+            f"{phase.ours.client_cpu_per_request_ms:.2f} ms"
+        ),
+    )
+
+
+def keep_alive_figures(service: Service, token: str, work: Path, repeat: int) -> list[Figure]:
+    """bench_tracking's keep-alive GET /health and small list beside the minimal FastAPI app
+    (issue 18: within 1.5x), on this benchmark's service."""
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=service.url, headers=headers, timeout=30) as http:
+        figures = against_minimal_app(http, work, repeat)
+    return [replace(figure, bench="push") for figure in figures]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shipments", type=int, default=200)
     parser.add_argument("--seconds", type=int, default=20)
-    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--connections", type=int, default=64, help="wrk's connections")
+    parser.add_argument("--httpx-connections", type=int, default=32)
     parser.add_argument("--database", help="a PostgreSQL URL (default: a fresh SQLite file)")
     parser.add_argument(
         "--postgres", action="store_true", help="start a throwaway PostgreSQL (initdb) and use it"
     )
-    parser.add_argument("--generator", choices=["auto", "wrk", "httpx"], default="auto")
-    parser.add_argument(
-        "--gc-tuned",
-        action="store_true",
-        help="start the service with gc.freeze() and gc.set_threshold(20000, 10, 10)",
-    )
+    parser.add_argument("--explain", action="store_true", help="the runs of the docstring too")
+    parser.add_argument("--repeat", type=int, default=200, help="keep-alive requests of each")
     parser.add_argument(
         "--event-every",
         type=int,
@@ -355,8 +608,11 @@ def main() -> int:
         help="every Nth push also carries a stop arrival or departure (wrk only; 0: none)",
     )
     args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        print("wrk is needed (apt-get install wrk)", file=sys.stderr)
+        return 2
 
-    data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-push-"))
+    work = Path(tempfile.mkdtemp(prefix="fd-bench-push-"))
     postgres = None
     if args.postgres:
         from tests.support import PostgresServer
@@ -364,62 +620,111 @@ def main() -> int:
         postgres = PostgresServer()
         postgres.start()
         args.database = postgres.create_database()
-    database_url = args.database or f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
+    database_url = args.database or f"sqlite:///{work / 'data' / 'freightdesk.sqlite3'}"
     if database_url.startswith("postgresql://"):
         database_url = "postgresql+psycopg://" + database_url.removeprefix("postgresql://")
-    service = start_service(data_dir, database_url, gc_tuned=args.gc_tuned)
+    database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
+    phases: list[Phase] = []
+    figures: list[Figure] = []
     try:
-        token = cli_tenant_token(
-            service.url,
-            f"bench-{int(time.time())}",
-            ["--data-dir", str(data_dir), "--database", database_url],
-        )
-        bols = make_shipments(service, token, args.shipments) if args.shipments else ["NO-MATCH"]
-        use_wrk = args.generator == "wrk" or (
-            args.generator == "auto" and shutil.which("wrk") is not None
-        )
-        wait_idle(service.process.pid)
-        print(f"driving load for {args.seconds} s at {service.url}", flush=True)
-        cpu_before = cpu_seconds(service.process.pid)
-        if use_wrk:
-            accepted, refused, elapsed = drive_with_wrk(
-                service, token, bols, args.seconds, args.connections, args.event_every
-            )
-        else:
-            accepted, refused, elapsed = drive_with_httpx(
-                service, token, bols, args.seconds, args.connections
-            )
-        latencies, _ = wait_processed(database_url, timeout=60)
-        service_cpu = cpu_seconds(service.process.pid) - cpu_before
+        with minimal_202() as floor:
+            phases += run_service(work / "data", database_url, floor, args, figures)
+            if args.explain and database == "SQLite":
+                full = f"sqlite:///{work / 'full' / 'freightdesk.sqlite3'}"
+                args.explain = "full-sync"
+                phases += run_service(work / "full", full, floor, args, figures)
     finally:
-        service.process.terminate()
-        service.process.wait(timeout=30)
-        shutil.rmtree(data_dir, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
         if postgres is not None:
             postgres.stop()
 
-    database = "PostgreSQL" if database_url.startswith("postgresql") else "SQLite"
     print(
-        f"\n{database}, {args.shipments} shipments, {args.connections} connections, "
-        f"generator {'wrk' if use_wrk else 'httpx'}, {os.cpu_count()} cores, "
-        f"events: {f'every {args.event_every}th push' if args.event_every else 'none'}, "
-        f"collector: {'tuned' if args.gc_tuned else 'default'}"
+        f"\n{database}, {args.shipments} shipments, {os.cpu_count()} cores, {args.seconds} s "
+        f"per generator and target, events: "
+        f"{f'every {args.event_every}th push' if args.event_every else 'none'}"
     )
-    print(
-        f"accepted: {accepted} in {elapsed:.1f} s = {accepted / elapsed:.0f}/s; refused {refused}"
-    )
-    print(
-        f"service CPU: {service_cpu:.1f} s = {service_cpu / max(accepted, 1) * 1e6:.0f} us "
-        "per push, acceptance and processing together"
-    )
-    if latencies:
-        print(
-            "processing latency: "
-            f"p50 {statistics.median(latencies) * 1000:.0f} ms, "
-            f"p95 {percentile(latencies, 0.95) * 1000:.0f} ms, "
-            f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} pushes"
+    for phase in phases:
+        print(describe(phase))
+    lost = sum(p.lost for p in phases)
+    figures.append(
+        Figure(
+            "push",
+            "202s not stored or not applied, all runs",
+            float(lost),
+            unit="pushes",
+            limit=0,
         )
-    return 0
+    )
+    publish(figures)
+    return 1 if lost else 0
+
+
+def run_service(
+    data_dir: Path,
+    database_url: str,
+    floor: Service,
+    args: argparse.Namespace,
+    figures: list[Figure],
+) -> list[Phase]:
+    full_sync = args.explain == "full-sync"
+    service = start_service(data_dir, database_url, full_sync=full_sync)
+    cli = ["--data-dir", str(data_dir), "--database", database_url]
+    try:
+        name = f"bench-{int(time.time())}"
+        token = cli_tenant_token(service.url, name, cli)
+        bols = make_shipments(service, token, args.shipments) if args.shipments else ["NO-MATCH"]
+        wait_idle(service.process.pid)
+        # What a push figure counted from the start would include (the OpenAPI document,
+        # the collector's settling, the tenant and shipments made here).
+        start_cpu = cpu_seconds(service.process.pid)
+        print(f"service CPU from its start until idle: {start_cpu:.1f} s", flush=True)
+        run = Bench(service, floor, name, token, bols, args.seconds)
+        try:
+            phases = phases_of(run, args, figures, full_sync)
+        finally:
+            run.close()
+        if not full_sync:
+            figures.extend(keep_alive_figures(service, token, data_dir / "minimal", args.repeat))
+        return phases
+    finally:
+        stop(service.process)
+
+
+def phases_of(
+    run: Bench, args: argparse.Namespace, figures: list[Figure], full_sync: bool
+) -> list[Phase]:
+    bols = run.bols
+    database = "PostgreSQL" if run.service.database_url.startswith("postgresql") else "SQLite"
+
+    def wrk(url: str, authorization: str, seconds: int) -> Load:
+        return drive_with_wrk(url, authorization, bols, seconds, args.connections, args.event_every)
+
+    def pool(url: str, authorization: str, seconds: int) -> Load:
+        return drive_with_httpx(url, authorization, bols, seconds, args.httpx_connections)
+
+    def single(url: str, authorization: str, seconds: int) -> Load:
+        return drive_with_httpx(url, authorization, bols, seconds, 32, processes=1)
+
+    if full_sync:
+        phase = run.phase(f"wrk {args.connections} connections, SQLite synchronous=FULL", wrk)
+        figures.append(throughput_figure(phase, limit=None))
+        return [phase]
+    phases = []
+    phase = run.phase(f"wrk {args.connections} connections, {database}", wrk)
+    figures.append(throughput_figure(phase, limit=1000))
+    phases.append(phase)
+    phase = run.phase(f"httpx 2 processes {args.httpx_connections} connections, {database}", pool)
+    figures.append(throughput_figure(phase, limit=None))
+    phases.append(phase)
+    if args.explain:
+        phase = run.phase(f"httpx 1 process 32 connections, {database}", single)
+        figures.append(throughput_figure(phase, limit=None))
+        phases.append(phase)
+        basic = "Basic " + base64.b64encode(f"{run.tenant}:bench".encode()).decode()
+        phase = run.phase(f"wrk, HTTP Basic on every push, {database}", wrk, basic)
+        figures.append(throughput_figure(phase, limit=None))
+        phases.append(phase)
+    return phases
 
 
 if __name__ == "__main__":
