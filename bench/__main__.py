@@ -1,12 +1,14 @@
 """Every benchmark in its quick form, and one table of their figures.
 
     python -m bench [all] [--quick] [--only NAME,...] [--skip NAME,...] [--markdown]
+                    [--write-docs]
 
 Each benchmark runs as its own process (`python -m bench.<name> <quick options>`), one after
 another, with a time limit; a benchmark that hands its figures to `bench.report.publish`
 has them gathered here (figure, baseline, ratio, target, met, load average). A benchmark not
 yet reporting in that form gets a row saying how it ended, and its own output is kept in the
 log directory. The long forms stay: run `python -m bench.<name>` with its own options.
+`--write-docs` writes the table into docs/performance.md (see bench/docs.py).
 
 Heavy data (the tracking benchmark's 1 GB database) is seeded once under /tmp and reused, so
 the first run takes longer than the next.
@@ -23,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.docs import DOCS, Run, write
 from bench.report import FIGURES_ENV, Figure, load_average, read, table
 
 
@@ -103,6 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", help="comma-separated names to leave out")
     parser.add_argument("--markdown", action="store_true", help="the table as Markdown too")
     parser.add_argument("--log-dir", help="where each benchmark's output is kept")
+    parser.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="write the table into docs/performance.md (bench/docs.py)",
+    )
     args = parser.parse_args(argv)
 
     def names(option: str | None) -> set[str]:
@@ -134,16 +142,30 @@ def main(argv: list[str] | None = None) -> int:
             continue
         figures.extend(run(bench, not args.long, log_dir, left))
     minutes = (time.perf_counter() - started) / 60
+    outcome = Run(
+        figures,
+        commit,
+        bool(dirty),
+        minutes,
+        load_before,
+        load_average(),
+        os.cpu_count() or 0,
+        not args.long,
+    )
+    outcome.save(log_dir)
     print()
     print(table(figures))
     print(
         f"commit {commit}{' (with uncommitted changes)' if dirty else ''}; "
-        f"{minutes:.1f} min; load average {load_before:.1f} before, {load_average():.1f} after, "
-        f"on {os.cpu_count()} cores; logs in {log_dir}"
+        f"{minutes:.1f} min; load average {load_before:.1f} before, {outcome.load_after:.1f} "
+        f"after, on {outcome.cores} cores; logs in {log_dir}"
     )
     if args.markdown:
         print()
         print(table(figures, markdown=True))
+    if args.write_docs:
+        write(outcome)
+        print(f"figures written into {DOCS}")
     return 0
 
 
