@@ -294,6 +294,119 @@ def bench_shipment(app: QApplication, samples: int) -> list[Figure]:
     ]
 
 
+def seed_tracks(data_dir: Path, sizes: list[int]) -> tuple[str, str, list[str]]:
+    """A database in `data_dir` with one truckload per size in `sizes`, each with that many
+    road positions; returns the client id, its secret and the shipments' ids. Seeded once
+    and reused while the sizes are the same (seeding 200,000 positions takes 10 to 30 s)."""
+    import json
+    import shutil
+
+    marker = data_dir / "bench-maps.json"
+    if marker.exists() and (saved := json.loads(marker.read_text()))["sizes"] == sizes:
+        return saved["clientId"], saved["secret"], saved["ids"]
+    shutil.rmtree(data_dir, ignore_errors=True)
+    data_dir.mkdir(parents=True)
+    from freightdesk.models.tracking import TrackedShipmentInput
+    from freightdesk.server.app import build_context
+    from freightdesk.server.db import transaction
+    from freightdesk.server.domain import shipments as store
+    from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+    from freightdesk.server.settings import ServerSettings, sqlite_url
+
+    context = build_context(
+        ServerSettings(data_dir=data_dir, database_url=sqlite_url(data_dir / "freightdesk.sqlite3"))
+    )
+    try:
+        with transaction(context.sessions) as session:
+            tenant = ensure_tenant(session, "bench-maps", "bench-admin", "bench-password").tenant
+            app, secret = create_client_app(session, tenant.id, "bench")
+            tenant_id, client_id = tenant.id, app.id
+        ids: list[str] = []
+        for n, size in enumerate(sizes):
+            body = TrackedShipmentInput.model_validate(
+                {"identifiers": [{"type": "PRO", "value": f"MAP{n:05d}"}]}
+            )
+            with transaction(context.sessions) as session:
+                (made,) = store.create_shipments(session, tenant_id, [body])
+                store.add_positions_bulk(session, {made: road_track(size, 20 + n)}, "TL")
+            ids.append(made)
+    finally:
+        context.engine.dispose()
+    marker.write_text(
+        json.dumps({"sizes": sizes, "clientId": client_id, "secret": secret, "ids": ids})
+    )
+    return client_id, secret, ids
+
+
+def bench_served(app: QApplication, samples: int) -> list[Figure]:
+    """As the app shows a shipment's map: its history read from the local service (which
+    answers at most its limit of positions, down-sampled) and drawn in the open map.
+    Two shipments of 100,000 stored positions take turns with two of 100 (the baseline)."""
+    import tempfile
+
+    from bench.bench_tracking import serve
+
+    data_dir = Path(tempfile.gettempdir()) / "freightdesk-bench-maps-served"
+    began = time.perf_counter()
+    client_id, secret, ids = seed_tracks(data_dir, [100_000, 100_000, 100, 100])
+    print(f"2 x 100,000 and 2 x 100 positions ready in {time.perf_counter() - began:.1f} s")
+    with serve(data_dir) as (url, _started, _pid):
+        for _ in range(600):  # until it answers
+            try:
+                httpx.get(f"{url}/health", timeout=2).raise_for_status()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        view = ShipmentMapView(None, tiles=OFFLINE)
+        view.resize(1000, 700)
+        view.show()
+        wait_for(app, lambda: view.is_ready)
+        drawn: dict[str, int] = {}
+        answered: dict[str, list[float]] = {i: [] for i in ids}
+        with client_of(url, client_id, secret) as http:
+
+            def show(shipment_id: str) -> int:
+                asked = time.perf_counter()
+                answer = http.get(f"/api/v4/shipments/{shipment_id}/tracking/history")
+                answered[shipment_id].append(time.perf_counter() - asked)
+                history = TrackingHistory.model_validate_json(answer.content)
+                drawn[shipment_id] = len(history.positions)
+                return view.show_history(history)
+
+            show(ids[2])  # not counted: the first request opens the connection
+            big: list[float] = []
+            small: list[float] = []
+            for n in range(samples):
+                big.append(painted_after(app, view, lambda i=ids[n % 2]: show(i)))
+                small.append(painted_after(app, view, lambda i=ids[2 + n % 2]: show(i)))
+        discard(view)
+    service = statistics.median(answered[ids[0]] + answered[ids[1]]) * 1000
+    print(
+        f"the service's answer: 100,000 stored, median {service:.0f} ms; 100 stored, median "
+        f"{statistics.median(answered[ids[2]][1:] + answered[ids[3]]) * 1000:.0f} ms"
+    )
+    print(
+        f"100,000 stored positions, from the service to the open map: median "
+        f"{statistics.median(big) * 1000:.0f} ms, p95 {_p95(big) * 1000:.0f} ms "
+        f"({drawn[ids[0]]:,} positions answered); 100 stored: median "
+        f"{statistics.median(small) * 1000:.0f} ms, p95 {_p95(small) * 1000:.0f} ms"
+    )
+    return [
+        Figure(
+            "maps",
+            f"a shipment of 100,000 positions from the service to the open map, p95 of {samples}",
+            _p95(big) * 1000,
+            baseline=_p95(small) * 1000,
+            baseline_what="the same, 100 positions",
+            limit=500,
+            note=(
+                f"median {statistics.median(big) * 1000:.0f} ms; the service answers "
+                f"{drawn[ids[0]]:,} of them in {service:.0f} ms (median)"
+            ),
+        )
+    ]
+
+
 def fleet_rows(count: int) -> tuple[list[SummaryRow], dict[str, LatestPosition]]:
     rng = random.Random(5)
     rows, positions = [], {}
@@ -638,7 +751,9 @@ def main() -> None:
         "--samples", type=int, default=20, help="shows of each size in the open map"
     )
     parser.add_argument(
-        "--only", choices=["simplify", "shipment", "fleet", "query", "open"], action="append"
+        "--only",
+        choices=["simplify", "shipment", "served", "fleet", "query", "open"],
+        action="append",
     )
     parser.add_argument(
         "--busy", action="store_true", help="the `open` part with every core kept busy"
@@ -650,7 +765,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.open_child:
         open_child(args.open_child[0], Path(args.open_child[1]))
-    parts = set(args.only or ["simplify", "shipment", "fleet", "query", "open"])
+    parts = set(args.only or ["simplify", "shipment", "served", "fleet", "query", "open"])
     if args.skip_query:
         parts.discard("query")
     figures: list[Figure] = []
@@ -659,6 +774,8 @@ def main() -> None:
     app = QApplication([])
     if "shipment" in parts:
         figures += bench_shipment(app, args.samples)
+    if "served" in parts:
+        figures += bench_served(app, args.samples)
     if "fleet" in parts:
         figures += bench_fleet(app, args.repeat)
     if "query" in parts:
