@@ -24,6 +24,7 @@ from freightdesk.server.demo import DEMO_TENANT_NAME, DemoCredentials, commerce,
 from freightdesk.server.demo.geography import PLACES, distance_km
 from freightdesk.server.demo.itineraries import ShipmentPlan, floor_hour
 from freightdesk.server.demo.lanes import SITES
+from freightdesk.server.demo.partners import PARTNER_NAME, SHARED_WITH_DEMO, SHARED_WITH_PARTNER
 from freightdesk.server.demo.portfolio import plan_shipments
 from freightdesk.server.domain.lifecycle import can_move
 from freightdesk.server.domain.tenants import ensure_tenant
@@ -79,8 +80,10 @@ def demo() -> Iterator[Demo]:
 
 def test_the_client_lists_hundreds_of_shipments_of_every_mode(demo: Demo) -> None:
     summaries = demo.summaries
-    # The planned shipments, and those the demo's accepted bookings track.
-    assert len(summaries) == len(demo.plans) + commerce.BOOKED_SHIPMENTS >= 300
+    # The planned shipments, those the demo's accepted bookings track, and those its partner
+    # shares with it.
+    assert len(summaries) == len(demo.plans) + commerce.BOOKED_SHIPMENTS + SHARED_WITH_DEMO
+    assert len(summaries) >= 300
     modes = Counter(s["mode"] for s in summaries)
     assert set(modes) == {"TL", "LTL", "PARCEL", "RAIL", "OCEAN", "AIR"}
     states = Counter(s["currentState"] for s in summaries)
@@ -103,7 +106,9 @@ def test_a_second_run_changes_nothing(demo: Demo) -> None:
     assert seed_demo(context, seed=8) is None
     with context.sessions() as session:
         assert session.scalar(select(func.count()).select_from(Shipment)) == before
-        assert session.scalar(select(func.count()).select_from(Tenant)) == 1
+        assert (
+            session.scalar(select(func.count()).select_from(Tenant)) == 2
+        )  # the demo and its partner
 
 
 def test_a_database_with_a_tenant_gets_no_demo() -> None:
@@ -269,9 +274,27 @@ def test_stop_locations_push_configurations_and_account_groups(demo: Demo) -> No
     assert any(n in ids for n in named if n)
 
 
-def test_the_tenant_is_the_demo_tenant(demo: Demo) -> None:
+def test_the_tenants_are_the_demo_tenant_and_its_partner(demo: Demo) -> None:
     with demo.service.context.sessions() as session:
-        assert list(session.scalars(select(Tenant.name))) == [DEMO_TENANT_NAME]
+        names = list(session.scalars(select(Tenant.name).order_by(Tenant.id)))
+    assert names == [DEMO_TENANT_NAME, PARTNER_NAME]
+
+
+def test_the_sharing_tab_has_rows_both_ways(demo: Demo) -> None:
+    """The partner shares its moves with the demo ("Shared with you by ..."), and follows
+    some of the demo's road moves (a recipient on their Sharing tab)."""
+    theirs = [s for s in demo.summaries if s.get("sharedBy")]
+    assert len(theirs) == SHARED_WITH_DEMO
+    assert {s["sharedBy"]["tenantName"] for s in theirs} == {PARTNER_NAME}
+    followed = []
+    for summary in demo.summaries:
+        if summary["mode"] in ("TL", "LTL") and not summary.get("sharedBy"):
+            history = demo.http.get(f"/api/v4/shipments/{summary['id']}/tracking/history")
+            recipients = (history.json().get("sharingContext") or {}).get("recipients", [])
+            if [r["tenantName"] for r in recipients] == [PARTNER_NAME]:
+                followed.append(summary["currentState"])
+    assert len(followed) == SHARED_WITH_PARTNER
+    assert set(followed) <= {"IN_TRANSIT", "AT_STOP"}
 
 
 def _time(text: object) -> datetime:

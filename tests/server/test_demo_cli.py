@@ -21,7 +21,7 @@ import httpx
 from sqlalchemy import Engine, func, select
 
 from freightdesk.server.db import make_engine
-from freightdesk.server.demo import DEMO_TENANT_NAME, commerce
+from freightdesk.server.demo import DEMO_TENANT_NAME, commerce, partners
 from freightdesk.server.demo.lanes import OWN_SITES
 from freightdesk.server.demo.portfolio import ACCOUNT_GROUPS, COUNTS, plan_shipments
 from freightdesk.server.demo.progress import DEMO_SHIPMENTS
@@ -193,8 +193,9 @@ def test_a_fresh_start_answers_at_once_and_the_demo_fills_in_while_it_answers() 
             )
         total = seen[-1]["shipmentsTotal"]
         assert seen[-1] == {"state": "ready", "shipmentsReady": total, "shipmentsTotal": total}
-        # The demo's planned shipments and those its accepted bookings track.
-        assert total == sum(COUNTS.values()) + commerce.BOOKED_SHIPMENTS == DEMO_SHIPMENTS
+        # The demo's planned shipments, those its accepted bookings track, and its partner's.
+        planned = sum(COUNTS.values()) + commerce.BOOKED_SHIPMENTS + partners.SHARED_WITH_DEMO
+        assert total == planned == DEMO_SHIPMENTS
         readies = [s["shipmentsReady"] for s in seen]
         assert readies == sorted(readies)  # never backwards
         assert any(0 < ready < total for ready in readies)  # seen while it filled in
@@ -225,7 +226,7 @@ def test_a_seeding_killed_half_way_is_finished_by_the_next_start_without_duplica
         assert stored["documents"] == stored["planned documents"]
         assert stored["stop locations"] == len(OWN_SITES)
         assert stored["account groups"] == len(ACCOUNT_GROUPS)
-        assert stored["tenants"] == [DEMO_TENANT_NAME]
+        assert stored["tenants"] == [DEMO_TENANT_NAME, partners.PARTNER_NAME]
         assert stored["commerce"] == {
             "rate requests": 10,
             "bookings": 7,
@@ -248,7 +249,9 @@ def _planned_identifiers(data_dir: Path) -> list[str]:
             seed, anchor = connection.execute(select(DemoSeeding.seed, DemoSeeding.anchor)).one()
     finally:
         engine.dispose()
-    return sorted(plan.identifiers[0][1] for plan in plan_shipments(seed, anchor))
+    # The demo's own plans and its partner's moves (shared with the demo).
+    plans = plan_shipments(seed, anchor) + partners.partner_plans(seed, anchor)
+    return sorted(plan.identifiers[0][1] for plan in plans)
 
 
 def _stored(data_dir: Path) -> dict[str, Any]:
@@ -285,7 +288,9 @@ def _stored(data_dir: Path) -> dict[str, Any]:
                 ),
                 "stop locations": count(StopLocationRow),
                 "account groups": count(AccountGroupRow),
-                "tenants": list(connection.execute(select(Tenant.name)).scalars()),
+                "tenants": list(
+                    connection.execute(select(Tenant.name).order_by(Tenant.id)).scalars()
+                ),
             }
     finally:
         engine.dispose()

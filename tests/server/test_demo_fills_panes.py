@@ -20,7 +20,7 @@ from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.packaging import PackageStatus
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
-from freightdesk.server.demo import commerce
+from freightdesk.server.demo import commerce, partners
 from freightdesk.server.demo.portfolio import COUNTS, plan_shipments
 from freightdesk.server.demo.progress import (
     DEMO_SHIPMENTS,
@@ -48,7 +48,8 @@ DEALS = 10  # commerce._DEALS: every rate request of the demo
 
 
 def test_the_status_counts_the_shipments_of_the_accepted_bookings() -> None:
-    assert sum(COUNTS.values()) + commerce.BOOKED_SHIPMENTS == DEMO_SHIPMENTS
+    shared = partners.SHARED_WITH_DEMO
+    assert sum(COUNTS.values()) + commerce.BOOKED_SHIPMENTS + shared == DEMO_SHIPMENTS
 
 
 def test_a_fresh_serve_demo_lists_quotes_bookings_of_every_status_packages_and_rail() -> None:

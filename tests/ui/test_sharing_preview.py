@@ -14,7 +14,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
+from sqlalchemy import select
 
+from freightdesk.server.demo.partners import PARTNER_NAME, SHARED_WITH_PARTNER
+from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import Shipment, ShipmentShare
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.public_view import GONE, WITHHELD
 from freightdesk.service.session import AppSession
@@ -57,16 +61,34 @@ async def connected(
 
 
 def _under_way(http: httpx.Client) -> dict[str, Any]:
-    """A demo shipment with a few events reported and stops still to come (its history)."""
+    """A demo shipment with a few events reported and stops still to come, shared with
+    nobody (its history)."""
     found = http.post("/api/v4/shipments/search", params={"pageSize": 200}, json={})
     assert found.status_code == 200, found.text
     for summary in found.json()["results"]:
         if summary["currentState"] != "IN_TRANSIT" or summary.get("sharedBy"):
             continue
         history = http.get(f"/api/v4/shipments/{summary['id']}/tracking/history").json()
-        if len([e for e in history["events"] if e.get("type") != "ETA"]) >= 2:
+        shared = (history.get("sharingContext") or {}).get("recipients")
+        if not shared and len([e for e in history["events"] if e.get("type") != "ETA"]) >= 2:
             return dict(history)
     raise AssertionError("the demo has no shipment under way among its first 200")
+
+
+def _shared(demo: Demo) -> tuple[str, str]:
+    """A demo shipment the partner follows, and one the partner shares with the demo."""
+    with demo.service.context.sessions() as session:
+        partner = session.scalar(select(Tenant.id).where(Tenant.name == PARTNER_NAME))
+        rows = session.execute(
+            select(Shipment.id, Shipment.tenant_id)
+            .join(ShipmentShare, ShipmentShare.shipment_pk == Shipment.pk)
+            .where(ShipmentShare.revoked_at.is_(None), Shipment.deleted_at.is_(None))
+            .order_by(Shipment.pk)
+        ).all()
+    ours = [str(shipment) for shipment, owner in rows if owner != partner]
+    theirs = [str(shipment) for shipment, owner in rows if owner == partner]
+    assert len(ours) == SHARED_WITH_PARTNER and theirs
+    return ours[0], theirs[0]
 
 
 async def _open_sharing(qtbot: QtBot, window: QWidget, shipment_id: str) -> SharingTab:
@@ -125,15 +147,22 @@ async def test_the_preview_shows_what_the_link_shows(
     assert dialog.reported.text().startswith(said), dialog.reported.text()
     assert dialog.next_stop.text() != "No route"
     assert dialog.eta.text()
-    # The owner's business data is not in the preview, and the preview says so.
+    # The owner's business data is not in the preview (a value the link's answer has
+    # elsewhere, a customer named as a stop, may show there), and the preview says so.
+    public = await asyncio.to_thread(demo_http.get, tab.link.text())
     shown = " ".join(
         [dialog.identifiers.text(), dialog.reported.text()]
         + [dialog.events.item(r, c).text() for r in range(dialog.events.rowCount()) for c in (0, 3)]
+        + _column(dialog.stops, 0)
     )
-    for attribute in shipment.get("attributes", []):
-        for value in attribute.get("values") or [attribute.get("value")]:
-            if value and len(value) > 3:
-                assert value not in shown, value
+    private = [
+        value
+        for attribute in history["shipment"]["attributes"]
+        for value in (attribute.get("values") or [attribute.get("value")])
+        if value and value not in public.text
+    ]
+    assert private, "the shipment has attributes the link does not carry"
+    assert [value for value in private if value in shown] == []
     withheld = dialog.findChild(QWidget, "previewWithheld")
     assert withheld is not None and withheld.text() == WITHHELD  # type: ignore[attr-defined]
     # Closed with its button; the tab stays as it was.
@@ -160,3 +189,25 @@ async def test_a_link_that_shows_nothing_any_more_says_so(
     assert tab.message.text() == GONE
     assert tab.message.isVisible()
     assert tab.preview_dialog is None
+
+
+async def test_a_fresh_demo_has_sharing_both_ways(
+    qtbot: QtBot, demo: Demo, window: QWidget
+) -> None:
+    ours, theirs = _shared(demo)
+    tab = await _open_sharing(qtbot, window, ours)
+    assert _column(tab.recipients, 0) == [PARTNER_NAME]
+    assert tab.status.text() == ("Shared with 1 company: they follow it in their own FreightDesk.")
+    assert tab.share.isEnabled()
+
+    tab = await _open_sharing(qtbot, window, theirs)
+    await wait_until(lambda: tab.status.text().startswith("Shared with you"), DATA_SECONDS)
+    assert tab.status.text().startswith(f"Shared with you by {PARTNER_NAME} since ")
+    assert not tab.share.isEnabled()
+    # The partner's own public link: the preview shows its move too.
+    qtbot.mouseClick(tab.preview, Qt.MouseButton.LeftButton)
+    await wait_until(
+        lambda: tab.preview_dialog is not None and tab.preview_dialog.isVisible(), DATA_SECONDS
+    )
+    assert tab.preview_dialog is not None and tab.preview_dialog.stops.rowCount() >= 2
+    tab.preview_dialog.close()

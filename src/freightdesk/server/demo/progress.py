@@ -46,9 +46,10 @@ PREPARE_SERVICE = "demo_prepare"
 # How often the simulator looks whether the demo is ready.
 READY_POLL_SECONDS = 0.5
 # The demo's shipments (`portfolio.COUNTS`, too heavy to import before the service answers,
-# and the shipments of the bookings its carriers accepted, `commerce.BOOKED_SHIPMENTS`): the
-# progress has its total from the first answer; the setup step writes the real count.
-DEMO_SHIPMENTS = 302 + 2
+# the shipments of the bookings its carriers accepted, `commerce.BOOKED_SHIPMENTS`, and those
+# its partner shares with it, `partners.SHARED_WITH_DEMO`): the progress has its total from
+# the first answer; the setup step writes the real count.
+DEMO_SHIPMENTS = 302 + 2 + 3
 
 
 class Stage(StrEnum):
@@ -56,7 +57,7 @@ class Stage(StrEnum):
     SHIPMENTS = "shipments"  # the shipments, in batches
     # rate requests and quotes, bookings (the accepted ones' shipments), packages, rail legs
     COMMERCE = "commerce"
-    EXTRAS = "extras"  # documents, the co-op truck pool, yard sites
+    EXTRAS = "extras"  # documents, the co-op truck pool, yard sites, the partner company
     READY = "ready"
 
 

@@ -59,7 +59,7 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
-from freightdesk.server.demo import commerce, documents_pdf, pushes
+from freightdesk.server.demo import commerce, documents_pdf, partners, pushes
 from freightdesk.server.demo.geography import PlaceKind
 from freightdesk.server.demo.itineraries import (
     CostTier,
@@ -157,7 +157,7 @@ def continue_demo(context: ServiceContext, halt: threading.Event | None = None) 
     plans = _Plans(seed, anchor)
     try:
         if stage is Stage.SETUP:
-            total = plans.total + commerce.BOOKED_SHIPMENTS
+            total = plans.total + commerce.BOOKED_SHIPMENTS + partners.SHARED_WITH_DEMO
             if not _setup(context, tenant_id, seed, anchor, total):
                 return False
             stage = Stage.SHIPMENTS
@@ -204,6 +204,9 @@ def continue_demo(context: ServiceContext, halt: threading.Event | None = None) 
             set_feature(session, tenant, "capacityCoop", True)
             seed_vehicles(session, DEMO_VEHICLES, seed=seed, now=anchor)
             seed_yard(session, tenant_id, seed=seed, now=anchor)
+            # A partner company, so that the Sharing tab has rows on a first run.
+            shared = partners.seed_partner(session, tenant_id, seed, anchor, add_planned_shipments)
+            progress.shipments_ready = ready + shared
             progress.stage = Stage.READY.value
             progress.finished_at = utcnow()
     except _Halted:
