@@ -11,17 +11,21 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTableWidget, QWidget
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QMenu, QMessageBox, QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
+from freightdesk.server.demo import DEMO_TENANT_NAME
 from freightdesk.server.demo.partners import PARTNER_NAME, SHARED_WITH_PARTNER
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment, ShipmentShare
+from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.public_view import GONE, WITHHELD
 from freightdesk.service.session import AppSession
+from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
@@ -73,6 +77,13 @@ def _under_way(http: httpx.Client) -> dict[str, Any]:
         if not shared and len([e for e in history["events"] if e.get("type") != "ETA"]) >= 2:
             return dict(history)
     raise AssertionError("the demo has no shipment under way among its first 200")
+
+
+def _demo_tenant_uuid(demo: Demo) -> str:
+    with demo.service.context.sessions() as session:
+        found = session.scalar(select(Tenant.uuid).where(Tenant.name == DEMO_TENANT_NAME))
+    assert found is not None
+    return str(found)
 
 
 def _shared(demo: Demo) -> tuple[str, str]:
@@ -196,6 +207,12 @@ async def test_a_fresh_demo_has_sharing_both_ways(
 ) -> None:
     ours, theirs = _shared(demo)
     tab = await _open_sharing(qtbot, window, ours)
+    # The user's own company id, for a partner to share with: copied.
+    own = _demo_tenant_uuid(demo)
+    await wait_until(lambda: tab.company_id.text() == own, DATA_SECONDS)
+    qtbot.mouseClick(tab.copy_company_id, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == own
+    assert tab.message.text() == f"Your company id ({DEMO_TENANT_NAME}) copied"
     assert _column(tab.recipients, 0) == [PARTNER_NAME]
     assert tab.status.text() == ("Shared with 1 company: they follow it in their own FreightDesk.")
     assert tab.share.isEnabled()
@@ -211,3 +228,33 @@ async def test_a_fresh_demo_has_sharing_both_ways(
     )
     assert tab.preview_dialog is not None and tab.preview_dialog.stops.rowCount() >= 2
     tab.preview_dialog.close()
+
+
+async def test_about_names_the_users_company_and_its_id(
+    qtbot: QtBot,
+    demo: Demo,
+    connected: tuple[AppSession, Demo],
+    settings: QSettings,
+    paths: AppPaths,
+) -> None:
+    session, _demo = connected
+    main = MainWindow(session, settings, paths)
+    qtbot.addWidget(main)
+    main.show()
+    qtbot.waitExposed(main)
+    await session.connect()
+    help_menu = next(
+        action.menu()
+        for action in main.menuBar().actions()
+        if action.text().replace("&", "") == "Help"
+    )
+    assert isinstance(help_menu, QMenu)
+    about = next(a for a in help_menu.actions() if a.text().replace("&", "").startswith("About"))
+    about.trigger()
+    box = main.findChild(QMessageBox, "aboutBox")
+    assert box is not None
+    qtbot.waitExposed(box)
+    own = _demo_tenant_uuid(demo)
+    await wait_until(lambda: own in box.informativeText(), DATA_SECONDS)
+    assert f"Your company: {DEMO_TENANT_NAME}\nYour company id: {own}" in box.informativeText()
+    box.accept()

@@ -32,6 +32,7 @@ from freightdesk.api.rating import RatingApi
 from freightdesk.api.schedules import SchedulesApi
 from freightdesk.api.slots import SlotsApi
 from freightdesk.api.stop_locations import StopLocationsApi
+from freightdesk.api.tenant import TenantApi
 from freightdesk.api.tokens import CredentialsIn, TokenManager
 from freightdesk.api.tracking import TrackingApi
 from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
@@ -85,6 +86,7 @@ class ApiClient:
         self.client_applications = ClientApplicationsApi(self)
         self.account_groups = AccountGroupsApi(self)
         self.tracking = TrackingApi(self)
+        self.tenant = TenantApi(self)
         self.documents = DocumentsApi(self)
         self.stop_locations = StopLocationsApi(self)
         self.addresses = AddressesApi(self)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,6 +40,14 @@ class ClientApplicationWithSecret(ClientApplication):
 
 class ClientApplicationList(WireModel):
     client_applications: list[ClientApplication]
+
+
+class CallerTenant(WireModel):
+    """The tenant the caller acts for (extension): its uuid is what a partner needs to share
+    a shipment with it (`POST /api/v4/shipments/{id}/shares`)."""
+
+    tenant_uuid: UUID
+    tenant_name: str = Field(max_length=200)
 
 
 class TokenResponse(BaseModel):

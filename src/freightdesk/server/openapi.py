@@ -48,6 +48,7 @@ OPERATION_IDS: dict[str, str] = {
     "DELETE /api/v4/oauth2/client-applications/{client_id}": "deleteClientApplication",
     "POST /api/v4/oauth2/client-applications/{client_id}/new-secret": "rotateClientSecret",
     f"POST {TOKEN_PATH}": "issueToken",
+    "GET /api/v4/oauth2/tenant": "getCallerTenant",
     "GET /api/v4/capacityprovideraccountgroups": "listAccountGroups",
     "POST /api/v4/capacityprovideraccountgroups": "createAccountGroup",
     "DELETE /api/v4/capacityprovideraccountgroups/{id}": "deleteAccountGroup",

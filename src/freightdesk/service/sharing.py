@@ -100,6 +100,24 @@ class SharingService:
         self._client = client
         # Who shared a shipment with the reader never changes: asked once per shipment.
         self._shared_by: dict[str, Party | None] = {}
+        self._own: Party | None = None  # the reader's own company, asked once
+
+    async def own_company(self) -> Party | None:
+        """The reader's own company (tenant) as the service names it, whose id a partner
+        needs to share with it; None from a service that does not tell (without the
+        extension: the interface has no operation naming the caller's tenant)."""
+        if self._own is not None:
+            return self._own
+        from freightdesk.api.errors import ApiError
+
+        try:
+            tenant = await self._client().tenant.caller()
+        except ApiError as exc:
+            if exc.status not in (404, 405):
+                raise
+            return None
+        self._own = Party(tenant.tenant_name, str(tenant.tenant_uuid))
+        return self._own
 
     async def sharing(self, shipment: TrackedShipment, context: SharingContext | None) -> Sharing:
         """What a shipment's history (`shipment` and its `context`) says about its sharing."""

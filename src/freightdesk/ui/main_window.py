@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
     def about(self) -> None:
         from freightdesk.ui.dialogs.about import show_about
 
-        show_about(self, str(self.paths.log_file))
+        show_about(self, str(self.paths.log_file), self.session)
 
     # --- status ----------------------------------------------------------------------------
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from typing import Annotated
+from uuid import UUID
 
 from fastapi import APIRouter, Form, Request
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 
 from freightdesk.models.auth import (
+    CallerTenant,
     ClientApplication,
     ClientApplicationCreate,
     ClientApplicationList,
@@ -16,12 +18,18 @@ from freightdesk.models.auth import (
     TokenResponse,
 )
 from freightdesk.models.errors import ErrorDetail
-from freightdesk.server.auth import AdminDep, parse_basic, throttled, token_store
+from freightdesk.server.auth import (
+    AdminDep,
+    PrincipalDep,
+    parse_basic,
+    throttled,
+    token_store,
+)
 from freightdesk.server.context import ContextDep, ServiceContext, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.tenants import check_client, create_client_app, rotate_secret
 from freightdesk.server.errors import ApiError, not_found
-from freightdesk.server.openapi import ERRORS
+from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.tenancy import ClientApp
 
 router = APIRouter(prefix="/api/v4/oauth2", tags=["Authentication"])
@@ -90,6 +98,17 @@ def new_client_secret(
         view = _view(app, context)
     token_store(context).forget_client(client_id)
     return ClientApplicationWithSecret(**view.model_dump(), secret=secret)
+
+
+@router.get(
+    "/tenant",
+    responses=ERRORS,
+    response_model=CallerTenant,
+    openapi_extra=EXTENSION,
+    summary="The tenant the caller acts for: its uuid is what a partner shares shipments with",
+)
+def get_caller_tenant(principal: PrincipalDep) -> CallerTenant:
+    return CallerTenant(tenant_uuid=UUID(principal.tenant_uuid), tenant_name=principal.tenant_name)
 
 
 @router.post(

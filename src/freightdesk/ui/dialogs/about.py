@@ -1,5 +1,5 @@
-"""About FreightDesk: its version, what it runs on, the licences of what it bundles, and
-where its log is."""
+"""About FreightDesk: its version, what it runs on, the licences of what it bundles, where
+its log is, and the user's own company (tenant) id, which a partner needs to share with it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from PySide6.QtCore import qVersion
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from freightdesk import __version__
+from freightdesk.service.session import AppSession
+from freightdesk.service.sharing import Party, SharingService
 from freightdesk.ui.icons import app_icon
+from freightdesk.ui.tasks import spawn
 
 ICON_SIZE = 64
 
@@ -57,7 +60,17 @@ def licences_text() -> str:
     )
 
 
-def show_about(parent: QWidget, log_file: str) -> QMessageBox:
+def company_text(company: Party | None, *, connected: bool = True, asking: bool = False) -> str:
+    if not connected:
+        return "Your company id: not known until FreightDesk is connected"
+    if asking:
+        return "Your company id: asking the service…"
+    if company is None:
+        return "Your company id: this service does not tell (ask your administrator)"
+    return f"Your company: {company.name}\nYour company id: {company.uuid}"
+
+
+def show_about(parent: QWidget, log_file: str, session: AppSession | None = None) -> QMessageBox:
     box = QMessageBox(parent)
     box.setObjectName("aboutBox")
     box.setWindowTitle("About FreightDesk")
@@ -66,7 +79,19 @@ def show_about(parent: QWidget, log_file: str) -> QMessageBox:
         f"<b>FreightDesk {__version__}</b><br>Freight visibility for dispatchers: shipments, "
         "maps, documents, bookings, stop locations and webhooks."
     )
-    box.setInformativeText(versions_text() + f"\n\nLog file: {log_file}")
+    about = versions_text() + f"\n\nLog file: {log_file}"
+    connected = session is not None and session.client is not None
+    box.setInformativeText(about + "\n\n" + company_text(None, connected=connected, asking=True))
+    if session is not None and connected:
+        spawn(
+            SharingService(session.require_client).own_company(),
+            on_done=lambda company: box.setInformativeText(about + "\n\n" + company_text(company)),
+            on_error=lambda error: box.setInformativeText(
+                about + "\n\nYour company id: not known now (" + str(error) + ")"
+            ),
+            name="about-company",
+            owner=box,
+        )
     box.setDetailedText(licences_text())  # "Show Details…": the licences
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.open()

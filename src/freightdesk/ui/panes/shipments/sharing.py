@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from freightdesk.service.public_view import PublicView
     from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
 
+COMPANY_UNKNOWN = "Not known yet: it is asked of the service when a shipment is shown"
+NOT_TOLD = "This service does not tell: ask your administrator for your tenant id"
 NOT_SHARED = "Not shared with another company — Share with… lets a partner follow it"
 STOP_COLUMN = 3
 
@@ -138,6 +140,18 @@ class SharingTab(QWidget):
         self.dialog: ShareDialog | None = None
         self._unlisten: Callable[[], None] = session.listen_connected(self._connected)
 
+        self.company: Party | None = None
+        self.company_id = QLineEdit(self)
+        self.company_id.setObjectName("companyId")
+        self.company_id.setReadOnly(True)
+        self.company_id.setPlaceholderText(COMPANY_UNKNOWN)
+        self.company_id.setToolTip(
+            "Give this id to a partner company so that it can share its shipments with yours"
+        )
+        self.copy_company_id = QPushButton("Cop&y id", self)
+        self.copy_company_id.setObjectName("copyCompanyId")
+        self.copy_company_id.setEnabled(False)
+        self._asked_company = False
         self.status = QLabel(self)
         self.status.setObjectName("sharingStatus")
         self.status.setWordWrap(True)
@@ -166,7 +180,14 @@ class SharingTab(QWidget):
         link_row.addWidget(self.link, 1)
         link_row.addWidget(self.copy_link)
         link_row.addWidget(self.preview)
+        company_row = QHBoxLayout()
+        company_label = QLabel("Your company id:", self)
+        company_label.setBuddy(self.company_id)
+        company_row.addWidget(company_label)
+        company_row.addWidget(self.company_id, 1)
+        company_row.addWidget(self.copy_company_id)
         layout = QVBoxLayout(self)
+        layout.addLayout(company_row)
         layout.addWidget(self.status)
         layout.addWidget(self.recipients, 1)
         layout.addLayout(buttons)
@@ -183,6 +204,7 @@ class SharingTab(QWidget):
         self.share.clicked.connect(self.open_share)
         self.copy_link.clicked.connect(self.copy_public_link)
         self.preview.clicked.connect(self.open_preview)
+        self.copy_company_id.clicked.connect(self.copy_own_id)
         self._show(None)
 
     # --- showing -----------------------------------------------------------------------------
@@ -190,6 +212,8 @@ class SharingTab(QWidget):
     def show_history(self, history: TrackingHistory) -> None:
         """Show the sharing of `history`'s shipment (who shared it is asked once)."""
         self.history = history
+        if not self._asked_company:
+            self._ask_company()
         shipment_id = str(history.shipment.id)
 
         def done(sharing: Sharing) -> None:
@@ -263,6 +287,8 @@ class SharingTab(QWidget):
     def _connected(self) -> None:
         # Another connection may be another tenant: who shared what is asked again.
         self.service = SharingService(self.session.require_client)
+        self._show_company(None)
+        self._asked_company = False
 
     # --- actions -----------------------------------------------------------------------------
 
@@ -366,3 +392,40 @@ class SharingTab(QWidget):
             name="public-preview",
             owner=self,
         )
+
+    # --- the user's own company -----------------------------------------------------------
+
+    def _ask_company(self) -> None:
+        self._asked_company = True
+
+        def failed(error: BaseException) -> None:
+            self._asked_company = False  # asked again with the next shipment shown
+            self.company_id.setPlaceholderText(_explain(error))
+
+        spawn(
+            self.service.own_company(),
+            on_done=self._show_company_or_say,
+            on_error=failed,
+            name="own-company",
+            owner=self,
+        )
+
+    def _show_company_or_say(self, company: Party | None) -> None:
+        self._show_company(company)
+        if company is None:
+            self.company_id.setPlaceholderText(NOT_TOLD)
+
+    def _show_company(self, company: Party | None) -> None:
+        self.company = company
+        self.company_id.setText(company.uuid if company else "")
+        self.company_id.setPlaceholderText(COMPANY_UNKNOWN)
+        self.company_id.setToolTip(
+            (f"{company.name}. " if company else "")
+            + "Give this id to a partner company so that it can share its shipments with yours"
+        )
+        self.copy_company_id.setEnabled(company is not None)
+
+    def copy_own_id(self) -> None:
+        if self.company is not None:
+            QGuiApplication.clipboard().setText(self.company.uuid)
+            self._say(f"Your company id ({self.company.name}) copied", ok=True)
