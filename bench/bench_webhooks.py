@@ -23,9 +23,10 @@ whole machine, so what other work took is known too (the machine is shared).
 
 Targets (performance.md): the rate kept, every delivery made, nothing left 0.5 s after the
 load stops, p95 change to receiver within 0.5 s, and the service CPU per delivery it gave
-(0.16 ms at most). That CPU is held against the floor of sending one message in Python on the
-same machine in the same run: a plain blocking keep-alive socket posting a body of the same
-size to one of the same receivers and reading its answer (client CPU per request). The
+(0.16 ms at most in `all`, 1.0 ms in `spread`). That CPU is held against the floor of
+sending one message in Python on the same machine in the same run: a plain blocking
+keep-alive socket posting a body of the same size to one of the same receivers and reading
+its answer (client CPU per request). The
 figures go to `bench.report.publish`.
 
     python -m bench.bench_webhooks [--rate 10000] [--seconds 60] [--endpoints 20]
@@ -73,7 +74,9 @@ _LENGTH = re.compile(rb"content-length:\s*(\d+)")
 # Targets from performance.md (SQLite).
 DRAIN_SECONDS = 0.5
 P95_SECONDS = 0.5
-CPU_PER_DELIVERY_MS = 0.16
+# Per setup: in `spread` every change is delivered once, so a delivery carries the whole
+# per-change cost (journal, fan-out, cycle) that `all` shares among 20.
+CPU_PER_DELIVERY_MS = {"all": 0.16, "spread": 1.0}
 # About a delivery's body (a shipment event message with its envelope).
 PLAIN_BODY_BYTES = 900
 
@@ -691,7 +694,7 @@ def _figures(mode: str, results: list[Figures], *, rate: int, endpoints: int) ->
             median(lambda f: f.service_cpu / max(1, f.delivered) * 1000),
             baseline=median(lambda f: f.plain_cpu_ms),
             baseline_what="a plain keep-alive socket's CPU per request to the same receiver",
-            limit=CPU_PER_DELIVERY_MS,
+            limit=CPU_PER_DELIVERY_MS[mode.split("-")[0]],
             load=load,
             note=f"{median(lambda f: f.service_cpu / f.window):.0%} of a core",
         ),
