@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from io import BytesIO
@@ -18,7 +19,7 @@ import httpx
 import pytest
 import yaml
 
-from freightdesk.models.common import MAX_JSON_STRING
+from freightdesk.models.common import MAX_JSON_STRING, MAX_PARAMETER_STRING
 from freightdesk.server.openapi import OPERATION_IDS
 from tests.server.test_documents import PDF
 from tests.server.test_documents import metadata as document_metadata
@@ -290,6 +291,91 @@ def test_a_string_beyond_the_bound_of_every_body_is_refused_naming_it(
         assert [(e["source"], e["message"]) for e in errors] == [
             ("identifiers[1].value", f"must be at most {MAX_JSON_STRING} characters long")
         ]
+    finally:
+        tenant.http.close()
+
+
+def test_a_query_parameter_beyond_the_bound_of_every_parameter_is_refused_naming_it(
+    sqlite_service: LiveService, document: dict[str, Any]
+) -> None:
+    (sku,) = [
+        parameter
+        for parameter in document["paths"]["/services/booking/v1/packaging"]["get"]["parameters"]
+        if parameter["name"] == "skuIdentifier"
+    ]
+    assert sku["schema"]["anyOf"][0]["maxLength"] == MAX_PARAMETER_STRING
+    tenant = make_tenant(sqlite_service)
+    try:
+        path = "/services/booking/v1/packaging"
+        longest = tenant.http.get(path, params={"skuIdentifier": "é" * MAX_PARAMETER_STRING})
+        assert longest.status_code == 200, longest.text
+        refused = tenant.http.get(
+            path, params={"skuIdentifier": "S" * (MAX_PARAMETER_STRING + 1), "pageSize": 5}
+        )
+        assert refused.status_code == 400, refused.text
+        assert [(e["source"], e["message"]) for e in refused.json()["errors"]] == [
+            ("skuIdentifier", f"must be at most {MAX_PARAMETER_STRING} characters long")
+        ]
+    finally:
+        tenant.http.close()
+
+
+# A closed shape (additionalProperties: false) inside a body each of these operations takes,
+# a field the document does not name put in it, and where the answer must name it. These
+# shapes are lenient where answers share them; the operation still refuses the unknown field.
+UNKNOWN_INSIDE = [
+    ("POST", "/api/v4/stoplocations", {"coordinates": {"latitude": 1, "x": 1}}, "coordinates.x"),
+    ("PUT", f"/api/v4/stoplocations/{uuid.uuid4()}", {"coordinates": {"x": 1}}, "coordinates.x"),
+    (
+        "POST",
+        "/services/booking/v1/packaging",
+        {"accessorials": [{"type": "HAZMAT", "hazmatDetail": {"x": 1}}]},
+        "accessorials[0].hazmatDetail.x",
+    ),
+    (
+        "PUT",
+        f"/services/booking/v1/packaging/{uuid.uuid4()}",
+        {"items": [{"unitQuantity": 1, "x": 1}]},
+        "items[0].x",
+    ),
+    ("POST", "/api/v4/rail/shipments", {"shipmentStops": [{"x": 1}]}, "shipmentStops[0].x"),
+    (
+        "POST",
+        "/api/v4/tl/connected-capacity/carriers/search",
+        {"carrierIdentifier": {"type": "SCAC", "value": "AA", "x": 1}},
+        "carrierIdentifier.x",
+    ),
+    (
+        "POST",
+        "/api/v4/tl/connected-capacity/lanes/search",
+        {"origin": {"city": "Reno", "x": 1}},
+        "origin.x",
+    ),
+    (
+        "POST",
+        "/api/v4/tl/available-vehicles/query",
+        {"geoCoordinates": {"latitude": 1, "x": 1}},
+        "geoCoordinates.x",
+    ),
+    (
+        "POST",
+        "/api/v4/capacityproviders/parcel/shipments/statusupdates",
+        {"shipmentIdentifiers": [{"type": "TRACKING_NUMBER", "value": "1Z", "x": 1}]},
+        "shipmentIdentifiers[0].x",
+    ),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "source"), UNKNOWN_INSIDE)
+def test_an_unknown_field_inside_a_closed_shape_of_a_body_is_refused_naming_it(
+    sqlite_service: LiveService, method: str, path: str, body: dict[str, Any], source: str
+) -> None:
+    tenant = make_tenant(sqlite_service)
+    try:
+        refused = tenant.http.request(method, path, json=body)
+        assert refused.status_code == 400, refused.text
+        unknown = [e["message"] for e in refused.json()["errors"] if e["source"] == source]
+        assert unknown == ["Extra inputs are not permitted"], refused.text
     finally:
         tenant.http.close()
 

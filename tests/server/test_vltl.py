@@ -161,7 +161,16 @@ def test_bad_quote_bodies_name_the_field(tenant: TenantHandle) -> None:
             quote_body(accessorialServices=[{"code": "GUR"}, {"code": "EXPEDITE"}]),
             "accessorialServices",
         ),
-        (quote_body(destinationAddress={"state": "ZZ"}), "destinationAddress.state"),
+        (
+            quote_body(destinationAddress={"state": "ZZ", "postalCode": "75201"}),
+            "destinationAddress.state",
+        ),
+        # The postal code is required in the document, not only by the rules.
+        (quote_body(destinationAddress={"state": "TX"}), "destinationAddress.postalCode"),
+        (
+            quote_body(destinationAddress={"state": "TX", "postalCode": " "}),
+            "destinationAddress.postalCode",
+        ),
         (quote_body(originAddress={"city": "Nowhere", "state": "IL"}), "originAddress.postalCode"),
         (quote_body(colour="red"), "colour"),
         (

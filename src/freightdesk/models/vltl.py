@@ -243,11 +243,18 @@ class AccountGroupSelection(WireModel):
     accounts: list[AccountRef] = Field(default_factory=list, max_length=100)
 
 
+class QuoteAddress(Address):
+    """A quote's origin or destination: carriers rate by postal code, so one is required (the
+    document says so; its format by country is the address normalizer's, vltl_rules)."""
+
+    postal_code: str = Field(max_length=40, pattern=r"\S")
+
+
 class VltlQuoteRequest(WireModel):
     """The body of both volume LTL rate query operations."""
 
-    origin_address: Address
-    destination_address: Address
+    origin_address: QuoteAddress
+    destination_address: QuoteAddress
     pickup_window: LocalDateWindow | None = None
     delivery_window: LocalDateWindow | None = None
     line_items: list[LineItem] = Field(default_factory=list, max_length=MAX_LINE_ITEMS)

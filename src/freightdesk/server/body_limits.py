@@ -9,6 +9,8 @@ support reference id and are logged):
   limit (`upload_limit_bytes`, checked as the file streams to disk);
 - a JSON string (value or key) with a NUL character is answered 400 naming the field, on every
   operation alike (PostgreSQL cannot store one, SQLite would keep it);
+- a query parameter longer than MAX_PARAMETER_STRING is answered 400 naming it (the OpenAPI
+  document states that bound on every parameter without its own);
 - a body that arrives slower than `body_min_bytes_per_second` after a grace of
   `body_timeout_seconds` is answered 408 and its connection closed.
 
@@ -22,11 +24,12 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from freightdesk.models.common import MAX_JSON_STRING
+from freightdesk.models.common import MAX_JSON_STRING, MAX_PARAMETER_STRING
 from freightdesk.server.domain.documents import DOCUMENTS_PATH
 from freightdesk.server.errors import (
     ApiError,
@@ -118,6 +121,17 @@ def _too_long_strings(data: bytes) -> ApiError | None:
     return field_errors((field, message) for field in sorted(found)) if found else None
 
 
+def _too_long_parameters(query: bytes) -> ApiError | None:
+    """400 naming every query parameter longer than MAX_PARAMETER_STRING (the bound the OpenAPI
+    document states for parameters, so that a value it calls invalid is refused)."""
+    if len(query) <= MAX_PARAMETER_STRING:
+        return None
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True, encoding="utf-8")
+    found = sorted({name for name, value in pairs if len(value) > MAX_PARAMETER_STRING})
+    message = f"must be at most {MAX_PARAMETER_STRING} characters long"
+    return field_errors((name, message) for name in found) if found else None
+
+
 def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {key.lower(): value for key, value in scope.get("headers", [])}
 
@@ -135,6 +149,9 @@ class BodyLimits:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if (too_long := _too_long_parameters(scope.get("query_string", b""))) is not None:
+            await _refuse(scope, receive, send, too_long)
             return
         headers = _headers(scope)
         declared = headers.get(b"content-length")

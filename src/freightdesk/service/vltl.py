@@ -62,16 +62,17 @@ def check_quote(wire: dict[str, Any]) -> tuple[VltlQuoteRequest | None, dict[str
     addresses' too when another field is refused)."""
     problems: list[tuple[str, str]] = []
     request: VltlQuoteRequest | None = None
-    try:
-        request = VltlQuoteRequest.model_validate(wire)
-    except ValidationError as exc:
-        problems += problems_of(exc).items()
+    # The addresses' own words first ("is required" rather than the model's pattern message).
     for path in ("originAddress", "destinationAddress"):
         try:
             address = Address.model_validate(wire.get(path))
         except ValidationError:
-            continue  # said above
+            continue  # said below
         quote_address(address, path, problems)
+    try:
+        request = VltlQuoteRequest.model_validate(wire)
+    except ValidationError as exc:
+        problems += problems_of(exc).items()
     if request is not None:
         freight_problems(request.line_items, request.enhanced_handling_units, problems)
     found: dict[str, str] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
 from freightdesk.models.capacity import (
     CarrierLanePerformances,
@@ -14,11 +14,17 @@ from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.domain import capacity_stats
 from freightdesk.server.openapi import ERRORS
+from freightdesk.server.strict import strict_body
 
 router = APIRouter(prefix="/api/v4/tl/connected-capacity", tags=["Connected capacity"])
 
 
-@router.post("/carriers/search", responses=ERRORS, response_model_exclude_none=True)
+@router.post(
+    "/carriers/search",
+    responses=ERRORS,
+    response_model_exclude_none=True,
+    dependencies=[Depends(strict_body(CarrierSearch))],
+)
 def search_carriers(
     principal: PrincipalDep,
     session: SessionDep,
@@ -32,7 +38,12 @@ def search_carriers(
     return CarrierPerformances(carrier_performances=found)
 
 
-@router.post("/lanes/search", responses=ERRORS, response_model_exclude_none=True)
+@router.post(
+    "/lanes/search",
+    responses=ERRORS,
+    response_model_exclude_none=True,
+    dependencies=[Depends(strict_body(LaneSearch))],
+)
 def search_lanes(
     body: LaneSearch, principal: PrincipalDep, session: SessionDep, context: ContextDep
 ) -> CarrierLanePerformances:

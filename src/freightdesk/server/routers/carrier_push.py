@@ -33,6 +33,7 @@ from freightdesk.server.domain.push_validation import check_clock, tenant_direct
 from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.principal import Principal
+from freightdesk.server.strict import refuse_unknown_fields
 from freightdesk.server.tables.push import PushIngestion
 
 # Ingestion ids from a generator of our own, seeded from the OS: nothing that seeds the global
@@ -65,6 +66,14 @@ async def _pusher(
 
 PushContextDep = Annotated[ServiceContext, Depends(_push_context)]
 PusherDep = Annotated[Principal, Depends(_pusher)]
+
+
+async def _strict_parcel(request: Request, _principal: PusherDep) -> None:
+    # The update's address, identifiers and contacts are shapes answers share (lenient).
+    await refuse_unknown_fields(request, ParcelStatusUpdate)
+
+
+StrictParcel = Annotated[None, Depends(_strict_parcel)]
 
 
 async def _accept(
@@ -103,7 +112,7 @@ async def _accept(
     summary="Push a parcel status update",
 )
 async def push_parcel_status(
-    body: ParcelStatusUpdate, principal: PusherDep, context: PushContextDep
+    body: ParcelStatusUpdate, principal: PusherDep, context: PushContextDep, _strict: StrictParcel
 ) -> IngestionAccepted:
     """Validated at once, stored durably, then applied to the matching shipments."""
     return await _accept(context, principal, PARCEL, body)

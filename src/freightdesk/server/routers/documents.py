@@ -79,6 +79,8 @@ _UPLOAD_BODY: dict[str, Any] = {
                 "schema": {
                     "type": "object",
                     "required": [DOCUMENT_PART, FILE_PART],
+                    # Any other part is refused (400 naming it).
+                    "additionalProperties": False,
                     "properties": {
                         DOCUMENT_PART: {
                             "type": "string",

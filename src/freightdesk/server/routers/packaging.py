@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -18,9 +18,12 @@ from freightdesk.server.db import transaction
 from freightdesk.server.domain import packaging as domain
 from freightdesk.server.errors import conflict, field_error, field_errors, not_found
 from freightdesk.server.openapi import ERRORS
+from freightdesk.server.strict import strict_body
 from freightdesk.server.tables.packaging import PackageRow
 
 router = APIRouter(prefix="/services/booking/v1/packaging", tags=["Packaging"])
+
+StrictPackage = Depends(strict_body(PackageWrite))
 
 _DUPLICATE = "Another package was given one of these identifiers at the same moment; retry"
 
@@ -84,7 +87,7 @@ def search_packages(
     )
 
 
-@router.post("", responses=ERRORS, response_model_exclude_none=True)
+@router.post("", responses=ERRORS, response_model_exclude_none=True, dependencies=[StrictPackage])
 def create_package(body: PackageWrite, principal: PrincipalDep, context: ContextDep) -> Package:
     try:
         with transaction(context.sessions) as session:
@@ -109,7 +112,9 @@ def get_package(package_id: PackageIdPath, principal: PrincipalDep, session: Ses
     return domain.view(_owned(session, principal, package_id))
 
 
-@router.put("/{packageId}", responses=ERRORS, response_model_exclude_none=True)
+@router.put(
+    "/{packageId}", responses=ERRORS, response_model_exclude_none=True, dependencies=[StrictPackage]
+)
 def replace_package(
     package_id: PackageIdPath, body: PackageWrite, principal: PrincipalDep, context: ContextDep
 ) -> Package:

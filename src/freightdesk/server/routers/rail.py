@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 
 from freightdesk.models.common import PageNumber, PaginationInfo
 from freightdesk.models.rail import (
@@ -23,6 +23,7 @@ from freightdesk.server.db import transaction
 from freightdesk.server.domain import rail as domain
 from freightdesk.server.errors import field_error, not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.strict import strict_body
 from freightdesk.server.tables.rail import RailLegRow
 
 router = APIRouter(prefix="/api/v4/rail/shipments", tags=["Rail tracking"])
@@ -44,7 +45,12 @@ def _answer(
     )
 
 
-@router.post("", responses=ERRORS, response_model_exclude_none=True)
+@router.post(
+    "",
+    responses=ERRORS,
+    response_model_exclude_none=True,
+    dependencies=[Depends(strict_body(RailShipmentCreate))],
+)
 def create_rail_shipment(
     body: RailShipmentCreate, principal: PrincipalDep, context: ContextDep
 ) -> RailShipmentResponse:

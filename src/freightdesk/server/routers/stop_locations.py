@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
@@ -36,6 +36,7 @@ from freightdesk.server.domain.stop_locations import (
 )
 from freightdesk.server.errors import ApiError, not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
+from freightdesk.server.strict import strict_body
 
 router = APIRouter(prefix="/api/v4/stoplocations", tags=["Stop locations"])
 
@@ -76,7 +77,12 @@ def list_locations(
     )
 
 
-@router.post("", responses=ERRORS, response_model_exclude_none=True)
+@router.post(
+    "",
+    responses=ERRORS,
+    response_model_exclude_none=True,
+    dependencies=[Depends(strict_body(StopLocationInput))],
+)
 def create_location(
     body: StopLocationInput, principal: PrincipalDep, context: ContextDep
 ) -> StopLocation:
@@ -96,7 +102,13 @@ def get_location(
     return get_stop_location(session, principal.tenant_id, location_id)
 
 
-@router.put("/{id}", responses=ERRORS, response_model_exclude_none=True, openapi_extra=EXTENSION)
+@router.put(
+    "/{id}",
+    responses=ERRORS,
+    response_model_exclude_none=True,
+    openapi_extra=EXTENSION,
+    dependencies=[Depends(strict_body(StopLocationInput))],
+)
 def replace_location(
     location_id: LocationId,
     body: StopLocationInput,

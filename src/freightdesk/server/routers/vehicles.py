@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from freightdesk.models.common import PaginationInfo
 from freightdesk.models.vehicles import (
@@ -19,11 +19,17 @@ from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import SessionDep
 from freightdesk.server.domain import vehicles as domain
 from freightdesk.server.openapi import ERRORS
+from freightdesk.server.strict import strict_body
 
 router = APIRouter(prefix="/api/v4/tl/available-vehicles", tags=["Available vehicles"])
 
 
-@router.post("/query", responses=ERRORS, response_model_exclude_none=True)
+@router.post(
+    "/query",
+    responses=ERRORS,
+    response_model_exclude_none=True,
+    dependencies=[Depends(strict_body(AvailableVehiclesQuery))],
+)
 def query_available_vehicles(
     body: AvailableVehiclesQuery,
     principal: PrincipalDep,
