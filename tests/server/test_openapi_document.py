@@ -380,6 +380,21 @@ def test_an_unknown_field_inside_a_closed_shape_of_a_body_is_refused_naming_it(
         tenant.http.close()
 
 
+def test_an_optional_body_may_still_be_null_where_unknown_fields_are_refused(
+    sqlite_service: LiveService,
+) -> None:
+    tenant = make_tenant(sqlite_service)
+    try:
+        path = "/api/v4/tl/connected-capacity/carriers/search"
+        headers = {"Content-Type": "application/json"}
+        answer = tenant.http.post(path, content=b"null", headers=headers)
+        assert answer.status_code == 200, answer.text
+        refused = tenant.http.post(path, content=b"0", headers=headers)
+        assert refused.status_code == 400, refused.text
+    finally:
+        tenant.http.close()
+
+
 def test_webhook_extensions_have_unambiguous_paths_and_the_former_ones_still_answer(
     document: dict[str, Any], sqlite_service: LiveService
 ) -> None:

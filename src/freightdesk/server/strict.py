@@ -23,8 +23,8 @@ def strict_body(model: type[BaseModel]) -> Callable[..., Awaitable[None]]:
     lenient models). NUL characters are refused before, for every body (body_limits.py).
 
     Runs after authentication, so an unauthenticated caller learns nothing about the shape.
-    Bodies that are not JSON, empty or malformed are left to FastAPI's own validation (415,
-    400).
+    Bodies that are not JSON objects, empty or malformed are left to FastAPI's own validation
+    (415, 400).
     """
 
     async def check(request: Request, _principal: PrincipalDep) -> None:
@@ -44,6 +44,8 @@ async def refuse_unknown_fields(request: Request, model: type[BaseModel]) -> Non
         data = json.loads(raw)
     except ValueError:
         return
+    if not isinstance(data, dict):
+        return  # not an object (or null for an optional body): FastAPI's validation says so
     try:
         model.model_validate(data, extra="forbid")
     except ValidationError as exc:
