@@ -221,6 +221,38 @@ def test_nul_characters_are_refused_naming_the_field(tenant: TenantHandle) -> No
     assert "NUL" in refused(answer, "identi\\u0000fiers")
 
 
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("/api/v4/webhooks/name/a%00b", "webhookName"),
+        ("/api/v4/rail/shipments/a%00b/statuses", "id"),
+        ("/services/booking/v1/bookings?attribute.name=a%00b", "attribute.name"),
+        (
+            "/services/booking/v1/packaging?identifier.type=SKU&identifier.value=%00",
+            "identifier.value",
+        ),
+        ("/services/carrier-push/v1/ingestions/a%00b", "ingestionId"),
+    ],
+)
+def test_nul_characters_in_parameters_are_refused_naming_them(
+    tenant: TenantHandle, path: str, source: str
+) -> None:
+    # PostgreSQL cannot compare text with a NUL either: without this, 400 or 404 by database.
+    assert "NUL" in refused(tenant.http.get(path), source)
+
+
+def test_nul_characters_in_credentials_are_refused_naming_them(tenant: TenantHandle) -> None:
+    token = f"{tenant.service.url}/api/v4/oauth2/token"
+    form = {"grant_type": "client_credentials", "client_secret": tenant.client_secret}
+    answer = httpx.post(token, data={**form, "client_id": tenant.client_id + "\x00"})
+    assert "NUL" in refused(answer, "client_id")
+    clients = f"{tenant.service.url}/api/v4/oauth2/client-applications"
+    user, password = tenant.admin
+    assert "NUL" in refused(httpx.get(clients, auth=(user + "\x00", password)), "Authorization")
+    # The same form without it is taken (read whole here, then given to the operation).
+    assert httpx.post(token, data={**form, "client_id": tenant.client_id}).status_code == 200
+
+
 def test_an_escaped_backslash_before_u0000_is_no_nul(tenant: TenantHandle) -> None:
     # "\\u0000" in JSON is a backslash and five characters: a value like any other, stored.
     bill = unique("BOL") + "\\u0000"

@@ -169,6 +169,9 @@ def parse_basic(header: str) -> tuple[str, str] | None:
         raise ApiError(
             401, "The Basic credentials are not valid base64", headers=_BASIC_CHALLENGE
         ) from None
+    if "\x00" in decoded:
+        # PostgreSQL cannot compare a name with a NUL (SQLite would): refused alike on both.
+        raise field_error("Authorization", "must not contain NUL characters")
     user, sep, password = decoded.partition(":")
     if not sep:
         raise ApiError(401, "The Basic credentials need user:password", headers=_BASIC_CHALLENGE)

@@ -7,8 +7,9 @@ support reference id and are logged):
   body: up front when its `Content-Length` says so, before any of it is read; as soon as the
   count passes the limit when it is chunked. Document uploads keep the documents router's own
   limit (`upload_limit_bytes`, checked as the file streams to disk);
-- a JSON string (value or key) with a NUL character is answered 400 naming the field, on every
-  operation alike (PostgreSQL cannot store one, SQLite would keep it);
+- a NUL character in a JSON string (value or key), a form field, a path or a query parameter
+  is answered 400 naming the field or parameter, on every operation alike (PostgreSQL cannot
+  store or compare one, SQLite would); Basic credentials are checked where they are read;
 - a query parameter longer than MAX_PARAMETER_STRING is answered 400 naming it (the OpenAPI
   document states that bound on every parameter without its own);
 - a body that arrives slower than `body_min_bytes_per_second` after a grace of
@@ -27,6 +28,7 @@ from collections.abc import Iterator
 from urllib.parse import parse_qsl
 
 from starlette.requests import Request
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from freightdesk.models.common import MAX_JSON_STRING, MAX_PARAMETER_STRING
@@ -100,6 +102,45 @@ def _nul_paths(value: object, path: tuple[int | str, ...] = ()) -> Iterator[tupl
             yield from _nul_paths(item, (*path, index))
 
 
+_NUL_MESSAGE = "must not contain NUL characters"
+
+
+def _form_pairs(data: bytes) -> list[tuple[str, str]]:
+    """The names and values of a URL-encoded form or query string, as Starlette reads them."""
+    return parse_qsl(data.decode("latin-1"), keep_blank_values=True, encoding="utf-8")
+
+
+def _nul_refusal(fields: list[str]) -> ApiError | None:
+    return field_errors((field, _NUL_MESSAGE) for field in fields) if fields else None
+
+
+def _nul_in_form(data: bytes, prefix: str = "") -> list[str]:
+    """The names of the fields of a URL-encoded form (a query string, a form body) with a NUL in
+    their name or value."""
+    if b"%00" not in data and b"\x00" not in data:
+        return []
+    pairs = _form_pairs(data)
+    return [
+        prefix + name.replace("\x00", "\\u0000") for name, value in pairs if "\x00" in name + value
+    ]
+
+
+def nul_in_parameters(scope: Scope) -> ApiError | None:
+    """400 naming each path or query parameter of the request that holds a NUL, or None."""
+    fields: list[str] = []
+    if "\x00" in scope["path"]:
+        app = scope.get("app")
+        for route in getattr(getattr(app, "router", None), "routes", []):
+            match, child = route.matches(scope)
+            if match is not Match.NONE:
+                params = child.get("path_params", {})
+                fields = [name for name, value in params.items() if "\x00" in str(value)]
+                break
+        fields = fields or ["path"]  # no operation there: the path itself
+    fields += _nul_in_form(scope.get("query_string", b""))
+    return _nul_refusal(fields)
+
+
 def _too_long_strings(data: bytes) -> ApiError | None:
     """400 naming every string longer than MAX_JSON_STRING (only a body longer than that can
     hold one, so smaller bodies are not parsed here)."""
@@ -126,7 +167,7 @@ def _too_long_parameters(query: bytes) -> ApiError | None:
     document states for parameters, so that a value it calls invalid is refused)."""
     if len(query) <= MAX_PARAMETER_STRING:
         return None
-    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True, encoding="utf-8")
+    pairs = _form_pairs(query)
     found = sorted({name for name, value in pairs if len(value) > MAX_PARAMETER_STRING})
     message = f"must be at most {MAX_PARAMETER_STRING} characters long"
     return field_errors((name, message) for name in found) if found else None
@@ -139,6 +180,10 @@ def _headers(scope: Scope) -> dict[bytes, bytes]:
 def _is_json(content_type: bytes) -> bool:
     # FastAPI reads a body without a content type as JSON too.
     return not content_type or b"json" in content_type.split(b";")[0].lower()
+
+
+def _is_form(content_type: bytes) -> bool:
+    return content_type.split(b";")[0].strip().lower() == b"application/x-www-form-urlencoded"
 
 
 class BodyLimits:
@@ -156,12 +201,17 @@ class BodyLimits:
         headers = _headers(scope)
         declared = headers.get(b"content-length")
         chunked = b"chunked" in headers.get(b"transfer-encoding", b"").lower()
-        if (declared is None or declared == b"0") and not chunked:
+        has_body = not ((declared is None or declared == b"0") and not chunked)
+        if (nul := nul_in_parameters(scope)) is not None:
+            await _refuse(scope, receive, send, nul, close=has_body)
+            return
+        if not has_body:
             await self.app(scope, receive, send)  # no body: nothing to bound
             return
-        is_json = _is_json(headers.get(b"content-type", b""))
+        content_type = headers.get(b"content-type", b"")
+        is_json, is_form = _is_json(content_type), _is_form(content_type)
         limit = limit_for(self.settings, scope["method"], scope["path"])
-        if limit is None and is_json:  # read whole here: never without a limit
+        if limit is None and (is_json or is_form):  # read whole here: never without a limit
             limit = self.settings.json_body_limit_bytes
         if limit is not None and declared is not None and int(declared) > limit:
             await _refuse(scope, receive, send, too_large(limit))
@@ -169,15 +219,23 @@ class BodyLimits:
         body = _BoundedBody(receive, limit, self.settings)
         if is_json:
             await self._json(scope, body, send)
+        elif is_form:
+            await self._form(scope, body, send)
         else:
             await self._streamed(scope, body, send)
 
+    async def _form(self, scope: Scope, body: _BoundedBody, send: Send) -> None:
+        """Read whole here (Starlette would too), checked for NUL, then given to the app."""
+        if (data := await _read_whole(scope, body, send)) is None:
+            return
+        if (nul := _nul_refusal(_nul_in_form(data))) is not None:
+            await _refuse(scope, body.receive, send, nul, close=False)
+            return
+        await self.app(scope, _replay(data, body), send)
+
     async def _json(self, scope: Scope, body: _BoundedBody, send: Send) -> None:
         """Read whole here (FastAPI would too), checked for NUL, then given to the app."""
-        try:
-            data = await body.read_all()
-        except BodyRefused as refusal:
-            await _refuse(scope, body.receive, send, refusal)
+        if (data := await _read_whole(scope, body, send)) is None:
             return
         if len(data) > MAX_JSON_STRING and (too_long := _too_long_strings(data)) is not None:
             await _refuse(scope, body.receive, send, too_long, close=False)
@@ -187,22 +245,10 @@ class BodyLimits:
                 fields = nul_fields(json.loads(data))
             except ValueError:
                 fields = []  # not JSON: the app says so
-            if fields:
-                # PostgreSQL cannot store NUL in text; refuse it on every database alike.
-                message = "must not contain NUL characters"
-                nul = field_errors((field, message) for field in fields)
+            if (nul := _nul_refusal(fields)) is not None:
                 await _refuse(scope, body.receive, send, nul, close=False)
                 return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await body.receive()
-            replayed = True
-            return {"type": "http.request", "body": data, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, _replay(data, body), send)
 
     async def _streamed(self, scope: Scope, body: _BoundedBody, send: Send) -> None:
         """Streamed to the app as it comes; a refusal replaces whatever the app answers."""
@@ -266,6 +312,29 @@ class _BoundedBody:
             message = await self.next()
             parts.append(message.get("body", b""))
         return b"".join(parts)
+
+
+async def _read_whole(scope: Scope, body: _BoundedBody, send: Send) -> bytes | None:
+    """The whole body, or None once it has been refused (too large, too slow)."""
+    try:
+        return await body.read_all()
+    except BodyRefused as refusal:
+        await _refuse(scope, body.receive, send, refusal)
+        return None
+
+
+def _replay(data: bytes, body: _BoundedBody) -> Receive:
+    """The body read whole here, given to the app as one message; then the connection's own."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await body.receive()
+        replayed = True
+        return {"type": "http.request", "body": data, "more_body": False}
+
+    return replay
 
 
 def _loop_time(monotonic_deadline: float) -> float:
