@@ -410,6 +410,18 @@ async def test_offline_tiles_say_so_and_show_the_basemap(shipment_map: ShipmentM
     assert found["tiles"] and not found["tilesOk"]
 
 
+async def test_the_outlines_and_tiles_are_on_the_map_after_a_fit(
+    shipment_map: ShipmentMapView,
+) -> None:
+    # A fit takes them off the map while it tries views, and must put them back.
+    await until(shipment_map, lambda s: s["basemap"] and s["tiles"])
+    await painted(shipment_map, shipment_map.show_history(far_apart_history()))
+    await painted(shipment_map, shipment_map.show_history(history()))  # another fit
+    found = await stats(shipment_map)
+    assert found["basemap"] and found["tiles"]
+    assert found["basemapFeatures"] > 200
+
+
 async def test_tiles_switched_off(qtbot: QtBot) -> None:
     view = ShipmentMapView(None, tiles=TileSettings(url=""))
     qtbot.addWidget(view)

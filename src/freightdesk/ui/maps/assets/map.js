@@ -229,15 +229,20 @@
     const sameShipment = state.shipmentId === data.id;
     state.shipmentId = data.id;
     state.points = data.route || [];
-    drawRoute();
     drawStops(data.stops || []);
     drawEvents(data.events || []);
     drawCurrent(data.current);
     drawEta(data.eta);
     if (options.fit || !sameShipment) {
+      // Fitted before the track is drawn: fitting tries several views, and each zoom it
+      // tries would project every point of a drawn track again (a long track's 12,000
+      // points twice, casing and colours, per try).
+      state.layers.route.clearLayers();
+      state.layers.casing.clearLayers();
       fitShipment();
       state.fitOnResize = true;
     }
+    drawRoute();
     if (state.selected && !state.markers[state.selected]) state.selected = null;
     if (state.selected) mark(state.selected, true);
     afterPaint(options.token);
@@ -612,6 +617,19 @@
       map.fitBounds(bounds, Object.assign({ maxZoom: 12, animate: false }, base));
       return;
     }
+    // The layers that draw the whole view (the outlines, the tiles) leave the map while views
+    // are tried: at each try they would project every outline again or ask for tiles. They
+    // are put back once, for the view chosen.
+    const detached = [state.basemap, state.tiles].filter((layer) => layer && map.hasLayer(layer));
+    for (const layer of detached) map.removeLayer(layer);
+    try {
+      fitAmong(bounds, base);
+    } finally {
+      for (const layer of detached) layer.addTo(map);
+    }
+  }
+
+  function fitAmong(bounds, base) {
     const view = overlays();
     let best = null;
     for (const padding of fitPaddings(view, base)) {
