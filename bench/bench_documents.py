@@ -12,6 +12,13 @@ file served back, a search's exact answer bytes returned for the same request. T
 slow ends of the ranges docs/performance.md gave, and issue 18's 1.5x for a small answer.
 The figures go to `bench.report.publish`.
 
+What they showed (28 Nov, SQLite, load 0.9 to 19): the 96 MiB upload at 0.45x to 0.84x of the
+minimal app (59 MiB/s at load 17, 421 at load 0.9), service memory +3.2 to +4.9 MiB; download
+0.35x to 1.06x; the 413 after 0.09 to 0.33 s, by load; searches 3x the minimal app for a small
+answer (2.6 to 4.2 ms against 0.9 to 1.3 ms): the token check, a session and its queries and
+the models are the floor of an authenticated answer (a keep-alive /health is 1.0x to 2.9x, by load),
+so issue 18's 1.5x is missed for any answer that reads the database.
+
     python -m bench.bench_documents [--megabytes 96] [--documents 2000] [--repeat 30]
                                     [--database postgresql://...]
 """

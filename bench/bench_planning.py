@@ -22,6 +22,13 @@ on the same machine at the same moment. Targets from performance.md: available v
 <= 50 ms median, a schedule pair asked first <= 100 ms median. The figures go to
 `bench.report.publish`.
 
+What they showed (28 Nov, SQLite, 100,000 vehicles, load 1.6 to 23): available vehicles 5.7
+to 16.6 ms median (p95 12.6 to 61 ms), schedules first asked 9.1 to 30 ms, again 4.3 to 22 ms;
+seeding 6 s at load 1.6, 30 s at load 23. Connected capacity over 10,000 truckloads: the first
+search 2.8 to 4.1 s wall at load 12 to 18 (0.7 to 1.0 s CPU; 12x to 17x the plain read: most of
+it is decoding every shipment's stops as JSON and building lane keys), later searches 19 to
+31 ms, the lane search 15 to 25 ms.
+
     python -m bench.bench_planning [--vehicles 100000] [--queries 200] [--capacity 10000]
                                    [--postgres | --database postgresql://...]
 """

@@ -14,6 +14,12 @@ Seeds a database through the domain API (kept between runs in --data-dir), start
   cached bytecode (PYTHONDONTWRITEBYTECODE=1 on the development machine) every start compiles
   about 140 of our modules again, which is not what an installed copy does.
 
+What the start showed (28 Nov, load 5.6 to 15): 1.0 to 1.1 s of service CPU to the first answer
+on the 1 GB database; wall 2.9 to 5.9 s, 1.8x to 2.5x the import baseline (1.5 to 2.4 s on the
+same busy machine, about 0.6 s on a quiet one), so the 2 s is met only on a quiet machine.
+Keep-alive /health 1.0x to 2.9x the minimal app (1.0x at load 4.7); the account groups list
+2.1x to 4.3x (2.3x at load 4.7).
+
 Run: python -m bench.bench_tracking [--shipments 100000] [--positions-per-shipment 20]
 """
 
