@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from freightdesk.ui.panes.shipments.sharing import NOT_SHARED, ShareDialog, SharingTab
+from freightdesk.ui.panes.shipments.sharing import NOT_SHARED, STOP_TEXT, ShareDialog, SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
 from tests.support import TenantHandle, make_tenant, wait_until
 from tests.ui.test_panes_support import click_answer, connected, message_box
@@ -61,7 +61,8 @@ async def _share(qtbot: QtBot, tab: SharingTab, typed: str) -> ShareDialog:
 
 def _stop_button(tab: SharingTab, row: int) -> QPushButton:
     button = tab.recipients.cellWidget(row, 3)
-    assert isinstance(button, QPushButton) and button.text() == "Stop sharing…"
+    assert isinstance(button, QPushButton) and button.text() == STOP_TEXT
+    assert button.toolTip().startswith("Stop sharing with ")
     return button
 
 

@@ -48,6 +48,7 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.maps.fleet_map import FleetMapPane
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.watchdog import Stall
 from tests.processes import SERVE, processes, read_until
 from tests.support import wait_until
@@ -363,7 +364,25 @@ async def walk_a_shipment(qtbot: QtBot, window: MainWindow) -> None:
             assert_in_sight(detail.map, "the shipment's map")
         await check(window, "shipments", f"the shipment's tab {name!r}")
         assert_in_sight(tabs.currentWidget(), f"the shipment's tab {name!r}")
+        if tabs.currentWidget() is detail.sharing:
+            await preview_as_the_recipient(qtbot, window, detail.sharing)
     bar.setCurrentIndex(0)
+
+
+async def preview_as_the_recipient(qtbot: QtBot, window: MainWindow, tab: SharingTab) -> None:
+    """The Sharing tab's preview of the public link opens beside the window, and closes."""
+    await until("the public link", tab.preview.isEnabled)
+    await click(qtbot, tab.preview, tab.preview.rect().center())
+    await until(
+        "the recipient's preview",
+        lambda: tab.preview_dialog is not None and tab.preview_dialog.isVisible(),
+    )
+    dialog = tab.preview_dialog
+    assert dialog is not None
+    assert_in_sight(dialog.stops, "the preview's stops")
+    assert_in_sight(dialog.events, "the preview's events")
+    await as_user(dialog.close)
+    await check(window, "shipments", "closing the recipient's preview")
 
 
 async def preview_the_first_document(qtbot: QtBot, window: MainWindow) -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -38,6 +39,7 @@ from freightdesk.service.sharing import (
 )
 from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.empty_state import EmptyState
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
@@ -48,8 +50,13 @@ if TYPE_CHECKING:
 
 COMPANY_UNKNOWN = "Not known yet: it is asked of the service when a shipment is shown"
 NOT_TOLD = "This service does not tell: ask your administrator for your tenant id"
+# A shipment shared with the user: whom its owner shares it with is not the user's to see.
+NOT_YOURS = "Shared with you: whom else its owner shares it with is theirs to see"
 NOT_SHARED = "Not shared with another company — Share with… lets a partner follow it"
 STOP_COLUMN = 3
+COMPANY_WIDTH = 100
+TENANT_ID_WIDTH = 64
+STOP_TEXT = "Stop…"  # short: "Stop sharing with <company>…" is its tooltip
 
 
 def _explain(error: BaseException) -> str:
@@ -157,6 +164,14 @@ class SharingTab(QWidget):
         self.status.setWordWrap(True)
         self.recipients = make_table(["Company", "Tenant id", "Shared since", ""], self, NOT_SHARED)
         self.recipients.setObjectName("sharingRecipients")
+        # The detail is narrow: the company and its id are cut (whole in their tooltips) so
+        # that the date and Stop sharing… stay in sight without scrolling sideways.
+        self.recipients.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.recipients.setWordWrap(False)
+        header = self.recipients.horizontalHeader()
+        for column, width in ((0, COMPANY_WIDTH), (1, TENANT_ID_WIDTH)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width)
         self.share = QPushButton("Share with…", self)
         self.share.setObjectName("shareWith")
         self.message = ErrorLabel(self)
@@ -179,15 +194,20 @@ class SharingTab(QWidget):
         link_row = QHBoxLayout()
         link_row.addWidget(self.link, 1)
         link_row.addWidget(self.copy_link)
-        link_row.addWidget(self.preview)
+        # On a row of its own: beside the link it left the narrow detail too little of it.
+        preview_row = QHBoxLayout()
+        preview_row.addWidget(self.preview)
+        preview_row.addStretch(1)
+        # The label above the id: a whole UUID and its label do not fit the narrow detail side
+        # by side (the id was cut).
         company_row = QHBoxLayout()
-        company_label = QLabel("Your company id:", self)
+        company_label = QLabel("Your company id, for a partner to share with:", self)
         company_label.setBuddy(self.company_id)
-        company_row.addWidget(company_label)
-        company_row.addWidget(self.company_id, 1)
+        company_row.addWidget(company_label, 1)
         company_row.addWidget(self.copy_company_id)
         layout = QVBoxLayout(self)
         layout.addLayout(company_row)
+        layout.addWidget(self.company_id)
         layout.addWidget(self.status)
         layout.addWidget(self.recipients, 1)
         layout.addLayout(buttons)
@@ -200,6 +220,7 @@ class SharingTab(QWidget):
         public.setWordWrap(True)
         layout.addWidget(public)
         layout.addLayout(link_row)
+        layout.addLayout(preview_row)
 
         self.share.clicked.connect(self.open_share)
         self.copy_link.clicked.connect(self.copy_public_link)
@@ -241,11 +262,20 @@ class SharingTab(QWidget):
             [[p.name, p.uuid, user_time(p.since), ""] for p in recipients],
         )
         for row, party in enumerate(recipients):
-            stop = QPushButton("Stop sharing…", self.recipients)
+            for column in (0, 1):
+                item = self.recipients.item(row, column)
+                if item is not None:
+                    item.setToolTip(f"{party.name}\n{party.uuid}")
+            stop = QPushButton(STOP_TEXT, self.recipients)
+            stop.setToolTip(f"Stop sharing with {party.name}…")
+            stop.setAccessibleName(f"Stop sharing with {party.name}")
             stop.setObjectName("stopSharing")
             stop.clicked.connect(lambda _c=False, p=party: self.confirm_stop(p))
             self.recipients.setCellWidget(row, STOP_COLUMN, stop)
         self.share.setEnabled(owned)
+        empty = self.recipients.findChild(EmptyState)
+        if empty is not None:
+            empty.setText(NOT_YOURS if sharing is not None and not owned else NOT_SHARED)
         if sharing is None:
             self.status.setText("")
         elif sharing.shared_by is not None:
