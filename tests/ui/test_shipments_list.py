@@ -8,13 +8,14 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import QRect, QSettings, QSize, Qt
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt
 from PySide6.QtWidgets import QAbstractSlider, QHBoxLayout, QHeaderView, QListWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.widgets.elided import is_elided
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -237,4 +238,52 @@ async def test_the_column_layout_and_sort_are_kept_for_the_next_start(
         "Joliet DC",
         "Peoria DC",
     ]
+    again.shutdown()
+
+
+async def test_places_take_the_room_of_a_wide_window_until_the_user_sizes_them(
+    qtbot: QtBot,
+    window: QWidget,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+) -> None:
+    session, tenant = connected
+    long_place = "Alder & Finch Savannah Import"  # "... DC": about 190 px
+    _put(tenant, _ltl(f"W{uuid.uuid4().hex[:6].upper()}", city=long_place))
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == 1, seconds=30)
+    header = pane.table.horizontalHeader()
+    origin, destination = COLUMN_INDEX["origin"], COLUMN_INDEX["destination"]
+    cell = pane.model.index(0, origin)
+    # At 1366 px the places get what the other key columns leave: the long name is cut.
+    assert header.sectionSize(origin) < 130 and is_elided(pane.table, cell)
+
+    window.resize(1920, 1080)
+    await wait_until(lambda: header.sectionSize(origin) > 200)
+    assert header.sectionSize(destination) == header.sectionSize(origin)
+    assert not is_elided(pane.table, cell)
+    carrier = COLUMN_INDEX["carrier"]
+    right = header.sectionViewportPosition(carrier) + header.sectionSize(carrier)
+    bar = pane.table.verticalScrollBar().sizeHint().width()
+    assert right <= pane.table.viewport().width() - bar  # all key columns still in view
+
+    # The user drags Origin's right edge: from then on its width is the user's.
+    edge = QPoint(header.sectionViewportPosition(origin) + header.sectionSize(origin) - 1, 5)
+    qtbot.mousePress(header.viewport(), Qt.MouseButton.LeftButton, pos=edge)
+    qtbot.mouseMove(header.viewport(), edge - QPoint(40, 0))
+    qtbot.mouseRelease(header.viewport(), Qt.MouseButton.LeftButton, pos=edge - QPoint(40, 0))
+    chosen = header.sectionSize(origin)
+    assert chosen < header.sectionSize(destination)
+    window.resize(SMALL_SCREEN)
+    await wait_until(lambda: pane.table.viewport().width() < 900)
+    assert header.sectionSize(origin) == chosen
+    pane.shutdown()
+
+    again = ShipmentsPane(None, settings)
+    qtbot.addWidget(again)
+    again.resize(1800, 900)
+    again.show()
+    qtbot.waitExposed(again)
+    assert again.table.horizontalHeader().sectionSize(origin) == chosen
     again.shutdown()

@@ -47,6 +47,7 @@ from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
+from freightdesk.ui.widgets.tabs import size_to_current_tab
 from freightdesk.ui.widgets.wrapping import wrap_column
 
 if TYPE_CHECKING:
@@ -246,6 +247,7 @@ class ShipmentDetailView(QWidget):
         self.sharing.changed.connect(self.refresh)
         self.related.cellDoubleClicked.connect(self._open_related)
         self.tabs.currentChanged.connect(self._tab_changed)
+        size_to_current_tab(self.tabs)  # the Sharing tab's preview would narrow the list
         self.timeline.currentItemChanged.connect(self._timeline_selected)
         self._set_enabled(False)
 

@@ -4,7 +4,9 @@ the list and the detail share, and the memory of both across starts.
 At 1366 px the key columns (shipment, mode, state, attention, origin, destination, next ETA,
 carrier) fit without scrolling: they come first, long names are cut in the middle (the whole
 text in the tooltip), and while the user has not moved the splitter, a narrow window gives
-the list what the detail can spare down to its minimum.
+the list what the detail can spare down to its minimum. In a wider list, Origin and
+Destination take the room beyond the other key columns (up to `PLACE_MOST`), until the user
+sizes one of them: from then on their widths are the user's, kept across starts.
 """
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ KEY_COLUMNS = (
 )
 # The list's share of a wide window (the detail has the rest).
 LIST_SHARE = 0.6
+# The place columns, which stretch into a wider list: place names are the longest texts of
+# the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
+PLACE_COLUMNS = ("origin", "destination")
+# Wider than this, a place column would only add blank space to most rows.
+PLACE_MOST = 240
+# The default split makes room for places this wide when the detail can spare it.
+PLACE_COMFORT = 150
+PLACES_CHOSEN = "shipments/placeWidthsChosen"
 
 
 def place_key_columns(header: QHeaderView) -> None:
@@ -45,8 +55,13 @@ class ListLayout(QWidget):
     table: QTableView
     splitter: QSplitter
     _layout_timer: QTimer
+    _split_timer: QTimer
     # True until the user moves the splitter or a kept layout is restored.
     _split_is_default: bool = True
+    # True once the user sized a place column (kept in the settings).
+    _places_chosen: bool = False
+    # True while the widths are set by the app, not the user.
+    _sizing: bool = False
 
     def _set_up_columns(self) -> None:
         header = self.table.horizontalHeader()
@@ -58,7 +73,14 @@ class ListLayout(QWidget):
         # the user sorts otherwise.
         header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
         self.splitter.splitterMoved.connect(self._split_chosen)
+        self._split_timer = QTimer(self)
+        self._split_timer.setSingleShot(True)
+        self._split_timer.setInterval(0)
+        self._split_timer.timeout.connect(self.default_split)
         self.splitter.installEventFilter(self)
+        self.table.viewport().installEventFilter(self)
+        self._places_chosen = self.settings.value(PLACES_CHOSEN) in (True, "true")
+        header.sectionResized.connect(self._section_resized)
 
     def visible_columns(self) -> list[Column]:
         header = self.table.horizontalHeader()
@@ -81,8 +103,61 @@ class ListLayout(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.splitter and event.type() == QEvent.Type.Resize:
-            self.default_split()
+            # Once the splitter has shared out its new width by its own rule (its sizes are
+            # the old ones until then, and it would share the change out again after).
+            self._split_timer.start()
+        elif watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_places()
         return super().eventFilter(watched, event)
+
+    def _section_resized(self, index: int, old: int, new: int) -> None:
+        # Hidden or shown again (size 0 on one side) is not a width chosen.
+        if self._sizing or self._places_chosen or not old or not new:
+            return
+        if COLUMNS[index].key in PLACE_COLUMNS:
+            self._places_chosen = True
+            self.settings.setValue(PLACES_CHOSEN, True)
+
+    def fit_places(self) -> None:
+        """Origin and Destination share the list's width beyond its other key columns,
+        from their default width up to `PLACE_MOST`, while the user has not sized them."""
+        if self._places_chosen:
+            return
+        header = self.table.horizontalHeader()
+        places = [
+            COLUMN_INDEX[k] for k in PLACE_COLUMNS if not header.isSectionHidden(COLUMN_INDEX[k])
+        ]
+        if not places:
+            return
+        others = sum(
+            header.sectionSize(COLUMN_INDEX[key])
+            for key in KEY_COLUMNS
+            if key not in PLACE_COLUMNS and not header.isSectionHidden(COLUMN_INDEX[key])
+        )
+        # Room for the scroll bar a longer list brings, so that it never pushes Carrier out.
+        bar = self.table.verticalScrollBar()
+        shown = self.table.viewport().width() - (0 if bar.isVisible() else bar.sizeHint().width())
+        room = (shown - others) // len(places)
+        self._sizing = True
+        try:
+            for index in places:
+                size = max(COLUMNS[index].width, min(room, PLACE_MOST))
+                if header.sectionSize(index) != size:
+                    header.resizeSection(index, size)
+        finally:
+            self._sizing = False
+
+    def _key_width(self) -> int:
+        """The key columns' width the default split makes room for: the places at
+        `PLACE_COMFORT` at least while they stretch (their width follows the list's)."""
+        header = self.table.horizontalHeader()
+        width = 0
+        for key in KEY_COLUMNS:
+            size = header.sectionSize(COLUMN_INDEX[key])
+            if key in PLACE_COLUMNS and not self._places_chosen:
+                size = max(COLUMNS[COLUMN_INDEX[key]].width, PLACE_COMFORT)
+            width += size
+        return width
 
     def default_split(self) -> None:
         """The list's share of the splitter, unless the user chose one: the key columns'
@@ -93,10 +168,8 @@ class ListLayout(QWidget):
         detail = self.splitter.widget(1)
         if total <= 0 or detail is None:
             return
-        header = self.table.horizontalHeader()
-        key_width = sum(header.sectionSize(COLUMN_INDEX[key]) for key in KEY_COLUMNS)
         # The frame and the vertical scroll bar a longer list brings.
-        wanted = key_width + 2 * self.table.frameWidth()
+        wanted = self._key_width() + 2 * self.table.frameWidth()
         wanted += self.table.verticalScrollBar().sizeHint().width()
         spare = total - detail.minimumSizeHint().width()
         list_width = max(round(total * LIST_SHARE), min(wanted, spare))
@@ -108,7 +181,12 @@ class ListLayout(QWidget):
     def _restore_layout(self) -> None:
         header = self.table.horizontalHeader()
         header_state = self.settings.value("shipments/header")
-        if header_state is not None and header.restoreState(header_state):
+        self._sizing = True  # the widths kept are not a new choice of the user's
+        try:
+            restored = header_state is not None and header.restoreState(header_state)
+        finally:
+            self._sizing = False
+        if restored:
             # The saved sort is the table's too (restoring only moves the indicator).
             header.setSortIndicatorShown(True)
             section = header.sortIndicatorSection()
