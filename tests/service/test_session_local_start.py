@@ -5,6 +5,7 @@ connected stops it."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,9 @@ async def test_connecting_uses_the_service_begun_before(tmp_path: Path) -> None:
     session.start_local_service()
     service = session.local_service
     assert service is not None
+    # A home that never connected: its service will write the demo, and the app says so
+    # before the service answers.
+    assert session.demo.message == "Preparing demo data"
     try:
         # Its process runs before anyone connects.
         await wait_until(lambda: service.pid is not None, seconds=60)
@@ -87,4 +91,18 @@ async def test_nothing_is_begun_for_a_remote_profile(tmp_path: Path) -> None:
     session.profiles.activate(remote.id)
     session.start_local_service()
     assert session.local_service is None
+    assert session.demo.message is None
     await session.close()
+
+
+@pytest.mark.timeout(300)
+async def test_a_home_that_connected_before_expects_no_demo(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    local = session.profiles.active
+    session.profiles.save(replace(local, client_id="desktop"), secret="s")
+    session.start_local_service()
+    try:
+        assert session.local_service is not None
+        assert session.demo.message is None
+    finally:
+        await session.close()

@@ -83,6 +83,10 @@ class DemoProgress:
         if self.preparation is None:
             self._set(DemoPreparation())
 
+    def forget(self) -> None:
+        """Say nothing more of a preparation that will not be followed (no connection)."""
+        self._set(None)
+
     def follow(self, shipments: Coordinator[Any, Any] | None) -> None:
         """Read the progress until the demo is complete (nothing when there is none),
         polling `shipments` every `list_interval` meanwhile, and at once when more shipments

@@ -393,6 +393,7 @@ class AppSession:
             else:
                 client = await self._connect_remote(profile)
         except Exception as exc:
+            self.demo.forget()  # nothing is being prepared that the app can follow
             self._set_status(state=ConnectionState.OFFLINE, message=_explain(exc))
             raise
         self.client = client
@@ -430,9 +431,19 @@ class AppSession:
         that it starts (1 to 2 s, most of a first run's wait for its demo) while the app is
         still loading what connecting needs and asking the keyring; `connect` then waits for
         this start instead of beginning one."""
-        if self.profiles.active.kind is not ProfileKind.LOCAL or self.local_service is not None:
+        profile = self.profiles.active
+        if profile.kind is not ProfileKind.LOCAL or self.local_service is not None:
             return
+        self._expect_first_run(profile)
         self._local_start = asyncio.ensure_future(self._new_local_service().start())
+
+    def _expect_first_run(self, profile: Profile) -> None:
+        """A Local sandbox this home never connected to (no client id kept) starts on its
+        empty data directory, where the service writes the demo: say so from the start,
+        not once the service answers (1 to 2 s, longer on a busy machine). Once connected,
+        the service's own progress replaces this, or ends it when there is no demo to make."""
+        if not profile.client_id and "--database" not in self.local_service_args:
+            self.demo.expect()
 
     def _new_local_service(self) -> LocalService:
         from freightdesk.service.local_service import LocalService
@@ -455,6 +466,7 @@ class AppSession:
             service = self.local_service
             url = await starting
         else:
+            self._expect_first_run(profile)
             service = self._new_local_service()
             url = await service.start()
         if service.demo_credentials is not None:
