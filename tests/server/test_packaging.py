@@ -131,7 +131,7 @@ def test_accessorials_round_trip_and_rules(tenant: TenantHandle) -> None:
             {"identifiers": [{"type": "OLPN", "value": "1"}, {"type": "OLPN", "value": "1"}]},
             "identifiers",
         ),
-        ({"identifiers": [{"type": "OLPN", "value": "x" * 201}]}, "identifiers"),
+        ({"identifiers": [{"type": "OLPN", "value": "x" * 201}]}, "identifiers[0].value"),
     ],
 )
 def test_bad_bodies_name_the_field(

@@ -196,6 +196,9 @@ def test_ltl_is_rated_by_class_and_weight(tenant: TenantHandle) -> None:
     assert only_tl["status"] == "QUOTES_RECEIVED" and only_tl["quotes"] == []
 
 
+# A handling unit longer than the 10,000 (of its unit) rating takes.
+TOO_LONG = {"length": 10_001, "width": 40, "height": 48}
+
 BAD_REQUESTS: list[tuple[Callable[[dict[str, Any]], Any], str]] = [
     (lambda b: b.pop("rateDetail"), "rateDetail"),
     (lambda b: b["rateDetail"]["routeInfo"]["stops"].pop(), "rateDetail.routeInfo.stops"),
@@ -254,7 +257,13 @@ BAD_REQUESTS: list[tuple[Callable[[dict[str, Any]], Any], str]] = [
         lambda b: b["rateDetail"].update(
             shipmentDetails=[{"handlingUnits": [{"weight": {"value": 1e300, "unit": "KG"}}]}]
         ),
-        "rateDetail.shipmentDetails[0].handlingUnits[0].weight",
+        "rateDetail.shipmentDetails[0].handlingUnits[0].weight.value",
+    ),
+    (
+        lambda b: b["rateDetail"].update(
+            shipmentDetails=[{"handlingUnits": [{"dimensions": {**TOO_LONG, "unit": "IN"}}]}]
+        ),
+        "rateDetail.shipmentDetails[0].handlingUnits[0].dimensions.length",
     ),
 ]
 

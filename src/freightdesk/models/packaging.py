@@ -29,12 +29,12 @@ MAX_IDENTIFIER_TYPE = 60
 MAX_IDENTIFIER_VALUE = 200
 
 
-def _check_identifier_lengths(identifiers: list[LogisticsIdentifier]) -> None:
-    for identifier in identifiers:
-        if len(identifier.type) > MAX_IDENTIFIER_TYPE:
-            raise ValueError(f"an identifier type has at most {MAX_IDENTIFIER_TYPE} characters")
-        if len(identifier.value) > MAX_IDENTIFIER_VALUE:
-            raise ValueError(f"an identifier value has at most {MAX_IDENTIFIER_VALUE} characters")
+class PackageIdentifier(LogisticsIdentifier):
+    """The identifier shape tracking shares, with the bounds packages keep (stated in the
+    OpenAPI document)."""
+
+    type: str = Field(min_length=1, max_length=MAX_IDENTIFIER_TYPE)
+    value: str = Field(min_length=1, max_length=MAX_IDENTIFIER_VALUE)
 
 
 class PackageStatus(StrEnum):
@@ -72,15 +72,9 @@ class OrderIdentifier(WireModel):
 
 
 class PackageItem(WireModel):
-    identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=MAX_IDENTIFIERS)
+    identifiers: list[PackageIdentifier] = Field(default_factory=list, max_length=MAX_IDENTIFIERS)
     order_identifier: OrderIdentifier | None = None
     unit_quantity: int = Field(ge=1, le=1_000_000)
-
-    @field_validator("identifiers")
-    @classmethod
-    def _lengths(cls, value: list[LogisticsIdentifier]) -> list[LogisticsIdentifier]:
-        _check_identifier_lengths(value)
-        return value
 
 
 class PackageDetails(WireModel):
@@ -179,7 +173,7 @@ class PackageWrite(StrictWireModel):
     """
 
     items: list[PackageItem] = Field(min_length=1, max_length=MAX_ITEMS)
-    identifiers: list[LogisticsIdentifier] = Field(min_length=1, max_length=MAX_IDENTIFIERS)
+    identifiers: list[PackageIdentifier] = Field(min_length=1, max_length=MAX_IDENTIFIERS)
     is_stackable: bool = False
     package: PackageDetails | None = None
     accessorials: list[Accessorial] = Field(default_factory=list, max_length=3)
@@ -189,8 +183,7 @@ class PackageWrite(StrictWireModel):
 
     @field_validator("identifiers")
     @classmethod
-    def _distinct_identifiers(cls, value: list[LogisticsIdentifier]) -> list[LogisticsIdentifier]:
-        _check_identifier_lengths(value)
+    def _distinct_identifiers(cls, value: list[PackageIdentifier]) -> list[PackageIdentifier]:
         seen: set[tuple[str, str]] = set()
         for identifier in value:
             key = (identifier.type, identifier.value)

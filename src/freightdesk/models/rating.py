@@ -245,18 +245,27 @@ class RateRouteInfo(WireModel):
     route_segments: list[RateRouteSegment] = Field(default_factory=list, max_length=MAX_STOPS)
 
 
+# The bounds of rating's sizes and weights, on the shapes others share, so that the OpenAPI
+# document states them (maximum) rather than a validator that it cannot show.
+class TrailerLength(Length):
+    value: float = Field(ge=0, le=MAX_SIZE)
+
+
+class UnitDimensions(Dimensions):
+    length: float = Field(ge=0, le=MAX_SIZE)
+    width: float = Field(ge=0, le=MAX_SIZE)
+    height: float = Field(ge=0, le=MAX_SIZE)
+
+
+class UnitWeight(Weight):
+    value: float = Field(ge=0, le=MAX_UNIT_WEIGHT)
+
+
 class TruckDetails(WireModel):
     load_preference: LoadPreference = LoadPreference.FULL
     trailer_type: TrailerType = TrailerType.DRY_VAN
-    trailer_length: Length | None = None
+    trailer_length: TrailerLength | None = None
     trailer_volume: Volume | None = None
-
-    @field_validator("trailer_length")
-    @classmethod
-    def _length_bound(cls, value: Length | None) -> Length | None:
-        if value is not None and value.value > MAX_SIZE:
-            raise ValueError(f"at most {MAX_SIZE:,}")
-        return value
 
 
 class AccountRef(WireModel):
@@ -290,28 +299,14 @@ class ShipmentItem(WireModel):
 class HandlingUnit(WireModel):
     """One line of handling units; `weight` and `dimensions` are those of one unit."""
 
-    @field_validator("weight")
-    @classmethod
-    def _weight_bound(cls, value: Weight | None) -> Weight | None:
-        if value is not None and value.value > MAX_UNIT_WEIGHT:
-            raise ValueError(f"at most {MAX_UNIT_WEIGHT:,} per handling unit")
-        return value
-
-    @field_validator("dimensions")
-    @classmethod
-    def _size_bound(cls, value: Dimensions | None) -> Dimensions | None:
-        if value is not None and max(value.length, value.width, value.height) > MAX_SIZE:
-            raise ValueError(f"each dimension is at most {MAX_SIZE:,}")
-        return value
-
     description: str | None = Field(default=None, max_length=500)
     freight_class: FreightClass | None = None
     monetary_value: Money | None = None
     quantity: int = Field(default=1, ge=1, le=10_000)
     handling_unit_type: str | None = Field(default=None, max_length=40)
     stackable: bool = False
-    dimensions: Dimensions | None = None
-    weight: Weight | None = None
+    dimensions: UnitDimensions | None = None
+    weight: UnitWeight | None = None
     items: list[ShipmentItem] = Field(default_factory=list, max_length=200)
 
 
