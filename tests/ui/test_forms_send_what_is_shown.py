@@ -1,26 +1,39 @@
 """Forms never save what the user did not enter (issue 14, point 9): for each list pane's form
 that sends a body, a user types, switches options back and forth and saves, and what the real
-local service stored (read back over the API) is exactly what the form showed. The webhook
-form's own test is in tests/ui/test_webhooks_forms.py, the carrier profile form's in
-tests/ui/test_carrier_profiles_pane.py and the booking answer's in
-tests/ui/test_push_booking_answer.py."""
+local service stored (read back over the API) is exactly what the form showed (stop locations,
+account groups, a new shipment). The webhook form's own test is in
+tests/ui/test_webhooks_forms.py, the carrier profile form's in
+tests/ui/test_carrier_profiles_pane.py, the booking answer's in
+tests/ui/test_push_booking_answer.py and the rate request expiry's in
+tests/ui/test_time_inputs_zone.py."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QLineEdit, QTableWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialogButtonBox,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
+from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
+from tests.server.test_tracking_support import SEARCH
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_panes_support import connected, shown_dialog, shown_pane, visible_dialogs
+from tests.ui.test_shipments_list import _pane, window
 
-__all__ = ["connected"]
+__all__ = ["connected", "window"]
 
 LOCATIONS = "/api/v4/stoplocations"
 GROUPS = "/api/v4/capacityprovideraccountgroups"
@@ -149,3 +162,76 @@ async def test_account_group_retyped_after_a_refusal_saves_what_the_fields_show(
     ]
     await wait_until(lambda: pane.model.rowCount() == 1)
     pane.shutdown()
+
+
+def _cell(table: QTableWidget, row: int, column: int, text: str) -> None:
+    item = table.item(row, column)
+    assert item is not None
+    item.setText(text)
+
+
+def _combo_in(table: QTableWidget, row: int, column: int) -> QComboBox:
+    combo = table.cellWidget(row, column)
+    assert isinstance(combo, QComboBox)
+    return combo
+
+
+async def test_new_shipment_switched_between_modes_saves_what_the_form_shows(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
+) -> None:
+    session, tenant = connected
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.is_attached() and pane._detail is not None, seconds=30)
+    qtbot.mouseClick(pane.new_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: len(visible_dialogs(ShipmentFormDialog)) == 1, seconds=30)
+    (form,) = visible_dialogs(ShipmentFormDialog)
+    assert isinstance(form, ShipmentFormDialog)
+    pro = f"PROSW{uuid.uuid4().hex[:6].upper()}"
+
+    _choose(form.mode, "LTL")
+    _combo_in(form.identifiers, 0, 0).setCurrentText("PRO")
+    _cell(form.identifiers, 0, 1, pro)
+    # Parcel does not take a PRO; back to LTL: the PRO typed is still there, as typed.
+    _choose(form.mode, "PARCEL")
+    assert form.identifier_rows() == [("PRO", pro)]
+    _choose(form.mode, "LTL")
+    assert form.identifier_rows() == [("PRO", pro)]
+    # An attribute of two values, and an empty row that is not sent.
+    qtbot.mouseClick(_button(form, "Add", 1), Qt.MouseButton.LeftButton)
+    _cell(form.attributes, 0, 0, "Priority")
+    _cell(form.attributes, 0, 1, "High, Rush")
+    qtbot.mouseClick(_button(form, "Add", 1), Qt.MouseButton.LeftButton)
+    # Stops typed; the second's type switched to pickup and back.
+    for row, (name, city) in enumerate((("Dock 7", "Dallas"), ("Store 12", "Austin"))):
+        _cell(form.stops, row, 1, name)
+        _cell(form.stops, row, 3, city)
+        _cell(form.stops, row, 4, "TX")
+    kind = _combo_in(form.stops, 1, 0)
+    kind.setCurrentText("PICKUP")
+    kind.setCurrentText("DELIVERY")
+
+    save = form.buttons.button(QDialogButtonBox.StandardButton.Save)
+    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not form.isVisible(), seconds=30)
+    found = tenant.http.post(SEARCH, json={"text": pro}).json()["results"]
+    assert len(found) == 1
+    stored = tenant.http.get(f"/api/v4/shipments/{found[0]['id']}/tracking").json()
+    assert stored["identifiers"] == [{"type": "PRO", "value": pro}]
+    assert stored["plan"]["expectedTransportationModes"] == ["LTL"]
+    assert [(a["name"], a["values"]) for a in stored["attributes"]] == [
+        ("Priority", ["High", "Rush"])
+    ]
+    stops = stored["routeInfo"]["stops"]
+    assert [(s["type"], s["name"], s["location"]["address"]) for s in stops] == [
+        ("PICKUP", "Dock 7", {"addressLines": [], "city": "Dallas", "state": "TX",
+                              "country": "US"}),
+        ("DELIVERY", "Store 12", {"addressLines": [], "city": "Austin", "state": "TX",
+                                  "country": "US"}),
+    ]  # fmt: skip
+
+
+def _button(form: QWidget, text: str, nth: int) -> QPushButton:
+    """The `nth` (0-based) button of the form reading `text` (each table has its own Add)."""
+    buttons = [b for b in form.findChildren(QPushButton) if b.text().replace("&", "") == text]
+    return buttons[nth]
