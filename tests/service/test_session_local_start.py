@@ -35,7 +35,7 @@ def _gone(pid: int) -> bool:
 @pytest.mark.timeout(300)
 async def test_connecting_uses_the_service_begun_before(tmp_path: Path) -> None:
     session = _session(tmp_path)
-    session.start_local_service()
+    await session.start_local_service()
     service = session.local_service
     assert service is not None
     # A home that never connected: its service will write the demo, and the app says so
@@ -46,7 +46,7 @@ async def test_connecting_uses_the_service_begun_before(tmp_path: Path) -> None:
         await wait_until(lambda: service.pid is not None, seconds=60)
         pid = service.pid
         assert pid is not None
-        session.start_local_service()  # asked again: still the one service
+        await session.start_local_service()  # asked again: still the one service
         assert session.local_service is service
         client = await session.connect()
         assert session.local_service is service and service.pid == pid
@@ -65,7 +65,7 @@ async def test_a_session_closed_before_connecting_stops_the_service_it_began(
     tmp_path: Path,
 ) -> None:
     session = _session(tmp_path)
-    session.start_local_service()
+    await session.start_local_service()
     service = session.local_service
     assert service is not None
     await wait_until(lambda: service.pid is not None, seconds=60)
@@ -89,7 +89,7 @@ async def test_nothing_is_begun_for_a_remote_profile(tmp_path: Path) -> None:
         secret="s",
     )
     session.profiles.activate(remote.id)
-    session.start_local_service()
+    await session.start_local_service()
     assert session.local_service is None
     assert session.demo.message is None
     await session.close()
@@ -100,7 +100,7 @@ async def test_a_home_that_connected_before_expects_no_demo(tmp_path: Path) -> N
     session = _session(tmp_path)
     local = session.profiles.active
     session.profiles.save(replace(local, client_id="desktop"), secret="s")
-    session.start_local_service()
+    await session.start_local_service()
     try:
         assert session.local_service is not None
         assert session.demo.message is None

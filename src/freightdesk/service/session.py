@@ -8,6 +8,7 @@ uses its client id and the secret from the keyring.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import re
 import sys
@@ -426,16 +427,19 @@ class AppSession:
             raise
         return client
 
-    def start_local_service(self) -> None:
+    async def start_local_service(self) -> None:
         """Begin starting the Local sandbox's service now when it is the active profile, so
         that it starts (1 to 2 s, most of a first run's wait for its demo) while the app is
         still loading what connecting needs and asking the keyring; `connect` then waits for
-        this start instead of beginning one."""
+        this start instead of beginning one. Returns once the start is under way."""
         profile = self.profiles.active
         if profile.kind is not ProfileKind.LOCAL or self.local_service is not None:
             return
         self._expect_first_run(profile)
-        self._local_start = asyncio.ensure_future(self._new_local_service().start())
+        # The supervisor's module loads httpx: in a worker thread, off the GUI's loop.
+        await asyncio.to_thread(importlib.import_module, "freightdesk.service.local_service")
+        if self.local_service is None:  # not begun meanwhile
+            self._local_start = asyncio.ensure_future(self._new_local_service().start())
 
     def _expect_first_run(self, profile: Profile) -> None:
         """A Local sandbox this home never connected to (no client id kept) starts on its

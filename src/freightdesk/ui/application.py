@@ -140,8 +140,7 @@ class AppController:
                 log.info("the shipment list was not painted within %s ms", FIRST_PAINT_TIMEOUT_MS)
         self.watchdog.start()
         # The Local sandbox's service starts beside the rest of what connecting needs.
-        await asyncio.to_thread(preload, ("freightdesk.service.local_service",))
-        self.session.start_local_service()
+        await self.session.start_local_service()
         await load_for_connecting(self.profiles.secrets)
 
         def failed(error: BaseException) -> None:
