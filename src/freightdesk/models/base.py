@@ -8,6 +8,7 @@ import enum
 import types
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
@@ -75,9 +76,9 @@ class StrictWireModel(WireModel):
     def _json_types(cls, value: Any, info: ValidationInfo) -> Any:
         if info.field_name is None:
             return value
-        field = cls.model_fields[info.field_name]
-        if not _has_own_validator(field.metadata):
-            problem = _type_problem(field.annotation, value, ())
+        check = _checks(cls).get(info.field_name)
+        if check is not None:
+            problem = _type_problem(check, value, ())
             if problem is not None:
                 path, message = problem
                 # A field validator's error is located at its field; where inside the value
@@ -132,21 +133,22 @@ _STRING_TYPES = (
 )
 
 
+# The JSON type of each Python type json.loads makes (exactly those types: a subclass is an
+# object of ours, not parsed JSON).
+_JSON_KINDS: dict[type, str] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
 def _json_kind(value: Any) -> str | None:
     """The JSON type of a value as json.loads makes it; None for other Python objects."""
-    if value is None:
-        return "null"
-    for kind, python in (
-        ("boolean", bool),
-        ("integer", int),
-        ("number", float),
-        ("string", str),
-        ("array", list),
-        ("object", dict),
-    ):
-        if type(value) is python:
-            return kind
-    return None
+    return _JSON_KINDS.get(type(value))
 
 
 def _has_own_validator(metadata: Sequence[Any]) -> bool:
@@ -202,10 +204,40 @@ def _value_kinds(values: Sequence[Any]) -> frozenset[str] | None:
     return known if len(known) == len(set(kinds)) else None
 
 
-def _type_problem(annotation: Any, value: Any, path: Path) -> tuple[Path, str] | None:
-    """What is wrong with the JSON type of `value` for `annotation`, if anything, and where;
-    looks into the lenient models (and lists of them) that it holds."""
-    kinds = _kinds(annotation)
+@dataclass(frozen=True)
+class _Check:
+    """What a field's annotation asks of a JSON value: its JSON types (None: not checked) and
+    the lenient models it holds (looked into)."""
+
+    key: str  # the field's name on the wire
+    kinds: frozenset[str] | None
+    lenient: tuple[type[WireModel], ...]
+
+
+# Worked out once per model: working out the annotations again for every value was 90% of
+# validating a push body (150 of 170 us), and bodies are validated on every request (issue 18).
+_CHECKS: dict[type[BaseModel], dict[str, _Check]] = {}
+
+
+def _checks(model: type[BaseModel]) -> dict[str, _Check]:
+    """The check of each field of `model` whose JSON type is checked (those without a
+    converter of their own), by field name."""
+    checks = _CHECKS.get(model)
+    if checks is None:
+        checks = _CHECKS[model] = {
+            name: _Check(
+                field.alias or name, _kinds(field.annotation), _lenient_models(field.annotation)
+            )
+            for name, field in model.model_fields.items()
+            if not _has_own_validator(field.metadata)
+        }
+    return checks
+
+
+def _type_problem(check: _Check, value: Any, path: Path) -> tuple[Path, str] | None:
+    """What is wrong with the JSON type of `value` for the field `check` is of, if anything,
+    and where; looks into the lenient models (and lists of them) that it holds."""
+    kinds = check.kinds
     kind = _json_kind(value)
     if kinds and kind is not None and kind not in kinds and not kinds & _ALSO.get(kind, set()):
         named = kinds - {"null"} - ({"integer"} if "number" in kinds else set())
@@ -213,7 +245,7 @@ def _type_problem(annotation: Any, value: Any, path: Path) -> tuple[Path, str] |
         # "not text" rather than "not a string": read by dispatchers in forms as well.
         given = "text" if kind == "string" else _JSON_NAMES[kind]
         return path, f"must be {expected}, not {given}"
-    for model in _lenient_models(annotation):
+    for model in check.lenient:
         items: list[tuple[Path, Any]] = [(path, value)]
         if isinstance(value, list):
             items = [((*path, index), item) for index, item in enumerate(value)]
@@ -228,24 +260,21 @@ def _type_problem(annotation: Any, value: Any, path: Path) -> tuple[Path, str] |
 def _model_problem(
     model: type[BaseModel], data: dict[str, Any], path: Path
 ) -> tuple[Path, str] | None:
-    for name, field in model.model_fields.items():
-        key = field.alias or name
+    for name, check in _checks(model).items():
+        key = check.key
         if key not in data:
             key = name  # populate_by_name
-        if key in data and not _has_own_validator(field.metadata):
-            problem = _type_problem(field.annotation, data[key], (*path, key))
+        if key in data:
+            problem = _type_problem(check, data[key], (*path, key))
             if problem is not None:
                 return problem
     return None
 
 
-def _lenient_models(annotation: Any) -> list[type[WireModel]]:
+def _lenient_models(annotation: Any) -> tuple[type[WireModel], ...]:
     """The lenient wire models an annotation holds directly or as list items."""
     if isinstance(annotation, type):
         if issubclass(annotation, WireModel) and not issubclass(annotation, StrictWireModel):
-            return [annotation]
-        return []
-    found: list[type[WireModel]] = []
-    for arg in get_args(annotation):
-        found.extend(_lenient_models(arg))
-    return found
+            return (annotation,)
+        return ()
+    return tuple(model for arg in get_args(annotation) for model in _lenient_models(arg))
