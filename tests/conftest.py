@@ -23,6 +23,21 @@ from tests.support import (
 pytest_plugins = ["tests.netns"]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_exception_interact(node: pytest.Item | pytest.Collector) -> None:
+    """pytest-timeout stops its timer as soon as a test fails (for the sake of a debugger
+    that --pdb would open): armed again here, so that a teardown hanging after a failure
+    still ends the run with every thread's stack instead of hanging it, mute."""
+    if not isinstance(node, pytest.Item) or node.config.getoption("usepdb", False):
+        return
+    plugin = node.config.pluginmanager.get_plugin("timeout")
+    if plugin is None:
+        return
+    settings = plugin._get_item_settings(node)  # the item's timeout, as pytest-timeout reads it
+    if settings.timeout and settings.timeout > 0 and not settings.func_only:
+        node.config.pluginmanager.hook.pytest_timeout_set_timer(item=node, settings=settings)
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL for the session; skipped without one, except in CI (the variable CI set)."""

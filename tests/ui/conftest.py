@@ -9,8 +9,13 @@ os.environ.setdefault("QT_API", "pyside6")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
 
-from collections.abc import Callable, Iterator
+import asyncio
+import inspect
+import io
+import weakref
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import qasync
@@ -35,7 +40,30 @@ QT_TEST_DIRS = (UI_TESTS, UI_TESTS.parent / "e2e")
 
 def _qasync_loop() -> qasync.QEventLoop:
     app = QApplication.instance() or QApplication([])
-    return qasync.QEventLoop(app)
+    loop = qasync.QEventLoop(app)
+    loop.set_exception_handler(_keep_lost_steps)
+    return loop
+
+
+# By loop: the task steps asyncio refused (see _keep_lost_steps), for close_session.
+_LOST_STEPS: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, list[tuple[asyncio.Handle, str]]
+] = weakref.WeakKeyDictionary()
+
+
+def _keep_lost_steps(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A nested event loop inside a task (qtbot.waitUntil, QTest's keys or a modal exec() in
+    a coroutine) makes qasync run other tasks' steps inside that task; asyncio refuses them
+    ("Cannot enter into task"), and those tasks would wait forever, as would a teardown that
+    awaits them. The refused steps are kept: close_session runs them again and names them."""
+    error, handle = context.get("exception"), context.get("handle")
+    if (
+        isinstance(error, RuntimeError)
+        and "Cannot enter into task" in str(error)
+        and isinstance(handle, asyncio.Handle)
+    ):
+        _LOST_STEPS.setdefault(loop, []).append((handle, str(error)))
+    loop.default_exception_handler(context)
 
 
 def pytest_asyncio_loop_factories(
@@ -101,6 +129,57 @@ def session(paths: AppPaths, profiles: ProfileStore) -> AppSession:
     return AppSession(paths, profiles, simulate=False)
 
 
+CLOSE_SECONDS = 30.0  # a close on a loaded machine takes a second or two; 30 s is a hang
+
+
+async def close_session(session: AppSession, seconds: float = CLOSE_SECONDS) -> None:
+    """Close `session` in a fixture's teardown, failing with the stacks of the tasks still
+    pending when it takes over `seconds`: a close that waits on a task which will never end
+    would otherwise hang the run, silently (pytest-timeout is disarmed once a test failed).
+    Tasks whose step asyncio refused are stepped again first (else the loop's own close
+    would wait for them forever), and the test fails naming them."""
+    loop = asyncio.get_running_loop()
+    lost = _LOST_STEPS.pop(loop, [])
+    for handle, _refusal in lost:
+        loop.call_soon(handle._callback, *handle._args)
+    await bounded(session.close(), seconds, what="session.close()")
+    if lost:
+        pytest.fail(
+            "tasks stalled: their step ran inside another task's nested event loop "
+            "(qtbot.waitUntil, QTest's keys or exec() in a coroutine), which asyncio refuses:\n"
+            + "\n".join(refusal for _handle, refusal in lost),
+            pytrace=False,
+        )
+
+
+async def bounded(work: Coroutine[Any, Any, None], seconds: float, *, what: str) -> None:
+    """Await `work`; when it has not ended after `seconds`, fail with every pending task's
+    stack, taken before anything is cancelled."""
+    running = asyncio.ensure_future(work)
+    done, _pending = await asyncio.wait({running}, timeout=seconds)
+    if not done:
+        stacks = pending_tasks()
+        running.cancel()
+        pytest.fail(f"{what} had not ended after {seconds:g} s; tasks pending:\n{stacks}")
+    running.result()
+
+
+def pending_tasks() -> str:
+    """The running loop's unfinished tasks but the caller's, each with its stack."""
+    out = io.StringIO()
+    current = asyncio.current_task()
+    for task in asyncio.all_tasks():
+        if task is current:
+            continue
+        coroutine = task.get_coro()
+        created = inspect.iscoroutine(coroutine) and (
+            inspect.getcoroutinestate(coroutine) == inspect.CORO_CREATED
+        )
+        out.write(f"--- {task.get_name()}{' (never started)' if created else ''}\n")
+        task.print_stack(file=out)
+    return out.getvalue() or "(none)\n"
+
+
 def activate(qtbot: object, window: object) -> None:
     """Show `window` and wait until it is the active window, so its shortcuts work."""
     from PySide6.QtWidgets import QWidget
@@ -113,3 +192,19 @@ def activate(qtbot: object, window: object) -> None:
     assert handle is not None
     handle.requestActivate()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+
+
+async def activated(window: object, seconds: float = 10.0) -> None:
+    """`activate` for a coroutine: waits on the loop instead of in a nested event loop (where
+    qasync would run other tasks' steps inside the test's task, and asyncio refuse them: such
+    a task never runs, and whatever awaits it waits forever)."""
+    from PySide6.QtWidgets import QWidget
+
+    from tests.support import wait_until
+
+    assert isinstance(window, QWidget)
+    window.show()
+    handle = window.windowHandle()
+    assert handle is not None
+    handle.requestActivate()
+    await wait_until(lambda: handle.isExposed() and QApplication.activeWindow() is window, seconds)
