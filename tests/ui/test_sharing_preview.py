@@ -158,6 +158,7 @@ async def test_the_preview_shows_what_the_link_shows(
     assert dialog.reported.text().startswith(said), dialog.reported.text()
     assert dialog.next_stop.text() != "No route"
     assert dialog.eta.text()
+    assert "what the link showed then" in dialog.read.text()
     # The owner's business data is not in the preview (a value the link's answer has
     # elsewhere, a customer named as a stop, may show there), and the preview says so.
     public = await asyncio.to_thread(demo_http.get, tab.link.text())

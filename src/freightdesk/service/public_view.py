@@ -57,6 +57,7 @@ class PublicView:
     events: tuple[TrackedShipmentEvent, ...]  # oldest first
     overview: Overview
     last_modified: datetime | None
+    read_at: datetime  # a snapshot: the link read again shows what came since
 
 
 def share_token(link: str) -> str | None:
@@ -81,6 +82,7 @@ def public_view_of(link: str, shipment: TrackedShipment, now: datetime) -> Publi
         events=events,
         overview=overview_of(history, now),
         last_modified=shipment.last_modified_date_time,
+        read_at=now,
     )
 
 

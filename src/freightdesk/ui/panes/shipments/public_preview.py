@@ -79,6 +79,13 @@ class PublicPreviewDialog(QDialog):
         self.eta.setObjectName("previewEta")
         self.eta.setWordWrap(True)
         self.updated = QLabel(user_time(view.last_modified) or "Not known", self)
+        self.read = QLabel(
+            f"{user_time(view.read_at, seconds=True)}: what the link showed then (Preview "
+            "again for what came since)",
+            self,
+        )
+        self.read.setObjectName("previewReadAt")
+        self.read.setWordWrap(True)
         facts = QFormLayout()
         facts.addRow("Link", self.link)
         facts.addRow("Shipment", self.identifiers)
@@ -86,6 +93,7 @@ class PublicPreviewDialog(QDialog):
         facts.addRow("Next stop", self.next_stop)
         facts.addRow("ETA", self.eta)
         facts.addRow("Updated", self.updated)
+        facts.addRow("Read", self.read)
 
         self.stops = make_table(["Stop", "Appointment"], self, NO_STOPS)
         self.stops.setObjectName("previewStops")
@@ -108,7 +116,7 @@ class PublicPreviewDialog(QDialog):
         layout.addWidget(self.events, 2)
         layout.addWidget(withheld)
         layout.addWidget(buttons)
-        self.resize(860, 640)
+        self.resize(900, 760)
 
     def _next_text(self) -> str:
         stop = self.view.overview.next_stop
