@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from freightdesk.service.rail import RailService
     from freightdesk.service.rating import RatingService
     from freightdesk.service.schedules import SchedulesService
+    from freightdesk.service.sharing import SharingService
     from freightdesk.service.stop_locations import StopLocationsService
     from freightdesk.service.uploads import UploadQueue
     from freightdesk.service.vehicles import VehiclesService
@@ -114,6 +115,7 @@ class AppSession:
         self._yard: YardService | None = None
         self._carrier_push: CarrierPushService | None = None
         self._vltl: VltlService | None = None
+        self._sharing: SharingService | None = None
 
     # --- status ----------------------------------------------------------------------------
 
@@ -349,6 +351,15 @@ class AppSession:
             self._vltl = VltlService(self.require_client, lambda: self.cache)
         return self._vltl
 
+    @property
+    def sharing(self) -> SharingService:
+        """Sharing with partners; who shared what, and the reader's own company, asked once."""
+        if self._sharing is None:
+            from freightdesk.service.sharing import SharingService
+
+            self._sharing = SharingService(self.require_client)
+        return self._sharing
+
     def open_shipment(self, shipment_id: str) -> ShipmentDetail:
         """One shipment's history, polled while someone listens to its coordinator."""
         return ShipmentDetail(self.require_client, shipment_id)
@@ -580,6 +591,7 @@ class AppSession:
         self._carrier_profiles = None
         self._rating = self._bookings = self._packages = None
         self._schedules = self._capacity = self._vehicles = self._rail = None
+        self._sharing = None  # its answers were the closed connection's tenant's
         if self.client is not None:
             await self.client.aclose()
             self.client = None

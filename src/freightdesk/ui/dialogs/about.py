@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from freightdesk import __version__
 from freightdesk.service.session import AppSession
-from freightdesk.service.sharing import Party, SharingService
+from freightdesk.service.sharing import Party
 from freightdesk.ui.icons import app_icon
 from freightdesk.ui.tasks import spawn
 
@@ -84,7 +84,7 @@ def show_about(parent: QWidget, log_file: str, session: AppSession | None = None
     box.setInformativeText(about + "\n\n" + company_text(None, connected=connected, asking=True))
     if session is not None and connected:
         spawn(
-            SharingService(session.require_client).own_company(),
+            session.sharing.own_company(),
             on_done=lambda company: box.setInformativeText(about + "\n\n" + company_text(company)),
             on_error=lambda error: box.setInformativeText(
                 about + "\n\nYour company id: not known now (" + str(error) + ")"

@@ -141,7 +141,7 @@ class SharingTab(QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.service = SharingService(session.require_client)
+        self.service = session.sharing
         self.history: TrackingHistory | None = None
         self.sharing: Sharing | None = None
         self.dialog: ShareDialog | None = None
@@ -316,7 +316,7 @@ class SharingTab(QWidget):
 
     def _connected(self) -> None:
         # Another connection may be another tenant: who shared what is asked again.
-        self.service = SharingService(self.session.require_client)
+        self.service = self.session.sharing
         self._show_company(None)
         self._asked_company = False
 
