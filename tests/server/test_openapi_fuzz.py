@@ -1,27 +1,35 @@
-"""Schemathesis over the service's own /openapi.json: no input gets a 5xx, every answer
-conforms to the schema the service publishes for it, and a request the document calls valid
-is not refused, except for the rules JSON Schema cannot state (docs/spec-gaps.md, "OpenAPI
-document: rules it cannot state"), each excluded by the error it answers."""
+"""Schemathesis over the service's own /openapi.json with every check it has: no input gets a
+5xx, every answer conforms to the schema, status codes, content types and headers the service
+publishes for it, a request the document calls invalid is refused, and one it calls valid is
+not, except for the rules JSON Schema cannot state (docs/spec-gaps.md, "OpenAPI document: rules
+it cannot state"), each excluded by the error it answers; what else is excused and why:
+spec-gaps.md "Which checks the schemathesis run makes"."""
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
+import hypothesis
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
+from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.config import SchemathesisConfig
 from schemathesis.openapi.checks import RejectedPositiveData
-from schemathesis.specs.openapi.checks import positive_data_acceptance, response_schema_conformance
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.tenants import set_feature
 from freightdesk.server.tables.tenancy import Tenant
 from tests.support import LiveService, make_tenant
 
-pytestmark = pytest.mark.slow
+# Every check over about 90 operations: minutes, longer on a loaded machine than the suite's
+# default timeout allows.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 # The refusals of schema-valid requests that are the rules JSON Schema cannot state, by
 # operation ("*": every operation), each a pattern of one error's "source: message". A refusal
@@ -37,9 +45,11 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r".*: is not the tenant of the bearer token$",
         r"sharingPool: your tenant is not in pool .*",
         # Date-times that must lie in the future: JSON Schema has no "now".
-        r"(.*\.)?expirationDateTime: must be in the future$",
+        r"(.*\.)?expirationDateTime: must be (in the future|within a year from now)$",
         r".*: is more than \d+ minutes in the future .*",
         r".*: must not be more than \d+ days in the past$",
+        # A rate's or booking's stop the service's gazetteer cannot place.
+        r"(.*\.)?stops\[\d+\]\.location: cannot be placed: .*",
         # IANA time zone names the service's tz database knows.
         r"(.*\.)?(timeZone|localTimeZoneIdentifier): "
         r".* (is not an IANA time zone|is not a time zone).*",
@@ -66,6 +76,7 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         # 2.0 with a certificate, Basic), and at most one method may set the Authorization
         # header: rules across fields of one item, which the document gives in words.
         r"authenticationMethods\[\d+\]\.parameters\.\w+: Field required$",
+        r"authenticationMethods\[\d+\]\.parameters\..*: is not a parameter of [A-Z0-9_]+ .*",
         r"authenticationMethods\[\d+\]: only one of .* can be used: .*",
     ),
     # The identifier rules: which types go together, per mode and carrier.
@@ -99,25 +110,30 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
     ),
     "POST /services/booking/v1/packaging": (
         r"status: a new package starts UNASSIGNED.*",
-        # Packages bound the identifier shape they share with tracking (200, not 16384) and
-        # compare identifiers in their own way.
-        r"(.*\.)?identifiers: an identifier (type|value) has at most \d+ characters$",
+        # Packages compare identifiers in their own way.
         r"(.*\.)?identifiers: identifier \d+ .* is repeated$",
         r"accessorials(\[\d+\].*)?: an? [A-Z_]+ accessorial needs .*",
+        r"accessorials\[\d+\]\.temperatureRange: minimum must not be above maximum$",
     ),
     "PUT /services/booking/v1/packaging/{packageId}": (
-        r"(.*\.)?identifiers: an identifier (type|value) has at most \d+ characters$",
         r"(.*\.)?identifiers: identifier \d+ .* is repeated$",
         r"accessorials(\[\d+\].*)?: an? [A-Z_]+ accessorial needs .*",
+        r"accessorials\[\d+\]\.temperatureRange: minimum must not be above maximum$",
     ),
     "POST /services/booking/v1/packaging/{packageId}": (
         r"accessorials(\[\d+\].*)?: an? [A-Z_]+ accessorial needs .*",
     ),
     "POST /api/v2/vltl/quotes/rates/query": (
+        # The address rules (the postal code itself is required in the document).
+        r"(origin|destination)Address\.(country|state|postalCode|addressLines|city): "
+        r"(?!is required$).*",
         r"lineItems: at least one of lineItems or enhancedHandlingUnits is required$",
         r"user: is required: send the user's fields as query parameters .*",
     ),
     "POST /api/v3/vltl/shipments/rates/query": (
+        # The address rules (the postal code itself is required in the document).
+        r"(origin|destination)Address\.(country|state|postalCode|addressLines|city): "
+        r"(?!is required$).*",
         r"lineItems: at least one of lineItems or enhancedHandlingUnits is required$",
         r"user: is required: send the user's fields as query parameters .*",
     ),
@@ -154,6 +170,23 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r"openingHours(\[\d+\])?: .* is shorter than one slot .*",
     ),
 }
+
+
+# A body schemathesis makes invalid by more items or longer strings than the document allows
+# can pass the body limits too (16384-character strings by the thousand): the 413 refuses it.
+CONFIG = SchemathesisConfig.from_dict(
+    {
+        "checks": {
+            "negative_data_rejection": {
+                # schemathesis's own list, with 413
+                "expected-statuses": [
+                    *("400", "401", "403", "404", "405", "406", "409", "413", "415", "422"),
+                    *("428", "429", "5xx"),
+                ]
+            }
+        }
+    }
+)
 
 
 def is_known_rule(case: schemathesis.Case, response: httpx.Response | object) -> bool:
@@ -199,25 +232,83 @@ def api_schema(fuzz_target: tuple[str, str]) -> schemathesis.BaseSchema:
     url, _token = fuzz_target
     # The first build of the document can take a while on a busy machine.
     httpx.get(f"{url}/openapi.json", timeout=120).raise_for_status()
-    return schemathesis.openapi.from_url(f"{url}/openapi.json")
+    return schemathesis.openapi.from_url(f"{url}/openapi.json", config=CONFIG)
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
 
 
+# A longer or other run (docs/developing.md): FREIGHTDESK_FUZZ_EXAMPLES raises the examples per
+# operation, FREIGHTDESK_FUZZ_SEED draws other ones; the suite's run is deterministic.
+EXAMPLES = int(os.environ.get("FREIGHTDESK_FUZZ_EXAMPLES", "5"))
+SEED = os.environ.get("FREIGHTDESK_FUZZ_SEED")
+
+
+def every_check() -> list[Callable[..., Any]]:
+    """Every check schemathesis has ("--checks all"), with positive_data_acceptance replaced by
+    the one that excuses KNOWN_RULES; the checks of a whole run (classes) need the CLI's run."""
+    load_all_checks()
+    found = [
+        check
+        for check in CHECKS.get_all()
+        if callable(check)
+        and not isinstance(check, type)
+        and check not in (positive_data_acceptance, schema_valid_request_accepted)
+    ]
+    return [*found, schema_valid_request_accepted]
+
+
+def seeded(test: Callable[..., None]) -> Callable[..., None]:
+    return test if SEED is None else hypothesis.seed(int(SEED))(test)
+
+
 @schema.parametrize()
 @settings(
-    max_examples=5,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=list(HealthCheck),
-    derandomize=True,
+    derandomize=SEED is None,
 )
-def test_no_server_errors_and_documented_answers(
+@seeded
+def test_every_check_over_every_operation(
     case: schemathesis.Case, fuzz_target: tuple[str, str]
 ) -> None:
     url, token = fuzz_target
-    case.call_and_validate(
-        base_url=url,
-        headers={"Authorization": token},
-        checks=[not_a_server_error, response_schema_conformance, schema_valid_request_accepted],
-    )
+    case.call_and_validate(base_url=url, headers={"Authorization": token}, checks=every_check())
+
+
+# Chains of calls (schemathesis's stateful phase) only in the longer run: against one live
+# service whose records outlive each chain, Hypothesis can find the generation inconsistent
+# when it replays a chain (FlakyStrategyDefinition; seen with seed 6), which the suite cannot
+# afford. FREIGHTDESK_FUZZ_CHAINS=1 adds it (docs/developing.md).
+if os.environ.get("FREIGHTDESK_FUZZ_CHAINS"):
+
+    def test_every_check_over_chains_of_operations(
+        api_schema: schemathesis.BaseSchema, fuzz_target: tuple[str, str]
+    ) -> None:
+        """Sequences of calls linked by what one answers and the next takes (an id created,
+        then read, replaced, deleted, read again): where use_after_free and
+        ensure_resource_availability apply."""
+        url, token = fuzz_target
+        every = every_check()
+
+        class Chains(api_schema.as_state_machine()):  # type: ignore[misc]
+            def get_call_kwargs(self, case: schemathesis.Case) -> dict[str, Any]:
+                return {"base_url": url, "headers": {"Authorization": token}}
+
+            def validate_response(  # type: ignore[override]
+                self, response: Any, case: schemathesis.Case, **kwargs: Any
+            ) -> None:
+                case.validate_response(
+                    response, checks=every, transport_kwargs=kwargs or None, recorder=self.recorder
+                )
+
+        Chains.run(
+            settings=settings(
+                max_examples=EXAMPLES * 4,
+                stateful_step_count=6,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+                derandomize=SEED is None,
+            )
+        )
