@@ -203,5 +203,12 @@ class RowTable(QWidget):
         return self.table.rowCount()
 
     def filled_rows(self, columns: Sequence[int]) -> list[int]:
-        """Rows with something typed in any of `columns` (empty rows are left out)."""
-        return [r for r in range(self.rows()) if any(self.text(r, c) for c in columns)]
+        """Rows with something typed in any of `columns` (empty rows are left out).
+
+        A column's default is what Add put there, not what the user entered: a row added and
+        left as it came (e.g. a quantity of 1) is empty too, and is never sent."""
+        return [
+            r
+            for r in range(self.rows())
+            if any(self.text(r, c) not in ("", self.defaults.get(c, "")) for c in columns)
+        ]

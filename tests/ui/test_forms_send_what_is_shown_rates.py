@@ -1,0 +1,130 @@
+"""Forms never save what the user did not enter (issue 14, point 9), the rate request form: a
+user types, switches the freight between truckload and LTL and back, ticks and unticks
+carriers, and what the real local service stored (read back over the API) is exactly what the
+form showed. The other list panes' forms are in tests/ui/test_forms_send_what_is_shown.py."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.rates.pane import RatesPane
+from tests.server.test_rating_support import RATE_REQUESTS
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import settle
+from tests.ui.test_forms_send_what_is_shown import _choose, _type
+from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+
+__all__ = ["connected"]
+
+
+async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_shows(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await shown_pane(qtbot, session, RatesPane)
+    pane.new_item()
+    form = shown_dialog(pane, RateRequestFormDialog)
+    await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0, seconds=30)
+
+    _type(qtbot, form.name, "Chicago to Dallas")
+    _type(qtbot, form.pickup.city, "Chicago")
+    _type(qtbot, form.pickup.state, "IL")
+    _type(qtbot, form.delivery.street, "12 Elm St")
+    _type(qtbot, form.delivery.city, "Dallas")
+    _type(qtbot, form.delivery.state, "TX")
+    _type(qtbot, form.delivery.postal_code, "75201")
+
+    # Freight: a reefer truck of 53 ft chosen, then LTL (the truck greys out), then the truck
+    # again: the choices made are still there and sent; nothing of LTL is.
+    form.tabs.setCurrentIndex(1)
+    form.truckload.click()
+    _choose(form.load_preference, "PARTIAL")
+    _choose(form.trailer_type, "REEFER")
+    form.trailer_length.setValue(53)
+    form.ltl.click()
+    assert not form.truck_box.isEnabled()
+    assert form.wire()["rateDetail"]["shippingDetails"] == {"ltl": {}}
+    form.truckload.click()
+    assert form.truck_box.isEnabled() and form.trailer_type.currentData() == "REEFER"
+    form.units.add_row()
+    form.units.set_text(0, 0, "4")
+    form.units.set_text(0, 2, "350")
+    form.units.set_text(0, 10, "cartons")
+    form.units.add_row()  # left empty: not sent
+
+    # Carriers: one ticked, another ticked and unticked again; quotes wanted switched back.
+    form.tabs.setCurrentIndex(2)
+    scacs = [
+        str(form.carriers.item(r).data(Qt.ItemDataRole.UserRole))
+        for r in range(form.carriers.count())
+    ]
+    assert len(scacs) >= 2, scacs
+    form.check_carrier(scacs[0])
+    form.check_carrier(scacs[1])
+    form.check_carrier(scacs[1], on=False)
+    _choose(form.quote_types, "SPOT")
+    _choose(form.quote_types, "ALL")
+
+    # Contact: a company typed, and a phone typed then taken out again.
+    form.tabs.setCurrentIndex(3)
+    _type(qtbot, form.contact["companyName"], "ACME Foods")
+    _type(qtbot, form.contact["phoneNumber"], "+1 312 555 0100")
+    form.contact["phoneNumber"].clear()
+    shown = form.wire()
+
+    ok = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not form.isVisible(), seconds=30)
+    await wait_until(lambda: pane.requests.rowCount() == 1, seconds=30)
+    stored: dict[str, Any] = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()
+    detail = stored["rateDetail"]
+    assert stored["name"] == "Chicago to Dallas"
+    assert [
+        (s["type"], {k: v for k, v in s["location"]["address"].items() if v})
+        for s in detail["routeInfo"]["stops"]
+    ] == [
+        ("PICKUP", {"city": "Chicago", "state": "IL", "country": "US"}),
+        (
+            "DELIVERY",
+            {"addressLines": ["12 Elm St"], "city": "Dallas", "state": "TX",
+             "postalCode": "75201", "country": "US"},
+        ),
+    ]  # fmt: skip
+    assert all(s.get("contacts") in (None, []) for s in detail["routeInfo"]["stops"])
+    assert detail["pickupDate"] == date.today().isoformat()
+    shipping = detail["shippingDetails"]
+    assert shipping.get("ltl") is None and not shipping.get("accessorials")
+    assert {k: v for k, v in shipping["truck"].items() if v is not None} == {
+        "loadPreference": "PARTIAL",
+        "trailerType": "REEFER",
+        "trailerLength": {"value": 53.0, "unit": "FT"},
+    }
+    (units,) = [d["handlingUnits"] for d in detail["shipmentDetails"]]
+    assert [{k: v for k, v in u.items() if v not in (None, [])} for u in units] == [
+        {
+            "quantity": 4,
+            "handlingUnitType": "PALLET",
+            "weight": {"value": 350.0, "unit": "LB"},
+            "stackable": False,
+            "description": "cartons",
+        }
+    ]
+    assert stored["capacityProviderIdentifiers"] == [{"type": "CARRIER_SCAC", "value": scacs[0]}]
+    assert stored["capacityProviderAccountGroups"] == []
+    assert stored["quoteTypeFilter"] == "ALL"
+    assert {k: v for k, v in detail["shipperContactInfo"].items() if v} == {
+        "companyName": "ACME Foods"
+    }
+    assert stored.get("attributes") in (None, [])
+    # And that is what the form showed.
+    assert shown["rateDetail"]["shippingDetails"] == {"truck": shipping["truck"]}
+    assert shown["capacityProviderIdentifiers"] == stored["capacityProviderIdentifiers"]
+    pane.shutdown()
+    await settle(session)
