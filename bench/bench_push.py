@@ -50,8 +50,13 @@ from other work, 8 s per case, each beside the minimal app with the same client 
   grows as throughput falls (the workers' polling is shared among fewer pushes, a loaded
   machine makes every instruction dearer): 7.0 ms a push in bench_instances at load 23. 8.5 to
   9.7 ms is that regime, not the cost of a push.
+  Counting from the service's start adds its start-up work too (2.6 to 2.8 s of CPU until
+  idle, printed by each run; the benchmark starts the load once the service is idle).
 - bench_instances' 628-640/s is the two-process httpx pool on PostgreSQL on a quiet machine:
-  the client, the service and PostgreSQL's backends share the 2 cores.
+  the client, the service and PostgreSQL's backends share the 2 cores. The same pool here on
+  PostgreSQL (`--postgres`, load 7.8): 419/s against the minimal app's 827/s (0.51x), 0.89 ms
+  service CPU a push, 1.09 ms client CPU a request; wrk on PostgreSQL: 1,139/s at 0.57 ms a
+  push (PostgreSQL's own CPU not counted), the minimal app 7,404/s.
 - performance.md's 784-1,092/s with wrk were taken at load average 3 to 4 before the fixes of
   this change; at load 8 to 17 the service did 290 to 480/s with wrk and 0.85 to 0.91 ms of
   CPU a push. Two costs went (issue 18): StrictWireModel worked out every field's JSON types
