@@ -1,0 +1,89 @@
+"""Forms never save what the user did not enter (issue 14, point 9), the rail leg form: a user
+types a leg, switches the equipment's type, the tracking start and the stops' appointment
+windows on and off and back, and what the real local service stored (read back over the API)
+is exactly what the form showed. The other list panes' forms are in
+tests/ui/test_forms_send_what_is_shown.py."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.rail.pane import RailPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_forms_send_what_is_shown import _choose, _type
+from tests.ui.test_panes_support import connected, shown_pane
+from tests.ui.test_rail_pane import PATH
+
+__all__ = ["connected"]
+
+
+def _present(wire: dict[str, Any]) -> dict[str, Any]:
+    """The fields given (the service answers the others as null or empty)."""
+    return {k: v for k, v in wire.items() if v not in (None, [], {}, "")}
+
+
+async def test_rail_leg_switched_back_and_forth_saves_what_the_form_shows(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await shown_pane(qtbot, session, RailPane)
+    form = pane.form
+    origin, destination = form.stops
+
+    # The equipment: a trailer, then a container again.
+    _choose(form.equipment_type, "TRAILER_ID")
+    _type(qtbot, form.equipment, "MSKU1234565")
+    _choose(form.equipment_type, "CONTAINER_ID")
+    _type(qtbot, form.bills, "BOL-SW-1, BOL-SW-2")
+    _type(qtbot, form.waybills, "WB-9")
+    form.waybills.clear()
+    # Tracking from a time: ticked, then unticked (greyed, not sent).
+    qtbot.mouseClick(form.starts, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(form.starts, Qt.MouseButton.LeftButton)
+    assert not form.start.isEnabled() and "trackingStartDateTime" not in form.wire()
+
+    _type(qtbot, origin.place, "BNSF Hobart")
+    _type(qtbot, origin.city, "Los Angeles")
+    _type(qtbot, origin.state, "CA")
+    # The origin's window: ticked with a zone, unticked (not sent), ticked again (kept).
+    origin.windowed.click()
+    _type(qtbot, origin.zone, "America/Los_Angeles")
+    origin.windowed.click()
+    assert not origin.zone.isEnabled() and "appointmentWindow" not in origin.wire()
+    origin.windowed.click()
+    # The destination: a city; its window ticked and unticked again.
+    _type(qtbot, destination.city, "Chicago")
+    destination.windowed.click()
+    destination.windowed.click()
+    start = origin.start.dateTime().toPython()
+    end = origin.end.dateTime().toPython()
+
+    qtbot.mouseClick(pane.track_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: pane.model.rowCount() == 1 and pane.track_button.isEnabled(), 30)
+    (leg,) = tenant.http.get(PATH).json()["results"]
+    stored = _present(leg["shipment"])
+    assert [_present(e) for e in stored["equipmentIdentifiers"]] == [
+        {"type": "CONTAINER_ID", "value": "MSKU1234565"}
+    ]
+    assert stored["shipmentIdentifiers"] == [
+        {"type": "BILL_OF_LADING", "value": "BOL-SW-1"},
+        {"type": "BILL_OF_LADING", "value": "BOL-SW-2"},
+    ]
+    stops = [_present(s) for s in stored["shipmentStops"]]
+    assert [(s["stopNumber"], s["type"], _present(s["location"]["address"])) for s in stops] == [
+        (1, "ORIGIN", {"pointName": "BNSF Hobart", "city": "Los Angeles", "state": "CA"}),
+        (2, "DESTINATION", {"city": "Chicago"}),
+    ]
+    assert "appointmentWindow" not in stops[1]
+    window = stops[0]["appointmentWindow"]
+    zone = ZoneInfo("America/Los_Angeles")
+    assert window["localTimeZoneIdentifier"] == "America/Los_Angeles"
+    assert datetime.fromisoformat(window["startDateTime"]) == start.replace(tzinfo=zone)
+    assert datetime.fromisoformat(window["endDateTime"]) == end.replace(tzinfo=zone)
+    pane.shutdown()
