@@ -11,10 +11,12 @@ and the service layer's calm under a bad network, without mocking our own compon
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import uvicorn
@@ -69,6 +71,8 @@ class FaultyProxy:
         self.requests: list[tuple[str, str]] = []
         # Wall-clock arrival of each request (same order), to compare with an HTTP-date.
         self.arrivals: list[float] = []
+        # What each request carried (same order): a test checks the exact body a form sent.
+        self.bodies: list[bytes] = []
         self.delay = 0.0
         self._lock = threading.Lock()
         app = Starlette(
@@ -116,6 +120,15 @@ class FaultyProxy:
                 if m == method and p == path
             ]
 
+    def sent(self, method: str, path: str) -> list[Any]:
+        """The JSON bodies of the `method path` requests, oldest first."""
+        with self._lock:
+            return [
+                json.loads(body)
+                for (m, p), body in zip(self.requests, self.bodies, strict=True)
+                if m == method and p == path and body
+            ]
+
     def clear(self) -> None:
         """No more faults: every request from now on is forwarded as it is."""
         with self._lock:
@@ -131,11 +144,13 @@ class FaultyProxy:
 
     async def _forward(self, request: Request) -> Response:
         path = "/" + request.path_params["path"]
+        arrived = time.time()
+        body = await request.body()
         with self._lock:
             self.requests.append((request.method, path))
-            self.arrivals.append(time.time())
+            self.arrivals.append(arrived)
+            self.bodies.append(body)
         fault = self._next_fault(request.method, path)
-        body = await request.body()
         delay = self.delay + (fault.delay if fault else 0.0)
         if delay and not await self._hold(request, delay):
             return Response(b"gave up", status_code=499)  # nobody is listening any more
