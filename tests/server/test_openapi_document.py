@@ -295,6 +295,19 @@ def test_a_string_beyond_the_bound_of_every_body_is_refused_naming_it(
         tenant.http.close()
 
 
+def test_rules_the_document_can_state_are_in_it(document: dict[str, Any]) -> None:
+    """What the fuzz run found refused but unstated (issue 20), now in the shapes' schemas."""
+    schemas = document["components"]["schemas"]
+    assert schemas["QuoteAddress"]["required"] == ["postalCode"]
+    assert schemas["StopLocationContactInput"]["required"] == ["contactId", "type"]
+    assert schemas["UnitWeight"]["properties"]["value"]["maximum"] == 100_000
+    assert schemas["UnitDimensions"]["properties"]["length"]["maximum"] == 10_000
+    assert schemas["TrailerLength"]["properties"]["value"]["maximum"] == 10_000
+    assert schemas["PackageIdentifier"]["properties"]["value"]["maxLength"] == 200
+    form = document["paths"]["/services/document/v1/documents"]["post"]["requestBody"]
+    assert form["content"]["multipart/form-data"]["schema"]["additionalProperties"] is False
+
+
 def test_a_query_parameter_beyond_the_bound_of_every_parameter_is_refused_naming_it(
     sqlite_service: LiveService, document: dict[str, Any]
 ) -> None:

@@ -61,8 +61,6 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r"id: must not be supplied on create.*",  # the create and replace body are one model
         r"address(\..*)?: .*",
         r"(geofence|coordinates)(\..*)?: .*",
-        # A contact's id and type: optional in the shape the answer shares.
-        r"contacts\[\d+\]\.(contactId|type): is required$",
         # Special opening hours: hours and the last day, unless the day is closed.
         r"specialOpeningHours\[\d+\]\.(hours|validFrom|validThrough): is required$",
         # Opening hours across fields: their days, opens before closes.

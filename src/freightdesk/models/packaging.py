@@ -30,8 +30,7 @@ MAX_IDENTIFIER_VALUE = 200
 
 
 class PackageIdentifier(LogisticsIdentifier):
-    """The identifier shape tracking shares, with the bounds packages keep (stated in the
-    OpenAPI document)."""
+    """A package's identifier: a type of at most 60 characters, a value of at most 200."""
 
     type: str = Field(min_length=1, max_length=MAX_IDENTIFIER_TYPE)
     value: str = Field(min_length=1, max_length=MAX_IDENTIFIER_VALUE)

@@ -197,7 +197,12 @@ class GeofenceInput(Geofence):
 
 
 class StopLocationContactInput(StopLocationContact):
+    # Both fields required (the answer's shape leaves them optional); a blank one is refused
+    # by the rules in their own words (stop_location_rules.checked_contacts).
     model_config = _STRICT
+
+    contact_id: str = Field(max_length=100, json_schema_extra={"pattern": r"\S"})
+    type: str = Field(max_length=100, json_schema_extra={"pattern": r"\S"})
 
 
 class OpeningHoursInput(OpeningHours):

@@ -244,8 +244,7 @@ class AccountGroupSelection(WireModel):
 
 
 class QuoteAddress(Address):
-    """A quote's origin or destination: carriers rate by postal code, so one is required (the
-    document says so; its format by country is the address normalizer's, vltl_rules)."""
+    """A quote's origin or destination: carriers rate by postal code, so one is required."""
 
     postal_code: str = Field(max_length=40, pattern=r"\S")
 
