@@ -93,7 +93,6 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r"document(\..*)?: .*",
         r"body: a multipart part has no name$",
     ),
-    "PATCH /services/document/v1/documents/{documentId}": (r"\w+: may be left out but not null$",),
     "POST /services/rating/v1/rate-requests": (r".*stops.*: the (first|last) stop must be .*",),
     "POST /services/booking/v1/bookings": (r"shipmentId: is required unless the booking .*",),
     "PUT /services/booking/v1/bookings/{bookingId}": (

@@ -15,6 +15,7 @@ from uuid import UUID
 from pydantic import (
     AfterValidator,
     AwareDatetime,
+    ConfigDict,
     Field,
     JsonValue,
     StringConstraints,
@@ -184,8 +185,23 @@ class DocumentUpdate(StrictWireModel):
     type: DocumentType
 
 
+def _never_null(schema: JsonDict) -> None:
+    """The document says what the model checks: a field may be left out, but not null."""
+    schema["additionalProperties"] = False
+    properties: dict[str, Any] = schema.get("properties")  # type: ignore[assignment]
+    for name, field in list(properties.items()):
+        options = field.get("anyOf") if isinstance(field, dict) else None
+        if isinstance(options, list) and {"type": "null"} in options:
+            kept = [option for option in options if option != {"type": "null"}]
+            # Nor is null its default: the field left out changes nothing.
+            rest = {k: v for k, v in field.items() if k != "anyOf" and (k, v) != ("default", None)}
+            properties[name] = {**rest, **kept[0]} if len(kept) == 1 else {**rest, "anyOf": kept}
+
+
 class DocumentPatch(StrictWireModel):
     """PATCH: only the fields given change; none of them may be null or emptied."""
+
+    model_config = ConfigDict(json_schema_extra=_never_null)
 
     identifiers: Identifiers | None = None
     mode: DocumentMode | None = None
