@@ -304,6 +304,10 @@ def test_rules_the_document_can_state_are_in_it(document: dict[str, Any]) -> Non
     assert schemas["UnitDimensions"]["properties"]["length"]["maximum"] == 10_000
     assert schemas["TrailerLength"]["properties"]["value"]["maximum"] == 10_000
     assert schemas["PackageIdentifier"]["properties"]["value"]["maxLength"] == 200
+    headers = schemas["PushConfigurationInput"]["properties"]["methodHeaders"]
+    assert headers["propertyNames"]["pattern"].startswith("^[!#$%&'*+")
+    assert headers["maxProperties"] == 50
+    assert headers["additionalProperties"]["pattern"] == "^[^\\r\\n]*$"
     patch = schemas["DocumentPatch"]["properties"]
     assert [name for name, field in patch.items() if "null" in json.dumps(field)] == []
     form = document["paths"]["/services/document/v1/documents"]["post"]["requestBody"]

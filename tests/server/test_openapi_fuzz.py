@@ -69,6 +69,8 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
     ),
     "PUT /api/v4/stoplocations/{id}": (r"address(\..*)?: .*", r"(geofence|coordinates)(\..*)?: .*"),
     "PUT /api/v4/webhooks": (
+        # Headers the service sets, and one header twice: names compared without case.
+        r"methodHeaders: .* (is set by the service and cannot be configured|is given twice)$",
         r"(authParams|authType): needs .*",
         # An authentication method's parameters depend on its sibling `type` (API key, OAuth
         # 2.0 with a certificate, Basic), and at most one method may set the Authorization
@@ -142,6 +144,7 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
     ),
     "POST /api/v4/rail/shipments": (
         r"shipmentStops: give both stops, .*",
+        r"shipmentStops: the stops need stopNumber 1 \(origin\) and 2 \(destination\)$",
         r"trackingStartDateTime: is required when no shipment identifier .*",
         r"shipmentIdentifiers: a shipment identifier is repeated$",
         # The value's format depends on its type (a TRAILER_ID, a RAIL_CAR_ID, ...).

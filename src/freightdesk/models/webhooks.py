@@ -169,6 +169,10 @@ Secret = Annotated[str, Field(min_length=1, max_length=16384)]
 ShortText = Annotated[str, Field(min_length=1, max_length=500)]
 
 
+# A header's value: one line (the validator below says so in words).
+HeaderValue = Annotated[str, Field(max_length=4096, json_schema_extra={"pattern": r"^[^\r\n]*$"})]
+
+
 def _check_header_name(value: str) -> str:
     if not _TOKEN.match(value):
         raise ValueError(f"{value!r} is not a valid HTTP header name")
@@ -316,9 +320,18 @@ class PushConfigurationInput(StrictWireModel):
     config_name: Annotated[str, Field(min_length=1, max_length=200)]
     url: HttpUrl
     method: HttpMethod = HttpMethod.POST
-    method_headers: dict[str, Annotated[str, Field(max_length=4096)]] = Field(default_factory=dict)
+    # The document states the names and counts the validators below check; the headers the
+    # service sets are refused in words (case-insensitive: no JSON Schema pattern says that).
+    method_headers: dict[str, HeaderValue] = Field(
+        default_factory=dict,
+        json_schema_extra={
+            "propertyNames": {"pattern": _TOKEN.pattern},
+            "maxProperties": MAX_MAP_ENTRIES,
+        },
+    )
     method_params: dict[str, Annotated[str, Field(max_length=4096)]] = Field(
-        default_factory=dict, json_schema_extra={"propertyNames": {"minLength": 1}}
+        default_factory=dict,
+        json_schema_extra={"propertyNames": {"minLength": 1}, "maxProperties": MAX_MAP_ENTRIES},
     )
     payload_format: PayloadFormat = PayloadFormat.JSON
     version: Int64 | None = None
