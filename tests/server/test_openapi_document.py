@@ -308,6 +308,9 @@ def test_rules_the_document_can_state_are_in_it(document: dict[str, Any]) -> Non
     assert headers["propertyNames"]["pattern"].startswith("^[!#$%&'*+")
     assert headers["maxProperties"] == 50
     assert headers["additionalProperties"]["pattern"] == "^[^\\r\\n]*$"
+    # A document's identifier value and name are trimmed before their minimum length.
+    value = schemas["DocumentIdentifier"]["properties"]["value"]["pattern"]
+    assert [text for text in (" ", "\t", "A-1", " A ") if re.search(value, text)] == ["A-1", " A "]
     patch = schemas["DocumentPatch"]["properties"]
     assert [name for name, field in patch.items() if "null" in json.dumps(field)] == []
     form = document["paths"]["/services/document/v1/documents"]["post"]["requestBody"]

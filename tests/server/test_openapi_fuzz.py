@@ -112,15 +112,18 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         # Packages compare identifiers in their own way.
         r"(.*\.)?identifiers: identifier \d+ .* is repeated$",
         r"accessorials(\[\d+\].*)?: an? [A-Z_]+ accessorial needs .*",
+        r"accessorials\[\d+\]: \w+ belongs to an? [A-Z_]+ accessorial only$",
         r"accessorials\[\d+\]\.temperatureRange: minimum must not be above maximum$",
     ),
     "PUT /services/booking/v1/packaging/{packageId}": (
         r"(.*\.)?identifiers: identifier \d+ .* is repeated$",
         r"accessorials(\[\d+\].*)?: an? [A-Z_]+ accessorial needs .*",
+        r"accessorials\[\d+\]: \w+ belongs to an? [A-Z_]+ accessorial only$",
         r"accessorials\[\d+\]\.temperatureRange: minimum must not be above maximum$",
     ),
     "POST /services/booking/v1/packaging/{packageId}": (
         r"accessorials(\[\d+\].*)?: an? [A-Z_]+ accessorial needs .*",
+        r"accessorials\[\d+\]: \w+ belongs to an? [A-Z_]+ accessorial only$",
     ),
     "POST /api/v2/vltl/quotes/rates/query": (
         # The address rules (the postal code itself is required in the document).

@@ -83,8 +83,10 @@ def _printable(value: str) -> str:
     return value
 
 
-# _printable's rule for the document: no character of Unicode category Cc.
-PRINTABLE: JsonDict = {"pattern": "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"}
+# _printable's rule for the document: no character of Unicode category Cc; and the fields it
+# serves are trimmed before their minimum length is checked, so one character is not a space.
+_TEXT = "[^\\u0000-\\u001F\\u007F-\\u009F]"
+PRINTABLE: JsonDict = {"pattern": f"^{_TEXT}*[^\\s\\u0000-\\u001F\\u007F-\\u009F]{_TEXT}*$"}
 
 
 def _no_nul(value: Any) -> Any:
