@@ -311,6 +311,12 @@ def test_rules_the_document_can_state_are_in_it(document: dict[str, Any]) -> Non
     # A document's identifier value and name are trimmed before their minimum length.
     value = schemas["DocumentIdentifier"]["properties"]["value"]["pattern"]
     assert [text for text in (" ", "\t", "A-1", " A ") if re.search(value, text)] == ["A-1", " A "]
+    # Text the service trims before it must not be empty: not blank in the document too.
+    rail_value = schemas["RailShipmentIdentifier"]["properties"]["value"]["pattern"]
+    config_name = schemas["PushConfigurationInput"]["properties"]["configName"]["pattern"]
+    for pattern, good in ((rail_value, "W 1"), (config_name, "Orders feed")):
+        assert [text for text in (" ", "\t", good) if re.search(pattern, text)] == [good]
+    assert not re.search(config_name, "a/b")
     patch = schemas["DocumentPatch"]["properties"]
     assert [name for name, field in patch.items() if "null" in json.dumps(field)] == []
     form = document["paths"]["/services/document/v1/documents"]["post"]["requestBody"]

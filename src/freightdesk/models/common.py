@@ -34,6 +34,8 @@ MAX_PARAMETER_STRING = 1024
 # The OpenAPI document's pattern for date-times the service takes between the years 1900 and
 # 2999 (a date-time's text starts with its year).
 YEARS_1900_TO_2999: JsonDict = {"pattern": r"^(19|2[0-9])[0-9]{2}-"}
+# The OpenAPI document's pattern for text the service trims before it must not be empty.
+NOT_BLANK: JsonDict = {"pattern": r"\S"}
 
 
 class Currency(StrEnum):

@@ -23,6 +23,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import (
     INT32_MAX,
+    NOT_BLANK,
     Address,
     ContactInfo,
     GeoCoordinates,
@@ -36,7 +37,9 @@ MAX_CUSTOMER_ACCOUNT_NUMBER = 128
 MAX_FUTURE_SECONDS = 5 * 60
 MAX_TRUCKLOAD_IDENTIFIER = 200
 
-NonBlank = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+NonBlank = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1), Field(json_schema_extra=NOT_BLANK)
+]
 
 # yyyy-MM-dd'T'HH:mm:ssZ. Java's `Z` is an RFC 822 offset (+0000); "Z" and "+00:00" are
 # accepted too because they name the same instant unambiguously (see docs/spec-gaps.md).

@@ -12,7 +12,7 @@ from uuid import UUID
 from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import GeoCoordinates, PaginationInfo
+from freightdesk.models.common import NOT_BLANK, GeoCoordinates, PaginationInfo
 
 TRACKING_START_WINDOW_DAYS = 90
 MAX_SHIPMENT_IDENTIFIERS = 10
@@ -86,7 +86,7 @@ class EquipmentIdentifier(WireModel):
 
 class RailShipmentIdentifier(WireModel):
     type: RailShipmentIdentifierType
-    value: str = Field(min_length=1, max_length=50)
+    value: str = Field(min_length=1, max_length=50, json_schema_extra=NOT_BLANK)
 
     @field_validator("value")
     @classmethod

@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, ConfigDict, Field
 
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import INT64_MAX, Address, GeoCoordinates
+from freightdesk.models.common import INT64_MAX, NOT_BLANK, Address, GeoCoordinates
 
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 10
@@ -201,8 +201,8 @@ class StopLocationContactInput(StopLocationContact):
     # by the rules in their own words (stop_location_rules.checked_contacts).
     model_config = _STRICT
 
-    contact_id: str = Field(max_length=100, json_schema_extra={"pattern": r"\S"})
-    type: str = Field(max_length=100, json_schema_extra={"pattern": r"\S"})
+    contact_id: str = Field(max_length=100, json_schema_extra=NOT_BLANK)
+    type: str = Field(max_length=100, json_schema_extra=NOT_BLANK)
 
 
 class OpeningHoursInput(OpeningHours):
@@ -226,7 +226,7 @@ class StopLocationInput(StrictWireModel):
 
     id: UUID | None = None
     # "Not blank" for the document (a pattern is a search: one character that is not a space).
-    name: str = Field(max_length=200, json_schema_extra={"pattern": r"\S"})
+    name: str = Field(max_length=200, json_schema_extra=NOT_BLANK)
     address: AddressInput
     address_specificity: str | None = None
     coordinates: GeoCoordinates | None = None

@@ -18,6 +18,7 @@ from pydantic import AwareDatetime, Field, field_validator
 from freightdesk.models.base import WireModel
 from freightdesk.models.common import (
     INT32_MAX,
+    NOT_BLANK,
     Address,
     ContactInfo,
     Currency,
@@ -246,7 +247,7 @@ class AccountGroupSelection(WireModel):
 class QuoteAddress(Address):
     """A quote's origin or destination: carriers rate by postal code, so one is required."""
 
-    postal_code: str = Field(max_length=40, pattern=r"\S")
+    postal_code: str = Field(max_length=40, json_schema_extra=NOT_BLANK)
 
 
 class VltlQuoteRequest(WireModel):

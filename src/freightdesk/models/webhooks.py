@@ -317,7 +317,11 @@ class PushConfigurationInput(StrictWireModel):
     """
 
     id: Int64 | None = None
-    config_name: Annotated[str, Field(min_length=1, max_length=200)]
+    # Not blank, no "/" (the validator below says so in words).
+    config_name: Annotated[
+        str,
+        Field(min_length=1, max_length=200, json_schema_extra={"pattern": r"^[^/]*[^/\s][^/]*$"}),
+    ]
     url: HttpUrl
     method: HttpMethod = HttpMethod.POST
     # The document states the names and counts the validators below check; the headers the
