@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
@@ -18,8 +17,8 @@ from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.panes.bookings.pane import BookingsPane
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
+from tests.ui.forms_keys import click, keys
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_forms_send_what_is_shown import _type
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
@@ -48,18 +47,18 @@ async def test_booking_switched_back_and_forth_saves_what_the_form_shows(
     # The carrier: its identifier type switched away and back, the SCAC typed.
     form.carrier_type.setCurrentText("FFW_SCAC")
     form.carrier_type.setCurrentText("CARRIER_SCAC")
-    _type(qtbot, form.scac, "ZZHD")
-    _type(qtbot, form.shipment_id, shipment)
+    await keys(qtbot, form.scac, "ZZHD")
+    await keys(qtbot, form.shipment_id, shipment)
     # The rate identifier: spot, then contract again.
     form.rate_identifiers.set_text(0, 1, "SPOT")
     form.rate_identifiers.set_text(0, 2, "C-2024-17")
     form.rate_identifiers.set_text(0, 1, "CONTRACT")
     form.rate_identifiers.add_row()  # left as it came: not sent
     # The total in euros, then in dollars again; a fuel surcharge typed and taken out.
-    _type(qtbot, form.total_rate.amount, "1450.50")
+    await keys(qtbot, form.total_rate.amount, "1450.50")
     form.total_rate.currency.setCurrentText("EUR")
     form.total_rate.currency.setCurrentText("USD")
-    _type(qtbot, form.fuel.amount, "120")
+    await keys(qtbot, form.fuel.amount, "120")
     form.fuel.amount.clear()
     form.charges.add_row()
     form.charges.set_text(0, 0, "LINE_HAUL")
@@ -75,8 +74,8 @@ async def test_booking_switched_back_and_forth_saves_what_the_form_shows(
     form.notes.setPlainText("  Dock 4, ask for Ana  ")
     form.attributes.add_row("Customer", "ACME, Retail")
     form.tabs.setCurrentIndex(2)
-    _type(qtbot, form.contact["companyName"], "ACME Foods")
-    _type(qtbot, form.contact["email"], "ops@acme.test")
+    await keys(qtbot, form.contact["companyName"], "ACME Foods")
+    await keys(qtbot, form.contact["email"], "ops@acme.test")
     form.contact["email"].clear()
     form.carrier_contacts.add_row(["", "Bo", "", "", "", "bo@zzhd.test"])
     form.carrier_contacts.add_row()  # left empty: not sent
@@ -84,7 +83,7 @@ async def test_booking_switched_back_and_forth_saves_what_the_form_shows(
 
     book = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
     assert book.text() == "&Book"
-    qtbot.mouseClick(book, Qt.MouseButton.LeftButton)
+    await click(qtbot, book)
     await wait_until(lambda: not form.isVisible(), seconds=30)
     await wait_until(lambda: pane.model.rowCount() == 1, seconds=30)
     stored = _present(tenant.http.get(f"{BOOKINGS}/{pane.model.items[0].id}").json())

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
@@ -16,8 +15,9 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.form import PackageFormDialog
 from freightdesk.ui.panes.packages.pane import PackagesPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.forms_keys import click, keys
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_forms_send_what_is_shown import _choose, _type
+from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
@@ -54,20 +54,20 @@ async def test_package_switched_back_and_forth_saves_what_the_form_shows(
     form.tabs.setCurrentIndex(1)
     form.package_type.setCurrentText("CRATE")
     form.package_type.setCurrentText("PALLET")
-    _type(qtbot, form.weight, "420")
+    await keys(qtbot, form.weight, "420")
     form.weight_unit.setCurrentText("KG")
     form.weight_unit.setCurrentText("LB")
     # Refrigerated: ticked, typed, unticked (greyed, not sent), ticked again: kept as typed.
     form.refrigerated.click()
-    _type(qtbot, form.temperature_min, "34")
-    _type(qtbot, form.temperature_max, "38")
+    await keys(qtbot, form.temperature_min, "34")
+    await keys(qtbot, form.temperature_max, "38")
     form.refrigerated.click()
     assert not form.temperature_min.isEnabled()
     assert form.wire()["accessorials"] == []
     form.refrigerated.click()
     # Hazardous materials typed, then unticked: none sent.
     form.hazmat.click()
-    _type(qtbot, form.un_number, "UN1203")
+    await keys(qtbot, form.un_number, "UN1203")
     form.hazmat.click()
     # A liftgate at delivery, then at any stop.
     form.liftgate.click()
@@ -79,14 +79,14 @@ async def test_package_switched_back_and_forth_saves_what_the_form_shows(
     form.stackable.click()
 
     form.tabs.setCurrentIndex(2)
-    _type(qtbot, form.origin.edits["city"], "Chicago")
-    _type(qtbot, form.origin.edits["state"], "IL")
-    _type(qtbot, form.destination.edits["name"], "Store 12")
+    await keys(qtbot, form.origin.edits["city"], "Chicago")
+    await keys(qtbot, form.origin.edits["state"], "IL")
+    await keys(qtbot, form.destination.edits["name"], "Store 12")
     form.destination.edits["name"].clear()
     shown = form.wire()
 
     save = form.buttons.button(QDialogButtonBox.StandardButton.Save)
-    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    await click(qtbot, save)
     await wait_until(lambda: not form.isVisible(), seconds=30)
     await wait_until(lambda: pane.model.rowCount() == 1, seconds=30)
     (stored,) = tenant.http.get(PATH).json()["results"]

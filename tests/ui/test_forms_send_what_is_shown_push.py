@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.api.carrier_push import TRUCKLOAD_PATH
@@ -17,7 +16,7 @@ from freightdesk.ui.panes.push.pane import PushPane
 from tests.proxy import FaultyProxy
 from tests.service.test_carrier_push_service import demo_shipment, iso
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_forms_send_what_is_shown import _type
+from tests.ui.forms_keys import click, keys
 from tests.ui.test_panes_support import proxied, shown_pane
 
 __all__ = ["proxied"]
@@ -32,35 +31,35 @@ async def test_truckload_update_switched_back_and_forth_sends_what_the_form_show
     form = pane.truckload
     when = iso(datetime.now(UTC) - timedelta(minutes=1))
 
-    _type(qtbot, form.bill_of_lading, bol)
-    _type(qtbot, form.order, "4533964024")
+    await keys(qtbot, form.bill_of_lading, bol)
+    await keys(qtbot, form.order, "4533964024")
     form.order.clear()  # typed and taken out: not sent
     # The event: off and on again; its type departure, then arrival.
     form.event_box.setChecked(False)
     form.event_box.setChecked(True)
     form.event_type.setCurrentText("DEPARTURE_FROM_STOP")
     form.event_type.setCurrentText("ARRIVAL_AT_STOP")
-    _type(qtbot, form.event_time, when)
-    _type(qtbot, form.stop_number, "1")
+    await keys(qtbot, form.event_time, when)
+    await keys(qtbot, form.stop_number, "1")
     # Readings: on, typed, off, on again (kept as typed).
     form.readings_box.setChecked(True)
-    _type(qtbot, form.readings_time, when)
-    _type(qtbot, form.latitude, "41.88")
-    _type(qtbot, form.longitude, "-87.63")
+    await keys(qtbot, form.readings_time, when)
+    await keys(qtbot, form.latitude, "41.88")
+    await keys(qtbot, form.longitude, "-87.63")
     form.readings_box.setChecked(False)
     form.readings_box.setChecked(True)
     # A speed typed and taken out: neither it nor its unit is sent.
-    _type(qtbot, form.speed, "55")
+    await keys(qtbot, form.speed, "55")
     form.speed.clear()
     form.ignition.setCurrentText("ON")
     form.ignition.setCurrentText("")
-    _type(qtbot, form.temperature, "3.5")
+    await keys(qtbot, form.temperature, "3.5")
     form.temperature_unit.setCurrentText("FAHRENHEIT")
     form.temperature_unit.setCurrentText("CELSIUS")
-    _type(qtbot, form.fuel, "62")
+    await keys(qtbot, form.fuel, "62")
     form.fuel.clear()
 
-    qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
+    await click(qtbot, pane.send_button)
     await wait_until(
         lambda: pane.history_model.rowCount() == 1 and pane.following is None, seconds=60
     )

@@ -10,13 +10,13 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rail.pane import RailPane
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_forms_send_what_is_shown import _choose, _type
+from tests.ui.forms_keys import click, keys
+from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_rail_pane import PATH
 
@@ -38,33 +38,33 @@ async def test_rail_leg_switched_back_and_forth_saves_what_the_form_shows(
 
     # The equipment: a trailer, then a container again.
     _choose(form.equipment_type, "TRAILER_ID")
-    _type(qtbot, form.equipment, "MSKU1234565")
+    await keys(qtbot, form.equipment, "MSKU1234565")
     _choose(form.equipment_type, "CONTAINER_ID")
-    _type(qtbot, form.bills, "BOL-SW-1, BOL-SW-2")
-    _type(qtbot, form.waybills, "WB-9")
+    await keys(qtbot, form.bills, "BOL-SW-1, BOL-SW-2")
+    await keys(qtbot, form.waybills, "WB-9")
     form.waybills.clear()
     # Tracking from a time: ticked, then unticked (greyed, not sent).
-    qtbot.mouseClick(form.starts, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(form.starts, Qt.MouseButton.LeftButton)
+    await click(qtbot, form.starts)
+    await click(qtbot, form.starts)
     assert not form.start.isEnabled() and "trackingStartDateTime" not in form.wire()
 
-    _type(qtbot, origin.place, "BNSF Hobart")
-    _type(qtbot, origin.city, "Los Angeles")
-    _type(qtbot, origin.state, "CA")
+    await keys(qtbot, origin.place, "BNSF Hobart")
+    await keys(qtbot, origin.city, "Los Angeles")
+    await keys(qtbot, origin.state, "CA")
     # The origin's window: ticked with a zone, unticked (not sent), ticked again (kept).
     origin.windowed.click()
-    _type(qtbot, origin.zone, "America/Los_Angeles")
+    await keys(qtbot, origin.zone, "America/Los_Angeles")
     origin.windowed.click()
     assert not origin.zone.isEnabled() and "appointmentWindow" not in origin.wire()
     origin.windowed.click()
     # The destination: a city; its window ticked and unticked again.
-    _type(qtbot, destination.city, "Chicago")
+    await keys(qtbot, destination.city, "Chicago")
     destination.windowed.click()
     destination.windowed.click()
     start = origin.start.dateTime().toPython()
     end = origin.end.dateTime().toPython()
 
-    qtbot.mouseClick(pane.track_button, Qt.MouseButton.LeftButton)
+    await click(qtbot, pane.track_button)
     await wait_until(lambda: pane.model.rowCount() == 1 and pane.track_button.isEnabled(), 30)
     (leg,) = tenant.http.get(PATH).json()["results"]
     stored = _present(leg["shipment"])

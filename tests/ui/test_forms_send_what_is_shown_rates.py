@@ -17,8 +17,9 @@ from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.pane import RatesPane
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
+from tests.ui.forms_keys import click, keys
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_forms_send_what_is_shown import _choose, _type
+from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
@@ -33,13 +34,13 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
     form = shown_dialog(pane, RateRequestFormDialog)
     await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0, seconds=30)
 
-    _type(qtbot, form.name, "Chicago to Dallas")
-    _type(qtbot, form.pickup.city, "Chicago")
-    _type(qtbot, form.pickup.state, "IL")
-    _type(qtbot, form.delivery.street, "12 Elm St")
-    _type(qtbot, form.delivery.city, "Dallas")
-    _type(qtbot, form.delivery.state, "TX")
-    _type(qtbot, form.delivery.postal_code, "75201")
+    await keys(qtbot, form.name, "Chicago to Dallas")
+    await keys(qtbot, form.pickup.city, "Chicago")
+    await keys(qtbot, form.pickup.state, "IL")
+    await keys(qtbot, form.delivery.street, "12 Elm St")
+    await keys(qtbot, form.delivery.city, "Dallas")
+    await keys(qtbot, form.delivery.state, "TX")
+    await keys(qtbot, form.delivery.postal_code, "75201")
 
     # Freight: a reefer truck of 53 ft chosen, then LTL (the truck greys out), then the truck
     # again: the choices made are still there and sent; nothing of LTL is.
@@ -74,13 +75,13 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
 
     # Contact: a company typed, and a phone typed then taken out again.
     form.tabs.setCurrentIndex(3)
-    _type(qtbot, form.contact["companyName"], "ACME Foods")
-    _type(qtbot, form.contact["phoneNumber"], "+1 312 555 0100")
+    await keys(qtbot, form.contact["companyName"], "ACME Foods")
+    await keys(qtbot, form.contact["phoneNumber"], "+1 312 555 0100")
     form.contact["phoneNumber"].clear()
     shown = form.wire()
 
     ok = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
-    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    await click(qtbot, ok)
     await wait_until(lambda: not form.isVisible(), seconds=30)
     await wait_until(lambda: pane.requests.rowCount() == 1, seconds=30)
     stored: dict[str, Any] = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()

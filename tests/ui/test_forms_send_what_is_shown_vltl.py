@@ -28,7 +28,8 @@ from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.proxy import FaultyProxy
 from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_forms_send_what_is_shown import _choose, _type
+from tests.ui.forms_keys import click, keys
+from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_panes_support import proxied, shown_pane
 
 __all__ = ["proxied"]
@@ -62,16 +63,16 @@ async def test_volume_ltl_quote_switched_back_and_forth_sends_what_the_form_show
     await wait_until(lambda: bool(pane.carriers) and form.group.findData("VLTL-WEST") > 0, 30)
 
     for key, text in (("city", "Chicago"), ("state", "IL"), ("postalCode", "60607")):
-        _type(qtbot, form.origin.edits[key], text)
+        await keys(qtbot, form.origin.edits[key], text)
     for key, text in (("addressLines", "9 Elm St"), ("city", "Dallas"), ("state", "TX"),
                       ("postalCode", "75201")):  # fmt: skip
-        _type(qtbot, form.destination.edits[key], text)
-    _type(qtbot, form.pickup.start, "08:00")
-    _type(qtbot, form.pickup.end, "12:00")
+        await keys(qtbot, form.destination.edits[key], text)
+    await keys(qtbot, form.pickup.start, "08:00")
+    await keys(qtbot, form.pickup.end, "12:00")
     pickup_day = form.pickup.day.date().toString("yyyy-MM-dd")
     # A delivery window ticked, typed and unticked again: not sent.
     form.delivery_wanted.click()
-    _type(qtbot, form.delivery.start, "09:00")
+    await keys(qtbot, form.delivery.start, "09:00")
     form.delivery_wanted.click()
     assert not form.delivery.isEnabled()
     # Units: kilograms and centimetres, then pounds and inches again.
@@ -80,14 +81,14 @@ async def test_volume_ltl_quote_switched_back_and_forth_sends_what_the_form_show
     _choose_text(form.weight_unit, "LB")
     _choose_text(form.length_unit, "IN")
     # A line item; hazmat typed into it and taken out; a second line added and left as it came.
-    qtbot.mouseClick(form.items.add_button, Qt.MouseButton.LeftButton)
+    await click(qtbot, form.items.add_button)
     for column, text in ((PIECES, "6"), (WEIGHT, "6000"), (LENGTH, "48"), (WIDTH, "40"),
                          (HEIGHT, "50"), (CLASS, "70"), (TEXT, "Canned goods"), (UN, "UN1203"),
                          (HAZARD, "3")):  # fmt: skip
         form.items.set_text(0, column, text)
     form.items.set_text(0, UN, "")
     form.items.set_text(0, HAZARD, "")
-    qtbot.mouseClick(form.items.add_button, Qt.MouseButton.LeftButton)
+    await click(qtbot, form.items.add_button)
     assert form.items.rows() == 2
     # Guaranteed service chosen, then standard again; liftgate ticked and unticked.
     _choose(form.service, "GUR")
@@ -102,7 +103,7 @@ async def test_volume_ltl_quote_switched_back_and_forth_sends_what_the_form_show
     form.group.activated.emit(0)
     _choose(form.group, "VLTL-WEST")
 
-    qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
+    await click(qtbot, pane.quote_button)
     await wait_until(lambda: not pane.running and proxy.count("POST", V3_QUOTES_PATH) == 1, 30)
     (sent,) = proxy.sent("POST", V3_QUOTES_PATH)
     # The country is the one the field's hint names ("US unless given"); the empty lists are

@@ -6,15 +6,14 @@ tests/ui/test_forms_send_what_is_shown.py."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.yard.pane import YardPane
 from tests.proxy import FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.forms_keys import click, keys
 from tests.ui.test_capacity_support import type_text
-from tests.ui.test_forms_send_what_is_shown import _type
 from tests.ui.test_panes_support import proxied, shown_pane
 from tests.ui.test_yard_pane import SITES
 
@@ -28,8 +27,8 @@ async def test_yard_site_changed_back_and_forth_sends_what_the_form_shows(
     pane = await shown_pane(qtbot, session, YardPane)
     await wait_until(lambda: pane.add_button.isEnabled() and pane.site_model.rowCount() == 0, 30)
 
-    _type(qtbot, pane.code, "DEN-XD")
-    _type(qtbot, pane.name, "Denver Cross-Dock")
+    await keys(qtbot, pane.code, "DEN-XD")
+    await keys(qtbot, pane.name, "Denver Cross-Dock")
     # The zone without keys: its completer's popup cannot grab the offscreen keyboard.
     type_text(pane.time_zone, "America/Chicago")
     type_text(pane.time_zone, "America/Denver")
@@ -39,10 +38,10 @@ async def test_yard_site_changed_back_and_forth_sends_what_the_form_shows(
     pane.slot_minutes.setValue(45)
     pane.slot_minutes.setValue(30)
     # Saturday hours added, then taken out again.
-    _type(qtbot, pane.hours, "MON-FRI 06:00-14:00; SAT 08:00-12:00")
-    _type(qtbot, pane.hours, "MON-FRI 06:00-14:00")
+    await keys(qtbot, pane.hours, "MON-FRI 06:00-14:00; SAT 08:00-12:00")
+    await keys(qtbot, pane.hours, "MON-FRI 06:00-14:00")
 
-    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    await click(qtbot, pane.add_button)
     await wait_until(lambda: pane.site_model.rowCount() == 1, 30)
     (sent,) = proxy.sent("POST", SITES)
     assert sent == {
