@@ -59,8 +59,8 @@ def section(run: Run) -> str:
     lines = [
         BEGIN,
         "",
-        f"Taken at {commit} with `python -m bench all {'--quick ' if run.quick else '--long '}"
-        f"--write-docs` ({form}, {run.minutes:.1f} minutes), on {run.cores} cores shared with "
+        f"Taken at {commit} by `python -m bench all {'--quick' if run.quick else '--long'}` "
+        f"({form}, {run.minutes:.1f} minutes), on {run.cores} cores shared with "
         f"other work: load average {run.load_before:.1f} before and {run.load_after:.1f} after; "
         f"each row's own load average is in its last column. {len(met)} targets met, "
         f"{len(missed)} missed; rows without a target are for information.",
