@@ -314,7 +314,8 @@ def test_rules_the_document_can_state_are_in_it(document: dict[str, Any]) -> Non
     # Text the service trims before it must not be empty: not blank in the document too.
     rail_value = schemas["RailShipmentIdentifier"]["properties"]["value"]["pattern"]
     config_name = schemas["PushConfigurationInput"]["properties"]["configName"]["pattern"]
-    for pattern, good in ((rail_value, "W 1"), (config_name, "Orders feed")):
+    site_name = schemas["YardSiteInput"]["properties"]["name"]["pattern"]
+    for pattern, good in ((rail_value, "W 1"), (config_name, "Orders feed"), (site_name, "DC")):
         assert [text for text in (" ", "\t", good) if re.search(pattern, text)] == [good]
     assert not re.search(config_name, "a/b")
     patch = schemas["DocumentPatch"]["properties"]

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import YEARS_1900_TO_2999
+from freightdesk.models.common import NOT_BLANK, YEARS_1900_TO_2999
 
 MAX_WINDOW_DAYS = 14
 
@@ -154,7 +154,7 @@ class YardSiteInput(StrictWireModel):
     code: str = Field(
         min_length=1, max_length=40, json_schema_extra={"pattern": _SITE_CODE.pattern}
     )
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200, json_schema_extra=NOT_BLANK)
     time_zone: str = Field(min_length=1, max_length=64, description="IANA, e.g. America/Chicago")
     dock_door_count: int = Field(ge=1, le=MAX_DOCK_DOORS)
     # Before the opening hours: their check reads it.
