@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.clock import UserZone, set_user_zone, user_now
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rates.pane import RatesPane
-from freightdesk.ui.widgets.time_edit import follow_user_zone
+from freightdesk.ui.widgets.time_edit import UserTimeEdit, follow_user_zone
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, machine_zone, wait_until
 from tests.ui.test_panes_support import connected, shown_pane
@@ -74,15 +74,15 @@ async def test_the_expiry_typed_is_the_instant_sent_and_stored(
 
     day = (user_now() + timedelta(days=4)).date()
     for section, digits in (
+        (Section.YearSection, f"{day.year}"),
         (Section.MonthSection, f"{day.month:02d}"),
         (Section.DaySection, f"{day.day:02d}"),
         (Section.HourSection, "14"),
         (Section.MinuteSection, "05"),
     ):
         _type(form.expiration, section, digits)
-    year = form.expiration.text()[:4]
-    assert form.expiration.text() == f"{year}-{day:%m-%d} 14:05 {label}"
-    typed = f"{year}-{day:%m-%d}T14:05:00{offset}"
+    assert form.expiration.text() == f"{day:%Y-%m-%d} 14:05 {label}"
+    typed = f"{day:%Y-%m-%d}T14:05:00{offset}"
     assert form.wire()["expirationDateTime"] == typed  # in the zone shown, to the minute
 
     # The user picks the other zone with the form open: the same instant, shown in it.
@@ -98,3 +98,26 @@ async def test_the_expiry_typed_is_the_instant_sent_and_stored(
     sent = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()
     assert datetime.fromisoformat(sent["expirationDateTime"]) == instant.astimezone(UTC)
     pane.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("zone", "winter", "summer"),
+    [("Asia/Tokyo", "JST", "JST"), ("America/Chicago", "CST", "CDT"), ("UTC", "UTC", "UTC")],
+)
+def test_every_part_of_a_time_can_be_typed_whatever_the_zone_is_called(
+    qtbot: QtBot, zone: str, winter: str, summer: str
+) -> None:
+    # Zones whose abbreviation several zones share (JST, CST) once refused a typed year.
+    with machine_zone(zone):
+        edit = UserTimeEdit(None, datetime(2026, 1, 10, 12, 0, tzinfo=UTC))
+        qtbot.addWidget(edit)
+        edit.show()
+        _type(edit, Section.YearSection, "2031")
+        assert edit.text().startswith("2031-01-10 ") and edit.text().endswith(f" {winter}")
+        _type(edit, Section.MonthSection, "07")
+        _type(edit, Section.HourSection, "09")
+        # The zone's name follows the date shown: summer time in July.
+        assert edit.text() == f"2031-07-10 09:{edit.text()[14:16]} {summer}"
+        assert edit.value().year == 2031 and edit.value().month == 7
+        assert edit.value().hour == 9
+    set_user_zone(UserZone.LOCAL)

@@ -1,6 +1,6 @@
 """How a date and time editor reads: in the zone it is typed in, named (`2026-03-04 14:05 CST`,
-Qt's `t` follows daylight saving with the date shown), so a typed time is never a guess (the
-one clock's rule for forms, docs/developing.md "Times").
+following daylight saving with the date shown), so a typed time is never a guess (the one
+clock's rule for forms, docs/developing.md "Times").
 
 A time without a place (a request's expiry, a vehicle's ready time, a slot search's window)
 is typed in the user's zone: View > Times without a place, local or UTC (`UserTimeEdit`)."""
@@ -14,7 +14,14 @@ from PySide6.QtWidgets import QApplication, QDateTimeEdit, QWidget
 
 from freightdesk.service.clock import UserZone, user_zone
 
-ZONED_FORMAT = "yyyy-MM-dd HH:mm t"
+DATE_TIME_FORMAT = "yyyy-MM-dd HH:mm"
+
+
+def zoned_format(abbreviation: str) -> str:
+    """The format naming the zone as quoted text. Qt's own `t` names it too, but its parser
+    cannot read back an abbreviation that several zones share (CST, JST, IST): typing a year
+    in Tokyo or Chicago then left the field as it was. Quoted text is shown, not parsed."""
+    return f"{DATE_TIME_FORMAT} '{abbreviation.replace(chr(39), '')}'"
 
 
 def _user_qzone() -> QTimeZone:
@@ -40,11 +47,18 @@ class UserTimeEdit(QDateTimeEdit):
         super().__init__(parent)
         self.note = note  # said after the zone in the tooltip
         self.setCalendarPopup(True)
-        self.setDisplayFormat(ZONED_FORMAT)
         self.setTimeZone(_user_qzone())
+        self._name_zone()
+        # The abbreviation of the date shown: CST in January, CDT in July.
+        self.dateTimeChanged.connect(self._name_zone)
         if value is not None:
             self.set_value(value)
         self.setToolTip(f"{user_zone_hint()} {self.note}".strip())
+
+    def _name_zone(self) -> None:
+        wanted = zoned_format(self.timeZone().abbreviation(self.dateTime()))
+        if self.displayFormat() != wanted:
+            self.setDisplayFormat(wanted)
 
     def value(self) -> datetime:
         """The time shown, as an aware datetime in the user's zone: the minute shown (the
@@ -66,6 +80,7 @@ class UserTimeEdit(QDateTimeEdit):
         self.setTimeZone(_user_qzone())
         # Qt converts its value to the new zone but leaves the old text; setting it redraws.
         self.set_value(instant)
+        self._name_zone()
         self.setToolTip(f"{user_zone_hint()} {self.note}".strip())
 
 
