@@ -7,6 +7,7 @@ import gc
 import logging
 import logging.handlers
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -312,11 +313,17 @@ def _serve(args: argparse.Namespace) -> int:
     url = f"http://{host}:{bound_port}"
     lock.announce(url)
     print(f"FreightDesk local service listening on {url}", flush=True)
+    interrupted = False
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         # Ctrl+C in a terminal: uvicorn has shut the application down and raises the signal
         # again once done. A stop the user asked for, not a failure.
+        interrupted = True
+    # The signal raised again reaches asyncio's own SIGINT handler, which does not always
+    # turn it into KeyboardInterrupt (on a busy machine the main task may have ended first):
+    # what uvicorn caught says it too.
+    if interrupted or signal.SIGINT in getattr(server, "_captured_signals", ()):
         print("freightdesk: the local service stopped", file=sys.stderr)
     context.engine.dispose()
     lock.release()

@@ -33,6 +33,7 @@ from freightdesk.server.demo import DEMO_TENANT_NAME, seed_demo
 from freightdesk.server.demo.arrivals import ARRIVAL_NUMBERS, booking_time, plan_booking
 from freightdesk.server.demo.geography import distance_km
 from freightdesk.server.demo.itineraries import ShipmentPlan, floor_hour
+from freightdesk.server.demo.partners import PARTNER_NAME
 from freightdesk.server.demo.portfolio import plan_shipments
 from freightdesk.server.domain.lifecycle import can_move
 from freightdesk.server.domain.shipments import delete_shipment, find_shipments_by_identifier
@@ -44,6 +45,7 @@ from freightdesk.server.simulator.world import World, WorldSpec
 from freightdesk.server.tables.booking import BookingRow
 from freightdesk.server.tables.push import PushIngestion
 from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import Shipment
 from tests.support import LiveService
 
 SPEED = 6000.0  # a simulated day in about 15 seconds
@@ -178,8 +180,13 @@ def run() -> Iterator[Run]:
                 if len(summaries) >= found.json()["paginationInfo"]["total"]:
                     break
             with service.context.sessions() as session:
-                # Those of the demo's accepted bookings are no plan of the simulator's.
+                # Those of the demo's accepted bookings are no plan of the simulator's, nor
+                # are the moves the demo's partner shares with it (the partner's own).
                 tracked = set(session.scalars(select(BookingRow.master_shipment_id)))
+                partner = select(Tenant.id).where(Tenant.name == PARTNER_NAME)
+                tracked |= set(
+                    session.scalars(select(Shipment.id).where(Shipment.tenant_id.in_(partner)))
+                )
             summaries = [s for s in summaries if s["id"] not in tracked]
             plans = plan_shipments(7, ANCHOR) + [plan_booking(7, ANCHOR, k) for k in range(1, 80)]
             yield Run(

@@ -4,12 +4,18 @@ service then answers with what the command stored."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import httpx
 
-from tests.server.test_cli import _cli
+from tests.server.test_cli import _cli as _cli_on
 from tests.support import running_service
+
+
+def _cli(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command on the data directory's own SQLite file."""
+    return _cli_on(data_dir, "sqlite", *args)
 
 
 def test_yard_sites_are_added_listed_and_removed(tmp_path: Path) -> None:
