@@ -57,7 +57,8 @@ async def _open_window(
     install_panes(window, session)
     window.resize(1440, 900)
     window.show()
-    qtbot.waitExposed(window)
+    # Awaited, not qtbot.waitExposed: no nested event loop inside the test's task.
+    await wait_until(window.isVisible)
     await session.connect()
     return window
 

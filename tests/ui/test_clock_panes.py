@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QAction
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMenu, QMenuBar, QTreeWidgetItem, QTreeWidgetItemIterator
 from pytestqt.qtbot import QtBot
 
@@ -35,7 +36,7 @@ from tests.server.test_carrier_push_support import (
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.test_alerts_pane import _alerts_pane, _open_window
-from tests.ui.test_export_panes import _read
+from tests.ui.test_export_panes import _from_loop, _read
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _late_truck, _showing
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -99,18 +100,24 @@ def _items(pane: ShipmentsPane) -> list[QTreeWidgetItem]:
     return found
 
 
-def _choose(qtbot: QtBot, window: MainWindow, *path: str) -> None:
-    """Click through the menu bar along `path` (menu, submenu, choice), as a user does."""
+async def _choose(window: MainWindow, *path: str) -> None:
+    """Click through the menu bar along `path` (menu, submenu, choice), as a user does. The
+    clicks come from Qt's loop and the waits are awaited: a nested event loop inside the
+    test's task would step other tasks there, which asyncio refuses (they never run again,
+    and the loop's close at teardown waits for them forever)."""
     widget: QMenuBar | QMenu = window.menuBar()
     for text in path:
         action = next(a for a in widget.actions() if a.text() == text)
         where = widget.actionGeometry(action).center()
-        qtbot.mouseClick(widget, Qt.MouseButton.LeftButton, pos=where)
+        await _from_loop(
+            lambda w=widget, p=where: QTest.mouseClick(w, Qt.MouseButton.LeftButton, pos=p)
+        )
         opened = action.menu()
         if isinstance(opened, QMenu):
-            qtbot.waitUntil(opened.isVisible, timeout=10000)
+            await wait_until(opened.isVisible, seconds=10)
             widget = opened
-    qtbot.waitUntil(lambda: not widget.isVisible(), timeout=10000)
+    last = widget
+    await wait_until(lambda: not last.isVisible(), seconds=10)
 
 
 async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
@@ -171,7 +178,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     assert any(clock_text(exception.text(1), zone) for zone in CENTRAL), exception.text(1)
 
     # The user chooses UTC for times without a place: the open list and detail follow now.
-    _choose(qtbot, main_window, "&View", "Times &without a place", "&UTC")
+    await _choose(main_window, "&View", "Times &without a place", "&UTC")
     assert user_zone() is UserZone.UTC and settings.value(SETTING) == "utc"
     created = pane.model.data(pane.model.index(row, COLUMN_INDEX["created"]))
     assert clock_text(created, "UTC"), created
@@ -223,10 +230,10 @@ async def test_the_switch_rewrites_the_alerts_inbox(
     shown = pane.tree.topLevelItem(0).text(0)
     assert any(clock_text(shown, zone) for zone in CENTRAL), shown
 
-    _choose(qtbot, window, "&View", "Times &without a place", "&UTC")
+    await _choose(window, "&View", "Times &without a place", "&UTC")
     shown = pane.tree.topLevelItem(0).text(0)
     assert clock_text(shown, "UTC"), shown
-    _choose(qtbot, window, "&View", "Times &without a place", "&Local time (this computer's zone)")
+    await _choose(window, "&View", "Times &without a place", "&Local time (this computer's zone)")
     shown = pane.tree.topLevelItem(0).text(0)
     assert any(clock_text(shown, zone) for zone in CENTRAL), shown
     window.close()
