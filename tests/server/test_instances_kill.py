@@ -18,7 +18,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import httpx
-import pytest
 from sqlalchemy import select
 
 from freightdesk.server.tables.webhooks import WebhookChainLease
@@ -36,19 +35,22 @@ from tests.server.test_carrier_push_support import (
     unique,
 )
 from tests.server.test_webhooks_delivery import configure
-from tests.server.test_webhooks_instances import ADDED, LEASE, At, client_on, granular, key
+from tests.server.test_webhooks_instances import (
+    ADDED,
+    LEASE,
+    At,
+    client_on,
+    database,
+    granular,
+    key,
+)
 from tests.server.test_webhooks_support import eventually, receiver
-from tests.support import PostgresServer, TenantHandle, make_tenant, running_service
+from tests.support import TenantHandle, make_tenant, running_service
 
-__all__ = ["key"]  # the fixture: the webhook secrets key both instances share
+__all__ = ["database", "key"]  # fixtures: a PostgreSQL database, the webhook key both share
 
 SHIPMENTS = 4
 PUSHES_PER_CLIENT = 40
-
-
-@pytest.fixture
-def database(postgres: PostgresServer) -> str:
-    return postgres.create_database()
 
 
 class Instance:
