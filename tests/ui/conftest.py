@@ -13,14 +13,15 @@ import asyncio
 import inspect
 import io
 import weakref
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
 import qasync
 from PySide6 import QtWebEngineWidgets  # noqa: F401  (before the QApplication)
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from freightdesk.service.paths import AppPaths
@@ -194,6 +195,21 @@ def activate(qtbot: object, window: object) -> None:
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
 
 
+async def exposed(window: object, seconds: float = 10.0) -> None:
+    """`qtbot.waitExposed` for a coroutine: until the shown `window` is on the screen."""
+    from PySide6.QtWidgets import QWidget
+
+    from tests.support import wait_until
+
+    assert isinstance(window, QWidget)
+
+    def on_screen() -> bool:
+        handle = window.windowHandle()
+        return handle is not None and handle.isExposed()
+
+    await wait_until(on_screen, seconds)
+
+
 async def activated(window: object, seconds: float = 10.0) -> None:
     """`activate` for a coroutine: waits on the loop instead of in a nested event loop (where
     qasync would run other tasks' steps inside the test's task, and asyncio refuse them: such
@@ -208,3 +224,35 @@ async def activated(window: object, seconds: float = 10.0) -> None:
     assert handle is not None
     handle.requestActivate()
     await wait_until(lambda: handle.isExposed() and QApplication.activeWindow() is window, seconds)
+
+
+class Emissions:
+    """What `emitted` caught: each emission's arguments, in order."""
+
+    def __init__(self) -> None:
+        self.args: list[tuple[Any, ...]] = []
+
+
+@asynccontextmanager
+async def emitted(
+    signal: SignalInstance, seconds: float = 10.0, *, what: str = "the signal"
+) -> AsyncIterator[Emissions]:
+    """`qtbot.waitSignal` for a coroutine: after the block, `signal` is awaited on the loop
+    (an emission during the block counts), never in a nested event loop."""
+    from tests.support import wait_until
+
+    caught = Emissions()
+
+    def record(*args: Any) -> None:
+        caught.args.append(args)
+
+    signal.connect(record)
+    try:
+        yield caught
+        try:
+            await wait_until(lambda: bool(caught.args), seconds)
+        except AssertionError:
+            raise AssertionError(f"{what} was not emitted within {seconds:g} s") from None
+    finally:
+        with suppress(RuntimeError, TypeError):  # the sender is already gone
+            signal.disconnect(record)

@@ -10,6 +10,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.account_groups.pane import COLUMNS, AccountGroupsPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
@@ -73,7 +74,7 @@ async def test_opens_with_the_cached_list_before_connecting(
     pane = await shown_pane(qtbot, session, AccountGroupsPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
     pane.shutdown()
-    await session.close()
+    await close_session(session)
     # A new window on the same profile shows the list at once, without the service.
     again = AccountGroupsPane(session)
     qtbot.addWidget(again)

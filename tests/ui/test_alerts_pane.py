@@ -24,6 +24,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.server.test_carrier_push_support import now
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
+from tests.ui.conftest import close_session
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_triage import _parcel, _shipment
 
@@ -130,7 +131,7 @@ async def test_an_exception_is_an_alert_that_opens_its_shipment_and_stays_read(
     assert _nav_text(window, "alerts") == "Alerts"
     assert not _bold(pane.tree.topLevelItem(0)) and not pane.mark_all.isEnabled()
     window.close()
-    await session.close()
+    await close_session(session)
 
     # A restart on the same cache: the alerts are there, read.
     again = AppSession(paths, profiles, simulate=False)

@@ -99,17 +99,17 @@ def _menu() -> QMenu:
     return menus[0]
 
 
-def _choose(qtbot: QtBot, pane: ShipmentsPane, text: str) -> None:
+async def _choose(qtbot: QtBot, pane: ShipmentsPane, text: str) -> None:
     """Open the Actions menu with a click and click `text` in it."""
     button = pane.findChild(QPushButton, "bulkActions")
     assert button is not None and button.isEnabled()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: any(_open_menus()), timeout=10_000)
+    await wait_until(lambda: any(_open_menus()))
     menu = _menu()
     action = next(a for a in menu.actions() if a.text().replace("&", "") == text)
     assert action.isEnabled(), f"{text} is disabled"
     qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
-    qtbot.waitUntil(lambda: not menu.isVisible(), timeout=10_000)
+    await wait_until(lambda: not menu.isVisible())
 
 
 def _open_menus() -> list[QWidget]:
@@ -135,7 +135,7 @@ async def _set_attribute_dialog(
     qtbot: QtBot, pane: ShipmentsPane
 ) -> tuple[QWidget, QLineEdit, QLineEdit]:
     """Actions > Set attribute…: the dialog, its name and its value field."""
-    _choose(qtbot, pane, "Set attribute…")
+    await _choose(qtbot, pane, "Set attribute…")
     await wait_until(lambda: _dialog("bulkSetAttribute") is not None)
     dialog = _dialog("bulkSetAttribute")
     assert dialog is not None
@@ -168,7 +168,7 @@ async def test_copy_then_set_an_attribute_on_three_shift_clicked_rows(
     assert _selected(pane) == pros[1:4]
     assert button.text() == "Actions · 3 selected"
 
-    _choose(qtbot, pane, "Copy identifiers")
+    await _choose(qtbot, pane, "Copy identifiers")
     assert QGuiApplication.clipboard().text() == "\n".join(pros[1:4])
     assert "3 shipments" in _notice(pane).text()
 
@@ -210,7 +210,7 @@ async def test_stop_tracking_all_lists_the_one_already_gone(
     _click_row(qtbot, pane, 0)
     qtbot.keyClick(pane.table, Qt.Key.Key_A, CTRL)
     assert _selected(pane) == pros
-    _choose(qtbot, pane, "Stop tracking…")
+    await _choose(qtbot, pane, "Stop tracking…")
     await click_answer(
         qtbot, "confirmStopTracking", QMessageBox.StandardButton.Yes, "&Stop tracking 4 shipments"
     )
@@ -253,13 +253,13 @@ async def test_export_selected_writes_the_ctrl_clicked_rows_from_the_context_men
             pane.table.viewport().mapToGlobal(cell.center()),
         ),
     )
-    qtbot.waitUntil(lambda: any(_open_menus()), timeout=10_000)
+    await wait_until(lambda: any(_open_menus()))
     menu = _menu()
     assert menu.actions()[0].text() == "3 selected"
     action = next(a for a in menu.actions() if a.text().replace("&", "") == "Export selected…")
     qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
 
-    qtbot.waitUntil(lambda: _file_dialog() is not None, timeout=10_000)
+    await wait_until(lambda: _file_dialog() is not None)
     dialog = _file_dialog()
     assert dialog is not None
     target = tmp_path / "chosen.csv"
@@ -267,7 +267,7 @@ async def test_export_selected_writes_the_ctrl_clicked_rows_from_the_context_men
     # export tests' part, tests/ui/test_export_panes.py).
     dialog.selectFile(str(target))
     dialog.accept()
-    qtbot.waitUntil(lambda: _file_dialog() is None, timeout=10_000)
+    await wait_until(lambda: _file_dialog() is None)
 
     await wait_until(lambda: "Exported 3 selected shipments" in _notice(pane).text(), seconds=30)
     with target.open(encoding="utf-8-sig", newline="") as handle:

@@ -13,6 +13,7 @@ from tests.proxy import Fault, FaultyProxy
 from tests.server.test_capacity import TORONTO, truckload
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
+from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
@@ -179,7 +180,7 @@ async def test_the_answer_stays_with_its_age_when_the_service_goes_away(
     await wait_until(lambda: _scacs(pane) == ["WXYZ"], 30)
     assert not pane.errors.general.isVisible()
     pane.shutdown()
-    await session.close()
+    await close_session(session)
 
     # A new pane without the service: the last answer, its search and its age.
     again = CapacityPane(session)

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLayout, QLineEdit, QWidget
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import cancel_all
 from freightdesk.ui.widgets.forms import ErrorLabel
+from tests.ui.conftest import close_session
 
 
 async def settle(session: AppSession) -> None:
@@ -18,7 +19,7 @@ async def settle(session: AppSession) -> None:
     cancelled and awaited and the session closed while the loop still runs (qasync drops the
     callbacks still queued when a test's loop stops, which would leave a task pending)."""
     await cancel_all()
-    await session.close()
+    await close_session(session)
     await asyncio.sleep(0)
 
 

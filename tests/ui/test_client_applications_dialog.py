@@ -17,7 +17,7 @@ from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
 from freightdesk.ui.main_window import MainWindow
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
-from tests.ui.conftest import activate
+from tests.ui.conftest import activated
 from tests.ui.test_documents_forms import mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, visible_dialogs
 
@@ -42,12 +42,12 @@ async def _window(
     qtbot.addWidget(window)
     window.resize(1366, 768)
     await session.connect()
-    activate(qtbot, window)
+    await activated(window)
     return window
 
 
-def _open_dialog(qtbot: QtBot) -> ClientApplicationsDialog:
-    qtbot.waitUntil(lambda: bool(visible_dialogs(ClientApplicationsDialog)), timeout=10000)
+async def _open_dialog() -> ClientApplicationsDialog:
+    await wait_until(lambda: bool(visible_dialogs(ClientApplicationsDialog)))
     dialog = visible_dialogs(ClientApplicationsDialog)[0]
     assert isinstance(dialog, ClientApplicationsDialog)
     return dialog
@@ -85,7 +85,7 @@ async def test_create_copy_rotate_and_delete(
         Qt.Key.Key_A,
         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
     )
-    dialog = _open_dialog(qtbot)
+    dialog = await _open_dialog()
     assert not dialog.create_button.isEnabled() and not dialog.rotate_button.isEnabled()
 
     # Nothing typed: said beside each field. A wrong password: said beside the password.
@@ -160,7 +160,7 @@ async def test_create_copy_rotate_and_delete(
 
     # Delete (the Delete key on the list): one question naming it.
     dialog.activateWindow()  # as the question box closed
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=10000)
+    await wait_until(lambda: QApplication.activeWindow() is dialog)
     dialog.table.setFocus()
     qtbot.keyClick(dialog.table, Qt.Key.Key_Delete)
     box = message_box("confirmDelete")
@@ -191,10 +191,10 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(file_action).center())
     menu = file_action.menu()
     assert isinstance(menu, QMenu)
-    qtbot.waitUntil(menu.isVisible, timeout=10000)
+    await wait_until(menu.isVisible)
     item = next(a for a in menu.actions() if a.text() == MENU_TEXT)
     qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(item).center())
-    dialog = _open_dialog(qtbot)
+    dialog = await _open_dialog()
     await _sign_in(qtbot, dialog, tenant)
 
     # Rotating the app's own application warns that FreightDesk loses its connection; the
@@ -243,7 +243,7 @@ async def test_the_selected_application_is_read_from_the_service(
     window = await _window(qtbot, session, settings, paths)
     made = tenant.http.post(APPS, json={"name": "TMS integration"}, auth=tenant.admin).json()
     window.open_client_applications()
-    dialog = _open_dialog(qtbot)
+    dialog = await _open_dialog()
     await _sign_in(qtbot, dialog, tenant)
     assert [a.id for a in dialog.model.items] == [tenant.client_id, made["id"]]
 

@@ -23,6 +23,7 @@ from freightdesk.ui.panes.yard.pane import YardPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
 from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import exposed
 from tests.ui.test_bookings_pane import _booking, _bookings_pane
 from tests.ui.test_capacity_pane import _carriers
 from tests.ui.test_capacity_support import settle, type_text
@@ -221,7 +222,7 @@ async def test_shipments_shown_before_the_session(
     qtbot.addWidget(pane)
     pane.resize(*AT_1366)
     pane.show()
-    qtbot.waitExposed(pane)
+    await exposed(pane)
     pane.attach(session)
     await session.connect()
     await wait_until(lambda: pane.model.rowCount() == 1, 30)

@@ -17,6 +17,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
+from tests.ui.conftest import close_session
 
 PREPARING = re.compile(r"Preparing demo data: (\d+) of (\d+) shipments")
 # Seconds from the service saying the first shipments are stored to their rows on screen: the
@@ -76,7 +77,7 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
         await wait_until(lambda: bool(counts) and counts[-1] == expected, seconds=60)
         unsubscribe()
     finally:
-        await session.close()
+        await close_session(session)
     progress = [m for text in shown if (m := PREPARING.fullmatch(text))]
     assert progress, shown
     total = int(progress[-1].group(2))

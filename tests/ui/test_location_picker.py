@@ -35,6 +35,7 @@ from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from tests.support import wait_until
+from tests.ui.conftest import emitted
 from tests.ui.test_maps import (
     OFFLINE_TILES,
     WEBENGINE_STARTUP,
@@ -119,7 +120,7 @@ async def test_opens_on_the_coordinates_and_a_click_chooses_the_point(
     assert "Joliet DC" in dialog.windowTitle()
 
     # Leaflet's own click, at a place on the map.
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         await evaluate(
             dialog.map, "FD._map().fire('click', {latlng: L.latLng(41.53, -88.1)}) && null"
         )
@@ -134,12 +135,12 @@ async def test_opens_on_the_coordinates_and_a_click_chooses_the_point(
     proxy = dialog.map.focusProxy()
     assert proxy is not None
     middle = QPoint(proxy.width() // 2, proxy.height() // 2)
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         QTest.mouseClick(proxy, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, middle)
     assert dialog.point == pytest.approx(tuple(centre), abs=2e-4)  # a pixel at zoom 15
 
     # The pin dragged elsewhere.
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         await evaluate(
             dialog.map,
             "(function(){const m=[];FD._map().eachLayer(l=>{if(l.dragging&&l.getLatLng)m.push(l)});"
@@ -163,7 +164,7 @@ async def test_opens_on_the_address_region_then_on_a_default(qtbot: QtBot, host:
     qtbot.keyClick(dialog.latitude, Qt.Key.Key_Return)  # nothing chosen: Enter does nothing
     assert dialog.isVisible()
     # A click on the whole state is rough: the map zooms in around it for a closer click.
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         await click_at(dialog.map, 32.78, -96.8)
     found = await picker_stats(dialog.map)
     assert found["zoom"] == before["zoom"] + 4
@@ -194,7 +195,7 @@ async def test_typing_the_point_and_the_map_centre(qtbot: QtBot, host: QWidget) 
     assert dialog.ok_button.isEnabled() and dialog.point == (41.7, -88.08)
 
     await evaluate(dialog.map, "FD._map().setView([40.0, -89.0], 12, {animate: false}) && null")
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         qtbot.mouseClick(dialog.centre_button, Qt.MouseButton.LeftButton)
     assert dialog.point == pytest.approx((40.0, -89.0), abs=5e-4)  # a pixel at zoom 12
     assert dialog.latitude.text() == f"{dialog.point[0]:.6f}"
@@ -281,7 +282,7 @@ async def test_a_crashed_page_shows_the_chosen_point_again(qtbot: QtBot, host: Q
         host, PickRequest(point=JOLIET, fence=FenceChoice("DISTANCE", "KILOMETERS", 1))
     )
     await picker_until(dialog.map, lambda s: s["fence"] is not None)
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         await click_at(dialog.map, 41.6, -88.2)
     pid = dialog.map.render_process_pid()
     os.kill(pid, signal.SIGKILL)  # the page's own render process, started by this test
@@ -323,12 +324,12 @@ async def test_ok_fills_the_form_and_cancel_does_not(
     assert found["center"] == pytest.approx(list(JOLIET), abs=1e-4)
     assert found["fence"]["radius"] == pytest.approx(804.672)  # the form's half mile
 
-    with qtbot.waitSignal(picker.map.picked, timeout=10_000):
+    async with emitted(picker.map.picked, 10):
         await evaluate(
             picker.map, "FD._map().fire('click', {latlng: L.latLng(41.55, -88.12)}) && null"
         )
     picker.fence.value.setValue(2)
-    with qtbot.waitSignal(picker.finished, timeout=5_000):
+    async with emitted(picker.finished, 5):
         qtbot.keyClick(picker.latitude, Qt.Key.Key_Return)
     assert (form.latitude.text(), form.longitude.text()) == ("41.550000", "-88.120000")
     assert form.fence.choice() == FenceChoice("DISTANCE", "MILES", 2)
@@ -345,10 +346,10 @@ async def test_ok_fills_the_form_and_cancel_does_not(
     assert isinstance(picker, LocationPickerDialog)
     found = await picker_until(picker.map, lambda s: s["point"] is not None)
     assert found["point"] == pytest.approx([41.6, -88.12])
-    with qtbot.waitSignal(picker.map.picked, timeout=10_000):
+    async with emitted(picker.map.picked, 10):
         await click_at(picker.map, 40, -87)
     picker.fence.use.setChecked(False)
-    with qtbot.waitSignal(picker.finished, timeout=5_000):
+    async with emitted(picker.finished, 5):
         qtbot.keyClick(picker.latitude, Qt.Key.Key_Escape)
     assert (form.latitude.text(), form.longitude.text()) == ("41.6", "-88.120000")
     assert form.fence.choice() == FenceChoice("DISTANCE", "MILES", 2)
@@ -410,7 +411,7 @@ async def test_enter_and_escape_with_the_map_focused(
     await picker_until(dialog.map, lambda s: s["point"] is not None)
     proxy = dialog.map.focusProxy()
     assert proxy is not None
-    with qtbot.waitSignal(dialog.map.picked, timeout=10_000):
+    async with emitted(dialog.map.picked, 10):
         QTest.mouseClick(proxy, Qt.MouseButton.LeftButton, pos=QPoint(100, 100))
     await wait_until(proxy.hasFocus)
     focused = "document.activeElement.classList.contains('leaflet-container')"

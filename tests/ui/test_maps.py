@@ -28,6 +28,7 @@ from freightdesk.ui.maps.page import MapView, TileSettings, map_profile, render_
 from freightdesk.ui.maps.scheme import resolve
 from freightdesk.ui.maps.shipment_map import ShipmentMapView
 from tests.support import free_port, wait_until
+from tests.ui.conftest import emitted
 
 # QtWebEngine reports its graphics set-up on a machine without a GPU as warnings: the view
 # falls back to software rendering and works. Only these exact start-up messages are ignored.
@@ -284,12 +285,12 @@ async def test_clicking_a_marker_tells_python(qtbot: QtBot, shipment_map: Shipme
     shown = history()
     await painted(shipment_map, shipment_map.show_history(shown))
     event = shown.events[2]  # the check call on the track
-    with qtbot.waitSignal(shipment_map.itemClicked, timeout=10_000) as clicked:
+    async with emitted(shipment_map.itemClicked, 10) as clicked:
         await evaluate(
             shipment_map,
             f"FD._markers()['event:{event.id}'].getElement().click()",
         )
-    assert clicked.args == [f"event:{event.id}"]
+    assert clicked.args == [(f"event:{event.id}",)]
     assert (await stats(shipment_map))["selected"] == f"event:{event.id}"
 
 

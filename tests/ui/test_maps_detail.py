@@ -21,6 +21,7 @@ from freightdesk.ui.maps.page import map_profile
 from freightdesk.ui.maps.warm import warm_up_maps
 from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import emitted
 from tests.ui.test_maps import (
     WEBENGINE_STARTUP,
     evaluate,
@@ -146,7 +147,7 @@ async def test_timeline_and_map_follow_each_other_and_live_positions(
     assert "Loaded 18 pallets" in (found["popup"] or "")
 
     # Clicking the pickup on the map selects it in the timeline.
-    with qtbot.waitSignal(view.itemClicked, timeout=10_000):
+    async with emitted(view.itemClicked, 10):
         await evaluate(view, f"FD._markers()['stop:{pickup}'].getElement().click()")
     current = detail.timeline.currentItem()
     assert current is not None and current.data(0, Qt.ItemDataRole.UserRole) == f"stop:{pickup}"

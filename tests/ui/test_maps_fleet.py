@@ -22,6 +22,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.maps.fleet_map import FleetMapPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import emitted
 from tests.ui.test_maps import (
     OFFLINE_TILES,
     WEBENGINE_STARTUP,
@@ -141,7 +142,7 @@ async def test_follows_the_list_and_opens_a_shipment(
     await until(view, lambda s: s["fleet"] == 1)
 
     # A click on a shipment opens its detail (on its map) in the Shipments pane.
-    with qtbot.waitSignal(view.itemClicked, timeout=10_000):
+    async with emitted(view.itemClicked, 10):
         await evaluate(view, f"FD._fleet()['{late}'].marker.fire('click', {{}}, true) && null")
     assert opened == [True]
     assert shipments.detail.shipment_id == late

@@ -15,6 +15,7 @@ from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from tests.proxy import FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.ui.conftest import close_session
 
 P = TypeVar("P", bound=QWidget)
 W = TypeVar("W", bound=QWidget)
@@ -46,7 +47,7 @@ async def connected(
     tenant = make_tenant(sqlite_service)
     _activate(profiles, sqlite_service.url, tenant)
     yield session, tenant
-    await session.close()
+    await close_session(session)
     tenant.http.close()
 
 
@@ -59,7 +60,7 @@ async def proxied(
     proxy = FaultyProxy(sqlite_service.url).start()
     _activate(profiles, proxy.url, tenant)
     yield session, tenant, proxy
-    await session.close()
+    await close_session(session)
     proxy.stop()
     tenant.http.close()
 

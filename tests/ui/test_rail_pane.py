@@ -18,6 +18,7 @@ from freightdesk.ui.panes.rail.pane import RailPane, identifiers_text
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY
+from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -231,7 +232,7 @@ async def test_legs_stay_shown_when_the_service_goes_away_and_at_the_next_start(
     assert pane.model.rowCount() == 1 and pane.detail.toPlainText() == shown
     proxy.clear()
     pane.shutdown()
-    await session.close()
+    await close_session(session)
 
     # The app opened again without the service: the leg and its statuses from the cache.
     again = RailPane(session)

@@ -15,6 +15,7 @@ from freightdesk.ui.panes.schedules.pane import SchedulesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY, ZONE, cell
+from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
@@ -171,7 +172,7 @@ async def test_opens_with_the_last_answer_and_its_search(
     await _searched(pane, qtbot, "CNSHA", "DEHAM")
     count = pane.model.rowCount()
     pane.shutdown()
-    await session.close()
+    await close_session(session)
     # A new pane on the same profile, without the service: the answer, its search and age.
     again = SchedulesPane(session)
     qtbot.addWidget(again)

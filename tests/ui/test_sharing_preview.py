@@ -30,6 +30,7 @@ from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
 from tests.support import wait_until
+from tests.ui.conftest import close_session, exposed
 from tests.ui.test_export_panes import Demo, demo
 from tests.ui.test_panes_support import _activate
 from tests.ui.test_shipment_overview import _click_tab, _showing
@@ -61,7 +62,7 @@ async def connected(
     """The session of the Shipments pane's `window`, its profile the demo's."""
     _activate(profiles, demo.service.url, demo)  # type: ignore[arg-type]
     yield session, demo
-    await session.close()
+    await close_session(session)
 
 
 def _under_way(http: httpx.Client) -> dict[str, Any]:
@@ -242,7 +243,7 @@ async def test_about_names_the_users_company_and_its_id(
     main = MainWindow(session, settings, paths)
     qtbot.addWidget(main)
     main.show()
-    qtbot.waitExposed(main)
+    await exposed(main)
     await session.connect()
     help_menu = next(
         action.menu()
@@ -254,7 +255,7 @@ async def test_about_names_the_users_company_and_its_id(
     about.trigger()
     box = main.findChild(QMessageBox, "aboutBox")
     assert box is not None
-    qtbot.waitExposed(box)
+    await exposed(box)
     own = _demo_tenant_uuid(demo)
     await wait_until(lambda: own in box.informativeText(), DATA_SECONDS)
     assert f"Your company: {DEMO_TENANT_NAME}\nYour company id: {own}" in box.informativeText()

@@ -17,6 +17,7 @@ from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import exposed
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_pane import _ltl, _put
 
@@ -284,6 +285,6 @@ async def test_places_take_the_room_of_a_wide_window_until_the_user_sizes_them(
     qtbot.addWidget(again)
     again.resize(1800, 900)
     again.show()
-    qtbot.waitExposed(again)
+    await exposed(again)
     assert again.table.horizontalHeader().sectionSize(origin) == chosen
     again.shutdown()

@@ -19,6 +19,7 @@ from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.conftest import emitted
 from tests.ui.test_capacity_support import unplaced_error_labels
 from tests.ui.test_location_picker import click_at, picker_until
 from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
@@ -282,7 +283,7 @@ async def test_the_point_and_geofence_chosen_on_the_map_are_saved(
     assert found["center"] == pytest.approx([30.2672, -97.7431], abs=1e-4)
     assert found["fence"]["radius"] == pytest.approx(300)
 
-    with qtbot.waitSignal(picker.map.picked, timeout=10_000):
+    async with emitted(picker.map.picked, 10):
         await click_at(picker.map, 30.27, -97.75)
     picker.fence.units.setCurrentIndex(picker.fence.units.findData("FEET"))
     picker.fence.value.setValue(1000)

@@ -74,7 +74,7 @@ async def test_a_taken_name_is_said_beside_the_name_before_saving(
 
     qtbot.mouseClick(pane.new_button, LEFT)
     form = shown_dialog(pane, WebhookFormDialog)
-    qtbot.waitUntil(lambda: form.name.hasFocus(), timeout=int(WAIT * 1000))
+    await wait_until(form.name.hasFocus, WAIT)
     qtbot.keyClicks(form.name, "ERP feed")
     qtbot.keyClick(form.name, Qt.Key.Key_Tab)  # on to the URL: the name is asked about
     await wait_until(lambda: bool(form.errors.message_for("configName")), WAIT)
