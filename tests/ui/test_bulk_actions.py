@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -35,6 +34,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.notice import Notice
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_export_panes import save_export
 from tests.ui.test_panes_support import click_answer, connected, proxied
 from tests.ui.test_shipments_list import _pane, shipments_window, window
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -259,15 +259,8 @@ async def test_export_selected_writes_the_ctrl_clicked_rows_from_the_context_men
     action = next(a for a in menu.actions() if a.text().replace("&", "") == "Export selected…")
     qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
 
-    await wait_until(lambda: _file_dialog() is not None)
-    dialog = _file_dialog()
-    assert dialog is not None
     target = tmp_path / "chosen.csv"
-    # The file named as the save dialog would give it (typing into Qt's own dialog is the
-    # export tests' part, tests/ui/test_export_panes.py).
-    dialog.selectFile(str(target))
-    dialog.accept()
-    await wait_until(lambda: _file_dialog() is None)
+    await save_export(target)
 
     await wait_until(lambda: "Exported 3 selected shipments" in _notice(pane).text(), seconds=30)
     with target.open(encoding="utf-8-sig", newline="") as handle:
@@ -275,17 +268,6 @@ async def test_export_selected_writes_the_ctrl_clicked_rows_from_the_context_men
     column = rows[0].index("Shipment")
     assert [r[column] for r in rows[1:]] == [pros[0], pros[2], pros[3]]
     assert _selected(pane) == [pros[0], pros[2], pros[3]]
-
-
-def _file_dialog() -> QFileDialog | None:
-    return next(
-        (
-            w
-            for w in QApplication.topLevelWidgets()
-            if isinstance(w, QFileDialog) and w.objectName() == "exportDialog" and w.isVisible()
-        ),
-        None,
-    )
 
 
 @pytest.fixture

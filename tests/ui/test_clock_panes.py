@@ -36,7 +36,7 @@ from tests.server.test_carrier_push_support import (
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.test_alerts_pane import _alerts_pane, _open_window
-from tests.ui.test_export_panes import _from_loop, _read
+from tests.ui.test_export_panes import _from_loop, _read, export_view_to
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _late_truck, _showing
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -148,7 +148,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     assert summary is not None
     for suffix in ("xlsx", "csv"):
         path = tmp_path / f"shipments.{suffix}"
-        pane.export_to(path, xlsx=suffix == "xlsx")
+        await export_view_to(qtbot, pane, path)
         header, *rows = _read(path)
         line = next(r for r in rows if summary.primary_identifier in r)
         written = str(line[header.index("Next ETA")])

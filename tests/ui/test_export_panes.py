@@ -42,6 +42,7 @@ from freightdesk.ui.panes.packages.pane import PackagesPane
 from freightdesk.ui.panes.rail.pane import RailPane
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from freightdesk.ui.panes.vehicles.pane import VehiclesPane
 from freightdesk.ui.panes.webhooks.pane import WebhooksPane
@@ -258,6 +259,27 @@ def _accept_button(dialog: QFileDialog) -> QPushButton:
     )
     assert isinstance(button, QPushButton)
     return button
+
+
+async def export_view_to(qtbot: QtBot, pane: ShipmentsPane, path: Path) -> None:
+    """The Shipments pane's Export… button clicked, `path` chosen, and the file written."""
+    qtbot.mouseClick(pane.export_button, Qt.MouseButton.LeftButton)
+    await save_export(path)
+    notice = pane.bulk.notice
+    await wait_until(lambda: f"to {path}" in notice.text(), DIALOG_SECONDS)
+    assert notice.text().startswith("Exported "), notice.text()
+
+
+async def save_export(path: Path) -> None:
+    """The export dialog a click opened, told to save at `path` as a chosen file would, and
+    closed (typing into Qt's own dialog is this module's tests' part). The file is written
+    after, off the GUI thread: the pane's notice says when."""
+    await wait_until(lambda: _dialog() is not None, DIALOG_SECONDS)
+    dialog = _dialog()
+    assert dialog is not None
+    dialog.selectFile(str(path))
+    dialog.accept()
+    await wait_until(lambda: _dialog() is None, DIALOG_SECONDS)
 
 
 def _dialog() -> QFileDialog | None:

@@ -14,6 +14,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_export_panes import export_view_to
 from tests.ui.test_panes_support import answer, connected, message_box
 from tests.ui.test_shipment_model import row
 
@@ -139,13 +140,13 @@ async def test_export_of_the_current_view(
     _put(tenant, _ltl(pro, city="Joliet"))
     pane = await _pane(qtbot, connected, settings)
     await wait_until(lambda: pane.model.rowCount() == 1)
-    pane.export_to(tmp_path / "view.csv", xlsx=False)
+    await export_view_to(qtbot, pane, tmp_path / "view.csv")
     with (tmp_path / "view.csv").open(encoding="utf-8-sig") as handle:
         rows = list(csv.reader(handle))
     assert rows[0][0] == "Shipment"
     assert rows[1][0] == pro
     assert "Joliet DC" in rows[1]
-    pane.export_to(tmp_path / "view.xlsx", xlsx=True)
+    await export_view_to(qtbot, pane, tmp_path / "view.xlsx")
     from openpyxl import load_workbook
 
     sheet = load_workbook(tmp_path / "view.xlsx").active

@@ -41,6 +41,7 @@ from tests.server.test_carrier_push_support import (
     truckload_body,
 )
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_export_panes import export_view_to
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_list import _pane, window
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -191,7 +192,7 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     await wait_until(lambda: len(_shown(pane)) == 4)
 
     # An export says it in words too.
-    pane.export_to(tmp_path / "triage.csv", xlsx=False)
+    await export_view_to(qtbot, pane, tmp_path / "triage.csv")
     with (tmp_path / "triage.csv").open(encoding="utf-8-sig") as handle:
         exported = list(csv.reader(handle))
     attention = exported[0].index("Attention")

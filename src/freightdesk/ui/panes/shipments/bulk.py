@@ -221,16 +221,12 @@ class BulkActions(QObject):
     # --- actions -----------------------------------------------------------------------------
 
     def export_selected(self) -> None:
-        from freightdesk.ui.panes.shipments.export import rows_for
-        from freightdesk.ui.widgets.export import Rows, export_rows
+        from freightdesk.ui.panes.shipments.export import export_shipments
 
         pane = self.pane
-
-        def rows() -> Rows:
-            columns = pane.triage.exported(pane.visible_columns())
-            return Rows([c.title for c in columns], rows_for(columns, self.selected_rows()))
-
-        export_rows(pane, rows, self.notice, noun="selected shipments")
+        export_shipments(
+            pane, pane.exported_columns, self.selected_rows, self.notice, noun="selected shipments"
+        )
 
     def copy_identifiers(self) -> None:
         labels = [_label(row) for row in self.selected_rows()]

@@ -12,7 +12,6 @@ import contextlib
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -41,7 +40,8 @@ from freightdesk.ui.panes.shipments.attention import (
     TriageSettingsDialog,
 )
 from freightdesk.ui.panes.shipments.bulk import BulkActions
-from freightdesk.ui.panes.shipments.export import export_csv, export_xlsx
+from freightdesk.ui.panes.shipments.columns import Column
+from freightdesk.ui.panes.shipments.export import export_shipments
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
 from freightdesk.ui.panes.shipments.model import (
     FilterResult,
@@ -645,27 +645,19 @@ class ShipmentsPane(ListLayout, SavedViews):
         if self._detail is not None:  # else the app is still starting: a moment later
             self._detail.new_shipment()
 
-    def export_view(self) -> None:
-        path, chosen = QFileDialog.getSaveFileName(
+    def export_view(self) -> QFileDialog:
+        """File → Export view… (Ctrl+E): the list as shown, its columns and its order."""
+        return export_shipments(
             self,
-            "Export shipments",
-            str(Path.home() / "shipments.xlsx"),
-            "Excel workbook (*.xlsx);;CSV (*.csv)",
+            self.exported_columns,
+            self.model.visible_summaries,
+            self.bulk.notice,
+            noun="shipments",
         )
-        if path:
-            self.export_to(Path(path), xlsx=chosen.startswith("Excel") or path.endswith(".xlsx"))
 
-    def export_to(self, path: Path, *, xlsx: bool) -> None:
-        columns = self.triage.exported(self.visible_columns())
-        rows = self.model.visible_summaries()
-        try:
-            (export_xlsx if xlsx else export_csv)(path, columns, rows)
-        except OSError as exc:
-            self._show_error(exc)
-            return
-        self.notice.setStyleSheet("")
-        self.notice.setText(f"Exported {len(rows):,} shipments to {path}")
-        self.notice.setVisible(True)
+    def exported_columns(self) -> list[Column]:
+        """The columns shown, in their order, with the attention in words."""
+        return self.triage.exported(self.visible_columns())
 
     # --- layout memory and errors ------------------------------------------------------------
 
