@@ -183,6 +183,33 @@ async def test_a_bad_vehicle_radius_is_refused_beside_it_and_nothing_is_sent(
     pane.shutdown()
 
 
+async def test_an_emptied_vehicle_country_is_asked_for_not_sent_as_us_unseen(
+    qtbot: QtBot, recorded: tuple[AppSession, TenantHandle, RecordingProxy]
+) -> None:
+    """The country shows "US" at first; emptied, it is not silently sent as "US" (the
+    interface's default) but asked for beside it, and the search goes once it is typed."""
+    pane, proxy = await _vehicles(qtbot, recorded)
+    form = pane.form
+    country = form.place.edits["country"]
+    assert country.text() == "US"
+    await keys(qtbot, form.street.edits["addressLines"], "233 S Wacker Dr")
+    await keys(qtbot, form.place.edits["city"], "Chicago")
+    await keys(qtbot, form.place.edits["state"], "IL")
+    await keys(qtbot, form.place.edits["postalCode"], "60606")
+    await keys(qtbot, country, "")
+    await click(qtbot, pane.search_button)
+    assert _beside(pane.errors, "address.country", country).startswith("Country: is required")
+    assert not pane.run.running and proxy.sent("POST", VEHICLES) == []
+
+    await keys(qtbot, country, "US")
+    await click(qtbot, pane.search_button)
+    await wait_until(lambda: not pane.run.running and pane.model.rowCount() > 0, 30)
+    (sent,) = proxy.sent("POST", VEHICLES)
+    assert sent["address"]["country"] == "US"
+    assert not pane.errors.message_for("address.country")
+    pane.shutdown()
+
+
 # --- Sailing schedules ------------------------------------------------------------------------
 
 

@@ -252,6 +252,15 @@ class VehicleSearchForm(QGroupBox):
             wire["truckType"] = self.truck.currentData()
         return wire
 
+    def problems(self) -> dict[str, str]:
+        """What the form refuses before the models see it: an emptied country. The models
+        would fill in the interface's default ("US") and send it, unseen, in place of the
+        empty field the user left; asking for it keeps the body to what the form shows."""
+        country = self.place.edits["country"]
+        if self.where.currentData() != POINT and not country.text().strip():
+            return {"address.country": "is required: its ISO code, e.g. US, CA or MX"}
+        return {}
+
     def fill(self, wire: dict[str, Any]) -> None:
         """Put a search back into the form (the cached answer's, at start)."""
         if not wire:

@@ -293,7 +293,8 @@ class VehiclesPane(ListExport, QWidget):
     def criteria(self) -> Params | None:
         """The search as typed and the order chosen (None: refused, said beside the fields)."""
         query, problems = check_search(self.form.wire())
-        if query is None:
+        problems = {**problems, **self.form.problems()}
+        if query is None or problems:
             self.errors.show(problems)
             return None
         self.errors.clear()
