@@ -28,6 +28,7 @@ from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from tests.proxy import FaultyProxy
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
+from tests.ui.conftest import close_session
 from tests.ui.forms_keys import click, keys
 from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
@@ -73,7 +74,7 @@ async def recorded(
     proxy.start()
     _activate(profiles, proxy.url, tenant)
     yield session, tenant, proxy
-    await session.close()
+    await close_session(session)
     proxy.stop()
     tenant.http.close()
 
