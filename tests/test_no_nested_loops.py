@@ -37,8 +37,13 @@ def _direct(call: ast.Call) -> str:
         owner = ast.unparse(func.value)
         if owner == "qtbot" and func.attr in QTBOT_LOOPS:
             return f"qtbot.{func.attr}"
-        if func.attr == "exec" and not call.args:
-            return f"{owner}.exec()"
+        if func.attr in ("exec", "exec_") and not call.args:
+            return f"{owner}.{func.attr}()"
+        # QTest's waits and processEvents step qasync's callbacks inside the caller's task too.
+        if owner == "QTest" and func.attr in ("qWait", "qWaitFor"):
+            return f"QTest.{func.attr}"
+        if func.attr == "processEvents":
+            return f"{owner}.processEvents"
     return ""
 
 
@@ -138,6 +143,7 @@ def test_the_check_finds_a_nested_loop(tmp_path: Path) -> None:
         "    await session.close()\n"
         "    opened(qtbot)\n"
         "    shown(qtbot, window)\n"
+        "    QApplication.processEvents()\n"
         "def test_sync(qtbot):\n"
         "    qtbot.waitUntil(lambda: True)\n",
         encoding="utf-8",
@@ -149,4 +155,5 @@ def test_the_check_finds_a_nested_loop(tmp_path: Path) -> None:
         "session.close() without a bound (use close_session)",
         "opened(), which runs qtbot.waitUntil",
         "shown(), which runs qtbot.waitExposed",
+        "QApplication.processEvents",
     ]

@@ -5,6 +5,7 @@ changes no widget's size."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -55,9 +56,11 @@ class Relayouts(QObject):
             widget.removeEventFilter(self)
 
 
-def settled_for(seconds: float, widgets: list[QWidget]) -> tuple[int, float]:
-    """Run the event loop for `seconds`: the layout events of `widgets` meanwhile, and how
-    late (ms) a 50 ms timer fired at worst. A spinning relayout answers with thousands."""
+async def settled_for(seconds: float, widgets: list[QWidget]) -> tuple[int, float]:
+    """Let the event loop run for `seconds`: the layout events of `widgets` meanwhile, and how
+    late (ms) a 50 ms timer fired at worst. A spinning relayout answers with thousands. The
+    loop runs by awaiting, not by processEvents: inside the test's task that would step
+    qasync's other tasks, which asyncio refuses (docs/developing.md, Tests)."""
     relayouts = Relayouts(widgets)
     timer = QTimer()
     timer.setInterval(TICK_MS)
@@ -72,11 +75,8 @@ def settled_for(seconds: float, widgets: list[QWidget]) -> tuple[int, float]:
 
     timer.timeout.connect(tick)
     timer.start()
-    deadline = time.monotonic() + seconds
     try:
-        while time.monotonic() < deadline:
-            QApplication.processEvents()
-            time.sleep(0.002)
+        await asyncio.sleep(seconds)
         # A timer that never fired is the worst lateness of all.
         worst = max(worst, (time.monotonic() - last) * 1000 - TICK_MS)
     finally:
@@ -150,14 +150,14 @@ async def test_the_pdf_preview_settles_at_every_window_size(
         assert pane.preview.pdf.pageCount() == 1
         assert pane.preview.stack.currentWidget() is pane.preview.pdf_view
         watched = preview_widgets(pane)
-        settled_for(0.2, watched)
-        relayouts, late = settled_for(1.0, watched)
+        await settled_for(0.2, watched)
+        relayouts, late = await settled_for(1.0, watched)
         assert relayouts == 0, f"the preview relaid itself {relayouts} times in a second"
         assert late < LATE_MS, f"the event loop stalled for {late:.0f} ms"
         for step in NEARBY:
             window.resize(size.width(), size.height() + step)
-            settled_for(0.03, watched)
-            relayouts, late = settled_for(0.05, watched)
+            await settled_for(0.03, watched)
+            relayouts, late = await settled_for(0.05, watched)
             assert relayouts == 0, f"at {size.height() + step} high the preview keeps relaying"
         pane.shutdown()
 
@@ -185,7 +185,7 @@ async def test_a_drag_hovering_changes_no_size_and_a_folder_is_refused_with_a_wo
         assert drag_enter(target, mime).isAccepted()
         hover = pane.drop_feedback.bar
         assert hover.isVisible() and "Release to upload this file" in hover.text()
-        relayouts, _late = settled_for(0.3, preview_widgets(pane))
+        relayouts, _late = await settled_for(0.3, preview_widgets(pane))
         assert relayouts == 0
         after = {w: w.size() for w in before if w.isVisible()}
         assert after == {w: s for w, s in before.items() if w in after}
