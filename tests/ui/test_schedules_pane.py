@@ -185,6 +185,25 @@ async def test_opens_with_the_last_answer_and_its_search(
     again.shutdown()
 
 
+async def test_the_last_search_never_overwrites_what_the_user_typed_meanwhile(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, SchedulesPane)
+    await _searched(pane, qtbot, "CNSHA", "DEHAM")
+    count = pane.model.rowCount()
+    pane.shutdown()
+    # A new pane on the profile: the user types before the last search is put back.
+    again = SchedulesPane(session)
+    qtbot.addWidget(again)
+    type_text(again.destination, "NLRTM")
+    # The last answer shown and the ports read (the moment the search would be put back).
+    await wait_until(lambda: again.model.rowCount() == count and bool(again.ports))
+    assert again.destination.text() == "NLRTM"
+    assert again.origin.text() == ""
+    again.shutdown()
+
+
 async def test_an_empty_list_says_how_to_fill_it(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:

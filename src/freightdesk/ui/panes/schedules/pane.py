@@ -266,6 +266,8 @@ class SchedulesPane(ListExport, QWidget):
         self.table.selectedChanged.connect(self._selection_changed)
         self.run.searched.connect(lambda _listing: self._learn())
         self._filled = False
+        # The form as it opened: the last search is put back only into a form still like this.
+        self._as_opened = self.typed()
         self._unconnected = session.listen_connected(self._connected)
 
     # --- showing ---------------------------------------------------------------------------
@@ -308,7 +310,8 @@ class SchedulesPane(ListExport, QWidget):
         def got(ports: list[Port]) -> None:
             self.ports = ports
             self.port_names.setStringList([p.text for p in ports])
-            if then_fill:
+            # What the user typed while the ports were read stays: never overwritten.
+            if then_fill and self.typed() == self._as_opened:
                 self.fill(then_fill)
 
         spawn(service.ports(), on_done=got, name="schedule-ports", owner=self)
