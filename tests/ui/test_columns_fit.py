@@ -39,6 +39,11 @@ __all__ = ["connected"]
 # A pane's room in a 1366x768 window: the navigation list (180 px and the splitter's handle),
 # the menu bar and the status bar taken off.
 AT_1366 = (1180, 718)
+# The same at 1440x900, the app's default window.
+AT_1440 = (1254, 850)
+# The detail's least width at 1440x900: its timeline and overview without the wrapping of
+# the ~330 px it used to get there (issue 14).
+DETAIL_AT_1440 = 500
 
 
 def assert_columns_fit(
@@ -218,13 +223,7 @@ async def test_shipments_shown_before_the_session(
     """As at the app's start: the list painted first, the detail (and its minimum) after."""
     session, tenant = connected
     _put(tenant, _ltl("PRO-5512"))
-    pane = ShipmentsPane(None, settings)
-    qtbot.addWidget(pane)
-    pane.resize(*AT_1366)
-    pane.show()
-    await exposed(pane)
-    pane.attach(session)
-    await session.connect()
+    pane = await _started(qtbot, session, settings, AT_1366)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
     assert_columns_fit(pane.table, pane, [*columns, "Next ETA", "Carrier"])
@@ -232,6 +231,40 @@ async def test_shipments_shown_before_the_session(
     assert detail.width() >= detail.minimumSizeHint().width()
     pane.shutdown()
     await settle(session)
+
+
+async def test_shipments_detail_at_the_default_window(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    """At 1440x900, started as the app starts, the detail gets room for its timeline and
+    overview while the list keeps its key columns in view."""
+    session, tenant = connected
+    _put(tenant, _ltl("PRO-5513"))
+    pane = await _started(qtbot, session, settings, AT_1440)
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
+    assert_columns_fit(pane.table, pane, [*columns, "Next ETA", "Carrier"], whole=["Mode"])
+    detail = pane.splitter.widget(1)
+    assert detail.width() >= DETAIL_AT_1440, pane.splitter.sizes()
+    # The list still has the larger share: it is where the dispatcher works.
+    assert pane.splitter.sizes()[0] > detail.width()
+    pane.shutdown()
+    await settle(session)
+
+
+async def _started(
+    qtbot: QtBot, session: AppSession, settings: QSettings, size: tuple[int, int]
+) -> ShipmentsPane:
+    """The pane as at the app's start: painted first, then given the session (the detail,
+    and its minimum, come after)."""
+    pane = ShipmentsPane(None, settings)
+    qtbot.addWidget(pane)
+    pane.resize(*size)
+    pane.show()
+    await exposed(pane)
+    pane.attach(session)
+    await session.connect()
+    return pane
 
 
 async def test_yard_sites(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:

@@ -3,8 +3,11 @@ the list and the detail share, and the memory of both across starts.
 
 At 1366 px the key columns (shipment, mode, state, attention, origin, destination, next ETA,
 carrier) fit without scrolling: they come first, long names are cut in the middle (the whole
-text in the tooltip), and while the user has not moved the splitter, a narrow window gives
-the list what the detail can spare down to its minimum. In a wider list, Origin and
+text in the tooltip). While the user has not moved the splitter, the detail gets
+`DETAIL_COMFORT` (its timeline's Time, Event, Place and Estimated columns and the overview
+read without wrapping) when the key columns still fit beside it, places down to
+`PLACE_LEAST`; a narrower window gives the list its key columns and the detail the rest (down
+to its minimum), a wider one gives the list `LIST_SHARE`. In a wider list, Origin and
 Destination take the room beyond the other key columns (up to `PLACE_MOST`), until the user
 sizes one of them: from then on their widths are the user's, kept across starts.
 """
@@ -31,13 +34,20 @@ KEY_COLUMNS = (
 )
 # The list's share of a wide window (the detail has the rest).
 LIST_SHARE = 0.6
+# The detail's width when the window can spare it: its timeline's four columns and the
+# overview's labelled values on one line each (at 1440x900 the list keeps its key columns).
+DETAIL_COMFORT = 520
+# The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
+# usual text still fits (longer ones cut in the middle, whole in the tooltip), so that the
+# detail gets its comfort at 1440 px. A layout the user kept has the user's widths.
+KEY_WIDTHS = {"primaryIdentifier": 110, "attention": 115, "carrier": 60}
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
 # Wider than this, a place column would only add blank space to most rows.
 PLACE_MOST = 240
-# The default split makes room for places this wide when the detail can spare it.
-PLACE_COMFORT = 150
+# Narrower than this, a place column's usual name ("Joliet DC") would be cut.
+PLACE_LEAST = 80
 PLACES_CHOSEN = "shipments/placeWidthsChosen"
 
 
@@ -66,7 +76,7 @@ class ListLayout(QWidget):
     def _set_up_columns(self) -> None:
         header = self.table.horizontalHeader()
         for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, column.width)
+            self.table.setColumnWidth(index, KEY_WIDTHS.get(column.key, column.width))
             self.table.setColumnHidden(index, not column.visible_by_default)
         place_key_columns(header)
         # What needs attention first (the most recently updated first among equals), until
@@ -120,7 +130,7 @@ class ListLayout(QWidget):
 
     def fit_places(self) -> None:
         """Origin and Destination share the list's width beyond its other key columns,
-        from their default width up to `PLACE_MOST`, while the user has not sized them."""
+        from `PLACE_LEAST` up to `PLACE_MOST`, while the user has not sized them."""
         if self._places_chosen:
             return
         header = self.table.horizontalHeader()
@@ -141,27 +151,30 @@ class ListLayout(QWidget):
         self._sizing = True
         try:
             for index in places:
-                size = max(COLUMNS[index].width, min(room, PLACE_MOST))
+                size = max(PLACE_LEAST, min(room, PLACE_MOST))
                 if header.sectionSize(index) != size:
                     header.resizeSection(index, size)
         finally:
             self._sizing = False
 
     def _key_width(self) -> int:
-        """The key columns' width the default split makes room for: the places at
-        `PLACE_COMFORT` at least while they stretch (their width follows the list's)."""
+        """The key columns' least width: the places at `PLACE_LEAST` while they stretch
+        (their width follows the list's), as the user left them once sized."""
         header = self.table.horizontalHeader()
         width = 0
         for key in KEY_COLUMNS:
-            size = header.sectionSize(COLUMN_INDEX[key])
-            if key in PLACE_COLUMNS and not self._places_chosen:
-                size = max(COLUMNS[COLUMN_INDEX[key]].width, PLACE_COMFORT)
-            width += size
+            index = COLUMN_INDEX[key]
+            if header.isSectionHidden(index):
+                continue
+            stretches = key in PLACE_COLUMNS and not self._places_chosen
+            width += PLACE_LEAST if stretches else header.sectionSize(index)
         return width
 
     def default_split(self) -> None:
-        """The list's share of the splitter, unless the user chose one: the key columns'
-        width when the list's usual share is narrower, the detail keeping its minimum."""
+        """The list's share of the splitter, unless the user chose one: the detail gets
+        `DETAIL_COMFORT` (or `1 - LIST_SHARE` of a wide window) while the key columns fit
+        beside it; a narrower window gives the list its key columns, the detail keeping its
+        minimum."""
         if not self._split_is_default:
             return
         total = sum(self.splitter.sizes())
@@ -172,7 +185,8 @@ class ListLayout(QWidget):
         wanted = self._key_width() + 2 * self.table.frameWidth()
         wanted += self.table.verticalScrollBar().sizeHint().width()
         spare = total - detail.minimumSizeHint().width()
-        list_width = max(round(total * LIST_SHARE), min(wanted, spare))
+        comfortable = min(round(total * LIST_SHARE), total - DETAIL_COMFORT)
+        list_width = max(comfortable, min(wanted, spare))
         if self.splitter.sizes()[0] != list_width:
             self.splitter.setSizes([list_width, total - list_width])
 
