@@ -5,9 +5,9 @@ what went wrong is listed by shipment, and the list keeps the selection."""
 
 from __future__ import annotations
 
-import csv
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -34,7 +34,13 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.notice import Notice
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_export_panes import save_export
+from tests.ui.test_export_panes import (
+    TIME,
+    _from_loop,
+    _read,
+    save_over,
+    type_into_export_dialog,
+)
 from tests.ui.test_panes_support import click_answer, connected, proxied
 from tests.ui.test_shipments_list import _pane, shipments_window, window
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -259,15 +265,49 @@ async def test_export_selected_writes_the_ctrl_clicked_rows_from_the_context_men
     action = next(a for a in menu.actions() if a.text().replace("&", "") == "Export selected…")
     qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
 
+    # The user's own file of that name is replaced only once they say so.
     target = tmp_path / "chosen.csv"
-    await save_export(target)
+    target.write_text("the user's own file\n", encoding="utf-8")
+    name = await type_into_export_dialog(qtbot, target, there=True)
+    await save_over(qtbot, name, target, "the user's own file\n")
 
     await wait_until(lambda: "Exported 3 selected shipments" in _notice(pane).text(), seconds=30)
-    with target.open(encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.reader(handle))
-    column = rows[0].index("Shipment")
-    assert [r[column] for r in rows[1:]] == [pros[0], pros[2], pros[3]]
+    rows = _read(target)
+    assert rows[0] == [c.title for c in pane.exported_columns()]
+    shipment = rows[0].index("Shipment")
+    assert [r[shipment] for r in rows[1:]] == [pros[0], pros[2], pros[3]]
+    _assert_instants(rows, "Last updated")
     assert _selected(pane) == [pros[0], pros[2], pros[3]]
+
+
+async def test_export_writes_the_whole_list_as_a_workbook(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle], tmp_path: Path
+) -> None:
+    """The Export… button, the name typed with the workbook's suffix: every row shown, in the
+    list's order, whatever is selected."""
+    pane, pros, _tenant = await _listed(connected, window, 3)
+    _click_row(qtbot, pane, 1)
+    qtbot.mouseClick(pane.export_button, Qt.MouseButton.LeftButton)
+    target = tmp_path / "all.xlsx"
+    name = await type_into_export_dialog(qtbot, target)
+    await _from_loop(lambda: qtbot.keyClick(name, Qt.Key.Key_Return))
+
+    await wait_until(lambda: f"Exported 3 shipments to {target}" == _notice(pane).text(), 30)
+    rows = _read(target)
+    assert rows[0] == [c.title for c in pane.exported_columns()]
+    shipment = rows[0].index("Shipment")
+    assert [r[shipment] for r in rows[1:]] == pros
+    _assert_instants(rows, "Last updated")
+
+
+def _assert_instants(rows: list[list[object]], title: str) -> None:
+    """The `title` column holds each row's time as the instant with its offset (ISO 8601),
+    not as the screen shows it ("11-28 06:30")."""
+    column = rows[0].index(title)
+    for row in rows[1:]:
+        cell = row[column]
+        assert isinstance(cell, str) and TIME.match(cell), cell
+        assert datetime.fromisoformat(cell).utcoffset() is not None, cell
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ shown."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -203,6 +204,12 @@ async def _type_path(
     # does not: the window is activated again, as a user's click on it would.
     await activated(window)
     await _from_loop(lambda: qtbot.keyClick(window, Qt.Key.Key_E, CTRL))
+    return await type_into_export_dialog(qtbot, path, there=there)
+
+
+async def type_into_export_dialog(qtbot: QtBot, path: Path, *, there: bool = False) -> QLineEdit:
+    """`path` typed into the name box of the export dialog being opened, keys from Qt's loop
+    as a user's; returns the box (Return in it saves). `there`: the file is already there."""
     await wait_until(lambda: _dialog() is not None, DIALOG_SECONDS)
     dialog = _dialog()
     assert dialog is not None
@@ -381,7 +388,23 @@ async def test_exporting_over_a_file_asks_first(
     path.write_text("the user's own file\n", encoding="utf-8")
 
     name = await _type_path(qtbot, window, path, there=True)
+    await save_over(qtbot, name, path, "the user's own file\n")
+    said = f" to {path}"
+    await wait_until(
+        lambda: pane.notice.text().startswith("Exported") and pane.notice.text().endswith(said),
+        DATA_SECONDS,
+    )
+    rows = _read(path)
+    titles, count = _shown(pane.table)
+    assert rows[0] == titles and len(rows) - 1 == count
+
+
+async def save_over(qtbot: QtBot, name: QLineEdit, path: Path, there: str) -> None:
+    """Return in the export dialog's name box `name` when `path` (holding `there`) is already
+    there: the question names the file; No keeps it and the dialog stays for another name,
+    then Return again and Yes writes over it (the dialog closes; the file is written after)."""
     for answer in (QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes):
+        # Return opens the question modal: from Qt's loop, not waited for (see _from_loop).
         await _from_loop(lambda: qtbot.keyClick(name, Qt.Key.Key_Return), wait=False)
         await wait_until(lambda: _question() is not None, DIALOG_SECONDS)
         question = _question()
@@ -393,16 +416,8 @@ async def test_exporting_over_a_file_asks_first(
         await wait_until(lambda: _question() is None, DIALOG_SECONDS)
         if answer == QMessageBox.StandardButton.No:
             assert _dialog() is not None and name.text() == str(path)
-            assert path.read_text(encoding="utf-8") == "the user's own file\n"
+            assert await asyncio.to_thread(path.read_text, encoding="utf-8") == there
     await wait_until(lambda: _dialog() is None, DIALOG_SECONDS)
-    said = f" to {path}"
-    await wait_until(
-        lambda: pane.notice.text().startswith("Exported") and pane.notice.text().endswith(said),
-        DATA_SECONDS,
-    )
-    rows = _read(path)
-    titles, count = _shown(pane.table)
-    assert rows[0] == titles and len(rows) - 1 == count
 
 
 def _question() -> QMessageBox | None:
