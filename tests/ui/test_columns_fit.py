@@ -1,7 +1,8 @@
 """At 1366x768, the smallest window people use, each list pane shows its key columns whole:
 every one inside the table's viewport (room kept for the vertical scroll bar a longer list
 brings), its header not cut, and the cells of the columns named not elided. Against the real
-local service, with the pane shown at the room the window gives it."""
+local service, with the pane shown at the room the window gives it. At 1440x900, the default
+window, the Shipments detail also gets its room beside the list."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The Shipments list in the main window against the real local service: it holds still
 through refreshes (rows updated in place, the user's sort, selection and view kept, new
-shipments announced), and its main columns fit a 1366 px wide window."""
+shipments announced), its main columns fit a 1366 px wide window, and the user's column
+widths and split are kept for the next start."""
 
 from __future__ import annotations
 
@@ -287,4 +288,31 @@ async def test_places_take_the_room_of_a_wide_window_until_the_user_sizes_them(
     again.show()
     await exposed(again)
     assert again.table.horizontalHeader().sectionSize(origin) == chosen
+    again.shutdown()
+
+
+async def test_the_split_the_user_chose_is_kept_for_the_next_start(
+    qtbot: QtBot, window: QWidget, settings: QSettings
+) -> None:
+    pane = _pane(window)
+    await exposed(window)
+    default = pane.splitter.sizes()[0]
+    # The user drags the handle between the list and the detail 120 px to the left.
+    handle = pane.splitter.handle(1)
+    middle = handle.rect().center()
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=middle)
+    qtbot.mouseMove(handle, middle - QPoint(120, 0))
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle - QPoint(120, 0))
+    chosen = pane.splitter.sizes()[0]
+    assert chosen < default - 100, (default, chosen)
+    size = pane.size()
+    pane.shutdown()
+
+    again = ShipmentsPane(None, settings)
+    qtbot.addWidget(again)
+    again.resize(size)
+    again.show()
+    await exposed(again)
+    # Not the default split of a fresh start: the user's, kept.
+    await wait_until(lambda: again.splitter.sizes()[0] == chosen)
     again.shutdown()
