@@ -142,6 +142,29 @@ def test_truckload_update_is_accepted_with_an_ingestion_id(tenant: TenantHandle)
         assert ingestion(tenant, ingestion_id)["ingestionId"] == ingestion_id
 
 
+def test_truckload_push_answers_alike_on_the_fast_path_and_off_it(tenant: TenantHandle) -> None:
+    # The usual push (bearer token, JSON) is answered by the route's fast path; a push it
+    # does not take (here a bad role header, found after the body was read) goes to the
+    # declared route with its body intact and is answered there as it always was.
+    answer = tenant.http.post(TRUCKLOAD, json=truckload_body(unique("BOL")))
+    ingestion_id = accepted(answer)
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["x-support-reference-id"]
+    assert ingestion(tenant, ingestion_id)["status"] in ("PENDING", "PROCESSED")
+    with tenant.as_role("NEITHER") as odd:
+        refused(odd.post(TRUCKLOAD, json=truckload_body(unique("BOL"))), "x-tenant-role")
+    with tenant.as_role("CARRIER") as carrier:
+        accepted(carrier.post(TRUCKLOAD, json=truckload_body(unique("BOL"))))
+    too_soon = truckload_body(
+        unique("BOL"),
+        readings={
+            "dateTime": iso(now() + timedelta(days=2)),
+            "position": {"latitude": 41.5, "longitude": -87.6},
+        },
+    )
+    refused(tenant.http.post(TRUCKLOAD, json=too_soon), "truckload.readings.dateTime")
+
+
 TRUCKLOAD_REFUSALS: list[tuple[dict[str, Any], str]] = [
     ({}, "truckload"),
     ({"truckload": {"identifiers": {}, "readings": {}}}, "truckload.identifiers"),
