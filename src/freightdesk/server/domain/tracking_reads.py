@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -25,7 +27,7 @@ from freightdesk.models.tracking import (
     TrackedShipmentPosition,
     TrackedShipmentState,
 )
-from freightdesk.server.domain.position_sampling import downsample
+from freightdesk.server.domain.position_sampling import kept_indices
 from freightdesk.server.domain.shipments import exception_view, share_link, state_view
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import (
@@ -106,24 +108,53 @@ def events_of(session: Session, row: Shipment) -> list[TrackedShipmentEvent]:
 
 def positions_of(session: Session, row: Shipment, limit: int) -> list[TrackedShipmentPosition]:
     """Ascending in time; beyond `limit`, down-sampled keeping the first, the last and the
-    shape of the track."""
-    rows = session.execute(
-        select(
-            ShipmentPosition.date_time,
-            ShipmentPosition.latitude,
-            ShipmentPosition.longitude,
-            ShipmentPosition.speed,
-            ShipmentPosition.heading,
-            ShipmentPosition.source,
+    shape of the track.
+
+    A track can hold 100,000 positions and the open shipment's history is polled, so the whole
+    track is read as instants and coordinates only, straight from the driver (SQLAlchemy's
+    per-row processing and parsing every instant cost more than SQLite's own work), and the
+    other columns and the models are made for the kept positions alone (issue 18)."""
+    connection = session.connection()
+    sqlite = connection.dialect.name == "sqlite"
+    mark = "?" if sqlite else "%s"
+    table = ShipmentPosition.__tablename__
+    # The DB-API cursor itself: SQLAlchemy's result would wrap each of the rows again.
+    cursor = connection.connection.cursor()
+    try:
+        cursor.execute(
+            f"SELECT date_time, latitude, longitude FROM {table} "
+            f"WHERE shipment_pk = {mark} ORDER BY date_time",
+            (row.pk,),
         )
-        .where(ShipmentPosition.shipment_pk == row.pk)
-        .order_by(ShipmentPosition.date_time)
-    ).all()
-    kept = downsample(rows, limit)
+        track: list[Any] = list(cursor.fetchall())
+    finally:
+        cursor.close()
+    if not track:
+        return []
+    if len(track) > limit:
+        ys = np.fromiter((t[1] for t in track), np.float64, len(track))
+        xs = np.fromiter((t[2] for t in track), np.float64, len(track))
+        track = [track[i] for i in kept_indices(xs, ys, limit)]
+    # The rest of the kept positions by their key; a position deleted meanwhile drops out.
+    details: dict[Any, tuple[Any, Any, Any]] = {}
+    for start in range(0, len(track), 500):
+        chunk = [t[0] for t in track[start : start + 500]]
+        marks = ", ".join([mark] * len(chunk))
+        for at, speed, heading, source in connection.exec_driver_sql(
+            f"SELECT date_time, speed, heading, source FROM {table} "
+            f"WHERE shipment_pk = {mark} AND date_time IN ({marks})",
+            (row.pk, *chunk),
+        ):
+            details[at] = (speed, heading, source)
     positions = []
-    for at, latitude, longitude, speed, heading, source in kept:
+    for stored_at, latitude, longitude in track:
+        if (detail := details.get(stored_at)) is None:
+            continue
+        speed, heading, source = detail
+        # UtcDateTime's storage: SQLAlchemy's text on SQLite, a naive UTC timestamp elsewhere.
+        at = datetime.fromisoformat(stored_at) if isinstance(stored_at, str) else stored_at
         fields: dict[str, Any] = {
-            "date_time": at,
+            "date_time": at.replace(tzinfo=UTC),
             "latitude": latitude,
             "longitude": longitude,
             "source": source,
