@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -71,7 +72,31 @@ START = textwrap.dedent(
                 table = window().pane("shipments").table
                 table.sortByColumn(COLUMN_INDEX["origin"], Qt.SortOrder.AscendingOrder)
                 report("sorted")
+            if sys.argv[2:] == ["kill-once-kept"]:  # ends as a crash does: no close
+                kill_once_kept()
+                return
             window().close()
+        def kill_once_kept():
+            # Once the running app has kept its first screen, as a crash would end it.
+            import signal, time
+            from freightdesk.service.cache import Cache
+            from freightdesk.service.summary_rows import first_screen
+            pane = window().pane("shipments")
+            path = pane.session.cache.path
+            give_up = time.monotonic() + 30
+            def check():
+                cache = Cache(path)
+                try:
+                    kept = first_screen(cache, pane.model.sort_name())
+                finally:
+                    cache.close()
+                if kept is not None and kept[0][0].id == pane.model.summary_at(0).id:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                elif time.monotonic() > give_up:
+                    print("the first screen was never kept", flush=True)
+                    os._exit(3)
+                QTimer.singleShot(200, check)
+            QTimer.singleShot(200, check)
         # Later: once the session has tried the server, the list is indexed and the idle
         # moments have made the capacity panes (or after 60 s, and the test says what is not).
         import time
@@ -115,19 +140,23 @@ def _row(n: int) -> SummaryRow:
     )
 
 
-def _home(root: Path) -> Path:
-    """A dispatcher of a team server (unreachable now) with 3,000 cached shipments."""
-    paths = AppPaths.under(root)
-    paths.config_dir.mkdir(parents=True)
-    profile = {
-        "id": "team",
-        "name": "Team server",
+def _profile(id_: str, name: str) -> dict[str, Any]:
+    return {
+        "id": id_,
+        "name": name,
         "kind": "remote",
         "base_url": "http://127.0.0.1:9",
         "client_id": "someone",
         "credentials_in": "basic",
         "poll_interval": 3600.0,
     }
+
+
+def _home(root: Path) -> Path:
+    """A dispatcher of a team server (unreachable now) with 3,000 cached shipments."""
+    paths = AppPaths.under(root)
+    paths.config_dir.mkdir(parents=True)
+    profile = _profile("team", "Team server")
     paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
     cache = Cache(paths.cache_file("team"))
     cache.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in map(_row, range(COUNT))])
@@ -143,7 +172,9 @@ def _start(home: Path, *how: str) -> list[dict[str, Any]]:
         timeout=120,
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
-    assert result.returncode == 0, result.stderr[-3000:]
+    killed = how == ("kill-once-kept",)
+    expected = -signal.SIGKILL if killed else 0
+    assert result.returncode == expected, result.stdout[-500:] + result.stderr[-3000:]
     return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
 
 
@@ -220,3 +251,44 @@ def test_a_window_closed_while_it_starts_ends_the_app(tmp_path: Path) -> None:
     assert painted["rows"] == COUNT
     log = (AppPaths.under(home).log_file).read_text()
     assert "FreightDesk closed while starting" in log
+
+
+def test_after_a_crash_the_next_start_paints_the_first_screen_the_running_app_kept(
+    tmp_path: Path,
+) -> None:
+    home = _home(tmp_path / "home")
+    paths = AppPaths.under(home)
+    newest = max(map(_row, range(COUNT)), key=lambda r: r.last_modified)
+
+    # The app runs with the list, and is killed: no close, nothing kept at a close.
+    painted, _later = _start(home, "kill-once-kept")
+    assert "pydantic_core" in painted["loaded"]  # nothing kept yet: read whole
+    painted, later = _start(home, "kill-once-kept")
+    # Painted from the screen kept while it ran: the right top, before the list is read.
+    assert "pydantic_core" not in painted["loaded"] and not painted["complete"]
+    assert painted["rows"] == COUNT and painted["count"] == "3,000 shipments"
+    assert painted["first_id"] == newest.id == later["first_id"]
+    assert painted["beyond_first_screen"] is None and later["complete"]
+
+    # The list changes (as a sync saves it); the running app keeps its new top, and is killed.
+    cache = Cache(paths.cache_file("team"))
+    newer = _row(COUNT)._replace(last_modified=BASE + timedelta(days=30))
+    cache.put_many(SUMMARIES, [(newer.id, row_json(newer))])
+    cache.close()
+    painted, later = _start(home, "kill-once-kept")
+    assert "pydantic_core" in painted["loaded"]  # the kept screen is of the old list
+    assert painted["first_id"] == later["first_id"] == newer.id
+    painted, later = _start(home)
+    assert "pydantic_core" not in painted["loaded"] and painted["rows"] == COUNT + 1
+    assert painted["first_id"] == newer.id == later["first_id"]
+
+    # Another profile, active now, with a list of its own: never the team's rows.
+    other = Cache(paths.cache_file("depot"))
+    theirs = [_row(n)._replace(id=f"depot-{n}", primary_identifier=f"DEP{n}") for n in range(50)]
+    other.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in theirs])
+    other.close()
+    profiles = [_profile("team", "Team server"), _profile("depot", "Depot")]
+    paths.profiles_file.write_text(json.dumps({"active": "depot", "profiles": profiles}))
+    painted, later = _start(home, "kill-once-kept")
+    assert painted["first_id"].startswith("depot-") and painted["rows"] == 50
+    assert later["first_id"].startswith("depot-") and later["rows"] == 50

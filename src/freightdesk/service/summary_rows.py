@@ -169,10 +169,16 @@ def cached_rows(cache: Cache) -> list[SummaryRow]:
 FIRST_SCREEN_KEY = "shipments:first_screen"
 
 
-def remember_first_screen(cache: Cache, order: str, total: int, ids: Sequence[str]) -> None:
+def remember_first_screen(
+    cache: Cache, order: str, total: int, ids: Sequence[str], saved: float | None = None
+) -> None:
     """Keep the ids at the top of the list as shown, in `order` (a name for the list's
-    sort), so the next start can paint them before reading the whole list."""
-    screen = {"order": order, "total": total, "ids": list(ids), "saved": cache.saved_at(SUMMARIES)}
+    sort), so the next start can paint them before reading the whole list. `saved`: the
+    cache's change time (`Cache.saved_at`) of the list they are the top of, when it was read
+    before (a writer in another thread must not pair the ids with a later list's time)."""
+    if saved is None:
+        saved = cache.saved_at(SUMMARIES)
+    screen = {"order": order, "total": total, "ids": list(ids), "saved": saved}
     cache.set_meta(FIRST_SCREEN_KEY, json.dumps(screen))
 
 
