@@ -41,7 +41,6 @@ from freightdesk.ui.panes.shipments.attention import (
 )
 from freightdesk.ui.panes.shipments.bulk import BulkActions
 from freightdesk.ui.panes.shipments.columns import Column
-from freightdesk.ui.panes.shipments.export import export_shipments
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
 from freightdesk.ui.panes.shipments.model import (
     FilterResult,
@@ -647,6 +646,9 @@ class ShipmentsPane(ListLayout, SavedViews):
 
     def export_view(self) -> QFileDialog:
         """File → Export view… (Ctrl+E): the list as shown, its columns and its order."""
+        # Imported when asked for: the export brings asyncio, which the first paint must not.
+        from freightdesk.ui.panes.shipments.export import export_shipments
+
         return export_shipments(
             self,
             self.exported_columns,
