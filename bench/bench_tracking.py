@@ -336,6 +336,23 @@ def against_minimal_app(http: httpx.Client, work: Path, repeat: int) -> list[Fig
     return figures
 
 
+def keep_alive_only(data_dir: Path, seeded: Seeded, repeat: int) -> int:
+    """Issue 18's keep-alive pair alone, with the load beside it (no figures published): the
+    quick form for measuring a change to the request path, e.g. `--shipments 100
+    --keep-alive-only --data-dir /tmp/fd-ka` (the database's size does not matter here)."""
+    load_before = os.getloadavg()[0]
+    with serve(data_dir) as (url, _started, _pid):
+        _wait_ready(url)
+        settle(url)
+        bearer = token(url, seeded)
+        headers = {"Authorization": f"Bearer {bearer}"}
+        with httpx.Client(base_url=url, headers=headers, timeout=30) as http:
+            for figure in against_minimal_app(http, data_dir, repeat):
+                print(f"{figure.what}: {figure.value / figure.baseline:.2f}x")  # type: ignore[operator]
+    print(f"load average: {load_before:.1f} before, {os.getloadavg()[0]:.1f} after")
+    return 0
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) a process has used so far (Linux /proc; NaN elsewhere)."""
     try:
@@ -351,9 +368,16 @@ def main() -> int:
     parser.add_argument("--positions-per-shipment", type=int, default=20)
     parser.add_argument("--data-dir", default="/tmp/freightdesk-bench-tracking")
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument(
+        "--keep-alive-only",
+        action="store_true",
+        help="the quick form: only the keep-alive pair beside the minimal app, printed",
+    )
     args = parser.parse_args()
     data_dir = Path(args.data_dir)
     seeded = seed(data_dir, args.shipments, args.positions_per_shipment)
+    if args.keep_alive_only:
+        return keep_alive_only(data_dir, seeded, args.repeat)
     size = (data_dir / "freightdesk.sqlite3").stat().st_size / 1e6
     print(f"database: {size:.0f} MB")
     rng = random.Random(11)
