@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
@@ -304,5 +305,27 @@ def require_admin(request: Request, context: ContextDep) -> Principal:
     return principal
 
 
-PrincipalDep = Annotated[Principal, Depends(require_principal)]
+async def _principal(request: Request, response: Response, context: ContextDep) -> Principal:
+    """`require_principal`, on the event loop for a bearer token the cache trusts (a hash
+    lookup: a hop through the thread pool cost more than the check), in the thread pool when
+    it needs the database (a token seen first) or a password hash (Basic)."""
+    header = request.headers.get("authorization", "")
+    scheme, _, credentials = header.partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        identity = token_store(context).cached(credentials.strip())
+        if identity is not None:
+            principal = Principal(
+                identity.tenant_id,
+                identity.tenant_uuid,
+                identity.tenant_name,
+                identity.user,
+                _role(request),
+                identity.client_id,
+            )
+            request.state.principal = principal
+            return principal
+    return await run_in_threadpool(require_principal, request, response, context)
+
+
+PrincipalDep = Annotated[Principal, Depends(_principal)]
 AdminDep = Annotated[Principal, Depends(require_admin)]

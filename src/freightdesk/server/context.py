@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -28,9 +29,21 @@ async def get_context(request: Request) -> ServiceContext:
     return context
 
 
-def get_session(context: Annotated[ServiceContext, Depends(get_context)]) -> Iterator[Session]:
-    with context.sessions() as session:
+async def get_session(
+    context: Annotated[ServiceContext, Depends(get_context)],
+) -> AsyncIterator[Session]:
+    # async: a plain def generator costs every request two hops through the thread pool (to
+    # open the session and to close it), more than a small list's query. Opening one does no
+    # I/O; closing one that has read rolls its transaction back, which is a local call on
+    # SQLite but a round trip to a server otherwise, so only that goes to the thread pool.
+    session = context.sessions()
+    try:
         yield session
+    finally:
+        if session.in_transaction() and context.engine.dialect.name != "sqlite":
+            await run_in_threadpool(session.close)
+        else:
+            session.close()
 
 
 ContextDep = Annotated[ServiceContext, Depends(get_context)]

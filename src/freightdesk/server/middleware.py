@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import time
-import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,7 +31,8 @@ class RequestPlumbing:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        reference = uuid.uuid4().hex
+        # 32 random hex digits, as uuid4().hex has them, without building a UUID object.
+        reference = os.urandom(16).hex()
         state: dict[str, Any] = scope.setdefault("state", {})
         state["support_reference_id"] = reference
         started = time.perf_counter()
