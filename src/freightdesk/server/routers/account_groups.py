@@ -11,7 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate, AccountGroupList
 from freightdesk.models.common import Int64
 from freightdesk.server.auth import PrincipalDep
-from freightdesk.server.context import ContextDep, SessionDep
+from freightdesk.server.context import ContextDep, SessionDep, cheap_read
 from freightdesk.server.db import transaction
 from freightdesk.server.errors import conflict, not_found
 from freightdesk.server.openapi import ERRORS
@@ -25,13 +25,16 @@ def _view(row: AccountGroupRow) -> AccountGroup:
 
 
 @router.get("", responses=ERRORS)
-def list_account_groups(principal: PrincipalDep, session: SessionDep) -> AccountGroupList:
-    rows = session.scalars(
-        select(AccountGroupRow)
-        .where(AccountGroupRow.tenant_id == principal.tenant_id)
-        .order_by(AccountGroupRow.code)
-    )
-    return AccountGroupList(groups=[_view(row) for row in rows])
+async def list_account_groups(principal: PrincipalDep, session: SessionDep) -> AccountGroupList:
+    def read() -> AccountGroupList:
+        rows = session.scalars(
+            select(AccountGroupRow)
+            .where(AccountGroupRow.tenant_id == principal.tenant_id)
+            .order_by(AccountGroupRow.code)
+        )
+        return AccountGroupList(groups=[_view(row) for row in rows])
+
+    return await cheap_read(session, read)
 
 
 @router.post("", status_code=201, responses=ERRORS)
