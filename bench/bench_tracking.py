@@ -21,6 +21,7 @@ Keep-alive /health 1.0x to 2.9x the minimal app (1.0x at load 4.7); the account 
 2.1x to 4.3x (2.3x at load 4.7).
 
 Run: python -m bench.bench_tracking [--shipments 100000] [--positions-per-shipment 20]
+(or only the keep-alive pair: --shipments 100 --keep-alive-only --data-dir /tmp/fd-ka)
 """
 
 from __future__ import annotations
