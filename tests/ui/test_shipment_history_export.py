@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QWidget
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -20,7 +20,7 @@ from freightdesk.ui.panes.shipments.history_bar import HistoryExportBar
 from tests.server.test_carrier_push_support import iso, now
 from tests.service.test_history_export import report_positions
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_export_panes import _read
+from tests.ui.test_export_panes import _read, save_export
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _showing
 from tests.ui.test_shipments_list import _pane, window
@@ -30,22 +30,14 @@ __all__ = ["connected", "window"]
 
 
 async def _export(qtbot: QtBot, bar: HistoryExportBar, button: str, path: Path) -> None:
+    """A click on the bar's button, the file chosen in the save dialog, then until the notice
+    says it is written (off the GUI thread)."""
     bar.dialog = None
     qtbot.mouseClick(getattr(bar, button), Qt.MouseButton.LeftButton)
     await wait_until(lambda: bar.dialog is not None and bar.dialog.isVisible(), seconds=30)
-    dialog = bar.dialog
-    assert dialog is not None and dialog.objectName() == "exportDialog"
-    # The path typed into the name box; then Save as its button does (clicking it under
-    # offscreen is not reliable yet: see tests/ui/test_export_panes.py).
-    name = dialog.findChild(QLineEdit, "fileNameEdit")
-    assert isinstance(name, QLineEdit)
-    name.selectAll()
-    qtbot.keyClicks(name, str(path))
-    completer = name.completer()
-    if completer is not None:
-        completer.popup().hide()
-    dialog.accept()
-    await wait_until(path.exists, seconds=30)
+    await save_export(qtbot, path)
+    await wait_until(lambda: f"to {path}" in bar.notice.text(), seconds=30)
+    assert bar.notice.text().startswith("Exported "), bar.notice.text()
 
 
 # Qt's own save dialog asks the window system for what the offscreen platform has not.

@@ -6,6 +6,7 @@ import csv
 import uuid
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -14,7 +15,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_export_panes import export_view_to
+from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, export_view_to
 from tests.ui.test_panes_support import answer, connected, message_box
 from tests.ui.test_shipment_model import row
 
@@ -132,6 +133,7 @@ async def test_finds_filters_and_reports_missing_values(
     pane.shutdown()
 
 
+@pytest.mark.qt_log_ignore(SAVE_DIALOG_WARNINGS)
 async def test_export_of_the_current_view(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, tmp_path: Path
 ) -> None:

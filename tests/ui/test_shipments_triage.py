@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QBrush, QColor, QPalette, QStandardItemModel
 from PySide6.QtWidgets import (
@@ -41,7 +42,7 @@ from tests.server.test_carrier_push_support import (
     truckload_body,
 )
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_export_panes import export_view_to
+from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, export_view_to
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_list import _pane, window
 from tests.ui.test_shipments_pane import _ltl, _put
@@ -128,6 +129,7 @@ def _shown(pane: Any) -> list[str]:
     return [r.id for r in pane.model.visible_summaries()]
 
 
+@pytest.mark.qt_log_ignore(SAVE_DIALOG_WARNINGS)
 async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it(
     qtbot: QtBot,
     connected: tuple[AppSession, TenantHandle],
