@@ -32,6 +32,7 @@ from tests.ui.test_packages_pane import PATH as PACKAGES
 from tests.ui.test_packages_pane import _package
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_schedules_pane import _searched
+from tests.ui.test_shipment_overview import _click_row_of
 from tests.ui.test_shipments_pane import _ltl, _put
 from tests.ui.test_yard_pane import SITES
 
@@ -240,7 +241,14 @@ async def test_shipments_detail_at_the_default_window(
     """At 1440x900, started as the app starts, the detail gets room for its timeline and
     overview while the list keeps its key columns in view."""
     session, tenant = connected
-    _put(tenant, _ltl("PRO-5513"))
+    shipment = _ltl("PRO-5513")
+    stops = shipment["routeInfo"]["stops"]  # type: ignore[index]
+    stops[0]["appointmentWindow"] = {
+        "startDateTime": "2026-11-27T06:00:00Z",
+        "endDateTime": "2026-11-27T08:00:00Z",
+        "localTimeZoneIdentifier": "America/Chicago",
+    }
+    shipment_id = _put(tenant, shipment)
     pane = await _started(qtbot, session, settings, AT_1440)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
@@ -249,6 +257,19 @@ async def test_shipments_detail_at_the_default_window(
     assert detail.width() >= DETAIL_AT_1440, pane.splitter.sizes()
     # The list still has the larger share: it is where the dispatcher works.
     assert pane.splitter.sizes()[0] > detail.width()
+    # The timeline shows its three times beside the event's words: the Estimated column ends
+    # in sight. The stop's appointment is its Planned time, the window whole in the tooltip.
+    _click_row_of(qtbot, pane, shipment_id)
+    timeline = pane.detail.timeline
+    await wait_until(lambda: timeline.topLevelItemCount() == 2, 30)
+    pickup = timeline.topLevelItem(0)
+    assert pickup is not None
+    assert pickup.text(2) == "Nov 27 00:00 CST"
+    assert pickup.toolTip(2) == "Appointment Nov 27 00:00 CST to Nov 27 02:00 CST"
+    time_width = timeline.fontMetrics().horizontalAdvance("Nov 27 06:43 UTC") + 12
+    estimated_ends = timeline.header().sectionViewportPosition(3) + time_width
+    bar = timeline.verticalScrollBar().sizeHint().width()
+    assert estimated_ends <= timeline.viewport().width() - bar, (estimated_ends, detail.width())
     pane.shutdown()
     await settle(session)
 

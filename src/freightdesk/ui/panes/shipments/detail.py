@@ -142,9 +142,9 @@ class ShipmentDetailView(QWidget):
         timeline_header.setStretchLastSection(True)
         timeline_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         # The event text gets a readable width the user can drag; times fit their contents.
-        # It wraps, so a narrow one keeps the Actual time in sight beside the list at 1366.
+        # It wraps, so a narrow one keeps the times in sight beside the list (1366, 1440).
         timeline_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        timeline_header.resizeSection(0, 165)
+        timeline_header.resizeSection(0, 150)
         wrap_column(self.timeline, 0)  # an exception's text is read whole, never cut
         self.overview = OverviewTab(session, self)
         self.overview.setObjectName("overviewTab")
@@ -395,15 +395,18 @@ class ShipmentDetailView(QWidget):
         groups: dict[str | None, QTreeWidgetItem] = {}
         for number, stop in enumerate(stops, start=1):
             window = stop.appointment_window
-            appointment = ""
+            group = QTreeWidgetItem(self.timeline, [stop_label(stop, number), "", "", "", ""])
             if window and window.start_date_time:
-                appointment = "appointment " + place_time(
-                    window.start_date_time, window.local_time_zone_identifier
-                )
-            groups[str(stop.id)] = QTreeWidgetItem(
-                self.timeline, [stop_label(stop, number), "", appointment, "", ""]
-            )
-            groups[str(stop.id)].setData(0, _KEY, f"stop:{stop.id}")
+                # The appointment is the stop's Planned time (the window whole in the tooltip):
+                # the Estimated column stays in sight beside the list at 1440x900.
+                zone = window.local_time_zone_identifier
+                group.setText(2, place_time(window.start_date_time, zone))
+                whole = "Appointment " + group.text(2)
+                if window.end_date_time:
+                    whole += " to " + place_time(window.end_date_time, zone)
+                group.setToolTip(2, whole)
+            group.setData(0, _KEY, f"stop:{stop.id}")
+            groups[str(stop.id)] = group
         unplaced: QTreeWidgetItem | None = None
         for event in history.events:
             parent = groups.get(str(event.stop_id)) if event.stop_id else None
