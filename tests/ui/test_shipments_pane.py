@@ -15,7 +15,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, export_view_to
+from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, _from_loop, export_view_to
 from tests.ui.test_panes_support import answer, connected, message_box
 from tests.ui.test_shipment_model import row
 
@@ -130,6 +130,47 @@ async def test_finds_filters_and_reports_missing_values(
     pane.apply_filter()
     assert [s.primary_identifier for s in pane.model.visible_summaries()] == ["1ZPARCEL0001"]
     assert "LTL (3)" in [pane.mode.itemText(i) for i in range(pane.mode.count())]
+    pane.shutdown()
+
+
+async def _search_and_return(qtbot: QtBot, pane: ShipmentsPane, text: str) -> None:
+    def act() -> None:
+        pane.search.clear()
+        qtbot.keyClicks(pane.search, text)
+        qtbot.keyClick(pane.search, Qt.Key.Key_Return)
+
+    await _from_loop(act)
+
+
+async def test_return_in_the_search_opens_the_one_shipment_it_finds(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    _session, tenant = connected
+    pros = [f"PRO{n}{uuid.uuid4().hex[:5].upper()}" for n in range(2)]
+    ids = [_put(tenant, _ltl(pro)) for pro in pros]
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    # Typed and Return at once: the list is filtered then (not after its pause) and the one
+    # shipment found is chosen and shown.
+    await _from_loop(
+        lambda: (
+            qtbot.keyClicks(pane.search, pros[1]),
+            qtbot.keyClick(pane.search, Qt.Key.Key_Return),
+        )
+    )
+    assert [s.primary_identifier for s in pane.model.visible_summaries()] == [pros[1]]
+    assert pane.selected_ids() == [ids[1]]
+    await wait_until(lambda: pane.detail.shipment_id == ids[1])
+    # Two found: filtered, nothing opened for the user.
+    await _from_loop(
+        lambda: (
+            pane.search.clear(),
+            qtbot.keyClicks(pane.search, "PRO"),
+            qtbot.keyClick(pane.search, Qt.Key.Key_Return),
+        )
+    )
+    assert pane.model.rowCount() == 2
+    assert pane.selected_ids() == [ids[1]]  # the choice made before stays
     pane.shutdown()
 
 

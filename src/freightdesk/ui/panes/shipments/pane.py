@@ -235,6 +235,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         self._layout_timer.timeout.connect(self._save_layout)
 
         self.search.textChanged.connect(self._filter_timer.start)
+        self.search.returnPressed.connect(self._search_entered)
         for combo in (self.mode, self.state, self.updated_within, self.created_within):
             combo.currentIndexChanged.connect(self._filter_timer.start)
         self.exceptions_only.toggled.connect(self._filter_timer.start)
@@ -631,6 +632,13 @@ class ShipmentsPane(ListLayout, SavedViews):
             select_only(self.table, row)
         self.detail.show_shipment(shipment_id)
 
+    def _search_entered(self) -> None:
+        """Return in the search filters at once, and opens the one shipment it finds."""
+        self.apply_filter()
+        only = self.model.summary_at(0) if self.model.rowCount() == 1 else None
+        if only is not None:
+            self.open_shipment(only.id)
+
     def selected_ids(self) -> list[str]:
         return self.bulk.selected_ids()
 
@@ -649,12 +657,9 @@ class ShipmentsPane(ListLayout, SavedViews):
         # Imported when asked for: the export brings asyncio, which the first paint must not.
         from freightdesk.ui.panes.shipments.export import export_shipments
 
+        rows = self.model.visible_summaries
         return export_shipments(
-            self,
-            self.exported_columns,
-            self.model.visible_summaries,
-            self.bulk.notice,
-            noun="shipments",
+            self, self.exported_columns, rows, self.bulk.notice, noun="shipments"
         )
 
     def exported_columns(self) -> list[Column]:
