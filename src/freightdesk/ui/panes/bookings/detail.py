@@ -232,8 +232,17 @@ class BookingDetailView(QWidget):
         self.show_booking(None)
 
     def show_booking(self, booking: Booking | None, *, news: str | None = None) -> None:
-        """Show `booking`; `news`: the announcement of an answer that just arrived for it."""
+        """Show `booking`; `news`: the announcement of an answer that just arrived for it.
+        An older version of the booking shown is not shown over it (a list read before a
+        cancel, arriving after its answer, would show the booking as still processing)."""
         shown = self.booking
+        if (
+            booking is not None
+            and shown is not None
+            and booking.id == shown.id
+            and booking.last_modified_date_time < shown.last_modified_date_time
+        ):
+            return
         if (
             booking is None
             or shown is None
