@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import httpx
+
 from tests.support import TenantHandle
 
 PATH = "/api/v4/capacityprovideraccountgroups"
@@ -52,3 +54,24 @@ def test_tenants_are_isolated(
     assert other.http.delete(f"{PATH}/{group['id']}").status_code == 404
     # The same code is free in another tenant.
     assert other.http.post(PATH, json={"code": "SHARED", "name": "Theirs"}).status_code == 201
+
+
+def test_the_list_answers_alike_to_basic_and_bearer(tenant: TenantHandle) -> None:
+    # The list answers its own bytes (not a model FastAPI serializes), so the headers a
+    # dependency sets (deprecated Basic's) and the ETag must still come with them.
+    tenant.http.post(PATH, json={"code": "B-2", "name": "Zwei Straße"})
+    tenant.http.post(PATH, json={"code": "B-1", "name": "One"})
+    bearer = tenant.http.get(PATH)
+    assert [g["code"] for g in bearer.json()["groups"]] == ["B-1", "B-2"]
+    assert bearer.headers["content-type"] == "application/json"
+    assert "deprecation" not in bearer.headers
+    with httpx.Client(base_url=tenant.service.url, auth=tenant.admin) as basic:
+        answer = basic.get(PATH)
+        assert answer.status_code == 200
+        assert answer.content == bearer.content
+        assert answer.headers["etag"] == bearer.headers["etag"]
+        assert answer.headers["deprecation"] == "true"
+        assert "successor-version" in answer.headers["link"]
+        same = basic.get(PATH, headers={"If-None-Match": answer.headers["etag"]})
+        assert same.status_code == 304 and same.content == b""
+        assert same.headers["deprecation"] == "true"

@@ -20,7 +20,12 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.auth import ROLE_HEADER, TenantRole
-from freightdesk.server.context import ContextDep, ServiceContext
+from freightdesk.server.context import (
+    ContextDep,
+    ServiceContext,
+    context_of,
+    on_loop_when_cheap,
+)
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.login_throttle import LoginThrottle
 from freightdesk.server.domain.tenants import verify_password
@@ -250,25 +255,10 @@ def require_principal(request: Request, response: Response, context: ContextDep)
     """Bearer token (or deprecated Basic of a user) for every operation but the admin ones."""
     header = request.headers.get("authorization", "")
     role = _role(request)
-    scheme, _, credentials = header.partition(" ")
-    token = credentials.strip() if scheme.lower() == "bearer" else ""
+    token = _bearer_token(header)
     if token:
-        # A token seen in the last minutes is answered from the cache, without opening a
-        # session (about half the bearer check's cost on every push, issue 18).
         identity = token_store(context).cached(token)
-        if identity is None:
-            with context.sessions() as session:
-                identity = token_store(context).resolve(session, token)
-        principal = Principal(
-            identity.tenant_id,
-            identity.tenant_uuid,
-            identity.tenant_name,
-            identity.user,
-            role,
-            identity.client_id,
-        )
-        request.state.principal = principal
-        return principal
+        return _bearer_principal(request, context, token, identity, role)
     with context.sessions() as session:
         if (basic := parse_basic(header)) is not None:
             user, tenant = throttled(request, "user", basic[0], lambda: check_user(session, *basic))
@@ -305,26 +295,49 @@ def require_admin(request: Request, context: ContextDep) -> Principal:
     return principal
 
 
-async def _principal(request: Request, response: Response, context: ContextDep) -> Principal:
-    """`require_principal`, on the event loop for a bearer token the cache trusts (a hash
-    lookup: a hop through the thread pool cost more than the check), in the thread pool when
-    it needs the database (a token seen first) or a password hash (Basic)."""
-    header = request.headers.get("authorization", "")
+def _bearer_token(header: str) -> str:
     scheme, _, credentials = header.partition(" ")
-    if scheme.lower() == "bearer" and credentials.strip():
-        identity = token_store(context).cached(credentials.strip())
-        if identity is not None:
-            principal = Principal(
-                identity.tenant_id,
-                identity.tenant_uuid,
-                identity.tenant_name,
-                identity.user,
-                _role(request),
-                identity.client_id,
-            )
-            request.state.principal = principal
-            return principal
-    return await run_in_threadpool(require_principal, request, response, context)
+    return credentials.strip() if scheme.lower() == "bearer" else ""
+
+
+def _bearer_principal(
+    request: Request,
+    context: ServiceContext,
+    token: str,
+    identity: _Identity | None,
+    role: TenantRole,
+) -> Principal:
+    """The caller of a bearer token, from `identity` if the cache trusts it, otherwise read
+    from the database."""
+    if identity is None:
+        with context.sessions() as session:
+            identity = token_store(context).resolve(session, token)
+    principal = Principal(
+        identity.tenant_id,
+        identity.tenant_uuid,
+        identity.tenant_name,
+        identity.user,
+        role,
+        identity.client_id,
+    )
+    request.state.principal = principal
+    return principal
+
+
+async def _principal(request: Request, response: Response) -> Principal:
+    """`require_principal`, on the event loop when that is cheap: a bearer token the cache
+    trusts (a hash lookup, without a session: about half the bearer check's cost on every
+    request, issue 18) or one read from SQLite. Basic checks a password hash, which is slow,
+    so it always runs in the thread pool."""
+    context = context_of(request)
+    token = _bearer_token(request.headers.get("authorization", ""))
+    if not token:
+        return await run_in_threadpool(require_principal, request, response, context)
+    identity = token_store(context).cached(token)
+    return await on_loop_when_cheap(
+        lambda: _bearer_principal(request, context, token, identity, _role(request)),
+        reads=None if identity is not None else context.engine,
+    )
 
 
 PrincipalDep = Annotated[Principal, Depends(_principal)]

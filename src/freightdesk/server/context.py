@@ -25,10 +25,17 @@ class ServiceContext:
     services: dict[str, Any] = field(default_factory=dict)
 
 
-async def get_context(request: Request) -> ServiceContext:
-    # async: a plain def dependency would cost every request a hop through the thread pool.
+def context_of(request: Request) -> ServiceContext:
+    """The context of the app `request` came to: for a dependency that has the request
+    anyway, cheaper than depending on `get_context` (FastAPI solves each dependency of each
+    request anew, some 10 microseconds apiece)."""
     context: ServiceContext = request.app.state.context
     return context
+
+
+async def get_context(request: Request) -> ServiceContext:
+    # async: a plain def dependency would cost every request a hop through the thread pool.
+    return context_of(request)
 
 
 async def get_session(
@@ -36,26 +43,27 @@ async def get_session(
 ) -> AsyncIterator[Session]:
     # async: a plain def generator costs every request two hops through the thread pool (to
     # open the session and to close it), more than a small list's query. Opening one does no
-    # I/O; closing one that has read rolls its transaction back, which is a local call on
-    # SQLite but a round trip to a server otherwise, so only that goes to the thread pool.
+    # I/O; closing one that has read rolls its transaction back, a call to the database.
     session = context.sessions()
     try:
         yield session
     finally:
-        if session.in_transaction() and context.engine.dialect.name != "sqlite":
-            await run_in_threadpool(session.close)
-        else:
-            session.close()
+        await on_loop_when_cheap(
+            session.close, reads=context.engine if session.in_transaction() else None
+        )
 
 
-async def cheap_read(session: Session, read: Callable[[], T]) -> T:
-    """`read()`, a small indexed read of `session`, on the event loop with SQLite, where it
-    is a local call cheaper than the hop to the thread pool a plain def handler takes (about
-    0.15 ms a request, issue 18); in the thread pool for a server database, whose round trip
-    must not hold up the loop."""
-    if session.get_bind().dialect.name == "sqlite":
-        return read()
-    return await run_in_threadpool(read)
+async def on_loop_when_cheap(work: Callable[[], T], *, reads: Engine | None) -> T:
+    """`work()` on the event loop when it is cheap, otherwise in the thread pool.
+
+    Cheap is work that reads no database (`reads` None: a bearer token the cache trusts, a
+    hash lookup) or a little of a SQLite one (an indexed read, a local call): either costs
+    less than the hop to the thread pool and back (about 0.15 ms a request, issue 18). A
+    server database's round trip must not hold up the loop, so work that reads one goes to
+    the thread pool. Slow work whatever the database (a password hash) is not for this."""
+    if reads is None or reads.dialect.name == "sqlite":
+        return work()
+    return await run_in_threadpool(work)
 
 
 ContextDep = Annotated[ServiceContext, Depends(get_context)]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
-from sqlalchemy import select
+from fastapi import APIRouter, Path, Request, Response
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 
 from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate, AccountGroupList
 from freightdesk.models.common import Int64
 from freightdesk.server.auth import PrincipalDep
-from freightdesk.server.context import ContextDep, SessionDep, cheap_read
+from freightdesk.server.context import ContextDep, context_of, on_loop_when_cheap
 from freightdesk.server.db import transaction
 from freightdesk.server.errors import conflict, not_found
 from freightdesk.server.openapi import ERRORS
@@ -24,17 +24,34 @@ def _view(row: AccountGroupRow) -> AccountGroup:
     return AccountGroup(id=row.id, code=row.code, name=row.name)
 
 
-@router.get("", responses=ERRORS)
-async def list_account_groups(principal: PrincipalDep, session: SessionDep) -> AccountGroupList:
-    def read() -> AccountGroupList:
-        rows = session.scalars(
-            select(AccountGroupRow)
-            .where(AccountGroupRow.tenant_id == principal.tenant_id)
-            .order_by(AccountGroupRow.code)
-        )
-        return AccountGroupList(groups=[_view(row) for row in rows])
+_GROUPS = AccountGroupRow.__table__.c
+# Built once, a Core statement of three columns: the ORM's version of it (building the
+# statement, loading entities, a Session) was about half the list's time on a keep-alive
+# connection (issue 18).
+_LIST = (
+    select(_GROUPS.id, _GROUPS.code, _GROUPS.name)
+    .where(_GROUPS.tenant_id == bindparam("tenant_id"))
+    .order_by(_GROUPS.code)
+)
 
-    return await cheap_read(session, read)
+
+@router.get("", responses=ERRORS, response_model=AccountGroupList)
+async def list_account_groups(
+    principal: PrincipalDep, request: Request, response: Response
+) -> Response:
+    context = context_of(request)  # not ContextDep: one dependency fewer to solve
+
+    def read() -> list[AccountGroup]:
+        with context.engine.connect() as connection:
+            rows = connection.execute(_LIST, {"tenant_id": principal.tenant_id})
+            return [AccountGroup(id=row.id, code=row.code, name=row.name) for row in rows]
+
+    groups = AccountGroupList(groups=await on_loop_when_cheap(read, reads=context.engine))
+    # Answered as bytes: returned as a model, FastAPI would validate it once more against the
+    # declared response model and then serialize it; the declaration stays for the document.
+    answer = Response(groups.__pydantic_serializer__.to_json(groups), media_type="application/json")
+    answer.headers.raw.extend(response.headers.raw)  # a dependency's (Basic's Deprecation)
+    return answer
 
 
 @router.post("", status_code=201, responses=ERRORS)
