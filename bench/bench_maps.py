@@ -345,8 +345,11 @@ def bench_served(app: QApplication, samples: int) -> list[Figure]:
     import tempfile
 
     from bench.bench_tracking import cpu_seconds, serve
+    from freightdesk.server.db import SCHEMA_VERSION
 
-    data_dir = Path(tempfile.gettempdir()) / "freightdesk-bench-maps-served"
+    # One per schema: a database upgraded by a newer service is refused by an older one, and
+    # engineers on other branches share this machine's temporary directory.
+    data_dir = Path(tempfile.gettempdir()) / f"freightdesk-bench-maps-served-v{SCHEMA_VERSION}"
     began = time.perf_counter()
     client_id, secret, ids = seed_tracks(data_dir, [100_000, 100_000, 100, 100])
     print(f"2 x 100,000 and 2 x 100 positions ready in {time.perf_counter() - began:.1f} s")

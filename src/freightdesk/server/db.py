@@ -172,12 +172,25 @@ def _latest_event_zones(conn: Connection) -> None:
     fill_latest_event_zones(conn)
 
 
+def _kept_tracks(conn: Connection) -> None:
+    """The table of kept tracks and its triggers. create_all made the table (and, through the
+    metadata's after_create, the triggers) before the migrations run; made again here in case
+    it was an earlier create_all. Each track is built by the first history read of its
+    shipment, not here: a large database would otherwise spend its upgrade on tracks that
+    nobody may open."""
+    from freightdesk.server.tables.tracking import ShipmentTrack, make_track_triggers
+
+    ShipmentTrack.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
+    make_track_triggers(conn)
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
     Migration(2, "shipment search indexes", _search_indexes),
     Migration(3, "the zone of a shipment's next ETA stop", _next_eta_zones),
     Migration(4, "the zone of a shipment's latest event stop", _latest_event_zones),
+    Migration(5, "kept down-sampled tracks for history reads", _kept_tracks),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -31,6 +31,19 @@ class Located(Protocol):
 P = TypeVar("P", bound=Located)
 
 Floats = npt.NDArray[np.float64]
+Instants = npt.NDArray[np.int64]
+
+# A packed track's record (`ShipmentTrack.points`): the instant in microseconds since the
+# epoch (UTC), latitude and longitude, little-endian whatever the machine.
+TRACK_RECORD = np.dtype([("at", "<i8"), ("latitude", "<f8"), ("longitude", "<f8")])
+
+
+def kept_instants(points: npt.NDArray[np.void], limit: int) -> Instants:
+    """The instants `kept_indices` keeps of a packed, time-ordered track."""
+    xs = np.ascontiguousarray(points["longitude"], dtype=np.float64)
+    ys = np.ascontiguousarray(points["latitude"], dtype=np.float64)
+    instants: Instants = np.ascontiguousarray(points["at"], dtype=np.int64)
+    return instants[kept_indices(xs, ys, limit)]
 
 
 def downsample(points: Sequence[P], limit: int) -> list[P]:

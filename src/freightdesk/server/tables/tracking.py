@@ -19,11 +19,14 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     SmallInteger,
     String,
     UniqueConstraint,
+    event,
     select,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Mapped, column_property, mapped_column
 
 from freightdesk.server.db import Base, BigId, JsonType, UtcDateTime, UuidStr, utcnow
@@ -218,6 +221,104 @@ class ShipmentPosition(Base):
     speed: Mapped[float | None] = mapped_column(Float)  # km/h
     heading: Mapped[float | None] = mapped_column(Float)
     source: Mapped[str] = mapped_column(String(12))
+
+
+class ShipmentTrack(Base):
+    """A shipment's track kept packed for its history reads (issue 18): every position's
+    instant and coordinates in time order, and the instants the last down-sampling kept.
+
+    Reading 100,000 position rows into Python was the floor of a history read; one row with
+    the packed track is read in a few milliseconds, and the down-sampling is the same as over
+    the rows, so the answer is too. Positions later than `last_at` are appended on the next
+    read (reports arrive in order); the triggers below delete the row when a position at or
+    before `last_at` is added, or any is changed or removed, and the next read builds it
+    again from the positions. Maintained by `tracking_reads.positions_of`.
+    """
+
+    __tablename__ = "shipment_tracks"
+
+    shipment_pk: Mapped[int] = mapped_column(
+        ForeignKey("shipments.pk", ondelete="CASCADE"), primary_key=True
+    )
+    # The latest instant packed, stored as the positions' date_time is (compared by triggers).
+    last_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # Records of (microseconds since the epoch int64, latitude float64, longitude float64),
+    # little-endian (`position_sampling.TRACK_RECORD`).
+    points: Mapped[bytes] = mapped_column(LargeBinary)
+    # The `limit` of the last down-sampling and the instants it kept (int64 microseconds).
+    kept_limit: Mapped[int] = mapped_column(Integer)
+    kept: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+# Row triggers on SQLite; statement triggers with transition tables on PostgreSQL, where a
+# bulk insert of 100,000 positions would otherwise run the function 100,000 times.
+TRACK_TRIGGERS_SQLITE = (
+    """CREATE TRIGGER IF NOT EXISTS shipment_positions_track_insert
+    AFTER INSERT ON shipment_positions BEGIN
+        DELETE FROM shipment_tracks
+        WHERE shipment_pk = NEW.shipment_pk AND last_at >= NEW.date_time;
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS shipment_positions_track_update
+    AFTER UPDATE ON shipment_positions BEGIN
+        DELETE FROM shipment_tracks WHERE shipment_pk IN (OLD.shipment_pk, NEW.shipment_pk);
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS shipment_positions_track_delete
+    AFTER DELETE ON shipment_positions BEGIN
+        DELETE FROM shipment_tracks WHERE shipment_pk = OLD.shipment_pk;
+    END""",
+)
+
+TRACK_TRIGGERS_POSTGRESQL = (
+    """CREATE OR REPLACE FUNCTION shipment_tracks_inserted() RETURNS trigger
+    LANGUAGE plpgsql AS $$ BEGIN
+        DELETE FROM shipment_tracks t USING (
+            SELECT shipment_pk, min(date_time) AS first_at FROM added GROUP BY shipment_pk
+        ) a WHERE t.shipment_pk = a.shipment_pk AND t.last_at >= a.first_at;
+        RETURN NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION shipment_tracks_updated() RETURNS trigger
+    LANGUAGE plpgsql AS $$ BEGIN
+        DELETE FROM shipment_tracks WHERE shipment_pk IN (
+            SELECT shipment_pk FROM before UNION SELECT shipment_pk FROM after
+        );
+        RETURN NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION shipment_tracks_deleted() RETURNS trigger
+    LANGUAGE plpgsql AS $$ BEGIN
+        DELETE FROM shipment_tracks WHERE shipment_pk IN (SELECT shipment_pk FROM removed);
+        RETURN NULL;
+    END $$""",
+    "DROP TRIGGER IF EXISTS shipment_positions_track_insert ON shipment_positions",
+    "DROP TRIGGER IF EXISTS shipment_positions_track_update ON shipment_positions",
+    "DROP TRIGGER IF EXISTS shipment_positions_track_delete ON shipment_positions",
+    """CREATE TRIGGER shipment_positions_track_insert AFTER INSERT ON shipment_positions
+    REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION shipment_tracks_inserted()""",
+    """CREATE TRIGGER shipment_positions_track_update AFTER UPDATE ON shipment_positions
+    REFERENCING OLD TABLE AS before NEW TABLE AS after
+    FOR EACH STATEMENT EXECUTE FUNCTION shipment_tracks_updated()""",
+    """CREATE TRIGGER shipment_positions_track_delete AFTER DELETE ON shipment_positions
+    REFERENCING OLD TABLE AS removed
+    FOR EACH STATEMENT EXECUTE FUNCTION shipment_tracks_deleted()""",
+)
+
+
+def make_track_triggers(conn: Connection) -> None:
+    """Create (or replace) the triggers that keep `ShipmentTrack` honest; idempotent."""
+    statements = (
+        TRACK_TRIGGERS_POSTGRESQL if conn.dialect.name == "postgresql" else TRACK_TRIGGERS_SQLITE
+    )
+    for statement in statements:
+        conn.exec_driver_sql(statement)
+
+
+def _after_create(target: Any, conn: Connection, **_kw: Any) -> None:
+    # Once every table is there (the triggers join two of them), whenever create_all made
+    # any: a new database, or an older one given the tables of areas added since.
+    make_track_triggers(conn)
+
+
+event.listen(Base.metadata, "after_create", _after_create)
 
 
 class ShipmentState(Base):
