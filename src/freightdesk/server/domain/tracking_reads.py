@@ -7,6 +7,7 @@ without re-validation.
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -135,12 +136,59 @@ def positions_of(session: Session, row: Shipment, limit: int) -> list[TrackedShi
         kept = _keep_track(session, pk, limit)
     if kept is None:  # not kept now (see `_keep_track`): sampled here, as it would have been
         kept = _sample(connection, pk, limit).kept
-    return _positions_at(connection, pk, kept)
+    return kept.positions()
+
+
+# A kept position: its instant (microseconds since the epoch), coordinates, speed (km/h) and
+# heading, NaN when not reported.
+KEPT_RECORD = np.dtype(
+    [
+        ("at", "<i8"),
+        ("latitude", "<f8"),
+        ("longitude", "<f8"),
+        ("speed", "<f8"),
+        ("heading", "<f8"),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """The positions a down-sampling kept, in time order."""
+
+    records: npt.NDArray[np.void]
+    sources: list[str]
+
+    @classmethod
+    def stored(cls, records: Any, sources: str) -> _Kept:
+        return cls(np.frombuffer(bytes(records), KEPT_RECORD), sources.split("\n"))
+
+    def positions(self) -> list[TrackedShipmentPosition]:
+        instants: list[datetime] = self.records["at"].astype("datetime64[us]").tolist()
+        latitudes: list[float] = self.records["latitude"].tolist()
+        longitudes: list[float] = self.records["longitude"].tolist()
+        speeds: list[float] = self.records["speed"].tolist()
+        headings: list[float] = self.records["heading"].tolist()
+        positions = []
+        for index, at in enumerate(instants):
+            fields: dict[str, Any] = {
+                "date_time": at.replace(tzinfo=UTC),
+                "latitude": latitudes[index],
+                "longitude": longitudes[index],
+                "source": self.sources[index],
+            }
+            if not math.isnan(speed := speeds[index]):
+                fields["speed"] = speed
+                fields["speed_unit"] = SpeedUnit.KILOMETERS_PER_HOUR
+            if not math.isnan(heading := headings[index]):
+                fields["heading"] = heading
+            positions.append(TrackedShipmentPosition.model_construct(**fields))
+        return positions
 
 
 @dataclass(frozen=True)
 class _Sample:
-    kept: Instants
+    kept: _Kept
     # The track to keep, and its latest instant as stored; None when the kept one is current.
     points: npt.NDArray[np.void] | None = None
     last_at: Any = None
@@ -150,13 +198,14 @@ def _mark(connection: Connection) -> str:
     return "?" if connection.dialect.name == "sqlite" else "%s"
 
 
-def _kept_if_current(connection: Connection, pk: int, limit: int) -> Instants | None:
-    """The kept instants when the kept track is current for `limit`: kept, none later than
+def _kept_if_current(connection: Connection, pk: int, limit: int) -> _Kept | None:
+    """The kept positions when the kept track is current for `limit`: kept, none later than
     its latest instant stored since (the triggers remove it on any other change), and
     sampled for the same limit. Two indexed reads."""
     mark = _mark(connection)
     stored = connection.exec_driver_sql(
-        f"SELECT last_at, kept_limit, kept FROM {_TRACKS} WHERE shipment_pk = {mark}", (pk,)
+        f"SELECT last_at, kept_limit, kept, kept_sources FROM {_TRACKS} WHERE shipment_pk = {mark}",
+        (pk,),
     ).first()
     if stored is None or stored[1] != limit:
         return None
@@ -166,12 +215,12 @@ def _kept_if_current(connection: Connection, pk: int, limit: int) -> Instants | 
     ).first()
     if later is not None:
         return None
-    return np.frombuffer(stored[2], np.int64)
+    return _Kept.stored(stored[2], stored[3])
 
 
-def _keep_track(session: Session, pk: int, limit: int) -> Instants | None:
+def _keep_track(session: Session, pk: int, limit: int) -> _Kept | None:
     """Bring the shipment's kept track up to date in a transaction of its own and return the
-    instants kept; None when that cannot be done at once.
+    positions kept; None when that cannot be done at once.
 
     Positions are written under the shipment's lock (FOR UPDATE), so on PostgreSQL the lock
     held here (FOR SHARE) keeps them still between the read and the write. SQLite has one
@@ -217,18 +266,20 @@ def _sample(connection: Connection, pk: int, limit: int) -> _Sample:
     read when none is kept) and down-sampled for `limit`."""
     mark = _mark(connection)
     stored = connection.exec_driver_sql(
-        f"SELECT last_at, kept_limit, kept, points FROM {_TRACKS} WHERE shipment_pk = {mark}",
+        f"SELECT last_at, kept_limit, kept, kept_sources, points FROM {_TRACKS} "
+        f"WHERE shipment_pk = {mark}",
         (pk,),
     ).first()
     rows = _raw_track(connection, pk, None if stored is None else stored[0])
     if stored is not None and not rows and stored[1] == limit:
-        return _Sample(np.frombuffer(stored[2], np.int64))
+        return _Sample(_Kept.stored(stored[2], stored[3]))
     added = _packed(rows)
-    points = added if stored is None else np.concatenate([_unpacked(stored[3]), added])
+    points = added if stored is None else np.concatenate([_unpacked(stored[4]), added])
     if not len(points):
-        return _Sample(np.empty(0, np.int64))
+        return _Sample(_Kept(np.empty(0, KEPT_RECORD), []))
     last_at = rows[-1][0] if rows else stored[0] if stored is not None else None
-    return _Sample(kept_instants(points, limit), points, last_at)
+    kept = _kept_at(connection, pk, kept_instants(points, limit))
+    return _Sample(kept, points, last_at)
 
 
 def _raw_track(connection: Connection, pk: int, after: Any) -> list[Any]:
@@ -268,21 +319,23 @@ def _store(connection: Connection, pk: int, limit: int, sample: _Sample) -> None
     assert sample.points is not None
     mark = _mark(connection)
     connection.exec_driver_sql(
-        f"INSERT INTO {_TRACKS} (shipment_pk, last_at, points, kept_limit, kept) "
-        f"VALUES ({mark}, {mark}, {mark}, {mark}, {mark}) ON CONFLICT (shipment_pk) DO UPDATE "
-        "SET last_at = excluded.last_at, points = excluded.points, "
-        "kept_limit = excluded.kept_limit, kept = excluded.kept",
+        f"INSERT INTO {_TRACKS} (shipment_pk, last_at, points, kept_limit, kept, kept_sources) "
+        f"VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, {mark}) "
+        "ON CONFLICT (shipment_pk) DO UPDATE SET last_at = excluded.last_at, "
+        "points = excluded.points, kept_limit = excluded.kept_limit, kept = excluded.kept, "
+        "kept_sources = excluded.kept_sources",
         (
             pk,
             sample.last_at,
             sample.points.astype(TRACK_RECORD, copy=False).tobytes(),
             limit,
-            np.ascontiguousarray(sample.kept, "<i8").tobytes(),
+            sample.kept.records.tobytes(),
+            "\n".join(sample.kept.sources),
         ),
     )
 
 
-def _positions_at(connection: Connection, pk: int, kept: Instants) -> list[TrackedShipmentPosition]:
+def _kept_at(connection: Connection, pk: int, kept: Instants) -> _Kept:
     """The positions at the kept instants, in their order; one removed meanwhile drops out."""
     sqlite = connection.dialect.name == "sqlite"
     mark = _mark(connection)
@@ -291,34 +344,23 @@ def _positions_at(connection: Connection, pk: int, kept: Instants) -> list[Track
     keys: list[Any] = (
         [sqlite_utc_text(at.replace(tzinfo=UTC)) for at in instants] if sqlite else instants
     )
-    details: dict[Any, tuple[Any, Any, Any, Any, Any]] = {}
+    details: dict[Any, tuple[Any, ...]] = {}
     for start in range(0, len(keys), 500):
         chunk = keys[start : start + 500]
         marks = ", ".join([mark] * len(chunk))
-        for at, latitude, longitude, speed, heading, source in connection.exec_driver_sql(
+        for at, *detail in connection.exec_driver_sql(
             f"SELECT date_time, latitude, longitude, speed, heading, source FROM {_POSITIONS} "
             f"WHERE shipment_pk = {mark} AND date_time IN ({marks})",
             (pk, *chunk),
         ):
-            details[at] = (latitude, longitude, speed, heading, source)
-    positions = []
-    for at, key in zip(instants, keys, strict=True):
-        if (detail := details.get(key)) is None:
-            continue
-        latitude, longitude, speed, heading, source = detail
-        fields: dict[str, Any] = {
-            "date_time": at.replace(tzinfo=UTC),
-            "latitude": latitude,
-            "longitude": longitude,
-            "source": source,
-        }
-        if speed is not None:
-            fields["speed"] = speed
-            fields["speed_unit"] = SpeedUnit.KILOMETERS_PER_HOUR
-        if heading is not None:
-            fields["heading"] = heading
-        positions.append(TrackedShipmentPosition.model_construct(**fields))
-    return positions
+            details[at] = tuple(detail)
+    pairs = zip(kept.tolist(), keys, strict=True)
+    found = [(at, details[key]) for at, key in pairs if key in details]
+    records = np.empty(len(found), KEPT_RECORD)
+    records["at"] = [at for at, _detail in found]
+    for field, index in (("latitude", 0), ("longitude", 1), ("speed", 2), ("heading", 3)):
+        records[field] = [math.nan if d[index] is None else d[index] for _at, d in found]
+    return _Kept(records, [d[4] for _at, d in found])
 
 
 def states_of(session: Session, row: Shipment) -> list[TrackedShipmentState]:

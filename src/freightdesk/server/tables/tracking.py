@@ -22,6 +22,7 @@ from sqlalchemy import (
     LargeBinary,
     SmallInteger,
     String,
+    Text,
     UniqueConstraint,
     event,
     select,
@@ -225,7 +226,7 @@ class ShipmentPosition(Base):
 
 class ShipmentTrack(Base):
     """A shipment's track kept packed for its history reads (issue 18): every position's
-    instant and coordinates in time order, and the instants the last down-sampling kept.
+    instant and coordinates in time order, and the positions the last down-sampling kept.
 
     Reading 100,000 position rows into Python was the floor of a history read; one row with
     the packed track is read in a few milliseconds, and the down-sampling is the same as over
@@ -245,9 +246,12 @@ class ShipmentTrack(Base):
     # Records of (microseconds since the epoch int64, latitude float64, longitude float64),
     # little-endian (`position_sampling.TRACK_RECORD`).
     points: Mapped[bytes] = mapped_column(LargeBinary)
-    # The `limit` of the last down-sampling and the instants it kept (int64 microseconds).
+    # The `limit` of the last down-sampling and the positions it kept, whole, so that a read
+    # of a current track needs no other row: records of `tracking_reads.KEPT_RECORD` (speed
+    # and heading NaN when not reported), and their sources one per line.
     kept_limit: Mapped[int] = mapped_column(Integer)
     kept: Mapped[bytes] = mapped_column(LargeBinary)
+    kept_sources: Mapped[str] = mapped_column(Text)
 
 
 # Row triggers on SQLite; statement triggers with transition tables on PostgreSQL, where a
