@@ -132,3 +132,59 @@ def test_a_first_screen_is_not_used_once_the_list_changed_after_it_was_kept(
     cache.set_meta(FIRST_SCREEN_KEY, "{not json")
     assert first_screen(cache, "lastModified desc") is None
     cache.close()
+
+
+def test_the_cache_logs_which_keys_changed_since_a_time_and_keeps_its_length(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cache.sqlite3"
+    cache = Cache(path)
+    cache.put_many("k", [("a", b"1"), ("b", b"2"), ("c", b"3")])
+    first = cache.saved_at("k")
+    assert first is not None
+    assert cache.changed_since("k", first, 10) == (first, [])
+
+    cache.put_many("k", [("b", b"22"), ("d", b"4")])  # one changed, one new
+    cache.delete_many("k", ["a", "nothing"])  # one gone, one never there
+    saved = cache.saved_at("k")
+    answer = cache.changed_since("k", first, 10)
+    # (A key deleted is logged whether it was there or not: a reader finds it gone.)
+    changed = ["a", "b", "d", "nothing"]
+    assert answer is not None and answer[0] == saved and sorted(answer[1]) == changed
+    assert cache.changed_since("k", first, 2) is None  # more than asked for: cannot tell
+    assert cache.count("k") == 3  # b, c, d: kept as it changed, not counted
+    cache.close()
+
+    # Reopened, the log goes on; replaced whole, it says nothing about the times before.
+    reopened = Cache(path)
+    assert reopened.count("k") == 3
+    answer = reopened.changed_since("k", first, 10)
+    assert answer is not None and sorted(answer[1]) == changed
+    reopened.replace_kind("k", [("x", b"9")])
+    assert reopened.count("k") == 1
+    assert reopened.changed_since("k", first, 10) is None
+    replaced = reopened.saved_at("k")
+    assert replaced is not None and reopened.changed_since("k", replaced, 10) == (replaced, [])
+    reopened.close()
+
+
+def test_a_cache_made_before_the_log_answers_only_after_its_last_change(tmp_path: Path) -> None:
+    path = tmp_path / "cache.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL,"
+        " PRIMARY KEY (kind, key)) WITHOUT ROWID;"
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "INSERT INTO meta VALUES ('format', '2'), ('saved:k', '1000.5');"
+        "INSERT INTO entries VALUES ('k', 'a', x'31'), ('k', 'b', x'32');"
+    )
+    db.commit()
+    db.close()
+    cache = Cache(path)
+    assert cache.changed_since("k", 999.0, 10) is None  # changed then, unlogged
+    assert cache.changed_since("k", 1000.5, 10) == (1000.5, [])
+    assert cache.count("k") == 2
+    cache.put_many("k", [("c", b"3")])
+    answer = cache.changed_since("k", 1000.5, 10)
+    assert answer is not None and answer[1] == ["c"] and cache.count("k") == 3
+    cache.close()

@@ -27,6 +27,8 @@ COUNT = 3000
 START = textwrap.dedent(
     """
     import json, os, sys
+    from datetime import datetime, UTC
+    BASE = datetime(2026, 11, 1, tzinfo=UTC)
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ["FREIGHTDESK_HOME"] = sys.argv[1]
     from PySide6.QtCore import QTimer
@@ -75,7 +77,24 @@ START = textwrap.dedent(
             if sys.argv[2:] == ["kill-once-kept"]:  # ends as a crash does: no close
                 kill_once_kept()
                 return
+            if sys.argv[2:] == ["edit-then-kill"]:
+                edit_then_kill()
+                return
             window().close()
+        def edit_then_kill():
+            # An edit saved to the cache (as the session saves one, before the list shows
+            # it); the top is kept at that moment, and the app is killed before the list
+            # updates.
+            import signal
+            from datetime import timedelta
+            from freightdesk.service.summary_rows import SUMMARIES, row_json
+            pane = window().pane("shipments")
+            edited = pane.model.summary_at(2000)._replace(
+                primary_identifier="EDITED", last_modified=BASE + timedelta(days=60))
+            pane.session.cache.put_many(SUMMARIES, [(edited.id, row_json(edited))])
+            pane.keep_first_screen()
+            print(json.dumps({"edited": edited.id}), flush=True)
+            os.kill(os.getpid(), signal.SIGKILL)
         def kill_once_kept():
             # Once the running app has kept its first screen, as a crash would end it.
             import signal, time
@@ -172,7 +191,7 @@ def _start(home: Path, *how: str) -> list[dict[str, Any]]:
         timeout=120,
         env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
     )
-    killed = how == ("kill-once-kept",)
+    killed = how in (("kill-once-kept",), ("edit-then-kill",))
     expected = -signal.SIGKILL if killed else 0
     assert result.returncode == expected, result.stdout[-500:] + result.stderr[-3000:]
     return [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
@@ -276,7 +295,9 @@ def test_after_a_crash_the_next_start_paints_the_first_screen_the_running_app_ke
     cache.put_many(SUMMARIES, [(newer.id, row_json(newer))])
     cache.close()
     painted, later = _start(home, "kill-once-kept")
-    assert "pydantic_core" in painted["loaded"]  # the kept screen is of the old list
+    # The kept screen is of the old list: the change is merged into it, not the list read.
+    assert "pydantic_core" not in painted["loaded"] and not painted["complete"]
+    assert painted["rows"] == COUNT + 1 and painted["count"] == "3,001 shipments"
     assert painted["first_id"] == later["first_id"] == newer.id
     painted, later = _start(home)
     assert "pydantic_core" not in painted["loaded"] and painted["rows"] == COUNT + 1
@@ -292,3 +313,21 @@ def test_after_a_crash_the_next_start_paints_the_first_screen_the_running_app_ke
     painted, later = _start(home, "kill-once-kept")
     assert painted["first_id"].startswith("depot-") and painted["rows"] == 50
     assert later["first_id"].startswith("depot-") and later["rows"] == 50
+
+
+def test_an_edit_saved_just_before_a_kill_is_on_top_at_the_next_start(tmp_path: Path) -> None:
+    home = _home(tmp_path / "home")
+    newest = max(map(_row, range(COUNT)), key=lambda r: r.last_modified)
+    _start(home)  # closed: its top kept
+
+    # The edit is in the cache, not yet in the list, when the top is kept; then a kill.
+    *_shown, edited = _start(home, "edit-then-kill")
+    painted, later = _start(home)
+
+    # At once the edited shipment on top, as the cache has it, before the list is read.
+    assert "pydantic_core" not in painted["loaded"] and not painted["complete"]
+    assert painted["first_id"] == edited["edited"] == later["first_id"]
+    assert painted["first"][0] == "EDITED"
+    assert painted["rows"] == COUNT
+    # The rest of the top as before, below it.
+    assert later["complete"] and later["rows"] == COUNT and newest.id != edited["edited"]

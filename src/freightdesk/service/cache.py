@@ -34,10 +34,19 @@ CREATE TABLE IF NOT EXISTS meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS changes (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS changes_at ON changes (kind, at);
 """
 
 # 2: shipment summaries kept as compact rows (service/summary_rows.py), not wire JSON.
 CACHE_FORMAT = "2"
+# Since when (wall-clock time) the change log holds every change of every kind.
+LOG_SINCE = "log:since"
 
 
 class Cache:
@@ -53,35 +62,82 @@ class Cache:
             # An older layout is only a cache: drop it rather than misread it.
             self.clear()
         self.set_meta("format", CACHE_FORMAT)
+        # The change log (`changed_since`) covers what changes from now on, so in a cache
+        # made before it kept one, everything after its last change (nothing changed it
+        # since); no earlier question is answered.
+        with self._lock:
+            saved = self._db.execute(
+                "SELECT max(CAST(value AS REAL)) FROM meta WHERE key LIKE 'saved:%'"
+            ).fetchone()[0]
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                (LOG_SINCE, repr(float(saved or 0.0))),
+            )
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
     @contextmanager
-    def _changing(self, kind: str) -> Iterator[sqlite3.Connection]:
+    def _changing(self, kind: str) -> Iterator[tuple[sqlite3.Connection, float]]:
         """One transaction that changes the entries of `kind` and records when (`saved_at`:
         every change, deletions too, so `summary_rows.first_screen` can tell a list changed
-        without counting it)."""
+        without counting it); the time is given to the change, which logs its keys with it
+        (`changed_since`)."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                yield self._db
+                now = time.time()
+                yield self._db, now
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                    (f"saved:{kind}", repr(time.time())),
+                    (f"saved:{kind}", repr(now)),
                 )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
 
+    def _log(self, db: sqlite3.Connection, kind: str, keys: Iterable[str], at: float) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO changes (kind, key, at) VALUES (?, ?, ?)",
+            ((kind, key, at) for key in keys),
+        )
+
+    def _counted(self, db: sqlite3.Connection, kind: str) -> int:
+        """The number of entries of `kind` as kept in the meta table (counted once when a
+        cache made before it was kept is first changed)."""
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (f"count:{kind}",)).fetchone()
+        if row is not None:
+            return int(row[0])
+        return int(db.execute("SELECT count(*) FROM entries WHERE kind = ?", (kind,)).fetchone()[0])
+
+    def _set_count(self, db: sqlite3.Connection, kind: str, count: int) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"count:{kind}", str(count))
+        )
+
     def put_many(self, kind: str, items: Iterable[tuple[str, bytes]]) -> None:
-        with self._changing(kind) as db:
+        bodies = dict(items)
+        keys = list(bodies)
+        with self._changing(kind) as (db, now):
+            count = self._counted(db, kind)
+            # Which keys are new: the length is kept (`count`), so a start can tell it
+            # without reading the list.
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                (present,) = db.execute(
+                    f"SELECT count(*) FROM entries WHERE kind = ? AND key IN ({marks})",
+                    (kind, *chunk),
+                ).fetchone()
+                count += len(chunk) - int(present)
             db.executemany(
                 "INSERT OR REPLACE INTO entries (kind, key, body) VALUES (?, ?, ?)",
-                ((kind, key, body) for key, body in items),
+                ((kind, key, body) for key, body in bodies.items()),
             )
+            self._log(db, kind, keys, now)
+            self._set_count(db, kind, count)
 
     def put_models(self, kind: str, items: Iterable[tuple[str, BaseModel]]) -> None:
         self.put_many(
@@ -93,19 +149,29 @@ class Cache:
         )
 
     def replace_kind(self, kind: str, items: Iterable[tuple[str, bytes]]) -> None:
-        """Replace everything of `kind` at once (a full refresh)."""
-        with self._changing(kind) as db:
+        """Replace everything of `kind` at once (a full refresh): the change log of `kind`
+        starts again from here (`changed_since` answers nothing about earlier times)."""
+        with self._changing(kind) as (db, now):
             db.execute("DELETE FROM entries WHERE kind = ?", (kind,))
-            db.executemany(
+            cursor = db.executemany(
                 "INSERT INTO entries (kind, key, body) VALUES (?, ?, ?)",
                 ((kind, key, body) for key, body in items),
             )
+            self._set_count(db, kind, max(cursor.rowcount, 0))
+            db.execute("DELETE FROM changes WHERE kind = ?", (kind,))
+            db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                (f"replaced:{kind}", repr(now)),
+            )
 
     def delete_many(self, kind: str, keys: Sequence[str]) -> None:
-        with self._changing(kind) as db:
-            db.executemany(
+        with self._changing(kind) as (db, now):
+            count = self._counted(db, kind)
+            cursor = db.executemany(
                 "DELETE FROM entries WHERE kind = ? AND key = ?", ((kind, k) for k in keys)
             )
+            self._log(db, kind, keys, now)
+            self._set_count(db, kind, count - max(cursor.rowcount, 0))
 
     def get(self, kind: str, key: str) -> bytes | None:
         with self._lock:
@@ -140,16 +206,45 @@ class Cache:
         return adapter.validate_json(b"[" + b",".join(bodies) + b"]")
 
     def count(self, kind: str) -> int:
+        """The number of entries of `kind`: kept as they change, so not read from them."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT count(*) FROM entries WHERE kind = ?", (kind,)
-            ).fetchone()
-        return int(row[0])
+            return self._counted(self._db, kind)
 
     def saved_at(self, kind: str) -> float | None:
         """Wall-clock time the data of `kind` was last saved (for "updated 5 min ago")."""
         value = self.meta(f"saved:{kind}")
         return float(value) if value is not None else None
+
+    def changed_since(
+        self, kind: str, after: float, limit: int
+    ) -> tuple[float | None, list[str]] | None:
+        """The time of the last change of `kind` (`saved_at`) and the keys of `kind` changed
+        (written or deleted) after the time `after`, read together; None when the log cannot
+        tell (it began, or `kind` was replaced whole, after `after`) or more than `limit`
+        keys changed. A few keys are read through the log's index of times."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                values = dict(
+                    self._db.execute(
+                        "SELECT key, value FROM meta WHERE key IN (?, ?, ?)",
+                        (LOG_SINCE, f"replaced:{kind}", f"saved:{kind}"),
+                    ).fetchall()
+                )
+                keys = [
+                    str(row[0])
+                    for row in self._db.execute(
+                        "SELECT key FROM changes WHERE kind = ? AND at > ? LIMIT ?",
+                        (kind, after, limit + 1),
+                    )
+                ]
+            finally:
+                self._db.execute("COMMIT")
+        since = max(float(values.get(LOG_SINCE, "inf")), float(values.get(f"replaced:{kind}", 0)))
+        if since > after or len(keys) > limit:
+            return None
+        saved = values.get(f"saved:{kind}")
+        return (float(saved) if saved is not None else None), keys
 
     def meta(self, key: str) -> str | None:
         with self._lock:
@@ -164,3 +259,8 @@ class Cache:
         with self._lock:
             self._db.execute("DELETE FROM entries")
             self._db.execute("DELETE FROM meta")
+            self._db.execute("DELETE FROM changes")
+            # The log holds nothing of what was there before.
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)", (LOG_SINCE, repr(time.time()))
+            )

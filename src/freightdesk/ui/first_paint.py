@@ -10,12 +10,15 @@ the start is a straight line, launch -> first_paint, then `launch.run` imports `
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import sqlite3
 import threading
+from array import array
 from collections.abc import Callable
+from typing import NamedTuple
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
 from freightdesk.service.cache import Cache
@@ -23,16 +26,20 @@ from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileStore
 from freightdesk.service.summary_rows import (
+    FIRST_SCREEN_KEY,
     SUMMARIES,
     SummaryRow,
     cached_rows,
-    first_screen,
     remember_first_screen,
+    rows_from_cache,
 )
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.maps.warm import prepare_window
 from freightdesk.ui.panes.setup import add_panes
+from freightdesk.ui.panes.shipments.attention import column_values
+from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS, ShipmentsPane
+from freightdesk.ui.panes.shipments.row_index import sorted_positions
 from freightdesk.ui.theme import ThemeChoice
 
 log = logging.getLogger(__name__)
@@ -44,6 +51,18 @@ FIRST_PAINT_TIMEOUT_MS = 1000
 # How long the list must stay still before its top is kept for the next start: a sync changes
 # it in a few steps, and a burst of pushes should cost one write, not one each.
 KEEP_FIRST_SCREEN_AFTER_MS = 1500
+
+# Rows kept for the next start's first paint: a screen and more, so that the changes made
+# since they were kept can be merged in (`kept_top`) and still fill a screen.
+KEPT_ROWS = FIRST_SCREEN_ROWS + 80
+# The cache's time up to which every change of the list was in the table when its top was
+# last kept (`FirstScreenKeeper`): a start merges the changes logged after it
+# (`Cache.changed_since`) into the kept top, so a kept top older than the cache (a kill
+# just after a change, another app changing the cache) is brought up to date, never shown
+# as it was.
+KEPT_SINCE_KEY = "shipments:first_screen_since"
+# At most this many changes since then are merged at start; more, and the list is read whole.
+MERGE_AT_MOST = 2000
 
 
 def app_settings(paths: AppPaths) -> QSettings:
@@ -58,30 +77,107 @@ def theme_setting(settings: QSettings) -> ThemeChoice:
         return ThemeChoice.SYSTEM
 
 
-def read_cached_list(paths: AppPaths, profile: Profile, order: str) -> tuple[list[SummaryRow], int]:
-    """The profile's cached shipment list sorted by `order` and its length: only its first
-    screen when the last run kept it (`summary_rows.first_screen`: reading 10,000 rows takes
-    as long as Qt takes to show a window), else every row. Nothing when there is no cache
-    yet or it cannot be read (the session reads it again, and says what is wrong)."""
+class CachedList(NamedTuple):
+    rows: list[SummaryRow]  # the whole list, or its top when `total` is more
+    total: int
+    # A cache time up to which the list the session reads holds every change (None: not
+    # known), where `FirstScreenKeeper` starts checking from.
+    since: float | None
+
+
+def read_cached_list(paths: AppPaths, profile: Profile, model: ShipmentTableModel) -> CachedList:
+    """The profile's cached shipment list sorted as `model` is and its length: only its top
+    when one was kept (`kept_top`: reading 10,000 rows takes as long as Qt takes to show a
+    window), else every row. Nothing when there is no cache yet or it cannot be read (the
+    session reads it again, and says what is wrong)."""
     path = paths.cache_file(profile.id)
     if not path.exists():
-        return [], 0
+        return CachedList([], 0, None)
     try:
         cache = Cache(path)
     except sqlite3.Error:
         log.exception("the cached shipment list could not be opened")
-        return [], 0
+        return CachedList([], 0, None)
     try:
-        screen = first_screen(cache, order)
+        screen = kept_top(cache, model)
         if screen is not None:
             return screen
+        since = cache.saved_at(SUMMARIES)  # before the rows: they hold at least this
         rows = cached_rows(cache)
-        return rows, len(rows)
+        return CachedList(rows, len(rows), since)
     except sqlite3.Error:
         log.exception("the cached shipment list could not be read")
-        return [], 0
+        return CachedList([], 0, None)
     finally:
         cache.close()
+
+
+def kept_top(cache: Cache, model: ShipmentTableModel) -> CachedList | None:
+    """The top of the cached list in `model`'s sort, read without reading the list, and the
+    list's length; None when it cannot be told so (nothing kept for this sort, or too much
+    changed since: the list is read whole then).
+
+    The rows are those kept at the top when the list was last kept (`FirstScreenKeeper`,
+    while the app ran or at its close) with the changes the cache logged since the time
+    up to which that list held every change (`KEPT_SINCE_KEY`): the rows changed or
+    deleted since are taken out, their current form put in, and the few rows are sorted as
+    the table sorts. A row never read (below the kept ones) ranks at or after the last kept
+    row that did not change, so only the rows sorted before that one are surely the top."""
+    try:
+        screen = json.loads(cache.meta(FIRST_SCREEN_KEY) or "null")
+        since = json.loads(cache.meta(KEPT_SINCE_KEY) or "null")
+        if not isinstance(screen, dict) or screen.get("order") != model.sort_name():
+            return None
+        ids = [str(i) for i in screen["ids"]]
+        since = float(since)
+    except (ValueError, KeyError, TypeError):
+        return None
+    changed = cache.changed_since(SUMMARIES, since, MERGE_AT_MOST)
+    if changed is None or not ids:
+        return None
+    _saved, keys = changed
+    gone = set(keys)
+    kept = [i for i in ids if i not in gone]
+    wanted = kept + keys
+    bodies: dict[str, bytes] = {}
+    for start in range(0, len(wanted), 500):
+        bodies.update(cache.get_many(SUMMARIES, wanted[start : start + 500]))
+    if any(i not in bodies for i in kept):
+        return None  # the log and the list disagree: read the list
+    total = cache.count(SUMMARIES)
+    if not keys:
+        # Nothing changed: the top as it was kept, in its order (its ties as shown then).
+        rows = rows_from_cache((bodies[i] for i in ids), parse=json.loads)
+        return CachedList(rows, total, since) if len(rows) == len(ids) else None
+    present = sorted(i for i in set(wanted) if i in bodies)
+    rows = rows_from_cache((bodies[i] for i in present), parse=json.loads)
+    if len(rows) != len(present):
+        return None
+    # Sorted as the table sorts the whole list: by value, ties in the cache's order (keys).
+    column, descending = model.sort_key()
+    values = column_values(column, rows, bytearray(map(model.triage, rows)))
+    order = sorted_positions(array("i", range(len(rows))), values, descending)
+    if len(rows) < total:
+        # Only the rows before the last unchanged kept row (ties with it excluded: a row
+        # never read may share its value and come first).
+        last = present.index(kept[-1]) if kept else None
+        if last is None:
+            return None
+        bound = _rank(values[last])
+        ahead = [p for p in order if _before(_rank(values[p]), bound, descending)]
+        if len(ahead) < min(FIRST_SCREEN_ROWS, total):
+            return None
+        order = array("i", ahead)
+    return CachedList([rows[p] for p in order[:KEPT_ROWS]], total, since)
+
+
+def _rank(value: object) -> tuple[int, object] | tuple[int]:
+    # The table's order: rows without a value after the others ascending, first descending.
+    return (1,) if value is None else (0, value)
+
+
+def _before(rank: tuple[object, ...], bound: tuple[object, ...], descending: bool) -> bool:
+    return rank > bound if descending else rank < bound
 
 
 def open_window(
@@ -97,15 +193,11 @@ def open_window(
     window.indicator.show_status(
         ConnectionStatus(ConnectionState.CONNECTING, profile.name, f"Connecting to {profile.name}")
     )
-    rows, total = read_cached_list(paths, profile, shipments.model.sort_name())
+    rows, total, since = read_cached_list(paths, profile, shipments.model)
     if len(rows) < total:
-        log.info(
-            "painting the first %s of %s cached shipments kept at the last close",
-            len(rows),
-            f"{total:,}",
-        )
+        log.info("painting the first %s of %s cached shipments kept", len(rows), f"{total:,}")
     shipments.show_cached(rows, total)
-    FirstScreenKeeper(shipments)
+    shipments.keep_first_screen = FirstScreenKeeper(shipments, since).keep_now
     return window, shipments
 
 
@@ -116,20 +208,31 @@ class FirstScreenKeeper(QObject):
 
     It is kept only when what the table shows is exactly the cached list: the whole list in
     (not the first screen alone), unfiltered and in the user's sort (no held updates), the
-    same length as the session's list, and no sync under way (a sync saves to the cache
-    before the table shows its rows). The cache's change time is read here, with the ids,
-    so the kept screen names the list it is the top of: any later change of the list makes
-    `summary_rows.first_screen` refuse it. It is written only when the top, its sort or the
-    length changed, in a thread of its own (a write waits for the disk)."""
+    same length as the session's list, and no sync under way. A change is saved to the
+    cache before the table shows it (an edit is saved, then the list updated), so the
+    table may lag the cache: in a thread of its own (a read waits for the disk), the rows
+    the cache logged as changed since the last check (`Cache.changed_since`) are compared
+    with the table's, and the top is kept with the cache time it holds every change up to
+    (`KEPT_SINCE_KEY`) only when they all match, else looked at again later. A start
+    merges every change after that time (`kept_top`). It is written only when the top, its
+    sort or the length changed, and at the app's close (`keep_now`, the pane's shutdown)."""
 
-    def __init__(self, pane: ShipmentsPane) -> None:
+    _again = Signal()
+
+    def __init__(self, pane: ShipmentsPane, since: float | None = None) -> None:
         super().__init__(pane)
         self._pane = pane
         self._kept: tuple[object, str, int, tuple[str, ...]] | None = None
+        # The cache time up to which the table holds every change, per cache (a profile
+        # switch opens another): where the next check starts.
+        self._since: tuple[object, float] | None = None
+        self._first_since = since
+        self._writer: threading.Thread | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(KEEP_FIRST_SCREEN_AFTER_MS)
         self._timer.timeout.connect(self.keep)
+        self._again.connect(self._timer.start)  # from the writer's thread: queued
         model = pane.model
         for signal in (
             model.modelReset,
@@ -151,37 +254,119 @@ class FirstScreenKeeper(QObject):
         if not model.complete or model.order_held:
             return None  # the table changes again once it is whole or settled
         service = pane.session.shipments if pane.is_attached() else None
-        cache = pane.session.cache if pane.is_attached() else None
         data = service.coordinator.data if service is not None else None
-        if service is None or cache is None or data is None or service.coordinator.status.fetching:
+        busy = self._writer is not None and self._writer.is_alive()
+        if service is None or data is None or service.coordinator.status.fetching or busy:
             # The session is still starting or syncing: the list may not change when it is
             # done (the cached list the table shows already), so look again then.
             if model.total:
                 self._timer.start()
             return None
-        total = model.total
-        if service.cache is not cache or len(data.summaries) != total or model.rowCount() != total:
+        if service.cache is not pane.session.cache or len(data.summaries) != model.total:
             return None
-        top = (model.summary_at(r) for r in range(min(FIRST_SCREEN_ROWS, total)))
-        ids = tuple(row.id for row in top if row is not None)
-        order = model.sort_name()
-        kept = (cache, order, total, ids)
-        if kept == self._kept:
+        top = self._top()
+        if top is None:
             return None
-        try:
-            saved = cache.saved_at(SUMMARIES)
-        except sqlite3.Error:
-            return None
-        self._kept = kept
 
         def write() -> None:
-            # Closed meanwhile (another profile): only a quicker next start is lost.
-            with contextlib.suppress(sqlite3.Error):
-                remember_first_screen(cache, order, total, ids, saved)
+            if not self._write(*top):
+                self._again.emit()  # the table is behind the cache: look again later
 
         writer = threading.Thread(target=write, name="keep-first-screen", daemon=True)
+        self._writer = writer
         writer.start()
         return writer
+
+    def keep_now(self) -> None:
+        """Keeps the first screen at once if it is to be kept (the app is closing)."""
+        if self._writer is not None:
+            self._writer.join()
+        self._timer.stop()
+        model = self._pane.model
+        if model.complete and not model.order_held and self._pane.is_attached():
+            top = self._top()
+            if top is not None:
+                self._write(*top)
+
+    def _top(
+        self,
+    ) -> tuple[Cache, str, int, tuple[str, ...], dict[str, SummaryRow], float | None] | None:
+        """What keeping the first screen now would write, read from the table (None when
+        the table shows a filtered list, or the top kept already)."""
+        model = self._pane.model
+        cache = self._pane.session.cache
+        total = model.total
+        if cache is None or model.rowCount() != total:
+            return None
+        top = (model.summary_at(r) for r in range(min(KEPT_ROWS, total)))
+        ids = tuple(row.id for row in top if row is not None)
+        order = model.sort_name()
+        if (cache, order, total, ids) == self._kept:
+            return None
+        if self._since is not None and self._since[0] is cache:
+            since: float | None = self._since[1]
+        else:
+            since, self._first_since = self._first_since, None
+        return cache, order, total, ids, model.rows_by_id(), since
+
+    def _write(
+        self,
+        cache: Cache,
+        order: str,
+        total: int,
+        ids: tuple[str, ...],
+        rows: dict[str, SummaryRow],
+        since: float | None,
+    ) -> bool:
+        """Keeps `ids` as the top of the list if `rows` (the table's) hold every change the
+        cache has; False when they do not yet."""
+        # Closed meanwhile (another profile): only a quicker next start is lost.
+        with contextlib.suppress(sqlite3.Error):
+            verified = holds_every_change(cache, rows, since)
+            if verified is None:
+                return False
+            # The top first: with an older time beside it a start merges more, never less.
+            remember_first_screen(cache, order, total, ids, verified)
+            cache.set_meta(KEPT_SINCE_KEY, repr(verified))
+            self._since = (cache, verified)
+            self._kept = (cache, order, total, ids)
+        return True
+
+
+# Changes since the last check compared one by one up to this many; more (the first sync of
+# a list, say), and the table is compared with the whole cached list.
+CHECK_AT_MOST = 5000
+
+
+def holds_every_change(
+    cache: Cache, rows: dict[str, SummaryRow], since: float | None
+) -> float | None:
+    """The cache's time of its last change of the list when `rows` (the table's, by id) are
+    the cached list as of then, else None. The table held every change up to `since` (when
+    given): only the rows changed after it are compared."""
+    changed = cache.changed_since(SUMMARIES, since, CHECK_AT_MOST) if since is not None else None
+    if changed is None:
+        saved = cache.saved_at(SUMMARIES)
+        whole = cached_rows(cache)
+        if saved is None or cache.saved_at(SUMMARIES) != saved or len(whole) != len(rows):
+            return None
+        return saved if all(rows.get(row.id) == row for row in whole) else None
+    saved, keys = changed
+    if saved is None:
+        return None
+    bodies: dict[str, bytes] = {}
+    for start in range(0, len(keys), 500):
+        bodies.update(cache.get_many(SUMMARIES, keys[start : start + 500]))
+    for key in keys:
+        body, mine = bodies.get(key), rows.get(key)
+        if body is None:
+            if mine is not None:
+                return None  # deleted from the cache, still in the table
+            continue
+        cached = rows_from_cache([body], parse=json.loads)
+        if not cached or cached[0] != mine:
+            return None
+    return saved
 
 
 class FirstPaint(QObject):

@@ -220,6 +220,14 @@ class ShipmentTableModel(QAbstractTableModel):
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
         return f"{COLUMNS[self._sort_column].key} {'desc' if descending else 'asc'}"
 
+    def sort_key(self) -> tuple[int, bool]:
+        """The current sort: its column and whether it is descending."""
+        return self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder
+
+    def rows_by_id(self) -> dict[str, SummaryRow]:
+        """Every row, by id (a copy: it can be read in another thread)."""
+        return dict(zip(self._ids, self._rows, strict=True))
+
     def show_top_of(self, rows: list[SummaryRow], count: int) -> None:
         """The whole list, shown by its first `count` rows in the current sort until it is
         indexed (`load`, in a worker thread): finding them costs a third of indexing it all."""

@@ -8,8 +8,6 @@ is imported when the pane is attached to the session (`attach`) or first used.
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -32,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
-from freightdesk.service.summary_rows import SummaryRow, remember_first_screen
+from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import (
     AttentionBar,
@@ -79,6 +77,8 @@ class ShipmentsPane(ListLayout, SavedViews):
         self._attribute_ids: frozenset[str] | None = None
         self._cache_shown: asyncio.Event | None = None
         self._preloaded: list[SummaryRow] | None = None  # shown before the session existed
+        # Keeps the list's top for the next start (the app's first_paint.FirstScreenKeeper).
+        self.keep_first_screen: Callable[[], None] | None = None
         # Called before the detail view makes its first map (see ShipmentDetailView).
         self.before_first_map: Callable[[], None] | None = None
         self._showing: ShipmentList | None = None  # a whole list being put in the table
@@ -675,18 +675,9 @@ class ShipmentsPane(ListLayout, SavedViews):
         self.notice.setStyleSheet("color: #d0453a;")
         self.notice.setVisible(True)
 
-    def _remember_first_screen(self) -> None:
-        """The top of the unfiltered list, for the next start's first paint."""
-        cache = self._session.cache if self._session is not None else None
-        if cache is None or not self.model.complete or self.model.rowCount() < self.model.total:
-            return
-        top = (self.model.summary_at(r) for r in range(min(FIRST_SCREEN_ROWS, self.model.total)))
-        ids = [row.id for row in top if row is not None]
-        with contextlib.suppress(sqlite3.Error):  # only a quicker next start would be lost
-            remember_first_screen(cache, self.model.sort_name(), self.model.total, ids)
-
     def shutdown(self) -> None:
-        self._remember_first_screen()
+        if self.keep_first_screen is not None:
+            self.keep_first_screen()
         self._save_layout()
         self._filter_timer.stop()
         self._attribute_timer.stop()
