@@ -236,7 +236,8 @@ def start_up(counts: list[int], runs: int) -> list[Figure]:
                     max_ratio=2,
                     note=(
                         f"from launch; per-run ratio median {_median(ratios):.2f}x; from the "
-                        f"first line {first_line:.2f}x; whole list at "
+                        f"first line {first_line:.2f}x; CPU {median.cpu * 1000:.0f} ms, "
+                        f"{median.cpu / base.cpu:.2f}x the bare window's; whole list at "
                         f"{(median.whole or 0) * 1000:.0f} ms"
                     ),
                 )

@@ -206,9 +206,14 @@ class Cache:
         return adapter.validate_json(b"[" + b",".join(bodies) + b"]")
 
     def count(self, kind: str) -> int:
-        """The number of entries of `kind`: kept as they change, so not read from them."""
+        """The number of entries of `kind`: kept as they change, so not read from them (a
+        cache made before it was kept is counted once, here or at its next change)."""
         with self._lock:
-            return self._counted(self._db, kind)
+            if self._db.execute("SELECT 1 FROM meta WHERE key = ?", (f"count:{kind}",)).fetchone():
+                return self._counted(self._db, kind)
+            count = self._counted(self._db, kind)
+            self._set_count(self._db, kind, count)
+            return count
 
     def saved_at(self, kind: str) -> float | None:
         """Wall-clock time the data of `kind` was last saved (for "updated 5 min ago")."""
