@@ -4,14 +4,17 @@ chosen again from the views box."""
 from __future__ import annotations
 
 import json
+import re
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QCheckBox, QComboBox, QInputDialog, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QPushButton, QWidget
 
+from freightdesk.service.triage import KIND_NAMES
+from freightdesk.ui.dialogs.name_dialog import NameDialog
 from freightdesk.ui.panes.shipments.attention import AttentionBar, kinds_named
 from freightdesk.ui.panes.shipments.manage_views import ManageViewsDialog
 from freightdesk.ui.panes.shipments.model import FilterResult
-from freightdesk.ui.panes.shipments.view_names import ordered
+from freightdesk.ui.panes.shipments.view_names import name_problem, offered_name, ordered
 
 _MANAGE = "\x00manage"
 
@@ -32,6 +35,7 @@ class SavedViews(QWidget):
     more_button: QPushButton
     views: QComboBox
     manage_dialog: ManageViewsDialog | None = None
+    name_dialog: NameDialog | None = None
 
     def apply_filter(self) -> FilterResult:
         raise NotImplementedError
@@ -50,9 +54,42 @@ class SavedViews(QWidget):
         }
 
     def save_view(self) -> None:
-        name, ok = QInputDialog.getText(self, "Save view", "Name of this view:")
-        if ok and name.strip():
-            self.store_view(name.strip())
+        """Save view…: the name asked for in a dialog opened without a nested event loop; the
+        filters are read when it is saved."""
+        if self.name_dialog is not None:  # asked already: that dialog again, not a second
+            self.name_dialog.raise_()
+            self.name_dialog.activateWindow()
+            return
+        dialog = NameDialog(
+            self,
+            title="Save view",
+            label="Name of this view:",
+            offered=offered_name(self._view_parts(), self._view_names()),
+            problem=name_problem,
+            taken=lambda name: name in self._stored_views(),
+            on_name=self.store_view,
+            what="view",
+        )
+        self.name_dialog = dialog
+        dialog.finished.connect(lambda _result: self._name_dialog_closed(dialog))
+        dialog.open()
+
+    def _name_dialog_closed(self, dialog: NameDialog) -> None:
+        self.name_dialog = None
+        dialog.deleteLater()
+
+    def _view_parts(self) -> list[str]:
+        """What the filters narrow the list to, in words, for the name offered."""
+        parts = [
+            # A choice's text without its count: "In transit", not "In transit (12)".
+            re.sub(r" \([\d,]+\)$", "", combo.currentText())
+            for combo in (self.mode, self.state)
+            if combo.currentData() is not None
+        ]
+        if self.exceptions_only.isChecked():
+            parts.append("Exceptions")
+        parts += [KIND_NAMES[kind].capitalize() for kind in sorted(self.attention.chosen())]
+        return [*parts, self.search.text()]
 
     def store_view(self, name: str) -> None:
         # A new view goes at the end of the user's order rather than into the sorted tail.
