@@ -10,15 +10,22 @@ a script reads the same instant on any machine. Plain Python: the Qt side
 from __future__ import annotations
 
 import csv
+import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from freightdesk.service.clock import iso_time
 
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
 Cell = str | int | float | bool | datetime | date | None
+Value = str | int | float | bool | None  # a cell as written
 
 # How often the writer says how far it got and asks whether to stop (rows).
 STEP = 500
@@ -44,7 +51,7 @@ class ExportError(OSError):
     callers that catch those)."""
 
 
-def cell_value(value: Cell) -> str | int | float | bool | None:
+def cell_value(value: Cell) -> Value:
     """A cell as written: times and dates as ISO 8601 text (the clock's export form), the
     rest as it is."""
     if isinstance(value, datetime):
@@ -74,7 +81,7 @@ def write_table(
         if fmt is ExportFormat.CSV:
             _write_csv(partial, header, rows, progress)
         else:
-            _write_xlsx(partial, header, rows, sheet, progress)
+            _write_xlsx_in_child(partial, header, rows, sheet, progress)
         os.replace(partial, path)
     except OSError as error:
         partial.unlink(missing_ok=True)
@@ -95,9 +102,7 @@ def _os_words(path: Path, error: OSError) -> str:
     return f"Cannot write {path}: {reason}."
 
 
-def _rows(
-    rows: Sequence[Sequence[Cell]], progress: Progress | None
-) -> Iterator[list[str | int | float | bool | None]]:
+def _rows(rows: Sequence[Sequence[Cell]], progress: Progress | None) -> Iterator[list[Value]]:
     for number, row in enumerate(rows, start=1):
         yield [cell_value(c) for c in row]
         if progress is not None and number % STEP == 0 and not progress(number):
@@ -120,13 +125,125 @@ def _write_csv(
             writer.writerow(row)
 
 
-def _write_xlsx(
+# How often the app looks at the workbook's writer (its progress, Cancel, the app's exit).
+POLL_SECONDS = 0.05
+
+
+def _write_xlsx_in_child(
     path: Path,
     header: Sequence[str],
     rows: Sequence[Sequence[Cell]],
     title: str,
     progress: Progress | None,
 ) -> None:
+    """Write the workbook in a child process. openpyxl builds and saves it in Python and C
+    that hold the GIL for up to a second at a time, so in a thread of the app it froze the
+    window (1.2 s gaps at a load of 5); in a process of its own it cannot. The rows go over as
+    plain values, STEP at a time; the child says how far it got after each batch. On Cancel,
+    on an error and when the app's main thread ends, the child is killed and waited for, so
+    no process outlives the export (and the caller removes the partial file)."""
+    context = multiprocessing.get_context("spawn")  # no fork of a process running Qt
+    ours, theirs = context.Pipe()
+    child = context.Process(
+        target=_xlsx_child,
+        args=(theirs, str(path), list(header), title),
+        name="freightdesk-xlsx",
+        daemon=True,
+    )
+    child.start()
+    theirs.close()  # only the child holds its end: if it dies, our reads see EOF at once
+    writer = _ChildWriter(ours, child, progress)
+    try:
+        writer.wait_for("ready")
+        for start in range(0, len(rows), STEP):
+            ours.send([[cell_value(c) for c in row] for row in rows[start : start + STEP]])
+            writer.drain()
+        ours.send(None)
+        writer.wait_for("done")
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        ours.close()
+
+
+class _ChildWriter:
+    """The app's side of the conversation with the workbook's child process."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        child: multiprocessing.process.BaseProcess,
+        progress: Progress | None,
+    ) -> None:
+        self.connection = connection
+        self.child = child
+        self.progress = progress
+        self.written = 0
+
+    def drain(self) -> None:
+        """Take what the child said so far without waiting; raise if the export is to stop."""
+        while self.connection.poll():
+            self._heard(self.connection.recv())
+        self._carry_on()
+
+    def wait_for(self, word: str) -> None:
+        while True:
+            try:
+                if (
+                    self.connection.poll(POLL_SECONDS)
+                    and self._heard(self.connection.recv()) == word
+                ):
+                    return
+            except EOFError:
+                code = self.child.exitcode
+                raise ExportError(f"The workbook's writer stopped (exit code {code}).") from None
+            self._carry_on()
+
+    def _heard(self, message: tuple[str, object]) -> str:
+        word, value = message
+        if word == "error":
+            assert isinstance(value, BaseException)
+            raise value
+        if word == "written" and isinstance(value, int):
+            self.written = value
+        return word
+
+    def _carry_on(self) -> None:
+        # The app is closing (its main thread has ended, and interpreter exit would wait on
+        # this thread): stop as on Cancel, so the child goes with the app.
+        if not threading.main_thread().is_alive():
+            raise ExportCancelled
+        if self.progress is not None and not self.progress(self.written):
+            raise ExportCancelled
+
+
+def _xlsx_child(connection: Connection, path: str, header: list[str], title: str) -> None:
+    """The child process: rows arrive in batches (None after the last), the workbook is
+    written to `path`, and each step is said back. If the app is gone (its end of the pipe
+    closed), the partial file is removed and the child ends."""
+    try:
+        connection.send(("ready", 0))
+
+        def received() -> Iterator[list[Value]]:
+            written = 0
+            while (batch := connection.recv()) is not None:
+                yield from batch
+                written += len(batch)
+                connection.send(("written", written))
+
+        _write_xlsx(Path(path), header, received(), title)
+        connection.send(("done", 0))
+    except (EOFError, BrokenPipeError):
+        Path(path).unlink(missing_ok=True)
+    except Exception as error:  # said to the app, which words it
+        try:
+            connection.send(("error", error))
+        except Exception:  # an error that does not pickle goes over as its words
+            connection.send(("error", RuntimeError(str(error))))
+
+
+def _write_xlsx(path: Path, header: Sequence[str], rows: Iterable[list[Value]], title: str) -> None:
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -139,7 +256,7 @@ def _write_xlsx(
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     widths = [len(h) for h in header]
-    for row in _rows(rows, progress):
+    for row in rows:
         # Times stay text: Excel's dates have no offset, and ISO text is what was asked for.
         sheet.append(row)
         for index, value in enumerate(row[: len(widths)]):
