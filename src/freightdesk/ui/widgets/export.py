@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -50,7 +50,8 @@ class Rows:
     """A list as shown: its header and its rows."""
 
     header: list[str]
-    rows: list[list[Cell]] = field(default_factory=list)
+    # Any sequence: one whose cells are made as the writer reads them spares the GUI thread.
+    rows: Sequence[Sequence[Cell]] = field(default_factory=list)
 
 
 def view_rows(view: QTableView) -> Rows:
