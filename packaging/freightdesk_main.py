@@ -2,9 +2,13 @@
 (the app without a command; `serve`, which the app runs as its Local sandbox child; and
 `--version`, `--self-check`)."""
 
+import multiprocessing
 import sys
 
 from freightdesk.cli import main
 
 if __name__ == "__main__":
+    # The Excel export's writer is a spawned child process (service/export.py): in the bundle
+    # it is this executable again, which PyInstaller's freeze_support turns into that child.
+    multiprocessing.freeze_support()
     sys.exit(main())
