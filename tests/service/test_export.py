@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import signal
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -143,3 +144,21 @@ def test_xlsx_of_20000_rows_opens_with_every_row(tmp_path: Path) -> None:
     assert read[0] == HEADER and len(read) == 20_001
     assert read[-1] == ["SHP-19999", "2026-01-01T00:00:00+00:00", None, 19_999, None]
     assert seen[-1] == 20_000
+
+
+def test_a_writer_that_dies_is_said_in_words_and_leaves_nothing(tmp_path: Path) -> None:
+    """The workbook's child process killed from outside (out of memory, say): the export
+    fails in words, no partial file stays and the child is reaped."""
+    path = tmp_path / "list.xlsx"
+    many = [["SHP", None, None, n, ""] for n in range(STEP * 4)]
+    before = children()
+
+    def progress(_written: int) -> bool:
+        for pid in children_besides(before):
+            os.kill(pid, signal.SIGKILL)
+        return True
+
+    with pytest.raises(ExportError, match="writer stopped"):
+        write_table(path, HEADER, many, ExportFormat.XLSX, progress=progress)
+    assert list(tmp_path.iterdir()) == []
+    assert not children_besides(before)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from freightdesk.service.clock import iso_time
 
@@ -83,6 +83,9 @@ def write_table(
         else:
             _write_xlsx_in_child(partial, header, rows, sheet, progress)
         os.replace(partial, path)
+    except ExportError:  # said in words already
+        partial.unlink(missing_ok=True)
+        raise
     except OSError as error:
         partial.unlink(missing_ok=True)
         raise ExportError(_os_words(path, error)) from error
@@ -125,6 +128,8 @@ def _write_csv(
             writer.writerow(row)
 
 
+# What the pipe to a child that is gone answers (at once: only the child held its end).
+_GONE = (EOFError, BrokenPipeError, ConnectionResetError)
 # How often the app looks at the workbook's writer (its progress, Cancel, the app's exit).
 POLL_SECONDS = 0.05
 
@@ -136,12 +141,14 @@ def _write_xlsx_in_child(
     title: str,
     progress: Progress | None,
 ) -> None:
-    """Write the workbook in a child process. openpyxl builds and saves it in Python and C
-    that hold the GIL for up to a second at a time, so in a thread of the app it froze the
-    window (1.2 s gaps at a load of 5); in a process of its own it cannot. The rows go over as
-    plain values, STEP at a time; the child says how far it got after each batch. On Cancel,
-    on an error and when the app's main thread ends, the child is killed and waited for, so
-    no process outlives the export (and the caller removes the partial file)."""
+    """Write the workbook in a child process. openpyxl builds it of hundreds of thousands of
+    Python objects, holding the GIL nearly throughout, and a collection over them holds it
+    longer still: in a thread of the app the window waited on it (0.7 to 1.1 s at a time on
+    20,000 rows at a load of 6 with Python's automatic collection, `bench/bench_export.py`);
+    in a process of its own it cannot. The rows go over as plain values, STEP at a time; the
+    child says how far it got after each batch. On Cancel, on an error and when the app's
+    main thread ends, the child is killed and reaped, so no process outlives the export (and
+    the caller removes the partial file)."""
     context = multiprocessing.get_context("spawn")  # no fork of a process running Qt
     ours, theirs = context.Pipe()
     child = context.Process(
@@ -156,9 +163,9 @@ def _write_xlsx_in_child(
     try:
         writer.wait_for("ready")
         for start in range(0, len(rows), STEP):
-            ours.send([[cell_value(c) for c in row] for row in rows[start : start + STEP]])
+            writer.send([[cell_value(c) for c in row] for row in rows[start : start + STEP]])
             writer.drain()
-        ours.send(None)
+        writer.send(None)
         writer.wait_for("done")
     finally:
         if child.is_alive():
@@ -181,10 +188,24 @@ class _ChildWriter:
         self.progress = progress
         self.written = 0
 
+    def send(self, batch: list[list[Value]] | None) -> None:
+        try:
+            self.connection.send(batch)
+        except _GONE:
+            self._stopped()
+
+    def _stopped(self) -> NoReturn:
+        self.child.join()
+        code = self.child.exitcode
+        raise ExportError(f"The workbook's writer stopped (exit code {code}).") from None
+
     def drain(self) -> None:
         """Take what the child said so far without waiting; raise if the export is to stop."""
-        while self.connection.poll():
-            self._heard(self.connection.recv())
+        try:
+            while self.connection.poll():
+                self._heard(self.connection.recv())
+        except _GONE:
+            self._stopped()
         self._carry_on()
 
     def wait_for(self, word: str) -> None:
@@ -195,9 +216,8 @@ class _ChildWriter:
                     and self._heard(self.connection.recv()) == word
                 ):
                     return
-            except EOFError:
-                code = self.child.exitcode
-                raise ExportError(f"The workbook's writer stopped (exit code {code}).") from None
+            except _GONE:
+                self._stopped()
             self._carry_on()
 
     def _heard(self, message: tuple[str, object]) -> str:
