@@ -134,8 +134,12 @@ class Demo:
 
 @pytest.fixture(scope="module")
 def demo() -> Iterator[Demo]:
-    """A service of its own with the whole demo written (the demo needs an empty database)."""
-    with running_service() as live:
+    """A service of its own with the whole demo written (the demo needs an empty database).
+
+    Every test signs in afresh, as the app does when it starts; under the product's limit of
+    5 new tokens a minute per client (tested in tests/server/test_auth.py) the sixth test of
+    the module would sit out the 429's Retry-After, about a minute, for nothing."""
+    with running_service(tokens_per_minute=1000) as live:
         credentials = seed_demo(live.context)
         assert credentials is not None
         yield Demo(live, credentials.client_id, credentials.client_secret)
