@@ -278,7 +278,13 @@ _FIRST_PATHS = ("/health", "/ready")
 
 def _checks_first(app: FastAPI) -> None:
     routes = app.router.routes
-    first = [r for r in routes if getattr(r, "path", None) in _FIRST_PATHS]
+    # Also an area's shortcuts to its hot operations (carrier pushes: issue 18), which are
+    # not documented routes themselves, so the document's order stays as declared.
+    first = [
+        r
+        for r in routes
+        if getattr(r, "path", None) in _FIRST_PATHS or getattr(r, "match_first", False)
+    ]
     routes[:] = first + [r for r in routes if r not in first]
 
 
