@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -142,10 +143,9 @@ def test_truckload_update_is_accepted_with_an_ingestion_id(tenant: TenantHandle)
         assert ingestion(tenant, ingestion_id)["ingestionId"] == ingestion_id
 
 
-def test_truckload_push_answers_alike_on_the_fast_path_and_off_it(tenant: TenantHandle) -> None:
-    # The usual push (bearer token, JSON) is answered by the route's fast path; a push it
-    # does not take (here a bad role header, found after the body was read) goes to the
-    # declared route with its body intact and is answered there as it always was.
+def test_truckload_push_answers_alike_whatever_the_credentials(tenant: TenantHandle) -> None:
+    # One handler answers every push: the usual one (bearer token, JSON), another role, a
+    # bad role header (found after the body was read) and a clock refused after validation.
     answer = tenant.http.post(TRUCKLOAD, json=truckload_body(unique("BOL")))
     ingestion_id = accepted(answer)
     assert answer.headers["content-type"] == "application/json"
@@ -163,6 +163,54 @@ def test_truckload_push_answers_alike_on_the_fast_path_and_off_it(tenant: Tenant
         },
     )
     refused(tenant.http.post(TRUCKLOAD, json=too_soon), "truckload.readings.dateTime")
+
+
+def test_pushes_with_the_deprecated_basic_authentication_are_accepted_and_marked(
+    tenant: TenantHandle,
+) -> None:
+    for path, body in (
+        (TRUCKLOAD, truckload_body(unique("BOL"))),
+        (PARCEL, parcel_body(unique("1Z"))),
+    ):
+        answer = httpx.post(f"{tenant.service.url}{path}", json=body, auth=tenant.admin)
+        ingestion_id = accepted(answer)
+        assert answer.headers["deprecation"] == "true"
+        assert "successor-version" in answer.headers["link"]
+        assert ingestion(tenant, ingestion_id)["ingestionId"] == ingestion_id
+
+
+def test_push_refusals_come_in_the_order_of_the_interface(tenant: TenantHandle) -> None:
+    url = f"{tenant.service.url}{TRUCKLOAD}"
+    json_type = {"content-type": "application/json"}
+    # Malformed JSON is refused before the credentials are looked at; a body that is JSON
+    # but not an update is refused only to a caller with credentials.
+    for client in (tenant.http, httpx.Client()):
+        malformed = client.post(url, content=b'{"truckload": ', headers=json_type)
+        assert malformed.status_code == 400, malformed.text
+        assert malformed.json()["errorMessage"] == "The request body is not valid JSON"
+        assert malformed.json()["errors"][0]["diagnostic"] == "json_invalid"
+    anonymous = httpx.post(url, json={"truckload": {}})
+    assert anonymous.status_code == 401
+    assert anonymous.headers["www-authenticate"].startswith("Bearer")
+    for content in (b"", b"null", b"[]", b'"x"'):
+        refused(tenant.http.post(url, content=content, headers=json_type), "body")
+    # JSON in another JSON media type is JSON; a body of another type or none is not.
+    suffixed = {"content-type": "application/vnd.carrier+json; charset=utf-8"}
+    body = json.dumps(truckload_body(unique("BOL"))).encode()
+    accepted(tenant.http.post(url, content=body, headers=suffixed))
+    for headers in ({"content-type": "text/plain"}, {"content-type": ""}):
+        assert tenant.http.post(url, content=body, headers=headers).status_code == 415
+    # The parcel's unknown fields, inside its lenient parts too, are named to the caller.
+    with_extra = parcel_body(unique("1Z"))
+    with_extra["location"] = {"planet": "Earth"}
+    refused(tenant.http.post(PARCEL, json=with_extra), "location.planet")
+    assert httpx.post(f"{tenant.service.url}{PARCEL}", json=with_extra).status_code == 401
+    # Other methods on a push path are not allowed, and say which one is.
+    for path in (TRUCKLOAD, PARCEL):
+        wrong = tenant.http.get(path)
+        assert wrong.status_code == 405
+        assert wrong.headers["allow"] == "POST"
+        assert wrong.json()["httpStatusCode"] == 405
 
 
 TRUCKLOAD_REFUSALS: list[tuple[dict[str, Any], str]] = [
