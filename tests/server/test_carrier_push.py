@@ -194,6 +194,9 @@ def test_push_refusals_come_in_the_order_of_the_interface(tenant: TenantHandle) 
     assert anonymous.headers["www-authenticate"].startswith("Bearer")
     for content in (b"", b"null", b"[]", b'"x"'):
         refused(tenant.http.post(url, content=content, headers=json_type), "body")
+    not_text = tenant.http.post(url, content=b"\x9a>?\xda", headers=json_type)
+    assert not_text.status_code == 400, not_text.text
+    assert not_text.json()["errorMessage"] == "There was an error parsing the body"
     # JSON in another JSON media type is JSON; a body of another type or none is not.
     suffixed = {"content-type": "application/vnd.carrier+json; charset=utf-8"}
     body = json.dumps(truckload_body(unique("BOL"))).encode()

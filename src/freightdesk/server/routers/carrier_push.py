@@ -19,7 +19,7 @@ import uuid
 from functools import lru_cache
 from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -212,6 +212,8 @@ def _parsed(body: bytes, json_body: bool) -> Any:
             "ctx": {"error": exc.msg},
         }
         raise RequestValidationError([error]) from None
+    except Exception:  # not UTF-8 (nor UTF-16 or -32), too deep: FastAPI answered so too
+        raise HTTPException(status_code=400, detail="There was an error parsing the body") from None
 
 
 def _validated(model: type[Update], data: Any) -> Update:
