@@ -20,7 +20,10 @@ the models are the floor of an authenticated answer (a keep-alive /health is 1.0
 so issue 18's 1.5x is missed for any answer that reads the database.
 
     python -m bench.bench_documents [--megabytes 96] [--documents 2000] [--repeat 30]
-                                    [--database postgresql://...]
+                                    [--database postgresql://...] [--search-only]
+
+`--search-only` skips the large and oversized transfers: the small uploads (which fill the
+database) and the searches, in about a minute for 300 documents.
 """
 
 from __future__ import annotations
@@ -348,6 +351,9 @@ def main() -> int:
     parser.add_argument("--documents", type=int, default=2000, help="documents for search")
     parser.add_argument("--repeat", type=int, default=30, help="searches of each kind")
     parser.add_argument("--database", help="PostgreSQL URL (default: a fresh SQLite database)")
+    parser.add_argument(
+        "--search-only", action="store_true", help="skip the large and oversized transfers"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="fd-bench-docs-"))
     data_dir = work / "service"
@@ -363,14 +369,15 @@ def main() -> int:
                 base_url=service.url, headers={"Authorization": f"Bearer {token}"}, timeout=300
             ) as http,
         ):
-            large = work / "large.bin"
-            sha256 = make_file(large, args.megabytes * MIB)
-            figures += upload_large(http, service, large, sha256, floor)
-            large.unlink()
-            oversized = work / "oversized.bin"
-            make_file(oversized, 150 * MIB)
-            figures.append(refuse_oversized(http, oversized, data_dir))
-            oversized.unlink()
+            if not args.search_only:
+                large = work / "large.bin"
+                sha256 = make_file(large, args.megabytes * MIB)
+                figures += upload_large(http, service, large, sha256, floor)
+                large.unlink()
+                oversized = work / "oversized.bin"
+                make_file(oversized, 150 * MIB)
+                figures.append(refuse_oversized(http, oversized, data_dir))
+                oversized.unlink()
             figures.append(small_uploads(http, args.documents, floor))
             figures += search_latency(http, args.documents, floor, args.repeat)
     finally:
