@@ -16,12 +16,16 @@ import json
 import sys
 import uuid
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Connection,
+    Integer,
     Select,
     String,
     and_,
@@ -34,7 +38,6 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from freightdesk.models.shipment_search import (
-    DateTimeWindow,
     ShipmentSearchRequest,
     ShipmentSearchResult,
     ShipmentSortField,
@@ -70,22 +73,25 @@ def search_shipments(
     # (entity loading, result wrapping) costs more than these indexed queries themselves.
     connection = session.connection()
     scope = _Scope.of(connection, tenant_id)
-    filters, candidates = _filters(request, scope)
+    # The request's values go to bound parameters; its shape (which filters, the sort) picks
+    # statements built once, so a search builds no SQL expression and no cache key.
+    values: dict[str, Any] = {"tenant": tenant_id, "tenants": scope.tenant_ids}
+    shape = _shape(request, values)
+    candidates = tuple(_candidates(scope.shared, kind) for kind in shape.candidates)
     total: int | None = None
-    if len(filters) == 1 and len(candidates) == 1 and not scope.shared:
+    if not shape.conditions and len(candidates) == 1 and not scope.shared:
         # Only an identifier or attribute filter on own shipments: count in that index alone
         # (its rows exist for live shipments only), without touching shipments; the count
         # also says whether the candidates are few.
-        distinct = candidates[0].distinct().subquery()
-        total = connection.scalar(select(func.count()).select_from(distinct)) or 0
+        total = connection.scalar(_count_candidates(candidates[0]), values) or 0
         narrow = total <= _NARROW
     else:
-        narrow = any(_at_most(connection, query, _NARROW) for query in candidates)
-    conditions = [Shipment.deleted_at.is_(None), scope.visible(by_index=not narrow)]
-    conditions.extend(filters)
-    where = and_(*conditions)
+        narrow = any(
+            (connection.scalar(_at_most(query), values) or 0) <= _NARROW for query in candidates
+        )
+    where = (scope.shared, narrow, shape.conditions, shape.candidates)
     if total is None:
-        total = connection.scalar(select(func.count()).select_from(Shipment).where(where)) or 0
+        total = connection.scalar(_count(*where), values) or 0
     # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
     # and ties never load their data.
     offset = (page - 1) * page_size
@@ -94,12 +100,11 @@ def search_shipments(
         # Few matches of a filter on summary columns (a mode and a state, say): found through
         # the filter's index and sorted, instead of walking the sort order past every
         # shipment that does not match until a page is found.
-        few = bool(filters) and not narrow and total <= _FEW
-        keys = connection.scalars(
-            _sorted(select(Shipment.pk).where(where), request, by_index=not few)
-            .offset(offset)
-            .limit(page_size)
-        ).all()
+        filtered = bool(shape.conditions or shape.candidates)
+        few = filtered and not narrow and total <= _FEW
+        ordered = _keys(*where, request.sort.field, request.sort.direction, not few)
+        values.update(offset=offset, limit=page_size)
+        keys = connection.scalars(ordered, values).all()
     rows: list[Any] = []
     as_text = connection.dialect.name == "sqlite"
     if keys:
@@ -156,14 +161,6 @@ class _Scope:
             ShipmentShare.tenant_id == self.tenant_id, ShipmentShare.revoked_at.is_(None)
         )
 
-    def identifiers(self, *conditions: ColumnElement[bool]) -> Select[int]:
-        tenant = (
-            ShipmentIdentifier.tenant_id == self.tenant_id
-            if not self.shared
-            else ShipmentIdentifier.tenant_id.in_(self.tenant_ids)
-        )
-        return select(ShipmentIdentifier.shipment_pk).where(tenant, *conditions)
-
 
 # Built once (its cache key too): the tenants that share shipments with `tenant`.
 _SHARING_OWNERS = (
@@ -180,82 +177,178 @@ _NARROW = 5000
 _FEW = 1000
 
 
-def _at_most(connection: Connection, candidates: Select[int], limit: int) -> bool:
-    bounded = candidates.limit(limit + 1).subquery()
-    return (connection.scalar(select(func.count()).select_from(bounded)) or 0) <= limit
+@dataclass(frozen=True)
+class _Shape:
+    """Which filters a request uses: names of `_CONDITIONS`, and per candidate query (through
+    the identifier or attribute index) its kind and the names of its conditions."""
+
+    conditions: tuple[str, ...]
+    candidates: tuple[tuple[str, tuple[str, ...]], ...]
 
 
-def _filters(
-    request: ShipmentSearchRequest, scope: _Scope
-) -> tuple[list[ColumnElement[bool]], list[Select[int]]]:
-    """The conditions, and the candidate queries among them (shipments named through the
-    identifier or attribute indexes)."""
-    found: list[ColumnElement[bool]] = []
-    candidates: list[Select[int]] = []
+def _shape(request: ShipmentSearchRequest, values: dict[str, Any]) -> _Shape:
+    """The request's shape; its values are added to `values` under the parameters' names."""
+    conditions: list[str] = []
+    candidates: list[tuple[str, tuple[str, ...]]] = []
+
+    def use(names: list[str], name: str, value: Any) -> None:
+        names.append(name)
+        values[name] = value
+
     if request.text and request.text.strip():
-        prefix = normalize_value(request.text)
-        bounds = [ShipmentIdentifier.value_norm >= prefix]
-        after = _after_prefix(prefix)
+        prefix: list[str] = []
+        text = normalize_value(request.text)
+        use(prefix, "text_from", text)
+        after = _after_prefix(text)
         if after is not None:
-            bounds.append(ShipmentIdentifier.value_norm < after)
-        candidates.append(scope.identifiers(*bounds))
+            use(prefix, "text_before", after)
+        candidates.append(("identifiers", tuple(prefix)))
     if request.identifier_type is not None or request.identifier_value is not None:
-        conditions = []
+        named: list[str] = []
         if request.identifier_type is not None:
-            conditions.append(ShipmentIdentifier.type == request.identifier_type)
+            use(named, "identifier_type", request.identifier_type)
         if request.identifier_value is not None:
-            conditions.append(
-                ShipmentIdentifier.value_norm == normalize_value(request.identifier_value)
-            )
-        candidates.append(scope.identifiers(*conditions))
+            use(named, "identifier_value", normalize_value(request.identifier_value))
+        candidates.append(("identifiers", tuple(named)))
     if request.identifier_values is not None:
-        values = _normalized(request.identifier_values)
-        candidates.append(scope.identifiers(ShipmentIdentifier.value_norm.in_(values)))
+        pasted: list[str] = []
+        use(pasted, "identifier_values", _normalized(request.identifier_values))
+        candidates.append(("identifiers", tuple(pasted)))
     if request.transportation_modes:
-        found.append(Shipment.mode.in_([mode.value for mode in request.transportation_modes]))
+        use(conditions, "modes", [mode.value for mode in request.transportation_modes])
     if request.states:
-        found.append(Shipment.current_state.in_([state.value for state in request.states]))
+        use(conditions, "states", [state.value for state in request.states])
     if request.has_open_exceptions is True:
-        found.append(Shipment.open_exception_count > 0)
+        conditions.append("open_exceptions")
     elif request.has_open_exceptions is False:
-        found.append(Shipment.open_exception_count == 0)
+        conditions.append("no_open_exceptions")
     if request.attribute_name is not None or request.attribute_value is not None:
-        candidates.append(_attribute_candidates(request, scope))
-    found.extend(_window(Shipment.created_at, request.created_date_time))
-    found.extend(_window(Shipment.last_modified_at, request.last_modified_date_time))
+        attribute: list[str] = []
+        if request.attribute_name is not None:
+            use(attribute, "attribute_name", request.attribute_name.strip().casefold())
+        if request.attribute_value is not None:
+            use(attribute, "attribute_value", request.attribute_value.strip().casefold())
+        candidates.append(("attributes", tuple(attribute)))
+    for window, start, end in (
+        (request.created_date_time, "created_from", "created_before"),
+        (request.last_modified_date_time, "modified_from", "modified_before"),
+    ):
+        if window is not None and window.start_date_time is not None:
+            use(conditions, start, window.start_date_time)
+        if window is not None and window.end_date_time is not None:
+            use(conditions, end, window.end_date_time)
     if request.last_modified_after is not None:
-        found.append(Shipment.last_modified_at > request.last_modified_after)
-    found.extend(Shipment.pk.in_(query) for query in candidates)
-    return found, candidates
+        use(conditions, "modified_after", request.last_modified_after)
+    return _Shape(tuple(conditions), tuple(candidates))
 
 
-def _attribute_candidates(request: ShipmentSearchRequest, scope: _Scope) -> Select[int]:
+# Each filter once, with named bound parameters (values passed at execution).
+_CONDITIONS: dict[str, ColumnElement[bool]] = {
+    "modes": Shipment.mode.in_(bindparam("modes", expanding=True)),
+    "states": Shipment.current_state.in_(bindparam("states", expanding=True)),
+    "open_exceptions": Shipment.open_exception_count > 0,
+    "no_open_exceptions": Shipment.open_exception_count == 0,
+    "created_from": Shipment.created_at >= bindparam("created_from"),
+    "created_before": Shipment.created_at < bindparam("created_before"),
+    "modified_from": Shipment.last_modified_at >= bindparam("modified_from"),
+    "modified_before": Shipment.last_modified_at < bindparam("modified_before"),
+    "modified_after": Shipment.last_modified_at > bindparam("modified_after"),
+}
+_CANDIDATE_CONDITIONS: dict[str, ColumnElement[bool]] = {
+    "text_from": ShipmentIdentifier.value_norm >= bindparam("text_from"),
+    "text_before": ShipmentIdentifier.value_norm < bindparam("text_before"),
+    "identifier_type": ShipmentIdentifier.type == bindparam("identifier_type"),
+    "identifier_value": ShipmentIdentifier.value_norm == bindparam("identifier_value"),
+    "identifier_values": ShipmentIdentifier.value_norm.in_(
+        bindparam("identifier_values", expanding=True)
+    ),
+    "attribute_name": ShipmentAttributeValue.name == bindparam("attribute_name"),
+    "attribute_value": ShipmentAttributeValue.value == bindparam("attribute_value"),
+}
+_SHARED_WITH_TENANT = select(ShipmentShare.shipment_pk).where(
+    ShipmentShare.tenant_id == bindparam("tenant"), ShipmentShare.revoked_at.is_(None)
+)
+
+# The statements of each shape, built on first use: a few dozen shapes are in use at most.
+_cached = lru_cache(maxsize=512)
+
+
+@_cached
+def _candidates(shared: bool, kind: tuple[str, tuple[str, ...]]) -> Select[int]:
+    table, names = kind
+    column = ShipmentIdentifier if table == "identifiers" else ShipmentAttributeValue
     tenant = (
-        ShipmentAttributeValue.tenant_id == scope.tenant_id
-        if not scope.shared
-        else ShipmentAttributeValue.tenant_id.in_(scope.tenant_ids)
+        column.tenant_id.in_(bindparam("tenants", expanding=True))
+        if shared
+        else column.tenant_id == bindparam("tenant")
     )
-    query = select(ShipmentAttributeValue.shipment_pk).where(tenant)
-    if request.attribute_name is not None:
-        query = query.where(
-            ShipmentAttributeValue.name == request.attribute_name.strip().casefold()
-        )
-    if request.attribute_value is not None:
-        query = query.where(
-            ShipmentAttributeValue.value == request.attribute_value.strip().casefold()
-        )
-    return query
+    return select(column.shipment_pk).where(
+        tenant, *(_CANDIDATE_CONDITIONS[name] for name in names)
+    )
 
 
-def _window(column: Any, window: DateTimeWindow | None) -> list[ColumnElement[bool]]:
-    if window is None:
-        return []
-    found = []
-    if window.start_date_time is not None:
-        found.append(column >= window.start_date_time)
-    if window.end_date_time is not None:
-        found.append(column < window.end_date_time)
-    return found
+@_cached
+def _count_candidates(candidates: Select[int]) -> Select[int]:
+    distinct = candidates.distinct().subquery()
+    return select(func.count()).select_from(distinct)
+
+
+@_cached
+def _at_most(candidates: Select[int]) -> Select[int]:
+    bounded = candidates.limit(_NARROW + 1).subquery()
+    return select(func.count()).select_from(bounded)
+
+
+def _where(
+    shared: bool,
+    narrow: bool,
+    conditions: tuple[str, ...],
+    candidates: tuple[tuple[str, tuple[str, ...]], ...],
+) -> ColumnElement[bool]:
+    """`narrow` keeps the planner off the (tenant_id, ...) indexes: when a filter on
+    identifiers or attributes names few shipments, fetching those and sorting them beats
+    walking the tenant's whole sort index (SQLite has no statistics to know)."""
+    tenant: BindParameter[int] = bindparam("tenant", type_=Integer)
+    own = Shipment.tenant_id == tenant if not narrow else (Shipment.tenant_id + 0) == tenant
+    # The common case keeps the plain predicate so the (tenant_id, ...) indexes serve both
+    # the filter and the sort.
+    visible = own if not shared else or_(own, Shipment.pk.in_(_SHARED_WITH_TENANT))
+    return and_(
+        Shipment.deleted_at.is_(None),
+        visible,
+        *(_CONDITIONS[name] for name in conditions),
+        *(Shipment.pk.in_(_candidates(shared, kind)) for kind in candidates),
+    )
+
+
+@_cached
+def _count(
+    shared: bool,
+    narrow: bool,
+    conditions: tuple[str, ...],
+    candidates: tuple[tuple[str, tuple[str, ...]], ...],
+) -> Select[int]:
+    where = _where(shared, narrow, conditions, candidates)
+    return select(func.count()).select_from(Shipment).where(where)
+
+
+@_cached
+def _keys(
+    shared: bool,
+    narrow: bool,
+    conditions: tuple[str, ...],
+    candidates: tuple[tuple[str, tuple[str, ...]], ...],
+    field: ShipmentSortField,
+    direction: SortDirection,
+    by_index: bool,
+) -> Select[int]:
+    where = _where(shared, narrow, conditions, candidates)
+    query = select(Shipment.pk).where(where)
+    return (
+        _sorted(query, field, direction, by_index=by_index)
+        .offset(bindparam("offset"))
+        .limit(bindparam("limit"))
+    )
 
 
 def _after_prefix(prefix: str) -> str | None:
@@ -282,23 +375,21 @@ _TIES_BY_MODIFIED = (
 
 
 def _sorted(
-    query: Select[_T], request: ShipmentSearchRequest, *, by_index: bool = True
+    query: Select[_T], field: ShipmentSortField, direction: SortDirection, *, by_index: bool
 ) -> Select[_T]:
     """`by_index=False` sorts by an expression of the sort column (the same values), which
     keeps SQLite from choosing the sort order's index over the filter's."""
-    column = _SORT_COLUMNS[request.sort.field]
+    column = _SORT_COLUMNS[field]
     if not by_index:
         column = func.coalesce(column, None)
     ties: tuple[Any, ...] = (
-        _TIES_BY_MODIFIED
-        if request.sort.field is ShipmentSortField.LAST_MODIFIED_DATE_TIME
-        else (Shipment.pk,)
+        _TIES_BY_MODIFIED if field is ShipmentSortField.LAST_MODIFIED_DATE_TIME else (Shipment.pk,)
     )
-    if request.sort.direction is SortDirection.ASC:
+    if direction is SortDirection.ASC:
         ordered, tie = column.asc(), [t.asc() for t in ties]
     else:
         ordered, tie = column.desc(), [t.desc() for t in ties]
-    if request.sort.field in (
+    if field in (
         ShipmentSortField.NEXT_ETA,
         ShipmentSortField.PRIMARY_IDENTIFIER,
         ShipmentSortField.STATE,
@@ -348,10 +439,11 @@ _PAGE_COLUMNS: tuple[Any, ...] = (
 )
 _PAGE_KEYS = Shipment.pk.in_(bindparam("keys", expanding=True))
 _PAGE_ROWS = select(*_PAGE_COLUMNS, _IDENTIFIERS.label("identifiers")).where(_PAGE_KEYS)
-# On SQLite the four date-times and the identifiers come as the text they are stored as and
-# are parsed in `_summary` (datetime.fromisoformat, json.loads): the types' own result
-# processing (a regular expression and two replaces per date-time) was a third of a narrow
-# search's time. Other databases return typed values and use `_PAGE_ROWS`.
+# On SQLite the four date-times and the identifiers come as the text they are stored as: the
+# types' own result processing (a regular expression and two replaces per date-time) was a
+# third of a narrow search's time, and pydantic parses a date-time string more than ten times
+# faster than it validates a datetime object. Other databases return typed values and use
+# `_PAGE_ROWS`.
 _DATE_TIMES = {"next_eta", "latest_event_at", "created_at", "last_modified_at"}
 _PAGE_ROWS_AS_TEXT = select(
     *(
@@ -362,9 +454,10 @@ _PAGE_ROWS_AS_TEXT = select(
 ).where(_PAGE_KEYS)
 
 
-def _stored_utc(value: str | None) -> datetime | None:
-    """A date-time as `UtcDateTime` stores it on SQLite (UTC without an offset)."""
-    return None if value is None else datetime.fromisoformat(value).replace(tzinfo=UTC)
+def _stored_utc(value: str | None) -> str | None:
+    """A date-time as `UtcDateTime` stores it on SQLite (UTC without an offset), as ISO 8601
+    text in UTC for pydantic to parse."""
+    return None if value is None else value + "Z"
 
 
 def _summary(row: Any, owners: dict[int, SharingParty], as_text: bool) -> dict[str, Any]:
