@@ -342,6 +342,20 @@ def search_latency(http: httpx.Client, count: int, floor: str, repeat: int) -> l
                 max_ratio=ratio,
             )
         )
+    # The floor of any authenticated answer that reads the database, against the same minimal
+    # app: the smallest list (token check, middleware, a session, one query), its bytes canned.
+    small = "/api/v4/capacityprovideraccountgroups"
+    canned = can(http, floor, "small-list", http.get(small))
+    ours, theirs = interleaved(lambda: http.get(small), lambda: http.get(canned), repeat)
+    figures.append(
+        Figure(
+            BENCH,
+            "floor: GET account groups (token, middleware, one query), median",
+            median(ours),
+            baseline=median(theirs),
+            baseline_what=BASELINE_WHAT,
+        )
+    )
     return figures
 
 
