@@ -282,6 +282,20 @@ def test_incomplete_headers_are_answered_408_and_dropped(bounded: LiveService) -
         assert "headers" in error.error_message
 
 
+def test_a_request_head_too_long_or_malformed_gets_the_error_body(bounded: LiveService) -> None:
+    """uvicorn would answer these in plain text; a client of the interface reads the Error body."""
+    too_long = b"GET /health?sort=" + b"a" * 200_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"
+    malformed = b"GET /health HTTP/1.1\r\nHost x\r\n\r\n"
+    for request, said in ((too_long, "too long"), (malformed, "header")):
+        with socket.create_connection(("127.0.0.1", bounded.port), timeout=10) as sock:
+            sock.sendall(request)
+            head, body = read_response(sock, 10)
+            error = error_of(head, body, 400)
+            assert closed(sock)
+        assert error.error_message.startswith("The request could not be read as HTTP/1.1: ")
+        assert said in error.error_message.lower(), error.error_message
+
+
 def test_a_kept_alive_connection_has_the_same_bound_for_its_next_headers(
     sqlite_tenant: TenantHandle, bounded: LiveService
 ) -> None:

@@ -10,6 +10,9 @@
   loopback; one more is answered 503 with the Error body and closed. Loopback is not counted:
   it is the desktop app, or a reverse proxy that speaks for every client.
 
+A request h11 cannot read (a malformed request line or header, or a head longer than h11's
+16 KiB) is answered 400 with the Error body, like every other refusal, not uvicorn's plain text.
+
 The body's own bound (a minimum rate, 408) is server/body_limits.py's.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import sys
 from http import HTTPStatus
 
 import h11
@@ -116,6 +120,13 @@ class _GuardedH11(H11Protocol):
             self._close_with(
                 408, f"The request's headers did not arrive within {self.header_timeout:g} s"
             )
+
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn calls this inside its `except h11.RemoteProtocolError`, whose message says
+        # what was wrong ("Receive buffer too long", "illegal request line").
+        error = sys.exc_info()[1]
+        detail = f": {error}" if isinstance(error, h11.RemoteProtocolError) else ""
+        self._close_with(400, f"The request could not be read as HTTP/1.1{detail}")
 
     def _close_with(self, status: int, message: str) -> None:
         self.transport.write(raw_error(status, message))
