@@ -33,7 +33,7 @@ from freightdesk.api.schedules import SchedulesApi
 from freightdesk.api.slots import SlotsApi
 from freightdesk.api.stop_locations import StopLocationsApi
 from freightdesk.api.tenant import TenantApi
-from freightdesk.api.tokens import CredentialsIn, TokenManager
+from freightdesk.api.tokens import CredentialsIn, TokenKeeper, TokenManager
 from freightdesk.api.tracking import TrackingApi
 from freightdesk.api.transport import DEFAULT_TIMEOUT, IDEMPOTENT_METHODS, RetryPolicy
 from freightdesk.api.vehicles import VehiclesApi
@@ -66,6 +66,7 @@ class ApiClient:
         retry: RetryPolicy | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
+        token_keeper: TokenKeeper | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
@@ -78,7 +79,11 @@ class ApiClient:
         self.tokens: TokenManager | None = None
         if client_id and client_secret:
             self.tokens = TokenManager(
-                self._http, client_id, client_secret, credentials_in=credentials_in
+                self._http,
+                client_id,
+                client_secret,
+                credentials_in=credentials_in,
+                keeper=token_keeper,
             )
         self.admin_auth = httpx.BasicAuth(*admin) if admin else None
         self._extensions: frozenset[str] | None = None

@@ -1,4 +1,9 @@
-"""Bearer tokens: fetched once, reused until they expire or a 401 says so, never too often."""
+"""Bearer tokens: fetched once, reused until they expire or a 401 says so, never too often.
+
+A token can also be kept between runs (`TokenKeeper`): the service gives each client
+application only a few new tokens a minute, and an app restarted a few times in a minute (or a
+second window on the same profile) would otherwise wait out a 429 before showing anything.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 import httpx
 from pydantic import ValidationError
@@ -20,6 +25,7 @@ log = logging.getLogger(__name__)
 
 TOKEN_PATH = "/api/v4/oauth2/token"
 CredentialsIn = Literal["basic", "body"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -28,12 +34,42 @@ class Token:
     expires_at: float  # on the manager's monotonic clock
 
 
+@dataclass(frozen=True)
+class KeptToken:
+    """A token as kept between runs."""
+
+    value: str
+    # Seconds since the epoch: a monotonic clock starts again with the machine.
+    expires_at: float
+
+    def __repr__(self) -> str:  # never the token itself, should one be logged
+        return f"KeptToken(expires_at={self.expires_at!r})"
+
+
+class TokenKeeper(Protocol):
+    """Where a token is kept between runs (for one client application at one service).
+
+    Its methods may block (a system keyring answers over IPC): the manager calls them in a
+    worker thread. A keeper that fails is logged and otherwise ignored: the token is only a
+    saving, never needed."""
+
+    def load(self) -> KeptToken | None: ...
+
+    def save(self, token: KeptToken) -> None: ...
+
+    def forget(self, value: str) -> None:
+        """Drop the kept token if it is still `value` (another window may have kept a newer
+        one meanwhile)."""
+
+
 class TokenManager:
     """Holds the current token; at most one task fetches a new one at a time.
 
     The interface allows 5 new tokens per client application per minute; the manager keeps
     under that by itself (it waits rather than being refused), and a new token is fetched
     only when the current one is about to expire or the service said it is no longer valid.
+    With a `keeper`, the first token asked for is the one kept by an earlier run while it is
+    valid for more than the margin, and each new token is kept in its place.
     """
 
     REFRESH_MARGIN = 60.0
@@ -48,6 +84,8 @@ class TokenManager:
         token_path: str = TOKEN_PATH,
         per_minute: int = 5,
         clock: Callable[[], float] = time.monotonic,
+        keeper: TokenKeeper | None = None,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self._http = http
         self._client_id = client_id
@@ -59,26 +97,63 @@ class TokenManager:
         self._token: Token | None = None
         self._lock = asyncio.Lock()
         self._fetched: deque[float] = deque()
+        self._keeper = keeper
+        self._wall_clock = wall_clock
+        self._kept_read = keeper is None
+        # A token the service refused, dropped from the keeper before the next one is fetched.
+        self._refused: str | None = None
+        self.reused = False  # whether the current token was kept by an earlier run
 
     @property
     def current(self) -> str | None:
         return self._token.value if self._token is not None else None
 
+    def _valid(self, token: Token) -> bool:
+        return token.expires_at - self.REFRESH_MARGIN > self._clock()
+
     async def get(self) -> str:
         token = self._token
-        if token is not None and token.expires_at - self.REFRESH_MARGIN > self._clock():
+        if token is not None and self._valid(token):
             return token.value
         async with self._lock:
             token = self._token
-            if token is not None and token.expires_at - self.REFRESH_MARGIN > self._clock():
+            if token is not None and self._valid(token):
                 return token.value
-            self._token = await self._fetch()
-            return self._token.value
+            keeper = self._keeper
+            if keeper is not None and not self._kept_read:
+                self._kept_read = True
+                kept = await self._in_worker("read", keeper.load)
+                if kept is not None:
+                    token = Token(kept.value, self._clock() + kept.expires_at - self._wall_clock())
+                    if self._valid(token):  # else not even sent: a fresh one is fetched
+                        self._token, self.reused = token, True
+                        return token.value
+            refused, self._refused = self._refused, None
+            if keeper is not None and refused is not None:
+                await self._in_worker("forget", lambda: keeper.forget(refused))
+            self._token = token = await self._fetch()
+            self.reused = False
+            if keeper is not None:
+                expires_at = self._wall_clock() + token.expires_at - self._clock()
+                kept = KeptToken(token.value, expires_at)
+                await self._in_worker("keep", lambda: keeper.save(kept))
+            return token.value
 
     def invalidate(self, value: str) -> None:
         """Forget `value` (the service refused it); a newer token fetched meanwhile stays."""
         if self._token is not None and self._token.value == value:
             self._token = None
+            self._refused = value
+
+    async def _in_worker(self, action: str, call: Callable[[], T]) -> T | None:
+        """`call` (the keeper's, which may block) in a worker thread; None when it fails."""
+        try:
+            return await asyncio.to_thread(call)
+        except Exception as exc:
+            # Only a saving is lost: the next start fetches a token of its own. The exception
+            # is named, not shown: its text is the keyring's, and need not be harmless.
+            log.warning("could not %s the access token: %s", action, type(exc).__name__)
+            return None
 
     async def _fetch(self) -> Token:
         await self._respect_limit()

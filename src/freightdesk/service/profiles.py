@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlparse
 
-from freightdesk.service.secrets import SecretStore
+from freightdesk.service.secrets import SecretStore, kept_token_key
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +162,7 @@ class ProfileStore:
             raise ProfileError("name", "The Local sandbox is built in and cannot be removed")
         profile = self.get(profile_id)
         self.secrets.delete(profile.secret_key)
+        self.secrets.delete(kept_token_key(profile.id))  # a live token, however short-lived
         self._profiles = [p for p in self._profiles if p.id != profile_id]
         if self.active_id == profile_id:
             self.active_id = LOCAL_PROFILE_ID

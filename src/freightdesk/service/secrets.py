@@ -1,11 +1,16 @@
-"""Client secrets live in the system keyring, never in plain files or settings."""
+"""Client secrets live in the system keyring, never in plain files or settings; so does the
+access token the app keeps between runs (`KeptTokens`)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import threading
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # the API client's module loads httpx: not when the app starts
+    from freightdesk.api.tokens import KeptToken
 
 log = logging.getLogger(__name__)
 
@@ -113,3 +118,55 @@ class SystemSecretStore:
 
     def delete(self, key: str) -> None:
         self.find().delete(key)
+
+
+def kept_token_key(profile_id: str) -> str:
+    """The store's key of a profile's kept access token (beside its secret, `{id}:{client}`;
+    a profile id has no `#`, so the two never meet)."""
+    return f"{profile_id}#access-token"
+
+
+class KeptTokens:
+    """A profile's access token kept between runs, in the store that holds its secret.
+
+    One entry per profile, naming the service URL and client id it was issued for: a token is
+    offered back only to the same client at the same URL (the Local sandbox's service moves to
+    another port when it starts again; that one's token is replaced, not heaped up beside).
+    A `TokenKeeper` for the API client's token manager, which calls it in a worker thread."""
+
+    def __init__(self, store: SecretStore, profile_id: str, service_url: str, client_id: str):
+        self._store = store
+        self._key = kept_token_key(profile_id)
+        self._service_url = service_url.rstrip("/")
+        self._client_id = client_id
+
+    def load(self) -> KeptToken | None:
+        from freightdesk.api.tokens import KeptToken
+
+        raw = self._store.get(self._key)
+        if not raw:
+            return None
+        try:
+            kept = json.loads(raw)
+            token = KeptToken(str(kept["accessToken"]), float(kept["expiresAt"]))
+            service_url, client_id = kept["serviceUrl"], kept["clientId"]
+        except (ValueError, TypeError, KeyError):
+            log.warning("ignoring an unreadable kept access token")
+            return None
+        if service_url != self._service_url or client_id != self._client_id:
+            return None
+        return token
+
+    def save(self, token: KeptToken) -> None:
+        kept = {
+            "serviceUrl": self._service_url,
+            "clientId": self._client_id,
+            "accessToken": token.value,
+            "expiresAt": token.expires_at,
+        }
+        self._store.set(self._key, json.dumps(kept))
+
+    def forget(self, value: str) -> None:
+        kept = self.load()
+        if kept is not None and kept.value == value:
+            self._store.delete(self._key)

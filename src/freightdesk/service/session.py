@@ -2,7 +2,8 @@
 
 The UI holds one `AppSession`. Connecting to the Local sandbox starts the local service as a
 child process (with demo data on first run) and needs no dialog; connecting to a remote profile
-uses its client id and the secret from the keyring.
+uses its client id and the secret from the keyring. Either reuses the access token the last run
+kept beside the secret (`KeptTokens`) while it is valid.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.demo import DemoProgress
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.secrets import KeptTokens
 from freightdesk.service.shipments import ShipmentDetail, ShipmentsService
 from freightdesk.service.summary_rows import SUMMARIES
 
@@ -419,8 +421,13 @@ class AppSession:
                 log.exception("a connected listener failed")
         return client
 
-    async def _connect_remote(self, profile: Profile) -> ApiClient:
+    def _kept_tokens(self, profile: Profile, url: str) -> KeptTokens:
+        """The token kept from the last run with this profile at `url` (and the next's): the
+        service gives a client only a few new tokens a minute, and a start that asked for one
+        every time could wait out a refusal before showing anything."""
+        return KeptTokens(self.profiles.secrets, profile.id, url, profile.client_id)
 
+    async def _connect_remote(self, profile: Profile) -> ApiClient:
         secret = self.profiles.secret(profile)
         if not secret:
             raise AuthenticationFailedWithoutSecret(profile.name)
@@ -429,9 +436,12 @@ class AppSession:
             client_id=profile.client_id,
             client_secret=secret,
             credentials_in="body" if profile.credentials_in == "body" else "basic",
+            token_keeper=self._kept_tokens(profile, profile.base_url),
         )
         try:
             assert client.tokens is not None
+            # A kept token is not tried here: a service that refuses it is sent the secret on
+            # the first call, which is then made again (`ApiClient.request`), unseen.
             await client.tokens.get()
         except BaseException:
             await client.aclose()
@@ -494,10 +504,20 @@ class AppSession:
             if not secret or attempt == 1:
                 client_id, secret = await self._rotate_local_secret()
                 profile = self._remember_local(profile, client_id, secret)
-            client = await _new_client(url, client_id=profile.client_id, client_secret=secret)
+            client = await _new_client(
+                url,
+                client_id=profile.client_id,
+                client_secret=secret,
+                token_keeper=self._kept_tokens(profile, url),
+            )
             try:
                 assert client.tokens is not None
                 await client.tokens.get()
+                if client.tokens.reused:
+                    # Tried once here, where a secret this service no longer knows (its
+                    # database replaced) is still replaced below: refused, the token gives
+                    # way to a new one, and a refused secret raises AuthenticationFailed.
+                    await client.tenant.caller()
                 return client
             except AuthenticationFailed:
                 # The stored secret belongs to an older database: get a fresh one.
