@@ -24,6 +24,7 @@ from sqlalchemy import func, select
 from freightdesk.api.tokens import KeptToken
 from freightdesk.server.db import transaction
 from freightdesk.server.tables.tenancy import AccessToken
+from freightdesk.service.client_applications import ClientApplications
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
@@ -255,3 +256,40 @@ def test_removing_a_profile_drops_its_kept_token(home: Home) -> None:
     home.kept().save(KeptToken("t", time.time() + 3600))
     home.profiles().remove(home.profile_id)
     assert home.secrets.get(kept_token_key(home.profile_id)) is None
+
+
+async def test_running_windows_take_up_a_secret_made_in_one_of_them(
+    home: Home, tenant_: TenantHandle
+) -> None:
+    """The dispatcher makes a new secret for the app's own application in Client
+    applications: every token of the old one is revoked at once, and each window open on the
+    profile (this one and another) goes on showing data with the secret kept for it."""
+    shipment_id = _track(tenant_)
+    windows = [AppSession(home.paths, home.profiles()) for _ in range(2)]
+    try:
+        runs = [Start(window) for window in windows]
+        for run in runs:
+            await run.run()
+        old_token = runs[0].token
+        apps = ClientApplications.of_session(windows[0])
+        assert apps is not None
+        try:
+            await apps.sign_in(*tenant_.admin)
+            rotated = await apps.rotate(tenant_.client_id)
+        finally:
+            await apps.aclose()
+
+        for number, window in enumerate(windows, 1):
+            assert window.shipments is not None
+            coordinator = window.shipments.coordinator
+            async with asyncio.timeout(START_SECONDS):
+                fetched = await coordinator.fetch_now()
+            assert fetched, f"window {number}: {coordinator.status.last_error}"
+            assert coordinator.data is not None and shipment_id in coordinator.data.summaries
+            client = window.client
+            assert client is not None and client.tokens is not None
+            assert client.tokens.current not in (None, old_token)
+        assert home.profiles().secret(home.profiles().active) == rotated.secret
+    finally:
+        for window in windows:
+            await window.close()

@@ -197,8 +197,8 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     dialog = await _open_dialog()
     await _sign_in(qtbot, dialog, tenant)
 
-    # Rotating the app's own application warns that FreightDesk loses its connection; the
-    # new secret is kept for the connection, which connects again with it.
+    # Rotating the app's own application says FreightDesk goes on with the new secret,
+    # kept for its connection: the app's next refresh still gets data.
     profile = session.profiles.get(session.profile.id)
     dialog.table.selectRow(0)
     qtbot.mouseClick(dialog.rotate_button, Qt.MouseButton.LeftButton)
@@ -209,6 +209,9 @@ async def test_opened_by_a_click_in_the_file_menu_and_the_services_refusal(
     assert "keeps the new secret for its own connection" in dialog.notice.text()
     assert session.profiles.secret(profile) == dialog.secret.text() != tenant.client_secret
     assert _token_status(tenant, tenant.client_id, tenant.client_secret) == 401
+    assert session.shipments is not None
+    coordinator = session.shipments.coordinator
+    assert await coordinator.fetch_now(), coordinator.status.last_error
     qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)
 
     # The service's own refusal (at most 20 applications) is said in the dialog, in words.

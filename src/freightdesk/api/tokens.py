@@ -61,6 +61,10 @@ class TokenKeeper(Protocol):
         """Drop the kept token if it is still `value` (another window may have kept a newer
         one meanwhile)."""
 
+    def secret(self) -> str | None:
+        """The client secret as kept now: a new one may have been kept since this run read
+        it (made in this window's or another's Client applications dialog)."""
+
 
 class TokenManager:
     """Holds the current token; at most one task fetches a new one at a time.
@@ -157,13 +161,14 @@ class TokenManager:
 
     async def _fetch(self) -> Token:
         await self._respect_limit()
-        data = {"grant_type": "client_credentials"}
-        auth: httpx.Auth | None = None
-        if self._credentials_in == "basic":
-            auth = httpx.BasicAuth(self._client_id, self._client_secret)
-        else:
-            data |= {"client_id": self._client_id, "client_secret": self._client_secret}
+        secret_read = False
         for _ in range(3):
+            data = {"grant_type": "client_credentials"}
+            auth: httpx.Auth | None = None
+            if self._credentials_in == "basic":
+                auth = httpx.BasicAuth(self._client_id, self._client_secret)
+            else:
+                data |= {"client_id": self._client_id, "client_secret": self._client_secret}
             self._fetched.append(self._clock())
             try:
                 response = await self._http.post(
@@ -176,6 +181,12 @@ class TokenManager:
                 log.warning("token endpoint asks to wait %.0f s", wait)
                 await asyncio.sleep(min(wait, 60.0))
                 continue
+            if response.status_code == 401 and self._keeper is not None and not secret_read:
+                # The secret was replaced (every token of it revoked with it): a window that
+                # made the new one kept it where this run found its own; the others too.
+                secret_read = True
+                if await self._adopt_kept_secret():
+                    continue
             if response.status_code >= 400:
                 raise error_from_response(response)
             try:
@@ -188,6 +199,17 @@ class TokenManager:
                 ) from exc
             return Token(parsed.access_token, self._clock() + parsed.expires_in)
         raise error_from_response(response)
+
+    async def _adopt_kept_secret(self) -> bool:
+        """Take the secret kept now if it is another than the one refused; whether it was."""
+        keeper = self._keeper
+        assert keeper is not None
+        kept = await self._in_worker("read the secret for", keeper.secret)
+        if not kept or kept == self._client_secret:
+            return False
+        log.info("the client secret was replaced; using the one kept now")
+        self._client_secret = kept
+        return True
 
     async def _respect_limit(self) -> None:
         now = self._clock()

@@ -132,11 +132,21 @@ class KeptTokens:
     One entry per profile, naming the service URL and client id it was issued for: a token is
     offered back only to the same client at the same URL (the Local sandbox's service moves to
     another port when it starts again; that one's token is replaced, not heaped up beside).
-    A `TokenKeeper` for the API client's token manager, which calls it in a worker thread."""
+    A `TokenKeeper` for the API client's token manager, which calls it in a worker thread;
+    it also reads the profile's secret as kept now (under `secret_key`), so that a running
+    window takes up a secret made since it connected."""
 
-    def __init__(self, store: SecretStore, profile_id: str, service_url: str, client_id: str):
+    def __init__(
+        self,
+        store: SecretStore,
+        profile_id: str,
+        service_url: str,
+        client_id: str,
+        secret_key: str | None = None,
+    ):
         self._store = store
         self._key = kept_token_key(profile_id)
+        self._secret_key = secret_key
         self._service_url = service_url.rstrip("/")
         self._client_id = client_id
 
@@ -170,3 +180,6 @@ class KeptTokens:
         kept = self.load()
         if kept is not None and kept.value == value:
             self._store.delete(self._key)
+
+    def secret(self) -> str | None:
+        return self._store.get(self._secret_key) if self._secret_key is not None else None

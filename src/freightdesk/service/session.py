@@ -425,7 +425,9 @@ class AppSession:
         """The token kept from the last run with this profile at `url` (and the next's): the
         service gives a client only a few new tokens a minute, and a start that asked for one
         every time could wait out a refusal before showing anything."""
-        return KeptTokens(self.profiles.secrets, profile.id, url, profile.client_id)
+        return KeptTokens(
+            self.profiles.secrets, profile.id, url, profile.client_id, profile.secret_key
+        )
 
     async def _connect_remote(self, profile: Profile) -> ApiClient:
         secret = self.profiles.secret(profile)

@@ -347,14 +347,11 @@ class ClientApplicationsDialog(FormDialog):
         if app is None or not self.service.signed_in:
             return
         if app.id == self.service.in_use:
-            consequence += (
-                "\n\nFreightDesk itself connects with this application: it loses its "
-                "connection"
-                + (
-                    " until it connects again (it keeps the new secret for that)."
-                    if verb == "Rotate" and self.service.remembers
-                    else "; it needs another application's id and secret in File > Connections."
-                )
+            consequence += "\n\nFreightDesk itself connects with this application: " + (
+                "it keeps the new secret and goes on with it."
+                if verb == "Rotate" and self.service.remembers
+                else "it loses its connection, and needs another application's id and "
+                "secret in File > Connections."
             )
         self.question = ask(
             self,
@@ -377,8 +374,8 @@ class ClientApplicationsDialog(FormDialog):
 
     def _rotated(self, app: ClientApplicationWithSecret) -> None:
         kept = (
-            " FreightDesk keeps the new secret for its own connection and uses it when it "
-            "connects again (File > Connections, Use this connection)."
+            " FreightDesk keeps the new secret for its own connection and goes on with it; "
+            "so do its other windows on this connection."
             if app.id == self.service.in_use and self.service.remembers
             else ""
         )
