@@ -7,6 +7,9 @@ from __future__ import annotations
 import csv
 import os
 import signal
+import subprocess
+import sys
+import time
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -162,3 +165,64 @@ def test_a_writer_that_dies_is_said_in_words_and_leaves_nothing(tmp_path: Path) 
         write_table(path, HEADER, many, ExportFormat.XLSX, progress=progress)
     assert list(tmp_path.iterdir()) == []
     assert not children_besides(before)
+
+
+# An app exporting a workbook that hangs once every row has gone to the writer (so that the
+# test can kill it just then): the child has the rows, writes the workbook and says "done".
+_HANGING_APP = """
+import sys, time
+from pathlib import Path
+from freightdesk.service.export import ExportFormat, write_table
+
+ROWS = 1000
+
+def progress(written: int) -> bool:
+    if written == ROWS:
+        print("all rows sent", flush=True)
+        time.sleep(600)
+    return True
+
+write_table(Path(sys.argv[1]), ["n"], [[n] for n in range(ROWS)], ExportFormat.XLSX,
+            progress=progress)
+"""
+
+
+def test_the_writer_ends_with_the_app_and_leaves_no_partial_file(tmp_path: Path) -> None:
+    """The app killed (SIGKILL) after the child wrote the workbook but before the app moved it
+    over the target: the child removes the partial file and ends with the app. It did not in
+    the bundle: it ended after "done" and left a whole `.part` file (docs/packaging.md)."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    app = subprocess.Popen(
+        [sys.executable, "-c", _HANGING_APP, str(folder / "list.xlsx")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert app.stdout is not None and app.stdout.readline() == "all rows sent\n"
+        deadline = time.monotonic() + 30
+        while not list(folder.iterdir()):  # the child is writing the workbook
+            assert time.monotonic() < deadline, "the child wrote no workbook"
+            time.sleep(0.02)
+        time.sleep(0.5)  # and has written it whole (1,000 rows), and said "done"
+        kids = _children_of(app.pid)
+        assert kids, "the writer is gone before the app"
+    finally:
+        app.kill()
+        app.wait()
+    deadline = time.monotonic() + 2
+    while (left := [p for p in kids if _running(p)]) or list(folder.iterdir()):
+        assert time.monotonic() < deadline, (left, list(folder.iterdir()))
+        time.sleep(0.02)
+
+
+def _children_of(pid: int) -> set[int]:
+    tasks = Path(f"/proc/{pid}/task")
+    return {int(n) for t in tasks.iterdir() for n in (t / "children").read_text().split()}
+
+
+def _running(pid: int) -> bool:
+    try:  # a zombie has ended (whoever reaps it now)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

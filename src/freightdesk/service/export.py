@@ -9,6 +9,7 @@ a script reads the same instant on any machine. Plain Python: the Qt side
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import multiprocessing
 import os
@@ -80,9 +81,9 @@ def write_table(
     try:
         if fmt is ExportFormat.CSV:
             _write_csv(partial, header, rows, progress)
+            os.replace(partial, path)
         else:
-            _write_xlsx_in_child(partial, header, rows, sheet, progress)
-        os.replace(partial, path)
+            _write_xlsx_in_child(partial, path, header, rows, sheet, progress)
     except ExportError:  # said in words already
         partial.unlink(missing_ok=True)
         raise
@@ -132,9 +133,14 @@ def _write_csv(
 _GONE = (EOFError, BrokenPipeError, ConnectionResetError)
 # How often the app looks at the workbook's writer (its progress, Cancel, the app's exit).
 POLL_SECONDS = 0.05
+# The child's own end once its workbook is kept, before it is killed instead.
+CHILD_END_SECONDS = 2.0
+# The child's exit code when the app ended before the workbook was kept.
+EXIT_APP_GONE = 3
 
 
 def _write_xlsx_in_child(
+    partial: Path,
     path: Path,
     header: Sequence[str],
     rows: Sequence[Sequence[Cell]],
@@ -148,12 +154,14 @@ def _write_xlsx_in_child(
     in a process of its own it cannot. The rows go over as plain values, STEP at a time; the
     child says how far it got after each batch. On Cancel, on an error and when the app's
     main thread ends, the child is killed and reaped, so no process outlives the export (and
-    the caller removes the partial file)."""
+    the caller removes the partial file). When the app itself is killed, the child removes
+    the partial file and ends at once (`_xlsx_child`); so the workbook is moved from `partial`
+    to `path` while the child still waits for the word that it is kept."""
     context = multiprocessing.get_context("spawn")  # no fork of a process running Qt
     ours, theirs = context.Pipe()
     child = context.Process(
         target=_xlsx_child,
-        args=(theirs, str(path), list(header), title),
+        args=(theirs, str(partial), list(header), title),
         name="freightdesk-xlsx",
         daemon=True,
     )
@@ -167,6 +175,10 @@ def _write_xlsx_in_child(
             writer.drain()
         writer.send(None)
         writer.wait_for("done")
+        os.replace(partial, path)
+        with contextlib.suppress(*_GONE):  # kept: the child may end (killed if it does not)
+            ours.send(None)
+        child.join(CHILD_END_SECONDS)
     finally:
         if child.is_alive():
             child.kill()
@@ -240,8 +252,12 @@ class _ChildWriter:
 
 def _xlsx_child(connection: Connection, path: str, header: list[str], title: str) -> None:
     """The child process: rows arrive in batches (None after the last), the workbook is
-    written to `path`, and each step is said back. If the app is gone (its end of the pipe
-    closed), the partial file is removed and the child ends."""
+    written to `path` (the partial file), and each step is said back; after "done" it waits
+    for the app's word that the workbook is kept (moved over the target). If the app ends
+    first, however it ends (SIGKILL, a crash), the partial file is removed and the child ends
+    at once (`_watch_app`), whatever it was doing then."""
+    partial = Path(path)
+    _watch_app(partial)
     try:
         connection.send(("ready", 0))
 
@@ -252,15 +268,41 @@ def _xlsx_child(connection: Connection, path: str, header: list[str], title: str
                 written += len(batch)
                 connection.send(("written", written))
 
-        _write_xlsx(Path(path), header, received(), title)
+        _write_xlsx(partial, header, received(), title)
         connection.send(("done", 0))
-    except (EOFError, BrokenPipeError):
-        Path(path).unlink(missing_ok=True)
-    except Exception as error:  # said to the app, which words it
+        connection.recv()  # kept; until then the partial file is ours to remove
+    except _GONE:
+        partial.unlink(missing_ok=True)
+    except Exception as error:  # said to the app, which words it (and removes the file)
         try:
             connection.send(("error", error))
+        except _GONE:
+            pass  # the app is gone: `_watch_app` removes the partial file
         except Exception:  # an error that does not pickle goes over as its words
-            connection.send(("error", RuntimeError(str(error))))
+            with contextlib.suppress(*_GONE):
+                connection.send(("error", RuntimeError(str(error))))
+
+
+def _watch_app(partial: Path) -> None:
+    """End this child once the app that spawned it has ended, removing the partial file.
+    The pipe alone does not tell in time: while openpyxl builds or saves a large workbook
+    the child reads nothing, and once it had said "done" it ended, so an app killed just
+    then left a whole `.part` file behind (seen in the bundle: `docs/packaging.md`).
+    multiprocessing's parent sentinel is a pipe whose other end only the app holds: the OS
+    closes it however the app ends."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a spawned child (called directly)
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        from multiprocessing.connection import wait
+
+        wait([sentinel])
+        partial.unlink(missing_ok=True)
+        os._exit(EXIT_APP_GONE)  # at once: the main thread may be deep in openpyxl
+
+    threading.Thread(target=watch, name="app-watch", daemon=True).start()
 
 
 def _write_xlsx(path: Path, header: Sequence[str], rows: Iterable[list[Value]], title: str) -> None:
