@@ -52,6 +52,14 @@ class DemoCredentials:
     client_secret: str
 
 
+def cli_command(python: str = sys.executable) -> list[str]:
+    """How to run the `freightdesk` command line as a child process. In the desktop bundle
+    (PyInstaller) the executable is FreightDesk itself, which runs the command line it is
+    given: no interpreter, no -m."""
+    frozen = getattr(sys, "frozen", False) and python == sys.executable
+    return [python] if frozen else [python, "-m", "freightdesk.cli"]
+
+
 class LocalServiceError(Exception):
     """The local service could not be started; the message says why in plain words."""
 
@@ -102,11 +110,8 @@ class LocalService:
                 log.exception("a local service listener failed")
 
     def command(self, parent_pipe: int | None = None) -> list[str]:
-        # In the desktop bundle (PyInstaller) the executable is FreightDesk itself, which
-        # runs the command line it is given: no interpreter, no -m.
-        frozen = getattr(sys, "frozen", False) and self.python == sys.executable
         args = [
-            *([self.python] if frozen else [self.python, "-m", "freightdesk.cli"]),
+            *cli_command(self.python),
             "serve",
             "--host",
             "127.0.0.1",

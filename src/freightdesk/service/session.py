@@ -12,7 +12,6 @@ import asyncio
 import importlib
 import logging
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -535,10 +534,11 @@ class AppSession:
         return self.profiles.save(updated, secret=secret)
 
     async def _rotate_local_secret(self) -> tuple[str, str]:
+        from freightdesk.service.local_service import cli_command
+
+        # In the bundle too (`-m` there is an unknown command: the app stayed offline).
         process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "freightdesk.cli",
+            *cli_command(),
             "client",
             "rotate",
             "--demo",
