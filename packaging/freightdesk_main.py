@@ -9,6 +9,8 @@ from freightdesk.cli import main
 
 if __name__ == "__main__":
     # The Excel export's writer is a spawned child process (service/export.py): in the bundle
-    # it is this executable again, which PyInstaller's freeze_support turns into that child.
+    # it is this executable again, which PyInstaller's freeze_support turns into that child
+    # (and into multiprocessing's resource tracker). The self-check's export step fails
+    # without it (docs/packaging.md).
     multiprocessing.freeze_support()
     sys.exit(main())

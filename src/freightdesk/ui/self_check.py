@@ -2,10 +2,14 @@
 
 Offscreen, on a fresh temporary home, it does what the app does on a first run: starts the
 Local sandbox's service as a child process (from the bundle: the bundle itself, `serve`),
-waits until the demo data is written (GET /services/demo/v1/status), then draws one
-shipment on a map page (QtWebEngine, the bundled map assets) and one demo PDF in the
-document preview (QtPdf). Exits 0 when all of that worked; otherwise 1, with the step that
-failed and why on stderr. Each step says on stdout how long it took.
+waits until the demo data is written (GET /services/demo/v1/status), exports demo
+shipments to an Excel workbook as File → Export does (its writer is a spawned child process:
+in the bundle, the bundle itself through `multiprocessing.freeze_support`) and reads it back,
+then draws one shipment on a map page (QtWebEngine, the bundled map assets) and one demo PDF
+in the document preview (QtPdf); last, a second window that finds no client secret gets a new
+one from the command line (the bundle itself) and connects. Exits 0 when all of that worked;
+otherwise 1, with the step that failed and why on stderr. Each step says on stdout how long
+it took.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from freightdesk.service.paths import AppPaths
     from freightdesk.service.session import AppSession
 
 T = TypeVar("T")
@@ -29,6 +34,8 @@ T = TypeVar("T")
 START_SECONDS = 120.0  # the service up (a cold bundle on a busy machine is slow)
 DEMO_SECONDS = 600.0  # the demo data written
 DRAW_SECONDS = 120.0  # the map page or the PDF drawn
+EXPORT_SECONDS = 120.0  # the workbook written by its child process and read back
+EXPORT_ROWS = 50
 POLL_SECONDS = 0.25
 # Tiles from nowhere (a refused connection): the map is drawn from the bundled assets and
 # the offline basemap, never waiting for a network.
@@ -95,13 +102,36 @@ async def _check(home: Path) -> None:
         shipments = await _demo_ready(session)
         _say(f"demo data ready, {shipments} shipments", step)
         step = time.monotonic()
+        exported = await _export_xlsx(session, home)
+        _say(f"XLSX export written by its child process, {exported} rows read back", step)
+        step = time.monotonic()
         await _draw_map(session)
         _say("map page drawn", step)
         step = time.monotonic()
         await _draw_pdf(session)
         _say("PDF preview drawn", step)
+        step = time.monotonic()
+        await _second_window(paths)  # last: it gives the app's client a new secret
+        _say("a second window connected with a new client secret", step)
     finally:
         await session.close()
+
+
+async def _second_window(paths: AppPaths) -> None:
+    """A second window on this home that has no client secret (a machine without a keyring,
+    or a secret of an older database): it asks the command line for a new one (`freightdesk
+    client rotate`: in the bundle, the bundle itself) and uses the running service."""
+    from freightdesk.service.profiles import ProfileStore
+    from freightdesk.service.secrets import MemorySecretStore
+    from freightdesk.service.session import AppSession
+
+    second = AppSession(
+        paths, ProfileStore(paths.profiles_file, MemorySecretStore()), simulate=False
+    )
+    try:
+        await _step("a second window connecting", second, START_SECONDS, second.connect())
+    finally:
+        await second.close()
 
 
 async def _step(what: str, session: AppSession, seconds: float, work: Awaitable[T]) -> T:
@@ -160,22 +190,68 @@ async def _demo_ready(session: AppSession) -> int:
     return await _step("waiting for the demo data", session, DEMO_SECONDS, ready())
 
 
-async def _draw_map(session: AppSession) -> None:
+async def _demo_shipments(session: AppSession, limit: int) -> frozenset[str]:
+    """The ids of up to `limit` demo shipments (at least one)."""
     from freightdesk.models.shipment_search import ShipmentSearchRequest
-    from freightdesk.ui.maps.page import TileSettings
-    from freightdesk.ui.maps.shipment_map import ShipmentMapView
 
     shipments = session.shipments
     if shipments is None:
         raise SelfCheckFailed("the app is not connected to the local service")
     found = await _step(
-        "finding a demo shipment",
+        "finding demo shipments",
         session,
         DRAW_SECONDS,
-        shipments.matching_ids(ShipmentSearchRequest(), limit=1),
+        shipments.matching_ids(ShipmentSearchRequest(), limit=limit),
     )
     if not found:
         raise SelfCheckFailed("the demo data has no shipment")
+    return found
+
+
+async def _export_xlsx(session: AppSession, home: Path) -> int:
+    """Demo shipments written as File → Export writes an Excel workbook (`write_table` in a
+    worker thread, the workbook in a spawned child process), read back with openpyxl; and
+    the child ended. Returns the rows read."""
+    import multiprocessing
+    from datetime import UTC, datetime
+
+    from freightdesk.service.export import Cell, ExportFormat, write_table
+
+    found = await _demo_shipments(session, EXPORT_ROWS)
+    now = datetime.now(UTC).replace(microsecond=0)
+    rows: list[list[Cell]] = [[shipment, now] for shipment in sorted(found)]
+    path = home / "shipments.xlsx"
+    await _step(
+        "exporting an Excel workbook (its writer is a child process)",
+        session,
+        EXPORT_SECONDS,
+        asyncio.to_thread(write_table, path, ["Shipment", "Checked at"], rows, ExportFormat.XLSX),
+    )
+    from openpyxl import load_workbook
+
+    workbook = load_workbook(path, read_only=True)
+    try:
+        sheet = workbook.active
+        read = [list(row) for row in sheet.iter_rows(values_only=True)] if sheet else []
+    finally:
+        workbook.close()
+    expected = [["Shipment", "Checked at"], *([s, now.isoformat()] for s in sorted(found))]
+    if read != expected:
+        raise SelfCheckFailed(
+            f"the exported workbook reads back as {read[:3]}…, not {expected[:3]}…"
+        )
+    if leftover := multiprocessing.active_children():
+        raise SelfCheckFailed(f"the workbook's writer did not end: {leftover}")
+    return len(read) - 1
+
+
+async def _draw_map(session: AppSession) -> None:
+    from freightdesk.ui.maps.page import TileSettings
+    from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+    found = await _demo_shipments(session, 1)
+    shipments = session.shipments
+    assert shipments is not None  # _demo_shipments read it
     history = await _step(
         "reading a shipment's history", session, DRAW_SECONDS, shipments.history(min(found))
     )
