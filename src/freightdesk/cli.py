@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
         "--self-check",
         action="store_true",
         help="start offscreen with a fresh local service and demo data, draw a map and a "
-        "PDF preview, and exit (0 when all worked, else 1 with the reason)",
+        "PDF preview, export to Excel through the export's own process, connect a second "
+        "window, and exit (0 when all worked, else 1 with the reason)",
     )
     commands = parser.add_subparsers(dest="command")
 
