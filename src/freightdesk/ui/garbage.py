@@ -4,13 +4,74 @@ The service layer does some work in worker threads (disk cache). If the automati
 fired there, it could destroy Qt objects caught in reference cycles from the wrong thread,
 which Qt forbids (and which can crash). So automatic collection is switched off and this
 timer collects on the GUI thread whenever the allocation counters say it is due.
+
+A collection walks every tracked object of the generations it collects, and the shipment list
+is the bulk of them: its rows are named tuples, which CPython never stops tracking (it only
+untracks exact tuples), so a full collection with 100,000 rows loaded held the window for
+0.15 s on an idle machine and 0.3 to 0.6 s on a loaded one. Rows live until the next whole
+list replaces them, and a replaced row is freed by its reference count (rows hold no cycles),
+so the list, once in, is frozen (`gc.freeze`): collections no longer walk it. While a list is
+being read and indexed in worker threads, collections wait (`bulk_load`): a young collection
+then would walk every row made so far, only to find them all alive.
 """
 
 from __future__ import annotations
 
 import gc
+import time
 
 from PySide6.QtCore import QObject, QTimer
+
+# Long-lived objects made since the last freeze at which the next `made_long_lived` freezes:
+# a full collection walks 5,000 rows in about 7 ms (15 to 30 ms on a loaded machine). Below
+# it, nothing is frozen: a freeze also sets apart whatever else is alive then, and what of it
+# later becomes cyclic garbage is only collected when the app ends (`stop`).
+FREEZE_AFTER = 5_000
+# A bulk load that never ends (a bug) holds collections back this long at most.
+HOLD_LIMIT_S = 30.0
+
+# Objects made long-lived since the last freeze (`made_long_lived`), and the bulk loads under
+# way with the moment each began.
+_unfrozen = 0
+_loads: dict[int, float] = {}
+_next_load = 0
+
+
+def made_long_lived(count: int) -> None:
+    """`count` long-lived objects (rows of a list now shown) were just made: once those made
+    since the last freeze reach FREEZE_AFTER, freeze everything tracked so far."""
+    global _unfrozen
+    _unfrozen += count
+    if _unfrozen >= FREEZE_AFTER:
+        _unfrozen = 0
+        gc.freeze()
+
+
+class BulkLoad:
+    """A list being read and indexed (`bulk_load`): the GUI thread's collections wait until
+    `done`, which freezes what it made when it is large."""
+
+    def __init__(self) -> None:
+        global _next_load
+        _next_load += 1
+        self._key = _next_load
+        _loads[self._key] = time.monotonic()
+
+    def done(self, count: int = 0) -> None:
+        """The load ended: `count` long-lived objects were made (0 when it failed or was
+        dropped). Safe to call more than once."""
+        if _loads.pop(self._key, None) is not None:
+            made_long_lived(count)
+
+
+def bulk_load() -> BulkLoad:
+    return BulkLoad()
+
+
+def loading() -> bool:
+    """True while a bulk load (begun within HOLD_LIMIT_S) is under way."""
+    now = time.monotonic()
+    return any(now - began < HOLD_LIMIT_S for began in _loads.values())
 
 
 class GuiThreadGarbageCollector(QObject):
@@ -26,6 +87,8 @@ class GuiThreadGarbageCollector(QObject):
         self._timer.start()
 
     def check(self) -> None:
+        if loading():
+            return  # the rows being made are alive: collected (frozen) once they are in
         counts = gc.get_count()
         for generation in (2, 1, 0):
             if counts[generation] > self._thresholds[generation]:
@@ -34,5 +97,7 @@ class GuiThreadGarbageCollector(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
+        _loads.clear()
+        gc.unfreeze()  # what was set apart can be collected again, at the end
         gc.collect()
         gc.enable()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.ui import garbage
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import (
     AttentionBar,
@@ -286,6 +287,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         the whole list, which the session takes over when attached instead of reading it
         again, or only its first screen of a list of `total` (`summary_rows.first_screen`),
         which the whole list replaces once the session has read it."""
+        garbage.made_long_lived(len(rows))  # left out of collections (ui/garbage.py)
         if total is not None and total > len(rows):
             self.model.show_first_screen(rows, total)
             return
@@ -328,8 +330,10 @@ class ShipmentsPane(ListLayout, SavedViews):
         shown = self._cache_shown
         assert shown is not None
         preloaded, self._preloaded = self._preloaded, None
+        load = garbage.bulk_load()  # collections wait while the rows are read; then frozen
 
         def loaded(cached: ShipmentList) -> None:
+            load.done(len(cached.summaries) if preloaded is None else 0)
             data = service.coordinator.data
             if data is not None and self._service is service:
                 if preloaded is not None and data is cached and self.model.complete:
@@ -343,13 +347,14 @@ class ShipmentsPane(ListLayout, SavedViews):
             shown.set()
             self._show_error(error)
 
-        spawn(
+        task = spawn(
             service.load_cached(preloaded),
             on_done=loaded,
             on_error=failed,
             name="load-cached-shipments",
             owner=self,
         )
+        task.add_done_callback(lambda _task: load.done())  # failed, cancelled or pane gone
 
     async def cached_list_shown(self) -> None:
         """Returns once the list from the cache is in the table (or the cache was empty)."""
@@ -372,8 +377,10 @@ class ShipmentsPane(ListLayout, SavedViews):
         self._showing = data
         self._reload = False
         self.triage.want(data.summaries.values())
+        load = garbage.bulk_load()  # collections wait while it is indexed; then frozen
 
-        def shown(_adopted: bool) -> None:
+        def shown(adopted: bool) -> None:
+            load.done(len(data.summaries) if adopted else 0)
             if self._showing is not data:
                 return  # another list is on its way
             self._showing = None
@@ -396,13 +403,14 @@ class ShipmentsPane(ListLayout, SavedViews):
             if then is not None:
                 then()
 
-        spawn(
+        task = spawn(
             self.model.load(data.summaries.values()),
             on_done=shown,
             on_error=failed,
             name="show-shipments",
             owner=self,
         )
+        task.add_done_callback(lambda _task: load.done())  # failed, cancelled or pane gone
 
     def _on_change(self, change: ShipmentsChange) -> None:
         service = self._service
@@ -435,6 +443,7 @@ class ShipmentsPane(ListLayout, SavedViews):
             # Nothing to keep still: the list stays at its top. (Keeping the row that was on
             # top there would scroll down as rows sort in above it, and a scrolled list holds.)
             self.model.apply_changes(changed, change.removed)
+        garbage.made_long_lived(len(changed))  # frozen once enough rows came this way
         if new_exceptions:
             self.exceptionsRaised.emit(new_exceptions)
         self.detail.shipment_list_changed(change)
