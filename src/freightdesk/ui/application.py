@@ -29,7 +29,7 @@ from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, SystemSecretStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.first_paint import FIRST_PAINT_TIMEOUT_MS, FirstPaint, app_settings, open_window
-from freightdesk.ui.garbage import GuiThreadGarbageCollector
+from freightdesk.ui.garbage import GuiThreadGarbageCollector, bulk_load
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import connect_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
@@ -70,10 +70,15 @@ async def load_for_connecting(secrets: SecretStore | None = None) -> None:
     Automatic collection is off in the app (ui/garbage.py collects on the GUI thread); its
     first pass over everything made at start-up (10,000 cached rows, the API client's
     models) would hold the window for 100 to 300 ms. Those objects live as long as the app,
-    so they are frozen instead: later passes look only at what is made afterwards."""
-    await asyncio.to_thread(preload)
-    if isinstance(secrets, SystemSecretStore):
-        await asyncio.to_thread(secrets.find)
+    so they are frozen instead: later passes look only at what is made afterwards, and passes
+    wait while the modules load (a pass then would walk every object they made so far)."""
+    load = bulk_load()
+    try:
+        await asyncio.to_thread(preload)
+        if isinstance(secrets, SystemSecretStore):
+            await asyncio.to_thread(secrets.find)
+    finally:
+        load.done()
     gc.freeze()
 
 
