@@ -4,12 +4,13 @@ state, and the plans chosen by the number of matches give the same pages."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import TrackedShipmentInput
@@ -54,23 +55,23 @@ def filled(tmp_path: Path) -> Iterator[tuple[ServiceContext, int]]:
 
 def _plans(context: ServiceContext, tenant: int, body: dict[str, Any]) -> list[str]:
     """The query plan of every statement the search runs for `body`, one string each."""
-    statements: list[tuple[str, Any]] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
-        statements.append((statement, parameters))
-
-    event.listen(context.engine, "before_cursor_execute", record)
-    try:
-        with context.sessions() as session:
+    # The statements as SQLite runs them (values in place): the search runs them on the
+    # driver's cursor, past SQLAlchemy's events.
+    statements: list[str] = []
+    with context.sessions() as session:
+        driver = session.connection().connection.dbapi_connection
+        assert isinstance(driver, sqlite3.Connection)
+        driver.set_trace_callback(statements.append)
+        try:
             request = ShipmentSearchRequest.model_validate(body)
             answer = shipment_search.search_shipments(session, tenant, request, 1, 50)
-    finally:
-        event.remove(context.engine, "before_cursor_execute", record)
+        finally:
+            driver.set_trace_callback(None)
     assert answer.results, "the search found nothing: its plan says little"
     plans = []
     with context.engine.connect() as conn:
-        for statement, parameters in statements:
-            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+        for statement in statements:
+            rows = conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}")
             plans.append(" / ".join(row[3] for row in rows))
     return plans
 

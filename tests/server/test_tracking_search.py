@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
+from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import ShipmentException, ShipmentStateType
 from freightdesk.server.domain import shipments as store
+from freightdesk.server.domain.shipment_search import search_shipments
+from freightdesk.server.tables.tenancy import Tenant
 from tests.server.test_tracking_support import (
     PUT,
     SEARCH,
@@ -19,7 +25,12 @@ from tests.server.test_tracking_support import (
     shipment_path,
     sources,
 )
-from tests.support import TenantHandle
+from tests.support import TenantHandle, make_tenant
+
+
+def _in_order(answer: str | bytes) -> Any:
+    """Parsed JSON with every object as its list of members, in order."""
+    return json.loads(answer, object_pairs_hook=list)
 
 
 def _ids(answer: Any) -> list[str]:
@@ -234,3 +245,67 @@ def test_counts_forget_deleted_shipments(tenant: TenantHandle, fleet: dict[str, 
     assert total({"text": "020"}) == 2 and total({"attributeName": "customer"}) == 2
     assert tenant.http.delete(shipment_path(fleet["air"])).status_code == 202
     assert total({"text": "020"}) == 1 and total({"attributeName": "customer"}) == 1
+
+
+def test_the_answer_is_the_models_json(tenant: TenantHandle, fleet: dict[str, str]) -> None:
+    """On SQLite the database writes the page's summaries as JSON; the answer must be the
+    search model's own JSON (what the route sent before, and sends on PostgreSQL), for
+    every field a summary can have: events and their time zones, ETAs with and without a
+    fraction of a second, shares, non-ASCII identifiers, pasted lists, removals."""
+    other = make_tenant(tenant.service)
+    try:
+        shared = create(
+            other,
+            {
+                "identifiers": [{"type": "PRO", "value": "Zürich-ß “1”"}],
+                "events": [
+                    {
+                        "id": str(uuid.uuid4()),
+                        "type": "PICKED_UP",
+                        "dateTime": "2030-01-02T03:04:05.120000+02:00",
+                        "description": 'Abholung \\ "quoted"\n\x01 \u2028',
+                    }
+                ],
+                "routeInfo": route("Zürich", "Genève"),
+            },
+        )["id"]
+        answer = other.http.post(
+            f"/api/v4/shipments/{shared}/shares", json={"tenantUuid": tenant.uuid}
+        )
+        assert answer.status_code == 201, answer.text
+    finally:
+        other.http.close()
+    eta = datetime(2031, 5, 6, 7, 8, 9, 1, tzinfo=UTC)
+    receive(
+        tenant,
+        lambda session: store.set_eta(session, fleet["parcel"], eta, source="PARCEL"),
+    )
+    deleted = create(tenant, {"identifiers": [{"type": "PRO", "value": "GONE-1"}]})["id"]
+    assert tenant.http.delete(shipment_path(deleted)).status_code == 202
+    with tenant.service.context.sessions() as session:
+        tenant_id = session.scalars(select(Tenant.id).where(Tenant.uuid == tenant.uuid)).one()
+    bodies: list[dict[str, Any]] = [
+        {},
+        {"text": "zür"},
+        {"text": "020"},
+        {"transportationModes": ["OCEAN"], "states": ["IN_TRANSIT"]},
+        {"identifierValues": ["maeu-777", " Nope ", "nope", "ZÜRICH-SS “1”"]},
+        {"lastModifiedAfter": "2000-01-01T00:00:00Z"},
+        {"sort": {"field": "nextEta", "direction": "ASC"}},
+    ]
+    summaries = 0
+    for body in bodies:
+        for page, size in ((1, 50), (2, 2), (9, 50)):
+            sent = tenant.http.post(SEARCH, json=body, params={"page": page, "pageSize": size})
+            assert sent.status_code == 200, sent.text
+            request = ShipmentSearchRequest.model_validate(body)
+            with tenant.service.context.sessions() as session:
+                model = search_shipments(session, tenant_id, request, page, size)
+            # The same JSON, members in the same order (a string's escapes may differ: SQLite
+            # keeps those of the stored identifiers).
+            expected = model.model_dump_json(by_alias=True, exclude_none=True)
+            assert _in_order(sent.content) == _in_order(expected)
+            summaries += len(sent.json()["results"])
+    everything = tenant.http.post(SEARCH, json={}).json()["results"]
+    assert {"sharedBy", "latestEvent", "nextEta"} <= {key for s in everything for key in s}
+    assert summaries > 20

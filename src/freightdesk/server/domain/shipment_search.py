@@ -4,37 +4,37 @@ Everything a page shows comes from the summary columns of `shipments` (kept curr
 write), so a page is one indexed query plus a count, whatever the size of the histories.
 
 A narrow search costs the database a fraction of a millisecond, so the Python around it is
-most of its time: statements run on the session's connection (no ORM result machinery for
-plain columns), the fixed ones are built once with bound parameters, and a page's summaries
-are validated in one pass from plain dicts (rows unpacked by position) instead of one model
-at a time.
+most of its time: the fixed statements are built once with bound parameters; on SQLite they
+run on the driver's cursor (text compiled once per shape) and the page's rows, stored text
+and numbers, go straight to the answer's JSON (`search_json`, what the route sends) without
+a model validated only to be dumped again.
 """
 
 from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 from sqlalchemy import (
     BindParameter,
     ColumnElement,
     Connection,
     Integer,
     Select,
-    String,
     and_,
     bindparam,
     func,
+    literal_column,
     or_,
     select,
-    type_coerce,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
 from freightdesk.models.shipment_search import (
@@ -69,10 +69,74 @@ _SORT_COLUMNS: dict[ShipmentSortField, Any] = {
 def search_shipments(
     session: Session, tenant_id: int, request: ShipmentSearchRequest, page: int, page_size: int
 ) -> ShipmentSearchResult:
+    """The answer as a model (for callers in Python; the route answers `search_json`)."""
+    return _model(_find(session, tenant_id, request, page, page_size, as_json=False))
+
+
+def search_json(
+    session: Session, tenant_id: int, request: ShipmentSearchRequest, page: int, page_size: int
+) -> bytes:
+    """The answer as the route sends it: `ShipmentSearchResult`'s JSON (by alias, without
+    nulls; the same JSON as the model's `model_dump_json`)."""
+    found = _find(session, tenant_id, request, page, page_size, as_json=True)
+    if not found.as_json:
+        return _model(found).model_dump_json(by_alias=True, exclude_none=True).encode()
+    # On SQLite each summary comes as its JSON text, written by the database from the stored
+    # summary columns and identifiers (written and validated by the service itself): only
+    # joined here, instead of validating a model only to dump it again (that round trip was
+    # most of a narrow search's time).
+    results = []
+    for owner, summary in found.rows:
+        if owner != tenant_id:
+            # Shared by another tenant: `sharedBy`, the model's last field, added last.
+            party = found.owners[owner].model_dump(mode="json", by_alias=True, exclude_none=True)
+            summary = f'{summary[:-1]},"sharedBy":{to_json(party).decode()}}}'
+        results.append(summary)
+    paging = {"pageNumber": page, "pageSize": page_size, "total": found.total}
+    parts = [f'{{"paginationInfo":{to_json(paging).decode()},"results":[', ",".join(results), "]"]
+    if found.not_found_values is not None:
+        parts.append(f',"notFoundValues":{to_json(found.not_found_values).decode()}')
+    if found.removed_ids is not None:
+        removed = [str(removed) for removed in found.removed_ids]
+        parts.append(f',"removedIds":{to_json(removed).decode()}')
+    parts.append("}")
+    return "".join(parts).encode()
+
+
+@dataclass
+class _Found:
+    """What a search found: its page's rows and what the answer says besides. The rows are
+    the owner and the summary's JSON text when `as_json`, else `_PAGE_COLUMNS` and the
+    identifiers (date-times and identifiers as stored text when `as_text`)."""
+
+    page: int
+    page_size: int
+    total: int
+    rows: list[Any]
+    owners: dict[int, SharingParty]
+    as_text: bool
+    as_json: bool
+    not_found_values: list[str] | None
+    removed_ids: list[uuid.UUID] | None
+
+
+def _find(
+    session: Session,
+    tenant_id: int,
+    request: ShipmentSearchRequest,
+    page: int,
+    page_size: int,
+    *,
+    as_json: bool,
+) -> _Found:
+    """`as_json`: the page's summaries as JSON text where the database can write them."""
     # Plain column statements straight on the connection: the session's ORM execution path
-    # (entity loading, result wrapping) costs more than these indexed queries themselves.
+    # (entity loading, result wrapping) costs more than these indexed queries themselves; on
+    # SQLite, on the driver's own cursor (see `_Statements`).
     connection = session.connection()
-    scope = _Scope.of(connection, tenant_id)
+    run = _Statements(connection)
+    owners_of_shares = run.scalars(_SHARING_OWNERS, {"tenant": tenant_id})
+    scope = _Scope(tenant_id, bool(owners_of_shares), owners_of_shares)
     # The request's values go to bound parameters; its shape (which filters, the sort) picks
     # statements built once, so a search builds no SQL expression and no cache key.
     values: dict[str, Any] = {"tenant": tenant_id, "tenants": scope.tenant_ids}
@@ -83,19 +147,17 @@ def search_shipments(
         # Only an identifier or attribute filter on own shipments: count in that index alone
         # (its rows exist for live shipments only), without touching shipments; the count
         # also says whether the candidates are few.
-        total = connection.scalar(_count_candidates(candidates[0]), values) or 0
+        total = run.scalar(_count_candidates(candidates[0]), values)
         narrow = total <= _NARROW
     else:
-        narrow = any(
-            (connection.scalar(_at_most(query), values) or 0) <= _NARROW for query in candidates
-        )
+        narrow = any(run.scalar(_at_most(query), values) <= _NARROW for query in candidates)
     where = (scope.shared, narrow, shape.conditions, shape.candidates)
     if total is None:
-        total = connection.scalar(_count(*where), values) or 0
+        total = run.scalar(_count(*where), values)
     # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
     # and ties never load their data.
     offset = (page - 1) * page_size
-    keys: Sequence[int] = []
+    keys: list[Any] = []
     if offset < total:
         # Few matches of a filter on summary columns (a mode and a state, say): found through
         # the filter's index and sorted, instead of walking the sort order past every
@@ -104,28 +166,151 @@ def search_shipments(
         few = filtered and not narrow and total <= _FEW
         ordered = _keys(*where, request.sort.field, request.sort.direction, not few)
         values.update(offset=offset, limit=page_size)
-        keys = connection.scalars(ordered, values).all()
+        keys = run.scalars(ordered, values)
     rows: list[Any] = []
-    as_text = connection.dialect.name == "sqlite"
     if keys:
-        statement = _PAGE_ROWS_AS_TEXT if as_text else _PAGE_ROWS
-        page_rows = connection.execute(statement, {"keys": list(keys)}).all()
+        if run.raw:
+            # The keys as one JSON array: one statement text whatever the page's size, so
+            # SQLite's statement cache keeps it prepared.
+            array = {"keys": to_json(keys).decode()}
+            if as_json:
+                page_rows = run.rows(_PAGE_JSON_BY_ARRAY, array)
+            else:
+                page_rows = run.rows(_PAGE_ROWS_BY_ARRAY, array)
+        else:
+            page_rows = run.rows(_PAGE_ROWS, {"keys": keys})
         loaded = {row[0]: row for row in page_rows}
         rows = [loaded[key] for key in keys if key in loaded]
-    owners = _owner_names(session, {row[2] for row in rows if row[2] != tenant_id})
+    as_json = as_json and run.raw
+    owner_at = 1 if as_json else 2
+    owners = _owner_names(session, {row[owner_at] for row in rows if row[owner_at] != tenant_id})
+    if as_json:
+        rows = [row[1:] for row in rows]
+    not_found = None
+    if request.identifier_values is not None:
+        not_found = _not_found(connection, scope, request.identifier_values)
+    removed = None
+    if request.last_modified_after is not None:
+        removed = _removed_since(connection, tenant_id, request.last_modified_after)
+    return _Found(page, page_size, total, rows, owners, run.raw, as_json, not_found, removed)
+
+
+def _model(found: _Found) -> ShipmentSearchResult:
     # One validation of the whole answer (pydantic's core walks the dicts in one call), not a
     # model per summary and identifier: the values are our own database's, already typed.
     result = ShipmentSearchResult.model_validate(
         {
-            "pagination_info": {"page_number": page, "page_size": page_size, "total": total},
-            "results": [_summary(row, owners, as_text) for row in rows],
+            "pagination_info": {
+                "page_number": found.page,
+                "page_size": found.page_size,
+                "total": found.total,
+            },
+            "results": [_summary(row, found.owners, found.as_text) for row in found.rows],
         }
     )
-    if request.identifier_values is not None:
-        result.not_found_values = _not_found(connection, scope, request.identifier_values)
-    if request.last_modified_after is not None:
-        result.removed_ids = _removed_since(connection, tenant_id, request.last_modified_after)
+    result.not_found_values = found.not_found_values
+    result.removed_ids = found.removed_ids
     return result
+
+
+class _Statements:
+    """Runs the search's statements. On SQLite, on the driver's cursor with each statement's
+    text compiled once (per length of its list parameters): SQLAlchemy's execution and result
+    machinery cost several times a narrow search's own time in the database. Elsewhere, on
+    the connection (typed values)."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.raw = connection.dialect.name == "sqlite"
+
+    def rows(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> list[Any]:
+        if not self.raw:
+            return list(self.connection.execute(statement, values).all())
+        compiled = _driver_statement(
+            statement, self.connection.dialect, _lengths(statement, values)
+        )
+        cursor = self.connection.connection.cursor()
+        try:
+            cursor.execute(compiled.text, compiled.arguments(values))
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+    def scalars(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> list[Any]:
+        if not self.raw:
+            return list(self.connection.scalars(statement, values).all())
+        return [row[0] for row in self.rows(statement, values)]
+
+    def scalar(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> int:
+        """A count (0 when the statement answers none)."""
+        found = self.scalars(statement, values)
+        return int(found[0] or 0) if found else 0
+
+
+@dataclass(frozen=True)
+class _DriverStatement:
+    """A statement as the driver runs it: its text and, per positional parameter, where its
+    value comes from (a value of the request, an item of a list value, or a constant of the
+    statement) and the bind processing its type asks for."""
+
+    text: str
+    parameters: tuple[tuple[str | None, int | None, Any, Callable[[Any], Any] | None], ...]
+
+    def arguments(self, values: dict[str, Any]) -> tuple[Any, ...]:
+        arguments = []
+        for name, index, constant, process in self.parameters:
+            if name is None:
+                arguments.append(constant)
+                continue
+            value = values[name] if index is None else values[name][index]
+            arguments.append(value if process is None else process(value))
+        return tuple(arguments)
+
+
+@lru_cache(maxsize=64)
+def _expanding(statement: Select[*tuple[Any, ...]]) -> tuple[str, ...]:
+    """The names of the statement's list parameters (`IN` with a list of values)."""
+    return tuple(bind.key for bind in statement.compile().binds.values() if bind.expanding)
+
+
+def _lengths(statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> tuple[int, ...]:
+    return tuple(len(values[name]) for name in _expanding(statement))
+
+
+@lru_cache(maxsize=1024)
+def _driver_statement(
+    statement: Select[*tuple[Any, ...]], dialect: Dialect, lengths: tuple[int, ...]
+) -> _DriverStatement:
+    compiled = statement.compile(dialect=dialect)
+    expanding = _expanding(statement)
+    placeholders: dict[str, Any] = {
+        bind.key: None for bind in compiled.binds.values() if bind.required
+    }
+    placeholders.update(
+        (name, [None] * length) for name, length in zip(expanding, lengths, strict=True)
+    )
+    state = compiled.construct_expanded_state(placeholders)
+    items = {
+        item: (name, index)
+        for name, expanded in state.parameter_expansion.items()
+        for index, item in enumerate(expanded)
+    }
+    parameters: list[tuple[str | None, int | None, Any, Callable[[Any], Any] | None]] = []
+    # The state names the processors of list items only; the compiled statement, the rest.
+    processors: dict[str, Any] = {**compiled._bind_processors, **state.processors}
+    for key in state.positiontup or ():
+        process = processors.get(key)
+        if key in items:
+            parameters.append((*items[key], None, process))
+        elif compiled.binds[key].required:
+            parameters.append((key, None, None, process))
+        else:
+            # A literal of the statement (`tenant_id + 0`, a limit, a JSON path).
+            constant = state.parameters[key]
+            parameters.append(
+                (None, None, constant if process is None else process(constant), None)
+            )
+    return _DriverStatement(state.statement, tuple(parameters))
 
 
 class _Scope:
@@ -135,11 +320,6 @@ class _Scope:
         self.tenant_id = tenant_id
         self.shared = shared
         self.tenant_ids = [tenant_id, *owners]
-
-    @classmethod
-    def of(cls, connection: Connection, tenant_id: int) -> _Scope:
-        owners = list(connection.scalars(_SHARING_OWNERS, {"tenant": tenant_id}))
-        return cls(tenant_id, bool(owners), owners)
 
     def visible(self, *, by_index: bool = True) -> ColumnElement[bool]:
         """`by_index=False` keeps the planner off the (tenant_id, ...) indexes: when a filter
@@ -439,19 +619,55 @@ _PAGE_COLUMNS: tuple[Any, ...] = (
 )
 _PAGE_KEYS = Shipment.pk.in_(bindparam("keys", expanding=True))
 _PAGE_ROWS = select(*_PAGE_COLUMNS, _IDENTIFIERS.label("identifiers")).where(_PAGE_KEYS)
-# On SQLite the four date-times and the identifiers come as the text they are stored as: the
-# types' own result processing (a regular expression and two replaces per date-time) was a
-# third of a narrow search's time, and pydantic parses a date-time string more than ten times
-# faster than it validates a datetime object. Other databases return typed values and use
-# `_PAGE_ROWS`.
-_DATE_TIMES = {"next_eta", "latest_event_at", "created_at", "last_modified_at"}
-_PAGE_ROWS_AS_TEXT = select(
-    *(
-        type_coerce(column, String) if column.key in _DATE_TIMES else column
-        for column in _PAGE_COLUMNS
-    ),
-    type_coerce(_IDENTIFIERS, String).label("identifiers"),
-).where(_PAGE_KEYS)
+# On SQLite (run on the driver's cursor, see `_Statements`) the four date-times and the
+# identifiers come as the text they are stored as, which is what the answer shows; the keys
+# are one JSON array.
+_KEYS_IN_ARRAY = func.json_each(bindparam("keys")).table_valued("value")
+_PAGE_ROWS_BY_ARRAY = select(*_PAGE_COLUMNS, _IDENTIFIERS.label("identifiers")).where(
+    Shipment.pk.in_(select(_KEYS_IN_ARRAY.c.value))
+)
+
+
+def _wire_time_sql(column: str) -> str:
+    """A date-time column as SQLite stores it ("2026-01-02 03:04:05.120000", UTC) as pydantic
+    writes the aware instant ("2026-01-02T03:04:05.120000Z"; no fraction when it is zero)."""
+    day, time_of_day = f"substr({column}, 1, 10) || 'T' || ", f"substr({column}, 12"
+    return (
+        f"CASE WHEN substr({column}, 20) = '.000000' THEN {day}{time_of_day}, 8) || 'Z' "
+        f"ELSE {day}{time_of_day}) || 'Z' END"
+    )
+
+
+# A summary as `ShipmentSummary` dumps it (by alias, without nulls, fields in the model's
+# order but `sharedBy`), written by SQLite: `json_patch` onto an empty object drops the null
+# members, at any depth, and keeps the order. The identifiers are stored as the interface
+# writes them (type and value, by alias; see `shipment_rules.prepare`).
+_SUMMARY_JSON: ColumnElement[str] = literal_column(
+    "json_patch('{}', json_object("
+    "'id', shipments.id, "
+    "'identifiers', json(coalesce((SELECT json_extract(shipment_documents.data, '$.identifiers') "
+    "FROM shipment_documents WHERE shipment_documents.shipment_pk = shipments.pk), '[]')), "
+    "'primaryIdentifier', shipments.primary_identifier, "
+    "'mode', shipments.mode, "
+    "'currentState', nullif(shipments.current_state, ''), "
+    "'originName', shipments.origin_name, "
+    "'destinationName', shipments.destination_name, "
+    f"'nextEta', {_wire_time_sql('shipments.next_eta')}, "
+    "'nextEtaTimeZone', shipments.next_eta_zone, "
+    "'latestEvent', CASE WHEN shipments.latest_event_type IS NOT NULL THEN json_object("
+    "'type', shipments.latest_event_type, "
+    f"'dateTime', {_wire_time_sql('shipments.latest_event_at')}, "
+    "'description', shipments.latest_event_description, "
+    "'timeZone', shipments.latest_event_zone) END, "
+    "'openExceptionCount', shipments.open_exception_count, "
+    "'carrier', shipments.carrier, "
+    f"'createdDateTime', {_wire_time_sql('shipments.created_at')}, "
+    f"'lastModifiedDateTime', {_wire_time_sql('shipments.last_modified_at')}"
+    "))"
+)
+_PAGE_JSON_BY_ARRAY = select(Shipment.pk, Shipment.tenant_id, _SUMMARY_JSON).where(
+    Shipment.pk.in_(select(_KEYS_IN_ARRAY.c.value))
+)
 
 
 def _stored_utc(value: str | None) -> str | None:

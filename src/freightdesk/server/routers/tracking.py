@@ -39,7 +39,7 @@ from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipments as store
-from freightdesk.server.domain.shipment_search import search_shipments
+from freightdesk.server.domain.shipment_search import search_json
 from freightdesk.server.domain.tracking_reads import (
     Viewer,
     attributes_of,
@@ -286,7 +286,8 @@ def search(
     page: Annotated[PageNumber, Query()] = 1,
     page_size: Annotated[int, Query(alias="pageSize", ge=1, le=MAX_PAGE_SIZE)] = DEFAULT_PAGE_SIZE,
 ) -> Response:
-    return _json(search_shipments(session, principal.tenant_id, body, page, page_size))
+    answer = search_json(session, principal.tenant_id, body, page, page_size)
+    return Response(answer, media_type="application/json")
 
 
 @router.post(
