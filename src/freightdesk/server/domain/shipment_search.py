@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, TypeVarTuple
 
 from pydantic_core import from_json, to_json
 from sqlalchemy import (
@@ -54,7 +54,7 @@ from freightdesk.server.tables.tracking import (
     ShipmentShare,
 )
 
-_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
 
 _SORT_COLUMNS: dict[ShipmentSortField, Any] = {
     ShipmentSortField.LAST_MODIFIED_DATE_TIME: Shipment.last_modified_at,
@@ -93,7 +93,8 @@ def search_json(
             summary = f'{summary[:-1]},"sharedBy":{to_json(party).decode()}}}'
         results.append(summary)
     paging = {"pageNumber": page, "pageSize": page_size, "total": found.total}
-    parts = [f'{{"paginationInfo":{to_json(paging).decode()},"results":[', ",".join(results), "]"]
+    summaries = _without_nulls(",".join(results))
+    parts = [f'{{"paginationInfo":{to_json(paging).decode()},"results":[', summaries, "]"]
     if found.not_found_values is not None:
         parts.append(f',"notFoundValues":{to_json(found.not_found_values).decode()}')
     if found.removed_ids is not None:
@@ -154,34 +155,23 @@ def _find(
     where = (scope.shared, narrow, shape.conditions, shape.candidates)
     if total is None:
         total = run.scalar(_count(*where), values)
-    # Keys first (from the indexes alone), then the page's rows: skipped rows of deep pages
-    # and ties never load their data.
     offset = (page - 1) * page_size
-    keys: list[Any] = []
+    as_json = as_json and run.raw
+    rows: list[Any] = []
     if offset < total:
         # Few matches of a filter on summary columns (a mode and a state, say): found through
         # the filter's index and sorted, instead of walking the sort order past every
         # shipment that does not match until a page is found.
         filtered = bool(shape.conditions or shape.candidates)
         few = filtered and not narrow and total <= _FEW
-        ordered = _keys(*where, request.sort.field, request.sort.direction, not few)
+        order = (request.sort.field, request.sort.direction, not few)
         values.update(offset=offset, limit=page_size)
-        keys = run.scalars(ordered, values)
-    rows: list[Any] = []
-    if keys:
-        if run.raw:
-            # The keys as one JSON array: one statement text whatever the page's size, so
-            # SQLite's statement cache keeps it prepared.
-            array = {"keys": to_json(keys).decode()}
-            if as_json:
-                page_rows = run.rows(_PAGE_JSON_BY_ARRAY, array)
-            else:
-                page_rows = run.rows(_PAGE_ROWS_BY_ARRAY, array)
+        if as_json and offset == 0 and total <= page_size:
+            # Every match is on this page: its summaries in one statement, no row read in
+            # vain (a narrow identifier prefix, typically).
+            rows = run.rows(_summaries(*where, *order), values)
         else:
-            page_rows = run.rows(_PAGE_ROWS, {"keys": keys})
-        loaded = {row[0]: row for row in page_rows}
-        rows = [loaded[key] for key in keys if key in loaded]
-    as_json = as_json and run.raw
+            rows = _page_rows(run, run.scalars(_keys(*where, *order), values), as_json=as_json)
     owner_at = 1 if as_json else 2
     owners = _owner_names(session, {row[owner_at] for row in rows if row[owner_at] != tenant_id})
     if as_json:
@@ -193,6 +183,26 @@ def _find(
     if request.last_modified_after is not None:
         removed = _removed_since(connection, tenant_id, request.last_modified_after)
     return _Found(page, page_size, total, rows, owners, run.raw, as_json, not_found, removed)
+
+
+def _page_rows(run: _Statements, keys: list[Any], *, as_json: bool) -> list[Any]:
+    """The rows of the page whose keys are `keys`, in their order. Keys first (from the
+    indexes alone), then the page's rows: skipped rows of deep pages and ties never load
+    their data."""
+    if not keys:
+        return []
+    if run.raw:
+        # The keys as one JSON array: one statement text whatever the page's size, so
+        # SQLite's statement cache keeps it prepared.
+        array = {"keys": to_json(keys).decode()}
+        if as_json:
+            page_rows = run.rows(_PAGE_JSON_BY_ARRAY, array)
+        else:
+            page_rows = run.rows(_PAGE_ROWS_BY_ARRAY, array)
+    else:
+        page_rows = run.rows(_PAGE_ROWS, {"keys": keys})
+    loaded = {row[0]: row for row in page_rows}
+    return [loaded[key] for key in keys if key in loaded]
 
 
 def _model(found: _Found) -> ShipmentSearchResult:
@@ -531,6 +541,26 @@ def _keys(
     )
 
 
+@_cached
+def _summaries(
+    shared: bool,
+    narrow: bool,
+    conditions: tuple[str, ...],
+    candidates: tuple[tuple[str, tuple[str, ...]], ...],
+    field: ShipmentSortField,
+    direction: SortDirection,
+    by_index: bool,
+) -> Select[int, int, str]:
+    """`_keys` with each key's owner and summary JSON (`_PAGE_JSON_BY_ARRAY`'s columns)."""
+    where = _where(shared, narrow, conditions, candidates)
+    query = select(Shipment.pk, Shipment.tenant_id, _SUMMARY_JSON).where(where)
+    return (
+        _sorted(query, field, direction, by_index=by_index)
+        .offset(bindparam("offset"))
+        .limit(bindparam("limit"))
+    )
+
+
 def _after_prefix(prefix: str) -> str | None:
     """The smallest string greater than every string starting with `prefix` (None when there
     is none: the prefix is all U+10FFFF)."""
@@ -555,8 +585,8 @@ _TIES_BY_MODIFIED = (
 
 
 def _sorted(
-    query: Select[_T], field: ShipmentSortField, direction: SortDirection, *, by_index: bool
-) -> Select[_T]:
+    query: Select[*_Ts], field: ShipmentSortField, direction: SortDirection, *, by_index: bool
+) -> Select[*_Ts]:
     """`by_index=False` sorts by an expression of the sort column (the same values), which
     keeps SQLite from choosing the sort order's index over the filter's."""
     column = _SORT_COLUMNS[field]
@@ -638,12 +668,12 @@ def _wire_time_sql(column: str) -> str:
     )
 
 
-# A summary as `ShipmentSummary` dumps it (by alias, without nulls, fields in the model's
-# order but `sharedBy`), written by SQLite: `json_patch` onto an empty object drops the null
-# members, at any depth, and keeps the order. The identifiers are stored as the interface
-# writes them (type and value, by alias; see `shipment_rules.prepare`).
+# A summary as `ShipmentSummary` dumps it (by alias, fields in the model's order but
+# `sharedBy`), written by SQLite; its null members are taken out by `_without_nulls`. The
+# identifiers are stored as the interface writes them (type and value, by alias; see
+# `shipment_rules.prepare`).
 _SUMMARY_JSON: ColumnElement[str] = literal_column(
-    "json_patch('{}', json_object("
+    "json_object("
     "'id', shipments.id, "
     "'identifiers', json(coalesce((SELECT json_extract(shipment_documents.data, '$.identifiers') "
     "FROM shipment_documents WHERE shipment_documents.shipment_pk = shipments.pk), '[]')), "
@@ -663,8 +693,37 @@ _SUMMARY_JSON: ColumnElement[str] = literal_column(
     "'carrier', shipments.carrier, "
     f"'createdDateTime', {_wire_time_sql('shipments.created_at')}, "
     f"'lastModifiedDateTime', {_wire_time_sql('shipments.last_modified_at')}"
-    "))"
+    ")"
 )
+# The members `_SUMMARY_JSON` may write as null, as it writes them: none is the first of its
+# object, so each follows a comma. Outside a string only: inside one, a quote is escaped.
+_NULL_MEMBERS = tuple(
+    f',"{name}":null'
+    for name in (
+        "primaryIdentifier",
+        "mode",
+        "currentState",
+        "originName",
+        "destinationName",
+        "nextEta",
+        "nextEtaTimeZone",
+        "latestEvent",
+        "dateTime",
+        "description",
+        "timeZone",
+        "carrier",
+    )
+)
+
+
+def _without_nulls(summaries: str) -> str:
+    """`_SUMMARY_JSON`s without their null members, as `exclude_none` dumps them (a pass of
+    `str.replace` per member over the page costs less than having SQLite drop them)."""
+    for member in _NULL_MEMBERS:
+        summaries = summaries.replace(member, "")
+    return summaries
+
+
 _PAGE_JSON_BY_ARRAY = select(Shipment.pk, Shipment.tenant_id, _SUMMARY_JSON).where(
     Shipment.pk.in_(select(_KEYS_IN_ARRAY.c.value))
 )
