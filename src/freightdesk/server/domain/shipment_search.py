@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, TypeVarTuple
 
-from pydantic_core import from_json, to_json
+from pydantic_core import to_json
 from sqlalchemy import (
     BindParameter,
     ColumnElement,
@@ -30,11 +30,9 @@ from sqlalchemy import (
     and_,
     bindparam,
     func,
-    literal_column,
     or_,
     select,
 )
-from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
 from freightdesk.models.shipment_search import (
@@ -44,12 +42,20 @@ from freightdesk.models.shipment_search import (
     SortDirection,
 )
 from freightdesk.models.tracking import SharingParty
+from freightdesk.server.domain.driver_statements import Statements
 from freightdesk.server.domain.identifiers import normalize_value
-from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.domain.shipment_summaries import (
+    PAGE_JSON_BY_ARRAY,
+    PAGE_ROWS,
+    PAGE_ROWS_BY_ARRAY,
+    SUMMARY_JSON,
+    owner_names,
+    summary_fields,
+    without_nulls,
+)
 from freightdesk.server.tables.tracking import (
     Shipment,
     ShipmentAttributeValue,
-    ShipmentDocument,
     ShipmentIdentifier,
     ShipmentShare,
 )
@@ -93,7 +99,7 @@ def search_json(
             summary = f'{summary[:-1]},"sharedBy":{to_json(party).decode()}}}'
         results.append(summary)
     paging = {"pageNumber": page, "pageSize": page_size, "total": found.total}
-    summaries = _without_nulls(",".join(results))
+    summaries = without_nulls(",".join(results))
     parts = [f'{{"paginationInfo":{to_json(paging).decode()},"results":[', summaries, "]"]
     if found.not_found_values is not None:
         parts.append(f',"notFoundValues":{to_json(found.not_found_values).decode()}')
@@ -107,8 +113,8 @@ def search_json(
 @dataclass
 class _Found:
     """What a search found: its page's rows and what the answer says besides. The rows are
-    the owner and the summary's JSON text when `as_json`, else `_PAGE_COLUMNS` and the
-    identifiers (date-times and identifiers as stored text when `as_text`)."""
+    the owner and the summary's JSON text when `as_json`, else `PAGE_ROWS`' columns (date-times
+    and identifiers as stored text when `as_text`)."""
 
     page: int
     page_size: int
@@ -133,9 +139,9 @@ def _find(
     """`as_json`: the page's summaries as JSON text where the database can write them."""
     # Plain column statements straight on the connection: the session's ORM execution path
     # (entity loading, result wrapping) costs more than these indexed queries themselves; on
-    # SQLite, on the driver's own cursor (see `_Statements`).
+    # SQLite, on the driver's own cursor (see `Statements`).
     connection = session.connection()
-    run = _Statements(connection)
+    run = Statements(connection)
     owners_of_shares = run.scalars(_SHARING_OWNERS, {"tenant": tenant_id})
     scope = _Scope(tenant_id, bool(owners_of_shares), owners_of_shares)
     # The request's values go to bound parameters; its shape (which filters, the sort) picks
@@ -173,7 +179,7 @@ def _find(
         else:
             rows = _page_rows(run, run.scalars(_keys(*where, *order), values), as_json=as_json)
     owner_at = 1 if as_json else 2
-    owners = _owner_names(session, {row[owner_at] for row in rows if row[owner_at] != tenant_id})
+    owners = owner_names(session, {row[owner_at] for row in rows if row[owner_at] != tenant_id})
     if as_json:
         rows = [row[1:] for row in rows]
     not_found = None
@@ -185,7 +191,7 @@ def _find(
     return _Found(page, page_size, total, rows, owners, run.raw, as_json, not_found, removed)
 
 
-def _page_rows(run: _Statements, keys: list[Any], *, as_json: bool) -> list[Any]:
+def _page_rows(run: Statements, keys: list[Any], *, as_json: bool) -> list[Any]:
     """The rows of the page whose keys are `keys`, in their order. Keys first (from the
     indexes alone), then the page's rows: skipped rows of deep pages and ties never load
     their data."""
@@ -196,11 +202,11 @@ def _page_rows(run: _Statements, keys: list[Any], *, as_json: bool) -> list[Any]
         # SQLite's statement cache keeps it prepared.
         array = {"keys": to_json(keys).decode()}
         if as_json:
-            page_rows = run.rows(_PAGE_JSON_BY_ARRAY, array)
+            page_rows = run.rows(PAGE_JSON_BY_ARRAY, array)
         else:
-            page_rows = run.rows(_PAGE_ROWS_BY_ARRAY, array)
+            page_rows = run.rows(PAGE_ROWS_BY_ARRAY, array)
     else:
-        page_rows = run.rows(_PAGE_ROWS, {"keys": keys})
+        page_rows = run.rows(PAGE_ROWS, {"keys": keys})
     loaded = {row[0]: row for row in page_rows}
     return [loaded[key] for key in keys if key in loaded]
 
@@ -215,112 +221,12 @@ def _model(found: _Found) -> ShipmentSearchResult:
                 "page_size": found.page_size,
                 "total": found.total,
             },
-            "results": [_summary(row, found.owners, found.as_text) for row in found.rows],
+            "results": [summary_fields(row, found.owners, found.as_text) for row in found.rows],
         }
     )
     result.not_found_values = found.not_found_values
     result.removed_ids = found.removed_ids
     return result
-
-
-class _Statements:
-    """Runs the search's statements. On SQLite, on the driver's cursor with each statement's
-    text compiled once (per length of its list parameters): SQLAlchemy's execution and result
-    machinery cost several times a narrow search's own time in the database. Elsewhere, on
-    the connection (typed values)."""
-
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-        self.raw = connection.dialect.name == "sqlite"
-
-    def rows(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> list[Any]:
-        if not self.raw:
-            return list(self.connection.execute(statement, values).all())
-        compiled = _driver_statement(
-            statement, self.connection.dialect, _lengths(statement, values)
-        )
-        cursor = self.connection.connection.cursor()
-        try:
-            cursor.execute(compiled.text, compiled.arguments(values))
-            return list(cursor.fetchall())
-        finally:
-            cursor.close()
-
-    def scalars(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> list[Any]:
-        if not self.raw:
-            return list(self.connection.scalars(statement, values).all())
-        return [row[0] for row in self.rows(statement, values)]
-
-    def scalar(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> int:
-        """A count (0 when the statement answers none)."""
-        found = self.scalars(statement, values)
-        return int(found[0] or 0) if found else 0
-
-
-@dataclass(frozen=True)
-class _DriverStatement:
-    """A statement as the driver runs it: its text and, per positional parameter, where its
-    value comes from (a value of the request, an item of a list value, or a constant of the
-    statement) and the bind processing its type asks for."""
-
-    text: str
-    parameters: tuple[tuple[str | None, int | None, Any, Callable[[Any], Any] | None], ...]
-
-    def arguments(self, values: dict[str, Any]) -> tuple[Any, ...]:
-        arguments = []
-        for name, index, constant, process in self.parameters:
-            if name is None:
-                arguments.append(constant)
-                continue
-            value = values[name] if index is None else values[name][index]
-            arguments.append(value if process is None else process(value))
-        return tuple(arguments)
-
-
-@lru_cache(maxsize=64)
-def _expanding(statement: Select[*tuple[Any, ...]]) -> tuple[str, ...]:
-    """The names of the statement's list parameters (`IN` with a list of values)."""
-    return tuple(bind.key for bind in statement.compile().binds.values() if bind.expanding)
-
-
-def _lengths(statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> tuple[int, ...]:
-    return tuple(len(values[name]) for name in _expanding(statement))
-
-
-@lru_cache(maxsize=1024)
-def _driver_statement(
-    statement: Select[*tuple[Any, ...]], dialect: Dialect, lengths: tuple[int, ...]
-) -> _DriverStatement:
-    compiled = statement.compile(dialect=dialect)
-    expanding = _expanding(statement)
-    placeholders: dict[str, Any] = {
-        bind.key: None for bind in compiled.binds.values() if bind.required
-    }
-    placeholders.update(
-        (name, [None] * length) for name, length in zip(expanding, lengths, strict=True)
-    )
-    state = compiled.construct_expanded_state(placeholders)
-    items = {
-        item: (name, index)
-        for name, expanded in state.parameter_expansion.items()
-        for index, item in enumerate(expanded)
-    }
-    parameters: list[tuple[str | None, int | None, Any, Callable[[Any], Any] | None]] = []
-    # The state names the processors of list items only; the compiled statement, the rest.
-    processors: dict[str, Any] = {**compiled._bind_processors, **state.processors}
-    for key in state.positiontup or ():
-        process = processors.get(key)
-        if key in items:
-            parameters.append((*items[key], None, process))
-        elif compiled.binds[key].required:
-            parameters.append((key, None, None, process))
-        else:
-            # A literal of the statement (`tenant_id + 0`, a limit, a JSON path).
-            constant = state.parameters[key]
-            parameters.append(
-                (None, None, constant if process is None else process(constant), None)
-            )
-    return _DriverStatement(state.statement, tuple(parameters))
 
 
 class _Scope:
@@ -551,9 +457,9 @@ def _summaries(
     direction: SortDirection,
     by_index: bool,
 ) -> Select[int, int, str]:
-    """`_keys` with each key's owner and summary JSON (`_PAGE_JSON_BY_ARRAY`'s columns)."""
+    """`_keys` with each key's owner and summary JSON (`PAGE_JSON_BY_ARRAY`'s columns)."""
     where = _where(shared, narrow, conditions, candidates)
-    query = select(Shipment.pk, Shipment.tenant_id, _SUMMARY_JSON).where(where)
+    query = select(Shipment.pk, Shipment.tenant_id, SUMMARY_JSON).where(where)
     return (
         _sorted(query, field, direction, by_index=by_index)
         .offset(bindparam("offset"))
@@ -608,188 +514,6 @@ def _sorted(
         # databases (they disagree on where NULL sorts by default).
         ordered = ordered.nulls_last()
     return query.order_by(ordered, *tie)
-
-
-def _owner_names(session: Session, tenant_ids: set[int]) -> dict[int, SharingParty]:
-    if not tenant_ids:
-        return {}
-    return {
-        tenant.id: SharingParty(tenant_name=tenant.name, tenant_uuid=uuid.UUID(tenant.uuid))
-        for tenant in session.scalars(select(Tenant).where(Tenant.id.in_(tenant_ids)))
-    }
-
-
-# What a summary shows: the summary columns and, of the user's data, only its identifiers
-# (extracted by the database: decoding each whole document, routes and all, cost more than
-# the rest of the page).
-_IDENTIFIERS = (
-    select(ShipmentDocument.data["identifiers"])
-    .where(ShipmentDocument.shipment_pk == Shipment.pk)
-    .scalar_subquery()
-)
-_PAGE_COLUMNS: tuple[Any, ...] = (
-    Shipment.pk,
-    Shipment.id,
-    Shipment.tenant_id,
-    Shipment.primary_identifier,
-    Shipment.mode,
-    Shipment.current_state,
-    Shipment.origin_name,
-    Shipment.destination_name,
-    Shipment.next_eta,
-    Shipment.next_eta_zone,
-    Shipment.latest_event_type,
-    Shipment.latest_event_at,
-    Shipment.latest_event_description,
-    Shipment.latest_event_zone,
-    Shipment.open_exception_count,
-    Shipment.carrier,
-    Shipment.created_at,
-    Shipment.last_modified_at,
-)
-_PAGE_KEYS = Shipment.pk.in_(bindparam("keys", expanding=True))
-_PAGE_ROWS = select(*_PAGE_COLUMNS, _IDENTIFIERS.label("identifiers")).where(_PAGE_KEYS)
-# On SQLite (run on the driver's cursor, see `_Statements`) the four date-times and the
-# identifiers come as the text they are stored as, which is what the answer shows; the keys
-# are one JSON array.
-_KEYS_IN_ARRAY = func.json_each(bindparam("keys")).table_valued("value")
-_PAGE_ROWS_BY_ARRAY = select(*_PAGE_COLUMNS, _IDENTIFIERS.label("identifiers")).where(
-    Shipment.pk.in_(select(_KEYS_IN_ARRAY.c.value))
-)
-
-
-def _wire_time_sql(column: str) -> str:
-    """A date-time column as SQLite stores it ("2026-01-02 03:04:05.120000", UTC) as pydantic
-    writes the aware instant ("2026-01-02T03:04:05.120000Z"; no fraction when it is zero)."""
-    day, time_of_day = f"substr({column}, 1, 10) || 'T' || ", f"substr({column}, 12"
-    return (
-        f"CASE WHEN substr({column}, 20) = '.000000' THEN {day}{time_of_day}, 8) || 'Z' "
-        f"ELSE {day}{time_of_day}) || 'Z' END"
-    )
-
-
-# A summary as `ShipmentSummary` dumps it (by alias, fields in the model's order but
-# `sharedBy`), written by SQLite; its null members are taken out by `_without_nulls`. The
-# identifiers are stored as the interface writes them (type and value, by alias; see
-# `shipment_rules.prepare`).
-_SUMMARY_JSON: ColumnElement[str] = literal_column(
-    "json_object("
-    "'id', shipments.id, "
-    "'identifiers', json(coalesce((SELECT json_extract(shipment_documents.data, '$.identifiers') "
-    "FROM shipment_documents WHERE shipment_documents.shipment_pk = shipments.pk), '[]')), "
-    "'primaryIdentifier', shipments.primary_identifier, "
-    "'mode', shipments.mode, "
-    "'currentState', nullif(shipments.current_state, ''), "
-    "'originName', shipments.origin_name, "
-    "'destinationName', shipments.destination_name, "
-    f"'nextEta', {_wire_time_sql('shipments.next_eta')}, "
-    "'nextEtaTimeZone', shipments.next_eta_zone, "
-    "'latestEvent', CASE WHEN shipments.latest_event_type IS NOT NULL THEN json_object("
-    "'type', shipments.latest_event_type, "
-    f"'dateTime', {_wire_time_sql('shipments.latest_event_at')}, "
-    "'description', shipments.latest_event_description, "
-    "'timeZone', shipments.latest_event_zone) END, "
-    "'openExceptionCount', shipments.open_exception_count, "
-    "'carrier', shipments.carrier, "
-    f"'createdDateTime', {_wire_time_sql('shipments.created_at')}, "
-    f"'lastModifiedDateTime', {_wire_time_sql('shipments.last_modified_at')}"
-    ")"
-)
-# The members `_SUMMARY_JSON` may write as null, as it writes them: none is the first of its
-# object, so each follows a comma. Outside a string only: inside one, a quote is escaped.
-_NULL_MEMBERS = tuple(
-    f',"{name}":null'
-    for name in (
-        "primaryIdentifier",
-        "mode",
-        "currentState",
-        "originName",
-        "destinationName",
-        "nextEta",
-        "nextEtaTimeZone",
-        "latestEvent",
-        "dateTime",
-        "description",
-        "timeZone",
-        "carrier",
-    )
-)
-
-
-def _without_nulls(summaries: str) -> str:
-    """`_SUMMARY_JSON`s without their null members, as `exclude_none` dumps them (a pass of
-    `str.replace` per member over the page costs less than having SQLite drop them)."""
-    for member in _NULL_MEMBERS:
-        summaries = summaries.replace(member, "")
-    return summaries
-
-
-_PAGE_JSON_BY_ARRAY = select(Shipment.pk, Shipment.tenant_id, _SUMMARY_JSON).where(
-    Shipment.pk.in_(select(_KEYS_IN_ARRAY.c.value))
-)
-
-
-def _stored_utc(value: str | None) -> str | None:
-    """A date-time as `UtcDateTime` stores it on SQLite (UTC without an offset), as ISO 8601
-    text in UTC for pydantic to parse."""
-    return None if value is None else value + "Z"
-
-
-def _summary(row: Any, owners: dict[int, SharingParty], as_text: bool) -> dict[str, Any]:
-    """A summary's fields from a page row, for `ShipmentSearchResult`'s validation."""
-    (
-        _pk,
-        shipment_id,
-        owner,
-        primary_identifier,
-        mode,
-        current_state,
-        origin_name,
-        destination_name,
-        next_eta,
-        next_eta_zone,
-        latest_event_type,
-        latest_event_at,
-        latest_event_description,
-        latest_event_zone,
-        open_exception_count,
-        carrier,
-        created_at,
-        last_modified_at,
-        identifiers,
-    ) = row
-    if as_text:
-        next_eta = _stored_utc(next_eta)
-        latest_event_at = _stored_utc(latest_event_at)
-        created_at = _stored_utc(created_at)
-        last_modified_at = _stored_utc(last_modified_at)
-        # pydantic's parser: about five times json.loads' speed on these short arrays.
-        identifiers = from_json(identifiers) if identifiers is not None else None
-    latest = None
-    if latest_event_type is not None:
-        latest = {
-            "type": latest_event_type,
-            "date_time": latest_event_at,
-            "description": latest_event_description,
-            "time_zone": latest_event_zone,
-        }
-    return {
-        "id": shipment_id,
-        "identifiers": identifiers or [],
-        "primary_identifier": primary_identifier,
-        "mode": mode,
-        "current_state": current_state or None,
-        "origin_name": origin_name,
-        "destination_name": destination_name,
-        "next_eta": next_eta,
-        "next_eta_time_zone": next_eta_zone,
-        "latest_event": latest,
-        "open_exception_count": open_exception_count,
-        "carrier": carrier,
-        "created_date_time": created_at,
-        "last_modified_date_time": last_modified_at,
-        "shared_by": owners.get(owner),
-    }
 
 
 def _not_found(connection: Connection, scope: _Scope, values: Sequence[str]) -> list[str]:
