@@ -520,13 +520,21 @@ def test_search_filters_by_identifiers_name_and_type(tenant: TenantHandle) -> No
         identifiers=[{"type": "BILL_OF_LADING", "value": "A"}, {"type": "PRO", "value": "P1"}],
     )
     invoice = created(
-        tenant.http, name="Invoice B", type="INVOICE", identifiers=[{"type": "PRO", "value": "P2"}]
+        tenant.http,
+        name="Invoice B",
+        type="INVOICE",
+        identifiers=[{"type": "PRO", "value": "P2"}],
+        parsedData={"shipper": "Zürich AG", "lines": [{"pieces": 4, "kg": 12.5}], "paid": None},
     )
     everything = search(tenant.http)
     assert everything["paginationInfo"] == {"pageNumber": 1, "pageSize": 10, "total": 3}
     # Newest first.
     assert [d["id"] for d in everything["results"]] == [invoice["id"], pod["id"], bol["id"]]
     assert everything["results"][0] == invoice
+    # Each as reading the document answers it (on SQLite the search reads the stored text of
+    # date-times and parsed data itself).
+    for document in everything["results"]:
+        assert document == tenant.http.get(f"{PATH}/{document['id']}").json()
     assert search(tenant.http, None) == everything
 
     assert found_ids(tenant.http, identifier_search("BILL_OF_LADING", "A")) == {

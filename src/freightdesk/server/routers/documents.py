@@ -395,7 +395,6 @@ def delete_document(
 @router.post("/search", responses=ERRORS, response_model=DocumentSearchResults)
 async def search(
     principal: PrincipalDep,
-    session: SessionDep,
     request: Request,
     # Pages past the end are answered empty without a query, so any int64 page is fine.
     page: Annotated[Int64, Query(ge=1)] = 1,
@@ -407,16 +406,18 @@ async def search(
     Answers `{paginationInfo: {pageNumber, pageSize, total}, results: [Document]}`.
     """
     criteria = body or DocumentSearch()
+    engine = context_of(request).engine  # a connection, not a session: nothing to load
 
     def read() -> str:
-        found = search_documents(session, _viewer(principal), criteria, page=page, size=size)
+        with engine.connect() as connection:
+            viewer = _viewer(principal)
+            found = search_documents(connection, viewer, criteria, page=page, size=size)
         # The bytes FastAPI would write for the response model (nulls included), without its
         # second validation of the answer.
         return found.model_dump_json(by_alias=True)
 
     # On SQLite an indexed page costs less than the hop to the thread pool and back (issue 18).
-    answer = await on_loop_when_cheap(read, reads=context_of(request).engine)
-    return Response(answer, media_type="application/json")
+    return Response(await on_loop_when_cheap(read, reads=engine), media_type="application/json")
 
 
 # --- download (an extension: the interface has no operation for a file's bytes) ------------
