@@ -16,9 +16,9 @@ What they showed (28 Nov, SQLite, load 0.9 to 19): the 96 MiB upload at 0.45x to
 minimal app (59 MiB/s at load 17, 421 at load 0.9), service memory +3.2 to +4.9 MiB; download
 0.35x to 1.06x; the 413 after 0.09 to 0.33 s, by load; searches 3x the minimal app for a small
 answer (2.6 to 4.2 ms against 0.9 to 1.3 ms). With the search's statements built once per
-shape and the route on the event loop (28 Nov, load 1.0): by identifier 1.02 to 1.38 ms, 1.7x
-to 2.0x, against GET account groups' 1.22x to 1.47x, the floor of an authenticated answer that
-reads the database (docs/performance.md, "Targets missed").
+shape, run on SQLite's cursor, on the event loop (28 Nov, load 1.4): by identifier 1.22 ms,
+1.6x, against GET account groups' 1.48x, the floor of an authenticated answer that reads the
+database (docs/performance.md, "Targets missed").
 
     python -m bench.bench_documents [--megabytes 96] [--documents 2000] [--repeat 30]
                                     [--database postgresql://...] [--search-only]

@@ -19,17 +19,8 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic_core import from_json
-from sqlalchemy import (
-    BindParameter,
-    ColumnElement,
-    Connection,
-    Select,
-    and_,
-    bindparam,
-    func,
-    or_,
-    select,
-)
+from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, func, or_, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from freightdesk.models.auth import TenantRole
