@@ -1,14 +1,18 @@
 """At 1366x768, the smallest window people use, each list pane shows its key columns whole:
 every one inside the table's viewport (room kept for the vertical scroll bar a longer list
 brings), its header not cut, and the cells of the columns named not elided. Against the real
-local service, with the pane shown at the room the window gives it. At 1440x900, the default
-window, the Shipments detail also gets its room beside the list."""
+local service, with the pane shown at the room the window gives it. The Shipments list shows
+its whole key set unelided, a shipment chosen, at 1366x768, 1440x900 (the default window)
+and 1920x1080, the detail's tabs all in sight."""
 
 from __future__ import annotations
 
+import random
+import uuid
 from collections.abc import Sequence
 from datetime import date, timedelta
 
+import pytest
 from PySide6.QtCore import QDate, QModelIndex, QSettings, Qt
 from PySide6.QtWidgets import QHeaderView, QStyle, QTableView, QWidget
 from pytestqt.qtbot import QtBot
@@ -19,9 +23,11 @@ from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.packages.pane import PackagesPane
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.panes.yard.pane import YardPane
 from freightdesk.ui.widgets.elided import is_elided
+from tests.server.test_carrier_push_support import iso, java_time, now
 from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
@@ -34,6 +40,7 @@ from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_schedules_pane import _searched
 from tests.ui.test_shipment_overview import _click_row_of
 from tests.ui.test_shipments_pane import _ltl, _put
+from tests.ui.test_shipments_triage import _parcel
 from tests.ui.test_yard_pane import SITES
 
 __all__ = ["connected"]
@@ -43,6 +50,8 @@ __all__ = ["connected"]
 AT_1366 = (1180, 718)
 # The same at 1440x900, the app's default window.
 AT_1440 = (1254, 850)
+# The same at 1920x1080.
+AT_1920 = (1734, 1030)
 # The detail's least width at 1440x900: its timeline and overview without the wrapping of
 # the ~330 px it used to get there (issue 14).
 DETAIL_AT_1440 = 500
@@ -219,6 +228,74 @@ async def test_shipments(
     await settle(session)
 
 
+# The Shipments list's key columns, in their order.
+SHIPMENT_KEYS = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
+SHIPMENT_KEYS += ["Next ETA", "Carrier"]
+
+
+def _demo_like_parcel(tenant: TenantHandle, late_by: timedelta) -> tuple[str, str]:
+    """A parcel as the demo's are, its texts the usual longest of the key columns: a 17-digit
+    number, a depot's name, late by `late_by` against its delivery window. (id, number)"""
+    start = now()
+    number = f"0614141{random.randrange(10**10):010d}"
+    end = start + timedelta(hours=2)
+    stops = [
+        {"id": str(uuid.uuid4()), "type": "PICKUP", "name": "Alder & Finch Poznan Plant"},
+        {
+            "id": str(uuid.uuid4()),
+            "type": "DELIVERY",
+            "name": "Alder & Finch Ontario DC",
+            "appointmentWindow": {"startDateTime": iso(start), "endDateTime": iso(end)},
+        },
+    ]
+    shipment_id = _put(
+        tenant,
+        {
+            "identifiers": [{"type": "TRACKING_NUMBER", "value": number}],
+            "plan": {"expectedTransportationModes": ["PARCEL"]},
+            "routeInfo": {"stops": stops},
+        },
+    )
+    _parcel(tenant, number, "PICKED_UP", start - timedelta(minutes=30))
+    eta = java_time(end + late_by)
+    _parcel(tenant, number, "ETA", start - timedelta(minutes=5), estimatedTimeOfArrival=eta)
+    return shipment_id, number
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1440, AT_1920], ids=["1366", "1440", "1920"])
+async def test_shipments_key_columns_whole_with_a_shipment_chosen(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    room: tuple[int, int],
+) -> None:
+    """A new user's list at each usual screen, a shipment chosen (the detail shares the
+    pane): every key column in view, its header whole, and every cell of them unelided: a
+    17-digit number, a depot's name, "Late 21 h" (the minutes in the tooltip). The detail's
+    tabs are all in sight, no scroll arrows."""
+    session, tenant = connected
+    chosen, number = _demo_like_parcel(tenant, timedelta(hours=21, minutes=17))
+    _demo_like_parcel(tenant, timedelta(hours=9, minutes=58))
+    _put(tenant, _ltl("PRO-7730041"))
+    pane = await _started(qtbot, session, settings, room)
+    await wait_until(lambda: pane.model.rowCount() == 3, 30)
+    _click_row_of(qtbot, pane, chosen)
+    await wait_until(lambda: number in pane.detail.title.text(), 30)
+    attention = pane.model.index(pane.model.row_of(chosen) or 0, COLUMN_INDEX["attention"])
+    await wait_until(lambda: str(pane.model.data(attention)).endswith("Late 21 h"), 30)
+    assert "21 h 17 m" in str(pane.model.data(attention, Qt.ItemDataRole.ToolTipRole))
+    assert_columns_fit(pane.table, pane, SHIPMENT_KEYS, whole=SHIPMENT_KEYS)
+    detail = pane.splitter.widget(1)
+    assert detail.width() >= detail.minimumSizeHint().width()
+    bar = pane.detail.tabs.tabBar()
+    last = bar.tabRect(bar.count() - 1)
+    assert last.right() <= bar.width(), (last.right(), bar.width())
+    # The list keeps the larger share, beside or above the detail.
+    assert pane.splitter.sizes()[0] > pane.splitter.sizes()[1], pane.splitter.sizes()
+    pane.shutdown()
+    await settle(session)
+
+
 async def test_shipments_shown_before_the_session(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
 ) -> None:
@@ -239,7 +316,8 @@ async def test_shipments_detail_at_the_default_window(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
 ) -> None:
     """At 1440x900, started as the app starts, the detail gets room for its timeline and
-    overview while the list keeps its key columns in view."""
+    overview (below the list, the window too narrow for both side by side) while the list
+    keeps its key columns in view."""
     session, tenant = connected
     shipment = _ltl("PRO-5513")
     stops = shipment["routeInfo"]["stops"]  # type: ignore[index]
@@ -256,7 +334,7 @@ async def test_shipments_detail_at_the_default_window(
     detail = pane.splitter.widget(1)
     assert detail.width() >= DETAIL_AT_1440, pane.splitter.sizes()
     # The list still has the larger share: it is where the dispatcher works.
-    assert pane.splitter.sizes()[0] > detail.width()
+    assert pane.splitter.sizes()[0] > pane.splitter.sizes()[1], pane.splitter.sizes()
     # The timeline shows its three times beside the event's words: the Estimated column ends
     # in sight. The stop's appointment is its Planned time, the window whole in the tooltip.
     _click_row_of(qtbot, pane, shipment_id)

@@ -73,6 +73,11 @@ SYMBOLS = {
     Attention.AT_RISK: "○",
 }
 
+# From this delay on the cell leaves out the minutes; from `_DAYS` on the verdict counts in
+# days and hours itself (service/triage.py's duration_text).
+LONG_DELAY = timedelta(hours=10)
+_DAYS = timedelta(hours=48)
+
 _DISPLAY = Qt.ItemDataRole.DisplayRole.value
 _TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
 _FOREGROUND = Qt.ItemDataRole.ForegroundRole.value
@@ -90,7 +95,15 @@ def attention_color(kind: Attention) -> QColor | None:
 
 
 def attention_text(verdict: Verdict) -> str:
-    return f"{SYMBOLS[verdict.worst]} {verdict.text}" if verdict.worst else ""
+    """The cell's words: the verdict's, but a delay of ten hours or more in whole hours
+    ("Late 21 h", not "Late 21 h 17 m"), so that the narrow column at 1366 px shows it whole;
+    the minutes are in the tooltip."""
+    if not verdict.worst:
+        return ""
+    late = verdict.late_by
+    if verdict.worst is Attention.LATE and late is not None and LONG_DELAY <= late < _DAYS:
+        return f"{SYMBOLS[verdict.worst]} Late {late // timedelta(hours=1)} h"
+    return f"{SYMBOLS[verdict.worst]} {verdict.text}"
 
 
 def attention_data(verdict: Verdict, role: int) -> Any:

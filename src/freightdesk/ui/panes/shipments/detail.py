@@ -36,6 +36,7 @@ from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import money_text, state_text
+from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
 from freightdesk.ui.panes.shipments.history_bar import HistoryExportBar
 from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
@@ -48,7 +49,6 @@ from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
 from freightdesk.ui.widgets.tabs import size_to_current_tab
-from freightdesk.ui.widgets.wrapping import wrap_column
 
 if TYPE_CHECKING:
     # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
@@ -136,16 +136,7 @@ class ShipmentDetailView(QWidget):
         self.tabs = QTabWidget(self)
         self.timeline = QTreeWidget(self)
         self.timeline.setObjectName("timeline")
-        self.timeline.setHeaderLabels(["Event", "Actual", "Planned", "Estimated", "Source"])
-        self.timeline.setAlternatingRowColors(True)
-        timeline_header = self.timeline.header()
-        timeline_header.setStretchLastSection(True)
-        timeline_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        # The event text gets a readable width the user can drag; times fit their contents.
-        # It wraps, so a narrow one keeps the times in sight beside the list (1366, 1440).
-        timeline_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        timeline_header.resizeSection(0, 150)
-        wrap_column(self.timeline, 0)  # an exception's text is read whole, never cut
+        set_up_timeline(self.timeline)
         self.overview = OverviewTab(session, self)
         self.overview.setObjectName("overviewTab")
         # The Overview's tables, as the rest of the app and its tests know them.
@@ -224,7 +215,7 @@ class ShipmentDetailView(QWidget):
         map_layout.addWidget(self.map_splitter)
         self.tabs.addTab(self.timeline_tab, "Timeline")
         self.tabs.addTab(self.map_tab, "Map")
-        self.tabs.addTab(self.overview, "Overview")
+        self.tabs.addTab(scrolled(self.overview), "Overview")
         self.tabs.addTab(route, "Route")
         self.tabs.addTab(states_costs, "States && costs")
         self.tabs.addTab(self.related, "Related")

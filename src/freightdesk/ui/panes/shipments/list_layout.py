@@ -1,20 +1,20 @@
 """The Shipments list's layout: its columns (widths, order, visibility, the sort), the room
 the list and the detail share, and the memory of both across starts.
 
-At 1366 px the key columns (shipment, mode, state, attention, origin, destination, next ETA,
-carrier) fit without scrolling: they come first, long names are cut in the middle (the whole
-text in the tooltip). While the user has not moved the splitter, the detail gets
-`DETAIL_COMFORT` (its timeline's Time, Event, Place and Estimated columns and the overview
-read without wrapping) when the key columns still fit beside it, places down to
-`PLACE_LEAST`; a narrower window gives the list its key columns and the detail the rest (down
-to its minimum), a wider one gives the list `LIST_SHARE`. In a wider list, Origin and
-Destination take the room beyond the other key columns (up to `PLACE_MOST`), until the user
-sizes one of them: from then on their widths are the user's, kept across starts.
+The key columns (shipment, mode, state, attention, origin, destination, next ETA, carrier)
+come first and show their usual texts whole (longer ones cut in the middle, the whole text in
+the tooltip). While the user has not moved the splitter: a window too narrow for them whole
+beside the detail's `DETAIL_COMFORT` (1366 and 1440 px) puts the detail below the list, which
+keeps most of the height; a wider one (1920 px) keeps the detail beside, with `DETAIL_COMFORT`
+or `1 - LIST_SHARE` of the width. Origin and Destination take the list's room beyond the other
+key columns (`PLACE_LEAST` to `PLACE_MOST`), until the user sizes one of them: from then on
+their widths are the user's, kept across starts.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QSettings, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 
 from freightdesk.ui.panes.shipments.attention import place_attention
@@ -38,9 +38,24 @@ LIST_SHARE = 0.6
 # overview's labelled values on one line each (at 1440x900 the list keeps its key columns).
 DETAIL_COMFORT = 520
 # The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
-# usual text still fits (longer ones cut in the middle, whole in the tooltip), so that the
-# detail gets its comfort at 1440 px. A layout the user kept has the user's widths.
-KEY_WIDTHS = {"primaryIdentifier": 110, "attention": 115, "carrier": 60}
+# usual text still fits (longer ones cut in the middle, whole in the tooltip). A layout the
+# user kept has the user's widths.
+KEY_WIDTHS = {"carrier": 60}
+# The usual longest text of these key columns, measured in the table's font for their fresh
+# width: a 17-digit bill of lading, a delay under ten hours (longer ones drop the minutes,
+# attention.py), in bold as late ones are drawn.
+KEY_SAMPLES = {
+    "primaryIdentifier": ("06141416429700984", False),
+    "attention": ("● Late 9 h 59 m", True),
+}
+# A cell's text margins and the focus frame's (Qt's item view draws within them).
+CELL_PADDING = 14
+# The usual place name of a depot, "Alder & Finch Poznan Plant": the places' width when the
+# list wants its key columns whole, which decides if the detail fits beside it.
+PLACE_WHOLE_SAMPLE = "Alder & Finch Poznan Plant"
+# The list's share of the height when the detail goes below it (a window too narrow for
+# both side by side): the list is where the dispatcher works.
+STACKED_LIST_SHARE = 0.58
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
@@ -72,11 +87,13 @@ class ListLayout(QWidget):
     _places_chosen: bool = False
     # True while the widths are set by the app, not the user.
     _sizing: bool = False
+    # The split kept from the last start, until restored at the splitter's real size.
+    _kept_split: QByteArray | None = None
 
     def _set_up_columns(self) -> None:
         header = self.table.horizontalHeader()
         for index, column in enumerate(COLUMNS):
-            self.table.setColumnWidth(index, KEY_WIDTHS.get(column.key, column.width))
+            self.table.setColumnWidth(index, self._fresh_width(column))
             self.table.setColumnHidden(index, not column.visible_by_default)
         place_key_columns(header)
         # What needs attention first (the most recently updated first among equals), until
@@ -91,6 +108,15 @@ class ListLayout(QWidget):
         self.table.viewport().installEventFilter(self)
         self._places_chosen = self.settings.value(PLACES_CHOSEN) in (True, "true")
         header.sectionResized.connect(self._section_resized)
+
+    def _fresh_width(self, column: Column) -> int:
+        sample = KEY_SAMPLES.get(column.key)
+        if sample is None:
+            return KEY_WIDTHS.get(column.key, column.width)
+        text, bold = sample
+        font = QFont(self.table.font())
+        font.setBold(bold)
+        return QFontMetrics(font).horizontalAdvance(text) + CELL_PADDING
 
     def visible_columns(self) -> list[Column]:
         header = self.table.horizontalHeader()
@@ -157,9 +183,9 @@ class ListLayout(QWidget):
         finally:
             self._sizing = False
 
-    def _key_width(self) -> int:
-        """The key columns' least width: the places at `PLACE_LEAST` while they stretch
-        (their width follows the list's), as the user left them once sized."""
+    def _key_width(self, place: int = PLACE_LEAST) -> int:
+        """The key columns' width with the places at `place` while they stretch (their
+        width follows the list's), as the user left them once sized."""
         header = self.table.horizontalHeader()
         width = 0
         for key in KEY_COLUMNS:
@@ -167,19 +193,46 @@ class ListLayout(QWidget):
             if header.isSectionHidden(index):
                 continue
             stretches = key in PLACE_COLUMNS and not self._places_chosen
-            width += PLACE_LEAST if stretches else header.sectionSize(index)
+            width += place if stretches else header.sectionSize(index)
         return width
 
+    def _beside(self) -> bool:
+        """Whether the detail fits beside the list: the key columns whole (a usual place
+        name in each place column) and the detail's `DETAIL_COMFORT`."""
+        place = self.table.fontMetrics().horizontalAdvance(PLACE_WHOLE_SAMPLE) + CELL_PADDING
+        wanted = self._key_width(place) + 2 * self.table.frameWidth()
+        wanted += self.table.verticalScrollBar().sizeHint().width()
+        return wanted + self.splitter.handleWidth() + DETAIL_COMFORT <= self.splitter.width()
+
     def default_split(self) -> None:
-        """The list's share of the splitter, unless the user chose one: the detail gets
-        `DETAIL_COMFORT` (or `1 - LIST_SHARE` of a wide window) while the key columns fit
-        beside it; a narrower window gives the list its key columns, the detail keeping its
-        minimum."""
+        """The list's share of the splitter, unless the user chose one. A window too narrow
+        for the key columns whole beside the detail's comfort (1366 and 1440 px) puts the
+        detail below the list, the list keeping `STACKED_LIST_SHARE` of the height. Beside
+        it, the detail gets `DETAIL_COMFORT` (or `1 - LIST_SHARE` of a wide window) while
+        the key columns fit; a narrower room gives the list its key columns, the detail
+        keeping its minimum."""
         if not self._split_is_default:
+            if self._kept_split is not None and self.splitter.isVisible():
+                # Again at the splitter's real size: restored before the pane had it, the
+                # sizes were shared out anew (by the stretch factors) when it got it.
+                self.splitter.restoreState(self._kept_split)
+                self._kept_split = None
             return
-        total = sum(self.splitter.sizes())
         detail = self.splitter.widget(1)
-        if total <= 0 or detail is None:
+        if sum(self.splitter.sizes()) <= 0 or detail is None:
+            return
+        beside = self._beside()
+        orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        if self.splitter.orientation() != orientation:
+            self.splitter.setOrientation(orientation)
+        # The splitter's own room (its sizes are still the other orientation's until laid
+        # out again).
+        length = self.splitter.width() if beside else self.splitter.height()
+        total = length - self.splitter.handleWidth()
+        if not beside:
+            list_height = round(total * STACKED_LIST_SHARE)
+            if self.splitter.sizes() != [list_height, total - list_height]:
+                self.splitter.setSizes([list_height, total - list_height])
             return
         # The frame and the vertical scroll bar a longer list brings.
         wanted = self._key_width() + 2 * self.table.frameWidth()
@@ -212,6 +265,7 @@ class ListLayout(QWidget):
         if splitter_state is not None:
             self._split_is_default = False
             self.splitter.restoreState(splitter_state)
+            self._kept_split = splitter_state
         else:
             self.default_split()
 
@@ -219,4 +273,5 @@ class ListLayout(QWidget):
         self._layout_timer.stop()
         self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
         self.settings.setValue("shipments/attentionPlaced", True)
-        self.settings.setValue("shipments/splitter", self.splitter.saveState())
+        if not self._split_is_default:  # a split of the app's own follows the window's size
+            self.settings.setValue("shipments/splitter", self.splitter.saveState())
