@@ -115,6 +115,8 @@ async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, Tenan
             hint = edit.fontMetrics().horizontalAdvance(edit.placeholderText())
             assert hint < edit.width() - 8, (edit.placeholderText(), edit.width())
     assert pane.minimumSizeHint().width() <= pane.width()
+    # The order's longest choice ("Deliveries on schedule") is read whole.
+    assert pane.sort_by.sizeHint().width() <= pane.sort_by.width(), pane.sort_by.width()
     pane.shutdown()
 
 

@@ -56,13 +56,15 @@ VOLUMES = {
     VolumeBucket.VOLUME_51_TO_100_SHIPMENTS: "51 shipments or more",
     VolumeBucket.VOLUME_101_OR_MORE_SHIPMENTS: "101 shipments or more",
 }
+# Short, as the columns' headers: the form's room at 1366 px cut "Shipments in the past 365
+# days" (the note below the form says which days the figures cover).
 SORTS = {
-    CapacitySortBy.SHIPMENT_VOLUME: f"Shipments in {YEAR}",
-    CapacitySortBy.RECENT_SHIPMENT_VOLUME: f"Shipments in {RECENT}",
+    CapacitySortBy.SHIPMENT_VOLUME: f"Shipments, {STATISTICS_DAYS} d",
+    CapacitySortBy.RECENT_SHIPMENT_VOLUME: f"Shipments, {RECENT_DAYS} d",
     CapacitySortBy.DELIVERY_SCHEDULE_RELIABILITY: "Deliveries on schedule",
     CapacitySortBy.PICKUP_SCHEDULE_RELIABILITY: "Pickups on schedule",
-    CapacitySortBy.PERCENT_TRACKED: f"Tracked in {YEAR}",
-    CapacitySortBy.RECENT_PERCENT_TRACKED: f"Tracked in {RECENT}",
+    CapacitySortBy.PERCENT_TRACKED: f"Tracked, {STATISTICS_DAYS} d",
+    CapacitySortBy.RECENT_PERCENT_TRACKED: f"Tracked, {RECENT_DAYS} d",
 }
 DIRECTIONS = {SortDirection.DESC: "Highest first", SortDirection.ASC: "Lowest first"}
 MINIMUMS = {
