@@ -104,13 +104,13 @@ class DocumentsPane(ListExport, QWidget):
         self.identifier_type.setMinimumContentsLength(15)
         self.identifier_value = QLineEdit(self)
         self.identifier_value.setObjectName("identifierValue")
-        self.identifier_value.setPlaceholderText("Values, comma separated")
+        self.identifier_value.setPlaceholderText("e.g. 4711, 4712")  # short: fits 1366 px
         self.identifier_value.setToolTip(
             "One or more values of the chosen identifier type, separated by commas; a document "
             "with any one of them is found."
         )
         self.identifier_value.setClearButtonEnabled(True)
-        self.identifier_value.setMinimumWidth(180)
+        self.identifier_value.setMinimumWidth(130)
         self.name = QLineEdit(self)
         self.name.setObjectName("documentName")
         self.name.setPlaceholderText("Exact name")
@@ -138,7 +138,7 @@ class DocumentsPane(ListExport, QWidget):
         search_errors = ErrorLabel(self)
         self.search_errors = FieldErrors(search_errors)
         grid = QGridLayout()
-        grid.setHorizontalSpacing(8)
+        grid.setHorizontalSpacing(6)
         identifier = QHBoxLayout()
         identifier.addWidget(self.identifier_type)
         identifier.addWidget(self.identifier_value, 1)
@@ -169,7 +169,7 @@ class DocumentsPane(ListExport, QWidget):
         grid.setColumnStretch(3, 2)
         top = QHBoxLayout()
         top.addLayout(grid, 1)
-        top.addSpacing(16)
+        top.addSpacing(8)
         top.addWidget(role_label)
         top.addWidget(self.role)
         top.addWidget(self.upload_button)
