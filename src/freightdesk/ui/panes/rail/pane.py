@@ -194,12 +194,12 @@ def arrival_text(leg: RailStatusResponse) -> str:
 
 
 # Sized for a 1366-pixel window beside the form; the ramps take the room left, a cut cell
-# telling its whole text.
+# telling its whole text. A 17-digit bill of lading (what people look a leg up by) is whole.
 COLUMNS: list[Column[RailStatusResponse]] = [
-    Column("Equipment", equipment_text, 110),
-    Column("BOL / waybill", identifiers_text, 110),
+    Column("Equipment", equipment_text, 100),
+    Column("BOL / waybill", identifiers_text, 138),
     Column("Status", current_text, 140),
-    Column("Where", where_text, 190),
+    Column("Where", where_text, 180),
     Column("Arrival expected", arrival_text, 125, value=arrival_time),
     Column("Ramps", route_text, 200, tooltip=route_text),
 ]
