@@ -41,12 +41,12 @@ DETAIL_COMFORT = 520
 # usual text still fits (longer ones cut in the middle, whole in the tooltip). A layout the
 # user kept has the user's widths.
 KEY_WIDTHS = {"carrier": 60}
-# The usual longest text of these key columns, measured in the table's font for their fresh
-# width: a 17-digit bill of lading, a delay under ten hours (longer ones drop the minutes,
-# attention.py), in bold as late ones are drawn.
+# The usual longest texts of these key columns, measured in the table's font (bold where
+# drawn bold) for their fresh width: a 17-digit bill of lading; a delay under ten hours
+# (longer ones drop the minutes, attention.py) and a silence of days.
 KEY_SAMPLES = {
-    "primaryIdentifier": ("06141416429700984", False),
-    "attention": ("● Late 9 h 59 m", True),
+    "primaryIdentifier": [("06141416429700984", False)],
+    "attention": [("● Late 9 h 59 m", True), ("⊘ No signal 9 d 23 h", False)],
 }
 # A cell's text margins and the focus frame's (Qt's item view draws within them).
 CELL_PADDING = 14
@@ -110,13 +110,15 @@ class ListLayout(QWidget):
         header.sectionResized.connect(self._section_resized)
 
     def _fresh_width(self, column: Column) -> int:
-        sample = KEY_SAMPLES.get(column.key)
-        if sample is None:
+        samples = KEY_SAMPLES.get(column.key)
+        if samples is None:
             return KEY_WIDTHS.get(column.key, column.width)
-        text, bold = sample
-        font = QFont(self.table.font())
-        font.setBold(bold)
-        return QFontMetrics(font).horizontalAdvance(text) + CELL_PADDING
+        widths = []
+        for text, bold in samples:
+            font = QFont(self.table.font())
+            font.setBold(bold)
+            widths.append(QFontMetrics(font).horizontalAdvance(text))
+        return max(widths) + CELL_PADDING
 
     def visible_columns(self) -> list[Column]:
         header = self.table.horizontalHeader()

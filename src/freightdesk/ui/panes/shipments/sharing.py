@@ -54,7 +54,6 @@ NOT_TOLD = "This service does not tell: ask your administrator for your tenant i
 NOT_YOURS = "Shared with you: whom else its owner shares it with is theirs to see"
 NOT_SHARED = "Not shared with another company — Share with… lets a partner follow it"
 STOP_COLUMN = 3
-COMPANY_WIDTH = 100
 TENANT_ID_WIDTH = 64
 STOP_TEXT = "Stop…"  # short: "Stop sharing with <company>…" is its tooltip
 
@@ -169,9 +168,12 @@ class SharingTab(QWidget):
         self.recipients.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.recipients.setWordWrap(False)
         header = self.recipients.horizontalHeader()
-        for column, width in ((0, COMPANY_WIDTH), (1, TENANT_ID_WIDTH)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(column, width)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(1, TENANT_ID_WIDTH)
+        # The company takes the room the other columns leave, not the Stop… button: a wide
+        # detail (below the list) shows the name whole.
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.share = QPushButton("Share with…", self)
         self.share.setObjectName("shareWith")
         self.message = ErrorLabel(self)
