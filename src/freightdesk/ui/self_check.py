@@ -215,6 +215,7 @@ async def _export_xlsx(session: AppSession, home: Path) -> int:
     import multiprocessing
     from datetime import UTC, datetime
 
+    from freightdesk.service.clock import iso_time
     from freightdesk.service.export import Cell, ExportFormat, write_table
 
     found = await _demo_shipments(session, EXPORT_ROWS)
@@ -235,7 +236,7 @@ async def _export_xlsx(session: AppSession, home: Path) -> int:
         read = [list(row) for row in sheet.iter_rows(values_only=True)] if sheet else []
     finally:
         workbook.close()
-    expected = [["Shipment", "Checked at"], *([s, now.isoformat()] for s in sorted(found))]
+    expected = [["Shipment", "Checked at"], *([s, iso_time(now)] for s in sorted(found))]
     if read != expected:
         raise SelfCheckFailed(
             f"the exported workbook reads back as {read[:3]}…, not {expected[:3]}…"

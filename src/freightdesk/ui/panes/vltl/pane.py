@@ -237,11 +237,12 @@ class VltlPane(QWidget):
 
     async def _restore(self) -> None:
         """What the cache holds, shown until something newer is asked."""
+        # Both read before either is shown: the pane appears whole, not quotes first.
         last = await self.service.last_quotes()
+        dispatched = await self.service.last_dispatch()
         if last is not None and self.last is None:
             self.form.fill(last.request.wire())
             self.show_quotes(last)
-        dispatched = await self.service.last_dispatch()
         if dispatched is not None and self.result.text() == "Nothing dispatched yet.":
             self.result.setText(dispatch_text(dispatched))
 
