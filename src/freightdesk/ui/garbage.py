@@ -31,10 +31,9 @@ FREEZE_AFTER = 5_000
 HOLD_LIMIT_S = 30.0
 
 # Objects made long-lived since the last freeze (`made_long_lived`), and the bulk loads under
-# way with the moment each began.
+# way.
 _unfrozen = 0
-_loads: dict[int, float] = {}
-_next_load = 0
+_loads: set[BulkLoad] = set()
 
 
 def made_long_lived(count: int) -> None:
@@ -52,15 +51,14 @@ class BulkLoad:
     `done`, which freezes what it made when it is large."""
 
     def __init__(self) -> None:
-        global _next_load
-        _next_load += 1
-        self._key = _next_load
-        _loads[self._key] = time.monotonic()
+        self.began = time.monotonic()
+        _loads.add(self)
 
     def done(self, count: int = 0) -> None:
         """The load ended: `count` long-lived objects were made (0 when it failed or was
         dropped). Safe to call more than once."""
-        if _loads.pop(self._key, None) is not None:
+        if self in _loads:
+            _loads.discard(self)
             made_long_lived(count)
 
 
@@ -71,7 +69,7 @@ def bulk_load() -> BulkLoad:
 def loading() -> bool:
     """True while a bulk load (begun within HOLD_LIMIT_S) is under way."""
     now = time.monotonic()
-    return any(now - began < HOLD_LIMIT_S for began in _loads.values())
+    return any(now - load.began < HOLD_LIMIT_S for load in _loads)
 
 
 class GuiThreadGarbageCollector(QObject):

@@ -438,13 +438,8 @@ def _keys(
     direction: SortDirection,
     by_index: bool,
 ) -> Select[int]:
-    where = _where(shared, narrow, conditions, candidates)
-    query = select(Shipment.pk).where(where)
-    return (
-        _sorted(query, field, direction, by_index=by_index)
-        .offset(bindparam("offset"))
-        .limit(bindparam("limit"))
-    )
+    query = select(Shipment.pk).where(_where(shared, narrow, conditions, candidates))
+    return _paged(query, field, direction, by_index)
 
 
 @_cached
@@ -460,6 +455,13 @@ def _summaries(
     """`_keys` with each key's owner and summary JSON (`PAGE_JSON_BY_ARRAY`'s columns)."""
     where = _where(shared, narrow, conditions, candidates)
     query = select(Shipment.pk, Shipment.tenant_id, SUMMARY_JSON).where(where)
+    return _paged(query, field, direction, by_index)
+
+
+def _paged(
+    query: Select[*_Ts], field: ShipmentSortField, direction: SortDirection, by_index: bool
+) -> Select[*_Ts]:
+    """`query` in the page's order, its offset and limit bound at execution."""
     return (
         _sorted(query, field, direction, by_index=by_index)
         .offset(bindparam("offset"))
