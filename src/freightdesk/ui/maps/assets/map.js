@@ -158,10 +158,12 @@
     state.tilesOk = false;
     state.tileErrors = 0;
     if (!config.tileUrl) {
+      placeNote();
       showNote("Map tiles are switched off. Showing outlines.");
       return;
     }
     showNote(null);
+    placeNote();
     map.setMaxZoom(config.maxZoom || 19);
     state.tiles = L.tileLayer(config.tileUrl, {
       attribution: config.attribution || "",
@@ -189,9 +191,19 @@
     return match ? match[1].replace("{s}.", "") : "the tile server";
   }
 
+  // The shipment map's note is a one-line strip beside the zoom buttons (top left): in the
+  // low detail below the list (1366 and 1440 px) a boxed note at the bottom left, over the
+  // scale, reached up over the zoom control. Its whole text is in its tooltip.
+  function placeNote() {
+    if (config.kind !== "shipment" || state.note.getPosition() === "topleft") return;
+    state.note.setPosition("topleft"); // added anew: a new box (the caller fills it)
+    state.note.getContainer().classList.add("fd-note-strip");
+  }
+
   function showNote(text) {
     const box = state.note.getContainer();
     box.textContent = text || "";
+    box.title = text || "";
     box.style.display = text ? "" : "none";
   }
 
