@@ -38,6 +38,7 @@ from freightdesk.service.shipments import DetailChange, ShipmentDetail, Shipment
 from freightdesk.ui.formatting import money_text, state_text
 from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
 from freightdesk.ui.panes.shipments.history_bar import HistoryExportBar
+from freightdesk.ui.panes.shipments.map_room import MapRoom, MapWindowOpener
 from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.panes.shipments.tables import fill, make_table
@@ -200,7 +201,6 @@ class ShipmentDetailView(QWidget):
         self.before_first_map: Callable[[], None] | None = None
         self._syncing = False
         self._selected_key: str | None = None
-        self._map_sizes: list[int] | None = None
         self.timeline_tab = QWidget(self)
         timeline_layout = QVBoxLayout(self.timeline_tab)
         timeline_layout.setContentsMargins(0, 0, 0, 0)
@@ -213,6 +213,7 @@ class ShipmentDetailView(QWidget):
         map_layout = QVBoxLayout(self.map_tab)
         map_layout.setContentsMargins(0, 0, 0, 0)
         map_layout.addWidget(self.map_splitter)
+        self.map_room = MapRoom(self.map_tab, self.map_splitter)
         self.tabs.addTab(self.timeline_tab, "Timeline")
         self.tabs.addTab(self.map_tab, "Map")
         self.tabs.addTab(scrolled(self.overview), "Overview")
@@ -223,6 +224,7 @@ class ShipmentDetailView(QWidget):
         self.sharing.setObjectName("sharingTab")
         self.tabs.addTab(self.sharing, "Sharing")
         self.tabs.addTab(self.raw, "JSON")
+        self.map_window = MapWindowOpener(self)  # "Map in window", while the Map tab is open
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 0, 0)
@@ -318,6 +320,7 @@ class ShipmentDetailView(QWidget):
         self._render_timeline(history, stops, change)
         if self.map is not None:
             self.map.show_history(history, change)
+        self.map_window.show_history(history, change)
         self.overview.show_history(history)
         self.sharing.show_history(history)
         self.history_export.show_shipment(str(shipment.id))
@@ -534,6 +537,7 @@ class ShipmentDetailView(QWidget):
             self._set_enabled(False)
             if self.map is not None:
                 self.map.clear()
+            self.map_window.clear()
 
         spawn(
             service.delete(shipment_id),
@@ -615,15 +619,19 @@ class ShipmentDetailView(QWidget):
         self._unlisten_connected()
         if self.map is not None:
             self.map.dispose()
+        self.map_window.close()
 
     # --- the map ---------------------------------------------------------------------------------
+
+    def wants_height(self) -> bool:
+        """The Map tab is open: the detail below the list wants the height for its map."""
+        return self.tabs.currentWidget() is self.map_tab
 
     def _tab_changed(self, index: int) -> None:
         page = self.tabs.widget(index)
         if page is self.map_tab:
             self.show_map()
         elif page is self.timeline_tab and self.timeline.parent() is not self.timeline_tab:
-            self._map_sizes = self.map_splitter.sizes()  # as the user left them
             layout = self.timeline_tab.layout()
             assert layout is not None
             layout.addWidget(self.timeline)
@@ -659,10 +667,7 @@ class ShipmentDetailView(QWidget):
             self.map_splitter.setStretchFactor(0, 3)
             self.map_splitter.setStretchFactor(1, 2)
             self.map_splitter.setCollapsible(0, False)
-            if self._map_sizes is None:
-                height = max(self.map_splitter.height(), 500)
-                self._map_sizes = [height * 3 // 5, height * 2 // 5]
-            self.map_splitter.setSizes(self._map_sizes)
+            self.map_room.lay_out()  # beside the map in a wide, low tab; else under it
         if self.tabs.currentWidget() is not self.map_tab:
             self.tabs.setCurrentWidget(self.map_tab)
         return view

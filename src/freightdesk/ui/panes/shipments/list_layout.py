@@ -13,6 +13,8 @@ their widths are the user's, kept across starts.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
@@ -20,6 +22,9 @@ from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 from freightdesk.ui.panes.shipments.attention import place_attention
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
+
+if TYPE_CHECKING:
+    from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 
 # What a dispatcher reads in every row, in this order, before any scrolling.
 KEY_COLUMNS = (
@@ -56,6 +61,9 @@ PLACE_WHOLE_SAMPLE = "Alder & Finch Poznan Plant"
 # The list's share of the height when the detail goes below it (a window too narrow for
 # both side by side): the list is where the dispatcher works.
 STACKED_LIST_SHARE = 0.58
+# The list's rows kept in sight above a detail showing a tall tab (its map): the detail
+# below the list gets the rest of the height, a map a dispatcher can use at 1366x768.
+TALL_TAB_LIST_ROWS = 4
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
@@ -89,6 +97,7 @@ class ListLayout(QWidget):
     _sizing: bool = False
     # The split kept from the last start, until restored at the splitter's real size.
     _kept_split: QByteArray | None = None
+    _detail: ShipmentDetailView | None
 
     def _set_up_columns(self) -> None:
         header = self.table.horizontalHeader()
@@ -233,6 +242,8 @@ class ListLayout(QWidget):
         total = length - self.splitter.handleWidth()
         if not beside:
             list_height = round(total * STACKED_LIST_SHARE)
+            if self._detail_wants_height():
+                list_height = min(list_height, self._rows_height(TALL_TAB_LIST_ROWS))
             if self.splitter.sizes() != [list_height, total - list_height]:
                 self.splitter.setSizes([list_height, total - list_height])
             return
@@ -244,6 +255,23 @@ class ListLayout(QWidget):
         list_width = max(comfortable, min(wanted, spare))
         if self.splitter.sizes()[0] != list_width:
             self.splitter.setSizes([list_width, total - list_width])
+
+    def _detail_wants_height(self) -> bool:
+        """Whether the detail shows a tab that needs height (the map), rather than lines."""
+        detail = self._detail
+        return detail is not None and detail.wants_height()
+
+    def follow_detail_tabs(self, detail: ShipmentDetailView) -> None:
+        """The split follows the detail's tab: a tall one (the map) gets the room it needs
+        while the split is the app's; the user's own split stays as the user left it."""
+        detail.tabs.currentChanged.connect(lambda _index: self.default_split())
+
+    def _rows_height(self, rows: int) -> int:
+        """The list's height (its header, scroll bar, the count under it) showing `rows`."""
+        left = self.splitter.widget(0)
+        assert left is not None
+        chrome = left.height() - self.table.viewport().height()
+        return chrome + rows * self.table.verticalHeader().defaultSectionSize()
 
     # --- memory across starts --------------------------------------------------------------
 

@@ -309,6 +309,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         self._detail_slot.deleteLater()
         self.default_split()  # the detail's minimum is known now
         self._detail = detail
+        self.follow_detail_tabs(detail)
         detail.shipmentRequested.connect(self.open_shipment)
         detail.overview.follow_triage(self.triage.settings, self.triage.settingsChanged)
         self._unlisten.append(session.listen_connected(self._connected))

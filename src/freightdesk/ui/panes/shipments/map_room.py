@@ -1,0 +1,149 @@
+"""The shipment map's room. Below the list (1366 and 1440 px) the detail is wide and low: the
+Map tab then puts the timeline beside the map, not under it, so that the map keeps the tab's
+height. And the map opens in a window of its own (`MapWindow`), as large as the dispatcher
+wants, following the shipment chosen in the list."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QSplitter, QToolButton, QVBoxLayout, QWidget
+
+from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.shipments import DetailChange
+
+if TYPE_CHECKING:
+    from freightdesk.ui.maps.shipment_map import ShipmentMapView
+    from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+
+# Wider than this many times its height, the Map tab shows the timeline beside the map.
+BESIDE_RATIO = 2.0
+# The timeline's share of a wide Map tab, and its most: its event words and Actual time.
+TIMELINE_SHARE = 0.4
+TIMELINE_MOST = 520
+# The map's own window at first: a map a dispatcher can read a route on.
+WINDOW_SIZE = (900, 640)
+
+
+class MapRoom(QObject):
+    """Lays the Map tab out by its shape: in a wide, low tab the timeline goes beside the map;
+    in a narrow, high one under it. The user's sizes are kept for each shape."""
+
+    def __init__(self, tab: QWidget, splitter: QSplitter) -> None:
+        super().__init__(tab)
+        self._tab = tab
+        self._splitter = splitter
+        self._sizes: dict[Qt.Orientation, list[int]] = {}
+        tab.installEventFilter(self)
+        splitter.splitterMoved.connect(self._moved)
+
+    def _moved(self, _position: int, _index: int) -> None:
+        self._sizes[self._splitter.orientation()] = self._splitter.sizes()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self._tab and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self.lay_out()
+        return super().eventFilter(watched, event)
+
+    def lay_out(self) -> None:
+        if self._splitter.count() < 2:
+            return  # the timeline is in its own tab: only the map here
+        width, height = self._tab.width(), self._tab.height()
+        wide = width >= BESIDE_RATIO * height
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        self._splitter.setOrientation(orientation)
+        kept = self._sizes.get(orientation)
+        if kept is not None:
+            self._splitter.setSizes(kept)
+        elif wide:
+            timeline = min(round(width * TIMELINE_SHARE), TIMELINE_MOST)
+            self._splitter.setSizes([width - timeline, timeline])
+        else:
+            self._splitter.setSizes([height * 3 // 5, height * 2 // 5])
+
+
+class MapWindow(QWidget):
+    """The chosen shipment's map in a window of its own, resizable, beside or over the app.
+    A child window of the detail: it follows the detail's shipment, and closes with the app
+    (the app quits when its main window closes; this one is never left behind)."""
+
+    def __init__(self, detail: ShipmentDetailView) -> None:
+        super().__init__(detail, Qt.WindowType.Window)
+        self.setObjectName("shipmentMapWindow")
+        self.setWindowTitle("Shipment map")
+        self.resize(*WINDOW_SIZE)
+        from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+        self.map: ShipmentMapView = ShipmentMapView(detail.session, self)
+        self.map.setObjectName("shipmentMapInWindow")
+        self.map.itemClicked.connect(detail.select_in_timeline)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.map)
+        if detail.history is not None:
+            self.show_history(detail.history)
+
+    def show_history(self, history: TrackingHistory, change: DetailChange | None = None) -> None:
+        identifiers = history.shipment.identifiers
+        name = identifiers[0].value if identifiers else str(history.shipment.id)
+        self.setWindowTitle(f"{name} — shipment map")
+        self.map.show_history(history, change)
+
+    def clear(self) -> None:
+        self.setWindowTitle("Shipment map")
+        self.map.clear()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        # Its page goes with it: a closed window keeps no render process running.
+        self.map.dispose()
+        self.deleteLater()
+        super().closeEvent(event)
+
+
+class MapWindowOpener:
+    """The Map tab's "Map in window" button (in the tab bar's corner while the Map tab is
+    open) and the one window it opens, kept in step with the detail."""
+
+    def __init__(self, detail: ShipmentDetailView) -> None:
+        self._detail = detail
+        self.window: MapWindow | None = None
+        self.button = QToolButton(detail.tabs)
+        self.button.setObjectName("mapInWindow")
+        self.button.setText("Map in window")
+        self.button.setToolTip("Open this shipment's map in a window of its own")
+        self.button.setAutoRaise(True)
+        self.button.clicked.connect(self.open)
+        detail.tabs.setCornerWidget(self.button, Qt.Corner.TopRightCorner)
+        self.button.setVisible(False)
+        detail.tabs.currentChanged.connect(self._tab_changed)
+
+    def _tab_changed(self, _index: int) -> None:
+        self.button.setVisible(self._detail.tabs.currentWidget() is self._detail.map_tab)
+
+    def open(self) -> MapWindow:
+        window = self.window
+        if window is None:
+            window = MapWindow(self._detail)
+            window.destroyed.connect(self._gone)
+            self.window = window
+        window.show()
+        window.raise_()
+        window.activateWindow()
+        return window
+
+    def _gone(self) -> None:
+        self.window = None
+
+    def show_history(self, history: TrackingHistory, change: DetailChange | None) -> None:
+        if self.window is not None:
+            self.window.show_history(history, change)
+
+    def clear(self) -> None:
+        if self.window is not None:
+            self.window.clear()
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.close()

@@ -1,0 +1,203 @@
+"""The shipment's map at the usual screens, against the real local service: the Map tab
+gets the room a dispatcher needs (the list keeping a few rows; the user's own split kept),
+the map opens in a window of its own that follows the list, and the offline note never
+covers the zoom buttons."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.maps.page import CONFIG, TileSettings
+from freightdesk.ui.maps.shipment_map import ShipmentMapView
+from freightdesk.ui.panes.shipments.list_layout import TALL_TAB_LIST_ROWS
+from freightdesk.ui.panes.shipments.map_room import MapWindow
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_capacity_support import settle
+from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, _started
+from tests.ui.test_maps import (
+    OFFLINE_TILES,
+    WEBENGINE_STARTUP,
+    evaluate,
+    history,
+    painted,
+    until,
+    webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
+)
+from tests.ui.test_panes_support import connected
+from tests.ui.test_shipment_overview import _click_row_of, _click_tab
+from tests.ui.test_shipments_pane import _ltl, _put
+
+__all__ = ["connected"]
+
+pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
+
+# A map a dispatcher can follow a route on: its height in the Map tab.
+USABLE_HEIGHT = 300
+
+
+@pytest.fixture
+def offline_tiles() -> Any:
+    """The maps' tiles from a server that refuses at once (the offline case), as the app's
+    window sets them before the first map; the app's own afterwards."""
+    kept = CONFIG.tiles
+    CONFIG.tiles = OFFLINE_TILES
+    yield
+    CONFIG.tiles = kept
+
+
+async def _pane_with_map(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, room: Any
+) -> tuple[ShipmentsPane, list[str]]:
+    session, tenant = connected
+    ids = [_put(tenant, _ltl(f"PRO-77300{n}")) for n in range(8)]
+    pane = await _started(qtbot, session, settings, room)
+    await wait_until(lambda: pane.model.rowCount() == len(ids), 30)
+    _click_row_of(qtbot, pane, ids[0])
+    await wait_until(lambda: pane.detail.history is not None, 30)
+    _click_tab(qtbot, pane.detail, "Map")
+    await wait_until(lambda: pane.detail.map is not None and pane.detail.map.drawn, 60)
+    return pane, ids
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1440, AT_1920], ids=["1366", "1440", "1920"])
+async def test_the_map_tab_gets_a_usable_map_and_the_list_keeps_rows(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    offline_tiles: None,
+    room: tuple[int, int],
+) -> None:
+    pane, _ids = await _pane_with_map(qtbot, connected, settings, room)
+    view = pane.detail.map
+    assert view is not None
+    await wait_until(lambda: view.height() >= USABLE_HEIGHT, 5)
+    assert view.height() >= USABLE_HEIGHT, (view.size(), pane.splitter.sizes())
+    assert view.width() >= 400, view.size()
+    # Every tab and "Map in window" in sight, no scroll arrows.
+    bar = pane.detail.tabs.tabBar()
+    assert bar.tabRect(bar.count() - 1).right() <= bar.width(), bar.width()
+    assert pane.detail.map_window.button.isVisible()
+    # The list still shows a few whole rows to choose the next shipment from.
+    rows = pane.table.viewport().height() // pane.table.verticalHeader().defaultSectionSize()
+    assert rows >= TALL_TAB_LIST_ROWS, pane.splitter.sizes()
+    # The timeline stays in the tab, its Event and Actual columns in sight.
+    timeline = pane.detail.timeline
+    assert timeline.isVisible() and timeline.width() >= 300, timeline.size()
+    # Back on the Timeline, the list gets its larger share again.
+    _click_tab(qtbot, pane.detail, "Timeline")
+    assert pane.splitter.sizes()[0] > pane.splitter.sizes()[1], pane.splitter.sizes()
+    # The offline note is on the map, not over its zoom buttons.
+    _click_tab(qtbot, pane.detail, "Map")
+    await until(view, lambda s: s["note"] is not None, 30)
+    await _assert_note_clear_of_zoom(view)
+    assert view.map_page.console_errors == []
+    pane.shutdown()
+    await settle(connected[0])
+
+
+async def test_the_users_split_is_kept_whatever_the_tab(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    offline_tiles: None,
+) -> None:
+    pane, _ids = await _pane_with_map(qtbot, connected, settings, AT_1366)
+    _click_tab(qtbot, pane.detail, "Timeline")
+    # The user drags the handle between the list and the detail 60 px up.
+    before = pane.splitter.sizes()
+    handle = pane.splitter.handle(1)
+    start = handle.rect().center()
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(handle, start - QPoint(0, 30))
+    qtbot.mouseMove(handle, start - QPoint(0, 60))
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=start - QPoint(0, 60))
+    chosen = pane.splitter.sizes()
+    assert chosen[0] < before[0], (before, chosen)
+    _click_tab(qtbot, pane.detail, "Map")
+    _click_tab(qtbot, pane.detail, "Overview")
+    _click_tab(qtbot, pane.detail, "Map")
+    assert pane.splitter.sizes() == chosen
+    pane.shutdown()
+    await settle(connected[0])
+
+
+# Offscreen, the window cannot be raised over the others (it is under Xvfb and on a desktop).
+@pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP, r"^This plugin does not support raise\(\)$")
+async def test_the_map_in_its_own_window_follows_the_list_and_closes_with_it(
+    qtbot: QtBot,
+    connected: tuple[AppSession, TenantHandle],
+    settings: QSettings,
+    offline_tiles: None,
+) -> None:
+    pane, ids = await _pane_with_map(qtbot, connected, settings, AT_1366)
+    button = pane.detail.map_window.button
+    assert button.isVisible()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    window = pane.detail.map_window.window
+    assert isinstance(window, MapWindow) and window.isVisible() and window.isWindow()
+    assert "PRO-773000" in window.windowTitle()
+    await wait_until(lambda: window.map.drawn and window.map.shipment_id == ids[0], 60)
+    # The user resizes it as large as wanted; the next shipment chosen shows there too.
+    window.resize(1200, 800)
+    _click_row_of(qtbot, pane, ids[1])
+    await wait_until(lambda: "PRO-773001" in window.windowTitle(), 30)
+    await wait_until(lambda: window.map.drawn and window.map.shipment_id == ids[1], 30)
+    assert window.map.height() >= 700
+    # Only on the Map tab does the detail offer it.
+    _click_tab(qtbot, pane.detail, "Timeline")
+    assert not button.isVisible()
+    assert window.map.map_page.console_errors == []
+    # The pane going (the app closing) takes the window with it: none is left behind.
+    pane.shutdown()
+    await wait_until(lambda: pane.detail.map_window.window is None, 10)
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, MapWindow)]
+    await settle(connected[0])
+
+
+async def _assert_note_clear_of_zoom(view: ShipmentMapView) -> None:
+    found = await evaluate(
+        view,
+        """(function () {
+  const box = (e) => { const r = e.getBoundingClientRect();
+    return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  return JSON.stringify({zoom: box(document.querySelector('.leaflet-control-zoom')),
+                         note: box(document.querySelector('.fd-note'))});
+})()""",
+    )
+    rects: dict[str, Any] = json.loads(found)
+    zoom, note = rects["zoom"], rects["note"]
+    assert note["right"] > note["left"], note  # shown
+    apart = (
+        note["left"] >= zoom["right"]
+        or note["right"] <= zoom["left"]
+        or note["top"] >= zoom["bottom"]
+        or note["bottom"] <= zoom["top"]
+    )
+    assert apart, rects
+
+
+async def test_the_offline_note_never_covers_the_zoom_buttons_of_a_low_map(
+    qtbot: QtBot,
+) -> None:
+    """As the Map tab below the list used to be (about 140 px): the note stays clear of the
+    zoom buttons, its whole text in its tooltip."""
+    view = ShipmentMapView(None, tiles=TileSettings(url=OFFLINE_TILES.url))
+    qtbot.addWidget(view)
+    view.resize(760, 140)
+    view.show()
+    await painted(view, view.show_history(history()))
+    found = await until(view, lambda s: s["note"] is not None, 30)
+    assert found["note"].startswith("Offline: no map tiles")
+    await _assert_note_clear_of_zoom(view)
+    title = await evaluate(view, "document.querySelector('.fd-note').title")
+    assert title == found["note"]
+    assert view.map_page.console_errors == []
+    view.dispose()
