@@ -195,21 +195,33 @@ async def test_refused_inputs_are_shown_beside_their_field(
 async def test_legs_fit_a_1366_window(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
+    """At 1366x768 a leg as the demo's is read whole: its bill of lading and waybill, where
+    it is, when it arrives, its ramps by name (their places in the tooltip)."""
     session, _tenant = connected
     pane = await shown_pane(qtbot, session, RailPane, AT_1366)
     type_text(pane.form.equipment, "TTGX 123456")
     pane.form.equipment_type.setCurrentIndex(pane.form.equipment_type.findData("RAIL_CAR_ID"))
     type_text(pane.form.bills, "06141415813000001")  # a 17-digit bill of lading, as the demo's
+    type_text(pane.form.waybills, "579468")
     _click(qtbot, pane.form.starts)
     pane.form.start.setDateTime(pane.form.start.dateTime().addDays(-1))
+    origin, destination = pane.form.stops  # the longest ramps' names, Chicago's
+    type_text(origin.city, "Chicago")
+    type_text(origin.state, "IL")
+    type_text(destination.city, "Seattle")
+    type_text(destination.state, "WA")
     # The Track leg button is in sight without scrolling the form.
     button = pane.track_button
     assert button.mapTo(pane, button.rect().bottomLeft()).y() <= pane.height()
     assert button.visibleRegion().boundingRect().size() == button.size()
     _click(qtbot, pane.track_button)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
-    columns = ["Equipment", "BOL / waybill", "Status", "Where", "Arrival expected"]
-    assert_columns_fit(pane.table, pane, columns, whole=[*columns[:3], "Arrival expected"])
+    columns = ["Equipment", "BOL / waybill", "Status", "Where", "Arrival expected", "Ramps"]
+    assert_columns_fit(pane.table, pane, columns, whole=columns)
+    ramps = pane.model.index(0, columns.index("Ramps"))
+    assert "→" in str(pane.model.data(ramps))
+    tip = str(pane.model.data(ramps, Qt.ItemDataRole.ToolTipRole))
+    assert "(Seattle, WA)" in tip or "Seattle" in tip, tip
     pane.shutdown()
 
 

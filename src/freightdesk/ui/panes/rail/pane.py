@@ -95,6 +95,15 @@ def route_text(leg: RailStatusResponse) -> str:
     return f"{point_text(status.origin_ramp)} {ARROW} {point_text(status.destination_ramp)}"
 
 
+def ramps_text(leg: RailStatusResponse) -> str:
+    """The ramps by name, short enough for the list (their places in `route_text`)."""
+    status = _first(leg)
+    if status is None:
+        return ""
+    ramps = (status.origin_ramp, status.destination_ramp)
+    return f" {ARROW} ".join(ramp.name if ramp else "" for ramp in ramps)
+
+
 def messages_text(messages: Sequence[InfoMessage]) -> str:
     """The service's info and warning messages, one a line, as it gave them."""
     lines = []
@@ -193,15 +202,16 @@ def arrival_text(leg: RailStatusResponse) -> str:
     return user_time(status.estimated_arrival_date_time) if status else ""
 
 
-# Sized for a 1366-pixel window beside the form; the ramps take the room left, a cut cell
-# telling its whole text. A 17-digit bill of lading (what people look a leg up by) is whole.
+# Sized for the list's whole width at 1366 px (the form is below it): a 17-digit bill of
+# lading and its waybill (what people look a leg up by), the longest status and a ramp's name
+# with its place are whole. The ramps take the room left, a cut cell telling its whole text.
 COLUMNS: list[Column[RailStatusResponse]] = [
-    Column("Equipment", equipment_text, 100),
-    Column("BOL / waybill", identifiers_text, 138),
-    Column("Status", current_text, 140),
-    Column("Where", where_text, 180),
+    Column("Equipment", equipment_text, 95),
+    Column("BOL / waybill", identifiers_text, 215),
+    Column("Status", current_text, 150),
+    Column("Where", where_text, 255),
     Column("Arrival expected", arrival_text, 125, value=arrival_time),
-    Column("Ramps", route_text, 200, tooltip=route_text),
+    Column("Ramps", ramps_text, 200, tooltip=route_text),
 ]
 
 
@@ -286,11 +296,6 @@ class RailPane(ListExport, QWidget):
         self.detail.setObjectName("legDetail")
         self.detail.setReadOnly(True)
         self.detail.setPlaceholderText("Pick a leg to see its equipment's statuses and history")
-        split = QSplitter(Qt.Orientation.Vertical, self)
-        split.addWidget(self.table)
-        split.addWidget(self.detail)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
         self.delete_button = QPushButton("&Delete leg", self)
         self.delete_button.setObjectName("deleteLeg")
         self.refresh_button = QPushButton("&Refresh", self)
@@ -301,7 +306,7 @@ class RailPane(ListExport, QWidget):
         actions_layout.addWidget(self.delete_button)
 
         self.page = ListPage(self, session, lambda s: s.rail, self.table, self.notice, name="rail")
-        self._lay_out(form_box, lookup, split, actions)
+        self._lay_out(form_box, lookup, actions)
 
         self.track_button.clicked.connect(self.track)
         self.lookup_button.clicked.connect(self.look_up)
@@ -313,24 +318,37 @@ class RailPane(ListExport, QWidget):
             self.delete_selected, "Stop tracking the leg", button=self.delete_button
         )
 
-    def _lay_out(
-        self, form_box: QGroupBox, lookup: QWidget, split: QSplitter, actions: QWidget
-    ) -> None:
-        """The form on the left; on the right the look-up, the legs and the detail."""
-        # No wider than the form needs: the legs' columns need the room more.
+    def _lay_out(self, form_box: QGroupBox, lookup: QWidget, actions: QWidget) -> None:
+        """The look-up on top; the legs across the pane's width, and under them the form
+        beside the chosen leg's detail. Beside the form (about 445 px) the legs' columns
+        were cut at 1366 px: their bills of lading and waybills, where they are, the ramps."""
+        # No wider than the form needs: the detail's lines want the room more.
         form_box.setFixedWidth(self._form_width)
         top = QHBoxLayout()
         top.addWidget(lookup, 1)
         top.addWidget(self.refresh_button, 0, Qt.AlignmentFlag.AlignTop)
-        right = QVBoxLayout()
-        right.addLayout(top)
-        right.addWidget(self.notice)
-        right.addWidget(split, 1)
-        right.addWidget(actions)
-        layout = QHBoxLayout(self)
+        below = QWidget(self)
+        below_layout = QHBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(form_box)
+        detail = QVBoxLayout()
+        detail.addWidget(self.detail, 1)
+        detail.addWidget(actions)
+        below_layout.addLayout(detail, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setObjectName("railSplitter")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(below)
+        # The form keeps the larger share: its Track leg button in sight at 1366x768.
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([2, 3])
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        layout.addWidget(form_box)
-        layout.addLayout(right, 1)
+        layout.addLayout(top)
+        layout.addWidget(self.notice)
+        layout.addWidget(self.splitter, 1)
 
     # --- showing ---------------------------------------------------------------------------
 
