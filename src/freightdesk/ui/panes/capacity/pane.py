@@ -67,14 +67,16 @@ SORTS = {
     CapacitySortBy.RECENT_PERCENT_TRACKED: f"Tracked, {RECENT_DAYS} d",
 }
 DIRECTIONS = {SortDirection.DESC: "Highest first", SortDirection.ASC: "Lowest first"}
+# Labelled as the columns they filter, and short: "Deliveries on schedule" was cut beside its
+# field in the form's room at 1366 px.
 MINIMUMS = {
     "minimumDeliveryScheduleReliability": (
-        "Deliveries on sched&ule",
+        "On-time deliver&ies",
         f"Only carriers with more than this share (0 to 100) of their tracked deliveries of "
         f"{YEAR} arriving {TOLERANCE} of the appointment window",
     ),
     "minimumPickupScheduleReliability": (
-        "&Pickups on schedule",
+        "On-time &pickups",
         f"The same for pickups: more than this share arriving {TOLERANCE} of the window",
     ),
     "minimumTrackingPercentage": (
@@ -118,8 +120,10 @@ def _tracked_tip(value: int | None, days: str, volume: int) -> str:
 
 
 COLUMNS: list[Column[CarrierPerformance]] = [
-    # Widths that fit at 1366x768 beside the form; the last column takes the room left.
-    Column("Carrier", _carrier, 215, tooltip=_carrier),
+    # Widths that fit at 1366x768 beside the form; the last column takes the room left. A
+    # carrier's usual name and SCAC ("Sierra Madre Autotransportes (SMAT)") is whole, a
+    # longer one cut with the whole in the tooltip.
+    Column("Carrier", _carrier, 240, tooltip=_carrier),
     Column(
         "Shipments",
         lambda c: f"{c.shipment_volume:,}",

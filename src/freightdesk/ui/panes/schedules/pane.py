@@ -62,6 +62,7 @@ SORTS = {
     ScheduleSort.TRANSIT_TIME: "Transit time, shortest first",
 }
 WINDOW_DAYS = 14
+PORT_TIP = "A port's name or its UN/LOCODE (five letters: CNSHA is Shanghai)"
 
 
 def call_text(call: PortCall) -> str:
@@ -183,10 +184,14 @@ class SchedulesPane(ListExport, QWidget):
         form = QFormLayout(form_box)
         self.origin = QLineEdit(form_box)
         self.origin.setObjectName("origin")
-        self.origin.setPlaceholderText("port name or UN/LOCODE, e.g. Shanghai or CNSHA")
+        # Hints short enough to be read whole in the form's room at 1366 px; what a port
+        # may be given as is said in the tooltip.
+        self.origin.setPlaceholderText("e.g. Shanghai or CNSHA")
+        self.origin.setToolTip(PORT_TIP)
         self.destination = QLineEdit(form_box)
         self.destination.setObjectName("destination")
-        self.destination.setPlaceholderText("port name or UN/LOCODE, e.g. NLRTM")
+        self.destination.setPlaceholderText("e.g. Rotterdam or NLRTM")
+        self.destination.setToolTip(PORT_TIP)
         self.port_names = QStringListModel(self)
         for edit in (self.origin, self.destination):
             completer = QCompleter(self.port_names, edit)
@@ -199,7 +204,10 @@ class SchedulesPane(ListExport, QWidget):
         self.departure.set((date.today(), date.today() + timedelta(days=WINDOW_DAYS)))
         self.carrier_codes = QLineEdit(form_box)
         self.carrier_codes.setObjectName("carrierCodes")
-        self.carrier_codes.setPlaceholderText("any carrier; or SCACs, e.g. HOCS, AZMS")
+        self.carrier_codes.setPlaceholderText("any, or SCACs: HOCS, AZMS")
+        self.carrier_codes.setToolTip(
+            "Empty for every carrier; else the carriers' SCACs, separated by commas"
+        )
         self.transshipments = QComboBox(form_box)
         self.transshipments.setObjectName("transshipmentsMax")
         self.transshipments.addItem("Any number", None)

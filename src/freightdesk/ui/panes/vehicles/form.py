@@ -45,7 +45,7 @@ UNIT_NAMES = {
 ADDRESS_PARTS = (
     ("city", "city", "City"),
     ("state", "state", "State"),
-    ("postalCode", "ZIP / postal code", "Postal code"),
+    ("postalCode", "ZIP", "Postal code"),
     ("country", "country", "Country"),
 )
 STREET_PARTS = (("addressLines", "street and number", "Street"),)
@@ -107,6 +107,10 @@ class Parts(QWidget):
             edit = QLineEdit(self)
             edit.setObjectName(f"{prefix}.{key}")
             edit.setPlaceholderText(hint)
+            edit.setToolTip(name)
+            # Each hint read whole: a row too wide for it beside its label goes below it, across
+            # the form's width (the form's rows wrap).
+            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(hint) + 16)
             row.addWidget(edit, 2 if key in ("city", "addressLines") else 1)
             label = PartError(name, self)
             box.addWidget(label)

@@ -80,14 +80,16 @@ COLUMNS: list[Column[AvailableVehicle]] = [
     Column(
         "Carrier",
         _carrier,
-        170,
+        # The co-op's longest name and SCAC whole at 1366 px ("Autotransportes Sierra Madre
+        # (ASMD)"); a longer one is cut, whole in the tooltip.
+        238,
         tooltip=lambda v: f"{_carrier(v)}\nShared in the co-op pool {v.sharing_pool}",
         header_tip="By carrier, then contact" + SORTABLE,
     ),
     Column(
         "Truck",
         _truck,
-        115,
+        150,  # "Flatbed overdimension" whole
         lambda v: (
             truck_text(v.truck_type)
             + ("\nHauling (or just delivered) one of your shipments" if v.my_shipment else "")
@@ -97,14 +99,14 @@ COLUMNS: list[Column[AvailableVehicle]] = [
     Column(
         "Distance",
         _distance,
-        70,
+        76,  # its header whole beside the sort arrow
         lambda v: f"{_distance(v)} from the search's centre, as the crow flies",
         header_tip="From the search's centre, as the crow flies" + SORTABLE,
     ),
     Column(
         "Ready",
         lambda v: user_time(v.estimated_arrival_date_time),
-        125,
+        122,
         lambda v: (
             f"Empty and ready to load from {user_time(v.estimated_arrival_date_time)}"
             f" until {user_time(v.available_until_date_time)}"
@@ -112,7 +114,7 @@ COLUMNS: list[Column[AvailableVehicle]] = [
         header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
         value=lambda v: v.estimated_arrival_date_time,
     ),
-    Column("Near", _near, 115, tooltip=_near),
+    Column("Near", _near, 110, tooltip=_near),
     Column("Contact", _contact, 130, tooltip=_contact_tip),
 ]
 # The column of each order the interface offers (a click on its header asks for it).
