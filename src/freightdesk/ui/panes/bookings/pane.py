@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -52,22 +53,29 @@ def _attributes(booking: Booking) -> str:
     return "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes)
 
 
-# What a dispatcher scans first fits beside the detail; attributes and ids after it.
+# Each column as wide as its usual text ("Bloomington, MN → Sacramento, CA", a whole id);
+# the attributes, free text of any length, come last and take the room left ("Customer:
+# Pantry Lane Markets" at 1366 px). A cut cell tells its whole text in its tooltip.
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 90),
-    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 60),
-    Column("Lane", short_lane_text, 175, tooltip=lane_text),
-    Column("Total", lambda b: amount_text(b.total_rate), 110),
-    Column("Expires", _expiry, 90, value=lambda b: b.expiration_date_time if _expiry(b) else None),
+    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 58),
+    Column("Lane", short_lane_text, 232, tooltip=lane_text),
+    Column("Total", lambda b: amount_text(b.total_rate), 108),
+    Column("Expires", _expiry, 92, value=lambda b: b.expiration_date_time if _expiry(b) else None),
     Column(
         "Created",
         lambda b: user_time(b.created_date_time),
-        125,
+        122,
         value=lambda b: b.created_date_time,
     ),
-    Column("Attributes", _attributes, 125, tooltip=_attributes),
-    Column("Booking id", lambda b: str(b.id), 120),
+    Column("Booking id", lambda b: str(b.id), 266),
+    Column("Attributes", _attributes, 180, tooltip=_attributes),
 ]
+# The detail's width beside the list, when the window has room for both (1920 px): its
+# buttons and the booking's lines.
+DETAIL_BESIDE = 420
+# The list's share of the height when the detail goes below it (1366 and 1440 px).
+STACKED_LIST_SHARE = 0.6
 
 
 class BookingsModel(ListingModel[Booking]):
@@ -96,6 +104,7 @@ class BookingsPane(ListExport, QWidget):
         self.question: QMessageBox | None = None
         self.changes: list[StatusChange] = []
         self._unwatch: Callable[[], None] | None = None
+        self._user_split = False  # the user moved the splitter (in this orientation)
 
         self.status_boxes: dict[BookingStatus, QCheckBox] = {}
         filters = QHBoxLayout()
@@ -147,10 +156,8 @@ class BookingsPane(ListExport, QWidget):
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(listing)
         self.splitter.addWidget(self.detail)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        # At 1366x768 the list's columns up to Attributes fit; the detail keeps its minimum.
-        self.splitter.setSizes([1000, 420])
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.splitterMoved.connect(self._split_moved)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
@@ -192,6 +199,40 @@ class BookingsPane(ListExport, QWidget):
 
         self._unconnected = session.listen_connected(self._follow)
         self._follow()
+
+    # --- the room the list and the detail share --------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._place_detail()  # the pane's layout has given the splitter its new size
+
+    def _place_detail(self) -> None:
+        """The detail beside the list when the splitter holds the list's columns whole and
+        the detail's `DETAIL_BESIDE`; else below the list, which keeps `STACKED_LIST_SHARE`
+        of the height: beside it at 1366 and 1440 px the detail left the list too little
+        room, its lanes, attributes and ids cut."""
+        width, height = self.splitter.width(), self.splitter.height()
+        table = self.table
+        columns = sum(column.width for column in COLUMNS)
+        wanted = columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
+        detail = max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
+        beside = wanted + self.splitter.handleWidth() + detail <= width
+        orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        if self.splitter.orientation() == orientation and self._user_split:
+            return  # the sizes the user chose are kept
+        self._user_split = False
+        self.splitter.setOrientation(orientation)
+        # Beside: a wider window widens the list; below: both grow with the height.
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0 if beside else 1)
+        if beside:
+            self.splitter.setSizes([width - detail, detail])
+        else:
+            list_height = round(height * STACKED_LIST_SHARE)
+            self.splitter.setSizes([list_height, height - list_height])
+
+    def _split_moved(self) -> None:
+        self._user_split = True
 
     # --- following the carriers' answers ---------------------------------------------------
 
