@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
@@ -53,24 +54,28 @@ def _attributes(booking: Booking) -> str:
     return "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes)
 
 
-# Each column as wide as its usual text ("Bloomington, MN → Sacramento, CA", a whole id);
-# the attributes, free text of any length, come last and take the room left ("Customer:
-# Pantry Lane Markets" at 1366 px). A cut cell tells its whole text in its tooltip.
+# Each column as wide as its usual text ("Bloomington, MN → Sacramento, CA", "in 23 h 59
+# min", a whole id: its width measured in the list's font); the attributes, free text of any
+# length, come last and take the room left. A cut cell tells its whole text in its tooltip.
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 90),
     Column("Carrier", lambda b: b.capacity_provider_identifier.value, 58),
     Column("Lane", short_lane_text, 232, tooltip=lane_text),
     Column("Total", lambda b: amount_text(b.total_rate), 108),
-    Column("Expires", _expiry, 92, value=lambda b: b.expiration_date_time if _expiry(b) else None),
+    Column("Expires", _expiry, 102, value=lambda b: b.expiration_date_time if _expiry(b) else None),
     Column(
         "Created",
         lambda b: user_time(b.created_date_time),
         122,
         value=lambda b: b.created_date_time,
     ),
-    Column("Booking id", lambda b: str(b.id), 266),
-    Column("Attributes", _attributes, 180, tooltip=_attributes),
+    Column("Booking id", lambda b: str(b.id), 275),
+    Column("Attributes", _attributes, 160, tooltip=_attributes),
 ]
+ID_COLUMN = len(COLUMNS) - 2
+# The widest id (hex digits' widths differ with the font), and a cell's text margins.
+ID_SAMPLE = str(UUID(int=0))
+CELL_PADDING = 14
 # The detail's width beside the list, when the window has room for both (1920 px): its
 # buttons and the booking's lines.
 DETAIL_BESIDE = 420
@@ -140,6 +145,8 @@ class BookingsPane(ListExport, QWidget):
 
         self.table = ItemTable(self.model, lambda b: str(b.id), self, name="bookingsTable")
         tip_elided(self.table)
+        id_width = self.table.fontMetrics().horizontalAdvance(ID_SAMPLE) + CELL_PADDING
+        self.table.setColumnWidth(ID_COLUMN, id_width)
         self.empty = say_when_empty(
             self.table,
             "No bookings to show: book a quote from Rate requests or choose New booking…, or "
@@ -213,7 +220,9 @@ class BookingsPane(ListExport, QWidget):
         room, its lanes, attributes and ids cut."""
         width, height = self.splitter.width(), self.splitter.height()
         table = self.table
-        columns = sum(column.width for column in COLUMNS)
+        header = table.horizontalHeader()
+        # The last column stretches: its own width is what it wants.
+        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1)) + COLUMNS[-1].width
         wanted = columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
         detail = max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
         beside = wanted + self.splitter.handleWidth() + detail <= width
