@@ -186,3 +186,27 @@ async def test_picking_another_carrier_asks_before_changes_are_lost(
     assert not pane.form.enhanced_units.isChecked()
     assert pane.unsaved_changes() is None
     pane.shutdown()
+
+
+async def test_a_bad_alternate_scac_is_named_in_words(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
+    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
+    _click_row(qtbot, pane, "GLKT")
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
+    form = pane.form
+    _retype(qtbot, form.alternate_scacs, "GLKX, G1, TOOLONG")
+    qtbot.mouseClick(pane.save_button, LEFT)
+    # The entry that is wrong, in words a dispatcher reads (not a pattern), the rest kept.
+    message = form.errors.message_for("alternateScacs")
+    assert message == "'G1' and 'TOOLONG' are not SCACs. A SCAC is 2 to 4 letters, e.g. GLKT"
+    assert form.alternate_scacs.text() == "GLKX, G1, TOOLONG"
+    assert tenant.http.get(f"{PROFILES}/GLKT").json()["configured"] is False
+    # Fixed, it saves.
+    _retype(qtbot, form.alternate_scacs, "GLKX, GLKY")
+    qtbot.mouseClick(pane.save_button, LEFT)
+    await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
+    assert tenant.http.get(f"{PROFILES}/GLKT").json()["alternateScacs"] == ["GLKX", "GLKY"]
+    pane.shutdown()

@@ -40,13 +40,25 @@ def check_scac(text: str) -> tuple[str | None, str | None]:
 
 def check_profile(wire: dict[str, Any]) -> tuple[CarrierProfileInput | None, dict[str, str]]:
     """The body of a save given as wire fields, or the problems by field path (the model's
-    rules, and a name that is more than spaces)."""
+    rules, a name that is more than spaces, and alternate SCACs that are SCACs)."""
     problems: dict[str, str] = {}
     if not str(wire.get("name") or "").strip():
         problems["name"] = "Enter the carrier's name"
     if not wire.get("modes"):
         problems["modes"] = "Tick at least one mode the carrier hauls"
-    return checked(CarrierProfileInput, wire, problems)
+    # The entries that are not SCACs, by name: the model's own words are its regex pattern,
+    # one message per entry, and the field shows only one of them.
+    wrong = [str(code) for code in wire.get("alternateScacs") or [] if check_scac(str(code))[1]]
+    if wrong:
+        named = " and ".join(repr(code) for code in wrong)
+        verb = "is not a SCAC" if len(wrong) == 1 else "are not SCACs"
+        problems["alternateScacs"] = f"{named} {verb}. {SCAC_TEXT}"
+    body, found = checked(CarrierProfileInput, wire, problems)
+    if wrong:
+        found = {
+            path: text for path, text in found.items() if not path.startswith("alternateScacs[")
+        }
+    return body, found
 
 
 class CarrierProfilesService(ListService[CarrierProfile]):
