@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QLineEdit
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QDialogButtonBox, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -34,7 +34,7 @@ from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
-from tests.ui.test_panes_support import connected, shown_pane
+from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
 __all__ = ["connected"]
 
@@ -226,6 +226,35 @@ async def test_refused_inputs_beside_their_field_and_kept(
     _send(qtbot, dialog)
     await wait_until(lambda: not dialog.isVisible(), 30)
     assert pane.result.text().startswith("Dispatched to Northbridge Freight Lines (NBFC)")
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_escape_asks_before_a_chosen_scac_and_window_are_lost(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane = await _shown(qtbot, session)
+    _fill_quote(qtbot, pane)
+    await _quoted(qtbot, pane)
+    _pick(pane, "NBFL")
+    dialog = _open_dispatch(qtbot, pane)
+    # Nothing typed: Escape closes at once.
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible() and message_box("unsavedChanges") is None
+    # Only a SCAC picked (keys) and the delivery window ticked (a click): those are changes.
+    dialog = _open_dispatch(qtbot, pane)
+    dialog.carrier_code.setFocus()
+    qtbot.keyClick(dialog.carrier_code, Qt.Key.Key_Down)
+    assert dialog.carrier_code.currentData() == "NBFL"
+    qtbot.mouseClick(dialog.delivery_wanted, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+    assert dialog.delivery_wanted.isChecked()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert message_box("unsavedChanges") is not None and dialog.isVisible()
+    answer("unsavedChanges", QMessageBox.StandardButton.Cancel)
+    assert dialog.carrier_code.currentData() == "NBFL" and dialog.delivery_wanted.isChecked()
+    dialog.mark_clean()
+    dialog.reject()
     pane.shutdown()
     await settle(session)
 

@@ -167,8 +167,14 @@ class DispatchDialog(FormDialog):
         self.buttons.accepted.connect(self.send)
         self.buttons.rejected.connect(self.reject)
         self._fill()
+        # Connected after `_fill`: only the user's changes count, and each kind of field
+        # does (a SCAC picked or a day changed alone is as much to lose as typed text).
         for edit in self.findChildren(QLineEdit):
             edit.textEdited.connect(self.mark_dirty)
+        self.carrier_code.activated.connect(self.mark_dirty)
+        self.delivery_wanted.toggled.connect(self.mark_dirty)
+        for window in (self.pickup, self.delivery):
+            window.day.dateChanged.connect(self.mark_dirty)
 
     def _fill(self) -> None:
         draft = self.draft
