@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -18,7 +19,7 @@ from freightdesk.ui.panes.push.booking_answer import NONE_WAITING, BookingAnswer
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.server.test_rating_support import set_profile
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_panes_support import answer, connected, message_box, shown_dialog, shown_pane
 
 __all__ = ["connected"]
 
@@ -118,5 +119,27 @@ async def test_answer_a_booking_as_its_carrier(
     dialog = shown_dialog(pane, BookingAnswerDialog)
     await wait_until(lambda: dialog.general_error.text() == NONE_WAITING, WAIT)
     assert not dialog.send_button.isEnabled()
+    dialog.reject()
+    pane.shutdown()
+
+
+async def test_escape_asks_before_a_chosen_answer_is_lost(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
+    _book(tenant, "ZZRV")
+    pane = await shown_pane(qtbot, session, PushPane)
+    dialog = await _opened(qtbot, pane, 1)
+    # Reject clicked and a reason picked with the keys: nothing typed, but an answer chosen.
+    _click(qtbot, dialog.reject_choice)
+    dialog.reason.setFocus()
+    qtbot.keyClick(dialog.reason, Qt.Key.Key_Down)
+    assert dialog.reason.currentIndex() == 1
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert message_box("unsavedChanges") is not None and dialog.isVisible()
+    answer("unsavedChanges", QMessageBox.StandardButton.Cancel)
+    assert dialog.reject_choice.isChecked() and dialog.reason.currentIndex() == 1
+    dialog.mark_clean()
     dialog.reject()
     pane.shutdown()

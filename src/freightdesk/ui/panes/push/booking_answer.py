@@ -142,6 +142,10 @@ class BookingAnswerDialog(FormDialog):
         self.booking.currentIndexChanged.connect(self._booking_chosen)
         for edit in (self.identifier_value, self.notes):
             edit.textEdited.connect(self.mark_dirty)
+        # A decision, reason or method chosen is an answer as much as typed text is.
+        self.reject_choice.toggled.connect(self.mark_dirty)
+        for combo in (self.booking, self.identifier_type, self.reason, self.method):
+            combo.activated.connect(self.mark_dirty)
         self._decided()
         self.send_button.setEnabled(False)
 
