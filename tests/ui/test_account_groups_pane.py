@@ -46,6 +46,14 @@ async def test_lists_adds_refuses_and_deletes(
     await wait_until(lambda: "Added DAL" in pane.notice.text())
     assert [g.code for g in pane.model.items] == ["DAL", "WEST"]
     assert pane.code.text() == ""  # ready for the next one
+    # The next one refused: the screen no longer says the last one was added.
+    qtbot.keyClicks(pane.code, "WEST")
+    qtbot.keyClicks(pane.name, "West again")
+    qtbot.keyClick(pane.name, Qt.Key.Key_Return)
+    await wait_until(lambda: bool(pane.errors.message_for("code")))
+    assert not pane.notice.isVisible(), pane.notice.text()
+    pane.code.clear()
+    pane.name.clear()
 
     # Delete asks first (the question of every list pane); Cancel keeps it, Yes deletes.
     assert pane.selected() is not None and pane.selected().code == "DAL"  # type: ignore[union-attr]

@@ -209,6 +209,14 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     )
     assert pane.site.findData("DEN-XD") >= 0 and pane.code.text() == ""
     assert tenant.http.get(SITES).json()["sites"][0]["code"] == "DEN-XD"
+    # The next one refused: the screen no longer says the last one was added.
+    assert "Added site DEN-XD" in pane.notice.text()
+    type_text(pane.code, "dock-1")
+    type_text(pane.name, "Dock one again")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: bool(pane.site_errors.message_for("code")), 30)
+    assert not pane.notice.isVisible(), pane.notice.text()
+    pane.code.clear()
 
     # Remove it: the pane asks first.
     assert pane.site_table.selected() is not None and pane.site_table.selected().code == "DEN-XD"

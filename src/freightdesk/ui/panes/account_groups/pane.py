@@ -135,6 +135,10 @@ class AccountGroupsPane(ListExport, QWidget):
     # --- actions ---------------------------------------------------------------------------
 
     def add_group(self) -> None:
+        # A new try retires the last one's "Added …": beside a refusal it reads as if this one
+        # went through. A list error stays (it is about the list, not this group).
+        if not self.notice.is_error:
+            self.notice.clear_message()
         group, problems = check_group(self.code.text(), self.name.text())
         if group is None:
             self.errors.show(problems)

@@ -267,6 +267,8 @@ class YardPane(QWidget):
         self.site.setCurrentIndex(max(0, self.site.findData(chosen)))
 
     def add_site(self) -> None:
+        if not self.notice.is_error:  # the last "Added site …" is not about this one
+            self.notice.clear_message()
         typed = SiteInput(
             code=self.code.text(),
             name=self.name.text(),
