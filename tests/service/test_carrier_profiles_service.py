@@ -49,7 +49,8 @@ def test_rules_before_sending() -> None:
     _, problems = check_profile(
         _wire(name="  ", modes=[], maxLineItems=0, alternateScacs=["TOOLONG"])
     )
-    assert set(problems) == {"name", "modes", "maxLineItems", "alternateScacs[0]"}
+    assert set(problems) == {"name", "modes", "maxLineItems", "alternateScacs"}
+    assert problems["alternateScacs"].startswith("'TOOLONG' is not a SCAC")
     assert problems["modes"] == "Tick at least one mode the carrier hauls"
 
 
