@@ -21,6 +21,7 @@ of `bench.minimal_service` answering the same bytes (as bench_tracking asks them
 
     python -m bench.bench_push [--shipments 200] [--seconds 20] [--connections 64]
                                [--postgres | --database postgresql://...] [--explain]
+                               [--wrk-only]
 
 `--explain` adds the runs that account for the different figures of issue 18 (51/s with httpx,
 628-640/s in bench_instances on PostgreSQL, 784-1,092/s with wrk), each beside the minimal app
@@ -667,6 +668,9 @@ def main() -> int:
         "--postgres", action="store_true", help="start a throwaway PostgreSQL (initdb) and use it"
     )
     parser.add_argument("--explain", action="store_true", help="the runs of the docstring too")
+    parser.add_argument(
+        "--wrk-only", action="store_true", help="only the wrk run (no httpx, no keep-alive)"
+    )
     parser.add_argument("--repeat", type=int, default=200, help="keep-alive requests of each")
     parser.add_argument(
         "--event-every",
@@ -752,7 +756,7 @@ def run_service(
             phases = phases_of(run, args, figures, full_sync)
         finally:
             run.close()
-        if not full_sync:
+        if not full_sync and not args.wrk_only:
             figures.extend(keep_alive_figures(service, token, data_dir / "minimal", args.repeat))
         return phases
     finally:
@@ -782,6 +786,8 @@ def phases_of(
     phase = run.phase(f"wrk {args.connections} connections, {database}", wrk)
     figures.append(throughput_figure(phase, limit=1000))
     phases.append(phase)
+    if args.wrk_only:
+        return phases
     phase = run.phase(f"httpx 2 processes {args.httpx_connections} connections, {database}", pool)
     figures.append(throughput_figure(phase, limit=None))
     phases.append(phase)
