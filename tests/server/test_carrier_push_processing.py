@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
+import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
 
 from freightdesk.server.db import transaction
-from freightdesk.server.domain.push_processing import prune_receipts
+from freightdesk.server.domain.push_applier import BATCH_SECONDS
+from freightdesk.server.domain.push_processing import COALESCE_SECONDS, prune_receipts
 from freightdesk.server.tables.push import PushIngestion
 from freightdesk.server.tables.tenancy import Tenant
 from tests.server.test_carrier_push_support import (
@@ -365,3 +369,51 @@ def test_a_push_sent_again_by_the_carrier_adds_nothing_twice(tenant: TenantHandl
     settled(tenant, other)
     found = history(tenant, shipment["id"])
     assert sorted(e["dateTime"] for e in found["events"]) == [iso(arrived), later["dateTime"]]
+
+
+def test_pushes_arriving_steadily_are_applied_in_few_batches_yet_promptly(
+    tenant: TenantHandle,
+) -> None:
+    """A steady stream (four senders, each sending once its previous push is accepted) is
+    applied in batches that start at least COALESCE_SECONDS apart, not in one small batch
+    after another as the pushes arrive (each batch's fixed costs were most of the worker's CPU
+    under load, issue 18), and every push is still applied within a second or two."""
+    bol = unique("BOL")
+    create_shipment(tenant, [("BILL_OF_LADING", bol)])
+    start = now() - timedelta(hours=1)
+    numbers = itertools.count()
+    deadline = time.monotonic() + 1.5
+
+    def send() -> list[str]:
+        sent = []
+        while time.monotonic() < deadline:
+            n = next(numbers)
+            readings = {
+                "dateTime": iso(start + timedelta(seconds=n)),
+                "position": {"latitude": 41.0 + n / 10_000, "longitude": -87.6},
+            }
+            body = truckload_body(bol, readings=readings)
+            sent.append(accepted(tenant.http.post(TRUCKLOAD, json=body)))
+        return sent
+
+    with ThreadPoolExecutor(4) as senders:
+        ids = [i for sent in senders.map(lambda _: send(), range(4)) for i in sent]
+    for ingestion_id in ids[-4:]:
+        assert settled(tenant, ingestion_id)["status"] == "PROCESSED"
+
+    with tenant.service.context.sessions() as session:
+        rows = session.execute(
+            select(
+                PushIngestion.status, PushIngestion.received_at, PushIngestion.processed_at
+            ).where(PushIngestion.ingestion_id.in_(ids))
+        ).all()
+    assert len(rows) == len(ids) and {row.status for row in rows} == {"PROCESSED"}
+    # One marking time per batch (`_mark`), at its end; a batch takes about BATCH_SECONDS at
+    # most, so that much of the spread may be one batch's length rather than a pause.
+    batches = sorted({row.processed_at for row in rows})
+    spread = (batches[-1] - batches[0]).total_seconds()
+    most = (spread + BATCH_SECONDS) / COALESCE_SECONDS + 1
+    assert len(batches) <= most, f"{len(ids)} pushes in {len(batches)} batches over {spread} s"
+    assert len(ids) > 2 * most, f"too few pushes ({len(ids)}) to tell batches apart"
+    waited = max(row.processed_at - row.received_at for row in rows)
+    assert waited < timedelta(seconds=2), waited

@@ -46,7 +46,12 @@ _INGESTIONS: Table = PushIngestion.__table__  # type: ignore[assignment]
 # together, so big batches cost less per push (a batch stops taking pushes after
 # push_applier.BATCH_SECONDS).
 PROCESS_BATCH = 1000
-# After a wake-up, let a few more pushes arrive so that they are applied in one transaction.
+# After a wake-up, let more pushes arrive so that they are applied in one transaction; while
+# pushes keep coming, batches start at least this far apart. Taken back to back, batches held
+# only what arrived during the previous one, and their fixed costs (the claim, locking and
+# reading the shipments, the commit, the webhooks' fan-out of the changes) were paid for a few
+# pushes each, on the GIL that the event loop answering the pushes needs (issue 18). A push
+# waits at most this long more before it is applied.
 COALESCE_SECONDS = 0.1
 # Without a wake-up (pushes accepted by another process on the same database), look anyway.
 IDLE_POLL_SECONDS = 1.0
@@ -226,9 +231,14 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
         queue.arrived.clear()
         try:
             while not stop.is_set():
+                started = loop.time()
                 applied: int = await asyncio.to_thread(process_pending, context)
                 if not applied:
                     break
+                # At least COALESCE_SECONDS from one batch's start to the next: a long batch (a
+                # backlog) is followed at once, after a short one the next gathers more.
+                if (pause := started + COALESCE_SECONDS - loop.time()) > 0:
+                    await _sleep(stop, pause)
             if loop.time() >= next_retry:
                 await asyncio.to_thread(retry_unmatched, context)
                 next_retry = loop.time() + RETRY_FIRST.total_seconds() / 2
