@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
+import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
@@ -21,8 +24,11 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui import garbage
 from freightdesk.ui.garbage import GuiThreadGarbageCollector
+from freightdesk.ui.maps.warm import warm_up_maps
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.support import wait_until
 from tests.ui.conftest import close_session
+from tests.ui.test_maps import WEBENGINE_STARTUP
 from tests.ui.test_shipment_model import row
 
 COUNT = garbage.FREEZE_AFTER + 1_000
@@ -89,5 +95,69 @@ def test_collections_wait_while_a_list_is_loaded() -> None:
         collector.check()
         assert garbage_cycle() is None  # collected again once the load is in
         assert alive
+    finally:
+        collector.stop()
+
+
+class Node:
+    """An object in a reference cycle: freed only by a collection."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+def cycle() -> weakref.ref[Node]:
+    return weakref.ref(Node())
+
+
+@contextmanager
+def passes(during: Callable[[], bool] = lambda: True) -> Iterator[list[int]]:
+    """The generation of each collection run meanwhile (while `during()` is true)."""
+    seen: list[int] = []
+
+    def record(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and during():
+            seen.append(info["generation"])
+
+    gc.callbacks.append(record)
+    try:
+        yield seen
+    finally:
+        gc.callbacks.remove(record)
+
+
+def assert_collected_again(collector: GuiThreadGarbageCollector) -> None:
+    """The collector collects a cycle once enough is made for a pass to be due."""
+    later = cycle()
+    alive = [[n] for n in range(2_000)]
+    collector.check()
+    assert later() is None
+    assert alive
+
+
+@pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
+async def test_what_the_maps_warm_up_makes_is_left_out_of_collections() -> None:
+    # The warm-up imports the maps' modules (about 100,000 objects) and makes the map's view
+    # two to four seconds into the start: a collection due meanwhile would walk all of it.
+    collector = GuiThreadGarbageCollector()
+    made: list[list[int]] = []
+    cycles: list[weakref.ref[Node]] = []
+
+    def step() -> None:  # a step on the GUI thread that makes long-lived objects
+        cycles.append(cycle())
+        made.extend([n] for n in range(2_000))  # enough made for a collection to be due
+        collector.check()
+
+    try:
+        gc.collect()
+        with passes() as seen:
+            warm = warm_up_maps(step)
+            await wait_until(lambda: warm.finished, 30)
+        assert seen == []  # held while the warm-up made its objects
+        assert cycles[0]() is not None
+        # Then frozen: a collection no longer walks what it made.
+        walked = {id(o) for o in gc.get_objects()}
+        assert [o for o in made if id(o) in walked] == []
+        assert_collected_again(collector)  # what is made after
     finally:
         collector.stop()

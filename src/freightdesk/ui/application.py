@@ -29,7 +29,7 @@ from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, SystemSecretStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.first_paint import FIRST_PAINT_TIMEOUT_MS, FirstPaint, app_settings, open_window
-from freightdesk.ui.garbage import GuiThreadGarbageCollector, bulk_load
+from freightdesk.ui.garbage import BulkLoad, GuiThreadGarbageCollector, bulk_load
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import connect_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
@@ -110,6 +110,7 @@ class AppController:
         )
         self._closed = asyncio.Event()
         self._maps_warm_up: MapWarmUp | None = None
+        self._starting: BulkLoad | None = None
         self.window.attach(self.session)
         connect_panes(self.window, shipments)
         self.window.closing.connect(self._closed.set)
@@ -147,6 +148,10 @@ class AppController:
         # The Local sandbox's service starts beside the rest of what connecting needs.
         await self.session.start_local_service()
         await load_for_connecting(self.profiles.secrets)
+        # Collections wait until the start is over (the session connected meanwhile, the
+        # panes made, the maps warmed up): a pass would walk everything those made so far
+        # (50 to 90 ms), all of it living as long as the app. The maps' warm-up freezes it.
+        self._starting = bulk_load()
 
         def failed(error: BaseException) -> None:
             from freightdesk.service.messages import explain
@@ -164,7 +169,11 @@ class AppController:
 
         shipments = self.window.pane("shipments")
         steps = (shipments.detail.prepare_map,) if isinstance(shipments, ShipmentsPane) else ()
-        self._maps_warm_up = warm_up_maps(*steps, done=gc.freeze)
+        self._maps_warm_up = warm_up_maps(*steps, done=self._started)
+
+    def _started(self) -> None:
+        if self._starting is not None:
+            self._starting.done()
 
     async def run(self) -> None:
         self.start()
@@ -175,6 +184,7 @@ class AppController:
         try:
             if self._maps_warm_up is not None:
                 self._maps_warm_up.cancel()
+            self._started()  # collections resume (closed before the warm-up was done)
             await cancel_all()
             await self.session.close()
             self.settings.sync()

@@ -13,6 +13,14 @@ list replaces them, and a replaced row is freed by its reference count (rows hol
 so the list, once in, is frozen (`gc.freeze`): collections no longer walk it. While a list is
 being read and indexed in worker threads, collections wait (`bulk_load`): a young collection
 then would walk every row made so far, only to find them all alive.
+
+The same goes for the start's later phases and a first sync: the modules loaded for connecting,
+the session, the panes and the maps' modules (folium, pandas, numpy, QtWebEngine: about
+100,000 objects, a pass over them held the window for 50 to 90 ms two to four seconds into the
+start), and the rows of a first full sync, are all made at once and live as long as the app or
+the list. Collections wait while they are made, then they are frozen (`freeze`). Cyclic garbage
+made meanwhile is frozen with them and freed only when the app ends; the benchmarks count it
+(bench_app: a few thousand objects, once per start, not growing with use).
 """
 
 from __future__ import annotations
@@ -42,8 +50,15 @@ def made_long_lived(count: int) -> None:
     global _unfrozen
     _unfrozen += count
     if _unfrozen >= FREEZE_AFTER:
-        _unfrozen = 0
-        gc.freeze()
+        freeze()
+
+
+def freeze() -> None:
+    """Set everything tracked now apart from collections (a phase that made long-lived
+    objects is over)."""
+    global _unfrozen
+    _unfrozen = 0
+    gc.freeze()
 
 
 class BulkLoad:
