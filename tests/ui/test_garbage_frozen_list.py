@@ -9,12 +9,13 @@ look at which objects a collection would walk, not at times, so they hold on a l
 from __future__ import annotations
 
 import gc
+import uuid
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QTimer
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.cache import Cache
@@ -26,10 +27,14 @@ from freightdesk.ui import garbage
 from freightdesk.ui.garbage import GuiThreadGarbageCollector
 from freightdesk.ui.maps.warm import warm_up_maps
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.support import wait_until
+from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import close_session
 from tests.ui.test_maps import WEBENGINE_STARTUP
+from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_model import row
+from tests.ui.test_shipments_pane import _ltl, _put
+
+__all__ = ["connected"]
 
 COUNT = garbage.FREEZE_AFTER + 1_000
 
@@ -161,3 +166,38 @@ async def test_what_the_maps_warm_up_makes_is_left_out_of_collections() -> None:
         assert_collected_again(collector)  # what is made after
     finally:
         collector.stop()
+
+
+async def test_a_first_sync_is_not_collected_while_its_rows_are_made(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    # A dispatcher's first connection: the whole list comes page by page, its rows made on the
+    # GUI thread between pages. A collection then would walk every row made so far (20,000:
+    # 40 ms), all of them alive.
+    session, tenant = connected
+    tag = uuid.uuid4().hex[:4].upper()
+    for n in range(60):
+        _put(tenant, _ltl(f"G{n:03d}{tag}"))
+    pane = ShipmentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.show()
+    service = session.shipments
+    assert service is not None
+    service.page_size = 10  # six pages: the GUI runs between them
+    collector = GuiThreadGarbageCollector()
+    often = QTimer()
+    often.setInterval(1)  # the collector asked at every turn of the event loop
+    often.timeout.connect(collector.check)
+    try:
+        often.start()
+        with passes(during=lambda: service.coordinator.status.fetching) as seen:
+            await session.connect()
+            await wait_until(lambda: pane.model.rowCount() == 60)
+        often.stop()
+        assert service.requests_last_sync == 6
+        assert seen == []  # none while the sync ran
+        assert_collected_again(collector)  # once the list is in
+    finally:
+        often.stop()
+        collector.stop()
+        pane.shutdown()

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from freightdesk.models.common import CustomAttribute, TransportationMode
@@ -124,6 +124,13 @@ def diff_lists(old: ShipmentList | None, new: ShipmentList) -> ShipmentsChange |
     return ShipmentsChange(changed, removed)
 
 
+class BulkBuild(Protocol):
+    """A whole list being built (`ShipmentsService.bulk_build`); `done` says how many
+    long-lived rows it made (0 when the build failed)."""
+
+    def done(self, count: int = 0) -> None: ...
+
+
 class ShipmentsService:
     """Owns the shipment list of one connection."""
 
@@ -142,6 +149,10 @@ class ShipmentsService:
         self.cursor_overlap = cursor_overlap
         self.requests_last_sync = 0
         self._searchable: bool | None = None  # None: not known yet (see the module's doc)
+        # Called when a whole list starts to be built (a first sync): the app holds garbage
+        # collections meanwhile, which would walk every row made so far, all alive
+        # (ui/garbage.py `bulk_load`; the service layer knows nothing of the GUI).
+        self.bulk_build: Callable[[], BulkBuild] | None = None
         self.coordinator: Coordinator[ShipmentList, ShipmentsChange] = Coordinator(
             "shipments", self._fetch, diff_lists, interval=interval
         )
@@ -195,6 +206,20 @@ class ShipmentsService:
         self, client: ApiClient, previous: ShipmentList | None
     ) -> ShipmentList:
         incremental = previous is not None and previous.cursor is not None
+        build = self.bulk_build() if not incremental and self.bulk_build is not None else None
+        try:
+            found = await self._search(client, previous, incremental)
+        except BaseException:
+            if build is not None:
+                build.done(0)
+            raise
+        if build is not None:
+            build.done(len(found.summaries))
+        return found
+
+    async def _search(
+        self, client: ApiClient, previous: ShipmentList | None, incremental: bool
+    ) -> ShipmentList:
         request = ShipmentSearchRequest(
             last_modified_after=previous.cursor if incremental and previous else None,
             sort=ShipmentSort(
