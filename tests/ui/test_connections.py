@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -54,6 +55,20 @@ def test_a_new_connection_needs_its_secret(qtbot: QtBot, profiles: ProfileStore)
     _fill(dialog, "Team", "https://freight.example.test", "abc", "")
     assert not dialog.save()
     assert dialog.errors.message_for("secret")
+
+
+def test_every_problem_of_a_new_connection_at_once(qtbot: QtBot, profiles: ProfileStore) -> None:
+    dialog = _dialog(qtbot, profiles)
+    qtbot.mouseClick(dialog.add_button, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(dialog.base_url, "freight.example.test")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    # Each beside its field in one go, not one per Save.
+    assert dialog.errors.message_for("name") == "Give the connection a name"
+    assert "address" in dialog.errors.message_for("base_url")
+    assert dialog.errors.message_for("client_id")
+    assert dialog.errors.message_for("secret") == "Enter the client secret"
+    assert dialog.base_url.text() == "freight.example.test"
+    assert [p.name for p in profiles.profiles] == ["Local sandbox"]
 
 
 async def test_test_connection_against_the_real_service(

@@ -49,21 +49,29 @@ class ProfileError(ValueError):
         self.field = field
 
 
-def validate_profile(profile: Profile, existing: list[Profile]) -> None:
+def profile_problems(profile: Profile, existing: list[Profile]) -> dict[str, str]:
+    """Every reason `profile` cannot be saved, by form field (a form shows them at once)."""
+    problems: dict[str, str] = {}
     if not profile.name.strip():
-        raise ProfileError("name", "Give the connection a name")
-    if any(p.name == profile.name.strip() and p.id != profile.id for p in existing):
-        raise ProfileError("name", "Another connection already has this name")
+        problems["name"] = "Give the connection a name"
+    elif any(p.name == profile.name.strip() and p.id != profile.id for p in existing):
+        problems["name"] = "Another connection already has this name"
     if profile.kind is ProfileKind.REMOTE:
         parsed = urlparse(profile.base_url.strip())
         if parsed.scheme not in {"http", "https"} or not parsed.netloc:
-            raise ProfileError("base_url", "Enter the service address, e.g. https://host/")
+            problems["base_url"] = "Enter the service address, e.g. https://host/"
         if not profile.client_id.strip():
-            raise ProfileError("client_id", "Enter the client id of your client application")
+            problems["client_id"] = "Enter the client id of your client application"
     if profile.credentials_in not in {"basic", "body"}:
-        raise ProfileError("credentials_in", "Credentials go in Basic or in the body")
+        problems["credentials_in"] = "Credentials go in Basic or in the body"
     if not 5 <= profile.poll_interval <= 3600:
-        raise ProfileError("poll_interval", "Refresh between every 5 seconds and every hour")
+        problems["poll_interval"] = "Refresh between every 5 seconds and every hour"
+    return problems
+
+
+def validate_profile(profile: Profile, existing: list[Profile]) -> None:
+    for field, message in profile_problems(profile, existing).items():
+        raise ProfileError(field, message)
 
 
 def slug(name: str) -> str:

@@ -30,6 +30,7 @@ from freightdesk.service.profiles import (
     ProfileError,
     ProfileKind,
     ProfileStore,
+    profile_problems,
 )
 from freightdesk.service.session import probe
 from freightdesk.ui.tasks import spawn
@@ -233,8 +234,12 @@ class ConnectionsDialog(QDialog):
     def save(self) -> bool:
         profile = self._form_profile()
         secret = self.secret.text() or None
+        # Every problem at once, beside its field (not one more for each Save).
+        problems = profile_problems(profile, self.store.profiles)
         if profile.kind is ProfileKind.REMOTE and profile.id == NEW_ID and not secret:
-            self.errors.show({"secret": "Enter the client secret"})
+            problems["secret"] = "Enter the client secret"
+        if problems:
+            self.errors.show(problems)
             return False
         try:
             saved = self.store.save(profile, secret=secret)
