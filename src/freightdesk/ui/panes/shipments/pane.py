@@ -326,8 +326,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         service = self.session.shipments
         if service is None or service is self._service:
             return
-        self._service = service
-        service.bulk_build = garbage.bulk_load  # a first sync's rows (ui/garbage.py)
+        self._service, service.bulk_build = service, garbage.bulk_load  # see ui/garbage.py
         self.triage.attach(self.session, service.cache)
         shown = self._cache_shown
         assert shown is not None
