@@ -100,6 +100,22 @@ def test_the_edit_form_opens_in_the_name_and_every_label_key_reaches_its_field(
     dialog.close()
 
 
+def test_a_name_wiped_out_is_asked_for_in_words(qtbot: QtBot, session: AppSession) -> None:
+    dialog = DocumentEditDialog(session, a_document())
+    qtbot.addWidget(dialog)
+    activate(qtbot, dialog)
+    for blank in ("", "   "):
+        dialog.name.selectAll()
+        qtbot.keyClick(dialog.name, Qt.Key.Key_Delete)
+        qtbot.keyClicks(dialog.name, blank)
+        qtbot.keyClick(dialog.name, Qt.Key.Key_Return)
+        assert dialog.isVisible()
+        assert dialog.errors.message_for("name") == "Give the document a name, e.g. BOL-4711.pdf"
+        assert dialog.focusWidget() is dialog.name
+    dialog.mark_clean()
+    dialog.close()
+
+
 def test_the_upload_form_starts_where_typing_is_needed_and_files_can_be_added_or_left_out(
     qtbot: QtBot, tmp_path: Path
 ) -> None:

@@ -96,6 +96,8 @@ class DocumentEditDialog(FormDialog):
         wire = self.wire()
         service = self.session.documents
         checked, problems = check_metadata(wire, service.role if service else None)
+        if not wire["name"]:  # in words, not the model's "String should have at least 1 …"
+            problems["name"] = "Give the document a name, e.g. BOL-4711.pdf"
         if checked is None:
             self.errors.show(problems)
             return
