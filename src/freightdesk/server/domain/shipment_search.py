@@ -51,7 +51,6 @@ from freightdesk.server.domain.shipment_summaries import (
     SUMMARY_JSON,
     owner_names,
     summary_fields,
-    without_nulls,
 )
 from freightdesk.server.tables.tracking import (
     Shipment,
@@ -99,8 +98,7 @@ def search_json(
             summary = f'{summary[:-1]},"sharedBy":{to_json(party).decode()}}}'
         results.append(summary)
     paging = {"pageNumber": page, "pageSize": page_size, "total": found.total}
-    summaries = without_nulls(",".join(results))
-    parts = [f'{{"paginationInfo":{to_json(paging).decode()},"results":[', summaries, "]"]
+    parts = [f'{{"paginationInfo":{to_json(paging).decode()},"results":[', ",".join(results), "]"]
     if found.not_found_values is not None:
         parts.append(f',"notFoundValues":{to_json(found.not_found_values).decode()}')
     if found.removed_ids is not None:
