@@ -19,6 +19,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
 from freightdesk.server.domain import shipment_search
 from freightdesk.server.domain import shipments as store
+from freightdesk.server.domain.driver_statements import kept_reader
 from freightdesk.server.domain.tenants import ensure_tenant
 from freightdesk.server.settings import ServerSettings, sqlite_url
 from tests.server.test_tracking_search import fleet  # noqa: F401  (fixture)
@@ -56,10 +57,10 @@ def filled(tmp_path: Path) -> Iterator[tuple[ServiceContext, int]]:
 def _plans(context: ServiceContext, tenant: int, body: dict[str, Any]) -> list[str]:
     """The query plan of every statement the search runs for `body`, one string each."""
     # The statements as SQLite runs them (values in place): the search runs them on the
-    # driver's cursor, past SQLAlchemy's events.
+    # driver's cursor of the thread's kept connection, past SQLAlchemy's events.
     statements: list[str] = []
     with context.sessions() as session:
-        driver = session.connection().connection.dbapi_connection
+        driver = kept_reader(context.engine)
         assert isinstance(driver, sqlite3.Connection)
         driver.set_trace_callback(statements.append)
         try:

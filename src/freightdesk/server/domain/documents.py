@@ -20,7 +20,6 @@ from typing import Any
 
 from pydantic_core import from_json
 from sqlalchemy import BindParameter, ColumnElement, Select, and_, bindparam, func, or_, select
-from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from freightdesk.models.auth import TenantRole
@@ -468,7 +467,7 @@ def _count(shape: _Shape) -> Select[Any]:
 
 
 def search_documents(
-    connection: Connection, viewer: Viewer, search: DocumentSearch, *, page: int, size: int
+    run: Statements, viewer: Viewer, search: DocumentSearch, *, page: int, size: int
 ) -> DocumentSearchResults:
     """One page of the viewer's visible documents matching every criterion, newest first.
 
@@ -478,7 +477,6 @@ def search_documents(
     """
     # On SQLite on the driver's cursor (see `driver_statements`): SQLAlchemy's execution path
     # was most of what remained of a small page's time.
-    run = Statements(connection)
     values: dict[str, Any] = {}
     shape = _shape(viewer, search, values)
     offset = (page - 1) * size

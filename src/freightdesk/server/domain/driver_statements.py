@@ -5,16 +5,25 @@ parameters) spends most of a narrow request in SQLAlchemy's execution and result
 not in the database: on SQLite each statement's text is compiled once (per length of its list
 parameters) and run on the driver's cursor, rows coming back as the driver gives them (text
 date-times, JSON as text). Elsewhere the connection runs it (typed values).
+
+Reads that need no transaction of their own (a search: each statement sees what is committed)
+can run on a connection each thread keeps for its engine (`Statements.kept`): a session and
+its pooled connection, checked out and rolled back per request, cost as much as a narrow
+search's whole count in the database.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sqlite3
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Select
+from sqlalchemy import Connection, Engine, Select, event
 from sqlalchemy.engine import Dialect
 
 
@@ -26,17 +35,32 @@ class Statements:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self.dialect = connection.dialect
         self.raw = connection.dialect.name == "sqlite"
+        self._driver: Any = connection.connection if self.raw else None
+
+    @classmethod
+    def kept(cls, engine: Engine, connect: Callable[[], Connection]) -> Statements:
+        """On a SQLite file, on this thread's kept connection to it (`kept_reader`), none
+        checked out of the pool; elsewhere on `connect()`'s connection."""
+        driver = kept_reader(engine)
+        if driver is None:
+            return cls(connect())
+        run = cls.__new__(cls)
+        run.dialect, run.raw, run._driver = engine.dialect, True, driver
+        return run
 
     def rows(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> list[Any]:
         if not self.raw:
             return list(self.connection.execute(statement, values).all())
-        compiled = driver_statement(statement, self.connection.dialect, _lengths(statement, values))
-        cursor = self.connection.connection.cursor()
+        compiled = driver_statement(statement, self.dialect, _lengths(statement, values))
+        cursor = self._driver.cursor()
         try:
             cursor.execute(compiled.text, compiled.arguments(values))
             return list(cursor.fetchall())
         finally:
+            # Read to the end and closed: no read transaction outlives the statement, so a
+            # kept connection never holds back the WAL's checkpoint or an old snapshot.
             cursor.close()
 
     def scalars(self, statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> list[Any]:
@@ -74,6 +98,17 @@ class DriverStatement:
 def _expanding(statement: Select[*tuple[Any, ...]]) -> tuple[str, ...]:
     """The names of the statement's list parameters (`IN` with a list of values)."""
     return tuple(bind.key for bind in statement.compile().binds.values() if bind.expanding)
+
+
+@contextmanager
+def reading(engine: Engine) -> Iterator[Statements]:
+    """Statements for reads of `engine`'s committed data: on the thread's kept connection to
+    a SQLite file, else on a connection of the engine for the block."""
+    if kept_reader(engine) is not None:
+        yield Statements.kept(engine, engine.connect)
+        return
+    with engine.connect() as connection:
+        yield Statements(connection)
 
 
 def _lengths(statement: Select[*tuple[Any, ...]], values: dict[str, Any]) -> tuple[int, ...]:
@@ -114,3 +149,72 @@ def driver_statement(
                 (None, None, constant if process is None else process(constant), None)
             )
     return DriverStatement(state.statement, tuple(parameters))
+
+
+class _Reader:
+    """One thread's kept connection, closed when the thread's locals go."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    def __del__(self) -> None:
+        self.connection.close()
+
+
+class _KeptReaders:
+    """A connection per thread to one SQLite file, for reads only. Each is used by the thread
+    that opened it alone (SQLite's rule for a connection); opened without the driver's
+    same-thread check only so that disposing of the engine can close them all from its
+    thread."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._local = threading.local()
+        self._all: weakref.WeakSet[_Reader] = weakref.WeakSet()
+
+    def connection(self) -> sqlite3.Connection:
+        reader: _Reader | None = getattr(self._local, "reader", None)
+        if reader is None:
+            # Autocommit: each statement is its own read of what is committed, as on the
+            # engine's connections (the driver begins a transaction only before a write).
+            connection = sqlite3.connect(
+                self._path, timeout=30, isolation_level=None, check_same_thread=False
+            )
+            # Reads only, whatever runs on it.
+            connection.execute("PRAGMA query_only=ON")
+            reader = _Reader(connection)
+            self._local.reader = reader
+            self._all.add(reader)
+        return reader.connection
+
+    def close(self) -> None:
+        readers, self._all, self._local = list(self._all), weakref.WeakSet(), threading.local()
+        for reader in readers:
+            reader.connection.close()
+
+
+_KEPT: weakref.WeakKeyDictionary[Engine, _KeptReaders | None] = weakref.WeakKeyDictionary()
+_KEPT_LOCK = threading.Lock()
+
+
+def kept_reader(engine: Engine) -> sqlite3.Connection | None:
+    """This thread's kept read connection to `engine`'s SQLite file (None for any other
+    database, an in-memory one, or a URL with options: those read through the engine)."""
+    try:
+        kept = _KEPT[engine]
+    except KeyError:
+        with _KEPT_LOCK:
+            kept = _KEPT.get(engine) if engine in _KEPT else _new_kept(engine)
+            _KEPT[engine] = kept
+    return None if kept is None else kept.connection()
+
+
+def _new_kept(engine: Engine) -> _KeptReaders | None:
+    url = engine.url
+    if engine.dialect.name != "sqlite" or engine.dialect.driver != "pysqlite" or url.query:
+        return None
+    if not url.database or url.database == ":memory:":
+        return None
+    kept = _KeptReaders(url.database)
+    event.listen(engine, "engine_disposed", lambda _engine: kept.close())
+    return kept

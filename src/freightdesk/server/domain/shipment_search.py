@@ -25,6 +25,7 @@ from sqlalchemy import (
     BindParameter,
     ColumnElement,
     Connection,
+    Engine,
     Integer,
     Select,
     and_,
@@ -137,9 +138,14 @@ def _find(
     """`as_json`: the page's summaries as JSON text where the database can write them."""
     # Plain column statements straight on the connection: the session's ORM execution path
     # (entity loading, result wrapping) costs more than these indexed queries themselves; on
-    # SQLite, on the driver's own cursor (see `Statements`).
-    connection = session.connection()
-    run = Statements(connection)
+    # SQLite, on the driver's own cursor of the thread's kept connection (see `Statements`):
+    # the session then checks out no connection unless a rarer part of the answer needs one.
+    bind = session.get_bind()
+    run = (
+        Statements.kept(bind, session.connection)
+        if isinstance(bind, Engine)
+        else Statements(session.connection())
+    )
     owners_of_shares = run.scalars(_SHARING_OWNERS, {"tenant": tenant_id})
     scope = _Scope(tenant_id, bool(owners_of_shares), owners_of_shares)
     # The request's values go to bound parameters; its shape (which filters, the sort) picks
@@ -182,10 +188,10 @@ def _find(
         rows = [row[1:] for row in rows]
     not_found = None
     if request.identifier_values is not None:
-        not_found = _not_found(connection, scope, request.identifier_values)
+        not_found = _not_found(session.connection(), scope, request.identifier_values)
     removed = None
     if request.last_modified_after is not None:
-        removed = _removed_since(connection, tenant_id, request.last_modified_after)
+        removed = _removed_since(session.connection(), tenant_id, request.last_modified_after)
     return _Found(page, page_size, total, rows, owners, run.raw, as_json, not_found, removed)
 
 
