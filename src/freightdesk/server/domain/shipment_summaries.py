@@ -64,24 +64,29 @@ PAGE_ROWS_BY_ARRAY = select(*_PAGE_COLUMNS, _IDENTIFIERS.label("identifiers")).w
 )
 
 
-def _wire_time_sql(column: str) -> str:
-    """A date-time column as SQLite stores it ("2026-01-02 03:04:05.120000", UTC) as pydantic
-    writes the aware instant ("2026-01-02T03:04:05.120000Z"; no fraction when it is zero)."""
-    day, time_of_day = f"substr({column}, 1, 10) || 'T' || ", f"substr({column}, 12"
-    return (
-        f"CASE WHEN substr({column}, 20) = '.000000' THEN {day}{time_of_day}, 8) || 'Z' "
-        f"ELSE {day}{time_of_day}) || 'Z' END"
-    )
-
-
 def _member(name: str, value: str, *, present: str | None = None) -> str:
-    """The member `name` as `exclude_none` writes it, after a comma: left out when `present`
-    (by default `value`) is null. `json_quote` quotes text as `json_object` would and writes
-    numbers bare."""
-    return (
-        f"CASE WHEN {present or value} IS NULL THEN '' "
-        f"ELSE ',\"{name}\":' || json_quote({value}) END"
-    )
+    """The member `name` as `exclude_none` writes it, after a comma; null (written as nothing
+    by `printf`'s `%s`) when `present` (by default `value`) is null. `json_quote` quotes text
+    as `json_object` would and writes numbers bare."""
+    return f"CASE WHEN {present or value} IS NULL THEN NULL ELSE ',\"{name}\":' || {value} END"
+
+
+def _text_member(name: str, column: str) -> str:
+    return _member(name, f"json_quote({column})", present=column)
+
+
+def _time_member(name: str, column: str) -> str:
+    """A date-time column as SQLite stores it ("2026-01-02 03:04:05.120000", UTC) as pydantic
+    writes the aware instant ("2026-01-02T03:04:05.120000Z"; no fraction when it is zero): the
+    stored text has one space, and a dot only before its fraction; it needs no quoting."""
+    wire = f"'\"' || replace(replace({column}, ' ', 'T'), '.000000', '') || 'Z\"'"
+    return _member(name, wire, present=column)
+
+
+def _printf(template: str, *arguments: str) -> str:
+    """`template`'s `%s` filled with `arguments` (text; null writes nothing), in one pass:
+    a chain of `||` copies the growing text at each step."""
+    return f"printf('{template}', {', '.join(arguments)})"
 
 
 # A summary as `ShipmentSummary` dumps it (by alias, without nulls, fields in the model's
@@ -90,48 +95,32 @@ def _member(name: str, value: str, *, present: str | None = None) -> str:
 # cost a fifth of a narrow search). The identifiers are stored as the interface writes them
 # (type and value, by alias; see `shipment_rules.prepare`); `json_extract` gives them
 # minified, as `json` did.
+_LATEST_EVENT = _printf(
+    ',"latestEvent":{"type":%s%s%s%s}',
+    "json_quote(shipments.latest_event_type)",
+    _time_member("dateTime", "shipments.latest_event_at"),
+    _text_member("description", "shipments.latest_event_description"),
+    _text_member("timeZone", "shipments.latest_event_zone"),
+)
 SUMMARY_JSON: ColumnElement[str] = literal_column(
-    "'{\"id\":' || json_quote(shipments.id) || ',\"identifiers\":' || "
-    "coalesce((SELECT json_extract(shipment_documents.data, '$.identifiers') "
-    "FROM shipment_documents WHERE shipment_documents.shipment_pk = shipments.pk), '[]') || "
-    + " || ".join(
-        (
-            _member("primaryIdentifier", "shipments.primary_identifier"),
-            _member("mode", "shipments.mode"),
-            _member("currentState", "nullif(shipments.current_state, '')"),
-            _member("originName", "shipments.origin_name"),
-            _member("destinationName", "shipments.destination_name"),
-            _member("nextEta", _wire_time_sql("shipments.next_eta"), present="shipments.next_eta"),
-            _member("nextEtaTimeZone", "shipments.next_eta_zone"),
-            "CASE WHEN shipments.latest_event_type IS NULL THEN '' "
-            'ELSE \',"latestEvent":{"type":\' || json_quote(shipments.latest_event_type) || '
-            + " || ".join(
-                (
-                    _member(
-                        "dateTime",
-                        _wire_time_sql("shipments.latest_event_at"),
-                        present="shipments.latest_event_at",
-                    ),
-                    _member("description", "shipments.latest_event_description"),
-                    _member("timeZone", "shipments.latest_event_zone"),
-                )
-            )
-            + " || '}' END",
-            _member("openExceptionCount", "shipments.open_exception_count"),
-            _member("carrier", "shipments.carrier"),
-            _member(
-                "createdDateTime",
-                _wire_time_sql("shipments.created_at"),
-                present="shipments.created_at",
-            ),
-            _member(
-                "lastModifiedDateTime",
-                _wire_time_sql("shipments.last_modified_at"),
-                present="shipments.last_modified_at",
-            ),
-        )
+    _printf(
+        '{"id":%s,"identifiers":%s' + "%s" * 12 + "}",
+        "json_quote(shipments.id)",
+        "coalesce((SELECT json_extract(shipment_documents.data, '$.identifiers') "
+        "FROM shipment_documents WHERE shipment_documents.shipment_pk = shipments.pk), '[]')",
+        _text_member("primaryIdentifier", "shipments.primary_identifier"),
+        _text_member("mode", "shipments.mode"),
+        _text_member("currentState", "nullif(shipments.current_state, '')"),
+        _text_member("originName", "shipments.origin_name"),
+        _text_member("destinationName", "shipments.destination_name"),
+        _time_member("nextEta", "shipments.next_eta"),
+        _text_member("nextEtaTimeZone", "shipments.next_eta_zone"),
+        f"CASE WHEN shipments.latest_event_type IS NULL THEN NULL ELSE {_LATEST_EVENT} END",
+        _text_member("openExceptionCount", "shipments.open_exception_count"),
+        _text_member("carrier", "shipments.carrier"),
+        _time_member("createdDateTime", "shipments.created_at"),
+        _time_member("lastModifiedDateTime", "shipments.last_modified_at"),
     )
-    + " || '}'"
 )
 
 
