@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Select, event
+from sqlalchemy import Connection, Engine, Select
 from sqlalchemy.engine import Dialect
 
 
@@ -152,10 +152,12 @@ def driver_statement(
 
 
 class _Reader:
-    """One thread's kept connection, closed when the thread's locals go."""
+    """One thread's kept connection, for the engine's pool it was opened under; closed when
+    the thread's locals go or the engine's pool is replaced (`Engine.dispose`)."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, pool: object) -> None:
         self.connection = connection
+        self.pool = pool
 
     def __del__(self) -> None:
         self.connection.close()
@@ -163,18 +165,17 @@ class _Reader:
 
 class _KeptReaders:
     """A connection per thread to one SQLite file, for reads only. Each is used by the thread
-    that opened it alone (SQLite's rule for a connection); opened without the driver's
-    same-thread check only so that disposing of the engine can close them all from its
-    thread."""
+    that opened it alone (SQLite's rule for a connection), and replaced by it once the engine
+    is disposed of; opened without the driver's same-thread check only so that it can be
+    closed when its thread is gone."""
 
     def __init__(self, path: str) -> None:
         self._path = path
         self._local = threading.local()
-        self._all: weakref.WeakSet[_Reader] = weakref.WeakSet()
 
-    def connection(self) -> sqlite3.Connection:
+    def connection(self, pool: object) -> sqlite3.Connection:
         reader: _Reader | None = getattr(self._local, "reader", None)
-        if reader is None:
+        if reader is None or reader.pool is not pool:
             # Autocommit: each statement is its own read of what is committed, as on the
             # engine's connections (the driver begins a transaction only before a write).
             connection = sqlite3.connect(
@@ -182,15 +183,8 @@ class _KeptReaders:
             )
             # Reads only, whatever runs on it.
             connection.execute("PRAGMA query_only=ON")
-            reader = _Reader(connection)
-            self._local.reader = reader
-            self._all.add(reader)
+            self._local.reader = reader = _Reader(connection, pool)
         return reader.connection
-
-    def close(self) -> None:
-        readers, self._all, self._local = list(self._all), weakref.WeakSet(), threading.local()
-        for reader in readers:
-            reader.connection.close()
 
 
 _KEPT: weakref.WeakKeyDictionary[Engine, _KeptReaders | None] = weakref.WeakKeyDictionary()
@@ -204,9 +198,12 @@ def kept_reader(engine: Engine) -> sqlite3.Connection | None:
         kept = _KEPT[engine]
     except KeyError:
         with _KEPT_LOCK:
-            kept = _KEPT.get(engine) if engine in _KEPT else _new_kept(engine)
+            kept = _KEPT[engine] if engine in _KEPT else _new_kept(engine)
             _KEPT[engine] = kept
-    return None if kept is None else kept.connection()
+    # Disposing of the engine replaces its pool: the connections kept before are let go (no
+    # listener on the engine's events: one would send every Connection of the engine through
+    # SQLAlchemy's event dispatch, some 15 us a request on every route).
+    return None if kept is None else kept.connection(engine.pool)
 
 
 def _new_kept(engine: Engine) -> _KeptReaders | None:
@@ -215,6 +212,4 @@ def _new_kept(engine: Engine) -> _KeptReaders | None:
         return None
     if not url.database or url.database == ":memory:":
         return None
-    kept = _KeptReaders(url.database)
-    event.listen(engine, "engine_disposed", lambda _engine: kept.close())
-    return kept
+    return _KeptReaders(url.database)
