@@ -210,3 +210,23 @@ async def test_a_bad_alternate_scac_is_named_in_words(
     await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
     assert tenant.http.get(f"{PROFILES}/GLKT").json()["alternateScacs"] == ["GLKX", "GLKY"]
     pane.shutdown()
+
+
+async def test_return_in_a_field_saves_and_another_carrier_drops_the_confirmation(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
+    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
+    _click_row(qtbot, pane, "GLKT")
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
+    _retype(qtbot, pane.form.name, "Great Lakes (night desk)")
+    qtbot.keyClick(pane.form.name, Qt.Key.Key_Return)  # as in the app's other forms
+    await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
+    assert tenant.http.get(f"{PROFILES}/GLKT").json()["name"] == "Great Lakes (night desk)"
+    assert "Saved your settings for GLKT" in pane.notice.text()
+    # Another carrier opened: the confirmation about GLKT goes.
+    _click_row(qtbot, pane, "KSTL")
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "KSTL", WAIT)
+    assert not pane.notice.isVisible(), pane.notice.text()
+    pane.shutdown()

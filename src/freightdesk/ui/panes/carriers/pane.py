@@ -210,6 +210,9 @@ class CarrierProfilesPane(ListExport, QWidget):
         self.table.selectedChanged.connect(self._picked)
         self.form.changed.connect(self._edited)
         self.save_button.clicked.connect(self.save)
+        # Return in a field saves, as in the app's other forms (a spin box's text included).
+        for edit in self.form.findChildren(QLineEdit):
+            edit.returnPressed.connect(self.save)
         self.revert_button.clicked.connect(self.revert)
         self.delete_button.clicked.connect(self.confirm_delete)
         self._show(None)
@@ -326,6 +329,8 @@ class CarrierProfilesPane(ListExport, QWidget):
 
     def _opened(self, profile: CarrierProfile) -> None:
         self.look_up_errors.clear()
+        if not self.notice.is_error:  # "Saved your settings for …" was about the last one
+            self.notice.clear_message()
         self.scac.setText(profile.scac)
         self._show(profile)
 
