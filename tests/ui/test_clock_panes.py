@@ -77,13 +77,19 @@ def main_window(
     pane.shutdown()
 
 
-def _parcel_with_exception(tenant: TenantHandle) -> str:
+def parcel_with_exception(
+    tenant: TenantHandle, words: str = LONG, pickup: dict[str, str] | None = None
+) -> str:
+    """A parcel whose carrier reported an exception in `words` (its pickup's appointment
+    window `pickup`)."""
     number = f"1ZCK{uuid.uuid4().hex[:10].upper()}"
     body = _ltl(f"P{uuid.uuid4().hex[:6].upper()}")
     body["identifiers"] = [{"type": "TRACKING_NUMBER", "value": number}]
     body["plan"] = {"expectedTransportationModes": ["PARCEL"]}
+    if pickup is not None:
+        body["routeInfo"]["stops"][0]["appointmentWindow"] = pickup  # type: ignore[index]
     shipment = _put(tenant, body)
-    report = parcel_body(number, "EXCEPTION", description=LONG)
+    report = parcel_body(number, "EXCEPTION", description=words)
     report["timestamp"] = java_time(now() - timedelta(minutes=20))
     assert settled(tenant, accepted(tenant.http.post(PARCEL, json=report)))["status"] == (
         "PROCESSED"
@@ -130,7 +136,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
 ) -> None:
     session, tenant = connected
     truck = _late_truck(tenant, now())
-    parcel = _parcel_with_exception(tenant)
+    parcel = parcel_with_exception(tenant)
     pane = main_window.findChild(ShipmentsPane, "shipmentsPane")
     assert isinstance(pane, ShipmentsPane)
     await session.connect()

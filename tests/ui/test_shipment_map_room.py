@@ -53,15 +53,23 @@ def offline_tiles() -> Any:
     CONFIG.tiles = kept
 
 
+async def pane_showing(
+    qtbot: QtBot, session: AppSession, settings: QSettings, room: Any, shipment: str
+) -> ShipmentsPane:
+    """The pane at `room`, `shipment` chosen in its list as a user does, its detail shown."""
+    pane = await _started(qtbot, session, settings, room)
+    await wait_until(lambda: pane.model.row_of(shipment) is not None, 30)
+    _click_row_of(qtbot, pane, shipment)
+    await wait_until(lambda: pane.detail.history is not None, 30)
+    return pane
+
+
 async def _pane_with_map(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, room: Any
 ) -> tuple[ShipmentsPane, list[str]]:
     session, tenant = connected
     ids = [_put(tenant, _ltl(f"PRO-77300{n}")) for n in range(8)]
-    pane = await _started(qtbot, session, settings, room)
-    await wait_until(lambda: pane.model.rowCount() == len(ids), 30)
-    _click_row_of(qtbot, pane, ids[0])
-    await wait_until(lambda: pane.detail.history is not None, 30)
+    pane = await pane_showing(qtbot, session, settings, room, ids[0])
     _click_tab(qtbot, pane.detail, "Map")
     await wait_until(lambda: pane.detail.map is not None and pane.detail.map.drawn, 60)
     return pane, ids

@@ -137,7 +137,7 @@ class ShipmentDetailView(QWidget):
         self.tabs = QTabWidget(self)
         self.timeline = QTreeWidget(self)
         self.timeline.setObjectName("timeline")
-        set_up_timeline(self.timeline)
+        self.timeline_columns = set_up_timeline(self.timeline)
         self.overview = OverviewTab(session, self)
         self.overview.setObjectName("overviewTab")
         # The Overview's tables, as the rest of the app and its tests know them.
@@ -383,7 +383,7 @@ class ShipmentDetailView(QWidget):
                 )
                 item.setData(0, _KEY, f"exception:{exception.id}")
                 if exception.status is ExceptionStatus.OPEN:
-                    for column in range(5):
+                    for column in range(self.timeline.columnCount()):
                         item.setForeground(column, _EXCEPTION_BRUSH)
             group.setExpanded(bool(open_exceptions))
         groups: dict[str | None, QTreeWidgetItem] = {}
@@ -427,6 +427,7 @@ class ShipmentDetailView(QWidget):
                 font.setBold(True)
                 item.setFont(0, font)
         self.timeline.expandAll()
+        self.timeline_columns.refit()  # after expanding: the times measured are all shown
         if self._selected_key is not None:
             # The same row stays selected across live updates.
             self._syncing = True
