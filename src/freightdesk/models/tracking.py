@@ -383,6 +383,15 @@ class TrackingHistory(WireModel):
     states: list[TrackedShipmentState] = Field(default_factory=list)
     sharing_context: SharingContext | None = None
 
+    def current_state(self) -> TrackedShipmentState | None:
+        """The shipment's state now, as the service keeps it (shipments.current_state): the
+        one still open; else, all closed, the one that started last. The one rule for the
+        list's row and the detail: a report dated before the open state's start adds a state
+        that starts earlier yet is the current one, so "the latest start" alone would differ."""
+        states = sorted(self.states, key=lambda s: s.start_date_time)
+        open_states = [s for s in states if s.end_date_time is None]
+        return (open_states or states)[-1] if states else None
+
 
 class ShareRequest(WireModel):
     """Body of the share extension: the tenant that may read the shipment from now on."""

@@ -421,7 +421,6 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
     delivery = next(
         (s for s in reversed(stops) if s.type is StopType.DELIVERY), stops[-1] if stops else None
     )
-    states = sorted(history.states, key=lambda s: s.start_date_time)
     events = [e for e in history.events if e.date_time is not None]
     latest = events[-1] if events else None
     etas = [
@@ -440,7 +439,7 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
         identifiers=shipment.identifiers,
         primary_identifier=shipment.identifiers[0].value if shipment.identifiers else None,
         mode=modes[0] if modes else _mode_from_identifiers(shipment),
-        current_state=states[-1].type if states else None,
+        current_state=current.type if (current := history.current_state()) else None,
         origin_name=_stop_name(pickup),
         destination_name=_stop_name(delivery),
         next_eta=eta,

@@ -300,9 +300,7 @@ class ShipmentDetailView(QWidget):
         primary = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
         self.title.setText(primary)
         states = sorted(history.states, key=lambda s: s.start_date_time)
-        # The current state is the one still open; else the one that started last.
-        open_states = [s for s in states if s.end_date_time is None]
-        latest = (open_states or states)[-1] if states else None
+        latest = history.current_state()  # the list's row reads it by the same rule
         current = state_text(latest.type) if latest else "No state yet"
         open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
         stops = shipment.route_info.stops if shipment.route_info else []
