@@ -23,7 +23,9 @@ W = TypeVar("W", bound=QWidget)
 PANE_SIZE = (1400, 800)  # every column of the widest list pane fits
 
 
-def _activate(profiles: ProfileStore, url: str, tenant: TenantHandle) -> None:
+def _activate(
+    profiles: ProfileStore, url: str, tenant: TenantHandle, poll_interval: float = 5
+) -> None:
     profile = profiles.save(
         Profile(
             id="",
@@ -31,7 +33,7 @@ def _activate(profiles: ProfileStore, url: str, tenant: TenantHandle) -> None:
             kind=ProfileKind.REMOTE,
             base_url=url,
             client_id=tenant.client_id,
-            poll_interval=5,
+            poll_interval=poll_interval,
         ),
         secret=tenant.client_secret,
     )

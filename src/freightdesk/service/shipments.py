@@ -252,7 +252,8 @@ class ShipmentsService:
                 known.pop(rid, None)
             upserts = []
             for row in fetched:
-                if known.get(row.id) != row:
+                listed = known.get(row.id)
+                if listed != row and not (listed and fresher(listed, row)):  # see take_fresher
                     upserts.append(row)
                     known[row.id] = row  # an unchanged row keeps its object (see diff_lists)
         else:
@@ -373,6 +374,22 @@ class ShipmentsService:
         now = {a.attribute_name: list(a.attribute_values) for a in answer}
         return now if now != attribute_values(loaded) else None
 
+    async def take_fresher(self, history: TrackingHistory) -> None:
+        """The detail read `history` after the list's last sync: the shipment's row shows what
+        the detail shows at once, not at the next poll (one shipment, two states, and a
+        dispatcher trusts neither). Only a history `fresher` than the row counts; a shipment
+        the list does not have waits for the sync."""
+        row = SummaryRow.from_summary(summary_from_history(history))
+        known = self.coordinator.data
+        if known is None or not fresher(row, known.summaries.get(row.id)):
+            return
+        await asyncio.to_thread(self._save, [row], (), None)  # a restart shows it too
+        # Read after the await: a sync may have landed meanwhile, with this change or a later.
+        current = self.coordinator.data
+        if current is not None and fresher(row, current.summaries.get(row.id)):
+            summaries = {**current.summaries, row.id: row}
+            self.coordinator.apply(current.derived(summaries, current.cursor, [row.id]))
+
     async def _show_now(self, shipment_id: UUID) -> None:
         history = await self._client().tracking.history(shipment_id)
         row = SummaryRow.from_summary(summary_from_history(history))
@@ -410,6 +427,13 @@ def with_attributes(
         related_shipments=shipment.related_shipments,
         events=shipment.events,
     )
+
+
+def fresher(row: SummaryRow, than: SummaryRow | None) -> bool:
+    """Whether `row` is a later version of the shipment than the listed `than`: the service
+    stamps lastModifiedDateTime on every change (event, state, ETA, exception, edit), so the
+    later stamp is the newer version; the one rule for the list and the detail."""
+    return than is not None and row.last_modified > than.last_modified
 
 
 def summary_from_history(history: TrackingHistory) -> ShipmentSummary:

@@ -292,6 +292,8 @@ class ShipmentDetailView(QWidget):
             return
         self.message.show_message(None)
         self.show_history(detail.coordinator.data, change)
+        if (shipments := self.session.shipments) is not None:  # its list row agrees at once
+            spawn(shipments.take_fresher(detail.coordinator.data), name="fresher-row", owner=self)
 
     def show_history(self, history: TrackingHistory, change: DetailChange | None = None) -> None:
         """Show `history`; keeps the user's unsaved attribute edits."""
