@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from freightdesk.models.base import error_location
+from freightdesk.models.numbers import NOT_A_NUMBER, number_problem
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -35,7 +36,14 @@ def path_of(location: Sequence[int | str]) -> str:
     return path or "body"
 
 
+# pydantic's refusals of text typed into a number field: the one number rule says why instead.
+_NUMBER_ERRORS = frozenset({"float_parsing", "int_parsing", "decimal_parsing"})
+
+
 def message_of(error: Any) -> str:
+    given = error.get("input")
+    if error.get("type") in _NUMBER_ERRORS and isinstance(given, str):
+        return number_problem(given) or NOT_A_NUMBER
     text = str(error.get("msg", "is not valid"))
     for prefix in ("Value error, ", "Assertion failed, "):
         if text.startswith(prefix):

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.addresses import country_code, subdivision_code
 from freightdesk.models.common import Address, GeoCoordinates
+from freightdesk.models.numbers import NOT_A_NUMBER, NumberRefused, read_number
 from freightdesk.models.stop_locations import (
     Geofence,
     GeofenceGeometry,
@@ -173,13 +174,15 @@ def parse_point(latitude: str, longitude: str) -> tuple[float, float] | str:
     """The point typed, or why it is not one."""
     values: list[float] = []
     for text, name, limit in ((latitude, "Latitude", 90), (longitude, "Longitude", 180)):
-        cleaned = text.strip().replace(",", ".")
-        if not cleaned:
-            return f"{name} is missing."
+        # The one number rule of every field (`models/numbers.py`): 41,88 reads as 41.88.
         try:
-            value = float(cleaned)
-        except ValueError:
-            return f"{name} is not a number."
+            read = read_number(text)
+        except NumberRefused as refused:
+            two_way = str(refused) != NOT_A_NUMBER
+            return f"{name}: {refused}." if two_way else f"{name} is not a number."
+        if read is None:
+            return f"{name} is missing."
+        value = read
         if not math.isfinite(value) or not -limit <= value <= limit:
             return f"{name} is -{limit} to {limit}."
         values.append(value)

@@ -20,20 +20,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.numbers import NumberRefused, read_number
 from freightdesk.ui.widgets.item_table import add_key
 
 _ROW = re.compile(r"^\[(\d+)\](?:\.(.*))?$")
 
 
 def number(text: str) -> float | str | None:
-    """A number as typed: None when blank, the text itself when it is not a number (so the
-    check names the field instead of dropping what the user typed)."""
-    cleaned = text.strip().replace(",", "")
-    if not cleaned:
-        return None
+    """A number as typed, by the one rule of `models/numbers.py` (1,500.5 and 2,5 read; 1,500
+    refused as two-way): None when blank, the text itself when it is not a number (so the
+    check names the field, and says why, instead of dropping what the user typed)."""
     try:
-        return float(cleaned)
-    except ValueError:
+        return read_number(text)
+    except NumberRefused:
         return text.strip()
 
 

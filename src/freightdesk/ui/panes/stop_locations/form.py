@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
+from freightdesk.models.numbers import NumberRefused, read_number
 from freightdesk.models.stop_locations import (
     OpeningHours,
     SpecialOpeningHours,
@@ -131,15 +132,13 @@ def _checked(table: QTableWidget, row: int, column: int) -> bool:
 
 
 def _number(text: str) -> float | str | None:
-    """A coordinate as typed: a number, None when blank, the text itself when not a number
-    (so the check names the field instead of dropping the input)."""
-    text = text.strip().replace(",", ".")
-    if not text:
-        return None
+    """A coordinate as typed, by the one number rule (`models/numbers.py`): a number, None
+    when blank, the text itself when not a number (so the check names the field and says why
+    instead of dropping the input)."""
     try:
-        return float(text)
-    except ValueError:
-        return text
+        return read_number(text)
+    except NumberRefused:
+        return text.strip()
 
 
 def _qdate(value: date | None) -> QDate:
