@@ -134,7 +134,7 @@ async def test_expiry_stop_contacts_and_accessorials(
     assert form.tabs.currentIndex() == 0
     assert form.errors.message_for("expirationDateTime") == "must be in the future"
     accessorials = form.errors.message_for("rateDetail.shippingDetails.accessorials")
-    assert "Temperature control needs a reefer trailer" in accessorials
+    assert "Temperature control needs a reefer: choose Reefer as the trailer type" in accessorials
     assert "Temperature, highest: must not be below the lowest" in accessorials
     # The service's own messages about a contact or an accessorial find their rows too.
     form.show_problems(

@@ -3,9 +3,17 @@
 Every form of the app uses `FieldErrors`: fields register under the name the service (or the
 service layer) uses for them (`address.postalCode`, `name`), and an error answer is spread
 over the form with `show()`. Errors for names without a field go to the form's general label.
+
+The service's messages name wire fields (`state or postalCode ...`, `truck.trailerType`): right
+for an integrator reading an Error body, not for a dispatcher. `plain()` rewrites the ones a
+form can meet into words, by field path and message, in this one place; every form's `show()`
+goes through it, and a form that gathers rows under a table calls it before gathering.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
@@ -22,6 +30,58 @@ class ErrorLabel(QLabel):
     def show_message(self, message: str | None) -> None:
         self.setText(message or "")
         self.setVisible(bool(message))
+
+
+# (field path ending, message pattern, words): the first match wins. Paths are matched on
+# their end so a rule holds for every address, stop or row; the pattern on the whole message.
+_PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        "state",
+        re.compile(r"^state or postalCode is required for a street address.*"),
+        lambda _m: "Enter a state or a postal code (or place the stop by coordinates)",
+    ),
+    (
+        "state",
+        re.compile(r"^state or postalCode (.*)"),
+        lambda _m: "Enter a state or a postal code",
+    ),
+    (
+        "code",
+        re.compile(r"^(.*) needs a reefer trailer \(truck\.trailerType REEFER\)$"),
+        lambda m: f"{m.group(1)} needs a reefer: choose Reefer as the trailer type",
+    ),
+    (
+        "code",
+        re.compile(r"^(.*) goes with an open trailer such as a flatbed \(truck\.trailerType\)$"),
+        lambda m: f"{m.group(1)} needs an open trailer: choose Flatbed or another open one",
+    ),
+    (
+        "",
+        re.compile(r"^'' is not a valid HTTP header name$"),
+        lambda _m: "Enter a header name",
+    ),
+    (
+        "",
+        re.compile(r"^'(.+)' is not a valid HTTP header name$"),
+        lambda m: f"{m.group(1)!r} cannot be a header name: use letters, digits and dashes",
+    ),
+]
+
+
+def plain_words(path: str, message: str) -> str:
+    """`message` about the field at `path` in words a dispatcher reads, or as it is."""
+    for ending, pattern, words in _PLAIN:
+        if ending and not (path == ending or path.endswith("." + ending)):
+            continue
+        found = pattern.match(message)
+        if found is not None:
+            return words(found)
+    return message
+
+
+def plain(problems: dict[str, str]) -> dict[str, str]:
+    """Every message of `problems` in plain words (see `plain_words`)."""
+    return {path: plain_words(path, message) for path, message in problems.items()}
 
 
 class FieldErrors:
@@ -82,7 +142,7 @@ class FieldErrors:
         self.clear()
         leftovers: list[str] = []
         first: QWidget | None = None
-        for name, message in errors.items():
+        for name, message in plain(errors).items():
             target = self._match(name)
             if target is None:
                 leftovers.append(f"{name}: {message}")

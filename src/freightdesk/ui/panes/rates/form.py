@@ -62,7 +62,7 @@ from freightdesk.ui.panes.rates.handling_units import (
 from freightdesk.ui.panes.rates.stops import StopEditor
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
-from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import fold_rows
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
@@ -576,7 +576,8 @@ class RateRequestFormDialog(FormDialog):
     # --- errors and saving -----------------------------------------------------------------
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
-        problems = self.stop_contacts.fold(self.accessorials.fold(problems), last_stop=1)
+        # Plain words before the rows are gathered: the rules match a message's field path.
+        problems = self.stop_contacts.fold(self.accessorials.fold(plain(problems)), last_stop=1)
         shown = fold_rows(
             problems,
             {
