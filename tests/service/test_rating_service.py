@@ -288,8 +288,11 @@ async def test_stop_contacts_and_expiry_reach_the_service(client: ApiClient) -> 
     assert created.expiration_date_time == expires
     assert [c.wire() for c in created.rate_detail.route_info.stops[0].contacts] == [person]
     # An expiry too far out, and more people at a stop than the service keeps: named before
-    # sending (the shape first, as the service checks it).
+    # sending, both at once (the shape's problem first).
     body["expirationDateTime"] = (datetime.now(UTC) + timedelta(days=400)).isoformat()
     assert check_rate_request(body)[1] == {"expirationDateTime": "must be within a year from now"}
     body["rateDetail"]["routeInfo"]["stops"][1]["contacts"] = [person] * 21
-    assert list(check_rate_request(body)[1]) == ["rateDetail.routeInfo.stops[1].contacts"]
+    assert list(check_rate_request(body)[1]) == [
+        "rateDetail.routeInfo.stops[1].contacts",
+        "expirationDateTime",
+    ]

@@ -71,15 +71,13 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     form.ltl.setChecked(True)
     assert not form.truck_box.isEnabled()
     form.units.add_row(["2", "PALLET", "", "LB", "", "", "", "IN", "", False, "cartons"])
-    # The shape first (as the service checks it): the carrier, beside the carriers.
-    form.save()
-    assert form.tabs.currentIndex() == 2
-    assert "'TOOLONG' is not a SCAC" in form.errors.message_for("capacityProviderIdentifiers")
-    # Then the rules: the delivery stop and the LTL unit, each beside its field.
-    type_text(form.other_carriers, "")
-    form.check_carrier("NBFL")
+    # Every problem at once, each beside its field, the first tab with one shown: the
+    # malformed carrier, the delivery stop and the LTL unit.
     form.save()
     assert form.tabs.currentIndex() == 0
+    assert "'TOOLONG' is not a SCAC" in form.errors.message_for("capacityProviderIdentifiers")
+    type_text(form.other_carriers, "")
+    form.check_carrier("NBFL")
     delivery = "rateDetail.routeInfo.stops[1].location.address.city"
     assert form.errors.message_for(delivery) == "Enter a city, a postal code or a state"
     form.tabs.setCurrentIndex(1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +32,7 @@ from freightdesk.api.errors import ApiError, NotFound
 from freightdesk.api.rating import CancellationNotEnabled, RateRequestBooked
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.addresses import AddressInput
+from freightdesk.models.base import error_location
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
@@ -76,18 +78,85 @@ OPEN = (RateRequestStatus.QUOTES_REQUESTED, RateRequestStatus.QUOTES_RECEIVED)
 def check_rate_request(
     wire: dict[str, Any], *, today: date | None = None
 ) -> tuple[RateRequestCreate | None, dict[str, str]]:
-    """The request for a form given as wire fields, or every problem by field path."""
-    try:
-        request = RateRequestCreate.model_validate(wire, extra="forbid")
-    except ValidationError as exc:
-        problems = problems_of(exc)
-        for index, carrier in enumerate(wire.get("capacityProviderIdentifiers") or []):
-            path = f"capacityProviderIdentifiers[{index}].value"
-            if path in problems:
-                problems[path] = f"{carrier.get('value')!r} is not a SCAC (2 to 4 letters)"
-        return None, problems
-    problems = request_problems(request, today=today or datetime.now(UTC).date())
-    return (None, problems) if problems else (request, {})
+    """The request for a form given as wire fields, or every problem by field path.
+
+    All of them at once: when fields are malformed (a row's weight not a number) the rules
+    still run on the rest, with the malformed fields left out, so a user fixing the form
+    does not meet new problems on each try.
+    """
+    problems: dict[str, str] = {}
+    trimmed = copy.deepcopy(wire)
+    # Lists whose items were taken out, by path, with the lowest index taken: the rules'
+    # findings past it would name the wrong row.
+    shifted: dict[str, int] = {}
+    # Each pass leaves out what the last refused; a few passes cover nested refusals.
+    for _attempt in range(5):
+        try:
+            request = RateRequestCreate.model_validate(trimmed, extra="forbid")
+        except ValidationError as exc:
+            for path, message in problems_of(exc).items():
+                if not _in_shifted(path, shifted):
+                    problems.setdefault(path, message)
+            dropped = [_drop(trimmed, error_location(e), shifted) for e in exc.errors()]
+            if not any(dropped):
+                break
+            continue
+        found = request_problems(request, today=today or datetime.now(UTC).date())
+        for path, message in found.items():
+            # A field already refused as typed (weight.value) needs no second word (weight).
+            said = any(p.startswith(path + ".") for p in problems)
+            if not said and not _in_shifted(path, shifted):
+                problems.setdefault(path, message)
+        if not problems:
+            return request, {}
+        break
+    for index, carrier in enumerate(wire.get("capacityProviderIdentifiers") or []):
+        path = f"capacityProviderIdentifiers[{index}].value"
+        if path in problems:
+            problems[path] = f"{carrier.get('value')!r} is not a SCAC (2 to 4 letters)"
+    return None, problems
+
+
+def _drop(wire: Any, location: Sequence[int | str], shifted: dict[str, int]) -> bool:
+    """Leave what pydantic refused at `location` out of `wire`; whether anything was.
+
+    A field given is left out (if required, it is refused again at the same path, whose first
+    message stays); for a field missing, the object lacking it is left out, a list item taken
+    out of its list (its later items' rule findings are then skipped: see `shifted`)."""
+    node: Any = wire
+    last: tuple[Any, int | str, str] | None = None  # (container, key, the container's path)
+    path = ""
+    # pydantic adds union and validator tags to a location: only the parts met in `wire` count.
+    for part in location:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            last = (node, part, path)
+            path = f"{path}.{part}" if path else part
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            last = (node, part, path)
+            path = f"{path}[{part}]"
+        else:
+            continue
+        node = node[part]
+    if last is None:
+        return False
+    container, key, at = last
+    del container[key]
+    if isinstance(container, list) and isinstance(key, int):
+        shifted[at] = min(shifted.get(at, key), key)
+    return True
+
+
+def _in_shifted(path: str, shifted: dict[str, int]) -> bool:
+    """Whether a rule's finding at `path` is about an item whose index moved (or about the
+    list that lost items, which the rule may find empty)."""
+    for at, lowest in shifted.items():
+        if at == path or at.startswith((path + ".", path + "[")):
+            return True
+        if path.startswith(at + "["):
+            index = path[len(at) + 1 :].split("]", 1)[0]
+            if index.isdigit() and int(index) >= lowest:
+                return True
+    return False
 
 
 def request_problems(request: RateRequestCreate, *, today: date) -> dict[str, str]:

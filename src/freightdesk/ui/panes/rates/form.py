@@ -589,7 +589,8 @@ class RateRequestFormDialog(FormDialog):
         )
         self.errors.show(shown, general=general)
         if shown:
-            self.tabs.setCurrentIndex(_tab_of(next(iter(shown))))
+            # The first tab with a problem (problems come malformed fields first, rules next).
+            self.tabs.setCurrentIndex(min(_tab_of(path) for path in shown))
             self._reveal_errors()
 
     def _reveal_errors(self) -> None:
