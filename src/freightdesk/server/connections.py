@@ -13,6 +13,13 @@
 A request h11 cannot read (a malformed request line or header, or a head longer than h11's
 16 KiB) is answered 400 with the Error body, like every other refusal, not uvicorn's plain text.
 
+An answer goes out in as few socket writes as it can: uvicorn writes the status line and
+headers in one write and each body chunk in another, and every write lets go of the GIL
+(issue 18: two writes per push answer were 17% of the service's busy time under load). Here
+the head is held until the first body chunk and written with it, and with the end of the
+message when that chunk is the last: one write for an answer of one chunk. Streamed answers
+(downloads, large lists) still go out a chunk at a time, the head with the first.
+
 The body's own bound (a minimum rate, 408) is server/body_limits.py's.
 """
 
@@ -25,7 +32,8 @@ import sys
 from http import HTTPStatus
 
 import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn._types import ASGISendEvent
+from uvicorn.protocols.http.h11_impl import H11Protocol, RequestResponseCycle
 
 from freightdesk.models.errors import ErrorBody
 from freightdesk.server.settings import ServerSettings
@@ -94,6 +102,14 @@ class _GuardedH11(H11Protocol):
         else:
             self._disarm()
 
+    def handle_events(self) -> None:
+        super().handle_events()
+        # uvicorn makes each request's cycle here, by its module's class name; its task has not
+        # run yet, so the app is given this cycle's `send`, which holds the head (see above).
+        cycle = self.cycle
+        if cycle is not None and type(cycle) is RequestResponseCycle:
+            cycle.__class__ = _OneWriteCycle
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         if self._counted is not None:
@@ -131,3 +147,60 @@ class _GuardedH11(H11Protocol):
     def _close_with(self, status: int, message: str) -> None:
         self.transport.write(raw_error(status, message))
         self.transport.close()
+
+
+class _HeadHolder(asyncio.Transport):
+    """Stands in for the transport while uvicorn writes a response's head: keeps the bytes."""
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        super().__init__()
+        self.transport = transport
+        self.head = b""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.head += data
+
+    def is_closing(self) -> bool:
+        return self.transport.is_closing()
+
+
+class _OneWriteCycle(RequestResponseCycle):
+    """uvicorn's request cycle, writing the head with the first body chunk (one write)."""
+
+    _head = b""
+
+    async def send(self, message: ASGISendEvent) -> None:
+        if message["type"] == "http.response.start" and not self.response_started:
+            # uvicorn's own code builds the head (default headers, Connection: close, the
+            # access log); only its write is held.
+            transport = self.transport
+            holder = _HeadHolder(transport)
+            self.transport = holder
+            try:
+                await super().send(message)
+            finally:
+                self.transport = transport
+            self._head = holder.head
+            return
+        head = self._head
+        if not head or message["type"] != "http.response.body" or self.response_complete:
+            await super().send(message)  # also its errors for messages out of order
+            return
+        self._head = b""
+        # As uvicorn's send for a body chunk, with the held head in front of it.
+        if self.flow.write_paused and not self.disconnected:
+            await self.flow.drain()
+        if self.disconnected:
+            return
+        body = b"" if self.scope["method"] == "HEAD" else message.get("body", b"")
+        output = head + self.conn.send(event=h11.Data(data=body))
+        if not message.get("more_body", False):
+            self.response_complete = True
+            self.message_event.set()
+            output += self.conn.send(event=h11.EndOfMessage())
+        self.transport.write(output)
+        if self.response_complete:
+            if self.conn.our_state is h11.MUST_CLOSE or not self.keep_alive:
+                self.conn.send(event=h11.ConnectionClosed())
+                self.transport.close()
+            self.on_response()
