@@ -148,28 +148,29 @@ async def test_open_shipment_polls_with_etags(client: ApiClient, tenant_: Tenant
     await detail.coordinator.aclose()
 
 
-def test_a_derived_list_tells_its_change_without_comparing_every_row() -> None:
+def _row(n: int) -> SummaryRow:
     base = datetime(2026, 11, 1, tzinfo=UTC)
-    rows = {
-        f"id-{n}": SummaryRow(
-            id=f"id-{n}",
-            identifiers=(("PRO", f"PRO{n}"),),
-            primary_identifier=f"PRO{n}",
-            mode="LTL",
-            current_state="IN_TRANSIT",
-            origin_name=None,
-            destination_name=None,
-            next_eta=None,
-            latest_event_type=None,
-            latest_event_time=None,
-            latest_event_description=None,
-            open_exception_count=0,
-            carrier=None,
-            created=base,
-            last_modified=base,
-        )
-        for n in range(5)
-    }
+    return SummaryRow(
+        id=f"id-{n}",
+        identifiers=(("PRO", f"PRO{n}"),),
+        primary_identifier=f"PRO{n}",
+        mode="LTL",
+        current_state="IN_TRANSIT",
+        origin_name=None,
+        destination_name=None,
+        next_eta=None,
+        latest_event_type=None,
+        latest_event_time=None,
+        latest_event_description=None,
+        open_exception_count=0,
+        carrier=None,
+        created=base,
+        last_modified=base,
+    )
+
+
+def test_a_derived_list_tells_its_change_without_comparing_every_row() -> None:
+    rows = {f"id-{n}": _row(n) for n in range(5)}
     old = ShipmentList(rows)
     summaries = {k: v for k, v in rows.items() if k != "id-1"}
     summaries["id-2"] = rows["id-2"]._replace(open_exception_count=1)
@@ -183,6 +184,30 @@ def test_a_derived_list_tells_its_change_without_comparing_every_row() -> None:
     other = ShipmentList(dict(rows))
     assert diff_lists(other, derived) == expected
     assert diff_lists(old, old.derived(dict(rows), None)) is None
+
+
+class _ReadCounted(dict[str, SummaryRow]):
+    """A list's rows that count the rows looked up in them."""
+
+    looked_up = 0
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        self.looked_up += 1
+        return super().get(key, default)
+
+
+def test_a_first_sync_into_an_empty_list_tells_every_row_new_without_comparing() -> None:
+    # The first full sync of 20,000 rows into an empty cache compared each with nothing on
+    # the GUI thread (tens of ms at once); an empty list needs no comparison.
+    rows = {f"id-{n}": _row(n) for n in range(1000)}
+    empty = _ReadCounted()
+    change = diff_lists(ShipmentList(empty), ShipmentList(rows))
+    assert change == ShipmentsChange(frozenset(rows))
+    assert (
+        change is not None and not change.full
+    )  # as before: an empty cached list is a list, not a reload
+    assert empty.looked_up == 0
+    assert diff_lists(ShipmentList(empty), ShipmentList({})) is None
 
 
 async def test_shipments_matching_a_filter_the_list_cannot_answer(
