@@ -393,7 +393,10 @@ def test_parse_point() -> None:
     assert parse_point(" 41.5 ", "-88,1") == (41.5, -88.1)
     assert parse_point("", "1") == "Latitude is missing."
     assert parse_point("1", "181") == "Longitude is -180 to 180."
-    assert parse_point("nan", "1") == "Latitude is -90 to 90."
+    assert parse_point("91", "1") == "Latitude is -90 to 90."
+    # One number rule for every field (models/numbers.py): "nan" is text, not a number.
+    assert parse_point("nan", "1") == "Latitude is not a number."
+    assert parse_point("1,500", "1") == "Latitude: 1,500 could be 1500 or 1.5: type one of those."
 
 
 @pytest.mark.parametrize(
