@@ -9,7 +9,6 @@ is imported when the pane is attached to the session (`attach`) or first used.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -29,24 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui import garbage
-from freightdesk.ui.formatting import state_text
-from freightdesk.ui.panes.shipments.attention import (
-    AttentionBar,
-    TriageLink,
-    TriageSettingsDialog,
-)
+from freightdesk.ui.panes.shipments.attention import AttentionBar, TriageLink
 from freightdesk.ui.panes.shipments.bulk import BulkActions
 from freightdesk.ui.panes.shipments.columns import Column
+from freightdesk.ui.panes.shipments.filter_bar import RECENT, FilterBar
+from freightdesk.ui.panes.shipments.list_feed import ListFeed
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
-from freightdesk.ui.panes.shipments.model import (
-    FilterResult,
-    ShipmentFilter,
-    ShipmentTableModel,
-    parse_pasted,
-)
+from freightdesk.ui.panes.shipments.model import FilterResult, ShipmentTableModel
 from freightdesk.ui.panes.shipments.saved_views import SavedViews
 from freightdesk.ui.widgets.selection import select_only
 
@@ -54,16 +44,16 @@ if TYPE_CHECKING:
     import asyncio
 
     from freightdesk.service.session import AppSession
-    from freightdesk.service.shipments import ShipmentList, ShipmentsChange, ShipmentsService
+    from freightdesk.service.shipments import ShipmentList, ShipmentsService
     from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 
 FILTER_DEBOUNCE_MS = 150
 # Rows kept for the next start's first paint: more than the tallest screen shows.
 FIRST_SCREEN_ROWS = 120
-_RECENT = {"Any time": None, "Last hour": 1, "Last 24 hours": 24, "Last 7 days": 24 * 7}
 
 
-class ShipmentsPane(ListLayout, SavedViews):
+# The filter bar comes before the saved views: its `apply_filter` is the one they call.
+class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
     exceptionsRaised = Signal(int)  # how many new open exceptions arrived in the background
 
     def __init__(
@@ -139,7 +129,7 @@ class ShipmentsPane(ListLayout, SavedViews):
         self.updated_within = QComboBox(self.more)
         self.created_within = QComboBox(self.more)
         for combo in (self.updated_within, self.created_within):
-            for text in _RECENT:
+            for text in RECENT:
                 combo.addItem(text)
         more_layout = QHBoxLayout(self.more)
         more_layout.setContentsMargins(0, 0, 0, 0)
@@ -316,295 +306,11 @@ class ShipmentsPane(ListLayout, SavedViews):
         self.attach_cache()
         self._row_changed(None, None)  # a row chosen before the detail view existed
 
-    # --- data ------------------------------------------------------------------------------
-
-    def attach_cache(self) -> None:
-        """Show the cached list at once, before (or without) any network."""
-        from freightdesk.ui.tasks import spawn  # asyncio, imported after the first paint
-
-        self.session.open_cache(self.session.profiles.active)
-        service = self.session.shipments
-        if service is None or service is self._service:
-            return
-        self._service, service.bulk_build = service, garbage.bulk_load  # see ui/garbage.py
-        self.triage.attach(self.session, service.cache)
-        shown = self._cache_shown
-        assert shown is not None
-        preloaded, self._preloaded = self._preloaded, None
-        load = garbage.bulk_load()  # collections wait while the rows are read; then frozen
-
-        def loaded(cached: ShipmentList) -> None:
-            load.done(len(cached.summaries) if preloaded is None else 0)
-            data = service.coordinator.data
-            if data is not None and self._service is service:
-                if preloaded is not None and data is cached and self.model.complete:
-                    shown.set()  # the table holds these very rows already
-                else:
-                    self._show_list(data, then=shown.set)
-            else:
-                shown.set()
-
-        def failed(error: BaseException) -> None:
-            shown.set()
-            self._show_error(error)
-
-        task = spawn(
-            service.load_cached(preloaded),
-            on_done=loaded,
-            on_error=failed,
-            name="load-cached-shipments",
-            owner=self,
-        )
-        task.add_done_callback(lambda _task: load.done())  # failed, cancelled or pane gone
-
-    async def cached_list_shown(self) -> None:
-        """Returns once the list from the cache is in the table (or the cache was empty)."""
-        assert self._cache_shown is not None, "attach the pane to a session first"
-        await self._cache_shown.wait()
-
-    def _connected(self) -> None:
-        self.attach_cache()
-        service = self.session.shipments
-        if service is None:
-            return
-        self._unlisten.append(service.coordinator.listen(self._on_change))
-
-    def _show_list(self, data: ShipmentList, then: Callable[[], None] | None = None) -> None:
-        """Put the whole list in the table; the model indexes it in a worker thread. Changes
-        that arrive meanwhile are merged once it is in."""
-        from freightdesk.service.shipments import diff_lists
-        from freightdesk.ui.tasks import spawn
-
-        self._showing = data
-        self._reload = False
-        self.triage.want(data.summaries.values())
-        load = garbage.bulk_load()  # collections wait while it is indexed; then frozen
-
-        def shown(adopted: bool) -> None:
-            load.done(len(data.summaries) if adopted else 0)
-            if self._showing is not data:
-                return  # another list is on its way
-            self._showing = None
-            self.triage.again()  # facts that came while it was indexed
-            service = self._service
-            current = service.coordinator.data if service else None
-            if current is not None and current is not data:
-                if self._reload:
-                    self._show_list(current, then)
-                    return
-                change = diff_lists(data, current)
-                if change is not None:
-                    self._apply(change, current)
-            if then is not None:
-                then()
-
-        def failed(error: BaseException) -> None:
-            self._showing = None
-            self._show_error(error)
-            if then is not None:
-                then()
-
-        task = spawn(
-            self.model.load(data.summaries.values()),
-            on_done=shown,
-            on_error=failed,
-            name="show-shipments",
-            owner=self,
-        )
-        task.add_done_callback(lambda _task: load.done())  # failed, cancelled or pane gone
-
-    def _on_change(self, change: ShipmentsChange) -> None:
-        service = self._service
-        data = service.coordinator.data if service else None
-        if data is None:
-            return
-        if self._showing is not None:
-            # Merged (or loaded again, for a whole new list) once the list being put in is in.
-            self._reload = self._reload or change.full
-            return
-        if change.full or self.model.total == 0:
-            self._show_list(data)
-            return
-        self._apply(change, data)
-
-    def _apply(self, change: ShipmentsChange, data: ShipmentList) -> None:
-        changed = [data.summaries[key] for key in change.changed if key in data.summaries]
-        self.triage.want(changed)
-        new_exceptions = 0
-        for summary in changed:
-            before = self.model.summary_of(summary.id)
-            previous = before.open_exception_count if before else 0
-            new_exceptions += max(0, summary.open_exception_count - previous)
-        # Held in place only when there is something to keep still: a chosen row, or a list
-        # scrolled down. A list nobody works in yet (the first run's demo arriving) is kept
-        # in its order instead of growing a pile of "new below".
-        if self._holding():
-            self._hold_still(lambda: self.model.apply_changes(changed, change.removed, hold=True))
-        else:
-            # Nothing to keep still: the list stays at its top. (Keeping the row that was on
-            # top there would scroll down as rows sort in above it, and a scrolled list holds.)
-            self.model.apply_changes(changed, change.removed)
-        garbage.made_long_lived(len(changed))  # frozen once enough rows came this way
-        if new_exceptions:
-            self.exceptionsRaised.emit(new_exceptions)
-        self.detail.shipment_list_changed(change)
-
-    def _holding(self) -> bool:
-        table = self.table
-        hold = table.selectionModel().hasSelection() or table.verticalScrollBar().value() > 0
-        return hold or self.model.order_held
-
-    def edit_attention_settings(self) -> None:
-        dialog = TriageSettingsDialog(self.settings, self)
-        dialog.accepted.connect(self.triage.reload_settings)
-        dialog.finished.connect(dialog.deleteLater)
-        dialog.open()
-
-    def _hold_still(self, update: Callable[[], None]) -> None:
-        """Run `update` keeping the row at the top of the table's view at the top (rows that
-        went above it would otherwise shift what the user looks at, the selection with it)."""
-        table = self.table
-        top = self.model.summary_at(table.rowAt(0))
-        update()
-        row = self.model.row_of(top.id) if top is not None else None
-        if row is not None and table.rowAt(0) != row:
-            table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtTop)
-
-    def sort_now(self) -> None:
-        """Put a held list in order (new shipments in their places); the chosen row in view."""
-        self.model.settle()
-        current = self.table.currentIndex()
-        if current.isValid():
-            self.table.scrollTo(current)
-
-    def _show_news(self) -> None:
-        new, held = self.model.new_count, self.model.order_held
-        if not new and not held:
-            self.news.setVisible(False)
-            return
-        parts = []
-        if new:
-            parts.append(f"{new:,} new below" if new > 1 else "1 new below")
-        if held:
-            parts.append("updated rows kept their places")
-        self.news_label.setText(" · ".join(parts).capitalize())
-        self.news.setVisible(True)
-
     def times_changed(self) -> None:
         """The user's zone changed: the list's cells are made as they paint; the detail is
         written again from what it shows."""
         self.table.viewport().update()
         self.detail.rewrite_times()
-
-    def refresh(self) -> None:
-        from freightdesk.ui.tasks import spawn
-
-        if self._session is None:
-            return  # not connected yet: connecting fetches the list anyway
-        service = self.session.shipments
-        if service is not None and self.session.client is not None:
-            spawn(service.coordinator.refresh(), name="refresh-shipments", owner=self)
-        self.detail.refresh()
-
-    # --- filtering -------------------------------------------------------------------------
-
-    def current_filter(self) -> ShipmentFilter:
-        text = self.search.text()
-        pasted = parse_pasted(text)
-        now = datetime.now(UTC)
-        updated_hours = _RECENT[self.updated_within.currentText()]
-        created_hours = _RECENT[self.created_within.currentText()]
-        mode = self.mode.currentData()
-        state = self.state.currentData()
-        return ShipmentFilter(
-            text="" if pasted else text,
-            pasted=pasted,
-            modes=frozenset([mode]) if mode else frozenset(),
-            states=frozenset([state]) if state else frozenset(),
-            exceptions_only=self.exceptions_only.isChecked(),
-            only_ids=self._attribute_ids,
-            modified_from=now - timedelta(hours=updated_hours) if updated_hours else None,
-            created_from=now - timedelta(hours=created_hours) if created_hours else None,
-            attention=self.attention.chosen(),
-        )
-
-    def apply_filter(self) -> FilterResult:
-        self._filter_timer.stop()
-        return self.model.set_filter(self.current_filter())
-
-    def _query_attribute(self) -> None:
-        name = self.attribute_name.text().strip()
-        if not name:
-            self._attribute_ids = None
-            self.apply_filter()
-            return
-        from freightdesk.models.shipment_search import ShipmentSearchRequest
-        from freightdesk.ui.tasks import spawn
-
-        service = self._session.shipments if self._session is not None else None
-        if service is None:
-            self.notice.setText("Filtering by attribute needs a connection to the service.")
-            self.notice.setVisible(True)
-            return
-        request = ShipmentSearchRequest(
-            attribute_name=name, attribute_value=self.attribute_value.text().strip() or None
-        )
-
-        async def collect() -> frozenset[str]:
-            return await service.matching_ids(request)
-
-        def done(ids: frozenset[str]) -> None:
-            self._attribute_ids = ids
-            self.apply_filter()
-
-        spawn(
-            collect(), on_done=done, on_error=self._show_error, name="attribute-filter", owner=self
-        )
-
-    def _show_result(self, result: FilterResult) -> None:
-        self._show_news()
-        shown, total = self.model.rowCount(), self.model.total
-        self.count_label.setText(
-            f"{total:,} shipments" if shown == total else f"{shown:,} of {total:,} shipments"
-        )
-        if result.not_found:
-            listed = ", ".join(result.not_found[:20])
-            more = f" and {len(result.not_found) - 20} more" if len(result.not_found) > 20 else ""
-            self.notice.setText(f"Not found: {listed}{more}")
-            self.notice.setStyleSheet("color: #d0453a;")
-            self.notice.setVisible(True)
-        else:
-            self.notice.setVisible(False)
-        self._fill_filter_combos(result)
-        self.attention.show_counts(result.attention_counts)
-
-    def _fill_filter_combos(self, result: FilterResult) -> None:
-        for combo, values, counts, everything, label in (
-            (
-                self.mode,
-                [m.value for m in TransportationMode],
-                result.mode_counts,
-                "All modes",
-                lambda v: v,
-            ),
-            (
-                self.state,
-                [s.value for s in ShipmentStateType],
-                result.state_counts,
-                "All states",
-                lambda v: state_text(ShipmentStateType(v)),
-            ),
-        ):
-            selected = combo.currentData()
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItem(everything, None)
-            for value in values:
-                count = counts.get(value, 0)
-                combo.addItem(f"{label(value)} ({count:,})", value)
-            index = combo.findData(selected)
-            combo.setCurrentIndex(max(0, index))
-            combo.blockSignals(False)
 
     # --- selection and detail --------------------------------------------------------------
 
