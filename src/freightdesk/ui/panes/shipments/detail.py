@@ -8,37 +8,31 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QTabWidget,
     QTreeWidget,
-    QTreeWidgetItem,
-    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
 
-from freightdesk.models.common import Measure
-from freightdesk.models.tracking import (
-    ExceptionStatus,
-    RouteStop,
-    TrackedShipment,
-    TrackingHistory,
-)
-from freightdesk.service.clock import place_time, user_time
+from freightdesk.models.tracking import ExceptionStatus, TrackingHistory
+from freightdesk.service.clock import user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.formatting import money_text, state_text
+from freightdesk.ui.panes.shipments.detail_actions import DetailActions, HeaderMessage, explain
 from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
+from freightdesk.ui.panes.shipments.detail_route import STOP_WIDTH, DetailRoute
+from freightdesk.ui.panes.shipments.detail_timeline import DetailTimeline
 from freightdesk.ui.panes.shipments.history_bar import HistoryExportBar
-from freightdesk.ui.panes.shipments.map_room import MapRoom, MapWindowOpener
+from freightdesk.ui.panes.shipments.map_room import DetailMap, MapRoom, MapWindowOpener
 from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.panes.shipments.tables import fill, make_table
@@ -47,8 +41,6 @@ from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.elided_label import ElidedLabel
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.forms import ErrorLabel
-from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
 from freightdesk.ui.widgets.tabs import size_to_current_tab
 
 if TYPE_CHECKING:
@@ -56,53 +48,7 @@ if TYPE_CHECKING:
     from freightdesk.ui.maps.shipment_map import ShipmentMapView
 
 
-def explain(error: BaseException) -> str:
-    # Imported when an error is shown: the messages load the HTTP client's error types.
-    from freightdesk.service.messages import explain as explain_error
-
-    return explain_error(error)
-
-
-_EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
-# What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.
-_KEY = Qt.ItemDataRole.UserRole
-STOP_WIDTH = 150  # the stop's name, cut; its appointment beside it in the narrow detail
-
-
-def stop_label(stop: RouteStop, number: int) -> str:
-    kind = stop.type.value.replace("_", " ").capitalize() if stop.type else "Stop"
-    name = stop.name or ""
-    address = stop.location.address if stop.location else None
-    place = (
-        ", ".join(p for p in [address.city, address.state, address.country] if p) if address else ""
-    )
-    return f"{number}. {kind}: {name}" + (f" — {place}" if place and place not in name else "")
-
-
-def _exception_text(kind: str, description: str | None) -> str:
-    return f"{kind.replace('_', ' ').title()}: {description or ''}"
-
-
-def _measure_text(measure: Measure | None) -> str:
-    return f"{measure.value:,.0f} {measure.unit}" if measure is not None else ""
-
-
-class HeaderMessage(ErrorLabel):
-    """The header's one-line message (an error, or a confirmation in green): cut to the room
-    beside the buttons, the whole text in its tooltip."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWordWrap(False)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-
-    def show_message(self, message: str | None, *, ok: bool = False) -> None:
-        self.setStyleSheet(f"color: {OK_COLOR if ok else ERROR_COLOR};")
-        self.setToolTip(message or "")
-        super().show_message(message)
-
-
-class ShipmentDetailView(QWidget):
+class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
     shipmentRequested = Signal(str)  # a related shipment to open
 
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
@@ -352,159 +298,7 @@ class ShipmentDetailView(QWidget):
         )
         self.raw.setPlainText(json.dumps(history.wire(), indent=2, sort_keys=True))
 
-    def _render_timeline(
-        self, history: TrackingHistory, stops: list[RouteStop], change: DetailChange | None
-    ) -> None:
-        self._syncing = True
-        try:
-            self.timeline.clear()
-        finally:
-            self._syncing = False
-        new_ids = change.new_event_ids if change is not None else frozenset()
-        zones = {
-            str(s.id): (
-                s.appointment_window.local_time_zone_identifier if s.appointment_window else None
-            )
-            for s in stops
-        }
-        open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
-        if history.exceptions:
-            group = QTreeWidgetItem(self.timeline, [f"Exceptions ({len(open_exceptions)} open)"])
-            for exception in history.exceptions:
-                item = QTreeWidgetItem(
-                    group,
-                    [
-                        _exception_text(exception.type, exception.description),
-                        user_time(exception.created_date_time),
-                        "",
-                        "",
-                        exception.status.value.title(),
-                    ],
-                )
-                item.setData(0, _KEY, f"exception:{exception.id}")
-                if exception.status is ExceptionStatus.OPEN:
-                    for column in range(self.timeline.columnCount()):
-                        item.setForeground(column, _EXCEPTION_BRUSH)
-            group.setExpanded(bool(open_exceptions))
-        groups: dict[str | None, QTreeWidgetItem] = {}
-        for number, stop in enumerate(stops, start=1):
-            window = stop.appointment_window
-            group = QTreeWidgetItem(self.timeline, [stop_label(stop, number), "", "", "", ""])
-            if window and window.start_date_time:
-                # The appointment is the stop's Planned time (the window whole in the tooltip):
-                # the Estimated column stays in sight beside the list at 1440x900.
-                zone = window.local_time_zone_identifier
-                group.setText(2, place_time(window.start_date_time, zone))
-                whole = "Appointment " + group.text(2)
-                if window.end_date_time:
-                    whole += " to " + place_time(window.end_date_time, zone)
-                group.setToolTip(2, whole)
-            group.setData(0, _KEY, f"stop:{stop.id}")
-            groups[str(stop.id)] = group
-        unplaced: QTreeWidgetItem | None = None
-        for event in history.events:
-            parent = groups.get(str(event.stop_id)) if event.stop_id else None
-            if parent is None:
-                if unplaced is None:
-                    unplaced = QTreeWidgetItem(self.timeline, ["Along the way", "", "", "", ""])
-                parent = unplaced
-            zone = zones.get(str(event.stop_id)) if event.stop_id else None
-            source = next((d.source for d in event.date_times if d.source), "")
-            item = QTreeWidgetItem(
-                parent,
-                [
-                    event.description or event.type.replace("_", " ").title(),
-                    place_time(event.date_time, zone),
-                    place_time(event.planned_date_time, zone),
-                    place_time(event.estimate_date_time, zone),
-                    source or "",
-                ],
-            )
-            item.setToolTip(0, f"{event.type}: {event.description or ''}")
-            item.setData(0, _KEY, f"event:{event.id}")
-            if str(event.id) in new_ids:
-                font = item.font(0)
-                font.setBold(True)
-                item.setFont(0, font)
-        self.timeline.expandAll()
-        self.timeline_columns.refit()  # after expanding: the times measured are all shown
-        if self._selected_key is not None:
-            # The same row stays selected across live updates.
-            self._syncing = True
-            try:
-                self.select_in_timeline(self._selected_key)
-            finally:
-                self._syncing = False
-
-    def _render_route(self, stops: list[RouteStop], history: TrackingHistory) -> None:
-        rows = []
-        for number, stop in enumerate(stops, start=1):
-            address = stop.location.address if stop.location else None
-            lines = ", ".join(
-                [
-                    *(address.address_lines if address else []),
-                    *(
-                        p
-                        for p in (
-                            [address.city, address.state, address.postal_code, address.country]
-                            if address
-                            else []
-                        )
-                        if p
-                    ),
-                ]
-            )
-            window = stop.appointment_window
-            zone = window.local_time_zone_identifier if window else None
-            appointment = ""
-            if window and window.start_date_time:
-                appointment = place_time(window.start_date_time, zone)
-                if window.end_date_time:
-                    appointment += " to " + place_time(window.end_date_time, zone)
-            coordinates = stop.location.coordinates if stop.location else None
-            rows.append(
-                [
-                    stop_label(stop, number),
-                    appointment,
-                    lines,
-                    f"{coordinates.latitude:.4f}, {coordinates.longitude:.4f}"
-                    if coordinates
-                    else "",
-                ]
-            )
-        fill(self.stops, rows)
-        names = {str(s.id): s.name or "" for s in stops}
-        segments = history.shipment.route_info.route_segments if history.shipment.route_info else []
-        fill(
-            self.segments,
-            [
-                [
-                    names.get(str(s.from_stop_id), ""),
-                    names.get(str(s.to_stop_id), ""),
-                    s.transportation_mode.value if s.transportation_mode else "",
-                    _measure_text(s.emissions.distance if s.emissions else None),
-                    _measure_text(s.emissions.total_co2_emissions if s.emissions else None),
-                ]
-                for s in segments
-            ],
-        )
-
     # --- actions -----------------------------------------------------------------------------
-
-    def copy_share_link(self) -> None:
-        if self.history and self.history.shipment.shipment_share_link:
-            QGuiApplication.clipboard().setText(self.history.shipment.shipment_share_link)
-            self.message.show_message("Share link copied", ok=True)
-
-    # The Overview edits the attributes; these are its, by the names the app used before.
-    def _add_attribute_row(self) -> None:
-        self.overview.add_attribute_row()
-
-    def _remove_attribute_row(self) -> None:
-        self.overview.remove_attribute_row()
-
-    def save_attribute_edits(self) -> None:
-        self.overview.save_attribute_edits()
 
     def confirm_delete(self) -> None:
         if self.history is None:
@@ -547,51 +341,6 @@ class ShipmentDetailView(QWidget):
             name="delete-shipment",
         )
 
-    def edit_shipment(self) -> None:
-        """Edit… starts from the shipment as the service has it now, not as last polled: a
-        change made meanwhile (another user, an integration) is in the form, not undone."""
-        service = self.session.shipments
-        if self.history is None or service is None:
-            return
-        shipment_id = str(self.history.shipment.id)
-        self.edit_button.setEnabled(False)
-        self.message.show_message("Reading the shipment…", ok=True)
-
-        def read(shipment: TrackedShipment) -> None:
-            from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
-
-            self.edit_button.setEnabled(True)
-            if self.shipment_id != shipment_id:
-                return  # the user went on to another shipment meanwhile
-            self.message.show_message(None)
-            dialog = ShipmentFormDialog(self.session, shipment, self)
-            dialog.saved.connect(lambda _s: self.refresh())
-            dialog.open()
-
-        def failed(error: BaseException) -> None:
-            self.edit_button.setEnabled(True)
-            self.message.show_message(f"Cannot edit now: {explain(error)}")
-
-        spawn(
-            service.current(shipment_id),
-            on_done=read,
-            on_error=failed,
-            name="read-shipment-to-edit",
-            owner=self,
-        )
-
-    def new_shipment(self) -> None:
-        from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
-
-        dialog = ShipmentFormDialog(self.session, None, self)
-        dialog.saved.connect(lambda shipment: self.shipmentRequested.emit(str(shipment.id)))
-        dialog.open()
-
-    def _open_related(self, row: int, _column: int) -> None:
-        item = self.related.item(row, 0)
-        if item is not None:
-            self.shipmentRequested.emit(item.text())
-
     def rewrite_times(self) -> None:
         """The user's zone changed (the one clock): the shown history is written again (the
         Overview keeps unsaved attribute edits)."""
@@ -621,77 +370,3 @@ class ShipmentDetailView(QWidget):
         if self.map is not None:
             self.map.dispose()
         self.map_window.close()
-
-    # --- the map ---------------------------------------------------------------------------------
-
-    def wants_height(self) -> bool:
-        """The Map tab is open: the detail below the list wants the height for its map."""
-        return self.tabs.currentWidget() is self.map_tab
-
-    def _tab_changed(self, index: int) -> None:
-        page = self.tabs.widget(index)
-        if page is self.map_tab:
-            self.show_map()
-        elif page is self.timeline_tab and self.timeline.parent() is not self.timeline_tab:
-            layout = self.timeline_tab.layout()
-            assert layout is not None
-            layout.addWidget(self.timeline)
-
-    def prepare_map(self) -> ShipmentMapView:
-        """The map's web view, made once and kept for every shipment. Its page loads while the
-        Map tab is not shown: the app makes it in an idle moment after it starts (see
-        `maps.warm`), so that the first shipment's map opens at once."""
-        if self.map is None:
-            if self.before_first_map is not None:
-                prepare, self.before_first_map = self.before_first_map, None
-                prepare()
-            from freightdesk.ui.maps.shipment_map import ShipmentMapView
-
-            view = ShipmentMapView(self.session, self.map_splitter)
-            view.setObjectName("shipmentMap")
-            view.itemClicked.connect(self.select_in_timeline)
-            self.map_splitter.insertWidget(0, view)
-            if self.map is not None:
-                # Bringing QtWebEngine up processes events; one of them made the map already.
-                view.deleteLater()
-                return self.map
-            self.map = view
-            if self.history is not None:
-                view.show_history(self.history)
-        return self.map
-
-    def show_map(self) -> ShipmentMapView:
-        """The map (made on first use) above the timeline, in the Map tab."""
-        view = self.prepare_map()
-        if self.timeline.parent() is not self.map_splitter:
-            self.map_splitter.addWidget(self.timeline)
-            self.map_splitter.setStretchFactor(0, 3)
-            self.map_splitter.setStretchFactor(1, 2)
-            self.map_splitter.setCollapsible(0, False)
-            self.map_room.lay_out()  # beside the map in a wide, low tab; else under it
-        if self.tabs.currentWidget() is not self.map_tab:
-            self.tabs.setCurrentWidget(self.map_tab)
-        return view
-
-    def _timeline_selected(self, current: QTreeWidgetItem | None, _previous: object) -> None:
-        if self._syncing:
-            return
-        key = current.data(0, _KEY) if current is not None else None
-        self._selected_key = key if isinstance(key, str) else None
-        if self.map is not None:
-            self.map.highlight(self._selected_key)
-
-    def select_in_timeline(self, key: str) -> None:
-        """Select the timeline row of a stop, event or exception (clicked on the map)."""
-        found = QTreeWidgetItemIterator(self.timeline)
-        while (item := found.value()) is not None:
-            if item.data(0, _KEY) == key:
-                self._selected_key = key
-                syncing, self._syncing = self._syncing, True
-                try:
-                    self.timeline.setCurrentItem(item)
-                    self.timeline.scrollToItem(item)
-                finally:
-                    self._syncing = syncing
-                return
-            found += 1

@@ -1,17 +1,20 @@
 """The shipment map's room. Below the list (1366 and 1440 px) the detail is wide and low: the
 Map tab then puts the timeline beside the map, not under it, so that the map keeps the tab's
 height. And the map opens in a window of its own (`MapWindow`), as large as the dispatcher
-wants, following the shipment chosen in the list."""
+wants, following the shipment chosen in the list. The Map tab's own map is the detail's
+(`DetailMap`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QSplitter, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QToolButton, QTreeWidget, QVBoxLayout, QWidget
 
 from freightdesk.models.tracking import TrackingHistory
+from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange
 
 if TYPE_CHECKING:
@@ -148,3 +151,70 @@ class MapWindowOpener:
     def close(self) -> None:
         if self.window is not None:
             self.window.close()
+
+
+class DetailMap(QWidget):
+    """The detail's Map tab: the shipment's map (its web view made once, on first use or in an
+    idle moment after the start) with the timeline, which moves there while the tab is open
+    (mixed into `ShipmentDetailView`, which makes the tab)."""
+
+    session: AppSession
+    history: TrackingHistory | None
+    tabs: QTabWidget
+    timeline: QTreeWidget
+    timeline_tab: QWidget
+    map_tab: QWidget
+    map_splitter: QSplitter
+    map_room: MapRoom
+    map: ShipmentMapView | None
+    before_first_map: Callable[[], None] | None
+    select_in_timeline: Callable[[str], None]
+
+    def wants_height(self) -> bool:
+        """The Map tab is open: the detail below the list wants the height for its map."""
+        return self.tabs.currentWidget() is self.map_tab
+
+    def _tab_changed(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        if page is self.map_tab:
+            self.show_map()
+        elif page is self.timeline_tab and self.timeline.parent() is not self.timeline_tab:
+            layout = self.timeline_tab.layout()
+            assert layout is not None
+            layout.addWidget(self.timeline)
+
+    def prepare_map(self) -> ShipmentMapView:
+        """The map's web view, made once and kept for every shipment. Its page loads while the
+        Map tab is not shown: the app makes it in an idle moment after it starts (see
+        `maps.warm`), so that the first shipment's map opens at once."""
+        if self.map is None:
+            if self.before_first_map is not None:
+                prepare, self.before_first_map = self.before_first_map, None
+                prepare()
+            from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+            view = ShipmentMapView(self.session, self.map_splitter)
+            view.setObjectName("shipmentMap")
+            view.itemClicked.connect(self.select_in_timeline)
+            self.map_splitter.insertWidget(0, view)
+            if self.map is not None:
+                # Bringing QtWebEngine up processes events; one of them made the map already.
+                view.deleteLater()
+                return self.map
+            self.map = view
+            if self.history is not None:
+                view.show_history(self.history)
+        return self.map
+
+    def show_map(self) -> ShipmentMapView:
+        """The map (made on first use) above the timeline, in the Map tab."""
+        view = self.prepare_map()
+        if self.timeline.parent() is not self.map_splitter:
+            self.map_splitter.addWidget(self.timeline)
+            self.map_splitter.setStretchFactor(0, 3)
+            self.map_splitter.setStretchFactor(1, 2)
+            self.map_splitter.setCollapsible(0, False)
+            self.map_room.lay_out()  # beside the map in a wide, low tab; else under it
+        if self.tabs.currentWidget() is not self.map_tab:
+            self.tabs.setCurrentWidget(self.map_tab)
+        return view
