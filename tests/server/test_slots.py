@@ -114,6 +114,20 @@ def test_shipment_and_stop_match(tenant: TenantHandle, site: dict[str, Any]) -> 
     assert [s["alreadyBooked"] for s in any_stop["results"]] == [False, True, False, False]
 
 
+def test_availability_without_a_shipment(tenant: TenantHandle, site: dict[str, Any]) -> None:
+    """No shipment named: the same slots and free doors, none marked as the shipment's own
+    (a yard's availability shown before a dispatcher has a shipment in mind)."""
+    monday = site["monday"]
+    window = (monday, monday + timedelta(hours=4))
+    answer = post(tenant, ask(*window, shipmentReference=None, stopSequenceNumber=None))
+    slots = answer["results"]
+    assert [s["remainingCapacity"] for s in slots] == [0, 1, 2, 2]
+    assert not any(s["alreadyBooked"] for s in slots)
+    blank = tenant.http.post(PATH, json=ask(*window, shipmentReference=""))
+    assert blank.status_code == 400, blank.text
+    assert blank.json()["errors"][0]["source"] == "identifiers.shipmentReference"
+
+
 def test_past_slots_are_not_available(tenant: TenantHandle) -> None:
     with transaction(tenant.service.context.sessions) as session:
         yard.add_site(
@@ -153,7 +167,6 @@ def test_past_slots_are_not_available(tenant: TenantHandle) -> None:
         ({"appointmentWindow": {"start_date_time": "9999-12-31T20:00:00Z",
                                 "end_date_time": "9999-12-31T22:00:00Z"}},
          "appointmentWindow.start_date_time"),
-        ({"identifiers": {"siteCode": "DOCK-1"}}, "identifiers.shipmentReference"),
         ({"identifiers": {"shipmentReference": "S"}}, "identifiers.siteCode"),
         ({"identifiers": {"shipmentReference": "S", "siteCode": "DOCK-1",
                           "stopSequenceNumber": 0}}, "identifiers.stopSequenceNumber"),

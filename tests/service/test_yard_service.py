@@ -9,7 +9,6 @@ import pytest
 
 from freightdesk.models.yard import OpeningHours, opening_hours_text, parse_opening_hours
 from freightdesk.service.yard import (
-    REFERENCE,
     SITE_CODE,
     WINDOW,
     SiteInput,
@@ -40,7 +39,14 @@ def test_opening_hours_not_understood(text: str) -> None:
 def test_search_problems_by_field() -> None:
     query, problems = check_search(SlotSearchInput("", " ", 0, START, START))
     assert query is None
-    assert set(problems) == {SITE_CODE, REFERENCE, WINDOW}
+    assert set(problems) == {SITE_CODE, WINDOW}
+    # No shipment named: a query for the site's availability alone.
+    query, problems = check_search(
+        SlotSearchInput("dock-1", " ", 0, START, START + timedelta(hours=4))
+    )
+    assert problems == {} and query is not None
+    assert query.identifiers.shipment_reference is None
+    assert "shipmentReference" not in query.wire()["identifiers"]
     too_long = START + timedelta(days=15)
     _query, problems = check_search(SlotSearchInput("dock-1", "SHP-1", 0, START, too_long))
     assert problems == {WINDOW: "the window may span at most 14 days"}

@@ -1,6 +1,7 @@
-"""The Yard slots pane against the real local service, driven as a user: pick a site, search
-a window, see its free slots on the day timeline and a slot's doors; add a site, see a refused
-input beside its field (the form's own check and the service's), remove a site."""
+"""The Yard slots pane against the real local service, driven as a user: the first site's
+slots shown as the pane opens, and again as the site or the window changes; pick a site,
+search a window, see its free slots on the day timeline and a slot's doors; add a site, see a
+refused input beside its field (the form's own check and the service's), remove a site."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from freightdesk.server.domain import yard
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.yard import YardSiteRow
 from freightdesk.service.session import AppSession
-from freightdesk.service.yard import REFERENCE
+from freightdesk.service.yard import REFERENCE, WINDOW
 from freightdesk.ui.panes.yard.pane import YardPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
@@ -75,7 +76,9 @@ def _set_time(edit: Any, moment: datetime) -> None:
 
 
 async def _sites_listed(pane: YardPane, count: int) -> None:
+    """The sites listed and the first one's slots, asked for as the pane opened, shown."""
     await wait_until(lambda: pane.site.count() == count and len(pane.sites) == count, 30)
+    await wait_until(lambda: not pane.search_pending and pane.answer is not None, 30)
 
 
 async def test_pick_a_site_search_and_see_free_slots(
@@ -92,7 +95,6 @@ async def test_pick_a_site_search_and_see_free_slots(
     keys = mnemonics(pane)  # Alt+letter: each once, none of the menus'
     assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
 
-    # A search without a reference is refused beside that field, nothing sent.
     pane.site.setCurrentIndex(pane.site.findData("DOCK-1"))
     _set_time(pane.start, monday)
     _set_time(pane.end, monday + timedelta(days=1))
@@ -100,13 +102,9 @@ async def test_pick_a_site_search_and_see_free_slots(
     assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d {ZONE}", pane.start.text()), (
         pane.start.text()
     )
-    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    assert pane.errors.message_for(REFERENCE) == "Enter the shipment's reference"
-    assert pane.answer is None
-
     type_text(pane.reference, "SHP-1")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: not pane.searching and pane.answer is not None, 30)
+    await wait_until(lambda: not pane.searching and _answered(pane, "DOCK-1"), 30)
     assert pane.errors.message_for(REFERENCE) == ""
     days = pane.timeline.days
     assert len(days) == 1 and days[0][0] == monday.date()
@@ -139,6 +137,76 @@ async def test_pick_a_site_search_and_see_free_slots(
     assert [s.slot_id for s in again.timeline.days[0][1]] == [s.slot_id for s in slots]
     assert "Slots as of just now." in again.summary.text()
     again.shutdown()
+    pane.shutdown()
+
+
+def _answered(pane: YardPane, code: str) -> bool:
+    """The pane shows the slots of the site `code`."""
+    return pane.answer is not None and all(s.site_code == code for s in pane.answer.results)
+
+
+def _asked(proxy: FaultyProxy) -> list[str]:
+    """The site of each slot search the service received, oldest first."""
+    return [body["identifiers"]["siteCode"] for body in proxy.sent("POST", SLOTS)]
+
+
+async def test_free_slots_show_as_the_pane_opens_and_follow_the_choice(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    """No Search pressed: the first site's slots for the window already chosen, progress
+    shown while they load; a site picked with the keys and a window changed are searched
+    again after a pause, a window the service would refuse explained beside it."""
+    session, tenant, proxy = proxied
+    _site(tenant, "ATL-1")
+    _site(tenant, "DOCK-1")
+    proxy.inject(Fault(delay=1.5, path_prefix=SLOTS))
+    pane = await shown_pane(qtbot, session, YardPane)
+    await wait_until(lambda: pane.searching, 30)
+    assert pane.summary.text() == "Finding slots…" and not pane.search_button.isEnabled()
+    assert pane.timeline.empty_text == "Finding free slots…"
+    await wait_until(lambda: not pane.searching and pane.answer is not None, 30)
+    assert pane.search_button.isEnabled() and pane.summary.text() != "Finding slots…"
+    # Availability alone: no shipment is named until the user types one.
+    (first,) = proxy.sent("POST", SLOTS)
+    assert first["identifiers"] == {"siteCode": "ATL-1"}
+    assert pane.summary.text()
+
+    # Two sites passed over with the keys in a moment: the one stopped at is asked for once.
+    pane.site.setFocus()
+    qtbot.keyClick(pane.site, Qt.Key.Key_Down)
+    qtbot.keyClick(pane.site, Qt.Key.Key_Up)
+    qtbot.keyClick(pane.site, Qt.Key.Key_Down)
+    await wait_until(lambda: not pane.searching and len(_asked(proxy)) == 2, 30)
+    assert _asked(proxy) == ["ATL-1", "DOCK-1"]
+    await wait_until(lambda: _answered(pane, "DOCK-1"), 30)
+
+    # The window's end a year on: refused beside the window before anything is sent.
+    pane.end.setFocus()
+    qtbot.keyClick(pane.end, Qt.Key.Key_Up)
+    await wait_until(lambda: bool(pane.errors.message_for(WINDOW)), 30)
+    assert "at most 14 days" in pane.errors.message_for(WINDOW)
+    qtbot.keyClick(pane.end, Qt.Key.Key_Down)
+    await wait_until(lambda: not pane.searching and len(_asked(proxy)) == 3, 30)
+    assert pane.errors.message_for(WINDOW) == ""
+    pane.shutdown()
+
+
+async def test_a_failed_first_search_is_explained(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    """The service failing the search the pane makes itself: said in words under the form
+    and on the empty timeline; Search tries again."""
+    session, tenant, proxy = proxied
+    _site(tenant, "DOCK-1")
+    proxy.inject(Fault(status=503, path_prefix=SLOTS, forward=False), times=10)
+    pane = await shown_pane(qtbot, session, YardPane)
+    await wait_until(lambda: pane.errors.general.isVisible() and not pane.searching, 60)
+    assert pane.errors.general.text() and pane.answer is None
+    assert "search failed" in pane.timeline.empty_text
+    proxy.clear()
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.searching and pane.answer is not None, 30)
+    assert not pane.errors.general.isVisible()
     pane.shutdown()
 
 

@@ -43,7 +43,8 @@ class SlotWindow(StrictWireModel):
 
 
 class SlotIdentifiers(StrictWireModel):
-    shipment_reference: str = Field(min_length=1, max_length=100)
+    # Optional: without it the slots' availability alone (none is the shipment's own).
+    shipment_reference: str | None = Field(default=None, min_length=1, max_length=100)
     site_code: str = Field(min_length=1, max_length=40)
     stop_sequence_number: int | None = Field(default=None, ge=1, le=100)
 

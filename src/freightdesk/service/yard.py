@@ -71,15 +71,14 @@ def check_search(typed: SlotSearchInput) -> tuple[SlotQuery | None, dict[str, st
     problems: dict[str, str] = {}
     if not typed.site_code.strip():
         problems[SITE_CODE] = "Pick a site (add one below if the tenant has none)"
-    if not typed.shipment_reference.strip():
-        problems[REFERENCE] = "Enter the shipment's reference"
+    reference = typed.shipment_reference.strip()
     wire = {
         WINDOW: {
             "start_date_time": typed.start.isoformat(),
             "end_date_time": typed.end.isoformat(),
         },
         "identifiers": {
-            "shipmentReference": typed.shipment_reference.strip(),
+            **({"shipmentReference": reference} if reference else {}),
             "siteCode": typed.site_code.strip(),
             **({"stopSequenceNumber": typed.stop} if typed.stop else {}),
         },

@@ -113,7 +113,7 @@ def available_slots(
         overlapping = [b for b in bookings if b.start_at < slot.end and b.end_at > slot.start]
         taken = {b.dock_door for b in overlapping}
         free = [door for door in site.dock_doors if door not in taken]
-        mine = any(
+        mine = ids.shipment_reference is not None and any(
             b.shipment_reference == ids.shipment_reference
             and (ids.stop_sequence_number is None
                  or b.stop_sequence_number == ids.stop_sequence_number)

@@ -1,7 +1,9 @@
-"""The Yard slots pane: pick one of the tenant's sites, a shipment reference and stop, and a
-window; the site's slots show on a day timeline (green with the free doors where a truck can
-be booked). Beside it the tenant's sites: listed, added (code, name, zone, doors, slot length,
-opening hours typed as `MON-FRI 06:00-22:00; SAT 07:00-15:00`) and removed.
+"""The Yard slots pane: pick one of the tenant's sites and a window, and optionally a
+shipment reference and stop; the site's slots show on a day timeline (green with the free
+doors where a truck can be booked), searched as the pane opens and again, after a pause, when
+the site or the window changes. Beside it the tenant's sites: listed, added (code, name,
+zone, doors, slot length, opening hours typed as `MON-FRI 06:00-22:00; SAT 07:00-15:00`) and
+removed.
 
 Slot times are the site's own (the service answers them with the site's offset); the window is
 picked in this computer's time. The sites and the last answer come from the cache at first
@@ -13,7 +15,8 @@ from __future__ import annotations
 from datetime import timedelta
 from zoneinfo import available_timezones
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -77,6 +80,10 @@ SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Time zone", lambda s: s.time_zone, 145),
     Column("Opening hours", lambda s: opening_hours_text(s.opening_hours), 220),
 ]
+# The pause after the site or the window changed before its slots are asked for: a window
+# typed digit by digit is asked for once.
+SEARCH_PAUSE_MS = 400
+EMPTY_TEXT = "Free slots show here for the site and window chosen above."
 SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "openingHours")
 
 
@@ -96,6 +103,8 @@ class YardPane(QWidget):
         self.answered_at: float | None = None
         self._wanted_site: str | None = None  # the cached search's, until the sites are listed
         self.searching = False
+        self._again = False  # the site or window changed while a search ran
+        self._shown = False
 
         # --- the slot search ---
         search_box = QGroupBox("Find free slots", self)
@@ -104,7 +113,8 @@ class YardPane(QWidget):
         self.site.setObjectName("siteCode")
         self.reference = QLineEdit(search_box)
         self.reference.setObjectName("shipmentReference")
-        self.reference.setPlaceholderText("e.g. SHP-10472")
+        self.reference.setPlaceholderText("optional, e.g. SHP-10472")
+        self.reference.setToolTip("Marks the slots where this shipment already holds a door")
         self.stop = QSpinBox(search_box)
         self.stop.setObjectName("stopSequenceNumber")
         self.stop.setRange(0, 100)
@@ -136,6 +146,7 @@ class YardPane(QWidget):
         self.summary = QLabel(self)
         self.summary.setObjectName("slotSummary")
         self.timeline = SlotTimeline(self)
+        self.timeline.empty_text = EMPTY_TEXT
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.timeline)
@@ -221,6 +232,13 @@ class YardPane(QWidget):
             line.returnPressed.connect(self.add_site)
         self.site_table.on_delete(self.confirm_remove, "Remove site", button=self.remove_button)
         self.timeline.picked.connect(self._picked)
+        self._pause = QTimer(self)
+        self._pause.setSingleShot(True)
+        self._pause.setInterval(SEARCH_PAUSE_MS)
+        self._pause.timeout.connect(self._search_chosen)
+        self.site.currentIndexChanged.connect(self._search_soon)
+        for edit in (self.start, self.end):
+            edit.dateTimeChanged.connect(self._search_soon)
         self._unconnected = session.listen_connected(self.load_sites)
         spawn(self._restore(), name="yard-cached", owner=self)
         if session.client is not None:
@@ -241,7 +259,7 @@ class YardPane(QWidget):
         ids, window = last.query.identifiers, last.query.appointment_window
         self._wanted_site = ids.site_code.strip().upper()
         self.site.setCurrentIndex(max(0, self.site.findData(self._wanted_site)))
-        self.reference.setText(ids.shipment_reference)
+        self.reference.setText(ids.shipment_reference or "")
         self.stop.setValue(ids.stop_sequence_number or 0)
         self.start.set_value(window.start_date_time)
         self.end.set_value(window.end_date_time)
@@ -345,7 +363,31 @@ class YardPane(QWidget):
             end=self.end.value(),
         )
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not self._shown:  # later visits keep what is shown; Search or F5 asks again
+            self._shown = True
+            self._search_soon()
+
+    def _search_soon(self) -> None:
+        """Ask for the chosen site's slots after a pause (only while the pane is seen)."""
+        if self.isVisible():
+            self._pause.start()
+
+    @property
+    def search_pending(self) -> bool:
+        """A search runs, or one waits for its pause to end."""
+        return self.searching or self._pause.isActive()
+
+    def _search_chosen(self) -> None:
+        """The search the pane makes itself: once a site is listed and the service is there."""
+        if self.searching:
+            self._again = True
+        elif self.site.count() and self.session.client is not None:
+            self.search()
+
     def search(self) -> None:
+        self._pause.stop()
         query, problems = check_search(self.typed())
         if query is None:
             self.errors.show(problems)
@@ -356,23 +398,32 @@ class YardPane(QWidget):
         self.errors.clear()
         self.searching = True
         self.search_button.setEnabled(False)
-        self.notice.show_status("Finding slots…")
+        # Said over the timeline: the notice keeps what it says of the sites ("Added site").
+        self.summary.setText("Finding slots…")
+        if not self.timeline.days:
+            self.timeline.empty_text = "Finding free slots…"
+            self.timeline.update()
 
         def finished() -> None:
             self.searching = False
             self.search_button.setEnabled(True)
+            if self._again:  # the site or window changed meanwhile: its slots next
+                self._again = False
+                self._search_soon()
 
         def done(last: LastSearch) -> None:
             finished()
-            self.notice.clear_message()
             self.show_answer(last.answer, last.at)
 
         def failed(error: BaseException) -> None:
             finished()
-            self.notice.clear_message()
+            self.summary.clear()
             _refused(self.errors, error)
             if self.answer is not None:  # the last answer stays, said to be older
                 self.show_answer(self.answer, self.answered_at)
+            else:
+                self.timeline.empty_text = "No slots: the search failed, as said above."
+                self.timeline.update()
 
         spawn(
             self.service.slots(query), on_done=done, on_error=failed, name="yard-slots", owner=self
@@ -388,7 +439,7 @@ class YardPane(QWidget):
         if not answer.results:
             self.timeline.empty_text = (
                 "No slots in this window: the site is closed then. Try a wider window or "
-                "another site, then Search."
+                "another site."
             )
             self.timeline.update()
             self.summary.setText(f"The site is closed throughout this window.{age}")
@@ -448,4 +499,5 @@ class YardPane(QWidget):
         self.load_sites()
 
     def shutdown(self) -> None:
+        self._pause.stop()
         self._unconnected()
