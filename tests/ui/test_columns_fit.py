@@ -13,8 +13,16 @@ from collections.abc import Sequence
 from datetime import date, timedelta
 
 import pytest
-from PySide6.QtCore import QDate, QModelIndex, QSettings, Qt
-from PySide6.QtWidgets import QHeaderView, QStyle, QTableView, QTreeWidget, QWidget
+from PySide6.QtCore import QDate, QModelIndex, QRect, QSettings, Qt
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QTreeWidget,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -383,17 +391,50 @@ async def _started(
     return pane
 
 
-async def test_yard_sites(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+def assert_cells_whole(table: QTableView) -> None:
+    """Every cell of `table` shows its whole text, its words wrapped in the room the column
+    and the row give it (no word wider than the column, no line below the row)."""
+    model = table.model()
+    delegate = table.itemDelegate()
+    assert isinstance(delegate, QStyledItemDelegate)
+    for row in range(model.rowCount()):
+        for column in range(model.columnCount()):
+            index = model.index(row, column)
+            option = QStyleOptionViewItem()
+            option.initFrom(table)
+            option.rect = table.visualRect(index)
+            delegate.initStyleOption(option, index)
+            room = table.style().subElementRect(
+                QStyle.SubElement.SE_ItemViewItemText, option, table
+            )
+            text = str(model.data(index))
+            flags = Qt.TextFlag.TextWordWrap
+            needed = option.fontMetrics.boundingRect(QRect(0, 0, room.width(), 10_000), flags, text)
+            assert needed.width() <= room.width(), f"{text!r}: {needed.width()} of {room.width()}"
+            assert needed.height() <= room.height(), f"{text!r}: {needed.height()} px high"
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1440, AT_1920], ids=["1366", "1440", "1920"])
+async def test_yard_sites(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
+    """Every column of the sites, the opening hours too, in view beside the slots and read
+    whole: the longest name of the demo and a site open on two rules."""
     session, tenant = connected
     body = {"code": "BRA-DC", "name": "Brampton Distribution Centre", "dockDoorCount": 10,
             "timeZone": "America/Los_Angeles",
-            "openingHours": [{"days": ["MON"], "opens": "06:00", "closes": "22:00"}]}  # fmt: skip
+            "openingHours": [{"days": ["MON", "TUE", "WED", "THU", "FRI"], "opens": "06:00",
+                              "closes": "22:00"},
+                             {"days": ["SAT"], "opens": "07:00", "closes": "15:00"}]}  # fmt: skip
     assert tenant.http.post(SITES, json=body).status_code == 201
-    pane = await shown_pane(qtbot, session, YardPane, AT_1366)
+    pane = await shown_pane(qtbot, session, YardPane, room)
     await wait_until(lambda: pane.site_model.rowCount() == 1, 30)
-    columns = ["Code", "Name", "Doors", "Slot", "Time zone"]
-    assert_columns_fit(pane.site_table, pane, columns, whole=columns)
     # No Search pressed: the site's slots are asked for as the pane opens.
     await wait_until(lambda: pane.answer is not None and not pane.search_pending, 30)
+    columns = ["Code", "Name", "Doors", "Slot", "Time zone", "Opening hours"]
+    assert_columns_fit(pane.site_table, pane, columns)
+    assert_cells_whole(pane.site_table)
+    hours = pane.site_model.index(0, columns.index("Opening hours"))
+    assert pane.site_model.data(hours) == "MON-FRI 06:00-22:00\nSAT 07:00-15:00"
     pane.shutdown()
     await settle(session)

@@ -211,8 +211,9 @@ class YardSiteList(WireModel):
     sites: list[YardSite]
 
 
-def opening_hours_text(hours: list[OpeningHours]) -> str:
-    """`MON-FRI 06:00-22:00; SAT 07:00-15:00`: the form `parse_opening_hours` reads."""
+def opening_hours_text(hours: list[OpeningHours], separator: str = "; ") -> str:
+    """`MON-FRI 06:00-22:00; SAT 07:00-15:00`: the form `parse_opening_hours` reads (one rule
+    a line with the separator a line break)."""
     order = list(Weekday)
     parts = []
     for rule in hours:
@@ -223,7 +224,7 @@ def opening_hours_text(hours: list[OpeningHours]) -> str:
         else:
             named = ",".join(d.value for d in days)
         parts.append(f"{named} {rule.opens}-{rule.closes}")
-    return "; ".join(parts)
+    return separator.join(parts)
 
 
 def parse_opening_hours(text: str) -> list[dict[str, object]]:

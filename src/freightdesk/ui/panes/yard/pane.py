@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -64,7 +65,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.export import Rows, export_rows
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
-from freightdesk.ui.widgets.item_table import ItemTable
+from freightdesk.ui.widgets.item_table import ROW_HEIGHT, ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.search_form import age_text
@@ -72,14 +73,15 @@ from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 SITE_COLUMNS: list[Column[YardSite]] = [
-    # Code to Time zone fit beside the slots at 1366x768; opening hours after them.
     Column("Code", lambda s: s.code, 75),
     Column("Name", lambda s: s.name, 185),
     Column("Doors", lambda s: str(len(s.dock_doors)), 50),
     Column("Slot", lambda s: f"{s.slot_minutes} min", 60),
     Column("Time zone", lambda s: s.time_zone, 145),
-    Column("Opening hours", lambda s: opening_hours_text(s.opening_hours), 220),
+    # One rule a line: a site's hours as narrow as its longest rule.
+    Column("Opening hours", lambda s: opening_hours_text(s.opening_hours, "\n"), 150),
 ]
+SITE_NAME = 1  # the column that takes the room left, its words wrapped where it is short
 # The pause after the site or the window changed before its slots are asked for: a window
 # typed digit by digit is asked for once.
 SEARCH_PAUSE_MS = 400
@@ -145,6 +147,7 @@ class YardPane(QWidget):
         self.notice = Notice(self)
         self.summary = QLabel(self)
         self.summary.setObjectName("slotSummary")
+        self.summary.setWordWrap(True)  # a long one must not take the sites' room
         self.timeline = SlotTimeline(self)
         self.timeline.empty_text = EMPTY_TEXT
         scroll = QScrollArea(self)
@@ -164,7 +167,20 @@ class YardPane(QWidget):
         # --- the sites ---
         sites_box = QGroupBox("Sites", self)
         self.site_model: ListingModel[YardSite] = ListingModel(SITE_COLUMNS, self)
-        self.site_table = ItemTable(self.site_model, lambda s: s.code, sites_box, name="sitesTable")
+        self.site_table = ItemTable(
+            self.site_model, lambda s: s.code, sites_box, name="sitesTable", stretch=SITE_NAME
+        )
+        # Every column whole beside the slots at 1366x768: each as wide as its text, the name
+        # taking the rest (wrapped when short), rows as tall as their lines.
+        self.site_table.setWordWrap(True)
+        self.site_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        site_header = self.site_table.horizontalHeader()
+        for column in range(len(SITE_COLUMNS)):
+            if column != SITE_NAME:
+                site_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        rows = self.site_table.verticalHeader()
+        rows.setMinimumSectionSize(ROW_HEIGHT)
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.remove_button = QPushButton("Re&move site…", sites_box)
         self.code = QLineEdit(sites_box)
         self.code.setObjectName("code")
