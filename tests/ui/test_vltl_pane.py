@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QDialogButtonBox, QLineEdit, QMessageBox
+from PySide6.QtWidgets import QComboBox, QDialogButtonBox, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -20,8 +20,10 @@ from freightdesk.ui.panes.vltl.form import (
     GROUP,
     HAZARD,
     HEIGHT,
+    ITEMS,
     LENGTH,
     NAME,
+    NO_LINES,
     PIECES,
     UN,
     WEIGHT,
@@ -53,7 +55,11 @@ async def _shown(qtbot: QtBot, session: AppSession) -> VltlPane:
     return pane
 
 
-def _fill_quote(qtbot: QtBot, pane: VltlPane, *, hazmat: bool = False) -> None:
+def _fill_quote(
+    qtbot: QtBot, pane: VltlPane, *, hazmat: bool = False, freight: bool = True
+) -> None:
+    """The shipment typed in; its freight (unless not `freight`) in the line the form starts
+    with."""
     form = pane.form
     for key, text in (("addressLines", "1 Dock Rd"), ("city", "Chicago"), ("state", "IL"),
                       ("postalCode", "60607")):  # fmt: skip
@@ -62,8 +68,9 @@ def _fill_quote(qtbot: QtBot, pane: VltlPane, *, hazmat: bool = False) -> None:
         _keys(qtbot, form.destination.edits[key], text)
     _keys(qtbot, form.pickup.start, "08:00")
     _keys(qtbot, form.pickup.end, "12:00")
-    qtbot.mouseClick(form.items.add_button, Qt.MouseButton.LeftButton)
-    row = form.items.rows() - 1
+    if not freight:
+        return
+    row = 0
     for column, text in ((PIECES, "6"), (WEIGHT, "6000"), (LENGTH, "48"), (WIDTH, "40"),
                          (HEIGHT, "48"), (CLASS, "70")):  # fmt: skip
         form.items.set_text(row, column, text)
@@ -301,8 +308,7 @@ async def test_at_1366_the_line_items_fit_and_the_empty_quotes_say_how_to_get_th
     session, _tenant = connected
     pane = await shown_pane(qtbot, session, VltlPane, AT_1366)
     await wait_until(lambda: pane.form.group.count() > 0, 30)
-    qtbot.mouseClick(pane.form.items.add_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: pane.form.items.rows() == 1, 30)
+    assert pane.form.items.rows() == 1  # the line ready to type into
     # The line items' key columns are read without scrolling sideways...
     columns = ["Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable"]
     assert_columns_fit(pane.form.items.table, pane, [*columns, "Description"])
@@ -311,5 +317,44 @@ async def test_at_1366_the_line_items_fit_and_the_empty_quotes_say_how_to_get_th
     assert_columns_fit(pane.table, pane, quotes)
     # Before any quote the quotes' area says what goes there and how.
     assert pane.empty.isVisible() and "Get quotes" in pane.empty.text()
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_one_empty_line_ready_and_get_quotes_with_it_empty(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The line items start with one line to type into (its pieces 1); Get quotes with that
+    line left empty says so beside the table, nothing sent; typed into with the keys, the
+    line is the request's freight."""
+    session, _tenant = connected
+    pane = await _shown(qtbot, session)
+    items = pane.form.items
+    assert items.rows() == 1 and items.text(0, PIECES) == "1"
+    _fill_quote(qtbot, pane, freight=False)
+    qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
+    assert pane.form.errors.message_for(ITEMS) == NO_LINES
+    assert pane.form.errors.general.text() == "" and pane.model.rowCount() == 0
+    assert not pane.running  # nothing sent
+
+    # Typed into as a user: the weight's cell clicked and keyed (the sizes and class set).
+    table = items.table
+    table.scrollTo(table.model().index(0, WEIGHT))
+    cell = table.visualRect(table.model().index(0, WEIGHT)).center()
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+    qtbot.keyClick(table, Qt.Key.Key_F2)
+    # The cell's editor (the class's and packing group's combo boxes hold line edits too).
+    (editor,) = [
+        e
+        for e in table.viewport().findChildren(QLineEdit)
+        if e.isVisible() and not isinstance(e.parent(), QComboBox)
+    ]
+    qtbot.keyClicks(editor, "6000")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # the delegate commits it on the next turn
+    await wait_until(lambda: items.text(0, WEIGHT) == "6000", 10)
+    for column, text in ((LENGTH, "48"), (WIDTH, "40"), (HEIGHT, "48"), (CLASS, "70")):
+        items.set_text(0, column, text)
+    await _quoted(qtbot, pane)
+    assert pane.form.errors.message_for(ITEMS) == ""
     pane.shutdown()
     await settle(session)

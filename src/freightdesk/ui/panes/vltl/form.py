@@ -34,6 +34,7 @@ HEADERS = (
     *("Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable", "Description"),
     *("UN/NA no.", "Hazard class", "Packing group", "Shipping name"),
 )
+NO_LINES = "Fill in at least one line item: its pieces, weight and class"
 ITEM_WORDS = {
     "totalPackages": "pieces",
     "totalWeight": "weight",
@@ -108,6 +109,7 @@ class QuoteForm(QGroupBox):
             },
         )
         self.items.setObjectName("lineItems")
+        self.items.add_row()  # one line ready to type into
         items_label = QLabel("&Line items (weight of the whole line; sizes of one piece)", self)
         items_label.setBuddy(self.items.table)
         items_error = ErrorLabel(self)
@@ -155,14 +157,18 @@ class QuoteForm(QGroupBox):
     # --- reading and filling ---------------------------------------------------------------
 
     def wire(self, problems: dict[str, str]) -> dict[str, Any]:
-        """The request as typed; times not written hh:mm go to `problems`."""
+        """The request as typed; times not written hh:mm, and freight not typed, go to
+        `problems`."""
+        lines = self.items.filled_rows(range(len(HEADERS)))
+        if not lines:  # the models' words name handling units, which this form has none of
+            problems[ITEMS] = NO_LINES
         wire: dict[str, Any] = {
             "originAddress": self.origin.wire(),
             "destinationAddress": self.destination.wire(),
             "pickupWindow": self.pickup.wire(problems),
             "weightUnit": self.weight_unit.currentText(),
             "lengthUnit": self.length_unit.currentText(),
-            "lineItems": [self._item(r) for r in self.items.filled_rows(range(len(HEADERS)))],
+            "lineItems": [self._item(r) for r in lines],
             "accessorialServices": [{"code": code} for code in self.accessorial_codes()],
         }
         if self.delivery_wanted.isChecked():
@@ -253,6 +259,8 @@ class QuoteForm(QGroupBox):
                 ),
             ]
             self.items.add_row(values)
+        if not self.items.rows():
+            self.items.add_row()
         self.check_accessorials([a.get("code", "") for a in wire.get("accessorialServices") or []])
         group = (wire.get("capacityProviderAccountGroup") or {}).get("code")
         if group and self.group.findData(group) < 0:
