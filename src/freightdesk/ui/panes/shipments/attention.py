@@ -311,7 +311,9 @@ class TriageLink(QObject):
         self._qsettings = settings
         self._hold = hold
         self.settings = stored_settings(settings)
-        self.now = datetime.now(UTC)
+        # Where the moment comes from: a test or benchmark moves it on to see time pass.
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self.now = self.clock()
         self.facts: TriageFacts | None = None
         self._facts: Mapping[str, Facts] = {}
         # Per shipment, the row (object) judged and its verdict: a changed row is judged again.
@@ -319,7 +321,7 @@ class TriageLink(QObject):
         self._unlisten: Callable[[], None] | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(RETRIAGE_MS)
-        self._timer.timeout.connect(self._minute)
+        self._timer.timeout.connect(self.minute)
         self._timer.start()
         model.triage = self._flags
         model.verdict = self.verdict
@@ -352,7 +354,7 @@ class TriageLink(QObject):
     def again(self, ids: Iterable[str] | None = None) -> None:
         """Triage again: the rows of `ids` (their facts changed), or all at a new moment."""
         if ids is None:
-            self.now = datetime.now(UTC)
+            self.now = self.clock()
             self._verdicts.clear()
         else:
             ids = list(ids)
@@ -367,10 +369,11 @@ class TriageLink(QObject):
             for c in columns
         ]
 
-    def _minute(self) -> None:
+    def minute(self) -> None:
+        """A new minute (the timer's): the rows that time alone can change triaged again."""
         # Time changes only whether a shipment in transit is silent (an ETA is late or not
         # whenever it is): only those are triaged again, a quarter of a big list, say.
-        self.now = datetime.now(UTC)
+        self.now = self.clock()
         self._verdicts.clear()
         self._model.retriage(state=MOVING, hold=self._hold())
 

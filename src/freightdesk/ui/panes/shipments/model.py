@@ -395,6 +395,11 @@ class ShipmentTableModel(QAbstractTableModel):
 
         self._relayout(again, hold=hold)
 
+    @property
+    def retriaging(self) -> bool:
+        """True while a `retriage` is still being worked out (never: it is done at once)."""
+        return False
+
     def _reindex(self) -> None:
         self._adopt(RowIndex.of(self._rows, triage=self.triage))
 
