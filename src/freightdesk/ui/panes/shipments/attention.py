@@ -360,7 +360,7 @@ class TriageLink(QObject):
             ids = list(ids)
             for key in ids:
                 self._verdicts.pop(key, None)
-        self._model.retriage(ids, hold=self._hold())
+        self._model.retriage(ids, hold=self._hold)
 
     def exported(self, columns: Sequence[Column]) -> list[Column]:
         """`columns` with the Attention column's words (the model shows them otherwise)."""
@@ -375,7 +375,7 @@ class TriageLink(QObject):
         # whenever it is): only those are triaged again, a quarter of a big list, say.
         self.now = self.clock()
         self._verdicts.clear()
-        self._model.retriage(state=MOVING, hold=self._hold())
+        self._model.retriage(state=MOVING, hold=self._hold)
 
     def reload_settings(self) -> None:
         self.settings = stored_settings(self._qsettings)
@@ -384,6 +384,7 @@ class TriageLink(QObject):
 
     def close(self) -> None:
         self._timer.stop()
+        self._model.stop_retriage()
         self._close_facts()
 
     def _close_facts(self) -> None:

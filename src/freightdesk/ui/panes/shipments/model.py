@@ -14,7 +14,10 @@ What makes 100,000 rows quick (a filter in about 10 ms, a sort in well under 100
   costs no sort;
 - a sort orders positions by one plain value per row (computed when first sorted by that
   column, kept current on changes), the rows without a value set apart; after changes the
-  old order is sorted again, which Timsort does in about one pass.
+  old order is sorted again, which Timsort does in about one pass;
+- triaging the rows again (new facts, settings, the minute's) is worked out in a worker
+  thread for a big list, the Attention sort values and order included, and swapped in at
+  once; a few rows changing kind are moved to their places by bisection, not sorted again.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from freightdesk.ui.panes.shipments.attention import (
     marks_of,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
+from freightdesk.ui.panes.shipments.retriage import Retriager, Wanted
 from freightdesk.ui.panes.shipments.row_index import (
     Codes,
     FilterResult,
@@ -128,6 +132,7 @@ class ShipmentTableModel(QAbstractTableModel):
         # Rows of the whole list not read yet, shown blank below the first screen's rows
         # (`show_first_screen`) until the whole list replaces them.
         self._unread = 0
+        self._retriager = Retriager(self)
 
     # --- Qt model interface ----------------------------------------------------------------
 
@@ -335,6 +340,7 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._flags.append(0)
                 for values in self._sort_values.values():
                     values.append(None)
+            self._retriager.touched(position)
             self._rows[position] = summary
             self._blob[position] = row_blob(summary)
             self._mode_codes[position] = self._modes.of(summary.mode or "")
@@ -362,48 +368,37 @@ class ShipmentTableModel(QAbstractTableModel):
     # --- internals -------------------------------------------------------------------------
 
     def retriage(
-        self, ids: Iterable[str] | None = None, *, state: str | None = None, hold: bool = False
+        self,
+        ids: Iterable[str] | None = None,
+        *,
+        state: str | None = None,
+        hold: Callable[[], bool] = lambda: False,
     ) -> None:
         """Triage again (`triage`, `verdict` changed: new facts, settings or time) the rows
         of `ids`, or those in `state`, or every row. The words shown are painted again; when
-        a row's kinds changed, the order and the filter follow, unless `hold`."""
-        rows, flags, known = self._rows, self._flags, self._position
-        positions: Iterable[int] = range(len(rows))
-        if ids is not None:
-            positions = [known[k] for k in ids if k in known]
-        elif state is not None:
-            positions = compress(
-                positions, self._state_codes.translate(self._states.table(frozenset([state])))
-            )
-        triage = self.triage
-        changed = {p: f for p in positions if (f := triage(rows[p])) != flags[p]}
-        if not changed:
-            column = COLUMN_INDEX["attention"]
-            if self._visible:
-                last = self.index(len(self._visible) - 1, column)
-                self.dataChanged.emit(self.index(0, column), last)
-            return
-
-        def again() -> None:
-            column = COLUMN_INDEX["attention"]
-            values = self._sort_values.get(column)
-            for p, f in changed.items():
-                flags[p] = f
-                if values is not None:
-                    values[p] = column_value(column, rows[p], f)
-            self._order_dirty = True
-
-        self._relayout(again, hold=hold)
+        a row's kinds changed, the order and the filter follow, unless `hold()` says so then.
+        Many rows are worked out in a worker thread meanwhile (`retriaging`; retriage.py)."""
+        wanted = Wanted(
+            ids is None and state is None,
+            frozenset(ids or ()),
+            frozenset([state]) if state is not None else frozenset(),
+        )
+        self._retriager.ask(wanted, hold)
 
     @property
     def retriaging(self) -> bool:
-        """True while a `retriage` is still being worked out (never: it is done at once)."""
-        return False
+        """True while a `retriage` is still being worked out in the background."""
+        return self._retriager.running
+
+    def stop_retriage(self) -> None:
+        """Drop the retriage being worked out in the background, and the one queued."""
+        self._retriager.stop()
 
     def _reindex(self) -> None:
         self._adopt(RowIndex.of(self._rows, triage=self.triage))
 
     def _adopt(self, index: RowIndex) -> None:
+        self._retriager.adopted()
         self._rows = index.rows
         self._ids = index.ids
         self._position = index.position

@@ -5,11 +5,13 @@ per-row codes and prepared search text, and the C-level helpers that combine mar
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import compress
+from typing import Any
 
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import Attention
@@ -168,6 +170,42 @@ def sorted_positions(
 
 # For `bytes.translate`: turns marks (0 or 1) into their opposite.
 FLIP = bytes([1, 0]) + bytes(254)
+
+# Past one moved row in this many, sorting every row again is quicker than moving them.
+MOVE_SHARE = 32
+
+
+def moved_in_order(
+    ordered: array[int], moved: Collection[int], values: list[SortValue | None], descending: bool
+) -> array[int] | None:
+    """`ordered` (every position, as `sorted_positions` orders them by `values`) with the
+    positions `moved`, whose values changed, taken out and put back where their values go
+    now, after their equals: a bisect each, where sorting 100,000 rows again takes some 30 ms.
+    None when too many moved for that to pay, or a row has no value (sort them all then)."""
+    if len(moved) * MOVE_SHARE > len(ordered) or values.count(None):
+        return None
+    marks = bytearray(len(values))
+    for position in moved:
+        marks[position] = 1
+    rest = list(compress(ordered, bytes(map(marks.__getitem__, ordered)).translate(FLIP)))
+    # Bisected from the low end: a descending order is read backwards.
+    ascending = rest[::-1] if descending else rest
+    # Plain values of one type, none missing: they compare.
+    key: Callable[[int], Any] = values.__getitem__
+    merged: list[int] = []
+    start = 0
+    # In the order's direction, so that their places only grow.
+    for position in sorted(set(moved), key=key, reverse=descending):
+        value = key(position)
+        if descending:
+            place = len(rest) - bisect_left(ascending, value, key=key)
+        else:
+            place = bisect_right(ascending, value, key=key)
+        merged += rest[start:place]
+        merged.append(position)
+        start = place
+    merged += rest[start:]
+    return array("i", merged)
 
 
 def both_marks(first: Marks | None, second: Marks | None, count: int) -> Marks | None:

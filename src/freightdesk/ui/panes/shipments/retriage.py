@@ -1,0 +1,283 @@
+"""Triaging the Shipments list again (new facts, settings, the minute) without the window
+standing still: a big retriage is worked out in a worker thread and swapped in at once.
+
+100,000 rows take a quarter of a second to triage, which the window would stand still for.
+From `BACKGROUND_ROWS` on, the rows, their flags and the Attention column's sort values and
+order are taken as they are (a snapshot), worked out again in a worker thread
+(`retriaged`: touches nothing shared), and swapped into the model in one layout change. What
+changes meanwhile wins: rows merged or triaged on the GUI thread keep their newer flags, and a
+new list (a new index) is triaged again itself. Fewer rows are triaged at once. Either way the
+few rows that change kind are moved to their places in the order by bisection
+(`row_index.moved_in_order`), not all 100,000 sorted again.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import compress
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+
+from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.ui.panes.shipments.attention import column_value
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, SortValue
+from freightdesk.ui.panes.shipments.row_index import moved_in_order, sorted_positions
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from freightdesk.ui.panes.shipments.model import ShipmentTableModel
+
+# A retriage of this many rows or more is worked out in a worker thread; fewer, a few
+# milliseconds' worth, are triaged at once.
+BACKGROUND_ROWS = 2_000
+_ATTENTION = COLUMN_INDEX["attention"]
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """Rows to triage again: every row, or those of `ids` and those in `states`."""
+
+    every: bool = False
+    ids: frozenset[str] = frozenset()
+    states: frozenset[str] = frozenset()
+
+    def __or__(self, other: Wanted) -> Wanted:
+        return Wanted(self.every or other.every, self.ids | other.ids, self.states | other.states)
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop the GUI thread runs (qasync's), if any: none before asyncio is loaded
+    (the first paint) nor in a plain Qt event loop."""
+    if "asyncio" not in sys.modules:
+        return None
+    import asyncio
+
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+@dataclass
+class Retriaged:
+    """Rows' attention flags worked out again (`retriaged`), to be swapped in."""
+
+    flags: bytearray  # every row's, the changed ones new
+    changed: list[int]  # the positions whose flags changed
+    values: list[SortValue | None] | None  # the Attention column's sort values, if kept
+    ordered: array[int] | None  # every position sorted by those, if the list is
+
+
+def retriaged(
+    rows: list[SummaryRow],
+    flags: bytes,
+    positions: Iterable[int],
+    triage: Callable[[SummaryRow], int],
+    values: list[SortValue | None] | None,
+    ordered: array[int] | None,
+    descending: bool,
+) -> Retriaged:
+    """`flags` with the rows at `positions` triaged again, and, when given, the Attention
+    column's sort `values` and the `ordered` positions sorted by them, both changed in place.
+    Touches nothing shared: run in a worker thread for a big list."""
+    new = bytearray(flags)
+    changed = []
+    for position in positions:
+        found = triage(rows[position])
+        if found != new[position]:
+            new[position] = found
+            changed.append(position)
+    if values is not None and changed:
+        for position in changed:
+            values[position] = column_value(_ATTENTION, rows[position], new[position])
+        if ordered is not None:
+            moved = moved_in_order(ordered, changed, values, descending)
+            ordered = moved if moved is not None else sorted_positions(ordered, values, descending)
+    return Retriaged(new, changed, values, ordered)
+
+
+class Retriager:
+    """The model's retriage (`ShipmentTableModel.retriage`): one worked out in a worker thread
+    at a time, those asked for meanwhile merged into the next. It works on the model's
+    per-row arrays as the model's own methods do (a part of the model kept apart)."""
+
+    def __init__(self, model: ShipmentTableModel) -> None:
+        self._model = model
+        self._task: asyncio.Task[None] | None = None
+        self._queued: Wanted | None = None
+        # Positions triaged on the GUI thread while one is worked out (theirs are newer),
+        # and the model's new indexes (`adopted`): a result's positions no longer hold.
+        self._touched: set[int] | None = None
+        self._adoptions = 0
+        self._hold: Callable[[], bool] = lambda: False
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None
+
+    def ask(self, wanted: Wanted, hold: Callable[[], bool]) -> None:
+        """Triage `wanted` again; the order and filter follow unless `hold()` says so then."""
+        self._hold = hold
+        positions = self._positions_of(wanted)
+        if len(positions) < BACKGROUND_ROWS or running_loop() is None:
+            self._triage_here(positions)
+            return
+        self._queued = wanted if self._queued is None else self._queued | wanted
+        if self._task is None:
+            from freightdesk.ui.tasks import spawn  # asyncio, loaded by now
+
+            self._task = spawn(self._work_out(), name="retriage", owner=self._model)
+
+    def touched(self, position: int) -> None:
+        """The row at `position` was triaged on the GUI thread (a change merged)."""
+        if self._touched is not None:
+            self._touched.add(position)
+
+    def adopted(self) -> None:
+        """The model took a new index: positions worked out before no longer hold."""
+        self._adoptions += 1
+
+    def stop(self) -> None:
+        """Drop the retriage being worked out, and the one queued."""
+        task, self._task = self._task, None
+        self._queued = None
+        if task is not None:
+            task.cancel()
+
+    def _positions_of(self, wanted: Wanted) -> Sequence[int]:
+        model = self._model
+        if wanted.every:
+            return range(len(model._rows))
+        known = model._position
+        found = [known[key] for key in wanted.ids if key in known]
+        if wanted.states:
+            marks = model._state_codes.translate(model._states.table(wanted.states))
+            found += compress(range(len(model._rows)), marks)
+        return found
+
+    def _triage_here(self, positions: Iterable[int]) -> None:
+        model = self._model
+        rows, flags, triage = model._rows, model._flags, model.triage
+        if self._touched is not None:
+            positions = list(positions)
+            self._touched.update(positions)
+        changed = {p: f for p in positions if (f := triage(rows[p])) != flags[p]}
+        if not changed:
+            self._repaint()
+            return
+
+        def again() -> None:
+            values = model._sort_values.get(_ATTENTION)
+            for p, f in changed.items():
+                flags[p] = f
+                if values is not None:
+                    values[p] = column_value(_ATTENTION, rows[p], f)
+            self._reorder(changed)
+
+        model._relayout(again, hold=self._hold())
+
+    async def _work_out(self) -> None:
+        import asyncio
+
+        model = self._model
+        try:
+            while self._queued is not None:
+                wanted, self._queued = self._queued, None
+                adoptions, count, sort = self._adoptions, len(model._rows), model.sort_key()
+                values = model._sort_values.get(_ATTENTION)
+                ordered = model._ordered if sort[0] == _ATTENTION else None
+                job = partial(
+                    retriaged,
+                    model._rows[:],
+                    bytes(model._flags),
+                    self._positions_of(wanted),
+                    model.triage,
+                    values[:] if values is not None else None,
+                    ordered[:] if ordered is not None else None,
+                    sort[1],
+                )
+                self._touched = set()
+                try:
+                    done = await asyncio.to_thread(job)
+                    touched = self._touched
+                finally:
+                    self._touched = None
+                if adoptions != self._adoptions:  # a new list meanwhile: triaged on it
+                    self._queued = wanted if self._queued is None else self._queued | wanted
+                    continue
+                self._swap_in(done, count, touched, sort)
+        finally:
+            if self._task is asyncio.current_task():  # not one started since
+                self._task = None
+
+    def _swap_in(
+        self, done: Retriaged, count: int, touched: set[int], sort: tuple[int, bool]
+    ) -> None:
+        """The flags (and Attention sort values and order) worked out for the first `count`
+        rows, those of the positions `touched` meanwhile kept as they are now."""
+        changed = [p for p in done.changed if p not in touched]
+        if not changed:
+            self._repaint()
+            return
+        kept = [p for p in touched if p < count]
+        model = self._model
+
+        def swap() -> None:
+            flags = done.flags
+            flags += model._flags[count:]  # rows added meanwhile
+            for p in kept:
+                flags[p] = model._flags[p]
+            model._flags = flags
+            values = model._sort_values.get(_ATTENTION)
+            if values is not None and done.values is not None:
+                new = done.values
+                new += values[count:]
+                for p in kept:
+                    new[p] = values[p]
+                model._sort_values[_ATTENTION] = new
+            elif values is not None:  # first sorted by it meanwhile
+                for p in changed:
+                    values[p] = column_value(_ATTENTION, model._rows[p], flags[p])
+            ordered = model._ordered
+            if (
+                done.ordered is not None
+                and sort == model.sort_key()
+                and ordered is not None
+                and len(ordered) == count
+                and not model._order_dirty
+            ):
+                model._ordered = done.ordered
+                self._reorder(kept)
+            else:
+                self._reorder(changed)
+
+        model._relayout(swap, hold=self._hold())
+
+    def _reorder(self, moved: Collection[int]) -> None:
+        """The order, once the Attention sort values of the positions `moved` changed: when
+        the list is sorted by them, those moved to their new places (or all sorted again)."""
+        model = self._model
+        if not moved or model._sort_column != _ATTENTION or model._order_dirty:
+            return  # the order does not depend on them, or is sorted again anyway
+        ordered = model._ordered
+        if ordered is None:
+            return
+        descending = model._sort_order == Qt.SortOrder.DescendingOrder
+        moved_ordered = moved_in_order(ordered, moved, model._values_for(_ATTENTION), descending)
+        if moved_ordered is None:
+            model._order_dirty = True
+        else:
+            model._ordered = moved_ordered
+
+    def _repaint(self) -> None:
+        """The Attention column painted again: its words change with time (the kinds not)."""
+        model = self._model
+        if model._visible:
+            last = model.index(len(model._visible) - 1, _ATTENTION)
+            model.dataChanged.emit(model.index(0, _ATTENTION), last)
