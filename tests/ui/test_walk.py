@@ -7,7 +7,8 @@ list, opens a shipment and every one of its tabs, the first document's preview, 
 and cancels every form (the New and Edit buttons of each pane, the demo's bookings and
 packages edited too) and File → Client applications, opened by a click in the menu.
 
-It fails on a stall of the GUI thread over 500 ms (the app's own watchdog), a Qt warning
+It fails on a stall of the GUI thread over 500 ms (the app's own watchdog; not counting the
+time the thread was ready but given no CPU by a busy machine), a Qt warning
 (pytest-qt), an exception in a slot (pytest-qt), and on a widget gone from sight: after each
 step the pane shown and its main view are visible with a size, and the window still answers
 (a 50 ms timer fires within 500 ms).
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import subprocess
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -49,7 +51,7 @@ from freightdesk.ui.maps.fleet_map import FleetMapPane
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.panes.shipments.sharing import SharingTab
-from freightdesk.ui.watchdog import Stall
+from freightdesk.ui.watchdog import Stall, run_queue_wait
 from tests.processes import SERVE, processes, read_until
 from tests.support import wait_until
 from tests.ui.test_maps import (
@@ -183,16 +185,21 @@ def assert_in_sight(widget: QWidget, what: str) -> None:
 
 
 async def assert_answers(step: str) -> None:
-    """The event loop turns: a 50 ms timer fires within half a second."""
+    """The event loop turns: a 50 ms timer fires within half a second, not counting the time
+    the GUI thread stood ready in a busy machine's run queue (as the watchdog counts)."""
     fired = asyncio.Event()
     QTimer.singleShot(TICK_MS, fired.set)
-    began = time.monotonic()
-    try:
-        await asyncio.wait_for(fired.wait(), ANSWER_SECONDS)
-    except TimeoutError:
-        waited = time.monotonic() - began
-        message = f"after {step}: a 50 ms timer had not fired after {waited:.2f} s"
-        raise AssertionError(message) from None
+    queued = run_queue_wait(threading.get_native_id())
+    began, queued_before = time.monotonic(), queued()
+    while True:
+        try:
+            await asyncio.wait_for(fired.wait(), ANSWER_SECONDS)
+            return
+        except TimeoutError:
+            waited = time.monotonic() - began
+            if waited - (queued() - queued_before) > ANSWER_SECONDS or waited > 10:
+                message = f"after {step}: a 50 ms timer had not fired after {waited:.2f} s"
+                raise AssertionError(message) from None
 
 
 async def check(window: MainWindow, key: str, step: str) -> None:
@@ -448,7 +455,11 @@ async def open_and_cancel_client_applications(qtbot: QtBot, window: MainWindow) 
 
 
 def stall_report(stalls: list[Stall]) -> str:
-    return "\n\n".join(f"a stall of {s.duration * 1000:.0f} ms at:\n{s.stack}" for s in stalls)
+    return "\n\n".join(
+        f"a stall of {s.duration * 1000:.0f} ms ({s.waiting_for_cpu * 1000:.0f} ms of it waiting"
+        f" for a CPU) at:\n{s.stack}"
+        for s in stalls
+    )
 
 
 async def until(what: str, holds: Callable[[], object], seconds: float = DATA_SECONDS) -> None:

@@ -4,6 +4,9 @@ what held it; a quiet loop logs nothing; the setting turns it off; it leaves no 
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 import threading
 import time
 from types import FrameType
@@ -17,8 +20,10 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.watchdog import (
     WATCHDOG_SETTING,
     GuiWatchdog,
+    Stall,
     StallDetector,
     WatchdogSwitch,
+    run_queue_wait,
 )
 
 LOGGER = "freightdesk.ui.watchdog"
@@ -154,3 +159,50 @@ def test_a_long_hang_logs_every_thread_once(caplog: pytest.LogCaptureFixture) ->
     detector.check()
     assert ended == [pytest.approx(6.95)]
     assert "after a stall of 6950 ms" in _records(caplog)[2].getMessage()
+
+
+def test_a_stall_spent_waiting_for_a_cpu_is_not_the_apps() -> None:
+    """On a machine busier than its cores, a stall's wall time is mostly the run queue's:
+    what the watched thread held itself (`Stall.own`) leaves that wait out."""
+    clock = _Clock()
+    me = threading.get_ident()
+    waited = [3.0]  # seconds in the run queue so far, as the kernel counts them
+    detector = StallDetector(me, clock=clock, waited=lambda: waited[0])
+    ended: list[Stall] = []
+    detector.listeners.append(ended.append)
+    clock.now += 0.05
+    detector.check()
+    for _ in range(12):  # a 0.6 s stall, 0.4 s of it ready to run but given no CPU
+        clock.now += 0.05
+        waited[0] += 0.4 / 12
+        detector.check()
+    detector.beat()
+    detector.check()
+    (stall,) = ended
+    assert stall.duration == pytest.approx(0.6)
+    assert stall.waiting_for_cpu == pytest.approx(0.4)
+    assert stall.own == pytest.approx(0.2)
+
+
+def test_the_kernel_counts_a_threads_wait_for_a_cpu() -> None:
+    """`run_queue_wait` reads a real count: this thread, sharing one CPU with a busy
+    process, waits for it while it spins."""
+    native = threading.get_native_id()
+    waited = run_queue_wait(native)
+    cpu = min(os.sched_getaffinity(0))
+    before_affinity = os.sched_getaffinity(0)
+    busy = subprocess.Popen(
+        [sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile 1: pass"]
+    )
+    try:
+        os.sched_setaffinity(0, {cpu})
+        time.sleep(0.3)  # the busy process is spinning on that CPU by now
+        start = waited()
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            pass
+        assert waited() - start > 0.05
+    finally:
+        os.sched_setaffinity(0, before_affinity)
+        busy.kill()
+        busy.wait()

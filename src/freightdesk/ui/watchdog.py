@@ -6,6 +6,11 @@ at the last beat every `CHECK_INTERVAL` seconds. When the loop is late by more t
 is still in the log), then, past `ALL_THREADS_AFTER`, the stacks of every thread, and when
 the loop turns again, how long the stall lasted. One stall, at most three lines.
 
+A stall's own length leaves out the time the thread stood in the kernel's run queue, ready
+but given no CPU (Linux's per-thread schedstat): on a machine busier than its cores, that
+wait is the machine's, not the app's, and tests judge the app by what is left. A thread
+blocked on a socket or a lock is not in the run queue, so such a hang counts in full.
+
 `StallDetector` is the plain-Python part (fed beats and checks, with a clock of its own);
 `Watchdog` runs it in a thread; `GuiWatchdog` beats from a Qt timer. Tests use
 `Watchdog.collecting()` to see the stalls of a stretch of code.
@@ -21,6 +26,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -41,15 +47,41 @@ WATCHDOG_ENVIRONMENT = "FREIGHTDESK_WATCHDOG"
 
 Clock = Callable[[], float]
 Frames = Callable[[], Mapping[int, FrameType]]
+RunQueueWait = Callable[[], float]
 
 
 @dataclass(frozen=True)
 class Stall:
-    """A stall of the watched thread: how long it lasted (seconds) and its Python stack as
-    first seen during the stall."""
+    """A stall of the watched thread: how long it lasted (seconds), how much of that it
+    waited for a CPU while ready to run, and its Python stack as first seen during it."""
 
     duration: float
     stack: str
+    waiting_for_cpu: float = 0.0
+
+    @property
+    def own(self) -> float:
+        """The stall without the run queue's wait: what the thread itself held."""
+        return max(0.0, self.duration - self.waiting_for_cpu)
+
+
+def run_queue_wait(native_id: int) -> RunQueueWait:
+    """The seconds thread `native_id` of this process has spent ready to run but waiting
+    for a CPU, as a function (0.0 where the kernel does not keep it)."""
+    path = f"/proc/self/task/{native_id}/schedstat"
+
+    def read() -> float:
+        try:
+            with open(path, encoding="ascii") as stat:
+                return int(stat.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    return read
+
+
+def _no_wait() -> float:
+    return 0.0
 
 
 def watchdog_enabled(settings: QSettings, environ: Mapping[str, str] = os.environ) -> bool:
@@ -86,6 +118,7 @@ class StallDetector:
         all_threads_after: float = ALL_THREADS_AFTER,
         clock: Clock = time.monotonic,
         frames: Frames = sys._current_frames,
+        waited: RunQueueWait = _no_wait,
     ) -> None:
         self.thread_id = thread_id
         self.beat_interval = beat_interval
@@ -93,6 +126,10 @@ class StallDetector:
         self.all_threads_after = all_threads_after
         self._clock = clock
         self._frames = frames
+        self._waited = waited
+        # The run queue's wait as checks saw it, to find its count at a stall's last beat.
+        self._waits: deque[tuple[float, float]] = deque([(clock(), waited())], 16)
+        self._wait_before = 0.0
         self._lock = threading.Lock()
         self._last_beat = clock()
         self._stalled_since: float | None = None  # the last beat before the stall
@@ -114,6 +151,8 @@ class StallDetector:
             if self._stalled_since is not None and last_beat != self._stalled_since:
                 self._ended(self.late_by(last_beat, self._stalled_since))
             late = self.late_by(now, last_beat)
+            if self._stalled_since is None:
+                self._waits.append((now, self._waited()))
             if late > self.threshold / 2 and self._sampled_beat != last_beat:
                 # Sampled early, so a stall only just over the threshold, seen late by a
                 # busy machine's scheduler, is still caught in the act.
@@ -124,6 +163,7 @@ class StallDetector:
                 return
             if self._stalled_since is None:
                 self._stalled_since = last_beat
+                self._wait_before = self._wait_at(last_beat)
                 log.warning(
                     "The GUI thread has not answered for %.0f ms; it is at:\n%s",
                     late * 1000,
@@ -137,9 +177,20 @@ class StallDetector:
                     all_stacks(self._frames()),
                 )
 
+    def _wait_at(self, instant: float) -> float:
+        """The run queue's wait as last seen at or before `instant`."""
+        seen = [wait for at, wait in self._waits if at <= instant]
+        return seen[-1] if seen else self._waits[0][1]
+
     def _ended(self, duration: float) -> None:
-        log.warning("The GUI thread answered again after a stall of %.0f ms", duration * 1000)
-        stall = Stall(duration, self._stack)
+        waiting = min(duration, max(0.0, self._waited() - self._wait_before))
+        log.warning(
+            "The GUI thread answered again after a stall of %.0f ms (%.0f ms of it waiting "
+            "for a CPU)",
+            duration * 1000,
+            waiting * 1000,
+        )
+        stall = Stall(duration, self._stack, waiting)
         self._stalled_since = None
         self._all_logged = False
         for listener in list(self.listeners):
@@ -184,12 +235,12 @@ class Watchdog:
 
     @contextmanager
     def collecting(self, over: float = 0.0) -> Iterator[list[Stall]]:
-        """The stalls longer than `over` seconds that end inside the block (entered and left
-        on the watched thread), in a list filled as they end."""
+        """The stalls whose own length (`Stall.own`) is over `over` seconds that end inside
+        the block (entered and left on the watched thread), in a list filled as they end."""
         stalls: list[Stall] = []
 
         def keep(stall: Stall) -> None:
-            if stall.duration > over:
+            if stall.own > over:
                 stalls.append(stall)
 
         self.flush()
@@ -214,7 +265,10 @@ class GuiWatchdog(QObject):
     ) -> None:
         super().__init__(parent)
         detector = StallDetector(
-            threading.get_ident(), threshold=threshold, all_threads_after=all_threads_after
+            threading.get_ident(),
+            threshold=threshold,
+            all_threads_after=all_threads_after,
+            waited=run_queue_wait(threading.get_native_id()),
         )
         self.watchdog = Watchdog(detector)
         self._timer = QTimer(self)
