@@ -252,3 +252,23 @@ def test_moving_a_few_rows_in_order_is_sorting_them_all_again() -> None:
         assert sorted(moved_ordered) == list(range(count))
     too_many = set(range(count // 8))
     assert moved_in_order(ordered, too_many, values, False) is None
+
+
+async def test_a_list_sorted_by_attention_while_it_is_triaged_again_is_in_the_new_order() -> None:
+    rows = _rows(3_000)
+    later = [datetime.now(UTC)]
+    model = ShipmentTableModel()
+    model.triage = lambda row: flags_of(row, None, later[0], TriageSettings())
+    model.sort(COLUMN_INDEX["lastModified"], Qt.SortOrder.AscendingOrder)
+    model.set_summaries(rows)
+    later[0] += timedelta(minutes=30)
+    model.retriage()
+    await asyncio.sleep(0)  # its rows taken to the worker thread, sorted by Last updated
+    assert model.retriaging
+    model.sort(ATTENTION, Qt.SortOrder.DescendingOrder)  # the user clicks Attention meanwhile
+    await wait_until(lambda: not model.retriaging)
+    every = ShipmentTableModel()
+    every.triage = model.triage
+    every.set_summaries(rows)
+    assert model.visible_summaries() == every.visible_summaries()
+    assert model.last_result.attention_counts == every.last_result.attention_counts

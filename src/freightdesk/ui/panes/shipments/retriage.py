@@ -191,7 +191,9 @@ class Retriager:
                 wanted, self._queued = self._queued, None
                 adoptions, count, sort = self._adoptions, len(model._rows), model.sort_key()
                 values = model._sort_values.get(_ATTENTION)
-                ordered = model._ordered if sort[0] == _ATTENTION else None
+                # The order is worked out beside the values it is sorted by (kept once sorted).
+                by_attention = sort[0] == _ATTENTION and values is not None
+                ordered = model._ordered if by_attention else None
                 job = partial(
                     retriaged,
                     model._rows[:],
