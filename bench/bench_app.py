@@ -136,12 +136,14 @@ class Start(NamedTuple):
     whole: float | None  # from the first line until the whole list is in the table
 
 
-def _run(code: str, *args: str, bytecode: Path) -> Start:
+def _run(code: str, *args: str, bytecode: Path, src: str | None = None) -> Start:
     """Run a snippet as a fresh process, with our modules' bytecode cached in `bytecode`
     (as an installed app has it; this machine sets PYTHONDONTWRITEBYTECODE, which would
-    make every start compile every module)."""
+    make every start compile every module); `src`: the package's sources from there."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPYCACHEPREFIX": str(bytecode)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if src is not None:
+        env["PYTHONPATH"] = src
     begun = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300, env=env
@@ -198,9 +200,11 @@ def _median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def start_up(counts: list[int], runs: int) -> list[Figure]:
+def start_up(counts: list[int], runs: int, other_src: str | None = None) -> list[Figure]:
     """The start to the painted list with each count of cached shipments, interleaved with
-    the bare window run by run; one Figure per count and kind of start."""
+    the bare window run by run; one Figure per count and kind of start. `other_src`: the
+    start with nothing kept also run with the package's sources there (another checkout,
+    before a change), interleaved, printed beside this one's."""
     figures: list[Figure] = []
     for count in counts:
         with tempfile.TemporaryDirectory() as tmp:
@@ -210,14 +214,22 @@ def start_up(counts: list[int], runs: int) -> list[Figure]:
             # Not measured: the first starts read files from disk and write the bytecode.
             _run(BARE, bytecode=bytecode)
             _run(APP, str(home), "stop", str(count), bytecode=bytecode)
+            if other_src:
+                _run(APP, str(home), "stop", str(count), bytecode=bytecode, src=other_src)
             bare: list[Start] = []
+            other: list[Start] = []
             whole_read: list[Start] = []
             kept: list[Start] = []
             merged: list[Start] = []
             for _ in range(runs):  # interleaved, so all see the same load
                 bare.append(_run(BARE, bytecode=bytecode))
-                # A start with no first screen kept (the list is read whole before the first
-                # paint: a cache another process wrote, or an app too old to keep one); the
+                if other_src:
+                    other.append(
+                        _run(APP, str(home), "crash", str(count), bytecode=bytecode, src=other_src)
+                    )
+                    _forget_first_screen(home)
+                # A start with no first screen kept (a cache another process wrote, or an
+                # app too old to keep one: the top found from the cache's keys); the
                 # running app keeps the first screen once its list is in, and it ends as a
                 # crash or kill would, without a close. The next start paints from that
                 # screen, as every start after a normal close or a crash does.
@@ -232,8 +244,14 @@ def start_up(counts: list[int], runs: int) -> list[Figure]:
         kinds = (
             ("first screen kept while running, after a kill", kept),
             (f"kept, then {count // 100:,} changed before the kill", merged),
-            ("nothing kept (read whole)", whole_read),
+            ("nothing kept (top from the cached keys)", whole_read),
         )
+        if other_src:
+            _report(f"FreightDesk at {other_src}, {count:,} cached, nothing kept", other, base)
+            print(
+                "  per-run CPU, this code / that: "
+                + ", ".join(f"{s.cpu / o.cpu:.2f}" for s, o in zip(whole_read, other, strict=True))
+            )
         for title, starts in kinds:
             median = _report(f"FreightDesk, {count:,} cached, {title}", starts, base)
             # Each run against the bare run just before it: less sensitive to the load drift.
@@ -282,6 +300,9 @@ def _forget_first_screen(home: Path) -> None:
 
     cache = Cache(AppPaths.under(home).cache_file("team"))
     cache.set_meta(FIRST_SCREEN_KEY, "null")
+    # The list's keys (`Cache.index_summaries`), as this version's writes keep them: a
+    # cache prepared (or changed) by an older version has none.
+    cache.index_summaries()
     cache.close()
 
 
@@ -955,10 +976,14 @@ def main() -> None:
     parser.add_argument("--stall-runs", type=int, default=3, help="background syncs")
     parser.add_argument("--gc-runs", type=int, default=3, help="starts timing collections")
     parser.add_argument("--retriage-runs", type=int, default=3, help="retriages of 100,000")
+    parser.add_argument(
+        "--other-src", help="also start with nothing kept from these sources (e.g. main's src)"
+    )
     args = parser.parse_args()
     figures: list[Figure] = []
     if args.runs:
-        figures += start_up([int(c) for c in args.counts.split(",") if c], args.runs)
+        counts = [int(c) for c in args.counts.split(",") if c]
+        figures += start_up(counts, args.runs, args.other_src)
     if args.first_runs:
         figures += first_run(args.first_runs)
     if args.stall_runs:

@@ -188,3 +188,43 @@ def test_a_cache_made_before_the_log_answers_only_after_its_last_change(tmp_path
     answer = cache.changed_since("k", 1000.5, 10)
     assert answer is not None and answer[1] == ["c"] and cache.count("k") == 3
     cache.close()
+
+
+def _top_by_change(cache: Cache) -> list[str] | None:
+    top = cache.summary_top("modified", [], True, 5)
+    return None if top is None else [key for key, _value in top[1]]
+
+
+def test_the_shipment_lists_keys_follow_every_change_and_an_older_versions_stops_them(
+    tmp_path: Path,
+) -> None:
+    """The keys a start finds the list's top by (`summary_top`): kept with every change, and
+    not used once a change they did not follow (an older version's, which keeps none) until
+    they are built again from the rows."""
+    path = tmp_path / "cache.sqlite3"
+    cache = Cache(path)
+    cache.replace_summaries(map(_row, range(10)))  # the newest change: the highest number
+    assert _top_by_change(cache) == ["id-9", "id-8", "id-7", "id-6", "id-5"]
+    cache.delete_many(SUMMARIES, ["id-8"])
+    cache.put_summaries([_row(3, last_modified=BASE + timedelta(days=1))])
+    cache.put_many(SUMMARIES, [("id-11", row_json(_row(11))), ("id-bad", b"not a row")])
+    assert _top_by_change(cache) == ["id-3", "id-11", "id-9", "id-7", "id-6"]
+    cache.close()
+
+    # An older version writes a row: the keys no longer hold the list, so none are told.
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE entries SET body = ? WHERE kind = ? AND key = 'id-5'",
+            (row_json(_row(5, last_modified=BASE + timedelta(days=2))), SUMMARIES),
+        )
+        db.execute("UPDATE meta SET value = '2e9' WHERE key = ?", (f"saved:{SUMMARIES}",))
+    cache = Cache(path)
+    assert _top_by_change(cache) is None
+    cache.put_summaries([_row(12)])  # a change of this version does not make them whole
+    assert _top_by_change(cache) is None
+    assert cache.index_summaries()
+    assert _top_by_change(cache) == ["id-5", "id-3", "id-12", "id-11", "id-9"]
+    cache.clear()  # (an older format, say): nothing kept, the keys with it
+    cache.put_summaries([_row(1)])
+    assert _top_by_change(cache) == ["id-1"]
+    cache.close()

@@ -39,7 +39,7 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
-from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, row_json
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows
 
 if TYPE_CHECKING:
     # Imported when a sync runs: the window shows the cached list before the client loads.
@@ -184,7 +184,7 @@ class ShipmentsService:
     def _save(
         self, upserts: Iterable[SummaryRow], removed: Iterable[str], cursor: datetime | None
     ) -> None:
-        self.cache.put_many(SUMMARIES, ((row.id, row_json(row)) for row in upserts))
+        self.cache.put_summaries(upserts)
         gone = list(removed)
         if gone:
             self.cache.delete_many(SUMMARIES, gone)
@@ -301,7 +301,7 @@ class ShipmentsService:
         return max(before, candidate) if before is not None else candidate
 
     def _replace_all(self, rows: Iterable[SummaryRow], cursor: datetime | None) -> None:
-        self.cache.replace_kind(SUMMARIES, ((row.id, row_json(row)) for row in rows))
+        self.cache.replace_summaries(rows)
         self.cache.set_meta(ROWS_KEY, ROWS_WITH_ZONES)
         if cursor is not None:
             self.cache.set_meta(CURSOR_KEY, cursor.isoformat())

@@ -16,7 +16,8 @@ import sqlite3
 import threading
 from array import array
 from collections.abc import Callable
-from typing import NamedTuple
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
@@ -25,6 +26,7 @@ from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileStore
+from freightdesk.service.summary_keys import MAPPED, PLAIN, attention_sql, mapped_sql
 from freightdesk.service.summary_rows import (
     FIRST_SCREEN_KEY,
     SUMMARIES,
@@ -37,10 +39,14 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.maps.warm import prepare_window
 from freightdesk.ui.panes.setup import add_panes
 from freightdesk.ui.panes.shipments.attention import column_values
+from freightdesk.ui.panes.shipments.columns import COLUMNS, SortValue
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS, ShipmentsPane
 from freightdesk.ui.panes.shipments.row_index import sorted_positions
 from freightdesk.ui.theme import ThemeChoice
+
+if TYPE_CHECKING:
+    from freightdesk.ui.panes.shipments.attention import TriageLink
 
 log = logging.getLogger(__name__)
 
@@ -85,11 +91,17 @@ class CachedList(NamedTuple):
     since: float | None
 
 
-def read_cached_list(paths: AppPaths, profile: Profile, model: ShipmentTableModel) -> CachedList:
+def read_cached_list(
+    paths: AppPaths,
+    profile: Profile,
+    model: ShipmentTableModel,
+    triage: TriageLink | None = None,
+) -> CachedList:
     """The profile's cached shipment list sorted as `model` is and its length: only its top
     when one was kept (`kept_top`: reading 10,000 rows takes as long as Qt takes to show a
-    window), else every row. Nothing when there is no cache yet or it cannot be read (the
-    session reads it again, and says what is wrong)."""
+    window) or the cache's keys tell it (`indexed_top`), else every row. Nothing when there
+    is no cache yet or it cannot be read (the session reads it again, and says what is
+    wrong). `triage`: the model's, for the Attention sort."""
     path = paths.cache_file(profile.id)
     if not path.exists():
         return CachedList([], 0, None)
@@ -100,6 +112,8 @@ def read_cached_list(paths: AppPaths, profile: Profile, model: ShipmentTableMode
         return CachedList([], 0, None)
     try:
         screen = kept_top(cache, model)
+        if screen is None:
+            screen = indexed_top(cache, model, triage)
         if screen is not None:
             return screen
         since = cache.saved_at(SUMMARIES)  # before the rows: they hold at least this
@@ -171,6 +185,72 @@ def kept_top(cache: Cache, model: ShipmentTableModel) -> CachedList | None:
     return CachedList([rows[p] for p in order[:KEPT_ROWS]], total, since)
 
 
+def indexed_top(
+    cache: Cache, model: ShipmentTableModel, triage: TriageLink | None
+) -> CachedList | None:
+    """The top of the cached list in `model`'s sort, found from the keys the cache keeps per
+    row (`service/summary_keys.py`: one scan in SQLite instead of decoding every row), and
+    the list's length; None when the keys cannot tell it (a sort they do not hold, a
+    triage with facts, keys behind the list) or the list is short enough to read whole.
+
+    Only the top's rows are decoded; their sort values, worked out by the table's own
+    functions, must be those the keys gave, else the list is read whole."""
+    column, descending = model.sort_key()
+    key = COLUMNS[column].key
+    runs: list[tuple[str, list[object]]] = []
+    if key == "attention":
+        # The keys hold the triage without facts, as the table's is before the session.
+        if triage is None or triage.facts is not None:
+            return None
+        value, params, kinds = attention_sql(triage.now, triage.settings)
+        runs = kinds if descending else []  # the default sort: through the indexes
+    elif key in PLAIN:
+        value, params = PLAIN[key], []
+    elif key in MAPPED:
+        field = MAPPED[key]
+        sort_value = COLUMNS[column].sort_value
+        found = cache.summary_values(field)
+        probe = _PROBES[field]
+        value, params = mapped_sql(field, {v: sort_value(probe(v)) for v in found if v})
+    else:
+        return None
+    total = cache.count(SUMMARIES)
+    if total <= KEPT_ROWS:
+        return None
+    top = cache.summary_top(value, params, descending, KEPT_ROWS, runs)
+    if top is None:
+        return None
+    saved, pairs = top
+    keys = [k for k, _ in pairs]
+    bodies = cache.get_many(SUMMARIES, keys)
+    rows = rows_from_cache((bodies[k] for k in keys if k in bodies), parse=json.loads)
+    if len(rows) != len(keys) or [r.id for r in rows] != keys:
+        return None
+    values = column_values(column, rows, bytearray(map(model.triage, rows)))
+    if values != [v for _, v in pairs] or (runs and not _descending(values)):
+        log.warning("the cached keys sort %s otherwise than the list: read whole", key)
+        return None
+    return CachedList(rows, total, saved)
+
+
+def _descending(values: list[SortValue | None]) -> bool:
+    # The runs (the Attention sort's kinds) hold the sort's order only while every last
+    # change is within their bounds (a time after 2286 would not be).
+    numbers = [v for v in values if isinstance(v, float)]
+    return len(numbers) == len(values) and numbers == sorted(numbers, reverse=True)
+
+
+# A row to learn the sort value of a kept-as-is column's value from (`indexed_top`).
+_EPOCH = datetime.fromtimestamp(0, UTC)
+_PROBE = SummaryRow(
+    "", (), None, None, None, None, None, None, None, None, None, 0, None, _EPOCH, _EPOCH
+)
+_PROBES: dict[str, Callable[[str], SummaryRow]] = {
+    "mode": lambda value: _PROBE._replace(mode=value),
+    "state": lambda value: _PROBE._replace(current_state=value),
+}
+
+
 def _rank(value: object) -> tuple[int, object] | tuple[int]:
     # The table's order: rows without a value after the others ascending, first descending.
     return (1,) if value is None else (0, value)
@@ -193,9 +273,9 @@ def open_window(
     window.indicator.show_status(
         ConnectionStatus(ConnectionState.CONNECTING, profile.name, f"Connecting to {profile.name}")
     )
-    rows, total, since = read_cached_list(paths, profile, shipments.model)
+    rows, total, since = read_cached_list(paths, profile, shipments.model, shipments.triage)
     if len(rows) < total:
-        log.info("painting the first %s of %s cached shipments kept", len(rows), f"{total:,}")
+        log.info("painting the top %s of %s cached shipments", len(rows), f"{total:,}")
     shipments.show_cached(rows, total)
     shipments.keep_first_screen = FirstScreenKeeper(shipments, since).keep_now
     return window, shipments
@@ -271,6 +351,11 @@ class FirstScreenKeeper(QObject):
         def write() -> None:
             if not self._write(*top):
                 self._again.emit()  # the table is behind the cache: look again later
+                return
+            # A cache of an older version: its keys built once, for a start that finds
+            # nothing kept (`indexed_top`).
+            with contextlib.suppress(sqlite3.Error):
+                top[0].index_summaries()
 
         writer = threading.Thread(target=write, name="keep-first-screen", daemon=True)
         self._writer = writer
