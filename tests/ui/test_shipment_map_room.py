@@ -9,19 +9,17 @@ import json
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from freightdesk.service.session import AppSession
-from freightdesk.ui.maps.page import CONFIG, TileSettings
+from freightdesk.ui.maps.page import TileSettings
 from freightdesk.ui.maps.shipment_map import ShipmentMapView
 from freightdesk.ui.panes.shipments.list_layout import TALL_TAB_LIST_ROWS
 from freightdesk.ui.panes.shipments.map_room import MapWindow
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.support import TenantHandle, wait_until
-from tests.ui.test_capacity_support import settle
-from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, _started
+from tests.support import wait_until
+from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920
 from tests.ui.test_maps import (
     OFFLINE_TILES,
     WEBENGINE_STARTUP,
@@ -33,9 +31,10 @@ from tests.ui.test_maps import (
 )
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab
+from tests.ui.test_shipment_room_support import ShipmentPanes, offline_tiles, panes
 from tests.ui.test_shipments_pane import _ltl, _put
 
-__all__ = ["connected"]
+__all__ = ["connected", "offline_tiles", "panes"]
 
 pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 
@@ -43,47 +42,20 @@ pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 USABLE_HEIGHT = 300
 
 
-@pytest.fixture
-def offline_tiles() -> Any:
-    """The maps' tiles from a server that refuses at once (the offline case), as the app's
-    window sets them before the first map; the app's own afterwards."""
-    kept = CONFIG.tiles
-    CONFIG.tiles = OFFLINE_TILES
-    yield
-    CONFIG.tiles = kept
-
-
-async def pane_showing(
-    qtbot: QtBot, session: AppSession, settings: QSettings, room: Any, shipment: str
-) -> ShipmentsPane:
-    """The pane at `room`, `shipment` chosen in its list as a user does, its detail shown."""
-    pane = await _started(qtbot, session, settings, room)
-    await wait_until(lambda: pane.model.row_of(shipment) is not None, 30)
-    _click_row_of(qtbot, pane, shipment)
-    await wait_until(lambda: pane.detail.history is not None, 30)
-    return pane
-
-
 async def _pane_with_map(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, room: Any
+    panes: ShipmentPanes, room: tuple[int, int]
 ) -> tuple[ShipmentsPane, list[str]]:
-    session, tenant = connected
-    ids = [_put(tenant, _ltl(f"PRO-77300{n}")) for n in range(8)]
-    pane = await pane_showing(qtbot, session, settings, room, ids[0])
-    _click_tab(qtbot, pane.detail, "Map")
-    await wait_until(lambda: pane.detail.map is not None and pane.detail.map.drawn, 60)
+    ids = [_put(panes.tenant, _ltl(f"PRO-77300{n}")) for n in range(8)]
+    pane = await panes.showing(room, ids[0])
+    await panes.map_tab(pane)
     return pane, ids
 
 
 @pytest.mark.parametrize("room", [AT_1366, AT_1440, AT_1920], ids=["1366", "1440", "1920"])
 async def test_the_map_tab_gets_a_usable_map_and_the_list_keeps_rows(
-    qtbot: QtBot,
-    connected: tuple[AppSession, TenantHandle],
-    settings: QSettings,
-    offline_tiles: None,
-    room: tuple[int, int],
+    qtbot: QtBot, panes: ShipmentPanes, room: tuple[int, int]
 ) -> None:
-    pane, _ids = await _pane_with_map(qtbot, connected, settings, room)
+    pane, _ids = await _pane_with_map(panes, room)
     view = pane.detail.map
     assert view is not None
     await wait_until(lambda: view.height() >= USABLE_HEIGHT, 5)
@@ -107,17 +79,11 @@ async def test_the_map_tab_gets_a_usable_map_and_the_list_keeps_rows(
     await until(view, lambda s: s["note"] is not None, 30)
     await _assert_note_clear_of_zoom(view)
     assert view.map_page.console_errors == []
-    pane.shutdown()
-    await settle(connected[0])
+    await panes.close()
 
 
-async def test_the_users_split_is_kept_whatever_the_tab(
-    qtbot: QtBot,
-    connected: tuple[AppSession, TenantHandle],
-    settings: QSettings,
-    offline_tiles: None,
-) -> None:
-    pane, _ids = await _pane_with_map(qtbot, connected, settings, AT_1366)
+async def test_the_users_split_is_kept_whatever_the_tab(qtbot: QtBot, panes: ShipmentPanes) -> None:
+    pane, _ids = await _pane_with_map(panes, AT_1366)
     _click_tab(qtbot, pane.detail, "Timeline")
     # The user drags the handle between the list and the detail 60 px up.
     before = pane.splitter.sizes()
@@ -133,19 +99,15 @@ async def test_the_users_split_is_kept_whatever_the_tab(
     _click_tab(qtbot, pane.detail, "Overview")
     _click_tab(qtbot, pane.detail, "Map")
     assert pane.splitter.sizes() == chosen
-    pane.shutdown()
-    await settle(connected[0])
+    await panes.close()
 
 
 # Offscreen, the window cannot be raised over the others (it is under Xvfb and on a desktop).
 @pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP, r"^This plugin does not support raise\(\)$")
 async def test_the_map_in_its_own_window_follows_the_list_and_closes_with_it(
-    qtbot: QtBot,
-    connected: tuple[AppSession, TenantHandle],
-    settings: QSettings,
-    offline_tiles: None,
+    qtbot: QtBot, panes: ShipmentPanes
 ) -> None:
-    pane, ids = await _pane_with_map(qtbot, connected, settings, AT_1366)
+    pane, ids = await _pane_with_map(panes, AT_1366)
     button = pane.detail.map_window.button
     assert button.isVisible()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
@@ -164,10 +126,10 @@ async def test_the_map_in_its_own_window_follows_the_list_and_closes_with_it(
     assert not button.isVisible()
     assert window.map.map_page.console_errors == []
     # The pane going (the app closing) takes the window with it: none is left behind.
-    pane.shutdown()
+    panes.shut()
     await wait_until(lambda: pane.detail.map_window.window is None, 10)
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, MapWindow)]
-    await settle(connected[0])
+    await panes.close()
 
 
 async def _assert_note_clear_of_zoom(view: ShipmentMapView) -> None:

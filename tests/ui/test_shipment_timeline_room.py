@@ -6,24 +6,19 @@ below it at 1366x768, and beside the map in the Map tab."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
-from pytestqt.qtbot import QtBot
 
-from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.detail_room import ACTUAL, ESTIMATED, EVENT, PLANNED, WHEN
-from tests.support import TenantHandle, wait_until
-from tests.ui.test_capacity_support import settle
+from tests.support import wait_until
 from tests.ui.test_clock_panes import parcel_with_exception
 from tests.ui.test_columns_fit import AT_1366, AT_1920
 from tests.ui.test_maps import WEBENGINE_STARTUP
 from tests.ui.test_maps import webengine_survives_loop_exits as webengine_survives_loop_exits
 from tests.ui.test_panes_support import connected
-from tests.ui.test_shipment_map_room import offline_tiles as offline_tiles
-from tests.ui.test_shipment_map_room import pane_showing
-from tests.ui.test_shipment_overview import _click_tab
+from tests.ui.test_shipment_room_support import ShipmentPanes, offline_tiles, panes
 
-__all__ = ["connected"]
+__all__ = ["connected", "offline_tiles", "panes"]
 
 pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
 
@@ -70,29 +65,23 @@ async def _reading_well(tree: QTreeWidget) -> None:
 
 @pytest.mark.parametrize("room", [AT_1366, AT_1920], ids=["1366", "1920"])
 async def test_the_events_take_the_room_the_times_leave(
-    qtbot: QtBot,
-    connected: tuple[AppSession, TenantHandle],
-    settings: QSettings,
-    offline_tiles: None,
-    room: tuple[int, int],
+    panes: ShipmentPanes, room: tuple[int, int]
 ) -> None:
-    session, tenant = connected
     # A parcel whose carrier reported an exception in words as long as the demo's; its
     # pickup has an appointment (a Planned time) beside the events' Actual ones.
     appointment = {
         "startDateTime": "2026-11-27T06:00:00Z",
         "localTimeZoneIdentifier": "Europe/Berlin",
     }
-    shipment = parcel_with_exception(tenant, WORDS, appointment)
-    pane = await pane_showing(qtbot, session, settings, room, shipment)
+    shipment = parcel_with_exception(panes.tenant, WORDS, appointment)
+    pane = await panes.showing(room, shipment)
     timeline = pane.detail.timeline
     await wait_until(lambda: any(WORDS in i.text(EVENT) for i in _rows(timeline)), 30)
     await _reading_well(timeline)
     # No column with nothing in it for this shipment: it has no estimated time.
     assert timeline.isColumnHidden(ESTIMATED)
     # The Map tab: the timeline beside the map at 1366 px, under it at 1920 px.
-    _click_tab(qtbot, pane.detail, "Map")
-    await wait_until(lambda: pane.detail.map is not None and pane.detail.map.drawn, 60)
+    await panes.map_tab(pane)
     assert timeline.parent() is pane.detail.map_splitter and timeline.isVisible()
     await _reading_well(timeline)
     if room == AT_1366:
@@ -105,5 +94,4 @@ async def test_the_events_take_the_room_the_times_leave(
         pickup = next(i for i in _rows(timeline) if str(i.data(EVENT, key)).startswith("stop:"))
         assert pickup.text(WHEN) == pickup.text(PLANNED) != ""
         assert pickup.font(WHEN).italic() and pickup.toolTip(WHEN).startswith("Appointment ")
-    pane.shutdown()
-    await settle(session)
+    await panes.close()
