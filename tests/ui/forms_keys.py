@@ -1,14 +1,20 @@
-"""Keys and clicks of the forms-send-what-is-shown tests (no tests here), sent from Qt's event
-loop as a user's input arrives, not from inside the test's task (docs/developing.md, Tests:
-QTest's key functions there would make qasync step other tasks inside it)."""
+"""Keys and clicks of the forms' tests (no tests here), sent from Qt's event loop as a user's
+input arrives, not from inside the test's task (docs/developing.md, Tests: QTest's key
+functions there would make qasync step other tasks inside it)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QWidget
+from PySide6.QtWidgets import QAbstractButton, QDialogButtonBox, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from freightdesk.ui.widgets.forms import FieldErrors
+from tests.support import wait_until
 from tests.ui.test_export_panes import _from_loop
+
+ANSWER_SECONDS = 60  # the service's refusal on a loaded machine; the form's own is at once
 
 
 async def keys(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
@@ -23,3 +29,28 @@ async def keys(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
 
 async def click(qtbot: QtBot, widget: QWidget) -> None:
     await _from_loop(lambda: qtbot.mouseClick(widget, Qt.MouseButton.LeftButton))
+
+
+def ok_button(buttons: QDialogButtonBox) -> QAbstractButton:
+    """The dialog's OK (or Save) button, which sends the form; enabled."""
+    ok = buttons.button(QDialogButtonBox.StandardButton.Ok) or buttons.button(
+        QDialogButtonBox.StandardButton.Save
+    )
+    assert ok is not None and ok.isEnabled()
+    return ok
+
+
+async def refusal(
+    qtbot: QtBot,
+    typed: Mapping[QLineEdit, str],
+    button: QAbstractButton,
+    errors: FieldErrors,
+    field: str,
+) -> str:
+    """What the form says beside `field` once each text of `typed` is typed into its field,
+    in order, and `button` clicked (the form's own check, or the service's answer)."""
+    for edit, text in typed.items():
+        await keys(qtbot, edit, text)
+    await click(qtbot, button)
+    await wait_until(lambda: bool(errors.message_for(field)), ANSWER_SECONDS)
+    return errors.message_for(field)

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.carriers.pane import START_TEXT, CarrierProfilesPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.forms_keys import click, keys, refusal
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
@@ -32,28 +33,36 @@ LEFT = Qt.MouseButton.LeftButton
 WAIT = 60.0  # a loaded machine is slow; a step that cannot happen fails sooner by its check
 
 
-def _retype(qtbot: QtBot, edit: object, text: str) -> None:
-    from PySide6.QtWidgets import QLineEdit
-
-    assert isinstance(edit, QLineEdit)
-    edit.setFocus()
-    edit.selectAll()
-    qtbot.keyClick(edit, Qt.Key.Key_Delete)
-    qtbot.keyClicks(edit, text)
-
-
 def _click_row(qtbot: QtBot, pane: CarrierProfilesPane, scac: str) -> None:
     row = next(i for i, p in enumerate(pane.model.items) if p.scac == scac)
     rect = pane.table.visualRect(pane.model.index(row, 1))
     qtbot.mouseClick(pane.table.viewport(), LEFT, pos=rect.center())
 
 
+async def _open(qtbot: QtBot, pane: CarrierProfilesPane, scac: str) -> None:
+    """The carrier's row clicked; once its profile is in the form."""
+    _click_row(qtbot, pane, scac)
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == scac, WAIT)
+
+
+async def _shown(qtbot: QtBot, session: AppSession, scac: str | None = None) -> CarrierProfilesPane:
+    """The pane, once it lists the carriers; `scac`'s profile opened from the list."""
+    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
+    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
+    if scac is not None:
+        await _open(qtbot, pane, scac)
+    return pane
+
+
+async def _saved(pane: CarrierProfilesPane) -> None:
+    await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
+
+
 async def test_look_up_refuse_save_what_is_shown_and_delete(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
-    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
+    pane = await _shown(qtbot, session)
     # Nothing open yet: the form's place says how to start.
     assert pane.stack.currentWidget() is pane.start and pane.start.text() == START_TEXT
     assert not pane.save_button.isEnabled() and not pane.delete_button.isEnabled()
@@ -66,7 +75,7 @@ async def test_look_up_refuse_save_what_is_shown_and_delete(
     assert pane.profile is None
 
     # Any SCAC has a profile: a carrier the tenant never set opens with its defaults.
-    _retype(qtbot, pane.scac, "zphr")
+    await keys(qtbot, pane.scac, "zphr")
     qtbot.mouseClick(pane.look_up_button, LEFT)
     await wait_until(lambda: pane.profile is not None, WAIT)
     assert pane.look_up_errors.message_for("scac") == ""
@@ -75,33 +84,32 @@ async def test_look_up_refuse_save_what_is_shown_and_delete(
     assert not pane.delete_button.isEnabled()  # nothing of the tenant's to delete
 
     form = pane.form
-    _retype(qtbot, form.name, "Zephyr Freight")
+    await keys(qtbot, form.name, "Zephyr Freight")
     form.behaviour.setFocus()
     form.behaviour.setCurrentIndex(form.behaviour.findData("REVIEW"))
     form.behaviour.activated.emit(form.behaviour.currentIndex())
     qtbot.mouseClick(form.modes[next(iter(form.modes))], LEFT, pos=QPoint(4, 4))  # TL off
-    _retype(qtbot, form.account_groups, "NOPE")
-    _retype(qtbot, form.alternate_scacs, "ZPHX")
+    await keys(qtbot, form.account_groups, "NOPE")
+    await keys(qtbot, form.alternate_scacs, "ZPHX")
     form.max_line_items.setFocus()
     form.max_line_items.selectAll()
     qtbot.keyClicks(form.max_line_items, "12")
     form.tabs.setCurrentIndex(1)
-    _retype(qtbot, form.contacts["origin"]["contactName"], "Dock desk")
-    _retype(qtbot, form.contacts["origin"]["phoneNumber"], "555-0100")
+    await keys(qtbot, form.contacts["origin"]["contactName"], "Dock desk")
+    await keys(qtbot, form.contacts["origin"]["phoneNumber"], "555-0100")
     assert pane.unsaved_changes() == "your changes to ZPHR's carrier profile, not saved"
 
     # The service refuses a group the tenant does not have: beside the field, input kept.
-    qtbot.mouseClick(pane.save_button, LEFT)
-    await wait_until(lambda: bool(form.errors.message_for("accountGroupCodes")), WAIT)
-    assert "NOPE" in form.errors.message_for("accountGroupCodes")
+    group = await refusal(qtbot, {}, pane.save_button, form.errors, "accountGroupCodes")
+    assert "NOPE" in group
     assert form.tabs.currentIndex() == 0 and form.name.text() == "Zephyr Freight"
     assert tenant.http.get(f"{PROFILES}/ZPHR").json()["configured"] is False
 
     assert tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"}).status_code == 201
-    _retype(qtbot, form.account_groups, "WEST")
+    await keys(qtbot, form.account_groups, "WEST")
     shown = form.wire()
-    qtbot.mouseClick(pane.save_button, LEFT)
-    await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
+    await click(qtbot, pane.save_button)
+    await _saved(pane)
     assert "Saved your settings for ZPHR" in pane.notice.text()
     assert pane.unsaved_changes() is None
     # What the service keeps is exactly what the form showed, and the form shows it back.
@@ -148,21 +156,19 @@ async def test_picking_another_carrier_asks_before_changes_are_lost(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, _tenant = connected
-    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
-    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
+    pane = await _shown(qtbot, session)
     # The known carriers are offered as the SCAC is typed.
     completions = pane.completions
     assert completions.rowCount() == pane.model.rowCount()
     assert completions.item(0).text().startswith(pane.model.items[0].scac)
 
-    _click_row(qtbot, pane, "GLKT")
-    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
+    await _open(qtbot, pane, "GLKT")
     assert pane.form.name.text() == "Great Lakes Trucking"
     # Each Alt+letter reaches one field or button, none the window's menus'.
-    keys = mnemonics(pane)
-    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
+    letters = mnemonics(pane)
+    assert not MENU_LETTERS & set(letters) and len(letters) == len(set(letters)), letters
     assert pane.form.behaviour.currentData() == "REVIEW"
-    _retype(qtbot, pane.form.name, "Great Lakes (test)")
+    await keys(qtbot, pane.form.name, "Great Lakes (test)")
     # A long delay is said in days, hours and minutes beside the seconds.
     assert pane.form.response_delay_hint.text() == ""  # 2 s
     pane.form.response_delay.setFocus()
@@ -192,22 +198,18 @@ async def test_a_bad_alternate_scac_is_named_in_words(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
-    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
-    _click_row(qtbot, pane, "GLKT")
-    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
+    pane = await _shown(qtbot, session, "GLKT")
     form = pane.form
-    _retype(qtbot, form.alternate_scacs, "GLKX, G1, TOOLONG")
-    qtbot.mouseClick(pane.save_button, LEFT)
+    typed = {form.alternate_scacs: "GLKX, G1, TOOLONG"}
+    message = await refusal(qtbot, typed, pane.save_button, form.errors, "alternateScacs")
     # The entry that is wrong, in words a dispatcher reads (not a pattern), the rest kept.
-    message = form.errors.message_for("alternateScacs")
     assert message == "'G1' and 'TOOLONG' are not SCACs. A SCAC is 2 to 4 letters, e.g. GLKT"
     assert form.alternate_scacs.text() == "GLKX, G1, TOOLONG"
     assert tenant.http.get(f"{PROFILES}/GLKT").json()["configured"] is False
     # Fixed, it saves.
-    _retype(qtbot, form.alternate_scacs, "GLKX, GLKY")
-    qtbot.mouseClick(pane.save_button, LEFT)
-    await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
+    await keys(qtbot, form.alternate_scacs, "GLKX, GLKY")
+    await click(qtbot, pane.save_button)
+    await _saved(pane)
     assert tenant.http.get(f"{PROFILES}/GLKT").json()["alternateScacs"] == ["GLKX", "GLKY"]
     pane.shutdown()
 
@@ -216,17 +218,13 @@ async def test_return_in_a_field_saves_and_another_carrier_drops_the_confirmatio
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, CarrierProfilesPane)
-    await wait_until(lambda: pane.model.rowCount() > 0, WAIT)
-    _click_row(qtbot, pane, "GLKT")
-    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
-    _retype(qtbot, pane.form.name, "Great Lakes (night desk)")
+    pane = await _shown(qtbot, session, "GLKT")
+    await keys(qtbot, pane.form.name, "Great Lakes (night desk)")
     qtbot.keyClick(pane.form.name, Qt.Key.Key_Return)  # as in the app's other forms
-    await wait_until(lambda: pane.profile is not None and pane.profile.configured, WAIT)
+    await _saved(pane)
     assert tenant.http.get(f"{PROFILES}/GLKT").json()["name"] == "Great Lakes (night desk)"
     assert "Saved your settings for GLKT" in pane.notice.text()
     # Another carrier opened: the confirmation about GLKT goes.
-    _click_row(qtbot, pane, "KSTL")
-    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "KSTL", WAIT)
+    await _open(qtbot, pane, "KSTL")
     assert not pane.notice.isVisible(), pane.notice.text()
     pane.shutdown()

@@ -9,18 +9,16 @@ from datetime import date
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.rates.form import RateRequestFormDialog
-from freightdesk.ui.panes.rates.pane import RatesPane
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
-from tests.ui.forms_keys import click, keys
+from tests.ui.forms_keys import click, keys, ok_button
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_forms_send_what_is_shown import _choose
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_panes_support import connected
+from tests.ui.test_rates_pane import new_rate_request
 
 __all__ = ["connected"]
 
@@ -29,10 +27,7 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, RatesPane)
-    pane.new_item()
-    form = shown_dialog(pane, RateRequestFormDialog)
-    await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0, seconds=30)
+    pane, form = await new_rate_request(qtbot, session)
 
     await keys(qtbot, form.name, "Chicago to Dallas")
     await keys(qtbot, form.pickup.city, "Chicago")
@@ -80,8 +75,7 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
     form.contact["phoneNumber"].clear()
     shown = form.wire()
 
-    ok = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
-    await click(qtbot, ok)
+    await click(qtbot, ok_button(form.buttons))
     await wait_until(lambda: not form.isVisible(), seconds=30)
     await wait_until(lambda: pane.requests.rowCount() == 1, seconds=30)
     stored: dict[str, Any] = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()

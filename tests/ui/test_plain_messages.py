@@ -4,21 +4,19 @@ once, and numbers read by one rule in cells and fields alike."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.handling_units import QTY, WEIGHT
-from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from freightdesk.ui.widgets.forms import plain_words
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
-from tests.ui.forms_keys import click, keys
+from tests.ui.forms_keys import click, keys, ok_button, refusal
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_rates_pane import new_rate_request
 from tests.ui.test_webhooks_forms import _new_form as new_webhook_form
 
 __all__ = ["connected"]
@@ -28,22 +26,11 @@ DELIVERY_CITY = "rateDetail.routeInfo.stops[1].location.address.city"
 ACCESSORIALS = "rateDetail.shippingDetails.accessorials"
 
 
-async def _click_ok(qtbot: QtBot, buttons: QDialogButtonBox) -> None:
-    ok = buttons.button(QDialogButtonBox.StandardButton.Ok) or buttons.button(
-        QDialogButtonBox.StandardButton.Save
-    )
-    assert ok is not None and ok.isEnabled()
-    await click(qtbot, ok)
-
-
 async def test_rate_request_shows_every_problem_at_once_in_plain_words(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, RatesPane)
-    pane.new_item()
-    form = shown_dialog(pane, RateRequestFormDialog)
-    await wait_until(lambda: form.carriers.count() > 0)
+    pane, form = await new_rate_request(qtbot, session)
     await keys(qtbot, form.pickup.city, "Chicago")
     await keys(qtbot, form.pickup.state, "IL")
     form.check_carrier("NBFL")
@@ -53,11 +40,12 @@ async def test_rate_request_shows_every_problem_at_once_in_plain_words(
     form.units.set_text(0, QTY, "two")
     form.units.set_text(0, WEIGHT, "1,500")
     form.accessorials.boxes["REFRIGERATED"].setChecked(True)
-    await keys(qtbot, form.accessorials.lowest, "34,5")
-    await keys(qtbot, form.accessorials.highest, "38")
-    await _click_ok(qtbot, form.buttons)
+    temperatures = {form.accessorials.lowest: "34,5", form.accessorials.highest: "38"}
+    delivery = await refusal(
+        qtbot, temperatures, ok_button(form.buttons), form.errors, DELIVERY_CITY
+    )
+    assert delivery == "Enter a city, a postal code or a state"
     assert form.tabs.currentIndex() == 0
-    assert form.errors.message_for(DELIVERY_CITY) == "Enter a city, a postal code or a state"
     form.tabs.setCurrentIndex(1)
     units = form.errors.message_for(UNITS)
     assert "Row 1, quantity: Enter a valid number, such as 1500 or 2.5" in units
@@ -73,7 +61,7 @@ async def test_rate_request_shows_every_problem_at_once_in_plain_words(
     form.units.set_text(0, QTY, "2")
     form.units.set_text(0, WEIGHT, "1500")
     form.trailer_type.setCurrentIndex(form.trailer_type.findData("REEFER"))
-    await _click_ok(qtbot, form.buttons)
+    await click(qtbot, ok_button(form.buttons))
     await wait_until(lambda: not form.isVisible())
     await wait_until(lambda: pane.requests.rowCount() == 1)
     sent = tenant.http.get(f"{RATE_REQUESTS}/{pane.requests.items[0].id}").json()
@@ -92,11 +80,8 @@ async def test_stop_location_without_state_or_postal_code_in_plain_words(
     pane = await shown_pane(qtbot, session, StopLocationsPane)
     pane.new_item()
     form = shown_dialog(pane, StopLocationFormDialog)
-    await keys(qtbot, form.name, "Austin DC")
-    await keys(qtbot, form.lines[0], "100 Congress Ave")
-    await keys(qtbot, form.city, "Austin")
-    await _click_ok(qtbot, form.buttons)
-    assert form.errors.message_for("address.state") == (
+    typed = {form.name: "Austin DC", form.lines[0]: "100 Congress Ave", form.city: "Austin"}
+    assert await refusal(qtbot, typed, ok_button(form.buttons), form.errors, "address.state") == (
         "Enter a state or a postal code (or place the stop by coordinates)"
     )
     # Integrators keep the field path in the service's Error body.
@@ -115,12 +100,11 @@ async def test_a_header_without_a_name_says_so(
 ) -> None:
     session, _tenant = connected
     pane, form = await new_webhook_form(qtbot, session)
-    await keys(qtbot, form.name, "ERP feed")
-    await keys(qtbot, form.url, "https://erp.example.com/hooks")
     form.headers.add_row("", "dispatch")
-    await _click_ok(qtbot, form.buttons)
-    await wait_until(lambda: bool(form.errors.message_for("methodHeaders")))
-    assert form.errors.message_for("methodHeaders") == "Enter a header name"
+    typed = {form.name: "ERP feed", form.url: "https://erp.example.com/hooks"}
+    assert await refusal(qtbot, typed, ok_button(form.buttons), form.errors, "methodHeaders") == (
+        "Enter a header name"
+    )
     form.reject()
     pane.shutdown()
 

@@ -42,10 +42,19 @@ __all__ = ["connected", "proxied"]
 
 
 async def _form(pane: RatesPane) -> RateRequestFormDialog:
+    """The pane's form for a new rate request, once it lists the carriers and groups."""
     pane.new_item()
     form = shown_dialog(pane, RateRequestFormDialog)
-    await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0)
+    await wait_until(lambda: form.carriers.count() > 0 and form.groups.count() > 0, 30)
     return form
+
+
+async def new_rate_request(
+    qtbot: QtBot, session: AppSession
+) -> tuple[RatesPane, RateRequestFormDialog]:
+    """The pane, shown, and its form for a new rate request (see `_form`)."""
+    pane = await shown_pane(qtbot, session, RatesPane)
+    return pane, await _form(pane)
 
 
 def _fill(qtbot: QtBot, form: RateRequestFormDialog, *carriers: str) -> None:
@@ -62,8 +71,7 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, RatesPane)
-    form = await _form(pane)
+    pane, form = await new_rate_request(qtbot, session)
     assert "No account groups yet" in form.groups.item(0).text()
     type_text(form.pickup.city, "Chicago")
     type_text(form.pickup.state, "IL")
@@ -115,8 +123,7 @@ async def test_expiry_stop_contacts_and_accessorials(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, tenant = connected
-    pane = await shown_pane(qtbot, session, RatesPane)
-    form = await _form(pane)
+    pane, form = await new_rate_request(qtbot, session)
     _fill(qtbot, form, "PRLF")
     form.expires.setChecked(True)
     form.expiration.setDateTime(QDateTime.currentDateTime().addSecs(-3600))
@@ -267,8 +274,7 @@ async def test_a_truckload_across_an_ocean_is_refused_beside_the_delivery_countr
                 "postalCode": "36251", "country": "DE"}  # fmt: skip
     at = {"latitude": 50.869, "longitude": 9.707}
     create_stop_location(tenant, name="Bad Hersfeld DC", address=hersfeld, coordinates=at)
-    pane = await shown_pane(qtbot, session, RatesPane)
-    form = await _form(pane)
+    pane, form = await new_rate_request(qtbot, session)
     type_text(form.name, "Bad Hersfeld to Dallas")
     # The pickup is the saved German site, found by name and chosen from the list.
     type_text(form.pickup.finder, "Hersfeld")
