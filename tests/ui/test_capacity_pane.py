@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
+from freightdesk.models.numbers import NOT_A_NUMBER, NOT_WHOLE
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.capacity.pane import CapacityPane
 from tests.proxy import Fault, FaultyProxy
@@ -14,6 +15,7 @@ from tests.server.test_capacity import TORONTO, truckload
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.conftest import close_session
+from tests.ui.forms_keys import click, keys, refusal
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
@@ -149,11 +151,37 @@ async def test_refused_inputs_are_shown_beside_their_field(
     type_text(pane.destination.parts["city"], "Dallas")
     pane.search()
     assert "less than or equal to 100" in pane.errors.message_for("minimumTrackingPercentage")
-    assert "integer" in pane.errors.message_for("minimumPickupScheduleReliability")
+    assert pane.errors.message_for("minimumPickupScheduleReliability") == NOT_A_NUMBER
     assert "should match pattern" in pane.errors.message_for("carrierIdentifier")
     assert "name at least one of city" in pane.errors.message_for("origin")
     assert not pane.run.running and len(_scacs(pane)) == 2  # nothing was sent
     assert pane.minimums["minimumTrackingPercentage"].text() == "150"
+    pane.shutdown()
+
+
+async def test_a_minimum_is_read_by_the_one_number_rule(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """As in every form: a two-way 1,500 and "nan" are refused beside the field in the other
+    forms' words, 1,5 is a number but not a whole one, and 50,0 is 50."""
+    session, tenant = connected
+    _carriers(tenant)
+    pane = await shown_pane(qtbot, session, CapacityPane)
+    await wait_until(lambda: len(_scacs(pane)) == 2 and not pane.run.running, 30)
+    name = "minimumDeliveryScheduleReliability"
+    edit = pane.minimums[name]
+    for typed, words in (
+        ("1,500", "1,500 could be 1500 or 1.5: type one of those"),
+        ("nan", NOT_A_NUMBER),
+        ("1,5", NOT_WHOLE),
+    ):
+        said = await refusal(qtbot, {edit: typed}, pane.search_button, pane.errors, name)
+        assert said == words, typed
+        assert edit.text() == typed and not pane.run.running  # kept; nothing asked
+    await keys(qtbot, edit, "50,0")
+    await click(qtbot, pane.search_button)
+    await wait_until(lambda: _scacs(pane) == ["ABCD"] and not pane.run.running, 30)
+    assert pane.errors.message_for(name) == ""
     pane.shutdown()
 
 

@@ -22,6 +22,8 @@ _SHAPE = re.compile(r"^[+-]?[0-9.,]+$")
 _GROUPED = re.compile(r"^[0-9]{1,3}(?:X[0-9]{3})+$")
 
 NOT_A_NUMBER = "Enter a valid number, such as 1500 or 2.5"
+# A number where a count or a percentage goes (1,5 read as 1.5 there).
+NOT_WHOLE = "Enter a whole number, such as 15"
 
 
 class NumberRefused(ValueError):

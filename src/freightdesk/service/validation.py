@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from freightdesk.models.base import error_location
-from freightdesk.models.numbers import NOT_A_NUMBER, number_problem
+from freightdesk.models.numbers import NOT_A_NUMBER, NOT_WHOLE, number_problem
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -44,6 +44,8 @@ def message_of(error: Any) -> str:
     given = error.get("input")
     if error.get("type") in _NUMBER_ERRORS and isinstance(given, str):
         return number_problem(given) or NOT_A_NUMBER
+    if error.get("type") == "int_from_float":
+        return NOT_WHOLE
     text = str(error.get("msg", "is not valid"))
     for prefix in ("Value error, ", "Assertion failed, "):
         if text.startswith(prefix):

@@ -33,6 +33,7 @@ from freightdesk.models.capacity import (
     SortDirection,
     VolumeBucket,
 )
+from freightdesk.models.numbers import number_problem
 from freightdesk.service.capacity import check_search, search_of, search_params
 from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
@@ -44,6 +45,7 @@ from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.row_table import integer
 from freightdesk.ui.widgets.search_form import SearchRun, finish_form, lay_out
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
@@ -199,17 +201,6 @@ class CapacityModel(ListingModel[CarrierPerformance]):
             tip = HEADER_TIPS.get(section)
             return f"{tip}. Click to sort by it." if tip else None
         return super().headerData(section, orientation, role)
-
-
-def _number(text: str) -> int | str | None:
-    """The whole number typed, else the text as typed (for the model to refuse)."""
-    typed = text.strip()
-    if not typed:
-        return None
-    try:
-        return int(typed)
-    except ValueError:
-        return typed
 
 
 class LaneEnd(QWidget):
@@ -388,7 +379,7 @@ class CapacityPane(ListExport, QWidget):
         if scac:
             wire["carrierIdentifier"] = {"type": "SCAC", "value": scac}
         for name, edit in self.minimums.items():
-            value = _number(edit.text())
+            value = integer(edit.text())
             if value is not None:
                 wire[name] = value
         if self.volume.currentData():
@@ -401,6 +392,12 @@ class CapacityPane(ListExport, QWidget):
     def criteria(self) -> Params | None:
         search, problems = check_search(self.wire())
         if search is None:
+            # The search's strict model says only that a minimum is text; the one number
+            # rule says why it is not a number, in the words of the other forms.
+            for name, edit in self.minimums.items():
+                why = number_problem(edit.text())
+                if why is not None:
+                    problems[name] = why
             self.errors.show(problems)
             return None
         return search_params(search)
