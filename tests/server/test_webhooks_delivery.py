@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -24,13 +23,16 @@ from tests.server.test_webhooks_support import (
     Receiver,
     authority,
     eventually,
+    fast_delivery,
+    hooks,
     issue,
     receiver,
     server_tls,
     settled,
-    tuned,
 )
-from tests.support import LiveService, TenantHandle
+from tests.support import TenantHandle
+
+__all__ = ["fast_delivery", "hooks"]  # fixtures (tests/server/test_webhooks_support.py)
 
 HOOKS = "/api/v4/webhooks"
 PUT = "/api/v4/shipments/tracking"
@@ -52,18 +54,6 @@ DATA_TYPES = {
     "shipment": "ShipmentChange",
     "exception": "ExceptionChange",
 }
-
-
-@pytest.fixture(autouse=True)
-def _fast_delivery(service: LiveService) -> Iterator[None]:
-    with tuned(service):
-        yield
-
-
-@pytest.fixture
-def hooks() -> Iterator[Receiver]:
-    with receiver() as made:
-        yield made
 
 
 def configure(
@@ -436,24 +426,23 @@ def test_api_keys_basic_and_deprecated_auth(tenant: TenantHandle, hooks: Receive
     assert edited.headers["x-old"] == "old-key" and edited.headers["x-edit"] == "1"
 
 
-def test_oauth2_token_is_fetched_once_and_reused(tenant: TenantHandle, hooks: Receiver) -> None:
+def _behind_oauth2(
+    tenant: TenantHandle, hooks: Receiver, secret: str = "s3cret", **parameters: str
+) -> dict[str, Any]:
+    """A configuration for created shipments sent to `hooks` behind OAuth2 client
+    credentials, whose token endpoint takes the secret "s3cret"; `secret` is the one sent."""
     hooks.tokens.client_secret = "s3cret"
-    configure(
+    method = {"tokenUrl": hooks.url("/token"), "clientId": "freightdesk", "clientSecret": secret}
+    return configure(
         tenant,
         hooks.url("/oauth"),
         "shipments.v1.shipment.created",
-        authenticationMethods=[
-            {
-                "type": "OAUTH2",
-                "parameters": {
-                    "tokenUrl": hooks.url("/token"),
-                    "clientId": "freightdesk",
-                    "clientSecret": "s3cret",
-                    "scope": "shipments.read",
-                },
-            }
-        ],
+        authenticationMethods=[{"type": "OAUTH2", "parameters": method | parameters}],
     )
+
+
+def test_oauth2_token_is_fetched_once_and_reused(tenant: TenantHandle, hooks: Receiver) -> None:
+    _behind_oauth2(tenant, hooks, scope="shipments.read")
     for value in ("020-12345675", "020-99999996", "020-11111115"):
         create(tenant, air_body(value))
     requests = hooks.wait_for(3)
@@ -463,24 +452,9 @@ def test_oauth2_token_is_fetched_once_and_reused(tenant: TenantHandle, hooks: Re
 
 
 def test_a_401_from_the_receiver_fetches_a_new_token(tenant: TenantHandle, hooks: Receiver) -> None:
-    hooks.tokens.client_secret = "s3cret"
     answers = iter([401])
     hooks.answer = lambda _r: (next(answers, 200), {})
-    configure(
-        tenant,
-        hooks.url("/oauth"),
-        "shipments.v1.shipment.created",
-        authenticationMethods=[
-            {
-                "type": "OAUTH2",
-                "parameters": {
-                    "tokenUrl": hooks.url("/token"),
-                    "clientId": "freightdesk",
-                    "clientSecret": "s3cret",
-                },
-            }
-        ],
-    )
+    _behind_oauth2(tenant, hooks)
     create(tenant, air_body())
     refused, accepted = hooks.wait_for(2)
     assert len(hooks.tokens.issued) == 2
@@ -489,21 +463,7 @@ def test_a_401_from_the_receiver_fetches_a_new_token(tenant: TenantHandle, hooks
 
 
 def test_oauth2_token_refused_is_an_attempt_error(tenant: TenantHandle, hooks: Receiver) -> None:
-    config = configure(
-        tenant,
-        hooks.url("/oauth"),
-        "shipments.v1.shipment.created",
-        authenticationMethods=[
-            {
-                "type": "OAUTH2",
-                "parameters": {
-                    "tokenUrl": hooks.url("/token"),
-                    "clientId": "freightdesk",
-                    "clientSecret": "wrong",
-                },
-            }
-        ],
-    )
+    config = _behind_oauth2(tenant, hooks, secret="wrong")
     create(tenant, air_body())
     attempts = eventually(
         lambda: (

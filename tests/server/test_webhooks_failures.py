@@ -19,22 +19,19 @@ from tests.server.test_webhooks_support import (
     FAST,
     authority,
     eventually,
+    fast_delivery,
     receiver,
     server_tls,
     tuned,
 )
 from tests.support import LiveService, TenantHandle, free_port
 
+__all__ = ["fast_delivery"]  # a fixture (tests/server/test_webhooks_support.py)
+
 HOOKS = "/api/v4/webhooks"
 CREATED = "shipments.v1.shipment.created"
 # What the words never show: the network stack's and TLS library's own texts.
 TECHNICAL = ("Errno", "Connect call failed", "_ssl.c", "gaierror", "SSL:")
-
-
-@pytest.fixture(autouse=True)
-def _fast_delivery(service: LiveService) -> Iterator[None]:
-    with tuned(service):
-        yield
 
 
 def ping(tenant: TenantHandle, url: str) -> tuple[dict[str, Any], dict[str, Any]]:

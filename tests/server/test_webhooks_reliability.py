@@ -40,6 +40,7 @@ from tests.server.test_webhooks_support import (
     Received,
     Receiver,
     eventually,
+    hooks,
     progress,
     receiver,
     settled,
@@ -53,6 +54,8 @@ from tests.support import (
     make_tenant,
     wait_until,
 )
+
+__all__ = ["hooks"]  # a fixture (tests/server/test_webhooks_support.py)
 
 HOOKS = "/api/v4/webhooks"
 PUT = "/api/v4/shipments/tracking"
@@ -68,12 +71,6 @@ def _fast_delivery(request: pytest.FixtureRequest) -> Iterator[None]:
     service: LiveService = request.getfixturevalue("service")
     with tuned(service):
         yield
-
-
-@pytest.fixture
-def hooks() -> Iterator[Receiver]:
-    with receiver() as made:
-        yield made
 
 
 def failing_first(

@@ -15,7 +15,6 @@ import shutil
 import stat
 import tempfile
 import uuid
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -58,25 +57,22 @@ from freightdesk.server.webhooks.secret_box import (
 from tests.server.test_tracking_support import air_body, create
 from tests.server.test_webhooks_delivery import assert_signed, configure, deliveries
 from tests.server.test_webhooks_reliability import _settings
-from tests.server.test_webhooks_support import Receiver, eventually, receiver, settled, tuned
+from tests.server.test_webhooks_support import (
+    Receiver,
+    eventually,
+    fast_delivery,
+    hooks,
+    receiver,
+    settled,
+)
 from tests.support import LiveService, PostgresServer, TenantHandle
+
+__all__ = ["fast_delivery", "hooks"]  # fixtures (tests/server/test_webhooks_support.py)
 
 HOOKS = "/api/v4/webhooks"
 CREATED = "shipments.v1.shipment.created"
 API_KEY = "key-7f3a9c1e5b"
 PASSWORD = "pass-1d8e4b2a6c"
-
-
-@pytest.fixture(autouse=True)
-def _fast_delivery(service: LiveService) -> Iterator[None]:
-    with tuned(service):
-        yield
-
-
-@pytest.fixture
-def hooks() -> Iterator[Receiver]:
-    with receiver() as made:
-        yield made
 
 
 def _row(tenant: TenantHandle, config_id: int) -> WebhookConfigRow:

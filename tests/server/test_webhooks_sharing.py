@@ -7,11 +7,10 @@ recipient's classic configurations the history it can now read; after unsharing,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from sqlalchemy import func, select
 
 from freightdesk.models.tracking import TrackedShipmentEvent
@@ -19,25 +18,21 @@ from freightdesk.server.domain import shipments as store
 from freightdesk.server.tables.webhooks import WebhookDeliveryRow, WebhookPayloadRow
 from tests.server.test_tracking_support import air_body, create, receive, shipment_path
 from tests.server.test_webhooks_delivery import assert_signed, configure, deliveries
-from tests.server.test_webhooks_support import Receiver, eventually, receiver, settled, tuned
-from tests.support import LiveService, TenantHandle
+from tests.server.test_webhooks_support import (
+    Receiver,
+    eventually,
+    fast_delivery,
+    hooks,
+    settled,
+)
+from tests.support import TenantHandle
+
+__all__ = ["fast_delivery", "hooks"]  # fixtures (tests/server/test_webhooks_support.py)
 
 ADDED = "shipments.v1.event.added"
 DELETED = "shipments.v1.shipment.deleted"
 T0 = datetime(2024, 5, 1, 8, 0, tzinfo=UTC)
 ATTRIBUTES = [{"name": "customer", "values": ["ACME"]}]
-
-
-@pytest.fixture(autouse=True)
-def _fast_delivery(service: LiveService) -> Iterator[None]:
-    with tuned(service):
-        yield
-
-
-@pytest.fixture
-def hooks() -> Iterator[Receiver]:
-    with receiver() as made:
-        yield made
 
 
 def _share(owner: TenantHandle, shipment_id: str, recipient: TenantHandle) -> None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
@@ -385,3 +386,20 @@ def receiver(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
         yield made
     finally:
         made.close()
+
+
+# Fixtures of the delivery tests: a module uses them by importing them.
+
+
+@pytest.fixture(autouse=True)
+def fast_delivery(service: LiveService) -> Iterator[None]:
+    """Fast retries on the shared service, for every test of the module importing it."""
+    with tuned(service):
+        yield
+
+
+@pytest.fixture
+def hooks() -> Iterator[Receiver]:
+    """A receiver on loopback (plain HTTP), closed after the test."""
+    with receiver() as made:
+        yield made
