@@ -131,13 +131,3 @@ async def test_the_service_failing_keeps_what_was_typed(
     await wait_until(lambda: pane.count_label.text() == "1 group")
     assert not pane.errors.general.isVisible()
     pane.shutdown()
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, AccountGroupsPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "add one" in pane.empty.text()
-    pane.shutdown()

@@ -352,13 +352,3 @@ async def test_a_booking_made_while_the_pane_was_hidden_is_listed_when_shown(
     assert pane.page_bar.label.text() == "1\u20131 of 1 bookings"
     pane.shutdown()
     await settle(session)
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, _bookings_pane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "New booking" in pane.empty.text()
-    pane.shutdown()

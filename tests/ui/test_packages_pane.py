@@ -259,13 +259,3 @@ async def test_delete_by_identifier_after_a_question(
     assert tenant.http.get(PATH).json()["paginationInfo"]["total"] == 2
     pane.shutdown()
     await settle(session)
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, PackagesPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "New package" in pane.empty.text()
-    pane.shutdown()

@@ -154,13 +154,3 @@ async def test_a_carrier_pushes_for_its_customer(
         pane.shutdown()
         await wait_until(lambda: pane.service.pushing_as == "profile", 10)
         carrier.http.close()
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, PushPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "then Send" in pane.empty.text()
-    pane.shutdown()

@@ -252,13 +252,3 @@ async def test_legs_stay_shown_when_the_service_goes_away_and_at_the_next_start(
     await wait_until(lambda: again.model.rowCount() == 1)
     assert identifiers_text(again.model.items[0]) == "BOL-STAYS"
     again.shutdown()
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, RailPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "Track leg" in pane.empty.text()
-    pane.shutdown()

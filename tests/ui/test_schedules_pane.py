@@ -202,13 +202,3 @@ async def test_the_last_search_never_overwrites_what_the_user_typed_meanwhile(
     assert again.destination.text() == "NLRTM"
     assert again.origin.text() == ""
     again.shutdown()
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, SchedulesPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "then Search" in pane.empty.text()
-    pane.shutdown()

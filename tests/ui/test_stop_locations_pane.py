@@ -299,13 +299,3 @@ async def test_the_point_and_geofence_chosen_on_the_map_are_saved(
     assert saved["geofence"] == {"type": "DISTANCE", "units": "FEET", "value": 1000}
     assert saved["version"] == 2
     pane.shutdown()
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, StopLocationsPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "New location" in pane.empty.text()
-    pane.shutdown()

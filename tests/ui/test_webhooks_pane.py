@@ -147,13 +147,3 @@ async def test_refusals_the_limit_and_unsaved_changes(
     answer("unsavedChanges", QMessageBox.StandardButton.Discard)
     assert not form.isVisible()
     pane.shutdown()
-
-
-async def test_an_empty_list_says_how_to_fill_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
-) -> None:
-    session, _tenant = connected
-    pane = await shown_pane(qtbot, session, WebhooksPane)
-    await wait_until(lambda: pane.empty.isVisible(), 30)
-    assert "New configuration" in pane.empty.text()
-    pane.shutdown()
