@@ -21,13 +21,17 @@ of `bench.minimal_service` answering the same bytes (as bench_tracking asks them
 
     python -m bench.bench_push [--shipments 200] [--seconds 20] [--connections 64]
                                [--postgres | --database postgresql://...] [--explain]
-                               [--wrk-only]
+                               [--wrk-only] [--accept-only]
 
 `--explain` adds the runs that account for the different figures of issue 18 (51/s with httpx,
 628-640/s in bench_instances on PostgreSQL, 784-1,092/s with wrk), each beside the minimal app
 with the same client: one httpx process at 32 connections (the issue's client), HTTP Basic
 instead of a bearer token on every push, SQLite with synchronous=FULL (an fsync per intake
 commit), and the same load on PostgreSQL (`--postgres`).
+
+`--accept-only` then runs wrk against a second service, on a fresh database, whose push
+processing is off: it stores and answers every push and applies none. Beside the first run,
+it tells what accepting costs from what applying in the same process costs.
 
 Why the figures differ (one --explain run, SQLite, 2 shared cores, load average 8.7 to 10.5
 from other work, 8 s per case, each beside the minimal app with the same client in turns):
@@ -86,6 +90,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import os
 import re
 import resource
@@ -185,6 +190,16 @@ from freightdesk.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
+# `freightdesk serve` that accepts pushes and never applies them (--accept-only): the cost of
+# accepting alone, to tell it from the cost of applying in the same process.
+_ACCEPT_ONLY_SERVE = """
+import sys
+from freightdesk.server.domain import push_processing
+push_processing.WORKERS.clear()
+from freightdesk.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
 
 @dataclass
 class Service:
@@ -251,12 +266,15 @@ def _wait_answering(process: subprocess.Popen[str], url: str, path: str) -> None
             time.sleep(0.1)
 
 
-def start_service(data_dir: Path, database_url: str, *, full_sync: bool = False) -> Service:
+def start_service(
+    data_dir: Path, database_url: str, *, full_sync: bool = False, accept_only: bool = False
+) -> Service:
     options = ["--port", "0", "--data-dir", str(data_dir), "--database", database_url]
     options += ["--log-level", "warning"]
+    script = _FULL_SYNC_SERVE if full_sync else _ACCEPT_ONLY_SERVE if accept_only else None
     command = (
-        [sys.executable, "-c", _FULL_SYNC_SERVE, "serve", *options]
-        if full_sync
+        [sys.executable, "-c", script, "serve", *options]
+        if script
         else _freightdesk("serve", *options)
     )
     process, url = spawn_serve(command)
@@ -543,10 +561,18 @@ class Bench:
         self.seconds = seconds
 
     def phase(
-        self, name: str, drive: Driver, authorization: str | None = None, rounds: int = 2
+        self,
+        name: str,
+        drive: Driver,
+        authorization: str | None = None,
+        rounds: int = 2,
+        *,
+        applied: bool = True,
     ) -> Phase:
         """`drive(url, authorization, seconds)` against the minimal app, then against the
-        service, in `rounds` turns (so that a burst of other load falls on both alike)."""
+        service, in `rounds` turns (so that a burst of other load falls on both alike).
+        Without `applied` the service applies nothing (`_ACCEPT_ONLY_SERVE`): its CPU is
+        counted as the load stops, and a 202 is lost only if its row is not stored."""
         authorization = authorization or self.bearer
         load = load_average()
         seconds = max(1, self.seconds // rounds)
@@ -561,14 +587,16 @@ class Bench:
             before = cpu_seconds(self.service.process.pid)
             ours += drive(self.service.url, authorization, seconds)
             # Until the pushes are applied: the CPU per push is acceptance and processing.
-            latencies, _ = wait_processed(self.service.database_url, timeout=120, since=since)
+            latencies: list[float] = []
+            if applied:
+                latencies, _ = wait_processed(self.service.database_url, 120, since=since)
             service_cpu += cpu_seconds(self.service.process.pid) - before
         if floor.refused:
             print(f"the minimal app refused {floor.refused} requests: its figure is wrong")
         counts = push_counts(self.engine)
         stored = sum(counts.values()) - sum(counts_before.values())
         processed = counts.get("PROCESSED", 0) - counts_before.get("PROCESSED", 0)
-        lost = max(0, ours.accepted - stored) + stored - processed
+        lost = max(0, ours.accepted - stored) + (stored - processed if applied else 0)
         phase = Phase(
             name,
             floor,
@@ -587,17 +615,20 @@ class Bench:
 
 
 def describe(phase: Phase) -> str:
+    processing = "-" if math.isnan(phase.latency_p95_ms) else f"{phase.latency_p95_ms:.0f} ms"
     return (
         f"{phase.name}: service {phase.ours.per_second:,.0f}/s ({phase.ours.refused} refused, "
         f"{phase.lost} lost), minimal app {phase.floor.per_second:,.0f}/s "
         f"= {phase.ours.per_second / max(phase.floor.per_second, 1e-9):.2f}x; service CPU "
         f"{phase.service_cpu_ms:.2f} ms per push (minimal app {phase.floor_cpu_ms:.2f} ms); "
         f"client CPU {phase.ours.client_cpu_per_request_ms:.2f} ms per request; processing "
-        f"p95 {phase.latency_p95_ms:.0f} ms; load average {phase.load:.1f}"
+        f"p95 {processing}; load average {phase.load:.1f}"
     )
 
 
-def throughput_figure(phase: Phase, *, limit: float | None) -> Figure:
+def throughput_figure(
+    phase: Phase, *, limit: float | None, min_ratio: float | None = 0.5
+) -> Figure:
     return Figure(
         "push",
         f"durable pushes accepted per second, {phase.name}",
@@ -606,7 +637,7 @@ def throughput_figure(phase: Phase, *, limit: float | None) -> Figure:
         baseline=phase.floor.per_second,
         baseline_what=MINIMAL_202,
         limit=limit,
-        min_ratio=0.5,
+        min_ratio=min_ratio,
         higher_is_better=True,
         load=phase.load,
         note=(
@@ -671,6 +702,11 @@ def main() -> int:
     parser.add_argument(
         "--wrk-only", action="store_true", help="only the wrk run (no httpx, no keep-alive)"
     )
+    parser.add_argument(
+        "--accept-only",
+        action="store_true",
+        help="then wrk against a service that applies nothing (the cost of accepting alone)",
+    )
     parser.add_argument("--repeat", type=int, default=200, help="keep-alive requests of each")
     parser.add_argument(
         "--event-every",
@@ -700,6 +736,13 @@ def main() -> int:
     try:
         with minimal_202() as floor:
             phases += run_service(work / "data", database_url, floor, args, figures)
+            if args.accept_only:
+                accepting = database_url
+                if database == "SQLite":
+                    accepting = f"sqlite:///{work / 'accepting' / 'freightdesk.sqlite3'}"
+                phases += run_service(
+                    work / "accepting", accepting, floor, args, figures, accept_only=True
+                )
             if args.explain:
                 figures.append(framework_floor(floor, args))
             if args.explain and database == "SQLite":
@@ -738,9 +781,11 @@ def run_service(
     floor: Service,
     args: argparse.Namespace,
     figures: list[Figure],
+    *,
+    accept_only: bool = False,
 ) -> list[Phase]:
     full_sync = args.explain == "full-sync"
-    service = start_service(data_dir, database_url, full_sync=full_sync)
+    service = start_service(data_dir, database_url, full_sync=full_sync, accept_only=accept_only)
     cli = ["--data-dir", str(data_dir), "--database", database_url]
     try:
         name = f"bench-{int(time.time())}"
@@ -753,10 +798,10 @@ def run_service(
         print(f"service CPU from its start until idle: {start_cpu:.1f} s", flush=True)
         run = Bench(service, floor, name, token, bols, args.seconds)
         try:
-            phases = phases_of(run, args, figures, full_sync)
+            phases = phases_of(run, args, figures, full_sync, accept_only)
         finally:
             run.close()
-        if not full_sync and not args.wrk_only:
+        if not full_sync and not accept_only and not args.wrk_only:
             figures.extend(keep_alive_figures(service, token, data_dir / "minimal", args.repeat))
         return phases
     finally:
@@ -764,7 +809,7 @@ def run_service(
 
 
 def phases_of(
-    run: Bench, args: argparse.Namespace, figures: list[Figure], full_sync: bool
+    run: Bench, args: argparse.Namespace, figures: list[Figure], full_sync: bool, accept_only: bool
 ) -> list[Phase]:
     bols = run.bols
     database = "PostgreSQL" if run.service.database_url.startswith("postgresql") else "SQLite"
@@ -778,6 +823,12 @@ def phases_of(
     def single(url: str, authorization: str, seconds: int) -> Load:
         return drive_with_httpx(url, authorization, bols, seconds, 32, processes=1)
 
+    if accept_only:
+        name = f"wrk {args.connections} connections, {database}, accepted only (none applied)"
+        phase = run.phase(name, wrk, applied=False)
+        # What accepting alone allows, not a target (the target is the row above).
+        figures.append(throughput_figure(phase, limit=None, min_ratio=None))
+        return [phase]
     if full_sync:
         phase = run.phase(f"wrk {args.connections} connections, SQLite synchronous=FULL", wrk)
         figures.append(throughput_figure(phase, limit=None))
