@@ -21,7 +21,7 @@ of `bench.minimal_service` answering the same bytes (as bench_tracking asks them
 
     python -m bench.bench_push [--shipments 200] [--seconds 20] [--connections 64]
                                [--postgres | --database postgresql://...] [--explain]
-                               [--wrk-only] [--accept-only]
+                               [--wrk-only] [--accept-only] [--layers]
 
 `--explain` adds the runs that account for the different figures of issue 18 (51/s with httpx,
 628-640/s in bench_instances on PostgreSQL, 784-1,092/s with wrk), each beside the minimal app
@@ -31,7 +31,9 @@ commit), and the same load on PostgreSQL (`--postgres`).
 
 `--accept-only` then runs wrk against a second service, on a fresh database, whose push
 processing is off: it stores and answers every push and applies none. Beside the first run,
-it tells what accepting costs from what applying in the same process costs.
+it tells what accepting costs from what applying in the same process costs. `--layers` then
+calls the first service's app in-process (`bench.push_layers`), layer by layer, to show where
+the event loop's time for one push goes.
 
 Why the figures differ (one --explain run, SQLite, 2 shared cores, load average 8.7 to 10.5
 from other work, 8 s per case, each beside the minimal app with the same client in turns):
@@ -707,6 +709,11 @@ def main() -> int:
         action="store_true",
         help="then wrk against a service that applies nothing (the cost of accepting alone)",
     )
+    parser.add_argument(
+        "--layers",
+        action="store_true",
+        help="then the app in-process, layer by layer (bench.push_layers)",
+    )
     parser.add_argument("--repeat", type=int, default=200, help="keep-alive requests of each")
     parser.add_argument(
         "--event-every",
@@ -803,9 +810,40 @@ def run_service(
             run.close()
         if not full_sync and not accept_only and not args.wrk_only:
             figures.extend(keep_alive_figures(service, token, data_dir / "minimal", args.repeat))
-        return phases
     finally:
         stop(service.process)
+    if args.layers and not full_sync and not accept_only:
+        figures.append(layer_figure(data_dir, database_url, token, bols))
+    return phases
+
+
+def layer_figure(data_dir: Path, database_url: str, token: str, bols: list[str]) -> Figure:
+    """`bench.push_layers` on the service's database: the event loop's CPU a push through the
+    whole app beside the push operation alone, each layer's share printed."""
+    load = load_average()
+    command = ["-m", "bench.push_layers", str(data_dir), database_url, token, json.dumps(bols)]
+    found = subprocess.run(
+        [sys.executable, *command],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    layers: dict[str, float] = json.loads(found.splitlines()[-1])
+    names = list(layers)
+    print("in-process, one push after another, the commit left out (CPU a push, best of 7):")
+    for name, inner in zip(names, [*names[1:], None], strict=True):
+        own = layers[name] - layers[inner] if inner is not None else layers[name]
+        print(f"  {name}: {layers[name]:.1f} us, of which before the next {own:.1f} us")
+    whole, alone = layers[names[0]], layers[names[-1]]
+    return Figure(
+        "push",
+        "event loop's CPU a push in the app, in-process, no socket, the commit left out",
+        whole,
+        unit="us",
+        baseline=alone,
+        baseline_what="the push operation alone: no middleware, no routing",
+        load=load,
+    )
 
 
 def phases_of(
