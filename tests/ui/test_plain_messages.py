@@ -4,17 +4,21 @@ once, and numbers read by one rule in cells and fields alike."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rates.handling_units import QTY, WEIGHT
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
+from freightdesk.ui.panes.webhooks.form import TABS
 from freightdesk.ui.widgets.forms import plain_words
+from freightdesk.ui.widgets.row_table import fold_rows
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys, ok_button, refusal
 from tests.ui.test_capacity_support import settle
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
 from tests.ui.test_rates_pane import new_rate_request
 from tests.ui.test_webhooks_forms import _new_form as new_webhook_form
@@ -109,6 +113,48 @@ async def test_a_header_without_a_name_says_so(
     pane.shutdown()
 
 
+async def test_the_authentication_methods_say_their_problems_in_plain_words(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The methods' problems go through the same plain words as the form's other fields:
+    the service's "is also used by authenticationMethods[0]" and pydantic's "Value error, ..."
+    used to reach the dispatcher as they were."""
+    session, _tenant = connected
+    pane, form = await new_webhook_form(qtbot, session)
+    await keys(qtbot, form.name, "ERP feed")
+    await keys(qtbot, form.url, "https://erp.example.com/hooks")
+    bar = form.tabs.tabBar()
+    await _from_loop(
+        lambda: qtbot.mouseClick(
+            bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(TABS["auth"]).center()
+        )
+    )
+    assert form.tabs.currentIndex() == TABS["auth"]
+    # Two API keys in the default header: the service refuses the second.
+    for key in ("k-1", "k-2"):
+        await click(qtbot, form.auth.add_button)
+        editor = form.auth.editors[-1]
+        await keys(qtbot, editor.fields["apiKey"], key)  # type: ignore[arg-type]
+    second = form.auth.editors[1]
+    await click(qtbot, ok_button(form.buttons))
+    await wait_until(lambda: bool(second.field_errors["headerName"].text()), 30)
+    assert second.field_errors["headerName"].text() == (
+        "Method 1 sends this header already: choose another name"
+    )
+    # A header name the form itself refuses, in the words of the headers table.
+    await keys(qtbot, second.fields["headerName"], "X Team")  # type: ignore[arg-type]
+    await click(qtbot, ok_button(form.buttons))
+    assert second.field_errors["headerName"].text() == (
+        "'X Team' cannot be a header name: use letters, digits and dashes"
+    )
+    assert form.tabs.currentIndex() == TABS["auth"]
+    await keys(qtbot, second.fields["headerName"], "X-Team-Key")  # type: ignore[arg-type]
+    await click(qtbot, ok_button(form.buttons))
+    await wait_until(lambda: not form.isVisible(), 30)
+    pane.shutdown()
+    await settle(session)
+
+
 def test_plain_words_keep_what_they_do_not_know() -> None:
     assert plain_words("name", "is required") == "is required"
     assert plain_words("methodHeaders", "'X Team' is not a valid HTTP header name") == (
@@ -116,3 +162,18 @@ def test_plain_words_keep_what_they_do_not_know() -> None:
     )
     # The rule holds for its field only: a message about another field stays as it is.
     assert plain_words("address.city", "state or postalCode x") == "state or postalCode x"
+
+
+def test_rows_gathered_under_their_table_are_in_plain_words_too() -> None:
+    """A table's rows are gathered under its name ("Row 2, code: ..."): the plain words come
+    first, while the field paths still say what the messages are about."""
+    reefer = "Temperature control needs a reefer trailer (truck.trailerType REEFER)"
+    shown = fold_rows(
+        {"accessorials[1].code": reefer, "items[0].description": "Field required"},
+        {"accessorials": ("accessorials", {"code": "code"}), "items": ("items", {})},
+    )
+    assert shown == {
+        "accessorials": "Row 2, code: Temperature control needs a reefer: choose Reefer as the "
+        "trailer type",
+        "items": "Row 1: Fill this in",
+    }

@@ -27,7 +27,7 @@ from freightdesk.models.webhooks import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
-from freightdesk.service.validation import path_of, problems_of
+from freightdesk.service.validation import message_of, path_of, problems_of
 
 LIMIT_TEXT = (
     f"A tenant can have at most {MAX_CONFIGURATIONS_PER_TENANT} push configurations. "
@@ -60,7 +60,7 @@ def check_configuration(
             for error in exc.errors():
                 where = path_of(error_location(error))
                 key = f"authenticationMethods[{index}].parameters.{where}"
-                problems.setdefault(key, str(error.get("msg", "is not valid")))
+                problems.setdefault(key, message_of(error))
     try:
         configuration = PushConfigurationInput.model_validate(wire)
     except ValidationError as exc:

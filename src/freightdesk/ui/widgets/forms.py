@@ -7,7 +7,8 @@ over the form with `show()`. Errors for names without a field go to the form's g
 The service's messages name wire fields (`state or postalCode ...`, `truck.trailerType`): right
 for an integrator reading an Error body, not for a dispatcher. `plain()` rewrites the ones a
 form can meet into words, by field path and message, in this one place; every form's `show()`
-goes through it, and a form that gathers rows under a table calls it before gathering.
+goes through it, so do the webhook form's authentication methods (shown beside their own
+fields) and `fold_rows`, and a form that gathers rows its own way calls it before gathering.
 """
 
 from __future__ import annotations
@@ -54,6 +55,74 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         "code",
         re.compile(r"^(.*) goes with an open trailer such as a flatbed \(truck\.trailerType\)$"),
         lambda m: f"{m.group(1)} needs an open trailer: choose Flatbed or another open one",
+    ),
+    # The webhook form's authentication methods: the service names the other method and the
+    # parameters by their wire paths; the form calls them "Method 2", "Certificate (PEM)".
+    (
+        "headerName",
+        re.compile(r"^is also used by authenticationMethods\[(\d+)\]$"),
+        lambda m: f"Method {int(m.group(1)) + 1} sends this header already: choose another name",
+    ),
+    (
+        "headerName",
+        re.compile(r"^conflicts with authenticationMethods\[(\d+)\]$"),
+        lambda m: (
+            f"Method {int(m.group(1)) + 1} sends the Authorization header already: "
+            "choose another name"
+        ),
+    ),
+    (
+        "headerName",
+        re.compile(r"^(.+) is set by the service and cannot carry the key$"),
+        lambda m: f"The service sets {m.group(1)} itself: choose another header for the key",
+    ),
+    (
+        "username",
+        re.compile(r"^must not contain ':' \(HTTP Basic cannot carry it\)$"),
+        lambda _m: "A user name for HTTP Basic cannot contain a colon (:)",
+    ),
+    (
+        "privateKeyPem",
+        re.compile(r"^does not belong to certificatePem$"),
+        lambda _m: "This private key does not belong to the certificate above",
+    ),
+    (
+        "",
+        re.compile(r"^is not a PEM certificate$"),
+        lambda _m: "Paste a certificate in PEM form (-----BEGIN CERTIFICATE-----)",
+    ),
+    (
+        "",
+        re.compile(r"^is not an unencrypted PEM private key$"),
+        lambda _m: "Paste an unencrypted private key in PEM form (-----BEGIN PRIVATE KEY-----)",
+    ),
+    (
+        "",
+        re.compile(r"^is the mask of a secret this configuration does not have"),
+        lambda _m: "Type the secret: none is stored for this method",
+    ),
+    (
+        "",
+        re.compile(r"^only one of BASIC, OAUTH2 and AD_OAUTH2_CERT can be used"),
+        lambda _m: (
+            "Only one method can sign in with the Authorization header (HTTP Basic or "
+            "OAuth 2.0): remove this one or choose another type"
+        ),
+    ),
+    (
+        "",
+        re.compile(r"^only one client certificate can be presented$"),
+        lambda _m: "Only one client certificate can be presented: remove this method",
+    ),
+    (
+        "url",
+        re.compile(r"^must be https:// to present a client certificate \(MTLS\)$"),
+        lambda _m: "Use an https:// address: a client certificate is presented over TLS only",
+    ),
+    (
+        "",
+        re.compile(r"^Field required$"),
+        lambda _m: "Fill this in",
     ),
     (
         "",

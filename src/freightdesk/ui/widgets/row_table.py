@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.numbers import NumberRefused, read_number
+from freightdesk.ui.widgets.forms import plain
 from freightdesk.ui.widgets.item_table import add_key
 
 _ROW = re.compile(r"^\[(\d+)\](?:\.(.*))?$")
@@ -51,10 +52,11 @@ def fold_rows(
     """Messages about rows of a table, gathered under the table's name.
 
     `tables` maps a path prefix (`items`) to the name its table is registered under and the
-    words for its fields; `items[1].unitQuantity` becomes "Row 2, quantity: ..." there.
+    words for its fields; `items[1].unitQuantity` becomes "Row 2, quantity: ..." there. The
+    messages are put in plain words first, while their field paths still say what they are.
     """
     shown: dict[str, str] = {}
-    for path, message in problems.items():
+    for path, message in plain(problems).items():
         for prefix, (target, words) in tables.items():
             match = _ROW.match(path[len(prefix) :]) if path.startswith(prefix + "[") else None
             if match is None:

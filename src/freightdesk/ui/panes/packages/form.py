@@ -32,7 +32,7 @@ from freightdesk.models.packaging import (
 from freightdesk.service.packages import as_write, check_package
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import words
-from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.identifiers import IdentifierTable
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
@@ -487,7 +487,8 @@ class PackageFormDialog(TabbedFormDialog):
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
         named: dict[str, str] = {}
-        for path, message in problems.items():
+        # Plain words before an accessorial's path is renamed: the rules match field paths.
+        for path, message in plain(problems).items():
             match = _ACCESSORIAL.match(path)
             index = int(match.group(1)) if match else -1
             if match and 0 <= index < len(self.accessorial_order):

@@ -50,7 +50,7 @@ from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceIn
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.panes.stop_locations.text import DAYS
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.item_table import add_key
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
@@ -536,7 +536,8 @@ class StopLocationFormDialog(TabbedFormDialog):
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
         """Every problem beside its field (rows of tables named), the first one's tab shown."""
         shown: dict[str, str] = {}
-        for path, message in problems.items():
+        # Plain words before the rows are gathered: the rules match a message's field path.
+        for path, message in plain(problems).items():
             match = _ROW_PATH.match(path)
             if match is None:
                 shown.setdefault(path, message)

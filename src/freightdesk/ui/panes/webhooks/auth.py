@@ -33,7 +33,7 @@ from freightdesk.models.webhooks import (
     AuthenticationMethod,
     AuthenticationType,
 )
-from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.forms import ErrorLabel, plain
 
 TYPE_TEXT = {
     AuthenticationType.API_KEY: "API key in a header",
@@ -253,11 +253,12 @@ class AuthenticationEditor(QWidget):
         return [editor.wire() for editor in self.editors]
 
     def show_errors(self, problems: dict[str, str]) -> None:
-        """Errors under `authenticationMethods...`, each beside its method and parameter."""
+        """Errors under `authenticationMethods...`, each beside its method and parameter, in
+        the plain words every form shows (`plain`)."""
         self.error.show_message(None)
         for editor in self.editors:
             editor.clear_errors()
-        for path, message in problems.items():
+        for path, message in plain(problems).items():
             rest = path[len("authenticationMethods") :]
             if rest.startswith("["):
                 index_text, _, tail = rest[1:].partition("]")
