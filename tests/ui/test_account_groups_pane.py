@@ -74,6 +74,27 @@ async def test_lists_adds_refuses_and_deletes(
     pane.shutdown()
 
 
+async def test_a_code_differing_only_in_case_is_refused_beside_the_code(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    assert tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"}).status_code == 201
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    qtbot.keyClicks(pane.code, "west")
+    qtbot.keyClicks(pane.name, "West coast")
+    qtbot.keyClick(pane.name, Qt.Key.Key_Return)
+    await wait_until(lambda: bool(pane.errors.message_for("code")))
+    assert pane.errors.message_for("code") == (
+        "The account group 'WEST' has this code: codes are unique whatever their case"
+    )
+    assert (pane.code.text(), pane.name.text()) == ("west", "West coast")  # kept to fix
+    assert pane.code.hasFocus()
+    assert [g["code"] for g in tenant.http.get(GROUPS).json()["groups"]] == ["WEST"]
+    assert pane.model.rowCount() == 1
+    pane.shutdown()
+
+
 async def test_opens_with_the_cached_list_before_connecting(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:

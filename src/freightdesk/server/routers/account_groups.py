@@ -13,7 +13,8 @@ from freightdesk.models.common import Int64
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, context_of, on_loop_when_cheap
 from freightdesk.server.db import transaction
-from freightdesk.server.errors import conflict, not_found
+from freightdesk.server.domain.account_groups import code_taken, create_group
+from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS
 from freightdesk.server.tables.account_groups import AccountGroupRow
 
@@ -58,23 +59,11 @@ async def list_account_groups(
 def create_account_group(
     body: AccountGroupCreate, principal: PrincipalDep, context: ContextDep
 ) -> AccountGroup:
-    code = body.code.strip()
-    duplicate = conflict(f"An account group with code {code!r} already exists", source="code")
     try:
         with transaction(context.sessions) as session:
-            taken = session.scalar(
-                select(AccountGroupRow.id).where(
-                    AccountGroupRow.tenant_id == principal.tenant_id, AccountGroupRow.code == code
-                )
-            )
-            if taken is not None:
-                raise duplicate
-            row = AccountGroupRow(tenant_id=principal.tenant_id, code=code, name=body.name.strip())
-            session.add(row)
-            session.flush()
-            return _view(row)
-    except IntegrityError:  # a concurrent create of the same code won the race
-        raise duplicate from None
+            return _view(create_group(session, principal.tenant_id, body))
+    except IntegrityError:  # a concurrent create of the code (in any case) won the race
+        raise code_taken(body.code.strip()) from None
 
 
 @router.delete("/{id}", status_code=204, responses=ERRORS)
