@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWebEngineCore import QWebEnginePage
+from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 from sqlalchemy.orm import Session
 
@@ -22,6 +23,7 @@ from freightdesk.ui.maps.warm import warm_up_maps
 from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import emitted
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_maps import (
     WEBENGINE_STARTUP,
     evaluate,
@@ -229,3 +231,57 @@ async def test_a_warmed_map_shows_each_shipment_at_once_in_the_same_page(
     await wait_until(lambda: view.drawn and not view.loading.isVisible(), 15)
     assert view.map_page.console_errors == []
     detail.shutdown()
+
+
+def _row_of(detail: ShipmentDetailView, key: str) -> QTreeWidgetItem:
+    found = detail.timeline.findItems("", Qt.MatchFlag.MatchContains | Qt.MatchFlag.MatchRecursive)
+    return next(i for i in found if i.data(0, Qt.ItemDataRole.UserRole) == key)
+
+
+# Offscreen, the window cannot be raised over the others (it is under Xvfb and on a desktop).
+@pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP, r"^This plugin does not support raise\(\)$")
+async def test_the_map_window_follows_the_row_chosen_in_the_timeline(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The window's map showed the shipment but not the row chosen: the Map tab's map did."""
+    session, tenant = connected
+    shipment_id, pickup, delivery = _shipment(tenant)
+    _event(tenant, shipment_id, pickup, "Loaded 18 pallets")
+    await session.connect()
+    detail = ShipmentDetailView(session)
+    qtbot.addWidget(detail)
+    detail.resize(1100, 500)
+    detail.show()
+    detail.show_shipment(shipment_id)
+    await wait_until(lambda: detail.history is not None, 30)
+    docked = detail.show_map()
+    await until(docked, lambda s: s["stops"] == 2, 30)
+    # The pickup chosen before the window opens: the window opens showing it.
+    timeline = detail.timeline
+    rect = timeline.visualItemRect(_row_of(detail, f"stop:{pickup}"))
+    await _from_loop(
+        lambda: qtbot.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    )
+    await _from_loop(lambda: qtbot.mouseClick(detail.map_window.button, Qt.MouseButton.LeftButton))
+    window = detail.map_window.window
+    assert window is not None
+    await until(window.map, lambda s: s["stops"] == 2 and s["selected"] == f"stop:{pickup}", 30)
+
+    # The user goes down the timeline with the keys: the event at the pickup, in the window.
+    event_id = str(detail.history.events[0].id)  # type: ignore[union-attr]
+    await _from_loop(lambda: qtbot.keyClick(timeline, Qt.Key.Key_Down))
+    assert timeline.currentItem() is _row_of(detail, f"event:{event_id}")
+    found = await until(window.map, lambda s: s["selected"] == f"event:{event_id}")
+    assert "Loaded 18 pallets" in (found["popup"] or "")
+    # A click on the Map tab's map chooses the row there and in the window.
+    async with emitted(docked.itemClicked, 10):
+        await evaluate(docked, f"FD._markers()['stop:{delivery}'].getElement().click()")
+    await until(window.map, lambda s: s["selected"] == f"stop:{delivery}")
+    # And a click in the window chooses it in the timeline and on the Map tab's map.
+    async with emitted(window.map.itemClicked, 10):
+        await evaluate(window.map, f"FD._markers()['stop:{pickup}'].getElement().click()")
+    assert timeline.currentItem() is _row_of(detail, f"stop:{pickup}")
+    await until(docked, lambda s: s["selected"] == f"stop:{pickup}")
+    assert window.map.map_page.console_errors == []
+    detail.shutdown()
+    await wait_until(lambda: detail.map_window.window is None, 10)

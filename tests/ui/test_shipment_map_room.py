@@ -9,14 +9,20 @@ import json
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QByteArray, QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from freightdesk.ui.maps.page import TileSettings
 from freightdesk.ui.maps.shipment_map import ShipmentMapView
 from freightdesk.ui.panes.shipments.list_layout import TALL_TAB_LIST_ROWS
-from freightdesk.ui.panes.shipments.map_room import MapWindow
+from freightdesk.ui.panes.shipments.map_room import (
+    GEOMETRY_KEY,
+    WINDOW_BELOW_TOP,
+    WINDOW_SIZE,
+    MapWindow,
+    window_place,
+)
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
 from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920
@@ -130,6 +136,60 @@ async def test_the_map_in_its_own_window_follows_the_list_and_closes_with_it(
     await wait_until(lambda: pane.detail.map_window.window is None, 10)
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, MapWindow)]
     await panes.close()
+
+
+# Offscreen, the window cannot be raised over the others (it is under Xvfb and on a desktop).
+@pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP, r"^This plugin does not support raise\(\)$")
+async def test_the_map_window_opens_over_the_apps_right_part_then_where_it_was_left(
+    qtbot: QtBot, panes: ShipmentPanes
+) -> None:
+    """Without a window manager the window opened at the screen's top left, over the app's
+    navigation, and at its first size every time."""
+    pane, _ids = await _pane_with_map(panes, AT_1366)
+    available = pane.screen().availableGeometry()
+    qtbot.mouseClick(pane.detail.map_window.button, Qt.MouseButton.LeftButton)
+    window = pane.detail.map_window.window
+    assert window is not None
+    placed = window.frameGeometry()
+    assert available.contains(placed), (placed, available)
+    # Over the app's right part (the offscreen screen is narrower than the app), under its top.
+    assert placed.right() == available.right() and placed.left() > available.left(), placed
+    assert placed.top() == pane.frameGeometry().top() + WINDOW_BELOW_TOP, placed
+    # The dispatcher moves and sizes it (through the window manager), then closes it.
+    chosen = QRect(40, 90, 620, 480)
+    window.setGeometry(chosen)
+    window.close()
+    await wait_until(lambda: pane.detail.map_window.window is None, 10)
+    qtbot.mouseClick(pane.detail.map_window.button, Qt.MouseButton.LeftButton)
+    again = pane.detail.map_window.window
+    assert again is not None and again is not window
+    assert again.geometry() == chosen
+    # Kept for the next run too.
+    assert isinstance(panes.settings.value(GEOMETRY_KEY), QByteArray)
+    panes.shut()
+    await wait_until(lambda: pane.detail.map_window.window is None, 10)
+    await panes.close()
+
+
+@pytest.mark.parametrize(
+    ("screen", "main", "expected"),
+    [
+        # 1366x768, the app maximized: over its right part, its top row of controls in sight.
+        (QRect(0, 0, 1366, 768), QRect(0, 0, 1366, 768), QRect(466, 48, 900, 640)),
+        # 1920x1080, the app at its default 1440x900 in the middle: as far right as the
+        # screen goes, over the app's right part (the detail beside the list).
+        (QRect(0, 0, 1920, 1080), QRect(240, 90, 1440, 900), QRect(1020, 138, 900, 640)),
+        # Room beside the app: beside it.
+        (QRect(0, 0, 1920, 1080), QRect(0, 0, 1000, 900), QRect(1000, 48, 900, 640)),
+        # A small second screen to the left, a panel on top: inside what it has.
+        (QRect(-1024, 30, 1024, 738), QRect(-1024, 30, 1024, 738), QRect(-682, 78, 682, 615)),
+    ],
+    ids=["1366", "1920", "beside", "small-left"],
+)
+def test_the_map_window_is_placed_on_the_screen_by_the_app(
+    screen: QRect, main: QRect, expected: QRect
+) -> None:
+    assert window_place(main, screen, QSize(*WINDOW_SIZE)) == expected
 
 
 async def _assert_note_clear_of_zoom(view: ShipmentMapView) -> None:

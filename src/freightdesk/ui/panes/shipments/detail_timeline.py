@@ -18,6 +18,7 @@ from freightdesk.ui.panes.shipments.detail_route import stop_label
 
 if TYPE_CHECKING:
     from freightdesk.ui.maps.shipment_map import ShipmentMapView
+    from freightdesk.ui.panes.shipments.map_room import MapWindowOpener
 
 _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
 # What a timeline row is, as the map names it: `stop:<id>`, `event:<id>`, `exception:<id>`.
@@ -35,6 +36,7 @@ class DetailTimeline(QWidget):
     timeline: QTreeWidget
     timeline_columns: TimelineColumns
     map: ShipmentMapView | None
+    map_window: MapWindowOpener
     _syncing: bool
     _selected_key: str | None
 
@@ -129,6 +131,7 @@ class DetailTimeline(QWidget):
         self._selected_key = key if isinstance(key, str) else None
         if self.map is not None:
             self.map.highlight(self._selected_key)
+        self.map_window.highlight(self._selected_key)
 
     def select_in_timeline(self, key: str) -> None:
         """Select the timeline row of a stop, event or exception (clicked on the map)."""

@@ -1,15 +1,16 @@
 """The shipment map's room. Below the list (1366 and 1440 px) the detail is wide and low: the
 Map tab then puts the timeline beside the map, not under it, so that the map keeps the tab's
 height. And the map opens in a window of its own (`MapWindow`), as large as the dispatcher
-wants, following the shipment chosen in the list. The Map tab's own map is the detail's
-(`DetailMap`)."""
+wants, following the shipment chosen in the list and the row chosen in its timeline; it opens
+beside or over the main window's right part, then where the dispatcher last left it. The Map
+tab's own map is the detail's (`DetailMap`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QSplitter, QTabWidget, QToolButton, QTreeWidget, QVBoxLayout, QWidget
 
@@ -29,6 +30,24 @@ TIMELINE_SHARE = 0.43
 TIMELINE_MOST = 520
 # The map's own window at first: a map a dispatcher can read a route on.
 WINDOW_SIZE = (900, 640)
+# Opened over the main window, it leaves this much of the main window's top in sight (its
+# menus and the list's filters).
+WINDOW_BELOW_TOP = 48
+# Where the window's geometry is kept between openings (and runs of the app).
+GEOMETRY_KEY = "shipments/mapWindowGeometry"
+
+
+def window_place(main: QRect, available: QRect, size: QSize) -> QRect:
+    """The map window's first place: beside the main window's right edge when the screen has
+    the room, else as far right as the screen allows, over the main window's right part;
+    inside the screen's available area either way (without a window manager, a window would
+    otherwise open at the screen's top left, over the app's navigation). On a small screen it
+    leaves a third of the width and a sixth of the height to the app."""
+    width = min(size.width(), available.width() * 2 // 3)
+    height = min(size.height(), available.height() * 5 // 6)
+    x = max(available.left(), min(main.right() + 1, available.right() + 1 - width))
+    y = max(available.top(), min(main.top() + WINDOW_BELOW_TOP, available.bottom() + 1 - height))
+    return QRect(x, y, width, height)
 
 
 class MapRoom(QObject):
@@ -88,6 +107,7 @@ class MapWindow(QWidget):
         layout.addWidget(self.map)
         if detail.history is not None:
             self.show_history(detail.history)
+        self.settings: QSettings | None = None  # where its geometry is kept, when given
 
     def show_history(self, history: TrackingHistory, change: DetailChange | None = None) -> None:
         identifiers = history.shipment.identifiers
@@ -100,6 +120,8 @@ class MapWindow(QWidget):
         self.map.clear()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
+        if self.settings is not None:
+            self.settings.setValue(GEOMETRY_KEY, self.saveGeometry())
         # Its page goes with it: a closed window keeps no render process running.
         self.map.dispose()
         self.deleteLater()
@@ -108,11 +130,15 @@ class MapWindow(QWidget):
 
 class MapWindowOpener:
     """The Map tab's "Map in window" button (in the tab bar's corner while the Map tab is
-    open) and the one window it opens, kept in step with the detail."""
+    open) and the one window it opens, kept in step with the detail: its shipment, and the row
+    chosen in its timeline (or on its map). `settings`, when given, keep the window's
+    geometry between openings."""
 
     def __init__(self, detail: ShipmentDetailView) -> None:
         self._detail = detail
         self.window: MapWindow | None = None
+        self.settings: QSettings | None = None
+        self._key: str | None = None  # the row chosen: `stop:<id>`, `event:<id>`, ...
         self.button = QToolButton(detail.tabs)
         self.button.setObjectName("mapInWindow")
         self.button.setText("Map in window")
@@ -128,17 +154,65 @@ class MapWindowOpener:
 
     def open(self) -> MapWindow:
         window = self.window
+        place: QRect | None = None
         if window is None:
             window = MapWindow(self._detail)
             window.destroyed.connect(self._gone)
+            window.map.itemClicked.connect(self._chosen_in_window)
+            window.map.rendered.connect(self._drawn_in_window)
+            place = self._place(window)
             self.window = window
         window.show()
+        if place is not None:
+            # The frame's size is known once shown: the frame, not the map, goes in place.
+            extra = window.frameGeometry().size() - window.geometry().size()
+            if not extra.isNull():
+                window.resize(place.size() - extra)
+                window.move(place.topLeft())  # a window's pos is its frame's
         window.raise_()
         window.activateWindow()
         return window
 
+    def _place(self, window: MapWindow) -> QRect | None:
+        """Put `window` where it was left, else in its first place, whose frame's rectangle
+        is returned."""
+        settings = self.settings
+        window.settings = settings
+        kept = settings.value(GEOMETRY_KEY) if settings is not None else None
+        if isinstance(kept, QByteArray) and window.restoreGeometry(kept):
+            return None  # where the dispatcher left it (Qt keeps it on a screen)
+        main = self._detail.window()
+        screen = main.screen()
+        available = screen.availableGeometry() if screen is not None else main.frameGeometry()
+        place = window_place(main.frameGeometry(), available, QSize(*WINDOW_SIZE))
+        window.setGeometry(place)
+        return place
+
     def _gone(self) -> None:
         self.window = None
+
+    def highlight(self, key: str | None) -> None:
+        """The row chosen in the timeline (or on the Map tab's map), shown on the window's
+        map too; kept for a window opened later."""
+        self._key = key
+        if self.window is not None:
+            self.window.map.highlight(key)
+
+    def _drawn_in_window(self, _token: int) -> None:
+        # Once its shipment is drawn (and fitted, which closes a popup opened before), the
+        # window shows the row chosen before it opened.
+        window = self.window
+        if window is None:
+            return
+        window.map.rendered.disconnect(self._drawn_in_window)
+        if self._key is not None:
+            window.map.highlight(self._key)
+
+    def _chosen_in_window(self, key: str) -> None:
+        # The timeline selects the row (MapWindow's own connection); the Map tab's map too.
+        self._key = key
+        if self._detail.map is not None:
+            self._detail.map.highlight(key)
 
     def show_history(self, history: TrackingHistory, change: DetailChange | None) -> None:
         if self.window is not None:
@@ -169,6 +243,7 @@ class DetailMap(QWidget):
     map: ShipmentMapView | None
     before_first_map: Callable[[], None] | None
     select_in_timeline: Callable[[str], None]
+    map_window: MapWindowOpener
 
     def wants_height(self) -> bool:
         """The Map tab is open: the detail below the list wants the height for its map."""
@@ -196,6 +271,7 @@ class DetailMap(QWidget):
             view = ShipmentMapView(self.session, self.map_splitter)
             view.setObjectName("shipmentMap")
             view.itemClicked.connect(self.select_in_timeline)
+            view.itemClicked.connect(self.map_window.highlight)  # the map's window follows
             self.map_splitter.insertWidget(0, view)
             if self.map is not None:
                 # Bringing QtWebEngine up processes events; one of them made the map already.

@@ -295,6 +295,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self._cache_shown = asyncio.Event()
         detail = ShipmentDetailView(session, self)
         detail.before_first_map = self.before_first_map
+        detail.map_window.settings = self.settings  # the map window's place between openings
         self.splitter.replaceWidget(1, detail)
         self._detail_slot.deleteLater()
         self.default_split()  # the detail's minimum is known now
