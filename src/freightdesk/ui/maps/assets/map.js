@@ -162,8 +162,10 @@
       showNote("Map tiles are switched off. Showing outlines.");
       return;
     }
-    showNote(null);
+    // Placed first: placing adds a new, empty box, which showNote then hides (an empty note
+    // in sight read as a note until the first tile failed).
     placeNote();
+    showNote(null);
     map.setMaxZoom(config.maxZoom || 19);
     state.tiles = L.tileLayer(config.tileUrl, {
       attribution: config.attribution || "",
