@@ -79,7 +79,7 @@ async def test_create_find_edit_and_delete(
     assert "Add at least one identifier" in form.errors.message_for("identifiers")
     assert "Row 1, identifiers: write them as TYPE=VALUE" in form.errors.message_for("items")
     form.tabs.setCurrentIndex(1)
-    assert "must be a number, not text" in form.errors.message_for("package.weight")
+    assert form.errors.message_for("package.weight") == "Enter a valid number, such as 1500 or 2.5"
     assert "UN or NA followed by four digits" in form.errors.message_for("accessorials.HAZMAT")
     # Fix it all; nothing typed was lost.
     assert form.items.text(0, 1) == "PO-77"
@@ -88,6 +88,13 @@ async def test_create_find_edit_and_delete(
     form.items.set_text(0, 2, "12")
     form.items.set_text(0, 3, "SKU=A-1; UPC=0123")
     form.tabs.setCurrentIndex(1)
+    form.weight.clear()
+    type_text(form.weight, "1,500")  # thousands or a decimal comma: asked, not guessed
+    form.save()
+    form.tabs.setCurrentIndex(1)
+    assert form.errors.message_for("package.weight") == (
+        "1,500 could be 1500 or 1.5: type one of those"
+    )
     form.weight.setText("420")
     form.lengths[0].setText("48")
     form.lengths[1].setText("40")

@@ -38,12 +38,30 @@ def path_of(location: Sequence[int | str]) -> str:
 
 # pydantic's refusals of text typed into a number field: the one number rule says why instead.
 _NUMBER_ERRORS = frozenset({"float_parsing", "int_parsing", "decimal_parsing"})
+_NUMBER_TYPE = ("must be a number", "must be an integer")
+
+
+def _typed(error: Any) -> Any:
+    """The value a JSON type refusal (see models/base.py) is about: its field's input, or
+    the value within it where the refusal points inside."""
+    value = error.get("input")
+    for part in (error.get("ctx") or {}).get("within") or ():
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
 
 
 def message_of(error: Any) -> str:
     given = error.get("input")
     if error.get("type") in _NUMBER_ERRORS and isinstance(given, str):
         return number_problem(given) or NOT_A_NUMBER
+    if error.get("type") == "json_type" and str(error.get("msg", "")).startswith(_NUMBER_TYPE):
+        # Text the form could not read as a number by the rule: say why it could not.
+        typed = _typed(error)
+        if isinstance(typed, str):
+            return number_problem(typed) or NOT_A_NUMBER
     if error.get("type") == "int_from_float":
         return NOT_WHOLE
     text = str(error.get("msg", "is not valid"))
