@@ -70,7 +70,12 @@ BENCHES = [
     Bench("bench_planning", ("--vehicles", "100000", "--queries", "100"), 180),
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
     Bench("bench_uploads", ("--gigabytes", "0.25", "--files", "20"), 120),
-    Bench("bench_webhooks", ("--seconds", "10", "--modes", "all"), 180),
+    # The load (10 s), then the idle service's CPU (20 s) and changes made while idle (~25 s).
+    Bench(
+        "bench_webhooks",
+        ("--seconds", "10", "--modes", "all,idle", "--idle-seconds", "20", "--idle-changes", "5"),
+        260,
+    ),
     Bench("bench_simulator", ("--fleet", "200", "--seconds", "20", "--baseline", "10"), 180),
     Bench("bench_demo", ("--runs", "1", "--serve-runs", "1"), 240),
     Bench(

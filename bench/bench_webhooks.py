@@ -54,7 +54,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from multiprocessing.connection import Connection
@@ -64,7 +66,7 @@ from typing import Any
 import httpx
 from sqlalchemy.engine import make_url
 
-from bench.minimal_service import settle
+from bench.minimal_service import minimal_service, settle
 from bench.report import Figure, publish
 from freightdesk.models.tracking import TrackedShipmentEvent
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction
@@ -79,6 +81,8 @@ _LENGTH = re.compile(rb"content-length:\s*(\d+)")
 # Targets from performance.md (SQLite).
 DRAIN_SECONDS = 0.5
 P95_SECONDS = 0.5
+# The idle service's CPU (its workers asleep until there is work) against the minimal app's.
+IDLE_CPU_MAX_RATIO = 2.0
 # Per setup: in `spread` every change is delivered once, so a delivery carries the whole
 # per-change cost (journal, fan-out, cycle) that `all` shares among 20.
 CPU_PER_DELIVERY_MS = {"all": 0.16, "spread": 1.0}
@@ -160,6 +164,8 @@ async def _receivers(count: int, slow: int, control: Connection) -> None:
         command = control.recv()
         if command == "counts":
             control.send([len(items) for items in latencies])
+        elif command == "latencies":
+            control.send(latencies)
         elif command == "stop":
             control.send(latencies)
             done.set()
@@ -221,6 +227,30 @@ def start_service(data_dir: Path, database_url: str) -> Service:
             raise SystemExit("the service did not answer /health")
         time.sleep(0.1)
     return Service(process, url, database_url, data_dir)
+
+
+@contextmanager
+def receivers_and_service(
+    database_url: str, data_dir: Path, endpoints: int, slow: int
+) -> Iterator[tuple[Connection, list[int], Service, int]]:
+    """The receivers' process (its control pipe, their ports and its pid) and the service,
+    settled; both stopped afterwards."""
+    parent, child = multiprocessing.get_context("spawn").Pipe()
+    receivers = multiprocessing.get_context("spawn").Process(
+        target=run_receivers, args=(endpoints, slow, child), daemon=True
+    )
+    receivers.start()
+    ports: list[int] = parent.recv()
+    service = start_service(data_dir, database_url)
+    try:
+        settle(service.url)
+        yield parent, ports, service, receivers.pid or 0
+    finally:
+        service.process.terminate()
+        service.process.wait(timeout=30)
+        receivers.join(timeout=10)
+        if receivers.is_alive():
+            receivers.kill()
 
 
 def token_for(service: Service, name: str) -> str:
@@ -369,15 +399,12 @@ def run(
 ) -> Figures:
     """`spread` False: one tenant, every change to every endpoint. True: one tenant per
     endpoint, each change to its tenant's endpoint only."""
-    parent, child = multiprocessing.get_context("spawn").Pipe()
-    receivers = multiprocessing.get_context("spawn").Process(
-        target=run_receivers, args=(endpoints, slow, child), daemon=True
-    )
-    receivers.start()
-    ports: list[int] = parent.recv()
-    service = start_service(data_dir, database_url)
-    settle(service.url)
-    try:
+    with receivers_and_service(database_url, data_dir, endpoints, slow) as (
+        parent,
+        ports,
+        service,
+        receivers_pid,
+    ):
         tenants = endpoints if spread else 1
         shipments: list[str] = []
         for tenant in range(tenants):
@@ -395,7 +422,7 @@ def run(
         shipments = [s for group in zip(*_chunks(shipments, tenants), strict=True) for s in group]
         load_before = os.getloadavg()[0]
         cpu_before = _cpu_seconds(service.process.pid)
-        receivers_before = _cpu_seconds(receivers.pid or 0)
+        receivers_before = _cpu_seconds(receivers_pid)
         machine_before = _machine_cpu()
         postgres_before = _postgres_cpu(database_url)
         window_started = time.monotonic()
@@ -415,7 +442,7 @@ def run(
             time.sleep(0.05)  # the drain time is a figure: asked often
         drained_after = time.monotonic() - drain_started
         service_cpu = _cpu_seconds(service.process.pid) - cpu_before
-        receivers_cpu = _cpu_seconds(receivers.pid or 0) - receivers_before
+        receivers_cpu = _cpu_seconds(receivers_pid) - receivers_before
         machine_cpu = _machine_cpu() - machine_before
         postgres_cpu = _postgres_cpu(database_url) - postgres_before
         window = time.monotonic() - window_started
@@ -423,12 +450,6 @@ def run(
         plain_cpu_ms = plain_sender_cpu_ms(ports[0])
         parent.send("stop")
         latencies: list[list[float]] = parent.recv()
-    finally:
-        service.process.terminate()
-        service.process.wait(timeout=30)
-        receivers.join(timeout=10)
-        if receivers.is_alive():
-            receivers.kill()
     fast = [value for items in latencies[:endpoints] for value in items]
     return Figures(
         changes=changes,
@@ -514,6 +535,170 @@ def _drive(
     return sum(made), time.monotonic() - started
 
 
+# --- idle: what the service costs while nothing happens, and how soon a change goes out ------
+
+
+@dataclass
+class Idle:
+    seconds: float
+    # CPU ms per second over the idle window: the service (and, on PostgreSQL, its database's
+    # processes), and the minimal app idle beside it.
+    service_cpu: float
+    postgres_cpu: float
+    minimal_cpu: float
+    # Milliseconds from a change (its createdDateTime) to the receiver, each made after the
+    # service sat idle: through the API, and written by another process (this one).
+    api: list[float]
+    other_process: list[float]
+    # The floor: a plain POST of a delivery's body to the same receiver, wall ms.
+    plain_ms: float
+    load_before: float
+    load_after: float
+
+
+def run_idle(database_url: str, data_dir: Path, *, seconds: int, changes: int) -> Idle:
+    """The service with one configuration and one shipment left alone for `seconds` beside
+    the minimal app (CPU of both from /proc over the same window), then `changes` changes
+    through its API and as many written by this process, each after 2 s of quiet."""
+    pids: list[int] = []
+    with receivers_and_service(database_url, data_dir, 1, 0) as (parent, ports, service, _pid):
+        with (
+            minimal_service(data_dir / "minimal", pids),
+            httpx.Client(
+                base_url=service.url,
+                headers={"Authorization": f"Bearer {token_for(service, 'bench-idle')}"},
+                timeout=30,
+            ) as http,
+        ):
+            _configure(http, "receiver", ports[0])
+            shipment = _shipments(http, "BOL-IDLE", 1)[0]
+            time.sleep(5.0)  # the start's remaining work (workers begin a second in) done
+            load_before = os.getloadavg()[0]
+            before = (_cpu_seconds(service.process.pid), _postgres_cpu(database_url))
+            minimal_before = _cpu_seconds(pids[0])
+            started = time.monotonic()
+            time.sleep(seconds)
+            window = time.monotonic() - started
+            service_cpu = (_cpu_seconds(service.process.pid) - before[0]) * 1000 / window
+            postgres_cpu = (_postgres_cpu(database_url) - before[1]) * 1000 / window
+            minimal_cpu = (_cpu_seconds(pids[0]) - minimal_before) * 1000 / window
+            events: list[dict[str, str]] = []
+
+            def through_api() -> None:
+                at = datetime.now(UTC).isoformat()
+                events.append({"id": str(uuid.uuid4()), "type": "POSITION_REPORT", "dateTime": at})
+                body = {"id": shipment, "plan": {"expectedTransportationModes": ["TL"]}}
+                body["identifiers"] = [{"type": "BILL_OF_LADING", "value": "BOL-IDLE-00000"}]
+                http.put("/api/v4/shipments/tracking", json={**body, "events": events})
+
+            api = _one_by_one(parent, through_api, changes)
+            engine = make_engine(database_url)
+            sessions = make_sessionmaker(engine)
+
+            def written() -> None:
+                with transaction(sessions) as session:
+                    event = TrackedShipmentEvent(
+                        type="POSITION_REPORT", date_time=datetime.now(UTC)
+                    )
+                    store.add_event(session, shipment, event, "TL")
+
+            try:
+                other_process = _one_by_one(parent, written, changes)
+            finally:
+                engine.dispose()
+        plain_ms = _plain_post_ms(ports[0])
+        load_after = os.getloadavg()[0]
+        parent.send("stop")
+        parent.recv()
+    return Idle(
+        seconds=window,
+        service_cpu=service_cpu,
+        postgres_cpu=postgres_cpu,
+        minimal_cpu=minimal_cpu,
+        api=api,
+        other_process=other_process,
+        plain_ms=plain_ms,
+        load_before=load_before,
+        load_after=load_after,
+    )
+
+
+def _one_by_one(control: Connection, change: Callable[[], None], count: int) -> list[float]:
+    """Make `count` changes, each after 2 s of quiet and once the last one arrived; returns
+    the milliseconds from each change to its arrival, as the receiver saw them."""
+    control.send("counts")
+    arrived: int = control.recv()[0]
+    for _ in range(count):
+        time.sleep(2.0)
+        change()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            control.send("counts")
+            if control.recv()[0] > arrived:
+                break
+            time.sleep(0.005)
+        arrived += 1
+    control.send("latencies")
+    latencies: list[float] = control.recv()[0]
+    return [value * 1000 for value in latencies[-count:]]
+
+
+def _plain_post_ms(port: int, count: int = 200) -> float:
+    """Median wall ms of a plain POST of a delivery's body to the receiver on a fresh
+    connection, as a delivery's floor."""
+    body = b'{"x":"' + b"y" * (PLAIN_BODY_BYTES - 8) + b'"}'
+    request = (
+        f"POST /hook HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode() + body
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(request)
+            answer = b""
+            while not answer.endswith(b"\r\n\r\n"):
+                answer += sock.recv(4096)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def _idle_figures(result: Idle, database: str) -> list[Figure]:
+    load = (result.load_before + result.load_after) / 2
+    window = f"{result.seconds:.0f} s, {database}"
+    service = result.service_cpu + result.postgres_cpu
+    with_db = " (with its PostgreSQL backends)" if result.postgres_cpu else ""
+    figures = [
+        Figure(
+            "webhooks",
+            f"idle service CPU{with_db}, ms per second over {window}",
+            service,
+            unit="ms/s",
+            baseline=result.minimal_cpu,
+            baseline_what="the minimal FastAPI app idle beside it",
+            max_ratio=IDLE_CPU_MAX_RATIO,
+            load=load,
+        )
+    ]
+    for what, values in (
+        ("through the API", result.api),
+        ("by another process", result.other_process),
+    ):
+        figures.append(
+            Figure(
+                "webhooks",
+                f"idle service: change {what} to its receiver, median of {len(values)} "
+                f"[max {max(values):.0f} ms], {database}",
+                statistics.median(values),
+                baseline=result.plain_ms,
+                baseline_what="a plain POST of the body to the receiver",
+                limit=P95_SECONDS * 1000,
+                load=load,
+            )
+        )
+    return figures
+
+
 def _report(title: str, figures: Figures, endpoints: int) -> None:
     achieved = figures.changes / figures.seconds * 60
     print(f"\n{title}")
@@ -597,9 +782,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="all,spread,all-slow,spread-slow",
         help="all: one tenant, every change to every endpoint; spread: one tenant per "
         "endpoint, each change to one endpoint; -slow: plus a receiver taking 5 s per "
-        "request that gets every change of the first tenant (default: all four)",
+        "request that gets every change of the first tenant (default: all four); idle: the "
+        "service's CPU while idle and how soon a change made then arrives",
     )
     parser.add_argument("--no-slow", action="store_true", help="skip the -slow setups")
+    parser.add_argument(
+        "--idle-seconds", type=int, default=60, help="the idle setup's window of CPU"
+    )
+    parser.add_argument(
+        "--idle-changes", type=int, default=10, help="the idle setup's changes of each kind"
+    )
     args = parser.parse_args(argv)
     n = args.endpoints
     slow_title = f", plus a receiver taking {SLOW_SECONDS:g} s per request (first tenant)"
@@ -612,6 +804,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = [m.strip() for m in args.modes.split(",") if m.strip()]
     published: list[Figure] = []
     for mode in chosen:
+        if mode == "idle":
+            published += _idle(args.database, args.idle_seconds, args.idle_changes)
+            continue
         if mode not in setups:
             parser.error(f"unknown mode {mode!r} (use {', '.join(setups)})")
         title, spread, slow = setups[mode]
@@ -643,6 +838,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         published += _figures(mode, results, rate=args.rate, endpoints=n)
     publish(published)
     return 0
+
+
+def _idle(database: str | None, seconds: int, changes: int) -> list[Figure]:
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-bench-webhooks-"))
+    try:
+        url = _fresh_postgres(database) if database else f"sqlite:///{data_dir / 'bench.sqlite3'}"
+        result = run_idle(url, data_dir, seconds=seconds, changes=changes)
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+    print(f"\nidle ({result.seconds:.0f} s): service {result.service_cpu:.2f} ms/s", end="")
+    print(f" (+ PostgreSQL {result.postgres_cpu:.2f})" if database else "", end="")
+    print(f", minimal app {result.minimal_cpu:.2f} ms/s")
+    for what, values in (("API", result.api), ("other process", result.other_process)):
+        print(f"  change {what} -> receiver ms: {', '.join(f'{v:.0f}' for v in values)}")
+    return _idle_figures(result, "PostgreSQL" if database else "SQLite")
 
 
 def _figures(mode: str, results: list[Figures], *, rate: int, endpoints: int) -> list[Figure]:

@@ -7,7 +7,12 @@ both, and every migration runs on both.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+import select
+import socket
+import threading
+import uuid
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -101,8 +106,10 @@ def make_engine(url: str) -> Engine:
             url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20
         )
         event.listen(engine, "connect", _sqlite_pragmas)
-        return engine
-    return create_engine(url, pool_size=20, max_overflow=10, pool_pre_ping=True)
+    else:
+        engine = create_engine(url, pool_size=20, max_overflow=10, pool_pre_ping=True)
+    _WAKEUPS[engine] = Wakeups(engine)
+    return engine
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -125,6 +132,246 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
     """A session that commits when the block succeeds and rolls back when it raises."""
     with factory() as session, session.begin():
         yield session
+
+
+# --- wake-ups ----------------------------------------------------------------------------
+#
+# Background workers sleep until a commit gives them work instead of polling the database.
+# A transaction that inserts into a watched table (`_WAKE_ON_INSERT`), or that asks for it
+# (`wake_on_commit`), wakes the channel's subscribers of its engine once it has committed:
+# in this process when its connection goes back to the pool (or begins its next
+# transaction), and on PostgreSQL in every other instance too, through one NOTIFY sent with
+# the transaction (delivered by PostgreSQL only if it commits). Workers still look now and
+# then (a writer in another process on SQLite, a notification lost while the listening
+# connection was down).
+
+NOTIFY_CHANNEL = "freightdesk_wake"
+WEBHOOKS_CHANNEL = "webhooks"
+PUSHES_CHANNEL = "pushes"
+# Declared here, not by the workers, so that every process writing the database announces
+# its writes (an instance without workers, a tool), whether or not it imported them.
+_WAKE_ON_INSERT: dict[str, str] = {
+    "shipment_changes": WEBHOOKS_CHANNEL,  # a change journaled: webhooks to fan out
+    "push_ingestions": PUSHES_CHANNEL,  # a carrier push accepted: to apply
+}
+_INSERT_PREFIXES = tuple(f"INSERT INTO {name} " for name in _WAKE_ON_INSERT)
+# Keys in a pooled connection's `info`: channels of the open transaction, then of the one that
+# committed (until the connection is given back or begins another).
+_PENDING_KEY = "freightdesk.wake.pending"
+_COMMITTED_KEY = "freightdesk.wake.committed"
+# The listening connection is tried again this long after it failed.
+LISTEN_RETRY_SECONDS = 5.0
+# How often SQLite's data_version is read for commits of other processes.
+DATA_VERSION_SECONDS = 0.25
+
+
+def wake_on_commit(connection: Connection | Session, channel: str) -> None:
+    """Wake `channel` once the transaction `connection` is in commits."""
+    found = connection.connection() if isinstance(connection, Session) else connection
+    found.info.setdefault(_PENDING_KEY, set()).add(channel)
+
+
+class Wakeups:
+    """The subscribers of one engine's channels, and on PostgreSQL its listening thread."""
+
+    def __init__(self, engine: Engine) -> None:
+        # Names this engine in its notifications, so that it does not wake itself twice.
+        self.token = uuid.uuid4().hex
+        self._engine_ref = weakref.ref(engine)
+        self._postgres = engine.dialect.name == "postgresql"
+        self._watched = self._postgres or engine.url.database not in (None, "", ":memory:")
+        # Commits made through this engine (`_DataVersion` tells them from other processes').
+        self.commits = 0
+        self._lock = threading.Lock()
+        self._subscribers: dict[str, list[Callable[[], None]]] = {}
+        self._listener: _Listener | None = None
+        event.listen(engine, "after_cursor_execute", _note_insert)
+        event.listen(engine, "commit", self._on_commit)
+        event.listen(engine, "rollback", _on_rollback)
+        event.listen(engine, "begin", self._on_begin)
+        event.listen(engine.pool, "checkin", self._on_checkin)
+
+    def subscribe(self, channel: str, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call `callback` (from any thread) whenever `channel` is woken; returns the
+        unsubscribe function. It must not block: it hands the news to its worker."""
+        with self._lock:
+            self._subscribers.setdefault(channel, []).append(callback)
+            engine = self._engine_ref()
+            if self._watched and self._listener is None and engine is not None:
+                kind = _Notifications if self._postgres else _DataVersion
+                self._listener = kind(engine, self)
+                self._listener.start()
+
+        def unsubscribe() -> None:
+            with self._lock:
+                callbacks = self._subscribers.get(channel, [])
+                if callback in callbacks:
+                    callbacks.remove(callback)
+                listener = self._listener
+                if listener is None or any(self._subscribers.values()):
+                    return
+                self._listener = None
+            listener.stop()
+
+        return unsubscribe
+
+    def fire(self, channels: Iterable[str]) -> None:
+        with self._lock:
+            callbacks = [c for name in set(channels) for c in self._subscribers.get(name, ())]
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:
+                log.exception("a wake-up subscriber failed")
+
+    def fire_all(self) -> None:
+        with self._lock:
+            names = list(self._subscribers)
+        self.fire(names)
+
+    def _on_commit(self, conn: Connection) -> None:
+        self.commits += 1
+        channels = conn.info.pop(_PENDING_KEY, None)
+        if not channels:
+            return
+        conn.info.setdefault(_COMMITTED_KEY, set()).update(channels)
+        if self._postgres:
+            # Part of the transaction: PostgreSQL delivers it only if the commit succeeds.
+            payload = f"{self.token} {','.join(sorted(channels))}"
+            driver = conn.connection.driver_connection
+            if driver is not None:
+                driver.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, payload))
+
+    def _on_begin(self, conn: Connection) -> None:
+        # The connection's previous transaction committed.
+        channels = conn.info.pop(_COMMITTED_KEY, None)
+        if channels:
+            self.fire(channels)
+
+    def _on_checkin(self, _dbapi_connection: Any, record: Any) -> None:
+        if record is None:
+            return
+        record.info.pop(_PENDING_KEY, None)  # rolled back by the pool's reset
+        channels = record.info.pop(_COMMITTED_KEY, None)
+        if channels:
+            self.fire(channels)
+
+
+def _note_insert(conn: Connection, _cursor: Any, statement: str, *_rest: Any) -> None:
+    if statement.startswith(_INSERT_PREFIXES):
+        table = statement[len("INSERT INTO ") :].split(" ", 1)[0]
+        conn.info.setdefault(_PENDING_KEY, set()).add(_WAKE_ON_INSERT[table])
+
+
+def _on_rollback(conn: Connection) -> None:
+    conn.info.pop(_PENDING_KEY, None)
+
+
+_WAKEUPS: weakref.WeakKeyDictionary[Engine, Wakeups] = weakref.WeakKeyDictionary()
+
+
+def wakeups(engine: Engine) -> Wakeups:
+    """The engine's wake-ups (made with it by `make_engine`, else on first use)."""
+    found = _WAKEUPS.get(engine)
+    if found is None:
+        found = _WAKEUPS.setdefault(engine, Wakeups(engine))
+    return found
+
+
+class _Listener:
+    """A thread on a connection of its own that wakes subscribers for commits made by other
+    processes; it stops through a socket of its own."""
+
+    def __init__(self, engine: Engine, wakeups: Wakeups) -> None:
+        self._dialect = engine.dialect
+        self._url = engine.url
+        self._wakeups = wakeups
+        self._stop_in, self._stop_out = socket.socketpair()
+        self._thread = threading.Thread(target=self._run, name="db-wakeups", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop_out.send(b"x")
+        self._thread.join(timeout=10)
+        self._stop_in.close()
+        self._stop_out.close()
+
+    def _stopped(self, seconds: float | None) -> bool:
+        return bool(select.select([self._stop_in], [], [], seconds)[0])
+
+    def _run(self) -> None:
+        while True:
+            try:
+                if self._listen():
+                    return
+            except Exception as exc:
+                log.warning("listening for wake-ups failed (%s); looking again shortly", exc)
+            # Notifications may have been missed meanwhile: let the workers look.
+            self._wakeups.fire_all()
+            if self._stopped(LISTEN_RETRY_SECONDS):
+                return
+
+    def _connect(self) -> Any:
+        cargs, cparams = self._dialect.create_connect_args(self._url)
+        return self._dialect.connect(*cargs, **cparams)
+
+    def _listen(self) -> bool:
+        """Listen until stopped (True) or the connection fails (raises)."""
+        raise NotImplementedError
+
+
+class _Notifications(_Listener):
+    """PostgreSQL: LISTENs, waking the subscribers of the channels other instances notify.
+    It waits on the connection's socket: nothing runs while nobody notifies."""
+
+    def _listen(self) -> bool:
+        connection = self._connect()
+        try:
+            connection.autocommit = True
+            connection.execute(f"LISTEN {NOTIFY_CHANNEL}")
+            pgconn = connection.pgconn
+            # What was notified before the LISTEN took effect was missed.
+            self._wakeups.fire_all()
+            while True:
+                ready = select.select([pgconn.socket, self._stop_in], [], [])[0]
+                if self._stop_in in ready:
+                    return True
+                pgconn.consume_input()
+                channels: set[str] = set()
+                while (notice := pgconn.notifies()) is not None:
+                    token, _, named = notice.extra.decode().partition(" ")
+                    if token != self._wakeups.token:
+                        channels.update(named.split(","))
+                if channels:
+                    self._wakeups.fire(channels)
+        finally:
+            connection.close()
+
+
+class _DataVersion(_Listener):
+    """SQLite: another process's commit (a tool writing the database) changes the file's
+    `data_version`; this process's own commits announce themselves, so a change with none of
+    them since wakes every subscriber (one made alongside one of ours is left to the
+    fallback poll). A pragma read every `DATA_VERSION_SECONDS` costs some
+    microseconds, where a worker's look for work costs milliseconds and statements."""
+
+    def _listen(self) -> bool:
+        connection = self._connect()
+        try:
+            seen: int | None = None
+            commits = self._wakeups.commits
+            while not self._stopped(DATA_VERSION_SECONDS):
+                version = connection.execute("PRAGMA data_version").fetchone()[0]
+                ours = self._wakeups.commits != commits
+                commits = self._wakeups.commits
+                if seen is not None and version != seen and not ours:
+                    self._wakeups.fire_all()
+                seen = version
+            return True
+        finally:
+            connection.close()
 
 
 # --- migrations --------------------------------------------------------------------------

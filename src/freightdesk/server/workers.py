@@ -15,6 +15,10 @@ from freightdesk.server.context import ServiceContext
 
 log = logging.getLogger(__name__)
 
+# A worker that waits for work sleeps until woken (an event its producers set, or a database
+# wake-up: `db.wakeups`), and looks anyway at least this often.
+IDLE_POLL_SECONDS = 10.0
+
 Worker = Callable[[ServiceContext, asyncio.Event], Awaitable[None]]
 
 # Workers that start with the service, without the start's delay (see `at_once`).
@@ -26,6 +30,29 @@ def at_once(worker: Worker) -> Worker:
     given: work the user waits for (the demo's data on a first run)."""
     _AT_ONCE.add(worker)
     return worker
+
+
+def setter(event: asyncio.Event) -> Callable[[], None]:
+    """A function that sets `event` (of the running loop) from any thread."""
+    loop = asyncio.get_running_loop()
+
+    def set_event() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(event.set)
+
+    return set_event
+
+
+async def wait_for_any(seconds: float, *events: asyncio.Event) -> None:
+    """Until one of `events` is set or `seconds` pass, whichever comes first."""
+    waiters = [asyncio.ensure_future(found.wait()) for found in events]
+    try:
+        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.gather(*waiters, return_exceptions=True)
 
 
 class Workers:

@@ -13,9 +13,8 @@ Carriers answer in the background: quotes and booking answers are rows with a du
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -37,13 +36,15 @@ from freightdesk.server.domain.rate_engine import CarrierTerms, unit_interval
 from freightdesk.server.errors import field_error
 from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.booking import CarrierProfileRow
+from freightdesk.server.workers import IDLE_POLL_SECONDS, setter, wait_for_any
 
 log = logging.getLogger(__name__)
 
 DEFAULT_RESPONSE_DELAY_SECONDS = 2.0
 SLOW_RESPONSE_DELAY_SECONDS = 15 * 60.0
 DEFAULT_MAX_LINE_ITEMS = 20
-IDLE_SECONDS = 2.0
+# Work committed by another process (another instance on PostgreSQL) is found this late.
+IDLE_SECONDS = IDLE_POLL_SECONDS
 
 _ALL_MODES = [CarrierMode.TL, CarrierMode.LTL, CarrierMode.VLTL]
 
@@ -235,12 +236,8 @@ async def run_due_work(context: ServiceContext, stop: asyncio.Event, name: str, 
     nothing is scheduled). The loop sleeps until then, until :func:`wake`, or at most
     IDLE_SECONDS, which also picks up work committed by another process.
     """
-    loop = asyncio.get_running_loop()
     nudged = asyncio.Event()
-
-    def nudge() -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closing
-            loop.call_soon_threadsafe(nudged.set)
+    nudge = setter(nudged)
 
     key = f"wake:{name}"
     context.services[key] = nudge
@@ -252,17 +249,7 @@ async def run_due_work(context: ServiceContext, stop: asyncio.Event, name: str, 
             if next_due is not None:
                 delay = min(IDLE_SECONDS, max(0.0, (next_due - utcnow()).total_seconds()))
             if delay > 0:
-                await _first_of((stop, nudged), delay)
+                await wait_for_any(delay, stop, nudged)
     finally:
         if context.services.get(key) is nudge:
             del context.services[key]
-
-
-async def _first_of(events: Sequence[asyncio.Event], seconds: float) -> None:
-    waiters = [asyncio.ensure_future(event.wait()) for event in events]
-    try:
-        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        await asyncio.gather(*waiters, return_exceptions=True)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, select, update
+from sqlalchemy import Table, bindparam, delete, func, select, update
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -28,12 +28,17 @@ from freightdesk.models.push import (
     IngestionStatus,
 )
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.db import PUSHES_CHANNEL, transaction, utcnow, wakeups
 from freightdesk.server.domain.push_applier import Claimed, Outcome, PushApplier
 from freightdesk.server.domain.push_intake import ingestion_queue
 from freightdesk.server.errors import ApiError
 from freightdesk.server.tables.push import PushIngestion
-from freightdesk.server.workers import Worker
+from freightdesk.server.workers import (
+    IDLE_POLL_SECONDS,
+    Worker,
+    setter,
+    wait_for_any,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,8 +58,6 @@ PROCESS_BATCH = 1000
 # pushes each, on the GIL that the event loop answering the pushes needs (issue 18). A push
 # waits at most this long more before it is applied.
 COALESCE_SECONDS = 0.1
-# Without a wake-up (pushes accepted by another process on the same database), look anyway.
-IDLE_POLL_SECONDS = 1.0
 # UNMATCHED pushes are tried again after 2, 4, 8, ... seconds, at most 10 minutes apart,
 # for a week after they were received.
 RETRY_FIRST = timedelta(seconds=2)
@@ -107,6 +110,18 @@ def retry_unmatched(context: ServiceContext, limit: int = PROCESS_BATCH) -> int:
         .limit(limit)
     )
     return _process(context, query)
+
+
+def next_retry_in(context: ServiceContext) -> float | None:
+    """Seconds until the first UNMATCHED push's retry is due (None: no retry waits)."""
+    with context.sessions() as session:
+        first = session.scalar(
+            select(func.min(_INGESTIONS.c.retry_at)).where(
+                _INGESTIONS.c.status == IngestionStatus.UNMATCHED.value,
+                _INGESTIONS.c.retry_at.is_not(None),
+            )
+        )
+    return None if first is None else (first - utcnow()).total_seconds()
 
 
 def _process(context: ServiceContext, query: Any) -> int:
@@ -223,7 +238,18 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
 
     Database work runs in a thread, one batch at a time, so the event loop stays free.
     """
+    # Pushes accepted by other instances (PostgreSQL); this instance's intake sets the event.
+    arrived = setter(ingestion_queue(context).arrived)
+    unsubscribe = wakeups(context.engine).subscribe(PUSHES_CHANNEL, arrived)
+    try:
+        await _process_pushes(context, stop)
+    finally:
+        unsubscribe()
+
+
+async def _process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
     queue = ingestion_queue(context)
+    # When UNMATCHED pushes are next tried (loop time), known after each look for them.
     next_retry = 0.0
     loop = asyncio.get_running_loop()
     next_prune = loop.time() + PRUNE_EVERY_SECONDS / 60  # not in the way of the start
@@ -235,13 +261,17 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
                 applied: int = await asyncio.to_thread(process_pending, context)
                 if not applied:
                     break
+                next_retry = 0.0  # it may have left pushes UNMATCHED
                 # At least COALESCE_SECONDS from one batch's start to the next: a long batch (a
                 # backlog) is followed at once, after a short one the next gathers more.
                 if (pause := started + COALESCE_SECONDS - loop.time()) > 0:
                     await _sleep(stop, pause)
             if loop.time() >= next_retry:
                 await asyncio.to_thread(retry_unmatched, context)
-                next_retry = loop.time() + RETRY_FIRST.total_seconds() / 2
+                due = await asyncio.to_thread(next_retry_in, context)
+                # Retries at most every second; none waiting: the idle poll looks again.
+                wait = IDLE_POLL_SECONDS if due is None else due
+                next_retry = loop.time() + max(RETRY_FIRST.total_seconds() / 2, wait)
             if loop.time() >= next_prune:
                 while await asyncio.to_thread(prune_receipts, context) == PRUNE_BATCH:
                     if stop.is_set():
@@ -251,24 +281,14 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
             log.warning("push processing paused: the database failed", exc_info=True)
             await _sleep(stop, BACKOFF_SECONDS)
             continue
-        await _wait(stop, queue.arrived, IDLE_POLL_SECONDS)
+        idle = min(IDLE_POLL_SECONDS, max(0.0, next_retry - loop.time()))
+        await wait_for_any(idle, stop, queue.arrived)
         await _sleep(stop, COALESCE_SECONDS)
 
 
 async def _sleep(stop: asyncio.Event, seconds: float) -> None:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), timeout=seconds)
-
-
-async def _wait(stop: asyncio.Event, arrived: asyncio.Event, seconds: float) -> None:
-    """Until a push arrives, the service stops or `seconds` pass."""
-    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(arrived.wait())]
-    try:
-        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        await asyncio.gather(*waiters, return_exceptions=True)
 
 
 WORKERS: list[Worker] = [process_pushes]

@@ -1,6 +1,8 @@
 """The webhook delivery worker (registered in `app.WORKER_MODULES` through `WORKERS`).
 
-One cycle, every `poll_interval_seconds` or sooner when a request finishes:
+One cycle whenever there is work: a change committed (a wake-up, `db.wake_on_insert`, from
+this instance or, on PostgreSQL, another), a request finished, a retry due; and at least every
+`poll_interval_seconds` (a writer in another process on SQLite, a notification missed):
 1. store the outcomes of finished requests (outbox.record) and fan out new rows of the
    shipment change journal (outbox.fan_out), in one transaction, then let chains move on,
 2. start requests for due messages (schedule.Scheduler), within the concurrency of each
@@ -22,7 +24,6 @@ sends everything.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import time
@@ -33,7 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.db import WEBHOOKS_CHANNEL, transaction, utcnow, wake_on_commit, wakeups
 from freightdesk.server.settings import LISTEN_URL_KEY
 from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
 from freightdesk.server.webhooks.leases import Key, Leases
@@ -42,7 +43,7 @@ from freightdesk.server.webhooks.schedule import Pending, Scheduler
 from freightdesk.server.webhooks.sender import Result, Sender
 from freightdesk.server.webhooks.targets import TargetPolicy
 from freightdesk.server.webhooks.tuning import Tuning, current
-from freightdesk.server.workers import Worker
+from freightdesk.server.workers import Worker, setter, wait_for_any
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,8 @@ _CLEANUP_EVERY_SECONDS = 60.0
 # the next of its receiver); a change waits at most this long, or the poll interval when
 # the worker was idle.
 _MIN_CYCLE_SECONDS = 0.05
+# After a failed cycle (the database down), the next one waits this long.
+_RETRY_AFTER_FAILURE_SECONDS = 1.0
 _SHUTDOWN_GRACE_SECONDS = 1.0
 # Bodies kept in memory for messages not sent yet; beyond this they are read back when due.
 _BODY_CACHE_BYTES = 64 * 1024 * 1024
@@ -162,6 +165,7 @@ class DeliveryWorker:
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args))
 
     async def run(self, stop: asyncio.Event) -> None:
+        unsubscribe = wakeups(self.context.engine).subscribe(WEBHOOKS_CHANNEL, setter(self._wake))
         try:
             await self._db(migrate.upgrade, self.context.sessions, self.box)
             self.context.services[RUNNING_KEY] = True
@@ -173,23 +177,28 @@ class DeliveryWorker:
                 except Exception:
                     log.exception("webhook delivery cycle failed; retrying shortly")
                     more = False
-                    await _wait(stop, asyncio.Event(), tuning.poll_interval_seconds * 10)
+                    await wait_for_any(_RETRY_AFTER_FAILURE_SECONDS, stop)
                 if not more:
-                    await _wait(stop, self._wake, self._pause(tuning))
+                    await wait_for_any(self._pause(tuning), stop, self._wake)
                 self._wake.clear()
                 rest = _MIN_CYCLE_SECONDS - (time.monotonic() - started)
                 if rest > 0 and not stop.is_set():
                     await asyncio.sleep(rest)
         finally:
+            unsubscribe()
             self.context.services.pop(RUNNING_KEY, None)
             await self._shutdown()
 
     def _pause(self, tuning: Tuning) -> float:
+        """How long an idle worker sleeps unless woken: until the next retry is due, the
+        leases are to be renewed (and expired ones taken over), or the fallback poll."""
+        pause = tuning.poll_interval_seconds
+        if self.leases is not None:
+            pause = min(pause, self.leases.renewal_due_in(tuning.lease_seconds))
         due = self.scheduler.next_due()
-        if due is None:
-            return tuning.poll_interval_seconds
-        until = (due - utcnow()).total_seconds()
-        return max(0.0, min(tuning.poll_interval_seconds, until))
+        if due is not None:
+            pause = min(pause, (due - utcnow()).total_seconds())
+        return max(0.0, pause)
 
     async def _cycle(self, tuning: Tuning) -> bool:
         """One round; True when more journal rows are waiting to be fanned out."""
@@ -320,6 +329,9 @@ class DeliveryWorker:
                 )
                 loaded, added = (claimed.pending, []) if resync else (None, claimed.pending)
                 lost = claimed.lost
+                if {p.key for p in fanned.pending} - self.leases.owned:
+                    # Messages of chains another instance sends: wake it up.
+                    wake_on_commit(session, WEBHOOKS_CHANNEL)
             configs = set(waiting) | {p.config_id for p in added}
             configs |= {p.config_id for p in loaded or ()}
             endpoints = outbox.load_endpoints(session, configs, self._endpoints, now, self.box)
@@ -400,16 +412,10 @@ def _store(context: ServiceContext, finished: list[Outcome], leases: Leases | No
             leases.release_all(session)
 
 
-async def _wait(stop: asyncio.Event, wake: asyncio.Event, seconds: float) -> None:
-    """Until stop, wake or the timeout, whichever comes first."""
-    waiters = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(wake.wait())]
-    try:
-        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*waiters, return_exceptions=True)
+def resync(context: ServiceContext) -> None:
+    """Make the worker reload its view of the outbox now (a message queued again)."""
+    context.services[RESYNC_KEY] = True
+    wakeups(context.engine).fire([WEBHOOKS_CHANNEL])
 
 
 async def deliver_webhooks(context: ServiceContext, stop: asyncio.Event) -> None:

@@ -108,6 +108,13 @@ class Leases:
         other instance can have taken them over."""
         return time.monotonic() < self._trusted_until
 
+    def renewal_due_in(self, seconds: float) -> float:
+        """Seconds until the next cycle should renew the leases (and take over expired
+        ones), for leases of `seconds`."""
+        if self._renewed is None:
+            return 0.0
+        return self._renewed + seconds * RENEW_FRACTION - time.monotonic()
+
     def sync(
         self,
         session: Session,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from freightdesk.server.context import ServiceContext
+from freightdesk.server.workers import IDLE_POLL_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,10 @@ class Tuning:
     # making 10,000 changes a minute needs; a slow receiver holds only its own 16.
     per_endpoint_concurrency: int = 16
     total_concurrency: int = 512
-    poll_interval_seconds: float = 0.1
+    # The worker wakes when there is work (a change committed, here or by another instance
+    # on PostgreSQL); it looks anyway this often, for what no wake-up announced (a writer in
+    # another process on SQLite, a notification lost while the database was unreachable).
+    poll_interval_seconds: float = IDLE_POLL_SECONDS
     journal_batch: int = 1000
     # A journal id missing below ones already read is waited for this long (a transaction
     # that has not committed yet) before it is taken for a rolled-back one.
