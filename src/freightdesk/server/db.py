@@ -351,23 +351,32 @@ class _Notifications(_Listener):
 
 
 class _DataVersion(_Listener):
-    """SQLite: another process's commit (a tool writing the database) changes the file's
-    `data_version`; this process's own commits announce themselves, so a change with none of
-    them since wakes every subscriber (one made alongside one of ours is left to the
-    fallback poll). A pragma read every `DATA_VERSION_SECONDS` costs some
-    microseconds, where a worker's look for work costs milliseconds and statements."""
+    """SQLite: a commit of another process (a tool writing the database) changes the file's
+    `data_version`, read every `DATA_VERSION_SECONDS` (some microseconds, where a worker's
+    look for work costs milliseconds and statements), and wakes every subscriber.
+
+    A change cannot be told from one made by this process, whose own commits announce what
+    they wrote. A change with none of ours alongside is another process's; one with ours is
+    taken for another's too (a busy service commits all the time, and another process's
+    writes would otherwise wait for the fallback poll), except right after a wake-up for such
+    a change: the workers' own commits in answer to a wake-up must not wake them again."""
 
     def _listen(self) -> bool:
         connection = self._connect()
         try:
             seen: int | None = None
             commits = self._wakeups.commits
+            echo = False  # the last wake-up was for a change with commits of ours
             while not self._stopped(DATA_VERSION_SECONDS):
                 version = connection.execute("PRAGMA data_version").fetchone()[0]
                 ours = self._wakeups.commits != commits
                 commits = self._wakeups.commits
-                if seen is not None and version != seen and not ours:
-                    self._wakeups.fire_all()
+                if seen is not None and version != seen:
+                    if ours and echo:
+                        echo = False
+                    else:
+                        self._wakeups.fire_all()
+                        echo = ours
                 seen = version
             return True
         finally:

@@ -1,8 +1,8 @@
 """The webhook delivery worker (registered in `app.WORKER_MODULES` through `WORKERS`).
 
-One cycle whenever there is work: a change committed (a wake-up, `db.wake_on_insert`, from
-this instance or, on PostgreSQL, another), a request finished, a retry due; and at least every
-`poll_interval_seconds` (a writer in another process on SQLite, a notification missed):
+One cycle whenever there is work: a change or a configuration committed (a wake-up,
+`db.wakeups`, from this instance or another), a request finished, a retry due; and at least
+every `poll_interval_seconds` (a wake-up missed):
 1. store the outcomes of finished requests (outbox.record) and fan out new rows of the
    shipment change journal (outbox.fan_out), in one transaction, then let chains move on,
 2. start requests for due messages (schedule.Scheduler), within the concurrency of each
@@ -59,8 +59,8 @@ _CLEANUP_EVERY_SECONDS = 60.0
 # A cycle (one transaction: outcomes stored, new changes fanned out) runs at most this often,
 # so that under load one transaction serves many changes and outcomes: a cycle costs about
 # 2 ms of CPU whatever it carries. Requests do not wait for cycles (a finished one starts
-# the next of its receiver); a change waits at most this long, or the poll interval when
-# the worker was idle.
+# the next of its receiver); a change waits at most this long (an idle worker is woken at
+# once).
 _MIN_CYCLE_SECONDS = 0.05
 # After a failed cycle (the database down), the next one waits this long.
 _RETRY_AFTER_FAILURE_SECONDS = 1.0
