@@ -41,9 +41,9 @@ changes through the API and as many written by this process, each after 2 s of q
 reports each kind's median from the change to the receiver beside a plain POST of a body to
 the same receiver. What it showed (29 Nov, 60 s, 10 changes each, load 7 to 10): before the
 workers woke on commits, 26.7 ms/s of CPU on SQLite (20x the minimal app) and 58.3 ms/s on
-PostgreSQL (44.7 the service, 13.7 its backends; 35x); after, 3.2 ms/s (1.9x) and 3.7 ms/s
-(3.0 + 0.7; 2.4x). Changes through the API arrived in 47 and 90 ms (median; before 31 and 103
-ms); changes by another process in 240 ms on SQLite (its data_version read every 0.25 s;
+PostgreSQL (44.7 the service, 13.7 its backends; 35x); after, 3.0 ms/s (2.0x) and 3.7 ms/s
+(3.0 + 0.7; 2.4x). Changes through the API arrived in 35 and 90 ms (median; before 31 and 103
+ms); changes by another process in 243 ms on SQLite (its data_version read every 0.25 s;
 before 55 ms) and 51 ms on PostgreSQL (before 102 ms).
 
     python -m bench.bench_webhooks [--rate 10000] [--seconds 60] [--endpoints 20]
