@@ -60,6 +60,13 @@ LOG_SINCE = "log:since"
 # this version makes; a change by an older version (which keeps no keys) leaves it behind,
 # and the keys are not used until they are built again (`index_summaries`).
 KEYS_SAVED = f"keys:{SUMMARIES}"
+# A whole list's keys are read and written this many rows a transaction (a replace, a
+# rebuild): the GUI thread's cache calls wait for one chunk, not for 100,000 rows.
+KEYS_CHUNK = 2000
+
+
+def _first(row: tuple[object, ...]) -> str:
+    return str(row[0])
 
 
 class Cache:
@@ -95,19 +102,17 @@ class Cache:
             self._db.close()
 
     @contextmanager
-    def _changing(
-        self, kind: str, whole: bool = False
-    ) -> Iterator[tuple[sqlite3.Connection, float]]:
+    def _changing(self, kind: str) -> Iterator[tuple[sqlite3.Connection, float]]:
         """One transaction that changes the entries of `kind` and records when (`saved_at`:
         every change, deletions too, so `summary_rows.first_screen` can tell a list changed
         without counting it); the time is given to the change, which logs its keys with it
         (`changed_since`). The shipment list's keys follow the change if they held every row
-        before it, or if it replaces the list `whole`."""
+        before it."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
                 now = time.time()
-                keys_follow = kind == SUMMARIES and (whole or self._keys_current(self._db))
+                keys_follow = kind == SUMMARIES and self._keys_current(self._db)
                 yield self._db, now
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -221,10 +226,11 @@ class Cache:
     def _replace(
         self, kind: str, items: Iterable[tuple[str, bytes]], indexed: Indexed | None
     ) -> None:
-        with self._changing(kind, whole=True) as (db, now):
+        with self._changing(kind) as (db, now):
             if indexed is not None:
+                # Written after, a chunk at a time (`_write_keys`): not used until then.
                 db.execute("DELETE FROM summary_keys")
-                self._put_keys(db, *indexed)
+                db.execute("DELETE FROM meta WHERE key = ?", (KEYS_SAVED,))
             db.execute("DELETE FROM entries WHERE kind = ?", (kind,))
             cursor = db.executemany(
                 "INSERT INTO entries (kind, key, body) VALUES (?, ?, ?)",
@@ -236,6 +242,8 @@ class Cache:
                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                 (f"replaced:{kind}", repr(now)),
             )
+        if indexed is not None:
+            self._write_keys(indexed[0], repr(now))
 
     def delete_many(self, kind: str, keys: Sequence[str]) -> None:
         with self._changing(kind) as (db, now):
@@ -380,42 +388,72 @@ class Cache:
 
     def index_summaries(self) -> bool:
         """Build the shipment list's keys (`summary_keys`) when they do not hold every row
-        (a cache of an older version, or changed by one); True once they do. The rows are
-        read and their keys made without holding the cache; they are written only if the
-        list did not change meanwhile (else False: asked again later)."""
+        (a cache of an older version, or changed by one); True once they do, False when the
+        list changed meanwhile (asked again later). The rows are read, and their keys
+        written, a chunk at a time (`KEYS_CHUNK`), their keys made without holding the
+        cache."""
         with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                if self._keys_current(self._db):
-                    return True
-                saved = self._db.execute(
-                    "SELECT value FROM meta WHERE key = ?", (f"saved:{SUMMARIES}",)
-                ).fetchone()
-                items = self._db.execute(
-                    "SELECT key, body FROM entries WHERE kind = ?", (SUMMARIES,)
-                ).fetchall()
-            finally:
-                self._db.execute("COMMIT")
-        kept, _unread = summary_keys.keys_of_bodies((str(k), bytes(b)) for k, b in items)
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                now = self._db.execute(
-                    "SELECT value FROM meta WHERE key = ?", (f"saved:{SUMMARIES}",)
-                ).fetchone()
-                unchanged = saved is not None and now == saved
-                if unchanged:
-                    self._db.execute("DELETE FROM summary_keys")
-                    self._db.executemany(summary_keys.INSERT, kept)
-                    self._db.execute(
-                        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                        (KEYS_SAVED, now[0]),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return unchanged
+            if self._keys_current(self._db):
+                return True
+        saved = self.meta(f"saved:{SUMMARIES}")
+        if saved is None:
+            return False
+        kept: list[summary_keys.Row] = []
+        after = ""
+        while True:
+            with self._lock:
+                self._db.execute("BEGIN")
+                try:
+                    if not self._saved_still(saved):
+                        return False
+                    items = self._db.execute(
+                        "SELECT key, body FROM entries WHERE kind = ? AND key > ? "
+                        "ORDER BY key LIMIT ?",
+                        (SUMMARIES, after, KEYS_CHUNK),
+                    ).fetchall()
+                finally:
+                    self._db.execute("COMMIT")
+            if not items:
+                break
+            after = str(items[-1][0])
+            kept += summary_keys.keys_of_bodies((str(k), bytes(b)) for k, b in items)[0]
+        return self._write_keys(kept, saved)
+
+    def _saved_still(self, saved: str) -> bool:
+        row = self._db.execute(
+            "SELECT value FROM meta WHERE key = ?", (f"saved:{SUMMARIES}",)
+        ).fetchone()
+        return row is not None and str(row[0]) == saved
+
+    def _write_keys(self, kept: list[summary_keys.Row], saved: str) -> bool:
+        """The keys of the whole shipment list as it was saved at `saved` (its `saved:`
+        value), written over the table's a chunk at a time (`KEYS_CHUNK`), each chunk its
+        own transaction so that other threads' calls (the GUI's) wait for one chunk only;
+        then marked as holding the list (`KEYS_SAVED`). False, and not marked, when the
+        list changed meanwhile: they are built again later (`index_summaries`)."""
+        # In the table's order: each chunk then fills its own pages, not all of them.
+        kept = sorted(kept, key=_first)
+        for start in range(0, max(len(kept), 1), KEYS_CHUNK):
+            with self._lock:
+                self._db.execute("BEGIN")
+                try:
+                    still = self._saved_still(saved)
+                    if still:
+                        if start == 0:
+                            self._db.execute("DELETE FROM summary_keys")
+                        self._db.executemany(summary_keys.INSERT, kept[start : start + KEYS_CHUNK])
+                        if start + KEYS_CHUNK >= len(kept):
+                            self._db.execute(
+                                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                                (KEYS_SAVED, saved),
+                            )
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+            if not still:
+                return False
+        return True
 
     def meta(self, key: str) -> str | None:
         with self._lock:
