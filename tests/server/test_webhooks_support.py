@@ -37,6 +37,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.x509.oid import NameOID
 
+from freightdesk.server.db import WEBHOOKS_CHANNEL, wakeups
 from freightdesk.server.webhooks.delivery import PROGRESS_KEY, RUNNING_KEY, Progress
 from freightdesk.server.webhooks.tuning import SERVICE_KEY, Tuning
 from tests.support import LiveService
@@ -64,6 +65,8 @@ def tuned(service: LiveService, tuning: Tuning = FAST) -> Iterator[None]:
     eventually(lambda: services.get(RUNNING_KEY) or not service.settings.process_pushes)
     before = services.get(SERVICE_KEY)
     services[SERVICE_KEY] = tuning
+    # An idle worker sleeps for as long as the old tuning said, unless woken.
+    wakeups(service.context.engine).fire([WEBHOOKS_CHANNEL])
     try:
         yield
     finally:
