@@ -9,6 +9,7 @@ import json
 import re
 from datetime import UTC, datetime
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -20,7 +21,7 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY
 from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
-from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
+from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
@@ -192,36 +193,67 @@ async def test_refused_inputs_are_shown_beside_their_field(
     pane.shutdown()
 
 
-async def test_legs_fit_a_1366_window(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+@pytest.mark.parametrize("room", [AT_1366, AT_1440, AT_1920], ids=["1366", "1440", "1920"])
+async def test_legs_fit_the_window(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
 ) -> None:
-    """At 1366x768 a leg as the demo's is read whole: its bill of lading and waybill, where
-    it is, when it arrives, its ramps by name (their places in the tooltip)."""
+    """A leg as the demo's, at the CPKC ramp of Monterrey: at 1366x768 and 1440x900 its bill
+    of lading and waybill, status, where it is ("CPKC Monterrey (San Nicolas de los Garza,
+    NL)") and arrival are read whole, its ramps in view (elided in the middle, whole in the
+    tooltip); at 1920x1080 nothing is cut."""
     session, _tenant = connected
-    pane = await shown_pane(qtbot, session, RailPane, AT_1366)
-    type_text(pane.form.equipment, "TTGX 123456")
+    pane = await shown_pane(qtbot, session, RailPane, room)
+    size = room[0]  # the legs of each size their own (the service keeps those tracked before)
+    type_text(pane.form.equipment, f"TTGX {size}1")
     pane.form.equipment_type.setCurrentIndex(pane.form.equipment_type.findData("RAIL_CAR_ID"))
-    type_text(pane.form.bills, "06141415813000001")  # a 17-digit bill of lading, as the demo's
-    type_text(pane.form.waybills, "579468")
+    type_text(pane.form.bills, f"061414158{size:04}0001")  # 17 digits, as the demo's
+    type_text(pane.form.waybills, f"{size}1")
     _click(qtbot, pane.form.starts)
     pane.form.start.setDateTime(pane.form.start.dateTime().addDays(-1))
-    origin, destination = pane.form.stops  # the longest ramps' names, Chicago's
-    type_text(origin.city, "Chicago")
-    type_text(origin.state, "IL")
-    type_text(destination.city, "Seattle")
-    type_text(destination.state, "WA")
+    origin, destination = pane.form.stops
+    type_text(origin.city, "Monterrey")
+    type_text(origin.state, "NL")
+    type_text(origin.country, "MX")
+    type_text(destination.city, "Chicago")
+    type_text(destination.state, "IL")
     # The Track leg button is in sight without scrolling the form.
     button = pane.track_button
     assert button.mapTo(pane, button.rect().bottomLeft()).y() <= pane.height()
     assert button.visibleRegion().boundingRect().size() == button.size()
     _click(qtbot, pane.track_button)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    # A second leg between the longest ramps' names, Chicago's and Seattle's.
+    second = [
+        (pane.form.equipment, f"TTGX {size}2"),
+        (pane.form.bills, f"061414158{size:04}0002"),
+        (pane.form.waybills, f"{size}2"),
+        (origin.city, "Chicago"),
+        (origin.state, "IL"),
+        (origin.country, "US"),
+        (destination.city, "Seattle"),
+        (destination.state, "WA"),
+    ]
+    for edit, text in second:
+        edit.clear()
+        type_text(edit, text)
+    # Return in the equipment's field tracks it (a click may only close the city's
+    # suggestions).
+    pane.form.equipment.setFocus()
+    qtbot.keyClick(pane.form.equipment, Qt.Key.Key_Return)
+    await wait_until(lambda: f"TTGX{size}2" in pane.notice.text(), 30)
+    # The list may have been fetching as the leg was made: asked again, as a user would.
+    _click(qtbot, pane.refresh_button)
+    await wait_until(lambda: pane.model.rowCount() == 2, 30)
+    wheres = {str(pane.model.data(pane.model.index(r, 3))) for r in range(2)}
+    assert any(w.startswith("CPKC Monterrey (San Nicolas de los Garza, NL") for w in wheres)
     columns = ["Equipment", "BOL / waybill", "Status", "Where", "Arrival expected", "Ramps"]
-    assert_columns_fit(pane.table, pane, columns, whole=columns)
-    ramps = pane.model.index(0, columns.index("Ramps"))
-    assert "→" in str(pane.model.data(ramps))
-    tip = str(pane.model.data(ramps, Qt.ItemDataRole.ToolTipRole))
-    assert "(Seattle, WA)" in tip or "Seattle" in tip, tip
+    whole = columns if room == AT_1920 else columns[:-1]
+    assert_columns_fit(pane.table, pane, columns, whole=whole)
+    tips = [
+        str(pane.model.data(pane.model.index(r, 5), Qt.ItemDataRole.ToolTipRole)) for r in (0, 1)
+    ]
+    assert any("(San Nicolas de los Garza, NL" in tip for tip in tips), tips
+    assert any("BNSF Seattle International Gateway (Seattle, WA)" in tip for tip in tips), tips
     pane.shutdown()
 
 

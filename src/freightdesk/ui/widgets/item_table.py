@@ -1,9 +1,10 @@
 """The table of a list pane: one row of a `ListingModel` selected at a time.
 
 Every list pane shows its items the same way: whole rows selected one at a time, the
-columns as wide as their `Column.width`, the selected item kept (by its key) when the list is
-refreshed, Return, F2 or a double click opening the selected item and Delete deleting it, the
-pane's Edit and Delete buttons enabled only while an item is selected.
+columns as wide as their `Column.width` (or fitted to their text, see `fit_widths`), the
+selected item kept (by its key) when the list is refreshed, Return, F2 or a double click
+opening the selected item and Delete deleting it, the pane's Edit and Delete buttons enabled
+only while an item is selected.
 
 `add_key` is the one way a shortcut is bound to a view (this table, or an editable table of
 a form) rather than to the window.
@@ -15,7 +16,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -30,6 +31,20 @@ from freightdesk.ui.widgets.selection import select_only
 T = TypeVar("T")
 
 ROW_HEIGHT = 26
+
+
+def fit_widths(wanted: Sequence[int], least: Sequence[int], room: int, stretch: int) -> list[int]:
+    """Each column's width in `room`: the columns before in the list first, each its `wanted`
+    width while the room lasts, none under its `least`; `stretch` takes the room left (the
+    header stretches it), so it is the one cut when the room is short."""
+    widths = list(least)
+    left = room - sum(least)
+    for column, want in enumerate(wanted):
+        if column != stretch and left > 0:
+            grown = min(left, max(0, want - least[column]))
+            widths[column] += grown
+            left -= grown
+    return widths
 
 
 def add_key(view: QWidget, keys: QKeySequence, slot: Callable[[], None], text: str) -> QAction:
@@ -53,8 +68,12 @@ class ItemTable(QTableView, Generic[T]):
         *,
         name: str,
         stretch: int | None = None,
+        fit: bool = False,
     ) -> None:
-        """`stretch`: the column that takes the room left (the last one unless named)."""
+        """`stretch`: the column that takes the room left (the last one unless named).
+        `fit`: each column as wide as its header and cells need, from its `Column.width` to
+        its `Column.most`, refitted as the rows or the room change (a column the user
+        widened or narrowed keeps its width)."""
         super().__init__(parent)
         self.items_model = model
         self.key_of = key
@@ -76,8 +95,52 @@ class ItemTable(QTableView, Generic[T]):
             header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
         for index, column in enumerate(model.columns):
             self.setColumnWidth(index, column.width)
+        self._stretch = model.columnCount() - 1 if stretch is None else stretch
+        self._fit = fit
+        self._fitting = False
+        self._user_sized: set[int] = set()
+        if fit:
+            header.sectionResized.connect(self._sized)
+            for signal in (model.modelReset, model.layoutChanged, model.dataChanged):
+                signal.connect(self.fit_columns)
         self.selectionModel().selectionChanged.connect(self._picked)
         self.selectedChanged.connect(self._enable_buttons)
+
+    # --- fitted columns --------------------------------------------------------------------
+
+    def fit_columns(self) -> None:
+        """Each column as wide as its text needs within its limits, the key columns (first in
+        the list) before the others while the room lasts."""
+        if not self._fit:
+            return
+        header = self.horizontalHeader()
+        columns = self.items_model.columns
+        least = [
+            self.columnWidth(c) if c in self._user_sized else column.width
+            for c, column in enumerate(columns)
+        ]
+        wanted = [
+            least[c]
+            if c in self._user_sized
+            else min(column.most, max(header.sectionSizeHint(c), self.sizeHintForColumn(c)))
+            for c, column in enumerate(columns)
+        ]
+        widths = fit_widths(wanted, least, self.viewport().width(), self._stretch)
+        self._fitting = True
+        try:
+            for column, width in enumerate(widths):
+                if column != self._stretch:
+                    self.setColumnWidth(column, width)
+        finally:
+            self._fitting = False
+
+    def _sized(self, column: int, _old: int, _new: int) -> None:
+        if not self._fitting and column != self._stretch and self.isVisible():
+            self._user_sized.add(column)  # dragged by the user: kept
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def _picked(self, *_args: object) -> None:
         self.selectedChanged.emit()

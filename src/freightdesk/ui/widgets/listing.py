@@ -156,8 +156,10 @@ class ListBinding(QObject, Generic[S]):
 class Column(Generic[T]):
     title: str
     text: Callable[[T], str]
-    width: int = 120
+    width: int = 120  # in a table that fits its columns: the least width
     tooltip: Callable[[T], str] | None = None
+    # In a table that fits its columns: the most it takes for its text (a longer one elided).
+    most: int = 400
     header_tip: str | None = None  # what the column holds, told over its header
     # The value exported where it is not the text: a time (written as ISO 8601 with offset).
     value: Callable[[T], object] | None = None

@@ -202,14 +202,16 @@ def arrival_text(leg: RailStatusResponse) -> str:
     return user_time(status.estimated_arrival_date_time) if status else ""
 
 
-# Sized for the list's whole width at 1366 px (the form is below it): a 17-digit bill of
-# lading and its waybill (what people look a leg up by), the longest status and a ramp's name
-# with its place are whole. The ramps take the room left, a cut cell telling its whole text.
+# The list takes the pane's whole width (the form is below it). Each column fits its text
+# (from its least width, to its most), the key ones first, left to right: the bill of lading
+# and waybill people look a leg up by, its status, where it is (the demo's "CPKC Monterrey
+# (San Nicolas de los Garza, NL)" whole at 1366 px), when it arrives. The ramps take the room
+# left, elided in the middle if short of it, their places and whole names in the tooltip.
 COLUMNS: list[Column[RailStatusResponse]] = [
     Column("Equipment", equipment_text, 95),
-    Column("BOL / waybill", identifiers_text, 215),
-    Column("Status", current_text, 150),
-    Column("Where", where_text, 255),
+    Column("BOL / waybill", identifiers_text, 150),
+    Column("Status", current_text, 90),
+    Column("Where", where_text, 180, most=420),
     Column("Arrival expected", arrival_text, 125, value=arrival_time),
     Column("Ramps", ramps_text, 200, tooltip=route_text),
 ]
@@ -284,8 +286,10 @@ class RailPane(ListExport, QWidget):
 
         self.notice = Notice(self)
         self.table = ItemTable(
-            self.model, leg_key, self, name="legsTable", stretch=len(COLUMNS) - 1
+            self.model, leg_key, self, name="legsTable", stretch=len(COLUMNS) - 1, fit=True
         )
+        # A place's start and its state both tell it: cut in the middle, not at the end.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         tip_elided(self.table)
         self.empty = say_when_empty(
             self.table,
