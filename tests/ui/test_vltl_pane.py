@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QComboBox, QDialogButtonBox, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -34,7 +35,7 @@ from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_columns_fit import AT_1366, assert_columns_fit
+from tests.ui.test_columns_fit import AT_1366, AT_1440, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
@@ -153,12 +154,13 @@ async def test_quote_pick_dispatch_and_see_the_result(
     assert text.startswith("Dispatched to Redrun Logistics (RDRN)"), text
     assert "PRO " in text and "purchase order PO-4471" in text and "Tracked as shipment" in text
 
-    # The quotes side by side fit a 1366x768 window beside the form.
+    # The quotes side by side fit a 1366x768 window beside the form: what they are compared
+    # by (the rest may scroll sideways).
     wide = pane.table.width()
     pane.resize(*AT_1366)
     await wait_until(lambda: pane.table.width() < wide, 30)  # laid out at the new size
-    columns = ["Carrier", "Service", "Transit", "Total", "Linear ft"]
-    assert_columns_fit(pane.table, pane, columns, whole=columns[2:])
+    columns = ["Carrier", "Service", "Transit", "Total"]
+    assert_columns_fit(pane.table, pane, columns, whole=columns)
 
     # A new pane (the app's next start) shows the quotes and the dispatch from the cache.
     again = await shown_pane(qtbot, session, VltlPane)
@@ -356,5 +358,29 @@ async def test_one_empty_line_ready_and_get_quotes_with_it_empty(
         items.set_text(0, column, text)
     await _quoted(qtbot, pane)
     assert pane.form.errors.message_for(ITEMS) == ""
+    pane.shutdown()
+    await settle(session)
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1440], ids=["1366", "1440"])
+async def test_the_quotes_compared_without_scrolling_sideways(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
+    """What a dispatcher compares the quotes by, each carrier's name, service, transit and
+    total, is read whole beside the form at 1366x768 and 1440x900; the rest (linear feet,
+    the quote's number, notes) may scroll, the number also in the carrier's tooltip."""
+    session, _tenant = connected
+    pane = await _shown(qtbot, session)
+    pane.resize(*room)
+    _fill_quote(qtbot, pane)
+    await _quoted(qtbot, pane)
+    await wait_until(lambda: pane.table.width() < room[0] // 2, 30)  # laid out at the size
+    assert pane.model.rowCount() >= 2
+    columns = ["Carrier", "Service", "Transit", "Total"]
+    assert_columns_fit(pane.table, pane, columns, whole=columns)
+    for row, quote in enumerate(pane.model.items):
+        tip = str(pane.model.data(pane.model.index(row, 0), Qt.ItemDataRole.ToolTipRole))
+        number = quote.capacity_provider_quote_number
+        assert not number or number in tip, tip
     pane.shutdown()
     await settle(session)

@@ -34,16 +34,16 @@ ROW_HEIGHT = 26
 
 
 def fit_widths(wanted: Sequence[int], least: Sequence[int], room: int, stretch: int) -> list[int]:
-    """Each column's width in `room`: the columns before in the list first, each its `wanted`
-    width while the room lasts, none under its `least`; `stretch` takes the room left (the
-    header stretches it), so it is the one cut when the room is short."""
+    """Each column's width in `room`, left to right (the key columns first): its `wanted`
+    width while it still ends within the room, never under its `least`; the columns after it
+    have what is left, or scroll sideways. `stretch` takes the room left (the header stretches
+    it), so it is the one cut when the room is short."""
     widths = list(least)
-    left = room - sum(least)
+    end = 0
     for column, want in enumerate(wanted):
-        if column != stretch and left > 0:
-            grown = min(left, max(0, want - least[column]))
-            widths[column] += grown
-            left -= grown
+        if column != stretch:
+            widths[column] = max(least[column], min(want, room - end))
+        end += widths[column]
     return widths
 
 

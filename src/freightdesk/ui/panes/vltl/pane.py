@@ -70,6 +70,16 @@ def quote_title(quote: RateQuote) -> str:
     return ", ".join([*parts, _total(quote)])
 
 
+def _carrier_tip(quote: RateQuote) -> str:
+    """The quote in one line, then its number and expiry (their column may be scrolled off)."""
+    lines = [quote_title(quote)]
+    if quote.capacity_provider_quote_number:
+        lines.append(f"Quote number {quote.capacity_provider_quote_number}")
+    if quote.expiration_date_time is not None:
+        lines.append(f"Expires {user_time(quote.expiration_date_time)}")
+    return "\n".join(lines)
+
+
 def _total(quote: RateQuote) -> str:
     detail = quote.rate_quote_detail
     if detail is None:
@@ -100,8 +110,12 @@ def _transit_tip(quote: RateQuote) -> str:
     return f"Delivery by {when:%A %Y-%m-%d}" if when else ""
 
 
+# What a dispatcher compares the quotes by comes first, each column fitted to its text (the
+# table fits them left to right): the carrier's whole name, the service, the transit and the
+# total are in sight beside the form at 1366x768. The rest may scroll sideways; the quote's
+# number and expiry are also in the carrier's tooltip.
 COLUMNS: list[Column[RateQuote]] = [
-    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 170, quote_title),
+    Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 150, _carrier_tip),
     Column(
         "Service",
         lambda q: q.service_level.description if q.service_level else "",
@@ -122,7 +136,7 @@ COLUMNS: list[Column[RateQuote]] = [
         140,
         lambda q: f"Expires {user_time(q.expiration_date_time)}" if q.expiration_date_time else "",
     ),
-    # Widths that fit in a 1366x768 window beside the form; Notes takes the room left.
+    # Notes takes the room left.
     Column("Notes", _problem, 100, _problem),
 ]
 
@@ -189,7 +203,7 @@ class VltlPane(QWidget):
         self.age.setStyleSheet("color: #6b7280;")
         self.model: ListingModel[RateQuote] = ListingModel(COLUMNS, self)
         self.table: ItemTable[RateQuote] = ItemTable(
-            self.model, lambda q: str(q.id), self, name="quotesTable"
+            self.model, lambda q: str(q.id), self, name="quotesTable", fit=True
         )
         tip_elided(self.table)
         self.empty = say_when_empty(
