@@ -39,13 +39,29 @@ from freightdesk.ui.panes.shipments.tables import fill, make_table
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.elided_label import ElidedLabel
-from freightdesk.ui.widgets.empty_state import say_when_empty
+from freightdesk.ui.widgets.empty_state import EmptyState, say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.tabs import size_to_current_tab
 
 if TYPE_CHECKING:
     # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
     from freightdesk.ui.maps.shipment_map import ShipmentMapView
+
+
+# What each empty view of the detail says while no shipment is chosen: its own words ("No
+# events yet — they appear here as the carrier reports them") are about a chosen shipment.
+NOTHING_CHOSEN = "Select a shipment in the list to see its {}"
+UNCHOSEN_WORDS = {
+    "timeline": "events",
+    "stops": "stops",
+    "segments": "route segments",
+    "states": "states",
+    "costs": "costs",
+    "related": "related shipments",
+    "identifiers": "identifiers",
+    "attributes": "attributes",
+    "recipients": "partners it is shared with",
+}
 
 
 class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
@@ -188,11 +204,33 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         self.tabs.currentChanged.connect(self._tab_changed)
         size_to_current_tab(self.tabs)  # the Sharing tab's preview would narrow the list
         self.timeline.currentItemChanged.connect(self._timeline_selected)
+        views = {
+            "timeline": self.timeline,
+            "stops": self.stops,
+            "segments": self.segments,
+            "states": self.states,
+            "costs": self.costs,
+            "related": self.related,
+            "identifiers": self.identifiers,
+            "attributes": self.attributes,
+            "recipients": self.sharing.recipients,
+        }
+        # Each empty view's words with a shipment chosen, and with none.
+        self._empty_words: list[tuple[EmptyState, str, str]] = []
+        for name, view in views.items():
+            words = view.findChild(EmptyState)
+            assert words is not None, name
+            unchosen = NOTHING_CHOSEN.format(UNCHOSEN_WORDS[name])
+            self._empty_words.append((words, words.text(), unchosen))
         self._set_enabled(False)
 
     # --- showing -----------------------------------------------------------------------------
 
     def _set_enabled(self, enabled: bool) -> None:
+        """Enabled with a shipment shown; without one, the empty views say to choose one."""
+        if enabled != self.tabs.isEnabled():
+            for words, chosen, unchosen in self._empty_words:
+                words.setText(chosen if enabled else unchosen)
         for widget in (self.share_button, self.edit_button, self.delete_button, self.tabs):
             widget.setEnabled(enabled)
 
