@@ -308,6 +308,10 @@ def _serve(args: argparse.Namespace) -> int:
         lifespan="on",
         ws="none",
         http=connection_protocol(settings),
+        # A stop answers what is in flight for this long, then closes: an app gone (the
+        # parent pipe) leaves nobody of its own waiting, and its promise is a service gone
+        # within 5 s (lifetime.HARD_EXIT_SECONDS); a team server's SIGTERM gets longer.
+        timeout_graceful_shutdown=1 if args.parent_pipe is not None else 10,
     )
     server = uvicorn.Server(config)
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -8,7 +8,8 @@ it (`service/local_service.py`), so both read one file format. Standard library 
   starting a second one (`holder`).
 - The service never outlives the app. The app hands the service the read end of a pipe
   (`--parent-pipe FD`) whose write end only the app holds. However the app ends (quit, crash,
-  SIGKILL), the OS closes that end: the service reads end-of-file and stops as on SIGTERM
+  SIGKILL), the OS closes that end (or, sooner on a busy machine, the app's main process is
+  seen gone): the service reads end-of-file and stops as on SIGTERM
   (workers, simulator and database closed), or exits at once if that takes too long
   (`watch_parent`). Nothing depends on the app saying goodbye.
 """
@@ -19,6 +20,7 @@ import contextlib
 import json
 import logging
 import os
+import select
 import signal
 import sys
 import threading
@@ -37,6 +39,8 @@ HARD_EXIT_SECONDS = 3.5
 # holds a shared lock for the few microseconds of that read).
 LOCK_WAIT_SECONDS = 0.5
 EXIT_PARENT_GONE = 3
+# How often the app is looked at, besides the pipe (see _ended).
+PARENT_CHECK_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
@@ -163,17 +167,36 @@ def parent_pipe() -> tuple[int, int] | None:
     return os.pipe()
 
 
+def _ended(parent: int) -> bool:
+    """Whether the app (this process's parent) has ended, though its end of the pipe may
+    still be open: a killed app's last thread can take seconds to die on a busy machine
+    (seen: Mesa's shader-cache thread), and the pipe closes only then. Its main thread gone
+    (a zombie, or no longer this process's parent) is the end the user sees."""
+    if os.getppid() != parent:
+        return True
+    try:
+        state = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False  # no /proc here: the pipe alone tells
+    return state in ("Z", "X")
+
+
 def watch_parent(fd: int, *, hard_exit_after: float = HARD_EXIT_SECONDS) -> threading.Thread:
     """Stop this process once the write end of the pipe `fd` is closed, that is once the app
     that started it has ended, however it ended: SIGTERM to itself (the service's clean stop,
     or the end before the service runs), then an immediate exit if that has not ended it
     within `hard_exit_after` seconds."""
     os.set_inheritable(fd, False)  # the service's own children do not keep it
+    parent = os.getppid()
 
     def watch() -> None:
         with contextlib.suppress(OSError):
-            while os.read(fd, 512):  # the app never writes: anything read is ignored
-                pass
+            while True:
+                ready = select.select([fd], [], [], PARENT_CHECK_SECONDS)[0]
+                if ready and not os.read(fd, 512):  # the app never writes: read is ignored
+                    break
+                if not ready and _ended(parent):
+                    break
         log.warning("the app that started this local service has ended: stopping")
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(hard_exit_after)

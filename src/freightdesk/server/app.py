@@ -7,10 +7,10 @@ import contextlib
 import importlib
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
@@ -94,7 +94,39 @@ async def _warm_openapi(app: FastAPI, stopping: asyncio.Event) -> None:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stopping.wait(), timeout=OPENAPI_WARMUP_DELAY_SECONDS)
         return
-    await asyncio.to_thread(app.openapi)
+    # Not in the loop's executor (see built_aside); a request for the document meanwhile
+    # waits for this same build (openapi_document's lock).
+    threading.Thread(target=app.openapi, name="openapi-warmup", daemon=True).start()
+
+
+Built = TypeVar("Built")
+
+
+async def built_aside(build: Callable[[], Built]) -> Built:
+    """`build()` (seconds of CPU on a busy machine, such as the OpenAPI document) in a daemon
+    thread of its own. The loop's executor would do too, but a stopping service waits for
+    its threads: an app gone, or a SIGTERM, would first wait for a document nobody reads."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Built] = loop.create_future()
+
+    def deliver(result: Built | None, error: BaseException | None) -> None:
+        if done.done():  # the request was cancelled meanwhile
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result, error = build(), None
+        except Exception as exc:
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the service stopped
+            loop.call_soon_threadsafe(deliver, result, error)
+
+    threading.Thread(target=run, name="openapi-build", daemon=True).start()
+    return await done
 
 
 # The document depends on the code only (routes, models, title), never on the settings: one
@@ -256,11 +288,11 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_route() -> JSONResponse:
         # Building the document takes seconds on a busy machine: never on the event loop.
-        return JSONResponse(await asyncio.to_thread(app.openapi))
+        return JSONResponse(await built_aside(app.openapi))
 
     @app.get("/openapi.yaml", include_in_schema=False)
     async def openapi_yaml_route() -> Response:
-        text = await asyncio.to_thread(openapi_yaml, app)
+        text = await built_aside(lambda: openapi_yaml(app))
         return Response(text, media_type="application/yaml")
 
     def openapi() -> dict[str, Any]:
