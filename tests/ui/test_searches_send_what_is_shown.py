@@ -178,7 +178,7 @@ async def test_a_bad_vehicle_radius_is_refused_beside_it_and_nothing_is_sent(
     await keys(qtbot, pane.form.point.edits["longitude"], "-87.63")
     await keys(qtbot, pane.form.radius, "far")
     await click(qtbot, pane.search_button)
-    assert "integer" in _beside(pane.errors, "radius", pane.form.radius)
+    assert "Enter a whole number, such as 15" in _beside(pane.errors, "radius", pane.form.radius)
     assert not pane.run.running and proxy.sent("POST", VEHICLES) == []
     assert proxy.asked("POST", VEHICLES) == []
     pane.shutdown()

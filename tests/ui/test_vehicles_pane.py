@@ -155,7 +155,7 @@ async def test_refused_inputs_are_shown_beside_their_field(
     assert pane.form.place.edits["city"].text() == "Chicago"
     type_text(pane.form.radius, "far")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    assert "integer" in pane.errors.message_for("radius")
+    assert pane.errors.message_for("radius") == "Enter a whole number, such as 15"
 
     # The service's refusal, beside the field it names: an address it cannot locate.
     type_text(pane.form.radius, "")

@@ -61,7 +61,9 @@ def message_of(error: Any) -> str:
         # Text the form could not read as a number by the rule: say why it could not.
         typed = _typed(error)
         if isinstance(typed, str):
-            return number_problem(typed) or NOT_A_NUMBER
+            problem = number_problem(typed) or NOT_A_NUMBER
+            whole = str(error.get("msg")).startswith("must be an integer")
+            return NOT_WHOLE if whole and problem == NOT_A_NUMBER else problem
     if error.get("type") == "int_from_float":
         return NOT_WHOLE
     text = str(error.get("msg", "is not valid"))
