@@ -154,3 +154,81 @@ async def test_a_fetch_older_than_a_write_does_not_undo_it(
     assert [g.code for g in coordinator.data or ()] == ["W"]
     assert proxy.count("GET", path) == 3  # the late answer was checked again, not taken
     await coordinator.aclose()
+
+
+async def test_a_burst_of_notifications_makes_one_fetch(
+    proxied: tuple[ApiClient, FaultyProxy],
+) -> None:
+    api, proxy = proxied
+    path = "/api/v4/capacityprovideraccountgroups"
+    coordinator = _coordinator(api, interval=3600)
+    stop = coordinator.listen(lambda _change: None)
+    try:
+        await wait_until(lambda: coordinator.status.last_success is not None)
+        assert proxy.count("GET", path) == 1
+        for _ in range(50):
+            coordinator.notify()
+        await wait_until(lambda: proxy.count("GET", path) == 2)
+        await asyncio.sleep(coordinator.notify_min_gap + 0.3)
+        assert proxy.count("GET", path) == 2
+    finally:
+        stop()
+        await coordinator.aclose()
+
+
+async def test_notifications_during_a_fetch_make_one_follow_up(
+    proxied: tuple[ApiClient, FaultyProxy],
+) -> None:
+    api, proxy = proxied
+    path = "/api/v4/capacityprovideraccountgroups"
+    coordinator = _coordinator(api, interval=3600)
+    stop = coordinator.listen(lambda _change: None)
+    try:
+        await wait_until(lambda: coordinator.status.last_success is not None)
+        proxy.inject(Fault(delay=2.0, path_prefix=path, method="GET"))
+        coordinator.notify()
+        await wait_until(lambda: proxy.count("GET", path) == 2)  # held by the proxy
+        for _ in range(5):
+            for _ in range(10):
+                coordinator.notify()
+            await asyncio.sleep(0.02)
+        assert coordinator.status.fetching  # all of them came while it was under way
+        await wait_until(lambda: proxy.count("GET", path) == 3)
+        await asyncio.sleep(coordinator.notify_min_gap + 0.3)
+        assert proxy.count("GET", path) == 3
+        assert coordinator.notified_fetches == 2
+    finally:
+        stop()
+        await coordinator.aclose()
+
+
+async def test_notifications_wait_for_listeners(proxied: tuple[ApiClient, FaultyProxy]) -> None:
+    api, proxy = proxied
+    coordinator = _coordinator(api, interval=3600)
+    coordinator.notify()  # nobody shows the data: nothing to fetch for
+    await asyncio.sleep(0.2)
+    assert proxy.count("GET", "/api/v4/capacityprovideraccountgroups") == 0
+    await coordinator.aclose()
+
+
+async def test_a_stream_of_notifications_fetches_at_most_twice_a_second(
+    proxied: tuple[ApiClient, FaultyProxy],
+) -> None:
+    api, proxy = proxied
+    path = "/api/v4/capacityprovideraccountgroups"
+    coordinator = _coordinator(api, interval=3600)
+    stop = coordinator.listen(lambda _change: None)
+    try:
+        await wait_until(lambda: coordinator.status.last_success is not None)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        while loop.time() - started < 1.5:
+            coordinator.notify()
+            await asyncio.sleep(0.01)
+        elapsed = loop.time() - started
+        await asyncio.sleep(coordinator.notify_min_gap + 0.3)
+        # The first fetch, then one per notify_min_gap at most, and the last follow-up.
+        assert 2 <= proxy.count("GET", path) <= 2 + elapsed / coordinator.notify_min_gap + 1
+    finally:
+        stop()
+        await coordinator.aclose()

@@ -107,6 +107,12 @@ class SearchPage:
     def removed_ids(self) -> list[str]:
         return [str(value) for value in self.body.get("removedIds") or []]
 
+    @property
+    def change_token(self) -> str | None:
+        """The search extension's token for the next sync (asked for with changesSince)."""
+        token = self.body.get("changeToken")
+        return token if isinstance(token, str) else None
+
     def result(self) -> ShipmentSearchResult:
         return parse(ShipmentSearchResult, self._response)
 

@@ -60,6 +60,10 @@ class ShipmentSearchRequest(WireModel):
     last_modified_date_time: DateTimeWindow | None = None
     # Incremental sync: changed strictly after this instant; the answer also lists removals.
     last_modified_after: UtcTime | None = None
+    # Incremental sync without clocks: the `changeToken` of an earlier answer ("" for the first
+    # sync, which lists everything); changed since that answer was read, committed in whatever
+    # order. The answer lists removals and carries the token for the next sync.
+    changes_since: str | None = Field(default=None, max_length=18, pattern=r"^[0-9]*$")
     sort: ShipmentSort = Field(default_factory=ShipmentSort)
 
 
@@ -98,5 +102,7 @@ class ShipmentSearchResult(WireModel):
     results: list[ShipmentSummary]
     # Only with identifierValues: the pasted values that matched no visible shipment.
     not_found_values: list[str] | None = None
-    # Only with lastModifiedAfter: shipments deleted or no longer shared since then.
+    # Only with lastModifiedAfter or changesSince: shipments deleted or no longer shared since.
     removed_ids: list[UUID] | None = None
+    # Only with changesSince: what the next sync sends as changesSince.
+    change_token: str | None = None

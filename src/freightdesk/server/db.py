@@ -459,6 +459,17 @@ def _account_group_codes_without_case(conn: Connection) -> None:
     )
 
 
+def _change_seq(conn: Connection) -> None:
+    """The shipments' change sequence for the list's incremental sync, and what keeps it.
+    Shipments written before have none (NULL): the apps that sync with tokens list every
+    shipment once at their first such sync."""
+    from freightdesk.server.tables.tracking import make_change_seq_triggers
+
+    add_column_if_missing(conn, "shipments", "change_seq BIGINT")
+    add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_change")
+    make_change_seq_triggers(conn)
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
@@ -469,6 +480,7 @@ MIGRATIONS: list[Migration] = [
     Migration(
         6, "account group codes unique whatever their case", _account_group_codes_without_case
     ),
+    Migration(7, "the shipments' change sequence for incremental sync", _change_seq),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

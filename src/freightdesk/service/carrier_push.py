@@ -302,10 +302,15 @@ class CarrierPushService:
     """The console's pushes; the client and the cache are the session's current ones."""
 
     def __init__(
-        self, client: Callable[[], ApiClient], cache: Callable[[], Cache | None] = lambda: None
+        self,
+        client: Callable[[], ApiClient],
+        cache: Callable[[], Cache | None] = lambda: None,
+        changed: Callable[[], None] = lambda: None,
     ) -> None:
         self._client = client
         self._cache = cache
+        # Told when a followed push was applied: the shipments it matched changed.
+        self._changed = changed
         self._carrier: _Carrier | None = None
         self._carrier_secret: str | None = None
 
@@ -385,6 +390,7 @@ class CarrierPushService:
             if progress is not None:
                 progress(sent)
             if receipt.status not in _UNDER_WAY:
+                self._changed()
                 return sent
             await asyncio.sleep(delay)
             delay = min(delay * 2, FOLLOW_LONGEST)

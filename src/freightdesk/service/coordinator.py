@@ -3,7 +3,9 @@
 The pattern is Home Assistant's DataUpdateCoordinator: the coordinator fetches on a schedule,
 keeps the last good data when a fetch fails, backs off with jitter, debounces manual refreshes,
 and polls only while it has listeners. Writes made through the service layer hand their result
-to `apply()`, so listeners see it at once instead of at the next poll.
+to `apply()`, so listeners see it at once instead of at the next poll. A change the service
+layer hears of without its result (`notify()`) has the poll fetch soon, coalesced: a burst of
+notifications makes one fetch, and those arriving during a fetch make one more after it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ C = TypeVar("C")
 Listener = Callable[[C], None]
 
 MAX_STALE_FETCHES = 3
+# A notification waits this long for the rest of its burst before the fetch starts.
+NOTIFY_SETTLE = 0.05
+# Fetches asked for by notifications start at least this far apart: a steady stream of them
+# (a bulk operation's, a busy carrier's) fetches twice a second, not back to back.
+NOTIFY_MIN_GAP = 0.5
 
 
 class StaleFetch(Exception):
@@ -62,6 +69,8 @@ class Coordinator(Generic[T, C]):
         max_backoff: float = 300.0,
         debounce: float = 0.3,
         rng: random.Random | None = None,
+        notify_settle: float = NOTIFY_SETTLE,
+        notify_min_gap: float = NOTIFY_MIN_GAP,
     ) -> None:
         self.name = name
         self._fetch = fetch
@@ -82,6 +91,11 @@ class Coordinator(Generic[T, C]):
         self._fetching = False
         self._refresh_waiters: list[asyncio.Future[None]] = []
         self._writes = 0  # how many writes were applied; a fetch begun before one is stale
+        self.notify_settle = notify_settle
+        self.notify_min_gap = notify_min_gap
+        self._notified: asyncio.TimerHandle | None = None  # the wake-up a notification asked
+        self._poll_started: float | None = None  # loop time the poll's last fetch started
+        self.notified_fetches = 0  # fetches of the poll that a notification started
 
     # --- listening -------------------------------------------------------------------------
 
@@ -218,20 +232,52 @@ class Coordinator(Generic[T, C]):
         return (error.retry_after or 0.0) if isinstance(error, RateLimited) else 0.0
 
     async def _poll(self) -> None:
+        loop = asyncio.get_running_loop()
         try:
             while self._listeners:
+                # This fetch covers every change notified so far: a wake-up they asked for
+                # would only fetch again.
+                self._wake.clear()
+                self._cancel_notified()
+                self._poll_started = loop.time()
                 await self.fetch_now()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self.next_delay())
-                self._wake.clear()
         except asyncio.CancelledError:
             pass
+        finally:
+            self._cancel_notified()
 
     def poke(self) -> None:
         """Fetch at the next chance instead of waiting out the interval."""
         self._wake.set()
 
+    def notify(self) -> None:
+        """Something changed at the source: fetch soon (while polling), coalesced. The first
+        notification of a burst wakes the poll `notify_settle` later, and never sooner than
+        `notify_min_gap` after its last fetch started; those that arrive meanwhile, or during
+        a fetch, ride on the same wake-up, so a fetch under way gets one follow-up."""
+        if not self.polling or self._notified is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = self.notify_settle
+        if self._poll_started is not None:
+            delay = max(delay, self._poll_started + self.notify_min_gap - loop.time())
+        self._notified = loop.call_later(delay, self._wake_notified)
+
+    def _wake_notified(self) -> None:
+        self._notified = None
+        if not self._wake.is_set():
+            self.notified_fetches += 1
+        self._wake.set()
+
+    def _cancel_notified(self) -> None:
+        if self._notified is not None:
+            self._notified.cancel()
+            self._notified = None
+
     async def aclose(self) -> None:
+        self._cancel_notified()
         self._listeners.clear()
         self._status_listeners.clear()
         task, self._task = self._task, None

@@ -341,7 +341,9 @@ class AppSession:
         if self._carrier_push is None:
             from freightdesk.service.carrier_push import CarrierPushService
 
-            self._carrier_push = CarrierPushService(self.require_client, lambda: self.cache)
+            self._carrier_push = CarrierPushService(
+                self.require_client, lambda: self.cache, self.shipments_changed
+            )
         return self._carrier_push
 
     @property
@@ -358,8 +360,13 @@ class AppSession:
         if self._sharing is None:
             from freightdesk.service.sharing import SharingService
 
-            self._sharing = SharingService(self.require_client)
+            self._sharing = SharingService(self.require_client, self.shipments_changed)
         return self._sharing
+
+    def shipments_changed(self) -> None:
+        """A write of another area changed shipments: the list syncs soon (coalesced)."""
+        if self.shipments is not None:
+            self.shipments.changed()
 
     def open_shipment(self, shipment_id: str) -> ShipmentDetail:
         """One shipment's history, polled while someone listens to its coordinator."""

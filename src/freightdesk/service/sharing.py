@@ -96,8 +96,12 @@ def _sentence(text: str) -> str:
 class SharingService:
     """Sharing of shipments over one connection."""
 
-    def __init__(self, client: Callable[[], ApiClient]) -> None:
+    def __init__(
+        self, client: Callable[[], ApiClient], changed: Callable[[], None] = lambda: None
+    ) -> None:
         self._client = client
+        # Told after a share or unshare: the shipment's row changed (its lastModifiedDateTime).
+        self._changed = changed
         # Who shared a shipment with the reader never changes: asked once per shipment.
         self._shared_by: dict[str, Party | None] = {}
         self._own: Party | None = None  # the reader's own company, asked once
@@ -159,6 +163,7 @@ class SharingService:
     async def share(self, shipment_id: UUID | str, tenant_uuid: UUID) -> tuple[Party, ...]:
         """Let the tenant read the shipment; every tenant it is shared with now."""
         context = await self._client().tracking.share(shipment_id, tenant_uuid)
+        self._changed()
         self._shared_by[str(shipment_id)] = None  # only an owner shares
         return _recipients(context)
 
@@ -171,6 +176,7 @@ class SharingService:
             await self._client().tracking.unshare(shipment_id, tenant_uuid)
         except NotFound:
             return False
+        self._changed()
         return True
 
     async def preview(self, link: str) -> PublicView:

@@ -1,12 +1,16 @@
 """Shipments for the app: the list (cached, synced incrementally) and one open shipment.
 
 The list uses the local service's search extension when the server has it: a first full sync,
-then `lastModifiedAfter` syncs that cost 1 + ceil(changed / pageSize) requests. Against a
-deployment without the extension it refreshes the shipments it knows (those in the cache and
-those created from the app) one by one. Whether the server has it is learned from the first search
-itself (a 404 or 405 means it has not), not from the server's OpenAPI document: a busy local
-service that has just started takes seconds to build that, and on a first run the list should
-fill in meanwhile.
+then incremental syncs that cost 1 + ceil(changed / pageSize) requests. They ask for changes
+since the last answer's change token (`changesSince`), which the service orders as changes
+become visible: a change stamped before one already seen but committed after it is still
+found. A service without tokens is asked `lastModifiedAfter` its clock less an overlap
+(`CURSOR_OVERLAP`), which misses a change committed longer than the overlap after its stamp.
+Against a deployment without the extension it refreshes the shipments it knows (those in the
+cache and those created from the app) one by one. Whether the server has it is learned from the
+first search itself (a 404 or 405 means it has not), not from the server's OpenAPI document: a
+busy local service that has just started takes seconds to build that, and on a first run the
+list should fill in meanwhile.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CURSOR_KEY = "shipments:cursor"
+TOKEN_KEY = "shipments:change-token"
 # What the cached rows hold. Rows cached before their ETA's and latest event's zones (another
 # mark or none) show as they are, and the next sync lists every shipment again, so that each
 # gets its zones (a sync from the cursor would give them only to the shipments changed since).
@@ -72,6 +77,7 @@ class ShipmentList:
     summaries: dict[str, SummaryRow]
     cursor: datetime | None = None
     delta: Delta | None = None
+    token: str | None = None  # the service's change token for the next sync, when it has them
 
     def newest(self) -> datetime | None:
         if not self.summaries:
@@ -84,12 +90,14 @@ class ShipmentList:
         cursor: datetime | None,
         changed: Iterable[str] = (),
         removed: Iterable[str] = (),
+        *,
+        token: str | None = None,
     ) -> ShipmentList:
         """A list made from this one by changing and removing the given shipments: telling
-        listeners what changed then costs nothing, however long the list."""
-        return ShipmentList(
-            summaries, cursor, Delta(weakref.ref(self), frozenset(changed), frozenset(removed))
-        )
+        listeners what changed then costs nothing, however long the list. It keeps this
+        list's change token unless given another."""
+        delta = Delta(weakref.ref(self), frozenset(changed), frozenset(removed))
+        return ShipmentList(summaries, cursor, delta, token if token is not None else self.token)
 
 
 @dataclass(frozen=True)
@@ -157,6 +165,7 @@ class ShipmentsService:
         self.cursor_overlap = cursor_overlap
         self.requests_last_sync = 0
         self._searchable: bool | None = None  # None: not known yet (see the module's doc)
+        self._tokens: bool | None = None  # whether the search answers change tokens
         # Called when a whole list starts to be built (a first sync): the app holds garbage
         # collections meanwhile, which would walk every row made so far, all alive
         # (ui/garbage.py `bulk_load`; the service layer knows nothing of the GUI).
@@ -173,23 +182,33 @@ class ShipmentsService:
         if rows is None:
             rows = await asyncio.to_thread(cached_rows, self.cache)
         cursor_text = self.cache.meta(CURSOR_KEY)
+        token = self.cache.meta(TOKEN_KEY)
         if self.cache.meta(ROWS_KEY) != ROWS_WITH_ZONES:
-            cursor_text = None
+            cursor_text = token = None
         cursor = datetime.fromisoformat(cursor_text) if cursor_text else None
-        cached = ShipmentList({row.id: row for row in rows}, cursor)
+        cached = ShipmentList({row.id: row for row in rows}, cursor, token=token)
         if self.coordinator.data is None:
             self.coordinator.apply(cached)
         return cached
 
     def _save(
-        self, upserts: Iterable[SummaryRow], removed: Iterable[str], cursor: datetime | None
+        self,
+        upserts: Iterable[SummaryRow],
+        removed: Iterable[str],
+        cursor: datetime | None,
+        token: str | None = None,
     ) -> None:
         self.cache.put_summaries(upserts)
         gone = list(removed)
         if gone:
             self.cache.delete_many(SUMMARIES, gone)
+        self._save_cursor(cursor, token)
+
+    def _save_cursor(self, cursor: datetime | None, token: str | None) -> None:
         if cursor is not None:
             self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
+        if token is not None:
+            self.cache.set_meta(TOKEN_KEY, token)
 
     # --- sync ------------------------------------------------------------------------------
 
@@ -213,7 +232,9 @@ class ShipmentsService:
     async def _sync_with_search(
         self, client: ApiClient, previous: ShipmentList | None
     ) -> ShipmentList:
-        incremental = previous is not None and previous.cursor is not None
+        incremental = previous is not None and (
+            previous.cursor is not None or previous.token is not None
+        )
         build = self.bulk_build() if not incremental and self.bulk_build is not None else None
         try:
             found = await self._search(client, previous, incremental)
@@ -228,8 +249,18 @@ class ShipmentsService:
     async def _search(
         self, client: ApiClient, previous: ShipmentList | None, incremental: bool
     ) -> ShipmentList:
+        from freightdesk.api.errors import ApiError
+
+        use_tokens = self._tokens is not False
+        if not use_tokens:
+            incremental = previous is not None and previous.cursor is not None
+        since = previous.token if use_tokens and incremental and previous else None
         request = ShipmentSearchRequest(
-            last_modified_after=previous.cursor if incremental and previous else None,
+            # From the clock only without a token (a cache of an earlier version, or a service
+            # that has none): asking since a token needs no other bound.
+            last_modified_after=previous.cursor if incremental and previous and not since else None,
+            # "" asks for a first token (with every row, or those after the clock).
+            changes_since=since or "" if use_tokens else None,
             sort=ShipmentSort(
                 field=ShipmentSortField.LAST_MODIFIED_DATE_TIME, direction=SortDirection.ASC
             ),
@@ -239,12 +270,23 @@ class ShipmentsService:
         fetched: list[SummaryRow] = []
         removed: set[str] = set()
         server_time: datetime | None = None
+        token: str | None = None
         while True:
-            answer = await client.tracking.search_page_stream(
-                request, page=page, page_size=self.page_size
-            )
+            try:
+                answer = await client.tracking.search_page_stream(
+                    request, page=page, page_size=self.page_size
+                )
+            except ApiError as exc:
+                if request.changes_since is None or self._tokens or exc.status != 400:
+                    raise
+                # A service of an earlier version refuses the field it does not know.
+                log.info("shipments: no change tokens (%s); syncing by the clock", exc)
+                self._tokens = False
+                return await self._search(client, previous, incremental)
             requests += 1
             server_time = server_time or answer.server_time
+            # The first page's: the oldest, so nothing committed while paging is skipped.
+            token = token or answer.change_token
             # Validated in a worker thread: the GUI thread gets the GIL back at every switch
             # interval (5 ms; pydantic validates one summary at a time), where validating
             # slices of 100 on the event loop held it 10 to 40 ms a slice on a loaded machine.
@@ -254,6 +296,8 @@ class ShipmentsService:
                 break
             page += 1
         self.requests_last_sync = requests
+        if request.changes_since is not None:
+            self._tokens = token is not None
         if incremental and previous is not None:
             known = dict(previous.summaries)
             for rid in removed:
@@ -270,15 +314,20 @@ class ShipmentsService:
             removed = set(previous.summaries) - known.keys() if previous else set()
         cursor = self._next_cursor(previous, lambda: ShipmentList(known).newest(), server_time)
         if not incremental:
-            await asyncio.to_thread(self._replace_all, upserts, cursor)
+            await asyncio.to_thread(self._replace_all, upserts, cursor, token)
         elif upserts or removed:
-            await asyncio.to_thread(self._save, upserts, removed, cursor)
+            await asyncio.to_thread(self._save, upserts, removed, cursor, token)
         if incremental and previous is not None:
             if not upserts and not removed:
-                return previous  # nothing changed: same object, listeners stay quiet
+                if token is None or token == previous.token:
+                    return previous  # nothing changed: same object, listeners stay quiet
+                # The token moves on (in memory: an older one kept on disk is still safe, it
+                # only lists again what did not change), so that what was listed again this
+                # time because a transaction was running is not listed at every sync.
+                return previous.derived(previous.summaries, previous.cursor, token=token)
             gone = removed & previous.summaries.keys()
-            return previous.derived(known, cursor, (r.id for r in upserts), gone)
-        return ShipmentList(known, cursor)
+            return previous.derived(known, cursor, (r.id for r in upserts), gone, token=token)
+        return ShipmentList(known, cursor, token=token)
 
     def _next_cursor(
         self,
@@ -300,11 +349,12 @@ class ShipmentsService:
             return before
         return max(before, candidate) if before is not None else candidate
 
-    def _replace_all(self, rows: Iterable[SummaryRow], cursor: datetime | None) -> None:
+    def _replace_all(
+        self, rows: Iterable[SummaryRow], cursor: datetime | None, token: str | None
+    ) -> None:
         self.cache.replace_summaries(rows)
         self.cache.set_meta(ROWS_KEY, ROWS_WITH_ZONES)
-        if cursor is not None:
-            self.cache.set_meta(CURSOR_KEY, cursor.isoformat())
+        self._save_cursor(cursor, token)
 
     async def _refresh_known(
         self, client: ApiClient, previous: ShipmentList | None
@@ -332,6 +382,12 @@ class ShipmentsService:
         if previous is None:
             return ShipmentList(known, None)
         return previous.derived(known, None, (r.id for r in changed), removed)
+
+    def changed(self) -> None:
+        """A shipment changed by a write whose result the list does not have (sharing, a
+        carrier's push applied, a booking's shipment): the list syncs soon (coalesced, see
+        `Coordinator.notify`) instead of at its next poll."""
+        self.coordinator.notify()
 
     # --- writes ----------------------------------------------------------------------------
 

@@ -22,18 +22,24 @@ from typing import Any, TypeVarTuple
 
 from pydantic_core import to_json
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
     ColumnElement,
     Connection,
     Engine,
     Integer,
     Select,
+    Text,
     and_,
     bindparam,
+    cast,
+    column,
     func,
     or_,
     select,
+    table,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
 from freightdesk.models.shipment_search import (
@@ -105,6 +111,8 @@ def search_json(
     if found.removed_ids is not None:
         removed = [str(removed) for removed in found.removed_ids]
         parts.append(f',"removedIds":{to_json(removed).decode()}')
+    if found.change_token is not None:
+        parts.append(f',"changeToken":"{found.change_token}"')
     parts.append("}")
     return "".join(parts).encode()
 
@@ -124,6 +132,7 @@ class _Found:
     as_json: bool
     not_found_values: list[str] | None
     removed_ids: list[uuid.UUID] | None
+    change_token: str | None = None
 
 
 def _find(
@@ -146,6 +155,9 @@ def _find(
         if isinstance(bind, Engine)
         else Statements(session.connection())
     )
+    # Read before anything else: every change numbered below the token is committed, so the
+    # statements that follow see it (`CHANGE_SEQ_*` in tables/tracking.py).
+    token = None if request.changes_since is None else run.scalar(_change_token(run.dialect), {})
     owners_of_shares = run.scalars(_SHARING_OWNERS, {"tenant": tenant_id})
     scope = _Scope(tenant_id, bool(owners_of_shares), owners_of_shares)
     # The request's values go to bound parameters; its shape (which filters, the sort) picks
@@ -190,9 +202,15 @@ def _find(
     if request.identifier_values is not None:
         not_found = _not_found(session.connection(), scope, request.identifier_values)
     removed = None
-    if request.last_modified_after is not None:
+    if request.changes_since:
+        since = int(request.changes_since)
+        removed = _removed_since_change(session.connection(), tenant_id, since)
+    elif request.last_modified_after is not None:
         removed = _removed_since(session.connection(), tenant_id, request.last_modified_after)
-    return _Found(page, page_size, total, rows, owners, run.raw, as_json, not_found, removed)
+    change_token = None if token is None else str(token)
+    return _Found(
+        page, page_size, total, rows, owners, run.raw, as_json, not_found, removed, change_token
+    )
 
 
 def _page_rows(run: Statements, keys: list[Any], *, as_json: bool) -> list[Any]:
@@ -230,6 +248,7 @@ def _model(found: _Found) -> ShipmentSearchResult:
     )
     result.not_found_values = found.not_found_values
     result.removed_ids = found.removed_ids
+    result.change_token = found.change_token
     return result
 
 
@@ -339,6 +358,8 @@ def _shape(request: ShipmentSearchRequest, values: dict[str, Any]) -> _Shape:
             use(conditions, end, window.end_date_time)
     if request.last_modified_after is not None:
         use(conditions, "modified_after", request.last_modified_after)
+    if request.changes_since:
+        use(conditions, "changed_from", int(request.changes_since))
     return _Shape(tuple(conditions), tuple(candidates))
 
 
@@ -353,6 +374,7 @@ _CONDITIONS: dict[str, ColumnElement[bool]] = {
     "modified_from": Shipment.last_modified_at >= bindparam("modified_from"),
     "modified_before": Shipment.last_modified_at < bindparam("modified_before"),
     "modified_after": Shipment.last_modified_at > bindparam("modified_after"),
+    "changed_from": Shipment.change_seq >= bindparam("changed_from"),
 }
 _CANDIDATE_CONDITIONS: dict[str, ColumnElement[bool]] = {
     "text_from": ShipmentIdentifier.value_norm >= bindparam("text_from"),
@@ -545,6 +567,42 @@ def _not_found(connection: Connection, scope: _Scope, values: Sequence[str]) -> 
         if key and key not in found:
             missing.setdefault(key, value.strip())
     return list(missing.values())
+
+
+_COUNTER = table("shipment_change_counter", column("id"), column("value"))
+_CHANGE_TOKENS: dict[str, Select[Any]] = {
+    "sqlite": select(_COUNTER.c.value + 1).where(_COUNTER.c.id == 1),
+    "postgresql": select(
+        cast(cast(func.pg_snapshot_xmin(func.pg_current_snapshot()), Text), BigInteger)
+    ),
+}
+
+
+def _change_token(dialect: Dialect) -> Select[Any]:
+    """The statement that reads the token of a sync answered now: no change numbered at or
+    above it was visible before it was read."""
+    return _CHANGE_TOKENS[dialect.name]
+
+
+def _removed_since_change(connection: Connection, tenant_id: int, since: int) -> list[uuid.UUID]:
+    """`_removed_since` for a change token: deleting a shipment, and sharing or unsharing it,
+    change the shipment's row, so its change sequence says when."""
+    own = select(Shipment.id).where(
+        Shipment.tenant_id == tenant_id,
+        Shipment.deleted_at.is_not(None),
+        Shipment.change_seq >= since,
+    )
+    shared = (
+        select(Shipment.id)
+        .join(ShipmentShare, ShipmentShare.shipment_pk == Shipment.pk)
+        .where(
+            ShipmentShare.tenant_id == tenant_id,
+            Shipment.change_seq >= since,
+            or_(ShipmentShare.revoked_at.is_not(None), Shipment.deleted_at.is_not(None)),
+        )
+    )
+    ids = set(connection.scalars(own)) | set(connection.scalars(shared))
+    return sorted(uuid.UUID(i) for i in ids)
 
 
 def _removed_since(connection: Connection, tenant_id: int, since: datetime) -> list[uuid.UUID]:

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Float,
     ForeignKey,
     Index,
@@ -99,6 +100,8 @@ class Shipment(Base):
         # Counts of a mode and state filter (the search's total) as one range of this index
         # instead of a walk over every live shipment of the tenant.
         Index("ix_shipments_tenant_mode_state", "tenant_id", "deleted_at", "mode", "current_state"),
+        # The list's incremental sync: what changed since a change token (`CHANGE_SEQ_*`).
+        Index("ix_shipments_tenant_change", "tenant_id", "change_seq"),
     )
 
     pk: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -135,6 +138,9 @@ class Shipment(Base):
     # A deleted shipment stays as a tombstone (data and children removed) so that incremental
     # sync can report the removal.
     deleted_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    # Set by the database on every insert and update (`CHANGE_SEQ_*`), never by the ORM: the
+    # order of changes as they become visible, which a timestamp taken before commit is not.
+    change_seq: Mapped[int | None] = mapped_column(BigInteger)
     # The user-provided data, as on the wire: identifiers, attributes, accessGroups, costs,
     # plan, routeInfo, relatedShipments; replaced as a whole by PUT tracking. Read-only here
     # (stored in shipment_documents); usable in queries like a column.
@@ -307,6 +313,54 @@ TRACK_TRIGGERS_POSTGRESQL = (
 )
 
 
+# The change sequence of shipments (`Shipment.change_seq`), kept by the database so that every
+# write path (ORM, Core, bulk) has it. A timestamp set before commit cannot page changes: a
+# row stamped t1 that commits after a reader saw t2 > t1 is behind that reader's cursor.
+# - SQLite has one writer at a time, holding the write lock to its commit: a counter bumped
+#   under that lock orders changes as they commit. The reader's token is the counter plus one,
+#   read before its other statements: every change numbered below it was committed then.
+# - PostgreSQL commits concurrently; the row gets its transaction's id, and the token is the
+#   oldest transaction still running when read (`pg_snapshot_xmin`): every id below it has
+#   committed (or rolled back). A transaction running meanwhile keeps the token from moving
+#   past it, so a sync may list again what it had; the client keeps rows that did not change.
+CHANGE_SEQ_SQLITE = (
+    """CREATE TABLE IF NOT EXISTS shipment_change_counter (
+        id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL
+    )""",
+    "INSERT OR IGNORE INTO shipment_change_counter (id, value) VALUES (1, 0)",
+    """CREATE TRIGGER IF NOT EXISTS shipments_change_seq_insert
+    AFTER INSERT ON shipments BEGIN
+        UPDATE shipment_change_counter SET value = value + 1 WHERE id = 1;
+        UPDATE shipments SET change_seq = (SELECT value FROM shipment_change_counter WHERE id = 1)
+        WHERE pk = NEW.pk;
+    END""",
+    # Not fired by its own UPDATE: SQLite's recursive_triggers is off (the default).
+    """CREATE TRIGGER IF NOT EXISTS shipments_change_seq_update
+    AFTER UPDATE ON shipments BEGIN
+        UPDATE shipment_change_counter SET value = value + 1 WHERE id = 1;
+        UPDATE shipments SET change_seq = (SELECT value FROM shipment_change_counter WHERE id = 1)
+        WHERE pk = NEW.pk;
+    END""",
+)
+CHANGE_SEQ_POSTGRESQL = (
+    """CREATE OR REPLACE FUNCTION shipments_change_seq() RETURNS trigger
+    LANGUAGE plpgsql AS $$ BEGIN
+        NEW.change_seq := pg_current_xact_id()::text::bigint;
+        RETURN NEW;
+    END $$""",
+    "DROP TRIGGER IF EXISTS shipments_change_seq ON shipments",
+    """CREATE TRIGGER shipments_change_seq BEFORE INSERT OR UPDATE ON shipments
+    FOR EACH ROW EXECUTE FUNCTION shipments_change_seq()""",
+)
+
+
+def make_change_seq_triggers(conn: Connection) -> None:
+    """Create (or replace) what keeps `Shipment.change_seq`; idempotent."""
+    statements = CHANGE_SEQ_POSTGRESQL if conn.dialect.name == "postgresql" else CHANGE_SEQ_SQLITE
+    for statement in statements:
+        conn.exec_driver_sql(statement)
+
+
 def make_track_triggers(conn: Connection) -> None:
     """Create (or replace) the triggers that keep `ShipmentTrack` honest; idempotent."""
     statements = (
@@ -320,6 +374,7 @@ def _after_create(target: Any, conn: Connection, **_kw: Any) -> None:
     # Once every table is there (the triggers join two of them), whenever create_all made
     # any: a new database, or an older one given the tables of areas added since.
     make_track_triggers(conn)
+    make_change_seq_triggers(conn)
 
 
 event.listen(Base.metadata, "after_create", _after_create)

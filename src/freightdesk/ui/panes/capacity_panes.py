@@ -25,8 +25,8 @@ def install_capacity_panes(
     )
 
     def open_tracked(shipment_id: str) -> None:
-        if session.shipments is not None and session.client is not None:
-            session.shipments.coordinator.poke()  # a shipment just initiated: list it soon
+        if session.client is not None:
+            session.shipments_changed()  # a shipment just initiated: list it soon
         window.show_pane("shipments")
         shipments.open_shipment(shipment_id)
 

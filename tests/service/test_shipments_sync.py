@@ -1,0 +1,140 @@
+"""The shipment list's incremental sync on the real local service over HTTP: against writers
+that commit out of order (once on SQLite, once on PostgreSQL), and promptly after a change the
+service layer is told of."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+from freightdesk.api.client import ApiClient
+from freightdesk.server.db import utcnow
+from freightdesk.server.tables.tracking import Shipment
+from freightdesk.service.cache import Cache
+from freightdesk.service.sharing import SharingService
+from freightdesk.service.shipments import ShipmentsService
+from tests.api.conftest import FAST_RETRY
+from tests.support import LiveService, TenantHandle, make_tenant, running_service, wait_until
+
+
+@pytest.fixture
+def live(database_url: str) -> Iterator[LiveService]:
+    with running_service(database_url) as service:
+        yield service
+
+
+@pytest.fixture
+def owner(live: LiveService) -> Iterator[TenantHandle]:
+    handle = make_tenant(live)
+    yield handle
+    handle.http.close()
+
+
+@pytest.fixture
+async def api(owner: TenantHandle) -> AsyncIterator[ApiClient]:
+    async with ApiClient(
+        owner.service.url,
+        client_id=owner.client_id,
+        client_secret=owner.client_secret,
+        retry=FAST_RETRY,
+    ) as client:
+        yield client
+
+
+def _create(tenant: TenantHandle, pro: str) -> str:
+    body = {"identifiers": [{"type": "PRO", "value": pro}]}
+    answer = tenant.http.put("/api/v4/shipments/tracking", json=body)
+    assert answer.status_code in (200, 201), answer.text
+    return str(answer.json()["id"])
+
+
+async def test_a_change_committed_after_a_later_one_was_read_is_not_missed(
+    live: LiveService, owner: TenantHandle, api: ApiClient, tmp_path: Path
+) -> None:
+    """Writer A stamps shipment X and commits 2.5 s later (a long batch, or a wait for
+    SQLite's write lock); meanwhile writer B changes Y and the list syncs. The sync after A's
+    commit must bring X's change although its stamp is older than what the list read before."""
+    first = _create(owner, f"PROA{uuid.uuid4().hex[:6]}")
+    second = _create(owner, f"PROB{uuid.uuid4().hex[:6]}")
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = ShipmentsService(lambda: api, cache, interval=3600)
+    try:
+        assert await service.coordinator.fetch_now()
+        stamped = threading.Event()
+        release = threading.Event()
+
+        def writer_a() -> None:
+            with live.context.engine.begin() as conn:
+                change = (
+                    update(Shipment)
+                    .where(Shipment.id == first)
+                    .values(origin_name="Late commit", last_modified_at=utcnow())
+                )
+                if conn.dialect.name == "postgresql":
+                    conn.execute(change)  # row stamped and locked, committed later
+                    stamped.set()
+                    assert release.wait(30)
+                else:
+                    # A SQLite writer stamps its rows before it gets the one write lock (the
+                    # domain's `now`, then the flush): it may wait for it up to busy_timeout.
+                    stamped.set()
+                    assert release.wait(30)
+                    conn.execute(change)
+
+        def writer_b() -> int:
+            body = {"id": second, "identifiers": [{"type": "PRO", "value": "PROB-EDITED"}]}
+            return owner.http.put("/api/v4/shipments/tracking", json=body).status_code
+
+        a = asyncio.create_task(asyncio.to_thread(writer_a))
+        assert await asyncio.to_thread(stamped.wait, 10)
+        assert await asyncio.to_thread(writer_b) == 200
+        started = time.monotonic()
+        # A sync while A is still open, longer after A's stamp than the list's overlap.
+        await asyncio.sleep(2.5)
+        assert await service.coordinator.fetch_now()
+        # The sync read while A was open (a read waits for no writer on either database).
+        assert time.monotonic() - started < 4, time.monotonic() - started
+        assert not release.is_set()
+        release.set()
+        await a
+        assert await service.coordinator.fetch_now()
+        rows = service.coordinator.data.summaries if service.coordinator.data else {}
+        assert rows[second].primary_identifier == "PROB-EDITED"
+        assert rows[first].origin_name == "Late commit"
+    finally:
+        await service.coordinator.aclose()
+        cache.close()
+
+
+async def test_a_share_shows_in_the_list_without_waiting_for_a_poll(
+    client: ApiClient, tenant_: TenantHandle, cache: Cache
+) -> None:
+    shipment = _create(tenant_, f"PROS{uuid.uuid4().hex[:6]}")
+    recipient = make_tenant(tenant_.service)
+    service = ShipmentsService(lambda: client, cache, interval=3600)
+    stop = service.coordinator.listen(lambda _change: None)
+    try:
+        await wait_until(lambda: service.coordinator.status.last_success is not None)
+        data = service.coordinator.data
+        assert data is not None
+        before = data.summaries[shipment].last_modified
+        sharing = SharingService(lambda: client, service.changed)
+        await sharing.share(shipment, uuid.UUID(recipient.uuid))
+
+        def synced() -> bool:
+            rows = service.coordinator.data.summaries if service.coordinator.data else {}
+            return rows[shipment].last_modified > before
+
+        await wait_until(synced, seconds=10)  # an interval of an hour
+        assert service.coordinator.notified_fetches == 1
+    finally:
+        stop()
+        await service.coordinator.aclose()
+        recipient.http.close()
