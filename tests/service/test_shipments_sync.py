@@ -5,10 +5,12 @@ service layer is told of."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,8 +21,15 @@ from freightdesk.server.db import utcnow
 from freightdesk.server.tables.tracking import Shipment
 from freightdesk.service.cache import Cache
 from freightdesk.service.sharing import SharingService
-from freightdesk.service.shipments import ShipmentsService
-from tests.api.conftest import FAST_RETRY
+from freightdesk.service.shipments import (
+    CURSOR_KEY,
+    ROWS_KEY,
+    ROWS_WITH_ZONES,
+    TOKEN_KEY,
+    ShipmentsService,
+)
+from tests.api.conftest import FAST_RETRY, client_via
+from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant, running_service, wait_until
 
 
@@ -138,3 +147,94 @@ async def test_a_share_shows_in_the_list_without_waiting_for_a_poll(
         stop()
         await service.coordinator.aclose()
         recipient.http.close()
+
+
+SEARCH = "/api/v4/shipments/search"
+
+
+async def test_a_cache_of_an_earlier_version_moves_to_tokens_without_listing_all_again(
+    tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    old = _create(tenant_, f"PROO{uuid.uuid4().hex[:6]}")
+    proxy = FaultyProxy(tenant_.service.url).start()
+    try:
+        async with client_via(proxy, tenant_) as api:
+            synced = ShipmentsService(lambda: api, Cache(tmp_path / "synced.sqlite3"))
+            assert await synced.coordinator.fetch_now()
+            assert synced.coordinator.data is not None
+            await synced.coordinator.aclose()
+            synced.cache.close()
+            # The cache as an earlier version left it: the rows and a clock cursor, no token.
+            cache = Cache(tmp_path / "cache.sqlite3")
+            cache.put_summaries(synced.coordinator.data.summaries.values())
+            cache.set_meta(ROWS_KEY, ROWS_WITH_ZONES)
+            cursor = datetime.now(UTC) - timedelta(seconds=2)
+            cache.set_meta(CURSOR_KEY, cursor.isoformat())
+            new = _create(tenant_, f"PRON{uuid.uuid4().hex[:6]}")
+            service = ShipmentsService(lambda: api, cache, interval=3600)
+            await service.load_cached()
+            proxy.clear()
+            assert await service.coordinator.fetch_now()
+            sent = proxy.sent("POST", SEARCH)[-1]
+            assert sent["changesSince"] == ""
+            assert "lastModifiedAfter" in sent
+            data = service.coordinator.data
+            assert data is not None and set(data.summaries) >= {old, new}
+            assert data.token is not None and cache.meta(TOKEN_KEY) == data.token
+            # From now on by the token alone.
+            assert await service.coordinator.fetch_now()
+            sent = proxy.sent("POST", SEARCH)[-1]
+            assert sent["changesSince"] == data.token and "lastModifiedAfter" not in sent
+            await service.coordinator.aclose()
+            cache.close()
+    finally:
+        proxy.stop()
+
+
+async def test_a_service_without_tokens_is_synced_by_its_clock(
+    tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    proxy = FaultyProxy(tenant_.service.url).start()
+    try:
+        async with client_via(proxy, tenant_) as api:
+            refused = {
+                "httpStatusCode": 400,
+                "httpMessage": "Bad Request",
+                "errorMessage": "Unknown field",
+                "errors": [
+                    {"severity": "ERROR", "message": "Unknown field", "source": "changesSince"}
+                ],
+            }
+            # An earlier version's service refuses the field it does not know.
+            proxy.inject(
+                Fault(
+                    status=400,
+                    body=json.dumps(refused).encode(),
+                    forward=False,
+                    path_prefix=SEARCH,
+                    headers={"content-type": "application/json"},
+                )
+            )
+            cache = Cache(tmp_path / "cache.sqlite3")
+            service = ShipmentsService(lambda: api, cache, interval=3600)
+            shipment = _create(tenant_, f"PROC{uuid.uuid4().hex[:6]}")
+            assert await service.coordinator.fetch_now()
+            assert service.coordinator.data is not None
+            assert shipment in service.coordinator.data.summaries
+            answer = tenant_.http.put(
+                "/api/v4/shipments/tracking",
+                json={"id": shipment, "identifiers": [{"type": "PRO", "value": "PRO-CLOCK"}]},
+            )
+            assert answer.status_code == 200
+            assert await service.coordinator.fetch_now()
+            data = service.coordinator.data
+            assert data is not None and data.token is None
+            assert data.summaries[shipment].primary_identifier == "PRO-CLOCK"
+            sent = proxy.sent("POST", SEARCH)
+            assert "changesSince" in sent[0]
+            assert all("changesSince" not in body for body in sent[1:])
+            assert "lastModifiedAfter" in sent[-1]
+            await service.coordinator.aclose()
+            cache.close()
+    finally:
+        proxy.stop()
