@@ -69,6 +69,7 @@ BENCHES = [
     Bench("bench_instances", ("--seconds", "5", "--shipments", "30"), 120),
     Bench("bench_planning", ("--vehicles", "100000", "--queries", "100"), 180),
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
+    Bench("bench_list_latency", ("--interval", "5", "--runs", "3"), 120),
     Bench("bench_uploads", ("--gigabytes", "0.25", "--files", "20"), 120),
     # The load (10 s), then the idle service's CPU (20 s) and changes made while idle (~25 s).
     Bench(

