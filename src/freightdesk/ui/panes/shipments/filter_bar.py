@@ -8,16 +8,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, QTimer
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QWidget
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.ui.formatting import state_text
-from freightdesk.ui.panes.shipments.attention import (
-    AttentionBar,
-    TriageLink,
-    TriageSettingsDialog,
-)
+from freightdesk.ui.panes.shipments.attention import TriageLink, TriageSettingsDialog
+from freightdesk.ui.panes.shipments.filter_widgets import FilterWidgets
 from freightdesk.ui.panes.shipments.model import (
     FilterResult,
     ShipmentFilter,
@@ -32,22 +29,12 @@ if TYPE_CHECKING:
 RECENT = {"Any time": None, "Last hour": 1, "Last 24 hours": 24, "Last 7 days": 24 * 7}
 
 
-class FilterBar(QWidget):
+class FilterBar(FilterWidgets):
     """Filtering the list (mixed into `ShipmentsPane`, which makes the filter bar's widgets).
     Its `apply_filter` is the one `SavedViews` applies views with."""
 
-    settings: QSettings
     model: ShipmentTableModel
     triage: TriageLink
-    search: QLineEdit
-    mode: QComboBox
-    state: QComboBox
-    exceptions_only: QCheckBox
-    attention: AttentionBar
-    attribute_name: QLineEdit
-    attribute_value: QLineEdit
-    updated_within: QComboBox
-    created_within: QComboBox
     notice: QLabel
     count_label: QLabel
     _filter_timer: QTimer

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import re
 
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QComboBox, QPushButton
 
 from freightdesk.service.triage import KIND_NAMES
 from freightdesk.ui.dialogs.name_dialog import NameDialog
-from freightdesk.ui.panes.shipments.attention import AttentionBar, kinds_named
+from freightdesk.ui.panes.shipments.attention import kinds_named
+from freightdesk.ui.panes.shipments.filter_widgets import FilterWidgets
 from freightdesk.ui.panes.shipments.manage_views import ManageViewsDialog
 from freightdesk.ui.panes.shipments.model import FilterResult
 from freightdesk.ui.panes.shipments.view_names import name_problem, offered_name, ordered
@@ -19,19 +19,9 @@ from freightdesk.ui.panes.shipments.view_names import name_problem, offered_name
 _MANAGE = "\x00manage"
 
 
-class SavedViews(QWidget):
+class SavedViews(FilterWidgets):
     """Saving and applying views (mixed into `ShipmentsPane`, whose filter bar they read)."""
 
-    settings: QSettings
-    search: QLineEdit
-    mode: QComboBox
-    state: QComboBox
-    exceptions_only: QCheckBox
-    attention: AttentionBar
-    attribute_name: QLineEdit
-    attribute_value: QLineEdit
-    updated_within: QComboBox
-    created_within: QComboBox
     more_button: QPushButton
     views: QComboBox
     manage_dialog: ManageViewsDialog | None = None
