@@ -4,62 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QHeaderView, QTableWidgetItem, QWidget
 
-from freightdesk.ui.widgets.item_table import add_key
+from freightdesk.ui.widgets.edit_table import EditTable
 
 
-class IdentifierTable(QWidget):
-    changed = Signal()
-
+class IdentifierTable(EditTable):
     def __init__(
         self, types: Sequence[str], parent: QWidget | None = None, *, default_type: str = ""
     ) -> None:
-        super().__init__(parent)
+        super().__init__(["Type", "Value"], "Add identifier", "Remove identifier", parent)
         self.types = list(types)
         self.default_type = default_type or (self.types[0] if self.types else "")
-        self.table = QTableWidget(0, 2, self)
         self.table.setObjectName("identifierTable")
-        self.table.setHorizontalHeaderLabels(["Type", "Value"])
-        self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(0, 230)
         self.table.setMinimumHeight(90)
-        self.add_button = QPushButton("Add identifier", self)
-        self.remove_button = QPushButton("Remove", self)
-        add_key(
-            self.table,
-            QKeySequence(QKeySequence.StandardKey.Delete),
-            self.remove_current,
-            "Remove identifier",
-        )
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
         self.add_button.clicked.connect(lambda: self.add_identifier(focus=True))
-        self.remove_button.clicked.connect(self.remove_current)
-        self.table.itemChanged.connect(lambda _item: self.changed.emit())
 
     def _combo(self, selected: str) -> QComboBox:
         combo = QComboBox(self.table)
@@ -83,12 +46,6 @@ class IdentifierTable(QWidget):
             if item is not None and self.table.isVisible():
                 self.table.editItem(item)
         self.changed.emit()
-
-    def remove_current(self) -> None:
-        row = self.table.currentRow()
-        if row >= 0:
-            self.table.removeRow(row)
-            self.changed.emit()
 
     def set_identifiers(self, identifiers: Iterable[tuple[str, str]]) -> None:
         self.table.setRowCount(0)

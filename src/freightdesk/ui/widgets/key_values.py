@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHeaderView, QTableWidgetItem, QWidget
 
-from freightdesk.ui.widgets.item_table import add_key
+from freightdesk.ui.widgets.edit_table import EditTable
 
 
-class KeyValueTable(QWidget):
-    changed = Signal()
-
+class KeyValueTable(EditTable):
     def __init__(
         self,
         key_title: str = "Name",
@@ -29,34 +16,10 @@ class KeyValueTable(QWidget):
         *,
         add_text: str = "Add",
     ) -> None:
-        super().__init__(parent)
-        self.table = QTableWidget(0, 2, self)
-        self.table.setHorizontalHeaderLabels([key_title, value_title])
-        self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        super().__init__([key_title, value_title], add_text, "Remove row", parent)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setMinimumHeight(96)
-        self.add_button = QPushButton(add_text, self)
-        self.remove_button = QPushButton("Remove", self)
-        # Delete removes the current row while the table (not a cell editor) has the focus.
-        add_key(
-            self.table,
-            QKeySequence(QKeySequence.StandardKey.Delete),
-            self.remove_current,
-            "Remove row",
-        )
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
         self.add_button.clicked.connect(lambda: self.add_row())
-        self.remove_button.clicked.connect(self.remove_current)
-        self.table.itemChanged.connect(lambda _item: self.changed.emit())
 
     def add_row(self, key: str = "", value: str = "") -> None:
         row = self.table.rowCount()
@@ -69,12 +32,6 @@ class KeyValueTable(QWidget):
             if item is not None and self.table.isVisible():
                 self.table.editItem(item)
         self.changed.emit()
-
-    def remove_current(self) -> None:
-        row = self.table.currentRow()
-        if row >= 0:
-            self.table.removeRow(row)
-            self.changed.emit()
 
     def set_values(self, values: dict[str, str]) -> None:
         self.table.blockSignals(True)

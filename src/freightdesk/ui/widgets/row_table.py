@@ -6,23 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHeaderView, QTableWidgetItem, QWidget
 
 from freightdesk.models.numbers import NumberRefused, read_number
+from freightdesk.ui.widgets.edit_table import EditTable
 from freightdesk.ui.widgets.forms import plain
-from freightdesk.ui.widgets.item_table import add_key
 
 _ROW = re.compile(r"^\[(\d+)\](?:\.(.*))?$")
 
@@ -72,13 +61,11 @@ def fold_rows(
     return shown
 
 
-class RowTable(QWidget):
+class RowTable(EditTable):
     """A table of rows with Add and Remove buttons; Delete removes the current row.
 
     Columns are text cells, or combo boxes (`choices` per column, editable when the list ends
     with an empty string), or check boxes (`checks`)."""
-
-    changed = Signal()
 
     def __init__(
         self,
@@ -91,14 +78,10 @@ class RowTable(QWidget):
         defaults: dict[int, str] | None = None,
         widths: dict[int, int] | None = None,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(headers, f"Add {noun}", f"Remove {noun}", parent)
         self.choices = dict(choices or {})
         self.checks = set(checks)
         self.defaults = dict(defaults or {})
-        self.table = QTableWidget(0, len(headers), self)
-        self.table.setHorizontalHeaderLabels(list(headers))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
@@ -106,26 +89,7 @@ class RowTable(QWidget):
         for column, width in (widths or {}).items():
             self.table.setColumnWidth(column, width)
         self.table.setMinimumHeight(110)
-        self.add_button = QPushButton(f"Add {noun}", self)
-        self.remove_button = QPushButton("Remove", self)
-        add_key(
-            self.table,
-            QKeySequence(QKeySequence.StandardKey.Delete),
-            self.remove_current,
-            f"Remove {noun}",
-        )
-        buttons = QHBoxLayout()
-        buttons.setContentsMargins(0, 0, 0, 0)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
         self.add_button.clicked.connect(lambda: self.add_row(focus=True))
-        self.remove_button.clicked.connect(self.remove_current)
-        self.table.itemChanged.connect(lambda _item: self.changed.emit())
 
     def add_row(self, values: Sequence[str | bool] = (), *, focus: bool = False) -> int:
         row = self.table.rowCount()
@@ -168,12 +132,6 @@ class RowTable(QWidget):
         combo.setCurrentText(text)
         combo.currentTextChanged.connect(lambda _t: self.changed.emit())
         return combo
-
-    def remove_current(self) -> None:
-        row = self.table.currentRow()
-        if row >= 0:
-            self.table.removeRow(row)
-            self.changed.emit()
 
     def clear(self) -> None:
         self.table.setRowCount(0)
