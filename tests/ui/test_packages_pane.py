@@ -18,7 +18,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import PackageFormDialog, parse_item_identifiers
 from freightdesk.ui.panes.packages.pane import PackagesPane
-from tests.proxy import Fault, FaultyProxy
+from tests.proxy import FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import press, settle, type_text
@@ -27,6 +27,7 @@ from tests.ui.test_panes_support import (
     connected,
     message_box,
     proxied,
+    saved_while_the_service_fails,
     shown_dialog,
     shown_pane,
 )
@@ -197,12 +198,8 @@ async def test_a_failing_service_keeps_the_form(
     form = shown_dialog(pane, PackageFormDialog)
     form.identifiers.set_identifiers([("OLPN", "OLPN-001")])  # already another package's
     form.items.set_text(0, 1, "PO-9")
-    proxy.inject(Fault(status=503, path_prefix=PATH))
-    form.save()
-    await wait_until(lambda: form.general_error.isVisible())
-    assert "had a problem" in form.general_error.text()
-    assert form.isVisible() and form.items.text(0, 1) == "PO-9"
-    assert proxy.count("POST", PATH) == 1  # a create is never repeated blindly
+    await saved_while_the_service_fails(form, proxy, PATH)
+    assert form.items.text(0, 1) == "PO-9"
     # The service's own refusal, beside the identifiers.
     form.save()
     await wait_until(lambda: bool(form.errors.message_for("identifiers")))

@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Protocol, TypeVar
 
 import pytest
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
-from tests.proxy import FaultyProxy
+from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import close_session
 
@@ -126,3 +126,24 @@ def shown_dialog(pane: OpensDialogs, kind: type[W]) -> W:
     dialog = pane.dialog
     assert isinstance(dialog, kind) and dialog.isVisible(), dialog
     return dialog
+
+
+class SavingForm(Protocol):
+    @property
+    def general_error(self) -> QLabel: ...
+
+    def save(self) -> None: ...
+
+    def isVisible(self) -> bool: ...  # noqa: N802 (Qt's name)
+
+
+async def saved_while_the_service_fails(form: SavingForm, proxy: FaultyProxy, path: str) -> None:
+    """Save once while the service answers 503 at `path`: the form stays open and says the
+    service had a problem, and the POST went out once (a create is never repeated blindly).
+    What the form kept is the caller's to check."""
+    proxy.inject(Fault(status=503, path_prefix=path))
+    form.save()
+    await wait_until(lambda: form.general_error.isVisible())
+    assert "had a problem" in form.general_error.text()
+    assert form.isVisible()
+    assert proxy.count("POST", path) == 1

@@ -17,7 +17,7 @@ from freightdesk.ui.maps import page
 from freightdesk.ui.maps.picker import LocationPickerDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
-from tests.proxy import Fault, FaultyProxy
+from tests.proxy import FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import emitted
 from tests.ui.test_capacity_support import unplaced_error_labels
@@ -28,6 +28,7 @@ from tests.ui.test_panes_support import (
     connected,
     message_box,
     proxied,
+    saved_while_the_service_fails,
     shown_dialog,
     shown_pane,
 )
@@ -204,12 +205,8 @@ async def test_a_failing_service_keeps_the_form(
     form.state.setText("")
     form.latitude.setText("32.75")
     form.longitude.setText("-97.33")
-    proxy.inject(Fault(status=503, path_prefix=PATH))
-    form.save()
-    await wait_until(lambda: form.general_error.isVisible())
-    assert "had a problem" in form.general_error.text()
-    assert form.isVisible() and form.name.text() == "Fort Worth yard"
-    assert proxy.count("POST", PATH) == 1  # a create is never repeated blindly
+    await saved_while_the_service_fails(form, proxy, PATH)
+    assert form.name.text() == "Fort Worth yard"
     form.save()
     await wait_until(lambda: not form.isVisible())
     await wait_until(lambda: pane.model.rowCount() == 1)
