@@ -15,6 +15,21 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import add_panes
 
 
+def open_about(window: MainWindow) -> QMessageBox:
+    """Help > About, chosen from the menu bar as the user does: the box it opens."""
+    help_menu = next(
+        action.menu()
+        for action in window.menuBar().actions()
+        if action.text().replace("&", "") == "Help"
+    )
+    assert isinstance(help_menu, QMenu)
+    about = next(a for a in help_menu.actions() if a.text().replace("&", "").startswith("About"))
+    about.trigger()
+    box = window.findChild(QMessageBox, "aboutBox")
+    assert box is not None
+    return box
+
+
 def test_about_shows_the_icon_the_version_and_the_licences(
     qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
 ) -> None:
@@ -33,16 +48,7 @@ def test_about_shows_the_icon_the_version_and_the_licences(
 
     window.show()
     qtbot.waitExposed(window)
-    help_menu = next(
-        action.menu()
-        for action in window.menuBar().actions()
-        if action.text().replace("&", "") == "Help"
-    )
-    assert isinstance(help_menu, QMenu)
-    about = next(a for a in help_menu.actions() if a.text().replace("&", "").startswith("About"))
-    about.trigger()
-    box = window.findChild(QMessageBox, "aboutBox")
-    assert box is not None
+    box = open_about(window)
     qtbot.waitExposed(box)
     assert f"FreightDesk {version('freightdesk')}" in box.text()
     assert not box.iconPixmap().isNull()

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QMenu, QMessageBox, QTableWidget, QWidget
+from PySide6.QtWidgets import QTableWidget, QWidget
 from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
@@ -31,6 +31,7 @@ from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
 from tests.support import wait_until
 from tests.ui.conftest import close_session, exposed
+from tests.ui.test_about import open_about
 from tests.ui.test_export_panes import Demo, demo
 from tests.ui.test_panes_support import _activate
 from tests.ui.test_shipment_overview import _click_tab, _showing
@@ -245,16 +246,7 @@ async def test_about_names_the_users_company_and_its_id(
     main.show()
     await exposed(main)
     await session.connect()
-    help_menu = next(
-        action.menu()
-        for action in main.menuBar().actions()
-        if action.text().replace("&", "") == "Help"
-    )
-    assert isinstance(help_menu, QMenu)
-    about = next(a for a in help_menu.actions() if a.text().replace("&", "").startswith("About"))
-    about.trigger()
-    box = main.findChild(QMessageBox, "aboutBox")
-    assert box is not None
+    box = open_about(main)
     await exposed(box)
     own = _demo_tenant_uuid(demo)
     await wait_until(lambda: own in box.informativeText(), DATA_SECONDS)
