@@ -201,19 +201,20 @@ async def test_typing_the_point_and_the_map_centre(qtbot: QtBot, host: QWidget) 
     assert dialog.latitude.text() == f"{dialog.point[0]:.6f}"
 
 
-@pytest.mark.parametrize(
-    ("kind", "units", "value", "metres", "dashed"),
-    [
-        ("DISTANCE", "METERS", 400, 400.0, False),
-        ("DISTANCE", "KILOMETERS", 2.5, 2500.0, False),
-        ("DISTANCE", "FEET", 1000, 304.8, False),
-        ("DISTANCE", "MILES", 1.5, 2414.016, False),
-        # Travel time: the distance covered at 40 km/h, dashed (an approximation).
-        ("TIME", "SECONDS", 90, 1000.0, True),
-        ("TIME", "MINUTES", 15, 10_000.0, True),
-        ("TIME", "HOURS", 0.5, 20_000.0, True),
-    ],
-)
+# A fence of each kind and unit: (kind, units, value, its radius in metres, drawn dashed).
+FENCES = [
+    ("DISTANCE", "METERS", 400, 400.0, False),
+    ("DISTANCE", "KILOMETERS", 2.5, 2500.0, False),
+    ("DISTANCE", "FEET", 1000, 304.8, False),
+    ("DISTANCE", "MILES", 1.5, 2414.016, False),
+    # Travel time: the distance covered at 40 km/h, dashed (an approximation).
+    ("TIME", "SECONDS", 90, 1000.0, True),
+    ("TIME", "MINUTES", 15, 10_000.0, True),
+    ("TIME", "HOURS", 0.5, 20_000.0, True),
+]
+
+
+@pytest.mark.parametrize(("kind", "units", "value", "metres", "dashed"), FENCES)
 def test_fence_radius_in_metres(
     kind: str, units: str, value: float, metres: float, dashed: bool
 ) -> None:
@@ -231,15 +232,7 @@ async def test_the_fence_drawn_for_each_unit_as_the_inputs_change(
     assert found["fence"] is None and dialog.fence_text.text() == "No geofence."
     fence = dialog.fence
     fence.use.setChecked(True)
-    for kind, units, value, metres, dashed in (
-        ("DISTANCE", "METERS", 400, 400.0, False),
-        ("DISTANCE", "KILOMETERS", 2.5, 2500.0, False),
-        ("DISTANCE", "FEET", 1000, 304.8, False),
-        ("DISTANCE", "MILES", 1.5, 2414.016, False),
-        ("TIME", "SECONDS", 90, 1000.0, True),
-        ("TIME", "MINUTES", 15, 10_000.0, True),
-        ("TIME", "HOURS", 0.5, 20_000.0, True),
-    ):
+    for kind, units, value, metres, dashed in FENCES:
         fence.type.setCurrentIndex(fence.type.findData(kind))
         fence.units.setCurrentIndex(fence.units.findData(units))
         fence.value.setValue(value)
