@@ -25,8 +25,8 @@ from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import RatingService
-from freightdesk.ui.formatting import address_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.address_check import address_checked
 from freightdesk.ui.widgets.forms import FieldErrors
 
 SEARCH_DEBOUNCE_MS = 300
@@ -240,16 +240,9 @@ class StopEditor(QGroupBox):
 
         def done(normal: Address) -> None:
             self.validate_button.setEnabled(True)
-            entered = Address.model_validate(
-                {k: v for k, v in self.address_wire().items() if v is not None}
-            )
-            if normal == entered:
-                self.validation.setText("✓ The address is valid.")
-                self.suggested = None
-                return
-            self.suggested = normal
-            self.validation.setText(f"Suggested: {address_text(normal)}")
-            self.use_button.setVisible(True)
+            text, self.suggested = address_checked(normal, self.address_wire())
+            self.validation.setText(text)
+            self.use_button.setVisible(self.suggested is not None)
 
         def failed(error: BaseException) -> None:
             self.validate_button.setEnabled(True)

@@ -44,12 +44,12 @@ from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation, check_location
-from freightdesk.ui.formatting import address_text
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.panes.stop_locations.text import DAYS
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.address_check import address_checked
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.item_table import add_key
 from freightdesk.ui.widgets.key_values import KeyValueTable
@@ -579,16 +579,9 @@ class StopLocationFormDialog(TabbedFormDialog):
         def done(normal: Address) -> None:
             self.validate_button.setEnabled(True)
             self.errors.show({})
-            entered = Address.model_validate(
-                {k: v for k, v in self.address_wire().items() if v is not None}
-            )
-            if normal == entered:
-                self.validation.setText("✓ The address is valid.")
-                self.suggested = None
-                return
-            self.suggested = normal
-            self.validation.setText(f"Suggested: {address_text(normal)}")
-            self.accept_suggestion.setVisible(True)
+            text, self.suggested = address_checked(normal, self.address_wire())
+            self.validation.setText(text)
+            self.accept_suggestion.setVisible(self.suggested is not None)
 
         def failed(error: BaseException) -> None:
             self.validate_button.setEnabled(True)
