@@ -43,6 +43,13 @@ def explain(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def refusal(exc: BaseException) -> tuple[dict[str, str], str | None]:
+    """An error as a form shows it: the problems the service names by field (each beside its
+    field), else, with none named, the error in words under the form."""
+    fields = exc.field_errors() if isinstance(exc, ApiError) else {}
+    return fields, None if fields else explain(exc)
+
+
 def _api_text(exc: ApiError) -> str:
     if isinstance(exc, AuthenticationFailed):
         return "The service did not accept the connection's client id or secret."

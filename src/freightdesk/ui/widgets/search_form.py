@@ -25,9 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.service.errors import ApiError
 from freightdesk.service.listing import Listing, Params
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import refusal
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import FieldErrors
 from freightdesk.ui.widgets.list_page import ListPage
@@ -101,8 +100,7 @@ class SearchRun(QObject):
 
         def failed(error: BaseException) -> None:
             self._idle()
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.errors.show(fields, general=None if fields else explain(error))
+            self.errors.show(*refusal(error))
 
         spawn(service.show(params), on_done=done, on_error=failed, name="search", owner=self.pane)
 

@@ -15,8 +15,7 @@ from typing import Any, TypeGuard, TypeVar
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -95,8 +94,7 @@ class TabbedFormDialog(FormDialog):
             self.buttons.setEnabled(True)
             if on_error is not None and on_error(error):
                 return
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
+            self.show_problems(*refusal(error))
 
         spawn(work, on_done=self._saved, on_error=failed, name=name, owner=self)
 

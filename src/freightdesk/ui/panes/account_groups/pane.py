@@ -15,9 +15,8 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.service.account_groups import check_group
-from freightdesk.service.errors import ApiError
 from freightdesk.service.listing import Listing
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
@@ -161,8 +160,7 @@ class AccountGroupsPane(ListExport, QWidget):
 
         def failed(error: BaseException) -> None:
             self.add_button.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.errors.show(fields, general=None if fields else explain(error))
+            self.errors.show(*refusal(error))
 
         spawn(
             service.create(group),

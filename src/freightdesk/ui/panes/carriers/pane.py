@@ -25,9 +25,8 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.service.carrier_profiles import check_profile, check_scac
-from freightdesk.service.errors import ApiError
 from freightdesk.service.listing import Listing
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.carriers.form import BEHAVIOUR_TEXT, MODE_TEXT, CarrierProfileForm
 from freightdesk.ui.tasks import spawn
@@ -363,8 +362,7 @@ class CarrierProfilesPane(ListExport, QWidget):
 
         def refused(error: BaseException) -> None:
             # What was typed stays; each problem the service names goes beside its field.
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.form.show_problems(fields, general=None if fields else explain(error))
+            self.form.show_problems(*refusal(error))
 
         self._run(service.save(profile.scac, body), "save-carrier-profile", saved, refused)
 

@@ -13,8 +13,7 @@ from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QLineEdit, 
 
 from freightdesk.models.documents import Document, DocumentPatch, DocumentUpdate
 from freightdesk.service.documents import check_metadata, identifiers_wire
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.documents.labels import ALL_IDENTIFIER_TYPES
 from freightdesk.ui.panes.documents.upload import mode_combo, type_combo
@@ -127,7 +126,6 @@ class DocumentEditDialog(FormDialog):
 
         def failed(error: BaseException) -> None:
             self.buttons.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.errors.show(fields, general=None if fields else explain(error))
+            self.errors.show(*refusal(error))
 
         spawn(work, on_done=done, on_error=failed, name="save-document")

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.packaging import DeletedPackage
-from freightdesk.service.errors import ApiError, NotFound
-from freightdesk.service.messages import explain
+from freightdesk.service.errors import NotFound
+from freightdesk.service.messages import refusal
 from freightdesk.service.packages import check_identifier
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
@@ -108,8 +108,7 @@ class DeleteByIdentifierDialog(FormDialog):
             if isinstance(error, NotFound):
                 self.errors.show({"identifier.value": f"No package has {type_} {value!r}"})
                 return
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.errors.show(fields, general=None if fields else explain(error))
+            self.errors.show(*refusal(error))
 
         spawn(
             service.delete_by_identifier(type_, value),

@@ -36,8 +36,7 @@ from freightdesk.service.bookings import (
     check_carrier_response,
     tracking_key_types,
 )
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import explain, refusal
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 
@@ -247,8 +246,7 @@ class BookingAnswerDialog(FormDialog):
 
         def failed(error: BaseException) -> None:
             self.send_button.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.errors.show(fields, general=None if fields else explain(error))
+            self.errors.show(*refusal(error))
 
         spawn(
             self.bookings.answer_as_carrier(self.waiting[index].id, answer),

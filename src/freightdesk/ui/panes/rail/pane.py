@@ -41,8 +41,8 @@ from freightdesk.models.rail import (
     ShipmentStop,
 )
 from freightdesk.service.clock import place_time, user_time
-from freightdesk.service.errors import ApiError, NotFound
-from freightdesk.service.messages import explain
+from freightdesk.service.errors import NotFound
+from freightdesk.service.messages import refusal
 from freightdesk.service.rail import check_leg, leg_key
 from freightdesk.service.session import AppSession
 from freightdesk.service.validation import problems_of
@@ -393,8 +393,7 @@ class RailPane(ListExport, QWidget):
 
         def failed(error: BaseException) -> None:
             self._busy(False)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.form.show_problems(fields, general=None if fields else explain(error))
+            self.form.show_problems(*refusal(error))
 
         spawn(service.create(body), on_done=done, on_error=failed, name="rail-create", owner=self)
 
@@ -429,8 +428,7 @@ class RailPane(ListExport, QWidget):
 
         def failed(error: BaseException) -> None:
             self.lookup_button.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            general = None if fields else explain(error)
+            fields, general = refusal(error)
             if isinstance(error, NotFound):
                 what = LOOKUP_TYPES[identifier.type].lower()
                 general = f"No rail leg of this account carries {what} {identifier.value!r}"

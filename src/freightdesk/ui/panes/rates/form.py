@@ -46,8 +46,7 @@ from freightdesk.models.rating import (
     TrailerType,
 )
 from freightdesk.service.clock import user_now
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import explain, refusal
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import words
@@ -620,8 +619,7 @@ class RateRequestFormDialog(FormDialog):
 
         def failed(error: BaseException) -> None:
             self.buttons.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
+            self.show_problems(*refusal(error))
 
         spawn(
             service.create(request),

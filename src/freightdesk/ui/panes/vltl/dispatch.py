@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import RateQuote
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import refusal
 from freightdesk.service.vltl import LastDispatch, VltlService, check_dispatch
 from freightdesk.ui.panes.vltl.fields import AddressFields, ContactFields, WindowFields
 from freightdesk.ui.panes.vltl.form import ITEM_WORDS
@@ -249,8 +248,7 @@ class DispatchDialog(FormDialog):
 
         def failed(error: BaseException) -> None:
             self.buttons.setEnabled(True)
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.show_problems(fields, general=None if fields else explain(error))
+            self.show_problems(*refusal(error))
 
         spawn(
             self.service.dispatch(request),

@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
 from freightdesk.service.clock import user_time
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import (
     LastDispatch,
@@ -307,8 +306,7 @@ class VltlPane(QWidget):
 
         def failed(error: BaseException) -> None:
             self._idle()
-            fields = error.field_errors() if isinstance(error, ApiError) else {}
-            self.form.show_problems(fields, general=None if fields else explain(error))
+            self.form.show_problems(*refusal(error))
 
         spawn(
             self.service.quote(request),

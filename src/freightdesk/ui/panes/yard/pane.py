@@ -43,8 +43,7 @@ from freightdesk.models.yard import (
     opening_hours_text,
 )
 from freightdesk.service.clock import user_now
-from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.service.yard import (
     REFERENCE,
@@ -91,8 +90,7 @@ SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "open
 
 def _refused(errors: FieldErrors, error: BaseException) -> None:
     """The service's refusal beside the fields it names, else in words under the form."""
-    fields = error.field_errors() if isinstance(error, ApiError) else {}
-    errors.show(fields, general=None if fields else explain(error))
+    errors.show(*refusal(error))
 
 
 class YardPane(QWidget):
