@@ -46,6 +46,19 @@ async def _pane(qtbot: QtBot, session: AppSession) -> WebhooksPane:
     return pane
 
 
+async def _editing_the_one(
+    qtbot: QtBot, session: AppSession
+) -> tuple[WebhooksPane, WebhookFormDialog]:
+    """The pane once it lists the tenant's one webhook, and the form editing it."""
+    pane = await _pane(qtbot, session)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    pane.table.selectRow(0)
+    pane.edit_selected()
+    form = pane.dialog
+    assert isinstance(form, WebhookFormDialog)
+    return pane, form
+
+
 async def _new_form(qtbot: QtBot, session: AppSession) -> tuple[WebhooksPane, WebhookFormDialog]:
     """The pane, once it has shown the empty list, and its form for a new configuration."""
     pane = await _pane(qtbot, session)
@@ -80,12 +93,7 @@ async def test_a_new_secret_typed_over_a_stored_one_is_sent_as_typed(
     session, tenant = connected
     with receiver() as hook:
         _create(tenant, "erp", hook.url())
-        pane = await _pane(qtbot, session)
-        await wait_until(lambda: pane.model.rowCount() == 1)
-        pane.table.selectRow(0)
-        pane.edit_selected()
-        form = pane.dialog
-        assert isinstance(form, WebhookFormDialog)
+        pane, form = await _editing_the_one(qtbot, session)
         key = form.auth.editors[0].fields["apiKey"]
         # Before, the field held the eight-character mask and typing extended it.
         assert key.text() == "" and "leave empty to keep it" in key.placeholderText()  # type: ignore[union-attr]
@@ -380,12 +388,7 @@ async def test_no_filters_is_said_before_saving_and_a_stored_odd_type_is_kept(
         },
     }
     assert tenant.http.put(PATH, json=body).status_code == 200
-    pane = await _pane(qtbot, session)
-    await wait_until(lambda: pane.model.rowCount() == 1)
-    pane.table.selectRow(0)
-    pane.edit_selected()
-    form = pane.dialog
-    assert isinstance(form, WebhookFormDialog)
+    pane, form = await _editing_the_one(qtbot, session)
     # A type the picker does not offer is listed, ticked, so the edit keeps it.
     assert form.event_types.chosen() == ["YARD_CHECK"]
     assert "event types YARD_CHECK" in form.sends.text()
