@@ -28,6 +28,7 @@ from tests.ui.test_panes_support import (
     answer,
     connected,
     message_box,
+    new_form,
     proxied,
     saved_while_the_service_fails,
     shown_dialog,
@@ -208,9 +209,7 @@ async def test_a_failing_service_keeps_the_form(
     session, tenant, proxy = proxied
     set_profile(tenant, "ZZHD", behaviour="SLOW")
     pane = await shown_pane(qtbot, session, _bookings_pane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No bookings yet")
-    pane.new_item()
-    form = shown_dialog(pane, BookingFormDialog)
+    form = await new_form(pane, BookingFormDialog, "No bookings yet")
     form.save()  # a booking without a quote needs the shipment and carrier
     assert "required unless the booking is made from a quote" in form.errors.message_for(
         "shipmentId"

@@ -34,7 +34,7 @@ from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from freightdesk.ui.watchdog import GuiWatchdog
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_panes_support import PANE_SIZE, proxied, shown_dialog, shown_pane
+from tests.ui.test_panes_support import PANE_SIZE, new_form, proxied, shown_pane
 from tests.ui.test_shipments_pane import _ltl, _put
 from tests.ui.test_stop_locations_pane import PATH, _body
 
@@ -238,9 +238,7 @@ async def test_a_save_that_meets_the_fault_keeps_the_form(
     session, tenant, proxy = proxied
     pane = await shown_pane(qtbot, session, StopLocationsPane)
     _fast_client(session)
-    await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
-    pane.new_item()
-    form = shown_dialog(pane, StopLocationFormDialog)
+    form = await new_form(pane, StopLocationFormDialog, "No stop locations yet")
     typed: dict[str, str] = {
         "name": "Fort Worth yard",
         "supplied_id": "FW-1",

@@ -30,7 +30,12 @@ from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.server.test_tracking_support import SEARCH
 from tests.support import TenantHandle, wait_until
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane, visible_dialogs
+from tests.ui.test_panes_support import (
+    connected,
+    new_form,
+    shown_pane,
+    visible_dialogs,
+)
 from tests.ui.test_shipments_list import _pane, window
 
 __all__ = ["connected", "window"]
@@ -64,9 +69,7 @@ async def test_stop_location_switched_back_and_forth_saves_what_the_form_shows(
 ) -> None:
     session, tenant = connected
     pane = await shown_pane(qtbot, session, StopLocationsPane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
-    pane.new_item()
-    form = shown_dialog(pane, StopLocationFormDialog)
+    form = await new_form(pane, StopLocationFormDialog, "No stop locations yet")
     _type(qtbot, form.name, "Dock 7")
     _type(qtbot, form.lines[0], "1 Main St")
     _type(qtbot, form.city, "Dallas")

@@ -19,7 +19,7 @@ from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_panes_support import connected, new_form, shown_pane
 
 __all__ = ["connected"]
 
@@ -39,9 +39,7 @@ async def test_booking_switched_back_and_forth_saves_what_the_form_shows(
     session, tenant = connected
     set_profile(tenant, "ZZHD", behaviour="SLOW")  # unanswered while the test reads it back
     pane = await shown_pane(qtbot, session, _bookings_pane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No bookings yet", seconds=30)
-    pane.new_item()
-    form = shown_dialog(pane, BookingFormDialog)
+    form = await new_form(pane, BookingFormDialog, "No bookings yet", seconds=30)
     shipment = str(uuid.uuid4())
 
     # The carrier: its identifier type switched away and back, the SCAC typed.

@@ -18,7 +18,7 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_forms_send_what_is_shown import _choose
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_panes_support import connected, new_form, shown_pane
 
 __all__ = ["connected"]
 
@@ -33,9 +33,7 @@ async def test_package_switched_back_and_forth_saves_what_the_form_shows(
 ) -> None:
     session, tenant = connected
     pane = await shown_pane(qtbot, session, PackagesPane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No packages yet", seconds=30)
-    pane.new_item()
-    form = shown_dialog(pane, PackageFormDialog)
+    form = await new_form(pane, PackageFormDialog, "No packages yet", seconds=30)
 
     # The identifier: its type switched to OLPN and back, its value typed.
     kind = form.identifiers.table.cellWidget(0, 0)

@@ -26,6 +26,7 @@ from tests.ui.test_panes_support import (
     answer,
     connected,
     message_box,
+    new_form,
     proxied,
     saved_while_the_service_fails,
     shown_dialog,
@@ -64,9 +65,7 @@ async def test_create_find_edit_and_delete(
 ) -> None:
     session, tenant = connected
     pane = await shown_pane(qtbot, session, PackagesPane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No packages yet")
-    pane.new_item()
-    form = shown_dialog(pane, PackageFormDialog)
+    form = await new_form(pane, PackageFormDialog, "No packages yet")
     # Everything wrong at once, each beside its field; the first one's tab shown.
     form.items.set_text(0, 1, "PO-77")
     form.items.set_text(0, 2, "0")

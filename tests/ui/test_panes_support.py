@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
+from freightdesk.ui.widgets.paging import PageBar
 from tests.proxy import Fault, FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import close_session
@@ -126,6 +127,20 @@ def shown_dialog(pane: OpensDialogs, kind: type[W]) -> W:
     dialog = pane.dialog
     assert isinstance(dialog, kind) and dialog.isVisible(), dialog
     return dialog
+
+
+class ListPane(OpensDialogs, Protocol):
+    @property
+    def page_bar(self) -> PageBar: ...
+
+    def new_item(self) -> None: ...
+
+
+async def new_form(pane: ListPane, kind: type[W], empty: str, seconds: float = 10.0) -> W:
+    """New, once the pane's page bar says its list is empty (`empty`): the form it opens."""
+    await wait_until(lambda: pane.page_bar.label.text() == empty, seconds)
+    pane.new_item()
+    return shown_dialog(pane, kind)
 
 
 class SavingForm(Protocol):

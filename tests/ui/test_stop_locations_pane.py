@@ -27,6 +27,7 @@ from tests.ui.test_panes_support import (
     answer,
     connected,
     message_box,
+    new_form,
     proxied,
     saved_while_the_service_fails,
     shown_dialog,
@@ -69,9 +70,7 @@ async def test_create_with_rules_beside_fields_and_address_validation(
 ) -> None:
     session, tenant = connected
     pane = await shown_pane(qtbot, session, StopLocationsPane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
-    pane.new_item()
-    form = shown_dialog(pane, StopLocationFormDialog)
+    form = await new_form(pane, StopLocationFormDialog, "No stop locations yet")
     assert "New location" in form.version.text()
     assert form.pick_on_map.isEnabled()  # the picker itself: tests/ui/test_location_picker.py
     assert unplaced_error_labels(form) == []  # none drawn over a tab's corner
@@ -196,9 +195,7 @@ async def test_a_failing_service_keeps_the_form(
 ) -> None:
     session, _tenant, proxy = proxied
     pane = await shown_pane(qtbot, session, StopLocationsPane)
-    await wait_until(lambda: pane.page_bar.label.text() == "No stop locations yet")
-    pane.new_item()
-    form = shown_dialog(pane, StopLocationFormDialog)
+    form = await new_form(pane, StopLocationFormDialog, "No stop locations yet")
     _type(qtbot, form.name, "Fort Worth yard")
     form.lines[0].setText("")
     form.city.setText("")
