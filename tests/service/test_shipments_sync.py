@@ -234,3 +234,38 @@ async def test_a_service_without_tokens_is_synced_by_its_clock(
             cache.close()
     finally:
         proxy.stop()
+
+
+async def test_a_change_while_a_sync_pages_skips_no_other_shipment(
+    tenant_: TenantHandle, tmp_path: Path
+) -> None:
+    """Offset paging: a shipment changed between two pages of a sync moves within the order;
+    the shipments behind it must not slide past the next page's offset unseen."""
+    ids = [_create(tenant_, f"PROP{n}{uuid.uuid4().hex[:6]}") for n in range(6)]
+    proxy = FaultyProxy(tenant_.service.url).start()
+    try:
+        async with client_via(proxy, tenant_) as api:
+            cache = Cache(tmp_path / "cache.sqlite3")
+            service = ShipmentsService(lambda: api, cache, interval=3600, page_size=2)
+            # The first page is read, then held back while shipments change.
+            proxy.inject(Fault(late=1.5, path_prefix=SEARCH))
+            sync = asyncio.create_task(service.coordinator.fetch_now())
+            await wait_until(lambda: proxy.count("POST", SEARCH) == 1)
+            await asyncio.sleep(0.3)  # the service has answered (held by the proxy)
+            for changed in (ids[0], ids[-1]):  # the oldest and the newest
+                body = {"id": changed, "identifiers": [{"type": "PRO", "value": f"E{changed}"}]}
+                assert tenant_.http.put("/api/v4/shipments/tracking", json=body).is_success
+            assert await sync
+            data = service.coordinator.data
+            assert data is not None
+            assert set(data.summaries) >= set(ids[1:-1])  # none of the unchanged missing
+            # The changed ones (as changed) come with the next sync at the latest.
+            assert await service.coordinator.fetch_now()
+            data = service.coordinator.data
+            assert data is not None and set(data.summaries) == set(ids)
+            for changed in (ids[0], ids[-1]):
+                assert data.summaries[changed].primary_identifier == f"E{changed}"
+            await service.coordinator.aclose()
+            cache.close()
+    finally:
+        proxy.stop()

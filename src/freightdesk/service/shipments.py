@@ -261,8 +261,14 @@ class ShipmentsService:
             last_modified_after=previous.cursor if incremental and previous and not since else None,
             # "" asks for a first token (with every row, or those after the clock).
             changes_since=since or "" if use_tokens else None,
+            # Newest first: a shipment that changes while the pages are read moves to the front
+            # (read already; its change comes with the next sync), so the others slide to
+            # later offsets and a page may repeat one, never skip one. Oldest first, each
+            # change slid an unchanged shipment past the next page's offset, missing from the
+            # list until it changed again. (A shipment deleted meanwhile still slides the
+            # others back by one.)
             sort=ShipmentSort(
-                field=ShipmentSortField.LAST_MODIFIED_DATE_TIME, direction=SortDirection.ASC
+                field=ShipmentSortField.LAST_MODIFIED_DATE_TIME, direction=SortDirection.DESC
             ),
         )
         requests = 0
