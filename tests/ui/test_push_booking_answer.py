@@ -6,7 +6,6 @@ back), and exactly what the dialog shows stored with the booking."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from freightdesk.ui.panes.push.booking_answer import NONE_WAITING, BookingAnswer
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.server.test_rating_support import set_profile
 from tests.support import TenantHandle, wait_until
+from tests.ui.test_bookings_pane import _booking
 from tests.ui.test_panes_support import answer, connected, message_box, shown_dialog, shown_pane
 
 __all__ = ["connected"]
@@ -28,17 +28,6 @@ LEFT = Qt.MouseButton.LeftButton
 WAIT = 60.0
 # A combo box's list pops up on a click; the offscreen platform says it cannot raise it.
 pytestmark = pytest.mark.qt_log_ignore(r"^This plugin does not support")
-
-
-def _book(tenant: TenantHandle, scac: str) -> dict[str, Any]:
-    body = {
-        "shipmentId": str(uuid.uuid4()),
-        "capacityProviderIdentifier": {"type": "CARRIER_SCAC", "value": scac},
-        "rateIdentifiers": [{"source": "EXTERNAL", "type": "CONTRACT", "value": "C-9"}],
-    }
-    answer = tenant.http.post(BOOKINGS, json=body)
-    assert answer.status_code == 200, answer.text
-    return dict(answer.json())
 
 
 def _click(qtbot: QtBot, widget: Any) -> None:
@@ -57,7 +46,7 @@ async def test_answer_a_booking_as_its_carrier(
 ) -> None:
     session, tenant = connected
     set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
-    first, second = _book(tenant, "ZZRV"), _book(tenant, "ZZRV")
+    first, second = _booking(tenant, "ZZRV"), _booking(tenant, "ZZRV")
     pane = await shown_pane(qtbot, session, PushPane)
     dialog = await _opened(qtbot, pane, 2)
     assert {dialog.booking.itemData(i) for i in range(2)} == {first["id"], second["id"]}
@@ -128,7 +117,7 @@ async def test_escape_asks_before_a_chosen_answer_is_lost(
 ) -> None:
     session, tenant = connected
     set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
-    _book(tenant, "ZZRV")
+    _booking(tenant, "ZZRV")
     pane = await shown_pane(qtbot, session, PushPane)
     dialog = await _opened(qtbot, pane, 1)
     # Reject clicked and a reason picked with the keys: nothing typed, but an answer chosen.
