@@ -29,7 +29,7 @@ from freightdesk.ui.panes.setup import install_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
-from tests.ui.test_panes_support import answer, connected
+from tests.ui.test_panes_support import answer, connected, shown_pane
 
 __all__ = ["connected"]
 
@@ -86,12 +86,7 @@ def drop_files(target: QWidget, files: list[Path]) -> QDropEvent:
 
 
 async def open_pane(qtbot: QtBot, session: AppSession, settings: QSettings) -> DocumentsPane:
-    pane = DocumentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    await session.connect()
-    return pane
+    return await shown_pane(qtbot, session, lambda s: DocumentsPane(s, settings), (1300, 800))
 
 
 async def uploads_reach(

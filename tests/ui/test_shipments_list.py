@@ -19,7 +19,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
-from tests.ui.test_panes_support import connected
+from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_shipments_pane import _ltl, _put
 
 __all__ = ["connected"]
@@ -211,11 +211,7 @@ async def test_the_column_layout_and_sort_are_kept_for_the_next_start(
     tag = uuid.uuid4().hex[:4].upper()
     for n in range(3):
         _put(tenant, _ltl(f"K{n}{tag}", city=["Peoria", "Aurora", "Joliet"][n]))
-    pane = ShipmentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 700)
-    pane.show()
-    await session.connect()
+    pane = await shown_pane(qtbot, session, lambda s: ShipmentsPane(s, settings), (1300, 700))
     await wait_until(lambda: pane.model.rowCount() == 3)
     header = pane.table.horizontalHeader()
     origin = COLUMN_INDEX["origin"]

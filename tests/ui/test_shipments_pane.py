@@ -16,7 +16,7 @@ from freightdesk.service.summary_rows import SUMMARIES, row_json
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, _from_loop, export_view_to
-from tests.ui.test_panes_support import answer, connected, message_box
+from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 from tests.ui.test_shipment_model import row
 
 __all__ = ["connected"]
@@ -72,12 +72,7 @@ async def _pane(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
 ) -> ShipmentsPane:
     session, _tenant = connected
-    pane = ShipmentsPane(session, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 700)
-    pane.show()
-    await session.connect()
-    return pane
+    return await shown_pane(qtbot, session, lambda s: ShipmentsPane(s, settings), (1300, 700))
 
 
 async def _detail_of_new_shipment(

@@ -30,7 +30,7 @@ from tests.ui.clock_forms import holds_clock_text
 from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
-from tests.ui.test_panes_support import answer, connected, proxied
+from tests.ui.test_panes_support import answer, connected, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
 
@@ -38,12 +38,7 @@ PATH = "/api/v4/webhooks"
 
 
 async def _pane(qtbot: QtBot, session: AppSession) -> WebhooksPane:
-    pane = WebhooksPane(session)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    await session.connect()
-    return pane
+    return await shown_pane(qtbot, session, WebhooksPane, (1300, 800))
 
 
 async def _editing_the_one(
