@@ -3,7 +3,7 @@ and contacts in words."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtGui import QColor
 
@@ -49,11 +49,15 @@ def status_html(status: BookingStatus) -> str:
 def lane_text(booking: Booking) -> str:
     """ "Chicago DC (Chicago, IL) → Dallas store (Dallas, TX)"; blank for a booking that is
     not linked to a rate request (its route is not known here)."""
+    return _lane(booking, place_text)
+
+
+def _lane(booking: Booking, place: Callable[[RateStopLocation | None], str]) -> str:
+    """The booking's route, each of its places in `place`'s words, "?" for one without any."""
     segments = booking.route_segments
     if not segments:
         return ""
-    places = [place_text(segments[0].from_location)]
-    places += [place_text(s.to_location) for s in segments]
+    places = [place(segments[0].from_location), *(place(s.to_location) for s in segments)]
     return " → ".join(p or "?" for p in places)
 
 
@@ -65,12 +69,7 @@ def city_text(location: RateStopLocation | None) -> str:
 
 def short_lane_text(booking: Booking) -> str:
     """ "Joliet, IL → Lancaster, TX": the lane as a list shows it (the names in its tooltip)."""
-    segments = booking.route_segments
-    if not segments:
-        return ""
-    places = [city_text(segments[0].from_location)]
-    places += [city_text(s.to_location) for s in segments]
-    return " → ".join(p or "?" for p in places)
+    return _lane(booking, city_text)
 
 
 def contact_text(contact: ContactInfo | None) -> str:
