@@ -8,8 +8,10 @@ since the service requires it. Files dropped on the open dialog join it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from enum import Enum
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
@@ -51,6 +53,8 @@ from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.identifiers import IdentifierTable
 
+E = TypeVar("E", bound=Enum)
+
 FILE_COLUMN, NAME_COLUMN, TYPE_COLUMN, SIZE_COLUMN = range(4)
 FILE_FILTERS = ["Documents (*.pdf *.png *.jpg *.jpeg *.tif *.tiff *.txt *.xml *.json)", "All (*)"]
 
@@ -75,20 +79,19 @@ def document_name(path: Path) -> str:
 
 
 def type_combo(parent: QWidget, selected: DocumentType | None = None) -> QComboBox:
-    combo = QComboBox(parent)
-    combo.setObjectName("type")
-    for kind, text in TYPE_TEXT.items():
-        combo.addItem(text, kind.value)
-    if selected is not None:
-        combo.setCurrentIndex(max(0, combo.findData(selected.value)))
-    return combo
+    return _choices(parent, "type", TYPE_TEXT, selected)
 
 
 def mode_combo(parent: QWidget, selected: DocumentMode | None = None) -> QComboBox:
+    return _choices(parent, "mode", MODE_TEXT, selected)
+
+
+def _choices(parent: QWidget, name: str, texts: Mapping[E, str], selected: E | None) -> QComboBox:
+    """A combo box of `texts` in their order, each holding its value; `selected` chosen."""
     combo = QComboBox(parent)
-    combo.setObjectName("mode")
-    for mode, text in MODE_TEXT.items():
-        combo.addItem(text, mode.value)
+    combo.setObjectName(name)
+    for choice, text in texts.items():
+        combo.addItem(text, choice.value)
     if selected is not None:
         combo.setCurrentIndex(max(0, combo.findData(selected.value)))
     return combo
