@@ -50,7 +50,7 @@ from freightdesk.ui.panes.documents.labels import (
 )
 from freightdesk.ui.panes.documents.model import DocumentTableModel
 from freightdesk.ui.panes.documents.preview import DocumentPreview
-from freightdesk.ui.panes.documents.upload import FILE_FILTERS, UploadDialog
+from freightdesk.ui.panes.documents.upload import UploadDialog, file_chooser
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
@@ -509,13 +509,7 @@ class DocumentsPane(ListExport, QWidget):
     # --- actions ---------------------------------------------------------------------------
 
     def choose_files(self) -> None:
-        dialog = QFileDialog(self, "Upload documents")
-        dialog.setObjectName("chooseFiles")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilters(FILE_FILTERS)
-        dialog.filesSelected.connect(lambda files: self.upload_files([Path(f) for f in files]))
-        self.dialog = dialog
-        dialog.open()
+        self.dialog = file_chooser(self, "Upload documents", "chooseFiles", self.upload_files)
 
     def upload_files(
         self,

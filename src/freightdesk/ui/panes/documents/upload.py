@@ -8,7 +8,7 @@ since the service requires it. Files dropped on the open dialog join it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import TypeVar
@@ -76,6 +76,19 @@ def document_name(path: Path) -> str:
     if not path.suffix or not stem:
         return default_name(path)
     return stem[: 255 - len(path.suffix)] + path.suffix
+
+
+def file_chooser(
+    parent: QWidget, title: str, name: str, chosen: Callable[[list[Path]], object]
+) -> QFileDialog:
+    """The dialog choosing files to upload, opened (without a nested event loop)."""
+    dialog = QFileDialog(parent, title)
+    dialog.setObjectName(name)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+    dialog.setNameFilters(FILE_FILTERS)
+    dialog.filesSelected.connect(lambda files: chosen([Path(f) for f in files]))
+    dialog.open()
+    return dialog
 
 
 def type_combo(parent: QWidget, selected: DocumentType | None = None) -> QComboBox:
@@ -245,13 +258,7 @@ class UploadDialog(FormDialog):
                 table.editItem(item)  # typing goes into the value at once
 
     def choose_files(self) -> None:
-        dialog = QFileDialog(self, "Add files")
-        dialog.setObjectName("addFilesDialog")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
-        dialog.setNameFilters(FILE_FILTERS)
-        dialog.filesSelected.connect(lambda files: self.add_files([Path(f) for f in files]))
-        self.file_dialog = dialog
-        dialog.open()
+        self.file_dialog = file_chooser(self, "Add files", "addFilesDialog", self.add_files)
 
     def remove_selected_files(self) -> None:
         rows = sorted({i.row() for i in self.files.selectionModel().selectedRows()}, reverse=True)
