@@ -88,11 +88,6 @@ EMPTY_TEXT = "Free slots show here for the site and window chosen above."
 SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "openingHours")
 
 
-def _refused(errors: FieldErrors, error: BaseException) -> None:
-    """The service's refusal beside the fields it names, else in words under the form."""
-    errors.show(*refusal(error))
-
-
 class YardPane(QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -329,7 +324,7 @@ class YardPane(QWidget):
 
         def failed(error: BaseException) -> None:
             self.add_button.setEnabled(True)
-            _refused(self.site_errors, error)
+            self.site_errors.show(*refusal(error))
 
         spawn(
             self.service.add_site(site),
@@ -432,7 +427,7 @@ class YardPane(QWidget):
         def failed(error: BaseException) -> None:
             finished()
             self.summary.clear()
-            _refused(self.errors, error)
+            self.errors.show(*refusal(error))
             if self.answer is not None:  # the last answer stays, said to be older
                 self.show_answer(self.answer, self.answered_at)
             else:
