@@ -550,7 +550,7 @@ def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> list[Fig
 # line: the longest gap of each, the probe idle, and how many went silent each minute.
 RETRIAGE = textwrap.dedent(
     """
-    import asyncio, json, os, sys
+    import asyncio, json, os, sys, time
     from datetime import UTC, datetime, timedelta
     from pathlib import Path
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -566,6 +566,7 @@ RETRIAGE = textwrap.dedent(
     from freightdesk.ui.application import load_for_connecting
     from freightdesk.ui.garbage import GuiThreadGarbageCollector
     from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+    from freightdesk.ui.panes.shipments.row_index import RowIndex
 
     home, TOTAL, FACTS, RUNS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
     app = QApplication([])
@@ -613,9 +614,44 @@ RETRIAGE = textwrap.dedent(
             await settled()
             minutes.append(probe.stop())
             silent.append(model.last_result.attention_counts[Attention.NO_SIGNAL] - before)
+        # Per minute: the rows triaged and the process's CPU (both threads), the minute's
+        # retriage (the rows due) beside the one before it (every row in transit).
+        triage, counted = model.triage, [0]
+        def counting(row):
+            counted[0] += 1
+            return triage(row)
+        model.triage = counting
+        ticks = {"due": [], "moving": []}
+        for _ in range(RUNS):
+            for way in ("moving", "due"):
+                ahead[0] += timedelta(minutes=1)
+                counted[0], cpu = 0, time.process_time()
+                if way == "due":
+                    link.minute()
+                else:
+                    link.now = link.clock()
+                    model.retriage(state=MOVING)
+                await settled()
+                ticks[way].append((counted[0], (time.process_time() - cpu) * 1000))
+        model.triage = triage
+        # Shipments removed (one, then 50): the longest GUI stall, beside the whole list
+        # indexed again on the GUI thread (as a removal did before).
+        removed = {"one": [], "fifty": [], "reindexed": []}
+        for _ in range(RUNS):
+            for way, count in (("one", 1), ("fifty", 50), ("reindexed", 1)):
+                gone = set(model._ids[len(model._ids) // 3 :: 997][:count])
+                probe = Probe()
+                if way == "reindexed":
+                    rest = [r for r in model._rows if r.id not in gone]
+                    model._relayout(lambda: model._adopt(RowIndex.of(rest, triage=model.triage)))
+                else:
+                    model.apply_changes([], gone)
+                await settled()
+                removed[way].append(probe.stop())
         print(json.dumps({
             "idle": idle_gap, "indexed": indexed, "minute": minutes, "silent": silent,
-            "moving": model.last_result.state_counts[MOVING],
+            "moving": model.last_result.state_counts[MOVING], "ticks": ticks,
+            "removed": removed,
         }), flush=True)
         pane.shutdown()
         await session.close()
@@ -694,7 +730,44 @@ def retriage(count: int = 100_000, runs: int = 3) -> list[Figure]:
         f"{', '.join(map(str, found['silent']))} went silent); the probe idle "
         f"{found['idle']:.0f} ms (target <= 50 ms)"
     )
+    due, moving = found["ticks"]["due"], found["ticks"]["moving"]
+    removed = found["removed"]
+    print(
+        f"{count:,} cached: the minute's retriage triaged "
+        f"{', '.join(str(n) for n, _ in due)} rows in "
+        f"{', '.join(f'{c:.0f}' for _, c in due)} ms CPU; every row in transit: "
+        f"{', '.join(str(n) for n, _ in moving)} rows in "
+        f"{', '.join(f'{c:.0f}' for _, c in moving)} ms CPU. Removing one shipment, longest "
+        f"GUI stall {', '.join(f'{g:.0f}' for g in removed['one'])} ms, fifty "
+        f"{', '.join(f'{g:.0f}' for g in removed['fifty'])} ms; indexed again "
+        f"{', '.join(f'{g:.0f}' for g in removed['reindexed'])} ms"
+    )
     return [
+        Figure(
+            "app",
+            f"{count:,} cached: the minute's retriage, rows triaged, median of {runs}",
+            statistics.median(n for n, _ in due),
+            unit="rows",
+            baseline=statistics.median(n for n, _ in moving),
+            baseline_what="every row in transit triaged (the minute's before)",
+        ),
+        Figure(
+            "app",
+            f"{count:,} cached: the minute's retriage, CPU (both threads), median of {runs}",
+            statistics.median(c for _, c in due),
+            baseline=statistics.median(c for _, c in moving),
+            baseline_what="every row in transit triaged (the minute's before)",
+            note="with the 0.1 s waited for the repaint after it",
+        ),
+        Figure(
+            "app",
+            f"{count:,} cached: a shipment removed, longest GUI stall, max of {runs}",
+            max(removed["one"]),
+            baseline=max(removed["reindexed"]),
+            baseline_what="the list indexed again on the GUI thread (a removal before)",
+            limit=50,
+            note=f"fifty at once: max {max(removed['fifty']):.0f} ms; idle {found['idle']:.0f} ms",
+        ),
         Figure(
             "app",
             f"{count:,} cached: the whole list triaged again once indexed, longest GUI stall, "

@@ -24,6 +24,7 @@ from freightdesk.service.triage import (
     assess,
     attention_flags,
     check_settings,
+    due_of,
     duration_text,
     facts_from_history,
     flags_of,
@@ -312,6 +313,28 @@ def test_the_quick_flags_agree_with_the_verdicts() -> None:
                             assert flags_of(row, facts, NOW, settings) == attention_flags(verdict)
                             cases += 1
     assert cases == 5 * 7 * 4 * 2 * 5 * 2
+
+
+def test_the_flags_change_with_time_only_at_the_moment_due() -> None:
+    hour = timedelta(hours=1)
+    cases = 0
+    for state in ("SCHEDULED", "IN_TRANSIT", "COMPLETED", None):
+        for mode in ("TL", "OCEAN", None):
+            for hours in (None, 1, 4, 30):
+                event_at = None if hours is None else NOW - timedelta(hours=hours)
+                row = _row(state=state, mode=mode, eta=END, event_at=event_at)
+                for facts in (None, _facts(), _facts(position=NOW), _facts(position=NOW - hour)):
+                    flags = flags_of(row, facts, NOW, SETTINGS)
+                    due = due_of(row, facts, NOW, SETTINGS)
+                    # The same flags until the moment due, others from it on; none: forever.
+                    last = NOW + timedelta(days=60) if due is None else due
+                    for at in (NOW, NOW + (last - NOW) / 2, last - timedelta(microseconds=1)):
+                        assert flags_of(row, facts, at, SETTINGS) == flags, (row, facts, at)
+                    if due is not None:
+                        assert flags_of(row, facts, due, SETTINGS) != flags
+                        assert due_of(row, facts, due, SETTINGS) is None  # silent for good
+                        cases += 1
+    assert cases > 20
 
 
 async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(

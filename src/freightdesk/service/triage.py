@@ -254,6 +254,25 @@ def flags_of(row: SummaryRow, facts: Facts | None, now: datetime, settings: Tria
     return flags
 
 
+def due_of(
+    row: SummaryRow, facts: Facts | None, now: datetime, settings: TriageSettings
+) -> datetime | None:
+    """The moment after `now` from which time alone changes `flags_of` (the same row, facts
+    and settings): when a shipment in transit, not silent yet, has been silent for its
+    mode's hours. None when time alone never changes it (not in transit, or silent already:
+    silence only grows). Late and at risk hold an ETA against a window, whatever the moment."""
+    if row.current_state != _MOVING:
+        return None
+    last = row.latest_event_time
+    position = facts.last_position if facts is not None else None
+    if position is not None and (last is None or position > last):
+        last = position
+    if last is None:
+        return None
+    due = last + settings.silence_for(row.mode)
+    return due if due > now else None
+
+
 def attention_flags(verdict: Verdict) -> int:
     """A verdict's kinds as bits (1 << kind): one byte per row for the list's filters."""
     return sum(1 << kind for kind in verdict.kinds)

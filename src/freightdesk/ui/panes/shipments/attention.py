@@ -37,7 +37,6 @@ from freightdesk.service.triage import (
     KINDS,
     MAX_MARGIN_MINUTES,
     MAX_SILENCE_HOURS,
-    MOVING,
     Attention,
     Facts,
     TriageFacts,
@@ -45,6 +44,7 @@ from freightdesk.service.triage import (
     Verdict,
     assess,
     check_settings,
+    due_of,
     flags_of,
     settings_of,
 )
@@ -324,6 +324,7 @@ class TriageLink(QObject):
         self._timer.timeout.connect(self.minute)
         self._timer.start()
         model.triage = self._flags
+        model.due = self._due
         model.verdict = self.verdict
 
     def attach(self, session: AppSession, cache: Cache) -> None:
@@ -351,6 +352,11 @@ class TriageLink(QObject):
         # Also called from a worker thread (the model's `load`): no shared state written.
         return flags_of(row, self._facts.get(row.id), self.now, self.settings)
 
+    def _due(self, row: SummaryRow) -> float | None:
+        # As `_flags`, also from a worker thread.
+        due = due_of(row, self._facts.get(row.id), self.now, self.settings)
+        return due.timestamp() if due is not None else None
+
     def again(self, ids: Iterable[str] | None = None) -> None:
         """Triage again: the rows of `ids` (their facts changed), or all at a new moment."""
         if ids is None:
@@ -372,10 +378,10 @@ class TriageLink(QObject):
     def minute(self) -> None:
         """A new minute (the timer's): the rows that time alone can change triaged again."""
         # Time changes only whether a shipment in transit is silent (an ETA is late or not
-        # whenever it is): only those are triaged again, a quarter of a big list, say.
+        # whenever it is): only those whose silence ran out since are triaged again.
         self.now = self.clock()
         self._verdicts.clear()
-        self._model.retriage(state=MOVING, hold=self._hold)
+        self._model.retriage_due(self.now.timestamp(), hold=self._hold)
 
     def reload_settings(self) -> None:
         self.settings = stored_settings(self._qsettings)

@@ -17,7 +17,9 @@ What makes 100,000 rows quick (a filter in about 10 ms, a sort in well under 100
   old order is sorted again, which Timsort does in about one pass;
 - triaging the rows again (new facts, settings, the minute's) is worked out in a worker
   thread for a big list, the Attention sort values and order included, and swapped in at
-  once; a few rows changing kind are moved to their places by bisection, not sorted again.
+  once; a few rows changing kind are moved to their places by bisection, not sorted again;
+  the minute's retriage triages only the rows whose time came (retriage.py);
+- a removed row's position is taken by the last row, so nothing is indexed again.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from freightdesk.ui.panes.shipments.row_index import (
     ShipmentFilter,
     both_marks,
     kept_codes,
+    moved_positions,
     parse_pasted,
     row_blob,
     sorted_positions,
@@ -101,6 +104,9 @@ class ShipmentTableModel(QAbstractTableModel):
         # A row's attention flags (set by the pane from service/triage.py): none until then.
         self.triage: Callable[[SummaryRow], int] = lambda _row: 0
         self.verdict: Callable[[SummaryRow], Verdict] = lambda _row: NOTHING
+        # When time alone changes a row's flags (a POSIX timestamp; None: never), set beside
+        # `triage`: the minute's retriage triages only the rows due (`retriage_due`).
+        self.due: Callable[[SummaryRow], float | None] = lambda _row: None
         self._modes = Codes()
         self._states = Codes()
         # The last searched text and the rows holding it: typing on reads only those again.
@@ -324,8 +330,7 @@ class ShipmentTableModel(QAbstractTableModel):
     def _merge(self, changed: Sequence[SummaryRow], removed: set[str], highlight: bool) -> None:
         now = time.monotonic()
         if removed:
-            self._rows = [r for r in self._rows if r.id not in removed]
-            self._reindex()
+            self._remove(removed)
         for summary in changed:
             key = summary.id
             position = self._position.get(key)
@@ -346,6 +351,7 @@ class ShipmentTableModel(QAbstractTableModel):
             self._mode_codes[position] = self._modes.of(summary.mode or "")
             self._state_codes[position] = self._states.of(summary.current_state or "")
             self._flags[position] = self.triage(summary)
+            self._retriager.noted(summary)
             for column, values in self._sort_values.items():
                 values[position] = column_value(column, summary, self._flags[position])
             if highlight:
@@ -385,6 +391,12 @@ class ShipmentTableModel(QAbstractTableModel):
         )
         self._retriager.ask(wanted, hold)
 
+    def retriage_due(self, now: float, *, hold: Callable[[], bool] = lambda: False) -> None:
+        """A new minute, `now` (a POSIX timestamp): the rows whose flags time alone changed
+        since they were triaged (`due`) triaged again, as `retriage` does; the words shown
+        are painted again."""
+        self._retriager.tick(now, hold)
+
     @property
     def retriaging(self) -> bool:
         """True while a `retriage` is still being worked out in the background."""
@@ -394,8 +406,43 @@ class ShipmentTableModel(QAbstractTableModel):
         """Drop the retriage being worked out in the background, and the one queued."""
         self._retriager.stop()
 
-    def _reindex(self) -> None:
-        self._adopt(RowIndex.of(self._rows, triage=self.triage))
+    def _remove(self, keys: set[str]) -> None:
+        """The rows of `keys` taken out, each replaced by the last row (moved to its
+        position), so that the rest keep their positions and nothing is indexed again:
+        indexing 100,000 rows again would hold the window still for a quarter of a second."""
+        position = self._position
+        gone = sorted((p for key in keys if (p := position.get(key)) is not None), reverse=True)
+        if not gone:
+            return
+        self._retriager.adopted(rows_kept=True)
+        self._retriager.forget(keys)
+        ids = self._ids
+        columns: list[list[Any] | bytearray] = [
+            self._rows,
+            ids,
+            self._blob,
+            self._mode_codes,
+            self._state_codes,
+            self._flags,
+            *self._sort_values.values(),
+        ]
+        origin: dict[int, int] = {}  # position -> the position its row had before
+        for p in gone:  # the highest first: the last row is never one to remove
+            del position[ids[p]]
+            last = len(ids) - 1
+            if p != last:
+                for column in columns:
+                    column[p] = column[last]
+                position[ids[p]] = p
+                origin[p] = origin.pop(last, last)
+            for column in columns:
+                del column[last]
+        if self._ordered is not None:
+            self._ordered = moved_positions(
+                self._ordered, set(gone), {was: p for p, was in origin.items()}
+            )
+        self._values = None
+        self._text_marks = None
 
     def _adopt(self, index: RowIndex) -> None:
         self._retriager.adopted()

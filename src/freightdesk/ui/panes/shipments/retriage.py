@@ -9,10 +9,17 @@ changes meanwhile wins: rows merged or triaged on the GUI thread keep their newe
 new list (a new index) is triaged again itself. Fewer rows are triaged at once. Either way the
 few rows that change kind are moved to their places in the order by bisection
 (`row_index.moved_in_order`), not all 100,000 sorted again.
+
+The minute's retriage triages only the rows due (`Retriager.tick`): each row triaged also
+gets the moment from which time alone would change its flags (`model.due`: a truck going
+silent), kept in a heap by that moment, so a minute triages the few that went silent, not
+the quarter of a big list in transit. Until a whole-list retriage has given every row's
+moment (a new list, or a clock set back), a minute triages every row.
 """
 
 from __future__ import annotations
 
+import heapq
 import sys
 from array import array
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -70,6 +77,8 @@ class Retriaged:
 
     flags: bytearray  # every row's, the changed ones new
     changed: list[int]  # the positions whose flags changed
+    dues: list[tuple[float, str]]  # of the rows triaged: when time changes them (`due`)
+    undue: list[str]  # the rows triaged that time alone will not change
     values: list[SortValue | None] | None  # the Attention column's sort values, if kept
     ordered: array[int] | None  # every position sorted by those, if the list is
 
@@ -82,24 +91,45 @@ def retriaged(
     values: list[SortValue | None] | None,
     ordered: array[int] | None,
     descending: bool,
+    due: Callable[[SummaryRow], float | None] = lambda _row: None,
 ) -> Retriaged:
-    """`flags` with the rows at `positions` triaged again, and, when given, the Attention
-    column's sort `values` and the `ordered` positions sorted by them, both changed in place.
-    Touches nothing shared: run in a worker thread for a big list."""
+    """`flags` with the rows at `positions` triaged again (and when time would change them,
+    `due`), and, when given, the Attention column's sort `values` and the `ordered`
+    positions sorted by them, both changed in place. Touches nothing shared: run in a
+    worker thread for a big list."""
     new = bytearray(flags)
     changed = []
+    positions = list(positions)
     for position in positions:
         found = triage(rows[position])
         if found != new[position]:
             new[position] = found
             changed.append(position)
+    dues, undue = moments(rows, positions, due)
+    heapq.heapify(dues)  # the heap of a whole list's, ready to be taken as it is
     if values is not None and changed:
         for position in changed:
             values[position] = column_value(_ATTENTION, rows[position], new[position])
         if ordered is not None:
             moved = moved_in_order(ordered, changed, values, descending)
             ordered = moved if moved is not None else sorted_positions(ordered, values, descending)
-    return Retriaged(new, changed, values, ordered)
+    return Retriaged(new, changed, dues, undue, values, ordered)
+
+
+def moments(
+    rows: list[SummaryRow], positions: Iterable[int], due: Callable[[SummaryRow], float | None]
+) -> tuple[list[tuple[float, str]], list[str]]:
+    """When time alone changes the rows at `positions` (`due`): (moment, id) of those it
+    does, and the ids of those it never does."""
+    dues, undue = [], []
+    for position in positions:
+        row = rows[position]
+        at = due(row)
+        if at is None:
+            undue.append(row.id)
+        else:
+            dues.append((at, row.id))
+    return dues, undue
 
 
 class Retriager:
@@ -116,6 +146,13 @@ class Retriager:
         self._touched: set[int] | None = None
         self._adoptions = 0
         self._hold: Callable[[], bool] = lambda: False
+        # When time alone changes each row's flags (`model.due`; rows it never changes left
+        # out), and those moments in a heap (entries no longer in `_due` skipped). `_dues_whole`
+        # once every row of the list has its moment; `_ticked`, the last minute's moment.
+        self._due: dict[str, float] = {}
+        self._heap: list[tuple[float, str]] = []
+        self._dues_whole = False
+        self._ticked: float | None = None
 
     @property
     def running(self) -> bool:
@@ -124,9 +161,11 @@ class Retriager:
     def ask(self, wanted: Wanted, hold: Callable[[], bool]) -> None:
         """Triage `wanted` again; the order and filter follow unless `hold()` says so then."""
         self._hold = hold
+        if wanted.every:  # new facts or rules: the moments noted before may not hold
+            self.dues_unknown()
         positions = self._positions_of(wanted)
         if len(positions) < BACKGROUND_ROWS or running_loop() is None:
-            self._triage_here(positions)
+            self._triage_here(positions, whole=wanted.every)
             return
         self._queued = wanted if self._queued is None else self._queued | wanted
         if self._task is None:
@@ -134,20 +173,69 @@ class Retriager:
 
             self._task = spawn(self._work_out(), name="retriage", owner=self._model)
 
+    def tick(self, now: float, hold: Callable[[], bool]) -> None:
+        """A new minute, `now` (a POSIX timestamp): the rows whose flags time changed by now
+        triaged again (every row until each row's moment is known, or if time went back)."""
+        back = self._ticked is not None and now < self._ticked
+        self._ticked = now
+        if not self._dues_whole or back:
+            self.ask(Wanted(every=True), hold)
+            return
+        heap, due, ids = self._heap, self._due, []
+        while heap and heap[0][0] <= now:
+            at, key = heapq.heappop(heap)
+            if due.get(key) == at:
+                del due[key]
+                ids.append(key)
+        self.ask(Wanted(ids=frozenset(ids)), hold)
+
+    def noted(self, row: SummaryRow) -> None:
+        """`row` was triaged on the GUI thread: when time changes it noted."""
+        dues, undue = moments([row], [0], self._model.due)
+        self._note(undue, dues)
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """The rows of `keys` left the list."""
+        due = self._due
+        for key in keys:
+            due.pop(key, None)
+
+    def dues_unknown(self) -> None:
+        """What changes with time is no longer known for every row (new facts or rules)."""
+        self._due.clear()
+        self._heap.clear()
+        self._dues_whole = False
+
+    def _note(self, undue: Iterable[str], dues: Iterable[tuple[float, str]]) -> None:
+        due, heap = self._due, self._heap
+        for key in undue:
+            due.pop(key, None)
+        for at, key in dues:
+            due[key] = at
+            heapq.heappush(heap, (at, key))
+        if len(heap) > 2 * len(due) + 1_000:  # mostly stale entries: kept small
+            self._heap = [(at, key) for key, at in due.items()]
+            heapq.heapify(self._heap)
+
     def touched(self, position: int) -> None:
         """The row at `position` was triaged on the GUI thread (a change merged)."""
         if self._touched is not None:
             self._touched.add(position)
 
-    def adopted(self) -> None:
-        """The model took a new index: positions worked out before no longer hold."""
+    def adopted(self, rows_kept: bool = False) -> None:
+        """The model took a new index: positions worked out before no longer hold. Unless
+        its rows are those it had (some removed), the moments rows change are not known."""
         self._adoptions += 1
+        if not rows_kept:
+            self.dues_unknown()
 
     def stop(self) -> None:
-        """Drop the retriage being worked out, and the one queued."""
+        """Drop the retriage being worked out, and the one queued (the rows due in it
+        with it: the next minute triages every row)."""
         task, self._task = self._task, None
         self._queued = None
         if task is not None:
+            self.dues_unknown()
             task.cancel()
 
     def _positions_of(self, wanted: Wanted) -> Sequence[int]:
@@ -161,13 +249,17 @@ class Retriager:
             found += compress(range(len(model._rows)), marks)
         return found
 
-    def _triage_here(self, positions: Iterable[int]) -> None:
+    def _triage_here(self, positions: Iterable[int], whole: bool) -> None:
         model = self._model
         rows, flags, triage = model._rows, model._flags, model.triage
         if self._touched is not None:
             positions = list(positions)
             self._touched.update(positions)
+        positions = list(positions)
         changed = {p: f for p in positions if (f := triage(rows[p])) != flags[p]}
+        dues, undue = moments(rows, positions, model.due)
+        self._note(undue, dues)
+        self._dues_whole = self._dues_whole or whole
         if not changed:
             self._repaint()
             return
@@ -203,6 +295,7 @@ class Retriager:
                     values[:] if values is not None else None,
                     ordered[:] if ordered is not None else None,
                     sort[1],
+                    model.due,
                 )
                 self._touched = set()
                 try:
@@ -213,16 +306,22 @@ class Retriager:
                 if adoptions != self._adoptions:  # a new list meanwhile: triaged on it
                     self._queued = wanted if self._queued is None else self._queued | wanted
                     continue
-                self._swap_in(done, count, touched, sort)
+                self._swap_in(done, count, touched, sort, wanted.every)
         finally:
             if self._task is asyncio.current_task():  # not one started since
                 self._task = None
 
     def _swap_in(
-        self, done: Retriaged, count: int, touched: set[int], sort: tuple[int, bool]
+        self,
+        done: Retriaged,
+        count: int,
+        touched: set[int],
+        sort: tuple[int, bool],
+        whole: bool,
     ) -> None:
         """The flags (and Attention sort values and order) worked out for the first `count`
         rows, those of the positions `touched` meanwhile kept as they are now."""
+        self._note_worked_out(done, touched, count, whole)
         changed = [p for p in done.changed if p not in touched]
         if not changed:
             self._repaint()
@@ -260,6 +359,30 @@ class Retriager:
                 self._reorder(changed)
 
         model._relayout(swap, hold=self._hold())
+
+    def _note_worked_out(self, done: Retriaged, touched: set[int], count: int, whole: bool) -> None:
+        """The moments worked out with `done` noted; those of the rows `touched` meanwhile
+        (noted then) and rows added meanwhile kept."""
+        ids = self._model._ids
+        newer = {ids[p] for p in touched if p < count}
+        if not whole:
+            self._note(
+                [key for key in done.undue if key not in newer],
+                [(at, key) for at, key in done.dues if key not in newer],
+            )
+            return
+        # The whole list's: taken at once (a heap already), the newer kept.
+        due = self._due
+        kept = {key: due[key] for key in ids[count:] if key in due}
+        kept.update((key, due[key]) for key in newer if key in due)
+        heap = done.dues
+        if newer:
+            heap = [(at, key) for at, key in heap if key not in newer]
+            heapq.heapify(heap)
+        self._due = {key: at for at, key in heap}
+        self._heap = heap
+        self._note([], [(at, key) for key, at in kept.items()])
+        self._dues_whole = True
 
     def _reorder(self, moved: Collection[int]) -> None:
         """The order, once the Attention sort values of the positions `moved` changed: when

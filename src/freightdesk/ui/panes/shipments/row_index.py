@@ -219,3 +219,15 @@ def both_marks(first: Marks | None, second: Marks | None, count: int) -> Marks |
 
 def kept_codes(codes: bytearray, passing: Marks | None) -> bytes:
     return bytes(codes) if passing is None else bytes(compress(codes, passing))
+
+
+def moved_positions(ordered: array[int], gone: set[int], moved: dict[int, int]) -> array[int]:
+    """`ordered` without the positions `gone`, those of `moved` renamed (old -> new, the
+    new ones among those gone), in the same order. A few are found with C-level scans."""
+    if len(gone) + len(moved) <= 32:
+        for p in gone:
+            del ordered[ordered.index(p)]
+        for was, p in moved.items():
+            ordered[ordered.index(was)] = p
+        return ordered
+    return array("i", [moved.get(q, q) for q in ordered if q not in gone])
