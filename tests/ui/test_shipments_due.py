@@ -22,13 +22,11 @@ from freightdesk.service.triage import (
     flags_of,
     settings_of,
 )
-from freightdesk.ui import garbage
 from freightdesk.ui.panes.shipments import retriage
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableModel
-from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
-from tests.ui.test_shipments_retriage import BUSY_MS, BusyProbe, _rows
+from tests.ui.test_shipments_retriage import BUSY_MS, BusyProbe, big_pane
 
 MODES = ["TL", "LTL", "PARCEL", "OCEAN", "AIR", None]
 STATES = ["IN_TRANSIT", "IN_TRANSIT", "SCHEDULED", "AT_STOP", "COMPLETED"]
@@ -171,14 +169,8 @@ async def test_time_set_back_triages_every_row_again() -> None:
 async def test_shipments_removed_from_a_list_of_100000_leave_while_the_window_answers(
     qtbot: QtBot, settings: QSettings
 ) -> None:
-    pane = ShipmentsPane(None, settings)
-    qtbot.addWidget(pane)
-    pane.resize(1300, 800)
-    pane.show()
-    rows = _rows(100_000)
+    pane, rows = big_pane(qtbot, settings)
     model = pane.model
-    model.set_summaries(rows)
-    garbage.made_long_lived(len(rows))
     try:
         await wait_until(lambda: not model.retriaging, seconds=60)
         # The dispatcher sorts by shipment and picks one further down.

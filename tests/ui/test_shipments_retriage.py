@@ -163,9 +163,8 @@ async def _busiest(pane: ShipmentsPane, retriage: Callable[[], None]) -> float:
     return probe.stop()
 
 
-async def test_a_list_of_100000_is_triaged_again_while_the_window_answers(
-    qtbot: QtBot, settings: QSettings
-) -> None:
+def big_pane(qtbot: QtBot, settings: QSettings) -> tuple[ShipmentsPane, list[SummaryRow]]:
+    """A Shipments pane shown with a list of 100,000 (`_rows`), and the rows."""
     pane = ShipmentsPane(None, settings)
     qtbot.addWidget(pane)
     pane.resize(1300, 800)
@@ -173,6 +172,13 @@ async def test_a_list_of_100000_is_triaged_again_while_the_window_answers(
     rows = _rows(100_000)
     pane.model.set_summaries(rows)
     garbage.made_long_lived(len(rows))  # frozen, as the pane does with a list it shows
+    return pane, rows
+
+
+async def test_a_list_of_100000_is_triaged_again_while_the_window_answers(
+    qtbot: QtBot, settings: QSettings
+) -> None:
+    pane, rows = big_pane(qtbot, settings)
     link = pane.triage
     try:
         # As the pane does once a list is indexed: every row, at a new moment.
