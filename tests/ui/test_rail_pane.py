@@ -284,3 +284,34 @@ async def test_legs_stay_shown_when_the_service_goes_away_and_at_the_next_start(
     await wait_until(lambda: again.model.rowCount() == 1)
     assert identifiers_text(again.model.items[0]) == "BOL-STAYS"
     again.shutdown()
+
+
+async def test_a_leg_tracked_while_the_list_is_fetched_shows_at_once(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    """The list's answer asked for before the leg was made arrives after it: the leg is
+    listed as soon as it is made, and stays, without a refresh."""
+    session, _tenant, proxy = proxied
+    pane = await shown_pane(qtbot, session, RailPane)
+    assert session.rail is not None
+    coordinator = session.rail.coordinator
+    await wait_until(lambda: proxy.count("GET", PATH) >= 1 and not coordinator.status.fetching, 30)
+    listed = proxy.count("GET", PATH)
+    # The next list answer is held back 3 s after the service gave it.
+    proxy.inject(Fault(late=3.0, path_prefix=PATH, method="GET"), times=1)
+    _click(qtbot, pane.refresh_button)
+    await wait_until(lambda: proxy.count("GET", PATH) > listed, 10)
+    type_text(pane.form.equipment, "CSQU3054383")
+    type_text(pane.form.bills, "BOL-WHILE-FETCHING")
+    _click(qtbot, pane.track_button)
+    await wait_until(lambda: pane.track_button.isEnabled(), 30)
+    assert coordinator.status.fetching  # the held answer has not arrived yet
+
+    def shown() -> bool:
+        return [identifiers_text(item) for item in pane.model.items] == ["BOL-WHILE-FETCHING"]
+
+    assert shown()
+    # The held answer arrives (without the leg); the leg stays, no refresh asked for.
+    await wait_until(lambda: not coordinator.status.fetching, 30)
+    assert shown(), [identifiers_text(item) for item in pane.model.items]
+    pane.shutdown()
