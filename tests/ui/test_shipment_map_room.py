@@ -6,6 +6,10 @@ covers the zoom buttons."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,20 +144,23 @@ async def test_the_map_in_its_own_window_follows_the_list_and_closes_with_it(
 
 # Offscreen, the window cannot be raised over the others (it is under Xvfb and on a desktop).
 @pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP, r"^This plugin does not support raise\(\)$")
-async def test_the_map_window_opens_over_the_apps_right_part_then_where_it_was_left(
+async def test_the_map_window_opens_clear_of_the_timeline_then_where_it_was_left(
     qtbot: QtBot, panes: ShipmentPanes
 ) -> None:
     """Without a window manager the window opened at the screen's top left, over the app's
     navigation, and at its first size every time."""
     pane, _ids = await _pane_with_map(panes, AT_1366)
     available = pane.screen().availableGeometry()
+    timeline = pane.detail.timeline
+    followed = QRect(timeline.mapToGlobal(QPoint(0, 0)), timeline.size())
     qtbot.mouseClick(pane.detail.map_window.button, Qt.MouseButton.LeftButton)
     window = pane.detail.map_window.window
     assert window is not None
     placed = window.frameGeometry()
     assert available.contains(placed), (placed, available)
-    # Over the app's right part (the offscreen screen is narrower than the app), under its top.
-    assert placed.right() == available.right() and placed.left() > available.left(), placed
+    # Over the app (the offscreen screen is narrower than it), clear of the timeline it
+    # follows, under the app's top.
+    assert not placed.intersects(followed), (placed, followed)
     assert placed.top() == pane.frameGeometry().top() + WINDOW_BELOW_TOP, placed
     # The dispatcher moves and sizes it (through the window manager), then closes it.
     chosen = QRect(40, 90, 620, 480)
@@ -172,24 +179,104 @@ async def test_the_map_window_opens_over_the_apps_right_part_then_where_it_was_l
 
 
 @pytest.mark.parametrize(
-    ("screen", "main", "expected"),
+    ("screen", "main", "timeline", "expected"),
     [
-        # 1366x768, the app maximized: over its right part, its top row of controls in sight.
-        (QRect(0, 0, 1366, 768), QRect(0, 0, 1366, 768), QRect(466, 48, 900, 640)),
-        # 1920x1080, the app at its default 1440x900 in the middle: as far right as the
-        # screen goes, over the app's right part (the detail beside the list).
-        (QRect(0, 0, 1920, 1080), QRect(240, 90, 1440, 900), QRect(1020, 138, 900, 640)),
+        # 1366x768, the app maximized, the Map tab's timeline beside its map: left of the
+        # timeline (over the tab's own map and the list's left part), its top row in sight.
+        (
+            QRect(0, 0, 1366, 768),
+            QRect(0, 0, 1366, 768),
+            QRect(862, 378, 492, 360),
+            QRect(0, 48, 862, 640),
+        ),
+        # 1920x1080, the app at its first 1440x900 at the left: beside it.
+        (
+            QRect(0, 0, 1920, 1080),
+            QRect(0, 0, 1440, 900),
+            QRect(914, 378, 518, 496),
+            QRect(1440, 48, 480, 640),
+        ),
+        # The app in the middle (a window manager's choice), no room beside it: over it,
+        # left of the timeline.
+        (
+            QRect(0, 0, 1920, 1080),
+            QRect(240, 90, 1440, 900),
+            QRect(1154, 468, 518, 496),
+            QRect(254, 138, 900, 640),
+        ),
+        # The timeline low and wide (under the map): above it, over the app's right part.
+        (
+            QRect(0, 0, 1366, 768),
+            QRect(0, 0, 1366, 768),
+            QRect(180, 420, 1186, 348),
+            QRect(466, 0, 900, 420),
+        ),
+        # No timeline in sight: over the app's right part, as far right as the screen goes.
+        (QRect(0, 0, 1366, 768), QRect(0, 0, 1366, 768), None, QRect(466, 48, 900, 640)),
+        (QRect(0, 0, 1920, 1080), QRect(240, 90, 1440, 900), None, QRect(1020, 138, 900, 640)),
         # Room beside the app: beside it.
-        (QRect(0, 0, 1920, 1080), QRect(0, 0, 1000, 900), QRect(1000, 48, 900, 640)),
+        (QRect(0, 0, 1920, 1080), QRect(0, 0, 1000, 900), None, QRect(1000, 48, 900, 640)),
         # A small second screen to the left, a panel on top: inside what it has.
-        (QRect(-1024, 30, 1024, 738), QRect(-1024, 30, 1024, 738), QRect(-682, 78, 682, 615)),
+        (QRect(-1024, 30, 1024, 738), QRect(-1024, 30, 1024, 738), None, QRect(-682, 78, 682, 615)),
     ],
-    ids=["1366", "1920", "beside", "small-left"],
+    ids=[
+        "1366",
+        "1920",
+        "1920-middle",
+        "low-timeline",
+        "1366-none",
+        "1920-none",
+        "beside",
+        "small-left",
+    ],
 )
 def test_the_map_window_is_placed_on_the_screen_by_the_app(
-    screen: QRect, main: QRect, expected: QRect
+    screen: QRect, main: QRect, timeline: QRect | None, expected: QRect
 ) -> None:
-    assert window_place(main, screen, QSize(*WINDOW_SIZE)) == expected
+    assert window_place(main, screen, QSize(*WINDOW_SIZE), timeline) == expected
+
+
+@pytest.mark.parametrize("screen", [(1366, 768), (1920, 1080)], ids=["1366x768", "1920x1080"])
+def test_the_map_window_opens_clear_of_the_timeline_on_real_screens(
+    tmp_path: Path, screen: tuple[int, int]
+) -> None:
+    """The window covered the Map tab's timeline it follows (over the app's right part, where
+    the timeline is). Run in a process whose offscreen screen is `screen` (the suite's is
+    800x800): the app's window as it first opens there, the map window opened by clicks."""
+    width, height = screen
+    config = tmp_path / "screen.json"
+    config.write_text(
+        json.dumps(
+            {
+                "screens": [
+                    {
+                        "name": "laptop",
+                        "x": 0,
+                        "y": 0,
+                        "width": width,
+                        "height": height,
+                        "logicalDpi": 96,
+                        "logicalBaseDpi": 96,
+                        "dpr": 1,
+                    }
+                ]
+            }
+        )
+    )
+    module = Path(__file__).with_name("map_window_on_screen.py")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", str(module), "-q", "-s", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={
+            **os.environ,
+            "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
+            "FREIGHTDESK_TEST_SCREEN": f"{width}x{height}",
+        },
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert "1 passed" in result.stdout, result.stdout[-2000:]
 
 
 async def _assert_note_clear_of_zoom(view: ShipmentMapView) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, QSize, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSettings, QSize, Qt
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QTabWidget, QToolButton, QTreeWidget, QVBoxLayout, QWidget
 
 from freightdesk.models.tracking import TrackingHistory
@@ -33,21 +33,60 @@ WINDOW_SIZE = (900, 640)
 # Opened over the main window, it leaves this much of the main window's top in sight (its
 # menus and the list's filters).
 WINDOW_BELOW_TOP = 48
+# Beside the main window only with the room for a map this wide (else over the app): the
+# 480 px a 1440 px wide app leaves on a 1920 px screen, less a window manager's frame.
+BESIDE_LEAST_WIDTH = 440
 # Where the window's geometry is kept between openings (and runs of the app).
 GEOMETRY_KEY = "shipments/mapWindowGeometry"
 
 
-def window_place(main: QRect, available: QRect, size: QSize) -> QRect:
-    """The map window's first place: beside the main window's right edge when the screen has
-    the room, else as far right as the screen allows, over the main window's right part;
-    inside the screen's available area either way (without a window manager, a window would
-    otherwise open at the screen's top left, over the app's navigation). On a small screen it
-    leaves a third of the width and a sixth of the height to the app."""
-    width = min(size.width(), available.width() * 2 // 3)
+def window_place(
+    main: QRect, available: QRect, size: QSize, timeline: QRect | None = None
+) -> QRect:
+    """The map window's first place, inside the screen's available area (without a window
+    manager, a window would otherwise open at the screen's top left, over the app's
+    navigation), never over `timeline` (the Map tab's timeline it follows, on screen):
+    beside the main window when the screen has the room for a map (BESIDE_LEAST_WIDTH),
+    the whole app in sight; else over the app, on the side of the timeline with the room
+    for the larger map (at 1366x768 left of it: over the Map tab's own map and the list's
+    left part). Without a timeline in sight, as far right as the screen allows. On a small
+    screen it leaves a third of the width and a sixth of the height to the app."""
     height = min(size.height(), available.height() * 5 // 6)
-    x = max(available.left(), min(main.right() + 1, available.right() + 1 - width))
-    y = max(available.top(), min(main.top() + WINDOW_BELOW_TOP, available.bottom() + 1 - height))
-    return QRect(x, y, width, height)
+    right_room = available.right() - main.right()
+    left_room = main.left() - available.left()
+    if max(right_room, left_room) >= BESIDE_LEAST_WIDTH:
+        width = min(size.width(), max(right_room, left_room))
+        x = main.right() + 1 if right_room >= left_room else main.left() - width
+        return QRect(x, _top(main, available, height), width, height)
+    width = min(size.width(), available.width() * 2 // 3)
+    if timeline is None or not timeline.intersects(available):
+        x = max(available.left(), min(main.right() + 1, available.right() + 1 - width))
+        return QRect(x, _top(main, available, height), width, height)
+    sides = [
+        # Left of the timeline, its right edge at the timeline's left.
+        QRect(available.left(), available.top(), timeline.left() - available.left(), 0),
+        # Right of it.
+        QRect(timeline.right() + 1, available.top(), available.right() - timeline.right(), 0),
+    ]
+    places = []
+    for side in sides:
+        wide = min(width, side.width())
+        x = side.right() + 1 - wide if side.left() == available.left() else side.left()
+        places.append(QRect(x, _top(main, available, height), wide, height))
+    # Above it, its bottom edge at the timeline's top, over the app's right part.
+    high = min(height, timeline.top() - available.top())
+    x = max(available.left(), min(main.right() + 1, available.right() + 1) - width)
+    places.append(QRect(x, timeline.top() - high, width, high))
+    best = max(places, key=lambda place: max(place.width(), 0) * max(place.height(), 0))
+    if best.width() <= 0 or best.height() <= 0:  # the timeline fills the screen
+        return window_place(main, available, size)
+    return best
+
+
+def _top(main: QRect, available: QRect, height: int) -> int:
+    """Under the main window's top row of controls (its menus and the list's filters), the
+    whole window on the screen."""
+    return max(available.top(), min(main.top() + WINDOW_BELOW_TOP, available.bottom() + 1 - height))
 
 
 class MapRoom(QObject):
@@ -108,6 +147,12 @@ class MapWindow(QWidget):
         if detail.history is not None:
             self.show_history(detail.history)
         self.settings: QSettings | None = None  # where its geometry is kept, when given
+        # The main window's shortcuts act in its own window only: with the map's window
+        # active, Ctrl+Q did nothing. It quits the app from here too; Ctrl+W closes this one.
+        quit_app = QShortcut(QKeySequence("Ctrl+Q"), self)
+        quit_app.activated.connect(lambda: detail.window().close())
+        close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
+        close.activated.connect(self.close)
 
     def show_history(self, history: TrackingHistory, change: DetailChange | None = None) -> None:
         identifiers = history.shipment.identifiers
@@ -184,7 +229,11 @@ class MapWindowOpener:
         main = self._detail.window()
         screen = main.screen()
         available = screen.availableGeometry() if screen is not None else main.frameGeometry()
-        place = window_place(main.frameGeometry(), available, QSize(*WINDOW_SIZE))
+        timeline = self._detail.timeline
+        in_sight = None
+        if timeline.isVisible():
+            in_sight = QRect(timeline.mapToGlobal(QPoint(0, 0)), timeline.size())
+        place = window_place(main.frameGeometry(), available, QSize(*WINDOW_SIZE), in_sight)
         window.setGeometry(place)
         return place
 
