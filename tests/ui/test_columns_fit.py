@@ -161,15 +161,33 @@ async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
     pane.shutdown()
 
 
-async def test_packages(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+@pytest.mark.parametrize("room", [AT_1366, AT_1440], ids=["1366", "1440"])
+async def test_packages(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
     session, tenant = connected
     body = _package(1)
     body["items"][0]["unitQuantity"] = 1200
+    # The demo's package and places: at 1440 px the origin was cut beside an empty Volume
+    # column, "PACKAGE_ID " taking the room.
+    body["identifiers"] = [{"type": "PACKAGE_ID", "value": "PKG-240149"}]
+    body["package"]["dimensions"] = {"length": 48, "width": 40, "height": 64, "unit": "IN"}
+    body["originLocation"] = {
+        "name": "Alder & Finch Queretaro Plant",
+        "address": {"city": "Queretaro", "state": "QUE", "country": "MX"},
+    }
+    body["destinationLocation"] = {
+        "name": "Northfield Goods Sacramento",
+        "address": {"city": "Sacramento", "state": "CA", "country": "US"},
+    }
     assert tenant.http.post(PACKAGES, json=body).is_success
-    pane = await shown_pane(qtbot, session, PackagesPane, AT_1366)
+    pane = await shown_pane(qtbot, session, PackagesPane, room)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Identifiers", "Status", "Type", "Items", "Weight", "Dimensions", "Volume"]
-    whole = ["Status", "Type", "Items", "Weight", "Dimensions"]
+    whole = ["Identifiers", "Status", "Type", "Items", "Weight", "Dimensions"]
+    assert pane.model.data(pane.model.index(0, 0)) == "PKG-240149"
+    if room == AT_1440:
+        whole.append("Origin")
     assert_columns_fit(pane.table, pane, [*columns, "Stackable", "Origin", "Destination"], whole)
     pane.shutdown()
 
