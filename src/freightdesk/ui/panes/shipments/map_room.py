@@ -36,8 +36,10 @@ WINDOW_BELOW_TOP = 48
 # Beside the main window only with the room for a map this wide (else over the app): the
 # 480 px a 1440 px wide app leaves on a 1920 px screen, less a window manager's frame.
 BESIDE_LEAST_WIDTH = 440
-# Where the window's geometry is kept between openings (and runs of the app).
-GEOMETRY_KEY = "shipments/mapWindowGeometry"
+# Where the window's geometry is kept between openings (and runs of the app). Not the key of
+# the builds that opened it over the timeline ("shipments/mapWindowGeometry"): a place they
+# kept was theirs, mostly, not the dispatcher's, and opening there again covered the timeline.
+GEOMETRY_KEY = "shipments/mapWindowPlace"
 
 
 def window_place(
