@@ -1,35 +1,74 @@
 """Background workers wake when there is work instead of polling the database (`db.wakeups`).
 
-A change committed through the service wakes its webhook delivery at once (SQLite and
-PostgreSQL); on PostgreSQL a change or a push accepted by one instance wakes the workers of
-another (LISTEN/NOTIFY), and instances that both run workers still send each message once.
-The fallback polls are set to a minute here, so a message or push that arrives within
-`PROMPT` seconds was woken, not polled for; `PROMPT` leaves room for a machine at load 10.
+The domain functions that write a worker's work ask for its wake-up (`db.wake_on_commit`),
+which `db.transaction` gives once the transaction committed, never before and never after a
+rollback; nothing listens on the engine. A change committed through the service wakes its
+webhook delivery at once (SQLite and PostgreSQL); on PostgreSQL a change or a push accepted by
+one instance wakes the workers of another (LISTEN/NOTIFY), and instances that both run workers
+still send each message once. Every writer of work wakes its worker (each kind of work, with
+SQLite's data_version look and every fallback set to a minute). The fallback polls are set to
+a minute here, so work done within `PROMPT` seconds was woken, not polled for; `PROMPT` leaves
+room for a machine at load 10.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import func, select, text
 
-from freightdesk.server.domain import push_processing
+from freightdesk.server import db
+from freightdesk.server.db import make_engine, make_sessionmaker, transaction, upgrade, wakeups
+from freightdesk.server.domain import carrier_profiles, push_processing
+from freightdesk.server.tables.webhooks import WebhookJournalCursor
+from freightdesk.server.webhooks import outbox
+from freightdesk.server.webhooks.delivery import RUNNING_KEY
 from tests.server import test_webhooks_instances as instances
 from tests.server.test_carrier_push_support import (
     TRUCKLOAD,
     accepted,
     create_shipment,
+    iso,
+    now,
     settled,
     truckload_body,
     unique,
 )
+from tests.server.test_rating_support import (
+    BOOKINGS,
+    RATE_REQUESTS,
+    set_profile,
+    standalone_booking,
+    tl_request,
+)
 from tests.server.test_tracking_support import PUT, air_body, create
 from tests.server.test_webhooks_delivery import configure, event
-from tests.server.test_webhooks_support import FAST, Receiver, eventually, receiver, tuned
-from tests.support import PostgresServer, TenantHandle, make_tenant, running_service
+from tests.server.test_webhooks_support import (
+    FAST,
+    Receiver,
+    eventually,
+    progress,
+    receiver,
+    tuned,
+)
+from tests.support import (
+    DATABASES,
+    LiveService,
+    PostgresServer,
+    TenantHandle,
+    make_tenant,
+    new_database,
+    running_service,
+)
 
 # The instances' fixtures: a fresh database, the webhook secrets key they share.
 database = instances.database
@@ -137,3 +176,232 @@ def test_a_push_accepted_by_one_instance_is_applied_by_the_other_at_once(
             assert receipt["status"] == "PROCESSED"
             assert time.monotonic() - sent < PROMPT
         tenant.http.close()
+
+
+# --- every writer of work wakes its worker -----------------------------------------------------
+
+
+def promptly(what: str, done: Any, sent: float) -> None:
+    """`done()` holds within `PROMPT` seconds of `sent`: the work was woken, not polled for
+    (every fallback is a minute)."""
+    while not done():
+        took = time.monotonic() - sent
+        assert took < PROMPT, f"{what}: not done in {took:.1f} s, so its worker was not woken"
+        time.sleep(0.02)
+
+
+@contextmanager
+def writer_and_workers(
+    request: pytest.FixtureRequest, database: str
+) -> Iterator[tuple[LiveService, LiveService]]:
+    """The instance the writes go to, and the one whose workers do the work: the same one on
+    SQLite; on PostgreSQL, two on one database, the first without workers."""
+    url = new_database(request, database)
+    if url is None:
+        with running_service() as service:
+            yield service, service
+        return
+    request.getfixturevalue("key")
+    with (
+        running_service(url, process_pushes=False) as front,
+        running_service(url) as back,
+    ):
+        yield front, back
+
+
+@pytest.mark.parametrize("database", DATABASES)
+def test_every_writer_of_work_wakes_its_worker(
+    request: pytest.FixtureRequest, database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(push_processing, "IDLE_POLL_SECONDS", FALLBACK)
+    monkeypatch.setattr(carrier_profiles, "IDLE_SECONDS", FALLBACK)
+    # SQLite's look at data_version wakes every worker for any commit it did not expect:
+    # off, so that only the writers' own wake-ups count.
+    monkeypatch.setattr(db, "DATA_VERSION_SECONDS", FALLBACK)
+    with (
+        receiver() as hooks,
+        writer_and_workers(request, database) as (front, back),
+        tuned(back, IDLE),
+    ):
+        tenant = make_tenant(front)
+        http = tenant.http
+        config = configure(tenant, hooks.url("/events"), ADDED)
+        shipment_id = create(tenant, air_body())["id"]
+        bol = unique("BOL")
+        create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=1)
+        eventually(lambda: back.context.services.get("push_queue"), seconds=30)
+
+        def idle() -> float:
+            time.sleep(0.5)  # the workers sleep again
+            return time.monotonic()
+
+        # A shipment changed through the API (the tracking PUT's journal).
+        events: list[dict[str, Any]] = []
+        sent = idle()
+        changed = add_event(http, shipment_id, events, 0)
+        promptly("a change through the API", lambda: changed in arrivals(hooks), sent)
+
+        # A carrier push accepted (the intake), then applied (the push worker's journal).
+        before = len(hooks.received())
+        sent = idle()
+        pushed = truckload_body(
+            bol, shipmentEvent={"type": "ARRIVAL_AT_STOP", "dateTime": iso(now()), "stopNumber": 1}
+        )
+        ingestion_id = accepted(http.post(TRUCKLOAD, json=pushed))
+
+        def applied() -> bool:
+            found = http.get(f"/services/carrier-push/v1/ingestions/{ingestion_id}").json()
+            return bool(found["status"] == "PROCESSED")
+
+        promptly("a carrier push", applied, sent)
+        promptly("a change by a push", lambda: len(hooks.received()) > before, sent)
+
+        # A rate request (its carriers' solicitations).
+        sent = idle()
+        made = http.post(RATE_REQUESTS, json=tl_request(["PRLF", "BLRT"]))
+        assert made.status_code == 200, made.text
+        quotes = f"{RATE_REQUESTS}/{made.json()['id']}"
+        promptly(
+            "a rate request", lambda: http.get(quotes).json()["status"] != "QUOTES_REQUESTED", sent
+        )
+
+        # A booking (its carrier's answer), then one replaced (answered again).
+        set_profile(tenant, "RVWX", behaviour="REVIEW", responseDelaySeconds=0)
+        sent = idle()
+        booking = http.post(BOOKINGS, json=standalone_booking("RVWX"))
+        assert booking.status_code == 200, booking.text
+        path = f"{BOOKINGS}/{booking.json()['id']}"
+        promptly("a booking", lambda: http.get(path).json()["status"] == "UNDER_REVIEW", sent)
+        set_profile(tenant, "RVWX", behaviour="ACCEPT", responseDelaySeconds=0)
+        sent = idle()
+        assert http.put(path, json=standalone_booking("RVWX")).status_code == 200
+        promptly("a booking replaced", lambda: http.get(path).json()["status"] == "BOOKED", sent)
+
+        # A configuration saved (its waiting messages go with its new settings): the
+        # delivery worker looks again.
+        sent = idle()
+        cycles = progress(back).cycles
+        configure(tenant, hooks.url("/events"), ADDED, id=config["id"], enabled=False)
+        promptly("a configuration saved", lambda: progress(back).cycles > cycles, sent)
+        http.close()
+
+
+# --- when a wake-up comes, and what it costs ----------------------------------------------------
+
+
+def test_a_commit_wakes_once_committed_and_a_rollback_not_at_all(tmp_path: Path) -> None:
+    """The subscriber, woken, sees the committed row from another connection; a transaction
+    that rolled back wakes nobody."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'wake.db'}")
+    sessions = make_sessionmaker(engine)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE work (id INTEGER PRIMARY KEY)"))
+    seen: list[int] = []
+
+    def woken() -> None:
+        with engine.connect() as other:
+            seen.append(int(other.execute(text("SELECT count(*) FROM work")).scalar_one()))
+
+    unsubscribe = wakeups(engine).subscribe("work", woken)
+    try:
+        with transaction(sessions) as session:
+            session.execute(text("INSERT INTO work DEFAULT VALUES"))
+            db.wake_on_commit(session, "work")
+            assert seen == []
+        assert seen == [1]
+        with pytest.raises(RuntimeError, match="refused"), transaction(sessions) as session:
+            session.execute(text("INSERT INTO work DEFAULT VALUES"))
+            db.wake_on_commit(session, "work")
+            raise RuntimeError("refused")
+        assert seen == [1]
+        # Asked outside db.transaction, nothing would wake the worker: refused at once.
+        with sessions() as session, pytest.raises(RuntimeError, match=r"db\.transaction"):
+            db.wake_on_commit(session, "work")
+    finally:
+        unsubscribe()
+        engine.dispose()
+
+
+def test_the_engine_carries_no_listener_on_statements() -> None:
+    """Wake-ups are asked for by the writers: no statement, transaction or checkin of any
+    route passes through a listener of ours (the service still wakes its workers)."""
+    with receiver() as hooks, running_service() as service, tuned(service, IDLE):
+        tenant = make_tenant(service)
+        configure(tenant, hooks.url("/events"), ADDED)
+        changes_arrive_promptly(hooks, tenant, [tenant.http])
+        engine = service.context.engine
+        assert not engine._has_events
+        pool = engine.pool.dispatch
+        assert [len(pool.checkin), len(pool.checkout), len(pool.reset)] == [0, 0, 0]
+        tenant.http.close()
+
+
+# --- instances starting together ------------------------------------------------------------
+
+
+def test_instances_starting_together_share_one_journal_cursor(postgres: PostgresServer) -> None:
+    """Both find no cursor: the second's insert waits for the first's, then takes its row
+    (it failed on a duplicate key, and its worker retried a second later)."""
+    url = postgres.create_database()
+    first, second = make_engine(url), make_engine(url)
+    upgrade(first)
+    found: dict[str, Any] = {}
+
+    def second_starts() -> None:
+        try:
+            with transaction(make_sessionmaker(second)) as session:
+                found["position"] = outbox.lock_cursor(session).position
+        except Exception as exc:
+            found["error"] = exc
+
+    def blocked() -> bool:
+        with first.connect() as connection:
+            waiting = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            return bool(connection.execute(text(waiting)).scalar_one())
+
+    thread = threading.Thread(target=second_starts)
+    try:
+        with transaction(make_sessionmaker(first)) as session:
+            outbox.lock_cursor(session)
+            thread.start()
+            eventually(blocked, seconds=30)
+        thread.join(timeout=30)
+        assert "error" not in found, found
+        assert found["position"] == 0
+        with first.connect() as connection:
+            count = select(func.count()).select_from(WebhookJournalCursor)
+            assert connection.execute(count).scalar_one() == 1
+    finally:
+        thread.join(timeout=30)
+        first.dispose()
+        second.dispose()
+
+
+@pytest.mark.usefixtures("key")
+def test_two_instances_starting_together_start_delivering_without_a_failure(
+    database: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.ERROR, logger="freightdesk.server.webhooks.delivery")
+    lock = threading.Lock()
+    live: list[LiveService] = []
+    with ExitStack() as stack:
+
+        def start() -> None:
+            with lock:
+                made = running_service(database)
+                stack.push(made.__exit__)
+            service = made.__enter__()
+            with lock:
+                live.append(service)
+
+        starters = [threading.Thread(target=start) for _ in range(2)]
+        for starter in starters:
+            starter.start()
+        for starter in starters:
+            starter.join(timeout=60)
+        assert len(live) == 2
+        for service in live:
+            eventually(lambda s=service: s.context.services.get(RUNNING_KEY), seconds=30)
+            eventually(lambda s=service: progress(s).cycles >= 2, seconds=30)
+    failed = [r.getMessage() for r in caplog.records if "cycle failed" in r.getMessage()]
+    assert failed == []

@@ -129,50 +129,75 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
 
 @contextmanager
 def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
-    """A session that commits when the block succeeds and rolls back when it raises."""
-    with factory() as session, session.begin():
-        yield session
+    """A session that commits when the block succeeds and rolls back when it raises; then
+    wakes the workers its writes asked for (`wake_on_commit`), and only if it committed."""
+    with factory() as session:
+        channels: set[str] = set()
+        session.info[_PENDING_KEY] = channels
+        with session.begin():
+            yield session
+            if channels:
+                _notify_others(session, channels)
+        wakes = wakeups(_engine_of(session))
+        wakes.commits += 1
+        if channels:
+            wakes.fire(channels)
 
 
 # --- wake-ups ----------------------------------------------------------------------------
 #
 # Background workers sleep until a commit gives them work instead of polling the database.
-# A transaction that inserts into a watched table (`_WAKE_ON_INSERT`), or that asks for it
-# (`wake_on_commit`), wakes the channel's subscribers of its engine once it has committed:
-# in this process when its connection goes back to the pool (or begins its next
-# transaction), and on PostgreSQL in every other instance too, through one NOTIFY sent with
-# the transaction (delivered by PostgreSQL only if it commits). Workers still look now and
-# then (a writer in another process on SQLite, a notification lost while the listening
-# connection was down).
+# The domain function that writes what a worker consumes (a shipment change journaled, a
+# push accepted, a booking or rate request due an answer, a webhook configuration saved)
+# calls `wake_on_commit` in its transaction; `transaction` then wakes the channel's
+# subscribers in this process once the transaction committed, and on PostgreSQL those of
+# every other instance through one NOTIFY sent in the transaction (delivered by PostgreSQL
+# only if it commits). Nothing listens on the engine: statements pay nothing for this.
+# Workers still look now and then (a writer in another process on SQLite, seen through
+# `data_version`; a notification lost while the listening connection was down).
 
 NOTIFY_CHANNEL = "freightdesk_wake"
-WEBHOOKS_CHANNEL = "webhooks"
-PUSHES_CHANNEL = "pushes"
-# Declared here, not by the workers, so that every process writing the database announces
-# its writes (an instance without workers, a tool), whether or not it imported them.
-_WAKE_ON_INSERT: dict[str, str] = {
-    "shipment_changes": WEBHOOKS_CHANNEL,  # a change journaled: webhooks to fan out
-    "push_ingestions": PUSHES_CHANNEL,  # a carrier push accepted: to apply
-}
-_INSERT_PREFIXES = tuple(f"INSERT INTO {name} " for name in _WAKE_ON_INSERT)
-# Keys in a pooled connection's `info`: channels of the open transaction, then of the one that
-# committed (until the connection is given back or begins another).
+WEBHOOKS_CHANNEL = "webhooks"  # shipment changes to fan out, configurations saved
+PUSHES_CHANNEL = "pushes"  # carrier pushes accepted, to apply
+# The channels of a transaction's wake-ups, in its session's `info` (set by `transaction`).
 _PENDING_KEY = "freightdesk.wake.pending"
-_COMMITTED_KEY = "freightdesk.wake.committed"
 # The listening connection is tried again this long after it failed.
 LISTEN_RETRY_SECONDS = 5.0
 # How often SQLite's data_version is read for commits of other processes.
 DATA_VERSION_SECONDS = 0.25
 
 
-def wake_on_commit(connection: Connection | Session, channel: str) -> None:
-    """Wake `channel` once the transaction `connection` is in commits."""
-    found = connection.connection() if isinstance(connection, Session) else connection
-    found.info.setdefault(_PENDING_KEY, set()).add(channel)
+def wake_on_commit(session: Session, channel: str) -> None:
+    """Wake `channel`'s workers, in every instance, once `session`'s transaction commits
+    (none if it rolls back). Channel names have no spaces or commas."""
+    pending = session.info.get(_PENDING_KEY)
+    if pending is None:
+        # Nothing would wake the workers: their work would wait for their fallback poll.
+        raise RuntimeError("wake_on_commit needs a session of db.transaction")
+    pending.add(channel)
+
+
+def _notify_others(session: Session, channels: set[str]) -> None:
+    """On PostgreSQL, the other instances' wake-up, sent in the transaction about to commit."""
+    connection = session.connection()
+    if connection.dialect.name != "postgresql":
+        return
+    payload = f"{wakeups(connection.engine).token} {','.join(sorted(channels))}"
+    # On the connection: through the session, the statement would autoflush first.
+    connection.execute(
+        text("SELECT pg_notify(:channel, :payload)"),
+        {"channel": NOTIFY_CHANNEL, "payload": payload},
+    )
+
+
+def _engine_of(session: Session) -> Engine:
+    bind = session.get_bind()
+    return bind if isinstance(bind, Engine) else bind.engine
 
 
 class Wakeups:
-    """The subscribers of one engine's channels, and on PostgreSQL its listening thread."""
+    """The subscribers of one engine's channels, and its listening thread (PostgreSQL's
+    notifications of other instances, SQLite's data_version)."""
 
     def __init__(self, engine: Engine) -> None:
         # Names this engine in its notifications, so that it does not wake itself twice.
@@ -180,16 +205,12 @@ class Wakeups:
         self._engine_ref = weakref.ref(engine)
         self._postgres = engine.dialect.name == "postgresql"
         self._watched = self._postgres or engine.url.database not in (None, "", ":memory:")
-        # Commits made through this engine (`_DataVersion` tells them from other processes').
+        # Commits made through `transaction` on this engine (`_DataVersion` tells them from
+        # other processes').
         self.commits = 0
         self._lock = threading.Lock()
         self._subscribers: dict[str, list[Callable[[], None]]] = {}
         self._listener: _Listener | None = None
-        event.listen(engine, "after_cursor_execute", _note_insert)
-        event.listen(engine, "commit", self._on_commit)
-        event.listen(engine, "rollback", _on_rollback)
-        event.listen(engine, "begin", self._on_begin)
-        event.listen(engine.pool, "checkin", self._on_checkin)
 
     def subscribe(self, channel: str, callback: Callable[[], None]) -> Callable[[], None]:
         """Call `callback` (from any thread) whenever `channel` is woken; returns the
@@ -216,6 +237,7 @@ class Wakeups:
         return unsubscribe
 
     def fire(self, channels: Iterable[str]) -> None:
+        """Wake `channels`' subscribers in this process (now: for work already committed)."""
         with self._lock:
             callbacks = [c for name in set(channels) for c in self._subscribers.get(name, ())]
         for callback in callbacks:
@@ -228,43 +250,6 @@ class Wakeups:
         with self._lock:
             names = list(self._subscribers)
         self.fire(names)
-
-    def _on_commit(self, conn: Connection) -> None:
-        self.commits += 1
-        channels = conn.info.pop(_PENDING_KEY, None)
-        if not channels:
-            return
-        conn.info.setdefault(_COMMITTED_KEY, set()).update(channels)
-        if self._postgres:
-            # Part of the transaction: PostgreSQL delivers it only if the commit succeeds.
-            payload = f"{self.token} {','.join(sorted(channels))}"
-            driver = conn.connection.driver_connection
-            if driver is not None:
-                driver.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, payload))
-
-    def _on_begin(self, conn: Connection) -> None:
-        # The connection's previous transaction committed.
-        channels = conn.info.pop(_COMMITTED_KEY, None)
-        if channels:
-            self.fire(channels)
-
-    def _on_checkin(self, _dbapi_connection: Any, record: Any) -> None:
-        if record is None:
-            return
-        record.info.pop(_PENDING_KEY, None)  # rolled back by the pool's reset
-        channels = record.info.pop(_COMMITTED_KEY, None)
-        if channels:
-            self.fire(channels)
-
-
-def _note_insert(conn: Connection, _cursor: Any, statement: str, *_rest: Any) -> None:
-    if statement.startswith(_INSERT_PREFIXES):
-        table = statement[len("INSERT INTO ") :].split(" ", 1)[0]
-        conn.info.setdefault(_PENDING_KEY, set()).add(_WAKE_ON_INSERT[table])
-
-
-def _on_rollback(conn: Connection) -> None:
-    conn.info.pop(_PENDING_KEY, None)
 
 
 _WAKEUPS: weakref.WeakKeyDictionary[Engine, Wakeups] = weakref.WeakKeyDictionary()

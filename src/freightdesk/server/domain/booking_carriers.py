@@ -45,7 +45,7 @@ from freightdesk.models.common import PaginationInfo, TransportationMode
 from freightdesk.models.rating import CarrierIdentifierType, RateRequestStatus
 from freightdesk.models.rating_rules import future_problem
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.db import transaction, utcnow, wake_on_commit
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain.booking_tracking import (
     fold,
@@ -346,6 +346,7 @@ def _apply(
     )
     row.response_due_at = now + timedelta(seconds=profile.response_delay_seconds)
     row.updated_at = now
+    wake_on_commit(session, LOOP)  # its answer and expiry fall due: the worker's next look
 
 
 def _quote_defaults(document: dict[str, Any], quote: dict[str, Any]) -> None:

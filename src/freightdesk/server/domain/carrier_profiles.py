@@ -7,7 +7,7 @@ defaults derived from it. A tenant overrides any of it per SCAC with a carrier p
 REVIEW, SLOW), delays, the account groups the carrier belongs to, units, currency, limits.
 
 Carriers answer in the background: quotes and booking answers are rows with a due time, and
-:func:`run_due_work` sleeps until the next one is due or until a request nudges it.
+:func:`run_due_work` sleeps until the next one is due or until a commit of new work wakes it.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import Currency
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import utcnow
+from freightdesk.server.db import utcnow, wakeups
 from freightdesk.server.domain.rate_engine import CarrierTerms, unit_interval
 from freightdesk.server.errors import field_error
 from freightdesk.server.tables.account_groups import AccountGroupRow
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 DEFAULT_RESPONSE_DELAY_SECONDS = 2.0
 SLOW_RESPONSE_DELAY_SECONDS = 15 * 60.0
 DEFAULT_MAX_LINE_ITEMS = 20
-# Work committed by another process (another instance on PostgreSQL) is found this late.
+# Work no wake-up announced (a writer in another process on SQLite) is found this late.
 IDLE_SECONDS = IDLE_POLL_SECONDS
 
 _ALL_MODES = [CarrierMode.TL, CarrierMode.LTL, CarrierMode.VLTL]
@@ -222,25 +222,16 @@ def delete_profile(session: Session, tenant_id: int, scac: str) -> bool:
 Step = Callable[[ServiceContext], datetime | None]
 
 
-def wake(context: ServiceContext, name: str) -> None:
-    """Tell the loop `name` that new work was committed (safe from any thread)."""
-    nudge = context.services.get(f"wake:{name}")
-    if callable(nudge):
-        nudge()
-
-
 async def run_due_work(context: ServiceContext, stop: asyncio.Event, name: str, step: Step) -> None:
     """Run `step` (in a thread: it uses the database) whenever work is due.
 
     `step` handles everything due now and returns when the next work falls due (None when
-    nothing is scheduled). The loop sleeps until then, until :func:`wake`, or at most
-    IDLE_SECONDS, which also picks up work committed by another process.
+    nothing is scheduled). The loop sleeps until then, until a commit wakes the channel
+    `name` (`db.wake_on_commit`, written by whatever gives it new work, in any instance), or
+    at most IDLE_SECONDS.
     """
     nudged = asyncio.Event()
-    nudge = setter(nudged)
-
-    key = f"wake:{name}"
-    context.services[key] = nudge
+    unsubscribe = wakeups(context.engine).subscribe(name, setter(nudged))
     try:
         while not stop.is_set():
             nudged.clear()
@@ -251,5 +242,4 @@ async def run_due_work(context: ServiceContext, stop: asyncio.Event, name: str, 
             if delay > 0:
                 await wait_for_any(delay, stop, nudged)
     finally:
-        if context.services.get(key) is nudge:
-            del context.services[key]
+        unsubscribe()

@@ -18,7 +18,7 @@ from sqlalchemy import Table, insert
 from sqlalchemy.exc import IntegrityError
 
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import transaction
+from freightdesk.server.db import PUSHES_CHANNEL, transaction, wake_on_commit
 from freightdesk.server.errors import ApiError
 from freightdesk.server.tables.push import PushIngestion
 
@@ -50,7 +50,7 @@ class IngestionQueue:
         self._context = context
         self._waiting: list[_Waiting] = []
         self._flusher: asyncio.Task[None] | None = None
-        # Set after every commit so the worker starts at once instead of at its next poll.
+        # The worker's doorbell, rung by the wake-up of every commit of pushes (`_insert`).
         self.arrived = asyncio.Event()
 
     async def accept(self, row: dict[str, Any]) -> None:
@@ -81,7 +81,6 @@ class IngestionQueue:
                     _fail(batch, _unavailable())
                     continue
                 _succeed(batch)
-                self.arrived.set()
         finally:
             self._flusher = None
             if self._waiting:  # only when cancelled: the service is stopping
@@ -97,12 +96,12 @@ class IngestionQueue:
                 _fail([waiting], _unavailable())
             else:
                 _succeed([waiting])
-        self.arrived.set()
 
     def _insert(self, rows: Sequence[dict[str, Any]]) -> None:
         with transaction(self._context.sessions) as session:
             # Core insert: the ORM's per-row bookkeeping is not needed for rows never read back.
             session.execute(insert(_INGESTIONS), list(rows))
+            wake_on_commit(session, PUSHES_CHANNEL)  # the workers of every instance
 
 
 def _succeed(batch: Sequence[_Waiting]) -> None:

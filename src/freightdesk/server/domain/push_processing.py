@@ -238,7 +238,7 @@ async def process_pushes(context: ServiceContext, stop: asyncio.Event) -> None:
 
     Database work runs in a thread, one batch at a time, so the event loop stays free.
     """
-    # Pushes accepted by other instances (PostgreSQL); this instance's intake sets the event.
+    # Pushes committed by the intake of this instance or (PostgreSQL) of another.
     arrived = setter(ingestion_queue(context).arrived)
     unsubscribe = wakeups(context.engine).subscribe(PUSHES_CHANNEL, arrived)
     try:

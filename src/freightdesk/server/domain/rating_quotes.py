@@ -51,7 +51,7 @@ from freightdesk.models.rating_rules import (
     stop_type_problems,
 )
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import iso, transaction, utcnow
+from freightdesk.server.db import iso, transaction, utcnow, wake_on_commit
 from freightdesk.server.domain import booking_carriers, carrier_profiles, places
 from freightdesk.server.domain import rate_engine as engine
 from freightdesk.server.domain.quote_pricing import market_quotes, price_quote
@@ -119,6 +119,7 @@ def create_rate_request(
     )
     if not scacs:
         row.status = RateRequestStatus.QUOTES_RECEIVED.value
+    wake_on_commit(session, LOOP)  # the solicitations fall due: the worker's next look
     return row
 
 

@@ -96,7 +96,6 @@ def create_booking(
     with transaction(context.sessions) as session:
         row = booking_carriers.create_booking(session, principal.tenant_id, body, now)
         answer = booking_carriers.view(row, now)
-    carrier_profiles.wake(context, booking_carriers.LOOP)
     return answer
 
 
@@ -126,7 +125,6 @@ def replace_booking(
     with transaction(context.sessions) as session:
         row = booking_carriers.update_booking(session, principal.tenant_id, booking_id, body, now)
         answer = booking_carriers.view(row, now)
-    carrier_profiles.wake(context, booking_carriers.LOOP)
     return answer
 
 

@@ -24,7 +24,6 @@ from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain import rating_quotes
-from freightdesk.server.domain.carrier_profiles import wake
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.strict import strict_body
 
@@ -45,7 +44,6 @@ def create_rate_request(
     with transaction(context.sessions) as session:
         row = rating_quotes.create_rate_request(session, principal.tenant_id, body, now)
         answer = rating_quotes.view(session, row, now)
-    wake(context, rating_quotes.LOOP)
     return JSONResponse(answer)
 
 

@@ -23,7 +23,7 @@ from freightdesk.models.webhooks import (
 )
 from freightdesk.server.auth import PrincipalDep
 from freightdesk.server.context import ContextDep, SessionDep
-from freightdesk.server.db import WEBHOOKS_CHANNEL, transaction, wake_on_commit
+from freightdesk.server.db import transaction
 from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.webhooks import WebhookConfigRow
@@ -64,9 +64,6 @@ def put_webhook(
     try:
         with transaction(context.sessions) as session:
             row, secret = configs.save(session, principal.tenant_id, body, secret_box.box(context))
-            # Its waiting messages go with the new settings now (one enabled again), whichever
-            # instance sends them.
-            wake_on_commit(session, WEBHOOKS_CHANNEL)
             return configs.view(row, signing_secret=secret)
     except IntegrityError:  # a concurrent PUT took the same name
         raise configs.duplicate_name(body.config_name) from None

@@ -20,7 +20,7 @@ from freightdesk.models.webhooks import (
     WebhookEventType,
     WebhookFilters,
 )
-from freightdesk.server.db import utcnow
+from freightdesk.server.db import WEBHOOKS_CHANNEL, utcnow, wake_on_commit
 from freightdesk.server.errors import ApiError, conflict, field_errors, not_found
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.webhooks import WebhookConfigRow
@@ -210,6 +210,9 @@ def save(
     elif row.enabled is not False:
         row.enabled, row.disabled_reason, row.disabled_at = False, USER_PAUSED, now
     session.flush()
+    # Its waiting messages go with the new settings now (one enabled again), whichever
+    # instance sends them.
+    wake_on_commit(session, WEBHOOKS_CHANNEL)
     return row, secret
 
 

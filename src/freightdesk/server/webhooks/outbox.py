@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import Select, Table, bindparam, delete, exists, func, insert, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -126,9 +127,15 @@ def lock_cursor(session: Session) -> WebhookJournalCursor:
         if oldest is not None:
             before = before.where(ShipmentChange.created_at < oldest)
         newest = session.scalar(before) or 0
-        cursor = WebhookJournalCursor(id=1, position=newest, highest_seen=newest, gaps=[])
-        session.add(cursor)
-        session.flush()
+        # Instances starting together on one database both find none: the second's insert
+        # waits for the first's commit, then adds nothing, and it locks the first's row.
+        session.execute(
+            pg_insert(WebhookJournalCursor)
+            .values(id=1, position=newest, highest_seen=newest, gaps=[])
+            .on_conflict_do_nothing(index_elements=["id"])
+        )
+        cursor = session.get(WebhookJournalCursor, 1, with_for_update=True, populate_existing=True)
+        assert cursor is not None
     return cursor
 
 

@@ -23,7 +23,12 @@ from freightdesk.models.tracking import (
 )
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.lifecycle import transition_problem
-from freightdesk.server.domain.shipments.journal import change_entry, insert_rows, table_of
+from freightdesk.server.domain.shipments.journal import (
+    change_entry,
+    insert_rows,
+    journal,
+    table_of,
+)
 from freightdesk.server.domain.shipments.locking import (
     lock_shipments,
     missing,
@@ -55,7 +60,6 @@ from freightdesk.server.errors import conflict, field_error
 from freightdesk.server.tables.tracking import (
     ChangeKind,
     Shipment,
-    ShipmentChange,
     ShipmentEvent,
     ShipmentExceptionRow,
     ShipmentState,
@@ -253,7 +257,7 @@ def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
         }
         for pk, row in counted.items():
             row.open_exception_count = open_counts.get(pk, 0)
-    insert_rows(session, ShipmentChange, writes.changes)
+    journal(session, writes.changes)
     return writes
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Table, insert
 from sqlalchemy.orm import Session
 
-from freightdesk.server.db import Base
+from freightdesk.server.db import WEBHOOKS_CHANNEL, Base, wake_on_commit
 from freightdesk.server.tables.tracking import ChangeKind, Shipment, ShipmentChange
 
 
@@ -37,8 +37,16 @@ def change_entry(
     }
 
 
+def journal(session: Session, changes: list[dict[str, Any]]) -> None:
+    """Append `changes` (`change_entry`s) to the journal, the one writer of it: the webhook
+    delivery, which fans them out, is woken once they commit."""
+    if changes:
+        insert_rows(session, ShipmentChange, changes)
+        wake_on_commit(session, WEBHOOKS_CHANNEL)
+
+
 def record_change(
     session: Session, row: Shipment, kind: ChangeKind, payload: dict[str, Any], now: datetime
 ) -> None:
     """Journal one change of a shipment at once (a write that makes a single change)."""
-    insert_rows(session, ShipmentChange, [change_entry(row.tenant_id, row.id, kind, payload, now)])
+    journal(session, [change_entry(row.tenant_id, row.id, kind, payload, now)])

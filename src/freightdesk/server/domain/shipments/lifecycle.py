@@ -22,6 +22,7 @@ from freightdesk.server.domain.shipment_rules import PreparedShipment, prepare, 
 from freightdesk.server.domain.shipments.journal import (
     change_entry,
     insert_rows,
+    journal,
     record_change,
     table_of,
 )
@@ -61,7 +62,6 @@ from freightdesk.server.tables.tracking import (
     ChangeKind,
     Shipment,
     ShipmentAttributeValue,
-    ShipmentChange,
     ShipmentDocument,
     ShipmentEvent,
     ShipmentExceptionRow,
@@ -172,7 +172,7 @@ def create_shipments(
     insert_rows(session, ShipmentAttributeValue, attribute_rows)
     insert_rows(session, ShipmentState, state_rows)
     insert_rows(session, ShipmentEvent, event_rows)
-    insert_rows(session, ShipmentChange, changes)
+    journal(session, changes)
     return [shipment_id for _pk, shipment_id in result]
 
 
@@ -227,7 +227,7 @@ def replace_shipment(
             now,
         )
     )
-    insert_rows(session, ShipmentChange, changes)
+    journal(session, changes)
 
 
 def _replace_user_events(

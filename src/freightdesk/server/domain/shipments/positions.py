@@ -15,7 +15,11 @@ from freightdesk.models.tracking import (
     SpeedUnit,
 )
 from freightdesk.server.db import sqlite_utc_text, utcnow
-from freightdesk.server.domain.shipments.journal import change_entry, insert_rows, table_of
+from freightdesk.server.domain.shipments.journal import (
+    change_entry,
+    journal,
+    table_of,
+)
 from freightdesk.server.domain.shipments.locking import (
     lock_shipments,
     missing,
@@ -28,7 +32,6 @@ from freightdesk.server.domain.shipments.rows import (
 from freightdesk.server.tables.tracking import (
     ChangeKind,
     Shipment,
-    ShipmentChange,
     ShipmentPosition,
 )
 
@@ -126,7 +129,7 @@ def add_positions_bulk(
         )
     session.flush()
     _insert_positions(session, position_rows)
-    insert_rows(session, ShipmentChange, changes)
+    journal(session, changes)
     return len(position_rows)
 
 
