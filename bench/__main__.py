@@ -71,10 +71,20 @@ BENCHES = [
     Bench("bench_sync", ("--shipments", "10000", "--changed", "500", "--runs", "1"), 240),
     Bench("bench_list_latency", ("--interval", "5", "--runs", "3"), 120),
     Bench("bench_uploads", ("--gigabytes", "0.25", "--files", "20"), 120),
-    # The load (10 s), then the idle service's CPU (20 s) and changes made while idle (~25 s).
+    # The load (10 s), then the idle service's CPU (20 s) and changes made while idle (~25 s),
+    # then what the engine costs a statement and a transaction beside a plain one (~5 s).
     Bench(
         "bench_webhooks",
-        ("--seconds", "10", "--modes", "all,idle", "--idle-seconds", "20", "--idle-changes", "5"),
+        (
+            "--seconds",
+            "10",
+            "--modes",
+            "all,idle,statements",
+            "--idle-seconds",
+            "20",
+            "--idle-changes",
+            "5",
+        ),
         260,
     ),
     Bench("bench_simulator", ("--fleet", "200", "--seconds", "20", "--baseline", "10"), 180),
