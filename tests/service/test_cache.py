@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from freightdesk.models.account_groups import AccountGroup
-from freightdesk.service.cache import Cache
+from freightdesk.service.cache import KEYS_SAVED, Cache
+from freightdesk.service.summary_keys import INDEXES, attention_sql
 from freightdesk.service.summary_rows import (
     FIRST_SCREEN_KEY,
     SUMMARIES,
@@ -17,6 +18,7 @@ from freightdesk.service.summary_rows import (
     row_json,
     rows_from_cache,
 )
+from freightdesk.service.triage import TriageSettings
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -227,4 +229,45 @@ def test_the_shipment_lists_keys_follow_every_change_and_an_older_versions_stops
     cache.clear()  # (an older format, say): nothing kept, the keys with it
     cache.put_summaries([_row(1)])
     assert _top_by_change(cache) == ["id-1"]
+    cache.close()
+
+
+def _plans(path: Path) -> list[str]:
+    """How SQLite reads each run of the default sort (`attention_sql`) for its top."""
+    value, params, runs = attention_sql(BASE, TriageSettings())
+    with sqlite3.connect(path) as db:
+        return [
+            " ".join(
+                str(row[-1])
+                for row in db.execute(
+                    f"EXPLAIN QUERY PLAN SELECT key, {value} FROM summary_keys WHERE {where} "
+                    "ORDER BY modified DESC, key LIMIT 5",
+                    (*params, *more),
+                )
+            )
+            for where, more in runs
+        ]
+
+
+def test_the_default_sorts_top_is_read_through_indexes_built_after_a_whole_list_is_written(
+    tmp_path: Path,
+) -> None:
+    """A whole list's keys are written unindexed, then indexed once (`_write_keys`): each
+    run of the default sort reads its top through an index, without sorting the table, after
+    a replace, and after a build of keys an app ended in the middle of (none left)."""
+    path = tmp_path / "cache.sqlite3"
+    cache = Cache(path)
+    cache.replace_summaries(map(_row, range(10)))
+    indexed = [f"SCAN summary_keys USING INDEX {name}" for name in INDEXES]
+    assert _plans(path) == indexed
+    cache.close()
+    with sqlite3.connect(path) as db:  # an app ended while it wrote the keys
+        for name in INDEXES:
+            db.execute(f"DROP INDEX {name}")
+        db.execute("DELETE FROM meta WHERE key = ?", (KEYS_SAVED,))
+    cache = Cache(path)
+    assert _top_by_change(cache) is None
+    assert cache.index_summaries()
+    assert _top_by_change(cache) == ["id-9", "id-8", "id-7", "id-6", "id-5"]
+    assert _plans(path) == indexed
     cache.close()

@@ -81,6 +81,12 @@ class Cache:
         # (allocated as used) halves the time it takes.
         self._db.execute("PRAGMA cache_size=-32000")
         self._db.executescript(_SCHEMA)
+        with self._lock:
+            # Built here only while there is nothing to index (a new cache, or one whose
+            # keys an older version dropped); else by the next build of the keys, which a
+            # cache left without them (an app ended while writing them) needs anyway.
+            if self._db.execute("SELECT 1 FROM summary_keys LIMIT 1").fetchone() is None:
+                self._index_keys(self._db)
         if self.meta("format") not in (None, CACHE_FORMAT):
             # An older layout is only a cache: drop it rather than misread it.
             self.clear()
@@ -159,6 +165,22 @@ class Cache:
         return values.get(KEYS_SAVED) == values.get(f"saved:{SUMMARIES}")
 
     @staticmethod
+    def _index_keys(db: sqlite3.Connection) -> None:
+        for name, definition in summary_keys.INDEXES.items():
+            db.execute(f"CREATE INDEX IF NOT EXISTS {name} ON summary_keys {definition}")
+
+    @staticmethod
+    def _unindex_keys(db: sqlite3.Connection) -> None:
+        """Every index of `summary_keys` dropped, an older version's too (`_index_keys`
+        builds this version's)."""
+        names = db.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'summary_keys' "
+            "AND sql IS NOT NULL"
+        ).fetchall()
+        for (name,) in names:
+            db.execute(f'DROP INDEX "{name}"')
+
+    @staticmethod
     def _put_keys(db: sqlite3.Connection, kept: list[summary_keys.Row], unread: list[str]) -> None:
         # Rows that cannot be read keep no keys (a start skips them, as the list read does).
         db.executemany(summary_keys.INSERT, kept)
@@ -229,12 +251,14 @@ class Cache:
         with self._changing(kind) as (db, now):
             if indexed is not None:
                 # Written after, a chunk at a time (`_write_keys`): not used until then.
+                self._unindex_keys(db)
                 db.execute("DELETE FROM summary_keys")
                 db.execute("DELETE FROM meta WHERE key = ?", (KEYS_SAVED,))
             db.execute("DELETE FROM entries WHERE kind = ?", (kind,))
+            # In the table's order: each page is filled once (a tenth smaller and faster).
             cursor = db.executemany(
                 "INSERT INTO entries (kind, key, body) VALUES (?, ?, ?)",
-                ((kind, key, body) for key, body in items),
+                ((kind, key, body) for key, body in sorted(items, key=_first)),
             )
             self._set_count(db, kind, max(cursor.rowcount, 0))
             db.execute("DELETE FROM changes WHERE kind = ?", (kind,))
@@ -429,7 +453,8 @@ class Cache:
         """The keys of the whole shipment list as it was saved at `saved` (its `saved:`
         value), written over the table's a chunk at a time (`KEYS_CHUNK`), each chunk its
         own transaction so that other threads' calls (the GUI's) wait for one chunk only;
-        then marked as holding the list (`KEYS_SAVED`). False, and not marked, when the
+        then indexed (`summary_keys.INDEXES`, sorted once rather than updated row by row)
+        and marked as holding the list (`KEYS_SAVED`). False, and not marked, when the
         list changed meanwhile: they are built again later (`index_summaries`)."""
         # In the table's order: each chunk then fills its own pages, not all of them.
         kept = sorted(kept, key=_first)
@@ -440,9 +465,13 @@ class Cache:
                     still = self._saved_still(saved)
                     if still:
                         if start == 0:
+                            self._unindex_keys(self._db)
                             self._db.execute("DELETE FROM summary_keys")
                         self._db.executemany(summary_keys.INSERT, kept[start : start + KEYS_CHUNK])
                         if start + KEYS_CHUNK >= len(kept):
+                            # The one longer wait of other threads' calls (the indexes
+                            # of 100,000: 0.15 s CPU), shorter than the replace's own.
+                            self._index_keys(self._db)
                             self._db.execute(
                                 "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                                 (KEYS_SAVED, saved),
