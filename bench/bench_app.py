@@ -30,9 +30,7 @@ for example.)
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -42,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bench.gui import cached_home, home_copy, run_snippet
 from bench.report import Figure, publish
 
 # Both snippets print the same three figures when their table's viewport is first painted:
@@ -154,46 +153,6 @@ def _run(code: str, *args: str, bytecode: Path, src: str | None = None) -> Start
     wall, cpu, clock = (float(v) for v in lines["painted"])
     whole = float(lines["whole"][0]) if "whole" in lines else None
     return Start(wall, cpu, clock - begun, whole)
-
-
-def prepare_home(root: Path, count: int) -> None:
-    """A user with a remote profile (unreachable now) and 10,000 shipments in its cache."""
-    import random
-
-    from bench.bench_shipment_table import summaries
-    from freightdesk.service.cache import Cache
-    from freightdesk.service.paths import AppPaths
-    from freightdesk.service.shipments import SUMMARIES
-    from freightdesk.service.summary_rows import SummaryRow, row_json
-
-    paths = AppPaths.under(root)
-    paths.config_dir.mkdir(parents=True, exist_ok=True)
-    profile = {
-        "id": "team",
-        "name": "Team server",
-        "kind": "remote",
-        "base_url": "http://127.0.0.1:9",
-        "client_id": "bench",
-        "credentials_in": "basic",
-        "poll_interval": 30.0,
-    }
-    paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
-    cache = Cache(paths.cache_file("team"))
-    rows = summaries(count, random.Random(3))
-    cached = (SummaryRow.from_summary(s) for s in rows)
-    cache.replace_kind(SUMMARIES, ((row.id, row_json(row)) for row in cached))
-    cache.close()
-
-
-def cached_home(count: int) -> Path:
-    """The home of `prepare_home` with `count` shipments, made once and kept under /tmp
-    (100,000 summaries take 10 to 20 s to build)."""
-    home = Path(tempfile.gettempdir()) / f"freightdesk-bench-app-{count}"
-    if not (home / "bench-app.done").exists():
-        shutil.rmtree(home, ignore_errors=True)
-        prepare_home(home, count)
-        (home / "bench-app.done").touch()
-    return home
 
 
 def _median(values: list[float]) -> float:
@@ -332,32 +291,6 @@ def _report(title: str, starts: list[Start], base: Start | None = None) -> Start
     return median
 
 
-class Probe:
-    """The longest gap between the ticks of a 5 ms timer on the GUI thread, from its making
-    to `stop`: the longest the window could not answer (every GUI stall here, beside the same
-    probe with nothing to do). Made in the snippets' processes, which run a QApplication."""
-
-    def __init__(self) -> None:
-        from PySide6.QtCore import QTimer
-
-        self.gaps = [0.0]
-        self.last = time.perf_counter()
-        self.timer = QTimer()
-        self.timer.setInterval(5)
-        self.timer.timeout.connect(self.tick)
-        self.timer.start()
-
-    def tick(self) -> None:
-        now = time.perf_counter()
-        self.gaps.append(now - self.last)
-        self.last = now
-
-    def stop(self) -> float:
-        """The longest gap, in ms."""
-        self.timer.stop()
-        return max(self.gaps) * 1000
-
-
 # The app's side of a background sync: the Shipments pane over a session connected to the
 # local service (a separate process, as in the app), with the app's garbage collector and
 # its start (modules for connecting loaded, start-up objects frozen). It prints the longest
@@ -366,42 +299,17 @@ class Probe:
 # changes are made meanwhile), then measures the background sync of them.
 STALL = textwrap.dedent(
     """
-    import asyncio, gc, os, sys, time
+    import asyncio, gc, sys, time
     from pathlib import Path
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-    import qasync
-    from bench.bench_app import Probe
-    from freightdesk.service.paths import AppPaths
-    from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-    from freightdesk.service.secrets import MemorySecretStore
-    from freightdesk.service.session import AppSession
+    from bench.gui import Probe, run_gui, session_at, shown_pane
     from freightdesk.ui.application import load_for_connecting
-    from freightdesk.ui.garbage import GuiThreadGarbageCollector
-    from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 
-    home, url, client_id, secret = sys.argv[1:5]
+    home, remote = Path(sys.argv[1]), tuple(sys.argv[2:5])
     TOTAL, CHANGED = int(sys.argv[5]), int(sys.argv[6])
-    app = QApplication([])
-    collector = GuiThreadGarbageCollector(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
 
     async def main():
-        paths = AppPaths.under(Path(home))
-        profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
-        profile = profiles.save(
-            Profile(id="", name="Bench", kind=ProfileKind.REMOTE, base_url=url,
-                    client_id=client_id, poll_interval=3600),
-            secret=secret,
-        )
-        profiles.activate(profile.id)
-        session = AppSession(paths, profiles, simulate=False)
-        pane = ShipmentsPane(session, QSettings(str(Path(home) / "s.ini"),
-                                                QSettings.Format.IniFormat))
-        pane.resize(1300, 800)
-        pane.show()
+        session = session_at(home, remote)
+        pane = shown_pane(session, home)
         await load_for_connecting()  # as the app does before connecting
         first = Probe()
         passes, began = [], {}
@@ -437,9 +345,7 @@ STALL = textwrap.dedent(
         pane.shutdown()
         await session.close()
 
-    with loop:
-        loop.run_until_complete(main())
-    collector.stop()
+    run_gui(main)
     """
 )
 
@@ -550,39 +456,20 @@ def stalls(total: int = 20_000, changed: int = 1_000, runs: int = 3) -> list[Fig
 # line: the longest gap of each, the probe idle, and how many went silent each minute.
 RETRIAGE = textwrap.dedent(
     """
-    import asyncio, json, os, sys, time
+    import asyncio, json, sys, time
     from datetime import UTC, datetime, timedelta
     from pathlib import Path
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
-    import qasync
-    from bench.bench_app import Probe
-    from freightdesk.service.paths import AppPaths
-    from freightdesk.service.profiles import ProfileStore
-    from freightdesk.service.secrets import MemorySecretStore
-    from freightdesk.service.session import AppSession
+    from bench.gui import Probe, run_gui, session_at, shown_pane
     from freightdesk.service.triage import MOVING, Attention
     from freightdesk.ui.application import load_for_connecting
-    from freightdesk.ui.garbage import GuiThreadGarbageCollector
-    from freightdesk.ui.panes.shipments.pane import ShipmentsPane
     from freightdesk.ui.panes.shipments.row_index import RowIndex
 
-    home, TOTAL, FACTS, RUNS = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    app = QApplication([])
-    collector = GuiThreadGarbageCollector(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
+    home, TOTAL, FACTS, RUNS = Path(sys.argv[1]), *map(int, sys.argv[2:5])
 
     async def main():
-        paths = AppPaths.under(Path(home))
-        profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
-        session = AppSession(paths, profiles, simulate=False)
+        session = session_at(home)
         await load_for_connecting()  # as the app does before it attaches the pane
-        pane = ShipmentsPane(session, QSettings(str(Path(home) / "s.ini"),
-                                                QSettings.Format.IniFormat))
-        pane.resize(1300, 800)
-        pane.show()
+        pane = shown_pane(session, home)
         await pane.cached_list_shown()
         link, model = pane.triage, pane.model
         while link.facts is None or len(link.facts.facts) < FACTS or model.total < TOTAL:
@@ -656,9 +543,7 @@ RETRIAGE = textwrap.dedent(
         pane.shutdown()
         await session.close()
 
-    with loop:
-        loop.run_until_complete(main())
-    collector.stop()
+    run_gui(main)
     """
 )
 
@@ -706,21 +591,9 @@ def write_facts(home: Path) -> int:
 
 def retriage(count: int = 100_000, runs: int = 3) -> list[Figure]:
     """RETRIAGE on a copy of the cached home of `count` shipments, with triage facts."""
-    with tempfile.TemporaryDirectory() as folder:
-        home = Path(folder) / "home"  # the pane writes to its cache
-        shutil.copytree(cached_home(count), home)
+    with home_copy(cached_home(count)) as home:
         facts = write_facts(home)
-        result = subprocess.run(
-            [sys.executable, "-c", RETRIAGE, str(home), str(count), str(facts), str(runs)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-            cwd=Path(__file__).resolve().parents[1],
-        )
-    if result.returncode != 0 or not result.stdout.strip():
-        raise RuntimeError(result.stdout[-2000:] + result.stderr[-3000:])
-    found: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+        found = run_snippet(RETRIAGE, str(home), str(count), str(facts), str(runs), timeout=600)
     indexed, minutes = found["indexed"], found["minute"]
     print(f"load average {os.getloadavg()[0]:.1f}")
     print(
@@ -982,20 +855,8 @@ def start_collections(counts: list[int], runs: int) -> list[Figure]:
         found: dict[str, list[dict[str, Any]]] = {"app": [], "unfrozen": []}
         for _ in range(runs):
             for how, results in found.items():
-                with tempfile.TemporaryDirectory() as folder:
-                    copy = Path(folder) / "home"  # the start writes to its cache
-                    shutil.copytree(home, copy)
-                    result = subprocess.run(
-                        [sys.executable, "-c", START_GC, str(copy), how, str(GC_SECONDS)],
-                        capture_output=True,
-                        text=True,
-                        timeout=300,
-                        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-                        cwd=Path(__file__).resolve().parents[1],
-                    )
-                if result.returncode != 0 or not result.stdout.strip():
-                    raise RuntimeError(result.stdout[-2000:] + result.stderr[-3000:])
-                run: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+                with home_copy(home) as copy:
+                    run = run_snippet(START_GC, str(copy), how, str(GC_SECONDS))
                 longest = max(run["passes"], key=lambda p: p[2], default=(0.0, 0, 0.0))
                 print(
                     f"start, {count:,} cached, {how}: {len(run['passes'])} collections "

@@ -27,12 +27,8 @@ Run: QT_QPA_PLATFORM=offscreen python -m bench.bench_export [--in-process] [--au
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 import textwrap
 import threading
@@ -46,6 +42,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from bench.bench_demo import busy_cores
+from bench.gui import Probe, cached_home, home_copy, run_snippet
 from bench.report import Figure, publish
 from freightdesk.service import export
 from freightdesk.service.export import Cell, ExportFormat, write_table
@@ -71,34 +68,6 @@ def rows(count: int) -> tuple[list[str], list[list[Cell]]]:
     return header, table
 
 
-class GapProbe:
-    """A PROBE_MS timer on the GUI thread: the longest gap between its ticks is the longest
-    time the window could not answer."""
-
-    def __init__(self) -> None:
-        self.ticks = 0
-        self.longest = 0.0
-        self._last = time.perf_counter()
-        self._timer = QTimer()
-        self._timer.setInterval(PROBE_MS)
-        self._timer.timeout.connect(self._tick)
-
-    def start(self) -> GapProbe:
-        self._last = time.perf_counter()
-        self._timer.start()
-        return self
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.ticks += 1
-        self.longest, self._last = max(self.longest, now - self._last), now
-
-    def stop(self) -> float:
-        """The longest gap, in ms."""
-        self._timer.stop()
-        return self.longest * 1000
-
-
 def measure(in_process: bool, automatic_gc: bool) -> tuple[float, float, int]:
     """(longest gap in ms, seconds the export took, ticks seen)."""
     app = QApplication.instance() or QApplication([])
@@ -106,7 +75,6 @@ def measure(in_process: bool, automatic_gc: bool) -> tuple[float, float, int]:
     # As the app: Python's collector runs on the GUI thread only, when its counters say so
     # (`--automatic-gc`: in whichever thread allocates, as in a plain Python program).
     collector = None if automatic_gc else GuiThreadGarbageCollector()
-    probe = GapProbe()
     done = threading.Event()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "shipments.xlsx"
@@ -119,7 +87,7 @@ def measure(in_process: bool, automatic_gc: bool) -> tuple[float, float, int]:
             done.set()
 
         began = time.perf_counter()
-        probe.start()
+        probe = Probe()
         threading.Thread(target=work, daemon=True).start()
         # Qt's own loop, as the app's (qasync runs on it): quit once the export is done.
         watch = QTimer()
@@ -139,7 +107,7 @@ def measure(in_process: bool, automatic_gc: bool) -> tuple[float, float, int]:
 def idle_gap(seconds: float = 1.0) -> float:
     """The same probe's longest gap (ms) with nothing to do: the baseline of the export."""
     app = QApplication.instance() or QApplication([])
-    probe = GapProbe().start()
+    probe = Probe()
     QTimer.singleShot(int(seconds * 1000), app.quit)
     app.exec()
     return probe.stop()
@@ -151,26 +119,14 @@ WORK = textwrap.dedent(
     """
     import asyncio, gc, json, os, random, sys, time
     from pathlib import Path
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtWidgets import QApplication
-    import qasync
-    from freightdesk.service.paths import AppPaths
-    from freightdesk.service.profiles import ProfileStore
-    from freightdesk.service.secrets import MemorySecretStore
-    from freightdesk.service.session import AppSession
+    from PySide6.QtCore import QTimer
+    from bench.gui import Probe, run_gui, session_at, shown_pane
     from freightdesk.ui import garbage
-    from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-    from bench.bench_export import GapProbe
 
     home, how, seconds = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
     if how == "unfrozen":  # ui/garbage.py as it was: nothing frozen, collections not held
         garbage.made_long_lived = lambda count: None
         garbage.loading = lambda: False
-    app = QApplication([])
-    collector = garbage.GuiThreadGarbageCollector(app)
-    loop = qasync.QEventLoop(app)
-    asyncio.set_event_loop(loop)
     passes = []  # (generation, wall ms, CPU ms) of each collection
     began = {}
 
@@ -182,19 +138,14 @@ WORK = textwrap.dedent(
                            (time.thread_time() - began["cpu"]) * 1000))
 
     async def main():
-        paths = AppPaths.under(home)
-        profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
-        session = AppSession(paths, profiles, simulate=False)
-        idle = GapProbe().start()
+        session = session_at(home)
+        idle = Probe()
         await asyncio.sleep(1.0)
         idle_gap = idle.stop()
         gc.callbacks.append(timed)
-        loading = GapProbe().start()
+        loading = Probe()
         started = time.perf_counter()
-        pane = ShipmentsPane(session, QSettings(str(home / "bench.ini"),
-                                                QSettings.Format.IniFormat))
-        pane.resize(1300, 800)
-        pane.show()
+        pane = shown_pane(session, home)
         await pane.cached_list_shown()
         loaded = time.perf_counter() - started
         assert pane.model.total == int(sys.argv[4]), pane.model.total
@@ -202,7 +153,7 @@ WORK = textwrap.dedent(
         load_passes = len(passes)
         # A user: a search typed a key at a time and cleared, the list scrolled, meanwhile
         # a full collection each second, as the collector runs one when it is due.
-        work = GapProbe().start()
+        work = Probe()
         rng = random.Random(7)
         words = ["pro0001", "chicago", "dallas", "o"]
         bar = pane.table.verticalScrollBar()
@@ -235,47 +186,21 @@ WORK = textwrap.dedent(
         pane.shutdown()
         await session.close()
 
-    with loop:
-        loop.run_until_complete(main())
-    collector.stop()
+    run_gui(main)
     """
 )
 
 
 def work_in_list(how: str, seconds: float, home: Path) -> dict[str, float]:
     """One run of WORK on a copy of the cached home (the session may write to its cache)."""
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / "home"
-        shutil.copytree(home, copy)
-        result = subprocess.run(
-            [sys.executable, "-c", WORK, str(copy), how, str(seconds), str(LIST)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
-            cwd=Path(__file__).resolve().parents[1],
-        )
-    if result.returncode != 0:
-        raise RuntimeError(result.stdout[-2000:] + result.stderr[-3000:])
-    figures: dict[str, float] = json.loads(result.stdout.strip().splitlines()[-1])
+    with home_copy(home) as copy:
+        figures = run_snippet(WORK, str(copy), how, str(seconds), str(LIST))
     print(f"{how}: {figures}", flush=True)
     return figures
 
 
-def cached_home() -> Path:
-    """The start-up benchmark's home with LIST cached shipments, made once (10 to 20 s)."""
-    from bench.bench_app import prepare_home
-
-    home = Path(tempfile.gettempdir()) / f"freightdesk-bench-app-{LIST}"
-    if not (home / "bench-app.done").exists():
-        shutil.rmtree(home, ignore_errors=True)
-        prepare_home(home, LIST)
-        (home / "bench-app.done").touch()
-    return home
-
-
 def list_figures(runs: int, seconds: float) -> list[Figure]:
-    home = cached_home()
+    home = cached_home(LIST)
     now: list[dict[str, float]] = []
     before: list[dict[str, float]] = []
     for _ in range(runs):  # interleaved, so both see the same load

@@ -53,6 +53,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 import freightdesk.ui.maps  # noqa: F401  (registers the fdmap: scheme before Qt starts)
+from bench.gui import Probe
 from bench.report import Figure, publish
 from freightdesk.models.tracking import (
     LatestPosition,
@@ -593,27 +594,6 @@ def demo_histories(count: int) -> tuple[list[object], float]:
     return histories, statistics.median(times)
 
 
-class StallMeter:
-    """The longest gap between ticks of a 10 ms timer: how long the GUI thread was busy."""
-
-    def __init__(self) -> None:
-        self.longest = 0.0
-        self._last = time.perf_counter()
-        self._timer = QTimer()
-        self._timer.setInterval(10)
-        self._timer.timeout.connect(self._tick)
-        self._timer.start()
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.longest = max(self.longest, now - self._last)
-        self._last = now
-
-    def stop(self) -> float:
-        self._timer.stop()
-        return self.longest
-
-
 def open_child(how: str, data: Path) -> None:
     """One fresh process: the first map (cold or warmed), a second shipment in the same view,
     then the baseline; prints one JSON line of seconds."""
@@ -640,13 +620,13 @@ def open_child(how: str, data: Path) -> None:
     if how == "warmed":
         from freightdesk.ui.maps.warm import warm_up_maps
 
-        meter = StallMeter()
+        meter = Probe(interval_ms=10)
         began = time.perf_counter()
         done: list[bool] = []
         warm_up_maps(make, done=lambda: done.append(True))
         wait_for(app, lambda: bool(done) and views[0].is_ready)
         found["warm-up"] = time.perf_counter() - began
-        found["longest stall"] = meter.stop()
+        found["longest stall"] = meter.stop() / 1000
         settle(app, 0.5)
     began = time.perf_counter()
     holder.show()
