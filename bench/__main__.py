@@ -1,13 +1,15 @@
 """Every benchmark in its quick form, and one table of their figures.
 
     python -m bench [all] [--quick] [--only NAME,...] [--skip NAME,...] [--markdown]
-                    [--write-docs]
+                    [--write-docs] [--list]
 
 Each benchmark runs as its own process (`python -m bench.<name> <quick options>`), one after
 another, with a time limit; a benchmark that hands its figures to `bench.report.publish`
-has them gathered here (figure, baseline, ratio, target, met, load average). A benchmark not
+has them gathered here (figure, baseline, ratio, target, met, load average), also those it
+handed over before its time limit stopped it (`bench.report.hand_over`). A benchmark not
 yet reporting in that form gets a row saying how it ended, and its own output is kept in the
-log directory. The long forms stay: run `python -m bench.<name>` with its own options.
+log directory. `--list` prints what would run, and with which options, without running it.
+The long forms stay: run `python -m bench.<name>` with its own options.
 `--write-docs` writes the table into docs/performance.md (see bench/docs.py).
 
 Heavy data (the tracking benchmark's 1 GB database) is seeded once under /tmp and reused, so
@@ -28,12 +30,24 @@ from pathlib import Path
 from bench.docs import DOCS, Run, write
 from bench.report import FIGURES_ENV, Figure, load_average, read, table
 
+_APP_PARTS = ("--runs", "--first-runs", "--stall-runs", "--gc-runs", "--retriage-runs")
+
+
+def _app(*runs: int) -> tuple[str, ...]:
+    """bench_app's options: how many runs of each of its parts (`_APP_PARTS`)."""
+    return tuple(x for option, n in zip(_APP_PARTS, runs, strict=True) for x in (option, str(n)))
+
 
 @dataclass(frozen=True)
 class Bench:
     name: str
     quick: tuple[str, ...]
     seconds: int  # the quick form's time limit
+    part: str = ""  # a part of the benchmark run on its own (its log and figures apart)
+
+    @property
+    def title(self) -> str:
+        return f"{self.name}_{self.part}" if self.part else self.name
 
 
 # In the order they run; the quick options keep the whole within about 10 minutes on the
@@ -43,24 +57,15 @@ BENCHES = [
     Bench("bench_serve_start", ("--quick",), 180),
     Bench("bench_tracking", ("--repeat", "20"), 240),
     Bench("bench_shipment_table", (), 120),
-    # The starts, the first run, the syncs' stalls, the start's collections (--gc-runs:
-    # 4 starts of ~8 s), and the list's retriages at 100,000 (~25 s, one process).
-    Bench(
-        "bench_app",
-        (
-            "--runs",
-            "3",
-            "--first-runs",
-            "1",
-            "--stall-runs",
-            "1",
-            "--gc-runs",
-            "1",
-            "--retriage-runs",
-            "3",
-        ),
-        330,
-    ),
+    # The starts (each kind: with the first screen kept, merged, and nothing kept), the first
+    # run, the syncs' stalls, and the start's collections (--gc-runs: 4 starts of ~8 s).
+    Bench("bench_app", _app(3, 1, 1, 1, 0), 330),
+    # The list's retriages at 100,000 (one process, ~25 s; 60 s at load 10), apart: a cut
+    # of the starts above does not take its rows.
+    Bench("bench_app", _app(0, 0, 0, 0, 3), 120, part="retriage"),
+    # What the list's keys cost a whole replace and a save of 1,000, and the file (~30 s;
+    # over 90 s at load 13).
+    Bench("bench_cache_keys", ("--runs", "1"), 150),
     # The export's stall, and collections with 100,000 shipments listed (issue 18): ~35 s.
     Bench("bench_export", ("--repeat", "1", "--list-runs", "1", "--seconds", "5"), 90),
     Bench("bench_documents", ("--megabytes", "96", "--documents", "300", "--repeat", "20"), 120),
@@ -104,11 +109,11 @@ QUICK_BUDGET_SECONDS = 600
 
 
 def run(bench: Bench, quick: bool, log_dir: Path, budget: float) -> list[Figure]:
-    figures_file = log_dir / f"{bench.name}.figures"
+    figures_file = log_dir / f"{bench.title}.figures"
     figures_file.unlink(missing_ok=True)
     command = [sys.executable, "-m", f"bench.{bench.name}", *(bench.quick if quick else ())]
     env = {**os.environ, FIGURES_ENV: str(figures_file)}
-    log = log_dir / f"{bench.name}.log"
+    log = log_dir / f"{bench.title}.log"
     print(f"== {' '.join(command[1:])}  (log: {log})", flush=True)
     started = time.perf_counter()
     with log.open("wb") as out:
@@ -127,9 +132,12 @@ def run(bench: Bench, quick: bool, log_dir: Path, budget: float) -> list[Figure]
     state = f"exit {code}" if isinstance(code, int) else code
     if code == 0:
         note = "figures in its log only (not in the common form yet)"
+    elif figures:
+        note = f"{state}, after the rows above: see its log"
     else:
         note = f"{state}: see its log"
-    return [Figure(bench.name.removeprefix("bench_"), "whole run", seconds, unit="s", note=note)]
+    name = bench.title.removeprefix("bench_")
+    return [*figures, Figure(name, "whole run", seconds, unit="s", note=note)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="the table as Markdown too")
     parser.add_argument("--log-dir", help="where each benchmark's output is kept")
     parser.add_argument(
+        "--list", action="store_true", help="what would run, with its options; nothing run"
+    )
+    parser.add_argument(
         "--write-docs",
         action="store_true",
         help="write the table into docs/performance.md (bench/docs.py)",
@@ -153,6 +164,14 @@ def main(argv: list[str] | None = None) -> int:
 
     only, skip = names(args.only), names(args.skip)
     chosen = [b for b in BENCHES if (not only or b.name in only) and b.name not in skip]
+    if args.list:
+        for bench in chosen:
+            command = ["python -m", f"bench.{bench.name}", *(() if args.long else bench.quick)]
+            limit = "" if args.long else f"  (stopped after {bench.seconds} s)"
+            print(" ".join(command) + limit)
+        if not args.long:
+            print(f"(all of them stopped after {QUICK_BUDGET_SECONDS} s)")
+        return 0
     log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="freightdesk-bench-"))
     log_dir.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(
@@ -172,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.long and left < 5:
             note = "not run: the quick forms' 10 minutes were used up"
             figures.append(
-                Figure(bench.name.removeprefix("bench_"), "whole run", 0, "s", note=note)
+                Figure(bench.title.removeprefix("bench_"), "whole run", 0, "s", note=note)
             )
             continue
         figures.extend(run(bench, not args.long, log_dir, left))

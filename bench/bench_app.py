@@ -37,11 +37,12 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from bench.gui import cached_home, home_copy, run_snippet
-from bench.report import Figure, publish
+from bench.report import Figure, hand_over, publish
 
 # Both snippets print the same three figures when their table's viewport is first painted:
 # wall seconds from their first line, CPU seconds of the process (interpreter start
@@ -914,19 +915,21 @@ def main() -> None:
         "--other-src", help="also start with nothing kept from these sources (e.g. main's src)"
     )
     args = parser.parse_args()
+    counts = [int(c) for c in args.counts.split(",") if c]
+    parts: list[tuple[int, Callable[[], list[Figure]]]] = [
+        (args.runs, lambda: start_up(counts, args.runs, args.other_src)),
+        (args.first_runs, lambda: first_run(args.first_runs)),
+        (args.stall_runs, lambda: stalls(runs=args.stall_runs)),
+        (args.gc_runs, lambda: start_collections(counts, args.gc_runs)),
+        (args.retriage_runs, lambda: retriage(runs=args.retriage_runs)),
+    ]
     figures: list[Figure] = []
-    if args.runs:
-        counts = [int(c) for c in args.counts.split(",") if c]
-        figures += start_up(counts, args.runs, args.other_src)
-    if args.first_runs:
-        figures += first_run(args.first_runs)
-    if args.stall_runs:
-        figures += stalls(runs=args.stall_runs)
-    if args.gc_runs:
-        figures += start_collections([int(c) for c in args.counts.split(",") if c], args.gc_runs)
-    if args.retriage_runs:
-        figures += retriage(runs=args.retriage_runs)
-    publish(figures)
+    for runs, measure in parts:
+        if runs:
+            measured = measure()
+            hand_over(measured)  # kept by `python -m bench` should a later part be cut short
+            figures += measured
+    publish(figures, handed_over=True)
 
 
 if __name__ == "__main__":

@@ -124,11 +124,19 @@ def table(figures: Iterable[Figure], *, markdown: bool = False) -> str:
     )
 
 
-def publish(figures: list[Figure]) -> None:
-    """Print the figures as a table, and hand them to `python -m bench` when it runs us."""
+def publish(figures: list[Figure], *, handed_over: bool = False) -> None:
+    """Print the figures as a table, and hand them to `python -m bench` when it runs us
+    (`handed_over`: they were, a part at a time, by `hand_over`)."""
     print()
     print(table(figures))
     print(f"load average now: {load_average():.1f} on {os.cpu_count()} cores")
+    if not handed_over:
+        hand_over(figures)
+
+
+def hand_over(figures: list[Figure]) -> None:
+    """Give figures to `python -m bench` (when it runs us) as soon as they are measured: a
+    run stopped at its time limit keeps those."""
     target = os.environ.get(FIGURES_ENV)
     if target:
         with Path(target).open("a", encoding="utf-8") as out:
