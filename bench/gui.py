@@ -83,7 +83,7 @@ def prepare_home(root: Path, count: int) -> None:
 
 
 # Marks a cached home made whole; its number changes when the cache's layout does, so that
-# a home an older version made is made again (2: the list's keys indexed as in 92e0703).
+# a home an older version made is made again (2: the list's keys indexed as in b620905).
 _MADE = "bench-app-2.done"
 
 
