@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -337,9 +340,11 @@ def test_the_flags_change_with_time_only_at_the_moment_due() -> None:
     assert cases > 20
 
 
-async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(
-    client: ApiClient, tenant_: TenantHandle, cache: Cache
-) -> None:
+async def _late_by_50_minutes(
+    client: ApiClient, tenant_: TenantHandle
+) -> tuple[SummaryRow, str, datetime]:
+    """A shipment of `tenant_` whose ETA is 50 minutes after its delivery window: its list
+    row, its id, and the window's start."""
     start = now()
     end = start + timedelta(hours=2)
     tracking = f"1ZFACTS{uuid.uuid4().hex[:8].upper()}"
@@ -369,7 +374,13 @@ async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(
     assert settled(tenant_, accepted(tenant_.http.post(PARCEL, json=push)))["status"] == "PROCESSED"
     row = SummaryRow.from_summary(summary_from_history(await client.tracking.history(shipment_id)))
     assert row.next_eta == end + timedelta(minutes=50)
+    return row, shipment_id, start
 
+
+async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(
+    client: ApiClient, tenant_: TenantHandle, cache: Cache
+) -> None:
+    row, shipment_id, start = await _late_by_50_minutes(client, tenant_)
     facts = TriageFacts(lambda: client, cache)
     heard: list[frozenset[str]] = []
     facts.listen(heard.append)
@@ -393,3 +404,31 @@ async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(
         assert again.facts[row.id] == facts.facts[row.id]
     finally:
         again.close()
+
+
+async def test_facts_read_are_kept_though_closed_while_their_keeping_waits_for_a_thread(
+    client: ApiClient, tenant_: TenantHandle, cache: Cache
+) -> None:
+    """On a busy machine the keeping's worker thread can start seconds after the facts were
+    read: a close meanwhile (the pane closing) must not drop them. Made certain here: the
+    loop's one worker thread is held until after the close."""
+    row, _id, _start = await _late_by_50_minutes(client, tenant_)
+    loop = asyncio.get_running_loop()
+    executor = ThreadPoolExecutor(max_workers=1)
+    loop.set_default_executor(executor)
+    gate = threading.Event()
+    held: list[asyncio.Future[bool]] = []
+    facts = TriageFacts(lambda: client, cache)
+    # Heard as the facts are recorded, just before they are handed to a thread to be kept.
+    facts.listen(lambda _ids: held.append(loop.run_in_executor(None, gate.wait, 30)))
+    try:
+        facts.want([row])
+        await wait_until(lambda: row.id in facts.facts)
+        facts.close()
+    finally:
+        gate.set()
+    try:
+        assert await held[0]
+        await wait_until(lambda: cache.count(FACTS) == 1)
+    finally:
+        executor.shutdown(wait=True)

@@ -411,12 +411,12 @@ class TriageFacts:
             found = {k: f for k, f in answers if f is not None}
             self._record(found)
             if self._cache is not None and found:
-                # In a worker thread: the cache may be busy keeping a whole list.
+                # In a worker thread: the cache may be busy keeping a whole list. Shielded:
+                # a close meanwhile (the pane closing) cancels this task, and a cancelled call
+                # still queued for a thread (for seconds on a busy machine) would never run:
+                # facts read would not be kept.
                 items = [(k, facts_json(k, f)) for k, f in found.items()]
-                try:
-                    await asyncio.to_thread(self._cache.put_many, FACTS, items)
-                except sqlite3.Error as exc:  # only a quicker next start is lost
-                    log.info("triage: facts not kept (%s)", exc)
+                await asyncio.shield(asyncio.to_thread(_keep, self._cache, items))
 
     def _record(self, found: dict[str, Facts]) -> None:
         changed = frozenset(k for k, f in found.items() if self.facts.get(k) != f)
@@ -426,12 +426,20 @@ class TriageFacts:
                 listener(changed)
 
     def close(self) -> None:
-        """Stop reading; the reading in progress is cancelled."""
+        """Stop reading; the reading in progress is cancelled (facts already read are still
+        kept in the cache)."""
         task, self._task = self._task, None
         self._wanted.clear()
         self._listeners.clear()
         if task is not None and not task.done():
             task.cancel()
+
+
+def _keep(cache: Cache, items: list[tuple[str, bytes]]) -> None:
+    try:
+        cache.put_many(FACTS, items)
+    except sqlite3.Error as exc:  # only a quicker next start is lost (or the cache closed)
+        log.info("triage: facts not kept (%s)", exc)
 
 
 def _soonest(row: SummaryRow) -> float:
