@@ -78,13 +78,37 @@ def pytest_asyncio_loop_factories(
 
 
 @pytest.fixture(autouse=True)
-def gui_thread_gc(qapp: QApplication) -> Iterator[None]:
-    """As in the app: cycles are collected on the GUI thread only (see ui/garbage.py)."""
+def gui_thread_gc(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """As in the app: cycles are collected on the GUI thread only (see ui/garbage.py).
+
+    What outlives a test (modules, Qt, the session's services: about 300,000 objects) is
+    frozen before the next one, so that the collection after each test walks that test's
+    objects only: the pass over everything cost 0.2 s a test on a quiet machine, 0.8 to
+    1.6 s at a load of 10. The earlier test's garbage is collected first (its fixtures'
+    values are still referenced by pytest during its own teardown). After a test in which
+    the app's code froze or unfroze (`garbage.freeze`, a collector's own `stop`), all of it
+    is collected again, as at the app's end."""
+    import gc
+
     from freightdesk.ui.garbage import GuiThreadGarbageCollector
 
+    gc.collect()
+    gc.freeze()
+    moved: list[str] = []
+    for name in ("freeze", "unfreeze"):
+        monkeypatch.setattr(gc, name, _noting(getattr(gc, name), moved))
     collector = GuiThreadGarbageCollector()
     yield
-    collector.stop()
+    monkeypatch.undo()
+    collector.stop(unfreeze=bool(moved))
+
+
+def _noting(call: Callable[[], None], calls: list[str]) -> Callable[[], None]:
+    def noted() -> None:
+        calls.append(call.__name__)
+        call()
+
+    return noted
 
 
 def release_modifier_keys() -> None:

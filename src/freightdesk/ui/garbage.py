@@ -108,9 +108,13 @@ class GuiThreadGarbageCollector(QObject):
                 gc.collect(generation)
                 return
 
-    def stop(self) -> None:
+    def stop(self, *, unfreeze: bool = True) -> None:
+        """Collect on this thread one last time and give collections back to Python. With
+        `unfreeze=False` what is frozen stays set apart (the tests freeze what outlives each
+        test: a pass over the whole process after every test cost them minutes)."""
         self._timer.stop()
         _loads.clear()
-        gc.unfreeze()  # what was set apart can be collected again, at the end
+        if unfreeze:
+            gc.unfreeze()  # what was set apart can be collected again, at the end
         gc.collect()
         gc.enable()
