@@ -399,7 +399,9 @@ def test_a_restart_resumes_pending_deliveries_and_sends_nothing_twice(database_u
             hooks.answer = lambda _r: (200, {})  # and comes back while the service is down
             second = LiveService(settings).start()
             try:
-                with httpx.Client(base_url=second.url, headers=headers) as http:
+                # The tenants' clients' timeout (make_tenant), not httpx's 5 s: a poll is
+                # the test's instrument, and one answer took over 5 s at a load of 11.
+                with httpx.Client(base_url=second.url, headers=headers, timeout=30) as http:
                     path = f"{HOOKS}/{config['id']}/deliveries"
                     log = eventually(
                         lambda: (
