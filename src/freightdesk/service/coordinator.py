@@ -192,6 +192,12 @@ class Coordinator(Generic[T, C]):
                 return new
         raise StaleFetch(f"{self.name}: writes kept landing during every fetch")
 
+    @property
+    def writes(self) -> int:
+        """How many writes were applied so far: a fetch that sees this change while it waits
+        gives an answer the coordinator throws away (and asks for again)."""
+        return self._writes
+
     def apply(self, new: T) -> None:
         """Take data produced by a write (already confirmed by the service) at once."""
         self._writes += 1

@@ -133,12 +133,17 @@ class ListService(Generic[M]):
 
     async def _fetch(self, previous: Listing[M] | None) -> Listing[M]:
         params = dict(self._params)
+        writes = self.coordinator.writes
         items, total = await self.fetch_items(params)
         new = self.listing(items, total, params)
         if previous is not None and previous == new:
             return previous  # nothing changed: same object, listeners stay quiet
         async with self._store_lock:
-            await asyncio.to_thread(self._store, new)
+            # An answer older than a write is thrown away and asked for again; stored, it
+            # would stay on disk without the write when the new answer is the list already
+            # shown (not stored again). A write stores its list under this lock too, after this.
+            if writes == self.coordinator.writes:
+                await asyncio.to_thread(self._store, new)
         return new
 
     # --- cache -----------------------------------------------------------------------------
