@@ -269,3 +269,52 @@ async def test_a_change_while_a_sync_pages_skips_no_other_shipment(
             cache.close()
     finally:
         proxy.stop()
+
+
+@pytest.mark.parametrize("leaves", ["deleted", "unshared"])
+async def test_a_shipment_leaving_while_a_sync_pages_skips_no_other_shipment(
+    live: LiveService, owner: TenantHandle, tmp_path: Path, leaves: str
+) -> None:
+    """A shipment on a page already read is deleted (or no longer shared with the reader)
+    before the next page is read: the rows after it must not slide past the next page
+    unseen (offset paging skipped one), on SQLite and on PostgreSQL."""
+    reader = make_tenant(live) if leaves == "unshared" else owner
+    ids = [_create(owner, f"PROL{n}{uuid.uuid4().hex[:6]}") for n in range(7)]
+    if reader is not owner:
+        for shipment in ids:
+            path = f"/api/v4/shipments/{shipment}/shares"
+            assert owner.http.post(path, json={"tenantUuid": reader.uuid}).is_success
+    proxy = FaultyProxy(live.url).start()
+    try:
+        async with client_via(proxy, reader) as api:
+            cache = Cache(tmp_path / "cache.sqlite3")
+            service = ShipmentsService(lambda: api, cache, interval=3600, page_size=2)
+            # The first page is read, then held back while a shipment on it leaves: the
+            # oldest and the newest, so one is on it in either order.
+            proxy.inject(Fault(late=1.5, path_prefix=SEARCH))
+            sync = asyncio.create_task(service.coordinator.fetch_now())
+            await wait_until(lambda: proxy.count("POST", SEARCH) == 1)
+            await asyncio.sleep(0.3)  # the service has answered (held by the proxy)
+            gone = {ids[0], ids[-1]}
+            for shipment in gone:
+                if leaves == "deleted":
+                    answer = owner.http.delete(f"/api/v4/shipments/{shipment}/tracking")
+                else:
+                    path = f"/api/v4/shipments/{shipment}/shares/{reader.uuid}"
+                    answer = owner.http.delete(path)
+                assert answer.is_success, answer.text
+            assert await sync
+            data = service.coordinator.data
+            assert data is not None
+            remaining = set(ids) - gone
+            assert remaining <= set(data.summaries), "skipped by a page boundary"
+            # The one that left goes with the next sync at the latest.
+            assert await service.coordinator.fetch_now()
+            data = service.coordinator.data
+            assert data is not None and set(data.summaries) == remaining
+            await service.coordinator.aclose()
+            cache.close()
+    finally:
+        proxy.stop()
+        if reader is not owner:
+            reader.http.close()
