@@ -94,6 +94,20 @@ def test_a_mode_and_state_are_counted_in_their_index(filled: tuple[ServiceContex
     assert any("COVERING INDEX ix_shipments_tenant_mode_state" in plan for plan in plans), plans
 
 
+@pytest.mark.parametrize("since", ["", "3"])
+@pytest.mark.parametrize("token", ["", "5.5"])
+def test_keyset_pages_are_read_in_the_change_index(
+    filled: tuple[ServiceContext, int], since: str, token: str
+) -> None:
+    """A sync's keyset pages (full or since a token, first or later) walk the tenant's
+    change index in its order: no full scan, no sort of the tenant's shipments."""
+    context, tenant = filled
+    plans = _plans(context, tenant, {"changesSince": since, "pageToken": token})
+    assert not [plan for plan in plans if _FULL_SCAN.search(plan)], plans
+    keyset = [plan for plan in plans if "ix_shipments_tenant_change_pk" in plan]
+    assert keyset and not [plan for plan in keyset if "TEMP B-TREE" in plan], plans
+
+
 @pytest.mark.usefixtures("fleet")
 def test_few_matches_sorted_or_read_in_order_answer_the_same(
     tenant: TenantHandle, monkeypatch: pytest.MonkeyPatch

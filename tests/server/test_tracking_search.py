@@ -9,13 +9,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import ShipmentException, ShipmentStateType
+from freightdesk.server.db import SCHEMA_VERSION, upgrade
 from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.shipment_search import search_shipments
 from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.tables.tracking import make_change_seq_triggers
 from tests.server.test_tracking_support import (
     PUT,
     SEARCH,
@@ -204,6 +206,79 @@ def test_windows_and_incremental_sync(tenant: TenantHandle, fleet: dict[str, str
     )
     naive = tenant.http.post(SEARCH, json={"lastModifiedAfter": "2024-01-01T00:00:00"})
     assert sources(naive) == ["lastModifiedAfter"]
+
+
+def test_keyset_pages_skip_none_when_a_shipment_leaves(
+    tenant: TenantHandle, fleet: dict[str, str]
+) -> None:
+    """pageToken pages in change order; a shipment deleted after its page was read moves no
+    other across a page boundary (an offset would skip one), and the last page has no
+    nextPageToken."""
+
+    def page(token: str) -> Any:
+        body = {"changesSince": "", "pageToken": token}
+        answer = tenant.http.post(SEARCH, params={"pageSize": 1}, json=body)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    first = page("")
+    seen = [r["id"] for r in first["results"]]
+    assert tenant.http.delete(shipment_path(seen[0])).status_code == 202
+    token = first["nextPageToken"]
+    while token:
+        answer = page(token)
+        assert len(answer["results"]) <= 1 and answer["paginationInfo"]["total"] == 3
+        seen += [r["id"] for r in answer["results"]]
+        token = answer.get("nextPageToken")
+    assert sorted(seen) == sorted(fleet.values())
+    # A shipment changed meanwhile is read again after the others, as changed.
+    body = tenant.http.get(shipment_path(fleet["ocean"])).json()
+    body["attributes"] = [{"name": "touched", "value": "yes"}]
+    again = page("")
+    assert tenant.http.put(PUT, json=body).status_code == 200
+    token, later = again["nextPageToken"], []
+    while token:
+        answer = page(token)
+        later += [r["id"] for r in answer["results"]]
+        token = answer.get("nextPageToken")
+    assert later[-1] == fleet["ocean"]
+    assert sources(tenant.http.post(SEARCH, json={"pageToken": "x"})) == ["pageToken"]
+    assert sources(tenant.http.post(SEARCH, json={"pageToken": 7})) == ["pageToken"]
+
+
+def test_an_upgraded_database_pages_its_shipments_numbered_before(
+    tenant: TenantHandle, fleet: dict[str, str]
+) -> None:
+    """Shipments written before version 7 have no change sequence: migration 8 numbers them,
+    so keyset pages list them too."""
+
+    def back_to_schema_7(session: Any) -> Any:
+        postgresql = session.get_bind().dialect.name == "postgresql"
+        if postgresql:
+            session.execute(text("ALTER TABLE shipments DISABLE TRIGGER shipments_change_seq"))
+        else:
+            session.execute(text("DROP TRIGGER shipments_change_seq_update"))
+        session.execute(text("UPDATE shipments SET change_seq = NULL"))
+        if postgresql:
+            session.execute(text("ALTER TABLE shipments ENABLE TRIGGER shipments_change_seq"))
+        else:
+            make_change_seq_triggers(session.connection())
+        session.execute(text("DROP INDEX ix_shipments_tenant_change_pk"))
+        session.execute(text("DELETE FROM schema_version"))
+        session.execute(text("INSERT INTO schema_version (version) VALUES (7)"))
+        return session.get_bind()
+
+    engine = receive(tenant, back_to_schema_7)
+    assert upgrade(engine) == 7
+    assert upgrade(engine) == SCHEMA_VERSION
+    seen: list[str] = []
+    token: str | None = ""
+    while token is not None:
+        body = {"changesSince": "", "pageToken": token}
+        answer = tenant.http.post(SEARCH, params={"pageSize": 1}, json=body).json()
+        seen += [r["id"] for r in answer["results"]]
+        token = answer.get("nextPageToken")
+    assert sorted(seen) == sorted(fleet.values())
 
 
 def test_bad_search_bodies(tenant: TenantHandle) -> None:

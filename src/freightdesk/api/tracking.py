@@ -113,6 +113,13 @@ class SearchPage:
         token = self.body.get("changeToken")
         return token if isinstance(token, str) else None
 
+    @property
+    def next_page_token(self) -> str | None:
+        """The search extension's keyset cursor for the next page (asked for with pageToken;
+        absent on the last page)."""
+        token = self.body.get("nextPageToken")
+        return token if isinstance(token, str) and token else None
+
     def result(self) -> ShipmentSearchResult:
         return parse(ShipmentSearchResult, self._response)
 

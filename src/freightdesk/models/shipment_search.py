@@ -65,6 +65,11 @@ class ShipmentSearchRequest(WireModel):
     # order. The answer lists removals and carries the token for the next sync.
     changes_since: str | None = Field(default=None, max_length=18, pattern=r"^[0-9]*$")
     sort: ShipmentSort = Field(default_factory=ShipmentSort)
+    # Keyset paging: "" for the first page, then the answer's `nextPageToken`. The pages come
+    # in the order changes became visible (`sort` and the `page` parameter are not used), and
+    # a shipment entering or leaving the matches between two pages moves no other across a
+    # page boundary (offset paging skipped one for each that left a page already read).
+    page_token: str | None = Field(default=None, max_length=40, pattern=r"^([0-9]+\.[0-9]+)?$")
 
 
 class LatestEvent(WireModel):
@@ -106,3 +111,5 @@ class ShipmentSearchResult(WireModel):
     removed_ids: list[UUID] | None = None
     # Only with changesSince: what the next sync sends as changesSince.
     change_token: str | None = None
+    # Only with pageToken, while more shipments follow: the next page's pageToken.
+    next_page_token: str | None = None

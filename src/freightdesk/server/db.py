@@ -455,6 +455,16 @@ def _change_seq(conn: Connection) -> None:
     make_change_seq_triggers(conn)
 
 
+def _change_seq_everywhere(conn: Connection) -> None:
+    """A change sequence for the shipments written before version 7 (NULL until they
+    changed): keyset pages in change order need a value on every row. The triggers number
+    them (`CHANGE_SEQ_*`); the next token sync lists them once more. The change index gets
+    the primary key after the sequence, the keyset's order on both databases."""
+    conn.exec_driver_sql("UPDATE shipments SET change_seq = 0 WHERE change_seq IS NULL")
+    conn.exec_driver_sql("DROP INDEX IF EXISTS ix_shipments_tenant_change")
+    add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_change_pk")
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
@@ -466,6 +476,7 @@ MIGRATIONS: list[Migration] = [
         6, "account group codes unique whatever their case", _account_group_codes_without_case
     ),
     Migration(7, "the shipments' change sequence for incremental sync", _change_seq),
+    Migration(8, "a change sequence on every shipment", _change_seq_everywhere),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

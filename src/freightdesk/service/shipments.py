@@ -166,6 +166,7 @@ class ShipmentsService:
         self.requests_last_sync = 0
         self._searchable: bool | None = None  # None: not known yet (see the module's doc)
         self._tokens: bool | None = None  # whether the search answers change tokens
+        self._page_tokens: bool | None = None  # whether it pages by keyset (pageToken)
         # Called when a whole list starts to be built (a first sync): the app holds garbage
         # collections meanwhile, which would walk every row made so far, all alive
         # (ui/garbage.py `bulk_load`; the service layer knows nothing of the GUI).
@@ -255,18 +256,21 @@ class ShipmentsService:
         if not use_tokens:
             incremental = previous is not None and previous.cursor is not None
         since = previous.token if use_tokens and incremental and previous else None
+        # Keyset pages (in change order) with change tokens: a shipment deleted or unshared
+        # while the pages are read moves no other past a page boundary, as an offset did.
+        by_keyset = use_tokens and self._page_tokens is not False
         request = ShipmentSearchRequest(
             # From the clock only without a token (a cache of an earlier version, or a service
             # that has none): asking since a token needs no other bound.
             last_modified_after=previous.cursor if incremental and previous and not since else None,
             # "" asks for a first token (with every row, or those after the clock).
             changes_since=since or "" if use_tokens else None,
-            # Newest first: a shipment that changes while the pages are read moves to the front
-            # (read already; its change comes with the next sync), so the others slide to
-            # later offsets and a page may repeat one, never skip one. Oldest first, each
-            # change slid an unchanged shipment past the next page's offset, missing from the
-            # list until it changed again. (A shipment deleted meanwhile still slides the
-            # others back by one.)
+            page_token="" if by_keyset else None,
+            # By page numbers (a service without keyset pages), newest first: a shipment that
+            # changes while the pages are read moves to the front (read already; its change
+            # comes with the next sync), so the others slide to later offsets and a page may
+            # repeat one, never skip one. (A shipment deleted meanwhile still slides the others
+            # back by one: skipped.)
             sort=ShipmentSort(
                 field=ShipmentSortField.LAST_MODIFIED_DATE_TIME, direction=SortDirection.DESC
             ),
@@ -283,6 +287,18 @@ class ShipmentsService:
                     request, page=page, page_size=self.page_size
                 )
             except ApiError as exc:
+                if (
+                    request.page_token is not None
+                    and not self._page_tokens
+                    and exc.status == 400
+                    and "changesSince" not in exc.field_errors()
+                ):
+                    # A service of an earlier version that knows changesSince, not pageToken
+                    # (one that knows neither names changesSince too: that one syncs by the
+                    # clock, below).
+                    log.info("shipments: no keyset pages (%s); paging by number", exc)
+                    self._page_tokens = False
+                    return await self._search(client, previous, incremental)
                 if request.changes_since is None or self._tokens or exc.status != 400:
                     raise
                 # A service of an earlier version refuses the field it does not know.
@@ -298,6 +314,13 @@ class ShipmentsService:
             # slices of 100 on the event loop held it 10 to 40 ms a slice on a loaded machine.
             fetched.extend(await asyncio.to_thread(_page_rows, answer))
             removed.update(answer.removed_ids())
+            if request.page_token is not None:
+                self._page_tokens = True
+                following = answer.next_page_token
+                if following is None:
+                    break
+                request = request.model_copy(update={"page_token": following})
+                continue
             if page * self.page_size >= answer.pagination.total or not answer.items:
                 break
             page += 1

@@ -38,6 +38,7 @@ from sqlalchemy import (
     or_,
     select,
     table,
+    tuple_,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
@@ -113,6 +114,8 @@ def search_json(
         parts.append(f',"removedIds":{to_json(removed).decode()}')
     if found.change_token is not None:
         parts.append(f',"changeToken":"{found.change_token}"')
+    if found.next_page_token is not None:
+        parts.append(f',"nextPageToken":"{found.next_page_token}"')
     parts.append("}")
     return "".join(parts).encode()
 
@@ -133,6 +136,7 @@ class _Found:
     not_found_values: list[str] | None
     removed_ids: list[uuid.UUID] | None
     change_token: str | None = None
+    next_page_token: str | None = None
 
 
 def _find(
@@ -180,7 +184,11 @@ def _find(
     offset = (page - 1) * page_size
     as_json = as_json and run.raw
     rows: list[Any] = []
-    if offset < total:
+    next_page_token = None
+    if request.page_token is not None:
+        rows, next_page_token = _keyset_page(run, where, values, request.page_token, page_size)
+        rows = _page_rows(run, rows, as_json=as_json)
+    elif offset < total:
         # Few matches of a filter on summary columns (a mode and a state, say): found through
         # the filter's index and sorted, instead of walking the sort order past every
         # shipment that does not match until a page is found.
@@ -209,8 +217,44 @@ def _find(
         removed = _removed_since(session.connection(), tenant_id, request.last_modified_after)
     change_token = None if token is None else str(token)
     return _Found(
-        page, page_size, total, rows, owners, run.raw, as_json, not_found, removed, change_token
+        page,
+        page_size,
+        total,
+        rows,
+        owners,
+        run.raw,
+        as_json,
+        not_found,
+        removed,
+        change_token,
+        next_page_token,
     )
+
+
+def _keyset_page(
+    run: Statements,
+    where: tuple[bool, bool, tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]],
+    values: dict[str, Any],
+    page_token: str,
+    page_size: int,
+) -> tuple[list[Any], str | None]:
+    """The keys of a keyset page (after `page_token`'s shipment in change order) and the next
+    page's token, if more follow. The token is the last key's change sequence and primary
+    key: a shipment that leaves the matches meanwhile moves no other, one that changes moves
+    after the others (read again, as changed, by a later page)."""
+    after = page_token != ""
+    if after:
+        seq, pk = page_token.split(".")
+        values.update(after_seq=int(seq), after_pk=int(pk))
+    # One more than the page: a next page only when there is one (a sync of exactly a page
+    # of changes costs no request that finds none).
+    values.update(limit=page_size + 1)
+    keys = run.rows(_keyset_keys(*where, after), values)
+    page = [key for key, _ in keys[:page_size]]
+    if len(keys) <= page_size:
+        return page, None
+    last, last_seq = keys[page_size - 1]
+    return page, f"{last_seq}.{last}"
 
 
 def _page_rows(run: Statements, keys: list[Any], *, as_json: bool) -> list[Any]:
@@ -249,6 +293,7 @@ def _model(found: _Found) -> ShipmentSearchResult:
     result.not_found_values = found.not_found_values
     result.removed_ids = found.removed_ids
     result.change_token = found.change_token
+    result.next_page_token = found.next_page_token
     return result
 
 
@@ -482,6 +527,27 @@ def _summaries(
     where = _where(shared, narrow, conditions, candidates)
     query = select(Shipment.pk, Shipment.tenant_id, SUMMARY_JSON).where(where)
     return _paged(query, field, direction, by_index)
+
+
+@_cached
+def _keyset_keys(
+    shared: bool,
+    narrow: bool,
+    conditions: tuple[str, ...],
+    candidates: tuple[tuple[str, tuple[str, ...]], ...],
+    after: bool,
+) -> Select[int, int | None]:
+    """Keys and change sequences of a keyset page, in change order (the tenant's change
+    index, `ix_shipments_tenant_change_pk`, gives it): after the bound key when `after`."""
+    query = select(Shipment.pk, Shipment.change_seq).where(
+        _where(shared, narrow, conditions, candidates)
+    )
+    if after:
+        seq: BindParameter[int] = bindparam("after_seq", type_=BigInteger)
+        pk: BindParameter[int] = bindparam("after_pk", type_=BigInteger)
+        # A row-value comparison: both databases take it as one range of the index.
+        query = query.where(tuple_(Shipment.change_seq, Shipment.pk) > tuple_(seq, pk))
+    return query.order_by(Shipment.change_seq, Shipment.pk).limit(bindparam("limit"))
 
 
 def _paged(

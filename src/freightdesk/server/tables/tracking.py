@@ -100,8 +100,9 @@ class Shipment(Base):
         # Counts of a mode and state filter (the search's total) as one range of this index
         # instead of a walk over every live shipment of the tenant.
         Index("ix_shipments_tenant_mode_state", "tenant_id", "deleted_at", "mode", "current_state"),
-        # The list's incremental sync: what changed since a change token (`CHANGE_SEQ_*`).
-        Index("ix_shipments_tenant_change", "tenant_id", "change_seq"),
+        # The list's sync: what changed since a change token (`CHANGE_SEQ_*`), in keyset pages
+        # after a (change_seq, pk) key: one PostgreSQL transaction's rows share a change_seq.
+        Index("ix_shipments_tenant_change_pk", "tenant_id", "change_seq", "pk"),
     )
 
     pk: Mapped[int] = mapped_column(BigId, primary_key=True)
