@@ -154,3 +154,104 @@ def test_the_list_answers_alike_to_basic_and_bearer(tenant: TenantHandle) -> Non
         same = basic.get(PATH, headers={"If-None-Match": answer.headers["etag"]})
         assert same.status_code == 304 and same.content == b""
         assert same.headers["deprecation"] == "true"
+
+
+def _groups(tenant: TenantHandle) -> list[tuple[str, str]]:
+    return [(g["code"], g["name"]) for g in tenant.http.get(PATH).json()["groups"]]
+
+
+def test_a_group_is_renamed_and_keeps_codes_unique_whatever_their_case(
+    tenant: TenantHandle, tenant_factory: Callable[[], TenantHandle]
+) -> None:
+    west = tenant.http.post(PATH, json={"code": "WEST", "name": "West"}).json()
+    east = tenant.http.post(PATH, json={"code": "EAST", "name": "East"}).json()
+    # Its own code in another case is no conflict: the new spelling is kept.
+    renamed = tenant.http.put(
+        f"{PATH}/{west['id']}", json={"id": west["id"], "code": " West ", "name": "West coast"}
+    )
+    assert renamed.status_code == 200, renamed.text
+    assert renamed.json() == {"id": west["id"], "code": "West", "name": "West coast"}
+    for code in ("west", "WEST", " wEsT "):
+        clash = tenant.http.put(
+            f"{PATH}/{east['id']}", json={"id": east["id"], "code": code, "name": "Renamed"}
+        )
+        assert clash.status_code == 409, clash.text
+        body = clash.json()
+        assert body["httpStatusCode"] == 409 and body["httpMessage"] == "Conflict"
+        assert body["supportReferenceId"]
+        (error,) = body["errors"]
+        assert error["source"] == "code"
+        assert error["message"] == (
+            "The account group 'West' has this code: codes are unique whatever their case"
+        )
+    exact = tenant.http.put(
+        f"{PATH}/{east['id']}", json={"id": east["id"], "code": "West", "name": "Renamed"}
+    )
+    assert exact.status_code == 409
+    assert exact.json()["errorMessage"] == "An account group with code 'West' already exists"
+    # Nothing half-written: the refused renames left both groups as they were.
+    assert _groups(tenant) == [("EAST", "East"), ("West", "West coast")]
+    # Another tenant's group is not found, nor renamed; its own codes are its own.
+    other = tenant_factory()
+    foreign = other.http.put(
+        f"{PATH}/{east['id']}", json={"id": east["id"], "code": "X", "name": "Mine"}
+    )
+    assert foreign.status_code == 404
+    assert foreign.json()["errorMessage"] == f"Account group {east['id']} was not found"
+    assert _groups(tenant) == [("EAST", "East"), ("West", "West coast")]
+
+
+def test_a_rename_names_its_group_by_the_paths_id(tenant: TenantHandle) -> None:
+    group = tenant.http.post(PATH, json={"code": "ID-1", "name": "One"}).json()
+    url = f"{PATH}/{group['id']}"
+    cases = [
+        ({"code": "ID-2", "name": "Two"}, "id", "Field required"),
+        ({"id": group["id"] + 1, "code": "ID-2", "name": "Two"}, "id",
+         f"must be the path's id ({group['id']})"),
+        ({"id": str(group["id"]), "code": "ID-2", "name": "Two"}, "id",
+         "must be an integer, not text"),
+    ]  # fmt: skip
+    for body, source, message in cases:
+        refused = tenant.http.put(url, json=body)
+        assert refused.status_code == 400, refused.text
+        (error,) = refused.json()["errors"]
+        assert (error["source"], error["message"]) == (source, message)
+    assert _groups(tenant) == [("ID-1", "One")]
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT"])
+def test_bad_codes_and_names_are_refused_naming_the_field(
+    tenant: TenantHandle, method: str
+) -> None:
+    """Hand-made bad bodies: each is the Error body with 400 naming its field, and nothing
+    is written (a blank code was stored empty before, a tab kept inside a code)."""
+    group = tenant.http.post(PATH, json={"code": "KEEP", "name": "Kept"}).json()
+    url = PATH if method == "POST" else f"{PATH}/{group['id']}"
+    extra = {} if method == "POST" else {"id": group["id"]}
+    cases = [
+        ({"code": "   ", "name": "n"}, "code", "must not be blank"),
+        ({"code": "B", "name": " \t "}, "name", "must not be blank"),
+        ({"code": "A\tB", "name": "n"}, "code", "must not contain control characters"),
+        ({"code": "C", "name": "line\nbreak"}, "name", "must not contain control characters"),
+        ({"code": "D\u0000", "name": "n"}, "code", "must not contain NUL characters"),
+        ({"code": "E" * 101, "name": "n"}, "code", "String should have at most 100 characters"),
+        ({"code": "F", "name": "n" * 201}, "name", "String should have at most 200 characters"),
+        ({"code": 7, "name": "n"}, "code", "must be a string, not an integer"),
+        ({"code": "G", "name": ["n"]}, "name", "must be a string, not an array"),
+        ({"code": "H", "name": "n", "colour": "red"}, "colour", "Extra inputs are not permitted"),
+    ]
+    for body, source, message in cases:
+        refused = tenant.http.request(method, url, json={**extra, **body})
+        assert refused.status_code == 400, (body, refused.text)
+        answer = refused.json()
+        assert answer["httpStatusCode"] == 400 and answer["httpMessage"] == "Bad Request"
+        assert answer["errorMessage"] == f"{source}: {message}"
+        (error,) = answer["errors"]
+        assert (error["source"], error["message"]) == (source, message), body
+    for content in (b"", b"{", b"null", b"[]", b'"WEST"'):
+        refused = tenant.http.request(
+            method, url, content=content, headers={"content-type": "application/json"}
+        )
+        assert refused.status_code == 400, (content, refused.text)
+        assert refused.json()["errors"][0]["source"] == "body"
+    assert _groups(tenant) == [("KEEP", "Kept")]

@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from freightdesk.api.parsing import parse
-from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate, AccountGroupList
+from freightdesk.models.account_groups import (
+    AccountGroup,
+    AccountGroupCreate,
+    AccountGroupList,
+    AccountGroupUpdate,
+)
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
@@ -23,6 +28,11 @@ class AccountGroupsApi:
 
     async def create(self, group: AccountGroupCreate) -> AccountGroup:
         response = await self._client.request("POST", PATH, json=group.wire())
+        return parse(AccountGroup, response)
+
+    async def update(self, group: AccountGroupUpdate) -> AccountGroup:
+        """Replace a group's code and name (an extension of the local service)."""
+        response = await self._client.request("PUT", f"{PATH}/{group.id}", json=group.wire())
         return parse(AccountGroup, response)
 
     async def delete(self, group_id: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, date, datetime, time
 from enum import StrEnum
 from typing import Annotated
@@ -36,6 +37,22 @@ MAX_PARAMETER_STRING = 1024
 YEARS_1900_TO_2999: JsonDict = {"pattern": r"^(19|2[0-9])[0-9]{2}-"}
 # The OpenAPI document's pattern for text the service trims before it must not be empty.
 NOT_BLANK: JsonDict = {"pattern": r"\S"}
+
+
+def printable(value: str) -> str:
+    """A validator: no character of Unicode category Cc (control characters have no place in
+    names and codes, and PostgreSQL refuses NUL)."""
+    if any(unicodedata.category(ch) == "Cc" for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+# printable's rule for the document: no character of Unicode category Cc; and the fields it
+# serves are trimmed before their minimum length is checked, so one character is not a space.
+_TEXT = "[^\\u0000-\\u001F\\u007F-\\u009F]"
+PRINTABLE: JsonDict = {"pattern": f"^{_TEXT}*[^\\s\\u0000-\\u001F\\u007F-\\u009F]{_TEXT}*$"}
+# printable's rule alone, for text that may be blank.
+NO_CONTROL: JsonDict = {"pattern": f"^{_TEXT}*$"}
 
 
 class Currency(StrEnum):

@@ -7,7 +7,6 @@ A document is created by a multipart upload (`document`: the JSON of `DocumentCr
 
 from __future__ import annotations
 
-import unicodedata
 from enum import StrEnum
 from typing import Annotated, Any
 from uuid import UUID
@@ -24,7 +23,13 @@ from pydantic import (
 from pydantic.config import JsonDict
 
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import IdentifierType, LogisticsIdentifier, PaginationInfo
+from freightdesk.models.common import (
+    PRINTABLE,
+    IdentifierType,
+    LogisticsIdentifier,
+    PaginationInfo,
+    printable,
+)
 
 MAX_NAME_LENGTH = 255
 MAX_IDENTIFIERS = 250
@@ -76,19 +81,6 @@ DOCUMENT_IDENTIFIER_TYPES: frozenset[str] = frozenset(
 )
 
 
-def _printable(value: str) -> str:
-    # Control characters have no place in names and codes, and PostgreSQL refuses NUL.
-    if any(unicodedata.category(ch) == "Cc" for ch in value):
-        raise ValueError("must not contain control characters")
-    return value
-
-
-# _printable's rule for the document: no character of Unicode category Cc; and the fields it
-# serves are trimmed before their minimum length is checked, so one character is not a space.
-_TEXT = "[^\\u0000-\\u001F\\u007F-\\u009F]"
-PRINTABLE: JsonDict = {"pattern": f"^{_TEXT}*[^\\s\\u0000-\\u001F\\u007F-\\u009F]{_TEXT}*$"}
-
-
 def _no_nul(value: Any) -> Any:
     if isinstance(value, str):
         if "\x00" in value:
@@ -106,7 +98,7 @@ def _no_nul(value: Any) -> Any:
 Name = Annotated[
     str,
     StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_NAME_LENGTH),
-    AfterValidator(_printable),
+    AfterValidator(printable),
     Field(json_schema_extra=PRINTABLE),
 ]
 
@@ -123,7 +115,7 @@ class DocumentIdentifier(StrictWireModel):
         StringConstraints(
             strip_whitespace=True, min_length=1, max_length=MAX_IDENTIFIER_VALUE_LENGTH
         ),
-        AfterValidator(_printable),
+        AfterValidator(printable),
         Field(json_schema_extra=PRINTABLE),
     ]
 

@@ -51,6 +51,7 @@ OPERATION_IDS: dict[str, str] = {
     "GET /api/v4/oauth2/tenant": "getCallerTenant",
     "GET /api/v4/capacityprovideraccountgroups": "listAccountGroups",
     "POST /api/v4/capacityprovideraccountgroups": "createAccountGroup",
+    "PUT /api/v4/capacityprovideraccountgroups/{id}": "updateAccountGroup",
     "DELETE /api/v4/capacityprovideraccountgroups/{id}": "deleteAccountGroup",
     "POST /api/v4/address/validate": "validateAddress",
     "POST /api/v3/address/validate": "validateAddressV3",

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
-from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate
+from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate, AccountGroupUpdate
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import problems_of
@@ -53,6 +53,13 @@ class AccountGroupsService(ListService[AccountGroup]):
         created = await self._client().account_groups.create(group)
         await self.upsert(created)
         return created
+
+    async def update(self, group: AccountGroupUpdate) -> AccountGroup:
+        """Rename a group; the list shows the change before this returns. A code another
+        group has, in any case, is the client's Conflict (409 `code`)."""
+        updated = await self._client().account_groups.update(group)
+        await self.upsert(updated)
+        return updated
 
     async def delete(self, group_id: int) -> None:
         # Already gone (deleted elsewhere, or a retried delete): the wish is met.

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.account_groups import find_code
 from freightdesk.models.booking import (
     CarrierBehaviour,
     CarrierMode,
@@ -32,9 +33,9 @@ from freightdesk.models.booking import (
 from freightdesk.models.common import Currency
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import utcnow, wakeups
+from freightdesk.server.domain.account_groups import group_code
 from freightdesk.server.domain.rate_engine import CarrierTerms, unit_interval
 from freightdesk.server.errors import field_error
-from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.booking import CarrierProfileRow
 from freightdesk.server.workers import IDLE_POLL_SECONDS, setter, wait_for_any
 
@@ -162,17 +163,13 @@ def serves(profile: CarrierProfile, mode: CarrierMode) -> bool:
 
 
 def group_members(session: Session, tenant_id: int, code: str) -> list[str]:
-    """SCACs of the carriers the tenant put in the account group with this code."""
-    return [p.scac for p in connected(session, tenant_id) if code in p.account_group_codes]
-
-
-def account_group_exists(session: Session, tenant_id: int, code: str) -> bool:
-    found = session.scalar(
-        select(AccountGroupRow.id).where(
-            AccountGroupRow.tenant_id == tenant_id, AccountGroupRow.code == code
-        )
-    )
-    return found is not None
+    """SCACs of the carriers the tenant put in the account group with this code (in any
+    case: profiles saved before codes matched so may hold another spelling)."""
+    return [
+        p.scac
+        for p in connected(session, tenant_id)
+        if find_code(p.account_group_codes, code) is not None
+    ]
 
 
 def upsert_profile(
@@ -181,12 +178,17 @@ def upsert_profile(
     """Replace the tenant's settings for a carrier (absent fields fall back to defaults)."""
     scac = normalize_scac(scac)
     settings = body.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+    stored: list[str] = []
     for index, code in enumerate(settings.get("accountGroupCodes", [])):
-        if not account_group_exists(session, tenant_id, code):
+        found = group_code(session, tenant_id, code)
+        if found is None:
             raise field_error(
                 f"accountGroupCodes[{index}]",
                 f"there is no capacity provider account group with code {code!r}",
             )
+        stored.append(found)
+    if "accountGroupCodes" in settings:  # kept as the groups spell them, each once
+        settings["accountGroupCodes"] = list(dict.fromkeys(stored))
     if "alternateScacs" in settings:
         settings["alternateScacs"] = [normalize_scac(s) for s in settings["alternateScacs"]]
     row = session.scalar(

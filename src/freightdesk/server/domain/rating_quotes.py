@@ -31,6 +31,8 @@ from freightdesk.models.booking import CarrierMode
 from freightdesk.models.common import Address
 from freightdesk.models.rating import (
     MAX_CARRIERS,
+    AccountGroupRef,
+    LtlAccountGroup,
     QuoteType,
     QuoteTypeFilter,
     RateDetail,
@@ -54,6 +56,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import iso, transaction, utcnow, wake_on_commit
 from freightdesk.server.domain import booking_carriers, carrier_profiles, places
 from freightdesk.server.domain import rate_engine as engine
+from freightdesk.server.domain.account_groups import group_code
 from freightdesk.server.domain.quote_pricing import market_quotes, price_quote
 from freightdesk.server.errors import ApiError, field_error, not_found
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow, RateSolicitationRow
@@ -334,8 +337,8 @@ def _carriers(
 ) -> list[str]:
     """The carriers asked: those named, those of the named account groups, else all connected."""
     named = [carrier_profiles.normalize_scac(c.value) for c in body.capacity_provider_identifiers]
-    groups = [
-        (f"capacityProviderAccountGroups[{i}].code", g.code)
+    groups: list[tuple[str, AccountGroupRef | LtlAccountGroup]] = [
+        (f"capacityProviderAccountGroups[{i}].code", g)
         for i, g in enumerate(body.capacity_provider_account_groups)
     ]
     shipping = body.rate_detail.shipping_details
@@ -343,17 +346,20 @@ def _carriers(
     ltl_path = "rateDetail.shippingDetails.ltl.capacityProviderAccountGroup"
     if ltl_group is not None:
         if ltl_group.code is not None:
-            groups.append((f"{ltl_path}.code", ltl_group.code))
+            groups.append((f"{ltl_path}.code", ltl_group))
         for index, account in enumerate(ltl_group.accounts):
             scac = carrier_profiles.normalize_scac(account.code)
             if not scac.isalpha() or not 2 <= len(scac) <= 4:
                 raise field_error(f"{ltl_path}.accounts[{index}].code", "must be a carrier's SCAC")
             named.append(scac)
-    for path, code in groups:
-        if not carrier_profiles.account_group_exists(session, tenant_id, code):
+    for path, group in groups:
+        assert group.code is not None
+        code = group_code(session, tenant_id, group.code)
+        if code is None:
             raise field_error(
-                path, f"there is no capacity provider account group with code {code!r}"
+                path, f"there is no capacity provider account group with code {group.code!r}"
             )
+        group.code = code  # the request is kept, and answered, with the group's spelling
         members = carrier_profiles.group_members(session, tenant_id, code)
         if not members:
             raise field_error(

@@ -23,6 +23,7 @@ from freightdesk.models.tracking import TrackedShipmentInput
 from freightdesk.models.vltl import AlertSeverity, DispatchedShipment, DispatchRequest, QuoteAlert
 from freightdesk.server.domain import carrier_profiles, shipments
 from freightdesk.server.domain import rate_engine as engine
+from freightdesk.server.domain.account_groups import group_code
 from freightdesk.server.domain.vltl import rules, units
 from freightdesk.server.errors import conflict, field_error, field_errors
 from freightdesk.server.tables.vltl import VltlDispatchRow, VltlQuoteRow
@@ -164,9 +165,10 @@ def _carrier(
     scac = rules.account_scac(
         group.accounts[0].code, "capacityProviderAccountGroup.accounts[0].code"
     )
-    if group.code is not None and not carrier_profiles.account_group_exists(
-        session, tenant_id, group.code
-    ):
+    stored = None if group.code is None else group_code(session, tenant_id, group.code)
+    if stored is not None:
+        group.code = stored  # the dispatch is kept, and answered, with the group's spelling
+    elif group.code is not None:
         if not (cfg and cfg.fall_back_to_default_account_group):
             raise field_error(
                 "capacityProviderAccountGroup.code",

@@ -32,6 +32,7 @@ from freightdesk.models.vltl import (
 )
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain import rate_engine as engine
+from freightdesk.server.domain.account_groups import group_code
 from freightdesk.server.domain.rating_quotes import locate
 from freightdesk.server.domain.vltl import rules, units
 from freightdesk.server.errors import field_error, field_errors
@@ -74,8 +75,10 @@ def _group_carriers(
         return list(dict.fromkeys(scacs)), alerts
     if group is not None and group.code is not None:
         members: list[str] = []
-        if carrier_profiles.account_group_exists(session, tenant_id, group.code):
-            members = carrier_profiles.group_members(session, tenant_id, group.code)
+        code = group_code(session, tenant_id, group.code)
+        if code is not None:
+            group.code = code  # quotes show the group's own spelling
+            members = carrier_profiles.group_members(session, tenant_id, code)
         if members:
             return members, alerts
         if not fallback:

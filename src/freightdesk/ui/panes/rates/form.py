@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.account_groups import AccountGroup
+from freightdesk.models.account_groups import AccountGroup, code_key, find_code
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.rating import (
     LoadPreference,
@@ -412,7 +412,7 @@ class RateRequestFormDialog(FormDialog):
             item = QListWidgetItem(f"{group.code} — {group.name}")
             item.setData(Qt.ItemDataRole.UserRole, group.code)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            checked = group.code in wanted
+            checked = find_code(wanted, group.code) is not None
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
             self.groups.addItem(item)
         if not groups:
@@ -439,7 +439,7 @@ class RateRequestFormDialog(FormDialog):
     def check_group(self, code: str, on: bool = True) -> None:
         for row in range(self.groups.count()):
             item = self.groups.item(row)
-            if item.data(Qt.ItemDataRole.UserRole) == code:
+            if code_key(item.data(Qt.ItemDataRole.UserRole) or "") == code_key(code):
                 item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
 
     # --- loading and reading ---------------------------------------------------------------
