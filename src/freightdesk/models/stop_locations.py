@@ -13,11 +13,18 @@ from enum import StrEnum
 from typing import Annotated, Any, TypeVar
 from uuid import UUID
 
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.base import StrictWireModel, WireModel
-from freightdesk.models.common import INT64_MAX, NOT_BLANK, Address, GeoCoordinates
+from freightdesk.models.common import (
+    INT64_MAX,
+    NO_CONTROL,
+    PRINTABLE,
+    Address,
+    GeoCoordinates,
+    printable,
+)
 
 MAX_PAGE_SIZE = 500
 DEFAULT_PAGE_SIZE = 10
@@ -73,6 +80,10 @@ GEOFENCE_UNITS: dict[GeofenceType, tuple[GeofenceUnits, ...]] = {
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 _T = TypeVar("_T")
+
+
+def _no_control(value: str | None) -> str | None:
+    return None if value is None else printable(value)
 
 
 def _none_as_empty(value: object) -> object:
@@ -182,34 +193,38 @@ class StopLocationList(WireModel):
 # --- what a create or update sends -------------------------------------------------------
 
 
-class GeofenceCrsInput(GeofenceCrs):
+class GeofenceCrsInput(GeofenceCrs, StrictWireModel):
     model_config = _STRICT
 
 
-class GeofenceGeometryInput(GeofenceGeometry):
+class GeofenceGeometryInput(GeofenceGeometry, StrictWireModel):
     model_config = _STRICT
     crs: GeofenceCrsInput | None = None
 
 
-class GeofenceInput(Geofence):
+class GeofenceInput(Geofence, StrictWireModel):
     model_config = _STRICT
     geometry: GeofenceGeometryInput | None = None
 
 
-class StopLocationContactInput(StopLocationContact):
+class StopLocationContactInput(StopLocationContact, StrictWireModel):
     # Both fields required (the answer's shape leaves them optional); a blank one is refused
     # by the rules in their own words (stop_location_rules.checked_contacts).
     model_config = _STRICT
 
-    contact_id: str = Field(max_length=100, json_schema_extra=NOT_BLANK)
-    type: str = Field(max_length=100, json_schema_extra=NOT_BLANK)
+    contact_id: Annotated[
+        str, Field(max_length=100, json_schema_extra=PRINTABLE), AfterValidator(printable)
+    ]
+    type: Annotated[
+        str, Field(max_length=100, json_schema_extra=PRINTABLE), AfterValidator(printable)
+    ]
 
 
-class OpeningHoursInput(OpeningHours):
+class OpeningHoursInput(OpeningHours, StrictWireModel):
     model_config = _STRICT
 
 
-class SpecialOpeningHoursInput(SpecialOpeningHours):
+class SpecialOpeningHoursInput(SpecialOpeningHours, StrictWireModel):
     model_config = _STRICT
     hours: OpeningHoursInput | None = None
 
@@ -225,8 +240,10 @@ class StopLocationInput(StrictWireModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
     id: UUID | None = None
-    # "Not blank" for the document (a pattern is a search: one character that is not a space).
-    name: str = Field(max_length=200, json_schema_extra=NOT_BLANK)
+    # Blank is refused by the rules in their own words; control characters here.
+    name: Annotated[
+        str, Field(max_length=200, json_schema_extra=PRINTABLE), AfterValidator(printable)
+    ]
     address: AddressInput
     address_specificity: str | None = None
     coordinates: GeoCoordinates | None = None
@@ -238,5 +255,9 @@ class StopLocationInput(StrictWireModel):
     special_opening_hours: Items[SpecialOpeningHoursInput] = Field(
         default_factory=list, max_length=MAX_SPECIAL_OPENING_HOURS
     )
-    supplied_id: str | None = Field(default=None, max_length=100)
+    supplied_id: Annotated[
+        str | None,
+        Field(default=None, max_length=100, json_schema_extra=NO_CONTROL),
+        AfterValidator(_no_control),
+    ]
     version: int | None = Field(default=None, ge=1, le=INT64_MAX)
