@@ -57,6 +57,8 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
     # Address rules: the country's states and postal code formats, blank lines.
     "POST /api/v4/address/validate": (r"(country|state|postalCode|addressLines|city): .*",),
     "POST /api/v3/address/validate": (r"(country|state|postalCode|addressLines|city): .*",),
+    # A group update's `id` is the path's (the body's own is required by the interface).
+    "PUT /api/v4/capacityprovideraccountgroups/{id}": (r"id: must be the path's id \(-?\d+\)$",),
     "POST /api/v4/stoplocations": (
         r"id: must not be supplied on create.*",  # the create and replace body are one model
         r"address(\..*)?: .*",
