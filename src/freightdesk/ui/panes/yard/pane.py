@@ -61,6 +61,7 @@ from freightdesk.service.yard import (
 )
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import Rows, export_rows
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -73,14 +74,14 @@ from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Code", lambda s: s.code, 75),
-    Column("Name", lambda s: s.name, 185),
+    Column("Name", lambda s: s.name, 185, tooltip=lambda s: s.name),
     Column("Doors", lambda s: str(len(s.dock_doors)), 50),
     Column("Slot", lambda s: f"{s.slot_minutes} min", 60),
     Column("Time zone", lambda s: s.time_zone, 145),
     # One rule a line: a site's hours as narrow as its longest rule.
     Column("Opening hours", lambda s: opening_hours_text(s.opening_hours, "\n"), 150),
 ]
-SITE_NAME = 1  # the column that takes the room left, its words wrapped where it is short
+SITE_NAME = 1  # the column that takes the room left, cut in the middle where it is short
 # The pause after the site or the window changed before its slots are asked for: a window
 # typed digit by digit is asked for once.
 SEARCH_PAUSE_MS = 400
@@ -163,10 +164,12 @@ class YardPane(QWidget):
         self.site_table = ItemTable(
             self.site_model, lambda s: s.code, sites_box, name="sitesTable", stretch=SITE_NAME
         )
-        # Every column whole beside the slots at 1366x768: each as wide as its text, the name
-        # taking the rest (wrapped when short), rows as tall as their lines.
-        self.site_table.setWordWrap(True)
-        self.site_table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        # Every column beside the slots at 1366x768: each as wide as its text, the name taking
+        # the rest on one line (wrapped, it made the row two lines tall), cut in the middle
+        # when short (its start and its end both tell the site), whole in the tooltip; rows
+        # as tall as the opening hours' rules.
+        self.site_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        tip_elided(self.site_table)
         site_header = self.site_table.horizontalHeader()
         for column in range(len(SITE_COLUMNS)):
             if column != SITE_NAME:
@@ -231,8 +234,10 @@ class YardPane(QWidget):
         left.addWidget(self.detail)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        layout.addLayout(left, 1)
-        layout.addWidget(sites_box, 1)
+        # The sites a little wider than the slots: at 1440x900 a site's usual name
+        # ("Brampton Distribution Centre") whole on one line beside its hours.
+        layout.addLayout(left, 9)
+        layout.addWidget(sites_box, 10)
 
         self.search_button.clicked.connect(self.search)
         self.reference.returnPressed.connect(self.search)
