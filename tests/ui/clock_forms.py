@@ -27,6 +27,6 @@ def cell(model: QAbstractItemModel, row: int, title: str) -> str:
     """The text shown in the column titled `title` of `row`."""
     for column in range(model.columnCount()):
         header = model.headerData(column, Qt.Orientation.Horizontal)
-        if header == title:
+        if str(header).replace("\n", " ") == title:  # a header on two lines by its words
             return str(model.data(model.index(row, column)) or "")
     raise AssertionError(f"no column {title!r}")

@@ -35,6 +35,8 @@ from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.panes.yard.pane import YardPane
 from freightdesk.ui.widgets.elided import is_elided
+from freightdesk.ui.widgets.export import view_rows
+from tests.server.test_capacity import truckload
 from tests.server.test_carrier_push_support import iso, java_time, now
 from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
 from tests.support import TenantHandle, wait_until
@@ -85,7 +87,11 @@ def assert_columns_fit(
         if header.sectionResizeMode(s) == QHeaderView.ResizeMode.Stretch
         or (s == last and header.stretchLastSection())
     ]
-    names = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    # A header on two lines is named by its words on one.
+    titles_shown = [
+        str(model.headerData(c, Qt.Orientation.Horizontal)) for c in range(model.columnCount())
+    ]
+    names = [shown.replace("\n", " ") for shown in titles_shown]
     style = header.style()
     margin = style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
     for title in titles:
@@ -99,7 +105,8 @@ def assert_columns_fit(
         right = left + header.sectionSize(column) - min(gives, slack)
         assert not table.isColumnHidden(column) and left >= 0, title
         assert right <= room, f"{title!r} ends at {right} px, the viewport at {room} px"
-        needed = header.fontMetrics().horizontalAdvance(title) + 2 * margin
+        lines = titles_shown[column].split("\n")
+        needed = max(header.fontMetrics().horizontalAdvance(line) for line in lines) + 2 * margin
         if header.isSortIndicatorShown() and header.sortIndicatorSection() == column:
             needed += style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header)
         assert needed <= header.sectionSize(column), f"header {title!r} is cut"
@@ -113,10 +120,28 @@ def assert_columns_fit(
 async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
     session, tenant = connected
     _carriers(tenant)
+    truckload(tenant, "SMAT", tracked=True)  # "Sierra Madre Autotransportes (SMAT)"
     pane = await shown_pane(qtbot, session, CapacityPane, AT_1366)
-    await wait_until(lambda: pane.model.rowCount() == 2, 30)
+    await wait_until(lambda: pane.model.rowCount() == 3, 30)
     columns = ["Carrier", "Shipments", "On-time deliveries", "On-time pickups", "Tracked"]
     assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
+    # Every column in view (the last two were off to the side): nothing to scroll sideways
+    # to; a long carrier's name cut in the middle, whole in the tooltip.
+    every = [
+        str(pane.model.headerData(c, Qt.Orientation.Horizontal)).replace("\n", " ")
+        for c in range(pane.model.columnCount())
+    ]
+    assert_columns_fit(pane.table, pane, every, whole=every[1:])
+    assert pane.table.horizontalScrollBar().maximum() == 0
+    assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    assert view_rows(pane.table).header == every  # the two-line headers one line in a file
+    # At 1440 px (the default window) the carriers' names are whole too.
+    pane.resize(*AT_1440)
+    await wait_until(lambda: pane.table.viewport().width() > 850)
+    assert_columns_fit(pane.table, pane, every, whole=every)
+    assert pane.table.horizontalScrollBar().maximum() == 0
+    pane.resize(*AT_1366)
+    await wait_until(lambda: pane.width() == AT_1366[0])
     # The lane's parts show their hints whole (city, state, ZIP or prefix, country).
     for end in (pane.origin, pane.destination):
         for edit in end.parts.values():

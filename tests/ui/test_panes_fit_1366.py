@@ -64,7 +64,9 @@ def assert_hints_whole(form: QWidget) -> None:
 
 
 async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
-    """The minimums' labels whole beside their fields; a long carrier name and SCAC whole."""
+    """The minimums' labels whole beside their fields; every column in view, a long carrier
+    name and SCAC cut in the middle (whole from 1440 px, test_columns_fit) with its whole
+    in the tooltip."""
     session, tenant = connected
     truckload(tenant, "SMAT", tracked=True)  # "Sierra Madre Autotransportes (SMAT)"
     truckload(tenant, "ABCD")
@@ -74,7 +76,9 @@ async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, Tenan
     assert_hints_whole(pane)
     assert any("Sierra Madre" in str(pane.model.index(r, 0).data()) for r in range(2))
     columns = ["Carrier", "Shipments", "On-time deliveries", "On-time pickups", "Tracked"]
-    assert_columns_fit(pane.table, pane, columns, whole=columns)
+    assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
+    tips = {str(pane.model.index(r, 0).data(Qt.ItemDataRole.ToolTipRole)) for r in range(2)}
+    assert "Sierra Madre Autotransportes (SMAT)" in tips, tips
     pane.shutdown()
     await settle(session)
 

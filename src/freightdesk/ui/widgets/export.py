@@ -63,8 +63,11 @@ def view_rows(view: QTableView) -> Rows:
         (c for c in range(model.columnCount()) if not header.isSectionHidden(c)),
         key=header.visualIndex,
     )
+    # A header drawn on two lines is one title in a file.
     titles = [
-        str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or "")
+        str(
+            model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or ""
+        ).replace("\n", " ")
         for c in columns
     ]
     shown = (r for r in range(model.rowCount()) if not view.isRowHidden(r))

@@ -122,26 +122,28 @@ def _tracked_tip(value: int | None, days: str, volume: int) -> str:
 
 
 COLUMNS: list[Column[CarrierPerformance]] = [
-    # Widths that fit at 1366x768 beside the form; the last column takes the room left. A
-    # carrier's usual name and SCAC ("Sierra Madre Autotransportes (SMAT)") is whole, a
-    # longer one cut with the whole in the tooltip.
-    Column("Carrier", _carrier, 240, tooltip=_carrier),
+    # Each figure's column fits its header (on two lines, see HEADER_LINES) and text, the
+    # table fitting them; the carrier takes the room left. At 1366x768 beside the form every
+    # column is in view (the last two were off to the side) and a carrier's usual name and
+    # SCAC ("Sierra Madre Autotransportes (SMAT)") whole, a longer one cut in the middle,
+    # whole in the tooltip.
+    Column("Carrier", _carrier, 150, tooltip=_carrier),
     Column(
         "Shipments",
         lambda c: f"{c.shipment_volume:,}",
-        90,
+        50,
         lambda c: f"{c.shipment_volume:,} tracked truckloads in {YEAR}",
     ),
     Column(
         f"Last {RECENT_DAYS} d",
         lambda c: f"{c.recent_shipment_volume:,}",
-        75,
+        50,
         lambda c: f"{c.recent_shipment_volume:,} tracked truckloads in {RECENT}",
     ),
     Column(
         "On-time deliveries",
         lambda c: _percent(c.delivery_schedule_reliability),
-        130,
+        50,
         lambda c: _reliability_tip(
             "deliveries", c.delivery_schedule_reliability, c.deliveries_measured
         ),
@@ -149,25 +151,25 @@ COLUMNS: list[Column[CarrierPerformance]] = [
     Column(
         "On-time pickups",
         lambda c: _percent(c.pickup_schedule_reliability),
-        115,
+        50,
         lambda c: _reliability_tip("pickups", c.pickup_schedule_reliability, c.pickups_measured),
     ),
     Column(
         "Tracked",
         lambda c: _percent(c.percent_tracked),
-        85,
+        50,
         lambda c: _tracked_tip(c.percent_tracked, YEAR, c.shipment_volume),
     ),
     Column(
         f"Tracked, {RECENT_DAYS} d",
         lambda c: _percent(c.recent_percent_tracked),
-        110,
+        50,
         lambda c: _tracked_tip(c.recent_percent_tracked, RECENT, c.recent_shipment_volume),
     ),
     Column(
         "Last shipment",
         lambda c: user_time(c.last_shipment_date_time),
-        120,
+        50,
         value=lambda c: c.last_shipment_date_time,
     ),
 ]
@@ -191,6 +193,11 @@ HEADER_TIPS = {
 Index = QModelIndex | QPersistentModelIndex
 
 
+# The long headers on two lines, their columns as narrow as their figures: on one line
+# they took the room of every column after "Tracked" at 1366 px.
+HEADER_LINES = {2: 1, 3: 1, 4: 1, 6: 1, 7: 1}  # section: the space that breaks the line
+
+
 class CapacityModel(ListingModel[CarrierPerformance]):
     """The carriers, with what each column's figure means in its header's tooltip."""
 
@@ -200,6 +207,11 @@ class CapacityModel(ListingModel[CarrierPerformance]):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             tip = HEADER_TIPS.get(section)
             return f"{tip}. Click to sort by it." if tip else None
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            title = str(super().headerData(section, orientation, role))
+            if section in HEADER_LINES:
+                return title.replace(" ", "\n", HEADER_LINES[section])
+            return title
         return super().headerData(section, orientation, role)
 
 
@@ -288,13 +300,21 @@ class CapacityPane(ListExport, QWidget):
 
         self.notice = Notice(self)
         self.table = ItemTable(
-            self.model, lambda c: c.carrier_identifier.value, self, name="capacityTable"
+            self.model,
+            lambda c: c.carrier_identifier.value,
+            self,
+            name="capacityTable",
+            stretch=0,
+            fit=True,
         )
+        # A name's start and its SCAC both tell the carrier: cut in the middle, not the end.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         tip_elided(self.table)
         arrow_follows_order(self.table)  # "Highest first": the arrow points down
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
         header.sectionClicked.connect(self.sort_by_column)
+        header.sortIndicatorChanged.connect(self.table.fit_columns)  # room for the arrow
         self.empty = QLabel(self)
         self.empty.setObjectName("emptyAnswer")
         self.empty.setWordWrap(True)
