@@ -405,3 +405,37 @@ def test_two_instances_starting_together_start_delivering_without_a_failure(
             eventually(lambda s=service: progress(s).cycles >= 2, seconds=30)
     failed = [r.getMessage() for r in caplog.records if "cycle failed" in r.getMessage()]
     assert failed == []
+
+
+def test_another_process_s_commit_beside_ours_wakes_on_sqlite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit of another process (a second engine on the file, as another instance or tool)
+    that lands in the same data_version look as commits of ours still wakes the subscribers,
+    even right after a wake-up for a change of ours (the workers' answers to it)."""
+    # Long looks, so that both commits of the second step surely fall between two of them.
+    monkeypatch.setattr(db, "DATA_VERSION_SECONDS", 2.0)
+    path = tmp_path / "wake.db"
+    engine = make_engine(f"sqlite:///{path}")
+    other = make_engine(f"sqlite:///{path}")
+    sessions, other_sessions = make_sessionmaker(engine), make_sessionmaker(other)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE work (id INTEGER PRIMARY KEY)"))
+    woken = threading.Semaphore(0)
+    unsubscribe = wakeups(engine).subscribe("work", woken.release)
+    try:
+        time.sleep(1.0)  # the look has its baseline
+        # A commit of ours without a wake-up asked for: data_version's look wakes for it.
+        with transaction(sessions) as session:
+            session.execute(text("INSERT INTO work DEFAULT VALUES"))
+        assert woken.acquire(timeout=PROMPT)
+        # Just after that look: one of ours (a worker's answer) and one of the other process.
+        with transaction(sessions) as session:
+            session.execute(text("INSERT INTO work DEFAULT VALUES"))
+        with transaction(other_sessions) as session:
+            session.execute(text("INSERT INTO work DEFAULT VALUES"))
+        assert woken.acquire(timeout=PROMPT), "the other process's commit was taken for ours"
+    finally:
+        unsubscribe()
+        engine.dispose()
+        other.dispose()

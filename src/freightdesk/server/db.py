@@ -138,10 +138,8 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
             yield session
             if channels:
                 _notify_others(session, channels)
-        wakes = wakeups(_engine_of(session))
-        wakes.commits += 1
         if channels:
-            wakes.fire(channels)
+            wakeups(_engine_of(session)).fire(channels)
 
 
 # --- wake-ups ----------------------------------------------------------------------------
@@ -205,9 +203,6 @@ class Wakeups:
         self._engine_ref = weakref.ref(engine)
         self._postgres = engine.dialect.name == "postgresql"
         self._watched = self._postgres or engine.url.database not in (None, "", ":memory:")
-        # Commits made through `transaction` on this engine (`_DataVersion` tells them from
-        # other processes').
-        self.commits = 0
         self._lock = threading.Lock()
         self._subscribers: dict[str, list[Callable[[], None]]] = {}
         self._listener: _Listener | None = None
@@ -340,28 +335,23 @@ class _DataVersion(_Listener):
     `data_version`, read every `DATA_VERSION_SECONDS` (some microseconds, where a worker's
     look for work costs milliseconds and statements), and wakes every subscriber.
 
-    A change cannot be told from one made by this process, whose own commits announce what
-    they wrote. A change with none of ours alongside is another process's; one with ours is
-    taken for another's too (a busy service commits all the time, and another process's
-    writes would otherwise wait for the fallback poll), except right after a wake-up for such
-    a change: the workers' own commits in answer to a wake-up must not wake them again."""
+    Every change wakes, ours included: data_version cannot tell them apart (it changes once
+    for any number of other connections' commits since the last read), so a change skipped
+    for being ours could hold another process's commit that would then wait for the fallback
+    poll (8.3 s seen). Our workers' own commits cost them one more look, which finds nothing
+    and commits nothing, so the wake-ups stop there."""
 
     def _listen(self) -> bool:
+        # Its own connection, never a pooled one that writes: data_version is per connection,
+        # and its own commits would not change it.
         connection = self._connect()
         try:
-            seen: int | None = None
-            commits = self._wakeups.commits
-            echo = False  # the last wake-up was for a change with commits of ours
+            # Read at once: a commit made before the first look is read would be its baseline.
+            seen = connection.execute("PRAGMA data_version").fetchone()[0]
             while not self._stopped(DATA_VERSION_SECONDS):
                 version = connection.execute("PRAGMA data_version").fetchone()[0]
-                ours = self._wakeups.commits != commits
-                commits = self._wakeups.commits
-                if seen is not None and version != seen:
-                    if ours and echo:
-                        echo = False
-                    else:
-                        self._wakeups.fire_all()
-                        echo = ours
+                if version != seen:
+                    self._wakeups.fire_all()
                 seen = version
             return True
         finally:
