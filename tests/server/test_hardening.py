@@ -289,7 +289,7 @@ DOCUMENTS = "/services/document/v1/documents"
     ("method", "path", "allowed"),
     [
         ("PATCH", GROUPS, "GET, POST"),
-        ("PUT", f"{GROUPS}/5", "DELETE"),
+        ("PATCH", f"{GROUPS}/5", "DELETE, PUT"),
         ("POST", "/api/v4/webhooks/5", "DELETE, GET"),
         # The fixed path wins over `/documents/{documentId}`: not a malformed id.
         ("PUT", f"{DOCUMENTS}/search", "POST"),
