@@ -308,7 +308,10 @@ def _shown(view: QTableView) -> tuple[list[str], int]:
         (c for c in range(model.columnCount()) if not header.isSectionHidden(c)),
         key=header.visualIndex,
     )
-    titles = [str(model.headerData(c, Qt.Orientation.Horizontal)) for c in columns]
+    # A header drawn on two lines (Carrier capacity's "On-time\ndeliveries") is one title in a file.
+    titles = [
+        " ".join(str(model.headerData(c, Qt.Orientation.Horizontal)).split("\n")) for c in columns
+    ]
     return titles, model.rowCount()
 
 
