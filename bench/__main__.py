@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -117,12 +118,15 @@ def run(bench: Bench, quick: bool, log_dir: Path, budget: float) -> list[Figure]
     print(f"== {' '.join(command[1:])}  (log: {log})", flush=True)
     started = time.perf_counter()
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+        # A group of its own: a part stopped at its limit takes the servers it started with it.
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
         try:
             limit = max(1.0, min(bench.seconds, budget))
             code: int | str = process.wait(timeout=limit if quick else None)
         except subprocess.TimeoutExpired:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             code = f"stopped after {limit:.0f} s"
     seconds = time.perf_counter() - started
