@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -40,6 +41,23 @@ def _coordinator(api: ApiClient, interval: float = 0.05) -> Coordinator[Groups, 
     return Coordinator("groups", fetch, _diff, interval=interval, max_backoff=0.2, debounce=0.05)
 
 
+GROUPS_PATH = "/api/v4/capacityprovideraccountgroups"
+
+
+@asynccontextmanager
+async def _listened(api: ApiClient) -> AsyncIterator[Coordinator[Groups, set[str]]]:
+    """A coordinator polling hourly with a listener, after its first fetch: what follows is
+    what notifications make."""
+    coordinator = _coordinator(api, interval=3600)
+    stop = coordinator.listen(lambda _change: None)
+    try:
+        await wait_until(lambda: coordinator.status.last_success is not None)
+        yield coordinator
+    finally:
+        stop()
+        await coordinator.aclose()
+
+
 async def test_tells_listeners_only_of_real_changes(
     proxied: tuple[ApiClient, FaultyProxy], tenant_: TenantHandle
 ) -> None:
@@ -51,9 +69,7 @@ async def test_tells_listeners_only_of_real_changes(
         await wait_until(lambda: coordinator.status.last_success is not None)
         await asyncio.sleep(0.2)  # several polls of unchanged data
         assert changes == []
-        tenant_.http.post(
-            "/api/v4/capacityprovideraccountgroups", json={"code": "NEW", "name": "n"}
-        )
+        tenant_.http.post(GROUPS_PATH, json={"code": "NEW", "name": "n"})
         await wait_until(lambda: changes == [{"NEW"}])
     finally:
         stop()
@@ -62,7 +78,6 @@ async def test_tells_listeners_only_of_real_changes(
 
 async def test_polls_only_while_someone_listens(proxied: tuple[ApiClient, FaultyProxy]) -> None:
     api, proxy = proxied
-    path = "/api/v4/capacityprovideraccountgroups"
     coordinator = _coordinator(api)
     # A second source polled as often through the same proxy: its polls show that time for
     # several polls has passed, however late a loaded machine runs the loop.
@@ -76,7 +91,7 @@ async def test_polls_only_while_someone_listens(proxied: tuple[ApiClient, Faulty
     stop = coordinator.listen(lambda _c: None)
     stop_clock = clock.listen(lambda _c: None)
     try:
-        await wait_until(lambda: proxy.count("GET", path) >= 3)
+        await wait_until(lambda: proxy.count("GET", GROUPS_PATH) >= 3)
         stop()
         await wait_until(lambda: not coordinator.polling)
         # A fetch under way when the listener left may still reach the proxy. The clock's
@@ -84,10 +99,10 @@ async def test_polls_only_while_someone_listens(proxied: tuple[ApiClient, Faulty
         # fetch; from then on nothing more may come while the clock polls on.
         ticks = proxy.count("GET", other)
         await wait_until(lambda: proxy.count("GET", other) >= ticks + 2, seconds=60)
-        seen = proxy.count("GET", path)
+        seen = proxy.count("GET", GROUPS_PATH)
         ticks = proxy.count("GET", other)
         await wait_until(lambda: proxy.count("GET", other) >= ticks + 4, seconds=60)
-        assert proxy.count("GET", path) == seen
+        assert proxy.count("GET", GROUPS_PATH) == seen
         assert not coordinator.polling
     finally:
         stop_clock()
@@ -117,10 +132,9 @@ async def test_keeps_last_good_data_and_backs_off(proxied: tuple[ApiClient, Faul
 
 async def test_manual_refreshes_are_debounced(proxied: tuple[ApiClient, FaultyProxy]) -> None:
     api, proxy = proxied
-    path = "/api/v4/capacityprovideraccountgroups"
     coordinator = _coordinator(api, interval=3600)
     await asyncio.gather(*(coordinator.refresh() for _ in range(5)))
-    assert proxy.count("GET", path) == 1
+    assert proxy.count("GET", GROUPS_PATH) == 1
     assert coordinator.data == ()
     await coordinator.aclose()
 
@@ -142,17 +156,16 @@ async def test_a_fetch_older_than_a_write_does_not_undo_it(
     proxied: tuple[ApiClient, FaultyProxy],
 ) -> None:
     api, proxy = proxied
-    path = "/api/v4/capacityprovideraccountgroups"
     coordinator = _coordinator(api, interval=3600)
     await coordinator.fetch_now()
-    proxy.inject(Fault(late=0.5, path_prefix=path))
+    proxy.inject(Fault(late=0.5, path_prefix=GROUPS_PATH))
     fetch = asyncio.create_task(coordinator.fetch_now())
-    await wait_until(lambda: proxy.count("GET", path) == 2)  # asked before the write
+    await wait_until(lambda: proxy.count("GET", GROUPS_PATH) == 2)  # asked before the write
     created = await api.account_groups.create(AccountGroupCreate(code="W", name="w"))
     coordinator.apply((*(coordinator.data or ()), created))
     assert await fetch
     assert [g.code for g in coordinator.data or ()] == ["W"]
-    assert proxy.count("GET", path) == 3  # the late answer was checked again, not taken
+    assert proxy.count("GET", GROUPS_PATH) == 3  # the late answer was checked again, not taken
     await coordinator.aclose()
 
 
@@ -160,46 +173,32 @@ async def test_a_burst_of_notifications_makes_one_fetch(
     proxied: tuple[ApiClient, FaultyProxy],
 ) -> None:
     api, proxy = proxied
-    path = "/api/v4/capacityprovideraccountgroups"
-    coordinator = _coordinator(api, interval=3600)
-    stop = coordinator.listen(lambda _change: None)
-    try:
-        await wait_until(lambda: coordinator.status.last_success is not None)
-        assert proxy.count("GET", path) == 1
+    async with _listened(api) as coordinator:
+        assert proxy.count("GET", GROUPS_PATH) == 1
         for _ in range(50):
             coordinator.notify()
-        await wait_until(lambda: proxy.count("GET", path) == 2)
+        await wait_until(lambda: proxy.count("GET", GROUPS_PATH) == 2)
         await asyncio.sleep(coordinator.notify_min_gap + 0.3)
-        assert proxy.count("GET", path) == 2
-    finally:
-        stop()
-        await coordinator.aclose()
+        assert proxy.count("GET", GROUPS_PATH) == 2
 
 
 async def test_notifications_during_a_fetch_make_one_follow_up(
     proxied: tuple[ApiClient, FaultyProxy],
 ) -> None:
     api, proxy = proxied
-    path = "/api/v4/capacityprovideraccountgroups"
-    coordinator = _coordinator(api, interval=3600)
-    stop = coordinator.listen(lambda _change: None)
-    try:
-        await wait_until(lambda: coordinator.status.last_success is not None)
-        proxy.inject(Fault(delay=2.0, path_prefix=path, method="GET"))
+    async with _listened(api) as coordinator:
+        proxy.inject(Fault(delay=2.0, path_prefix=GROUPS_PATH, method="GET"))
         coordinator.notify()
-        await wait_until(lambda: proxy.count("GET", path) == 2)  # held by the proxy
+        await wait_until(lambda: proxy.count("GET", GROUPS_PATH) == 2)  # held by the proxy
         for _ in range(5):
             for _ in range(10):
                 coordinator.notify()
             await asyncio.sleep(0.02)
         assert coordinator.status.fetching  # all of them came while it was under way
-        await wait_until(lambda: proxy.count("GET", path) == 3)
+        await wait_until(lambda: proxy.count("GET", GROUPS_PATH) == 3)
         await asyncio.sleep(coordinator.notify_min_gap + 0.3)
-        assert proxy.count("GET", path) == 3
+        assert proxy.count("GET", GROUPS_PATH) == 3
         assert coordinator.notified_fetches == 2
-    finally:
-        stop()
-        await coordinator.aclose()
 
 
 async def test_notifications_wait_for_listeners(proxied: tuple[ApiClient, FaultyProxy]) -> None:
@@ -207,7 +206,7 @@ async def test_notifications_wait_for_listeners(proxied: tuple[ApiClient, Faulty
     coordinator = _coordinator(api, interval=3600)
     coordinator.notify()  # nobody shows the data: nothing to fetch for
     await asyncio.sleep(0.2)
-    assert proxy.count("GET", "/api/v4/capacityprovideraccountgroups") == 0
+    assert proxy.count("GET", GROUPS_PATH) == 0
     await coordinator.aclose()
 
 
@@ -215,11 +214,7 @@ async def test_a_stream_of_notifications_fetches_at_most_twice_a_second(
     proxied: tuple[ApiClient, FaultyProxy],
 ) -> None:
     api, proxy = proxied
-    path = "/api/v4/capacityprovideraccountgroups"
-    coordinator = _coordinator(api, interval=3600)
-    stop = coordinator.listen(lambda _change: None)
-    try:
-        await wait_until(lambda: coordinator.status.last_success is not None)
+    async with _listened(api) as coordinator:
         loop = asyncio.get_running_loop()
         started = loop.time()
         while loop.time() - started < 1.5:
@@ -228,7 +223,4 @@ async def test_a_stream_of_notifications_fetches_at_most_twice_a_second(
         elapsed = loop.time() - started
         await asyncio.sleep(coordinator.notify_min_gap + 0.3)
         # The first fetch, then one per notify_min_gap at most, and the last follow-up.
-        assert 2 <= proxy.count("GET", path) <= 2 + elapsed / coordinator.notify_min_gap + 1
-    finally:
-        stop()
-        await coordinator.aclose()
+        assert 2 <= proxy.count("GET", GROUPS_PATH) <= 2 + elapsed / coordinator.notify_min_gap + 1
