@@ -113,6 +113,16 @@ def make_tenant(service: LiveService, kind: str = "SHIPPER") -> TenantHandle:
     return TenantHandle(name, tenant_uuid, admin, client_id, secret, http, service)
 
 
+@contextmanager
+def tenant_of(service: LiveService, kind: str = "SHIPPER") -> Iterator[TenantHandle]:
+    """A new tenant of `service` (make_tenant) for the block, its HTTP client closed after."""
+    handle = make_tenant(service, kind)
+    try:
+        yield handle
+    finally:
+        handle.http.close()
+
+
 class PostgresServer:
     """A throwaway PostgreSQL cluster started with initdb/pg_ctl for the test session."""
 

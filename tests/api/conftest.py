@@ -51,11 +51,17 @@ async def proxied_client(api_tenant: TenantHandle, proxy: FaultyProxy) -> AsyncI
         yield api
 
 
-def client_via(proxy: FaultyProxy, tenant: TenantHandle) -> ApiClient:
-    """A client of `tenant` that reaches the service through the misbehaving `proxy`."""
+def signed_in(tenant: TenantHandle, via: FaultyProxy | None = None) -> ApiClient:
+    """The app's ApiClient signed in with `tenant`'s client application, retrying fast
+    (FAST_RETRY): to its service, or through the misbehaving proxy `via`."""
     return ApiClient(
-        proxy.url,
+        tenant.service.url if via is None else via.url,
         client_id=tenant.client_id,
         client_secret=tenant.client_secret,
         retry=FAST_RETRY,
     )
+
+
+def client_via(proxy: FaultyProxy, tenant: TenantHandle) -> ApiClient:
+    """A client of `tenant` that reaches the service through the misbehaving `proxy`."""
+    return signed_in(tenant, via=proxy)

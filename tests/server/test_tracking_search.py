@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -208,39 +209,42 @@ def test_windows_and_incremental_sync(tenant: TenantHandle, fleet: dict[str, str
     assert sources(naive) == ["lastModifiedAfter"]
 
 
+def _keyset_pages(tenant: TenantHandle) -> Iterator[Any]:
+    """Every change of `tenant`'s shipments in keyset pages of one shipment, first to last
+    (no nextPageToken), each read when the caller asks for it: what the caller does between
+    two pages happens between their reads."""
+    token = ""
+    while True:
+        body = {"changesSince": "", "pageToken": token}
+        answer = tenant.http.post(SEARCH, params={"pageSize": 1}, json=body)
+        assert answer.status_code == 200, answer.text
+        page = answer.json()
+        yield page
+        token = page.get("nextPageToken")
+        if not token:
+            return
+
+
 def test_keyset_pages_skip_none_when_a_shipment_leaves(
     tenant: TenantHandle, fleet: dict[str, str]
 ) -> None:
     """pageToken pages in change order; a shipment deleted after its page was read moves no
     other across a page boundary (an offset would skip one), and the last page has no
     nextPageToken."""
-
-    def page(token: str) -> Any:
-        body = {"changesSince": "", "pageToken": token}
-        answer = tenant.http.post(SEARCH, params={"pageSize": 1}, json=body)
-        assert answer.status_code == 200, answer.text
-        return answer.json()
-
-    first = page("")
-    seen = [r["id"] for r in first["results"]]
+    pages = _keyset_pages(tenant)
+    seen = [r["id"] for r in next(pages)["results"]]
     assert tenant.http.delete(shipment_path(seen[0])).status_code == 202
-    token = first["nextPageToken"]
-    while token:
-        answer = page(token)
+    for answer in pages:
         assert len(answer["results"]) <= 1 and answer["paginationInfo"]["total"] == 3
         seen += [r["id"] for r in answer["results"]]
-        token = answer.get("nextPageToken")
     assert sorted(seen) == sorted(fleet.values())
     # A shipment changed meanwhile is read again after the others, as changed.
     body = tenant.http.get(shipment_path(fleet["ocean"])).json()
     body["attributes"] = [{"name": "touched", "value": "yes"}]
-    again = page("")
+    again = _keyset_pages(tenant)
+    next(again)
     assert tenant.http.put(PUT, json=body).status_code == 200
-    token, later = again["nextPageToken"], []
-    while token:
-        answer = page(token)
-        later += [r["id"] for r in answer["results"]]
-        token = answer.get("nextPageToken")
+    later = [r["id"] for answer in again for r in answer["results"]]
     assert later[-1] == fleet["ocean"]
     assert sources(tenant.http.post(SEARCH, json={"pageToken": "x"})) == ["pageToken"]
     assert sources(tenant.http.post(SEARCH, json={"pageToken": 7})) == ["pageToken"]
@@ -271,13 +275,7 @@ def test_an_upgraded_database_pages_its_shipments_numbered_before(
     engine = receive(tenant, back_to_schema_7)
     assert upgrade(engine) == 7
     assert upgrade(engine) == SCHEMA_VERSION
-    seen: list[str] = []
-    token: str | None = ""
-    while token is not None:
-        body = {"changesSince": "", "pageToken": token}
-        answer = tenant.http.post(SEARCH, params={"pageSize": 1}, json=body).json()
-        seen += [r["id"] for r in answer["results"]]
-        token = answer.get("nextPageToken")
+    seen = [r["id"] for answer in _keyset_pages(tenant) for r in answer["results"]]
     assert sorted(seen) == sorted(fleet.values())
 
 

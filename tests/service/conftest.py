@@ -1,6 +1,6 @@
 """Fixtures of the app's services against the real local service (plain asyncio, no Qt): a
-tenant on the SQLite live service, an ApiClient for it, a cache file, and a service of an area
-made over them and closed after the test."""
+tenant on the SQLite live service, an ApiClient for it (directly, or through a misbehaving
+proxy), a cache file, and a service of an area made over them and closed after the test."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 
 from freightdesk.api.client import ApiClient
 from freightdesk.service.cache import Cache
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import signed_in
+from tests.proxy import FaultyProxy
 from tests.support import LiveService, TenantHandle, make_tenant
 
 
@@ -49,12 +50,22 @@ def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
 @pytest.fixture
 async def client(tenant_: TenantHandle) -> AsyncIterator[ApiClient]:
     """The app's ApiClient signed in as `tenant_`, retrying fast (FAST_RETRY)."""
-    async with ApiClient(
-        tenant_.service.url,
-        client_id=tenant_.client_id,
-        client_secret=tenant_.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with signed_in(tenant_) as api:
+        yield api
+
+
+@pytest.fixture
+def proxy(tenant_: TenantHandle) -> Iterator[FaultyProxy]:
+    """A misbehaving proxy in front of `tenant_`'s service, stopped after the test."""
+    faulty = FaultyProxy(tenant_.service.url).start()
+    yield faulty
+    faulty.stop()
+
+
+@pytest.fixture
+async def proxied_client(tenant_: TenantHandle, proxy: FaultyProxy) -> AsyncIterator[ApiClient]:
+    """The app's ApiClient signed in as `tenant_` through `proxy`, retrying fast."""
+    async with signed_in(tenant_, via=proxy) as api:
         yield api
 
 

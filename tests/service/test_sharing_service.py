@@ -12,7 +12,7 @@ from freightdesk.api.errors import ApiError
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.service.sharing import TENANT_FIELD, Sharing, SharingService, check_tenant
 from freightdesk.service.sharing import problems_of_error as sharing_problems
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import signed_in
 from tests.support import TenantHandle, make_tenant
 
 
@@ -57,12 +57,7 @@ async def test_the_owner_shares_and_stops_the_recipient_reads_who_shared(
         read = await _read(owner_side, client, shipment_id)
         assert read.owned and [p.uuid for p in read.recipients] == [partner.uuid]
 
-        async with ApiClient(
-            partner.service.url,
-            client_id=partner.client_id,
-            client_secret=partner.client_secret,
-            retry=FAST_RETRY,
-        ) as partner_client:
+        async with signed_in(partner) as partner_client:
             partner_side = SharingService(lambda: partner_client)
             theirs = await _read(partner_side, partner_client, shipment_id)
             assert not theirs.owned and theirs.recipients == ()

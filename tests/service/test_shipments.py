@@ -19,7 +19,6 @@ from freightdesk.service.shipments import (
     diff_lists,
 )
 from freightdesk.service.summary_rows import SummaryRow
-from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle
 
@@ -106,35 +105,28 @@ async def test_writes_show_at_once(client: ApiClient, tmp_path: Path) -> None:
 
 
 async def test_without_the_search_extension_known_shipments_are_refreshed(
-    tenant_: TenantHandle, tmp_path: Path
+    tenant_: TenantHandle, proxy: FaultyProxy, proxied_client: ApiClient, tmp_path: Path
 ) -> None:
-    proxy = FaultyProxy(tenant_.service.url).start()
-    try:
-        async with client_via(proxy, tenant_) as api:
-            proxy.inject(Fault(status=200, body=b'{"paths": {}}', path_prefix="/openapi.json"))
-            # A deployment without the extension: its search path is not there.
-            proxy.inject(Fault(status=404, forward=False, path_prefix="/api/v4/shipments/search"))
-            cache = Cache(tmp_path / "cache.sqlite3")
-            service = ShipmentsService(lambda: api, cache, interval=3600)
-            await service.coordinator.fetch_now()
-            saved = await service.save(
-                TrackedShipmentInput(
-                    identifiers=[LogisticsIdentifier(type="PRO", value="PRO-NOEXT")]
-                )
-            )
-            assert not await api.tracking.has_search()
-            tenant_.http.put(
-                "/api/v4/shipments/tracking",
-                json={"id": str(saved.id), **_ltl("PRO-RENAMED")},
-            )
-            assert await service.coordinator.fetch_now()
-            data = service.coordinator.data
-            assert data is not None
-            assert data.summaries[str(saved.id)].primary_identifier == "PRO-RENAMED"
-            await service.coordinator.aclose()
-            cache.close()
-    finally:
-        proxy.stop()
+    proxy.inject(Fault(status=200, body=b'{"paths": {}}', path_prefix="/openapi.json"))
+    # A deployment without the extension: its search path is not there.
+    proxy.inject(Fault(status=404, forward=False, path_prefix="/api/v4/shipments/search"))
+    cache = Cache(tmp_path / "cache.sqlite3")
+    service = ShipmentsService(lambda: proxied_client, cache, interval=3600)
+    await service.coordinator.fetch_now()
+    saved = await service.save(
+        TrackedShipmentInput(identifiers=[LogisticsIdentifier(type="PRO", value="PRO-NOEXT")])
+    )
+    assert not await proxied_client.tracking.has_search()
+    tenant_.http.put(
+        "/api/v4/shipments/tracking",
+        json={"id": str(saved.id), **_ltl("PRO-RENAMED")},
+    )
+    assert await service.coordinator.fetch_now()
+    data = service.coordinator.data
+    assert data is not None
+    assert data.summaries[str(saved.id)].primary_identifier == "PRO-RENAMED"
+    await service.coordinator.aclose()
+    cache.close()
 
 
 async def test_open_shipment_polls_with_etags(client: ApiClient, tenant_: TenantHandle) -> None:

@@ -9,6 +9,7 @@ import json
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, nullcontext
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -27,9 +28,16 @@ from freightdesk.service.shipments import (
     TOKEN_KEY,
     ShipmentsService,
 )
-from tests.api.conftest import FAST_RETRY, client_via
+from tests.api.conftest import signed_in
 from tests.proxy import Fault, FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant, running_service, wait_until
+from tests.support import (
+    LiveService,
+    TenantHandle,
+    make_tenant,
+    running_service,
+    tenant_of,
+    wait_until,
+)
 
 
 @pytest.fixture
@@ -40,19 +48,13 @@ def live(database_url: str) -> Iterator[LiveService]:
 
 @pytest.fixture
 def owner(live: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(live)
-    yield handle
-    handle.http.close()
+    with tenant_of(live) as handle:
+        yield handle
 
 
 @pytest.fixture
 async def api(owner: TenantHandle) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        owner.service.url,
-        client_id=owner.client_id,
-        client_secret=owner.client_secret,
-        retry=FAST_RETRY,
-    ) as client:
+    async with signed_in(owner) as client:
         yield client
 
 
@@ -148,92 +150,103 @@ async def test_a_share_shows_in_the_list_without_waiting_for_a_poll(
 SEARCH = "/api/v4/shipments/search"
 
 
-async def test_a_cache_of_an_earlier_version_moves_to_tokens_without_listing_all_again(
-    tenant_: TenantHandle, tmp_path: Path
-) -> None:
-    old = _create(tenant_, f"PROO{uuid.uuid4().hex[:6]}")
-    proxy = FaultyProxy(tenant_.service.url).start()
+@asynccontextmanager
+async def _first_page_held(
+    reader: TenantHandle, tmp_path: Path
+) -> AsyncIterator[tuple[ShipmentsService, asyncio.Task[bool]]]:
+    """`reader`'s list, two shipments a page, and its first sync: yielded once the service
+    has answered the first page, which a proxy holds back 1.5 s while the test changes
+    shipments; the list, its cache and the proxy closed after."""
+    proxy = FaultyProxy(reader.service.url).start()
     try:
-        async with client_via(proxy, tenant_) as api:
-            synced = ShipmentsService(lambda: api, Cache(tmp_path / "synced.sqlite3"))
-            assert await synced.coordinator.fetch_now()
-            assert synced.coordinator.data is not None
-            await synced.coordinator.aclose()
-            synced.cache.close()
-            # The cache as an earlier version left it: the rows and a clock cursor, no token.
+        async with signed_in(reader, via=proxy) as api:
             cache = Cache(tmp_path / "cache.sqlite3")
-            cache.put_summaries(synced.coordinator.data.summaries.values())
-            cache.set_meta(ROWS_KEY, ROWS_WITH_ZONES)
-            cursor = datetime.now(UTC) - timedelta(seconds=2)
-            cache.set_meta(CURSOR_KEY, cursor.isoformat())
-            new = _create(tenant_, f"PRON{uuid.uuid4().hex[:6]}")
-            service = ShipmentsService(lambda: api, cache, interval=3600)
-            await service.load_cached()
-            proxy.clear()
-            assert await service.coordinator.fetch_now()
-            sent = proxy.sent("POST", SEARCH)[-1]
-            assert sent["changesSince"] == ""
-            assert "lastModifiedAfter" in sent
-            data = service.coordinator.data
-            assert data is not None and set(data.summaries) >= {old, new}
-            assert data.token is not None and cache.meta(TOKEN_KEY) == data.token
-            # From now on by the token alone.
-            assert await service.coordinator.fetch_now()
-            sent = proxy.sent("POST", SEARCH)[-1]
-            assert sent["changesSince"] == data.token and "lastModifiedAfter" not in sent
-            await service.coordinator.aclose()
-            cache.close()
+            service = ShipmentsService(lambda: api, cache, interval=3600, page_size=2)
+            try:
+                proxy.inject(Fault(late=1.5, path_prefix=SEARCH))
+                sync = asyncio.create_task(service.coordinator.fetch_now())
+                await wait_until(lambda: proxy.count("POST", SEARCH) == 1)
+                await asyncio.sleep(0.3)  # the service has answered (held by the proxy)
+                yield service, sync
+            finally:
+                await service.coordinator.aclose()
+                cache.close()
     finally:
         proxy.stop()
+
+
+async def test_a_cache_of_an_earlier_version_moves_to_tokens_without_listing_all_again(
+    tenant_: TenantHandle, proxy: FaultyProxy, proxied_client: ApiClient, tmp_path: Path
+) -> None:
+    old = _create(tenant_, f"PROO{uuid.uuid4().hex[:6]}")
+    synced = ShipmentsService(lambda: proxied_client, Cache(tmp_path / "synced.sqlite3"))
+    assert await synced.coordinator.fetch_now()
+    assert synced.coordinator.data is not None
+    await synced.coordinator.aclose()
+    synced.cache.close()
+    # The cache as an earlier version left it: the rows and a clock cursor, no token.
+    cache = Cache(tmp_path / "cache.sqlite3")
+    cache.put_summaries(synced.coordinator.data.summaries.values())
+    cache.set_meta(ROWS_KEY, ROWS_WITH_ZONES)
+    cursor = datetime.now(UTC) - timedelta(seconds=2)
+    cache.set_meta(CURSOR_KEY, cursor.isoformat())
+    new = _create(tenant_, f"PRON{uuid.uuid4().hex[:6]}")
+    service = ShipmentsService(lambda: proxied_client, cache, interval=3600)
+    await service.load_cached()
+    proxy.clear()
+    assert await service.coordinator.fetch_now()
+    sent = proxy.sent("POST", SEARCH)[-1]
+    assert sent["changesSince"] == ""
+    assert "lastModifiedAfter" in sent
+    data = service.coordinator.data
+    assert data is not None and set(data.summaries) >= {old, new}
+    assert data.token is not None and cache.meta(TOKEN_KEY) == data.token
+    # From now on by the token alone.
+    assert await service.coordinator.fetch_now()
+    sent = proxy.sent("POST", SEARCH)[-1]
+    assert sent["changesSince"] == data.token and "lastModifiedAfter" not in sent
+    await service.coordinator.aclose()
+    cache.close()
 
 
 async def test_a_service_without_tokens_is_synced_by_its_clock(
-    tenant_: TenantHandle, tmp_path: Path
+    tenant_: TenantHandle, proxy: FaultyProxy, proxied_client: ApiClient, cache: Cache
 ) -> None:
-    proxy = FaultyProxy(tenant_.service.url).start()
-    try:
-        async with client_via(proxy, tenant_) as api:
-            refused = {
-                "httpStatusCode": 400,
-                "httpMessage": "Bad Request",
-                "errorMessage": "Unknown field",
-                "errors": [
-                    {"severity": "ERROR", "message": "Unknown field", "source": "changesSince"}
-                ],
-            }
-            # An earlier version's service refuses the field it does not know.
-            proxy.inject(
-                Fault(
-                    status=400,
-                    body=json.dumps(refused).encode(),
-                    forward=False,
-                    path_prefix=SEARCH,
-                    headers={"content-type": "application/json"},
-                )
-            )
-            cache = Cache(tmp_path / "cache.sqlite3")
-            service = ShipmentsService(lambda: api, cache, interval=3600)
-            shipment = _create(tenant_, f"PROC{uuid.uuid4().hex[:6]}")
-            assert await service.coordinator.fetch_now()
-            assert service.coordinator.data is not None
-            assert shipment in service.coordinator.data.summaries
-            answer = tenant_.http.put(
-                "/api/v4/shipments/tracking",
-                json={"id": shipment, "identifiers": [{"type": "PRO", "value": "PRO-CLOCK"}]},
-            )
-            assert answer.status_code == 200
-            assert await service.coordinator.fetch_now()
-            data = service.coordinator.data
-            assert data is not None and data.token is None
-            assert data.summaries[shipment].primary_identifier == "PRO-CLOCK"
-            sent = proxy.sent("POST", SEARCH)
-            assert "changesSince" in sent[0]
-            assert all("changesSince" not in body for body in sent[1:])
-            assert "lastModifiedAfter" in sent[-1]
-            await service.coordinator.aclose()
-            cache.close()
-    finally:
-        proxy.stop()
+    refused = {
+        "httpStatusCode": 400,
+        "httpMessage": "Bad Request",
+        "errorMessage": "Unknown field",
+        "errors": [{"severity": "ERROR", "message": "Unknown field", "source": "changesSince"}],
+    }
+    # An earlier version's service refuses the field it does not know.
+    proxy.inject(
+        Fault(
+            status=400,
+            body=json.dumps(refused).encode(),
+            forward=False,
+            path_prefix=SEARCH,
+            headers={"content-type": "application/json"},
+        )
+    )
+    service = ShipmentsService(lambda: proxied_client, cache, interval=3600)
+    shipment = _create(tenant_, f"PROC{uuid.uuid4().hex[:6]}")
+    assert await service.coordinator.fetch_now()
+    assert service.coordinator.data is not None
+    assert shipment in service.coordinator.data.summaries
+    answer = tenant_.http.put(
+        "/api/v4/shipments/tracking",
+        json={"id": shipment, "identifiers": [{"type": "PRO", "value": "PRO-CLOCK"}]},
+    )
+    assert answer.status_code == 200
+    assert await service.coordinator.fetch_now()
+    data = service.coordinator.data
+    assert data is not None and data.token is None
+    assert data.summaries[shipment].primary_identifier == "PRO-CLOCK"
+    sent = proxy.sent("POST", SEARCH)
+    assert "changesSince" in sent[0]
+    assert all("changesSince" not in body for body in sent[1:])
+    assert "lastModifiedAfter" in sent[-1]
+    await service.coordinator.aclose()
 
 
 async def test_a_change_while_a_sync_pages_skips_no_other_shipment(
@@ -242,33 +255,20 @@ async def test_a_change_while_a_sync_pages_skips_no_other_shipment(
     """Offset paging: a shipment changed between two pages of a sync moves within the order;
     the shipments behind it must not slide past the next page's offset unseen."""
     ids = [_create(tenant_, f"PROP{n}{uuid.uuid4().hex[:6]}") for n in range(6)]
-    proxy = FaultyProxy(tenant_.service.url).start()
-    try:
-        async with client_via(proxy, tenant_) as api:
-            cache = Cache(tmp_path / "cache.sqlite3")
-            service = ShipmentsService(lambda: api, cache, interval=3600, page_size=2)
-            # The first page is read, then held back while shipments change.
-            proxy.inject(Fault(late=1.5, path_prefix=SEARCH))
-            sync = asyncio.create_task(service.coordinator.fetch_now())
-            await wait_until(lambda: proxy.count("POST", SEARCH) == 1)
-            await asyncio.sleep(0.3)  # the service has answered (held by the proxy)
-            for changed in (ids[0], ids[-1]):  # the oldest and the newest
-                body = {"id": changed, "identifiers": [{"type": "PRO", "value": f"E{changed}"}]}
-                assert tenant_.http.put("/api/v4/shipments/tracking", json=body).is_success
-            assert await sync
-            data = service.coordinator.data
-            assert data is not None
-            assert set(data.summaries) >= set(ids[1:-1])  # none of the unchanged missing
-            # The changed ones (as changed) come with the next sync at the latest.
-            assert await service.coordinator.fetch_now()
-            data = service.coordinator.data
-            assert data is not None and set(data.summaries) == set(ids)
-            for changed in (ids[0], ids[-1]):
-                assert data.summaries[changed].primary_identifier == f"E{changed}"
-            await service.coordinator.aclose()
-            cache.close()
-    finally:
-        proxy.stop()
+    async with _first_page_held(tenant_, tmp_path) as (service, sync):
+        for changed in (ids[0], ids[-1]):  # the oldest and the newest
+            body = {"id": changed, "identifiers": [{"type": "PRO", "value": f"E{changed}"}]}
+            assert tenant_.http.put("/api/v4/shipments/tracking", json=body).is_success
+        assert await sync
+        data = service.coordinator.data
+        assert data is not None
+        assert set(data.summaries) >= set(ids[1:-1])  # none of the unchanged missing
+        # The changed ones (as changed) come with the next sync at the latest.
+        assert await service.coordinator.fetch_now()
+        data = service.coordinator.data
+        assert data is not None and set(data.summaries) == set(ids)
+        for changed in (ids[0], ids[-1]):
+            assert data.summaries[changed].primary_identifier == f"E{changed}"
 
 
 @pytest.mark.parametrize("leaves", ["deleted", "unshared"])
@@ -278,23 +278,15 @@ async def test_a_shipment_leaving_while_a_sync_pages_skips_no_other_shipment(
     """A shipment on a page already read is deleted (or no longer shared with the reader)
     before the next page is read: the rows after it must not slide past the next page
     unseen (offset paging skipped one), on SQLite and on PostgreSQL."""
-    reader = make_tenant(live) if leaves == "unshared" else owner
-    ids = [_create(owner, f"PROL{n}{uuid.uuid4().hex[:6]}") for n in range(7)]
-    if reader is not owner:
-        for shipment in ids:
-            path = f"/api/v4/shipments/{shipment}/shares"
-            assert owner.http.post(path, json={"tenantUuid": reader.uuid}).is_success
-    proxy = FaultyProxy(live.url).start()
-    try:
-        async with client_via(proxy, reader) as api:
-            cache = Cache(tmp_path / "cache.sqlite3")
-            service = ShipmentsService(lambda: api, cache, interval=3600, page_size=2)
-            # The first page is read, then held back while a shipment on it leaves: the
-            # oldest and the newest, so one is on it in either order.
-            proxy.inject(Fault(late=1.5, path_prefix=SEARCH))
-            sync = asyncio.create_task(service.coordinator.fetch_now())
-            await wait_until(lambda: proxy.count("POST", SEARCH) == 1)
-            await asyncio.sleep(0.3)  # the service has answered (held by the proxy)
+    with tenant_of(live) if leaves == "unshared" else nullcontext(owner) as reader:
+        ids = [_create(owner, f"PROL{n}{uuid.uuid4().hex[:6]}") for n in range(7)]
+        if reader is not owner:
+            for shipment in ids:
+                path = f"/api/v4/shipments/{shipment}/shares"
+                assert owner.http.post(path, json={"tenantUuid": reader.uuid}).is_success
+        async with _first_page_held(reader, tmp_path) as (service, sync):
+            # A shipment on the first page leaves: the oldest and the newest, so one is on it
+            # in either order.
             gone = {ids[0], ids[-1]}
             for shipment in gone:
                 if leaves == "deleted":
@@ -312,9 +304,3 @@ async def test_a_shipment_leaving_while_a_sync_pages_skips_no_other_shipment(
             assert await service.coordinator.fetch_now()
             data = service.coordinator.data
             assert data is not None and set(data.summaries) == remaining
-            await service.coordinator.aclose()
-            cache.close()
-    finally:
-        proxy.stop()
-        if reader is not owner:
-            reader.http.close()
