@@ -23,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import func, select, text
 
@@ -51,7 +52,7 @@ from tests.server.test_rating_support import (
     tl_request,
 )
 from tests.server.test_tracking_support import PUT, air_body, create
-from tests.server.test_webhooks_delivery import configure, event
+from tests.server.test_webhooks_delivery import HOOKS, configure, deliveries, event
 from tests.server.test_webhooks_support import (
     FAST,
     Receiver,
@@ -102,6 +103,39 @@ def delivered_promptly(hooks: Receiver, event_id: str, sent: float) -> None:
     assert arrived - sent < PROMPT, f"{arrived - sent:.1f} s: polled for, not woken"
 
 
+def times_arrived(hooks: Receiver, event_id: str) -> int:
+    """How many times the message with this eventId (webhook-id) arrived."""
+    return sum(r.headers["webhook-id"] == event_id for r in hooks.received())
+
+
+def settled_message(tenant: TenantHandle, config_id: int, event_id: str, attempts: int) -> int:
+    """The id of the message with this eventId once its outcome after `attempts` attempts is
+    stored (a redelivery asked before would race the storing of that outcome)."""
+
+    def found() -> int | None:
+        for message in deliveries(tenant, config_id, pageSize=200)["deliveries"]:
+            if (
+                message["eventId"] == event_id
+                and message["status"] == "DELIVERED"
+                and message["attemptCount"] == attempts
+            ):
+                return int(message["messageId"])
+        return None
+
+    return eventually(found, seconds=FALLBACK / 2)
+
+
+def redeliver_promptly(
+    hooks: Receiver, http: Any, config_id: int, message_id: int, event_id: str
+) -> None:
+    time.sleep(0.5)  # the workers idle again
+    before = times_arrived(hooks, event_id)
+    sent = time.monotonic()
+    answer = http.post(f"{HOOKS}/{config_id}/deliveries/{message_id}/redeliver")
+    assert answer.status_code == 202, answer.text
+    promptly("a redelivery", lambda: times_arrived(hooks, event_id) > before, sent)
+
+
 def changes_arrive_promptly(hooks: Receiver, tenant: TenantHandle, through: list[Any]) -> None:
     """Changes made through each client in turn, with idle pauses, each arrive promptly."""
     events: list[dict[str, Any]] = []
@@ -134,8 +168,10 @@ def test_a_change_through_one_instance_wakes_the_other_s_delivery(database: str)
         tenant.http.close()
 
 
-@pytest.mark.usefixtures("key")
-def test_instances_both_delivering_send_each_change_once_and_promptly(database: str) -> None:
+@contextmanager
+def both_delivering(database: str) -> Iterator[tuple[Receiver, TenantHandle, httpx.Client, int]]:
+    """Two instances on one database, both delivering; a tenant, its client on the second
+    instance (`tenant.http` is on the first) and a configuration's id."""
     with (
         receiver() as hooks,
         running_service(database) as first,
@@ -144,15 +180,38 @@ def test_instances_both_delivering_send_each_change_once_and_promptly(database: 
         tuned(second, IDLE),
     ):
         tenant = make_tenant(first)
-        configure(tenant, hooks.url("/events"), ADDED)
-        other = instances.client_on(second, tenant)
-        # Changes alternate: the chain's owner is often not the instance the change came to.
-        changes_arrive_promptly(hooks, tenant, [tenant.http, other])
-        other.close()
+        config_id = int(configure(tenant, hooks.url("/events"), ADDED)["id"])
+        with instances.client_on(second, tenant) as other:
+            yield hooks, tenant, other, config_id
         tenant.http.close()
         time.sleep(1.0)  # a message sent twice would have arrived by now
-        ids = [r.headers["webhook-id"] for r in hooks.received()]
-        assert [w for w, n in Counter(ids).items() if n > 1] == []
+
+
+@pytest.mark.usefixtures("key")
+def test_instances_both_delivering_send_each_change_once_and_promptly(database: str) -> None:
+    with both_delivering(database) as (hooks, tenant, other, _config_id):
+        # Changes alternate: the chain's owner is often not the instance the change came to.
+        changes_arrive_promptly(hooks, tenant, [tenant.http, other])
+    ids = [r.headers["webhook-id"] for r in hooks.received()]
+    assert [w for w, n in Counter(ids).items() if n > 1] == []
+
+
+@pytest.mark.usefixtures("key")
+def test_a_redelivery_through_either_instance_is_sent_at_once(database: str) -> None:
+    """The instance that owns the message's chain sends it; a redelivery asked through the
+    other reaches it only by a wake-up across instances. Through each in turn: one of the two
+    is not the owner. Each redelivery is sent once."""
+    with both_delivering(database) as (hooks, tenant, other, config_id):
+        shipment_id = create(tenant, air_body())["id"]
+        sent = time.monotonic()
+        event_id = add_event(tenant.http, shipment_id, [], 0)
+        delivered_promptly(hooks, event_id, sent)
+        webhook_id = hooks.received()[-1].headers["webhook-id"]
+        for attempts, http in enumerate([tenant.http, other, tenant.http, other], start=1):
+            message_id = settled_message(tenant, config_id, webhook_id, attempts)
+            redeliver_promptly(hooks, http, config_id, message_id, webhook_id)
+        settled_message(tenant, config_id, webhook_id, 5)
+    assert times_arrived(hooks, webhook_id) == 5
 
 
 def test_a_push_accepted_by_one_instance_is_applied_by_the_other_at_once(
@@ -240,6 +299,16 @@ def test_every_writer_of_work_wakes_its_worker(
         sent = idle()
         changed = add_event(http, shipment_id, events, 0)
         promptly("a change through the API", lambda: changed in arrivals(hooks), sent)
+
+        # That message redelivered (a user's request through the API; on PostgreSQL through
+        # the instance that does not send it).
+        webhook_id = next(
+            r.headers["webhook-id"]
+            for r in hooks.received()
+            if r.json()["data"]["eventNotification"]["event"]["id"] == changed
+        )
+        message_id = settled_message(tenant, config["id"], webhook_id, 1)
+        redeliver_promptly(hooks, http, config["id"], message_id, webhook_id)
 
         # A carrier push accepted (the intake), then applied (the push worker's journal).
         before = len(hooks.received())

@@ -146,7 +146,8 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
 #
 # Background workers sleep until a commit gives them work instead of polling the database.
 # The domain function that writes what a worker consumes (a shipment change journaled, a
-# push accepted, a booking or rate request due an answer, a webhook configuration saved)
+# push accepted, a booking or rate request due an answer, a webhook configuration saved, a
+# webhook message redelivered)
 # calls `wake_on_commit` in its transaction; `transaction` then wakes the channel's
 # subscribers in this process once the transaction committed, and on PostgreSQL those of
 # every other instance through one NOTIFY sent in the transaction (delivered by PostgreSQL
@@ -156,6 +157,9 @@ def transaction(factory: sessionmaker[Session]) -> Iterator[Session]:
 
 NOTIFY_CHANNEL = "freightdesk_wake"
 WEBHOOKS_CHANNEL = "webhooks"  # shipment changes to fan out, configurations saved
+# Messages queued again (a redelivery) or chains let go (a graceful stop): what no instance
+# finds by looking for new messages, so every instance's delivery reloads its view.
+WEBHOOKS_RELOAD_CHANNEL = "webhooks-reload"
 PUSHES_CHANNEL = "pushes"  # carrier pushes accepted, to apply
 # The channels of a transaction's wake-ups, in its session's `info` (set by `transaction`).
 _PENDING_KEY = "freightdesk.wake.pending"

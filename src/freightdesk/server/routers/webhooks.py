@@ -28,7 +28,7 @@ from freightdesk.server.errors import not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import configs, operations, secret_box, tuning
-from freightdesk.server.webhooks.delivery import BASE_URL_KEY, resync
+from freightdesk.server.webhooks.delivery import BASE_URL_KEY
 from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.sender import Sender
 from freightdesk.server.webhooks.targets import TargetPolicy
@@ -151,9 +151,7 @@ def redeliver_message(
     the order of its shipment. 409 while the configuration is disabled."""
     with transaction(context.sessions) as session:
         config = configs.owned(session, principal.tenant_id, webhook_id)
-        queued = operations.redeliver(session, config, message_id)
-    resync(context)  # the worker takes it up now
-    return queued
+        return operations.redeliver(session, config, message_id)
 
 
 @router.post(

@@ -1,8 +1,9 @@
 """The webhook delivery worker (registered in `app.WORKER_MODULES` through `WORKERS`).
 
 One cycle whenever there is work: a change or a configuration committed (a wake-up,
-`db.wakeups`, from this instance or another), a request finished, a retry due; and at least
-every `poll_interval_seconds` (a wake-up missed):
+`db.wakeups`, from this instance or another), a request finished, a retry due, a message
+redelivered (a reload of the outbox); and at least every `poll_interval_seconds` (a wake-up
+missed):
 1. store the outcomes of finished requests (outbox.record) and fan out new rows of the
    shipment change journal (outbox.fan_out), in one transaction, then let chains move on,
 2. start requests for due messages (schedule.Scheduler), within the concurrency of each
@@ -24,6 +25,7 @@ sends everything.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import time
@@ -34,7 +36,14 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import WEBHOOKS_CHANNEL, transaction, utcnow, wake_on_commit, wakeups
+from freightdesk.server.db import (
+    WEBHOOKS_CHANNEL,
+    WEBHOOKS_RELOAD_CHANNEL,
+    transaction,
+    utcnow,
+    wake_on_commit,
+    wakeups,
+)
 from freightdesk.server.settings import LISTEN_URL_KEY
 from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
 from freightdesk.server.webhooks.leases import Key, Leases
@@ -48,8 +57,6 @@ from freightdesk.server.workers import Worker, setter, wait_for_any
 log = logging.getLogger(__name__)
 
 BASE_URL_KEY = "webhooks.base_url"
-# Set (by the redelivery route) to make the worker reload its view of the outbox.
-RESYNC_KEY = "webhooks.resync"
 # True while the worker runs (after bringing the database up to date); tests wait for it.
 RUNNING_KEY = "webhooks.running"
 # The worker's `Progress`, replaced after every cycle.
@@ -153,6 +160,8 @@ class DeliveryWorker:
         self._endpoints: dict[int, Endpoint] = {}
         self._wake = asyncio.Event()
         self._loaded = False
+        # Woken on WEBHOOKS_RELOAD_CHANNEL: the next cycle reloads its view of the outbox.
+        self._reload = False
         self._stopping = False
         self._last_purge = 0.0
         self._last_cleanup = time.monotonic()
@@ -165,7 +174,11 @@ class DeliveryWorker:
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args))
 
     async def run(self, stop: asyncio.Event) -> None:
-        unsubscribe = wakeups(self.context.engine).subscribe(WEBHOOKS_CHANNEL, setter(self._wake))
+        found = wakeups(self.context.engine)
+        unsubscribes = [
+            found.subscribe(WEBHOOKS_CHANNEL, setter(self._wake)),
+            found.subscribe(WEBHOOKS_RELOAD_CHANNEL, self._reloader()),
+        ]
         try:
             await self._db(migrate.upgrade, self.context.sessions, self.box)
             self.context.services[RUNNING_KEY] = True
@@ -185,9 +198,24 @@ class DeliveryWorker:
                 if rest > 0 and not stop.is_set():
                     await asyncio.sleep(rest)
         finally:
-            unsubscribe()
+            for unsubscribe in unsubscribes:
+                unsubscribe()
             self.context.services.pop(RUNNING_KEY, None)
             await self._shutdown()
+
+    def _reloader(self) -> Callable[[], None]:
+        """The wake-up (from any thread) that makes the next cycle reload the outbox."""
+        loop = asyncio.get_running_loop()
+
+        def reload() -> None:
+            self._reload = True
+            self._wake.set()
+
+        def from_any_thread() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closing
+                loop.call_soon_threadsafe(reload)
+
+        return from_any_thread
 
     def _pause(self, tuning: Tuning) -> float:
         """How long an idle worker sleeps unless woken: until the next retry is due, the
@@ -203,13 +231,14 @@ class DeliveryWorker:
     async def _cycle(self, tuning: Tuning) -> bool:
         """One round; True when more journal rows are waiting to be fanned out."""
         finished, self._finished = self._finished, []
-        resync = not self._loaded or bool(self.context.services.pop(RESYNC_KEY, False))
+        resync, self._reload = not self._loaded or self._reload, False
         waiting = self.scheduler.configs()
         idle = self.leases.owned - self.scheduler.chains() if self.leases is not None else set()
         try:
             synced = await self._db(self._sync_cycle, finished, tuning, resync, waiting, idle)
         except BaseException:
             self._finished = finished + self._finished  # stored next time
+            self._reload |= resync  # asked for, not done
             if self.leases is not None:
                 self._loaded = False  # the leases' view may be ahead of the rollback
             raise
@@ -404,18 +433,14 @@ class DeliveryWorker:
 
 
 def _store(context: ServiceContext, finished: list[Outcome], leases: Leases | None) -> None:
-    """The last outcomes; the leases are let go, for the other instances to take over."""
+    """The last outcomes; the leases are let go, for the other instances to take over now."""
     with transaction(context.sessions) as session:
         outbox.record(session, finished, utcnow())
         if leases is not None:
             outbox.lock_cursor(session)  # lease changes take turns with the others' cycles
-            leases.release_all(session)
-
-
-def resync(context: ServiceContext) -> None:
-    """Make the worker reload its view of the outbox now (a message queued again)."""
-    context.services[RESYNC_KEY] = True
-    wakeups(context.engine).fire([WEBHOOKS_CHANNEL])
+            if leases.release_all(session):
+                # Without a wake-up they would take over at their next renewal.
+                wake_on_commit(session, WEBHOOKS_RELOAD_CHANNEL)
 
 
 async def deliver_webhooks(context: ServiceContext, stop: asyncio.Event) -> None:

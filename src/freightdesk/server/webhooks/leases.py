@@ -19,15 +19,15 @@ new messages never race with another instance's fan-out. Each cycle:
   its chain was released) are taken over (`FOR UPDATE SKIP LOCKED`), with every message they
   still wait to send.
 
-A message redelivered through the instance that owns its chain is sent at once (the
-redelivery reloads that instance's view); through another instance, once its chain was idle
-for a renewal and released, within about a lease.
+A redelivery, through whichever instance, is sent at once: it wakes every instance to reload
+its view (`db.WEBHOOKS_RELOAD_CHANNEL`), which renews and takes over too, so the chain's owner
+finds the message again, or the first instance to look takes over a chain nobody owns.
 
 An instance that could not renew stops starting requests before its leases run out
 (`usable`), so a chain moves only when its old owner has stopped sending; a request already
 in flight then may still arrive after the new owner's first attempt (at least once). A
-graceful stop lets its leases run out at once, so the others take them over within a third
-of a lease. On SQLite one instance owns the database (the data directory's lock) and the
+graceful stop lets its leases run out at once and wakes the others to reload, so they take
+them over at once. On SQLite one instance owns the database (the data directory's lock) and the
 worker does none of this.
 """
 
@@ -163,9 +163,10 @@ class Leases:
             self._idle = (idle & self.owned) - busy - stale
         return claimed
 
-    def release_all(self, session: Session) -> None:
-        """A graceful stop: let every lease run out now, for the others to take over."""
-        session.execute(
+    def release_all(self, session: Session) -> int:
+        """A graceful stop: let every lease run out now, for the others to take over; returns
+        how many there were."""
+        released = session.execute(
             text(
                 f"UPDATE webhook_chain_leases SET lease_until = {_NOW} - interval '1 second' "
                 "WHERE owner = :owner"
@@ -174,6 +175,7 @@ class Leases:
         )
         self.owned.clear()
         self._trusted_until = 0.0
+        return int(getattr(released, "rowcount", 0))
 
     def _renew(self, session: Session, seconds: float) -> set[Key]:
         return _keys(

@@ -17,7 +17,7 @@ from freightdesk.models.webhooks import (
     Redelivery,
     SigningSecret,
 )
-from freightdesk.server.db import utcnow
+from freightdesk.server.db import WEBHOOKS_RELOAD_CHANNEL, utcnow, wake_on_commit
 from freightdesk.server.errors import conflict, not_found
 from freightdesk.server.tables.webhooks import (
     WebhookAttemptRow,
@@ -127,6 +127,9 @@ def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Re
     row.delivered_at = None
     row.status_code = None
     row.latency_ms = None
+    # Whichever instance owns its chain sends it now (the owner finds only new messages by
+    # itself).
+    wake_on_commit(session, WEBHOOKS_RELOAD_CHANNEL)
     return Redelivery(
         message_id=row.id,
         event_id=payload.event_id,
