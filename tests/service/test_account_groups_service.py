@@ -37,3 +37,21 @@ async def test_a_rename_is_shown_and_a_taken_code_refused(open_service: OpenServ
     assert refused.value.field_errors() == {
         "code": "The account group 'Pacific' has this code: codes are unique whatever their case"
     }
+
+
+async def test_a_renamed_group_moves_to_its_place_at_once(open_service: OpenService) -> None:
+    groups = open_service(AccountGroupsService)
+    for code in ("BRAVO", "DELTA", "FOXTROT"):
+        await groups.create(AccountGroupCreate(code=code, name=code.title()))
+    listed = groups.coordinator.data
+    assert listed is not None
+    foxtrot = listed.items[2]
+    await groups.update(AccountGroupUpdate(id=foxtrot.id, code="ALPHA", name="Alpha"))
+    # The service's order, in memory and in the cache, before any reload.
+    served, _total = await groups.fetch_items({})
+    assert [g.code for g in served] == ["ALPHA", "BRAVO", "DELTA"]
+    listed = groups.coordinator.data
+    assert listed is not None and list(listed.items) == list(served)
+    assert listed.keys == tuple(str(g.id) for g in served)
+    cached = await groups.load_cached()
+    assert cached is not None and list(cached.items) == list(served)

@@ -1,4 +1,4 @@
-"""Capacity provider account groups for the app: the tenant's list, create and delete."""
+"""Capacity provider account groups for the app: the tenant's list, create, rename and delete."""
 
 from __future__ import annotations
 
@@ -31,6 +31,16 @@ def check_group(code: str, name: str) -> tuple[AccountGroupCreate | None, dict[s
         return None, problems_of(exc)
 
 
+def check_rename(
+    group_id: int, code: str, name: str
+) -> tuple[AccountGroupUpdate | None, dict[str, str]]:
+    """The request renaming group `group_id`, or the problems by field, as for a new group."""
+    group, problems = check_group(code, name)
+    if group is None:
+        return None, problems
+    return AccountGroupUpdate.model_validate({"id": group_id, **group.model_dump()}), {}
+
+
 class AccountGroupsService(ListService[AccountGroup]):
     kind = "account_groups"
 
@@ -58,7 +68,18 @@ class AccountGroupsService(ListService[AccountGroup]):
         """Rename a group; the list shows the change before this returns. A code another
         group has, in any case, is the client's Conflict (409 `code`)."""
         updated = await self._client().account_groups.update(group)
-        await self.upsert(updated)
+        current = self.coordinator.data
+        key = self.key(updated)
+        if current is None or current.index_of(key) is None:
+            await self.upsert(updated)
+            return updated
+        # A new code moves the group: the list is re-sorted now, as the service's next answer
+        # would be, not left where the old code stood until the next reload.
+        items = sorted(
+            (updated if self.key(item) == key else item for item in current.items),
+            key=self.sort_key,
+        )
+        await self._apply(self._relisted(current, items, current.total))
         return updated
 
     async def delete(self, group_id: int) -> None:
