@@ -1,23 +1,30 @@
-"""The Account groups pane against the real local service: list, add, refuse, delete."""
+"""The Account groups pane against the real local service: list, add, rename, refuse, delete."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.account_groups.pane import COLUMNS, AccountGroupsPane
+from freightdesk.ui.panes.carriers.pane import CarrierProfilesPane
+from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
-from tests.ui.conftest import close_session
+from tests.ui.conftest import activated, close_session
+from tests.ui.forms_keys import keys as keys_in
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
 
 GROUPS = "/api/v4/capacityprovideraccountgroups"
+PROFILES = "/services/carriers/v1/profiles"
+LEFT = Qt.MouseButton.LeftButton
+NO_MOD = Qt.KeyboardModifier.NoModifier
 
 
 async def test_lists_adds_refuses_and_deletes(
@@ -81,6 +88,8 @@ async def test_a_code_differing_only_in_case_is_refused_beside_the_code(
     assert tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"}).status_code == 201
     pane = await shown_pane(qtbot, session, AccountGroupsPane)
     await wait_until(lambda: pane.model.rowCount() == 1)
+    # Into the field first, as a user: Return where the list has the focus renames a group.
+    qtbot.mouseClick(pane.code, LEFT)
     qtbot.keyClicks(pane.code, "west")
     qtbot.keyClicks(pane.name, "West coast")
     qtbot.keyClick(pane.name, Qt.Key.Key_Return)
@@ -152,3 +161,205 @@ async def test_the_service_failing_keeps_what_was_typed(
     await wait_until(lambda: pane.count_label.text() == "1 group")
     assert not pane.errors.general.isVisible()
     pane.shutdown()
+
+
+# --- renaming ------------------------------------------------------------------------------
+
+WAIT = 60.0  # the service's answer on a loaded machine; a step that cannot happen fails sooner
+
+
+async def _press(
+    qtbot: QtBot, widget: QWidget, key: Qt.Key, modifier: Qt.KeyboardModifier = NO_MOD
+) -> None:
+    """`key` pressed in `widget`, which has the focus (a key goes where the focus is, and the
+    table's own keys act only there)."""
+
+    def act() -> None:
+        widget.setFocus()
+        qtbot.keyClick(widget, key, modifier)
+
+    await _from_loop(act)
+
+
+async def _row(qtbot: QtBot, pane: AccountGroupsPane, code: str, *, double: bool = False) -> None:
+    """The group's row clicked (or double-clicked) as a user does."""
+    row = next(i for i, g in enumerate(pane.model.items) if g.code == code)
+    where = pane.table.visualRect(pane.model.index(row, 1)).center()
+    viewport = pane.table.viewport()
+    await _from_loop(lambda: qtbot.mouseClick(viewport, LEFT, pos=where))
+    if double:  # as a mouse does: a click, then the double click
+        await _from_loop(lambda: qtbot.mouseDClick(viewport, LEFT, pos=where))
+
+
+def _listed(pane: AccountGroupsPane) -> list[tuple[str, str]]:
+    """The rows as the table shows them: code and name."""
+    model = pane.model
+    return [(model.index(r, 0).data(), model.index(r, 1).data()) for r in range(model.rowCount())]
+
+
+def _stored(tenant: TenantHandle) -> list[tuple[str, str]]:
+    return [(g["code"], g["name"]) for g in tenant.http.get(GROUPS).json()["groups"]]
+
+
+async def _shown_with(
+    qtbot: QtBot, session: AppSession, tenant: TenantHandle, *groups: tuple[str, str]
+) -> AccountGroupsPane:
+    for code, name in groups:
+        assert tenant.http.post(GROUPS, json={"code": code, "name": name}).status_code == 201
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
+    await wait_until(lambda: pane.model.rowCount() == len(groups), WAIT)
+    return pane
+
+
+async def test_f2_renames_the_selected_group_and_the_list_is_in_order_at_once(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _shown_with(
+        qtbot, session, tenant, ("BRAVO", "Bravo"), ("DELTA", "Delta"), ("WEST", "West")
+    )
+    assert pane.form_box.title() == "New account group" and not pane.cancel_button.isVisible()
+    assert not pane.rename_button.isEnabled()  # nothing selected yet
+    # A new group half typed stays aside while another is renamed.
+    await _from_loop(lambda: qtbot.keyClicks(pane.code, "NEW-1"))
+
+    await _row(qtbot, pane, "WEST")
+    assert pane.rename_button.isEnabled()
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    assert pane.form_box.title() == "Rename WEST"
+    assert (pane.code.text(), pane.name.text()) == ("WEST", "West")
+    assert pane.code.hasFocus() and pane.code.selectedText() == "WEST"  # typing replaces it
+    assert pane.add_button.text() == "&Save" and pane.cancel_button.isVisible()
+    keys = mnemonics(pane)
+    assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
+
+    await _from_loop(lambda: qtbot.keyClicks(pane.code, "ALPHA"))
+    await _from_loop(lambda: (pane.name.selectAll(), qtbot.keyClicks(pane.name, "Alpha West")))
+    await _press(qtbot, pane.name, Qt.Key.Key_Return)
+    # Where its new code sorts, at once (the list's next reload is a minute away).
+    await wait_until(lambda: pane.notice.text() == "Renamed WEST to ALPHA (Alpha West).", WAIT)
+    assert _listed(pane) == [("ALPHA", "Alpha West"), ("BRAVO", "Bravo"), ("DELTA", "Delta")]
+    assert _stored(tenant) == _listed(pane)
+    assert pane.selected() is not None and pane.selected().code == "ALPHA"  # type: ignore[union-attr]
+    # The form adds again, with what was typed before.
+    assert pane.form_box.title() == "New account group" and not pane.cancel_button.isVisible()
+    assert (pane.code.text(), pane.name.text()) == ("NEW-1", "")
+    assert pane.add_button.text() == "&Add group"
+
+    # A double click renames too; a new name alone is saved under the same code.
+    await _row(qtbot, pane, "DELTA", double=True)
+    assert pane.form_box.title() == "Rename DELTA" and pane.code.text() == "DELTA"
+    await keys_in(qtbot, pane.name, "Delta Dallas")
+    await _from_loop(lambda: qtbot.mouseClick(pane.add_button, LEFT))
+    await wait_until(lambda: pane.notice.text() == "Saved DELTA (Delta Dallas).", WAIT)
+    assert ("DELTA", "Delta Dallas") in _listed(pane)
+    assert _stored(tenant) == _listed(pane)
+    pane.shutdown()
+
+
+async def test_a_refused_rename_is_said_beside_the_field_and_what_was_typed_stays(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _shown_with(qtbot, session, tenant, ("EAST", "East"), ("WEST", "West"))
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_Return)
+    assert pane.form_box.title() == "Rename WEST"
+
+    # Another group's code in another case: the service's 409, beside the code.
+    await keys_in(qtbot, pane.code, "east")
+    await keys_in(qtbot, pane.name, "West coast")
+    await _press(qtbot, pane.name, Qt.Key.Key_Return)
+    await wait_until(lambda: bool(pane.errors.message_for("code")), WAIT)
+    assert pane.errors.message_for("code") == (
+        "The account group 'EAST' has this code: codes are unique whatever their case"
+    )
+    assert (pane.code.text(), pane.name.text()) == ("east", "West coast")
+    assert pane.code.hasFocus() and pane.form_box.title() == "Rename WEST"
+    assert pane.add_button.isEnabled() and not pane.notice.isVisible()
+    assert _stored(tenant) == [("EAST", "East"), ("WEST", "West")] == _listed(pane)
+
+    # A blank name, and a pasted control character, beside the name; nothing is sent.
+    await keys_in(qtbot, pane.code, "PACIFIC")
+    await keys_in(qtbot, pane.name, "   ")
+    await _press(qtbot, pane.name, Qt.Key.Key_Return)
+    assert pane.errors.message_for("name") == "Enter the group's name"
+    assert not pane.errors.message_for("code") and pane.code.text() == "PACIFIC"
+    QApplication.clipboard().setText("Pacific\tcoast")
+    await keys_in(qtbot, pane.name, "")
+    await _press(qtbot, pane.name, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    await _press(qtbot, pane.name, Qt.Key.Key_Return)
+    assert "control characters" in pane.errors.message_for("name")
+    assert pane.name.text() == "Pacific\tcoast"
+    assert _stored(tenant) == [("EAST", "East"), ("WEST", "West")]
+
+    await keys_in(qtbot, pane.name, "Pacific coast")
+    await _press(qtbot, pane.name, Qt.Key.Key_Return)
+    await wait_until(lambda: ("PACIFIC", "Pacific coast") in _listed(pane), WAIT)
+    assert not pane.errors.message_for("name") and not pane.errors.message_for("code")
+    assert _listed(pane) == [("EAST", "East"), ("PACIFIC", "Pacific coast")] == _stored(tenant)
+    pane.shutdown()
+
+
+async def test_leaving_a_rename_asks_before_changes_are_lost(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _shown_with(qtbot, session, tenant, ("EAST", "East"), ("WEST", "West"))
+    await _from_loop(lambda: qtbot.keyClicks(pane.name, "Half typed"))
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    # Unchanged: Escape goes straight back, the new group's text with it.
+    await _press(qtbot, pane.code, Qt.Key.Key_Escape)
+    assert pane.form_box.title() == "New account group" and pane.name.text() == "Half typed"
+    assert message_box("unsavedChanges") is None
+
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    await _from_loop(lambda: qtbot.keyClicks(pane.code, "PACIFIC"))
+    assert pane.unsaved_changes() == "your changes to the account group WEST, not saved"
+    await _press(qtbot, pane.code, Qt.Key.Key_Escape)
+    box = message_box("unsavedChanges")
+    assert box is not None and box.text() == "Discard your changes to the account group WEST?"
+    answer("unsavedChanges", QMessageBox.StandardButton.Cancel)
+    await activated(pane)  # the question's window had it
+    assert pane.form_box.title() == "Rename WEST" and pane.code.text() == "PACIFIC"
+
+    # Another group picked while changes are pending: asked too; Discard opens it.
+    await _row(qtbot, pane, "EAST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    answer("unsavedChanges", QMessageBox.StandardButton.Discard)
+    await activated(pane)
+    assert pane.form_box.title() == "Rename EAST" and pane.code.text() == "EAST"
+    await _from_loop(lambda: qtbot.mouseClick(pane.cancel_button, LEFT))
+    assert pane.form_box.title() == "New account group"
+    assert (pane.code.text(), pane.name.text()) == ("", "Half typed")
+    assert pane.unsaved_changes() == "the new group 'Half typed', not added yet"
+    assert _stored(tenant) == [("EAST", "East"), ("WEST", "West")]
+    pane.shutdown()
+
+
+async def test_the_rate_form_and_carrier_profiles_see_the_new_code(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    pane = await _shown_with(qtbot, session, tenant, ("WEST", "West"))
+    profile = {"name": "Zephyr Freight", "accountGroupCodes": ["WEST"]}
+    assert tenant.http.put(f"{PROFILES}/ZPHR", json=profile).status_code == 200
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    await keys_in(qtbot, pane.code, "PACIFIC")
+    await keys_in(qtbot, pane.name, "Pacific coast")
+    await _press(qtbot, pane.code, Qt.Key.Key_Return)
+    await wait_until(lambda: _listed(pane) == [("PACIFIC", "Pacific coast")], WAIT)
+
+    form = RateRequestFormDialog(session)
+    qtbot.addWidget(form)
+    await wait_until(lambda: form.groups.count() == 1 and form.groups.item(0).text() != "", WAIT)
+    assert form.groups.item(0).text() == "PACIFIC — Pacific coast"
+    carriers = await shown_pane(qtbot, session, CarrierProfilesPane)
+    await wait_until(lambda: any(p.scac == "ZPHR" for p in carriers.model.items), WAIT)
+    carriers.open_carrier("ZPHR")
+    await wait_until(lambda: carriers.profile is not None, WAIT)
+    assert carriers.form.account_groups.text() == "PACIFIC"
+    for opened in (pane, carriers):
+        opened.shutdown()

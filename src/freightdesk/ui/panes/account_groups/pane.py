@@ -1,26 +1,37 @@
-"""Capacity provider account groups: the tenant's list, add one (code and name), delete."""
+"""Capacity provider account groups: the tenant's list, add one (code and name), rename one,
+delete.
+
+One form beside the list adds and renames: Rename (Return, F2 or a double click on a row) fills
+it with the selected group; Save sends it, Cancel or Escape goes back to adding. A new group
+typed in meanwhile is kept aside and comes back; changes not saved are asked about first."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.models.account_groups import AccountGroup
-from freightdesk.service.account_groups import check_group
+from freightdesk.service.account_groups import check_group, check_rename
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
+from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -34,12 +45,25 @@ COLUMNS: list[Column[AccountGroup]] = [
     Column("Id", lambda g: str(g.id), 90),
 ]
 
+NEW_TITLE = "New account group"
+HINT = (
+    "The code is unique in your tenant; shipments name the group with an identifier "
+    "of type CAPACITY_PROVIDER_ACCOUNT_GROUP."
+)
+RENAME_HINT = (
+    "The code is unique in your tenant. Carrier profiles that name this group follow a new "
+    "code; shipments and rate requests name the group by its new code from now on."
+)
+
 
 class AccountGroupsPane(ListExport, QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.model: ListingModel[AccountGroup] = ListingModel(COLUMNS, self)
+        self.renaming: AccountGroup | None = None  # the group the form renames, if any
+        self._draft = ("", "")  # a new group typed in before Rename, given back after
+        self.question: QMessageBox | None = None
 
         intro = QLabel(
             "Account groups name a customer (or a customer's location) in shipment lifecycle "
@@ -57,6 +81,10 @@ class AccountGroupsPane(ListExport, QWidget):
         )
         self.notice = Notice(self)
         self.count_label = QLabel(self)
+        self.rename_button = QPushButton("Rena&me…", self)
+        self.rename_button.setToolTip(
+            "Change the selected group's code or name (Return, F2 or a double click)"
+        )
         self.delete_button = QPushButton("&Delete group…", self)
         self.refresh_button = QPushButton("&Refresh", self)
 
@@ -68,29 +96,40 @@ class AccountGroupsPane(ListExport, QWidget):
         self.name.setPlaceholderText("e.g. ACME Dallas")
         self.add_button = QPushButton("&Add group", self)
         self.add_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop renaming and add groups again (Escape)")
+        self.cancel_button.setVisible(False)
         general = ErrorLabel(self)
         self.errors = FieldErrors(general)
-        add_box = QGroupBox("New account group", self)
-        add_box.setMinimumWidth(360)
-        add_box.setMaximumWidth(440)
-        form = QFormLayout(add_box)
+        self.form_box = QGroupBox(NEW_TITLE, self)
+        self.form_box.setObjectName("accountGroupForm")
+        self.form_box.setMinimumWidth(360)
+        self.form_box.setMaximumWidth(440)
+        form = QFormLayout(self.form_box)
         self.errors.add_row(form, "C&ode", "code", self.code)
         self.errors.add_row(form, "&Name", "name", self.name)
         form.addRow(general)
-        form.addRow("", self.add_button)
-        hint = QLabel(
-            "The code is unique in your tenant; shipments name the group with an identifier "
-            "of type CAPACITY_PROVIDER_ACCOUNT_GROUP.",
-            add_box,
-        )
-        hint.setWordWrap(True)
-        hint.setStyleSheet("color: #6b7280;")
-        form.addRow(hint)
+        form_buttons = QHBoxLayout()
+        form_buttons.addWidget(self.add_button)
+        form_buttons.addWidget(self.cancel_button)
+        form_buttons.addStretch(1)
+        form.addRow("", form_buttons)
+        self.hint = QLabel(HINT, self.form_box)
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #6b7280;")
+        form.addRow(self.hint)
+        # Escape anywhere in the form while renaming, as in a dialog; free otherwise.
+        self.cancel_action = QAction("Cancel the rename", self.form_box)
+        self.cancel_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        self.cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.cancel_action.setEnabled(False)
+        self.form_box.addAction(self.cancel_action)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.count_label)
         buttons.addStretch(1)
         buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.rename_button)
         buttons.addWidget(self.delete_button)
         left = QVBoxLayout()
         left.addWidget(intro)
@@ -98,7 +137,7 @@ class AccountGroupsPane(ListExport, QWidget):
         left.addWidget(self.table, 1)
         left.addLayout(buttons)
         right = QVBoxLayout()
-        right.addWidget(add_box)
+        right.addWidget(self.form_box)
         right.addStretch(1)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
@@ -114,10 +153,13 @@ class AccountGroupsPane(ListExport, QWidget):
             name="account-groups",
         )
         self.page.shown.connect(self._count)
-        self.add_button.clicked.connect(self.add_group)
-        self.code.returnPressed.connect(self.add_group)
-        self.name.returnPressed.connect(self.add_group)
+        self.add_button.clicked.connect(self.submit)
+        self.code.returnPressed.connect(self.submit)
+        self.name.returnPressed.connect(self.submit)
+        self.cancel_button.clicked.connect(self.cancel_rename)
+        self.cancel_action.triggered.connect(self.cancel_rename)
         self.refresh_button.clicked.connect(self.refresh)
+        self.table.on_open(self.rename_selected, "Rename the group", button=self.rename_button)
         self.table.on_delete(self.confirm_delete, "Delete group", button=self.delete_button)
 
     # --- showing ---------------------------------------------------------------------------
@@ -132,6 +174,13 @@ class AccountGroupsPane(ListExport, QWidget):
         return self.table.selected()
 
     # --- actions ---------------------------------------------------------------------------
+
+    def submit(self) -> None:
+        """Return or the form's button: add the new group, or save the rename."""
+        if self.renaming is None:
+            self.add_group()
+        else:
+            self.save_rename()
 
     def add_group(self) -> None:
         # A new try retires the last one's "Added …": beside a refusal it reads as if this one
@@ -170,6 +219,119 @@ class AccountGroupsPane(ListExport, QWidget):
             owner=self,
         )
 
+    def rename_selected(self) -> None:
+        """Fill the form with the selected group to rename it; changes to another group
+        being renamed are asked about first."""
+        group = self.selected()
+        if group is None:
+            return
+        if self.renaming is not None and self.renaming.id == group.id:
+            self.code.setFocus()
+            return
+        self._unless_changed_then(lambda: self._start_rename(group))
+
+    def cancel_rename(self) -> None:
+        """Cancel or Escape: back to adding groups, after asking when something was changed."""
+        if self.renaming is not None:
+            self._unless_changed_then(self._leave_rename)
+
+    def save_rename(self) -> None:
+        old = self.renaming
+        if old is None:
+            return
+        if not self.notice.is_error:
+            self.notice.clear_message()
+        update, problems = check_rename(old.id, self.code.text(), self.name.text())
+        if update is None:
+            self.errors.show(problems)
+            return
+        service = self.session.account_groups
+        if service is None or self.session.client is None:
+            self.errors.show({}, general=NOT_CONNECTED)
+            return
+        self.errors.clear()
+        self._busy(True)
+
+        def done(renamed: AccountGroup) -> None:
+            self._busy(False)
+            self._leave_rename()
+            # The service has placed it where its new code sorts; the selection follows it.
+            self.table.select_when_listed(renamed.id)
+            self.page.show_data()
+            self.table.setFocus()
+            what = f"{renamed.code} ({renamed.name})"
+            self.notice.show_info(
+                f"Renamed {old.code} to {what}." if renamed.code != old.code else f"Saved {what}."
+            )
+
+        def failed(error: BaseException) -> None:
+            self._busy(False)
+            self.errors.show(*refusal(error))  # in the form, beside the field; typing kept
+
+        spawn(
+            service.update(update),
+            on_done=done,
+            on_error=failed,
+            name="rename-account-group",
+            owner=self,
+        )
+
+    def _start_rename(self, group: AccountGroup) -> None:
+        if self.renaming is None:
+            self._draft = (self.code.text(), self.name.text())
+        self.renaming = group
+        if not self.notice.is_error:
+            self.notice.clear_message()
+        self.errors.clear()
+        self.code.setText(group.code)
+        self.name.setText(group.name)
+        self._show_mode()
+        self.code.setFocus()
+        self.code.selectAll()
+
+    def _leave_rename(self) -> None:
+        self.renaming = None
+        self.errors.clear()
+        self.code.setText(self._draft[0])
+        self.name.setText(self._draft[1])
+        self._draft = ("", "")
+        self._show_mode()
+        self.table.setFocus()
+
+    def _show_mode(self) -> None:
+        group = self.renaming
+        self.form_box.setTitle(NEW_TITLE if group is None else f"Rename {group.code}")
+        self.add_button.setText("&Add group" if group is None else "&Save")
+        self.cancel_button.setVisible(group is not None)
+        self.cancel_action.setEnabled(group is not None)
+        self.hint.setText(HINT if group is None else RENAME_HINT)
+
+    def _busy(self, busy: bool) -> None:
+        self.add_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(not busy)
+
+    def _rename_changed(self) -> bool:
+        group = self.renaming
+        return group is not None and (self.code.text(), self.name.text()) != (
+            group.code,
+            group.name,
+        )
+
+    def _unless_changed_then(self, go_on: Callable[[], None]) -> None:
+        """`go_on` now, or once the user agrees to drop the changes to the group renamed."""
+        if not self._rename_changed():
+            go_on()
+            return
+        assert self.renaming is not None
+        self.question = ask(
+            self,
+            "Unsaved changes",
+            f"Discard your changes to the account group {self.renaming.code}?",
+            go_on,
+            yes=QMessageBox.StandardButton.Discard,
+            name="unsavedChanges",
+        )
+
     def confirm_delete(self) -> None:
         group = self.selected()
         if group is None:
@@ -186,13 +348,19 @@ class AccountGroupsPane(ListExport, QWidget):
         service = self.session.account_groups
         if service is None:
             return
+        if self.renaming is not None and self.renaming.id == group.id:
+            self._leave_rename()  # nothing left to rename
         self.page.run(service.delete(group.id), "delete-account-group")
 
     # --- pane actions ----------------------------------------------------------------------
 
     def unsaved_changes(self) -> str | None:
-        """A new group typed in and not added yet (asked about when the window closes)."""
-        code, name = self.code.text().strip(), self.name.text().strip()
+        """A rename not saved, or a new group typed in and not added yet (asked about when
+        the window closes)."""
+        if self.renaming is not None and self._rename_changed():
+            return f"your changes to the account group {self.renaming.code}, not saved"
+        typed = self._draft if self.renaming is not None else (self.code.text(), self.name.text())
+        code, name = typed[0].strip(), typed[1].strip()
         if not code and not name:
             return None
         return f"the new group {code or name!r}, not added yet"
@@ -201,8 +369,13 @@ class AccountGroupsPane(ListExport, QWidget):
         self.table.setFocus()
 
     def new_item(self) -> None:
-        self.code.setFocus()
-        self.code.selectAll()
+        def to_new() -> None:
+            if self.renaming is not None:
+                self._leave_rename()  # the new group typed before comes back
+            self.code.setFocus()
+            self.code.selectAll()
+
+        self._unless_changed_then(to_new)
 
     def refresh(self) -> None:
         self.page.refresh()
