@@ -111,8 +111,7 @@ class AccountGroupsPane(ListExport, QWidget):
         form.addRow(general)
         form_buttons = QHBoxLayout()
         form_buttons.addWidget(self.add_button)
-        form_buttons.addWidget(self.cancel_button)
-        form_buttons.addStretch(1)
+        form_buttons.addWidget(self.cancel_button)  # the two share the field's width
         form.addRow("", form_buttons)
         self.hint = QLabel(HINT, self.form_box)
         self.hint.setWordWrap(True)
