@@ -363,3 +363,24 @@ async def test_the_rate_form_and_carrier_profiles_see_the_new_code(
     assert carriers.form.account_groups.text() == "PACIFIC"
     for opened in (pane, carriers):
         opened.shutdown()
+
+
+async def test_a_rename_the_service_fails_keeps_what_was_typed(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    session, tenant, proxy = proxied
+    pane = await _shown_with(qtbot, session, tenant, ("WEST", "West"))
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    await keys_in(qtbot, pane.code, "PACIFIC")
+    proxy.inject(Fault(status=503, path_prefix=GROUPS), times=5)
+    await _press(qtbot, pane.code, Qt.Key.Key_Return)
+    await wait_until(lambda: pane.errors.general.isVisible(), WAIT)
+    assert (pane.code.text(), pane.name.text()) == ("PACIFIC", "West")
+    assert pane.form_box.title() == "Rename WEST" and pane.add_button.isEnabled()
+    assert _listed(pane) == [("WEST", "West")]
+    proxy.faults.clear()
+    await _from_loop(lambda: qtbot.mouseClick(pane.add_button, LEFT))
+    await wait_until(lambda: _listed(pane) == [("PACIFIC", "West")], WAIT)
+    assert not pane.errors.general.isVisible() and pane.form_box.title() == "New account group"
+    pane.shutdown()

@@ -7,7 +7,8 @@ typed in meanwhile is kept aside and comes back; changes not saved are asked abo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.account_groups import AccountGroup
-from freightdesk.service.account_groups import check_group, check_rename
+from freightdesk.service.account_groups import AccountGroupsService, check_group, check_rename
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
@@ -182,41 +183,18 @@ class AccountGroupsPane(ListExport, QWidget):
             self.save_rename()
 
     def add_group(self) -> None:
-        # A new try retires the last one's "Added …": beside a refusal it reads as if this one
-        # went through. A list error stays (it is about the list, not this group).
-        if not self.notice.is_error:
-            self.notice.clear_message()
         group, problems = check_group(self.code.text(), self.name.text())
-        if group is None:
-            self.errors.show(problems)
-            return
-        service = self.session.account_groups
-        if service is None or self.session.client is None:
-            self.errors.show({}, general=NOT_CONNECTED)
-            return
-        self.errors.clear()
-        self.add_button.setEnabled(False)
 
         def done(created: AccountGroup) -> None:
             self.table.select_when_listed(created.id)
             self.page.show_data()
-            self.add_button.setEnabled(True)
             self.code.clear()
             self.name.clear()
             self.code.setFocus()
             self.notice.show_info(f"Added {created.code} ({created.name}).")
 
-        def failed(error: BaseException) -> None:
-            self.add_button.setEnabled(True)
-            self.errors.show(*refusal(error))
-
-        spawn(
-            service.create(group),
-            on_done=done,
-            on_error=failed,
-            name="add-account-group",
-            owner=self,
-        )
+        send = None if group is None else lambda service: service.create(group)
+        self._send(send, problems, done, "add-account-group")
 
     def rename_selected(self) -> None:
         """Fill the form with the selected group to rename it; changes to another group
@@ -238,21 +216,9 @@ class AccountGroupsPane(ListExport, QWidget):
         old = self.renaming
         if old is None:
             return
-        if not self.notice.is_error:
-            self.notice.clear_message()
         update, problems = check_rename(old.id, self.code.text(), self.name.text())
-        if update is None:
-            self.errors.show(problems)
-            return
-        service = self.session.account_groups
-        if service is None or self.session.client is None:
-            self.errors.show({}, general=NOT_CONNECTED)
-            return
-        self.errors.clear()
-        self._busy(True)
 
         def done(renamed: AccountGroup) -> None:
-            self._busy(False)
             self._leave_rename()
             # The service has placed it where its new code sorts; the selection follows it.
             self.table.select_when_listed(renamed.id)
@@ -263,17 +229,41 @@ class AccountGroupsPane(ListExport, QWidget):
                 f"Renamed {old.code} to {what}." if renamed.code != old.code else f"Saved {what}."
             )
 
+        send = None if update is None else lambda service: service.update(update)
+        self._send(send, problems, done, "rename-account-group")
+
+    def _send(
+        self,
+        send: Callable[[AccountGroupsService], Coroutine[Any, Any, AccountGroup]] | None,
+        problems: dict[str, str],
+        done: Callable[[AccountGroup], None],
+        name: str,
+    ) -> None:
+        """What the form holds sent by `send` (None: `problems` said beside their fields),
+        `done` run with the answer; a refusal is said beside its field, what was typed kept."""
+        # A new try retires the last one's "Added …": beside a refusal it reads as if this one
+        # went through. A list error stays (it is about the list, not this group).
+        if not self.notice.is_error:
+            self.notice.clear_message()
+        if send is None:
+            self.errors.show(problems)
+            return
+        service = self.session.account_groups
+        if service is None or self.session.client is None:
+            self.errors.show({}, general=NOT_CONNECTED)
+            return
+        self.errors.clear()
+        self._busy(True)
+
+        def answered(group: AccountGroup) -> None:
+            self._busy(False)
+            done(group)
+
         def failed(error: BaseException) -> None:
             self._busy(False)
-            self.errors.show(*refusal(error))  # in the form, beside the field; typing kept
+            self.errors.show(*refusal(error))
 
-        spawn(
-            service.update(update),
-            on_done=done,
-            on_error=failed,
-            name="rename-account-group",
-            owner=self,
-        )
+        spawn(send(service), on_done=answered, on_error=failed, name=name, owner=self)
 
     def _start_rename(self, group: AccountGroup) -> None:
         if self.renaming is None:
