@@ -17,6 +17,7 @@ from tests.support import (
     missing,
     new_database,
     running_service,
+    tenant_of,
 )
 
 # The `namespace` fixture: a network namespace for a service listening off loopback.
@@ -79,9 +80,8 @@ def sqlite_service() -> Iterator[LiveService]:
 
 @pytest.fixture
 def tenant(service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(service)
-    yield handle
-    handle.http.close()
+    with tenant_of(service) as handle:
+        yield handle
 
 
 @pytest.fixture

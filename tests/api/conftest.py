@@ -9,16 +9,15 @@ import pytest
 from freightdesk.api.client import ApiClient
 from freightdesk.api.transport import RetryPolicy
 from tests.proxy import FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.support import LiveService, TenantHandle, tenant_of
 
 FAST_RETRY = RetryPolicy(attempts=4, base_delay=0.01, max_delay=0.05, max_retry_after=1.0)
 
 
 @pytest.fixture
 def api_tenant(sqlite_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
+    with tenant_of(sqlite_service) as handle:
+        yield handle
 
 
 @pytest.fixture
@@ -42,12 +41,7 @@ def proxy(sqlite_service: LiveService) -> Iterator[FaultyProxy]:
 
 @pytest.fixture
 async def proxied_client(api_tenant: TenantHandle, proxy: FaultyProxy) -> AsyncIterator[ApiClient]:
-    async with ApiClient(
-        proxy.url,
-        client_id=api_tenant.client_id,
-        client_secret=api_tenant.client_secret,
-        retry=FAST_RETRY,
-    ) as api:
+    async with signed_in(api_tenant, via=proxy) as api:
         yield api
 
 

@@ -34,9 +34,9 @@ from tests.support import (
     DATABASES,
     LiveService,
     TenantHandle,
-    make_tenant,
     new_database,
     running_service,
+    tenant_of,
 )
 
 PUSH_LIMIT = 16 * 1024
@@ -77,17 +77,15 @@ def bounded_on_each(request: pytest.FixtureRequest) -> Iterator[LiveService]:
 
 @pytest.fixture
 def sqlite_tenant(bounded: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(bounded)
-    yield handle
-    handle.http.close()
+    with tenant_of(bounded) as handle:
+        yield handle
 
 
 @pytest.fixture
 def tenant(bounded_on_each: LiveService) -> Iterator[TenantHandle]:
     """A tenant of the bounded service, on each database."""
-    handle = make_tenant(bounded_on_each)
-    yield handle
-    handle.http.close()
+    with tenant_of(bounded_on_each) as handle:
+        yield handle
 
 
 def padded(body: dict[str, Any], size: int) -> bytes:

@@ -28,9 +28,9 @@ from tests.support import (
     DATABASES,
     LiveService,
     TenantHandle,
-    make_tenant,
     new_database,
     running_service,
+    tenant_of,
 )
 
 # Above the service's write batch (1 MiB), so a cut-off upload has reached the disk.
@@ -56,16 +56,14 @@ def small_on_each(request: pytest.FixtureRequest) -> Iterator[LiveService]:
 
 @pytest.fixture
 def owner(small_service: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(small_service)
-    yield handle
-    handle.http.close()
+    with tenant_of(small_service) as handle:
+        yield handle
 
 
 @pytest.fixture
 def owner_on_each(small_on_each: LiveService) -> Iterator[TenantHandle]:
-    handle = make_tenant(small_on_each)
-    yield handle
-    handle.http.close()
+    with tenant_of(small_on_each) as handle:
+        yield handle
 
 
 def blobs(files_dir: Path) -> set[str]:

@@ -14,7 +14,7 @@ from freightdesk.api.client import ApiClient
 from freightdesk.service.cache import Cache
 from tests.api.conftest import signed_in
 from tests.proxy import FaultyProxy
-from tests.support import LiveService, TenantHandle, make_tenant
+from tests.support import LiveService, TenantHandle, tenant_of
 
 
 class _Closing(Protocol):
@@ -42,9 +42,8 @@ class OpenService(Protocol):
 def tenant_(sqlite_service: LiveService) -> Iterator[TenantHandle]:
     """A fresh tenant of the SQLite live service (named apart from tests/conftest.py's `tenant`,
     which runs on both databases: these tests need one only)."""
-    handle = make_tenant(sqlite_service)
-    yield handle
-    handle.http.close()
+    with tenant_of(sqlite_service) as handle:
+        yield handle
 
 
 @pytest.fixture

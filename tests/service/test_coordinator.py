@@ -11,7 +11,6 @@ import pytest
 from freightdesk.api.client import ApiClient
 from freightdesk.models.account_groups import AccountGroup, AccountGroupCreate
 from freightdesk.service.coordinator import Coordinator
-from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 
@@ -25,13 +24,9 @@ def _diff(old: Groups | None, new: Groups) -> set[str] | None:
 
 
 @pytest.fixture
-async def proxied(tenant_: TenantHandle) -> AsyncIterator[tuple[ApiClient, FaultyProxy]]:
-    proxy = FaultyProxy(tenant_.service.url).start()
-    try:
-        async with client_via(proxy, tenant_) as api:
-            yield api, proxy
-    finally:
-        proxy.stop()
+def proxied(proxied_client: ApiClient, proxy: FaultyProxy) -> tuple[ApiClient, FaultyProxy]:
+    """The client of `tenant_` through the misbehaving proxy, and the proxy."""
+    return proxied_client, proxy
 
 
 def _coordinator(api: ApiClient, interval: float = 0.05) -> Coordinator[Groups, set[str]]:

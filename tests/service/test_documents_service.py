@@ -29,10 +29,8 @@ from freightdesk.service.documents import (
 )
 from freightdesk.service.listing import ListChange
 from freightdesk.service.uploads import UploadQueue, UploadState
-from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.service.conftest import OpenService
-from tests.support import LiveService, TenantHandle
 
 
 @pytest.fixture
@@ -185,19 +183,14 @@ async def test_upload_queue_runs_several_with_progress_cancel_and_retry(
 
 
 async def test_a_failed_upload_can_be_retried(
-    tenant_: TenantHandle, tmp_path: Path, sqlite_service: LiveService
+    proxy: FaultyProxy, proxied_client: ApiClient, tmp_path: Path
 ) -> None:
-    proxy = FaultyProxy(sqlite_service.url).start()
-    try:
-        async with client_via(proxy, tenant_) as api:
-            queue = UploadQueue(lambda: api)
-            proxy.inject(Fault(status=503, path_prefix="/services/document/v1/documents"))
-            upload = queue.add(_file(tmp_path, "x.pdf"), _meta("RETRY"))
-            await queue.wait()
-            assert upload.state is UploadState.FAILED and isinstance(upload.error, ServerError)
-            queue.retry(upload.id)
-            await queue.wait()
-            assert upload.state is UploadState.DONE
-            await queue.aclose()
-    finally:
-        proxy.stop()
+    queue = UploadQueue(lambda: proxied_client)
+    proxy.inject(Fault(status=503, path_prefix="/services/document/v1/documents"))
+    upload = queue.add(_file(tmp_path, "x.pdf"), _meta("RETRY"))
+    await queue.wait()
+    assert upload.state is UploadState.FAILED and isinstance(upload.error, ServerError)
+    queue.retry(upload.id)
+    await queue.wait()
+    assert upload.state is UploadState.DONE
+    await queue.aclose()

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
 from freightdesk.models.rail import (
     RailShipmentIdentifier,
@@ -17,7 +18,6 @@ from freightdesk.models.rail import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.rail import RailService, check_leg, leg_key
-from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.service.conftest import OpenService
 from tests.support import TenantHandle, wait_until
@@ -135,35 +135,30 @@ async def test_legs_started_elsewhere_are_listed(rail: RailService, tenant_: Ten
 
 
 async def test_a_leg_started_while_the_list_is_fetched_is_in_the_cache_next_time(
-    tenant_: TenantHandle, cache: Cache
+    proxy: FaultyProxy, proxied_client: ApiClient, cache: Cache
 ) -> None:
     """The first list's answer, asked for before the leg was started, arrives after it (held
     back by the proxy) and is thrown away; the list the next start reads from disk has the
     leg, though the answer asked for again is the list already shown (so not stored again)."""
-    proxy = FaultyProxy(tenant_.service.url).start()
+    rail = RailService(lambda: proxied_client, cache)
     try:
-        async with client_via(proxy, tenant_) as api:
-            rail = RailService(lambda: api, cache)
-            try:
-                # The first list of a new profile (nothing cached) is held back.
-                proxy.inject(Fault(late=1.0, path_prefix=PATH, method="GET"), times=1)
-                fetching = asyncio.create_task(rail.show({}))
-                await wait_until(lambda: proxy.count("GET", PATH) >= 1, 10)
-                body, _ = check_leg(
-                    _body(shipmentIdentifiers=[{"type": "BILL_OF_LADING", "value": "BOL-HELD"}])
-                )
-                assert body is not None
-                _, leg = await rail.create(body)
-                assert not fetching.done()  # the held answer (without the leg) is still due
-                shown = await fetching
-                assert shown.keys == (leg_key(leg),)
-            finally:
-                await rail.aclose()
+        # The first list of a new profile (nothing cached) is held back.
+        proxy.inject(Fault(late=1.0, path_prefix=PATH, method="GET"), times=1)
+        fetching = asyncio.create_task(rail.show({}))
+        await wait_until(lambda: proxy.count("GET", PATH) >= 1, 10)
+        body, _ = check_leg(
+            _body(shipmentIdentifiers=[{"type": "BILL_OF_LADING", "value": "BOL-HELD"}])
+        )
+        assert body is not None
+        _, leg = await rail.create(body)
+        assert not fetching.done()  # the held answer (without the leg) is still due
+        shown = await fetching
+        assert shown.keys == (leg_key(leg),)
     finally:
-        proxy.stop()
+        await rail.aclose()
 
     # The next start, before any network: the leg is listed.
-    again = RailService(lambda: api, cache)
+    again = RailService(lambda: proxied_client, cache)
     try:
         cached = await again.load_cached()
         assert cached is not None and cached.keys == (leg_key(leg),)
