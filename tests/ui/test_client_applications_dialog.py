@@ -15,6 +15,7 @@ from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.client_applications import ClientApplicationsDialog
 from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.widgets.elided import is_elided
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.conftest import activated
@@ -249,6 +250,14 @@ async def test_the_selected_application_is_read_from_the_service(
     dialog = await _open_dialog()
     await _sign_in(qtbot, dialog, tenant)
     assert [a.id for a in dialog.model.items] == [tenant.client_id, made["id"]]
+
+    # At the dialog's own size every cell of short names is whole: the client id and the
+    # machine user (app-<id>@clients...) are what an integrator copies.
+    assert dialog.width() == dialog.minimumWidth()
+    for row in range(2):
+        for column in range(4):
+            index = dialog.model.index(row, column)
+            assert not is_elided(dialog.table, index), dialog.model.data(index)
 
     # Picked: its record as the service has it now, said under the list.
     rect = dialog.table.visualRect(dialog.model.index(1, 0))

@@ -48,14 +48,14 @@ def _columns(in_use: str) -> list[Column[ClientApplication]]:
         Column(
             "Name",
             lambda a: a.name + ("  (this connection)" if a.id == in_use else ""),
-            240,
+            200,
         ),
-        Column("Client id", lambda a: a.id, 220),
-        Column("Machine user", lambda a: a.machine_user or "", 260),
+        Column("Client id", lambda a: a.id, 170),
+        Column("Machine user", lambda a: a.machine_user or "", 200, most=420),
         Column(
             "Created",
             lambda a: user_time(a.created_date_time),
-            160,
+            130,
             value=lambda a: a.created_date_time,
         ),
     ]
@@ -73,7 +73,9 @@ class ClientApplicationsDialog(FormDialog):
     def __init__(self, service: ClientApplications, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Client applications")
-        self.setMinimumSize(860, 560)
+        # Wide enough for the client id and machine user (an integrator copies them) whole
+        # beside the name; fits a 1366 px screen.
+        self.setMinimumSize(1010, 560)
         self.service = service
         self.closing: asyncio.Task[None] | None = None
         self._secret_copied = True  # no secret on screen yet
@@ -100,7 +102,7 @@ class ClientApplicationsDialog(FormDialog):
 
         self.model: ListingModel[ClientApplication] = ListingModel(_columns(service.in_use), self)
         self.table: ItemTable[ClientApplication] = ItemTable(
-            self.model, lambda a: a.id, self, name="client-applications", stretch=2
+            self.model, lambda a: a.id, self, name="client-applications", stretch=0, fit=True
         )
         self.count_label = QLabel(NOT_SIGNED_IN, self)
         self.rotate_button = QPushButton("Ro&tate secret…", self)
