@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from freightdesk.service.public_view import share_token
+from freightdesk.service.public_view import identifier_words, share_token
 
 
 @pytest.mark.parametrize(
@@ -27,3 +27,19 @@ def test_the_token_is_the_links_last_segment(link: str, token: str) -> None:
 )
 def test_what_is_not_a_token_is_refused(link: str) -> None:
     assert share_token(link) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "words"),
+    [
+        ("BILL_OF_LADING", "Bill of lading"),
+        ("CARRIER_SCAC", "Carrier SCAC"),
+        ("FFW_SCAC", "FFW SCAC"),
+        ("PRO_NUMBER", "PRO number"),
+        ("CONTAINER_ID", "Container ID"),
+        ("SKU", "SKU"),
+    ],
+)
+def test_an_identifier_type_in_words_keeps_its_letters(code: str, words: str) -> None:
+    """The preview names each identifier as a person reads it (was "Carrier scac")."""
+    assert identifier_words(code) == words

@@ -143,6 +143,17 @@ async def test_the_preview_shows_what_the_link_shows(
     first = shipment["identifiers"][0]["value"]
     assert dialog.windowTitle() == f"{first} as the recipient sees it"
     assert first in dialog.identifiers.text()
+    # Each identifier named in words, its letters kept: "PRO", "Carrier SCAC" (not "Pro").
+    lines = dialog.identifiers.text().splitlines()
+    lettered = 0
+    for identifier in shipment["identifiers"]:
+        line = next(line for line in lines if line.endswith(f": {identifier['value']}"))
+        label = line.rsplit(": ", 1)[0]
+        assert label.lower() == identifier["type"].replace("_", " ").lower(), line
+        for letters in {"SCAC", "PRO", "ID"} & set(identifier["type"].split("_")):
+            assert letters in label.split(), line
+            lettered += 1
+    assert lettered, shipment["identifiers"]
     # Every stop of the route, in order, with its appointment.
     stops = shipment["routeInfo"]["stops"]
     assert dialog.stops.rowCount() == len(stops)
