@@ -26,7 +26,7 @@ from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.public_view import GONE, WITHHELD
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
+from freightdesk.ui.panes.shipments.public_preview import ROOM_AROUND, PublicPreviewDialog
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
 from tests.support import wait_until
@@ -140,6 +140,11 @@ async def test_the_preview_shows_what_the_link_shows(
     )
     dialog = tab.preview_dialog
     assert isinstance(dialog, PublicPreviewDialog)
+    # It fits the screen with room for its title bar and a taskbar (the suite's screen is
+    # shorter than 760 + that room, as a 1366x768 laptop's is).
+    available = dialog.screen().availableGeometry()
+    assert available.height() < 760 + ROOM_AROUND
+    assert dialog.height() <= available.height() - ROOM_AROUND
     first = shipment["identifiers"][0]["value"]
     assert dialog.windowTitle() == f"{first} as the recipient sees it"
     assert first in dialog.identifiers.text()

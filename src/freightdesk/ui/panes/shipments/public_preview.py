@@ -28,6 +28,7 @@ from freightdesk.ui.panes.shipments.tables import fill, make_table
 
 NO_STOPS = "The link shows no stops: the shipment has no route yet"
 NO_EVENTS = "No events yet: the recipient sees them as the carrier reports them"
+ROOM_AROUND = 80  # of the screen's height, left to the title bar and the taskbar
 
 
 def _zone(stop: RouteStop) -> str | None:
@@ -116,7 +117,11 @@ class PublicPreviewDialog(QDialog):
         layout.addWidget(self.events, 2)
         layout.addWidget(withheld)
         layout.addWidget(buttons)
-        self.resize(900, 760)
+        # Its stops and events without scrolling where the screen allows (760 at 1440x900);
+        # on a laptop's 768 px the title bar and the taskbar need their share, and Close
+        # stays in sight.
+        screen = self.screen().availableGeometry()
+        self.resize(900, min(760, screen.height() - ROOM_AROUND))
 
     def _next_text(self) -> str:
         stop = self.view.overview.next_stop
