@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -119,3 +120,23 @@ def test_ctrl_c_stops_the_service_quietly(tmp_path: Path) -> None:
         assert err.decode().strip().splitlines()[-1] == "freightdesk: the local service stopped"
         assert service.returncode == 0
         assert lifetime.holder(data_dir) is None
+
+
+def test_a_document_request_whose_app_quit_does_not_hold_the_stop(tmp_path: Path) -> None:
+    """The app asks for the OpenAPI document as it connects. Quit before the service has built
+    it (seconds of CPU on a busy machine), its request goes with it: the service's stop does
+    not wait, up to its graceful second, for a document nobody reads."""
+    data_dir = tmp_path / "service"
+    with processes() as started:
+        service, write_end = _serve_for_app(started, data_dir, "--log-level", "info")
+        url = read_until(service, LISTENING, START_SECONDS).group(1)
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as app:
+            app.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: desk\r\n\r\n")
+            time.sleep(0.2)  # read by the service, the document being built
+        started.close_fd(write_end)  # the app has ended
+
+        gone_within(service.pid, 5.0)
+        log = (data_dir / "logs" / "service.log").read_text()
+        assert "GET /openapi.json 499" in log  # answered to nobody as soon as the app left
+        assert "Waiting for background tasks" not in log

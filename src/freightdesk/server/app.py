@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from starlette.routing import BaseRoute
@@ -60,6 +60,8 @@ ROUTER_MODULES = [
 WORKERS_START_DELAY_SECONDS = 1.0
 # Seconds after the start at which the OpenAPI document is built in the background.
 OPENAPI_WARMUP_DELAY_SECONDS = 3.0
+# The status of an answer nobody reads: its client disconnected while it was being made.
+CLIENT_LEFT = 499
 
 # Modules exporting `WORKERS: list[Worker]`, started with the service.
 WORKER_MODULES: list[str] = [
@@ -102,10 +104,12 @@ async def _warm_openapi(app: FastAPI, stopping: asyncio.Event) -> None:
 Built = TypeVar("Built")
 
 
-async def built_aside(build: Callable[[], Built]) -> Built:
+async def built_aside(build: Callable[[], Built], request: Request) -> Built | None:
     """`build()` (seconds of CPU on a busy machine, such as the OpenAPI document) in a daemon
     thread of its own. The loop's executor would do too, but a stopping service waits for
-    its threads: an app gone, or a SIGTERM, would first wait for a document nobody reads."""
+    its threads: an app gone, or a SIGTERM, would first wait for a document nobody reads.
+    None once the client of `request` has left (an app quitting while it asked): a stopping
+    service waits for the requests in flight (up to a second), and this one writes nothing."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Built] = loop.create_future()
 
@@ -126,7 +130,24 @@ async def built_aside(build: Callable[[], Built]) -> Built:
             loop.call_soon_threadsafe(deliver, result, error)
 
     threading.Thread(target=run, name="openapi-build", daemon=True).start()
-    return await done
+    left = asyncio.ensure_future(_client_left(request))
+    either: list[asyncio.Future[Any]] = [done, left]
+    try:
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        left.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await left
+    if not done.done():
+        done.cancel()
+        return None
+    return done.result()
+
+
+async def _client_left(request: Request) -> None:
+    """Return once the client of `request` (a request without a body) has disconnected."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 # The document depends on the code only (routes, models, title), never on the settings: one
@@ -286,13 +307,16 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
         return {"status": "ready", "version": __version__}
 
     @app.get("/openapi.json", include_in_schema=False)
-    async def openapi_route() -> JSONResponse:
+    async def openapi_route(request: Request) -> Response:
         # Building the document takes seconds on a busy machine: never on the event loop.
-        return JSONResponse(await built_aside(app.openapi))
+        document = await built_aside(app.openapi, request)
+        return Response(status_code=CLIENT_LEFT) if document is None else JSONResponse(document)
 
     @app.get("/openapi.yaml", include_in_schema=False)
-    async def openapi_yaml_route() -> Response:
-        text = await built_aside(lambda: openapi_yaml(app))
+    async def openapi_yaml_route(request: Request) -> Response:
+        text = await built_aside(lambda: openapi_yaml(app), request)
+        if text is None:
+            return Response(status_code=CLIENT_LEFT)
         return Response(text, media_type="application/yaml")
 
     def openapi() -> dict[str, Any]:

@@ -172,7 +172,9 @@ def continue_demo(context: ServiceContext, halt: threading.Event | None = None) 
                         return False
                     if locations is None:
                         locations = saved_locations(session, tenant_id)
-                    ids = _tracked_shipments(session, tenant_id, batch, locations, anchor, seed)
+                    ids = _tracked_shipments(
+                        session, tenant_id, batch, locations, anchor, seed, halt
+                    )
                     # Stamped again as the batch commits: on a loaded machine a batch takes
                     # seconds, and an app syncing meanwhile moves its cursor past the first
                     # stamps (its sync overlaps 2 s), so it would never fetch those shipments.
@@ -297,14 +299,18 @@ def _tracked_shipments(
     locations: dict[str, str],
     anchor: datetime,
     seed: int,
+    halt: threading.Event | None = None,
 ) -> list[str]:
-    """The shipments, what their carriers reported by `anchor`, and their positions."""
+    """The shipments, what their carriers reported by `anchor`, and their positions. A batch
+    takes seconds on a busy machine: `halt` (the service stopping) is looked at between its
+    parts, and the batch's transaction, rolled back, is written again at the next start."""
     ids = tracking.create_shipments(
         session,
         tenant_id,
         [_shipment(plan, locations, anchor) for plan in plans],
         created=[min(plan.booked_at, anchor) for plan in plans],
     )
+    _check(halt)
     tracking.add_histories(
         session,
         [
@@ -313,6 +319,7 @@ def _tracked_shipments(
         ],
     )
     for mode in Mode:
+        _check(halt)
         tracks = {
             shipment_id: positions
             for plan, shipment_id in zip(plans, ids, strict=True)
