@@ -189,11 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _app() -> int:
     try:
-        from freightdesk.ui.launch import run
+        from freightdesk.ui.launch import end_process, run
     except ImportError as exc:  # the desktop part is not installed or not built yet
         print(f"freightdesk: the desktop app cannot start: {exc}", file=sys.stderr)
         return 1
-    return int(run())
+    end_process(run())
 
 
 def configure_service_logging(log_dir: Path, level: str) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import importlib
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -77,8 +77,12 @@ class AppSession:
         *,
         local_service_args: tuple[str, ...] = (),
         simulate: bool = True,
+        threads_idle: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        """`threads_idle`: returns once the work handed to worker threads so far has ended
+        (the app's loop's threads); `close` closes the cache only then."""
         self.paths = paths
+        self._threads_idle = threads_idle
         self.profiles = profiles
         self.local_service_args = local_service_args
         self.simulate = simulate
@@ -628,9 +632,13 @@ class AppSession:
         if starting is not None:  # begun, never connected to: its outcome is not wanted
             starting.cancel()
             await asyncio.gather(starting, return_exceptions=True)
-        if self.local_service is not None:
-            await self.local_service.stop()
-            self.local_service = None
+        # A save handed to a thread by a task cancelled meanwhile still runs (TriageFacts
+        # shields its keep): the cache closes after it, waited for while the service stops.
+        await asyncio.gather(
+            self.local_service.stop() if self.local_service is not None else asyncio.sleep(0),
+            self._threads_idle() if self._threads_idle is not None else asyncio.sleep(0),
+        )
+        self.local_service = None
         if self.cache is not None:
             self.cache.close()
             self.cache = None

@@ -108,13 +108,15 @@ class GuiThreadGarbageCollector(QObject):
                 gc.collect(generation)
                 return
 
-    def stop(self, *, unfreeze: bool = True) -> None:
+    def stop(self, *, unfreeze: bool = True, collect: bool = True) -> None:
         """Collect on this thread one last time and give collections back to Python. With
         `unfreeze=False` what is frozen stays set apart (the tests freeze what outlives each
-        test: a pass over the whole process after every test cost them minutes)."""
+        test: a pass over the whole process after every test cost them minutes); with
+        `collect=False` there is no last pass (the process ends next)."""
         self._timer.stop()
         _loads.clear()
         if unfreeze:
             gc.unfreeze()  # what was set apart can be collected again, at the end
-        gc.collect()
+        if collect:
+            gc.collect()
         gc.enable()

@@ -524,6 +524,9 @@ class MainWindow(QMainWindow):
         shown = self._entry_at(self.nav.currentRow())
         if shown is not None:
             self.settings.setValue("window/pane", shown.key)
+        # Gone from the screen at once; what follows (the panes' shutdown, the service's stop)
+        # is the app's business, not the user's.
+        self.hide()
         self.indicator.stop()
         for entry in self._panes:  # the panes that were made
             shutdown = getattr(entry.widget, "shutdown", None)

@@ -1,18 +1,23 @@
-"""Running the service layer's coroutines from Qt slots without losing errors or tasks."""
+"""Running the service layer's coroutines from Qt slots without losing errors or tasks, and
+their work in worker threads without losing what it saves."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
+import qasync
 import shiboken6
 from PySide6.QtCore import QObject
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _running: set[asyncio.Task[Any]] = set()
 
@@ -67,3 +72,42 @@ async def cancel_all() -> None:
 
 def running_count() -> int:
     return len(_running)
+
+
+class WorkerThreads(concurrent.futures.Executor):
+    """The event loop's worker threads (`asyncio.to_thread`: qasync's QThreads), which can be
+    waited for. A save handed to a thread keeps running when the task that asked for it is
+    cancelled (`TriageFacts` shields its keep), and on quit it must run before the cache
+    closes: `idle` waits for it."""
+
+    def __init__(self) -> None:
+        self._threads: Any = qasync.QThreadExecutor()
+        self._lock = threading.Lock()
+        self._pending: set[concurrent.futures.Future[Any]] = set()
+
+    def submit(
+        self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = self._threads.submit(fn, *args, **kwargs)
+        with self._lock:
+            self._pending.add(future)
+        future.add_done_callback(self._ended)
+        return future
+
+    def _ended(self, future: concurrent.futures.Future[Any]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._threads.shutdown(wait)
+
+    async def idle(self) -> None:
+        """Return once every job handed over so far has ended (a job cancelled before it
+        started never runs, and is not waited for)."""
+        while True:
+            with self._lock:
+                pending = list(self._pending)
+            if not pending:
+                return
+            # asyncio.wait never cancels what it waits for, even when it is cancelled itself.
+            await asyncio.wait([asyncio.wrap_future(future) for future in pending])
