@@ -185,7 +185,14 @@ async def _receivers(count: int, slow: int, control: Connection) -> None:
     def on_command() -> None:
         # The loop made the pipe non-blocking; the answers (all latencies) are large.
         os.set_blocking(control.fileno(), True)
-        command = control.recv()
+        try:
+            command = control.recv()
+        except EOFError:
+            # The parent is gone (stopped at a time limit, or killed): so are we. Left
+            # registered, the pipe's end would call this again at once, forever.
+            loop.remove_reader(control.fileno())
+            done.set()
+            return
         if command == "counts":
             control.send([len(items) for items in latencies])
         elif command == "latencies":
