@@ -14,11 +14,13 @@ install; this machine sets PYTHONDONTWRITEBYTECODE), the bundle with the bytecod
 PyInstaller put in it. One start of each, not counted, comes first: it fills that cache and
 reads both from disk once, so the counted starts compare the two from the page cache.
 
-    python -m bench.bench_frozen [--reuse] [--runs 5]
+    python -m bench.bench_frozen [--reuse] [--no-build] [--runs 5]
 
 `--reuse` skips the build when `dist/FreightDesk/` and its archive are newer than every file
 of src/, resources/ and packaging/ (and builds otherwise). The build takes minutes and both
-cores: on the shared machine, run it once, not in a loop.
+cores: on the shared machine, run it once, not in a loop. `--no-build` (the quick run's) never
+builds: without a bundle that fresh it says so and measures nothing (build it first with
+`bash packaging/build.sh --no-check`).
 """
 
 from __future__ import annotations
@@ -130,12 +132,22 @@ def start(command: list[str], env: dict[str, str]) -> Start:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reuse", action="store_true", help="keep a fresh dist/FreightDesk/")
+    parser.add_argument(
+        "--no-build", action="store_true", help="measure a fresh bundle only; never build"
+    )
     parser.add_argument("--runs", type=int, default=5, help="counted starts of each (5)")
     args = parser.parse_args(argv)
 
     figures: list[Figure] = []
-    if args.reuse and fresh():
+    if (args.reuse or args.no_build) and fresh():
         print(f"reusing {BUNDLE} (newer than {', '.join(SOURCES)})", flush=True)
+    elif args.no_build:
+        # Last, so that `python -m bench` shows it in the part's row.
+        print(
+            f"not measured: {BUNDLE.relative_to(ROOT)}/ is missing or older than "
+            f"{', '.join(SOURCES)}; build it first (bash packaging/build.sh --no-check)"
+        )
+        return 3
     else:
         load = os.getloadavg()[0]
         made = build()
