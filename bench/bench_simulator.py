@@ -18,10 +18,7 @@ workers alone 3.1% of a core, with the simulator 2.6% (105 pushes in 120 s, all 
 idle share varies by a point or two between phases); start-up 6.1 s CPU, 28 s wall.
 
     python -m bench.bench_simulator [--fleet 1000] [--speed 1] [--seconds 180]
-                                    [--baseline 60] [--settle 10] [--database postgresql://...]
-
-`--settle`: seconds each phase waits before its window (the service's start-up work, and
-with the simulator the pushes it made catching up); the quick run waits 5.
+                                    [--baseline 60] [--database postgresql://...]
 """
 
 from __future__ import annotations
@@ -102,9 +99,7 @@ def seed(context: ServiceContext, fleet: int) -> None:
     print(f"seeded the demo and {fleet} moving shipments in {time.perf_counter() - began:.0f} s")
 
 
-async def phase(
-    context: ServiceContext, settings: ServerSettings, seconds: float, settle: float
-) -> Phase:
+async def phase(context: ServiceContext, settings: ServerSettings, seconds: float) -> Phase:
     app = create_app(settings, context)
     began, began_cpu = time.monotonic(), cpu_seconds()
     catch_up = (float("nan"), float("nan"))
@@ -118,7 +113,7 @@ async def phase(
             catch_up = (time.monotonic() - began, cpu_seconds() - began_cpu)
             # Measure the steady state: once what the start-up caught up with is stored (the
             # last catching-up tick's pushes are being accepted) and applied.
-            await asyncio.sleep(settle)
+            await asyncio.sleep(SETTLE_SECONDS)
             while True:
                 made, applied = pushes(context)
                 if made == applied:
@@ -130,7 +125,7 @@ async def phase(
                 f"anchor); {engine.moving()} shipments moving, {len(engine.world.lives)} open"
             )
         else:
-            await asyncio.sleep(settle)  # the app's start-up work (OpenAPI document)
+            await asyncio.sleep(SETTLE_SECONDS)  # the app's start-up work (OpenAPI document)
         before_pushes = pushes(context)
         cpu, wall = cpu_seconds(), time.monotonic()
         load = os.getloadavg()[0]
@@ -168,9 +163,6 @@ def main() -> None:
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--seconds", type=float, default=180.0, help="measured wall time")
     parser.add_argument("--baseline", type=float, default=60.0, help="without the simulator")
-    parser.add_argument(
-        "--settle", type=float, default=SETTLE_SECONDS, help="before each window (10)"
-    )
     parser.add_argument("--database", help="database URL (default: a fresh SQLite file)")
     args = parser.parse_args()
     directory = Path(tempfile.mkdtemp(prefix="fd-bench-sim-"))
@@ -183,11 +175,11 @@ def main() -> None:
         idle = None
         if args.baseline:
             print("the service's workers without the simulator:")
-            idle = await phase(context, settings, args.baseline, args.settle)
+            idle = await phase(context, settings, args.baseline)
         context.services["simulate_speed"] = args.speed
         context.services["simulate_fleet"] = args.fleet
         print(f"with the simulator at --speed {args.speed:g}:")
-        return idle, await phase(context, settings, args.seconds, args.settle)
+        return idle, await phase(context, settings, args.seconds)
 
     try:
         seed(context, args.fleet)
