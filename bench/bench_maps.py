@@ -25,6 +25,9 @@ was asked for. The baseline, in the same process, is a bare QWebEngineView loadi
 page once QtWebEngine is up.
 
 Run: python -m bench.bench_maps [--repeat 5] [--samples 20] [--only open] [--skip-query] [--busy]
+                                [--skip-imports]
+(`--skip-imports`: the `open` part without timing the map's imports in a fresh process, a
+line of the log that no figure holds.)
 """
 
 from __future__ import annotations
@@ -658,7 +661,7 @@ print(time.perf_counter() - began)
 """
 
 
-def bench_open(repeat: int) -> list[Figure]:
+def bench_open(repeat: int, imports: bool = True) -> list[Figure]:
     import json
     import subprocess
     import tempfile
@@ -674,18 +677,19 @@ def bench_open(repeat: int) -> list[Figure]:
         )
         # What the first map imports that the app has not imported by then (QtWebEngine's
         # modules, folium, branca, pandas): not in "cold" below, since this module has them.
-        imports = []
-        for _ in range(repeat):
+        took = []
+        for _ in range(repeat if imports else 0):
             answer = subprocess.run(
                 [sys.executable, "-c", MAP_IMPORTS], capture_output=True, text=True, check=True
             )
-            imports.append(float(answer.stdout.strip().splitlines()[-1]))
-        print(
-            f"the map's imports in an app that has its service layer: median "
-            f"{statistics.median(imports) * 1000:.0f} ms (each: "
-            f"{[round(i * 1000) for i in imports]} ms); load average {os.getloadavg()[0]:.1f}",
-            flush=True,
-        )
+            took.append(float(answer.stdout.strip().splitlines()[-1]))
+        if took:
+            print(
+                f"the map's imports in an app that has its service layer: median "
+                f"{statistics.median(took) * 1000:.0f} ms (each: "
+                f"{[round(i * 1000) for i in took]} ms); load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
         figures: list[Figure] = []
         for how in ("cold", "warmed"):
             runs: list[dict[str, float]] = []
@@ -751,6 +755,9 @@ def main() -> None:
     parser.add_argument(
         "--skip-query", action="store_true", help="all parts but `query` (seeds 5,000 shipments)"
     )
+    parser.add_argument(
+        "--skip-imports", action="store_true", help="the `open` part without its imports' time"
+    )
     parser.add_argument("--open-child", nargs=2, metavar=("HOW", "DATA"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.open_child:
@@ -774,7 +781,7 @@ def main() -> None:
         from bench.bench_demo import busy_cores
 
         with busy_cores(args.busy):
-            figures += bench_open(args.repeat)
+            figures += bench_open(args.repeat, imports=not args.skip_imports)
     publish(figures)
     sys.stdout.flush()
     os._exit(0)  # skip Python's teardown, which the PySide6 6.12.0 refcount bug would crash
