@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -125,6 +126,12 @@ BENCHES = [
 QUICK_BUDGET_SECONDS = 600
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the processes ended and waited for so far (theirs waited for too)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def last_line(log: Path) -> str:
     """The log's last line (why a part ended without figures, as a rule), for its row."""
     with log.open("rb") as out:
@@ -140,7 +147,7 @@ def run(bench: Bench, quick: bool, log_dir: Path, budget: float) -> list[Figure]
     env = {**os.environ, FIGURES_ENV: str(figures_file)}
     log = log_dir / f"{bench.title}.log"
     print(f"== {' '.join(command[1:])}  (log: {log})", flush=True)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     with log.open("wb") as out:
         # A group of its own: a part stopped at its limit takes the servers it started with it.
         process = subprocess.Popen(
@@ -154,6 +161,13 @@ def run(bench: Bench, quick: bool, log_dir: Path, budget: float) -> list[Figure]
             process.wait()
             code = f"stopped after {limit:.0f} s"
     seconds = time.perf_counter() - started
+    # Its time, beside the CPU its processes used (steadier on a shared machine), for the
+    # quick forms' budget.
+    print(
+        f"   {seconds:.0f} s, {_children_cpu() - cpu:.0f} s CPU of its processes; load "
+        f"average {load_average():.1f}",
+        flush=True,
+    )
     figures = read(figures_file)
     if figures and code == 0:
         return figures
