@@ -52,18 +52,19 @@ class Bench:
         return f"{self.name}_{self.part}" if self.part else self.name
 
 
-# In the order they run; the quick options keep the whole within about 8 minutes on the
-# 2-core machine at load 1 once the cached data exists (each part's time in the comments is
-# a quiet run's, with that data). Every row with a target is in the quick form, measured
-# against its baseline in the same run, as in the long form, with fewer runs or a shorter
-# window where its target allows.
+# In the order they run; the quick options keep the whole within about 8.5 minutes on the
+# 2-core machine at load 1 once the cached data exists (~N s in a comment: that part's time
+# at load 1). Every row with a target is in the quick form, measured against its baseline in
+# the same run as in the long form, with fewer runs or a shorter window where its target
+# allows.
 BENCHES = [
     Bench("bench_search", ("--quick",), 420),
     Bench("bench_serve_start", ("--quick",), 180),
     Bench("bench_tracking", ("--repeat", "20"), 240),
     Bench("bench_shipment_table", (), 120),
     # The starts (each kind: with the first screen kept, merged, and nothing kept), the first
-    # run, the syncs' stalls, and the start's collections (--gc-runs: 4 starts of ~8 s).
+    # run, the syncs' stalls, and the start's collections (--gc-runs: 4 starts of ~8 s): the
+    # longest part, ~100 s.
     Bench("bench_app", _app(3, 1, 1, 1, 0), 330),
     # The list's retriages, minutes and removals at 100,000 (one process), apart: a cut
     # of the starts above does not take its rows.
@@ -71,7 +72,7 @@ BENCHES = [
     # What the list's keys cost a whole replace and a save of 1,000, and the file (~5 s;
     # its rows read from the start-up benchmark's cached list).
     Bench("bench_cache_keys", ("--runs", "1"), 150),
-    # The export's stall, and collections with 100,000 shipments listed (issue 18): ~35 s.
+    # The export's stall, and collections with 100,000 shipments listed (issue 18): ~30 s.
     Bench("bench_export", ("--repeat", "1", "--list-runs", "1", "--seconds", "5"), 90),
     Bench("bench_documents", ("--megabytes", "96", "--documents", "300", "--repeat", "20"), 120),
     Bench("bench_rating", ("--requests", "10", "--carriers", "20"), 120),
