@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import math
 import re
+import uuid
 import zlib
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -17,6 +18,7 @@ from freightdesk.models.addresses import normalize_address
 from freightdesk.models.common import Address, LogisticsIdentifier
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.tracking import ShipmentStateType as S
+from freightdesk.models.tracking import TrackedShipment, TrackingHistory
 from freightdesk.server.demo import documents_pdf
 from freightdesk.server.demo import identifiers as ids
 from freightdesk.server.demo.geography import (
@@ -44,8 +46,10 @@ from freightdesk.server.demo.networks import (
     sea_waypoints,
 )
 from freightdesk.server.demo.portfolio import plan_shipments
+from freightdesk.server.demo.seed import shipment_input
 from freightdesk.server.domain.identifiers import ACCEPTED_BY_MODE, analyze
 from freightdesk.server.domain.lifecycle import can_move
+from freightdesk.service.overview import overview_of
 
 ANCHOR = floor_hour(datetime(2026, 3, 11, 15, 42, tzinfo=UTC))
 END = datetime(2100, 1, 1, tzinfo=UTC)  # after every shipment has ended
@@ -313,3 +317,20 @@ def check_pdf(content: bytes, expected_text: str) -> None:
         assert content[offset:].startswith(f"{number} 0 obj".encode())
     stream = content.split(b"stream\n", 1)[1].split(b"\nendstream", 1)[0]
     assert f"({expected_text})".encode() in zlib.decompress(stream)
+
+
+def _overview_equipment(plan: ShipmentPlan) -> str | None:
+    """The Overview's Equipment of the shipment the demo records for `plan`."""
+    body = shipment_input(plan, {}, ANCHOR).model_dump(by_alias=True, mode="json")
+    shipment = TrackedShipment.model_validate({**body, "id": str(uuid.uuid4())})
+    return overview_of(TrackingHistory(shipment=shipment), ANCHOR).equipment
+
+
+def test_a_parcel_names_no_truck_as_its_equipment(plans: list[ShipmentPlan]) -> None:
+    """The Overview's Equipment of a demo parcel was "truck tractor trailer": a parcel rides
+    the carrier's network (vans, trailers, planes), no equipment its shipper books."""
+    parcels = [plan for plan in plans if plan.mode is Mode.PARCEL]
+    trucks = [plan for plan in plans if plan.mode is Mode.TL]
+    assert parcels and trucks
+    assert [_overview_equipment(plan) for plan in parcels] == [None] * len(parcels)
+    assert _overview_equipment(trucks[0]) == "truck tractor trailer"

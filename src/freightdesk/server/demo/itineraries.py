@@ -66,7 +66,9 @@ class LegPlan:
     path: Path
     fixes: list[Fix]
     identifiers: list[tuple[str, str]] = field(default_factory=list)
-    vehicle: str = "TRUCK_TRACTOR_TRAILER"
+    # What moves the leg (its emissions' vehicleInfo, the Overview's Equipment); None for a
+    # parcel: the carrier's network carries it in whatever it has, nothing the shipper books.
+    vehicle: str | None = "TRUCK_TRACTOR_TRAILER"
     co2_kg_per_km: float = 0.86
     load_factor: float = 0.85
 

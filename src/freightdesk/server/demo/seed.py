@@ -524,7 +524,7 @@ def _stop(stop: StopPlan, locations: dict[str, str]) -> RouteStop:
 
 
 def _emissions(
-    plan: ShipmentPlan, km: float, intensity: float, vehicle: str, load_factor: float
+    plan: ShipmentPlan, km: float, intensity: float, vehicle: str | None, load_factor: float
 ) -> Emissions:
     return Emissions(
         cargo_weight=Measure(value=round(plan.weight_kg, 1), unit="KG"),
@@ -532,7 +532,7 @@ def _emissions(
         distance=Measure(value=round(km, 1), unit="KM"),
         load_factor=load_factor,
         total_co2_emissions=Measure(value=round(km * intensity, 1), unit="KG"),
-        vehicle_info=VehicleInfo(type=VehicleType(enum_value=vehicle)),
+        vehicle_info=VehicleInfo(type=VehicleType(enum_value=vehicle)) if vehicle else None,
     )
 
 

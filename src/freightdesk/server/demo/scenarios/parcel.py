@@ -176,7 +176,7 @@ def parcel(
         destination=1,
         path=Path([origin.place.point, *(p.point for p in route), destination.place.point]),
         fixes=fixes,
-        vehicle="FREIGHTER_AIRCRAFT" if express else "TRUCK_TRACTOR_TRAILER",
+        vehicle=None,  # the carrier's network, vans to planes: no equipment the shipper books
         co2_kg_per_km=0.02,
         load_factor=0.8,
     )
