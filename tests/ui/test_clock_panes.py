@@ -157,7 +157,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
         await export_view_to(qtbot, pane, path)
         header, *rows = _read(path)
         line = next(r for r in rows if summary.primary_identifier in r)
-        written = str(line[header.index("Next ETA")])
+        written = str(line[header.index("Latest ETA")])
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", written), written
         assert summary.next_eta is not None
         assert datetime.fromisoformat(written) == summary.next_eta.replace(microsecond=0)

@@ -259,8 +259,8 @@ async def test_shipments(
     pane = await shown_pane(qtbot, session, lambda s: ShipmentsPane(s, settings), AT_1366)
     await wait_until(lambda: pane.model.rowCount() == 2, 30)
     columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
-    columns += ["Next ETA", "Carrier"]
-    assert_columns_fit(pane.table, pane, columns, whole=["Mode", "State", "Next ETA"])
+    columns += ["Latest ETA", "Carrier"]
+    assert_columns_fit(pane.table, pane, columns, whole=["Mode", "State", "Latest ETA"])
     # The detail beside the list keeps the room it needs.
     detail = pane.splitter.widget(1)
     assert detail.width() >= detail.minimumSizeHint().width()
@@ -280,7 +280,7 @@ async def test_shipments(
 
 # The Shipments list's key columns, in their order.
 SHIPMENT_KEYS = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
-SHIPMENT_KEYS += ["Next ETA", "Carrier"]
+SHIPMENT_KEYS += ["Latest ETA", "Carrier"]
 
 
 def _demo_like_parcel(tenant: TenantHandle, late_by: timedelta) -> tuple[str, str]:
@@ -355,7 +355,7 @@ async def test_shipments_shown_before_the_session(
     pane = await _started(qtbot, session, settings, AT_1366)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
-    assert_columns_fit(pane.table, pane, [*columns, "Next ETA", "Carrier"])
+    assert_columns_fit(pane.table, pane, [*columns, "Latest ETA", "Carrier"])
     detail = pane.splitter.widget(1)
     assert detail.width() >= detail.minimumSizeHint().width()
     pane.shutdown()
@@ -380,7 +380,7 @@ async def test_shipments_detail_at_the_default_window(
     pane = await _started(qtbot, session, settings, AT_1440)
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
-    assert_columns_fit(pane.table, pane, [*columns, "Next ETA", "Carrier"], whole=["Mode"])
+    assert_columns_fit(pane.table, pane, [*columns, "Latest ETA", "Carrier"], whole=["Mode"])
     detail = pane.splitter.widget(1)
     assert detail.width() >= DETAIL_AT_1440, pane.splitter.sizes()
     # The list still has the larger share: it is where the dispatcher works.

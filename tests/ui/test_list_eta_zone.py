@@ -1,4 +1,4 @@
-"""The list's Next ETA and Event time are times at a place (issue 14.4): on a computer set to
+"""The list's Latest ETA and Event time are times at a place (issue 14.4): on a computer set to
 Tokyo's time, a parcel due at its Chicago stop, and last heard of there, shows both in
 Chicago's time, named, and keeps them when the user switches times without a place to UTC."""
 
@@ -94,7 +94,7 @@ async def test_the_next_eta_and_event_time_read_in_their_stops_zone_whatever_the
         row = pane.model.row_of(shipment_id)
         if row is None:
             return "", ""
-        return cell(pane.model, row, "Next ETA"), cell(pane.model, row, "Event time")
+        return cell(pane.model, row, "Latest ETA"), cell(pane.model, row, "Event time")
 
     await wait_until(lambda: "" not in at_stop(), seconds=30)
     shown = at_stop()

@@ -8,7 +8,7 @@ path instead of silently dropped.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated
 from uuid import UUID
@@ -29,6 +29,9 @@ from freightdesk.models.common import (
     utc_datetime,
 )
 from freightdesk.models.enums import ShipmentStateType as ShipmentStateType
+
+# What an estimate without a calculation or receipt time sorts by: before all others.
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _to_utc(value: datetime) -> datetime:
@@ -391,6 +394,30 @@ class TrackingHistory(WireModel):
         states = sorted(self.states, key=lambda s: s.start_date_time)
         open_states = [s for s in states if s.end_date_time is None]
         return (open_states or states)[-1] if states else None
+
+    def newest_estimate(self) -> TrackedShipmentEvent | None:
+        """The shipment's ETA as the service keeps it (its nextEta, the list's Latest ETA):
+        the estimate calculated last (else received last), none once COMPLETED. Estimates
+        calculated at once (a history's batch) go to the soonest, the stop reached first. The
+        one rule for the list's row and the detail: the soonest or the latest instant instead
+        would show the same shipment with two ETAs."""
+        state = self.current_state()
+        if state is not None and state.type is ShipmentStateType.COMPLETED:
+            return None
+        estimates = [e for e in self.events if e.estimate_date_time is not None]
+        return min(
+            estimates,
+            key=lambda e: (
+                -(
+                    e.estimate_last_calculated_date_time
+                    or e.received_date_time
+                    or e.date_time
+                    or _EPOCH
+                ).timestamp(),
+                e.estimate_date_time or _EPOCH,
+            ),
+            default=None,
+        )
 
 
 class ShareRequest(WireModel):

@@ -79,10 +79,11 @@ class Overview:
     where: Place | None
     at_stop: bool
     next_stop: NextStop | None
-    # The newest estimate of any stop (the list's "Next ETA"): said when the next stop has
-    # none of its own (a shipment without a route, an ETA for a later stop).
+    # The newest estimate of any stop (the list's "Latest ETA", `newest_estimate`): said
+    # beside the next stop's when it is another estimate (a later stop's, one without a stop).
     latest_eta: datetime | None
     latest_eta_zone: str | None  # of the stop it is for
+    latest_eta_place: Place | None  # the stop it is for, when the route has it
     carrier: str | None
     equipment: str | None
     weight: str | None
@@ -129,30 +130,21 @@ def _current_state(history: TrackingHistory) -> tuple[ShipmentStateType | None, 
     return latest.type, str(latest.stop_id) if latest.stop_id is not None else None
 
 
-def _latest_eta(history: TrackingHistory, stop: RouteStop | None) -> datetime | None:
-    event = _newest_estimate(history, stop)
-    return event.estimate_date_time if event is not None else None
-
-
-def _newest_estimate(
-    history: TrackingHistory, stop: RouteStop | None
-) -> TrackedShipmentEvent | None:
-    """The event of the newest estimate for `stop` (the one calculated last, else the latest
-    received); for no stop, of any."""
+def _latest_eta(history: TrackingHistory, stop: RouteStop) -> datetime | None:
+    """The newest estimate for `stop` (the one calculated last, else the latest received)."""
     estimates = [
         e
         for e in history.events
-        if e.estimate_date_time is not None
-        and (stop is None or (e.stop_id is not None and e.stop_id == stop.id))
+        if e.estimate_date_time is not None and e.stop_id is not None and e.stop_id == stop.id
     ]
-    if not estimates:
-        return None
-    return max(
+    newest = max(
         estimates,
         key=lambda e: (
             e.estimate_last_calculated_date_time or e.received_date_time or e.date_time or _EPOCH
         ),
+        default=None,
     )
+    return newest.estimate_date_time if newest is not None else None
 
 
 def _difference(
@@ -282,7 +274,8 @@ def overview_of(
     if position is not None:
         age = f"{duration_text(max(now - position.date_time, timedelta(0)))} ago"
     zones = {str(s.id): _zone(s) for s in stops}
-    newest = _newest_estimate(history, None)
+    newest = history.newest_estimate()  # the list's Latest ETA, by its rule
+    newest_stop = str(newest.stop_id) if newest is not None and newest.stop_id else ""
     exceptions = tuple(
         OpenException(
             _exception_text(x.type, x.description),
@@ -298,7 +291,8 @@ def overview_of(
         at_stop=at_stop,
         next_stop=next_stop,
         latest_eta=newest.estimate_date_time if newest is not None else None,
-        latest_eta_zone=zones.get(str(newest.stop_id)) if newest and newest.stop_id else None,
+        latest_eta_zone=zones.get(newest_stop) if newest_stop else None,
+        latest_eta_place=places[by_id[newest_stop]] if newest_stop in by_id else None,
         carrier=_carrier(history),
         equipment=_equipment(history),
         weight=_weight(history),

@@ -540,12 +540,9 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
     )
     events = [e for e in history.events if e.date_time is not None]
     latest = events[-1] if events else None
-    etas = [
-        (e.estimate_date_time, e.stop_id)
-        for e in history.events
-        if e.estimate_date_time is not None
-    ]
-    eta, eta_stop = max(etas, key=lambda pair: pair[0]) if etas else (None, None)
+    newest = history.newest_estimate()  # the detail's Latest ETA too
+    eta = newest.estimate_date_time if newest is not None else None
+    eta_stop = newest.stop_id if newest is not None else None
     modes = shipment.plan.expected_transportation_modes if shipment.plan else []
     carrier = next(
         (i.value for i in shipment.identifiers if i.type in {"CARRIER_SCAC", "SCAC", "FFW_SCAC"}),

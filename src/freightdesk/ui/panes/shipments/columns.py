@@ -82,8 +82,9 @@ COLUMNS: tuple[Column, ...] = (
     ),
     Column(
         "nextEta",
-        "Next ETA",
-        # A time at a place: in the zone of the stop it is for (service/clock.py).
+        # The estimate calculated last, of whichever stop (the Overview's Latest ETA, beside
+        # its Next stop ETA); a time at a place: in the zone of that stop (service/clock.py).
+        "Latest ETA",
         lambda r: place_time(r.next_eta, r.next_eta_zone),
         lambda r: _time_value(r.next_eta),
         120,

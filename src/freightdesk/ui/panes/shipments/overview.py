@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from PySide6.QtCore import Qt, QTimer, Signal, SignalInstance
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
@@ -32,7 +32,7 @@ from freightdesk.service.shipments import with_attributes
 from freightdesk.service.triage import Attention, TriageSettings
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
-from freightdesk.ui.panes.shipments.tables import fill, make_table
+from freightdesk.ui.panes.shipments.tables import fill, fit_rows, make_table, show_all_rows
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel
@@ -72,12 +72,9 @@ def window_text(overview: Overview) -> str:
 
 
 def eta_text(overview: Overview) -> str:
+    """The next stop's ETA against its appointment window."""
     stop = overview.next_stop
     if stop is None or stop.eta is None:
-        if overview.latest_eta is not None:
-            # Not for the next stop: no window to hold it against.
-            when = place_time(overview.latest_eta, overview.latest_eta_zone)
-            return f"ETA {when} (not for the next stop)"
         return "No ETA yet"
     text = f"ETA {place_time(stop.eta, stop.place.zone)}"
     if stop.late:
@@ -85,6 +82,19 @@ def eta_text(overview: Overview) -> str:
     if stop.at_risk:
         return f"{SYMBOLS[Attention.AT_RISK]} {text}, {stop.difference}"
     return f"{text}, {stop.difference}" if stop.difference else text
+
+
+def latest_eta_text(overview: Overview) -> str:
+    """The list's Latest ETA with the stop it is for, when it is not the next stop's ETA (a
+    later stop's, calculated since); empty when it is, so one estimate is said once."""
+    latest, stop = overview.latest_eta, overview.next_stop
+    if latest is None:
+        return ""
+    place = overview.latest_eta_place
+    if stop is not None and stop.eta == latest and stop.place == place:
+        return ""
+    when = place_time(latest, overview.latest_eta_zone)
+    return f"{when} at {_place(place)}" if place is not None else when
 
 
 def position_text(overview: Overview) -> str:
@@ -123,7 +133,8 @@ class OverviewTab(QWidget):
             ("state", "State"),
             ("next_stop", "Next stop"),
             ("appointment", "Appointment"),
-            ("eta", "Latest ETA"),
+            ("eta", "Next stop ETA"),
+            ("latest_eta", "Latest ETA"),
             ("carrier", "Carrier"),
             ("equipment", "Equipment"),
             ("weight", "Weight"),
@@ -153,10 +164,13 @@ class OverviewTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(self.facts)
         layout.addSpacing(8)  # the facts first, the reference tables apart
+        # Both tables show all their rows: the Overview's scroll bar is the only one.
+        for table in (self.identifiers, self.attributes):
+            show_all_rows(table)
         layout.addWidget(QLabel("Identifiers", self))
-        layout.addWidget(self.identifiers, 1)
+        layout.addWidget(self.identifiers)
         layout.addWidget(QLabel(f"Attributes (at most {MAX_ATTRIBUTES})", self))
-        layout.addWidget(self.attributes, 1)
+        layout.addWidget(self.attributes)
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_attribute)
         buttons.addWidget(self.remove_attribute)
@@ -164,6 +178,7 @@ class OverviewTab(QWidget):
         buttons.addWidget(self.save_attributes)
         layout.addLayout(buttons)
         layout.addWidget(self.attribute_error)
+        layout.addStretch(1)  # a short Overview keeps its tables at the top
 
         # "12 m ago" grows old on screen: said again while the tab is shown (and on showing).
         self._ages = QTimer(self)
@@ -216,8 +231,10 @@ class OverviewTab(QWidget):
         color = attention_color(kind) if kind is not None else None
         labels["eta"].setStyleSheet(f"color: {color.name()};" if color is not None else "")
         labels["carrier"].setText(found.carrier or NOT_KNOWN)
-        # Equipment, weight and pieces only where known: most shipments say none of them.
+        # The latest ETA only when it is another estimate than the next stop's; equipment,
+        # weight and pieces only where known: most shipments say none of them.
         for key, value in (
+            ("latest_eta", latest_eta_text(found)),
             ("equipment", found.equipment),
             ("weight", found.weight),
             ("pieces", found.pieces),
@@ -257,6 +274,12 @@ class OverviewTab(QWidget):
         super().showEvent(event)
         self._show_facts()  # the age as of now, not as of the last tick
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        # Narrower, a long value may need the table's sideways scroll bar (or no longer).
+        for table in (self.identifiers, self.attributes):
+            fit_rows(table)
+
     def stop(self) -> None:
         """Nothing shown (another shipment comes): the age is no longer said again, and the
         next shipment's attributes are its own, not edits left from this one."""
@@ -280,6 +303,7 @@ class OverviewTab(QWidget):
         name = QTableWidgetItem("")
         self.attributes.setItem(row, 0, name)
         self.attributes.setItem(row, 1, QTableWidgetItem(""))
+        fit_rows(self.attributes)
         self.save_attributes.setProperty("dirty", True)
         self.attributes.setCurrentItem(name)
         if self.attributes.isVisible():
@@ -289,6 +313,7 @@ class OverviewTab(QWidget):
         row = self.attributes.currentRow()
         if row >= 0:
             self.attributes.removeRow(row)
+            fit_rows(self.attributes)
             self.save_attributes.setProperty("dirty", True)
 
     def edited_attributes(self) -> list[CustomAttribute]:

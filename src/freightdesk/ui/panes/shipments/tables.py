@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
@@ -27,6 +28,29 @@ def make_table(headers: list[str], parent: QWidget, empty: str) -> QTableWidget:
     return table
 
 
+def show_all_rows(table: QTableWidget) -> None:
+    """`table` as tall as its rows from now on (see `fit_rows`), without a scroll bar of its
+    own: on a page that scrolls (the Overview), a table scrolling inside it hid its last row
+    half cut until scrolled."""
+    table.setProperty("fitRows", True)
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    fit_rows(table)
+
+
+def fit_rows(table: QTableWidget, least_rows: int = 2) -> None:
+    """The height of all of `table`'s rows, and room for `least_rows` at least (where an empty
+    table says what would be there). Called when rows come or go (`fill` does), not from the
+    model's signals: those also fire while the table is being destroyed."""
+    rows = table.rowCount()
+    height = sum(table.rowHeight(r) for r in range(rows))
+    height += max(least_rows - rows, 0) * table.verticalHeader().defaultSectionSize()
+    height += table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+    if table.horizontalHeader().length() > table.viewport().width():
+        height += table.horizontalScrollBar().sizeHint().height()  # long values scroll sideways
+    table.setFixedHeight(height)
+
+
 def fill(table: QTableWidget, rows: list[list[str]], editable: bool = False) -> None:
     table.setRowCount(len(rows))
     for r, row in enumerate(rows):
@@ -35,3 +59,5 @@ def fill(table: QTableWidget, rows: list[list[str]], editable: bool = False) -> 
             if not editable:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             table.setItem(r, c, item)
+    if table.property("fitRows"):
+        fit_rows(table)
