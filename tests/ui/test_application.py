@@ -36,8 +36,11 @@ START = textwrap.dedent(
     from freightdesk.ui import launch
     from freightdesk.ui.main_window import MainWindow
 
+    # Also the form dialogs' and time fields' modules, imported when first needed.
     HEAVY = ["pydantic", "pydantic_core", "asyncio", "qasync", "httpx", "keyring", "folium",
-             "PySide6.QtWebEngineCore", "freightdesk.api.client", "freightdesk.ui.maps.page"]
+             "PySide6.QtWebEngineCore", "freightdesk.api.client", "freightdesk.ui.maps.page",
+             "freightdesk.ui.widgets.form_dialog", "freightdesk.ui.dialogs.name_dialog",
+             "freightdesk.ui.widgets.time_edit"]
 
     def window():
         return next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))

@@ -48,7 +48,6 @@ from freightdesk.ui.bridge import SessionBridge
 from freightdesk.ui.icons import app_icon
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
-from freightdesk.ui.widgets.time_edit import follow_user_zone
 from freightdesk.ui.zone_menu import zone_actions
 
 if TYPE_CHECKING:
@@ -384,6 +383,9 @@ class MainWindow(QMainWindow):
         open pane rewrites its other texts (`times_changed()`, else it refreshes)."""
         for view in self.findChildren(QAbstractItemView):
             view.viewport().update()
+        # Imported here: the time fields' module is not needed before the list's first paint.
+        from freightdesk.ui.widgets.time_edit import follow_user_zone
+
         follow_user_zone()
         for entry in self._panes:
             pane = entry.widget

@@ -18,24 +18,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import (
-    QBoxLayout,
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QMenu,
-    QProgressDialog,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QBoxLayout, QMenu, QProgressDialog, QPushButton
 
-from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 from freightdesk.ui.widgets.notice import Notice
 
 if TYPE_CHECKING:
@@ -45,100 +29,12 @@ if TYPE_CHECKING:
     from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 
 
-def _shipments(count: int) -> str:
+def shipment_count(count: int) -> str:
     return "1 shipment" if count == 1 else f"{count:,} shipments"
 
 
 def _label(row: SummaryRow) -> str:
     return row.primary_identifier or row.id
-
-
-class AttributeDialog(FormDialog):
-    """The attribute to set (name and value) or to remove (name only) on the selection."""
-
-    def __init__(self, count: int, *, remove: bool, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.remove = remove
-        verb = "Remove" if remove else "Set"
-        self.setObjectName("bulkRemoveAttribute" if remove else "bulkSetAttribute")
-        self.setWindowTitle(f"{verb} an attribute")
-        note = QLabel(
-            f"Takes the attribute off {_shipments(count)} (those without it stay as they are)."
-            if remove
-            else f"Gives {_shipments(count)} this attribute; one of the same name is replaced.",
-            self,
-        )
-        note.setWordWrap(True)
-        self.name = QLineEdit(self)
-        self.name.setObjectName("attributeName")
-        self.name.setPlaceholderText("e.g. Priority")
-        self.value = QLineEdit(self)
-        self.value.setObjectName("attributeValue")
-        self.value.setPlaceholderText("e.g. High")
-        form = QFormLayout()
-        self.errors.add_row(form, "&Name", "name", self.name)
-        if not remove:
-            self.errors.add_row(form, "&Value", "value", self.value)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText(f"&{verb} on {_shipments(count)}")
-        layout = QVBoxLayout(self)
-        layout.addWidget(note)
-        layout.addLayout(form)
-        layout.addWidget(self.general_error)
-        layout.addWidget(buttons)
-        self.setMinimumWidth(440)
-        # The form's rows join the dialog after its buttons, so Qt would give the first
-        # focus to the Set button and the name typed at once would be lost.
-        self.name.setFocus()
-        buttons.accepted.connect(self.confirm)
-        buttons.rejected.connect(self.reject)
-        self.name.textEdited.connect(self.mark_dirty)
-        self.value.textEdited.connect(self.mark_dirty)
-
-    def confirm(self) -> None:
-        from freightdesk.service.bulk import attribute_problems
-
-        problems = attribute_problems(self.name.text(), "" if self.remove else self.value.text())
-        if problems:
-            self.errors.show(problems)
-            return
-        self.mark_clean()
-        self.accept()
-
-
-class BulkResultDialog(QDialog):
-    """What did not get done, by shipment, with the reason."""
-
-    def __init__(self, summary: str, problems: list[tuple[str, str]], parent: QWidget) -> None:
-        super().__init__(parent)
-        self.setObjectName("bulkResult")
-        self.setWindowTitle("Bulk action: not all done")
-        self.summary = QLabel(summary, self)
-        self.summary.setObjectName("bulkSummary")
-        self.summary.setWordWrap(True)
-        self.failures = QTableWidget(len(problems), 2, self)
-        self.failures.setObjectName("bulkFailures")
-        self.failures.setHorizontalHeaderLabels(["Shipment", "Reason"])
-        self.failures.verticalHeader().setVisible(False)
-        self.failures.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.failures.setWordWrap(True)
-        for row, (shipment, reason) in enumerate(problems):
-            self.failures.setItem(row, 0, QTableWidgetItem(shipment))
-            self.failures.setItem(row, 1, QTableWidgetItem(reason))
-        header = self.failures.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.failures.resizeRowsToContents()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.failures, 1)
-        layout.addWidget(buttons)
-        self.resize(620, 320)
 
 
 @dataclass(frozen=True)
@@ -234,12 +130,14 @@ class BulkActions(QObject):
     def copy_identifiers(self) -> None:
         labels = [_label(row) for row in self.selected_rows()]
         QGuiApplication.clipboard().setText("\n".join(labels))
-        self.notice.show_info(f"Copied the identifiers of {_shipments(len(labels))}.")
+        self.notice.show_info(f"Copied the identifiers of {shipment_count(len(labels))}.")
 
     def edit_attribute(self, *, remove: bool = False) -> None:
         chosen = self.selected_rows()
         if not chosen:
             return
+        from freightdesk.ui.panes.shipments.bulk_dialogs import AttributeDialog
+
         dialog = AttributeDialog(len(chosen), remove=remove, parent=self.pane)
         dialog.finished.connect(dialog.deleteLater)
 
@@ -271,15 +169,17 @@ class BulkActions(QObject):
 
             self.start(_Job("Stopped tracking", stop_tracking), chosen)
 
+        from freightdesk.ui.widgets.form_dialog import ask
+
         ask(
             self.pane,
             "Stop tracking",
-            f"Stop tracking {_shipments(len(chosen))}?",
+            f"Stop tracking {shipment_count(len(chosen))}?",
             stop,
             name="confirmStopTracking",
             informative="They are removed from the list and from the service; "
             "this cannot be undone.",
-            answers=(f"&Stop tracking {_shipments(len(chosen))}", "&Keep them"),
+            answers=(f"&Stop tracking {shipment_count(len(chosen))}", "&Keep them"),
         )
 
     def start(self, job: _Job, chosen: list[SummaryRow]) -> None:
@@ -296,15 +196,17 @@ class BulkActions(QObject):
         self.update()
         labels = {row.id: _label(row) for row in run.chosen}
         total, done = len(result.items), len(result.succeeded)
-        summary = f"{run.job.done_words} {done:,} of {_shipments(total)}."
+        summary = f"{run.job.done_words} {done:,} of {shipment_count(total)}."
         if result.problems:
             self.notice.show_error(f"{summary} {len(result.problems):,} not done: see the list.")
+            from freightdesk.ui.panes.shipments.bulk_dialogs import BulkResultDialog
+
             problems = [(labels[i.shipment_id], i.reason) for i in result.problems]
             dialog = BulkResultDialog(f"{summary} These were not done:", problems, self.pane)
             dialog.finished.connect(dialog.deleteLater)
             dialog.open()
         else:
-            self.notice.show_info(f"{run.job.done_words} {_shipments(total)}.")
+            self.notice.show_info(f"{run.job.done_words} {shipment_count(total)}.")
         self.pane.refresh()  # rows in place; the selection kept where the shipments remain
 
     def failed(self, run: BulkRun, error: BaseException) -> None:
@@ -337,7 +239,7 @@ class BulkRun(QObject):
         self.cancel = Cancel()
         total = len(chosen)
         self.progress = QProgressDialog(
-            f"Working on {_shipments(total)}…", "Cancel", 0, total, actions.pane
+            f"Working on {shipment_count(total)}…", "Cancel", 0, total, actions.pane
         )
         self.progress.setObjectName("bulkProgress")
         self.progress.setWindowTitle("Bulk action")
@@ -371,7 +273,7 @@ class BulkRun(QObject):
     def _progressed(self, done: int, total: int) -> None:
         self.progress.setValue(done)
         if not self.cancel.is_set():
-            self.progress.setLabelText(f"Done {done:,} of {_shipments(total)}…")
+            self.progress.setLabelText(f"Done {done:,} of {shipment_count(total)}…")
 
     def _close(self) -> None:
         self.progress.canceled.disconnect(self._cancel)

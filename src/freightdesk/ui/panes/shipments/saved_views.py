@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from freightdesk.service.triage import KIND_NAMES
-from freightdesk.ui.dialogs.name_dialog import NameDialog
 from freightdesk.ui.panes.shipments.attention import kinds_named
 from freightdesk.ui.panes.shipments.filter_widgets import FilterWidgets
-from freightdesk.ui.panes.shipments.manage_views import ManageViewsDialog
 from freightdesk.ui.panes.shipments.model import FilterResult
 from freightdesk.ui.panes.shipments.view_names import name_problem, offered_name, ordered
+
+if TYPE_CHECKING:
+    from freightdesk.ui.dialogs.name_dialog import NameDialog
+    from freightdesk.ui.panes.shipments.manage_views import ManageViewsDialog
 
 _MANAGE = "\x00manage"
 
@@ -50,6 +53,9 @@ class SavedViews(FilterWidgets):
             self.name_dialog.raise_()
             self.name_dialog.activateWindow()
             return
+        # The dialogs are imported when first opened, not before the list's first paint.
+        from freightdesk.ui.dialogs.name_dialog import NameDialog
+
         dialog = NameDialog(
             self,
             title="Save view",
@@ -140,6 +146,8 @@ class SavedViews(FilterWidgets):
             self.apply_view(name)
 
     def manage_views(self) -> None:
+        from freightdesk.ui.panes.shipments.manage_views import ManageViewsDialog
+
         self.views.setCurrentIndex(0)
         dialog = ManageViewsDialog(self._view_names(), self.default_view(), self)
         self.manage_dialog = dialog
@@ -149,7 +157,7 @@ class SavedViews(FilterWidgets):
     def _views_managed(self, dialog: ManageViewsDialog, result: int) -> None:
         self.manage_dialog = None
         dialog.deleteLater()
-        if result != ManageViewsDialog.DialogCode.Accepted:
+        if result != dialog.DialogCode.Accepted:
             return
         stored = self._stored_views()
         views = {new: stored[old] for new, old in dialog.origin.items() if old in stored}
