@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QLayout, QVBoxLayout, QWidget
 
 
 class ErrorLabel(QLabel):
@@ -157,6 +158,8 @@ class FieldErrors:
     def __init__(self, general: ErrorLabel) -> None:
         self.general = general
         self._fields: dict[str, tuple[QWidget, ErrorLabel]] = {}
+        # Where the keyboard starts: the field of the first row added.
+        self.first_field: QWidget | None = None
 
     def add_row(
         self,
@@ -173,7 +176,12 @@ class FieldErrors:
         field: `focus`, else `widget` or, for a container (a table with its buttons, a row of
         boxes), the first widget in it that takes the focus.
         """
-        holder = QWidget()
+        # The holder joins the form's window now, not when the form's layout is installed:
+        # Qt orders Tab (and picks the first focus) by when widgets join a window, so a
+        # holder without a parent put the fields after the dialog's buttons.
+        holder = QWidget(
+            form.parentWidget() or widget.parentWidget() or self.general.parentWidget()
+        )
         box = QVBoxLayout(holder)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(2)
@@ -194,8 +202,14 @@ class FieldErrors:
                     and container.focusProxy() is None
                 ):
                     container.setFocusProxy(target)
+        # Within the row too: Tab follows the row's layout (a table, then its buttons), not
+        # the order its widgets were made or moved in.
+        for before, after in pairwise(_layout_order(holder)):
+            QWidget.setTabOrder(before, after)
         form.addRow(caption, holder)
         self._fields[name] = (widget, error)
+        if self.first_field is None:
+            self.first_field = target
         return error
 
     def register(self, name: str, widget: QWidget, error: ErrorLabel) -> None:
@@ -248,3 +262,25 @@ def first_focusable(widget: QWidget) -> QWidget | None:
         if takes and not isinstance(candidate, ErrorLabel) and not candidate.isHidden():
             return candidate
     return None
+
+
+def _layout_order(widget: QWidget) -> list[QWidget]:
+    """The widgets in `widget` that take the focus by Tab, in the order its layouts show them
+    (top to bottom, left to right); a widget that takes the focus is not looked into."""
+    found: list[QWidget] = []
+
+    def visit(layout: QLayout | None) -> None:
+        if layout is None:
+            return
+        for index in range(layout.count()):
+            item = layout.itemAt(index)
+            child = item.widget() if item is not None else None
+            if child is None:
+                visit(item.layout() if item is not None else None)
+            elif child.focusPolicy() & Qt.FocusPolicy.TabFocus and child.focusProxy() is None:
+                found.append(child)
+            else:
+                visit(child.layout())
+
+    visit(widget.layout())
+    return found

@@ -60,6 +60,9 @@ class TabbedFormDialog(FormDialog):
         layout.addWidget(self.buttons)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
+        # Tab reaches the bar first, but typing starts in the first field, not on the bar.
+        if self.errors.first_field is not None:
+            self.errors.first_field.setFocus()
 
     def save(self) -> None:
         """Check the form and `send` it (each form says how)."""

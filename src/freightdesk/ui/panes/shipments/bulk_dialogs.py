@@ -57,9 +57,6 @@ class AttributeDialog(FormDialog):
         layout.addWidget(self.general_error)
         layout.addWidget(buttons)
         self.setMinimumWidth(440)
-        # The form's rows join the dialog after its buttons, so Qt would give the first
-        # focus to the Set button and the name typed at once would be lost.
-        self.name.setFocus()
         buttons.accepted.connect(self.confirm)
         buttons.rejected.connect(self.reject)
         self.name.textEdited.connect(self.mark_dirty)

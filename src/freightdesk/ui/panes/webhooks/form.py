@@ -99,7 +99,6 @@ class WebhookFormDialog(TabbedFormDialog):
         )
         self.load(configuration)
         self._watch_changes()
-        self.name.setFocus()  # not the tab bar: typing starts with the name
 
     # --- building --------------------------------------------------------------------------
 
