@@ -26,9 +26,10 @@ from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.public_view import GONE, WITHHELD
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.panes.shipments.public_preview import ROOM_AROUND, PublicPreviewDialog
+from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
 from freightdesk.ui.panes.shipments.sharing import SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
+from freightdesk.ui.widgets.screen_fit import ROOM_AROUND
 from tests.support import wait_until
 from tests.ui.conftest import close_session, exposed
 from tests.ui.test_about import open_about

@@ -6,9 +6,6 @@ covers the zoom buttons."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +26,7 @@ from freightdesk.ui.panes.shipments.map_room import (
 )
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
+from tests.ui.screens import run_on_screen
 from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920
 from tests.ui.test_maps import (
     OFFLINE_TILES,
@@ -243,40 +241,7 @@ def test_the_map_window_opens_clear_of_the_timeline_on_real_screens(
     """The window covered the Map tab's timeline it follows (over the app's right part, where
     the timeline is). Run in a process whose offscreen screen is `screen` (the suite's is
     800x800): the app's window as it first opens there, the map window opened by clicks."""
-    width, height = screen
-    config = tmp_path / "screen.json"
-    config.write_text(
-        json.dumps(
-            {
-                "screens": [
-                    {
-                        "name": "laptop",
-                        "x": 0,
-                        "y": 0,
-                        "width": width,
-                        "height": height,
-                        "logicalDpi": 96,
-                        "logicalBaseDpi": 96,
-                        "dpr": 1,
-                    }
-                ]
-            }
-        )
-    )
-    module = Path(__file__).with_name("map_window_on_screen.py")
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", str(module), "-q", "-s", "-p", "no:cacheprovider"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={
-            **os.environ,
-            "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
-            "FREIGHTDESK_TEST_SCREEN": f"{width}x{height}",
-        },
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    assert "1 passed" in result.stdout, result.stdout[-2000:]
+    run_on_screen(tmp_path, Path(__file__).with_name("map_window_on_screen.py"), *screen)
 
 
 async def _assert_note_clear_of_zoom(view: ShipmentMapView) -> None:

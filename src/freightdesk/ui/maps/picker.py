@@ -48,6 +48,7 @@ from freightdesk.ui.maps.payload import Json, fence_of
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
 from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.screen_fit import resize_to_fit
 
 log = logging.getLogger(__name__)
 
@@ -271,7 +272,8 @@ class LocationPickerDialog(QDialog):
         self.region = None if request.point else address_region(request.country, request.state)
         name = request.name.strip()
         self.setWindowTitle(f"Pick {name} on the map" if name else "Pick the location on the map")
-        self.resize(980, 720)
+        # Its OK and Cancel in sight on a 1366x768 screen (720 px would reach the taskbar).
+        resize_to_fit(self, 980, 720)
         self.setMinimumSize(640, 480)
 
         self.hint = QLabel(self)

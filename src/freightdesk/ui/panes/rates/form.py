@@ -64,6 +64,7 @@ from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import fold_rows
+from freightdesk.ui.widgets.screen_fit import fitting_height
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 STOPS = "rateDetail.routeInfo.stops"
@@ -107,8 +108,7 @@ class RateRequestFormDialog(FormDialog):
         self.setWindowTitle("New rate request")
         self.setMinimumSize(860, 640)
         # Taller where the screen allows: the freight tab then shows without scrolling.
-        screen = self.screen().availableGeometry() if self.screen() else None
-        self.resize(920, max(640, min(780, screen.height() - 80 if screen else 640)))
+        self.resize(920, max(640, fitting_height(self, 780)))
         self.tabs = QTabWidget(self)
         self.tabs.addTab(self._scrolled(self._route_tab()), "&Route")
         self.tabs.addTab(self._scrolled(self._freight_tab()), "&Freight")

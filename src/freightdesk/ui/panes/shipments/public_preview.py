@@ -25,10 +25,10 @@ from freightdesk.service.public_view import WITHHELD, PublicView
 from freightdesk.ui.panes.shipments.detail_route import stop_label
 from freightdesk.ui.panes.shipments.overview import eta_text, window_text
 from freightdesk.ui.panes.shipments.tables import fill, make_table
+from freightdesk.ui.widgets.screen_fit import resize_to_fit
 
 NO_STOPS = "The link shows no stops: the shipment has no route yet"
 NO_EVENTS = "No events yet: the recipient sees them as the carrier reports them"
-ROOM_AROUND = 80  # of the screen's height, left to the title bar and the taskbar
 
 
 def _zone(stop: RouteStop) -> str | None:
@@ -120,8 +120,7 @@ class PublicPreviewDialog(QDialog):
         # Its stops and events without scrolling where the screen allows (760 at 1440x900);
         # on a laptop's 768 px the title bar and the taskbar need their share, and Close
         # stays in sight.
-        screen = self.screen().availableGeometry()
-        self.resize(900, min(760, screen.height() - ROOM_AROUND))
+        resize_to_fit(self, 900, 760)
 
     def _next_text(self) -> str:
         stop = self.view.overview.next_stop
