@@ -10,7 +10,7 @@ from email.utils import format_datetime
 import pytest
 from fastapi.routing import APIRoute
 
-from freightdesk.api.client import ApiClient
+from freightdesk.api.client import EXTENSIONS_PATH, ApiClient
 from freightdesk.api.errors import (
     AuthenticationFailed,
     BadRequest,
@@ -23,7 +23,7 @@ from freightdesk.api.errors import (
 )
 from freightdesk.models.account_groups import AccountGroupCreate
 from freightdesk.server.openapi import EXTENSION
-from tests.api.conftest import FAST_RETRY
+from tests.api.conftest import FAST_RETRY, client_via
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, free_port
 
@@ -221,3 +221,18 @@ async def test_extensions_are_detected(client: ApiClient, api_tenant: TenantHand
     }
     assert [name for name, found in probes.items() if not found] == []
     assert not await client.has_extension("GET", GROUPS)  # the interface's own
+
+
+async def test_extensions_are_listed_without_the_document_which_says_the_same(
+    api_tenant: TenantHandle, proxy: FaultyProxy
+) -> None:
+    # The list costs the service nothing; its OpenAPI document, 1 to 2 s of CPU to build.
+    async with client_via(proxy, api_tenant) as api:
+        listed = await api.extensions()
+    assert proxy.count("GET", EXTENSIONS_PATH) == 1
+    assert proxy.count("GET", "/openapi.json") == 0
+    # A service without the list (another deployment, an older FreightDesk): the document.
+    proxy.inject(Fault(status=404, forward=False, path_prefix=EXTENSIONS_PATH))
+    async with client_via(proxy, api_tenant) as api:
+        assert await api.extensions() == listed
+    assert proxy.count("GET", "/openapi.json") == 1

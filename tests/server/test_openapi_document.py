@@ -117,6 +117,7 @@ def test_security_schemes_and_every_operation_asks_for_what_the_service_checks(
         "GET /health",
         "GET /ready",
         "GET /services/demo/v1/status",
+        "GET /services/meta/v1/extensions",
         "POST /api/v4/oauth2/token",
     ]
     assert all(key.split(" ")[1].startswith("/api/v4/oauth2/client-") for key in kinds["basic"])

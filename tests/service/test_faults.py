@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from freightdesk.api.client import ApiClient
+from freightdesk.api.client import EXTENSIONS_PATH, ApiClient
 from freightdesk.api.errors import PermissionDenied, RateLimited, ServerError, TimedOut
 from freightdesk.api.transport import NO_RETRY
 from freightdesk.service.messages import explain
@@ -73,10 +73,23 @@ async def test_a_failing_service_is_not_taken_for_one_without_extensions(
     unretried: tuple[ApiClient, FaultyProxy],
 ) -> None:
     api, proxy = unretried
-    proxy.inject(Fault(status=500, path_prefix="/openapi.json"))
+    proxy.inject(Fault(status=500, path_prefix=EXTENSIONS_PATH))
     with pytest.raises(ServerError):
         await api.tracking.has_search()
     assert await api.tracking.has_search()  # asked again once the service is well
+    assert proxy.count("GET", EXTENSIONS_PATH) == 2
+
+
+async def test_a_failing_service_is_not_taken_for_one_without_extensions_by_its_document(
+    unretried: tuple[ApiClient, FaultyProxy],
+) -> None:
+    api, proxy = unretried
+    # A service without the list (an older FreightDesk): the client reads the document.
+    proxy.inject(Fault(status=404, forward=False, path_prefix=EXTENSIONS_PATH), times=2)
+    proxy.inject(Fault(status=500, path_prefix="/openapi.json"))
+    with pytest.raises(ServerError):
+        await api.tracking.has_search()
+    assert await api.tracking.has_search()
     assert proxy.count("GET", "/openapi.json") == 2
 
 

@@ -6,7 +6,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from freightdesk.api.client import ApiClient
+from freightdesk.api.client import EXTENSIONS_PATH, ApiClient
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import TrackedShipmentInput
@@ -107,6 +107,8 @@ async def test_writes_show_at_once(client: ApiClient, tmp_path: Path) -> None:
 async def test_without_the_search_extension_known_shipments_are_refreshed(
     tenant_: TenantHandle, proxy: FaultyProxy, proxied_client: ApiClient, tmp_path: Path
 ) -> None:
+    # A deployment other than FreightDesk: no list of extensions, a document without.
+    proxy.inject(Fault(status=404, forward=False, path_prefix=EXTENSIONS_PATH))
     proxy.inject(Fault(status=200, body=b'{"paths": {}}', path_prefix="/openapi.json"))
     # A deployment without the extension: its search path is not there.
     proxy.inject(Fault(status=404, forward=False, path_prefix="/api/v4/shipments/search"))

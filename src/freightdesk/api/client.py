@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 
 USER_AGENT = f"FreightDesk/{__version__}"
+# The service's extensions, listed (server/openapi.py: EXTENSIONS_PATH).
+EXTENSIONS_PATH = "/services/meta/v1/extensions"
 
 
 class ApiClient:
@@ -214,17 +216,32 @@ class ApiClient:
                 self._extensions = await self._read_extensions()
             return self._extensions
 
+    async def _read_unauthenticated(self, path: str) -> httpx.Response:
+        """GET `path` once, without credentials; a 5xx raises (the service in trouble says
+        nothing of its extensions: not remembered as none)."""
+        try:
+            response = await self._http.get(path)
+        except httpx.TransportError as exc:
+            raise transport_failure(f"GET {path}", exc, self._http.timeout.read) from exc
+        if response.status_code >= 500:
+            raise error_from_response(response)
+        return response
+
     async def has_extension(self, method: str, path: str) -> bool:
         return f"{method.upper()} {path}" in await self.extensions()
 
     async def _read_extensions(self) -> frozenset[str]:
-        try:
-            response = await self._http.get("/openapi.json")
-        except httpx.TransportError as exc:
-            raise transport_failure("GET /openapi.json", exc, self._http.timeout.read) from exc
-        if response.status_code >= 500:
-            # The service in trouble says nothing of its extensions: not remembered as none.
-            raise error_from_response(response)
+        # The list, where the service has it (a FreightDesk service of this version or
+        # later): its OpenAPI document, read otherwise, takes the service seconds to build.
+        response = await self._read_unauthenticated(EXTENSIONS_PATH)
+        if response.status_code == 200:
+            try:
+                listed = response.json()["extensions"]
+                if isinstance(listed, list):
+                    return frozenset(str(operation) for operation in listed)
+            except (ValueError, KeyError, TypeError):
+                pass
+        response = await self._read_unauthenticated("/openapi.json")
         if response.status_code != 200:
             return frozenset()
         try:

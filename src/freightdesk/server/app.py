@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute
 
 from freightdesk import __version__
@@ -22,9 +23,16 @@ from freightdesk.models.errors import ErrorBody
 from freightdesk.server.body_limits import BodyLimits
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import make_engine, make_sessionmaker, readiness_problem, upgrade
+from freightdesk.server.demo.progress import demo_prepared
 from freightdesk.server.errors import ApiError, install_error_handlers
 from freightdesk.server.middleware import RequestPlumbing
-from freightdesk.server.openapi import ERRORS, EXTENSION, document_yaml, finish_document
+from freightdesk.server.openapi import (
+    ERRORS,
+    EXTENSION,
+    EXTENSIONS_PATH,
+    document_yaml,
+    finish_document,
+)
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.workers import Worker, Workers
 
@@ -88,13 +96,18 @@ def _workers() -> list[Worker]:
     return found
 
 
-async def _warm_openapi(app: FastAPI, stopping: asyncio.Event) -> None:
+async def _warm_openapi(app: FastAPI, context: ServiceContext, stopping: asyncio.Event) -> None:
     """Build the OpenAPI document off the request path, so that the first client asking for
     it (extension detection) does not wait; but only after the first requests of a start
     (health check, token, first lists) have had the interpreter to themselves: the build
-    takes 1 to 2 s of CPU and would slow every request made meanwhile."""
+    takes 1 to 2 s of CPU and would slow every request made meanwhile. On a first run, only
+    once the demo is written: built while it is, it took the interpreter from the demo's
+    first shipments, which the app's list waits for (issue 18)."""
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stopping.wait(), timeout=OPENAPI_WARMUP_DELAY_SECONDS)
+        return
+    await demo_prepared(context, stopping)
+    if stopping.is_set():
         return
     # Not in the loop's executor (see built_aside); a request for the document meanwhile
     # waits for this same build (openapi_document's lock).
@@ -235,7 +248,7 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         workers.start(delay=WORKERS_START_DELAY_SECONDS)
         stopping = asyncio.Event()
-        warm = asyncio.create_task(_warm_openapi(app, stopping), name="openapi-warmup")
+        warm = asyncio.create_task(_warm_openapi(app, ctx, stopping), name="openapi-warmup")
         try:
             yield
         finally:
@@ -306,6 +319,14 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
             raise ApiError(503, problem, headers={"Retry-After": "5"})
         return {"status": "ready", "version": __version__}
 
+    @app.get(EXTENSIONS_PATH, tags=["Service"], openapi_extra=EXTENSION, responses=error_responses)
+    async def extensions() -> dict[str, list[str]]:
+        """The operations of this service that the interface does not describe (`METHOD
+        path`), as the OpenAPI document marks them (`x-freightdesk-extension`); needs no
+        credentials. What a client asks to learn them: the document takes 1 to 2 s of CPU to
+        build, which a first run's demo and the app's first lists would wait for."""
+        return {"extensions": _extensions(app.routes)}
+
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_route(request: Request) -> Response:
         # Building the document takes seconds on a busy machine: never on the event loop.
@@ -346,6 +367,18 @@ def _checks_first(app: FastAPI) -> None:
         if getattr(r, "path", None) in _FIRST_PATHS or getattr(r, "match_first", False)
     ]
     routes[:] = first + [r for r in routes if r not in first]
+
+
+def _extensions(routes: list[BaseRoute]) -> list[str]:
+    """`METHOD path` of each documented operation marked as an extension, in document order."""
+    return [
+        f"{method} {route.path}"
+        for route in _document_order(routes)
+        if isinstance(route, APIRoute)
+        and route.include_in_schema
+        and EXTENSION.items() <= (route.openapi_extra or {}).items()
+        for method in sorted(route.methods or ())
+    ]
 
 
 def _document_order(routes: list[BaseRoute]) -> list[BaseRoute]:

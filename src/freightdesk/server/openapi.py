@@ -36,6 +36,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 # Operations the interface does not describe; marked in the OpenAPI document.
 EXTENSION: dict[str, Any] = {"x-freightdesk-extension": True}
+# Those operations listed (`METHOD path`), without building the document.
+EXTENSIONS_PATH = "/services/meta/v1/extensions"
 
 TOKEN_PATH = "/api/v4/oauth2/token"
 
@@ -131,6 +133,7 @@ OPERATION_IDS: dict[str, str] = {
     "DELETE /services/appointments/v1/sites/{siteCode}": "removeYardSite",
     "GET /services/demo/v1/status": "getDemoStatus",
     "GET /health": "getHealth",
+    f"GET {EXTENSIONS_PATH}": "listExtensions",
     "GET /ready": "getReadiness",
 }
 
@@ -158,6 +161,7 @@ UNAUTHENTICATED = frozenset(
         f"POST {TOKEN_PATH}",
         "GET /health",
         "GET /ready",
+        f"GET {EXTENSIONS_PATH}",
         "GET /services/demo/v1/status",
         "GET /api/v4/public/shipments/{shareToken}",
     }

@@ -1,0 +1,75 @@
+"""The OpenAPI document's warm-up waits while a first run's demo is being written: its build
+takes 1 to 2 s of CPU, which the demo's first shipments (what the app's list waits for) would
+share with it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import update
+
+from freightdesk.server import app as service_app
+from freightdesk.server.app import build_context
+from freightdesk.server.db import transaction
+from freightdesk.server.demo.progress import Stage, begin_demo
+from freightdesk.server.settings import ServerSettings
+from freightdesk.server.tables.demo import DemoSeeding
+
+
+def _join_warm_ups() -> None:
+    for thread in threading.enumerate():
+        if thread.name == "openapi-warmup":
+            thread.join(timeout=30)
+
+
+def test_the_openapi_warm_up_waits_for_the_demo_then_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    context = build_context(ServerSettings.from_options(data_dir=tmp_path, host="127.0.0.1"))
+    assert begin_demo(context) is not None
+    monkeypatch.setattr(service_app, "OPENAPI_WARMUP_DELAY_SECONDS", 0.0)
+    app = FastAPI()  # a small document: what is measured is when it is built
+
+    async def scenario() -> None:
+        stopping = asyncio.Event()
+        warm = asyncio.create_task(service_app._warm_openapi(app, context, stopping))
+        await asyncio.sleep(1.5)  # three of the demo progress's polls
+        assert not warm.done()
+        assert app.openapi_schema is None
+        with transaction(context.sessions) as session:
+            session.execute(update(DemoSeeding).values(stage=Stage.READY.value))
+        await asyncio.wait_for(warm, timeout=30)
+
+    try:
+        asyncio.run(scenario())
+        _join_warm_ups()
+        assert app.openapi_schema is not None
+    finally:
+        context.engine.dispose()
+
+
+def test_a_stop_while_the_demo_is_written_builds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    context = build_context(ServerSettings.from_options(data_dir=tmp_path, host="127.0.0.1"))
+    assert begin_demo(context) is not None
+    monkeypatch.setattr(service_app, "OPENAPI_WARMUP_DELAY_SECONDS", 0.0)
+    app = FastAPI()
+
+    async def scenario() -> None:
+        stopping = asyncio.Event()
+        warm = asyncio.create_task(service_app._warm_openapi(app, context, stopping))
+        await asyncio.sleep(0.6)
+        stopping.set()
+        await asyncio.wait_for(warm, timeout=30)
+
+    try:
+        asyncio.run(scenario())
+        _join_warm_ups()
+        assert app.openapi_schema is None
+    finally:
+        context.engine.dispose()
