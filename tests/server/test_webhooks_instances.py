@@ -35,12 +35,14 @@ from freightdesk.server.webhooks.tuning import ENVIRONMENT_PREFIX
 from tests.processes import SERVE, processes, read_until
 from tests.server.test_tracking_support import PUT, air_body, create, shipment_path
 from tests.server.test_webhooks_delivery import configure, event
+from tests.server.test_webhooks_reliability import assert_sent_twice_and_logged_twice
 from tests.server.test_webhooks_support import (
     FAST,
     Receiver,
     eventually,
     progress,
     receiver,
+    redelivering_once,
     tuned,
 )
 from tests.support import (
@@ -295,6 +297,27 @@ def test_a_stopped_instance_lets_its_messages_go_at_once(database: str, key: str
         received = granular(hooks)
         assert len({w for w, _e in received}) == len(received)  # none twice
         assert in_order([e for _w, e in received], expected) == expected
+
+
+def test_a_redelivery_asked_of_another_instance_during_an_attempt_is_sent(
+    database: str, key: str
+) -> None:
+    """The receiver asks an instance that sends nothing (its workers off) for a redelivery
+    of the message the first instance is sending it, before answering 200: the first
+    instance, woken through PostgreSQL, sends it again."""
+    with (
+        receiver() as hooks,
+        running_service(database) as first,
+        tuned(first, TUNING),
+        running_service(database, process_pushes=False) as other,
+    ):
+        tenant = make_tenant(first)
+        config = configure(tenant, hooks.url(), "shipments.v1.shipment.created")
+        with client_on(other, tenant) as http:
+            hooks.answer, asked = redelivering_once(http, config["id"])
+            create(tenant, air_body())
+            assert_sent_twice_and_logged_twice(hooks, http, config["id"], asked)
+        tenant.http.close()
 
 
 def test_a_chain_taken_over_is_forgotten_and_its_flight_moves_nothing() -> None:

@@ -43,6 +43,7 @@ from tests.server.test_webhooks_support import (
     hooks,
     progress,
     receiver,
+    redelivering_once,
     settled,
     tuned,
 )
@@ -415,6 +416,47 @@ def test_a_restart_resumes_pending_deliveries_and_sends_nothing_twice(database_u
                 second.stop()
             # Each message was answered 200 exactly once: none lost, none sent twice.
             assert sorted(answered_ok(hooks)) == sorted([delivered, *waiting])
+    finally:
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def assert_sent_twice_and_logged_twice(
+    hooks: Receiver, http: httpx.Client, config_id: int, asked: list[int]
+) -> None:
+    """The message the receiver had redelivered during its first attempt came again, and its
+    log shows both successful attempts."""
+    first, second = hooks.wait_for(2)[:2]
+    assert asked == [202]
+    assert second.headers["webhook-id"] == first.headers["webhook-id"]
+    path = f"{HOOKS}/{config_id}/deliveries"
+    logged = eventually(
+        lambda: (
+            (found := http.get(path).json()["deliveries"])[0]["status"] == "DELIVERED"
+            and len(found[0]["attempts"]) == 2
+            and found[0]
+        )
+    )
+    assert logged["attemptCount"] == 2
+    assert [a["statusCode"] for a in logged["attempts"]] == [200, 200]
+    assert len(hooks.received()) == 2  # and nothing more
+
+
+def test_a_redelivery_asked_for_during_an_attempt_is_sent_after_it(database_url: str) -> None:
+    """The receiver asks for a redelivery of the message it is being sent, and answers 200
+    only once it was accepted: storing that success must not undo the redelivery."""
+    data_dir = Path(tempfile.mkdtemp(prefix="fd-redeliver-"))
+    try:
+        with receiver() as hooks:
+            service = LiveService(_settings(data_dir, database_url)).start()
+            try:
+                tenant = make_tenant(service)
+                config = configure(tenant, hooks.url(), CREATED)
+                hooks.answer, asked = redelivering_once(tenant.http, config["id"])
+                create(tenant, air_body())
+                assert_sent_twice_and_logged_twice(hooks, tenant.http, config["id"], asked)
+                tenant.http.close()
+            finally:
+                service.stop()
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 

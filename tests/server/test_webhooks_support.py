@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -406,3 +407,23 @@ def hooks() -> Iterator[Receiver]:
     """A receiver on loopback (plain HTTP), closed after the test."""
     with receiver() as made:
         yield made
+
+
+def redelivering_once(
+    http: httpx.Client, config_id: int
+) -> tuple[Callable[[Received], tuple[int, dict[str, str]]], list[int]]:
+    """A receiver's answer that, while answering the first request, asks (through `http`,
+    the real API) for that message to be redelivered, and only then answers 200: the
+    redelivery is accepted while the attempt is in flight. Also the statuses the asks got."""
+    asked: list[int] = []
+
+    def answer(request: Received) -> tuple[int, dict[str, str]]:
+        if not asked:
+            log = http.get(f"/api/v4/webhooks/{config_id}/deliveries").json()["deliveries"]
+            event_id = request.headers["webhook-id"]
+            message = next(d["messageId"] for d in log if d["eventId"] == event_id)
+            path = f"/api/v4/webhooks/{config_id}/deliveries/{message}/redeliver"
+            asked.append(http.post(path).status_code)
+        return 200, {}
+
+    return answer, asked

@@ -4,7 +4,8 @@ One cycle whenever there is work: a change or a configuration committed (a wake-
 `db.wakeups`, from this instance or another), a request finished, a retry due, a message
 redelivered (a reload of the outbox); and at least every `poll_interval_seconds` (a wake-up
 missed):
-1. store the outcomes of finished requests (outbox.record) and fan out new rows of the
+1. store the outcomes of finished requests (outbox.record; a message redelivered during its
+   attempt stays queued, and the cycle reloads the outbox) and fan out new rows of the
    shipment change journal (outbox.fan_out), in one transaction, then let chains move on,
 2. start requests for due messages (schedule.Scheduler), within the concurrency of each
    configuration and in all: a slow receiver fills only its own slots.
@@ -336,7 +337,9 @@ class DeliveryWorker:
         # One transaction per cycle: the outcomes of the last requests, the new messages, and
         # what the scheduler needs to send them.
         with transaction(self.context.sessions) as session:
-            outbox.record(session, finished, now)
+            if outbox.record(session, finished, now):
+                # Redelivered while in flight: queued again, and only a reload finds them.
+                resync = True
             fanned = outbox.fan_out(
                 session,
                 tuning,

@@ -6,7 +6,7 @@ import uuid
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from freightdesk.models.webhooks import (
@@ -99,8 +99,14 @@ def delivery_log(
 
 
 def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Redelivery:
-    """Send one message again now, with the same eventId and a fresh retry schedule."""
-    row = session.get(WebhookDeliveryRow, message_id)
+    """Send one message again now, with the same eventId and a fresh retry schedule.
+
+    Accepted during an attempt (in flight, or its outcome not stored yet), it still sends the
+    message again afterwards: the worker's store finds the row changed and leaves it queued
+    (`outbox.record`)."""
+    # Locked on PostgreSQL: an outcome being stored is waited for, and its success is then
+    # kept in the log below.
+    row = session.get(WebhookDeliveryRow, message_id, with_for_update=True)
     if row is None or row.config_id != config.id:
         raise not_found(f"Message {message_id} of push configuration {config.id}")
     if not config.enabled:
@@ -111,22 +117,37 @@ def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Re
     payload = session.get(WebhookPayloadRow, row.payload_id)
     if payload is None or payload.event_type == PING_EVENT_TYPE:
         raise conflict("A test ping is not redelivered; send a new ping instead")
-    if row.delivered_at is not None and row.status_code is not None:
-        # The successful attempt lives on the delivery; keep it in the log as an attempt.
-        session.add(
-            WebhookAttemptRow(
-                delivery_id=row.id,
-                attempted_at=row.delivered_at,
-                status_code=row.status_code,
-                latency_ms=row.latency_ms or 0.0,
-            )
+    # The successful attempt lives on the delivery; keep it in the log as an attempt. Copied
+    # by the database, from the row as the worker may just have stored it (on SQLite the
+    # read above takes no lock; this first write waits for the worker's commit).
+    delivery, now = WebhookDeliveryRow, utcnow()
+    session.execute(
+        insert(WebhookAttemptRow).from_select(
+            ["delivery_id", "attempted_at", "status_code", "latency_ms"],
+            select(
+                delivery.id,
+                delivery.delivered_at,
+                delivery.status_code,
+                func.coalesce(delivery.latency_ms, 0.0),
+            ).where(
+                delivery.id == row.id,
+                delivery.delivered_at.is_not(None),
+                delivery.status_code.is_not(None),
+            ),
         )
-    row.status = DeliveryStatus.PENDING.value
-    row.attempt_count = 0
-    row.next_attempt_at = utcnow()
-    row.delivered_at = None
-    row.status_code = None
-    row.latency_ms = None
+    )
+    session.execute(
+        update(delivery)
+        .where(delivery.id == row.id)
+        .values(
+            status=DeliveryStatus.PENDING.value,
+            attempt_count=0,
+            next_attempt_at=now,
+            delivered_at=None,
+            status_code=None,
+            latency_ms=None,
+        )
+    )
     # Whichever instance owns its chain sends it now (the owner finds only new messages by
     # itself).
     wake_on_commit(session, WEBHOOKS_RELOAD_CHANNEL)
@@ -134,7 +155,7 @@ def redeliver(session: Session, config: WebhookConfigRow, message_id: int) -> Re
         message_id=row.id,
         event_id=payload.event_id,
         status=DeliveryStatus.PENDING,
-        next_attempt_date_time=row.next_attempt_at,
+        next_attempt_date_time=now,
     )
 
 

@@ -8,6 +8,8 @@
 - `decide` turns an attempt into its outcome: delivered, retry later (the schedule in
   `tuning`) or given up; `record` stores outcomes (a failed attempt as a row of its own, the
   successful one on the delivery), and disables a configuration whose receiver answered 410.
+  An outcome moves its message on only if the row is as the attempt found it (`Pending.stamp`):
+  a redelivery accepted meanwhile keeps the message queued, and the attempt goes to its log.
 """
 
 from __future__ import annotations
@@ -95,21 +97,25 @@ def _insert_deliveries(
     return {(config_id, payload_id): id_ for id_, config_id, payload_id in returned}
 
 
-def _mark_delivered(connection: Connection, rows: list[tuple[int, Any, int, float]]) -> None:
-    """Delivered: (delivery id, when as `_driver_time`, status code, latency in ms)."""
+def _mark_delivered(connection: Connection, rows: list[tuple[int, Any, int, float, Any]]) -> None:
+    """Delivered: (delivery id, when, status code, latency in ms, the stamp its attempt
+    found), times as `_driver_time`; a row no longer PENDING with that stamp is left alone."""
     if connection.dialect.name == "postgresql":
         connection.exec_driver_sql(
             f"UPDATE webhook_deliveries AS d SET status = '{DELIVERED}', "
             "next_attempt_at = NULL, delivered_at = u.at, status_code = u.code, "
             "latency_ms = u.latency FROM unnest(%s::bigint[], %s::timestamp[], "
-            "%s::integer[], %s::float8[]) AS u(id, at, code, latency) WHERE d.id = u.id",
+            "%s::integer[], %s::float8[], %s::timestamp[]) AS u(id, at, code, latency, stamp) "
+            f"WHERE d.id = u.id AND d.status = '{PENDING}' "
+            "AND d.next_attempt_at IS NOT DISTINCT FROM u.stamp",
             tuple(list(column) for column in zip(*rows, strict=True)),
         )
         return
     connection.exec_driver_sql(
         f"UPDATE webhook_deliveries SET status = '{DELIVERED}', next_attempt_at = NULL, "
-        "delivered_at = ?, status_code = ?, latency_ms = ? WHERE id = ?",
-        [(at, code, latency, delivery_id) for delivery_id, at, code, latency in rows],
+        f"delivered_at = ?, status_code = ?, latency_ms = ? WHERE id = ? AND status = '{PENDING}' "
+        "AND next_attempt_at IS ?",
+        [(at, code, latency, id_, stamp) for id_, at, code, latency, stamp in rows],
     )
 
 
@@ -369,6 +375,7 @@ def pending_rows(rows: Iterable[Any], now: datetime) -> list[Pending]:
             event_id=row.event_id,
             failed=row.attempt_count,
             due_at=row.next_attempt_at or now,
+            stamp=row.next_attempt_at,
         )
         for row in rows
     ]
@@ -447,6 +454,8 @@ class Outcome:
     # Why the attempt failed: plain words and the technical detail (`failures`).
     error: str | None = None
     detail: str | None = None
+    # `pending.stamp` when the attempt began (the scheduler moves it on before the store).
+    stamp: datetime | None = None
 
     @property
     def gone(self) -> bool:
@@ -482,28 +491,26 @@ def decide(
         status_code=status_code,
         error=error,
         detail=detail,
+        stamp=pending.stamp,
     )
 
 
-def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None:
-    """Store attempts and move each message on; outcomes of deleted messages are dropped."""
+def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> set[int]:
+    """Store attempts and move each message on; outcomes of deleted messages are dropped.
+    Returns the messages redelivered since their attempt began: their rows stay as the
+    redelivery queued them (PENDING, due), the attempts only join their log."""
     if not outcomes:
-        return
+        return set()
     connection = session.connection()
-    failed = [o for o in outcomes if o.status != DELIVERED]
-    if failed:
-        ids = [o.pending.message_id for o in failed]
-        existing = set(
-            session.scalars(select(WebhookDeliveryRow.id).where(WebhookDeliveryRow.id.in_(ids)))
-        )
-        rows = [failed_attempt(o) for o in failed if o.pending.message_id in existing]
-        if rows:
-            connection.execute(insert(table_of(WebhookAttemptRow)), rows)
-    # A message tried twice since the last store: its row takes the later outcome.
-    latest = list({o.pending.message_id: o for o in outcomes}.values())
+    # A message tried twice since the last store: its row takes the later outcome, if it is
+    # still as the earlier attempt found it.
+    found: dict[int, datetime | None] = {}
+    for o in outcomes:
+        found.setdefault(o.pending.message_id, o.stamp)
+    latest = {o.pending.message_id: o for o in outcomes}
     table = table_of(WebhookDeliveryRow)
-    delivered = [o for o in latest if o.status == DELIVERED]
-    retried = [o for o in latest if o.status != DELIVERED]
+    delivered = [o for o in latest.values() if o.status == DELIVERED]
+    retried = [o for o in latest.values() if o.status != DELIVERED]
     if delivered:
         _mark_delivered(
             connection,
@@ -513,6 +520,7 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
                     _driver_time(connection, o.attempted_at),
                     o.status_code or 0,
                     round(o.latency_ms, 1),
+                    _stamp(connection, found[o.pending.message_id]),
                 )
                 for o in delivered
             ],
@@ -520,7 +528,11 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
     if retried:
         connection.execute(
             update(table)
-            .where(table.c.id == bindparam("d_id"))
+            .where(
+                table.c.id == bindparam("d_id"),
+                table.c.status == PENDING,
+                table.c.next_attempt_at.is_not_distinct_from(bindparam("d_found")),
+            )
             .values(
                 status=bindparam("d_status"),
                 attempt_count=bindparam("d_count"),
@@ -529,6 +541,7 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
             [
                 {
                     "d_id": o.pending.message_id,
+                    "d_found": found[o.pending.message_id],
                     "d_status": o.status,
                     "d_count": o.failures,
                     "d_next": o.next_attempt_at,
@@ -536,14 +549,34 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
                 for o in retried
             ],
         )
+    # Read after the writes, which hold the rows (or, on SQLite, the database) until commit.
+    rows = connection.execute(
+        select(table.c.id, table.c.status, table.c.attempt_count).where(table.c.id.in_(latest))
+    ).all()
+    existing = {id_ for id_, _status, _count in rows}
+    stored = {id_ for id_, status, count in rows if _holds(latest[id_], status, count)}
+    missed = existing - stored
+    # Every attempt joins the log, but a success stored on its row.
+    attempts = [
+        failed_attempt(o)
+        for o in outcomes
+        if o.pending.message_id in existing
+        and not (
+            o.status == DELIVERED
+            and o is latest[o.pending.message_id]
+            and o.pending.message_id in stored
+        )
+    ]
+    if attempts:
+        connection.execute(insert(table_of(WebhookAttemptRow)), attempts)
+    failed = [o for o in latest.values() if o.status == FAILED and o.pending.message_id in stored]
     for o in failed:
-        if o.status == FAILED:
-            log.warning(
-                "webhook message %d to configuration %d given up after %d attempts",
-                o.pending.message_id,
-                o.pending.config_id,
-                o.failures,
-            )
+        log.warning(
+            "webhook message %d to configuration %d given up after %d attempts",
+            o.pending.message_id,
+            o.pending.config_id,
+            o.failures,
+        )
     gone = {o.pending.config_id: o for o in outcomes if o.gone}
     for config_id, outcome in gone.items():
         session.execute(
@@ -559,6 +592,21 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> None
             )
         )
         log.warning("webhook configuration %d disabled: its receiver answered 410", config_id)
+    if missed:
+        log.info("webhook messages %s were redelivered during their attempt", sorted(missed))
+    return missed
+
+
+def _stamp(connection: Connection, at: datetime | None) -> Any:
+    return None if at is None else _driver_time(connection, at)
+
+
+def _holds(outcome: Outcome, status: str, count: int) -> bool:
+    """Whether a row read after the store shows this outcome (a redelivery leaves it PENDING
+    with no failed attempts; a retry has at least one)."""
+    if outcome.status == PENDING:
+        return status == PENDING and count == outcome.failures
+    return status == outcome.status
 
 
 def failed_attempt(outcome: Outcome) -> dict[str, Any]:

@@ -30,6 +30,10 @@ class Pending:
     event_id: str
     failed: int
     due_at: datetime
+    # The row's `next_attempt_at` as this worker last read or wrote it (None: a new message).
+    # Storing an outcome is guarded by it: a redelivery sets a new one, and an attempt begun
+    # before it must not overwrite the message it queued again.
+    stamp: datetime | None = None
 
     @property
     def key(self) -> tuple[int, str]:
@@ -172,7 +176,7 @@ class Scheduler:
         if chain is None or not chain or chain[0].message_id != pending.message_id:
             return  # its configuration was forgotten meanwhile
         if next_due is not None:
-            pending.due_at = next_due
+            pending.due_at = pending.stamp = next_due
             pending.failed += 1
             self._push(pending)
             return
