@@ -32,25 +32,15 @@ def _cell(column: Column, row: SummaryRow) -> Cell:
     return time(row) if time is not None else column.text(row)
 
 
-# Columns whose words come from the pane's state kept on the GUI thread (the attention's
-# verdicts, cached as they are judged): read there, when the file is chosen.
-_GUI_THREAD_COLUMNS = {"attention"}
-
-
 class ExportRows(Sequence[list[Cell]]):
     """The cells of `summaries` in `columns`, made as the writer reads them, in its worker
     thread: made at once on the GUI thread, 20,000 rows' texts stalled the window 0.1 to
     0.6 s. The summaries and columns are taken when the file is chosen (the list as shown
-    then); a column of `_GUI_THREAD_COLUMNS` is read then too."""
+    then); a column's text must not read state the GUI thread changes meanwhile."""
 
     def __init__(self, columns: Sequence[Column], summaries: Sequence[SummaryRow]) -> None:
         self.columns = list(columns)
         self.summaries = list(summaries)
-        self.read = {
-            index: [column.text(s) for s in self.summaries]
-            for index, column in enumerate(self.columns)
-            if column.key in _GUI_THREAD_COLUMNS
-        }
 
     def __len__(self) -> int:
         return len(self.summaries)
@@ -66,10 +56,7 @@ class ExportRows(Sequence[list[Cell]]):
 
     def _row(self, number: int) -> list[Cell]:
         summary = self.summaries[number]
-        return [
-            self.read[index][number] if index in self.read else _cell(column, summary)
-            for index, column in enumerate(self.columns)
-        ]
+        return [_cell(column, summary) for column in self.columns]
 
 
 def export_shipments(
