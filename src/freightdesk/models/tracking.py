@@ -8,6 +8,7 @@ path instead of silently dropped.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated
@@ -397,27 +398,35 @@ class TrackingHistory(WireModel):
 
     def newest_estimate(self) -> TrackedShipmentEvent | None:
         """The shipment's ETA as the service keeps it (its nextEta, the list's Latest ETA):
-        the estimate calculated last (else received last), none once COMPLETED. Estimates
-        calculated at once (a history's batch) go to the soonest, the stop reached first. The
-        one rule for the list's row and the detail: the soonest or the latest instant instead
-        would show the same shipment with two ETAs."""
+        `newest_estimate` of its events."""
         state = self.current_state()
-        if state is not None and state.type is ShipmentStateType.COMPLETED:
-            return None
-        estimates = [e for e in self.events if e.estimate_date_time is not None]
-        return min(
-            estimates,
-            key=lambda e: (
-                -(
-                    e.estimate_last_calculated_date_time
-                    or e.received_date_time
-                    or e.date_time
-                    or _EPOCH
-                ).timestamp(),
-                e.estimate_date_time or _EPOCH,
-            ),
-            default=None,
-        )
+        completed = state is not None and state.type is ShipmentStateType.COMPLETED
+        return newest_estimate(self.events, completed=completed)
+
+
+def newest_estimate(
+    events: Iterable[TrackedShipmentEvent], *, completed: bool
+) -> TrackedShipmentEvent | None:
+    """A shipment's ETA, the one rule for the service's nextEta, the list's Latest ETA and the
+    detail: of the events with an estimate, the one calculated last (else received last),
+    none once the shipment is COMPLETED. Estimates calculated at once (a history's batch) go
+    to the soonest, the stop reached first, not to whichever was stored last. The soonest or
+    the latest instant instead would show the same shipment with two ETAs."""
+    if completed:
+        return None
+    return min(
+        (e for e in events if e.estimate_date_time is not None),
+        key=lambda e: (
+            -(
+                e.estimate_last_calculated_date_time
+                or e.received_date_time
+                or e.date_time
+                or _EPOCH
+            ).timestamp(),
+            e.estimate_date_time or _EPOCH,
+        ),
+        default=None,
+    )
 
 
 class ShareRequest(WireModel):

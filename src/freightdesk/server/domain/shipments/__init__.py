@@ -26,7 +26,8 @@ that a source can no longer follow the shipment, everything that source reported
 
 The lifecycle (`set_state`, see `lifecycle.py`): every shipment starts SCHEDULED; a move the
 lifecycle does not allow is a 409, setting the current state again is a no-op. An ETA is an
-event of type `ETA` per stop (`set_eta`), and the latest one is the shipment's `next_eta`.
+event of type `ETA` per stop (`set_eta`); the shipment's `next_eta` is the one calculated last,
+ties to the soonest (`summary.set_next_eta`, by the app's rule `models.tracking.newest_estimate`).
 
 Refusals are `ApiError`s (400 with field paths, 404, 409) so routes can let them through; an
 unknown `source` is a ValueError (a programming mistake, not client input).

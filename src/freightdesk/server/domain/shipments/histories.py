@@ -50,8 +50,8 @@ from freightdesk.server.domain.shipments.rows import (
     route_ids,
     set_current_state,
     state_row,
-    stop_zone,
 )
+from freightdesk.server.domain.shipments.summary import set_next_eta
 from freightdesk.server.domain.shipments.views import (
     exception_wire,
     state_view,
@@ -172,14 +172,18 @@ def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
         if event_ids
         else set()
     )
+    # Each shipment's ETA events, stored or added (`etas`: the one `set_eta` keeps per stop;
+    # `all_etas`: every one, the candidates for nextEta).
     etas: dict[int, dict[str | None, ShipmentEvent | dict[str, Any]]] = {pk: {} for pk in pks}
-    if any(h.etas for h in histories):
+    all_etas: dict[int, list[ShipmentEvent | dict[str, Any]]] = {pk: [] for pk in pks}
+    if any(_sets_eta(h) for h in histories):
         for event in session.scalars(
             select(ShipmentEvent)
             .where(ShipmentEvent.shipment_pk.in_(pks), ShipmentEvent.type == ETA_EVENT_TYPE)
             .order_by(ShipmentEvent.pk)
         ):
             etas[event.shipment_pk].setdefault(event.data.get("stopId"), event)
+            all_etas[event.shipment_pk].append(event)
     exception_ids = {str(x.id) for h in histories for x in h.exceptions if x.id is not None}
     stored_exceptions = (
         {
@@ -198,7 +202,9 @@ def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
     for history, row in zip(histories, rows, strict=True):
         stops, segments = route_ids(row)
         if history.events:
-            _history_events(history, row, stops, segments, taken, etas[row.pk], writes, now)
+            _history_events(
+                history, row, stops, segments, taken, etas[row.pk], all_etas[row.pk], writes, now
+            )
         for move in history.states:
             _history_state(history.source, move, row, stops, open_states, writes, now)
         for exception in history.exceptions:
@@ -227,7 +233,14 @@ def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
             writes.counted.append(row)
             writes.ids.append(key)
         for report in history.etas:
-            _history_eta(history.source, report, row, stops, etas[row.pk], writes, now)
+            _history_eta(
+                history.source, report, row, stops, etas[row.pk], all_etas[row.pk], writes, now
+            )
+        if _sets_eta(history):
+            # Once the history is applied: its estimates share one calculation time.
+            set_next_eta(
+                row, (e["data"] if isinstance(e, dict) else e.data for e in all_etas[row.pk])
+            )
     session.flush()
     insert_rows(session, ShipmentEvent, writes.events)
     insert_rows(session, ShipmentState, writes.states)
@@ -268,6 +281,7 @@ def _history_events(
     segments: set[str],
     taken: set[tuple[int, str]],
     etas: dict[str | None, ShipmentEvent | dict[str, Any]],
+    all_etas: list[ShipmentEvent | dict[str, Any]],
     writes: _Writes,
     now: datetime,
 ) -> None:
@@ -289,6 +303,7 @@ def _history_events(
         writes.events.append(record)
         if wire["type"] == ETA_EVENT_TYPE:
             etas.setdefault(wire.get("stopId"), record)
+            all_etas.append(record)
         payload = {"event": wire, "source": history.source}
         writes.changes.append(
             change_entry(row.tenant_id, row.id, ChangeKind.EVENT_ADDED, payload, now)
@@ -300,6 +315,11 @@ def _history_events(
         for key, value in latest_values(latest, row.data).items():
             setattr(row, key, value)
     row.last_modified_at = now
+
+
+def _sets_eta(history: History) -> bool:
+    """Whether applying `history` may change its shipment's nextEta."""
+    return bool(history.etas) or any(e.type == ETA_EVENT_TYPE for e in history.events)
 
 
 def _history_state(
@@ -359,8 +379,7 @@ def _history_state(
     writes.changes.append(change_entry(row.tenant_id, row.id, ChangeKind.STATE_ADDED, payload, now))
     set_current_state(row, move.state)
     if move.state is ShipmentStateType.COMPLETED:
-        row.next_eta = None
-        row.next_eta_zone = None
+        set_next_eta(row, ())  # none once completed, whatever the estimates
     row.last_modified_at = now
 
 
@@ -370,10 +389,11 @@ def _history_eta(
     row: Shipment,
     stops: set[str],
     etas: dict[str | None, ShipmentEvent | dict[str, Any]],
+    all_etas: list[ShipmentEvent | dict[str, Any]],
     writes: _Writes,
     now: datetime,
 ) -> None:
-    """One `set_eta` of a history."""
+    """One `set_eta` of a history (nextEta is set once the history is applied)."""
     if report.stop_id is not None and str(report.stop_id) not in stops:
         raise field_error("stopId", f"shipment {row.id} has no stop {report.stop_id}")
     eta = utc_datetime(report.eta)
@@ -387,6 +407,7 @@ def _history_eta(
         record = event_row(row.pk, wire, source)
         writes.events.append(record)
         etas[stop_key] = record
+        all_etas.append(record)
         kind = ChangeKind.EVENT_ADDED
     elif isinstance(existing, dict):
         existing.update(event_row(row.pk, wire, source))
@@ -395,9 +416,6 @@ def _history_eta(
         apply_event(existing, wire)
         existing.source = source
         kind = ChangeKind.EVENT_UPDATED
-    if row.current_state != ShipmentStateType.COMPLETED:
-        row.next_eta = eta
-        row.next_eta_zone = stop_zone(row.data, stop_key)
     row.last_modified_at = now
     writes.ids.append(str(wire["id"]))
     writes.changes.append(

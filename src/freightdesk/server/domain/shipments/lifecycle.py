@@ -46,6 +46,7 @@ from freightdesk.server.domain.shipments.rows import (
     store_data,
 )
 from freightdesk.server.domain.shipments.summary import (
+    next_eta_values,
     refresh_eta,
     refresh_exceptions,
     refresh_last_position,
@@ -112,6 +113,7 @@ def create_shipments(
             "open_exception_count": 0,
             **data_summary(item),
             **(latest_values(latest, item.data) if latest is not None else {}),
+            **next_eta_values(item.events, item.data, completed=False),
         }
         for item, latest, start in zip(prepared, latest_events, starts, strict=True)
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,8 @@ from sqlalchemy.orm.attributes import set_committed_value
 from freightdesk.models.tracking import (
     ExceptionStatus,
     ShipmentStateType,
+    TrackedShipmentEvent,
+    newest_estimate,
 )
 from freightdesk.server.domain.shipments.journal import change_entry, table_of
 from freightdesk.server.domain.shipments.rows import (
@@ -48,24 +51,37 @@ def refresh_latest_event(session: Session, row: Shipment) -> None:
 
 
 def refresh_eta(session: Session, row: Shipment) -> None:
-    """nextEta: the most recently calculated remaining ETA (None once COMPLETED), and the
-    zone of its stop."""
-    if row.current_state == ShipmentStateType.COMPLETED:
-        row.next_eta = None
-        row.next_eta_zone = None
-        return
-    best: tuple[str, datetime, str | None] | None = None
-    for event in session.scalars(
-        select(ShipmentEvent).where(
-            ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
-        )
-    ):
-        calculated = str(event.data.get("estimateLastCalculatedDateTime") or "")
-        estimate = event.occurred_at
-        if estimate is not None and (best is None or calculated >= best[0]):
-            best = (calculated, estimate, event.data.get("stopId"))
-    row.next_eta = best[1] if best else None
-    row.next_eta_zone = stop_zone(row.data, best[2]) if best else None
+    """nextEta and the zone of its stop, from the shipment's stored ETA events."""
+    set_next_eta(
+        row,
+        session.scalars(
+            select(ShipmentEvent.data).where(
+                ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
+            )
+        ),
+    )
+
+
+def set_next_eta(row: Shipment, etas: Iterable[Mapping[str, Any]]) -> None:
+    """nextEta and the zone of its stop from the shipment's ETA events (their wire data)."""
+    events = (TrackedShipmentEvent.model_validate(wire) for wire in etas)
+    completed = row.current_state == ShipmentStateType.COMPLETED
+    for key, value in next_eta_values(events, row.data, completed=completed).items():
+        setattr(row, key, value)
+
+
+def next_eta_values(
+    etas: Iterable[TrackedShipmentEvent], data: Mapping[str, Any], *, completed: bool
+) -> dict[str, Any]:
+    """The summary columns of a shipment's ETA (`data`: its wire data, whose route names the
+    stop's zone), by the rule the app reads a history with (`models.tracking.newest_estimate`):
+    every write of nextEta goes through here, so the list's row agrees with the detail's."""
+    newest = newest_estimate((e for e in etas if e.type == ETA_EVENT_TYPE), completed=completed)
+    stop = newest.stop_id if newest is not None else None
+    return {
+        "next_eta": newest.estimate_date_time if newest is not None else None,
+        "next_eta_zone": stop_zone(data, str(stop) if stop is not None else None),
+    }
 
 
 def fill_next_eta_zones(conn: Connection) -> None:

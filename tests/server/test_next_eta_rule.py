@@ -1,0 +1,104 @@
+"""The summary's nextEta follows the app's ETA rule (`models.tracking.newest_estimate`): the
+estimate calculated last, ties to the soonest stop, over real HTTP on the local service."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from freightdesk.models.tracking import TrackingHistory
+from freightdesk.server.domain import shipments as store
+from freightdesk.server.domain.shipments import EtaReport, History
+from tests.server.test_tracking_support import (
+    PUT,
+    SEARCH,
+    air_body,
+    create,
+    receive,
+    route,
+    shipment_path,
+)
+from tests.support import TenantHandle
+
+ETA = datetime(2030, 1, 1, 18, tzinfo=UTC)
+
+
+def _next_eta(tenant: TenantHandle, shipment_id: str) -> str | None:
+    answer = tenant.http.post(SEARCH, json={})
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = next(s for s in answer.json()["results"] if s["id"] == shipment_id)
+    return found.get("nextEta")
+
+
+def _history(tenant: TenantHandle, shipment_id: str) -> TrackingHistory:
+    answer = tenant.http.get(shipment_path(shipment_id, "eventhistory"))
+    assert answer.status_code == 200, answer.text
+    return TrackingHistory.model_validate(answer.json())
+
+
+def _the_apps_eta(history: TrackingHistory) -> str | None:
+    newest = history.newest_estimate()
+    if newest is None or newest.estimate_date_time is None:
+        return None
+    return newest.estimate_date_time.isoformat().replace("+00:00", "Z")
+
+
+def test_estimates_calculated_at_once_give_the_soonest_stop_not_the_last_stored(
+    tenant: TenantHandle,
+) -> None:
+    shipment = create(tenant, air_body(routeInfo=route("Chicago", "Frankfurt", "Dallas")))
+    sid = shipment["id"]
+    chicago, frankfurt, dallas = (stop["id"] for stop in shipment["routeInfo"]["stops"])
+    # One history (one calculation instant), the latest stop stored last.
+    etas = [
+        EtaReport(ETA, chicago),
+        EtaReport(ETA + timedelta(days=1), frankfurt),
+        EtaReport(ETA + timedelta(days=2), dallas),
+    ]
+    receive(tenant, lambda s: store.add_histories(s, [History(sid, "AIR", etas=etas)]))
+    history = _history(tenant, sid)
+    calculated = {e.estimate_last_calculated_date_time for e in history.events}
+    assert len(calculated) == 1 and len(history.events) == 3
+    assert _next_eta(tenant, sid) == "2030-01-01T18:00:00Z" == _the_apps_eta(history)
+
+    # Recomputed from what is stored once Chicago's estimate is gone: still the soonest.
+    chicago_eta = next(e for e in history.events if str(e.stop_id) == chicago)
+    receive(tenant, lambda s: store.remove_event(s, sid, str(chicago_eta.id)))
+    assert _next_eta(tenant, sid) == "2030-01-02T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
+
+    # A later calculation wins whatever its instant.
+    receive(
+        tenant,
+        lambda s: store.set_eta(s, sid, ETA + timedelta(days=3), stop_id=dallas, source="AIR"),
+    )
+    assert _next_eta(tenant, sid) == "2030-01-04T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
+
+
+def test_a_put_with_estimates_gives_the_soonest_stop_when_created_and_replaced(
+    tenant: TenantHandle,
+) -> None:
+    stops = route("Chicago", "Frankfurt")
+    for stop in stops["stops"]:
+        stop["id"] = str(uuid.uuid4())
+    chicago, frankfurt = (stop["id"] for stop in stops["stops"])
+    calculated = "2029-12-31T08:00:00Z"
+    events = [
+        {
+            "type": "ETA",
+            "estimateDateTime": at,
+            "estimateLastCalculatedDateTime": calculated,
+            "stopId": stop,
+        }
+        for at, stop in (("2030-01-01T18:00:00Z", chicago), ("2030-01-02T18:00:00Z", frankfurt))
+    ]
+    body = air_body("020-55555550", routeInfo=stops, events=events)
+    sid = create(tenant, body)["id"]
+    history = _history(tenant, sid)
+    assert [str(e.stop_id) for e in history.events] == [chicago, frankfurt]
+    assert _next_eta(tenant, sid) == "2030-01-01T18:00:00Z" == _the_apps_eta(history)
+
+    # Written again (recomputed from what is stored), the soonest stop still.
+    answer = tenant.http.put(PUT, json={"id": sid, **body})
+    assert answer.status_code == 200, answer.text
+    assert _next_eta(tenant, sid) == "2030-01-01T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
