@@ -178,7 +178,8 @@ def test_a_fresh_start_answers_at_once_and_the_demo_fills_in_while_it_answers() 
         with serve(data_dir) as served:
             first = demo_status(served)
             # Answering before the demo is written (the old start wrote it first: 25 to 76 s).
-            assert served.answered - served.started < 10
+            # The start itself is about 2 s of CPU: 10 s ran out at a load of 15 on 2 cores.
+            assert served.answered - served.started < 20
             assert first["state"] == "preparing"
             # Counted from the first answer: the app says "0 of 302", not a bare "Preparing".
             assert first["shipmentsTotal"] == DEMO_SHIPMENTS
