@@ -254,6 +254,16 @@ def flags_of(row: SummaryRow, facts: Facts | None, now: datetime, settings: Tria
     return flags
 
 
+def late_seconds(row: SummaryRow, facts: Facts | None) -> float:
+    """How late a shipment is (`assess`'s `late_by`) in seconds, 0 when it is not late: the
+    list orders its late shipments by it, the latest first. Reads nothing shared."""
+    eta = row.next_eta
+    if row.current_state == _DONE or eta is None or facts is None or not facts.etas:
+        return 0.0
+    end = facts.appointment_end(eta)
+    return (eta - end).total_seconds() if end is not None and eta > end else 0.0
+
+
 def due_of(
     row: SummaryRow, facts: Facts | None, now: datetime, settings: TriageSettings
 ) -> datetime | None:

@@ -46,6 +46,7 @@ from freightdesk.service.triage import (
     check_settings,
     due_of,
     flags_of,
+    late_seconds,
     settings_of,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column, SortValue
@@ -124,21 +125,35 @@ def attention_data(verdict: Verdict, role: int) -> Any:
     return None
 
 
-def column_value(column: int, row: SummaryRow, flags: int) -> SortValue | None:
-    """The model's sort value of a row in `column`; for the Attention column the worst kind
-    first (descending), then the most recently updated: one plain number."""
+def never_late(_row: SummaryRow) -> float:
+    return 0.0
+
+
+def column_value(
+    column: int, row: SummaryRow, flags: int, late: Callable[[SummaryRow], float] = never_late
+) -> SortValue | None:
+    """The model's sort value of a row in `column`; for the Attention column one plain
+    number: the worst kind first (descending), then within Late the latest (`late`, seconds
+    late: what a dispatcher deals with first), within the other kinds the most recently
+    updated."""
     if column != COLUMN_INDEX["attention"]:
         return COLUMNS[column].sort_value(row)
-    return flags.bit_length() * 1e10 + row.last_modified.timestamp()
+    group = flags.bit_length() * 1e10
+    if flags >> Attention.LATE & 1:
+        return group + late(row)
+    return group + row.last_modified.timestamp()
 
 
 def column_values(
-    column: int, rows: Sequence[SummaryRow], flags: bytearray
+    column: int,
+    rows: Sequence[SummaryRow],
+    flags: bytearray,
+    late: Callable[[SummaryRow], float] = never_late,
 ) -> list[SortValue | None]:
     if column != COLUMN_INDEX["attention"]:
         value = COLUMNS[column].sort_value
         return [value(row) for row in rows]
-    return [column_value(column, row, f) for row, f in zip(rows, flags, strict=True)]
+    return [column_value(column, row, f, late) for row, f in zip(rows, flags, strict=True)]
 
 
 def marks_of(flags: bytearray, kinds: Iterable[Attention]) -> bytearray:
@@ -326,6 +341,7 @@ class TriageLink(QObject):
         model.triage = self._flags
         model.due = self._due
         model.verdict = self.verdict
+        model.late = self._late
 
     def attach(self, session: AppSession, cache: Cache) -> None:
         """Read facts with the session's client, kept in `cache` (those of another connection
@@ -351,6 +367,10 @@ class TriageLink(QObject):
     def _flags(self, row: SummaryRow) -> int:
         # Also called from a worker thread (the model's `load`): no shared state written.
         return flags_of(row, self._facts.get(row.id), self.now, self.settings)
+
+    def _late(self, row: SummaryRow) -> float:
+        # As `_flags`, also from a worker thread.
+        return late_seconds(row, self._facts.get(row.id))
 
     def _due(self, row: SummaryRow) -> float | None:
         # As `_flags`, also from a worker thread.

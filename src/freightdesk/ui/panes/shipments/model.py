@@ -50,6 +50,7 @@ from freightdesk.ui.panes.shipments.attention import (
     column_value,
     column_values,
     marks_of,
+    never_late,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
 from freightdesk.ui.panes.shipments.retriage import Retriager, Wanted
@@ -107,6 +108,9 @@ class ShipmentTableModel(QAbstractTableModel):
         # When time alone changes a row's flags (a POSIX timestamp; None: never), set beside
         # `triage`: the minute's retriage triages only the rows due (`retriage_due`).
         self.due: Callable[[SummaryRow], float | None] = lambda _row: None
+        # How late a row is, in seconds (0 when not late), set beside `triage`: the Attention
+        # sort puts the latest first among the late.
+        self.late: Callable[[SummaryRow], float] = never_late
         self._modes = Codes()
         self._states = Codes()
         # The last searched text and the rows holding it: typing on reads only those again.
@@ -247,7 +251,9 @@ class ShipmentTableModel(QAbstractTableModel):
             return
         descending = self._sort_order == Qt.SortOrder.DescendingOrder
         # The order `load` will give them: same positions, same values, same ties.
-        values = column_values(self._sort_column, rows, bytearray(map(self.triage, rows)))
+        values = column_values(
+            self._sort_column, rows, bytearray(map(self.triage, rows)), self.late
+        )
         order = sorted_positions(array("i", range(len(rows))), values, descending)
         self.show_first_screen([rows[i] for i in order[:count]], len(rows))
 
@@ -256,7 +262,9 @@ class ShipmentTableModel(QAbstractTableModel):
         read (the app's first paint): the table has `total` rows, those below `rows` blank
         until the whole list replaces them a moment later (`set_summaries`, `load`)."""
         self._generation += 1
-        self._replace(RowIndex.of(rows, triage=self.triage), unread=max(0, total - len(rows)))
+        self._replace(
+            RowIndex.of(rows, triage=self.triage, late=self.late), unread=max(0, total - len(rows))
+        )
 
     def visible_summaries(self) -> list[SummaryRow]:
         return [self._rows[i] for i in self._visible]
@@ -264,7 +272,7 @@ class ShipmentTableModel(QAbstractTableModel):
     def set_summaries(self, summaries: Iterable[SummaryRow]) -> None:
         """Replace everything (first load)."""
         self._generation += 1
-        self._replace(RowIndex.of(list(summaries), triage=self.triage))
+        self._replace(RowIndex.of(list(summaries), triage=self.triage, late=self.late))
 
     async def load(self, summaries: Iterable[SummaryRow]) -> bool:
         """Replace everything, indexing the rows in a worker thread: 100,000 rows take a
@@ -275,7 +283,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._generation += 1
         generation = self._generation
         sort = (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder)
-        index = await asyncio.to_thread(RowIndex.of, list(summaries), sort, self.triage)
+        index = await asyncio.to_thread(RowIndex.of, list(summaries), sort, self.triage, self.late)
         if generation != self._generation:
             return False
         if sort != (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder):
@@ -353,7 +361,7 @@ class ShipmentTableModel(QAbstractTableModel):
             self._flags[position] = self.triage(summary)
             self._retriager.noted(summary)
             for column, values in self._sort_values.items():
-                values[position] = column_value(column, summary, self._flags[position])
+                values[position] = column_value(column, summary, self._flags[position], self.late)
             if highlight:
                 self._highlight[key] = now + HIGHLIGHT_SECONDS
         if changed:
@@ -578,7 +586,7 @@ class ShipmentTableModel(QAbstractTableModel):
     def _values_for(self, column: int) -> list[SortValue | None]:
         values = self._sort_values.get(column)
         if values is None:
-            values = column_values(column, self._rows, self._flags)
+            values = column_values(column, self._rows, self._flags, self.late)
             self._sort_values[column] = values
         return values
 

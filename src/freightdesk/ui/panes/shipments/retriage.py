@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.panes.shipments.attention import column_value
+from freightdesk.ui.panes.shipments.attention import column_value, never_late
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, SortValue
 from freightdesk.ui.panes.shipments.row_index import moved_in_order, sorted_positions
 
@@ -76,7 +76,7 @@ class Retriaged:
     """Rows' attention flags worked out again (`retriaged`), to be swapped in."""
 
     flags: bytearray  # every row's, the changed ones new
-    changed: list[int]  # the positions whose flags changed
+    changed: list[int]  # the positions whose flags (or Attention sort values) changed
     dues: list[tuple[float, str]]  # of the rows triaged: when time changes them (`due`)
     undue: list[str]  # the rows triaged that time alone will not change
     values: list[SortValue | None] | None  # the Attention column's sort values, if kept
@@ -92,10 +92,12 @@ def retriaged(
     ordered: array[int] | None,
     descending: bool,
     due: Callable[[SummaryRow], float | None] = lambda _row: None,
+    late: Callable[[SummaryRow], float] = never_late,
 ) -> Retriaged:
     """`flags` with the rows at `positions` triaged again (and when time would change them,
-    `due`), and, when given, the Attention column's sort `values` and the `ordered`
-    positions sorted by them, both changed in place. Touches nothing shared: run in a
+    `due`), and, when given, the Attention column's sort `values` (by `late` too: a late
+    row whose delay changed moves) and the `ordered` positions sorted by them, both changed
+    in place. Touches nothing shared: run in a
     worker thread for a big list."""
     new = bytearray(flags)
     changed = []
@@ -107,12 +109,17 @@ def retriaged(
             changed.append(position)
     dues, undue = moments(rows, positions, due)
     heapq.heapify(dues)  # the heap of a whole list's, ready to be taken as it is
-    if values is not None and changed:
-        for position in changed:
-            values[position] = column_value(_ATTENTION, rows[position], new[position])
-        if ordered is not None:
-            moved = moved_in_order(ordered, changed, values, descending)
-            ordered = moved if moved is not None else sorted_positions(ordered, values, descending)
+    if values is not None:
+        flagged = set(changed)
+        for position in positions:
+            value = column_value(_ATTENTION, rows[position], new[position], late)
+            if value != values[position]:
+                values[position] = value
+                if position not in flagged:
+                    changed.append(position)
+    if values is not None and changed and ordered is not None:
+        moved = moved_in_order(ordered, changed, values, descending)
+        ordered = moved if moved is not None else sorted_positions(ordered, values, descending)
     return Retriaged(new, changed, dues, undue, values, ordered)
 
 
@@ -251,12 +258,19 @@ class Retriager:
 
     def _triage_here(self, positions: Iterable[int], whole: bool) -> None:
         model = self._model
-        rows, flags, triage = model._rows, model._flags, model.triage
+        rows, flags, triage, late = model._rows, model._flags, model.triage, model.late
         if self._touched is not None:
             positions = list(positions)
             self._touched.update(positions)
         positions = list(positions)
-        changed = {p: f for p in positions if (f := triage(rows[p])) != flags[p]}
+        values = model._sort_values.get(_ATTENTION)
+        # A late row whose delay changed (its kinds did not) moves in the Attention order.
+        changed = {
+            p: f
+            for p in positions
+            if (f := triage(rows[p])) != flags[p]
+            or (values is not None and column_value(_ATTENTION, rows[p], f, late) != values[p])
+        }
         dues, undue = moments(rows, positions, model.due)
         self._note(undue, dues)
         self._dues_whole = self._dues_whole or whole
@@ -269,7 +283,7 @@ class Retriager:
             for p, f in changed.items():
                 flags[p] = f
                 if values is not None:
-                    values[p] = column_value(_ATTENTION, rows[p], f)
+                    values[p] = column_value(_ATTENTION, rows[p], f, late)
             self._reorder(changed)
 
         model._relayout(again, hold=self._hold())
@@ -296,6 +310,7 @@ class Retriager:
                     ordered[:] if ordered is not None else None,
                     sort[1],
                     model.due,
+                    model.late,
                 )
                 self._touched = set()
                 try:
@@ -344,7 +359,7 @@ class Retriager:
                 model._sort_values[_ATTENTION] = new
             elif values is not None:  # first sorted by it meanwhile
                 for p in changed:
-                    values[p] = column_value(_ATTENTION, model._rows[p], flags[p])
+                    values[p] = column_value(_ATTENTION, model._rows[p], flags[p], model.late)
             ordered = model._ordered
             if (
                 done.ordered is not None

@@ -15,7 +15,7 @@ from typing import Any
 
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import Attention
-from freightdesk.ui.panes.shipments.attention import column_values
+from freightdesk.ui.panes.shipments.attention import column_values, never_late
 from freightdesk.ui.panes.shipments.columns import SortValue
 
 # A byte per row, 1 where the row passes a filter.
@@ -119,9 +119,10 @@ class RowIndex:
         rows: list[SummaryRow],
         sort: tuple[int, bool] | None = None,
         triage: Callable[[SummaryRow], int] | None = None,
+        late: Callable[[SummaryRow], float] = never_late,
     ) -> RowIndex:
         """The index of `rows`, sorted by (column, descending) when given; `triage` gives a
-        row's attention flags."""
+        row's attention flags, `late` how late it is (seconds)."""
         ids = [r.id for r in rows]
         modes, states = Codes(), Codes()
         mode_of, state_of = modes.of, states.of
@@ -140,7 +141,7 @@ class RowIndex:
         )
         if sort is not None:
             column, descending = sort
-            values = index.sort_values[column] = column_values(column, rows, index.flags)
+            values = index.sort_values[column] = column_values(column, rows, index.flags, late)
             index.ordered = sorted_positions(array("i", range(len(rows))), values, descending)
         return index
 
