@@ -31,6 +31,7 @@ from freightdesk.service.triage import (
     duration_text,
     facts_from_history,
     flags_of,
+    late_seconds,
     needs_facts,
     settings_of,
     worst_of,
@@ -314,6 +315,8 @@ def test_the_quick_flags_agree_with_the_verdicts() -> None:
                         for settings in margins:
                             verdict = assess(row, facts, NOW, settings)
                             assert flags_of(row, facts, NOW, settings) == attention_flags(verdict)
+                            late = verdict.late_by.total_seconds() if verdict.late_by else 0.0
+                            assert late_seconds(row, facts) == late
                             cases += 1
     assert cases == 5 * 7 * 4 * 2 * 5 * 2
 
