@@ -139,9 +139,10 @@ def column_value(
     if column != COLUMN_INDEX["attention"]:
         return COLUMNS[column].sort_value(row)
     group = flags.bit_length() * 1e10
-    if flags >> Attention.LATE & 1:
-        return group + late(row)
-    return group + row.last_modified.timestamp()
+    # Late is known from the facts that made the row late; a model told of no lateness
+    # (`never_late`) orders the late as the others.
+    late_by = late(row) if flags >> Attention.LATE & 1 else 0.0
+    return group + (late_by or row.last_modified.timestamp())
 
 
 def column_values(

@@ -1,14 +1,14 @@
 """The Shipments list's layout: its columns (widths, order, visibility, the sort), the room
 the list and the detail share, and the memory of both across starts.
 
-The key columns (shipment, mode, state, attention, origin, destination, next ETA, carrier)
-come first and show their usual texts whole (longer ones cut in the middle, the whole text in
-the tooltip). While the user has not moved the splitter: a window too narrow for them whole
-beside the detail's `DETAIL_COMFORT` (1366 and 1440 px) puts the detail below the list, which
-keeps most of the height; a wider one (1920 px) keeps the detail beside, with `DETAIL_COMFORT`
-or `1 - LIST_SHARE` of the width. Origin and Destination take the list's room beyond the other
-key columns (`PLACE_LEAST` to `PLACE_MOST`), until the user sizes one of them: from then on
-their widths are the user's, kept across starts.
+The key columns (shipment, mode, state, attention, origin, destination, next ETA, carrier,
+latest event) come first and show their usual texts whole (longer ones cut in the middle, the
+whole text in the tooltip). While the user has not moved the splitter: a window too narrow for
+them whole beside the detail's `DETAIL_COMFORT` (1366 and 1440 px) puts the detail below the
+list, which keeps most of the height; a wider one (1920 px) keeps the detail beside, with
+`DETAIL_COMFORT` or `1 - LIST_SHARE` of the width. Origin and Destination take the list's room
+beyond the other key columns (`PLACE_LEAST` to `PLACE_MOST`), until the user sizes one of them:
+from then on their widths are the user's, kept across starts.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ KEY_COLUMNS = (
     "destination",
     "nextEta",
     "carrier",
+    # In view at 1366 px too, a long one cut (whole in the tooltip): what happened last is
+    # what a dispatcher reads after where and when.
+    "latestEvent",
 )
 # The list's share of a wide window (the detail has the rest).
 LIST_SHARE = 0.6
@@ -45,7 +48,7 @@ DETAIL_COMFORT = 520
 # The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
 # usual text still fits (longer ones cut in the middle, whole in the tooltip). A layout the
 # user kept has the user's widths.
-KEY_WIDTHS = {"carrier": 60}
+KEY_WIDTHS = {"carrier": 60, "latestEvent": 150}
 # The usual longest texts of these key columns, measured in the table's font (bold where
 # drawn bold) for their fresh width: a 17-digit bill of lading; a delay under ten hours
 # (longer ones drop the minutes, attention.py) and a silence of days.
@@ -210,10 +213,13 @@ class ListLayout(QWidget):
     def _beside(self) -> bool:
         """Whether the detail fits beside the list: the key columns whole (a usual place
         name in each place column) and the detail's `DETAIL_COMFORT`."""
-        place = self.table.fontMetrics().horizontalAdvance(PLACE_WHOLE_SAMPLE) + CELL_PADDING
-        wanted = self._key_width(place) + 2 * self.table.frameWidth()
+        wanted = self._key_width(self._place_whole()) + 2 * self.table.frameWidth()
         wanted += self.table.verticalScrollBar().sizeHint().width()
         return wanted + self.splitter.handleWidth() + DETAIL_COMFORT <= self.splitter.width()
+
+    def _place_whole(self) -> int:
+        """A place column's width showing a usual place name whole."""
+        return self.table.fontMetrics().horizontalAdvance(PLACE_WHOLE_SAMPLE) + CELL_PADDING
 
     def default_split(self) -> None:
         """The list's share of the splitter, unless the user chose one. A window too narrow
@@ -247,8 +253,9 @@ class ListLayout(QWidget):
             if self.splitter.sizes() != [list_height, total - list_height]:
                 self.splitter.setSizes([list_height, total - list_height])
             return
-        # The frame and the vertical scroll bar a longer list brings.
-        wanted = self._key_width() + 2 * self.table.frameWidth()
+        # The key columns with usual place names whole, the frame and the vertical scroll bar
+        # a longer list brings.
+        wanted = self._key_width(self._place_whole()) + 2 * self.table.frameWidth()
         wanted += self.table.verticalScrollBar().sizeHint().width()
         spare = total - detail.minimumSizeHint().width()
         comfortable = min(round(total * LIST_SHARE), total - DETAIL_COMFORT)
