@@ -1,14 +1,15 @@
 """The Shipments list's layout: its columns (widths, order, visibility, the sort), the room
 the list and the detail share, and the memory of both across starts.
 
-The key columns (shipment, mode, state, attention, origin, destination, next ETA, carrier,
-latest event) come first and show their usual texts whole (longer ones cut in the middle, the
-whole text in the tooltip). While the user has not moved the splitter: a window too narrow for
-them whole beside the detail's `DETAIL_COMFORT` (1366 and 1440 px) puts the detail below the
-list, which keeps most of the height; a wider one (1920 px) keeps the detail beside, with
-`DETAIL_COMFORT` or `1 - LIST_SHARE` of the width. Origin and Destination take the list's room
-beyond the other key columns (`PLACE_LEAST` to `PLACE_MOST`), until the user sizes one of them:
-from then on their widths are the user's, kept across starts.
+The key columns (shipment, mode, state, attention, origin, destination, next ETA, carrier)
+come first and show their usual texts whole (longer ones cut in the middle, the whole text in
+the tooltip). While the user has not moved the splitter: a window too narrow for them whole
+beside the detail's `DETAIL_COMFORT` (1366 and 1440 px) puts the detail below the list, which
+keeps most of the height; a wider one (1920 px) keeps the detail beside, with `DETAIL_COMFORT`
+or `1 - LIST_SHARE` of the width. Origin and Destination take the list's room beyond the other
+key columns (`PLACE_LEAST` to `PLACE_MOST`), until the user sizes one of them: from then on
+their widths are the user's, kept across starts. Latest event comes after them, in view too
+while the places keep a usual name whole beside it (at 1366 and 1440 px).
 """
 
 from __future__ import annotations
@@ -36,19 +37,21 @@ KEY_COLUMNS = (
     "destination",
     "nextEta",
     "carrier",
-    # In view at 1366 px too, a long one cut (whole in the tooltip): what happened last is
-    # what a dispatcher reads after where and when.
-    "latestEvent",
 )
 # The list's share of a wide window (the detail has the rest).
 LIST_SHARE = 0.6
 # The detail's width when the window can spare it: its timeline's four columns and the
 # overview's labelled values on one line each (at 1440x900 the list keeps its key columns).
 DETAIL_COMFORT = 520
+# What happened last, after the key columns: in view (a long one cut in the middle, whole in
+# the tooltip) when the places keep a usual name whole beside it; it used to be cut to its
+# first letters at 1366 px.
+EVENT_COLUMN = "latestEvent"
+EVENT_WIDTH = 150
 # The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
 # usual text still fits (longer ones cut in the middle, whole in the tooltip). A layout the
 # user kept has the user's widths.
-KEY_WIDTHS = {"carrier": 60, "latestEvent": 150}
+KEY_WIDTHS = {"carrier": 60, "latestEvent": EVENT_WIDTH}
 # The usual longest texts of these key columns, measured in the table's font (bold where
 # drawn bold) for their fresh width: a 17-digit bill of lading; a delay under ten hours
 # (longer ones drop the minutes, attention.py) and a silence of days.
@@ -187,6 +190,11 @@ class ListLayout(QWidget):
         # Room for the scroll bar a longer list brings, so that it never pushes Carrier out.
         bar = self.table.verticalScrollBar()
         shown = self.table.viewport().width() - (0 if bar.isVisible() else bar.sizeHint().width())
+        event = COLUMN_INDEX[EVENT_COLUMN]
+        if not header.isSectionHidden(event) and header.visualIndex(event) == len(KEY_COLUMNS):
+            beside = shown - others - header.sectionSize(event)
+            if beside // len(places) >= self._place_whole():
+                others += header.sectionSize(event)
         room = (shown - others) // len(places)
         self._sizing = True
         try:
@@ -253,9 +261,8 @@ class ListLayout(QWidget):
             if self.splitter.sizes() != [list_height, total - list_height]:
                 self.splitter.setSizes([list_height, total - list_height])
             return
-        # The key columns with usual place names whole, the frame and the vertical scroll bar
-        # a longer list brings.
-        wanted = self._key_width(self._place_whole()) + 2 * self.table.frameWidth()
+        # The frame and the vertical scroll bar a longer list brings.
+        wanted = self._key_width() + 2 * self.table.frameWidth()
         wanted += self.table.verticalScrollBar().sizeHint().width()
         spare = total - detail.minimumSizeHint().width()
         comfortable = min(round(total * LIST_SHARE), total - DETAIL_COMFORT)
