@@ -1,5 +1,6 @@
 """A first run: the Local sandbox answers at once and the status bar follows its demo data
-filling in, while the shipment list shows shipments as they are stored."""
+filling in, while the shipment list shows shipments as they are stored: the status bar's count
+is the list's, and its activity bar shows once through the load, filling, not blinking."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import time
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QStyle
 from pytestqt.qtbot import QtBot
 
@@ -19,7 +20,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
 from tests.ui.conftest import close_session
 
-PREPARING = re.compile(r"Preparing demo data: (\d+) of (\d+) shipments")
+PREPARING = re.compile(r"Preparing demo data: (\d+) of (\d+) shipments loaded")
 # Seconds from the service saying the first shipments are stored to their rows on screen: the
 # list fetches when the progress grows (read twice a second); generous, the machine is shared.
 ROWS_AFTER_STORED = 10.0
@@ -36,6 +37,36 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
     window.add_pane("shipments", "Shipments", pane, QStyle.StandardPixmap.SP_FileIcon)
     window.show()
     assert window.current_pane() is pane
+    # Each time the activity bar was shown or hidden, and what the demo label said then.
+    bar = window.indicator.activity
+    toggles: list[tuple[str, str]] = []
+
+    class Toggles(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            if event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+                said = window.demo_progress.text() if window.demo_progress.isVisible() else ""
+                toggles.append((event.type().name, said))
+            return False
+
+    watcher = Toggles(window)
+    bar.installEventFilter(watcher)
+
+    def fetched() -> int:
+        data = session.shipments.coordinator.data if session.shipments else None
+        return len(data.summaries) if data is not None else 0
+
+    # At each list the pane put in: its count, the status bar's, and the list fetched.
+    lists: list[tuple[str, str, int, int]] = []
+    pane.model.filterApplied.connect(
+        lambda _result: lists.append(
+            (
+                pane.count_label.text(),
+                window.demo_progress.text() if window.demo_progress.isVisible() else "",
+                pane.model.total,
+                fetched(),
+            )
+        )
+    )
     shown: list[str] = []  # every text the status bar's demo label had, in order
     counts: list[int] = []  # shipments in the list at each change
     stored_at: list[float] = []  # when the status bar first said some shipments were stored
@@ -75,6 +106,8 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
         said = [m for text in shown if (m := PREPARING.fullmatch(text))]
         expected = int(said[-1].group(2)) if said else 0
         await wait_until(lambda: bool(counts) and counts[-1] == expected, seconds=60)
+        # The activity bar goes once the load is over.
+        await wait_until(lambda: not bar.isVisibleTo(window), seconds=30)
         unsubscribe()
     finally:
         await close_session(session)
@@ -95,5 +128,20 @@ async def test_the_status_bar_says_the_demo_is_being_prepared_as_shipments_appea
     assert stored_at and on_screen, (shown, counts)
     appeared, saying = on_screen[0]
     first = PREPARING.fullmatch(saying)
-    assert first is not None and int(first.group(1)) < total, (saying, shown)
+    # (Before the service counted the demo's shipments: "Preparing demo data: 50 shipments
+    # loaded".)
+    assert saying.startswith("Preparing demo data"), (saying, shown)
+    assert first is None or int(first.group(1)) < total, (saying, shown)
     assert appeared - stored_at[0] < ROWS_AFTER_STORED, (appeared - stored_at[0], shown)
+    # One count: the status bar's is the list's, at each list put in while the demo is
+    # written (but one fetched meanwhile, about to be put in).
+    during = [entry for entry in lists if PREPARING.fullmatch(entry[1])]
+    assert during, lists
+    for count_text, said, in_list, fetched in during:
+        m = PREPARING.fullmatch(said)
+        assert m is not None
+        if in_list == fetched:
+            assert int(m.group(1)) == in_list, (said, count_text)
+            assert count_text == f"{in_list:,} shipments", (said, count_text)
+    # The activity bar stayed through the demo's preparation (it went after: waited for).
+    assert "Hide" not in [kind for kind, said in toggles if said.startswith("Preparing")], toggles

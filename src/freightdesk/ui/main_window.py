@@ -112,7 +112,7 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self._show_row)
 
         # What the Local sandbox's first run is doing ("Preparing demo data: 120 of 302
-        # shipments"), beside the connection's state; hidden otherwise.
+        # shipments loaded"), beside the connection's state; hidden otherwise.
         self.demo_progress = QLabel(self)
         self.demo_progress.setObjectName("demoProgress")
         self.demo_progress.setVisible(False)
@@ -446,10 +446,30 @@ class MainWindow(QMainWindow):
 
     def _on_status(self, status: ConnectionStatus) -> None:
         self.indicator.show_status(status)
+        if self._session is not None and self._session.demo.preparation is not None:
+            self._show_demo_progress(None)  # a fetch ended: the list may hold more of it
 
-    def _show_demo_progress(self, message: str | None) -> None:
-        self.demo_progress.setText(message or "")
-        self.demo_progress.setVisible(bool(message))
+    def _show_demo_progress(self, _message: str | None) -> None:
+        """The demo's preparation as the list has it: the shipments in the list of those
+        being written, the count the list shows too (the service's own count runs ahead of
+        the list's last fetch), and the activity bar filling with them until it is over."""
+        preparation = self.session.demo.preparation
+        if preparation is None:
+            self.demo_progress.setVisible(False)
+            self.indicator.end_progress()
+            return
+        total = preparation.total
+        shipments = self.session.shipments
+        data = shipments.coordinator.data if shipments is not None else None
+        loaded = min(len(data.summaries) if data is not None else 0, total)
+        text = "Preparing demo data"
+        if total:
+            text += f": {loaded:,} of {total:,} shipments loaded"
+        elif data is not None and data.summaries:  # not counted yet
+            text += f": {len(data.summaries):,} shipments loaded"
+        self.demo_progress.setText(text)
+        self.demo_progress.setVisible(True)
+        self.indicator.show_progress(loaded, total)
 
     def show_error(self, message: str) -> None:
         self.statusBar().showMessage(message, 15000)

@@ -1,5 +1,10 @@
 """The status bar's connection indicator: state, profile, age of the data, activity, and
-while the service fails, what happened in a few words."""
+while the service fails, what happened in a few words.
+
+The activity bar shows once for a load and goes once it is over: fetches close together (the
+list's every second while the demo is written, a sync's pages) keep it shown, so it does not
+blink and shift the texts beside it. A load that counts (the demo's shipments) fills it.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.ui.theme import STATE_COLORS
+
+# The activity bar stays this long after the last fetch ended: the next one of a load comes
+# within it (the demo's list polls every second).
+ACTIVITY_LINGER_MS = 1500
 
 _STATE_TEXT = {
     ConnectionState.CONNECTING: "Connecting",
@@ -52,6 +61,11 @@ class ConnectionIndicator(QWidget):
         row.addWidget(self.state_label)
         layout.addLayout(row)
         self._status: ConnectionStatus | None = None
+        self._progress: tuple[int, int] | None = None  # (done, total) of a counted load
+        self._linger = QTimer(self)
+        self._linger.setSingleShot(True)
+        self._linger.setInterval(ACTIVITY_LINGER_MS)
+        self._linger.timeout.connect(self._linger_over)
         self._timer = QTimer(self)
         self._timer.setInterval(5000)
         self._timer.timeout.connect(self._refresh_age)
@@ -68,8 +82,40 @@ class ConnectionIndicator(QWidget):
         metrics = self.reason_label.fontMetrics()
         self.reason_label.setText(metrics.elidedText(reason, Qt.TextElideMode.ElideRight, 480))
         self.reason_label.setVisible(bool(reason))
-        self.activity.setVisible(status.busy > 0 or status.state is ConnectionState.CONNECTING)
+        self._show_activity()
         self._refresh_age()
+
+    def show_progress(self, done: int, total: int) -> None:
+        """A counted load under way: the bar shown, `done` of `total` filled (moving, not
+        filled, while `total` is 0), until `end_progress`."""
+        self._progress = (done, total)
+        self.activity.setRange(0, total)
+        self.activity.setValue(min(done, total))
+        self._show_activity()
+
+    def end_progress(self) -> None:
+        if self._progress is None:
+            return
+        self._progress = None
+        self.activity.setRange(0, 0)
+        self._show_activity()
+
+    def _busy(self) -> bool:
+        status = self._status
+        if status is None:
+            return False
+        return status.busy > 0 or status.state is ConnectionState.CONNECTING
+
+    def _show_activity(self) -> None:
+        if self._progress is not None or self._busy():
+            self._linger.stop()
+            self.activity.setVisible(True)
+        elif self.activity.isVisibleTo(self) and not self._linger.isActive():
+            self._linger.start()  # hidden then, unless the next fetch comes first
+
+    def _linger_over(self) -> None:
+        if self._progress is None and not self._busy():
+            self.activity.setVisible(False)
 
     def _refresh_age(self) -> None:
         if self._status is None:
@@ -81,3 +127,4 @@ class ConnectionIndicator(QWidget):
 
     def stop(self) -> None:
         self._timer.stop()
+        self._linger.stop()
