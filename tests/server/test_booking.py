@@ -8,6 +8,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
 from tests.server.test_rating_support import (
     BOOKINGS,
     PROFILES,
@@ -16,6 +20,7 @@ from tests.server.test_rating_support import (
     booking_status,
     create_booking,
     error_sources,
+    poll,
     quoted,
     set_profile,
     standalone_booking,
@@ -380,3 +385,75 @@ def test_concurrent_bookings_of_one_rate_request_leave_one_live(tenant: TenantHa
     assert codes == [200, 409, 409, 409, 409]
     live = tenant.http.get(BOOKINGS, params={"statuses": "PROCESSING"}).json()
     assert live["paginationInfo"]["total"] == 1
+
+
+def _lock_waits(session: Session) -> list[str]:
+    """The statements of this database's sessions now waiting for a lock."""
+    rows = session.execute(
+        text(
+            "SELECT query FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock'"
+        )
+    )
+    waits = [str(query) for (query,) in rows]
+    session.rollback()  # PostgreSQL keeps one snapshot of the statistics per transaction
+    return waits
+
+
+def test_an_update_during_the_carriers_answer_is_not_lost(tenant: TenantHandle) -> None:
+    """A PUT sends the booking to the carrier again: an answer the carrier was giving to the
+    version before it must not close the new version.
+
+    The interleaving is made, not hoped for: the test holds the carrier profiles table (only
+    PostgreSQL can), so the worker stops between reading the due booking and storing the
+    answer, and the PUT stops after writing the booking; then the test lets both go."""
+    sessions = tenant.service.context.sessions
+    with sessions() as probe:
+        if probe.get_bind().dialect.name != "postgresql":
+            pytest.skip("holding a table against readers needs PostgreSQL")
+    set_profile(tenant, "DCLN", behaviour="DECLINE", responseDelaySeconds=0)
+    delay = 1.0
+    while True:
+        set_profile(tenant, "PRLF", behaviour="ACCEPT", responseDelaySeconds=delay)
+        created = create_booking(tenant, standalone_booking("PRLF", notes="first"))
+        holder = sessions()
+        holder.execute(text("LOCK TABLE carrier_profiles IN ACCESS EXCLUSIVE MODE"))
+        status = holder.execute(
+            text("SELECT status FROM bookings WHERE id = :id"), {"id": created["id"]}
+        ).scalar_one()
+        if status == "PROCESSING":
+            break  # held before the answer fell due: the worker cannot store one now
+        holder.rollback()  # a machine too slow for the delay: again with a longer one
+        holder.close()
+        delay *= 2
+    try:
+        with sessions() as watcher:
+            # The worker read the booking (due now) and waits for the carrier's profile.
+            poll(lambda: _lock_waits(watcher), lambda waits: len(waits) == 1)
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                put = pool.submit(
+                    tenant.http.put,
+                    f"{BOOKINGS}/{created['id']}",
+                    json=standalone_booking("DCLN", notes="second"),
+                )
+                poll(lambda: _lock_waits(watcher), lambda waits: len(waits) == 2)
+                holder.rollback()
+                replaced = put.result()
+    finally:
+        holder.close()
+    final = tenant.http.get(f"{BOOKINGS}/{created['id']}").json()
+    if replaced.status_code == 409:
+        # The worker held the booking first: the PUT came after the answer and was refused.
+        assert final["status"] == "BOOKED" and final["notes"] == "first"
+        return
+    assert replaced.status_code == 200, replaced.text
+    # The new version went to its own carrier, which declines; the answer to the old is gone.
+    final = poll(
+        lambda: tenant.http.get(f"{BOOKINGS}/{created['id']}").json(),
+        lambda booking: booking["status"] != "PROCESSING",
+    )
+    assert (final["status"], final["notes"], final["carrierProvidedIdentifiers"]) == (
+        "REJECTED",
+        "second",
+        [],
+    )

@@ -427,10 +427,14 @@ def _move(
     allowed: Iterable[BookingStatus] | None,
     to: BookingStatus,
     now: datetime,
+    version: datetime | None = None,
     **values: Any,
 ) -> bool:
-    """Compare-and-set the status; False when the booking was not in an allowed state."""
+    """Compare-and-set the status; False when the booking was not in an allowed state, or
+    (given a `version`) when its `updated_at` is no longer the one the caller read."""
     statement = update(BookingRow).where(BookingRow.id == booking_id)
+    if version is not None:
+        statement = statement.where(BookingRow.updated_at == version)
     if allowed is None:
         statement = statement.where(BookingRow.status != to.value)
     else:
@@ -544,6 +548,7 @@ def _accept(
     keys: list[dict[str, Any]],
     method: str,
     now: datetime,
+    version: datetime | None = None,
 ) -> bool:
     moved = _move(
         session,
@@ -551,6 +556,7 @@ def _accept(
         OPEN_STATUSES,
         BookingStatus.BOOKED,
         now,
+        version,
         carrier_provided_identifiers=identifiers,
         reference_keys=keys,
         carrier_response_method=method,
@@ -620,42 +626,56 @@ def answer_due_bookings(context: ServiceContext) -> datetime | None:
 
 
 def carrier_answers(session: Session, booking_id: str, now: datetime) -> None:
-    row = session.get(BookingRow, booking_id, populate_existing=True)
+    """The carrier's answer to the booking as read here. A PUT sends a new version to the
+    carrier and keeps it PROCESSING, so the answer is stored only if the booking is still the
+    version read (`updated_at`); an answer to a replaced version is dropped and the new one
+    stays due. PostgreSQL also locks the row, as a PUT does: a PUT waits for the answer."""
+    row = session.scalars(
+        select(BookingRow)
+        .where(BookingRow.id == booking_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one_or_none()
     if row is None:
         return
     _settle_expiry(session, row, now)
     due = row.response_due_at
     if row.status != BookingStatus.PROCESSING.value or due is None or due > now:
         return
+    version = row.updated_at
     profile = carrier_profiles.resolve(session, row.tenant_id, [row.scac])[row.scac]
     if profile.behaviour in (CarrierBehaviour.ACCEPT, CarrierBehaviour.SLOW):
         number = int(uuid.UUID(row.id)) % 10**9
         key_type = _CARRIER_KEY.get(row.transportation_mode or "TL", "BOOKING_NUMBER")
         identifiers = [{"type": key_type, "value": f"{row.scac}{number:09d}"}]
         keys = [{"key": "CARRIER_LOAD_NUMBER", "values": [f"L{number:09d}"]}]
-        _accept(session, row, identifiers, keys, "API", now)
+        moved = _accept(session, row, identifiers, keys, "API", now, version)
     elif profile.behaviour is CarrierBehaviour.DECLINE:
         reasons = list(_DECLINES)
         reason = reasons[int(uuid.UUID(row.id)) % len(reasons)]
-        _move(
+        moved = _move(
             session,
             row.id,
             [BookingStatus.PROCESSING],
             BookingStatus.REJECTED,
             now,
+            version,
             rejection_reason=reason.value,
             carrier_rejection_notes=_DECLINES[reason],
             carrier_response_method="API",
         )
     else:
-        _move(
+        moved = _move(
             session,
             row.id,
             [BookingStatus.PROCESSING],
             BookingStatus.UNDER_REVIEW,
             now,
+            version,
             response_due_at=None,
         )
+    if not moved:
+        log.info("booking %s changed while its carrier answered; answer dropped", booking_id)
 
 
 async def booking_worker(context: ServiceContext, stop: asyncio.Event) -> None:
