@@ -151,10 +151,28 @@ def _process(context: ServiceContext, query: Any) -> int:
     return len(rows)
 
 
+def _claim_again(session: Session, row: Claimed) -> bool:
+    """Lock the push alone and check that nobody took it since the failed batch let it go
+    (every mark counts an attempt); False: another service has it or has applied it."""
+    found = session.execute(
+        select(_INGESTIONS.c.id)
+        .where(
+            _INGESTIONS.c.id == row.id,
+            _INGESTIONS.c.attempts == row.attempts,
+            _INGESTIONS.c.status.in_(
+                [IngestionStatus.PENDING.value, IngestionStatus.UNMATCHED.value]
+            ),
+        )
+        .with_for_update(skip_locked=True)
+    )
+    return found.first() is not None
+
+
 def _process_one(context: ServiceContext, row: Claimed) -> None:
     try:
         with transaction(context.sessions) as session:
-            _mark(session, [row], PushApplier(session).apply([row]))
+            if _claim_again(session, row):
+                _mark(session, [row], PushApplier(session).apply([row]))
         return
     except _TRANSIENT:
         raise
@@ -165,7 +183,8 @@ def _process_one(context: ServiceContext, row: Claimed) -> None:
             log.exception("carrier push %s could not be applied", row.ingestion_id)
         failure = Outcome(IngestionStatus.FAILED, [], _describe(exc))
     with transaction(context.sessions) as session:
-        _mark(session, [row], [failure])
+        if _claim_again(session, row):
+            _mark(session, [row], [failure])
 
 
 def _describe(exc: Exception) -> str:
