@@ -585,8 +585,8 @@ def answer_due_bookings(context: ServiceContext) -> datetime | None:
             .where(BookingRow.status.in_(_OPEN), BookingRow.expires_at <= now)
             .limit(500)
         ).all()
-        answering = session.scalars(
-            select(BookingRow.id)
+        answering = session.execute(
+            select(BookingRow.id, BookingRow.updated_at)
             .where(
                 BookingRow.status == BookingStatus.PROCESSING.value,
                 BookingRow.response_due_at <= now,
@@ -597,12 +597,13 @@ def answer_due_bookings(context: ServiceContext) -> datetime | None:
     for booking_id in expiring:
         with transaction(context.sessions) as session:
             _move(session, booking_id, OPEN_STATUSES, BookingStatus.EXPIRED, now)
-    for booking_id in answering:
+    for booking_id, version in answering:
         try:
             with transaction(context.sessions) as session:
                 carrier_answers(session, booking_id, now)
         except Exception:
             log.exception("the carrier's answer to booking %s failed", booking_id)
+            # Only the version whose answer failed: a version a PUT sent meanwhile stays due.
             with transaction(context.sessions) as session:
                 _move(
                     session,
@@ -610,6 +611,7 @@ def answer_due_bookings(context: ServiceContext) -> datetime | None:
                     [BookingStatus.PROCESSING],
                     BookingStatus.REJECTED,
                     now,
+                    version,
                     automated_failure_reason="CARRIER_SYSTEM_ERROR",
                 )
     with context.sessions() as session:
