@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import qasync
 from PySide6 import QtWebEngineWidgets  # noqa: F401  (before the QApplication)
-from PySide6.QtCore import QSettings, SignalInstance
+from PySide6.QtCore import QCoreApplication, QSettings, SignalInstance
 from PySide6.QtWidgets import QApplication
 
 from freightdesk.service.paths import AppPaths
@@ -39,9 +39,45 @@ UI_TESTS = Path(__file__).parent
 QT_TEST_DIRS = (UI_TESTS, UI_TESTS.parent / "e2e")
 
 
+class _TestLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync is untyped
+    """qasync's loop, whose callbacks run only while it runs.
+
+    qasync runs a callback (a task's step) from a Qt timer, so any Qt event processing runs
+    the callbacks due: also pytest-qt's processEvents after each test phase and a sync
+    fixture's waits (qtbot.waitExposed), which come between pytest-asyncio's runs of the
+    loop, while no loop is running. A step run then fails at its first
+    `asyncio.get_running_loop()`: `asyncio.wait_for(event.wait(), …)` raised before awaiting
+    the coroutine made for it ("coroutine 'Event.wait' was never awaited", seen at the next
+    collection), and the task ended with "no running event loop" (a poll stopped unseen).
+    A callback due while the loop is stopped is held, and queued again when it next runs."""
+
+    def __init__(self, app: QCoreApplication) -> None:
+        super().__init__(app)
+        self._held: list[asyncio.Handle] = []
+
+    def _add_callback(self, handle: asyncio.Handle, delay: float = 0) -> asyncio.Handle:
+        # The timer runs a stand-in; `handle` stays the one returned, so cancelling it works.
+        super()._add_callback(asyncio.Handle(self._run_or_hold, (handle,), self), delay)
+        return handle
+
+    def _run_or_hold(self, handle: asyncio.Handle) -> None:
+        if handle.cancelled():
+            return
+        if self.is_running():
+            handle._run()
+        else:
+            self._held.append(handle)
+
+    def run_forever(self) -> None:
+        held, self._held = self._held, []
+        for handle in held:
+            self._add_callback(handle)
+        super().run_forever()
+
+
 def _qasync_loop() -> qasync.QEventLoop:
     app = QApplication.instance() or QApplication([])
-    loop = qasync.QEventLoop(app)
+    loop = _TestLoop(app)
     loop.set_exception_handler(_keep_lost_steps)
     return loop
 
