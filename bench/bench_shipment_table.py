@@ -19,12 +19,9 @@ from __future__ import annotations
 import gc
 import json
 import os
-import random
 import statistics
 import tempfile
 import time
-import uuid
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -33,9 +30,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QTableView
 
 from bench.report import Figure, publish
-from freightdesk.models.common import LogisticsIdentifier, TransportationMode
-from freightdesk.models.shipment_search import LatestEvent, ShipmentSummary
-from freightdesk.models.tracking import ShipmentStateType
 from freightdesk.service.cache import Cache
 from freightdesk.service.summary_rows import SUMMARIES, cached_rows, row_json, rows_from_cache
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
@@ -43,49 +37,6 @@ from freightdesk.ui.panes.shipments.model import ShipmentFilter, ShipmentTableMo
 
 N = 100_000
 FILTER_LIMIT_MS = 50
-CITIES = [
-    "Chicago, IL",
-    "Dallas, TX",
-    "Atlanta, GA",
-    "Rotterdam",
-    "Hamburg",
-    "Memphis, TN",
-    "Los Angeles, CA",
-    "Newark, NJ",
-    "Lyon",
-    "Toronto, ON",
-]
-
-
-def summaries(count: int, rng: random.Random) -> list[ShipmentSummary]:
-    base = datetime(2026, 11, 1, tzinfo=UTC)
-    modes = list(TransportationMode)
-    states = list(ShipmentStateType)
-    result = []
-    for n in range(count):
-        pro = f"PRO{n:08d}"
-        modified = base + timedelta(minutes=rng.randrange(0, 30 * 24 * 60))
-        result.append(
-            ShipmentSummary(
-                id=uuid.UUID(int=rng.getrandbits(128)),
-                identifiers=[
-                    LogisticsIdentifier(type="PRO", value=pro),
-                    LogisticsIdentifier(type="BILL_OF_LADING", value=f"BOL{rng.randrange(10**9)}"),
-                ],
-                primary_identifier=pro,
-                mode=rng.choice(modes),
-                current_state=rng.choice(states),
-                origin_name=rng.choice(CITIES),
-                destination_name=rng.choice(CITIES),
-                next_eta=modified + timedelta(days=2),
-                latest_event=LatestEvent(type="DEPARTED", date_time=modified),
-                open_exception_count=rng.choice([0] * 9 + [1]),
-                carrier=rng.choice(["ODFL", "SAIA", "XPOL", "MAEU"]),
-                created_date_time=modified - timedelta(days=3),
-                last_modified_date_time=modified,
-            )
-        )
-    return result
 
 
 def timed(function, repeat: int = 5) -> list[tuple[float, float]]:  # type: ignore[no-untyped-def]

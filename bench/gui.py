@@ -58,7 +58,7 @@ def prepare_home(root: Path, count: int) -> None:
     """A user with a remote profile (unreachable now) and `count` shipments in its cache."""
     import random
 
-    from bench.bench_shipment_table import summaries
+    from bench.summaries import summaries
     from freightdesk.service.cache import Cache
     from freightdesk.service.paths import AppPaths
     from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, row_json
