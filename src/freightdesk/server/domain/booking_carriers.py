@@ -570,9 +570,6 @@ def _accept(
     return moved
 
 
-# --- tracking initiation -------------------------------------------------------------------
-
-
 # --- the simulated carriers (background) ---------------------------------------------------
 
 
