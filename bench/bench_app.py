@@ -679,10 +679,10 @@ FIRST_RUN = textwrap.dedent(
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ["FREIGHTDESK_HOME"] = sys.argv[1]
     from freightdesk.ui import launch
-    PREPARING = re.compile(r"Preparing demo data(?:: (\\d+) of (\\d+) shipments)?")
+    PREPARING = re.compile(r"Preparing demo data(?:: ([\\d,]+) of ([\\d,]+) shipments loaded)?")
 
-    def step(name, *more):
-        print(name, time.monotonic(), *more, flush=True)
+    def step(name, *more, at=None):
+        print(name, time.monotonic() if at is None else at, *more, flush=True)
 
     def painted():
         step("window")
@@ -691,12 +691,12 @@ FIRST_RUN = textwrap.dedent(
         from freightdesk.ui.main_window import MainWindow
         window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
         pane = window.pane("shipments")
-        seen = {"total": 0, "done": set()}
+        seen = {"total": 0, "done": set(), "rows": 0, "changed": time.monotonic()}
 
-        def once(name, *more):
+        def once(name, *more, at=None):
             if name not in seen["done"]:
                 seen["done"].add(name)
-                step(name, *more)
+                step(name, *more, at=at)
 
         def follow():
             label = window.demo_progress
@@ -704,15 +704,18 @@ FIRST_RUN = textwrap.dedent(
             if match := PREPARING.fullmatch(text):
                 once("progress", repr(text))
                 if match.group(2):
-                    seen["total"] = int(match.group(2))
+                    seen["total"] = int(match.group(2).replace(",", ""))
             rows = pane.model.rowCount()
-            if rows >= 50 and "50 rows" not in seen["done"]:
+            if rows != seen["rows"]:
                 pane.table.viewport().repaint()  # on screen: painted, not only in the model
+                seen["rows"], seen["changed"] = rows, time.monotonic()
+            if rows >= 50:
                 once("50 rows", rows)
-            total = seen["total"]
-            if total and rows >= total and not text:
-                pane.table.viewport().repaint()
-                once("all rows", rows)
+            # All: the preparation over (its words gone) and the list's rows still for 2 s
+            # (the demo's few shipments another party owns are not the user's to list);
+            # timed when the last of them came.
+            if seen["total"] and not text and time.monotonic() - seen["changed"] >= 2:
+                once("all rows", rows, at=seen["changed"])
                 window.close()
                 return
             QTimer.singleShot(20, follow)
