@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from sqlalchemy import update
 
 from freightdesk.server import app as service_app
 from freightdesk.server.app import build_context
+from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction
 from freightdesk.server.demo.progress import Stage, begin_demo
 from freightdesk.server.settings import ServerSettings
@@ -26,12 +28,19 @@ def _join_warm_ups() -> None:
             thread.join(timeout=30)
 
 
-def test_the_openapi_warm_up_waits_for_the_demo_then_builds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def context(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServiceContext]:
+    """A service whose demo has begun being written, its warm-up due at once."""
     context = build_context(ServerSettings.from_options(data_dir=tmp_path, host="127.0.0.1"))
     assert begin_demo(context) is not None
     monkeypatch.setattr(service_app, "OPENAPI_WARMUP_DELAY_SECONDS", 0.0)
+    try:
+        yield context
+    finally:
+        context.engine.dispose()
+
+
+def test_the_openapi_warm_up_waits_for_the_demo_then_builds(context: ServiceContext) -> None:
     app = FastAPI()  # a small document: what is measured is when it is built
 
     async def scenario() -> None:
@@ -44,20 +53,12 @@ def test_the_openapi_warm_up_waits_for_the_demo_then_builds(
             session.execute(update(DemoSeeding).values(stage=Stage.READY.value))
         await asyncio.wait_for(warm, timeout=30)
 
-    try:
-        asyncio.run(scenario())
-        _join_warm_ups()
-        assert app.openapi_schema is not None
-    finally:
-        context.engine.dispose()
+    asyncio.run(scenario())
+    _join_warm_ups()
+    assert app.openapi_schema is not None
 
 
-def test_a_stop_while_the_demo_is_written_builds_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    context = build_context(ServerSettings.from_options(data_dir=tmp_path, host="127.0.0.1"))
-    assert begin_demo(context) is not None
-    monkeypatch.setattr(service_app, "OPENAPI_WARMUP_DELAY_SECONDS", 0.0)
+def test_a_stop_while_the_demo_is_written_builds_nothing(context: ServiceContext) -> None:
     app = FastAPI()
 
     async def scenario() -> None:
@@ -67,9 +68,6 @@ def test_a_stop_while_the_demo_is_written_builds_nothing(
         stopping.set()
         await asyncio.wait_for(warm, timeout=30)
 
-    try:
-        asyncio.run(scenario())
-        _join_warm_ups()
-        assert app.openapi_schema is None
-    finally:
-        context.engine.dispose()
+    asyncio.run(scenario())
+    _join_warm_ups()
+    assert app.openapi_schema is None
