@@ -1,6 +1,8 @@
 """Forms built with `FieldErrors.add_row` open with the keyboard in their first field, and Tab
 goes on to the next field (not to the buttons: the rows' holders used to join the dialog
-after its buttons, so the first focus and Tab went there)."""
+after its buttons, so the first focus and Tab went there; not to a tab bar made before the
+tabs' fields). A form whose first field is a table opens on the first cell typed into (not on
+the drop-down of the first row's type)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
+from freightdesk.ui.panes.packages.form import PackageFormDialog
 from freightdesk.ui.panes.push.forms import TruckloadForm
+from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.shipments.bulk_dialogs import AttributeDialog
 from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
@@ -43,6 +47,7 @@ FORMS: dict[str, tuple[Callable[[AppSession], QWidget], str, str, bool]] = {
         "billOfLadingNumber",
         True,
     ),
+    "rate request": (lambda s: RateRequestFormDialog(s), "name", "pickupDate", True),
 }
 
 
@@ -79,4 +84,25 @@ async def test_the_keyboard_starts_in_the_first_field(
     at = second.mapTo(form, second.rect().topLeft())
     was = first.mapTo(form, first.rect().topLeft())
     assert (at.y(), at.x()) > (was.y(), was.x())
+    form.close()
+
+
+async def test_a_form_opening_on_a_table_starts_in_its_first_typed_cell(
+    qtbot: QtBot, session: AppSession
+) -> None:
+    """The package form's first field is its identifiers table, whose first row is a type
+    (a drop-down) and a value: it opens on the value, so what is typed is the identifier."""
+    form = PackageFormDialog(session, None)
+    qtbot.addWidget(form)
+    await activated(form)
+    first = QApplication.focusWidget()
+    assert first is not None and first.window() is form
+    assert first.objectName() == "identifierTable", (type(first).__name__, first.objectName())
+    # Each key where the user's would go: the first opens the cell's editor.
+    for key in "DN-4471":
+        await _from_loop(lambda key=key: qtbot.keyClick(QApplication.focusWidget(), key))
+    await _from_loop(lambda: qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return))
+    assert form.identifiers.identifiers() == [("DELIVERY_NUMBER", "DN-4471")]
+    assert QApplication.focusWidget() is first
+    form.mark_clean()
     form.close()

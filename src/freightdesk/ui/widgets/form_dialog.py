@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -49,6 +50,9 @@ class FormDialog(QDialog):
     """Base of the app's forms: `errors` (FieldErrors), dirty tracking, asking on close."""
 
     discard_text = "Discard your changes?"
+    # Whether the form opens with the keyboard in its first field (`errors.first_field`) even
+    # when Qt would start elsewhere: a tab bar made before the tabs' fields comes first.
+    starts_in_first_field = False
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +61,15 @@ class FormDialog(QDialog):
         self.errors = FieldErrors(self.general_error)
         self.dirty = False
         self.question: QMessageBox | None = None
+        self._opened = False
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        # On the first show, not when built: the form is loaded by then (a table has rows).
+        if not self._opened:
+            self._opened = True
+            if self.starts_in_first_field:
+                self.errors.focus_first()
 
     def mark_dirty(self, *_args: object) -> None:
         self.dirty = True

@@ -17,8 +17,16 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QLabel, QLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QLabel,
+    QLayout,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class ErrorLabel(QLabel):
@@ -212,6 +220,20 @@ class FieldErrors:
             self.first_field = target
         return error
 
+    def focus_first(self) -> None:
+        """Put the keyboard in the first field. A table starts on its first row's first cell
+        typed into: a table given the focus with no current cell makes its top-left cell
+        current, and when that cell holds a drop-down (an identifier's type) the drop-down
+        takes the focus, so what is typed chose a type instead of filling the row."""
+        field = self.first_field
+        if field is None:
+            return
+        if isinstance(field, QAbstractItemView) and not field.currentIndex().isValid():
+            typed = first_typed_cell(field)
+            if typed is not None:
+                field.setCurrentIndex(typed)
+        field.setFocus()
+
     def register(self, name: str, widget: QWidget, error: ErrorLabel) -> None:
         self._fields[name] = (widget, error)
 
@@ -261,6 +283,20 @@ def first_focusable(widget: QWidget) -> QWidget | None:
         takes = bool(candidate.focusPolicy() & Qt.FocusPolicy.TabFocus)
         if takes and not isinstance(candidate, ErrorLabel) and not candidate.isHidden():
             return candidate
+    return None
+
+
+def first_typed_cell(view: QAbstractItemView) -> QModelIndex | None:
+    """The first row's first shown cell that is typed into (no widget over it), if any."""
+    model = view.model()
+    if model is None or model.rowCount(view.rootIndex()) == 0:
+        return None
+    for column in range(model.columnCount(view.rootIndex())):
+        index = model.index(0, column, view.rootIndex())
+        editable = bool(index.flags() & Qt.ItemFlag.ItemIsEditable)
+        hidden = isinstance(view, QTableView) and view.isColumnHidden(column)
+        if editable and view.indexWidget(index) is None and not hidden:
+            return index
     return None
 
 

@@ -28,6 +28,8 @@ S = TypeVar("S")
 
 class TabbedFormDialog(FormDialog):
     saved = Signal(object)  # what was saved, as the service answered
+    # Tab reaches the bar first, but typing starts in the first field, not on the bar.
+    starts_in_first_field = True
 
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -60,9 +62,6 @@ class TabbedFormDialog(FormDialog):
         layout.addWidget(self.buttons)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
-        # Tab reaches the bar first, but typing starts in the first field, not on the bar.
-        if self.errors.first_field is not None:
-            self.errors.first_field.setFocus()
 
     def save(self) -> None:
         """Check the form and `send` it (each form says how)."""

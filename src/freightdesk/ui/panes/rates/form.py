@@ -93,6 +93,8 @@ class RateRequestFormDialog(FormDialog):
     saved = Signal(object)  # RateRequest
 
     discard_text = "Discard this rate request?"
+    # The tab bar is made before the tabs' fields: Qt would start on it.
+    starts_in_first_field = True
 
     def __init__(
         self,
