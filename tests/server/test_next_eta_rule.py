@@ -102,3 +102,21 @@ def test_a_put_with_estimates_gives_the_soonest_stop_when_created_and_replaced(
     answer = tenant.http.put(PUT, json={"id": sid, **body})
     assert answer.status_code == 200, answer.text
     assert _next_eta(tenant, sid) == "2030-01-01T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
+
+
+def test_an_eta_event_made_a_milestone_is_no_longer_the_eta(tenant: TenantHandle) -> None:
+    shipment = create(tenant, air_body("020-55555561", routeInfo=route("Chicago", "Dallas")))
+    sid = shipment["id"]
+    dallas = shipment["routeInfo"]["stops"][1]["id"]
+    receive(tenant, lambda s: store.set_eta(s, sid, ETA, stop_id=dallas, source="AIR"))
+    assert _next_eta(tenant, sid) == "2030-01-01T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
+
+    # The same estimate, now an arrival expected at that time: only ETA events are ETAs
+    # (`models.tracking.is_estimate`), so the shipment has none left, on both sides.
+    eta = _history(tenant, sid).events[0]
+    arrival = eta.model_copy(update={"type": "ARRIVAL_AT_STOP"})
+    receive(tenant, lambda s: store.update_event(s, sid, arrival, "AIR"))
+    history = _history(tenant, sid)
+    assert [e.type for e in history.events] == ["ARRIVAL_AT_STOP"]
+    assert _next_eta(tenant, sid) is None
+    assert _the_apps_eta(history) is None

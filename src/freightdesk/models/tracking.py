@@ -404,18 +404,31 @@ class TrackingHistory(WireModel):
         return newest_estimate(self.events, completed=completed)
 
 
+# The type of the events that carry a shipment's ETA: one per stop, updated in place
+# (docs/spec-gaps.md, "Order of events and ETAs").
+ETA_EVENT_TYPE = "ETA"
+
+
+def is_estimate(event: TrackedShipmentEvent) -> bool:
+    """Whether `event` is an estimate of arrival that can be the shipment's ETA: an `ETA`
+    event with its estimateDateTime. Another event's estimateDateTime (a milestone expected
+    at a time) is not one: the interface's sources report ETAs as `ETA` events, and the
+    service counted only those while the app counted any, so a shipment showed two ETAs."""
+    return event.type == ETA_EVENT_TYPE and event.estimate_date_time is not None
+
+
 def newest_estimate(
     events: Iterable[TrackedShipmentEvent], *, completed: bool
 ) -> TrackedShipmentEvent | None:
     """A shipment's ETA, the one rule for the service's nextEta, the list's Latest ETA and the
-    detail: of the events with an estimate, the one calculated last (else received last),
+    detail: of the estimates (`is_estimate`), the one calculated last (else received last),
     none once the shipment is COMPLETED. Estimates calculated at once (a history's batch) go
     to the soonest, the stop reached first, not to whichever was stored last. The soonest or
     the latest instant instead would show the same shipment with two ETAs."""
     if completed:
         return None
     return min(
-        (e for e in events if e.estimate_date_time is not None),
+        filter(is_estimate, events),
         key=lambda e: (
             -(
                 e.estimate_last_calculated_date_time

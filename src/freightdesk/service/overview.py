@@ -21,6 +21,7 @@ from freightdesk.models.tracking import (
     RouteStop,
     TrackedShipmentEvent,
     TrackingHistory,
+    is_estimate,
 )
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import (
@@ -131,11 +132,12 @@ def _current_state(history: TrackingHistory) -> tuple[ShipmentStateType | None, 
 
 
 def _latest_eta(history: TrackingHistory, stop: RouteStop) -> datetime | None:
-    """The newest estimate for `stop` (the one calculated last, else the latest received)."""
+    """The newest estimate for `stop` (the one calculated last, else the latest received), of
+    the ETAs only, as the Latest ETA (`is_estimate`)."""
     estimates = [
         e
         for e in history.events
-        if e.estimate_date_time is not None and e.stop_id is not None and e.stop_id == stop.id
+        if is_estimate(e) and e.stop_id is not None and e.stop_id == stop.id
     ]
     newest = max(
         estimates,

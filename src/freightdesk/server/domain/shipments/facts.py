@@ -83,11 +83,13 @@ def update_event(
         raise not_found(f"Event {event.id} of shipment {row.id}")
     wire = event_wire(event)
     now = utcnow()
+    # An ETA replaced by another event no longer counts either (`is_estimate`).
+    was_eta = current.type == ETA_EVENT_TYPE
     apply_event(current, wire)
     current.source = source
     session.flush()
     refresh_latest_event(session, row)
-    if event.type == ETA_EVENT_TYPE:
+    if was_eta or event.type == ETA_EVENT_TYPE:
         refresh_eta(session, row)
     row.last_modified_at = now
     record_change(session, row, ChangeKind.EVENT_UPDATED, {"event": wire, "source": source}, now)

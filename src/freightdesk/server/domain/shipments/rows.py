@@ -14,6 +14,9 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from freightdesk.models.common import TransportationMode, utc_datetime
 from freightdesk.models.tracking import (
+    ETA_EVENT_TYPE as ETA_EVENT_TYPE,  # the app's rule's (is_estimate), for the domain
+)
+from freightdesk.models.tracking import (
     ExceptionStatus,
     ShipmentException,
     ShipmentStateType,
@@ -34,8 +37,6 @@ from freightdesk.server.tables.tracking import (
 USER = "USER"  # events recorded by the user through PUT tracking
 SYSTEM = "SYSTEM"  # what the service itself records (the initial SCHEDULED state)
 SOURCES = frozenset({USER, SYSTEM, *(mode.value for mode in TransportationMode)})
-
-ETA_EVENT_TYPE = "ETA"
 
 
 def check_source(source: str) -> None:

@@ -76,7 +76,7 @@ def next_eta_values(
     """The summary columns of a shipment's ETA (`data`: its wire data, whose route names the
     stop's zone), by the rule the app reads a history with (`models.tracking.newest_estimate`):
     every write of nextEta goes through here, so the list's row agrees with the detail's."""
-    newest = newest_estimate((e for e in etas if e.type == ETA_EVENT_TYPE), completed=completed)
+    newest = newest_estimate(etas, completed=completed)
     stop = newest.stop_id if newest is not None else None
     return {
         "next_eta": newest.estimate_date_time if newest is not None else None,
