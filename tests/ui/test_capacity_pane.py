@@ -16,6 +16,7 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.conftest import close_session
 from tests.ui.forms_keys import click, keys, refusal
+from tests.ui.sort_arrows import arrow_of
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import connected, proxied, shown_pane
@@ -43,22 +44,6 @@ def _click_header(qtbot: QtBot, pane: CapacityPane, column: int) -> None:
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=where)
 
 
-def _arrow(pane: CapacityPane) -> str:
-    """Which way the sort arrow drawn on the header points: "down" or "up" (its wide end is
-    at the top of a down arrow)."""
-    header = pane.table.horizontalHeader()
-    section = header.sortIndicatorSection()
-    image = header.grab().toImage()
-    right = header.sectionViewportPosition(section) + header.sectionSize(section)
-    widths = [
-        sum(1 for x in range(right - 26, right - 2) if image.pixelColor(x, y).lightness() < 120)
-        for y in range(image.height())
-    ]
-    drawn = [w for w in widths if w > 1]
-    assert len(drawn) >= 2, widths  # an arrow is drawn
-    return "down" if drawn[0] > drawn[-1] else "up"
-
-
 async def test_ranks_sorts_by_a_header_and_explains_the_figures(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
 ) -> None:
@@ -73,7 +58,9 @@ async def test_ranks_sorts_by_a_header_and_explains_the_figures(
     assert pane.count_label.text() == "2 carriers" and not pane.empty.isVisible()
     # "Highest first": the arrow on Shipments points down, as the rows go.
     assert pane.direction.currentText() == "Highest first"
-    assert pane.table.horizontalHeader().sortIndicatorSection() == 1 and _arrow(pane) == "down"
+    assert (
+        pane.table.horizontalHeader().sortIndicatorSection() == 1 and arrow_of(pane.table) == "down"
+    )
     model = pane.model
     assert model.data(model.index(0, 1)) == "3" and model.data(model.index(1, 3)) == "0%"
     assert clock_text(cell(model, 0, "Last shipment"))  # the one clock, the zone named
@@ -97,7 +84,7 @@ async def test_ranks_sorts_by_a_header_and_explains_the_figures(
     await wait_until(lambda: _scacs(pane) == ["ABCD", "WXYZ"] and not pane.run.running, 30)
     assert pane.direction.currentData() == "ASC"
     order = pane.table.horizontalHeader().sortIndicatorOrder()
-    assert order == Qt.SortOrder.AscendingOrder and _arrow(pane) == "up"
+    assert order == Qt.SortOrder.AscendingOrder and arrow_of(pane.table) == "up"
     # A long carrier name cut in its cell is told whole in the tooltip.
     carrier = model.data(model.index(0, 0))
     assert model.data(model.index(0, 0), Qt.ItemDataRole.ToolTipRole) == carrier

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
@@ -15,6 +15,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from tests.server.test_carrier_push_support import java_time, now
 from tests.support import TenantHandle, wait_until
+from tests.ui.sort_arrows import click_header
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_list import _pane, window
 from tests.ui.test_shipments_triage import _attention, _parcel, _shipment, _shown
@@ -32,16 +33,6 @@ def _late_parcel(tenant: TenantHandle, late_by: timedelta) -> tuple[str, str]:
     eta = java_time(end + late_by)
     _parcel(tenant, number, "ETA", start - timedelta(minutes=5), estimatedTimeOfArrival=eta)
     return shipment_id, number
-
-
-def _click_header(qtbot: QtBot, window: QWidget, column: str) -> None:
-    pane = _pane(window)
-    header = pane.table.horizontalHeader()
-    index = COLUMN_INDEX[column]
-    x = header.sectionViewportPosition(index) + header.sectionSize(index) // 2
-    qtbot.mouseClick(
-        header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, header.height() // 2)
-    )
 
 
 async def test_the_latest_shipments_come_first_among_the_late(
@@ -76,12 +67,12 @@ async def test_the_latest_shipments_come_first_among_the_late(
     await wait_until(lambda: _shown(pane) == [very, little, middle])
 
     # The user's click on Attention turns the order round (the least late first) ...
-    _click_header(qtbot, window, "attention")
+    click_header(qtbot, pane.table, COLUMN_INDEX["attention"])
     await wait_until(lambda: _shown(pane) == [middle, little, very])
     # ... and a click on another header sorts by it: the soonest ETA first.
-    _click_header(qtbot, window, "nextEta")
+    click_header(qtbot, pane.table, COLUMN_INDEX["nextEta"])
     header = pane.table.horizontalHeader()
     assert header.sortIndicatorSection() == COLUMN_INDEX["nextEta"]
     await wait_until(lambda: _shown(pane) == [middle, little, very])
-    _click_header(qtbot, window, "nextEta")
+    click_header(qtbot, pane.table, COLUMN_INDEX["nextEta"])
     await wait_until(lambda: _shown(pane) == [very, little, middle])

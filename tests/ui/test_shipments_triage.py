@@ -42,6 +42,7 @@ from tests.server.test_carrier_push_support import (
     truckload_body,
 )
 from tests.support import TenantHandle, wait_until
+from tests.ui.sort_arrows import arrow_of, click_header
 from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, export_view_to
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipments_list import _pane, window
@@ -248,6 +249,42 @@ def _contrast(first: QColor, second: QColor) -> float:
 
     light, dark = sorted((luminance(first), luminance(second)), reverse=True)
     return (light + 0.05) / (dark + 0.05)
+
+
+async def test_the_sort_arrow_points_the_way_the_rows_go(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
+) -> None:
+    """Down while the highest (the worst, the most) come first, up for A to Z, as the app's
+    other lists (widgets/sort_arrow.py); clicked on the header as a user does."""
+    session, tenant = connected
+    ids = _shipments(tenant)
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 m"), seconds=30)
+    worst_first = [ids["late"], ids["troubled"], ids["silent"], ids["calm"]]
+    await wait_until(lambda: _shown(pane) == worst_first)
+    header = pane.table.horizontalHeader()
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    assert arrow_of(pane.table) == "down"  # it pointed up over the worst first
+
+    click_header(qtbot, pane.table, COLUMN_INDEX["attention"])  # the calm first
+    await wait_until(lambda: _shown(pane) == worst_first[::-1])
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert arrow_of(pane.table) == "up"
+    click_header(qtbot, pane.table, COLUMN_INDEX["attention"])
+    await wait_until(lambda: _shown(pane) == worst_first)
+    assert arrow_of(pane.table) == "down"
+
+    click_header(qtbot, pane.table, COLUMN_INDEX["primaryIdentifier"])  # A to Z
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert arrow_of(pane.table) == "up"
+    # The first click on Exceptions puts the most first: descending, the arrow down.
+    pane.table.scrollTo(pane.model.index(0, COLUMN_INDEX["exceptions"]))
+    click_header(qtbot, pane.table, COLUMN_INDEX["exceptions"])
+    assert header.sortIndicatorSection() == COLUMN_INDEX["exceptions"]
+    await wait_until(lambda: _shown(pane)[0] == ids["troubled"])
+    assert header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    assert arrow_of(pane.table) == "down"
 
 
 def test_attention_colours_are_readable_in_both_themes_and_never_alone(qapp: QApplication) -> None:

@@ -78,7 +78,7 @@ PLAIN = {
     "destination": "destination",
     "nextEta": "eta",
     "latestEventTime": "event_time",
-    "exceptions": "-exceptions",
+    "exceptions": "exceptions",
     "carrier": "carrier",
     "lastModified": "modified",
     "created": "created",

@@ -29,6 +29,9 @@ class Column:
     sort_value: Callable[[SummaryRow], SortValue | None]
     width: int = 120
     visible_by_default: bool = True
+    # Sorted highest first at the header's first click (the model's InitialSortOrderRole):
+    # what a dispatcher asks of counts and of attention; other columns go A to Z, oldest first.
+    descending_first: bool = False
 
 
 def _text_value(value: str | None) -> str | None:
@@ -108,9 +111,11 @@ COLUMNS: tuple[Column, ...] = (
         "exceptions",
         "Exceptions",
         lambda r: str(r.open_exception_count) if r.open_exception_count else "",
-        # Most exceptions first in ascending order: the dispatcher's usual question.
-        lambda r: -r.open_exception_count,
+        # Most exceptions first is descending, the arrow down as for every column (it was
+        # ascending, the arrow up over the most first); the header's first click gives it.
+        lambda r: r.open_exception_count,
         80,
+        descending_first=True,
     ),
     Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_value(r.carrier), 70),
     Column(
@@ -131,7 +136,7 @@ COLUMNS: tuple[Column, ...] = (
     # Shown and sorted by the model, from the triage of each row (service/triage.py); last
     # here, so that layouts kept before it existed keep their columns, and shown after State
     # (`list_layout.place_key_columns`).
-    Column("attention", "Attention", lambda r: "", lambda r: None, 130),
+    Column("attention", "Attention", lambda r: "", lambda r: None, 130, descending_first=True),
 )
 
 COLUMN_INDEX = {column.key: index for index, column in enumerate(COLUMNS)}

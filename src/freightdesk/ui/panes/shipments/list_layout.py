@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 from freightdesk.ui.panes.shipments.attention import place_attention
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
+from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 if TYPE_CHECKING:
     from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
@@ -111,6 +112,9 @@ class ListLayout(QWidget):
             self.table.setColumnWidth(index, self._fresh_width(column))
             self.table.setColumnHidden(index, not column.visible_by_default)
         place_key_columns(header)
+        # The arrow points the way the rows go, as in the app's other lists: up for ascending,
+        # down for descending (Fusion drew the default, the worst first, with an arrow up).
+        arrow_follows_order(self.table)
         # What needs attention first (the most recently updated first among equals), until
         # the user sorts otherwise.
         header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)

@@ -155,9 +155,12 @@ class ShipmentTableModel(QAbstractTableModel):
     def headerData(  # noqa: N802
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
-        horizontal = orientation == Qt.Orientation.Horizontal
-        if horizontal and 0 <= section < len(COLUMNS) and role == Qt.ItemDataRole.DisplayRole:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section].title
+        if role == Qt.ItemDataRole.InitialSortOrderRole and COLUMNS[section].descending_first:
+            return Qt.SortOrder.DescendingOrder.value
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
