@@ -49,7 +49,9 @@ class _TestLoop(qasync.QEventLoop):  # type: ignore[misc]  # qasync is untyped
     `asyncio.get_running_loop()`: `asyncio.wait_for(event.wait(), …)` raised before awaiting
     the coroutine made for it ("coroutine 'Event.wait' was never awaited", seen at the next
     collection), and the task ended with "no running event loop" (a poll stopped unseen).
-    A callback due while the loop is stopped is held, and queued again when it next runs."""
+    A callback due while the loop is stopped is held, and queued again when it next runs.
+    The hold overrides qasync's private `_add_callback`, through which 0.28 schedules every
+    callback; test_qt_loop_between_runs.py fails, naming it, if a qasync release changes that."""
 
     def __init__(self, app: QCoreApplication) -> None:
         super().__init__(app)

@@ -5,11 +5,16 @@ fixture's qtbot waits) would otherwise run tasks' steps with no loop running, an
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import AsyncIterator
+from importlib.metadata import version
 
 import pytest
+import qasync
 from PySide6.QtWidgets import QApplication
+
+from tests.ui.conftest import _qasync_loop
 
 
 async def _tick() -> int:
@@ -43,3 +48,47 @@ async def test_steps_due_while_the_loop_is_stopped_wait_for_its_next_run(
     assert not ticking.done(), ticking
     await asyncio.sleep(0.05)
     assert not ticking.done(), ticking
+
+
+# Why the hold above can stop applying silently: conftest's _TestLoop overrides qasync's
+# private QEventLoop._add_callback, through which qasync 0.28 schedules every callback
+# (call_soon, call_later, call_at). pyproject pins qasync to that range; these say plainly
+# when an upgrade moves it.
+QASYNC_CHANGED = (
+    f"qasync {version('qasync')}: tests/ui/conftest.py's _TestLoop overrides the private "
+    "QEventLoop._add_callback(handle, delay) to hold callbacks while the loop is stopped"
+)
+
+
+def test_qasync_still_has_the_method_the_test_loop_overrides() -> None:
+    method = getattr(qasync.QEventLoop, "_add_callback", None)
+
+    assert method is not None, f"{QASYNC_CHANGED}, and qasync no longer has it"
+    assert list(inspect.signature(method).parameters) == ["self", "handle", "delay"], (
+        f"{QASYNC_CHANGED}, and its parameters are now {inspect.signature(method)}"
+    )
+
+
+def test_callbacks_scheduled_while_the_loop_is_stopped_are_held_until_it_runs(
+    qapp: QApplication,
+) -> None:
+    loop = _qasync_loop()
+    ran: list[str] = []
+    try:
+        loop.call_soon(ran.append, "call_soon")
+        loop.call_later(0, ran.append, "call_later")
+        loop.call_at(loop.time(), ran.append, "call_at")
+        end = time.monotonic() + 0.1
+        while time.monotonic() < end:
+            qapp.processEvents()
+
+        assert ran == [], (
+            f"{QASYNC_CHANGED}; Qt ran {ran} with the loop stopped: qasync no longer "
+            "schedules them through it"
+        )
+        loop.run_until_complete(asyncio.sleep(0.01))
+        assert sorted(ran) == ["call_at", "call_later", "call_soon"], (
+            f"{QASYNC_CHANGED}; held callbacks not run when the loop ran again: only {ran}"
+        )
+    finally:
+        loop.close()
