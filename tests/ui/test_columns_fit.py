@@ -256,8 +256,16 @@ async def test_shipments(
     # A long reference and a long place: cut in the middle, whole in the tooltip.
     long_pro = "MAEU-2026-LONG-REFERENCE-000123456789"
     _put(tenant, _ltl(long_pro, city="Rancho Santa Margarita Distribution"))
+    # A long latest event: read from its start, so cut at its end.
+    departed = "Departed from Rancho Santa Margarita Distribution, 2 of 3 pallets loaded"
+    with_event = _ltl("PRO-7730042")
+    at = iso(now() - timedelta(hours=1))
+    with_event["events"] = [
+        {"type": "DEPARTURE_FROM_STOP", "dateTime": at, "description": departed}
+    ]
+    event_id = _put(tenant, with_event)
     pane = await shown_pane(qtbot, session, lambda s: ShipmentsPane(s, settings), AT_1366)
-    await wait_until(lambda: pane.model.rowCount() == 2, 30)
+    await wait_until(lambda: pane.model.rowCount() == 3, 30)
     columns = ["Shipment", "Mode", "State", "Attention", "Origin", "Destination"]
     columns += ["Latest ETA", "Carrier"]
     assert_columns_fit(pane.table, pane, columns, whole=["Mode", "State", "Latest ETA"])
@@ -274,8 +282,25 @@ async def test_shipments(
     assert is_elided(pane.table, cell)
     assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     assert long_pro in str(pane.model.data(cell, Qt.ItemDataRole.ToolTipRole))
+    event = pane.model.index(pane.model.row_of(event_id) or 0, COLUMN_INDEX["latestEvent"])
+    shown = _shown_text(pane.table, event)
+    assert shown.startswith("Departed from Rancho") and shown.endswith("…"), shown
+    assert pane.model.data(event, Qt.ItemDataRole.ToolTipRole) == departed
     pane.shutdown()
     await settle(session)
+
+
+def _shown_text(table: QTableView, index: QModelIndex) -> str:
+    """The text the cell at `index` shows, cut as its delegate and `table` cut it now."""
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.rect = table.visualRect(index)
+    option.textElideMode = table.textElideMode()  # as the view starts each cell's option
+    delegate = table.itemDelegateForIndex(index)
+    assert isinstance(delegate, QStyledItemDelegate)
+    delegate.initStyleOption(option, index)
+    room = table.style().subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, table)
+    return option.fontMetrics.elidedText(option.text, option.textElideMode, room.width())
 
 
 # The Shipments list's key columns, in their order.

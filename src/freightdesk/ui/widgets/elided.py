@@ -2,6 +2,7 @@
 shows the whole text as its tooltip, unless the model gives a tooltip of its own.
 
 `tip_elided(table)` is the one way a table gets this; `is_elided` says whether a cell is cut.
+`cut_at_end(view, column)` cuts one column's texts at their end, whatever the view's mode.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ class ElidedTipDelegate(QStyledItemDelegate):
         style = widget.style() if widget is not None else QApplication.style()
         room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, styled, widget)
         return styled.fontMetrics.horizontalAdvance(text) > room.width()
+
+
+class _CutAtEnd(QStyledItemDelegate):
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.TextElideMode.ElideRight
+
+
+def cut_at_end(view: QAbstractItemView, column: int) -> None:
+    """Cut the long texts of `view`'s `column` at their end ("Departed from Chicago Lo…"),
+    for a text read from its start; the view's elide mode stays that of its other columns."""
+    view.setItemDelegateForColumn(column, _CutAtEnd(view))
 
 
 def tip_elided(view: QAbstractItemView) -> ElidedTipDelegate:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 from freightdesk.ui.panes.shipments.attention import place_attention
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
+from freightdesk.ui.widgets.elided import cut_at_end
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 if TYPE_CHECKING:
@@ -44,13 +45,13 @@ LIST_SHARE = 0.6
 # The detail's width when the window can spare it: its timeline's four columns and the
 # overview's labelled values on one line each (at 1440x900 the list keeps its key columns).
 DETAIL_COMFORT = 520
-# What happened last, after the key columns: in view (a long one cut in the middle, whole in
+# What happened last, after the key columns: in view (a long one cut at its end, whole in
 # the tooltip) when the places keep a usual name whole beside it; it used to be cut to its
 # first letters at 1366 px.
 EVENT_COLUMN = "latestEvent"
 EVENT_WIDTH = 150
 # The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
-# usual text still fits (longer ones cut in the middle, whole in the tooltip). A layout the
+# usual text still fits (longer ones cut, whole in the tooltip). A layout the
 # user kept has the user's widths.
 KEY_WIDTHS = {"carrier": 60, "latestEvent": EVENT_WIDTH}
 # The usual longest texts of these key columns, measured in the table's font (bold where
@@ -115,6 +116,9 @@ class ListLayout(QWidget):
         # The arrow points the way the rows go, as in the app's other lists: up for ascending,
         # down for descending (Fusion drew the default, the worst first, with an arrow up).
         arrow_follows_order(self.table)
+        # The latest event is read from its start (its type, its place): cut at the end, where
+        # the other long texts are cut in the middle; whole in its tooltip (the model's).
+        cut_at_end(self.table, COLUMN_INDEX[EVENT_COLUMN])
         # What needs attention first (the most recently updated first among equals), until
         # the user sorts otherwise.
         header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
