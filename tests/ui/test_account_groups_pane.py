@@ -387,3 +387,59 @@ async def test_a_rename_the_service_fails_keeps_what_was_typed(
     assert _listed(pane) == [("PACIFIC", "West")]
     assert not pane.errors.general.isVisible()
     pane.shutdown()
+
+
+async def test_open_forms_follow_a_rename_and_keep_what_was_typed(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A rate request form and a carrier's profile open while a group is renamed name it by
+    its new code at once (they sent the old one, refused or naming nothing, until reopened);
+    what the user typed and ticked in them stays."""
+    session, tenant = connected
+    pane = await _shown_with(qtbot, session, tenant, ("EAST", "East"), ("WEST", "West"))
+    profile = {"name": "Zephyr Freight", "accountGroupCodes": ["WEST", "EAST"]}
+    assert tenant.http.put(f"{PROFILES}/ZPHR", json=profile).status_code == 200
+
+    # The rate request form, open beside the pane: a name typed, WEST ticked.
+    form = RateRequestFormDialog(session)
+    qtbot.addWidget(form)
+    await activated(form)
+    await wait_until(lambda: form.groups.count() == 2, WAIT)
+    await keys_in(qtbot, form.name, "Week 32")
+    bar = form.tabs.tabBar()
+    await _from_loop(lambda: qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(2).center()))
+    # Into the list (its first group current), down to WEST, Space ticks it.
+    await _press(qtbot, form.groups, Qt.Key.Key_Down)
+    assert form.groups.currentRow() == 1
+    await _press(qtbot, form.groups, Qt.Key.Key_Space)
+    assert form._checked(form.groups) == ["WEST"]
+
+    # The carrier's profile open in its pane, its name being changed.
+    carriers = await shown_pane(qtbot, session, CarrierProfilesPane)
+    await wait_until(lambda: any(p.scac == "ZPHR" for p in carriers.model.items), WAIT)
+    carriers.open_carrier("ZPHR")
+    await wait_until(lambda: carriers.profile is not None, WAIT)
+    assert carriers.form.account_groups.text() == "WEST, EAST"
+    await keys_in(qtbot, carriers.form.name, "Zephyr Freight West")
+
+    # WEST renamed in the Account groups pane.
+    await activated(pane)
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    await keys_in(qtbot, pane.code, "PACIFIC")
+    await _press(qtbot, pane.code, Qt.Key.Key_Return)
+    await wait_until(lambda: _listed(pane) == [("EAST", "East"), ("PACIFIC", "West")], WAIT)
+
+    await wait_until(lambda: form.groups.item(1).text() == "PACIFIC — West", WAIT)
+    assert form._checked(form.groups) == ["PACIFIC"]
+    assert form.wire()["capacityProviderAccountGroups"] == [{"code": "PACIFIC"}]
+    assert form.name.text() == "Week 32" and form.dirty
+    await wait_until(lambda: carriers.form.account_groups.text() == "PACIFIC, EAST", WAIT)
+    assert carriers.form.name.text() == "Zephyr Freight West" and carriers.dirty
+    # What the service holds is what the form now names.
+    stored = tenant.http.get(f"{PROFILES}/ZPHR").json()["accountGroupCodes"]
+    assert stored == carriers.form.wire()["accountGroupCodes"]
+    form.mark_clean()
+    form.close()
+    for opened in (pane, carriers):
+        opened.shutdown()

@@ -37,6 +37,7 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import Currency
 from freightdesk.service.triage import duration_text
+from freightdesk.ui.panes.account_groups.follow import renamed
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 
 BEHAVIOUR_TEXT = {
@@ -280,6 +281,15 @@ class CarrierProfileForm(QWidget):
                 widget.blockSignals(was)
         self.response_delay_hint.setText(_span_hint(profile.response_delay_seconds))
         self.errors.clear()
+
+    def rename_groups(self, renames: dict[str, str]) -> None:
+        """Name the account groups renamed since the profile was read by their new codes
+        (`renames` from `renamed_codes`): the service renamed them in the profile too, and a
+        save would send the old ones. The rest of the field, as typed, stays."""
+        codes = _codes(self.account_groups.text())
+        named = [renamed(code, renames) for code in codes]
+        if named != codes:
+            self.account_groups.setText(", ".join(named))
 
     @staticmethod
     def _choose(combo: QComboBox, value: str) -> None:

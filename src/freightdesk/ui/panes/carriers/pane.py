@@ -28,6 +28,7 @@ from freightdesk.service.carrier_profiles import check_profile, check_scac
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.account_groups.follow import GroupFollower
 from freightdesk.ui.panes.carriers.form import BEHAVIOUR_TEXT, MODE_TEXT, CarrierProfileForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
@@ -164,6 +165,11 @@ class CarrierProfilesPane(ListExport, QWidget):
         self.start.setContentsMargins(48, 0, 48, 0)
         self.start.setEnabled(False)  # a hint in the disabled text colour, as empty lists have
         self.form = CarrierProfileForm(self)
+        # A group renamed while a profile is open: the form names it by its new code.
+        self.group_follower = GroupFollower(session, self.form)
+        self.group_follower.changed.connect(
+            lambda _groups, renames: self.form.rename_groups(renames)
+        )
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self.start)
         self.stack.addWidget(self.form)
@@ -418,3 +424,4 @@ class CarrierProfilesPane(ListExport, QWidget):
 
     def shutdown(self) -> None:
         self.page.shutdown()
+        self.group_follower.stop()

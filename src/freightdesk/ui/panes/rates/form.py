@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -50,6 +51,7 @@ from freightdesk.service.messages import explain, refusal
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import words
+from freightdesk.ui.panes.account_groups.follow import GroupFollower, renamed
 from freightdesk.ui.panes.rates.accessorials import AccessorialPicker, StopContacts
 from freightdesk.ui.panes.rates.handling_units import (
     UNIT_WORDS,
@@ -107,6 +109,7 @@ class RateRequestFormDialog(FormDialog):
         self.session = session
         self.service = session.rating
         self.stop_ids = [uuid.uuid4(), uuid.uuid4()]
+        self._wanted_groups: list[str] = []  # the template's, ticked once the groups are listed
         self.setWindowTitle("New rate request")
         self.setMinimumSize(860, 640)
         # Taller where the screen allows: the freight tab then shows without scrolling.
@@ -130,6 +133,9 @@ class RateRequestFormDialog(FormDialog):
         self.load(template)
         self._watch_changes()
         self._load_choices()
+        # A group renamed while the form is open is ticked under its new code.
+        self.group_follower = GroupFollower(session, self)
+        self.group_follower.changed.connect(self.show_groups)
 
     # --- building --------------------------------------------------------------------------
 
@@ -406,8 +412,21 @@ class RateRequestFormDialog(FormDialog):
                 "This service does not list its carriers: name them by SCAC under Other SCACs."
             )
 
-    def show_groups(self, groups: list[AccountGroup]) -> None:
-        wanted = self._wanted_groups
+    def show_groups(
+        self, groups: Sequence[AccountGroup], renames: dict[str, str] | None = None
+    ) -> None:
+        """`groups` to tick, those ticked kept ticked (by their new code when `renames`, from
+        `renamed_codes`, renames them); before the first list, those the template named."""
+        listed = any(
+            self.groups.item(row).data(Qt.ItemDataRole.UserRole)
+            for row in range(self.groups.count())
+        )
+        renames = renames or {}
+        self._wanted_groups = [renamed(code, renames) for code in self._wanted_groups]
+        if listed:
+            wanted = [renamed(code, renames) for code in self._checked(self.groups)]
+        else:
+            wanted = self._wanted_groups
         self.groups.blockSignals(True)
         self.groups.clear()
         for group in groups:
