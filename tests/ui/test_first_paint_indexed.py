@@ -187,3 +187,24 @@ def test_a_start_with_nothing_kept_paints_the_top_of_the_list_in_the_users_sort(
     # Exceptions first, then the silent ones in transit: what the user sees at the top.
     assert shown[0] is not None and shown[0].open_exception_count > 0
     pane.keep_first_screen = lambda: None
+
+
+def test_the_first_paint_reads_the_cache_without_writing_to_it(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A write before the first paint would have the cache's close wait for the disk."""
+    rng = random.Random(5)
+    rows = [_row(n, rng) for n in range(300)]
+    paths = _home(tmp_path, rows, older=False)
+    path = paths.cache_file("team")
+    # Open elsewhere too (as by the session of a second window): a write would stay in the
+    # write-ahead log, not be checkpointed away at the first paint's close.
+    with sqlite3.connect(path) as other:
+        assert other.execute("SELECT count(*) FROM entries").fetchone() == (len(rows),)
+        profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
+        window, pane = open_window(paths, app_settings(paths), profiles)
+        qtbot.addWidget(window)
+        pane.keep_first_screen = lambda: None
+        assert pane.model.total == len(rows)
+        assert path.with_name(f"{path.name}-wal").stat().st_size == 0
+    other.close()
