@@ -1,7 +1,7 @@
 """One rule for a shipment's ETA (`models.tracking.is_estimate`): only ETA events carry it.
-The row the app builds from a history (`summary_from_history`, a service without the search)
-and the detail's Overview read the same ETA as the real local service's nextEta, even when a
-milestone expected at another time was calculated later."""
+The row the app builds from a history (`summary_from_history`, a service without the
+search), the detail's Overview and triage read the same ETA as the real local service's
+nextEta, even when a milestone expected at another time was calculated later."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 from freightdesk.api.client import ApiClient
 from freightdesk.service.overview import overview_of
 from freightdesk.service.shipments import summary_from_history
+from freightdesk.service.triage import facts_from_history
 from tests.support import TenantHandle
 
 ETA = datetime(2030, 1, 15, 18, tzinfo=UTC)
@@ -65,3 +66,5 @@ async def test_a_milestone_expected_later_is_not_the_eta_in_the_app_either(
     assert overview.latest_eta == ETA
     assert overview.next_stop is not None
     assert (overview.next_stop.place.name, overview.next_stop.eta) == ("Dallas terminal", ETA)
+    # Triage holds that ETA, and no other, against its stop's window.
+    assert facts_from_history(history).etas == ((ETA, None),)

@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
+from freightdesk.models.tracking import is_estimate
 from freightdesk.service.summary_rows import SummaryRow
 
 if TYPE_CHECKING:
@@ -302,7 +303,9 @@ def facts_from_history(history: TrackingHistory, read_at: datetime | None = None
     etas = tuple(
         (e.estimate_date_time, ends.get(e.stop_id) if e.stop_id is not None else None)
         for e in history.events
-        if e.estimate_date_time is not None
+        # The ETAs only, as the summary's next ETA (`is_estimate`); the second test is the
+        # type checker's.
+        if is_estimate(e) and e.estimate_date_time is not None
     )
     positions = [p.date_time for p in history.positions]
     return Facts(etas, max(positions) if positions else None, read_at)
