@@ -11,6 +11,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import threading
 import uuid
 from collections.abc import Iterator
@@ -24,8 +26,10 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from freightdesk.models.tracking import TrackingHistory
+from freightdesk.ui.maps.basemap import basemap_geojson
 from freightdesk.ui.maps.page import MapView, TileSettings, map_profile, render_page
 from freightdesk.ui.maps.scheme import resolve
+from freightdesk.ui.maps.shell import SHELL
 from freightdesk.ui.maps.shipment_map import ShipmentMapView
 from tests.support import free_port, wait_until
 from tests.ui.conftest import emitted
@@ -408,6 +412,8 @@ async def test_offline_tiles_say_so_and_show_the_basemap(shipment_map: ShipmentM
     found = await until(shipment_map, lambda s: s["note"] and s["basemap"])
     assert found["note"] == "Offline: no map tiles from 127.0.0.1:9. Showing outlines."
     assert found["basemapFeatures"] > 200  # countries and US states
+    # The page decodes the outlines itself (map.js), as the picker's regions do in Python.
+    assert found["basemapFeatures"] == len(json.loads(basemap_geojson())["features"])
     assert found["tiles"] and not found["tilesOk"]
 
 
@@ -484,14 +490,44 @@ def test_the_page_loads_nothing_from_the_network() -> None:
     assert "fdmap://app/lib/leaflet/leaflet.js" in html
 
 
+def test_the_served_shell_is_the_one_rendered_now() -> None:
+    # Rendered ahead, since importing folium made the first map wait a second or more. After a
+    # change to render_page or to folium: python -m freightdesk.ui.maps.shell
+    assert SHELL.read_text(encoding="utf-8") == render_page()
+    assert resolve("/map.html") == (SHELL.read_bytes(), "text/html; charset=utf-8")
+
+
+# In a process of its own: this one imports folium to render the shell.
+WARMED_PAGE_MODULES = """
+import sys
+from freightdesk.ui.maps.scheme import resolve
+from freightdesk.ui.maps.warm import import_maps
+import_maps()
+resolve("/map.html"), resolve("/basemap.json")
+print(sorted(name for name in ("folium", "branca", "pandas") if name in sys.modules))
+"""
+
+
+def test_a_map_page_is_served_without_folium() -> None:
+    # folium with branca and pandas: 75 MB and one to two seconds of a session's first map.
+    result = subprocess.run(
+        [sys.executable, "-c", WARMED_PAGE_MODULES], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "[]"
+
+
 def test_the_scheme_serves_packaged_files_only() -> None:
     leaflet = resolve("/lib/leaflet/leaflet.js")
     assert leaflet is not None and b"Leaflet" in leaflet[0][:400]
     assert leaflet[1] == "application/javascript"
     assert resolve("/lib/markercluster/leaflet.markercluster.js") is not None
     assert resolve("/lib/leaflet/images/marker-icon.png") is not None
-    basemap = resolve("/basemap.geojson")
-    assert basemap is not None and json.loads(basemap[0])["type"] == "FeatureCollection"
+    basemap = resolve("/basemap.json")
+    assert basemap is not None and basemap[1] == "application/json"
+    outlines = json.loads(basemap[0])
+    assert sorted(outlines) == ["country", "state"]
+    assert all(topology["type"] == "Topology" for topology in outlines.values())
     assert resolve("/qwebchannel.js") is not None
     for escape in ("/assets/../scheme.py", "/lib/leaflet/../../../../etc/passwd", "/nothing"):
         assert resolve(escape) is None

@@ -2,8 +2,9 @@
 
 The outlines come installed with a registry package (bqplot ships Natural Earth's 1:110m
 countries and the US Census states as TopoJSON in longitude and latitude). They are read from
-the package's directory without importing it (its import pulls in Jupyter widgets) and
-decoded here into one GeoJSON document, built once per process.
+the package's directory without importing it (its import pulls in Jupyter widgets). The pages
+get them as installed (`basemap_topologies`) and decode them in JavaScript (map.js); the
+picker's regions decode them here (`basemap_geojson`).
 """
 
 from __future__ import annotations
@@ -103,3 +104,20 @@ def basemap_geojson() -> bytes:
                 log.warning("cannot read the basemap outlines %s: %s", name, exc)
     document = {"type": "FeatureCollection", "features": collected}
     return json.dumps(document, separators=(",", ":")).encode()
+
+
+@lru_cache(maxsize=1)
+def basemap_topologies() -> bytes:
+    """Each source's TopoJSON by kind (`{"country": ..., "state": ...}`), joined unread: the
+    scheme answers on the GUI thread, and a page waits for nothing else of ours then."""
+    folder = data_dir()
+    parts: list[bytes] = []
+    if folder is None:
+        log.warning("%s is not installed: maps have no offline basemap", DATA_PACKAGE)
+    else:
+        for name, kind in SOURCES:
+            try:
+                parts.append(json.dumps(kind).encode() + b":" + (folder / name).read_bytes())
+            except OSError as exc:
+                log.warning("cannot read the basemap outlines %s: %s", name, exc)
+    return b"{" + b",".join(parts) + b"}"

@@ -1,9 +1,9 @@
 """The map widget: a QWebEngineView showing our Leaflet page, and the channel to and from it.
 
-The page shell is rendered by folium with every asset pointed at the local `fdmap:` scheme
-(folium's own CDN links and its jQuery, Bootstrap and Font Awesome are dropped). The page is
-loaded once per view; Python then calls `FD.*` functions with JSON data through
-`runJavaScript`, and the page calls back through a QWebChannel object (`MapBridge`).
+The page shell is rendered ahead by folium (see `shell`) with every asset pointed at the local
+`fdmap:` scheme (folium's own CDN links and its jQuery, Bootstrap and Font Awesome are
+dropped). The page is loaded once per view; Python then calls `FD.*` functions with JSON data
+through `runJavaScript`, and the page calls back through a QWebChannel object (`MapBridge`).
 Calls made before the page is ready wait in a queue.
 """
 

@@ -1,12 +1,12 @@
 """The `fdmap:` URL scheme: the map page and everything it loads, served from installed
 packages, never from a CDN (and never through `setHtml`, which refuses pages over 2 MB).
 
-    fdmap://app/map.html              the page shell (rendered by folium with local assets)
+    fdmap://app/map.html              the page shell (rendered by folium ahead, see `shell`)
     fdmap://app/lib/leaflet/...       Leaflet 1.9.3 (XStatic-Leaflet)
     fdmap://app/lib/markercluster/... Leaflet.markercluster (XStatic-Leaflet-MarkerCluster)
     fdmap://app/qwebchannel.js        Qt's QWebChannel client, from Qt's resources
     fdmap://app/assets/...            our JavaScript and CSS (this package)
-    fdmap://app/basemap.geojson       the offline basemap
+    fdmap://app/basemap.json          the offline basemap's outlines (TopoJSON by kind)
 
 Qt needs the scheme registered before QtWebEngine makes its first object (a profile or a
 page); the QApplication may exist already. `register_scheme()` runs when this module is
@@ -29,7 +29,7 @@ from PySide6.QtWebEngineCore import (
 )
 
 from freightdesk.ui.maps import ASSETS
-from freightdesk.ui.maps.basemap import basemap_geojson
+from freightdesk.ui.maps.basemap import basemap_topologies
 from freightdesk.ui.maps.shell import SCHEME, page_html
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,6 @@ _TYPES = {
     ".html": "text/html; charset=utf-8",
     ".png": "image/png",
     ".svg": "image/svg+xml",
-    ".geojson": "application/geo+json",
     ".json": "application/json",
 }
 
@@ -101,8 +100,8 @@ def resolve(path: str) -> tuple[bytes, str] | None:
     path = path.lstrip("/")
     if path == "map.html":
         return page_html(), _TYPES[".html"]
-    if path == "basemap.geojson":
-        return basemap_geojson(), _TYPES[".geojson"]
+    if path == "basemap.json":
+        return basemap_topologies(), _TYPES[".json"]
     if path == "qwebchannel.js":
         return qwebchannel_js(), _TYPES[".js"]
     found: Path | None = None

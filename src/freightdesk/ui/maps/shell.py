@@ -1,18 +1,26 @@
 """The map page's shell: folium's map with every asset pointed at the local `fdmap:` scheme.
 
-No Qt here, and folium (with branca and pandas: about a second to import) is imported when the
-shell is first rendered, so that this can happen on a worker thread while the app warms its
-maps up (see `warm`), and the scheme's names cost nothing to import.
+No Qt here. The shell is rendered ahead into `assets/map.html` (`python -m
+freightdesk.ui.maps.shell` writes it; a test checks it is what `render_page` makes now), and
+the scheme serves that file: importing folium (with branca and pandas) to render it took 1.0 to
+1.7 s of a session's first map, on the GUI thread, while the page waited for its HTML.
 """
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from typing import Any
+
+from freightdesk.ui.maps import ASSETS
 
 SCHEME = "fdmap"
 ORIGIN = f"{SCHEME}://app"
 PAGE_URL = f"{ORIGIN}/map.html"
+SHELL = ASSETS / "map.html"
+# folium names the map's element and variable after a random id: fixed, the shell is the same
+# at every rendering, so the file can be checked against a fresh one.
+MAP_ID = "freightdesk"
 
 
 def _boot() -> Any:
@@ -58,6 +66,7 @@ def render_page() -> str:
         ("markercluster_css", f"{ORIGIN}/lib/markercluster/MarkerCluster.css"),
         ("freightdesk_css", f"{ORIGIN}/assets/map.css"),
     ]
+    world._id = MAP_ID
     world.add_child(_boot())
     root = world.get_root()
     assert isinstance(root, Figure)
@@ -67,5 +76,15 @@ def render_page() -> str:
 
 @lru_cache(maxsize=1)
 def page_html() -> bytes:
-    """The shell as the scheme serves it, rendered once."""
-    return render_page().encode()
+    """The shell as the scheme serves it: the file rendered ahead."""
+    return SHELL.read_bytes()
+
+
+def write_page() -> None:
+    """Render the shell into `SHELL` (after a change to `render_page` or a new folium)."""
+    SHELL.write_text(render_page(), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_page()
+    sys.stdout.write(f"wrote {SHELL}\n")

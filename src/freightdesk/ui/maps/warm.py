@@ -1,8 +1,8 @@
 """Warming the maps up in the idle moments after the app starts, so the first map opens at once.
 
-A map's first opening pays for more than its page: folium (with branca and pandas) and numpy
-are imported, the page shell rendered and the basemap decoded, QtWebEngine starts (its profile,
-then a render process), and the page loads Leaflet. Here the Python part runs on a worker
+A map's first opening pays for more than its page: the payload's modules (numpy) are imported,
+the page shell and the basemap's outlines read, QtWebEngine starts (its profile, then a render
+process), and the page loads Leaflet. Here the Python part runs on a worker
 thread (the window stays responsive), then each step given (making a map's view, whose page
 then loads in the background) runs on the GUI thread, one per turn of the event loop.
 
@@ -54,14 +54,14 @@ def prepare_window(window: QWidget) -> None:
 
 
 def import_maps() -> None:
-    """What a map needs that is Python only: the payload's modules, the rendered shell and the
-    offline basemap (both built once, then served to every page by the scheme)."""
+    """What a map needs that is Python only: the payload's modules, the page shell and the
+    offline basemap's outlines (both read once, then served to every page by the scheme)."""
     import freightdesk.ui.maps.payload  # noqa: F401 (numpy, the models)
-    from freightdesk.ui.maps.basemap import basemap_geojson
+    from freightdesk.ui.maps.basemap import basemap_topologies
     from freightdesk.ui.maps.shell import page_html
 
-    page_html()  # imports folium
-    basemap_geojson()
+    page_html()
+    basemap_topologies()
 
 
 def import_views() -> None:

@@ -129,20 +129,70 @@
     setInterval(refreshAges, 30000);
   };
 
+  // The outlines come as installed (TopoJSON by kind, see basemap.py) and are decoded here, as
+  // basemap.py's `features` does for the picker's regions: decoded in Python, they held the
+  // GUI thread (where the scheme answers) 0.2 to 0.5 s while a session's first map waited.
+  function topologyFeatures(topology, kind) {
+    const transform = topology.transform;
+    const arcs = topology.arcs.map(function (arc) {
+      let x = 0;
+      let y = 0;
+      return arc.map(function (delta) {
+        if (!transform) return [delta[0], delta[1]];
+        x += delta[0];
+        y += delta[1];
+        return [
+          x * transform.scale[0] + transform.translate[0],
+          y * transform.scale[1] + transform.translate[1],
+        ];
+      });
+    });
+    function ring(indexes) {
+      const points = [];
+      for (const index of indexes) {
+        // A negative index ~i is arc i walked backwards.
+        const arc = index < 0 ? arcs[~index].slice().reverse() : arcs[index];
+        for (let n = points.length ? 1 : 0; n < arc.length; n++) points.push(arc[n]);
+      }
+      return points;
+    }
+    const found = [];
+    for (const geometry of topology.objects.subunits.geometries || []) {
+      let coordinates = null;
+      if (geometry.type === "Polygon") coordinates = geometry.arcs.map(ring);
+      else if (geometry.type === "MultiPolygon")
+        coordinates = geometry.arcs.map((polygon) => polygon.map(ring));
+      if (coordinates === null) continue;
+      found.push({
+        type: "Feature",
+        properties: { kind: kind, name: (geometry.properties || {}).name || "" },
+        geometry: { type: geometry.type, coordinates: coordinates },
+      });
+    }
+    return found;
+  }
+
   function loadBasemap() {
-    fetch("fdmap://app/basemap.geojson")
+    fetch("fdmap://app/basemap.json")
       .then((answer) => answer.json())
-      .then((data) => {
+      .then((topologies) => {
+        const features = [];
+        for (const kind of Object.keys(topologies)) {
+          features.push(...topologyFeatures(topologies[kind], kind));
+        }
         const renderer = L.canvas({ pane: "basemap", padding: 0.1 });
-        state.basemap = L.geoJSON(data, {
-          pane: "basemap",
-          renderer: renderer,
-          interactive: false,
-          style: (feature) =>
-            feature.properties.kind === "state"
-              ? { color: "#c9bfae", weight: 0.8, fill: false, opacity: 0.9 }
-              : { color: "#b3a892", weight: 1, fillColor: "#f6f3ea", fillOpacity: 1 },
-        }).addTo(map);
+        state.basemap = L.geoJSON(
+          { type: "FeatureCollection", features: features },
+          {
+            pane: "basemap",
+            renderer: renderer,
+            interactive: false,
+            style: (feature) =>
+              feature.properties.kind === "state"
+                ? { color: "#c9bfae", weight: 0.8, fill: false, opacity: 0.9 }
+                : { color: "#b3a892", weight: 1, fillColor: "#f6f3ea", fillOpacity: 1 },
+          }
+        ).addTo(map);
       })
       .catch(() => {
         state.basemap = null;
