@@ -676,7 +676,7 @@ def bench_open(repeat: int, imports: bool = True) -> list[Figure]:
             f"(those drawn: {sizes} positions)"
         )
         # What the first map imports that the app has not imported by then (QtWebEngine's
-        # modules, folium, branca, pandas): not in "cold" below, since this module has them.
+        # modules and numpy): not in "cold" below, since this module has them.
         took = []
         for _ in range(repeat if imports else 0):
             answer = subprocess.run(
