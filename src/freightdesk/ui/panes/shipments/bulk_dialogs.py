@@ -18,6 +18,14 @@ from PySide6.QtWidgets import (
 
 from freightdesk.ui.panes.shipments.bulk import shipment_count
 from freightdesk.ui.widgets.form_dialog import FormDialog
+from freightdesk.ui.widgets.screen_fit import resize_to_fit
+
+# The result's width: a shipment's number and a reason on one or two lines, on a 1366 px
+# laptop as on wider screens. Its height: what the rows take, up to the tallest it gets.
+RESULT_WIDTH = 760
+RESULT_TALLEST = 560
+RESULT_FRAME = 150  # the summary, the table's header and frame, the Close button
+RESULT_ROW = 44  # a reason on two lines
 
 
 class AttributeDialog(FormDialog):
@@ -89,17 +97,26 @@ class BulkResultDialog(QDialog):
         self.failures.verticalHeader().setVisible(False)
         self.failures.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.failures.setWordWrap(True)
+        self.failures.setVerticalScrollMode(QTableWidget.ScrollMode.ScrollPerPixel)
         for row, (shipment, reason) in enumerate(problems):
             self.failures.setItem(row, 0, QTableWidgetItem(shipment))
             self.failures.setItem(row, 1, QTableWidgetItem(reason))
         header = self.failures.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.failures.resizeRowsToContents()
+        # Each row as tall as its reason at the column's width as shown, and again when the
+        # dialog is resized: sized once before the dialog was shown, rows kept the height of
+        # a narrow column (a two-line reason in a row of nine lines) or cut a longer one.
+        rows = self.failures.verticalHeader()
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.failures, 1)
         layout.addWidget(buttons)
-        self.resize(620, 320)
+        resize_to_fit(
+            self,
+            RESULT_WIDTH,
+            min(RESULT_TALLEST, RESULT_FRAME + RESULT_ROW * max(2, len(problems))),
+        )
