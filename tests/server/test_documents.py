@@ -605,6 +605,62 @@ def test_search_edges(tenant: TenantHandle) -> None:
     assert malformed.status_code == 400
 
 
+JSON = "application/json"
+# The usual search (a bearer token the cache trusts, plain paging, no body or a JSON one) is
+# answered by the router's own handler; the same search with a charset parameter and a page
+# written with a leading zero goes to FastAPI's handler of the declared route.
+USUAL_SEARCHES: list[tuple[dict[str, int], dict[str, Any] | None]] = [
+    ({}, None),
+    ({}, {}),
+    ({"page": 2, "size": 2}, {}),
+    ({"size": 500}, identifier_search("BILL_OF_LADING", "BOL-4471")),
+    ({}, {"name": {"operator": "EQUALS", "value": "doc 1"}}),
+    ({"size": 1}, {"type": {"operator": "EQUALS", "values": ["BILL_OF_LADING", "INVOICE"]}}),
+    ({"page": 10**12}, {}),
+]
+
+
+def usual_and_routed(
+    http: httpx.Client, params: dict[str, Any], body: bytes
+) -> tuple[httpx.Response, httpx.Response]:
+    """The search as the usual request, and the same one as only FastAPI's handler takes."""
+    usual = http.post(SEARCH, params=params, content=body, headers={"content-type": JSON})
+    routed = http.post(
+        SEARCH,
+        params={**params, "page": f"0{params.get('page', 1)}"},
+        content=body,
+        headers={"content-type": f"{JSON}; charset=utf-8"},
+    )
+    return usual, routed
+
+
+def test_the_usual_search_answers_as_the_declared_route(tenant: TenantHandle) -> None:
+    for i in range(3):
+        created(tenant.http, name=f"doc {i}", parsedData={"weight": i, "seal": None})
+    search(tenant.http)  # the token's first use reads it: from now on the cache trusts it
+    for params, body in USUAL_SEARCHES:
+        content = b"" if body is None else json.dumps(body).encode()
+        usual, routed = usual_and_routed(tenant.http, params, content)
+        assert (usual.status_code, routed.status_code) == (200, 200), (params, body)
+        assert usual.content == routed.content, (params, body)
+        assert usual.headers["content-type"] == routed.headers["content-type"] == JSON
+
+
+def test_the_usual_search_refuses_as_the_declared_route(tenant: TenantHandle) -> None:
+    search(tenant.http)
+    with tenant.as_role("PILOT") as pilot:
+        # The role header before the paging and the body's validation; a body that is not
+        # JSON before the role.
+        for params, body, source in [
+            ({}, b"{}", "x-tenant-role"),
+            ({"size": 501}, b'{"mode": 1}', "x-tenant-role"),
+            ({}, b"{", "body"),
+        ]:
+            for answer in usual_and_routed(pilot, params, body):
+                assert answer.status_code == 400, (params, body)
+                assert sources(answer) == [source], (params, body)
+
+
 # --- carriers and sharing ------------------------------------------------------------------
 
 

@@ -24,7 +24,6 @@ from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
-from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
 from freightdesk.models.common import Int64
@@ -42,8 +41,6 @@ from freightdesk.server.context import (
     ContextDep,
     ServiceContext,
     SessionDep,
-    context_of,
-    on_loop_when_cheap,
 )
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.documents import (
@@ -56,16 +53,21 @@ from freightdesk.server.domain.documents import (
     owned_document,
     patch_metadata,
     replace_metadata,
-    search_documents,
     soft_delete,
     visible_document,
     visible_file,
 )
-from freightdesk.server.domain.driver_statements import reading
 from freightdesk.server.domain.file_store import DatabaseBlob, FileStore, PendingBlob, file_store
 from freightdesk.server.errors import ApiError, field_error, field_errors, validation_details
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.principal import Principal
+from freightdesk.server.routers.documents_search import (
+    FIRST_PAGE,
+    MAX_PAGE_SIZE,
+    PAGE_SIZE,
+    found,
+    usual_first,
+)
 
 log = logging.getLogger(__name__)
 
@@ -400,28 +402,15 @@ async def search(
     principal: PrincipalDep,
     request: Request,
     # Pages past the end are answered empty without a query, so any int64 page is fine.
-    page: Annotated[Int64, Query(ge=1)] = 1,
-    size: Annotated[int, Query(ge=1, le=500)] = 10,
+    page: Annotated[Int64, Query(ge=1)] = FIRST_PAGE,
+    size: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = PAGE_SIZE,
     body: Annotated[DocumentSearch | None, Body()] = None,
 ) -> Response:
     """Documents visible to the caller matching every criterion given, newest first.
 
     Answers `{paginationInfo: {pageNumber, pageSize, total}, results: [Document]}`.
     """
-    criteria = body or DocumentSearch()
-    engine = context_of(request).engine  # no session: nothing to load
-
-    def read() -> str:
-        # On SQLite the thread's kept connection: checking one out of the pool and rolling
-        # it back cost about a tenth of a small page's time.
-        with reading(engine) as run:
-            found = search_documents(run, _viewer(principal), criteria, page=page, size=size)
-        # The bytes FastAPI would write for the response model (nulls included), without its
-        # second validation of the answer.
-        return found.model_dump_json(by_alias=True)
-
-    # On SQLite an indexed page costs less than the hop to the thread pool and back (issue 18).
-    return Response(await on_loop_when_cheap(read, reads=engine), media_type="application/json")
+    return await found(request, principal, body or DocumentSearch(), page, size)
 
 
 # --- download (an extension: the interface has no operation for a file's bytes) ------------
@@ -578,28 +567,6 @@ def _from_database(
     )
 
 
-class _SearchFirst(BaseRoute):
-    """The search's route, tried before the service's other routes (app.py's
-    `_checks_first`): Starlette tries the routes in turn, and the search came after some 50
-    others, about 30 us of a search in matching alone (issue 18). Only the search route's
-    full match is taken here (its path and method); anything else is matched in the usual
-    order, as before. Not documented: the declared route is, in place."""
-
-    match_first = True
-
-    def __init__(self, route: APIRoute) -> None:
-        self._route = route
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope["type"] != "http" or scope.get("path") != self._route.path:
-            return Match.NONE, {}
-        match, child = self._route.matches(scope)
-        return (match, child) if match is Match.FULL else (Match.NONE, {})
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._route.handle(scope, receive, send)
-
-
 router.routes.append(
-    _SearchFirst(next(r for r in router.routes if isinstance(r, APIRoute) and r.endpoint is search))
+    usual_first(next(r for r in router.routes if isinstance(r, APIRoute) and r.endpoint is search))
 )
