@@ -50,10 +50,9 @@ async def found(
 
 
 class _SearchOperation:
-    """The search's usual request answered without FastAPI's per-request machinery, which
-    was most of a narrow search's CPU (solving the dependencies, the query parameters and
-    the body: about 190 us of 310 in-process, issue 18); the route's own handler answers
-    every other request.
+    """The search's usual request answered without FastAPI's per-request machinery (solving
+    the dependencies, the query parameters and the body: about a third of a narrow search's
+    CPU in-process, issue 18); the route's own handler answers every other request.
 
     The usual request: a bearer token the cache trusts, `page` and `size` absent or plain
     numbers within their bounds, and no body or an `application/json` one that validates.
