@@ -270,6 +270,31 @@ async def test_offline_tiles_show_the_basemap_and_say_so(qtbot: QtBot, host: QWi
     assert (await picker_stats(dialog.map))["marker"]
 
 
+async def test_the_offline_note_is_above_the_map_and_all_of_the_map_picks(
+    qtbot: QtBot, host: QWidget
+) -> None:
+    """The page's note was a box over the map's bottom left: readable, but a click there
+    picked nothing (a map control keeps its clicks). The dialog says it above the map."""
+    dialog = _dialog(host, PickRequest(point=JOLIET))
+    await until(dialog.map, lambda s: s["note"] and s["basemap"])
+    await wait_until(dialog.offline_note.isVisible)
+    note = dialog.offline_note
+    assert note.text() == "Offline: no map tiles from 127.0.0.1:9. Showing outlines."
+    assert not note.geometry().intersects(dialog.map.geometry())
+    assert note.height() >= note.heightForWidth(note.width())  # its words whole
+    shown = "getComputedStyle(document.querySelector('.fd-note')).display"
+    assert await evaluate(dialog.map, shown) == "none"
+
+    # A real click where the page's note was (the bottom left, over the scale) picks there.
+    proxy = dialog.map.focusProxy()
+    assert proxy is not None
+    where = QPoint(100, proxy.height() - 70)
+    async with emitted(dialog.map.picked, 10):
+        QTest.mouseClick(proxy, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, where)
+    assert dialog.point is not None and dialog.point[0] < JOLIET[0] and dialog.point[1] < JOLIET[1]
+    assert dialog.map.map_page.console_errors == []
+
+
 async def test_a_crashed_page_shows_the_chosen_point_again(qtbot: QtBot, host: QWidget) -> None:
     dialog = _dialog(
         host, PickRequest(point=JOLIET, fence=FenceChoice("DISTANCE", "KILOMETERS", 1))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -57,6 +58,15 @@ POINT_ZOOM = 15  # a few streets around the point: enough to put the pin on the 
 DIGITS = 6  # about 0.1 m: finer than any GPS fix a location would be checked against
 PICK_PREFIX = "pick:"
 ESCAPE_KEY = "key:Escape"
+# The map page's own offline note is a box over the map's bottom left, where a click picks
+# nothing (a control keeps its clicks): the picker says it above the map instead.
+HIDE_PAGE_NOTE = (
+    "if (!document.getElementById('fd-picker-note')) document.head.insertAdjacentHTML("
+    "'beforeend', '<style id=\"fd-picker-note\">.fd-note { display: none !important; }</style>')"
+)
+NOTE_STYLE = (
+    "border-left: 4px solid #e39b16; padding: 3px 8px; background: #fff7e6; color: #1f2937;"
+)
 
 
 # --- where to start without coordinates ----------------------------------------------------------
@@ -215,6 +225,7 @@ class PickerMapView(MapView):
     def _configure(self) -> None:
         # Runs first whenever the page is ready (also after a reload), before queued calls.
         super()._configure()
+        self.map_page.runJavaScript(HIDE_PAGE_NOTE, 0)
         self.map_page.runJavaScript(picker_script(), 0)
 
     def restore(self) -> None:
@@ -236,6 +247,16 @@ class PickerMapView(MapView):
 
 
 # --- the dialog ------------------------------------------------------------------------------
+
+
+def offline_text(tiles: TileSettings) -> str:
+    """What the picker says above the map while it shows outlines only (the map page's
+    words for its own note)."""
+    if not tiles.url:
+        return "Map tiles are switched off. Showing outlines."
+    host = re.match(r"^[a-z]+://([^/]+)", tiles.url, re.IGNORECASE)
+    where = host.group(1).replace("{s}.", "") if host else "the tile server"
+    return f"Offline: no map tiles from {where}. Showing outlines."
 
 
 def _fence_text(drawing: Json | None, choice: FenceChoice | None, has_point: bool) -> str:
@@ -281,6 +302,12 @@ class LocationPickerDialog(QDialog):
         self.hint.setWordWrap(True)
         self.map = PickerMapView(self, tiles=tiles)
         self.map.setMinimumHeight(320)
+        # Offline, said above the map (not over it): all of the map stays clickable.
+        self.offline_note = QLabel(offline_text(self.map.tiles), self)
+        self.offline_note.setObjectName("pickerOfflineNote")
+        self.offline_note.setWordWrap(True)
+        self.offline_note.setStyleSheet(NOTE_STYLE)
+        self.offline_note.setVisible(not self.map.tiles.url)
         self.map.start_options = self._start_options
 
         self.latitude = QLineEdit(self)
@@ -329,6 +356,7 @@ class LocationPickerDialog(QDialog):
         self.ok_button.setDefault(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
+        layout.addWidget(self.offline_note)
         layout.addWidget(self.map, 1)
         layout.addLayout(point_row)
         layout.addWidget(self.point_error)
@@ -340,6 +368,7 @@ class LocationPickerDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.map.picked.connect(self._picked_on_map)
         self.map.escaped.connect(self._escaped)
+        self.map.tilesChanged.connect(lambda ok: self.offline_note.setVisible(not ok))
         self.latitude.textEdited.connect(self._typed)
         self.longitude.textEdited.connect(self._typed)
         self.centre_button.clicked.connect(lambda: self.map.call("pickerCentre"))
