@@ -29,7 +29,7 @@ from sqlalchemy import func, select, text
 
 from freightdesk.server import db
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction, upgrade, wakeups
-from freightdesk.server.domain import carrier_profiles, push_processing
+from freightdesk.server.domain import carrier_answers, push_processing
 from freightdesk.server.tables.webhooks import WebhookJournalCursor
 from freightdesk.server.webhooks import outbox
 from freightdesk.server.webhooks.delivery import RUNNING_KEY
@@ -273,7 +273,7 @@ def test_every_writer_of_work_wakes_its_worker(
     request: pytest.FixtureRequest, database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(push_processing, "IDLE_POLL_SECONDS", FALLBACK)
-    monkeypatch.setattr(carrier_profiles, "IDLE_SECONDS", FALLBACK)
+    monkeypatch.setattr(carrier_answers, "IDLE_SECONDS", FALLBACK)
     # SQLite's look at data_version wakes every worker for any commit it did not expect:
     # off, so that only the writers' own wake-ups count.
     monkeypatch.setattr(db, "DATA_VERSION_SECONDS", FALLBACK)

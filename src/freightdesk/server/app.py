@@ -74,8 +74,7 @@ CLIENT_LEFT = 499
 # Modules exporting `WORKERS: list[Worker]`, started with the service.
 WORKER_MODULES: list[str] = [
     "freightdesk.server.domain.push_processing",
-    "freightdesk.server.domain.booking_carriers",
-    "freightdesk.server.domain.rating_quotes",
+    "freightdesk.server.domain.carrier_answers",
     "freightdesk.server.webhooks.delivery",
     "freightdesk.server.simulator",
     "freightdesk.server.demo.progress",

@@ -37,7 +37,7 @@ from freightdesk.models.rating import RateRequestCreate
 from freightdesk.server.demo.itineraries import ShipmentPlan
 from freightdesk.server.demo.lanes import CUSTOMERS, OWN_SITES, Site
 from freightdesk.server.domain import booking_carriers as bookings
-from freightdesk.server.domain import carrier_profiles, packaging, rail
+from freightdesk.server.domain import carrier_answers, carrier_profiles, packaging, rail
 from freightdesk.server.domain import rating_quotes as rating
 from freightdesk.server.domain.carrier_directory import Region
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow, RateSolicitationRow
@@ -220,7 +220,7 @@ def _deal(
     booking_id = uuid.UUID(booking.id)
     answered = booked + timedelta(minutes=rng.randint(3, 25))
     if deal.outcome in ("UNDER_REVIEW", "EXPIRED"):
-        bookings.carrier_answers(session, booking.id, answered)
+        carrier_answers.answer_booking(session, booking.id, answered)
     elif deal.outcome == "REJECTED":
         refusal = CarrierResponse(
             decision=CarrierDecision.REJECT,

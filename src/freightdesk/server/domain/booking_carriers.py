@@ -1,4 +1,5 @@
-"""Bookings: the state machine, the simulated carriers' answers, expiry, tracking initiation.
+"""Bookings: the state machine, expiry, tracking initiation. The simulated carriers answer in
+the background (`carrier_answers`).
 
     (created) -> PROCESSING -> BOOKED | REJECTED | UNDER_REVIEW
     UNDER_REVIEW -> BOOKED | REJECTED            (a carrier response)
@@ -18,8 +19,6 @@ carrier's reference keys, 25 in all; reference keys beyond that are left out.
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,16 +35,13 @@ from freightdesk.models.booking import (
     BookingInput,
     BookingList,
     BookingStatus,
-    CarrierBehaviour,
     CarrierDecision,
     CarrierResponse,
-    RejectionReason,
 )
 from freightdesk.models.common import PaginationInfo, TransportationMode
 from freightdesk.models.rating import CarrierIdentifierType, RateRequestStatus
 from freightdesk.models.rating_rules import future_problem
-from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import transaction, utcnow, wake_on_commit
+from freightdesk.server.db import wake_on_commit
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain.booking_tracking import (
     fold,
@@ -57,20 +53,11 @@ from freightdesk.server.errors import conflict, field_error, not_found
 from freightdesk.server.tables.booking import BookingAttributeRow, BookingRow
 from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow
 
-log = logging.getLogger(__name__)
-
 LOOP = "booking-carriers"
 _OPEN = [s.value for s in OPEN_STATUSES]
 _LIVE = [*_OPEN, BookingStatus.BOOKED.value]
 _UNLINKED = {BookingStatus.REJECTED, BookingStatus.CANCELLED, BookingStatus.EXPIRED}
 _OPEN_REQUEST = [RateRequestStatus.QUOTES_REQUESTED.value, RateRequestStatus.QUOTES_RECEIVED.value]
-# The identifier a simulated carrier issues on acceptance, by mode: what tracking follows.
-_CARRIER_KEY = {"TL": "BILL_OF_LADING", "LTL": "PRO", "OCEAN": "BOOKING_NUMBER"}
-_DECLINES = {
-    RejectionReason.NO_CAPACITY: "No truck available on this lane for the requested date.",
-    RejectionReason.EQUIPMENT_UNAVAILABLE: "The requested equipment is not available.",
-    RejectionReason.COST_NOT_AGREED: "The rate does not cover our cost on this lane.",
-}
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -189,9 +176,9 @@ def update_booking(
             .where(RateRequestRow.id == row.rate_request_id)
             .with_for_update()
         )
-    _settle_expiry(session, row, now)
+    settle_expiry(session, row, now)
     # Lock the booking while it is still open; the carrier may be answering right now.
-    if not _move(session, row.id, OPEN_STATUSES, BookingStatus.PROCESSING, now):
+    if not move(session, row.id, OPEN_STATUSES, BookingStatus.PROCESSING, now):
         row = owned_booking(session, tenant_id, booking_id)
         raise conflict(
             f"Booking {booking_id} is {row.status}; only PROCESSING or UNDER_REVIEW bookings "
@@ -421,7 +408,7 @@ def rowcount(result: Any) -> int:
     return int(cast(CursorResult[Any], result).rowcount)
 
 
-def _move(
+def move(
     session: Session,
     booking_id: str,
     allowed: Iterable[BookingStatus] | None,
@@ -446,10 +433,10 @@ def _move(
     return rowcount(session.execute(statement.values(**changes))) == 1
 
 
-def _settle_expiry(session: Session, row: BookingRow, now: datetime) -> None:
+def settle_expiry(session: Session, row: BookingRow, now: datetime) -> None:
     """Record an expiry that is due but not yet written by the worker."""
     if effective_status(row, now) is BookingStatus.EXPIRED and row.status in _OPEN:
-        _move(session, row.id, OPEN_STATUSES, BookingStatus.EXPIRED, now)
+        move(session, row.id, OPEN_STATUSES, BookingStatus.EXPIRED, now)
         session.refresh(row)
 
 
@@ -458,7 +445,7 @@ def cancel_booking(
 ) -> BookingRow:
     """Either party cancels, from any state; cancelling again changes nothing."""
     row = owned_booking(session, tenant_id, booking_id)
-    if _move(session, row.id, None, BookingStatus.CANCELLED, now):
+    if move(session, row.id, None, BookingStatus.CANCELLED, now):
         row = owned_booking(session, tenant_id, booking_id)
     return row
 
@@ -480,7 +467,7 @@ def cancel_for_rate_request(
     cancelled: str | None = None
     for booking in live:
         if booking.status != BookingStatus.BOOKED.value:
-            if _move(session, booking.id, OPEN_STATUSES, BookingStatus.CANCELLED, now):
+            if move(session, booking.id, OPEN_STATUSES, BookingStatus.CANCELLED, now):
                 cancelled = booking.id
                 continue
             session.refresh(booking)  # the carrier answered, or it expired, just now
@@ -505,7 +492,7 @@ def carrier_response(
             if value is not None:
                 raise field_error(name, "goes with decision REJECT only")
     row = owned_booking(session, tenant_id, booking_id)
-    _settle_expiry(session, row, now)
+    settle_expiry(session, row, now)
     if row.status not in _OPEN:
         raise conflict(
             f"Booking {booking_id} is {row.status}; only PROCESSING or UNDER_REVIEW bookings "
@@ -523,9 +510,9 @@ def carrier_response(
                 "tracking needs an identifier that names the shipment; give one of "
                 + ", ".join(sorted(accepted)),
             )
-        moved = _accept(session, row, identifiers, keys, method, now)
+        moved = accept(session, row, identifiers, keys, method, now)
     else:
-        moved = _move(
+        moved = move(
             session,
             row.id,
             OPEN_STATUSES,
@@ -541,7 +528,7 @@ def carrier_response(
     return row
 
 
-def _accept(
+def accept(
     session: Session,
     row: BookingRow,
     identifiers: list[dict[str, Any]],
@@ -550,7 +537,7 @@ def _accept(
     now: datetime,
     version: datetime | None = None,
 ) -> bool:
-    moved = _move(
+    moved = move(
         session,
         row.id,
         OPEN_STATUSES,
@@ -570,130 +557,18 @@ def _accept(
     return moved
 
 
-# --- the simulated carriers (background) ---------------------------------------------------
-
-
-def answer_due_bookings(context: ServiceContext) -> datetime | None:
-    """Expire what is due, let carriers answer what is due; returns when more falls due."""
-    now = utcnow()
-    with context.sessions() as session:
-        expiring = session.scalars(
-            select(BookingRow.id)
-            .where(BookingRow.status.in_(_OPEN), BookingRow.expires_at <= now)
-            .limit(500)
-        ).all()
-        answering = session.execute(
-            select(BookingRow.id, BookingRow.updated_at)
-            .where(
-                BookingRow.status == BookingStatus.PROCESSING.value,
-                BookingRow.response_due_at <= now,
-            )
-            .order_by(BookingRow.response_due_at)
-            .limit(500)
-        ).all()
-    for booking_id in expiring:
-        with transaction(context.sessions) as session:
-            _move(session, booking_id, OPEN_STATUSES, BookingStatus.EXPIRED, now)
-    for booking_id, version in answering:
-        try:
-            with transaction(context.sessions) as session:
-                carrier_answers(session, booking_id, now)
-        except Exception:
-            log.exception("the carrier's answer to booking %s failed", booking_id)
-            # Only the version whose answer failed: a version a PUT sent meanwhile stays due.
-            with transaction(context.sessions) as session:
-                _move(
-                    session,
-                    booking_id,
-                    [BookingStatus.PROCESSING],
-                    BookingStatus.REJECTED,
-                    now,
-                    version,
-                    automated_failure_reason="CARRIER_SYSTEM_ERROR",
-                )
-    with context.sessions() as session:
-        expiry = session.scalar(
-            select(func.min(BookingRow.expires_at)).where(BookingRow.status.in_(_OPEN))
-        )
-        answer = session.scalar(
-            select(func.min(BookingRow.response_due_at)).where(
-                BookingRow.status == BookingStatus.PROCESSING.value
-            )
-        )
-    due = [t for t in (expiry, answer) if t is not None]
-    return min(due) if due else None
-
-
-def carrier_answers(session: Session, booking_id: str, now: datetime) -> None:
-    """The carrier's answer to the booking as read here. A PUT sends a new version to the
-    carrier and keeps it PROCESSING, so the answer is stored only if the booking is still the
-    version read (`updated_at`); an answer to a replaced version is dropped and the new one
-    stays due. PostgreSQL also locks the row, as a PUT does: a PUT waits for the answer."""
-    row = session.scalars(
-        select(BookingRow)
-        .where(BookingRow.id == booking_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one_or_none()
-    if row is None:
-        return
-    _settle_expiry(session, row, now)
-    due = row.response_due_at
-    if row.status != BookingStatus.PROCESSING.value or due is None or due > now:
-        return
-    version = row.updated_at
-    profile = carrier_profiles.resolve(session, row.tenant_id, [row.scac])[row.scac]
-    if profile.behaviour in (CarrierBehaviour.ACCEPT, CarrierBehaviour.SLOW):
-        number = int(uuid.UUID(row.id)) % 10**9
-        key_type = _CARRIER_KEY.get(row.transportation_mode or "TL", "BOOKING_NUMBER")
-        identifiers = [{"type": key_type, "value": f"{row.scac}{number:09d}"}]
-        keys = [{"key": "CARRIER_LOAD_NUMBER", "values": [f"L{number:09d}"]}]
-        moved = _accept(session, row, identifiers, keys, "API", now, version)
-    elif profile.behaviour is CarrierBehaviour.DECLINE:
-        reasons = list(_DECLINES)
-        reason = reasons[int(uuid.UUID(row.id)) % len(reasons)]
-        moved = _move(
-            session,
-            row.id,
-            [BookingStatus.PROCESSING],
-            BookingStatus.REJECTED,
-            now,
-            version,
-            rejection_reason=reason.value,
-            carrier_rejection_notes=_DECLINES[reason],
-            carrier_response_method="API",
-        )
-    else:
-        moved = _move(
-            session,
-            row.id,
-            [BookingStatus.PROCESSING],
-            BookingStatus.UNDER_REVIEW,
-            now,
-            version,
-            response_due_at=None,
-        )
-    if not moved:
-        log.info("booking %s changed while its carrier answered; answer dropped", booking_id)
-
-
-async def booking_worker(context: ServiceContext, stop: asyncio.Event) -> None:
-    await carrier_profiles.run_due_work(context, stop, LOOP, answer_due_bookings)
-
-
-WORKERS = [booking_worker]
-
 __all__ = [
     "LOOP",
-    "WORKERS",
+    "accept",
     "cancel_booking",
     "cancel_for_rate_request",
-    "carrier_answers",
     "carrier_response",
     "create_booking",
     "list_bookings",
+    "move",
     "owned_booking",
     "rowcount",
+    "settle_expiry",
     "update_booking",
     "view",
 ]

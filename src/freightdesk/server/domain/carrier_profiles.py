@@ -6,16 +6,14 @@ defaults derived from it. A tenant overrides any of it per SCAC with a carrier p
 (``PUT /services/carriers/v1/profiles/{scac}``, an extension): behaviour (ACCEPT, DECLINE,
 REVIEW, SLOW), delays, the account groups the carrier belongs to, units, currency, limits.
 
-Carriers answer in the background: quotes and booking answers are rows with a due time, and
-:func:`run_due_work` sleeps until the next one is due or until a commit of new work wakes it.
+Carriers answer in the background: quotes and booking answers are rows with a due time, which
+the loop of `carrier_answers` looks after.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Iterable
-from datetime import datetime
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
@@ -31,21 +29,17 @@ from freightdesk.models.booking import (
     SystemOfMeasurement,
 )
 from freightdesk.models.common import Currency
-from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import utcnow, wakeups
+from freightdesk.server.db import utcnow
 from freightdesk.server.domain.account_groups import group_code
 from freightdesk.server.domain.rate_engine import CarrierTerms, unit_interval
 from freightdesk.server.errors import field_error
 from freightdesk.server.tables.booking import CarrierProfileRow
-from freightdesk.server.workers import IDLE_POLL_SECONDS, setter, wait_for_any
 
 log = logging.getLogger(__name__)
 
 DEFAULT_RESPONSE_DELAY_SECONDS = 2.0
 SLOW_RESPONSE_DELAY_SECONDS = 15 * 60.0
 DEFAULT_MAX_LINE_ITEMS = 20
-# Work no wake-up announced (a writer in another process on SQLite) is found this late.
-IDLE_SECONDS = IDLE_POLL_SECONDS
 
 _ALL_MODES = [CarrierMode.TL, CarrierMode.LTL, CarrierMode.VLTL]
 
@@ -217,31 +211,3 @@ def delete_profile(session: Session, tenant_id: int, scac: str) -> bool:
         return False
     session.delete(row)
     return True
-
-
-# --- the background loop -------------------------------------------------------------------
-
-Step = Callable[[ServiceContext], datetime | None]
-
-
-async def run_due_work(context: ServiceContext, stop: asyncio.Event, name: str, step: Step) -> None:
-    """Run `step` (in a thread: it uses the database) whenever work is due.
-
-    `step` handles everything due now and returns when the next work falls due (None when
-    nothing is scheduled). The loop sleeps until then, until a commit wakes the channel
-    `name` (`db.wake_on_commit`, written by whatever gives it new work, in any instance), or
-    at most IDLE_SECONDS.
-    """
-    nudged = asyncio.Event()
-    unsubscribe = wakeups(context.engine).subscribe(name, setter(nudged))
-    try:
-        while not stop.is_set():
-            nudged.clear()
-            next_due = await asyncio.to_thread(step, context)
-            delay = IDLE_SECONDS
-            if next_due is not None:
-                delay = min(IDLE_SECONDS, max(0.0, (next_due - utcnow()).total_seconds()))
-            if delay > 0:
-                await wait_for_any(delay, stop, nudged)
-    finally:
-        unsubscribe()

@@ -15,7 +15,6 @@ cancellation and a carrier's quote never interleave.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import uuid
@@ -502,8 +501,8 @@ def _cancellation(row: RateRequestRow) -> RateRequestCancellation:
 # --- the carriers' answers (background) ----------------------------------------------------
 
 
-def answer_due_quotes(context: ServiceContext) -> datetime | None:
-    """Answer every solicitation due now; returns when the next one falls due.
+def answer_due_quotes(context: ServiceContext) -> None:
+    """Answer every solicitation due now (for the loop of `carrier_answers`).
 
     Solicitations due within BATCH_WINDOW are answered together: a few milliseconds early
     costs nothing and saves the loop a round per carrier.
@@ -530,12 +529,6 @@ def answer_due_quotes(context: ServiceContext) -> datetime | None:
             log.exception("quotes for rate request %s failed", request_id)
             with transaction(context.sessions) as session:
                 _settle(session, ids, "FAILED", now)
-    with context.sessions() as session:
-        return session.scalar(
-            select(func.min(RateSolicitationRow.due_at)).where(
-                RateSolicitationRow.pending.is_(True)
-            )
-        )
 
 
 def _settle(session: Session, ids: list[int], outcome: str, now: datetime) -> None:
@@ -603,10 +596,3 @@ def _outcomes(session: Session, outcomes: dict[int, str]) -> None:
             .where(RateSolicitationRow.id.in_(ids))
             .values(outcome=outcome)
         )
-
-
-async def quote_worker(context: ServiceContext, stop: asyncio.Event) -> None:
-    await carrier_profiles.run_due_work(context, stop, LOOP, answer_due_quotes)
-
-
-WORKERS = [quote_worker]

@@ -1,7 +1,7 @@
 """Booking: list, create, read and replace bookings; cancel them and answer them as the carrier
 (both extensions); configure the simulated carriers (an extension).
 
-The carriers' own answers arrive in the background (`domain/booking_carriers.py`).
+The carriers' own answers arrive in the background (`domain/carrier_answers.py`).
 """
 
 from __future__ import annotations
