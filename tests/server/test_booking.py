@@ -6,12 +6,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from typing import Any
 
+import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.orm import Session
 
+from freightdesk.server.db import transaction, utcnow
+from freightdesk.server.domain.carrier_answers import answer_booking
 from tests.server.test_rating_support import (
     BOOKINGS,
     PROFILES,
@@ -454,4 +458,48 @@ def test_an_update_during_the_carriers_answer_is_not_lost(tenant: TenantHandle) 
         "REJECTED",
         "second",
         [],
+    )
+
+
+@pytest.mark.parametrize("service", ["sqlite"], indirect=True)
+def test_an_update_during_the_carriers_answer_is_not_lost_on_sqlite(tenant: TenantHandle) -> None:
+    """The SQLite side of the race above. SQLite takes no lock for a read (WAL), and the
+    driver begins the transaction at its first write: between the carrier's reading the due
+    booking and its storing the answer, a PUT on another connection commits. The interleaving
+    is made: the carrier's answer is given here (due in an hour, the service's worker leaves
+    it alone), and its first write is held until the real PUT, through the service, is in."""
+    sessions = tenant.service.context.sessions
+    set_profile(tenant, "PRLF", behaviour="ACCEPT", responseDelaySeconds=3600)
+    set_profile(tenant, "DCLN", behaviour="DECLINE", responseDelaySeconds=3600)
+    created = create_booking(tenant, standalone_booking("PRLF", notes="first"))
+    replaced: list[httpx.Response] = []
+
+    def replace_first(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        if statement.startswith("UPDATE bookings") and not replaced:
+            second = standalone_booking("DCLN", notes="second")
+            replaced.append(tenant.http.put(f"{BOOKINGS}/{created['id']}", json=second))
+
+    later = utcnow() + timedelta(hours=2)  # both versions' answers are due by then
+    with transaction(sessions) as session:
+        connection = session.connection()
+        event.listen(connection, "before_cursor_execute", replace_first)
+        try:
+            answer_booking(session, created["id"], later)
+        finally:
+            event.remove(connection, "before_cursor_execute", replace_first)
+    assert [answer.status_code for answer in replaced] == [200], replaced[0].text
+    # The answer to the first version was dropped: the second waits for its own carrier.
+    kept = tenant.http.get(f"{BOOKINGS}/{created['id']}").json()
+    assert (kept["status"], kept["notes"], kept["carrierProvidedIdentifiers"]) == (
+        "PROCESSING",
+        "second",
+        [],
+    )
+    with transaction(sessions) as session:
+        answer_booking(session, created["id"], later)
+    final = tenant.http.get(f"{BOOKINGS}/{created['id']}").json()
+    assert (final["status"], final["notes"], final["capacityProviderIdentifier"]["value"]) == (
+        "REJECTED",
+        "second",
+        "DCLN",
     )
