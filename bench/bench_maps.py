@@ -21,8 +21,9 @@ measured is QtWebEngine's start. "Cold" is the first map of a process that made 
 "warmed" is the first map after `maps.warm.warm_up_maps` ran in the idle moments after start
 (the view made hidden, its page loaded, then shown and asked for a shipment). Both start with
 QtWebEngine's libraries imported (this module imports them), as the app has them once a map
-was asked for. The baseline, in the same process, is a bare QWebEngineView loading an empty
-page once QtWebEngine is up.
+was asked for. The baseline is a bare QWebEngineView loading an empty page: for "cold", as the
+first QtWebEngine object of a fresh process of its own (QtWebEngine started by it too), run
+after each cold map; for "warmed", in the same process once QtWebEngine is up.
 
 Run: python -m bench.bench_maps [--repeat 5] [--samples 20] [--only open] [--skip-query] [--busy]
                                 [--skip-imports]
@@ -597,17 +598,37 @@ def demo_histories(count: int) -> tuple[list[object], float]:
     return histories, statistics.median(times)
 
 
+def bare_page(app: QApplication) -> float:
+    """Seconds a bare QWebEngineView takes to load an empty page."""
+    from PySide6.QtWebEngineWidgets import QWebEngineView
+
+    bare = QWebEngineView()
+    bare.resize(1000, 700)
+    bare.show()
+    loaded: list[bool] = []
+    bare.loadFinished.connect(loaded.append)
+    began = time.perf_counter()
+    bare.setHtml("<html><body></body></html>")
+    wait_for(app, lambda: bool(loaded))
+    return time.perf_counter() - began
+
+
 def open_child(how: str, data: Path) -> None:
     """One fresh process: the first map (cold or warmed), a second shipment in the same view,
-    then the baseline; prints one JSON line of seconds."""
+    then the baseline; prints one JSON line of seconds. `bare`: the baseline alone, as the
+    process's first QtWebEngine object (QtWebEngine started by it, as by a cold map)."""
     import json
 
     from PySide6.QtCore import Qt
-    from PySide6.QtWebEngineWidgets import QWebEngineView
     from PySide6.QtWidgets import QWidget
 
     QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
     app = QApplication([])
+    if how == "bare":
+        began = time.perf_counter()
+        bare_page(app)
+        print(json.dumps({"first": time.perf_counter() - began}), flush=True)  # as "cold"'s
+        os._exit(0)
     histories = [TrackingHistory.model_validate(body) for body in json.loads(data.read_text())]
     holder = QWidget()
     holder.resize(1000, 700)
@@ -638,15 +659,7 @@ def open_child(how: str, data: Path) -> None:
     painted_after(app, view, lambda: view.show_history(histories[0]))
     found["first"] = time.perf_counter() - began  # cold: the view's making included
     found["second"] = painted_after(app, view, lambda: view.show_history(histories[1]))
-    bare = QWebEngineView()
-    bare.resize(1000, 700)
-    bare.show()
-    loaded: list[bool] = []
-    bare.loadFinished.connect(loaded.append)
-    began = time.perf_counter()
-    bare.setHtml("<html><body></body></html>")
-    wait_for(app, lambda: bool(loaded))
-    found["baseline"] = time.perf_counter() - began
+    found["baseline"] = bare_page(app)
     print(json.dumps(found), flush=True)
     os._exit(0)
 
@@ -690,18 +703,25 @@ def bench_open(repeat: int, imports: bool = True) -> list[Figure]:
                 f"{[round(i * 1000) for i in took]} ms); load average {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
+
+        def child(how: str) -> dict[str, float]:
+            answer = subprocess.run(
+                [sys.executable, "-m", "bench.bench_maps", "--open-child", how, str(data)],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
+            )
+            found: dict[str, float] = json.loads(answer.stdout.strip().splitlines()[-1])
+            return found
+
         figures: list[Figure] = []
         for how in ("cold", "warmed"):
             runs: list[dict[str, float]] = []
             for _ in range(repeat):
-                answer = subprocess.run(
-                    [sys.executable, "-m", "bench.bench_maps", "--open-child", how, str(data)],
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
-                    check=True,
-                )
-                runs.append(json.loads(answer.stdout.strip().splitlines()[-1]))
+                runs.append(child(how))
+                if how == "cold":  # its baseline: QtWebEngine started by a bare view
+                    runs[-1]["bare cold"] = child("bare")["first"]
             load = os.getloadavg()[0]
 
             def median(key: str, runs: list[dict[str, float]] = runs) -> float:
@@ -714,6 +734,14 @@ def bench_open(repeat: int, imports: bool = True) -> list[Figure]:
                 f"{median('second'):.0f} ms; baseline (bare QWebEngineView, empty page) "
                 f"{base:.0f} ms; ratio {first / base:.1f}x; load average {load:.1f}"
             )
+            if how == "cold":
+                # The row's baseline: a cold map pays QtWebEngine's start, as this one does.
+                base = median("bare cold")
+                text += (
+                    f"; the same bare view as its process's first QtWebEngine object "
+                    f"{base:.0f} ms (each: {[round(r['bare cold'] * 1000) for r in runs]} ms), "
+                    f"ratio {first / base:.2f}x"
+                )
             if how == "warmed":
                 text += (
                     f"; the warm-up took {median('warm-up'):.0f} ms in the background, "
@@ -726,7 +754,11 @@ def bench_open(repeat: int, imports: bool = True) -> list[Figure]:
                     f"a demo shipment's map, first of a session, {how}, median of {repeat}",
                     first,
                     baseline=base,
-                    baseline_what="bare QWebEngineView, empty page",
+                    baseline_what=(
+                        "bare QWebEngineView, empty page, QtWebEngine started by it"
+                        if how == "cold"
+                        else "bare QWebEngineView, empty page"
+                    ),
                     limit=1000,
                     note=(
                         f"map warmed up after start, as the app does ({median('warm-up'):,.0f} "
