@@ -1,11 +1,11 @@
-"""A one-line label that never wraps or widens its parent: text too long for its width is cut
-with "…" and the whole text is its tooltip. For headers whose height must not change with
-what they show."""
+"""A label of a fixed number of lines (one unless told) that never widens its parent: text too
+long for its lines is cut with "…" at the end of the last one and the whole text is its tooltip.
+For headers whose height must not change with what they show."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 
@@ -16,13 +16,15 @@ class ElidedLabel(QLabel):
         parent: QWidget | None = None,
         *,
         mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+        lines: int = 1,
     ) -> None:
         super().__init__(parent)
         self._full = ""
         self._mode = mode
+        self._lines = lines
         self.setWordWrap(False)
         self.setTextFormat(Qt.TextFormat.PlainText)
-        # Any width the layout gives; always one line high (also when empty).
+        # Any width the layout gives; always as high as its lines (also when empty).
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(1)
         self._fit_height()
@@ -48,7 +50,17 @@ class ElidedLabel(QLabel):
         return super().text()
 
     def is_elided(self) -> bool:
-        return self.shown_text() != self._full
+        return self.shown_text().replace("\n", " ") != self._full
+
+    def lines(self) -> int:
+        return self._lines
+
+    def set_lines(self, lines: int) -> None:
+        """Wrap the text over up to `lines` lines, the height of all of them whatever is shown."""
+        if lines != self._lines:
+            self._lines = lines
+            self._fit_height()
+            self._elide()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt's name)
         super().changeEvent(event)
@@ -57,7 +69,9 @@ class ElidedLabel(QLabel):
             self._elide()
 
     def _fit_height(self) -> None:
-        self.setFixedHeight(self.fontMetrics().height() + 2 * self.margin() + 2)
+        metrics = self.fontMetrics()
+        text_height = metrics.height() + (self._lines - 1) * metrics.lineSpacing()
+        self.setFixedHeight(text_height + 2 * self.margin() + 2)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
@@ -65,7 +79,34 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         width = max(1, self.contentsRect().width())
-        shown = self.fontMetrics().elidedText(self._full, self._mode, width)
+        metrics = self.fontMetrics()
+        if self._lines == 1 or metrics.horizontalAdvance(self._full) <= width:
+            shown = metrics.elidedText(self._full, self._mode, width)
+        else:
+            shown = "\n".join(self._wrapped(width))
         super().setText(shown)
-        self.setToolTip(self._full if shown != self._full else "")
+        self.setToolTip(self._full if self.is_elided() else "")
         self.setAccessibleName(self._full)
+
+    def _wrapped(self, width: int) -> list[str]:
+        """The text broken at word boundaries into the label's lines, the last one cut to fit."""
+        layout = QTextLayout(self._full, self.font())
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout.setTextOption(option)
+        shown: list[str] = []
+        start = 0
+        layout.beginLayout()
+        while len(shown) < self._lines - 1:
+            line = layout.createLine()
+            if not line.isValid():
+                break
+            line.setLineWidth(width)
+            end = line.textStart() + line.textLength()
+            shown.append(self._full[start:end].rstrip())
+            start = end
+        layout.endLayout()
+        rest = self._full[start:]
+        if rest:
+            shown.append(self.fontMetrics().elidedText(rest, self._mode, width))
+        return shown

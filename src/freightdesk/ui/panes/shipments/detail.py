@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -62,6 +62,10 @@ UNCHOSEN_WORDS = {
     "attributes": "attributes",
     "recipients": "partners it is shared with",
 }
+
+# From this height (the detail beside the list, on a tall screen) the subtitle has two lines, so
+# a long route reads whole; lower (below the list) one line leaves the tabs their room.
+TWO_LINE_SUBTITLE_HEIGHT = 600
 
 
 class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
@@ -223,6 +227,11 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
             unchosen = NOTHING_CHOSEN.format(UNCHOSEN_WORDS[name])
             self._empty_words.append((words, words.text(), unchosen))
         self._set_enabled(False)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        # Only the detail's size sets the subtitle's lines: the tabs stay put between shipments.
+        self.subtitle.set_lines(2 if event.size().height() >= TWO_LINE_SUBTITLE_HEIGHT else 1)
+        super().resizeEvent(event)
 
     # --- showing -----------------------------------------------------------------------------
 
