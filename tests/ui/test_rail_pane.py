@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rail.pane import RailPane, identifiers_text
+from freightdesk.ui.widgets.forms import ErrorLabel
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY
@@ -183,6 +184,14 @@ async def test_refused_inputs_are_shown_beside_their_field(
     assert pane.errors.message_for("waybills") == "is not a waybill the railroad issued"
     assert form.waybills.text() == "WB-1, WB-2" and form.stops[0].zone.text() == "America/Denver"
     assert pane.track_button.isEnabled() and pane.model.rowCount() == 0
+
+    # Look up with nothing typed: said in words (it said "String should have at least 1
+    # character"), nothing sent, the cursor in the field.
+    _click(qtbot, pane.lookup_button)
+    said = [e.text() for e in pane.findChildren(ErrorLabel) if e.isVisible() and e.text()]
+    assert "Enter the bill of lading number to look up" in said, said
+    assert not any("String should" in text for text in said), said
+    assert pane.lookup_value.hasFocus() and pane.lookup_button.isEnabled()
 
     # A bill of lading no leg carries: said under the look-up, the number kept.
     type_text(pane.lookup_value, "BOL-NOBODY")

@@ -401,6 +401,13 @@ class RailPane(ListExport, QWidget):
 
     def look_up(self) -> None:
         service = self.session.rail
+        if not self.lookup_value.text().strip():
+            # In words, not the model's "String should have at least 1 character".
+            what = LOOKUP_TYPES[RailShipmentIdentifierType(self.lookup_type.currentData())]
+            self.lookup_errors.show(
+                {"shipmentIdentifier.value": f"Enter the {what.lower()} number to look up"}
+            )
+            return
         try:
             identifier = RailShipmentIdentifier(
                 type=RailShipmentIdentifierType(self.lookup_type.currentData()),
