@@ -742,6 +742,30 @@ def test_a_carrier_document_is_visible_to_the_named_shipper_only(
     assert found_ids(shipper.http, identifier_search("PRO", pro)) == set()
 
 
+def test_a_search_pages_own_and_shared_documents_together_newest_first(
+    tenant: TenantHandle, tenant_factory: Callable[..., TenantHandle]
+) -> None:
+    shipper = tenant_factory()
+    made: list[str] = []
+    for i in range(6):
+        if i % 2:
+            with tenant.as_role("CARRIER") as carrier:
+                shared = metadata(name=f"shared {i}", identifiers=[shipper_identifier(shipper)])
+                made.append(upload(carrier, shared).json()["id"])
+        else:  # the shipper's own, one naming the shipper itself
+            own = {"identifiers": [shipper_identifier(shipper)]} if i == 2 else {}
+            made.append(created(shipper.http, name=f"own {i}", **own)["id"])
+    newest_first = list(reversed(made))
+    pages = [search(shipper.http, page=page, size=2) for page in (1, 2, 3, 4)]
+    assert [p["paginationInfo"]["total"] for p in pages] == [6] * 4
+    assert [d["id"] for p in pages for d in p["results"]] == newest_first
+    bills = {"type": {"operator": "EQUALS", "values": ["BILL_OF_LADING"]}}
+    assert [d["id"] for d in search(shipper.http, bills, size=500)["results"]] == newest_first
+    # The carrier sees its own three, once each; the others' searches are their own.
+    assert [d["id"] for d in search(tenant.http, size=4)["results"]] == newest_first[::2]
+    assert search(tenant.http, page=2, size=2)["paginationInfo"]["total"] == 3
+
+
 def test_tenants_are_isolated_on_every_route(
     tenant: TenantHandle, tenant_factory: Callable[..., TenantHandle]
 ) -> None:
