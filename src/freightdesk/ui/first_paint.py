@@ -17,13 +17,12 @@ import threading
 from array import array
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from freightdesk.service.cache import CACHE_FORMAT, Cache
+from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileStore
@@ -107,7 +106,7 @@ def read_cached_list(
     if not path.exists():
         return CachedList([], 0, None)
     try:
-        cache = open_to_read(path)
+        cache = Cache.to_read(path)
     except sqlite3.Error:
         log.exception("the cached shipment list could not be opened")
         return CachedList([], 0, None)
@@ -125,48 +124,6 @@ def read_cached_list(
         return CachedList([], 0, None)
     finally:
         cache.close()
-
-
-class CacheReader(Cache):
-    """A cache opened only to read it, as the first paint does: the writable open writes
-    (the cache's format), so its close waits for the disk to checkpoint the write-ahead log
-    (15 to 40 ms before the first paint, more on a busy disk). The session opens the cache
-    writable just after, bringing an older cache up to date."""
-
-    def __init__(self, path: Path) -> None:  # not Cache's: it writes
-        self.path = path
-        self._lock = threading.Lock()
-        uri = f"{path.resolve().as_uri()}?mode=ro"
-        self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
-
-    def is_current(self) -> bool:
-        """Whether the cache is of this version's format and has all of its tables (those of
-        an older version a writable open adds)."""
-        with self._lock:
-            found = self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            tables = {str(row[0]) for row in found}
-        return tables >= _TABLES and self.meta("format") == CACHE_FORMAT
-
-
-# The tables the first paint reads (a cache of this version has them all).
-_TABLES = {"entries", "meta", "changes", "summary_keys"}
-
-
-def open_to_read(path: Path) -> Cache:
-    """The cache at `path` opened to read it (`CacheReader`); opened writable as the session
-    opens it when it is not of this version (that open empties a cache of an older format,
-    adds the tables an older version did not make) or cannot be opened to read."""
-    try:
-        reader = CacheReader(path)
-    except sqlite3.Error:
-        return Cache(path)
-    try:
-        if reader.is_current():
-            return reader
-    except sqlite3.Error:
-        pass
-    reader.close()
-    return Cache(path)
 
 
 def kept_top(cache: Cache, model: ShipmentTableModel) -> CachedList | None:
