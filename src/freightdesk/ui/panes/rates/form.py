@@ -421,21 +421,28 @@ class RateRequestFormDialog(FormDialog):
             self.groups.item(row).data(Qt.ItemDataRole.UserRole)
             for row in range(self.groups.count())
         )
+        texts = [f"{group.code} — {group.name}" for group in groups]
+        if listed and texts == [self.groups.item(r).text() for r in range(self.groups.count())]:
+            return  # as shown (the form's own answer, then the list's): ticks and row stay
         renames = renames or {}
         self._wanted_groups = [renamed(code, renames) for code in self._wanted_groups]
         if listed:
             wanted = [renamed(code, renames) for code in self._checked(self.groups)]
         else:
             wanted = self._wanted_groups
+        current = self.groups.currentItem()
+        at = renamed(str(current.data(Qt.ItemDataRole.UserRole) or ""), renames) if current else ""
         self.groups.blockSignals(True)
         self.groups.clear()
-        for group in groups:
-            item = QListWidgetItem(f"{group.code} — {group.name}")
+        for group, text in zip(groups, texts, strict=True):
+            item = QListWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, group.code)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             checked = find_code(wanted, group.code) is not None
             item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
             self.groups.addItem(item)
+            if at and code_key(group.code) == code_key(at):
+                self.groups.setCurrentItem(item)  # the keyboard stays on the same group
         if not groups:
             placeholder = QListWidgetItem("No account groups yet (Account groups pane)")
             placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
