@@ -37,8 +37,8 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import Currency
 from freightdesk.service.triage import duration_text
-from freightdesk.ui.panes.account_groups.follow import renamed
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.group_follower import renamed
 
 BEHAVIOUR_TEXT = {
     CarrierBehaviour.ACCEPT: "Accept: books what it is sent",

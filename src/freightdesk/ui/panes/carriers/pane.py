@@ -28,13 +28,13 @@ from freightdesk.service.carrier_profiles import check_profile, check_scac
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.account_groups.follow import GroupFollower
 from freightdesk.ui.panes.carriers.form import BEHAVIOUR_TEXT, MODE_TEXT, CarrierProfileForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.group_follower import GroupFollower
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel

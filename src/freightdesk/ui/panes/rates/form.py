@@ -51,7 +51,6 @@ from freightdesk.service.messages import explain, refusal
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import words
-from freightdesk.ui.panes.account_groups.follow import GroupFollower, renamed
 from freightdesk.ui.panes.rates.accessorials import AccessorialPicker, StopContacts
 from freightdesk.ui.panes.rates.handling_units import (
     UNIT_WORDS,
@@ -64,6 +63,7 @@ from freightdesk.ui.panes.rates.stops import StopEditor
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
+from freightdesk.ui.widgets.group_follower import GroupFollower, renamed
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import fold_rows
 from freightdesk.ui.widgets.screen_fit import fitting_height

@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from freightdesk.models.account_groups import AccountGroup, code_key
+from freightdesk.service.account_groups import AccountGroupsService
 from freightdesk.service.listing import ListChange
 from freightdesk.service.session import AppSession
 
@@ -44,41 +45,54 @@ class GroupFollower(QObject):
     def __init__(self, session: AppSession, host: QWidget) -> None:
         super().__init__(host)
         self.session = session
-        self._known: tuple[AccountGroup, ...] | None = None  # what the host was last told
-        self._stops: list[Callable[[], None]] = []
-        self._listening = False
+        self._service: AccountGroupsService | None = None  # listened to now
+        self._known: tuple[AccountGroup, ...] = ()  # what the host was last told
+        self._known_from: AccountGroupsService | None = None  # by which service
+        self._unlisten: Callable[[], None] | None = None
+        self._unconnected: Callable[[], None] | None = None
         host.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.Show and not self._stops:
-            self._stops = [self.session.listen_connected(self._start)]
+        if event.type() == QEvent.Type.Show and self._unconnected is None:
+            self._unconnected = self.session.listen_connected(self._start)
             self._start()
         elif event.type() == QEvent.Type.Hide:
             self.stop()
         return False
 
     def _start(self) -> None:
+        """Listen to the session's groups; after a connect to another profile, to its own
+        (another tenant's groups: none of them is a rename of what the form was told)."""
         service = self.session.account_groups
-        if self._listening or service is None or self.session.client is None:
+        if service is None or self.session.client is None or service is self._service:
             return
-        self._listening = True
-        coordinator = service.coordinator
-        self._stops.append(coordinator.listen(self._heard))
-        if coordinator.data is not None:
+        self._stop_listening()
+        if service is not self._known_from:
+            self._known = ()
+        self._service = service
+        self._unlisten = service.coordinator.listen(self._heard)
+        if service.coordinator.data is not None:
             self._heard(None)  # renamed while the form was hidden, or first heard of here
 
     def _heard(self, _change: ListChange | None) -> None:
-        service = self.session.account_groups
+        service = self._service
         listing = service.coordinator.data if service is not None else None
         if listing is None:
             return
-        before, self._known = self._known, listing.items
+        before, self._known, self._known_from = self._known, listing.items, service
         if before != listing.items:
-            self.changed.emit(listing.items, renamed_codes(before or (), listing.items))
+            self.changed.emit(listing.items, renamed_codes(before, listing.items))
+
+    def _stop_listening(self) -> None:
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
+        self._service = None
 
     def stop(self) -> None:
-        """Stop listening (the form is hidden or goes); what it was told is kept."""
-        for stop in self._stops:
-            stop()
-        self._stops = []
-        self._listening = False
+        """Stop listening (the form is hidden or goes). What it was told is kept: a rename
+        made meanwhile is told when it is shown again."""
+        self._stop_listening()
+        if self._unconnected is not None:
+            self._unconnected()
+            self._unconnected = None
