@@ -11,6 +11,7 @@ import random
 import uuid
 from collections.abc import Sequence
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QDate, QModelIndex, QRect, QSettings, Qt
@@ -44,6 +45,8 @@ from tests.ui.conftest import exposed
 from tests.ui.test_bookings_pane import _booking, _bookings_pane
 from tests.ui.test_capacity_pane import _carriers
 from tests.ui.test_capacity_support import settle, type_text
+from tests.ui.test_documents_forms import _post_photo
+from tests.ui.test_documents_pane import make_png
 from tests.ui.test_packages_pane import PATH as PACKAGES
 from tests.ui.test_packages_pane import _package
 from tests.ui.test_panes_support import connected, shown_pane
@@ -218,11 +221,22 @@ async def test_packages(
 
 
 async def test_documents(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, tmp_path: Path
 ) -> None:
-    session, _tenant = connected
+    session, tenant = connected
+    # Named as the demo's carriers name them (it was cut before its last digit and ".pdf").
+    photo = make_png(tmp_path / "pod.png")
+    _post_photo(tenant, photo, "POD-06141412488973840.pdf", "06141412488973840")
+    long_name = "POD-06141412488973840-signed-at-the-dock-by-the-receiver.pdf"
+    _post_photo(tenant, photo, long_name, "4711")
     pane = await shown_pane(qtbot, session, lambda s: DocumentsPane(s, settings), AT_1366)
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    short_row = next(r for r in range(2) if pane.model.items[r].name != long_name)
+    name = pane.model.index(short_row, 0)
+    assert not is_elided(pane.table, name), name.data()
     assert_columns_fit(pane.table, pane, ["Name", "Type", "Mode", "Identifiers", "Added"])
+    # A longer name is cut in its middle: its end (".pdf") still shows.
+    assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     # The filters' hints are read whole, and the filters fit the window's room (a wider
     # minimum takes it from the navigation).
     assert pane.minimumSizeHint().width() <= AT_1366[0], pane.minimumSizeHint().width()

@@ -30,10 +30,12 @@ def identifiers_text(document: Document) -> str:
 # Widths so that name to added fit beside the preview at the default split (1600 px wide).
 COLUMNS: list[Column[Document]] = [
     # Name to Added fit beside the preview in a 1366 px window; cut cells tell their whole text.
-    Column("Name", lambda d: d.name, 170, tooltip=lambda d: d.name),
+    # The name is what a dispatcher reads first: a name as the carriers write them
+    # ("BOL-06141412488973840.pdf") whole; the identifiers, mostly its number again, give way.
+    Column("Name", lambda d: d.name, 200, tooltip=lambda d: d.name),
     Column("Type", lambda d: type_text(d.type), 110),
     Column("Mode", lambda d: mode_text(d.mode), 95),
-    Column("Identifiers", identifiers_text, 170, tooltip=identifiers_text),
+    Column("Identifiers", identifiers_text, 140, tooltip=identifiers_text),
     Column(
         "Added",
         lambda d: user_time(d.created_date_time),

@@ -190,6 +190,8 @@ class DocumentsPane(ListExport, QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # A longer name or identifier keeps its end (the number's last digits, ".pdf").
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setDragEnabled(True)
         self.table.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.table.setDefaultDropAction(Qt.DropAction.CopyAction)
