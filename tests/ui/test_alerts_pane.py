@@ -21,6 +21,7 @@ from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.alerts.pane import AlertsPane
 from freightdesk.ui.panes.setup import install_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.widgets.item_table import ROW_HEIGHT
 from tests.server.test_carrier_push_support import now
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
@@ -127,6 +128,9 @@ async def test_an_exception_is_an_alert_that_opens_its_shipment_and_stays_read(
     await wait_until(lambda: _nav_text(window, "alerts") == "Alerts  (1)", seconds=WAIT)
     pane = _alerts_pane(window)
     assert [_bold(pane.tree.topLevelItem(i)) for i in range(2)] == [True, False]
+    # Rows as tall as the other lists' (they were the font's height, bold ones crammed).
+    rows = [pane.tree.visualItemRect(pane.tree.topLevelItem(i)) for i in range(2)]
+    assert [r.height() for r in rows] == [ROW_HEIGHT, ROW_HEIGHT], rows
     qtbot.mouseClick(pane.mark_all, Qt.MouseButton.LeftButton)
     assert _nav_text(window, "alerts") == "Alerts"
     assert not _bold(pane.tree.topLevelItem(0)) and not pane.mark_all.isEnabled()

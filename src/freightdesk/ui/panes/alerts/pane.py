@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from freightdesk.service.alerts import KIND_NAMES, Alert, AlertKind, AlertsChange, AlertsInbox
 from freightdesk.service.clock import user_time
 from freightdesk.ui.widgets.empty_state import say_when_empty
+from freightdesk.ui.widgets.item_table import ROW_HEIGHT
 
 # A desktop note for every alert, not only for new exceptions (the app's behaviour before).
 NOTIFY_ALL = "alerts/notify_all"
@@ -120,6 +121,8 @@ class AlertsPane(QWidget):
                 [user_time(alert.at), KIND_NAMES[AlertKind(alert.kind)], alert.text]
             )
             item.setData(0, KEY_ROLE, alert.key)
+            # As tall as the app's other lists: the font's own height crammed bold rows together.
+            item.setSizeHint(0, QSize(0, ROW_HEIGHT))
             item.setToolTip(2, alert.text)
             if not alert.read:
                 for column in range(3):
