@@ -14,7 +14,7 @@ import httpx
 from sqlalchemy import select
 
 from freightdesk.models.auth import TenantRole
-from freightdesk.models.documents import DocumentCreate
+from freightdesk.models.documents import DocumentCreate, DocumentSearchResults
 from freightdesk.server.db import transaction
 from freightdesk.server.domain.documents import create_document
 from freightdesk.server.domain.file_store import file_store
@@ -118,6 +118,12 @@ def found_ids(http: httpx.Client, body: dict[str, Any] | None = None) -> set[str
 
 def identifier_search(type_: str, value: str) -> dict[str, Any]:
     return {"identifiers": {"operator": "EQUALS", "values": [{"type": type_, "value": value}]}}
+
+
+def assert_the_models_bytes(answer: httpx.Response) -> None:
+    """The search writes its answer's JSON itself: the bytes of the answer's model."""
+    model = DocumentSearchResults.model_validate_json(answer.content)
+    assert answer.content == model.model_dump_json(by_alias=True).encode()
 
 
 def shipper_identifier(tenant: TenantHandle) -> dict[str, str]:
@@ -407,6 +413,9 @@ def test_documents_made_without_http_are_served_like_uploads(
     assert got["addedByUser"] == "dispatcher@example.com"
     assert got["files"][0]["fileName"] == "pod.pdf"
     assert shipper.http.get(got["files"][0]["downloadLink"]).content == b"demo bytes"
+    found = shipper.http.post(SEARCH, json=identifier_search("PRO", "D-1"))
+    assert found.json()["results"] == [got]
+    assert_the_models_bytes(found)  # a date-time of whole seconds too
 
 
 # --- update and delete ---------------------------------------------------------------------
@@ -524,7 +533,12 @@ def test_search_filters_by_identifiers_name_and_type(tenant: TenantHandle) -> No
         name="Invoice B",
         type="INVOICE",
         identifiers=[{"type": "PRO", "value": "P2"}],
-        parsedData={"shipper": "Zürich AG", "lines": [{"pieces": 4, "kg": 12.5}], "paid": None},
+        parsedData={
+            "shipper": "Zürich AG",
+            "lines": [{"pieces": 4, "kg": 12.5, "seal": 2**53 + 1}],
+            "paid": None,
+            "note": 'said "½ \\ \u2028 ✓"\t',
+        },
     )
     everything = search(tenant.http)
     assert everything["paginationInfo"] == {"pageNumber": 1, "pageSize": 10, "total": 3}
@@ -536,6 +550,7 @@ def test_search_filters_by_identifiers_name_and_type(tenant: TenantHandle) -> No
     for document in everything["results"]:
         assert document == tenant.http.get(f"{PATH}/{document['id']}").json()
     assert search(tenant.http, None) == everything
+    assert_the_models_bytes(tenant.http.post(SEARCH, json={}))
 
     assert found_ids(tenant.http, identifier_search("BILL_OF_LADING", "A")) == {
         bol["id"],
