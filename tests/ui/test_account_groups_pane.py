@@ -10,6 +10,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.account_groups.pane import COLUMNS, AccountGroupsPane
 from freightdesk.ui.panes.carriers.pane import CarrierProfilesPane
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import activated, close_session
@@ -442,4 +443,35 @@ async def test_open_forms_follow_a_rename_and_keep_what_was_typed(
     form.mark_clean()
     form.close()
     for opened in (pane, carriers):
+        opened.shutdown()
+
+
+async def test_the_volume_ltl_form_keeps_its_group_chosen_under_its_new_code(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The volume LTL pane's account group, chosen and then renamed in the Account groups
+    pane, stays chosen under its new code (the form went back to all carriers, or sent the
+    old code, until the pane was reopened)."""
+    session, tenant = connected
+    pane = await _shown_with(qtbot, session, tenant, ("EAST", "East"), ("WEST", "West"))
+    vltl = await shown_pane(qtbot, session, VltlPane)
+    choice = vltl.form.group
+    await wait_until(lambda: choice.findData("WEST") > 0, WAIT)
+    # Chosen from the keyboard: the drop-down focused, Down until WEST.
+    choice.setFocus()
+    while choice.currentData() != "WEST":
+        await _press(qtbot, choice, Qt.Key.Key_Down)
+    assert choice.currentText() == "WEST — West"
+
+    await activated(pane)
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    await keys_in(qtbot, pane.code, "PACIFIC")
+    await _press(qtbot, pane.code, Qt.Key.Key_Return)
+    await wait_until(lambda: _listed(pane) == [("EAST", "East"), ("PACIFIC", "West")], WAIT)
+
+    await wait_until(lambda: choice.currentText() == "PACIFIC — West", WAIT)
+    problems: dict[str, str] = {}
+    assert vltl.form.wire(problems)["capacityProviderAccountGroup"] == {"code": "PACIFIC"}
+    for opened in (pane, vltl):
         opened.shutdown()

@@ -4,6 +4,7 @@ models' codes), the account group."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -26,6 +27,7 @@ from freightdesk.models.rating import FREIGHT_CLASSES
 from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES, VLTL_SERVICE_CODES, PackingGroup
 from freightdesk.ui.panes.vltl.fields import AddressFields, WindowFields
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.group_follower import renamed
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
 
 ITEMS = "lineItems"
@@ -146,8 +148,14 @@ class QuoteForm(QGroupBox):
         self.pickup.set_day(date.today() + timedelta(days=1))
         self.delivery.set_day(date.today() + timedelta(days=4))
 
-    def show_groups(self, groups: list[AccountGroup]) -> None:
+    def show_groups(
+        self, groups: Sequence[AccountGroup], renames: dict[str, str] | None = None
+    ) -> None:
+        """`groups` to choose from, the chosen one kept (by its new code when `renames`, from
+        `renamed_codes`, renames it)."""
         wanted = self.group.currentData()
+        if wanted:
+            wanted = renamed(str(wanted), renames or {})
         self.group.clear()
         self.group.addItem("All my volume LTL carriers", None)
         for group in groups:

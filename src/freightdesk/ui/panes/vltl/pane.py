@@ -39,6 +39,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import export_view
+from freightdesk.ui.widgets.group_follower import GroupFollower
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
@@ -242,6 +243,9 @@ class VltlPane(QWidget):
         self.clock.start()
         self.dispatch_button.clicked.connect(self.open_dispatch)
         self._unconnected = session.listen_connected(self.load_choices)
+        # A group renamed while the pane is open stays chosen, under its new code.
+        self.group_follower = GroupFollower(session, self.form)
+        self.group_follower.changed.connect(self.form.show_groups)
         spawn(self._restore(), name="vltl-cached", owner=self)
         if session.client is not None:
             self.load_choices()
