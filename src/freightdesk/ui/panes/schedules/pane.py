@@ -44,7 +44,7 @@ from freightdesk.service.schedules import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.elided import cut_at_end, tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -115,15 +115,18 @@ def stops_text(route: PointToPointRoute) -> str:
     return f"{count} transshipment{'s' if count != 1 else ''} ({hubs})"
 
 
+STOPS = 4
 ROUTE = 5  # the column that takes the room left
 COLUMNS: list[Column[PointToPointRoute]] = [
-    # Times whole with their offset ("Dec 30 23:00 UTC+10:30"); the route takes the room
-    # left, every cut cell telling its whole text.
-    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 165),
-    Column("Departs", lambda r: call_text(r.departure), 180, value=lambda r: r.departure.date_time),
-    Column("Arrives", lambda r: call_text(r.arrival), 180, value=lambda r: r.arrival.date_time),
+    # Each as wide as its text (the table fits them): the carrier whole with its code, times
+    # whole with their offset ("Dec 30 23:00 UTC+10:30"); the route takes the room left,
+    # every cut cell telling its whole text.
+    Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 165, most=260),
+    Column("Departs", lambda r: call_text(r.departure), 140, value=lambda r: r.departure.date_time),
+    Column("Arrives", lambda r: call_text(r.arrival), 140, value=lambda r: r.arrival.date_time),
     Column("Transit", lambda r: days_text(r.transit_time_days), 70),
-    Column("Stops", stops_text, 110),
+    # Its hubs are in the route too: it leaves the room to the route.
+    Column("Stops", stops_text, 110, most=110, tooltip=stops_text),
     Column("Route", route_line, 300, tooltip=route_detail),
 ]
 
@@ -236,8 +239,12 @@ class SchedulesPane(ListExport, QWidget):
 
         self.notice = Notice(self)
         self.table = ItemTable(
-            self.model, lambda r: r.route_id, self, name="sailingsTable", stretch=ROUTE
+            self.model, lambda r: r.route_id, self, name="sailingsTable", stretch=ROUTE, fit=True
         )
+        # A long carrier keeps its code, a long route its destination; the stops read from
+        # their count.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        cut_at_end(self.table, STOPS)
         tip_elided(self.table)
         self.table.setWordWrap(False)
         self.empty = say_when_empty(
