@@ -424,12 +424,7 @@ async def test_open_forms_follow_a_rename_and_keep_what_was_typed(
     await keys_in(qtbot, carriers.form.name, "Zephyr Freight West")
 
     # WEST renamed in the Account groups pane.
-    await activated(pane)
-    await _row(qtbot, pane, "WEST")
-    await _press(qtbot, pane.table, Qt.Key.Key_F2)
-    await keys_in(qtbot, pane.code, "PACIFIC")
-    await _press(qtbot, pane.code, Qt.Key.Key_Return)
-    await wait_until(lambda: _listed(pane) == [("EAST", "East"), ("PACIFIC", "West")], WAIT)
+    await _west_renamed_pacific(qtbot, pane)
 
     await wait_until(lambda: form.groups.item(1).text() == "PACIFIC — West", WAIT)
     assert form._checked(form.groups) == ["PACIFIC"]
@@ -444,6 +439,17 @@ async def test_open_forms_follow_a_rename_and_keep_what_was_typed(
     form.close()
     for opened in (pane, carriers):
         opened.shutdown()
+
+
+async def _west_renamed_pacific(qtbot: QtBot, pane: AccountGroupsPane) -> None:
+    """WEST renamed PACIFIC in the Account groups pane as a user does: its row, F2, the new
+    code, Return; back once the list shows it."""
+    await activated(pane)
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    await keys_in(qtbot, pane.code, "PACIFIC")
+    await _press(qtbot, pane.code, Qt.Key.Key_Return)
+    await wait_until(lambda: _listed(pane) == [("EAST", "East"), ("PACIFIC", "West")], WAIT)
 
 
 async def test_the_volume_ltl_form_keeps_its_group_chosen_under_its_new_code(
@@ -463,12 +469,7 @@ async def test_the_volume_ltl_form_keeps_its_group_chosen_under_its_new_code(
         await _press(qtbot, choice, Qt.Key.Key_Down)
     assert choice.currentText() == "WEST — West"
 
-    await activated(pane)
-    await _row(qtbot, pane, "WEST")
-    await _press(qtbot, pane.table, Qt.Key.Key_F2)
-    await keys_in(qtbot, pane.code, "PACIFIC")
-    await _press(qtbot, pane.code, Qt.Key.Key_Return)
-    await wait_until(lambda: _listed(pane) == [("EAST", "East"), ("PACIFIC", "West")], WAIT)
+    await _west_renamed_pacific(qtbot, pane)
 
     await wait_until(lambda: choice.currentText() == "PACIFIC — West", WAIT)
     problems: dict[str, str] = {}
