@@ -34,6 +34,7 @@ from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from freightdesk.ui.panes.yard.pane import YardPane
 from freightdesk.ui.widgets.elided import is_elided
 from freightdesk.ui.widgets.export import view_rows
@@ -54,6 +55,8 @@ from tests.ui.test_schedules_pane import _searched
 from tests.ui.test_shipment_overview import _click_row_of
 from tests.ui.test_shipments_pane import _ltl, _put
 from tests.ui.test_shipments_triage import _parcel
+from tests.ui.test_stop_locations_pane import PATH as STOP_LOCATIONS
+from tests.ui.test_stop_locations_pane import _body as _location_body
 from tests.ui.test_yard_pane import SITES
 
 __all__ = ["connected"]
@@ -249,6 +252,35 @@ async def test_documents(
     for field in (pane.identifier_value, pane.name):
         hint = field.fontMetrics().horizontalAdvance(field.placeholderText())
         assert hint < field.width() - 30, (field.placeholderText(), field.width())
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_stop_locations(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
+    session, tenant = connected
+    weekdays = {f"applies{d}": True for d in ("Monday", "Tuesday", "Wednesday", "Thursday")}
+    # As the demo's: a long address and a weekday and Saturday rule.
+    body = _location_body(
+        "Alder & Finch Montreal DC",
+        suppliedId="BOUCHERVILLE-DC",
+        address={
+            "addressLines": ["Carretera Miguel Aleman km 24"],
+            "city": "Tarnowo Podgorne",
+            "state": "QC",
+            "postalCode": "J4B 5Y1",
+            "country": "CA",
+        },
+        openingHours=[
+            {**weekdays, "appliesFriday": True, "opens": "06:00", "closes": "22:00"},
+            {"appliesSaturday": True, "opens": "07:00", "closes": "15:00"},
+        ],
+    )
+    assert tenant.http.post(STOP_LOCATIONS, json=body).status_code in (200, 201)
+    pane = await shown_pane(qtbot, session, StopLocationsPane, AT_1366)
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    titles = [column.title for column in pane.model.columns]
+    # Every column in view, the opening hours whole (they ran off to the side before).
+    assert_columns_fit(pane.table, pane, titles, whole=["Name", "Address", "Opening hours"])
     pane.shutdown()
     await settle(session)
 

@@ -33,15 +33,17 @@ def _hours_tooltip(location: StopLocation) -> str:
     return hours_text(location.opening_hours).replace("; ", "\n")
 
 
+# The table fits its columns to their text, so that at 1366x768 the opening hours (the last,
+# taking the room left) show beside the rest instead of off to the side.
 COLUMNS: list[Column[StopLocation]] = [
-    Column("Name", lambda s: s.name, 230),
-    Column("Supplied id", lambda s: s.supplied_id or "", 130),
-    Column("Address", lambda s: ", ".join(s.address.address_lines), 210),
-    Column("City", lambda s: s.address.city or "", 130),
-    Column("State", lambda s: s.address.state or "", 55),
-    Column("Postal code", lambda s: s.address.postal_code or "", 90),
-    Column("Country", lambda s: s.address.country, 65),
-    Column("Version", lambda s: str(s.version or ""), 60),
+    Column("Name", lambda s: s.name, 160, most=260),
+    Column("Supplied id", lambda s: s.supplied_id or "", 100, most=160),
+    Column("Address", lambda s: ", ".join(s.address.address_lines), 150, most=240),
+    Column("City", lambda s: s.address.city or "", 100, most=160),
+    Column("State", lambda s: s.address.state or "", 50, most=80),
+    Column("Postal code", lambda s: s.address.postal_code or "", 80, most=100),
+    Column("Country", lambda s: s.address.country, 60, most=70),
+    Column("Version", lambda s: str(s.version or ""), 55, most=70),
     Column("Opening hours", lambda s: hours_text(s.opening_hours), 300, tooltip=_hours_tooltip),
 ]
 
@@ -68,7 +70,9 @@ class StopLocationsPane(ListExport, QWidget):
         top.addWidget(self.edit_button)
         top.addWidget(self.delete_button)
         self.notice = Notice(self)
-        self.table = ItemTable(self.model, lambda s: s.id, self, name="stopLocationsTable")
+        self.table = ItemTable(
+            self.model, lambda s: s.id, self, name="stopLocationsTable", fit=True
+        )
         self.empty = say_when_empty(
             self.table,
             "No stop locations to show: choose New location… to add a place you ship from or "
