@@ -192,6 +192,10 @@ async def test_refused_inputs_are_shown_beside_their_field(
     assert "Enter the bill of lading number to look up" in said, said
     assert not any("String should" in text for text in said), said
     assert pane.lookup_value.hasFocus() and pane.lookup_button.isEnabled()
+    # Typing a number takes the words away (they stayed under it).
+    type_text(pane.lookup_value, "B")
+    said = [e.text() for e in pane.findChildren(ErrorLabel) if e.isVisible() and e.text()]
+    assert "Enter the bill of lading number to look up" not in said, said
 
     # A bill of lading no leg carries: said under the look-up, the number kept.
     type_text(pane.lookup_value, "BOL-NOBODY")

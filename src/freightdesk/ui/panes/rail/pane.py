@@ -315,6 +315,9 @@ class RailPane(ListExport, QWidget):
         self.track_button.clicked.connect(self.track)
         self.lookup_button.clicked.connect(self.look_up)
         self.lookup_value.returnPressed.connect(self.look_up)
+        # What was said of the number before goes once it is changed (it stayed, under a
+        # number it was not about, and kept the legs pushed down).
+        self.lookup_value.textEdited.connect(lambda _text: self.lookup_errors.clear())
         self.form.equipment.returnPressed.connect(self.track)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.selectedChanged.connect(self._selection_changed)
