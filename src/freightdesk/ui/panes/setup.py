@@ -2,8 +2,7 @@
 
 Only the Shipments pane is made before the window shows (`add_panes`, before the session
 exists: this module imports no pydantic or asyncio). The others are registered with a
-factory that imports and makes them on first show (the maps import folium and pandas, a
-third of a second); the capacity panes are made in the first idle moments instead, because
+factory that imports and makes them on first show (the maps import QtWebEngine); the capacity panes are made in the first idle moments instead, because
 the Bookings pane announces carriers' answers whichever pane is shown. Once the window is
 attached to the session, `connect_panes` attaches the Shipments pane and joins it to the
 others (the alerts inbox, maps, dropped documents).
@@ -152,7 +151,7 @@ def connect_panes(window: MainWindow, shipments: ShipmentsPane) -> None:
 
 def _maps_configurer(window: MainWindow) -> Callable[[], None]:
     """Maps cache their tiles on disk, so places seen once stay drawn without a network. Set
-    before the first map of either kind is made (importing the map page loads folium)."""
+    before the first map of either kind is made."""
     done = False
 
     def configure() -> None:

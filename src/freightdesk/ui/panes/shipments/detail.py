@@ -44,7 +44,7 @@ from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.tabs import size_to_current_tab
 
 if TYPE_CHECKING:
-    # Imported when the Map tab first opens: the map page loads folium and QtWebEngine.
+    # Imported when the Map tab first opens: the map view loads QtWebEngine.
     from freightdesk.ui.maps.shipment_map import ShipmentMapView
 
 

@@ -62,8 +62,8 @@ MapPicker = Callable[[QWidget, PickRequest, Callable[[Picked], None]], QDialog |
 def open_map_picker(
     parent: QWidget, request: PickRequest, on_picked: Callable[[Picked], None]
 ) -> QDialog:
-    """The map picker, imported when first asked for: QtWebEngine and folium are not loaded
-    with the pane."""
+    """The map picker, imported when first asked for: QtWebEngine is not loaded with the
+    pane."""
     from freightdesk.ui.maps.picker import open_location_picker
 
     return open_location_picker(parent, request, on_picked)

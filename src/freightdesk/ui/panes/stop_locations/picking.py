@@ -1,6 +1,6 @@
 """What the stop location form asks the map picker (`ui/maps/picker.py`) and gets back.
 
-Plain data, so that the form needs neither QtWebEngine nor folium until a map is asked for.
+Plain data, so that the form needs no QtWebEngine until a map is asked for.
 """
 
 from __future__ import annotations
