@@ -18,7 +18,11 @@ minimal app (59 MiB/s at load 17, 421 at load 0.9), service memory +3.2 to +4.9 
 answer (2.6 to 4.2 ms against 0.9 to 1.3 ms). With the search's statements built once per
 shape, run on SQLite's cursor, on the event loop (28 Nov, load 1.4): by identifier 1.22 ms,
 1.6x, against GET account groups' 1.48x, the floor of an authenticated answer that reads the
-database (docs/performance.md, "Targets missed").
+database (docs/performance.md, "Targets missed"). With the usual search answered without
+FastAPI's per-request machinery, pages without a selective criterion read as two indexed
+parts, and the answer's JSON written from the rows (29 Nov, 300 documents, interleaved with
+1645d8c, load 5.7 to 7): by identifier 1.17x and 1.22x against 1.54x and 1.53x; the first
+page of everything 1.35x twice against 1.72x and 1.81x.
 
     python -m bench.bench_documents [--megabytes 96] [--documents 2000] [--repeat 30]
                                     [--database postgresql://...] [--search-only]
