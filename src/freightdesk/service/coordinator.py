@@ -46,6 +46,9 @@ class CoordinatorStatus:
     last_error: Exception | None
     failures: int
     fetching: bool
+    # time.monotonic() when the fetch under way began (None when none is): a service that
+    # stopped answering is told apart from a slow one by how long its fetch has waited.
+    fetching_since: float | None = None
 
     @property
     def stale(self) -> bool:
@@ -89,6 +92,7 @@ class Coordinator(Generic[T, C]):
         self._last_error: Exception | None = None
         self._failures = 0
         self._fetching = False
+        self._fetching_since: float | None = None
         self._refresh_waiters: list[asyncio.Future[None]] = []
         self._writes = 0  # how many writes were applied; a fetch begun before one is stale
         self.notify_settle = notify_settle
@@ -127,7 +131,11 @@ class Coordinator(Generic[T, C]):
     @property
     def status(self) -> CoordinatorStatus:
         return CoordinatorStatus(
-            self._last_success, self._last_error, self._failures, self._fetching
+            self._last_success,
+            self._last_error,
+            self._failures,
+            self._fetching,
+            self._fetching_since if self._fetching else None,
         )
 
     @property
@@ -162,6 +170,7 @@ class Coordinator(Generic[T, C]):
         """One fetch outside the schedule; returns whether it succeeded."""
         async with self._lock:
             self._fetching = True
+            self._fetching_since = time.monotonic()
             self._announce_status()
             try:
                 new = await self._fetch_after_writes()

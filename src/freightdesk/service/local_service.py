@@ -281,6 +281,8 @@ class LocalService:
             await asyncio.sleep(delay)
             if self._stopping:
                 return
+            # Not "restarting in 1 s" for the launch's 10 to 30 s (a loaded machine).
+            self._set_state(ServiceState.STARTING, "Restarting the local service")
             try:
                 await self._launch()
                 failures = 0

@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -57,6 +58,11 @@ log = logging.getLogger(__name__)
 DESKTOP_CLIENT_NAME = "FreightDesk desktop"
 _CREDENTIALS = re.compile(r"client id (\S+), client secret (\S+)")
 T = TypeVar("T")
+# A fetch still waiting after this long is said, in the status bar, to be waiting for a
+# service that does not answer (a hung or stopped process): the client itself gives up only
+# after its timeout (30 s), and until then the bar would say "Online".
+NO_ANSWER_SECONDS = 10.0
+NO_ANSWER_RECHECK = 5.0  # how often the seconds waited are updated while it lasts
 
 
 def _explain(error: BaseException) -> str:
@@ -94,6 +100,8 @@ class AppSession:
         # The Local sandbox's start begun before `connect` (`start_local_service`).
         self._local_start: asyncio.Task[str] | None = None
         self._coordinators: list[Coordinator[Any, Any]] = []
+        self.no_answer_seconds = NO_ANSWER_SECONDS
+        self._no_answer_check: asyncio.TimerHandle | None = None
         self._status = ConnectionStatus(ConnectionState.CONNECTING, self.profile.name)
         self._status_listeners: list[Callable[[ConnectionStatus], None]] = []
         self._connected_listeners: list[Callable[[], None]] = []
@@ -155,6 +163,13 @@ class AppSession:
         if status.fetching or (status.last_error is None and status.last_success is None):
             # Still fetching, or data taken from the cache: says nothing about the service.
             self._set_status(busy=busy)
+            if status.fetching and self._no_answer_check is None:
+                self._check_answering()
+            return
+        if status.last_error is not None and self._local_restarting():
+            # The local service's own words (stopped, restarting) say more than "cannot be
+            # reached, check the network", which a poll meanwhile would put in their place.
+            self._set_status(busy=busy)
             return
         if status.last_error is None:
             self._set_status(
@@ -171,6 +186,38 @@ class AppSession:
             self._set_status(
                 state=ConnectionState.DEGRADED, message=_explain(status.last_error), busy=busy
             )
+
+    def _check_answering(self) -> None:
+        """Say the service does not answer once a fetch has waited `no_answer_seconds`, and
+        check again while fetches are under way (the answer, or the client's timeout, then
+        says how the service is)."""
+        self._no_answer_check = None
+        since = [
+            started for c in self._coordinators if (started := c.status.fetching_since) is not None
+        ]
+        if not since:
+            return
+        waited = time.monotonic() - min(since)
+        if waited >= self.no_answer_seconds:
+            self._set_status(
+                state=ConnectionState.DEGRADED,
+                message=(
+                    f"The freight service has not answered for {waited:.0f} s; still waiting."
+                ),
+            )
+            delay = NO_ANSWER_RECHECK
+        else:
+            delay = self.no_answer_seconds - waited
+        self._no_answer_check = asyncio.get_running_loop().call_later(delay, self._check_answering)
+
+    def _local_restarting(self) -> bool:
+        from freightdesk.service.local_service import ServiceState
+
+        service = self.local_service
+        return service is not None and service.state in (
+            ServiceState.RESTARTING,
+            ServiceState.STARTING,
+        )
 
     # --- connecting ------------------------------------------------------------------------
 
@@ -583,6 +630,11 @@ class AppSession:
             self._set_status(state=ConnectionState.OFFLINE, message=message)
         elif state is ServiceState.STARTING:
             self._set_status(state=ConnectionState.CONNECTING, message=message)
+        elif state is ServiceState.RUNNING and self.client is not None:
+            # Back after a restart: the lists fetch now, not when their backoff ends (up to
+            # minutes after a few failed polls).
+            for coordinator in self._coordinators:
+                coordinator.poke()
 
     async def switch(self, profile_id: str) -> ApiClient:
         """Close this connection and connect with another profile."""
@@ -591,6 +643,9 @@ class AppSession:
         return await self.connect()
 
     async def close(self) -> None:
+        if self._no_answer_check is not None:
+            self._no_answer_check.cancel()
+            self._no_answer_check = None
         await self.demo.stop()
         if self.alerts is not None:
             await self.alerts.aclose()
