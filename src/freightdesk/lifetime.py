@@ -167,6 +167,34 @@ def parent_pipe() -> tuple[int, int] | None:
     return os.pipe()
 
 
+class ChildPipe:
+    """A `parent_pipe` handed to a child while it is started (`with ChildPipe() as pipe:`):
+    `read` for its `--parent-pipe`, `fds` to pass it (none where a child cannot inherit it).
+    When the block ends the child's end is closed here, and the app keeps `write`: closed as
+    well if the block failed (the child was not started)."""
+
+    def __init__(self) -> None:
+        pipe = parent_pipe()
+        self.read: int | None = pipe[0] if pipe else None
+        self._write: int | None = pipe[1] if pipe else None
+        self.write: int | None = None
+
+    @property
+    def fds(self) -> tuple[int, ...]:
+        return () if self.read is None else (self.read,)
+
+    def __enter__(self) -> ChildPipe:
+        return self
+
+    def __exit__(self, failure: type[BaseException] | None, *_: object) -> None:
+        if self.read is not None:
+            os.close(self.read)
+        if failure is None:
+            self.write = self._write
+        elif self._write is not None:
+            os.close(self._write)
+
+
 def _ended(parent: int) -> bool:
     """Whether the app (this process's parent) has ended, though its end of the pipe may
     still be open: a killed app's last thread can take seconds to die on a busy machine

@@ -35,9 +35,10 @@ QUIT_SECONDS = 2.5
 # shows the Bookings pane and is quit with Ctrl+Q, pressed on its QWindow as the platform
 # delivers a key. With "save", a save is handed to a worker thread first as TriageFacts hands
 # one (shielded: the quit cancels the task, not the save), still running when the quit begins.
+# An exit handler is registered as a library loaded once connected would register one.
 QUIT_BY_KEY = textwrap.dedent(
     """
-    import asyncio, sys, time
+    import asyncio, atexit, sys, time
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
@@ -52,6 +53,7 @@ QUIT_BY_KEY = textwrap.dedent(
             QTimer.singleShot(100, quit_once_connected)
             return
         window.show_pane("bookings")
+        atexit.register(print, "exit handler ran", flush=True)
         if sys.argv[1:] == ["save"]:
             from freightdesk.ui.tasks import spawn
             cache = window.session.cache
@@ -71,6 +73,26 @@ QUIT_BY_KEY = textwrap.dedent(
 
     run = launch.run
     launch.run = lambda argv=None: run(argv, on_first_paint=quit_once_connected)
+    sys.exit(main([]))
+    """
+)
+# The `freightdesk` command, saying when its first run's local service was begun: its pid,
+# and whether Qt was loaded by then.
+BEGUN_BEFORE_QT = textwrap.dedent(
+    """
+    import sys
+    from freightdesk.cli import main
+    from freightdesk.service import first_run
+
+    begin = first_run.begin
+
+    def begun_here(*args):
+        begun = begin(*args)
+        pid = begun.process.pid if begun is not None else None
+        print("begun", pid, "PySide6.QtCore" in sys.modules, flush=True)
+        return begun
+
+    first_run.begin = begun_here
     sys.exit(main([]))
     """
 )
@@ -165,6 +187,20 @@ def test_the_service_ends_within_5_s_of_the_app_killed(started: Processes, tmp_p
     app.wait(timeout=30)
 
 
+def test_a_first_run_begins_its_service_before_loading_qt(
+    started: Processes, tmp_path: Path
+) -> None:
+    # A home that never connected to its Local sandbox (no client id kept): a first run.
+    app, service = _start_app(started, tmp_path, args=["-c", BEGUN_BEFORE_QT])
+
+    begun = (tmp_path / "app-output.txt").read_text().splitlines()[0]
+    assert begun == f"begun {service} False"  # the service answering is the one begun first
+    assert _parent_of(service) == app.pid
+    app.send_signal(signal.SIGKILL)
+    assert gone_within(service, 5.0) < 5.0
+    app.wait(timeout=30)
+
+
 def test_the_service_ends_within_5_s_of_the_app_terminated(
     started: Processes, tmp_path: Path
 ) -> None:
@@ -250,6 +286,7 @@ def _quit_by_key(started: Processes, tmp_path: Path, *args: str) -> tuple[float,
     hidden = next(line for line in text.splitlines() if line.startswith("hidden "))
     assert hidden.split()[1] == "True" and float(hidden.split()[2]) < 0.2, hidden
     assert not [line for line in text.splitlines() if line.startswith(QT_TEARDOWN_WARNINGS)]
+    assert "exit handler ran" in text.splitlines()  # the quick end skips Qt's teardown only
     return gone, AppPaths.under(tmp_path / "freightdesk")
 
 

@@ -19,16 +19,23 @@ import os
 import random
 import re
 import signal
+import subprocess
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import IO
 
 import httpx
 
 from freightdesk import lifetime
+from freightdesk.service import first_run
+
+# `freightdesk` run as a child process: shared with the session (`client rotate`).
+from freightdesk.service.first_run import cli_command as cli_command
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +57,6 @@ class ServiceState(StrEnum):
 class DemoCredentials:
     client_id: str
     client_secret: str
-
-
-def cli_command(python: str = sys.executable) -> list[str]:
-    """How to run the `freightdesk` command line as a child process. In the desktop bundle
-    (PyInstaller) the executable is FreightDesk itself, which runs the command line it is
-    given: no interpreter, no -m."""
-    frozen = getattr(sys, "frozen", False) and python == sys.executable
-    return [python] if frozen else [python, "-m", "freightdesk.cli"]
 
 
 class LocalServiceError(Exception):
@@ -87,7 +86,7 @@ class LocalService:
         self.state = ServiceState.STOPPED
         self.demo_credentials: DemoCredentials | None = None
         self.restarts = 0
-        self._process: asyncio.subprocess.Process | None = None
+        self._process: asyncio.subprocess.Process | _Adopted | None = None
         self._port = 0
         self._stopping = False
         self._supervisor: asyncio.Task[None] | None = None
@@ -110,25 +109,15 @@ class LocalService:
                 log.exception("a local service listener failed")
 
     def command(self, parent_pipe: int | None = None) -> list[str]:
-        args = [
-            *cli_command(self.python),
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self._port),
-            "--data-dir",
-            str(self.data_dir),
-            "--log-level",
-            "warning",
-        ]
-        if self.demo:
-            args.append("--demo")
-        if self.simulate:
-            args.append("--simulate")
-        if parent_pipe is not None:
-            args += [lifetime.PARENT_PIPE_OPTION, str(parent_pipe)]
-        return [*args, *self.extra_args]
+        return first_run.service_command(
+            self.data_dir,
+            port=self._port,
+            demo=self.demo,
+            simulate=self.simulate,
+            extra_args=self.extra_args,
+            python=self.python,
+            parent_pipe=parent_pipe,
+        )
 
     async def start(self) -> str:
         """Start the service and wait until it answers; returns its URL."""
@@ -142,29 +131,17 @@ class LocalService:
 
     async def _launch(self) -> str:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        if (attached := await self._attach()) is not None:
+        adopted = await self._adopt_begun()
+        if adopted is None and (attached := await self._attach()) is not None:
             return attached
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[str] = loop.create_future()
         # Whatever happens to this launch later is seen here, never left unretrieved.
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())
-        pipe = lifetime.parent_pipe()
-        try:
-            self._process = await asyncio.create_subprocess_exec(
-                *self.command(pipe[0] if pipe else None),
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                stdin=asyncio.subprocess.DEVNULL,
-                pass_fds=pipe[:1] if pipe else (),
-            )
-        except BaseException:
-            if pipe:
-                os.close(pipe[1])
-            raise
-        finally:
-            if pipe:
-                os.close(pipe[0])  # the child's end
-        self._parent_pipe = pipe[1] if pipe else None
+        if adopted is not None:
+            self._process = adopted
+        else:
+            self._process = await self._spawn()
         process = self._process
         assert process.stdout is not None and process.stderr is not None
         # Each launch's readers answer that launch's future, never a later one's.
@@ -177,6 +154,10 @@ class LocalService:
             await self._wait_healthy(url)
         except (TimeoutError, LocalServiceError) as exc:
             await self._terminate()
+            if adopted is not None and lifetime.holder(self.data_dir, wait=0) is not None:
+                # Another window's service took the directory while the one begun at the
+                # start was loading (both apps started at once): that one is used.
+                return await self._launch()
             message = str(exc) or "the local service did not start in time"
             self._set_state(ServiceState.FAILED, message)
             raise LocalServiceError(message) from exc
@@ -184,6 +165,32 @@ class LocalService:
         self._port = int(url.rsplit(":", 1)[1])
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
         return url
+
+    async def _spawn(self) -> asyncio.subprocess.Process:
+        with lifetime.ChildPipe() as pipe:
+            process = await asyncio.create_subprocess_exec(
+                *self.command(pipe.read),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                stdin=asyncio.subprocess.DEVNULL,
+                pass_fds=pipe.fds,
+            )
+        self._parent_pipe = pipe.write
+        return process
+
+    async def _adopt_begun(self) -> _Adopted | None:
+        """The service the app began before its window (a first run's, `first_run.begin`),
+        when it is the one this supervisor would start; None otherwise (one begun with
+        another command is stopped: it would hold the data directory)."""
+        begun = first_run.take(self.data_dir)
+        if begun is None:
+            return None
+        if begun.command != self.command():
+            log.info("the local service begun at the start is not the one wanted: stopping it")
+            await asyncio.to_thread(begun.stop)
+            return None
+        self._parent_pipe, begun.parent_pipe = begun.parent_pipe, None
+        return await _Adopted.adopt(begun)
 
     async def _attach(self) -> str | None:
         """Use the service another window started on this data directory, if one runs; None
@@ -313,6 +320,8 @@ class LocalService:
             except TimeoutError:
                 _signal(process, signal.SIGKILL)
                 await process.wait()
+        if isinstance(process, _Adopted):
+            process.close()
         self._close_parent_pipe()
         self.attached_to = None
         for reader in self._readers:
@@ -346,6 +355,68 @@ class LocalService:
         return list(self._log_tail)
 
 
+class _Adopted:
+    """A service process begun before the event loop ran (`first_run.begin`), seen as the
+    supervisor sees the processes it starts itself: its output as streams, its end awaited.
+    A thread waits for its end (asyncio watches only the children it starts)."""
+
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes],
+        streams: list[tuple[asyncio.StreamReader, asyncio.ReadTransport]],
+        ended: asyncio.Future[int],
+    ) -> None:
+        self._popen = process
+        (self.stdout, self._stdout), (self.stderr, self._stderr) = streams
+        self._ended = ended
+
+    @classmethod
+    async def adopt(cls, begun: first_run.Begun) -> _Adopted:
+        loop = asyncio.get_running_loop()
+        streams = [await _stream(begun.process.stdout), await _stream(begun.process.stderr)]
+        ended: asyncio.Future[int] = loop.create_future()
+
+        def settle(code: int) -> None:
+            if not ended.done():
+                ended.set_result(code)
+
+        def wait() -> None:
+            code = begun.process.wait()
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits any more
+                loop.call_soon_threadsafe(settle, code)
+
+        threading.Thread(target=wait, name="local-service-wait", daemon=True).start()
+        return cls(begun.process, streams, ended)
+
+    @property
+    def pid(self) -> int:
+        return self._popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        # Set by the waiting thread as it reaps the process, before the loop hears of it: a
+        # reaped process's pid is never signalled (see _signal).
+        return self._popen.returncode
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._ended)
+
+    def close(self) -> None:
+        """Close the output's pipes (the process has ended)."""
+        self._stdout.close()
+        self._stderr.close()
+
+
+async def _stream(pipe: IO[bytes] | None) -> tuple[asyncio.StreamReader, asyncio.ReadTransport]:
+    """A pipe from a child process as asyncio's own subprocesses give it."""
+    assert pipe is not None
+    reader = asyncio.StreamReader()
+    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), pipe
+    )
+    return reader, transport
+
+
 def _loopback_client(base_url: str = "") -> httpx.AsyncClient:
     """A client for the service's plain-HTTP loopback address. It never speaks TLS, so it
     loads no certificates: httpx's default loads the system's bundle for every client (30
@@ -353,7 +424,7 @@ def _loopback_client(base_url: str = "") -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=base_url, timeout=2.0, verify=False)
 
 
-def _signal(process: asyncio.subprocess.Process, signum: signal.Signals) -> None:
+def _signal(process: asyncio.subprocess.Process | _Adopted, signum: signal.Signals) -> None:
     """Signal the child without reaping it. `Process.send_signal` polls first (Popen's
     guard against signalling a reused pid), and that poll can reap a child that has just
     ended, before asyncio's child watcher does: the watcher then reports the exit as 255

@@ -10,35 +10,27 @@ event loop; until then the window shows the list and the status "Connecting".
 
 The start is a straight line: this module and `application` both build on `first_paint`
 (the window, the cached list, the wait for the paint), and `run` imports `application` only
-once the list is painted. That import, at the end of `run`, is the one place the start
-defers a module to keep the first paint fast.
+once the list is painted, to keep the first paint fast. Before all of it, Qt included, a
+first run begins its local service (`service.first_run`): there the user waits for the
+service and its demo, not for the window, and both start at once. So this module loads
+nothing of Qt until `run` has begun that.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QApplication
-
+from freightdesk.service import first_run
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SystemSecretStore
-from freightdesk.ui.first_paint import (
-    app_settings,
-    open_window,
-    theme_setting,
-    wait_for_first_paint,
-)
-from freightdesk.ui.garbage import GuiThreadGarbageCollector
-from freightdesk.ui.theme import apply_theme
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +42,8 @@ EXIT_AFTER_FIRST_PAINT = "FREIGHTDESK_EXIT_AFTER_FIRST_PAINT"
 
 def prepare_qt_environment() -> None:
     """Settings Qt reads at start-up, before the QApplication exists."""
+    from PySide6.QtCore import QCoreApplication, Qt
+
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         # QtWebEngine's sandbox cannot run as root (containers, CI machines).
         os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
@@ -91,7 +85,37 @@ def run(
 ) -> int:
     """The desktop app (`freightdesk`). `on_first_paint` is called once the cached list is
     on screen (the start-up benchmark measures up to there)."""
-    started = time.perf_counter()
+    paths = AppPaths.for_user()
+    profiles = ProfileStore(paths.profiles_file, SystemSecretStore())
+    # A first run waits for the local service (its start, its demo's first shipments), not
+    # for the window: it is begun before Qt is even loaded, and starts beside the window.
+    first_run.begin(paths.local_service_dir, profiles.active)
+    try:
+        return _run(argv, paths, profiles, on_first_paint)
+    finally:
+        first_run.abandon()  # not taken over: the app ended before it connected
+
+
+def _run(
+    argv: Sequence[str] | None,
+    paths: AppPaths,
+    profiles: ProfileStore,
+    on_first_paint: Callable[[], None] | None,
+) -> int:
+    from PySide6.QtWidgets import QApplication
+
+    # Just after Qt's own exit handler, registered as Qt loaded (see end_process).
+    end_before_qt_teardown()
+    from freightdesk.ui.first_paint import (
+        app_settings,
+        open_window,
+        theme_setting,
+        wait_for_first_paint,
+    )
+    from freightdesk.ui.garbage import GuiThreadGarbageCollector
+    from freightdesk.ui.theme import apply_theme
+
+    started = time.perf_counter()  # as before the start began the service: Qt loaded
     prepare_qt_environment()
     app = QApplication(list(argv) if argv is not None else sys.argv)
     app.setApplicationName("FreightDesk")
@@ -104,10 +128,8 @@ def run(
     logging.getLogger().handlers[:] = [early]
     logging.getLogger().setLevel(logging.INFO)
     log.info("FreightDesk starting")
-    paths = AppPaths.for_user()
     settings = app_settings(paths)
     apply_theme(app, theme_setting(settings))
-    profiles = ProfileStore(paths.profiles_file, SystemSecretStore())
     window, shipments = open_window(paths, settings, profiles)
     window.show()
     wait_for_first_paint(shipments.table.viewport())
@@ -134,20 +156,38 @@ def run(
     return run_attached(app, collector, window, shipments, profiles)
 
 
-def end_process(code: int) -> NoReturn:
-    """End the app's process once `run` has returned, without the interpreter's and Qt's
-    teardown of every object it made (QApplication, QtWebEngine's profile, 100,000 cached
-    rows: 1 to 3 s on a busy machine, with the window gone, the QtWebEngine helpers waiting
-    for it). Nothing is lost by skipping it: by then the pending saves have run, the cache
-    and the settings are written and closed, and the local service has stopped
-    (`AppController.shutdown`); what is left to do is done here as the interpreter would
-    do it: its threads are waited for and the log is written out."""
-    current = threading.current_thread()
-    for thread in threading.enumerate():
-        if thread is not current and not thread.daemon:
-            thread.join()
+# The code `end_process` ends the process with; None until it is called.
+_exit_code: int | None = None
+
+
+def end_before_qt_teardown() -> None:
+    """Have `end_process` end the process just before Qt's teardown. Called once Qt is
+    loaded: this registers an exit handler after Qt's, and exit handlers run last registered
+    first, so those of everything loaded after Qt (the rest of the app and its libraries)
+    run as at any exit, then this one ends the process, before Qt's and the interpreter's
+    teardown of every object."""
+    atexit.register(_end_now)
+
+
+def _end_now() -> None:
+    if _exit_code is None:
+        return  # not ended by end_process (an uncaught error): the interpreter's usual end
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(AttributeError, ValueError, OSError):  # none, or closed
             stream.flush()
-    os._exit(code)
+    os._exit(_exit_code)
+
+
+def end_process(code: int) -> NoReturn:
+    """End the app's process once `run` has returned, as the interpreter ends it (its threads
+    waited for, the exit handlers registered after Qt run) but without Qt's and the
+    interpreter's teardown of every object it made (QApplication, QtWebEngine's profile,
+    100,000 cached rows: 1 to 3 s on a busy machine, with the window gone, the QtWebEngine
+    helpers waiting for it; see `end_before_qt_teardown`). Nothing is lost by skipping it:
+    by then the pending saves have run, the cache and the settings are written and closed,
+    and the local service has stopped (`AppController.shutdown`); the log is written out
+    last."""
+    global _exit_code
+    _exit_code = code
+    raise SystemExit(code)

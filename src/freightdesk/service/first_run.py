@@ -1,0 +1,147 @@
+"""A first run's local service, begun before the window.
+
+On a first run (the Local sandbox active and never connected to: no client id kept) what the
+user waits for is the local service's start and its demo's first shipments, seconds, not the
+window. The app begins that service as its very first step, before it loads Qt (`begin`), so
+the service's start runs beside the window's on another core; the session's supervisor then
+takes the process over (`take`, from `LocalService`) instead of starting one. Later starts
+show the cached list meanwhile and begin the service after the first paint, as before: a
+service starting beside the window would slow the paint they are measured by.
+
+Standard library only (and `lifetime`): this runs before anything else is loaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from freightdesk import lifetime
+from freightdesk.service.profiles import Profile, ProfileKind
+
+log = logging.getLogger(__name__)
+
+# How long a begun service not taken over is given to stop on SIGTERM before it is killed.
+STOP_SECONDS = 5.0
+
+
+def cli_command(python: str = sys.executable) -> list[str]:
+    """How to run the `freightdesk` command line as a child process. In the desktop bundle
+    (PyInstaller) the executable is FreightDesk itself, which runs the command line it is
+    given: no interpreter, no -m."""
+    frozen = getattr(sys, "frozen", False) and python == sys.executable
+    return [python] if frozen else [python, "-m", "freightdesk.cli"]
+
+
+def service_command(
+    data_dir: Path,
+    *,
+    port: int = 0,
+    demo: bool = True,
+    simulate: bool = True,
+    extra_args: Sequence[str] = (),
+    python: str = sys.executable,
+    parent_pipe: int | None = None,
+) -> list[str]:
+    """`freightdesk serve` as the app runs it for its Local sandbox on `data_dir`."""
+    args = [
+        *cli_command(python),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "warning",
+    ]
+    if demo:
+        args.append("--demo")
+    if simulate:
+        args.append("--simulate")
+    if parent_pipe is not None:
+        args += [lifetime.PARENT_PIPE_OPTION, str(parent_pipe)]
+    return [*args, *extra_args]
+
+
+@dataclass
+class Begun:
+    """A local service begun before the app's event loop ran, not yet taken over."""
+
+    data_dir: Path
+    command: list[str]  # as `service_command` made it, without the parent pipe
+    process: subprocess.Popen[bytes]  # stdout and stderr are pipes nobody reads yet
+    parent_pipe: int | None  # the write end the app holds (see lifetime.watch_parent)
+
+    def stop(self) -> None:
+        """End the process (SIGTERM, then SIGKILL) and close what the app holds of it."""
+        with contextlib.suppress(ProcessLookupError):
+            self.process.terminate()
+        try:
+            self.process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.close_parent_pipe()
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+    def close_parent_pipe(self) -> None:
+        pipe, self.parent_pipe = self.parent_pipe, None
+        if pipe is not None:
+            os.close(pipe)
+
+
+_begun: Begun | None = None
+
+
+def is_first_run(profile: Profile) -> bool:
+    """The Local sandbox, never connected to from this home (no client id kept)."""
+    return profile.kind is ProfileKind.LOCAL and not profile.client_id
+
+
+def begin(data_dir: Path, profile: Profile) -> Begun | None:
+    """Begin the Local sandbox's service on `data_dir` when `profile` is a first run's (see
+    the module's note), unless a service serves `data_dir` already (another window's, which
+    the supervisor will use)."""
+    global _begun
+    if _begun is not None or not is_first_run(profile):
+        return None
+    if lifetime.holder(data_dir, wait=0) is not None:
+        return None
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with lifetime.ChildPipe() as pipe:
+        process = subprocess.Popen(
+            service_command(data_dir, parent_pipe=pipe.read),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=pipe.fds,
+        )
+    _begun = Begun(data_dir, service_command(data_dir), process, pipe.write)
+    return _begun
+
+
+def take(data_dir: Path) -> Begun | None:
+    """The service `begin` started on `data_dir`, handed over once (None: none was)."""
+    global _begun
+    if _begun is None or _begun.data_dir != data_dir:
+        return None
+    begun, _begun = _begun, None
+    return begun
+
+
+def abandon() -> None:
+    """Stop the service `begin` started if nothing took it over (the app ends first)."""
+    global _begun
+    begun, _begun = _begun, None
+    if begun is not None:
+        begun.stop()

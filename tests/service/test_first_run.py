@@ -1,0 +1,81 @@
+"""A first run's local service, begun before the window (`first_run.begin`): the session's
+supervisor takes that very process over (its demo credentials, its output, its end), and one
+begun with another command is stopped, not left holding the data directory."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from freightdesk.service import first_run
+from freightdesk.service.local_service import LocalService, ServiceState
+from freightdesk.service.paths import AppPaths
+from freightdesk.service.profiles import LOCAL_SANDBOX, ProfileStore
+from freightdesk.service.secrets import MemorySecretStore
+from freightdesk.service.session import AppSession
+from tests.processes import alive
+from tests.support import wait_until
+
+
+def _waiting_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "local-service-wait"]
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_begun() -> object:
+    yield
+    first_run.abandon()
+
+
+def test_only_a_first_run_begins_a_service(tmp_path: Path) -> None:
+    connected = replace(LOCAL_SANDBOX, client_id="desktop")
+    assert first_run.begin(tmp_path / "data", connected) is None
+    remote = replace(LOCAL_SANDBOX, id="team", kind=LOCAL_SANDBOX.kind.REMOTE)
+    assert first_run.begin(tmp_path / "data", remote) is None
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.timeout(300)
+async def test_the_session_connects_to_the_service_begun_before_the_window(
+    tmp_path: Path,
+) -> None:
+    paths = AppPaths.under(tmp_path / "home")
+    profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
+    begun = first_run.begin(paths.local_service_dir, profiles.active)
+    assert begun is not None
+    pid = begun.process.pid
+    session = AppSession(paths, profiles)  # the app's own settings: demo, simulator
+    try:
+        await session.start_local_service()
+        await session.connect()
+        service = session.local_service
+        assert service is not None and service.pid == pid
+        assert service.state is ServiceState.RUNNING
+        # The demo's credentials, from the begun process's output: the profile keeps them
+        # (no second process was needed to make some).
+        assert session.profiles.active.client_id
+        assert service.demo_credentials is not None
+        assert service.demo_credentials.client_id == session.profiles.active.client_id
+    finally:
+        await session.close()
+    await wait_until(lambda: not alive(pid), seconds=15)
+    await wait_until(lambda: not _waiting_threads(), seconds=5)
+    assert first_run.take(paths.local_service_dir) is None  # handed over once
+
+
+@pytest.mark.timeout(300)
+async def test_one_begun_with_another_command_is_stopped(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    begun = first_run.begin(data_dir, LOCAL_SANDBOX)
+    assert begun is not None
+    service = LocalService(data_dir, demo=False, simulate=False)
+    try:
+        await service.start()
+        assert begun.process.returncode is not None  # stopped before this one started
+        assert service.pid is not None and service.pid != begun.process.pid
+    finally:
+        await service.stop()
+    assert service.pid is None
