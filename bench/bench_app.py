@@ -747,7 +747,8 @@ def _first_run(env: dict[str, str]) -> dict[str, float]:
             if line.startswith(name + " "):
                 steps[name] = float(line[len(name) + 1 :].split()[0]) - begun
     print(
-        "first run on a fresh home, seconds from launch: "
+        f"first run on a fresh home ({env.get('PYTHONPATH') or 'this tree'}), seconds from "
+        "launch: "
         + ", ".join(f"{k} {v:.2f}" for k, v in steps.items())
         + f"; load average {os.getloadavg()[0]:.1f}",
         flush=True,
@@ -755,27 +756,50 @@ def _first_run(env: dict[str, str]) -> dict[str, float]:
     return steps
 
 
-def first_run(runs: int) -> list[Figure]:
-    """The real app started `runs` times, each on a fresh home (see FIRST_RUN)."""
-    results: list[dict[str, float]] = []
+# What the app and its service load (the third-party packages' modules included): imported
+# once into a fresh bytecode directory before the runs are measured. Every interpreter reads
+# bytecode only from that directory, so otherwise the first run would compile FastAPI,
+# SQLAlchemy, pydantic and the rest (seconds) where an installed app has their bytecode.
+WARM_BYTECODE = (
+    "import freightdesk.cli, freightdesk.server.app, freightdesk.server.demo.seed, uvicorn, "
+    "freightdesk.ui.launch, freightdesk.ui.application"
+)
+
+
+def first_run(runs: int, other_src: str | None = None) -> list[Figure]:
+    """The real app started `runs` times, each on a fresh home (see FIRST_RUN). `other_src`:
+    also started from the package's sources there (another checkout, before a change), run by
+    run in turn with this tree's, as the baseline of the first 50 shipments."""
+    trees = {"": str(Path(freightdesk.__file__).parent.parent), "other": other_src}
+    results: dict[str, list[dict[str, float]]] = {"": [], "other": []}
     with tempfile.TemporaryDirectory() as bytecode:
         # As an installed app has it: pip compiles the package's bytecode when it installs it
         # (this machine sets PYTHONDONTWRITEBYTECODE, which would make the app and its service
         # compile every module of ours on every run); not measured.
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPYCACHEPREFIX": bytecode}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        package = Path(freightdesk.__file__).parent
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", str(package)], env=env, check=True
-        )
-        for _ in range(runs):
-            results.append(_first_run(env))
+        envs = {key: {**env, "PYTHONPATH": src} for key, src in trees.items() if src}
+        for tree_env in envs.values():
+            subprocess.run(
+                [sys.executable, "-m", "compileall", "-q", tree_env["PYTHONPATH"]],
+                env=tree_env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            subprocess.run([sys.executable, "-c", WARM_BYTECODE], env=tree_env, check=True)
+        for run in range(runs):
+            # In turn, each tree first every other run (the load drifts within a round).
+            for key in sorted(envs, reverse=run % 2 == 1):
+                results[key].append(_first_run(envs[key]))
 
-    def after_window(name: str) -> float:
-        return _median([r[name] - r["window"] for r in results])
+    def after_window(name: str, key: str = "") -> float:
+        return _median([r[name] - r["window"] for r in results[key]])
 
-    window = _median([r["window"] for r in results])
-    progress = sum("progress" in r for r in results)
+    def from_launch(name: str, key: str = "") -> float:
+        return _median([r[name] for r in results[key]])
+
+    window = from_launch("window")
+    progress = sum("progress" in r for r in results[""])
     note = f"median of {runs}, our bytecode compiled; window at {window:.2f} s from launch"
     shown = (
         [
@@ -790,6 +814,17 @@ def first_run(runs: int) -> list[Figure]:
         if progress == runs
         else []
     )
+    first_50 = f"{note}; from launch {from_launch('50 rows'):.2f} s"
+    baseline: dict[str, Any] = {}
+    if other_src:
+        baseline = {
+            "baseline": after_window("50 rows", "other"),
+            "baseline_what": f"FreightDesk at {other_src}, run by run in turn",
+        }
+        first_50 += (
+            f" (the baseline's {from_launch('50 rows', 'other'):.2f} s, its window at "
+            f"{from_launch('window', 'other'):.2f} s)"
+        )
     return [
         *shown,
         Figure(
@@ -798,7 +833,8 @@ def first_run(runs: int) -> list[Figure]:
             after_window("50 rows"),
             unit="s",
             limit=5,
-            note=f"{note}; progress shown in {progress} of {runs}",
+            note=f"{first_50}; progress shown in {progress} of {runs}",
+            **baseline,
         ),
         Figure(
             "app",
@@ -930,13 +966,15 @@ def main() -> None:
     parser.add_argument("--gc-runs", type=int, default=3, help="starts timing collections")
     parser.add_argument("--retriage-runs", type=int, default=3, help="retriages of 100,000")
     parser.add_argument(
-        "--other-src", help="also start with nothing kept from these sources (e.g. main's src)"
+        "--other-src",
+        help="also start with nothing kept, and the first runs, from these sources (e.g. main's "
+        "src)",
     )
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",") if c]
     parts: list[tuple[int, Callable[[], list[Figure]]]] = [
         (args.runs, lambda: start_up(counts, args.runs, args.other_src)),
-        (args.first_runs, lambda: first_run(args.first_runs)),
+        (args.first_runs, lambda: first_run(args.first_runs, args.other_src)),
         (args.stall_runs, lambda: stalls(runs=args.stall_runs)),
         (args.gc_runs, lambda: start_collections(counts, args.gc_runs)),
         (args.retriage_runs, lambda: retriage(runs=args.retriage_runs)),
