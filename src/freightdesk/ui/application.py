@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("QT_API", "pyside6")
 
 import qasync
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from freightdesk.service.paths import AppPaths
@@ -55,6 +56,8 @@ PRELOADED = (
 )
 # How long the start waits for the cached list before connecting regardless.
 CACHED_LIST_TIMEOUT = 10.0
+# How often a first run looks whether its list has rows before the maps are warmed up.
+MAPS_WAIT_MS = 250
 
 
 def preload(modules: Sequence[str] = PRELOADED) -> None:
@@ -117,6 +120,7 @@ class AppController:
         self._closed = asyncio.Event()
         self._maps_warm_up: MapWarmUp | None = None
         self._starting: BulkLoad | None = None
+        self._shut_down = False
         self.window.attach(self.session)
         connect_panes(self.window, shipments)
         self.window.closing.connect(self._closed.set)
@@ -174,6 +178,17 @@ class AppController:
         from freightdesk.ui.maps.warm import warm_up_maps
 
         shipments = self.window.pane("shipments")
+        if self._shut_down:
+            return
+        if (
+            self.session.demo.preparation is not None
+            and isinstance(shipments, ShipmentsPane)
+            and not shipments.model.rowCount()
+        ):
+            # A first run: QtWebEngine's start (seconds of CPU) waits for the demo's first
+            # shipments to be listed rather than compete with the service writing them.
+            QTimer.singleShot(MAPS_WAIT_MS, self._warm_up_maps)
+            return
         steps = (shipments.detail.prepare_map,) if isinstance(shipments, ShipmentsPane) else ()
         self._maps_warm_up = warm_up_maps(*steps, done=self._started)
 
@@ -187,6 +202,7 @@ class AppController:
         await self.shutdown()
 
     async def shutdown(self) -> None:
+        self._shut_down = True
         try:
             if self._maps_warm_up is not None:
                 self._maps_warm_up.cancel()
