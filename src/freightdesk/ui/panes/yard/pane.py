@@ -234,10 +234,11 @@ class YardPane(QWidget):
         left.addWidget(self.detail)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        # The sites a little wider than the slots: at 1440x900 a site's usual name
-        # ("Brampton Distribution Centre") whole on one line beside its hours.
-        layout.addLayout(left, 9)
-        layout.addWidget(sites_box, 10)
+        # The sites a quarter wider than the slots: at 1366x768 a site's usual name
+        # ("Brampton Distribution Centre") whole on one line beside its zone and hours (at 9
+        # to 10 it lacked 20 px there and was cut in the middle).
+        layout.addLayout(left, 4)
+        layout.addWidget(sites_box, 5)
 
         self.search_button.clicked.connect(self.search)
         self.reference.returnPressed.connect(self.search)
