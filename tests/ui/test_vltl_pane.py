@@ -31,11 +31,12 @@ from freightdesk.ui.panes.vltl.form import (
     WIDTH,
 )
 from freightdesk.ui.panes.vltl.pane import VltlPane
+from freightdesk.ui.widgets.elided import is_elided
 from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_columns_fit import AT_1366, AT_1440, assert_columns_fit
+from tests.ui.test_columns_fit import AT_1366, AT_1440, _shown_text, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
@@ -113,6 +114,14 @@ def _send(qtbot: QtBot, dialog: DispatchDialog) -> None:
     qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
 
 
+def _compared_whole(pane: VltlPane, columns: list[str]) -> None:
+    """`columns` in view and whole, but a no-quote's reason (across the row, cut at its end)."""
+    assert_columns_fit(pane.table, pane, columns, whole=["Carrier", "Transit", "Total"])
+    for row, quote in enumerate(pane.model.items):
+        if quote.rate_quote_detail is not None:
+            assert not is_elided(pane.table, pane.model.index(row, columns.index("Service")))
+
+
 async def test_quote_pick_dispatch_and_see_the_result(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
 ) -> None:
@@ -160,7 +169,7 @@ async def test_quote_pick_dispatch_and_see_the_result(
     pane.resize(*AT_1366)
     await wait_until(lambda: pane.table.width() < wide, 30)  # laid out at the new size
     columns = ["Carrier", "Service", "Transit", "Total"]
-    assert_columns_fit(pane.table, pane, columns, whole=columns)
+    _compared_whole(pane, columns)
 
     # A new pane (the app's next start) shows the quotes and the dispatch from the cache.
     again = await shown_pane(qtbot, session, VltlPane)
@@ -377,7 +386,21 @@ async def test_the_quotes_compared_without_scrolling_sideways(
     await wait_until(lambda: pane.table.width() < room[0] // 2, 30)  # laid out at the size
     assert pane.model.rowCount() >= 2
     columns = ["Carrier", "Service", "Transit", "Total"]
-    assert_columns_fit(pane.table, pane, columns, whole=columns)
+    _compared_whole(pane, columns)
+    # A carrier that did not quote says why beside its name, in sight (it was in the notes,
+    # off to the side, and in the total's tooltip).
+    refused = [r for r, q in enumerate(pane.model.items) if q.rate_quote_detail is None]
+    assert refused
+    for row in refused:
+        why = pane.model.items[row].alerts[0].message
+        cell = pane.model.index(row, columns.index("Service"))
+        left = pane.table.visualRect(cell).left()
+        start = f"No quote: {why[:40]}"
+        assert _shown_text(pane.table, cell).startswith(start)
+        # Its start in sight (the row runs on off to the right, scrolled to).
+        needed = pane.table.fontMetrics().horizontalAdvance(start) + 8
+        assert left + needed <= pane.table.viewport().width(), left
+        assert pane.model.data(cell, Qt.ItemDataRole.ToolTipRole) == why
     for row, quote in enumerate(pane.model.items):
         tip = str(pane.model.data(pane.model.index(row, 0), Qt.ItemDataRole.ToolTipRole))
         number = quote.capacity_provider_quote_number

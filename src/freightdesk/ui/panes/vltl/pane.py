@@ -96,6 +96,14 @@ def _total_tip(quote: RateQuote) -> str:
     return "\n".join(lines)
 
 
+def _service(quote: RateQuote) -> str:
+    """Its service level; for a carrier that did not quote, why (the row spans it over the
+    empty cells beside the carrier, where the eye goes)."""
+    if quote.rate_quote_detail is None:
+        return f"No quote: {_problem(quote)}"
+    return quote.service_level.description if quote.service_level else ""
+
+
 def _transit(quote: RateQuote) -> str:
     """ "4 days, Dec 3": the days and the delivery day (its year in the tooltip)."""
     if quote.transit_days is None:
@@ -114,13 +122,16 @@ def _transit_tip(quote: RateQuote) -> str:
 # table fits them left to right): the carrier's whole name, the service, the transit and the
 # total are in sight beside the form at 1366x768. The rest may scroll sideways; the quote's
 # number and expiry are also in the carrier's tooltip.
+SERVICE = 1  # where a carrier's "No quote: <why>" starts, spanning the rest of its row
 COLUMNS: list[Column[RateQuote]] = [
     Column("Carrier", lambda q: f"{q.carrier_name} ({q.carrier_code})", 150, _carrier_tip),
     Column(
         "Service",
-        lambda q: q.service_level.description if q.service_level else "",
+        _service,
         80,
-        lambda q: q.service_level.code if q.service_level else "",
+        lambda q: q.service_level.code if q.service_level else _problem(q),
+        # A no-quote's reason spans the row: it must not widen the service for the others.
+        most=110,
     ),
     Column("Transit", _transit, 105, _transit_tip),
     Column("Total", _total, 100, _total_tip, header_tip="The carrier's charges in its tooltip"),
@@ -206,6 +217,9 @@ class VltlPane(QWidget):
             self.model, lambda q: str(q.id), self, name="quotesTable", fit=True
         )
         tip_elided(self.table)
+        # Why a carrier did not quote reads beside its name (in the notes at the row's end it
+        # was off to the side at 1366x768).
+        self.model.modelReset.connect(self._span_refusals)
         self.empty = say_when_empty(
             self.table,
             "The carriers' quotes appear here, side by side: fill in the shipment on the left "
@@ -332,6 +346,12 @@ class VltlPane(QWidget):
         self.last = last
         self.table.set_items(last.quotes)
         self.show_age()
+
+    def _span_refusals(self) -> None:
+        self.table.clearSpans()
+        for row, quote in enumerate(self.model.items):
+            if quote.rate_quote_detail is None:
+                self.table.setSpan(row, SERVICE, 1, len(COLUMNS) - SERVICE)
 
     def show_age(self) -> None:
         """How old the quotes on screen are (said again every minute: they expire)."""
