@@ -77,6 +77,13 @@ def _check_panes(http: httpx.Client, total: int, waybills: list[str]) -> None:
         request = http.get(f"{RATE_REQUESTS}/{booking['shipmentId']}")
         assert request.status_code == 200, request.text
         assert request.json()["quotes"], request.json()["name"]
+    # Those awaiting their carrier expire in the future (they had no expiry: the Bookings
+    # pane's Expires column was empty).
+    waiting = [b for b in bookings if b["status"] in ("PROCESSING", "UNDER_REVIEW")]
+    assert len(waiting) == 2
+    for booking in waiting:
+        expires = datetime.fromisoformat(booking["expirationDateTime"])
+        assert datetime.now(UTC) < expires < datetime.now(UTC) + commerce.OFFER_STANDS
     statuses = Counter(b["status"] for b in bookings)
     assert statuses[BookingStatus.BOOKED.value] == commerce.BOOKED_SHIPMENTS
     # The accepted bookings track their shipments: the list has them besides the demo's own,

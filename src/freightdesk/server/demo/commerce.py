@@ -48,6 +48,8 @@ SLOW_CARRIER = "CDRF"
 SLOW_CARRIER_NAME = "Cedar Run Freight"
 # The built-in carrier that puts bookings under review (carrier_profiles.CATALOGUE).
 REVIEWING_CARRIER = "GLKT"
+# How long a booking awaiting its carrier's answer stands before it expires.
+OFFER_STANDS = timedelta(days=2)
 # Rail legs tracked for the demo's intermodal moves.
 RAIL_LEGS = 4
 PACKAGES = 8
@@ -214,6 +216,10 @@ def _deal(
     booked = quoted + timedelta(minutes=rng.randint(10, 50))
     quote = _chosen_quote(session, request, deal.outcome)
     expires = booked + timedelta(hours=4) if deal.outcome == "EXPIRED" else None
+    if deal.outcome in ("PROCESSING", "UNDER_REVIEW"):
+        # Awaiting the carrier: a shipper sets how long the offer stands (the Bookings pane
+        # counts it down; without one its Expires column was empty for every booking).
+        expires = booked + OFFER_STANDS
     booking = bookings.create_booking(
         session, tenant_id, _booking_body(quote, body, expires, rng), booked
     )

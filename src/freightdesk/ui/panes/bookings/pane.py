@@ -54,25 +54,33 @@ def _attributes(booking: Booking) -> str:
     return "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes)
 
 
-# Each column as wide as its usual text ("Bloomington, MN → Sacramento, CA", "in 23 h 59
-# min", a whole id: its width measured in the list's font); the attributes, free text of any
-# length, come last and take the room left. A cut cell tells its whole text in its tooltip.
+# Each column as wide as its text, from its usual one ("Bloomington, MN → Sacramento, CA",
+# "in 23 h 59 min"): the table fits them, left to right. The attributes (the customer) before
+# the id: at 1366x768 the id, last, takes the room left (whole from 1440 px, and always in the
+# detail); before it, the attributes were the ones cut ("Customer: Kitchen Collect…"). A cut
+# cell tells its whole text in its tooltip.
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 90),
     Column("Carrier", lambda b: b.capacity_provider_identifier.value, 58),
     Column("Lane", short_lane_text, 232, tooltip=lane_text),
     Column("Total", lambda b: amount_text(b.total_rate), 108),
-    Column("Expires", _expiry, 102, value=lambda b: b.expiration_date_time if _expiry(b) else None),
+    Column(
+        "Expires",
+        _expiry,
+        102,
+        header_tip="When a booking still waiting for the carrier's answer expires",
+        value=lambda b: b.expiration_date_time if _expiry(b) else None,
+    ),
     Column(
         "Created",
         lambda b: user_time(b.created_date_time),
         122,
         value=lambda b: b.created_date_time,
     ),
-    Column("Booking id", lambda b: str(b.id), 275),
-    Column("Attributes", _attributes, 160, tooltip=_attributes),
+    Column("Attributes", _attributes, 160, tooltip=_attributes, most=320),
+    # Its least: the last section stretches from it, never narrower.
+    Column("Booking id", lambda b: str(b.id), 120),
 ]
-ID_COLUMN = len(COLUMNS) - 2
 # The widest id (hex digits' widths differ with the font), and a cell's text margins.
 ID_SAMPLE = str(UUID(int=0))
 CELL_PADDING = 14
@@ -143,10 +151,12 @@ class BookingsPane(ListExport, QWidget):
         top.addWidget(self.new_button)
         self.notice = Notice(self)
 
-        self.table = ItemTable(self.model, lambda b: str(b.id), self, name="bookingsTable")
+        self.table = ItemTable(
+            self.model, lambda b: str(b.id), self, name="bookingsTable", fit=True
+        )
         tip_elided(self.table)
-        id_width = self.table.fontMetrics().horizontalAdvance(ID_SAMPLE) + CELL_PADDING
-        self.table.setColumnWidth(ID_COLUMN, id_width)
+        # The id's whole width (it stretches into the room left).
+        self.id_width = self.table.fontMetrics().horizontalAdvance(ID_SAMPLE) + CELL_PADDING
         self.empty = say_when_empty(
             self.table,
             "No bookings to show: book a quote from Rate requests or choose New booking…, or "
@@ -221,8 +231,8 @@ class BookingsPane(ListExport, QWidget):
         width, height = self.splitter.width(), self.splitter.height()
         table = self.table
         header = table.horizontalHeader()
-        # The last column stretches: its own width is what it wants.
-        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1)) + COLUMNS[-1].width
+        # The last column, the id, stretches: its own width is what it wants.
+        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1)) + self.id_width
         wanted = columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
         detail = max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
         beside = wanted + self.splitter.handleWidth() + detail <= width
