@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import os
 import re
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from freightdesk.api.errors import ConnectionFailed, FreightDeskError
@@ -95,6 +98,8 @@ class AppSession:
         self.profile: Profile = profiles.active
         self.client: ApiClient | None = None
         self.cache: Cache | None = None
+        # Why the cache is kept in memory only (its file cannot be opened), in words.
+        self.cache_problem: str | None = None
         self._cache_profile_id = self.profile.id
         self.local_service: LocalService | None = None
         # The Local sandbox's start begun before `connect` (`start_local_service`).
@@ -231,7 +236,7 @@ class AppSession:
         at once with the last known data. The other areas' services are made when first
         asked for (importing them loads the API client and every area's models)."""
         if self.cache is None:
-            self.cache = Cache(self.paths.cache_file(profile.id))
+            self.cache = self._cache_for(profile)
             self._cache_profile_id = profile.id
             self.shipments = ShipmentsService(
                 self.require_client, self.cache, interval=profile.poll_interval
@@ -239,6 +244,26 @@ class AppSession:
             self.watch(self.shipments.coordinator)
             self.alerts = AlertsInbox(self.cache)
         return self.cache
+
+    def _cache_for(self, profile: Profile) -> Cache:
+        """The profile's cache file; when it cannot be opened (a read-only or full disk, a
+        file where its folder should be), a cache in memory so the app still runs, and
+        `cache_problem` says so in words."""
+        path = self.paths.cache_file(profile.id)
+        try:
+            cache = Cache(path)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("the cache %s cannot be opened (%s); keeping it in memory", path, exc)
+            folder = path.parent
+            writable = folder.is_dir() and os.access(folder, os.W_OK)
+            reason = str(exc) if writable else "the folder cannot be written to"
+            self.cache_problem = (
+                f"FreightDesk cannot keep its saved data in {folder} ({reason}). It works, "
+                "but lists are fetched anew at each start and cannot be shown offline."
+            )
+            return Cache(Path(":memory:"))
+        self.cache_problem = None
+        return cache
 
     def _made(self, current: T | None, make: Callable[[Cache], T]) -> T | None:
         """`current`, or a new service over the open cache (None while no cache is open)."""

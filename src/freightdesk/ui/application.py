@@ -123,6 +123,8 @@ class AppController:
         self._shut_down = False
         self.window.attach(self.session)
         connect_panes(self.window, shipments)
+        if self.session.cache_problem:  # no timeout: it lasts as long as the problem
+            self.window.statusBar().showMessage(self.session.cache_problem)
         self.window.closing.connect(self._closed.set)
         self.window.profileSwitchRequested.connect(self.window.switch_profile)
         # Watches the GUI thread from the first paint on (see _start_in_background).
