@@ -21,7 +21,8 @@ from typing import Any
 
 import httpx
 import pytest
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.coordinator import Coordinator
@@ -251,6 +252,8 @@ async def test_a_save_that_meets_the_fault_keeps_the_form(
         qtbot.keyClicks(getattr(form, field), text)
     qtbot.keyClicks(form.lines[0], "500 W 7th St")
 
+    save = form.buttons.button(QDialogButtonBox.StandardButton.Save)
+
     def shows_why() -> bool:
         if case.field:
             return bool(form.errors.message_for(case.field))
@@ -258,7 +261,7 @@ async def test_a_save_that_meets_the_fault_keeps_the_form(
 
     with responsive():
         _inject(proxy, case, PATH, method="POST")
-        form.save()
+        qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
         await wait_until(shows_why, seconds=FAULT_SECONDS)
         assert form.buttons.isEnabled()  # the user can try again
     if case.field:
@@ -269,8 +272,11 @@ async def test_a_save_that_meets_the_fault_keeps_the_form(
     assert tenant.http.get(PATH).json()["locations"] == []  # nothing reached the service
 
     proxy.clear()
-    form.save()
-    await wait_until(lambda: not form.isVisible(), seconds=FAULT_SECONDS)
+    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    # Until the form closes or the save ends without closing it (then what it said is shown:
+    # a wait for the close alone failed once in CI at load 12 without saying why).
+    await wait_until(lambda: not form.isVisible() or save.isEnabled(), seconds=FAULT_SECONDS)
+    assert not form.isVisible(), (form.general_error.text(), form.errors.message_for("name"))
     saved = tenant.http.get(PATH).json()["locations"]
     assert [(s["name"], s["suppliedId"], s["address"]["city"]) for s in saved] == [
         ("Fort Worth yard", "FW-1", "Fort Worth")
