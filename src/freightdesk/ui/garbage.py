@@ -16,9 +16,10 @@ then would walk every row made so far, only to find them all alive.
 
 The same goes for the start's later phases and a first sync: the modules loaded for connecting,
 the session, the panes and the maps' modules (numpy, QtWebEngine; folium and pandas before
-the map page was a file: about 100,000 objects, a pass over them held the window for 50 to 90 ms two to four seconds into the
-start), and the rows of a first full sync, are all made at once and live as long as the app or
-the list. Collections wait while they are made, then they are frozen (`freeze`). Cyclic garbage
+the map page was a file: about 100,000 objects, a pass over them held the window for 50 to
+90 ms two to four seconds into the start), and the rows of a first full sync, are all made
+at once and live as long as the app or the list. Collections wait while they are made, then
+they are frozen (`freeze`). Cyclic garbage
 made meanwhile is frozen with them and freed only when the app ends; the benchmarks count it
 (bench_app: a few thousand objects, once per start, not growing with use).
 """

@@ -2,8 +2,9 @@
 
 Only the Shipments pane is made before the window shows (`add_panes`, before the session
 exists: this module imports no pydantic or asyncio). The others are registered with a
-factory that imports and makes them on first show (the maps import QtWebEngine); the capacity panes are made in the first idle moments instead, because
-the Bookings pane announces carriers' answers whichever pane is shown. Once the window is
+factory that imports and makes them on first show (the maps import QtWebEngine); the
+capacity panes are made in the first idle moments instead, because the Bookings pane
+announces carriers' answers whichever pane is shown. Once the window is
 attached to the session, `connect_panes` attaches the Shipments pane and joins it to the
 others (the alerts inbox, maps, dropped documents).
 """
