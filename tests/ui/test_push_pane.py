@@ -5,6 +5,7 @@ the history; a carrier's own client application pushing for its customer."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import Qt
@@ -154,3 +155,48 @@ async def test_a_carrier_pushes_for_its_customer(
         pane.shutdown()
         await wait_until(lambda: pane.service.pushing_as == "profile", 10)
         carrier.http.close()
+
+
+async def test_a_rule_of_several_fields_names_them_as_the_form_does(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The "at least one of" rules, said beside the fields in the form's words: the service's
+    (and the models') messages name the wire fields ("billOfLadingNumber or orderNumber")."""
+    session, tenant = connected
+    _shipment_id, bol = demo_shipment(tenant)
+    pane = await shown_pane(qtbot, session, PushPane)
+    form = pane.truckload
+    _compose(pane, bol)
+
+    def refused(path: str) -> str:
+        qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
+        message = form.errors.message_for(path)
+        assert message and not re.search(r"[a-z][A-Z]", message), message  # no camelCase
+        return message
+
+    type_text(form.bill_of_lading, "")
+    assert refused("truckload.identifiers") == "Enter a bill of lading or an order number"
+    type_text(form.bill_of_lading, bol)
+    # Readings without a position or a reading.
+    type_text(form.latitude, "")
+    type_text(form.longitude, "")
+    type_text(form.temperature, "")
+    assert refused("truckload.readings").startswith("Enter a latitude and longitude, or a ")
+    # Neither an event nor readings: both boxes unticked with the space bar.
+    for box in (form.event_box, form.readings_box):
+        box.setFocus()
+        qtbot.keyClick(box, Qt.Key.Key_Space)
+        assert not box.isChecked()
+    assert refused("truckload") == "Tick Shipment event, Readings, or both"
+    assert pane.history_model.rowCount() == 0 and not pane.sending
+
+    # The parcel form: a position update with no place.
+    pane.tabs.setCurrentIndex(1)
+    parcel = pane.parcel
+    type_text(parcel.carrier, "UPSN")
+    type_text(parcel.tracking, "1Z999AA10123456784")
+    parcel.event_type.setCurrentText("POSITION_UPDATE")
+    qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
+    said = parcel.errors.message_for("location")
+    assert said == "A position update needs a latitude and longitude, or an address", said
+    pane.shutdown()

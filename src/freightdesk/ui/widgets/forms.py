@@ -128,6 +128,36 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         re.compile(r"^must be https:// to present a client certificate \(MTLS\)$"),
         lambda _m: "Use an https:// address: a client certificate is presented over TLS only",
     ),
+    # The carrier push forms: the "at least one of" rules name the wire fields; the forms
+    # call them by their labels and boxes.
+    (
+        "identifiers",
+        re.compile(r"^needs at least one of billOfLadingNumber or orderNumber$"),
+        lambda _m: "Enter a bill of lading or an order number",
+    ),
+    (
+        "truckload",
+        re.compile(r"^needs at least one of shipmentEvent or readings$"),
+        lambda _m: "Tick Shipment event, Readings, or both",
+    ),
+    (
+        "readings",
+        re.compile(r"^needs at least one of position or sensor$"),
+        lambda _m: (
+            "Enter a latitude and longitude, or a reading: ignition, temperature, fuel level "
+            "or more sensors"
+        ),
+    ),
+    (
+        "location",
+        re.compile(r"^(is required|needs geoCoordinates or an address) for POSITION_UPDATE$"),
+        lambda _m: "A position update needs a latitude and longitude, or an address",
+    ),
+    (
+        "estimatedTimeOfArrival",
+        re.compile(r"^is required for an ETA event$"),
+        lambda _m: "An ETA event needs its ETA",
+    ),
     (
         "",
         re.compile(r"^Field required$"),
