@@ -27,7 +27,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
-from freightdesk.models.tracking import is_estimate
 from freightdesk.service.summary_rows import SummaryRow
 
 if TYPE_CHECKING:
@@ -300,6 +299,10 @@ def facts_from_history(history: TrackingHistory, read_at: datetime | None = None
         stop.id: stop.appointment_window.end_date_time if stop.appointment_window else None
         for stop in (route.stops if route is not None else [])
     }
+    # Here, not at the top: the first paint imports this module and no pydantic (a history
+    # has been read by now, so models.tracking is loaded).
+    from freightdesk.models.tracking import is_estimate
+
     etas = tuple(
         (e.estimate_date_time, ends.get(e.stop_id) if e.stop_id is not None else None)
         for e in history.events
