@@ -118,7 +118,7 @@ BENCHES = [
     ),
     # Ctrl+Q to nothing of the app left, its local service included, beside a bare window,
     # on an Xvfb display of its own: 2 starts of the app (each until it is connected) and of
-    # the bare window, ~27 s of CPU (95 s at load 12).
+    # the bare window, each until its start's work is done: ~19 s at load 2.
     Bench("bench_quit", ("--runs", "2"), 150),
     # Last. It never builds the desktop bundle here (minutes, both cores): without a
     # dist/FreightDesk/ newer than the sources its row says so. `bash packaging/build.sh

@@ -4,10 +4,13 @@ The app is the `freightdesk` command (cli.main, its end included) on a fresh hom
 sandbox database exists (the demo's tenant made, as on every day after the first; the first
 day's demo seeding is not part of it), on an Xvfb display of its own (the xcb platform, as on
 a Linux desktop without a window manager). Once it is connected to the local service it
-started and shows the Bookings pane, it prints its window's X id; a second later this process
-gives that window the keyboard focus and presses Ctrl+Q as a keyboard does: XTEST key events
-(Control down, Q down, Q up, Control up, as `xdotool key ctrl+q` sends them) through the X
-server to the app's own event loop, from a connection to the display opened beforehand. A
+started and its start's work is done (the maps warmed up: QtWebEngine's helpers run, the
+shipment map's page loaded in its hidden tab), it shows the Bookings pane and prints its
+window's X id (a run notes when it is not its first paint's: the window was made again, a
+flicker on a real screen). A second later this process gives that window the keyboard focus
+and presses Ctrl+Q as a keyboard does: XTEST key events (Control down, Q down, Q up, Control
+up, as `xdotool key ctrl+q` sends them) through the X server to the app's own event loop,
+from a connection to the display opened beforehand. A
 quit is timed from just before the first key event to the moment neither the app nor any
 process it was running at the key (its local service, QtWebEngine's helpers) runs (a zombie
 counts as ended), polled in /proc every 5 ms.
@@ -52,8 +55,9 @@ GONE_SECONDS = 60
 # What a user spends looking at the window before quitting: the pane's first answers are in.
 SETTLE_SECONDS = 1.0
 
-# The `freightdesk` command, which prints its window's X id once connected with the Bookings
-# pane shown (as tests/ui/test_app_lifetime.py's quit by key, without the key).
+# The `freightdesk` command, which prints its window's X id (and the one it had at the first
+# paint) once connected and its start's work done (the maps warmed up: the shipment map's page
+# loaded in its hidden tab), the Bookings pane shown.
 APP = textwrap.dedent(
     """
     import sys
@@ -63,17 +67,28 @@ APP = textwrap.dedent(
     from freightdesk.service.connection import ConnectionState
     from freightdesk.ui import launch
     from freightdesk.ui.main_window import MainWindow
+    from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 
-    def ready_once_connected():
+    first = []
+
+    def ready_once_started():
         window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
-        if not window.is_attached() or window.session.status.state is not ConnectionState.ONLINE:
-            QTimer.singleShot(100, ready_once_connected)
+        first[:] = first or [int(window.winId())]
+        shipments = window.pane("shipments")
+        if (
+            not window.is_attached()
+            or window.session.status.state is not ConnectionState.ONLINE
+            or not isinstance(shipments, ShipmentsPane)
+            or shipments.detail.map is None
+            or not shipments.detail.map.is_ready
+        ):
+            QTimer.singleShot(100, ready_once_started)
             return
         window.show_pane("bookings")
-        print("ready", int(window.winId()), flush=True)
+        print("ready", int(window.winId()), first[0], flush=True)
 
     run = launch.run
-    launch.run = lambda argv=None: run(argv, on_first_paint=ready_once_connected)
+    launch.run = lambda argv=None: run(argv, on_first_paint=ready_once_started)
     sys.exit(main([]))
     """
 )
@@ -91,7 +106,8 @@ BARE = textwrap.dedent(
     window.menuBar().addMenu("&File").addAction("&Quit", QKeySequence("Ctrl+Q"), app.quit)
     window.resize(1300, 700)
     window.show()
-    QTimer.singleShot(0, lambda: print("ready", int(window.winId()), flush=True))
+    ready = f"ready {int(window.winId())} {int(window.winId())}"
+    QTimer.singleShot(0, lambda: print(ready, flush=True))
     sys.exit(app.exec())
     """
 )
@@ -103,6 +119,7 @@ class Quit:
     ready: float  # its start to ready (information: the part's time)
     processes: list[str]  # "app" and what the processes it was running at the key are
     load: float  # the load average at the key
+    remade: bool  # its X window was made again after the first paint (a flicker on screen)
 
 
 @contextmanager
@@ -132,6 +149,19 @@ _CONTROL_L, _Q = 0xFFE3, 0x71
 _REVERT_TO_PARENT, _CURRENT_TIME = 2, 0
 
 
+class _XErrorEvent(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("display", ctypes.c_void_p),
+        ("resourceid", ctypes.c_ulong),
+        ("serial", ctypes.c_ulong),
+        ("error_code", ctypes.c_ubyte),
+    ]
+
+
+_ERROR_HANDLER = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(_XErrorEvent))
+
+
 class Keyboard:
     """A connection to an X display that focuses windows and presses keys as a keyboard does
     (the XTEST extension, as xdotool; opened once, so that a key costs no process start)."""
@@ -157,6 +187,10 @@ class Keyboard:
             ctypes.c_int,
             ctypes.c_ulong,
         ]
+        # Xlib's default handler ends the process at an X error (a window gone); noted instead.
+        self.errors: list[int] = []
+        self._on_error = _ERROR_HANDLER(lambda _display, event: self._noted(event))
+        self._x.XSetErrorHandler(self._on_error)
         # Opening a display fails now and then on a busy machine (xdotool too: "Can't open
         # display"); before anything is timed, so tried again.
         for _ in range(50):
@@ -167,9 +201,15 @@ class Keyboard:
             raise SystemExit(f"cannot open the X display {display}")
         self._display = connection
 
+    def _noted(self, event: ctypes._Pointer[_XErrorEvent]) -> int:
+        self.errors.append(event.contents.error_code)
+        return 0
+
     def focus(self, window: int) -> None:
         self._x.XSetInputFocus(self._display, window, _REVERT_TO_PARENT, _CURRENT_TIME)
         self._x.XSync(self._display, 0)
+        if self.errors:
+            raise SystemExit(f"X error {self.errors[-1]} giving window {window:#x} the focus")
 
     def ctrl_q(self) -> None:
         control = self._x.XKeysymToKeycode(self._display, _CONTROL_L)
@@ -272,8 +312,8 @@ def kind(pid: int) -> str:
     return Path(words[0].decode(errors="replace")).name
 
 
-def ready_window(process: subprocess.Popen[bytes], log: Path) -> int:
-    """The X id of the window the process prints once ready."""
+def ready_window(process: subprocess.Popen[bytes], log: Path) -> tuple[int, int]:
+    """The X id of the window the process prints once ready, and the one it had first."""
     assert process.stdout is not None
     deadline = time.monotonic() + READY_SECONDS
     with selectors.DefaultSelector() as selector:
@@ -285,7 +325,8 @@ def ready_window(process: subprocess.Popen[bytes], log: Path) -> int:
             if not line:
                 break  # it ended
             if line.startswith("ready "):
-                return int(line.split()[1])
+                _, window, first = line.split()
+                return int(window), int(first)
     raise SystemExit(
         f"not ready within {READY_SECONDS} s (exit {process.poll()}): "
         f"{log.read_text(errors='replace')[-2000:]}"
@@ -302,7 +343,7 @@ def quit_by_key(command: Sequence[str], env: dict[str, str], keyboard: Keyboard,
         )
     watched = [process.pid]
     try:
-        window = ready_window(process, log)
+        window, first = ready_window(process, log)
         ready = time.perf_counter() - started
         time.sleep(SETTLE_SECONDS)
         keyboard.focus(window)
@@ -318,7 +359,7 @@ def quit_by_key(command: Sequence[str], env: dict[str, str], keyboard: Keyboard,
         seconds = time.perf_counter() - pressed
         if process.wait() != 0:
             raise SystemExit(f"exit {process.returncode}: {log.read_text()[-2000:]}")
-        return Quit(seconds, ready, names, load)
+        return Quit(seconds, ready, names, load, remade=window != first)
     finally:
         for pid in [*watched, *descendants(process.pid)]:
             with suppress(ProcessLookupError):
@@ -355,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"run {run + 1}: app {app[-1].seconds:.2f} s (load {app[-1].load:.1f}; ready "
                 f"{app[-1].ready:.1f} s after its start), "
                 f"bare {bare[-1].seconds:.2f} s; the app's processes: "
-                f"{', '.join(app[-1].processes)}",
+                f"{', '.join(app[-1].processes)}"
+                + ("; its X window was made again after the first paint" if app[-1].remade else ""),
                 flush=True,
             )
 
