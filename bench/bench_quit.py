@@ -6,11 +6,11 @@ day's demo seeding is not part of it), on an Xvfb display of its own (the xcb pl
 a Linux desktop without a window manager). Once it is connected to the local service it
 started and its start's work is done (the maps warmed up: QtWebEngine's helpers run, the
 shipment map's page loaded in its hidden tab), it shows the Bookings pane and prints its
-window's X id (a run notes when it is not its first paint's: the window was made again, a
-flicker on a real screen). A second later this process gives that window the keyboard focus
-and presses Ctrl+Q as a keyboard does: XTEST key events (Control down, Q down, Q up, Control
-up, as `xdotool key ctrl+q` sends them) through the X server to the app's own event loop,
-from a connection to the display opened beforehand. A
+window's X id (a run notes when it is not its first paint's: a window made again, a flicker
+on a real screen, or another main window). A second later this process gives that window the
+keyboard focus and presses Ctrl+Q as a keyboard does: XTEST key events (Control down, Q down,
+Q up, Control up, as `xdotool key ctrl+q` sends them) through the X server to the app's own
+event loop, from a connection to the display opened beforehand. A
 quit is timed from just before the first key event to the moment neither the app nor any
 process it was running at the key (its local service, QtWebEngine's helpers) runs (a zombie
 counts as ended), polled in /proc every 5 ms.
@@ -397,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{app[-1].ready:.1f} s after its start), "
                 f"bare {bare[-1].seconds:.2f} s; the app's processes: "
                 f"{', '.join(app[-1].processes)}"
-                + ("; its X window was made again after the first paint" if app[-1].remade else ""),
+                + ("; its window's X id is not its first paint's" if app[-1].remade else ""),
                 flush=True,
             )
 
