@@ -3,6 +3,8 @@ metadata and the licences of what FreightDesk bundles."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib.metadata import version
 
 from PySide6.QtCore import QSettings, Qt
@@ -61,3 +63,30 @@ def test_about_shows_the_icon_the_version_and_the_licences(
     ):
         assert notice in licences
     box.accept()
+
+
+# As in an install without the maps-build extra: folium neither importable nor its metadata
+# there. The licence names the folium that rendered the map page, which the page says.
+WITHOUT_FOLIUM = """
+import importlib.metadata, sys
+sys.modules["folium"] = None  # import folium: ImportError
+installed = importlib.metadata.version
+
+def version(name):
+    if name.lower() == "folium":
+        raise importlib.metadata.PackageNotFoundError(name)
+    return installed(name)
+
+importlib.metadata.version = version
+from freightdesk.ui.dialogs.about import licences_text
+print(licences_text())
+"""
+
+
+def test_the_licences_name_the_folium_that_rendered_the_map_page_without_folium() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_FOLIUM], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "folium 0.20.0: MIT License. Copyright (c) 2013, Rob Story." in result.stdout
+    assert "BSD 3-Clause License, copyright (c) 2012, Michael Bostock" in result.stdout

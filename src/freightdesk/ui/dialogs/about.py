@@ -13,6 +13,7 @@ from freightdesk import __version__
 from freightdesk.service.session import AppSession
 from freightdesk.service.sharing import Party
 from freightdesk.ui.icons import app_icon
+from freightdesk.ui.maps.shell import rendered_with
 from freightdesk.ui.tasks import spawn
 
 ICON_SIZE = 64
@@ -51,7 +52,12 @@ def licences_text() -> str:
             "Agafonkin; copyright (c) 2010-2011, CloudMade.",
             f"Leaflet.markercluster {component_version('XStatic-Leaflet-MarkerCluster')}: "
             "MIT License. Copyright (c) 2012 David Leaver.",
-            f"folium {component_version('folium')}: MIT License. Copyright (c) 2013, Rob Story.",
+            # The map page was rendered ahead by folium, which is not installed with the app.
+            f"folium {rendered_with()}: MIT License. Copyright (c) 2013, Rob Story.",
+            "Offline basemap outlines (copied from bqplot 0.13.1): derived from the TopoJSON "
+            "project's data, BSD 3-Clause License, copyright (c) 2012, Michael Bostock; from "
+            "Natural Earth and U.S. Census Bureau boundaries (public domain). The licence's "
+            "full text: freightdesk/ui/maps/assets/outlines/NOTICE.",
             "Map data (c) OpenStreetMap contributors, available under the Open Database "
             "License (ODbL): https://www.openstreetmap.org/copyright. Map tiles are credited "
             "on the map by their provider.",

@@ -1,36 +1,30 @@
 """The offline basemap: country and US state outlines, drawn when map tiles cannot load.
 
-The outlines come installed with a registry package (bqplot ships Natural Earth's 1:110m
-countries and the US Census states as TopoJSON in longitude and latitude). They are read from
-the package's directory without importing it (its import pulls in Jupyter widgets). The pages
-get them as installed (`basemap_topologies`) and decode them in JavaScript (map.js); the
-picker's regions decode them here (`basemap_geojson`).
+The outlines are Natural Earth's 1:110m countries and the US Census states as TopoJSON in
+longitude and latitude, packaged in `assets/outlines` (copied unchanged from bqplot 0.13.1,
+which the app installed for these two files only and its 27 dependencies: their origin and
+licence are in `assets/outlines/NOTICE`). The pages get them as packaged
+(`basemap_topologies`) and decode them in JavaScript (map.js); the picker's regions decode
+them here (`basemap_geojson`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import logging
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
+
+from freightdesk.ui.maps import ASSETS
 
 log = logging.getLogger(__name__)
 
-DATA_PACKAGE = "bqplot"
+OUTLINES = ASSETS / "outlines"
 SOURCES = (("WorldMap.json", "country"), ("USStatesMap.json", "state"))
 # About 100 m: finer than the 1:110m data itself, and a third of the size of full precision.
 DIGITS = 3
 
 Ring = list[list[float]]
-
-
-def data_dir() -> Path | None:
-    spec = importlib.util.find_spec(DATA_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))) / "map_data"
 
 
 def decode_arcs(topology: dict[str, Any]) -> list[Ring]:
@@ -90,18 +84,14 @@ def features(topology: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 @lru_cache(maxsize=1)
 def basemap_geojson() -> bytes:
-    """Countries, then US states, as one GeoJSON FeatureCollection (empty if not installed)."""
-    folder = data_dir()
+    """Countries, then US states, as one GeoJSON FeatureCollection (without what is unreadable)."""
     collected: list[dict[str, Any]] = []
-    if folder is None:
-        log.warning("%s is not installed: maps have no offline basemap", DATA_PACKAGE)
-    else:
-        for name, kind in SOURCES:
-            try:
-                topology = json.loads((folder / name).read_text(encoding="utf-8"))
-                collected.extend(features(topology, kind))
-            except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
-                log.warning("cannot read the basemap outlines %s: %s", name, exc)
+    for name, kind in SOURCES:
+        try:
+            topology = json.loads((OUTLINES / name).read_text(encoding="utf-8"))
+            collected.extend(features(topology, kind))
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+            log.warning("cannot read the basemap outlines %s: %s", name, exc)
     document = {"type": "FeatureCollection", "features": collected}
     return json.dumps(document, separators=(",", ":")).encode()
 
@@ -110,14 +100,10 @@ def basemap_geojson() -> bytes:
 def basemap_topologies() -> bytes:
     """Each source's TopoJSON by kind (`{"country": ..., "state": ...}`), joined unread: the
     scheme answers on the GUI thread, and a page waits for nothing else of ours then."""
-    folder = data_dir()
     parts: list[bytes] = []
-    if folder is None:
-        log.warning("%s is not installed: maps have no offline basemap", DATA_PACKAGE)
-    else:
-        for name, kind in SOURCES:
-            try:
-                parts.append(json.dumps(kind).encode() + b":" + (folder / name).read_bytes())
-            except OSError as exc:
-                log.warning("cannot read the basemap outlines %s: %s", name, exc)
+    for name, kind in SOURCES:
+        try:
+            parts.append(json.dumps(kind).encode() + b":" + (OUTLINES / name).read_bytes())
+        except OSError as exc:
+            log.warning("cannot read the basemap outlines %s: %s", name, exc)
     return b"{" + b",".join(parts) + b"}"

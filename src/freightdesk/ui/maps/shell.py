@@ -8,8 +8,10 @@ the scheme serves that file: importing folium (with branca and pandas) to render
 
 from __future__ import annotations
 
+import re
 import sys
 from functools import lru_cache
+from importlib.metadata import version
 from typing import Any
 
 from freightdesk.ui.maps import ASSETS
@@ -21,6 +23,8 @@ SHELL = ASSETS / "map.html"
 # folium names the map's element and variable after a random id: fixed, the shell is the same
 # at every rendering, so the file can be checked against a fresh one.
 MAP_ID = "freightdesk"
+# The folium that rendered the shell, named in it: About credits it with no folium installed.
+_GENERATOR = re.compile(r'<meta name="generator" content="folium ([^"]+)"')
 
 
 def _boot() -> Any:
@@ -71,13 +75,21 @@ def render_page() -> str:
     root = world.get_root()
     assert isinstance(root, Figure)
     html: str = root.render()
-    return html
+    folium_version = version("folium")
+    generator = f'<meta name="generator" content="folium {folium_version}" />'
+    return html.replace("<head>", f"<head>\n    {generator}", 1)
 
 
 @lru_cache(maxsize=1)
 def page_html() -> bytes:
     """The shell as the scheme serves it: the file rendered ahead."""
     return SHELL.read_bytes()
+
+
+def rendered_with() -> str:
+    """The version of folium that rendered the shell, "" if the shell does not name it."""
+    found = _GENERATOR.search(page_html().decode("utf-8", errors="replace"))
+    return found.group(1) if found else ""
 
 
 def write_page() -> None:
