@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import sys
 from functools import lru_cache
-from importlib.metadata import version
 from typing import Any
 
 from freightdesk.ui.maps import ASSETS
@@ -75,7 +74,9 @@ def render_page() -> str:
     root = world.get_root()
     assert isinstance(root, Figure)
     html: str = root.render()
-    folium_version = version("folium")
+    # Not importlib.metadata.version("folium"): PyInstaller bundles the metadata of every
+    # distribution such a call names, and the bundle has no use for folium's.
+    folium_version = folium.__version__  # type: ignore[attr-defined]
     generator = f'<meta name="generator" content="folium {folium_version}" />'
     return html.replace("<head>", f"<head>\n    {generator}", 1)
 
