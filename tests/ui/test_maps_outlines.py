@@ -1,5 +1,5 @@
 """The offline basemap's outlines, packaged with the app (assets/outlines) since bqplot, which
-the app installed for these two files and 27 packages more, is no longer a dependency: the
+the app installed for these two files and 24 packages more, is no longer a dependency: the
 same files, decoded to the same countries and states, with their licence beside them."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The outlines are Natural Earth's 1:110m countries and the US Census states as TopoJSON in
 longitude and latitude, packaged in `assets/outlines` (copied unchanged from bqplot 0.13.1,
-which the app installed for these two files only and its 27 dependencies: their origin and
+which the app installed for these two files only, with 24 packages more: their origin and
 licence are in `assets/outlines/NOTICE`). The pages get them as packaged
 (`basemap_topologies`) and decode them in JavaScript (map.js); the picker's regions decode
 them here (`basemap_geojson`).
