@@ -36,14 +36,16 @@ def started() -> Iterator[Processes]:
 
 
 @pytest.fixture
-def display(started: Processes) -> str:
-    """An Xvfb of its own, on a display number it picks itself (-displayfd)."""
+def display(started: Processes, request: pytest.FixtureRequest) -> str:
+    """An Xvfb of its own, on a display number it picks itself (-displayfd); its screen is
+    SCREEN unless the test asks for another (indirect parametrization: "1366x768x24")."""
+    screen = getattr(request, "param", SCREEN)
     xvfb = required("Xvfb")
     read_end, write_end = os.pipe()
     started.fds.append(read_end)
     try:
         started.start(
-            [xvfb, "-displayfd", str(write_end), "-screen", "0", SCREEN, "-nolisten", "tcp"],
+            [xvfb, "-displayfd", str(write_end), "-screen", "0", screen, "-nolisten", "tcp"],
             pass_fds=(write_end,),
         )
     finally:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.x11 import x11_env
+from tests.e2e.x11 import SCREEN, x11_env
 from tests.processes import Processes, read_until
 
 # A dispatcher of a team server that does not answer, with 3,000 cached shipments: the app
@@ -31,6 +31,10 @@ REPO = Path(__file__).resolve().parents[2]
 PROBE_SECONDS = 300  # the app's start, then QtWebEngine's, on a loaded machine
 
 
+# A laptop's screen too: below the main window's SMALL_SCREEN_WIDTH it opens maximized, and
+# asking for that made the native window before the map's surface was asked for (the window
+# was made again on 1366 and 1440 wide screens while the test passed on its wide one).
+@pytest.mark.parametrize("display", [SCREEN, "1366x768x24"], indirect=True)
 @pytest.mark.timeout(PROBE_SECONDS + 60)
 def test_the_window_is_not_made_again_when_the_map_joins_it(
     started: Processes, display: str, tmp_path: Path

@@ -36,7 +36,6 @@ from freightdesk.service.summary_rows import (
     rows_from_cache,
 )
 from freightdesk.ui.main_window import MainWindow
-from freightdesk.ui.maps.warm import prepare_window
 from freightdesk.ui.panes.setup import add_panes
 from freightdesk.ui.panes.shipments.attention import column_values
 from freightdesk.ui.panes.shipments.columns import COLUMNS, SortValue
@@ -265,8 +264,7 @@ def open_window(
 ) -> tuple[MainWindow, ShipmentsPane]:
     """The main window with its panes, not yet attached to a session, the Shipments pane
     showing the active profile's cached list."""
-    window = MainWindow(None, settings, paths)
-    prepare_window(window)  # before it is shown: no new native window when a map joins it
+    window = MainWindow(None, settings, paths)  # made for maps (`prepare_window`)
     shipments = add_panes(window)
     window.restore_pane()
     profile = profiles.active

@@ -46,6 +46,7 @@ from freightdesk.service.connection import ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.ui.bridge import SessionBridge
 from freightdesk.ui.icons import app_icon
+from freightdesk.ui.maps.warm import prepare_window
 from freightdesk.ui.theme import ThemeChoice, apply_theme
 from freightdesk.ui.widgets.status import ConnectionIndicator
 from freightdesk.ui.zone_menu import zone_actions
@@ -84,6 +85,9 @@ class MainWindow(QMainWindow):
 
     def __init__(self, session: AppSession | None, settings: QSettings, paths: AppPaths) -> None:
         super().__init__()
+        # First: opening maximized on a laptop's screen (`_restore_geometry`) makes the native
+        # window, which must be made with the surface a map needs (no new window later).
+        prepare_window(self)
         self._session: AppSession | None = None
         self.bridge: SessionBridge | None = None
         self.settings = settings

@@ -7,7 +7,7 @@ thread (the window stays responsive), then each step given (making a map's view,
 then loads in the background) runs on the GUI thread, one per turn of the event loop.
 
 The app calls `warm_up_maps(detail.prepare_map)` once its window is up and its panes made,
-and `prepare_window(window)` before it first shows the window.
+and `prepare_window(window)` before it first makes the window (`MainWindow` does).
 """
 
 from __future__ import annotations
