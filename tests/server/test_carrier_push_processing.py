@@ -16,7 +16,6 @@ from freightdesk.server.db import transaction
 from freightdesk.server.domain.push_applier import BATCH_SECONDS
 from freightdesk.server.domain.push_processing import COALESCE_SECONDS, prune_receipts
 from freightdesk.server.tables.push import PushIngestion
-from freightdesk.server.tables.tenancy import Tenant
 from tests.server.test_carrier_push_support import (
     INGESTIONS,
     PARCEL,
@@ -31,6 +30,7 @@ from tests.server.test_carrier_push_support import (
     now,
     parcel_body,
     settled,
+    store_pending_truckloads,
     truckload_body,
     unique,
     wait_for,
@@ -304,27 +304,11 @@ def test_a_push_the_shipment_refuses_fails_alone(tenant: TenantHandle) -> None:
     shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)])
     context = tenant.service.context
     good, bad = str(uuid.uuid4()), str(uuid.uuid4())
-    received = now()
-    with transaction(context.sessions) as session:
-        tenant_id = session.scalar(select(Tenant.id).where(Tenant.uuid == tenant.uuid))
-        rows = [
-            (bad, {"truckload": {"identifiers": {"billOfLadingNumber": bol}}}),
-            (good, truckload_body(bol)),
-        ]
-        for ingestion_id, payload in rows:
-            session.add(
-                PushIngestion(
-                    ingestion_id=ingestion_id,
-                    kind="TRUCKLOAD",
-                    owner_tenant_id=tenant_id,
-                    target_tenant_id=tenant_id,
-                    payload=payload,
-                    status="PENDING",
-                    received_at=received,
-                    matched_shipment_ids=[],
-                    attempts=0,
-                )
-            )
+    rows = [
+        (bad, {"truckload": {"identifiers": {"billOfLadingNumber": bol}}}),
+        (good, truckload_body(bol)),
+    ]
+    store_pending_truckloads(context.sessions, tenant.uuid, rows)
     failed = settled(tenant, bad)
     assert failed["status"] == "FAILED" and failed["error"]
     assert settled(tenant, good)["status"] == "PROCESSED"

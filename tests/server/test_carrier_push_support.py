@@ -10,8 +10,11 @@ from typing import Any, TypeVar
 
 import httpx
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
 
+from freightdesk.server.db import transaction
 from freightdesk.server.tables.push import PushIngestion
+from freightdesk.server.tables.tenancy import Tenant
 from tests.support import TenantHandle
 
 PARCEL = "/api/v4/capacityproviders/parcel/shipments/statusupdates"
@@ -160,3 +163,27 @@ def _tenant_id(session: Any, tenant_uuid: str) -> int:
     found = session.scalar(select(Tenant.id).where(Tenant.uuid == tenant_uuid))
     assert found is not None
     return int(found)
+
+
+def store_pending_truckloads(
+    sessions: sessionmaker[Session], tenant_uuid: object, rows: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """Truckload pushes stored as PENDING for the tenant, as the intake stores them (ingestion
+    id, payload), in their order, bypassing the intake's checks: a payload an older version
+    stored, say."""
+    with transaction(sessions) as session:
+        tenant_id = session.scalar(select(Tenant.id).where(Tenant.uuid == tenant_uuid))
+        for ingestion_id, payload in rows:
+            session.add(
+                PushIngestion(
+                    ingestion_id=ingestion_id,
+                    kind="TRUCKLOAD",
+                    owner_tenant_id=tenant_id,
+                    target_tenant_id=tenant_id,
+                    payload=payload,
+                    status="PENDING",
+                    received_at=now(),
+                    matched_shipment_ids=[],
+                    attempts=0,
+                )
+            )

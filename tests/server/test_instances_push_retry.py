@@ -21,15 +21,14 @@ from typing import Any
 
 from sqlalchemy import event, select
 
-from freightdesk.server.db import transaction
 from freightdesk.server.domain.push_processing import process_pending
 from freightdesk.server.tables.push import PushIngestion
-from freightdesk.server.tables.tenancy import Tenant
 from tests.server.test_carrier_push_support import (
     create_shipment,
     history,
     iso,
     now,
+    store_pending_truckloads,
     truckload_body,
     unique,
 )
@@ -61,22 +60,9 @@ def test_two_instances_retrying_one_failed_batch_apply_each_push_once(
             }
             payloads.append(truckload_body(bol, readings=readings))
         ids = [str(uuid.uuid4()) for _ in payloads]
-        with transaction(first.context.sessions) as session:
-            tenant_id = session.scalar(select(Tenant.id).where(Tenant.uuid == tenant.uuid))
-            for ingestion_id, payload in zip(ids, payloads, strict=True):
-                session.add(
-                    PushIngestion(
-                        ingestion_id=ingestion_id,
-                        kind="TRUCKLOAD",
-                        owner_tenant_id=tenant_id,
-                        target_tenant_id=tenant_id,
-                        payload=payload,
-                        status="PENDING",
-                        received_at=now(),
-                        matched_shipment_ids=[],
-                        attempts=0,
-                    )
-                )
+        store_pending_truckloads(
+            first.context.sessions, tenant.uuid, list(zip(ids, payloads, strict=True))
+        )
 
         # Only this thread's statements: the services' own workers share the engine.
         mine = threading.get_ident()
