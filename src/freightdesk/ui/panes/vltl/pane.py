@@ -420,3 +420,4 @@ class VltlPane(QWidget):
     def shutdown(self) -> None:
         self.clock.stop()
         self._unconnected()
+        self.group_follower.stop()
