@@ -1,7 +1,10 @@
 """Words in an empty list or table: what would be there and how to get it.
 
 `say_when_empty(view, text)` is the one way a view gets them: a label over the view's empty
-area, shown while its model has no rows and hidden as soon as one arrives.
+area, shown while its model has no rows and hidden as soon as one arrives. A list that fills
+itself (from the cache, then the service) says `loading` until its model is first filled: on a
+first run, or while the service is still starting, "No bookings to show: book a quote…" would
+tell a dispatcher there are none when nothing has been fetched yet.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel
 class EmptyState(QLabel):
     """The words of one view; follows the view's model and the size of its viewport."""
 
-    def __init__(self, view: QAbstractItemView, text: str) -> None:
-        super().__init__(text, view.viewport())
+    def __init__(self, view: QAbstractItemView, text: str, loading: str = "") -> None:
+        super().__init__(loading or text, view.viewport())
+        self.empty_text = text
         self.setObjectName("emptyState")
         self.view = view
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -25,7 +29,13 @@ class EmptyState(QLabel):
         model = view.model()
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self.update_shown)
+        if loading:
+            # The model is filled by a reset (`ListingModel.set_items`), even with no items.
+            model.modelReset.connect(self._filled, Qt.ConnectionType.SingleShotConnection)
         self.update_shown()
+
+    def _filled(self) -> None:
+        self.setText(self.empty_text)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Resize:
@@ -42,6 +52,7 @@ class EmptyState(QLabel):
         return not self.isHidden()
 
 
-def say_when_empty(view: QAbstractItemView, text: str) -> EmptyState:
-    """Show `text` in `view` while it has no rows."""
-    return EmptyState(view, text)
+def say_when_empty(view: QAbstractItemView, text: str, *, loading: str = "") -> EmptyState:
+    """Show `text` in `view` while it has no rows; `loading` (if given) instead until its model
+    is first filled."""
+    return EmptyState(view, text, loading)

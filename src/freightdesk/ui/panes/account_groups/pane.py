@@ -79,6 +79,7 @@ class AccountGroupsPane(ListExport, QWidget):
         self.empty = say_when_empty(
             self.table,
             "No account groups yet: add one with the form on the right (a code and a name).",
+            loading="Loading account groups…",
         )
         self.notice = Notice(self)
         self.count_label = QLabel(self)

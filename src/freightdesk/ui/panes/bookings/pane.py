@@ -161,6 +161,7 @@ class BookingsPane(ListExport, QWidget):
             self.table,
             "No bookings to show: book a quote from Rate requests or choose New booking…, or "
             "clear the filters above.",
+            loading="Loading bookings…",
         )
         self.page_bar = PageBar(Paging(DEFAULT_PAGE_SIZE), "bookings", self)
         listing = QWidget(self)

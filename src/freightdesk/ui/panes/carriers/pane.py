@@ -139,7 +139,9 @@ class CarrierProfilesPane(ListExport, QWidget):
         self.table = ItemTable(
             self.model, lambda p: p.scac, self, name="carrierProfilesTable", stretch=1
         )
-        self.empty = say_when_empty(self.table, EMPTY_LIST_TEXT)
+        self.empty = say_when_empty(
+            self.table, EMPTY_LIST_TEXT, loading="Loading carrier profiles…"
+        )
         self.count_label = QLabel(self)
         self.refresh_button = QPushButton("&Refresh", self)
         list_buttons = QHBoxLayout()

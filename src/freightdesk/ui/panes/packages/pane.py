@@ -229,6 +229,7 @@ class PackagesPane(ListExport, QWidget):
         self.empty = say_when_empty(
             self.table,
             "No packages to show: choose New package… to plan one, or Clear the search above.",
+            loading="Loading packages…",
         )
         self.detail = QLabel(self)
         self.detail.setObjectName("packageDetail")

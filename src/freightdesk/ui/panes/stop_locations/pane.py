@@ -77,6 +77,7 @@ class StopLocationsPane(ListExport, QWidget):
             self.table,
             "No stop locations to show: choose New location… to add a place you ship from or "
             "to, or clear the search above.",
+            loading="Loading stop locations…",
         )
         self.detail = QLabel(self)
         self.detail.setObjectName("locationDetail")

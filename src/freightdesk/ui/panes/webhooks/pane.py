@@ -112,6 +112,7 @@ class WebhooksPane(ListExport, QWidget):
             self.table,
             "No push configurations yet: choose New configuration… to send shipment changes "
             "to your systems as they happen.",
+            loading="Loading push configurations…",
         )
         actions = QHBoxLayout()
         actions.addWidget(self.count_label)
