@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.ui.maps.basemap import basemap_geojson
-from freightdesk.ui.maps.page import MapView, TileSettings, map_profile, render_page
+from freightdesk.ui.maps.page import MapView, NotePlace, TileSettings, map_profile, render_page
 from freightdesk.ui.maps.scheme import resolve
 from freightdesk.ui.maps.shell import SHELL
 from freightdesk.ui.maps.shipment_map import ShipmentMapView
@@ -435,6 +435,37 @@ async def test_tiles_switched_off(qtbot: QtBot) -> None:
     view.show()
     found = await until(view, lambda s: s["note"] and s["basemap"])
     assert "switched off" in found["note"] and not found["tiles"]
+    view.dispose()
+
+
+# Where the page puts its offline note for each choice of its view: the corner of Leaflet's
+# controls it sits in, or "none" (not in the page).
+NOTE_CORNER = """(() => {
+  const note = [...document.querySelectorAll('.fd-note')].find(e => e.getClientRects().length);
+  const corner = note && note.closest('.leaflet-top, .leaflet-bottom');
+  return corner ? corner.className.replace('leaflet-', '').replace(' leaflet-', ' ') : 'none';
+})()"""
+
+
+@pytest.mark.parametrize(
+    ("place", "corner"),
+    [(NotePlace.CORNER, "bottom left"), (NotePlace.STRIP, "top left"), (NotePlace.NONE, "none")],
+)
+async def test_the_view_says_where_the_offline_note_goes(
+    qtbot: QtBot, place: NotePlace, corner: str
+) -> None:
+    view = MapView("fleet", tiles=OFFLINE_TILES, note=place)
+    qtbot.addWidget(view)
+    view.show()
+    found = await until(view, lambda s: s["note"] and s["basemap"])
+    # The page knows it is offline (and tells the view) wherever its note goes.
+    assert found["note"] == "Offline: no map tiles from 127.0.0.1:9. Showing outlines."
+    assert found["noteShown"] == (corner != "none")
+    assert await evaluate(view, NOTE_CORNER) == corner
+    view.set_tiles(TileSettings(url=""))  # configured again: the note stays where it was
+    found = await until(view, lambda s: "switched off" in (s["note"] or ""))
+    assert found["noteShown"] == (corner != "none")
+    assert await evaluate(view, NOTE_CORNER) == corner
     view.dispose()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,14 @@ class TileSettings:
         settings.setValue("maps/tileUrl", self.url)
         settings.setValue("maps/tileAttribution", self.attribution)
         settings.setValue("maps/tileMaxZoom", self.max_zoom)
+
+
+class NotePlace(StrEnum):
+    """Where a map page says that it shows outlines only (its tiles fail or are switched off)."""
+
+    CORNER = "corner"  # a box at the bottom left, over the scale
+    STRIP = "strip"  # one line beside the zoom buttons, cut to the room there
+    NONE = "none"  # not on the map: the view's owner says it beside the map (`tilesChanged`)
 
 
 @dataclass
@@ -203,8 +212,9 @@ class LoadingNote(QLabel):
 class MapView(QWebEngineView):
     """A map page; `call("name", *args)` runs `FD.name(...)` once the page is ready.
 
-    `loading` says "Loading map…" over the view while the page is not ready and while a
-    picture asked for with `expect(token)` is not yet drawn (the page's `rendered`)."""
+    `note` is where the page says it shows outlines only (`NotePlace`). `loading` says
+    "Loading map…" over the view while the page is not ready and while a picture asked for
+    with `expect(token)` is not yet drawn (the page's `rendered`)."""
 
     ready = Signal()
     rendered = Signal(int)
@@ -212,11 +222,17 @@ class MapView(QWebEngineView):
     tilesChanged = Signal(bool)
 
     def __init__(
-        self, kind: str, parent: QWidget | None = None, *, tiles: TileSettings | None = None
+        self,
+        kind: str,
+        parent: QWidget | None = None,
+        *,
+        tiles: TileSettings | None = None,
+        note: NotePlace = NotePlace.CORNER,
     ) -> None:
         super().__init__(parent)
         self.kind = kind
         self.tiles = tiles or CONFIG.tiles
+        self.note = note
         self.is_ready = False
         self._pending: list[str] = []
         self._token = 0
@@ -301,6 +317,7 @@ class MapView(QWebEngineView):
             "tileUrl": self.tiles.url,
             "attribution": self.tiles.attribution,
             "maxZoom": self.tiles.max_zoom,
+            "note": str(self.note),
         }
         self._page.runJavaScript(f"FD.configure({json.dumps(options)})", 0)
 

@@ -44,7 +44,7 @@ from freightdesk.models.stop_locations import (
 )
 from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.basemap import basemap_geojson
-from freightdesk.ui.maps.page import MapView, TileSettings
+from freightdesk.ui.maps.page import MapView, NotePlace, TileSettings
 from freightdesk.ui.maps.payload import Json, fence_of
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
@@ -58,12 +58,6 @@ POINT_ZOOM = 15  # a few streets around the point: enough to put the pin on the 
 DIGITS = 6  # about 0.1 m: finer than any GPS fix a location would be checked against
 PICK_PREFIX = "pick:"
 ESCAPE_KEY = "key:Escape"
-# The map page's own offline note is a box over the map's bottom left, where a click picks
-# nothing (a control keeps its clicks): the picker says it above the map instead.
-HIDE_PAGE_NOTE = (
-    "if (!document.getElementById('fd-picker-note')) document.head.insertAdjacentHTML("
-    "'beforeend', '<style id=\"fd-picker-note\">.fd-note { display: none !important; }</style>')"
-)
 NOTE_STYLE = (
     "border-left: 4px solid #e39b16; padding: 3px 8px; background: #fff7e6; color: #1f2937;"
 )
@@ -217,7 +211,9 @@ class PickerMapView(MapView):
     escaped = Signal()
 
     def __init__(self, parent: QWidget | None = None, *, tiles: TileSettings | None = None):
-        super().__init__("picker", parent, tiles=tiles)
+        # Not the page's offline note: a box over the map's bottom left, where a click picks
+        # nothing (a control keeps its clicks). The dialog says it above the map instead.
+        super().__init__("picker", parent, tiles=tiles, note=NotePlace.NONE)
         self.setObjectName("pickerMap")
         self.start_options: Callable[[], Json] | None = None
         self.itemClicked.connect(self._item_clicked)
@@ -225,7 +221,6 @@ class PickerMapView(MapView):
     def _configure(self) -> None:
         # Runs first whenever the page is ready (also after a reload), before queued calls.
         super()._configure()
-        self.map_page.runJavaScript(HIDE_PAGE_NOTE, 0)
         self.map_page.runJavaScript(picker_script(), 0)
 
     def restore(self) -> None:

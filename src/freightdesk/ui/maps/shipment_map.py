@@ -17,7 +17,7 @@ from freightdesk.service.errors import NotFound
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange
 from freightdesk.service.stop_locations import StopLocationsService
-from freightdesk.ui.maps.page import MapView, TileSettings
+from freightdesk.ui.maps.page import MapView, NotePlace, TileSettings
 from freightdesk.ui.maps.payload import (
     Json,
     ShipmentPicture,
@@ -54,7 +54,9 @@ class ShipmentMapView(MapView):
         *,
         tiles: TileSettings | None = None,
     ) -> None:
-        super().__init__("shipment", parent, tiles=tiles)
+        # The note beside the zoom buttons: in the low detail below the list (1366 and 1440 px)
+        # a box at the bottom left, over the scale, reached up over the zoom control.
+        super().__init__("shipment", parent, tiles=tiles, note=NotePlace.STRIP)
         self.session = session
         self.shown: TrackingHistory | None = None
         self._picture: ShipmentPicture | None = None

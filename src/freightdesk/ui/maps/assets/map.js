@@ -40,6 +40,8 @@
     tileErrors: 0,
     basemap: null,
     note: null,
+    notePlace: "corner", // where the note is (config.note: corner, strip or none)
+    noteText: null, // what it says, on the map or not
     // shipment
     shipmentId: null,
     points: [], // [lat, lon, epochSeconds, kmh|null]
@@ -243,16 +245,22 @@
     return match ? match[1].replace("{s}.", "") : "the tile server";
   }
 
-  // The shipment map's note is a one-line strip beside the zoom buttons (top left): in the
-  // low detail below the list (1366 and 1440 px) a boxed note at the bottom left, over the
-  // scale, reached up over the zoom control. Its whole text is in its tooltip.
+  // Where the view's Python side puts the note (page.py's NotePlace): a box at the bottom
+  // left, a one-line strip beside the zoom buttons (its whole text in its tooltip), or none
+  // (the view says it beside the map, from tilesChanged).
   function placeNote() {
-    if (config.kind !== "shipment" || state.note.getPosition() === "topleft") return;
-    state.note.setPosition("topleft"); // added anew: a new box (the caller fills it)
-    state.note.getContainer().classList.add("fd-note-strip");
+    const where = config.note || "corner";
+    if (where === state.notePlace) return;
+    state.notePlace = where;
+    state.note.remove();
+    if (where === "none") return;
+    state.note.setPosition(where === "strip" ? "topleft" : "bottomleft");
+    state.note.addTo(map); // added anew: a new box (the caller fills it)
+    if (where === "strip") state.note.getContainer().classList.add("fd-note-strip");
   }
 
   function showNote(text) {
+    state.noteText = text || null;
     const box = state.note.getContainer();
     box.textContent = text || "";
     box.title = text || "";
@@ -1039,7 +1047,8 @@
         ? state.eta.getContainer().textContent
         : null,
       colorBy: state.colorBy,
-      note: note.style.display === "none" ? null : note.textContent,
+      note: state.noteText, // the page's words, on the map or (note "none") not
+      noteShown: document.contains(note) && note.style.display !== "none",
       basemap: !!(state.basemap && map.hasLayer(state.basemap)),
       basemapFeatures: state.basemap ? count(state.basemap) : 0,
       tiles: !!(state.tiles && map.hasLayer(state.tiles)),
