@@ -6,6 +6,7 @@ anything is sent; the quotes and the dispatch back from the cache in a new pane.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -30,7 +31,7 @@ from freightdesk.ui.panes.vltl.form import (
     WEIGHT,
     WIDTH,
 )
-from freightdesk.ui.panes.vltl.pane import VltlPane
+from freightdesk.ui.panes.vltl.pane import COLUMNS, VltlPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
@@ -99,6 +100,17 @@ def _open_dispatch(qtbot: QtBot, pane: VltlPane) -> DispatchDialog:
     return dialog
 
 
+async def _dispatching(
+    qtbot: QtBot, session: AppSession, scac: str
+) -> tuple[VltlPane, DispatchDialog]:
+    """The pane with the shipment quoted, and the dispatch dialog of `scac`'s quote."""
+    pane = await _shown(qtbot, session)
+    _fill_quote(qtbot, pane)
+    await _quoted(qtbot, pane)
+    _pick(pane, scac)
+    return pane, _open_dispatch(qtbot, pane)
+
+
 def _contacts(qtbot: QtBot, dialog: DispatchDialog) -> None:
     _keys(qtbot, dialog.addresses["destinationLocation"].edits["addressLines"], "9 Elm St")
     for path in ("originLocation", "destinationLocation", "requesterLocation"):
@@ -152,8 +164,8 @@ async def test_quote_pick_dispatch_and_see_the_result(
     assert len(keys) == len(set(keys)), keys
     # Contacts are required (the account has no defaults): each said beside its field.
     _send(qtbot, dialog)
-    assert "required" in dialog.errors.message_for("originLocation.contact.contactName")
-    assert "required" in dialog.errors.message_for("requesterLocation.contact.email")
+    assert "Required" in dialog.errors.message_for("originLocation.contact.contactName")
+    assert "Required" in dialog.errors.message_for("requesterLocation.contact.email")
     assert "required" in dialog.errors.message_for("destinationLocation.address.addressLines")
     _contacts(qtbot, dialog)
     _keys(qtbot, dialog.identifiers["PURCHASE_ORDER"], "PO-4471")
@@ -161,7 +173,10 @@ async def test_quote_pick_dispatch_and_see_the_result(
     await wait_until(lambda: not dialog.isVisible(), 30)
     text = pane.result.text()
     assert text.startswith("Dispatched to Redrun Logistics (RDRN)"), text
-    assert "PRO " in text and "purchase order PO-4471" in text and "Tracked as shipment" in text
+    assert "PRO " in text and "purchase order PO-4471" in text, text
+    # In words: no status that is always DISPATCHED, no ISO date, no uuid, no wire name.
+    assert "Tracked in the Shipments pane" in text and "service reference " in text, text
+    assert not re.search(r"dispatched$|\d{4}-\d\d-\d\d|[0-9a-f]{8}-|SYSTEM|system gen", text, re.M)
 
     # The quotes side by side fit a 1366x768 window beside the form: what they are compared
     # by (the rest may scroll sideways).
@@ -212,25 +227,40 @@ async def test_refused_inputs_beside_their_field_and_kept(
     assert "ZZ" in pane.form.errors.message_for("originAddress.state")
     assert not pane.running and pane.model.rowCount() == 0
 
-    # The service's refusal, beside the field it names; what was typed stays.
+    # Each goes as its field is edited (the others stay until theirs are).
     _keys(qtbot, pane.form.pickup.start, "08:00")
+    assert pane.form.errors.message_for("pickupWindow") == ""
+    assert "ZZ" in pane.form.errors.message_for("originAddress.state")
     pane.form.items.set_text(0, WEIGHT, "6000")
+    assert pane.form.errors.message_for("lineItems") == ""
     _keys(qtbot, pane.form.origin.edits["state"], "IL")
+    assert pane.form.errors.message_for("originAddress.state") == ""
+
+    # The service's refusal, beside the field it names, in the form's words (the service's
+    # name the API's fallBackToDefaultAccountGroup); what was typed stays.
     await wait_until(lambda: pane.form.group.findData("EMPTY") >= 0, 30)
     pane.form.group.setCurrentIndex(pane.form.group.findData("EMPTY"))
     qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: not pane.running, 30)
     message = pane.form.errors.message_for("capacityProviderAccountGroup")
-    assert message.startswith("no account group 'EMPTY' with carriers"), message
+    assert message == (
+        "Account group EMPTY has no carriers: choose another group or All my volume LTL carriers"
+    ), message
     assert pane.form.origin.edits["city"].text() == "Chicago"
     assert pane.form.items.text(0, WEIGHT) == "6000"
     # A pane switch keeps it too.
     pane.hide()
     pane.show()
     assert pane.form.group.currentData() == "EMPTY"
+    assert pane.form.errors.message_for("capacityProviderAccountGroup") == message
+    # Another group chosen: the message about the one left goes (it stayed until the next
+    # Get quotes).
+    pane.form.group.setFocus()
+    qtbot.keyClick(pane.form.group, Qt.Key.Key_Home)
+    assert pane.form.group.currentData() is None
+    assert pane.form.errors.message_for("capacityProviderAccountGroup") == ""
 
     # A dispatch the service refuses: Northbridge picks up under two SCACs, say which.
-    pane.form.group.setCurrentIndex(0)
     await _quoted(qtbot, pane)
     _pick(pane, "NBFL")
     dialog = _open_dispatch(qtbot, pane)
@@ -252,11 +282,7 @@ async def test_escape_asks_before_a_chosen_scac_and_window_are_lost(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
     session, _tenant = connected
-    pane = await _shown(qtbot, session)
-    _fill_quote(qtbot, pane)
-    await _quoted(qtbot, pane)
-    _pick(pane, "NBFL")
-    dialog = _open_dispatch(qtbot, pane)
+    pane, dialog = await _dispatching(qtbot, session, "NBFL")
     # Nothing typed: Escape closes at once.
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert not dialog.isVisible() and message_box("unsavedChanges") is None
@@ -271,6 +297,40 @@ async def test_escape_asks_before_a_chosen_scac_and_window_are_lost(
     assert message_box("unsavedChanges") is not None and dialog.isVisible()
     answer("unsavedChanges", QMessageBox.StandardButton.Cancel)
     assert dialog.carrier_code.currentData() == "NBFL" and dialog.delivery_wanted.isChecked()
+    dialog.mark_clean()
+    dialog.reject()
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_the_dispatch_rules_said_in_the_dialogs_words(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """Checked before sending, beside their fields, in the dialog's words: the rules' own name
+    the carrier account and wire fields ("is required (or set a default contact on the
+    carrier account)", "must be after startTime")."""
+    session, _tenant = connected
+    pane, dialog = await _dispatching(qtbot, session, "RDRN")
+    _keys(qtbot, dialog.pickup.end, "07:00")  # before 08:00
+    _send(qtbot, dialog)
+    message = dialog.errors.message_for("originLocation.contact.companyName")
+    assert message == "Required: this carrier has no default contact to use", message
+    message = dialog.errors.message_for("pickupWindow.endTime")
+    assert message == "Must be after the start time", message
+    assert dialog.buttons.isEnabled()  # nothing was sent
+    # The service's refusal: a note longer than the carrier takes (the words named
+    # apiConfiguration.noteConfiguration.enableTruncation, which the dialog does not offer).
+    _contacts(qtbot, dialog)
+    _keys(qtbot, dialog.pickup.end, "12:00")
+    _keys(qtbot, dialog.pickup_note, "Call ahead. " * 22)
+    _send(qtbot, dialog)
+    await wait_until(lambda: bool(dialog.errors.message_for("pickupNote")), 30)
+    message = dialog.errors.message_for("pickupNote")
+    assert message.startswith("The carrier takes notes of 250 characters;"), message
+    assert message.endswith(": shorten it"), message
+    qtbot.keyClick(dialog.pickup_note, Qt.Key.Key_End)
+    qtbot.keyClick(dialog.pickup_note, Qt.Key.Key_Backspace)
+    assert dialog.errors.message_for("pickupNote") == ""  # edited: it goes
     dialog.mark_clean()
     dialog.reject()
     pane.shutdown()
@@ -392,7 +452,12 @@ async def test_the_quotes_compared_without_scrolling_sideways(
     refused = [r for r, q in enumerate(pane.model.items) if q.rate_quote_detail is None]
     assert refused
     for row in refused:
-        why = pane.model.items[row].alerts[0].message
+        # In the app's words, not the service's (which name the API's fields for integrators:
+        # "... set apiConfiguration.enableUnitConversion to have LB and IN converted").
+        said = pane.model.items[row].alerts[0].message
+        assert "apiConfiguration" in said
+        why = pane.model.data(pane.model.index(row, len(COLUMNS) - 1))
+        assert why.endswith("rates only in KG and CM or M: it does not convert units"), why
         cell = pane.model.index(row, columns.index("Service"))
         left = pane.table.visualRect(cell).left()
         start = f"No quote: {why[:40]}"

@@ -1,6 +1,16 @@
-"""Errors explained in words a dispatcher understands (with the reference support needs)."""
+"""Errors explained in words a dispatcher understands (with the reference support needs).
+
+The service's own words are for integrators: they name wire fields (`state or postalCode ...`,
+`apiConfiguration.enableUnitConversion`), right in an Error body or a quote's alert, not on a
+dispatcher's screen. Every rewording of them into the app's words is here, in one table
+(`plain_words`), whatever shows them: a form beside its fields, a quote's "No quote: why".
+"""
 
 from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Callable
 
 from freightdesk.api.errors import (
     ApiError,
@@ -17,7 +27,30 @@ from freightdesk.api.errors import (
     ServerError,
     TimedOut,
 )
-from freightdesk.service.local_service import LocalServiceError
+from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
+
+# The Local sandbox's services of this process (the session's, one at a time): while one
+# restarts, a request that cannot reach a service is its restart, not the network.
+_local_services: weakref.WeakSet[LocalService] = weakref.WeakSet()
+RESTARTING = "The local service is restarting; try again in a moment."
+
+
+def follow_local_service(service: LocalService) -> None:
+    """Let `explain` say that `service` is restarting when a request cannot reach it."""
+    _local_services.add(service)
+
+
+def local_restarting() -> bool:
+    restarting = (ServiceState.RESTARTING, ServiceState.STARTING)
+    return any(service.state in restarting for service in _local_services)
+
+
+def passing(exc: BaseException) -> bool:
+    """Whether `exc` says only that the service could not be reached (nothing was done):
+    once it answers again, the words are stale."""
+    if isinstance(exc, TimedOut | ConnectionLost):  # it may have acted
+        return False
+    return isinstance(exc, ConnectionFailed)
 
 
 def explain(exc: BaseException) -> str:
@@ -27,6 +60,8 @@ def explain(exc: BaseException) -> str:
         return f"The freight service did not answer{within}."
     if isinstance(exc, ConnectionLost):
         return "The connection to the freight service broke off before its answer came."
+    if isinstance(exc, ConnectionFailed) and local_restarting():
+        return RESTARTING
     if isinstance(exc, ConnectionFailed):
         return (
             "The freight service cannot be reached. Check the network or the connection's address."
@@ -70,3 +105,213 @@ def _api_text(exc: ApiError) -> str:
     if isinstance(exc, ServerError):
         return "The freight service had a problem handling this."
     return exc.error_message
+
+
+# (field path ending, message pattern, words): the first match wins. Paths are matched on
+# their end so a rule holds for every address, stop or row; the pattern on the whole message.
+_PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        "state",
+        re.compile(r"^state or postalCode is required for a street address.*"),
+        lambda _m: "Enter a state or a postal code (or place the stop by coordinates)",
+    ),
+    (
+        "state",
+        re.compile(r"^state or postalCode (.*)"),
+        lambda _m: "Enter a state or a postal code",
+    ),
+    (
+        "code",
+        re.compile(r"^(.*) needs a reefer trailer \(truck\.trailerType REEFER\)$"),
+        lambda m: f"{m.group(1)} needs a reefer: choose Reefer as the trailer type",
+    ),
+    (
+        "code",
+        re.compile(r"^(.*) goes with an open trailer such as a flatbed \(truck\.trailerType\)$"),
+        lambda m: f"{m.group(1)} needs an open trailer: choose Flatbed or another open one",
+    ),
+    # The webhook form's authentication methods: the service names the other method and the
+    # parameters by their wire paths; the form calls them "Method 2", "Certificate (PEM)".
+    (
+        "headerName",
+        re.compile(r"^is also used by authenticationMethods\[(\d+)\]$"),
+        lambda m: f"Method {int(m.group(1)) + 1} sends this header already: choose another name",
+    ),
+    (
+        "headerName",
+        re.compile(r"^conflicts with authenticationMethods\[(\d+)\]$"),
+        lambda m: (
+            f"Method {int(m.group(1)) + 1} sends the Authorization header already: "
+            "choose another name"
+        ),
+    ),
+    (
+        "headerName",
+        re.compile(r"^(.+) is set by the service and cannot carry the key$"),
+        lambda m: f"The service sets {m.group(1)} itself: choose another header for the key",
+    ),
+    (
+        "username",
+        re.compile(r"^must not contain ':' \(HTTP Basic cannot carry it\)$"),
+        lambda _m: "A user name for HTTP Basic cannot contain a colon (:)",
+    ),
+    (
+        "privateKeyPem",
+        re.compile(r"^does not belong to certificatePem$"),
+        lambda _m: "This private key does not belong to the certificate above",
+    ),
+    (
+        "",
+        re.compile(r"^is not a PEM certificate$"),
+        lambda _m: "Paste a certificate in PEM form (-----BEGIN CERTIFICATE-----)",
+    ),
+    (
+        "",
+        re.compile(r"^is not an unencrypted PEM private key$"),
+        lambda _m: "Paste an unencrypted private key in PEM form (-----BEGIN PRIVATE KEY-----)",
+    ),
+    (
+        "",
+        re.compile(r"^is the mask of a secret this configuration does not have"),
+        lambda _m: "Type the secret: none is stored for this method",
+    ),
+    (
+        "",
+        re.compile(r"^only one of BASIC, OAUTH2 and AD_OAUTH2_CERT can be used"),
+        lambda _m: (
+            "Only one method can sign in with the Authorization header (HTTP Basic or "
+            "OAuth 2.0): remove this one or choose another type"
+        ),
+    ),
+    (
+        "",
+        re.compile(r"^only one client certificate can be presented$"),
+        lambda _m: "Only one client certificate can be presented: remove this method",
+    ),
+    (
+        "url",
+        re.compile(r"^must be https:// to present a client certificate \(MTLS\)$"),
+        lambda _m: "Use an https:// address: a client certificate is presented over TLS only",
+    ),
+    # The carrier push forms: the "at least one of" rules name the wire fields; the forms
+    # call them by their labels and boxes.
+    (
+        "identifiers",
+        re.compile(r"^needs at least one of billOfLadingNumber or orderNumber$"),
+        lambda _m: "Enter a bill of lading or an order number",
+    ),
+    (
+        "truckload",
+        re.compile(r"^needs at least one of shipmentEvent or readings$"),
+        lambda _m: "Tick Shipment event, Readings, or both",
+    ),
+    (
+        "readings",
+        re.compile(r"^needs at least one of position or sensor$"),
+        lambda _m: (
+            "Enter a latitude and longitude, or a reading: ignition, temperature, fuel level "
+            "or more sensors"
+        ),
+    ),
+    (
+        "location",
+        re.compile(r"^(is required|needs geoCoordinates or an address) for POSITION_UPDATE$"),
+        lambda _m: "A position update needs a latitude and longitude, or an address",
+    ),
+    (
+        "estimatedTimeOfArrival",
+        re.compile(r"^is required for an ETA event$"),
+        lambda _m: "An ETA event needs its ETA",
+    ),
+    # Volume LTL: a carrier's reason for not quoting (a quote's NOT_QUOTED alert; the same
+    # words refuse a dispatch beside its units) and the quote form's refusals. The app offers
+    # neither unit conversion nor a fall-back group, so the words say what to choose instead.
+    (
+        "",
+        re.compile(
+            r"^(.+) rates in (\w+) and ([\w/]+); set apiConfiguration\.enableUnitConversion "
+            r"to have \w+ and \w+ converted$"
+        ),
+        # The units first: at 1366x768 a no-quote's row shows some 55 characters.
+        lambda m: (
+            f"{m.group(1)} rates only in {m.group(2)} and {' or '.join(m.group(3).split('/'))}: "
+            "it does not convert units"
+        ),
+    ),
+    (
+        "",
+        re.compile(r"^(.+) does not take enhancedHandlingUnits; send lineItems$"),
+        lambda m: f"{m.group(1)} does not take handling units: give the freight as line items",
+    ),
+    (
+        "capacityProviderAccountGroup.code",
+        re.compile(r"^no account group ('|\")(.+)\1 with carriers; set apiConfiguration\."),
+        lambda m: (
+            f"Account group {m.group(2)} has no carriers: choose another group or All my "
+            "volume LTL carriers"
+        ),
+    ),
+    (
+        "code",
+        re.compile(r"^('|\")(.+)\1 is not offered; use one of .+ or set apiConfiguration\."),
+        lambda m: f"Volume LTL carriers do not offer {m.group(2)}: untick it",
+    ),
+    # Volume LTL dispatch: the rules the app checks before sending (the service's words).
+    (
+        "",
+        re.compile(r"^is required \(or set a default contact on the carrier account\)$"),
+        lambda _m: "Required: this carrier has no default contact to use",
+    ),
+    (
+        "pickupNote",
+        re.compile(
+            r"^the note sent to the carrier would be (\d+) characters, and the carrier takes "
+            r"(\d+); shorten the notes or set apiConfiguration\."
+        ),
+        lambda m: (
+            f"The carrier takes notes of {m.group(2)} characters; with the services it notes, "
+            f"this one comes to {m.group(1)}: shorten it"
+        ),
+    ),
+    (
+        "endTime",
+        re.compile(r"^must be after startTime$"),
+        lambda _m: "Must be after the start time",
+    ),
+    (
+        "deliveryWindow.date",
+        re.compile(r"^must not be before pickupWindow\.date$"),
+        lambda _m: "Must not be before the pickup day",
+    ),
+    (
+        "",
+        re.compile(r"^Field required$"),
+        lambda _m: "Fill this in",
+    ),
+    (
+        "",
+        re.compile(r"^'' is not a valid HTTP header name$"),
+        lambda _m: "Enter a header name",
+    ),
+    (
+        "",
+        re.compile(r"^'(.+)' is not a valid HTTP header name$"),
+        lambda m: f"{m.group(1)!r} cannot be a header name: use letters, digits and dashes",
+    ),
+]
+
+
+def plain_words(path: str, message: str) -> str:
+    """`message` about the field at `path` in words a dispatcher reads, or as it is."""
+    for ending, pattern, words in _PLAIN:
+        if ending and not (path == ending or path.endswith("." + ending)):
+            continue
+        found = pattern.match(message)
+        if found is not None:
+            return words(found)
+    return message
+
+
+def plain(problems: dict[str, str]) -> dict[str, str]:
+    """Every message of `problems` in plain words (see `plain_words`)."""
+    return {path: plain_words(path, message) for path, message in problems.items()}

@@ -348,6 +348,7 @@ class AppSession(AreaServices):
 
     def _new_local_service(self) -> LocalService:
         from freightdesk.service.local_service import LocalService
+        from freightdesk.service.messages import follow_local_service
 
         service = LocalService(
             self.paths.local_service_dir,
@@ -356,6 +357,7 @@ class AppSession(AreaServices):
             extra_args=self.local_service_args,
         )
         service.listen(self._local_service_state)
+        follow_local_service(service)  # a form refused meanwhile says it restarts
         self.local_service = service
         return service
 

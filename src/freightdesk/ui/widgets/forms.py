@@ -5,28 +5,41 @@ service layer) uses for them (`address.postalCode`, `name`), and an error answer
 over the form with `show()`. Errors for names without a field go to the form's general label.
 
 The service's messages name wire fields (`state or postalCode ...`, `truck.trailerType`): right
-for an integrator reading an Error body, not for a dispatcher. `plain()` rewrites the ones a
-form can meet into words, by field path and message, in this one place; every form's `show()`
-goes through it, so do the webhook form's authentication methods (shown beside their own
-fields) and `fold_rows`, and a form that gathers rows its own way calls it before gathering.
+for an integrator reading an Error body, not for a dispatcher. `plain()` (in
+`service.messages`, with every other rewording of the service's words) rewrites the ones a form
+can meet; every form's `show()` goes through it, so do the webhook form's authentication
+methods (shown beside their own fields) and `fold_rows`, and a form that gathers rows its own
+way calls it before gathering.
+
+A problem shown beside a field goes once the user edits that field; a connection problem under
+the form goes once the service answers again (`online()`): what was typed stays either way.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from itertools import pairwise
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, SignalInstance
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
+    QComboBox,
+    QDateTimeEdit,
+    QDoubleSpinBox,
     QFormLayout,
     QLabel,
     QLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
     QTableView,
+    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
+
+from freightdesk.service.messages import plain as plain
+from freightdesk.service.messages import plain_words as plain_words
 
 
 class ErrorLabel(QLabel):
@@ -41,155 +54,9 @@ class ErrorLabel(QLabel):
         self.setText(message or "")
         self.setVisible(bool(message))
 
-
-# (field path ending, message pattern, words): the first match wins. Paths are matched on
-# their end so a rule holds for every address, stop or row; the pattern on the whole message.
-_PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
-        "state",
-        re.compile(r"^state or postalCode is required for a street address.*"),
-        lambda _m: "Enter a state or a postal code (or place the stop by coordinates)",
-    ),
-    (
-        "state",
-        re.compile(r"^state or postalCode (.*)"),
-        lambda _m: "Enter a state or a postal code",
-    ),
-    (
-        "code",
-        re.compile(r"^(.*) needs a reefer trailer \(truck\.trailerType REEFER\)$"),
-        lambda m: f"{m.group(1)} needs a reefer: choose Reefer as the trailer type",
-    ),
-    (
-        "code",
-        re.compile(r"^(.*) goes with an open trailer such as a flatbed \(truck\.trailerType\)$"),
-        lambda m: f"{m.group(1)} needs an open trailer: choose Flatbed or another open one",
-    ),
-    # The webhook form's authentication methods: the service names the other method and the
-    # parameters by their wire paths; the form calls them "Method 2", "Certificate (PEM)".
-    (
-        "headerName",
-        re.compile(r"^is also used by authenticationMethods\[(\d+)\]$"),
-        lambda m: f"Method {int(m.group(1)) + 1} sends this header already: choose another name",
-    ),
-    (
-        "headerName",
-        re.compile(r"^conflicts with authenticationMethods\[(\d+)\]$"),
-        lambda m: (
-            f"Method {int(m.group(1)) + 1} sends the Authorization header already: "
-            "choose another name"
-        ),
-    ),
-    (
-        "headerName",
-        re.compile(r"^(.+) is set by the service and cannot carry the key$"),
-        lambda m: f"The service sets {m.group(1)} itself: choose another header for the key",
-    ),
-    (
-        "username",
-        re.compile(r"^must not contain ':' \(HTTP Basic cannot carry it\)$"),
-        lambda _m: "A user name for HTTP Basic cannot contain a colon (:)",
-    ),
-    (
-        "privateKeyPem",
-        re.compile(r"^does not belong to certificatePem$"),
-        lambda _m: "This private key does not belong to the certificate above",
-    ),
-    (
-        "",
-        re.compile(r"^is not a PEM certificate$"),
-        lambda _m: "Paste a certificate in PEM form (-----BEGIN CERTIFICATE-----)",
-    ),
-    (
-        "",
-        re.compile(r"^is not an unencrypted PEM private key$"),
-        lambda _m: "Paste an unencrypted private key in PEM form (-----BEGIN PRIVATE KEY-----)",
-    ),
-    (
-        "",
-        re.compile(r"^is the mask of a secret this configuration does not have"),
-        lambda _m: "Type the secret: none is stored for this method",
-    ),
-    (
-        "",
-        re.compile(r"^only one of BASIC, OAUTH2 and AD_OAUTH2_CERT can be used"),
-        lambda _m: (
-            "Only one method can sign in with the Authorization header (HTTP Basic or "
-            "OAuth 2.0): remove this one or choose another type"
-        ),
-    ),
-    (
-        "",
-        re.compile(r"^only one client certificate can be presented$"),
-        lambda _m: "Only one client certificate can be presented: remove this method",
-    ),
-    (
-        "url",
-        re.compile(r"^must be https:// to present a client certificate \(MTLS\)$"),
-        lambda _m: "Use an https:// address: a client certificate is presented over TLS only",
-    ),
-    # The carrier push forms: the "at least one of" rules name the wire fields; the forms
-    # call them by their labels and boxes.
-    (
-        "identifiers",
-        re.compile(r"^needs at least one of billOfLadingNumber or orderNumber$"),
-        lambda _m: "Enter a bill of lading or an order number",
-    ),
-    (
-        "truckload",
-        re.compile(r"^needs at least one of shipmentEvent or readings$"),
-        lambda _m: "Tick Shipment event, Readings, or both",
-    ),
-    (
-        "readings",
-        re.compile(r"^needs at least one of position or sensor$"),
-        lambda _m: (
-            "Enter a latitude and longitude, or a reading: ignition, temperature, fuel level "
-            "or more sensors"
-        ),
-    ),
-    (
-        "location",
-        re.compile(r"^(is required|needs geoCoordinates or an address) for POSITION_UPDATE$"),
-        lambda _m: "A position update needs a latitude and longitude, or an address",
-    ),
-    (
-        "estimatedTimeOfArrival",
-        re.compile(r"^is required for an ETA event$"),
-        lambda _m: "An ETA event needs its ETA",
-    ),
-    (
-        "",
-        re.compile(r"^Field required$"),
-        lambda _m: "Fill this in",
-    ),
-    (
-        "",
-        re.compile(r"^'' is not a valid HTTP header name$"),
-        lambda _m: "Enter a header name",
-    ),
-    (
-        "",
-        re.compile(r"^'(.+)' is not a valid HTTP header name$"),
-        lambda m: f"{m.group(1)!r} cannot be a header name: use letters, digits and dashes",
-    ),
-]
-
-
-def plain_words(path: str, message: str) -> str:
-    """`message` about the field at `path` in words a dispatcher reads, or as it is."""
-    for ending, pattern, words in _PLAIN:
-        if ending and not (path == ending or path.endswith("." + ending)):
-            continue
-        found = pattern.match(message)
-        if found is not None:
-            return words(found)
-    return message
-
-
-def plain(problems: dict[str, str]) -> dict[str, str]:
-    """Every message of `problems` in plain words (see `plain_words`)."""
-    return {path: plain_words(path, message) for path, message in problems.items()}
+    def clear_message(self, *_changed: object) -> None:
+        """Hide the message: the user is changing the field it is about."""
+        self.show_message(None)
 
 
 class FieldErrors:
@@ -198,6 +65,8 @@ class FieldErrors:
         self._fields: dict[str, tuple[QWidget, ErrorLabel]] = {}
         # Where the keyboard starts: the field of the first row added.
         self.first_field: QWidget | None = None
+        # Whether the general message says only that the service could not be reached.
+        self._passing = False
 
     def add_row(
         self,
@@ -245,7 +114,7 @@ class FieldErrors:
         for before, after in pairwise(_layout_order(holder)):
             QWidget.setTabOrder(before, after)
         form.addRow(caption, holder)
-        self._fields[name] = (widget, error)
+        self.register(name, widget, error)
         if self.first_field is None:
             self.first_field = target
         return error
@@ -266,15 +135,23 @@ class FieldErrors:
 
     def register(self, name: str, widget: QWidget, error: ErrorLabel) -> None:
         self._fields[name] = (widget, error)
+        for edited in _edit_signals(widget):
+            edited.connect(error.clear_message)
 
     def clear(self) -> None:
+        self._passing = False
         self.general.show_message(None)
         for _widget, error in self._fields.values():
             error.show_message(None)
 
-    def show(self, errors: dict[str, str], general: str | None = None) -> None:
-        """Show each message beside its field; focus the first field in error."""
+    def show(
+        self, errors: dict[str, str], general: str | None = None, *, passing: bool = False
+    ) -> None:
+        """Show each message beside its field; focus the first field in error. A `passing`
+        general message (the service could not be reached: `messages.passing`) goes when
+        the service answers again (`online`)."""
         self.clear()
+        self._passing = passing and bool(general)
         leftovers: list[str] = []
         first: QWidget | None = None
         for name, message in plain(errors).items():
@@ -290,6 +167,11 @@ class FieldErrors:
         if first is not None:
             first.setFocus()
 
+    def online(self) -> None:
+        """The service answers again: a message that said it could not be reached is stale."""
+        if self._passing:
+            self.clear()
+
     def _match(self, name: str) -> tuple[QWidget, ErrorLabel] | None:
         # The longest registered name that is a prefix of the error's path wins, so
         # `address.postalCode` finds that field and `address.addressLines[3]` finds `address`.
@@ -304,6 +186,34 @@ class FieldErrors:
         target = self._fields.get(name)
         # isHidden, not isVisible: an error on a tab that is not shown is still there.
         return target[1].text() if target and not target[1].isHidden() else ""
+
+
+def _edit_signals(widget: QWidget) -> list[SignalInstance]:
+    """The signals of the user changing `widget` or a field inside it (a row of boxes, a
+    table with its buttons). Choices are the user's (`activated`, `clicked`); a combo box's or
+    a spin box's insides (its list, its line edit) are its own, not fields."""
+    if isinstance(widget, QLineEdit):
+        return [widget.textEdited]
+    if isinstance(widget, QComboBox):
+        typed = widget.lineEdit()
+        return [widget.activated, *([typed.textEdited] if typed is not None else [])]
+    if isinstance(widget, QDateTimeEdit):
+        return [widget.dateTimeChanged]
+    if isinstance(widget, QSpinBox | QDoubleSpinBox):
+        return [widget.valueChanged]
+    if isinstance(widget, QAbstractButton):
+        return [widget.clicked]
+    if isinstance(widget, QTextEdit | QPlainTextEdit):
+        return [widget.textChanged]
+    if isinstance(widget, QAbstractItemView):
+        model = widget.model()
+        if model is None:
+            return []
+        return [model.dataChanged, model.rowsInserted, model.rowsRemoved]
+    found: list[SignalInstance] = []
+    for child in widget.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        found += _edit_signals(child)
+    return found
 
 
 def first_focusable(widget: QWidget) -> QWidget | None:

@@ -275,9 +275,11 @@ class QuoteForm(QGroupBox):
             self.group.addItem(group, group)
         self.group.setCurrentIndex(max(0, self.group.findData(group)))
 
-    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+    def show_problems(
+        self, problems: dict[str, str], general: str | None = None, *, passing: bool = False
+    ) -> None:
         shown = fold_rows(problems, {ITEMS: (ITEMS, ITEM_WORDS)})
-        self.errors.show(shown, general=general)
+        self.errors.show(shown, general=general, passing=passing)
 
 
 def _text(value: object) -> str:

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
 from freightdesk.service.clock import user_time
-from freightdesk.service.messages import explain, refusal
+from freightdesk.service.connection import ConnectionState, ConnectionStatus
+from freightdesk.service.messages import explain, passing, plain_words, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import (
     LastDispatch,
@@ -53,10 +54,10 @@ def expired(quote: RateQuote) -> bool:
 
 
 def _problem(quote: RateQuote) -> str:
-    """Why a carrier did not quote (its ERROR alerts), else its warnings; an expired quote
-    says so first."""
-    errors = [a.message for a in quote.alerts if a.severity is AlertSeverity.ERROR]
-    said = errors or [a.message for a in quote.alerts]
+    """Why a carrier did not quote (its ERROR alerts), else its warnings, in the app's words
+    (the service's name wire fields); an expired quote says so first."""
+    errors = [a for a in quote.alerts if a.severity is AlertSeverity.ERROR]
+    said = [plain_words(a.code, a.message) for a in errors or quote.alerts]
     if expired(quote) and quote.rate_quote_detail is not None:
         said = ["expired", *said]
     return "; ".join(said)
@@ -129,7 +130,7 @@ COLUMNS: list[Column[RateQuote]] = [
         "Service",
         _service,
         80,
-        lambda q: q.service_level.code if q.service_level else _problem(q),
+        lambda q: q.service_level.description if q.service_level else _problem(q),
         # A no-quote's reason spans the row: it must not widen the service for the others.
         most=110,
     ),
@@ -152,26 +153,33 @@ COLUMNS: list[Column[RateQuote]] = [
 ]
 
 
+# The service's own reference, by its identifier type's name (SYSTEM_GENERATED) beside the
+# dialog's "bill of lading" and "purchase order".
+REFERENCE_WORDS = {"SYSTEM_GENERATED": "service reference"}
+
+
 def dispatch_text(last: LastDispatch) -> str:
+    """The carrier's answer in a dispatcher's words: what to hand to the dock and how to find
+    the shipment (its status is always DISPATCHED, and its id a uuid: neither helps)."""
     answer = last.answer
     ids = ", ".join(
-        f"{i.type.replace('_', ' ').lower()} {i.value}" for i in answer.shipment_identifiers
+        f"{REFERENCE_WORDS.get(i.type) or i.type.replace('_', ' ').lower()} {i.value}"
+        for i in answer.shipment_identifiers
     )
     window = answer.pickup_window
     times = (
-        f"{window.start_time:%H:%M} to {window.end_time:%H:%M}"
+        f", {window.start_time:%H:%M} to {window.end_time:%H:%M}"
         if window.start_time and window.end_time
         else ""
     )
     lines = [
-        f"Dispatched to {answer.carrier_name} ({answer.carrier_code}), {age_text(last.at)}: "
-        f"{answer.status.value.lower()}",
-        f"Pickup {window.date.isoformat()} {times}".rstrip(),
+        f"Dispatched to {answer.carrier_name} ({answer.carrier_code}), {age_text(last.at)}",
+        f"Pickup {window.date:%a %b} {window.date.day}{times}",
         f"Pickup number {answer.pickup_number or '—'}, PRO {answer.pro_number or '—'}",
         f"References: {ids}",
     ]
     if answer.shipment_id is not None:
-        lines.append(f"Tracked as shipment {answer.shipment_id} (Shipments pane)")
+        lines.append("Tracked in the Shipments pane: find it by its PRO or bill of lading")
     lines += [f"{a.severity.value.capitalize()}: {a.message}" for a in answer.alerts]
     return "\n".join(lines)
 
@@ -200,7 +208,7 @@ class VltlPane(QWidget):
         form_layout = self.form.layout()
         assert isinstance(form_layout, QVBoxLayout)
         form_layout.addLayout(buttons)
-        scroll = QScrollArea(self)
+        self.form_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.form)
         # Room for the line items' key columns (Pieces to Description) at 1366x768; the quotes
@@ -257,6 +265,8 @@ class VltlPane(QWidget):
         self.clock.start()
         self.dispatch_button.clicked.connect(self.open_dispatch)
         self._unconnected = session.listen_connected(self.load_choices)
+        self._state = session.status.state
+        self._unstatus = session.listen_status(self._status)
         # A group renamed while the pane is open stays chosen, under its new code.
         self.group_follower = GroupFollower(session, self.form)
         self.group_follower.changed.connect(self.form.show_groups)
@@ -324,7 +334,9 @@ class VltlPane(QWidget):
 
         def failed(error: BaseException) -> None:
             self._idle()
-            self.form.show_problems(*refusal(error))
+            self.form.show_problems(*refusal(error), passing=passing(error))
+            # Once the form is laid out with the message in it.
+            QTimer.singleShot(0, self, self._reveal_refusal)
 
         spawn(
             self.service.quote(request),
@@ -333,6 +345,16 @@ class VltlPane(QWidget):
             name="vltl-quotes",
             owner=self,
         )
+
+    def _reveal_refusal(self) -> None:
+        """Scroll the form to why it was refused: the field in error (it has the focus), else
+        the message under the form. At 1366x768 the message made the form taller than its
+        area, below the fold, and the focus had left the disabled button for the form's
+        first field, scrolling the form to its top."""
+        general = self.form.errors.general
+        target = general if not general.isHidden() else self.form.focusWidget()
+        if target is not None:
+            self.form_area.ensureWidgetVisible(target)
 
     @property
     def running(self) -> bool:
@@ -417,7 +439,17 @@ class VltlPane(QWidget):
         self.show_age()
         self._picked()  # the quote picked may have expired meanwhile
 
+    def _status(self, status: ConnectionStatus) -> None:
+        back = status.state is ConnectionState.ONLINE and self._state is not ConnectionState.ONLINE
+        self._state = status.state
+        if back:
+            # "Cannot be reached" under a form is stale once the service answers again.
+            self.form.errors.online()
+            if self.dialog is not None:
+                self.dialog.errors.online()
+
     def shutdown(self) -> None:
         self.clock.stop()
         self._unconnected()
+        self._unstatus()
         self.group_follower.stop()
