@@ -45,6 +45,9 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.fresh_home import seeded_home, user_env
+from tests.processes import alive
+
 from bench.report import Figure, load_average, publish
 
 # The target from the quit's work (6d89857): Ctrl+Q to nothing left within 2.5 s.
@@ -232,56 +235,6 @@ def _library(name: str) -> str:
     return found
 
 
-def seeded_home(root: Path) -> Path:
-    """A home whose Local sandbox database has the demo's tenant (no demo seeding at start)."""
-    from freightdesk.server.app import build_context
-    from freightdesk.server.db import transaction
-    from freightdesk.server.demo import DEMO_TENANT_NAME
-    from freightdesk.server.domain.tenants import ensure_tenant
-    from freightdesk.server.settings import ServerSettings
-    from freightdesk.service.paths import AppPaths
-
-    home = root / "freightdesk"
-    context = build_context(
-        ServerSettings.from_options(data_dir=AppPaths.under(home).local_service_dir)
-    )
-    try:
-        with transaction(context.sessions) as session:
-            ensure_tenant(session, DEMO_TENANT_NAME, "demo", "demo", "SHIPPER")
-    finally:
-        context.engine.dispose()
-    return home
-
-
-def user_env(display: str, home: Path, user: Path) -> dict[str, str]:
-    """The environment of a user with `home` as FreightDesk's and `user` as theirs."""
-    runtime = user / "runtime"
-    runtime.mkdir(parents=True, mode=0o700, exist_ok=True)
-    env = {
-        **os.environ,
-        "DISPLAY": display,
-        "QT_QPA_PLATFORM": "xcb",
-        "FREIGHTDESK_HOME": str(home),
-        "HOME": str(user),
-        "XDG_CONFIG_HOME": str(user / "config"),
-        "XDG_DATA_HOME": str(user / "data"),
-        "XDG_CACHE_HOME": str(user / "cache"),
-        "XDG_STATE_HOME": str(user / "state"),
-        "XDG_RUNTIME_DIR": str(runtime),
-    }
-    env.pop("WAYLAND_DISPLAY", None)
-    return env
-
-
-def alive(pid: int) -> bool:
-    """Whether the process runs (a zombie, ended but not yet reaped, does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def descendants(pid: int) -> list[int]:
     """The processes `pid` started, and theirs, running now (from /proc)."""
     children: dict[int, list[int]] = {}
@@ -385,11 +338,12 @@ def main(argv: list[str] | None = None) -> int:
         Keyboard(display) as keyboard,
     ):
         root = Path(folder)
-        template = seeded_home(root / "template")
+        template = root / "template"
+        seeded_home(template)
         for run in range(args.runs):
             home = root / f"home-{run}"
             shutil.copytree(template, home)
-            env = user_env(display, home, root / f"user-{run}")
+            env = user_env(home, root / f"user-{run}", display)
             app.append(quit_by_key([sys.executable, "-c", APP], env, keyboard, root / "app.log"))
             bare.append(quit_by_key([sys.executable, "-c", BARE], env, keyboard, root / "bare.log"))
             print(

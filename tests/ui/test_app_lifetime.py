@@ -4,7 +4,6 @@ app ended as a crash or the system would end it."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -17,13 +16,9 @@ import httpx
 import pytest
 
 from freightdesk import lifetime
-from freightdesk.server.app import build_context
-from freightdesk.server.db import transaction
-from freightdesk.server.demo import DEMO_TENANT_NAME
-from freightdesk.server.domain.tenants import ensure_tenant
-from freightdesk.server.settings import ServerSettings
 from freightdesk.service.cache import Cache
 from freightdesk.service.paths import AppPaths
+from tests.fresh_home import seeded_home, user_env
 from tests.processes import Processes, alive, gone_within, processes
 
 # The app and then its service start on a machine with a load of 10.
@@ -112,44 +107,18 @@ def started() -> Iterator[Processes]:
         yield owner
 
 
-def _home(root: Path) -> AppPaths:
-    """A fresh home whose Local sandbox database exists already (as on every day after the
-    first), so the service does not spend a minute seeding the demo."""
-    paths = AppPaths.under(root / "freightdesk")
-    service_dir = paths.local_service_dir
-    context = build_context(ServerSettings.from_options(data_dir=service_dir))
-    try:
-        with transaction(context.sessions) as session:
-            ensure_tenant(session, DEMO_TENANT_NAME, "demo", "demo", "SHIPPER")
-    finally:
-        context.engine.dispose()
-    return paths
-
-
 def _start_app(
     started: Processes, tmp_path: Path, name: str = "app", *, args: Sequence[str] = ()
 ) -> tuple[subprocess.Popen[bytes], int]:
     """The app (a second one with another `name` on the same home), and the pid of the local
     service it uses once that answers. `args`: what runs instead of the `freightdesk` command
     (a script around it)."""
-    paths = AppPaths.under(tmp_path / "freightdesk")
+    home = tmp_path / "freightdesk"
+    paths = AppPaths.under(home)
     if not paths.local_service_dir.exists():
-        _home(tmp_path)
+        seeded_home(home)
     started.watched_dirs.append(paths.local_service_dir)
-    user = tmp_path / "user"
-    runtime = user / "runtime"
-    runtime.mkdir(parents=True, mode=0o700, exist_ok=True)
-    env = {
-        **os.environ,
-        "QT_QPA_PLATFORM": "offscreen",
-        "FREIGHTDESK_HOME": str(paths.config_dir.parent),
-        "HOME": str(user),
-        "XDG_CONFIG_HOME": str(user / "config"),
-        "XDG_DATA_HOME": str(user / "data"),
-        "XDG_CACHE_HOME": str(user / "cache"),
-        "XDG_STATE_HOME": str(user / "state"),
-        "XDG_RUNTIME_DIR": str(runtime),
-    }
+    env = user_env(home, tmp_path / "user")
     output_file = tmp_path / f"{name}-output.txt"
     output = output_file.open("wb")
     try:
