@@ -1,7 +1,8 @@
 """What a desktop sees of FreightDesk: the desktop entry and AppStream metainfo (valid under
 the freedesktop validators), installed with the icons for the current user; and the desktop
-bundle, built with PyInstaller, which answers --version and passes its self-check (its own
-local service from the bundle, the demo data, a map page and a PDF preview)."""
+bundle, built with PyInstaller, which answers --version and passes its self-check (the map
+outlines, its own local service from the bundle, the demo data, a map page and a PDF preview),
+fails it without the map outlines, and leaves out the packages the app no longer uses."""
 
 from __future__ import annotations
 
@@ -92,13 +93,13 @@ def test_the_desktop_entry_installs_for_the_user_and_uninstalls(tmp_path: Path) 
     assert not cache.exists() or b"freightdesk" not in cache.read_bytes()
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(1800)
-def test_the_bundle_builds_and_passes_its_self_check(tmp_path: Path) -> None:
-    """Builds dist/FreightDesk/ as packaging/build.sh does (into a temporary folder): about
-    4 minutes on 2 busy cores, and 1 GB of disk while it builds."""
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """dist/FreightDesk/, built as packaging/build.sh builds it (into a temporary folder):
+    about 4 minutes on 2 busy cores, and 1 GB of disk while it builds. Once for this module."""
     if importlib.util.find_spec("PyInstaller") is None:  # in [test]: CI has it
         missing("PyInstaller is not installed (pip install -e '.[test]')")
+    work = tmp_path_factory.mktemp("bundle")
     built = _run(
         sys.executable,
         "-m",
@@ -107,22 +108,33 @@ def test_the_bundle_builds_and_passes_its_self_check(tmp_path: Path) -> None:
         "--log-level",
         "WARN",
         "--distpath",
-        tmp_path / "dist",
+        work / "dist",
         "--workpath",
-        tmp_path / "build",
+        work / "build",
         PACKAGING / "freightdesk.spec",
         timeout=1500,
     )
     assert built.returncode == 0, built.stderr[-3000:]
-    app = tmp_path / "dist" / "FreightDesk" / "FreightDesk"
+    return work / "dist" / "FreightDesk"
 
-    answered = _run(app, "--version", timeout=60)
+
+def _self_check(bundle: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """The bundle's --self-check, run as a user runs it (nothing of this checkout's)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FREIGHTDESK_HOME")}
+    return _run(bundle / "FreightDesk", "--self-check", timeout=timeout, env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_the_bundle_builds_and_passes_its_self_check(bundle: Path) -> None:
+    answered = _run(bundle / "FreightDesk", "--version", timeout=60)
     assert answered.stdout.strip() == f"freightdesk {version('freightdesk')}", answered.stderr
 
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FREIGHTDESK_HOME")}
-    checked = _run(app, "--self-check", timeout=900, env=env)
+    checked = _self_check(bundle)
     assert checked.returncode == 0, checked.stdout + checked.stderr[-3000:]
     for step in (
+        # The offline basemap's vendored files (ui/maps/assets/outlines) and their NOTICE.
+        "map outlines decoded, 177 country and 53 state outlines",
         "local service at",
         "demo data ready",
         # The workbook's writer is a spawned child: the bundle itself, which must become
@@ -134,3 +146,47 @@ def test_the_bundle_builds_and_passes_its_self_check(tmp_path: Path) -> None:
         "a second window connected with a new client secret",
     ):
         assert f"self-check: {step}" in checked.stdout, checked.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_a_bundle_without_the_map_outlines_fails_its_self_check(bundle: Path) -> None:
+    outlines = next(bundle.rglob("ui/maps/assets/outlines"))
+    aside = bundle.parent / "outlines-aside"
+    outlines.rename(aside)
+    try:
+        checked = _self_check(bundle, timeout=300)
+    finally:
+        aside.rename(outlines)
+
+    assert checked.returncode == 1, checked.stdout + checked.stderr[-3000:]
+    assert "self-check FAILED: the map outlines' licence is missing" in checked.stderr
+    assert "local service at" not in checked.stdout  # the first step, before any other
+
+
+# Packages the app no longer uses, and that came into the bundle before through hooks or
+# imports of build-time code: folium, branca and Jinja2 render the map page ahead (the
+# maps-build extra), pandas came with folium, bqplot once held the basemap's outlines, and
+# IPython comes with bqplot and PyInstaller's hooks.
+LEFT_OUT = ("folium", "branca", "jinja2", "pandas", "bqplot", "IPython")
+
+
+def _bundled_names(bundle: Path) -> set[str]:
+    """The top-level names (lower case) of what the bundle holds: the modules in the
+    executable's archive, and the folders and files beside it (binaries, data, metadata)."""
+    from PyInstaller.archive.readers import pkg_archive_contents
+
+    names = {name.split(".")[0] for name in pkg_archive_contents(str(bundle / "FreightDesk"))}
+    # "folium/templates", "pandas/_libs/...so", "folium-0.20.0.dist-info": by their first word.
+    names |= {entry.name.split("-")[0].split(".")[0] for entry in (bundle / "_internal").iterdir()}
+    return {name.lower() for name in names}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_the_bundle_leaves_out_what_the_app_no_longer_needs(bundle: Path) -> None:
+    names = _bundled_names(bundle)
+
+    # What the app needs is seen, as modules and beside them.
+    assert {"freightdesk", "openpyxl", "pyside6", "xstatic", "tzdata"} <= names
+    assert not [name for name in LEFT_OUT if name.lower() in names]

@@ -1,7 +1,9 @@
 """`freightdesk --self-check`: does this installation (the desktop bundle above all) work?
 
-Offscreen, on a fresh temporary home, it does what the app does on a first run: starts the
-Local sandbox's service as a child process (from the bundle: the bundle itself, `serve`),
+Offscreen, on a fresh temporary home, it first reads the offline basemap's outlines as the
+maps will (vendored files, with their NOTICE: a bundle without them draws no outlines when
+tiles cannot load, and says so only in its log), then does what the app does on a first run:
+starts the Local sandbox's service as a child process (from the bundle: the bundle itself, `serve`),
 waits until the demo data is written (GET /services/demo/v1/status), exports demo
 shipments to an Excel workbook as File → Export does (its writer is a spawned child process:
 in the bundle, the bundle itself through `multiprocessing.freeze_support`) and reads it back,
@@ -94,6 +96,9 @@ async def _check(home: Path) -> None:
         paths, ProfileStore(paths.profiles_file, MemorySecretStore()), simulate=False
     )
     try:
+        step = time.monotonic()
+        outlines = _outlines()
+        _say(f"map outlines decoded, {outlines}", step)
         step = time.monotonic()
         await _step("starting the local service", session, START_SECONDS, session.connect())
         service = session.local_service
@@ -244,6 +249,30 @@ async def _export_xlsx(session: AppSession, home: Path) -> int:
     if leftover := multiprocessing.active_children():
         raise SelfCheckFailed(f"the workbook's writer did not end: {leftover}")
     return len(read) - 1
+
+
+def _outlines() -> str:
+    """The offline basemap's outlines decoded as the picker decodes them, and their licence
+    beside them; what was found, as "N country and M state outlines". Read here rather than
+    through `basemap_geojson`, which logs an unreadable file and goes on without it."""
+    import json
+
+    from freightdesk.ui.maps.basemap import OUTLINES, SOURCES, features
+
+    if not (OUTLINES / "NOTICE").is_file():
+        raise SelfCheckFailed(f"the map outlines' licence is missing: {OUTLINES / 'NOTICE'}")
+    found = []
+    for name, kind in SOURCES:
+        try:
+            decoded = features(json.loads((OUTLINES / name).read_text(encoding="utf-8")), kind)
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+            raise SelfCheckFailed(
+                f"the map outlines {OUTLINES / name}: {type(exc).__name__}: {exc}"
+            ) from exc
+        if not decoded:
+            raise SelfCheckFailed(f"the map outlines {OUTLINES / name} hold no {kind}")
+        found.append(f"{len(decoded)} {kind}")
+    return " and ".join(found) + " outlines"
 
 
 async def _draw_map(session: AppSession) -> None:
