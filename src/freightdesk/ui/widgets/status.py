@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
 
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.ui.theme import STATE_COLORS
@@ -32,6 +32,8 @@ class ConnectionIndicator(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state_dot = QLabel("●", self)  # coloured by state; the text stays plain
+        # Never wider than the glyph: room given to it would part the dot from its words.
+        self.state_dot.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.state_label = QLabel(self)
         self.state_label.setObjectName("connectionState")
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -45,10 +47,13 @@ class ConnectionIndicator(QWidget):
         self.reason_label.setMinimumWidth(40)  # gives way in a narrow window, never widens it
         self.activity = QProgressBar(self)
         self.activity.setRange(0, 0)
-        self.activity.setMaximumWidth(90)
         self.activity.setMaximumHeight(12)
         self.activity.setTextVisible(False)
         self.activity.setVisible(False)
+        # A progress bar asks to expand: shown, it would have the status bar widen the
+        # indicator beyond its texts (the room went to the dot, 50 px from "Online").
+        self.activity.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.activity.setFixedWidth(90)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(10)

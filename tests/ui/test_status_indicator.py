@@ -1,0 +1,62 @@
+"""The status bar's connection state reads as one: its dot beside its words ("● Online ·
+Local sandbox"), whether or not the activity bar shows beside it (it was 50 px apart while
+the bar showed: seen at 1366x768 on a fresh demo)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.connection import ConnectionState, ConnectionStatus
+from freightdesk.service.paths import AppPaths
+from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.widgets.status import ConnectionIndicator
+
+# The dot's room beyond its glyph and the spacing between it and its words.
+NEAR = 8
+
+
+def dot_gap(indicator: ConnectionIndicator) -> int:
+    """Pixels between the dot's glyph, drawn at its label's left, and the state's words."""
+    dot = indicator.state_dot
+    glyph_end = dot.geometry().left() + dot.fontMetrics().horizontalAdvance(dot.text())
+    return indicator.state_label.geometry().left() - glyph_end
+
+
+@pytest.mark.parametrize("width", [1366, 1920])
+def test_the_dot_stays_beside_its_words_while_the_activity_bar_shows(
+    qtbot: QtBot, settings: QSettings, paths: AppPaths, width: int
+) -> None:
+    window = MainWindow(None, settings, paths)
+    qtbot.addWidget(window)
+    window.showNormal()
+    window.resize(width, 700)
+    qtbot.waitExposed(window)
+    # The first run's status bar: the demo's progress beside the indicator.
+    window.demo_progress.setText("Preparing demo data: 114 of 307 shipments loaded")
+    window.demo_progress.setVisible(True)
+    indicator = window.indicator
+    now = time.time()
+    online = ConnectionStatus(ConnectionState.ONLINE, "Local sandbox", last_success=now)
+    indicator.show_status(online)
+    qtbot.waitUntil(lambda: indicator.state_label.text() == "Online · Local sandbox")
+    assert not indicator.activity.isVisible()
+    assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
+    indicator.show_progress(114, 307)
+    qtbot.waitUntil(indicator.activity.isVisible)
+    qtbot.wait(50)  # the layout settled
+    assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
+    # The words whole, and at the bar's right end as before.
+    label = indicator.state_label
+    assert label.width() >= label.sizeHint().width()
+    assert indicator.geometry().right() >= window.statusBar().width() - 30
+    busy = ConnectionStatus(ConnectionState.ONLINE, "Local sandbox", last_success=now, busy=1)
+    indicator.show_status(busy)
+    indicator.end_progress()
+    qtbot.wait(50)
+    assert indicator.activity.isVisible()
+    assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
+    indicator.stop()
