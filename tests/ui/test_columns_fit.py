@@ -169,9 +169,19 @@ async def test_sailing_schedules(qtbot: QtBot, connected: tuple[AppSession, Tena
     # The form gives the sailings most of the room.
     assert pane.table.width() > pane.width() * 0.6
     # The carrier whole with its code (it was cut before it, "Hanseatic Ocean Carrie…", also
-    # at 1920x1080 beside a half-empty route).
-    whole = ["Carrier", "Departs", "Arrives", "Transit"]
+    # at 1920x1080 beside a half-empty route); the stops whole with their hubs (they were
+    # cut at 1366, "1 transshipme…"), their count said in the tooltip.
+    stops = {str(pane.model.index(r, 4).data()) for r in range(pane.model.rowCount())}
+    assert "Direct" in stops and any(s.startswith("Via ") for s in stops), stops
+    tips = {
+        str(pane.model.index(r, 4).data(Qt.ItemDataRole.ToolTipRole))
+        for r in range(pane.model.rowCount())
+    }
+    assert any(t.startswith("1 transshipment (") for t in tips), tips
+    whole = ["Carrier", "Departs", "Arrives", "Transit", "Stops"]
     assert_columns_fit(pane.table, pane, columns, whole=whole)
+    # The route keeps some room (its ports, cut in the middle; whole in the tooltip).
+    assert pane.table.columnWidth(5) >= 100, pane.table.columnWidth(5)
     pane.resize(*AT_1920)
     await wait_until(lambda: pane.width() == AT_1920[0])
     assert_columns_fit(pane.table, pane, columns, whole=whole)

@@ -108,11 +108,19 @@ def call_text_at(route: PointToPointRoute) -> str:
 
 
 def stops_text(route: PointToPointRoute) -> str:
+    """The stops said whole: "1 transshipment (SGSIN)" (the Stops column's tooltip)."""
     count = route.transshipment_count
     if count == 0:
         return "Direct"
     hubs = ", ".join(t.locode for t in route.transshipments)
     return f"{count} transshipment{'s' if count != 1 else ''} ({hubs})"
+
+
+def stops_short(route: PointToPointRoute) -> str:
+    """The stops in the list, short enough to be read whole: "Direct", "Via SGSIN, LKCMB"."""
+    if route.transshipment_count == 0:
+        return "Direct"
+    return "Via " + ", ".join(t.locode for t in route.transshipments)
 
 
 STOPS = 4
@@ -125,8 +133,8 @@ COLUMNS: list[Column[PointToPointRoute]] = [
     Column("Departs", lambda r: call_text(r.departure), 140, value=lambda r: r.departure.date_time),
     Column("Arrives", lambda r: call_text(r.arrival), 140, value=lambda r: r.arrival.date_time),
     Column("Transit", lambda r: days_text(r.transit_time_days), 70),
-    # Its hubs are in the route too: it leaves the room to the route.
-    Column("Stops", stops_text, 110, most=110, tooltip=stops_text),
+    # The hubs whole ("Via SGSIN"): at 1366 px the route shows only its ends.
+    Column("Stops", stops_short, 70, most=220, tooltip=stops_text),
     Column("Route", route_line, 300, tooltip=route_detail),
 ]
 
@@ -241,8 +249,8 @@ class SchedulesPane(ListExport, QWidget):
         self.table = ItemTable(
             self.model, lambda r: r.route_id, self, name="sailingsTable", stretch=ROUTE, fit=True
         )
-        # A long carrier keeps its code, a long route its destination; the stops read from
-        # their count.
+        # A long carrier keeps its code, a long route its destination; many stops read
+        # from the first hub.
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         cut_at_end(self.table, STOPS)
         tip_elided(self.table)
