@@ -1,12 +1,18 @@
 """A label of a fixed number of lines (one unless told) that never widens its parent: text too
 long for its lines is cut with "…" at the end of the last one and the whole text is its tooltip.
-For headers whose height must not change with what they show."""
+For headers whose height must not change with what they show. Its lines break between words,
+never inside a phrase it is told to keep whole ("1 open exception", a stop's name)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QResizeEvent, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+# A space no line breaks at (Unicode's line breaking rules): as wide as a space.
+NO_BREAK_SPACE = "\u00a0"
 
 
 class ElidedLabel(QLabel):
@@ -20,6 +26,7 @@ class ElidedLabel(QLabel):
     ) -> None:
         super().__init__(parent)
         self._full = ""
+        self._whole: tuple[str, ...] = ()
         self._mode = mode
         self._lines = lines
         self.setWordWrap(False)
@@ -30,9 +37,11 @@ class ElidedLabel(QLabel):
         self._fit_height()
         self.setText(text)
 
-    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
-        """Show `text`, cut to the width when too long (`full_text` is all of it)."""
+    def setText(self, text: str, *, whole: Sequence[str] = ()) -> None:  # noqa: N802 (Qt's name)
+        """Show `text`, cut to the width when too long (`full_text` is all of it); on more
+        than one line, never broken inside one of the phrases `whole` (parts of `text`)."""
         self._full = text
+        self._whole = tuple(whole)
         self._elide()
 
     def clear(self) -> None:
@@ -90,7 +99,12 @@ class ElidedLabel(QLabel):
 
     def _wrapped(self, width: int) -> list[str]:
         """The text broken at word boundaries into the label's lines, the last one cut to fit."""
-        layout = QTextLayout(self._full, self.font())
+        # The phrases' spaces are no-break ones for the layout only: the same length, so its
+        # lines' positions are the text's.
+        laid_out = self._full
+        for phrase in self._whole:
+            laid_out = laid_out.replace(phrase, phrase.replace(" ", NO_BREAK_SPACE))
+        layout = QTextLayout(laid_out, self.font())
         option = QTextOption()
         option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         layout.setTextOption(option)

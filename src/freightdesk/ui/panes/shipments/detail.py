@@ -299,15 +299,19 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         current = state_text(latest.type) if latest else "No state yet"
         open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
         stops = shipment.route_info.stops if shipment.route_info else []
-        route = " → ".join(
+        places = [
             s.name or (s.location.address.city if s.location and s.location.address else "?") or "?"
             for s in stops
-        )
-        parts = [current, route]
+        ]
+        exceptions = ""
         if open_exceptions:
             count = len(open_exceptions)
-            parts.append(f"{count} open exception{'s' if count != 1 else ''}")
-        self.subtitle.setText(" · ".join(p for p in parts if p))
+            exceptions = f"{count} open exception{'s' if count != 1 else ''}"
+        parts = [current, " → ".join(places), exceptions]
+        # On two lines, broken between the state, the stops and the exceptions, not in one.
+        self.subtitle.setText(
+            " · ".join(p for p in parts if p), whole=[current, *places, exceptions]
+        )
         self._set_enabled(True)
         self.share_button.setEnabled(bool(shipment.shipment_share_link))
         self._render_timeline(history, stops, change)
