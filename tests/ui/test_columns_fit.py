@@ -236,6 +236,14 @@ async def test_packages(
     if room == AT_1440:
         whole.append("Origin")
     assert_columns_fit(pane.table, pane, [*columns, "Stackable", "Origin", "Destination"], whole)
+    # Both places read by their name's start and their city: at 1366 px the destination was
+    # left 130 px, "Northfiel…ento, CA", beside a 290 px origin. The whole in the tooltip.
+    places = ((9, "Alder & Finch", "Queretaro"), (10, "Northfield", "Sacramento"))
+    for column, start, city in places:
+        index = pane.model.index(0, column)
+        shown = _shown_text(pane.table, index)
+        assert shown.startswith(start) and city in shown, shown
+        assert f"({city}, " in str(index.data(Qt.ItemDataRole.ToolTipRole))
     pane.shutdown()
 
 

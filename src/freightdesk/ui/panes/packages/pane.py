@@ -73,6 +73,17 @@ def _place(location: PackageLocation | None) -> str:
     return location.name or place if not (location.name and place) else f"{location.name} ({place})"
 
 
+def _place_short(location: PackageLocation | None) -> str:
+    """`_place` without the city its name already says: "Northfield Goods Sacramento (CA)"
+    for "Northfield Goods Sacramento (Sacramento, CA)", so both places read at 1366 px."""
+    address = location.address if location is not None else None
+    if location is None or not location.name or address is None or not address.city:
+        return _place(location)
+    if address.city.casefold() not in location.name.casefold():
+        return _place(location)
+    return f"{location.name} ({address.state})" if address.state else location.name
+
+
 def _dimensions(package: Package) -> str:
     dims = package.package.dimensions if package.package else None
     if dims is None:
@@ -112,25 +123,27 @@ def _identifiers_typed(package: Package) -> str:
 # Plant (Queretaro, QUE)" was cut at 1440 px beside an empty Volume column), elided in the
 # middle if short of it, their whole text in the tooltip.
 COLUMNS: list[Column[Package]] = [
-    Column("Identifiers", _identifiers, 110, tooltip=_identifiers_typed),
+    # The least widths of the figures as small as the demo's need ("PKG-240149", "1,010 LB"):
+    # what they do not take the destination gets.
+    Column("Identifiers", _identifiers, 90, tooltip=_identifiers_typed),
     Column("Status", lambda p: words(p.status.value), 85),
     Column("Type", lambda p: words(p.package.type) if p.package else "", 50),
     Column("Items", _items, 100),  # "1 (1,200 units)" whole
-    Column("Weight", _weight, 70),
+    Column("Weight", _weight, 60),
     Column("Dimensions", _dimensions, 105),
     Column("Volume", _volume, 60),
     Column("Stackable", lambda p: "Yes" if p.is_stackable else "No", 70),
     Column("Accessorials", lambda p: ", ".join(words(a.type.value) for a in p.accessorials), 90),
     Column(
         "Origin",
-        lambda p: _place(p.origin_location),
+        lambda p: _place_short(p.origin_location),
         150,
         most=300,
         tooltip=lambda p: _place(p.origin_location),
     ),
     Column(
         "Destination",
-        lambda p: _place(p.destination_location),
+        lambda p: _place_short(p.destination_location),
         120,
         tooltip=lambda p: _place(p.destination_location),
     ),
