@@ -43,6 +43,7 @@ from tests.server.test_carrier_push_support import iso, java_time, now
 from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
+from tests.ui.sort_arrows import click_header
 from tests.ui.test_bookings_pane import _booking, _bookings_pane
 from tests.ui.test_capacity_pane import _carriers
 from tests.ui.test_capacity_support import settle, type_text
@@ -305,15 +306,25 @@ async def test_stop_locations(qtbot: QtBot, connected: tuple[AppSession, TenantH
 
 async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
     session, tenant = connected
-    made = tenant.http.post(RATE_REQUESTS, json=tl_request(["PRLF", "MPLF"])).json()
+    # As the demo asks: every truckload carrier, more quotes than the table shows at once
+    # (its scroll bar takes room).
+    carriers = ["PRLF", "MPLF", "CDRF", "GLKT", "TRNX", "CSCX", "BLRT", "IRHX"]
+    made = tenant.http.post(RATE_REQUESTS, json=tl_request(carriers)).json()
     pane = await shown_pane(qtbot, session, RatesPane, AT_1366)
     type_text(pane.open_id, made["id"])
     qtbot.keyClick(pane.open_id, Qt.Key.Key_Return)
-    await wait_until(lambda: pane.quotes.rowCount() == 4, 30)
+    await wait_until(lambda: pane.quotes.rowCount() == 16, 30)
     columns = ["Carrier", "Type", "Total", "Line haul", "Fuel surcharge", "Accessorials"]
     more = ["Transit", "Delivery by", "Service", "Expires", "vs market"]
-    # "Contract" whole, in bold too (the cheapest of a currency).
-    assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=columns[1:])
+    # "Contract" whole, in bold too (the cheapest of a currency); the carrier whole with its
+    # SCAC, "Maple Leaf Freightways (MPLF)" in bold as the cheapest in Canadian dollars (it
+    # was cut, "(MP…", the figures' columns wider than their text).
+    assert any("Maple Leaf" in str(q.carrier_name) for q in pane.quotes.items)
+    assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=[*columns, *more])
+    # Sorted by a click on a header: its arrow has room beside its title, all still whole.
+    click_header(qtbot, pane.quote_table, 4)  # Fuel surcharge
+    assert pane.quote_table.horizontalHeader().sortIndicatorSection() == 4
+    assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=[*columns, *more])
     pane.shutdown()
     await settle(session)
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QHeaderView,
+    QStyle,
     QTableView,
     QWidget,
 )
@@ -103,6 +104,7 @@ class ItemTable(QTableView, Generic[T]):
             header.sectionResized.connect(self._sized)
             for signal in (model.modelReset, model.layoutChanged, model.dataChanged):
                 signal.connect(self.fit_columns)
+            header.sortIndicatorChanged.connect(self.fit_columns)  # its arrow's room
         self.selectionModel().selectionChanged.connect(self._picked)
         self.selectedChanged.connect(self._enable_buttons)
 
@@ -113,7 +115,6 @@ class ItemTable(QTableView, Generic[T]):
         the list) before the others while the room lasts."""
         if not self._fit:
             return
-        header = self.horizontalHeader()
         columns = self.items_model.columns
         least = [
             self.columnWidth(c) if c in self._user_sized else column.width
@@ -122,7 +123,7 @@ class ItemTable(QTableView, Generic[T]):
         wanted = [
             least[c]
             if c in self._user_sized
-            else min(column.most, max(header.sectionSizeHint(c), self.sizeHintForColumn(c)))
+            else min(column.most, max(self._header_width(c), self.sizeHintForColumn(c)))
             for c, column in enumerate(columns)
         ]
         widths = fit_widths(wanted, least, self.viewport().width(), self._stretch)
@@ -133,6 +134,18 @@ class ItemTable(QTableView, Generic[T]):
                     self.setColumnWidth(column, width)
         finally:
             self._fitting = False
+
+    def _header_width(self, column: int) -> int:
+        """The room the header's title needs: Qt's hint keeps a sort arrow's room in every
+        section of a sortable table (~20 px each), only the sorted one draws it."""
+        header = self.horizontalHeader()
+        if header.isSortIndicatorShown() and header.sortIndicatorSection() == column:
+            return header.sectionSizeHint(column)
+        title = str(self.items_model.headerData(column, Qt.Orientation.Horizontal))
+        metrics = header.fontMetrics()
+        text = max(metrics.horizontalAdvance(line) for line in title.split("\n"))
+        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        return min(header.sectionSizeHint(column), text + 2 * margin + 2)
 
     def _sized(self, column: int, _old: int, _new: int) -> None:
         if not self._fitting and column != self._stretch and self.isVisible():

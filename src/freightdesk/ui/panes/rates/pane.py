@@ -110,8 +110,10 @@ class RatesPane(ListExport, QWidget):
         self.subtitle.setObjectName("rateRequestSubtitle")
         self.subtitle.setWordWrap(True)
         self.subtitle.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The figures as wide as their text (bold too): the carrier has the rest, whole with
+        # its SCAC at 1366 px ("Maple Leaf Freightways (MP…" beside 125 px totals before).
         self.quote_table = ItemTable(
-            self.quotes, lambda q: str(q.id), detail, name="quotesTable", stretch=0
+            self.quotes, lambda q: str(q.id), detail, name="quotesTable", stretch=0, fit=True
         )
         # No sort indicator at first: the service's order (cheapest first) until a click.
         self.quote_table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)

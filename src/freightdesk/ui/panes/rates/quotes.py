@@ -162,11 +162,11 @@ class QuotesModel(ListingModel[Quote]):
                 "Type", lambda q: q.quote_type.value.title(), 75, key=lambda q: q.quote_type
             ),
             QuoteColumn(
-                "Total", lambda q: amount_text(q.total_rate), 125,
+                "Total", lambda q: amount_text(q.total_rate), 90,
                 key=lambda q: _money_key(q.total_rate), numeric=True,
             ),
             QuoteColumn(
-                "Line haul", lambda q: amount_text(q.line_haul), 125,
+                "Line haul", lambda q: amount_text(q.line_haul), 90,
                 key=lambda q: _money_key(q.line_haul), numeric=True,
             ),
             QuoteColumn(
@@ -179,7 +179,7 @@ class QuotesModel(ListingModel[Quote]):
             ),
             QuoteColumn(
                 "Transit", lambda q: f"{q.transit_days} day{'s' if q.transit_days != 1 else ''}",
-                65, key=lambda q: q.transit_days, numeric=True,
+                60, key=lambda q: q.transit_days, numeric=True,
             ),
             QuoteColumn(
                 "Delivery by", lambda q: str(q.estimated_delivery_date or ""), 90,
@@ -189,7 +189,7 @@ class QuotesModel(ListingModel[Quote]):
                 "Service", lambda q: words(q.service_level), 75, key=lambda q: q.service_level
             ),
             QuoteColumn(
-                "Expires", lambda q: countdown_text(q.expiration_date_time), 105,
+                "Expires", lambda q: countdown_text(q.expiration_date_time), 90,
                 key=lambda q: q.expiration_date_time,
             ),
             QuoteColumn("vs market", self._versus_market, 75, key=self._versus_key, numeric=True),
