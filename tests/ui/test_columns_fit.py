@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QDate, QModelIndex, QRect, QSettings, Qt
@@ -133,12 +134,13 @@ async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, Tenan
     columns = ["Carrier", "Shipments", "On-time deliveries", "On-time pickups", "Tracked"]
     assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
     # Every column in view (the last two were off to the side): nothing to scroll sideways
-    # to; a long carrier's name cut in the middle, whole in the tooltip.
+    # to; a long carrier's name whole too ("Sierra Madre Autotransportes (SMAT)": it was cut
+    # in the middle, the figures' headers keeping room for a sort arrow each).
     every = [
         str(pane.model.headerData(c, Qt.Orientation.Horizontal)).replace("\n", " ")
         for c in range(pane.model.columnCount())
     ]
-    assert_columns_fit(pane.table, pane, every, whole=every[1:])
+    assert_columns_fit(pane.table, pane, every, whole=every)
     assert pane.table.horizontalScrollBar().maximum() == 0
     assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     assert view_rows(pane.table).header == every  # the two-line headers one line in a file
@@ -209,41 +211,55 @@ async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
     pane.shutdown()
 
 
+def _place(name: str, city: str, state: str, country: str = "US") -> dict[str, Any]:
+    return {"name": name, "address": {"city": city, "state": state, "country": country}}
+
+
+def _placed(number: int, origin: str, where: tuple[str, str, str]) -> dict[str, Any]:
+    """Package PKG-2401NN from `origin` in (city, state, country)."""
+    body = _package(number)
+    body["identifiers"] = [{"type": "PACKAGE_ID", "value": f"PKG-2401{49 - 7 * (number - 1)}"}]
+    body["originLocation"] = _place(origin, *where)
+    return body
+
+
 @pytest.mark.parametrize("room", [AT_1366, AT_1440], ids=["1366", "1440"])
 async def test_packages(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
 ) -> None:
     session, tenant = connected
-    body = _package(1)
-    body["items"][0]["unitQuantity"] = 1200
     # The demo's package and places: at 1440 px the origin was cut beside an empty Volume
     # column, "PACKAGE_ID " taking the room.
-    body["identifiers"] = [{"type": "PACKAGE_ID", "value": "PKG-240149"}]
+    body = _placed(1, "Alder & Finch Queretaro Plant", ("Queretaro", "QUE", "MX"))
+    body["items"][0]["unitQuantity"] = 1200
     body["package"]["dimensions"] = {"length": 48, "width": 40, "height": 64, "unit": "IN"}
-    body["originLocation"] = {
-        "name": "Alder & Finch Queretaro Plant",
-        "address": {"city": "Queretaro", "state": "QUE", "country": "MX"},
-    }
-    body["destinationLocation"] = {
-        "name": "Northfield Goods Sacramento",
-        "address": {"city": "Sacramento", "state": "CA", "country": "US"},
-    }
+    body["destinationLocation"] = _place("Northfield Goods Sacramento", "Sacramento", "CA")
     assert tenant.http.post(PACKAGES, json=body).is_success
+    # The demo's longest origin, whose name does not say its city.
+    other = _placed(2, "Alder & Finch Montreal DC", ("Boucherville", "QC", "CA"))
+    other["destinationLocation"] = _place("Hearth & Home Reno", "Reno", "NV")
+    assert tenant.http.post(PACKAGES, json=other).is_success
     pane = await shown_pane(qtbot, session, PackagesPane, room)
-    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    await wait_until(lambda: pane.model.rowCount() == 2, 30)
     columns = ["Identifiers", "Status", "Type", "Items", "Weight", "Dimensions", "Volume"]
     whole = ["Identifiers", "Status", "Type", "Items", "Weight", "Dimensions"]
-    assert pane.model.data(pane.model.index(0, 0)) == "PKG-240149"
     if room == AT_1440:
-        whole.append("Origin")
+        whole += ["Origin", "Destination"]
     assert_columns_fit(pane.table, pane, [*columns, "Stackable", "Origin", "Destination"], whole)
-    # Both places read by their name's start and their city: at 1366 px the destination was
-    # left 130 px, "Northfiel…ento, CA", beside a 290 px origin. The whole in the tooltip.
-    places = ((9, "Alder & Finch", "Queretaro"), (10, "Northfield", "Sacramento"))
-    for column, start, city in places:
-        index = pane.model.index(0, column)
+    # Both places read by their name's start and their city (or state, where the name says
+    # the city): at 1366 px the destination was left 130 px, "Northfiel…ento, CA)", beside a
+    # 290 px origin. The whole in the tooltip.
+    rows = {str(pane.model.index(r, 0).data()): r for r in range(2)}
+    places = [
+        ("PKG-240149", 9, "Alder & Finch Queretaro", "(QUE)", "Queretaro"),
+        ("PKG-240149", 10, "Northfield Goods", "Sacramento (CA)", "Sacramento"),
+        ("PKG-240142", 9, "Alder & Finch M", "QC)", "Boucherville"),
+        ("PKG-240142", 10, "Hearth & Home Reno", "(NV)", "Reno"),
+    ]
+    for package, column, start, end, city in places:
+        index = pane.model.index(rows[package], column)
         shown = _shown_text(pane.table, index)
-        assert shown.startswith(start) and city in shown, shown
+        assert shown.startswith(start) and shown.endswith(end), shown
         assert f"({city}, " in str(index.data(Qt.ItemDataRole.ToolTipRole))
     pane.shutdown()
 

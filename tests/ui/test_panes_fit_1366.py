@@ -65,8 +65,7 @@ def assert_hints_whole(form: QWidget) -> None:
 
 async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
     """The minimums' labels whole beside their fields; every column in view, a long carrier
-    name and SCAC cut in the middle (whole from 1440 px, test_columns_fit) with its whole
-    in the tooltip."""
+    name and SCAC whole (test_columns_fit), also in the tooltip."""
     session, tenant = connected
     truckload(tenant, "SMAT", tracked=True)  # "Sierra Madre Autotransportes (SMAT)"
     truckload(tenant, "ABCD")

@@ -34,17 +34,30 @@ T = TypeVar("T")
 ROW_HEIGHT = 26
 
 
-def fit_widths(wanted: Sequence[int], least: Sequence[int], room: int, stretch: int) -> list[int]:
+def fit_widths(
+    wanted: Sequence[int],
+    least: Sequence[int],
+    room: int,
+    stretch: int,
+    shares: int | None = None,
+) -> list[int]:
     """Each column's width in `room`, left to right (the key columns first): its `wanted`
     width while it still ends within the room, never under its `least`; the columns after it
     have what is left, or scroll sideways. `stretch` takes the room left (the header stretches
-    it), so it is the one cut when the room is short."""
+    it), so it is the one cut when the room is short; unless `shares` is named, which then
+    gives it up to half of their room together (a list's origin and destination)."""
     widths = list(least)
     end = 0
     for column, want in enumerate(wanted):
         if column != stretch:
             widths[column] = max(least[column], min(want, room - end))
         end += widths[column]
+    if shares is not None:
+        left = room - sum(w for c, w in enumerate(widths) if c != stretch)
+        together = widths[shares] + left
+        if left < wanted[stretch]:
+            given = min(wanted[stretch], max(together // 2, together - wanted[shares]))
+            widths[shares] = max(least[shares], together - given)
     return widths
 
 
@@ -70,11 +83,13 @@ class ItemTable(QTableView, Generic[T]):
         name: str,
         stretch: int | None = None,
         fit: bool = False,
+        shares: int | None = None,
     ) -> None:
         """`stretch`: the column that takes the room left (the last one unless named).
         `fit`: each column as wide as its header and cells need, from its `Column.width` to
         its `Column.most`, refitted as the rows or the room change (a column the user
-        widened or narrowed keeps its width)."""
+        widened or narrowed keeps its width); `shares`: a column that gives the stretched
+        one up to half of their room when both are short of it (see `fit_widths`)."""
         super().__init__(parent)
         self.items_model = model
         self.key_of = key
@@ -98,6 +113,7 @@ class ItemTable(QTableView, Generic[T]):
             self.setColumnWidth(index, column.width)
         self._stretch = model.columnCount() - 1 if stretch is None else stretch
         self._fit = fit
+        self._shares = shares
         self._fitting = False
         self._user_sized: set[int] = set()
         if fit:
@@ -126,7 +142,7 @@ class ItemTable(QTableView, Generic[T]):
             else min(column.most, max(self._header_width(c), self.sizeHintForColumn(c)))
             for c, column in enumerate(columns)
         ]
-        widths = fit_widths(wanted, least, self.viewport().width(), self._stretch)
+        widths = fit_widths(wanted, least, self.viewport().width(), self._stretch, self._shares)
         self._fitting = True
         try:
             for column, width in enumerate(widths):

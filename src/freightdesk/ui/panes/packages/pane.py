@@ -120,8 +120,9 @@ def _identifiers_typed(package: Package) -> str:
 
 # Each column fits its text (from its least width to its most), the key ones first, left to
 # right; the places take the room the figures leave (the demo's "Alder & Finch Queretaro
-# Plant (Queretaro, QUE)" was cut at 1440 px beside an empty Volume column), elided in the
-# middle if short of it, their whole text in the tooltip.
+# Plant (Queretaro, QUE)" was cut at 1440 px beside an empty Volume column), sharing it when
+# short of it (1366 px), elided in the middle, their whole text in the tooltip.
+ORIGIN = 9  # the destination, last, takes the room left
 COLUMNS: list[Column[Package]] = [
     # The least widths of the figures as small as the demo's need ("PKG-240149", "1,010 LB"):
     # what they do not take the destination gets.
@@ -235,7 +236,10 @@ class PackagesPane(ListExport, QWidget):
         top.addWidget(self.delete_button)
         top.addWidget(self.delete_by_identifier_button)
         self.notice = Notice(self)
-        self.table = ItemTable(self.model, lambda p: p.id, self, name="packagesTable", fit=True)
+        # Short of room (1366 px), the origin and the destination share it: both read.
+        self.table = ItemTable(
+            self.model, lambda p: p.id, self, name="packagesTable", fit=True, shares=ORIGIN
+        )
         # A place's start and its state both tell it: cut in the middle, not at the end.
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         tip_elided(self.table)
