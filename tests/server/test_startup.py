@@ -171,3 +171,34 @@ async def test_a_stop_during_the_delay_starts_no_worker(no_context: ServiceConte
     await workers.stop()
     assert time.monotonic() - stopping < 2.0
     assert began == []
+
+
+# Libraries the service uses for some requests only (histories, webhook credentials and
+# sending), each a noticeable part of a start to import: loaded by the request that needs them.
+NOT_FOR_THE_FIRST_ANSWER = ("numpy", "httpx", "cryptography")
+
+
+def test_the_start_imports_no_library_only_some_requests_need(tmp_path: Path) -> None:
+    # A fresh interpreter, as `freightdesk serve` has: this test process has them loaded.
+    code = f"""
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from freightdesk import cli
+from freightdesk.server.app import create_app
+from freightdesk.server.connections import connection_protocol
+from freightdesk.server.demo.progress import begin_demo
+from freightdesk.server.settings import ServerSettings, sqlite_url
+
+data = Path({str(tmp_path)!r})
+settings = ServerSettings(data_dir=data, database_url=sqlite_url(data / "start.sqlite3"))
+app = create_app(settings)
+begin_demo(app.state.context)
+print(sorted(name for name in {NOT_FOR_THE_FIRST_ANSWER!r} if name in sys.modules))
+"""
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert found.stdout.strip() == "[]", found.stdout + found.stderr

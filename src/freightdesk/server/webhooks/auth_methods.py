@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography import x509
-from cryptography.hazmat.primitives import serialization
 from pydantic import ValidationError
 
 from freightdesk.models.webhooks import (
@@ -141,6 +139,11 @@ def prepare(
 def _check_certificates(method: MethodInput, parameters: dict[str, str]) -> Problems:
     if method.type not in (AuthenticationType.MTLS, AuthenticationType.AD_OAUTH2_CERT):
         return []
+    # Imported here: the service's start imports this module (the routes), and only these
+    # methods carry certificates.
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
     base = method.parameters_path
     problems: Problems = []
     certificate = None

@@ -22,9 +22,6 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
 from freightdesk.models.webhooks import SECRET_PARAMETERS
 from freightdesk.server.context import ServiceContext
 
@@ -76,6 +73,10 @@ def load_key(data_dir: Path) -> bytes:
 
 class SecretBox:
     def __init__(self, key: bytes) -> None:
+        # Imported here: the service's start imports this module (the routes) and answers
+        # before any secret is sealed or opened.
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
         self._aead = AESGCM(key)
 
     @staticmethod
@@ -92,6 +93,8 @@ class SecretBox:
     def open(self, value: str) -> str:
         if not self.sealed(value):
             return value  # stored before encryption (sealed at the next start)
+        from cryptography.exceptions import InvalidTag
+
         text = value.removeprefix(PREFIX)
         try:
             data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

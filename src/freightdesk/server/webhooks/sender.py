@@ -20,9 +20,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from freightdesk import __version__
 from freightdesk.models.webhooks import AuthenticationType
@@ -34,6 +32,11 @@ from freightdesk.server.webhooks.outbox import Endpoint
 from freightdesk.server.webhooks.proxies import Proxies
 from freightdesk.server.webhooks.targets import TargetPolicy
 from freightdesk.server.webhooks.tuning import Tuning
+
+if TYPE_CHECKING:
+    # Imported where used: the service's start imports this module (the ping route, the
+    # delivery worker) and answers before anything is sent.
+    import httpx
 
 USER_AGENT = f"FreightDesk-Webhooks/{__version__}"
 _TOKEN_TYPES = frozenset({AuthenticationType.OAUTH2.value, AuthenticationType.AD_OAUTH2_CERT.value})
@@ -107,12 +110,16 @@ class Sender:
         self.credentials = Credentials()
 
     async def _trust(self) -> ssl.SSLContext:
+        import httpx
+
         if self._trust_store is None:
             # Off the event loop: reading the certificates takes a while.
             self._trust_store = await asyncio.to_thread(httpx.create_ssl_context)
         return self._trust_store
 
     async def _shared(self) -> httpx.AsyncClient:
+        import httpx
+
         if self._token_client is None:
             trust = await self._trust()
             self._token_client = httpx.AsyncClient(verify=trust, follow_redirects=False)
@@ -151,6 +158,8 @@ class Sender:
         return route
 
     async def _prepare(self, endpoint: Endpoint) -> _Route:
+        import httpx
+
         url = httpx.URL(endpoint.url)
         if endpoint.params:
             url = url.copy_merge_params(endpoint.params)
@@ -200,11 +209,15 @@ class Sender:
         endpoint's address could change in between; its URL was checked when saved too.)"""
         if self.targets is None:
             return
+        import httpx
+
         url = httpx.URL(methods[0]["parameters"]["tokenUrl"])
         with contextlib.suppress(socket.gaierror):  # httpx says so, as before
             await self.targets.addresses(url.host, url.port or 443)
 
     async def send(self, endpoint: Endpoint, event_id: str, body: bytes, tuning: Tuning) -> Result:
+        import httpx
+
         attempted_at = utcnow()
         started = time.perf_counter()
 
