@@ -178,8 +178,17 @@ async def test_a_stop_during_the_delay_starts_no_worker(no_context: ServiceConte
 NOT_FOR_THE_FIRST_ANSWER = ("numpy", "httpx", "cryptography")
 
 
+def _in_a_fresh_interpreter(code: str) -> str:
+    """What `code` prints, run as `freightdesk serve` runs: in a new process (this test
+    process has imported everything already)."""
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300
+    )
+    assert found.returncode == 0, found.stderr
+    return found.stdout.strip()
+
+
 def test_the_start_imports_no_library_only_some_requests_need(tmp_path: Path) -> None:
-    # A fresh interpreter, as `freightdesk serve` has: this test process has them loaded.
     code = f"""
 import sys
 from pathlib import Path
@@ -198,7 +207,29 @@ app = create_app(settings)
 begin_demo(app.state.context)
 print(sorted(name for name in {NOT_FOR_THE_FIRST_ANSWER!r} if name in sys.modules))
 """
-    found = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    )
-    assert found.stdout.strip() == "[]", found.stdout + found.stderr
+    assert _in_a_fresh_interpreter(code) == "[]"
+
+
+def test_a_restart_with_the_demo_configures_no_mapper_before_answering(tmp_path: Path) -> None:
+    # What `serve --demo` asks of a used database before its first answer (whether it has a
+    # tenant; the demo worker: whether a demo is being prepared) goes without the ORM, whose
+    # first statement configures every mapper: the first request that uses it pays that.
+    _used_database(tmp_path)
+    code = f"""
+from pathlib import Path
+
+from sqlalchemy import inspect
+
+from freightdesk import cli
+from freightdesk.server.app import build_context
+from freightdesk.server.demo.progress import demo_status
+from freightdesk.server.settings import ServerSettings, sqlite_url
+from freightdesk.server.tables.tenancy import Tenant
+
+data = Path({str(tmp_path)!r})
+context = build_context(
+    ServerSettings(data_dir=data, database_url=sqlite_url(data / "freightdesk.sqlite3"))
+)
+print(cli._has_tenants(context), demo_status(context).state.value, inspect(Tenant).configured)
+"""
+    assert _in_a_fresh_interpreter(code) == "True none False"

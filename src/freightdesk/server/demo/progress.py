@@ -137,8 +137,14 @@ def claim(session: Session, tenant_id: int, stage: Stage, ready: int) -> DemoSee
 
 
 def demo_status(context: ServiceContext) -> DemoStatus:
-    with context.sessions() as session:
-        row = session.scalar(select(DemoSeeding).limit(1))
+    # The table, not the ORM: the demo worker asks this as the service starts, and the first
+    # ORM statement of a process configures every mapper (about 25 ms of CPU), which would
+    # slow the first answers; the first request that needs them pays it instead.
+    table = DemoSeeding.__table__.c
+    with context.engine.connect() as connection:
+        row = connection.execute(
+            select(table.stage, table.shipments_ready, table.shipments_total).limit(1)
+        ).first()
     if row is None:
         return DemoStatus(DemoState.NONE)
     state = DemoState.READY if row.stage == Stage.READY.value else DemoState.PREPARING
@@ -170,14 +176,20 @@ async def prepare_demo(context: ServiceContext, stop: asyncio.Event) -> None:
 
     relaying = asyncio.create_task(relay(), name="demo-stop")
     try:
-        # Imported here: the seeding brings the whole demo's world (a part of every start).
-        from freightdesk.server.demo.seed import continue_demo
-
-        await asyncio.to_thread(continue_demo, context, halt)
+        await asyncio.to_thread(_continue_demo, context, halt)
     finally:
         relaying.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await relaying
+
+
+def _continue_demo(context: ServiceContext, halt: threading.Event) -> None:
+    # Imported here: the seeding brings the whole demo's world (a part of every start were it
+    # imported with this module), and in this thread: on the event loop its import held up
+    # the first requests of a first run, the app's, by 25 ms of CPU (0.1 s on a busy machine).
+    from freightdesk.server.demo.seed import continue_demo
+
+    continue_demo(context, halt)
 
 
 WORKERS: list[Worker] = [prepare_demo]
