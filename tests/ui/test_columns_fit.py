@@ -270,7 +270,9 @@ async def test_documents(
     session, tenant = connected
     # Named as the demo's carriers name them (it was cut before its last digit and ".pdf").
     photo = make_png(tmp_path / "pod.png")
-    _post_photo(tenant, photo, "POD-06141412488973840.pdf", "06141412488973840")
+    # As the demo's: its number in its name, and its order's.
+    more = ("PURCHASE_ORDER", "4525248675")
+    _post_photo(tenant, photo, "POD-06141412488973840.pdf", "06141412488973840", more=more)
     long_name = "POD-06141412488973840-signed-at-the-dock-by-the-receiver.pdf"
     _post_photo(tenant, photo, long_name, "4711")
     pane = await shown_pane(qtbot, session, lambda s: DocumentsPane(s, settings), AT_1366)
@@ -278,7 +280,15 @@ async def test_documents(
     short_row = next(r for r in range(2) if pane.model.items[r].name != long_name)
     name = pane.model.index(short_row, 0)
     assert not is_elided(pane.table, name), name.data()
-    assert_columns_fit(pane.table, pane, ["Name", "Type", "Mode", "Identifiers", "Added"])
+    columns = ["Name", "Type", "Mode", "Identifiers", "Added"]
+    # The identifiers read whole, short, without the number the name says (they were cut
+    # to 'PRO: 061…4525248675'); all of them, typed, in the tooltip.
+    assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
+    identifiers = pane.model.index(short_row, 3)
+    assert identifiers.data() == "PO 4525248675", identifiers.data()
+    tip = str(identifiers.data(Qt.ItemDataRole.ToolTipRole))
+    assert tip == "PRO: 06141412488973840, PURCHASE_ORDER: 4525248675", tip
+    assert pane.model.index(1 - short_row, 3).data() == "PRO 4711"
     # A longer name is cut in its middle: its end (".pdf") still shows.
     assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     # The filters' hints are read whole, and the filters fit the window's room (a wider

@@ -226,10 +226,15 @@ async def test_the_panes_keys_do_not_clash_with_the_menus_or_each_other(
     pane.shutdown()
 
 
-def _post_photo(tenant: TenantHandle, photo: Path, name: str, pro: str) -> None:
-    """A proof of delivery photo uploaded by `tenant` itself (not through the app)."""
-    metadata = {"name": name, "type": "PROOF_OF_DELIVERY", "mode": "TL",
-                "identifiers": [{"type": "PRO", "value": pro}]}  # fmt: skip
+def _post_photo(
+    tenant: TenantHandle, photo: Path, name: str, pro: str, *, more: tuple[str, str] | None = None
+) -> None:
+    """A proof of delivery photo uploaded by `tenant` itself (not through the app); `more`,
+    another identifier (type, value) after its PRO."""
+    identifiers = [{"type": "PRO", "value": pro}]
+    if more is not None:
+        identifiers.append({"type": more[0], "value": more[1]})
+    metadata = {"name": name, "type": "PROOF_OF_DELIVERY", "mode": "TL", "identifiers": identifiers}
     created = tenant.http.post(
         DOCUMENTS,
         files={

@@ -15,6 +15,7 @@ from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelInde
 
 from freightdesk.models.documents import SHIPPER_TENANT_UUID, Document
 from freightdesk.service.clock import user_time
+from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.documents.labels import mode_text, size_text, type_text
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
@@ -22,20 +23,47 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 def identifiers_text(document: Document) -> str:
+    """Every identifier, typed as the service names it (the tooltip, an export)."""
     return ", ".join(
         f"{i.type}: {i.value}" for i in document.identifiers if i.type != SHIPPER_TENANT_UUID
     )
+
+
+# As a dispatcher writes them on paper.
+SHORT_TYPES = {
+    "BILL_OF_LADING": "BOL",
+    "HOUSE_BILL_OF_LADING": "HBL",
+    "PURCHASE_ORDER": "PO",
+    "AIR_WAYBILL": "AWB",
+    "PRO": "PRO",
+    "CONTAINER_ID": "Container",
+    "BOOKING_NUMBER": "Booking",
+}
+
+
+def identifiers_short(document: Document) -> str:
+    """The identifiers the name does not already say, short ("PO 4525248675" beside
+    "BOL-06141412488973840.pdf"); all of them when it says every one."""
+    shown = [i for i in document.identifiers if i.type != SHIPPER_TENANT_UUID]
+    others = [i for i in shown if i.value not in document.name] or shown
+    return ", ".join(f"{SHORT_TYPES.get(i.type, words(i.type))} {i.value}" for i in others)
 
 
 # Widths so that name to added fit beside the preview at the default split (1600 px wide).
 COLUMNS: list[Column[Document]] = [
     # Name to Added fit beside the preview in a 1366 px window; cut cells tell their whole text.
     # The name is what a dispatcher reads first: a name as the carriers write them
-    # ("BOL-06141412488973840.pdf") whole; the identifiers, mostly its number again, give way.
+    # ("BOL-06141412488973840.pdf") whole; the identifiers say what it does not, short.
     Column("Name", lambda d: d.name, 200, tooltip=lambda d: d.name),
     Column("Type", lambda d: type_text(d.type), 110),
     Column("Mode", lambda d: mode_text(d.mode), 95),
-    Column("Identifiers", identifiers_text, 140, tooltip=identifiers_text),
+    Column(
+        "Identifiers",
+        identifiers_short,
+        140,
+        tooltip=identifiers_text,
+        value=identifiers_text,
+    ),
     Column(
         "Added",
         lambda d: user_time(d.created_date_time),
