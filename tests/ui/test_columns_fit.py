@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QDate, QModelIndex, QRect, QSettings, Qt
+from PySide6.QtCore import QDate, QEvent, QModelIndex, QRect, QSettings, Qt
+from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QHeaderView,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
+    QToolTip,
     QTreeWidget,
     QWidget,
 )
@@ -41,7 +44,7 @@ from freightdesk.ui.widgets.elided import is_elided
 from freightdesk.ui.widgets.export import view_rows
 from tests.server.test_capacity import truckload
 from tests.server.test_carrier_push_support import iso, java_time, now
-from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
+from tests.server.test_rating_support import RATE_REQUESTS, set_profile, stop, tl_request
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
 from tests.ui.sort_arrows import click_header
@@ -330,12 +333,21 @@ async def test_stop_locations(qtbot: QtBot, connected: tuple[AppSession, TenantH
     await settle(session)
 
 
+# A tooltip shown offscreen (the name's) is raised.
+@pytest.mark.qt_log_ignore(r"^This plugin does not support raise\(\)$")
 async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
     session, tenant = connected
     # As the demo asks: every truckload carrier, more quotes than the table shows at once
     # (its scroll bar takes room).
     carriers = ["PRLF", "MPLF", "CDRF", "GLKT", "TRNX", "CSCX", "BLRT", "IRHX"]
-    made = tenant.http.post(RATE_REQUESTS, json=tl_request(carriers)).json()
+    long_name = "Lancaster to Columbus, housewares, small kitchen appliances and glassware"
+    request = tl_request(carriers, name=long_name)
+    # The demo's lane: longer than its column at 1366 px.
+    request["rateDetail"]["routeInfo"]["stops"] = [
+        stop("PICKUP", "Lancaster", "TX", "75146", name="Alder & Finch Dallas DC"),
+        stop("DELIVERY", "Columbus", "OH", "43215", name="Pantry Lane Markets Columbus"),
+    ]
+    made = tenant.http.post(RATE_REQUESTS, json=request).json()
     pane = await shown_pane(qtbot, session, RatesPane, AT_1366)
     type_text(pane.open_id, made["id"])
     qtbot.keyClick(pane.open_id, Qt.Key.Key_Return)
@@ -347,6 +359,14 @@ async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHa
     # was cut, "(MP…", the figures' columns wider than their text).
     assert any("Maple Leaf" in str(q.carrier_name) for q in pane.quotes.items)
     assert_columns_fit(pane.quote_table, pane, [*columns, *more], whole=[*columns, *more])
+    # The lane cut in its middle: where it goes still read (it was cut at its end, "Alder &
+    # Finch Dallas DC (Lancaster, TX) → Pantry La…"); the name cut at its end.
+    lane = _shown_text(pane.request_table, pane.requests.index(0, 1))
+    assert lane.startswith("Alder & Finch") and lane.endswith("(Columbus, OH)"), lane
+    assert "…" in lane  # cut: the test means something at this width
+    name = pane.requests.index(0, 0)
+    assert _shown_text(pane.request_table, name).startswith("Lancaster to Columbus, house")
+    assert _tooltip_of(pane.request_table, name) == long_name
     # Sorted by a click on a header: its arrow has room beside its title, all still whole.
     click_header(qtbot, pane.quote_table, 4)  # Fuel surcharge
     assert pane.quote_table.horizontalHeader().sortIndicatorSection() == 4
@@ -395,6 +415,16 @@ async def test_shipments(
     assert pane.model.data(event, Qt.ItemDataRole.ToolTipRole) == departed
     pane.shutdown()
     await settle(session)
+
+
+def _tooltip_of(table: QTableView, index: QModelIndex) -> str:
+    """The tooltip shown when the pointer rests on the cell at `index`."""
+    point = table.visualRect(index).center()
+    event = QHelpEvent(QEvent.Type.ToolTip, point, table.viewport().mapToGlobal(point))
+    QApplication.sendEvent(table.viewport(), event)
+    text = QToolTip.text()
+    QToolTip.hideText()
+    return text
 
 
 def _shown_text(table: QTableView, index: QModelIndex) -> str:

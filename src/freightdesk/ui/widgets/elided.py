@@ -55,7 +55,9 @@ class ElidedTipDelegate(QStyledItemDelegate):
         return styled.fontMetrics.horizontalAdvance(text) > room.width()
 
 
-class _CutAtEnd(QStyledItemDelegate):
+class _CutAtEnd(ElidedTipDelegate):
+    """Cut at the end, the whole text in the tooltip as every cut cell's."""
+
     def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideRight

@@ -50,7 +50,7 @@ from freightdesk.ui.panes.rates.quotes import (
     services_of,
 )
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.elided import cut_at_end, tip_elided
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -98,6 +98,10 @@ class RatesPane(ListExport, QWidget):
         self.request_table = ItemTable(
             self.requests, lambda r: str(r.id), self, name="rateRequestsTable", stretch=1
         )
+        # A lane too long for its room is cut in its middle, so where it goes still reads;
+        # the name at its end.
+        self.request_table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        cut_at_end(self.request_table, 0)
 
         detail = QWidget(self)
         self.title = QLabel("Select a rate request", detail)
