@@ -621,9 +621,9 @@ def test_search_edges(tenant: TenantHandle) -> None:
 
 
 JSON = "application/json"
-# The usual search (a bearer token the cache trusts, plain paging, no body or a JSON one) is
-# answered by the router's own handler; the same search with a charset parameter and a page
-# written with a leading zero goes to FastAPI's handler of the declared route.
+# Searches as the app sends them (a bearer token the cache trusts, plain paging, no body or a
+# JSON one), and each the same written otherwise (a charset parameter, a page with a leading
+# zero): the service answers both alike, as FastAPI's parsing of the request says they are.
 USUAL_SEARCHES: list[tuple[dict[str, int], dict[str, Any] | None]] = [
     ({}, None),
     ({}, {}),
@@ -638,7 +638,7 @@ USUAL_SEARCHES: list[tuple[dict[str, int], dict[str, Any] | None]] = [
 def usual_and_routed(
     http: httpx.Client, params: dict[str, Any], body: bytes
 ) -> tuple[httpx.Response, httpx.Response]:
-    """The search as the usual request, and the same one as only FastAPI's handler takes."""
+    """The search as the app sends it, and the same one written otherwise."""
     usual = http.post(SEARCH, params=params, content=body, headers={"content-type": JSON})
     routed = http.post(
         SEARCH,
@@ -649,7 +649,7 @@ def usual_and_routed(
     return usual, routed
 
 
-def test_the_usual_search_answers_as_the_declared_route(tenant: TenantHandle) -> None:
+def test_a_search_written_otherwise_is_answered_alike(tenant: TenantHandle) -> None:
     for i in range(3):
         created(tenant.http, name=f"doc {i}", parsedData={"weight": i, "seal": None})
     search(tenant.http)  # the token's first use reads it: from now on the cache trusts it
@@ -661,7 +661,7 @@ def test_the_usual_search_answers_as_the_declared_route(tenant: TenantHandle) ->
         assert usual.headers["content-type"] == routed.headers["content-type"] == JSON
 
 
-def test_the_usual_search_refuses_as_the_declared_route(tenant: TenantHandle) -> None:
+def test_a_search_written_otherwise_is_refused_alike(tenant: TenantHandle) -> None:
     search(tenant.http)
     with tenant.as_role("PILOT") as pilot:
         # The role header before the paging and the body's validation; a body that is not

@@ -25,6 +25,7 @@ from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import make_engine, make_sessionmaker, readiness_problem, upgrade
 from freightdesk.server.demo.progress import demo_prepared
 from freightdesk.server.errors import ApiError, install_error_handlers
+from freightdesk.server.handlers import lean_handlers
 from freightdesk.server.middleware import RequestPlumbing
 from freightdesk.server.openapi import (
     ERRORS,
@@ -33,6 +34,7 @@ from freightdesk.server.openapi import (
     document_yaml,
     finish_document,
 )
+from freightdesk.server.route_index import index_fixed_paths
 from freightdesk.server.settings import ServerSettings
 from freightdesk.server.workers import Worker, Workers
 
@@ -345,7 +347,9 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    lean_handlers(app)
     _checks_first(app)
+    index_fixed_paths(app.router.routes)
     return app
 
 

@@ -18,7 +18,6 @@ from uuid import UUID
 
 from fastapi import APIRouter, Body, Path, Query, Request, Response
 from fastapi.responses import FileResponse, StreamingResponse
-from fastapi.routing import APIRoute
 from pydantic import ValidationError
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
@@ -66,7 +65,6 @@ from freightdesk.server.routers.documents_search import (
     MAX_PAGE_SIZE,
     PAGE_SIZE,
     found,
-    usual_first,
 )
 
 log = logging.getLogger(__name__)
@@ -565,8 +563,3 @@ def _from_database(
         headers=headers,
         media_type=headers["Content-Type"],
     )
-
-
-router.routes.append(
-    usual_first(next(r for r in router.routes if isinstance(r, APIRoute) and r.endpoint is search))
-)
