@@ -14,7 +14,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, request_response
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Match, Route
 
 from freightdesk.server.route_index import FixedPaths
 from tests.support import LiveService, TenantHandle, running_service, tenant_of
@@ -140,7 +140,7 @@ def test_every_request_is_answered_as_by_fastapis_own_handlers(
 
 def test_the_services_operations_have_the_lean_handler(own_service: LiveService) -> None:
     routes = [route for route in own_service.app.router.routes if isinstance(route, APIRoute)]
-    lean = [f"{sorted(route.methods)} {route.path}" for route in routes if _is_lean(route)]
+    lean = [f"{sorted(route.methods or ())} {route.path}" for route in routes if _is_lean(route)]
     # All but the pushes, answered by an operation of their own (routers/carrier_push.py),
     # and the token's, whose body is a form.
     kept = {"/api/v4/oauth2/token", "/services/carrier-push/v1/tracking-updates"}
@@ -149,3 +149,24 @@ def test_the_services_operations_have_the_lean_handler(own_service: LiveService)
     assert len(lean) == len(routes) - len(kept)
     assert any(SEARCH in entry for entry in lean)
     assert isinstance(own_service.app.router.routes[0], FixedPaths)
+
+
+def test_a_fixed_path_is_indexed_only_where_the_scan_would_take_its_route() -> None:
+    def endpoint(request: object) -> None:
+        raise AssertionError("not called")
+
+    templated = Route("/items/{item}", endpoint, methods=["GET"])
+    fixed = Route("/items/search", endpoint, methods=["GET", "POST"])
+    index = FixedPaths([templated, fixed])
+
+    def matched(method: str) -> Match:
+        scope = {"type": "http", "path": "/items/search", "method": method, "root_path": ""}
+        return index.matches(scope)[0]
+
+    # GET /items/search is the templated route's ("search" as the item), as in the scan.
+    assert (matched("GET"), matched("HEAD"), matched("POST"), matched("PUT")) == (
+        Match.NONE,
+        Match.NONE,
+        Match.FULL,
+        Match.NONE,
+    )
