@@ -8,7 +8,7 @@ from __future__ import annotations
 from freightdesk.api.errors import ConnectionFailed, ConnectionLost, TimedOut
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain.vltl import units
-from freightdesk.service.messages import passing, plain_words
+from freightdesk.service.messages import explain, passing, plain_words
 
 
 def test_a_carrier_that_does_not_convert_units_says_which_it_rates_in() -> None:
@@ -34,7 +34,8 @@ def test_reasons_the_app_has_no_words_for_are_shown_as_they_are() -> None:
 def test_only_a_service_not_reached_is_passing() -> None:
     """Not reached: nothing was done, and the words are stale once it answers. Lost or timed
     out: it may have acted, which stays said."""
-    assert passing(ConnectionFailed("GET /x: refused"))
-    assert not passing(ConnectionLost("POST /x: cut"))
-    assert not passing(TimedOut("POST /x: slow", seconds=30))
-    assert not passing(ValueError("x"))
+    assert passing(explain(ConnectionFailed("GET /x: refused")))
+    assert not passing(explain(ConnectionLost("POST /x: cut")))
+    assert not passing(explain(TimedOut("POST /x: slow", seconds=30)))
+    assert not passing(explain(ValueError("x")))
+    assert not passing(None)

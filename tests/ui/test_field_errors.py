@@ -14,6 +14,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from freightdesk.api.errors import ConnectionFailed, TimedOut
+from freightdesk.service.messages import refusal
+from freightdesk.ui.bridge import answering_again
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 
 
@@ -50,3 +53,24 @@ def test_a_problem_focuses_the_field_inside_a_container(qtbot: QtBot) -> None:
     qtbot.waitUntil(table.hasFocus)
     errors.show({"name": "Enter a name"})
     qtbot.waitUntil(name.hasFocus)
+
+
+def test_only_words_that_the_service_was_not_reached_go_once_it_answers(qtbot: QtBot) -> None:
+    """Every form, with nothing wired by its pane: "cannot be reached" goes when the service
+    answers again (the session's status back Online: the real one in
+    test_forms_local_restart); a refusal beside a field, or a timeout (the service may have
+    acted), stays until the user edits or saves again; what was typed stays."""
+    _dialog, errors, name, _table = _form(qtbot)
+    qtbot.keyClicks(name, "Dock 4")
+    errors.show(*refusal(ConnectionFailed("POST /x: refused")))
+    assert errors.general.isVisible()
+    answering_again().emit()
+    assert errors.general.isHidden() and name.text() == "Dock 4"
+
+    errors.show({"name": "Enter a name"}, general="The service refused the data")
+    answering_again().emit()
+    assert errors.message_for("name") == "Enter a name"
+    assert errors.general.text() == "The service refused the data"
+    errors.show(*refusal(TimedOut("POST /x: slow", seconds=30)))
+    answering_again().emit()
+    assert errors.general.isVisible()

@@ -58,6 +58,21 @@ async def _closed(session: AppSession, window: MainWindow) -> None:
     await close_session(session)
 
 
+async def _back(session: AppSession, window: MainWindow, killed: int) -> None:
+    """Wait for the service started in place of the one killed (`killed`, its process id),
+    then for the status bar's Online."""
+    service = session.local_service
+    assert service is not None
+    await wait_until(
+        lambda: service.state is ServiceState.RUNNING and service.pid not in (None, killed),
+        seconds=START_SECONDS,
+    )
+    await wait_until(
+        lambda: window.indicator.state_label.text().startswith("Online"),
+        seconds=BACK_SECONDS,
+    )
+
+
 async def _online(session: AppSession, window: MainWindow) -> int:
     """Connect, wait for the list on screen; the service's process id."""
     await session.connect()

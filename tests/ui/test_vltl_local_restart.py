@@ -21,13 +21,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.vltl.form import WEIGHT
 from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.support import wait_until
-from tests.ui.test_local_service_faults import (
-    BACK_SECONDS,
-    START_SECONDS,
-    _closed,
-    _online,
-    _window,
-)
+from tests.ui.test_local_service_faults import START_SECONDS, _back, _closed, _online, _window
 from tests.ui.test_vltl_pane import _fill_quote
 
 QUOTE_SECONDS = 30.0  # a quote refused after the client's retries, at a load of 10
@@ -69,14 +63,7 @@ async def test_quotes_asked_while_the_local_service_restarts(
         await wait_until(lambda: general.visibleRegion().boundingRect() == general.rect(), 10)
         assert _typed(pane) == typed
 
-        await wait_until(
-            lambda: service.state is ServiceState.RUNNING and service.pid not in (None, pid),
-            seconds=START_SECONDS,
-        )
-        await wait_until(
-            lambda: window.indicator.state_label.text().startswith("Online"),
-            seconds=BACK_SECONDS,
-        )
+        await _back(session, window, pid)
         # It said nothing but that the service could not be reached: stale now.
         await wait_until(lambda: general.isHidden(), 10)
         assert _typed(pane) == typed

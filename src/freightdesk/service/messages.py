@@ -30,9 +30,15 @@ from freightdesk.api.errors import (
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
 
 # The Local sandbox's services of this process (the session's, one at a time): while one
-# restarts, a request that cannot reach a service is its restart, not the network.
+# restarts, a request that cannot reach a service is its restart, not the network. Here, not
+# an error raised by the session's client: a failure reaches `explain` straight from the
+# service layer's call, never through the session, and the client (api layer) knows nothing
+# of the supervisor; words about now are also right when said (a form's, the status bar's).
 _local_services: weakref.WeakSet[LocalService] = weakref.WeakSet()
 RESTARTING = "The local service is restarting; try again in a moment."
+UNREACHABLE = (
+    "The freight service cannot be reached. Check the network or the connection's address."
+)
 
 
 def follow_local_service(service: LocalService) -> None:
@@ -45,12 +51,11 @@ def local_restarting() -> bool:
     return any(service.state in restarting for service in _local_services)
 
 
-def passing(exc: BaseException) -> bool:
-    """Whether `exc` says only that the service could not be reached (nothing was done):
-    once it answers again, the words are stale."""
-    if isinstance(exc, TimedOut | ConnectionLost):  # it may have acted
-        return False
-    return isinstance(exc, ConnectionFailed)
+def passing(words: str | None) -> bool:
+    """Whether `words` (`explain`'s) say only that the service could not be reached: nothing
+    was done, and once it answers again they are stale. A timeout or a connection cut off
+    says more: the service may have acted."""
+    return words in (RESTARTING, UNREACHABLE)
 
 
 def explain(exc: BaseException) -> str:
@@ -63,9 +68,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, ConnectionFailed) and local_restarting():
         return RESTARTING
     if isinstance(exc, ConnectionFailed):
-        return (
-            "The freight service cannot be reached. Check the network or the connection's address."
-        )
+        return UNREACHABLE
     if isinstance(exc, LocalServiceError):
         return f"The local sandbox could not start: {exc}"
     if isinstance(exc, ProtocolError):

@@ -11,8 +11,10 @@ can meet; every form's `show()` goes through it, so do the webhook form's authen
 methods (shown beside their own fields) and `fold_rows`, and a form that gathers rows its own
 way calls it before gathering.
 
-A problem shown beside a field goes once the user edits that field; a connection problem under
-the form goes once the service answers again (`online()`): what was typed stays either way.
+A problem shown beside a field goes once the user edits that field; words under the form that
+say only that the service could not be reached (`messages.passing`: the local service
+restarting, say) go by themselves once it answers again (`bridge.answering_again`), in every
+form, with no pane wiring it: what was typed stays either way.
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.service.messages import passing
 from freightdesk.service.messages import plain as plain
 from freightdesk.service.messages import plain_words as plain_words
+from freightdesk.ui.bridge import answering_again
 
 
 class ErrorLabel(QLabel):
@@ -49,10 +53,28 @@ class ErrorLabel(QLabel):
         self.setWordWrap(True)
         self.setStyleSheet("color: #d0453a;")
         self.setVisible(False)
+        # Whether the message goes once the service answers again, and whether the label
+        # listens for that yet (from its first such message on).
+        self._passing = False
+        self._listening = False
 
     def show_message(self, message: str | None) -> None:
         self.setText(message or "")
         self.setVisible(bool(message))
+        self._passing = False
+
+    def show_passing(self, message: str) -> None:
+        """Show `message` until the service answers again: it says only that the service
+        could not be reached (`messages.passing`)."""
+        self.show_message(message)
+        self._passing = True
+        if not self._listening:
+            self._listening = True
+            answering_again().connect(self._answered)
+
+    def _answered(self) -> None:
+        if self._passing:
+            self.show_message(None)
 
     def clear_message(self, *_changed: object) -> None:
         """Hide the message: the user is changing the field it is about."""
@@ -65,8 +87,6 @@ class FieldErrors:
         self._fields: dict[str, tuple[QWidget, ErrorLabel]] = {}
         # Where the keyboard starts: the field of the first row added.
         self.first_field: QWidget | None = None
-        # Whether the general message says only that the service could not be reached.
-        self._passing = False
 
     def add_row(
         self,
@@ -139,19 +159,14 @@ class FieldErrors:
             edited.connect(error.clear_message)
 
     def clear(self) -> None:
-        self._passing = False
         self.general.show_message(None)
         for _widget, error in self._fields.values():
             error.show_message(None)
 
-    def show(
-        self, errors: dict[str, str], general: str | None = None, *, passing: bool = False
-    ) -> None:
-        """Show each message beside its field; focus the first field in error. A `passing`
-        general message (the service could not be reached: `messages.passing`) goes when
-        the service answers again (`online`)."""
+    def show(self, errors: dict[str, str], general: str | None = None) -> None:
+        """Show each message beside its field; focus the first field in error. A general
+        message saying only that the service could not be reached goes once it answers."""
         self.clear()
-        self._passing = passing and bool(general)
         leftovers: list[str] = []
         first: QWidget | None = None
         for name, message in plain(errors).items():
@@ -163,14 +178,12 @@ class FieldErrors:
             label.show_message(message)
             first = first or widget
         texts = [t for t in [general, *leftovers] if t]
-        self.general.show_message("\n".join(texts) if texts else None)
+        if general is not None and passing(general) and not leftovers:
+            self.general.show_passing(general)
+        else:
+            self.general.show_message("\n".join(texts) if texts else None)
         if first is not None:
             first.setFocus()
-
-    def online(self) -> None:
-        """The service answers again: a message that said it could not be reached is stale."""
-        if self._passing:
-            self.clear()
 
     def _match(self, name: str) -> tuple[QWidget, ErrorLabel] | None:
         # The longest registered name that is a prefix of the error's path wins, so

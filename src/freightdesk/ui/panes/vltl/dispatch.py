@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import RateQuote
-from freightdesk.service.messages import passing, refusal
+from freightdesk.service.messages import refusal
 from freightdesk.service.vltl import LastDispatch, VltlService, check_dispatch
 from freightdesk.ui.panes.vltl.fields import AddressFields, ContactFields, WindowFields
 from freightdesk.ui.panes.vltl.form import ITEM_WORDS
@@ -224,9 +224,7 @@ class DispatchDialog(FormDialog):
             wire["pickupNote"] = note
         return wire
 
-    def show_problems(
-        self, problems: dict[str, str], general: str | None = None, *, passing: bool = False
-    ) -> None:
+    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
         kinds = [kind for kind, _label in IDENTIFIERS if self.identifiers[kind].text().strip()]
         named: dict[str, str] = {}
         for path, message in problems.items():
@@ -235,7 +233,7 @@ class DispatchDialog(FormDialog):
                     path = f"identifiers.{kind}"
             named.setdefault(path, message)
         shown = fold_rows(named, {"lineItems": ("lineItems", ITEM_WORDS)})
-        self.errors.show(shown, general=general, passing=passing)
+        self.errors.show(shown, general=general)
 
     def send(self) -> None:
         problems: dict[str, str] = {}
@@ -250,7 +248,7 @@ class DispatchDialog(FormDialog):
 
         def failed(error: BaseException) -> None:
             self.buttons.setEnabled(True)
-            self.show_problems(*refusal(error), passing=passing(error))
+            self.show_problems(*refusal(error))
 
         spawn(
             self.service.dispatch(request),

@@ -275,11 +275,9 @@ class QuoteForm(QGroupBox):
             self.group.addItem(group, group)
         self.group.setCurrentIndex(max(0, self.group.findData(group)))
 
-    def show_problems(
-        self, problems: dict[str, str], general: str | None = None, *, passing: bool = False
-    ) -> None:
+    def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
         shown = fold_rows(problems, {ITEMS: (ITEMS, ITEM_WORDS)})
-        self.errors.show(shown, general=general, passing=passing)
+        self.errors.show(shown, general=general)
 
 
 def _text(value: object) -> str:

@@ -24,8 +24,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
 from freightdesk.service.clock import user_time
-from freightdesk.service.connection import ConnectionState, ConnectionStatus
-from freightdesk.service.messages import explain, passing, plain_words, refusal
+from freightdesk.service.messages import explain, plain_words, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import (
     LastDispatch,
@@ -265,8 +264,6 @@ class VltlPane(QWidget):
         self.clock.start()
         self.dispatch_button.clicked.connect(self.open_dispatch)
         self._unconnected = session.listen_connected(self.load_choices)
-        self._state = session.status.state
-        self._unstatus = session.listen_status(self._status)
         # A group renamed while the pane is open stays chosen, under its new code.
         self.group_follower = GroupFollower(session, self.form)
         self.group_follower.changed.connect(self.form.show_groups)
@@ -334,7 +331,7 @@ class VltlPane(QWidget):
 
         def failed(error: BaseException) -> None:
             self._idle()
-            self.form.show_problems(*refusal(error), passing=passing(error))
+            self.form.show_problems(*refusal(error))
             # Once the form is laid out with the message in it.
             QTimer.singleShot(0, self, self._reveal_refusal)
 
@@ -439,17 +436,7 @@ class VltlPane(QWidget):
         self.show_age()
         self._picked()  # the quote picked may have expired meanwhile
 
-    def _status(self, status: ConnectionStatus) -> None:
-        back = status.state is ConnectionState.ONLINE and self._state is not ConnectionState.ONLINE
-        self._state = status.state
-        if back:
-            # "Cannot be reached" under a form is stale once the service answers again.
-            self.form.errors.online()
-            if self.dialog is not None:
-                self.dialog.errors.online()
-
     def shutdown(self) -> None:
         self.clock.stop()
         self._unconnected()
-        self._unstatus()
         self.group_follower.stop()
