@@ -97,6 +97,50 @@ BEGUN_BEFORE_QT = textwrap.dedent(
     sys.exit(main([]))
     """
 )
+# The `freightdesk` command, sent SIGTERM (as logout or `kill` sends it) at one moment of its
+# start: just after its first run's local service was begun (before Qt loads), once its window
+# is painted, or as the window is attached to the rest of the app (before the event loop
+# runs). The begun service's pid is printed first.
+SIGTERM_AT = textwrap.dedent(
+    """
+    import os, signal, sys
+    from freightdesk.cli import main
+    from freightdesk.service import first_run
+    from freightdesk.ui import launch
+
+    moment = sys.argv[1]
+    begin = first_run.begin
+
+    def terminate():
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def begun_here(*args):
+        begun = begin(*args)
+        print("begun", begun.process.pid, flush=True)
+        if moment == "begun":
+            terminate()
+        return begun
+
+    def painted():
+        if moment == "painted":
+            terminate()
+        elif moment == "attaching":
+            from freightdesk.ui import application
+
+            attach = application.run_attached
+
+            def attaching(*args):
+                terminate()
+                return attach(*args)
+
+            application.run_attached = attaching
+
+    first_run.begin = begun_here
+    run = launch.run
+    launch.run = lambda argv=None: run(argv, on_first_paint=painted)
+    sys.exit(main([]))
+    """
+)
 # What Qt says when objects are torn down in the wrong order or from the wrong thread.
 QT_TEARDOWN_WARNINGS = ("QObject", "QThread", "QTimer", "QSocketNotifier", "Release of profile")
 
@@ -113,6 +157,24 @@ def _start_app(
     """The app (a second one with another `name` on the same home), and the pid of the local
     service it uses once that answers. `args`: what runs instead of the `freightdesk` command
     (a script around it)."""
+    app, output_file = _launch(started, tmp_path, name, args=args)
+    paths = AppPaths.under(tmp_path / "freightdesk")
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        assert app.poll() is None, output_file.read_text()[-3000:]
+        assert time.monotonic() < deadline, "the app's local service never answered"
+        found = lifetime.holder(paths.local_service_dir)
+        if found is not None and found.url is not None and _answers(found.url):
+            break
+        time.sleep(0.1)
+    return app, found.pid
+
+
+def _launch(
+    started: Processes, tmp_path: Path, name: str = "app", *, args: Sequence[str] = ()
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """The app started on the home in `tmp_path` (seeded when new), and the file its output
+    goes to."""
     home = tmp_path / "freightdesk"
     paths = AppPaths.under(home)
     if not paths.local_service_dir.exists():
@@ -130,15 +192,7 @@ def _start_app(
         )
     finally:
         output.close()
-    deadline = time.monotonic() + START_SECONDS
-    while True:
-        assert app.poll() is None, output_file.read_text()[-3000:]
-        assert time.monotonic() < deadline, "the app's local service never answered"
-        found = lifetime.holder(paths.local_service_dir)
-        if found is not None and found.url is not None and _answers(found.url):
-            break
-        time.sleep(0.1)
-    return app, found.pid
+    return app, output_file
 
 
 def _answers(url: str) -> bool:
@@ -187,6 +241,20 @@ def test_the_service_ends_within_5_s_of_the_app_terminated(
     assert gone_within(service, 5.0) < 5.0
     assert app.wait(timeout=60) == 0
     assert not alive(service)
+
+
+@pytest.mark.parametrize("moment", ["begun", "painted", "attaching"])
+def test_a_sigterm_at_any_moment_of_the_start_ends_the_app_and_its_service(
+    started: Processes, tmp_path: Path, moment: str
+) -> None:
+    # Before the event loop runs, where the window is closed: at a load of 12 to 15 the
+    # SIGTERM of the test above came before the handler, and the app ended with -15.
+    app, output = _launch(started, tmp_path, args=["-c", SIGTERM_AT, moment])
+
+    assert app.wait(timeout=START_SECONDS) == 0, output.read_text()[-3000:]
+    begun = output.read_text().splitlines()[0].split()
+    assert begun[0] == "begun"
+    assert gone_within(int(begun[1]), 5.0) < 5.0
 
 
 def test_a_second_app_on_the_same_profile_uses_the_running_service(

@@ -14,8 +14,7 @@ import gc
 import importlib
 import logging
 import os
-import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 # qasync picks its Qt binding from QT_API when it is imported.
@@ -199,8 +198,9 @@ class AppController:
             self._starting.done()
 
     async def run(self) -> None:
-        self.start()
-        await self._closed.wait()
+        if not self.window.is_closed():  # closed before the loop ran (SIGTERM): no start
+            self.start()
+            await self._closed.wait()
         await self.shutdown()
 
     async def shutdown(self) -> None:
@@ -223,8 +223,10 @@ def run_attached(
     window: MainWindow,
     shipments: ShipmentsPane,
     profiles: ProfileStore,
+    on_sigterm: Callable[[Callable[[], None]], None],
 ) -> int:
-    """Run the app whose window `launch.run` painted, until it quits."""
+    """Run the app whose window `launch.run` painted, until it quits. `on_sigterm(act)`: a
+    SIGTERM calls `act` from now on (at once when one came during the start)."""
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     threads = WorkerThreads()
@@ -233,9 +235,10 @@ def run_attached(
         window.paths, profiles=profiles, opened=(window, shipments), threads=threads
     )
     # SIGTERM (logout, kill) closes the window as Quit does, so the Local sandbox's service is
-    # stopped too, but without a question nobody is there to answer. The collector's timer
-    # lets Python run the handler promptly.
-    signal.signal(signal.SIGTERM, lambda _signum, _frame: controller.window.close_without_asking())
+    # stopped too, but without a question nobody is there to answer; one that came since the
+    # window was painted closes it now (the handler is launch.run's, installed before Qt
+    # loaded). The collector's timer lets Python run the handler promptly.
+    on_sigterm(controller.window.close_without_asking)
     with loop:
         loop.run_until_complete(controller.run())
     # No last pass: the process ends now (see launch.end_process), and a pass over all the

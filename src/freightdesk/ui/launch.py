@@ -22,9 +22,11 @@ import atexit
 import contextlib
 import logging
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import NoReturn
 
 from freightdesk.service import first_run
@@ -38,6 +40,38 @@ log = logging.getLogger(__name__)
 # as a user would: the start measured from outside the process, where no `on_first_paint`
 # can be passed (the frozen bundle beside the source install: bench/bench_frozen.py).
 EXIT_AFTER_FIRST_PAINT = "FREIGHTDESK_EXIT_AFTER_FIRST_PAINT"
+
+
+class Termination:
+    """SIGTERM (logout, shutdown, `kill`) at any moment of the start ends the app as Quit
+    does, with exit code 0 and its local service stopped. Its default action would end the
+    process at once, and a first run's service is begun before Qt is even loaded: seconds
+    before the event loop, where the window can be closed, runs (at a load of 12 to 15 a
+    SIGTERM came in between, and the app ended with -15). So the handler is installed as the
+    start's first step (`install`) and only notes the request while nothing can act on it;
+    the start ends at its next step (`requested`), and once the window is attached to its
+    controller, `act_with` has the request close it (at once when it came meanwhile)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._act: Callable[[], None] | None = None
+
+    def install(self) -> None:
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, _signum: int, _frame: FrameType | None) -> None:
+        self.requested = True
+        if self._act is not None:
+            self._act()
+
+    def act_with(self, act: Callable[[], None] | None) -> None:
+        """From now on a SIGTERM calls `act` (None: only noted); called now if one came."""
+        self._act = act
+        if act is not None and self.requested:
+            act()
+
+
+termination = Termination()
 
 
 def prepare_qt_environment() -> None:
@@ -85,12 +119,15 @@ def run(
 ) -> int:
     """The desktop app (`freightdesk`). `on_first_paint` is called once the cached list is
     on screen (the start-up benchmark measures up to there)."""
+    termination.install()
     paths = AppPaths.for_user()
     profiles = ProfileStore(paths.profiles_file, SystemSecretStore())
     # A first run waits for the local service (its start, its demo's first shipments), not
     # for the window: it is begun before Qt is even loaded, and starts beside the window.
     first_run.begin(paths.local_service_dir, profiles.active)
     try:
+        if termination.requested:
+            return 0
         return _run(argv, paths, profiles, on_first_paint)
     finally:
         first_run.abandon()  # not taken over: the app ended before it connected
@@ -106,6 +143,8 @@ def _run(
 
     # Just after Qt's own exit handler, registered as Qt loaded (see end_process).
     end_before_qt_teardown()
+    if termination.requested:  # while Qt loaded (a second or more on a busy machine)
+        return 0
     from freightdesk.ui.first_paint import (
         app_settings,
         open_window,
@@ -145,6 +184,8 @@ def _run(
         print(f"first paint {painted_ms:.0f} ms", flush=True)
         window.close()
     configure_app_logging(paths, early.records)
+    if termination.requested:  # while the window was made or painted
+        window.close_without_asking()
     if window.is_closed():  # closed while it was being painted: nothing more to start
         log.info("FreightDesk closed while starting")
         settings.sync()
@@ -153,7 +194,7 @@ def _run(
 
     from freightdesk.ui.application import run_attached
 
-    return run_attached(app, collector, window, shipments, profiles)
+    return run_attached(app, collector, window, shipments, profiles, termination.act_with)
 
 
 # The code `end_process` ends the process with; None until it is called.
