@@ -267,6 +267,17 @@ async def test_the_carriers_answer_shows_in_the_detail_as_it_arrives(
         )
         assert sent.status_code == 200, sent.text
 
+    # The app announces what changes after its watch's first look (that look is what is,
+    # nothing changed): the list's own fetch may show the bookings under review before it, and
+    # an answer sent then was never announced (in a run at load 4-8: no news in 45 s).
+    assert session.bookings is not None
+    watch = session.bookings.watch
+    await wait_until(
+        lambda: (
+            watch.data is not None and {declined["id"], accepted["id"]} <= watch.data.open.keys()
+        ),
+        seconds=45,
+    )
     show(declined["id"])
     text = pane.detail.body.toPlainText()
     assert "ZZRV is reviewing the booking; the answer will show here" in text
