@@ -18,6 +18,7 @@ Needs the Debian packages xvfb and xdotool: skipped without them, failed when CI
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
@@ -47,6 +48,7 @@ UPLOAD_SECONDS = 60
 STEPS = 20  # pointer moves from the source to the drop
 STALL_MS = 500
 CLI = [sys.executable, "-m", "freightdesk.cli"]
+SERVICE_AFTER_APP_SECONDS = 10  # an app whose service went away ends within this
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -82,10 +84,12 @@ def _window(env: dict[str, str], name: str, seconds: float, *, app: Watched | No
 
 @dataclass(frozen=True)
 class Watched:
-    """The app, its output written to a file (a pipe nobody reads would block it once full)."""
+    """The app, its output written to a file (a pipe nobody reads would block it once full),
+    and its home."""
 
     process: subprocess.Popen[bytes]
     output: Path
+    home: Path
 
     def tail(self) -> str:
         lines = self.output.read_text(errors="replace").splitlines()[-30:]
@@ -95,6 +99,22 @@ class Watched:
         code = self.process.poll()
         assert code is None, f"the app ended (exit code {code}); {self.tail()}"
 
+    def service_gone(self, url: str, error: httpx.TransportError) -> AssertionError:
+        """Why the app's local service at `url` does not answer. It follows the app within
+        5 s however the app ends, and stops before a quitting app does: an app that ended
+        is first seen as a service refusing connections (once, "connection refused" at the
+        second upload, which said no more)."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=SERVICE_AFTER_APP_SECONDS)
+        self.assert_running()
+        said = [line for line in _log_lines(self.home) if "local service" in line]
+        service_log = sorted(self.home.rglob("service.log"))
+        tail = service_log[0].read_text(errors="replace").splitlines()[-20:] if service_log else []
+        return AssertionError(
+            f"the local service at {url} went away while the app runs ({error!r}); the app's "
+            "log of it:\n" + "\n".join(said[-10:]) + "\nthe service's log:\n" + "\n".join(tail)
+        )
+
 
 def _geometry(env: dict[str, str], window: str) -> tuple[int, int, int, int]:
     out = _xdotool(env, "getwindowgeometry", "--shell", window)
@@ -102,13 +122,16 @@ def _geometry(env: dict[str, str], window: str) -> tuple[int, int, int, int]:
     return int(values["X"]), int(values["Y"]), int(values["WIDTH"]), int(values["HEIGHT"])
 
 
-def _documents(url: str, token: str) -> list[dict[str, Any]]:
-    answer = httpx.post(
-        f"{url}{DOCUMENTS_PATH}/search?size=500",
-        json={},
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=60,
-    )
+def _documents(watched: Watched, url: str, token: str) -> list[dict[str, Any]]:
+    try:
+        answer = httpx.post(
+            f"{url}{DOCUMENTS_PATH}/search?size=500",
+            json={},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=60,
+        )
+    except httpx.TransportError as error:
+        raise watched.service_gone(url, error) from error
     assert answer.status_code == 200, answer.text
     results: list[dict[str, Any]] = answer.json().get("results", [])
     return results
@@ -126,7 +149,7 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
     output = tmp_path / "app-output.txt"
     with output.open("wb") as sink:
         app = started.start(CLI, env=env, stdout=sink, stderr=subprocess.STDOUT)
-    watched = Watched(app, output)
+    watched = Watched(app, output, home)
     window = _window(env, "FreightDesk", WINDOW_SECONDS, app=watched)
 
     # The Local sandbox's service, and a client of the demo tenant to read it with.
@@ -156,7 +179,7 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         data={"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret},
         timeout=60,
     ).json()["access_token"]
-    before = len(_documents(url, token))
+    before = len(_documents(watched, url, token))
     # The start's own stalls (QtWebEngine brought up by the maps' warm-up) are not this
     # test's subject: only what the log says from the first drag on.
     logged_before = len(_log_lines(home))
@@ -219,7 +242,7 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
 
         source.send_signal(signal.SIGTERM)
         source.wait(timeout=30)
-    assert len(_documents(url, token)) == before + 2 * len(SIZES)
+    assert len(_documents(watched, url, token)) == before + 2 * len(SIZES)
 
     # The app's watchdog logs every stall over 250 ms, and how long it lasted once it ends.
     lines = _log_lines(home)[logged_before:]
@@ -260,7 +283,7 @@ def _uploaded(watched: Watched, url: str, token: str, name: str) -> dict[str, An
     """The document `name` once it has reached the service."""
     deadline = time.monotonic() + UPLOAD_SECONDS
     while True:
-        found = [d for d in _documents(url, token) if d.get("name") == name]
+        found = [d for d in _documents(watched, url, token) if d.get("name") == name]
         if found:
             assert len(found) == 1, f"{name} was uploaded {len(found)} times"
             return found[0]
