@@ -10,7 +10,8 @@ on the source, move in steps onto the app, release. At each window size, two dro
 - onto a shipment opened in the Shipments pane (found by its identifier, its row chosen):
   the dialog opens with the shipment's identifiers filled in, Upload is pressed at once,
   and the document reaches the service carrying exactly those identifiers.
-The app's watchdog logs no stall over 500 ms meanwhile. At the end the app is killed with
+The app's watchdog logs no stall over 500 ms meanwhile (of the GUI thread's own: its wait for
+a CPU on a busy machine left out, as the watchdog reports it). At the end the app is killed with
 SIGKILL and its local service must follow it within 5 s.
 
 Needs the Debian packages xvfb and xdotool: skipped without them, failed when CI is set.
@@ -244,11 +245,15 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         source.wait(timeout=30)
     assert len(_documents(watched, url, token)) == before + 2 * len(SIZES)
 
-    # The app's watchdog logs every stall over 250 ms, and how long it lasted once it ends.
+    # The app's watchdog logs every stall over 250 ms once it ends: how long it lasted, and
+    # how much of that the GUI thread stood ready in the run queue, given no CPU. What is left
+    # is the app's (a CI run at load 20 saw 665 ms in all; load 11 alone gave 504 to 680 ms).
     lines = _log_lines(home)[logged_before:]
-    ended = [re.search(r"after a stall of (\d+) ms", line) for line in lines]
-    stalls = [int(found.group(1)) for found in ended if found is not None]
-    assert max(stalls, default=0) <= STALL_MS, f"the window stalled for {stalls} ms"
+    pattern = r"after a stall of (\d+) ms \((\d+) ms of it waiting for a CPU\)"
+    ended = [re.search(pattern, line) for line in lines]
+    stalls = [(int(f.group(1)), int(f.group(2))) for f in ended if f is not None]
+    held = [whole - waiting for whole, waiting in stalls]
+    assert max(held, default=0) <= STALL_MS, f"the window stalled (ms, waiting ms): {stalls}"
 
     # However the app ends, its service follows it.
     service_pid = lifetime.holder(data_dir, wait=0)

@@ -94,11 +94,19 @@ def test_a_keep_alive_request_costs_what_a_minimal_app_costs(tmp_path: Path) -> 
         for _ in range(10):  # in turns, so a burst of load falls on both
             ours_ms += _median_ms(client, ours, 5)
             baseline_ms += _median_ms(client, baseline, 5)
-    ours_median = statistics.median(ours_ms)
-    baseline_median = statistics.median(baseline_ms)
+    ours_low, baseline_low = _low(ours_ms), _low(baseline_ms)
     # A few times the baseline, plus a little for our middleware (support reference ids, the
-    # access log line): the delayed-ACK wait alone is 40 ms, 20 to 40 times the baseline.
-    assert ours_median <= 4 * baseline_median + 3, (
-        f"/health: {ours_median:.1f} ms median against {baseline_median:.1f} ms for a minimal "
-        "app in the same run"
+    # access log line): the delayed-ACK wait alone is 40 ms, 20 to 40 times the baseline, in
+    # every request. The tenth percentile, not the median: at load 20 the median was 17 ms
+    # against 2 ms (the service's threads took turns with the test's for a CPU), while a wait
+    # for an ACK holds back the quickest requests as well.
+    assert ours_low <= 4 * baseline_low + 3, (
+        f"/health: {ours_low:.1f} ms at the tenth percentile against {baseline_low:.1f} ms for a "
+        f"minimal app in the same run (medians {statistics.median(ours_ms):.1f} and "
+        f"{statistics.median(baseline_ms):.1f} ms)"
     )
+
+
+def _low(times: list[float]) -> float:
+    """The tenth percentile: what a request costs when the machine lets it."""
+    return statistics.quantiles(times, n=10)[0]
