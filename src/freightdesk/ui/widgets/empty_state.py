@@ -16,7 +16,9 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel
 class EmptyState(QLabel):
     """The words of one view; follows the view's model and the size of its viewport."""
 
-    def __init__(self, view: QAbstractItemView, text: str, loading: str = "") -> None:
+    def __init__(
+        self, view: QAbstractItemView, text: str, loading: str = "", *, filled_by_reset: bool = True
+    ) -> None:
         super().__init__(loading or text, view.viewport())
         self.empty_text = text
         self.setObjectName("emptyState")
@@ -27,14 +29,21 @@ class EmptyState(QLabel):
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         view.viewport().installEventFilter(self)
         model = view.model()
-        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+        # A filter may hide or show rows as a layout change (the shipments' model does).
+        for signal in (
+            model.rowsInserted,
+            model.rowsRemoved,
+            model.modelReset,
+            model.layoutChanged,
+        ):
             signal.connect(self.update_shown)
-        if loading:
+        if loading and filled_by_reset:
             # The model is filled by a reset (`ListingModel.set_items`), even with no items.
-            model.modelReset.connect(self._filled, Qt.ConnectionType.SingleShotConnection)
+            model.modelReset.connect(self.filled, Qt.ConnectionType.SingleShotConnection)
         self.update_shown()
 
-    def _filled(self) -> None:
+    def filled(self) -> None:
+        """The list is known now: an empty one is empty, not loading."""
         self.setText(self.empty_text)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
@@ -52,7 +61,10 @@ class EmptyState(QLabel):
         return not self.isHidden()
 
 
-def say_when_empty(view: QAbstractItemView, text: str, *, loading: str = "") -> EmptyState:
+def say_when_empty(
+    view: QAbstractItemView, text: str, *, loading: str = "", filled_by_reset: bool = True
+) -> EmptyState:
     """Show `text` in `view` while it has no rows; `loading` (if given) instead until its model
-    is first filled."""
-    return EmptyState(view, text, loading)
+    is first reset (a reset of an empty cache's rows says nothing: such a view passes
+    `filled_by_reset=False` and calls `filled()` once the list is known)."""
+    return EmptyState(view, text, loading, filled_by_reset=filled_by_reset)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableView, QWidget
 from freightdesk.ui import garbage
 from freightdesk.ui.panes.shipments.attention import TriageLink
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
+from freightdesk.ui.widgets.empty_state import EmptyState
 
 if TYPE_CHECKING:
     import asyncio
@@ -30,6 +31,7 @@ class ListFeed(QWidget):
     exceptionsRaised: SignalInstance
     model: ShipmentTableModel
     table: QTableView
+    empty: EmptyState
     triage: TriageLink
     news: QWidget
     news_label: QLabel
@@ -100,6 +102,19 @@ class ListFeed(QWidget):
         if service is None:
             return
         self._unlisten.append(service.coordinator.listen(self._on_change))
+        self._unlisten.append(service.coordinator.listen_status(lambda _s: self._say_if_known()))
+
+    def _say_if_known(self) -> None:
+        """Once the service has answered (now, or in an earlier run: the cached list's cursor)
+        and its rows are in the table, an empty table means no shipments, not "loading"."""
+        service = self._service
+        data = service.coordinator.data if service is not None else None
+        if data is None:
+            return
+        answered = service is not None and service.coordinator.status.last_success is not None
+        known = answered or data.cursor is not None or data.token is not None
+        if known and (not data.summaries or self.model.total > 0):
+            self.empty.filled()
 
     def _show_list(self, data: ShipmentList, then: Callable[[], None] | None = None) -> None:
         """Put the whole list in the table; the model indexes it in a worker thread. Changes
@@ -127,6 +142,7 @@ class ListFeed(QWidget):
                 change = diff_lists(data, current)
                 if change is not None:
                     self._apply(change, current)
+            self._say_if_known()
             if then is not None:
                 then()
 
@@ -177,6 +193,7 @@ class ListFeed(QWidget):
             # top there would scroll down as rows sort in above it, and a scrolled list holds.)
             self.model.apply_changes(changed, change.removed)
         garbage.made_long_lived(len(changed))  # frozen once enough rows came this way
+        self._say_if_known()
         if new_exceptions:
             self.exceptionsRaised.emit(new_exceptions)
         self.detail.shipment_list_changed(change)

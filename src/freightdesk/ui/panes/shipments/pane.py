@@ -38,6 +38,7 @@ from freightdesk.ui.panes.shipments.list_feed import ListFeed
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
 from freightdesk.ui.panes.shipments.model import FilterResult, ShipmentTableModel
 from freightdesk.ui.panes.shipments.saved_views import SavedViews
+from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.selection import select_only
 
 if TYPE_CHECKING:
@@ -184,6 +185,13 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         header.customContextMenuRequested.connect(self._column_menu)
         # Long references and places are cut in the middle: their ends tell them apart.
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.empty = say_when_empty(
+            self.table,
+            "No shipments to show: New shipment tracks one, or clear the search and the "
+            "filters above.",
+            loading="Loading shipments…",
+            filled_by_reset=False,  # an empty cache is not an empty list: see ListFeed
+        )
         self.count_label = QLabel(self)
         self.count_label.setObjectName("shipmentCount")
 

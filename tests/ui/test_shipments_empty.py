@@ -1,0 +1,48 @@
+"""The Shipments list says what its empty table means, against the real local service: that
+it is loading before the first answer (a first run, a service still starting), then, with
+nothing to show, how to get something; never a blank table beside "0 shipments"."""
+
+from __future__ import annotations
+
+import asyncio
+
+from PySide6.QtCore import QSettings, Qt
+from pytestqt.qtbot import QtBot
+
+from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_panes_support import connected
+from tests.ui.test_shipments_pane import _ltl, _put
+
+__all__ = ["connected"]
+
+
+async def test_the_list_says_it_is_loading_then_how_to_fill_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    session, tenant = connected
+    pane = ShipmentsPane(session, settings)
+    qtbot.addWidget(pane)
+    pane.resize(1366, 700)
+    pane.show()
+    await asyncio.sleep(0.3)  # the (empty) cache read: nothing fetched yet
+    assert pane.empty.isVisible() and pane.empty.text() == "Loading shipments…"
+
+    await session.connect()
+    await wait_until(lambda: "New shipment" in pane.empty.text(), 30)
+    assert pane.empty.isVisible()  # a fresh tenant tracks nothing
+
+    _put(tenant, _ltl("EMPTY1"))
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    assert not pane.empty.isVisible()
+
+    # A search that finds nothing says so; cleared, the shipment is back.
+    qtbot.keyClicks(pane.search, "nothing-like-this")
+    await wait_until(lambda: pane.model.rowCount() == 0, 10)
+    assert pane.empty.isVisible() and "clear the search" in pane.empty.text()
+    pane.search.selectAll()
+    qtbot.keyClick(pane.search, Qt.Key.Key_Delete)
+    await wait_until(lambda: pane.model.rowCount() == 1, 10)
+    assert not pane.empty.isVisible()
+    pane.shutdown()
