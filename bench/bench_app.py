@@ -45,11 +45,25 @@ import freightdesk
 from bench.gui import cached_home, home_copy, run_snippet
 from bench.report import Figure, hand_over, publish
 
-# Both snippets print the same three figures when their table's viewport is first painted:
-# wall seconds from their first line, CPU seconds of the process (interpreter start
-# included), and the system's monotonic clock (the parent subtracts the moment it started
-# the process, so the interpreter's start is in that figure too).
-BARE = textwrap.dedent(
+# Both snippets print the same figures when their table's viewport is first painted: wall
+# seconds from their first line, CPU seconds of the process (interpreter start included),
+# the system's monotonic clock (the parent subtracts the moment it started the process, so
+# the interpreter's start is in that figure too), and the main thread's seconds on a CPU
+# and waiting for one since the process started (Linux's schedstat; nan elsewhere): what is
+# left of the time from launch is what the start itself waited for (the disk, a lock, a
+# sleep), told apart from the machine's load.
+SCHED = textwrap.dedent(
+    """
+    def sched():
+        try:
+            with open("/proc/self/schedstat") as stat:
+                ran, waited = stat.read().split()[:2]
+            return int(ran) / 1e9, int(waited) / 1e9
+        except (OSError, ValueError):
+            return float("nan"), float("nan")
+    """
+)
+BARE = SCHED + textwrap.dedent(
     """
     import time
     started = time.perf_counter()
@@ -73,7 +87,8 @@ BARE = textwrap.dedent(
     table.viewport().installEventFilter(watch)
     window.show()
     app.exec()
-    print("painted", time.perf_counter() - started, time.process_time(), time.monotonic())
+    print("painted", time.perf_counter() - started, time.process_time(), time.monotonic(),
+          *sched())
     """
 )
 
@@ -82,7 +97,7 @@ BARE = textwrap.dedent(
 # session has read it). argv: home, "close" (quit as a user would once the list is whole),
 # "crash" (end without a close, as a kill would, once the running app has kept its first
 # screen) or "stop", the number of cached shipments.
-APP = textwrap.dedent(
+APP = SCHED + textwrap.dedent(
     """
     import time
     started = time.perf_counter()
@@ -93,7 +108,7 @@ APP = textwrap.dedent(
 
     def painted():
         print("painted", time.perf_counter() - started, time.process_time(), time.monotonic(),
-              flush=True)
+              *sched(), flush=True)
         from PySide6.QtCore import QTimer
         from PySide6.QtWidgets import QApplication
         from freightdesk.ui.main_window import MainWindow
@@ -135,6 +150,10 @@ class Start(NamedTuple):
     cpu: float
     process: float  # from the process's start to the first paint
     whole: float | None  # from the first line until the whole list is in the table
+    # Of `process`, the main thread's time waiting for a CPU (the load), and the rest of the
+    # time it was not running: waiting for the disk, a lock, a sleep, another process.
+    queued: float = float("nan")
+    blocked: float = float("nan")
 
 
 def _run(code: str, *args: str, bytecode: Path, src: str | None = None) -> Start:
@@ -152,9 +171,10 @@ def _run(code: str, *args: str, bytecode: Path, src: str | None = None) -> Start
     if result.returncode != 0:
         raise RuntimeError(result.stderr[-2000:])
     lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines() if line}
-    wall, cpu, clock = (float(v) for v in lines["painted"])
+    wall, cpu, clock, ran, queued = (float(v) for v in lines["painted"])
     whole = float(lines["whole"][0]) if "whole" in lines else None
-    return Start(wall, cpu, clock - begun, whole)
+    process = clock - begun
+    return Start(wall, cpu, process, whole, queued, process - ran - queued)
 
 
 def _median(values: list[float]) -> float:
@@ -230,7 +250,10 @@ def start_up(counts: list[int], runs: int, other_src: str | None = None) -> list
                     note=(
                         f"from launch; per-run ratio median {_median(ratios):.2f}x; from the "
                         f"first line {first_line:.2f}x; CPU {median.cpu * 1000:.0f} ms, "
-                        f"{median.cpu / base.cpu:.2f}x the bare window's; whole list at "
+                        f"{median.cpu / base.cpu:.2f}x the bare window's; waited "
+                        f"{median.queued * 1000:.0f} ms for a CPU (bare "
+                        f"{base.queued * 1000:.0f}), {median.blocked * 1000:.0f} ms otherwise "
+                        f"(bare {base.blocked * 1000:.0f}); whole list at "
                         f"{(median.whole or 0) * 1000:.0f} ms"
                     ),
                 )
@@ -274,11 +297,15 @@ def _report(title: str, starts: list[Start], base: Start | None = None) -> Start
         _median([s.cpu for s in starts]),
         _median([s.process for s in starts]),
         _median(wholes) if wholes else None,
+        _median([s.queued for s in starts]),
+        _median([s.blocked for s in starts]),
     )
     line = (
         f"{title}: median {median.wall * 1000:.0f} ms from the first line "
         f"({median.process * 1000:.0f} ms from the process's start), "
-        f"{median.cpu * 1000:.0f} ms CPU"
+        f"{median.cpu * 1000:.0f} ms CPU; from launch, the main thread waited "
+        f"{median.queued * 1000:.0f} ms for a CPU and {median.blocked * 1000:.0f} ms for "
+        "anything else (disk, lock, sleep)"
     )
     if base is not None:
         line += (
