@@ -81,19 +81,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 def environment(data_dir: Path, bytecode: bool) -> dict[str, str]:
-    """The service's environment: our modules' bytecode cached in `data_dir` (as installed),
-    or none at all."""
-    return bytecode_environment(data_dir / "pycache" if bytecode else None)
-
-
-def bytecode_environment(pycache: Path | None) -> dict[str, str]:
-    """This environment with our modules' bytecode kept in `pycache`, as an installed app has
-    it (this machine sets PYTHONDONTWRITEBYTECODE), or (None) with no bytecode written."""
     env = dict(os.environ)
     env.pop("PYTHONPYCACHEPREFIX", None)
-    if pycache is not None:
+    if bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+        env["PYTHONPYCACHEPREFIX"] = str(data_dir / "pycache")
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
