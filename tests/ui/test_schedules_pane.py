@@ -1,5 +1,6 @@
 """The Sailing schedules pane against the real local service: find sailings between two ports,
-page through them, pick ports by name once the service has named them, refused inputs beside
+page through them, pick ports by name (the world's ports from the start, and as the service
+names them), refused inputs beside
 their field, the answer kept (with its age) when the service goes away."""
 
 from __future__ import annotations
@@ -90,6 +91,20 @@ async def test_finds_sailings_pages_and_learns_port_names(
     )
     assert all(r.transshipment_count == 0 for r in pane.model.items)
     assert pane.page_bar.label.text().startswith("1\u2013")
+    pane.shutdown()
+
+
+async def test_a_first_search_by_the_ports_names(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user types the ports' names, as the placeholder suggests ("e.g. Shanghai"): no
+    search has named a port yet, and the interface has no port lookup."""
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, SchedulesPane)
+    await wait_until(lambda: "Shanghai, CN (CNSHA)" in pane.port_names.stringList(), 10)
+    await _searched(pane, qtbot, "Shanghai", "rotterdam")
+    routes = list(pane.model.items)
+    assert all(r.departure.locode == "CNSHA" and r.arrival.locode == "NLRTM" for r in routes)
     pane.shutdown()
 
 

@@ -2,9 +2,10 @@
 
 The last search's page is a `ListService` list (kept in the profile cache, so the pane opens
 with it and keeps it, with its age, when the service is away). The interface has no port
-lookup, so the ports the app can offer by name are the ones the service has answered with:
-every port call of a result (origin, destination, transshipment hubs) is remembered in the
-cache. A port is also taken by its UN/LOCODE as typed.
+lookup, so the app offers the world's container ports it knows (models/ports.py) by name
+from the start, and learns the names the service answers with: every port call of a result
+(origin, destination, transshipment hubs) is remembered in the cache and named as the service
+names it. A port is also taken by its UN/LOCODE as typed.
 
 `check_search` runs the service's own rules (models/schedule_rules.py), so the form marks every
 problem beside its field (keyed by the query parameter's name) before anything is sent.
@@ -18,10 +19,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from functools import cache
 from typing import Any
 
 from freightdesk.api.client import ApiClient
 from freightdesk.api.schedules import ScheduleSearch
+from freightdesk.models.ports import port_rows
 from freightdesk.models.schedule_rules import (
     any_window_problems,
     ports_problems,
@@ -67,6 +70,11 @@ class SearchInput:
     carriers: str = ""
     transshipments_max: int | None = None
     sort: ScheduleSort = ScheduleSort.DEPARTURE_DATE_TIME
+
+
+@cache
+def _world_ports() -> dict[str, Port]:
+    return {row.locode: Port(row.locode, row.name, row.country) for row in port_rows()}
 
 
 def resolve_port(text: str, ports: Sequence[Port]) -> str | None:
@@ -219,6 +227,8 @@ class SchedulesService(ListService[PointToPointRoute]):
         for row in json.loads(text) if text else []:
             port = Port(*row)
             self._ports.setdefault(port.locode, port)
+        for locode, known in _world_ports().items():  # the service's own names first
+            self._ports.setdefault(locode, known)
 
     async def ports(self) -> list[Port]:
         """The ports known so far, by name."""
@@ -227,12 +237,14 @@ class SchedulesService(ListService[PointToPointRoute]):
 
     async def _learn(self, ports: Sequence[Port]) -> None:
         await asyncio.to_thread(self._load_ports)
-        new = [p for p in ports if p.locode not in self._ports]
+        new = [p for p in ports if self._ports.get(p.locode) != p]
         if not new:
             return
         for port in new:
             self._ports[port.locode] = port
-        rows = [[p.locode, p.name, p.country] for p in self._ports.values()]
+        world = _world_ports()
+        learned = [p for p in self._ports.values() if world.get(p.locode) != p]
+        rows = [[p.locode, p.name, p.country] for p in learned]
         await asyncio.to_thread(self.cache.set_meta, PORTS_META, json.dumps(rows))
 
     async def carriers(self) -> list[OceanCarrier]:
