@@ -60,6 +60,7 @@ from freightdesk.server.domain.shipment_summaries import (
     owner_names,
     summary_fields,
 )
+from freightdesk.server.domain.shipments import share_in_force, visible_clause
 from freightdesk.server.tables.tracking import (
     Shipment,
     ShipmentAttributeValue,
@@ -305,32 +306,15 @@ class _Scope:
         self.shared = shared
         self.tenant_ids = [tenant_id, *owners]
 
-    def visible(self, *, by_index: bool = True) -> ColumnElement[bool]:
-        """`by_index=False` keeps the planner off the (tenant_id, ...) indexes: when a filter
-        on identifiers or attributes names few shipments, fetching those and sorting them
-        beats walking the tenant's whole sort index (SQLite has no statistics to know)."""
-        own = (
-            Shipment.tenant_id == self.tenant_id
-            if by_index
-            else (Shipment.tenant_id + 0) == self.tenant_id
-        )
-        if not self.shared:
-            # The common case keeps the plain predicate so the (tenant_id, ...) indexes serve
-            # both the filter and the sort.
-            return own
-        return or_(own, Shipment.pk.in_(self.shares()))
-
-    def shares(self) -> Select[int]:
-        return select(ShipmentShare.shipment_pk).where(
-            ShipmentShare.tenant_id == self.tenant_id, ShipmentShare.revoked_at.is_(None)
-        )
+    def visible(self) -> ColumnElement[bool]:
+        return visible_clause(self.tenant_id, any_shared=self.shared)
 
 
 # Built once (its cache key too): the tenants that share shipments with `tenant`.
 _SHARING_OWNERS = (
     select(Shipment.tenant_id)
     .join(ShipmentShare, ShipmentShare.shipment_pk == Shipment.pk)
-    .where(ShipmentShare.tenant_id == bindparam("tenant"), ShipmentShare.revoked_at.is_(None))
+    .where(share_in_force(bindparam("tenant")))
     .distinct()
 )
 
@@ -432,9 +416,6 @@ _CANDIDATE_CONDITIONS: dict[str, ColumnElement[bool]] = {
     "attribute_name": ShipmentAttributeValue.name == bindparam("attribute_name"),
     "attribute_value": ShipmentAttributeValue.value == bindparam("attribute_value"),
 }
-_SHARED_WITH_TENANT = select(ShipmentShare.shipment_pk).where(
-    ShipmentShare.tenant_id == bindparam("tenant"), ShipmentShare.revoked_at.is_(None)
-)
 
 # The statements of each shape, built on first use: a few dozen shapes are in use at most.
 _cached = lru_cache(maxsize=512)
@@ -472,17 +453,13 @@ def _where(
     conditions: tuple[str, ...],
     candidates: tuple[tuple[str, tuple[str, ...]], ...],
 ) -> ColumnElement[bool]:
-    """`narrow` keeps the planner off the (tenant_id, ...) indexes: when a filter on
-    identifiers or attributes names few shipments, fetching those and sorting them beats
-    walking the tenant's whole sort index (SQLite has no statistics to know)."""
+    """`narrow`: a filter on identifiers or attributes names few shipments, so fetching
+    those and sorting them beats walking the tenant's whole sort index (`visible_clause`'s
+    `by_index`). Without shares the plain predicate lets the (tenant_id, ...) indexes serve
+    both the filter and the sort."""
     tenant: BindParameter[int] = bindparam("tenant", type_=Integer)
-    own = Shipment.tenant_id == tenant if not narrow else (Shipment.tenant_id + 0) == tenant
-    # The common case keeps the plain predicate so the (tenant_id, ...) indexes serve both
-    # the filter and the sort.
-    visible = own if not shared else or_(own, Shipment.pk.in_(_SHARED_WITH_TENANT))
     return and_(
-        Shipment.deleted_at.is_(None),
-        visible,
+        visible_clause(tenant, any_shared=shared, by_index=not narrow),
         *(_CONDITIONS[name] for name in conditions),
         *(Shipment.pk.in_(_candidates(shared, kind)) for kind in candidates),
     )
@@ -621,7 +598,6 @@ def _not_found(connection: Connection, scope: _Scope, values: Sequence[str]) -> 
             .where(
                 ShipmentIdentifier.tenant_id.in_(scope.tenant_ids),
                 ShipmentIdentifier.value_norm.in_(wanted),
-                Shipment.deleted_at.is_(None),
                 scope.visible(),
             )
         )

@@ -78,9 +78,13 @@ from freightdesk.server.domain.shipments.lifecycle import (
 )
 from freightdesk.server.domain.shipments.locking import lock_shipments
 from freightdesk.server.domain.shipments.lookup import (
+    TenantRef,
     Visible,
     find_shipments_by_identifier,
     owned_shipment,
+    share_in_force,
+    shared_with,
+    visible_clause,
     visible_ids,
     visible_shipment,
 )
@@ -111,6 +115,7 @@ __all__ = [
     "Position",
     "PositionLike",
     "StateMove",
+    "TenantRef",
     "Visible",
     "add_event",
     "add_events",
@@ -130,8 +135,10 @@ __all__ = [
     "replace_shipment",
     "set_eta",
     "set_state",
+    "share_in_force",
     "share_link",
     "share_shipment",
+    "shared_with",
     "shipment_context",
     "sqlite_utc_text",
     "state_view",
@@ -139,6 +146,7 @@ __all__ = [
     "unshare_shipment",
     "update_event",
     "upsert_exception",
+    "visible_clause",
     "visible_ids",
     "visible_shipment",
 ]
