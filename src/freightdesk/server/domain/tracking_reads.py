@@ -1,4 +1,6 @@
-"""Reads of tracked shipments for the routes: the tracked shipment view and its histories.
+"""Reads of tracked shipments for the routes: the tracked shipment view and its histories,
+what a viewer may see of them (`viewer_of`, `attributes_hidden`) and the public view behind a
+shipment's share link.
 
 Rows come from the store and are trusted, so positions (the large part of a history) are built
 without re-validation.
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.auth import TenantRole
 from freightdesk.models.tracking import (
     Cost,
     SharingContext,
@@ -23,7 +26,14 @@ from freightdesk.models.tracking import (
     TrackedShipmentPosition,
     TrackedShipmentState,
 )
-from freightdesk.server.domain.shipments import exception_view, share_link, state_view
+from freightdesk.server.domain.shipments import (
+    exception_view,
+    share_in_force,
+    share_link,
+    state_view,
+)
+from freightdesk.server.errors import not_found
+from freightdesk.server.principal import Principal
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import (
     Shipment,
@@ -41,6 +51,27 @@ class Viewer:
 
     tenant_id: int
     hide_attributes: bool = False
+
+
+def attributes_hidden(*, owner: bool, kind: str | None, role: TenantRole | None = None) -> bool:
+    """Whether a tenant sees a shipment without its attributes ("not shared with carriers",
+    interface): when it reads another tenant's shipment as a carrier, being a tenant of kind
+    CARRIER (`kind`) or a caller that says `x-tenant-role: CARRIER` (`role`). A webhook
+    delivery has no caller: its tenant's kind alone decides (docs/spec-gaps.md)."""
+    if owner:
+        return False
+    return role is TenantRole.CARRIER or kind == TenantRole.CARRIER.value
+
+
+def viewer_of(session: Session, principal: Principal, row: Shipment) -> Viewer:
+    """How the caller sees `row` (`attributes_hidden`)."""
+    owner = row.tenant_id == principal.tenant_id
+    # The caller's tenant is read only for a shipment shared with it.
+    tenant = None if owner else session.get(Tenant, principal.tenant_id)
+    hide = attributes_hidden(
+        owner=owner, kind=None if tenant is None else tenant.kind, role=principal.role
+    )
+    return Viewer(principal.tenant_id, hide_attributes=hide)
 
 
 def shipment_view(
@@ -138,7 +169,7 @@ def sharing_context(session: Session, row: Shipment, viewer: Viewer) -> SharingC
     shares = session.execute(
         select(ShipmentShare.created_at, Tenant.name, Tenant.uuid)
         .join(Tenant, Tenant.id == ShipmentShare.tenant_id)
-        .where(ShipmentShare.shipment_pk == row.pk, ShipmentShare.revoked_at.is_(None))
+        .where(ShipmentShare.shipment_pk == row.pk, share_in_force())
         .order_by(ShipmentShare.created_at)
     ).all()
     if viewer.tenant_id != row.tenant_id:
@@ -155,3 +186,24 @@ def sharing_context(session: Session, row: Shipment, viewer: Viewer) -> SharingC
             for at, name, tenant_uuid in shares
         ],
     )
+
+
+def public_shipment(session: Session, share_token: str, base_url: str) -> TrackedShipment:
+    """The tracked shipment behind a share link, as whoever has the link sees it: where the
+    shipment is (route and events), not the owner's business data (no attributes, costs,
+    access groups or related shipments). 404 for an unknown token or a deleted shipment."""
+    row = session.scalar(
+        select(Shipment).where(Shipment.share_token == share_token, Shipment.deleted_at.is_(None))
+    )
+    if row is None:
+        raise not_found("Shared shipment")
+    view = shipment_view(
+        row,
+        base_url=base_url,
+        viewer=Viewer(tenant_id=0, hide_attributes=True),
+        events=events_of(session, row),
+        include_costs=False,
+    )
+    view.access_groups = []
+    view.related_shipments = []
+    return view

@@ -17,7 +17,6 @@ from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from freightdesk.models.auth import TenantRole
 from freightdesk.models.common import PageNumber
 from freightdesk.models.shipment_search import (
     DEFAULT_PAGE_SIZE,
@@ -47,9 +46,11 @@ from freightdesk.server.domain.tracking_reads import (
     events_of,
     exceptions_of,
     positions_of,
+    public_shipment,
     sharing_context,
     shipment_view,
     states_of,
+    viewer_of,
 )
 from freightdesk.server.errors import field_error, not_found
 from freightdesk.server.openapi import ERRORS, EXTENSION
@@ -72,18 +73,6 @@ def _json(model: BaseModel, status: int = 200, headers: dict[str, str] | None = 
     return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
-def _viewer(session: Session, principal: Principal, row: Shipment) -> Viewer:
-    """Attributes are not shared with carriers: hidden from a carrier reading a shipment that
-    another tenant shared with it."""
-    hide = False
-    if row.tenant_id != principal.tenant_id:
-        tenant = session.get(Tenant, principal.tenant_id)
-        hide = principal.role is TenantRole.CARRIER or (
-            tenant is not None and tenant.kind == TenantRole.CARRIER.value
-        )
-    return Viewer(principal.tenant_id, hide_attributes=hide)
-
-
 def _base(request: Request) -> str:
     # The public URL when there is one: behind a load balancer the request's own base is
     # an instance's address, and links must not depend on which instance answered.
@@ -101,7 +90,7 @@ def get_attributes(
     shipment_id: ShipmentId, principal: PrincipalDep, session: SessionDep
 ) -> Response:
     row = store.visible_shipment(session, principal.tenant_id, str(shipment_id)).row
-    items = attributes_of(row, _viewer(session, principal, row))
+    items = attributes_of(row, viewer_of(session, principal, row))
     body = json.dumps([item.wire() for item in items], separators=(",", ":"))
     return Response(body, media_type="application/json")
 
@@ -121,7 +110,7 @@ def get_event_history(
     include_route_info: IncludeRoute = False,
 ) -> Response:
     row = store.visible_shipment(session, principal.tenant_id, str(shipment_id)).row
-    viewer = _viewer(session, principal, row)
+    viewer = viewer_of(session, principal, row)
     history = EventHistory(
         costs=costs_of(row),
         events=events_of(session, row),
@@ -155,7 +144,7 @@ def get_position_history(
     include_route_info: IncludeRoute = False,
 ) -> Response:
     row = store.visible_shipment(session, principal.tenant_id, str(shipment_id)).row
-    viewer = _viewer(session, principal, row)
+    viewer = viewer_of(session, principal, row)
     history = PositionHistory(
         positions=positions_of(session, row, context.settings.max_positions_returned),
         shipment=shipment_view(
@@ -188,7 +177,10 @@ def get_tracking(
 
 def _tracked(session: Session, principal: Principal, row: Shipment, base: str) -> TrackedShipment:
     return shipment_view(
-        row, base_url=base, viewer=_viewer(session, principal, row), events=events_of(session, row)
+        row,
+        base_url=base,
+        viewer=viewer_of(session, principal, row),
+        events=events_of(session, row),
     )
 
 
@@ -223,7 +215,7 @@ def get_tracking_history(
     request: Request,
 ) -> Response:
     row = store.visible_shipment(session, principal.tenant_id, str(shipment_id)).row
-    viewer = _viewer(session, principal, row)
+    viewer = viewer_of(session, principal, row)
     history = TrackingHistory(
         costs=costs_of(row),
         events=events_of(session, row),
@@ -362,19 +354,4 @@ def public_view(
     session: SessionDep,
     request: Request,
 ) -> Response:
-    row = session.scalar(
-        select(Shipment).where(Shipment.share_token == share_token, Shipment.deleted_at.is_(None))
-    )
-    if row is None:
-        raise not_found("Shared shipment")
-    # Whoever has the link sees where the shipment is, not the owner's business data.
-    view = shipment_view(
-        row,
-        base_url=_base(request),
-        viewer=Viewer(tenant_id=0, hide_attributes=True),
-        events=events_of(session, row),
-        include_costs=False,
-    )
-    view.access_groups = []
-    view.related_shipments = []
-    return _json(view)
+    return _json(public_shipment(session, share_token, _base(request)))

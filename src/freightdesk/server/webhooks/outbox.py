@@ -25,9 +25,9 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from freightdesk.models.auth import TenantRole
 from freightdesk.models.webhooks import DeliveryStatus
 from freightdesk.server.db import sqlite_utc_text
+from freightdesk.server.domain.tracking_reads import attributes_hidden
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentShare
 from freightdesk.server.tables.webhooks import (
@@ -206,6 +206,7 @@ def _shares(session: Session, shipment_ids: set[str]) -> dict[str, list[Share]]:
     rows = session.execute(
         select(
             Shipment.id,
+            Shipment.tenant_id,
             ShipmentShare.tenant_id,
             ShipmentShare.created_at,
             ShipmentShare.revoked_at,
@@ -215,8 +216,8 @@ def _shares(session: Session, shipment_ids: set[str]) -> dict[str, list[Share]]:
         .join(Tenant, Tenant.id == ShipmentShare.tenant_id)
         .where(Shipment.id.in_(shipment_ids))
     )
-    for shipment_id, tenant_id, since, until, kind in rows:
-        hide = kind == TenantRole.CARRIER.value
+    for shipment_id, owner, tenant_id, since, until, kind in rows:
+        hide = attributes_hidden(owner=tenant_id == owner, kind=kind)
         found.setdefault(shipment_id, []).append(Share(tenant_id, since, until, hide))
     return found
 
