@@ -62,8 +62,6 @@ def test_schema_names_are_plain_unique_and_their_own_titles(document: dict[str, 
         "VolumeLtlHazmatDetail",
         "RateAccessorial",
         "PackageAccessorial",
-        "AppointmentWindow",
-        "RailAppointmentWindow",
         "CapacityCarrierIdentifierType",
         "CapacityProviderIdentifierType",
     ):

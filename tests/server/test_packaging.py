@@ -127,6 +127,8 @@ def test_accessorials_round_trip_and_rules(tenant: TenantHandle) -> None:
         ({"package": {"weight": {"value": 10, "unit": "TONS"}}}, "package.weight.unit"),
         ({"package": {"volume": {"value": 1, "unit": "LITRE"}}}, "package.volume.unit"),
         ({"originLocation": {"timeZone": "Mars/Olympus"}}, "originLocation.timeZone"),
+        # A folder of the tz database, not a zone (was a 500).
+        ({"destinationLocation": {"timeZone": "America"}}, "destinationLocation.timeZone"),
         (
             {"identifiers": [{"type": "OLPN", "value": "1"}, {"type": "OLPN", "value": "1"}]},
             "identifiers",

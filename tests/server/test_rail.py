@@ -148,6 +148,32 @@ def test_bad_bodies_name_the_field(
     assert response.json()["errors"][0]["source"] == source
 
 
+def test_a_stops_appointment_window_is_the_tracked_shipment_stops(tenant: TenantHandle) -> None:
+    window = {
+        "startDateTime": "2030-03-04T08:00:00-06:00",
+        "endDateTime": "2030-03-04T10:00:00-06:00",
+        "localTimeZoneIdentifier": " America/Chicago ",
+    }
+    stops = [{**LA_TO_NJ[0], "appointmentWindow": window}, LA_TO_NJ[1]]
+    answered = create(tenant, shipmentStops=stops)["shipment"]["shipmentStops"][0]
+    assert answered["appointmentWindow"] == {
+        "startDateTime": "2030-03-04T14:00:00Z",
+        "endDateTime": "2030-03-04T16:00:00Z",
+        "localTimeZoneIdentifier": "America/Chicago",
+    }
+    # A folder of the tz database and a name past any zone's length: refused, named.
+    for zone, message in (
+        ("America", "'America' is not an IANA time zone such as America/Chicago"),
+        ("A" * 65, "String should have at most 64 characters"),
+    ):
+        stops[0]["appointmentWindow"] = {"localTimeZoneIdentifier": zone}
+        response = tenant.http.post(PATH, json=leg_body(shipmentStops=stops))
+        assert response.status_code == 400, response.text
+        [error] = response.json()["errors"]
+        assert error["source"] == "shipmentStops[0].appointmentWindow.localTimeZoneIdentifier"
+        assert error["message"] == message
+
+
 def test_warnings_do_not_refuse(tenant: TenantHandle) -> None:
     bad_digit = create(
         tenant, equipmentIdentifiers=[{"type": "CONTAINER_ID", "value": "csqu 305438-0"}]

@@ -100,6 +100,7 @@ def test_bad_input_names_its_field(tenant: TenantHandle) -> None:
     assert refused(tenant, site_body("has space")) == ["code"]
     assert refused(tenant, site_body(name="  ")) == ["name"]
     assert refused(tenant, site_body(timeZone="Mars/Olympus")) == ["timeZone"]
+    assert refused(tenant, site_body(timeZone="America")) == ["timeZone"]  # was a 500
     assert refused(tenant, site_body(dockDoorCount=0)) == ["dockDoorCount"]
     assert refused(tenant, site_body(dockDoorCount="3")) == ["dockDoorCount"]
     assert refused(tenant, site_body(slotMinutes=1)) == ["slotMinutes"]

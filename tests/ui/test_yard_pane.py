@@ -254,7 +254,7 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     type_text(pane.time_zone, "Mars/Olympus")
     type_text(pane.hours, "weekdays 8-5")
     qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
-    assert "not a time zone" in pane.site_errors.message_for("timeZone")
+    assert "not an IANA time zone" in pane.site_errors.message_for("timeZone")
     assert "WEEKDAYS" in pane.site_errors.message_for("openingHours")
     assert pane.code.text() == "den-xd"  # nothing typed is lost
 

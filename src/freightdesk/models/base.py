@@ -10,17 +10,21 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
+    AfterValidator,
     AnyUrl,
     AwareDatetime,
     BaseModel,
     ConfigDict,
+    Field,
     FutureDate,
     FutureDatetime,
     NaiveDatetime,
     PastDate,
     PastDatetime,
+    StringConstraints,
     ValidationInfo,
     field_validator,
 )
@@ -278,3 +282,22 @@ def _lenient_models(annotation: Any) -> tuple[type[WireModel], ...]:
             return (annotation,)
         return ()
     return tuple(model for arg in get_args(annotation) for model in _lenient_models(arg))
+
+
+def _iana_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    # OSError: a folder of the tz database, such as "America" (was a 500).
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(f"{name!r} is not an IANA time zone such as America/Chicago") from None
+    return name
+
+
+# The name of a time zone in the tz database, e.g. America/Chicago. Spaces round it are
+# dropped (a pasted name); the longest IANA name is 32 characters, so 64 bounds the lookup.
+IanaZone = Annotated[
+    str,
+    StringConstraints(strip_whitespace=True, max_length=64),
+    AfterValidator(_iana_zone),
+    Field(description="An IANA time zone, e.g. America/Chicago"),
+]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import zoneinfo
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -12,7 +11,7 @@ from uuid import UUID
 
 from pydantic import Field, field_validator, model_validator
 
-from freightdesk.models.base import StrictWireModel, WireModel
+from freightdesk.models.base import IanaZone, StrictWireModel, WireModel
 from freightdesk.models.common import (
     Address,
     Dimensions,
@@ -146,22 +145,7 @@ class PackageLocation(WireModel):
     id: UUID | None = None
     identifiers: list[LogisticsIdentifier] = Field(default_factory=list, max_length=MAX_IDENTIFIERS)
     name: str | None = Field(default=None, max_length=200)
-    # IANA names are at most 32 characters; a longer one is refused before the tz database is
-    # asked (a file name that long failed the lookup with an OSError, a 500).
-    time_zone: str | None = Field(
-        default=None, max_length=64, description="IANA zone, e.g. America/Chicago"
-    )
-
-    @field_validator("time_zone")
-    @classmethod
-    def _known_zone(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            zoneinfo.ZoneInfo(value)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"{value!r} is not an IANA time zone (e.g. America/Chicago)") from None
-        return value
+    time_zone: IanaZone | None = None
 
 
 class PackageWrite(StrictWireModel):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import zoneinfo
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Self
@@ -13,6 +12,7 @@ from pydantic import AwareDatetime, Field, field_validator, model_validator
 
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import NOT_BLANK, GeoCoordinates, PaginationInfo
+from freightdesk.models.tracking import AppointmentWindow
 
 TRACKING_START_WINDOW_DAYS = 90
 MAX_SHIPMENT_IDENTIFIERS = 10
@@ -95,34 +95,6 @@ class RailShipmentIdentifier(WireModel):
         if not value:
             raise ValueError("must not be blank")
         return value
-
-
-class AppointmentWindow(WireModel):
-    start_date_time: AwareDatetime | None = None
-    end_date_time: AwareDatetime | None = None
-    local_time_zone_identifier: str | None = None
-
-    @field_validator("local_time_zone_identifier")
-    @classmethod
-    def _zone(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            zoneinfo.ZoneInfo(value)
-        # OSError: a name too long for a file name of the tz database (was a 500).
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
-            raise ValueError(f"{value!r} is not an IANA time zone (e.g. America/Chicago)") from None
-        return value
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Self:
-        if (
-            self.start_date_time is not None
-            and self.end_date_time is not None
-            and self.end_date_time < self.start_date_time
-        ):
-            raise ValueError("endDateTime must not be before startDateTime")
-        return self
 
 
 class RailAddress(WireModel):

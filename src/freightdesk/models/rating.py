@@ -12,11 +12,10 @@ from datetime import date
 from enum import StrEnum
 from typing import Annotated
 from uuid import UUID
-from zoneinfo import ZoneInfo
 
-from pydantic import AwareDatetime, BeforeValidator, Field, field_validator
+from pydantic import AwareDatetime, BeforeValidator, Field
 
-from freightdesk.models.base import WireModel
+from freightdesk.models.base import IanaZone, WireModel
 from freightdesk.models.common import (
     INT32_MAX,
     Address,
@@ -211,18 +210,7 @@ class RateStopLocation(WireModel):
     # Not listed by the interface for rating stops, but the tracked shipment's stop has it, and
     # it makes the distance exact; without it the stop is placed by its state or province.
     coordinates: GeoCoordinates | None = None
-    time_zone: str | None = Field(default=None, max_length=64)
-
-    @field_validator("time_zone")
-    @classmethod
-    def _known_zone(cls, value: str | None) -> str | None:
-        if value is None:
-            return value
-        try:
-            ZoneInfo(value)
-        except (ValueError, KeyError, OSError):
-            raise ValueError(f"{value!r} is not an IANA time zone, e.g. America/Chicago") from None
-        return value
+    time_zone: IanaZone | None = None
 
 
 class RateStop(WireModel):

@@ -6,11 +6,10 @@ import re
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Self
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
-from freightdesk.models.base import StrictWireModel, WireModel
+from freightdesk.models.base import IanaZone, StrictWireModel, WireModel
 from freightdesk.models.common import NOT_BLANK, YEARS_1900_TO_2999
 
 MAX_WINDOW_DAYS = 14
@@ -156,7 +155,7 @@ class YardSiteInput(StrictWireModel):
         min_length=1, max_length=40, json_schema_extra={"pattern": _SITE_CODE.pattern}
     )
     name: str = Field(min_length=1, max_length=200, json_schema_extra=NOT_BLANK)
-    time_zone: str = Field(min_length=1, max_length=64, description="IANA, e.g. America/Chicago")
+    time_zone: IanaZone
     dock_door_count: int = Field(ge=1, le=MAX_DOCK_DOORS)
     # Before the opening hours: their check reads it.
     slot_minutes: int = Field(default=60, ge=MIN_SLOT_MINUTES, le=MAX_SLOT_MINUTES)
@@ -173,18 +172,6 @@ class YardSiteInput(StrictWireModel):
         if not text.strip():
             raise ValueError("enter the site's name")
         return text.strip()
-
-    @field_validator("time_zone")
-    @classmethod
-    def _zone(cls, text: str) -> str:
-        name = text.strip()
-        try:
-            ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(
-                f"{name!r} is not a time zone: give an IANA name such as America/Chicago"
-            ) from None
-        return name
 
     @field_validator("opening_hours")
     @classmethod

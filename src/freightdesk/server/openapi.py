@@ -150,8 +150,6 @@ SCHEMA_NAMES: dict[str, str] = {
     "packaging.Accessorial": "PackageAccessorial",
     "packaging.HazmatDetail": "PackageHazmatDetail",
     "vltl.HazmatDetail": "VolumeLtlHazmatDetail",
-    "tracking.AppointmentWindow": "AppointmentWindow",
-    "rail.AppointmentWindow": "RailAppointmentWindow",
 }
 
 # Operations anyone may call: the token exchange itself (its client credentials go in the
