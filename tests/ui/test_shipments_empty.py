@@ -1,6 +1,7 @@
 """The Shipments list says what its empty table means, against the real local service: that
 it is loading before the first answer (a first run, a service still starting), then, with
-nothing to show, how to get something; never a blank table beside "0 shipments"."""
+nothing to show, how to get something; never a blank table beside "0 shipments", and no
+count until the service has answered."""
 
 from __future__ import annotations
 
@@ -28,14 +29,18 @@ async def test_the_list_says_it_is_loading_then_how_to_fill_it(
     pane.show()
     await asyncio.sleep(0.3)  # the (empty) cache read: nothing fetched yet
     assert pane.empty.isVisible() and pane.empty.text() == "Loading shipments…"
+    # The count claims nothing yet either (it said "0 shipments" beside the loading words).
+    assert pane.count_label.text() in ("", "Loading…"), pane.count_label.text()
 
     await session.connect()
     await wait_until(lambda: "New shipment" in pane.empty.text(), 30)
     assert pane.empty.isVisible()  # a fresh tenant tracks nothing
+    assert pane.count_label.text() == "0 shipments"
 
     _put(tenant, _ltl("EMPTY1"))
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     assert not pane.empty.isVisible()
+    assert pane.count_label.text() == "1 shipment"
 
     # A search that finds nothing says so; cleared, the shipment is back.
     qtbot.keyClicks(pane.search, "nothing-like-this")

@@ -21,6 +21,8 @@ class EmptyState(QLabel):
     ) -> None:
         super().__init__(loading or text, view.viewport())
         self.empty_text = text
+        # Whether the list is known (an empty one empty): no `loading` words, or filled since.
+        self.known = not loading
         self.setObjectName("emptyState")
         self.view = view
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -44,6 +46,7 @@ class EmptyState(QLabel):
 
     def filled(self) -> None:
         """The list is known now: an empty one is empty, not loading."""
+        self.known = True
         self.setText(self.empty_text)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)

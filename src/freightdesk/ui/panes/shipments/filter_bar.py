@@ -21,6 +21,7 @@ from freightdesk.ui.panes.shipments.model import (
     ShipmentTableModel,
     parse_pasted,
 )
+from freightdesk.ui.widgets.empty_state import EmptyState
 
 if TYPE_CHECKING:
     from freightdesk.service.session import AppSession
@@ -37,6 +38,7 @@ class FilterBar(FilterWidgets):
     triage: TriageLink
     notice: QLabel
     count_label: QLabel
+    empty: EmptyState
     _filter_timer: QTimer
     _attribute_ids: frozenset[str] | None
     _session: AppSession | None
@@ -104,10 +106,7 @@ class FilterBar(FilterWidgets):
 
     def _show_result(self, result: FilterResult) -> None:
         self._show_news()
-        shown, total = self.model.rowCount(), self.model.total
-        self.count_label.setText(
-            f"{total:,} shipments" if shown == total else f"{shown:,} of {total:,} shipments"
-        )
+        self.show_count()
         if result.not_found:
             listed = ", ".join(result.not_found[:20])
             more = f" and {len(result.not_found) - 20} more" if len(result.not_found) > 20 else ""
@@ -118,6 +117,17 @@ class FilterBar(FilterWidgets):
             self.notice.setVisible(False)
         self._fill_filter_combos(result)
         self.attention.show_counts(result.attention_counts)
+
+    def show_count(self) -> None:
+        """How many shipments the list holds and shows; "Loading…" while an empty list is
+        not known yet (the service has not answered), not a count of 0."""
+        shown, total = self.model.rowCount(), self.model.total
+        if total == 0 and not self.empty.known:
+            self.count_label.setText("Loading…")
+        elif shown == total:
+            self.count_label.setText(f"{total:,} shipment{'' if total == 1 else 's'}")
+        else:
+            self.count_label.setText(f"{shown:,} of {total:,} shipments")
 
     def _fill_filter_combos(self, result: FilterResult) -> None:
         for combo, values, counts, everything, label in (

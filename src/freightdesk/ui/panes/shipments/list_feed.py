@@ -43,6 +43,7 @@ class ListFeed(QWidget):
     _showing: ShipmentList | None
     _reload: bool
     _show_error: Callable[[BaseException], None]
+    show_count: Callable[[], None]
 
     if TYPE_CHECKING:
 
@@ -115,6 +116,7 @@ class ListFeed(QWidget):
         known = answered or data.cursor is not None or data.token is not None
         if known and (not data.summaries or self.model.total > 0):
             self.empty.filled()
+            self.show_count()  # "0 shipments" from now on, not "Loading…"
 
     def _show_list(self, data: ShipmentList, then: Callable[[], None] | None = None) -> None:
         """Put the whole list in the table; the model indexes it in a worker thread. Changes
