@@ -66,6 +66,9 @@ from tests.ui.test_yard_pane import SITES
 
 __all__ = ["connected"]
 
+BOL_OCEAN = ("BILL_OF_LADING", "OCEAN")
+BOL_LTL = ("BILL_OF_LADING", "LTL")
+
 # A pane's room in a 1366x768 window: the navigation list (180 px and the splitter's handle),
 # the menu bar and the status bar taken off.
 AT_1366 = (1180, 718)
@@ -278,20 +281,33 @@ async def test_documents(
     _post_photo(tenant, photo, "POD-06141412488973840.pdf", "06141412488973840", more=more)
     long_name = "POD-06141412488973840-signed-at-the-dock-by-the-receiver.pdf"
     _post_photo(tenant, photo, long_name, "4711")
+    # The demo's longest identifiers: an ocean bill of lading's container and booking, an
+    # LTL one's bill of lading and order (its name says its PRO).
+    ocean = [("CONTAINER_ID", "AZMU0371329"), ("BOOKING_NUMBER", "444768388")]
+    _post_photo(tenant, photo, "BOL-AZMS8603998186.pdf", "", kind=BOL_OCEAN, others=ocean)
+    ltl = [("BILL_OF_LADING", "06141417433552965"), ("PURCHASE_ORDER", "4548085626")]
+    _post_photo(tenant, photo, "BOL-8837583974.pdf", "8837583974", kind=BOL_LTL, others=ltl)
     pane = await shown_pane(qtbot, session, lambda s: DocumentsPane(s, settings), AT_1366)
-    await wait_until(lambda: pane.model.rowCount() == 2)
-    short_row = next(r for r in range(2) if pane.model.items[r].name != long_name)
-    name = pane.model.index(short_row, 0)
-    assert not is_elided(pane.table, name), name.data()
+    await wait_until(lambda: pane.model.rowCount() == 4)
+    rows = {document.name: row for row, document in enumerate(pane.model.items)}
+    short_row = rows["POD-06141412488973840.pdf"]
     columns = ["Name", "Type", "Mode", "Identifiers", "Added"]
     # The identifiers read whole, short, without the number the name says (they were cut
-    # to 'PRO: 061…4525248675'); all of them, typed, in the tooltip.
+    # to 'PRO: 061…4525248675'); the demo's longest too (at 1366x768 they were cut in
+    # their middle, 'Containe…44768388', 'BOL 0614…48085626', Added off to the side): the
+    # list takes the room its key columns need from the preview, the mode short ("TL").
+    # All of them, typed, in the tooltip.
+    await wait_until(lambda: pane.splitter.sizes()[0] > 0.61 * sum(pane.splitter.sizes()), 5)
     assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
+    name = pane.model.index(short_row, 0)
+    assert not is_elided(pane.table, name), name.data()
+    assert pane.model.index(short_row, 2).data() == "TL"
+    assert pane.model.index(short_row, 2).data(Qt.ItemDataRole.ToolTipRole) == "Truckload (TL)"
     identifiers = pane.model.index(short_row, 3)
     assert identifiers.data() == "PO 4525248675", identifiers.data()
     tip = str(identifiers.data(Qt.ItemDataRole.ToolTipRole))
     assert tip == "PRO: 06141412488973840, PURCHASE_ORDER: 4525248675", tip
-    assert pane.model.index(1 - short_row, 3).data() == "PRO 4711"
+    assert pane.model.index(rows[long_name], 3).data() == "PRO 4711"
     # A longer name is cut in its middle: its end (".pdf") still shows.
     assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     # The filters' hints are read whole, and the filters fit the window's room (a wider

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -227,14 +228,22 @@ async def test_the_panes_keys_do_not_clash_with_the_menus_or_each_other(
 
 
 def _post_photo(
-    tenant: TenantHandle, photo: Path, name: str, pro: str, *, more: tuple[str, str] | None = None
+    tenant: TenantHandle,
+    photo: Path,
+    name: str,
+    pro: str,
+    *,
+    more: tuple[str, str] | None = None,
+    kind: tuple[str, str] = ("PROOF_OF_DELIVERY", "TL"),
+    others: Sequence[tuple[str, str]] = (),
 ) -> None:
     """A proof of delivery photo uploaded by `tenant` itself (not through the app); `more`,
-    another identifier (type, value) after its PRO."""
-    identifiers = [{"type": "PRO", "value": pro}]
-    if more is not None:
-        identifiers.append({"type": more[0], "value": more[1]})
-    metadata = {"name": name, "type": "PROOF_OF_DELIVERY", "mode": "TL", "identifiers": identifiers}
+    another identifier (type, value) after its PRO. `kind` and `others`: another type and
+    mode, with these identifiers rather than a PRO (a `pro` left empty)."""
+    identifiers = [{"type": "PRO", "value": pro}] if pro else []
+    for kind_of, value in [*([more] if more else []), *others]:
+        identifiers.append({"type": kind_of, "value": value})
+    metadata = {"name": name, "type": kind[0], "mode": kind[1], "identifiers": identifiers}
     created = tenant.http.post(
         DOCUMENTS,
         files={

@@ -13,10 +13,10 @@ a form) rather than to the window.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -59,6 +59,91 @@ def fit_widths(
             given = min(wanted[stretch], max(together // 2, together - wanted[shares]))
             widths[shares] = max(least[shares], together - given)
     return widths
+
+
+class ColumnFit(QObject):
+    """Fits the columns of `table` (a `ListingModel`'s): each as wide as its header and cells
+    need, from its `Column.width` to its `Column.most`, the key columns (first in the list)
+    before the others while the room lasts (`fit_widths`), refitted as the rows or the room
+    change; a column the user widened or narrowed keeps its width. `stretch` is the column
+    the header stretches; `shares` gives it up to half of their room (see `fit_widths`)."""
+
+    def __init__(
+        self,
+        table: QTableView,
+        model: ListingModel[Any],
+        stretch: int,
+        shares: int | None = None,
+    ) -> None:
+        super().__init__(table)
+        self.table = table
+        self.model = model
+        self.stretch = stretch
+        self.shares = shares
+        self._fitting = False
+        self._user_sized: set[int] = set()
+        header = table.horizontalHeader()
+        header.sectionResized.connect(self._sized)
+        for signal in (model.modelReset, model.layoutChanged, model.dataChanged):
+            signal.connect(self.fit)
+        header.sortIndicatorChanged.connect(self.fit)  # its arrow's room
+        table.viewport().installEventFilter(self)  # the room: the window, a scroll bar
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        """Each column as wide as its text needs within its limits, the key columns (first in
+        the list) before the others while the room lasts."""
+        least, wanted = self._limits()
+        room = self.table.viewport().width()
+        widths = fit_widths(wanted, least, room, self.stretch, self.shares)
+        self._fitting = True
+        try:
+            for column, width in enumerate(widths):
+                if column != self.stretch:
+                    self.table.setColumnWidth(column, width)
+        finally:
+            self._fitting = False
+
+    def wanted_width(self, columns: int) -> int:
+        """The width of the first `columns` columns with their texts whole (within their
+        limits), as the table's viewport would need it."""
+        least, wanted = self._limits()
+        return sum(max(low, want) for low, want in zip(least[:columns], wanted, strict=False))
+
+    def _limits(self) -> tuple[list[int], list[int]]:
+        """Each column's least width and the width its header and cells want."""
+        table, columns = self.table, self.model.columns
+        least = [
+            table.columnWidth(c) if c in self._user_sized else column.width
+            for c, column in enumerate(columns)
+        ]
+        wanted = [
+            least[c]
+            if c in self._user_sized
+            else min(column.most, max(self._header_width(c), table.sizeHintForColumn(c)))
+            for c, column in enumerate(columns)
+        ]
+        return least, wanted
+
+    def _header_width(self, column: int) -> int:
+        """The room the header's title needs: Qt's hint keeps a sort arrow's room in every
+        section of a sortable table (~20 px each), only the sorted one draws it."""
+        header = self.table.horizontalHeader()
+        if header.isSortIndicatorShown() and header.sortIndicatorSection() == column:
+            return header.sectionSizeHint(column)
+        title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+        metrics = header.fontMetrics()
+        text = max(metrics.horizontalAdvance(line) for line in title.split("\n"))
+        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        return min(header.sectionSizeHint(column), text + 2 * margin + 2)
+
+    def _sized(self, column: int, _old: int, _new: int) -> None:
+        if not self._fitting and column != self.stretch and self.table.isVisible():
+            self._user_sized.add(column)  # dragged by the user: kept
 
 
 def add_key(view: QWidget, keys: QKeySequence, slot: Callable[[], None], text: str) -> QAction:
@@ -111,65 +196,20 @@ class ItemTable(QTableView, Generic[T]):
             header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
         for index, column in enumerate(model.columns):
             self.setColumnWidth(index, column.width)
-        self._stretch = model.columnCount() - 1 if stretch is None else stretch
-        self._fit = fit
-        self._shares = shares
-        self._fitting = False
-        self._user_sized: set[int] = set()
-        if fit:
-            header.sectionResized.connect(self._sized)
-            for signal in (model.modelReset, model.layoutChanged, model.dataChanged):
-                signal.connect(self.fit_columns)
-            header.sortIndicatorChanged.connect(self.fit_columns)  # its arrow's room
+        self._fit = (
+            ColumnFit(self, model, model.columnCount() - 1 if stretch is None else stretch, shares)
+            if fit
+            else None
+        )
         self.selectionModel().selectionChanged.connect(self._picked)
         self.selectedChanged.connect(self._enable_buttons)
 
     # --- fitted columns --------------------------------------------------------------------
 
     def fit_columns(self) -> None:
-        """Each column as wide as its text needs within its limits, the key columns (first in
-        the list) before the others while the room lasts."""
-        if not self._fit:
-            return
-        columns = self.items_model.columns
-        least = [
-            self.columnWidth(c) if c in self._user_sized else column.width
-            for c, column in enumerate(columns)
-        ]
-        wanted = [
-            least[c]
-            if c in self._user_sized
-            else min(column.most, max(self._header_width(c), self.sizeHintForColumn(c)))
-            for c, column in enumerate(columns)
-        ]
-        widths = fit_widths(wanted, least, self.viewport().width(), self._stretch, self._shares)
-        self._fitting = True
-        try:
-            for column, width in enumerate(widths):
-                if column != self._stretch:
-                    self.setColumnWidth(column, width)
-        finally:
-            self._fitting = False
-
-    def _header_width(self, column: int) -> int:
-        """The room the header's title needs: Qt's hint keeps a sort arrow's room in every
-        section of a sortable table (~20 px each), only the sorted one draws it."""
-        header = self.horizontalHeader()
-        if header.isSortIndicatorShown() and header.sortIndicatorSection() == column:
-            return header.sectionSizeHint(column)
-        title = str(self.items_model.headerData(column, Qt.Orientation.Horizontal))
-        metrics = header.fontMetrics()
-        text = max(metrics.horizontalAdvance(line) for line in title.split("\n"))
-        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
-        return min(header.sectionSizeHint(column), text + 2 * margin + 2)
-
-    def _sized(self, column: int, _old: int, _new: int) -> None:
-        if not self._fitting and column != self._stretch and self.isVisible():
-            self._user_sized.add(column)  # dragged by the user: kept
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        self.fit_columns()
+        """Each column as wide as its text needs within its limits (see `ColumnFit`)."""
+        if self._fit is not None:
+            self._fit.fit()
 
     def _picked(self, *_args: object) -> None:
         self.selectedChanged.emit()

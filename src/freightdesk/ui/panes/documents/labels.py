@@ -56,6 +56,12 @@ def mode_text(value: DocumentMode | str) -> str:
         return str(value)
 
 
+def mode_short(value: DocumentMode | str) -> str:
+    """The mode as the list shows it: "TL", as the shipments list does ("Truckload (TL)"
+    took the room of the identifiers beside it at 1366 px)."""
+    return "TL" if value == DocumentMode.TL else mode_text(value)
+
+
 def size_text(size: int) -> str:
     value = float(size)
     for unit in ("bytes", "KB", "MB", "GB"):

@@ -16,7 +16,7 @@ from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelInde
 from freightdesk.models.documents import SHIPPER_TENANT_UUID, Document
 from freightdesk.service.clock import user_time
 from freightdesk.ui.formatting import words
-from freightdesk.ui.panes.documents.labels import mode_text, size_text, type_text
+from freightdesk.ui.panes.documents.labels import mode_short, mode_text, size_text, type_text
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
 Index = QModelIndex | QPersistentModelIndex
@@ -49,14 +49,16 @@ def identifiers_short(document: Document) -> str:
     return ", ".join(f"{SHORT_TYPES.get(i.type, words(i.type))} {i.value}" for i in others)
 
 
-# Widths so that name to added fit beside the preview at the default split (1600 px wide).
 COLUMNS: list[Column[Document]] = [
-    # Name to Added fit beside the preview in a 1366 px window; cut cells tell their whole text.
+    # Each as wide as its texts (the pane fits them, from the least width given here to its
+    # `most`), Name to Added whole beside the preview in a 1366 px window: the pane's split
+    # gives the list their room. Cut cells tell their whole text.
     # The name is what a dispatcher reads first: a name as the carriers write them
-    # ("BOL-06141412488973840.pdf") whole; the identifiers say what it does not, short.
-    Column("Name", lambda d: d.name, 200, tooltip=lambda d: d.name),
-    Column("Type", lambda d: type_text(d.type), 110),
-    Column("Mode", lambda d: mode_text(d.mode), 95),
+    # ("BOL-06141412488973840.pdf") whole, a longer one cut in its middle; the identifiers
+    # say what it does not, short, whole ("Container AZMU0371234, Booking 444768388").
+    Column("Name", lambda d: d.name, 160, tooltip=lambda d: d.name, most=220),
+    Column("Type", lambda d: type_text(d.type), 70),
+    Column("Mode", lambda d: mode_short(d.mode), 50, tooltip=lambda d: mode_text(d.mode)),
     Column(
         "Identifiers",
         identifiers_short,
@@ -67,11 +69,11 @@ COLUMNS: list[Column[Document]] = [
     Column(
         "Added",
         lambda d: user_time(d.created_date_time),
-        120,
+        100,
         value=lambda d: d.created_date_time,
     ),
-    Column("Added by", lambda d: d.added_by_company or "", 130),
-    Column("Size", lambda d: size_text(d.files[0].size) if d.files else "", 80),
+    Column("Added by", lambda d: d.added_by_company or "", 100),
+    Column("Size", lambda d: size_text(d.files[0].size) if d.files else "", 60),
 ]
 
 

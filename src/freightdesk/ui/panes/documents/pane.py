@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QUrl
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -58,6 +58,7 @@ from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.item_table import ColumnFit
 from freightdesk.ui.widgets.listing import ListBinding, current_row
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.selection import select_only
@@ -79,6 +80,12 @@ def _shortcut(
 
 def _open_with_system(path: Path) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+
+
+# The columns a dispatcher reads in every row, Name to Added: whole beside the preview.
+KEY_COLUMNS = 5
+# The list's share of the pane where its key columns need no more (the preview has the rest).
+LIST_SHARE = 0.6
 
 
 class DocumentsPane(ListExport, QWidget):
@@ -202,6 +209,7 @@ class DocumentsPane(ListExport, QWidget):
         header.setStretchLastSection(True)
         for index, column in enumerate(self.model.columns):
             self.table.setColumnWidth(index, column.width)
+        self.fit = ColumnFit(self.table, self.model, self.model.columnCount() - 1)
         tip_elided(self.table)
         self.previous_button = QPushButton("◀ &Previous", self)
         self.next_button = QPushButton("Ne&xt ▶", self)
@@ -684,13 +692,51 @@ class DocumentsPane(ListExport, QWidget):
 
     def _restore_layout(self) -> None:
         state = self.settings.value("documents/splitter")
+        self._split_chosen = state is not None
         if state is not None:
             self.splitter.restoreState(state)
         else:
             self.splitter.setSizes([720, 480])
+        self.splitter.splitterMoved.connect(self._chose_split)
+        # Once the splitter has shared out a new width by its own rule, and once a page's
+        # rows are in (their texts' widths).
+        self._split_timer = QTimer(self)
+        self._split_timer.setSingleShot(True)
+        self._split_timer.setInterval(0)
+        self._split_timer.timeout.connect(self.default_split)
+        self.splitter.installEventFilter(self)
+        self.model.modelReset.connect(self._split_timer.start)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.splitter and event.type() == QEvent.Type.Resize:
+            self._split_timer.start()
+        return super().eventFilter(watched, event)
+
+    def _chose_split(self, _position: int, _index: int) -> None:
+        self._split_chosen = True
+
+    def default_split(self) -> None:
+        """The list's share of the pane, unless the user chose one: `LIST_SHARE`, more where
+        its key columns need it to read whole (at 1366 and 1440 px: a container's number
+        and a booking's, an LTL bill of lading's and its order's), the preview keeping its
+        least width."""
+        if self._split_chosen:
+            return
+        total = self.splitter.width() - self.splitter.handleWidth()
+        preview = self.splitter.widget(1)
+        if total <= 0 or preview is None:
+            return
+        wanted = self.fit.wanted_width(KEY_COLUMNS) + 2 * self.table.frameWidth()
+        wanted += self.table.verticalScrollBar().sizeHint().width()  # a page is longer
+        spare = total - preview.minimumSizeHint().width()
+        list_width = max(round(total * LIST_SHARE), min(wanted, spare))
+        if self.splitter.sizes() != [list_width, total - list_width]:
+            self.splitter.setSizes([list_width, total - list_width])
 
     def shutdown(self) -> None:
-        self.settings.setValue("documents/splitter", self.splitter.saveState())
+        self._split_timer.stop()
+        if self._split_chosen:  # the app's own split follows the window's size
+            self.settings.setValue("documents/splitter", self.splitter.saveState())
         self.binding.shutdown()
         self.uploads.shutdown()
         self._unconnected()
