@@ -191,10 +191,33 @@ async def test_sailing_schedules(qtbot: QtBot, connected: tuple[AppSession, Tena
     assert_columns_fit(pane.table, pane, columns, whole=whole)
     # The route keeps some room (its ports, cut in the middle; whole in the tooltip).
     assert pane.table.columnWidth(5) >= 100, pane.table.columnWidth(5)
+    _routes_read(pane, whole=False)
+    pane.resize(*AT_1440)
+    await wait_until(lambda: pane.width() == AT_1440[0])
+    _routes_read(pane)
     pane.resize(*AT_1920)
     await wait_until(lambda: pane.width() == AT_1920[0])
     assert_columns_fit(pane.table, pane, columns, whole=whole)
+    _routes_read(pane)
     pane.shutdown()
+
+
+def _routes_read(pane: SchedulesPane, *, whole: bool = True) -> None:
+    """Every sailing's route shows its ends and, `whole`, its ports between them uncut (at
+    1440 px they were cut out of its middle, "CNSHA → […] → NLRTM"), its vessels where the
+    room allows; every leg in the tooltip. Not `whole` (1366 px), the ports alone cut in
+    their middle where they do not fit (the Stops column names the hubs)."""
+    for row in range(pane.model.rowCount()):
+        route = pane.model.index(row, 5)
+        shown = _shown_text(pane.table, route)
+        stops = str(pane.model.index(row, 4).data())
+        hubs = stops.removeprefix("Via ").split(", ") if stops != "Direct" else []
+        assert shown.startswith("CNSHA ") and shown.endswith(" NLRTM"), shown
+        if whole:
+            assert "…" not in shown, shown
+            assert all(f" → {hub} → " in shown for hub in hubs), (shown, hubs)
+        tip = str(route.data(Qt.ItemDataRole.ToolTipRole))
+        assert tip.count("\n") == len(hubs) + 1, tip  # the sailing's line, then each leg's
 
 
 async def test_bookings(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:

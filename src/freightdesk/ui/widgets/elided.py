@@ -2,10 +2,14 @@
 shows the whole text as its tooltip, unless the model gives a tooltip of its own.
 
 `tip_elided(table)` is the one way a table gets this; `is_elided` says whether a cell is cut.
-`cut_at_end(view, column)` cuts one column's texts at their end, whatever the view's mode.
+`cut_at_end(view, column)` cuts one column's texts at their end, whatever the view's mode;
+`shorten(view, column, forms)` shows a column's texts in the longest of their shorter forms
+that fits.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QHelpEvent
@@ -67,6 +71,39 @@ def cut_at_end(view: QAbstractItemView, column: int) -> None:
     """Cut the long texts of `view`'s `column` at their end ("Departed from Chicago Lo…"),
     for a text read from its start; the view's elide mode stays that of its other columns."""
     view.setItemDelegateForColumn(column, _CutAtEnd(view))
+
+
+class _Shortened(ElidedTipDelegate):
+    """A cell in the longest of its forms that fits its room, else the shortest (cut as the
+    view cuts); the whole text in the tooltip as every cut cell's."""
+
+    def __init__(self, view: QAbstractItemView, forms: Callable[[Index], Sequence[str]]) -> None:
+        super().__init__(view)
+        self._forms = forms
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
+        super().initStyleOption(option, index)
+        forms = self._forms(index)
+        if option.rect.width() <= 0 or not forms:
+            return  # asked its size: the whole text's
+        widget = option.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, widget)
+        # As the style draws the text: inside a margin on each side.
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+        width = room.width() - 2 * margin
+        metrics = option.fontMetrics
+        fitting = (
+            f for f in forms if metrics.elidedText(f, Qt.TextElideMode.ElideRight, width) == f
+        )
+        option.text = next(fitting, forms[-1])
+
+
+def shorten(view: QAbstractItemView, column: int, forms: Callable[[Index], Sequence[str]]) -> None:
+    """Show each cell of `view`'s `column` in the longest of its `forms` (longest first) that
+    fits the column, the shortest cut where none does: a sailing's route drops its vessels'
+    details before its ports ("CNSHA → SGSIN → NLRTM" rather than "CNSHA → […] → NLRTM")."""
+    view.setItemDelegateForColumn(column, _Shortened(view, forms))
 
 
 def tip_elided(view: QAbstractItemView) -> ElidedTipDelegate:

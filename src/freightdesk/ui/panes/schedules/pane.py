@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from PySide6.QtCore import QDate, QStringListModel, Qt
+from PySide6.QtCore import QDate, QModelIndex, QPersistentModelIndex, QStringListModel, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -44,7 +44,7 @@ from freightdesk.service.schedules import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.elided import cut_at_end, tip_elided
+from freightdesk.ui.widgets.elided import cut_at_end, shorten, tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -78,11 +78,32 @@ def route_line(route: PointToPointRoute) -> str:
     """CNSHA → [EVER ACE 012W, 9 days] → SGSIN → [MSC ANNA 044W, 21 days] → NLRTM"""
     if not route.legs:
         return f"{route.departure.locode} {ARROW} {route.arrival.locode}"
-    parts = [route.legs[0].departure.locode]
-    for leg in route.legs:
-        parts.append(f"[{leg.vessel_name} {leg.voyage_number}, {days_text(leg.transit_time_days)}]")
-        parts.append(leg.arrival.locode)
-    return f" {ARROW} ".join(parts)
+    return route_forms(route)[0]
+
+
+def route_forms(route: PointToPointRoute) -> list[str]:
+    """The route as the list shows it, longest first: each leg's vessel, voyage and days; its
+    vessel and voyage; its vessel; the ports alone ("CNSHA → SGSIN → NLRTM"). The list shows
+    the longest that fits its column: the ports where the hub was cut out of the middle of
+    the whole line ("CNSHA → […] → NLRTM" at 1366 and 1440 px)."""
+    if not route.legs:
+        return [route_line(route)]
+    ports = [route.legs[0].departure.locode, *(leg.arrival.locode for leg in route.legs)]
+    details = [
+        [
+            f"[{leg.vessel_name} {leg.voyage_number}, {days_text(leg.transit_time_days)}]"
+            for leg in route.legs
+        ],
+        [f"[{leg.vessel_name} {leg.voyage_number}]" for leg in route.legs],
+        [f"[{leg.vessel_name}]" for leg in route.legs],
+    ]
+    forms = []
+    for legs in details:
+        parts = [ports[0]]
+        for leg, port in zip(legs, ports[1:], strict=True):
+            parts += [leg, port]
+        forms.append(f" {ARROW} ".join(parts))
+    return [*forms, f" {ARROW} ".join(ports)]
 
 
 def route_detail(route: PointToPointRoute) -> str:
@@ -249,11 +270,13 @@ class SchedulesPane(ListExport, QWidget):
         self.table = ItemTable(
             self.model, lambda r: r.route_id, self, name="sailingsTable", stretch=ROUTE, fit=True
         )
-        # A long carrier keeps its code, a long route its destination; many stops read
-        # from the first hub.
+        # A long carrier keeps its code; many stops read from the first hub; a long route
+        # drops its vessels' details before its ports, then is cut in its middle, keeping
+        # its destination. Every leg in the route's tooltip.
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         cut_at_end(self.table, STOPS)
         tip_elided(self.table)
+        shorten(self.table, ROUTE, self._route_forms)
         self.table.setWordWrap(False)
         self.empty = say_when_empty(
             self.table,
@@ -292,6 +315,10 @@ class SchedulesPane(ListExport, QWidget):
         # The form as it opened: the last search is put back only into a form still like this.
         self._as_opened = self.typed()
         self._unconnected = session.listen_connected(self._connected)
+
+    def _route_forms(self, index: QModelIndex | QPersistentModelIndex) -> list[str]:
+        route = self.model.item_at(index.row())
+        return route_forms(route) if route is not None else []
 
     # --- showing ---------------------------------------------------------------------------
 
