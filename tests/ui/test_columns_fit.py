@@ -539,6 +539,11 @@ async def test_shipments_key_columns_whole_with_a_shipment_chosen(
     # header whole (a long one cut, whole in the tooltip).
     event = ["Latest event"] if room != AT_1920 else []
     assert_columns_fit(pane.table, pane, [*SHIPMENT_KEYS, *event], whole=SHIPMENT_KEYS)
+    if event:
+        # It has the room beyond a usual place name in each place (it was left 150 px at
+        # 1366, "Customs selected the…", the places 20 px wider than their names).
+        width = pane.table.columnWidth(COLUMN_INDEX["latestEvent"])
+        assert width >= (175 if room == AT_1366 else 240), width
     detail = pane.splitter.widget(1)
     assert detail.width() >= detail.minimumSizeHint().width()
     bar = pane.detail.tabs.tabBar()

@@ -9,7 +9,8 @@ keeps most of the height; a wider one (1920 px) keeps the detail beside, with `D
 or `1 - LIST_SHARE` of the width. Origin and Destination take the list's room beyond the other
 key columns (`PLACE_LEAST` to `PLACE_MOST`), until the user sizes one of them: from then on
 their widths are the user's, kept across starts. Latest event comes after them, in view too
-while the places keep a usual name whole beside it (at 1366 and 1440 px).
+while the places keep a usual name whole beside it (at 1366 and 1440 px): it has the room
+beyond a usual name in each place, up to `EVENT_MOST`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ DETAIL_COMFORT = 520
 # first letters at 1366 px.
 EVENT_COLUMN = "latestEvent"
 EVENT_WIDTH = 150
+# Wider than this, the event's column would leave the places less than their room: most
+# events read whole ("Arrived at Alder & Finch Ontario DC (14:10)").
+EVENT_MOST = 360
 # The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
 # usual text still fits (longer ones cut, whole in the tooltip). A layout the
 # user kept has the user's widths.
@@ -175,7 +179,7 @@ class ListLayout(QWidget):
         # Hidden or shown again (size 0 on one side) is not a width chosen.
         if self._sizing or self._places_chosen or not old or not new:
             return
-        if COLUMNS[index].key in PLACE_COLUMNS:
+        if COLUMNS[index].key in (*PLACE_COLUMNS, EVENT_COLUMN):  # they share their room
             self._places_chosen = True
             self.settings.setValue(PLACES_CHOSEN, True)
 
@@ -199,13 +203,20 @@ class ListLayout(QWidget):
         bar = self.table.verticalScrollBar()
         shown = self.table.viewport().width() - (0 if bar.isVisible() else bar.sizeHint().width())
         event = COLUMN_INDEX[EVENT_COLUMN]
+        event_width: int | None = None  # the event's width, where the places share with it
         if not header.isSectionHidden(event) and header.visualIndex(event) == len(KEY_COLUMNS):
-            beside = shown - others - header.sectionSize(event)
-            if beside // len(places) >= self._place_whole():
-                others += header.sectionSize(event)
+            # The places keep a usual name whole; the event has the room beyond them, from
+            # its width up to `EVENT_MOST` (it was left 150 px at 1366 px, "Customs
+            # selected the…", beside places 20 px wider than their names).
+            spare = shown - others - len(places) * self._place_whole()
+            if spare >= EVENT_WIDTH:
+                event_width = min(spare, EVENT_MOST)
+                others += event_width
         room = (shown - others) // len(places)
         self._sizing = True
         try:
+            if event_width is not None and header.sectionSize(event) != event_width:
+                header.resizeSection(event, event_width)
             for index in places:
                 size = max(PLACE_LEAST, min(room, PLACE_MOST))
                 if header.sectionSize(index) != size:
