@@ -170,10 +170,13 @@ def test_a_bundle_without_the_map_outlines_fails_its_self_check(bundle: Path) ->
 # IPython comes with bqplot and PyInstaller's hooks. Test and development tools came with
 # modules the app never imports: anyio's pytest runner (_pytest), pydantic's mypy and
 # hypothesis plugins, httpx's command line (rich, pygments). PostgreSQL's driver came with
-# SQLAlchemy's dialect; the bundled service runs on SQLite (the spec says why).
+# SQLAlchemy's dialect; the bundled service runs on SQLite (the spec says why). The trio
+# event loop (outcome and sortedcontainers with it) came with anyio's trio backend and
+# httpx's and httpcore's optional imports; the app runs on asyncio only.
 LEFT_OUT = (
     *("folium", "branca", "jinja2", "pandas", "bqplot", "IPython"),
     *("_pytest", "hypothesis", "mypy", "rich", "pygments", "psycopg", "psycopg_binary"),
+    *("trio", "outcome", "sortedcontainers"),
 )
 
 
