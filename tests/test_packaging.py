@@ -178,6 +178,9 @@ LEFT_OUT = (
     *("_pytest", "hypothesis", "mypy", "rich", "pygments", "psycopg", "psycopg_binary"),
     *("trio", "outcome", "sortedcontainers"),
 )
+# Qt bindings PyInstaller's hooks add for the libraries QtWebEngine links, none imported by
+# the app; with QtQml came all of Qt's QML modules and the libraries of their plugins.
+LEFT_OUT_QT = ("QtQml", "QtQuick", "QtQuickWidgets", "QtOpenGL", "QtPositioning")
 
 
 def _bundled_names(bundle: Path) -> set[str]:
@@ -199,3 +202,8 @@ def test_the_bundle_leaves_out_what_the_app_no_longer_needs(bundle: Path) -> Non
     # What the app needs is seen, as modules and beside them.
     assert {"freightdesk", "openpyxl", "pyside6", "xstatic", "tzdata"} <= names
     assert not [name for name in LEFT_OUT if name.lower() in names]
+    pyside = bundle / "_internal" / "PySide6"
+    assert not [
+        path.name for path in pyside.glob("Qt*.*") if path.name.split(".")[0] in LEFT_OUT_QT
+    ]
+    assert not (pyside / "Qt" / "qml").exists()
