@@ -413,7 +413,7 @@ def bench_served(app: QApplication, samples: int) -> list[Figure]:
     import tempfile
 
     from bench.bench_tracking import cpu_seconds, serve
-    from freightdesk.server.db import SCHEMA_VERSION
+    from freightdesk.server.migrations import SCHEMA_VERSION
 
     # One per schema: a database upgraded by a newer service is refused by an older one, and
     # engineers on other branches share this machine's temporary directory.

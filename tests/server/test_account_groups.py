@@ -12,7 +12,8 @@ from sqlalchemy import delete, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from freightdesk.server.db import make_engine, transaction, upgrade
+from freightdesk.server.db import make_engine, transaction
+from freightdesk.server.migrations import upgrade
 from freightdesk.server.settings import sqlite_url
 from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.tenancy import Tenant

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import text
 
 from freightdesk.models.tracking import TrackedShipmentEvent
-from freightdesk.server.db import SCHEMA_VERSION, upgrade
 from freightdesk.server.domain import shipments as store
+from freightdesk.server.migrations import SCHEMA_VERSION, upgrade
 from tests.server.test_tracking_support import PUT, SEARCH, air_body, create, receive, route
 from tests.support import TenantHandle
 

@@ -18,7 +18,8 @@ import httpx
 import pytest
 from sqlalchemy import text
 
-from freightdesk.server.db import SCHEMA_VERSION, make_engine, transaction
+from freightdesk.server.db import make_engine, transaction
+from freightdesk.server.migrations import SCHEMA_VERSION
 from tests.processes import SERVE, processes, read_until
 from tests.support import PostgresServer, missing, running_service
 

@@ -19,8 +19,9 @@ from sqlalchemy import event, inspect, text
 from freightdesk.server.app import build_context
 from freightdesk.server.auth import TokenStore
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import SCHEMA_VERSION, make_engine, transaction, upgrade
+from freightdesk.server.db import make_engine, transaction
 from freightdesk.server.domain.tenants import create_client_app, ensure_tenant
+from freightdesk.server.migrations import SCHEMA_VERSION, upgrade
 from freightdesk.server.settings import ServerSettings, sqlite_url
 from freightdesk.server.workers import Workers
 from tests.support import free_port

@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import text
 
-from freightdesk.server.db import SCHEMA_VERSION, upgrade
 from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.position_sampling import downsample
 from freightdesk.server.domain.shipments import Position
+from freightdesk.server.migrations import SCHEMA_VERSION, upgrade
 from tests.server.test_tracking_support import PUT, air_body, create, receive, shipment_path
 from tests.support import TenantHandle
 

@@ -14,9 +14,9 @@ from sqlalchemy import select, text
 
 from freightdesk.models.shipment_search import ShipmentSearchRequest
 from freightdesk.models.tracking import ShipmentException, ShipmentStateType
-from freightdesk.server.db import SCHEMA_VERSION, upgrade
 from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.shipment_search import search_shipments
+from freightdesk.server.migrations import SCHEMA_VERSION, upgrade
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import make_change_seq_triggers
 from tests.server.test_tracking_support import (

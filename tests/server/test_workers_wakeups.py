@@ -28,8 +28,9 @@ import pytest
 from sqlalchemy import func, select, text
 
 from freightdesk.server import db
-from freightdesk.server.db import make_engine, make_sessionmaker, transaction, upgrade, wakeups
+from freightdesk.server.db import make_engine, make_sessionmaker, transaction, wakeups
 from freightdesk.server.domain import carrier_answers, push_processing
+from freightdesk.server.migrations import upgrade
 from freightdesk.server.tables.webhooks import WebhookJournalCursor
 from freightdesk.server.webhooks import outbox
 from freightdesk.server.webhooks.delivery import RUNNING_KEY

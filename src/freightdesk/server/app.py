@@ -22,11 +22,12 @@ from freightdesk import __version__
 from freightdesk.models.errors import ErrorBody
 from freightdesk.server.body_limits import BodyLimits
 from freightdesk.server.context import ServiceContext
-from freightdesk.server.db import make_engine, make_sessionmaker, readiness_problem, upgrade
+from freightdesk.server.db import make_engine, make_sessionmaker
 from freightdesk.server.demo.progress import demo_prepared
 from freightdesk.server.errors import ApiError, install_error_handlers
 from freightdesk.server.handlers import lean_handlers
 from freightdesk.server.middleware import RequestPlumbing
+from freightdesk.server.migrations import readiness_problem, upgrade
 from freightdesk.server.openapi import (
     ERRORS,
     EXTENSION,

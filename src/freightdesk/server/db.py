@@ -1,7 +1,7 @@
-"""Database engine, declarative base, column types and schema migrations.
+"""Database engine, declarative base, column types and the wake-ups a commit sends.
 
 SQLite (the default) and PostgreSQL are both first-class: types here store the same values on
-both, and every migration runs on both.
+both (as the schema's migrations, in migrations.py, run on both).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,12 +29,10 @@ from sqlalchemy import (
     TypeDecorator,
     create_engine,
     event,
-    inspect,
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.engine import Connection, Dialect
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
 log = logging.getLogger(__name__)
@@ -360,181 +357,3 @@ class _DataVersion(_Listener):
             return True
         finally:
             connection.close()
-
-
-# --- migrations --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    description: str
-    apply: Callable[[Connection], None]
-
-
-def add_column_if_missing(conn: Connection, table: str, column_ddl: str) -> None:
-    """Idempotent ALTER TABLE ADD COLUMN, because create_all may already have made it."""
-    name = column_ddl.split()[0]
-    existing = {c["name"] for c in inspect(conn).get_columns(table)}
-    if name not in existing:
-        conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column_ddl}"))
-
-
-def add_indexes_if_missing(conn: Connection, table: str, *names: str) -> None:
-    """Create indexes declared on a table's model that an older database lacks (create_all
-    makes them only with the table)."""
-    for index in Base.metadata.tables[table].indexes:
-        if index.name in names:
-            index.create(conn, checkfirst=True)
-
-
-def _search_indexes(conn: Connection) -> None:
-    add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_mode_state")
-    add_indexes_if_missing(conn, "shipment_identifiers", "ix_shipment_identifiers_prefix")
-
-
-def _next_eta_zones(conn: Connection) -> None:
-    from freightdesk.server.domain.shipments.summary import fill_next_eta_zones
-
-    add_column_if_missing(conn, "shipments", "next_eta_zone VARCHAR(64)")
-    fill_next_eta_zones(conn)
-
-
-def _latest_event_zones(conn: Connection) -> None:
-    from freightdesk.server.domain.shipments.summary import fill_latest_event_zones
-
-    add_column_if_missing(conn, "shipments", "latest_event_zone VARCHAR(64)")
-    fill_latest_event_zones(conn)
-
-
-def _kept_tracks(conn: Connection) -> None:
-    """The table of kept tracks and its triggers. create_all made the table (and, through the
-    metadata's after_create, the triggers) before the migrations run; made again here in case
-    it was an earlier create_all. Each track is built by the first history read of its
-    shipment, not here: a large database would otherwise spend its upgrade on tracks that
-    nobody may open."""
-    from freightdesk.server.tables.tracking import ShipmentTrack, make_track_triggers
-
-    ShipmentTrack.__table__.create(conn, checkfirst=True)  # type: ignore[attr-defined]
-    make_track_triggers(conn)
-
-
-def _account_group_codes_without_case(conn: Connection) -> None:
-    """The unique index on a tenant's account group codes whatever their case. A database
-    that already holds codes differing only in case keeps them and goes without the index:
-    the service refuses new ones either way, only two creates racing are not caught."""
-    folded = text(
-        "SELECT 1 FROM account_groups GROUP BY tenant_id, lower(code) HAVING count(*) > 1"
-    )
-    if conn.execute(folded).first() is not None:
-        log.warning("account group codes differing only in case: their unique index is left out")
-        return
-    # Not add_indexes_if_missing: its check does not see an index on an expression.
-    conn.execute(
-        text(
-            "CREATE UNIQUE INDEX IF NOT EXISTS ux_account_groups_tenant_code_lower "
-            "ON account_groups (tenant_id, lower(code))"
-        )
-    )
-
-
-def _change_seq(conn: Connection) -> None:
-    """The shipments' change sequence for the list's incremental sync, and what keeps it.
-    Shipments written before have none (NULL): the apps that sync with tokens list every
-    shipment once at their first such sync."""
-    from freightdesk.server.tables.tracking import make_change_seq_triggers
-
-    add_column_if_missing(conn, "shipments", "change_seq BIGINT")
-    add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_change")
-    make_change_seq_triggers(conn)
-
-
-def _change_seq_everywhere(conn: Connection) -> None:
-    """A change sequence for the shipments written before version 7 (NULL until they
-    changed): keyset pages in change order need a value on every row. The triggers number
-    them (`CHANGE_SEQ_*`); the next token sync lists them once more. The change index gets
-    the primary key after the sequence, the keyset's order on both databases."""
-    conn.exec_driver_sql("UPDATE shipments SET change_seq = 0 WHERE change_seq IS NULL")
-    conn.exec_driver_sql("DROP INDEX IF EXISTS ix_shipments_tenant_change")
-    add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_change_pk")
-
-
-# Append only; never edit a released migration. Version 1 is the first released schema.
-MIGRATIONS: list[Migration] = [
-    Migration(1, "initial schema", lambda conn: None),
-    Migration(2, "shipment search indexes", _search_indexes),
-    Migration(3, "the zone of a shipment's next ETA stop", _next_eta_zones),
-    Migration(4, "the zone of a shipment's latest event stop", _latest_event_zones),
-    Migration(5, "kept down-sampled tracks for history reads", _kept_tracks),
-    Migration(
-        6, "account group codes unique whatever their case", _account_group_codes_without_case
-    ),
-    Migration(7, "the shipments' change sequence for incremental sync", _change_seq),
-    Migration(8, "a change sequence on every shipment", _change_seq_everywhere),
-]
-
-SCHEMA_VERSION = MIGRATIONS[-1].version
-
-# The key of the PostgreSQL advisory lock held while the schema is checked and upgraded, so
-# that instances starting together on one database take turns: the first migrates, the
-# others then find the schema current. Any constant unlikely to be used by another program.
-SCHEMA_LOCK_KEY = 0x46445343  # "FDSC"
-
-
-def _lock_schema(conn: Connection) -> None:
-    """Wait for the schema lock, held until this transaction ends (commit or rollback).
-
-    SQLite needs none: a database file belongs to one instance (its data directory's lock),
-    and SQLite serializes writers anyway.
-    """
-    if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
-
-
-def readiness_problem(engine: Engine) -> str | None:
-    """Why requests that need the database cannot be served now, or None when they can: the
-    database answers and its schema is the one this release migrates to (not older, and not
-    newer, made by a later release on the same database)."""
-    try:
-        with engine.connect() as conn:
-            row = conn.execute(text("SELECT max(version) FROM schema_version")).scalar()
-    except SQLAlchemyError as exc:
-        log.warning("readiness: the database does not answer: %s", exc)
-        return "The database does not answer"
-    if row is None or int(row) != SCHEMA_VERSION:
-        return f"The database's schema is version {row}; this release needs {SCHEMA_VERSION}"
-    return None
-
-
-def upgrade(engine: Engine) -> int:
-    """Bring the database to the current schema in place; returns the version it had."""
-    import freightdesk.server.tables  # noqa: F401  (registers every table on Base.metadata)
-
-    with engine.begin() as conn:
-        # First: two instances creating the same table at once fail on PostgreSQL even with
-        # IF NOT EXISTS (a unique violation in its catalog).
-        _lock_schema(conn)
-        conn.execute(text("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"))
-        row = conn.execute(text("SELECT max(version) FROM schema_version")).scalar()
-        current = int(row) if row is not None else 0
-        existing = set(inspect(conn).get_table_names())
-        fresh = current == 0 and "tenants" not in existing
-        # Tables of areas added since the database was made are created here. create_all asks
-        # the database about each table in turn; a restart, which finds them all, needs none.
-        if not existing.issuperset(Base.metadata.tables):
-            Base.metadata.create_all(conn)
-        if fresh:
-            conn.execute(
-                text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": SCHEMA_VERSION}
-            )
-            log.info("created database schema version %d", SCHEMA_VERSION)
-            return 0
-        for migration in MIGRATIONS:
-            if migration.version > current:
-                log.info("migrating database to %d: %s", migration.version, migration.description)
-                migration.apply(conn)
-                conn.execute(
-                    text("INSERT INTO schema_version (version) VALUES (:v)"),
-                    {"v": migration.version},
-                )
-        return current

@@ -2,7 +2,7 @@
 journal cursor.
 
 `webhook_chain_leases` says which running service instance sends the messages of one
-configuration and shipment (`webhooks.leases`); `db.upgrade` creates it in older databases.
+configuration and shipment (`webhooks.leases`); `migrations.upgrade` creates it in older databases.
 
 Databases made before the outbox was split into payloads and deliveries have the tables
 `webhook_messages` and `webhook_attempts`; `webhooks.migrate` moves their rows over.
