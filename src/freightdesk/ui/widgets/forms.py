@@ -121,7 +121,7 @@ class FieldErrors:
             # A label focuses its buddy only if the buddy itself takes the focus (a focus
             # proxy is not enough), so it points at the field, not at the holder.
             caption.setBuddy(target)
-            for container in (holder, widget, *widget.findChildren(QWidget)):
+            for container in reversed((holder, widget, *widget.findChildren(QWidget))):
                 if (
                     container is not target
                     and container.isAncestorOf(target)

@@ -105,9 +105,22 @@ def _check_item(checked: bool) -> QTableWidgetItem:
     return item
 
 
+class Grid(QTableWidget):
+    """Tab goes from cell to cell and, from the last cell, on to the next field; Shift+Tab
+    likewise back from the first. (Qt's table goes round to its first cell: Tab never left
+    it, and the fields and buttons after it could not be reached by keyboard.)"""
+
+    def focusNextPrevChild(self, next_: bool) -> bool:  # noqa: N802 (Qt's name)
+        current = self.currentIndex()
+        end = (self.rowCount() - 1, self.columnCount() - 1) if next_ else (0, 0)
+        if not current.isValid() or (current.row(), current.column()) == end:
+            return QWidget.focusNextPrevChild(self, next_)
+        return super().focusNextPrevChild(next_)
+
+
 def _grid(headers: list[str], parent: QWidget) -> QTableWidget:
     """A compact grid: narrow day columns, time and date columns just wide enough."""
-    table = QTableWidget(0, len(headers), parent)
+    table = Grid(0, len(headers), parent)
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -326,10 +339,16 @@ class StopLocationFormDialog(TabbedFormDialog):
         form = QFormLayout()
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         form.addRow(hours_help)
-        self.errors.add_row(form, "&Regular opening hours", "openingHours", self.hours_box)
+        self.errors.add_row(
+            form, "&Regular opening hours", "openingHours", self.hours_box, focus=self.hours
+        )
         form.addRow(special_help)
         self.errors.add_row(
-            form, "Special opening hours (&dates)", "specialOpeningHours", self.special_box
+            form,
+            "Special opening hours (&dates)",
+            "specialOpeningHours",
+            self.special_box,
+            focus=self.special,
         )
         layout = QVBoxLayout(tab)
         layout.addLayout(form)
