@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -39,6 +40,7 @@ from freightdesk.models.stop_locations import (
     OpeningHours,
     SpecialOpeningHours,
     StopLocation,
+    StopLocationInput,
 )
 from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
@@ -152,6 +154,107 @@ def _number(text: str) -> float | str | None:
         return read_number(text)
     except NumberRefused:
         return text.strip()
+
+
+# What stands in for a part the model refused while the rules check the rest: valid, and
+# saying nothing the rules would refuse (coordinates satisfy "a street address or coordinates").
+_STAND_INS: dict[str, Any] = {
+    "name": "-",
+    "address": {"addressLines": ["-"], "city": "-", "state": "-", "country": "US"},
+    "coordinates": {"latitude": 0, "longitude": 0},
+}
+
+
+def every_problem(
+    wire: dict[str, Any], own: dict[str, str] | None = None
+) -> tuple[StopLocationInput | None, dict[str, str]]:
+    """`check_location`, with every field's problem at once, in the form's order; `own` are
+    the form's problems of its own fields (their parts of `wire` are set aside).
+
+    `check_location` gives the model's problems alone, since its rules need a whole body (a
+    blank name waited for a second Save), so the rules check the rest again, each refused
+    part set aside: a stand-in for a required one, dropped if not."""
+    own = own or {}
+    refused = {_top(path) for path in own}
+    body, problems = check_location(_set_aside(wire, refused))
+    if body is not None and not own:
+        return body, {}
+    refused |= {_top(path) for path in problems}
+    _body, more = check_location(_set_aside(wire, refused))
+    found = {path: message for path, message in more.items() if _top(path) not in refused}
+    found |= problems | own
+    # Top to bottom: the first one's field takes the keyboard.
+    return None, dict(sorted(found.items(), key=lambda item: _place(item[0])))
+
+
+def _top(path: str) -> str:
+    """The wire field a problem's path starts with (`coordinates` of `coordinates.latitude`)."""
+    return re.split(r"[.\[]", path, maxsplit=1)[0]
+
+
+def _set_aside(wire: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    kept = {key: value for key, value in wire.items() if key not in keys}
+    return kept | {key: _STAND_INS[key] for key in keys if key in _STAND_INS}
+
+
+def coordinate_problems(latitude: str, longitude: str) -> dict[str, str]:
+    """The latitude's and longitude's problems as typed, each said beside its own box (the
+    model refuses the pair at once, "abc" hiding a latitude of 95)."""
+    problems: dict[str, str] = {}
+    given = {
+        "latitude": (_number(latitude), 90, "-90 and 90, e.g. 30.2672"),
+        "longitude": (_number(longitude), 180, "-180 and 180, e.g. -97.7431"),
+    }
+    if all(value is None for value, _limit, _range in given.values()):
+        return problems
+    for name, (value, limit, between) in given.items():
+        if value is None:
+            other = "longitude" if name == "latitude" else "latitude"
+            problems[f"coordinates.{name}"] = f"Enter the {name} too, or clear the {other}"
+        elif not isinstance(value, float) or not -limit <= value <= limit:
+            problems[f"coordinates.{name}"] = f"{name.capitalize()} is between {between}"
+    return problems
+
+
+# The rules' words about this form's fields (path: the message's start, the form's words), in
+# the words of the form's labels; the shared plain words (`service.messages`) come after.
+_FORM_WORDS: dict[str, tuple[str, str]] = {
+    "name": ("must not be blank", "Enter a name"),
+    "address.addressLines": (
+        "is required for a street address",
+        "Enter the street and number, or give coordinates",
+    ),
+    "address.city": ("is required for a street address", "Enter a city, or give coordinates"),
+    "coordinates.latitude": ("Input should be", "Latitude is between -90 and 90, e.g. 30.2672"),
+    "coordinates.longitude": (
+        "Input should be",
+        "Longitude is between -180 and 180, e.g. -97.7431",
+    ),
+}
+
+
+def form_words(path: str, message: str) -> str:
+    start, words = _FORM_WORDS.get(path, ("", ""))
+    return words if start and message.startswith(start) else message
+
+
+# The form's parts top to bottom, tab by tab.
+_ORDER = (
+    "name",
+    "suppliedId",
+    "version",
+    "address",
+    "coordinates",
+    "openingHours",
+    "specialOpeningHours",
+    "geofence",
+    "contacts",
+)
+
+
+def _place(path: str) -> int:
+    key = re.split(r"[.\[]", path, maxsplit=1)[0]
+    return _ORDER.index(key) if key in _ORDER else len(_ORDER)
 
 
 def _qdate(value: date | None) -> QDate:
@@ -291,18 +394,24 @@ class StopLocationFormDialog(TabbedFormDialog):
             "Choose the point on a map, with the geofence drawn around it (Alt+M)"
         )
         self.pick_on_map.setEnabled(map_picker is not None)
-        coordinates = QHBoxLayout()
-        coordinates.addWidget(self.latitude)
-        coordinates.addWidget(self.longitude)
-        coordinates.addWidget(self.pick_on_map)
+        # Each box's problem under it, the pair's (from the service) under both.
+        self.latitude_error = ErrorLabel(place_box)
+        self.longitude_error = ErrorLabel(place_box)
+        coordinates = QGridLayout()
+        coordinates.addWidget(self.latitude, 0, 0)
+        coordinates.addWidget(self.longitude, 0, 1)
+        coordinates.addWidget(self.pick_on_map, 0, 2)
+        coordinates.addWidget(self.latitude_error, 1, 0)
+        coordinates.addWidget(self.longitude_error, 1, 1)
+        coordinates.setVerticalSpacing(2)
         holder = QWidget(place_box)
         holder.setLayout(coordinates)
         coordinates.setContentsMargins(0, 0, 0, 0)
         self.coordinates_error = self.errors.add_row(
             place, "Latitude, &longitude", "coordinates", holder
         )
-        self.errors.register("coordinates.latitude", self.latitude, self.coordinates_error)
-        self.errors.register("coordinates.longitude", self.longitude, self.coordinates_error)
+        self.errors.register("coordinates.latitude", self.latitude, self.latitude_error)
+        self.errors.register("coordinates.longitude", self.longitude, self.longitude_error)
 
         layout = QVBoxLayout(tab)
         layout.addLayout(general)
@@ -556,7 +665,8 @@ class StopLocationFormDialog(TabbedFormDialog):
         """Every problem beside its field (rows of tables named), the first one's tab shown."""
         shown: dict[str, str] = {}
         # Plain words before the rows are gathered: the rules match a message's field path.
-        for path, message in plain(problems).items():
+        said = {path: form_words(path, message) for path, message in problems.items()}
+        for path, message in plain(said).items():
             match = _ROW_PATH.match(path)
             if match is None:
                 shown.setdefault(path, message)
@@ -667,10 +777,12 @@ class StopLocationFormDialog(TabbedFormDialog):
         self.fence.set_choice(picked.fence)
         if (self.latitude.text(), self.longitude.text(), self.fence.choice()) != before:
             self.mark_dirty()
-        self.coordinates_error.show_message(None)
+        for error in (self.coordinates_error, self.latitude_error, self.longitude_error):
+            error.show_message(None)
 
     def save(self) -> None:
-        body, problems = check_location(self.wire())
+        own = coordinate_problems(self.latitude.text(), self.longitude.text())
+        body, problems = every_problem(self.wire(), own)
         if body is None:
             self.show_problems(problems)
             return
