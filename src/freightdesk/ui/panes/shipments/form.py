@@ -1,4 +1,6 @@
-"""Create or edit a tracked shipment: identifiers valid for the mode, attributes, stops."""
+"""Create or edit a tracked shipment: identifiers valid for the mode, attributes, stops (a
+stop is sent when a place is entered in it; a new truckload or LTL shipment needs its pickup
+and delivery)."""
 
 from __future__ import annotations
 
@@ -51,6 +53,11 @@ MODES = [
     (Mode.RAIL, "Rail"),
 ]
 STOP_COLUMNS = ["Type", "Name", "Street", "City", "State", "Postal code", "Country"]
+NAME, STREET, CITY, STATE, POSTAL_CODE, COUNTRY = range(1, 7)
+# A truckload or LTL shipment is planned by road from a pickup to a delivery: the form asks
+# for both. A container, an air waybill, a parcel or a railcar is tracked by its identifier
+# alone, its route as the carrier reports it (docs/spec-gaps.md, Shipment tracking (app)).
+NEEDS_STOPS = {Mode.TL: "a truckload", Mode.LTL: "an LTL shipment"}
 
 
 def _table(headers: list[str], parent: QWidget) -> QTableWidget:
@@ -275,28 +282,82 @@ class ShipmentFormDialog(QDialog):
             if not _text(self.attributes, row, 0) and _text(self.attributes, row, 1):
                 problems["attributes"] = f"Row {row + 1}: the attribute needs a name"
                 break
-        for row in range(self.stops.rowCount()):
-            country = _text(self.stops, row, 6)
-            if country and len(country) != 2:
-                problems["routeInfo"] = f"Stop {row + 1}: the country is a two-letter code"
-                break
+        stops = self.stop_problems()
+        if stops:
+            problems["routeInfo"] = "\n".join(stops)
         return problems
+
+    def _typed(self, row: int) -> bool:
+        """Whether the user entered a place in the stop's row (its type and the country
+        filled in for them are not one)."""
+        return any(_text(self.stops, row, c) for c in (NAME, STREET, CITY, STATE, POSTAL_CODE))
+
+    def _old_stop(self, row: int) -> RouteStop | None:
+        old = self.shipment.route_info.stops if self.shipment and self.shipment.route_info else []
+        return old[row] if row < len(old) else None
+
+    def _sent(self, row: int) -> bool:
+        """A stop goes to the service when the user entered a place, or the shipment had it
+        (placed by coordinates, say: its cells may be empty)."""
+        return self._typed(row) or self._old_stop(row) is not None
+
+    def _placed(self, row: int) -> bool:
+        """A city, a postal code or a state (as a rate request's stop), or a stop the
+        shipment had: it keeps the place it had (coordinates, a port's code, a name)."""
+        typed = any(_text(self.stops, row, c) for c in (CITY, STATE, POSTAL_CODE))
+        return typed or self._old_stop(row) is not None
+
+    def _stop_type(self, row: int) -> str:
+        combo = self.stops.cellWidget(row, 0)
+        return combo.currentText() if isinstance(combo, QComboBox) else ""
+
+    def stop_problems(self) -> list[str]:
+        """Each stop sent needs a city, a postal code or a state; a new truckload or LTL
+        shipment (or one that had stops) needs a pickup and a delivery. By stop, top down."""
+        rows = range(self.stops.rowCount())
+        problems: list[tuple[int, str]] = []
+        for row in filter(self._sent, rows):
+            country = _text(self.stops, row, COUNTRY)
+            if country and len(country) != 2:
+                problems.append((row, f"Stop {row + 1}: the country is a two-letter code"))
+            if not self._placed(row):
+                problems.append((row, f"Stop {row + 1}: enter a city, a postal code or a state"))
+        mode = NEEDS_STOPS.get(self.current_mode())
+        route = self.shipment.route_info if self.shipment else None
+        # An edit keeps what the shipment had: one tracked without stops may stay so.
+        if mode is None or (self.shipment is not None and not (route and route.stops)):
+            return [text for _row, text in sorted(problems)]
+        why = f"{mode} is tracked from its pickup to its delivery"
+        for kind in (StopType.PICKUP, StopType.DELIVERY):
+            of_kind = [row for row in rows if self._stop_type(row) == kind.value]
+            if any(self._sent(row) and self._placed(row) for row in of_kind):
+                continue
+            word = kind.value.lower()
+            empty = [row for row in of_kind if not self._sent(row)]
+            if empty:
+                text = f"Stop {empty[0] + 1}: enter the {word}'s city, postal code or state ({why})"
+                problems.append((empty[0], text))
+            elif not of_kind:
+                problems.append((len(rows), f"Add a {word} stop: {why}"))
+        return [text for _row, text in sorted(problems)]
 
     def build(self) -> TrackedShipmentInput:
         existing = self.shipment
         stops: list[RouteStop] = []
         old_stops = existing.route_info.stops if existing and existing.route_info else []
         for row in range(self.stops.rowCount()):
+            if not self._sent(row):
+                continue  # nothing but its type and the country filled in: no stop
             combo = self.stops.cellWidget(row, 0)
             kind = StopType(combo.currentText()) if isinstance(combo, QComboBox) else None
             old = old_stops[row] if row < len(old_stops) else None
-            street = _text(self.stops, row, 2)
+            street = _text(self.stops, row, STREET)
             address = Address(
                 address_lines=[street] if street else [],
-                city=_text(self.stops, row, 3) or None,
-                state=_text(self.stops, row, 4) or None,
-                postal_code=_text(self.stops, row, 5) or None,
-                country=_text(self.stops, row, 6).upper() or "US",
+                city=_text(self.stops, row, CITY) or None,
+                state=_text(self.stops, row, STATE) or None,
+                postal_code=_text(self.stops, row, POSTAL_CODE) or None,
+                country=_text(self.stops, row, COUNTRY).upper() or "US",
             )
             location = (old.location if old and old.location else RouteStopLocation()).model_copy(
                 update={"address": address}
@@ -305,7 +366,7 @@ class ShipmentFormDialog(QDialog):
                 RouteStop(
                     id=old.id if old and old.id else uuid.uuid4(),
                     type=kind,
-                    name=_text(self.stops, row, 1) or None,
+                    name=_text(self.stops, row, NAME) or None,
                     location=location,
                     appointment_window=old.appointment_window if old else None,
                 )

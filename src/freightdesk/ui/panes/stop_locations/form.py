@@ -13,17 +13,14 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QDate, Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QDate
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDateEdit,
     QDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -35,25 +32,35 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.addresses import AddressInput
 from freightdesk.models.common import Address
-from freightdesk.models.numbers import NumberRefused, read_number
 from freightdesk.models.stop_locations import (
     OpeningHours,
     SpecialOpeningHours,
     StopLocation,
-    StopLocationInput,
 )
 from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
-from freightdesk.service.stop_locations import StaleLocation, check_location
+from freightdesk.service.stop_locations import StaleLocation
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
+from freightdesk.ui.panes.stop_locations.problems import (
+    coordinate_problems,
+    every_problem,
+    form_words,
+    number,
+)
+from freightdesk.ui.panes.stop_locations.tables import (
+    TableWithButtons,
+    cell,
+    check_item,
+    checked,
+    grid,
+)
 from freightdesk.ui.panes.stop_locations.text import DAYS
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.address_check import address_checked
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
-from freightdesk.ui.widgets.item_table import add_key
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
@@ -98,201 +105,10 @@ _FIELD_WORDS = {
 }
 
 
-def _check_item(checked: bool) -> QTableWidgetItem:
-    item = QTableWidgetItem()
-    item.setFlags(
-        Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-    )
-    item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-    return item
-
-
-class Grid(QTableWidget):
-    """Tab goes from cell to cell and, from the last cell, on to the next field; Shift+Tab
-    likewise back from the first. (Qt's table goes round to its first cell: Tab never left
-    it, and the fields and buttons after it could not be reached by keyboard.)"""
-
-    def focusNextPrevChild(self, next_: bool) -> bool:  # noqa: N802 (Qt's name)
-        current = self.currentIndex()
-        end = (self.rowCount() - 1, self.columnCount() - 1) if next_ else (0, 0)
-        if not current.isValid() or (current.row(), current.column()) == end:
-            return QWidget.focusNextPrevChild(self, next_)
-        return super().focusNextPrevChild(next_)
-
-
-def _grid(headers: list[str], parent: QWidget) -> QTableWidget:
-    """A compact grid: narrow day columns, time and date columns just wide enough."""
-    table = Grid(0, len(headers), parent)
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().setVisible(False)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    header = table.horizontalHeader()
-    header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-    header.setStretchLastSection(False)
-    for column, title in enumerate(headers):
-        width = 44 if title in DAYS else 72 if title in ("Opens", "Closes") else 120
-        table.setColumnWidth(column, width)
-    table.setMinimumHeight(120)
-    return table
-
-
-def _cell(table: QTableWidget, row: int, column: int) -> str:
-    item = table.item(row, column)
-    return item.text().strip() if item is not None else ""
-
-
-def _checked(table: QTableWidget, row: int, column: int) -> bool:
-    item = table.item(row, column)
-    return item is not None and item.checkState() == Qt.CheckState.Checked
-
-
-def _number(text: str) -> float | str | None:
-    """A coordinate as typed, by the one number rule (`models/numbers.py`): a number, None
-    when blank, the text itself when not a number (so the check names the field and says why
-    instead of dropping the input)."""
-    try:
-        return read_number(text)
-    except NumberRefused:
-        return text.strip()
-
-
-# What stands in for a part the model refused while the rules check the rest: valid, and
-# saying nothing the rules would refuse (coordinates satisfy "a street address or coordinates").
-_STAND_INS: dict[str, Any] = {
-    "name": "-",
-    "address": {"addressLines": ["-"], "city": "-", "state": "-", "country": "US"},
-    "coordinates": {"latitude": 0, "longitude": 0},
-}
-
-
-def every_problem(
-    wire: dict[str, Any], own: dict[str, str] | None = None
-) -> tuple[StopLocationInput | None, dict[str, str]]:
-    """`check_location`, with every field's problem at once, in the form's order; `own` are
-    the form's problems of its own fields (their parts of `wire` are set aside).
-
-    `check_location` gives the model's problems alone, since its rules need a whole body (a
-    blank name waited for a second Save), so the rules check the rest again, each refused
-    part set aside: a stand-in for a required one, dropped if not."""
-    own = own or {}
-    refused = {_top(path) for path in own}
-    body, problems = check_location(_set_aside(wire, refused))
-    if body is not None and not own:
-        return body, {}
-    refused |= {_top(path) for path in problems}
-    _body, more = check_location(_set_aside(wire, refused))
-    found = {path: message for path, message in more.items() if _top(path) not in refused}
-    found |= problems | own
-    # Top to bottom: the first one's field takes the keyboard.
-    return None, dict(sorted(found.items(), key=lambda item: _place(item[0])))
-
-
-def _top(path: str) -> str:
-    """The wire field a problem's path starts with (`coordinates` of `coordinates.latitude`)."""
-    return re.split(r"[.\[]", path, maxsplit=1)[0]
-
-
-def _set_aside(wire: dict[str, Any], keys: set[str]) -> dict[str, Any]:
-    kept = {key: value for key, value in wire.items() if key not in keys}
-    return kept | {key: _STAND_INS[key] for key in keys if key in _STAND_INS}
-
-
-def coordinate_problems(latitude: str, longitude: str) -> dict[str, str]:
-    """The latitude's and longitude's problems as typed, each said beside its own box (the
-    model refuses the pair at once, "abc" hiding a latitude of 95)."""
-    problems: dict[str, str] = {}
-    given = {
-        "latitude": (_number(latitude), 90, "-90 and 90, e.g. 30.2672"),
-        "longitude": (_number(longitude), 180, "-180 and 180, e.g. -97.7431"),
-    }
-    if all(value is None for value, _limit, _range in given.values()):
-        return problems
-    for name, (value, limit, between) in given.items():
-        if value is None:
-            other = "longitude" if name == "latitude" else "latitude"
-            problems[f"coordinates.{name}"] = f"Enter the {name} too, or clear the {other}"
-        elif not isinstance(value, float) or not -limit <= value <= limit:
-            problems[f"coordinates.{name}"] = f"{name.capitalize()} is between {between}"
-    return problems
-
-
-# The rules' words about this form's fields (path: the message's start, the form's words), in
-# the words of the form's labels; the shared plain words (`service.messages`) come after.
-_FORM_WORDS: dict[str, tuple[str, str]] = {
-    "name": ("must not be blank", "Enter a name"),
-    "address.addressLines": (
-        "is required for a street address",
-        "Enter the street and number, or give coordinates",
-    ),
-    "address.city": ("is required for a street address", "Enter a city, or give coordinates"),
-    "coordinates.latitude": ("Input should be", "Latitude is between -90 and 90, e.g. 30.2672"),
-    "coordinates.longitude": (
-        "Input should be",
-        "Longitude is between -180 and 180, e.g. -97.7431",
-    ),
-}
-
-
-def form_words(path: str, message: str) -> str:
-    start, words = _FORM_WORDS.get(path, ("", ""))
-    return words if start and message.startswith(start) else message
-
-
-# The form's parts top to bottom, tab by tab.
-_ORDER = (
-    "name",
-    "suppliedId",
-    "version",
-    "address",
-    "coordinates",
-    "openingHours",
-    "specialOpeningHours",
-    "geofence",
-    "contacts",
-)
-
-
-def _place(path: str) -> int:
-    key = re.split(r"[.\[]", path, maxsplit=1)[0]
-    return _ORDER.index(key) if key in _ORDER else len(_ORDER)
-
-
 def _qdate(value: date | None) -> QDate:
     if value is None:
         return QDate.currentDate()
     return QDate(value.year, value.month, value.day)
-
-
-class TableWithButtons(QWidget):
-    """A table with Add and Remove buttons under it (Delete removes the current row)."""
-
-    def __init__(self, table: QTableWidget, add: Callable[[], None], noun: str) -> None:
-        super().__init__()
-        self.table = table
-        self.add_button = QPushButton(f"Add {noun}", self)
-        self.remove_button = QPushButton("Remove", self)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.add_button)
-        row.addWidget(self.remove_button)
-        row.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(table)
-        layout.addLayout(row)
-        self.add_button.clicked.connect(add)
-        self.remove_button.clicked.connect(self.remove_current)
-        add_key(
-            table,
-            QKeySequence(QKeySequence.StandardKey.Delete),
-            self.remove_current,
-            f"Remove {noun}",
-        )
-
-    def remove_current(self) -> None:
-        row = self.table.currentRow()
-        if row >= 0:
-            self.table.removeRow(row)
 
 
 class StopLocationFormDialog(TabbedFormDialog):
@@ -339,8 +155,8 @@ class StopLocationFormDialog(TabbedFormDialog):
         address_box = QGroupBox("Address", tab)
         address = QFormLayout(address_box)
         self.lines = [QLineEdit(address_box) for _ in range(3)]
-        for number, line in enumerate(self.lines, start=1):
-            line.setObjectName(f"addressLine{number}")
+        for index, line in enumerate(self.lines, start=1):
+            line.setObjectName(f"addressLine{index}")
         self.lines[0].setPlaceholderText("Street and number")
         self.lines[1].setPlaceholderText("Suite, dock, building (optional)")
         self.lines[2].setPlaceholderText("(optional)")
@@ -425,9 +241,9 @@ class StopLocationFormDialog(TabbedFormDialog):
 
     def _hours_tab(self) -> QWidget:
         tab = QWidget(self)
-        self.hours = _grid([*DAYS, "Opens", "Closes"], tab)
+        self.hours = grid([*DAYS, "Opens", "Closes"], tab)
         self.hours.setObjectName("openingHours")
-        self.special = _grid(["From", "Through", *DAYS, "Opens", "Closes"], tab)
+        self.special = grid(["From", "Through", *DAYS, "Opens", "Closes"], tab)
         self.special.setObjectName("specialOpeningHours")
         self.hours_box = TableWithButtons(self.hours, lambda: self.add_hours(focus=True), "hours")
         self.special_box = TableWithButtons(
@@ -522,7 +338,7 @@ class StopLocationFormDialog(TabbedFormDialog):
         table.insertRow(row)
         days = hours.weekdays() if hours else (True,) * 5 + (False,) * 2
         for column, on in enumerate(days):
-            table.setItem(row, column, _check_item(on))
+            table.setItem(row, column, check_item(on))
         table.setItem(row, OPENS, QTableWidgetItem(hours.opens or "" if hours else "08:00"))
         table.setItem(row, CLOSES, QTableWidgetItem(hours.closes or "" if hours else "17:00"))
         if focus:
@@ -546,7 +362,7 @@ class StopLocationFormDialog(TabbedFormDialog):
         hours = special.hours if special else None
         days = hours.weekdays() if hours else (True,) * 7
         for offset, on in enumerate(days):
-            table.setItem(row, SPECIAL_DAYS + offset, _check_item(on))
+            table.setItem(row, SPECIAL_DAYS + offset, check_item(on))
         table.setItem(row, SPECIAL_DAYS + 7, QTableWidgetItem(hours.opens or "" if hours else ""))
         table.setItem(row, SPECIAL_DAYS + 8, QTableWidgetItem(hours.closes or "" if hours else ""))
         if focus:
@@ -612,7 +428,7 @@ class StopLocationFormDialog(TabbedFormDialog):
             "address": self.address_wire(),
             "suppliedId": self.supplied_id.text().strip() or None,
         }
-        latitude, longitude = _number(self.latitude.text()), _number(self.longitude.text())
+        latitude, longitude = number(self.latitude.text()), number(self.longitude.text())
         if latitude is not None or longitude is not None:
             wire["coordinates"] = {"latitude": latitude, "longitude": longitude}
         wire["openingHours"] = [
@@ -652,11 +468,11 @@ class StopLocationFormDialog(TabbedFormDialog):
 
     def _hours_row(self, table: QTableWidget, row: int, first_day: int) -> dict[str, Any]:
         hours: dict[str, Any] = {
-            field: _checked(table, row, first_day + offset)
+            field: checked(table, row, first_day + offset)
             for offset, field in enumerate(WEEKDAY_FIELDS)
         }
-        hours["opens"] = _cell(table, row, first_day + 7) or None
-        hours["closes"] = _cell(table, row, first_day + 8) or None
+        hours["opens"] = cell(table, row, first_day + 7) or None
+        hours["closes"] = cell(table, row, first_day + 8) or None
         return hours
 
     # --- errors ----------------------------------------------------------------------------
@@ -740,7 +556,7 @@ class StopLocationFormDialog(TabbedFormDialog):
     def pick_request(self) -> PickRequest:
         """What the map picker starts from: the point typed (if it is one), the address's
         country and state, the geofence as set in the form."""
-        latitude, longitude = _number(self.latitude.text()), _number(self.longitude.text())
+        latitude, longitude = number(self.latitude.text()), number(self.longitude.text())
         point = (
             (latitude, longitude)
             if isinstance(latitude, float)
