@@ -22,12 +22,17 @@ def _span(widget: QWidget, form: QWidget) -> tuple[int, int]:
     return left, left + widget.width()
 
 
-async def test_every_mistake_is_shown_at_once_beside_its_field(
-    qtbot: QtBot, session: AppSession
-) -> None:
+async def _opened(qtbot: QtBot, session: AppSession) -> StopLocationFormDialog:
     form = StopLocationFormDialog(session, None)
     qtbot.addWidget(form)
     await activated(form)
+    return form
+
+
+async def test_every_mistake_is_shown_at_once_beside_its_field(
+    qtbot: QtBot, session: AppSession
+) -> None:
+    form = await _opened(qtbot, session)
     await keys(qtbot, form.latitude, "95")
     await keys(qtbot, form.longitude, "abc")
     await click(qtbot, ok_button(form.buttons))
@@ -74,9 +79,7 @@ async def test_every_mistake_is_shown_at_once_beside_its_field(
 async def test_a_street_address_half_given_says_what_is_missing(
     qtbot: QtBot, session: AppSession
 ) -> None:
-    form = StopLocationFormDialog(session, None)
-    qtbot.addWidget(form)
-    await activated(form)
+    form = await _opened(qtbot, session)
     await keys(qtbot, form.name, "Yard 3")
     await keys(qtbot, form.state, "TX")
     await click(qtbot, ok_button(form.buttons))
