@@ -66,18 +66,15 @@ def coordinate_problems(latitude: str, longitude: str) -> dict[str, str]:
     """The latitude's and longitude's problems as typed, each said beside its own box (the
     model refuses the pair at once, "abc" hiding a latitude of 95)."""
     problems: dict[str, str] = {}
-    given = {
-        "latitude": (number(latitude), 90, "-90 and 90, e.g. 30.2672"),
-        "longitude": (number(longitude), 180, "-180 and 180, e.g. -97.7431"),
-    }
-    if all(value is None for value, _limit, _range in given.values()):
+    given = {"latitude": (number(latitude), 90), "longitude": (number(longitude), 180)}
+    if all(value is None for value, _limit in given.values()):
         return problems
-    for name, (value, limit, between) in given.items():
+    for name, (value, limit) in given.items():
         if value is None:
             other = "longitude" if name == "latitude" else "latitude"
             problems[f"coordinates.{name}"] = f"Enter the {name} too, or clear the {other}"
         elif not isinstance(value, float) or not -limit <= value <= limit:
-            problems[f"coordinates.{name}"] = f"{name.capitalize()} is between {between}"
+            problems[f"coordinates.{name}"] = f"{name.capitalize()} is between -{limit} and {limit}"
     return problems
 
 
@@ -90,10 +87,10 @@ _FORM_WORDS: dict[str, tuple[str, str]] = {
         "Enter the street and number, or give coordinates",
     ),
     "address.city": ("is required for a street address", "Enter a city, or give coordinates"),
-    "coordinates.latitude": ("Input should be", "Latitude is between -90 and 90, e.g. 30.2672"),
+    "coordinates.latitude": ("Input should be", "Latitude is between -90 and 90"),
     "coordinates.longitude": (
         "Input should be",
-        "Longitude is between -180 and 180, e.g. -97.7431",
+        "Longitude is between -180 and 180",
     ),
 }
 
