@@ -1,7 +1,7 @@
 """The Shipments list says what its empty table means, against the real local service: that
 it is loading before the first answer (a first run, a service still starting), then, with
 nothing to show, how to get something; never a blank table beside "0 shipments", and no
-count until the service has answered."""
+count (nor "Late (0)") until the service has answered."""
 
 from __future__ import annotations
 
@@ -31,11 +31,14 @@ async def test_the_list_says_it_is_loading_then_how_to_fill_it(
     assert pane.empty.isVisible() and pane.empty.text() == "Loading shipments…"
     # The count claims nothing yet either (it said "0 shipments" beside the loading words).
     assert pane.count_label.text() in ("", "Loading…"), pane.count_label.text()
+    chips = [button.text() for button in pane.attention.buttons.values()]
+    assert not any("(" in chip for chip in chips), chips  # not "Late (0)"
 
     await session.connect()
     await wait_until(lambda: "New shipment" in pane.empty.text(), 30)
     assert pane.empty.isVisible()  # a fresh tenant tracks nothing
     assert pane.count_label.text() == "0 shipments"
+    assert all(b.text().endswith(" (0)") for b in pane.attention.buttons.values())
 
     _put(tenant, _ltl("EMPTY1"))
     await wait_until(lambda: pane.model.rowCount() == 1, 30)

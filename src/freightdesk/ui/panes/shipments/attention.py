@@ -191,11 +191,14 @@ class AttentionBar(QWidget):
             button.toggled.connect(self.changed)
             layout.addWidget(button)
             self.buttons[kind] = button
-        self.show_counts(Counter())
+        self.show_counts(None)
 
-    def show_counts(self, counts: Counter[Attention]) -> None:
+    def show_counts(self, counts: Counter[Attention] | None) -> None:
+        """Each kind with its count; without one while the list is not known (None): "(0)"
+        would say nothing is late before the service has answered."""
         for kind, button in self.buttons.items():
-            button.setText(f"{SYMBOLS[kind]} {KIND_NAMES[kind]} ({counts.get(kind, 0):,})")
+            count = "" if counts is None else f" ({counts.get(kind, 0):,})"
+            button.setText(f"{SYMBOLS[kind]} {KIND_NAMES[kind]}{count}")
 
     def chosen(self) -> frozenset[Attention]:
         return frozenset(kind for kind, button in self.buttons.items() if button.isChecked())

@@ -4,6 +4,7 @@ applied to the list in the model; the counts beside each choice."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
+from freightdesk.service.triage import Attention
 from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import TriageLink, TriageSettingsDialog
 from freightdesk.ui.panes.shipments.filter_widgets import FilterWidgets
@@ -41,6 +43,7 @@ class FilterBar(FilterWidgets):
     empty: EmptyState
     _filter_timer: QTimer
     _attribute_ids: frozenset[str] | None
+    _attention_counts: Counter[Attention] = Counter()  # the last filter's
     _session: AppSession | None
     _show_news: Callable[[], None]
     _show_error: Callable[[BaseException], None]
@@ -106,6 +109,7 @@ class FilterBar(FilterWidgets):
 
     def _show_result(self, result: FilterResult) -> None:
         self._show_news()
+        self._attention_counts = result.attention_counts
         self.show_count()
         if result.not_found:
             listed = ", ".join(result.not_found[:20])
@@ -116,13 +120,15 @@ class FilterBar(FilterWidgets):
         else:
             self.notice.setVisible(False)
         self._fill_filter_combos(result)
-        self.attention.show_counts(result.attention_counts)
 
     def show_count(self) -> None:
-        """How many shipments the list holds and shows; "Loading…" while an empty list is
-        not known yet (the service has not answered), not a count of 0."""
+        """How many shipments the list holds and shows, and of each kind that needs
+        attention; "Loading…" and no counts while an empty list is not known yet (the
+        service has not answered), not counts of 0."""
         shown, total = self.model.rowCount(), self.model.total
-        if total == 0 and not self.empty.known:
+        known = total > 0 or self.empty.known
+        self.attention.show_counts(self._attention_counts if known else None)
+        if not known:
             self.count_label.setText("Loading…")
         elif shown == total:
             self.count_label.setText(f"{total:,} shipment{'' if total == 1 else 's'}")
