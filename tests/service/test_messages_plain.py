@@ -8,7 +8,14 @@ from __future__ import annotations
 from freightdesk.api.errors import ConnectionFailed, ConnectionLost, TimedOut
 from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.domain.vltl import units
-from freightdesk.service.messages import explain, passing, plain_words
+from freightdesk.service.messages import (
+    NOT_CONNECTED,
+    NOT_RESTARTED,
+    RESTARTING,
+    explain,
+    passing,
+    plain_words,
+)
 
 
 def test_a_carrier_that_does_not_convert_units_says_which_it_rates_in() -> None:
@@ -39,3 +46,7 @@ def test_only_a_service_not_reached_is_passing() -> None:
     assert not passing(explain(TimedOut("POST /x: slow", seconds=30)))
     assert not passing(explain(ValueError("x")))
     assert not passing(None)
+    # A form's "not connected", a failed or pending restart; said of what was asked for too.
+    assert passing(NOT_CONNECTED) and passing(NOT_RESTARTED) and passing(RESTARTING)
+    assert passing(f"ZPHR: {explain(ConnectionFailed('GET /x: refused'))}")
+    assert not passing(f"{NOT_CONNECTED} And more")

@@ -14,14 +14,17 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Protocol, TypeVar
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QStyle
+from PySide6.QtWidgets import QStyle, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
-from freightdesk.service.local_service import ServiceState
+from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
@@ -71,6 +74,39 @@ async def _back(session: AppSession, window: MainWindow, killed: int) -> None:
         lambda: window.indicator.state_label.text().startswith("Online"),
         seconds=BACK_SECONDS,
     )
+
+
+class _Pane(Protocol):
+    def shutdown(self) -> None: ...
+
+
+P = TypeVar("P", bound=_Pane)
+
+
+@asynccontextmanager
+async def _pane_online(
+    qtbot: QtBot,
+    session: AppSession,
+    settings: QSettings,
+    paths: AppPaths,
+    make: Callable[[AppSession, MainWindow], P],
+) -> AsyncIterator[tuple[MainWindow, P, LocalService, int]]:
+    """The window with the pane `make` makes beside the shipment list, shown once the session
+    is Online; the local service and its process id. After: the pane shut down, the session
+    closed."""
+    window = _window(qtbot, session, settings, paths)
+    pane = make(session, window)
+    assert isinstance(pane, QWidget)
+    window.add_pane("pane", "Pane", pane, QStyle.StandardPixmap.SP_FileIcon)
+    try:
+        pid = await _online(session, window)
+        assert session.local_service is not None
+        window.show_pane("pane")
+        yield window, pane, session.local_service, pid
+    finally:
+        pane.shutdown()
+        window.show_pane("shipments")
+        await _closed(session, window)
 
 
 async def _online(session: AppSession, window: MainWindow) -> int:

@@ -11,7 +11,6 @@ import signal
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QStyle
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.local_service import ServiceState
@@ -21,7 +20,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.vltl.form import WEIGHT
 from freightdesk.ui.panes.vltl.pane import VltlPane
 from tests.support import wait_until
-from tests.ui.test_local_service_faults import START_SECONDS, _back, _closed, _online, _window
+from tests.ui.test_local_service_faults import START_SECONDS, _back, _pane_online
 from tests.ui.test_vltl_pane import _fill_quote
 
 QUOTE_SECONDS = 30.0  # a quote refused after the client's retries, at a load of 10
@@ -36,14 +35,8 @@ def _typed(pane: VltlPane) -> tuple[str, str, str]:
 async def test_quotes_asked_while_the_local_service_restarts(
     qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
 ) -> None:
-    window = _window(qtbot, session, settings, paths)
-    pane = VltlPane(session, window)
-    window.add_pane("vltl", "Volume LTL", pane, QStyle.StandardPixmap.SP_FileIcon)
-    try:
-        pid = await _online(session, window)
-        service = session.local_service
-        assert service is not None
-        window.show_pane("vltl")
+    async with _pane_online(qtbot, session, settings, paths, VltlPane) as shown:
+        window, pane, service, pid = shown
         window.activateWindow()  # the button clicked takes the focus, as on a desktop
         await wait_until(window.isActiveWindow, 10)
         await wait_until(lambda: bool(pane.carriers) and pane.form.group.count() > 0, 60)
@@ -70,7 +63,3 @@ async def test_quotes_asked_while_the_local_service_restarts(
         qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
         await wait_until(lambda: not pane.running and pane.model.rowCount() > 0, QUOTE_SECONDS)
         assert general.isHidden()
-    finally:
-        pane.shutdown()
-        window.show_pane("shipments")
-        await _closed(session, window)

@@ -35,27 +35,58 @@ from freightdesk.service.local_service import LocalService, LocalServiceError, S
 # service layer's call, never through the session, and the client (api layer) knows nothing
 # of the supervisor; words about now are also right when said (a form's, the status bar's).
 _local_services: weakref.WeakSet[LocalService] = weakref.WeakSet()
+# Those of them whose last launch failed since they last ran: the supervisor keeps trying,
+# but "try again in a moment" is no longer true.
+_not_restarted: weakref.WeakSet[LocalService] = weakref.WeakSet()
 RESTARTING = "The local service is restarting; try again in a moment."
+NOT_RESTARTED = (
+    "The local service could not be restarted; FreightDesk keeps trying. Why: Help > Open "
+    "log file. Quitting and starting FreightDesk again may help."
+)
 UNREACHABLE = (
     "The freight service cannot be reached. Check the network or the connection's address."
 )
+# Said by a form sent before the session has a connection (the forms' own words).
+NOT_CONNECTED = "Not connected to the service; your input is kept."
+# Words that say only that the service could not be reached: see `passing`.
+_PASSING = (RESTARTING, NOT_RESTARTED, UNREACHABLE, NOT_CONNECTED)
 
 
 def follow_local_service(service: LocalService) -> None:
-    """Let `explain` say that `service` is restarting when a request cannot reach it."""
+    """Let `explain` say what `service` is doing when a request cannot reach it."""
     _local_services.add(service)
+    service.listen(lambda state, _message: _heard(service, state))
 
 
-def local_restarting() -> bool:
+def _heard(service: LocalService, state: ServiceState) -> None:
+    if state is ServiceState.FAILED:
+        _not_restarted.add(service)
+    elif state in (ServiceState.RUNNING, ServiceState.STOPPED):
+        _not_restarted.discard(service)
+
+
+def _local_words() -> str | None:
+    """What a request that could not reach the Local sandbox's service means now; None when
+    no local service is restarting or failed (then it is a service elsewhere, or the network).
+    One rule for every screen: a failed restart wins over a restart under way, since the
+    supervisor's next try follows a failed one and "in a moment" would not be true."""
+    live = [s for s in _local_services if s.state is not ServiceState.STOPPED]
+    if any(s in _not_restarted or s.state is ServiceState.FAILED for s in live):
+        return NOT_RESTARTED
     restarting = (ServiceState.RESTARTING, ServiceState.STARTING)
-    return any(service.state in restarting for service in _local_services)
+    if any(s.state in restarting for s in live):
+        return RESTARTING
+    return None
 
 
 def passing(words: str | None) -> bool:
-    """Whether `words` (`explain`'s) say only that the service could not be reached: nothing
-    was done, and once it answers again they are stale. A timeout or a connection cut off
-    says more: the service may have acted."""
-    return words in (RESTARTING, UNREACHABLE)
+    """Whether `words` (`explain`'s, or a form's "not connected"; maybe said of what was
+    asked for, `XPOL: ...`) say only that the service could not be reached: nothing was done,
+    and once it answers again they are stale. A timeout or a connection cut off says more:
+    the service may have acted."""
+    if words is None:
+        return False
+    return any(words == said or words.endswith(": " + said) for said in _PASSING)
 
 
 def explain(exc: BaseException) -> str:
@@ -65,10 +96,8 @@ def explain(exc: BaseException) -> str:
         return f"The freight service did not answer{within}."
     if isinstance(exc, ConnectionLost):
         return "The connection to the freight service broke off before its answer came."
-    if isinstance(exc, ConnectionFailed) and local_restarting():
-        return RESTARTING
     if isinstance(exc, ConnectionFailed):
-        return UNREACHABLE
+        return _local_words() or UNREACHABLE
     if isinstance(exc, LocalServiceError):
         return f"The local sandbox could not start: {exc}"
     if isinstance(exc, ProtocolError):

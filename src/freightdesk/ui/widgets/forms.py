@@ -11,17 +11,19 @@ can meet; every form's `show()` goes through it, so do the webhook form's authen
 methods (shown beside their own fields) and `fold_rows`, and a form that gathers rows its own
 way calls it before gathering.
 
-A problem shown beside a field goes once the user edits that field; words under the form that
-say only that the service could not be reached (`messages.passing`: the local service
-restarting, say) go by themselves once it answers again (`bridge.answering_again`), in every
-form, with no pane wiring it: what was typed stays either way.
+A problem shown beside a field goes once the user edits that field; words that say only that
+the service could not be reached (`messages.passing`: the local service restarting, not
+connected yet, say) go by themselves once it answers again (`bridge.answering_again`), in
+every form and beside every field, with no pane wiring it: what was typed stays either way.
+A pane's notice says them with `show_error` for the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 
-from PySide6.QtCore import QModelIndex, Qt, SignalInstance
+from PySide6.QtCore import QModelIndex, QObject, Qt, SignalInstance
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -44,6 +46,42 @@ from freightdesk.service.messages import passing
 from freightdesk.service.messages import plain as plain
 from freightdesk.service.messages import plain_words as plain_words
 from freightdesk.ui.bridge import answering_again
+from freightdesk.ui.widgets.notice import Notice
+
+_STALE = "staleOnceAnswered"
+
+
+class _Stale(QObject):
+    """Takes a label's words away once the service answers again, if it still shows them."""
+
+    def __init__(self, label: QLabel, clear: Callable[[], object]) -> None:
+        super().__init__(label)
+        self.setObjectName(_STALE)
+        self.label = label
+        self.clear = clear
+        self.words: str | None = None
+        answering_again().connect(self._answered)
+
+    def _answered(self) -> None:
+        if self.words is not None and self.label.text() == self.words:
+            self.clear()
+        self.words = None
+
+
+def stale_once_answered(label: QLabel, clear: Callable[[], object]) -> None:
+    """What `label` says now says only that the service could not be reached: once it answers
+    again, `clear()` (unless the label says something else by then)."""
+    found = label.findChild(_Stale, _STALE, Qt.FindChildOption.FindDirectChildrenOnly)
+    watch = found if isinstance(found, _Stale) else _Stale(label, clear)
+    watch.words = label.text()
+
+
+def show_error(notice: Notice, words: str) -> None:
+    """`words` in a pane's notice; words that say only that the service could not be reached
+    go once it answers again, as a form's do."""
+    notice.show_error(words)
+    if passing(words):
+        stale_once_answered(notice, notice.clear_message)
 
 
 class ErrorLabel(QLabel):
@@ -53,28 +91,14 @@ class ErrorLabel(QLabel):
         self.setWordWrap(True)
         self.setStyleSheet("color: #d0453a;")
         self.setVisible(False)
-        # Whether the message goes once the service answers again, and whether the label
-        # listens for that yet (from its first such message on).
-        self._passing = False
-        self._listening = False
 
     def show_message(self, message: str | None) -> None:
+        """Show `message`; one that says only that the service could not be reached
+        (`messages.passing`) goes once it answers again."""
         self.setText(message or "")
         self.setVisible(bool(message))
-        self._passing = False
-
-    def show_passing(self, message: str) -> None:
-        """Show `message` until the service answers again: it says only that the service
-        could not be reached (`messages.passing`)."""
-        self.show_message(message)
-        self._passing = True
-        if not self._listening:
-            self._listening = True
-            answering_again().connect(self._answered)
-
-    def _answered(self) -> None:
-        if self._passing:
-            self.show_message(None)
+        if passing(message):
+            stale_once_answered(self, self.clear_message)
 
     def clear_message(self, *_changed: object) -> None:
         """Hide the message: the user is changing the field it is about."""
@@ -164,8 +188,7 @@ class FieldErrors:
             error.show_message(None)
 
     def show(self, errors: dict[str, str], general: str | None = None) -> None:
-        """Show each message beside its field; focus the first field in error. A general
-        message saying only that the service could not be reached goes once it answers."""
+        """Show each message beside its field; focus the first field in error."""
         self.clear()
         leftovers: list[str] = []
         first: QWidget | None = None
@@ -178,10 +201,7 @@ class FieldErrors:
             label.show_message(message)
             first = first or widget
         texts = [t for t in [general, *leftovers] if t]
-        if general is not None and passing(general) and not leftovers:
-            self.general.show_passing(general)
-        else:
-            self.general.show_message("\n".join(texts) if texts else None)
+        self.general.show_message("\n".join(texts) if texts else None)
         if first is not None:
             first.setFocus()
 

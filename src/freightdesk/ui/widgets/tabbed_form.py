@@ -15,12 +15,11 @@ from typing import Any, TypeGuard, TypeVar
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
+from freightdesk.service.messages import NOT_CONNECTED as NOT_CONNECTED
 from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
-
-NOT_CONNECTED = "Not connected to the service; your input is kept."
 
 Button = QDialogButtonBox.StandardButton
 S = TypeVar("S")

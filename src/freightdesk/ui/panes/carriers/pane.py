@@ -33,7 +33,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
-from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors, show_error
 from freightdesk.ui.widgets.group_follower import GroupFollower
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -393,7 +393,7 @@ class CarrierProfilesPane(ListExport, QWidget):
     def delete(self, scac: str) -> None:
         service = self.session.carrier_profiles
         if service is None or self.session.client is None:
-            self.notice.show_error(NOT_CONNECTED)
+            show_error(self.notice, NOT_CONNECTED)
             return
 
         def deleted(profile: CarrierProfile) -> None:
@@ -406,7 +406,7 @@ class CarrierProfilesPane(ListExport, QWidget):
             service.forget(scac),
             "delete-carrier-profile",
             deleted,
-            lambda error: self.notice.show_error(explain(error)),
+            lambda error: show_error(self.notice, explain(error)),
         )
 
     # --- pane actions ----------------------------------------------------------------------

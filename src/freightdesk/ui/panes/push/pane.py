@@ -54,7 +54,7 @@ from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog, bookin
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
-from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors, show_error
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
@@ -268,7 +268,7 @@ class PushPane(QWidget):
         if chosen is None or self.sending:
             return
         if self.session.client is None:
-            self.notice.show_error(NOT_CONNECTED)
+            show_error(self.notice, NOT_CONNECTED)
             return
         self._push(self.service.resend(chosen), None)
 
@@ -298,7 +298,7 @@ class PushPane(QWidget):
             elif errors is not None and fields:
                 errors.show(fields)  # the service's refusal beside the fields it names
             else:
-                self.notice.show_error(explain(error))
+                show_error(self.notice, explain(error))
 
         spawn(self._as_wanted(push), on_done=done, on_error=failed, name="push-send", owner=self)
 
@@ -307,7 +307,7 @@ class PushPane(QWidget):
     def answer_booking(self) -> None:
         bookings = self.session.bookings
         if bookings is None or self.session.client is None:
-            self.notice.show_error(NOT_CONNECTED)
+            show_error(self.notice, NOT_CONNECTED)
             return
         dialog = BookingAnswerDialog(bookings, self)
         dialog.answered.connect(self._answered)

@@ -47,7 +47,7 @@ from freightdesk.models.rating import (
     TrailerType,
 )
 from freightdesk.service.clock import user_now
-from freightdesk.service.messages import explain, refusal
+from freightdesk.service.messages import NOT_CONNECTED, explain, refusal
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
 from freightdesk.ui.formatting import words
@@ -640,7 +640,7 @@ class RateRequestFormDialog(FormDialog):
             return
         service = self.service
         if service is None or self.session.client is None:
-            self.show_problems({}, general="Not connected to the service; your input is kept.")
+            self.show_problems({}, general=NOT_CONNECTED)
             return
         self.buttons.setEnabled(False)
         self.errors.clear()

@@ -39,7 +39,7 @@ from freightdesk.models.tracking import (
     TrackedShipmentInput,
 )
 from freightdesk.service.errors import ApiError
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import NOT_CONNECTED, explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -413,7 +413,7 @@ class ShipmentFormDialog(QDialog):
             return
         service = self.session.shipments
         if service is None or self.session.client is None:
-            self.errors.show({}, general="Not connected to the service; your input is kept.")
+            self.errors.show({}, general=NOT_CONNECTED)
             return
         self.buttons.setEnabled(False)
         self.errors.clear()
