@@ -200,7 +200,7 @@ def _build_openapi(app: FastAPI) -> dict[str, Any]:
         title=app.title,
         version=app.version,
         description=app.description,
-        routes=_document_order(app.routes),
+        routes=app.routes,
     )
     schema["info"]["x-interface-version"] = "4.0.0"
     # Invalid input is answered 400 with the Error body, never FastAPI's 422.
@@ -211,7 +211,7 @@ def _build_openapi(app: FastAPI) -> dict[str, Any]:
     schemas = schema.get("components", {}).get("schemas", {})
     for name in ("HTTPValidationError", "ValidationError"):
         schemas.pop(name, None)
-    finish_document(schema, _document_order(app.routes))
+    finish_document(schema, app.routes)
     return schema
 
 
@@ -296,6 +296,16 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
         for code, entry in ERRORS.items()
     }
 
+    # The service's own operations in their document order (the routes' order is the
+    # document's): the extensions' list, then the checks.
+    @app.get(EXTENSIONS_PATH, tags=["Service"], openapi_extra=EXTENSION, responses=error_responses)
+    async def extensions() -> dict[str, list[str]]:
+        """The operations of this service that the interface does not describe (`METHOD
+        path`), as the OpenAPI document marks them (`x-freightdesk-extension`); needs no
+        credentials. What a client asks to learn them: the document takes 1 to 2 s of CPU to
+        build, which a first run's demo and the app's first lists would wait for."""
+        return {"extensions": _extensions(app.routes)}
+
     @app.get("/health", tags=["Service"], openapi_extra=EXTENSION, responses=error_responses)
     async def health() -> dict[str, str]:
         """Liveness for supervisors and load balancers; needs no credentials."""
@@ -321,14 +331,6 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
             raise ApiError(503, problem, headers={"Retry-After": "5"})
         return {"status": "ready", "version": __version__}
 
-    @app.get(EXTENSIONS_PATH, tags=["Service"], openapi_extra=EXTENSION, responses=error_responses)
-    async def extensions() -> dict[str, list[str]]:
-        """The operations of this service that the interface does not describe (`METHOD
-        path`), as the OpenAPI document marks them (`x-freightdesk-extension`); needs no
-        credentials. What a client asks to learn them: the document takes 1 to 2 s of CPU to
-        build, which a first run's demo and the app's first lists would wait for."""
-        return {"extensions": _extensions(app.routes)}
-
     @app.get("/openapi.json", include_in_schema=False)
     async def openapi_route(request: Request) -> Response:
         # Building the document takes seconds on a busy machine: never on the event loop.
@@ -349,43 +351,17 @@ def create_app(settings: ServerSettings, context: ServiceContext | None = None) 
 
     app.openapi = openapi  # type: ignore[method-assign]
     lean_handlers(app)
-    _checks_first(app)
     index_fixed_paths(app.router.routes)
     return app
-
-
-# Paths matched before the areas' routes. Starlette tries an app's routes in turn, so a
-# supervisor's /health, registered last, was matched against every one of some 250 routes
-# first (a tenth of its keep-alive answer). These fixed paths share no prefix with the
-# areas' routes, so no other request can be answered differently for it.
-_FIRST_PATHS = ("/health", "/ready")
-
-
-def _checks_first(app: FastAPI) -> None:
-    routes = app.router.routes
-    # Also an area's shortcuts to its hot operations (carrier pushes: issue 18), which are
-    # not documented routes themselves, so the document's order stays as declared.
-    first = [
-        r
-        for r in routes
-        if getattr(r, "path", None) in _FIRST_PATHS or getattr(r, "match_first", False)
-    ]
-    routes[:] = first + [r for r in routes if r not in first]
 
 
 def _extensions(routes: list[BaseRoute]) -> list[str]:
     """`METHOD path` of each documented operation marked as an extension, in document order."""
     return [
         f"{method} {route.path}"
-        for route in _document_order(routes)
+        for route in routes
         if isinstance(route, APIRoute)
         and route.include_in_schema
         and EXTENSION.items() <= (route.openapi_extra or {}).items()
         for method in sorted(route.methods or ())
     ]
-
-
-def _document_order(routes: list[BaseRoute]) -> list[BaseRoute]:
-    """The routes in their OpenAPI order (the areas' in ROUTER_MODULES order, then the
-    service's own): matching order is not the document's (`_checks_first`)."""
-    return sorted(routes, key=lambda route: getattr(route, "path", None) in _FIRST_PATHS)
