@@ -22,6 +22,7 @@ from tests.support import LiveService, TenantHandle, running_service, tenant_of
 GROUPS = "/api/v4/capacityprovideraccountgroups"
 DOCUMENTS = "/services/document/v1/documents"
 SEARCH = f"{DOCUMENTS}/search"
+PUSH = "/services/carrier-push/v1/tracking-updates"
 JSON = {"content-type": "application/json"}
 # Headers that differ between any two answers (a new id, the time), and the Error body's id.
 VARYING = {"x-support-reference-id", "x-server-time", "date"}
@@ -143,12 +144,27 @@ def test_the_services_operations_have_the_lean_handler(own_service: LiveService)
     lean = [f"{sorted(route.methods or ())} {route.path}" for route in routes if _is_lean(route)]
     # All but the pushes, answered by an operation of their own (routers/carrier_push.py),
     # and the token's, whose body is a form.
-    kept = {"/api/v4/oauth2/token", "/services/carrier-push/v1/tracking-updates"}
+    kept = {"/api/v4/oauth2/token", PUSH}
     kept.add("/api/v4/capacityproviders/parcel/shipments/statusupdates")
     assert {route.path for route in routes if not _is_lean(route)} == kept
     assert len(lean) == len(routes) - len(kept)
     assert any(SEARCH in entry for entry in lean)
     assert isinstance(own_service.app.router.routes[0], FixedPaths)
+
+
+def test_every_fixed_path_operation_is_found_by_the_index(own_service: LiveService) -> None:
+    # The checks and the pushes among them, which no route ahead of the scan shadows: the
+    # index is what finds them fast, in their declared place among the routes.
+    routes = own_service.app.router.routes
+    index = routes[0]
+    assert isinstance(index, FixedPaths)
+    fixed = [r for r in routes if isinstance(r, APIRoute) and not r.param_convertors]
+    assert {"/health", "/ready", PUSH} <= {route.path for route in fixed}
+    for route in fixed:
+        for method in route.methods or ():
+            scope = {"type": "http", "path": route.path, "method": method, "root_path": ""}
+            match, child = index.matches(scope)
+            assert (match, child.get("endpoint")) == (Match.FULL, route.endpoint), scope
 
 
 def test_a_fixed_path_is_indexed_only_where_the_scan_would_take_its_route() -> None:
