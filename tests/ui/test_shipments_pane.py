@@ -169,6 +169,50 @@ async def test_return_in_the_search_opens_the_one_shipment_it_finds(
     pane.shutdown()
 
 
+def _click_row(qtbot: QtBot, pane: ShipmentsPane, shipment_id: str, *, ctrl: bool = False) -> None:
+    row = pane.model.row_of(shipment_id)
+    assert row is not None
+    rect = pane.table.visualRect(pane.model.index(row, 0))
+    modifier = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+
+
+async def test_a_search_that_hides_the_chosen_shipment_takes_it_out_of_the_detail(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    _session, tenant = connected
+    tag = uuid.uuid4().hex[:5].upper()
+    denver = _put(tenant, _ltl(f"PROD{tag}", city="Denver"))
+    chicago = [_put(tenant, _ltl(f"PROC{n}{tag}", city="Chicago")) for n in range(2)]
+    pane = await _pane(qtbot, connected, settings)
+    await wait_until(lambda: pane.model.rowCount() == 3)
+    await _from_loop(lambda: _click_row(qtbot, pane, denver))
+    await wait_until(lambda: pane.detail.history is not None)
+    assert pane.detail.timeline.topLevelItemCount() > 0
+
+    # Ctrl+F's box: the Denver shipment is no longer in the list, nor in the detail.
+    await _from_loop(lambda: qtbot.keyClicks(pane.search, "Chicago"))
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    assert pane.detail.shipment_id is None
+    assert pane.detail.title.text() == "Select a shipment"
+    assert pane.detail.subtitle.text() == ""
+    assert pane.detail.timeline.topLevelItemCount() == 0
+    assert pane.detail.identifiers.rowCount() == 0
+    assert not pane.detail.tabs.isEnabled()
+
+    # Two chosen, one filtered out: the other one is shown.
+    await _from_loop(lambda: pane.search.clear())
+    await wait_until(lambda: pane.model.rowCount() == 3)
+    await _from_loop(lambda: _click_row(qtbot, pane, chicago[0]))
+    await _from_loop(lambda: _click_row(qtbot, pane, denver, ctrl=True))
+    await wait_until(lambda: pane.detail.shipment_id == denver)
+    await _from_loop(lambda: qtbot.keyClicks(pane.search, "Chicago"))
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    assert pane.selected_ids() == [chicago[0]]
+    await wait_until(lambda: pane.detail.shipment_id == chicago[0])
+    pane.shutdown()
+
+
 @pytest.mark.qt_log_ignore(SAVE_DIALOG_WARNINGS)
 async def test_export_of_the_current_view(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, tmp_path: Path

@@ -264,6 +264,28 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         self._unlisten = detail.coordinator.listen(self._on_detail_change)
         detail.coordinator.listen_status(self._on_detail_status)
 
+    def show_nothing(self, title: str = "Select a shipment") -> None:
+        """No shipment shown, nothing of the last one left in any tab (it left the list, or
+        its tracking stopped): each view says to choose one."""
+        self._stop_following()
+        self.shipment_id = None
+        self.history = None
+        self.overview.stop()
+        self.overview.clear()
+        self.sharing.stop()
+        self.history_export.show_shipment(None)
+        self.message.show_message(None)
+        self.title.setText(title)
+        self.subtitle.clear()
+        self._set_enabled(False)
+        self.timeline.clear()
+        for table in (self.stops, self.segments, self.states, self.costs, self.related):
+            fill(table, [])
+        self.raw.clear()
+        if self.map is not None:
+            self.map.clear()
+        self.map_window.clear()
+
     def _connected(self) -> None:
         """A shipment chosen before the service answered ("Not connected") is shown now."""
         if self.shipment_id is not None and self._detail is None:
@@ -371,23 +393,9 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         if service is None:
             return
 
-        def done(_result: object) -> None:
-            self._stop_following()
-            self.shipment_id = None
-            self.history = None
-            self.overview.stop()
-            self.sharing.stop()
-            self.history_export.show_shipment(None)
-            self.title.setText("Tracking stopped")
-            self.subtitle.clear()
-            self._set_enabled(False)
-            if self.map is not None:
-                self.map.clear()
-            self.map_window.clear()
-
         spawn(
             service.delete(shipment_id),
-            on_done=done,
+            on_done=lambda _result: self.show_nothing("Tracking stopped"),
             on_error=lambda e: self.message.show_message(explain(e)),
             name="delete-shipment",
         )

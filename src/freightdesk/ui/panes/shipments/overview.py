@@ -287,6 +287,15 @@ class OverviewTab(QWidget):
         self.history = None
         self.save_attributes.setProperty("dirty", False)
 
+    def clear(self) -> None:
+        """Nothing of the last shipment left: its facts, identifiers and attributes."""
+        for label in self.labels.values():
+            label.clear()
+            label.setStyleSheet("")
+        self.loaded_attributes = []
+        fill(self.identifiers, [])
+        fill(self.attributes, [], editable=True)
+
     # --- the attributes ----------------------------------------------------------------------
 
     def attributes_dirty(self) -> bool:

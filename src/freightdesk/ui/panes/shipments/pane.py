@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -251,10 +251,13 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self.views.activated.connect(self._view_chosen)
         self.model.filterApplied.connect(self._show_result)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
-        # A whole new list (the whole list after its first screen, say) keeps the row chosen.
-        self._chosen_before_reset: str | None = None
+        # A whole new list (the whole list after its first screen, say) keeps the row chosen;
+        # a filter or an update that takes the chosen row out of the list takes the detail.
+        self._chosen_before: str | None = None
         self.model.modelAboutToBeReset.connect(self._remember_chosen)
         self.model.modelReset.connect(self._choose_again)
+        self.model.layoutAboutToBeChanged.connect(self._remember_chosen)
+        self.model.layoutChanged.connect(self._follow_chosen)
 
         self._fill_filter_combos(FilterResult([]))
         self._load_views()
@@ -331,13 +334,38 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
 
     def _remember_chosen(self) -> None:
         chosen = self.model.summary_at(self.table.currentIndex().row())
-        self._chosen_before_reset = chosen.id if chosen is not None else None
+        self._chosen_before = chosen.id if chosen is not None else None
 
     def _choose_again(self) -> None:
-        chosen, self._chosen_before_reset = self._chosen_before_reset, None
+        chosen, self._chosen_before = self._chosen_before, None
         row = self.model.row_of(chosen) if chosen is not None else None
         if row is not None:
             select_only(self.table, row, scroll=False)
+        elif chosen is not None:
+            self._chosen_left(chosen)
+
+    def _follow_chosen(self) -> None:
+        chosen, self._chosen_before = self._chosen_before, None
+        if chosen is not None and not self.table.currentIndex().isValid():
+            self._chosen_left(chosen)
+
+    def _chosen_left(self, chosen: str) -> None:
+        """The chosen shipment is no longer in the list (filtered out, or gone): the detail
+        never shows a shipment the list does not. Another selected row takes its place;
+        with none, the detail says to choose one, as a mail client's reading pane does, rather
+        than open a shipment the user did not choose (the list would then hold still for
+        it, and each letter typed in the search would load another)."""
+        detail = self._detail
+        if detail is None or detail.shipment_id != chosen:
+            return  # the detail shows another shipment, opened from elsewhere
+        selection = self.table.selectionModel()
+        rows = sorted(index.row() for index in selection.selectedRows())
+        if rows:
+            selection.setCurrentIndex(
+                self.model.index(rows[0], 0), QItemSelectionModel.SelectionFlag.NoUpdate
+            )
+        else:
+            detail.show_nothing()
 
     def open_shipment(self, shipment_id: str) -> None:
         """Select a shipment in the table (clearing filters that hide it) and show it."""
