@@ -19,6 +19,7 @@ from tests.ui.clock_forms import DAY, ZONE, cell
 from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import connected, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
@@ -105,6 +106,31 @@ async def test_a_first_search_by_the_ports_names(
     await _searched(pane, qtbot, "Shanghai", "rotterdam")
     routes = list(pane.model.items)
     assert all(r.departure.locode == "CNSHA" and r.arrival.locode == "NLRTM" for r in routes)
+    pane.shutdown()
+
+
+async def test_a_click_on_search_while_the_ports_list_is_open_searches(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The completer's list open under a port typed in part: the first click on Search is
+    not spent closing it; the one port it offers is the one searched."""
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, SchedulesPane)
+    await wait_until(lambda: "Rotterdam, NL (NLRTM)" in pane.port_names.stringList(), 10)
+    type_text(pane.origin, "Shanghai")
+    pane.activateWindow()
+    pane.destination.setFocus()
+    await _from_loop(lambda: qtbot.keyClicks(pane.destination, "rotterd"))
+    popup = pane.destination.completer().popup()
+    assert popup is not None
+    await wait_until(popup.isVisible)
+    # The press goes to the open popup, as the window system gives it the mouse.
+    spot = popup.mapFromGlobal(pane.search_button.mapToGlobal(pane.search_button.rect().center()))
+    await _from_loop(lambda: qtbot.mouseClick(popup, Qt.MouseButton.LeftButton, pos=spot))
+    assert not popup.isVisible()
+    assert pane.destination.text() == "Rotterdam, NL (NLRTM)"
+    await wait_until(lambda: not pane.run.running and pane.model.rowCount() > 0, 30)
+    assert all(r.arrival.locode == "NLRTM" for r in pane.model.items)
     pane.shutdown()
 
 

@@ -39,11 +39,13 @@ from freightdesk.service.schedules import (
     Port,
     SearchInput,
     check_search,
+    resolve_port,
     search_of,
     search_params,
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.completion import ClickThrough, sole_completion
 from freightdesk.ui.widgets.elided import cut_at_end, shorten, tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
@@ -230,6 +232,7 @@ class SchedulesPane(ListExport, QWidget):
             completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
             completer.setFilterMode(Qt.MatchFlag.MatchContains)
             edit.setCompleter(completer)
+            ClickThrough(completer)  # a click on Search while it is open searches
             edit.setClearButtonEnabled(True)
         self.departure = Window("Departing", "departure", form_box)
         self.arrival = Window("Arriving", "arrival", form_box)
@@ -381,7 +384,13 @@ class SchedulesPane(ListExport, QWidget):
         )
 
     def criteria(self) -> Params | None:
-        """The search as typed, or None when the form has problems (shown beside them)."""
+        """The search as typed, or None when the form has problems (shown beside them). A
+        port typed in part that the list offers one port for is that port ("Hamb": Hamburg),
+        as Return on the highlighted completion would have made it."""
+        for edit in (self.origin, self.destination):
+            sole = sole_completion(edit)
+            if sole is not None and resolve_port(edit.text(), self.ports) is None:
+                edit.setText(sole)
         search, problems = check_search(self.typed(), self.ports)
         if search is None:
             self.errors.show(problems)
