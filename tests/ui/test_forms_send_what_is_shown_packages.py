@@ -39,7 +39,7 @@ async def test_package_switched_back_and_forth_saves_what_the_form_shows(
     kind = form.identifiers.table.cellWidget(0, 0)
     assert isinstance(kind, QComboBox)
     kind.setCurrentText("OLPN")
-    kind.setCurrentText("DELIVERY_NUMBER")
+    kind.setCurrentText("Delivery number")
     form.identifiers.table.item(0, 1).setText("D-900")  # type: ignore[union-attr]
     # An item: sales order, then purchase order again; a second row left as it came.
     form.items.set_text(0, 0, "SALES_ORDER")
@@ -50,8 +50,8 @@ async def test_package_switched_back_and_forth_saves_what_the_form_shows(
     form.items.add_row()
 
     form.tabs.setCurrentIndex(1)
-    form.package_type.setCurrentText("CRATE")
-    form.package_type.setCurrentText("PALLET")
+    form.package_type.setCurrentText("Crate")
+    form.package_type.setCurrentText("Pallet")
     await keys(qtbot, form.weight, "420")
     form.weight_unit.setCurrentText("KG")
     form.weight_unit.setCurrentText("LB")

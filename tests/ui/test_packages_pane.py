@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QComboBox, QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.api.packaging import PATH
@@ -21,7 +21,9 @@ from freightdesk.ui.panes.packages.pane import PackagesPane
 from tests.proxy import FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
+from tests.ui.forms_keys import click, ok_button
 from tests.ui.test_capacity_support import press, settle, type_text
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import (
     answer,
     connected,
@@ -262,3 +264,45 @@ async def test_delete_by_identifier_after_a_question(
     assert tenant.http.get(PATH).json()["paginationInfo"]["total"] == 2
     pane.shutdown()
     await settle(session)
+
+
+async def test_codes_read_as_words_and_are_sent_as_codes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user read DELIVERY_NUMBER, PURCHASE_ORDER, PALLET and "Shipper tenant uuid" in
+    the pane: the choices and the messages say them in words, the wire keeps the codes."""
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, PackagesPane)
+    captions = {label.buddy(): label.text() for label in pane.findChildren(QLabel) if label.buddy()}
+    assert captions[pane.filters["shipper_tenant_uuid"]] == "Shipper key"
+    assert "uuid" not in " ".join(captions.values()).lower()
+    assert not [t for t in _choices(pane.identifier_type) if "_" in t]
+    form = await new_form(pane, PackageFormDialog, "No packages yet")
+    kind = form.identifiers.table.cellWidget(0, 0)
+    order = form.items.table.cellWidget(0, 0)
+    assert isinstance(kind, QComboBox) and isinstance(order, QComboBox)
+    assert (kind.currentText(), order.currentText()) == ("Delivery number", "Purchase order")
+    form.tabs.setCurrentIndex(1)
+    assert form.package_type.currentText() == "Pallet"
+    for combo in (kind, order, form.package_type):
+        assert not [t for t in _choices(combo) if "_" in t], _choices(combo)
+    form.tabs.setCurrentIndex(0)
+    await click(qtbot, ok_button(form.buttons))
+    assert form.errors.message_for("identifiers") == (
+        "Add at least one identifier, e.g. a delivery number or an OLPN"
+    )
+    # Chosen by the keyboard as a user does: "O" picks OLPN; the codes go on the wire.
+    await _from_loop(lambda: qtbot.keyClicks(kind, "O"))
+    assert kind.currentText() == "OLPN"
+    form.identifiers.table.item(0, 1).setText("OLPN-5")  # type: ignore[union-attr]
+    form.items.set_text(0, 1, "PO-5")
+    wire = form.wire()
+    assert wire["identifiers"] == [{"type": "OLPN", "value": "OLPN-5"}]
+    assert wire["items"][0]["orderIdentifier"] == {"type": "PURCHASE_ORDER", "value": "PO-5"}
+    assert wire["package"]["type"] == "PALLET"
+    form.reject()
+    await settle(session)
+
+
+def _choices(combo: QComboBox) -> list[str]:
+    return [combo.itemText(i) for i in range(combo.count())]

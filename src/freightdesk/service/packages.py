@@ -51,7 +51,7 @@ def check_package(
     if not wire.get("items"):
         problems["items"] = "Add at least one item (order identifier and quantity)"
     if not wire.get("identifiers"):
-        problems["identifiers"] = "Add at least one identifier, e.g. a DELIVERY_NUMBER or OLPN"
+        problems["identifiers"] = "Add at least one identifier, e.g. a delivery number or an OLPN"
     package, problems = checked(PackageWrite, wire, problems)
     if package is None:
         return None, problems

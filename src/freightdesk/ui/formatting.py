@@ -64,6 +64,21 @@ def words(code: str | None) -> str:
     return code.replace("_", " ").capitalize()
 
 
+# Codes whose plain word is not `words`' reading: OLPN is said as it is, not "Olpn".
+_CODE_TEXT = {
+    "OLPN": "OLPN",
+    "SCAC": "SCAC",
+    "GTIN": "GTIN",
+    "CAPACITY_PROVIDER_ACCOUNT_GROUP": "Account group",
+}
+
+
+def code_text(code: str | None) -> str:
+    """A code of the interface as a dispatcher reads it in a list or a choice:
+    PURCHASE_ORDER -> "Purchase order", OLPN -> "OLPN"."""
+    return _CODE_TEXT.get(code or "") or words(code)
+
+
 def address_text(address: Address) -> str:
     place = " ".join(p for p in (address.state, address.postal_code) if p)
     parts = [*address.address_lines, address.city or "", place, address.country]

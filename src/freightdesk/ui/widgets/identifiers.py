@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from PySide6.QtWidgets import QComboBox, QHeaderView, QTableWidgetItem, QWidget
 
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.edit_table import EditTable
 
 
 class IdentifierTable(EditTable):
+    """`label` says a type as the user reads it (e.g. `code_text`); the type itself is sent."""
+
     def __init__(
-        self, types: Sequence[str], parent: QWidget | None = None, *, default_type: str = ""
+        self,
+        types: Sequence[str],
+        parent: QWidget | None = None,
+        *,
+        default_type: str = "",
+        label: Callable[[str], str] = str,
     ) -> None:
         super().__init__(["Type", "Value"], "Add identifier", "Remove identifier", parent)
         self.types = list(types)
+        self.label = label
         self.default_type = default_type or (self.types[0] if self.types else "")
         self.table.setObjectName("identifierTable")
         header = self.table.horizontalHeader()
@@ -26,10 +35,9 @@ class IdentifierTable(EditTable):
 
     def _combo(self, selected: str) -> QComboBox:
         combo = QComboBox(self.table)
-        combo.addItems(self.types)
-        if selected and selected not in self.types:
-            combo.addItem(selected)  # keep what the data has; validation says what is wrong
-        combo.setCurrentText(selected or self.default_type)
+        add_codes(combo, self.types, self.label)
+        # What the data has is kept even when not in the list; validation says what is wrong.
+        choose_code(combo, selected or self.default_type, self.label)
         combo.currentIndexChanged.connect(lambda _i: self.changed.emit())
         return combo
 
@@ -57,7 +65,7 @@ class IdentifierTable(EditTable):
         found = []
         for row in range(self.table.rowCount()):
             combo = self.table.cellWidget(row, 0)
-            kind = combo.currentText() if isinstance(combo, QComboBox) else ""
+            kind = code_of(combo) if isinstance(combo, QComboBox) else ""
             item = self.table.item(row, 1)
             value = item.text().strip() if item is not None else ""
             if value:

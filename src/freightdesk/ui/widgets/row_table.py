@@ -4,12 +4,13 @@ Remove, numbers read as typed, and errors about its rows gathered under the tabl
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHeaderView, QTableWidgetItem, QWidget
 
 from freightdesk.models.numbers import NumberRefused, read_number
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.edit_table import EditTable
 from freightdesk.ui.widgets.forms import plain
 
@@ -65,7 +66,8 @@ class RowTable(EditTable):
     """A table of rows with Add and Remove buttons; Delete removes the current row.
 
     Columns are text cells, or combo boxes (`choices` per column, editable when the list ends
-    with an empty string), or check boxes (`checks`)."""
+    with an empty string; `label` says a choice as the user reads it, the choice itself is the
+    cell's text), or check boxes (`checks`)."""
 
     def __init__(
         self,
@@ -77,9 +79,11 @@ class RowTable(EditTable):
         checks: Sequence[int] = (),
         defaults: dict[int, str] | None = None,
         widths: dict[int, int] | None = None,
+        label: Callable[[str], str] = str,
     ) -> None:
         super().__init__(headers, f"Add {noun}", f"Remove {noun}", parent)
         self.choices = dict(choices or {})
+        self.label = label
         self.checks = set(checks)
         self.defaults = dict(defaults or {})
         header = self.table.horizontalHeader()
@@ -126,10 +130,11 @@ class RowTable(EditTable):
         options = list(self.choices[column])
         combo = QComboBox(self.table)
         combo.setEditable(options[-1:] == [""])
-        combo.addItems([o for o in options if o] if combo.isEditable() else options)
-        if text and combo.findText(text) < 0:
-            combo.addItem(text)  # keep what the data has; the check says what is wrong
-        combo.setCurrentText(text)
+        add_codes(combo, [o for o in options if o] if combo.isEditable() else options, self.label)
+        if text:
+            choose_code(combo, text, self.label)  # kept even if unknown; the check says so
+        else:
+            combo.setCurrentText(text)
         combo.currentTextChanged.connect(lambda _t: self.changed.emit())
         return combo
 
@@ -139,7 +144,7 @@ class RowTable(EditTable):
     def text(self, row: int, column: int) -> str:
         widget = self.table.cellWidget(row, column)
         if isinstance(widget, QComboBox):
-            return widget.currentText().strip()
+            return code_of(widget)
         item = self.table.item(row, column)
         return item.text().strip() if item is not None else ""
 
@@ -150,9 +155,7 @@ class RowTable(EditTable):
     def set_text(self, row: int, column: int, text: str) -> None:
         widget = self.table.cellWidget(row, column)
         if isinstance(widget, QComboBox):
-            if widget.findText(text) < 0:
-                widget.addItem(text)
-            widget.setCurrentText(text)
+            choose_code(widget, text, self.label)
             return
         item = self.table.item(row, column)
         if item is not None:

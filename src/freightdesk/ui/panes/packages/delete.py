@@ -20,7 +20,9 @@ from freightdesk.service.errors import NotFound
 from freightdesk.service.messages import refusal
 from freightdesk.service.packages import check_identifier
 from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
 
 
@@ -51,8 +53,8 @@ class DeleteByIdentifierDialog(FormDialog):
         self.identifier_type = QComboBox(self)
         self.identifier_type.setObjectName("identifierType")
         self.identifier_type.setEditable(True)
-        self.identifier_type.addItems(list(identifier_types))
-        self.identifier_type.setCurrentText(type_ or identifier_types[0])
+        add_codes(self.identifier_type, identifier_types)
+        choose_code(self.identifier_type, type_ or identifier_types[0])
         self.value = QLineEdit(value, self)
         self.value.setObjectName("identifierValue")
         self.value.setPlaceholderText("exact value, e.g. 00012345678900000011")
@@ -75,7 +77,7 @@ class DeleteByIdentifierDialog(FormDialog):
         self.value.setFocus()
 
     def identifier(self) -> tuple[str, str]:
-        return self.identifier_type.currentText().strip(), self.value.text().strip()
+        return code_of(self.identifier_type), self.value.text().strip()
 
     def confirm(self) -> None:
         """Check the identifier, then ask before deleting."""
@@ -88,7 +90,7 @@ class DeleteByIdentifierDialog(FormDialog):
         self.question = ask(
             self,
             "Delete package",
-            f"Delete the package with {type_} {value}?",
+            f"Delete the package with {code_text(type_)} {value}?",
             self.delete,
             name="confirmDeleteByIdentifier",
             informative="Its identifiers become free for another package.",
@@ -106,7 +108,8 @@ class DeleteByIdentifierDialog(FormDialog):
         def failed(error: BaseException) -> None:
             self.buttons.setEnabled(True)
             if isinstance(error, NotFound):
-                self.errors.show({"identifier.value": f"No package has {type_} {value!r}"})
+                missing = f"No package has {code_text(type_)} {value!r}"
+                self.errors.show({"identifier.value": missing})
                 return
             self.errors.show(*refusal(error))
 

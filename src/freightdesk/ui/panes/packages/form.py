@@ -31,7 +31,8 @@ from freightdesk.models.packaging import (
 )
 from freightdesk.service.packages import as_write, check_package
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import words
+from freightdesk.ui.formatting import code_text, words
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.identifiers import IdentifierTable
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
@@ -149,7 +150,7 @@ class PackageFormDialog(TabbedFormDialog):
 
     def _contents_tab(self) -> QWidget:
         tab = QWidget(self)
-        self.identifiers = IdentifierTable(IDENTIFIER_TYPES, tab)
+        self.identifiers = IdentifierTable(IDENTIFIER_TYPES, tab, label=code_text)
         self.identifiers.setObjectName("identifiers")
         self.items = RowTable(
             ["Order id type", "Order id", "Quantity", "Item identifiers (e.g. SKU=A-1; UPC=0123)"],
@@ -157,6 +158,7 @@ class PackageFormDialog(TabbedFormDialog):
             tab,
             choices={ORDER_TYPE: ORDER_TYPES},
             defaults={ORDER_TYPE: "PURCHASE_ORDER", QUANTITY: "1"},
+            label=code_text,
         )
         self.items.setObjectName("items")
         self.items.table.setColumnWidth(ORDER_TYPE, 160)
@@ -177,7 +179,7 @@ class PackageFormDialog(TabbedFormDialog):
         self.package_type = QComboBox(tab)
         self.package_type.setObjectName("packageType")
         self.package_type.setEditable(True)
-        self.package_type.addItems([t for t in PACKAGE_TYPES if t])
+        add_codes(self.package_type, [t for t in PACKAGE_TYPES if t])
         self.lengths = [QLineEdit(tab) for _ in range(3)]
         for edit, hint in zip(self.lengths, ("length", "width", "height"), strict=True):
             edit.setPlaceholderText(hint)
@@ -362,7 +364,7 @@ class PackageFormDialog(TabbedFormDialog):
             self.status.addItem(f"Move to {words(status.value).lower()}", status.value)
         self.status.setEnabled(package is not None)
         details = wire.get("package") or {}
-        self.package_type.setCurrentText(str(details.get("type") or "PALLET"))
+        choose_code(self.package_type, str(details.get("type") or "PALLET"))
         dims = details.get("dimensions") or {}
         for edit, name in zip(self.lengths, ("length", "width", "height"), strict=True):
             edit.setText(f"{dims[name]:g}" if name in dims else "")
@@ -406,8 +408,8 @@ class PackageFormDialog(TabbedFormDialog):
             "isStackable": self.stackable.isChecked(),
         }
         details: dict[str, Any] = {}
-        if self.package_type.currentText().strip():
-            details["type"] = self.package_type.currentText().strip()
+        if code_of(self.package_type):
+            details["type"] = code_of(self.package_type)
         sizes = [e.text() for e in self.lengths]
         if any(s.strip() for s in sizes):
             details["dimensions"] = {

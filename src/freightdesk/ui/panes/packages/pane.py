@@ -31,9 +31,10 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import words
+from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
@@ -60,8 +61,10 @@ FILTERS: dict[str, tuple[str, str]] = {
     "destination_state": ("Destination state", ""),
     "destination_postal_code": ("Destination postal code", ""),
     "destination_country": ("Destination country", ""),
-    "shipper_tenant_id": ("Shipper tenant id", ""),
-    "shipper_tenant_uuid": ("Shipper tenant uuid", ""),
+    # What the shipper's account is known by: its number, or its long key (the interface's
+    # tenant id and uuid).
+    "shipper_tenant_id": ("Shipper number", "account number"),
+    "shipper_tenant_uuid": ("Shipper key", "the shipper's long account key"),
 }
 
 
@@ -110,12 +113,13 @@ def _identifiers(package: Package) -> str:
     """The package's own id bare ("PKG-240149"), others with their type ("OLPN OLPN-001"):
     the word PACKAGE_ID took the room the places need."""
     return ", ".join(
-        i.value if i.type == "PACKAGE_ID" else f"{i.type} {i.value}" for i in package.identifiers
+        i.value if i.type == "PACKAGE_ID" else f"{code_text(i.type)} {i.value}"
+        for i in package.identifiers
     )
 
 
 def _identifiers_typed(package: Package) -> str:
-    return ", ".join(f"{i.type} {i.value}" for i in package.identifiers)
+    return ", ".join(f"{code_text(i.type)} {i.value}" for i in package.identifiers)
 
 
 # Each column fits its text (from its least width to its most), the key ones first, left to
@@ -173,7 +177,7 @@ class PackagesPane(ListExport, QWidget):
         self.identifier_type = QComboBox(search)
         self.identifier_type.setObjectName("identifierType")
         self.identifier_type.setEditable(True)
-        self.identifier_type.addItems(["", *IDENTIFIER_TYPES])
+        add_codes(self.identifier_type, ["", *IDENTIFIER_TYPES])
         # As wide as the value beside it, not as the longest type in the list.
         self.identifier_type.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -294,7 +298,7 @@ class PackagesPane(ListExport, QWidget):
         items = "; ".join(
             f"{i.unit_quantity} {TIMES} "
             + (
-                f"{i.order_identifier.type} {i.order_identifier.value}"
+                f"{code_text(i.order_identifier.type)} {i.order_identifier.value}"
                 if i.order_identifier
                 else ""
             )
@@ -311,7 +315,7 @@ class PackagesPane(ListExport, QWidget):
 
     def search(self) -> PackageSearch:
         return PackageSearch(
-            identifier_type=self.identifier_type.currentText().strip() or None,
+            identifier_type=code_of(self.identifier_type) or None,
             identifier_value=self.identifier_value.text().strip() or None,
             **{field: edit.text().strip() or None for field, edit in self.filters.items()},
         )
@@ -328,7 +332,7 @@ class PackagesPane(ListExport, QWidget):
 
     def _fill_search(self, params: Params) -> None:
         search = PackageSearch.from_params(params)
-        self.identifier_type.setCurrentText(search.identifier_type or "")
+        choose_code(self.identifier_type, search.identifier_type or "")
         self.identifier_value.setText(search.identifier_value or "")
         for field, edit in self.filters.items():
             edit.setText(getattr(search, field) or "")
@@ -392,7 +396,7 @@ class PackagesPane(ListExport, QWidget):
 
     def _deleted_by_identifier(self, deleted: DeletedPackage) -> None:
         self.last_deleted = deleted
-        names = ", ".join(f"{i.type} {i.value}" for i in deleted.identifiers)
+        names = ", ".join(f"{code_text(i.type)} {i.value}" for i in deleted.identifiers)
         self.notice.show_info(f"The package {names} is deleted.")
 
     # --- pane actions ----------------------------------------------------------------------
