@@ -15,6 +15,7 @@ from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import activated, close_session
 from tests.ui.forms_keys import keys as keys_in
+from tests.ui.plain_words import leaks
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_export_panes import _from_loop
@@ -476,3 +477,21 @@ async def test_the_volume_ltl_form_keeps_its_group_chosen_under_its_new_code(
     assert vltl.form.wire(problems)["capacityProviderAccountGroup"] == {"code": "PACIFIC"}
     for opened in (pane, vltl):
         opened.shutdown()
+
+
+async def test_the_pane_says_no_interface_codes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user read CAPACITY_PROVIDER_ACCOUNT_GROUP under the form: what the pane shows,
+    adding and renaming, is in words."""
+    session, tenant = connected
+    assert tenant.http.post(GROUPS, json={"code": "WEST", "name": "West"}).status_code == 201
+    pane = await shown_pane(qtbot, session, AccountGroupsPane)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    assert leaks(pane) == []
+    assert "by its code" in pane.hint.text()
+    await _row(qtbot, pane, "WEST")
+    await _press(qtbot, pane.table, Qt.Key.Key_F2)
+    assert pane.form_box.title() == "Rename WEST"
+    assert leaks(pane) == [] and "Carrier profiles" in pane.hint.text()
+    pane.shutdown()

@@ -48,11 +48,11 @@ COLUMNS: list[Column[AccountGroup]] = [
 
 NEW_TITLE = "New account group"
 HINT = (
-    "The code is unique in your tenant; shipments name the group with an identifier "
-    "of type CAPACITY_PROVIDER_ACCOUNT_GROUP."
+    "The code is unique in your company; shipments and rate requests name the group by "
+    "its code, as their account group."
 )
 RENAME_HINT = (
-    "The code is unique in your tenant. Carrier profiles that name this group follow a new "
+    "The code is unique in your company. Carrier profiles that name this group follow a new "
     "code; shipments and rate requests name the group by its new code from now on."
 )
 

@@ -1,0 +1,65 @@
+"""What a dispatcher reads in a pane (no tests here): the text of its visible labels, buttons,
+boxes, fields, placeholders, choices and tables, and in it what only a programmer would say:
+SCREAMING_CASE codes, uuids, ISO times, the validators' own words."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QTabWidget,
+    QWidget,
+)
+
+CODE = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")  # PURCHASE_ORDER
+OTHER = re.compile(
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # a uuid
+    r"|\buuid\b"
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d"  # 2026-11-29T20:24
+    r"|Input should be|must not be blank|String should have",
+    re.IGNORECASE,
+)
+
+
+def _model_text(model: QAbstractItemModel) -> list[str]:
+    found = [
+        str(model.headerData(c, Qt.Orientation.Horizontal) or "")
+        for c in range(model.columnCount())
+    ]
+    for row in range(min(model.rowCount(), 50)):
+        for column in range(model.columnCount()):
+            found.append(str(model.index(row, column).data() or ""))
+    return found
+
+
+def shown_text(root: QWidget) -> list[str]:
+    """Every text `root` shows now (hidden widgets left out)."""
+    found: list[str] = []
+    for widget in [root, *root.findChildren(QWidget)]:
+        if not widget.isVisibleTo(root) and widget is not root:
+            continue
+        if isinstance(widget, QLabel | QAbstractButton):
+            found.append(widget.text())
+        elif isinstance(widget, QGroupBox):
+            found.append(widget.title())
+        elif isinstance(widget, QLineEdit):
+            found += [widget.text(), widget.placeholderText()]
+        elif isinstance(widget, QComboBox):
+            found += [widget.itemText(i) for i in range(widget.count())]
+        elif isinstance(widget, QTabWidget):
+            found += [widget.tabText(i) for i in range(widget.count())]
+        elif isinstance(widget, QAbstractItemView) and widget.model() is not None:
+            found += _model_text(widget.model())
+    return [t for t in found if t]
+
+
+def leaks(root: QWidget) -> list[str]:
+    """The texts shown in `root` with a code, a uuid, an ISO time or a validator's words."""
+    return [t for t in shown_text(root) if CODE.search(t) or OTHER.search(t)]
