@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -17,6 +18,7 @@ from freightdesk.ui.panes.webhooks.pane import WebhooksPane
 from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog
 from tests.server.test_webhooks_support import receiver
 from tests.support import TenantHandle, wait_until
+from tests.ui.plain_words import leaks
 from tests.ui.test_panes_support import answer, connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
@@ -146,4 +148,54 @@ async def test_refusals_the_limit_and_unsaved_changes(
     form.reject()
     answer("unsavedChanges", QMessageBox.StandardButton.Discard)
     assert not form.isVisible()
+    pane.shutdown()
+
+
+async def test_event_types_read_as_words_and_are_sent_as_codes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user read "event types PICKED_UP, ARRIVAL_AT_STOP" in the summary and the same
+    codes in the form's list: both say them in words, the service keeps the codes."""
+    session, tenant = connected
+    body = {
+        "configName": "milestones",
+        "url": "https://erp.example.com/hook",
+        "webhookConfiguration": {
+            "webhookEventType": "shipments.v1.event.added",
+            "filters": {"eventTypes": ["PICKED_UP", "ARRIVAL_AT_STOP"]},
+        },
+    }
+    assert tenant.http.put(PATH, json=body).status_code == 200
+    pane = await shown_pane(qtbot, session, WebhooksPane)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    qtbot.mouseClick(
+        pane.table.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=pane.table.visualRect(pane.model.index(0, 0)).center(),
+    )
+    await wait_until(lambda: "event types" in pane.summary.text())
+    assert "event types Picked up, Arrival at stop" in pane.summary.text()
+    assert leaks(pane) == []
+    pane.edit_selected()
+    form = shown_dialog(pane, WebhookFormDialog)
+    form.tabs.setCurrentIndex(1)
+    shown = [i.text() for i in form.event_types.all_items()]
+    assert "Arrival at stop" in shown and not [t for t in shown if "_" in t]
+    ticked = next(i for i in form.event_types.all_items() if i.text() == "Delivered")
+    rect = form.event_types.visualItemRect(ticked)
+    # A click on the item's box, as a user ticks it.
+    qtbot.mouseClick(
+        form.event_types.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=rect.topLeft() + QPoint(10, rect.height() // 2),
+    )
+    assert "DELIVERED" in form.event_types.chosen()
+    form.save()
+    await wait_until(lambda: not form.isVisible())
+    stored = tenant.http.get(PATH).json()["webhookEndpoints"][0]
+    assert sorted(stored["webhookConfiguration"]["filters"]["eventTypes"]) == [
+        "ARRIVAL_AT_STOP",
+        "DELIVERED",
+        "PICKED_UP",
+    ]
     pane.shutdown()

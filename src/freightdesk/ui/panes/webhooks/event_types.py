@@ -12,9 +12,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from freightdesk.models.webhooks import FILTER_EVENT_TYPES
+from freightdesk.ui.formatting import code_text
 
 ItemFlag = Qt.ItemFlag
 CHECKABLE = ItemFlag.ItemIsUserCheckable | ItemFlag.ItemIsEnabled | ItemFlag.ItemIsSelectable
+CODE = Qt.ItemDataRole.UserRole  # the type as sent; the item says it in words
 
 
 class EventTypePicker(QListWidget):
@@ -31,7 +33,8 @@ class EventTypePicker(QListWidget):
         self.itemChanged.connect(self._item_changed)
 
     def _add(self, event_type: str) -> QListWidgetItem:
-        item = QListWidgetItem(event_type, self)
+        item = QListWidgetItem(code_text(event_type), self)
+        item.setData(CODE, event_type)
         item.setFlags(CHECKABLE)
         item.setCheckState(Qt.CheckState.Unchecked)
         return item
@@ -45,13 +48,15 @@ class EventTypePicker(QListWidget):
 
     def chosen(self) -> list[str]:
         """The ticked types, in the list's order."""
-        return [i.text() for i in self.all_items() if i.checkState() == Qt.CheckState.Checked]
+        return [
+            str(i.data(CODE)) for i in self.all_items() if i.checkState() == Qt.CheckState.Checked
+        ]
 
     def set_chosen(self, event_types: Iterable[str]) -> None:
         wanted = list(dict.fromkeys(event_types))
         self._filling = True
         try:
-            known = {item.text(): item for item in self.all_items()}
+            known = {str(item.data(CODE)): item for item in self.all_items()}
             for event_type in wanted:
                 if event_type not in known:
                     item = self._add(event_type)

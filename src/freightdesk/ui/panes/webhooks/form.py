@@ -41,6 +41,7 @@ from freightdesk.models.webhooks import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.panes.webhooks.event_types import EventTypePicker
 from freightdesk.ui.panes.webhooks.summary import filters_text, what_text
@@ -318,7 +319,7 @@ class WebhookFormDialog(TabbedFormDialog):
             lines.append(TYPES_WHY + ".")
         aside = [CONTEXT_TEXT[c].split(" (")[0] for c in self.aside_context]
         if self.aside_types:
-            aside.append("event types " + ", ".join(self.aside_types))
+            aside.append("event types " + ", ".join(code_text(t) for t in self.aside_types))
         if aside:
             lines.append(
                 f"Set aside, not sent: {'; '.join(aside)}. "

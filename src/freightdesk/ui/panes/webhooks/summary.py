@@ -7,6 +7,7 @@ from html import escape
 
 from freightdesk.models.webhooks import ContextKind, PushConfiguration, WebhookConfiguration
 from freightdesk.service.clock import user_time
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.words import KIND_TEXT, paused_text
 
@@ -42,7 +43,7 @@ def filters_text(settings: WebhookConfiguration | None) -> str:
     if filters and filters.transportation_modes:
         parts.append("modes " + ", ".join(m.value for m in filters.transportation_modes))
     if filters and filters.event_types:
-        parts.append("event types " + ", ".join(filters.event_types))
+        parts.append("event types " + ", ".join(code_text(t) for t in filters.event_types))
     return "; ".join(parts) or NO_FILTERS_TEXT
 
 
