@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QTabWidget,
     QWidget,
 )
@@ -51,6 +52,8 @@ def shown_text(root: QWidget) -> list[str]:
             found.append(widget.title())
         elif isinstance(widget, QLineEdit):
             found += [widget.text(), widget.placeholderText()]
+        elif isinstance(widget, QPlainTextEdit):
+            found += [widget.toPlainText(), widget.placeholderText()]
         elif isinstance(widget, QComboBox):
             found += [widget.itemText(i) for i in range(widget.count())]
         elif isinstance(widget, QTabWidget):

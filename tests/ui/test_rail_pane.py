@@ -21,6 +21,7 @@ from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY
 from tests.ui.conftest import close_session
+from tests.ui.plain_words import leaks
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -69,7 +70,7 @@ async def test_track_a_leg_look_one_up_see_statuses_and_delete(
     leg = pane.model.items[0]
     assert leg.shipment.shipment_identifiers[0].value == "BOL-UI-1"
     # The service's warning, as it gave it, with the field it names.
-    assert "Warning (equipmentIdentifiers[0].value)" in pane.messages.text()
+    assert "Warning (equipment)" in pane.messages.text()
     assert "check digit" in pane.messages.text()
     assert f"Tracking {BAD_CHECK_DIGIT}" in pane.notice.text()
     # The new leg is picked: its equipment's statuses with their history, its stops' windows.
@@ -327,4 +328,42 @@ async def test_a_leg_tracked_while_the_list_is_fetched_shows_at_once(
     # The held answer arrives (without the leg); the leg stays, no refresh asked for.
     await wait_until(lambda: not coordinator.status.fetching, 30)
     assert shown(), [identifiers_text(item) for item in pane.model.items]
+    pane.shutdown()
+
+
+async def test_a_second_leg_joins_the_first_ones_move_named_by_its_equipment(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user read "the uuid of a leg's master shipment": the form offers the legs listed
+    by their equipment and bill of lading, and the leg chosen links the new one to its move."""
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, RailPane)
+    form = pane.form
+    assert leaks(form) == []
+    type_text(form.equipment, "CSQU3054383")
+    type_text(form.bills, "BOL-FIRST")
+    _click(qtbot, pane.track_button)
+    await wait_until(lambda: pane.model.rowCount() == 1 and pane.track_button.isEnabled(), 30)
+    assert pane.notice.text() == "Tracking CSQU3054383"
+    first = pane.model.items[0].shipment.master_shipment_id
+    offered = [form.master.itemText(i) for i in range(form.master.count())]
+    assert offered == ["", "CSQU3054383 (BOL-FIRST)"]
+    assert leaks(pane) == []
+    # Chosen by the keyboard: the box focused, Down picks the first leg offered.
+    form.master.setFocus()
+    qtbot.keyClick(form.master, Qt.Key.Key_Down)
+    assert form.master.currentText() == "CSQU3054383 (BOL-FIRST)"
+    type_text(form.equipment, "MSKU1234565")
+    type_text(form.bills, "BOL-SECOND")
+    _click(qtbot, pane.track_button)
+    await wait_until(lambda: pane.model.rowCount() == 2 and pane.track_button.isEnabled(), 30)
+    # As the service listed them back.
+    stored = {identifiers_text(leg): leg.shipment.master_shipment_id for leg in pane.model.items}
+    assert stored == {"BOL-FIRST": first, "BOL-SECOND": first}
+    # The new leg picked: its detail names the other leg of its move, not the uuids.
+    await wait_until(lambda: "Same move as" in pane.detail.toPlainText(), 10)
+    assert "Same move as CSQU3054383 (BOL-FIRST)" in pane.detail.toPlainText()
+    # The service's own messages are shown as it gave them (their field named in words).
+    assert "Info (same move as): Linked to" in pane.messages.text()
+    assert [t for t in leaks(pane) if pane.messages.text() not in (t, "")] == []
     pane.shutdown()

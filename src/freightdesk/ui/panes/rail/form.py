@@ -31,6 +31,7 @@ from freightdesk.models.rail import (
     RailStopType,
 )
 from freightdesk.service.clock import user_now
+from freightdesk.ui.widgets.code_combo import choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
@@ -221,10 +222,17 @@ class LegForm(QGroupBox):
         row.addWidget(self.starts)
         row.addWidget(self.start, 1)
         self.errors.add_row(form, "Trac&king", "trackingStartDateTime", start, focus=self.starts)
-        self.master = QLineEdit(self)
+        # The interface links legs by their master shipment's uuid; a dispatcher knows the
+        # other leg by its equipment and bill of lading, so the legs listed are offered by
+        # those, their uuid the item's data (one pasted from elsewhere is taken as typed).
+        self.master = QComboBox(self)
         self.master.setObjectName("masterShipmentId")
-        self.master.setPlaceholderText("optional: the uuid of a leg's master shipment")
-        self.errors.add_row(form, "&Master shipment", "masterShipmentId", self.master)
+        self.master.setEditable(True)
+        self.master.addItem("", "")
+        line = self.master.lineEdit()
+        if line is not None:
+            line.setPlaceholderText("optional: a leg already tracked, to follow both as one move")
+        self.errors.add_row(form, "Same &move as", "masterShipmentId", self.master)
         stops_error = ErrorLabel(self)
         form.addRow(stops_error)
         self.errors.register("shipmentStops", self, stops_error)
@@ -236,6 +244,24 @@ class LegForm(QGroupBox):
         self.start.setEnabled(False)
         self._identifier_fields: list[str] = []
         self._stop_names: list[str] = []
+
+    def set_moves(self, moves: list[tuple[str, str]]) -> None:
+        """The legs the user may join, as (how the leg reads, its master shipment id); what is
+        chosen or typed stays."""
+        kept = code_of(self.master)
+        self.master.blockSignals(True)
+        self.master.clear()
+        self.master.addItem("", "")
+        seen: set[str] = set()
+        for text, master in moves:
+            if master not in seen:
+                seen.add(master)
+                self.master.addItem(text, master)
+        if kept:
+            choose_code(self.master, kept, str)
+        else:
+            self.master.setCurrentIndex(0)
+        self.master.blockSignals(False)
 
     def _identifiers(self) -> list[dict[str, str]]:
         found: list[dict[str, str]] = []
@@ -262,8 +288,8 @@ class LegForm(QGroupBox):
             body["shipmentIdentifiers"] = identifiers
         if self.starts.isChecked():
             body["trackingStartDateTime"] = self.start.value()
-        if self.master.text().strip():
-            body["masterShipmentId"] = self.master.text().strip()
+        if code_of(self.master):
+            body["masterShipmentId"] = code_of(self.master)
         given = [box for box in self.stops if box.given()]
         self._stop_names = [box.prefix for box in given]
         if given:

@@ -3,11 +3,13 @@ statuses with their history, find a leg by bill of lading or waybill, stop track
 
 The list is the legs this profile started or looked up (the interface cannot list them; see
 `service/rail.py`). The info and warning messages of the service's answers are shown as it
-gives them, under the form after a send and in the leg's detail.
+gives them (the field each names in the form's words), under the form after a send and in the
+leg's detail.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -104,12 +106,28 @@ def ramps_text(leg: RailStatusResponse) -> str:
     return f" {ARROW} ".join(ramp.name if ramp else "" for ramp in ramps)
 
 
+# The request's fields a message of the service names, as the form calls them.
+SOURCE_WORDS = {
+    "equipmentIdentifiers": "equipment",
+    "shipmentIdentifiers": "bills of lading and waybills",
+    "trackingStartDateTime": "tracking",
+    "masterShipmentId": "same move as",
+    "shipmentStops": "stops",
+}
+
+
+def source_text(source: str) -> str:
+    """ "equipmentIdentifiers[0].value" -> "equipment"; a source not of the form, as given."""
+    return SOURCE_WORDS.get(re.split(r"[\[.]", source, maxsplit=1)[0], source)
+
+
 def messages_text(messages: Sequence[InfoMessage]) -> str:
-    """The service's info and warning messages, one a line, as it gave them."""
+    """The service's info and warning messages, one a line, as it gave them, the field each
+    names as the form calls it."""
     lines = []
     for message in messages:
         kind = "Warning" if message.severity is MessageSeverity.WARNING else "Info"
-        where = f" ({message.source})" if message.source else ""
+        where = f" ({source_text(message.source)})" if message.source else ""
         lines.append(f"{kind}{where}: {message.message}")
     return "\n".join(lines)
 
@@ -139,12 +157,18 @@ def update_line(update: EquipmentStatusUpdate) -> str:
     )
 
 
-def leg_detail(leg: RailStatusResponse) -> str:
-    """Everything known of a leg: its identifiers, stops, each equipment's status and
+def move_text(leg: RailStatusResponse) -> str:
+    """A leg as the form's "Same move as" offers it: "TPXU3843988 (06141415813025702)"."""
+    ids = identifiers_text(leg)
+    return f"{equipment_text(leg)} ({ids})" if ids else equipment_text(leg)
+
+
+def leg_detail(leg: RailStatusResponse, partners: Sequence[str] = ()) -> str:
+    """Everything known of a leg: its identifiers, the legs of the same move (`partners`, as
+    `move_text` says them: not the uuids that link them), stops, each equipment's status and
     history, and the service's messages."""
     shipment = leg.shipment
     lines = [
-        f"Leg {shipment.rail_leg_id} (master shipment {shipment.master_shipment_id})",
         f"Equipment {equipment_text(leg)}"
         + (
             f"; shipment identifiers {identifiers_text(leg)}"
@@ -152,6 +176,8 @@ def leg_detail(leg: RailStatusResponse) -> str:
             else ""
         ),
     ]
+    if partners:
+        lines.append(f"Same move as {'; '.join(partners)}")
     if shipment.tracking_start_date_time is not None:
         lines.append(f"Tracking from {user_time(shipment.tracking_start_date_time)}")
     for stop in shipment.shipment_stops:
@@ -226,6 +252,7 @@ class RailPane(ListExport, QWidget):
         self.model: ListingModel[RailStatusResponse] = ListingModel(COLUMNS, self)
 
         self.form = LegForm(self)
+        self.model.modelReset.connect(self._offer_moves)
         self.errors = self.form.errors
         self.track_button = QPushButton("&Track leg", self)
         self.track_button.setObjectName("trackButton")
@@ -359,9 +386,23 @@ class RailPane(ListExport, QWidget):
 
     # --- showing ---------------------------------------------------------------------------
 
+    def _offer_moves(self) -> None:
+        self.form.set_moves(
+            [(move_text(leg), str(leg.shipment.master_shipment_id)) for leg in self.model.items]
+        )
+
     def _selection_changed(self) -> None:
         leg = self.table.selected()
-        self.detail.setPlainText(leg_detail(leg) if leg is not None else "")
+        if leg is None:
+            self.detail.setPlainText("")
+            return
+        master = leg.shipment.master_shipment_id
+        partners = [
+            move_text(other)
+            for other in self.model.items
+            if other.shipment.master_shipment_id == master and leg_key(other) != leg_key(leg)
+        ]
+        self.detail.setPlainText(leg_detail(leg, partners))
 
     def _show_messages(self, messages: Sequence[InfoMessage]) -> None:
         warned = any(m.severity is MessageSeverity.WARNING for m in messages)
@@ -391,7 +432,7 @@ class RailPane(ListExport, QWidget):
             self._busy(False)
             created, leg = answer
             self._show_messages(created.info_messages)
-            self.notice.show_info(f"Tracking {equipment_text(leg)} as leg {leg_key(leg)}")
+            self.notice.show_info(f"Tracking {equipment_text(leg)}")
             self.table.select_when_listed(leg_key(leg))
 
         def failed(error: BaseException) -> None:
@@ -430,9 +471,7 @@ class RailPane(ListExport, QWidget):
         def done(leg: RailStatusResponse) -> None:
             self.lookup_button.setEnabled(True)
             what = LOOKUP_TYPES[identifier.type].lower()
-            self.notice.show_info(
-                f"The {what} {identifier.value} is on {equipment_text(leg)} (leg {leg_key(leg)})"
-            )
+            self.notice.show_info(f"The {what} {identifier.value} is on {equipment_text(leg)}")
             self.table.select_when_listed(leg_key(leg))
             self._selection_changed()
 
