@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -30,12 +30,11 @@ OTHER = re.compile(
 
 
 def _model_text(model: QAbstractItemModel) -> list[str]:
-    found = [
-        str(model.headerData(c, Qt.Orientation.Horizontal) or "")
-        for c in range(model.columnCount())
-    ]
-    for row in range(min(model.rowCount(), 50)):
-        for column in range(model.columnCount()):
+    # A list model's columnCount is private in PySide6: it has the one column.
+    columns = 1 if isinstance(model, QAbstractListModel) else model.columnCount(QModelIndex())
+    found = [str(model.headerData(c, Qt.Orientation.Horizontal) or "") for c in range(columns)]
+    for row in range(min(model.rowCount(QModelIndex()), 50)):
+        for column in range(columns):
             found.append(str(model.index(row, column).data() or ""))
     return found
 

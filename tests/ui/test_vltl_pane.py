@@ -36,6 +36,7 @@ from freightdesk.ui.widgets.elided import is_elided
 from tests.server.test_rating_support import account_group
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
+from tests.ui.plain_words import leaks, shown_text
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_columns_fit import AT_1366, AT_1440, _shown_text, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -166,7 +167,7 @@ async def test_quote_pick_dispatch_and_see_the_result(
     _send(qtbot, dialog)
     assert "Required" in dialog.errors.message_for("originLocation.contact.contactName")
     assert "Required" in dialog.errors.message_for("requesterLocation.contact.email")
-    assert "required" in dialog.errors.message_for("destinationLocation.address.addressLines")
+    assert dialog.errors.message_for("destinationLocation.address.addressLines") == "Required"
     _contacts(qtbot, dialog)
     _keys(qtbot, dialog.identifiers["PURCHASE_ORDER"], "PO-4471")
     _send(qtbot, dialog)
@@ -353,9 +354,9 @@ async def test_hazmat_needs_an_emergency_contact_before_sending(
     _contacts(qtbot, dialog)
     _send(qtbot, dialog)
     message = dialog.errors.message_for("emergencyContact")
-    assert message == "is required when the shipment has hazardous materials"
+    assert message == "Required when the shipment has hazardous materials"
     message = dialog.errors.message_for("deliveryWindow")
-    assert message == "is required for guaranteed or expedited service"
+    assert message == "Required for guaranteed or expedited service"
     qtbot.keyClick(dialog.delivery_wanted, Qt.Key.Key_Space)
     assert dialog.delivery.isEnabled()
     _keys(qtbot, dialog.delivery.start, "09:00")
@@ -364,7 +365,7 @@ async def test_hazmat_needs_an_emergency_contact_before_sending(
     assert dialog.buttons.isEnabled()  # nothing was sent
     _keys(qtbot, dialog.emergency.edits["contactName"], "Chemtrec")
     _send(qtbot, dialog)
-    assert "required" in dialog.errors.message_for("emergencyContact.phoneNumber")
+    assert dialog.errors.message_for("emergencyContact.phoneNumber") == "Required"
     _keys(qtbot, dialog.emergency.edits["phoneNumber"], "8004249300")
     _send(qtbot, dialog)
     await wait_until(lambda: not dialog.isVisible(), 30)
@@ -470,5 +471,21 @@ async def test_the_quotes_compared_without_scrolling_sideways(
         tip = str(pane.model.data(pane.model.index(row, 0), Qt.ItemDataRole.ToolTipRole))
         number = quote.capacity_provider_quote_number
         assert not number or number in tip, tip
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_get_quotes_with_nothing_typed_says_required_in_a_sentence(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user read "is required" under an empty postal code: the rule's sentence end
+    is said as one, no validator's words anywhere in the form."""
+    session, _tenant = connected
+    pane = await _shown(qtbot, session)
+    qtbot.mouseClick(pane.quote_button, Qt.MouseButton.LeftButton)
+    for side in ("originAddress", "destinationAddress"):
+        assert pane.form.errors.message_for(f"{side}.postalCode") == "Required"
+    assert not [t for t in shown_text(pane.form) if t.startswith("is ")]
+    assert leaks(pane) == [] and not pane.running
     pane.shutdown()
     await settle(session)

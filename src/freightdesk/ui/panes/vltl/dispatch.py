@@ -29,7 +29,12 @@ from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import RateQuote
 from freightdesk.service.messages import refusal
 from freightdesk.service.vltl import LastDispatch, VltlService, check_dispatch
-from freightdesk.ui.panes.vltl.fields import AddressFields, ContactFields, WindowFields
+from freightdesk.ui.panes.vltl.fields import (
+    AddressFields,
+    ContactFields,
+    WindowFields,
+    in_words,
+)
 from freightdesk.ui.panes.vltl.form import ITEM_WORDS
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -232,7 +237,7 @@ class DispatchDialog(FormDialog):
                 if path.startswith(f"shipmentIdentifiers[{index}]"):
                     path = f"identifiers.{kind}"
             named.setdefault(path, message)
-        shown = fold_rows(named, {"lineItems": ("lineItems", ITEM_WORDS)})
+        shown = fold_rows(in_words(named), {"lineItems": ("lineItems", ITEM_WORDS)})
         self.errors.show(shown, general=general)
 
     def send(self) -> None:
