@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from PySide6.QtCore import QDateTime, QSettings, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.models.rating import RateRequestStatus
@@ -22,6 +22,7 @@ from freightdesk.ui.panes.capacity_panes import install_capacity_panes
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import PackageFormDialog
 from freightdesk.ui.panes.rates.form import STOPS, RateRequestFormDialog
+from freightdesk.ui.panes.rates.handling_units import KIND, WEIGHT
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.elided import is_elided
@@ -456,3 +457,26 @@ def test_return_in_a_location_search_searches_and_does_not_send(
     QTest.keyClick(form.pickup.finder, Qt.Key.Key_Return)
     assert form.isVisible() and not form.general_error.isVisible()
     assert form.errors.message_for(f"{STOPS}[0].location.address.city") == ""
+
+
+async def test_a_handling_units_type_reads_as_a_word_and_is_sent_as_its_code(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The unit's type offered as Pallet, Skid, Crate (as the Packages form says them),
+    PALLET on the wire."""
+    session, _tenant = connected
+    _pane, form = await new_rate_request(qtbot, session)
+    form.tabs.setCurrentIndex(1)
+    qtbot.mouseClick(form.units.add_button, Qt.MouseButton.LeftButton)
+    kind = form.units.table.cellWidget(0, KIND)
+    assert isinstance(kind, QComboBox)
+    choices = [kind.itemText(i) for i in range(kind.count())]
+    assert kind.currentText() == "Pallet" and "Skid" in choices, choices
+    assert not [c for c in choices if c.isupper()]
+    kind.setCurrentIndex(kind.findText("Crate"))
+    form.units.set_text(0, WEIGHT, "500")
+    units = form.wire()["rateDetail"]["shipmentDetails"][0]["handlingUnits"]
+    assert units[0]["handlingUnitType"] == "CRATE"
+    form.mark_clean()
+    form.reject()
+    await settle(session)

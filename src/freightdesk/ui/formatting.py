@@ -64,8 +64,11 @@ def words(code: str | None) -> str:
     return code.replace("_", " ").capitalize()
 
 
-# Codes whose plain word is not `words`' reading: OLPN is said as it is, not "Olpn".
+# Codes whose plain word is not `words`' reading: OLPN is said as it is, not "Olpn"; BOX
+# and BAG are words, not abbreviations such as TL.
 _CODE_TEXT = {
+    "BAG": "Bag",
+    "BOX": "Box",
     "OLPN": "OLPN",
     "SCAC": "SCAC",
     "GTIN": "GTIN",

@@ -132,7 +132,7 @@ COLUMNS: list[Column[Package]] = [
     # what they do not take the destination gets.
     Column("Identifiers", _identifiers, 90, tooltip=_identifiers_typed),
     Column("Status", lambda p: words(p.status.value), 85),
-    Column("Type", lambda p: words(p.package.type) if p.package else "", 50),
+    Column("Type", lambda p: code_text(p.package.type) if p.package else "", 50),
     Column("Items", _items, 100),  # "1 (1,200 units)" whole
     Column("Weight", _weight, 60),
     Column("Dimensions", _dimensions, 105),

@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtWidgets import QWidget
 
 from freightdesk.models.rating import FREIGHT_CLASSES, HandlingUnit
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.row_table import RowTable, integer, number
 
 UNITS = "rateDetail.shipmentDetails[0].handlingUnits"
@@ -40,6 +41,7 @@ def handling_unit_table(parent: QWidget) -> RowTable:
         },
         checks=(STACKABLE,),
         defaults={QTY: "1", KIND: "PALLET", WEIGHT_UNIT: "LB", SIZE_UNIT: "IN"},
+        label=code_text,  # "Pallet" shown, PALLET sent; LB and IN read as they are
     )  # fmt: skip
     table.setObjectName("handlingUnits")
     for column, width in ((QTY, 50), (WEIGHT, 80), (LENGTH, 64), (WIDTH, 64), (HEIGHT, 64),
