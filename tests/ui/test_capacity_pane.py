@@ -16,6 +16,7 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.conftest import close_session
 from tests.ui.forms_keys import click, keys, refusal
+from tests.ui.plain_words import leaks
 from tests.ui.sort_arrows import arrow_of
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -137,12 +138,15 @@ async def test_refused_inputs_are_shown_beside_their_field(
     pane.lane.setChecked(True)
     type_text(pane.destination.parts["city"], "Dallas")
     pane.search()
-    assert "less than or equal to 100" in pane.errors.message_for("minimumTrackingPercentage")
+    message = pane.errors.message_for("minimumTrackingPercentage")
+    assert message == "Enter a percentage from 0 to 100", message
     assert pane.errors.message_for("minimumPickupScheduleReliability") == NOT_A_NUMBER
-    assert "should match pattern" in pane.errors.message_for("carrierIdentifier")
+    message = pane.errors.message_for("carrierIdentifier")
+    assert message == "'A1' is not a SCAC (2 to 4 letters)", message
     assert "name at least one of city" in pane.errors.message_for("origin")
     assert not pane.run.running and len(_scacs(pane)) == 2  # nothing was sent
     assert pane.minimums["minimumTrackingPercentage"].text() == "150"
+    assert leaks(pane) == []  # no validator's words, as a new user read beside the carrier
     pane.shutdown()
 
 

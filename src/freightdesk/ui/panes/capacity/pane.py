@@ -382,8 +382,8 @@ class CapacityPane(ListExport, QWidget):
         self.empty.setText(
             f"No carrier{where} has tracked truckloads of yours in {YEAR}"
             + (" that pass these filters." if filtered else ".")
-            + " Carriers appear here once your truckloads name them (a CARRIER_SCAC "
-            "identifier) and are tracked."
+            + " Carriers appear here once your truckloads name their carrier's SCAC and are "
+            "tracked."
         )
         self.empty.setVisible(True)
 
@@ -414,10 +414,17 @@ class CapacityPane(ListExport, QWidget):
         if search is None:
             # The search's strict model says only that a minimum is text; the one number
             # rule says why it is not a number, in the words of the other forms.
+            # A number out of range, and a carrier that is no SCAC, in the same words too
+            # (the model's are "Input should be less than or equal to 100" and "String
+            # should match pattern '^[A-Z0-9]{2,4}$'").
             for name, edit in self.minimums.items():
                 why = number_problem(edit.text())
                 if why is not None:
                     problems[name] = why
+                elif name in problems:
+                    problems[name] = "Enter a percentage from 0 to 100"
+            for name in [n for n in problems if n.startswith("carrierIdentifier")]:
+                problems[name] = f"'{self.carrier.text().strip()}' is not a SCAC (2 to 4 letters)"
             self.errors.show(problems)
             return None
         return search_params(search)
