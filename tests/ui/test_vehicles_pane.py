@@ -147,7 +147,7 @@ async def test_refused_inputs_are_shown_beside_their_field(
     type_text(pane.form.place.edits["postalCode"], "60606")
     type_text(pane.form.radius, "60")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    assert pane.errors.message_for("radius") == "must be from 10 to 50 MI"
+    assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
     state = pane.errors.message_for("address.state")
     assert state == "State: is required for an address in US"
     assert not pane.run.running  # nothing was sent

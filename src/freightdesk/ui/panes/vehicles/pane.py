@@ -14,7 +14,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from freightdesk.models.vehicles import AvailableVehicle, VehicleSort, VehicleSortField
+from freightdesk.models.vehicles import (
+    RADIUS_RULES,
+    AvailableVehicle,
+    RadiusUnit,
+    VehicleSort,
+    VehicleSortField,
+)
 from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
@@ -297,6 +303,11 @@ class VehiclesPane(ListExport, QWidget):
         query, problems = check_search(self.form.wire())
         problems = {**problems, **self.form.problems()}
         if query is None or problems:
+            if problems.get("radius", "").startswith("must be from"):
+                # The rule's "must be from 10 to 50 MI", in the unit's name as the box says it.
+                unit = RadiusUnit(self.form.unit.currentData())
+                low, high, _default = RADIUS_RULES[unit]
+                problems["radius"] = f"Enter from {low:,} to {high:,} {UNIT_NAMES[unit]}"
             self.errors.show(problems)
             return None
         self.errors.clear()
