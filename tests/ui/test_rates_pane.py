@@ -369,7 +369,8 @@ async def test_cancel_outcomes_in_words(
     # Opening by id: a mistyped id is said to be one.
     pane.open_id.setText("not-an-id")
     pane.open_by_id()
-    assert "is not a rate request id" in pane.notice.text()
+    assert "is not a rate request id: one is 36 letters" in pane.notice.text()
+    assert "uuid" not in pane.notice.text()
     pane.shutdown()
     await settle(session)
 

@@ -375,7 +375,10 @@ class RatesPane(ListExport, QWidget):
         try:
             request_id = uuid.UUID(text)
         except ValueError:
-            self.notice.show_error(f"{text!r} is not a rate request id (a uuid).")
+            self.notice.show_error(
+                f"{text!r} is not a rate request id: one is 36 letters, digits and dashes, as "
+                "a carrier's or a colleague's message gives it."
+            )
             return
 
         def opened(request: RateRequest) -> None:
