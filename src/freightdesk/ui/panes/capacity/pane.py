@@ -421,7 +421,7 @@ class CapacityPane(ListExport, QWidget):
                 why = number_problem(edit.text())
                 if why is not None:
                     problems[name] = why
-                elif name in problems:
+                elif "than or equal to" in problems.get(name, ""):
                     problems[name] = "Enter a percentage from 0 to 100"
             for name in [n for n in problems if n.startswith("carrierIdentifier")]:
                 problems[name] = f"'{self.carrier.text().strip()}' is not a SCAC (2 to 4 letters)"
