@@ -307,9 +307,10 @@ class PackagesPane(ListExport, QWidget):
         )
         modified = user_time(package.last_modified_date_time)
         self.detail.setText(
-            f"{words(package.status.value)} · items: {items} · last changed {modified} · "
-            f"id {package.id}"
+            f"{words(package.status.value)} · items: {items} · last changed {modified}"
         )
+        # The service's id of the package only where support may ask for it, not in the line.
+        self.detail.setToolTip(f"Package id {package.id}")
 
     # --- search ----------------------------------------------------------------------------
 
