@@ -69,10 +69,14 @@ async def test_a_list_not_yet_fetched_says_it_is_loading_not_that_it_is_empty(
     make, loading, words = LOADING[kind]
     session, _tenant = connected
     pane: Any = make(session)
+    # Made, the pane has started reading its cache; nothing has run yet to finish the read.
+    reads = [t for t in asyncio.all_tasks() if t.get_name().startswith("load-cached-")]
+    assert reads, "the pane reads its cache"
     qtbot.addWidget(pane)
     pane.resize(*PANE_SIZE)
     pane.show()  # a fresh profile: nothing cached, and the service not yet asked
-    await asyncio.sleep(0.3)  # the cache has been read (nothing there)
+    # Read (nothing there) and shown: the read's own callback has run before this wakes.
+    await asyncio.wait(reads)
     assert pane.empty.isVisible() and loading in pane.empty.text()
     assert words not in pane.empty.text()
     await session.connect()

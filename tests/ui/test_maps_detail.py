@@ -118,6 +118,21 @@ def _event(tenant: TenantHandle, shipment_id: str, stop_id: str, text: str) -> N
         store.add_event(session, shipment_id, event, "TL")
 
 
+def _click_in_timeline(qtbot: QtBot, detail: ShipmentDetailView, key: str) -> None:
+    """Click the timeline's row of `key` (a stop, event or exception), as a user does."""
+    timeline = detail.timeline
+    rows = [
+        item
+        for item in timeline.findItems("", Qt.MatchFlag.MatchContains | Qt.MatchFlag.MatchRecursive)
+        if item.data(0, Qt.ItemDataRole.UserRole) == key
+    ]
+    assert len(rows) == 1, f"{key} is in the timeline once"
+    timeline.scrollToItem(rows[0])
+    spot = timeline.visualItemRect(rows[0]).center()
+    qtbot.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, pos=spot)
+    assert timeline.currentItem() is rows[0]
+
+
 async def test_timeline_and_map_follow_each_other_and_live_positions(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
@@ -143,8 +158,7 @@ async def test_timeline_and_map_follow_each_other_and_live_positions(
 
     # Selecting the event in the timeline highlights it on the map.
     event_id = str(detail.history.events[0].id)  # type: ignore[union-attr]
-    detail.select_in_timeline(f"event:{event_id}")
-    detail._timeline_selected(detail.timeline.currentItem(), None)
+    _click_in_timeline(qtbot, detail, f"event:{event_id}")
     found = await until(view, lambda s: s["selected"] == f"event:{event_id}")
     assert "Loaded 18 pallets" in (found["popup"] or "")
 

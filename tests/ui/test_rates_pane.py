@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.models.rating import RateRequestStatus
+from freightdesk.server.db import transaction
+from freightdesk.server.tables.rating import RateRequestRow
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
@@ -196,7 +198,7 @@ async def test_expiry_stop_contacts_and_accessorials(
 async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy], qtmodeltester: object
 ) -> None:
-    session, _tenant, proxy = proxied
+    session, tenant, proxy = proxied
     pane = await shown_pane(qtbot, session, RatesPane)
     assert "No rate requests yet" in pane.subtitle.text()
     form = await _form(pane)
@@ -226,7 +228,10 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     days = [q.transit_days for q in pane.quotes.items]
     assert days == sorted(days)
     assert pane.selected_quote() is chosen
-    pane._show()  # as a poll's answer does
+    # Renamed elsewhere, the request comes back changed when the user presses Refresh.
+    _rename(tenant, str(chosen.rate_request_id), "Chicago to Dallas, renamed")
+    qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: pane.title.text() == "Chicago to Dallas, renamed")
     assert pane.selected_quote() == chosen
     assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
     qtmodeltester.check(pane.quotes)  # type: ignore[attr-defined]
@@ -237,6 +242,14 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert pane.quote_table.columnWidth(0) > pane.quotes.columns[0].width
     pane.shutdown()
     await settle(session)
+
+
+def _rename(tenant: TenantHandle, request_id: str, name: str) -> None:
+    """The request renamed in the service's store (by another app of the tenant)."""
+    with transaction(tenant.service.context.sessions) as db:
+        row = db.get(RateRequestRow, request_id)
+        assert row is not None and row.document.get("name") == "Chicago to Dallas"
+        row.document = {**row.document, "name": name}
 
 
 def _cheapest_and_market_per_currency(pane: RatesPane) -> None:

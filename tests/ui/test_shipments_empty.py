@@ -5,8 +5,6 @@ count (nor "Late (0)") until the service has answered."""
 
 from __future__ import annotations
 
-import asyncio
-
 from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
@@ -27,7 +25,7 @@ async def test_the_list_says_it_is_loading_then_how_to_fill_it(
     qtbot.addWidget(pane)
     pane.resize(1366, 700)
     pane.show()
-    await asyncio.sleep(0.3)  # the (empty) cache read: nothing fetched yet
+    await pane.cached_list_shown()  # the (empty) cache read: nothing fetched yet
     assert pane.empty.isVisible() and pane.empty.text() == "Loading shipments…"
     # The count claims nothing yet either (it said "0 shipments" beside the loading words).
     assert pane.count_label.text() in ("", "Loading…"), pane.count_label.text()
