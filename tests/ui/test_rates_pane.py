@@ -229,7 +229,7 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert days == sorted(days)
     assert pane.selected_quote() is chosen
     # Renamed elsewhere, the request comes back changed when the user presses Refresh.
-    _rename(tenant, str(chosen.rate_request_id), "Chicago to Dallas, renamed")
+    _rename(tenant, str(request.id), "Chicago to Dallas, renamed")
     qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: pane.title.text() == "Chicago to Dallas, renamed")
     assert pane.selected_quote() == chosen
