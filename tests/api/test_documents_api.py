@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import os
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from freightdesk.models.documents import (
 )
 from tests.api.conftest import client_via
 from tests.proxy import Fault, FaultyProxy
-from tests.support import TenantHandle, make_tenant
+from tests.support import TenantHandle, make_tenant, wait_until
 
 
 def _metadata(bol: str, **changes: object) -> DocumentCreate:
@@ -80,7 +81,10 @@ async def test_upload_reports_progress_and_names_from_the_file(
     assert seen[-1] == (300_000, 300_000)
 
 
-async def test_cancelling_the_task_aborts_the_upload(client: ApiClient, tmp_path: Path) -> None:
+async def test_cancelling_the_task_aborts_the_upload(
+    client: ApiClient, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="freightdesk.server.access")
     path = _file(tmp_path, "big.bin", 8 * 1024 * 1024)
     task: asyncio.Task[object] | None = None
 
@@ -93,7 +97,15 @@ async def test_cancelling_the_task_aborts_the_upload(client: ApiClient, tmp_path
     )
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0.2)
+
+    def answered() -> list[str]:
+        # The service's answer to the upload, logged as its handling ends (the client is gone
+        # and never reads it).
+        return [r.getMessage() for r in caplog.records if f"POST {PATH} " in r.getMessage()]
+
+    await wait_until(lambda: bool(answered()), 30)
+    [answer] = answered()
+    assert f"POST {PATH} 400 " in answer and "before the upload ended" in answer, answer
     result = await client.documents.search_page(None)
     assert result.pagination_info.total == 0
 
