@@ -259,6 +259,3 @@ class PackageSearch:
         """The search for query parameters as `params()` spells them (unknown keys ignored)."""
         by_wire = {wire: name for name, wire in _PARAMETERS.items()}
         return cls(**{by_wire[k]: str(v) for k, v in params.items() if k in by_wire and v})
-
-    def is_empty(self) -> bool:
-        return not self.params()

@@ -70,10 +70,6 @@ async def cancel_all() -> None:
     _running.clear()
 
 
-def running_count() -> int:
-    return len(_running)
-
-
 class WorkerThreads(concurrent.futures.Executor):
     """The event loop's worker threads (`asyncio.to_thread`: qasync's QThreads), which can be
     waited for. A save handed to a thread keeps running when the task that asked for it is

@@ -121,12 +121,6 @@ class _Paper:
     content: bytes
 
 
-def database_is_empty(context: ServiceContext) -> bool:
-    """No tenant at all: the database has never been used."""
-    with context.sessions() as session:
-        return session.scalar(select(Tenant.id).limit(1)) is None
-
-
 def seed_demo(
     context: ServiceContext, seed: int = 7, *, now: datetime | None = None
 ) -> DemoCredentials | None:

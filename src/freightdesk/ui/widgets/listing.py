@@ -31,7 +31,6 @@ from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.export import EXPORT_ROLE
-from freightdesk.ui.widgets.selection import select_only
 
 T = TypeVar("T")
 Index = QModelIndex | QPersistentModelIndex
@@ -221,9 +220,3 @@ class ListingModel(QAbstractTableModel, Generic[T]):
 def current_row(view: QAbstractItemView) -> int:
     index = view.currentIndex()
     return index.row() if index.isValid() else -1
-
-
-def reselect(view: QAbstractItemView, row: int | None) -> None:
-    """Select `row` (after a reset) without scrolling away."""
-    if row is not None:
-        select_only(view, row, scroll=False)
