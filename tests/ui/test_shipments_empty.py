@@ -31,17 +31,22 @@ async def test_the_list_says_it_is_loading_then_how_to_fill_it(
     assert pane.count_label.text() in ("", "Loading…"), pane.count_label.text()
     chips = [button.text() for button in pane.attention.buttons.values()]
     assert not any("(" in chip for chip in chips), chips  # not "Late (0)"
+    choices = [combo.itemText(i) for combo in (pane.mode, pane.state) for i in range(combo.count())]
+    assert not any("(" in choice for choice in choices), choices  # not "LTL (0)"
 
     await session.connect()
     await wait_until(lambda: "New shipment" in pane.empty.text(), 30)
     assert pane.empty.isVisible()  # a fresh tenant tracks nothing
     assert pane.count_label.text() == "0 shipments"
     assert all(b.text().endswith(" (0)") for b in pane.attention.buttons.values())
+    assert pane.mode.itemText(pane.mode.findData("LTL")) == "LTL (0)"
+    assert pane.state.itemText(1).endswith(" (0)")
 
     _put(tenant, _ltl("EMPTY1"))
     await wait_until(lambda: pane.model.rowCount() == 1, 30)
     assert not pane.empty.isVisible()
     assert pane.count_label.text() == "1 shipment"
+    assert pane.mode.itemText(pane.mode.findData("LTL")) == "LTL (1)"
 
     # A search that finds nothing says so; cleared, the shipment is back.
     qtbot.keyClicks(pane.search, "nothing-like-this")

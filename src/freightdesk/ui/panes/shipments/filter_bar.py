@@ -44,6 +44,7 @@ class FilterBar(FilterWidgets):
     _filter_timer: QTimer
     _attribute_ids: frozenset[str] | None
     _attention_counts: Counter[Attention] = Counter()  # the last filter's
+    _last_result: FilterResult | None = None  # its counts of each mode and state
     _session: AppSession | None
     _show_news: Callable[[], None]
     _show_error: Callable[[BaseException], None]
@@ -110,6 +111,7 @@ class FilterBar(FilterWidgets):
     def _show_result(self, result: FilterResult) -> None:
         self._show_news()
         self._attention_counts = result.attention_counts
+        self._last_result = result
         self.show_count()
         if result.not_found:
             listed = ", ".join(result.not_found[:20])
@@ -119,15 +121,15 @@ class FilterBar(FilterWidgets):
             self.notice.setVisible(True)
         else:
             self.notice.setVisible(False)
-        self._fill_filter_combos(result)
 
     def show_count(self) -> None:
         """How many shipments the list holds and shows, and of each kind that needs
-        attention; "Loading…" and no counts while an empty list is not known yet (the
-        service has not answered), not counts of 0."""
+        attention, mode and state; "Loading…" and no counts while an empty list is not
+        known yet (the service has not answered), not counts of 0."""
         shown, total = self.model.rowCount(), self.model.total
         known = total > 0 or self.empty.known
         self.attention.show_counts(self._attention_counts if known else None)
+        self._fill_filter_combos((self._last_result or FilterResult([])) if known else None)
         if not known:
             self.count_label.setText("Loading…")
         elif shown == total:
@@ -135,19 +137,21 @@ class FilterBar(FilterWidgets):
         else:
             self.count_label.setText(f"{shown:,} of {total:,} shipments")
 
-    def _fill_filter_combos(self, result: FilterResult) -> None:
+    def _fill_filter_combos(self, result: FilterResult | None) -> None:
+        """Each mode and state with the count it would show; `None`: the kinds alone (the
+        list is not known yet)."""
         for combo, values, counts, everything, label in (
             (
                 self.mode,
                 [m.value for m in TransportationMode],
-                result.mode_counts,
+                result.mode_counts if result is not None else None,
                 "All modes",
                 lambda v: v,
             ),
             (
                 self.state,
                 [s.value for s in ShipmentStateType],
-                result.state_counts,
+                result.state_counts if result is not None else None,
                 "All states",
                 lambda v: state_text(ShipmentStateType(v)),
             ),
@@ -157,8 +161,8 @@ class FilterBar(FilterWidgets):
             combo.clear()
             combo.addItem(everything, None)
             for value in values:
-                count = counts.get(value, 0)
-                combo.addItem(f"{label(value)} ({count:,})", value)
+                count = f" ({counts.get(value, 0):,})" if counts is not None else ""
+                combo.addItem(f"{label(value)}{count}", value)
             index = combo.findData(selected)
             combo.setCurrentIndex(max(0, index))
             combo.blockSignals(False)

@@ -36,7 +36,7 @@ from freightdesk.ui.panes.shipments.columns import Column
 from freightdesk.ui.panes.shipments.filter_bar import RECENT, FilterBar
 from freightdesk.ui.panes.shipments.list_feed import ListFeed
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
-from freightdesk.ui.panes.shipments.model import FilterResult, ShipmentTableModel
+from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.saved_views import SavedViews
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.selection import select_only
@@ -259,7 +259,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self.model.layoutAboutToBeChanged.connect(self._remember_chosen)
         self.model.layoutChanged.connect(self._follow_chosen)
 
-        self._fill_filter_combos(FilterResult([]))
+        self._fill_filter_combos(None)  # no counts until the list is known
         self._load_views()
         self.apply_default_view()
         self._restore_layout()
