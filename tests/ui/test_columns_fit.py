@@ -319,7 +319,7 @@ async def test_documents(
     # to 'PRO: 061…4525248675'); the demo's longest too (at 1366x768 they were cut in
     # their middle, 'Containe…44768388', 'BOL 0614…48085626', Added off to the side): the
     # list takes the room its key columns need from the preview, the mode short ("TL").
-    # All of them, typed, in the tooltip.
+    # All of them, typed in the same words, in the tooltip.
     await wait_until(lambda: pane.splitter.sizes()[0] > 0.61 * sum(pane.splitter.sizes()), 5)
     assert_columns_fit(pane.table, pane, columns, whole=columns[1:])
     name = pane.model.index(short_row, 0)
@@ -329,7 +329,7 @@ async def test_documents(
     identifiers = pane.model.index(short_row, 3)
     assert identifiers.data() == "PO 4525248675", identifiers.data()
     tip = str(identifiers.data(Qt.ItemDataRole.ToolTipRole))
-    assert tip == "PRO: 06141412488973840, PURCHASE_ORDER: 4525248675", tip
+    assert tip == "PRO: 06141412488973840, PO: 4525248675", tip
     assert pane.model.index(rows[long_name], 3).data() == "PRO 4711"
     # A longer name is cut in its middle: its end (".pdf") still shows.
     assert pane.table.textElideMode() == Qt.TextElideMode.ElideMiddle

@@ -15,7 +15,7 @@ from PySide6.QtGui import (
     QPainter,
     QPdfWriter,
 )
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.paths import AppPaths
@@ -135,6 +135,10 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     # Without an identifier the form says so beside the field; nothing is sent.
     dialog.request_uploads()
     assert dialog.errors.message_for("identifiers")
+    # The identifier's types in the list's words, not the service's codes.
+    kinds = dialog.identifiers.table.cellWidget(0, 0)
+    assert isinstance(kinds, QComboBox) and kinds.currentText() == "BOL"
+    assert not [t for t in map(kinds.itemText, range(kinds.count())) if "_" in t]
     dialog.identifiers.set_identifiers([("BILL_OF_LADING", "4711")])
     dialog.request_uploads()
     assert not dialog.isVisible()
@@ -144,12 +148,17 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     assert pane.uploads.isVisible() and pane.uploads.table.rowCount() == 2
 
     # Find it by identifier; the preview shows the PDF.
-    pane.identifier_type.setCurrentText("BILL_OF_LADING")
+    kinds = [pane.identifier_type.itemText(i) for i in range(pane.identifier_type.count())]
+    assert pane.identifier_type.currentText() == "BOL" and "PO" in kinds
+    assert not [kind for kind in kinds if "_" in kind], kinds
+    pane.identifier_type.setCurrentIndex(pane.identifier_type.findText("BOL"))
     pane.identifier_value.setText("4711")
     pane.type.setCurrentIndex(pane.type.findData("BILL_OF_LADING"))
     pane.search()
     await wait_until(lambda: pane.model.rowCount() == 1)
     assert pane.model.items[0].name == "BOL 4711.pdf"
+    await wait_until(lambda: "BOL 4711" in pane.details.text())
+    assert "BILL_OF_LADING" not in pane.details.text()
     assert clock_text(cell(pane.model, 0, "Added"))  # the one clock, the zone named
     await wait_until(lambda: pane.preview.kind == "pdf")
     assert pane.preview.pdf.pageCount() == 1

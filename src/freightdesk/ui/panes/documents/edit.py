@@ -15,7 +15,7 @@ from freightdesk.models.documents import Document, DocumentPatch, DocumentUpdate
 from freightdesk.service.documents import check_metadata, identifiers_wire
 from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.documents.labels import ALL_IDENTIFIER_TYPES
+from freightdesk.ui.panes.documents.labels import ALL_IDENTIFIER_TYPES, identifier_type_text
 from freightdesk.ui.panes.documents.upload import mode_combo, type_combo
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -43,7 +43,7 @@ class DocumentEditDialog(FormDialog):
         self.name.setObjectName("name")
         self.type = type_combo(self, document.type)
         self.mode = mode_combo(self, document.mode)
-        self.identifiers = IdentifierTable(ALL_IDENTIFIER_TYPES, self)
+        self.identifiers = IdentifierTable(ALL_IDENTIFIER_TYPES, self, label=identifier_type_text)
         self.identifiers.set_identifiers((i.type, i.value) for i in document.identifiers)
         form = QFormLayout()
         self.errors.add_row(form, "&Name", "name", self.name)

@@ -8,6 +8,7 @@ from freightdesk.models.documents import (
     DocumentMode,
     DocumentType,
 )
+from freightdesk.ui.formatting import code_text
 
 TYPE_TEXT: dict[DocumentType, str] = {
     DocumentType.BILL_OF_LADING: "Bill of lading",
@@ -37,8 +38,33 @@ MODE_TEXT: dict[DocumentMode, str] = {
     DocumentMode.BARGE: "Barge",
 }
 
-# The identifier types a user picks from; the shipper tenant's uuid is asked for apart.
-IDENTIFIER_TYPES: list[str] = sorted(DOCUMENT_IDENTIFIER_TYPES - {SHIPPER_TENANT_UUID})
+# As a dispatcher writes them on paper; the others in plain words ("Purchase order" is PO).
+SHORT_TYPES = {
+    "BILL_OF_LADING": "BOL",
+    "HOUSE_BILL_OF_LADING": "HBL",
+    "PURCHASE_ORDER": "PO",
+    "AIR_WAYBILL": "AWB",
+    "HOUSE_AIR_WAYBILL": "HAWB",
+    "PRO": "PRO",
+    "PRO_NUMBER": "PRO number",
+    "CONTAINER_ID": "Container",
+    "BOOKING_NUMBER": "Booking",
+    "CARRIER_SCAC": "Carrier SCAC",
+    "FFW_SCAC": "Forwarder SCAC",
+    SHIPPER_TENANT_UUID: "Shipper tenant",
+}
+
+
+def identifier_type_text(kind: str) -> str:
+    """An identifier's type as the list, its filter and its forms say it: "PO", "BOL"."""
+    return SHORT_TYPES.get(kind) or code_text(kind)
+
+
+# The identifier types a user picks from, in the order of their words; the shipper tenant's
+# uuid is asked for apart.
+IDENTIFIER_TYPES: list[str] = sorted(
+    DOCUMENT_IDENTIFIER_TYPES - {SHIPPER_TENANT_UUID}, key=identifier_type_text
+)
 ALL_IDENTIFIER_TYPES: list[str] = [*IDENTIFIER_TYPES, SHIPPER_TENANT_UUID]
 
 

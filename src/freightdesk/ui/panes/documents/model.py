@@ -15,30 +15,32 @@ from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelInde
 
 from freightdesk.models.documents import SHIPPER_TENANT_UUID, Document
 from freightdesk.service.clock import user_time
-from freightdesk.ui.formatting import words
-from freightdesk.ui.panes.documents.labels import mode_short, mode_text, size_text, type_text
+from freightdesk.ui.panes.documents.labels import (
+    identifier_type_text,
+    mode_short,
+    mode_text,
+    size_text,
+    type_text,
+)
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
 Index = QModelIndex | QPersistentModelIndex
 
 
 def identifiers_text(document: Document) -> str:
-    """Every identifier, typed as the service names it (the tooltip, an export)."""
+    """Every identifier, typed as the service names it (an export)."""
     return ", ".join(
         f"{i.type}: {i.value}" for i in document.identifiers if i.type != SHIPPER_TENANT_UUID
     )
 
 
-# As a dispatcher writes them on paper.
-SHORT_TYPES = {
-    "BILL_OF_LADING": "BOL",
-    "HOUSE_BILL_OF_LADING": "HBL",
-    "PURCHASE_ORDER": "PO",
-    "AIR_WAYBILL": "AWB",
-    "PRO": "PRO",
-    "CONTAINER_ID": "Container",
-    "BOOKING_NUMBER": "Booking",
-}
+def identifiers_tip(document: Document) -> str:
+    """Every identifier in the list's words ("PO: 4525248675"), over its cell."""
+    return ", ".join(
+        f"{identifier_type_text(i.type)}: {i.value}"
+        for i in document.identifiers
+        if i.type != SHIPPER_TENANT_UUID
+    )
 
 
 def identifiers_short(document: Document) -> str:
@@ -46,7 +48,7 @@ def identifiers_short(document: Document) -> str:
     "BOL-06141412488973840.pdf"); all of them when it says every one."""
     shown = [i for i in document.identifiers if i.type != SHIPPER_TENANT_UUID]
     others = [i for i in shown if i.value not in document.name] or shown
-    return ", ".join(f"{SHORT_TYPES.get(i.type, words(i.type))} {i.value}" for i in others)
+    return ", ".join(f"{identifier_type_text(i.type)} {i.value}" for i in others)
 
 
 COLUMNS: list[Column[Document]] = [
@@ -63,7 +65,7 @@ COLUMNS: list[Column[Document]] = [
         "Identifiers",
         identifiers_short,
         140,
-        tooltip=identifiers_text,
+        tooltip=identifiers_tip,
         value=identifiers_text,
     ),
     Column(

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.auth import TenantRole
 from freightdesk.models.documents import (
-    SHIPPER_TENANT_UUID,
     Document,
     DocumentCreate,
     DocumentMode,
@@ -44,6 +43,7 @@ from freightdesk.ui.panes.documents.edit import DocumentEditDialog
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
     TYPE_TEXT,
+    identifier_type_text,
     mode_text,
     size_text,
     type_text,
@@ -53,6 +53,7 @@ from freightdesk.ui.panes.documents.preview import DocumentPreview
 from freightdesk.ui.panes.documents.upload import UploadDialog, file_chooser
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.file_drop import FileDropFilter
@@ -102,8 +103,9 @@ class DocumentsPane(ListExport, QWidget):
         # --- search -------------------------------------------------------------------
         self.identifier_type = QComboBox(self)
         self.identifier_type.setObjectName("identifierType")
-        self.identifier_type.addItems(IDENTIFIER_TYPES)
-        self.identifier_type.setCurrentText("BILL_OF_LADING")
+        # In the list's words ("PO"), the code as the data.
+        add_codes(self.identifier_type, IDENTIFIER_TYPES, identifier_type_text)
+        choose_code(self.identifier_type, "BILL_OF_LADING", identifier_type_text)
         # Long type names must not squeeze the value field.
         self.identifier_type.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -341,7 +343,7 @@ class DocumentsPane(ListExport, QWidget):
 
     def query(self, page: int = 1) -> DocumentQuery:
         values = [v.strip() for v in self.identifier_value.text().split(",") if v.strip()]
-        kind = self.identifier_type.currentText()
+        kind = code_of(self.identifier_type)
         selected = self.type.currentData()
         return DocumentQuery(
             identifiers=tuple((kind, v) for v in dict.fromkeys(values)),
@@ -377,7 +379,7 @@ class DocumentsPane(ListExport, QWidget):
         """Show the criteria of the results shown (those the pane was closed with)."""
         self._search_filled = True
         if query.identifiers:
-            self.identifier_type.setCurrentText(query.identifiers[0][0])
+            choose_code(self.identifier_type, query.identifiers[0][0], identifier_type_text)
             self.identifier_value.setText(", ".join(v for _t, v in query.identifiers))
         self.name.setText(query.name)
         if query.types:
@@ -481,8 +483,7 @@ class DocumentsPane(ListExport, QWidget):
     def _details_text(self, document: Document) -> str:
         file = document.files[0] if document.files else None
         identifiers = ", ".join(
-            f"{'Shipper tenant' if i.type == SHIPPER_TENANT_UUID else i.type} {i.value}"
-            for i in document.identifiers
+            f"{identifier_type_text(i.type)} {i.value}" for i in document.identifiers
         )
         lines = [
             f"{type_text(document.type)} · {mode_text(document.mode)}",

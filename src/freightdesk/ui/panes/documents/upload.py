@@ -47,6 +47,7 @@ from freightdesk.ui.panes.documents.labels import (
     MODE_TEXT,
     TYPE_TEXT,
     guess_type,
+    identifier_type_text,
     size_text,
 )
 from freightdesk.ui.widgets.file_drop import FileDropFilter
@@ -170,7 +171,9 @@ class UploadDialog(FormDialog):
         first_type = next((t for f in files if (t := guess_type(f.name))), None)
         self.type = type_combo(self, first_type or DocumentType.BILL_OF_LADING)
         self.mode = mode_combo(self, mode or DocumentMode.TL)
-        self.identifiers = IdentifierTable(IDENTIFIER_TYPES, self, default_type="BILL_OF_LADING")
+        self.identifiers = IdentifierTable(
+            IDENTIFIER_TYPES, self, default_type="BILL_OF_LADING", label=identifier_type_text
+        )
         self.identifiers.table.setMaximumHeight(150)
         self.identifiers.set_identifiers(identifiers)
         if not self.identifiers.identifiers():
