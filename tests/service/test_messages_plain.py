@@ -1,7 +1,8 @@
 """The local service's reasons, which name the API's fields for integrators, in the app's words:
 the rules of `messages.plain_words` against the words the service's own code writes (a change
 of those words fails here, not silently on a dispatcher's screen). Seen in the panes:
-tests/ui/test_vltl_pane.py, tests/ui/test_vltl_local_restart.py."""
+tests/ui/test_vltl_pane.py, tests/ui/test_vltl_local_restart.py. Every rule against the service over
+HTTP: tests/service/test_messages_pins.py."""
 
 from __future__ import annotations
 
