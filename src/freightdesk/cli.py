@@ -75,6 +75,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     # The app's end, seen by the service: see freightdesk.lifetime.
     serve.add_argument("--parent-pipe", type=int, help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--rotate-client",
+        metavar="NAME",
+        help="give the demo tenant's client application NAME a new secret as the service "
+        "starts and print it (what `client rotate --demo NAME` does, without a second process)",
+    )
 
     tenant = commands.add_parser("tenant", help="administer tenants")
     tenant_commands = tenant.add_subparsers(dest="tenant_command", required=True)
@@ -270,6 +276,10 @@ def _serve(args: argparse.Namespace) -> int:
                 f"{credentials.client_id}, client secret {credentials.client_secret}",
                 flush=True,
             )
+        elif args.rotate_client is not None:
+            # The app lost its secret (no keyring keeps it): a new one, given here, spares it
+            # running `client rotate`, a second start of most of the service (10 s at load 12).
+            _rotate_at_start(context, args.rotate_client)
     if args.simulate:
         context.services["simulate_speed"] = args.speed
         # The simulator rebuilds the demo's plans from the seed it was made with.
@@ -398,6 +408,46 @@ def _tenant(args: argparse.Namespace) -> int:
 
 
 def _client(args: argparse.Namespace) -> int:
+    tenant_name = args.tenant
+    if getattr(args, "demo", False):
+        from freightdesk.server.demo import DEMO_TENANT_NAME
+
+        tenant_name = DEMO_TENANT_NAME
+    try:
+        client_id, secret = _client_secret(
+            _context(args), tenant_name, args.name, rotate=args.client_command == "rotate"
+        )
+    except ClientError as exc:
+        print(f"freightdesk: {exc}", file=sys.stderr)
+        return 2
+    print(f"client id {client_id}, client secret {secret}")
+    return 0
+
+
+# The line `serve --rotate-client` prints; the app's supervisor reads it (local_service.py).
+ROTATED_LINE = "desktop client rotated: client id {}, client secret {}"
+
+
+def _rotate_at_start(context: ServiceContext, name: str) -> None:
+    from freightdesk.server.demo import DEMO_TENANT_NAME
+
+    try:
+        client_id, secret = _client_secret(context, DEMO_TENANT_NAME, name, rotate=True)
+    except ClientError as exc:  # the app then runs `client rotate`, which says why
+        print(f"freightdesk: no new secret for {name!r}: {exc}", file=sys.stderr, flush=True)
+        return
+    print(ROTATED_LINE.format(client_id, secret), flush=True)
+
+
+class ClientError(Exception):
+    """A client application could not be registered or given a new secret (why, in words)."""
+
+
+def _client_secret(
+    context: ServiceContext, tenant_name: str, name: str, *, rotate: bool
+) -> tuple[str, str]:
+    """The id and a new secret of the tenant's client application `name`, registered unless
+    `rotate` finds it registered already."""
     from sqlalchemy import select
 
     from freightdesk.server.db import transaction
@@ -405,30 +455,21 @@ def _client(args: argparse.Namespace) -> int:
     from freightdesk.server.errors import ApiError
     from freightdesk.server.tables.tenancy import ClientApp, Tenant
 
-    context = _context(args)
-    tenant_name = args.tenant
-    if getattr(args, "demo", False):
-        from freightdesk.server.demo import DEMO_TENANT_NAME
-
-        tenant_name = DEMO_TENANT_NAME
     with transaction(context.sessions) as session:
         tenant = session.scalar(select(Tenant).where(Tenant.name == tenant_name))
         if tenant is None:
-            print(f"freightdesk: no tenant named {tenant_name!r}", file=sys.stderr)
-            return 2
+            raise ClientError(f"no tenant named {tenant_name!r}")
         existing = session.scalar(
-            select(ClientApp).where(ClientApp.tenant_id == tenant.id, ClientApp.name == args.name)
+            select(ClientApp).where(ClientApp.tenant_id == tenant.id, ClientApp.name == name)
         )
         try:
-            if args.client_command == "rotate" and existing is not None:
+            if rotate and existing is not None:
                 app, secret = existing, rotate_secret(session, existing)
             else:
-                app, secret = create_client_app(session, tenant.id, args.name)
+                app, secret = create_client_app(session, tenant.id, name)
         except ApiError as exc:
-            print(f"freightdesk: {exc.message}", file=sys.stderr)
-            return 2
-        print(f"client id {app.id}, client secret {secret}")
-    return 0
+            raise ClientError(exc.message) from exc
+        return str(app.id), secret
 
 
 def _named_tenant(session: Session, name: str) -> Tenant | None:

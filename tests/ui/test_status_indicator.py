@@ -60,3 +60,32 @@ def test_the_dot_stays_beside_its_words_while_the_activity_bar_shows(
     assert indicator.activity.isVisible()
     assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
     indicator.stop()
+
+
+def test_while_connecting_the_bar_says_what_it_waits_for(
+    qtbot: QtBot, settings: QSettings, paths: AppPaths
+) -> None:
+    # A second start's wait for the local service (42 s at load 13) showed only
+    # "Connecting · Local sandbox", the reason in a tooltip nobody hovers.
+    window = MainWindow(None, settings, paths)
+    qtbot.addWidget(window)
+    window.showNormal()
+    window.resize(1366, 700)
+    qtbot.waitExposed(window)
+    indicator = window.indicator
+    reason = indicator.reason_label
+    for message in ("Starting the local service", "Signing in to the local service"):
+        indicator.show_status(
+            ConnectionStatus(ConnectionState.CONNECTING, "Local sandbox", message=message)
+        )
+        qtbot.waitUntil(reason.isVisible)
+        assert reason.text() == f"{message}…"
+        assert indicator.state_label.text() == "Connecting · Local sandbox"
+    # The bare "Connecting to" the profile adds nothing to the label beside it.
+    plain = "Connecting to Local sandbox"
+    indicator.show_status(
+        ConnectionStatus(ConnectionState.CONNECTING, "Local sandbox", message=plain)
+    )
+    qtbot.waitUntil(lambda: not reason.isVisible())
+    indicator.show_status(ConnectionStatus(ConnectionState.ONLINE, "Local sandbox"))
+    assert not reason.isVisible()

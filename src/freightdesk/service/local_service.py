@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 _DEMO = re.compile(r"client id (\S+), client secret (\S+)")
+# `serve --rotate-client`'s line (cli.ROTATED_LINE): the app's new secret, not the demo's.
+_ROTATED = re.compile(r"desktop client rotated: client id (\S+), client secret (\S+)")
 LOG_TAIL_LINES = 40  # the service's last lines kept to say why it stopped
 ATTACH_POLL_SECONDS = 0.5  # how often another window's service is checked
 
@@ -74,7 +76,11 @@ class LocalService:
         python: str = sys.executable,
         start_timeout: float = 60.0,
         max_backoff: float = 30.0,
+        rotate_client: str | None = None,
     ) -> None:
+        """`rotate_client`: the demo tenant's client application given a new secret by the
+        first process started (`rotated_credentials` then has it); never by a restart, whose new
+        secret would refuse the one the session signed in with."""
         self.data_dir = data_dir
         self.demo = demo
         self.simulate = simulate
@@ -85,6 +91,10 @@ class LocalService:
         self.url: str | None = None
         self.state = ServiceState.STOPPED
         self.demo_credentials: DemoCredentials | None = None
+        self.rotated_credentials: DemoCredentials | None = None
+        # How long the last launch took from its start to the service's first answer.
+        self.started_in: float | None = None
+        self._rotate_client = rotate_client
         self.restarts = 0
         self._process: asyncio.subprocess.Process | _Adopted | None = None
         self._port = 0
@@ -108,13 +118,16 @@ class LocalService:
             except Exception:
                 log.exception("a local service listener failed")
 
-    def command(self, parent_pipe: int | None = None) -> list[str]:
+    def command(
+        self, parent_pipe: int | None = None, rotate_client: str | None = None
+    ) -> list[str]:
+        rotate = [] if rotate_client is None else ["--rotate-client", rotate_client]
         return first_run.service_command(
             self.data_dir,
             port=self._port,
             demo=self.demo,
             simulate=self.simulate,
-            extra_args=self.extra_args,
+            extra_args=[*self.extra_args, *rotate],
             python=self.python,
             parent_pipe=parent_pipe,
         )
@@ -130,18 +143,21 @@ class LocalService:
         return url
 
     async def _launch(self) -> str:
+        # The first launch only, even when it uses another window's service instead.
+        rotate, self._rotate_client = self._rotate_client, None
         self.data_dir.mkdir(parents=True, exist_ok=True)
         adopted = await self._adopt_begun()
         if adopted is None and (attached := await self._attach()) is not None:
             return attached
         loop = asyncio.get_running_loop()
+        began = loop.time()
         ready: asyncio.Future[str] = loop.create_future()
         # Whatever happens to this launch later is seen here, never left unretrieved.
         ready.add_done_callback(lambda f: f.cancelled() or f.exception())
         if adopted is not None:
             self._process = adopted
         else:
-            self._process = await self._spawn()
+            self._process = await self._spawn(rotate)
         process = self._process
         assert process.stdout is not None and process.stderr is not None
         # Each launch's readers answer that launch's future, never a later one's.
@@ -163,13 +179,15 @@ class LocalService:
             raise LocalServiceError(message) from exc
         self.url = url
         self._port = int(url.rsplit(":", 1)[1])
+        self.started_in = loop.time() - began
+        log.info("the local service answers at %s, %.1f s after its start", url, self.started_in)
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
         return url
 
-    async def _spawn(self) -> asyncio.subprocess.Process:
+    async def _spawn(self, rotate: str | None) -> asyncio.subprocess.Process:
         with lifetime.ChildPipe() as pipe:
             process = await asyncio.create_subprocess_exec(
-                *self.command(pipe.read),
+                *self.command(pipe.read, rotate),
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -245,6 +263,9 @@ class LocalService:
             tail.append(line)
             if (match := _LISTENING.search(line)) and not ready.done():
                 ready.set_result(match.group(1))
+            elif match := _ROTATED.search(line):
+                self.rotated_credentials = DemoCredentials(match.group(1), match.group(2))
+                continue  # never log the secret
             elif match := _DEMO.search(line):
                 self.demo_credentials = DemoCredentials(match.group(1), match.group(2))
                 continue  # never log the secret

@@ -268,11 +268,15 @@ class AppSession(AreaServices):
         """Connect with the active profile (starting the Local sandbox when that is it)."""
         profile = self.profiles.active
         self.profile = profile
+        began = time.monotonic()
         self.open_cache(profile)
         self._set_status(
             state=ConnectionState.CONNECTING,
             profile_name=profile.name,
-            message=f"Connecting to {profile.name}",
+            # What the start waits for, as the local service's start begun before says it.
+            message=self._status.message
+            if self._local_start is not None
+            else f"Connecting to {profile.name}",
             last_success=self.cache.saved_at(SUMMARIES) if self.cache else None,
         )
         try:
@@ -286,6 +290,7 @@ class AppSession(AreaServices):
             raise
         self.client = client
         self._set_status(state=ConnectionState.ONLINE, message="")
+        log.info("connected to %s in %.1f s", profile.name, time.monotonic() - began)
         if profile.kind is ProfileKind.LOCAL:
             self.demo.follow(self.shipments.coordinator if self.shipments else None)
         for listener in list(self._connected_listeners):
@@ -333,10 +338,19 @@ class AppSession(AreaServices):
         if profile.kind is not ProfileKind.LOCAL or self.local_service is not None:
             return
         self._expect_first_run(profile)
-        # The supervisor's module loads httpx: in a worker thread, off the GUI's loop.
-        await asyncio.to_thread(importlib.import_module, "freightdesk.service.local_service")
+        # The supervisor's module loads httpx, and the secret may be asked of the keyring:
+        # both in worker threads, off the GUI's loop.
+        _, lost = await asyncio.gather(
+            asyncio.to_thread(importlib.import_module, "freightdesk.service.local_service"),
+            asyncio.to_thread(self._lost_local_secret, profile),
+        )
         if self.local_service is None:  # not begun meanwhile
-            self._local_start = asyncio.ensure_future(self._new_local_service().start())
+            self._local_start = asyncio.ensure_future(self._new_local_service(lost).start())
+
+    def _lost_local_secret(self, profile: Profile) -> bool:
+        """This home connected to its Local sandbox before but has not kept the secret (no
+        keyring keeps it across runs): the service's start gives a new one."""
+        return bool(profile.client_id) and not self.profiles.secret(profile)
 
     def _expect_first_run(self, profile: Profile) -> None:
         """A Local sandbox this home never connected to (no client id kept) starts on its
@@ -346,7 +360,10 @@ class AppSession(AreaServices):
         if not profile.client_id and "--database" not in self.local_service_args:
             self.demo.expect()
 
-    def _new_local_service(self) -> LocalService:
+    def _new_local_service(self, rotate: bool) -> LocalService:
+        """`rotate`: the service gives the app's client application a new secret as it starts
+        (`_lost_local_secret`), instead of a `client rotate` run once it answers: a second
+        start of most of the service, which doubled the wait (42 s at load 13)."""
         from freightdesk.service.local_service import LocalService
         from freightdesk.service.messages import follow_local_service
 
@@ -355,6 +372,7 @@ class AppSession(AreaServices):
             demo=True,
             simulate=self.simulate,
             extra_args=self.local_service_args,
+            rotate_client=DESKTOP_CLIENT_NAME if rotate else None,
         )
         service.listen(self._local_service_state)
         follow_local_service(service)  # a form refused meanwhile says it restarts
@@ -370,13 +388,15 @@ class AppSession(AreaServices):
             url = await starting
         else:
             self._expect_first_run(profile)
-            service = self._new_local_service()
+            service = self._new_local_service(self._lost_local_secret(profile))
             url = await service.start()
         if service.demo_credentials is not None:
             self.demo.expect()  # a first run: the demo is being written
             profile = self._remember_local(
                 profile, service.demo_credentials.client_id, service.demo_credentials.client_secret
             )
+        elif (rotated := service.rotated_credentials) is not None:
+            profile = self._remember_local(profile, rotated.client_id, rotated.client_secret)
         secret = self.profiles.secret(profile) if profile.client_id else None
         for attempt in range(2):
             if not secret or attempt == 1:
@@ -454,6 +474,8 @@ class AppSession(AreaServices):
             # minutes after a few failed polls).
             for coordinator in self._coordinators:
                 coordinator.poke()
+        elif state is ServiceState.RUNNING and self._status.state is ConnectionState.CONNECTING:
+            self._set_status(message="Signing in to the local service")
 
     async def switch(self, profile_id: str) -> ApiClient:
         """Close this connection and connect with another profile."""

@@ -83,7 +83,7 @@ class ConnectionIndicator(QWidget):
         self.state_label.setText(text)
         self.setToolTip(status.message or text)
         failing = status.state in (ConnectionState.OFFLINE, ConnectionState.DEGRADED)
-        reason = status.message if failing else ""
+        reason = status.message if failing else _waiting_for(status)
         metrics = self.reason_label.fontMetrics()
         self.reason_label.setText(metrics.elidedText(reason, Qt.TextElideMode.ElideRight, 480))
         self.reason_label.setVisible(bool(reason))
@@ -133,3 +133,14 @@ class ConnectionIndicator(QWidget):
     def stop(self) -> None:
         self._timer.stop()
         self._linger.stop()
+
+
+def _waiting_for(status: ConnectionStatus) -> str:
+    """What a connection under way waits for ("Starting the local service…": 10 to 40 s on a
+    busy machine), when it says more than "Connecting to" the profile the label names."""
+    message = status.message
+    if status.state is not ConnectionState.CONNECTING or not message:
+        return ""
+    if message == f"Connecting to {status.profile_name}":
+        return ""
+    return f"{message}…"
