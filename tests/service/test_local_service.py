@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from pathlib import Path
@@ -56,3 +57,42 @@ async def test_a_service_that_cannot_start_says_why(tmp_path: Path) -> None:
     assert service.returncode == 2
     assert any("cannot open the database" in line for line in service.log_tail)
     await service.stop()
+
+
+@pytest.mark.timeout(300)
+async def test_the_first_start_only_gives_the_app_a_new_secret(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = LocalService(data, demo=True, simulate=False)
+    await first.start()  # writes the demo's tenant and the app's client application
+    await first.stop()
+    assert first.demo_credentials is not None and first.rotated_credentials is None
+    service = LocalService(
+        data, demo=True, simulate=False, max_backoff=0.5, rotate_client="FreightDesk desktop"
+    )
+    url = await service.start()
+    try:
+        rotated = service.rotated_credentials
+        assert rotated is not None
+        assert rotated.client_id == first.demo_credentials.client_id
+        assert rotated.client_secret != first.demo_credentials.client_secret
+        first_pid = service.pid
+        assert first_pid is not None
+        os.kill(first_pid, signal.SIGKILL)
+        await wait_until(
+            lambda: service.state is ServiceState.RUNNING and service.pid != first_pid,
+            seconds=120,
+        )
+        # A restart keeps the secret the app signed in with: no new one was given.
+        pid = service.pid
+        assert pid is not None
+        command = await asyncio.to_thread(Path(f"/proc/{pid}/cmdline").read_bytes)
+        assert b"--rotate-client" not in command
+        async with httpx.AsyncClient(base_url=url) as http:
+            answer = await http.post(
+                "/api/v4/oauth2/token",
+                data={"grant_type": "client_credentials"},
+                auth=(rotated.client_id, rotated.client_secret),
+            )
+        assert answer.status_code == 200, answer.text
+    finally:
+        await service.stop()
