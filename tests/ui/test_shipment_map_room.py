@@ -283,3 +283,29 @@ async def test_the_offline_note_never_covers_the_zoom_buttons_of_a_low_map(
     assert title == found["note"]
     assert view.map_page.console_errors == []
     view.dispose()
+
+
+async def test_the_offline_note_reads_whole_in_the_map_tab_at_1366(qtbot: QtBot) -> None:
+    """The Map tab beside the timeline at 1366x768 (about 660 px wide): the strip said
+    "Offline: no map tiles from tile.open…", cut; its short words read whole, the whole text
+    in its tooltip."""
+    view = ShipmentMapView(None, tiles=TileSettings(url=OFFLINE_TILES.url))
+    qtbot.addWidget(view)
+    view.resize(658, 335)
+    view.show()
+    await painted(view, view.show_history(history()))
+    found = await until(view, lambda s: s["note"] is not None, 30)
+    shown = json.loads(
+        await evaluate(
+            view,
+            """(function () {
+  const note = document.querySelector('.fd-note');
+  return JSON.stringify({text: note.textContent, title: note.title,
+                         cut: note.scrollWidth > note.clientWidth});
+})()""",
+        )
+    )
+    assert shown == {"text": "Offline: outlines only", "title": found["note"], "cut": False}
+    await _assert_note_clear_of_zoom(view)
+    assert view.map_page.console_errors == []
+    view.dispose()

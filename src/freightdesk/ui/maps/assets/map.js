@@ -211,7 +211,7 @@
     state.tileErrors = 0;
     if (!config.tileUrl) {
       placeNote();
-      showNote("Map tiles are switched off. Showing outlines.");
+      showNote("Map tiles are switched off. Showing outlines.", "Map tiles off: outlines only");
       return;
     }
     // Placed first: placing adds a new, empty box, which showNote then hides (an empty note
@@ -233,7 +233,10 @@
     state.tiles.on("tileerror", () => {
       state.tileErrors += 1;
       if (!state.tilesOk && state.tileErrors === 1) {
-        showNote("Offline: no map tiles from " + tileHost() + ". Showing outlines.");
+        showNote(
+          "Offline: no map tiles from " + tileHost() + ". Showing outlines.",
+          "Offline: outlines only",
+        );
         tell("tilesChanged", false);
       }
     });
@@ -246,8 +249,9 @@
   }
 
   // Where the view's Python side puts the note (page.py's NotePlace): a box at the bottom
-  // left, a one-line strip beside the zoom buttons (its whole text in its tooltip), or none
-  // (the view says it beside the map, from tilesChanged).
+  // left, a one-line strip beside the zoom buttons (its short words, which read whole beside
+  // the ETA box in the Map tab at 1366 px; its whole text in its tooltip), or none (the view
+  // says it beside the map, from tilesChanged).
   function placeNote() {
     const where = config.note || "corner";
     if (where === state.notePlace) return;
@@ -259,10 +263,10 @@
     if (where === "strip") state.note.getContainer().classList.add("fd-note-strip");
   }
 
-  function showNote(text) {
+  function showNote(text, short) {
     state.noteText = text || null;
     const box = state.note.getContainer();
-    box.textContent = text || "";
+    box.textContent = (state.notePlace === "strip" && short) || text || "";
     box.title = text || "";
     box.style.display = text ? "" : "none";
   }
