@@ -9,11 +9,11 @@ import json
 import logging
 import random
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -24,57 +24,9 @@ from freightdesk.service.secrets import MemorySecretStore
 from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, row_json
 from freightdesk.ui.first_paint import KEPT_ROWS, app_settings, indexed_top, open_window
 from freightdesk.ui.panes.shipments.attention import TriageLink
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS
-
-NOW = datetime.now(UTC)
-MODES = ["TL", "LTL", "OCEAN", "AIR", "PARCEL", None]
-STATES = ["IN_TRANSIT", "IN_TRANSIT", "COMPLETED", "DISPATCHED", "AT_PICKUP", None]
-
-
-def _row(n: int, rng: random.Random) -> SummaryRow:
-    def some_time() -> datetime | None:
-        # Many in the last hours: in transit and silent or not, by mode.
-        return None if rng.random() < 0.1 else NOW - timedelta(minutes=rng.randrange(4000))
-
-    modified = NOW - timedelta(minutes=rng.randrange(3000))
-    return SummaryRow(
-        id=f"id-{n:05d}",
-        identifiers=(("PRO", f"PRO{rng.randrange(900):05d}"),),
-        primary_identifier=rng.choice([None, f"Pro{rng.randrange(900)}", f"pro{n}"]),
-        mode=rng.choice(MODES),
-        current_state=rng.choice(STATES),
-        origin_name=rng.choice([None, "", "Zürich", "zurich", "Dallas, TX", "dallas, tx", "Ølen"]),
-        destination_name=rng.choice([None, f"City {rng.randrange(50)}"]),
-        next_eta=some_time(),
-        latest_event_type=rng.choice([None, "ARRIVED", "DEPARTED"]),
-        latest_event_time=some_time(),
-        latest_event_description=None,
-        open_exception_count=rng.choice([0, 0, 0, 0, 1, 2]),
-        carrier=rng.choice([None, "ODFL", "odfl", "Saia", "XPO"]),
-        # Ties in the last change too: the table keeps them in the cache's order.
-        created=NOW - timedelta(days=rng.randrange(30)),
-        last_modified=modified if rng.random() < 0.7 else NOW - timedelta(hours=5),
-    )
-
-
-def _model(
-    qapp: QApplication, tmp_path: Path, column: str, order: Qt.SortOrder
-) -> tuple[ShipmentTableModel, TriageLink]:
-    model = ShipmentTableModel()
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    triage = TriageLink(model, settings, lambda: False, model)
-    model.sort(COLUMN_INDEX[column], order)
-    return model, triage
-
-
-SORTS = [
-    (c.key, order)
-    for c in COLUMNS
-    if c.key != "latestEvent"
-    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder)
-]
+from tests.ui.cached_list_rows import NOW, SORTS, some_row, sorted_model
 
 
 @pytest.mark.parametrize(("column", "order"), SORTS)
@@ -82,7 +34,7 @@ def test_the_first_screen_from_the_keys_is_the_top_of_the_cached_list(
     qapp: QApplication, tmp_path: Path, column: str, order: Qt.SortOrder
 ) -> None:
     rng = random.Random(f"{column} {order}")
-    rows = [_row(n, rng) for n in range(1200)]
+    rows = [some_row(n, rng) for n in range(1200)]
     cache = Cache(tmp_path / "cache.sqlite3")
     # Written as a sync writes it: replaced whole, then changes and deletions.
     cache.replace_kind(SUMMARIES, ((r.id, row_json(r)) for r in rows[:1000]))
@@ -93,7 +45,7 @@ def test_the_first_screen_from_the_keys_is_the_top_of_the_cached_list(
     cache.put_many(SUMMARIES, ((r.id, row_json(r)) for r in changed))
     cache.delete_many(SUMMARIES, [rows[i].id for i in range(5, 1200, 101)])
 
-    model, triage = _model(qapp, tmp_path, column, order)
+    model, triage = sorted_model(qapp, tmp_path, column, order)
     top = indexed_top(cache, model, triage)
     assert top is not None
     # The table, once it holds the whole list read from the cache, shows these first.
@@ -111,7 +63,7 @@ def test_keys_behind_the_list_are_not_used_until_built_again(
     """A cache made or changed by an older version (no keys, or keys it did not keep up):
     read whole, then its keys built once (as the running app does) give the same top."""
     rng = random.Random(7)
-    rows = [_row(n, rng) for n in range(600)]
+    rows = [some_row(n, rng) for n in range(600)]
     path = tmp_path / "cache.sqlite3"
     cache = Cache(path)
     cache.replace_kind(SUMMARIES, ((r.id, row_json(r)) for r in rows))
@@ -125,7 +77,7 @@ def test_keys_behind_the_list_are_not_used_until_built_again(
         )
         db.execute("UPDATE meta SET value = '1e10' WHERE key = ?", (f"saved:{SUMMARIES}",))
     cache = Cache(path)
-    model, triage = _model(qapp, tmp_path, "lastModified", Qt.SortOrder.DescendingOrder)
+    model, triage = sorted_model(qapp, tmp_path, "lastModified", Qt.SortOrder.DescendingOrder)
     assert indexed_top(cache, model, triage) is None  # the keys hold the row as it was
     assert cache.index_summaries()
     top = indexed_top(cache, model, triage)
@@ -166,7 +118,7 @@ def test_a_start_with_nothing_kept_paints_the_top_of_the_list_in_the_users_sort(
     qtbot: QtBot, tmp_path: Path, caplog: pytest.LogCaptureFixture, older: bool
 ) -> None:
     rng = random.Random(11)
-    rows = [_row(n, rng) for n in range(2000)]
+    rows = [some_row(n, rng) for n in range(2000)]
     paths = _home(tmp_path, rows, older)
     profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
     with caplog.at_level(logging.INFO, logger="freightdesk.ui.first_paint"):
@@ -194,7 +146,7 @@ def test_the_first_paint_reads_the_cache_without_writing_to_it(
 ) -> None:
     """A write before the first paint would have the cache's close wait for the disk."""
     rng = random.Random(5)
-    rows = [_row(n, rng) for n in range(300)]
+    rows = [some_row(n, rng) for n in range(300)]
     paths = _home(tmp_path, rows, older=False)
     path = paths.cache_file("team")
     # Open elsewhere too (as by the session of a second window): a write would stay in the

@@ -5,6 +5,7 @@ user's sort, as the table shows it once the whole list is read."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from freightdesk.service.cache import Cache
+from freightdesk.service.cache import KEYS_SAVED, Cache
 from freightdesk.service.summary_rows import (
     SUMMARIES,
     SummaryRow,
@@ -21,9 +22,11 @@ from freightdesk.service.summary_rows import (
     row_json,
 )
 from freightdesk.ui.first_paint import KEPT_ROWS, KEPT_SINCE_KEY, kept_top
+from freightdesk.ui.panes.shipments.attention import TriageLink
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS
+from tests.ui.cached_list_rows import NOW, SORTS, sorted_model, spread_row
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -110,4 +113,118 @@ def test_the_kept_top_with_the_changes_since_is_the_top_of_the_cached_list(
     # Each as the cache holds it now.
     now = {r.id: r for r in cached}
     assert all(now[r.id] == r for r in kept.rows)
+    cache.close()
+
+
+def _kept_then_changed(
+    qapp: QApplication,
+    tmp_path: Path,
+    column: str,
+    order: Qt.SortOrder,
+    seed: str,
+    newest: bool = False,
+) -> tuple[Cache, ShipmentTableModel, TriageLink, list[str]]:
+    """A cache of 2,500 rows whose top the running app kept in the user's sort, then 1,000
+    of them changed (each field anew: rows moved into the top and out of it) and 20 deleted
+    in a few saves, as syncs before a kill do; and the ids of the rows kept. `newest`: each
+    changed row changed last (as a sync saves them), so that in the sorts by the last change
+    every one of them sorts before the rows kept."""
+    rng = random.Random(seed)
+    rows = [spread_row(n, rng) for n in range(2500)]
+    cache = Cache(tmp_path / "cache.sqlite3")
+    cache.put_summaries(rows)
+    model, triage = sorted_model(qapp, tmp_path, column, order)
+    model.set_summaries(cached_rows(cache))
+    kept = [r.id for r in model.visible_summaries()[:KEPT_ROWS]]
+    remember_first_screen(cache, model.sort_name(), len(rows), kept)
+    cache.set_meta(KEPT_SINCE_KEY, repr(cache.saved_at(SUMMARIES)))
+    # A fifth of the kept top among them, as a sync changes the newest rows most.
+    changed = rng.sample(kept, 40) + rng.sample(range(2500), 960)
+    numbers = sorted({int(str(c).removeprefix("id-")) for c in changed})
+    for start in range(0, len(numbers), 400):
+        changes = [spread_row(n, rng) for n in numbers[start : start + 400]]
+        if newest:
+            later = [NOW + timedelta(seconds=rng.randrange(1, 10**5)) for _ in changes]
+            changes = [r._replace(last_modified=t) for r, t in zip(changes, later, strict=True)]
+        cache.put_summaries(changes)
+    cache.delete_many(
+        SUMMARIES, [*rng.sample(kept, 5), *(f"id-{n:05d}" for n in range(3, 2500, 166))]
+    )
+    return cache, model, triage, kept
+
+
+# The sorts whose top a kept top tells (the mode and the state have a few values each: the
+# rows tied with the last kept one are many, and the start reads the list whole).
+TOLD = [(column, order) for column, order in SORTS if column not in ("mode", "state")]
+
+
+# Every such sort with rows changed anew (with the cache's keys, and with keys behind the
+# list: a cache changed by an older version); and the descending sorts with the changed rows
+# changed last (more of them before the kept rows than a top holds, in the sorts by the
+# last change; the ascending ones would lose most of the kept top: read whole).
+CHANGES = [
+    (column, order, change, keys)
+    for column, order in TOLD
+    for change, keys in [("anew", "keys"), ("anew", "keys behind"), ("newest", "keys")]
+    if change == "anew" or order == Qt.SortOrder.DescendingOrder
+]
+
+
+@pytest.mark.parametrize(("column", "order", "change", "keys"), CHANGES)
+def test_the_first_screen_after_a_thousand_changes_shows_no_stale_row(
+    qapp: QApplication,
+    tmp_path: Path,
+    column: str,
+    order: Qt.SortOrder,
+    change: str,
+    keys: str,
+) -> None:
+    """Whether the changed rows are picked by their cached keys or, the keys behind the
+    list (changed by an older version), all read: each row shown is as the cache holds it
+    now, a row moved out of the top is not shown, one moved into it is."""
+    newest = change == "newest"
+    cache, model, triage, kept = _kept_then_changed(qapp, tmp_path, column, order, column, newest)
+    if keys == "keys behind":
+        cache.set_meta(KEYS_SAVED, "0")
+    top = kept_top(cache, model, triage)
+    assert top is not None
+    now = {r.id: r for r in cached_rows(cache)}
+    stale = [r.id for r in top.rows if now.get(r.id) != r]
+    assert not stale
+    model.set_summaries(list(now.values()))
+    expected = model.visible_summaries()
+    assert top.total == len(expected)
+    assert FIRST_SCREEN_ROWS <= len(top.rows) <= KEPT_ROWS
+    assert top.rows == expected[: len(top.rows)]
+    # The top changed: else the test could not tell a stale one.
+    assert {r.id for r in top.rows} - set(kept)
+    cache.close()
+
+
+@pytest.mark.parametrize(("column", "order"), TOLD[::3])
+def test_the_merge_reads_no_changed_row_that_cannot_reach_the_first_screen(
+    qapp: QApplication, tmp_path: Path, column: str, order: Qt.SortOrder
+) -> None:
+    """The changed rows sorted after the last kept row that did not change are told apart
+    by their cached keys, their rows not read: made unreadable behind the cache's back
+    (keys kept), they do not keep the first screen from being painted from the kept top."""
+    cache, model, triage, kept = _kept_then_changed(qapp, tmp_path, column, order, "reads")
+    model.set_summaries(cached_rows(cache))
+    expected = [r.id for r in model.visible_summaries()]
+    changed = cache.changed_since(SUMMARIES, float(cache.meta(KEPT_SINCE_KEY) or "nan"), 5000)
+    assert changed is not None
+    unchanged = [i for i in kept if i not in set(changed[1])]
+    bound = expected.index(unchanged[-1])
+    below = [i for i in expected[bound:] if i in set(changed[1])]
+    assert len(below) > 500
+    with sqlite3.connect(cache.path) as other:
+        other.executemany(
+            "UPDATE entries SET body = x'00' WHERE kind = ? AND key = ?",
+            ((SUMMARIES, key) for key in below),
+        )
+    other.close()
+    top = kept_top(cache, model, triage)
+    assert top is not None
+    assert [r.id for r in top.rows] == expected[: len(top.rows)]
+    assert len(top.rows) >= FIRST_SCREEN_ROWS
     cache.close()

@@ -82,6 +82,133 @@ def _statement(
     return lambda db: db.executemany(sql, rows)
 
 
+def _counted(db: sqlite3.Connection, kind: str) -> int:
+    """The number of entries of `kind` as kept in the meta table (counted once when a cache
+    made before it was kept is first changed)."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (f"count:{kind}",)).fetchone()
+    if row is not None:
+        return int(row[0])
+    return int(db.execute("SELECT count(*) FROM entries WHERE kind = ?", (kind,)).fetchone()[0])
+
+
+def _keys_current(db: sqlite3.Connection) -> bool:
+    """Whether `summary_keys` holds every row of the shipment list as it is (a cache never
+    changed holds none, and its keys none)."""
+    values = dict(
+        db.execute(
+            "SELECT key, value FROM meta WHERE key IN (?, ?)",
+            (f"saved:{SUMMARIES}", KEYS_SAVED),
+        ).fetchall()
+    )
+    return values.get(KEYS_SAVED) == values.get(f"saved:{SUMMARIES}")
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _get_many(db: sqlite3.Connection, kind: str, keys: Sequence[str]) -> dict[str, bytes]:
+    marks = ",".join("?" * len(keys))
+    rows = db.execute(
+        f"SELECT key, body FROM entries WHERE kind = ? AND key IN ({marks})", (kind, *keys)
+    ).fetchall()
+    return {key: bytes(body) for key, body in rows}
+
+
+def _changed_since(
+    db: sqlite3.Connection, kind: str, after: float, limit: int
+) -> tuple[float | None, list[str]] | None:
+    values = dict(
+        db.execute(
+            "SELECT key, value FROM meta WHERE key IN (?, ?, ?)",
+            (LOG_SINCE, f"replaced:{kind}", f"saved:{kind}"),
+        ).fetchall()
+    )
+    keys = [
+        str(row[0])
+        for row in db.execute(
+            "SELECT key FROM changes WHERE kind = ? AND at > ? LIMIT ?", (kind, after, limit + 1)
+        )
+    ]
+    since = max(float(values.get(LOG_SINCE, "inf")), float(values.get(f"replaced:{kind}", 0)))
+    if since > after or len(keys) > limit:
+        return None
+    saved = values.get(f"saved:{kind}")
+    return (float(saved) if saved is not None else None), keys
+
+
+# Keys a statement names at most (SQLite's oldest limit of parameters is 999).
+_KEYS_AT_ONCE = 500
+
+
+class Reading:
+    """The cache as of one moment (`Cache.reading`): its calls read in one transaction, so
+    they agree with each other whatever another thread or process writes meanwhile (the
+    first paint reads the kept top, the changes since and the rows that way)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def meta(self, key: str) -> str | None:
+        return _meta(self._db, key)
+
+    def count(self, kind: str) -> int:
+        """As `Cache.count` (a cache of this version keeps it: not counted)."""
+        return _counted(self._db, kind)
+
+    def changed_since(
+        self, kind: str, after: float, limit: int
+    ) -> tuple[float | None, list[str]] | None:
+        """As `Cache.changed_since`."""
+        return _changed_since(self._db, kind, after, limit)
+
+    def get_many(self, kind: str, keys: Sequence[str]) -> dict[str, bytes]:
+        """The entries of `keys` that are cached (any number of keys)."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(keys), _KEYS_AT_ONCE):
+            found.update(_get_many(self._db, kind, keys[start : start + _KEYS_AT_ONCE]))
+        return found
+
+    def changed_ahead(
+        self,
+        after: float,
+        value: str,
+        params: Sequence[object],
+        last: str,
+        descending: bool,
+        limit: int,
+    ) -> tuple[object, list[tuple[str, object]]] | None:
+        """Of the shipments changed after the time `after` (`changed_since`), the first
+        `limit` that sort before the shipment `last` by the SQL expression `value` of the
+        `summary_keys` columns (as `Cache.summary_top` sorts), each with its value, and
+        `last`'s value: the changed rows are looked up by the log's index, only their keys
+        read (a deleted or unreadable row has none). None when the keys do not hold the list
+        as it is (`KEYS_SAVED`) or `last` has none."""
+        if not _keys_current(self._db):
+            return None
+        found = self._db.execute(
+            f"SELECT {value} FROM summary_keys WHERE key = ?", (*params, last)
+        ).fetchone()
+        if found is None:
+            return None
+        bound = found[0]
+        # As the table sorts: rows without a value last ascending, first descending.
+        if descending:
+            before = "(value IS NULL AND ? IS NOT NULL) OR value > ?"
+        else:
+            before = "value IS NOT NULL AND (? IS NULL OR value < ?)"
+        direction = "DESC" if descending else "ASC"
+        rows = self._db.execute(
+            f"SELECT s.key, {value} AS value FROM changes AS c "
+            "JOIN summary_keys AS s ON s.key = c.key "
+            f"WHERE c.kind = ? AND c.at > ? AND ({before}) "
+            f"ORDER BY value IS NULL {direction}, value {direction}, s.key LIMIT ?",
+            (*params, SUMMARIES, after, bound, bound, limit),
+        ).fetchall()
+        return bound, [(str(key), v) for key, v in rows]
+
+
 class Cache:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -162,7 +289,7 @@ class Cache:
             self._db.execute("BEGIN")
             try:
                 now = time.time()
-                keys_follow = kind == SUMMARIES and self._keys_current(self._db)
+                keys_follow = kind == SUMMARIES and _keys_current(self._db)
                 yield self._db, now
                 self._db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -184,29 +311,10 @@ class Cache:
             ((kind, key, at) for key in keys),
         )
 
-    def _counted(self, db: sqlite3.Connection, kind: str) -> int:
-        """The number of entries of `kind` as kept in the meta table (counted once when a
-        cache made before it was kept is first changed)."""
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (f"count:{kind}",)).fetchone()
-        if row is not None:
-            return int(row[0])
-        return int(db.execute("SELECT count(*) FROM entries WHERE kind = ?", (kind,)).fetchone()[0])
-
     def _set_count(self, db: sqlite3.Connection, kind: str, count: int) -> None:
         db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (f"count:{kind}", str(count))
         )
-
-    def _keys_current(self, db: sqlite3.Connection) -> bool:
-        """Whether `summary_keys` holds every row of the shipment list as it is (a cache
-        never changed holds none, and its keys none)."""
-        values = dict(
-            db.execute(
-                "SELECT key, value FROM meta WHERE key IN (?, ?)",
-                (f"saved:{SUMMARIES}", KEYS_SAVED),
-            ).fetchall()
-        )
-        return values.get(KEYS_SAVED) == values.get(f"saved:{SUMMARIES}")
 
     @staticmethod
     def _index_keys(db: sqlite3.Connection) -> None:
@@ -247,7 +355,7 @@ class Cache:
         with self._changing(kind) as (db, now):
             if indexed is not None:
                 self._put_keys(db, *indexed)
-            count = self._counted(db, kind)
+            count = _counted(db, kind)
             # Which keys are new: the length is kept (`count`), so a start can tell it
             # without reading the list.
             for start in range(0, len(keys), 500):
@@ -315,7 +423,7 @@ class Cache:
 
     def delete_many(self, kind: str, keys: Sequence[str]) -> None:
         with self._changing(kind) as (db, now):
-            count = self._counted(db, kind)
+            count = _counted(db, kind)
             cursor = db.executemany(
                 "DELETE FROM entries WHERE kind = ? AND key = ?", ((kind, k) for k in keys)
             )
@@ -333,13 +441,8 @@ class Cache:
 
     def get_many(self, kind: str, keys: Sequence[str]) -> dict[str, bytes]:
         """The entries of `keys` that are cached (at most a few hundred keys)."""
-        marks = ",".join("?" * len(keys))
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT key, body FROM entries WHERE kind = ? AND key IN ({marks})",
-                (kind, *keys),
-            ).fetchall()
-        return {key: bytes(body) for key, body in rows}
+            return _get_many(self._db, kind, keys)
 
     def load(self, kind: str) -> list[bytes]:
         with self._lock:
@@ -361,8 +464,8 @@ class Cache:
         cache made before it was kept is counted once, here or at its next change)."""
         with self._lock:
             if self._db.execute("SELECT 1 FROM meta WHERE key = ?", (f"count:{kind}",)).fetchone():
-                return self._counted(self._db, kind)
-            count = self._counted(self._db, kind)
+                return _counted(self._db, kind)
+            count = _counted(self._db, kind)
             self._set_count(self._db, kind, count)
             return count
 
@@ -378,29 +481,19 @@ class Cache:
         (written or deleted) after the time `after`, read together; None when the log cannot
         tell (it began, or `kind` was replaced whole, after `after`) or more than `limit`
         keys changed. A few keys are read through the log's index of times."""
+        with self.reading() as read:
+            return read.changed_since(kind, after, limit)
+
+    @contextmanager
+    def reading(self) -> Iterator[Reading]:
+        """The cache as of now, for several reads that must agree (`Reading`); other calls
+        on this cache wait until it is done."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                values = dict(
-                    self._db.execute(
-                        "SELECT key, value FROM meta WHERE key IN (?, ?, ?)",
-                        (LOG_SINCE, f"replaced:{kind}", f"saved:{kind}"),
-                    ).fetchall()
-                )
-                keys = [
-                    str(row[0])
-                    for row in self._db.execute(
-                        "SELECT key FROM changes WHERE kind = ? AND at > ? LIMIT ?",
-                        (kind, after, limit + 1),
-                    )
-                ]
+                yield Reading(self._db)
             finally:
                 self._db.execute("COMMIT")
-        since = max(float(values.get(LOG_SINCE, "inf")), float(values.get(f"replaced:{kind}", 0)))
-        if since > after or len(keys) > limit:
-            return None
-        saved = values.get(f"saved:{kind}")
-        return (float(saved) if saved is not None else None), keys
 
     def summary_top(
         self,
@@ -435,7 +528,7 @@ class Cache:
                 saved = self._db.execute(
                     "SELECT value FROM meta WHERE key = ?", (f"saved:{SUMMARIES}",)
                 ).fetchone()
-                if saved is None or not self._keys_current(self._db):
+                if saved is None or not _keys_current(self._db):
                     return None
                 for query, values in queries:
                     if len(top) >= limit:
@@ -461,7 +554,7 @@ class Cache:
         written, a chunk at a time (`KEYS_CHUNK`), their keys made without holding the
         cache."""
         with self._lock:
-            if self._keys_current(self._db):
+            if _keys_current(self._db):
                 return True
         saved = self.meta(f"saved:{SUMMARIES}")
         if saved is None:
@@ -535,8 +628,7 @@ class Cache:
 
     def meta(self, key: str) -> str | None:
         with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return str(row[0]) if row else None
+            return _meta(self._db, key)
 
     def set_meta(self, key: str, value: str) -> None:
         with self._lock:

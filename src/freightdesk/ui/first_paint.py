@@ -17,12 +17,12 @@ import threading
 from array import array
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer, Signal
 from PySide6.QtWidgets import QWidget
 
-from freightdesk.service.cache import Cache
+from freightdesk.service.cache import Cache, Reading
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileStore
@@ -110,7 +110,7 @@ def read_cached_list(
         log.exception("the cached shipment list could not be opened")
         return CachedList([], 0, None)
     try:
-        screen = kept_top(cache, model)
+        screen = kept_top(cache, model, triage)
         if screen is None:
             screen = indexed_top(cache, model, triage)
         if screen is not None:
@@ -125,39 +125,42 @@ def read_cached_list(
         cache.close()
 
 
-def kept_top(cache: Cache, model: ShipmentTableModel) -> CachedList | None:
+def kept_top(
+    cache: Cache, model: ShipmentTableModel, triage: TriageLink | None = None
+) -> CachedList | None:
     """The top of the cached list in `model`'s sort, read without reading the list, and the
     list's length; None when it cannot be told so (nothing kept for this sort, or too much
-    changed since: the list is read whole then).
+    changed since: the list is read whole then). `triage`: the model's, for the Attention
+    sort.
 
     The rows are those kept at the top when the list was last kept (`FirstScreenKeeper`,
     while the app ran or at its close) with the changes the cache logged since the time
     up to which that list held every change (`KEPT_SINCE_KEY`): the rows changed or
     deleted since are taken out, their current form put in, and the few rows are sorted as
     the table sorts. A row never read (below the kept ones) ranks at or after the last kept
-    row that did not change, so only the rows sorted before that one are surely the top."""
-    try:
-        screen = json.loads(cache.meta(FIRST_SCREEN_KEY) or "null")
-        since = json.loads(cache.meta(KEPT_SINCE_KEY) or "null")
-        if not isinstance(screen, dict) or screen.get("order") != model.sort_name():
+    row that did not change, so only the rows sorted before that one are surely the top.
+    Of the rows changed, only those the cache's keys sort before that row are read (at most
+    a screen and more: `_changed_ahead`); every one when the keys cannot tell. All is read
+    as of one moment (`Cache.reading`), so the top and its time always belong together."""
+    with cache.reading() as read:
+        screen = _kept_screen(read, model.sort_name())
+        if screen is None:
             return None
-        ids = [str(i) for i in screen["ids"]]
-        since = float(since)
-    except (ValueError, KeyError, TypeError):
-        return None
-    changed = cache.changed_since(SUMMARIES, since, MERGE_AT_MOST)
-    if changed is None or not ids:
-        return None
-    _saved, keys = changed
-    gone = set(keys)
-    kept = [i for i in ids if i not in gone]
-    wanted = kept + keys
-    bodies: dict[str, bytes] = {}
-    for start in range(0, len(wanted), 500):
-        bodies.update(cache.get_many(SUMMARIES, wanted[start : start + 500]))
+        ids, since = screen
+        changed = read.changed_since(SUMMARIES, since, MERGE_AT_MOST)
+        if changed is None or not ids:
+            return None
+        _saved, keys = changed
+        gone = set(keys)
+        kept = [i for i in ids if i not in gone]
+        total = read.count(SUMMARIES)
+        ahead = None
+        if kept and total > len(kept) + len(keys):
+            ahead = _changed_ahead(read, model, triage, since, kept[-1])
+        wanted = kept + (keys if ahead is None else list(ahead.values))
+        bodies = read.get_many(SUMMARIES, wanted)
     if any(i not in bodies for i in kept):
         return None  # the log and the list disagree: read the list
-    total = cache.count(SUMMARIES)
     if not keys:
         # Nothing changed: the top as it was kept, in its order (its ties as shown then).
         rows = rows_from_cache((bodies[i] for i in ids), parse=json.loads)
@@ -169,6 +172,9 @@ def kept_top(cache: Cache, model: ShipmentTableModel) -> CachedList | None:
     # Sorted as the table sorts the whole list: by value, ties in the cache's order (keys).
     column, descending = model.sort_key()
     values = column_values(column, rows, bytearray(map(model.triage, rows)))
+    if ahead is not None and not ahead.agrees(present, values, kept[-1]):
+        log.warning("the cached keys sort %s otherwise than the list: read whole", column)
+        return None
     order = sorted_positions(array("i", range(len(rows))), values, descending)
     if len(rows) < total:
         # Only the rows before the last unchanged kept row (ties with it excluded: a row
@@ -177,11 +183,72 @@ def kept_top(cache: Cache, model: ShipmentTableModel) -> CachedList | None:
         if last is None:
             return None
         bound = _rank(values[last])
-        ahead = [p for p in order if _before(_rank(values[p]), bound, descending)]
-        if len(ahead) < min(FIRST_SCREEN_ROWS, total):
+        before = [p for p in order if _before(_rank(values[p]), bound, descending)]
+        if len(before) < min(FIRST_SCREEN_ROWS, total):
             return None
-        order = array("i", ahead)
+        order = array("i", before)
     return CachedList([rows[p] for p in order[:KEPT_ROWS]], total, since)
+
+
+def _kept_screen(read: Reading, order: str) -> tuple[list[str], float] | None:
+    """The ids of the top kept for the sort `order`, and the cache time up to which that
+    list held every change; None when none is kept for it."""
+    try:
+        screen = json.loads(read.meta(FIRST_SCREEN_KEY) or "null")
+        since = json.loads(read.meta(KEPT_SINCE_KEY) or "null")
+        if not isinstance(screen, dict) or screen.get("order") != order:
+            return None
+        return [str(i) for i in screen["ids"]], float(since)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class _Ahead(NamedTuple):
+    """The changed rows the cache's keys sort before the last unchanged kept row (`last`),
+    the first `KEPT_ROWS` of them, with their sort values and `last`'s by the keys."""
+
+    values: dict[str, SortValue | None]
+    last: SortValue | None
+
+    def agrees(self, keys: list[str], values: list[SortValue | None], last: str) -> bool:
+        """Whether the table's own sort values of the rows read (`keys`, `values`) are those
+        the keys gave: else the keys may have left out a row of the top."""
+        mine = dict(zip(keys, values, strict=True))
+        return mine.get(last) == self.last and all(
+            mine.get(key) == value for key, value in self.values.items()
+        )
+
+
+def _changed_ahead(
+    read: Reading,
+    model: ShipmentTableModel,
+    triage: TriageLink | None,
+    since: float,
+    last: str,
+) -> _Ahead | None:
+    """Of the rows changed after `since` (when the top was kept), those that may reach the
+    top: a row sorted at or after `last` (the last kept row that did not change) cannot, nor
+    one after `KEPT_ROWS` other changed rows. Told inside SQLite from the sort values the
+    cache keeps per row (`summary_keys`), the rows themselves not read; None when the keys
+    cannot tell (a sort they do not hold, a triage with facts, keys behind the list). Not
+    the mode's or the state's: of a few values each, they tie too many rows with the last
+    kept one for a kept top to tell the top (the list is read whole)."""
+    column, descending = model.sort_key()
+    key = COLUMNS[column].key
+    if key == "attention":
+        if triage is None or triage.facts is not None:
+            return None
+        value, params, _runs = attention_sql(triage.now, triage.settings)
+    elif key in PLAIN:
+        value, params = PLAIN[key], []
+    else:
+        return None
+    ahead = read.changed_ahead(since, value, params, last, descending, KEPT_ROWS)
+    if ahead is None:
+        return None
+    # The keys' values, checked against the table's own once the rows are read (`agrees`).
+    bound, top = cast("tuple[SortValue | None, list[tuple[str, SortValue | None]]]", ahead)
+    return _Ahead(dict(top), bound)
 
 
 def indexed_top(
