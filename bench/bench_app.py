@@ -264,15 +264,18 @@ def start_up(counts: list[int], runs: int, other_src: str | None = None) -> list
 def _change_rows(home: Path, changed: int, seed: int) -> None:
     """`changed` cached rows updated now, as a sync saves them (the newest on top)."""
     import random
-    from datetime import UTC, datetime
+    from datetime import UTC, datetime, timedelta
 
     from freightdesk.service.cache import Cache
     from freightdesk.service.paths import AppPaths
     from freightdesk.service.summary_rows import SUMMARIES, cached_rows, row_json
 
     cache = Cache(AppPaths.under(home).cache_file("team"))
-    rows = random.Random(seed).sample(cached_rows(cache), changed)
-    now = datetime.now(UTC)
+    every = cached_rows(cache)
+    rows = random.Random(seed).sample(every, changed)
+    # After every row's last change: the demo's rows run a day or so ahead of the clock, and
+    # changes dated now would sort below the kept top, never merged into it.
+    now = max(datetime.now(UTC), max(r.last_modified for r in every) + timedelta(seconds=1))
     cache.put_many(SUMMARIES, ((r.id, row_json(r._replace(last_modified=now))) for r in rows))
     cache.close()
 
