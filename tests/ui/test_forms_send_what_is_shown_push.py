@@ -29,7 +29,8 @@ async def test_truckload_update_switched_back_and_forth_sends_what_the_form_show
     shipment_id, bol = demo_shipment(tenant)
     pane = await shown_pane(qtbot, session, PushPane)
     form = pane.truckload
-    when = iso(datetime.now(UTC) - timedelta(minutes=1))
+    moment = (datetime.now(UTC) - timedelta(minutes=1)).replace(second=0, microsecond=0)
+    when = iso(moment)  # the editor holds the minute
 
     await keys(qtbot, form.bill_of_lading, bol)
     await keys(qtbot, form.order, "4533964024")
@@ -37,13 +38,13 @@ async def test_truckload_update_switched_back_and_forth_sends_what_the_form_show
     # The event: off and on again; its type departure, then arrival.
     form.event_box.setChecked(False)
     form.event_box.setChecked(True)
-    form.event_type.setCurrentText("DEPARTURE_FROM_STOP")
-    form.event_type.setCurrentText("ARRIVAL_AT_STOP")
-    await keys(qtbot, form.event_time, when)
+    form.event_type.setCurrentText("Departure from stop")
+    form.event_type.setCurrentText("Arrival at stop")
+    form.event_time.set_value(moment)
     await keys(qtbot, form.stop_number, "1")
     # Readings: on, typed, off, on again (kept as typed).
     form.readings_box.setChecked(True)
-    await keys(qtbot, form.readings_time, when)
+    form.readings_time.set_value(moment)
     await keys(qtbot, form.latitude, "41.88")
     await keys(qtbot, form.longitude, "-87.63")
     form.readings_box.setChecked(False)
@@ -54,8 +55,8 @@ async def test_truckload_update_switched_back_and_forth_sends_what_the_form_show
     form.ignition.setCurrentText("ON")
     form.ignition.setCurrentText("")
     await keys(qtbot, form.temperature, "3.5")
-    form.temperature_unit.setCurrentText("FAHRENHEIT")
-    form.temperature_unit.setCurrentText("CELSIUS")
+    form.temperature_unit.setCurrentText("Fahrenheit")
+    form.temperature_unit.setCurrentText("Celsius")
     await keys(qtbot, form.fuel, "62")
     form.fuel.clear()
 

@@ -14,8 +14,9 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.models.push import PARCEL_RULES, TRUCKLOAD_RULES
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.push.forms import TOO_FAR_AHEAD, shown_rule
 from freightdesk.ui.panes.push.pane import PushPane
-from tests.service.test_carrier_push_service import demo_shipment, iso
+from tests.service.test_carrier_push_service import demo_shipment
 from tests.support import TenantHandle, make_tenant, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import type_text
@@ -33,11 +34,11 @@ def _compose(pane: PushPane, bol: str, *, account: str = "") -> None:
     form = pane.truckload
     type_text(form.customer, account)
     type_text(form.bill_of_lading, bol)
-    form.event_type.setCurrentText("ARRIVAL_AT_STOP")
-    type_text(form.event_time, iso(datetime.now(UTC) - timedelta(minutes=1)))
+    form.event_type.setCurrentText("Arrival at stop")
+    form.event_time.set_value(datetime.now(UTC) - timedelta(minutes=1))
     type_text(form.stop_number, "1")
     form.readings_box.setChecked(True)
-    type_text(form.readings_time, iso(datetime.now(UTC) - timedelta(minutes=1)))
+    form.readings_time.set_value(datetime.now(UTC) - timedelta(minutes=1))
     type_text(form.latitude, "41.88")
     type_text(form.longitude, "-87.63")
     type_text(form.temperature, "3.5")
@@ -60,14 +61,19 @@ async def test_typed_sent_followed_to_matched_and_resent(
     assert not MENU_LETTERS & set(keys) and len(keys) == len(set(keys)), keys
     # The interface's rules stand beside their fields.
     rule = pane.truckload.rule_labels[EVENT_TIME].text()
-    assert rule == TRUCKLOAD_RULES[EVENT_TIME] and "5 minutes in the future" in rule
+    assert (
+        rule == shown_rule(TRUCKLOAD_RULES[EVENT_TIME], time=True)
+        and "5 minutes in the future" in rule
+    )
     shown = " ".join(label.text() for label in pane.findChildren(QLabel, "rule"))
-    for text in (*TRUCKLOAD_RULES.values(), *PARCEL_RULES.values()):
-        assert text in shown, text  # every rule of the models is on screen
+    times = (EVENT_TIME, "truckload.readings.dateTime", "timestamp")
+    for path, text in (*TRUCKLOAD_RULES.items(), *PARCEL_RULES.items()):
+        # Every rule of the models is on screen, in the form's words.
+        assert shown_rule(text, time=path in times) in shown, text
 
     _compose(pane, bol)
     await _sent_and_settled(pane, qtbot, 0)
-    assert pane.status.text().startswith(f"BOL {bol}: ARRIVAL_AT_STOP + readings: Processed")
+    assert pane.status.text().startswith(f"BOL {bol}: Arrival at stop + readings: Processed")
     assert "matched 1 shipment" in pane.status.text()
     assert not pane.progress.isVisible() and not pane.cancel_button.isVisible()
     qtmodeltester.check(pane.history_model)  # type: ignore[attr-defined]
@@ -108,14 +114,14 @@ async def test_refused_beside_the_field_before_and_by_the_service(
     qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
     assert "90" in form.errors.message_for("truckload.readings.position.latitude")
     type_text(form.latitude, "41.88")
-    type_text(form.event_time, iso(datetime.now(UTC) + timedelta(minutes=10)))
+    form.event_time.set_value(datetime.now(UTC) + timedelta(minutes=10))
     qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
-    assert "5 minutes in the future" in form.errors.message_for(EVENT_TIME)
+    assert form.errors.message_for(EVENT_TIME) == TOO_FAR_AHEAD
     assert form.errors.message_for("truckload.readings.position.latitude") == ""
     assert pane.history_model.rowCount() == 0 and not pane.sending
 
     # By the service: only a carrier may push for another tenant; said beside the field.
-    type_text(form.event_time, iso(datetime.now(UTC) - timedelta(minutes=1)))
+    form.event_time.set_value(datetime.now(UTC) - timedelta(minutes=1))
     type_text(form.customer, "00000000-0000-4000-8000-000000000000")
     qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: bool(form.errors.message_for(ACCOUNT)), 30)
@@ -195,7 +201,7 @@ async def test_a_rule_of_several_fields_names_them_as_the_form_does(
     parcel = pane.parcel
     type_text(parcel.carrier, "UPSN")
     type_text(parcel.tracking, "1Z999AA10123456784")
-    parcel.event_type.setCurrentText("POSITION_UPDATE")
+    parcel.event_type.setCurrentText("Position update")
     qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
     said = parcel.errors.message_for("location")
     assert said == "A position update needs a latitude and longitude, or an address", said

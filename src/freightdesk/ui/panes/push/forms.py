@@ -4,11 +4,16 @@ and/or readings with a position and sensors) and a parcel status update.
 Each field has the interface's rule for it in words beside it (`TRUCKLOAD_RULES`,
 `PARCEL_RULES` from the models, keyed by the wire path the field fills), and its problem under
 it, whether the models found it before sending or the service named it in its refusal.
+
+What a dispatcher reads is words, not the wire's: the choices say "Arrival at stop" and
+"Kilometers per hour" and carry their code as item data (a code typed into an open choice is
+sent as typed); the update's times are typed in the app's date and time editor, in the user's
+zone, and sent in the wire's format, so no ISO 8601 is asked of anyone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
 from datetime import UTC, datetime
 
 from PySide6.QtWidgets import (
@@ -27,7 +32,9 @@ from PySide6.QtWidgets import (
 from freightdesk.models.push import PARCEL_RULES, TRUCKLOAD_RULES, ParcelEventType
 from freightdesk.models.tracking import SpeedUnit
 from freightdesk.service.carrier_push import SENSOR, ParcelInput, TruckloadInput
+from freightdesk.ui.formatting import words
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 # Truckload event types the service acts on (the vocabulary is open: others are recorded).
 TRUCKLOAD_EVENTS = (
@@ -39,22 +46,58 @@ TRUCKLOAD_EVENTS = (
     "CANCELLED",
 )
 RULE_STYLE = "color: #6b7280; font-size: 11px;"
+TOO_FAR_AHEAD = "More than 5 minutes from now: enter when it happened, or choose Now"
+EVENT_TIME = "truckload.shipmentEvent.dateTime"
+READINGS_TIME = "truckload.readings.dateTime"
 
 
-def iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+_CODE = re.compile(r"\b[A-Z]+(?:_[A-Z]+)*\b")
+_UNITS = ("CELSIUS", "FAHRENHEIT")  # codes without "_" that a rule names
+# Said of a code whose words() would not read right.
+LABELS = {"CARRIER_SCAC": "Carrier SCAC"}
 
 
-def java_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+def iso_text(moment: datetime) -> str:
+    """A truckload update's time on the wire: ISO 8601 in UTC (`2026-11-22T14:05:00Z`)."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def java_text(moment: datetime) -> str:
+    """A parcel update's time on the wire: `2026-11-22T14:05:00+0000`."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+
+
+def shown_rule(rule: str, *, time: bool = False) -> str:
+    """A rule of the models as the form says it: the codes it names as the choices say
+    them ("Required for Position update"); a `time`'s without the wire's format, the form's
+    business, not the user's (the editor cannot hold anything else)."""
+    said = _CODE.sub(lambda m: words(m[0]) if "_" in m[0] or m[0] in _UNITS else m[0], rule)
+    if not time:
+        return said
+    return "; ".join(
+        part for part in said.split("; ") if "ISO 8601" not in part and "yyyy" not in part
+    )
+
+
+def code(box: QComboBox) -> str:
+    """The code of what `box` shows: its item's, or the text as typed into an open choice."""
+    text = box.currentText()
+    index = box.findText(text)
+    if index >= 0 and isinstance(data := box.itemData(index), str):
+        return data
+    return text
 
 
 class _Form(QWidget):
     """A form whose rows carry their rule beside the field and their problem under it."""
 
-    def __init__(self, rules: dict[str, str], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, rules: dict[str, str], times: tuple[str, ...], parent: QWidget | None = None
+    ) -> None:
+        """`times`: the paths filled by a date and time editor."""
         super().__init__(parent)
-        self._rules = rules
+        self._rules = {p: shown_rule(r, time=p in times) for p, r in rules.items()}
+        self._times = times
         self.rule_labels: dict[str, QLabel] = {}
         self.errors = FieldErrors(ErrorLabel(self))
 
@@ -92,15 +135,26 @@ class _Form(QWidget):
         edit.setPlaceholderText(placeholder)
         return edit
 
-    def time_field(self, name: str, now: Callable[[], str]) -> tuple[QLineEdit, QPushButton]:
-        """A time typed as text (so a wrong one is shown, not silently corrected), and a
-        button that puts in the time now."""
-        edit = self.text_field(name, text=now())
+    def time_field(self, name: str) -> tuple[UserTimeEdit, QPushButton]:
+        """A time in the app's date and time editor, now to start with, and a button that
+        puts in the time now."""
+        edit = UserTimeEdit(self, datetime.now(UTC))
+        edit.setObjectName(name)
         button = QPushButton("Now", self)
         button.setObjectName(f"{name}Now")
-        button.setToolTip("This computer's time, now")
-        button.clicked.connect(lambda: edit.setText(now()))
+        button.setToolTip("The time now")
+        button.clicked.connect(lambda: edit.set_value(datetime.now(UTC)))
         return edit, button
+
+    def show_problems(self, problems: dict[str, str]) -> None:
+        """`problems` beside their fields; a time too far ahead said without the wire's
+        spelling of it (the models say it with the instant as ISO 8601)."""
+        self.errors.show(
+            {
+                p: TOO_FAR_AHEAD if p in self._times and "future" in m else m
+                for p, m in problems.items()
+            }
+        )
 
     def problem_label(self, path: str, widget: QWidget) -> ErrorLabel:
         """An error label of its own for a rule about a group of fields (`path`)."""
@@ -109,17 +163,19 @@ class _Form(QWidget):
         return label
 
 
-def _choices(parent: QWidget, name: str, values: tuple[str, ...], *, editable: bool) -> QComboBox:
+def _choices(parent: QWidget, name: str, codes: tuple[str, ...], *, editable: bool) -> QComboBox:
+    """The codes in words, each carrying its code (`code()` reads it back)."""
     box = QComboBox(parent)
     box.setObjectName(name)
     box.setEditable(editable)
-    box.addItems(list(values))
+    for value in codes:
+        box.addItem(LABELS.get(value) or words(value), value)
     return box
 
 
 class TruckloadForm(_Form):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(TRUCKLOAD_RULES, parent)
+        super().__init__(TRUCKLOAD_RULES, (EVENT_TIME, READINGS_TIME), parent)
         self.customer = self.text_field("customerAccountNumber", "e.g. the customer's tenant id")
         self.bill_of_lading = self.text_field("billOfLadingNumber", "e.g. 06141412837092581")
         self.order = self.text_field("orderNumber", "e.g. 4533964024")
@@ -132,19 +188,17 @@ class TruckloadForm(_Form):
         self.event_box.setCheckable(True)
         event_form = QFormLayout(self.event_box)
         self.event_type = _choices(self, "eventType", TRUCKLOAD_EVENTS, editable=True)
-        self.event_time, event_now = self.time_field("eventDateTime", iso_now)
+        self.event_time, event_now = self.time_field("eventDateTime")
         self.stop_number = self.text_field("stopNumber", "e.g. 1")
         self.row(event_form, "T&ype", "truckload.shipmentEvent.type", self.event_type)
-        self.row(
-            event_form, "&When", "truckload.shipmentEvent.dateTime", self.event_time, event_now
-        )
+        self.row(event_form, "&When", EVENT_TIME, self.event_time, event_now)
         self.row(event_form, "Stop number", "truckload.shipmentEvent.stopNumber", self.stop_number)
 
         self.readings_box = QGroupBox("&Readings", self)
         self.readings_box.setCheckable(True)
         self.readings_box.setChecked(False)
         readings = QFormLayout(self.readings_box)
-        self.readings_time, readings_now = self.time_field("readingsDateTime", iso_now)
+        self.readings_time, readings_now = self.time_field("readingsDateTime")
         self.latitude = self.text_field("latitude", "e.g. 41.88")
         self.longitude = self.text_field("longitude", "e.g. -87.63")
         self.speed = self.text_field("speed")
@@ -164,7 +218,7 @@ class TruckloadForm(_Form):
         self.row(
             readings,
             "Re&ading time",
-            "truckload.readings.dateTime",
+            READINGS_TIME,
             self.readings_time,
             readings_now,
         )
@@ -217,33 +271,33 @@ class TruckloadForm(_Form):
             bill_of_lading_number=self.bill_of_lading.text(),
             order_number=self.order.text(),
             with_event=self.event_box.isChecked(),
-            event_type=self.event_type.currentText(),
-            event_date_time=self.event_time.text(),
+            event_type=code(self.event_type),
+            event_date_time=iso_text(self.event_time.value()),
             stop_number=self.stop_number.text(),
             with_readings=self.readings_box.isChecked(),
-            readings_date_time=self.readings_time.text(),
+            readings_date_time=iso_text(self.readings_time.value()),
             latitude=self.latitude.text(),
             longitude=self.longitude.text(),
             speed=self.speed.text(),
             heading=self.heading.text(),
-            speed_unit=self.speed_unit.currentText(),
-            ignition_status=self.ignition.currentText(),
+            speed_unit=code(self.speed_unit),
+            ignition_status=code(self.ignition),
             temperature=self.temperature.text(),
-            temperature_unit=self.temperature_unit.currentText(),
+            temperature_unit=code(self.temperature_unit),
             fuel_level=self.fuel.text(),
-            fuel_unit=self.fuel_unit.currentText(),
+            fuel_unit=code(self.fuel_unit),
             more_sensors=self.more.toPlainText(),
         )
 
 
 class ParcelForm(_Form):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(PARCEL_RULES, parent)
+        super().__init__(PARCEL_RULES, ("timestamp",), parent)
         self.carrier_type = _choices(self, "carrierType", ("SCAC", "CARRIER_SCAC"), editable=True)
         self.carrier = self.text_field("carrierValue", "e.g. UPSN")
         self.tracking = self.text_field("trackingNumbers", "e.g. 1Z999AA10123456784")
         self.event_type = _choices(self, "parcelEventType", tuple(ParcelEventType), editable=False)
-        self.timestamp, stamp_now = self.time_field("timestamp", java_now)
+        self.timestamp, stamp_now = self.time_field("timestamp")
         self.description = self.text_field("description")
         self.eta = self.text_field("estimatedTimeOfArrival", "e.g. 2026-11-24T17:00:00+0000")
         self.latitude = self.text_field("parcelLatitude", "e.g. 33.75")
@@ -273,11 +327,11 @@ class ParcelForm(_Form):
 
     def typed(self) -> ParcelInput:
         return ParcelInput(
-            carrier_type=self.carrier_type.currentText(),
+            carrier_type=code(self.carrier_type),
             carrier_value=self.carrier.text(),
             tracking_numbers=self.tracking.text(),
-            event_type=self.event_type.currentText(),
-            timestamp=self.timestamp.text(),
+            event_type=code(self.event_type),
+            timestamp=java_text(self.timestamp.value()),
             description=self.description.text(),
             estimated_time_of_arrival=self.eta.text(),
             latitude=self.latitude.text(),

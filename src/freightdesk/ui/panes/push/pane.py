@@ -50,6 +50,7 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.errors import ApiError, AuthenticationFailed
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog, booking_text
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm
 from freightdesk.ui.tasks import spawn
@@ -61,6 +62,13 @@ from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 
+def _update_text(sent: SentPush) -> str:
+    """What was pushed, its event in words: `BOL 0614…: Arrival at stop + readings`."""
+    names, _, what = sent.summary().rpartition(": ")
+    said = " + ".join(words(part) if part.isupper() else part for part in what.split(" + "))
+    return f"{names}: {said}"
+
+
 def _sent_text(sent: SentPush) -> str:
     return user_time(datetime.fromtimestamp(sent.sent_at, UTC))
 
@@ -68,7 +76,7 @@ def _sent_text(sent: SentPush) -> str:
 HISTORY_COLUMNS: list[Column[SentPush]] = [
     Column("Sent", _sent_text, 150),
     Column("Kind", lambda s: "Truckload" if s.kind == TRUCKLOAD else "Parcel", 70),
-    Column("Update", lambda s: s.summary(), 260),
+    Column("Update", _update_text, 260),
     Column("As", lambda s: "this profile" if s.sent_as == "profile" else s.sent_as, 110),
     Column("Receipt", lambda s: s.ingestion_id or "", 120),
     Column("Status", status_text, 300),
@@ -255,13 +263,13 @@ class PushPane(QWidget):
             who["clientSecret"] = "Enter its secret"
         self.who_errors.show(who)
         if update is None or who:
-            form.errors.show(problems)
+            form.show_problems(problems)
             return
         if self.session.client is None or self.sending:
             form.errors.show({}, general=NOT_CONNECTED if not self.sending else None)
             return
         form.errors.clear()
-        self._push(self.service.send(update), form.errors)
+        self._push(self.service.send(update), form)
 
     def resend(self) -> None:
         chosen = self.history.selected()
@@ -272,7 +280,9 @@ class PushPane(QWidget):
             return
         self._push(self.service.resend(chosen), None)
 
-    def _push(self, push: Coroutine[Any, Any, SentPush], errors: FieldErrors | None) -> None:
+    def _push(
+        self, push: Coroutine[Any, Any, SentPush], form: TruckloadForm | ParcelForm | None
+    ) -> None:
         self.cancel()
         self.sending = True
         self.send_button.setEnabled(False)
@@ -295,8 +305,8 @@ class PushPane(QWidget):
                 self.who_errors.show(
                     {"clientSecret": "The service refused this client id and secret"}
                 )
-            elif errors is not None and fields:
-                errors.show(fields)  # the service's refusal beside the fields it names
+            elif form is not None and fields:
+                form.show_problems(fields)  # the service's refusal beside the fields it names
             else:
                 show_error(self.notice, explain(error))
 
@@ -410,4 +420,4 @@ def _receipt_line(sent: SentPush) -> str:
     text = status_text(sent)
     if sent.status in ("SENT", IngestionStatus.PENDING.value):
         text += "…"
-    return f"{sent.summary()}: {text}{receipt}"
+    return f"{_update_text(sent)}: {text}{receipt}"
