@@ -323,7 +323,7 @@ async def test_the_carriers_answer_shows_in_the_detail_as_it_arrives(
     )
     text = pane.detail.body.toPlainText()
     assert "ZZRV accepted the booking on" in text and "Tracking has started" in text
-    assert "BILL_OF_LADING BOL-7731" in text
+    assert "Bill of lading BOL-7731" in text
     assert pane.detail.news.isVisible() and pane.detail.shipment_button.isEnabled()
     # Cancelled here afterwards: the news of the acceptance is no longer what is.
     pane.cancel(pane.detail.booking)  # type: ignore[arg-type]

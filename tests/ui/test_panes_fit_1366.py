@@ -120,9 +120,8 @@ async def test_available_vehicles(qtbot: QtBot, connected: tuple[AppSession, Ten
 async def test_bookings(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
 ) -> None:
-    """A booking's lane and attributes are whole, a booking chosen: at 1366 px with the
-    detail below the list, the id in view (whole in the detail), at 1920 px beside it, the
-    id whole too."""
+    """A booking's lane, attributes and reference are whole, a booking chosen: at 1366 px
+    with the detail below the list, at 1920 px beside it."""
     session, tenant = connected
     set_profile(tenant, "PRLF", behaviour="ACCEPT", responseDelaySeconds=0)
     stops = [
@@ -142,10 +141,9 @@ async def test_bookings(
     lane = str(pane.model.index(0, 2).data())
     assert lane == "Bloomington, MN → Sacramento, CA", lane
     columns = ["Status", "Carrier", "Lane", "Total", "Expires", "Created", "Attributes"]
-    # The id takes the room left: whole at 1920, in view at 1366 (the attributes were cut
-    # there, "Customer: Kitchen Collect…", for the id whole).
-    whole = [*columns, "Booking id"] if room == AT_1920 else columns
-    assert_columns_fit(pane.table, pane, [*columns, "Booking id"], whole=whole)
+    # The reference (here the quote's contract) takes the room left, whole; the booking's
+    # id is no column (it took the attributes' room at 1366: "Customer: Kitchen Collect…").
+    assert_columns_fit(pane.table, pane, [*columns, "Reference"], whole=[*columns, "Reference"])
     detail = pane.splitter.widget(1)
     assert detail.width() >= detail.minimumSizeHint().width()
     assert detail.height() >= detail.minimumSizeHint().height()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import Booking, BookingStatus
 from freightdesk.models.common import LogisticsIdentifier
+from freightdesk.models.rating import RateIdentifier
 from freightdesk.service.bookings import editable, status_text
 from freightdesk.service.clock import user_time
 from freightdesk.ui.dialogs.booking_text import (
@@ -50,8 +51,23 @@ def _rows(pairs: list[tuple[str, str]]) -> str:
     return f"<table>{cells}</table>" if cells else ""
 
 
+# Who set a rate, as a dispatcher says it (others: their code in words).
+RATE_SOURCES = {"CAPACITY_PROVIDER": "the carrier's", "EXTERNAL": "from outside"}
+
+
+def identifier_text(identifier: LogisticsIdentifier) -> str:
+    """PURCHASE_ORDER PO-71437 -> "Purchase order PO-71437"."""
+    return f"{words(identifier.type)} {identifier.value}"
+
+
 def _identifiers(identifiers: list[LogisticsIdentifier]) -> str:
-    return ", ".join(f"{i.type} {i.value}" for i in identifiers)
+    return ", ".join(identifier_text(i) for i in identifiers)
+
+
+def rate_text(rate: RateIdentifier) -> str:
+    """CONTRACT C-1 from CAPACITY_PROVIDER -> "Contract C-1 (the carrier's)"."""
+    source = RATE_SOURCES.get(rate.source) or words(rate.source).lower()
+    return f"{words(rate.type)} {rate.value} ({source})"
 
 
 def answer_text(booking: Booking) -> str:
@@ -126,7 +142,7 @@ def booking_html(booking: Booking) -> str:
             ("Fuel surcharge", amount_text(booking.fuel_surcharge_rate)),
             (
                 "Rate",
-                "; ".join(f"{r.type} {r.value} ({r.source})" for r in booking.rate_identifiers),
+                "; ".join(rate_text(r) for r in booking.rate_identifiers),
             ),
         ]
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from uuid import UUID
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
@@ -30,7 +29,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.dialogs.booking_text import lane_text, short_lane_text, status_color
 from freightdesk.ui.formatting import amount_text, countdown_text
-from freightdesk.ui.panes.bookings.detail import BookingDetailView
+from freightdesk.ui.panes.bookings.detail import BookingDetailView, identifier_text, rate_text
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
@@ -54,11 +53,28 @@ def _attributes(booking: Booking) -> str:
     return "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes)
 
 
+def _reference(booking: Booking) -> str:
+    """What a dispatcher knows the booking by: the shipment's identifiers shared with the
+    carrier (a purchase order), then the carrier's own (its PRO or bill of lading); without
+    any (a booking made without a rate request), its rate (the carrier's contract or quote)."""
+    shared = (*booking.shipment_identifiers, *booking.carrier_provided_identifiers)
+    values = [i.value for i in shared] or [r.value for r in booking.rate_identifiers]
+    return ", ".join(dict.fromkeys(values))
+
+
+def _reference_tip(booking: Booking) -> str:
+    """Each reference with its kind, and the booking's id (whole and copyable in the detail)."""
+    lines = [identifier_text(i) for i in booking.shipment_identifiers]
+    lines += [f"The carrier's: {identifier_text(i)}" for i in booking.carrier_provided_identifiers]
+    lines += [f"Rate: {rate_text(r)}" for r in booking.rate_identifiers]
+    return "\n".join([*lines, f"Booking id {booking.id}"])
+
+
 # Each column as wide as its text, from its usual one ("Bloomington, MN → Sacramento, CA",
 # "in 23 h 59 min"): the table fits them, left to right. The attributes (the customer) before
-# the id: at 1366x768 the id, last, takes the room left (whole from 1440 px, and always in the
-# detail); before it, the attributes were the ones cut ("Customer: Kitchen Collect…"). A cut
-# cell tells its whole text in its tooltip.
+# the reference: at 1366x768 the reference, last, takes the room left. A cut cell tells its
+# whole text in its tooltip. The booking's id is no column: a dispatcher does not know a
+# booking by it (it is in the reference's tooltip, and whole and copyable in the detail).
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 90),
     Column("Carrier", lambda b: b.capacity_provider_identifier.value, 58),
@@ -79,10 +95,16 @@ COLUMNS: list[Column[Booking]] = [
     ),
     Column("Attributes", _attributes, 160, tooltip=_attributes, most=320),
     # Its least: the last section stretches from it, never narrower.
-    Column("Booking id", lambda b: str(b.id), 120),
+    Column(
+        "Reference",
+        _reference,
+        120,
+        tooltip=_reference_tip,
+        header_tip="The order numbers shared with the carrier and its own; else the rate's",
+    ),
 ]
-# The widest id (hex digits' widths differ with the font), and a cell's text margins.
-ID_SAMPLE = str(UUID(int=0))
+# A usual reference (a purchase order and a carrier's PRO), and a cell's text margins.
+REFERENCE_SAMPLE = "PO-71437, PRO 4471902"
 CELL_PADDING = 14
 # The detail's width beside the list, when the window has room for both (1920 px): its
 # buttons and the booking's lines.
@@ -155,8 +177,10 @@ class BookingsPane(ListExport, QWidget):
             self.model, lambda b: str(b.id), self, name="bookingsTable", fit=True
         )
         tip_elided(self.table)
-        # The id's whole width (it stretches into the room left).
-        self.id_width = self.table.fontMetrics().horizontalAdvance(ID_SAMPLE) + CELL_PADDING
+        # A usual reference's whole width (it stretches into the room left).
+        self.reference_width = (
+            self.table.fontMetrics().horizontalAdvance(REFERENCE_SAMPLE) + CELL_PADDING
+        )
         self.empty = say_when_empty(
             self.table,
             "No bookings to show: book a quote from Rate requests or choose New booking…, or "
@@ -228,12 +252,13 @@ class BookingsPane(ListExport, QWidget):
         """The detail beside the list when the splitter holds the list's columns whole and
         the detail's `DETAIL_BESIDE`; else below the list, which keeps `STACKED_LIST_SHARE`
         of the height: beside it at 1366 and 1440 px the detail left the list too little
-        room, its lanes, attributes and ids cut."""
+        room, its lanes, attributes and references cut."""
         width, height = self.splitter.width(), self.splitter.height()
         table = self.table
         header = table.horizontalHeader()
-        # The last column, the id, stretches: its own width is what it wants.
-        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1)) + self.id_width
+        # The last column, the reference, stretches: its own width is what it wants.
+        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1))
+        columns += self.reference_width
         wanted = columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
         detail = max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
         beside = wanted + self.splitter.handleWidth() + detail <= width
