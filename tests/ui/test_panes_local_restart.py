@@ -1,9 +1,10 @@
 """Panes' own lines (not a form's general error: test_forms_local_restart) while the Local
 sandbox's service restarts, as a dispatcher meets them: the real `freightdesk serve` child of
-the session killed (SIGKILL) under the real window, a carrier looked up, a push sent and the
-booking answer opened meanwhile. Each line says the local service is restarting; once the
-status is back Online each goes by itself, and what was typed stays. A restart that failed is
-said as such, not as "restarting" nor as "check the network"."""
+the session killed (SIGKILL) under the real window, a carrier looked up, a push sent, the
+booking answer opened and a booking cancelled meanwhile. Each line says the local service is
+restarting; once the status is back Online each goes by itself, what was typed stays, and the
+booking answer reads what it could not. A restart that failed is said as such, not as
+"restarting" nor as "check the network"."""
 
 from __future__ import annotations
 
@@ -12,18 +13,20 @@ import signal
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.local_service import ServiceState
 from freightdesk.service.messages import NOT_RESTARTED, RESTARTING
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.bookings.pane import BookingsPane
 from freightdesk.ui.panes.carriers.pane import CarrierProfilesPane
-from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog
+from freightdesk.ui.panes.push.booking_answer import NONE_WAITING, BookingAnswerDialog
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.support import wait_until
 from tests.ui.test_local_service_faults import START_SECONDS, _back, _pane_online
-from tests.ui.test_panes_support import shown_dialog
+from tests.ui.test_panes_support import answer, message_box, shown_dialog
 from tests.ui.test_push_pane import _compose
 
 REFUSED_SECONDS = 30.0  # a request refused after the client's retries, at a load of 10
@@ -78,9 +81,40 @@ async def test_a_push_and_a_booking_answer_while_the_local_service_restarts(
         assert pane.notice.text() == RESTARTING
 
         await _back(session, window, pid)
-        await wait_until(lambda: pane.notice.isHidden() and line.isHidden(), 10)
+        await wait_until(lambda: pane.notice.isHidden() and line.text() != RESTARTING, 10)
         assert pane.truckload.bill_of_lading.text() == typed
+        # The dialog reads what it could not read then (the demo's bookings under review),
+        # rather than stay empty until opened again.
+        await wait_until(
+            lambda: dialog.booking.count() > 0 or line.text() == NONE_WAITING, REFUSED_SECONDS
+        )
+        assert dialog.send_button.isEnabled() == (dialog.booking.count() > 0)
         dialog.reject()
+
+
+@pytest.mark.timeout(900)
+async def test_a_booking_cancelled_while_the_local_service_restarts(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    """The Bookings pane's notice (through the list page) says the service is restarting after
+    a cancel that could not reach it, and goes by itself once it is back."""
+    make = lambda s, w: BookingsPane(s, w, open_shipment=lambda _id: None)  # noqa: E731
+    async with _pane_online(qtbot, session, settings, paths, make) as shown:
+        window, pane, service, pid = shown
+        await wait_until(lambda: pane.model.rowCount() > 0, START_SECONDS)
+        pane.table.selectRow(0)
+        booking = pane.table.selected()
+        assert booking is not None
+        os.kill(pid, signal.SIGKILL)
+        await wait_until(lambda: service.state is not ServiceState.RUNNING, START_SECONDS)
+        qtbot.mouseClick(pane.detail.cancel_button, LEFT)
+        await wait_until(lambda: message_box("confirmCancelBooking") is not None, 30)
+        answer("confirmCancelBooking", QMessageBox.StandardButton.Yes)
+        await wait_until(lambda: pane.notice.text() == RESTARTING, REFUSED_SECONDS)
+        assert service.state is not ServiceState.RUNNING  # still restarting
+
+        await _back(session, window, pid)
+        await wait_until(lambda: pane.notice.text() != RESTARTING, 10)
 
 
 @pytest.mark.timeout(900)

@@ -53,7 +53,7 @@ async def test_answer_a_booking_as_its_carrier(
     dialog.booking.setCurrentIndex(dialog.booking.findData(first["id"]))
     # A truckload booking: tracking follows it by bill of lading or order number.
     types = [dialog.identifier_type.itemText(i) for i in range(dialog.identifier_type.count())]
-    assert types == ["BILL_OF_LADING", "PURCHASE_ORDER"]
+    assert types == ["Bill of lading", "Purchase order"]
 
     # Accepting without an identifier: the service's refusal beside the identifier.
     assert not dialog.notes.isEnabled() and not dialog.reason.isEnabled()

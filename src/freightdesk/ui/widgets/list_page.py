@@ -21,6 +21,7 @@ from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.forms import show_error
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.listing import ListBinding
 from freightdesk.ui.widgets.notice import Notice
@@ -140,11 +141,12 @@ class ListPage(QObject):
         *,
         on_done: Callable[[R], None] | None = None,
     ) -> None:
-        """Do `work` in the background; its failure is said in the pane's notice."""
+        """Do `work` in the background; its failure is said in the pane's notice (words that
+        say only that the service could not be reached go once it answers again)."""
         spawn(
             work,
             on_done=on_done,
-            on_error=lambda error: self.notice.show_error(explain(error)),
+            on_error=lambda error: show_error(self.notice, explain(error)),
             name=name,
             owner=self.pane,
         )

@@ -36,7 +36,9 @@ from freightdesk.service.bookings import (
     check_carrier_response,
     tracking_key_types,
 )
-from freightdesk.service.messages import explain, refusal
+from freightdesk.service.messages import explain, passing, refusal
+from freightdesk.ui.bridge import answering_again
+from freightdesk.ui.formatting import words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 
@@ -75,6 +77,10 @@ class BookingAnswerDialog(FormDialog):
         self.bookings = bookings
         self.waiting: list[Booking] = []
         self._aside: dict[str, str] = {}  # typed into fields the decision greyed
+        # The bookings could not be read because the service could not be reached: read
+        # them once it answers again (its words go by themselves then, see forms.py).
+        self._unread = False
+        answering_again().connect(self._answering_again)
 
         intro = QLabel(
             "Plays the carrier's side: the booking is answered as if its carrier had, and "
@@ -108,7 +114,7 @@ class BookingAnswerDialog(FormDialog):
         self.reason.setObjectName("rejectionReason")
         self.reason.addItem("(none given)", "")
         for reason in RejectionReason:
-            self.reason.addItem(reason.value.replace("_", " ").capitalize(), reason.value)
+            self.reason.addItem(words(reason.value), reason.value)
         self.notes = QLineEdit(self)
         self.notes.setObjectName("carrierRejectionNotes")
         self.method = QComboBox(self)
@@ -156,10 +162,20 @@ class BookingAnswerDialog(FormDialog):
         spawn(
             self.bookings.awaiting_answer(),
             on_done=self._listed,
-            on_error=lambda error: self.general_error.show_message(explain(error)),
+            on_error=self._not_listed,
             name="bookings-awaiting-answer",
             owner=self,
         )
+
+    def _not_listed(self, error: BaseException) -> None:
+        words = explain(error)
+        self._unread = passing(words)
+        self.general_error.show_message(words)
+
+    def _answering_again(self) -> None:
+        if self._unread and self.isVisible():
+            self._unread = False
+            self.load()
 
     def _listed(self, waiting: list[Booking]) -> None:
         self.waiting = waiting
@@ -174,10 +190,11 @@ class BookingAnswerDialog(FormDialog):
         """The identifier types tracking can follow for the chosen booking's mode."""
         index = self.booking.currentIndex()
         types = tracking_key_types(self.waiting[index]) if 0 <= index < len(self.waiting) else []
-        kept = self.identifier_type.currentText()
+        kept = self.identifier_type.currentData()
         self.identifier_type.clear()
-        self.identifier_type.addItems(types)
-        self.identifier_type.setCurrentIndex(max(0, self.identifier_type.findText(kept)))
+        for kind in types:
+            self.identifier_type.addItem(words(kind), kind)  # "Bill of lading", its code
+        self.identifier_type.setCurrentIndex(max(0, self.identifier_type.findData(kept)))
 
     # --- what applies ----------------------------------------------------------------------
 
@@ -217,7 +234,7 @@ class BookingAnswerDialog(FormDialog):
         value = self.identifier_value.text().strip()
         if accepting and value:
             wire["carrierProvidedIdentifiers"] = [
-                {"type": self.identifier_type.currentText(), "value": value}
+                {"type": self.identifier_type.currentData(), "value": value}
             ]
         if not accepting and self.reason.currentData():
             wire["rejectionReason"] = self.reason.currentData()
