@@ -32,7 +32,14 @@ from freightdesk.ui.dialogs.booking_text import (
     status_html,
     units_text,
 )
-from freightdesk.ui.formatting import amount_text, countdown_text, money_text, place_text, words
+from freightdesk.ui.formatting import (
+    amount_text,
+    code_text,
+    countdown_text,
+    money_text,
+    place_text,
+    words,
+)
 
 COUNTDOWN_MS = 1000
 
@@ -57,7 +64,7 @@ RATE_SOURCES = {"CAPACITY_PROVIDER": "the carrier's", "EXTERNAL": "from outside"
 
 def identifier_text(identifier: LogisticsIdentifier) -> str:
     """PURCHASE_ORDER PO-71437 -> "Purchase order PO-71437"."""
-    return f"{words(identifier.type)} {identifier.value}"
+    return f"{code_text(identifier.type)} {identifier.value}"
 
 
 def _identifiers(identifiers: list[LogisticsIdentifier]) -> str:

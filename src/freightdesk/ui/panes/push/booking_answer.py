@@ -38,7 +38,7 @@ from freightdesk.service.bookings import (
 )
 from freightdesk.service.messages import explain, passing, refusal
 from freightdesk.ui.bridge import answering_again
-from freightdesk.ui.formatting import words
+from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 
@@ -193,7 +193,7 @@ class BookingAnswerDialog(FormDialog):
         kept = self.identifier_type.currentData()
         self.identifier_type.clear()
         for kind in types:
-            self.identifier_type.addItem(words(kind), kind)  # "Bill of lading", its code
+            self.identifier_type.addItem(code_text(kind), kind)  # "Bill of lading", its code
         self.identifier_type.setCurrentIndex(max(0, self.identifier_type.findData(kept)))
 
     # --- what applies ----------------------------------------------------------------------

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.push import PARCEL_RULES, TRUCKLOAD_RULES, ParcelEventType
 from freightdesk.models.tracking import SpeedUnit
 from freightdesk.service.carrier_push import SENSOR, ParcelInput, TruckloadInput
-from freightdesk.ui.formatting import words
+from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
@@ -169,7 +169,7 @@ def _choices(parent: QWidget, name: str, codes: tuple[str, ...], *, editable: bo
     box.setObjectName(name)
     box.setEditable(editable)
     for value in codes:
-        box.addItem(LABELS.get(value) or words(value), value)
+        box.addItem(LABELS.get(value) or code_text(value), value)
     return box
 
 
