@@ -4,13 +4,19 @@ log, the service's refusals, the limit of 50, delete after a confirmation."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
+from sqlalchemy import select
 
 from freightdesk.models.webhooks import MASK
+from freightdesk.server.db import transaction
+from freightdesk.server.demo import pushes
+from freightdesk.server.tables.tenancy import Tenant
+from freightdesk.server.webhooks import secret_box
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
@@ -198,4 +204,31 @@ async def test_event_types_read_as_words_and_are_sent_as_codes(
         "DELIVERED",
         "PICKED_UP",
     ]
+    pane.shutdown()
+
+
+async def test_a_fresh_demos_webhooks_say_the_demo_paused_them_not_a_user(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user read "Paused since … by a user" on a fresh demo, where nobody paused any:
+    the demo saves its configurations paused so nothing leaves the machine, and says so."""
+    session, tenant = connected
+    with transaction(tenant.service.context.sessions) as db:
+        tenant_id = db.scalar(select(Tenant.id).where(Tenant.name == tenant.name))
+        assert tenant_id is not None
+        pushes.save(db, tenant_id, random.Random(7), secret_box.box(tenant.service.context))
+    pane = await shown_pane(qtbot, session, WebhooksPane)
+    await wait_until(lambda: pane.model.rowCount() == 4)
+    rect = pane.table.visualRect(pane.model.index(0, 0))
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    await wait_until(lambda: "Paused since" in pane.summary.text())
+    summary = pane.summary.text()
+    assert "by a user" not in summary
+    assert "in the demo data, so nothing is sent off this machine" in summary
+    # The form says the same, and how to deliver again.
+    qtbot.keyClick(pane.table, Qt.Key.Key_Return)
+    form = shown_dialog(pane, WebhookFormDialog)
+    note = form.disabled_reason.text()
+    assert "demo data" in note and "by a user" not in note and "Tick the box" in note
+    form.reject()
     pane.shutdown()

@@ -2,7 +2,9 @@
 
 They point at the shipper's imaginary systems under the reserved `.example` domain and are
 saved paused (`enabled: false`), so a demo never sends anything off the machine; a user can
-look at them, edit them and point one at a real receiver.
+look at them, edit them and point one at a real receiver. Each says so as the reason it is
+paused: nobody paused it, and the service's reason for a pause asked for ("by a PUT") would
+have the app say a user did.
 """
 
 from __future__ import annotations
@@ -10,7 +12,13 @@ from __future__ import annotations
 import random
 import string
 
+from sqlalchemy.orm import Session
+
 from freightdesk.models.webhooks import PushConfigurationInput
+from freightdesk.server.webhooks import configs
+from freightdesk.server.webhooks.secret_box import SecretBox
+
+PAUSED_REASON = "saved paused in the demo data, so nothing is sent off this machine"
 
 
 def _secret(rng: random.Random, length: int = 32) -> str:
@@ -86,3 +94,10 @@ def configurations(rng: random.Random) -> list[PushConfigurationInput]:
         PushConfigurationInput.model_validate(body | {"enabled": False, "version": 1})
         for body in bodies
     ]
+
+
+def save(session: Session, tenant_id: int, rng: random.Random, box: SecretBox | None) -> None:
+    """The demo's configurations saved for tenant `tenant_id`, paused for the demo's reason."""
+    for body in configurations(rng):
+        row, _secret = configs.save(session, tenant_id, body, box)
+        row.disabled_reason = PAUSED_REASON

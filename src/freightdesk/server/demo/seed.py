@@ -92,7 +92,6 @@ from freightdesk.server.tables.account_groups import AccountGroupRow
 from freightdesk.server.tables.stop_locations import StopLocationRow
 from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.tracking import Shipment
-from freightdesk.server.webhooks import configs as push_configs
 from freightdesk.server.webhooks import secret_box
 
 log = logging.getLogger(__name__)
@@ -253,8 +252,7 @@ def _setup(
             session.add(AccountGroupRow(tenant_id=tenant_id, code=code, name=name))
         _stop_locations(session, tenant_id, anchor)
         sealed = secret_box.box(context)  # secrets never stored in clear, not even briefly
-        for body in pushes.configurations(rng):
-            push_configs.save(session, tenant_id, body, sealed)
+        pushes.save(session, tenant_id, rng, sealed)
         progress.shipments_total = total
         progress.stage = Stage.SHIPMENTS.value
     return True
