@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -494,4 +494,42 @@ async def test_the_pane_says_no_interface_codes(
     await _press(qtbot, pane.table, Qt.Key.Key_F2)
     assert pane.form_box.title() == "Rename WEST"
     assert leaks(pane) == [] and "Carrier profiles" in pane.hint.text()
+    pane.shutdown()
+
+
+def _add_button_at(pane: AccountGroupsPane) -> int:
+    """Where the Add button is once the layouts have taken in what changed."""
+    for _ in range(3):  # the form's layout, its group box's, the pane's
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    return pane.add_button.mapTo(pane, QPoint(0, 0)).y()
+
+
+async def test_the_add_button_stays_put_while_messages_come_and_go(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user's click on Add landed where the button had been: a message under a field
+    went as they typed and the button moved up about 30 px."""
+    session, tenant = connected
+    pane = await _shown_with(qtbot, session, tenant, ("WEST", "West"))
+    at = _add_button_at(pane)
+    # Nothing typed: a message under each field, the button where it was.
+    qtbot.mouseClick(pane.add_button, LEFT)
+    assert pane.errors.message_for("code") and pane.errors.message_for("name")
+    assert _add_button_at(pane) == at
+    qtbot.keyClicks(pane.code, "WEST")
+    assert not pane.errors.message_for("code")
+    assert _add_button_at(pane) == at
+    qtbot.keyClicks(pane.name, "West again")
+    assert not pane.errors.message_for("name")
+    assert _add_button_at(pane) == at
+    # The service refuses the duplicate beside the code; typing a new code hides it, and the
+    # button stays where the user's pointer is.
+    qtbot.mouseClick(pane.add_button, LEFT)
+    await wait_until(lambda: "already exists" in pane.errors.message_for("code"), WAIT)
+    refused_at = _add_button_at(pane)
+    qtbot.keyClicks(pane.code, "2")
+    assert not pane.errors.message_for("code")
+    assert _add_button_at(pane) == refused_at
+    qtbot.mouseClick(pane.add_button, LEFT)
+    await wait_until(lambda: "Added WEST2" in pane.notice.text(), WAIT)
     pane.shutdown()

@@ -57,6 +57,21 @@ RENAME_HINT = (
 )
 
 
+def _keep_room(error: ErrorLabel, field: QLineEdit) -> None:
+    """The form stays still while the user types: `error` keeps a line's room when it says
+    nothing, and the room it took while the field is edited (the edit hides it). Otherwise
+    the Add button jumped about 30 px as a message came and went, and a click meant for it
+    landed where it had been. The room is given back at the next send."""
+    policy = error.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    error.setSizePolicy(policy)
+    line = error.fontMetrics().lineSpacing()
+    error.setMinimumHeight(line)
+    field.textEdited.connect(
+        lambda _text: error.setMinimumHeight(max(error.minimumHeight(), error.height(), line))
+    )
+
+
 class AccountGroupsPane(ListExport, QWidget):
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,8 +123,12 @@ class AccountGroupsPane(ListExport, QWidget):
         self.form_box.setMinimumWidth(360)
         self.form_box.setMaximumWidth(440)
         form = QFormLayout(self.form_box)
-        self.errors.add_row(form, "C&ode", "code", self.code)
-        self.errors.add_row(form, "&Name", "name", self.name)
+        self.field_errors = [
+            self.errors.add_row(form, "C&ode", "code", self.code),
+            self.errors.add_row(form, "&Name", "name", self.name),
+        ]
+        for field, error in zip((self.code, self.name), self.field_errors, strict=True):
+            _keep_room(error, field)
         form.addRow(general)
         form_buttons = QHBoxLayout()
         form_buttons.addWidget(self.add_button)
@@ -246,6 +265,8 @@ class AccountGroupsPane(ListExport, QWidget):
         # went through. A list error stays (it is about the list, not this group).
         if not self.notice.is_error:
             self.notice.clear_message()
+        for error in self.field_errors:  # what this send finds takes the room it needs
+            error.setMinimumHeight(error.fontMetrics().lineSpacing())
         if send is None:
             self.errors.show(problems)
             return
