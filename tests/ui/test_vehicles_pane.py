@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.vehicles.pane import VehiclesPane
+from freightdesk.ui.widgets.forms import ErrorLabel
 from tests.server.test_vehicles import CHICAGO
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
@@ -250,4 +251,45 @@ async def test_an_empty_list_says_how_to_fill_it(
     # The window's times are read whole in the narrow form beside the list at 1366.
     for edit in (pane.form.start, pane.form.end):
         assert edit.width() >= edit.sizeHint().width(), (edit.text(), edit.width())
+    pane.shutdown()
+
+
+async def test_problems_of_what_no_longer_applies_go(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A new user saw "Longitude: …" stay under the greyed point after choosing "An address"
+    again, and after the next search."""
+    pane = await _demo_pane(qtbot, connected)
+    form = pane.form
+    form.where.setFocus()
+    qtbot.keyClick(form.where, Qt.Key.Key_Down)  # "A point (latitude, longitude)"
+    assert form.point.isEnabled()
+    type_text(form.point.edits["latitude"], "999")
+    type_text(form.point.edits["longitude"], "abc")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("geoCoordinates.longitude").startswith("Longitude: ")
+    assert not pane.run.running  # nothing was sent
+    # Back to an address: the point is greyed and says nothing any more.
+    form.where.setFocus()
+    qtbot.keyClick(form.where, Qt.Key.Key_Up)
+    assert not form.point.isEnabled()
+    assert not pane.errors.message_for("geoCoordinates.longitude")
+    assert not pane.errors.message_for("geoCoordinates.latitude")
+    # An address problem goes too once the point is chosen again.
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("address.city")
+    form.where.setFocus()
+    qtbot.keyClick(form.where, Qt.Key.Key_Down)
+    assert not pane.errors.message_for("address.city")
+    # The next search clears the old problems, whatever answers it.
+    form.where.setFocus()
+    qtbot.keyClick(form.where, Qt.Key.Key_Up)
+    type_text(form.street.edits["addressLines"], "233 S Wacker Dr")
+    type_text(form.place.edits["city"], "Chicago")
+    type_text(form.place.edits["state"], "IL")
+    type_text(form.place.edits["postalCode"], "60606")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not pane.run.running and pane.model.rowCount() > 0, 30)
+    shown = [e.text() for e in form.findChildren(ErrorLabel) if not e.isHidden()]
+    assert shown == []
     pane.shutdown()

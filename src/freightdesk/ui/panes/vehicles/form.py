@@ -103,6 +103,7 @@ class Parts(QWidget):
         super().__init__(parent)
         box, row = _rows(self)
         self.edits: dict[str, QLineEdit] = {}
+        self.messages: list[PartError] = []
         for key, hint, name in parts:
             edit = QLineEdit(self)
             edit.setObjectName(f"{prefix}.{key}")
@@ -116,6 +117,7 @@ class Parts(QWidget):
             box.addWidget(label)
             errors.register(f"{prefix}.{key}", edit, label)
             self.edits[key] = edit
+            self.messages.append(label)
 
 
 class VehicleSearchForm(QGroupBox):
@@ -183,8 +185,13 @@ class VehicleSearchForm(QGroupBox):
         self.mine.setChecked(True)
 
         self.errors.add_row(self.form, "Aro&und", "where", self.where)
-        self.errors.add_row(self.form, "&Address", "address", self.address)
-        self.errors.add_row(self.form, "P&oint", "geoCoordinates", self.point)
+        address_error = self.errors.add_row(self.form, "&Address", "address", self.address)
+        point_error = self.errors.add_row(self.form, "P&oint", "geoCoordinates", self.point)
+        # The messages about the address, then those about the point.
+        self._messages: dict[str, list[ErrorLabel]] = {
+            ADDRESS: [address_error, *self.street.messages, *self.place.messages],
+            POINT: [point_error, *self.point.messages],
+        }
         self.errors.add_row(self.form, "Rad&ius", "radius", radius_row)
         self.errors.add_row(self.form, "&Window", "timeRange", window)
         self.errors.add_row(self.form, "&Truck type", "truckType", self.truck)
@@ -213,6 +220,9 @@ class VehicleSearchForm(QGroupBox):
         self.point.setEnabled(at_point)
         self.address.setToolTip("Choose “An address” above to search round one" if at_point else "")
         self.point.setToolTip("" if at_point else "Choose “A point” above to search round one")
+        # A problem of the part that no longer applies is no longer one: it is not sent.
+        for message in self._messages[ADDRESS if at_point else POINT]:
+            message.clear_message()
 
     def _unit_changed(self) -> None:
         unit = RadiusUnit(self.unit.currentData())
