@@ -4,7 +4,8 @@ statuses with their history, find a leg by bill of lading or waybill, stop track
 The list is the legs this profile started or looked up (the interface cannot list them; see
 `service/rail.py`). The info and warning messages of the service's answers are shown as it
 gives them (the field each names in the form's words), under the form after a send and in the
-leg's detail.
+leg's detail, but for the uuids and ISO times in them: a leg is named as the form's "Same
+move as" names it, by its equipment and bills of lading, and a time is said in the one clock.
 """
 
 from __future__ import annotations
@@ -121,14 +122,60 @@ def source_text(source: str) -> str:
     return SOURCE_WORDS.get(re.split(r"[\[.]", source, maxsplit=1)[0], source)
 
 
-def messages_text(messages: Sequence[InfoMessage]) -> str:
-    """The service's info and warning messages, one a line, as it gave them, the field each
-    names as the form calls it."""
+# A leg's or a move's uuid in a message, with the words before it that say which it is.
+_UUID_NAMED = re.compile(
+    r"(?:\b(master shipment|leg) )?\b([0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})\b"
+)
+_ISO_TIME = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?"
+)
+
+
+def _leg_words(found: re.Match[str], listed: Sequence[RailStatusResponse], about: str) -> str:
+    """A uuid of a message as the dispatcher knows it: the leg it is, or the move it links
+    (its legs but `about`, the leg the message is about), by equipment and bill of lading."""
+    named, uuid = found.group(1), found.group(2).lower()
+    for leg in listed:
+        if leg_key(leg).lower() == uuid and named != "master shipment":
+            return move_text(leg)
+    move = [
+        move_text(leg)
+        for leg in listed
+        if str(leg.shipment.master_shipment_id).lower() == uuid and leg_key(leg) != about
+    ]
+    if move:
+        return f"the move of {'; '.join(move)}"
+    if named == "master shipment":
+        return "a move not in this list"
+    return "a leg not in this list"
+
+
+def _time_words(found: re.Match[str]) -> str:
+    try:
+        return user_time(datetime.fromisoformat(found.group(0).replace("Z", "+00:00")))
+    except ValueError:
+        return found.group(0)
+
+
+def message_words(text: str, listed: Sequence[RailStatusResponse] = (), about: str = "") -> str:
+    """A message of the service with its uuids named from the legs `listed` (`about`: the
+    key of the leg it is about) and its ISO times in the one clock."""
+    text = _UUID_NAMED.sub(lambda found: _leg_words(found, listed, about), text)
+    return _ISO_TIME.sub(_time_words, text)
+
+
+def messages_text(
+    messages: Sequence[InfoMessage],
+    listed: Sequence[RailStatusResponse] = (),
+    about: str = "",
+) -> str:
+    """The service's info and warning messages, one a line, as it gave them (but for the
+    words of `message_words`), the field each names as the form calls it."""
     lines = []
     for message in messages:
         kind = "Warning" if message.severity is MessageSeverity.WARNING else "Info"
         where = f" ({source_text(message.source)})" if message.source else ""
-        lines.append(f"{kind}{where}: {message.message}")
+        lines.append(f"{kind}{where}: {message_words(message.message, listed, about)}")
     return "\n".join(lines)
 
 
@@ -163,10 +210,14 @@ def move_text(leg: RailStatusResponse) -> str:
     return f"{equipment_text(leg)} ({ids})" if ids else equipment_text(leg)
 
 
-def leg_detail(leg: RailStatusResponse, partners: Sequence[str] = ()) -> str:
+def leg_detail(
+    leg: RailStatusResponse,
+    partners: Sequence[str] = (),
+    listed: Sequence[RailStatusResponse] = (),
+) -> str:
     """Everything known of a leg: its identifiers, the legs of the same move (`partners`, as
     `move_text` says them: not the uuids that link them), stops, each equipment's status and
-    history, and the service's messages."""
+    history, and the service's messages (the legs they name, from those `listed`)."""
     shipment = leg.shipment
     lines = [
         f"Equipment {equipment_text(leg)}"
@@ -204,7 +255,7 @@ def leg_detail(leg: RailStatusResponse, partners: Sequence[str] = ()) -> str:
         lines.append(f"  History ({len(history)} status{'es' if len(history) != 1 else ''}):")
         lines.extend(f"    {update_line(update)}" for update in history)
     if leg.info_messages:
-        lines.extend(["", messages_text(leg.info_messages)])
+        lines.extend(["", messages_text(leg.info_messages, listed, leg_key(leg))])
     return "\n".join(lines)
 
 
@@ -402,12 +453,13 @@ class RailPane(ListExport, QWidget):
             for other in self.model.items
             if other.shipment.master_shipment_id == master and leg_key(other) != leg_key(leg)
         ]
-        self.detail.setPlainText(leg_detail(leg, partners))
+        self.detail.setPlainText(leg_detail(leg, partners, self.model.items))
 
-    def _show_messages(self, messages: Sequence[InfoMessage]) -> None:
+    def _show_messages(self, messages: Sequence[InfoMessage], about: str = "") -> None:
+        """`messages` under the form; `about`: the key of the leg they are about."""
         warned = any(m.severity is MessageSeverity.WARNING for m in messages)
         self.messages.setStyleSheet(f"color: {WARNING_COLOR};" if warned else "")
-        self.messages.setText(messages_text(messages))
+        self.messages.setText(messages_text(messages, self.model.items, about))
 
     def _busy(self, busy: bool) -> None:
         self.track_button.setEnabled(not busy)
@@ -431,7 +483,7 @@ class RailPane(ListExport, QWidget):
         def done(answer: tuple[RailShipmentResponse, RailStatusResponse]) -> None:
             self._busy(False)
             created, leg = answer
-            self._show_messages(created.info_messages)
+            self._show_messages(created.info_messages, leg_key(leg))
             self.notice.show_info(f"Tracking {equipment_text(leg)}")
             self.table.select_when_listed(leg_key(leg))
 
