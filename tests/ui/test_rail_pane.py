@@ -368,5 +368,6 @@ async def test_a_second_leg_joins_the_first_ones_move_named_by_its_equipment(
     said = pane.messages.text()
     assert "Info (same move as): Linked to the move of CSQU3054383 (BOL-FIRST) as leg 2" in said
     assert str(first) not in said and str(first) not in pane.detail.toPlainText()
+    assert "Info: No stops were given" in said  # not the request's "shipmentStops"
     assert leaks(pane) == []
     pane.shutdown()

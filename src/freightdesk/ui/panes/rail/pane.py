@@ -126,6 +126,7 @@ def source_text(source: str) -> str:
 _UUID_NAMED = re.compile(
     r"(?:\b(master shipment|leg) )?\b([0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})\b"
 )
+_FIELD_NAMES = re.compile(r"\b(?:" + "|".join(SOURCE_WORDS) + r")\b")
 _ISO_TIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?"
 )
@@ -159,8 +160,10 @@ def _time_words(found: re.Match[str]) -> str:
 
 def message_words(text: str, listed: Sequence[RailStatusResponse] = (), about: str = "") -> str:
     """A message of the service with its uuids named from the legs `listed` (`about`: the
-    key of the leg it is about) and its ISO times in the one clock."""
+    key of the leg it is about), the request's fields as the form calls them ("No
+    shipmentStops were given": stops) and its ISO times in the one clock."""
     text = _UUID_NAMED.sub(lambda found: _leg_words(found, listed, about), text)
+    text = _FIELD_NAMES.sub(lambda found: SOURCE_WORDS[found.group(0)], text)
     return _ISO_TIME.sub(_time_words, text)
 
 
