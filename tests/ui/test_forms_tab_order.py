@@ -8,7 +8,10 @@ field (its focus proxy) before the row's own container, and Qt puts a focus prox
 child right after the widget it stands for, so the container's turn moved the first field
 back before the holder: the holder came after the row's fields in the focus chain and Tab
 from the last field went to it, that is back to the first. The stop location's hours grids
-went round their cells for ever (Qt's table does): Tab now leaves them from the last cell."""
+went round their cells for ever (Qt's table does): Tab now leaves them from the last cell.
+So did the new shipment's and the booking's tables with a drop-down in a cell (a stop's type):
+every table the user edits (`EditTable`) leaves from its last cell, Shift+Tab from its first,
+to the field after or before the table (not the cells' drop-downs', after the buttons)."""
 
 from __future__ import annotations
 
@@ -29,7 +32,9 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.vehicles.form import VehicleSearchForm
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
@@ -38,6 +43,8 @@ from tests.ui.conftest import activated
 from tests.ui.test_export_panes import _from_loop
 
 FORMS: dict[str, Callable[[AppSession], QWidget]] = {
+    "new shipment": lambda s: ShipmentFormDialog(s, None),
+    "booking": lambda s: BookingFormDialog(s),
     "stop location": lambda s: StopLocationFormDialog(s, None),
     "rate request": lambda s: RateRequestFormDialog(s),
     "webhook": lambda s: WebhookFormDialog(s, None),
@@ -60,6 +67,15 @@ def _inside_a_field(widget: QWidget) -> bool:
     return False
 
 
+def _field(widget: QWidget | None) -> QWidget:
+    """`widget`, or the table it is a cell's drop-down of (a table's cells are one field)."""
+    assert widget is not None
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QAbstractItemView):
+        parent = parent.parentWidget()
+    return widget if parent is None else parent
+
+
 def _fields(page: QWidget) -> set[QWidget]:
     """What Tab should reach on `page`: every shown, enabled widget that takes Tab itself."""
     return {
@@ -75,11 +91,10 @@ def _fields(page: QWidget) -> set[QWidget]:
 
 async def _walk(qtbot: QtBot, key: Qt.Key) -> list[QWidget]:
     """The widgets `key` (Tab or Backtab) takes the keyboard to from where it is, one each
-    (a table's cells are one), until one comes again."""
+    (a table's cells, and the drop-downs in them, are one), until one comes again."""
     seen: list[QWidget] = []
     for _ in range(PRESSES):
-        here = QApplication.focusWidget()
-        assert here is not None
+        here = _field(QApplication.focusWidget())
         if not seen or seen[-1] is not here:
             if here in seen:
                 return seen[seen.index(here) :]

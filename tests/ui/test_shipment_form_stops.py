@@ -66,7 +66,7 @@ async def test_a_truckload_needs_its_pickup_and_delivery(qtbot: QtBot, session: 
     await _save(qtbot, form)
     assert not form.errors.message_for("routeInfo")
     assert "Not connected" in form.errors.general.text()  # checked, then on to send
-    form._dirty = False
+    form.mark_clean()
     form.close()
 
 

@@ -9,15 +9,10 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QHBoxLayout,
     QHeaderView,
-    QMessageBox,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -42,7 +37,8 @@ from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import NOT_CONNECTED, explain
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.edit_table import EditTable
+from freightdesk.ui.widgets.form_dialog import FormDialog
 
 MODES = [
     (Mode.TL, "Truckload (TL)"),
@@ -60,23 +56,14 @@ NAME, STREET, CITY, STATE, POSTAL_CODE, COUNTRY = range(1, 7)
 NEEDS_STOPS = {Mode.TL: "a truckload", Mode.LTL: "an LTL shipment"}
 
 
-def _table(headers: list[str], parent: QWidget) -> QTableWidget:
-    table = QTableWidget(0, len(headers), parent)
-    table.setHorizontalHeaderLabels(headers)
-    table.verticalHeader().setVisible(False)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-    table.setMinimumHeight(110)
-    return table
-
-
 def _text(table: QTableWidget, row: int, column: int) -> str:
     item = table.item(row, column)
     return item.text().strip() if item is not None else ""
 
 
-class ShipmentFormDialog(QDialog):
+class ShipmentFormDialog(FormDialog):
     saved = Signal(object)  # TrackedShipment
+    discard_text = "Discard the changes to this shipment?"
 
     def __init__(
         self, session: AppSession, shipment: TrackedShipment | None, parent: QWidget | None = None
@@ -86,87 +73,49 @@ class ShipmentFormDialog(QDialog):
         self.shipment = shipment
         self.setWindowTitle("Edit shipment" if shipment else "New shipment")
         self.setMinimumSize(760, 620)
-        self._dirty = False
 
         self.mode = QComboBox(self)
         self.mode.setObjectName("mode")
         for mode, label in MODES:
             self.mode.addItem(label, mode.value)
-        self.identifiers = _table(["Type", "Value"], self)
-        self.identifiers.setObjectName("identifiers")
-        self.attributes = _table(["Name", "Values (comma separated)"], self)
-        self.attributes.setObjectName("attributes")
-        self.stops = _table(STOP_COLUMNS, self)
-        self.stops.setObjectName("stops")
-        general = ErrorLabel(self)
-        self.errors = FieldErrors(general)
+        tables = [
+            self._table(["Type", "Value"], "identifiers", "identifier", self.add_identifier),
+            self._table(
+                ["Name", "Values (comma separated)"], "attributes", "attribute", self.add_attribute
+            ),
+            self._table(STOP_COLUMNS, "stops", "stop", self.add_stop),
+        ]
+        self.identifiers, self.attributes, self.stops = (box.table for box in tables)
         form = QFormLayout()
         self.errors.add_row(form, "&Mode", "plan", self.mode)
-        self.errors.add_row(
-            form,
-            "&Identifiers",
-            "identifiers",
-            self._with_buttons(
-                self.identifiers, lambda: self.add_identifier(), self._remove_row(self.identifiers)
-            ),
-        )
-        self.errors.add_row(
-            form,
-            "&Attributes",
-            "attributes",
-            self._with_buttons(
-                self.attributes, lambda: self.add_attribute(), self._remove_row(self.attributes)
-            ),
-        )
-        self.errors.add_row(
-            form,
-            "&Stops",
-            "routeInfo",
-            self._with_buttons(self.stops, lambda: self.add_stop(), self._remove_row(self.stops)),
-        )
-        form.addRow(general)
+        self.errors.add_row(form, "&Identifiers", "identifiers", tables[0])
+        self.errors.add_row(form, "&Attributes", "attributes", tables[1])
+        self.errors.add_row(form, "&Stops", "routeInfo", tables[2])
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.general_error)
         layout.addWidget(self.buttons)
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         self.mode.currentIndexChanged.connect(self._mode_changed)
-        for table in (self.identifiers, self.attributes, self.stops):
-            table.itemChanged.connect(self._mark_dirty)
         self._load(shipment)
-        self._dirty = False
+        self.mark_clean()
 
     # --- building ------------------------------------------------------------------------------
 
-    def _with_buttons(
-        self, table: QTableWidget, add: Callable[[], None], remove: Callable[[], None]
-    ) -> QWidget:
-        holder = QWidget(self)
-        box = QVBoxLayout(holder)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(table)
-        row = QHBoxLayout()
-        add_button = QPushButton("Add", holder)
-        remove_button = QPushButton("Remove", holder)
-        add_button.clicked.connect(add)
-        remove_button.clicked.connect(remove)
-        row.addWidget(add_button)
-        row.addWidget(remove_button)
-        row.addStretch(1)
-        box.addLayout(row)
-        return holder
-
-    def _remove_row(self, table: QTableWidget) -> Callable[[], None]:
-        def remove() -> None:
-            row = table.currentRow()
-            if row >= 0:
-                table.removeRow(row)
-                self._mark_dirty()
-
-        return remove
+    def _table(
+        self, headers: list[str], name: str, noun: str, add: Callable[[], None]
+    ) -> EditTable:
+        box = EditTable(headers, "Add", f"Remove {noun}", self)
+        box.table.setObjectName(name)
+        box.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        box.table.setMinimumHeight(110)
+        box.add_button.clicked.connect(lambda: add())
+        box.changed.connect(self.mark_dirty)
+        return box
 
     def current_mode(self) -> Mode:
         return Mode(str(self.mode.currentData()))
@@ -179,7 +128,7 @@ class ShipmentFormDialog(QDialog):
             combo.addItem(selected)  # keep what the shipment has; validation says what is wrong
         if selected:
             combo.setCurrentText(selected)
-        combo.currentIndexChanged.connect(self._mark_dirty)
+        combo.currentIndexChanged.connect(self.mark_dirty)
         return combo
 
     def add_identifier(self, kind: str | None = None, value: str = "") -> None:
@@ -190,7 +139,7 @@ class ShipmentFormDialog(QDialog):
         self.identifiers.insertRow(row)
         self.identifiers.setCellWidget(row, 0, self._type_combo(kind))
         self.identifiers.setItem(row, 1, QTableWidgetItem(value))
-        self._mark_dirty()
+        self.mark_dirty()
 
     def add_attribute(self, name: str = "", values: str = "") -> None:
         if self.attributes.rowCount() >= MAX_ATTRIBUTES:
@@ -202,7 +151,7 @@ class ShipmentFormDialog(QDialog):
         self.attributes.insertRow(row)
         self.attributes.setItem(row, 0, QTableWidgetItem(name))
         self.attributes.setItem(row, 1, QTableWidgetItem(values))
-        self._mark_dirty()
+        self.mark_dirty()
 
     def add_stop(self, stop: RouteStop | None = None) -> None:
         row = self.stops.rowCount()
@@ -215,7 +164,7 @@ class ShipmentFormDialog(QDialog):
             kind.setCurrentText(StopType.PICKUP.value)
         else:
             kind.setCurrentText(StopType.DELIVERY.value)
-        kind.currentIndexChanged.connect(self._mark_dirty)
+        kind.currentIndexChanged.connect(self.mark_dirty)
         self.stops.setCellWidget(row, 0, kind)
         address = stop.location.address if stop and stop.location else None
         values = [
@@ -228,7 +177,7 @@ class ShipmentFormDialog(QDialog):
         ]
         for column, text in enumerate(values, start=1):
             self.stops.setItem(row, column, QTableWidgetItem(text or ""))
-        self._mark_dirty()
+        self.mark_dirty()
 
     def _load(self, shipment: TrackedShipment | None) -> None:
         if shipment is None:
@@ -252,10 +201,7 @@ class ShipmentFormDialog(QDialog):
             combo = self.identifiers.cellWidget(row, 0)
             current = combo.currentText() if isinstance(combo, QComboBox) else None
             self.identifiers.setCellWidget(row, 0, self._type_combo(current))
-        self._mark_dirty()
-
-    def _mark_dirty(self, *_args: object) -> None:
-        self._dirty = True
+        self.mark_dirty()
 
     # --- validating and saving -------------------------------------------------------------------
 
@@ -420,7 +366,7 @@ class ShipmentFormDialog(QDialog):
 
         def done(saved: object) -> None:
             self.buttons.setEnabled(True)
-            self._dirty = False
+            self.mark_clean()
             self.saved.emit(saved)
             self.accept()
 
@@ -432,22 +378,3 @@ class ShipmentFormDialog(QDialog):
                 self.errors.show({}, general=explain(error))
 
         spawn(service.save(body), on_done=done, on_error=failed, name="save-shipment", owner=self)
-
-    def reject(self) -> None:
-        if not self._dirty:
-            super().reject()
-            return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Unsaved changes",
-            "Discard the changes to this shipment?",
-            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            self,
-        )
-        box.setObjectName("unsavedChanges")
-        box.finished.connect(
-            lambda result: (
-                QDialog.reject(self) if result == QMessageBox.StandardButton.Discard else None
-            )
-        )
-        box.open()

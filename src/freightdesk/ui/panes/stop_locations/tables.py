@@ -6,20 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.ui.panes.stop_locations.text import DAYS
-from freightdesk.ui.widgets.item_table import add_key
+from freightdesk.ui.widgets.edit_table import EditTable, FormTable
 
 
 def check_item(on: bool) -> QTableWidgetItem:
@@ -31,22 +27,9 @@ def check_item(on: bool) -> QTableWidgetItem:
     return item
 
 
-class Grid(QTableWidget):
-    """Tab goes from cell to cell and, from the last cell, on to the next field; Shift+Tab
-    likewise back from the first. (Qt's table goes round to its first cell: Tab never left
-    it, and the fields and buttons after it could not be reached by keyboard.)"""
-
-    def focusNextPrevChild(self, next_: bool) -> bool:  # noqa: N802 (Qt's name)
-        current = self.currentIndex()
-        end = (self.rowCount() - 1, self.columnCount() - 1) if next_ else (0, 0)
-        if not current.isValid() or (current.row(), current.column()) == end:
-            return QWidget.focusNextPrevChild(self, next_)
-        return super().focusNextPrevChild(next_)
-
-
 def grid(headers: list[str], parent: QWidget) -> QTableWidget:
     """A compact grid: narrow day columns, time and date columns just wide enough."""
-    table = Grid(0, len(headers), parent)
+    table = FormTable(0, len(headers), parent)
     table.setHorizontalHeaderLabels(headers)
     table.verticalHeader().setVisible(False)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -70,33 +53,9 @@ def checked(table: QTableWidget, row: int, column: int) -> bool:
     return item is not None and item.checkState() == Qt.CheckState.Checked
 
 
-class TableWithButtons(QWidget):
-    """A table with Add and Remove buttons under it (Delete removes the current row)."""
+class TableWithButtons(EditTable):
+    """A grid with Add and Remove buttons under it (Delete removes the current row)."""
 
     def __init__(self, table: QTableWidget, add: Callable[[], None], noun: str) -> None:
-        super().__init__()
-        self.table = table
-        self.add_button = QPushButton(f"Add {noun}", self)
-        self.remove_button = QPushButton("Remove", self)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.add_button)
-        row.addWidget(self.remove_button)
-        row.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(table)
-        layout.addLayout(row)
+        super().__init__([], f"Add {noun}", f"Remove {noun}", None, table=table)
         self.add_button.clicked.connect(add)
-        self.remove_button.clicked.connect(self.remove_current)
-        add_key(
-            table,
-            QKeySequence(QKeySequence.StandardKey.Delete),
-            self.remove_current,
-            f"Remove {noun}",
-        )
-
-    def remove_current(self) -> None:
-        row = self.table.currentRow()
-        if row >= 0:
-            self.table.removeRow(row)
