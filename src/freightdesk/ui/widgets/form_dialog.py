@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
-from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QWidget
 
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.screen_fit import fit_on_screen
 
 
 def ask(
@@ -62,6 +64,18 @@ class FormDialog(QDialog):
         self.dirty = False
         self.question: QMessageBox | None = None
         self._opened = False
+        self._fitted = False
+
+    def setVisible(self, visible: bool) -> None:  # noqa: N802 (Qt's name)
+        # Fitted to the screen before it first shows (show, open and exec come here), when
+        # its fields are laid out; Qt then centres it on the window it opens over.
+        if visible and not self._fitted:
+            self._fitted = True
+            buttons = self.findChildren(
+                QDialogButtonBox, options=Qt.FindChildOption.FindDirectChildrenOnly
+            )
+            fit_on_screen(self, [self.general_error, *buttons])
+        super().setVisible(visible)
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)

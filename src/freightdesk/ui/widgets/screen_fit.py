@@ -1,8 +1,11 @@
-"""A dialog's height within its screen: its buttons stay in sight on a 1366x768 laptop."""
+"""A dialog's size within its screen: its buttons stay in sight on a 1366x768 laptop."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QFrame, QLayout, QScrollArea, QVBoxLayout, QWidget
 
 ROOM_AROUND = 80  # of the screen's available height, left to the title bar and a taskbar
 
@@ -19,3 +22,47 @@ def fitting_height(window: QWidget, wanted: int) -> int:
 def resize_to_fit(window: QWidget, width: int, height: int) -> None:
     """Resize `window` to `width` by `height`, or shorter to fit its screen (see above)."""
     window.resize(width, fitting_height(window, height))
+
+
+def fit_on_screen(dialog: QDialog, in_sight: Sequence[QWidget]) -> None:
+    """Size `dialog`, about to show, to fit the height of its screen (the one of the window it
+    opens over) with room for a title bar and a taskbar. Where its fields cannot be that short
+    they scroll, and `in_sight` (its general error, its buttons) stay under them, in sight.
+    Its width is its own: the forms are made for a 1366 px screen."""
+    screen = (dialog.parentWidget() or dialog).screen()
+    layout = dialog.layout()
+    if screen is None or layout is None:
+        return
+    room = screen.availableGeometry().height() - ROOM_AROUND
+    if not dialog.testAttribute(Qt.WidgetAttribute.WA_Resized):
+        dialog.adjustSize()  # the size Qt would give it, which the dialog did not choose
+    wanted = dialog.size()
+    # Its fields scroll only where they cannot be squeezed into the room: a minimum height
+    # the dialog chose (for looks) gives way first.
+    if dialog.minimumSizeHint().height() > room:
+        _scroll_fields(dialog, layout, in_sight)
+    dialog.setMinimumHeight(min(dialog.minimumHeight(), room))
+    dialog.resize(wanted.width(), min(wanted.height(), room))
+
+
+def _scroll_fields(dialog: QDialog, layout: QLayout, in_sight: Sequence[QWidget]) -> None:
+    """Move what `layout` holds, but `in_sight`, into a scroll area in the dialog, `in_sight`
+    under it. The fields move to a widget of the same window: the keyboard's Tab order stays."""
+    kept = [widget for widget in in_sight if layout.indexOf(widget) >= 0]
+    for widget in kept:
+        layout.removeWidget(widget)
+    margins = layout.contentsMargins()
+    fields = QWidget(dialog)
+    fields.setLayout(layout)  # taken from the dialog, the fields with it
+    layout.setContentsMargins(0, 0, 0, 0)
+    scroll = QScrollArea(dialog)
+    scroll.setObjectName("formFields")
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes from field to field, as before
+    scroll.setWidgetResizable(True)
+    scroll.setWidget(fields)
+    outer = QVBoxLayout(dialog)
+    outer.setContentsMargins(margins)
+    outer.addWidget(scroll, 1)
+    for widget in kept:
+        outer.addWidget(widget)

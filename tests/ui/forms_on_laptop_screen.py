@@ -1,0 +1,93 @@
+"""Run by tests/ui/test_forms_fit_laptop.py in a process of its own whose offscreen screen is
+a laptop's (FREIGHTDESK_TEST_SCREEN: 1366x768, or it or 1280x720 at 125 % scale): each form the app
+opens fits the screen with room for a title bar and a taskbar, its Save button in sight,
+centred on the window it opens over. Not collected with the suite (its name): the suite's
+own offscreen screen is 800x800."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QScrollArea, QWidget
+from pytestqt.qtbot import QtBot
+
+from freightdesk.models.auth import TenantRole
+from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
+from freightdesk.ui.panes.documents.upload import UploadDialog
+from freightdesk.ui.panes.packages.form import PackageFormDialog
+from freightdesk.ui.panes.rates.form import RateRequestFormDialog
+from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
+from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
+from freightdesk.ui.panes.webhooks.form import WebhookFormDialog
+from freightdesk.ui.widgets.screen_fit import ROOM_AROUND
+from tests.ui.conftest import activated
+from tests.ui.test_export_panes import _from_loop
+
+SCREEN = os.environ.get("FREIGHTDESK_TEST_SCREEN", "")
+# The forms whose fields scroll on a screen: those too tall for it however squeezed.
+SCROLLED = {"1024x576": ("new shipment", "new stop location", "new booking")}
+PRESSES = 200  # a table takes a Tab per cell; far more than any form's fields and cells
+SAVING = (QDialogButtonBox.ButtonRole.AcceptRole, QDialogButtonBox.ButtonRole.ApplyRole)
+
+FORMS: dict[str, Callable[[AppSession, QWidget, Path], QDialog]] = {
+    "new shipment": lambda s, w, _p: ShipmentFormDialog(s, None, w),
+    "new stop location": lambda s, w, _p: StopLocationFormDialog(s, None, w),
+    "new rate request": lambda s, w, _p: RateRequestFormDialog(s, None, w),
+    "new package": lambda s, w, _p: PackageFormDialog(s, None, w),
+    "new booking": lambda s, w, _p: BookingFormDialog(s, parent=w),
+    "new webhook": lambda s, w, _p: WebhookFormDialog(s, None, w),
+    "upload documents": lambda _s, w, p: UploadDialog([p], TenantRole.SHIPPER, parent=w),
+}
+
+
+@pytest.mark.parametrize("kind", list(FORMS))
+async def test_the_form_fits_the_screen_save_in_sight(
+    qtbot: QtBot, session: AppSession, tmp_path: Path, kind: str
+) -> None:
+    available = QApplication.primaryScreen().availableGeometry()
+    assert f"{available.width()}x{available.height()}" == SCREEN, available
+    main = QWidget()  # the main window, as big as the screen leaves room for
+    qtbot.addWidget(main)
+    main.setGeometry(available.adjusted(0, 0, 0, -ROOM_AROUND))
+    main.show()
+    document = tmp_path / "bol.pdf"
+    document.write_bytes(b"%PDF-1.4\n")
+    dialog = FORMS[kind](session, main, document)
+    await activated(dialog)
+    frame = dialog.frameGeometry()
+    assert dialog.height() <= available.height() - ROOM_AROUND, dialog.size()
+    assert available.contains(frame), (frame, available)
+    assert (frame.center() - main.frameGeometry().center()).manhattanLength() <= 2, frame
+    (buttons,) = dialog.findChildren(QDialogButtonBox)
+    save = next(b for b in buttons.buttons() if buttons.buttonRole(b) in SAVING)
+    at = QRect(save.mapTo(dialog, QPoint(0, 0)), save.size())
+    assert save.isVisible() and dialog.rect().contains(at), (at, dialog.size())
+    assert dialog.childAt(at.center()) is save, dialog.childAt(at.center())
+    fields = dialog.findChild(QScrollArea, "formFields")
+    if fields is not None:  # fields too tall for the screen scroll, the buttons under them
+        assert not fields.isAncestorOf(save)
+        await _tab_shows_each_field(qtbot, dialog, fields, save)
+    assert (fields is not None) == (kind in SCROLLED.get(SCREEN, ())), fields
+    dialog.close()
+
+
+async def _tab_shows_each_field(
+    qtbot: QtBot, dialog: QDialog, fields: QScrollArea, save: QWidget
+) -> None:
+    """Tab from field to field scrolls the one the keyboard is in into sight, to Save."""
+    viewport = fields.viewport()
+    for _ in range(PRESSES):
+        here = QApplication.focusWidget()
+        assert here is not None
+        if here is save:
+            return
+        if fields.isAncestorOf(here):
+            at = QRect(here.mapTo(viewport, QPoint(0, 0)), here.size())
+            assert viewport.rect().intersects(at), (here, at, viewport.rect())
+        await _from_loop(lambda: qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab))
+    raise AssertionError(f"Save not reached by Tab on {type(dialog).__name__}")
