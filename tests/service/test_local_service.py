@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sys
 from pathlib import Path
 
 import httpx
@@ -94,5 +95,50 @@ async def test_the_first_start_only_gives_the_app_a_new_secret(tmp_path: Path) -
                 auth=(rotated.client_id, rotated.client_secret),
             )
         assert answer.status_code == 200, answer.text
+    finally:
+        await service.stop()
+
+
+async def test_a_first_start_that_cannot_run_the_program_says_why(tmp_path: Path) -> None:
+    missing = tmp_path / "no-python"
+    service = LocalService(tmp_path / "data", demo=False, simulate=False, python=str(missing))
+    with pytest.raises(LocalServiceError) as failed:
+        await service.start()
+    # What the user reads after "The local sandbox could not start: ", not a bare OSError.
+    assert str(failed.value) == f"cannot run {missing}: No such file or directory"
+    assert service.state is ServiceState.FAILED
+    await service.stop()
+
+
+async def test_restarts_that_cannot_run_the_program_fail_and_the_supervisor_goes_on(
+    tmp_path: Path,
+) -> None:
+    service = LocalService(tmp_path / "data", demo=False, simulate=False, max_backoff=0.2)
+    heard: list[tuple[ServiceState, str]] = []
+    service.listen(lambda state, message: heard.append((state, message)))
+    await service.start()
+    try:
+        first_pid = service.pid
+        assert first_pid is not None
+        service.python = str(tmp_path / "no-python")  # the interpreter gone (an update)
+        os.kill(first_pid, signal.SIGKILL)
+        # Each launch that cannot run the program is a failed restart, said as such, and the
+        # next one is planned: the supervisor does not die with the first OSError.
+        await wait_until(
+            lambda: (
+                sum(state is ServiceState.FAILED for state, _ in heard) >= 2
+                and heard[-1][0] is ServiceState.RESTARTING
+            ),
+            seconds=60,
+        )
+        failed = [m for state, m in heard if state is ServiceState.FAILED]
+        assert failed[0] == f"cannot run {tmp_path / 'no-python'}: No such file or directory"
+        assert heard[-1][1].startswith("The local service stopped; restarting in")
+        service.python = sys.executable  # back: the next restart runs
+        await wait_until(lambda: service.state is ServiceState.RUNNING, seconds=120)
+        assert service.pid not in (None, first_pid)
+        assert service.url is not None
+        async with httpx.AsyncClient(base_url=service.url) as http:
+            assert (await http.get("/health")).status_code == 200
     finally:
         await service.stop()

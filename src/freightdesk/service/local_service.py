@@ -145,7 +145,10 @@ class LocalService:
     async def _launch(self) -> str:
         # The first launch only, even when it uses another window's service instead.
         rotate, self._rotate_client = self._rotate_client, None
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise self._failed(f"cannot make {self.data_dir}: {exc.strerror or exc}") from exc
         adopted = await self._adopt_begun()
         if adopted is None and (attached := await self._attach()) is not None:
             return attached
@@ -157,7 +160,12 @@ class LocalService:
         if adopted is not None:
             self._process = adopted
         else:
-            self._process = await self._spawn(rotate)
+            self._process = None  # the last one's end is not this launch's
+            try:
+                self._process = await self._spawn(rotate)
+            except OSError as exc:  # no such program, not executable, no more processes
+                program = exc.filename or self.command()[0]
+                raise self._failed(f"cannot run {program}: {exc.strerror or exc}") from exc
         process = self._process
         assert process.stdout is not None and process.stderr is not None
         # Each launch's readers answer that launch's future, never a later one's.
@@ -174,15 +182,18 @@ class LocalService:
                 # Another window's service took the directory while the one begun at the
                 # start was loading (both apps started at once): that one is used.
                 return await self._launch()
-            message = str(exc) or "the local service did not start in time"
-            self._set_state(ServiceState.FAILED, message)
-            raise LocalServiceError(message) from exc
+            raise self._failed(str(exc) or "the local service did not start in time") from exc
         self.url = url
         self._port = int(url.rsplit(":", 1)[1])
         self.started_in = loop.time() - began
         log.info("the local service answers at %s, %.1f s after its start", url, self.started_in)
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
         return url
+
+    def _failed(self, message: str) -> LocalServiceError:
+        """A launch's failure, said (FAILED) and returned to raise."""
+        self._set_state(ServiceState.FAILED, message)
+        return LocalServiceError(message)
 
     async def _spawn(self, rotate: str | None) -> asyncio.subprocess.Process:
         with lifetime.ChildPipe() as pipe:
@@ -225,12 +236,12 @@ class LocalService:
                         if (await http.get(f"{holder.url}/health")).status_code == 200:
                             return self._attached(holder, holder.url)
                 if loop.time() > deadline:
-                    message = (
-                        f"{holder.describe()} serves this data directory but does not answer; "
-                        "end it, or close the FreightDesk window that started it"
-                    ).capitalize()
-                    self._set_state(ServiceState.FAILED, message)
-                    raise LocalServiceError(message)
+                    raise self._failed(
+                        (
+                            f"{holder.describe()} serves this data directory but does not "
+                            "answer; end it, or close the FreightDesk window that started it"
+                        ).capitalize()
+                    )
                 await asyncio.sleep(ATTACH_POLL_SECONDS)
         return None
 
@@ -314,8 +325,15 @@ class LocalService:
             try:
                 await self._launch()
                 failures = 0
-            except LocalServiceError as exc:
-                log.warning("restart failed: %s", exc)
+            except Exception as exc:
+                # Whatever ended this launch is one failed restart: the supervisor goes on
+                # (ended, it would leave the app saying "restarting" for ever).
+                if isinstance(exc, LocalServiceError):
+                    log.warning("restart failed: %s", exc)
+                else:  # a fault of ours: what it started is stopped, not left unwatched
+                    log.exception("restart failed")
+                    await self._terminate()
+                    self._failed(f"the local service did not start: {exc}")
                 if failures >= 3:
                     # The old port may be taken for good: take any free one next time. Not
                     # at once: the session's client (and another window's) knows this address.
