@@ -36,6 +36,30 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@contextmanager
+def port_taken(port: int, seconds: float = 30.0) -> Iterator[None]:
+    """Another program listening on the loopback `port` during the block, taken as soon as
+    the service's process that had it has ended (SIGKILLed: the kernel frees it at once)."""
+    holder = socket.socket()
+    # Its address may be held by the killed service's closed connections (TIME_WAIT); a
+    # listening socket still keeps the service's own bind out (it asks for SO_REUSEADDR too).
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            try:
+                holder.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        holder.listen(1)
+        yield
+    finally:
+        holder.close()
+
+
 class LiveService:
     """The real service app under uvicorn on a free loopback port, in a background thread."""
 

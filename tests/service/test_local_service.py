@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
-from tests.support import wait_until
+from tests.support import port_taken, wait_until
 
 
 async def test_starts_restarts_after_a_crash_and_stops(tmp_path: Path) -> None:
@@ -110,6 +110,19 @@ async def test_a_first_start_that_cannot_run_the_program_says_why(tmp_path: Path
     await service.stop()
 
 
+async def test_a_start_that_fails_says_the_last_words_of_either_stream(tmp_path: Path) -> None:
+    # A program that ends its output before saying why on stderr, as `serve` may: its stdout
+    # reaches its end first, and the reason is still to come.
+    program = tmp_path / "says-why-late"
+    program.write_text("#!/bin/sh\nexec 1>&-\nsleep 0.3\necho 'cannot listen: busy' >&2\nexit 2\n")
+    program.chmod(0o755)
+    service = LocalService(tmp_path / "data", demo=False, simulate=False, python=str(program))
+    with pytest.raises(LocalServiceError) as failed:
+        await service.start()
+    assert str(failed.value) == "the local service stopped: cannot listen: busy"
+    await service.stop()
+
+
 async def test_restarts_that_cannot_run_the_program_fail_and_the_supervisor_goes_on(
     tmp_path: Path,
 ) -> None:
@@ -137,6 +150,37 @@ async def test_restarts_that_cannot_run_the_program_fail_and_the_supervisor_goes
         service.python = sys.executable  # back: the next restart runs
         await wait_until(lambda: service.state is ServiceState.RUNNING, seconds=120)
         assert service.pid not in (None, first_pid)
+        assert service.url is not None
+        async with httpx.AsyncClient(base_url=service.url) as http:
+            assert (await http.get("/health")).status_code == 200
+    finally:
+        await service.stop()
+
+
+async def test_a_service_whose_port_is_taken_moves_to_another_saying_why(tmp_path: Path) -> None:
+    service = LocalService(tmp_path / "data", demo=False, simulate=False, max_backoff=0.2)
+    failed: list[str] = []
+    service.listen(lambda state, message: state is ServiceState.FAILED and failed.append(message))
+    url = await service.start()
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        assert service.pid is not None
+        os.kill(service.pid, signal.SIGKILL)
+        with port_taken(port):
+            await wait_until(
+                lambda: service.state is ServiceState.RUNNING and service.url != url,
+                seconds=180,
+            )
+        # Three tries on its own port, each said with the service's reason (its stderr's
+        # last line, though its stdout ends first), then any free one.
+        assert (
+            failed
+            == [
+                f"the local service stopped: freightdesk: cannot listen on 127.0.0.1:{port}: "
+                "Address already in use"
+            ]
+            * 3
+        )
         assert service.url is not None
         async with httpx.AsyncClient(base_url=service.url) as http:
             assert (await http.get("/health")).status_code == 200

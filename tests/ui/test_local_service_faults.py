@@ -4,7 +4,8 @@ killed (SIGKILL) while the list is shown, and hung (SIGSTOP) then let go (SIGCON
 
 Killed: the status bar says the service stopped, then that it restarts (not "restarting in
 1 s" through the whole launch), never "check the network", and the list fetches again as soon
-as the service is back, not when its backoff ends. Hung: the GUI answers all along, the
+as the service is back, not when its backoff ends; killed with its port taken meanwhile, it
+comes back on another and the app follows it there. Hung: the GUI answers all along, the
 status bar says the service does not answer (long before the client's 30 s timeout), and all
 is well again once it answers. Faults of answers (cut, 5xx, garbage, slow through a proxy):
 tests/ui/test_faults.py; the supervisor on its own: tests/service/test_local_service.py."""
@@ -29,7 +30,7 @@ from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.support import wait_until
+from tests.support import port_taken, wait_until
 from tests.ui.conftest import close_session
 from tests.ui.test_faults import responsive
 
@@ -203,4 +204,36 @@ async def test_a_hung_service_is_said_not_to_answer_and_the_app_recovers(
     finally:
         if pid:
             os.kill(pid, signal.SIGCONT)
+        await _closed(session, window)
+
+
+@pytest.mark.timeout(900)
+async def test_a_service_restarted_on_another_port_is_followed_there(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    window = _window(qtbot, session, settings, paths)
+    try:
+        pid = await _online(session, window)
+        service = session.local_service
+        assert service is not None and service.url is not None
+        before = service.url
+        service.max_backoff = 0.5  # its three failed restarts on the old port in seconds
+        os.kill(pid, signal.SIGKILL)
+        with port_taken(int(before.rsplit(":", 1)[1])):
+            await wait_until(
+                lambda: service.state is ServiceState.RUNNING and service.url != before,
+                seconds=START_SECONDS,
+            )
+        moved = time.time()
+        # Online again, with the list fetched from the service where it is now.
+        await wait_until(
+            lambda: (
+                window.indicator.state_label.text().startswith("Online")
+                and (last := session.status.last_success) is not None
+                and last > moved
+            ),
+            seconds=BACK_SECONDS,
+        )
+        assert _shipments(window).model.rowCount() > 0
+    finally:
         await _closed(session, window)

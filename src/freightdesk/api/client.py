@@ -125,6 +125,13 @@ class ApiClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    def move_to(self, base_url: str) -> None:
+        """Send what comes next to `base_url`: the same service at another address (the
+        Local sandbox's, restarted on another port). Its token stays; requests under way end
+        as they would have."""
+        self.base_url = base_url.rstrip("/")
+        self._http.base_url = self.base_url
+
     @property
     def http(self) -> httpx.AsyncClient:
         """The underlying httpx client (for streaming downloads and uploads)."""

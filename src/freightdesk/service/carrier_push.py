@@ -339,6 +339,8 @@ class CarrierPushService:
                 client_secret=self._carrier_secret,
                 retry=own.retry,
             )
+        elif self._carrier.client.base_url != own.base_url:
+            self._carrier.client.move_to(own.base_url)  # the Local sandbox's service moved
         return self._carrier.client
 
     async def _close_carrier(self) -> None:

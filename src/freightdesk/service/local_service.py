@@ -169,10 +169,15 @@ class LocalService:
         process = self._process
         assert process.stdout is not None and process.stderr is not None
         # Each launch's readers answer that launch's future, never a later one's.
+        said: deque[str] = deque(maxlen=20)  # this launch's last lines, of both streams
         self._readers = [
-            loop.create_task(self._read(process.stdout, "stdout", ready)),
-            loop.create_task(self._read(process.stderr, "stderr", ready)),
+            loop.create_task(self._read(process.stdout, "stdout", ready, said)),
+            loop.create_task(self._read(process.stderr, "stderr", ready, said)),
         ]
+        # Why it stopped is its last words once both streams have ended: often on stderr,
+        # whose end may be read after stdout's.
+        ended = asyncio.gather(*self._readers, return_exceptions=True)
+        ended.add_done_callback(lambda _: _stopped(ready, said))
         try:
             url = await asyncio.wait_for(asyncio.shield(ready), timeout=self.start_timeout)
             await self._wait_healthy(url)
@@ -263,15 +268,17 @@ class LocalService:
             await asyncio.sleep(ATTACH_POLL_SECONDS)
 
     async def _read(
-        self, stream: asyncio.StreamReader, name: str, ready: asyncio.Future[str]
+        self,
+        stream: asyncio.StreamReader,
+        name: str,
+        ready: asyncio.Future[str],
+        said: deque[str],
     ) -> None:
-        tail: deque[str] = deque(maxlen=20)
         while True:
             raw = await stream.readline()
             if not raw:
                 break
             line = raw.decode("utf-8", "replace").rstrip()
-            tail.append(line)
             if (match := _LISTENING.search(line)) and not ready.done():
                 ready.set_result(match.group(1))
             elif match := _ROTATED.search(line):
@@ -279,12 +286,10 @@ class LocalService:
                 continue  # never log the secret
             elif match := _DEMO.search(line):
                 self.demo_credentials = DemoCredentials(match.group(1), match.group(2))
-                continue  # never log the secret
+                continue  # never log the secret (nor give it as a reason)
+            said.append(line)
             self._log_tail.append(line)
             log.debug("local service %s: %s", name, line)
-        if not ready.done():
-            reason = next((t for t in reversed(tail) if t.strip()), "no output")
-            ready.set_exception(LocalServiceError(f"the local service stopped: {reason}"))
 
     async def _wait_healthy(self, url: str) -> None:
         async with _loopback_client(url) as http:
@@ -454,6 +459,13 @@ async def _stream(pipe: IO[bytes] | None) -> tuple[asyncio.StreamReader, asyncio
         lambda: asyncio.StreamReaderProtocol(reader), pipe
     )
     return reader, transport
+
+
+def _stopped(ready: asyncio.Future[str], said: deque[str]) -> None:
+    """A launch's output has ended: unless it was ready, it failed, for its last words."""
+    if not ready.done():
+        reason = next((line for line in reversed(said) if line.strip()), "no output")
+        ready.set_exception(LocalServiceError(f"the local service stopped: {reason}"))
 
 
 def _loopback_client(base_url: str = "") -> httpx.AsyncClient:

@@ -470,6 +470,12 @@ class AppSession(AreaServices):
         elif state is ServiceState.STARTING:
             self._set_status(state=ConnectionState.CONNECTING, message=message)
         elif state is ServiceState.RUNNING and self.client is not None:
+            url = self.local_service.url if self.local_service is not None else None
+            if url is not None and url != self.client.base_url:
+                # Back on another port (its own was taken while it was down), or another
+                # window's service used in its place: the client follows, its token with it.
+                log.info("the local service is now at %s", url)
+                self.client.move_to(url)
             # Back after a restart: the lists fetch now, not when their backoff ends (up to
             # minutes after a few failed polls).
             for coordinator in self._coordinators:
