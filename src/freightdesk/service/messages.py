@@ -12,6 +12,8 @@ import re
 import weakref
 from collections.abc import Callable
 
+import httpx  # loaded already, by the local service's supervisor
+
 from freightdesk.api.errors import (
     ApiError,
     AuthenticationFailed,
@@ -29,8 +31,8 @@ from freightdesk.api.errors import (
 )
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
 
-# The Local sandbox's services of this process (the session's, one at a time): while one
-# restarts, a request that cannot reach a service is its restart, not the network. Here, not
+# The Local sandbox's services of this process (the session's, one at a time): a request
+# that cannot reach one's address is its trouble (restarting, stopped), not the network. Here, not
 # an error raised by the session's client: a failure reaches `explain` straight from the
 # service layer's call, never through the session, and the client (api layer) knows nothing
 # of the supervisor; words about now are also right when said (a form's, the status bar's).
@@ -43,13 +45,18 @@ NOT_RESTARTED = (
     "The local service could not be restarted; FreightDesk keeps trying. Why: Help > Open "
     "log file. Quitting and starting FreightDesk again may help."
 )
+# A running one not reached: it has just stopped (its supervisor not told yet) or hangs.
+NOT_ANSWERING = (
+    "The local service is not answering; FreightDesk restarts it if it stopped. Try again in "
+    "a moment."
+)
 UNREACHABLE = (
     "The freight service cannot be reached. Check the network or the connection's address."
 )
 # Said by a form sent before the session has a connection (the forms' own words).
 NOT_CONNECTED = "Not connected to the service; your input is kept."
 # Words that say only that the service could not be reached: see `passing`.
-_PASSING = (RESTARTING, NOT_RESTARTED, UNREACHABLE, NOT_CONNECTED)
+_PASSING = (RESTARTING, NOT_RESTARTED, NOT_ANSWERING, UNREACHABLE, NOT_CONNECTED)
 
 
 def follow_local_service(service: LocalService) -> None:
@@ -65,18 +72,37 @@ def _heard(service: LocalService, state: ServiceState) -> None:
         _not_restarted.discard(service)
 
 
-def _local_words() -> str | None:
-    """What a request that could not reach the Local sandbox's service means now; None when
-    no local service is restarting or failed (then it is a service elsewhere, or the network).
-    One rule for every screen: a failed restart wins over a restart under way, since the
-    supervisor's next try follows a failed one and "in a moment" would not be true."""
-    live = [s for s in _local_services if s.state is not ServiceState.STOPPED]
+def _local_words(failure: ConnectionFailed) -> str | None:
+    """What `failure` to reach a service means when it was the Local sandbox's (its address,
+    or any address when the failure does not say): None otherwise, a service elsewhere or the
+    network. One rule for every screen: a failed restart wins over a restart under way, since
+    the supervisor's next try follows a failed one and "in a moment" would not be true; one
+    said to run has just stopped, unknown to its supervisor for a moment, or hangs."""
+    address = _address(failure)
+    live = [
+        s
+        for s in _local_services
+        if s.state is not ServiceState.STOPPED and address in (None, s.url)
+    ]
     if any(s in _not_restarted or s.state is ServiceState.FAILED for s in live):
         return NOT_RESTARTED
     restarting = (ServiceState.RESTARTING, ServiceState.STARTING)
     if any(s.state in restarting for s in live):
         return RESTARTING
-    return None
+    return NOT_ANSWERING if live else None
+
+
+def _address(failure: ConnectionFailed) -> str | None:
+    """The address (`http://host:port`) of the request that failed, from the transport's
+    error it was raised from; None when it does not say."""
+    cause = failure.__cause__
+    if not isinstance(cause, httpx.RequestError):
+        return None
+    try:
+        url = cause.request.url
+    except RuntimeError:  # raised without its request
+        return None
+    return f"{url.scheme}://{url.netloc.decode('ascii')}"
 
 
 def passing(words: str | None) -> bool:
@@ -97,7 +123,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, ConnectionLost):
         return "The connection to the freight service broke off before its answer came."
     if isinstance(exc, ConnectionFailed):
-        return _local_words() or UNREACHABLE
+        return _local_words(exc) or UNREACHABLE
     if isinstance(exc, LocalServiceError):
         return f"The local sandbox could not start: {exc}"
     if isinstance(exc, ProtocolError):
