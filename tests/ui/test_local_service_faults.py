@@ -77,6 +77,21 @@ async def _back(session: AppSession, window: MainWindow, killed: int) -> None:
     )
 
 
+@asynccontextmanager
+async def _list_online(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> AsyncIterator[tuple[MainWindow, LocalService, int]]:
+    """The window with the shipment list, shown once the session is Online; the local
+    service and its process id. After: the list shut down, the session closed."""
+    window = _window(qtbot, session, settings, paths)
+    try:
+        pid = await _online(session, window)
+        assert session.local_service is not None
+        yield window, session.local_service, pid
+    finally:
+        await _closed(session, window)
+
+
 class _Pane(Protocol):
     def shutdown(self) -> None: ...
 
@@ -130,11 +145,7 @@ async def _online(session: AppSession, window: MainWindow) -> int:
 async def test_a_killed_service_restarts_says_so_and_the_list_comes_back(
     qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
 ) -> None:
-    window = _window(qtbot, session, settings, paths)
-    try:
-        pid = await _online(session, window)
-        service = session.local_service
-        assert service is not None and session.shipments is not None
+    async with _list_online(qtbot, session, settings, paths) as (window, service, pid):
         said: list[ConnectionStatus] = []
         session.listen_status(said.append)
         killed = time.time()
@@ -160,8 +171,6 @@ async def test_a_killed_service_restarts_says_so_and_the_list_comes_back(
             for s in said
         ), messages
         assert not any("Check the network" in m for m in messages), messages
-    finally:
-        await _closed(session, window)
 
 
 @pytest.mark.timeout(900)
@@ -211,11 +220,8 @@ async def test_a_hung_service_is_said_not_to_answer_and_the_app_recovers(
 async def test_a_service_restarted_on_another_port_is_followed_there(
     qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
 ) -> None:
-    window = _window(qtbot, session, settings, paths)
-    try:
-        pid = await _online(session, window)
-        service = session.local_service
-        assert service is not None and service.url is not None
+    async with _list_online(qtbot, session, settings, paths) as (window, service, pid):
+        assert service.url is not None
         before = service.url
         service.max_backoff = 0.5  # its three failed restarts on the old port in seconds
         os.kill(pid, signal.SIGKILL)
@@ -235,5 +241,3 @@ async def test_a_service_restarted_on_another_port_is_followed_there(
             seconds=BACK_SECONDS,
         )
         assert _shipments(window).model.rowCount() > 0
-    finally:
-        await _closed(session, window)
