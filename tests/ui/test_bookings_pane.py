@@ -24,6 +24,7 @@ from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text, holds_clock_text
 from tests.ui.test_capacity_support import press, settle, type_text
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import (
     answer,
     connected,
@@ -357,5 +358,65 @@ async def test_a_booking_made_while_the_pane_was_hidden_is_listed_when_shown(
     pane.show()
     assert [b.id for b in pane.model.items] == [made.id]
     assert pane.page_bar.label.text() == "1\u20131 of 1 bookings"
+    pane.shutdown()
+    await settle(session)
+
+
+def _click_row(qtbot: QtBot, pane: BookingsPane, booking_id: str) -> None:
+    row = next(r for r, b in enumerate(pane.model.items) if str(b.id) == booking_id)
+    rect = pane.table.visualRect(pane.model.index(row, 0))
+    qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+async def test_a_search_that_hides_the_chosen_booking_takes_it_out_of_the_detail(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, tenant = connected
+    set_profile(tenant, "ZZHD", behaviour="SLOW")
+    acme = _booking(tenant, "ZZHD", attributes=[{"name": "Customer", "values": ["ACME"]}])
+    _booking(tenant, "ZZHD", attributes=[{"name": "Customer", "values": ["Globex"]}])
+    pane = await shown_pane(qtbot, session, _bookings_pane)
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    await _from_loop(lambda: _click_row(qtbot, pane, acme["id"]))
+    assert pane.detail.booking is not None and str(pane.detail.booking.id) == acme["id"]
+
+    # A search for the other customer: ACME's booking leaves the list, and the detail.
+    # (A user's click puts the focus in the field: the table's Return, which opens the
+    # booking, no longer has it.)
+    pane.activateWindow()
+    await _from_loop(lambda: qtbot.mouseClick(pane.attribute_name, Qt.MouseButton.LeftButton))
+    assert pane.attribute_name.hasFocus()
+    await _from_loop(lambda: qtbot.keyClicks(pane.attribute_name, "Customer"))
+    await _from_loop(lambda: qtbot.keyClick(pane.attribute_name, Qt.Key.Key_Tab))
+    assert pane.attribute_values.hasFocus()
+    await _from_loop(lambda: qtbot.keyClicks(pane.attribute_values, "Globex"))
+    await _from_loop(lambda: qtbot.keyClick(pane.attribute_values, Qt.Key.Key_Return))
+    await wait_until(lambda: pane.page_bar.label.text() == "1\u20131 of 1 bookings")
+    assert pane.table.selected() is None
+    assert pane.detail.booking is None
+    assert pane.detail.title.text() == "Select a booking"
+    assert pane.detail.body.toPlainText() == ""
+    assert not pane.detail.edit_button.isEnabled()
+
+    # A booking opened from elsewhere (an alert) that the list's first page does not hold
+    # stays in the detail while the list, its search cleared, is shown again.
+    made = [_booking(tenant, "ZZHD")["id"] for _ in range(25)]
+    await _from_loop(lambda: qtbot.mouseClick(pane.clear_button, Qt.MouseButton.LeftButton))
+    await wait_until(lambda: pane.page_bar.label.text() == "1\u201325 of 27 bookings")
+    listed = {str(b.id) for b in pane.model.items}
+    elsewhere = next(i for i in [acme["id"], *made] if i not in listed)
+    assert session.bookings is not None
+    opened = await session.bookings.get(elsewhere)
+    shown: list[str | None] = []  # the detail's booking each time the list's choice changes
+    pane.table.selectedChanged.connect(
+        lambda: shown.append(str(pane.detail.booking.id) if pane.detail.booking else None)
+    )
+    pane.show_booking(opened)
+    await wait_until(lambda: bool(shown))
+    assert set(shown) == {elsewhere}
+    assert pane.detail.booking is not None and str(pane.detail.booking.id) == elsewhere
+    # The user's pick takes its place.
+    await _from_loop(lambda: _click_row(qtbot, pane, str(pane.model.items[0].id)))
+    assert pane.detail.booking == pane.model.items[0]
     pane.shutdown()
     await settle(session)

@@ -140,6 +140,8 @@ class BookingsPane(ListExport, QWidget):
         self.changes: list[StatusChange] = []
         self._unwatch: Callable[[], None] | None = None
         self._user_split = False  # the user moved the splitter (in this orientation)
+        # A booking the detail shows that the list is yet to list (made or opened elsewhere).
+        self._waiting: str | None = None
 
         self.status_boxes: dict[BookingStatus, QCheckBox] = {}
         filters = QHBoxLayout()
@@ -320,15 +322,29 @@ class BookingsPane(ListExport, QWidget):
             )
 
     def _selection_changed(self) -> None:
+        """The selected booking in the detail. With none (a search that hid it), the detail
+        says to choose one, as the Shipments pane's does, rather than keep a booking the list
+        no longer shows; a booking made or opened elsewhere stays until the list has it."""
         booking = self.table.selected()
         if booking is not None:
+            self._waiting = None
             self.detail.show_booking(booking)
+            return
+        shown = self.detail.booking
+        if shown is not None and str(shown.id) != self._waiting:
+            self.detail.show_booking(None)
+
+    def _select_when_listed(self, booking: Booking) -> None:
+        self.table.select_when_listed(str(booking.id))
+        chosen = self.table.selected()
+        listed = chosen is not None and chosen.id == booking.id
+        self._waiting = None if listed else str(booking.id)
 
     def show_booking(self, booking: Booking) -> None:
         """Show a booking (made elsewhere in the app): the detail at once, the list's first
         page without filters, the row selected when it arrives."""
         self.detail.show_booking(booking)
-        self.table.select_when_listed(str(booking.id))
+        self._select_when_listed(booking)
         self.page.clear_search()
 
     # --- filters ---------------------------------------------------------------------------
@@ -386,6 +402,7 @@ class BookingsPane(ListExport, QWidget):
             f"{status_text(booking.status).lower()} until the carrier answers."
         )
         self.detail.show_booking(booking)
+        self._select_when_listed(booking)
 
     def _cancel_selected(self) -> None:
         booking = self.table.selected()
