@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -16,6 +16,7 @@ from freightdesk.ui.panes.carriers.pane import START_TEXT, CarrierProfilesPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys, refusal
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
 __all__ = ["connected"]
@@ -227,4 +228,29 @@ async def test_return_in_a_field_saves_and_another_carrier_drops_the_confirmatio
     # Another carrier opened: the confirmation about GLKT goes.
     await _open(qtbot, pane, "KSTL")
     assert not pane.notice.isVisible(), pane.notice.text()
+    pane.shutdown()
+
+
+async def click_through_popup(qtbot: QtBot, edit: QLineEdit, button: QPushButton) -> None:
+    """A click on `button` while `edit`'s completion list is open: the press goes to the open
+    popup, as the window system gives it the mouse."""
+    popup = edit.completer().popup()
+    assert popup is not None
+    await wait_until(popup.isVisible)
+    spot = popup.mapFromGlobal(button.mapToGlobal(button.rect().center()))
+    await _from_loop(lambda: qtbot.mouseClick(popup, LEFT, pos=spot))
+    assert not popup.isVisible()
+
+
+async def test_a_click_on_look_up_while_the_carriers_list_is_open_looks_up(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The first click on Look up is not spent closing the SCAC's completion list."""
+    session, _tenant = connected
+    pane = await _shown(qtbot, session)
+    pane.activateWindow()
+    pane.scac.setFocus()
+    await keys(qtbot, pane.scac, "glkt")
+    await click_through_popup(qtbot, pane.scac, pane.look_up_button)
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "GLKT", WAIT)
     pane.shutdown()

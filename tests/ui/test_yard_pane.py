@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
 from PySide6.QtCore import QDateTime, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
@@ -26,7 +27,9 @@ from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY, ZONE
 from tests.ui.test_capacity_support import type_text
+from tests.ui.test_carrier_profiles_pane import OFFSCREEN_POPUP, click_through_popup
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import answer, connected, message_box, proxied, shown_pane
 
 __all__ = ["connected", "proxied"]
@@ -293,4 +296,26 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     answer("confirmDelete", QMessageBox.StandardButton.Yes)
     await _sites_listed(pane, 1)
     assert [s["code"] for s in tenant.http.get(SITES).json()["sites"]] == ["DOCK-1"]
+    pane.shutdown()
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_POPUP)
+async def test_a_click_on_add_site_while_the_zones_list_is_open_adds_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The first click on Add site is not spent closing the time zone's completion list."""
+    session, tenant = connected
+    _site(tenant, "DOCK-1")
+    pane = await shown_pane(qtbot, session, YardPane)
+    await _sites_listed(pane, 1)
+    type_text(pane.code, "den-xd")
+    type_text(pane.name, "Denver Cross-Dock")
+    type_text(pane.hours, "MON-FRI 06:00-14:00")
+    pane.activateWindow()
+    pane.time_zone.setFocus()
+    await _from_loop(lambda: qtbot.keyClicks(pane.time_zone, "America/Denver"))
+    await click_through_popup(qtbot, pane.time_zone, pane.add_button)
+    await _sites_listed(pane, 2)
+    added = next(s for s in pane.sites if s.code == "DEN-XD")
+    assert added.time_zone == "America/Denver"
     pane.shutdown()

@@ -30,6 +30,7 @@ from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.carriers.form import BEHAVIOUR_TEXT, MODE_TEXT, CarrierProfileForm
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.completion import ClickThrough
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.form_dialog import ask
@@ -121,6 +122,7 @@ class CarrierProfilesPane(ListExport, QWidget):
         if popup is not None:
             popup.setMinimumWidth(300)  # the carrier's name beside its SCAC
         self.scac.setCompleter(completer)
+        ClickThrough(completer)  # a click on Look up while it is open looks up
         self.look_up_button = QPushButton("&Look up", self)
         look_up_row = QHBoxLayout()
         look_up_row.setContentsMargins(0, 0, 0, 0)

@@ -61,6 +61,7 @@ from freightdesk.service.yard import (
 )
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.completion import ClickThrough
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import Rows, export_rows
 from freightdesk.ui.widgets.form_dialog import ask
@@ -190,6 +191,7 @@ class YardPane(QWidget):
         zones.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         zones.setFilterMode(Qt.MatchFlag.MatchContains)
         self.time_zone.setCompleter(zones)
+        ClickThrough(zones)  # a click on Add site while it is open adds the site
         self.doors = QSpinBox(sites_box)
         self.doors.setObjectName("dockDoorCount")
         self.doors.setRange(1, MAX_DOCK_DOORS)
