@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QTableWidgetItem
+from PySide6.QtWidgets import QMessageBox, QTableWidgetItem, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.maps import page
 from freightdesk.ui.maps.picker import LocationPickerDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
+from freightdesk.ui.panes.stop_locations.geofence import GeofenceInputs
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.proxy import FaultyProxy
 from tests.support import TenantHandle, wait_until
@@ -293,3 +294,12 @@ async def test_the_point_and_geofence_chosen_on_the_map_are_saved(
     assert saved["geofence"] == {"type": "DISTANCE", "units": "FEET", "value": 1000}
     assert saved["version"] == 2
     pane.shutdown()
+
+
+def test_geofence_kinds_read_as_plain_words(qtbot: QtBot) -> None:
+    """The kinds read as words a dispatcher uses, not the interface's enum beside them."""
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    inputs = GeofenceInputs(holder)
+    kinds = [inputs.type.itemText(i) for i in range(inputs.type.count())]
+    assert kinds == ["Travel time", "Distance"]
