@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QStyle, QStyleOptionFrame, QToolButton
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -31,6 +31,18 @@ __all__ = ["connected", "proxied"]
 
 PATH = "/api/v4/rail/shipments"
 BAD_CHECK_DIGIT = "MSKU1234560"  # ISO 6346 check digit should be 5: tracked, with a warning
+
+
+def placeholder_whole(edit: QLineEdit) -> bool:
+    """Whether `edit`'s placeholder reads whole: the room Qt draws it in (the contents less
+    the text margins, the visible side buttons and its 2 px each side) holds it."""
+    option = QStyleOptionFrame()
+    edit.initStyleOption(option)
+    contents = edit.style().subElementRect(QStyle.SubElement.SE_LineEditContents, option, edit)
+    margins = edit.textMargins()
+    room = contents.width() - margins.left() - margins.right() - 4
+    room -= sum(b.width() for b in edit.findChildren(QToolButton) if b.isVisibleTo(edit))
+    return edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
 
 
 def _click(qtbot: QtBot, widget: object) -> None:
@@ -224,6 +236,8 @@ async def test_legs_fit_the_window(
     type_text(pane.form.waybills, f"{size}1")
     _click(qtbot, pane.form.starts)
     pane.form.start.setDateTime(pane.form.start.dateTime().addDays(-1))
+    master = pane.form.master.lineEdit()
+    assert master is not None and placeholder_whole(master), master.placeholderText()
     origin, destination = pane.form.stops
     type_text(origin.city, "Monterrey")
     type_text(origin.state, "NL")

@@ -231,7 +231,9 @@ class LegForm(QGroupBox):
         self.master.addItem("", "")
         line = self.master.lineEdit()
         if line is not None:
-            line.setPlaceholderText("optional: a leg already tracked, to follow both as one move")
+            # Short enough to read whole in the form's width at 1366 px; the tooltip says more.
+            line.setPlaceholderText("optional: a leg already tracked")
+        self.master.setToolTip("Optional: a leg already tracked, to follow both as one move")
         self.errors.add_row(form, "Same &move as", "masterShipmentId", self.master)
         stops_error = ErrorLabel(self)
         form.addRow(stops_error)
