@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QMessageBox, QStyle, QStyleOptionFrame, QToolButton
+from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -21,6 +21,7 @@ from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import DAY
 from tests.ui.conftest import close_session
+from tests.ui.placeholders import placeholder_whole
 from tests.ui.plain_words import leaks
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, assert_columns_fit
@@ -31,18 +32,6 @@ __all__ = ["connected", "proxied"]
 
 PATH = "/api/v4/rail/shipments"
 BAD_CHECK_DIGIT = "MSKU1234560"  # ISO 6346 check digit should be 5: tracked, with a warning
-
-
-def placeholder_whole(edit: QLineEdit) -> bool:
-    """Whether `edit`'s placeholder reads whole: the room Qt draws it in (the contents less
-    the text margins, the visible side buttons and its 2 px each side) holds it."""
-    option = QStyleOptionFrame()
-    edit.initStyleOption(option)
-    contents = edit.style().subElementRect(QStyle.SubElement.SE_LineEditContents, option, edit)
-    margins = edit.textMargins()
-    room = contents.width() - margins.left() - margins.right() - 4
-    room -= sum(b.width() for b in edit.findChildren(QToolButton) if b.isVisibleTo(edit))
-    return edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
 
 
 def _click(qtbot: QtBot, widget: object) -> None:

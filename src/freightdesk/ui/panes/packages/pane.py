@@ -64,8 +64,10 @@ FILTERS: dict[str, tuple[str, str]] = {
     # What the shipper's account is known by: its number, or its long key (the interface's
     # tenant id and uuid).
     "shipper_tenant_id": ("Shipper number", "account number"),
-    "shipper_tenant_uuid": ("Shipper key", "the shipper's long account key"),
+    "shipper_tenant_uuid": ("Shipper key", "long account key"),
 }
+# The longer word on a filter whose placeholder is kept short to read whole at 1366 px.
+FILTER_TIPS = {"shipper_tenant_uuid": "The shipper's long account key"}
 
 
 def _place(location: PackageLocation | None) -> str:
@@ -197,6 +199,7 @@ class PackagesPane(ListExport, QWidget):
             edit = QLineEdit(search)
             edit.setObjectName(field)
             edit.setPlaceholderText(hint)
+            edit.setToolTip(FILTER_TIPS.get(field, ""))
             edit.setClearButtonEnabled(True)
             self.filters[field] = edit
         cells: list[list[tuple[str, QWidget]]] = [
