@@ -3,8 +3,9 @@ loop (qasync), the session, and the panes attached to it.
 
 The modules the connection needs are loaded in a worker thread (the API client and every
 area's models take a third of a second to import), the keyring is found there too, then the
-session connects (starting the local service in the background) and the capacity panes are
-made in idle moments. The other panes are made the first time they are shown.
+session connects (starting the local service in the background). Once it is Online the
+capacity panes are made in idle moments, then the maps warmed up. The other panes are made
+the first time they are shown.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import SecretStore, SystemSecretStore
@@ -57,6 +59,9 @@ PRELOADED = (
 CACHED_LIST_TIMEOUT = 10.0
 # How often a first run looks whether its list has rows before the maps are warmed up.
 MAPS_WAIT_MS = 250
+# How long the panes not on screen and the maps wait for the session to be Online (or to
+# have failed) before they are made regardless: a second start at load 13 is Online in 27 s.
+CONNECTED_TIMEOUT = 60.0
 
 
 def preload(modules: Sequence[str] = PRELOADED) -> None:
@@ -170,10 +175,32 @@ class AppController:
             self.window.show_error(explain(error))
 
         spawn(self.session.connect(), on_error=failed, name="connect")
+        # What is not on screen waits until the session is connected: QtWebEngine's start and
+        # the capacity panes took the CPU the local service needed to start (at load 13 it
+        # answered after 15.9 s inside the app, 9.3 s alone). A map or pane the user opens
+        # meanwhile is made at once all the same.
+        await self._connection_settled()
         # The capacity panes, then the maps (imported on a worker thread, the shipment map's
         # page loaded in its hidden tab, so the first map a user opens is drawn at once), then
         # freezing what they made too (see load_for_connecting).
         self.window.warm_up(done=self._warm_up_maps)
+
+    async def _connection_settled(self) -> None:
+        """Return once the session is no longer connecting (Online, or it failed)."""
+        settled = asyncio.Event()
+
+        def seen(status: ConnectionStatus) -> None:
+            if status.state is not ConnectionState.CONNECTING:
+                settled.set()
+
+        unsubscribe = self.session.listen_status(seen)
+        try:
+            seen(self.session.status)
+            await asyncio.wait_for(settled.wait(), CONNECTED_TIMEOUT)
+        except TimeoutError:
+            log.info("still connecting after %s s: the panes are made now", CONNECTED_TIMEOUT)
+        finally:
+            unsubscribe()
 
     def _warm_up_maps(self) -> None:
         from freightdesk.ui.maps.warm import warm_up_maps
