@@ -15,6 +15,9 @@ class Notice(QLabel):
         self.setWordWrap(True)
         self.setVisible(False)
         self.is_error = False
+        # Whether the text is the list's status: a good poll clears only that, never an
+        # action's refusal (a cancel the carrier refused), which stays until the next action.
+        self._from_status = False
 
     def show_error(self, text: str) -> None:
         self._show(text, ERROR_COLOR, error=True)
@@ -26,7 +29,8 @@ class Notice(QLabel):
         """A list's status: empty when all is well (then an error shown before goes away)."""
         if text:
             self.show_error(text)
-        elif self.is_error:
+            self._from_status = True
+        elif self.is_error and self._from_status:
             self.clear_message()
 
     def clear_message(self) -> None:
@@ -39,3 +43,4 @@ class Notice(QLabel):
         self.setText(text)
         self.setVisible(bool(text))
         self.is_error = error
+        self._from_status = False
