@@ -11,17 +11,18 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.vehicles.pane import VehiclesPane
+from freightdesk.ui.panes.vehicles.pane import CONTACT, VehiclesPane
 from freightdesk.ui.widgets.forms import ErrorLabel
 from tests.server.test_vehicles import CHICAGO
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.test_capacity_support import type_text
-from tests.ui.test_columns_fit import AT_1366
+from tests.ui.test_columns_fit import AT_1366, AT_1440, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_maps import (
     OFFLINE_TILES,
@@ -292,4 +293,40 @@ async def test_problems_of_what_no_longer_applies_go(
     await wait_until(lambda: not pane.run.running and pane.model.rowCount() > 0, 30)
     shown = [e.text() for e in form.findChildren(ErrorLabel) if not e.isHidden()]
     assert shown == []
+    pane.shutdown()
+
+
+def _shown_contact(pane: VehiclesPane, row: int) -> tuple[str, bool]:
+    """The contact as the row shows it (maybe a shorter form), and whether it reads whole."""
+    table, index = pane.table, pane.model.index(row, CONTACT)
+    option = QStyleOptionViewItem()
+    option.initFrom(table)
+    option.rect = table.visualRect(index)
+    delegate = table.itemDelegateForIndex(index)
+    delegate.initStyleOption(option, index)  # type: ignore[attr-defined]
+    style = table.style()
+    room = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, table).width()
+    room -= 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+    shown = option.text
+    return shown, option.fontMetrics.elidedText(shown, Qt.TextElideMode.ElideRight, room) == shown
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1440], ids=["1366", "1440"])
+async def test_contacts_phone_numbers_read_whole(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
+    """The demo's trucks round Chicago: every contact's phone number reads whole (they were
+    cut, "+1-800-555-01…"); at 1440x900 every column whole, names too."""
+    session, tenant = connected
+    demo_pool(tenant)
+    pane = await shown_pane(qtbot, session, _pane, room)
+    _at_chicago(pane)
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: pane.model.rowCount() > 0 and not pane.run.running, 30)
+    for row, vehicle in enumerate(pane.model.items):
+        phone = vehicle.carrier_contact.phone_number
+        shown, whole = _shown_contact(pane, row)
+        assert whole and (not phone or phone in shown), (shown, phone)
+    titles = [str(c.title) for c in pane.model.columns]
+    assert_columns_fit(pane.table, pane, titles, whole=titles if room == AT_1440 else ())
     pane.shutdown()

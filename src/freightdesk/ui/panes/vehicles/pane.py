@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
@@ -33,7 +33,7 @@ from freightdesk.service.vehicles import (
     sort_params,
 )
 from freightdesk.ui.panes.vehicles.form import POINT, UNIT_NAMES, VehicleSearchForm, truck_text
-from freightdesk.ui.widgets.elided import tip_elided
+from freightdesk.ui.widgets.elided import shorten, tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -71,6 +71,18 @@ def _contact(vehicle: AvailableVehicle) -> str:
     return ", ".join(part for part in (name, contact.phone_number) if part)
 
 
+def _contact_forms(vehicle: AvailableVehicle) -> list[str]:
+    """The contact, then shorter forms that keep the phone number whole (what a dispatcher
+    dials): the family name only, then the number alone."""
+    contact = vehicle.carrier_contact
+    forms = [_contact(vehicle)]
+    if contact.phone_number:
+        if contact.family_name and contact.given_name:
+            forms.append(f"{contact.family_name}, {contact.phone_number}")
+        forms.append(contact.phone_number)
+    return forms
+
+
 def _contact_tip(vehicle: AvailableVehicle) -> str:
     contact = vehicle.carrier_contact
     lines = [_contact(vehicle), contact.email or ""]
@@ -86,21 +98,24 @@ COLUMNS: list[Column[AvailableVehicle]] = [
     Column(
         "Carrier",
         _carrier,
-        # The co-op's longest name and SCAC whole at 1366 px ("Autotransportes Sierra Madre
-        # (ASMD)"); a longer one is cut, whole in the tooltip.
-        238,
+        # As wide as the names listed need (the table fits its columns), up to the co-op's
+        # longest name and SCAC ("Autotransportes Sierra Madre (ASMD)"); a longer one is cut,
+        # whole in the tooltip.
+        150,
         tooltip=lambda v: f"{_carrier(v)}\nShared in the co-op pool {v.sharing_pool}",
         header_tip="By carrier, then contact" + SORTABLE,
+        most=240,
     ),
     Column(
         "Truck",
         _truck,
-        150,  # "Flatbed overdimension" whole
+        100,
         lambda v: (
             truck_text(v.truck_type)
             + ("\nHauling (or just delivered) one of your shipments" if v.my_shipment else "")
         ),
         header_tip="By truck type" + SORTABLE,
+        most=180,  # "Flatbed overdimension · your shipment" whole
     ),
     Column(
         "Distance",
@@ -120,9 +135,10 @@ COLUMNS: list[Column[AvailableVehicle]] = [
         header_tip="When the truck is empty and ready to load, your time" + SORTABLE,
         value=lambda v: v.estimated_arrival_date_time,
     ),
-    Column("Near", _near, 110, tooltip=_near),
+    Column("Near", _near, 90, tooltip=_near, most=200),
     Column("Contact", _contact, 130, tooltip=_contact_tip),
 ]
+CONTACT = 5
 # The column of each order the interface offers (a click on its header asks for it).
 SORT_COLUMNS = {
     0: VehicleSortField.CARRIER_CONTACT,
@@ -155,8 +171,13 @@ class VehiclesPane(ListExport, QWidget):
         self.search_button.setDefault(True)
 
         self.notice = Notice(self)
-        self.table = ItemTable(self.model, lambda v: str(v.vehicle_id), self, name="vehiclesTable")
+        # The columns as wide as their texts need, the key ones first; the contact takes the
+        # room left, dropping its given name, then its name, before its phone number is cut.
+        self.table = ItemTable(
+            self.model, lambda v: str(v.vehicle_id), self, name="vehiclesTable", fit=True
+        )
         tip_elided(self.table)
+        shorten(self.table, CONTACT, self._contact_forms)
         arrow_follows_order(self.table)
         self.hint = say_when_empty(
             self.table,
@@ -214,6 +235,10 @@ class VehiclesPane(ListExport, QWidget):
         self.table.selectedChanged.connect(self._selected)
 
     # --- the map ---------------------------------------------------------------------------
+
+    def _contact_forms(self, index: QModelIndex | QPersistentModelIndex) -> list[str]:
+        vehicle = self.model.item_at(index.row())
+        return _contact_forms(vehicle) if vehicle is not None else []
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
