@@ -192,6 +192,27 @@ def test_a_cache_made_before_the_log_answers_only_after_its_last_change(tmp_path
     cache.close()
 
 
+def test_a_cache_opened_to_read_counts_an_uncounted_kind_without_writing(tmp_path: Path) -> None:
+    """The first paint opens the cache read-only: a kind whose count was never kept is
+    counted, not refused with "attempt to write a readonly database"."""
+    path = tmp_path / "cache.sqlite3"
+    cache = Cache(path)
+    cache.put_many("k", [("a", b"1"), ("b", b"2")])
+    cache.close()
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM meta WHERE key = 'count:k'")
+    db.commit()
+    db.close()
+    reader = Cache.to_read(path)
+    try:
+        assert reader.count("k") == 2
+    finally:
+        reader.close()
+    writer = Cache(path)
+    assert writer.count("k") == 2  # and the writable open keeps it
+    writer.close()
+
+
 def _top_by_change(cache: Cache) -> list[str] | None:
     top = cache.summary_top("modified", [], True, 5)
     return None if top is None else [key for key, _value in top[1]]

@@ -210,6 +210,9 @@ class Reading:
 
 
 class Cache:
+    # Opened by `to_read`: what a read would keep for next time (a count) is left unkept.
+    _reads_only = False
+
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -255,6 +258,7 @@ class Cache:
         when it is not of this version (that open empties a cache of an older format and
         adds the tables an older version did not make) or cannot be opened to read."""
         reader = cls.__new__(cls)  # not __init__: it writes
+        reader._reads_only = True
         reader.path = path
         reader._lock = threading.Lock()
         try:
@@ -466,7 +470,8 @@ class Cache:
             if self._db.execute("SELECT 1 FROM meta WHERE key = ?", (f"count:{kind}",)).fetchone():
                 return _counted(self._db, kind)
             count = _counted(self._db, kind)
-            self._set_count(self._db, kind, count)
+            if not self._reads_only:
+                self._set_count(self._db, kind, count)
             return count
 
     def saved_at(self, kind: str) -> float | None:
