@@ -202,7 +202,11 @@ async def test_notifications_wait_for_listeners(proxied: tuple[ApiClient, Faulty
     api, proxy = proxied
     coordinator = _coordinator(api, interval=3600)
     coordinator.notify()  # nobody shows the data: nothing to fetch for
-    await asyncio.sleep(0.2)
+    # The wake-up a notification asks for is a timer on this loop due `notify_settle` from
+    # now; one due later runs after it, however late the loop runs.
+    await asyncio.sleep(coordinator.notify_settle * 2)
+    assert coordinator.notified_fetches == 0
+    assert not coordinator.polling
     assert proxy.count("GET", GROUPS_PATH) == 0
     await coordinator.aclose()
 
