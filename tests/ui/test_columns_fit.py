@@ -687,7 +687,7 @@ async def test_yard_sites(
     assert_columns_fit(pane.site_table, pane, columns)
     assert_cells_whole(pane.site_table)
     hours = pane.site_model.index(0, columns.index("Opening hours"))
-    assert pane.site_model.data(hours) == "MON-FRI 06:00-22:00\nSAT 07:00-15:00"
+    assert pane.site_model.data(hours) == "Mon\u2013Fri 06:00\u201322:00\nSat 07:00\u201315:00"
     # The name on one line (it wrapped onto two) and whole, at 1366 too (it was cut in the
     # middle there, "Brampton D…ion Centre"); a longer one cut in the middle, whole in the
     # tooltip.

@@ -276,7 +276,7 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     added = next(s for s in pane.sites if s.code == "DEN-XD")
     assert added.time_zone == "America/Denver" and len(added.dock_doors) == 4
     assert pane.site_model.data(pane.site_model.index(0, 5)) == (
-        "MON-FRI 06:00-14:00\nSAT 08:00-12:00"
+        "Mon\u2013Fri 06:00\u201314:00\nSat 08:00\u201312:00"  # as Stop locations say hours
     )
     assert pane.site.findData("DEN-XD") >= 0 and pane.code.text() == ""
     assert tenant.http.get(SITES).json()["sites"][0]["code"] == "DEN-XD"

@@ -37,10 +37,11 @@ from freightdesk.models.yard import (
     MAX_DOCK_DOORS,
     MAX_SLOT_MINUTES,
     MIN_SLOT_MINUTES,
+    OpeningHours,
     SlotAnswer,
     SlotResult,
+    Weekday,
     YardSite,
-    opening_hours_text,
 )
 from freightdesk.service.clock import user_now
 from freightdesk.service.messages import explain, refusal
@@ -59,6 +60,7 @@ from freightdesk.service.yard import (
     slot_days,
     slot_text,
 )
+from freightdesk.ui.panes.stop_locations.text import DASH, days_text
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.completion import ClickThrough
@@ -73,6 +75,16 @@ from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
+
+def hours_text(hours: list[OpeningHours]) -> str:
+    """One rule a line, as Stop locations say hours: "Mon-Fri 07:00-19:00" with en dashes (the
+    form's `MON-FRI 07:00-19:00` is what is typed, not what is read)."""
+    return "\n".join(
+        f"{days_text(tuple(day in rule.days for day in Weekday))} {rule.opens}{DASH}{rule.closes}"
+        for rule in hours
+    )
+
+
 SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Code", lambda s: s.code, 75),
     Column("Name", lambda s: s.name, 185, tooltip=lambda s: s.name),
@@ -80,7 +92,7 @@ SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Slot", lambda s: f"{s.slot_minutes} min", 60),
     Column("Time zone", lambda s: s.time_zone, 145),
     # One rule a line: a site's hours as narrow as its longest rule.
-    Column("Opening hours", lambda s: opening_hours_text(s.opening_hours, "\n"), 150),
+    Column("Opening hours", lambda s: hours_text(s.opening_hours), 150),
 ]
 SITE_NAME = 1  # the column that takes the room left, cut in the middle where it is short
 # The pause after the site or the window changed before its slots are asked for: a window
