@@ -94,7 +94,9 @@ def assert_columns_fit(
     bar = table.verticalScrollBar()
     room = table.viewport().width() - (0 if bar.isVisible() else bar.sizeHint().width())
     gives = table.viewport().width() - room
-    last = header.logicalIndex(header.count() - 1)
+    # The section Qt stretches: the last one shown (hidden ones after it are skipped).
+    shown = [header.logicalIndex(v) for v in range(header.count())]
+    last = [s for s in shown if not header.isSectionHidden(s)][-1]
     stretched = [
         s
         for s in range(header.count())

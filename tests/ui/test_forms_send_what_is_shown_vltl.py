@@ -83,6 +83,7 @@ async def test_volume_ltl_quote_switched_back_and_forth_sends_what_the_form_show
     # The line the form starts with typed into; hazmat typed into it and taken out; a second
     # line added and left as it came.
     assert form.items.rows() == 1
+    form.hazmat.click()  # the hazmat columns shown
     for column, text in ((PIECES, "6"), (WEIGHT, "6000"), (LENGTH, "48"), (WIDTH, "40"),
                          (HEIGHT, "50"), (CLASS, "70"), (TEXT, "Canned goods"), (UN, "UN1203"),
                          (HAZARD, "3")):  # fmt: skip

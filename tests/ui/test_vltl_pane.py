@@ -21,6 +21,7 @@ from freightdesk.ui.panes.vltl.form import (
     CLASS,
     GROUP,
     HAZARD,
+    HEADERS,
     HEIGHT,
     ITEMS,
     LENGTH,
@@ -79,6 +80,7 @@ def _fill_quote(
                          (HEIGHT, "48"), (CLASS, "70")):  # fmt: skip
         form.items.set_text(row, column, text)
     if hazmat:
+        form.hazmat.click()  # the hazmat columns shown
         for column, text in ((UN, "UN1203"), (HAZARD, "3"), (GROUP, "II"), (NAME, "Gasoline")):
             form.items.set_text(row, column, text)
 
@@ -384,6 +386,17 @@ async def test_at_1366_the_line_items_fit_and_the_empty_quotes_say_how_to_get_th
     # The line items' key columns are read without scrolling sideways...
     columns = ["Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable"]
     assert_columns_fit(pane.form.items.table, pane, [*columns, "Description"])
+    # ...and no column shown is cut at the table's edge ("UN/NA no." was): the hazmat ones
+    # come with hazardous freight only, and go emptied.
+    items = pane.form.items
+    shown = [h for c, h in enumerate(HEADERS) if not items.table.isColumnHidden(c)]
+    assert shown == [*columns, "Description"]
+    assert_columns_fit(items.table, pane, shown)
+    qtbot.mouseClick(pane.form.hazmat, Qt.MouseButton.LeftButton)
+    assert not items.table.isColumnHidden(UN)
+    items.set_text(0, UN, "UN1203")
+    qtbot.mouseClick(pane.form.hazmat, Qt.MouseButton.LeftButton)
+    assert items.table.isColumnHidden(UN) and items.text(0, UN) == ""
     # ...and the quotes' room beside them keeps its key columns too.
     quotes = ["Carrier", "Service", "Transit", "Total", "Linear ft"]
     assert_columns_fit(pane.table, pane, quotes)

@@ -36,6 +36,7 @@ HEADERS = (
     *("Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable", "Description"),
     *("UN/NA no.", "Hazard class", "Packing group", "Shipping name"),
 )
+HAZMAT_COLUMNS = (UN, HAZARD, GROUP, NAME)
 NO_LINES = "Fill in at least one line item: its pieces, weight and class"
 ITEM_WORDS = {
     "totalPackages": "pieces",
@@ -112,12 +113,20 @@ class QuoteForm(QGroupBox):
         )
         self.items.setObjectName("lineItems")
         self.items.add_row()  # one line ready to type into
+        # The hazmat columns only for hazardous freight: without them the others read whole
+        # beside the quotes (the table cut "UN/NA no." at its edge). Unticked, their cells are
+        # emptied: nothing unseen is sent.
+        self.hazmat = QCheckBox("Ha&zardous materials (UN/NA number, class, packing group)", self)
+        self.hazmat.setObjectName("hazmat")
+        self.hazmat.toggled.connect(self._show_hazmat)
+        self._show_hazmat(False)
         items_label = QLabel("&Line items (weight of the whole line; sizes of one piece)", self)
         items_label.setBuddy(self.items.table)
         items_error = ErrorLabel(self)
         self.errors.register(ITEMS, self.items, items_error)
         layout.addWidget(items_label)
         layout.addWidget(self.items, 1)
+        layout.addWidget(self.hazmat)
         layout.addWidget(items_error)
 
         more = QFormLayout()
@@ -161,6 +170,13 @@ class QuoteForm(QGroupBox):
         for group in groups:
             self.group.addItem(f"{group.code} — {group.name}", group.code)
         self.group.setCurrentIndex(max(0, self.group.findData(wanted)))
+
+    def _show_hazmat(self, shown: bool) -> None:
+        for column in HAZMAT_COLUMNS:
+            self.items.table.setColumnHidden(column, not shown)
+            if not shown:
+                for row in range(self.items.rows()):
+                    self.items.set_text(row, column, "")
 
     # --- reading and filling ---------------------------------------------------------------
 
@@ -269,6 +285,9 @@ class QuoteForm(QGroupBox):
             self.items.add_row(values)
         if not self.items.rows():
             self.items.add_row()
+        self.hazmat.setChecked(
+            any(self.items.text(r, c) for r in range(self.items.rows()) for c in HAZMAT_COLUMNS)
+        )
         self.check_accessorials([a.get("code", "") for a in wire.get("accessorialServices") or []])
         group = (wire.get("capacityProviderAccountGroup") or {}).get("code")
         if group and self.group.findData(group) < 0:
