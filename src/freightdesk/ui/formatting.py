@@ -72,6 +72,8 @@ _CODE_TEXT = {
     "OLPN": "OLPN",
     "SCAC": "SCAC",
     "GTIN": "GTIN",
+    "MI": "Miles",
+    "KM": "Kilometres",
     "CAPACITY_PROVIDER_ACCOUNT_GROUP": "Account group",
 }
 

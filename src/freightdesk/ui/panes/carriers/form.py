@@ -37,6 +37,7 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import Currency
 from freightdesk.service.triage import duration_text
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.group_follower import renamed
 
@@ -160,7 +161,9 @@ class CarrierProfileForm(QWidget):
         self.alternate_scacs = QLineEdit(tab)
         self.alternate_scacs.setObjectName("alternateScacs")
         self.alternate_scacs.setPlaceholderText("other SCACs it dispatches under, comma-separated")
-        self.distance_unit = _combo(tab, "distanceUnit", {u.value: u.value for u in DistanceUnit})
+        self.distance_unit = _combo(
+            tab, "distanceUnit", {u.value: code_text(u.value) for u in DistanceUnit}
+        )
         self.currency = _combo(tab, "currency", {c.value: c.value for c in Currency})
         self.measurement = _combo(
             tab, "systemOfMeasurement", {s.value: s.value.title() for s in SystemOfMeasurement}
