@@ -387,7 +387,7 @@ async def test_at_1366_the_line_items_fit_and_the_empty_quotes_say_how_to_get_th
     columns = ["Pieces", "Weight", "Length", "Width", "Height", "Class", "Stackable"]
     assert_columns_fit(pane.form.items.table, pane, [*columns, "Description"])
     # ...and no column shown is cut at the table's edge ("UN/NA no." was): the hazmat ones
-    # come with hazardous freight only, and go emptied.
+    # come with hazardous freight only; unticked, what was typed in them waits unsent.
     items = pane.form.items
     shown = [h for c, h in enumerate(HEADERS) if not items.table.isColumnHidden(c)]
     assert shown == [*columns, "Description"]
@@ -395,8 +395,14 @@ async def test_at_1366_the_line_items_fit_and_the_empty_quotes_say_how_to_get_th
     qtbot.mouseClick(pane.form.hazmat, Qt.MouseButton.LeftButton)
     assert not items.table.isColumnHidden(UN)
     items.set_text(0, UN, "UN1203")
+    items.set_text(0, PIECES, "1")
     qtbot.mouseClick(pane.form.hazmat, Qt.MouseButton.LeftButton)
-    assert items.table.isColumnHidden(UN) and items.text(0, UN) == ""
+    assert items.table.isColumnHidden(UN)
+    sent = pane.form.wire({})["lineItems"][0]
+    assert "hazmatDetail" not in sent and sent["totalPackages"] == 1
+    qtbot.mouseClick(pane.form.hazmat, Qt.MouseButton.LeftButton)
+    assert items.text(0, UN) == "UN1203"  # the typing kept
+    assert pane.form.wire({})["lineItems"][0]["hazmatDetail"] == {"identificationNumber": "UN1203"}
     # ...and the quotes' room beside them keeps its key columns too.
     quotes = ["Carrier", "Service", "Transit", "Total", "Linear ft"]
     assert_columns_fit(pane.table, pane, quotes)

@@ -114,8 +114,8 @@ class QuoteForm(QGroupBox):
         self.items.setObjectName("lineItems")
         self.items.add_row()  # one line ready to type into
         # The hazmat columns only for hazardous freight: without them the others read whole
-        # beside the quotes (the table cut "UN/NA no." at its edge). Unticked, their cells are
-        # emptied: nothing unseen is sent.
+        # beside the quotes (the table cut "UN/NA no." at its edge). Unticked, their cells keep
+        # what was typed for a tick again, and nothing unseen is sent.
         self.hazmat = QCheckBox("Ha&zardous materials (UN/NA number, class, packing group)", self)
         self.hazmat.setObjectName("hazmat")
         self.hazmat.toggled.connect(self._show_hazmat)
@@ -174,9 +174,6 @@ class QuoteForm(QGroupBox):
     def _show_hazmat(self, shown: bool) -> None:
         for column in HAZMAT_COLUMNS:
             self.items.table.setColumnHidden(column, not shown)
-            if not shown:
-                for row in range(self.items.rows()):
-                    self.items.set_text(row, column, "")
 
     # --- reading and filling ---------------------------------------------------------------
 
@@ -248,7 +245,7 @@ class QuoteForm(QGroupBox):
             )
             if text(row, column)
         }
-        if hazmat:
+        if hazmat and self.hazmat.isChecked():
             item["hazmatDetail"] = hazmat
         return item
 
