@@ -255,6 +255,41 @@ async def test_an_empty_list_says_how_to_fill_it(
     pane.shutdown()
 
 
+async def test_every_problem_of_a_point_shows_at_the_first_search(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """Latitude 999 and longitude "abc": only the longitude's problem showed, the latitude's
+    (and a radius out of bounds) at the next search once the longitude was fixed."""
+    pane = await _demo_pane(qtbot, connected)
+    form = pane.form
+    form.where.setFocus()
+    qtbot.keyClick(form.where, Qt.Key.Key_Down)  # "A point (latitude, longitude)"
+    latitude, longitude = form.point.edits["latitude"], form.point.edits["longitude"]
+    type_text(latitude, "999")
+    type_text(longitude, "abc")
+    type_text(form.radius, "60")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("geoCoordinates.latitude") == (
+        "Latitude: Enter a number from -90 to 90, e.g. 41.88"
+    )
+    assert pane.errors.message_for("geoCoordinates.longitude") == (
+        "Longitude: Enter a number from -180 to 180, e.g. -87.63"
+    )
+    assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
+    assert form.window().focusWidget() is latitude  # the first one top to bottom
+    assert not pane.run.running  # nothing was sent
+
+    # The longitude fixed: its problem goes, the others stay; an emptied box is asked for.
+    type_text(longitude, "-87.63")
+    type_text(latitude, "")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("geoCoordinates.longitude") == ""
+    assert pane.errors.message_for("geoCoordinates.latitude") == "Latitude: Fill this in"
+    assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
+    assert not pane.run.running
+    pane.shutdown()
+
+
 async def test_problems_of_what_no_longer_applies_go(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:

@@ -10,6 +10,7 @@ it.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -49,6 +50,16 @@ ADDRESS_PARTS = (
     ("country", "country", "Country"),
 )
 STREET_PARTS = (("addressLines", "street and number", "Street"),)
+# The point's boxes: the bound either side of zero and the words for it, the placeholders'
+# examples.
+POINT_BOUNDS = {
+    "latitude": (90.0, "Enter a number from -90 to 90, e.g. 41.88"),
+    "longitude": (180.0, "Enter a number from -180 to 180, e.g. -87.63"),
+}
+# The form's parts top to bottom.
+_ORDER = ("where", "address", "geoCoordinates", "radius", "timeRange", "truckType")
+# What stands in for a point the form refused while the models check the rest: any valid one.
+_POINT_STAND_IN = {"latitude": 0.0, "longitude": 0.0}
 
 
 def truck_text(truck: TruckType) -> str:
@@ -267,13 +278,29 @@ class VehicleSearchForm(QGroupBox):
         return wire
 
     def problems(self) -> dict[str, str]:
-        """What the form refuses before the models see it: an emptied country. The models
-        would fill in the interface's default ("US") and send it, unseen, in place of the
-        empty field the user left; asking for it keeps the body to what the form shows."""
+        """What the form refuses before the models see it: an emptied country, the point's
+        boxes. The models would fill in the interface's default country ("US") and send it,
+        unseen, in place of the empty field the user left; asking for it keeps the body to
+        what the form shows."""
+        if self.where.currentData() == POINT:
+            return self._point_problems()
         country = self.place.edits["country"]
-        if self.where.currentData() != POINT and not country.text().strip():
+        if not country.text().strip():
             return {"address.country": "is required: its ISO code, e.g. US, CA or MX"}
         return {}
+
+    def _point_problems(self) -> dict[str, str]:
+        """Each of the point's boxes as typed, beside it: the model refuses the pair at its
+        first box that is not a number (a longitude "abc" hid a latitude of 999)."""
+        problems: dict[str, str] = {}
+        for key, edit in self.point.edits.items():
+            bound, words = POINT_BOUNDS[key]
+            value = _typed(edit.text(), float)
+            if value is None:
+                problems[f"geoCoordinates.{key}"] = "Fill this in"
+            elif isinstance(value, str) or not -bound <= value <= bound:
+                problems[f"geoCoordinates.{key}"] = words
+        return problems
 
     def fill(self, wire: dict[str, Any]) -> None:
         """Put a search back into the form (the cached answer's, at start)."""
@@ -302,3 +329,22 @@ class VehicleSearchForm(QGroupBox):
             except ValueError:
                 continue
             moment.set_value(when)
+
+
+def in_form_order(problems: dict[str, str]) -> dict[str, str]:
+    """`problems` top to bottom (a part's own in the order given): the first takes the
+    keyboard."""
+
+    def place(path: str) -> int:
+        top = re.split(r"[.\[]", path, maxsplit=1)[0]
+        return _ORDER.index(top) if top in _ORDER else len(_ORDER)
+
+    return dict(sorted(problems.items(), key=lambda item: place(item[0])))
+
+
+def set_aside(wire: dict[str, Any], problems: dict[str, str]) -> dict[str, Any]:
+    """`wire` with a valid point in place of one the form refused (`problems`), so the models
+    check the rest (a radius of 5000) at the same search."""
+    if any(path.startswith("geoCoordinates") for path in problems) and "geoCoordinates" in wire:
+        return {**wire, "geoCoordinates": _POINT_STAND_IN}
+    return wire

@@ -32,7 +32,14 @@ from freightdesk.service.vehicles import (
     sort_of,
     sort_params,
 )
-from freightdesk.ui.panes.vehicles.form import POINT, UNIT_NAMES, VehicleSearchForm, truck_text
+from freightdesk.ui.panes.vehicles.form import (
+    POINT,
+    UNIT_NAMES,
+    VehicleSearchForm,
+    in_form_order,
+    set_aside,
+    truck_text,
+)
 from freightdesk.ui.widgets.elided import shorten, tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
@@ -325,8 +332,9 @@ class VehiclesPane(ListExport, QWidget):
 
     def criteria(self) -> Params | None:
         """The search as typed and the order chosen (None: refused, said beside the fields)."""
-        query, problems = check_search(self.form.wire())
-        problems = {**problems, **self.form.problems()}
+        own = self.form.problems()
+        query, problems = check_search(set_aside(self.form.wire(), own))
+        problems = in_form_order({**problems, **own})
         if query is None or problems:
             if problems.get("radius", "").startswith("must be from"):
                 # The rule's "must be from 10 to 50 MI", in the unit's name as the box says it.
