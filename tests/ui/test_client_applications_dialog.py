@@ -1,6 +1,7 @@
 """File > Client applications against the real local service: a Customer Admin signs in,
 creates an application (its secret shown once, Copy puts it on the clipboard), rotates its
-secret (the old one stops working), deletes it; refused input is shown beside its field."""
+secret (the old one stops working), deletes it; refused input is shown beside its field. Open
+while the Local sandbox's service comes back on another port, the dialog follows it there."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
 from tests.ui.conftest import activated
 from tests.ui.test_documents_forms import mnemonics
+from tests.ui.test_local_service_faults import _list_online, _moved_to_another_port
 from tests.ui.test_panes_support import answer, connected, message_box, visible_dialogs
 
 __all__ = ["connected"]
@@ -295,3 +297,41 @@ def test_not_connected_says_so(
     item.trigger()
     assert window.statusBar().currentMessage() == "Client applications: not connected yet"
     assert not visible_dialogs(ClientApplicationsDialog)
+
+
+@pytest.mark.timeout(900)
+async def test_the_dialog_follows_the_local_service_to_another_port(
+    qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
+) -> None:
+    """The real `freightdesk serve` of the Local sandbox, killed with its port taken until it
+    has come back on another (tests/ui/test_local_service_faults.py): signed in before, the
+    dialog creates an application there; signed in again after, it lists them from there."""
+    async with _list_online(qtbot, session, settings, paths) as (window, service, pid):
+        dialog = window.open_client_applications()
+        assert dialog is not None
+        await activated(dialog)
+        assert dialog.user.text() == "demo"  # the demo tenant's admin, offered
+        qtbot.keyClicks(dialog.password, "demo")
+        qtbot.keyClick(dialog.password, Qt.Key.Key_Return)
+        await wait_until(lambda: "signed in as" in dialog.count_label.text(), seconds=60)
+        await _moved_to_another_port(service, pid)
+
+        # Signed in before the move: the next request goes where the service is now.
+        qtbot.keyClicks(dialog.name, "After the move")
+        qtbot.mouseClick(dialog.create_button, Qt.MouseButton.LeftButton)
+        await wait_until(
+            lambda: bool(dialog.notice.text() or dialog.general_error.text()), seconds=60
+        )
+        assert dialog.notice.text() == "Created After the move.", dialog.general_error.text()
+        qtbot.mouseClick(dialog.copy_button, Qt.MouseButton.LeftButton)  # its secret kept
+
+        # Signed in again (a new connection for the admin): made at the new address.
+        qtbot.keyClicks(dialog.password, "demo")
+        qtbot.keyClick(dialog.password, Qt.Key.Key_Return)
+        await wait_until(
+            lambda: not dialog.password.text() or bool(dialog.general_error.text()), seconds=60
+        )
+        assert not dialog.general_error.text(), dialog.general_error.text()
+        assert "After the move" in [a.name for a in dialog.model.items]
+        assert dialog.service.base_url == service.url
+        await _close(dialog)

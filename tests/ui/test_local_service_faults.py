@@ -92,6 +92,20 @@ async def _list_online(
         await _closed(session, window)
 
 
+async def _moved_to_another_port(service: LocalService, pid: int) -> None:
+    """Kill the service (its process id `pid`) and hold its port until it is running on
+    another."""
+    before = service.url
+    assert before is not None
+    service.max_backoff = 0.5  # its three failed restarts on the old port in seconds
+    os.kill(pid, signal.SIGKILL)
+    with port_taken(int(before.rsplit(":", 1)[1])):
+        await wait_until(
+            lambda: service.state is ServiceState.RUNNING and service.url != before,
+            seconds=START_SECONDS,
+        )
+
+
 class _Pane(Protocol):
     def shutdown(self) -> None: ...
 
@@ -221,15 +235,7 @@ async def test_a_service_restarted_on_another_port_is_followed_there(
     qtbot: QtBot, session: AppSession, settings: QSettings, paths: AppPaths
 ) -> None:
     async with _list_online(qtbot, session, settings, paths) as (window, service, pid):
-        assert service.url is not None
-        before = service.url
-        service.max_backoff = 0.5  # its three failed restarts on the old port in seconds
-        os.kill(pid, signal.SIGKILL)
-        with port_taken(int(before.rsplit(":", 1)[1])):
-            await wait_until(
-                lambda: service.state is ServiceState.RUNNING and service.url != before,
-                seconds=START_SECONDS,
-            )
+        await _moved_to_another_port(service, pid)
         moved = time.time()
         # Online again, with the list fetched from the service where it is now.
         await wait_until(

@@ -84,17 +84,20 @@ class ClientApplications:
     `in_use` is the client id the app's own connection uses: rotating its secret or deleting
     it cuts the app off, so the dialog says so before doing it. A new secret of that
     application goes to `remember` (the connection's place in the keyring), so the next
-    connect uses it without the user typing it in."""
+    connect uses it without the user typing it in.
+
+    `base_url` is the service's address, or where to read it each time (the session's client:
+    the Local sandbox's service can come back on another port while the dialog is open)."""
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Callable[[], str],
         *,
         in_use: str = "",
         local: bool = False,
         remember: Callable[[str], None] | None = None,
     ) -> None:
-        self.base_url = base_url
+        self._address = base_url if callable(base_url) else lambda: base_url
         self.in_use = in_use
         self.local = local
         self._remember = remember
@@ -115,12 +118,20 @@ class ClientApplications:
         def remember(secret: str) -> None:
             session.profiles.save(profile, secret=secret)
 
+        # The client the session moves when the Local sandbox's service moves (move_to), not
+        # the session's next one: that may be another profile's service.
+        client = session.client
         return cls(
-            session.client.base_url,
+            lambda: client.base_url,
             in_use=profile.client_id,
             local=profile.kind is ProfileKind.LOCAL,
             remember=remember,
         )
+
+    @property
+    def base_url(self) -> str:
+        """The service's address now."""
+        return self._address()
 
     @property
     def signed_in(self) -> bool:
@@ -144,6 +155,8 @@ class ClientApplications:
     def _admin(self) -> ApiClient:
         if self._client is None:
             raise PermissionError("sign in as a Customer Admin first")
+        if self._client.base_url != self.base_url:
+            self._client.move_to(self.base_url)  # the Local sandbox's service moved
         return self._client
 
     async def list(self) -> list[ClientApplication]:
