@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +35,7 @@ from freightdesk.models.rail import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.extension_pages import read_pages
+from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import problems_of
 
@@ -90,15 +90,14 @@ class RailService(ListService[RailStatusResponse]):
 
     async def leg_ids(self) -> list[str]:
         if self._ids is None:
-            text = await asyncio.to_thread(self.cache.meta, IDS_META)
-            loaded = json.loads(text) if text else []
+            loaded = await kept_json(self.cache, IDS_META)
             if self._ids is None:  # another caller may have loaded them meanwhile
-                self._ids = [str(i) for i in loaded]
+                self._ids = [str(i) for i in loaded] if isinstance(loaded, list) else []
         return list(self._ids)
 
     async def _set_ids(self, ids: list[str]) -> None:
         self._ids = ids
-        await asyncio.to_thread(self.cache.set_meta, IDS_META, json.dumps(ids))
+        await keep_json(self.cache, IDS_META, ids)
 
     async def _follow(self, leg: RailStatusResponse) -> None:
         key = leg_key(leg)

@@ -38,6 +38,7 @@ from freightdesk.models.schedules import (
     ScheduleSort,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.listing import ListService, Params
 
 KIND = "sailing_schedules"
@@ -245,17 +246,16 @@ class SchedulesService(ListService[PointToPointRoute]):
         world = _world_ports()
         learned = [p for p in self._ports.values() if world.get(p.locode) != p]
         rows = [[p.locode, p.name, p.country] for p in learned]
-        await asyncio.to_thread(self.cache.set_meta, PORTS_META, json.dumps(rows))
+        await keep_json(self.cache, PORTS_META, rows)
 
     async def carriers(self) -> list[OceanCarrier]:
         """The live carriers (from the service; the last known ones when it cannot answer)."""
         try:
             carriers = await self._client().schedules.carriers()
         except Exception:
-            text = await asyncio.to_thread(self.cache.meta, CARRIERS_META)
-            if not text:
+            kept = await kept_json(self.cache, CARRIERS_META)
+            if not isinstance(kept, list):
                 raise
-            return [OceanCarrier.model_validate(c) for c in json.loads(text)]
-        rows = json.dumps([c.wire() for c in carriers])
-        await asyncio.to_thread(self.cache.set_meta, CARRIERS_META, rows)
+            return [OceanCarrier.model_validate(c) for c in kept]
+        await keep_json(self.cache, CARRIERS_META, [c.wire() for c in carriers])
         return carriers

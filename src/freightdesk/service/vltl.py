@@ -12,8 +12,6 @@ local service applies) on what a form holds, keyed by the interface's field path
 
 from __future__ import annotations
 
-import asyncio
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from freightdesk.models.vltl import (
 )
 from freightdesk.models.vltl_rules import dispatch_problems, freight_problems, quote_address
 from freightdesk.service.cache import Cache
+from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.validation import problems_of
 
 QUOTES_META = "vltl:last_quotes"
@@ -140,23 +139,13 @@ class VltlService:
         self._client = client
         self._cache = cache
 
-    async def _keep(self, key: str, value: object) -> None:
-        cache = self._cache()
-        if cache is not None:
-            await asyncio.to_thread(cache.set_meta, key, json.dumps(value))
-
-    async def _kept(self, key: str) -> dict[str, Any] | None:
-        cache = self._cache()
-        text = None if cache is None else await asyncio.to_thread(cache.meta, key)
-        value = json.loads(text) if text else None
-        return value if isinstance(value, dict) else None
-
     # --- quotes ----------------------------------------------------------------------------
 
     async def quote(self, request: VltlQuoteRequest) -> LastQuotes:
         quotes = await self._client().vltl.query_rates(request, user=APP_USER)
         last = LastQuotes(request, quotes, time.time())
-        await self._keep(
+        await keep_json(
+            self._cache(),
             QUOTES_META,
             {"request": request.wire(), "quotes": [q.wire() for q in quotes], "at": last.at},
         )
@@ -164,16 +153,14 @@ class VltlService:
 
     async def last_quotes(self) -> LastQuotes | None:
         """The last quotes answered, from the cache (None when none, or they no longer read)."""
-        kept = await self._kept(QUOTES_META)
+        kept = await kept_json(self._cache(), QUOTES_META)
+        if not isinstance(kept, dict):
+            return None
         try:
-            return (
-                None
-                if kept is None
-                else LastQuotes(
-                    VltlQuoteRequest.model_validate(kept["request"]),
-                    [RateQuote.model_validate(q) for q in kept["quotes"]],
-                    float(kept["at"]),
-                )
+            return LastQuotes(
+                VltlQuoteRequest.model_validate(kept["request"]),
+                [RateQuote.model_validate(q) for q in kept["quotes"]],
+                float(kept["at"]),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -184,18 +171,16 @@ class VltlService:
         """Never sent again blindly (the client's rule): a dispatch orders a pickup."""
         answer = await self._client().vltl.dispatch(request)
         last = LastDispatch(answer, time.time())
-        await self._keep(DISPATCH_META, {"answer": answer.wire(), "at": last.at})
+        await keep_json(self._cache(), DISPATCH_META, {"answer": answer.wire(), "at": last.at})
         return last
 
     async def last_dispatch(self) -> LastDispatch | None:
-        kept = await self._kept(DISPATCH_META)
+        kept = await kept_json(self._cache(), DISPATCH_META)
+        if not isinstance(kept, dict):
+            return None
         try:
-            return (
-                None
-                if kept is None
-                else LastDispatch(
-                    DispatchedShipment.model_validate(kept["answer"]), float(kept["at"])
-                )
+            return LastDispatch(
+                DispatchedShipment.model_validate(kept["answer"]), float(kept["at"])
             )
         except (KeyError, TypeError, ValueError):
             return None

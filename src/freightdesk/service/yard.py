@@ -11,9 +11,7 @@ opens with them and keeps them, with their age, while the service is away.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +31,7 @@ from freightdesk.models.yard import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.clock import offset_span
+from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.validation import checked, problems_of
 
 WINDOW = "appointmentWindow"
@@ -155,29 +154,19 @@ class YardService:
         self._client = client
         self._cache = cache
 
-    async def _keep(self, key: str, value: object) -> None:
-        cache = self._cache()
-        if cache is not None:
-            await asyncio.to_thread(cache.set_meta, key, json.dumps(value))
-
-    async def _kept(self, key: str) -> object:
-        cache = self._cache()
-        text = None if cache is None else await asyncio.to_thread(cache.meta, key)
-        return json.loads(text) if text else None
-
     async def sites(self) -> list[YardSite]:
         sites = await self._client().slots.sites()
-        await self._keep(SITES_META, [site.wire() for site in sites])
+        await keep_json(self._cache(), SITES_META, [site.wire() for site in sites])
         return sites
 
     async def cached_sites(self) -> list[YardSite]:
-        kept = await self._kept(SITES_META)
+        kept = await kept_json(self._cache(), SITES_META)
         return [YardSite.model_validate(s) for s in kept] if isinstance(kept, list) else []
 
     async def last_search(self) -> LastSearch | None:
         """The last search answered, from the cache (None when there is none, or it no
         longer reads)."""
-        kept = await self._kept(LAST_META)
+        kept = await kept_json(self._cache(), LAST_META)
         if not isinstance(kept, dict):
             return None
         try:
@@ -201,7 +190,11 @@ class YardService:
     async def slots(self, query: SlotQuery) -> LastSearch:
         answer = await self._client().slots.query(query)
         last = LastSearch(query, answer, time.time())
-        await self._keep(LAST_META, {"query": query.wire(), "answer": answer.wire(), "at": last.at})
+        await keep_json(
+            self._cache(),
+            LAST_META,
+            {"query": query.wire(), "answer": answer.wire(), "at": last.at},
+        )
         return last
 
 
