@@ -1,11 +1,24 @@
 """The public link's token: taken from the link's last segment, so the preview asks this
-service only, and anything that is not a token is refused before anything is sent."""
+service only, and anything that is not a token is refused before anything is sent; and what
+the link withholds, the same for the local service's answer and the preview's words."""
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
-from freightdesk.service.public_view import identifier_words, share_token
+from freightdesk.api.client import ApiClient
+from freightdesk.models.public_link import NOT_IN_A_SHIPMENT, WITHHELD_FIELDS
+from freightdesk.models.tracking import TrackedShipment, TrackingHistory
+from freightdesk.service.public_view import (
+    WITHHELD,
+    identifier_words,
+    share_token,
+)
+from tests.support import TenantHandle
+
+PUT = "/api/v4/shipments/tracking"
 
 
 @pytest.mark.parametrize(
@@ -43,3 +56,41 @@ def test_what_is_not_a_token_is_refused(link: str) -> None:
 def test_an_identifier_type_in_words_keeps_its_letters(code: str, words: str) -> None:
     """The preview names each identifier as a person reads it (was "Carrier scac")."""
     assert identifier_words(code) == words
+
+
+async def test_the_preview_says_what_the_link_withholds_and_the_link_withholds_it(
+    client: ApiClient, tenant_: TenantHandle
+) -> None:
+    """The service's public answer and the app's preview follow one rule: every field the
+    owner reads filled and the link answers empty is one the preview names, and no other."""
+    parent = tenant_.http.put(PUT, json={"identifiers": [{"type": "PRO", "value": "PV1"}]})
+    assert parent.status_code in (200, 201), parent.text
+    body = {
+        "identifiers": [{"type": "PRO", "value": f"PV{uuid.uuid4().hex[:8]}"}],
+        "attributes": [{"name": "customer", "value": "Acme"}],
+        "accessGroups": [{"id": str(uuid.uuid4())}],
+        "costs": [{"type": "FREIGHT", "totalCost": {"amount": 1200.5, "currency": "USD"}}],
+        "relatedShipments": [{"id": parent.json()["id"], "relationType": "PARENT"}],
+    }
+    created = tenant_.http.put(PUT, json=body)
+    assert created.status_code in (200, 201), created.text
+    owned = await client.tracking.history(created.json()["id"])
+    assert owned.shipment.shipment_share_link is not None
+    token = share_token(owned.shipment.shipment_share_link)
+    assert token is not None
+    public = await client.tracking.public_shipment(token)
+
+    # The owner reads the costs beside the shipment (its history's), the rest in it.
+    mine = owned.shipment.model_copy(update={"costs": owned.costs})
+    filled = {name for name, value in mine if value}
+    business = {"attributes", "costs", "access_groups", "related_shipments"}
+    assert business <= filled
+    withheld = {name for name in filled if not getattr(public, name)}
+    assert withheld == business == set(WITHHELD_FIELDS)
+    assert public.identifiers == owned.shipment.identifiers  # what it is, still shown
+    for words in WITHHELD_FIELDS.values():
+        assert words in WITHHELD, words
+    # What only a history holds is named too, and a shipment (the link's answer) has none.
+    for name in NOT_IN_A_SHIPMENT:
+        assert name in WITHHELD and name in TrackingHistory.model_fields, name
+        assert name not in TrackedShipment.model_fields, name

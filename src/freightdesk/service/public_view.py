@@ -1,9 +1,9 @@
 """What whoever has a shipment's public link sees (`getPublicShipment`, read without
 credentials): the Sharing tab's "Preview as the recipient sees it".
 
-The public view is a tracked shipment without its owner's business data: no attributes,
-costs, access groups or related shipments, and (being a shipment, not a history) no
-states, positions or exceptions. Where the shipment is and what comes next are read from
+The public view is a tracked shipment without its owner's business data, by the rule the
+local service answers the link with (`models.public_link`), and (being a shipment, not a
+history) no states, positions or exceptions. Where the shipment is and what comes next are read from
 its events with the Overview's own rules (`service.overview`), so the preview and the
 Overview never disagree on the same events.
 """
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from freightdesk.models.public_link import withheld_words
 from freightdesk.models.tracking import (
     RouteStop,
     TrackedShipment,
@@ -30,10 +31,7 @@ if TYPE_CHECKING:
 # A share token as the service makes them (URL-safe base64); anything else is no link of
 # this service, and is never sent.
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,64}")
-WITHHELD = (
-    "Not shown to whoever has the link: attributes, costs, access groups, related "
-    "shipments, positions and exceptions."
-)
+WITHHELD = withheld_words()
 GONE = (
     "Nobody can open this link any more: the service answers that it shows no shipment "
     "(tracking was stopped and the shipment deleted, or the link is not one of this "

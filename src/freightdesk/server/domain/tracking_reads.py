@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from freightdesk.models.auth import TenantRole
+from freightdesk.models.public_link import as_public
 from freightdesk.models.tracking import (
     Cost,
     SharingContext,
@@ -189,21 +190,15 @@ def sharing_context(session: Session, row: Shipment, viewer: Viewer) -> SharingC
 
 
 def public_shipment(session: Session, share_token: str, base_url: str) -> TrackedShipment:
-    """The tracked shipment behind a share link, as whoever has the link sees it: where the
-    shipment is (route and events), not the owner's business data (no attributes, costs,
-    access groups or related shipments). 404 for an unknown token or a deleted shipment."""
+    """The tracked shipment behind a share link, as whoever has the link sees it
+    (`models.public_link`: not the owner's business data). 404 for an unknown token or a
+    deleted shipment."""
     row = session.scalar(
         select(Shipment).where(Shipment.share_token == share_token, Shipment.deleted_at.is_(None))
     )
     if row is None:
         raise not_found("Shared shipment")
     view = shipment_view(
-        row,
-        base_url=base_url,
-        viewer=Viewer(tenant_id=0, hide_attributes=True),
-        events=events_of(session, row),
-        include_costs=False,
+        row, base_url=base_url, viewer=Viewer(tenant_id=0), events=events_of(session, row)
     )
-    view.access_groups = []
-    view.related_shipments = []
-    return view
+    return as_public(view)
