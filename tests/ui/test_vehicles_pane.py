@@ -270,10 +270,10 @@ async def test_every_problem_of_a_point_shows_at_the_first_search(
     type_text(form.radius, "60")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     assert pane.errors.message_for("geoCoordinates.latitude") == (
-        "Latitude: Enter a number from -90 to 90, e.g. 41.88"
+        "Latitude: Enter from -90 to 90, e.g. 41.88"
     )
     assert pane.errors.message_for("geoCoordinates.longitude") == (
-        "Longitude: Enter a number from -180 to 180, e.g. -87.63"
+        "Longitude: Enter from -180 to 180, e.g. -87.63"
     )
     assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
     assert form.window().focusWidget() is latitude  # the first one top to bottom

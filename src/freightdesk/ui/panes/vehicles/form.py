@@ -53,8 +53,8 @@ STREET_PARTS = (("addressLines", "street and number", "Street"),)
 # The point's boxes: the bound either side of zero and the words for it, the placeholders'
 # examples.
 POINT_BOUNDS = {
-    "latitude": (90.0, "Enter a number from -90 to 90, e.g. 41.88"),
-    "longitude": (180.0, "Enter a number from -180 to 180, e.g. -87.63"),
+    "latitude": (90.0, "Enter from -90 to 90, e.g. 41.88"),
+    "longitude": (180.0, "Enter from -180 to 180, e.g. -87.63"),
 }
 # The form's parts top to bottom.
 _ORDER = ("where", "address", "geoCoordinates", "radius", "timeRange", "truckType")
