@@ -1,8 +1,8 @@
 """Documents: multipart upload, read, full and partial update, soft delete, search, download.
 
-The upload is parsed as it streams in: the file part goes straight to a temporary file of the
-file store (hashed and counted on the way, never held whole in memory) and becomes a
-content-addressed blob only when the whole request is accepted.
+The upload's body is parsed by `server.uploads` as it streams in; its file becomes a
+content-addressed blob only when the whole request is accepted. Byte ranges of a download are
+chosen and answered by `server.byte_ranges`.
 """
 
 from __future__ import annotations
@@ -17,13 +17,7 @@ from urllib.parse import quote
 from uuid import UUID
 
 from fastapi import APIRouter, Body, Path, Query, Request, Response
-from fastapi.responses import FileResponse, StreamingResponse
-from pydantic import ValidationError
-from python_multipart.exceptions import FormParserError
-from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import ClientDisconnect
-from starlette.types import Receive, Scope, Send
 
 from freightdesk.models.common import Int64
 from freightdesk.models.documents import (
@@ -36,6 +30,11 @@ from freightdesk.models.documents import (
 )
 from freightdesk.models.errors import ErrorBody
 from freightdesk.server.auth import PrincipalDep
+from freightdesk.server.byte_ranges import (
+    RangedFileResponse,
+    database_blob_response,
+    requested_range,
+)
 from freightdesk.server.context import (
     ContextDep,
     ServiceContext,
@@ -56,8 +55,8 @@ from freightdesk.server.domain.documents import (
     visible_document,
     visible_file,
 )
-from freightdesk.server.domain.file_store import DatabaseBlob, FileStore, PendingBlob, file_store
-from freightdesk.server.errors import ApiError, field_error, field_errors, validation_details
+from freightdesk.server.domain.file_store import PendingBlob, file_store
+from freightdesk.server.errors import ApiError
 from freightdesk.server.openapi import ERRORS, EXTENSION
 from freightdesk.server.principal import Principal
 from freightdesk.server.routers.documents_search import (
@@ -66,19 +65,16 @@ from freightdesk.server.routers.documents_search import (
     PAGE_SIZE,
     found,
 )
+from freightdesk.server.uploads import (
+    DOCUMENT_PART,
+    FILE_PART,
+    receive_upload,
+    refuse_declared_oversize,
+)
 
 log = logging.getLogger(__name__)
 
 router = APIRouter(prefix=DOCUMENTS_PATH, tags=["Documents"])
-
-DOCUMENT_PART = "document"
-FILE_PART = "upload_file"
-# The `document` part is metadata; anything this large is a mistake, not a document.
-METADATA_LIMIT = 256 * 1024
-# Boundaries and part headers around the two parts.
-ENVELOPE_SLACK = 64 * 1024
-# Received file bytes are written in batches of about this size (one thread hop each).
-WRITE_BATCH = 1024 * 1024
 
 _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
@@ -113,193 +109,6 @@ def _viewer(principal: Principal) -> Viewer:
 # --- upload --------------------------------------------------------------------------------
 
 
-def _too_large(limit: int) -> ApiError:
-    return field_error(FILE_PART, f"is larger than the upload limit of {limit} bytes", status=413)
-
-
-class _UploadParser:
-    """Callbacks of the streaming multipart parser for the two parts of an upload.
-
-    File bytes collect in `pending` until the caller writes them out; the `document` part is
-    kept (it is small) and validated as soon as it ends, so a bad one is refused before the
-    file is received.
-    """
-
-    def __init__(self, file_limit: int) -> None:
-        self._file_limit = file_limit
-        self._part: str | None = None
-        self._header_name = bytearray()
-        self._header_value = bytearray()
-        self._part_headers: dict[bytes, bytes] = {}
-        self._metadata_text = bytearray()
-        self.metadata: DocumentCreate | None = None
-        self.file_started = False
-        self.file_complete = False
-        self.file_size = 0
-        self.file_name: str | None = None
-        self.content_type: str | None = None
-        self.pending = bytearray()
-        self.ended = False
-
-    def on_part_begin(self) -> None:
-        self._part = None
-        self._part_headers = {}
-
-    def on_header_field(self, data: bytes, start: int, end: int) -> None:
-        self._header_name += data[start:end]
-
-    def on_header_value(self, data: bytes, start: int, end: int) -> None:
-        self._header_value += data[start:end]
-
-    def on_header_end(self) -> None:
-        self._part_headers[bytes(self._header_name).lower()] = bytes(self._header_value)
-        self._header_name.clear()
-        self._header_value.clear()
-
-    def on_headers_finished(self) -> None:
-        _, options = parse_options_header(self._part_headers.get(b"content-disposition"))
-        name = options.get(b"name", b"").decode("utf-8", "replace")
-        if name == DOCUMENT_PART:
-            if self.metadata is not None or self._metadata_text:
-                raise field_error(DOCUMENT_PART, "is given more than once")
-        elif name == FILE_PART:
-            if self.file_started:
-                raise field_error(FILE_PART, "is given more than once; one file per document")
-            self.file_started = True
-            raw_name = options.get(b"filename")
-            self.file_name = raw_name.decode("utf-8", "replace") if raw_name is not None else None
-            raw_type = self._part_headers.get(b"content-type")
-            self.content_type = raw_type.decode("latin-1") if raw_type is not None else None
-        elif not name:
-            raise field_error("body", "a multipart part has no name")
-        else:
-            raise field_error(
-                name, f"is not a part of an upload; send {DOCUMENT_PART} and {FILE_PART}"
-            )
-        self._part = name
-
-    def on_part_data(self, data: bytes, start: int, end: int) -> None:
-        if self._part == FILE_PART:
-            self.file_size += end - start
-            if self.file_size > self._file_limit:
-                raise _too_large(self._file_limit)
-            self.pending += data[start:end]
-        elif self._part == DOCUMENT_PART:
-            self._metadata_text += data[start:end]
-            if len(self._metadata_text) > METADATA_LIMIT:
-                raise field_error(
-                    DOCUMENT_PART, f"is larger than {METADATA_LIMIT} bytes", status=413
-                )
-
-    def on_part_end(self) -> None:
-        if self._part == FILE_PART:
-            self.file_complete = True
-        elif self._part == DOCUMENT_PART:
-            self.metadata = _parse_metadata(bytes(self._metadata_text))
-        self._part = None
-
-    def on_end(self) -> None:
-        self.ended = True
-
-
-def _parse_metadata(text: bytes) -> DocumentCreate:
-    try:
-        return DocumentCreate.model_validate_json(text)
-    except ValidationError as exc:
-        details = [
-            detail.model_copy(
-                update={
-                    "source": DOCUMENT_PART
-                    if detail.source == "body"
-                    else f"{DOCUMENT_PART}.{detail.source}"
-                }
-            )
-            for detail in validation_details(exc.errors())
-        ]
-        summary = f"{details[0].source}: {details[0].message}"
-        if len(details) > 1:
-            summary += f" (and {len(details) - 1} more)"
-        raise ApiError(400, summary, errors=details) from None
-
-
-def _boundary(request: Request) -> bytes:
-    content_type = request.headers.get("content-type", "")
-    media_type, options = parse_options_header(content_type)
-    if media_type != b"multipart/form-data":
-        raise ApiError(
-            415,
-            f"Content type {content_type or '(none)'} is not supported here; send "
-            f"multipart/form-data with the parts {DOCUMENT_PART} and {FILE_PART}",
-        )
-    boundary = options.get(b"boundary")
-    if not boundary:
-        raise field_error("content-type", "multipart/form-data needs a boundary parameter")
-    return boundary
-
-
-def _check_declared_length(request: Request, body_limit: int, file_limit: int) -> None:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > body_limit:
-        raise _too_large(file_limit)
-
-
-async def _receive(
-    request: Request, parser: _UploadParser, pending: PendingBlob, body_limit: int, file_limit: int
-) -> None:
-    boundary = _boundary(request)
-    try:
-        multipart = MultipartParser(
-            boundary,
-            {
-                "on_part_begin": parser.on_part_begin,
-                "on_part_data": parser.on_part_data,
-                "on_part_end": parser.on_part_end,
-                "on_header_field": parser.on_header_field,
-                "on_header_value": parser.on_header_value,
-                "on_header_end": parser.on_header_end,
-                "on_headers_finished": parser.on_headers_finished,
-                "on_end": parser.on_end,
-            },
-        )
-        received = 0
-        async for chunk in request.stream():
-            received += len(chunk)
-            if received > body_limit:
-                raise _too_large(file_limit)
-            multipart.write(chunk)
-            if len(parser.pending) >= WRITE_BATCH:
-                await _flush(parser, pending)
-        await _flush(parser, pending)
-        multipart.finalize()
-    except FormParserError as exc:
-        raise field_error("body", f"is not valid multipart/form-data ({exc})") from None
-    except ClientDisconnect:
-        raise ApiError(400, "The client closed the connection before the upload ended") from None
-
-
-async def _flush(parser: _UploadParser, pending: PendingBlob) -> None:
-    if parser.pending:
-        data = bytes(parser.pending)
-        parser.pending.clear()
-        await run_in_threadpool(pending.write, data)
-
-
-def _complete(parser: _UploadParser) -> DocumentCreate:
-    missing: list[tuple[str, str]] = []
-    if parser.metadata is None:
-        missing.append((DOCUMENT_PART, "is required"))
-    if not parser.file_started:
-        missing.append((FILE_PART, "is required"))
-    if missing:
-        raise field_errors(missing)
-    if not (parser.ended and parser.file_complete):
-        raise field_error("body", "the multipart body ends before its closing boundary")
-    if parser.file_size == 0:
-        raise field_error(FILE_PART, "is empty; a document needs the file's content")
-    assert parser.metadata is not None
-    return parser.metadata
-
-
 def _record(
     context: ServiceContext,
     principal: Principal,
@@ -327,23 +136,20 @@ async def create_document(
     request: Request, principal: PrincipalDep, context: ContextDep
 ) -> Document:
     file_limit = context.settings.upload_limit_bytes
-    body_limit = file_limit + METADATA_LIMIT + ENVELOPE_SLACK
-    _check_declared_length(request, body_limit, file_limit)
+    refuse_declared_oversize(request, file_limit)
     # The first use makes the store's directories and sweeps them: disk work, off the loop.
     store = await run_in_threadpool(file_store, context)
     pending = store.begin()
     try:
-        parser = _UploadParser(file_limit)
-        await _receive(request, parser, pending, body_limit, file_limit)
-        metadata = _complete(parser)
-        content_type = clean_content_type(parser.content_type, source=FILE_PART)
+        upload = await receive_upload(request, pending, file_limit)
+        content_type = clean_content_type(upload.content_type, source=FILE_PART)
         document = await run_in_threadpool(
             _record,
             context,
             principal,
-            metadata,
+            upload.metadata,
             pending,
-            clean_file_name(parser.file_name),
+            clean_file_name(upload.file_name),
             content_type,
         )
     finally:
@@ -414,66 +220,6 @@ async def search(
 # --- download (an extension: the interface has no operation for a file's bytes) ------------
 
 
-class _BlobResponse(FileResponse):
-    """A stored file, with the byte range we chose (if any) and no other range logic.
-
-    The Range and If-Range headers are decided by the route; Starlette's FileResponse only
-    sees the one canonical range (or none) so its plain-text error answers never happen.
-    """
-
-    def __init__(self, *args: Any, byte_range: tuple[int, int] | None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._byte_range = byte_range
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = [(k, v) for k, v in scope["headers"] if k not in (b"range", b"if-range")]
-        if self._byte_range is not None:
-            first, last = self._byte_range
-            headers.append((b"range", f"bytes={first}-{last}".encode()))
-        await super().__call__({**scope, "headers": headers}, receive, send)
-
-
-_RANGE = re.compile(r"bytes=(\d*)-(\d*)")
-
-
-def _byte_range(request: Request, etag: str, size: int) -> tuple[int, int] | None:
-    """The one range to send (inclusive), None for the whole file; 416 when none can be sent.
-
-    Multiple ranges and malformed headers are ignored (the whole file is sent), as RFC 9110
-    allows; so is a Range whose If-Range does not match the current ETag.
-    """
-    header = request.headers.get("range")
-    if header is None:
-        return None
-    if_range = request.headers.get("if-range")
-    if if_range is not None and if_range.strip() != etag:
-        return None
-    match = _RANGE.fullmatch(header.strip())
-    if match is None or match.group(1) == match.group(2) == "":
-        return None
-    first_text, last_text = match.groups()
-    if first_text == "":
-        suffix = int(last_text)
-        if suffix == 0 or size == 0:
-            raise _unsatisfiable(size)
-        return max(0, size - suffix), size - 1
-    first = int(first_text)
-    if last_text and int(last_text) < first:
-        return None
-    if first >= size:
-        raise _unsatisfiable(size)
-    last = min(int(last_text), size - 1) if last_text else size - 1
-    return first, last
-
-
-def _unsatisfiable(size: int) -> ApiError:
-    return ApiError(
-        416,
-        f"The requested range is outside the file of {size} bytes",
-        headers={"Content-Range": f"bytes */{size}"},
-    )
-
-
 def _content_disposition(file_name: str) -> str:
     """`attachment` with an ASCII fallback name and the exact name in RFC 6266 `filename*`."""
     fallback = re.sub(r"[^A-Za-z0-9 ._()+-]", "_", file_name) or "document"
@@ -528,7 +274,9 @@ def download_file(
     store = file_store(context)
     stored = store.database_blob(file.sha256)
     if stored is not None:
-        return _from_database(store, stored, headers, _byte_range(request, etag, file.size))
+        return database_blob_response(
+            store, stored, headers, requested_range(request, etag, file.size)
+        )
     path = store.path_for(file.sha256)
     try:
         stat = os.stat(path)
@@ -537,29 +285,10 @@ def download_file(
         raise ApiError(
             500, "The stored content of this file is missing; quote the support reference id"
         ) from None
-    return _BlobResponse(
+    return RangedFileResponse(
         path,
         headers=headers,
         media_type=file.content_type,
         stat_result=stat,
-        byte_range=_byte_range(request, etag, file.size),
-    )
-
-
-def _from_database(
-    store: FileStore,
-    blob: DatabaseBlob,
-    headers: dict[str, str],
-    byte_range: tuple[int, int] | None,
-) -> Response:
-    """A file stored in the database (PostgreSQL), streamed a chunk at a time."""
-    first, last = byte_range or (0, blob.size - 1)
-    headers = {**headers, "Accept-Ranges": "bytes", "Content-Length": str(last - first + 1)}
-    if byte_range is not None:
-        headers["Content-Range"] = f"bytes {first}-{last}/{blob.size}"
-    return StreamingResponse(
-        store.read(blob, first, last),
-        status_code=206 if byte_range is not None else 200,
-        headers=headers,
-        media_type=headers["Content-Type"],
+        byte_range=requested_range(request, etag, file.size),
     )
