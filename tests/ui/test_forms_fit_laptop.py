@@ -1,6 +1,6 @@
 """Each form the app opens fits a 1366x768 laptop's screen, its Save button in sight, centred
 on the main window (`FormDialog` fits it to the screen; fields that cannot be that short
-scroll above the buttons)."""
+scroll above the buttons), and so does each of its other dialogs (all fit as they are)."""
 
 from __future__ import annotations
 
