@@ -12,6 +12,10 @@ if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/de
     from freightdesk.models.common import Address, Money
     from freightdesk.models.rating import RateStopLocation
 
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+DASH = "\u2013"  # an en dash, as in "Mon-Fri" typeset
+
+
 _STATE_TEXT = {
     ShipmentStateType.SCHEDULED: "Scheduled",
     ShipmentStateType.IN_TRANSIT: "In transit",
@@ -98,3 +102,22 @@ def place_text(location: RateStopLocation | None) -> str:
     if location.name and place and place not in location.name:
         return f"{location.name} ({place})"
     return location.name or place
+
+
+def days_text(days: tuple[bool, ...]) -> str:
+    """(True, True, True, False, True, False, False) -> "Mon-Wed, Fri" (an en dash)."""
+    runs: list[str] = []
+    start: int | None = None
+    for index, on in enumerate((*days, False)):
+        if on and start is None:
+            start = index
+        elif not on and start is not None:
+            end = index - 1
+            if end == start:
+                runs.append(DAYS[start])
+            elif end == start + 1:
+                runs.append(f"{DAYS[start]}, {DAYS[end]}")
+            else:
+                runs.append(f"{DAYS[start]}{DASH}{DAYS[end]}")
+            start = None
+    return ", ".join(runs) or "no day"

@@ -41,6 +41,7 @@ from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation
+from freightdesk.ui.formatting import DAYS
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
@@ -57,7 +58,6 @@ from freightdesk.ui.panes.stop_locations.tables import (
     checked,
     grid,
 )
-from freightdesk.ui.panes.stop_locations.text import DAYS
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.address_check import address_checked
 from freightdesk.ui.widgets.forms import ErrorLabel, plain

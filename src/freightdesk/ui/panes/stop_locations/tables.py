@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.ui.panes.stop_locations.text import DAYS
+from freightdesk.ui.formatting import DAYS
 from freightdesk.ui.widgets.edit_table import EditTable, FormTable
 
 

@@ -9,34 +9,13 @@ from freightdesk.models.stop_locations import (
     SpecialOpeningHours,
     StopLocationContact,
 )
-
-DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-DASH = "\u2013"  # an en dash, as in "Mon-Fri" typeset
+from freightdesk.ui.formatting import DASH, days_text
 
 
 def coordinates_text(coordinates: GeoCoordinates | None) -> str:
     if coordinates is None:
         return ""
     return f"{coordinates.latitude:.5f}, {coordinates.longitude:.5f}"
-
-
-def days_text(days: tuple[bool, ...]) -> str:
-    """(True, True, True, False, True, False, False) -> "Mon-Wed, Fri" (an en dash)."""
-    runs: list[str] = []
-    start: int | None = None
-    for index, on in enumerate((*days, False)):
-        if on and start is None:
-            start = index
-        elif not on and start is not None:
-            end = index - 1
-            if end == start:
-                runs.append(DAYS[start])
-            elif end == start + 1:
-                runs.append(f"{DAYS[start]}, {DAYS[end]}")
-            else:
-                runs.append(f"{DAYS[start]}{DASH}{DAYS[end]}")
-            start = None
-    return ", ".join(runs) or "no day"
 
 
 def hours_text(hours: list[OpeningHours]) -> str:

@@ -60,7 +60,7 @@ from freightdesk.service.yard import (
     slot_days,
     slot_text,
 )
-from freightdesk.ui.panes.stop_locations.text import DASH, days_text
+from freightdesk.ui.formatting import DASH, days_text
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.completion import ClickThrough
