@@ -105,8 +105,16 @@ def test_the_setting_the_environment_and_the_help_menu_turn_it_off(
     try:
         switch.start()
         assert switch.running is None and _watchdog_threads() == []
-        QTimer.singleShot(0, hold_the_window_for_a_while)
-        qtbot.wait(600)
+        held: list[bool] = []
+
+        def hold() -> None:
+            hold_the_window_for_a_while()
+            held.append(True)
+
+        QTimer.singleShot(0, hold)
+        qtbot.waitUntil(lambda: bool(held))
+        # Over the hold: no watchdog thread was there to see it, nor after it to log its end.
+        assert switch.running is None and _watchdog_threads() == []
         assert _records(caplog) == []
 
         window = MainWindow(None, settings, paths)
