@@ -14,28 +14,32 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
+from tests.support import wait_until
 from tests.ui.conftest import _qasync_loop
 
+Ticking = tuple[asyncio.Task[None], list[int]]
 
-async def _tick() -> int:
-    ticks = 0
+
+async def _tick(ticks: list[int]) -> None:
     while True:
         # As the app's polls wait: wait_for asks for the running loop.
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(asyncio.Event().wait(), timeout=0.001)
-        ticks += 1
+        ticks.append(len(ticks))
 
 
 @pytest.fixture
-async def ticking() -> AsyncIterator[asyncio.Task[int]]:
-    task = asyncio.get_running_loop().create_task(_tick(), name="ticking")
-    yield task
+async def ticking() -> AsyncIterator[Ticking]:
+    """A task ticking on the loop, and its ticks so far."""
+    ticks: list[int] = []
+    task = asyncio.get_running_loop().create_task(_tick(ticks), name="ticking")
+    yield task, ticks
     task.cancel()
     await asyncio.wait([task])
 
 
 @pytest.fixture
-def events_processed(ticking: asyncio.Task[int], qapp: QApplication) -> None:
+def events_processed(ticking: Ticking, qapp: QApplication) -> None:
     """A sync fixture waiting on Qt (as qtbot.waitExposed does), between the loop's runs."""
     end = time.monotonic() + 0.2
     while time.monotonic() < end:
@@ -43,11 +47,15 @@ def events_processed(ticking: asyncio.Task[int], qapp: QApplication) -> None:
 
 
 async def test_steps_due_while_the_loop_is_stopped_wait_for_its_next_run(
-    ticking: asyncio.Task[int], events_processed: None
+    ticking: Ticking, events_processed: None
 ) -> None:
-    assert not ticking.done(), ticking
-    await asyncio.sleep(0.05)
-    assert not ticking.done(), ticking
+    task, ticks = ticking
+    assert not task.done(), task
+    # The step held while the loop was stopped runs now: the task ticks on (twice more, so
+    # past the held step), or has ended trying.
+    since = len(ticks)
+    await wait_until(lambda: task.done() or len(ticks) >= since + 2)
+    assert not task.done(), task
 
 
 # Why the hold above can stop applying silently: conftest's _TestLoop overrides qasync's
