@@ -10,6 +10,7 @@ simulated world's reports without a service.
 from __future__ import annotations
 
 import itertools
+import logging
 import shutil
 import statistics
 import tempfile
@@ -535,7 +536,8 @@ def test_a_shipment_deleted_by_a_user_is_left_alone(run: Run) -> None:
     assert searched.json()["paginationInfo"]["total"] == 0
 
 
-def test_without_the_demo_it_does_nothing() -> None:
+def test_without_the_demo_it_does_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="freightdesk.server.simulator")
     data_dir = Path(tempfile.mkdtemp(prefix="fd-sim-empty-"))
     settings = ServerSettings(
         data_dir=data_dir, database_url=f"sqlite:///{data_dir / 'freightdesk.sqlite3'}"
@@ -544,7 +546,12 @@ def test_without_the_demo_it_does_nothing() -> None:
     service.context.services["simulate_speed"] = SPEED
     try:
         service.start()
-        time.sleep(1.5)
+        # The simulator's last word when it finds no demo: it has looked, and stopped.
+        deadline = time.monotonic() + 60
+        while not any("no demo tenant" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, "the simulator never said it found no demo"
+            time.sleep(0.05)
+        assert "simulator" not in service.context.services
         assert httpx.get(f"{service.url}/health").status_code == 200
         with service.context.sessions() as session:
             assert session.scalar(select(Tenant.id).limit(1)) is None
