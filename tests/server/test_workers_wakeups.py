@@ -62,6 +62,7 @@ from tests.server.test_webhooks_support import (
     receiver,
     tuned,
 )
+from tests.server.test_webhooks_support import settled as deliveries_settled
 from tests.support import (
     DATABASES,
     LiveService,
@@ -185,7 +186,11 @@ def both_delivering(database: str) -> Iterator[tuple[Receiver, TenantHandle, htt
         with instances.client_on(second, tenant) as other:
             yield hooks, tenant, other, config_id
         tenant.http.close()
-        time.sleep(1.0)  # a message sent twice would have arrived by now
+        # Polling again, both have fanned out every change and have nothing pending or in
+        # flight: a message sent twice has arrived by now.
+        with tuned(first, FAST), tuned(second, FAST):
+            deliveries_settled(first, config_id)
+            deliveries_settled(second, config_id)
 
 
 @pytest.mark.usefixtures("key")
