@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import update
+from starlette.requests import Request
+from starlette.responses import Response
 
 from freightdesk.api.client import ApiClient
 from freightdesk.server.db import utcnow
@@ -150,6 +152,24 @@ async def test_a_share_shows_in_the_list_without_waiting_for_a_poll(
 SEARCH = "/api/v4/shipments/search"
 
 
+class _FirstAnswerHeld(FaultyProxy):
+    """A proxy holding back the first answer to `path` for `seconds` once the service has
+    given it; `answered` is set then."""
+
+    def __init__(self, upstream: str, path: str, seconds: float) -> None:
+        super().__init__(upstream)
+        self.held_path = path
+        self.seconds = seconds
+        self.answered = threading.Event()
+
+    async def _forward(self, request: Request) -> Response:
+        response = await super()._forward(request)
+        if "/" + request.path_params["path"] == self.held_path and not self.answered.is_set():
+            self.answered.set()
+            await asyncio.sleep(self.seconds)
+        return response
+
+
 @asynccontextmanager
 async def _first_page_held(
     reader: TenantHandle, tmp_path: Path
@@ -157,16 +177,16 @@ async def _first_page_held(
     """`reader`'s list, two shipments a page, and its first sync: yielded once the service
     has answered the first page, which a proxy holds back 1.5 s while the test changes
     shipments; the list, its cache and the proxy closed after."""
-    proxy = FaultyProxy(reader.service.url).start()
+    proxy = _FirstAnswerHeld(reader.service.url, SEARCH, 1.5)
+    proxy.start()
     try:
         async with signed_in(reader, via=proxy) as api:
             cache = Cache(tmp_path / "cache.sqlite3")
             service = ShipmentsService(lambda: api, cache, interval=3600, page_size=2)
             try:
-                proxy.inject(Fault(late=1.5, path_prefix=SEARCH))
                 sync = asyncio.create_task(service.coordinator.fetch_now())
-                await wait_until(lambda: proxy.count("POST", SEARCH) == 1)
-                await asyncio.sleep(0.3)  # the service has answered (held by the proxy)
+                await wait_until(lambda: proxy.answered.is_set() or sync.done())
+                assert not sync.done() and proxy.count("POST", SEARCH) == 1
                 yield service, sync
             finally:
                 await service.coordinator.aclose()
