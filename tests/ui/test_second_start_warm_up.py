@@ -21,6 +21,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.application import AppController
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
+from tests.ui.conftest import close_session
 from tests.ui.test_maps import (
     OFFLINE_TILES,
     WEBENGINE_STARTUP,
@@ -74,7 +75,7 @@ async def _first_start(paths: AppPaths) -> None:
     try:
         await session.connect()
     finally:
-        await session.close()
+        await close_session(session)
 
 
 def _second_start(qtbot: QtBot, paths: AppPaths) -> tuple[AppController, ShipmentsPane]:

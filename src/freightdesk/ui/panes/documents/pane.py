@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -50,6 +50,7 @@ from freightdesk.ui.panes.documents.labels import (
 )
 from freightdesk.ui.panes.documents.model import DocumentTableModel
 from freightdesk.ui.panes.documents.preview import DocumentPreview
+from freightdesk.ui.panes.documents.split import ListSplit
 from freightdesk.ui.panes.documents.upload import UploadDialog, file_chooser
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
@@ -81,12 +82,6 @@ def _shortcut(
 
 def _open_with_system(path: Path) -> None:
     QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
-
-
-# The columns a dispatcher reads in every row, Name to Added: whole beside the preview.
-KEY_COLUMNS = 5
-# The list's share of the pane where its key columns need no more (the preview has the rest).
-LIST_SHARE = 0.6
 
 
 class DocumentsPane(ListExport, QWidget):
@@ -323,7 +318,7 @@ class DocumentsPane(ListExport, QWidget):
         self._unconnected = session.listen_connected(self._attach_services)
         self._attach_services()
         self._selection_changed()
-        self._restore_layout()
+        self.split = ListSplit(self.splitter, self.table, self.fit, settings)
 
     # --- services --------------------------------------------------------------------------
 
@@ -691,53 +686,8 @@ class DocumentsPane(ListExport, QWidget):
     def refresh(self) -> None:
         self.binding.refresh()
 
-    def _restore_layout(self) -> None:
-        state = self.settings.value("documents/splitter")
-        self._split_chosen = state is not None
-        if state is not None:
-            self.splitter.restoreState(state)
-        else:
-            self.splitter.setSizes([720, 480])
-        self.splitter.splitterMoved.connect(self._chose_split)
-        # Once the splitter has shared out a new width by its own rule, and once a page's
-        # rows are in (their texts' widths).
-        self._split_timer = QTimer(self)
-        self._split_timer.setSingleShot(True)
-        self._split_timer.setInterval(0)
-        self._split_timer.timeout.connect(self.default_split)
-        self.splitter.installEventFilter(self)
-        self.model.modelReset.connect(self._split_timer.start)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.splitter and event.type() == QEvent.Type.Resize:
-            self._split_timer.start()
-        return super().eventFilter(watched, event)
-
-    def _chose_split(self, _position: int, _index: int) -> None:
-        self._split_chosen = True
-
-    def default_split(self) -> None:
-        """The list's share of the pane, unless the user chose one: `LIST_SHARE`, more where
-        its key columns need it to read whole (at 1366 and 1440 px: a container's number
-        and a booking's, an LTL bill of lading's and its order's), the preview keeping its
-        least width."""
-        if self._split_chosen:
-            return
-        total = self.splitter.width() - self.splitter.handleWidth()
-        preview = self.splitter.widget(1)
-        if total <= 0 or preview is None:
-            return
-        wanted = self.fit.wanted_width(KEY_COLUMNS) + 2 * self.table.frameWidth()
-        wanted += self.table.verticalScrollBar().sizeHint().width()  # a page is longer
-        spare = total - preview.minimumSizeHint().width()
-        list_width = max(round(total * LIST_SHARE), min(wanted, spare))
-        if self.splitter.sizes() != [list_width, total - list_width]:
-            self.splitter.setSizes([list_width, total - list_width])
-
     def shutdown(self) -> None:
-        self._split_timer.stop()
-        if self._split_chosen:  # the app's own split follows the window's size
-            self.settings.setValue("documents/splitter", self.splitter.saveState())
+        self.split.shutdown()
         self.binding.shutdown()
         self.uploads.shutdown()
         self._unconnected()
