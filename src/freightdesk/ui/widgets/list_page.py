@@ -106,7 +106,10 @@ class ListPage(QObject):
         self.run(service.show(params), f"{self.name}-page", on_done=self._page_shown)
 
     def _page_shown(self, _listing: object) -> None:
-        self.notice.show_status("")  # a refused search's message is no longer true
+        # A page the user asked for: a refused search's message (or an earlier action's) is
+        # no longer the news. Not the list's good poll's to clear (Notice.show_status).
+        if self.notice.is_error:
+            self.notice.clear_message()
         self.show_data()  # even when the page fetched is the one held: it may not be on screen
 
     def search_now(self, *_args: object) -> None:
