@@ -313,7 +313,9 @@ class DocumentsApi:
                     if attempt >= retry.attempts or not retry.retry_on_exception(
                         exc, True, resumable=True
                     ):
-                        raise ConnectionFailed(f"GET {path}: {exc or type(exc).__name__}") from exc
+                        raise ConnectionFailed(
+                            f"GET {path}: {exc or type(exc).__name__}", cause=exc
+                        ) from exc
                     delay = retry.delay(attempt)
                     log.info("download of %s broke at %d bytes (%s); resuming", path, written, exc)
                     await asyncio.sleep(delay)

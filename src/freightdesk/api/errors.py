@@ -23,7 +23,23 @@ class FreightDeskError(Exception):
 
 
 class ConnectionFailed(FreightDeskError):
-    """The service could not be reached (after the retries the policy allows)."""
+    """The service could not be reached (after the retries the policy allows). `address`:
+    the `scheme://host:port` the request went to, when the transport said."""
+
+    address: str | None = None
+
+    def __init__(self, message: str, *, cause: Exception | None = None) -> None:
+        super().__init__(message)
+        self.address = address_of(cause) if cause is not None else None
+
+
+def address_of(exc: Exception) -> str | None:
+    """The `scheme://host:port` of the request httpx's `exc` failed (None: it does not say)."""
+    try:
+        url = exc.request.url  # type: ignore[attr-defined]
+    except (AttributeError, RuntimeError):  # not httpx's, or raised without its request
+        return None
+    return f"{url.scheme}://{url.netloc.decode('ascii')}"
 
 
 class ConnectionLost(ConnectionFailed):
@@ -35,8 +51,10 @@ class TimedOut(ConnectionFailed):
     """The service took longer to answer than the client waits (`seconds`); it may still act
     on the request."""
 
-    def __init__(self, message: str, *, seconds: float | None = None) -> None:
-        super().__init__(message)
+    def __init__(
+        self, message: str, *, seconds: float | None = None, cause: Exception | None = None
+    ) -> None:
+        super().__init__(message, cause=cause)
         self.seconds = seconds
 
 
@@ -49,12 +67,12 @@ def transport_failure(
 
     text = f"{operation}: {exc or type(exc).__name__}"
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
-        return ConnectionFailed(text)
+        return ConnectionFailed(text, cause=exc)
     if isinstance(exc, httpx.TimeoutException):
-        return TimedOut(text, seconds=timeout)
+        return TimedOut(text, seconds=timeout, cause=exc)
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
-        return ConnectionLost(text)
-    return ConnectionFailed(text)
+        return ConnectionLost(text, cause=exc)
+    return ConnectionFailed(text, cause=exc)
 
 
 class ProtocolError(FreightDeskError):

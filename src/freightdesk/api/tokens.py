@@ -175,7 +175,9 @@ class TokenManager:
                     self._token_path, data=data, auth=auth or httpx.USE_CLIENT_DEFAULT
                 )
             except httpx.TransportError as exc:
-                raise ConnectionFailed(f"cannot reach the token endpoint: {exc}") from exc
+                raise ConnectionFailed(
+                    f"cannot reach the token endpoint: {exc}", cause=exc
+                ) from exc
             if response.status_code == 429:
                 wait = float(response.headers.get("retry-after", "5") or 5)
                 log.warning("token endpoint asks to wait %.0f s", wait)

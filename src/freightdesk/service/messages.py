@@ -12,8 +12,6 @@ import re
 import weakref
 from collections.abc import Callable
 
-import httpx  # loaded already, by the local service's supervisor
-
 from freightdesk.api.errors import (
     ApiError,
     AuthenticationFailed,
@@ -78,7 +76,7 @@ def _local_words(failure: ConnectionFailed) -> str | None:
     network. One rule for every screen: a failed restart wins over a restart under way, since
     the supervisor's next try follows a failed one and "in a moment" would not be true; one
     said to run has just stopped, unknown to its supervisor for a moment, or hangs."""
-    address = _address(failure)
+    address = failure.address
     live = [
         s
         for s in _local_services
@@ -90,19 +88,6 @@ def _local_words(failure: ConnectionFailed) -> str | None:
     if any(s.state in restarting for s in live):
         return RESTARTING
     return NOT_ANSWERING if live else None
-
-
-def _address(failure: ConnectionFailed) -> str | None:
-    """The address (`http://host:port`) of the request that failed, from the transport's
-    error it was raised from; None when it does not say."""
-    cause = failure.__cause__
-    if not isinstance(cause, httpx.RequestError):
-        return None
-    try:
-        url = cause.request.url
-    except RuntimeError:  # raised without its request
-        return None
-    return f"{url.scheme}://{url.netloc.decode('ascii')}"
 
 
 def passing(words: str | None) -> bool:
