@@ -19,6 +19,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
+from tests.ui.test_list_split import drag_handle
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_shipments_pane import _ltl, _put
 
@@ -298,16 +299,7 @@ async def test_the_split_the_user_chose_is_kept_for_the_next_start(
     default = pane.splitter.sizes()[0]
     # The user drags the handle between the list and the detail 120 px towards the list (up:
     # at 1366 px the detail is below the list).
-    handle = pane.splitter.handle(1)
-    middle = handle.rect().center()
-    step = (
-        QPoint(120, 0)
-        if pane.splitter.orientation() == Qt.Orientation.Horizontal
-        else QPoint(0, 120)
-    )
-    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=middle)
-    qtbot.mouseMove(handle, middle - step)
-    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle - step)
+    drag_handle(qtbot, pane.splitter, 120)
     chosen = pane.splitter.sizes()[0]
     assert chosen < default - 100, (default, chosen)
     size = pane.size()

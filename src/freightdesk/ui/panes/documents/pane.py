@@ -50,7 +50,7 @@ from freightdesk.ui.panes.documents.labels import (
 )
 from freightdesk.ui.panes.documents.model import DocumentTableModel
 from freightdesk.ui.panes.documents.preview import DocumentPreview
-from freightdesk.ui.panes.documents.split import ListSplit
+from freightdesk.ui.panes.documents.split import documents_split
 from freightdesk.ui.panes.documents.upload import UploadDialog, file_chooser
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
@@ -318,7 +318,7 @@ class DocumentsPane(ListExport, QWidget):
         self._unconnected = session.listen_connected(self._attach_services)
         self._attach_services()
         self._selection_changed()
-        self.split = ListSplit(self.splitter, self.table, self.fit, settings)
+        self.split = documents_split(self.splitter, self.table, self.fit, settings)
 
     # --- services --------------------------------------------------------------------------
 

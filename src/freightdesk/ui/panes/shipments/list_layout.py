@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QSettings, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 
@@ -25,6 +25,7 @@ from freightdesk.ui.panes.shipments.attention import place_attention
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.widgets.elided import cut_at_end
+from freightdesk.ui.widgets.list_split import ListSplit, list_wanted, share_beside
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ PLACE_MOST = 240
 # Narrower than this, a place column's usual name ("Joliet DC") would be cut.
 PLACE_LEAST = 80
 PLACES_CHOSEN = "shipments/placeWidthsChosen"
+SPLIT_SETTING = "shipments/splitter"
 
 
 def place_key_columns(header: QHeaderView) -> None:
@@ -100,15 +102,11 @@ class ListLayout(QWidget):
     table: QTableView
     splitter: QSplitter
     _layout_timer: QTimer
-    _split_timer: QTimer
-    # True until the user moves the splitter or a kept layout is restored.
-    _split_is_default: bool = True
+    list_split: ListSplit
     # True once the user sized a place column (kept in the settings).
     _places_chosen: bool = False
     # True while the widths are set by the app, not the user.
     _sizing: bool = False
-    # The split kept from the last start, until restored at the splitter's real size.
-    _kept_split: QByteArray | None = None
     _detail: ShipmentDetailView | None
 
     def _set_up_columns(self) -> None:
@@ -126,12 +124,6 @@ class ListLayout(QWidget):
         # What needs attention first (the most recently updated first among equals), until
         # the user sorts otherwise.
         header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
-        self.splitter.splitterMoved.connect(self._split_chosen)
-        self._split_timer = QTimer(self)
-        self._split_timer.setSingleShot(True)
-        self._split_timer.setInterval(0)
-        self._split_timer.timeout.connect(self.default_split)
-        self.splitter.installEventFilter(self)
         self.table.viewport().installEventFilter(self)
         self._places_chosen = self.settings.value(PLACES_CHOSEN) in (True, "true")
         header.sectionResized.connect(self._section_resized)
@@ -163,15 +155,8 @@ class ListLayout(QWidget):
 
     # --- the room of the list and the detail ---------------------------------------------
 
-    def _split_chosen(self, _position: int, _index: int) -> None:
-        self._split_is_default = False
-
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
-        if watched is self.splitter and event.type() == QEvent.Type.Resize:
-            # Once the splitter has shared out its new width by its own rule (its sizes are
-            # the old ones until then, and it would share the change out again after).
-            self._split_timer.start()
-        elif watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.fit_places()
         return super().eventFilter(watched, event)
 
@@ -240,28 +225,20 @@ class ListLayout(QWidget):
     def _beside(self) -> bool:
         """Whether the detail fits beside the list: the key columns whole (a usual place
         name in each place column) and the detail's `DETAIL_COMFORT`."""
-        wanted = self._key_width(self._place_whole()) + 2 * self.table.frameWidth()
-        wanted += self.table.verticalScrollBar().sizeHint().width()
+        wanted = list_wanted(self.table, self._key_width(self._place_whole()))
         return wanted + self.splitter.handleWidth() + DETAIL_COMFORT <= self.splitter.width()
 
     def _place_whole(self) -> int:
         """A place column's width showing a usual place name whole."""
         return self.table.fontMetrics().horizontalAdvance(PLACE_WHOLE_SAMPLE) + CELL_PADDING
 
-    def default_split(self) -> None:
-        """The list's share of the splitter, unless the user chose one. A window too narrow
-        for the key columns whole beside the detail's comfort (1366 and 1440 px) puts the
-        detail below the list, the list keeping `STACKED_LIST_SHARE` of the height. Beside
-        it, the detail gets `DETAIL_COMFORT` (or `1 - LIST_SHARE` of a wide window) while
-        the key columns fit; a narrower room gives the list its key columns, the detail
-        keeping its minimum."""
-        if not self._split_is_default:
-            if self._kept_split is not None and self.splitter.isVisible():
-                # Again at the splitter's real size: restored before the pane had it, the
-                # sizes were shared out anew (by the stretch factors) when it got it.
-                self.splitter.restoreState(self._kept_split)
-                self._kept_split = None
-            return
+    def _default_split(self) -> None:
+        """The list's share of the splitter while the user has not chosen one (`list_split`
+        keeps the user's across starts). A window too narrow for the key columns whole
+        beside the detail's comfort (1366 and 1440 px) puts the detail below the list, the
+        list keeping `STACKED_LIST_SHARE` of the height. Beside it, the detail gets
+        `DETAIL_COMFORT` (or `1 - LIST_SHARE` of a wide window) while the key columns fit; a
+        narrower room gives the list its key columns, the detail keeping its minimum."""
         detail = self.splitter.widget(1)
         if sum(self.splitter.sizes()) <= 0 or detail is None:
             return
@@ -280,14 +257,8 @@ class ListLayout(QWidget):
             if self.splitter.sizes() != [list_height, total - list_height]:
                 self.splitter.setSizes([list_height, total - list_height])
             return
-        # The frame and the vertical scroll bar a longer list brings.
-        wanted = self._key_width() + 2 * self.table.frameWidth()
-        wanted += self.table.verticalScrollBar().sizeHint().width()
-        spare = total - detail.minimumSizeHint().width()
         comfortable = min(round(total * LIST_SHARE), total - DETAIL_COMFORT)
-        list_width = max(comfortable, min(wanted, spare))
-        if self.splitter.sizes()[0] != list_width:
-            self.splitter.setSizes([list_width, total - list_width])
+        share_beside(self.splitter, comfortable, list_wanted(self.table, self._key_width()))
 
     def _detail_wants_height(self) -> bool:
         """Whether the detail shows a tab that needs height (the map), rather than lines."""
@@ -297,7 +268,7 @@ class ListLayout(QWidget):
     def follow_detail_tabs(self, detail: ShipmentDetailView) -> None:
         """The split follows the detail's tab: a tall one (the map) gets the room it needs
         while the split is the app's; the user's own split stays as the user left it."""
-        detail.tabs.currentChanged.connect(lambda _index: self.default_split())
+        detail.tabs.currentChanged.connect(lambda _index: self.list_split.place())
 
     def _rows_height(self, rows: int) -> int:
         """The list's height (its header, scroll bar, the count under it) showing `rows`."""
@@ -324,17 +295,12 @@ class ListLayout(QWidget):
                 self.model.sort(section, header.sortIndicatorOrder())
             if self.settings.value("shipments/attentionPlaced") is None:
                 place_attention(header)  # kept before the column existed: it came last
-        splitter_state = self.settings.value("shipments/splitter")
-        if splitter_state is not None:
-            self._split_is_default = False
-            self.splitter.restoreState(splitter_state)
-            self._kept_split = splitter_state
-        else:
-            self.default_split()
+        self.list_split = ListSplit(
+            self.splitter, self.settings, SPLIT_SETTING, self._default_split
+        )
 
     def _save_layout(self) -> None:
         self._layout_timer.stop()
         self.settings.setValue("shipments/header", self.table.horizontalHeader().saveState())
         self.settings.setValue("shipments/attentionPlaced", True)
-        if not self._split_is_default:  # a split of the app's own follows the window's size
-            self.settings.setValue("shipments/splitter", self.splitter.saveState())
+        self.list_split.save()

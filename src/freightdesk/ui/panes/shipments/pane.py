@@ -309,7 +309,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         detail.map_window.settings = self.settings  # the map window's place between openings
         self.splitter.replaceWidget(1, detail)
         self._detail_slot.deleteLater()
-        self.default_split()  # the detail's minimum is known now
+        self.list_split.place()  # the detail's minimum is known now
         self._detail = detail
         self.follow_detail_tabs(detail)
         detail.shipmentRequested.connect(self.open_shipment)
@@ -432,6 +432,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         if self.keep_first_screen is not None:
             self.keep_first_screen()
         self._save_layout()
+        self.list_split.shutdown()
         self._filter_timer.stop()
         self._attribute_timer.stop()
         self.triage.close()

@@ -1,0 +1,88 @@
+"""The room a list and its detail share in a pane's splitter (the list first): the split the
+user dragged, kept across starts under the pane's own setting, else the pane's default,
+worked out again whenever the splitter's size changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QTimer
+from PySide6.QtWidgets import QSplitter, QTableView
+
+
+class ListSplit(QObject):
+    """The split of `splitter`: the user's, once dragged (kept in `settings` under `key`),
+    else what `default` sets, called once the splitter has its new size (`place`)."""
+
+    def __init__(
+        self, splitter: QSplitter, settings: QSettings, key: str, default: Callable[[], None]
+    ) -> None:
+        super().__init__(splitter)
+        self.splitter = splitter
+        self.settings = settings
+        self.key = key
+        self._default = default
+        state = settings.value(key)
+        # The split kept from the last start, until restored at the splitter's real size.
+        self._kept = state if isinstance(state, QByteArray) else None
+        self.chosen = self._kept is not None
+        if self._kept is not None:
+            splitter.restoreState(self._kept)
+        splitter.splitterMoved.connect(self._chose)
+        # After the splitter has shared out a new size by its own rule (its sizes are the old
+        # ones until then, and it would share the change out again after ours).
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.place)
+        splitter.installEventFilter(self)
+        if self._kept is None:
+            default()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        # Shown too: resized while hidden (another pane in front), a kept split waits.
+        if watched is self.splitter and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            self.timer.start()
+        return super().eventFilter(watched, event)
+
+    def _chose(self, _position: int, _index: int) -> None:
+        self.chosen = True
+        self._kept = None  # what the user sees now is the user's
+
+    def place(self) -> None:
+        """The default split, unless the user chose one. A split kept from the last start is
+        restored again once the splitter is shown at its real size: restored before, its
+        sizes were shared out anew by the stretch factors when the splitter got that size."""
+        if not self.chosen:
+            self._default()
+        elif self._kept is not None and self.splitter.isVisible():
+            self.splitter.restoreState(self._kept)
+            self._kept = None
+
+    def save(self) -> None:
+        # A split of the app's own is not kept: it follows the window's size.
+        if self.chosen:
+            self.settings.setValue(self.key, self.splitter.saveState())
+
+    def shutdown(self) -> None:
+        self.timer.stop()
+        self.save()
+
+
+def list_wanted(table: QTableView, columns: int) -> int:
+    """The width of the list `table` showing `columns` px of its columns: its frame and the
+    vertical scroll bar a longer page brings included."""
+    return columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
+
+
+def share_beside(splitter: QSplitter, comfortable: int, wanted: int) -> None:
+    """The list beside its detail in `splitter`: `comfortable` px, more up to `wanted` where
+    the detail keeps its least width."""
+    total = splitter.width() - splitter.handleWidth()
+    detail = splitter.widget(1)
+    if total <= 0 or detail is None:
+        return
+    spare = total - detail.minimumSizeHint().width()
+    list_width = max(comfortable, min(wanted, spare))
+    if splitter.sizes() != [list_width, total - list_width]:
+        splitter.setSizes([list_width, total - list_width])
