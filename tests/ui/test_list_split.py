@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -17,6 +16,7 @@ from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
+from tests.ui.splitter_drag import drag_handle
 from tests.ui.test_columns_fit import AT_1366, AT_1920
 from tests.ui.test_panes_support import connected, shown_pane
 
@@ -29,17 +29,6 @@ PANES: dict[str, Callable[[AppSession, QSettings], Pane]] = {
     "documents": DocumentsPane,
     "shipments": ShipmentsPane,
 }
-
-
-def drag_handle(qtbot: QtBot, splitter: QSplitter, by: int) -> None:
-    """Drag the handle between the list and the detail `by` px towards the list, as a user
-    does: pressed, moved, released."""
-    handle = splitter.handle(1)
-    middle = handle.rect().center()
-    step = QPoint(by, 0) if splitter.orientation() == Qt.Orientation.Horizontal else QPoint(0, by)
-    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=middle)
-    qtbot.mouseMove(handle, middle - step)
-    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle - step)
 
 
 def closed(pane: Pane) -> None:

@@ -19,7 +19,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.elided import is_elided
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import exposed
-from tests.ui.test_list_split import drag_handle
+from tests.ui.splitter_drag import drag_handle
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_shipments_pane import _ltl, _put
 
