@@ -363,6 +363,12 @@ async def test_a_second_leg_joins_the_first_ones_move_named_by_its_equipment(
     # As the service listed them back.
     stored = {identifiers_text(leg): leg.shipment.master_shipment_id for leg in pane.model.items}
     assert stored == {"BOL-FIRST": first, "BOL-SECOND": first}
+    # The move stays named by its first leg, newest listed first or not: the new leg is not
+    # offered as the same move as itself.
+    assert form.equipment.text() == "MSKU1234565"
+    assert form.master.currentText() == "CSQU3054383 (BOL-FIRST)"
+    offered = [form.master.itemText(i) for i in range(form.master.count())]
+    assert offered == ["", "CSQU3054383 (BOL-FIRST)"]
     # The new leg picked: its detail names the other leg of its move, not the uuids.
     await wait_until(lambda: "Same move as" in pane.detail.toPlainText(), 10)
     assert "Same move as CSQU3054383 (BOL-FIRST)" in pane.detail.toPlainText()

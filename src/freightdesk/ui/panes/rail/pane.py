@@ -213,6 +213,26 @@ def move_text(leg: RailStatusResponse) -> str:
     return f"{equipment_text(leg)} ({ids})" if ids else equipment_text(leg)
 
 
+def moves_offered(legs: Sequence[RailStatusResponse]) -> list[tuple[str, str]]:
+    """The moves of `legs` as the form's "Same move as" offers them, (text, master shipment
+    id), each named by its first leg tracked: the list is newest first, so naming a move by
+    the leg listed first offered a new leg as the same move as itself."""
+    first: dict[str, RailStatusResponse] = {}
+    # Oldest last in the list: read from the end, a leg without a time keeps its place.
+    for leg in reversed(legs):
+        master = str(leg.shipment.master_shipment_id)
+        known = first.get(master)
+        if known is None or _tracked_before(leg, known):
+            first[master] = leg
+    order = list(dict.fromkeys(str(leg.shipment.master_shipment_id) for leg in legs))
+    return [(move_text(first[master]), master) for master in order]
+
+
+def _tracked_before(leg: RailStatusResponse, other: RailStatusResponse) -> bool:
+    made, other_made = leg.shipment.created_date_time, other.shipment.created_date_time
+    return made is not None and other_made is not None and made < other_made
+
+
 def leg_detail(
     leg: RailStatusResponse,
     partners: Sequence[str] = (),
@@ -441,9 +461,7 @@ class RailPane(ListExport, QWidget):
     # --- showing ---------------------------------------------------------------------------
 
     def _offer_moves(self) -> None:
-        self.form.set_moves(
-            [(move_text(leg), str(leg.shipment.master_shipment_id)) for leg in self.model.items]
-        )
+        self.form.set_moves(moves_offered(self.model.items))
 
     def _selection_changed(self) -> None:
         leg = self.table.selected()
