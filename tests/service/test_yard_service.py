@@ -30,7 +30,28 @@ def test_opening_hours_round_trip() -> None:
     ) == ("MON,TUE 08:00-09:00")
 
 
-@pytest.mark.parametrize("text", ["", "Monday 8-5", "MON 08:00", "FRI-MON 08:00-09:00"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mon\u2013Fri 08:00\u201317:00\nSat 09:00\u201312:00",  # as the sites' list shows it
+        "MON-FRI 08:00-17:00; SAT 09:00-12:00",
+        "mon \u2014 fri  08:00 \u2014 17:00;Sat 09:00 - 12:00",
+        "Mon\u2013Fri\t08:00\u221217:00 ; sat 09:00\u201312:00",
+        "Mon, Tue, Wed\u2013Fri 08:00\u201317:00\nSat 09:00\u201312:00",
+    ],
+)
+def test_opening_hours_as_shown_with_any_dash(text: str) -> None:
+    assert parse_opening_hours(text) == [
+        {"days": ["MON", "TUE", "WED", "THU", "FRI"], "opens": "08:00", "closes": "17:00"},
+        {"days": ["SAT"], "opens": "09:00", "closes": "12:00"},
+    ]
+    site, problems = check_site(SiteInput("DEN-XD", "Denver", "America/Denver", 4, 60, text))
+    assert problems == {} and site is not None
+
+
+@pytest.mark.parametrize(
+    "text", ["", "Monday 8-5", "MON 08:00", "FRI-MON 08:00-09:00", "Mon\u2013 08:00-09:00"]
+)
 def test_opening_hours_not_understood(text: str) -> None:
     with pytest.raises(ValueError):
         parse_opening_hours(text)

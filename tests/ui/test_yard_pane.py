@@ -264,7 +264,8 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     # The service's refusal: the code is taken; shown beside the code.
     type_text(pane.code, "dock-1")
     type_text(pane.time_zone, "America/Denver")
-    type_text(pane.hours, "MON-FRI 06:00-14:00; SAT 08:00-12:00")
+    # The hours as the sites' list shows them (en dashes), one typed with spaces round it.
+    type_text(pane.hours, "Mon\u2013Fri 06:00\u201314:00; Sat 08:00 \u2013 12:00")
     qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: bool(pane.site_errors.message_for("code")), 30)
     assert "already has a site" in pane.site_errors.message_for("code")

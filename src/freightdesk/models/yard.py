@@ -214,28 +214,34 @@ def opening_hours_text(hours: list[OpeningHours], separator: str = "; ") -> str:
     return separator.join(parts)
 
 
+# A dash between two days or two times, as typed or pasted: the hyphen, the en dash the app
+# shows (Mon, en dash, Fri), the em dash, the minus sign; spaces round it are allowed.
+_DASH = re.compile(r"\s*[-\u2010-\u2015\u2212]\s*")
+
+
 def parse_opening_hours(text: str) -> list[dict[str, object]]:
     """Rules typed as `MON-FRI 06:00-22:00; SAT,SUN 07:00-15:00` (the CLI's and the app's
-    form) as the wire's `openingHours`; ValueError says which part is not understood. The
+    form), or as the app shows them (`Mon-Wed, Fri 07:00-19:00` with en dashes, a rule a
+    line), as the wire's `openingHours`; ValueError says which part is not understood. The
     times themselves are left to `OpeningHours`."""
     order = [d.value for d in Weekday]
     rules: list[dict[str, object]] = []
-    for part in (p.strip() for p in re.split(r"[;\n]", text)):
+    for part in (_DASH.sub("-", " ".join(p.split())) for p in re.split(r"[;\n]", text)):
         if not part:
             continue
-        pieces = part.split()
-        if len(pieces) != 2 or pieces[1].count("-") != 1:
+        named, _, times = part.rpartition(" ")
+        if not named.strip(" ,") or times.count("-") != 1:
             raise ValueError(f"{part!r}: write days and hours, e.g. MON-FRI 06:00-22:00")
         days: list[str] = []
-        for name in pieces[0].upper().split(","):
-            first, _, last = name.partition("-")
-            if first not in order or (last and last not in order):
+        for name in re.split(r"[,\s]+", named.strip(" ,").upper()):
+            first, dash, last = name.partition("-")
+            if first not in order or (dash and last not in order):
                 raise ValueError(f"{name!r} is not a day or a range of days (MON to SUN)")
             span = order[order.index(first) : order.index(last) + 1] if last else [first]
             if not span:
                 raise ValueError(f"{name!r}: a range of days runs from MON towards SUN")
             days.extend(d for d in span if d not in days)
-        opens, closes = pieces[1].split("-")
+        opens, closes = times.split("-")
         rules.append({"days": days, "opens": opens, "closes": closes})
     if not rules:
         raise ValueError("give the opening hours, e.g. MON-FRI 06:00-22:00")

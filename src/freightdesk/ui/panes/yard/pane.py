@@ -78,7 +78,7 @@ from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 def hours_text(hours: list[OpeningHours]) -> str:
     """One rule a line, as Stop locations say hours: "Mon-Fri 07:00-19:00" with en dashes (the
-    form's `MON-FRI 07:00-19:00` is what is typed, not what is read)."""
+    form reads them back as shown, or typed as `MON-FRI 07:00-19:00`)."""
     return "\n".join(
         f"{days_text(tuple(day in rule.days for day in Weekday))} {rule.opens}{DASH}{rule.closes}"
         for rule in hours
