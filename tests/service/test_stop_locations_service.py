@@ -93,6 +93,25 @@ def test_rules_are_checked_before_sending() -> None:
     assert "openingHours[0].appliesMonady" in problems
 
 
+def test_every_coordinate_problem_at_once_beside_its_own_field() -> None:
+    """A latitude of 95 and a longitude "abc" were one message (the model stops at the first
+    number it refuses): fixed, the next came. Each is said at once, with the other fields'."""
+    _, problems = check_location(
+        _wire("  ", address={"country": "US"}, coordinates={"latitude": 95, "longitude": "abc"})
+    )
+    assert problems == {
+        "name": "must not be blank",
+        "coordinates.latitude": "Latitude is between -90 and 90",
+        "coordinates.longitude": "Longitude is between -180 and 180",
+    }
+    _, problems = check_location(_wire(coordinates={"latitude": "x", "longitude": -200.0}))
+    assert set(problems) == {"coordinates.latitude", "coordinates.longitude"}
+    _, problems = check_location(_wire(coordinates={"latitude": None, "longitude": -97.7}))
+    assert problems == {"coordinates.latitude": "Enter the latitude too, or clear the longitude"}
+    _, problems = check_location(_wire(coordinates={"latitude": "30,500", "longitude": 0}))
+    assert problems == {"coordinates.latitude": "30,500 could be 30500 or 30.5: type one of those"}
+
+
 async def test_page_search_and_writes_shown_at_once(
     service: StopLocationsService, tmp_path: Path
 ) -> None:

@@ -89,6 +89,30 @@ def test_the_models_rules_are_checked_before_sending() -> None:
     assert query_of({}) is None and query_of({"query": {"radius": "far"}}) is None
 
 
+def test_every_problem_of_a_point_at_once() -> None:
+    """A latitude of 999 and a longitude "abc" were one message (the model stops at the
+    first number it refuses), and the radius's bounds waited for a valid point."""
+    _, problems = check_search(
+        {
+            "geoCoordinates": {"latitude": 999, "longitude": "abc"},
+            "timeRange": WINDOW,
+            "radius": 60,
+        }
+    )
+    assert problems == {
+        "geoCoordinates.latitude": "Latitude is between -90 and 90",
+        "geoCoordinates.longitude": "Longitude is between -180 and 180",
+        "radius": "must be from 10 to 50 MI",
+    }
+    _, problems = check_search({"geoCoordinates": {"longitude": -87.6}, "timeRange": WINDOW})
+    assert problems == {"geoCoordinates.latitude": "Enter the latitude too"}
+    _, problems = check_search({"geoCoordinates": {}, "timeRange": WINDOW})
+    assert problems == {
+        "geoCoordinates.latitude": "Enter the latitude",
+        "geoCoordinates.longitude": "Enter the longitude",
+    }
+
+
 async def test_searches_the_demo_pool_in_the_order_asked_and_keeps_it(
     vehicles: VehiclesService, tenant_: TenantHandle, cache: Cache
 ) -> None:

@@ -269,11 +269,10 @@ async def test_every_problem_of_a_point_shows_at_the_first_search(
     type_text(longitude, "abc")
     type_text(form.radius, "60")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    assert pane.errors.message_for("geoCoordinates.latitude") == (
-        "Latitude: Enter from -90 to 90, e.g. 41.88"
-    )
+    # In the words of the one coordinate rule (Stop locations say the same), not named twice.
+    assert pane.errors.message_for("geoCoordinates.latitude") == "Latitude is between -90 and 90"
     assert pane.errors.message_for("geoCoordinates.longitude") == (
-        "Longitude: Enter from -180 to 180, e.g. -87.63"
+        "Longitude is between -180 and 180"
     )
     assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
     assert form.window().focusWidget() is latitude  # the first one top to bottom
@@ -284,9 +283,21 @@ async def test_every_problem_of_a_point_shows_at_the_first_search(
     type_text(latitude, "")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     assert pane.errors.message_for("geoCoordinates.longitude") == ""
-    assert pane.errors.message_for("geoCoordinates.latitude") == "Latitude: Fill this in"
+    assert pane.errors.message_for("geoCoordinates.latitude") == "Enter the latitude too"
     assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
     assert not pane.run.running
+
+    # A decimal comma reads as in every other number box (41,88 is 41.88); a two-way one
+    # says so.
+    type_text(latitude, "41,500")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("geoCoordinates.latitude") == (
+        "Latitude: 41,500 could be 41500 or 41.5: type one of those"
+    )
+    type_text(latitude, "41,88")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("geoCoordinates.latitude") == ""
+    assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
     pane.shutdown()
 
 
@@ -303,7 +314,7 @@ async def test_problems_of_what_no_longer_applies_go(
     type_text(form.point.edits["latitude"], "999")
     type_text(form.point.edits["longitude"], "abc")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    assert pane.errors.message_for("geoCoordinates.longitude").startswith("Longitude: ")
+    assert pane.errors.message_for("geoCoordinates.longitude").startswith("Longitude ")
     assert not pane.run.running  # nothing was sent
     # Back to an address: the point is greyed and says nothing any more.
     form.where.setFocus()

@@ -28,7 +28,7 @@ from freightdesk.models.stop_locations import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
-from freightdesk.service.validation import problems_of
+from freightdesk.service.validation import POINT_STAND_IN, coordinate_problems, problems_of
 
 _TIME = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
 END_OF_DAY = "24:00"
@@ -49,12 +49,17 @@ class StaleLocation(FreightDeskError):
 
 
 def check_location(wire: dict[str, Any]) -> tuple[StopLocationInput | None, dict[str, str]]:
-    """The request for a location given as wire fields, or every problem by field path."""
+    """The request for a location given as wire fields, or every problem by field path: the
+    latitude's and the longitude's each beside its own, the rest checked with a valid point
+    in their place."""
+    own = coordinate_problems(wire.get("coordinates"), "coordinates", optional=True)
+    if own:
+        wire = {**wire, "coordinates": POINT_STAND_IN}
     try:
         location = StopLocationInput.model_validate(wire)
     except ValidationError as exc:
-        return None, problems_of(exc)
-    problems = location_problems(location)
+        return None, problems_of(exc) | own
+    problems = location_problems(location) | own
     return (None, problems) if problems else (location, {})
 
 

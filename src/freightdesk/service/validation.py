@@ -15,7 +15,13 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from freightdesk.models.base import error_location
-from freightdesk.models.numbers import NOT_A_NUMBER, NOT_WHOLE, number_problem
+from freightdesk.models.numbers import (
+    NOT_A_NUMBER,
+    NOT_WHOLE,
+    NumberRefused,
+    number_problem,
+    read_number,
+)
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -93,3 +99,46 @@ def checked(
             problems.setdefault(path, message)
         return None, problems
     return (None, problems) if problems else (body, {})
+
+
+# The bound either side of zero of a point's numbers (the models' GeoCoordinates).
+COORDINATE_BOUNDS = {"latitude": 90, "longitude": 180}
+# Any valid point, in place of one refused while the models check the rest of a body.
+POINT_STAND_IN: dict[str, float] = {"latitude": 0.0, "longitude": 0.0}
+
+
+def coordinate_problems(point: Any, path: str, *, optional: bool = False) -> dict[str, str]:
+    """The problems of a point's latitude and longitude as given (a number, the text typed
+    when not one, None or left out when blank), each by its own path (`coordinates.latitude`).
+    The models refuse a point at its first bad number ("abc" hid a latitude of 95: one
+    message a press), so a check asks this first and sets the point aside. `optional`: the
+    point may be left out whole, so clearing the other number is also an answer."""
+    if not isinstance(point, dict):
+        return {}
+    given = {name: point.get(name) for name in COORDINATE_BOUNDS}
+    blank = {name: value is None or str(value).strip() == "" for name, value in given.items()}
+    problems: dict[str, str] = {}
+    for (name, bound), other in zip(
+        COORDINATE_BOUNDS.items(), ("longitude", "latitude"), strict=True
+    ):
+        if blank[name]:
+            also = f" too, or clear the {other}" if optional else " too"
+            problems[f"{path}.{name}"] = f"Enter the {name}" + ("" if blank[other] else also)
+            continue
+        between = f"{name.capitalize()} is between -{bound} and {bound}"
+        problem = _coordinate_problem(given[name], between, bound)
+        if problem:
+            problems[f"{path}.{name}"] = problem
+    return problems
+
+
+def _coordinate_problem(value: object, between: str, bound: int) -> str | None:
+    if isinstance(value, str):
+        # Text read by the one number rule; one it could read two ways says so.
+        try:
+            value = read_number(value)
+        except NumberRefused as refused:
+            return between if str(refused) == NOT_A_NUMBER else str(refused)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return between
+    return None if -bound <= value <= bound else between

@@ -30,7 +30,7 @@ from freightdesk.models.vehicles import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import Listing, ListService, Params
-from freightdesk.service.validation import problems_of
+from freightdesk.service.validation import POINT_STAND_IN, coordinate_problems, problems_of
 
 KIND = "available_vehicles"
 REFUSAL_META = f"{KIND}:refusal"
@@ -39,12 +39,17 @@ DEFAULT_SORT = (VehicleSort(VehicleSortField.DISTANCE),)
 
 
 def check_search(wire: dict[str, Any]) -> tuple[AvailableVehiclesQuery | None, dict[str, str]]:
-    """The query for a form given as wire fields, or every problem by field path."""
+    """The query for a form given as wire fields, or every problem by field path: the point's
+    latitude and longitude each beside its own, the rest (a radius out of bounds) checked
+    with a valid point in their place."""
+    own = coordinate_problems(wire.get("geoCoordinates"), "geoCoordinates")
+    if own:
+        wire = {**wire, "geoCoordinates": POINT_STAND_IN}
     try:
         query = AvailableVehiclesQuery.model_validate(wire)
     except ValidationError as exc:
-        return None, problems_of(exc)
-    problems = dict(query_problems(query))
+        return None, problems_of(exc) | own
+    problems = dict(query_problems(query)) | own
     return (None, problems) if problems else (query, {})
 
 

@@ -41,16 +41,12 @@ from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation
+from freightdesk.service.validation import coordinate_problems
 from freightdesk.ui.formatting import DAYS
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
-from freightdesk.ui.panes.stop_locations.problems import (
-    coordinate_problems,
-    every_problem,
-    form_words,
-    number,
-)
+from freightdesk.ui.panes.stop_locations.problems import every_problem, form_words
 from freightdesk.ui.panes.stop_locations.tables import (
     TableWithButtons,
     cell,
@@ -62,6 +58,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.address_check import address_checked
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.key_values import KeyValueTable
+from freightdesk.ui.widgets.row_table import number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 
 # Opens a map over the form and calls back with the point (and geofence) chosen there.
@@ -557,12 +554,12 @@ class StopLocationFormDialog(TabbedFormDialog):
         """What the map picker starts from: the point typed (if it is one), the address's
         country and state, the geofence as set in the form."""
         latitude, longitude = number(self.latitude.text()), number(self.longitude.text())
+        typed = {"latitude": latitude, "longitude": longitude}
         point = (
             (latitude, longitude)
             if isinstance(latitude, float)
             and isinstance(longitude, float)
-            and -90 <= latitude <= 90
-            and -180 <= longitude <= 180
+            and not coordinate_problems(typed, "coordinates")
             else None
         )
         previous = self.location.geofence if self.location else None
@@ -597,8 +594,7 @@ class StopLocationFormDialog(TabbedFormDialog):
             error.show_message(None)
 
     def save(self) -> None:
-        own = coordinate_problems(self.latitude.text(), self.longitude.text())
-        body, problems = every_problem(self.wire(), own)
+        body, problems = every_problem(self.wire())
         if body is None:
             self.show_problems(problems)
             return

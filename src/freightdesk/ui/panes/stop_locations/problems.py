@@ -6,48 +6,32 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from freightdesk.models.numbers import NumberRefused, read_number
 from freightdesk.models.stop_locations import StopLocationInput
 from freightdesk.service.stop_locations import check_location
-
-
-def number(text: str) -> float | str | None:
-    """A coordinate as typed, by the one number rule (`models/numbers.py`): a number, None
-    when blank, the text itself when not a number (so the check names the field and says why
-    instead of dropping the input)."""
-    try:
-        return read_number(text)
-    except NumberRefused:
-        return text.strip()
-
+from freightdesk.service.validation import POINT_STAND_IN
 
 # What stands in for a part the model refused while the rules check the rest: valid, and
 # saying nothing the rules would refuse (coordinates satisfy "a street address or coordinates").
 _STAND_INS: dict[str, Any] = {
     "name": "-",
     "address": {"addressLines": ["-"], "city": "-", "state": "-", "country": "US"},
-    "coordinates": {"latitude": 0, "longitude": 0},
+    "coordinates": POINT_STAND_IN,
 }
 
 
-def every_problem(
-    wire: dict[str, Any], own: dict[str, str] | None = None
-) -> tuple[StopLocationInput | None, dict[str, str]]:
-    """`check_location`, with every field's problem at once, in the form's order; `own` are
-    the form's problems of its own fields (their parts of `wire` are set aside).
+def every_problem(wire: dict[str, Any]) -> tuple[StopLocationInput | None, dict[str, str]]:
+    """`check_location`, with every field's problem at once, in the form's order.
 
     `check_location` gives the model's problems alone, since its rules need a whole body (a
     blank name waited for a second Save), so the rules check the rest again, each refused
     part set aside: a stand-in for a required one, dropped if not."""
-    own = own or {}
-    refused = {_top(path) for path in own}
-    body, problems = check_location(_set_aside(wire, refused))
-    if body is not None and not own:
+    body, problems = check_location(wire)
+    if body is not None:
         return body, {}
-    refused |= {_top(path) for path in problems}
+    refused = {_top(path) for path in problems}
     _body, more = check_location(_set_aside(wire, refused))
     found = {path: message for path, message in more.items() if _top(path) not in refused}
-    found |= problems | own
+    found |= problems
     # Top to bottom: the first one's field takes the keyboard.
     return None, dict(sorted(found.items(), key=lambda item: _place(item[0])))
 
@@ -60,22 +44,6 @@ def _top(path: str) -> str:
 def _set_aside(wire: dict[str, Any], keys: set[str]) -> dict[str, Any]:
     kept = {key: value for key, value in wire.items() if key not in keys}
     return kept | {key: _STAND_INS[key] for key in keys if key in _STAND_INS}
-
-
-def coordinate_problems(latitude: str, longitude: str) -> dict[str, str]:
-    """The latitude's and longitude's problems as typed, each said beside its own box (the
-    model refuses the pair at once, "abc" hiding a latitude of 95)."""
-    problems: dict[str, str] = {}
-    given = {"latitude": (number(latitude), 90), "longitude": (number(longitude), 180)}
-    if all(value is None for value, _limit in given.values()):
-        return problems
-    for name, (value, limit) in given.items():
-        if value is None:
-            other = "longitude" if name == "latitude" else "latitude"
-            problems[f"coordinates.{name}"] = f"Enter the {name} too, or clear the {other}"
-        elif not isinstance(value, float) or not -limit <= value <= limit:
-            problems[f"coordinates.{name}"] = f"{name.capitalize()} is between -{limit} and {limit}"
-    return problems
 
 
 # The rules' words about this form's fields (path: the message's start, the form's words), in

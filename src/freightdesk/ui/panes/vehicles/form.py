@@ -34,6 +34,7 @@ from freightdesk.models.vehicles import (
 )
 from freightdesk.service.clock import user_now
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.row_table import number
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 ADDRESS, POINT = "address", "point"
@@ -50,16 +51,8 @@ ADDRESS_PARTS = (
     ("country", "country", "Country"),
 )
 STREET_PARTS = (("addressLines", "street and number", "Street"),)
-# The point's boxes: the bound either side of zero and the words for it, the placeholders'
-# examples.
-POINT_BOUNDS = {
-    "latitude": (90.0, "Enter from -90 to 90, e.g. 41.88"),
-    "longitude": (180.0, "Enter from -180 to 180, e.g. -87.63"),
-}
 # The form's parts top to bottom.
 _ORDER = ("where", "address", "geoCoordinates", "radius", "timeRange", "truckType")
-# What stands in for a point the form refused while the models check the rest: any valid one.
-_POINT_STAND_IN = {"latitude": 0.0, "longitude": 0.0}
 
 
 def truck_text(truck: TruckType) -> str:
@@ -67,13 +60,14 @@ def truck_text(truck: TruckType) -> str:
     return truck.value.replace("_", " ").capitalize()
 
 
-def _typed(text: str, kind: type[int] | type[float]) -> int | float | str | None:
-    """The number typed, else the text as typed (for the models to refuse), None if empty."""
+def _whole(text: str) -> int | str | None:
+    """The whole number typed, else the text as typed (for the models to refuse), None if
+    empty."""
     typed = text.strip()
     if not typed:
         return None
     try:
-        return kind(typed)
+        return int(typed)
     except ValueError:
         return typed
 
@@ -97,7 +91,9 @@ class PartError(ErrorLabel):
         self.part = part
 
     def show_message(self, message: str | None) -> None:
-        super().show_message(f"{self.part}: {message}" if message else None)
+        # A message that names its part already ("Latitude is between -90 and 90") once.
+        named = message and self.part.casefold() not in message.casefold()
+        super().show_message(f"{self.part}: {message}" if named else message)
 
 
 class Parts(QWidget):
@@ -261,7 +257,7 @@ class VehicleSearchForm(QGroupBox):
             "includeMyShipments": self.mine.isChecked(),
         }
         if self.where.currentData() == POINT:
-            point = {key: _typed(edit.text(), float) for key, edit in self.point.edits.items()}
+            point = {key: number(edit.text()) for key, edit in self.point.edits.items()}
             wire["geoCoordinates"] = {k: v for k, v in point.items() if v is not None}
         else:
             street = self.street.edits["addressLines"].text().strip()
@@ -270,7 +266,7 @@ class VehicleSearchForm(QGroupBox):
                 if edit.text().strip():
                     address[key] = edit.text().strip()
             wire["address"] = address
-        radius = _typed(self.radius.text(), int)
+        radius = _whole(self.radius.text())
         if radius is not None:
             wire["radius"] = radius
         if self.truck.currentData():
@@ -278,29 +274,13 @@ class VehicleSearchForm(QGroupBox):
         return wire
 
     def problems(self) -> dict[str, str]:
-        """What the form refuses before the models see it: an emptied country, the point's
-        boxes. The models would fill in the interface's default country ("US") and send it,
-        unseen, in place of the empty field the user left; asking for it keeps the body to
-        what the form shows."""
-        if self.where.currentData() == POINT:
-            return self._point_problems()
+        """What the form refuses before the models see it: an emptied country. The models
+        would fill in the interface's default country ("US") and send it, unseen, in place of
+        the empty field the user left; asking for it keeps the body to what the form shows."""
         country = self.place.edits["country"]
-        if not country.text().strip():
+        if self.where.currentData() == ADDRESS and not country.text().strip():
             return {"address.country": "is required: its ISO code, e.g. US, CA or MX"}
         return {}
-
-    def _point_problems(self) -> dict[str, str]:
-        """Each of the point's boxes as typed, beside it: the model refuses the pair at its
-        first box that is not a number (a longitude "abc" hid a latitude of 999)."""
-        problems: dict[str, str] = {}
-        for key, edit in self.point.edits.items():
-            bound, words = POINT_BOUNDS[key]
-            value = _typed(edit.text(), float)
-            if value is None:
-                problems[f"geoCoordinates.{key}"] = "Fill this in"
-            elif isinstance(value, str) or not -bound <= value <= bound:
-                problems[f"geoCoordinates.{key}"] = words
-        return problems
 
     def fill(self, wire: dict[str, Any]) -> None:
         """Put a search back into the form (the cached answer's, at start)."""
@@ -340,11 +320,3 @@ def in_form_order(problems: dict[str, str]) -> dict[str, str]:
         return _ORDER.index(top) if top in _ORDER else len(_ORDER)
 
     return dict(sorted(problems.items(), key=lambda item: place(item[0])))
-
-
-def set_aside(wire: dict[str, Any], problems: dict[str, str]) -> dict[str, Any]:
-    """`wire` with a valid point in place of one the form refused (`problems`), so the models
-    check the rest (a radius of 5000) at the same search."""
-    if any(path.startswith("geoCoordinates") for path in problems) and "geoCoordinates" in wire:
-        return {**wire, "geoCoordinates": _POINT_STAND_IN}
-    return wire

@@ -37,7 +37,6 @@ from freightdesk.ui.panes.vehicles.form import (
     UNIT_NAMES,
     VehicleSearchForm,
     in_form_order,
-    set_aside,
     truck_text,
 )
 from freightdesk.ui.widgets.elided import shorten, tip_elided
@@ -333,7 +332,7 @@ class VehiclesPane(ListExport, QWidget):
     def criteria(self) -> Params | None:
         """The search as typed and the order chosen (None: refused, said beside the fields)."""
         own = self.form.problems()
-        query, problems = check_search(set_aside(self.form.wire(), own))
+        query, problems = check_search(self.form.wire())
         problems = in_form_order({**problems, **own})
         if query is None or problems:
             if problems.get("radius", "").startswith("must be from"):
