@@ -1,5 +1,5 @@
 """A start with nothing kept for the list's sort (a cache another process wrote): the first
-screen comes from the keys the cache keeps per row (`first_paint.indexed_top`), and it is
+screen comes from the keys the cache keeps per row (`first_screen.indexed_top`), and it is
 exactly the top of the cached list in the user's sort, as the table shows it once the whole
 list is read; a cache kept by an older version (no keys) still opens, read whole."""
 
@@ -18,11 +18,12 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.cache import KEYS_SAVED, Cache
+from freightdesk.service.first_screen import indexed_top
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import MemorySecretStore
 from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, row_json
-from freightdesk.ui.first_paint import KEPT_ROWS, app_settings, indexed_top, open_window
+from freightdesk.ui.first_paint import KEPT_ROWS, app_settings, list_sort, open_window
 from freightdesk.ui.panes.shipments.attention import TriageLink
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS
@@ -46,7 +47,7 @@ def test_the_first_screen_from_the_keys_is_the_top_of_the_cached_list(
     cache.delete_many(SUMMARIES, [rows[i].id for i in range(5, 1200, 101)])
 
     model, triage = sorted_model(qapp, tmp_path, column, order)
-    top = indexed_top(cache, model, triage)
+    top = indexed_top(cache, list_sort(model, triage), FIRST_SCREEN_ROWS)
     assert top is not None
     # The table, once it holds the whole list read from the cache, shows these first.
     model.set_summaries(cached_rows(cache))
@@ -78,9 +79,10 @@ def test_keys_behind_the_list_are_not_used_until_built_again(
         db.execute("UPDATE meta SET value = '1e10' WHERE key = ?", (f"saved:{SUMMARIES}",))
     cache = Cache(path)
     model, triage = sorted_model(qapp, tmp_path, "lastModified", Qt.SortOrder.DescendingOrder)
-    assert indexed_top(cache, model, triage) is None  # the keys hold the row as it was
+    sort = list_sort(model, triage)
+    assert indexed_top(cache, sort, FIRST_SCREEN_ROWS) is None  # the keys hold the row as it was
     assert cache.index_summaries()
-    top = indexed_top(cache, model, triage)
+    top = indexed_top(cache, sort, FIRST_SCREEN_ROWS)
     assert top is not None
     assert top.rows[0] == newest
     model.set_summaries(cached_rows(cache))

@@ -33,7 +33,8 @@ KILLED = textwrap.dedent(
     from freightdesk.service.summary_rows import (
         SUMMARIES, SummaryRow, remember_first_screen, row_json,
     )
-    from freightdesk.ui.first_paint import KEPT_ROWS, KEPT_SINCE_KEY
+    from freightdesk.service.first_screen import KEPT_SINCE_KEY
+    from freightdesk.ui.first_paint import KEPT_ROWS
 
     base = datetime(2026, 11, 1, tzinfo=UTC)
     rows = [

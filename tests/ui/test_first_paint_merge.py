@@ -1,4 +1,4 @@
-"""A start's first screen from a kept top older than the cache (`first_paint.kept_top`):
+"""A start's first screen from a kept top older than the cache (`first_screen.kept_top`):
 whatever changed since, the rows it paints are exactly the top of the cached list in the
 user's sort, as the table shows it once the whole list is read."""
 
@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from freightdesk.service.cache import KEYS_SAVED, Cache
+from freightdesk.service.first_screen import KEPT_SINCE_KEY, kept_top
 from freightdesk.service.summary_rows import (
     SUMMARIES,
     SummaryRow,
@@ -21,7 +22,7 @@ from freightdesk.service.summary_rows import (
     remember_first_screen,
     row_json,
 )
-from freightdesk.ui.first_paint import KEPT_ROWS, KEPT_SINCE_KEY, kept_top
+from freightdesk.ui.first_paint import KEPT_ROWS, list_sort
 from freightdesk.ui.panes.shipments.attention import TriageLink
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
@@ -105,7 +106,7 @@ def test_the_kept_top_with_the_changes_since_is_the_top_of_the_cached_list(
 
     cached = cached_rows(cache)
     expected = _top(cached, column, order)
-    kept = kept_top(cache, model)
+    kept = kept_top(cache, list_sort(model), FIRST_SCREEN_ROWS)
     assert kept is not None  # a tenth of the kept top changed: still told without reading
     assert kept.total == len(cached) == len(expected)
     assert len(kept.rows) >= FIRST_SCREEN_ROWS
@@ -186,7 +187,7 @@ def test_the_first_screen_after_a_thousand_changes_shows_no_stale_row(
     cache, model, triage, kept = _kept_then_changed(qapp, tmp_path, column, order, column, newest)
     if keys == "keys behind":
         cache.set_meta(KEYS_SAVED, "0")
-    top = kept_top(cache, model, triage)
+    top = kept_top(cache, list_sort(model, triage), FIRST_SCREEN_ROWS)
     assert top is not None
     now = {r.id: r for r in cached_rows(cache)}
     stale = [r.id for r in top.rows if now.get(r.id) != r]
@@ -223,7 +224,7 @@ def test_the_merge_reads_no_changed_row_that_cannot_reach_the_first_screen(
             ((SUMMARIES, key) for key in below),
         )
     other.close()
-    top = kept_top(cache, model, triage)
+    top = kept_top(cache, list_sort(model, triage), FIRST_SCREEN_ROWS)
     assert top is not None
     assert [r.id for r in top.rows] == expected[: len(top.rows)]
     assert len(top.rows) >= FIRST_SCREEN_ROWS

@@ -1,7 +1,7 @@
 """Per cached shipment, the few values its list is sorted and triaged by at the first paint,
 which the cache keeps in columns of their own beside the rows (`Cache.summary_top`).
 
-A start that has no kept top for the list's sort (`first_paint.kept_top`: a cache another
+A start that has no kept top for the list's sort (`first_screen.kept_top`: a cache another
 process wrote, one kept by an older version, or too many changes since) used to decode every
 cached row to find the top: most of half a second at 100,000. These columns are read in one
 scan inside SQLite, which sorts them and hands over only the top's keys; only those rows are
@@ -13,7 +13,7 @@ they are (few distinct values): the query names each one's sort value. The Atten
 depends on the moment and the triage settings: `attention_sql` says it in SQL for a list
 triaged without facts (as the first paint's is), from the same inputs `triage.flags_of`
 reads. The first paint compares the values of the rows it shows with the table's own
-(`first_paint.indexed_top`), so a rule changed on one side only is never painted wrong.
+(`first_screen.indexed_top`), so a rule changed on one side only is never painted wrong.
 """
 
 from __future__ import annotations
