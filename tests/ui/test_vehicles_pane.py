@@ -275,6 +275,12 @@ async def test_every_problem_of_a_point_shows_at_the_first_search(
         "Longitude is between -180 and 180"
     )
     assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
+    # Each under its own box, read whole (the longitude's was under the latitude box).
+    for box, message in zip(form.point.edits.values(), form.point.messages, strict=True):
+        assert message.isVisible()
+        at, under = box.mapTo(form, QPoint(0, 0)), message.mapTo(form, QPoint(0, 0))
+        assert under.x() == at.x() and under.y() > at.y(), (message.text(), under, at)
+        assert message.height() >= message.heightForWidth(message.width())
     assert form.window().focusWidget() is latitude  # the first one top to bottom
     assert not pane.run.running  # nothing was sent
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
@@ -97,8 +98,9 @@ class PartError(ErrorLabel):
 
 
 class Parts(QWidget):
-    """Line edits in a row with a message line for each under them, registered as
-    `{prefix}.{key}` with the form's errors."""
+    """Line edits in a row with a message line for each, registered as `{prefix}.{key}` with
+    the form's errors: under the row one above the other, each named, or with `under_each`
+    each under its own box (the point's two: the longitude's was under the latitude)."""
 
     def __init__(
         self,
@@ -106,12 +108,16 @@ class Parts(QWidget):
         parts: tuple[tuple[str, str, str], ...],
         errors: FieldErrors,
         parent: QWidget | None = None,
+        *,
+        under_each: bool = False,
     ) -> None:
         super().__init__(parent)
-        box, row = _rows(self)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setVerticalSpacing(2)
         self.edits: dict[str, QLineEdit] = {}
         self.messages: list[PartError] = []
-        for key, hint, name in parts:
+        for column, (key, hint, name) in enumerate(parts):
             edit = QLineEdit(self)
             edit.setObjectName(f"{prefix}.{key}")
             edit.setPlaceholderText(hint)
@@ -119,9 +125,13 @@ class Parts(QWidget):
             # Each hint read whole: a row too wide for it beside its label goes below it, across
             # the form's width (the form's rows wrap).
             edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(hint) + 16)
-            row.addWidget(edit, 2 if key in ("city", "addressLines") else 1)
+            grid.addWidget(edit, 0, column)
+            grid.setColumnStretch(column, 2 if key in ("city", "addressLines") else 1)
             label = PartError(name, self)
-            box.addWidget(label)
+            if under_each:
+                grid.addWidget(label, 1, column)
+            else:
+                grid.addWidget(label, 1 + column, 0, 1, len(parts))
             errors.register(f"{prefix}.{key}", edit, label)
             self.edits[key] = edit
             self.messages.append(label)
@@ -154,6 +164,7 @@ class VehicleSearchForm(QGroupBox):
             ),
             self.errors,
             self,
+            under_each=True,
         )
 
         self.radius = QLineEdit(self)
