@@ -115,10 +115,17 @@ class ColumnFit(QObject):
         return sum(max(low, want) for low, want in zip(least[:columns], wanted, strict=False))
 
     def _limits(self) -> tuple[list[int], list[int]]:
-        """Each column's least width and the width its header and cells want."""
+        """Each column's least width and the width its header and cells want. With no rows
+        a column's least is its header's: its `Column.width` is room for the cells' text, and
+        an empty table scrolled sideways for cells it does not have."""
         table, columns = self.table, self.model.columns
+        empty = self.model.rowCount() == 0
         least = [
-            table.columnWidth(c) if c in self._user_sized else column.width
+            table.columnWidth(c)
+            if c in self._user_sized
+            else min(column.width, self._header_width(c))
+            if empty
+            else column.width
             for c, column in enumerate(columns)
         ]
         wanted = [
