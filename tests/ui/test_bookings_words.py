@@ -7,16 +7,26 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
-from tests.server.test_rating_support import booking_of, create_booking, quoted, tl_request
+from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog
+from freightdesk.ui.panes.push.pane import PushPane
+from tests.server.test_rating_support import (
+    booking_of,
+    create_booking,
+    quoted,
+    set_profile,
+    tl_request,
+)
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell
+from tests.ui.plain_words import leaks
 from tests.ui.test_bookings_pane import _booking, _bookings_pane
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_panes_support import connected, shown_pane
+from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
 
@@ -61,5 +71,47 @@ async def test_a_booking_reads_by_its_reference_and_in_words(
     assert "Purchase order PO-71437" in text, text
     assert not CODE.search(text), CODE.findall(text)
     assert made["id"] in text  # the id where it is needed: whole, to copy
+    pane.shutdown()
+    await settle(session)
+
+
+@pytest.mark.qt_log_ignore(r"^This plugin does not support")  # a combo's popup, offscreen
+async def test_the_booking_to_answer_is_named_as_the_bookings_list_names_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """Carrier push's Answer a booking offers the bookings waiting by their reference, carrier
+    and lane, as the Bookings list shows them (it named them "booking e55d098e", the start of
+    an id no dispatcher knows); two that read alike are told apart by when they were made."""
+    session, tenant = connected
+    set_profile(tenant, "PRLF", behaviour="REVIEW", responseDelaySeconds=0)
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
+    request = tl_request(["PRLF"], quoteTypeFilter="CONTRACT")
+    request["identifiers"] = [{"type": "PURCHASE_ORDER", "value": "PO-71437"}]
+    quote = quoted(tenant, request)["quotes"][0]
+    made = create_booking(tenant, booking_of(quote))
+    alike = [_booking(tenant, "ZZRV"), _booking(tenant, "ZZRV")]
+    pane = await shown_pane(qtbot, session, PushPane)
+    qtbot.mouseClick(pane.answer_button, Qt.MouseButton.LeftButton)
+    dialog = shown_dialog(pane, BookingAnswerDialog)
+    combo = dialog.booking
+    await wait_until(lambda: combo.count() == 3, 60)
+    names = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+    assert names[made["id"]] == "PO-71437 · PRLF · Chicago, IL → Dallas, TX", names
+    for booking in alike:
+        assert names[booking["id"]].startswith("C-7 · ZZRV, made "), names
+    assert len(set(names.values())) == 3, names
+    ids = [b["id"] for b in (made, *alike)]
+    assert not [n for n in names.values() for i in ids if i[:8] in n], names
+    assert leaks(dialog) == []
+    # Chosen with the keys, as a user does; the one chosen is the one answered.
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Home)
+    while combo.currentData() != made["id"]:
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    qtbot.keyClicks(dialog.identifier_value, "BOL-5")
+    qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not dialog.isVisible(), 60)
+    assert pane.notice.text() == "Answered as the carrier: PRLF: booked, TL, PO-71437, BOL-5."
+    assert not UUID.search(pane.notice.text())
     pane.shutdown()
     await settle(session)

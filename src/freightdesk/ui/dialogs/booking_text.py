@@ -3,7 +3,8 @@ and contacts in words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 
 from PySide6.QtGui import QColor
 
@@ -16,6 +17,7 @@ from freightdesk.models.booking import (
 from freightdesk.models.common import ContactInfo
 from freightdesk.models.rating import ACCESSORIAL_NAMES, RateStopLocation
 from freightdesk.service.bookings import status_text
+from freightdesk.service.clock import user_time
 from freightdesk.ui.formatting import place_text, words
 
 TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
@@ -70,6 +72,50 @@ def city_text(location: RateStopLocation | None) -> str:
 def short_lane_text(booking: Booking) -> str:
     """ "Joliet, IL → Lancaster, TX": the lane as a list shows it (the names in its tooltip)."""
     return _lane(booking, city_text)
+
+
+def reference_text(booking: Booking) -> str:
+    """What a dispatcher knows the booking by: the shipment's identifiers shared with the
+    carrier (a purchase order), then the carrier's own (its PRO or bill of lading); without
+    any (a booking made without a rate request), its rate (the carrier's contract or quote)."""
+    shared = (*booking.shipment_identifiers, *booking.carrier_provided_identifiers)
+    values = [i.value for i in shared] or [r.value for r in booking.rate_identifiers]
+    return ", ".join(dict.fromkeys(values))
+
+
+def booking_names(bookings: Sequence[Booking]) -> list[str]:
+    """Each booking as the Bookings list shows it, for a choice among them: its reference,
+    carrier and lane ("PO-71437 · CDRF · Joliet, IL → Lancaster, TX"), never its id. Two that
+    would read the same (the same rate to the same carrier) are told apart by when they were
+    made, and made in the same second, by their place in the list ("1 of 2")."""
+    names = [
+        " · ".join(
+            p
+            for p in (reference_text(b), b.capacity_provider_identifier.value, short_lane_text(b))
+            if p
+        )
+        for b in bookings
+    ]
+    names = _told_apart(
+        names, [f"made {user_time(b.created_date_time, seconds=True)}" for b in bookings]
+    )
+    seen: Counter[str] = Counter()
+    places = []
+    for name in names:
+        seen[name] += 1
+        places.append(seen[name])
+    return _told_apart(
+        names, [f"{n} of {seen[name]}" for n, name in zip(places, names, strict=True)]
+    )
+
+
+def _told_apart(names: list[str], more: list[str]) -> list[str]:
+    """Each name that is not the only one so named followed by its `more`."""
+    counts = Counter(names)
+    return [
+        f"{name}, {extra}" if counts[name] > 1 else name
+        for name, extra in zip(names, more, strict=True)
+    ]
 
 
 def contact_text(contact: ContactInfo | None) -> str:

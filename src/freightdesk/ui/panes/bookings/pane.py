@@ -27,7 +27,12 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
-from freightdesk.ui.dialogs.booking_text import lane_text, short_lane_text, status_color
+from freightdesk.ui.dialogs.booking_text import (
+    lane_text,
+    reference_text,
+    short_lane_text,
+    status_color,
+)
 from freightdesk.ui.formatting import amount_text, countdown_text
 from freightdesk.ui.panes.bookings.detail import BookingDetailView, identifier_text, rate_text
 from freightdesk.ui.widgets.elided import tip_elided
@@ -51,15 +56,6 @@ def _expiry(booking: Booking) -> str:
 
 def _attributes(booking: Booking) -> str:
     return "; ".join(f"{a.name}: {', '.join(a.values)}" for a in booking.attributes)
-
-
-def _reference(booking: Booking) -> str:
-    """What a dispatcher knows the booking by: the shipment's identifiers shared with the
-    carrier (a purchase order), then the carrier's own (its PRO or bill of lading); without
-    any (a booking made without a rate request), its rate (the carrier's contract or quote)."""
-    shared = (*booking.shipment_identifiers, *booking.carrier_provided_identifiers)
-    values = [i.value for i in shared] or [r.value for r in booking.rate_identifiers]
-    return ", ".join(dict.fromkeys(values))
 
 
 def _reference_tip(booking: Booking) -> str:
@@ -97,7 +93,7 @@ COLUMNS: list[Column[Booking]] = [
     # Its least: the last section stretches from it, never narrower.
     Column(
         "Reference",
-        _reference,
+        reference_text,
         120,
         tooltip=_reference_tip,
         header_tip="The order numbers shared with the carrier and its own; else the rate's",

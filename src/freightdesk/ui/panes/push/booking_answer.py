@@ -38,6 +38,7 @@ from freightdesk.service.bookings import (
 )
 from freightdesk.service.messages import explain, passing, refusal
 from freightdesk.ui.bridge import answering_again
+from freightdesk.ui.dialogs.booking_text import booking_names, reference_text
 from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
@@ -61,7 +62,8 @@ def booking_text(booking: Booking) -> str:
     who = carrier.value if carrier is not None else "a carrier"
     status = STATUS_TEXT.get(booking.status, booking.status.value)
     mode = f", {booking.transportation_mode}" if booking.transportation_mode else ""
-    return f"{who}: {status.lower()}{mode}, booking {str(booking.id)[:8]}"
+    reference = reference_text(booking)  # as the Bookings list names it, not by its id
+    return f"{who}: {status.lower()}{mode}" + (f", {reference}" if reference else "")
 
 
 class BookingAnswerDialog(FormDialog):
@@ -180,8 +182,8 @@ class BookingAnswerDialog(FormDialog):
     def _listed(self, waiting: list[Booking]) -> None:
         self.waiting = waiting
         self.booking.clear()
-        for booking in waiting:
-            self.booking.addItem(booking_text(booking), str(booking.id))
+        for booking, name in zip(waiting, booking_names(waiting), strict=True):
+            self.booking.addItem(name, str(booking.id))
         self.general_error.show_message(None if waiting else NONE_WAITING)
         self.send_button.setEnabled(bool(waiting))
         self._booking_chosen()
