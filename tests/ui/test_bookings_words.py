@@ -5,13 +5,16 @@ tooltip, and whole and selectable in the detail), and the rate and identifiers i
 
 from __future__ import annotations
 
+import csv
 import re
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.bookings.pane import COLUMNS
 from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.server.test_rating_support import (
@@ -26,6 +29,7 @@ from tests.ui.clock_forms import cell
 from tests.ui.plain_words import leaks
 from tests.ui.test_bookings_pane import _booking, _bookings_pane
 from tests.ui.test_capacity_support import settle
+from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, save_export
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
 
 __all__ = ["connected"]
@@ -113,5 +117,38 @@ async def test_the_booking_to_answer_is_named_as_the_bookings_list_names_it(
     await wait_until(lambda: not dialog.isVisible(), 60)
     assert pane.notice.text() == "Answered as the carrier: PRLF: booked, TL, PO-71437, BOL-5."
     assert not UUID.search(pane.notice.text())
+    pane.shutdown()
+    await settle(session)
+
+
+@pytest.mark.qt_log_ignore(SAVE_DIALOG_WARNINGS)
+async def test_an_export_carries_each_bookings_id_and_reference(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], tmp_path: Path
+) -> None:
+    """An export goes to other systems, which know a booking by its id: the file leads with
+    it ("Booking id") though the list shows none, and keeps the reference the user hid from
+    the list (the export of the view as shown had lost both)."""
+    session, tenant = connected
+    request = tl_request(["PRLF"], quoteTypeFilter="CONTRACT")
+    request["identifiers"] = [{"type": "PURCHASE_ORDER", "value": "PO-71437"}]
+    made = create_booking(tenant, booking_of(quoted(tenant, request)["quotes"][0]))
+    alone = _booking(tenant, "ZZHD")
+    pane = await shown_pane(qtbot, session, _bookings_pane)
+    await wait_until(lambda: pane.model.rowCount() == 2)
+    header = pane.table.horizontalHeader()
+    titles = [c.title for c in COLUMNS]
+    header.setSectionHidden(titles.index("Reference"), True)  # the user's choice of columns
+    path = tmp_path / "bookings.csv"
+    pane.export_view()  # File → Export view…
+    await save_export(qtbot, path)
+    await wait_until(lambda: pane.notice.text().startswith("Exported 2 bookings"), 30)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    shown = [t for t in titles if t != "Reference"]
+    assert list(rows[0]) == ["Booking id", *shown, "Reference"]
+    by_id = {r["Booking id"]: r for r in rows}
+    assert by_id[made["id"]]["Reference"] == "PO-71437"
+    assert by_id[alone["id"]]["Reference"] == "C-7"
+    assert by_id[alone["id"]]["Carrier"] == "ZZHD"
     pane.shutdown()
     await settle(session)

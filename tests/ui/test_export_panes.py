@@ -101,6 +101,7 @@ class Case:
     filled: bool = True  # the demo fills the list as the pane opens (else after Search)
     criteria: Callable[[QWidget], Awaitable[None]] | None = None  # typed before Search
     times: bool = True  # the list shows times (the rest: names, counts, states)
+    leading: tuple[str, ...] = ()  # columns a file has before the ones shown (ids)
 
 
 CASES = [
@@ -110,7 +111,7 @@ CASES = [
     Case("account_groups", lambda s, st, w: AccountGroupsPane(s, w), times=False),
     Case("carrier_profiles", lambda s, st, w: CarrierProfilesPane(s, w), times=False),
     Case("rates", lambda s, st, w: RatesPane(s, w), table="request_table"),
-    Case("bookings", lambda s, st, w: BookingsPane(s, w)),
+    Case("bookings", lambda s, st, w: BookingsPane(s, w), leading=("Booking id",)),
     Case("packages", lambda s, st, w: PackagesPane(s, w), times=False),
     Case("schedules", lambda s, st, w: SchedulesPane(s, w), filled=False, criteria=_schedules),
     Case("capacity", lambda s, st, w: CapacityPane(s, w), filled=False),
@@ -364,7 +365,7 @@ async def test_every_list_pane_exports_what_it_shows(
         rows = _read(path)
         if view is not None:
             titles, count = _shown(view)
-            assert rows[0] == titles
+            assert rows[0] == [*case.leading, *titles]
             assert len(rows) - 1 == count
         else:
             assert isinstance(pane, YardPane)
@@ -401,7 +402,7 @@ async def test_exporting_over_a_file_asks_first(
     )
     rows = _read(path)
     titles, count = _shown(pane.table)
-    assert rows[0] == titles and len(rows) - 1 == count
+    assert rows[0] == [*case.leading, *titles] and len(rows) - 1 == count
 
 
 async def save_over(qtbot: QtBot, name: QLineEdit, path: Path, there: str) -> None:

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import OPEN_STATUSES, Booking, BookingStatus
 from freightdesk.service.bookings import DEFAULT_PAGE_SIZE, StatusChange, status_text
 from freightdesk.service.clock import user_time
+from freightdesk.service.export import Cell
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
@@ -37,7 +39,7 @@ from freightdesk.ui.formatting import amount_text, countdown_text
 from freightdesk.ui.panes.bookings.detail import BookingDetailView, identifier_text, rate_text
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
-from freightdesk.ui.widgets.export import ListExport
+from freightdesk.ui.widgets.export import Rows, export_rows, view_rows
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
@@ -117,7 +119,7 @@ class BookingsModel(ListingModel[Booking]):
         return super().data(index, role)
 
 
-class BookingsPane(ListExport, QWidget):
+class BookingsPane(QWidget):
     bookingStatusChanged = Signal(str)  # a notification: the carrier answered
 
     def __init__(
@@ -441,6 +443,24 @@ class BookingsPane(ListExport, QWidget):
             self.open_shipment(shipment_id)
 
     # --- pane actions ----------------------------------------------------------------------
+
+    def export_view(self) -> QFileDialog:
+        """The list as shown, led by each booking's id, and its reference even when the user
+        hid that column: an export goes to other systems, which know a booking by its id (the
+        list leaves it to the tooltip and the detail, a dispatcher does not read it)."""
+        return export_rows(self, self._export_rows, self.notice, noun="bookings")
+
+    def _export_rows(self) -> Rows:
+        shown = view_rows(self.table)
+        items = self.model.items
+        rows = [b for r, b in enumerate(items) if not self.table.isRowHidden(r)]  # as shown
+        header = ["Booking id", *shown.header]
+        cells: list[list[Cell]] = [[str(b.id), *r] for b, r in zip(rows, shown.rows, strict=True)]
+        if "Reference" not in shown.header:
+            header.append("Reference")
+            for booking, row in zip(rows, cells, strict=True):
+                row.append(reference_text(booking))
+        return Rows(header, cells)
 
     def focus_search(self) -> None:
         self.attribute_name.setFocus()
