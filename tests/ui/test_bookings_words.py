@@ -11,13 +11,16 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
+from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.panes.bookings.pane import COLUMNS
 from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog
 from freightdesk.ui.panes.push.pane import PushPane
 from tests.server.test_rating_support import (
+    BOOKINGS,
     booking_of,
     create_booking,
     quoted,
@@ -150,5 +153,59 @@ async def test_an_export_carries_each_bookings_id_and_reference(
     assert by_id[made["id"]]["Reference"] == "PO-71437"
     assert by_id[alone["id"]]["Reference"] == "C-7"
     assert by_id[alone["id"]]["Carrier"] == "ZZHD"
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_the_booking_form_says_its_codes_and_units_in_words_and_sends_the_codes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The booking form read "CARRIER_SCAC", "CAPACITY_PROVIDER", "LINE_HAUL", the booking's
+    uuid and "900 LB each, 48x40x50 IN": now the carrier's identifier type, the rate's source
+    and type, the charges and the freight's units read in words, and what Save sends keeps
+    the codes."""
+    session, tenant = connected
+    set_profile(tenant, "ZZHD", behaviour="SLOW")  # unanswered while the form edits it
+    unit = {"quantity": 10, "handlingUnitType": "PLT", "weight": {"value": 900, "unit": "LB"},
+            "dimensions": {"length": 48, "width": 40, "height": 50, "unit": "IN"}}  # fmt: skip
+    made = _booking(
+        tenant,
+        "ZZHD",
+        rateIdentifiers=[{"source": "CAPACITY_PROVIDER", "type": "CONTRACT", "value": "C-9"}],
+        charges=[{"code": "LINE_HAUL", "amount": 800, "currency": "USD"}],
+        shipmentDetails=[{"handlingUnits": [unit]}],
+        shippingDetails={"trailerLength": {"value": 53, "unit": "FT"}},
+    )
+    pane = await shown_pane(qtbot, session, _bookings_pane)
+    await wait_until(lambda: pane.model.rowCount() == 1)
+    table = pane.table
+    row = table.visualRect(pane.model.index(0, 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(row.center()))
+    await wait_until(lambda: pane.detail.edit_button.isEnabled())
+    qtbot.mouseClick(pane.detail.edit_button, Qt.MouseButton.LeftButton)
+    form = shown_dialog(pane, BookingFormDialog)
+    freight = form.freight.text()
+    x = "\u00d7"  # a multiplication sign
+    assert f"10 {x} pallet, 900 pounds each, 48{x}40{x}50 inches" in freight, freight
+    assert "53 feet" in freight, freight
+    assert form.carrier_type.currentText() == "Carrier SCAC"
+    assert form.summary.text().startswith("Booking C-9 with ZZHD, ")
+    for tab in range(form.tabs.count()):
+        form.tabs.setCurrentIndex(tab)
+        assert leaks(form) == [], tab
+    # The detail says the units in words too.
+    assert "900 pounds each" in pane.detail.body.toPlainText()
+
+    form.tabs.setCurrentIndex(1)
+    qtbot.keyClicks(form.notes, "Dock 4")
+    save = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not form.isVisible(), 30)
+    stored = tenant.http.get(f"{BOOKINGS}/{made['id']}").json()
+    assert stored["notes"] == "Dock 4"
+    assert stored["capacityProviderIdentifier"] == {"type": "CARRIER_SCAC", "value": "ZZHD"}
+    assert stored["rateIdentifiers"] == made["rateIdentifiers"]
+    assert [c["code"] for c in stored["charges"]] == ["LINE_HAUL"]
+    assert stored["shipmentDetails"][0]["handlingUnits"][0]["weight"]["unit"] == "LB"
     pane.shutdown()
     await settle(session)

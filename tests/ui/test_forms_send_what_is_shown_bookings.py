@@ -43,8 +43,8 @@ async def test_booking_switched_back_and_forth_saves_what_the_form_shows(
     shipment = str(uuid.uuid4())
 
     # The carrier: its identifier type switched away and back, the SCAC typed.
-    form.carrier_type.setCurrentText("FFW_SCAC")
-    form.carrier_type.setCurrentText("CARRIER_SCAC")
+    for kind in ("FFW_SCAC", "CARRIER_SCAC"):  # shown in words, the code its data
+        form.carrier_type.setCurrentIndex(form.carrier_type.findData(kind))
     await keys(qtbot, form.scac, "ZZHD")
     await keys(qtbot, form.shipment_id, shipment)
     # The rate identifier: spot, then contract again.

@@ -69,13 +69,22 @@ def words(code: str | None) -> str:
 
 
 # Codes whose plain word is not `words`' reading: OLPN is said as it is, not "Olpn"; BOX
-# and BAG are words, not abbreviations such as TL.
+# and BAG are words, not abbreviations such as TL; a unit is its name, not its code (LB).
 _CODE_TEXT = {
     "BAG": "Bag",
     "BOX": "Box",
+    "PLT": "Pallet",
     "OLPN": "OLPN",
     "SCAC": "SCAC",
+    "CARRIER_SCAC": "Carrier SCAC",
+    "FFW_SCAC": "Forwarder SCAC",
     "GTIN": "GTIN",
+    "LB": "Pounds",
+    "KG": "Kilograms",
+    "IN": "Inches",
+    "CM": "Centimeters",
+    "FT": "Feet",
+    "M": "Meters",
     "MI": "Miles",
     "KM": "Kilometres",
     "CAPACITY_PROVIDER_ACCOUNT_GROUP": "Account group",

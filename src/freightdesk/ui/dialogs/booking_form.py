@@ -26,8 +26,15 @@ from freightdesk.models.rating import CarrierIdentifierType, Quote
 from freightdesk.service.bookings import as_input, check_booking, status_text
 from freightdesk.service.clock import user_now
 from freightdesk.service.session import AppSession
-from freightdesk.ui.dialogs.booking_text import equipment_text, units_text
+from freightdesk.ui.dialogs.booking_text import (
+    charge_text,
+    equipment_text,
+    rate_choice_text,
+    reference_text,
+    units_text,
+)
 from freightdesk.ui.formatting import amount_text
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
@@ -120,7 +127,7 @@ class BookingFormDialog(TabbedFormDialog):
         tab = QWidget(self)
         self.carrier_type = QComboBox(tab)
         self.carrier_type.setObjectName("carrierType")
-        self.carrier_type.addItems([t.value for t in CarrierIdentifierType])
+        add_codes(self.carrier_type, [t.value for t in CarrierIdentifierType])
         self.scac = QLineEdit(tab)
         self.scac.setObjectName("scac")
         self.scac.setPlaceholderText("SCAC, 2 to 4 letters")
@@ -132,7 +139,7 @@ class BookingFormDialog(TabbedFormDialog):
         carrier_holder.setLayout(carrier)
         self.shipment_id = QLineEdit(tab)
         self.shipment_id.setObjectName("shipmentId")
-        self.shipment_id.setPlaceholderText("The parent shipment's id (a uuid)")
+        self.shipment_id.setPlaceholderText("The parent shipment's id")
         self.rate_identifiers = RowTable(
             ["Source", "Type", "Value"],
             "rate identifier",
@@ -140,6 +147,7 @@ class BookingFormDialog(TabbedFormDialog):
             choices={0: ("EXTERNAL", "CAPACITY_PROVIDER", ""), 1: ("CONTRACT", "SPOT", "")},
             defaults={0: "EXTERNAL", 1: "CONTRACT"},
             widths={0: 200, 1: 120},
+            label=rate_choice_text,  # "The carrier's" shown, CAPACITY_PROVIDER sent
         )
         self.rate_identifiers.setObjectName("rateIdentifiers")
         self.rate_identifiers.table.setMinimumHeight(80)
@@ -154,6 +162,7 @@ class BookingFormDialog(TabbedFormDialog):
             choices={0: CHARGE_CODES, 2: CURRENCIES},
             defaults={2: "USD"},
             widths={0: 200, 1: 120},
+            label=charge_text,  # "Line haul" shown, LINE_HAUL sent
         )
         self.charges.setObjectName("charges")
         self.expires = QCheckBox("E&xpires", tab)
@@ -176,6 +185,8 @@ class BookingFormDialog(TabbedFormDialog):
         self.errors.register("capacityProviderIdentifier.value", self.scac, error)
         self.errors.register("capacityProviderIdentifier.type", self.carrier_type, error)
         self.errors.add_row(form, "S&hipment id", "shipmentId", self.shipment_id)
+        self.shipment_row = form.rowCount() - 1
+        self.rate_form = form
         self.errors.add_row(form, "Rate &identifiers", "rateIdentifiers", self.rate_identifiers)
         self.errors.add_row(form, "&Total rate", "totalRate", self.total_rate)
         self.errors.add_row(form, "&Fuel surcharge", "fuelSurchargeRate", self.fuel)
@@ -257,14 +268,17 @@ class BookingFormDialog(TabbedFormDialog):
     def load(self, wire: dict[str, Any]) -> None:
         """Fill the form from booking wire fields; marks it clean."""
         carrier = wire.get("capacityProviderIdentifier") or {}
-        self.carrier_type.setCurrentText(str(carrier.get("type") or "CARRIER_SCAC"))
+        choose_code(self.carrier_type, str(carrier.get("type") or "CARRIER_SCAC"))
         self.scac.setText(str(carrier.get("value") or ""))
         quoted = self.quote is not None
         # A quote's carrier and parent shipment are fixed: the quote names them.
         self.carrier_type.setEnabled(not quoted)
         self.scac.setReadOnly(quoted)
         self.shipment_id.setText(str(wire.get("shipmentId") or ""))
-        self.shipment_id.setReadOnly(quoted or self.booking is not None)
+        fixed = quoted or self.booking is not None
+        self.shipment_id.setReadOnly(fixed)
+        # Fixed, the id only shows a uuid no dispatcher knows the shipment by: it is kept.
+        self.rate_form.setRowVisible(self.shipment_row, not fixed)
         self.rate_identifiers.clear()
         for identifier in wire.get("rateIdentifiers") or []:
             self.rate_identifiers.add_row(
@@ -313,9 +327,12 @@ class BookingFormDialog(TabbedFormDialog):
     def _summary(self) -> str:
         if self.booking is not None:
             booking = self.booking
+            reference = reference_text(booking)
             return (
-                f"Booking {booking.id}, {status_text(booking.status).lower()}. Saving sends the "
-                "changed booking to the carrier again (it goes back to processing)."
+                f"Booking {reference + ' ' if reference else ''}with "
+                f"{booking.capacity_provider_identifier.value}, "
+                f"{status_text(booking.status).lower()}. Saving sends the changed booking to "
+                "the carrier again (it goes back to processing)."
             )
         if self.quote is not None:
             quote = self.quote
@@ -331,7 +348,7 @@ class BookingFormDialog(TabbedFormDialog):
         """The form as the wire fields of a booking (checked by `check_booking`)."""
         wire: dict[str, Any] = dict(self.carried)
         wire["capacityProviderIdentifier"] = {
-            "type": self.carrier_type.currentText(),
+            "type": code_of(self.carrier_type),
             "value": self.scac.text().strip().upper(),
         }
         if self.shipment_id.text().strip():

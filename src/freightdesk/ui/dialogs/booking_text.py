@@ -18,7 +18,7 @@ from freightdesk.models.common import ContactInfo
 from freightdesk.models.rating import ACCESSORIAL_NAMES, RateStopLocation
 from freightdesk.service.bookings import status_text
 from freightdesk.service.clock import user_time
-from freightdesk.ui.formatting import place_text, words
+from freightdesk.ui.formatting import code_text, place_text, words
 
 TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
 
@@ -31,6 +31,16 @@ STATUS_COLORS = {
     BookingStatus.CANCELLED: QColor("#7a8294"),
     BookingStatus.EXPIRED: QColor("#8d6e63"),
 }
+
+
+# Who set a rate, as a dispatcher says it (others: their code in words).
+RATE_SOURCES = {"CAPACITY_PROVIDER": "the carrier's", "EXTERNAL": "from outside"}
+
+
+def rate_choice_text(code: str) -> str:
+    """A rate identifier's source or type as a form offers it: "The carrier's", "Contract"."""
+    source = RATE_SOURCES.get(code)
+    return source[:1].upper() + source[1:] if source else code_text(code)
 
 
 def charge_text(code: str) -> str:
@@ -127,17 +137,24 @@ def contact_text(contact: ContactInfo | None) -> str:
     return ", ".join(p for p in parts if p)
 
 
+def _unit(code: str) -> str:
+    """A unit in a sentence: LB -> "pounds" (its code is what the wire keeps)."""
+    return code_text(code).lower()
+
+
 def units_text(details: Iterable[BookingShipmentDetail]) -> str:
-    """ "10 x pallet, 900 LB each, class 70; 2 x crate" (with a multiplication sign)."""
+    """ "10 x pallet, 900 pounds each, class 70; 2 x crate" (with a multiplication sign)."""
     lines = []
     for detail in details:
         for unit in detail.handling_units:
-            text = f"{unit.quantity} {TIMES} {(unit.handling_unit_type or 'unit').lower()}"
+            kind = code_text(unit.handling_unit_type or "unit").lower()
+            text = f"{unit.quantity} {TIMES} {kind}"
             if unit.weight is not None:
-                text += f", {unit.weight.value:,.0f} {unit.weight.unit.value} each"
+                text += f", {unit.weight.value:,.0f} {_unit(unit.weight.unit.value)} each"
             if unit.dimensions is not None:
                 d = unit.dimensions
-                text += f", {d.length:g}{TIMES}{d.width:g}{TIMES}{d.height:g} {d.unit.value}"
+                size = f"{d.length:g}{TIMES}{d.width:g}{TIMES}{d.height:g}"
+                text += f", {size} {_unit(d.unit.value)}"
             if unit.freight_class:
                 text += f", class {unit.freight_class}"
             if unit.stackable:
@@ -155,7 +172,8 @@ def equipment_text(shipping: BookingShippingDetails | None) -> str:
     if shipping.load_preference is not None:
         parts.append("full load" if shipping.load_preference.value == "FULL" else "partial load")
     if shipping.trailer_length is not None:
-        parts.append(f"{shipping.trailer_length.value:g} {shipping.trailer_length.unit.value}")
+        length = shipping.trailer_length
+        parts.append(f"{length.value:g} {_unit(length.unit.value)}")
     if shipping.accessorials:
         parts.append(", ".join(charge_text(a.code).lower() for a in shipping.accessorials))
     text = ", ".join(parts)

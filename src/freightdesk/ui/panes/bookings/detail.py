@@ -25,6 +25,7 @@ from freightdesk.models.rating import RateIdentifier
 from freightdesk.service.bookings import editable, status_text
 from freightdesk.service.clock import user_time
 from freightdesk.ui.dialogs.booking_text import (
+    RATE_SOURCES,
     charge_text,
     contact_text,
     equipment_text,
@@ -56,10 +57,6 @@ def _rows(pairs: list[tuple[str, str]]) -> str:
         if v
     )
     return f"<table>{cells}</table>" if cells else ""
-
-
-# Who set a rate, as a dispatcher says it (others: their code in words).
-RATE_SOURCES = {"CAPACITY_PROVIDER": "the carrier's", "EXTERNAL": "from outside"}
 
 
 def identifier_text(identifier: LogisticsIdentifier) -> str:
