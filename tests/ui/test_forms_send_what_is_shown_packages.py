@@ -53,8 +53,8 @@ async def test_package_switched_back_and_forth_saves_what_the_form_shows(
     form.package_type.setCurrentText("Crate")
     form.package_type.setCurrentText("Pallet")
     await keys(qtbot, form.weight, "420")
-    form.weight_unit.setCurrentText("KG")
-    form.weight_unit.setCurrentText("LB")
+    form.weight_unit.setCurrentText("Kilograms")  # the units in words, their codes sent
+    form.weight_unit.setCurrentText("Pounds")
     # Refrigerated: ticked, typed, unticked (greyed, not sent), ticked again: kept as typed.
     form.refrigerated.click()
     await keys(qtbot, form.temperature_min, "34")

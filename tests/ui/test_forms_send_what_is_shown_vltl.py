@@ -76,10 +76,10 @@ async def test_volume_ltl_quote_switched_back_and_forth_sends_what_the_form_show
     form.delivery_wanted.click()
     assert not form.delivery.isEnabled()
     # Units: kilograms and centimetres, then pounds and inches again.
-    _choose_text(form.weight_unit, "KG")
-    _choose_text(form.length_unit, "CM")
-    _choose_text(form.weight_unit, "LB")
-    _choose_text(form.length_unit, "IN")
+    _choose_text(form.weight_unit, "Kilograms")  # the units in words, their codes sent
+    _choose_text(form.length_unit, "Centimeters")
+    _choose_text(form.weight_unit, "Pounds")
+    _choose_text(form.length_unit, "Inches")
     # The line the form starts with typed into; hazmat typed into it and taken out; a second
     # line added and left as it came.
     assert form.items.rows() == 1

@@ -352,7 +352,7 @@ async def test_hazmat_needs_an_emergency_contact_before_sending(
     _pick(pane, "RDRN")
     dialog = _open_dispatch(qtbot, pane)
     assert "hazardous materials" in dialog.freight.text()
-    assert dialog.accessorials.text() == "GUR"
+    assert dialog.accessorials.text() == "Guaranteed by 5 PM"
     _contacts(qtbot, dialog)
     _send(qtbot, dialog)
     message = dialog.errors.message_for("emergencyContact")

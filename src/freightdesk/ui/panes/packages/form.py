@@ -185,7 +185,7 @@ class PackageFormDialog(TabbedFormDialog):
             edit.setPlaceholderText(hint)
             edit.setObjectName(hint)
         self.length_unit = QComboBox(tab)
-        self.length_unit.addItems(["IN", "CM", "FT", "M"])
+        add_codes(self.length_unit, ["IN", "CM", "FT", "M"])
         dims = QHBoxLayout()
         dims.setContentsMargins(0, 0, 0, 0)
         for edit in self.lengths:
@@ -199,7 +199,7 @@ class PackageFormDialog(TabbedFormDialog):
         self.weight = QLineEdit(tab)
         self.weight.setObjectName("weight")
         self.weight_unit = QComboBox(tab)
-        self.weight_unit.addItems(["LB", "KG"])
+        add_codes(self.weight_unit, ["LB", "KG"])  # "Pounds" shown, LB sent
         weight = QHBoxLayout()
         weight.setContentsMargins(0, 0, 0, 0)
         weight.addWidget(self.weight, 1)
@@ -368,12 +368,12 @@ class PackageFormDialog(TabbedFormDialog):
         dims = details.get("dimensions") or {}
         for edit, name in zip(self.lengths, ("length", "width", "height"), strict=True):
             edit.setText(f"{dims[name]:g}" if name in dims else "")
-        self.length_unit.setCurrentText(str(dims.get("unit") or "IN"))
+        choose_code(self.length_unit, str(dims.get("unit") or "IN"))
         volume = details.get("volume")
         self.volume.setText(f"{volume['value']:g}" if volume else "")
         weight = details.get("weight")
         self.weight.setText(f"{weight['value']:g}" if weight else "")
-        self.weight_unit.setCurrentText(str(weight["unit"]) if weight else "LB")
+        choose_code(self.weight_unit, str(weight["unit"]) if weight else "LB")
         self.stackable.setChecked(bool(wire.get("isStackable")))
         by_type = {a["type"]: a for a in wire.get("accessorials", [])}
         cold = by_type.get("REFRIGERATED", {}).get("temperatureRange") or {}
@@ -416,14 +416,14 @@ class PackageFormDialog(TabbedFormDialog):
                 "length": number(sizes[0]),
                 "width": number(sizes[1]),
                 "height": number(sizes[2]),
-                "unit": self.length_unit.currentText(),
+                "unit": code_of(self.length_unit),
             }
         if self.volume.text().strip():
             details["volume"] = {"value": number(self.volume.text()), "unit": "CUBIC_FT"}
         if self.weight.text().strip():
             details["weight"] = {
                 "value": number(self.weight.text()),
-                "unit": self.weight_unit.currentText(),
+                "unit": code_of(self.weight_unit),
             }
         if details:
             wire["package"] = details

@@ -93,12 +93,13 @@ def _dimensions(package: Package) -> str:
     dims = package.package.dimensions if package.package else None
     if dims is None:
         return ""
-    return f"{dims.length:g}{TIMES}{dims.width:g}{TIMES}{dims.height:g} {dims.unit.value}"
+    # A list says a unit as a dispatcher writes it ("in", "lb"), short for its column.
+    return f"{dims.length:g}{TIMES}{dims.width:g}{TIMES}{dims.height:g} {dims.unit.value.lower()}"
 
 
 def _weight(package: Package) -> str:
     weight = package.package.weight if package.package else None
-    return f"{weight.value:,.0f} {weight.unit.value}" if weight else ""
+    return f"{weight.value:,.0f} {weight.unit.value.lower()}" if weight else ""
 
 
 def _volume(package: Package) -> str:

@@ -61,6 +61,7 @@ from freightdesk.ui.panes.rates.handling_units import (
 )
 from freightdesk.ui.panes.rates.stops import StopEditor
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.code_combo import add_codes
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.group_follower import GroupFollower, renamed
@@ -228,8 +229,7 @@ class RateRequestFormDialog(FormDialog):
         self.trailer_length.setDecimals(1)
         self.trailer_length.setSpecialValueText("any length")
         self.length_unit = QComboBox(self.truck_box)
-        for unit in ("FT", "M"):
-            self.length_unit.addItem(unit, unit)
+        add_codes(self.length_unit, ("FT", "M"))  # "Feet" shown, FT sent
         length = QHBoxLayout()
         length.setContentsMargins(0, 0, 0, 0)
         length.addWidget(self.trailer_length)

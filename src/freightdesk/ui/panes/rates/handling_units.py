@@ -16,6 +16,7 @@ UNIT_TYPES = ("PALLET", "SKID", "CRATE", "BOX", "CARTON", "DRUM", "BAG", "ROLL",
 (QTY, KIND, WEIGHT, WEIGHT_UNIT, LENGTH, WIDTH, HEIGHT, SIZE_UNIT, CLASS, STACKABLE, TEXT) = range(
     11
 )
+UNIT_ROOM = 36  # a unit's combo box beside its name: its frame and arrow
 # A problem of a unit's field, as the row's column names it.
 UNIT_WORDS = {
     "quantity": "quantity",
@@ -41,14 +42,18 @@ def handling_unit_table(parent: QWidget) -> RowTable:
         },
         checks=(STACKABLE,),
         defaults={QTY: "1", KIND: "PALLET", WEIGHT_UNIT: "LB", SIZE_UNIT: "IN"},
-        label=code_text,  # "Pallet" shown, PALLET sent; LB and IN read as they are
+        label=code_text,  # "Pallet" shown, PALLET sent; "Pounds" shown, LB sent
     )  # fmt: skip
     table.setObjectName("handlingUnits")
     for column, width in ((QTY, 50), (WEIGHT, 80), (LENGTH, 64), (WIDTH, 64), (HEIGHT, 64),
                           (CLASS, 70), (STACKABLE, 76)):  # fmt: skip
         table.table.setColumnWidth(column, width)
+    # A unit's longest name ("Centimeters") and its combo box's arrow.
+    metrics = table.table.fontMetrics()
     for column in (WEIGHT_UNIT, SIZE_UNIT):
-        table.table.setColumnWidth(column, 64)
+        names = [code_text(u) for u in table.choices[column]]
+        widest = max(metrics.horizontalAdvance(n) for n in names)
+        table.table.setColumnWidth(column, widest + UNIT_ROOM)
     return table
 
 

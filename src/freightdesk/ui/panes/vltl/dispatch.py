@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import CarrierProfile
-from freightdesk.models.vltl import RateQuote
+from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES, RateQuote
 from freightdesk.service.messages import refusal
 from freightdesk.service.vltl import LastDispatch, VltlService, check_dispatch
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.vltl.fields import (
     AddressFields,
     ContactFields,
@@ -195,11 +196,12 @@ class DispatchDialog(FormDialog):
         hazardous = any("hazmatDetail" in i for i in items)
         self.freight.setText(
             f"{len(items)} line item{'s' if len(items) != 1 else ''}, "
-            f"{weight:g} {draft.get('weightUnit', 'LB')}"
+            f"{weight:g} {code_text(str(draft.get('weightUnit') or 'LB')).lower()}"
             + (" — hazardous materials" if hazardous else "")
         )
         codes = [a["code"] for a in draft.get("accessorialServices") or []]
-        self.accessorials.setText(", ".join(codes) or "none")
+        names = [VLTL_ACCESSORIAL_NAMES.get(c) or c for c in codes]
+        self.accessorials.setText(", ".join(names) or "none")
 
     def wire(self, problems: dict[str, str]) -> dict[str, Any]:
         wire = copy.deepcopy(self.draft)

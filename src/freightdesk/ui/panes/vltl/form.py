@@ -26,6 +26,7 @@ from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.rating import FREIGHT_CLASSES
 from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES, VLTL_SERVICE_CODES, PackingGroup
 from freightdesk.ui.panes.vltl.fields import AddressFields, WindowFields, in_words
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.group_follower import renamed
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
@@ -75,10 +76,10 @@ class QuoteForm(QGroupBox):
         self.delivery.register(self.errors, form, "Delivery day, from, to")
         self.weight_unit = QComboBox(self)
         self.weight_unit.setObjectName("weightUnit")
-        self.weight_unit.addItems(["LB", "KG"])
+        add_codes(self.weight_unit, ["LB", "KG"])  # "Pounds" shown, LB sent
         self.length_unit = QComboBox(self)
         self.length_unit.setObjectName("lengthUnit")
-        self.length_unit.addItems(["IN", "CM", "FT", "M"])
+        add_codes(self.length_unit, ["IN", "CM", "FT", "M"])
         units = QWidget(self)
         row = QHBoxLayout(units)
         row.setContentsMargins(0, 0, 0, 0)
@@ -187,8 +188,8 @@ class QuoteForm(QGroupBox):
             "originAddress": self.origin.wire(),
             "destinationAddress": self.destination.wire(),
             "pickupWindow": self.pickup.wire(problems),
-            "weightUnit": self.weight_unit.currentText(),
-            "lengthUnit": self.length_unit.currentText(),
+            "weightUnit": code_of(self.weight_unit),
+            "lengthUnit": code_of(self.length_unit),
             "lineItems": [self._item(r) for r in lines],
             "accessorialServices": [{"code": code} for code in self.accessorial_codes()],
         }
@@ -256,8 +257,8 @@ class QuoteForm(QGroupBox):
         self.pickup.fill(wire.get("pickupWindow"))
         self.delivery_wanted.setChecked("deliveryWindow" in wire)
         self.delivery.fill(wire.get("deliveryWindow"))
-        self.weight_unit.setCurrentText(str(wire.get("weightUnit") or "LB"))
-        self.length_unit.setCurrentText(str(wire.get("lengthUnit") or "IN"))
+        choose_code(self.weight_unit, str(wire.get("weightUnit") or "LB"))
+        choose_code(self.length_unit, str(wire.get("lengthUnit") or "IN"))
         self.items.clear()
         for item in wire.get("lineItems") or []:
             dims = item.get("packageDimensions") or {}
