@@ -73,7 +73,10 @@ class ListFeed(QWidget):
             data = service.coordinator.data
             if data is not None and self._service is service:
                 if preloaded is not None and data is cached and self.model.complete:
-                    shown.set()  # the table holds these very rows already
+                    # The table holds these very rows already; their kept facts are read
+                    # now, so what was late is counted late before the service answers.
+                    self.triage.want(cached.summaries.values())
+                    shown.set()
                 else:
                     self._show_list(data, then=shown.set)
             else:
