@@ -87,7 +87,7 @@ async def test_look_up_refuse_save_what_is_shown_and_delete(
     form = pane.form
     # The distance unit in words, its code sent (the "distanceUnit" below).
     units = form.distance_unit
-    assert [units.itemText(i) for i in range(units.count())] == ["Miles", "Kilometres"]
+    assert [units.itemText(i) for i in range(units.count())] == ["Miles", "Kilometers"]
     assert units.currentText() == "Miles"
     await keys(qtbot, form.name, "Zephyr Freight")
     form.behaviour.setFocus()

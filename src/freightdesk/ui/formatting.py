@@ -86,7 +86,7 @@ _CODE_TEXT = {
     "FT": "Feet",
     "M": "Meters",
     "MI": "Miles",
-    "KM": "Kilometres",
+    "KM": "Kilometers",
     "CAPACITY_PROVIDER_ACCOUNT_GROUP": "Account group",
 }
 
