@@ -22,10 +22,12 @@ from freightdesk.service.cache import Cache
 from freightdesk.service.carrier_push import (
     CarrierPushService,
     ParcelInput,
+    SensorRow,
     SentPush,
     TruckloadInput,
     check_parcel,
     check_truckload,
+    problems_in_words,
     status_text,
 )
 from tests.server.test_carrier_push_support import create_shipment
@@ -53,7 +55,7 @@ def iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def arrival(bol: str, **changes: str) -> TruckloadInput:
+def arrival(bol: str, **changes: object) -> TruckloadInput:
     at = iso(datetime.now(UTC) - timedelta(minutes=2))
     fields = {
         "bill_of_lading_number": bol,
@@ -86,13 +88,12 @@ def test_the_models_rules_before_sending() -> None:
     assert problems == {} and update is not None
     assert update.truckload.readings is not None
     assert update.truckload.readings.sensor is not None
-    _none, problems = check_truckload(
-        arrival("", stop_number="0", latitude="95", more_sensors="{nope")
-    )
+    humid = (SensorRow("zones.humidity.percentage", of="1", value="150"),)
+    _none, problems = check_truckload(arrival("", stop_number="0", latitude="95", sensors=humid))
     assert set(problems) == {
         "truckload.identifiers",
         "truckload.shipmentEvent.stopNumber",
-        "truckload.readings.sensor",
+        "truckload.readings.sensor.zones[0].humidity.percentage",
         "truckload.readings.position.latitude",
     }
     _none, problems = check_truckload(arrival("B", with_event=False, with_readings=False))
@@ -111,6 +112,61 @@ def test_the_models_rules_before_sending() -> None:
     assert problems == {"location": "is required for POSITION_UPDATE"}
     # Every field a form shows has its rule in words.
     assert "truckload.identifiers" in TRUCKLOAD_RULES and "timestamp" in PARCEL_RULES
+
+
+def test_sensor_rows_on_the_wire_and_their_problems_said_of_the_row() -> None:
+    """The table of other readings makes the interface's sensor object (a zone's and a tire's
+    readings gathered into their entries, a zone's unit once, a capacity in the level's unit),
+    and a problem of a value, the models' or the table's own, is said of its row in words."""
+    rows = (
+        SensorRow("zones.setPoint", of="1", value="-18", unit="CELSIUS"),
+        SensorRow("tirePressure.psi", of="2 LO", value="105"),
+        SensorRow("zones.doorState", of="1", value="CLOSED"),
+        SensorRow("tirePressure.alarmState", of="2 LO", value="LOW"),
+        SensorRow("reefer.voltage", value="12,6"),
+        SensorRow("fuel.capacity", value="300", unit="GALLONS"),
+        SensorRow("zones.humidity.percentage", of="B", value="40"),
+    )
+    update, problems = check_truckload(
+        arrival("B", sensors=rows, fuel_level="80", fuel_unit="GALLONS")
+    )
+    assert problems == {} and update is not None
+    sensor = update.wire()["truckload"]["readings"]["sensor"]
+    assert sensor["zones"] == [
+        {"id": 1, "setPoint": -18, "temperatureUnit": "CELSIUS", "doorState": "CLOSED"},
+        {"id": "B", "humidity": {"percentage": 40}},
+    ]
+    assert sensor["tirePressure"] == [
+        {"axle": 2, "position": "LO", "psi": 105, "alarmState": "LOW"}
+    ]
+    assert sensor["reefer"] == {"voltage": 12.6}
+    assert sensor["fuel"] == {"capacity": 300, "currentLevel": 80, "fuelUnit": "GALLONS"}
+
+    bad = (
+        SensorRow("zones.setPoint", of="1", value="-18", unit="CELSIUS"),
+        SensorRow("zones.returnAirTemperature", of="1", value="20", unit="FAHRENHEIT"),
+        SensorRow("zones.humidity.percentage", of="1", value="150"),
+        SensorRow("tirePressure.psi", of="3", value="-1"),
+        SensorRow("reefer.state", value="ON"),
+        SensorRow("reefer.state", value="OFF"),
+        SensorRow("reefer.engineRpm", value="fast"),
+        SensorRow("fuel.capacity", value="300", unit="LITERS"),
+    )
+    _none, problems = check_truckload(
+        arrival("B", sensors=bad, fuel_level="80", fuel_unit="GALLONS", latitude="95")
+    )
+    said = problems_in_words(problems, bad, "GALLONS")
+    assert said["truckload.readings.position.latitude"] == "Enter 90 or less"
+    assert said["truckload.readings.sensor"].splitlines() == [
+        "Row 2, Zone return air temperature: Enter it in the same unit as this zone's other "
+        "readings",
+        "Row 3, Zone humidity: Enter 100 or less",
+        "Row 4, Tire pressure: Enter 0 or more",
+        "Row 6, Reefer state: Read twice: remove one row",
+        "Row 7, Reefer engine speed: Enter a valid number, such as 1500 or 2.5",
+        "Row 8, Fuel capacity: Enter it in the same unit as the fuel level",
+    ]
+    assert len(said) == 2
 
 
 async def test_sent_followed_to_matched_kept_and_resent(

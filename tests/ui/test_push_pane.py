@@ -66,7 +66,7 @@ async def test_typed_sent_followed_to_matched_and_resent(
         and "5 minutes in the future" in rule
     )
     shown = " ".join(label.text() for label in pane.findChildren(QLabel, "rule"))
-    times = (EVENT_TIME, "truckload.readings.dateTime", "timestamp")
+    times = (EVENT_TIME, "truckload.readings.dateTime", "timestamp", "estimatedTimeOfArrival")
     for path, text in (*TRUCKLOAD_RULES.items(), *PARCEL_RULES.items()):
         # Every rule of the models is on screen, in the form's words.
         assert shown_rule(text, time=path in times) in shown, text

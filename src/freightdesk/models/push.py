@@ -12,6 +12,7 @@ beside its fields.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
@@ -290,6 +291,59 @@ class TruckloadTrackingUpdate(StrictWireModel):
     truckload: Truckload
 
 
+# --- the sensor's other readings, one by one ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class SensorReading:
+    """A reading of `Sensor` a form takes one at a time: where it goes under `sensor` (a
+    zone's or a tire's inside its entry of `zones` or `tirePressure`), in words, and its unit:
+    the codes to choose from (`chosen`: sent as the entry's `unit_field`), or a fixed one in
+    words (`fixed`, not sent)."""
+
+    path: str  # "reefer.engineRpm", "zones.humidity.percentage"
+    words: str
+    number: bool = True
+    fixed: str = ""
+    chosen: tuple[str, ...] = ()
+    unit_field: str = ""
+
+
+TEMPERATURE_UNITS = ("CELSIUS", "FAHRENHEIT")
+FUEL_UNITS = ("PERCENT_REMAINING", "GALLONS", "LITERS")
+ZONES = "zones"
+TIRES = "tirePressure"
+
+SENSOR_READINGS: dict[str, SensorReading] = {
+    r.path: r
+    for r in (
+        SensorReading("reefer.state", "Reefer state", number=False),
+        SensorReading("reefer.powerSource", "Reefer power source", number=False),
+        SensorReading("reefer.operatingMode", "Reefer operating mode", number=False),
+        SensorReading("reefer.engineRpm", "Reefer engine speed", fixed="RPM"),
+        SensorReading("reefer.engineHours", "Reefer engine hours", fixed="hours"),
+        SensorReading("reefer.voltage", "Reefer voltage", fixed="volts"),
+        SensorReading("fuel.type", "Fuel type", number=False),
+        SensorReading("fuel.capacity", "Fuel capacity", chosen=FUEL_UNITS, unit_field="fuelUnit"),
+        SensorReading(f"{TIRES}.psi", "Tire pressure", fixed="psi"),
+        SensorReading(f"{TIRES}.alarmState", "Tire alarm", number=False),
+        *(
+            SensorReading(
+                f"{ZONES}.{field}", words, chosen=TEMPERATURE_UNITS, unit_field="temperatureUnit"
+            )
+            for field, words in (
+                ("setPoint", "Zone set point"),
+                ("returnAirTemperature", "Zone return air temperature"),
+                ("dischargeAirTemperature", "Zone discharge air temperature"),
+            )
+        ),
+        SensorReading(f"{ZONES}.humidity.percentage", "Zone humidity", fixed="%"),
+        SensorReading(f"{ZONES}.battery.percentage", "Zone battery", fixed="%"),
+        SensorReading(f"{ZONES}.doorState", "Zone door", number=False),
+    )
+}
+
+
 # --- rules in words, and the clock rule ------------------------------------------------
 
 _FUTURE = "at most 5 minutes in the future"
@@ -317,13 +371,15 @@ TRUCKLOAD_RULES: dict[str, str] = {
     "truckload.readings.position.longitude": "-180 to 180; required with a position",
     "truckload.readings.position.speed": "Optional: 0 or more",
     "truckload.readings.position.heading": "Optional: 0 to 360 degrees",
-    "truckload.readings.position.speedUnit": "Kilometres per hour when not given",
+    "truckload.readings.position.speedUnit": (
+        f"{SpeedUnit.KILOMETERS_PER_HOUR.value} when not given"
+    ),
     "truckload.readings.sensor.ignitionStatus": "Optional, e.g. ON or OFF",
     "truckload.readings.sensor.ambientTemperature": "A value with its unit (e.g. CELSIUS)",
     "truckload.readings.sensor.fuel": "Levels and capacity 0 or more",
     "truckload.readings.sensor": (
-        "JSON object: reefer, tirePressure (at most 64; psi 0 or more), zones (at most 16; "
-        "humidity and battery percentages 0 to 100)"
+        "Other readings, one a row. Zone or tire: the zone's id (e.g. 1), or the tire's axle "
+        "and position (e.g. 2 LO); at most 16 zones and 64 tires, one temperature unit a zone"
     ),
 }
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -30,7 +31,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from freightdesk.api.client import ApiClient
+from freightdesk.models.numbers import NumberRefused, read_number
 from freightdesk.models.push import (
+    SENSOR_READINGS,
+    TIRES,
+    ZONES,
     Ingestion,
     IngestionAccepted,
     IngestionStatus,
@@ -39,6 +44,7 @@ from freightdesk.models.push import (
     future_problems,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.messages import plain_words
 from freightdesk.service.validation import problems_of
 
 TRUCKLOAD = "TRUCKLOAD"
@@ -55,6 +61,17 @@ FOLLOW_LONGEST = 5.0
 _UNDER_WAY = {IngestionStatus.PENDING}
 
 Push = TruckloadTrackingUpdate | ParcelStatusUpdate
+
+
+@dataclass(frozen=True)
+class SensorRow:
+    """A row of the sensor's other readings as typed: which (a key of `SENSOR_READINGS`), the
+    zone or tire it is of (`2 LO`: axle 2, position LO), its value and its unit's code."""
+
+    reading: str
+    of: str = ""
+    value: str = ""
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,7 +97,7 @@ class TruckloadInput:
     temperature_unit: str = ""
     fuel_level: str = ""
     fuel_unit: str = ""
-    more_sensors: str = ""  # a JSON object of the other sensor readings
+    sensors: tuple[SensorRow, ...] = ()  # the sensor's other readings, one a row
 
 
 @dataclass(frozen=True)
@@ -104,13 +121,16 @@ class ParcelInput:
 
 
 def _number(text: str) -> Any:
-    """A typed number as a number; anything else as typed, for the model to refuse."""
+    """A typed number as a number, by the app's one rule (`2,5` is 2.5); anything else as
+    typed, for the model to refuse and say why."""
     text = text.strip()
     try:
-        value = float(text)
-    except ValueError:
+        value = read_number(text)
+    except NumberRefused:
         return text
-    return int(value) if value.is_integer() and "." not in text else value
+    if value is None:
+        return text
+    return int(value) if value.is_integer() and not {".", ","} & set(text) else value
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -120,6 +140,122 @@ def _given(**values: Any) -> dict[str, Any]:
 
 def _text(value: str) -> str | None:
     return value.strip() or None
+
+
+_TIRE = re.compile(r"(\d+)?\s*(.*)")
+
+
+def _entry_of(group: str, of: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The key of the zone or tire `of` names, and its entry's identifying fields: a zone by
+    its id (digits as a number), a tire by its axle (leading digits) and position (the rest)."""
+    of = of.strip()
+    if group == ZONES:
+        zone: Any = int(of) if of.isdigit() else of
+        return (zone,), _given(id=zone)
+    found = _TIRE.fullmatch(of)
+    axle, position = (found[1], found[2]) if found else (None, of)
+    key = (int(axle) if axle else None, position or None)
+    return key, _given(axle=key[0], position=key[1])
+
+
+def _put(target: dict[str, Any], field: str, value: Any) -> bool:
+    """`value` at `field` (dotted: `humidity.percentage`) in `target`; False when it holds one
+    already."""
+    *outer, last = field.split(".")
+    for name in outer:
+        target = target.setdefault(name, {})
+    if last in target:
+        return False
+    target[last] = value
+    return True
+
+
+def sensor_wire(
+    rows: tuple[SensorRow, ...], fuel_unit: str | None = None
+) -> tuple[dict[str, Any], dict[str, int], dict[str, str]]:
+    """The sensor readings of `rows` on the wire; where each row's value went (its path, as
+    the service names it, to the row's index), so a problem there can be said of its row; and
+    problems of rows that cannot go there. `fuel_unit`: the fuel level's, which a capacity
+    shares (the reading has one unit)."""
+    sensor: dict[str, Any] = {}
+    entries: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {ZONES: {}, TIRES: {}}
+    origin: dict[str, int] = {}
+    problems: dict[str, str] = {}
+    for index, row in enumerate(rows):
+        reading = SENSOR_READINGS[row.reading]
+        group, field = reading.path.split(".", 1)
+        if group in entries:
+            key, identity = _entry_of(group, row.of)
+            entry = entries[group].setdefault(key, identity)
+            place = f"{SENSOR}.{group}[{list(entries[group]).index(key)}]"
+            for name in identity:
+                origin.setdefault(f"{place}.{name}", index)
+        else:
+            entry = sensor.setdefault(group, {})
+            place = f"{SENSOR}.{group}"
+        path = f"{place}.{field}"
+        origin.setdefault(path, index)
+        value = _number(row.value) if reading.number else _text(row.value)
+        if value in ("", None):
+            problems.setdefault(path, "Enter its value, or remove the row")
+            continue
+        if not _put(entry, field, value):
+            problems[f"{path}#{index}"] = "Read twice: remove one row"
+            origin[f"{path}#{index}"] = index
+            continue
+        unit = _text(row.unit)
+        if reading.unit_field and unit:
+            held = fuel_unit if group == "fuel" and fuel_unit else entry.get(reading.unit_field)
+            if held not in (None, unit):
+                what = "the fuel level" if group == "fuel" else "this zone's other readings"
+                problems.setdefault(path, f"Enter it in the same unit as {what}")
+            entry.setdefault(reading.unit_field, unit)
+    for group, found in entries.items():
+        if found:
+            sensor[group] = list(found.values())
+    return sensor, origin, problems
+
+
+# pydantic's words for a bound, as the form says them: "Enter 0 or more".
+_BOUND = re.compile(r"^Input should be (greater|less) than( or equal to)? (-?[\d.]+)$")
+_BOUND_WORDS = {
+    ("greater", True): "Enter {} or more",
+    ("less", True): "Enter {} or less",
+    ("greater", False): "Enter more than {}",
+    ("less", False): "Enter less than {}",
+}
+
+
+def _in_words(path: str, message: str) -> str:
+    said = plain_words(path, message)
+    bound = _BOUND.match(said)
+    if bound is None:
+        return said
+    return _BOUND_WORDS[bound[1], bool(bound[2])].format(bound[3])
+
+
+def problems_in_words(
+    problems: dict[str, str], rows: tuple[SensorRow, ...] = (), fuel_unit: str | None = None
+) -> dict[str, str]:
+    """`problems` (the models' or the service's, by field path) in a dispatcher's words, those
+    about a row of the sensor's other readings (`rows`, as sent) said of that row under
+    `SENSOR`, the table's own field ("Row 2, Zone humidity: Enter 100 or less")."""
+    _sensor, origin, _problems = sensor_wire(rows, fuel_unit)
+    shown: dict[str, str] = {}
+    lines: list[tuple[int, str]] = []
+    for path, message in problems.items():
+        said = _in_words(path.split("#")[0], message)
+        index = origin.get(path)
+        if index is None:
+            shown[path] = said
+            continue
+        reading = SENSOR_READINGS[rows[index].reading].words
+        lines.append((index, f"Row {index + 1}, {reading}: {said}"))
+    if lines:
+        general = shown.pop(SENSOR, "")
+        said_rows = [line for _index, line in sorted(lines)]
+        shown[SENSOR] = "\n".join([general, *said_rows] if general else said_rows)
+    return shown
 
 
 def truckload_wire(typed: TruckloadInput) -> tuple[dict[str, Any], dict[str, str]]:
@@ -138,17 +274,9 @@ def truckload_wire(typed: TruckloadInput) -> tuple[dict[str, Any], dict[str, str
             stopNumber=_number(typed.stop_number) if typed.stop_number.strip() else None,
         )
     if typed.with_readings:
-        sensor: dict[str, Any] = {}
-        if typed.more_sensors.strip():
-            try:
-                more = json.loads(typed.more_sensors)
-            except json.JSONDecodeError as exc:
-                problems[SENSOR] = f"is not JSON: {exc.msg} (line {exc.lineno})"
-                more = {}
-            if not isinstance(more, dict):
-                problems[SENSOR] = 'must be a JSON object, e.g. {"zones": []}'
-                more = {}
-            sensor.update(more)
+        level_unit = _text(typed.fuel_unit) if typed.fuel_level.strip() else None
+        sensor, _origin, row_problems = sensor_wire(typed.sensors, level_unit)
+        problems.update(row_problems)
         sensor.update(
             _given(
                 ignitionStatus=_text(typed.ignition_status),
@@ -156,10 +284,16 @@ def truckload_wire(typed: TruckloadInput) -> tuple[dict[str, Any], dict[str, str
                     value=_number(typed.temperature) if typed.temperature.strip() else None,
                     unit=_text(typed.temperature_unit) if typed.temperature.strip() else None,
                 ),
-                fuel=_given(
-                    currentLevel=_number(typed.fuel_level) if typed.fuel_level.strip() else None,
-                    fuelUnit=_text(typed.fuel_unit) if typed.fuel_level.strip() else None,
-                ),
+                # The table's fuel readings (its type, capacity), and the level typed above.
+                fuel={
+                    **sensor.get("fuel", {}),
+                    **_given(
+                        currentLevel=_number(typed.fuel_level)
+                        if typed.fuel_level.strip()
+                        else None,
+                        fuelUnit=level_unit,
+                    ),
+                },
             )
         )
         position = _given(

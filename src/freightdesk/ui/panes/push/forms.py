@@ -14,25 +14,32 @@ zone, and sent in the wire's format, so no ISO 8601 is asked of anyone.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from freightdesk.models.push import PARCEL_RULES, TRUCKLOAD_RULES, ParcelEventType
+from freightdesk.models.push import FUEL_UNITS, PARCEL_RULES, TRUCKLOAD_RULES, ParcelEventType
 from freightdesk.models.tracking import SpeedUnit
-from freightdesk.service.carrier_push import SENSOR, ParcelInput, TruckloadInput
+from freightdesk.service.carrier_push import (
+    SENSOR,
+    ParcelInput,
+    SensorRow,
+    TruckloadInput,
+    problems_in_words,
+)
 from freightdesk.ui.formatting import code_text, words
+from freightdesk.ui.panes.push.sensors import SensorTable
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
@@ -49,6 +56,7 @@ RULE_STYLE = "color: #6b7280; font-size: 11px;"
 TOO_FAR_AHEAD = "More than 5 minutes from now: enter when it happened, or choose Now"
 EVENT_TIME = "truckload.shipmentEvent.dateTime"
 READINGS_TIME = "truckload.readings.dateTime"
+ETA = "estimatedTimeOfArrival"
 
 
 _CODE = re.compile(r"\b[A-Z]+(?:_[A-Z]+)*\b")
@@ -65,6 +73,11 @@ def iso_text(moment: datetime) -> str:
 def java_text(moment: datetime) -> str:
     """A parcel update's time on the wire: `2026-11-22T14:05:00+0000`."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
+
+
+def _tomorrow() -> datetime:
+    """An ETA to start from: this hour tomorrow."""
+    return datetime.now(UTC).replace(minute=0, second=0, microsecond=0) + timedelta(days=1)
 
 
 def shown_rule(rule: str, *, time: bool = False) -> str:
@@ -109,12 +122,15 @@ class _Form(QWidget):
         field: QWidget,
         *extra: QWidget,
         also: tuple[str, ...] = (),
+        lead: QWidget | None = None,
     ) -> None:
-        """`field` (with `extra` widgets after it) under `path`; its rule, and the rules of
-        the paths `also` fills, beside it."""
+        """`field` (with `extra` widgets after it, and `lead`, which the label's key goes to,
+        before it) under `path`; its rule, and the rules of the paths `also` fills, beside it."""
         holder = QWidget()
         line = QHBoxLayout(holder)
         line.setContentsMargins(0, 0, 0, 0)
+        if lead is not None:
+            line.addWidget(lead)
         line.addWidget(field, 2)
         for widget in extra:
             line.addWidget(widget)
@@ -127,7 +143,7 @@ class _Form(QWidget):
             line.addWidget(hint, 3)
             self.rule_labels[path] = hint
             field.setToolTip(rule)
-        self.errors.add_row(form, label, path, holder, focus=field)
+        self.errors.add_row(form, label, path, holder, focus=lead or field)
 
     def text_field(self, name: str, placeholder: str = "", text: str = "") -> QLineEdit:
         edit = QLineEdit(text, self)
@@ -146,15 +162,19 @@ class _Form(QWidget):
         button.clicked.connect(lambda: edit.set_value(datetime.now(UTC)))
         return edit, button
 
+    def sent_rows(self) -> tuple[tuple[SensorRow, ...], str | None]:
+        """The sensor rows last sent (or checked) and the fuel level's unit: what a problem
+        about a row's path is said of."""
+        return (), None
+
     def show_problems(self, problems: dict[str, str]) -> None:
-        """`problems` beside their fields; a time too far ahead said without the wire's
-        spelling of it (the models say it with the instant as ISO 8601)."""
-        self.errors.show(
-            {
-                p: TOO_FAR_AHEAD if p in self._times and "future" in m else m
-                for p, m in problems.items()
-            }
-        )
+        """`problems` beside their fields, in words; a time too far ahead said without the
+        wire's spelling of it (the models say it with the instant as ISO 8601)."""
+        timely = {
+            p: TOO_FAR_AHEAD if p in self._times and "future" in m else m
+            for p, m in problems.items()
+        }
+        self.errors.show(problems_in_words(timely, *self.sent_rows()))
 
     def problem_label(self, path: str, widget: QWidget) -> ErrorLabel:
         """An error label of its own for a rule about a group of fields (`path`)."""
@@ -210,11 +230,13 @@ class TruckloadForm(_Form):
             self, "temperatureUnit", ("CELSIUS", "FAHRENHEIT"), editable=True
         )
         self.fuel = self.text_field("fuelLevel", "e.g. 62")
-        self.fuel_unit = _choices(self, "fuelUnit", ("PERCENT_REMAINING",), editable=True)
-        self.more = QPlainTextEdit(self)
-        self.more.setObjectName("moreSensors")
-        self.more.setPlaceholderText('{"reefer": {"state": "ON"}, "zones": [{"id": 1}]}')
-        self.more.setFixedHeight(54)
+        self.fuel_unit = _choices(self, "fuelUnit", FUEL_UNITS, editable=True)
+        # Made in its holder, after the fuel's fields: the order Tab takes (made in the form,
+        # then moved into the holder, the table came before the reading time, and Tab went
+        # round the readings without end).
+        sensors_holder = QWidget(self)
+        self.sensors = SensorTable(sensors_holder)
+        self._sent: tuple[tuple[SensorRow, ...], str | None] = ((), None)
         self.row(
             readings,
             "Re&ading time",
@@ -244,7 +266,7 @@ class TruckloadForm(_Form):
         self.row(
             readings, "Fuel level", "truckload.readings.sensor.fuel", self.fuel, self.fuel_unit
         )
-        self.row(readings, "More sensors", SENSOR, self.more)
+        self._sensor_row(readings, sensors_holder)
         # Position or sensor: a rule of the readings as a whole, said at the top of the box.
         whole = QLabel(TRUCKLOAD_RULES["truckload.readings"], self.readings_box)
         whole.setObjectName("rule")
@@ -265,7 +287,26 @@ class TruckloadForm(_Form):
         layout.addWidget(self.errors.general)
         layout.addStretch(1)
 
+    def _sensor_row(self, form: QFormLayout, holder: QWidget) -> None:
+        """The table of other readings, its rule above it: beside it, the table would have
+        half the room its columns need."""
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        hint = QLabel(self._rules[SENSOR], holder)
+        hint.setObjectName("rule")
+        hint.setWordWrap(True)
+        hint.setStyleSheet(RULE_STYLE)
+        self.rule_labels[SENSOR] = hint
+        column.addWidget(hint)
+        column.addWidget(self.sensors)
+        self.errors.add_row(form, "More sensors", SENSOR, holder, focus=self.sensors.table)
+
+    def sent_rows(self) -> tuple[tuple[SensorRow, ...], str | None]:
+        return self._sent
+
     def typed(self) -> TruckloadInput:
+        level = self.fuel.text().strip()
+        self._sent = (self.sensors.readings(), code(self.fuel_unit) if level else None)
         return TruckloadInput(
             customer_account_number=self.customer.text(),
             bill_of_lading_number=self.bill_of_lading.text(),
@@ -286,20 +327,29 @@ class TruckloadForm(_Form):
             temperature_unit=code(self.temperature_unit),
             fuel_level=self.fuel.text(),
             fuel_unit=code(self.fuel_unit),
-            more_sensors=self.more.toPlainText(),
+            sensors=self._sent[0],
         )
 
 
 class ParcelForm(_Form):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(PARCEL_RULES, ("timestamp",), parent)
+        super().__init__(PARCEL_RULES, ("timestamp", ETA), parent)
         self.carrier_type = _choices(self, "carrierType", ("SCAC", "CARRIER_SCAC"), editable=True)
         self.carrier = self.text_field("carrierValue", "e.g. UPSN")
         self.tracking = self.text_field("trackingNumbers", "e.g. 1Z999AA10123456784")
         self.event_type = _choices(self, "parcelEventType", tuple(ParcelEventType), editable=False)
         self.timestamp, stamp_now = self.time_field("timestamp")
         self.description = self.text_field("description")
-        self.eta = self.text_field("estimatedTimeOfArrival", "e.g. 2026-11-24T17:00:00+0000")
+        self.eta_given = QCheckBox("Send one", self)
+        self.eta_given.setObjectName("etaGiven")
+        self.eta = UserTimeEdit(self, _tomorrow())
+        self.eta.setObjectName(ETA)
+        self.eta.setEnabled(False)
+        self.eta_given.toggled.connect(self.eta.setEnabled)
+        # An ETA event needs one: choosing it ticks the box (unticking it is then refused).
+        self.event_type.currentIndexChanged.connect(
+            lambda _i: self.eta_given.setChecked(True) if code(self.event_type) == "ETA" else None
+        )
         self.latitude = self.text_field("parcelLatitude", "e.g. 33.75")
         self.longitude = self.text_field("parcelLongitude", "e.g. -84.39")
         self.city = self.text_field("city")
@@ -313,7 +363,7 @@ class ParcelForm(_Form):
         self.row(form, "Eve&nt", "eventType", self.event_type)
         self.row(form, "&When", "timestamp", self.timestamp, stamp_now)
         self.row(form, "Description", "description", self.description)
-        self.row(form, "ET&A", "estimatedTimeOfArrival", self.eta)
+        self.row(form, "ET&A", ETA, self.eta, lead=self.eta_given)
         self.row(form, "&Latitude", "location.geoCoordinates.latitude", self.latitude)
         self.row(form, "Lo&ngitude", "location.geoCoordinates.longitude", self.longitude)
         self.row(form, "City, state", "location", self.city, self.state)
@@ -333,7 +383,9 @@ class ParcelForm(_Form):
             event_type=code(self.event_type),
             timestamp=java_text(self.timestamp.value()),
             description=self.description.text(),
-            estimated_time_of_arrival=self.eta.text(),
+            estimated_time_of_arrival=java_text(self.eta.value())
+            if self.eta_given.isChecked()
+            else "",
             latitude=self.latitude.text(),
             longitude=self.longitude.text(),
             city=self.city.text(),

@@ -69,6 +69,16 @@ def _update_text(sent: SentPush) -> str:
     return f"{names}: {said}"
 
 
+def _receipt_text(receipt: str | None) -> str:
+    """A receipt as a dispatcher tells one from another: its first 8 characters (`fed2a722…`);
+    the whole id, which only support reads, is over it (`_receipt_tip`)."""
+    return f"{receipt[:8]}…" if receipt and len(receipt) > 8 else receipt or ""
+
+
+def _receipt_tip(receipt: str | None) -> str:
+    return f"Receipt {receipt}: give it to support to trace this push" if receipt else ""
+
+
 def _sent_text(sent: SentPush) -> str:
     return user_time(datetime.fromtimestamp(sent.sent_at, UTC))
 
@@ -78,7 +88,14 @@ HISTORY_COLUMNS: list[Column[SentPush]] = [
     Column("Kind", lambda s: "Truckload" if s.kind == TRUCKLOAD else "Parcel", 70),
     Column("Update", _update_text, 260),
     Column("As", lambda s: "this profile" if s.sent_as == "profile" else s.sent_as, 110),
-    Column("Receipt", lambda s: s.ingestion_id or "", 120),
+    Column(
+        "Receipt",
+        lambda s: _receipt_text(s.ingestion_id),
+        90,
+        tooltip=lambda s: _receipt_tip(s.ingestion_id),
+        header_tip="The service's receipt, for support: its full id over it and in exports",
+        value=lambda s: s.ingestion_id or "",
+    ),
     Column("Status", status_text, 300),
 ]
 
@@ -287,6 +304,7 @@ class PushPane(QWidget):
         self.sending = True
         self.send_button.setEnabled(False)
         self.notice.clear_message()
+        self.status.setToolTip("")
         self._show_status("Sending…", busy=True)
 
         def done(sent: SentPush) -> None:
@@ -333,6 +351,7 @@ class PushPane(QWidget):
     def follow(self, sent: SentPush) -> None:
         """Follow `sent`'s receipt until the service is done with it, or Cancel."""
         self.last = sent
+        self.status.setToolTip(_receipt_tip(sent.ingestion_id))
         self._show_status(_receipt_line(sent), busy=sent.ingestion_id is not None)
         self._show_one(sent)
         if sent.ingestion_id is None:
@@ -416,7 +435,7 @@ class PushPane(QWidget):
 
 
 def _receipt_line(sent: SentPush) -> str:
-    receipt = f" (receipt {sent.ingestion_id})" if sent.ingestion_id else ""
+    receipt = f" (receipt {_receipt_text(sent.ingestion_id)})" if sent.ingestion_id else ""
     text = status_text(sent)
     if sent.status in ("SENT", IngestionStatus.PENDING.value):
         text += "…"
