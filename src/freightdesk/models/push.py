@@ -376,7 +376,7 @@ TRUCKLOAD_RULES: dict[str, str] = {
     ),
     "truckload.readings.sensor.ignitionStatus": "Optional, e.g. ON or OFF",
     "truckload.readings.sensor.ambientTemperature": "A value with its unit (e.g. CELSIUS)",
-    "truckload.readings.sensor.fuel": "Levels and capacity 0 or more",
+    "truckload.readings.sensor.fuel": "0 or more; a fuel capacity (More sensors) in its unit",
     "truckload.readings.sensor": (
         "Other readings, one a row. Zone or tire: the zone's id (e.g. 1), or the tire's axle "
         "and position (e.g. 2 LO); at most 16 zones and 64 tires, one temperature unit a zone"
@@ -391,7 +391,9 @@ PARCEL_RULES: dict[str, str] = {
     "description": "Optional: at most 1000 characters",
     "estimatedTimeOfArrival": "Required for ETA; yyyy-MM-dd'T'HH:mm:ssZ",
     "location": "Required for POSITION_UPDATE: coordinates or an address",
-    "location.address": "Optional; country as ISO 3166 (US when not given)",
+    "location.address": (
+        "Optional; the country's two-letter code, e.g. US or CA (US when not given)"
+    ),
     "location.geoCoordinates.latitude": "-90 to 90",
     "location.geoCoordinates.longitude": "-180 to 180",
     "customerAccountNumber": TRUCKLOAD_RULES["customerAccountNumber"],
