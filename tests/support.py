@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import socket
@@ -97,6 +98,11 @@ class LiveService:
         self._server.should_exit = True
         self._thread.join(timeout=20)
         self.context.engine.dispose()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the service (and its workers) runs on, once started."""
+        return self._server.servers[0].get_loop()
 
 
 @dataclass

@@ -8,11 +8,13 @@ one instance wakes the workers of another (LISTEN/NOTIFY), and instances that bo
 still send each message once. Every writer of work wakes its worker (each kind of work, with
 SQLite's data_version look and every fallback set to a minute). The fallback polls are set to
 a minute here, so work done within `PROMPT` seconds was woken, not polled for; `PROMPT` leaves
-room for a machine at load 10.
+room for a machine at load 10. Before each piece of work the workers have gone back to sleep
+(`asleep`): what they were still doing could otherwise pick it up unwoken.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -30,10 +32,13 @@ from sqlalchemy import func, select, text
 from freightdesk.server import db
 from freightdesk.server.db import make_engine, make_sessionmaker, transaction, wakeups
 from freightdesk.server.domain import carrier_answers, push_processing
+from freightdesk.server.domain.carrier_answers import answer_carriers
+from freightdesk.server.domain.push_processing import process_pushes
 from freightdesk.server.migrations import upgrade
 from freightdesk.server.tables.webhooks import WebhookJournalCursor
 from freightdesk.server.webhooks import outbox
-from freightdesk.server.webhooks.delivery import RUNNING_KEY
+from freightdesk.server.webhooks.delivery import RUNNING_KEY, deliver_webhooks
+from freightdesk.server.workers import Worker, wait_for_any
 from tests.server import test_webhooks_instances as instances
 from tests.server.test_carrier_push_support import (
     TRUCKLOAD,
@@ -83,6 +88,51 @@ PROMPT = 10.0
 IDLE = replace(FAST, poll_interval_seconds=FALLBACK, lease_seconds=3 * FALLBACK)
 
 
+async def _all_asleep(workers: tuple[Worker, ...]) -> bool:
+    """On the service's loop: whether each of `workers` runs, and sleeps until woken (see
+    `asleep`)."""
+    tasks = asyncio.all_tasks()
+    return all(sum(_sleeps(task, worker) for task in tasks) == 1 for worker in workers)
+
+
+def _sleeps(task: asyncio.Task[Any], worker: Worker) -> bool:
+    """Whether `task` runs `worker` and is suspended in its idle wait (`wait_for_any`) for at
+    least `PROMPT`, none of the events that end the wait set (a wake-up handed over)."""
+    chain: list[Any] = []
+    awaited: Any = task.get_coro()
+    while awaited is not None and hasattr(awaited, "cr_code"):
+        chain.append(awaited)
+        awaited = awaited.cr_await
+    if worker.__code__ not in [c.cr_code for c in chain]:
+        return False
+    waits = [c.cr_frame.f_locals for c in chain if c.cr_code is wait_for_any.__code__]
+    return (
+        bool(waits)
+        and waits[-1]["seconds"] >= PROMPT
+        and not any(event.is_set() for event in waits[-1]["events"])
+    )
+
+
+ALL_WORKERS = (deliver_webhooks, process_pushes, answer_carriers)
+
+
+def asleep(services: list[LiveService], *workers: Worker) -> float:
+    """Wait until what `workers` of `services` were doing is done: each sleeps until woken (or
+    its fallback, at least `PROMPT` away), with no wake-up waiting for it, and no webhook
+    message waits or is in flight (its end would wake the delivery). From here, work is done
+    within `PROMPT` only if its writer woke the worker. Returns when (monotonic)."""
+
+    def sleeps(service: LiveService) -> bool:
+        looked = asyncio.run_coroutine_threadsafe(_all_asleep(workers), service.loop)
+        return looked.result(timeout=30) and not progress(service).busy
+
+    def done() -> bool:
+        return all(sleeps(s) for s in services)
+
+    eventually(done, seconds=FALLBACK / 2)
+    return time.monotonic()
+
+
 def arrivals(hooks: Receiver) -> dict[str, float]:
     """When each event (by id) first arrived, monotonic."""
     found: dict[str, float] = {}
@@ -128,23 +178,30 @@ def settled_message(tenant: TenantHandle, config_id: int, event_id: str, attempt
 
 
 def redeliver_promptly(
-    hooks: Receiver, http: Any, config_id: int, message_id: int, event_id: str
+    hooks: Receiver,
+    http: Any,
+    target: tuple[int, int, str],
+    deliverers: list[LiveService],
 ) -> None:
-    time.sleep(0.5)  # the workers idle again
+    """The message `target` (configuration id, message id, event id) redelivered through
+    `http` arrives promptly, once the `deliverers` sleep."""
+    config_id, message_id, event_id = target
     before = times_arrived(hooks, event_id)
-    sent = time.monotonic()
+    sent = asleep(deliverers, deliver_webhooks)
     answer = http.post(f"{HOOKS}/{config_id}/deliveries/{message_id}/redeliver")
     assert answer.status_code == 202, answer.text
     promptly("a redelivery", lambda: times_arrived(hooks, event_id) > before, sent)
 
 
-def changes_arrive_promptly(hooks: Receiver, tenant: TenantHandle, through: list[Any]) -> None:
-    """Changes made through each client in turn, with idle pauses, each arrive promptly."""
+def changes_arrive_promptly(
+    hooks: Receiver, tenant: TenantHandle, through: list[Any], deliverers: list[LiveService]
+) -> None:
+    """Changes made through each client in turn, each once the `deliverers` sleep, each
+    arrive promptly."""
     events: list[dict[str, Any]] = []
     shipment_id = create(tenant, air_body())["id"]
     for hours, http in enumerate(through * 2):
-        time.sleep(0.5)  # the workers idle again
-        sent = time.monotonic()
+        sent = asleep(deliverers, deliver_webhooks)
         delivered_promptly(hooks, add_event(http, shipment_id, events, hours), sent)
 
 
@@ -152,7 +209,7 @@ def test_a_change_is_delivered_at_once_on_sqlite() -> None:
     with receiver() as hooks, running_service() as service, tuned(service, IDLE):
         tenant = make_tenant(service)
         configure(tenant, hooks.url("/events"), ADDED)
-        changes_arrive_promptly(hooks, tenant, [tenant.http])
+        changes_arrive_promptly(hooks, tenant, [tenant.http], [service])
         tenant.http.close()
 
 
@@ -166,14 +223,16 @@ def test_a_change_through_one_instance_wakes_the_other_s_delivery(database: str)
     ):
         tenant = make_tenant(front)
         configure(tenant, hooks.url("/events"), ADDED)
-        changes_arrive_promptly(hooks, tenant, [tenant.http])
+        changes_arrive_promptly(hooks, tenant, [tenant.http], [back])
         tenant.http.close()
 
 
 @contextmanager
-def both_delivering(database: str) -> Iterator[tuple[Receiver, TenantHandle, httpx.Client, int]]:
+def both_delivering(
+    database: str,
+) -> Iterator[tuple[Receiver, TenantHandle, httpx.Client, int, list[LiveService]]]:
     """Two instances on one database, both delivering; a tenant, its client on the second
-    instance (`tenant.http` is on the first) and a configuration's id."""
+    instance (`tenant.http` is on the first), a configuration's id and the two instances."""
     with (
         receiver() as hooks,
         running_service(database) as first,
@@ -184,7 +243,7 @@ def both_delivering(database: str) -> Iterator[tuple[Receiver, TenantHandle, htt
         tenant = make_tenant(first)
         config_id = int(configure(tenant, hooks.url("/events"), ADDED)["id"])
         with instances.client_on(second, tenant) as other:
-            yield hooks, tenant, other, config_id
+            yield hooks, tenant, other, config_id, [first, second]
         tenant.http.close()
         # Polling again, both have fanned out every change and have nothing pending or in
         # flight: a message sent twice has arrived by now.
@@ -195,9 +254,9 @@ def both_delivering(database: str) -> Iterator[tuple[Receiver, TenantHandle, htt
 
 @pytest.mark.usefixtures("key")
 def test_instances_both_delivering_send_each_change_once_and_promptly(database: str) -> None:
-    with both_delivering(database) as (hooks, tenant, other, _config_id):
+    with both_delivering(database) as (hooks, tenant, other, _config_id, both):
         # Changes alternate: the chain's owner is often not the instance the change came to.
-        changes_arrive_promptly(hooks, tenant, [tenant.http, other])
+        changes_arrive_promptly(hooks, tenant, [tenant.http, other], both)
     ids = [r.headers["webhook-id"] for r in hooks.received()]
     assert [w for w, n in Counter(ids).items() if n > 1] == []
 
@@ -207,15 +266,15 @@ def test_a_redelivery_through_either_instance_is_sent_at_once(database: str) -> 
     """The instance that owns the message's chain sends it; a redelivery asked through the
     other reaches it only by a wake-up across instances. Through each in turn: one of the two
     is not the owner. Each redelivery is sent once."""
-    with both_delivering(database) as (hooks, tenant, other, config_id):
+    with both_delivering(database) as (hooks, tenant, other, config_id, both):
         shipment_id = create(tenant, air_body())["id"]
-        sent = time.monotonic()
+        sent = asleep(both, deliver_webhooks)
         event_id = add_event(tenant.http, shipment_id, [], 0)
         delivered_promptly(hooks, event_id, sent)
         webhook_id = hooks.received()[-1].headers["webhook-id"]
         for attempts, http in enumerate([tenant.http, other, tenant.http, other], start=1):
             message_id = settled_message(tenant, config_id, webhook_id, attempts)
-            redeliver_promptly(hooks, http, config_id, message_id, webhook_id)
+            redeliver_promptly(hooks, http, (config_id, message_id, webhook_id), both)
         settled_message(tenant, config_id, webhook_id, 5)
     assert times_arrived(hooks, webhook_id) == 5
 
@@ -232,10 +291,8 @@ def test_a_push_accepted_by_one_instance_is_applied_by_the_other_at_once(
         tenant = make_tenant(front)
         bol = unique("BOL")
         create_shipment(tenant, [("BILL_OF_LADING", bol)])
-        eventually(lambda: back.context.services.get("push_queue"), seconds=30)
         for _ in range(2):
-            time.sleep(0.5)  # the worker idles
-            sent = time.monotonic()
+            sent = asleep([back], process_pushes)
             ingestion_id = accepted(tenant.http.post(TRUCKLOAD, json=truckload_body(bol)))
             receipt = settled(tenant, ingestion_id, timeout=FALLBACK / 2)
             assert receipt["status"] == "PROCESSED"
@@ -294,11 +351,9 @@ def test_every_writer_of_work_wakes_its_worker(
         shipment_id = create(tenant, air_body())["id"]
         bol = unique("BOL")
         create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=1)
-        eventually(lambda: back.context.services.get("push_queue"), seconds=30)
 
         def idle() -> float:
-            time.sleep(0.5)  # the workers sleep again
-            return time.monotonic()
+            return asleep([back], *ALL_WORKERS)
 
         # A shipment changed through the API (the tracking PUT's journal).
         events: list[dict[str, Any]] = []
@@ -314,7 +369,7 @@ def test_every_writer_of_work_wakes_its_worker(
             if r.json()["data"]["eventNotification"]["event"]["id"] == changed
         )
         message_id = settled_message(tenant, config["id"], webhook_id, 1)
-        redeliver_promptly(hooks, http, config["id"], message_id, webhook_id)
+        redeliver_promptly(hooks, http, (config["id"], message_id, webhook_id), [back])
 
         # A carrier push accepted (the intake), then applied (the push worker's journal).
         before = len(hooks.received())
@@ -403,7 +458,7 @@ def test_the_engine_carries_no_listener_on_statements() -> None:
     with receiver() as hooks, running_service() as service, tuned(service, IDLE):
         tenant = make_tenant(service)
         configure(tenant, hooks.url("/events"), ADDED)
-        changes_arrive_promptly(hooks, tenant, [tenant.http])
+        changes_arrive_promptly(hooks, tenant, [tenant.http], [service])
         engine = service.context.engine
         assert not engine._has_events
         pool = engine.pool.dispatch
