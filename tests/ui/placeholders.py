@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame, QToolButton
+from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame, QToolButton, QWidget
 
 
 def placeholder_whole(edit: QLineEdit) -> bool:
@@ -15,3 +15,15 @@ def placeholder_whole(edit: QLineEdit) -> bool:
     room = contents.width() - margins.left() - margins.right() - 4
     room -= sum(b.width() for b in edit.findChildren(QToolButton) if b.isVisibleTo(edit))
     return edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
+
+
+def hints_cut(form: QWidget) -> list[str]:
+    """The hints shown in empty fields of `form` that do not read whole (`placeholder_whole`)."""
+    return [
+        edit.placeholderText()
+        for edit in form.findChildren(QLineEdit)
+        if edit.isVisible()
+        and edit.placeholderText()
+        and not edit.text()
+        and not placeholder_whole(edit)
+    ]

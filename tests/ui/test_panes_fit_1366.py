@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -27,6 +27,7 @@ from tests.server.test_rating_support import (
 )
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
+from tests.ui.placeholders import hints_cut
 from tests.ui.test_bookings_pane import _bookings_pane
 from tests.ui.test_capacity_support import settle, type_text
 from tests.ui.test_columns_fit import AT_1366, AT_1920, assert_columns_fit
@@ -36,10 +37,6 @@ from tests.ui.test_panes_support import connected, shown_pane
 __all__ = ["connected", "webengine_survives_loop_exits"]
 
 pytestmark = pytest.mark.qt_log_ignore(*WEBENGINE_STARTUP)
-
-# A line edit's frame and text margins, and the clear button's room when it has one.
-EDIT_MARGINS = 8
-CLEAR_BUTTON = 22
 
 
 def assert_labels_whole(form: QWidget) -> None:
@@ -52,15 +49,8 @@ def assert_labels_whole(form: QWidget) -> None:
 
 
 def assert_hints_whole(form: QWidget) -> None:
-    """Every hint shown in an empty field of `form` is read whole."""
-    for edit in form.findChildren(QLineEdit):
-        hint = edit.placeholderText()
-        if not edit.isVisible() or not hint or edit.text():
-            continue
-        room = edit.width() - EDIT_MARGINS
-        room -= CLEAR_BUTTON if edit.isClearButtonEnabled() else 0
-        needed = edit.fontMetrics().horizontalAdvance(hint)
-        assert needed <= room, f"{hint!r}: {needed} px in {room}"
+    """Every hint shown in an empty field of `form` is read whole, as Qt draws it."""
+    assert hints_cut(form) == []
 
 
 async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
