@@ -4,8 +4,11 @@ It forwards every request to its upstream over HTTP; the tests script faults: er
 malformed bodies, slow answers, dropped connections. A fault may be answered by the proxy
 itself (`forward=False`: the service never sees the request, as behind a failing gateway), and
 a request held back (`delay`) whose client gives up meanwhile, or that is still held when the
-proxy stops, is not forwarded at all. Used to test the client's transport policy
-and the service layer's calm under a bad network, without mocking our own components.
+proxy stops, is not forwarded at all. An answer may be held until the test releases it
+(`hold`). The proxy counts what it was asked (`count`) and what it answered (`answered`), so a
+test says "asked again once" or "no answer reached the client" instead of timing it. Used to
+test the client's transport policy and the service layer's calm under a bad network, without
+mocking our own components.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ class Fault:
     method: str = ""  # only requests of this method ("" any)
     forward: bool = True  # False: the proxy answers `status`/`body` without asking upstream
     drop: bool = False  # the connection is cut halfway through the answer's body
+    # The upstream's answer is held until this is set (or the client gives up, or the proxy
+    # stops): an answer that arrives late, when the test says.
+    hold: threading.Event | None = None
 
 
 class _Dropped(Response):
@@ -62,6 +68,13 @@ class _Dropped(Response):
         raise ConnectionAbortedError("the test proxy dropped the connection mid-answer")
 
 
+class _GaveUp(Response):
+    """The answer to a request held back whose client has gone: nobody reads it."""
+
+    def __init__(self) -> None:
+        super().__init__(b"gave up", status_code=499)
+
+
 class FaultyProxy:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
@@ -73,6 +86,9 @@ class FaultyProxy:
         self.arrivals: list[float] = []
         # What each request carried (same order): a test checks the exact body a form sent.
         self.bodies: list[bytes] = []
+        # Every whole answer given to a client still waiting (the proxy's own included):
+        # (method, path, status), in the order given.
+        self.answers: list[tuple[str, str, int]] = []
         self.delay = 0.0
         self._lock = threading.Lock()
         app = Starlette(
@@ -110,6 +126,12 @@ class FaultyProxy:
     def count(self, method: str, path: str) -> int:
         with self._lock:
             return sum(1 for m, p in self.requests if m == method and p == path)
+
+    def answered(self, method: str, path: str) -> int:
+        """How many whole answers to `method path` reached a client still waiting (a request
+        whose client gave up while held, or cut by a `drop` fault, is not one)."""
+        with self._lock:
+            return sum(1 for m, p, _status in self.answers if m == method and p == path)
 
     def arrived(self, method: str, path: str) -> list[float]:
         """When each `method path` request arrived (time.time()), oldest first."""
@@ -150,10 +172,17 @@ class FaultyProxy:
             self.requests.append((request.method, path))
             self.arrivals.append(arrived)
             self.bodies.append(body)
+        response = await self._answer(request, path, body)
+        if not isinstance(response, _GaveUp | _Dropped):
+            with self._lock:
+                self.answers.append((request.method, path, response.status_code))
+        return response
+
+    async def _answer(self, request: Request, path: str, body: bytes) -> Response:
         fault = self._next_fault(request.method, path)
         delay = self.delay + (fault.delay if fault else 0.0)
         if delay and not await self._hold(request, delay):
-            return Response(b"gave up", status_code=499)  # nobody is listening any more
+            return _GaveUp()
         if fault is not None and fault.drop:
             return _Dropped()
         if fault is not None and fault.status is not None and fault.body is None:
@@ -171,6 +200,8 @@ class FaultyProxy:
             )
         if fault is not None and fault.late:
             await asyncio.sleep(fault.late)
+        if fault is not None and fault.hold and not await self._held(request, fault.hold):
+            return _GaveUp()
         content = upstream.content if fault is None or fault.body is None else fault.body
         status = upstream.status_code if fault is None or fault.status is None else fault.status
         passed = {
@@ -179,6 +210,15 @@ class FaultyProxy:
             if k.lower() not in {"content-length", "content-encoding", "transfer-encoding"}
         }
         return Response(content, status_code=status, headers=passed)
+
+    async def _held(self, request: Request, release: threading.Event) -> bool:
+        """Wait until `release` is set; False as soon as the client has given up or the proxy
+        is stopping."""
+        while not release.is_set():
+            if self._server.should_exit or await request.is_disconnected():
+                return False
+            await asyncio.sleep(0.02)
+        return True
 
     async def _hold(self, request: Request, seconds: float) -> bool:
         """Wait `seconds` before answering; False as soon as the client has given up or the

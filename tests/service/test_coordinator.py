@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -155,11 +156,14 @@ async def test_a_fetch_older_than_a_write_does_not_undo_it(
     api, proxy = proxied
     coordinator = _coordinator(api, interval=3600)
     await coordinator.fetch_now()
-    proxy.inject(Fault(late=0.5, path_prefix=GROUPS_PATH))
+    held = threading.Event()  # the fetch's answer, until the write is applied
+    proxy.inject(Fault(hold=held, path_prefix=GROUPS_PATH))
     fetch = asyncio.create_task(coordinator.fetch_now())
     await wait_until(lambda: proxy.count("GET", GROUPS_PATH) == 2)  # asked before the write
     created = await api.account_groups.create(AccountGroupCreate(code="W", name="w"))
     coordinator.apply((*(coordinator.data or ()), created))
+    assert proxy.answered("GET", GROUPS_PATH) == 1  # the first fetch's only
+    held.set()
     assert await fetch
     assert [g.code for g in coordinator.data or ()] == ["W"]
     assert proxy.count("GET", GROUPS_PATH) == 3  # the late answer was checked again, not taken

@@ -5,6 +5,7 @@ bill of lading, kept in the cache, dropped when deleted here or elsewhere."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -138,12 +139,14 @@ async def test_a_leg_started_while_the_list_is_fetched_is_in_the_cache_next_time
     proxy: FaultyProxy, proxied_client: ApiClient, cache: Cache
 ) -> None:
     """The first list's answer, asked for before the leg was started, arrives after it (held
-    back by the proxy) and is thrown away; the list the next start reads from disk has the
-    leg, though the answer asked for again is the list already shown (so not stored again)."""
+    back by the proxy until the leg is made) and is thrown away; the list the next start reads
+    from disk has the leg, though the answer asked for again is the list already shown (so not
+    stored again)."""
     rail = RailService(lambda: proxied_client, cache)
     try:
         # The first list of a new profile (nothing cached) is held back.
-        proxy.inject(Fault(late=1.0, path_prefix=PATH, method="GET"), times=1)
+        held = threading.Event()
+        proxy.inject(Fault(hold=held, path_prefix=PATH, method="GET"), times=1)
         fetching = asyncio.create_task(rail.show({}))
         await wait_until(lambda: proxy.count("GET", PATH) >= 1, 10)
         body, _ = check_leg(
@@ -152,6 +155,8 @@ async def test_a_leg_started_while_the_list_is_fetched_is_in_the_cache_next_time
         assert body is not None
         _, leg = await rail.create(body)
         assert not fetching.done()  # the held answer (without the leg) is still due
+        assert proxy.answered("GET", PATH) == 0
+        held.set()
         shown = await fetching
         assert shown.keys == (leg_key(leg),)
     finally:

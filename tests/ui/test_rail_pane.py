@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from datetime import UTC, datetime
 
 import pytest
@@ -314,8 +315,9 @@ async def test_a_leg_tracked_while_the_list_is_fetched_shows_at_once(
     coordinator = session.rail.coordinator
     await wait_until(lambda: proxy.count("GET", PATH) >= 1 and not coordinator.status.fetching, 30)
     listed = proxy.count("GET", PATH)
-    # The next list answer is held back 3 s after the service gave it.
-    proxy.inject(Fault(late=3.0, path_prefix=PATH, method="GET"), times=1)
+    # The next list answer is held back, once the service gave it, until the leg is shown.
+    held = threading.Event()
+    proxy.inject(Fault(hold=held, path_prefix=PATH, method="GET"), times=1)
     _click(qtbot, pane.refresh_button)
     await wait_until(lambda: proxy.count("GET", PATH) > listed, 10)
     type_text(pane.form.equipment, "CSQU3054383")
@@ -323,12 +325,14 @@ async def test_a_leg_tracked_while_the_list_is_fetched_shows_at_once(
     _click(qtbot, pane.track_button)
     await wait_until(lambda: pane.track_button.isEnabled(), 30)
     assert coordinator.status.fetching  # the held answer has not arrived yet
+    assert proxy.answered("GET", PATH) == listed
 
     def shown() -> bool:
         return [identifiers_text(item) for item in pane.model.items] == ["BOL-WHILE-FETCHING"]
 
     assert shown()
     # The held answer arrives (without the leg); the leg stays, no refresh asked for.
+    held.set()
     await wait_until(lambda: not coordinator.status.fetching, 30)
     assert shown(), [identifiers_text(item) for item in pane.model.items]
     pane.shutdown()
