@@ -129,7 +129,7 @@ APP = SCHED + textwrap.dedent(
                 os._exit(0)
 
         def crash_once_kept(give_up):
-            from freightdesk.service.summary_rows import first_screen
+            from freightdesk.service.first_screen import first_screen
             cache = window.pane("shipments").session.cache
             if first_screen(cache, model.sort_name()) is not None:
                 os._exit(0)
@@ -282,8 +282,8 @@ def _change_rows(home: Path, changed: int, seed: int) -> None:
 
 def _forget_first_screen(home: Path) -> None:
     from freightdesk.service.cache import Cache
+    from freightdesk.service.first_screen import FIRST_SCREEN_KEY
     from freightdesk.service.paths import AppPaths
-    from freightdesk.service.summary_rows import FIRST_SCREEN_KEY
 
     cache = Cache(AppPaths.under(home).cache_file("team"))
     cache.set_meta(FIRST_SCREEN_KEY, "null")

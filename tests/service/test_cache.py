@@ -7,17 +7,11 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 from freightdesk.models.account_groups import AccountGroup
+from freightdesk.service import triage
 from freightdesk.service.cache import KEYS_SAVED, Cache
-from freightdesk.service.summary_keys import INDEXES, attention_sql
-from freightdesk.service.summary_rows import (
-    FIRST_SCREEN_KEY,
-    SUMMARIES,
-    SummaryRow,
-    first_screen,
-    remember_first_screen,
-    row_json,
-    rows_from_cache,
-)
+from freightdesk.service.first_screen import FIRST_SCREEN_KEY, first_screen, remember_first_screen
+from freightdesk.service.summary_keys import INDEXES, MOVING, attention_sql
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, row_json, rows_from_cache
 from freightdesk.service.triage import TriageSettings
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
@@ -253,9 +247,16 @@ def test_the_shipment_lists_keys_follow_every_change_and_an_older_versions_stops
     cache.close()
 
 
+def test_the_keys_name_the_state_the_triage_watches_for_silence() -> None:
+    """`summary_keys` names it without importing the triage (which imports the cache): the
+    Attention sort's SQL must mean the state the triage means."""
+    assert MOVING == triage.MOVING
+
+
 def _plans(path: Path) -> list[str]:
     """How SQLite reads each run of the default sort (`attention_sql`) for its top."""
-    value, params, runs = attention_sql(BASE, TriageSettings())
+    settings = TriageSettings()
+    value, params, runs = attention_sql(BASE, settings.silence, settings.silence_for(None))
     with sqlite3.connect(path) as db:
         return [
             " ".join(

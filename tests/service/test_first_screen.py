@@ -28,13 +28,9 @@ from freightdesk.service.first_screen import (
     kept_rows,
     kept_top,
     read_first_screen,
-)
-from freightdesk.service.summary_rows import (
-    SUMMARIES,
-    SummaryRow,
-    cached_rows,
     remember_first_screen,
 )
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 SCREEN = 40

@@ -102,7 +102,7 @@ START = textwrap.dedent(
             # Once the running app has kept its first screen, as a crash would end it.
             import signal, time
             from freightdesk.service.cache import Cache
-            from freightdesk.service.summary_rows import first_screen
+            from freightdesk.service.first_screen import first_screen
             pane = window().pane("shipments")
             path = pane.session.cache.path
             give_up = time.monotonic() + 30

@@ -30,10 +30,8 @@ KILLED = textwrap.dedent(
     from datetime import UTC, datetime, timedelta
     from pathlib import Path
     from freightdesk.service.cache import Cache
-    from freightdesk.service.summary_rows import (
-        SUMMARIES, SummaryRow, remember_first_screen, row_json,
-    )
-    from freightdesk.service.first_screen import KEPT_SINCE_KEY
+    from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, row_json
+    from freightdesk.service.first_screen import KEPT_SINCE_KEY, remember_first_screen
     from freightdesk.ui.first_paint import KEPT_ROWS
 
     base = datetime(2026, 11, 1, tzinfo=UTC)

@@ -14,14 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from freightdesk.service.cache import KEYS_SAVED, Cache
-from freightdesk.service.first_screen import KEPT_SINCE_KEY, kept_top
-from freightdesk.service.summary_rows import (
-    SUMMARIES,
-    SummaryRow,
-    cached_rows,
-    remember_first_screen,
-    row_json,
-)
+from freightdesk.service.first_screen import KEPT_SINCE_KEY, kept_top, remember_first_screen
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, row_json
 from freightdesk.ui.first_paint import KEPT_ROWS, list_sort
 from freightdesk.ui.panes.shipments.attention import TriageLink
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX

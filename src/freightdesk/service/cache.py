@@ -285,7 +285,7 @@ class Cache:
     @contextmanager
     def _changing(self, kind: str) -> Iterator[tuple[sqlite3.Connection, float]]:
         """One transaction that changes the entries of `kind` and records when (`saved_at`:
-        every change, deletions too, so `summary_rows.first_screen` can tell a list changed
+        every change, deletions too, so `first_screen.first_screen` can tell a list changed
         without counting it); the time is given to the change, which logs its keys with it
         (`changed_since`). The shipment list's keys follow the change if they held every row
         before it."""

@@ -26,14 +26,7 @@ from typing import NamedTuple, cast
 
 from freightdesk.service.cache import Cache, Reading
 from freightdesk.service.summary_keys import MAPPED, PLAIN, attention_sql, mapped_sql
-from freightdesk.service.summary_rows import (
-    FIRST_SCREEN_KEY,
-    SUMMARIES,
-    SummaryRow,
-    cached_rows,
-    remember_first_screen,
-    rows_from_cache,
-)
+from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, rows_from_cache
 from freightdesk.service.triage import TriageSettings
 
 log = logging.getLogger(__name__)
@@ -45,6 +38,8 @@ SortValue = str | float | int
 # Rows kept beyond a screen, so that the changes made since the top was kept can be merged
 # in (`kept_top`) and still fill a screen.
 KEPT_BEYOND_SCREEN = 80
+# What the top of the list showed when it was last kept (`remember_first_screen`).
+FIRST_SCREEN_KEY = "shipments:first_screen"
 # The cache's time up to which every change of the list was in the table when its top was
 # last kept (`keep_top`): a start merges the changes logged after it (`Cache.changed_since`)
 # into the kept top, so a kept top older than the cache (a kill just after a change, another
@@ -68,6 +63,10 @@ class Triaged(NamedTuple):
 
     now: datetime
     settings: TriageSettings
+
+    def sql(self) -> tuple[str, list[object], list[tuple[str, list[object]]]]:
+        """The Attention sort's value in SQL, and its runs (`summary_keys.attention_sql`)."""
+        return attention_sql(self.now, self.settings.silence, self.settings.silence_for(None))
 
 
 class ListSort(NamedTuple):
@@ -222,7 +221,7 @@ def _key_sql(sort: ListSort) -> tuple[str, list[object]] | None:
     if sort.key == "attention":
         if sort.triaged is None:
             return None
-        value, params, _runs = attention_sql(sort.triaged.now, sort.triaged.settings)
+        value, params, _runs = sort.triaged.sql()
         return value, params
     if sort.key in PLAIN:
         return PLAIN[sort.key], []
@@ -264,7 +263,7 @@ def indexed_top(cache: Cache, sort: ListSort, screen: int) -> FirstScreen | None
         # The keys hold the triage without facts, as the table's is before the session.
         if sort.triaged is None:
             return None
-        value, params, kinds = attention_sql(sort.triaged.now, sort.triaged.settings)
+        value, params, kinds = sort.triaged.sql()
         runs = kinds if sort.descending else []  # the default sort: through the indexes
     elif sort.key in PLAIN:
         value, params = PLAIN[sort.key], []
@@ -321,6 +320,41 @@ def _rank(value: object) -> tuple[int, object] | tuple[int]:
 
 def _before(rank: tuple[object, ...], bound: tuple[object, ...], descending: bool) -> bool:
     return rank > bound if descending else rank < bound
+
+
+def remember_first_screen(
+    cache: Cache, order: str, total: int, ids: Sequence[str], saved: float | None = None
+) -> None:
+    """Keep the ids at the top of the list as shown, in `order` (a name for the list's
+    sort), so the next start can paint them before reading the whole list. `saved`: the
+    cache's change time (`Cache.saved_at`) of the list they are the top of, when it was read
+    before (a writer in another thread must not pair the ids with a later list's time)."""
+    if saved is None:
+        saved = cache.saved_at(SUMMARIES)
+    screen = {"order": order, "total": total, "ids": list(ids), "saved": saved}
+    cache.set_meta(FIRST_SCREEN_KEY, json.dumps(screen))
+
+
+def first_screen(cache: Cache, order: str) -> tuple[list[SummaryRow], int] | None:
+    """The rows `remember_first_screen` kept, in order, and the length of the whole list;
+    None unless they are exactly the top of the cached list sorted by `order`: the same
+    sort, and nothing of the list changed since (the cache records the time of every change,
+    deletions too; counting the list instead would read all of it)."""
+    try:
+        screen = json.loads(cache.meta(FIRST_SCREEN_KEY) or "null")
+        if not isinstance(screen, dict) or screen.get("order") != order:
+            return None
+        ids, total = [str(i) for i in screen["ids"]], int(screen["total"])
+        saved = screen["saved"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if saved is None or saved != cache.saved_at(SUMMARIES) or not ids:
+        return None
+    bodies = cache.get_many(SUMMARIES, ids)
+    if len(bodies) != len(ids):
+        return None
+    rows = rows_from_cache((bodies[i] for i in ids), parse=json.loads)
+    return (rows, total) if len(rows) == len(ids) else None
 
 
 class TopToKeep(NamedTuple):

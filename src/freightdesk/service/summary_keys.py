@@ -19,10 +19,14 @@ reads. The first paint compares the values of the rows it shows with the table's
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from freightdesk.models.enums import ShipmentStateType
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.service.triage import MOVING, TriageSettings
+
+# The state in which the triage flags a shipment gone silent (`triage.MOVING`): named here
+# rather than imported, as the triage keeps its facts in the cache these keys are part of.
+MOVING = ShipmentStateType.IN_TRANSIT.value
 
 TABLE = """
 CREATE TABLE IF NOT EXISTS summary_keys (
@@ -145,20 +149,22 @@ def mapped_sql(field: str, values: Mapping[str, object]) -> tuple[str, list[obje
 
 
 def attention_sql(
-    now: datetime, settings: TriageSettings
+    now: datetime, silence: Mapping[str, timedelta], other_silence: timedelta
 ) -> tuple[str, list[object], list[tuple[str, list[object]]]]:
     """The Attention column's sort value (`attention.column_value`) of a row triaged without
-    facts at `now` (`triage.flags_of`): the worst kind's bit length (4: open exceptions; 3:
-    in transit and silent for its mode's hours; else 0), times 1e10, plus the last change.
-    Then the rows of each worst kind, the worst first: in each, the order is the last
-    change's (the newest first, ties by key), which the table's indexes give (`TABLE`)."""
+    facts at `now` (`triage.flags_of`) with the triage settings' `silence` per mode (and
+    `other_silence` for any other: `TriageSettings.silence_for`): the worst kind's bit length
+    (4: open exceptions; 3: in transit and silent for its mode's hours; else 0), times 1e10,
+    plus the last change. Then the rows of each worst kind, the worst first: in each, the
+    order is the last change's (the newest first, ties by key), which the table's indexes
+    give (`TABLE`)."""
     # Silent when the last event is at or before `now` less the mode's silence; the cut-off
     # as a timestamp compares as the times do (microseconds stay apart at this magnitude).
-    modes = " ".join("WHEN ? THEN ?" for _ in settings.silence)
+    modes = " ".join("WHEN ? THEN ?" for _ in silence)
     cutoffs: list[object] = []
-    for mode, span in settings.silence.items():
+    for mode, span in silence.items():
         cutoffs += [mode, (now - span).timestamp()]
-    cutoffs.append((now - settings.silence_for(None)).timestamp())
+    cutoffs.append((now - other_silence).timestamp())
     # The state as a literal, as `INDEXES` names it: SQLite uses a partial index only for a
     # query whose own terms say its condition.
     silent = (

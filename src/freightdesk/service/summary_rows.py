@@ -13,14 +13,12 @@ per-instance dict.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from freightdesk.models.shipment_search import ShipmentSummary
-    from freightdesk.service.cache import Cache
 
 # The cache's kind for these rows.
 SUMMARIES = "shipment_summary"
@@ -160,45 +158,13 @@ def rows_from_cache(
     return rows
 
 
-def cached_rows(cache: Cache) -> list[SummaryRow]:
+class Stored(Protocol):
+    """Where rows are kept (`service/cache.Cache`, which keeps them as `row_json`): named by
+    what is read of it, so that these rows import nothing of the cache that stores them."""
+
+    def load(self, kind: str) -> list[bytes]: ...
+
+
+def cached_rows(cache: Stored) -> list[SummaryRow]:
     """The shipment list the cache holds, as rows."""
     return rows_from_cache(cache.load(SUMMARIES))
-
-
-# What the top of the list showed when the app last closed (`remember_first_screen`).
-FIRST_SCREEN_KEY = "shipments:first_screen"
-
-
-def remember_first_screen(
-    cache: Cache, order: str, total: int, ids: Sequence[str], saved: float | None = None
-) -> None:
-    """Keep the ids at the top of the list as shown, in `order` (a name for the list's
-    sort), so the next start can paint them before reading the whole list. `saved`: the
-    cache's change time (`Cache.saved_at`) of the list they are the top of, when it was read
-    before (a writer in another thread must not pair the ids with a later list's time)."""
-    if saved is None:
-        saved = cache.saved_at(SUMMARIES)
-    screen = {"order": order, "total": total, "ids": list(ids), "saved": saved}
-    cache.set_meta(FIRST_SCREEN_KEY, json.dumps(screen))
-
-
-def first_screen(cache: Cache, order: str) -> tuple[list[SummaryRow], int] | None:
-    """The rows `remember_first_screen` kept, in order, and the length of the whole list;
-    None unless they are exactly the top of the cached list sorted by `order`: the same
-    sort, and nothing of the list changed since (the cache records the time of every change,
-    deletions too; counting the list instead would read all of it)."""
-    try:
-        screen = json.loads(cache.meta(FIRST_SCREEN_KEY) or "null")
-        if not isinstance(screen, dict) or screen.get("order") != order:
-            return None
-        ids, total = [str(i) for i in screen["ids"]], int(screen["total"])
-        saved = screen["saved"]
-    except (ValueError, KeyError, TypeError):
-        return None
-    if saved is None or saved != cache.saved_at(SUMMARIES) or not ids:
-        return None
-    bodies = cache.get_many(SUMMARIES, ids)
-    if len(bodies) != len(ids):
-        return None
-    rows = rows_from_cache((bodies[i] for i in ids), parse=json.loads)
-    return (rows, total) if len(rows) == len(ids) else None
