@@ -5,7 +5,7 @@ form does not show are sent back as they were)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,6 +33,7 @@ from freightdesk.ui.dialogs.booking_text import (
     reference_text,
     units_text,
 )
+from freightdesk.ui.dialogs.shipment_choice import ShipmentChoice
 from freightdesk.ui.formatting import amount_text
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.key_values import KeyValueTable
@@ -40,7 +41,12 @@ from freightdesk.ui.widgets.row_table import RowTable, fold_rows, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
+if TYPE_CHECKING:
+    from freightdesk.service.shipments import ShipmentList
+
 CURRENCIES = tuple(c.value for c in Currency)
+RATE_SOURCES = ("EXTERNAL", "CAPACITY_PROVIDER")
+RATE_TYPES = ("CONTRACT", "SPOT")
 CHARGE_CODES = ("LINE_HAUL", "FUEL_SURCHARGE", "LIFTGATE", "DETENTION", "STOP_OFF", "LUMPER", "")
 CONTACT_FIELDS = ("companyName", "givenName", "familyName", "phoneNumber", "mobilePhoneNumber",
                   "email")  # fmt: skip
@@ -137,14 +143,16 @@ class BookingFormDialog(TabbedFormDialog):
         carrier.addWidget(self.scac, 1)
         carrier_holder = QWidget(tab)
         carrier_holder.setLayout(carrier)
-        self.shipment_id = QLineEdit(tab)
-        self.shipment_id.setObjectName("shipmentId")
-        self.shipment_id.setPlaceholderText("The parent shipment's id")
+        # Chosen by an identifier from the shipments the app lists; its id is sent.
+        self.shipment_choice = ShipmentChoice(self._listed_shipments, tab)
+        self.shipment_id = self.shipment_choice.edit
         self.rate_identifiers = RowTable(
             ["Source", "Type", "Value"],
             "rate identifier",
             tab,
-            choices={0: ("EXTERNAL", "CAPACITY_PROVIDER", ""), 1: ("CONTRACT", "SPOT", "")},
+            # The interface's values, chosen (no empty choice: a typed one was sent as it
+            # was, "EXTERNAL-10"); a booking's other value is kept and shown as it is.
+            choices={0: RATE_SOURCES, 1: RATE_TYPES},
             defaults={0: "EXTERNAL", 1: "CONTRACT"},
             widths={0: 200, 1: 120},
             label=rate_choice_text,  # "The carrier's" shown, CAPACITY_PROVIDER sent
@@ -184,7 +192,10 @@ class BookingFormDialog(TabbedFormDialog):
         error = self.errors.add_row(form, "&Carrier", "capacityProviderIdentifier", carrier_holder)
         self.errors.register("capacityProviderIdentifier.value", self.scac, error)
         self.errors.register("capacityProviderIdentifier.type", self.carrier_type, error)
-        self.errors.add_row(form, "S&hipment id", "shipmentId", self.shipment_id)
+        self.shipment_error = self.errors.add_row(
+            form, "Parent s&hipment", "shipmentId", self.shipment_choice, focus=self.shipment_id
+        )
+        self.shipment_id.editingFinished.connect(self._say_unknown_shipment)
         self.shipment_row = form.rowCount() - 1
         self.rate_form = form
         self.errors.add_row(form, "Rate &identifiers", "rateIdentifiers", self.rate_identifiers)
@@ -197,6 +208,16 @@ class BookingFormDialog(TabbedFormDialog):
             self.errors.register(name, self.freight, error)
         self.expires.toggled.connect(self.expiration.setEnabled)
         return tab
+
+    def _listed_shipments(self) -> ShipmentList | None:
+        service = self.session.shipments
+        return service.coordinator.data if service is not None else None
+
+    def _say_unknown_shipment(self) -> None:
+        """An identifier no listed shipment has is said at once, beside the field."""
+        _chosen, problem = self.shipment_choice.chosen()
+        if problem and not self.shipment_choice.choosing():
+            self.shipment_error.show_message(problem)
 
     def _notes_tab(self) -> QWidget:
         tab = QWidget(self)
@@ -274,7 +295,7 @@ class BookingFormDialog(TabbedFormDialog):
         # A quote's carrier and parent shipment are fixed: the quote names them.
         self.carrier_type.setEnabled(not quoted)
         self.scac.setReadOnly(quoted)
-        self.shipment_id.setText(str(wire.get("shipmentId") or ""))
+        self.shipment_choice.set_shipment(str(wire.get("shipmentId") or ""))
         fixed = quoted or self.booking is not None
         self.shipment_id.setReadOnly(fixed)
         # Fixed, the id only shows a uuid no dispatcher knows the shipment by: it is kept.
@@ -342,7 +363,10 @@ class BookingFormDialog(TabbedFormDialog):
                 f"{quote.quote_type.value.lower()} quote {number}: "
                 f"{amount_text(quote.total_rate)}, {quote.transit_days} days in transit."
             )
-        return "A booking without a quote needs the parent shipment's id and a rate identifier."
+        return (
+            "A booking without a quote needs its parent shipment (type its PRO, bill of "
+            "lading, container or tracking number) and a rate identifier."
+        )
 
     def wire(self) -> dict[str, Any]:
         """The form as the wire fields of a booking (checked by `check_booking`)."""
@@ -351,8 +375,9 @@ class BookingFormDialog(TabbedFormDialog):
             "type": code_of(self.carrier_type),
             "value": self.scac.text().strip().upper(),
         }
-        if self.shipment_id.text().strip():
-            wire["shipmentId"] = self.shipment_id.text().strip()
+        shipment_id, _problem = self.shipment_choice.chosen()
+        if shipment_id is not None:
+            wire["shipmentId"] = shipment_id
         identifiers = self.rate_identifiers
         wire["rateIdentifiers"] = [
             {"source": identifiers.text(r, 0), "type": identifiers.text(r, 1),
@@ -412,6 +437,10 @@ class BookingFormDialog(TabbedFormDialog):
 
     def save(self) -> None:
         body, problems = check_booking(self.wire(), from_quote=self.from_quote)
+        _chosen, unknown = self.shipment_choice.chosen()
+        if unknown and self.shipment_choice.isVisibleTo(self):
+            problems["shipmentId"] = unknown  # not "required": something was typed
+            body = None
         if body is None:
             self.show_problems(problems)
             return
