@@ -211,8 +211,9 @@ async def test_new_shipment_switched_between_modes_saves_what_the_form_shows(
         _cell(form.stops, row, 3, city)
         _cell(form.stops, row, 4, "TX")
     kind = _combo_in(form.stops, 1, 0)
-    kind.setCurrentText("PICKUP")
-    kind.setCurrentText("DELIVERY")
+    kind.setCurrentText("Pickup")  # the type in words; its code is sent
+    assert form._stop_type(1) == "PICKUP"
+    kind.setCurrentText("Delivery")
 
     save = form.buttons.button(QDialogButtonBox.StandardButton.Save)
     qtbot.mouseClick(save, Qt.MouseButton.LeftButton)

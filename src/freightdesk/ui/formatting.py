@@ -91,10 +91,25 @@ _CODE_TEXT = {
 }
 
 
+# Said as letters within a longer code: "Carrier SCAC", "Container ID", not "Carrier scac".
+_LETTERS = frozenset({"SCAC", "FFW", "PRO", "ID", "OLPN", "SKU", "GTIN", "LTL", "TL", "ETA"})
+
+
 def code_text(code: str | None) -> str:
     """A code of the interface as a dispatcher reads it in a list or a choice:
-    PURCHASE_ORDER -> "Purchase order", OLPN -> "OLPN"."""
-    return _CODE_TEXT.get(code or "") or words(code)
+    PURCHASE_ORDER -> "Purchase order", OLPN -> "OLPN", CONTAINER_ID -> "Container ID"."""
+    if not code or code in _CODE_TEXT or "_" not in code:
+        return _CODE_TEXT.get(code or "") or words(code)
+    said = [part if part in _LETTERS else part.lower() for part in code.split("_")]
+    return " ".join([said[0][:1].upper() + said[0][1:], *said[1:]])
+
+
+def free_code_text(value: str | None) -> str:
+    """A free-text field whose usual values are codes (a cost's type or tier): a code said in
+    words ("Bunker surcharge"), anything else as the user wrote it."""
+    if value and value.replace("_", "").isalnum() and value.isupper():
+        return code_text(value)
+    return value or ""
 
 
 def address_text(address: Address) -> str:

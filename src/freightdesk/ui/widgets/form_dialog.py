@@ -48,6 +48,24 @@ def ask(
     return box
 
 
+# The answers to "Discard your changes?", said the same in every form and pane: "Cancel"
+# could mean cancel the edit (discard) or cancel the closing (keep editing).
+DISCARD_ANSWERS = ("&Discard", "&Keep editing")
+
+
+def ask_discard(parent: QWidget, text: str, on_discard: Callable[[], None]) -> QMessageBox:
+    """Ask before unsaved changes are lost; Keep editing is the default, and Esc answers it."""
+    return ask(
+        parent,
+        "Unsaved changes",
+        text,
+        on_discard,
+        yes=QMessageBox.StandardButton.Discard,
+        name="unsavedChanges",
+        answers=DISCARD_ANSWERS,
+    )
+
+
 class FormDialog(QDialog):
     """Base of the app's forms: `errors` (FieldErrors), dirty tracking, asking on close."""
 
@@ -95,11 +113,4 @@ class FormDialog(QDialog):
         if not self.dirty:
             super().reject()
             return
-        self.question = ask(
-            self,
-            "Unsaved changes",
-            self.discard_text,
-            lambda: QDialog.reject(self),
-            yes=QMessageBox.StandardButton.Discard,
-            name="unsavedChanges",
-        )
+        self.question = ask_discard(self, self.discard_text, lambda: QDialog.reject(self))

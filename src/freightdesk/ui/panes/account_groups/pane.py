@@ -32,7 +32,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
-from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.form_dialog import ask_discard
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
@@ -334,14 +334,8 @@ class AccountGroupsPane(ListExport, QWidget):
             go_on()
             return
         assert self.renaming is not None
-        self.question = ask(
-            self,
-            "Unsaved changes",
-            f"Discard your changes to the account group {self.renaming.code}?",
-            go_on,
-            yes=QMessageBox.StandardButton.Discard,
-            name="unsavedChanges",
-        )
+        text = f"Discard your changes to the account group {self.renaming.code}?"
+        self.question = ask_discard(self, text, go_on)
 
     def confirm_delete(self) -> None:
         group = self.selected()

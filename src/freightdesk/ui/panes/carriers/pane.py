@@ -33,7 +33,7 @@ from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.completion import ClickThrough
 from freightdesk.ui.widgets.empty_state import say_when_empty
 from freightdesk.ui.widgets.export import ListExport
-from freightdesk.ui.widgets.form_dialog import ask
+from freightdesk.ui.widgets.form_dialog import ask, ask_discard
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors, show_error
 from freightdesk.ui.widgets.group_follower import GroupFollower
 from freightdesk.ui.widgets.item_table import ItemTable
@@ -309,14 +309,8 @@ class CarrierProfilesPane(ListExport, QWidget):
         the carrier open now are asked about first."""
         if self.dirty and self.profile is not None and scac != self.profile.scac:
             kept = self.profile.scac
-            self.question = ask(
-                self,
-                "Unsaved changes",
-                f"Discard your changes to {kept}'s profile?",
-                lambda: self._read(scac),
-                yes=QMessageBox.StandardButton.Discard,
-                name="unsavedChanges",
-            )
+            text = f"Discard your changes to {kept}'s profile?"
+            self.question = ask_discard(self, text, lambda: self._read(scac))
             # Until the user agrees, the list shows the carrier the form holds.
             self.table.select_when_listed(kept)
             return

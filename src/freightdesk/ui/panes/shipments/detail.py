@@ -26,7 +26,7 @@ from freightdesk.models.tracking import ExceptionStatus, TrackingHistory
 from freightdesk.service.clock import user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
-from freightdesk.ui.formatting import money_text, state_text
+from freightdesk.ui.formatting import free_code_text, money_text, state_text
 from freightdesk.ui.panes.shipments.detail_actions import DetailActions, HeaderMessage, explain
 from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
 from freightdesk.ui.panes.shipments.detail_route import STOP_WIDTH, DetailRoute
@@ -358,7 +358,11 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         fill(
             self.costs,
             [
-                [c.type, money_text(c.total_cost.amount, c.total_cost.currency.value), c.tier or ""]
+                [
+                    free_code_text(c.type),
+                    money_text(c.total_cost.amount, c.total_cost.currency.value),
+                    free_code_text(c.tier),
+                ]
                 for c in history.costs
             ],
         )

@@ -8,13 +8,14 @@ from PySide6.QtWidgets import QTableWidget, QWidget
 from freightdesk.models.common import Measure
 from freightdesk.models.tracking import RouteStop, TrackingHistory
 from freightdesk.service.clock import place_time
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.shipments.tables import fill
 
 STOP_WIDTH = 150  # the stop's name, cut; its appointment beside it in the narrow detail
 
 
 def stop_label(stop: RouteStop, number: int) -> str:
-    kind = stop.type.value.replace("_", " ").capitalize() if stop.type else "Stop"
+    kind = code_text(stop.type.value) if stop.type else "Stop"
     name = stop.name or ""
     address = stop.location.address if stop.location else None
     place = (
@@ -78,7 +79,7 @@ class DetailRoute(QWidget):
                 [
                     names.get(str(s.from_stop_id), ""),
                     names.get(str(s.to_stop_id), ""),
-                    s.transportation_mode.value if s.transportation_mode else "",
+                    code_text(s.transportation_mode.value) if s.transportation_mode else "",
                     _measure_text(s.emissions.distance if s.emissions else None),
                     _measure_text(s.emissions.total_co2_emissions if s.emissions else None),
                 ]

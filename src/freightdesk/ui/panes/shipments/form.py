@@ -36,7 +36,9 @@ from freightdesk.models.tracking import (
 from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import NOT_CONNECTED, explain
 from freightdesk.service.session import AppSession
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.edit_table import EditTable
 from freightdesk.ui.widgets.form_dialog import FormDialog
 
@@ -121,13 +123,11 @@ class ShipmentFormDialog(FormDialog):
         return Mode(str(self.mode.currentData()))
 
     def _type_combo(self, selected: str | None = None) -> QComboBox:
+        """The types the mode accepts, in words ("Bill of lading"); the code is sent."""
         combo = QComboBox(self.identifiers)
-        accepted = sorted(ACCEPTED_BY_MODE[self.current_mode()])
-        combo.addItems(accepted)
-        if selected and selected not in accepted:
-            combo.addItem(selected)  # keep what the shipment has; validation says what is wrong
-        if selected:
-            combo.setCurrentText(selected)
+        add_codes(combo, sorted(ACCEPTED_BY_MODE[self.current_mode()], key=code_text))
+        if selected:  # kept even when the mode does not accept it: validation says so
+            choose_code(combo, selected)
         combo.currentIndexChanged.connect(self.mark_dirty)
         return combo
 
@@ -157,13 +157,11 @@ class ShipmentFormDialog(FormDialog):
         row = self.stops.rowCount()
         self.stops.insertRow(row)
         kind = QComboBox(self.stops)
-        kind.addItems([t.value for t in StopType])
+        add_codes(kind, [t.value for t in StopType])  # "Pickup" shown, PICKUP sent
         if stop is not None and stop.type is not None:
-            kind.setCurrentText(stop.type.value)
-        elif row == 0:
-            kind.setCurrentText(StopType.PICKUP.value)
+            choose_code(kind, stop.type.value)
         else:
-            kind.setCurrentText(StopType.DELIVERY.value)
+            choose_code(kind, (StopType.PICKUP if row == 0 else StopType.DELIVERY).value)
         kind.currentIndexChanged.connect(self.mark_dirty)
         self.stops.setCellWidget(row, 0, kind)
         address = stop.location.address if stop and stop.location else None
@@ -199,7 +197,7 @@ class ShipmentFormDialog(FormDialog):
     def _mode_changed(self) -> None:
         for row in range(self.identifiers.rowCount()):
             combo = self.identifiers.cellWidget(row, 0)
-            current = combo.currentText() if isinstance(combo, QComboBox) else None
+            current = code_of(combo) if isinstance(combo, QComboBox) else None
             self.identifiers.setCellWidget(row, 0, self._type_combo(current))
         self.mark_dirty()
 
@@ -209,7 +207,7 @@ class ShipmentFormDialog(FormDialog):
         rows = []
         for row in range(self.identifiers.rowCount()):
             combo = self.identifiers.cellWidget(row, 0)
-            kind = combo.currentText() if isinstance(combo, QComboBox) else ""
+            kind = code_of(combo) if isinstance(combo, QComboBox) else ""
             rows.append((kind, _text(self.identifiers, row, 1)))
         return rows
 
@@ -255,7 +253,7 @@ class ShipmentFormDialog(FormDialog):
 
     def _stop_type(self, row: int) -> str:
         combo = self.stops.cellWidget(row, 0)
-        return combo.currentText() if isinstance(combo, QComboBox) else ""
+        return code_of(combo) if isinstance(combo, QComboBox) else ""
 
     def stop_problems(self) -> list[str]:
         """Each stop sent needs a city, a postal code or a state; a new truckload or LTL
@@ -294,8 +292,8 @@ class ShipmentFormDialog(FormDialog):
         for row in range(self.stops.rowCount()):
             if not self._sent(row):
                 continue  # nothing but its type and the country filled in: no stop
-            combo = self.stops.cellWidget(row, 0)
-            kind = StopType(combo.currentText()) if isinstance(combo, QComboBox) else None
+            code = self._stop_type(row)
+            kind = StopType(code) if code else None
             old = old_stops[row] if row < len(old_stops) else None
             street = _text(self.stops, row, STREET)
             address = Address(

@@ -30,7 +30,7 @@ from freightdesk.service.overview import Overview, Place, overview_of
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import with_attributes
 from freightdesk.service.triage import Attention, TriageSettings
-from freightdesk.ui.formatting import state_text
+from freightdesk.ui.formatting import code_text, state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
 from freightdesk.ui.panes.shipments.tables import fill, fit_rows, make_table, show_all_rows
 from freightdesk.ui.tasks import spawn
@@ -196,7 +196,7 @@ class OverviewTab(QWidget):
         self.history = history
         shipment = history.shipment
         self._show_facts()
-        fill(self.identifiers, [[i.type, i.value] for i in shipment.identifiers])
+        fill(self.identifiers, [[code_text(i.type), i.value] for i in shipment.identifiers])
         if not editing:
             # What the user's edits begin from: a save first checks nobody changed it since.
             self.loaded_attributes = list(shipment.attributes)
