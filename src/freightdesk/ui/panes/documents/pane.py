@@ -51,7 +51,7 @@ from freightdesk.ui.panes.documents.labels import (
 from freightdesk.ui.panes.documents.model import DocumentTableModel
 from freightdesk.ui.panes.documents.preview import DocumentPreview
 from freightdesk.ui.panes.documents.split import documents_split
-from freightdesk.ui.panes.documents.upload import UploadDialog, file_chooser
+from freightdesk.ui.panes.documents.upload import UploadDialog, file_chooser, listed_shipment
 from freightdesk.ui.panes.documents.uploads_view import UploadsView
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
@@ -543,6 +543,7 @@ class DocumentsPane(ListExport, QWidget):
             identifiers=prefilled,
             mode=mode,
             context=context,
+            shipment_of=listed_shipment(self.session),
             parent=parent or self,
         )
         dialog.uploadsRequested.connect(self.start_uploads)

@@ -42,6 +42,8 @@ from freightdesk.models.documents import (
 from freightdesk.service.documents import check_metadata, default_name, identifiers_wire
 from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
+from freightdesk.service.session import AppSession
+from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
     MODE_TEXT,
@@ -92,6 +94,41 @@ def file_chooser(
     return dialog
 
 
+# The shipment whose identifiers a document carries, as (its name, its document mode): the
+# dialog's mode follows it (an ocean bill of lading was saved as a truckload's, session 18).
+ShipmentOf = Callable[[list[tuple[str, str]]], tuple[str, DocumentMode] | None]
+
+
+def shipment_of_rows(
+    rows: Iterable[SummaryRow], identifiers: list[tuple[str, str]]
+) -> tuple[str, DocumentMode] | None:
+    """The one listed shipment with any of `identifiers`' values (a value matched whatever the
+    type the user gave it), with its mode; None when none, or shipments of two modes, match."""
+    values = {value.strip().casefold() for _kind, value in identifiers if value.strip()}
+    found: dict[DocumentMode, str] = {}
+    for row in rows:
+        if row.mode and any(value.casefold() in values for _kind, value in row.identifiers):
+            try:
+                found.setdefault(DocumentMode(row.mode), row.primary_identifier or row.id)
+            except ValueError:
+                continue  # VLTL has no document mode
+    if len(found) != 1:
+        return None
+    ((mode, name),) = found.items()
+    return name, mode
+
+
+def listed_shipment(session: AppSession) -> ShipmentOf:
+    """The shipment of the Shipments list that identifiers name (see `shipment_of_rows`)."""
+
+    def find(identifiers: list[tuple[str, str]]) -> tuple[str, DocumentMode] | None:
+        shipments = session.shipments
+        data = shipments.coordinator.data if shipments is not None else None
+        return shipment_of_rows(data.summaries.values(), identifiers) if data else None
+
+    return find
+
+
 def type_combo(parent: QWidget, selected: DocumentType | None = None) -> QComboBox:
     return _choices(parent, "type", TYPE_TEXT, selected)
 
@@ -124,9 +161,13 @@ class UploadDialog(FormDialog):
         identifiers: Iterable[tuple[str, str]] = (),
         mode: DocumentMode | None = None,
         context: str = "",
+        shipment_of: ShipmentOf | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self.shipment_of = shipment_of
+        # The mode the user picked, or the shipment's the upload is for: kept, not followed.
+        self.mode_chosen = mode is not None
         self.setObjectName("uploadDialog")
         self.role = role
         self.setWindowTitle("Upload documents")
@@ -193,6 +234,10 @@ class UploadDialog(FormDialog):
         self.errors.register("name", self.files, files_error)
         self.errors.add_row(form, "&Type (all files)", "type", self.type)
         self.errors.add_row(form, "&Mode", "mode", self.mode)
+        self.mode_source = QLabel(self)
+        self.mode_source.setObjectName("modeSource")
+        self.mode_source.setVisible(False)
+        form.addRow("", self.mode_source)
         self.errors.add_row(form, "&Identifiers", "identifiers", self.identifiers)
         if role is TenantRole.CARRIER:
             error = self.errors.add_row(
@@ -224,7 +269,9 @@ class UploadDialog(FormDialog):
         self.files.itemChanged.connect(self.mark_dirty)
         self.type.activated.connect(self._type_for_all)
         self.mode.currentIndexChanged.connect(self.mark_dirty)
+        self.mode.activated.connect(self._mode_picked)
         self.identifiers.changed.connect(self.mark_dirty)
+        self.identifiers.changed.connect(self._follow_shipment)
         self.shipper.textEdited.connect(self.mark_dirty)
         self.add_files_button.clicked.connect(self.choose_files)
         self.remove_file_button.clicked.connect(self.remove_selected_files)
@@ -236,6 +283,8 @@ class UploadDialog(FormDialog):
         self.sent: DocumentCreate | None = None  # what a refused upload sent (see prefill)
         self._edit_identifier = False
         self._update_buttons()
+        self._follow_shipment()
+        self.mark_clean()
         self._focus_first_gap()
 
     def _focus_first_gap(self) -> None:
@@ -330,6 +379,22 @@ class UploadDialog(FormDialog):
             found.append(str(combo.currentData()) if isinstance(combo, QComboBox) else "")
         return found
 
+    def _mode_picked(self, _index: int) -> None:
+        self.mode_chosen = True
+        self.mode_source.setVisible(False)
+
+    def _follow_shipment(self) -> None:
+        """The mode of the shipment the identifiers name, until the user picks one."""
+        if self.mode_chosen or self.shipment_of is None:
+            return
+        found = self.shipment_of(self.identifiers.identifiers())
+        self.mode_source.setVisible(found is not None)
+        if found is None:
+            return
+        name, mode = found
+        self.mode.setCurrentIndex(max(0, self.mode.findData(mode.value)))
+        self.mode_source.setText(f"The mode of shipment {name}")
+
     def _type_for_all(self, _index: int) -> None:
         kind = self.type.currentData()
         for row in range(self.files.rowCount()):
@@ -387,6 +452,8 @@ class UploadDialog(FormDialog):
             combo.setCurrentIndex(max(0, combo.findData(metadata.type.value)))
         self.type.setCurrentIndex(max(0, self.type.findData(metadata.type.value)))
         self.mode.setCurrentIndex(max(0, self.mode.findData(metadata.mode.value)))
+        self.mode_chosen = True  # as it was sent
+        self.mode_source.setVisible(False)
         shippers = [i.value for i in metadata.identifiers if i.type == SHIPPER_TENANT_UUID]
         self.identifiers.set_identifiers(
             (i.type, i.value) for i in metadata.identifiers if i.type != SHIPPER_TENANT_UUID

@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
 
 
+# What the empty list says: none to show; the first list not answered yet; the Local
+# sandbox's demo being written (its first list answers empty: "No shipments" then told a
+# first-run user there were none while the status bar counted them in, session 18).
+EMPTY_TEXT = (
+    "No shipments to show: New shipment tracks one, or clear the search and the filters above."
+)
+LOADING_TEXT = "Loading shipments…"
+PREPARING_TEXT = "Preparing demo shipments… they appear here as they are written."
+
+
 class ListFeed(QWidget):
     """Keeping the list's rows current (mixed into `ShipmentsPane`, which makes the table)."""
 
@@ -113,6 +123,12 @@ class ListFeed(QWidget):
         and its rows are in the table, an empty table means no shipments, not "loading"."""
         service = self._service
         data = service.coordinator.data if service is not None else None
+        if self._session is not None and self.session.demo.preparation is not None:
+            if self.model.total == 0:
+                self.empty.setText(PREPARING_TEXT)  # being written, not none
+                return
+        elif not self.empty.known:
+            self.empty.setText(LOADING_TEXT)  # a preparation said so, and is over
         if data is None:
             return
         answered = service is not None and service.coordinator.status.last_success is not None

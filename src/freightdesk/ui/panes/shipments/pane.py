@@ -34,7 +34,7 @@ from freightdesk.ui.panes.shipments.attention import AttentionBar, TriageLink
 from freightdesk.ui.panes.shipments.bulk import BulkActions
 from freightdesk.ui.panes.shipments.columns import Column
 from freightdesk.ui.panes.shipments.filter_bar import RECENT, FilterBar
-from freightdesk.ui.panes.shipments.list_feed import ListFeed
+from freightdesk.ui.panes.shipments.list_feed import EMPTY_TEXT, LOADING_TEXT, ListFeed
 from freightdesk.ui.panes.shipments.list_layout import ListLayout
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.saved_views import SavedViews
@@ -187,9 +187,8 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.empty = say_when_empty(
             self.table,
-            "No shipments to show: New shipment tracks one, or clear the search and the "
-            "filters above.",
-            loading="Loading shipments…",
+            EMPTY_TEXT,
+            loading=LOADING_TEXT,
             filled_by_reset=False,  # an empty cache is not an empty list: see ListFeed
         )
         self.count_label = QLabel(self)
@@ -315,6 +314,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         detail.shipmentRequested.connect(self.open_shipment)
         detail.overview.follow_triage(self.triage.settings, self.triage.settingsChanged)
         self._unlisten.append(session.listen_connected(self._connected))
+        self._unlisten.append(session.demo.listen(lambda _message: self._say_if_known()))
         self.attach_cache()
         self._row_changed(None, None)  # a row chosen before the detail view existed
 
