@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QIcon, QShowEvent
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QWidget
 
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -55,7 +55,7 @@ DISCARD_ANSWERS = ("&Discard", "&Keep editing")
 
 def ask_discard(parent: QWidget, text: str, on_discard: Callable[[], None]) -> QMessageBox:
     """Ask before unsaved changes are lost; Keep editing is the default, and Esc answers it."""
-    return ask(
+    box = ask(
         parent,
         "Unsaved changes",
         text,
@@ -64,6 +64,10 @@ def ask_discard(parent: QWidget, text: str, on_discard: Callable[[], None]) -> Q
         name="unsavedChanges",
         answers=DISCARD_ANSWERS,
     )
+    keep = box.button(QMessageBox.StandardButton.Cancel)
+    if keep is not None:
+        keep.setIcon(QIcon())  # Cancel's cross: keeping the edits is not a cancelling
+    return box
 
 
 class FormDialog(QDialog):

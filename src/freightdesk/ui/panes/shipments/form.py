@@ -50,6 +50,7 @@ MODES = [
     (Mode.AIR, "Air"),
     (Mode.RAIL, "Rail"),
 ]
+STOP_TYPE_WIDTH = 150  # px: "Port of discharge" with the drop-down's arrow
 STOP_COLUMNS = ["Type", "Name", "Street", "City", "State", "Postal code", "Country"]
 NAME, STREET, CITY, STATE, POSTAL_CODE, COUNTRY = range(1, 7)
 # A truckload or LTL shipment is planned by road from a pickup to a delivery: the form asks
@@ -88,6 +89,10 @@ class ShipmentFormDialog(FormDialog):
             self._table(STOP_COLUMNS, "stops", "stop", self.add_stop),
         ]
         self.identifiers, self.attributes, self.stops = (box.table for box in tables)
+        # The stop's type in words ("Port of discharge") whole; the place's columns share the rest.
+        stop_header = self.stops.horizontalHeader()
+        stop_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.stops.setColumnWidth(0, STOP_TYPE_WIDTH)
         form = QFormLayout()
         self.errors.add_row(form, "&Mode", "plan", self.mode)
         self.errors.add_row(form, "&Identifiers", "identifiers", tables[0])
