@@ -285,7 +285,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
     def show_cached(self, rows: list[SummaryRow], total: int | None = None) -> None:
         """Show the cached list read before the session exists (the app's first paint):
         the whole list, which the session takes over when attached instead of reading it
-        again, or only its first screen of a list of `total` (`summary_rows.first_screen`),
+        again, or only its first screen of a list of `total` (`service/first_screen.py`),
         which the whole list replaces once the session has read it."""
         garbage.made_long_lived(len(rows))  # left out of collections (ui/garbage.py)
         if total is not None and total > len(rows):
