@@ -295,6 +295,46 @@ def test_truckload_refusals_name_the_field(tenant: TenantHandle) -> None:
         refused(tenant.http.post(TRUCKLOAD, json=body), source)
 
 
+def test_values_of_another_json_type_are_refused_not_coerced(tenant: TenantHandle) -> None:
+    """Values pydantic's lax mode would convert ("41.5", true for a number) are refused with
+    the JSON type the field wants, also inside the lenient shapes a parcel update holds; a
+    whole number is taken where a number is. The usual body's values are checked by type
+    alone (issue 18): each kind of mistake must still reach the full check."""
+    stamp = iso(now() - timedelta(minutes=1))
+
+    def readings(**position: Any) -> dict[str, Any]:
+        return {"dateTime": stamp, "position": {"latitude": 41.5, "longitude": -87.6, **position}}
+
+    cases = [
+        ("latitude", "41.5", "a number, not text"),
+        ("speed", True, "a number, not a boolean"),
+        ("heading", [90], "a number, not an array"),
+    ]
+    for field, value, problem in cases:
+        body = truckload_body("B", readings=readings(**{field: value}))
+        source = f"truckload.readings.position.{field}"
+        message = refused(tenant.http.post(TRUCKLOAD, json=body), source)
+        assert message == f"must be {problem}", message
+    event = {"type": "ARRIVAL_AT_STOP", "dateTime": stamp, "stopNumber": "1"}
+    message = refused(
+        tenant.http.post(TRUCKLOAD, json=truckload_body("B", shipmentEvent=event)),
+        "truckload.shipmentEvent.stopNumber",
+    )
+    assert message == "must be an integer, not text", message
+    identifiers = [{"type": "TRACKING_NUMBER", "value": 12345}]
+    message = refused(
+        tenant.http.post(PARCEL, json={**parcel_body("1Z"), "shipmentIdentifiers": identifiers}),
+        "shipmentIdentifiers[0].value",
+    )
+    assert message == "must be a string, not an integer", message
+    place = {"geoCoordinates": {"latitude": "41.5", "longitude": -87.6}}
+    body = parcel_body(unique("1Z"), "POSITION_UPDATE", location=place)
+    message = refused(tenant.http.post(PARCEL, json=body), "location.geoCoordinates.latitude")
+    assert message == "must be a number, not text", message
+    whole = truckload_body(unique("BOL"), readings=readings(latitude=41, speed=55))
+    accepted(tenant.http.post(TRUCKLOAD, json=whole))
+
+
 def test_truckload_timestamps_at_most_five_minutes_ahead(tenant: TenantHandle) -> None:
     soon, late = iso(now() + timedelta(minutes=4)), iso(now() + timedelta(minutes=6))
     position = {"latitude": 41.9, "longitude": -87.6}

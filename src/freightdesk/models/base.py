@@ -80,8 +80,8 @@ class StrictWireModel(WireModel):
     def _json_types(cls, value: Any, info: ValidationInfo) -> Any:
         if info.field_name is None:
             return value
-        check = _checks(cls).get(info.field_name)
-        if check is not None:
+        check = (_CHECKS.get(cls) or _checks(cls)).get(info.field_name)
+        if check is not None and type(value) not in check.taken:
             problem = _type_problem(check, value, ())
             if problem is not None:
                 path, message = problem
@@ -216,6 +216,20 @@ class _Check:
     key: str  # the field's name on the wire
     kinds: frozenset[str] | None
     lenient: tuple[type[WireModel], ...]
+    # The types json.loads makes that the field takes as they are, with nothing inside to
+    # look into: most values of a valid body, answered by one set lookup (issue 18).
+    taken: frozenset[type]
+
+
+def _check(key: str, annotation: Any) -> _Check:
+    kinds = _kinds(annotation)
+    lenient = _lenient_models(annotation)
+    taken = frozenset(
+        python
+        for python, kind in _JSON_KINDS.items()
+        if _kind_problem(kinds, kind) is None and not (lenient and python in (dict, list))
+    )
+    return _Check(key, kinds, lenient, taken)
 
 
 # Worked out once per model: working out the annotations again for every value was 90% of
@@ -229,9 +243,7 @@ def _checks(model: type[BaseModel]) -> dict[str, _Check]:
     checks = _CHECKS.get(model)
     if checks is None:
         checks = _CHECKS[model] = {
-            name: _Check(
-                field.alias or name, _kinds(field.annotation), _lenient_models(field.annotation)
-            )
+            name: _check(field.alias or name, field.annotation)
             for name, field in model.model_fields.items()
             if not _has_own_validator(field.metadata)
         }
@@ -241,14 +253,9 @@ def _checks(model: type[BaseModel]) -> dict[str, _Check]:
 def _type_problem(check: _Check, value: Any, path: Path) -> tuple[Path, str] | None:
     """What is wrong with the JSON type of `value` for the field `check` is of, if anything,
     and where; looks into the lenient models (and lists of them) that it holds."""
-    kinds = check.kinds
-    kind = _json_kind(value)
-    if kinds and kind is not None and kind not in kinds and not kinds & _ALSO.get(kind, set()):
-        named = kinds - {"null"} - ({"integer"} if "number" in kinds else set())
-        expected = " or ".join(_JSON_NAMES[k] for k in sorted(named) or ["null"])
-        # "not text" rather than "not a string": read by dispatchers in forms as well.
-        given = "text" if kind == "string" else _JSON_NAMES[kind]
-        return path, f"must be {expected}, not {given}"
+    message = _kind_problem(check.kinds, _json_kind(value))
+    if message is not None:
+        return path, message
     for model in check.lenient:
         items: list[tuple[Path, Any]] = [(path, value)]
         if isinstance(value, list):
@@ -258,6 +265,17 @@ def _type_problem(check: _Check, value: Any, path: Path) -> tuple[Path, str] | N
                 problem = _model_problem(model, item, item_path)
                 if problem is not None:
                     return problem
+    return None
+
+
+def _kind_problem(kinds: frozenset[str] | None, kind: str | None) -> str | None:
+    """What is wrong with a value of JSON type `kind` for a field of these JSON types."""
+    if kinds and kind is not None and kind not in kinds and not kinds & _ALSO.get(kind, set()):
+        named = kinds - {"null"} - ({"integer"} if "number" in kinds else set())
+        expected = " or ".join(_JSON_NAMES[k] for k in sorted(named) or ["null"])
+        # "not text" rather than "not a string": read by dispatchers in forms as well.
+        given = "text" if kind == "string" else _JSON_NAMES[kind]
+        return f"must be {expected}, not {given}"
     return None
 
 
