@@ -503,7 +503,18 @@ def wait_processed(
 
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of a process so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return _stat_cpu(Path(f"/proc/{pid}/stat"))
+
+
+def loop_cpu_seconds(pid: int) -> float:
+    """The CPU time of a process's main thread so far: uvicorn's event loop (reading and
+    parsing the requests, the app, writing the answers); the rest is its threads' (the
+    intake's commits, applying the pushes, the webhooks' fan-out)."""
+    return _stat_cpu(Path(f"/proc/{pid}/task/{pid}/stat"))
+
+
+def _stat_cpu(stat: Path) -> float:
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -533,6 +544,7 @@ class Phase:
     floor_cpu_ms: float  # the minimal app's CPU per request
     ours: Load
     service_cpu_ms: float  # acceptance and processing, per accepted push
+    loop_cpu_ms: float  # the share of it on the event loop's thread
     lost: int  # 202s not stored, or stored and not applied
     latency_p95_ms: float
     load: float
@@ -579,7 +591,7 @@ class Bench:
         load = load_average()
         seconds = max(1, self.seconds // rounds)
         floor = ours = Load(0, 0, 0.0, 0.0)
-        floor_cpu = service_cpu = 0.0
+        floor_cpu = service_cpu = loop_cpu = 0.0
         since = datetime.now(UTC)
         counts_before = push_counts(self.engine)
         for _ in range(rounds):
@@ -587,12 +599,14 @@ class Bench:
             floor += drive(self.floor.url, authorization, seconds)
             floor_cpu += cpu_seconds(self.floor.process.pid) - before
             before = cpu_seconds(self.service.process.pid)
+            loop_before = loop_cpu_seconds(self.service.process.pid)
             ours += drive(self.service.url, authorization, seconds)
             # Until the pushes are applied: the CPU per push is acceptance and processing.
             latencies: list[float] = []
             if applied:
                 latencies, _ = wait_processed(self.service.database_url, 120, since=since)
             service_cpu += cpu_seconds(self.service.process.pid) - before
+            loop_cpu += loop_cpu_seconds(self.service.process.pid) - loop_before
         if floor.refused:
             print(f"the minimal app refused {floor.refused} requests: its figure is wrong")
         counts = push_counts(self.engine)
@@ -605,6 +619,7 @@ class Bench:
             floor_cpu / max(floor.accepted, 1) * 1000,
             ours,
             service_cpu / max(stored, 1) * 1000,
+            loop_cpu / max(stored, 1) * 1000,
             lost,
             percentile(latencies, 0.95) * 1000 if latencies else float("nan"),
             load,
@@ -622,7 +637,8 @@ def describe(phase: Phase) -> str:
         f"{phase.name}: service {phase.ours.per_second:,.0f}/s ({phase.ours.refused} refused, "
         f"{phase.lost} lost), minimal app {phase.floor.per_second:,.0f}/s "
         f"= {phase.ours.per_second / max(phase.floor.per_second, 1e-9):.2f}x; service CPU "
-        f"{phase.service_cpu_ms:.2f} ms per push (minimal app {phase.floor_cpu_ms:.2f} ms); "
+        f"{phase.service_cpu_ms:.2f} ms per push, {phase.loop_cpu_ms:.2f} ms of it on the event "
+        f"loop (minimal app {phase.floor_cpu_ms:.2f} ms); "
         f"client CPU {phase.ours.client_cpu_per_request_ms:.2f} ms per request; processing "
         f"p95 {processing}; load average {phase.load:.1f}"
     )
@@ -643,7 +659,8 @@ def throughput_figure(
         higher_is_better=True,
         load=phase.load,
         note=(
-            f"service CPU {phase.service_cpu_ms:.2f} ms per push, client "
+            f"service CPU {phase.service_cpu_ms:.2f} ms per push ({phase.loop_cpu_ms:.2f} ms on "
+            f"the event loop), client "
             f"{phase.ours.client_cpu_per_request_ms:.2f} ms"
         ),
     )
