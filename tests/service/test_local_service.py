@@ -186,3 +186,25 @@ async def test_a_service_whose_port_is_taken_moves_to_another_saying_why(tmp_pat
             assert (await http.get("/health")).status_code == 200
     finally:
         await service.stop()
+
+
+async def test_the_service_asks_for_its_last_port_again_unless_it_is_taken(
+    tmp_path: Path,
+) -> None:
+    """A shipment's public link names the service's address: the next start of the app
+    listens on the same port, so a link copied earlier still opens. When another program
+    listens there now, the service starts on a free one all the same."""
+    data = tmp_path / "data"
+
+    async def start_and_stop() -> int:
+        service = LocalService(data, demo=False, simulate=False)
+        url = await service.start()
+        await service.stop()
+        return int(url.rsplit(":", 1)[1])
+
+    first = await start_and_stop()
+    assert await start_and_stop() == first
+    with port_taken(first):
+        moved = await start_and_stop()
+    assert moved != first
+    assert await start_and_stop() == moved  # the port it had last, kept in turn

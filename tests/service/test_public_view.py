@@ -15,6 +15,7 @@ from freightdesk.service.public_view import (
     WITHHELD,
     identifier_words,
     share_token,
+    this_computer_only,
 )
 from tests.support import TenantHandle
 
@@ -94,3 +95,21 @@ async def test_the_preview_says_what_the_link_withholds_and_the_link_withholds_i
     for name in NOT_IN_A_SHIPMENT:
         assert name in WITHHELD and name in TrackingHistory.model_fields, name
         assert name not in TrackedShipment.model_fields, name
+
+
+@pytest.mark.parametrize(
+    ("link", "here_only"),
+    [
+        ("http://127.0.0.1:41783/api/v4/public/shipments/abc", True),
+        ("http://127.8.0.1:8044/api/v4/public/shipments/abc", True),
+        ("http://[::1]:8044/api/v4/public/shipments/abc", True),
+        ("http://localhost:8044/api/v4/public/shipments/abc", True),
+        ("https://freight.example.com/api/v4/public/shipments/abc", False),
+        ("http://10.20.0.7:8044/api/v4/public/shipments/abc", False),  # the office's network
+        ("", False),
+    ],
+)
+def test_a_link_naming_a_loopback_host_works_on_this_computer_only(
+    link: str, here_only: bool
+) -> None:
+    assert this_computer_only(link) is here_only

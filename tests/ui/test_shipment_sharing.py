@@ -7,19 +7,22 @@ from __future__ import annotations
 
 import uuid
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.profiles import ProfileStore
+from freightdesk.service.public_view import THIS_COMPUTER_ONLY
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.panes.shipments.sharing import NOT_SHARED, STOP_TEXT, ShareDialog, SharingTab
 from freightdesk.ui.widgets.empty_state import EmptyState
-from tests.support import TenantHandle, make_tenant, wait_until
-from tests.ui.test_panes_support import click_answer, connected, message_box
+from tests.support import TenantHandle, make_tenant, running_service, wait_until
+from tests.ui.conftest import close_session
+from tests.ui.test_panes_support import _activate, click_answer, connected, message_box
 from tests.ui.test_shipment_overview import _click_row_of, _click_tab, _showing
-from tests.ui.test_shipments_list import _pane, window
+from tests.ui.test_shipments_list import _pane, shipments_window, window
 from tests.ui.test_shipments_pane import _ltl, _put
 
 __all__ = ["connected", "window"]
@@ -78,8 +81,11 @@ async def test_share_with_a_partner_and_stop(
         assert _empty_words(tab).isVisible() and _empty_words(tab).text() == NOT_SHARED
         assert tab.status.text() == "Only your company follows this shipment."
         assert tab.share.isEnabled()
-        # The public link, copied.
+        # The public link, copied; it names this computer (the service listens on loopback):
+        # said under it, since a partner who opens it reaches nothing.
+        assert tab.link.text().startswith("http://127.0.0.1:")
         assert "/api/v4/public/shipments/" in tab.link.text()
+        assert tab.link_scope.isVisible() and tab.link_scope.text() == THIS_COMPUTER_ONLY
         qtbot.mouseClick(tab.copy_link, Qt.MouseButton.LeftButton)
         assert QGuiApplication.clipboard().text() == tab.link.text()
         assert tab.message.text() == "Public link copied"
@@ -153,3 +159,24 @@ async def test_a_shipment_shared_with_the_user_says_by_whom(
         assert tab.recipients.rowCount() == 0
     finally:
         partner.http.close()
+
+
+async def test_a_team_servers_public_link_says_nothing_of_this_computer(
+    qtbot: QtBot, session: AppSession, profiles: ProfileStore, settings: QSettings
+) -> None:
+    """A team server names its public address in links (`--public-url`): a partner opens
+    them from anywhere, and the tab does not say otherwise."""
+    with running_service(public_url="https://freight.example.com") as service:
+        tenant = make_tenant(service)
+        _activate(profiles, service.url, tenant)
+        shown = shipments_window(qtbot, session, settings)
+        window = next(shown)
+        try:
+            shipment = _put(tenant, _ltl(f"PROTS{uuid.uuid4().hex[:6].upper()}"))
+            _, tab = await _open_sharing(qtbot, session, window, shipment)
+            assert tab.link.text().startswith("https://freight.example.com/api/v4/public/")
+            assert tab.link.isVisible() and not tab.link_scope.isVisible()
+        finally:
+            shown.close()
+            await close_session(session)
+            tenant.http.close()

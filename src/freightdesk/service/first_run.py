@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 
 # How long a begun service not taken over is given to stop on SIGTERM before it is killed.
 STOP_SECONDS = 5.0
+# In the data directory: the port its service last listened on, asked for again next time.
+PORT_FILE = "service.port"
 
 
 def cli_command(python: str = sys.executable) -> list[str]:
@@ -76,6 +79,7 @@ class Begun:
     """A local service begun before the app's event loop ran, not yet taken over."""
 
     data_dir: Path
+    port: int  # the one asked for (`port_to_ask`), 0 for any free one
     command: list[str]  # as `service_command` made it, without the parent pipe
     process: subprocess.Popen[bytes]  # stdout and stderr are pipes nobody reads yet
     parent_pipe: int | None  # the write end the app holds (see lifetime.watch_parent)
@@ -118,16 +122,52 @@ def begin(data_dir: Path, profile: Profile) -> Begun | None:
     if lifetime.holder(data_dir, wait=0) is not None:
         return None
     data_dir.mkdir(parents=True, exist_ok=True)
+    port = port_to_ask(data_dir)
     with lifetime.ChildPipe() as pipe:
         process = subprocess.Popen(
-            service_command(data_dir, parent_pipe=pipe.read),
+            service_command(data_dir, port=port, parent_pipe=pipe.read),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             pass_fds=pipe.fds,
         )
-    _begun = Begun(data_dir, service_command(data_dir), process, pipe.write)
+    _begun = Begun(data_dir, port, service_command(data_dir, port=port), process, pipe.write)
     return _begun
+
+
+def port_to_ask(data_dir: Path) -> int:
+    """The port the service on `data_dir` asks for: the one it listened on last, so that what
+    the user copied of its address (a shipment's public link) keeps working on this computer;
+    0 (any free one) the first time, or when another program listens there now. The one a
+    begun service asked for while it is not taken over yet (the supervisor's command is the
+    same)."""
+    if _begun is not None and _begun.data_dir == data_dir:
+        return _begun.port
+    try:
+        port = int((data_dir / PORT_FILE).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return 0
+    return port if 0 < port < 65536 and _free(port) else 0
+
+
+def remember_port(data_dir: Path, port: int) -> None:
+    """Keep the port the service on `data_dir` listens on for its next start."""
+    try:
+        (data_dir / PORT_FILE).write_text(f"{port}\n", encoding="utf-8")
+    except OSError as exc:  # a read-only directory: the next start takes any free port
+        log.warning("cannot keep the local service's port in %s: %s", data_dir, exc)
+
+
+def _free(port: int) -> bool:
+    """Whether the service could listen on the loopback `port`: bound as `serve` binds it
+    (SO_REUSEADDR: the last run's closed connections do not keep it out)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def take(data_dir: Path) -> Begun | None:

@@ -1,8 +1,10 @@
 """The "Local sandbox": the local service as a supervised child process of the app.
 
 The service runs as `freightdesk serve` in its own process (its work must never stall the
-window, and a crash of one must not take down the other), on a free loopback port, with the
-user's data directory. It is restarted with backoff if it dies and stopped cleanly on quit.
+window, and a crash of one must not take down the other), on a loopback port, with the
+user's data directory: the port it had last, kept across starts (`first_run.port_to_ask`: a
+shipment's public link copied earlier still opens), or a free one. It is restarted with
+backoff if it dies and stopped cleanly on quit.
 
 It never outlives the app: it is handed a pipe whose end the app holds, and stops when the OS
 closes that end, however the app ended (`freightdesk.lifetime`). One data directory has one
@@ -136,6 +138,8 @@ class LocalService:
         """Start the service and wait until it answers; returns its URL."""
         self._stopping = False
         self._set_state(ServiceState.STARTING, "Starting the local service")
+        if self._port == 0:
+            self._port = first_run.port_to_ask(self.data_dir)
         url = await self._launch()
         self._supervisor = asyncio.get_running_loop().create_task(
             self._supervise(), name="local-service-supervisor"
@@ -190,6 +194,7 @@ class LocalService:
             raise self._failed(str(exc) or "the local service did not start in time") from exc
         self.url = url
         self._port = int(url.rsplit(":", 1)[1])
+        first_run.remember_port(self.data_dir, self._port)
         self.started_in = loop.time() - began
         log.info("the local service answers at %s, %.1f s after its start", url, self.started_in)
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")

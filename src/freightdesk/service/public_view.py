@@ -10,10 +10,12 @@ Overview never disagree on the same events.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from freightdesk.models.public_link import withheld_words
 from freightdesk.models.tracking import (
@@ -38,6 +40,8 @@ GONE = (
     "service's)."
 )
 NOT_A_LINK = "This is not a public link of this service: it does not end with a share token."
+# Beside a public link that names this computer (the Local sandbox's service).
+THIS_COMPUTER_ONLY = "Works on this computer only: partners need a link from your team server."
 
 
 class PreviewRefused(Exception):
@@ -62,6 +66,20 @@ def share_token(link: str) -> str | None:
     """The token a public link ends with, or None when it is not one."""
     tail = link.strip().rstrip("/").rsplit("/", 1)[-1].split("?", 1)[0]
     return tail if _TOKEN.fullmatch(tail) else None
+
+
+def this_computer_only(link: str) -> bool:
+    """Whether a public link names a loopback host: whoever opens it elsewhere reaches their
+    own computer, not this service (the Local sandbox's links; a team server's name itself)."""
+    host = urlsplit(link.strip()).hostname
+    if host is None:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: the team server's, reachable from wherever it is resolved
 
 
 # Said as letters, not as a word: "Carrier SCAC", not "Carrier scac".

@@ -27,7 +27,11 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.service.clock import user_time
-from freightdesk.service.public_view import preview_problem
+from freightdesk.service.public_view import (
+    THIS_COMPUTER_ONLY,
+    preview_problem,
+    this_computer_only,
+)
 from freightdesk.service.session import AppSession
 from freightdesk.service.sharing import (
     TENANT_FIELD,
@@ -183,6 +187,13 @@ class SharingTab(QWidget):
         self.link.setReadOnly(True)
         self.copy_link = QPushButton("Copy link", self)
         self.copy_link.setObjectName("copyPublicLink")
+        # A link naming this computer (the Local sandbox's) opens nothing for a partner: said
+        # under it, before it is copied and sent.
+        self.link_scope = QLabel(THIS_COMPUTER_ONLY, self)
+        self.link_scope.setObjectName("publicLinkScope")
+        self.link_scope.setWordWrap(True)
+        self.link_scope.setStyleSheet("font-weight: bold;")
+        self.link_scope.hide()
         self.preview = QPushButton("&Preview as the recipient sees it", self)
         self.preview.setObjectName("previewPublic")
         self.preview.setToolTip(
@@ -222,6 +233,7 @@ class SharingTab(QWidget):
         public.setWordWrap(True)
         layout.addWidget(public)
         layout.addLayout(link_row)
+        layout.addWidget(self.link_scope)
         layout.addLayout(preview_row)
 
         self.share.clicked.connect(self.open_share)
@@ -300,6 +312,7 @@ class SharingTab(QWidget):
         self.link.setPlaceholderText("" if link else "The service gave no public link")
         self.copy_link.setEnabled(bool(link))
         self.preview.setEnabled(bool(link))
+        self.link_scope.setVisible(bool(link) and this_computer_only(link or ""))
 
     def _say(self, message: str | None, *, ok: bool = False) -> None:
         self.message.setStyleSheet(f"color: {OK_COLOR if ok else ERROR_COLOR};")
