@@ -146,7 +146,7 @@ async def test_another_tenants_application_and_a_user_who_is_no_admin(
     with pytest.raises(PermissionDenied) as denied:
         await apps.sign_in(*clerk)
     assert problems_of_error(denied.value) == (
-        {"user": "This user is not a Customer Admin of the tenant"},
+        {"user": "This user is not an administrator (Customer Admin) of your company account"},
         None,
     )
     # The admin signed in before is kept: a failed sign-in changes nothing.

@@ -31,7 +31,9 @@ async def _read(service: SharingService, client: ApiClient, shipment_id: str) ->
 
 
 def test_a_tenant_id_is_checked_before_it_is_sent() -> None:
-    assert check_tenant("")[1] == {TENANT_FIELD: "Enter the tenant id of the company to share with"}
+    assert check_tenant("")[1] == {
+        TENANT_FIELD: "Enter the company id of the partner to share with"
+    }
     assert "UUID" in check_tenant("acme freight")[1][TENANT_FIELD]
     known = uuid.uuid4()
     assert check_tenant(f"  {known}  ") == (known, {})
@@ -86,8 +88,8 @@ async def test_refusals_land_beside_the_tenant_field(
     shipment_id = _create(tenant_)
     service = SharingService(lambda: client)
     for tenant_uuid, words in (
-        (uuid.uuid4(), "No tenant has this uuid"),
-        (uuid.UUID(tenant_.uuid), "A shipment cannot be shared with its own tenant"),
+        (uuid.uuid4(), "No company has this id: check it with your partner"),
+        (uuid.UUID(tenant_.uuid), "This is your own company's id: enter your partner's"),
     ):
         with pytest.raises(ApiError) as refused:
             await service.share(shipment_id, tenant_uuid)

@@ -81,8 +81,12 @@ async def test_look_up_refuse_save_what_is_shown_and_delete(
     await wait_until(lambda: pane.profile is not None, WAIT)
     assert pane.look_up_errors.message_for("scac") == ""
     assert pane.title.text() == "ZPHR: Carrier ZPHR"
-    assert pane.state.text().startswith("Defaults")
-    assert not pane.delete_button.isEnabled()  # nothing of the tenant's to delete
+    # In a dispatcher's words: their company, not the service's "tenant".
+    assert pane.state.text().startswith("Defaults: your company has not configured this")
+    assert not pane.delete_button.isEnabled()  # nothing of the company's to delete
+    assert pane.delete_button.toolTip() == (
+        "Your company has no settings for this carrier to delete."
+    )
 
     form = pane.form
     # The distance unit in words, its code sent (the "distanceUnit" below).

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.paths import AppPaths
@@ -104,7 +104,15 @@ async def test_create_copy_rotate_and_delete(
     dialog.password.clear()
     await _sign_in(qtbot, dialog, tenant)
     assert dialog.password.text() == ""
-    assert dialog.count_label.text().startswith("1 client application of the tenant")
+    assert dialog.count_label.text().startswith("1 client application of your company account")
+    # A dispatcher's words: their company account, not the service's "tenant".
+    # (The test's admin is named after its tenant: the name is left out.)
+    shown = [
+        label.text().replace(tenant.admin[0], "")
+        for label in dialog.findChildren(QLabel)
+        if label.isVisible()
+    ]
+    assert not [text for text in shown if "tenant" in text.lower()], shown
     qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
     # The application the app itself connects with is marked as such.
     assert dialog.model.data(dialog.model.index(0, 0)) == "tests  (this connection)"

@@ -1,5 +1,5 @@
 """The detail's Sharing tab as a dispatcher uses it, against the real local service: who the
-shipment is shared with (words when nobody), Share with… (a bad tenant id and the service's
+shipment is shared with (words when nobody), Share with… (a bad company id and the service's
 refusal beside the field, what was typed kept), Stop sharing… after a confirmation whose
 default keeps sharing, the public link copied; a shipment shared with the user says by whom."""
 
@@ -80,6 +80,11 @@ async def test_share_with_a_partner_and_stop(
         # Nobody yet: the table says so and how to change it.
         assert _empty_words(tab).isVisible() and _empty_words(tab).text() == NOT_SHARED
         assert tab.status.text() == "Only your company follows this shipment."
+        # Said as a dispatcher says it: a company and its id, not the service's "tenant".
+        headers = [tab.recipients.horizontalHeaderItem(c).text() for c in range(3)]
+        assert headers == ["Company", "Company id", "Shared since"]
+        header = tab.recipients.horizontalHeader()
+        assert header.sectionSize(1) > header.fontMetrics().horizontalAdvance("Company id")
         assert tab.share.isEnabled()
         # The public link, copied; it names this computer (the service listens on loopback):
         # said under it, since a partner who opens it reaches nothing.
@@ -90,10 +95,10 @@ async def test_share_with_a_partner_and_stop(
         assert QGuiApplication.clipboard().text() == tab.link.text()
         assert tab.message.text() == "Public link copied"
 
-        # Not a tenant id: said beside the field before anything is sent; the text stays.
+        # Not a company id: said beside the field before anything is sent; the text stays.
         dialog = await _share(qtbot, tab, "Acme Freight")
         error = dialog.errors.message_for("tenantUuid")
-        assert error.startswith("A tenant id is a UUID"), error
+        assert error.startswith("A company id is a UUID"), error
         assert dialog.isVisible() and dialog.tenant.text() == "Acme Freight"
         # A well-formed id no tenant has: the service's refusal, beside the field.
         unknown = str(uuid.uuid4())
@@ -101,7 +106,9 @@ async def test_share_with_a_partner_and_stop(
         await wait_until(
             lambda: dialog.errors.message_for("tenantUuid") not in ("", error), seconds=30
         )
-        assert dialog.errors.message_for("tenantUuid") == "No tenant has this uuid"
+        assert dialog.errors.message_for("tenantUuid") == (
+            "No company has this id: check it with your partner"
+        )
         assert dialog.isVisible() and dialog.tenant.text() == unknown
 
         await _share(qtbot, tab, partner.uuid)

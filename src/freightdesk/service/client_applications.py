@@ -68,7 +68,9 @@ def problems_of_error(error: BaseException) -> tuple[dict[str, str], str | None]
     if isinstance(error, AuthenticationFailed):
         return {"password": "The service did not accept this user name and password"}, None
     if isinstance(error, PermissionDenied):
-        return {"user": "This user is not a Customer Admin of the tenant"}, None
+        return {
+            "user": "This user is not an administrator (Customer Admin) of your company account"
+        }, None
     if isinstance(error, RateLimited):
         wait = error.retry_after
         after = f" for {max(1, round(wait))} s" if wait else " for a moment"

@@ -63,12 +63,12 @@ def check_tenant(text: str) -> tuple[UUID | None, dict[str, str]]:
     """The tenant id typed, or the problem beside the field (`tenantUuid`)."""
     stripped = text.strip()
     if not stripped:
-        return None, {TENANT_FIELD: "Enter the tenant id of the company to share with"}
+        return None, {TENANT_FIELD: "Enter the company id of the partner to share with"}
     try:
         return UUID(stripped), {}
     except ValueError:
         return None, {
-            TENANT_FIELD: "A tenant id is a UUID: 32 hexadecimal digits, "
+            TENANT_FIELD: "A company id is a UUID: 32 hexadecimal digits, "
             "like 3f2b8c1e-5d4a-4e0b-9c7f-1a2b3c4d5e6f"
         }
 
@@ -85,8 +85,17 @@ def problems_of_error(error: BaseException) -> tuple[dict[str, str], str | None]
     if isinstance(error, ApiError):
         fields = error.field_errors()
         if fields:
-            return {k: _sentence(v) for k, v in fields.items()}, None
+            return {k: _SAID.get(v.lower(), _sentence(v)) for k, v in fields.items()}, None
     return {}, explain(error)
+
+
+# The service's refusals of the id, worded for API callers (tenants), as the app says them.
+_SAID = {
+    "no tenant has this uuid": "No company has this id: check it with your partner",
+    "a shipment cannot be shared with its own tenant": (
+        "This is your own company's id: enter your partner's"
+    ),
+}
 
 
 def _sentence(text: str) -> str:

@@ -40,7 +40,10 @@ from freightdesk.ui.widgets.listing import Column, ListingModel
 
 T = TypeVar("T")
 
-NOT_SIGNED_IN = "Sign in as a Customer Admin to see the tenant's client applications."
+NOT_SIGNED_IN = (
+    "Sign in as an administrator of your company account (a Customer Admin) to see its "
+    "client applications."
+)
 
 
 def _columns(in_use: str) -> list[Column[ClientApplication]]:
@@ -82,9 +85,9 @@ class ClientApplicationsDialog(FormDialog):
         self._secret_of: str | None = None  # the client id whose secret is on screen
 
         note = QLabel(
-            "Managing client applications needs the user name and password of a Customer "
-            "Admin of the tenant. FreightDesk uses them only while this window is open and "
-            "does not store them.",
+            "Managing client applications needs the user name and password of an "
+            "administrator of your company account (a Customer Admin). FreightDesk uses them "
+            "only while this window is open and does not store them.",
             self,
         )
         note.setWordWrap(True)
@@ -222,8 +225,8 @@ class ClientApplicationsDialog(FormDialog):
         self.table.set_items(items)
         count = len(items)
         self.count_label.setText(
-            f"{count} client application{'s' if count != 1 else ''} of the tenant, signed in "
-            f"as {self.service.user}"
+            f"{count} client application{'s' if count != 1 else ''} of your company account, "
+            f"signed in as {self.service.user}"
             if count
             else f"No client applications yet (signed in as {self.service.user})"
         )

@@ -73,9 +73,9 @@ COLUMNS: list[Column[CarrierProfile]] = [
         _settings_text,
         80,
         tooltip=lambda p: (
-            "Your tenant's settings"
+            "Your company's settings"
             if p.configured
-            else "Not configured by your tenant: the carrier's defaults"
+            else "Not configured by your company: the carrier's defaults"
         ),
     ),
 ]
@@ -84,9 +84,9 @@ COLUMNS: list[Column[CarrierProfile]] = [
 def _state_text(profile: CarrierProfile) -> str:
     modes = ", ".join(MODE_TEXT[m] for m in profile.modes)
     whose = (
-        "Your tenant's settings."
+        "Your company's settings."
         if profile.configured
-        else "Defaults: your tenant has not configured this carrier. Saving keeps what the "
+        else "Defaults: your company has not configured this carrier. Saving keeps what the "
         "form shows as your settings."
     )
     return f"{whose} Hauls {modes}."
@@ -258,7 +258,7 @@ class CarrierProfilesPane(ListExport, QWidget):
             open_ and self.profile is not None and self.profile.configured
         )
         self.delete_button.setToolTip(
-            "Your tenant has no settings for this carrier to delete."
+            "Your company has no settings for this carrier to delete."
             if self.profile is not None and not self.profile.configured
             else ""
         )

@@ -53,12 +53,14 @@ if TYPE_CHECKING:
     from freightdesk.ui.panes.shipments.public_preview import PublicPreviewDialog
 
 COMPANY_UNKNOWN = "Not known yet: it is asked of the service when a shipment is shown"
-NOT_TOLD = "This service does not tell: ask your administrator for your tenant id"
+NOT_TOLD = "This service does not tell: ask your administrator for your company id"
 # A shipment shared with the user: whom its owner shares it with is not the user's to see.
 NOT_YOURS = "Shared with you: whom else its owner shares it with is theirs to see"
 NOT_SHARED = "Not shared with another company — Share with… lets a partner follow it"
 STOP_COLUMN = 3
-TENANT_ID_WIDTH = 64
+COMPANY_ID_WIDTH = 64
+RECIPIENT_COLUMNS = ("Company", "Company id", "Shared since", "")
+HEADER_PADDING = 16  # a header section's margins around its title
 STOP_TEXT = "Stop…"  # short: "Stop sharing with <company>…" is its tooltip
 
 
@@ -69,7 +71,7 @@ def _explain(error: BaseException) -> str:
 
 
 class ShareDialog(FormDialog):
-    """Share with…: the tenant id of the company, checked before it is sent; the service's
+    """Share with…: the company's id (its tenant uuid), checked before it is sent; the service's
     refusal beside the field (or in words under it), what was typed kept."""
 
     # (shipment id, tuple[Party, ...]): every company the shipment is shared with now.
@@ -85,16 +87,17 @@ class ShareDialog(FormDialog):
         self._shipment_id = shipment_id
         note = QLabel(
             f"The company can then follow {name} in its own FreightDesk (carriers without the "
-            "attributes). Ask them for their tenant id.",
+            "attributes). Ask them for their company id: their FreightDesk shows it in a "
+            "shipment's Sharing tab.",
             self,
         )
         note.setWordWrap(True)
         self.tenant = QLineEdit(self)
         self.tenant.setObjectName("shareTenant")
-        self.tenant.setPlaceholderText("tenant id, like 3f2b8c1e-5d4a-4e0b-9c7f-1a2b3c4d5e6f")
+        self.tenant.setPlaceholderText("company id, like 3f2b8c1e-5d4a-4e0b-9c7f-1a2b3c4d5e6f")
         self.tenant.textEdited.connect(self.mark_dirty)
         form = QFormLayout()
-        self.errors.add_row(form, "&Tenant id", TENANT_FIELD, self.tenant)
+        self.errors.add_row(form, "&Company id", TENANT_FIELD, self.tenant)
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -165,7 +168,9 @@ class SharingTab(QWidget):
         self.status = QLabel(self)
         self.status.setObjectName("sharingStatus")
         self.status.setWordWrap(True)
-        self.recipients = make_table(["Company", "Tenant id", "Shared since", ""], self, NOT_SHARED)
+        self.recipients = make_table(
+            ["Company", "Company id", "Shared since", ""], self, NOT_SHARED
+        )
         self.recipients.setObjectName("sharingRecipients")
         # The detail is narrow: the company and its id are cut (whole in their tooltips) so
         # that the date and Stop sharing… stay in sight without scrolling sideways.
@@ -173,7 +178,9 @@ class SharingTab(QWidget):
         self.recipients.setWordWrap(False)
         header = self.recipients.horizontalHeader()
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(1, TENANT_ID_WIDTH)
+        # At least its title whole ("Company id" was cut to "ompany i" at 64 px).
+        title = header.fontMetrics().horizontalAdvance(RECIPIENT_COLUMNS[1]) + HEADER_PADDING
+        header.resizeSection(1, max(COMPANY_ID_WIDTH, title))
         # The company takes the room the other columns leave, not the Stop… button: a wide
         # detail (below the list) shows the name whole.
         header.setStretchLastSection(False)
@@ -188,7 +195,7 @@ class SharingTab(QWidget):
         self.copy_link = QPushButton("Copy link", self)
         self.copy_link.setObjectName("copyPublicLink")
         # A link naming this computer (the Local sandbox's) opens nothing for a partner: said
-        # under it, before it is copied and sent.
+        # beside it, before it is copied and sent.
         self.link_scope = QLabel(THIS_COMPUTER_ONLY, self)
         self.link_scope.setObjectName("publicLinkScope")
         self.link_scope.setWordWrap(True)
@@ -208,9 +215,11 @@ class SharingTab(QWidget):
         link_row.addWidget(self.link, 1)
         link_row.addWidget(self.copy_link)
         # On a row of its own: beside the link it left the narrow detail too little of it.
+        # The link's reach beside it: no line of its own, which the tab's least height (the
+        # list's rows above it at 1366x768) would pay for.
         preview_row = QHBoxLayout()
-        preview_row.addWidget(self.preview)
-        preview_row.addStretch(1)
+        preview_row.addWidget(self.preview, 0, Qt.AlignmentFlag.AlignTop)
+        preview_row.addWidget(self.link_scope, 1)
         # The label above the id: a whole UUID and its label do not fit the narrow detail side
         # by side (the id was cut).
         company_row = QHBoxLayout()
@@ -233,7 +242,6 @@ class SharingTab(QWidget):
         public.setWordWrap(True)
         layout.addWidget(public)
         layout.addLayout(link_row)
-        layout.addWidget(self.link_scope)
         layout.addLayout(preview_row)
 
         self.share.clicked.connect(self.open_share)
