@@ -75,8 +75,10 @@ PLACE_WHOLE_SAMPLE = "Alder & Finch Poznan Plant"
 # both side by side): the list is where the dispatcher works.
 STACKED_LIST_SHARE = 0.58
 # The list's rows kept in sight above a detail showing a tall tab (its map): the detail
-# below the list gets the rest of the height, a map a dispatcher can use at 1366x768.
-TALL_TAB_LIST_ROWS = 4
+# below the list gets the rest of the height. At 1366x768 that leaves the map about 250 px
+# (its route, stops, zoom and legend in sight; "Map in window" for more): 4 rows, as it had,
+# left too few to pick the next shipment from.
+TALL_TAB_LIST_ROWS = 8
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
@@ -158,6 +160,15 @@ class ListLayout(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.fit_places()
+        elif (
+            event.type() == QEvent.Type.LayoutRequest
+            and watched is self.splitter.widget(0)
+            and self._detail_wants_height()
+        ):
+            # A bar shown or hidden above the list ("12 new below", a notice) changes the
+            # room its rows have: the tall tab's split is worked out again (once laid out),
+            # so the list keeps its `TALL_TAB_LIST_ROWS` (7 at 1440x900 under the news bar).
+            self.list_split.timer.start()
         return super().eventFilter(watched, event)
 
     def _section_resized(self, index: int, old: int, new: int) -> None:
@@ -298,6 +309,9 @@ class ListLayout(QWidget):
         self.list_split = ListSplit(
             self.splitter, self.settings, SPLIT_SETTING, self._default_split
         )
+        left = self.splitter.widget(0)
+        if left is not None:
+            left.installEventFilter(self)
 
     def _save_layout(self) -> None:
         self._layout_timer.stop()
