@@ -1,12 +1,15 @@
 """The detail's Sharing tab as a dispatcher uses it, against the real local service: who the
 shipment is shared with (words when nobody), Share with… (a bad company id and the service's
 refusal beside the field, what was typed kept), Stop sharing… after a confirmation whose
-default keeps sharing, the public link copied; a shipment shared with the user says by whom."""
+default keeps sharing, the public link copied (said to open on this computer only when it
+names a loopback host); a shipment shared with the user says by whom."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator, Iterator
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox, QMessageBox, QPushButton, QWidget
@@ -168,22 +171,30 @@ async def test_a_shipment_shared_with_the_user_says_by_whom(
         partner.http.close()
 
 
-async def test_a_team_servers_public_link_says_nothing_of_this_computer(
-    qtbot: QtBot, session: AppSession, profiles: ProfileStore, settings: QSettings
-) -> None:
-    """A team server names its public address in links (`--public-url`): a partner opens
-    them from anywhere, and the tab does not say otherwise."""
+@pytest.fixture
+async def team_server(session: AppSession, profiles: ProfileStore) -> AsyncIterator[TenantHandle]:
+    """As `connected`, on a team server: a service that names its public address in links."""
     with running_service(public_url="https://freight.example.com") as service:
         tenant = make_tenant(service)
         _activate(profiles, service.url, tenant)
-        shown = shipments_window(qtbot, session, settings)
-        window = next(shown)
-        try:
-            shipment = _put(tenant, _ltl(f"PROTS{uuid.uuid4().hex[:6].upper()}"))
-            _, tab = await _open_sharing(qtbot, session, window, shipment)
-            assert tab.link.text().startswith("https://freight.example.com/api/v4/public/")
-            assert tab.link.isVisible() and not tab.link_scope.isVisible()
-        finally:
-            shown.close()
-            await close_session(session)
-            tenant.http.close()
+        yield tenant
+        await close_session(session)
+        tenant.http.close()
+
+
+@pytest.fixture
+def team_window(
+    qtbot: QtBot, session: AppSession, team_server: TenantHandle, settings: QSettings
+) -> Iterator[QWidget]:
+    yield from shipments_window(qtbot, session, settings)
+
+
+async def test_a_team_servers_public_link_says_nothing_of_this_computer(
+    qtbot: QtBot, session: AppSession, team_server: TenantHandle, team_window: QWidget
+) -> None:
+    """A partner opens a team server's links (its `--public-url`) from anywhere: the tab
+    does not say otherwise."""
+    shipment = _put(team_server, _ltl(f"PROTS{uuid.uuid4().hex[:6].upper()}"))
+    _, tab = await _open_sharing(qtbot, session, team_window, shipment)
+    assert tab.link.text().startswith("https://freight.example.com/api/v4/public/")
+    assert tab.link.isVisible() and not tab.link_scope.isVisible()
