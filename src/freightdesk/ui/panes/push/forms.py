@@ -196,7 +196,7 @@ def _choices(parent: QWidget, name: str, codes: tuple[str, ...], *, editable: bo
 class TruckloadForm(_Form):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(TRUCKLOAD_RULES, (EVENT_TIME, READINGS_TIME), parent)
-        self.customer = self.text_field("customerAccountNumber", "e.g. the customer's tenant id")
+        self.customer = self.text_field("customerAccountNumber", "e.g. the customer's company id")
         self.bill_of_lading = self.text_field("billOfLadingNumber", "e.g. 06141412837092581")
         self.order = self.text_field("orderNumber", "e.g. 4533964024")
         top = QFormLayout()
