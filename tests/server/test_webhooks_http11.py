@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -188,7 +187,9 @@ def test_a_closed_port_is_refused() -> None:
 class _KeepAlive(ThreadingHTTPServer):
     daemon_threads = True
     connections = 0
+    closed = 0  # connections the receiver has closed
     bodies: list[bytes]
+    counting = threading.Lock()  # handlers run in threads of their own
 
 
 @pytest.fixture
@@ -199,7 +200,13 @@ def keep_alive() -> Iterator[_KeepAlive]:
 
         def setup(self) -> None:
             super().setup()
-            server.connections += 1
+            with server.counting:
+                server.connections += 1
+
+        def finish(self) -> None:
+            super().finish()
+            with server.counting:
+                server.closed += 1
 
         def do_POST(self) -> None:
             server.bodies.append(self.rfile.read(int(self.headers["content-length"])))
@@ -231,7 +238,8 @@ def test_deliveries_reuse_connections_and_survive_the_receiver_closing_them(
         for n in range(6):
             create(tenant, air_body(f"020-4000000{n}"))
         eventually(lambda: len(keep_alive.bodies) == 6)
-        time.sleep(0.8)  # the receiver closes the idle connections
+        # The receiver has closed every connection (idle half a second).
+        eventually(lambda: keep_alive.closed == keep_alive.connections)
         create(tenant, air_body("020-40000070"))
         eventually(lambda: len(keep_alive.bodies) == 7)
         log = eventually(
