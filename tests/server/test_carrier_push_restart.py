@@ -34,14 +34,6 @@ from tests.server.test_carrier_push_support import (
 from tests.support import make_tenant, running_service
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'push.sqlite3'}"
-    url: str = request.getfixturevalue("postgres").create_database()
-    return url
-
-
 def _positions(bol: str, count: int) -> list[dict[str, object]]:
     start = now() - timedelta(hours=1)
     return [

@@ -98,14 +98,6 @@ def test_a_restart_serves_every_area_as_soon_as_health_answers(tmp_path: Path) -
     assert "freightdesk.server.simulator.engine" not in imported
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return sqlite_url(tmp_path / "schema.sqlite3")
-    url: str = request.getfixturevalue("postgres").create_database()
-    return url
-
-
 def test_a_current_schema_is_left_alone_and_a_missing_table_is_made(database_url: str) -> None:
     engine = make_engine(database_url)
     try:

@@ -49,7 +49,6 @@ from tests.server.test_webhooks_support import (
 )
 from tests.support import (
     LiveService,
-    PostgresServer,
     TenantHandle,
     free_port,
     make_tenant,
@@ -352,14 +351,6 @@ def test_changes_reach_only_the_owning_tenant(
 
 
 # --- restarts ----------------------------------------------------------------------------------
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'restart.sqlite3'}"
-    pg: PostgresServer = request.getfixturevalue("postgres")
-    return pg.create_database()
 
 
 def _settings(data_dir: Path, url: str) -> ServerSettings:

@@ -65,7 +65,7 @@ from tests.server.test_webhooks_support import (
     receiver,
     settled,
 )
-from tests.support import LiveService, PostgresServer, TenantHandle
+from tests.support import LiveService, TenantHandle
 
 __all__ = ["fast_delivery", "hooks"]  # fixtures (tests/server/test_webhooks_support.py)
 
@@ -193,14 +193,6 @@ def test_the_key_comes_from_the_environment_or_a_private_file(
 
 
 # --- an older database -------------------------------------------------------------------------
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'older.sqlite3'}"
-    pg: PostgresServer = request.getfixturevalue("postgres")
-    return pg.create_database()
 
 
 def _legacy_tables() -> tuple[MetaData, Table, Table]:
