@@ -14,21 +14,17 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.dialogs.shipment_choice import UNKNOWN
-from freightdesk.ui.panes.bookings.pane import BookingsPane
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys
 from tests.ui.plain_words import leaks
+from tests.ui.test_bookings_pane import _bookings_pane
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import connected, new_form, shown_pane
 from tests.ui.test_shipments_pane import _ltl, _put
 
 __all__ = ["connected"]
-
-
-def _bookings_pane(session: AppSession) -> BookingsPane:
-    return BookingsPane(session, open_shipment=lambda _id: None)  # no Shipments pane here
 
 
 async def test_the_parent_shipment_is_chosen_by_its_identifier_and_its_id_sent(

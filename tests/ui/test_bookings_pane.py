@@ -9,7 +9,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -51,8 +51,15 @@ def _booking(tenant: TenantHandle, scac: str, **fields: Any) -> dict[str, Any]:
     return dict(answer_.json())
 
 
+def session_settings(session: AppSession) -> QSettings:
+    """The settings file of the `settings` fixture (in the session's own config folder)."""
+    session.paths.config_dir.mkdir(parents=True, exist_ok=True)
+    return QSettings(str(session.paths.config_dir / "test.ini"), QSettings.Format.IniFormat)
+
+
 def _bookings_pane(session: AppSession) -> BookingsPane:
-    return BookingsPane(session, open_shipment=lambda _id: None)  # no Shipments pane here
+    # No Shipments pane here.
+    return BookingsPane(session, session_settings(session), open_shipment=lambda _id: None)
 
 
 async def test_filters_paging_colours_and_detail(

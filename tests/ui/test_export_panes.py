@@ -111,7 +111,7 @@ CASES = [
     Case("account_groups", lambda s, st, w: AccountGroupsPane(s, w), times=False),
     Case("carrier_profiles", lambda s, st, w: CarrierProfilesPane(s, w), times=False),
     Case("rates", lambda s, st, w: RatesPane(s, w), table="request_table"),
-    Case("bookings", lambda s, st, w: BookingsPane(s, w), leading=("Booking id",)),
+    Case("bookings", lambda s, st, w: BookingsPane(s, st, w), leading=("Booking id",)),
     Case("packages", lambda s, st, w: PackagesPane(s, w), times=False),
     Case("schedules", lambda s, st, w: SchedulesPane(s, w), filled=False, criteria=_schedules),
     Case("capacity", lambda s, st, w: CapacityPane(s, w), filled=False),

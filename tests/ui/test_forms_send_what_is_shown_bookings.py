@@ -14,18 +14,14 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
-from freightdesk.ui.panes.bookings.pane import BookingsPane
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys
+from tests.ui.test_bookings_pane import _bookings_pane
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_panes_support import connected, new_form, shown_pane
 
 __all__ = ["connected"]
-
-
-def _bookings_pane(session: AppSession) -> BookingsPane:
-    return BookingsPane(session, open_shipment=lambda _id: None)  # no Shipments pane here
 
 
 def _present(wire: dict[str, Any]) -> dict[str, Any]:

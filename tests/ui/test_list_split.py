@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.bookings.pane import BookingsPane
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
@@ -24,8 +25,9 @@ __all__ = ["connected"]
 
 DRAG = 120  # px, towards the list
 
-Pane = DocumentsPane | ShipmentsPane
+Pane = BookingsPane | DocumentsPane | ShipmentsPane
 PANES: dict[str, Callable[[AppSession, QSettings], Pane]] = {
+    "bookings": BookingsPane,
     "documents": DocumentsPane,
     "shipments": ShipmentsPane,
 }

@@ -98,7 +98,7 @@ async def test_a_booking_cancelled_while_the_local_service_restarts(
 ) -> None:
     """The Bookings pane's notice (through the list page) says the service is restarting after
     a cancel that could not reach it, and goes by itself once it is back."""
-    make = lambda s, w: BookingsPane(s, w, open_shipment=lambda _id: None)  # noqa: E731
+    make = lambda s, w: BookingsPane(s, settings, w, open_shipment=lambda _id: None)  # noqa: E731
     async with _pane_online(qtbot, session, settings, paths, make) as shown:
         window, pane, service, pid = shown
         await wait_until(lambda: pane.model.rowCount() > 0, START_SECONDS)

@@ -30,7 +30,7 @@ def install_capacity_panes(
         window.show_pane("shipments")
         shipments.open_shipment(shipment_id)
 
-    bookings = BookingsPane(session, window, open_shipment=open_tracked)
+    bookings = BookingsPane(session, window.settings, window, open_shipment=open_tracked)
     window.add_pane("bookings", "Bookings", bookings, QStyle.StandardPixmap.SP_DialogApplyButton)
     alerts = BookingAlerts(window, "bookings")
     bookings.bookingStatusChanged.connect(alerts.announce)

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -43,6 +42,7 @@ from freightdesk.ui.widgets.export import Rows, export_rows, view_rows
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
+from freightdesk.ui.widgets.list_split import ListSplit, list_wanted
 from freightdesk.ui.widgets.listing import Column, Index, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.paging import PageBar, Paging
@@ -109,6 +109,7 @@ CELL_PADDING = 14
 DETAIL_BESIDE = 420
 # The list's share of the height when the detail goes below it (1366 and 1440 px).
 STACKED_LIST_SHARE = 0.6
+SPLIT_SETTING = "bookings/splitter"
 
 
 class BookingsModel(ListingModel[Booking]):
@@ -125,6 +126,7 @@ class BookingsPane(QWidget):
     def __init__(
         self,
         session: AppSession,
+        settings: QSettings,
         parent: QWidget | None = None,
         *,
         open_shipment: Callable[[str], None] | None = None,
@@ -137,7 +139,6 @@ class BookingsPane(QWidget):
         self.question: QMessageBox | None = None
         self.changes: list[StatusChange] = []
         self._unwatch: Callable[[], None] | None = None
-        self._user_split = False  # the user moved the splitter (in this orientation)
         # A booking the detail shows that the list is yet to list (made or opened elsewhere).
         self._waiting: str | None = None
 
@@ -199,7 +200,9 @@ class BookingsPane(QWidget):
         self.splitter.addWidget(listing)
         self.splitter.addWidget(self.detail)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.splitterMoved.connect(self._split_moved)
+        self.split = ListSplit(self.splitter, settings, SPLIT_SETTING, self._default_split)
+        # A page's rows fit the columns to their texts: the split is worked out again.
+        self.model.modelReset.connect(self.split.timer.start)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
@@ -244,40 +247,34 @@ class BookingsPane(QWidget):
 
     # --- the room the list and the detail share --------------------------------------------
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
-        super().resizeEvent(event)
-        self._place_detail()  # the pane's layout has given the splitter its new size
-
-    def _place_detail(self) -> None:
+    def _default_split(self) -> None:
         """The detail beside the list when the splitter holds the list's columns whole and
         the detail's `DETAIL_BESIDE`; else below the list, which keeps `STACKED_LIST_SHARE`
         of the height: beside it at 1366 and 1440 px the detail left the list too little
-        room, its lanes, attributes and references cut."""
+        room, its lanes, attributes and references cut. The split the user drags is
+        `self.split`'s, kept across starts."""
         width, height = self.splitter.width(), self.splitter.height()
-        table = self.table
-        header = table.horizontalHeader()
+        if width <= 0 or height <= 0:
+            return  # not laid out yet
+        header = self.table.horizontalHeader()
         # The last column, the reference, stretches: its own width is what it wants.
         columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1))
-        columns += self.reference_width
-        wanted = columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
+        wanted = list_wanted(self.table, columns + self.reference_width)
         detail = max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
         beside = wanted + self.splitter.handleWidth() + detail <= width
-        orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
-        if self.splitter.orientation() == orientation and self._user_split:
-            return  # the sizes the user chose are kept
-        self._user_split = False
-        self.splitter.setOrientation(orientation)
+        self.splitter.setOrientation(
+            Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        )
         # Beside: a wider window widens the list; below: both grow with the height.
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0 if beside else 1)
         if beside:
-            self.splitter.setSizes([width - detail, detail])
+            sizes = [width - detail, detail]
         else:
             list_height = round(height * STACKED_LIST_SHARE)
-            self.splitter.setSizes([list_height, height - list_height])
-
-    def _split_moved(self) -> None:
-        self._user_split = True
+            sizes = [list_height, height - list_height]
+        if self.splitter.sizes() != sizes:
+            self.splitter.setSizes(sizes)
 
     # --- following the carriers' answers ---------------------------------------------------
 
@@ -474,6 +471,7 @@ class BookingsPane(QWidget):
 
     def shutdown(self) -> None:
         self._expiry_timer.stop()
+        self.split.shutdown()
         self.detail.stop()
         self.page.shutdown()
         self._unconnected()
