@@ -1,6 +1,6 @@
 """What a dispatcher reads in a pane (no tests here): the text of its visible labels, buttons,
 boxes, fields, placeholders, choices and tables, and in it what only a programmer would say:
-SCREAMING_CASE codes, uuids, ISO times, the validators' own words."""
+SCREAMING_CASE codes, uuids, ISO times, the validators' own words, units' codes ("300 LB")."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ OTHER = re.compile(
     r"|Input should be|must not be blank|String should have",
     re.IGNORECASE,
 )
+# A unit's code after its number, as the wire has it: "300 LB", "64 IN" ("300 lb" reads).
+UNIT = re.compile(r"\d\s*(?:LBS?|KG|IN|CM|FT|MI|KM)\b")
 
 
 def _model_text(model: QAbstractItemModel) -> list[str]:
@@ -63,5 +65,6 @@ def shown_text(root: QWidget) -> list[str]:
 
 
 def leaks(root: QWidget) -> list[str]:
-    """The texts shown in `root` with a code, a uuid, an ISO time or a validator's words."""
-    return [t for t in shown_text(root) if CODE.search(t) or OTHER.search(t)]
+    """The texts shown in `root` with a code, a uuid, an ISO time, a validator's words or a
+    unit's code."""
+    return [t for t in shown_text(root) if CODE.search(t) or OTHER.search(t) or UNIT.search(t)]

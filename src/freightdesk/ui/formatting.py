@@ -112,6 +112,12 @@ def free_code_text(value: str | None) -> str:
     return value or ""
 
 
+def unit_text(code: str) -> str:
+    """A unit after its number in a list, as a dispatcher writes it: "300 lb", "64 in",
+    "12.5 mi" (`code_text` names it in a choice: "Pounds")."""
+    return code.lower()
+
+
 def address_text(address: Address) -> str:
     place = " ".join(p for p in (address.state, address.postal_code) if p)
     parts = [*address.address_lines, address.city or "", place, address.country]

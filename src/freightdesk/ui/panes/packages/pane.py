@@ -31,7 +31,7 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import code_text, words
+from freightdesk.ui.formatting import code_text, unit_text, words
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
@@ -94,12 +94,13 @@ def _dimensions(package: Package) -> str:
     if dims is None:
         return ""
     # A list says a unit as a dispatcher writes it ("in", "lb"), short for its column.
-    return f"{dims.length:g}{TIMES}{dims.width:g}{TIMES}{dims.height:g} {dims.unit.value.lower()}"
+    sizes = TIMES.join(f"{size:g}" for size in (dims.length, dims.width, dims.height))
+    return f"{sizes} {unit_text(dims.unit.value)}"
 
 
 def _weight(package: Package) -> str:
     weight = package.package.weight if package.package else None
-    return f"{weight.value:,.0f} {weight.unit.value.lower()}" if weight else ""
+    return f"{weight.value:,.0f} {unit_text(weight.unit.value)}" if weight else ""
 
 
 def _volume(package: Package) -> str:

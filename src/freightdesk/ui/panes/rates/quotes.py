@@ -28,7 +28,7 @@ from freightdesk.models.rating import (
 )
 from freightdesk.service.clock import user_time
 from freightdesk.service.rating import effective_status
-from freightdesk.ui.formatting import amount_text, countdown_text, place_text, words
+from freightdesk.ui.formatting import amount_text, countdown_text, place_text, unit_text, words
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
 Index = QModelIndex | QPersistentModelIndex
@@ -126,7 +126,7 @@ def cheapest_per_currency(quotes: Sequence[Quote]) -> list[Quote]:
 
 def distance_text(distance: Measure) -> str:
     """ "1,105 mi", "1,778 km"."""
-    return f"{distance.value:,.0f} {distance.unit.lower()}"
+    return f"{distance.value:,.0f} {unit_text(distance.unit)}"
 
 
 NOT_COMPARED = (
@@ -344,7 +344,7 @@ def _market_columns() -> Sequence[Column[MarketQuote]]:
         Column("High", lambda m: amount_text(m.high_rate), 100),
         Column(
             "Per distance",
-            lambda m: f"{amount_text(m.average_rate_per_distance)}/{m.distance.unit.lower()}",
+            lambda m: f"{amount_text(m.average_rate_per_distance)}/{unit_text(m.distance.unit)}",
             110,
         ),
         Column("Distance", lambda m: distance_text(m.distance), 90),

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QWidget
 from freightdesk.models.vehicles import METRES_PER_UNIT, AvailableVehicle, radius_of
 from freightdesk.service.clock import user_time
 from freightdesk.service.vehicles import query_of
+from freightdesk.ui.formatting import unit_text
 from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.panes.vehicles.form import truck_text
@@ -54,7 +55,7 @@ def map_payload(items: tuple[AvailableVehicle, ...], params: dict[str, Any]) -> 
             "title": f"{v.carrier_name} ({v.carrier_identifier.value})",
             "lines": [
                 f"{truck_text(v.truck_type)}, {v.distance.value:,.1f} "
-                f"{v.distance.unit.value.lower()} away",
+                f"{unit_text(v.distance.unit.value)} away",
                 f"Ready {user_time(v.estimated_arrival_date_time)}",
             ]
             + (["Hauling one of your shipments"] if v.my_shipment else []),

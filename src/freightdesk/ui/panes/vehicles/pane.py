@@ -32,6 +32,7 @@ from freightdesk.service.vehicles import (
     sort_of,
     sort_params,
 )
+from freightdesk.ui.formatting import unit_text
 from freightdesk.ui.panes.vehicles.form import (
     POINT,
     UNIT_NAMES,
@@ -63,7 +64,7 @@ def _carrier(vehicle: AvailableVehicle) -> str:
 
 
 def _distance(vehicle: AvailableVehicle) -> str:
-    return f"{vehicle.distance.value:,.1f} {vehicle.distance.unit.value.lower()}"
+    return f"{vehicle.distance.value:,.1f} {unit_text(vehicle.distance.unit.value)}"
 
 
 def _near(vehicle: AvailableVehicle) -> str:
