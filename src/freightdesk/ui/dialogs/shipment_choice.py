@@ -59,6 +59,7 @@ class ShipmentChoice(QWidget):
         self.shown = QLabel(self)
         self.shown.setObjectName("shipmentChosen")
         self.shown.setEnabled(False)  # greyed: it says what was chosen, it is not a field
+        self.shown.setVisible(False)
         self.completions = QStringListModel(self)
         self.completer = QCompleter(self.completions, self.edit)
         # The list offers what holds the typed text anywhere in any of a shipment's
@@ -105,6 +106,7 @@ class ShipmentChoice(QWidget):
         # A completion's own text says it already.
         completed = self.edit.text() in self._offered
         self.shown.setText(shipment_text(row) if row is not None and not completed else "")
+        self.shown.setVisible(bool(self.shown.text()))  # empty, it took the field's room
 
     def listed_row(self, shipment_id: str | None) -> SummaryRow | None:
         listed = self.listed()
