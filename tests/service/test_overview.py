@@ -159,7 +159,7 @@ def test_carrier_equipment_weight_pieces_and_last_position_age() -> None:
     found = overview_of(_history(eta=None), NOW)
     assert found.carrier == "HOCS"
     assert found.equipment == "dry van, TR-88"
-    assert found.weight == "9,120 KG"
+    assert found.weight == "9,120 kg"
     assert found.pieces == "14"
     assert found.last_position == (34.2, -92)
     assert found.last_position_at == NOW - timedelta(minutes=12)

@@ -206,7 +206,7 @@ async def test_the_overview_says_where_what_comes_next_and_how_late(
     eta = labels["eta"].text()
     assert re.search(rf"ETA {DAY} \d\d:\d\d CST, 35 m after the window$", eta), eta
     assert labels["carrier"].text() == "HOCS"
-    assert labels["weight"].text() == "9,120 KG" and labels["weight"].isVisible()
+    assert labels["weight"].text() == "9,120 kg" and labels["weight"].isVisible()
     assert labels["pieces"].text() == "14"
     assert not labels["equipment"].isVisible()  # not known: not shown
     position = labels["position"].text()

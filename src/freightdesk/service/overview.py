@@ -199,7 +199,9 @@ def _attribute(history: TrackingHistory, names: frozenset[str]) -> str | None:
 
 
 def _measure(measure: Measure) -> str:
-    return f"{measure.value:,.0f} {measure.unit}"
+    # The unit as `ui.formatting.unit_text` says it ("435 kg"; the service layer does not
+    # import the ui's).
+    return f"{measure.value:,.0f} {measure.unit.lower()}"
 
 
 def _equipment(history: TrackingHistory) -> str | None:

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QTableWidget, QWidget
 from freightdesk.models.common import Measure
 from freightdesk.models.tracking import RouteStop, TrackingHistory
 from freightdesk.service.clock import place_time
-from freightdesk.ui.formatting import code_text
+from freightdesk.ui.formatting import code_text, unit_text
 from freightdesk.ui.panes.shipments.tables import fill
 
 STOP_WIDTH = 150  # the stop's name, cut; its appointment beside it in the narrow detail
@@ -25,7 +25,7 @@ def stop_label(stop: RouteStop, number: int) -> str:
 
 
 def _measure_text(measure: Measure | None) -> str:
-    return f"{measure.value:,.0f} {measure.unit}" if measure is not None else ""
+    return f"{measure.value:,.0f} {unit_text(measure.unit)}" if measure is not None else ""
 
 
 class DetailRoute(QWidget):
