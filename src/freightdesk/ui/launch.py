@@ -153,6 +153,7 @@ def _run(
     )
     from freightdesk.ui.garbage import GuiThreadGarbageCollector
     from freightdesk.ui.theme import apply_theme
+    from freightdesk.ui.widgets.wheel_guard import install_wheel_guard
 
     started = time.perf_counter()  # as before the start began the service: Qt loaded
     prepare_qt_environment()
@@ -161,6 +162,7 @@ def _run(
     app.setOrganizationName("FreightDesk")
     app.setDesktopFileName("freightdesk")
     app.setQuitOnLastWindowClosed(False)
+    install_wheel_guard(app)  # the wheel scrolls forms, not the drop-down under the pointer
     # Collection on the GUI thread only, from now on: the start makes many objects at once.
     collector = GuiThreadGarbageCollector(app)
     early = EarlyRecords()
