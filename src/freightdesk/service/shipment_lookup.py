@@ -5,13 +5,17 @@ parent shipment is chosen this way; the wire gets the shipment's id, which no on
 from __future__ import annotations
 
 import uuid
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 
 from freightdesk.service.summary_rows import SummaryRow
 
 # The shipments a completion offers at once: enough to choose among, few enough to read.
 MATCHES = 20
+VALUE = "\x1f"  # between a shipment's identifiers in the index (the unit separator)
+ROW = "\x1e"  # between shipments (the record separator)
 
 
 @dataclass(frozen=True)
@@ -22,51 +26,67 @@ class Found:
 
 
 class ShipmentIndex:
-    """The identifiers of `rows`, folded for matching once (a list of 100,000 shipments is
-    searched at each key typed)."""
+    """The identifiers of `rows` folded into one text, searched by `str.find` at each key
+    typed: a list of 100,000 shipments took 100 ms a key with each value compared in Python
+    (load 10, 2 cores). Each row is its values between `VALUE` marks; the rows are joined by
+    `ROW`; `_starts` holds where each row begins."""
 
     def __init__(self, rows: Iterable[SummaryRow]) -> None:
-        self._entries = [
-            (row, tuple((kind, value, value.casefold()) for kind, value in row.identifiers))
-            for row in rows
+        self._rows = list(rows)
+        texts = [
+            f"{VALUE}{VALUE.join(value for _kind, value in row.identifiers)}{VALUE}".casefold()
+            for row in self._rows
         ]
-        self._ids = {row.id for row, _identifiers in self._entries}
+        self._starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+        self._text = ROW.join(texts)
+        self._ids = {row.id for row in self._rows}
+
+    def _rows_holding(self, pattern: str, limit: int) -> list[int]:
+        """The rows whose text holds `pattern`, in the list's order, at most `limit`."""
+        found: list[int] = []
+        at = self._text.find(pattern)
+        while at >= 0 and len(found) < limit:
+            row = bisect_right(self._starts, at) - 1
+            found.append(row)
+            if row + 1 >= len(self._starts):
+                break
+            at = self._text.find(pattern, self._starts[row + 1])
+        return found
 
     def find(self, typed: str, limit: int = MATCHES) -> list[Found]:
         """The shipments with an identifier holding `typed` (any case), at most `limit`:
         those it names whole first, then the others in the list's order."""
-        key = typed.strip().casefold()
+        key = _key(typed)
         if not key:
             return []
-        whole: list[Found] = []
-        part: list[Found] = []
-        for row, identifiers in self._entries:
-            named = _holding(identifiers, key, whole=True) or _holding(identifiers, key)
-            if named is None:
-                continue
-            found = Found(row, named[0], named[1])
-            if named[2] == key:
-                whole.append(found)
-            elif len(part) < limit:
-                part.append(found)
-        return (whole + part)[:limit]
+        whole = self._rows_holding(f"{VALUE}{key}{VALUE}", limit)
+        named = set(whole)
+        part = [r for r in self._rows_holding(key, limit + len(whole)) if r not in named]
+        return [self._found(r, key) for r in [*whole, *part][:limit]]
 
     def named(self, typed: str) -> list[Found]:
         """The shipments with an identifier that is `typed` whole (any case)."""
-        key = typed.strip().casefold()
-        return [f for f in self.find(typed, len(self._entries)) if f.value.casefold() == key]
+        key = _key(typed)
+        if not key:
+            return []
+        rows = self._rows_holding(f"{VALUE}{key}{VALUE}", len(self._rows))
+        return [self._found(r, key) for r in rows]
+
+    def _found(self, index: int, key: str) -> Found:
+        row = self._rows[index]
+        folded = [(kind, value, value.casefold()) for kind, value in row.identifiers]
+        kind, value, _folded = next(
+            (i for i in folded if i[2] == key), next((i for i in folded if key in i[2]), folded[0])
+        )
+        return Found(row, kind, value)
 
     def knows(self, shipment_id: str) -> bool:
         return shipment_id in self._ids
 
 
-def _holding(
-    identifiers: tuple[tuple[str, str, str], ...], key: str, *, whole: bool = False
-) -> tuple[str, str, str] | None:
-    for identifier in identifiers:
-        if identifier[2] == key if whole else key in identifier[2]:
-            return identifier
-    return None
+def _key(typed: str) -> str:
+    # The marks cannot be typed; taken out, a pasted one cannot match across values.
+    return typed.strip().casefold().replace(VALUE, "").replace(ROW, "")
 
 
 def as_shipment_id(text: str) -> str | None:
