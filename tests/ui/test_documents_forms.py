@@ -39,6 +39,7 @@ from tests.ui.conftest import activate
 from tests.ui.test_capacity_support import press
 from tests.ui.test_documents_pane import (
     DOCUMENTS,
+    choose_mode,
     drag_enter,
     drop_files,
     file_drag,
@@ -159,6 +160,7 @@ def test_the_upload_form_starts_where_typing_is_needed_and_files_can_be_added_or
     chooser.filesSelected.emit([str(files[0])])
     chooser.close()
     assert [p.name for p in dialog.paths()] == ["POD 1.png", "POD 2.png", "POD 0.png"]
+    choose_mode(qtbot, dialog)
     dialog.request_uploads()
     assert not dialog.isVisible() and len(sent) == 1 and len(sent[0]) == 3  # type: ignore[arg-type]
 
@@ -186,12 +188,14 @@ async def test_the_upload_count_speaks_of_the_last_batch_only(
     pane = await open_pane(qtbot, session, settings)
     first = pane.upload_files([make_png(tmp_path / "a.png")], [("PRO", "1")])
     assert first is not None
+    choose_mode(qtbot, first)
     first.request_uploads()
     await wait_until(lambda: pane.notice.text() == "1 file uploaded.")
     second = pane.upload_files(
         [make_png(tmp_path / "b.png"), make_png(tmp_path / "c.png")], [("PRO", "1")]
     )
     assert second is not None
+    choose_mode(qtbot, second)
     second.request_uploads()
     # The first batch's file is still listed below, but not counted again.
     await wait_until(lambda: pane.notice.text().endswith("uploaded."))
@@ -283,6 +287,7 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     dialog.identifiers.set_identifiers([("PRO", "77")])
     unknown = "0f8fad5b-d9cb-469f-a165-70867728950e"
     dialog.shipper.setText(unknown)
+    choose_mode(qtbot, dialog)
     dialog.request_uploads()
     queue = await uploads_reach(session, UploadState.FAILED)
     # Sending it again as it was would be refused again: the row offers to fix it.
@@ -366,6 +371,7 @@ async def test_a_file_over_the_size_limit_says_so_and_is_not_offered_again(
     big.write_bytes(b"II*\x00" + bytes(8192))
     dialog = pane.upload_files([big], [("PRO", "9")])
     assert dialog is not None
+    choose_mode(qtbot, dialog)
     dialog.request_uploads()
     queue = await uploads_reach(session, UploadState.FAILED)
     status = pane.uploads.table.item(0, 2)
@@ -416,6 +422,7 @@ async def test_the_service_failing_keeps_the_edit_form_and_an_upload_can_be_retr
     proxy.inject(Fault(status=503, path_prefix=DOCUMENTS), times=5)
     dialog = pane.upload_files([make_png(tmp_path / "POD 5.png")], [("PRO", "5")])
     assert dialog is not None
+    choose_mode(qtbot, dialog)
     dialog.request_uploads()
     await uploads_reach(session, UploadState.FAILED)
     await wait_until(lambda: pane.uploads.table.item(0, 3).text() == "Retry")  # type: ignore[union-attr]

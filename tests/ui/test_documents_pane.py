@@ -108,6 +108,14 @@ def names_found(tenant: TenantHandle, identifier: tuple[str, str]) -> list[str]:
     return [d["name"] for d in found["results"]]
 
 
+def choose_mode(qtbot: QtBot, dialog: UploadDialog, text: str = "Truckload (TL)") -> None:
+    """Choose the upload's mode as a user does: the box's first letters typed into it (it has
+    none chosen when the identifiers name no listed shipment)."""
+    dialog.mode.setFocus()
+    qtbot.keyClicks(dialog.mode, text[:2])
+    assert dialog.mode.currentText() == text
+
+
 def _dialog(pane: DocumentsPane) -> UploadDialog:
     dialog = pane.dialog
     assert isinstance(dialog, UploadDialog) and dialog.isVisible()
@@ -132,14 +140,17 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     assert dialog.names() == ["BOL 4711.pdf", "POD 4711.png"]  # as the demo names them
     # Each file's type comes from its name.
     assert dialog.types() == ["BILL_OF_LADING", "PROOF_OF_DELIVERY"]
-    # Without an identifier the form says so beside the field; nothing is sent.
+    # Without an identifier, nor a mode, the form says so beside the fields; nothing is sent.
+    assert dialog.mode.currentIndex() == -1 and dialog.mode.placeholderText() == "Choose the mode"
     dialog.request_uploads()
     assert dialog.errors.message_for("identifiers")
+    assert dialog.errors.message_for("mode") == "Choose the mode"
     # The identifier's types in the list's words, not the service's codes.
     kinds = dialog.identifiers.table.cellWidget(0, 0)
     assert isinstance(kinds, QComboBox) and kinds.currentText() == "BOL"
     assert not [t for t in map(kinds.itemText, range(kinds.count())) if "_" in t]
     dialog.identifiers.set_identifiers([("BILL_OF_LADING", "4711")])
+    choose_mode(qtbot, dialog)
     dialog.request_uploads()
     assert not dialog.isVisible()
     queue = await uploads_reach(session, UploadState.DONE, every=True)
@@ -275,6 +286,7 @@ async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
     assert settings.value("documents/role") == "CARRIER"
     dialog = pane.upload_files([make_png(tmp_path / "x.png")], [("PRO", "1")])
     assert dialog is not None and dialog.shipper.isVisibleTo(dialog)
+    choose_mode(qtbot, dialog)
     dialog.request_uploads()
     assert "shipper tenant" in dialog.errors.message_for("shipperTenantUuid")
     # A well-formed uuid of no tenant: refused by the service, shown on the upload row.

@@ -1,16 +1,21 @@
 """A shipment the app lists, found by what a dispatcher knows it by: one of its identifiers (a
 PRO, a bill of lading, a container or a tracking number), typed whole or in part. A booking's
-parent shipment is chosen this way; the wire gets the shipment's id, which no one types."""
+parent shipment is chosen this way (the wire gets the shipment's id, which no one types), and
+an upload's documents take the mode of the shipment their identifiers name."""
 
 from __future__ import annotations
 
 import uuid
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import accumulate
+from typing import TYPE_CHECKING
 
 from freightdesk.service.summary_rows import SummaryRow
+
+if TYPE_CHECKING:
+    from freightdesk.service.shipments import ShipmentList
 
 # The shipments a completion offers at once: enough to choose among, few enough to read.
 MATCHES = 20
@@ -66,11 +71,16 @@ class ShipmentIndex:
 
     def named(self, typed: str) -> list[Found]:
         """The shipments with an identifier that is `typed` whole (any case)."""
-        key = _key(typed)
-        if not key:
-            return []
-        rows = self._rows_holding(f"{VALUE}{key}{VALUE}", len(self._rows))
-        return [self._found(r, key) for r in rows]
+        return self.named_any([typed])
+
+    def named_any(self, values: Iterable[str]) -> list[Found]:
+        """The shipments with an identifier that is one of `values` whole (any case, whatever
+        its type), in the list's order."""
+        found: dict[int, Found] = {}
+        for key in {key for value in values if (key := _key(value))}:
+            for row in self._rows_holding(f"{VALUE}{key}{VALUE}", len(self._rows)):
+                found.setdefault(row, self._found(row, key))
+        return [found[row] for row in sorted(found)]
 
     def _found(self, index: int, key: str) -> Found:
         row = self._rows[index]
@@ -82,6 +92,28 @@ class ShipmentIndex:
 
     def knows(self, shipment_id: str) -> bool:
         return shipment_id in self._ids
+
+
+class ListedIndex:
+    """The index of the shipments `listed()` gives (the session's list, as it is when asked),
+    made again only when the list is another: it is replaced whole when it changes."""
+
+    def __init__(self, listed: Callable[[], ShipmentList | None]) -> None:
+        self.listed = listed
+        self._index: ShipmentIndex | None = None
+        self._indexed: object = None  # the summaries `_index` was made from
+
+    def index(self) -> ShipmentIndex:
+        listed = self.listed()
+        summaries = listed.summaries if listed is not None else {}
+        if self._index is None or self._indexed is not summaries:
+            self._index = ShipmentIndex(summaries.values())
+            self._indexed = summaries
+        return self._index
+
+    def row(self, shipment_id: str) -> SummaryRow | None:
+        listed = self.listed()
+        return listed.summaries.get(shipment_id) if listed is not None else None
 
 
 def _key(typed: str) -> str:

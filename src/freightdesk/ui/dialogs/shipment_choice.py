@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from freightdesk.service.shipment_lookup import Found, ShipmentIndex, as_shipment_id
+from freightdesk.service.shipment_lookup import Found, ListedIndex, ShipmentIndex, as_shipment_id
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.completion import ClickThrough
@@ -42,15 +42,13 @@ def shipment_text(row: SummaryRow, found: Found | None = None) -> str:
 
 class ShipmentChoice(QWidget):
     """A line edit completing identifiers over `listed()` (the session's shipment list, as it
-    is at each key typed), and beside it the shipment chosen in words."""
+    is at each key typed: see `ListedIndex`), and beside it the shipment chosen in words."""
 
     def __init__(
         self, listed: Callable[[], ShipmentList | None], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.listed = listed
-        self._index: ShipmentIndex | None = None
-        self._indexed: object = None  # the summaries `_index` was made from
+        self._listed = ListedIndex(listed)
         self._offered: dict[str, str] = {}  # a completion's text: its shipment's id
         self.edit = QLineEdit(self)
         self.edit.setObjectName("shipmentId")
@@ -86,12 +84,7 @@ class ShipmentChoice(QWidget):
         return popup is not None and popup.isVisible()
 
     def index(self) -> ShipmentIndex:
-        listed = self.listed()
-        summaries = listed.summaries if listed is not None else {}
-        if self._index is None or self._indexed is not summaries:
-            self._index = ShipmentIndex(summaries.values())
-            self._indexed = summaries
-        return self._index
+        return self._listed.index()
 
     def _typed(self, text: str) -> None:
         found = self.index().find(text)
@@ -109,10 +102,7 @@ class ShipmentChoice(QWidget):
         self.shown.setVisible(bool(self.shown.text()))  # empty, it took the field's room
 
     def listed_row(self, shipment_id: str | None) -> SummaryRow | None:
-        listed = self.listed()
-        if shipment_id is None or listed is None:
-            return None
-        return listed.summaries.get(shipment_id)
+        return self._listed.row(shipment_id) if shipment_id is not None else None
 
     def chosen(self) -> tuple[str | None, str]:
         """The id of the shipment chosen, else None and why (blank: '')."""

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
@@ -43,7 +43,7 @@ from freightdesk.service.documents import check_metadata, default_name, identifi
 from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
-from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.service.shipment_lookup import ListedIndex
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
     MODE_TEXT,
@@ -56,7 +56,11 @@ from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.identifiers import IdentifierTable
 
+if TYPE_CHECKING:
+    from freightdesk.service.shipments import ShipmentList
+
 E = TypeVar("E", bound=Enum)
+DOCUMENT_MODES = frozenset(mode.value for mode in DocumentMode)
 
 FILE_COLUMN, NAME_COLUMN, TYPE_COLUMN, SIZE_COLUMN = range(4)
 FILE_FILTERS = ["Documents (*.pdf *.png *.jpg *.jpeg *.tif *.tiff *.txt *.xml *.json)", "All (*)"]
@@ -98,33 +102,32 @@ def file_chooser(
 # dialog's mode follows it (an ocean bill of lading was saved as a truckload's, session 18).
 ShipmentOf = Callable[[list[tuple[str, str]]], tuple[str, DocumentMode] | None]
 
-
-def shipment_of_rows(
-    rows: Iterable[SummaryRow], identifiers: list[tuple[str, str]]
-) -> tuple[str, DocumentMode] | None:
-    """The one listed shipment with any of `identifiers`' values (a value matched whatever the
-    type the user gave it), with its mode; None when none, or shipments of two modes, match."""
-    values = {value.strip().casefold() for _kind, value in identifiers if value.strip()}
-    found: dict[DocumentMode, str] = {}
-    for row in rows:
-        if row.mode and any(value.casefold() in values for _kind, value in row.identifiers):
-            try:
-                found.setdefault(DocumentMode(row.mode), row.primary_identifier or row.id)
-            except ValueError:
-                continue  # VLTL has no document mode
-    if len(found) != 1:
-        return None
-    ((mode, name),) = found.items()
-    return name, mode
+# Beside the mode while none is chosen: no shipment the app lists has the identifiers, and a
+# mode filled in for the user was saved wrong unseen (a truckload's by default, session 18).
+CHOOSE_MODE = "Choose the mode"
 
 
 def listed_shipment(session: AppSession) -> ShipmentOf:
-    """The shipment of the Shipments list that identifiers name (see `shipment_of_rows`)."""
+    """The one shipment of the Shipments list with any of the identifiers' values (matched
+    whatever the type the user gave it), with its mode; None when none, or shipments of two
+    modes, match."""
+
+    def listed() -> ShipmentList | None:
+        shipments = session.shipments
+        return shipments.coordinator.data if shipments is not None else None
+
+    index = ListedIndex(listed)
 
     def find(identifiers: list[tuple[str, str]]) -> tuple[str, DocumentMode] | None:
-        shipments = session.shipments
-        data = shipments.coordinator.data if shipments is not None else None
-        return shipment_of_rows(data.summaries.values(), identifiers) if data else None
+        found: dict[DocumentMode, str] = {}
+        for match in index.index().named_any(value for _kind, value in identifiers):
+            row = match.row
+            if row.mode in DOCUMENT_MODES:  # VLTL has no document mode
+                found.setdefault(DocumentMode(row.mode), row.primary_identifier or row.id)
+        if len(found) != 1:
+            return None
+        ((mode, name),) = found.items()
+        return name, mode
 
     return find
 
@@ -138,13 +141,13 @@ def mode_combo(parent: QWidget, selected: DocumentMode | None = None) -> QComboB
 
 
 def _choices(parent: QWidget, name: str, texts: Mapping[E, str], selected: E | None) -> QComboBox:
-    """A combo box of `texts` in their order, each holding its value; `selected` chosen."""
+    """A combo box of `texts` in their order, each holding its value; `selected` chosen, else
+    none (the box blank until the user chooses)."""
     combo = QComboBox(parent)
     combo.setObjectName(name)
     for choice, text in texts.items():
         combo.addItem(text, choice.value)
-    if selected is not None:
-        combo.setCurrentIndex(max(0, combo.findData(selected.value)))
+    combo.setCurrentIndex(combo.findData(selected.value) if selected is not None else -1)
     return combo
 
 
@@ -211,7 +214,8 @@ class UploadDialog(FormDialog):
         self.files.addAction(remove)
         first_type = next((t for f in files if (t := guess_type(f.name))), None)
         self.type = type_combo(self, first_type or DocumentType.BILL_OF_LADING)
-        self.mode = mode_combo(self, mode or DocumentMode.TL)
+        self.mode = mode_combo(self, mode)
+        self.mode.setPlaceholderText(CHOOSE_MODE)
         self.identifiers = IdentifierTable(
             IDENTIFIER_TYPES, self, default_type="BILL_OF_LADING", label=identifier_type_text
         )
@@ -384,15 +388,17 @@ class UploadDialog(FormDialog):
         self.mode_source.setVisible(False)
 
     def _follow_shipment(self) -> None:
-        """The mode of the shipment the identifiers name, until the user picks one."""
-        if self.mode_chosen or self.shipment_of is None:
+        """The mode of the shipment the identifiers name, until the user picks one; none
+        while they name no listed shipment (the user chooses it)."""
+        if self.mode_chosen:
             return
-        found = self.shipment_of(self.identifiers.identifiers())
+        found = self.shipment_of(self.identifiers.identifiers()) if self.shipment_of else None
         self.mode_source.setVisible(found is not None)
         if found is None:
+            self.mode.setCurrentIndex(-1)
             return
         name, mode = found
-        self.mode.setCurrentIndex(max(0, self.mode.findData(mode.value)))
+        self.mode.setCurrentIndex(self.mode.findData(mode.value))
         self.mode_source.setText(f"The mode of shipment {name}")
 
     def _type_for_all(self, _index: int) -> None:
@@ -410,6 +416,8 @@ class UploadDialog(FormDialog):
         if self.role is TenantRole.CARRIER and shipper:
             identifiers.append({"type": SHIPPER_TENANT_UUID, "value": shipper})
         problems: dict[str, str] = {}
+        if self.mode.currentIndex() < 0:
+            problems["mode"] = CHOOSE_MODE
         uploads: list[tuple[Path, DocumentCreate]] = []
         paths = self.paths()
         if not paths:
