@@ -19,7 +19,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.server.test_tracking_support import SEARCH
+from tests.server.test_tracking_support import SEARCH, air_body, create, route
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import close_session
 from tests.ui.plain_words import leaks
@@ -152,3 +152,46 @@ async def test_the_new_shipment_form_offers_words_and_sends_codes(
     stored = tenant.http.get(f"/api/v4/shipments/{found[0]['id']}/tracking").json()
     assert stored["identifiers"] == [{"type": "PURCHASE_ORDER", "value": order}]
     assert [s["type"] for s in stored["routeInfo"]["stops"]] == ["PICKUP", "DELIVERY"]
+
+
+async def test_a_related_shipment_is_named_as_the_list_names_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
+) -> None:
+    """The Related tab showed a related shipment as its uuid (walkfix1, session 18)."""
+    session, tenant = connected
+    pro = f"PRO{uuid.uuid4().hex[:8].upper()}"
+    parent = create(
+        tenant,
+        {
+            "identifiers": [{"type": "PRO", "value": pro}],
+            "plan": {"expectedTransportationModes": ["LTL"]},
+            "routeInfo": route("Dallas", "Austin"),
+        },
+    )
+    child = create(
+        tenant,
+        air_body(
+            f"020-{uuid.uuid4().int % 10**7:07d}1"[:12],
+            relatedShipments=[{"id": parent["id"], "relationType": "PARENT"}],
+        ),
+    )
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.rowCount() == 2, DATA_SECONDS)
+    _click_row(qtbot, pane, child["id"])
+    await wait_until(lambda: _showing(pane, child["id"]), DATA_SECONDS)
+    detail = pane.detail
+    _click_tab(qtbot, detail, "Related")
+    related = detail.related
+    assert related.rowCount() == 1
+    name, relation = (related.item(0, c) for c in (0, 1))
+    assert name is not None and relation is not None
+    assert name.text() == f"{pro} · LTL · Dallas terminal → Austin terminal"
+    assert relation.text() == "Parent"
+    assert parent["id"] in name.toolTip()
+    assert leaks(related) == []
+    # A double-click opens it, by its id.
+    cell = related.visualItemRect(name).center()
+    qtbot.mouseClick(related.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+    qtbot.mouseDClick(related.viewport(), Qt.MouseButton.LeftButton, pos=cell)
+    await wait_until(lambda: _showing(pane, parent["id"]), DATA_SECONDS)

@@ -26,7 +26,8 @@ from freightdesk.models.tracking import ExceptionStatus, TrackingHistory
 from freightdesk.service.clock import user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
-from freightdesk.ui.formatting import free_code_text, money_text, state_text
+from freightdesk.ui.dialogs.shipment_choice import shipment_text
+from freightdesk.ui.formatting import code_text, free_code_text, money_text, state_text
 from freightdesk.ui.panes.shipments.detail_actions import DetailActions, HeaderMessage, explain
 from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
 from freightdesk.ui.panes.shipments.detail_route import STOP_WIDTH, DetailRoute
@@ -62,6 +63,9 @@ UNCHOSEN_WORDS = {
     "attributes": "attributes",
     "recipients": "partners it is shared with",
 }
+
+# A related shipment the list does not have (another tenant's, or one not tracked any more).
+NOT_LISTED = "A shipment the list does not show"
 
 # From this height (the detail beside the list, on a tall screen) the subtitle has two lines, so
 # a long route reads whole; lower (below the list) one line leaves the tabs their room.
@@ -366,14 +370,27 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
                 for c in history.costs
             ],
         )
-        fill(
-            self.related,
-            [
-                [str(r.id), r.relation_type.value.title() if r.relation_type else ""]
-                for r in shipment.related_shipments
-            ],
-        )
+        self._render_related(history)
         self.raw.setPlainText(json.dumps(history.wire(), indent=2, sort_keys=True))
+
+    def _render_related(self, history: TrackingHistory) -> None:
+        """Each related shipment named as the Shipments list names it ("PRO1234 · LTL ·
+        Chicago DC → Dallas DC"), its id kept for opening it and in its tooltip only (the tab
+        showed the uuid alone)."""
+        shipments = self.session.shipments
+        listed = shipments.coordinator.data if shipments is not None else None
+        related = history.shipment.related_shipments
+        rows = []
+        for shipment in related:
+            row = listed.summaries.get(str(shipment.id)) if listed is not None else None
+            relation = code_text(shipment.relation_type) if shipment.relation_type else ""
+            rows.append([shipment_text(row) if row else NOT_LISTED, relation])
+        fill(self.related, rows)
+        for index, shipment in enumerate(related):
+            item = self.related.item(index, 0)
+            if item is not None:
+                item.setData(Qt.ItemDataRole.UserRole, str(shipment.id))
+                item.setToolTip(f"Shipment id {shipment.id} (double-click opens it)")
 
     # --- actions -----------------------------------------------------------------------------
 
@@ -417,6 +434,10 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
     def shipment_list_changed(self, change: ShipmentsChange) -> None:
         if self.shipment_id and self.shipment_id in change.changed and self._detail is not None:
             self._detail.coordinator.poke()
+        if self.history is not None and any(
+            str(r.id) in change.changed for r in self.history.shipment.related_shipments
+        ):
+            self._render_related(self.history)  # a related shipment's name as listed now
 
     def _stop_following(self) -> None:
         # Dropping the last listener cancels the coordinator's polling task.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import SignalInstance
+from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QPushButton, QSizePolicy, QTableWidget, QWidget
 
@@ -111,4 +111,4 @@ class DetailActions(QWidget):
     def _open_related(self, row: int, _column: int) -> None:
         item = self.related.item(row, 0)
         if item is not None:
-            self.shipmentRequested.emit(item.text())
+            self.shipmentRequested.emit(str(item.data(Qt.ItemDataRole.UserRole)))
