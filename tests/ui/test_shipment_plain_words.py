@@ -112,10 +112,8 @@ def _combo_in(table: QTableWidget, row: int, column: int) -> QComboBox:
     return combo
 
 
-async def test_the_new_shipment_form_offers_words_and_sends_codes(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
-) -> None:
-    session, tenant = connected
+async def _new_form(qtbot: QtBot, session: AppSession, window: QWidget) -> ShipmentFormDialog:
+    """The New shipment form, opened by its button."""
     pane = _pane(window)
     await session.connect()
     await wait_until(lambda: pane.is_attached() and pane._detail is not None, seconds=30)
@@ -123,6 +121,38 @@ async def test_the_new_shipment_form_offers_words_and_sends_codes(
     await wait_until(lambda: len(visible_dialogs(ShipmentFormDialog)) == 1, seconds=30)
     (form,) = visible_dialogs(ShipmentFormDialog)
     assert isinstance(form, ShipmentFormDialog)
+    return form
+
+
+async def test_an_identifier_the_mode_does_not_take_is_said_in_words(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
+) -> None:
+    """The form said "BILL_OF_LADING is not an identifier of a AIR shipment"."""
+    session, _tenant = connected
+    form = await _new_form(qtbot, session, window)
+    assert _combo_in(form.identifiers, 0, 0).currentText() == "Bill of lading"
+    value = form.identifiers.item(0, 1)
+    assert value is not None
+    value.setText("BOL-1")
+    # The user changes the mode to Air by its first letter: the row keeps its bill of lading.
+    form.mode.setFocus()
+    qtbot.keyClicks(form.mode, "A")
+    assert form.mode.currentText() == "Air"
+    assert _combo_in(form.identifiers, 0, 0).currentText() == "Bill of lading"
+    save = form.buttons.button(QDialogButtonBox.StandardButton.Save)
+    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    said = form.errors.message_for("identifiers")
+    assert said == "Row 1: Bill of lading is not an identifier of an air shipment"
+    assert form.isVisible() and leaks(form) == []
+    form.mark_clean()
+    form.close()
+
+
+async def test_the_new_shipment_form_offers_words_and_sends_codes(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
+) -> None:
+    session, tenant = connected
+    form = await _new_form(qtbot, session, window)
     kind = _combo_in(form.identifiers, 0, 0)
     assert [kind.itemText(i) for i in range(kind.count())] == [
         "Bill of lading",

@@ -6,6 +6,7 @@ types the chosen mode accepts and check them before sending).
 
 from __future__ import annotations
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.common import TransportationMode
 
 Mode = TransportationMode
@@ -66,17 +67,28 @@ QUALIFIERS = frozenset(
 
 
 def problems_for(mode: Mode, types: list[str]) -> dict[int, str]:
-    """Messages by identifier index for a shipment of `mode` (empty when all is well)."""
+    """Messages by identifier index for a shipment of `mode` (empty when all is well), in the
+    words the form offers the types in ("Bill of lading is not an identifier of an air
+    shipment"; it said BILL_OF_LADING and AIR)."""
     accepted = ACCEPTED_BY_MODE.get(mode, ACCEPTED_TYPES)
     problems: dict[int, str] = {}
     for index, kind in enumerate(types):
         if kind not in accepted:
-            problems[index] = f"{kind} is not an identifier of a {mode.value} shipment"
+            problems[index] = f"{code_text(kind)} is not an identifier of {_a_shipment(mode)}"
     if "HOUSE_AIR_WAYBILL" in types and "CARRIER_SCAC" not in types:
         problems.setdefault(
             types.index("HOUSE_AIR_WAYBILL"),
-            "a HOUSE_AIR_WAYBILL needs a CARRIER_SCAC identifier of the airline as well",
+            f"a {code_text('HOUSE_AIR_WAYBILL').lower()} needs a {code_text('CARRIER_SCAC')}"
+            " identifier of the airline as well",
         )
     if types and all(t in QUALIFIERS for t in types):
         problems.setdefault(0, "add an identifier that names the shipment itself")
     return problems
+
+
+def _a_shipment(mode: Mode) -> str:
+    """ "an ocean shipment", "a TL shipment", "an LTL shipment": letters are said as letters."""
+    said = [word if word.isupper() else word.lower() for word in code_text(mode.value).split()]
+    first = said[0]
+    article = "an" if first[0] in ("AEFHILMNORSX" if first.isupper() else "aeiou") else "a"
+    return " ".join([article, *said, "shipment"])

@@ -6,6 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+# Codes in words: one table, in models, whose own messages say them too.
+from freightdesk.models.code_words import code_text as code_text
+from freightdesk.models.code_words import words as words
 from freightdesk.models.enums import ShipmentStateType
 
 if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/developing.md)
@@ -57,51 +60,6 @@ def countdown_text(moment: datetime | None, now: datetime | None = None) -> str:
     if left <= 0:
         return f"expired {duration_text(-left)} ago"
     return f"in {duration_text(left)}"
-
-
-def words(code: str | None) -> str:
-    """COST_NOT_AGREED -> "Cost not agreed"; short codes such as API or TL stay as they are."""
-    if not code:
-        return ""
-    if "_" not in code and len(code) <= 3:
-        return code
-    return code.replace("_", " ").capitalize()
-
-
-# Codes whose plain word is not `words`' reading: OLPN is said as it is, not "Olpn"; BOX
-# and BAG are words, not abbreviations such as TL; a unit is its name, not its code (LB).
-_CODE_TEXT = {
-    "BAG": "Bag",
-    "BOX": "Box",
-    "PLT": "Pallet",
-    "OLPN": "OLPN",
-    "SCAC": "SCAC",
-    "CARRIER_SCAC": "Carrier SCAC",
-    "FFW_SCAC": "Forwarder SCAC",
-    "GTIN": "GTIN",
-    "LB": "Pounds",
-    "KG": "Kilograms",
-    "IN": "Inches",
-    "CM": "Centimeters",
-    "FT": "Feet",
-    "M": "Meters",
-    "MI": "Miles",
-    "KM": "Kilometers",
-    "CAPACITY_PROVIDER_ACCOUNT_GROUP": "Account group",
-}
-
-
-# Said as letters within a longer code: "Carrier SCAC", "Container ID", not "Carrier scac".
-_LETTERS = frozenset({"SCAC", "FFW", "PRO", "ID", "OLPN", "SKU", "GTIN", "LTL", "TL", "ETA"})
-
-
-def code_text(code: str | None) -> str:
-    """A code of the interface as a dispatcher reads it in a list or a choice:
-    PURCHASE_ORDER -> "Purchase order", OLPN -> "OLPN", CONTAINER_ID -> "Container ID"."""
-    if not code or code in _CODE_TEXT or "_" not in code:
-        return _CODE_TEXT.get(code or "") or words(code)
-    said = [part if part in _LETTERS else part.lower() for part in code.split("_")]
-    return " ".join([said[0][:1].upper() + said[0][1:], *said[1:]])
 
 
 def free_code_text(value: str | None) -> str:
