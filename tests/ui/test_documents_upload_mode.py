@@ -135,6 +135,7 @@ async def test_a_document_of_no_listed_shipment_has_its_mode_chosen_by_the_user(
     assert value is not None
     value.setText(bill)
     assert mode.currentData() == "OCEAN" and dialog.mode_source.isVisibleTo(dialog)
+    assert dialog.errors.message_for("mode") == ""  # answered
     value.setText("NOPE42")
     assert mode.currentIndex() == -1 and not dialog.mode_source.isVisibleTo(dialog)
     # Chosen as a user does: Alt+M to the box, the first letters of the mode.

@@ -237,7 +237,7 @@ class UploadDialog(FormDialog):
         files_error = self.errors.add_row(form, "&Files", "files", files_box)
         self.errors.register("name", self.files, files_error)
         self.errors.add_row(form, "&Type (all files)", "type", self.type)
-        self.errors.add_row(form, "&Mode", "mode", self.mode)
+        mode_error = self.errors.add_row(form, "&Mode", "mode", self.mode)
         self.mode_source = QLabel(self)
         self.mode_source.setObjectName("modeSource")
         self.mode_source.setVisible(False)
@@ -273,6 +273,10 @@ class UploadDialog(FormDialog):
         self.files.itemChanged.connect(self.mark_dirty)
         self.type.activated.connect(self._type_for_all)
         self.mode.currentIndexChanged.connect(self.mark_dirty)
+        # "Choose the mode" is answered by a mode, picked or the shipment's.
+        self.mode.currentIndexChanged.connect(
+            lambda index: mode_error.clear_message() if index >= 0 else None
+        )
         self.mode.activated.connect(self._mode_picked)
         self.identifiers.changed.connect(self.mark_dirty)
         self.identifiers.changed.connect(self._follow_shipment)
