@@ -61,3 +61,21 @@ def test_an_id_pasted_whole() -> None:
     shipment_id = str(uuid.uuid4())
     assert as_shipment_id(f" {shipment_id.upper()} ") == shipment_id
     assert as_shipment_id("not-a-uuid") is None
+
+
+def test_any_of_several_values_names_shipments_whole_in_list_order() -> None:
+    """The upload dialog's question: which listed shipments have any of these values?"""
+    index = ShipmentIndex(
+        [
+            _row(1, ("PRO", "PRO12345")),
+            _row(2, ("BILL_OF_LADING", "B-77"), ("PRO", "PRO9")),
+            _row(3, ("CONTAINER_ID", "MSCU1234567")),
+        ]
+    )
+    found = index.named_any(["mscu1234567", " pro9 ", "", "PRO1234"])
+    assert [(f.row.id, f.kind, f.value) for f in found] == [
+        ("id-2", "PRO", "PRO9"),
+        ("id-3", "CONTAINER_ID", "MSCU1234567"),
+    ]
+    assert index.named_any(["B-77", "pro9"])[0].row.id == "id-2"  # a shipment once
+    assert len(index.named_any(["B-77", "pro9"])) == 1
