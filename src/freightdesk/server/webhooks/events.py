@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -363,6 +363,45 @@ def _audiences(
         if share.tenant_id in targets and share.covers(change.created_at):
             found.append(Audience(share.tenant_id, share.hide_attributes))
     return found
+
+
+class Head(Protocol):
+    """A journal row without its payload: what decides whether anyone may receive it."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def tenant_id(self) -> int: ...
+    @property
+    def shipment_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
+def may_receive(
+    change: Head, targets: Mapping[int, list[Target]], shares: Mapping[str, list[Share]]
+) -> bool:
+    """Whether some configuration may receive this change: true of every change `FanOut.run`
+    sends, read without the payload (a sharing's recipient is in it), so that a change
+    nobody can receive is never loaded."""
+    kind = change.kind
+    if kind == ChangeKind.SHIPMENT_UNSHARED.value:
+        return False
+    covering = [
+        share.tenant_id
+        for share in shares.get(change.shipment_id, ())
+        if share.covers(change.created_at)
+    ]
+    if kind == ChangeKind.SHIPMENT_SHARED.value:
+        return any(_takes(targets.get(tenant_id, ()), None) for tenant_id in covering)
+    return any(_takes(targets.get(t, ()), kind) for t in [change.tenant_id, *covering])
+
+
+def _takes(targets: Iterable[Target], kind: str | None) -> bool:
+    """Whether one of these configurations is classic or granular of this kind."""
+    return any(t.event_type is None or t.event_type == kind for t in targets)
 
 
 def tracking_history(
