@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from freightdesk.models.common import utc_datetime
 from freightdesk.models.tracking import (
@@ -35,6 +36,8 @@ from freightdesk.server.tables.tracking import (
     ShipmentPosition,
 )
 
+# What a batch of positions sets on its shipments (`_write_summaries`).
+_SUMMARY_COLUMNS = ("last_latitude", "last_longitude", "last_position_at", "last_modified_at")
 _KMH = {
     SpeedUnit.KILOMETERS_PER_HOUR: 1.0,
     SpeedUnit.MILES_PER_HOUR: 1.609344,
@@ -93,6 +96,7 @@ def add_positions_bulk(
     now = utcnow()
     position_rows: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
+    summaries: list[tuple[Shipment, dict[str, Any]]] = []
     wanted: dict[str, tuple[Shipment, dict[datetime, PositionLike]]] = {}
     for given, key in keys.items():
         row = found.get(key or "")
@@ -114,10 +118,16 @@ def add_positions_bulk(
         added, wires = _position_records(pk, fresh, source)
         position_rows.extend(added)
         last_at, last = fresh[-1]
+        summary = {
+            "last_latitude": row.last_latitude,
+            "last_longitude": row.last_longitude,
+            "last_position_at": row.last_position_at,
+            "last_modified_at": now,
+        }
         if row.last_position_at is None or last_at >= row.last_position_at:
-            row.last_latitude, row.last_longitude = last.latitude, last.longitude
-            row.last_position_at = last_at
-        row.last_modified_at = now
+            summary["last_latitude"], summary["last_longitude"] = last.latitude, last.longitude
+            summary["last_position_at"] = last_at
+        summaries.append((row, summary))
         changes.append(
             change_entry(
                 row.tenant_id,
@@ -128,9 +138,36 @@ def add_positions_bulk(
             )
         )
     session.flush()
+    _write_summaries(session, summaries)
     _insert_positions(session, position_rows)
     journal(session, changes)
     return len(position_rows)
+
+
+_SHIPMENTS = table_of(Shipment)
+_SUMMARY_UPDATE = (
+    update(_SHIPMENTS)
+    .where(_SHIPMENTS.c.pk == bindparam("s_pk"))
+    .values({name: bindparam(f"s_{name}") for name in _SUMMARY_COLUMNS})
+)
+
+
+def _write_summaries(session: Session, summaries: list[tuple[Shipment, dict[str, Any]]]) -> None:
+    """Set the shipments' position summaries in one executemany, and on their loaded rows as
+    stored (not as changes to flush): through the ORM, a row at a time, writing them cost
+    about as much as inserting the positions (issue 18)."""
+    if not summaries:
+        return
+    session.connection().execute(
+        _SUMMARY_UPDATE,
+        [
+            {"s_pk": row.pk, **{f"s_{name}": value for name, value in summary.items()}}
+            for row, summary in summaries
+        ],
+    )
+    for row, summary in summaries:
+        for name, value in summary.items():
+            set_committed_value(row, name, value)
 
 
 _POSITION_COLUMNS = (
