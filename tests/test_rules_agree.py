@@ -1,6 +1,7 @@
 """Rules written once in `models/` and run on both sides of the wire: for the same bad input,
 the app's check before sending names the same fields with the same words as the local
-service's 400. A rule that drifts apart on one side fails here."""
+service's 400 (once both are in the form's words, `messages.plain`: a form shows either).
+A rule that drifts apart on one side fails here."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from freightdesk.models.packaging import Package
 from freightdesk.models.stop_locations import StopLocation
+from freightdesk.service.messages import plain
 from freightdesk.service.packages import as_write, check_identifier, check_package
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.schedules import SearchInput, check_search
@@ -173,7 +175,7 @@ def test_the_app_and_the_service_agree_on_a_rate_request(tenant: TenantHandle, c
     body = RATE_REQUESTS_REFUSED[case]
     checked, problems = check_rate_request(body)
     assert checked is None
-    assert problems == _refused(tenant, body, path=RATE_REQUESTS)
+    assert problems == plain(_refused(tenant, body, path=RATE_REQUESTS))
 
 
 def test_the_app_and_the_service_find_the_same_stop_locations(tenant: TenantHandle) -> None:
@@ -223,4 +225,4 @@ def test_the_app_and_the_service_agree_on_a_schedule_search(
     search = SEARCHES_REFUSED[case]
     checked, problems = check_search(search, [])
     assert checked is None
-    assert problems == _errors(tenant.http.get(ROUTES, params=_params(search)))
+    assert problems == plain(_errors(tenant.http.get(ROUTES, params=_params(search))))

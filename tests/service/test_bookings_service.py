@@ -70,7 +70,7 @@ def test_rules_are_checked_before_sending() -> None:
     }
     _, problems = check_booking(_wire(expirationDateTime=past, attributes=[{"name": "Lane"}]))
     assert problems == {
-        "expirationDateTime": "must be in the future",
+        "expirationDateTime": "Must be in the future",
         "attributes[0].values": "Enter at least one value",
     }
     # From a quote, the rate request names the shipment.
@@ -183,7 +183,7 @@ def test_a_carriers_answer_is_checked_before_sending() -> None:
         }
     )
     assert problems == {
-        "carrierRejectionNotes": "goes with Reject only",
+        "carrierRejectionNotes": "Goes with Reject only",
         "carrierProvidedIdentifiers[0].value": "Enter a value",
     }
     _, problems = check_carrier_response({"decision": "MAYBE"})

@@ -109,7 +109,9 @@ def test_the_models_rules_before_sending() -> None:
     assert set(problems) == {"timestamp"}
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
     _none, problems = check_parcel(ParcelInput(**{**parcel.__dict__, "timestamp": now}))
-    assert problems == {"location": "is required for POSITION_UPDATE"}
+    assert problems == {
+        "location": "A position update needs a latitude and longitude, or an address"
+    }
     # Every field a form shows has its rule in words.
     assert "truckload.identifiers" in TRUCKLOAD_RULES and "timestamp" in PARCEL_RULES
 

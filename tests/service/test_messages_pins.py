@@ -19,7 +19,10 @@ import pytest
 from freightdesk.api.errors import error_from_response
 from freightdesk.service.messages import _PLAIN, plain_words
 from tests.server.test_carrier_push_support import PARCEL, TRUCKLOAD, iso, now, parcel_body, unique
-from tests.server.test_rating_support import RATE_REQUESTS, set_profile, tl_request
+from tests.server.test_rail import PATH as RAIL_LEGS
+from tests.server.test_rail import leg_body
+from tests.server.test_rating_support import DALLAS, RATE_REQUESTS, set_profile, tl_request
+from tests.server.test_schedules import ROUTES
 from tests.server.test_vltl import DISPATCH, PICKUP_DAY, USER, V2, dispatch_body, quote_body
 from tests.server.test_webhooks import ALL_METHODS, CERT, KEY, MASK, OTHER_KEY
 from tests.support import TenantHandle
@@ -109,6 +112,21 @@ def _dispatch(
         return _refused(tenant.http.post(DISPATCH, json=body), source)
 
     return send
+
+
+def _unplaced(tenant: TenantHandle) -> Said:
+    """A truckload rate request whose pickup is a city the service cannot place."""
+    body = tl_request(["NBFL"])
+    lancaster = {"address": {"city": "Lancaster", "country": "US"}}
+    body["rateDetail"]["routeInfo"]["stops"] = [{"type": "PICKUP", "location": lancaster}, DALLAS]
+    source = "rateDetail.routeInfo.stops[0].location"
+    return _refused(tenant.http.post(RATE_REQUESTS, json=body), source)
+
+
+def _sailings(source: str, **window: date) -> Callable[[TenantHandle], Said]:
+    params = {"origin": "CNSHA", "destination": "NLRTM"}
+    params.update({name: day.isoformat() for name, day in window.items()})
+    return lambda t: _refused(t.http.get(ROUTES, params=params), source)
 
 
 def _nothing(_tenant: TenantHandle) -> None:
@@ -327,6 +345,33 @@ CASES: dict[str, Case] = {
             t.http.put(WEBHOOKS, json={"url": "https://hooks.example.com/in"}), "configName"
         ),
         "Fill this in",
+    ),
+    "cannot-be-placed": (
+        r"cannot be placed",
+        _unplaced,
+        "FreightDesk cannot find this place: enter a city or a postal code it knows, or the "
+        "state or province (US, Canada, Mexico)",
+    ),
+    "tracking-start-or-identifier": (
+        r"no shipment identifier",
+        lambda t: _refused(
+            t.http.post(RAIL_LEGS, json=leg_body(shipmentIdentifiers=[])), "trackingStartDateTime"
+        ),
+        "Tick Start tracking at, or enter a bill of lading or a waybill",
+    ),
+    "window-in-order": (
+        r"StartDate$",
+        _sailings(
+            "departureEndDate",
+            departureStartDate=date.today() + timedelta(days=9),
+            departureEndDate=date.today() + timedelta(days=2),
+        ),
+        "Must not be before the first departure day",
+    ),
+    "window-whole": (
+        r"is required together with",
+        _sailings("arrivalEndDate", arrivalStartDate=date.today()),
+        "Enter both days of the arrival window",
     ),
     "header-name-empty": (
         r"^'' is not a valid",

@@ -46,7 +46,9 @@ def test_the_models_rules_are_checked_before_sending() -> None:
     # Neither an identifier nor a start: the rule the service applies too, beside the start.
     _, problems = check_leg(_body())
     assert set(problems) == {"trackingStartDateTime"}
-    assert "required when no shipment identifier" in problems["trackingStartDateTime"]
+    assert problems["trackingStartDateTime"] == (
+        "Tick Start tracking at, or enter a bill of lading or a waybill"
+    )
     _, problems = check_leg(_body(trackingStartDateTime=now + timedelta(days=91)))
     assert "90 days in the future" in problems["trackingStartDateTime"]
     assert check_leg(_body(trackingStartDateTime=now - timedelta(days=89)))[1] == {}

@@ -56,10 +56,10 @@ def test_rules_are_checked_before_sending() -> None:
     body["expirationDateTime"] = (datetime.now(UTC) - timedelta(hours=1)).isoformat()
     _, problems = check_rate_request(body)
     assert problems == {
-        "rateDetail.routeInfo.stops[0].type": "the first stop must be a PICKUP",
+        "rateDetail.routeInfo.stops[0].type": "The first stop must be a PICKUP",
         "rateDetail.routeInfo.stops[1].location.address.state": "'Atlantis' is not known in US",
-        "rateDetail.pickupDate": "must not be in the past",
-        "expirationDateTime": "must be in the future",
+        "rateDetail.pickupDate": "Must not be in the past",
+        "expirationDateTime": "Must be in the future",
     }
     # The model's own checks name their paths too (a misspelt field, a bad class).
     units = [{"quantity": 2, "freightClass": "71", "weight": {"value": 500, "unit": "LB"}}]
@@ -257,8 +257,8 @@ async def test_accessorials_are_checked_as_the_service_checks_them(client: ApiCl
         assert created.rate_detail.shipping_details is not None
         assert [a.code for a in created.rate_detail.shipping_details.accessorials] == wanted
     for body, message in (
-        (_accessorials(["REFRIGERATED"]), "Temperature control needs a reefer trailer"),
-        (_accessorials(["TARP"], trailer="REEFER"), "Tarping goes with an open trailer"),
+        (_accessorials(["REFRIGERATED"]), "Temperature control needs a reefer: choose"),
+        (_accessorials(["TARP"], trailer="REEFER"), "Tarping needs an open trailer: choose"),
         (_accessorials(["LUMPER"], ltl=True), "Lumper service is a truckload service"),
         (_accessorials(["STOP_OFF"]), "'STOP_OFF' is not an accessorial we rate"),
     ):
@@ -272,7 +272,7 @@ async def test_accessorials_are_checked_as_the_service_checks_them(client: ApiCl
     details = {"min": 40, "max": 34, "unit": "FAHRENHEIT"}
     body["rateDetail"]["shippingDetails"]["accessorials"][0]["details"] = details
     assert check_rate_request(body)[1] == {
-        "rateDetail.shippingDetails.accessorials[0].details.max": "must not be below the lowest"
+        "rateDetail.shippingDetails.accessorials[0].details.max": "Must not be below the lowest"
     }
 
 
@@ -290,7 +290,7 @@ async def test_stop_contacts_and_expiry_reach_the_service(client: ApiClient) -> 
     # An expiry too far out, and more people at a stop than the service keeps: named before
     # sending, both at once (the shape's problem first).
     body["expirationDateTime"] = (datetime.now(UTC) + timedelta(days=400)).isoformat()
-    assert check_rate_request(body)[1] == {"expirationDateTime": "must be within a year from now"}
+    assert check_rate_request(body)[1] == {"expirationDateTime": "Must be within a year from now"}
     body["rateDetail"]["routeInfo"]["stops"][1]["contacts"] = [person] * 21
     assert list(check_rate_request(body)[1]) == [
         "rateDetail.routeInfo.stops[1].contacts",

@@ -70,7 +70,7 @@ def test_search_problems_by_field() -> None:
     assert "shipmentReference" not in query.wire()["identifiers"]
     too_long = START + timedelta(days=15)
     _query, problems = check_search(SlotSearchInput("dock-1", "SHP-1", 0, START, too_long))
-    assert problems == {WINDOW: "the window may span at most 14 days"}
+    assert problems == {WINDOW: "The window may span at most 14 days"}
     query, problems = check_search(
         SlotSearchInput("dock-1", "SHP-1", 2, START, START + timedelta(hours=4))
     )

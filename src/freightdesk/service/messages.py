@@ -124,7 +124,7 @@ def explain(exc: BaseException) -> str:
 def refusal(exc: BaseException) -> tuple[dict[str, str], str | None]:
     """An error as a form shows it: the problems the service names by field (each beside its
     field), else, with none named, the error in words under the form."""
-    fields = exc.field_errors() if isinstance(exc, ApiError) else {}
+    fields = plain(exc.field_errors()) if isinstance(exc, ApiError) else {}
     return fields, None if fields else explain(exc)
 
 
@@ -328,6 +328,32 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         re.compile(r"^Field required$"),
         lambda _m: "Fill this in",
     ),
+    # A stop the rating service cannot put on its map (the Rate request form's stops).
+    (
+        "location",
+        re.compile(r"^cannot be placed: give coordinates, or an address with a known city"),
+        lambda _m: (
+            "FreightDesk cannot find this place: enter a city or a postal code it knows, or "
+            "the state or province (US, Canada, Mexico)"
+        ),
+    ),
+    # Rail: the form's Tracking row, its Bills of lading and Waybills boxes.
+    (
+        "trackingStartDateTime",
+        re.compile(r"^is required when no shipment identifier \(BILL_OF_LADING or WAYBILL\)"),
+        lambda _m: "Tick Start tracking at, or enter a bill of lading or a waybill",
+    ),
+    # Sailing schedules: a window's days (departureStartDate ... arrivalEndDate).
+    (
+        "",
+        re.compile(r"^must not be before (departure|arrival)StartDate$"),
+        lambda m: f"Must not be before the first {m.group(1)} day",
+    ),
+    (
+        "",
+        re.compile(r"^is required together with (departure|arrival)(Start|End)Date$"),
+        lambda m: f"Enter both days of the {m.group(1)} window",
+    ),
     (
         "",
         re.compile(r"^'' is not a valid HTTP header name$"),
@@ -341,15 +367,165 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
 ]
 
 
+def _bound(text: str) -> str:
+    """A bound as pydantic writes it (`0.0`, `90`) as a dispatcher would (0, 90)."""
+    return text.removesuffix(".0")
+
+
+def code_words(code: str) -> str:
+    """BILL_OF_LADING -> "Bill of lading": a code of the interface as a choice reads (short
+    ones such as LTL stay as they are)."""
+    if "_" not in code and len(code) <= 3:
+        return code
+    return code.replace("_", " ").capitalize()
+
+
+def _choices(listed: str) -> str:
+    """ "'A', 'B' or 'C'" (pydantic's list of allowed values) -> "A, B or C" in words."""
+    named = [code_words(code) for code in re.findall(r"'([^']*)'", listed)]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+
+
+# pydantic's own words (`msg` of each error type a form can meet), whichever side says them:
+# the app's checks before sending, or the service's 400 (its `message` is pydantic's `msg`).
+# They say what the value is not ("Input should be ..."); a dispatcher needs what to type.
+_VALIDATOR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(r"^Input should be greater than or equal to (\S+)$"),
+        lambda m: f"Must be {_bound(m.group(1))} or more",
+    ),
+    (
+        re.compile(r"^Input should be greater than (\S+)$"),
+        lambda m: f"Must be more than {_bound(m.group(1))}",
+    ),
+    (
+        re.compile(r"^Input should be less than or equal to (\S+)$"),
+        lambda m: f"Must be {_bound(m.group(1))} or less",
+    ),
+    (
+        re.compile(r"^Input should be less than (\S+)$"),
+        lambda m: f"Must be less than {_bound(m.group(1))}",
+    ),
+    (
+        re.compile(r"^Input should be a multiple of (\S+)$"),
+        lambda m: f"Must be a multiple of {_bound(m.group(1))}",
+    ),
+    (re.compile(r"^String should have at least 1 character$"), lambda _m: "Fill this in"),
+    (
+        re.compile(r"^String should have at least (\d+) characters$"),
+        lambda m: f"Use at least {m.group(1)} characters",
+    ),
+    (
+        re.compile(r"^(String|URL) should have at most (\d+) characters?$"),
+        lambda m: f"Use at most {m.group(2)} characters",
+    ),
+    (
+        re.compile(r"^String should contain only ASCII characters$"),
+        lambda _m: "Use letters without accents, digits and punctuation only",
+    ),
+    (
+        re.compile(r"^String should match pattern "),
+        lambda _m: "Check what is typed here: it does not have the expected form",
+    ),
+    (
+        re.compile(r"^\w+ should have at least 1 item after validation"),
+        lambda _m: "Add at least one",
+    ),
+    (
+        re.compile(r"^\w+ should have at least (\d+) items after validation"),
+        lambda m: f"Add at least {m.group(1)}",
+    ),
+    (
+        re.compile(r"^\w+ should have at most (\d+) items? after validation"),
+        lambda m: f"Give at most {m.group(1)}",
+    ),
+    # literal_error and enum: the values allowed, quoted.
+    (
+        re.compile(r"^Input should be ('[^']*'(?:(?:, | or )'[^']*')*)$"),
+        lambda m: f"Choose {_choices(m.group(1))}",
+    ),
+    (
+        re.compile(r"^(Input should be a valid UUID|UUID input should be|UUID version)"),
+        lambda _m: "Choose one from the list",
+    ),
+    (
+        re.compile(r"^Input should be a valid (datetime|date or datetime|datetime or date)\b"),
+        lambda _m: "Enter a date and a time",
+    ),
+    (re.compile(r"^Input should be a valid date\b"), lambda _m: "Enter a date"),
+    (
+        re.compile(r"^Input should (be a valid time|be in a valid time format)\b"),
+        lambda _m: "Enter a time of day such as 08:30",
+    ),
+    (
+        re.compile(r"^Input should have timezone info$"),
+        lambda _m: "Give the time with its time zone",
+    ),
+    (
+        re.compile(r"^Input should be in the (past|future)$|^Date should be in the (past|future)$"),
+        lambda m: f"Must be in the {m.group(1) or m.group(2)}",
+    ),
+    (
+        re.compile(
+            r"^Input should be a valid (integer|number|decimal)\b|^Input should be a finite"
+        ),
+        lambda m: "Enter a whole number" if m.group(1) == "integer" else "Enter a number",
+    ),
+    (
+        re.compile(r"^Decimal input should have no more than (\d+) decimal places?$"),
+        lambda m: f"Use at most {m.group(1)} decimals",
+    ),
+    (re.compile(r"^Input should be a valid boolean\b"), lambda _m: "Choose yes or no"),
+    (
+        re.compile(
+            r"^(Input should be a valid URL|URL scheme should be|Input violated strict URL)"
+        ),
+        lambda _m: "Enter a web address such as https://example.com/hook",
+    ),
+    (re.compile(r"^Input should be a valid string\b"), lambda _m: "Enter text here"),
+    # Any other of pydantic's words a form should not meet: not its wording either.
+    (
+        re.compile(r"^(Input|String|Decimal|Data|URL|UUID|JSON input) should "),
+        lambda _m: "FreightDesk cannot read what is given here: check it",
+    ),
+]
+
+# Wire names and codes left in a message no rule rewords (a model's rule says
+# "must not be before departureStartDate"): said as words. Quoted text is what was typed.
+_QUOTED = re.compile(r"('[^']*'|\"[^\"]*\")")
+_WIRE_NAME = re.compile(r"\b(?:[a-z]\w*(?:\[\d+\])?\.)*([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+)\b")
+_CODE = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
+
+
+def _name_words(found: re.Match[str]) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r" \1", found.group(1)).lower()
+
+
+def sentence(message: str) -> str:
+    """`message` as a sentence of words: wire names and codes outside quotes in words, and
+    a capital letter first."""
+    parts = _QUOTED.split(message)
+    for index in range(0, len(parts), 2):  # even parts lie outside quotes
+        words = _WIRE_NAME.sub(_name_words, parts[index])
+        parts[index] = _CODE.sub(lambda m: m.group(0).replace("_", " ").lower(), words)
+    said = "".join(parts)
+    return said[:1].upper() + said[1:]
+
+
 def plain_words(path: str, message: str) -> str:
-    """`message` about the field at `path` in words a dispatcher reads, or as it is."""
+    """`message` about the field at `path` in words a dispatcher reads: the service's words
+    by the table, pydantic's by theirs, any other as a sentence."""
     for ending, pattern, words in _PLAIN:
         if ending and not (path == ending or path.endswith("." + ending)):
             continue
         found = pattern.match(message)
         if found is not None:
             return words(found)
-    return message
+    for pattern, words in _VALIDATOR:
+        found = pattern.match(message)
+        if found is not None:
+            return words(found)
+    return sentence(message)
 
 
 def plain(problems: dict[str, str]) -> dict[str, str]:

@@ -37,6 +37,7 @@ from freightdesk.service.cache import Cache
 from freightdesk.service.extension_pages import read_pages
 from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.listing import ListService, Params
+from freightdesk.service.messages import plain
 from freightdesk.service.validation import problems_of
 
 KIND = "rail_legs"
@@ -70,7 +71,7 @@ def check_leg(
         if problem is not None:
             problems["trackingStartDateTime"] = problem
     if problems:
-        return None, problems
+        return None, plain(problems)
     return body, {}
 
 

@@ -58,6 +58,7 @@ from freightdesk.models.stop_locations import StopLocation
 from freightdesk.service.cache import Cache
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.extension_pages import read_pages
+from freightdesk.service.messages import plain
 from freightdesk.service.validation import problems_of
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,7 @@ def check_rate_request(
         path = f"capacityProviderIdentifiers[{index}].value"
         if path in problems:
             problems[path] = f"{carrier.get('value')!r} is not a SCAC (2 to 4 letters)"
-    return None, problems
+    return None, plain(problems)
 
 
 def _drop(wire: Any, location: Sequence[int | str], shifted: dict[str, int]) -> bool:

@@ -40,6 +40,7 @@ from freightdesk.models.schedules import (
 from freightdesk.service.cache import Cache
 from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.listing import ListService, Params
+from freightdesk.service.messages import plain
 
 KIND = "sailing_schedules"
 PORTS_META = f"{KIND}:ports"
@@ -128,7 +129,7 @@ def check_search(
     if most is not None and not 0 <= most <= MAX_TRANSSHIPMENTS:
         problems["transshipmentsMax"] = f"must be from 0 to {MAX_TRANSSHIPMENTS}"
     if problems:
-        return None, problems
+        return None, plain(problems)
     origin, destination = codes["origin"], codes["destination"]
     assert origin is not None and destination is not None
     departure, arrival = typed.departure, typed.arrival

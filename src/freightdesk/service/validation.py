@@ -22,6 +22,7 @@ from freightdesk.models.numbers import (
     number_problem,
     read_number,
 )
+from freightdesk.service.messages import plain, plain_words
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -60,6 +61,7 @@ def _typed(error: Any) -> Any:
 
 
 def message_of(error: Any) -> str:
+    """A pydantic error in the words a form shows beside its field."""
     given = error.get("input")
     if error.get("type") in _NUMBER_ERRORS and isinstance(given, str):
         return number_problem(given) or NOT_A_NUMBER
@@ -76,7 +78,8 @@ def message_of(error: Any) -> str:
     for prefix in ("Value error, ", "Assertion failed, "):
         if text.startswith(prefix):
             text = text[len(prefix) :]
-    return text
+    # In the form's words (the one table the service's refusals go through too).
+    return plain_words(path_of(error_location(error)), text)
 
 
 def problems_of(exc: ValidationError) -> dict[str, str]:
@@ -97,8 +100,8 @@ def checked(
     except ValidationError as exc:
         for path, message in problems_of(exc).items():
             problems.setdefault(path, message)
-        return None, problems
-    return (None, problems) if problems else (body, {})
+        return None, plain(problems)
+    return (None, plain(problems)) if problems else (body, {})
 
 
 # The bound either side of zero of a point's numbers (the models' GeoCoordinates).
