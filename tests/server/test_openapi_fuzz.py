@@ -168,7 +168,7 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r"body: Input should be a valid dictionary or object to extract fields from$",
     ),
     "POST /services/appointments/v1/slots": (
-        r"appointmentWindow: (end_date_time must be after.*|the window may span at most .*)",
+        r"appointmentWindow: (must end after it starts|the window may span at most .*)",
     ),
     "POST /services/appointments/v1/sites": (
         r"openingHours(\[\d+\])?: (opens|closes) must .*",

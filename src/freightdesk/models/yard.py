@@ -35,7 +35,7 @@ class SlotWindow(StrictWireModel):
     @model_validator(mode="after")
     def _ordered(self) -> Self:
         if self.end_date_time <= self.start_date_time:
-            raise ValueError("end_date_time must be after start_date_time")
+            raise ValueError("must end after it starts")
         if self.end_date_time - self.start_date_time > timedelta(days=MAX_WINDOW_DAYS):
             raise ValueError(f"the window may span at most {MAX_WINDOW_DAYS} days")
         return self

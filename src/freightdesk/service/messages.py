@@ -386,9 +386,10 @@ def _choices(listed: str) -> str:
     return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
 
 
-# pydantic's own words (`msg` of each error type a form can meet), whichever side says them:
-# the app's checks before sending, or the service's 400 (its `message` is pydantic's `msg`).
-# They say what the value is not ("Input should be ..."); a dispatcher needs what to type.
+# pydantic's own words (`msg` of each error type a form can meet) and the models' shapes',
+# whichever side says them: the app's checks before sending, or the service's 400 (its
+# `message` is pydantic's `msg`). They say what the value is not ("Input should be ...");
+# a dispatcher needs what to type. Pinned by tests/service/test_form_words.py.
 _VALIDATOR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (
         re.compile(r"^Input should be greater than or equal to (\S+)$"),
@@ -449,10 +450,15 @@ _VALIDATOR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda _m: "Choose one from the list",
     ),
     (
-        re.compile(r"^Input should be a valid (datetime|date or datetime|datetime or date)\b"),
+        re.compile(r"^Input should be a valid datetime\b"),
         lambda _m: "Enter a date and a time",
     ),
     (re.compile(r"^Input should be a valid date\b"), lambda _m: "Enter a date"),
+    # The push models' time stamps (models/push.py): a time field left empty.
+    (
+        re.compile(r"^must be (formatted yyyy-MM-dd'T'HH:mm:ssZ|an ISO 8601 date-time)"),
+        lambda _m: "Enter a date and a time",
+    ),
     (
         re.compile(r"^Input should (be a valid time|be in a valid time format)\b"),
         lambda _m: "Enter a time of day such as 08:30",
