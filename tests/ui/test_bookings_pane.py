@@ -176,7 +176,7 @@ async def test_edit_cancel_and_the_carriers_answer_announced(
     form.save()
     assert form.tabs.currentIndex() == 0
     assert "SCAC (2 to 4 letters)" in form.errors.message_for("capacityProviderIdentifier.value")
-    assert form.errors.message_for("expirationDateTime") == "must be in the future"
+    assert form.errors.message_for("expirationDateTime") == "Must be in the future"
     assert "valid number" in form.errors.message_for("totalRate")
     type_text(form.scac, "ZZRV")
     form.expires.setChecked(False)
@@ -219,7 +219,7 @@ async def test_a_failing_service_keeps_the_form(
     pane = await shown_pane(qtbot, session, _bookings_pane)
     form = await new_form(pane, BookingFormDialog, "No bookings yet")
     form.save()  # a booking without a quote needs the shipment and carrier
-    assert "required unless the booking is made from a quote" in form.errors.message_for(
+    assert "Required unless the booking is made from a quote" in form.errors.message_for(
         "shipmentId"
     )
     type_text(form.scac, "zzhd")
@@ -241,7 +241,7 @@ async def test_a_failing_service_keeps_the_form(
     form.notes.setPlainText("too late")
     form.save()
     await wait_until(lambda: form.general_error.isVisible())
-    assert "only PROCESSING or UNDER_REVIEW bookings can be updated" in form.general_error.text()
+    assert "only PROCESSING or under review bookings can be updated" in form.general_error.text()
     assert proxy.count("PUT", f"{BOOKINGS}/{booking.id}") == 1
     form.mark_clean()
     form.reject()

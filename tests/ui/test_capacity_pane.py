@@ -143,7 +143,7 @@ async def test_refused_inputs_are_shown_beside_their_field(
     assert pane.errors.message_for("minimumPickupScheduleReliability") == NOT_A_NUMBER
     message = pane.errors.message_for("carrierIdentifier")
     assert message == "'A1' is not a SCAC (2 to 4 letters)", message
-    assert "name at least one of city" in pane.errors.message_for("origin")
+    assert "Name at least one of city" in pane.errors.message_for("origin")
     assert not pane.run.running and len(_scacs(pane)) == 2  # nothing was sent
     assert pane.minimums["minimumTrackingPercentage"].text() == "150"
     assert leaks(pane) == []  # no validator's words, as a new user read beside the carrier

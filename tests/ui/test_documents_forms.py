@@ -305,7 +305,7 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     # The form as it was sent, with the service's answer beside the shipper field.
     assert fix.names() == ["POD 77.pdf"] and fix.shipper.text() == unknown
     assert fix.identifiers.identifiers() == [("PRO", "77")]
-    assert f"no tenant has the uuid {unknown}" in fix.errors.message_for("shipperTenantUuid")
+    assert f"No tenant has the uuid {unknown}" in fix.errors.message_for("shipperTenantUuid")
     shipper = make_tenant(tenant.service)
     fix.shipper.setText(shipper.uuid)
     fix.request_uploads()

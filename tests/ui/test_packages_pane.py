@@ -80,7 +80,7 @@ async def test_create_find_edit_and_delete(
     form.save()
     assert form.tabs.currentIndex() == 0
     assert "Add at least one identifier" in form.errors.message_for("identifiers")
-    assert "Row 1, identifiers: write them as TYPE=VALUE" in form.errors.message_for("items")
+    assert "Row 1, identifiers: Write them as TYPE=VALUE" in form.errors.message_for("items")
     form.tabs.setCurrentIndex(1)
     assert form.errors.message_for("package.weight") == "Enter a valid number, such as 1500 or 2.5"
     assert "UN or NA followed by four digits" in form.errors.message_for("accessorials.HAZMAT")
@@ -242,7 +242,7 @@ async def test_delete_by_identifier_after_a_question(
     type_text(dialog.value, "  ")
     dialog.confirm()
     assert dialog.errors.message_for("identifier.value") == (
-        "is required together with identifier.type"
+        "Required together with identifier.type"
     )
     assert message_box("confirmDeleteByIdentifier") is None
     # No package has it: said beside the value, which stays as typed.

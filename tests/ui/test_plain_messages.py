@@ -156,12 +156,14 @@ async def test_the_authentication_methods_say_their_problems_in_plain_words(
 
 
 def test_plain_words_keep_what_they_do_not_know() -> None:
-    assert plain_words("name", "is required") == "is required"
+    """Words no rule knows are said as a sentence, wire names in words."""
+    assert plain_words("name", "is required") == "Required"
     assert plain_words("methodHeaders", "'X Team' is not a valid HTTP header name") == (
         "'X Team' cannot be a header name: use letters, digits and dashes"
     )
-    # The rule holds for its field only: a message about another field stays as it is.
-    assert plain_words("address.city", "state or postalCode x") == "state or postalCode x"
+    # The rule holds for its field only: a message about another field is a sentence.
+    assert plain_words("address.city", "state or postalCode x") == "State or postal code x"
+    assert plain_words("files", "scan.pdf is empty") == "scan.pdf is empty"
 
 
 def test_rows_gathered_under_their_table_are_in_plain_words_too() -> None:

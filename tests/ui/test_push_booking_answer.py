@@ -59,7 +59,7 @@ async def test_answer_a_booking_as_its_carrier(
     assert not dialog.notes.isEnabled() and not dialog.reason.isEnabled()
     qtbot.mouseClick(dialog.send_button, LEFT)
     await wait_until(lambda: bool(dialog.errors.message_for("carrierProvidedIdentifiers")), WAIT)
-    assert "BILL_OF_LADING" in dialog.errors.message_for("carrierProvidedIdentifiers")
+    assert "bill of lading" in dialog.errors.message_for("carrierProvidedIdentifiers")
     assert dialog.isVisible()
 
     # Reject, notes typed, then Accept again: the notes are set aside, not sent; they come

@@ -125,7 +125,7 @@ async def test_refused_beside_the_field_before_and_by_the_service(
     type_text(form.customer, "00000000-0000-4000-8000-000000000000")
     qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: bool(form.errors.message_for(ACCOUNT)), 30)
-    assert "only a carrier tenant" in form.errors.message_for(ACCOUNT)
+    assert "Only a carrier tenant" in form.errors.message_for(ACCOUNT)
     assert form.errors.message_for(EVENT_TIME) == ""
     assert pane.status.text() == "Not sent." and pane.history_model.rowCount() == 0
     assert form.customer.text() == "00000000-0000-4000-8000-000000000000"  # kept as typed

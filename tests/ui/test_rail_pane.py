@@ -137,10 +137,10 @@ async def test_refused_inputs_are_shown_beside_their_field(
     type_text(form.stops[1].city, "Chicago")
     _click(qtbot, pane.track_button)
     assert "ISO 6346" in pane.errors.message_for("equipmentIdentifiers")
-    assert "required when no shipment identifier" in pane.errors.message_for(
-        "trackingStartDateTime"
+    assert pane.errors.message_for("trackingStartDateTime") == (
+        "Tick Start tracking at, or enter a bill of lading or a waybill"
     )
-    assert "give both stops" in pane.errors.message_for("shipmentStops")
+    assert "Give both stops" in pane.errors.message_for("shipmentStops")
     type_text(form.equipment, "CSQU3054383")
     type_text(form.waybills, "WB-1, WB-1")
     _click(qtbot, form.stops[0].windowed)
@@ -184,7 +184,7 @@ async def test_refused_inputs_are_shown_beside_their_field(
     )
     _click(qtbot, pane.track_button)
     await wait_until(lambda: bool(pane.errors.message_for("waybills")), 30)
-    assert pane.errors.message_for("waybills") == "is not a waybill the railroad issued"
+    assert pane.errors.message_for("waybills") == "Is not a waybill the railroad issued"
     assert form.waybills.text() == "WB-1, WB-2" and form.stops[0].zone.text() == "America/Denver"
     assert pane.track_button.isEnabled() and pane.model.rowCount() == 0
 

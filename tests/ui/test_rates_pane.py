@@ -103,8 +103,8 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     assert form.errors.message_for(delivery) == "Enter a city, a postal code or a state"
     form.tabs.setCurrentIndex(1)
     units = form.errors.message_for("rateDetail.shipmentDetails[0].handlingUnits")
-    assert "Row 1, weight: is required to rate LTL" in units
-    assert "Row 1, class: is required to rate LTL" in units
+    assert "Row 1, weight: Required to rate LTL" in units
+    assert "Row 1, class: Required to rate LTL" in units
     form.tabs.setCurrentIndex(0)
     assert form.pickup.city.text() == "Chicago"  # nothing typed is lost
     # Address validation suggests the canonical form; the user takes it.
@@ -150,10 +150,10 @@ async def test_expiry_stop_contacts_and_accessorials(
     # Each rule beside its field: the expiry on the route tab, shown first.
     form.save()
     assert form.tabs.currentIndex() == 0
-    assert form.errors.message_for("expirationDateTime") == "must be in the future"
+    assert form.errors.message_for("expirationDateTime") == "Must be in the future"
     accessorials = form.errors.message_for("rateDetail.shippingDetails.accessorials")
     assert "Temperature control needs a reefer: choose Reefer as the trailer type" in accessorials
-    assert "Temperature, highest: must not be below the lowest" in accessorials
+    assert "Temperature, highest: Must not be below the lowest" in accessorials
     # The service's own messages about a contact or an accessorial find their rows too.
     form.show_problems(
         {
@@ -161,9 +161,9 @@ async def test_expiry_stop_contacts_and_accessorials(
             "rateDetail.shippingDetails.accessorials[1].code": "not on this lane",
         }
     )
-    assert form.errors.message_for("stopContacts") == "Row 2, email: is not an address"
+    assert form.errors.message_for("stopContacts") == "Row 2, email: Is not an address"
     assert form.errors.message_for("rateDetail.shippingDetails.accessorials") == (
-        "not on this lane"
+        "Not on this lane"
     )
     assert form.stop_contacts.rows() == 3  # nothing typed is lost
     form.expiration.setDateTime(QDateTime.currentDateTime().addDays(2))

@@ -144,7 +144,9 @@ async def test_refused_inputs_are_shown_beside_their_field(
     pane.departure.end.setDate(_qdate(date.today() - timedelta(days=3)))
     pane.search()
     assert "Enter a port" in pane.errors.message_for("origin")
-    assert "must not be before" in pane.errors.message_for("departureStartDate")
+    assert pane.errors.message_for("departureStartDate") == (
+        "Must not be before the first departure day"
+    )
     assert pane.origin.hasFocus() or not pane.isActiveWindow()
     pane.departure.enabled.setChecked(False)
     type_text(pane.origin, "Atlantis")

@@ -136,7 +136,7 @@ async def test_create_with_rules_beside_fields_and_address_validation(
     _type(qtbot, form.supplied_id, "WH-1")
     form.save()
     await wait_until(lambda: bool(form.errors.message_for("suppliedId")))
-    assert "already has suppliedId" in form.errors.message_for("suppliedId")
+    assert "already has supplied id" in form.errors.message_for("suppliedId")
     # Closing with unsaved changes asks first.
     form.reject()
     assert form.isVisible()

@@ -160,7 +160,7 @@ async def test_a_refusal_is_shown_beside_its_field_and_nothing_is_lost(
     form, crates, _pane = await _sent(qtbot, connected_session)
     crates.answers[-1].set_exception(_refused(name="is taken"))
     await wait_until(lambda: form.buttons.isEnabled())
-    assert form.errors.message_for("name") == "is taken"
+    assert form.errors.message_for("name") == "Is taken"
     assert form.isVisible() and form.name.text() == "Crate 1" and form.dirty
     # A failure without fields is said in the form's general error.
     form.save()

@@ -151,7 +151,7 @@ async def test_refused_inputs_are_shown_beside_their_field(
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
     state = pane.errors.message_for("address.state")
-    assert state == "State: is required for an address in US"
+    assert state == "State: Required for an address in US"
     assert not pane.run.running  # nothing was sent
     # Typed text is kept, and a number that is not one is refused beside its field.
     assert pane.form.place.edits["city"].text() == "Chicago"
@@ -165,7 +165,7 @@ async def test_refused_inputs_are_shown_beside_their_field(
     type_text(pane.form.place.edits["state"], "IL")
     type_text(pane.form.place.edits["postalCode"], "00000")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: "cannot be located" in pane.errors.message_for("address"), 30)
+    await wait_until(lambda: "Cannot be located" in pane.errors.message_for("address"), 30)
     assert pane.form.place.edits["city"].text() == "Nowhere"
     pane.shutdown()
 

@@ -454,6 +454,9 @@ _VALIDATOR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda _m: "Enter a date and a time",
     ),
     (re.compile(r"^Input should be a valid date\b"), lambda _m: "Enter a date"),
+    # The models' rules end a sentence ("is required", "is required for an address in US"):
+    # beside its field, a sentence of its own.
+    (re.compile(r"^is required\b(.*)$"), lambda m: sentence("Required" + m.group(1))),
     # The push models' time stamps (models/push.py): a time field left empty.
     (
         re.compile(r"^must be (formatted yyyy-MM-dd'T'HH:mm:ssZ|an ISO 8601 date-time)"),
@@ -500,7 +503,11 @@ _VALIDATOR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
 # "must not be before departureStartDate"): said as words. Quoted text is what was typed.
 _QUOTED = re.compile(r"('[^']*'|\"[^\"]*\")")
 _WIRE_NAME = re.compile(r"\b(?:[a-z]\w*(?:\[\d+\])?\.)*([a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+)\b")
+# A code of more than one word (UNDER_REVIEW); one of a word may be what was typed (a site or
+# group code), or an abbreviation a dispatcher knows (LTL, SCAC).
 _CODE = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")
+# A message starting with a word (not a file's name or a number) starts its sentence.
+_FIRST_WORD = re.compile(r"[a-z]+(?![\w.@/-])")
 
 
 def _name_words(found: re.Match[str]) -> str:
@@ -515,7 +522,7 @@ def sentence(message: str) -> str:
         words = _WIRE_NAME.sub(_name_words, parts[index])
         parts[index] = _CODE.sub(lambda m: m.group(0).replace("_", " ").lower(), words)
     said = "".join(parts)
-    return said[:1].upper() + said[1:]
+    return said[:1].upper() + said[1:] if _FIRST_WORD.match(said) else said
 
 
 def plain_words(path: str, message: str) -> str:
