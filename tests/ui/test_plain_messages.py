@@ -5,6 +5,7 @@ once, and numbers read by one rule in cells and fields alike."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -17,6 +18,7 @@ from freightdesk.ui.widgets.row_table import fold_rows
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
 from tests.ui.forms_keys import click, keys, ok_button, refusal
+from tests.ui.plain_words import leaks
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
@@ -73,6 +75,51 @@ async def test_rate_request_shows_every_problem_at_once_in_plain_words(
     assert (unit["quantity"], unit["weight"]["value"]) == (2, 1500.0)
     (reefer,) = sent["rateDetail"]["shippingDetails"]["accessorials"]
     assert reefer["details"]["min"] == 34.5
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_a_negative_weight_typed_is_refused_in_plain_words(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The walkthrough's -5 typed as a unit's weight: the model's bound in the form's words
+    beside the units ("Input should be greater than or equal to 0" before), nothing sent."""
+    session, tenant = connected
+    pane, form = await new_rate_request(qtbot, session)
+    await keys(qtbot, form.pickup.city, "Chicago")
+    await keys(qtbot, form.pickup.state, "IL")
+    await keys(qtbot, form.delivery.city, "Dallas")
+    await keys(qtbot, form.delivery.state, "TX")
+    form.tabs.setCurrentIndex(1)
+    await click(qtbot, form.units.add_button)
+    table = form.units.table
+
+    def type_cell(column: int, text: str) -> None:
+        index = table.model().index(0, column)
+        table.scrollTo(index)
+        qtbot.mouseClick(
+            table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center()
+        )
+        qtbot.keyClick(table, Qt.Key.Key_F2)
+        (editor,) = [
+            e
+            for e in table.viewport().findChildren(QLineEdit)
+            if e.isVisible() and not isinstance(e.parent(), QComboBox)
+        ]
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+
+    for column, text in ((QTY, "2"), (WEIGHT, "-5")):
+        await _from_loop(lambda column=column, text=text: type_cell(column, text))
+        await wait_until(lambda column=column, text=text: form.units.text(0, column) == text)
+    await click(qtbot, ok_button(form.buttons))
+    await wait_until(lambda: bool(form.errors.message_for(UNITS)))
+    said = form.errors.message_for(UNITS)
+    assert said == "Row 1, weight: Must be 0 or more", said
+    assert form.isVisible() and form.tabs.currentIndex() == 1
+    assert leaks(form) == []
+    assert tenant.http.get(RATE_REQUESTS).json()["results"] == []  # nothing sent
+    form.reject()
     pane.shutdown()
     await settle(session)
 
