@@ -163,8 +163,8 @@ def test_a_forms_check_speaks_the_forms_words(form: str) -> None:
 def test_the_walkthroughs_messages() -> None:
     """The words the new-user walkthrough met beside these fields, now."""
     weight = "rateDetail.shipmentDetails[0].handlingUnits[0].weight.value"
-    assert _rates()[weight] == "Must be 0 or more"
-    assert _push()["truckload.readings.position.latitude"] == "Must be 90 or less"
+    assert _rates()[weight] == "Enter 0 or more"
+    assert _push()["truckload.readings.position.latitude"] == "Enter 90 or less"
     rail = _rail()
     assert rail["equipmentIdentifiers[0].value"] == "Fill this in"
     assert rail["trackingStartDateTime"] == (
@@ -209,10 +209,10 @@ def test_pydantics_words_by_type() -> None:
         Form.model_validate(given)
     said = problems_of(refused.value)
     assert said == {
-        "count": "Must be 1 or more",
-        "latitude": "Must be 90 or less",
-        "above": "Must be more than 0",
-        "below": "Must be less than 10",
+        "count": "Enter 1 or more",
+        "latitude": "Enter 90 or less",
+        "above": "Enter more than 0",
+        "below": "Enter less than 10",
         "name": "Fill this in",
         "rows": "Add at least one",
         "kind": "Choose Bill of lading or Waybill",

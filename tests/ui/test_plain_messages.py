@@ -115,7 +115,7 @@ async def test_a_negative_weight_typed_is_refused_in_plain_words(
     await click(qtbot, ok_button(form.buttons))
     await wait_until(lambda: bool(form.errors.message_for(UNITS)))
     said = form.errors.message_for(UNITS)
-    assert said == "Row 1, weight: Must be 0 or more", said
+    assert said == "Row 1, weight: Enter 0 or more", said
     assert form.isVisible() and form.tabs.currentIndex() == 1
     assert leaks(form) == []
     assert tenant.http.get(RATE_REQUESTS).json()["results"] == []  # nothing sent

@@ -393,23 +393,23 @@ def _choices(listed: str) -> str:
 _VALIDATOR: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (
         re.compile(r"^Input should be greater than or equal to (\S+)$"),
-        lambda m: f"Must be {_bound(m.group(1))} or more",
+        lambda m: f"Enter {_bound(m.group(1))} or more",
     ),
     (
         re.compile(r"^Input should be greater than (\S+)$"),
-        lambda m: f"Must be more than {_bound(m.group(1))}",
+        lambda m: f"Enter more than {_bound(m.group(1))}",
     ),
     (
         re.compile(r"^Input should be less than or equal to (\S+)$"),
-        lambda m: f"Must be {_bound(m.group(1))} or less",
+        lambda m: f"Enter {_bound(m.group(1))} or less",
     ),
     (
         re.compile(r"^Input should be less than (\S+)$"),
-        lambda m: f"Must be less than {_bound(m.group(1))}",
+        lambda m: f"Enter less than {_bound(m.group(1))}",
     ),
     (
         re.compile(r"^Input should be a multiple of (\S+)$"),
-        lambda m: f"Must be a multiple of {_bound(m.group(1))}",
+        lambda m: f"Enter a multiple of {_bound(m.group(1))}",
     ),
     (re.compile(r"^String should have at least 1 character$"), lambda _m: "Fill this in"),
     (

@@ -415,12 +415,12 @@ class CapacityPane(ListExport, QWidget):
             # The search's strict model says only that a minimum is text; the one number
             # rule says why it is not a number, in the words of the other forms.
             # A number out of range, and a carrier that is no SCAC, in the same words too
-            # (the model's are "Must be 100 or less" and pydantic's pattern's, in words).
+            # (the model's are "Enter 100 or less" and pydantic's pattern's, in words).
             for name, edit in self.minimums.items():
                 why = number_problem(edit.text())
                 if why is not None:
                     problems[name] = why
-                elif problems.get(name, "").startswith("Must be "):
+                elif problems.get(name, "").endswith((" or less", " or more")):
                     problems[name] = "Enter a percentage from 0 to 100"
             for name in [n for n in problems if n.startswith("carrierIdentifier")]:
                 problems[name] = f"'{self.carrier.text().strip()}' is not a SCAC (2 to 4 letters)"
