@@ -15,14 +15,16 @@ from PySide6.QtGui import (
     QPainter,
     QPdfWriter,
 )
-from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
+from freightdesk.models.documents import SHIPPER_TENANT_UUID
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.session import AppSession
 from freightdesk.service.uploads import UploadQueue, UploadState
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.documents.edit import DocumentEditDialog
+from freightdesk.ui.panes.documents.labels import identifier_type_text
 from freightdesk.ui.panes.documents.pane import DocumentsPane
 from freightdesk.ui.panes.documents.upload import UploadDialog
 from freightdesk.ui.panes.setup import install_panes
@@ -286,6 +288,13 @@ async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
     assert settings.value("documents/role") == "CARRIER"
     dialog = pane.upload_files([make_png(tmp_path / "x.png")], [("PRO", "1")])
     assert dialog is not None and dialog.shipper.isVisibleTo(dialog)
+    # Said in a dispatcher's words, as the Sharing tab says them, not the service's "tenant".
+    captions = {label.buddy(): label.text() for label in dialog.findChildren(QLabel)}
+    assert captions[dialog.shipper] == "&Shipper's company id"
+    said = [label.text() for label in dialog.findChildren(QLabel) if label.isVisibleTo(dialog)]
+    assert not [text for text in said if "tenant" in text.lower()], said
+    assert "tenant" not in pane.role.toolTip()
+    assert identifier_type_text(SHIPPER_TENANT_UUID) == "Shipper's company id"
     choose_mode(qtbot, dialog)
     dialog.request_uploads()
     assert "shipper tenant" in dialog.errors.message_for("shipperTenantUuid")

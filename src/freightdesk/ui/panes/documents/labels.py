@@ -51,7 +51,7 @@ SHORT_TYPES = {
     "BOOKING_NUMBER": "Booking",
     "CARRIER_SCAC": "Carrier SCAC",
     "FFW_SCAC": "Forwarder SCAC",
-    SHIPPER_TENANT_UUID: "Shipper tenant",
+    SHIPPER_TENANT_UUID: "Shipper's company id",
 }
 
 

@@ -131,8 +131,8 @@ class DocumentsPane(ListExport, QWidget):
         self.role.addItem("Shipper", TenantRole.SHIPPER.value)
         self.role.addItem("Carrier", TenantRole.CARRIER.value)
         self.role.setToolTip(
-            "Your role toward the service: as a carrier, every document names the shipper "
-            "tenant it is for."
+            "Your role toward the service: as a carrier, every document names the company "
+            "id of the shipper it is for."
         )
         stored_role = str(settings.value(ROLE_SETTING, TenantRole.SHIPPER.value))
         self.role.setCurrentIndex(max(0, self.role.findData(stored_role)))

@@ -245,11 +245,11 @@ class UploadDialog(FormDialog):
         self.errors.add_row(form, "&Identifiers", "identifiers", self.identifiers)
         if role is TenantRole.CARRIER:
             error = self.errors.add_row(
-                form, "&Shipper tenant (uuid)", "shipperTenantUuid", self.shipper
+                form, "&Shipper's company id", "shipperTenantUuid", self.shipper
             )
             self.errors.register("document.identifiers", self.shipper, error)
             hint = QLabel(
-                "You upload as a carrier: the document is shared with this shipper tenant.",
+                "You upload as a carrier: the document is shared with this shipper's company.",
                 self,
             )
             hint.setWordWrap(True)
