@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
+from freightdesk import lifetime
+from freightdesk.service import first_run
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
 from tests.support import port_taken, wait_until
 
@@ -208,3 +211,41 @@ async def test_the_service_asks_for_its_last_port_again_unless_it_is_taken(
         moved = await start_and_stop()
     assert moved != first
     assert await start_and_stop() == moved  # the port it had last, kept in turn
+
+
+async def test_the_last_port_is_asked_for_once_another_windows_ending_service_lets_it_go(
+    tmp_path: Path,
+) -> None:
+    """Another window's service still listens on the port but no longer answers (it is
+    shutting down): this window waits for it to end, then starts its own on that port, not
+    on a random one that would replace the port kept for the next start."""
+    data = tmp_path / "data"
+    data.mkdir()
+    ending = socket.socket()
+    ending.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ending.bind(("127.0.0.1", 0))
+    ending.listen(1)  # accepts no connection: answers nothing
+    port = ending.getsockname()[1]
+    first_run.remember_port(data, port)
+    lock = lifetime.ServiceLock.take(data)  # that service's, as `serve` holds it
+    lock.announce(f"http://127.0.0.1:{port}")
+
+    def end() -> None:
+        ending.close()  # the port let go before the directory, as a service ends
+        lock.release()
+
+    service = LocalService(data, demo=False, simulate=False)
+    try:
+        starting = asyncio.get_running_loop().create_task(service.start())
+        # Its question to the ending service is asked and left unanswered.
+        await wait_until(lambda: service.state is ServiceState.STARTING)
+        await asyncio.sleep(0.5)
+        assert not starting.done()
+        end()
+        url = await starting
+        assert url == f"http://127.0.0.1:{port}" and service.attached_to is None
+        assert first_run.port_to_ask(data) == 0  # its own service listens there now
+    finally:
+        end()
+        await service.stop()
+    assert (data / first_run.PORT_FILE).read_text(encoding="utf-8").strip() == str(port)

@@ -99,7 +99,9 @@ class LocalService:
         self._rotate_client = rotate_client
         self.restarts = 0
         self._process: asyncio.subprocess.Process | _Adopted | None = None
-        self._port = 0
+        # The port asked for: None until worked out as the service is started or adopted
+        # (`first_run.port_to_ask`); 0 for any free one.
+        self._port: int | None = None
         self._stopping = False
         self._supervisor: asyncio.Task[None] | None = None
         self._readers: list[asyncio.Task[None]] = []
@@ -126,7 +128,7 @@ class LocalService:
         rotate = [] if rotate_client is None else ["--rotate-client", rotate_client]
         return first_run.service_command(
             self.data_dir,
-            port=self._port,
+            port=self._port or 0,
             demo=self.demo,
             simulate=self.simulate,
             extra_args=[*self.extra_args, *rotate],
@@ -138,8 +140,6 @@ class LocalService:
         """Start the service and wait until it answers; returns its URL."""
         self._stopping = False
         self._set_state(ServiceState.STARTING, "Starting the local service")
-        if self._port == 0:
-            self._port = first_run.port_to_ask(self.data_dir)
         url = await self._launch()
         self._supervisor = asyncio.get_running_loop().create_task(
             self._supervise(), name="local-service-supervisor"
@@ -165,6 +165,10 @@ class LocalService:
             self._process = adopted
         else:
             self._process = None  # the last one's end is not this launch's
+            if self._port is None:
+                # Asked now, not before `_attach`: another window's service that was still
+                # listening there while it ended has let the port go.
+                self._port = first_run.port_to_ask(self.data_dir)
             try:
                 self._process = await self._spawn(rotate)
             except OSError as exc:  # no such program, not executable, no more processes
@@ -224,6 +228,8 @@ class LocalService:
         begun = first_run.take(self.data_dir)
         if begun is None:
             return None
+        if self._port is None:
+            self._port = begun.port  # the one this launch would ask for (`port_to_ask`)
         if begun.command != self.command():
             log.info("the local service begun at the start is not the one wanted: stopping it")
             await asyncio.to_thread(begun.stop)
