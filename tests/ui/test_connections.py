@@ -104,17 +104,60 @@ def test_remove_asks_first(qtbot: QtBot, profiles: ProfileStore) -> None:
     assert [p.id for p in profiles.profiles] == [LOCAL_PROFILE_ID]
 
 
+def _question() -> QMessageBox | None:
+    box = QApplication.activeModalWidget()
+    if isinstance(box, QMessageBox) and box.objectName() == "unsavedChanges":
+        return box
+    return None
+
+
+def _close(qtbot: QtBot, dialog: ConnectionsDialog) -> QMessageBox:
+    """Esc in the dialog: the question it asks before its changes are lost."""
+    qtbot.keyClick(dialog.name, Qt.Key.Key_Escape)
+    box = _question()
+    assert box is not None
+    return box
+
+
 def test_closing_with_unsaved_changes_asks(qtbot: QtBot, profiles: ProfileStore) -> None:
+    """The forms' one question (`ask_discard`): Save, Discard or Keep editing; Esc keeps
+    editing, as in every form (this dialog asked Save / Discard / Cancel of its own)."""
     dialog = _dialog(qtbot, profiles)
+    qtbot.waitExposed(dialog)
     _fill(dialog, "Half typed", "https://x.test", "", "")
-    dialog.reject()
-    box = QApplication.activeModalWidget()
-    assert isinstance(box, QMessageBox) and box.objectName() == "unsavedChanges"
-    box.button(QMessageBox.StandardButton.Cancel).click()
-    assert dialog.isVisible()
-    assert dialog.name.text() == "Half typed"
-    dialog.reject()
-    box = QApplication.activeModalWidget()
-    assert isinstance(box, QMessageBox)
-    box.button(QMessageBox.StandardButton.Discard).click()
-    assert not dialog.isVisible()
+    box = _close(qtbot, dialog)
+    assert sorted(b.text().replace("&", "") for b in box.buttons()) == [
+        "Discard",
+        "Keep editing",
+        "Save",
+    ]
+    assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
+    qtbot.keyClick(box, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: _question() is None)
+    assert dialog.isVisible() and dialog.name.text() == "Half typed"
+
+    # Save, with no client id: refused, the problem beside its field, the dialog kept.
+    box = _close(qtbot, dialog)
+    qtbot.keyClick(box, Qt.Key.Key_S)
+    qtbot.waitUntil(lambda: _question() is None)
+    assert dialog.isVisible() and dialog.errors.message_for("client_id")
+    assert [p.name for p in profiles.profiles] == ["Local sandbox"]
+
+    # Save once it is whole: saved, and the dialog closes.
+    for edit, text in ((dialog.client_id, "abc"), (dialog.secret, "s")):
+        edit.setFocus()
+        qtbot.keyClicks(edit, text)
+    box = _close(qtbot, dialog)
+    qtbot.keyClick(box, Qt.Key.Key_S)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    assert [p.name for p in profiles.profiles] == ["Local sandbox", "Half typed"]
+
+
+def test_discarding_the_changes_closes_without_saving(qtbot: QtBot, profiles: ProfileStore) -> None:
+    dialog = _dialog(qtbot, profiles)
+    qtbot.waitExposed(dialog)
+    _fill(dialog, "Half typed", "https://x.test", "", "")
+    box = _close(qtbot, dialog)
+    qtbot.keyClick(box, Qt.Key.Key_D)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    assert [p.name for p in profiles.profiles] == ["Local sandbox"]

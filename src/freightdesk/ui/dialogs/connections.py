@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
@@ -34,6 +35,7 @@ from freightdesk.service.profiles import (
 )
 from freightdesk.service.session import probe
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.form_dialog import ask_discard
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 
 NEW_ID = ""
@@ -308,32 +310,23 @@ class ConnectionsDialog(QDialog):
             owner=self,
         )
 
-    def _ask_about_changes(self, then: object) -> None:
+    def _ask_about_changes(self, then: Callable[[], None]) -> None:
         if self._pending_question is not None:
             return
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Unsaved changes",
-            "This connection has unsaved changes.",
-            QMessageBox.StandardButton.Save
-            | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-            self,
+
+        def go_on() -> None:
+            self._pending_question = None
+            self._dirty = False
+            then()
+
+        box = ask_discard(
+            self, "Discard your changes to this connection?", go_on, on_save=self.save
         )
-        box.setObjectName("unsavedChanges")
+        box.finished.connect(self._question_answered)
         self._pending_question = box
 
-        def answered(result: int) -> None:
-            self._pending_question = None
-            if result == QMessageBox.StandardButton.Save and not self.save():
-                return
-            if result in (QMessageBox.StandardButton.Save, QMessageBox.StandardButton.Discard):
-                self._dirty = False
-                if callable(then):
-                    then()
-
-        box.finished.connect(answered)
-        box.open()
+    def _question_answered(self) -> None:
+        self._pending_question = None
 
     def reject(self) -> None:
         if self._dirty:

@@ -32,6 +32,22 @@ def ask(
     `answers` names the two buttons by what they do ("&Delete", "&Keep it"): to "Cancel the
     booking?" a button named Cancel could mean either.
     """
+    box = _question(parent, title, text, on_yes, yes, name, informative, answers)
+    box.open()
+    return box
+
+
+def _question(
+    parent: QWidget,
+    title: str,
+    text: str,
+    on_yes: Callable[[], None],
+    yes: QMessageBox.StandardButton,
+    name: str,
+    informative: str,
+    answers: tuple[str, str] | None,
+) -> QMessageBox:
+    """`ask`'s question, not shown yet."""
     no = QMessageBox.StandardButton.Cancel
     box = QMessageBox(QMessageBox.Icon.Question, title, text, yes | no, parent)
     box.setObjectName(name)
@@ -44,7 +60,6 @@ def ask(
             if found is not None:
                 found.setText(label)
     box.finished.connect(lambda result: on_yes() if result == yes else None)
-    box.open()
     return box
 
 
@@ -53,20 +68,37 @@ def ask(
 DISCARD_ANSWERS = ("&Discard", "&Keep editing")
 
 
-def ask_discard(parent: QWidget, text: str, on_discard: Callable[[], None]) -> QMessageBox:
-    """Ask before unsaved changes are lost; Keep editing is the default, and Esc answers it."""
-    box = ask(
+def ask_discard(
+    parent: QWidget,
+    text: str,
+    on_discard: Callable[[], None],
+    *,
+    on_save: Callable[[], bool] | None = None,
+) -> QMessageBox:
+    """Ask before unsaved changes are lost; Keep editing is the default, and Esc answers it.
+
+    With `on_save`, Save is a third answer: it saves, and once saved (`on_save` says whether
+    it could) goes on as Discard does; a refused save keeps the form with its problems shown.
+    """
+    discard = QMessageBox.StandardButton.Discard
+    box = _question(
         parent,
         "Unsaved changes",
         text,
         on_discard,
-        yes=QMessageBox.StandardButton.Discard,
-        name="unsavedChanges",
-        answers=DISCARD_ANSWERS,
+        discard,
+        "unsavedChanges",
+        "",
+        DISCARD_ANSWERS,
     )
     keep = box.button(QMessageBox.StandardButton.Cancel)
     if keep is not None:
         keep.setIcon(QIcon())  # Cancel's cross: keeping the edits is not a cancelling
+    if on_save is not None:
+        save = QMessageBox.StandardButton.Save
+        box.addButton(save).setText("&Save")
+        box.finished.connect(lambda result: on_discard() if result == save and on_save() else None)
+    box.open()
     return box
 
 
