@@ -25,18 +25,17 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.account_groups.pane import AccountGroupsPane
-from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.server.test_tracking_support import SEARCH
 from tests.support import TenantHandle, wait_until
+from tests.ui.new_shipment_form import combo_in, open_new_shipment
 from tests.ui.test_panes_support import (
     connected,
     new_form,
     shown_pane,
-    visible_dialogs,
 )
-from tests.ui.test_shipments_list import _pane, window
+from tests.ui.test_shipments_list import window
 
 __all__ = ["connected", "window"]
 
@@ -173,27 +172,15 @@ def _cell(table: QTableWidget, row: int, column: int, text: str) -> None:
     item.setText(text)
 
 
-def _combo_in(table: QTableWidget, row: int, column: int) -> QComboBox:
-    combo = table.cellWidget(row, column)
-    assert isinstance(combo, QComboBox)
-    return combo
-
-
 async def test_new_shipment_switched_between_modes_saves_what_the_form_shows(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
 ) -> None:
     session, tenant = connected
-    pane = _pane(window)
-    await session.connect()
-    await wait_until(lambda: pane.is_attached() and pane._detail is not None, seconds=30)
-    qtbot.mouseClick(pane.new_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: len(visible_dialogs(ShipmentFormDialog)) == 1, seconds=30)
-    (form,) = visible_dialogs(ShipmentFormDialog)
-    assert isinstance(form, ShipmentFormDialog)
+    form = await open_new_shipment(qtbot, session, window)
     pro = f"PROSW{uuid.uuid4().hex[:6].upper()}"
 
     _choose(form.mode, "LTL")
-    _combo_in(form.identifiers, 0, 0).setCurrentText("PRO")
+    combo_in(form.identifiers, 0, 0).setCurrentText("PRO")
     _cell(form.identifiers, 0, 1, pro)
     # Parcel does not take a PRO; back to LTL: the PRO typed is still there, as typed.
     _choose(form.mode, "PARCEL")
@@ -210,9 +197,9 @@ async def test_new_shipment_switched_between_modes_saves_what_the_form_shows(
         _cell(form.stops, row, 1, name)
         _cell(form.stops, row, 3, city)
         _cell(form.stops, row, 4, "TX")
-    kind = _combo_in(form.stops, 1, 0)
+    kind = combo_in(form.stops, 1, 0)
     kind.setCurrentText("Pickup")  # the type in words; its code is sent
-    assert form._stop_type(1) == "PICKUP"
+    assert kind.currentData() == "PICKUP"
     kind.setCurrentText("Delivery")
 
     save = form.buttons.button(QDialogButtonBox.StandardButton.Save)

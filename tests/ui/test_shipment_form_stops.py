@@ -19,8 +19,9 @@ from freightdesk.ui.panes.shipments.form import CITY, NAME, ShipmentFormDialog
 from tests.server.test_tracking_support import SEARCH
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import activated
+from tests.ui.new_shipment_form import open_new_shipment
 from tests.ui.test_export_panes import _from_loop
-from tests.ui.test_panes_support import connected, visible_dialogs
+from tests.ui.test_panes_support import connected
 from tests.ui.test_row_tables import click_cell
 from tests.ui.test_shipments_list import _pane, window
 
@@ -74,13 +75,7 @@ async def test_an_ocean_shipment_is_tracked_without_stops(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
 ) -> None:
     session, tenant = connected
-    pane = _pane(window)
-    await session.connect()
-    await wait_until(lambda: pane.is_attached() and pane._detail is not None, seconds=30)
-    await _from_loop(lambda: qtbot.mouseClick(pane.new_button, Qt.MouseButton.LeftButton))
-    await wait_until(lambda: len(visible_dialogs(ShipmentFormDialog)) == 1, seconds=30)
-    (form,) = visible_dialogs(ShipmentFormDialog)
-    assert isinstance(form, ShipmentFormDialog)
+    form = await open_new_shipment(qtbot, session, window)
     await activated(form)
     # Ocean chosen by keys in the mode list; a bill of lading typed; the stops left blank.
     await _from_loop(lambda: qtbot.keyClicks(form.mode, "Oc"))
@@ -95,4 +90,4 @@ async def test_an_ocean_shipment_is_tracked_without_stops(
     stored = tenant.http.get(f"/api/v4/shipments/{found[0]['id']}/tracking").json()
     assert stored["identifiers"] == [{"type": "BILL_OF_LADING", "value": bill}]
     assert not (stored.get("routeInfo") or {}).get("stops")
-    pane.shutdown()
+    _pane(window).shutdown()

@@ -11,20 +11,20 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from PySide6.QtCore import QSettings, QSize, Qt
-from PySide6.QtWidgets import QComboBox, QDialogButtonBox, QTableWidget, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
-from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.server.test_tracking_support import SEARCH, air_body, create, route
 from tests.support import TenantHandle, wait_until
 from tests.ui.conftest import close_session
+from tests.ui.new_shipment_form import combo_in, open_new_shipment
 from tests.ui.plain_words import leaks
 from tests.ui.test_export_panes import Demo, demo
-from tests.ui.test_panes_support import connected, visible_dialogs
+from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_tab, _showing
 from tests.ui.test_shipments_list import _pane, shipments_window, window
 
@@ -106,31 +106,13 @@ def _click_row(qtbot: QtBot, pane: ShipmentsPane, shipment_id: str) -> None:
     qtbot.mouseClick(pane.table.viewport(), Qt.MouseButton.LeftButton, pos=cell.center())
 
 
-def _combo_in(table: QTableWidget, row: int, column: int) -> QComboBox:
-    combo = table.cellWidget(row, column)
-    assert isinstance(combo, QComboBox)
-    return combo
-
-
-async def _new_form(qtbot: QtBot, session: AppSession, window: QWidget) -> ShipmentFormDialog:
-    """The New shipment form, opened by its button."""
-    pane = _pane(window)
-    await session.connect()
-    await wait_until(lambda: pane.is_attached() and pane._detail is not None, seconds=30)
-    qtbot.mouseClick(pane.new_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: len(visible_dialogs(ShipmentFormDialog)) == 1, seconds=30)
-    (form,) = visible_dialogs(ShipmentFormDialog)
-    assert isinstance(form, ShipmentFormDialog)
-    return form
-
-
 async def test_an_identifier_the_mode_does_not_take_is_said_in_words(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
 ) -> None:
     """The form said "BILL_OF_LADING is not an identifier of a AIR shipment"."""
     session, _tenant = connected
-    form = await _new_form(qtbot, session, window)
-    assert _combo_in(form.identifiers, 0, 0).currentText() == "Bill of lading"
+    form = await open_new_shipment(qtbot, session, window)
+    assert combo_in(form.identifiers, 0, 0).currentText() == "Bill of lading"
     value = form.identifiers.item(0, 1)
     assert value is not None
     value.setText("BOL-1")
@@ -138,7 +120,7 @@ async def test_an_identifier_the_mode_does_not_take_is_said_in_words(
     form.mode.setFocus()
     qtbot.keyClicks(form.mode, "A")
     assert form.mode.currentText() == "Air"
-    assert _combo_in(form.identifiers, 0, 0).currentText() == "Bill of lading"
+    assert combo_in(form.identifiers, 0, 0).currentText() == "Bill of lading"
     save = form.buttons.button(QDialogButtonBox.StandardButton.Save)
     qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
     said = form.errors.message_for("identifiers")
@@ -152,14 +134,14 @@ async def test_the_new_shipment_form_offers_words_and_sends_codes(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
 ) -> None:
     session, tenant = connected
-    form = await _new_form(qtbot, session, window)
-    kind = _combo_in(form.identifiers, 0, 0)
+    form = await open_new_shipment(qtbot, session, window)
+    kind = combo_in(form.identifiers, 0, 0)
     assert [kind.itemText(i) for i in range(kind.count())] == [
         "Bill of lading",
         "Carrier SCAC",
         "Purchase order",
     ]
-    assert [_combo_in(form.stops, r, 0).currentText() for r in (0, 1)] == ["Pickup", "Delivery"]
+    assert [combo_in(form.stops, r, 0).currentText() for r in (0, 1)] == ["Pickup", "Delivery"]
     assert leaks(form) == []
     # The user picks the order number by typing its first letter, as in any drop-down.
     qtbot.mouseClick(kind, Qt.MouseButton.LeftButton)
