@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
@@ -84,3 +84,46 @@ async def test_the_apps_own_split_is_not_kept(
     await exposed(pane)
     closed(pane)
     assert settings.value(f"{name}/splitter") is None
+
+
+NARROW = (900, 718)  # the detail goes below the bookings list
+
+
+async def test_a_split_dragged_below_the_list_gives_way_to_the_detail_beside_it(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+) -> None:
+    """The user's split holds within the orientation it was dragged in: dragged with the
+    detail below the list, a wide window puts the detail beside the list again (the app's
+    split), and a narrow one brings the user's back, in this start and the next."""
+    session = connected[0]
+    pane = await shown_pane(qtbot, session, lambda s: BookingsPane(s, settings), NARROW)
+    await exposed(pane)
+    await wait_until(lambda: min(pane.splitter.sizes()) > 0)
+    assert pane.splitter.orientation() == Qt.Orientation.Vertical
+    drag_handle(qtbot, pane.splitter, DRAG)
+    chosen = pane.splitter.sizes()
+
+    pane.resize(*AT_1920)
+    await wait_until(lambda: pane.splitter.orientation() == Qt.Orientation.Horizontal)
+    wide = pane.splitter.sizes()
+    assert wide[0] > wide[1] > 0, wide  # the app's: the list wide, the detail beside it
+    pane.resize(*NARROW)
+    await wait_until(lambda: pane.splitter.orientation() == Qt.Orientation.Vertical)
+    await wait_until(lambda: pane.splitter.sizes() == chosen)
+
+    # Closed while wide, the user's split is what is kept, not the app's.
+    pane.resize(*AT_1920)
+    await wait_until(lambda: pane.splitter.orientation() == Qt.Orientation.Horizontal)
+    closed(pane)
+    settings.sync()
+    again = BookingsPane(session, QSettings(settings.fileName(), QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    again.resize(*AT_1920)
+    again.show()
+    await exposed(again)
+    await wait_until(lambda: again.splitter.orientation() == Qt.Orientation.Horizontal)
+    await wait_until(lambda: again.splitter.sizes() == wide)
+    again.resize(*NARROW)
+    await wait_until(lambda: again.splitter.orientation() == Qt.Orientation.Vertical)
+    await wait_until(lambda: again.splitter.sizes() == chosen)
+    closed(again)

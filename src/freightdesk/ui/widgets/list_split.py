@@ -6,28 +6,43 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QSplitter, QTableView
 
 
 class ListSplit(QObject):
     """The split of `splitter`: the user's, once dragged (kept in `settings` under `key`),
-    else what `default` sets, called once the splitter has its new size (`place`)."""
+    else what `default` sets, called once the splitter has its new size (`place`).
+
+    A pane whose default turns the splitter (the detail below the list in a narrow window,
+    beside it in a wide one) says which way it would turn it by `orientation`: the user's
+    split holds within the orientation it was dragged in, and the default's applies while
+    the default turns the other way (dragged in a narrow window, the detail goes beside the
+    list again in a wide one, and the user's split comes back in a narrow one)."""
 
     def __init__(
-        self, splitter: QSplitter, settings: QSettings, key: str, default: Callable[[], None]
+        self,
+        splitter: QSplitter,
+        settings: QSettings,
+        key: str,
+        default: Callable[[], None],
+        orientation: Callable[[], Qt.Orientation | None] | None = None,
     ) -> None:
         super().__init__(splitter)
         self.splitter = splitter
         self.settings = settings
         self.key = key
         self._default = default
+        self._orientation = orientation
         state = settings.value(key)
-        # The split kept from the last start, until restored at the splitter's real size.
-        self._kept = state if isinstance(state, QByteArray) else None
-        self.chosen = self._kept is not None
-        if self._kept is not None:
-            splitter.restoreState(self._kept)
+        # The user's split, with its orientation: what the splitter shows while `_showing`,
+        # else kept to show again (from the last start, or while the default's turns).
+        self._user = state if isinstance(state, QByteArray) else None
+        self.chosen = self._user is not None
+        self._showing = False
+        if self._user is not None:
+            splitter.restoreState(self._user)
+        self._user_orientation = splitter.orientation()
         splitter.splitterMoved.connect(self._chose)
         # After the splitter has shared out a new size by its own rule (its sizes are the old
         # ones until then, and it would share the change out again after ours).
@@ -36,7 +51,7 @@ class ListSplit(QObject):
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.place)
         splitter.installEventFilter(self)
-        if self._kept is None:
+        if self._user is None:
             default()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
@@ -47,22 +62,33 @@ class ListSplit(QObject):
 
     def _chose(self, _position: int, _index: int) -> None:
         self.chosen = True
-        self._kept = None  # what the user sees now is the user's
+        self._showing = True  # what the user sees now is the user's
+        self._user_orientation = self.splitter.orientation()
 
     def place(self) -> None:
-        """The default split, unless the user chose one. A split kept from the last start is
-        restored again once the splitter is shown at its real size: restored before, its
-        sizes were shared out anew by the stretch factors when the splitter got that size."""
+        """The default split, unless the user chose one in the orientation the default
+        would take. The user's split is restored once the splitter is shown at its real size:
+        restored before, its sizes were shared out anew by the stretch factors when the
+        splitter got that size."""
         if not self.chosen:
             self._default()
-        elif self._kept is not None and self.splitter.isVisible():
-            self.splitter.restoreState(self._kept)
-            self._kept = None
+            return
+        wanted = self._orientation() if self._orientation is not None else None
+        if wanted is not None and wanted != self._user_orientation:
+            if self._showing:
+                self._user = self.splitter.saveState()
+                self._showing = False
+            self._default()
+        elif not self._showing and self._user is not None and self.splitter.isVisible():
+            self._default()  # the stretch factors of the orientation
+            self.splitter.restoreState(self._user)
+            self._showing = True
 
     def save(self) -> None:
         # A split of the app's own is not kept: it follows the window's size.
         if self.chosen:
-            self.settings.setValue(self.key, self.splitter.saveState())
+            state = self.splitter.saveState() if self._showing else self._user
+            self.settings.setValue(self.key, state)
 
     def shutdown(self) -> None:
         self.timer.stop()

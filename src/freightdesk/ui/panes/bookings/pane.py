@@ -200,7 +200,9 @@ class BookingsPane(QWidget):
         self.splitter.addWidget(listing)
         self.splitter.addWidget(self.detail)
         self.splitter.setChildrenCollapsible(False)
-        self.split = ListSplit(self.splitter, settings, SPLIT_SETTING, self._default_split)
+        self.split = ListSplit(
+            self.splitter, settings, SPLIT_SETTING, self._default_split, self._default_orientation
+        )
         # A page's rows fit the columns to their texts: the split is worked out again.
         self.model.modelReset.connect(self.split.timer.start)
 
@@ -247,21 +249,36 @@ class BookingsPane(QWidget):
 
     # --- the room the list and the detail share --------------------------------------------
 
+    def _beside(self) -> bool | None:
+        """Whether the splitter holds the list's columns whole and the detail's
+        `DETAIL_BESIDE` side by side (None: not laid out yet)."""
+        width, height = self.splitter.width(), self.splitter.height()
+        if width <= 0 or height <= 0:
+            return None
+        header = self.table.horizontalHeader()
+        # The last column, the reference, stretches: its own width is what it wants.
+        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1))
+        wanted = list_wanted(self.table, columns + self.reference_width)
+        return wanted + self.splitter.handleWidth() + self._detail_beside() <= width
+
+    def _detail_beside(self) -> int:
+        return max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
+
+    def _default_orientation(self) -> Qt.Orientation | None:
+        beside = self._beside()
+        if beside is None:
+            return None
+        return Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+
     def _default_split(self) -> None:
         """The detail beside the list when the splitter holds the list's columns whole and
         the detail's `DETAIL_BESIDE`; else below the list, which keeps `STACKED_LIST_SHARE`
         of the height: beside it at 1366 and 1440 px the detail left the list too little
         room, its lanes, attributes and references cut. The split the user drags is
-        `self.split`'s, kept across starts."""
-        width, height = self.splitter.width(), self.splitter.height()
-        if width <= 0 or height <= 0:
+        `self.split`'s, kept across starts (within the orientation it was dragged in)."""
+        beside = self._beside()
+        if beside is None:
             return  # not laid out yet
-        header = self.table.horizontalHeader()
-        # The last column, the reference, stretches: its own width is what it wants.
-        columns = sum(header.sectionSize(c) for c in range(len(COLUMNS) - 1))
-        wanted = list_wanted(self.table, columns + self.reference_width)
-        detail = max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
-        beside = wanted + self.splitter.handleWidth() + detail <= width
         self.splitter.setOrientation(
             Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
         )
@@ -269,10 +286,11 @@ class BookingsPane(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0 if beside else 1)
         if beside:
-            sizes = [width - detail, detail]
+            detail = self._detail_beside()
+            sizes = [self.splitter.width() - detail, detail]
         else:
-            list_height = round(height * STACKED_LIST_SHARE)
-            sizes = [list_height, height - list_height]
+            list_height = round(self.splitter.height() * STACKED_LIST_SHARE)
+            sizes = [list_height, self.splitter.height() - list_height]
         if self.splitter.sizes() != sizes:
             self.splitter.setSizes(sizes)
 
