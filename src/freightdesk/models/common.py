@@ -123,9 +123,15 @@ class Address(WireModel):
     country: str = "US"
 
 
+# The bound either side of zero of a point's latitude and longitude, in degrees (the models'
+# fields and the app's check before sending, `service.validation.coordinate_problems`).
+LATITUDE_BOUND = 90
+LONGITUDE_BOUND = 180
+
+
 class GeoCoordinates(WireModel):
-    latitude: float = Field(ge=-90, le=90)
-    longitude: float = Field(ge=-180, le=180)
+    latitude: float = Field(ge=-LATITUDE_BOUND, le=LATITUDE_BOUND)
+    longitude: float = Field(ge=-LONGITUDE_BOUND, le=LONGITUDE_BOUND)
 
 
 class Money(WireModel):

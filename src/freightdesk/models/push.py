@@ -24,6 +24,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from freightdesk.models.base import StrictWireModel, WireModel
 from freightdesk.models.common import (
     INT32_MAX,
+    LATITUDE_BOUND,
+    LONGITUDE_BOUND,
     NOT_BLANK,
     Address,
     ContactInfo,
@@ -185,8 +187,8 @@ class TruckloadShipmentEvent(StrictWireModel):
 
 
 class TruckloadPosition(StrictWireModel):
-    latitude: float = Field(ge=-90, le=90)
-    longitude: float = Field(ge=-180, le=180)
+    latitude: float = Field(ge=-LATITUDE_BOUND, le=LATITUDE_BOUND)
+    longitude: float = Field(ge=-LONGITUDE_BOUND, le=LONGITUDE_BOUND)
     speed: float | None = Field(default=None, ge=0)
     heading: float | None = Field(default=None, ge=0, le=360)
     # The units the service can convert (speeds are kept in km/h); without one, km/h.

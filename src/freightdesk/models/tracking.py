@@ -18,6 +18,8 @@ from pydantic import AfterValidator, AwareDatetime, Field, model_validator
 
 from freightdesk.models.base import IanaZone, StrictWireModel, WireModel
 from freightdesk.models.common import (
+    LATITUDE_BOUND,
+    LONGITUDE_BOUND,
     Address,
     CustomAttribute,
     GeoCoordinates,
@@ -325,8 +327,8 @@ class TrackedShipmentPosition(WireModel):
     """A reported position. Speeds are stored and answered in km/h."""
 
     date_time: UtcTime
-    latitude: float = Field(ge=-90, le=90)
-    longitude: float = Field(ge=-180, le=180)
+    latitude: float = Field(ge=-LATITUDE_BOUND, le=LATITUDE_BOUND)
+    longitude: float = Field(ge=-LONGITUDE_BOUND, le=LONGITUDE_BOUND)
     speed: float | None = Field(default=None, ge=0)
     speed_unit: SpeedUnit | None = None
     heading: float | None = Field(default=None, ge=0, le=360)
@@ -454,8 +456,8 @@ class LatestPosition(WireModel):
 
     shipment_id: UUID
     date_time: UtcTime
-    latitude: float = Field(ge=-90, le=90)
-    longitude: float = Field(ge=-180, le=180)
+    latitude: float = Field(ge=-LATITUDE_BOUND, le=LATITUDE_BOUND)
+    longitude: float = Field(ge=-LONGITUDE_BOUND, le=LONGITUDE_BOUND)
     heading: float | None = None
     speed: float | None = None
     speed_unit: SpeedUnit | None = None

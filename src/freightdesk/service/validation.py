@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from freightdesk.models.base import error_location
+from freightdesk.models.common import LATITUDE_BOUND, LONGITUDE_BOUND
 from freightdesk.models.numbers import (
     NOT_A_NUMBER,
     NOT_WHOLE,
@@ -104,8 +105,8 @@ def checked(
     return (None, plain(problems)) if problems else (body, {})
 
 
-# The bound either side of zero of a point's numbers (the models' GeoCoordinates).
-COORDINATE_BOUNDS = {"latitude": 90, "longitude": 180}
+# The bound either side of zero of a point's numbers (the models' GeoCoordinates').
+COORDINATE_BOUNDS = {"latitude": LATITUDE_BOUND, "longitude": LONGITUDE_BOUND}
 # Any valid point, in place of one refused while the models check the rest of a body.
 POINT_STAND_IN: dict[str, float] = {"latitude": 0.0, "longitude": 0.0}
 
