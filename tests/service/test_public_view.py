@@ -5,15 +5,17 @@ the link withholds, the same for the local service's answer and the preview's wo
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
 from freightdesk.api.client import ApiClient
+from freightdesk.models.code_words import code_text
 from freightdesk.models.public_link import NOT_IN_A_SHIPMENT, WITHHELD_FIELDS
 from freightdesk.models.tracking import TrackedShipment, TrackingHistory
 from freightdesk.service.public_view import (
     WITHHELD,
-    identifier_words,
+    public_view_of,
     share_token,
     this_computer_only,
 )
@@ -48,15 +50,22 @@ def test_what_is_not_a_token_is_refused(link: str) -> None:
     [
         ("BILL_OF_LADING", "Bill of lading"),
         ("CARRIER_SCAC", "Carrier SCAC"),
-        ("FFW_SCAC", "FFW SCAC"),
+        ("FFW_SCAC", "Forwarder SCAC"),
         ("PRO_NUMBER", "PRO number"),
         ("CONTAINER_ID", "Container ID"),
+        ("VOLUME_LTL", "Volume LTL"),
         ("SKU", "SKU"),
     ],
 )
 def test_an_identifier_type_in_words_keeps_its_letters(code: str, words: str) -> None:
-    """The preview names each identifier as a person reads it (was "Carrier scac")."""
-    assert identifier_words(code) == words
+    """The preview names each identifier as a person reads it (was "Carrier scac"), as the
+    app's Overview names it (`code_text`: the preview said "FFW SCAC", "Volume ltl")."""
+    shipment = TrackedShipment.model_validate(
+        {"id": str(uuid.uuid4()), "identifiers": [{"type": code, "value": "X1"}]}
+    )
+    view = public_view_of("http://127.0.0.1:8123/a", shipment, datetime.now(UTC))
+    assert view.identifiers == (f"{words}: X1",)
+    assert code_text(code) == words
 
 
 async def test_the_preview_says_what_the_link_withholds_and_the_link_withholds_it(

@@ -150,6 +150,14 @@ async def test_refused_inputs_are_shown_beside_their_field(
     type_text(pane.form.radius, "60")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     assert pane.errors.message_for("radius") == "Enter from 10 to 50 miles"
+    # Its unit as the app names units everywhere ("Kilometers", not "kilometres").
+    pane.form.unit.setFocus()
+    qtbot.keyClicks(pane.form.unit, "K")
+    assert pane.form.unit.currentText() == "Kilometers"
+    assert pane.form.radius.toolTip() == "From 16 to 80 kilometers; 40 when left empty."
+    type_text(pane.form.radius, "90")
+    qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
+    assert pane.errors.message_for("radius") == "Enter from 16 to 80 kilometers"
     state = pane.errors.message_for("address.state")
     assert state == "State: Required for an address in US"
     assert not pane.run.running  # nothing was sent

@@ -1,6 +1,7 @@
 """How a code of the interface reads in words: the one table, plain Python, for the models'
-own messages (`identifier_rules.problems_for`) and the app's every list and choice
-(`ui.formatting.code_text` is this)."""
+own messages (`identifier_rules.problems_for`), the service layer's texts (the public
+preview, the overview) and the app's every list and choice (`ui.formatting.code_text` is
+this), and how a unit reads after its number (`unit_text`)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,15 @@ def code_text(code: str | None) -> str:
         return _CODE_TEXT.get(code or "") or words(code)
     said = [part if part in _LETTERS else part.lower() for part in code.split("_")]
     return " ".join([said[0][:1].upper() + said[0][1:], *said[1:]])
+
+
+def unit_name(code: str) -> str:
+    """A unit named on its own in running text: "from 10 to 50 kilometers" (`code_text`
+    names it in a choice: "Kilometers")."""
+    return code_text(code).lower()
+
+
+def unit_text(code: str) -> str:
+    """A unit after its number, as a dispatcher writes it: "300 lb", "64 in", "12.5 mi"
+    (`code_text` names it in a choice: "Pounds")."""
+    return code.lower()

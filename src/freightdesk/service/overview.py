@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from freightdesk.models.code_words import unit_text
 from freightdesk.models.common import Measure
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.models.tracking import (
@@ -199,9 +200,7 @@ def _attribute(history: TrackingHistory, names: frozenset[str]) -> str | None:
 
 
 def _measure(measure: Measure) -> str:
-    # The unit as `ui.formatting.unit_text` says it ("435 kg"; the service layer does not
-    # import the ui's).
-    return f"{measure.value:,.0f} {measure.unit.lower()}"
+    return f"{measure.value:,.0f} {unit_text(measure.unit)}"
 
 
 def _equipment(history: TrackingHistory) -> str | None:

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.public_link import withheld_words
 from freightdesk.models.tracking import (
     RouteStop,
@@ -82,17 +83,6 @@ def this_computer_only(link: str) -> bool:
         return False  # a name: the team server's, reachable from wherever it is resolved
 
 
-# Said as letters, not as a word: "Carrier SCAC", not "Carrier scac".
-_LETTERS = frozenset({"SCAC", "FFW", "PRO", "ID", "OLPN", "SKU"})
-
-
-def identifier_words(code: str) -> str:
-    """CARRIER_SCAC -> "Carrier SCAC", BILL_OF_LADING -> "Bill of lading"."""
-    words = code.split("_")
-    said = [w if w in _LETTERS else w.lower() for w in words]
-    return " ".join([said[0][:1].upper() + said[0][1:], *said[1:]])
-
-
 def public_view_of(link: str, shipment: TrackedShipment, now: datetime) -> PublicView:
     """The preview of `shipment` as the public read answered it, at `now` (aware)."""
     stops = tuple(shipment.route_info.stops) if shipment.route_info else ()
@@ -102,7 +92,7 @@ def public_view_of(link: str, shipment: TrackedShipment, now: datetime) -> Publi
     return PublicView(
         link=link,
         name=first,
-        identifiers=tuple(f"{identifier_words(i.type)}: {i.value}" for i in shipment.identifiers),
+        identifiers=tuple(f"{code_text(i.type)}: {i.value}" for i in shipment.identifiers),
         stops=stops,
         events=events,
         overview=overview_of(history, now),

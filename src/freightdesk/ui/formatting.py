@@ -6,8 +6,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-# Codes in words: one table, in models, whose own messages say them too.
+# Codes in words: one table, in models, whose own messages and the service layer's texts
+# say them too.
 from freightdesk.models.code_words import code_text as code_text
+from freightdesk.models.code_words import unit_text as unit_text
 from freightdesk.models.code_words import words as words
 from freightdesk.models.enums import ShipmentStateType
 
@@ -68,12 +70,6 @@ def free_code_text(value: str | None) -> str:
     if value and value.replace("_", "").isalnum() and value.isupper():
         return code_text(value)
     return value or ""
-
-
-def unit_text(code: str) -> str:
-    """A unit after its number in a list, as a dispatcher writes it: "300 lb", "64 in",
-    "12.5 mi" (`code_text` names it in a choice: "Pounds")."""
-    return code.lower()
 
 
 def address_text(address: Address) -> str:

@@ -38,19 +38,16 @@ MODE_TEXT: dict[DocumentMode, str] = {
     DocumentMode.BARGE: "Barge",
 }
 
-# As a dispatcher writes them on paper; the others in plain words ("Purchase order" is PO).
+# As a dispatcher writes them on paper; the others as `code_text` says them ("Carrier SCAC",
+# "PRO number"): "Purchase order" is PO.
 SHORT_TYPES = {
     "BILL_OF_LADING": "BOL",
     "HOUSE_BILL_OF_LADING": "HBL",
     "PURCHASE_ORDER": "PO",
     "AIR_WAYBILL": "AWB",
     "HOUSE_AIR_WAYBILL": "HAWB",
-    "PRO": "PRO",
-    "PRO_NUMBER": "PRO number",
     "CONTAINER_ID": "Container",
     "BOOKING_NUMBER": "Booking",
-    "CARRIER_SCAC": "Carrier SCAC",
-    "FFW_SCAC": "Forwarder SCAC",
     SHIPPER_TENANT_UUID: "Shipper's company id",
 }
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text, unit_name
 from freightdesk.models.vehicles import (
     DEFAULT_WINDOW_HOURS,
     RADIUS_RULES,
@@ -39,12 +40,6 @@ from freightdesk.ui.widgets.row_table import number
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
 ADDRESS, POINT = "address", "point"
-UNIT_NAMES = {
-    RadiusUnit.MI: "miles",
-    RadiusUnit.KM: "kilometres",
-    RadiusUnit.FT: "feet",
-    RadiusUnit.M: "metres",
-}
 ADDRESS_PARTS = (
     ("city", "city", "City"),
     ("state", "state", "State"),
@@ -172,7 +167,7 @@ class VehicleSearchForm(QGroupBox):
         self.unit = QComboBox(self)
         self.unit.setObjectName("radiusUnit")
         for unit in (RadiusUnit.MI, RadiusUnit.KM, RadiusUnit.FT, RadiusUnit.M):
-            self.unit.addItem(UNIT_NAMES[unit], unit.value)
+            self.unit.addItem(code_text(unit), unit.value)
         radius_row = QWidget(self)
         radius_layout = QHBoxLayout(radius_row)
         radius_layout.setContentsMargins(0, 0, 0, 0)
@@ -247,7 +242,7 @@ class VehicleSearchForm(QGroupBox):
         low, high, default = RADIUS_RULES[unit]
         self.radius.setPlaceholderText(f"{default:,} ({low:,} to {high:,})")
         self.radius.setToolTip(
-            f"From {low:,} to {high:,} {UNIT_NAMES[unit]}; {default:,} when left empty."
+            f"From {low:,} to {high:,} {unit_name(unit)}; {default:,} when left empty."
         )
 
     def reset_window(self, hours: int = DEFAULT_WINDOW_HOURS) -> None:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from freightdesk.models.code_words import unit_name
 from freightdesk.models.vehicles import (
     RADIUS_RULES,
     AvailableVehicle,
@@ -35,7 +36,6 @@ from freightdesk.service.vehicles import (
 from freightdesk.ui.formatting import unit_text
 from freightdesk.ui.panes.vehicles.form import (
     POINT,
-    UNIT_NAMES,
     VehicleSearchForm,
     in_form_order,
     truck_text,
@@ -309,7 +309,7 @@ class VehiclesPane(ListExport, QWidget):
         elif not data.items and query_of(params) is not None:
             query = query_of(params)
             assert query is not None
-            unit = UNIT_NAMES[query.radius_unit] if query.radius_unit else "miles"
+            unit = unit_name(query.radius_unit or RadiusUnit.MI)
             self.empty.setText(
                 f"No vehicle is free within this radius ({unit}) in this window"
                 + (" of this truck type." if query.truck_type else ".")
@@ -340,7 +340,7 @@ class VehiclesPane(ListExport, QWidget):
                 # The rule's "must be from 10 to 50 MI", in the unit's name as the box says it.
                 unit = RadiusUnit(self.form.unit.currentData())
                 low, high, _default = RADIUS_RULES[unit]
-                problems["radius"] = f"Enter from {low:,} to {high:,} {UNIT_NAMES[unit]}"
+                problems["radius"] = f"Enter from {low:,} to {high:,} {unit_name(unit)}"
             self.errors.show(problems)
             return None
         self.errors.clear()

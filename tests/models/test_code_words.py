@@ -1,0 +1,38 @@
+"""How a code reads in words: one rule for the app's panes and the service layer's texts
+(the Sharing preview said "FFW SCAC" and "Volume ltl" where the Overview said "Forwarder
+SCAC" and "Volume LTL"; the vehicles' radius said "kilometres" beside "Kilometers")."""
+
+from __future__ import annotations
+
+import pytest
+
+from freightdesk.models.code_words import code_text, unit_name, unit_text
+from freightdesk.ui import formatting
+
+
+@pytest.mark.parametrize(
+    ("code", "said"),
+    [
+        ("FFW_SCAC", "Forwarder SCAC"),
+        ("CARRIER_SCAC", "Carrier SCAC"),
+        ("VOLUME_LTL", "Volume LTL"),
+        ("PURCHASE_ORDER", "Purchase order"),
+        ("OLPN", "OLPN"),
+        ("TL", "TL"),
+        ("KM", "Kilometers"),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_a_code_reads_the_same_in_the_app_and_the_service(code: str | None, said: str) -> None:
+    assert code_text(code) == said
+    assert formatting.code_text(code) == said
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "after_a_number"),
+    [("MI", "miles", "mi"), ("KM", "kilometers", "km"), ("FT", "feet", "ft"), ("M", "meters", "m")],
+)
+def test_a_unit_is_named_as_its_choice_says_it(code: str, name: str, after_a_number: str) -> None:
+    assert unit_name(code) == name
+    assert unit_text(code) == after_a_number == formatting.unit_text(code)
