@@ -86,17 +86,20 @@ async def test_the_apps_own_split_is_not_kept(
     assert settings.value(f"{name}/splitter") is None
 
 
-NARROW = (900, 718)  # the detail goes below the bookings list
+# A window in which the pane puts the detail below its list.
+NARROW: dict[str, tuple[int, int]] = {"bookings": (900, 718), "shipments": AT_1366}
 
 
+@pytest.mark.parametrize("name", list(NARROW))
 async def test_a_split_dragged_below_the_list_gives_way_to_the_detail_beside_it(
-    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, name: str
 ) -> None:
     """The user's split holds within the orientation it was dragged in: dragged with the
     detail below the list, a wide window puts the detail beside the list again (the app's
     split), and a narrow one brings the user's back, in this start and the next."""
     session = connected[0]
-    pane = await shown_pane(qtbot, session, lambda s: BookingsPane(s, settings), NARROW)
+    make, narrow = PANES[name], NARROW[name]
+    pane = await shown_pane(qtbot, session, lambda s: make(s, settings), narrow)
     await exposed(pane)
     await wait_until(lambda: min(pane.splitter.sizes()) > 0)
     assert pane.splitter.orientation() == Qt.Orientation.Vertical
@@ -107,7 +110,7 @@ async def test_a_split_dragged_below_the_list_gives_way_to_the_detail_beside_it(
     await wait_until(lambda: pane.splitter.orientation() == Qt.Orientation.Horizontal)
     wide = pane.splitter.sizes()
     assert wide[0] > wide[1] > 0, wide  # the app's: the list wide, the detail beside it
-    pane.resize(*NARROW)
+    pane.resize(*narrow)
     await wait_until(lambda: pane.splitter.orientation() == Qt.Orientation.Vertical)
     await wait_until(lambda: pane.splitter.sizes() == chosen)
 
@@ -116,14 +119,14 @@ async def test_a_split_dragged_below_the_list_gives_way_to_the_detail_beside_it(
     await wait_until(lambda: pane.splitter.orientation() == Qt.Orientation.Horizontal)
     closed(pane)
     settings.sync()
-    again = BookingsPane(session, QSettings(settings.fileName(), QSettings.Format.IniFormat))
+    again = make(session, QSettings(settings.fileName(), QSettings.Format.IniFormat))
     qtbot.addWidget(again)
     again.resize(*AT_1920)
     again.show()
     await exposed(again)
     await wait_until(lambda: again.splitter.orientation() == Qt.Orientation.Horizontal)
     await wait_until(lambda: again.splitter.sizes() == wide)
-    again.resize(*NARROW)
+    again.resize(*narrow)
     await wait_until(lambda: again.splitter.orientation() == Qt.Orientation.Vertical)
     await wait_until(lambda: again.splitter.sizes() == chosen)
     closed(again)

@@ -239,6 +239,12 @@ class ListLayout(QWidget):
         wanted = list_wanted(self.table, self._key_width(self._place_whole()))
         return wanted + self.splitter.handleWidth() + DETAIL_COMFORT <= self.splitter.width()
 
+    def _orientation(self) -> Qt.Orientation | None:
+        """The way `_default_split` would turn the splitter (None before it has a size)."""
+        if sum(self.splitter.sizes()) <= 0:
+            return None
+        return Qt.Orientation.Horizontal if self._beside() else Qt.Orientation.Vertical
+
     def _place_whole(self) -> int:
         """A place column's width showing a usual place name whole."""
         return self.table.fontMetrics().horizontalAdvance(PLACE_WHOLE_SAMPLE) + CELL_PADDING
@@ -307,7 +313,7 @@ class ListLayout(QWidget):
             if self.settings.value("shipments/attentionPlaced") is None:
                 place_attention(header)  # kept before the column existed: it came last
         self.list_split = ListSplit(
-            self.splitter, self.settings, SPLIT_SETTING, self._default_split
+            self.splitter, self.settings, SPLIT_SETTING, self._default_split, self._orientation
         )
         left = self.splitter.widget(0)
         if left is not None:
