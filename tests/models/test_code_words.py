@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from freightdesk.models.code_words import code_text, unit_name, unit_text
+from freightdesk.models.code_words import code_text, mode_short, mode_text, unit_name, unit_text
+from freightdesk.models.enums import TransportationMode
 from freightdesk.ui import formatting
 
 
@@ -36,3 +37,13 @@ def test_a_code_reads_the_same_in_the_app_and_the_service(code: str | None, said
 def test_a_unit_is_named_as_its_choice_says_it(code: str, name: str, after_a_number: str) -> None:
     assert unit_name(code) == name
     assert unit_text(code) == after_a_number == formatting.unit_text(code)
+
+
+def test_every_mode_reads_in_words_in_a_choice_and_short_in_a_list() -> None:
+    for mode in TransportationMode:
+        full, short = mode_text(mode), mode_short(mode)
+        assert (full and full != mode.value) or mode.value == "LTL", full  # never OCEAN, PARCEL
+        assert short in (full, mode.value), (short, full)
+    assert mode_text("TL") == "Truckload (TL)" and mode_short("TL") == "TL"
+    assert mode_text("OCEAN") == mode_short("OCEAN") == "Ocean"
+    assert mode_short("VLTL") == "VLTL" and mode_text("VLTL") == "Volume LTL"

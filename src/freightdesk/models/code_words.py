@@ -1,7 +1,8 @@
 """How a code of the interface reads in words: the one table, plain Python, for the models'
 own messages (`identifier_rules.problems_for`), the service layer's texts (the public
 preview, the overview) and the app's every list and choice (`ui.formatting.code_text` is
-this), and how a unit reads after its number (`unit_text`)."""
+this), how a unit reads after its number (`unit_text`), and a mode (`mode_text`,
+`mode_short`)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,27 @@ def unit_text(code: str) -> str:
     """A unit after its number, as a dispatcher writes it: "300 lb", "64 in", "12.5 mi"
     (`code_text` names it in a choice: "Pounds")."""
     return code.lower()
+
+
+# The modes as a dispatcher names them; "TL" alone is said in full where there is room.
+_MODE_TEXT = {
+    "TL": "Truckload (TL)",
+    "LTL": "LTL",
+    "VLTL": "Volume LTL",
+    "PARCEL": "Parcel",
+    "RAIL": "Rail",
+    "OCEAN": "Ocean",
+    "AIR": "Air",
+    "BARGE": "Barge",
+}
+
+
+def mode_text(code: str | None) -> str:
+    """A transportation mode in a choice or a sentence: TL -> "Truckload (TL)", OCEAN ->
+    "Ocean"; a mode this table does not know in `code_text`'s words."""
+    return _MODE_TEXT.get(code or "") or code_text(code)
+
+
+def mode_short(code: str | None) -> str:
+    """A mode in a list's narrow column: "TL", "VLTL", "Ocean" (`mode_text` in its tooltip)."""
+    return code if code in ("TL", "VLTL") else mode_text(code)

@@ -37,7 +37,7 @@ from freightdesk.models.booking import (
 )
 from freightdesk.models.common import Currency
 from freightdesk.service.triage import duration_text
-from freightdesk.ui.formatting import code_text
+from freightdesk.ui.formatting import code_text, mode_text
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.group_follower import renamed
 
@@ -47,11 +47,7 @@ BEHAVIOUR_TEXT = {
     CarrierBehaviour.REVIEW: "Review: keeps it under review until the carrier answers",
     CarrierBehaviour.SLOW: "Slow: accepts, but late (15 minutes unless a delay is set)",
 }
-MODE_TEXT = {
-    CarrierMode.TL: "Truckload (TL)",
-    CarrierMode.LTL: "LTL",
-    CarrierMode.VLTL: "Volume LTL",
-}
+MODE_TEXT = {mode: mode_text(mode) for mode in CarrierMode}
 ROLES = (("origin", "Origin"), ("destination", "Destination"), ("requester", "Requester"))
 CONTACT_PARTS = (
     ("companyName", "Company"),

@@ -8,7 +8,9 @@ from freightdesk.models.documents import (
     DocumentMode,
     DocumentType,
 )
-from freightdesk.ui.formatting import code_text
+from freightdesk.ui.formatting import code_text, mode_short, mode_text
+
+__all__ = ["mode_short", "mode_text"]  # the documents' modes read as every list's
 
 TYPE_TEXT: dict[DocumentType, str] = {
     DocumentType.BILL_OF_LADING: "Bill of lading",
@@ -28,15 +30,7 @@ TYPE_TEXT: dict[DocumentType, str] = {
     DocumentType.INVOICE: "Invoice",
 }
 
-MODE_TEXT: dict[DocumentMode, str] = {
-    DocumentMode.TL: "Truckload (TL)",
-    DocumentMode.LTL: "LTL",
-    DocumentMode.PARCEL: "Parcel",
-    DocumentMode.OCEAN: "Ocean",
-    DocumentMode.AIR: "Air",
-    DocumentMode.RAIL: "Rail",
-    DocumentMode.BARGE: "Barge",
-}
+MODE_TEXT: dict[DocumentMode, str] = {mode: mode_text(mode) for mode in DocumentMode}
 
 # As a dispatcher writes them on paper; the others as `code_text` says them ("Carrier SCAC",
 # "PRO number"): "Purchase order" is PO.
@@ -70,19 +64,6 @@ def type_text(value: DocumentType | str) -> str:
         return TYPE_TEXT[DocumentType(value)]
     except ValueError:
         return str(value)
-
-
-def mode_text(value: DocumentMode | str) -> str:
-    try:
-        return MODE_TEXT[DocumentMode(value)]
-    except ValueError:
-        return str(value)
-
-
-def mode_short(value: DocumentMode | str) -> str:
-    """The mode as the list shows it: "TL", as the shipments list does ("Truckload (TL)"
-    took the room of the identifiers beside it at 1366 px)."""
-    return "TL" if value == DocumentMode.TL else mode_text(value)
 
 
 def size_text(size: int) -> str:

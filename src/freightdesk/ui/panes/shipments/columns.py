@@ -15,7 +15,7 @@ from functools import lru_cache
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.formatting import state_text
+from freightdesk.ui.formatting import mode_short, state_text
 
 # One type per column (str for text, float for times, int for counts); None when empty.
 SortValue = str | float | int
@@ -71,7 +71,7 @@ COLUMNS: tuple[Column, ...] = (
     Column(
         "primaryIdentifier", "Shipment", primary_text, lambda r: _text_value(primary_text(r)), 120
     ),
-    Column("mode", "Mode", lambda r: r.mode or "", lambda r: _text_value(r.mode), 58),
+    Column("mode", "Mode", lambda r: mode_short(r.mode), lambda r: _text_value(r.mode), 58),
     Column("state", "State", state_label, lambda r: _text_value(state_label(r)), 85),
     Column(
         "origin", "Origin", lambda r: r.origin_name or "", lambda r: _text_value(r.origin_name), 115

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLabel
 
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.service.triage import Attention
-from freightdesk.ui.formatting import state_text
+from freightdesk.ui.formatting import mode_text, state_text
 from freightdesk.ui.panes.shipments.attention import TriageLink, TriageSettingsDialog
 from freightdesk.ui.panes.shipments.filter_widgets import FilterWidgets
 from freightdesk.ui.panes.shipments.model import (
@@ -146,7 +146,7 @@ class FilterBar(FilterWidgets):
                 [m.value for m in TransportationMode],
                 result.mode_counts if result is not None else None,
                 "All modes",
-                lambda v: v,
+                mode_text,
             ),
             (
                 self.state,

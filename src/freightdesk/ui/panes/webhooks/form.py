@@ -41,7 +41,7 @@ from freightdesk.models.webhooks import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
-from freightdesk.ui.formatting import code_text
+from freightdesk.ui.formatting import code_text, mode_text
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.panes.webhooks.event_types import EventTypePicker
 from freightdesk.ui.panes.webhooks.summary import filters_text, what_text
@@ -188,7 +188,7 @@ class WebhookFormDialog(TabbedFormDialog):
         modes_layout = QGridLayout(modes_box)
         modes_layout.setContentsMargins(0, 0, 0, 0)
         for index, mode in enumerate(TransportationMode):
-            box = QCheckBox(mode.value, tab)
+            box = QCheckBox(mode_text(mode), tab)
             self.modes[mode] = box
             modes_layout.addWidget(box, index // 4, index % 4)
         self.event_types = EventTypePicker(tab)
