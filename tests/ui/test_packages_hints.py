@@ -26,6 +26,6 @@ async def test_the_filters_hints_read_whole(
     pane = await shown_pane(qtbot, session, PackagesPane, room)
     cut = [e.placeholderText() for e in pane.filters.values() if not placeholder_whole(e)]
     assert not cut
-    assert "shipper's long account key" in pane.filters["shipper_tenant_uuid"].toolTip()
+    assert "shipper's company id" in pane.filters["shipper_tenant_uuid"].toolTip()
     pane.shutdown()
     await settle(session)

@@ -276,7 +276,7 @@ async def test_codes_read_as_words_and_are_sent_as_codes(
     session, _tenant = connected
     pane = await shown_pane(qtbot, session, PackagesPane)
     captions = {label.buddy(): label.text() for label in pane.findChildren(QLabel) if label.buddy()}
-    assert captions[pane.filters["shipper_tenant_uuid"]] == "Shipper key"
+    assert captions[pane.filters["shipper_tenant_uuid"]] == "Shipper company id"
     assert "uuid" not in " ".join(captions.values()).lower()
     assert not [t for t in _choices(pane.identifier_type) if "_" in t]
     form = await new_form(pane, PackageFormDialog, "No packages yet")

@@ -61,13 +61,13 @@ FILTERS: dict[str, tuple[str, str]] = {
     "destination_state": ("Destination state", ""),
     "destination_postal_code": ("Destination postal code", ""),
     "destination_country": ("Destination country", ""),
-    # What the shipper's account is known by: its number, or its long key (the interface's
-    # tenant id and uuid).
+    # What the shipper's account is known by: its account number, or its company id as the
+    # Sharing tab names it (the interface's tenant id and tenant uuid).
     "shipper_tenant_id": ("Shipper number", "account number"),
-    "shipper_tenant_uuid": ("Shipper key", "long account key"),
+    "shipper_tenant_uuid": ("Shipper company id", "company id"),
 }
 # The longer word on a filter whose placeholder is kept short to read whole at 1366 px.
-FILTER_TIPS = {"shipper_tenant_uuid": "The shipper's long account key"}
+FILTER_TIPS = {"shipper_tenant_uuid": "The shipper's company id, as Sharing names a company"}
 
 
 def _place(location: PackageLocation | None) -> str:
