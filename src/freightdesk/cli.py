@@ -227,11 +227,17 @@ def _serve(args: argparse.Namespace) -> int:
     gc.disable()
     # What the service writes (database, logs, documents, its lock) is its user's alone.
     os.umask(0o077)
+    from freightdesk import lifetime
+
+    if args.parent_pipe is not None:
+        # From the first moment, not once the server's modules are loaded (seconds on a busy
+        # machine): an app killed as it began its service (a later start's, just after its
+        # first paint) would leave the service loading them, then stopping, for that long.
+        lifetime.watch_parent(args.parent_pipe)
     import socket
 
     import uvicorn
 
-    from freightdesk import lifetime
     from freightdesk.server.app import build_context, create_app
     from freightdesk.server.connections import connection_protocol
     from freightdesk.server.settings import DEFAULT_PORT, ServerSettings, note_listening
@@ -254,8 +260,6 @@ def _serve(args: argparse.Namespace) -> int:
     except lifetime.DataDirInUse as exc:
         print(f"freightdesk: {exc}", file=sys.stderr)
         return 2
-    if args.parent_pipe is not None:
-        lifetime.watch_parent(args.parent_pipe)
     try:
         context = build_context(settings)
     except Exception as exc:  # the message matters more than the type here

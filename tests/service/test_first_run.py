@@ -1,6 +1,7 @@
-"""A first run's local service, begun before the window (`first_run.begin`): the session's
-supervisor takes that very process over (its demo credentials, its output, its end), and one
-begun with another command is stopped, not left holding the data directory."""
+"""A first run's local service, begun before the window (`first_run.begin`), and a later
+start's, begun right after its first paint (`first_run.begin_later`): the session's supervisor
+takes that very process over (its demo credentials or the app's new secret, its output, its
+end), and one begun with another command is stopped, not left holding the data directory."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import LOCAL_SANDBOX, ProfileStore
 from freightdesk.service.secrets import MemorySecretStore
 from freightdesk.service.session import AppSession
+from tests.fresh_home import seeded_home
 from tests.processes import alive
 from tests.support import wait_until
 
@@ -79,3 +81,46 @@ async def test_one_begun_with_another_command_is_stopped(tmp_path: Path) -> None
     finally:
         await service.stop()
     assert service.pid is None
+
+
+def _connected_before(paths: AppPaths, secret: str | None = None) -> ProfileStore:
+    """The home's profiles once its Local sandbox was connected to (its client id kept; its
+    secret only when `secret` is given: kept by a keyring)."""
+    profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
+    profiles.save(replace(profiles.active, client_id="desktop"), secret=secret)
+    return profiles
+
+
+@pytest.mark.parametrize("secret", [None, "kept"])
+def test_a_later_start_begins_its_service_rotating_the_secret_only_when_none_is_kept(
+    tmp_path: Path, secret: str | None
+) -> None:
+    paths = AppPaths.under(tmp_path / "home")
+    begun = first_run.begin_later(paths.local_service_dir, _connected_before(paths, secret))
+
+    assert begun is not None
+    rotating = ["--rotate-client", first_run.DESKTOP_CLIENT_NAME]
+    assert (begun.command[-2:] == rotating) is (secret is None)
+
+
+@pytest.mark.timeout(300)
+async def test_the_session_connects_to_the_service_a_later_start_began(tmp_path: Path) -> None:
+    paths = seeded_home(tmp_path / "home")
+    profiles = _connected_before(paths)  # no keyring: the secret is not kept
+    begun = first_run.begin_later(paths.local_service_dir, profiles)
+    assert begun is not None
+    pid = begun.process.pid
+    session = AppSession(paths, profiles)
+    try:
+        await session.start_local_service()
+        await session.connect()
+        service = session.local_service
+        assert service is not None and service.pid == pid  # taken over, not started again
+        # The app's new secret came from the begun process (`--rotate-client`): the profile
+        # keeps the client it was given.
+        assert service.rotated_credentials is not None
+        assert session.profiles.active.client_id == service.rotated_credentials.client_id
+    finally:
+        await session.close()
+    await wait_until(lambda: not alive(pid), seconds=15)
+    assert first_run.take(paths.local_service_dir) is None  # handed over once

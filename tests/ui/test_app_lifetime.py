@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -18,6 +19,8 @@ import pytest
 from freightdesk import lifetime
 from freightdesk.service.cache import Cache
 from freightdesk.service.paths import AppPaths
+from freightdesk.service.profiles import ProfileStore
+from freightdesk.service.secrets import MemorySecretStore
 from tests.fresh_home import seeded_home, user_env
 from tests.processes import Processes, alive, gone_within, processes
 
@@ -141,6 +144,70 @@ SIGTERM_AT = textwrap.dedent(
     sys.exit(main([]))
     """
 )
+# The `freightdesk` command on a later start (its Local sandbox connected to before), with a
+# watch on the rest of the app's loading (`freightdesk.ui.application`, imported once the
+# list is painted). With "loaded", once that has loaded, prints whether a local service
+# process of the app's was running by then. With "kill" or "quit", as it begins loading,
+# waits for the app's service process (printing its pid) and then kills the app (SIGKILL)
+# or presses Ctrl+Q as soon as the event loop runs, before the service answers.
+LATER_START_AT = textwrap.dedent(
+    """
+    import builtins, os, signal, sys, time
+    from pathlib import Path
+    from freightdesk.cli import main
+    from freightdesk.ui import launch
+
+    moment = sys.argv[1]
+
+    def services():
+        found = []
+        for children in Path("/proc/self/task").glob("*/children"):
+            for pid in children.read_text().split():
+                try:
+                    command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\\0")
+                except OSError:
+                    continue
+                if b"serve" in command:
+                    found.append(int(pid))
+        return found
+
+    def quit_by_key():
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+        from PySide6.QtWidgets import QApplication
+        from freightdesk.ui.main_window import MainWindow
+
+        window = next(w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow))
+        QTest.keyClick(window.windowHandle(), Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+
+    def loading():
+        deadline = time.monotonic() + 60
+        while not services() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print("begun", *(services() or ["none"]), flush=True)
+        if not services():
+            os._exit(3)
+        if moment == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, quit_by_key)
+
+    real_import = builtins.__import__
+
+    def watching(name, *args, **kwargs):
+        if name != "freightdesk.ui.application" or name in sys.modules:
+            return real_import(name, *args, **kwargs)
+        if moment != "loaded":
+            loading()
+        module = real_import(name, *args, **kwargs)
+        print("loaded", bool(services()), flush=True)
+        return module
+
+    builtins.__import__ = watching
+    sys.exit(main([]))
+    """
+)
 # What Qt says when objects are torn down in the wrong order or from the wrong thread.
 QT_TEARDOWN_WARNINGS = ("QObject", "QThread", "QTimer", "QSocketNotifier", "Release of profile")
 
@@ -152,12 +219,17 @@ def started() -> Iterator[Processes]:
 
 
 def _start_app(
-    started: Processes, tmp_path: Path, name: str = "app", *, args: Sequence[str] = ()
+    started: Processes,
+    tmp_path: Path,
+    name: str = "app",
+    *,
+    args: Sequence[str] = (),
+    later: bool = False,
 ) -> tuple[subprocess.Popen[bytes], int]:
     """The app (a second one with another `name` on the same home), and the pid of the local
     service it uses once that answers. `args`: what runs instead of the `freightdesk` command
-    (a script around it)."""
-    app, output_file = _launch(started, tmp_path, name, args=args)
+    (a script around it); `later`: see `_launch`."""
+    app, output_file = _launch(started, tmp_path, name, args=args, later=later)
     paths = AppPaths.under(tmp_path / "freightdesk")
     deadline = time.monotonic() + START_SECONDS
     while True:
@@ -171,14 +243,23 @@ def _start_app(
 
 
 def _launch(
-    started: Processes, tmp_path: Path, name: str = "app", *, args: Sequence[str] = ()
+    started: Processes,
+    tmp_path: Path,
+    name: str = "app",
+    *,
+    args: Sequence[str] = (),
+    later: bool = False,
 ) -> tuple[subprocess.Popen[bytes], Path]:
     """The app started on the home in `tmp_path` (seeded when new), and the file its output
-    goes to."""
+    goes to. `later`: a new home is one whose Local sandbox was connected to before (its
+    client id kept, its secret not: no keyring), so the start is not a first run."""
     home = tmp_path / "freightdesk"
     paths = AppPaths.under(home)
     if not paths.local_service_dir.exists():
         seeded_home(home)
+        if later:
+            profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
+            profiles.save(replace(profiles.active, client_id="connected-before"))
     started.watched_dirs.append(paths.local_service_dir)
     env = user_env(home, tmp_path / "user")
     output_file = tmp_path / f"{name}-output.txt"
@@ -228,6 +309,48 @@ def test_a_first_run_begins_its_service_before_loading_qt(
     app.send_signal(signal.SIGKILL)
     assert gone_within(service, 5.0) < 5.0
     app.wait(timeout=30)
+
+
+def test_a_later_start_begins_its_service_before_the_rest_of_the_app_loads(
+    started: Processes, tmp_path: Path
+) -> None:
+    # Not after it (5 to 10 s at a load of 13): the list is live that much sooner.
+    app, service = _start_app(started, tmp_path, args=["-c", LATER_START_AT, "loaded"], later=True)
+
+    lines = (tmp_path / "app-output.txt").read_text().splitlines()
+    assert "loaded True" in lines, lines[-20:]
+    # The one begun is the one the session uses (given the app's new secret as it started:
+    # none kept), not stopped for another.
+    paths = AppPaths.under(tmp_path / "freightdesk")
+    assert _services(paths.local_service_dir) == [service]
+    assert _parent_of(service) == app.pid
+    deadline = time.monotonic() + START_SECONDS
+    while "connected to Local sandbox" not in _log(paths):
+        assert app.poll() is None and time.monotonic() < deadline, _log(paths)[-3000:]
+        time.sleep(0.1)
+    assert "the local service begun at the start is not the one wanted" not in _log(paths)
+    assert _services(paths.local_service_dir) == [service]
+    app.send_signal(signal.SIGKILL)
+    assert gone_within(service, 5.0) < 5.0
+    app.wait(timeout=30)
+
+
+@pytest.mark.parametrize("end", ["kill", "quit"])
+def test_a_later_start_ended_as_its_service_is_begun_leaves_nothing_running(
+    started: Processes, tmp_path: Path, end: str
+) -> None:
+    # SIGKILL: the service sees the app's end of its pipe close. Ctrl+Q, as soon as the event
+    # loop runs: the service is stopped before it answers, nothing having taken it over.
+    app, output = _launch(started, tmp_path, args=["-c", LATER_START_AT, end], later=True)
+
+    code = app.wait(timeout=START_SECONDS)
+    lines = output.read_text().splitlines()
+    begun = next((line.split() for line in lines if line.startswith("begun ")), [])
+    assert begun, lines[-20:]
+    assert begun[1] != "none", "no service was begun before the rest of the app loaded"
+    assert code == (-signal.SIGKILL if end == "kill" else 0), output.read_text()[-3000:]
+    assert gone_within(int(begun[1]), 5.0) < 5.0
+    assert _services(AppPaths.under(tmp_path / "freightdesk").local_service_dir) == []
 
 
 def test_the_service_ends_within_5_s_of_the_app_terminated(

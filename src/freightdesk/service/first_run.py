@@ -1,12 +1,17 @@
-"""A first run's local service, begun before the window.
+"""The Local sandbox's service, begun before the rest of the app is loaded.
 
 On a first run (the Local sandbox active and never connected to: no client id kept) what the
 user waits for is the local service's start and its demo's first shipments, seconds, not the
 window. The app begins that service as its very first step, before it loads Qt (`begin`), so
 the service's start runs beside the window's on another core; the session's supervisor then
-takes the process over (`take`, from `LocalService`) instead of starting one. Later starts
-show the cached list meanwhile and begin the service after the first paint, as before: a
-service starting beside the window would slow the paint they are measured by.
+takes the process over (`take`, from `LocalService`) instead of starting one.
+
+Later starts show the cached list first: a service starting beside the window would slow the
+paint they are measured by. Their service is begun right after that paint (`begin_later`),
+beside the rest of the app's loading (5 to 10 s at a load of 13), not after it: the list is
+live that much sooner. Whether the service must give the app a new secret (`--rotate-client`:
+none kept) asks the keyring first (half a second at a load of 13; the session would ask it
+as it connects all the same, and then finds it known).
 
 Standard library only (and `lifetime`): this runs before anything else is loaded.
 """
@@ -24,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from freightdesk import lifetime
-from freightdesk.service.profiles import Profile, ProfileKind
+from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +37,8 @@ log = logging.getLogger(__name__)
 STOP_SECONDS = 5.0
 # In the data directory: the port its service last listened on, asked for again next time.
 PORT_FILE = "service.port"
+# The client application `serve --rotate-client` gives the app's new secret (the demo's).
+DESKTOP_CLIENT_NAME = "FreightDesk desktop"
 
 
 def cli_command(python: str = sys.executable) -> list[str]:
@@ -116,22 +123,48 @@ def begin(data_dir: Path, profile: Profile) -> Begun | None:
     """Begin the Local sandbox's service on `data_dir` when `profile` is a first run's (see
     the module's note), unless a service serves `data_dir` already (another window's, which
     the supervisor will use)."""
-    global _begun
     if _begun is not None or not is_first_run(profile):
         return None
+    return _start(data_dir)
+
+
+def begin_later(data_dir: Path, profiles: ProfileStore) -> Begun | None:
+    """On a later start of the Local sandbox (connected to before), begin its service on
+    `data_dir` as the session's supervisor would start it: with `--rotate-client` when the
+    app's secret is not kept (see the module's note). Nothing when another window's service
+    serves `data_dir`; nothing begun when that fails (the supervisor starts one, and says
+    why it cannot)."""
+    profile = profiles.active
+    if _begun is not None or profile.kind is not ProfileKind.LOCAL or is_first_run(profile):
+        return None
+    try:
+        # As the session decides it (AppSession._lost_local_secret). Not in a thread beside
+        # the rest of the app's loading: two threads importing at once can meet a module
+        # half made (seen: pydantic's, through PySide's import hook, the start failing).
+        kept = bool(profiles.secret(profile))
+        return _start(data_dir, None if kept else DESKTOP_CLIENT_NAME)
+    except Exception:
+        log.exception("the local service could not be begun")
+        return None
+
+
+def _start(data_dir: Path, rotate_client: str | None = None) -> Begun | None:
+    global _begun
     if lifetime.holder(data_dir, wait=0) is not None:
         return None
     data_dir.mkdir(parents=True, exist_ok=True)
     port = port_to_ask(data_dir)
+    rotate = [] if rotate_client is None else ["--rotate-client", rotate_client]
     with lifetime.ChildPipe() as pipe:
         process = subprocess.Popen(
-            service_command(data_dir, port=port, parent_pipe=pipe.read),
+            service_command(data_dir, port=port, extra_args=rotate, parent_pipe=pipe.read),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             pass_fds=pipe.fds,
         )
-    _begun = Begun(data_dir, port, service_command(data_dir, port=port), process, pipe.write)
+    command = service_command(data_dir, port=port, extra_args=rotate)
+    _begun = Begun(data_dir, port, command, process, pipe.write)
     return _begun
 
 

@@ -153,7 +153,7 @@ class LocalService:
             self.data_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise self._failed(f"cannot make {self.data_dir}: {exc.strerror or exc}") from exc
-        adopted = await self._adopt_begun()
+        adopted = await self._adopt_begun(rotate)
         if adopted is None and (attached := await self._attach()) is not None:
             return attached
         loop = asyncio.get_running_loop()
@@ -221,16 +221,17 @@ class LocalService:
         self._parent_pipe = pipe.write
         return process
 
-    async def _adopt_begun(self) -> _Adopted | None:
-        """The service the app began before its window (a first run's, `first_run.begin`),
-        when it is the one this supervisor would start; None otherwise (one begun with
-        another command is stopped: it would hold the data directory)."""
+    async def _adopt_begun(self, rotate: str | None) -> _Adopted | None:
+        """The service the app began before loading the rest of it (`first_run.begin`, or
+        `begin_later`), when it is the one this supervisor would start (`rotate`: giving
+        the app's client that new secret); None otherwise (one begun with another command
+        is stopped: it would hold the data directory)."""
         begun = first_run.take(self.data_dir)
         if begun is None:
             return None
         if self._port is None:
             self._port = begun.port  # the one this launch would ask for (`port_to_ask`)
-        if begun.command != self.command():
+        if begun.command != self.command(rotate_client=rotate):
             log.info("the local service begun at the start is not the one wanted: stopping it")
             await asyncio.to_thread(begun.stop)
             return None

@@ -26,6 +26,7 @@ from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.demo import DemoProgress
+from freightdesk.service.first_run import DESKTOP_CLIENT_NAME
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.secrets import KeptTokens
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DESKTOP_CLIENT_NAME = "FreightDesk desktop"
 _CREDENTIALS = re.compile(r"client id (\S+), client secret (\S+)")
 T = TypeVar("T")
 # A fetch still waiting after this long is said, in the status bar, to be waiting for a

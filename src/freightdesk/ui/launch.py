@@ -13,7 +13,8 @@ The start is a straight line: this module and `application` both build on `first
 once the list is painted, to keep the first paint fast. Before all of it, Qt included, a
 first run begins its local service (`service.first_run`): there the user waits for the
 service and its demo, not for the window, and both start at once. So this module loads
-nothing of Qt until `run` has begun that.
+nothing of Qt until `run` has begun that. A later start begins its service once the list is
+painted, beside the rest of the app's loading rather than after it.
 """
 
 from __future__ import annotations
@@ -193,6 +194,9 @@ def _run(
         settings.sync()
         collector.stop()
         return 0
+    # A later start's local service, from now on beside the rest of the app's loading
+    # (a first run's was begun before Qt loaded).
+    first_run.begin_later(paths.local_service_dir, profiles)
 
     from freightdesk.ui.application import run_attached
 
