@@ -84,7 +84,7 @@ def test_the_app_and_the_service_agree_on_a_stop_location(tenant: TenantHandle, 
     body = STOP_LOCATIONS[case]
     checked, problems = check_location(body)
     assert checked is None
-    assert problems == _refused(tenant, body)
+    assert problems == plain(_refused(tenant, body))
 
 
 def test_the_app_and_the_service_agree_on_a_new_package(tenant: TenantHandle) -> None:

@@ -97,7 +97,7 @@ def test_the_models_rules_before_sending() -> None:
         "truckload.readings.position.latitude",
     }
     _none, problems = check_truckload(arrival("B", with_event=False, with_readings=False))
-    assert problems == {"truckload": "needs at least one of shipmentEvent or readings"}
+    assert problems == {"truckload": "Tick Shipment event, Readings, or both"}
     # The clock rule, with this computer's clock: at most 5 minutes ahead.
     soon = iso(datetime.now(UTC) + timedelta(minutes=10))
     _none, problems = check_truckload(arrival("B", event_date_time=soon))

@@ -12,6 +12,7 @@ import copy
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
+from uuid import uuid4
 
 import httpx
 import pytest
@@ -21,8 +22,16 @@ from freightdesk.service.messages import _PLAIN, plain_words
 from tests.server.test_carrier_push_support import PARCEL, TRUCKLOAD, iso, now, parcel_body, unique
 from tests.server.test_rail import PATH as RAIL_LEGS
 from tests.server.test_rail import leg_body
-from tests.server.test_rating_support import DALLAS, RATE_REQUESTS, set_profile, tl_request
+from tests.server.test_rating_support import (
+    DALLAS,
+    RATE_REQUESTS,
+    set_profile,
+    tl_request,
+)
 from tests.server.test_schedules import ROUTES
+from tests.server.test_vehicles import PATH as VEHICLES
+from tests.server.test_vehicles import join_coop
+from tests.server.test_vehicles import query as vehicles_query
 from tests.server.test_vltl import DISPATCH, PICKUP_DAY, USER, V2, dispatch_body, quote_body
 from tests.server.test_webhooks import ALL_METHODS, CERT, KEY, MASK, OTHER_KEY
 from tests.support import TenantHandle
@@ -41,9 +50,9 @@ Said = tuple[str, str]
 Case = tuple[str, Callable[[TenantHandle], Said], str]
 
 
-def _refused(answer: httpx.Response, source: str) -> Said:
+def _refused(answer: httpx.Response, source: str, status: int = 400) -> Said:
     """The service's words about `source` in its refusal, as the app's client reads them."""
-    assert answer.status_code == 400, answer.text
+    assert answer.status_code == status, answer.text
     problems = error_from_response(answer).field_errors()
     assert source in problems, problems
     return source, problems[source]
@@ -127,6 +136,13 @@ def _sailings(source: str, **window: date) -> Callable[[TenantHandle], Said]:
     params = {"origin": "CNSHA", "destination": "NLRTM"}
     params.update({name: day.isoformat() for name, day in window.items()})
     return lambda t: _refused(t.http.get(ROUTES, params=params), source)
+
+
+def _radius(tenant: TenantHandle) -> Said:
+    """An available vehicles search 81 km around its centre (16 to 80 are searched)."""
+    join_coop(tenant, f"POOL-{uuid4().hex[:8]}")
+    body = vehicles_query(radius=81, radiusUnit="KM")
+    return _refused(tenant.http.post(VEHICLES, json=body), "radius")
 
 
 def _nothing(_tenant: TenantHandle) -> None:
@@ -385,6 +401,11 @@ CASES: dict[str, Case] = {
             {"type": "API_KEY", "parameters": {"apiKey": "k", "headerName": "X Team"}},
         ),
         "'X Team' cannot be a header name: use letters, digits and dashes",
+    ),
+    "radius-bounds": (
+        r"must be from",
+        _radius,
+        "Enter from 16 to 80 kilometers",
     ),
 }
 

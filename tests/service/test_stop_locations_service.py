@@ -100,7 +100,7 @@ def test_every_coordinate_problem_at_once_beside_its_own_field() -> None:
         _wire("  ", address={"country": "US"}, coordinates={"latitude": 95, "longitude": "abc"})
     )
     assert problems == {
-        "name": "must not be blank",
+        "name": "Must not be blank",
         "coordinates.latitude": "Latitude is between -90 and 90",
         "coordinates.longitude": "Longitude is between -180 and 180",
     }

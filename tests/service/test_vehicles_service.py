@@ -55,7 +55,7 @@ def test_the_models_rules_are_checked_before_sending() -> None:
     _, problems = check_search(
         {"geoCoordinates": AT_CHICAGO, "timeRange": WINDOW, "radius": 60, "radiusUnit": "MI"}
     )
-    assert problems == {"radius": "must be from 10 to 50 MI"}
+    assert problems == {"radius": "Enter from 10 to 50 miles"}
     ok, _ = check_search(
         {"geoCoordinates": AT_CHICAGO, "timeRange": WINDOW, "radius": 60, "radiusUnit": "KM"}
     )
@@ -102,7 +102,7 @@ def test_every_problem_of_a_point_at_once() -> None:
     assert problems == {
         "geoCoordinates.latitude": "Latitude is between -90 and 90",
         "geoCoordinates.longitude": "Longitude is between -180 and 180",
-        "radius": "must be from 10 to 50 MI",
+        "radius": "Enter from 10 to 50 miles",
     }
     _, problems = check_search({"geoCoordinates": {"longitude": -87.6}, "timeRange": WINDOW})
     assert problems == {"geoCoordinates.latitude": "Enter the latitude too"}

@@ -44,7 +44,7 @@ from freightdesk.models.push import (
     future_problems,
 )
 from freightdesk.service.cache import Cache
-from freightdesk.service.messages import plain_words
+from freightdesk.service.messages import plain, plain_words
 from freightdesk.service.validation import problems_of
 
 TRUCKLOAD = "TRUCKLOAD"
@@ -216,24 +216,6 @@ def sensor_wire(
     return sensor, origin, problems
 
 
-# pydantic's words for a bound, as the form says them: "Enter 0 or more".
-_BOUND = re.compile(r"^Input should be (greater|less) than( or equal to)? (-?[\d.]+)$")
-_BOUND_WORDS = {
-    ("greater", True): "Enter {} or more",
-    ("less", True): "Enter {} or less",
-    ("greater", False): "Enter more than {}",
-    ("less", False): "Enter less than {}",
-}
-
-
-def _in_words(path: str, message: str) -> str:
-    said = plain_words(path, message)
-    bound = _BOUND.match(said)
-    if bound is None:
-        return said
-    return _BOUND_WORDS[bound[1], bool(bound[2])].format(bound[3])
-
-
 def problems_in_words(
     problems: dict[str, str], rows: tuple[SensorRow, ...] = (), fuel_unit: str | None = None
 ) -> dict[str, str]:
@@ -244,7 +226,7 @@ def problems_in_words(
     shown: dict[str, str] = {}
     lines: list[tuple[int, str]] = []
     for path, message in problems.items():
-        said = _in_words(path.split("#")[0], message)
+        said = plain_words(path.split("#")[0], message)
         index = origin.get(path)
         if index is None:
             shown[path] = said
@@ -343,10 +325,11 @@ def _checked(
     except ValidationError as exc:
         for path, message in problems_of(exc).items():
             problems.setdefault(path, message)
-        return None, problems
+        return None, plain(problems)
     for path, message in future_problems(update, now or datetime.now(UTC)):
         problems.setdefault(path, message)
-    return (None, problems) if problems else (update, {})
+    # In the form's words here, so every caller shows the same (the rules say wire names).
+    return (None, plain(problems)) if problems else (update, {})
 
 
 def check_truckload(

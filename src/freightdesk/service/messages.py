@@ -27,6 +27,8 @@ from freightdesk.api.errors import (
     ServerError,
     TimedOut,
 )
+from freightdesk.models.code_words import unit_name
+from freightdesk.models.code_words import words as code_words
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
 
 # The Local sandbox's services of this process (the session's, one at a time): a request
@@ -354,6 +356,13 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         re.compile(r"^is required together with (departure|arrival)(Start|End)Date$"),
         lambda m: f"Enter both days of the {m.group(1)} window",
     ),
+    # Available vehicles: a radius outside its unit's bounds, in the unit's name as the
+    # search form's box says it (the one table of codes' words).
+    (
+        "radius",
+        re.compile(r"^must be from (\d+) to (\d+) (\w+)$"),
+        lambda m: f"Enter from {int(m.group(1)):,} to {int(m.group(2)):,} {unit_name(m.group(3))}",
+    ),
     (
         "",
         re.compile(r"^'' is not a valid HTTP header name$"),
@@ -370,14 +379,6 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
 def _bound(text: str) -> str:
     """A bound as pydantic writes it (`0.0`, `90`) as a dispatcher would (0, 90)."""
     return text.removesuffix(".0")
-
-
-def code_words(code: str) -> str:
-    """BILL_OF_LADING -> "Bill of lading": a code of the interface as a choice reads (short
-    ones such as LTL stay as they are)."""
-    if "_" not in code and len(code) <= 3:
-        return code
-    return code.replace("_", " ").capitalize()
 
 
 def _choices(listed: str) -> str:

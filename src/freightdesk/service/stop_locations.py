@@ -28,6 +28,7 @@ from freightdesk.models.stop_locations import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
+from freightdesk.service.messages import plain
 from freightdesk.service.validation import POINT_STAND_IN, coordinate_problems, problems_of
 
 _TIME = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
@@ -60,7 +61,8 @@ def check_location(wire: dict[str, Any]) -> tuple[StopLocationInput | None, dict
     except ValidationError as exc:
         return None, problems_of(exc) | own
     problems = location_problems(location) | own
-    return (None, problems) if problems else (location, {})
+    # In the form's words here, so every caller shows the same (the rules say wire names).
+    return (None, plain(problems)) if problems else (location, {})
 
 
 def location_problems(location: StopLocationInput) -> dict[str, str]:

@@ -30,6 +30,7 @@ from freightdesk.models.vehicles import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import Listing, ListService, Params
+from freightdesk.service.messages import plain
 from freightdesk.service.validation import POINT_STAND_IN, coordinate_problems, problems_of
 
 KIND = "available_vehicles"
@@ -50,7 +51,8 @@ def check_search(wire: dict[str, Any]) -> tuple[AvailableVehiclesQuery | None, d
     except ValidationError as exc:
         return None, problems_of(exc) | own
     problems = dict(query_problems(query)) | own
-    return (None, problems) if problems else (query, {})
+    # In the form's words here, so every caller shows the same (the rules say wire names).
+    return (None, plain(problems)) if problems else (query, {})
 
 
 def sort_params(sort: Sequence[VehicleSort]) -> list[str]:

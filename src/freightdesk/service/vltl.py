@@ -34,6 +34,7 @@ from freightdesk.models.vltl import (
 from freightdesk.models.vltl_rules import dispatch_problems, freight_problems, quote_address
 from freightdesk.service.cache import Cache
 from freightdesk.service.kept_json import keep_json, kept_json
+from freightdesk.service.messages import plain
 from freightdesk.service.validation import problems_of
 
 QUOTES_META = "vltl:last_quotes"
@@ -77,7 +78,8 @@ def check_quote(wire: dict[str, Any]) -> tuple[VltlQuoteRequest | None, dict[str
     found: dict[str, str] = {}
     for path, message in problems:
         found.setdefault(path, message)
-    return (None, found) if found else (request, {})
+    # In the form's words here, so every caller shows the same (the rules say wire names).
+    return (None, plain(found)) if found else (request, {})
 
 
 def check_dispatch(
@@ -91,7 +93,7 @@ def check_dispatch(
     except ValidationError as exc:
         return None, problems_of(exc)
     problems = dispatch_problems(request, defaults)
-    return (None, problems) if problems else (request, {})
+    return (None, plain(problems)) if problems else (request, {})
 
 
 def dispatch_draft(quote: RateQuote, request: VltlQuoteRequest) -> dict[str, Any]:

@@ -477,9 +477,10 @@ class StopLocationFormDialog(TabbedFormDialog):
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
         """Every problem beside its field (rows of tables named), the first one's tab shown."""
         shown: dict[str, str] = {}
-        # Plain words before the rows are gathered: the rules match a message's field path.
-        said = {path: form_words(path, message) for path, message in problems.items()}
-        for path, message in plain(said).items():
+        # Plain words before the rows are gathered: the rules match a message's field path;
+        # the form's own words where it says better.
+        said = {path: form_words(path, message) for path, message in plain(problems).items()}
+        for path, message in said.items():
             match = _ROW_PATH.match(path)
             if match is None:
                 shown.setdefault(path, message)

@@ -46,20 +46,16 @@ def _set_aside(wire: dict[str, Any], keys: set[str]) -> dict[str, Any]:
     return kept | {key: _STAND_INS[key] for key in keys if key in _STAND_INS}
 
 
-# The rules' words about this form's fields (path: the message's start, the form's words), in
-# the words of the form's labels; the shared plain words (`service.messages`) come after.
+# Where this form says better than the shared plain words (`service.messages`, which the
+# check and the service's refusals are said in already), by its labels: path: (the plain
+# words' start, the form's words).
 _FORM_WORDS: dict[str, tuple[str, str]] = {
-    "name": ("must not be blank", "Enter a name"),
+    "name": ("Must not be blank", "Enter a name"),
     "address.addressLines": (
-        "is required for a street address",
+        "Required for a street address",
         "Enter the street and number, or give coordinates",
     ),
-    "address.city": ("is required for a street address", "Enter a city, or give coordinates"),
-    "coordinates.latitude": ("Input should be", "Latitude is between -90 and 90"),
-    "coordinates.longitude": (
-        "Input should be",
-        "Longitude is between -180 and 180",
-    ),
+    "address.city": ("Required for a street address", "Enter a city, or give coordinates"),
 }
 
 

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidg
 
 from freightdesk.models.code_words import unit_name
 from freightdesk.models.vehicles import (
-    RADIUS_RULES,
     AvailableVehicle,
     RadiusUnit,
     VehicleSort,
@@ -336,11 +335,6 @@ class VehiclesPane(ListExport, QWidget):
         query, problems = check_search(self.form.wire())
         problems = in_form_order({**problems, **own})
         if query is None or problems:
-            if problems.get("radius", "").startswith("must be from"):
-                # The rule's "must be from 10 to 50 MI", in the unit's name as the box says it.
-                unit = RadiusUnit(self.form.unit.currentData())
-                low, high, _default = RADIUS_RULES[unit]
-                problems["radius"] = f"Enter from {low:,} to {high:,} {unit_name(unit)}"
             self.errors.show(problems)
             return None
         self.errors.clear()

@@ -34,12 +34,11 @@ from freightdesk.ui.panes.vltl.fields import (
     AddressFields,
     ContactFields,
     WindowFields,
-    in_words,
 )
 from freightdesk.ui.panes.vltl.form import ITEM_WORDS
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
-from freightdesk.ui.widgets.forms import ErrorLabel
+from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.row_table import fold_rows
 
 LOCATIONS = (
@@ -239,7 +238,7 @@ class DispatchDialog(FormDialog):
                 if path.startswith(f"shipmentIdentifiers[{index}]"):
                     path = f"identifiers.{kind}"
             named.setdefault(path, message)
-        shown = fold_rows(in_words(named), {"lineItems": ("lineItems", ITEM_WORDS)})
+        shown = fold_rows(plain(named), {"lineItems": ("lineItems", ITEM_WORDS)})
         self.errors.show(shown, general=general)
 
     def send(self) -> None:

@@ -11,19 +11,7 @@ from PySide6.QtCore import QDate
 from PySide6.QtWidgets import QDateEdit, QFormLayout, QHBoxLayout, QLineEdit, QWidget
 
 from freightdesk.models.vltl_rules import hhmm_time
-from freightdesk.ui.widgets.forms import FieldErrors, plain
-
-
-def in_words(problems: dict[str, str]) -> dict[str, str]:
-    """The rules' "is required", a sentence's end, said beside its field as a sentence:
-    "Required", "Required (hh:mm)", "Required for guaranteed or expedited service"."""
-    return {
-        path: "Required" + message.removeprefix("is required")
-        if message.startswith("is required")
-        else message
-        for path, message in plain(problems).items()
-    }
-
+from freightdesk.ui.widgets.forms import FieldErrors
 
 ADDRESS_PARTS = (
     ("addressLines", "Street", "e.g. 1 Dock Rd"),

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 from freightdesk.models.account_groups import AccountGroup
 from freightdesk.models.rating import FREIGHT_CLASSES
 from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES, VLTL_SERVICE_CODES, PackingGroup
-from freightdesk.ui.panes.vltl.fields import AddressFields, WindowFields, in_words
+from freightdesk.ui.panes.vltl.fields import AddressFields, WindowFields
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
-from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
+from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors, plain
 from freightdesk.ui.widgets.group_follower import renamed
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, integer, number
 
@@ -293,7 +293,7 @@ class QuoteForm(QGroupBox):
         self.group.setCurrentIndex(max(0, self.group.findData(group)))
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
-        shown = fold_rows(in_words(problems), {ITEMS: (ITEMS, ITEM_WORDS)})
+        shown = fold_rows(plain(problems), {ITEMS: (ITEMS, ITEM_WORDS)})
         self.errors.show(shown, general=general)
 
 
