@@ -20,12 +20,16 @@ import pytest
 from freightdesk.api.errors import error_from_response
 from freightdesk.service.messages import _PLAIN, plain_words
 from tests.server.test_carrier_push_support import PARCEL, TRUCKLOAD, iso, now, parcel_body, unique
+from tests.server.test_documents import metadata, upload
 from tests.server.test_rail import PATH as RAIL_LEGS
 from tests.server.test_rail import leg_body
 from tests.server.test_rating_support import (
+    BOOKINGS,
     DALLAS,
     RATE_REQUESTS,
+    create_booking,
     set_profile,
+    standalone_booking,
     tl_request,
 )
 from tests.server.test_schedules import ROUTES
@@ -136,6 +140,21 @@ def _sailings(source: str, **window: date) -> Callable[[TenantHandle], Said]:
     params = {"origin": "CNSHA", "destination": "NLRTM"}
     params.update({name: day.isoformat() for name, day in window.items()})
     return lambda t: _refused(t.http.get(ROUTES, params=params), source)
+
+
+def _cancelled_booking_edited(tenant: TenantHandle) -> Said:
+    """An edit of a booking cancelled meanwhile (the Bookings form's Save)."""
+    set_profile(tenant, "ZZHD", behaviour="SLOW")
+    booking = create_booking(tenant, standalone_booking("ZZHD"))
+    path = f"{BOOKINGS}/{booking['id']}"
+    assert tenant.http.post(f"{path}/cancellations").status_code == 200
+    return _refused(tenant.http.put(path, json=standalone_booking("ZZHD")), "status", 409)
+
+
+def _unknown_shipper(tenant: TenantHandle) -> Said:
+    """A document uploaded for a shipper company no one has (the Documents upload's)."""
+    meta = metadata(identifiers=[{"type": "SHIPPER_TENANT_UUID", "value": str(uuid4())}])
+    return _refused(upload(tenant.http, meta), "document.identifiers[0].value")
 
 
 def _radius(tenant: TenantHandle) -> Said:
@@ -401,6 +420,16 @@ CASES: dict[str, Case] = {
             {"type": "API_KEY", "parameters": {"apiKey": "k", "headerName": "X Team"}},
         ),
         "'X Team' cannot be a header name: use letters, digits and dashes",
+    ),
+    "booking-answered": (
+        r"only PROCESSING or UNDER_REVIEW",
+        _cancelled_booking_edited,
+        "This booking was cancelled; only a booking being processed or under review can be changed",
+    ),
+    "no-such-company": (
+        r"no tenant has",
+        _unknown_shipper,
+        "No company has this id: check it with your partner",
     ),
     "radius-bounds": (
         r"must be from",

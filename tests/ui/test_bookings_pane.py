@@ -23,6 +23,7 @@ from tests.proxy import FaultyProxy
 from tests.server.test_rating_support import BOOKINGS, set_profile
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text, holds_clock_text
+from tests.ui.plain_words import leaks
 from tests.ui.test_capacity_support import press, settle, type_text
 from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_panes_support import (
@@ -241,7 +242,11 @@ async def test_a_failing_service_keeps_the_form(
     form.notes.setPlainText("too late")
     form.save()
     await wait_until(lambda: form.general_error.isVisible())
-    assert "only PROCESSING or under review bookings can be updated" in form.general_error.text()
+    # In words under the form: no wire name (status), uuid or state codes.
+    assert form.general_error.text() == (
+        "This booking was cancelled; only a booking being processed or under review can be changed"
+    )
+    assert leaks(form) == []
     assert proxy.count("PUT", f"{BOOKINGS}/{booking.id}") == 1
     form.mark_clean()
     form.reject()

@@ -305,7 +305,9 @@ async def test_a_refused_upload_reopens_its_form_with_the_error_beside_the_field
     # The form as it was sent, with the service's answer beside the shipper field.
     assert fix.names() == ["POD 77.pdf"] and fix.shipper.text() == unknown
     assert fix.identifiers.identifiers() == [("PRO", "77")]
-    assert f"No tenant has the uuid {unknown}" in fix.errors.message_for("shipperTenantUuid")
+    # In a dispatcher's words (the company's id, as Sharing says it), not the uuid again.
+    said = fix.errors.message_for("shipperTenantUuid")
+    assert said == "No company has this id: check it with your partner"
     shipper = make_tenant(tenant.service)
     fix.shipper.setText(shipper.uuid)
     fix.request_uploads()

@@ -202,7 +202,8 @@ async def test_drop_upload_find_preview_edit_copy_drag_and_delete(
     edit.identifiers.add_identifier("SHIPPER_TENANT_UUID", "0f8fad5b-d9cb-469f-a165-70867728950e")
     edit.save()
     assert edit.last_operation == "PATCH"
-    await wait_until(lambda: "No tenant has the uuid" in edit.errors.message_for("identifiers"))
+    no_company = "No company has this id: check it with your partner"
+    await wait_until(lambda: edit.errors.message_for("identifiers") == no_company)
     assert edit.isVisible() and len(edit.identifiers.identifiers()) == 2
     edit.reject()
     answer("unsavedChanges", QMessageBox.StandardButton.Discard)

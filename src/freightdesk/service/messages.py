@@ -152,6 +152,15 @@ def _api_text(exc: ApiError) -> str:
     return exc.error_message
 
 
+# A booking's state once the carrier answered (or it ran out), as a sentence goes on.
+_BOOKING_STATES = {
+    "BOOKED": "is booked",
+    "REJECTED": "was rejected",
+    "CANCELLED": "was cancelled",
+    "EXPIRED": "has expired",
+}
+
+
 # (field path ending, message pattern, words): the first match wins. Paths are matched on
 # their end so a rule holds for every address, stop or row; the pattern on the whole message.
 # Each rule is pinned to words the local service really says (tests/service/
@@ -356,12 +365,33 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         re.compile(r"^is required together with (departure|arrival)(Start|End)Date$"),
         lambda m: f"Enter both days of the {m.group(1)} window",
     ),
+    # Bookings: a booking the carrier answered for good is no longer the form's to change.
+    # The service names it by its uuid and states by codes; the form is about that booking.
+    (
+        "status",
+        re.compile(
+            r"^Booking \S+ is (\w+); only PROCESSING or UNDER_REVIEW bookings "
+            r"(can be updated|take a carrier response)$"
+        ),
+        lambda m: (
+            f"This booking {_BOOKING_STATES.get(m.group(1), 'was answered')}; only a booking "
+            "being processed or under review can "
+            + ("be changed" if m.group(2) == "can be updated" else "take the carrier's answer")
+        ),
+    ),
     # Available vehicles: a radius outside its unit's bounds, in the unit's name as the
     # search form's box says it (the one table of codes' words).
     (
         "radius",
         re.compile(r"^must be from (\d+) to (\d+) (\w+)$"),
         lambda m: f"Enter from {int(m.group(1)):,} to {int(m.group(2)):,} {unit_name(m.group(3))}",
+    ),
+    # A company's id (the service's tenant uuid) it does not know: the Sharing tab's and the
+    # Documents upload's shipper. The partner gives it, so they can check it.
+    (
+        "",
+        re.compile(r"^no tenant has (this uuid|the uuid \S+)$"),
+        lambda _m: "No company has this id: check it with your partner",
     ),
     (
         "",

@@ -420,8 +420,11 @@ class BookingFormDialog(TabbedFormDialog):
     # --- errors and saving -----------------------------------------------------------------
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        # The service's refusal of a booking the carrier has answered is the whole booking's
+        # (its `status`, no field of the form): under the form, without the wire name.
+        general = general or problems.get("status")
         shown = fold_rows(
-            problems,
+            {path: message for path, message in problems.items() if path != "status"},
             {
                 "rateIdentifiers": ("rateIdentifiers", {"source": "source", "type": "type",
                                                         "value": "value"}),
