@@ -554,7 +554,7 @@ def test_another_process_s_commit_beside_ours_wakes_on_sqlite(
     woken = threading.Semaphore(0)
     unsubscribe = wakeups(engine).subscribe("work", woken.release)
     try:
-        time.sleep(1.0)  # the look has its baseline
+        assert wakeups(engine).listening(timeout=30)  # the look has its baseline
         # A commit of ours without a wake-up asked for: data_version's look wakes for it.
         with transaction(sessions) as session:
             session.execute(text("INSERT INTO work DEFAULT VALUES"))

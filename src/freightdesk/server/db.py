@@ -232,6 +232,14 @@ class Wakeups:
 
         return unsubscribe
 
+    def listening(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds until commits of other processes wake the subscribers
+        (the listener has its baseline or LISTENs); False if they do not by then. Only tests
+        wait for it: in the service, a commit before then waits for the fallback poll."""
+        with self._lock:
+            listener = self._listener
+        return listener is not None and listener.listening.wait(timeout)
+
     def fire(self, channels: Iterable[str]) -> None:
         """Wake `channels`' subscribers in this process (now: for work already committed)."""
         with self._lock:
@@ -269,6 +277,8 @@ class _Listener:
         self._wakeups = wakeups
         self._stop_in, self._stop_out = socket.socketpair()
         self._thread = threading.Thread(target=self._run, name="db-wakeups", daemon=True)
+        # Set while a commit of another process would wake: its baseline read, or LISTENing.
+        self.listening = threading.Event()
 
     def start(self) -> None:
         self._thread.start()
@@ -313,6 +323,7 @@ class _Notifications(_Listener):
             connection.autocommit = True
             connection.execute(f"LISTEN {NOTIFY_CHANNEL}")
             pgconn = connection.pgconn
+            self.listening.set()
             # What was notified before the LISTEN took effect was missed.
             self._wakeups.fire_all()
             while True:
@@ -328,6 +339,7 @@ class _Notifications(_Listener):
                 if channels:
                     self._wakeups.fire(channels)
         finally:
+            self.listening.clear()
             connection.close()
 
 
@@ -349,6 +361,7 @@ class _DataVersion(_Listener):
         try:
             # Read at once: a commit made before the first look is read would be its baseline.
             seen = connection.execute("PRAGMA data_version").fetchone()[0]
+            self.listening.set()
             while not self._stopped(DATA_VERSION_SECONDS):
                 version = connection.execute("PRAGMA data_version").fetchone()[0]
                 if version != seen:
@@ -356,4 +369,5 @@ class _DataVersion(_Listener):
                 seen = version
             return True
         finally:
+            self.listening.clear()
             connection.close()
