@@ -39,6 +39,22 @@ def _serve_for_app(
         os.close(read_end)
 
 
+def _read_by_peer(client: socket.socket, seconds: float = 30.0) -> None:
+    """Wait until the process at the other end of `client` (on 127.0.0.1) has read all that
+    was sent to it: the kernel holds none of it in that end's receive queue any more."""
+    local, remote = client.getsockname()[1], client.getpeername()[1]
+    ends = f"{remote:04X} {local:04X}"  # its end: from its port to ours
+    deadline = time.monotonic() + seconds
+    while True:
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            fields = line.split()
+            ports = f"{fields[1].rsplit(':', 1)[1]} {fields[2].rsplit(':', 1)[1]}"
+            if ports == ends and int(fields[4].rsplit(":", 1)[1], 16) == 0:
+                return
+        assert time.monotonic() < deadline, "the service did not read the request"
+        time.sleep(0.01)
+
+
 def test_the_service_stops_cleanly_when_its_app_ends(tmp_path: Path) -> None:
     data_dir = tmp_path / "service"
     with processes() as started:
@@ -133,7 +149,7 @@ def test_a_document_request_whose_app_quit_does_not_hold_the_stop(tmp_path: Path
         host, port = url.removeprefix("http://").rsplit(":", 1)
         with socket.create_connection((host, int(port)), timeout=30) as app:
             app.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: desk\r\n\r\n")
-            time.sleep(0.2)  # read by the service, the document being built
+            _read_by_peer(app)  # by the service, the document being built
         started.close_fd(write_end)  # the app has ended
 
         gone_within(service.pid, 5.0)
