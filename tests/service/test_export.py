@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -167,23 +168,21 @@ def test_a_writer_that_dies_is_said_in_words_and_leaves_nothing(tmp_path: Path) 
     assert not children_besides(before)
 
 
-# An app exporting a workbook that hangs once every row has gone to the writer (so that the
-# test can kill it just then): the child has the rows, writes the workbook and says "done".
+# An app exporting a workbook that hangs once the child said "done", as it is about to move
+# the workbook over the target (so that the test can kill it just then). Hanging in `progress`
+# once every row was sent raced: an app slow to look for the child's answer heard its last
+# "written" before sending the end of the rows, and the child never wrote the workbook.
 _HANGING_APP = """
-import sys, time
+import os, sys, time
 from pathlib import Path
 from freightdesk.service.export import ExportFormat, write_table
 
-ROWS = 1000
+def hang(source, target):
+    print("workbook written", flush=True)
+    time.sleep(600)
 
-def progress(written: int) -> bool:
-    if written == ROWS:
-        print("all rows sent", flush=True)
-        time.sleep(600)
-    return True
-
-write_table(Path(sys.argv[1]), ["n"], [[n] for n in range(ROWS)], ExportFormat.XLSX,
-            progress=progress)
+os.replace = hang
+write_table(Path(sys.argv[1]), ["n"], [[n] for n in range(1000)], ExportFormat.XLSX)
 """
 
 
@@ -199,14 +198,16 @@ def test_the_writer_ends_with_the_app_and_leaves_no_partial_file(tmp_path: Path)
         text=True,
     )
     try:
-        assert app.stdout is not None and app.stdout.readline() == "all rows sent\n"
-        deadline = time.monotonic() + 30
-        while not list(folder.iterdir()):  # the child is writing the workbook
-            assert time.monotonic() < deadline, "the child wrote no workbook"
-            time.sleep(0.02)
-        time.sleep(0.5)  # and has written it whole (1,000 rows), and said "done"
+        assert app.stdout is not None and app.stdout.readline() == "workbook written\n"
         kids = _children_of(app.pid)
         assert kids, "the writer is gone before the app"
+        # The child said "done": it reads its pipe again only for the word that it is kept.
+        deadline = time.monotonic() + 30
+        while not any(_reading_a_socket(kid) for kid in kids):
+            assert time.monotonic() < deadline, "the writer never waited for its word"
+            time.sleep(0.02)
+        with next(folder.iterdir()).open("rb") as whole:  # (openpyxl goes by the name)
+            assert load_workbook(whole).active.max_row == 1 + 1000
     finally:
         app.kill()
         app.wait()
@@ -219,6 +220,21 @@ def test_the_writer_ends_with_the_app_and_leaves_no_partial_file(tmp_path: Path)
 def _children_of(pid: int) -> set[int]:
     tasks = Path(f"/proc/{pid}/task")
     return {int(n) for t in tasks.iterdir() for n in (t / "children").read_text().split()}
+
+
+# read(2)'s system call number, as /proc/PID/syscall shows it.
+_READ = {"x86_64": 0, "aarch64": 63}[platform.machine()]
+
+
+def _reading_a_socket(pid: int) -> bool:
+    """Whether the main thread of `pid` waits in read(2) on a socket (a multiprocessing pipe)."""
+    try:
+        call, *args = Path(f"/proc/{pid}/syscall").read_text().split()
+        if call != str(_READ):
+            return False
+        return os.readlink(f"/proc/{pid}/fd/{int(args[0], 16)}").startswith("socket:")
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def _running(pid: int) -> bool:
