@@ -26,6 +26,13 @@ def dot_gap(indicator: ConnectionIndicator) -> int:
     return indicator.state_label.geometry().left() - glyph_end
 
 
+def laid_out(indicator: ConnectionIndicator) -> bool:
+    """Whether the indicator's layout has made room for the shown activity bar: the bar left
+    of the age, and the indicator given at least the width it asks for."""
+    bar, age = indicator.activity.geometry(), indicator.age_label.geometry()
+    return bar.right() < age.left() and indicator.width() >= indicator.sizeHint().width()
+
+
 @pytest.mark.parametrize("width", [1366, 1920])
 def test_the_dot_stays_beside_its_words_while_the_activity_bar_shows(
     qtbot: QtBot, settings: QSettings, paths: AppPaths, width: int
@@ -46,8 +53,7 @@ def test_the_dot_stays_beside_its_words_while_the_activity_bar_shows(
     assert not indicator.activity.isVisible()
     assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
     indicator.show_progress(114, 307)
-    qtbot.waitUntil(indicator.activity.isVisible)
-    qtbot.wait(50)  # the layout settled
+    qtbot.waitUntil(lambda: indicator.activity.isVisible() and laid_out(indicator))
     assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
     # The words whole, and at the bar's right end as before.
     label = indicator.state_label
@@ -56,8 +62,8 @@ def test_the_dot_stays_beside_its_words_while_the_activity_bar_shows(
     busy = ConnectionStatus(ConnectionState.ONLINE, "Local sandbox", last_success=now, busy=1)
     indicator.show_status(busy)
     indicator.end_progress()
-    qtbot.wait(50)
-    assert indicator.activity.isVisible()
+    assert indicator.activity.isVisible()  # still busy: no linger, it stays
+    qtbot.waitUntil(lambda: laid_out(indicator))
     assert 0 <= dot_gap(indicator) <= NEAR, dot_gap(indicator)
     indicator.stop()
 
