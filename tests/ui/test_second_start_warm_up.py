@@ -151,8 +151,7 @@ async def test_a_map_opened_before_a_later_start_is_online_is_drawn(
         assert view.isVisible()
         await wait_until(lambda: not _connecting(controller), seconds=ONLINE_SECONDS)
         # The warm-up, once Online, keeps the map the user opened.
-        await wait_until(lambda: window.is_made("packages"), seconds=MAP_SECONDS)
-        await asyncio.sleep(0.5)
+        await wait_until(lambda: controller.warmed_up, seconds=MAP_SECONDS)
         assert detail.map is view
     finally:
         await controller.shutdown()

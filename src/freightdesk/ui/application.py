@@ -220,6 +220,12 @@ class AppController:
         steps = (shipments.detail.prepare_map,) if isinstance(shipments, ShipmentsPane) else ()
         self._maps_warm_up = warm_up_maps(*steps, done=self._started)
 
+    @property
+    def warmed_up(self) -> bool:
+        """Whether the start's warm-up is over: the panes made, then the maps (tests wait for
+        it: nothing else tells)."""
+        return self._maps_warm_up is not None and self._maps_warm_up.finished
+
     def _started(self) -> None:
         if self._starting is not None:
             self._starting.done()
