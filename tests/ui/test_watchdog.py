@@ -199,12 +199,13 @@ def test_the_kernel_counts_a_threads_wait_for_a_cpu() -> None:
     waited = run_queue_wait(native)
     cpu = min(os.sched_getaffinity(0))
     before_affinity = os.sched_getaffinity(0)
+    spin = f"import os; os.sched_setaffinity(0, {{{cpu}}}); print('spinning', flush=True)"
     busy = subprocess.Popen(
-        [sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile 1: pass"]
+        [sys.executable, "-c", f"{spin}\nwhile 1: pass"], stdout=subprocess.PIPE
     )
     try:
         os.sched_setaffinity(0, {cpu})
-        time.sleep(0.3)  # the busy process is spinning on that CPU by now
+        assert busy.stdout is not None and busy.stdout.readline() == b"spinning\n"  # on that CPU
         start = waited()
         end = time.monotonic() + 0.3
         while time.monotonic() < end:
@@ -213,4 +214,4 @@ def test_the_kernel_counts_a_threads_wait_for_a_cpu() -> None:
     finally:
         os.sched_setaffinity(0, before_affinity)
         busy.kill()
-        busy.wait()
+        busy.communicate()  # reaped, its pipe closed
