@@ -298,13 +298,16 @@ async def test_carrier_must_name_the_shipper_and_service_errors_are_shown(
     assert identifier_type_text(SHIPPER_TENANT_UUID) == "Shipper's company id"
     choose_mode(qtbot, dialog)
     dialog.request_uploads()
-    assert "shipper tenant" in dialog.errors.message_for("shipperTenantUuid")
+    assert dialog.errors.message_for("shipperTenantUuid") == (
+        "As a carrier, enter the company id of the shipper the document is for"
+    )
     # A well-formed uuid of no tenant: refused by the service, shown on the upload row.
     dialog.shipper.setText("0f8fad5b-d9cb-469f-a165-70867728950e")
     dialog.request_uploads()
     await uploads_reach(session, UploadState.FAILED)
     await wait_until(lambda: "Failed" in (pane.uploads.table.item(0, 2).text() or ""))
-    assert "no tenant has the uuid" in pane.uploads.table.item(0, 2).text()
+    refused = pane.uploads.table.item(0, 2).text()
+    assert "No company has this id" in refused and "tenant" not in refused, refused
     pane.shutdown()
 
 

@@ -141,12 +141,14 @@ def check_metadata(
             try:
                 uuid.UUID(str(identifier.get("value", "")))
             except ValueError:
-                problems[f"identifiers[{index}].value"] = "Enter the shipper tenant's uuid"
+                problems[f"identifiers[{index}].value"] = (
+                    "Not a company id (they look like 3f2b8c1e-5d4a-…): check it with your partner"
+                )
     if role is TenantRole.CARRIER and not any(
         i.get("type") == SHIPPER_TENANT_UUID for i in identifiers
     ):
         problems["shipperTenantUuid"] = (
-            "As a carrier, name the shipper tenant the document is for (its uuid)"
+            "As a carrier, enter the company id of the shipper the document is for"
         )
     try:
         DocumentCreate.model_validate(wire)

@@ -146,7 +146,10 @@ def _api_text(exc: ApiError) -> str:
         asked = f" and asked to wait {max(1, round(wait))} s" if wait else ""
         return f"The freight service is busy (too many requests){asked}."
     if isinstance(exc, BadRequest):
-        return f"The service refused the data: {exc.error_message}"
+        # Its fields' problems in plain words where it names them (a row of the uploads,
+        # a status bar: no field beside them to say them at).
+        said = dict.fromkeys(plain(exc.field_errors()).values())
+        return f"The service refused the data: {'; '.join(said) or exc.error_message}"
     if isinstance(exc, ServerError):
         return "The freight service had a problem handling this."
     return exc.error_message
