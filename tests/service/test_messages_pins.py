@@ -19,7 +19,15 @@ import pytest
 
 from freightdesk.api.errors import error_from_response
 from freightdesk.service.messages import _PLAIN, plain_words
-from tests.server.test_carrier_push_support import PARCEL, TRUCKLOAD, iso, now, parcel_body, unique
+from tests.server.test_carrier_push_support import (
+    PARCEL,
+    TRUCKLOAD,
+    iso,
+    now,
+    parcel_body,
+    truckload_body,
+    unique,
+)
 from tests.server.test_documents import metadata, upload
 from tests.server.test_rail import PATH as RAIL_LEGS
 from tests.server.test_rail import leg_body
@@ -162,6 +170,12 @@ def _radius(tenant: TenantHandle) -> Said:
     join_coop(tenant, f"POOL-{uuid4().hex[:8]}")
     body = vehicles_query(radius=81, radiusUnit="KM")
     return _refused(tenant.http.post(VEHICLES, json=body), "radius")
+
+
+def _for_another_company(tenant: TenantHandle) -> Said:
+    """A shipper's truckload push naming a customer (a carrier's account alone may)."""
+    body = {"customerAccountNumber": str(uuid4()), **truckload_body("B1")}
+    return _refused(tenant.http.post(TRUCKLOAD, json=body), "customerAccountNumber", 403)
 
 
 def _nothing(_tenant: TenantHandle) -> None:
@@ -430,6 +444,12 @@ CASES: dict[str, Case] = {
         r"no tenant has",
         _unknown_shipper,
         "No company has this id: check it with your partner",
+    ),
+    "carrier-for-another": (
+        r"only a carrier tenant",
+        _for_another_company,
+        "Only a carrier's account may push updates for another company: leave this empty to "
+        "update your own shipments",
     ),
     "radius-bounds": (
         r"must be from",

@@ -70,6 +70,10 @@ async def test_typed_sent_followed_to_matched_and_resent(
     for path, text in (*TRUCKLOAD_RULES.items(), *PARCEL_RULES.items()):
         # Every rule of the models is on screen, in the form's words.
         assert shown_rule(text, time=path in times) in shown, text
+    # In company words: "tenant" is the service's word, not a dispatcher's.
+    customer = pane.truckload.rule_labels[ACCOUNT].text()
+    assert "the customer's company id" in customer and "a carrier's account may" in customer
+    assert "tenant" not in shown.lower()
 
     _compose(pane, bol)
     await _sent_and_settled(pane, qtbot, 0)
@@ -125,7 +129,10 @@ async def test_refused_beside_the_field_before_and_by_the_service(
     type_text(form.customer, "00000000-0000-4000-8000-000000000000")
     qtbot.mouseClick(pane.send_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: bool(form.errors.message_for(ACCOUNT)), 30)
-    assert "Only a carrier tenant" in form.errors.message_for(ACCOUNT)
+    assert form.errors.message_for(ACCOUNT) == (
+        "Only a carrier's account may push updates for another company: leave this empty to "
+        "update your own shipments"
+    )
     assert form.errors.message_for(EVENT_TIME) == ""
     assert pane.status.text() == "Not sent." and pane.history_model.rowCount() == 0
     assert form.customer.text() == "00000000-0000-4000-8000-000000000000"  # kept as typed

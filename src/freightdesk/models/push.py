@@ -353,8 +353,8 @@ _ISO = "ISO 8601 with an offset, e.g. 2026-11-22T14:05:00Z"
 
 TRUCKLOAD_RULES: dict[str, str] = {
     "customerAccountNumber": (
-        f"Optional: the customer's tenant id, at most {MAX_CUSTOMER_ACCOUNT_NUMBER} characters; "
-        "empty for your own shipments (only a carrier tenant may name another)"
+        f"Optional: the customer's company id, at most {MAX_CUSTOMER_ACCOUNT_NUMBER} characters; "
+        "empty for your own shipments (only a carrier's account may name another company)"
     ),
     "truckload": "A shipment event, readings, or both",
     "truckload.identifiers": (

@@ -396,6 +396,16 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         re.compile(r"^no tenant has (this uuid|the uuid \S+)$"),
         lambda _m: "No company has this id: check it with your partner",
     ),
+    # A shipper's account naming another company on a carrier push (the service says
+    # "tenant"): the field asks for the customer's company id.
+    (
+        "customerAccountNumber",
+        re.compile(r"^only a carrier tenant may push updates for another tenant"),
+        lambda _m: (
+            "Only a carrier's account may push updates for another company: leave this empty "
+            "to update your own shipments"
+        ),
+    ),
     (
         "",
         re.compile(r"^'' is not a valid HTTP header name$"),
