@@ -54,3 +54,31 @@ async def test_the_cached_list_is_triaged_with_the_kept_facts_before_the_service
     await wait_until(lambda: counts()[0].endswith("Late (1)"), seconds=20)
     assert counts()[1].endswith("No signal (0)"), counts()
     pane.shutdown()
+
+
+async def test_a_first_screen_shows_no_counts_until_the_whole_list_is_in(
+    qtbot: QtBot, session: AppSession, settings: QSettings
+) -> None:
+    """The top of a kept list, painted before the cache is read whole, is not the list: its
+    kinds are not counted (a count of its top, triaged without facts, said "Late (0)" and a
+    wrong "No signal (26)" of 307 until the list was whole)."""
+    rows = [row(n) for n in range(30)]
+    newest_first = sorted(rows, key=lambda r: r.last_modified, reverse=True)
+    pane = ShipmentsPane(None, settings)
+    qtbot.addWidget(pane)
+    pane.show()
+    pane.show_cached(newest_first[:12], total=30)
+    buttons = pane.attention.buttons
+    assert pane.count_label.text() == "30 shipments"
+    assert not any("(" in button.text() for button in buttons.values()), [
+        b.text() for b in buttons.values()
+    ]
+    assert pane.mode.itemText(pane.mode.findData("LTL")) == "LTL"  # no count
+
+    cache = session.open_cache(session.profiles.active)
+    cache.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in rows])
+    pane.attach(session)
+    await pane.cached_list_shown()
+    await wait_until(lambda: buttons[Attention.NO_SIGNAL].text().endswith("No signal (30)"))
+    assert pane.mode.itemText(pane.mode.findData("LTL")).endswith("(30)")
+    pane.shutdown()

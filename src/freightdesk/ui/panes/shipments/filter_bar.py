@@ -125,11 +125,15 @@ class FilterBar(FilterWidgets):
     def show_count(self) -> None:
         """How many shipments the list holds and shows, and of each kind that needs
         attention, mode and state; "Loading…" and no counts while an empty list is not
-        known yet (the service has not answered), not counts of 0."""
+        known yet (the service has not answered), not counts of 0, and no counts while only
+        the list's first screen is in."""
         shown, total = self.model.rowCount(), self.model.total
         known = total > 0 or self.empty.known
-        self.attention.show_counts(self._attention_counts if known else None)
-        self._fill_filter_combos((self._last_result or FilterResult([])) if known else None)
+        # A first screen (the top of the cached list, the rest unread) counts only its top,
+        # triaged without facts: no counts until the whole list is in.
+        counted = known and self.model.complete
+        self.attention.show_counts(self._attention_counts if counted else None)
+        self._fill_filter_combos((self._last_result or FilterResult([])) if counted else None)
         if not known:
             self.count_label.setText("Loading…")
         elif shown == total:
