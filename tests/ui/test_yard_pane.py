@@ -250,6 +250,8 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     _site(tenant, "DOCK-1")
     pane = await shown_pane(qtbot, session, YardPane)
     await _sites_listed(pane, 1)
+    # The hours start as the sites' list says hours (the form reads them back).
+    assert pane.hours.text() == "Mon\u2013Fri 06:00\u201322:00"
 
     # The form's own check: an unknown zone, hours it cannot read.
     type_text(pane.code, "den-xd")
@@ -259,6 +261,12 @@ async def test_add_and_remove_a_site_with_refusals_by_their_field(
     qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
     assert "not an IANA time zone" in pane.site_errors.message_for("timeZone")
     assert "WEEKDAYS" in pane.site_errors.message_for("openingHours")
+    # A day run together with the next: the days said as the list says them.
+    type_text(pane.hours, "MONFRI 06:00-22:00")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    assert pane.site_errors.message_for("openingHours") == (
+        "'MONFRI' is not a day or a range of days (Mon to Sun, e.g. Mon\u2013Fri)"
+    )
     assert pane.code.text() == "den-xd"  # nothing typed is lost
 
     # The service's refusal: the code is taken; shown beside the code.

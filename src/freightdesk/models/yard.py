@@ -236,7 +236,9 @@ def parse_opening_hours(text: str) -> list[dict[str, object]]:
         for name in re.split(r"[,\s]+", named.strip(" ,").upper()):
             first, dash, last = name.partition("-")
             if first not in order or (dash and last not in order):
-                raise ValueError(f"{name!r} is not a day or a range of days (MON to SUN)")
+                raise ValueError(
+                    f"{name!r} is not a day or a range of days (Mon to Sun, e.g. Mon\u2013Fri)"
+                )
             span = order[order.index(first) : order.index(last) + 1] if last else [first]
             if not span:
                 raise ValueError(f"{name!r}: a range of days runs from MON towards SUN")

@@ -85,6 +85,9 @@ def hours_text(hours: list[OpeningHours]) -> str:
     )
 
 
+# A new site's hours as the form starts them, said as the sites' list says hours.
+WORKDAYS = OpeningHours(days=list(Weekday)[:5], opens="06:00", closes="22:00")
+
 SITE_COLUMNS: list[Column[YardSite]] = [
     Column("Code", lambda s: s.code, 75),
     Column("Name", lambda s: s.name, 185, tooltip=lambda s: s.name),
@@ -216,7 +219,7 @@ class YardPane(QWidget):
         self.slot_minutes.setSuffix(" min")
         self.hours = QLineEdit(sites_box)
         self.hours.setObjectName("openingHours")
-        self.hours.setText("MON-FRI 06:00-22:00")
+        self.hours.setText(hours_text([WORKDAYS]))
         self.hours.setToolTip(
             "Days and local hours; several separated by ';'. Round the clock: 00:00-24:00"
         )
