@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from html import escape
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QFont, QGuiApplication, QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -29,6 +29,7 @@ from freightdesk.ui.dialogs.booking_text import (
     charge_text,
     contact_text,
     equipment_text,
+    reference_text,
     status_color,
     status_html,
     units_text,
@@ -37,12 +38,15 @@ from freightdesk.ui.formatting import (
     amount_text,
     code_text,
     countdown_text,
+    mode_text,
     money_text,
     place_text,
     words,
 )
 
 COUNTDOWN_MS = 1000
+# The scheme of an id's Copy link in the detail: "copy:<the id>".
+COPY_SCHEME = "copy"
 
 
 def _when(moment: datetime | None) -> str:
@@ -57,6 +61,18 @@ def _rows(pairs: list[tuple[str, str]]) -> str:
         if v
     )
     return f"<table>{cells}</table>" if cells else ""
+
+
+def _ids(pairs: list[tuple[str, str]]) -> str:
+    """Each id under its name with a Copy link, on a line of its own and never broken: beside
+    its name in the detail's 420 px it was broken mid-token ("…333fa0c4936 / d")."""
+    return "".join(
+        f"<p style='margin:0'><span style='color:#7a8294'>{escape(name)}</span> "
+        f"<a href='{COPY_SCHEME}:{escape(value)}'>Copy</a></p>"
+        f"<p style='margin:0 0 2px 0; white-space:nowrap'>{escape(value)}</p>"
+        for name, value in pairs
+        if value
+    )
 
 
 def identifier_text(identifier: LogisticsIdentifier) -> str:
@@ -122,7 +138,7 @@ def _answer_section(booking: Booking) -> str:
             (
                 "Reference keys",
                 "; ".join(
-                    f"{k.key}: {', '.join(k.values)}"
+                    f"{code_text(k.key)}: {', '.join(k.values)}"
                     for k in booking.capacity_provider_reference_keys
                 ),
             ),
@@ -163,7 +179,7 @@ def booking_html(booking: Booking) -> str:
         [
             ("Handling units", units_text(booking.shipment_details)),
             ("Equipment", equipment_text(booking.shipping_details)),
-            ("Mode", booking.transportation_mode or ""),
+            ("Mode", mode_text(booking.transportation_mode) if booking.transportation_mode else ""),
         ]
     )
     sections.append(("Freight", freight))
@@ -180,11 +196,14 @@ def booking_html(booking: Booking) -> str:
         ]
     )
     sections.append(("Shared with the carrier", shared or "Nothing yet"))
-    ids = _rows(
+    ids = _ids(
         [
-            ("Booking", str(booking.id)),
-            ("Shipment (rate request)", str(booking.shipment_id or "")),
-            ("Tracked shipment", str(booking.master_shipment_id or "")),
+            ("Booking id", str(booking.id)),
+            ("Shipment id", str(booking.shipment_id or "")),
+            ("Tracked shipment id", str(booking.master_shipment_id or "")),
+        ]
+    ) + _rows(
+        [
             ("Created", _when(booking.created_date_time)),
             ("Last changed", _when(booking.last_modified_date_time)),
         ]
@@ -208,6 +227,8 @@ class BookingDetailView(QWidget):
         self.can_open_shipments = False
         self.title = QLabel("Select a booking", self)
         self.title.setObjectName("bookingTitle")
+        # Wrapped at spaces: a long reference must not widen the detail.
+        self.title.setWordWrap(True)
         font = QFont(self.title.font())
         font.setPointSizeF(font.pointSizeF() * 1.2)
         font.setBold(True)
@@ -234,6 +255,9 @@ class BookingDetailView(QWidget):
         self.body = QTextBrowser(self)
         self.body.setObjectName("bookingBody")
         self.body.setOpenLinks(False)
+        # Lines break between words only: anywhere, they cut ids and numbers mid-token.
+        self.body.setWordWrapMode(QTextOption.WrapMode.WordWrap)
+        self.body.anchorClicked.connect(self._copy)
         # Short: a text edit's placeholder is drawn on one line, not wrapped.
         self.body.setPlaceholderText("Pick a booking in the list to see it here")
         layout = QVBoxLayout(self)
@@ -284,9 +308,14 @@ class BookingDetailView(QWidget):
             self.body.clear()
             self.countdown.clear()
         else:
-            carrier = booking.capacity_provider_identifier.value
+            # Led by the reference the Bookings list names it by, not the carrier alone.
+            named = " · ".join(
+                escape(p)
+                for p in (reference_text(booking), booking.capacity_provider_identifier.value)
+                if p
+            )
             color = status_color(booking.status).name()
-            self.title.setText(f"{carrier} · <span style='color:{color}'>"
+            self.title.setText(f"{named} · <span style='color:{color}'>"
                                f"{status_text(booking.status)}</span>")  # fmt: skip
             self.title.setTextFormat(Qt.TextFormat.RichText)
             scroll = self.body.verticalScrollBar().value()
@@ -339,6 +368,11 @@ class BookingDetailView(QWidget):
             if tracked
             else "A booked booking has a tracked shipment."
         )
+
+    def _copy(self, link: QUrl) -> None:
+        """An id's Copy link: the whole id on the clipboard."""
+        if link.scheme() == COPY_SCHEME:
+            QGuiApplication.clipboard().setText(link.path())
 
     def _edit(self) -> None:
         if self.booking is not None:
