@@ -279,7 +279,8 @@ async def test_the_tabs_hold_still_from_shipment_to_shipment_and_empty_tables_sa
     assert detail.message.isVisible() and detail.message.text() == "Share link copied"
     assert _tab_bar_y(detail, window) in ys
 
-    # The LTL shipment has no relations: the Related tab says so and how to add one.
+    # The LTL shipment has no relations: the Related tab says so and where links are made
+    # (not in Edit…, which has no field for them).
     ltl = next(
         i for i in ids if (pane.model.summary_at(pane.model.row_of(i) or 0) or first).mode == "LTL"
     )
@@ -289,7 +290,7 @@ async def test_the_tabs_hold_still_from_shipment_to_shipment_and_empty_tables_sa
     words = detail.related.findChild(EmptyState)
     assert isinstance(words, EmptyState)
     assert words.isVisible()
-    assert words.text().startswith("No related shipments")
+    assert words.text() == "No related shipments — your systems link them over the API"
     _click_tab(qtbot, detail, "States & costs")
     costs = detail.costs.findChild(EmptyState)
     assert isinstance(costs, EmptyState) and costs.isVisible()

@@ -156,7 +156,9 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         self.related = make_table(
             ["Related shipment", "Relation"],
             self,
-            "No related shipments — Edit… links this shipment to others",
+            # Edit… only carries links over: they are made where the shipment is sent to
+            # the service (relatedShipments of the interface), by the shipper's systems.
+            "No related shipments — your systems link them over the API",
         )
         self.related.setObjectName("related")
         self.raw = QPlainTextEdit(self)
