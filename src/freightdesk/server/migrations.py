@@ -113,6 +113,12 @@ def _change_seq_everywhere(conn: Connection) -> None:
     add_indexes_if_missing(conn, "shipments", "ix_shipments_tenant_change_pk")
 
 
+def _webhook_journal_marks(conn: Connection) -> None:
+    """Where each push configuration's changes begin in the journal. Configurations made
+    before have 0 and get what they got before: every change fanned out while they exist."""
+    add_column_if_missing(conn, "webhook_configs", "journal_after BIGINT NOT NULL DEFAULT 0")
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
@@ -125,6 +131,7 @@ MIGRATIONS: list[Migration] = [
     ),
     Migration(7, "the shipments' change sequence for incremental sync", _change_seq),
     Migration(8, "a change sequence on every shipment", _change_seq_everywhere),
+    Migration(9, "where each push configuration's changes begin", _webhook_journal_marks),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

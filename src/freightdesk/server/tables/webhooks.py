@@ -58,6 +58,11 @@ class WebhookConfigRow(Base):
     disabled_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
+    # The highest journal id (`shipment_changes.id`) when it was created: it gets the changes
+    # above it only. Times cannot say which changes came after it (a change stamped before
+    # may commit after; the fan-out may read a change long after its commit), journal ids
+    # taken under the fan-out's lock can (`outbox.journal_mark`). 0: every change.
+    journal_after: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class WebhookPayloadRow(Base):

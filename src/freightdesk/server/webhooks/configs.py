@@ -26,6 +26,7 @@ from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import auth_methods, signing
 from freightdesk.server.webhooks.auth_methods import MethodInput, Problems
+from freightdesk.server.webhooks.outbox import journal_mark
 from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
 from freightdesk.server.webhooks.targets import TargetPolicy
 
@@ -191,7 +192,12 @@ def save(
             )
         secret = signing.new_secret()
         sealed = box.seal(secret) if box is not None else secret
-        row = WebhookConfigRow(tenant_id=tenant_id, signing_secret=sealed, created_at=now)
+        row = WebhookConfigRow(
+            tenant_id=tenant_id,
+            signing_secret=sealed,
+            created_at=now,
+            journal_after=journal_mark(session),
+        )
         session.add(row)
     row.config_name = body.config_name
     row.url = body.url

@@ -74,11 +74,13 @@ class Target:
     include_context: tuple[str, ...]
     event_types: frozenset[str]
     modes: frozenset[str]
+    # Its first journal id is above this (`WebhookConfigRow.journal_after`).
+    after: int = 0
 
     @classmethod
     def of(cls, row: Any) -> Target:
         """From a WebhookConfigRow, or a row of its columns id, tenant_id, event_type,
-        include_context and filters."""
+        include_context, filters and journal_after."""
         filters = row.filters or {}
         return cls(
             id=row.id,
@@ -87,7 +89,12 @@ class Target:
             include_context=tuple(row.include_context or [ContextKind.SHIPMENT.value]),
             event_types=frozenset(filters.get("eventTypes") or ()),
             modes=frozenset(filters.get("transportationModes") or ()),
+            after=row.journal_after,
         )
+
+    def takes(self, change_id: int) -> bool:
+        """Whether a change was made after this configuration was created."""
+        return change_id > self.after
 
 
 @dataclass
@@ -271,6 +278,8 @@ class FanOut:
                 self._facts[change.shipment_id] = facts
             for audience in audiences:
                 for target in targets[audience.tenant_id]:
+                    if not target.takes(change.id):
+                        continue
                     if target.event_type is None:
                         if _passes_modes(target, facts):
                             classic_last[(target.id, change.shipment_id)] = (change, audience)
@@ -395,13 +404,16 @@ def may_receive(
         if share.covers(change.created_at)
     ]
     if kind == ChangeKind.SHIPMENT_SHARED.value:
-        return any(_takes(targets.get(tenant_id, ()), None) for tenant_id in covering)
-    return any(_takes(targets.get(t, ()), kind) for t in [change.tenant_id, *covering])
+        return any(_takes(targets.get(tenant_id, ()), change.id, None) for tenant_id in covering)
+    return any(_takes(targets.get(t, ()), change.id, kind) for t in [change.tenant_id, *covering])
 
 
-def _takes(targets: Iterable[Target], kind: str | None) -> bool:
-    """Whether one of these configurations is classic or granular of this kind."""
-    return any(t.event_type is None or t.event_type == kind for t in targets)
+def _takes(targets: Iterable[Target], change_id: int, kind: str | None) -> bool:
+    """Whether one of these configurations, made before the change, is classic or granular
+    of this kind."""
+    return any(
+        t.takes(change_id) and (t.event_type is None or t.event_type == kind) for t in targets
+    )
 
 
 def tracking_history(

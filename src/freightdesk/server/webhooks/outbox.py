@@ -145,6 +145,25 @@ def lock_cursor(session: Session) -> WebhookJournalCursor:
     return cursor
 
 
+def journal_mark(session: Session) -> int:
+    """Where a configuration being created starts in the journal (`journal_after`): the
+    highest journal id now, read holding the cursor, so that no fan-out round runs between
+    this read and the configuration's commit. A change at or below it was committed before
+    (or was being made while the configuration was): not its to receive. One above it was
+    made after, and every round that reads it sees the configuration: on SQLite ids follow
+    the commit order; on PostgreSQL a round that read it without the configuration would
+    have had to run before the commit, and it waited for the cursor instead."""
+    lock_cursor(session)
+    # On SQLite a read alone takes no lock and no snapshot (the driver begins a transaction
+    # at the first write): writing first holds the one write lock from the read to the
+    # commit, so no change commits in between.
+    position = WebhookJournalCursor.position
+    session.execute(
+        update(WebhookJournalCursor).where(WebhookJournalCursor.id == 1).values(position=position)
+    )
+    return session.scalar(select(func.max(ShipmentChange.id))) or 0
+
+
 @dataclass
 class Fanned:
     """What one fan-out made: journal rows read, deliveries queued, and their bodies."""
@@ -242,7 +261,12 @@ def _fan_out(
     targets: dict[int, list[Target]] = {}
     for row in session.execute(
         select(
-            config.id, config.tenant_id, config.event_type, config.include_context, config.filters
+            config.id,
+            config.tenant_id,
+            config.event_type,
+            config.include_context,
+            config.filters,
+            config.journal_after,
         ).where(config.tenant_id.in_(tenants), config.enabled.is_(True))
     ):
         targets.setdefault(row.tenant_id, []).append(Target.of(row))
