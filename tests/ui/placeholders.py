@@ -1,4 +1,4 @@
-"""Whether a line edit's placeholder reads whole, as Qt draws it."""
+"""Whether a line edit's placeholder, or its text, reads whole, as Qt draws it."""
 
 from __future__ import annotations
 
@@ -8,13 +8,21 @@ from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame, QToolButton,
 def placeholder_whole(edit: QLineEdit) -> bool:
     """Whether `edit`'s placeholder reads whole: the room Qt draws it in (the contents less
     the text margins, the visible side buttons and its 2 px each side) holds it."""
+    return edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= _room(edit)
+
+
+def text_whole(edit: QLineEdit) -> bool:
+    """Whether what is typed in `edit` reads whole, in the same room as its placeholder."""
+    return edit.fontMetrics().horizontalAdvance(edit.text()) <= _room(edit)
+
+
+def _room(edit: QLineEdit) -> int:
     option = QStyleOptionFrame()
     edit.initStyleOption(option)
     contents = edit.style().subElementRect(QStyle.SubElement.SE_LineEditContents, option, edit)
     margins = edit.textMargins()
     room = contents.width() - margins.left() - margins.right() - 4
-    room -= sum(b.width() for b in edit.findChildren(QToolButton) if b.isVisibleTo(edit))
-    return edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room
+    return room - sum(b.width() for b in edit.findChildren(QToolButton) if b.isVisibleTo(edit))
 
 
 def hints_cut(form: QWidget) -> list[str]:

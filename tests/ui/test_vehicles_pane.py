@@ -21,6 +21,7 @@ from tests.server.test_vehicles import CHICAGO
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import cell, clock_text
+from tests.ui.placeholders import text_whole
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_columns_fit import AT_1366, AT_1440, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -389,4 +390,18 @@ async def test_contacts_phone_numbers_read_whole(
         assert whole and (not phone or phone in shown), (shown, phone)
     titles = [str(c.title) for c in pane.model.columns]
     assert_columns_fit(pane.table, pane, titles, whole=titles if room == AT_1440 else ())
+    pane.shutdown()
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1440], ids=["1366", "1440"])
+async def test_a_zip_code_reads_whole(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
+    """A five-digit ZIP typed in the address's ZIP box reads whole (the box was as wide as
+    its hint "ZIP": "60436" showed as "6043")."""
+    pane = await shown_pane(qtbot, connected[0], _pane, room)
+    zip_box = pane.form.place.edits["postalCode"]
+    qtbot.mouseClick(zip_box, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(zip_box, "60436")
+    assert zip_box.text() == "60436" and text_whole(zip_box), zip_box.width()
     pane.shutdown()

@@ -47,6 +47,8 @@ ADDRESS_PARTS = (
     ("country", "country", "Country"),
 )
 STREET_PARTS = (("addressLines", "street and number", "Street"),)
+# A postal code of six characters (a ZIP's five, Canada's and India's six) reads whole.
+POSTAL_SAMPLE = "000000"
 # The form's parts top to bottom.
 _ORDER = ("where", "address", "geoCoordinates", "radius", "timeRange", "truckType")
 
@@ -117,9 +119,11 @@ class Parts(QWidget):
             edit.setObjectName(f"{prefix}.{key}")
             edit.setPlaceholderText(hint)
             edit.setToolTip(name)
-            # Each hint read whole: a row too wide for it beside its label goes below it, across
-            # the form's width (the form's rows wrap).
-            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(hint) + 16)
+            # Each hint read whole, and a postal code as typed ("60436" was cut by a box as wide
+            # as "ZIP"): a row too wide for it beside its label goes below it, across the
+            # form's width (the form's rows wrap).
+            widest = max(hint, POSTAL_SAMPLE, key=len) if key == "postalCode" else hint
+            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(widest) + 16)
             grid.addWidget(edit, 0, column)
             grid.setColumnStretch(column, 2 if key in ("city", "addressLines") else 1)
             label = PartError(name, self)
