@@ -211,10 +211,13 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         assert _drag(env, source, source_window, (wx + ww // 3, wy + wh // 2)) == "copy"
         dialog = _window(env, "Upload documents", DIALOG_SECONDS, app=watched)
         _xdotool(env, "windowfocus", "--sync", dialog)
-        # The dialog asks for an identifier: its value's cell has the focus; typed, then
-        # Upload (Alt+U; Return would only commit the cell).
+        # The dialog asks for an identifier: its value's cell has the focus; typed. It names
+        # no listed shipment, so the mode is chosen (Alt+M, its first letters); then Upload
+        # (Alt+U; Return would only commit the cell).
         _xdotool(env, "type", "--delay", "20", f"PRO{width}{height}")
         _xdotool(env, "key", "Tab")
+        _xdotool(env, "key", "alt+m")
+        _xdotool(env, "type", "--delay", "20", "Tr")
         _xdotool(env, "key", "alt+u")
         _uploaded(watched, url, token, names[0])
 

@@ -36,6 +36,8 @@ from freightdesk.ui.panes.shipments.form import ShipmentFormDialog
 from freightdesk.ui.widgets.edit_table import FormTable
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 from freightdesk.ui.widgets.wheel_guard import WheelGuard, install_wheel_guard
+from tests.support import wait_until
+from tests.ui.conftest import exposed
 
 DOWN = -120  # one notch towards the user: the form scrolls down, a drop-down steps down
 
@@ -245,15 +247,19 @@ def test_a_drop_down_in_a_table_cell_changes_only_once_chosen(
     assert table.verticalScrollBar().value() == 0
 
 
-def test_scrolling_the_push_form_leaves_its_temperature_unit(
+async def test_scrolling_the_push_form_leaves_its_temperature_unit(
     qtbot: QtBot, guard: WheelGuard, session: AppSession
 ) -> None:
     """The report: scrolling the Carrier push console's truckload form with the pointer over
     the temperature unit turned it to Fahrenheit. The pane as in the window, not connected
     (the form's fields are there before the service answers)."""
-    pane = PushPane(session)
+    pane = PushPane(session)  # it asks for its history at once: a test on the app's loop
     pane.resize(1366, 600)
-    shown(qtbot, pane)
+    qtbot.addWidget(pane)
+    pane.show()
+    await exposed(pane)
+    pane.activateWindow()
+    await wait_until(pane.isActiveWindow)
     form = pane.truckload
     form.readings_box.setChecked(True)  # as when readings are to be pushed
     scroll = form.parentWidget()
@@ -262,7 +268,7 @@ def test_scrolling_the_push_form_leaves_its_temperature_unit(
     assert scroll is not None
     unit = form.temperature_unit
     scroll.ensureWidgetVisible(unit)
-    qtbot.waitUntil(lambda: unit.visibleRegion().boundingRect().height() == unit.height())
+    await wait_until(lambda: unit.visibleRegion().boundingRect().height() == unit.height())
     top = scroll.verticalScrollBar().value()
     assert top < scroll.verticalScrollBar().maximum()
     assert unit.currentText() == "Celsius"
@@ -281,3 +287,4 @@ def test_scrolling_the_push_form_leaves_its_temperature_unit(
     wheel(unit)
     assert unit.currentText() == "Fahrenheit"
     assert scroll.verticalScrollBar().value() == top
+    pane.shutdown()
