@@ -207,6 +207,41 @@ async def test_copy_then_set_an_attribute_on_three_shift_clicked_rows(
     assert _cells(attributes.model(), 1) == ["High"]
 
 
+async def _set_priority_on_selection(qtbot: QtBot, pane: ShipmentsPane, count: int) -> None:
+    """Actions > Set attribute… Priority = High, typed; its line above the list once done."""
+    _dialog_shown, name, value = await _set_attribute_dialog(qtbot, pane)
+    qtbot.keyClicks(name, "Priority")
+    qtbot.keyClicks(value, "High")
+    qtbot.keyClick(value, Qt.Key.Key_Return)
+    said = f"Priority = High set on {count} shipments."
+    await wait_until(lambda: _notice(pane).text() == said, seconds=30)
+
+
+async def test_the_line_about_a_bulk_action_goes_with_the_list_it_speaks_of(
+    qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    session, _tenant = connected
+    pane, pros, _tenant = await _listed(connected, window, 4)
+    _click_row(qtbot, pane, 0)
+    _click_row(qtbot, pane, 1, SHIFT)
+    await _set_priority_on_selection(qtbot, pane, 2)
+    # The run's own refresh (its rows read again in place) leaves the line: it speaks of them.
+    assert session.shipments is not None
+    await session.shipments.coordinator.fetch_now()
+    assert _notice(pane).isVisible()
+
+    # Refresh: the list read again, the line about the last one gone (it stayed, describing
+    # a moment no longer shown).
+    qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
+    assert not _notice(pane).isVisible()
+
+    # Again, then a search typed: another list, the line gone with the one it spoke of.
+    await _set_priority_on_selection(qtbot, pane, 2)
+    await _from_loop(lambda: qtbot.keyClicks(pane.search, pros[3]))
+    await wait_until(lambda: _shown(pane) == [pros[3]])
+    assert not _notice(pane).isVisible()
+
+
 async def test_stop_tracking_all_lists_the_one_already_gone(
     qtbot: QtBot, window: QWidget, connected: tuple[AppSession, TenantHandle]
 ) -> None:

@@ -1,7 +1,8 @@
 """The shipment's timeline reads as a tracking tool's at the usual screens, against the real
 local service: the Event column takes the room the times leave it, so that an event's words
 (as long as the demo's longest) wrap onto two lines at most, beside the list at 1920x1080,
-below it at 1366x768, and beside the map in the Map tab."""
+below it at 1366x768, and beside the map in the Map tab; its export buttons stay under the
+events."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
 from freightdesk.ui.panes.shipments.detail_room import ACTUAL, ESTIMATED, EVENT, PLANNED, WHEN
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
 from tests.ui.test_clock_panes import parcel_with_exception
 from tests.ui.test_columns_fit import AT_1366, AT_1920
 from tests.ui.test_maps import WEBENGINE_STARTUP
 from tests.ui.test_maps import webengine_survives_loop_exits as webengine_survives_loop_exits
 from tests.ui.test_panes_support import connected
+from tests.ui.test_shipment_overview import _click_tab
 from tests.ui.test_shipment_room_support import ShipmentPanes, offline_tiles, panes
 
 __all__ = ["connected", "offline_tiles", "panes"]
@@ -94,4 +97,29 @@ async def test_the_events_take_the_room_the_times_leave(
         pickup = next(i for i in _rows(timeline) if str(i.data(EVENT, key)).startswith("stop:"))
         assert pickup.text(WHEN) == pickup.text(PLANNED) != ""
         assert pickup.font(WHEN).italic() and pickup.toolTip(WHEN).startswith("Appointment ")
+    await panes.close()
+
+
+async def _buttons_under_the_events(pane: ShipmentsPane) -> None:
+    detail = pane.detail
+    timeline, buttons = detail.timeline, detail.history_export
+    assert timeline.parent() is detail.timeline_tab
+    await wait_until(lambda: timeline.isVisible() and buttons.isVisible())  # shown once moved
+    assert buttons.geometry().top() >= timeline.geometry().bottom(), (
+        buttons.geometry(),
+        timeline.geometry(),
+    )
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1920], ids=["1366", "1920"])
+async def test_the_export_buttons_stay_under_the_events(
+    panes: ShipmentPanes, room: tuple[int, int]
+) -> None:
+    pane = await panes.showing(room, parcel_with_exception(panes.tenant, WORDS))
+    await _buttons_under_the_events(pane)
+    # The Map tab borrows the timeline; back on the Timeline tab it is above the buttons
+    # again (put back last, it had the buttons over the events from then on).
+    await panes.map_tab(pane)
+    _click_tab(panes.qtbot, pane.detail, "Timeline")
+    await _buttons_under_the_events(pane)
     await panes.close()

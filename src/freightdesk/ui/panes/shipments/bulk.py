@@ -5,7 +5,8 @@ An "Actions" button on the list's toolbar and the list's context menu offer the 
 enabled only while rows are selected and naming how many. The work itself is the service
 layer's (`service/bulk.py`): a few shipments at a time, its progress shown with a Cancel that
 stops before the next shipment. At the end the shipments that failed (or were not started)
-are listed by identifier with the reason; when all went well a line above the list says so.
+are listed by identifier with the reason; when all went well a line above the list says so,
+until the list it speaks of is replaced (Refresh, a search or filter: `ShipmentsPane.refresh`).
 Menus open with `popup()` and questions with `open()`: no nested event loop while coroutines
 run on the same loop.
 """
@@ -194,6 +195,9 @@ class BulkActions(QObject):
     def finished(self, run: BulkRun, result: BulkResult) -> None:
         self.running = None
         self.update()
+        # Rows in place; the selection kept where the shipments remain. Refreshed before the
+        # notice: a refresh takes the line about the list before it away (`pane.refresh`).
+        self.pane.refresh()
         labels = {row.id: _label(row) for row in run.chosen}
         total, done = len(result.items), len(result.succeeded)
         summary = f"{run.job.done_words} {done:,} of {shipment_count(total)}."
@@ -207,15 +211,14 @@ class BulkActions(QObject):
             dialog.open()
         else:
             self.notice.show_info(f"{run.job.done_words} {shipment_count(total)}.")
-        self.pane.refresh()  # rows in place; the selection kept where the shipments remain
 
     def failed(self, run: BulkRun, error: BaseException) -> None:
         from freightdesk.service.messages import explain
 
         self.running = None
         self.update()
+        self.pane.refresh()  # before the notice, as in `finished`
         self.notice.show_error(f"The bulk action stopped: {explain(error)}")
-        self.pane.refresh()
 
 
 class BulkRun(QObject):

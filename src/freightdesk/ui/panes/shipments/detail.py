@@ -176,7 +176,7 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         self.timeline_tab = QWidget(self)
         timeline_layout = QVBoxLayout(self.timeline_tab)
         timeline_layout.setContentsMargins(0, 0, 0, 0)
-        timeline_layout.addWidget(self.timeline)
+        timeline_layout.addWidget(self.timeline, 1)  # the Map tab puts it back here too
         self.history_export = HistoryExportBar(session, self.timeline_tab)
         timeline_layout.addWidget(self.history_export)
         self.map_tab = QWidget(self)

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QPoint, QRect, QSettings, QSize, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QSplitter, QTabWidget, QToolButton, QTreeWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QSplitter,
+    QTabWidget,
+    QToolButton,
+    QTreeWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.service.session import AppSession
@@ -306,8 +314,9 @@ class DetailMap(QWidget):
             self.show_map()
         elif page is self.timeline_tab and self.timeline.parent() is not self.timeline_tab:
             layout = self.timeline_tab.layout()
-            assert layout is not None
-            layout.addWidget(self.timeline)
+            assert isinstance(layout, QBoxLayout)
+            # Back above the export buttons: added last, it put them over the events.
+            layout.insertWidget(0, self.timeline, 1)
 
     def prepare_map(self) -> ShipmentMapView:
         """The map's web view, made once and kept for every shipment. Its page loads while the

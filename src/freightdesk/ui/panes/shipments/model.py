@@ -90,6 +90,9 @@ _ROLES = frozenset({_DISPLAY, _USER, _TOOLTIP, _BACKGROUND, _FOREGROUND, _FONT})
 
 class ShipmentTableModel(QAbstractTableModel):
     filterApplied = Signal(object)  # FilterResult
+    # Put in a new order by `sort` (a header clicked, the sort kept from the last start), after
+    # the layout change that kept the selection on its shipments.
+    sortApplied = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -202,6 +205,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._sort_order = order
         self._ordered = None
         self._relayout()
+        self.sortApplied.emit()
 
     # --- data ------------------------------------------------------------------------------
 

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from freightdesk.service.session import AppSession
     from freightdesk.service.shipments import ShipmentList, ShipmentsService
     from freightdesk.ui.panes.shipments.detail import ShipmentDetailView
+    from freightdesk.ui.panes.shipments.model import FilterResult
 
 FILTER_DEBOUNCE_MS = 150
 # Rows kept for the next start's first paint: more than the tallest screen shows.
@@ -257,6 +258,7 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self.model.modelReset.connect(self._choose_again)
         self.model.layoutAboutToBeChanged.connect(self._remember_chosen)
         self.model.layoutChanged.connect(self._follow_chosen)
+        self.model.sortApplied.connect(self._chosen_in_view)
 
         self._fill_filter_combos(None)  # no counts until the list is known
         self._load_views()
@@ -349,6 +351,23 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         if chosen is not None and not self.table.currentIndex().isValid():
             self._chosen_left(chosen)
 
+    def _chosen_in_view(self) -> None:
+        """After a sort the chosen shipment, still chosen, is brought into view (centred, so
+        that its new neighbours show), as a mail client does: left where it went, the detail
+        showed a shipment no row in sight was highlighted for. The columns stay scrolled as
+        they were: the user may have scrolled right to click the header."""
+        current = self.table.currentIndex()
+        if not current.isValid():
+            return
+        viewport = self.table.viewport().rect()
+        cell = self.table.visualRect(current)
+        if viewport.top() <= cell.top() and cell.bottom() <= viewport.bottom():
+            return
+        columns = self.table.horizontalScrollBar()
+        across = columns.value()
+        self.table.scrollTo(current, QAbstractItemView.ScrollHint.PositionAtCenter)
+        columns.setValue(across)
+
     def _chosen_left(self, chosen: str) -> None:
         """The chosen shipment is no longer in the list (filtered out, or gone): the detail
         never shows a shipment the list does not. Another selected row takes its place;
@@ -394,6 +413,20 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
 
     def selected_ids(self) -> list[str]:
         return self.bulk.selected_ids()
+
+    # --- a new list --------------------------------------------------------------------------
+
+    def apply_filter(self) -> FilterResult:
+        """A search, filter or view the user chose: a new list, so the line about the last
+        one (a bulk action's result, an export, a copy) goes with it."""
+        self.bulk.notice.clear_message()
+        return super().apply_filter()
+
+    def refresh(self) -> None:
+        """Refresh (its button, Ctrl+R): the list read again, the line about the last one
+        gone with it, as `apply_filter`. A bulk action refreshes before it says how it went."""
+        self.bulk.notice.clear_message()
+        super().refresh()
 
     # --- pane actions ------------------------------------------------------------------------
 
