@@ -8,9 +8,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine, MetaData, Table, inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.schema import CreateTable
 
 import freightdesk.server.tables  # noqa: F401  (registers every table on Base.metadata)
 from freightdesk.server.db import Base
@@ -19,6 +20,7 @@ from freightdesk.server.domain.shipments.summary import (
     fill_next_eta_zones,
 )
 from freightdesk.server.tables.tracking import (
+    ShipmentChange,
     ShipmentTrack,
     make_change_seq_triggers,
     make_track_triggers,
@@ -119,6 +121,54 @@ def _webhook_journal_marks(conn: Connection) -> None:
     add_column_if_missing(conn, "webhook_configs", "journal_after BIGINT NOT NULL DEFAULT 0")
 
 
+def _journal_ids_never_reused(conn: Connection) -> None:
+    """The journal's ids with AUTOINCREMENT on SQLite (PostgreSQL's sequence never goes
+    back): without it, once the newest rows are gone, SQLite numbers new changes at or below
+    where the webhook fan-out's cursor and the configurations' marks stand, and those changes
+    are never sent. SQLite cannot add AUTOINCREMENT to a table: the table is made again, its
+    rows and ids kept, and numbering goes on above every id any reader remembers."""
+    if conn.dialect.name != "sqlite":
+        return
+    table = ShipmentChange.__table__
+    assert isinstance(table, Table)
+    built = f"{table.name}_autoincrement"
+    # An upgrade that stopped before its commit may have left it (SQLite runs DDL outside a
+    # transaction until the first write: the copy below opens the one that the rest is in).
+    conn.exec_driver_sql(f"DROP TABLE IF EXISTS {built}")
+    copy = MetaData()
+    Base.metadata.tables["tenants"].to_metadata(copy)  # what its foreign key refers to
+    conn.execute(CreateTable(table.to_metadata(copy, name=built)))
+    columns = ", ".join(c.name for c in table.columns)
+    conn.exec_driver_sql(
+        f"INSERT INTO {built} ({columns}) SELECT {columns} FROM {table.name} ORDER BY id"
+    )
+    conn.exec_driver_sql(f"DROP TABLE {table.name}")
+    conn.exec_driver_sql(f"ALTER TABLE {built} RENAME TO {table.name}")
+    for index in table.indexes:
+        index.create(conn)
+    remembered = conn.exec_driver_sql(
+        "SELECT max(v) FROM (SELECT max(id) AS v FROM shipment_changes "
+        "UNION ALL SELECT max(highest_seen) FROM webhook_journal_cursor "
+        "UNION ALL SELECT max(journal_after) FROM webhook_configs)"
+    ).scalar()
+    conn.exec_driver_sql(f"DELETE FROM sqlite_sequence WHERE name = '{table.name}'")
+    conn.exec_driver_sql(
+        "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table.name, remembered or 0)
+    )
+
+
+def _webhook_pause_marks(conn: Connection) -> None:
+    """Where each push configuration's pauses lie in the journal (`configs.resume`). One paused
+    before has no mark: it gets nothing until it is enabled again, as before."""
+    add_column_if_missing(conn, "webhook_configs", "journal_paused_after BIGINT")
+    json = "JSONB" if conn.dialect.name == "postgresql" else "JSON"
+    add_column_if_missing(conn, "webhook_configs", f"journal_paused {json} NOT NULL DEFAULT '[]'")
+    conn.exec_driver_sql(
+        "UPDATE webhook_configs SET journal_paused_after = journal_after "
+        "WHERE NOT enabled AND journal_paused_after IS NULL"
+    )
+
+
 # Append only; never edit a released migration. Version 1 is the first released schema.
 MIGRATIONS: list[Migration] = [
     Migration(1, "initial schema", lambda conn: None),
@@ -132,6 +182,8 @@ MIGRATIONS: list[Migration] = [
     Migration(7, "the shipments' change sequence for incremental sync", _change_seq),
     Migration(8, "a change sequence on every shipment", _change_seq_everywhere),
     Migration(9, "where each push configuration's changes begin", _webhook_journal_marks),
+    Migration(10, "journal ids never handed out twice", _journal_ids_never_reused),
+    Migration(11, "where each push configuration's pauses lie", _webhook_pause_marks),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -439,7 +439,12 @@ class ShipmentChange(Base):
     """
 
     __tablename__ = "shipment_changes"
-    __table_args__ = (Index("ix_shipment_changes_tenant", "tenant_id", "id"),)
+    __table_args__ = (
+        Index("ix_shipment_changes_tenant", "tenant_id", "id"),
+        # Without AUTOINCREMENT SQLite hands out max(id) + 1 again once the newest rows are
+        # deleted: ids below positions the readers remember, so those changes are never read.
+        {"sqlite_autoincrement": True},
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     tenant_id: Mapped[int] = mapped_column(ForeignKey("tenants.id", ondelete="CASCADE"))

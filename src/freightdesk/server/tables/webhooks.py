@@ -58,11 +58,18 @@ class WebhookConfigRow(Base):
     disabled_at: Mapped[datetime | None] = mapped_column(UtcDateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime, default=utcnow)
-    # The highest journal id (`shipment_changes.id`) when it was created: it gets the changes
-    # above it only. Times cannot say which changes came after it (a change stamped before
-    # may commit after; the fan-out may read a change long after its commit), journal ids
-    # taken under the fan-out's lock can (`outbox.journal_mark`). 0: every change.
+    # The highest journal id (`shipment_changes.id`) when it was created (or enabled again,
+    # `configs.resume`): it gets the changes above it only. Times cannot say which changes
+    # came after it (a change stamped before may commit after; the fan-out may read a change
+    # long after its commit), journal ids taken under the fan-out's lock can
+    # (`outbox.journal_mark`). 0: every change.
     journal_after: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # While paused (`enabled` false): the highest journal id when it was paused; the changes
+    # above it are not its to receive. None while enabled.
+    journal_paused_after: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    # [[after, through], ...]: the journal ids of earlier pauses (after < id <= through),
+    # kept while the fan-out may not have passed them (`configs.resume`).
+    journal_paused: Mapped[list[list[int]]] = mapped_column(JsonType, default=list)
 
 
 class WebhookPayloadRow(Base):

@@ -26,7 +26,7 @@ from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import auth_methods, signing
 from freightdesk.server.webhooks.auth_methods import MethodInput, Problems
-from freightdesk.server.webhooks.outbox import journal_mark
+from freightdesk.server.webhooks.outbox import journal_mark, lock_cursor
 from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
 from freightdesk.server.webhooks.targets import TargetPolicy
 
@@ -177,6 +177,7 @@ def save(
 
     secret: str | None = None
     now = utcnow()
+    created = row is None
     if row is None:
         # Serialize creates of one tenant (PostgreSQL) so two at once cannot pass 50.
         session.execute(select(Tenant.id).where(Tenant.id == tenant_id).with_for_update())
@@ -212,14 +213,36 @@ def save(
     row.filters = filters
     row.updated_at = now
     if body.enabled:
+        if row.enabled is False:
+            resume(session, row)
         row.enabled, row.disabled_reason, row.disabled_at = True, None, None
     elif row.enabled is not False:
         row.enabled, row.disabled_reason, row.disabled_at = False, USER_PAUSED, now
+        # Changes made until now are still its own, whenever the fan-out reads them.
+        row.journal_paused_after = row.journal_after if created else journal_mark(session)
     session.flush()
     # Its waiting messages go with the new settings now (one enabled again), whichever
     # instance sends them.
     wake_on_commit(session, WEBHOOKS_CHANNEL)
     return row, secret
+
+
+def resume(session: Session, row: WebhookConfigRow) -> None:
+    """Enable a paused configuration from the journal's head on: the changes made while it
+    was paused are never its own, however late the fan-out reads them, and those made before
+    the pause still are (they may not have been fanned out yet)."""
+    head = journal_mark(session)  # holds the cursor: no round runs until this commits
+    position = lock_cursor(session).position  # every id up to it has been fanned out
+    paused_after = (
+        row.journal_after if row.journal_paused_after is None else row.journal_paused_after
+    )
+    if paused_after <= max(row.journal_after, position):
+        # Nothing it may receive is left below the head: one mark says it all.
+        row.journal_after, row.journal_paused = max(row.journal_after, head), []
+    else:
+        earlier = [[after, through] for after, through in row.journal_paused if through > position]
+        row.journal_paused = [*earlier, [paused_after, head]]
+    row.journal_paused_after = None
 
 
 def duplicate_name(name: str) -> ApiError:

@@ -76,11 +76,15 @@ class Target:
     modes: frozenset[str]
     # Its first journal id is above this (`WebhookConfigRow.journal_after`).
     after: int = 0
+    # Paused: nothing above this journal id (`journal_paused_after`).
+    paused_after: int | None = None
+    # Earlier pauses: (after, through] of journal ids (`journal_paused`).
+    paused: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def of(cls, row: Any) -> Target:
         """From a WebhookConfigRow, or a row of its columns id, tenant_id, event_type,
-        include_context, filters and journal_after."""
+        include_context, filters, journal_after, journal_paused_after and journal_paused."""
         filters = row.filters or {}
         return cls(
             id=row.id,
@@ -90,11 +94,18 @@ class Target:
             event_types=frozenset(filters.get("eventTypes") or ()),
             modes=frozenset(filters.get("transportationModes") or ()),
             after=row.journal_after,
+            paused_after=row.journal_paused_after,
+            paused=tuple((after, through) for after, through in row.journal_paused or ()),
         )
 
     def takes(self, change_id: int) -> bool:
-        """Whether a change was made after this configuration was created."""
-        return change_id > self.after
+        """Whether a change was made after this configuration was created, while it was
+        enabled: by journal ids, whenever the fan-out reads the change."""
+        if change_id <= self.after:
+            return False
+        if self.paused_after is not None and change_id > self.paused_after:
+            return False
+        return not any(after < change_id <= through for after, through in self.paused)
 
 
 @dataclass

@@ -253,7 +253,9 @@ def _fan_out(
 ) -> Fanned:
     made = Fanned(read=len(heads))
     config = WebhookConfigRow
-    if not session.scalar(select(exists().where(config.enabled.is_(True)))):
+    # Paused ones too while changes made before their pause may be in this batch.
+    live = or_(config.enabled.is_(True), config.journal_paused_after >= min(c.id for c in heads))
+    if not session.scalar(select(exists().where(live))):
         return made  # the usual case of a service nobody subscribed to: no more reading
     shares = _shares(session, {c.shipment_id for c in heads})
     tenants = {c.tenant_id for c in heads}
@@ -267,7 +269,9 @@ def _fan_out(
             config.include_context,
             config.filters,
             config.journal_after,
-        ).where(config.tenant_id.in_(tenants), config.enabled.is_(True))
+            config.journal_paused_after,
+            config.journal_paused,
+        ).where(config.tenant_id.in_(tenants), live)
     ):
         targets.setdefault(row.tenant_id, []).append(Target.of(row))
     if not targets:
@@ -627,6 +631,7 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> set[
             .where(WebhookConfigRow.id == config_id, WebhookConfigRow.enabled.is_(True))
             .values(
                 enabled=False,
+                journal_paused_after=journal_mark(session),  # as a user's pause (configs.save)
                 disabled_at=now,
                 disabled_reason=(
                     f"The receiver answered 410 Gone at {outcome.attempted_at.isoformat()}; "
