@@ -146,8 +146,8 @@ def lock_cursor(session: Session) -> WebhookJournalCursor:
 
 
 def journal_mark(session: Session) -> int:
-    """Where a configuration being created starts in the journal (`journal_after`): the
-    highest journal id now, read holding the cursor, so that no fan-out round runs between
+    """Where a configuration being created (or paused, or enabled again) stands in the
+    journal (`journal_after`, `journal_paused_after`): the highest journal id now, read holding the cursor, so that no fan-out round runs between
     this read and the configuration's commit. A change at or below it was committed before
     (or was being made while the configuration was): not its to receive. One above it was
     made after, and every round that reads it sees the configuration: on SQLite ids follow
