@@ -35,9 +35,10 @@ from freightdesk.models.booking import (
     DistanceUnit,
     SystemOfMeasurement,
 )
+from freightdesk.models.code_words import mode_text
 from freightdesk.models.common import Currency
 from freightdesk.service.triage import duration_text
-from freightdesk.ui.formatting import code_text, mode_text
+from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.group_follower import renamed
 
@@ -47,7 +48,6 @@ BEHAVIOUR_TEXT = {
     CarrierBehaviour.REVIEW: "Review: keeps it under review until the carrier answers",
     CarrierBehaviour.SLOW: "Slow: accepts, but late (15 minutes unless a delay is set)",
 }
-MODE_TEXT = {mode: mode_text(mode) for mode in CarrierMode}
 ROLES = (("origin", "Origin"), ("destination", "Destination"), ("requester", "Requester"))
 CONTACT_PARTS = (
     ("companyName", "Company"),
@@ -142,8 +142,8 @@ class CarrierProfileForm(QWidget):
         modes = QWidget(tab)
         modes_row = QHBoxLayout(modes)
         modes_row.setContentsMargins(0, 0, 0, 0)
-        for mode, text in MODE_TEXT.items():
-            box = QCheckBox(text, modes)
+        for mode in CarrierMode:
+            box = QCheckBox(mode_text(mode), modes)
             box.setObjectName(f"mode{mode.value}")
             self.modes[mode] = box
             modes_row.addWidget(box)

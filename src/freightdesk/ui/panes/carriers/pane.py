@@ -24,11 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import CarrierProfile
+from freightdesk.models.code_words import mode_text
 from freightdesk.service.carrier_profiles import check_profile, check_scac
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
-from freightdesk.ui.panes.carriers.form import BEHAVIOUR_TEXT, MODE_TEXT, CarrierProfileForm
+from freightdesk.ui.panes.carriers.form import BEHAVIOUR_TEXT, CarrierProfileForm
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.completion import ClickThrough
 from freightdesk.ui.widgets.empty_state import say_when_empty
@@ -82,7 +83,7 @@ COLUMNS: list[Column[CarrierProfile]] = [
 
 
 def _state_text(profile: CarrierProfile) -> str:
-    modes = ", ".join(MODE_TEXT[m] for m in profile.modes)
+    modes = ", ".join(mode_text(m) for m in profile.modes)
     whose = (
         "Your company's settings."
         if profile.configured

@@ -5,12 +5,9 @@ from __future__ import annotations
 from freightdesk.models.documents import (
     DOCUMENT_IDENTIFIER_TYPES,
     SHIPPER_TENANT_UUID,
-    DocumentMode,
     DocumentType,
 )
-from freightdesk.ui.formatting import code_text, mode_short, mode_text
-
-__all__ = ["mode_short", "mode_text"]  # the documents' modes read as every list's
+from freightdesk.ui.formatting import code_text
 
 TYPE_TEXT: dict[DocumentType, str] = {
     DocumentType.BILL_OF_LADING: "Bill of lading",
@@ -29,8 +26,6 @@ TYPE_TEXT: dict[DocumentType, str] = {
     DocumentType.LUMPER_CERTIFICATE: "Lumper certificate",
     DocumentType.INVOICE: "Invoice",
 }
-
-MODE_TEXT: dict[DocumentMode, str] = {mode: mode_text(mode) for mode in DocumentMode}
 
 # As a dispatcher writes them on paper; the others as `code_text` says them ("Carrier SCAC",
 # "PRO number"): "Purchase order" is PO.

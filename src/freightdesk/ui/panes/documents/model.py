@@ -13,12 +13,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QModelIndex, QObject, QPersistentModelIndex, Qt, QUrl
 
+from freightdesk.models.code_words import mode_short, mode_text
 from freightdesk.models.documents import SHIPPER_TENANT_UUID, Document
 from freightdesk.service.clock import user_time
 from freightdesk.ui.panes.documents.labels import (
     identifier_type_text,
-    mode_short,
-    mode_text,
     size_text,
     type_text,
 )

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.auth import TenantRole
+from freightdesk.models.code_words import mode_text
 from freightdesk.models.documents import (
     Document,
     DocumentCreate,
@@ -44,7 +45,6 @@ from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
     TYPE_TEXT,
     identifier_type_text,
-    mode_text,
     size_text,
     type_text,
 )

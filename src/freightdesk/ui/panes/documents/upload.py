@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.auth import TenantRole
+from freightdesk.models.code_words import mode_text
 from freightdesk.models.documents import (
     SHIPPER_TENANT_UUID,
     DocumentCreate,
@@ -46,7 +47,6 @@ from freightdesk.service.session import AppSession
 from freightdesk.service.shipment_lookup import ListedIndex
 from freightdesk.ui.panes.documents.labels import (
     IDENTIFIER_TYPES,
-    MODE_TEXT,
     TYPE_TEXT,
     guess_type,
     identifier_type_text,
@@ -137,7 +137,7 @@ def type_combo(parent: QWidget, selected: DocumentType | None = None) -> QComboB
 
 
 def mode_combo(parent: QWidget, selected: DocumentMode | None = None) -> QComboBox:
-    return _choices(parent, "mode", MODE_TEXT, selected)
+    return _choices(parent, "mode", {mode: mode_text(mode) for mode in DocumentMode}, selected)
 
 
 def _choices(parent: QWidget, name: str, texts: Mapping[E, str], selected: E | None) -> QComboBox:
