@@ -15,10 +15,11 @@ class ListSplit(QObject):
     else what `default` sets, called once the splitter has its new size (`place`).
 
     A pane whose default turns the splitter (the detail below the list in a narrow window,
-    beside it in a wide one) says which way it would turn it by `orientation`: the user's
-    split holds within the orientation it was dragged in, and the default's applies while
-    the default turns the other way (dragged in a narrow window, the detail goes beside the
-    list again in a wide one, and the user's split comes back in a narrow one)."""
+    beside it in a wide one) says by `beside` whether its default puts the detail beside
+    the list (None: not laid out yet): the user's split holds within the orientation it was
+    dragged in, and the default's applies while the default turns the other way (dragged in
+    a narrow window, the detail goes beside the list again in a wide one, and the user's
+    split comes back in a narrow one)."""
 
     def __init__(
         self,
@@ -26,14 +27,14 @@ class ListSplit(QObject):
         settings: QSettings,
         key: str,
         default: Callable[[], None],
-        orientation: Callable[[], Qt.Orientation | None] | None = None,
+        beside: Callable[[], bool | None] | None = None,
     ) -> None:
         super().__init__(splitter)
         self.splitter = splitter
         self.settings = settings
         self.key = key
         self._default = default
-        self._orientation = orientation
+        self._beside = beside
         state = settings.value(key)
         # The user's split, with its orientation: what the splitter shows while `_showing`,
         # else kept to show again (from the last start, or while the default's turns).
@@ -73,8 +74,8 @@ class ListSplit(QObject):
         if not self.chosen:
             self._default()
             return
-        wanted = self._orientation() if self._orientation is not None else None
-        if wanted is not None and wanted != self._user_orientation:
+        beside = self._beside() if self._beside is not None else None
+        if beside is not None and turned(beside) != self._user_orientation:
             if self._showing:
                 self._user = self.splitter.saveState()
                 self._showing = False
@@ -93,6 +94,11 @@ class ListSplit(QObject):
     def shutdown(self) -> None:
         self.timer.stop()
         self.save()
+
+
+def turned(beside: bool) -> Qt.Orientation:
+    """The splitter's orientation with the detail beside the list, or below it."""
+    return Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
 
 
 def list_wanted(table: QTableView, columns: int) -> int:

@@ -42,7 +42,7 @@ from freightdesk.ui.widgets.export import Rows, export_rows, view_rows
 from freightdesk.ui.widgets.form_dialog import ask
 from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage, ListSearch
-from freightdesk.ui.widgets.list_split import ListSplit, list_wanted
+from freightdesk.ui.widgets.list_split import ListSplit, list_wanted, turned
 from freightdesk.ui.widgets.listing import Column, Index, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.paging import PageBar, Paging
@@ -201,7 +201,7 @@ class BookingsPane(QWidget):
         self.splitter.addWidget(self.detail)
         self.splitter.setChildrenCollapsible(False)
         self.split = ListSplit(
-            self.splitter, settings, SPLIT_SETTING, self._default_split, self._default_orientation
+            self.splitter, settings, SPLIT_SETTING, self._default_split, self._beside
         )
         # A page's rows fit the columns to their texts: the split is worked out again.
         self.model.modelReset.connect(self.split.timer.start)
@@ -264,12 +264,6 @@ class BookingsPane(QWidget):
     def _detail_beside(self) -> int:
         return max(DETAIL_BESIDE, self.detail.minimumSizeHint().width())
 
-    def _default_orientation(self) -> Qt.Orientation | None:
-        beside = self._beside()
-        if beside is None:
-            return None
-        return Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
-
     def _default_split(self) -> None:
         """The detail beside the list when the splitter holds the list's columns whole and
         the detail's `DETAIL_BESIDE`; else below the list, which keeps `STACKED_LIST_SHARE`
@@ -279,9 +273,7 @@ class BookingsPane(QWidget):
         beside = self._beside()
         if beside is None:
             return  # not laid out yet
-        self.splitter.setOrientation(
-            Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
-        )
+        self.splitter.setOrientation(turned(beside))
         # Beside: a wider window widens the list; below: both grow with the height.
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0 if beside else 1)

@@ -25,7 +25,7 @@ from freightdesk.ui.panes.shipments.attention import place_attention
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.widgets.elided import cut_at_end
-from freightdesk.ui.widgets.list_split import ListSplit, list_wanted, share_beside
+from freightdesk.ui.widgets.list_split import ListSplit, list_wanted, share_beside, turned
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 if TYPE_CHECKING:
@@ -233,17 +233,14 @@ class ListLayout(QWidget):
             width += place if stretches else header.sectionSize(index)
         return width
 
-    def _beside(self) -> bool:
+    def _beside(self) -> bool | None:
         """Whether the detail fits beside the list: the key columns whole (a usual place
-        name in each place column) and the detail's `DETAIL_COMFORT`."""
-        wanted = list_wanted(self.table, self._key_width(self._place_whole()))
-        return wanted + self.splitter.handleWidth() + DETAIL_COMFORT <= self.splitter.width()
-
-    def _orientation(self) -> Qt.Orientation | None:
-        """The way `_default_split` would turn the splitter (None before it has a size)."""
+        name in each place column) and the detail's `DETAIL_COMFORT` (None before the
+        splitter has a size)."""
         if sum(self.splitter.sizes()) <= 0:
             return None
-        return Qt.Orientation.Horizontal if self._beside() else Qt.Orientation.Vertical
+        wanted = list_wanted(self.table, self._key_width(self._place_whole()))
+        return wanted + self.splitter.handleWidth() + DETAIL_COMFORT <= self.splitter.width()
 
     def _place_whole(self) -> int:
         """A place column's width showing a usual place name whole."""
@@ -257,10 +254,10 @@ class ListLayout(QWidget):
         `DETAIL_COMFORT` (or `1 - LIST_SHARE` of a wide window) while the key columns fit; a
         narrower room gives the list its key columns, the detail keeping its minimum."""
         detail = self.splitter.widget(1)
-        if sum(self.splitter.sizes()) <= 0 or detail is None:
-            return
         beside = self._beside()
-        orientation = Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        if beside is None or detail is None:
+            return
+        orientation = turned(beside)
         if self.splitter.orientation() != orientation:
             self.splitter.setOrientation(orientation)
         # The splitter's own room (its sizes are still the other orientation's until laid
@@ -313,7 +310,7 @@ class ListLayout(QWidget):
             if self.settings.value("shipments/attentionPlaced") is None:
                 place_attention(header)  # kept before the column existed: it came last
         self.list_split = ListSplit(
-            self.splitter, self.settings, SPLIT_SETTING, self._default_split, self._orientation
+            self.splitter, self.settings, SPLIT_SETTING, self._default_split, self._beside
         )
         left = self.splitter.widget(0)
         if left is not None:
