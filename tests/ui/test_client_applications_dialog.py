@@ -115,7 +115,7 @@ async def test_create_copy_rotate_and_delete(
     assert not [text for text in shown if "tenant" in text.lower()], shown
     qtmodeltester.check(dialog.model)  # type: ignore[attr-defined]
     # The application the app itself connects with is marked as such.
-    assert dialog.model.data(dialog.model.index(0, 0)) == "tests  (this connection)"
+    assert dialog.model.data(dialog.model.index(0, 0)) == "tests (this connection)"
     assert clock_text(cell(dialog.model, 0, "Created"))  # the one clock, the zone named
 
     # A refused name: shown beside the name, nothing sent, the text kept.

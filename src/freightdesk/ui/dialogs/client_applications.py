@@ -50,7 +50,7 @@ def _columns(in_use: str) -> list[Column[ClientApplication]]:
     return [
         Column(
             "Name",
-            lambda a: a.name + ("  (this connection)" if a.id == in_use else ""),
+            lambda a: a.name + (" (this connection)" if a.id == in_use else ""),
             200,
         ),
         Column("Client id", lambda a: a.id, 170),
