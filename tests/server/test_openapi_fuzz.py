@@ -171,7 +171,7 @@ KNOWN_RULES: dict[str, tuple[str, ...]] = {
         r"appointmentWindow: (must end after it starts|the window may span at most .*)",
     ),
     "POST /services/appointments/v1/sites": (
-        r"openingHours(\[\d+\])?: (opens|closes) must .*",
+        r"openingHours(\[\d+\])?: (.* closes before it opens|a day opens at 00:00).*",
         r"openingHours(\[\d+\])?: .* is shorter than one slot .*",
     ),
 }

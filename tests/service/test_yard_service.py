@@ -50,7 +50,7 @@ def test_opening_hours_as_shown_with_any_dash(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "Monday 8-5", "MON 08:00", "FRI-MON 08:00-09:00", "Mon\u2013 08:00-09:00"]
+    "text", ["", "Monday 8-5", "MON 08:00", "FRI-MONDAY 08:00-09:00", "Mon\u2013 08:00-09:00"]
 )
 def test_opening_hours_not_understood(text: str) -> None:
     with pytest.raises(ValueError):

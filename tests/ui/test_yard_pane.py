@@ -328,3 +328,31 @@ async def test_a_click_on_add_site_while_the_zones_list_is_open_adds_it(
     added = next(s for s in pane.sites if s.code == "DEN-XD")
     assert added.time_zone == "America/Denver"
     pane.shutdown()
+
+
+async def test_hours_that_wrap_the_week_are_saved_and_shown_as_typed(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """A dispatcher's FRI-MON is Friday to Monday: saved so, and listed as typed; hours the
+    form cannot take are said beside the field in plain words with an example."""
+    session, tenant = connected
+    _site(tenant, "DOCK-1")
+    pane = await shown_pane(qtbot, session, YardPane)
+    await _sites_listed(pane, 1)
+    type_text(pane.code, "wknd")
+    type_text(pane.name, "Weekend Dock")
+    type_text(pane.time_zone, "America/Chicago")
+    type_text(pane.hours, "Fri-Mon 22:00-06:00")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    said = pane.site_errors.message_for("openingHours")
+    assert said.startswith("22:00-06:00 closes before it opens"), said
+    assert "e.g. Mon-Fri 22:00-24:00; Tue-Sat 00:00-06:00" in said
+
+    type_text(pane.hours, "Fri-Mon 06:00-22:00")
+    qtbot.mouseClick(pane.add_button, Qt.MouseButton.LeftButton)
+    await _sites_listed(pane, 2)
+    saved = next(s for s in tenant.http.get(SITES).json()["sites"] if s["code"] == "WKND")
+    assert saved["openingHours"][0]["days"] == ["FRI", "SAT", "SUN", "MON"]
+    row = next(r for r in range(pane.site_model.rowCount()) if pane.sites[r].code == "WKND")
+    assert pane.site_model.data(pane.site_model.index(row, 5)) == "Fri\u2013Mon 06:00\u201322:00"
+    pane.shutdown()

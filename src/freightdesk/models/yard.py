@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Self
@@ -87,6 +88,7 @@ MIN_SLOT_MINUTES = 5
 MAX_SLOT_MINUTES = 720
 _SITE_CODE = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
 _CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$")
+TIMES_WANTED = "write hours and minutes, e.g. 06:00-22:00 (24:00 closes at midnight)"
 
 
 class Weekday(StrEnum):
@@ -137,15 +139,19 @@ class OpeningHours(StrictWireModel):
     @classmethod
     def _clock(cls, text: str) -> str:
         if not _CLOCK.match(text.strip()):
-            raise ValueError("must be a time HH:MM from 00:00 to 24:00")
+            # The time typed named: a form's rules share one field.
+            raise ValueError(f"{text.strip()!r} is not a time: {TIMES_WANTED}")
         return text.strip()
 
     @model_validator(mode="after")
     def _ordered(self) -> Self:
         if self.opens == "24:00":
-            raise ValueError("opens must be before 24:00")
+            raise ValueError("a day opens at 00:00, e.g. 00:00-06:00 (24:00 closes one)")
         if clock_minutes(self.closes) <= clock_minutes(self.opens):
-            raise ValueError("closes must be after opens")
+            raise ValueError(
+                f"{self.opens}-{self.closes} closes before it opens: a night shift is two"
+                " rules, e.g. Mon-Fri 22:00-24:00; Tue-Sat 00:00-06:00"
+            )
         return self
 
 
@@ -198,32 +204,51 @@ class YardSiteList(WireModel):
     sites: list[YardSite]
 
 
+def day_runs(days: Iterable[str]) -> list[list[Weekday]]:
+    """`days` as runs of days in a row, in the order of their first days; a run may wrap
+    the week (FRI, SAT, SUN, MON is one, from Friday), all seven days are MON to SUN."""
+    week = list(Weekday)
+    on = {Weekday(day) for day in days}
+    if len(on) == len(week):
+        return [week]
+    runs = []
+    for start, day in enumerate(week):
+        if day in on and week[start - 1] not in on:  # MON's day before is SUN
+            run = [week[(start + n) % len(week)] for n in range(len(week))]
+            runs.append(run[: next(n for n, d in enumerate(run) if d not in on)])
+    return runs
+
+
+def days_named(
+    days: Iterable[str], name: Callable[[Weekday], str] = str, dash: str = "-", comma: str = ","
+) -> str:
+    """`MON-WED,FRI` (three days in a row or more as a range, which may wrap the week:
+    `FRI-MON`), in the form `parse_opening_hours` reads; the app's own words by `name`,
+    `dash` and `comma` (Mon, en dash, Wed, comma and space, Fri)."""
+    return comma.join(
+        f"{name(run[0])}{dash}{name(run[-1])}" if len(run) > 2 else comma.join(map(name, run))
+        for run in day_runs(days)
+    )
+
+
 def opening_hours_text(hours: list[OpeningHours], separator: str = "; ") -> str:
     """`MON-FRI 06:00-22:00; SAT 07:00-15:00`: the form `parse_opening_hours` reads (one rule
     a line with the separator a line break)."""
-    order = list(Weekday)
-    parts = []
-    for rule in hours:
-        days = sorted(rule.days, key=order.index)
-        indexes = [order.index(d) for d in days]
-        if len(days) > 2 and indexes == list(range(indexes[0], indexes[-1] + 1)):
-            named = f"{days[0].value}-{days[-1].value}"
-        else:
-            named = ",".join(d.value for d in days)
-        parts.append(f"{named} {rule.opens}-{rule.closes}")
-    return separator.join(parts)
+    return separator.join(f"{days_named(rule.days)} {rule.opens}-{rule.closes}" for rule in hours)
 
 
 # A dash between two days or two times, as typed or pasted: the hyphen, the en dash the app
 # shows (Mon, en dash, Fri), the em dash, the minus sign; spaces round it are allowed.
 _DASH = re.compile(r"\s*[-\u2010-\u2015\u2212]\s*")
+EXAMPLE = "Mon-Fri 06:00-22:00; Sat 07:00-15:00"
 
 
 def parse_opening_hours(text: str) -> list[dict[str, object]]:
     """Rules typed as `MON-FRI 06:00-22:00; SAT,SUN 07:00-15:00` (the CLI's and the app's
     form), or as the app shows them (`Mon-Wed, Fri 07:00-19:00` with en dashes, a rule a
-    line), as the wire's `openingHours`; ValueError says which part is not understood. The
-    times themselves are left to `OpeningHours`."""
+    line), as the wire's `openingHours`; ValueError says which part is not understood. A
+    range of days may wrap the week: FRI-MON is Friday to Monday. Their order is left to
+    `OpeningHours`."""
     order = [d.value for d in Weekday]
     rules: list[dict[str, object]] = []
     for part in (_DASH.sub("-", " ".join(p.split())) for p in re.split(r"[;\n]", text)):
@@ -231,7 +256,7 @@ def parse_opening_hours(text: str) -> list[dict[str, object]]:
             continue
         named, _, times = part.rpartition(" ")
         if not named.strip(" ,") or times.count("-") != 1:
-            raise ValueError(f"{part!r}: write days and hours, e.g. MON-FRI 06:00-22:00")
+            raise ValueError(f"{part!r}: write the days, then the hours, e.g. {EXAMPLE}")
         days: list[str] = []
         for name in re.split(r"[,\s]+", named.strip(" ,").upper()):
             first, dash, last = name.partition("-")
@@ -239,12 +264,15 @@ def parse_opening_hours(text: str) -> list[dict[str, object]]:
                 raise ValueError(
                     f"{name!r} is not a day or a range of days (Mon to Sun, e.g. Mon\u2013Fri)"
                 )
-            span = order[order.index(first) : order.index(last) + 1] if last else [first]
-            if not span:
-                raise ValueError(f"{name!r}: a range of days runs from MON towards SUN")
+            start = order.index(first)
+            # FRI-MON wraps the week: Friday to Monday.
+            count = (order.index(last) - start) % len(order) + 1 if last else 1
+            span = [order[(start + n) % len(order)] for n in range(count)]
             days.extend(d for d in span if d not in days)
         opens, closes = times.split("-")
+        if not (_CLOCK.match(opens) and _CLOCK.match(closes)):
+            raise ValueError(f"{times!r}: {TIMES_WANTED}")  # both said at once
         rules.append({"days": days, "opens": opens, "closes": closes})
     if not rules:
-        raise ValueError("give the opening hours, e.g. MON-FRI 06:00-22:00")
+        raise ValueError(f"give the opening hours, e.g. {EXAMPLE}")
     return rules

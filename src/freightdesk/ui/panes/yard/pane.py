@@ -42,6 +42,7 @@ from freightdesk.models.yard import (
     SlotResult,
     Weekday,
     YardSite,
+    days_named,
 )
 from freightdesk.service.clock import user_now
 from freightdesk.service.messages import explain, refusal
@@ -60,7 +61,7 @@ from freightdesk.service.yard import (
     slot_days,
     slot_text,
 )
-from freightdesk.ui.formatting import DASH, days_text
+from freightdesk.ui.formatting import DASH, DAYS
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.completion import ClickThrough
@@ -75,12 +76,16 @@ from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
+_DAY_WORDS = dict(zip(Weekday, DAYS, strict=True))
+
 
 def hours_text(hours: list[OpeningHours]) -> str:
     """One rule a line, as Stop locations say hours: "Mon-Fri 07:00-19:00" with en dashes (the
-    form reads them back as shown, or typed as `MON-FRI 07:00-19:00`)."""
+    form reads them back as shown, or typed as `MON-FRI 07:00-19:00`); a range may wrap the
+    week, "Fri-Mon", as the user typed it."""
     return "\n".join(
-        f"{days_text(tuple(day in rule.days for day in Weekday))} {rule.opens}{DASH}{rule.closes}"
+        f"{days_named(rule.days, _DAY_WORDS.__getitem__, DASH, ', ')}"
+        f" {rule.opens}{DASH}{rule.closes}"
         for rule in hours
     )
 
