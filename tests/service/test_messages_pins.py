@@ -46,7 +46,7 @@ from tests.server.test_vehicles import join_coop
 from tests.server.test_vehicles import query as vehicles_query
 from tests.server.test_vltl import DISPATCH, PICKUP_DAY, USER, V2, dispatch_body, quote_body
 from tests.server.test_webhooks import ALL_METHODS, CERT, KEY, MASK, OTHER_KEY
-from tests.support import TenantHandle
+from tests.support import TenantHandle, tenant_of
 
 WEBHOOKS = "/api/v4/webhooks"
 STOP_LOCATIONS = "/api/v4/stoplocations"
@@ -176,6 +176,13 @@ def _for_another_company(tenant: TenantHandle) -> Said:
     """A shipper's truckload push naming a customer (a carrier's account alone may)."""
     body = {"customerAccountNumber": str(uuid4()), **truckload_body("B1")}
     return _refused(tenant.http.post(TRUCKLOAD, json=body), "customerAccountNumber", 403)
+
+
+def _for_no_company(tenant: TenantHandle) -> Said:
+    """A carrier's truckload push naming a customer id no company has."""
+    with tenant_of(tenant.service, "CARRIER") as carrier:
+        body = {"customerAccountNumber": str(uuid4()), **truckload_body("B1")}
+        return _refused(carrier.http.post(TRUCKLOAD, json=body), "customerAccountNumber")
 
 
 def _nothing(_tenant: TenantHandle) -> None:
@@ -450,6 +457,11 @@ CASES: dict[str, Case] = {
         _for_another_company,
         "Only a carrier's account may push updates for another company: leave this empty to "
         "update your own shipments",
+    ),
+    "no-such-customer": (
+        r"names no customer tenant",
+        _for_no_company,
+        "No company has this id: check it with your customer",
     ),
     "radius-bounds": (
         r"must be from",

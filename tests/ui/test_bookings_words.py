@@ -118,7 +118,9 @@ async def test_the_booking_to_answer_is_named_as_the_bookings_list_names_it(
     qtbot.keyClicks(dialog.identifier_value, "BOL-5")
     qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: not dialog.isVisible(), 60)
-    assert pane.notice.text() == "Answered as the carrier: PRLF: booked, TL, PO-71437, BOL-5."
+    assert pane.notice.text() == (
+        "Answered as the carrier: PRLF: booked, Truckload (TL), PO-71437, BOL-5."
+    )
     assert not UUID.search(pane.notice.text())
     pane.shutdown()
     await settle(session)

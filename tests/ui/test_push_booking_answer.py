@@ -84,7 +84,8 @@ async def test_answer_a_booking_as_its_carrier(
     }
     qtbot.mouseClick(dialog.send_button, LEFT)
     await wait_until(lambda: not dialog.isVisible(), WAIT)
-    assert pane.notice.text().startswith("Answered as the carrier: ZZRV: booked")
+    # The mode in words, as every list says it.
+    assert pane.notice.text().startswith("Answered as the carrier: ZZRV: booked, Truckload (TL)")
     booked = tenant.http.get(f"{BOOKINGS}/{first['id']}").json()
     assert booked["status"] == "BOOKED" and booked["carrierResponseMethod"] == "PORTAL"
     assert booked["carrierProvidedIdentifiers"] == shown["carrierProvidedIdentifiers"]
@@ -129,6 +130,32 @@ async def test_escape_asks_before_a_chosen_answer_is_lost(
     assert message_box("unsavedChanges") is not None and dialog.isVisible()
     answer("unsavedChanges", QMessageBox.StandardButton.Cancel)
     assert dialog.reject_choice.isChecked() and dialog.reason.currentIndex() == 1
+    dialog.mark_clean()
+    dialog.reject()
+    pane.shutdown()
+
+
+async def test_a_booking_cancelled_meanwhile_is_said_under_the_booking(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The shipper cancels the booking while the carrier's answer is being written: the
+    service's refusal names its `status`; the dialog says it in words under the booking, not
+    as "status: ..." under the form."""
+    session, tenant = connected
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
+    booking = _booking(tenant, "ZZRV")
+    pane = await shown_pane(qtbot, session, PushPane)
+    dialog = await _opened(qtbot, pane, 1)
+    qtbot.keyClicks(dialog.identifier_value, "BOL-78")
+    assert tenant.http.post(f"{BOOKINGS}/{booking['id']}/cancellations").status_code == 200
+    qtbot.mouseClick(dialog.send_button, LEFT)
+    await wait_until(lambda: bool(dialog.errors.message_for("booking")), WAIT)
+    assert dialog.errors.message_for("booking") == (
+        "This booking was cancelled; only a booking being processed or under review can take "
+        "the carrier's answer"
+    )
+    assert dialog.general_error.isHidden(), dialog.general_error.text()
+    assert dialog.isVisible()
     dialog.mark_clean()
     dialog.reject()
     pane.shutdown()

@@ -370,11 +370,12 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     ),
     # Bookings: a booking the carrier answered for good is no longer the form's to change.
     # The service names it by its uuid and states by codes; the form is about that booking.
+    # "... is BOOKED already": answered by someone else while the carrier's answer was sent.
     (
         "status",
         re.compile(
-            r"^Booking \S+ is (\w+); only PROCESSING or UNDER_REVIEW bookings "
-            r"(can be updated|take a carrier response)$"
+            r"^Booking \S+ is (\w+)(?:; only PROCESSING or UNDER_REVIEW bookings "
+            r"(can be updated|take a carrier response)| already)$"
         ),
         lambda m: (
             f"This booking {_BOOKING_STATES.get(m.group(1), 'was answered')}; only a booking "
@@ -395,6 +396,13 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         "",
         re.compile(r"^no tenant has (this uuid|the uuid \S+)$"),
         lambda _m: "No company has this id: check it with your partner",
+    ),
+    # A carrier's push naming a company the service does not know (the service says
+    # "tenant" and "uuid"): the field asks for the customer's company id.
+    (
+        "customerAccountNumber",
+        re.compile(r"^names no customer tenant"),
+        lambda _m: "No company has this id: check it with your customer",
     ),
     # A shipper's account naming another company on a carrier push (the service says
     # "tenant"): the field asks for the customer's company id.

@@ -39,7 +39,7 @@ from freightdesk.service.bookings import (
 from freightdesk.service.messages import explain, passing, refusal
 from freightdesk.ui.bridge import answering_again
 from freightdesk.ui.dialogs.booking_text import booking_names, reference_text
-from freightdesk.ui.formatting import code_text, words
+from freightdesk.ui.formatting import code_text, mode_text, words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 
@@ -61,7 +61,7 @@ def booking_text(booking: Booking) -> str:
     carrier = booking.capacity_provider_identifier
     who = carrier.value if carrier is not None else "a carrier"
     status = STATUS_TEXT.get(booking.status, booking.status.value)
-    mode = f", {booking.transportation_mode}" if booking.transportation_mode else ""
+    mode = f", {mode_text(booking.transportation_mode)}" if booking.transportation_mode else ""
     reference = reference_text(booking)  # as the Bookings list names it, not by its id
     return f"{who}: {status.lower()}{mode}" + (f", {reference}" if reference else "")
 
@@ -125,7 +125,10 @@ class BookingAnswerDialog(FormDialog):
             self.method.addItem(text, method.value)
 
         form = QFormLayout()
-        self.errors.add_row(form, "&Booking", "booking", self.booking)
+        chosen = self.errors.add_row(form, "&Booking", "booking", self.booking)
+        # The service's refusal of a booking answered or cancelled meanwhile names its
+        # `status`: said under the booking it is about, not as "status: ..." under the form.
+        self.errors.register("status", self.booking, chosen)
         self.errors.add_row(form, "Decision", "decision", decision, focus=self.accept_choice)
         error = self.errors.add_row(form, "&Identifier", "carrierProvidedIdentifiers", identifier)
         self.errors.register("carrierProvidedIdentifiers[0].type", self.identifier_type, error)
