@@ -1,6 +1,7 @@
 """What a dispatcher reads in a pane (no tests here): the text of its visible labels, buttons,
-boxes, fields, placeholders, choices and tables, and in it what only a programmer would say:
-SCREAMING_CASE codes, uuids, ISO times, the validators' own words, units' codes ("300 LB")."""
+boxes, fields, placeholders, choices, tables and rich texts (a QTextBrowser's), and in it what
+only a programmer would say: SCREAMING_CASE codes, uuids, ISO times, the validators' own words,
+units' codes ("300 LB")."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QTabWidget,
+    QTextEdit,
     QWidget,
 )
 
 CODE = re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b")  # PURCHASE_ORDER
+_UUID = r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
 OTHER = re.compile(
-    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"  # a uuid
-    r"|\buuid\b"
+    _UUID + r"|\buuid\b"
     r"|\d{4}-\d\d-\d\dT\d\d:\d\d"  # 2026-11-29T20:24
     r"|Input should be|must not be blank|String should have",
     re.IGNORECASE,
@@ -53,7 +55,7 @@ def shown_text(root: QWidget) -> list[str]:
             found.append(widget.title())
         elif isinstance(widget, QLineEdit):
             found += [widget.text(), widget.placeholderText()]
-        elif isinstance(widget, QPlainTextEdit):
+        elif isinstance(widget, QPlainTextEdit | QTextEdit):  # a QTextBrowser too
             found += [widget.toPlainText(), widget.placeholderText()]
         elif isinstance(widget, QComboBox):
             found += [widget.itemText(i) for i in range(widget.count())]
@@ -64,7 +66,16 @@ def shown_text(root: QWidget) -> list[str]:
     return [t for t in found if t]
 
 
+# An id shown as one, on the line under its name or after it ("Booking id", its Copy link):
+# wanted whole, for support or a partner (a booking detail's Ids).
+NAMED_ID = re.compile(r"\bid(?: Copy)?[:\s]+" + _UUID, re.IGNORECASE)
+
+
 def leaks(root: QWidget) -> list[str]:
-    """The texts shown in `root` with a code, a uuid, an ISO time, a validator's words or a
-    unit's code."""
-    return [t for t in shown_text(root) if CODE.search(t) or OTHER.search(t) or UNIT.search(t)]
+    """The texts shown in `root` with a code, a uuid (not one shown as an id under its
+    name), an ISO time, a validator's words or a unit's code."""
+    return [
+        t
+        for t in shown_text(root)
+        if CODE.search(t) or OTHER.search(NAMED_ID.sub("id", t)) or UNIT.search(t)
+    ]
