@@ -146,13 +146,14 @@ def lock_cursor(session: Session) -> WebhookJournalCursor:
 
 
 def journal_mark(session: Session) -> int:
-    """Where a configuration being created (or paused, or enabled again) stands in the
-    journal (`journal_after`, `journal_paused_after`): the highest journal id now, read holding the cursor, so that no fan-out round runs between
-    this read and the configuration's commit. A change at or below it was committed before
-    (or was being made while the configuration was): not its to receive. One above it was
-    made after, and every round that reads it sees the configuration: on SQLite ids follow
-    the commit order; on PostgreSQL a round that read it without the configuration would
-    have had to run before the commit, and it waited for the cursor instead."""
+    """Where a configuration being created (`journal_after`; also paused or enabled again)
+    stands in the journal: the highest journal id now, read holding the cursor, so that no
+    fan-out round runs between this read and the configuration's commit. A change at or below
+    it was committed before (or was being made while the configuration was): not its to
+    receive. One above it was made after, and every round that reads it sees the
+    configuration: on SQLite ids follow the commit order; on PostgreSQL a round that read it
+    without the configuration would have had to run before the commit, and it waited for the
+    cursor instead."""
     lock_cursor(session)
     # On SQLite a read alone takes no lock and no snapshot (the driver begins a transaction
     # at the first write): writing first holds the one write lock from the read to the
