@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import random
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from freightdesk.service.first_screen import (
     remember_first_screen,
 )
 from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows
+from freightdesk.service.triage import FACTS, Facts, facts_json
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 SCREEN = 40
@@ -60,7 +61,7 @@ def _row(n: int, rng: random.Random, minutes: int | None = None) -> SummaryRow:
 
 
 def _sort(key: str, descending: bool, value: Callable[[SummaryRow], SortValue | None]) -> ListSort:
-    def values(rows: Sequence[SummaryRow]) -> list[SortValue | None]:
+    def values(rows: Sequence[SummaryRow], _facts: Mapping[str, Facts]) -> list[SortValue | None]:
         return [value(row) for row in rows]
 
     return ListSort(f"{key} {'desc' if descending else 'asc'}", key, descending, values)
@@ -91,7 +92,7 @@ def _table_top(rows: list[SummaryRow], sort: ListSort) -> list[SummaryRow]:
     """The rows as the table sorts them: by value, ties in the cache's order (by id), rows
     without a value last ascending, first descending."""
     rows = sorted(rows, key=lambda r: r.id)
-    pairs = list(zip(rows, sort.values(rows), strict=True))
+    pairs = list(zip(rows, sort.values(rows, {}), strict=True))
     present = [(r, v) for r, v in pairs if v is not None]
     absent = [r for r, v in pairs if v is None]
     present.sort(key=lambda pair: pair[1], reverse=sort.descending)
@@ -324,3 +325,42 @@ def test_the_top_is_kept_in_a_thread_of_its_own_with_the_keys_built(tmp_path: Pa
     assert done == [Kept(False, 1e10)]
     assert indexed_top(cache, SORTS[0], SCREEN) is not None
     cache.close()
+
+
+def _facts(row: SummaryRow) -> Facts:
+    return Facts(((BASE, BASE + timedelta(hours=1)),), BASE, row.last_modified)
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["as kept", "changed since"])
+def test_the_first_screen_brings_the_kept_triage_facts_of_its_rows_only(
+    tmp_path: Path, changed: bool
+) -> None:
+    """Read with the rows (the table triages them by these from the first paint); a fact
+    that cannot be read is left out, as the session's reading of them leaves it out."""
+    cache, rows, rng = _cache(tmp_path, 1000, 29)
+    sort = SORTS[0]
+    kept = _kept(cache, rows, sort)
+    if changed:
+        _changed(cache, rng, kept, len(rows))
+    facts = {r.id: _facts(r) for r in rows[::2]}
+    cache.put_many(FACTS, [(key, facts_json(key, f)) for key, f in facts.items()])
+    broken = next(i for i in kept if i in facts)
+    cache.put_many(FACTS, [(broken, b"[1, 2")])
+    path = cache.path
+    cache.close()
+    screen = read_first_screen(path, sort, SCREEN)
+    assert screen.total < 1020 and len(screen.rows) >= SCREEN  # the top, not the whole list
+    shown = {r.id for r in screen.rows}
+    assert screen.facts == {k: f for k, f in facts.items() if k in shown and k != broken}
+    assert len(screen.facts) > SCREEN // 4
+
+
+def test_a_short_list_read_whole_brings_every_kept_fact(tmp_path: Path) -> None:
+    cache, rows, _rng = _cache(tmp_path, KEPT, 31, replaced=True)
+    facts = {r.id: _facts(r) for r in rows[::3]}
+    cache.put_many(FACTS, [(key, facts_json(key, f)) for key, f in facts.items()])
+    path = cache.path
+    cache.close()
+    screen = read_first_screen(path, SORTS[0], SCREEN)
+    assert screen.total == len(screen.rows) == KEPT
+    assert screen.facts == facts

@@ -77,7 +77,7 @@ def test_a_start_after_a_kill_paints_the_kept_top_while_another_connection_write
         writer.execute("BEGIN IMMEDIATE")
         writer.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('busy', 'yes')")
 
-        rows, total, since = read_cached_list(paths, profile, model)
+        rows, total, since, _facts = read_cached_list(paths, profile, model)
 
         assert total == count
         assert since is not None

@@ -6,7 +6,9 @@ top of the list in the table's sort: the top kept for that sort with the changes
 merged in (`kept_top`), else the top the cache's keys tell (`indexed_top`), else the whole
 list. The table's sort values come with the sort (`ListSort.values`, the table's own
 functions): every top read is checked against them, so a rule changed on one side only is
-never painted wrong.
+never painted wrong. The triage facts the cache keeps of the rows read (`triage.FACTS`) are
+read with them: the Attention sort is theirs from the first paint, as it is once the session
+has read every kept fact (the rows would jump under the pointer then).
 
 Like the start itself, this imports nothing heavy (no pydantic, asyncio or API client): a few
 rows are read with `json`.
@@ -19,15 +21,16 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple, cast
 
 from freightdesk.service.cache import Cache, Reading
 from freightdesk.service.summary_keys import MAPPED, PLAIN, attention_sql, mapped_sql
 from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, cached_rows, rows_from_cache
-from freightdesk.service.triage import TriageSettings
+from freightdesk.service.triage import FACTS, Facts, TriageSettings, facts_of
 
 log = logging.getLogger(__name__)
 
@@ -69,16 +72,22 @@ class Triaged(NamedTuple):
         return attention_sql(self.now, self.settings.silence, self.settings.silence_for(None))
 
 
+# The triage facts of no row.
+NO_FACTS: Mapping[str, Facts] = MappingProxyType({})
+
+
 class ListSort(NamedTuple):
     """The table's sort, as reading its first screen needs it."""
 
     name: str  # as `remember_first_screen` names it: "attention desc"
     key: str  # the sorted column's key ("attention", `summary_keys.PLAIN`, `MAPPED`)
     descending: bool
-    # The table's sort values of rows, by its own functions (its triage's for Attention).
-    values: Callable[[Sequence[SummaryRow]], list[SortValue | None]]
-    # The triage without facts the Attention sort is of; None with facts (or none): the keys
-    # cannot tell that sort then.
+    # The table's sort values of rows, by its own functions (its triage's for Attention,
+    # with the triage facts given of those rows).
+    values: Callable[[Sequence[SummaryRow], Mapping[str, Facts]], list[SortValue | None]]
+    # The triage the Attention sort is of, as the keys hold it: without facts (the rows
+    # with kept facts are read and sorted by `values` with them, `kept_top`); None when the
+    # triage has facts the cache's keys do not (or there is none): they cannot tell it then.
     triaged: Triaged | None = None
 
 
@@ -88,6 +97,9 @@ class FirstScreen(NamedTuple):
     # A cache time up to which the list the session reads holds every change (None: not
     # known), where the keeper of the top (`keep_top`) starts checking from.
     since: float | None
+    # The triage facts the cache keeps of `rows`, read with them: the table is to triage
+    # them with these from the first paint (the order `values` sorted `rows` in).
+    facts: Mapping[str, Facts] = NO_FACTS
 
 
 def read_first_screen(path: Path, sort: ListSort, screen: int) -> FirstScreen:
@@ -110,7 +122,12 @@ def read_first_screen(path: Path, sort: ListSort, screen: int) -> FirstScreen:
             return top
         since = cache.saved_at(SUMMARIES)  # before the rows: they hold at least this
         rows = cached_rows(cache)
-        return FirstScreen(rows, len(rows), since)
+        # A short list's every fact: the table finds its top with them (`show_top_of`). A
+        # long one read whole (keys behind it, an older version's cache) is slow already:
+        # its facts come with the session (parsing 10,000 took 0.2 s at a load of 10).
+        short = len(rows) <= kept_rows(screen)
+        facts = facts_of(cache.load(FACTS)) if short else NO_FACTS
+        return FirstScreen(rows, len(rows), since, facts)
     except sqlite3.Error:
         log.exception("the cached shipment list could not be read")
         return FirstScreen([], 0, None)
@@ -131,8 +148,16 @@ def kept_top(cache: Cache, sort: ListSort, screen: int) -> FirstScreen | None:
     change, so only the rows sorted before that one are surely the top. Of the rows changed,
     only those the cache's keys sort before that row are read (at most a screen and more:
     `_changed_ahead`); every one when the keys cannot tell. All is read as of one moment
-    (`Cache.reading`), so the top and its time always belong together."""
+    (`Cache.reading`), so the top and its time always belong together, and with them the
+    triage facts kept of its rows (`FirstScreen.facts`), which the Attention sort is of.
+
+    The keys hold the Attention sort without facts: a row with facts may sort anywhere,
+    whatever its keys say. So in that sort the facts of the kept and the changed rows are
+    read first (one query, their bodies not parsed), every changed row with facts is read,
+    and the keys tell only which of the others to read, bounded by a last kept row without
+    facts (with them, every changed row is read)."""
     limit = kept_rows(screen)
+    attention = sort.key == "attention"
     with cache.reading() as read:
         found = _kept_screen(read, sort.name)
         if found is None:
@@ -145,24 +170,33 @@ def kept_top(cache: Cache, sort: ListSort, screen: int) -> FirstScreen | None:
         gone = set(keys)
         kept = [i for i in ids if i not in gone]
         total = read.count(SUMMARIES)
+        known = read.get_many(FACTS, kept + keys) if attention else {}
         ahead = None
-        if kept and total > len(kept) + len(keys):
+        if kept and total > len(kept) + len(keys) and kept[-1] not in known:
             ahead = _changed_ahead(read, sort, since, kept[-1], limit)
-        wanted = kept + (keys if ahead is None else list(ahead.values))
+        wanted = kept + keys
+        if ahead is not None:
+            moved = [k for k in keys if k in known and k not in ahead.values]
+            wanted = kept + list(ahead.values) + moved
         bodies = read.get_many(SUMMARIES, wanted)
+        if not attention:  # for the Attention column's words
+            known = read.get_many(FACTS, wanted)
     if any(i not in bodies for i in kept):
         return None  # the log and the list disagree: read the list
     if not keys:
         # Nothing changed: the top as it was kept, in its order (its ties as shown then).
         rows = rows_from_cache((bodies[i] for i in ids), parse=json.loads)
-        return FirstScreen(rows, total, since) if len(rows) == len(ids) else None
+        facts = facts_of(known[i] for i in ids if i in known)
+        return FirstScreen(rows, total, since, facts) if len(rows) == len(ids) else None
     present = sorted(i for i in set(wanted) if i in bodies)
     rows = rows_from_cache((bodies[i] for i in present), parse=json.loads)
     if len(rows) != len(present):
         return None
+    facts = facts_of(known[i] for i in present if i in known)
     # Sorted as the table sorts the whole list: by value, ties in the cache's order (keys).
-    values = sort.values(rows)
-    if ahead is not None and not ahead.agrees(present, values, kept[-1]):
+    values = sort.values(rows, facts)
+    judged: Iterable[str] = facts if attention else ()
+    if ahead is not None and not ahead.agrees(present, values, kept[-1], judged):
         log.warning("the cached keys sort %s otherwise than the list: read whole", sort.key)
         return None
     order = sorted_positions(values, sort.descending)
@@ -176,7 +210,8 @@ def kept_top(cache: Cache, sort: ListSort, screen: int) -> FirstScreen | None:
         order = [p for p in order if _before(_rank(values[p]), bound, sort.descending)]
         if len(order) < min(screen, total):
             return None
-    return FirstScreen([rows[p] for p in order[:limit]], total, since)
+    top = [rows[p] for p in order[:limit]]
+    return FirstScreen(top, total, since, {r.id: facts[r.id] for r in top if r.id in facts})
 
 
 def sorted_positions(values: Sequence[SortValue | None], descending: bool) -> list[int]:
@@ -205,12 +240,16 @@ class _Ahead(NamedTuple):
     values: dict[str, SortValue | None]
     last: SortValue | None
 
-    def agrees(self, keys: list[str], values: list[SortValue | None], last: str) -> bool:
+    def agrees(
+        self, keys: list[str], values: list[SortValue | None], last: str, judged: Iterable[str]
+    ) -> bool:
         """Whether the table's own sort values of the rows read (`keys`, `values`) are those
-        the keys gave: else the keys may have left out a row of the top."""
+        the keys gave: else the keys may have left out a row of the top. Not those of the
+        rows `judged` with facts (the keys know none)."""
         mine = dict(zip(keys, values, strict=True))
+        skip = set(judged)
         return mine.get(last) == self.last and all(
-            mine.get(key) == value for key, value in self.values.items()
+            mine.get(key) == value for key, value in self.values.items() if key not in skip
         )
 
 
@@ -271,7 +310,7 @@ def indexed_top(cache: Cache, sort: ListSort, screen: int) -> FirstScreen | None
         field = MAPPED[sort.key]
         probe = _PROBES[field]
         found = [v for v in cache.summary_values(field) if v]
-        mapped = sort.values([probe(v) for v in found])
+        mapped = sort.values([probe(v) for v in found], NO_FACTS)
         value, params = mapped_sql(field, dict(zip(found, mapped, strict=True)))
     else:
         return None
@@ -288,11 +327,14 @@ def indexed_top(cache: Cache, sort: ListSort, screen: int) -> FirstScreen | None
     rows = rows_from_cache((bodies[k] for k in keys if k in bodies), parse=json.loads)
     if len(rows) != len(keys) or [r.id for r in rows] != keys:
         return None
-    values = sort.values(rows)
+    values = sort.values(rows, NO_FACTS)  # as the keys tell it
     if values != [v for _, v in pairs] or (runs and not _descending(values)):
         log.warning("the cached keys sort %s otherwise than the list: read whole", sort.key)
         return None
-    return FirstScreen(rows, total, saved)
+    # Their facts too, for the Attention column's words and their order among themselves
+    # (a row below them that its facts make late comes once the session has read them).
+    facts = facts_of(cache.get_many(FACTS, keys).values())
+    return FirstScreen(rows, total, saved, facts)
 
 
 def _descending(values: list[SortValue | None]) -> bool:

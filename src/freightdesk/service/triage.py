@@ -347,8 +347,14 @@ def facts_from_json(body: bytes) -> tuple[str, Facts]:
 
 def cached_facts(cache: Cache) -> dict[str, Facts]:
     """The facts the cache keeps; an unreadable entry is skipped (read again when needed)."""
+    return facts_of(cache.load(FACTS))
+
+
+def facts_of(bodies: Iterable[bytes]) -> dict[str, Facts]:
+    """The facts in cached `bodies` (`facts_json`), by shipment key; an unreadable one is
+    skipped (read again when needed)."""
     found: dict[str, Facts] = {}
-    for body in cache.load(FACTS):
+    for body in bodies:
         try:
             key, facts = facts_from_json(body)
         except (ValueError, TypeError):
@@ -363,12 +369,19 @@ class TriageFacts:
     kept in the cache. `listen` hears the ids whose facts changed."""
 
     def __init__(
-        self, client: Callable[[], ApiClient], cache: Cache | None = None, *, concurrency: int = 3
+        self,
+        client: Callable[[], ApiClient],
+        cache: Cache | None = None,
+        *,
+        concurrency: int = 3,
+        known: Mapping[str, Facts] | None = None,
     ) -> None:
+        """`known`: facts of `cache` read already (the first screen's, read with its rows):
+        the list is triaged with them until the rest are read from the cache."""
         self._client = client
         self._cache = cache
         self._loaded = cache is None
-        self.facts: dict[str, Facts] = {}
+        self.facts: dict[str, Facts] = dict(known or {})
         self._wanted: dict[str, SummaryRow] = {}  # the rows to read the facts of
         self._listeners: list[Callable[[frozenset[str]], None]] = []
         self._concurrency = concurrency

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, QTimer, Signal
@@ -32,6 +32,7 @@ from freightdesk.service.first_screen import (
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileStore
 from freightdesk.service.summary_rows import SummaryRow
+from freightdesk.service.triage import Facts
 from freightdesk.ui.main_window import MainWindow
 from freightdesk.ui.panes.setup import add_panes
 from freightdesk.ui.panes.shipments.attention import column_values
@@ -79,10 +80,13 @@ def list_sort(model: ShipmentTableModel, triage: TriageLink | None = None) -> Li
         triaged = Triaged(triage.now, triage.settings)
     attention = column == COLUMN_INDEX["attention"]
 
-    def values(rows: Sequence[SummaryRow]) -> list[SortValue | None]:
-        # The triage's flags are the Attention sort's alone.
-        flags = bytearray(map(model.triage, rows)) if attention else bytearray(len(rows))
-        return column_values(column, rows, flags)
+    def values(rows: Sequence[SummaryRow], facts: Mapping[str, Facts]) -> list[SortValue | None]:
+        # The triage's flags are the Attention sort's alone; with the facts read of `rows`,
+        # as the model's will be once they are known (`TriageLink.know`).
+        if not attention:
+            return column_values(column, rows, bytearray(len(rows)))
+        flags, late = (model.triage, model.late) if triage is None else triage.judging(facts)
+        return column_values(column, rows, bytearray(map(flags, rows)), late)
 
     return ListSort(model.sort_name(), COLUMNS[column].key, descending, values, triaged)
 
@@ -112,9 +116,11 @@ def open_window(
     window.indicator.show_status(
         ConnectionStatus(ConnectionState.CONNECTING, profile.name, f"Connecting to {profile.name}")
     )
-    rows, total, since = read_cached_list(paths, profile, shipments.model, shipments.triage)
+    rows, total, since, facts = read_cached_list(paths, profile, shipments.model, shipments.triage)
     if len(rows) < total:
         log.info("painting the top %s of %s cached shipments", len(rows), f"{total:,}")
+    # Before the rows: the table sorts them by their facts as it will once all are read.
+    shipments.triage.know(facts)
     shipments.show_cached(rows, total)
     shipments.keep_first_screen = FirstScreenKeeper(shipments, since).keep_now
     return window, shipments

@@ -335,6 +335,8 @@ class TriageLink(QObject):
         self.now = self.clock()
         self.facts: TriageFacts | None = None
         self._facts: Mapping[str, Facts] = {}
+        # Facts read before the session (`know`), handed on to the first `attach`'s.
+        self._early: Mapping[str, Facts] = {}
         # Per shipment, the row (object) judged and its verdict: a changed row is judged again.
         self._verdicts: dict[str, tuple[SummaryRow, Verdict]] = {}
         self._unlisten: Callable[[], None] | None = None
@@ -351,10 +353,40 @@ class TriageLink(QObject):
         """Read facts with the session's client, kept in `cache` (those of another connection
         dropped)."""
         self._close_facts()
-        self.facts = TriageFacts(session.require_client, cache)
+        early, self._early = self._early, {}
+        self.facts = TriageFacts(session.require_client, cache, known=early)
         self._facts = self.facts.facts
         self._unlisten = self.facts.listen(self.again)
         self._verdicts.clear()
+
+    def know(self, facts: Mapping[str, Facts]) -> None:
+        """Facts read with the cached rows before the session exists (the first screen's,
+        `first_screen.read_first_screen`): the list is triaged with them from its first
+        paint, as it is once the session has read every kept fact (else its rows would
+        reorder under the pointer then). Call before the rows are shown."""
+        if self.facts is None:
+            self._early = {**self._early, **facts}
+            self._facts = self._early
+        else:
+            self.facts.facts.update(facts)
+        for key in facts:
+            self._verdicts.pop(key, None)
+
+    def judging(
+        self, facts: Mapping[str, Facts]
+    ) -> tuple[Callable[[SummaryRow], int], Callable[[SummaryRow], float]]:
+        """The model's `triage` and `late` (its flags, seconds late) as they are once
+        `facts` are known too (`know`): what sorts a first screen read with them."""
+        known = {**self._facts, **facts} if facts else self._facts
+        now, settings = self.now, self.settings
+
+        def flags(row: SummaryRow) -> int:
+            return flags_of(row, known.get(row.id), now, settings)
+
+        def late(row: SummaryRow) -> float:
+            return late_seconds(row, known.get(row.id))
+
+        return flags, late
 
     def want(self, rows: Iterable[SummaryRow]) -> None:
         if self.facts is not None:
