@@ -2,8 +2,10 @@
 drag-and-drop test): a small window titled "FreightDesk drag source" at the screen's top
 left; pressing the mouse in it writes a PDF and starts a `QDrag` with its file URL (the
 first file named the first time, the next one the next time, the last one from then on).
-When the drag ends it prints `dropped copy` (or the action taken: `dropped ignoreaction`
-when none).
+While it is dragged, it prints `over copy` each time the window under the pointer takes
+the drop as a copy, as its cursor tells a user (`over ignoreaction` when it turns to refusing
+one): the program under the pointer is ready for it. When the drag ends it prints
+`dropped copy` (or the action taken: `dropped ignoreaction` when none).
 
     python -m tests.e2e.drag_source <file.pdf> [<file.pdf>...]
 """
@@ -49,9 +51,13 @@ class Source(QLabel):
         mime.setUrls([QUrl.fromLocalFile(str(file))])
         drag = QDrag(self)
         drag.setMimeData(mime)
+        drag.actionChanged.connect(lambda action: print(f"over {_word(action)}", flush=True))
         action = drag.exec(Qt.DropAction.CopyAction)
-        taken = "copy" if action == Qt.DropAction.CopyAction else str(action.name).lower()
-        print(f"dropped {taken}", flush=True)
+        print(f"dropped {_word(action)}", flush=True)
+
+
+def _word(action: Qt.DropAction) -> str:
+    return "copy" if action == Qt.DropAction.CopyAction else str(action.name).lower()
 
 
 def main() -> int:

@@ -3,7 +3,9 @@
 `freightdesk` runs as a process of its own on the xcb platform, on a fresh home, its Local
 sandbox preparing the demo; a second program (`drag_source.py`) starts a `QDrag` with a
 PDF's file URL when pressed. `xdotool` moves the real pointer and presses real keys: press
-on the source, move in steps onto the app, release. At each window size, two drops:
+on the source, move in steps onto the app, hold until the app takes the drop (the source's
+cursor would say so to a user; the source says so to the test), release. At each window
+size, two drops:
 - onto the Documents pane: the upload dialog opens, an identifier is typed and Upload
   pressed (Alt+U), and the document reaches the service (read back over its HTTP API with a
   client of the demo tenant);
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import selectors
 import signal
 import subprocess
 import sys
@@ -193,6 +196,7 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
             [sys.executable, "-m", "tests.e2e.drag_source", *(str(tmp_path / n) for n in names)],
             env=env,
             cwd=REPO,
+            bufsize=0,  # its output unbuffered here: a line read ahead would hide from select
         )
         read_until(source, r"^ready", WINDOW_SECONDS)
         source_window = _window(env, "FreightDesk drag source", WINDOW_SECONDS)
@@ -205,9 +209,10 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         wx, wy, ww, wh = _geometry(env, window)
         assert (ww, wh) == (width, height)
 
-        # Onto the Documents pane, over its list of documents.
+        # Onto the Documents pane, over its list of documents: held there until the pane takes
+        # the drop (it is made on the first Ctrl+3). Nothing else there takes files: at the
+        # second and third size the Shipments pane was shown, and its list has this place.
         _xdotool(env, "key", "ctrl+3")
-        time.sleep(1.0)
         assert _drag(env, source, source_window, (wx + ww // 3, wy + wh // 2)) == "copy"
         dialog = _window(env, "Upload documents", DIALOG_SECONDS, app=watched)
         _xdotool(env, "windowfocus", "--sync", dialog)
@@ -231,12 +236,9 @@ def test_files_dragged_from_another_program_are_uploaded_at_every_size(
         _xdotool(env, "key", "ctrl+f")
         _xdotool(env, "type", "--delay", "20", shipment.search)
         _xdotool(env, "key", "Return")
-        # Until the shipment's details have arrived the view refuses a drop (the source is
-        # told so): dragged again until the drop is taken.
-        deadline = time.monotonic() + DIALOG_SECONDS
-        while _drag(env, source, source_window, (wx + ww * 4 // 5, wy + wh * 3 // 5)) != "copy":
-            assert time.monotonic() < deadline, f"{shipment.search}'s details took no drop"
-            time.sleep(1.0)
+        # Until the shipment's details have arrived the view refuses a drop: held there until
+        # it takes it.
+        assert _drag(env, source, source_window, (wx + ww * 4 // 5, wy + wh * 3 // 5)) == "copy"
         dialog = _window(env, "Upload documents", DIALOG_SECONDS, app=watched)
         _xdotool(env, "windowfocus", "--sync", dialog)
         _xdotool(env, "key", "alt+u")  # nothing to type: the shipment's identifiers are in
@@ -272,19 +274,51 @@ def _drag(
     source_window: str,
     target: tuple[int, int],
 ) -> str:
-    """Press on the source, move in steps to `target`, release: the action the source was
-    told the drop took (`copy`, or `ignoreaction` when refused)."""
+    """Press on the source, move in steps to `target`, hold there until the window under the
+    pointer takes the drop, release: the action the source was told the drop took (`copy`,
+    or `ignoreaction` when refused at the last moment).
+
+    A user holds a drag over a pane still opening until the cursor says it may be dropped:
+    the source says so (`over copy`). Held, the pointer moves by a pixel and back meanwhile,
+    as a hand does: a window is asked again only when the pointer moves. Fails when the
+    drop is not taken within DIALOG_SECONDS."""
     sx, sy, sw, sh = _geometry(env, source_window)
     start = (sx + sw // 2, sy + sh // 2)
     _xdotool(env, "mousemove", "--sync", str(start[0]), str(start[1]))
     _xdotool(env, "mousedown", "1")
+    said: list[str] = []
     for step in range(1, STEPS + 1):
         x = start[0] + (target[0] - start[0]) * step // STEPS
         y = start[1] + (target[1] - start[1]) * step // STEPS
         _xdotool(env, "mousemove", "--sync", str(x), str(y))
-        time.sleep(0.05)
+        said += _said(source, 0.05)
+    deadline = time.monotonic() + DIALOG_SECONDS
+    nudge = 0
+    while [line for line in said if line.startswith("over ")][-1:] != ["over copy"]:
+        assert time.monotonic() < deadline, (
+            f"no drop taken at {target} within {DIALOG_SECONDS} s; the source said {said}"
+        )
+        nudge = 1 - nudge
+        _xdotool(env, "mousemove", "--sync", str(target[0] + nudge), str(target[1]))
+        said += _said(source, 0.2)
     _xdotool(env, "mouseup", "1")
     return read_until(source, r"^dropped (\w+)", DIALOG_SECONDS).group(1)
+
+
+def _said(process: subprocess.Popen[bytes], seconds: float) -> list[str]:
+    """The lines the process (its output unbuffered) writes within `seconds`: returns at
+    its first line, with those written at once, or empty-handed at the end of `seconds`."""
+    assert process.stdout is not None
+    lines: list[str] = []
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        wait = seconds
+        while selector.select(wait):
+            raw = process.stdout.readline()
+            assert raw, f"the drag source ended (exit code {process.wait(timeout=30)})"
+            lines.append(raw.decode("utf-8", "replace").strip())
+            wait = 0
+    return lines
 
 
 def _uploaded(watched: Watched, url: str, token: str, name: str) -> dict[str, Any]:
