@@ -16,6 +16,24 @@ from pathlib import Path
 SERVE = [sys.executable, "-m", "freightdesk.cli", "serve", "--port", "0"]
 
 
+def pytest_of(test_file: Path, *options: str) -> list[str]:
+    """A pytest run of `test_file` alone, with the suite's fixtures (tests/conftest.py) and
+    its folder as the run's root; run it from the repository's root."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "tests.conftest",
+        "-p",
+        "no:cacheprovider",
+        "--rootdir",
+        str(test_file.parent),
+        *options,
+        str(test_file),
+    ]
+
+
 class Processes:
     """Starts processes and, at the end, kills those still running and every process that
     claimed one of `watched_dirs` (a local service started by an app under test)."""

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -153,13 +154,22 @@ def tenant_of(service: LiveService, kind: str = "SHIPPER") -> Iterator[TenantHan
         handle.http.close()
 
 
+WATCH = Path(__file__).with_name("postgres_watch.py")
+
+
 class PostgresServer:
-    """A throwaway PostgreSQL cluster started with initdb/pg_ctl for the test session."""
+    """A throwaway PostgreSQL cluster started with initdb/pg_ctl for the test session.
+
+    pg_ctl's server outlives the process that started it: a watcher (postgres_watch.py)
+    stops it and removes its directory once this process has ended, however it ended (a
+    test run killed by a CI timeout left its servers running)."""
 
     def __init__(self) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="fd-pg-"))
         self.port = free_port()
         self._as_user: list[str] = []
+        self.watcher: subprocess.Popen[bytes] | None = None
+        self._lifeline: int | None = None  # the pipe's write end: closed, the watcher acts
 
     @staticmethod
     def binaries() -> tuple[str, str] | None:
@@ -184,6 +194,7 @@ class PostgresServer:
             except LookupError:
                 raise RuntimeError("running as root and there is no postgres user") from None
             self._as_user = ["runuser", "-u", "postgres", "--"]
+        self._watch(pg_ctl)
         data = self.dir / "data"
         self._run([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"])
         for attempt in range(3):
@@ -222,14 +233,27 @@ class PostgresServer:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{name}"
 
     def stop(self) -> None:
-        found = self.binaries()
-        if found is not None:
-            subprocess.run(
-                [*self._as_user, found[1], "-D", str(self.dir / "data"), "-m", "fast", "stop"],
-                capture_output=True,
-                check=False,
-            )
+        """Stop the server and remove its directory: the watcher's work, done now."""
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+            self._lifeline = None
+        if self.watcher is not None:
+            self.watcher.wait(timeout=120)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _watch(self, pg_ctl: str) -> None:
+        read_end, self._lifeline = os.pipe()  # neither end inherited by other children
+        try:
+            self.watcher = subprocess.Popen(
+                [sys.executable, "-I", str(WATCH), str(self.dir), pg_ctl, *self._as_user],
+                stdin=read_end,
+                # Not the run's output: a CI job reading it would wait for the watcher too.
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a signal to the run's process group spares it
+            )
+        finally:
+            os.close(read_end)
 
     def _run(self, command: list[str]) -> None:
         result = subprocess.run([*self._as_user, *command], capture_output=True, text=True)

@@ -5,9 +5,10 @@ method), prints the stacks and exits instead of hanging mute."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
+
+from tests.processes import pytest_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,22 +33,7 @@ def test_a_teardown_hanging_after_a_failure_is_ended_by_the_timeout(tmp_path: Pa
     (tmp_path / "test_hang.py").write_text(HANGING, encoding="utf-8")
     started = time.monotonic()
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "tests.conftest",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(tmp_path),
-            "--timeout",
-            "3",
-            "-o",
-            "timeout_method=thread",
-            str(tmp_path / "test_hang.py"),
-        ],
+        pytest_of(tmp_path / "test_hang.py", "--timeout", "3", "-o", "timeout_method=thread"),
         cwd=ROOT,
         capture_output=True,
         text=True,
