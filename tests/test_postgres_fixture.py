@@ -1,6 +1,6 @@
-"""A test run killed outright (SIGKILL, as a CI timeout kills it) leaves no PostgreSQL behind:
-the `postgres` fixture's watcher stops the server and removes its directory (a session's
-killed runs once left three servers to stop by hand)."""
+"""A test run killed outright (SIGKILL to its whole process group, as a CI timeout kills it)
+leaves no PostgreSQL behind: the `postgres` fixture's watcher stops the server and removes its
+directory (a session's killed runs once left three servers to stop by hand)."""
 
 from __future__ import annotations
 
@@ -34,12 +34,15 @@ def test_a_killed_run_leaves_no_postgres_behind(tmp_path: Path) -> None:
     (tmp_path / "test_holding.py").write_text(HOLDING, encoding="utf-8")
     with processes() as started:
         # -s: the held test's line on the run's output, as it prints it.
-        run = started.start(pytest_of(tmp_path / "test_holding.py", "-s", "-q"), cwd=ROOT)
+        # A group of its own, killed whole, as a CI job's timeout kills its job.
+        run = started.start(
+            pytest_of(tmp_path / "test_holding.py", "-s", "-q"), cwd=ROOT, start_new_session=True
+        )
         said = read_until(run, r"postgres (\d+) watched by (\d+) in (\S+)", 120)
         server, watcher, directory = int(said[1]), int(said[2]), Path(said[3])
         try:
             assert alive(server) and alive(watcher)
-            run.send_signal(signal.SIGKILL)
+            os.killpg(run.pid, signal.SIGKILL)
             run.wait(timeout=30)
             deadline = time.monotonic() + GONE_SECONDS
             while alive(server) or alive(watcher) or directory.exists():
