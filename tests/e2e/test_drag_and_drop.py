@@ -279,9 +279,11 @@ def _drag(
     or `ignoreaction` when refused at the last moment).
 
     A user holds a drag over a pane still opening until the cursor says it may be dropped:
-    the source says so (`over copy`). Held, the pointer moves by a pixel and back meanwhile,
-    as a hand does: a window is asked again only when the pointer moves. Fails when the
-    drop is not taken within DIALOG_SECONDS."""
+    the source says so (`over copy`). A widget that refused the drag as it came in is not
+    asked again while the pointer stays on it (Qt sends no drag moves after an ignored drag
+    enter): as a user would, the pointer goes back to the source and returns, waiting for
+    the answer a little longer each time. Fails when the drop is not taken within
+    DIALOG_SECONDS."""
     sx, sy, sw, sh = _geometry(env, source_window)
     start = (sx + sw // 2, sy + sh // 2)
     _xdotool(env, "mousemove", "--sync", str(start[0]), str(start[1]))
@@ -293,14 +295,15 @@ def _drag(
         _xdotool(env, "mousemove", "--sync", str(x), str(y))
         said += _said(source, 0.05)
     deadline = time.monotonic() + DIALOG_SECONDS
-    nudge = 0
+    wait = 0.2
     while [line for line in said if line.startswith("over ")][-1:] != ["over copy"]:
         assert time.monotonic() < deadline, (
             f"no drop taken at {target} within {DIALOG_SECONDS} s; the source said {said}"
         )
-        nudge = 1 - nudge
-        _xdotool(env, "mousemove", "--sync", str(target[0] + nudge), str(target[1]))
-        said += _said(source, 0.2)
+        _xdotool(env, "mousemove", "--sync", str(start[0]), str(start[1]))
+        _xdotool(env, "mousemove", "--sync", str(target[0]), str(target[1]))
+        said += _said(source, wait)
+        wait = min(2 * wait, 2.0)
     _xdotool(env, "mouseup", "1")
     return read_until(source, r"^dropped (\w+)", DIALOG_SECONDS).group(1)
 
