@@ -114,7 +114,7 @@ def test_state_where_next_stop_and_an_eta_after_the_window() -> None:
     assert nxt.place.number == 3
     assert nxt.window_end == end and nxt.window_start == end - timedelta(hours=2)
     assert nxt.eta == end + timedelta(minutes=35)
-    assert nxt.difference == "35 m after the window"
+    assert nxt.difference == "35 min after the window"
     assert nxt.late and not nxt.at_risk
     assert found.latest_eta == nxt.eta and found.latest_eta_zone == "America/Chicago"
 
@@ -125,7 +125,7 @@ def test_on_time_at_risk_and_early() -> None:
     assert on_time is not None and on_time.difference == "on time"
     risky = overview_of(_history(eta=end - timedelta(minutes=20)), NOW).next_stop
     assert risky is not None and risky.at_risk and not risky.late
-    assert risky.difference == "20 m before the window ends (at risk)"
+    assert risky.difference == "20 min before the window ends (at risk)"
     # The user's margin is triage's: with none, 20 minutes early is simply on time.
     calm = overview_of(
         _history(eta=end - timedelta(minutes=20)), NOW, TriageSettings(margin=timedelta(0))
@@ -163,7 +163,7 @@ def test_carrier_equipment_weight_pieces_and_last_position_age() -> None:
     assert found.pieces == "14"
     assert found.last_position == (34.2, -92)
     assert found.last_position_at == NOW - timedelta(minutes=12)
-    assert found.last_position_age == "12 m ago"
+    assert found.last_position_age == "12 min ago"
 
 
 def test_open_exceptions_and_a_stop_the_shipment_is_at() -> None:

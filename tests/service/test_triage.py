@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from freightdesk.api.client import ApiClient
+from freightdesk.models.durations import duration_text
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.service.cache import Cache
 from freightdesk.service.shipments import summary_from_history
@@ -28,7 +29,6 @@ from freightdesk.service.triage import (
     attention_flags,
     check_settings,
     due_of,
-    duration_text,
     facts_from_history,
     flags_of,
     late_seconds,
@@ -86,14 +86,14 @@ def test_late_is_an_eta_after_the_window_end_by_how_much() -> None:
     verdict = assess(_row(eta=END + timedelta(hours=2, minutes=10)), _facts(), NOW, SETTINGS)
     assert verdict.worst is Attention.LATE and verdict.kinds == {Attention.LATE}
     assert verdict.late_by == timedelta(hours=2, minutes=10)
-    assert verdict.text == "Late 2 h 10 m"
-    assert verdict.explanation == "ETA 2 h 10 m after the appointment window"
+    assert verdict.text == "Late 2 h 10 min"
+    assert verdict.explanation == "ETA 2 h 10 min after the appointment window"
 
 
 def test_an_eta_at_the_window_end_is_not_late_but_at_risk() -> None:
     assert assess(_row(eta=END), _facts(), NOW, SETTINGS).worst is Attention.AT_RISK
     one_second = assess(_row(eta=END + timedelta(seconds=1)), _facts(), NOW, SETTINGS)
-    assert one_second.worst is Attention.LATE and one_second.text == "Late 0 m"
+    assert one_second.worst is Attention.LATE and one_second.text == "Late under 1 min"
 
 
 def test_at_risk_is_an_eta_within_the_margin_before_the_end() -> None:
@@ -160,10 +160,10 @@ def test_a_position_is_a_signal_too() -> None:
 def test_silence_is_said_in_whole_hours_and_explained_to_the_minute() -> None:
     verdict = assess(_row(event_at=NOW - timedelta(hours=6, minutes=59)), None, NOW, SETTINGS)
     assert verdict.text == "No signal 6 h"
-    assert verdict.explanation == "No event or position for 6 h 59 m while in transit"
+    assert verdict.explanation == "No event or position for 6 h 59 min while in transit"
     short = TriageSettings(silence={"TL": timedelta(minutes=30)})
     brief = assess(_row(event_at=NOW - timedelta(minutes=40)), None, NOW, short)
-    assert brief.text == "No signal 40 m"
+    assert brief.text == "No signal 40 min"
 
 
 def test_in_transit_and_never_heard_from_is_silent_without_a_duration() -> None:
@@ -188,9 +188,9 @@ def test_the_worst_is_shown_and_every_reason_kept() -> None:
     row = _row(eta=END + timedelta(minutes=45), event_at=NOW - timedelta(hours=9), exceptions=1)
     verdict = assess(row, _facts(), NOW, SETTINGS)
     assert verdict.kinds == {Attention.LATE, Attention.NO_SIGNAL, Attention.EXCEPTION}
-    assert verdict.text == "Late 45 m"
+    assert verdict.text == "Late 45 min"
     assert verdict.explanation.splitlines() == [
-        "ETA 45 m after the appointment window",
+        "ETA 45 min after the appointment window",
         "1 open exception",
         "No event or position for 9 h while in transit",
     ]
@@ -201,23 +201,6 @@ def test_the_worst_is_shown_and_every_reason_kept() -> None:
         _row(eta=END, event_at=NOW - timedelta(hours=5)), _facts(), NOW, SETTINGS
     )
     assert silent_at_risk.text == "No signal 5 h"
-
-
-@pytest.mark.parametrize(
-    ("span", "text"),
-    [
-        (timedelta(seconds=59), "0 m"),
-        (timedelta(minutes=45), "45 m"),
-        (timedelta(minutes=60), "1 h"),
-        (timedelta(hours=2, minutes=10, seconds=59), "2 h 10 m"),
-        (timedelta(hours=47, minutes=59), "47 h 59 m"),
-        (timedelta(hours=48), "2 d"),
-        (timedelta(days=3, hours=4, minutes=30), "3 d 4 h"),
-        (timedelta(minutes=-5), "0 m"),
-    ],
-)
-def test_durations_in_words(span: timedelta, text: str) -> None:
-    assert duration_text(span) == text
 
 
 def test_settings_are_checked_and_missing_modes_keep_their_default() -> None:
@@ -391,7 +374,7 @@ async def test_facts_are_read_from_the_service_and_kept_for_the_next_start(
         facts.want([row, row._replace(id="done", current_state="COMPLETED")])
         await wait_until(lambda: row.id in facts.facts)
         assert heard == [frozenset({row.id})] and "done" not in facts.facts
-        assert assess(row, facts.facts[row.id], start, SETTINGS).text == "Late 50 m"
+        assert assess(row, facts.facts[row.id], start, SETTINGS).text == "Late 50 min"
         facts.want([row])  # unchanged since read: not read again
         assert facts.facts[row.id].read_at == row.last_modified
     finally:

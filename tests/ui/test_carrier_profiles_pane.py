@@ -183,7 +183,7 @@ async def test_picking_another_carrier_asks_before_changes_are_lost(
     pane.form.response_delay.setFocus()
     pane.form.response_delay.selectAll()
     qtbot.keyClicks(pane.form.response_delay, "900")
-    assert pane.form.response_delay_hint.text() == "= 15 m"
+    assert pane.form.response_delay_hint.text() == "= 15 min"
 
     _click_row(qtbot, pane, "KSTL")
     box = message_box("unsavedChanges")

@@ -535,7 +535,7 @@ async def test_shipments_key_columns_whole_with_a_shipment_chosen(
     await wait_until(lambda: number in pane.detail.title.text(), 30)
     attention = pane.model.index(pane.model.row_of(chosen) or 0, COLUMN_INDEX["attention"])
     await wait_until(lambda: str(pane.model.data(attention)).endswith("Late 21 h"), 30)
-    assert "21 h 17 m" in str(pane.model.data(attention, Qt.ItemDataRole.ToolTipRole))
+    assert "21 h 17 min" in str(pane.model.data(attention, Qt.ItemDataRole.ToolTipRole))
     # At 1366 and 1440 px (the list above the detail) the latest event in view too, its
     # header whole (a long one cut, whole in the tooltip).
     event = ["Latest event"] if room != AT_1920 else []

@@ -204,7 +204,7 @@ async def test_the_overview_says_where_what_comes_next_and_how_late(
         labels["appointment"].text(),
     ), labels["appointment"].text()
     eta = labels["eta"].text()
-    assert re.search(rf"ETA {DAY} \d\d:\d\d CST, 35 m after the window$", eta), eta
+    assert re.search(rf"ETA {DAY} \d\d:\d\d CST, 35 min after the window$", eta), eta
     assert labels["carrier"].text() == "HOCS"
     assert labels["weight"].text() == "9,120 kg" and labels["weight"].isVisible()
     assert labels["pieces"].text() == "14"
@@ -221,7 +221,7 @@ async def test_the_overview_says_where_what_comes_next_and_how_late(
         row = pane.model.row_of(truck)
         return str(pane.model.index(row or 0, COLUMN_INDEX["attention"]).data() or "")
 
-    await wait_until(lambda: attention().endswith("Late 35 m"), seconds=30)
+    await wait_until(lambda: attention().endswith("Late 35 min"), seconds=30)
     # Identifiers still below the facts.
     assert detail.identifiers.item(1, 1).text() == "HOCS"
 

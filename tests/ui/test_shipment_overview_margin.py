@@ -45,7 +45,7 @@ async def test_the_overview_uses_the_users_at_risk_margin(
     await wait_until(lambda: eta.text().startswith("ETA "), seconds=30)
     # Under the default hour's margin: on time.
     # (The time itself in the clock's form, Dallas's zone named: pinned by the clock's tests.)
-    assert re.fullmatch(r"ETA .+ CST, on time \(30 m before the window opens\)", eta.text())
+    assert re.fullmatch(r"ETA .+ CST, on time \(30 min before the window opens\)", eta.text())
 
     # The user allows two hours: the Overview says at risk at once, as the list does.
     await set_in_attention_settings(qtbot, pane, "triageMargin", 60, "120")

@@ -54,7 +54,7 @@ async def test_the_latest_shipments_come_first_among_the_late(
     await wait_until(lambda: _shown(pane) == [very, middle, little])
     assert [_attention(pane, i)[2:] for i in _shown(pane)] == [
         "Late 5 h",
-        "Late 2 h 30 m",
+        "Late 2 h 30 min",
         "Late 1 h",
     ]
 
@@ -63,7 +63,7 @@ async def test_the_latest_shipments_come_first_among_the_late(
     better = java_time(end + timedelta(minutes=20))
     _parcel(tenant, middle_number, "ETA", now(), estimatedTimeOfArrival=better)
     qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
-    await wait_until(lambda: _attention(pane, middle).endswith("Late 20 m"), seconds=30)
+    await wait_until(lambda: _attention(pane, middle).endswith("Late 20 min"), seconds=30)
     await wait_until(lambda: _shown(pane) == [very, little, middle])
 
     # The user's click on Attention turns the order round (the least late first) ...

@@ -145,7 +145,7 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     await wait_until(lambda: pane.model.total == 4, seconds=30)
 
     # The words come once the late shipment's appointment is read in the background.
-    await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 m"), seconds=30)
+    await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 min"), seconds=30)
     assert _attention(pane, ids["silent"]).endswith("No signal 6 h")
     assert _attention(pane, ids["troubled"]).endswith("Exception")
     assert _attention(pane, ids["calm"]) == ""
@@ -199,7 +199,7 @@ async def test_attention_says_what_is_late_silent_or_in_exception_and_filters_it
     with (tmp_path / "triage.csv").open(encoding="utf-8-sig") as handle:
         exported = list(csv.reader(handle))
     attention = exported[0].index("Attention")
-    assert [line[attention] for line in exported[1:]][:2] == ["Late 2 h 30 m", "Exception"]
+    assert [line[attention] for line in exported[1:]][:2] == ["Late 2 h 30 min", "Exception"]
 
     # The carrier sends a better ETA, 30 minutes inside the window: at risk, no longer late.
     better = java_time(now() + timedelta(hours=1, minutes=30))
@@ -260,7 +260,7 @@ async def test_the_sort_arrow_points_the_way_the_rows_go(
     ids = _shipments(tenant)
     pane = _pane(window)
     await session.connect()
-    await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 m"), seconds=30)
+    await wait_until(lambda: _attention(pane, ids["late"]).endswith("Late 2 h 30 min"), seconds=30)
     worst_first = [ids["late"], ids["troubled"], ids["silent"], ids["calm"]]
     await wait_until(lambda: _shown(pane) == worst_first)
     header = pane.table.horizontalHeader()

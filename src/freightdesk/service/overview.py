@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from freightdesk.models.code_words import unit_text
 from freightdesk.models.common import Measure
+from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.models.tracking import (
     ExceptionStatus,
@@ -25,13 +26,7 @@ from freightdesk.models.tracking import (
     is_estimate,
 )
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.service.triage import (
-    Attention,
-    Facts,
-    TriageSettings,
-    assess,
-    duration_text,
-)
+from freightdesk.service.triage import Attention, Facts, TriageSettings, assess
 
 # The event the service keeps per stop for its latest estimate; it says nothing happened there.
 ETA_EVENT_TYPE = "ETA"

@@ -26,6 +26,7 @@ from enum import IntEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.service.summary_rows import SummaryRow
 
@@ -139,7 +140,7 @@ class Verdict:
 
     @property
     def text(self) -> str:
-        """The worst, in words: "Late 2 h 10 m", "At risk", "No signal 6 h", "Exception"."""
+        """The worst, in words: "Late 2 h 10 min", "At risk", "No signal 6 h", "Exception"."""
         if self.worst is Attention.LATE and self.late_by is not None:
             return f"Late {duration_text(self.late_by)}"
         if self.worst is Attention.NO_SIGNAL and self.silent_for is not None:
@@ -170,18 +171,6 @@ class Verdict:
 
 
 NOTHING = Verdict()
-
-
-def duration_text(span: timedelta) -> str:
-    """ "45 m", "2 h 10 m", "6 h", "3 d 4 h" (rounded down to the minute)."""
-    minutes = max(0, int(span.total_seconds() // 60))
-    if minutes < 60:
-        return f"{minutes} m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours} h {minutes} m" if minutes else f"{hours} h"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
 
 
 _DONE = ShipmentStateType.COMPLETED.value

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 # Codes in words: one table, in models, whose own messages and the service layer's texts
@@ -13,6 +13,7 @@ from freightdesk.models.code_words import mode_short as mode_short
 from freightdesk.models.code_words import mode_text as mode_text
 from freightdesk.models.code_words import unit_text as unit_text
 from freightdesk.models.code_words import words as words
+from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
 
 if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/developing.md)
@@ -43,25 +44,12 @@ def amount_text(money: Money | None) -> str:
     return money_text(money.amount, money.currency.value) if money is not None else ""
 
 
-def duration_text(seconds: float) -> str:
-    """A span as a dispatcher says it: "2 d 4 h", "3 h 05 min", "4 min 09 s"."""
-    whole = int(max(0, seconds))
-    days, rest = divmod(whole, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes:02d} min"
-    return f"{minutes} min {secs:02d} s"
-
-
 def countdown_text(moment: datetime | None, now: datetime | None = None) -> str:
-    """ "in 3 h 05 min", or "expired 4 min 09 s ago"."""
+    """ "in 3 h 05 min", or "expired 4 min ago"."""
     if moment is None:
         return ""
-    left = (moment - (now or datetime.now(UTC))).total_seconds()
-    if left <= 0:
+    left = moment - (now or datetime.now(UTC))
+    if left <= timedelta(0):
         return f"expired {duration_text(-left)} ago"
     return f"in {duration_text(left)}"
 

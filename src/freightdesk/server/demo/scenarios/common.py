@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from freightdesk.models.common import TransportationMode as Mode
+from freightdesk.models.durations import duration_text
 from freightdesk.models.tracking import ExceptionSeverity as Severity
 from freightdesk.models.tracking import StopType
 from freightdesk.server.demo.geography import Place
@@ -163,15 +164,6 @@ def late_incidents(
                     index,
                 )
             )
-
-
-def duration_text(span: timedelta) -> str:
-    hours = span.total_seconds() / 3600
-    if hours >= 36:
-        return f"{hours / 24:.1f} days"
-    if hours >= 1.5:
-        return f"{hours:.0f} hours"
-    return f"{span.total_seconds() / 60:.0f} minutes"
 
 
 def with_incident_events(plan: ShipmentPlan) -> None:
