@@ -393,7 +393,7 @@ async def test_rate_requests(qtbot: QtBot, connected: tuple[AppSession, TenantHa
     qtbot.keyClick(pane.open_id, Qt.Key.Key_Return)
     await wait_until(lambda: pane.quotes.rowCount() == 16, 30)
     columns = ["Carrier", "Type", "Total", "Line haul", "Fuel surcharge", "Accessorials"]
-    more = ["Transit", "Delivery by", "Service", "Expires", "vs market"]
+    more = ["Transit", "Delivery by", "Service", "Valid for", "vs market"]
     # "Contract" whole, in bold too (the cheapest of a currency); the carrier whole with its
     # SCAC, "Maple Leaf Freightways (MPLF)" in bold as the cheapest in Canadian dollars (it
     # was cut, "(MP…", the figures' columns wider than their text).

@@ -5,6 +5,8 @@ user opens it, on an empty cache."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
@@ -16,6 +18,7 @@ from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rates.pane import RatesPane
 from tests.support import TenantHandle, wait_until
+from tests.ui.clock_forms import clock_text
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_panes_support import connected, shown_pane
 
@@ -62,5 +65,44 @@ async def test_a_fresh_demo_lists_its_rate_requests_with_quotes(
     newest = pane.requests.items[0]
     await wait_until(lambda: pane.quotes.rowCount() == len(newest.quotes))
     assert pane.quotes.rowCount() > 0
+    pane.shutdown()
+    await settle(session)
+
+
+# How long a quote can be booked, as a dispatcher says it ("in 22 h 00 min" read before).
+VALID_FOR = re.compile(r"\d+ d( \d+ h)?|\d+ h( \d\d min)?|\d+ min|under 1 min|expired")
+
+
+async def test_a_quotes_validity_reads_as_a_countdown_with_its_end_by_the_clock(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The demo's quotes say how long each can still be booked under "Valid for" ("22 h",
+    "2 d 22 h"; no "in", no "00 min"), and in the cell's tooltip until when, by the one clock;
+    the request's line says until when it can be booked too."""
+    session, tenant = connected
+    _seed_commerce(tenant)
+    pane = await shown_pane(qtbot, session, RatesPane)
+    await wait_until(lambda: pane.requests.rowCount() == DEMO_REQUESTS, seconds=30)
+    table = pane.request_table
+    first = table.visualRect(pane.requests.index(0, 0)).center()
+    QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=first)
+    newest = pane.requests.items[0]
+    await wait_until(lambda: pane.quotes.rowCount() == len(newest.quotes) > 0)
+    (column,) = [
+        c
+        for c in range(pane.quotes.columnCount())
+        if pane.quotes.headerData(c, Qt.Orientation.Horizontal) == "Valid for"
+    ]
+    for row in range(pane.quotes.rowCount()):
+        index = pane.quotes.index(row, column)
+        shown = str(index.data())
+        assert VALID_FOR.fullmatch(shown) and not shown.endswith(" 00 min"), shown
+        tip = str(index.data(Qt.ItemDataRole.ToolTipRole))
+        until = re.fullmatch(r"Valid until (.+) \((.+) more\)", tip)
+        assert until is not None and clock_text(until[1]), tip
+        assert until[2] == shown, (tip, shown)  # the same countdown
+    said = re.search(r"request valid until (.+?) \((.+?) more\)", pane.subtitle.text())
+    assert said is not None and clock_text(said[1]), pane.subtitle.text()
+    assert VALID_FOR.fullmatch(said[2]), said[2]
     pane.shutdown()
     await settle(session)

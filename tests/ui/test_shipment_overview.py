@@ -210,7 +210,7 @@ async def test_the_overview_says_where_what_comes_next_and_how_late(
     assert labels["pieces"].text() == "14"
     assert not labels["equipment"].isVisible()  # not known: not shown
     position = labels["position"].text()
-    found = re.fullmatch(r"33\.1000, -96\.5000 · (\d+) m ago", position)
+    found = re.fullmatch(r"33\.1000, -96\.5000 · (\d+) min ago", position)
     assert found is not None, position
     # Seen 12 minutes before the test began; a slow machine adds its own minutes.
     assert 12 <= int(found[1]) <= 12 + (now() - start).total_seconds() // 60 + 1

@@ -15,6 +15,7 @@ from freightdesk.models.code_words import unit_text as unit_text
 from freightdesk.models.code_words import words as words
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
+from freightdesk.service.clock import user_time
 
 if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/developing.md)
     from freightdesk.models.common import Address, Money
@@ -52,6 +53,26 @@ def countdown_text(moment: datetime | None, now: datetime | None = None) -> str:
     if left <= timedelta(0):
         return f"expired {duration_text(-left)} ago"
     return f"in {duration_text(left)}"
+
+
+def valid_for_text(moment: datetime | None, now: datetime | None = None) -> str:
+    """How long a quote can still be booked, under a "Valid for" header: "22 h", "3 h 05 min",
+    "2 d 4 h"; "expired" once past (a column of countdowns reads shorter without "in")."""
+    if moment is None:
+        return ""
+    left = moment - (now or datetime.now(UTC))
+    return duration_text(left) if left > timedelta(0) else "expired"
+
+
+def valid_until_text(moment: datetime | None, now: datetime | None = None) -> str:
+    """Until when, by the one clock, and how long: "valid until Dec 1 14:30 UTC (22 h more)",
+    "expired Dec 1 14:30 UTC"."""
+    if moment is None:
+        return ""
+    left = moment - (now or datetime.now(UTC))
+    if left <= timedelta(0):
+        return f"expired {user_time(moment, now=now)}"
+    return f"valid until {user_time(moment, now=now)} ({duration_text(left)} more)"
 
 
 def free_code_text(value: str | None) -> str:

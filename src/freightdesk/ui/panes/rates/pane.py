@@ -36,7 +36,7 @@ from freightdesk.service.rating import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
-from freightdesk.ui.formatting import amount_text, countdown_text
+from freightdesk.ui.formatting import amount_text, valid_until_text
 from freightdesk.ui.panes.rates.form import RateRequestFormDialog
 from freightdesk.ui.panes.rates.quotes import (
     NOT_COMPARED,
@@ -251,7 +251,7 @@ class RatesPane(ListExport, QWidget):
             request_status_text(request),
         ]
         if status in OPEN:
-            parts.append(f"request expires {countdown_text(request.expiration_date_time)}")
+            parts.append(f"request {valid_until_text(request.expiration_date_time)}")
         self.subtitle.setText(" · ".join(p for p in parts if p))
         if status is RateRequestStatus.QUOTES_REQUESTED:
             dots = "." * (1 + int(time.monotonic()) % 3)

@@ -28,7 +28,14 @@ from freightdesk.models.rating import (
 )
 from freightdesk.service.clock import user_time
 from freightdesk.service.rating import effective_status
-from freightdesk.ui.formatting import amount_text, countdown_text, place_text, unit_text, words
+from freightdesk.ui.formatting import (
+    amount_text,
+    place_text,
+    unit_text,
+    valid_for_text,
+    valid_until_text,
+    words,
+)
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
 Index = QModelIndex | QPersistentModelIndex
@@ -141,6 +148,16 @@ def _accessorials(quote: Quote) -> Money | None:
     return Money(amount=sum(c.amount.amount for c in quote.accessorial_charges), currency=currency)
 
 
+# How long a quote can still be booked ("22 h", "2 d 4 h"), its end by the clock in the tooltip.
+VALID_FOR = "Valid for"
+
+
+def _valid_until(quote: Quote) -> str:
+    """ "Valid until Dec 1 14:30 UTC (22 h more)": the time the quote's countdown ends."""
+    text = valid_until_text(quote.expiration_date_time)
+    return text[:1].upper() + text[1:]
+
+
 class QuotesModel(ListingModel[Quote]):
     """The quotes of one request (`for_request`, then `set_items`); sorted by any column
     (`sort`), the service's order at first."""
@@ -189,7 +206,7 @@ class QuotesModel(ListingModel[Quote]):
                 "Service", lambda q: words(q.service_level), 75, key=lambda q: q.service_level
             ),
             QuoteColumn(
-                "Expires", lambda q: countdown_text(q.expiration_date_time), 90,
+                VALID_FOR, lambda q: valid_for_text(q.expiration_date_time), 75,
                 key=lambda q: q.expiration_date_time,
             ),
             QuoteColumn("vs market", self._versus_market, 75, key=self._versus_key, numeric=True),
@@ -280,8 +297,10 @@ class QuotesModel(ListingModel[Quote]):
             )
         if title == "vs market":
             return self._versus_tooltip(quote)
-        if title == "Expires" and self._expired(quote):
+        if title == VALID_FOR and self._expired(quote):
             return "This quote can no longer be booked."
+        if title == VALID_FOR:
+            return _valid_until(quote)
         numbers = ", ".join(i.value for i in quote.rate_identifiers)
         about = (
             f"Quote {numbers}; {distance_text(quote.distance)}; {quote.transportation_mode.value}"
