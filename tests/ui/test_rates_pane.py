@@ -236,7 +236,7 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: pane.title.text() == "Chicago to Dallas, renamed")
     assert pane.selected_quote() == chosen
-    assert pane.quotes.data(pane.quotes.index(0, 9)).startswith("in ")
+    assert cell(pane.quotes, 0, "Valid for") not in ("", "expired")  # a countdown
     qtmodeltester.check(pane.quotes)  # type: ignore[attr-defined]
     _cheapest_and_market_per_currency(pane)
     # The lane and the carrier take the room left, not the last columns.

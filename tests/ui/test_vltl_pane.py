@@ -514,9 +514,11 @@ async def test_get_quotes_with_nothing_typed_says_required_in_a_sentence(
 async def test_the_empty_quotes_fit_their_headers_without_scrolling_sideways(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
 ) -> None:
-    """Before any quote the table has its headers only: each is read whole and the table does
-    not scroll sideways (at 1440x900 its columns' least widths, meant for quotes' text, ran
-    past the viewport, a scroll bar under an empty table). A refused Get quotes keeps it so."""
+    """Before any quote the table has its headers only: each is read whole, with air about it,
+    and the table does not scroll sideways (at 1440x900 its columns' least widths, meant for
+    quotes' text, ran past the viewport, a scroll bar under an empty table; then each column
+    was as narrow as its title, "Carrier" against its borders). A refused Get quotes keeps it
+    so."""
     session, _tenant = connected
     pane = await shown_pane(qtbot, session, VltlPane, room)
     await wait_until(lambda: pane.form.group.count() > 0, 30)
@@ -526,5 +528,11 @@ async def test_the_empty_quotes_fit_their_headers_without_scrolling_sideways(
     titles = [c.title for c in COLUMNS]
     assert_columns_fit(pane.table, pane, titles)
     assert not pane.table.horizontalScrollBar().isVisible()
+    # The room shared: each column as wide as its quotes' text will want, or its title and
+    # 16 px of air beside its 4 px margins (it was the title and the margins alone).
+    header = pane.table.horizontalHeader()
+    for index, column in enumerate(COLUMNS):
+        title = header.fontMetrics().horizontalAdvance(column.title)
+        assert header.sectionSize(index) >= min(column.width, title + 24), column.title
     pane.shutdown()
     await settle(session)

@@ -61,6 +61,24 @@ def fit_widths(
     return widths
 
 
+def shared_widths(wanted: Sequence[int], least: Sequence[int], room: int) -> list[int]:
+    """Each column's width in `room` when none comes first (an empty table: no text to read
+    yet): its `least` and an even share of the room left, no more than it `wanted`; what a
+    column wants no more of goes to the others. Every title has air about it (at its header's
+    width each was pressed against its borders), the table no wider than the room."""
+    lacks = [max(0, want - low) for want, low in zip(wanted, least, strict=True)]
+    left = room - sum(least)
+    level = 0  # what each column gets, at most its lack
+    for done, lack in enumerate(sorted(lacks)):
+        sharing = len(lacks) - done
+        if (lack - level) * sharing > left:
+            level += max(0, left) // sharing
+            break
+        left -= (lack - level) * sharing
+        level = lack
+    return [low + min(lack, level) for low, lack in zip(least, lacks, strict=True)]
+
+
 class ColumnFit(QObject):
     """Fits the columns of `table` (a `ListingModel`'s): each as wide as its header and cells
     need, from its `Column.width` to its `Column.most`, the key columns (first in the list)
@@ -99,12 +117,20 @@ class ColumnFit(QObject):
         the list) before the others while the room lasts."""
         least, wanted = self._limits()
         room = self.table.viewport().width()
-        widths = fit_widths(wanted, least, room, self.stretch, self.shares)
+        if self.model.rowCount() == 0:  # room for the cells to come, as far as it goes
+            cells = [
+                want if c in self._user_sized else max(want, min(column.most, column.width))
+                for c, (want, column) in enumerate(zip(wanted, self.model.columns, strict=True))
+            ]
+            widths = shared_widths(cells, least, room)
+        else:
+            widths = fit_widths(wanted, least, room, self.stretch, self.shares)
         self._fitting = True
         try:
             for column, width in enumerate(widths):
-                if column != self.stretch:
-                    self.table.setColumnWidth(column, width)
+                # The stretched one too: Qt stretches a last section no narrower than its
+                # width, which an empty table's share may have to be.
+                self.table.setColumnWidth(column, width)
         finally:
             self._fitting = False
 
