@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import event, text
 from sqlalchemy.orm import Session
 
+from freightdesk.models.identifier_rules import LTL
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.domain.carrier_answers import answer_booking
 from tests.server.test_rating_support import (
@@ -24,6 +25,7 @@ from tests.server.test_rating_support import (
     booking_status,
     create_booking,
     error_sources,
+    ltl_request,
     poll,
     quoted,
     set_profile,
@@ -36,6 +38,24 @@ from tests.support import TenantHandle
 def _respond(tenant: TenantHandle, booking_id: str, **body: Any) -> Any:
     with tenant.as_role("CARRIER") as carrier:
         return carrier.post(f"{BOOKINGS}/{booking_id}/carrier-response", json=body)
+
+
+def test_a_booked_ltl_shipment_names_its_carrier_by_its_account(tenant: TenantHandle) -> None:
+    """Rule 6 gives LTL no CARRIER_SCAC: the tracked shipment of a booked LTL quote names its
+    carrier by the account it moves on, whose code is the SCAC, and the list shows it (the
+    SCAC was dropped as not an LTL identifier: an empty Carrier column)."""
+    set_profile(tenant, "NBFL", behaviour="ACCEPT", responseDelaySeconds=0)
+    unit = {"weight": {"value": 400, "unit": "LB"}, "freightClass": 70, "quantity": 1}
+    quote = quoted(tenant, ltl_request(["NBFL"], [unit]))["quotes"][0]
+    booked = booking_status(tenant, create_booking(tenant, booking_of(quote))["id"], "BOOKED")
+    assert booked["transportationMode"] == "LTL"
+    tracked = tenant.http.get(f"/api/v4/shipments/{booked['masterShipmentId']}/tracking")
+    identifiers = {(i["type"], i["value"]) for i in tracked.json()["identifiers"]}
+    assert ("CAPACITY_PROVIDER_ACCOUNT_CODE", "NBFL") in identifiers
+    assert not {kind for kind, _value in identifiers} - LTL  # rule 6's LTL list only
+    found = tenant.http.post("/api/v4/shipments/search", json={}).json()["results"]
+    (summary,) = [s for s in found if s["id"] == booked["masterShipmentId"]]
+    assert summary["mode"] == "LTL" and summary["carrier"] == "NBFL"
 
 
 def _cancel(tenant: TenantHandle, booking_id: str) -> Any:

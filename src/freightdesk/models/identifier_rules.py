@@ -65,6 +65,11 @@ QUALIFIERS = frozenset(
     }
 )
 
+# Where a shipment names its carrier, the first found: its SCAC (a forwarder's for ocean door
+# to door), else the account it moves on, whose code is the carrier's SCAC (an LTL shipment's
+# rule 6 list has no SCAC; docs/spec-gaps.md, Rating, account groups).
+CARRIER_TYPES = ("CARRIER_SCAC", "FFW_SCAC", "SCAC", "CAPACITY_PROVIDER_ACCOUNT_CODE")
+
 
 def problems_for(mode: Mode, types: list[str]) -> dict[int, str]:
     """Messages by identifier index for a shipment of `mode` (empty when all is well), in the

@@ -18,6 +18,7 @@ from freightdesk.models.code_words import unit_text
 from freightdesk.models.common import Measure
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
+from freightdesk.models.identifier_rules import CARRIER_TYPES
 from freightdesk.models.tracking import (
     ExceptionStatus,
     RouteStop,
@@ -30,7 +31,6 @@ from freightdesk.service.triage import Attention, Facts, TriageSettings, assess
 
 # The event the service keeps per stop for its latest estimate; it says nothing happened there.
 ETA_EVENT_TYPE = "ETA"
-CARRIER_TYPES = ("CARRIER_SCAC", "SCAC", "FFW_SCAC")
 # Identifiers that name the equipment itself (a container, trailer, wagon, ...).
 EQUIPMENT_TYPES = ("CONTAINER_ID", "TRAILER_NUMBER", "EQUIPMENT_ID", "WAGON_ID", "RAIL_CAR_ID")
 # The shipper's own attributes are the other place these are written down.

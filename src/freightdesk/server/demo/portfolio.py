@@ -141,7 +141,6 @@ def choose_lane(rng: random.Random, mode: Mode, region: Region, number: int) -> 
         if mode is Mode.LTL:
             group = "AF-EU-DC" if region is EU else rng.choice(("AF-NA-DC", "AF-NA-PLANTS"))
             options["account"] = group
-            options["account_code"] = f"{rng.randrange(100000, 999999)}"
         if mode is Mode.PARCEL:
             options["service"] = "EXPRESS" if rng.random() < 0.3 else "GROUND"
             if rng.random() < 0.6:

@@ -42,6 +42,8 @@ def _tracking_identifiers(
     found: list[dict[str, Any]] = []
     seen: set[tuple[str, str]] = set()
     candidates = [{"type": carrier_type, "value": row.scac}]
+    if carrier_type not in accepted:  # LTL: the carrier is the account's, its code the SCAC
+        candidates.append({"type": "CAPACITY_PROVIDER_ACCOUNT_CODE", "value": row.scac})
     candidates += carrier_identifiers + list(row.shipment_identifiers)
     for identifier in candidates:
         kind, value = identifier["type"], str(identifier["value"]).strip()

@@ -24,6 +24,7 @@ from freightdesk.models.identifier_rules import (
     ACCEPTED_BY_MODE,
     ACCEPTED_TYPES,
     AIR,
+    CARRIER_TYPES,
     LTL,
     OCEAN,
     OCEAN_DOOR_TO_DOOR,
@@ -55,9 +56,6 @@ __all__ = [
 # The mode chosen when the plan names none that fits; TL and VLTL only when planned.
 PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.PARCEL, Mode.OCEAN, Mode.LTL, Mode.RAIL)
 PLANNED_ONLY = frozenset({Mode.TL, Mode.VLTL})
-
-# Where a carrier is named, in order of preference, for the shipment summary.
-CARRIER_TYPES = ("CARRIER_SCAC", "FFW_SCAC", "SCAC")
 
 
 @dataclass(frozen=True)

@@ -226,7 +226,9 @@ def less_than_truckload(
             ("BILL_OF_LADING", ids.make_vics_bol(rng, GS1_PREFIX)),
             ("PURCHASE_ORDER", ids.make_purchase_order(rng)),
             ("CAPACITY_PROVIDER_ACCOUNT_GROUP", account),
-            ("CAPACITY_PROVIDER_ACCOUNT_CODE", lane.options["account_code"]),
+            # The carrier, as an LTL shipment names it: the account it moves on is the
+            # carrier's, its code the SCAC (rule 6 gives LTL no CARRIER_SCAC).
+            ("CAPACITY_PROVIDER_ACCOUNT_CODE", lane.carrier.scac),
         ],
         booked_at=booked,
         stops=stops,
