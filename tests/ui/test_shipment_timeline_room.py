@@ -2,17 +2,31 @@
 local service: the Event column takes the room the times leave it, so that an event's words
 (as long as the demo's longest) wrap onto two lines at most, beside the list at 1920x1080,
 below it at 1366x768, and beside the map in the Map tab; its export buttons stay under the
-events."""
+events; an exception at a stop reads its time as the stop's events do, a closed one saying so
+(its status no longer under the Source header)."""
 
 from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator
 
-from freightdesk.ui.panes.shipments.detail_room import ACTUAL, ESTIMATED, EVENT, PLANNED, WHEN
+from freightdesk.models.tracking import ExceptionStatus, ShipmentException, TrackedShipmentEvent
+from freightdesk.server.db import transaction
+from freightdesk.server.domain import shipments as store
+from freightdesk.ui.panes.shipments.detail_room import (
+    ACTUAL,
+    ESTIMATED,
+    EVENT,
+    PLANNED,
+    SOURCE,
+    WHEN,
+)
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
-from tests.support import wait_until
+from tests.support import TenantHandle, wait_until
 from tests.ui.test_clock_panes import parcel_with_exception
 from tests.ui.test_columns_fit import AT_1366, AT_1920
 from tests.ui.test_maps import WEBENGINE_STARTUP
@@ -20,6 +34,7 @@ from tests.ui.test_maps import webengine_survives_loop_exits as webengine_surviv
 from tests.ui.test_panes_support import connected
 from tests.ui.test_shipment_overview import _click_tab
 from tests.ui.test_shipment_room_support import ShipmentPanes, offline_tiles, panes
+from tests.ui.test_shipments_pane import _ltl, _put
 
 __all__ = ["connected", "offline_tiles", "panes"]
 
@@ -122,4 +137,74 @@ async def test_the_export_buttons_stay_under_the_events(
     await panes.map_tab(pane)
     _click_tab(panes.qtbot, pane.detail, "Timeline")
     await _buttons_under_the_events(pane)
+    await panes.close()
+
+
+DAMAGE = "Receiver noted 2 damaged cartons on the delivery receipt; claim to be filed"
+
+
+def _damaged_at_delivery(tenant: TenantHandle) -> str:
+    """An LTL shipment delivered in New York's zone, its receiver's note there reported both
+    as an event at the delivery stop and as an open exception at it, at the same moment; an
+    earlier delay closed since."""
+    body = _ltl(f"X{uuid.uuid4().hex[:6].upper()}")
+    stops = body["routeInfo"]["stops"]  # type: ignore[index]
+    stops[1]["appointmentWindow"] = {  # the zone of the delivery: the stop's events read in it
+        "startDateTime": "2026-11-27T14:00:00Z",
+        "localTimeZoneIdentifier": "America/New_York",
+    }
+    shipment = _put(tenant, body)
+    delivery = uuid.UUID(stops[1]["id"])
+    noted = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=3)
+    note = TrackedShipmentEvent(
+        type="DAMAGE_NOTED", date_time=noted, description=DAMAGE, stop_id=delivery
+    )
+    damage = ShipmentException(
+        type="DAMAGE", description=DAMAGE, stop_id=delivery, created_date_time=noted
+    )
+    delay = ShipmentException(
+        type="DELAY",
+        status=ExceptionStatus.CLOSED,
+        description="Held at the cross-dock",
+        created_date_time=noted - timedelta(hours=20),
+    )
+    with transaction(tenant.service.context.sessions) as session:
+        store.add_event(session, shipment, note, "LTL")
+        store.upsert_exception(session, shipment, damage, "LTL")
+        store.upsert_exception(session, shipment, delay, "LTL")
+    return shipment
+
+
+def _exceptions_read_as_events(tree: QTreeWidget, column: int) -> None:
+    """The exception at the delivery at the event's time, both in its zone (New York's, not
+    the computer's Chicago); a closed one says so, the Source column empty."""
+    key = Qt.ItemDataRole.UserRole
+    rows = _rows(tree)
+    note = next(i for i in rows if str(i.data(EVENT, key)).startswith("event:"))
+    exceptions = [i for i in rows if str(i.data(EVENT, key)).startswith("exception:")]
+    damage = next(i for i in exceptions if DAMAGE in i.text(EVENT))
+    delay = next(i for i in exceptions if i is not damage)
+    assert note.text(column).endswith((" EST", " EDT")), note.text(column)
+    assert damage.text(column) == note.text(column), (damage.text(column), note.text(column))
+    assert damage.text(EVENT) == f"Damage: {DAMAGE}"  # open: in red, under "(1 open)"
+    assert damage.toolTip(EVENT).startswith("Open exception: ")
+    assert delay.text(EVENT) == "Delay (closed): Held at the cross-dock"
+    # Without a place, the closed delay's time reads as an event without one: the user's zone.
+    assert delay.text(column).endswith((" CST", " CDT")), delay.text(column)
+    assert [i.text(SOURCE) for i in (damage, delay)] == ["", ""]
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1920], ids=["1366", "1920"])
+async def test_an_exception_reads_as_its_stops_events(
+    chicago_machine: None, panes: ShipmentPanes, room: tuple[int, int]
+) -> None:
+    pane = await panes.showing(room, _damaged_at_delivery(panes.tenant))
+    timeline = pane.detail.timeline
+    await wait_until(lambda: any(DAMAGE in i.text(EVENT) for i in _rows(timeline)), 30)
+    _exceptions_read_as_events(timeline, ACTUAL)
+    assert timeline.isColumnHidden(SOURCE)  # nothing in it: no exception's status there
+    # The Map tab's event list is the same timeline, beside or under the map.
+    await panes.map_tab(pane)
+    assert timeline.parent() is pane.detail.map_splitter and timeline.isVisible()
+    _exceptions_read_as_events(timeline, WHEN if pane.detail.timeline_columns.narrow else ACTUAL)
     await panes.close()

@@ -10,8 +10,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QWidget
 
-from freightdesk.models.tracking import ExceptionStatus, RouteStop, TrackingHistory
-from freightdesk.service.clock import place_time, user_time
+from freightdesk.models.code_words import words
+from freightdesk.models.tracking import (
+    ExceptionStatus,
+    RouteStop,
+    ShipmentException,
+    TrackingHistory,
+)
+from freightdesk.service.clock import place_time
 from freightdesk.service.shipments import DetailChange
 from freightdesk.ui.panes.shipments.detail_room import TimelineColumns
 from freightdesk.ui.panes.shipments.detail_route import stop_label
@@ -25,8 +31,14 @@ _EXCEPTION_BRUSH = QBrush(QColor("#d0453a"))
 _KEY = Qt.ItemDataRole.UserRole
 
 
-def _exception_text(kind: str, description: str | None) -> str:
-    return f"{kind.replace('_', ' ').title()}: {description or ''}"
+def _exception_text(exception: ShipmentException) -> str:
+    """`Damage: Receiver noted …`, and `Delay (closed): …` once closed: an open one is in
+    red under "Exceptions (1 open)" (the words short enough for two lines beside the map),
+    and the Source column says who reported a row, not how it stands."""
+    said = words(exception.type)
+    if exception.status is ExceptionStatus.CLOSED:
+        said += " (closed)"
+    return f"{said}: {exception.description}" if exception.description else said
 
 
 class DetailTimeline(QWidget):
@@ -59,17 +71,20 @@ class DetailTimeline(QWidget):
         if history.exceptions:
             group = QTreeWidgetItem(self.timeline, [f"Exceptions ({len(open_exceptions)} open)"])
             for exception in history.exceptions:
+                # At its stop, its time reads as the stop's events do (the same moment the same).
+                zone = zones.get(str(exception.stop_id)) if exception.stop_id else None
                 item = QTreeWidgetItem(
                     group,
                     [
-                        _exception_text(exception.type, exception.description),
-                        user_time(exception.created_date_time),
+                        _exception_text(exception),
+                        place_time(exception.created_date_time, zone),
                         "",
                         "",
-                        exception.status.value.title(),
+                        "",
                     ],
                 )
                 item.setData(0, _KEY, f"exception:{exception.id}")
+                item.setToolTip(0, f"{exception.status.value.title()} exception: {item.text(0)}")
                 if exception.status is ExceptionStatus.OPEN:
                     for column in range(self.timeline.columnCount()):
                         item.setForeground(column, _EXCEPTION_BRUSH)
