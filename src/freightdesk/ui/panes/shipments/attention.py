@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.durations import DAYS_FROM
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import (
     DEFAULT_MARGIN,
@@ -74,10 +75,9 @@ SYMBOLS = {
     Attention.AT_RISK: "○",
 }
 
-# From this delay on the cell leaves out the minutes; from `_DAYS` on the verdict counts in
-# days and hours itself (service/triage.py's duration_text).
+# From this delay on the cell leaves out the minutes; from `DAYS_FROM` on the verdict counts
+# in days and hours itself (models/durations.duration_text).
 LONG_DELAY = timedelta(hours=10)
-_DAYS = timedelta(hours=48)
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole.value
 _TOOLTIP = Qt.ItemDataRole.ToolTipRole.value
@@ -102,7 +102,7 @@ def attention_text(verdict: Verdict) -> str:
     if not verdict.worst:
         return ""
     late = verdict.late_by
-    if verdict.worst is Attention.LATE and late is not None and LONG_DELAY <= late < _DAYS:
+    if verdict.worst is Attention.LATE and late is not None and LONG_DELAY <= late < DAYS_FROM:
         return f"{SYMBOLS[verdict.worst]} Late {late // timedelta(hours=1)} h"
     return f"{SYMBOLS[verdict.worst]} {verdict.text}"
 
