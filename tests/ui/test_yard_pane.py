@@ -12,7 +12,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtCore import QDateTime, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
@@ -126,6 +127,22 @@ async def test_pick_a_site_search_and_see_free_slots(
     assert re.fullmatch(
         rf"{DAY} 09:00-10:00 UTC-0[56]: 3 of 3 doors free \(D01, D02, D03\)", pane.detail.text()
     ), pane.detail.text()
+    # The app books no slot (the interface only looks them up): the legend promises none, and
+    # the picked slot copies as one line to book it with the site, by Ctrl+C or the button.
+    assert "bookable" not in pane.findChild(QLabel, "slotLegend").text().lower()
+    clipboard = QGuiApplication.clipboard()
+    clipboard.clear()
+    qtbot.keyClick(pane.timeline, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    line = re.escape(monday.strftime("%a %Y-%m-%d"))
+    assert re.fullmatch(
+        rf"DOCK-1 Joliet Dock, {line} 09:00-10:00 America/Chicago \(UTC-0[56]:00\), "
+        r"3 of 3 doors free \(D01, D02, D03\), shipment SHP-1",
+        clipboard.text(),
+    ), clipboard.text()
+    assert "book it with the site" in pane.notice.text()
+    clipboard.clear()
+    qtbot.mouseClick(pane.copy_button, Qt.MouseButton.LeftButton)
+    assert clipboard.text().startswith("DOCK-1 Joliet Dock, ")
     full = pane.timeline.slot_rect(0, slots[0]).center().toPoint()
     qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=full)
     assert re.search(r"08:00-09:00 UTC-0[56]: fully booked$", pane.detail.text())

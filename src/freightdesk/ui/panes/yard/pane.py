@@ -1,9 +1,10 @@
 """The Yard slots pane: pick one of the tenant's sites and a window, and optionally a
-shipment reference and stop; the site's slots show on a day timeline (green with the free
-doors where a truck can be booked), searched as the pane opens and again, after a pause, when
-the site or the window changes. Beside it the tenant's sites: listed, added (code, name,
-zone, doors, slot length, opening hours typed as `MON-FRI 06:00-22:00; SAT 07:00-15:00`) and
-removed.
+shipment reference and stop; the site's slots show on a day timeline (green with the count
+of free doors), searched as the pane opens and again, after a pause, when the site or the
+window changes. The interface books no slot (docs/spec-gaps.md): Copy slot puts a picked slot
+on the clipboard as one plain line, for the dispatcher to book it with the site. Beside it
+the tenant's sites: listed, added (code, name, zone, doors, slot length, opening hours typed as
+`MON-FRI 06:00-22:00; SAT 07:00-15:00`) and removed.
 
 Slot times are the site's own (the service answers them with the site's offset); the window is
 picked in this computer's time. The sites and the last answer come from the cache at first
@@ -16,7 +17,7 @@ from datetime import timedelta
 from zoneinfo import available_timezones
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -39,6 +40,7 @@ from freightdesk.models.yard import (
     MIN_SLOT_MINUTES,
     OpeningHours,
     SlotAnswer,
+    SlotQuery,
     SlotResult,
     Weekday,
     YardSite,
@@ -108,6 +110,41 @@ SITE_NAME = 1  # the column that takes the room left, cut in the middle where it
 SEARCH_PAUSE_MS = 400
 EMPTY_TEXT = "Free slots show here for the site and window chosen above."
 SITE_FIELDS = ("code", "name", "timeZone", "dockDoorCount", "slotMinutes", "openingHours")
+LEGEND = (
+    "Green: doors free, with their number; grey: fully booked or started; blue outline: this "
+    "shipment already holds a door there. The app cannot book a slot: Copy slot (Ctrl+C) and "
+    "book it with the site."
+)
+
+
+def slot_line(slot: SlotResult, site: YardSite | None, query: SlotQuery | None) -> str:
+    """A slot as one plain line to book it with the site by phone or e-mail: `DOCK-1 Joliet
+    Dock, Mon 2026-12-07 09:00-10:00 America/Chicago (UTC-06:00), 3 of 3 doors free (D01,
+    D02, D03), shipment SHP-1 stop 2` (the site's own time, as the service answers it)."""
+    start, end = slot.start_date_time, slot.end_date_time
+    offset = start.strftime("%z")
+    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    if site is not None:
+        zone = f"{site.time_zone} ({zone})"
+    ends = (
+        end.strftime("%H:%M") if end.date() == start.date() else end.strftime("%a %Y-%m-%d %H:%M")
+    )
+    if slot.available:
+        free = ", ".join(slot.dock_doors)
+        doors = f"{slot.remaining_capacity} of {slot.capacity} doors free ({free})"
+    else:
+        doors = "started" if slot.remaining_capacity else "fully booked"
+    parts = [
+        f"{slot.site_code} {slot.site_name}",
+        f"{start.strftime('%a %Y-%m-%d %H:%M')}-{ends} {zone}",
+        doors,
+    ]
+    ids = query.identifiers if query is not None else None
+    if ids is not None and ids.shipment_reference:
+        stop = f" stop {ids.stop_sequence_number}" if ids.stop_sequence_number else ""
+        held = " (already holds a door here)" if slot.already_booked else ""
+        parts.append(f"shipment {ids.shipment_reference}{stop}{held}")
+    return ", ".join(parts)
 
 
 class YardPane(QWidget):
@@ -117,6 +154,7 @@ class YardPane(QWidget):
         self.service = session.yard
         self.sites: list[YardSite] = []
         self.answer: SlotAnswer | None = None
+        self.query: SlotQuery | None = None  # the search the answer shown is for
         self.answered_at: float | None = None
         self._wanted_site: str | None = None  # the cached search's, until the sites are listed
         self.searching = False
@@ -168,16 +206,26 @@ class YardPane(QWidget):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.timeline)
-        legend = QLabel(
-            "Green: bookable, with the number of doors free; grey: fully booked or started; "
-            "blue outline: this shipment already holds a door there.",
-            self,
-        )
+        legend = QLabel(LEGEND, self)
+        legend.setObjectName("slotLegend")
         legend.setWordWrap(True)
         legend.setStyleSheet("color: #6b7280;")
         self.detail = QLabel(self)
         self.detail.setObjectName("slotDetail")
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.copy_button = QPushButton("&Copy slot", self)
+        self.copy_button.setObjectName("copySlot")
+        self.copy_button.setToolTip(
+            "Copy the picked slot as one line (site, day, time, zone, free doors, shipment) to "
+            "book it with the site (Ctrl+C on the timeline)"
+        )
+        self.copy_button.setEnabled(False)
+        # Ctrl+C where the slot was picked: the timeline takes the focus on a click.
+        copy_action = QAction("Copy slot", self.timeline)
+        copy_action.setShortcut(QKeySequence.StandardKey.Copy)
+        copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        copy_action.triggered.connect(self.copy_slot)
+        self.timeline.addAction(copy_action)
 
         # --- the sites ---
         sites_box = QGroupBox("Sites", self)
@@ -253,7 +301,10 @@ class YardPane(QWidget):
         left.addWidget(self.summary)
         left.addWidget(scroll, 1)
         left.addWidget(legend)
-        left.addWidget(self.detail)
+        picked = QHBoxLayout()
+        picked.addWidget(self.detail, 1)
+        picked.addWidget(self.copy_button)
+        left.addLayout(picked)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         # The sites a quarter wider than the slots: at 1366x768 a site's usual name
@@ -269,6 +320,7 @@ class YardPane(QWidget):
             line.returnPressed.connect(self.add_site)
         self.site_table.on_delete(self.confirm_remove, "Remove site", button=self.remove_button)
         self.timeline.picked.connect(self._picked)
+        self.copy_button.clicked.connect(self.copy_slot)
         self._pause = QTimer(self)
         self._pause.setSingleShot(True)
         self._pause.setInterval(SEARCH_PAUSE_MS)
@@ -289,6 +341,7 @@ class YardPane(QWidget):
         last = await self.service.last_search()
         if last is not None and self.answer is None:
             self.fill(last)
+            self.query = last.query
             self.show_answer(last.answer, last.at)
 
     def fill(self, last: LastSearch) -> None:
@@ -450,6 +503,7 @@ class YardPane(QWidget):
 
         def done(last: LastSearch) -> None:
             finished()
+            self.query = last.query
             self.show_answer(last.answer, last.at)
 
         def failed(error: BaseException) -> None:
@@ -471,6 +525,7 @@ class YardPane(QWidget):
         days = slot_days(answer)
         self.timeline.set_days(days)
         self.detail.clear()
+        self.copy_button.setEnabled(False)
         free = free_count(days)
         age = f" Slots as of {age_text(at)}." if at is not None else ""
         if not answer.results:
@@ -490,6 +545,16 @@ class YardPane(QWidget):
 
     def _picked(self, slot: SlotResult) -> None:
         self.detail.setText(slot_text(slot))
+        self.copy_button.setEnabled(True)
+
+    def copy_slot(self) -> None:
+        """The picked slot on the clipboard, to book it with the site by other means."""
+        slot = self.timeline.chosen
+        if slot is None:
+            return
+        site = next((s for s in self.sites if s.code == slot.site_code), None)
+        QGuiApplication.clipboard().setText(slot_line(slot, site, self.query))
+        self.notice.show_info("Copied the slot: book it with the site by phone or e-mail.")
 
     # --- pane actions ----------------------------------------------------------------------
 
@@ -502,7 +567,7 @@ class YardPane(QWidget):
 
     def _slot_rows(self) -> Rows:
         """The slots on the timeline, one row each (times with the site's offset)."""
-        header = ["Site", "Start", "End", "Free", "Doors", "Booked", "Bookable", "Free doors"]
+        header = ["Site", "Start", "End", "Free", "Doors", "Booked", "Available", "Free doors"]
         slots = (
             [s for _day, day_slots in slot_days(self.answer) for s in day_slots]
             if self.answer

@@ -1,5 +1,5 @@
 """A day timeline of yard slots: one row per day of the site, each slot a bar across its
-hours, green with the count of free doors when it can be booked, grey when it cannot.
+hours, green with the count of free doors, grey when full or started.
 
 A click picks a slot (`picked`), the hover tells the slot in words; the widget keeps the
 slots as given, so a test or the pane reads exactly what is drawn.
@@ -43,6 +43,8 @@ class SlotTimeline(QWidget):
         super().__init__(parent)
         self.setObjectName("slotTimeline")
         self.setMouseTracking(True)
+        # A click gives it the focus: Ctrl+C then copies the slot picked (the pane's action).
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.days: list[tuple[date, list[SlotResult]]] = []
         self.chosen: SlotResult | None = None
