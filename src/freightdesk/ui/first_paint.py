@@ -113,10 +113,12 @@ def open_window(
     shipments = add_panes(window)
     window.restore_pane()
     profile = profiles.active
-    window.indicator.show_status(
-        ConnectionStatus(ConnectionState.CONNECTING, profile.name, f"Connecting to {profile.name}")
-    )
     rows, total, since, facts = read_cached_list(paths, profile, shipments.model, shipments.triage)
+    # The cached list's time: the status bar says how old the rows shown are from the start.
+    connecting = f"Connecting to {profile.name}"
+    window.indicator.show_status(
+        ConnectionStatus(ConnectionState.CONNECTING, profile.name, connecting, since)
+    )
     if len(rows) < total:
         log.info("painting the top %s of %s cached shipments", len(rows), f"{total:,}")
     # Before the rows: the table sorts them by their facts as it will once all are read.

@@ -9,6 +9,7 @@ blink and shift the texts beside it. A load that counts (the demo's shipments) f
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QSizePolicy, QWidget
@@ -77,6 +78,16 @@ class ConnectionIndicator(QWidget):
         self._timer.start()
 
     def show_status(self, status: ConnectionStatus) -> None:
+        shown = self._status
+        if (
+            status.last_success is None
+            and shown is not None
+            and shown.profile_name == status.profile_name
+        ):
+            # The data on screen does not get newer or of unknown age while the session
+            # connects: the cached list's time (the first paint's) stays said until a fetch
+            # answers ("never updated · Connecting" was shown over rows 12 min old).
+            status = replace(status, last_success=shown.last_success)
         self._status = status
         self.state_dot.setStyleSheet(f"color: {STATE_COLORS[status.state.value]}")
         text = f"{_STATE_TEXT[status.state]} · {status.profile_name}"
