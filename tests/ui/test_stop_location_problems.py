@@ -6,15 +6,17 @@ not be blank"), and the longitude's problem was shown under the latitude box."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
+from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from tests.ui.conftest import activated
 from tests.ui.forms_keys import click, keys, ok_button
+from tests.ui.test_export_panes import _from_loop
 
 
 def _span(widget: QWidget, form: QWidget) -> tuple[int, int]:
@@ -89,3 +91,39 @@ async def test_a_street_address_half_given_says_what_is_missing(
     assert form.errors.message_for("address.city") == "Enter a city, or give coordinates"
     form.mark_clean()
     form.close()
+
+
+async def test_fields_stay_put_as_a_problem_goes(qtbot: QtBot, session: AppSession) -> None:
+    """A problem under a field goes as the user edits the field, and the fields below stay
+    where they were: they moved up by the problem's line, so the next click (aimed at the
+    supplied id, at the longitude) landed on the field below or on nothing."""
+    form = await _opened(qtbot, session)
+    await keys(qtbot, form.latitude, "95")
+    await click(qtbot, ok_button(form.buttons))
+    assert form.errors.message_for("name") == "Enter a name"
+    assert form.errors.message_for("coordinates.latitude")
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    aimed = {
+        field: field.mapTo(form, field.rect().center())
+        for field in (form.supplied_id, form.latitude, form.longitude)
+    }
+
+    await keys(qtbot, form.name, "Yard 3")
+    await keys(qtbot, form.latitude, "30.2672")
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    assert not form.errors.message_for("name")
+    assert not form.errors.message_for("coordinates.latitude")
+    for field, point in aimed.items():
+        assert form.childAt(point) is field, (field.objectName(), form.childAt(point))
+    await _from_loop(
+        lambda: qtbot.mouseClick(form.childAt(aimed[form.supplied_id]), Qt.MouseButton.LeftButton)
+    )
+    assert form.focusWidget() is form.supplied_id
+
+    # Sent again, what is shown is the form's problems now: none, and no room kept for any.
+    await keys(qtbot, form.longitude, "-97.7431")
+    await click(qtbot, ok_button(form.buttons))
+    assert form.general_error.text() == NOT_CONNECTED
+    for label in form.findChildren(ErrorLabel):
+        assert label is form.general_error or label.isHidden(), label.text()
+        assert label.minimumHeight() == 0, label.minimumHeight()

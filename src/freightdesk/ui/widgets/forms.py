@@ -11,7 +11,9 @@ can meet; every form's `show()` goes through it, so do the webhook form's authen
 methods (shown beside their own fields) and `fold_rows`, and a form that gathers rows its own
 way calls it before gathering.
 
-A problem shown beside a field goes once the user edits that field; words that say only that
+A problem shown beside a field goes once the user edits that field, its room kept until the
+form shows its problems again (the fields below stay under the pointer while the user edits);
+words that say only that
 the service could not be reached (`messages.passing`: the local service restarting, not
 connected yet, say) go by themselves once it answers again (`bridge.answering_again`), in
 every form and beside every field, with no pane wiring it: what was typed stays either way.
@@ -91,10 +93,15 @@ class ErrorLabel(QLabel):
         self.setWordWrap(True)
         self.setStyleSheet("color: #d0453a;")
         self.setVisible(False)
+        # The minimum height before an edit kept the room of the message it took away.
+        self._room: int | None = None
 
     def show_message(self, message: str | None) -> None:
         """Show `message`; one that says only that the service could not be reached
         (`messages.passing`) goes once it answers again."""
+        if self._room is not None:
+            self.setMinimumHeight(self._room)
+            self._room = None
         self.setText(message or "")
         self.setVisible(bool(message))
         if passing(message):
@@ -103,6 +110,19 @@ class ErrorLabel(QLabel):
     def clear_message(self, *_changed: object) -> None:
         """Hide the message: the user is changing the field it is about."""
         self.show_message(None)
+
+    def edited(self, *_changed: object) -> None:
+        """The user changes the field the message is about: the message goes, its room
+        stays (blank) until the next `show_message`, as the form shows its problems again.
+        Freed at once, it moved the fields below up by its lines, under the pointer aimed at
+        the next field."""
+        if self.isHidden() or not self.text():
+            return
+        if self.isVisible():  # laid out: its height is what the fields below are placed by
+            if self._room is None:
+                self._room = self.minimumHeight()
+            self.setMinimumHeight(max(self.minimumHeight(), self.height()))
+        self.setText("")
 
 
 class FieldErrors:
@@ -180,7 +200,7 @@ class FieldErrors:
     def register(self, name: str, widget: QWidget, error: ErrorLabel) -> None:
         self._fields[name] = (widget, error)
         for edited in _edit_signals(widget):
-            edited.connect(error.clear_message)
+            edited.connect(error.edited)
 
     def clear(self) -> None:
         self.general.show_message(None)
