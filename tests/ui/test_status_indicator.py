@@ -7,13 +7,21 @@ from __future__ import annotations
 import time
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+from PySide6.QtWidgets import QStyle
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
+from freightdesk.service.session import AppSession
 from freightdesk.ui.main_window import MainWindow
+from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.status import ConnectionIndicator
+from tests.support import TenantHandle, wait_until
+from tests.ui.test_export_panes import _from_loop
+from tests.ui.test_panes_support import connected
+
+__all__ = ["connected"]
 
 # The dot's room beyond its glyph and the spacing between it and its words.
 NEAR = 8
@@ -95,3 +103,40 @@ def test_while_connecting_the_bar_says_what_it_waits_for(
     qtbot.waitUntil(lambda: not reason.isVisible())
     indicator.show_status(ConnectionStatus(ConnectionState.ONLINE, "Local sandbox"))
     assert not reason.isVisible()
+
+
+async def test_the_activity_bar_says_what_runs(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], settings: QSettings, paths: AppPaths
+) -> None:
+    """The bar, seen over any pane (Documents, Alerts), is the shipment list's update: it says
+    so beside it and in its tooltip, as F5 asks for one. It showed alone, unexplained."""
+    session, _tenant = connected
+    window = MainWindow(session, settings, paths)
+    qtbot.addWidget(window)
+    pane = ShipmentsPane(session, settings, window)
+    window.add_pane("shipments", "Shipments", pane, QStyle.StandardPixmap.SP_FileIcon)
+    window.show()
+    await session.connect()
+    indicator = window.indicator
+    said: list[tuple[str, str]] = []  # the words beside the bar and its tooltip, as it shows
+
+    class Shown(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            if event.type() is QEvent.Type.Show:
+                words = indicator.activity_label
+                said.append(
+                    (words.text() if words.isVisibleTo(indicator) else "", watched.toolTip())
+                )
+            return False
+
+    shown = Shown(window)
+    indicator.activity.installEventFilter(shown)
+    await wait_until(lambda: session.status.state is ConnectionState.ONLINE, 60)
+    await wait_until(lambda: not indicator.activity.isVisible(), 30)
+    said.clear()
+    await _from_loop(lambda: qtbot.keyClick(pane.table, Qt.Key.Key_F5))
+    await wait_until(lambda: bool(said), 30)
+    assert said[0] == ("Updating shipments\u2026", "Updating shipments\u2026"), said
+    await wait_until(lambda: not indicator.activity.isVisible(), 30)
+    assert not indicator.activity_label.isVisible()
+    indicator.activity.removeEventFilter(shown)

@@ -25,6 +25,8 @@ class ConnectionStatus:
     message: str = ""
     last_success: float | None = None
     busy: int = 0  # fetches under way, for the status bar's activity indicator
+    # What the fetches under way do, in words beside the activity bar ("Updating shipments").
+    doing: str = ""
 
     def age_text(self, now: float | None = None) -> str:
         if self.last_success is None:

@@ -88,7 +88,8 @@ class AppSession(AreaServices):
         self.local_service: LocalService | None = None
         # The Local sandbox's start begun before `connect` (`start_local_service`).
         self._local_start: asyncio.Task[str] | None = None
-        self._coordinators: list[Coordinator[Any, Any]] = []
+        # Each watched coordinator with what its fetch does, in the status bar's words.
+        self._coordinators: dict[Coordinator[Any, Any], str] = {}
         self.no_answer_seconds = NO_ANSWER_SECONDS
         self._no_answer_check: asyncio.TimerHandle | None = None
         self._status = ConnectionStatus(ConnectionState.CONNECTING, self.profile.name)
@@ -124,23 +125,27 @@ class AppSession(AreaServices):
             except Exception:
                 log.exception("a status listener failed")
 
-    def watch(self, coordinator: Coordinator[Any, Any]) -> None:
-        """Let a coordinator's fetches drive the connection status."""
-        self._coordinators.append(coordinator)
+    def watch(self, coordinator: Coordinator[Any, Any], doing: str) -> None:
+        """Let a coordinator's fetches drive the connection status; `doing`: what a fetch of
+        it does, said beside the activity bar while it runs ("Updating shipments")."""
+        self._coordinators[coordinator] = doing
         self._unsubscribers.append(coordinator.listen_status(self._coordinator_status))
 
     def _coordinator_status(self, status: CoordinatorStatus) -> None:
-        busy = sum(1 for c in self._coordinators if c.status.fetching)
+        fetching = [doing for c, doing in self._coordinators.items() if c.status.fetching]
+        busy = len(fetching)
+        # The last words stay once the fetches end: the bar lingers a moment with them.
+        doing = fetching[0] if fetching else self._status.doing
         if status.fetching or (status.last_error is None and status.last_success is None):
             # Still fetching, or data taken from the cache: says nothing about the service.
-            self._set_status(busy=busy)
+            self._set_status(busy=busy, doing=doing)
             if status.fetching and self._no_answer_check is None:
                 self._check_answering()
             return
         if status.last_error is not None and self._local_restarting():
             # The local service's own words (stopped, restarting) say more than "cannot be
             # reached, check the network", which a poll meanwhile would put in their place.
-            self._set_status(busy=busy)
+            self._set_status(busy=busy, doing=doing)
             return
         if status.last_error is None:
             self._set_status(
@@ -148,14 +153,21 @@ class AppSession(AreaServices):
                 message="",
                 last_success=status.last_success,
                 busy=busy,
+                doing=doing,
             )
         elif isinstance(status.last_error, ConnectionFailed):
             self._set_status(
-                state=ConnectionState.OFFLINE, message=_explain(status.last_error), busy=busy
+                state=ConnectionState.OFFLINE,
+                message=_explain(status.last_error),
+                busy=busy,
+                doing=doing,
             )
         else:
             self._set_status(
-                state=ConnectionState.DEGRADED, message=_explain(status.last_error), busy=busy
+                state=ConnectionState.DEGRADED,
+                message=_explain(status.last_error),
+                busy=busy,
+                doing=doing,
             )
 
     def _check_answering(self) -> None:
@@ -207,7 +219,7 @@ class AppSession(AreaServices):
             self.shipments = ShipmentsService(
                 self.require_client, self.cache, interval=profile.poll_interval
             )
-            self.watch(self.shipments.coordinator)
+            self.watch(self.shipments.coordinator, "Updating shipments")
             self.alerts = AlertsInbox(self.cache)
         return self.cache
 

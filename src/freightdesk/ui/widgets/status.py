@@ -3,7 +3,9 @@ while the service fails, what happened in a few words.
 
 The activity bar shows once for a load and goes once it is over: fetches close together (the
 list's every second while the demo is written, a sync's pages) keep it shown, so it does not
-blink and shift the texts beside it. A load that counts (the demo's shipments) fills it.
+blink and shift the texts beside it. A load that counts (the demo's shipments) fills it. Words
+beside it say what runs ("Updating shipments…"): a bar alone, seen over any pane, left the
+user guessing what the app was doing.
 """
 
 from __future__ import annotations
@@ -55,10 +57,14 @@ class ConnectionIndicator(QWidget):
         # indicator beyond its texts (the room went to the dot, 50 px from "Online").
         self.activity.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.activity.setFixedWidth(90)
+        self.activity_label = QLabel(self)
+        self.activity_label.setObjectName("activityText")
+        self.activity_label.setVisible(False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(10)
         layout.addWidget(self.reason_label)
+        layout.addWidget(self.activity_label)
         layout.addWidget(self.activity)
         layout.addWidget(self.age_label)
         row = QHBoxLayout()
@@ -125,13 +131,30 @@ class ConnectionIndicator(QWidget):
     def _show_activity(self) -> None:
         if self._progress is not None or self._busy():
             self._linger.stop()
+            self._say_activity()
             self.activity.setVisible(True)
         elif self.activity.isVisibleTo(self) and not self._linger.isActive():
             self._linger.start()  # hidden then, unless the next fetch comes first
 
+    def _say_activity(self) -> None:
+        """What the bar shows for: beside it when the texts around do not say it already (the
+        demo's label counts its shipments; "Connecting" is the state's word), in its tooltip
+        always."""
+        status = self._status
+        if self._progress is not None:
+            words, tip = "", "The demo's shipments loaded so far"
+        elif status is not None and status.busy > 0 and status.doing:
+            words = tip = f"{status.doing}\u2026"
+        else:
+            words, tip = "", "Connecting to the freight service"
+        self.activity_label.setText(words)
+        self.activity_label.setVisible(bool(words))
+        self.activity.setToolTip(tip)
+
     def _linger_over(self) -> None:
         if self._progress is None and not self._busy():
             self.activity.setVisible(False)
+            self.activity_label.setVisible(False)
 
     def _refresh_age(self) -> None:
         if self._status is None:
