@@ -90,6 +90,8 @@ async def test_the_detail_is_headed_by_the_reference_with_whole_ids_in_words(
     assert "Mode\tTruckload (TL)" in text or "Truckload (TL)" in text.split("Mode", 1)[1], text
     # Plain words everywhere but the Ids section, where the ids are wanted.
     words_part, ids_part = text.split("\nIds\n", 1)
+    # Who answered, in words: the carrier's system accepted it (the interface's API).
+    assert "Answered by\nThe carrier's system\n" in words_part, words_part
     said = [m.group() for p in (CODE, OTHER, UNIT) for m in p.finditer(f"{title}\n{words_part}")]
     assert not said + leaks(detail), said + leaks(detail)
     lines = ids_part.splitlines()

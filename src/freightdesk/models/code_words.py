@@ -88,3 +88,19 @@ def mode_text(code: str | None) -> str:
 def mode_short(code: str | None) -> str:
     """A mode in a list's narrow column: "TL", "VLTL", "Ocean" (`mode_text` in its tooltip)."""
     return code if code in ("TL", "VLTL") else mode_text(code)
+
+
+# How the carrier answered a booking (`carrierResponseMethod`), after "Answered by": API is
+# their own system answering ours, not a word a dispatcher reads.
+_RESPONSE_METHOD_TEXT = {
+    "API": "The carrier's system",
+    "EMAIL": "Email",
+    "PHONE": "Phone",
+    "PORTAL": "The carrier portal",
+}
+
+
+def response_method_text(code: str | None) -> str:
+    """A booking's `carrierResponseMethod` after "Answered by": API -> "The carrier's
+    system", EMAIL -> "Email"; a method this table does not know in `code_text`'s words."""
+    return _RESPONSE_METHOD_TEXT.get(code or "") or code_text(code)

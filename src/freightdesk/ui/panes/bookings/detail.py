@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import Booking, BookingStatus
+from freightdesk.models.code_words import response_method_text
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.models.rating import RateIdentifier
 from freightdesk.service.bookings import editable, status_text
@@ -132,7 +133,7 @@ def _answer_section(booking: Booking) -> str:
             ("Rejection reason", words(booking.rejection_reason)),
             ("Carrier's notes", booking.carrier_rejection_notes or ""),
             ("Automated failure", words(booking.automated_failure_reason)),
-            ("Answered by", words(booking.carrier_response_method)),
+            ("Answered by", response_method_text(booking.carrier_response_method)),
             ("Accepted", _when(booking.last_accepted_date_time)),
             ("Carrier's identifiers", _identifiers(booking.carrier_provided_identifiers)),
             (
