@@ -181,6 +181,10 @@ async def test_event_types_read_as_words_and_are_sent_as_codes(
     )
     await wait_until(lambda: "event types" in pane.summary.text())
     assert "event types Picked up, Arrival at stop" in pane.summary.text()
+    # The kind in words; its code, which an integrator may need, in the tooltip alone.
+    assert "Event added, with the shipment" in pane.summary.text()
+    assert "shipments.v1" not in pane.summary.text()
+    assert pane.summary.toolTip().endswith(": shipments.v1.event.added")
     assert leaks(pane) == []
     pane.edit_selected()
     form = shown_dialog(pane, WebhookFormDialog)

@@ -28,7 +28,7 @@ from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.deliveries import DeliveryLogDialog
 from freightdesk.ui.panes.webhooks.form import WebhookFormDialog, kind_text
 from freightdesk.ui.panes.webhooks.secret import SigningSecretDialog, rotated_text
-from freightdesk.ui.panes.webhooks.summary import summary_html
+from freightdesk.ui.panes.webhooks.summary import kind_tip, summary_html
 from freightdesk.ui.panes.webhooks.words import delivery_error_reason, paused_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import say_when_empty
@@ -194,6 +194,9 @@ class WebhooksPane(ListExport, QWidget):
             summary_html(configuration)
             if configuration is not None
             else "Select a configuration to see what it sends, where and how."
+        )
+        self.summary.setToolTip(
+            kind_tip(configuration.webhook_configuration) if configuration is not None else ""
         )
         self.test_button.setEnabled(chosen and self.extensions.ping)
         self.log_button.setEnabled(chosen and self.extensions.delivery_log)

@@ -21,7 +21,8 @@ NO_FILTERS_TEXT = "none, so every change of every shipment is sent"
 
 
 def what_text(settings: WebhookConfiguration | None) -> str:
-    """The kind and the context sent with it, in words."""
+    """The kind and the context sent with it, in words (the kind's code is the summary's
+    tooltip, `kind_tip`: an integrator may need it, a dispatcher reads past it)."""
     kind = settings.webhook_event_type if settings else None
     if kind is None:
         return CLASSIC_TEXT
@@ -33,7 +34,13 @@ def what_text(settings: WebhookConfiguration | None) -> str:
     words = [CONTEXT_WORDS.get(c, c.value) for c in context] or [
         CONTEXT_WORDS[ContextKind.SHIPMENT]
     ]
-    return f"{KIND_TEXT[kind.value]} ({kind.value}), with {', '.join(words)}"
+    return f"{KIND_TEXT[kind.value]}, with {', '.join(words)}"
+
+
+def kind_tip(settings: WebhookConfiguration | None) -> str:
+    """The kind as the interface names it, for an integrator: none for the classic push."""
+    kind = settings.webhook_event_type if settings else None
+    return f"Kind, as the interface names it: {kind.value}" if kind is not None else ""
 
 
 def filters_text(settings: WebhookConfiguration | None) -> str:
