@@ -334,3 +334,12 @@ def test_a_parcel_names_no_truck_as_its_equipment(plans: list[ShipmentPlan]) -> 
     assert parcels and trucks
     assert [_overview_equipment(plan) for plan in parcels] == [None] * len(parcels)
     assert _overview_equipment(trucks[0]) == "truck tractor trailer"
+
+
+def test_a_pickup_counts_its_pieces_in_words(plans: list[ShipmentPlan]) -> None:
+    """'Picked up 1 pallet', not '1 pallets' (seen on a demo LTL shipment's timeline)."""
+    pickups = [e.description for p in plans for e in p.events if e.type == "PICKED_UP"]
+    counted = [m for d in pickups if (m := re.match(r"Picked up (\d+) (\w+) from ", d))]
+    assert any(m[1] == "1" for m in counted) and any(m[1] != "1" for m in counted)
+    for m in counted:
+        assert m[2].endswith("s") == (m[1] != "1"), m.string

@@ -163,7 +163,8 @@ def less_than_truckload(
         EventPlan(
             "PICKED_UP",
             loaded,
-            f"Picked up {lane.pieces} {lane.package.lower()}s from {origin.place.name}",
+            f"Picked up {lane.pieces} {lane.package.lower()}{'s' if lane.pieces != 1 else ''} "
+            f"from {origin.place.name}",
             planned=window[0] + 30 * MIN,
             stop=0,
             leg=0,
