@@ -139,7 +139,7 @@ async def test_pick_a_site_search_and_see_free_slots(
         r"3 of 3 doors free \(D01, D02, D03\), shipment SHP-1",
         clipboard.text(),
     ), clipboard.text()
-    assert "book it with the site" in pane.notice.text()
+    assert pane.detail.text().endswith("\nCopied: book it with the site by phone or email.")
     clipboard.clear()
     qtbot.mouseClick(pane.copy_button, Qt.MouseButton.LeftButton)
     assert clipboard.text().startswith("DOCK-1 Joliet Dock, ")

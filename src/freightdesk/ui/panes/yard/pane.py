@@ -554,7 +554,9 @@ class YardPane(QWidget):
             return
         site = next((s for s in self.sites if s.code == slot.site_code), None)
         QGuiApplication.clipboard().setText(slot_line(slot, site, self.query))
-        self.notice.show_info("Copied the slot: book it with the site by phone or e-mail.")
+        # Said under the slot's words, below the timeline: the notice above it moved the
+        # slots down under the pointer.
+        self.detail.setText(f"{slot_text(slot)}\nCopied: book it with the site by phone or email.")
 
     # --- pane actions ----------------------------------------------------------------------
 
