@@ -39,7 +39,7 @@ from tests.support import TenantHandle, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.plain_words import leaks, shown_text
 from tests.ui.test_capacity_support import settle
-from tests.ui.test_columns_fit import AT_1366, AT_1440, _shown_text, assert_columns_fit
+from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, _shown_text, assert_columns_fit
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
 from tests.ui.test_panes_support import answer, connected, message_box, shown_pane
 
@@ -534,5 +534,43 @@ async def test_the_empty_quotes_fit_their_headers_without_scrolling_sideways(
     for index, column in enumerate(COLUMNS):
         title = header.fontMetrics().horizontalAdvance(column.title)
         assert header.sectionSize(index) >= min(column.width, title + 24), column.title
+    pane.shutdown()
+    await settle(session)
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1920], ids=["1366", "1920"])
+async def test_the_line_items_and_the_accessorials_share_the_room(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
+    """At 1920x1080 every accessorial is in sight and the line items' table is as tall as its
+    lines and one more, growing as lines are added (its one empty line took ~300 px while the
+    list showed 7 of its 15 services behind a scroll bar); at 1366x768 the form still fits
+    without scrolling, the list scrolling instead."""
+    session, _tenant = connected
+    pane = await shown_pane(qtbot, session, VltlPane, room)
+    await wait_until(lambda: pane.form.group.count() > 0, 30)
+    form = pane.form
+    services, table = form.accessorials, form.items.table
+    await wait_until(lambda: pane.form_area.height() > room[1] // 2, 30)  # laid out at the size
+    assert not pane.form_area.verticalScrollBar().isVisible()
+    row = table.verticalHeader().defaultSectionSize()
+    if room == AT_1366:
+        assert services.verticalScrollBar().isVisible()
+        pane.shutdown()
+        await settle(session)
+        return
+    assert not services.verticalScrollBar().isVisible()
+    last = services.visualItemRect(services.item(services.count() - 1))
+    assert services.viewport().rect().contains(last), (last, services.viewport().rect())
+    for lines in range(1, 6):
+        assert table.rowCount() == lines
+        above = table.horizontalHeader().height() + (lines + 1) * row
+        assert table.height() <= above + 2 * row, (lines, table.height())
+        assert not table.verticalScrollBar().isVisible()
+        qtbot.mouseClick(form.items.add_button, Qt.MouseButton.LeftButton)
+        await wait_until(lambda n=lines: table.rowCount() == n + 1)
+        await wait_until(
+            lambda n=lines: table.height() >= table.horizontalHeader().height() + (n + 1) * row
+        )
     pane.shutdown()
     await settle(session)

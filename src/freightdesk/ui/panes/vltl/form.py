@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QListWidget,
     QListWidgetItem,
     QVBoxLayout,
@@ -126,7 +127,18 @@ class QuoteForm(QGroupBox):
         items_error = ErrorLabel(self)
         self.errors.register(ITEMS, self.items, items_error)
         layout.addWidget(items_label)
+        # The line items and the accessorials share the room the fields leave: the table as
+        # tall as its lines and one more (at least its least, three lines), the list as tall
+        # as all its services; what is left goes under them. At 1920x1080 the one empty line
+        # took ~300 px while the list showed 7 of its 15 services behind a scroll bar.
         layout.addWidget(self.items, 1)
+        # The table's most, and its buttons, are the whole's most.
+        inner = self.items.layout()
+        assert inner is not None
+        inner.setSizeConstraint(QLayout.SizeConstraint.SetMinAndMaxSize)
+        model = self.items.table.model()
+        model.rowsInserted.connect(self._fit_items)
+        model.rowsRemoved.connect(self._fit_items)
         layout.addWidget(self.hazmat)
         layout.addWidget(items_error)
 
@@ -140,7 +152,8 @@ class QuoteForm(QGroupBox):
         self.errors.add_row(more, "&Service", "serviceLevel", self.service)
         self.accessorials = QListWidget(self)
         self.accessorials.setObjectName("accessorialServices")
-        self.accessorials.setMaximumHeight(110)
+        # All its services where there is room (seven at 1366x768, behind a scroll bar).
+        self.accessorials.setSizeAdjustPolicy(QListWidget.SizeAdjustPolicy.AdjustToContents)
         for code, name in VLTL_ACCESSORIAL_NAMES.items():
             if code in VLTL_SERVICE_CODES:
                 continue
@@ -155,6 +168,9 @@ class QuoteForm(QGroupBox):
         self.errors.add_row(more, "Account g&roup", "capacityProviderAccountGroup", self.group)
         more.addRow(self.errors.general)
         layout.addLayout(more)
+        layout.addStretch(0)  # the rest, once the line items have theirs
+        self._fit_items()
+        self.accessorials.setMaximumHeight(self.accessorials.sizeHint().height())
         self.pickup.set_day(date.today() + timedelta(days=1))
         self.delivery.set_day(date.today() + timedelta(days=4))
 
@@ -171,6 +187,18 @@ class QuoteForm(QGroupBox):
         for group in groups:
             self.group.addItem(f"{group.code} — {group.name}", group.code)
         self.group.setCurrentIndex(max(0, self.group.findData(wanted)))
+
+    def _fit_items(self) -> None:
+        """The line items' most: the header, the lines and one more, and room for a scroll
+        bar sideways (the hazmat columns' and a narrow window's)."""
+        table = self.items.table
+        rows = max(table.rowCount() + 1, 3)
+        table.setMaximumHeight(
+            table.horizontalHeader().sizeHint().height()
+            + rows * table.verticalHeader().defaultSectionSize()
+            + table.horizontalScrollBar().sizeHint().height()
+            + 2 * table.frameWidth()
+        )
 
     def _show_hazmat(self, shown: bool) -> None:
         for column in HAZMAT_COLUMNS:
