@@ -4,12 +4,13 @@ times show their year, exports ISO 8601 with the offset."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
 from freightdesk.service.clock import (
     UserZone,
+    day_text,
     iso_time,
     offset_span,
     offset_time,
@@ -101,3 +102,11 @@ def test_a_span_at_a_place_names_its_day_and_zone_once() -> None:
         offset_span(late, late + timedelta(hours=2), now=NOW)
         == "Mar 4 23:00 UTC-06 to Mar 5 01:00 UTC-06"
     )
+
+
+def test_a_day_reads_as_a_times_day() -> None:
+    today = NOW.date()
+    assert day_text(date(2026, 12, 1), today=date(2026, 11, 30)) == "Dec 1"
+    assert day_text(WINTER.date(), today=today) == "Mar 4"
+    assert day_text(date(2027, 3, 4), today=today) == "Mar 4 2027"  # over half a year away
+    assert day_text(None) == ""

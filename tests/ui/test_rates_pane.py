@@ -217,6 +217,15 @@ async def test_a_failing_service_keeps_the_form_then_quotes_arrive(
     assert pane.market.rowCount() == 2
     assert clock_text(cell(pane.requests, 0, "Created"))  # the one clock, labelled
     assert "Chicago, IL → Dallas, TX" in pane.subtitle.text()
+    # Days read as the rest of the app writes them ("Dec 1"), not "2026-12-01".
+    pickup = request.rate_detail.pickup_date
+    assert pickup is not None
+    assert cell(pane.requests, 0, "Pickup") == f"{pickup:%b} {pickup.day}"
+    assert f"pickup {pickup:%b} {pickup.day} · " in pane.subtitle.text()
+    for row, quote in enumerate(pane.quotes.items):
+        by = quote.estimated_delivery_date
+        assert by is not None
+        assert cell(pane.quotes, row, "Delivery by") == f"{by:%b} {by.day}"
     # The Canadian carrier quotes in CAD: with no exchange rate, dollars and Canadian
     # dollars are never compared; the totals sort within each currency, US dollars first.
     assert {q.total_rate.currency.value for q in pane.quotes.items} == {"USD", "CAD"}

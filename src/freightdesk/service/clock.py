@@ -8,6 +8,8 @@ The rule, in one place (docs/developing.md, "Times"):
   always labelled: `Mar 4 20:05 UTC`, `Mar 4 14:05 CST`.
 - A time more than half a year from now also shows its year (`Mar 4 2025 14:05 CST`), so
   a column of times reads alike and a day is never guessed.
+- A day without a time (a pickup date) reads as a time's day does: `Mar 4`, its year too
+  when more than half a year from today.
 - A time at a place known only by its UTC offset (a port call) reads in that offset, named by
   it: `Mar 4 22:05 UTC+08`.
 - Exports write ISO 8601 with the offset (`2026-03-04T14:05:00-06:00`).
@@ -19,7 +21,7 @@ sends ISO 8601, which Pydantic writes). A time without an offset is the service'
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from enum import StrEnum
 from functools import lru_cache
 
@@ -74,14 +76,29 @@ def _abbreviation(moment: datetime) -> str:
     return f"UTC{sign}{hours:02d}" + (f":{rest:02d}" if rest else "")
 
 
+def _month_day(day: date) -> str:
+    return f"{_MONTHS[day.month - 1]} {day.day}"
+
+
 def _text(moment: datetime, now: datetime | None, seconds: bool) -> str:
-    day = f"{_MONTHS[moment.month - 1]} {moment.day}"
+    day = _month_day(moment)
     if abs(moment - (now or datetime.now(UTC))) > _NEAR:
         day += f" {moment.year}"
     clock = f"{moment.hour:02d}:{moment.minute:02d}"
     if seconds:
         clock += f":{moment.second:02d}"
     return f"{day} {clock} {_abbreviation(moment)}"
+
+
+def day_text(day: date | None, *, today: date | None = None) -> str:
+    """A day without a time (a pickup date, a delivery-by date): `Dec 1`, `Dec 1 2027` when
+    more than half a year from today; "" for no day."""
+    if day is None:
+        return ""
+    text = _month_day(day)
+    if abs(day - (today or date.today())) > _NEAR:
+        text += f" {day.year}"
+    return text
 
 
 def user_time(value: datetime | None, *, seconds: bool = False, now: datetime | None = None) -> str:

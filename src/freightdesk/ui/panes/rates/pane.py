@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import Booking
 from freightdesk.models.rating import Quote, RateRequest, RateRequestStatus
 from freightdesk.service.bookings import status_text
+from freightdesk.service.clock import day_text
 from freightdesk.service.messages import explain
 from freightdesk.service.rating import (
     OPEN,
@@ -243,7 +244,9 @@ class RatesPane(ListExport, QWidget):
             asked += f"; account groups {groups}"
         parts = [
             lane_of(request),
-            f"pickup {request.rate_detail.pickup_date}" if request.rate_detail.pickup_date else "",
+            f"pickup {day_text(request.rate_detail.pickup_date)}"
+            if request.rate_detail.pickup_date
+            else "",
             mode_of(request),
             services_of(request),
             f"{request.quote_type_filter.value.lower()} quotes",

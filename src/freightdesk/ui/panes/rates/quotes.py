@@ -26,7 +26,7 @@ from freightdesk.models.rating import (
     RateRequest,
     RateRequestStatus,
 )
-from freightdesk.service.clock import user_time
+from freightdesk.service.clock import day_text, user_time
 from freightdesk.service.rating import effective_status
 from freightdesk.ui.formatting import (
     amount_text,
@@ -86,7 +86,12 @@ class RequestsModel(ListingModel[RateRequest]):
         columns: list[Column[RateRequest]] = [
             Column("Name", lambda r: r.name or "", 270),
             Column("Lane", lane_of, 260, tooltip=lane_of),
-            Column("Pickup", lambda r: str(r.rate_detail.pickup_date or ""), 90),
+            Column(
+                "Pickup",
+                lambda r: day_text(r.rate_detail.pickup_date),
+                90,
+                value=lambda r: r.rate_detail.pickup_date,  # exported as ISO 8601
+            ),
             Column("Freight", mode_of, 150, tooltip=mode_of),
             Column("Status", request_status_text, 120),
             Column("Quotes", lambda r: str(len(r.quotes)), 60),
@@ -199,7 +204,7 @@ class QuotesModel(ListingModel[Quote]):
                 60, key=lambda q: q.transit_days, numeric=True,
             ),
             QuoteColumn(
-                "Delivery by", lambda q: str(q.estimated_delivery_date or ""), 90,
+                "Delivery by", lambda q: day_text(q.estimated_delivery_date), 90,
                 key=lambda q: q.estimated_delivery_date or datetime.max.date(),
             ),
             QuoteColumn(
