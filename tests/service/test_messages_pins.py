@@ -159,6 +159,18 @@ def _cancelled_booking_edited(tenant: TenantHandle) -> Said:
     return _refused(tenant.http.put(path, json=standalone_booking("ZZHD")), "status", 409)
 
 
+def _accepted_without_identifier(tenant: TenantHandle) -> Said:
+    """A carrier accepting a truckload booking with no identifier tracking can follow (the
+    Push pane's booking answer)."""
+    set_profile(tenant, "ZZRV", behaviour="REVIEW", responseDelaySeconds=0)
+    booking = create_booking(tenant, standalone_booking("ZZRV"))
+    with tenant.as_role("CARRIER") as carrier:
+        answer = carrier.post(
+            f"{BOOKINGS}/{booking['id']}/carrier-response", json={"decision": "ACCEPT"}
+        )
+    return _refused(answer, "carrierProvidedIdentifiers")
+
+
 def _unknown_shipper(tenant: TenantHandle) -> Said:
     """A document uploaded for a shipper company no one has (the Documents upload's)."""
     meta = metadata(identifiers=[{"type": "SHIPPER_TENANT_UUID", "value": str(uuid4())}])
@@ -446,6 +458,11 @@ CASES: dict[str, Case] = {
         r"only PROCESSING or UNDER_REVIEW",
         _cancelled_booking_edited,
         "This booking was cancelled; only a booking being processed or under review can be changed",
+    ),
+    "tracking-identifier": (
+        r"names the shipment",
+        _accepted_without_identifier,
+        "Give a bill of lading or purchase order number so the shipment can be found",
     ),
     "no-such-company": (
         r"no tenant has",

@@ -59,7 +59,10 @@ async def test_answer_a_booking_as_its_carrier(
     assert not dialog.notes.isEnabled() and not dialog.reason.isEnabled()
     qtbot.mouseClick(dialog.send_button, LEFT)
     await wait_until(lambda: bool(dialog.errors.message_for("carrierProvidedIdentifiers")), WAIT)
-    assert "bill of lading" in dialog.errors.message_for("carrierProvidedIdentifiers")
+    # In a dispatcher's words, the kinds as the Identifier choice names them.
+    assert dialog.errors.message_for("carrierProvidedIdentifiers") == (
+        "Give a bill of lading or purchase order number so the shipment can be found"
+    )
     assert dialog.isVisible()
 
     # Reject, notes typed, then Accept again: the notes are set aside, not sent; they come

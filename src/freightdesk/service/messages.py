@@ -27,7 +27,7 @@ from freightdesk.api.errors import (
     ServerError,
     TimedOut,
 )
-from freightdesk.models.code_words import unit_name
+from freightdesk.models.code_words import code_text, unit_name
 from freightdesk.models.code_words import words as code_words
 from freightdesk.service.local_service import LocalService, LocalServiceError, ServiceState
 
@@ -383,6 +383,13 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
             + ("be changed" if m.group(2) == "can be updated" else "take the carrier's answer")
         ),
     ),
+    # A carrier accepting a booking without an identifier tracking can find the shipment by
+    # (the Push pane's booking answer): the service lists the kinds by their codes.
+    (
+        "carrierProvidedIdentifiers",
+        re.compile(r"^tracking needs an identifier that names the shipment; give one of (.+)$"),
+        lambda m: f"Give {_kinds_number(m.group(1))} so the shipment can be found",
+    ),
     # Available vehicles: a radius outside its unit's bounds, in the unit's name as the
     # search form's box says it (the one table of codes' words).
     (
@@ -427,6 +434,20 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
 ]
 
 
+def _kinds_number(listed: str) -> str:
+    """ "BILL_OF_LADING, PRO, PRO_NUMBER" (identifier types) -> "a bill of lading or PRO
+    number": each kind in words (`code_text`, as the form's choice says it) and said once
+    ("PRO" and "PRO number" are one), "number" said once at the end."""
+    kinds: list[str] = []
+    for code in listed.split(", "):
+        kind = code_text(code).removesuffix(" number")
+        kind = kind if kind[:2].isupper() else kind[:1].lower() + kind[1:]
+        if kind not in kinds:
+            kinds.append(kind)
+    named = _either(kinds)
+    return f"{'an' if named[:1] in 'aeiouAEIOU' else 'a'} {named} number"
+
+
 def _bound(text: str) -> str:
     """A bound as pydantic writes it (`0.0`, `90`) as a dispatcher would (0, 90)."""
     return text.removesuffix(".0")
@@ -434,7 +455,11 @@ def _bound(text: str) -> str:
 
 def _choices(listed: str) -> str:
     """ "'A', 'B' or 'C'" (pydantic's list of allowed values) -> "A, B or C" in words."""
-    named = [code_words(code) for code in re.findall(r"'([^']*)'", listed)]
+    return _either([code_words(code) for code in re.findall(r"'([^']*)'", listed)])
+
+
+def _either(named: list[str]) -> str:
+    """["A", "B", "C"] -> "A, B or C"."""
     return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
 
 
