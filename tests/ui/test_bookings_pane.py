@@ -239,13 +239,17 @@ async def test_a_failing_service_keeps_the_form(
     tenant.http.post(f"{BOOKINGS}/{booking.id}/cancellations")
     pane.edit(booking)
     form = shown_dialog(pane, BookingFormDialog)
-    form.notes.setPlainText("too late")
+    form.tabs.setCurrentIndex(1)
+    qtbot.keyClicks(form.notes, "too late")
     form.save()
-    await wait_until(lambda: form.general_error.isVisible())
-    # In words under the form: no wire name (status), uuid or state codes.
-    assert form.general_error.text() == (
+    await wait_until(lambda: bool(form.errors.message_for("status")))
+    # In words under the summary naming the booking, as the booking answer dialog says it
+    # under its booking: no wire name (status), uuid or state codes, not under the form.
+    assert form.errors.message_for("status") == (
         "This booking was cancelled; only a booking being processed or under review can be changed"
     )
+    assert form.general_error.isHidden(), form.general_error.text()
+    assert form.tabs.currentIndex() == 1  # the notes typed stay in sight
     assert leaks(form) == []
     assert proxy.count("PUT", f"{BOOKINGS}/{booking.id}") == 1
     form.mark_clean()

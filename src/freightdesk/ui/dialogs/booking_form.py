@@ -36,6 +36,7 @@ from freightdesk.ui.dialogs.booking_text import (
 from freightdesk.ui.dialogs.shipment_choice import ShipmentChoice
 from freightdesk.ui.formatting import amount_text
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
+from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import RowTable, fold_rows, number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
@@ -112,16 +113,28 @@ class BookingFormDialog(TabbedFormDialog):
         else:
             self.setWindowTitle("New booking")
         self.setMinimumSize(800, 600)
-        self.summary = QLabel(self)
+        above = QWidget(self)
+        self.summary = QLabel(above)
         self.summary.setObjectName("bookingSummary")
         self.summary.setWordWrap(True)
+        # The service's refusal of a booking answered or cancelled meanwhile names its
+        # `status`: said under the summary naming the booking, as the booking answer dialog
+        # says it under its booking, not as "status: ..." under the form.
+        status_error = ErrorLabel(above)
+        status_error.setObjectName("statusError")
+        summary = QVBoxLayout(above)
+        summary.setContentsMargins(0, 0, 0, 0)
+        summary.setSpacing(2)
+        summary.addWidget(self.summary)
+        summary.addWidget(status_error)
+        self.errors.register("status", self.summary, status_error)
         self.build(
             [
                 (self._rate_tab, "Carrier and &rate"),
                 (self._notes_tab, "&Notes and attributes"),
                 (self._contacts_tab, "C&ontacts"),
             ],
-            above=self.summary,
+            above=above,
             save_text="&Save changes" if booking else "&Book",
         )
         self.load(as_input(booking) if booking else draft or {})
@@ -420,11 +433,8 @@ class BookingFormDialog(TabbedFormDialog):
     # --- errors and saving -----------------------------------------------------------------
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
-        # The service's refusal of a booking the carrier has answered is the whole booking's
-        # (its `status`, no field of the form): under the form, without the wire name.
-        general = general or problems.get("status")
         shown = fold_rows(
-            {path: message for path, message in problems.items() if path != "status"},
+            problems,
             {
                 "rateIdentifiers": ("rateIdentifiers", {"source": "source", "type": "type",
                                                         "value": "value"}),
@@ -435,8 +445,10 @@ class BookingFormDialog(TabbedFormDialog):
             },
         )  # fmt: skip
         self.errors.show(shown, general=general)
-        if shown:
-            self.tabs.setCurrentIndex(_tab_of(next(iter(shown))))
+        # The first problem on a tab shows its tab (the booking's status is above them).
+        on_tabs = [path for path in shown if path != "status"]
+        if on_tabs:
+            self.tabs.setCurrentIndex(_tab_of(on_tabs[0]))
 
     def save(self) -> None:
         body, problems = check_booking(self.wire(), from_quote=self.from_quote)
