@@ -9,13 +9,8 @@ from itertools import combinations
 import pytest
 from pydantic import ValidationError
 
-from freightdesk.models.yard import (
-    OpeningHours,
-    Weekday,
-    days_named,
-    opening_hours_text,
-    parse_opening_hours,
-)
+from freightdesk.models.weekdays import Weekday, days_named
+from freightdesk.models.yard import OpeningHours, opening_hours_text, parse_opening_hours
 
 
 def _rules(text: str) -> list[OpeningHours]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Self
@@ -12,6 +11,7 @@ from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, mode
 
 from freightdesk.models.base import IanaZone, StrictWireModel, WireModel
 from freightdesk.models.common import NOT_BLANK, YEARS_1900_TO_2999
+from freightdesk.models.weekdays import Weekday, days_named
 
 MAX_WINDOW_DAYS = 14
 
@@ -89,16 +89,6 @@ MAX_SLOT_MINUTES = 720
 _SITE_CODE = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
 _CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$")
 TIMES_WANTED = "write hours and minutes, e.g. 06:00-22:00 (24:00 closes at midnight)"
-
-
-class Weekday(StrEnum):
-    MON = "MON"
-    TUE = "TUE"
-    WED = "WED"
-    THU = "THU"
-    FRI = "FRI"
-    SAT = "SAT"
-    SUN = "SUN"
 
 
 def clock_minutes(text: str) -> int:
@@ -202,33 +192,6 @@ class YardSite(WireModel):
 
 class YardSiteList(WireModel):
     sites: list[YardSite]
-
-
-def day_runs(days: Iterable[str]) -> list[list[Weekday]]:
-    """`days` as runs of days in a row, in the order of their first days; a run may wrap
-    the week (FRI, SAT, SUN, MON is one, from Friday), all seven days are MON to SUN."""
-    week = list(Weekday)
-    on = {Weekday(day) for day in days}
-    if len(on) == len(week):
-        return [week]
-    runs = []
-    for start, day in enumerate(week):
-        if day in on and week[start - 1] not in on:  # MON's day before is SUN
-            run = [week[(start + n) % len(week)] for n in range(len(week))]
-            runs.append(run[: next(n for n, d in enumerate(run) if d not in on)])
-    return runs
-
-
-def days_named(
-    days: Iterable[str], name: Callable[[Weekday], str] = str, dash: str = "-", comma: str = ","
-) -> str:
-    """`MON-WED,FRI` (three days in a row or more as a range, which may wrap the week:
-    `FRI-MON`), in the form `parse_opening_hours` reads; the app's own words by `name`,
-    `dash` and `comma` (Mon, en dash, Wed, comma and space, Fri)."""
-    return comma.join(
-        f"{name(run[0])}{dash}{name(run[-1])}" if len(run) > 2 else comma.join(map(name, run))
-        for run in day_runs(days)
-    )
 
 
 def opening_hours_text(hours: list[OpeningHours], separator: str = "; ") -> str:

@@ -15,6 +15,7 @@ from freightdesk.models.code_words import unit_text as unit_text
 from freightdesk.models.code_words import words as words
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
+from freightdesk.models.weekdays import Weekday, days_named
 from freightdesk.service.clock import user_time
 
 if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/developing.md)
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/de
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DASH = "\u2013"  # an en dash, as in "Mon-Fri" typeset
+_DAY_WORDS = dict(zip(Weekday, DAYS, strict=True))
 
 
 _STATE_TEXT = {
@@ -100,19 +102,8 @@ def place_text(location: RateStopLocation | None) -> str:
 
 
 def days_text(days: tuple[bool, ...]) -> str:
-    """(True, True, True, False, True, False, False) -> "Mon-Wed, Fri" (an en dash)."""
-    runs: list[str] = []
-    start: int | None = None
-    for index, on in enumerate((*days, False)):
-        if on and start is None:
-            start = index
-        elif not on and start is not None:
-            end = index - 1
-            if end == start:
-                runs.append(DAYS[start])
-            elif end == start + 1:
-                runs.append(f"{DAYS[start]}, {DAYS[end]}")
-            else:
-                runs.append(f"{DAYS[start]}{DASH}{DAYS[end]}")
-            start = None
-    return ", ".join(runs) or "no day"
+    """Monday to Sunday, applying or not, as the yard sites' hours say days: (True, True,
+    True, False, True, False, False) -> "Mon-Wed, Fri" (an en dash); a range may wrap the
+    week, Saturday to Monday -> "Sat-Mon"."""
+    on = [day for day, applies in zip(Weekday, days, strict=True) if applies]
+    return days_named(on, _DAY_WORDS.__getitem__, DASH, ", ") or "no day"

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.weekdays import Weekday, days_named
 from freightdesk.models.yard import (
     MAX_DOCK_DOORS,
     MAX_SLOT_MINUTES,
@@ -42,9 +43,7 @@ from freightdesk.models.yard import (
     SlotAnswer,
     SlotQuery,
     SlotResult,
-    Weekday,
     YardSite,
-    days_named,
 )
 from freightdesk.service.clock import user_now
 from freightdesk.service.messages import explain, refusal
