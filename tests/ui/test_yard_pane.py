@@ -133,9 +133,8 @@ async def test_pick_a_site_search_and_see_free_slots(
     clipboard = QGuiApplication.clipboard()
     clipboard.clear()
     qtbot.keyClick(pane.timeline, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
-    line = re.escape(monday.strftime("%a %Y-%m-%d"))
     assert re.fullmatch(
-        rf"DOCK-1 Joliet Dock, {line} 09:00-10:00 America/Chicago \(UTC-0[56]:00\), "
+        rf"DOCK-1 Joliet Dock, Mon {DAY} 09:00-10:00 UTC-0[56] \(America/Chicago\), "
         r"3 of 3 doors free \(D01, D02, D03\), shipment SHP-1",
         clipboard.text(),
     ), clipboard.text()

@@ -137,15 +137,22 @@ def offset_time(
     return _text(_aware(value), now, seconds)
 
 
-def offset_span(start: datetime, end: datetime, *, now: datetime | None = None) -> str:
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+def offset_span(
+    start: datetime, end: datetime, *, now: datetime | None = None, weekday: bool = False
+) -> str:
     """A span at a place known by its offset (a dock slot): `Dec 1 09:00-10:00 UTC-06`, the
-    end's day written only when it is another day."""
+    end's day written only when it is another day. `weekday` leads with the start's day of
+    the week (`Tue Dec 1 ...`), for a line the user sends to someone outside the app."""
     first = offset_time(start, now=now)
     end = _aware(end).astimezone(_aware(start).tzinfo)
     day, _, zone = first.rpartition(" ")
+    lead = f"{_WEEKDAYS[_aware(start).weekday()]} " if weekday else ""
     if end.date() == _aware(start).date():
-        return f"{day}-{end.hour:02d}:{end.minute:02d} {zone}"
-    return f"{first} to {offset_time(end, now=now)}"
+        return f"{lead}{day}-{end.hour:02d}:{end.minute:02d} {zone}"
+    return f"{lead}{first} to {offset_time(end, now=now)}"
 
 
 def user_now() -> datetime:

@@ -45,7 +45,7 @@ from freightdesk.models.yard import (
     SlotResult,
     YardSite,
 )
-from freightdesk.service.clock import user_now
+from freightdesk.service.clock import offset_span, user_now
 from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.service.yard import (
@@ -118,26 +118,17 @@ LEGEND = (
 
 def slot_line(slot: SlotResult, site: YardSite | None, query: SlotQuery | None) -> str:
     """A slot as one plain line to book it with the site by phone or e-mail: `DOCK-1 Joliet
-    Dock, Mon 2026-12-07 09:00-10:00 America/Chicago (UTC-06:00), 3 of 3 doors free (D01,
-    D02, D03), shipment SHP-1 stop 2` (the site's own time, as the service answers it)."""
-    start, end = slot.start_date_time, slot.end_date_time
-    offset = start.strftime("%z")
-    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    Dock, Mon Dec 7 09:00-10:00 UTC-06 (America/Chicago), 3 of 3 doors free (D01, D02, D03),
+    shipment SHP-1 stop 2` (the site's own time, as the service answers it)."""
+    when = offset_span(slot.start_date_time, slot.end_date_time, weekday=True)
     if site is not None:
-        zone = f"{site.time_zone} ({zone})"
-    ends = (
-        end.strftime("%H:%M") if end.date() == start.date() else end.strftime("%a %Y-%m-%d %H:%M")
-    )
+        when += f" ({site.time_zone})"
     if slot.available:
         free = ", ".join(slot.dock_doors)
         doors = f"{slot.remaining_capacity} of {slot.capacity} doors free ({free})"
     else:
         doors = "started" if slot.remaining_capacity else "fully booked"
-    parts = [
-        f"{slot.site_code} {slot.site_name}",
-        f"{start.strftime('%a %Y-%m-%d %H:%M')}-{ends} {zone}",
-        doors,
-    ]
+    parts = [f"{slot.site_code} {slot.site_name}", when, doors]
     ids = query.identifiers if query is not None else None
     if ids is not None and ids.shipment_reference:
         stop = f" stop {ids.stop_sequence_number}" if ids.stop_sequence_number else ""
