@@ -43,7 +43,8 @@ def test_every_choice_of_days_reads_back_as_written() -> None:
                 (rule,) = parse_opening_hours(f"{written} 06:00-22:00")
                 assert sorted(rule["days"], key=list(Weekday).index) == list(days), written
     assert days_named(["SAT", "SUN", "MON", "WED"]) == "WED,SAT-MON"
-    assert days_named(["SUN", "MON"]) == "SUN,MON"
+    assert days_named(["SUN", "MON"]) == "MON,SUN"
+    assert days_named(["SUN", "MON", "WED"]) == "MON,WED,SUN"
 
 
 @pytest.mark.parametrize(

@@ -39,8 +39,13 @@ def days_named(
 ) -> str:
     """`MON-WED,FRI` (three days in a row or more as a range, which may wrap the week:
     `FRI-MON`), in the form `yard.parse_opening_hours` reads; the app's own words by `name`,
-    `dash` and `comma` (Mon, en dash, Wed, comma and space, Fri)."""
-    return comma.join(
-        f"{name(run[0])}{dash}{name(run[-1])}" if len(run) > 2 else comma.join(map(name, run))
-        for run in day_runs(days)
-    )
+    `dash` and `comma` (Mon, en dash, Wed, comma and space, Fri). Parts read in the order of
+    their first days, two days across the weekend as the week orders them (`MON,SUN`)."""
+    week = list(Weekday)
+    parts: list[tuple[int, str]] = []
+    for run in day_runs(days):
+        if len(run) > 2:
+            parts.append((week.index(run[0]), f"{name(run[0])}{dash}{name(run[-1])}"))
+        else:
+            parts.extend((week.index(day), name(day)) for day in run)
+    return comma.join(text for _, text in sorted(parts))

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -102,8 +103,12 @@ def place_text(location: RateStopLocation | None) -> str:
 
 
 def days_text(days: tuple[bool, ...]) -> str:
-    """Monday to Sunday, applying or not, as the yard sites' hours say days: (True, True,
-    True, False, True, False, False) -> "Mon-Wed, Fri" (an en dash); a range may wrap the
-    week, Saturday to Monday -> "Sat-Mon"."""
-    on = [day for day, applies in zip(Weekday, days, strict=True) if applies]
-    return days_named(on, _DAY_WORDS.__getitem__, DASH, ", ") or "no day"
+    """Monday to Sunday, applying or not (a stop location's hours): (True, True, True,
+    False, True, False, False) -> "Mon-Wed, Fri" (an en dash), as `weekdays_text` says them."""
+    return weekdays_text(day for day, applies in zip(Weekday, days, strict=True) if applies)
+
+
+def weekdays_text(days: Iterable[str]) -> str:
+    """Days of the week in the app's words: "Mon-Wed, Fri"; a range may wrap the week,
+    Saturday to Monday -> "Sat-Mon"; "no day" for none."""
+    return days_named(days, _DAY_WORDS.__getitem__, DASH, ", ") or "no day"

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.weekdays import Weekday, days_named
+from freightdesk.models.weekdays import Weekday
 from freightdesk.models.yard import (
     MAX_DOCK_DOORS,
     MAX_SLOT_MINUTES,
@@ -62,7 +62,7 @@ from freightdesk.service.yard import (
     slot_days,
     slot_text,
 )
-from freightdesk.ui.formatting import DASH, DAYS
+from freightdesk.ui.formatting import DASH, weekdays_text
 from freightdesk.ui.panes.yard.timeline import SlotTimeline
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.completion import ClickThrough
@@ -77,17 +77,13 @@ from freightdesk.ui.widgets.search_form import age_text
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
-_DAY_WORDS = dict(zip(Weekday, DAYS, strict=True))
-
 
 def hours_text(hours: list[OpeningHours]) -> str:
     """One rule a line, as Stop locations say hours: "Mon-Fri 07:00-19:00" with en dashes (the
     form reads them back as shown, or typed as `MON-FRI 07:00-19:00`); a range may wrap the
     week, "Fri-Mon", as the user typed it."""
     return "\n".join(
-        f"{days_named(rule.days, _DAY_WORDS.__getitem__, DASH, ', ')}"
-        f" {rule.opens}{DASH}{rule.closes}"
-        for rule in hours
+        f"{weekdays_text(rule.days)} {rule.opens}{DASH}{rule.closes}" for rule in hours
     )
 
 
