@@ -17,7 +17,11 @@ import pytest
 from sqlalchemy import func, select
 
 from freightdesk.models.common import TransportationMode as Mode
-from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, CARRIER_TYPES
+from freightdesk.models.identifier_rules import (
+    ACCEPTED_BY_MODE,
+    CARRIER_BY_ACCOUNT,
+    CARRIER_TYPES,
+)
 from freightdesk.models.tracking import ShipmentStateType as S
 from freightdesk.server.app import build_context
 from freightdesk.server.db import transaction
@@ -306,7 +310,11 @@ def test_every_shipment_names_its_carrier_where_its_mode_can(demo: Demo) -> None
     """The list's Carrier column is filled for every demo shipment of a mode whose identifiers
     (rule 6) can name a carrier: a SCAC, or for LTL the account it moves on, whose code is the
     carrier's SCAC (the demo's LTL shipments had a random account number: no carrier)."""
-    named = {m for m, accepted in ACCEPTED_BY_MODE.items() if accepted & set(CARRIER_TYPES)}
+    named = {
+        m
+        for m, accepted in ACCEPTED_BY_MODE.items()
+        if accepted & set(CARRIER_TYPES) or m in CARRIER_BY_ACCOUNT
+    }
     assert {Mode.TL, Mode.LTL, Mode.PARCEL, Mode.OCEAN, Mode.AIR} <= named
     without = Counter(
         str(s["mode"]) for s in demo.summaries if Mode(s["mode"]) in named and not s.get("carrier")

@@ -522,3 +522,15 @@ def test_values_that_cannot_be_stored_are_refused_not_failed(tenant: TenantHandl
     assert sources(tenant.http.post(SEARCH, json=window)) == ["createdDateTime.endDateTime"]
     for text in ("\U0010ffff", "A\U0010ffff", "%", "_"):
         assert tenant.http.post(SEARCH, json={"text": text}).status_code == 200
+
+
+def test_only_an_ltl_shipment_names_its_carrier_by_its_account(tenant: TenantHandle) -> None:
+    """An LTL shipment's account code is its carrier's SCAC (rule 6 gives LTL no SCAC); a
+    parcel shipment's is the shipper's account number with its carrier, never a carrier."""
+    account = {"type": "CAPACITY_PROVIDER_ACCOUNT_CODE", "value": "ACC-4471"}
+    create(tenant, {"identifiers": [{"type": "TRACKING_NUMBER", "value": "1Z999"}, account]})
+    ltl_account = {"type": "CAPACITY_PROVIDER_ACCOUNT_CODE", "value": "NBFL"}
+    create(tenant, {"identifiers": [{"type": "PRO", "value": "PRO-88"}, ltl_account]})
+    summaries = tenant.http.post(SEARCH, json={}).json()["results"]
+    carriers = {s["mode"]: s.get("carrier") for s in summaries}
+    assert carriers == {"PARCEL": None, "LTL": "NBFL"}

@@ -166,6 +166,25 @@ def test_carrier_equipment_weight_pieces_and_last_position_age() -> None:
     assert found.last_position_age == "12 min ago"
 
 
+def _shipment_of(mode: str, key: dict[str, str], account: str) -> TrackingHistory:
+    identifiers = [key, {"type": "CAPACITY_PROVIDER_ACCOUNT_CODE", "value": account}]
+    shipment = {
+        "id": str(uuid.uuid4()),
+        "identifiers": identifiers,
+        "plan": {"expectedTransportationModes": [mode]},
+    }
+    return TrackingHistory.model_validate({"shipment": shipment})
+
+
+def test_only_an_ltl_shipment_names_its_carrier_by_its_account() -> None:
+    """The account code is an LTL carrier's SCAC; a parcel shipment's is the shipper's account
+    number with its carrier, not a carrier."""
+    parcel = _shipment_of("PARCEL", {"type": "TRACKING_NUMBER", "value": "1Z999"}, "ACC-4471")
+    assert overview_of(parcel, NOW).carrier is None
+    ltl = _shipment_of("LTL", {"type": "PRO", "value": "PRO-88"}, "NBFL")
+    assert overview_of(ltl, NOW).carrier == "NBFL"
+
+
 def test_open_exceptions_and_a_stop_the_shipment_is_at() -> None:
     at_hub = [
         {

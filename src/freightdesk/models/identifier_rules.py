@@ -6,8 +6,10 @@ types the chosen mode accepts and check them before sending).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from freightdesk.models.code_words import code_text
-from freightdesk.models.common import TransportationMode
+from freightdesk.models.common import LogisticsIdentifier, TransportationMode
 
 Mode = TransportationMode
 
@@ -66,9 +68,25 @@ QUALIFIERS = frozenset(
 )
 
 # Where a shipment names its carrier, the first found: its SCAC (a forwarder's for ocean door
-# to door), else the account it moves on, whose code is the carrier's SCAC (an LTL shipment's
-# rule 6 list has no SCAC; docs/spec-gaps.md, Rating, account groups).
-CARRIER_TYPES = ("CARRIER_SCAC", "FFW_SCAC", "SCAC", "CAPACITY_PROVIDER_ACCOUNT_CODE")
+# to door).
+CARRIER_TYPES = ("CARRIER_SCAC", "FFW_SCAC", "SCAC")
+# The modes whose rule 6 list has no SCAC: their carrier is the account they move on, whose
+# code is the carrier's SCAC (docs/spec-gaps.md, Rating and Booking). Volume LTL takes LTL's
+# identifiers and its accounts are SCACs too. A parcel shipment's account code is the
+# shipper's account number with its carrier, not a carrier.
+CARRIER_BY_ACCOUNT = frozenset({Mode.LTL, Mode.VLTL})
+
+
+def carrier_of(mode: Mode | None, identifiers: Sequence[LogisticsIdentifier]) -> str | None:
+    """The carrier a shipment of `mode` names by its identifiers (a SCAC), or None."""
+    wanted: tuple[str, ...] = CARRIER_TYPES
+    if mode in CARRIER_BY_ACCOUNT:
+        wanted += ("CAPACITY_PROVIDER_ACCOUNT_CODE",)
+    for kind in wanted:
+        for identifier in identifiers:
+            if identifier.type == kind:
+                return identifier.value.strip()
+    return None
 
 
 def problems_for(mode: Mode, types: list[str]) -> dict[int, str]:

@@ -18,7 +18,7 @@ from freightdesk.models.code_words import unit_text
 from freightdesk.models.common import Measure
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
-from freightdesk.models.identifier_rules import CARRIER_TYPES
+from freightdesk.models.identifier_rules import carrier_of
 from freightdesk.models.tracking import (
     ExceptionStatus,
     RouteStop,
@@ -224,12 +224,15 @@ def _weight(history: TrackingHistory) -> str | None:
 
 
 def _carrier(history: TrackingHistory) -> str | None:
-    identifiers = history.shipment.identifiers
-    for kind in CARRIER_TYPES:
-        for identifier in identifiers:
-            if identifier.type == kind:
-                return identifier.value.strip()
-    return _attribute(history, frozenset({"carrier"}))
+    # The shipment's mode as it states it (the form and bookings plan the one mode they track).
+    plan = history.shipment.plan
+    mode = (
+        plan.expected_transportation_modes[0]
+        if plan and plan.expected_transportation_modes
+        else None
+    )
+    found = carrier_of(mode, history.shipment.identifiers)
+    return found or _attribute(history, frozenset({"carrier"}))
 
 
 def _exception_text(kind: str, description: str | None) -> str:

@@ -24,7 +24,6 @@ from freightdesk.models.identifier_rules import (
     ACCEPTED_BY_MODE,
     ACCEPTED_TYPES,
     AIR,
-    CARRIER_TYPES,
     LTL,
     OCEAN,
     OCEAN_DOOR_TO_DOOR,
@@ -33,6 +32,7 @@ from freightdesk.models.identifier_rules import (
     RAIL_EUROPE,
     RAIL_NORTH_AMERICA,
     TRUCKLOAD,
+    carrier_of,
 )
 from freightdesk.server.errors import field_error, field_errors
 
@@ -135,7 +135,7 @@ def analyze(
         mode=mode,
         sources=sources,
         primary=_primary(identifiers, mode),
-        carrier=_carrier(identifiers),
+        carrier=carrier_of(mode, identifiers),
     )
 
 
@@ -164,11 +164,3 @@ def _primary(identifiers: Sequence[LogisticsIdentifier], mode: Mode) -> Logistic
         if identifier.type in keys:
             return identifier
     return identifiers[0]
-
-
-def _carrier(identifiers: Sequence[LogisticsIdentifier]) -> str | None:
-    for wanted in CARRIER_TYPES:
-        for identifier in identifiers:
-            if identifier.type == wanted:
-                return identifier.value.strip()
-    return None
