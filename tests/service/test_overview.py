@@ -203,11 +203,13 @@ def test_open_exceptions_and_a_stop_the_shipment_is_at() -> None:
             "createdDateTime": _iso(NOW - timedelta(hours=1)),
         },
         {"id": str(uuid.uuid4()), "type": "DAMAGE", "status": "CLOSED"},
+        # Over, short and damaged: letters, as the timeline says them (not "Osd").
+        {"id": str(uuid.uuid4()), "type": "OSD", "status": "OPEN"},
     ]
     found = overview_of(_history(eta=None, states=at_hub, exceptions=exceptions), NOW)
     assert found.state is ShipmentStateType.AT_STOP and found.at_stop
     assert found.where is not None and found.where.name == "Memphis hub"
-    assert [x.text for x in found.exceptions] == ["Delay: Weather at Memphis"]
+    assert [x.text for x in found.exceptions] == ["Delay: Weather at Memphis", "OSD"]
 
 
 def test_an_empty_history_knows_little_and_says_so() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from freightdesk.models.code_words import unit_text
+from freightdesk.models.code_words import unit_text, words
 from freightdesk.models.common import Measure
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
@@ -236,8 +236,8 @@ def _carrier(history: TrackingHistory) -> str | None:
 
 
 def _exception_text(kind: str, description: str | None) -> str:
-    words = kind.replace("_", " ").capitalize()
-    return f"{words}: {description}" if description else words
+    said = words(kind)  # as the timeline says it
+    return f"{said}: {description}" if description else said
 
 
 def overview_of(
