@@ -55,7 +55,7 @@ class NextStop:
     window_start: datetime | None
     window_end: datetime | None
     eta: datetime | None
-    # "on time", "35 m after the window", "20 m before the window ends (at risk)"; empty
+    # "on time", "35 min after the window", "20 min before the window ends (at risk)"; empty
     # without an ETA or a window to compare.
     difference: str
     late: bool
