@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING
 # Codes in words: one table, in models, whose own messages and the service layer's texts
 # say them too.
 from freightdesk.models.code_words import code_text as code_text
-from freightdesk.models.code_words import mode_short as mode_short
-from freightdesk.models.code_words import mode_text as mode_text
 from freightdesk.models.code_words import unit_text as unit_text
 from freightdesk.models.code_words import words as words
 from freightdesk.models.durations import duration_text

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import Booking, BookingStatus
-from freightdesk.models.code_words import response_method_text
+from freightdesk.models.code_words import mode_text, response_method_text
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.models.rating import RateIdentifier
 from freightdesk.service.bookings import editable, status_text
@@ -39,7 +39,6 @@ from freightdesk.ui.formatting import (
     amount_text,
     code_text,
     countdown_text,
-    mode_text,
     money_text,
     place_text,
     words,

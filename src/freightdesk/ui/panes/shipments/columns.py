@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
+from freightdesk.models.code_words import mode_short
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.formatting import mode_short, state_text
+from freightdesk.ui.formatting import state_text
 
 # One type per column (str for text, float for times, int for counts); None when empty.
 SortValue = str | float | int

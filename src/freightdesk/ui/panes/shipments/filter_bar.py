@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel
 
+from freightdesk.models.code_words import mode_text
 from freightdesk.models.enums import ShipmentStateType, TransportationMode
 from freightdesk.service.triage import Attention
-from freightdesk.ui.formatting import mode_text, state_text
+from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import TriageLink, TriageSettingsDialog
 from freightdesk.ui.panes.shipments.filter_widgets import FilterWidgets
 from freightdesk.ui.panes.shipments.model import (
