@@ -66,16 +66,30 @@ def shown_text(root: QWidget) -> list[str]:
     return [t for t in found if t]
 
 
-# An id shown as one, on the line under its name or after it ("Booking id", its Copy link):
-# wanted whole, for support or a partner (a booking detail's Ids).
-NAMED_ID = re.compile(r"\bid(?: Copy)?[:\s]+" + _UUID, re.IGNORECASE)
+# An id shown as one: alone on the line under its label or right after it, the label ending
+# in " id" and beginning its line or following a name's colon ("Booking id" and its Copy link
+# over the uuid in a booking detail's Ids, "Your company id: …", "Acme: client id …"). Wanted
+# whole, for support or a partner. A sentence's "this id" is no label: "No company has this
+# id: 735a…" leaks the uuid.
+NAMED_ID = re.compile(
+    r"(?:^|: )(?:(?:[a-z]+ ){0,2}([a-z]+) )?id(?: Copy)?(?::? |:?\n)(" + _UUID + ")",
+    re.IGNORECASE | re.MULTILINE,
+)
+_NOT_A_LABEL = frozenset(
+    {"a", "an", "any", "by", "for", "no", "of", "that", "the", "this", "to", "which", "with"}
+)
+
+
+def _named(found: re.Match[str]) -> str:
+    before = (found.group(1) or "").lower()
+    return found.group(0) if before in _NOT_A_LABEL else found.group(0).replace(found.group(2), "")
 
 
 def leaks(root: QWidget) -> list[str]:
-    """The texts shown in `root` with a code, a uuid (not one shown as an id under its
-    name), an ISO time, a validator's words or a unit's code."""
+    """The texts shown in `root` with a code, a uuid (not one shown as an id under or after
+    its label, `NAMED_ID`), an ISO time, a validator's words or a unit's code."""
     return [
         t
         for t in shown_text(root)
-        if CODE.search(t) or OTHER.search(NAMED_ID.sub("id", t)) or UNIT.search(t)
+        if CODE.search(t) or OTHER.search(NAMED_ID.sub(_named, t)) or UNIT.search(t)
     ]
