@@ -332,7 +332,7 @@ async def test_switching_kinds_back_and_forth_saves_exactly_what_the_form_shows(
     assert not route.isChecked() and form.event_types.chosen() == []
     note = form.kind_note.text()
     assert "Set aside, not sent: Route; event types Delivered, Picked up" in note
-    assert "Classic full push" in form.sends.text() and "modes TL" in form.sends.text()
+    assert "Classic full push" in form.sends.text() and "modes Truckload (TL)" in form.sends.text()
     assert form.wire()["webhookConfiguration"] == {
         "filters": {"transportationModes": ["TL"], "eventTypes": []}
     }
@@ -348,7 +348,7 @@ async def test_switching_kinds_back_and_forth_saves_exactly_what_the_form_shows(
     form.modes[TransportationMode.TL].click()  # untick again
     shown = form.sends.text()
     assert "Event updated, with the shipment, its route" in shown
-    assert "modes OCEAN; event types Delivered, Picked up" in shown
+    assert "modes Ocean; event types Delivered, Picked up" in shown
 
     form.save()
     await wait_until(lambda: not form.isVisible())

@@ -160,15 +160,19 @@ async def test_refusals_the_limit_and_unsaved_changes(
 async def test_event_types_read_as_words_and_are_sent_as_codes(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
-    """A new user read "event types PICKED_UP, ARRIVAL_AT_STOP" in the summary and the same
-    codes in the form's list: both say them in words, the service keeps the codes."""
+    """A new user read "event types PICKED_UP, ARRIVAL_AT_STOP" (and "modes OCEAN") in the
+    summary and the same codes in the form's list: both say them in words, the service keeps
+    the codes."""
     session, tenant = connected
     body = {
         "configName": "milestones",
         "url": "https://erp.example.com/hook",
         "webhookConfiguration": {
             "webhookEventType": "shipments.v1.event.added",
-            "filters": {"eventTypes": ["PICKED_UP", "ARRIVAL_AT_STOP"]},
+            "filters": {
+                "eventTypes": ["PICKED_UP", "ARRIVAL_AT_STOP"],
+                "transportationModes": ["OCEAN", "TL"],
+            },
         },
     }
     assert tenant.http.put(PATH, json=body).status_code == 200
@@ -181,6 +185,8 @@ async def test_event_types_read_as_words_and_are_sent_as_codes(
     )
     await wait_until(lambda: "event types" in pane.summary.text())
     assert "event types Picked up, Arrival at stop" in pane.summary.text()
+    # The modes in words too (they read "modes OCEAN, TL").
+    assert "modes Ocean, Truckload (TL); event types" in pane.summary.text()
     # The kind in words; its code, which an integrator may need, in the tooltip alone.
     assert "Event added, with the shipment" in pane.summary.text()
     assert "shipments.v1" not in pane.summary.text()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
+from freightdesk.models.code_words import mode_text
 from freightdesk.models.webhooks import ContextKind, PushConfiguration, WebhookConfiguration
 from freightdesk.service.clock import user_time
 from freightdesk.ui.formatting import code_text
@@ -48,7 +49,7 @@ def filters_text(settings: WebhookConfiguration | None) -> str:
     filters = settings.filters if settings else None
     parts = []
     if filters and filters.transportation_modes:
-        parts.append("modes " + ", ".join(m.value for m in filters.transportation_modes))
+        parts.append("modes " + ", ".join(mode_text(m) for m in filters.transportation_modes))
     if filters and filters.event_types:
         parts.append("event types " + ", ".join(code_text(t) for t in filters.event_types))
     return "; ".join(parts) or NO_FILTERS_TEXT
