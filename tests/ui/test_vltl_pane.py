@@ -14,6 +14,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QComboBox, QDialogButtonBox, QLineEdit, QMessageBox
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.clock import day_text
 from freightdesk.service.session import AppSession
 from freightdesk.service.vltl import LastQuotes
 from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
@@ -137,6 +138,9 @@ def _compared_whole(pane: VltlPane, columns: list[str]) -> None:
             assert not is_elided(pane.table, pane.model.index(row, columns.index("Service")))
 
 
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
 async def test_quote_pick_dispatch_and_see_the_result(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], qtmodeltester: object
 ) -> None:
@@ -153,7 +157,14 @@ async def test_quote_pick_dispatch_and_see_the_result(
     row = list(quotes).index("RDRN")
     texts = [pane.model.data(pane.model.index(row, c)) for c in range(5)]
     assert texts[0] == "Redrun Logistics (RDRN)" and texts[1]
-    assert "days, " in texts[2] and texts[3].endswith(" USD") and texts[4] == "12"
+    assert texts[3].endswith(" USD") and texts[4] == "12"
+    # Days as the one clock writes them ("4 days, Dec 3"), the weekday in the tooltip, not
+    # strftime's locale words or a second format ("Thursday 2026-12-03").
+    delivery = quotes["RDRN"].delivery_date
+    assert delivery is not None
+    assert texts[2] == f"{quotes['RDRN'].transit_days} days, {day_text(delivery)}", texts[2]
+    tip = pane.model.data(pane.model.index(row, 2), Qt.ItemDataRole.ToolTipRole)
+    assert tip == f"Delivery by {WEEKDAYS[delivery.weekday()]} {day_text(delivery)}", tip
     expires = pane.model.data(pane.model.index(row, 5), Qt.ItemDataRole.ToolTipRole)
     assert expires.startswith("Expires ") and clock_text(expires[8:]), expires  # one clock
     assert "quoted, just now" in pane.age.text()
@@ -177,6 +188,9 @@ async def test_quote_pick_dispatch_and_see_the_result(
     text = pane.result.text()
     assert text.startswith("Dispatched to Redrun Logistics (RDRN)"), text
     assert "PRO " in text and "purchase order PO-4471" in text, text
+    pickup = dialog.pickup.day.date().toPython()
+    line = f"Pickup {WEEKDAYS[pickup.weekday()]} {day_text(pickup)}, 08:00 to 12:00"
+    assert line in text.splitlines(), text
     # In words: no status that is always DISPATCHED, no ISO date, no uuid, no wire name.
     assert "Tracked in the Shipments pane" in text and "service reference " in text, text
     assert not re.search(r"dispatched$|\d{4}-\d\d-\d\d|[0-9a-f]{8}-|SYSTEM|system gen", text, re.M)
