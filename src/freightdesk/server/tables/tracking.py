@@ -433,9 +433,11 @@ class ShipmentChange(Base):
     """The change journal, written in the same transaction as the change it records.
 
     Readers (webhook delivery, classic push) remember the last `id` they handled and read on
-    from there; ids only grow. `tenant_id` is the owner of the shipment; `payload` holds
-    `shipmentId`, `source` where there is one, and the delta: `event`, `state`, `exception`,
-    `positions` or `shipment` (removed items carry their last value).
+    from there; ids only grow. Old rows the fan-out has passed are pruned
+    (`webhooks.journal_prune`): a new reader that needs older ones must hold it back there.
+    `tenant_id` is the owner of the shipment; `payload` holds `shipmentId`, `source` where
+    there is one, and the delta: `event`, `state`, `exception`, `positions` or `shipment`
+    (removed items carry their last value).
     """
 
     __tablename__ = "shipment_changes"

@@ -6,6 +6,7 @@ credentials   presenting authentication methods to receivers (headers, tokens, m
 signing       Standard Webhooks signatures (webhook-id, webhook-timestamp, webhook-signature)
 events        turning shipment change journal rows into the messages receivers get
 outbox        the durable outbox: fan-out, pending messages, outcomes, retention
+journal_prune deleting shipment change journal rows no reader needs any more
 schedule      the worker's in-memory view of pending messages: order, due times, fairness
 sender        one attempt: the HTTP request, signed and authenticated, bounded in time
 targets       where webhooks may go: not the service's own network (when saved, at connect)

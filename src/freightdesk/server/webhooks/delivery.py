@@ -9,6 +9,8 @@ missed):
    shipment change journal (outbox.fan_out), in one transaction, then let chains move on,
 2. start requests for due messages (schedule.Scheduler), within the concurrency of each
    configuration and in all: a slow receiver fills only its own slots.
+3. when the fan-out has caught up, every `journal_prune_every_seconds`: delete a batch of
+   journal rows no reader needs any more (`journal_prune`), batch after batch, one a cycle.
 
 Database work runs on one thread of our own, never on the event loop; requests go out through
 `sender.Sender`. Bodies made by the fan-out stay in memory (`BodyCache`) until sent, so a
@@ -34,6 +36,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, TypeVar
 
 from freightdesk.server.context import ServiceContext
@@ -46,7 +49,7 @@ from freightdesk.server.db import (
     wakeups,
 )
 from freightdesk.server.settings import LISTEN_URL_KEY
-from freightdesk.server.webhooks import failures, migrate, outbox, secret_box
+from freightdesk.server.webhooks import failures, journal_prune, migrate, outbox, secret_box
 from freightdesk.server.webhooks.leases import Key, Leases
 from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
@@ -116,6 +119,8 @@ class Synced:
     added: list[Pending]
     lost: set[Key]
     endpoints: dict[int, Endpoint]
+    # A full batch of the journal was pruned: the next cycle goes on at once.
+    pruning: bool = False
 
 
 class BodyCache:
@@ -165,6 +170,7 @@ class DeliveryWorker:
         self._reload = False
         self._stopping = False
         self._last_purge = 0.0
+        self._last_prune = 0.0
         self._last_cleanup = time.monotonic()
         self._published = Progress()
         # Several instances may share a PostgreSQL database; one owns a SQLite file.
@@ -297,7 +303,7 @@ class DeliveryWorker:
             busy=frozenset(self.scheduler.configs() | {p.config_id for p in self._flying.values()}),
         )
         self.context.services[PROGRESS_KEY] = self._published
-        return fanned.read >= tuning.journal_batch
+        return fanned.read >= tuning.journal_batch or synced.pruning
 
     def _take(self, tuning: Tuning, only: int | None = None) -> list[Pending]:
         if self.leases is not None and not self.leases.usable():
@@ -372,7 +378,25 @@ class DeliveryWorker:
                 purged = outbox.purge(session, tuning, now)
             if purged < outbox.PURGE_BATCH:
                 self._last_purge = time.monotonic()
-        return Synced(fanned, loaded, added, lost, endpoints)
+        # In the fan-out's idle turns only: a backlog to fan out goes first.
+        pruning = fanned.read < tuning.journal_batch and self._prune(tuning, now)
+        return Synced(fanned, loaded, added, lost, endpoints, pruning)
+
+    def _prune(self, tuning: Tuning, now: datetime) -> bool:
+        """A batch of the journal pruned when due; True when a full one went (more wait)."""
+        if time.monotonic() - self._last_prune < tuning.journal_prune_every_seconds:
+            return False
+        try:
+            with transaction(self.context.sessions) as session:
+                batch = journal_prune.batch_size(session)
+                full = journal_prune.prune(session, tuning, now, batch) >= batch
+        except Exception:
+            # Not the cycle's failure: its outcomes and fan-out are committed already.
+            log.exception("pruning the shipment change journal failed; trying again later")
+            full = False
+        if not full:
+            self._last_prune = time.monotonic()
+        return full
 
     def _load_bodies(self, payload_ids: set[int]) -> dict[int, bytes]:
         with self.context.sessions() as session:

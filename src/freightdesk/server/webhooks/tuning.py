@@ -3,8 +3,9 @@
 Defaults suit a real deployment. `ServerSettings.extra` can change them at start
 (`webhooks.retry_schedule` = comma-separated seconds, `webhooks.timeout_seconds`,
 `webhooks.per_endpoint_concurrency`, `webhooks.total_concurrency`,
-`webhooks.poll_interval_seconds`, `webhooks.retention_days`, `webhooks.lease_seconds`), and so
-can an environment variable `FREIGHTDESK_WEBHOOKS_<NAME>` for `webhooks.<name>` (for example
+`webhooks.poll_interval_seconds`, `webhooks.retention_days`, `webhooks.lease_seconds`,
+`webhooks.journal_retention_days`, `webhooks.journal_prune_every_seconds`), and so can an
+environment variable `FREIGHTDESK_WEBHOOKS_<NAME>` for `webhooks.<name>` (for example
 `FREIGHTDESK_WEBHOOKS_LEASE_SECONDS=10`; settings win over it). A `Tuning` put in
 `context.services["webhooks.tuning"]` replaces them while the service runs (tests use this to
 retry in fractions of a second). The worker reads the current tuning on every use.
@@ -67,6 +68,10 @@ class Tuning:
     gap_timeout_seconds: float = 120.0
     # Delivered and failed messages (and their attempts) are kept this long for the log.
     retention_seconds: float = 7 * 86400
+    # Shipment change journal rows the fan-out has passed are kept this long, then pruned
+    # (`journal_prune`; never less than an hour); the worker looks for them this often.
+    journal_retention_seconds: float = 7 * 86400
+    journal_prune_every_seconds: float = 600.0
     # A rotated signing secret keeps signing alongside the new one this long.
     rotated_secret_grace_seconds: float = 86400
     # With several instances on one PostgreSQL database, an instance's hold on the messages
@@ -106,6 +111,10 @@ class Tuning:
                     changes[name] = schedule
                 elif name == "retention_days":
                     changes["retention_seconds"] = float(raw) * 86400
+                elif name == "journal_retention_days":
+                    if float(raw) <= 0:
+                        raise ValueError("must be positive")
+                    changes["journal_retention_seconds"] = float(raw) * 86400
                 elif name in known and name != "retry_schedule":
                     value = float(raw)
                     if value <= 0:
