@@ -249,6 +249,11 @@ async def test_a_failing_service_keeps_the_form(
         "This booking was cancelled; only a booking being processed or under review can be changed"
     )
     assert form.general_error.isHidden(), form.general_error.text()
+    # The summary right above says the status the refusal reports (it was opened when the
+    # booking was still processing), not a resend that cannot happen.
+    await wait_until(lambda: "cancelled" in form.summary.text())
+    assert "processing" not in form.summary.text(), form.summary.text()
+    assert "Saving sends" not in form.summary.text(), form.summary.text()
     assert form.tabs.currentIndex() == 1  # the notes typed stay in sight
     assert leaks(form) == []
     assert proxy.count("PUT", f"{BOOKINGS}/{booking.id}") == 1

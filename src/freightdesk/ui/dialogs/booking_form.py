@@ -23,8 +23,9 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import Booking, BookingShipmentDetail, BookingShippingDetails
 from freightdesk.models.common import Currency
 from freightdesk.models.rating import CarrierIdentifierType, Quote
-from freightdesk.service.bookings import as_input, check_booking, status_text
+from freightdesk.service.bookings import as_input, check_booking, editable, status_text
 from freightdesk.service.clock import user_now
+from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_text import (
     charge_text,
@@ -35,6 +36,7 @@ from freightdesk.ui.dialogs.booking_text import (
 )
 from freightdesk.ui.dialogs.shipment_choice import ShipmentChoice
 from freightdesk.ui.formatting import amount_text
+from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
@@ -362,11 +364,16 @@ class BookingFormDialog(TabbedFormDialog):
         if self.booking is not None:
             booking = self.booking
             reference = reference_text(booking)
-            return (
+            named = (
                 f"Booking {reference + ' ' if reference else ''}with "
                 f"{booking.capacity_provider_identifier.value}, "
-                f"{status_text(booking.status).lower()}. Saving sends the changed booking to "
-                "the carrier again (it goes back to processing)."
+                f"{status_text(booking.status).lower()}."
+            )
+            if not editable(booking):  # answered or cancelled meanwhile: nothing to resend
+                return named
+            return (
+                f"{named} Saving sends the changed booking to the carrier again (it goes "
+                "back to processing)."
             )
         if self.quote is not None:
             quote = self.quote
@@ -463,4 +470,19 @@ class BookingFormDialog(TabbedFormDialog):
         if self.can_send(service):
             booking = self.booking
             work = service.update(booking.id, body) if booking else service.create(body)
-            self.send(work, "save-booking")
+            self.send(work, "save-booking", on_error=self._reread_if_status)
+
+    def _reread_if_status(self, error: BaseException) -> bool:
+        """A refusal because the booking was answered or cancelled meanwhile: read it again,
+        so that the summary above the refusal says the status it has now, not the one the
+        form was opened with. The refusal itself is shown as any other (returns False)."""
+        service = self.session.bookings
+        if self.booking is None or service is None or "status" not in refusal(error)[0]:
+            return False
+
+        def reread(booking: Booking) -> None:
+            self.booking = booking
+            self.summary.setText(self._summary())
+
+        spawn(service.get(self.booking.id), on_done=reread, name="reread-booking", owner=self)
+        return False
