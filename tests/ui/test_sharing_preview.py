@@ -176,7 +176,9 @@ async def test_the_preview_shows_what_the_link_shows(
     said = newest.get("description") or newest["type"].replace("_", " ").capitalize()
     assert dialog.reported.text().startswith(said), dialog.reported.text()
     assert dialog.next_stop.text() != "No route"
+    # The row's label says ETA; its value says it not again ("ETA ● ETA Dec 1 09:03" was).
     assert dialog.eta.text()
+    assert dialog.eta.text() == "No ETA yet" or "ETA" not in dialog.eta.text(), dialog.eta.text()
     assert "what the link showed then" in dialog.read.text()
     # The owner's business data is not in the preview (a value the link's answer has
     # elsewhere, a customer named as a stop, may show there), and the preview says so.

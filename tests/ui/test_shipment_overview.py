@@ -204,7 +204,7 @@ async def test_the_overview_says_where_what_comes_next_and_how_late(
         labels["appointment"].text(),
     ), labels["appointment"].text()
     eta = labels["eta"].text()
-    assert re.search(rf"ETA {DAY} \d\d:\d\d CST, 35 min after the window$", eta), eta
+    assert re.fullmatch(rf"\S+ {DAY} \d\d:\d\d CST, 35 min after the window", eta), eta
     assert labels["carrier"].text() == "HOCS"
     assert labels["weight"].text() == "9,120 kg" and labels["weight"].isVisible()
     assert labels["pieces"].text() == "14"

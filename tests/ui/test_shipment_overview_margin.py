@@ -42,10 +42,10 @@ async def test_the_overview_uses_the_users_at_risk_margin(
     _click_tab(qtbot, detail, "Overview")
     eta = detail.overview.labels["eta"]
     at_risk = SYMBOLS[Attention.AT_RISK]
-    await wait_until(lambda: eta.text().startswith("ETA "), seconds=30)
+    await wait_until(lambda: "CST" in eta.text(), seconds=30)
     # Under the default hour's margin: on time.
     # (The time itself in the clock's form, Dallas's zone named: pinned by the clock's tests.)
-    assert re.fullmatch(r"ETA .+ CST, on time \(30 min before the window opens\)", eta.text())
+    assert re.fullmatch(r".+ CST, on time \(30 min before the window opens\)", eta.text())
 
     # The user allows two hours: the Overview says at risk at once, as the list does.
     await set_in_attention_settings(qtbot, pane, "triageMargin", 60, "120")

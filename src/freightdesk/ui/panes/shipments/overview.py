@@ -72,11 +72,12 @@ def window_text(overview: Overview) -> str:
 
 
 def eta_text(overview: Overview) -> str:
-    """The next stop's ETA against its appointment window."""
+    """The next stop's ETA against its appointment window, without the word ETA: the row's
+    label says it (Overview's "Next stop ETA", the public preview's "ETA")."""
     stop = overview.next_stop
     if stop is None or stop.eta is None:
         return "No ETA yet"
-    text = f"ETA {place_time(stop.eta, stop.place.zone)}"
+    text = place_time(stop.eta, stop.place.zone)
     if stop.late:
         return f"{SYMBOLS[Attention.LATE]} {text}, {stop.difference}"
     if stop.at_risk:
