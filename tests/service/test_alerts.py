@@ -18,7 +18,14 @@ from freightdesk.service.alerts import (
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.service.triage import Facts, TriageSettings
+from freightdesk.service.triage import (
+    Attention,
+    Facts,
+    TriageSettings,
+    assess,
+    flags_of,
+    is_silent,
+)
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 END = NOW + timedelta(hours=5)
@@ -146,16 +153,43 @@ def test_going_silent_alerts_once_when_the_minute_passes(tmp_path: Path) -> None
     clock = Clock()
     inbox, cache = _inbox(tmp_path, clock)
     row = _row(heard=NOW)
+    facts = {"s-1": Facts()}  # read: no position, the events say it all
     inbox.judge_shipments(
-        [row, _row("done", state="COMPLETED", heard=None)], {}, SETTINGS, whole=True
+        [row, _row("done", state="COMPLETED", heard=None)], facts, SETTINGS, whole=True
     )
     clock.now = NOW + SETTINGS.silence_for("TL") - timedelta(minutes=1)
-    assert inbox.judge_moving([row], {}, SETTINGS) == []
+    assert inbox.judge_moving([row], facts, SETTINGS) == []
     clock.now += timedelta(minutes=1)
-    raised = inbox.judge_moving([row], {}, SETTINGS)
+    raised = inbox.judge_moving([row], facts, SETTINGS)
     assert [(a.kind, a.at) for a in raised] == [(AlertKind.NO_SIGNAL, clock.now)]
     clock.now += timedelta(minutes=10)
-    assert inbox.judge_moving([row], {}, SETTINGS) == []
+    assert inbox.judge_moving([row], facts, SETTINGS) == []
+    cache.close()
+
+
+def test_silence_is_the_lists_and_waits_for_the_position(tmp_path: Path) -> None:
+    """A shipment shared with the user arrives in transit, its last event older than a
+    truck's silence: on the events alone it is silent, but its facts (read a moment later)
+    hold a position from minutes ago. The Alerts said "has gone silent" while the list's
+    Attention (the same facts) said nothing; now neither announces it until the facts say
+    it, and both then agree."""
+    clock = Clock()
+    inbox, cache = _inbox(tmp_path, clock)
+    inbox.judge_shipments([_row("s-0")], {}, SETTINGS, whole=True)
+    shared = _row(heard=NOW - SETTINGS.silence_for("TL") - timedelta(minutes=30))
+    assert flags_of(shared, None, clock.now, SETTINGS) & (1 << Attention.NO_SIGNAL)
+    assert inbox.judge_shipments([shared], {}, SETTINGS) == []
+    positioned = {"s-1": Facts(last_position=NOW - timedelta(minutes=2))}
+    assert not is_silent(shared, positioned["s-1"], clock.now, SETTINGS)
+    assert assess(shared, positioned["s-1"], clock.now, SETTINGS).text == ""
+    assert inbox.judge_shipments([shared], positioned, SETTINGS) == []
+    assert inbox.alerts == []
+    # Silent for real once the position is a truck's hours old: announced, as the list says.
+    clock.now = NOW + SETTINGS.silence_for("TL")
+    verdict = assess(shared, positioned["s-1"], clock.now, SETTINGS)
+    raised = inbox.judge_moving([shared], positioned, SETTINGS)
+    assert [a.kind for a in raised] == [AlertKind.NO_SIGNAL]
+    assert verdict.worst is Attention.NO_SIGNAL and verdict.text == "No signal 4 h"
     cache.close()
 
 

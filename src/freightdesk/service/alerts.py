@@ -8,8 +8,9 @@ cache, so a restart shows the same inbox.
 De-duplication: a shipment's condition (late, at risk, no signal) alerts when it begins; it
 alerts again only after the shipment recovered. The conditions last judged are kept too, so a
 restart does not announce again what was announced before. The first list ever judged is
-taken as it is (nothing announced), and a shipment's late or at-risk condition is announced
-only once its facts had been read before (the first facts read say what is, not what changed).
+taken as it is (nothing announced), and a shipment's late, at-risk or silent condition is
+announced only once its facts had been read before (the first facts read say what is, not what
+changed; silence is `triage.is_silent`, the list's rule, which needs the facts' position).
 """
 
 from __future__ import annotations
@@ -147,8 +148,11 @@ def shipment_alerts(
     for kind in sorted(after.kinds - before.kinds, reverse=True):
         if kind is Attention.AT_RISK and Attention.LATE in before.kinds:
             continue  # late, now only at risk: better, not news
-        if kind is not Attention.NO_SIGNAL and not before.with_facts:
-            continue  # the first facts read say what is, not what changed
+        if not before.with_facts:
+            # The first facts read say what is, not what changed; silence too: judged on the
+            # events alone until then, a position the facts bring may say it was heard (a
+            # shipment shared with the user was announced silent, its list row was not).
+            continue
         text = {
             Attention.LATE: f"{name} is now late against its appointment",
             Attention.AT_RISK: f"{name} is at risk of missing its appointment",

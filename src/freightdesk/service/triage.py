@@ -178,6 +178,29 @@ _DONE = ShipmentStateType.COMPLETED.value
 MOVING = _MOVING = ShipmentStateType.IN_TRANSIT.value
 
 
+def last_heard(row: SummaryRow, facts: Facts | None) -> datetime | None:
+    """When a shipment was last heard of: its latest event or, when later, its last position
+    (the facts'; the summary does not carry it)."""
+    last = row.latest_event_time
+    position = facts.last_position if facts is not None else None
+    if position is not None and (last is None or position > last):
+        return position
+    return last
+
+
+def is_silent(
+    row: SummaryRow, facts: Facts | None, now: datetime, settings: TriageSettings
+) -> bool:
+    """The one rule of silence (the list's No signal, the Alerts' "has gone silent", `due_of`'s
+    moment): in transit, and neither an event nor a position for its mode's hours. Without
+    the facts it is judged on the events alone, so the Alerts announce it only once a
+    shipment's facts were read (`service/alerts.py`)."""
+    if row.current_state != _MOVING:
+        return False
+    last = last_heard(row, facts)
+    return last is None or now - last >= settings.silence_for(row.mode)
+
+
 def assess(
     row: SummaryRow, facts: Facts | None, now: datetime, settings: TriageSettings
 ) -> Verdict:
@@ -193,13 +216,10 @@ def assess(
         elif end - eta <= settings.margin and settings.margin > timedelta(0):
             kinds.add(Attention.AT_RISK)
             until_end = end - eta
-    if row.current_state == _MOVING:
-        position = facts.last_position if facts is not None else None
-        heard = [t for t in (row.latest_event_time, position) if t is not None]
-        last = max(heard) if heard else None
-        if last is None or now - last >= settings.silence_for(row.mode):
-            kinds.add(Attention.NO_SIGNAL)
-            silent_for = now - last if last is not None else None
+    if is_silent(row, facts, now, settings):
+        kinds.add(Attention.NO_SIGNAL)
+        last = last_heard(row, facts)
+        silent_for = now - last if last is not None else None
     if row.open_exception_count > 0:
         kinds.add(Attention.EXCEPTION)
     if not kinds:
@@ -233,13 +253,8 @@ def flags_of(row: SummaryRow, facts: Facts | None, now: datetime, settings: Tria
                 flags |= _LATE
             elif end - eta <= settings.margin and settings.margin:
                 flags |= _AT_RISK
-    if state == _MOVING:
-        last = row.latest_event_time
-        position = facts.last_position if facts is not None else None
-        if position is not None and (last is None or position > last):
-            last = position
-        if last is None or now - last >= settings.silence_for(row.mode):
-            flags |= _NO_SIGNAL
+    if state == _MOVING and is_silent(row, facts, now, settings):
+        flags |= _NO_SIGNAL
     return flags
 
 
@@ -262,10 +277,7 @@ def due_of(
     silence only grows). Late and at risk hold an ETA against a window, whatever the moment."""
     if row.current_state != _MOVING:
         return None
-    last = row.latest_event_time
-    position = facts.last_position if facts is not None else None
-    if position is not None and (last is None or position > last):
-        last = position
+    last = last_heard(row, facts)
     if last is None:
         return None
     due = last + settings.silence_for(row.mode)
