@@ -96,6 +96,43 @@ def test_truckload_event_and_position_land_on_the_shipment(tenant: TenantHandle)
     assert _current(history(tenant, shipment["id"]))["type"] == "IN_TRANSIT"
 
 
+def test_an_exception_pushed_at_a_stop_names_that_stop(tenant: TenantHandle) -> None:
+    """The exception names the stop its event names, so that it is read in the stop's zone
+    and keyed on the stop (triage, the overview, webhooks). Truckload and LTL carriers both
+    push truckload updates; a parcel push names no stop."""
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=3)
+    second_stop = shipment["routeInfo"]["stops"][1]["id"]
+    missed = now() - timedelta(hours=2)
+
+    def push(event: dict[str, Any]) -> None:
+        body = truckload_body(bol, shipmentEvent=event)
+        assert settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))["status"] == (
+            "PROCESSED"
+        )
+
+    push({"type": "DELIVERY_MISSED", "dateTime": iso(missed), "stopNumber": 2})
+    # The same moment at another stop is another exception.
+    push({"type": "DELIVERY_MISSED", "dateTime": iso(missed), "stopNumber": 1})
+    push({"type": "EXCEPTION", "dateTime": iso(missed + timedelta(minutes=5))})
+    push({"type": "EXCEPTION", "dateTime": iso(missed + timedelta(minutes=9)), "stopNumber": 7})
+    found = history(tenant, shipment["id"])
+    events = {(e["type"], e["dateTime"], e.get("stopId")) for e in found["events"]}
+    exceptions = {(e["type"], e["createdDateTime"], e.get("stopId")) for e in found["exceptions"]}
+    assert len(exceptions) == len(found["exceptions"]) == 4
+    assert exceptions == events
+    assert ("DELIVERY_MISSED", iso(missed), second_stop) in exceptions
+    # No stop number, or one past the route: the shipment's exception, at no stop.
+    assert [stop for *_, stop in exceptions].count(None) == 2
+
+    # Closed by the delivery, each still names its stop.
+    push({"type": "DELIVERY", "dateTime": iso(missed + timedelta(hours=1)), "stopNumber": 3})
+    closed = [e for e in history(tenant, shipment["id"])["exceptions"] if e["status"] == "CLOSED"]
+    assert {(e["type"], e["stopId"]) for e in closed} == {
+        ("DELIVERY_MISSED", stop["id"]) for stop in shipment["routeInfo"]["stops"][:2]
+    }
+
+
 def test_order_number_matches_a_purchase_order_and_bill_of_lading_wins(
     tenant: TenantHandle,
 ) -> None:

@@ -369,10 +369,15 @@ class PushApplier:
                 self._session,
                 shipment.id,
                 ShipmentException(
-                    id=_derived_id(shipment.id, "exception", source, event_type.upper(), at),
+                    # Per stop as the event is: a stop's problem is not another stop's.
+                    id=_derived_id(
+                        shipment.id, "exception", source, event_type.upper(), at, stop_id
+                    ),
                     type=event_type.upper(),
                     severity=effect.exception,
                     description=description or f"{event_type} reported by the carrier",
+                    # The stop the event was matched to: its times read in the stop's zone.
+                    stop_id=event.stop_id,
                     created_date_time=at,
                 ),
                 source,
