@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from freightdesk.server.context import ServiceContext
+    from freightdesk.server.migrations import Migration
     from freightdesk.server.tables.tenancy import Tenant
     from freightdesk.server.webhooks.targets import IPNetwork
 
@@ -261,7 +262,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"freightdesk: {exc}", file=sys.stderr)
         return 2
     try:
-        context = build_context(settings)
+        context = build_context(settings, _say_upgrading)
     except Exception as exc:  # the message matters more than the type here
         print(
             f"freightdesk: cannot open the database {settings.database_url}: {exc}", file=sys.stderr
@@ -347,6 +348,17 @@ def _serve(args: argparse.Namespace) -> int:
     context.engine.dispose()
     lock.release()
     return 0
+
+
+# The lines `serve` prints while it upgrades its database's schema, before it listens: the
+# app's supervisor waits for it past its start limit while they come (local_service.py). One
+# as each migration begins, then its share done ("…, 40%") where it can tell.
+UPGRADING_LINE = "FreightDesk local service upgrading its database: version {}, {}"
+
+
+def _say_upgrading(migration: Migration, done: int | None) -> None:
+    what = migration.description if done is None else f"{done}%"
+    print(UPGRADING_LINE.format(migration.version, what), flush=True)
 
 
 def _settle_collector() -> None:

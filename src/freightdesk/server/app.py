@@ -27,7 +27,7 @@ from freightdesk.server.demo.progress import demo_prepared
 from freightdesk.server.errors import ApiError, install_error_handlers
 from freightdesk.server.handlers import lean_handlers
 from freightdesk.server.middleware import RequestPlumbing
-from freightdesk.server.migrations import readiness_problem, upgrade
+from freightdesk.server.migrations import Upgrading, readiness_problem, upgrade
 from freightdesk.server.openapi import (
     ERRORS,
     EXTENSION,
@@ -215,10 +215,11 @@ def _build_openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
-def build_context(settings: ServerSettings) -> ServiceContext:
+def build_context(settings: ServerSettings, upgrading: Upgrading | None = None) -> ServiceContext:
+    """The database opened, its schema upgraded (`upgrading` hears how that goes)."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = make_engine(settings.database_url)
-    upgrade(engine)
+    upgrade(engine, upgrading)
     keep_private(settings.data_dir)
     return ServiceContext(settings=settings, engine=engine, sessions=make_sessionmaker(engine))
 

@@ -45,6 +45,12 @@ _LISTENING = re.compile(r"listening on (http://\S+)")
 _DEMO = re.compile(r"client id (\S+), client secret (\S+)")
 # `serve --rotate-client`'s line (cli.ROTATED_LINE): the app's new secret, not the demo's.
 _ROTATED = re.compile(r"desktop client rotated: client id (\S+), client secret (\S+)")
+# `serve`'s lines while it upgrades its database's schema (cli.UPGRADING_LINE): the whole line,
+# so that no other line that happens to hold the words counts.
+_UPGRADING = re.compile(
+    r"FreightDesk local service upgrading its database: version \d+, (?:(\d{1,3})%|[^%]+)"
+)
+UPGRADING = "Upgrading the local database… {}(this happens once after an update)"
 LOG_TAIL_LINES = 40  # the service's last lines kept to say why it stopped
 ATTACH_POLL_SECONDS = 0.5  # how often another window's service is checked
 
@@ -77,18 +83,25 @@ class LocalService:
         extra_args: Sequence[str] = (),
         python: str = sys.executable,
         start_timeout: float = 60.0,
+        upgrade_silence: float = 600.0,
         max_backoff: float = 30.0,
         rotate_client: str | None = None,
     ) -> None:
         """`rotate_client`: the demo tenant's client application given a new secret by the
         first process started (`rotated_credentials` then has it); never by a restart, whose new
-        secret would refuse the one the session signed in with."""
+        secret would refuse the one the session signed in with.
+
+        `start_timeout`: how long a launch may take to answer. One that says it upgrades its
+        database (after an update) is waited for past it while it says how that goes, each line
+        within `upgrade_silence`: stopped, the upgrade would be rolled back and begun again at
+        every start, never done."""
         self.data_dir = data_dir
         self.demo = demo
         self.simulate = simulate
         self.extra_args = list(extra_args)
         self.python = python
         self.start_timeout = start_timeout
+        self.upgrade_silence = upgrade_silence
         self.max_backoff = max_backoff
         self.url: str | None = None
         self.state = ServiceState.STOPPED
@@ -96,6 +109,8 @@ class LocalService:
         self.rotated_credentials: DemoCredentials | None = None
         # How long the last launch took from its start to the service's first answer.
         self.started_in: float | None = None
+        # Whether the last launch upgraded its database's schema first.
+        self.upgraded = False
         self._rotate_client = rotate_client
         self.restarts = 0
         self._process: asyncio.subprocess.Process | _Adopted | None = None
@@ -178,16 +193,18 @@ class LocalService:
         assert process.stdout is not None and process.stderr is not None
         # Each launch's readers answer that launch's future, never a later one's.
         said: deque[str] = deque(maxlen=20)  # this launch's last lines, of both streams
+        upgrading = asyncio.Event()  # set at each line of its database's upgrade
+        self.upgraded = False
         self._readers = [
-            loop.create_task(self._read(process.stdout, "stdout", ready, said)),
-            loop.create_task(self._read(process.stderr, "stderr", ready, said)),
+            loop.create_task(self._read(process.stdout, "stdout", ready, said, upgrading)),
+            loop.create_task(self._read(process.stderr, "stderr", ready, said, upgrading)),
         ]
         # Why it stopped is its last words once both streams have ended: often on stderr,
         # whose end may be read after stdout's.
         ended = asyncio.gather(*self._readers, return_exceptions=True)
         ended.add_done_callback(lambda _: _stopped(ready, said))
         try:
-            url = await asyncio.wait_for(asyncio.shield(ready), timeout=self.start_timeout)
+            url = await self._until_listening(ready, upgrading)
             await self._wait_healthy(url)
         except (TimeoutError, LocalServiceError) as exc:
             await self._terminate()
@@ -200,9 +217,34 @@ class LocalService:
         self._port = int(url.rsplit(":", 1)[1])
         first_run.remember_port(self.data_dir, self._port)
         self.started_in = loop.time() - began
-        log.info("the local service answers at %s, %.1f s after its start", url, self.started_in)
+        log.info(
+            "the local service answers at %s, %.1f s after its start%s",
+            url,
+            self.started_in,
+            ", its database upgraded" if self.upgraded else "",
+        )
         self._set_state(ServiceState.RUNNING, f"Local service running at {url}")
         return url
+
+    async def _until_listening(self, ready: asyncio.Future[str], upgrading: asyncio.Event) -> str:
+        """The launch's URL once it listens: within the start limit, or, while it upgrades
+        its database, within `upgrade_silence` of each line saying how that goes."""
+        limit, why = self.start_timeout, ""
+        while True:
+            upgrading.clear()
+            heard = asyncio.ensure_future(upgrading.wait())
+            try:
+                await asyncio.wait(
+                    (ready, heard), timeout=limit, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:
+                heard.cancel()
+            if ready.done():
+                return ready.result()
+            if not upgrading.is_set():
+                raise TimeoutError(why)
+            limit = self.upgrade_silence
+            why = f"the local service's database upgrade said nothing for {limit:.0f} s"
 
     def _failed(self, message: str) -> LocalServiceError:
         """A launch's failure, said (FAILED) and returned to raise."""
@@ -285,6 +327,7 @@ class LocalService:
         name: str,
         ready: asyncio.Future[str],
         said: deque[str],
+        upgrading: asyncio.Event,
     ) -> None:
         while True:
             raw = await stream.readline()
@@ -293,6 +336,11 @@ class LocalService:
             line = raw.decode("utf-8", "replace").rstrip()
             if (match := _LISTENING.search(line)) and not ready.done():
                 ready.set_result(match.group(1))
+            elif (match := _UPGRADING.fullmatch(line)) and not ready.done():
+                self.upgraded = True
+                upgrading.set()
+                done = "" if match.group(1) is None else f"{match.group(1)}% "
+                self._set_state(ServiceState.STARTING, UPGRADING.format(done))
             elif match := _ROTATED.search(line):
                 self.rotated_credentials = DemoCredentials(match.group(1), match.group(2))
                 continue  # never log the secret

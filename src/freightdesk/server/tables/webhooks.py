@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -62,14 +63,17 @@ class WebhookConfigRow(Base):
     # `configs.resume`): it gets the changes above it only. Times cannot say which changes
     # came after it (a change stamped before may commit after; the fan-out may read a change
     # long after its commit), journal ids taken under the fan-out's lock can
-    # (`outbox.journal_mark`). 0: every change.
-    journal_after: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    # (`outbox.journal_mark`). 0: every change. The server defaults are migrations 9's and 11's,
+    # written alike: a new database has the schema of an upgraded one.
+    journal_after: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
     # While paused (`enabled` false): the highest journal id when it was paused; the changes
     # above it are not its to receive. None while enabled.
     journal_paused_after: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     # [[after, through], ...]: the journal ids of earlier pauses (after < id <= through),
     # kept while the fan-out may not have passed them (`configs.resume`).
-    journal_paused: Mapped[list[list[int]]] = mapped_column(JsonType, default=list)
+    journal_paused: Mapped[list[list[int]]] = mapped_column(
+        JsonType, default=list, server_default=text("'[]'")
+    )
 
 
 class WebhookPayloadRow(Base):
