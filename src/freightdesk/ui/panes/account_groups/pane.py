@@ -57,19 +57,15 @@ RENAME_HINT = (
 )
 
 
-def _keep_room(error: ErrorLabel, field: QLineEdit) -> None:
-    """The form stays still while the user types: `error` keeps a line's room when it says
-    nothing, and the room it took while the field is edited (the edit hides it). Otherwise
-    the Add button jumped about 30 px as a message came and went, and a click meant for it
-    landed where it had been. The room is given back at the next send."""
+def _keep_room(error: ErrorLabel) -> None:
+    """The form stays still as a message comes: `error` keeps a line's room when it says
+    nothing. Otherwise the Add button jumped about 30 px as the messages came, and a click
+    meant for it landed where it had been. As a message goes while its field is edited, its
+    room stays by the shared `ErrorLabel.edited` until the next send."""
     policy = error.sizePolicy()
     policy.setRetainSizeWhenHidden(True)
     error.setSizePolicy(policy)
-    line = error.fontMetrics().lineSpacing()
-    error.setMinimumHeight(line)
-    field.textEdited.connect(
-        lambda _text: error.setMinimumHeight(max(error.minimumHeight(), error.height(), line))
-    )
+    error.setMinimumHeight(error.fontMetrics().lineSpacing())
 
 
 class AccountGroupsPane(ListExport, QWidget):
@@ -127,8 +123,8 @@ class AccountGroupsPane(ListExport, QWidget):
             self.errors.add_row(form, "C&ode", "code", self.code),
             self.errors.add_row(form, "&Name", "name", self.name),
         ]
-        for field, error in zip((self.code, self.name), self.field_errors, strict=True):
-            _keep_room(error, field)
+        for error in self.field_errors:
+            _keep_room(error)
         form.addRow(general)
         form_buttons = QHBoxLayout()
         form_buttons.addWidget(self.add_button)
