@@ -208,7 +208,7 @@ async def test_copy_then_set_an_attribute_on_three_shift_clicked_rows(
 
 
 async def _set_priority_on_selection(qtbot: QtBot, pane: ShipmentsPane, count: int) -> None:
-    """Actions > Set attribute… Priority = High, typed; its line above the list once done."""
+    """Actions > Set attribute… Priority = High, typed; its line under the list once done."""
     _dialog_shown, name, value = await _set_attribute_dialog(qtbot, pane)
     qtbot.keyClicks(name, "Priority")
     qtbot.keyClicks(value, "High")

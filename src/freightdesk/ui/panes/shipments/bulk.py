@@ -5,7 +5,7 @@ An "Actions" button on the list's toolbar and the list's context menu offer the 
 enabled only while rows are selected and naming how many. The work itself is the service
 layer's (`service/bulk.py`): a few shipments at a time, its progress shown with a Cancel that
 stops before the next shipment. At the end the shipments that failed (or were not started)
-are listed by identifier with the reason; when all went well a line above the list says so,
+are listed by identifier with the reason; when all went well a line under the list says so,
 until the list it speaks of is replaced (Refresh, a search or filter: `ShipmentsPane.refresh`).
 Menus open with `popup()` and questions with `open()`: no nested event loop while coroutines
 run on the same loop.
@@ -48,7 +48,7 @@ class _Job:
 
 class BulkActions(QObject):
     """The Shipments pane's bulk actions: its Actions button, the list's context menu, and
-    the runs they start. `toolbar` gets the button; the notice goes above the pane's table."""
+    the runs they start. `toolbar` gets the button; the notice goes under the pane's table."""
 
     def __init__(self, pane: ShipmentsPane, toolbar: QBoxLayout, body: QBoxLayout) -> None:
         super().__init__(pane)
@@ -75,7 +75,7 @@ class BulkActions(QObject):
         self.stop_action = self.menu.addAction("S&top tracking…", self.confirm_stop)
         self.running: BulkRun | None = None
         toolbar.addWidget(self.button)
-        body.insertWidget(body.indexOf(self.table), self.notice)
+        body.insertWidget(body.indexOf(self.table) + 1, self.notice)  # under: see the pane
 
         self.button.clicked.connect(self._open_menu)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)

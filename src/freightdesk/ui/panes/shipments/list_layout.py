@@ -165,7 +165,7 @@ class ListLayout(QWidget):
             and watched is self.splitter.widget(0)
             and self._detail_wants_height()
         ):
-            # A bar shown or hidden above the list ("12 new below", a notice) changes the
+            # A bar shown or hidden by the list ("12 new below", a notice) changes the
             # room its rows have: the tall tab's split is worked out again (once laid out),
             # so the list keeps its `TALL_TAB_LIST_ROWS` (7 at 1440x900 under the news bar).
             self.list_split.timer.start()

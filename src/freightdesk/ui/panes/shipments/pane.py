@@ -205,8 +205,11 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         left_layout.addLayout(needs)
         left_layout.addWidget(self.more)
         left_layout.addWidget(self.notice)
-        left_layout.addWidget(self.news)
         left_layout.addWidget(self.table, 1)
+        # The lines about the list that come and go as the user works in it go under it
+        # (the bulk action's result joins them): above it, they moved its rows down a line
+        # and up again, and a click meant for one shipment landed on the next.
+        left_layout.addWidget(self.news)
         left_layout.addWidget(self.count_label)
         self.bulk = BulkActions(self, top, left_layout)  # its button and notice, its menus
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
