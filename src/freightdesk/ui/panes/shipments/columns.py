@@ -7,7 +7,7 @@ by tuples, and puts the rows without a value last (ascending) or first (descendi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -64,6 +64,20 @@ def latest_event_text(row: SummaryRow) -> str:
     if row.latest_event_type is None:
         return ""
     return row.latest_event_description or row.latest_event_type.replace("_", " ").title()
+
+
+def edge_gap(after: Sequence[int], room: int) -> int:
+    """How much wider the last fitted column gets so that no column shows in part at the
+    list's right edge: `room` is what is left of the viewport beyond the fitted columns,
+    `after` the widths of the columns shown after them. 0 when they end at the edge, or a
+    column after them ends there (or the last one ends before it)."""
+    for width in after:
+        if room <= 0:
+            return 0
+        if room < width:
+            return room  # it would show in part ("N…" at the edge)
+        room -= width
+    return 0
 
 
 COLUMNS: tuple[Column, ...] = (

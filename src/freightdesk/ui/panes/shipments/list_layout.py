@@ -22,7 +22,7 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 
 from freightdesk.ui.panes.shipments.attention import place_attention
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column
+from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column, edge_gap
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.widgets.elided import cut_at_end
 from freightdesk.ui.widgets.list_split import ListSplit, list_wanted, share_beside, turned
@@ -208,17 +208,31 @@ class ListLayout(QWidget):
             if spare >= EVENT_WIDTH:
                 event_width = min(spare, EVENT_MOST)
                 others += event_width
-        room = (shown - others) // len(places)
+        size = max(PLACE_LEAST, min((shown - others) // len(places), PLACE_MOST))
+        if event_width is not None:
+            # The room beyond goes to the event where the next column would show in part
+            # (the scroll bar's room while a short list has none, places at their most).
+            after = [header.sectionSize(i) for i in self._shown_after(event)]
+            left = self.table.viewport().width() - others - len(places) * size
+            event_width += edge_gap(after, left)
         self._sizing = True
         try:
             if event_width is not None and header.sectionSize(event) != event_width:
                 header.resizeSection(event, event_width)
             for index in places:
-                size = max(PLACE_LEAST, min(room, PLACE_MOST))
                 if header.sectionSize(index) != size:
                     header.resizeSection(index, size)
         finally:
             self._sizing = False
+
+    def _shown_after(self, index: int) -> list[int]:
+        """The columns shown after `index`, in their order on screen."""
+        header = self.table.horizontalHeader()
+        return [
+            header.logicalIndex(v)
+            for v in range(header.visualIndex(index) + 1, header.count())
+            if not header.isSectionHidden(header.logicalIndex(v))
+        ]
 
     def _key_width(self, place: int = PLACE_LEAST) -> int:
         """The key columns' width with the places at `place` while they stretch (their
