@@ -1,7 +1,7 @@
 """How a code of the interface reads in words: the one table, plain Python, for the models'
 own messages (`identifier_rules.problems_for`), the service layer's texts (the public
-preview, the overview) and the app's every list and choice (`ui.formatting.code_text` is
-this), how a unit reads after its number (`unit_text`), and a mode (`mode_text`,
+preview, the overview) and the app's every list and choice, which import it from here; how
+a unit reads after its number (`unit_text`), and a mode (`mode_text`,
 `mode_short`)."""
 
 from __future__ import annotations

@@ -7,11 +7,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-# Codes in words: one table, in models, whose own messages and the service layer's texts
-# say them too.
-from freightdesk.models.code_words import code_text as code_text
-from freightdesk.models.code_words import unit_text as unit_text
-from freightdesk.models.code_words import words as words
+from freightdesk.models.code_words import code_text
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.models.weekdays import Weekday, days_named

@@ -14,11 +14,12 @@ from freightdesk.models.booking import (
     BookingShippingDetails,
     BookingStatus,
 )
+from freightdesk.models.code_words import code_text, words
 from freightdesk.models.common import ContactInfo
 from freightdesk.models.rating import ACCESSORIAL_NAMES, RateStopLocation
 from freightdesk.service.bookings import status_text
 from freightdesk.service.clock import user_time
-from freightdesk.ui.formatting import code_text, place_text, words
+from freightdesk.ui.formatting import place_text
 
 TIMES = "\u00d7"  # a multiplication sign, as in 48x40x50
 

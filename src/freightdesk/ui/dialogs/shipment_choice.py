@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import QCompleter, QHBoxLayout, QLabel, QLineEdit, QWidget
 
+from freightdesk.models.code_words import code_text
 from freightdesk.service.shipment_lookup import Found, ListedIndex, ShipmentIndex, as_shipment_id
 from freightdesk.service.summary_rows import SummaryRow
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.completion import ClickThrough
 
 if TYPE_CHECKING:

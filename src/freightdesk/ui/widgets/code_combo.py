@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtWidgets import QComboBox
 
-from freightdesk.ui.formatting import code_text
+from freightdesk.models.code_words import code_text
 
 
 def add_codes(

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import Booking, BookingStatus
-from freightdesk.models.code_words import mode_text, response_method_text
+from freightdesk.models.code_words import code_text, mode_text, response_method_text, words
 from freightdesk.models.common import LogisticsIdentifier
 from freightdesk.models.rating import RateIdentifier
 from freightdesk.service.bookings import editable, status_text
@@ -35,14 +35,7 @@ from freightdesk.ui.dialogs.booking_text import (
     status_html,
     units_text,
 )
-from freightdesk.ui.formatting import (
-    amount_text,
-    code_text,
-    countdown_text,
-    money_text,
-    place_text,
-    words,
-)
+from freightdesk.ui.formatting import amount_text, countdown_text, money_text, place_text
 
 COUNTDOWN_MS = 1000
 # The scheme of an id's Copy link in the detail: "copy:<the id>".

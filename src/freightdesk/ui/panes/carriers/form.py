@@ -35,10 +35,9 @@ from freightdesk.models.booking import (
     DistanceUnit,
     SystemOfMeasurement,
 )
-from freightdesk.models.code_words import mode_text
+from freightdesk.models.code_words import code_text, mode_text
 from freightdesk.models.common import Currency
 from freightdesk.models.durations import duration_text
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.group_follower import renamed
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.documents import (
     DOCUMENT_IDENTIFIER_TYPES,
     SHIPPER_TENANT_UUID,
     DocumentType,
 )
-from freightdesk.ui.formatting import code_text
 
 TYPE_TEXT: dict[DocumentType, str] = {
     DocumentType.BILL_OF_LADING: "Bill of lading",

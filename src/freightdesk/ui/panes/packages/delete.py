@@ -15,12 +15,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.packaging import DeletedPackage
 from freightdesk.service.errors import NotFound
 from freightdesk.service.messages import refusal
 from freightdesk.service.packages import check_identifier
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text, words
 from freightdesk.models.package_rules import NEXT_STATUSES
 from freightdesk.models.packaging import (
     AccessorialType,
@@ -31,7 +32,6 @@ from freightdesk.models.packaging import (
 )
 from freightdesk.service.packages import as_write, check_package
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.identifiers import IdentifierTable

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text, unit_text, words
 from freightdesk.models.packaging import (
     DeletedPackage,
     Package,
@@ -31,7 +32,6 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Params
 from freightdesk.service.packages import PAGE_SIZE
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import code_text, unit_text, words
 from freightdesk.ui.panes.packages.delete import DeleteByIdentifierDialog
 from freightdesk.ui.panes.packages.form import IDENTIFIER_TYPES, PackageFormDialog
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of

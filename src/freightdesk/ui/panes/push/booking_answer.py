@@ -30,7 +30,7 @@ from freightdesk.models.booking import (
     CarrierResponseMethod,
     RejectionReason,
 )
-from freightdesk.models.code_words import mode_text
+from freightdesk.models.code_words import code_text, mode_text, words
 from freightdesk.service.bookings import (
     STATUS_TEXT,
     BookingsService,
@@ -40,7 +40,6 @@ from freightdesk.service.bookings import (
 from freightdesk.service.messages import explain, passing, refusal
 from freightdesk.ui.bridge import answering_again
 from freightdesk.ui.dialogs.booking_text import booking_names, reference_text
-from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text, words
 from freightdesk.models.push import FUEL_UNITS, PARCEL_RULES, TRUCKLOAD_RULES, ParcelEventType
 from freightdesk.models.tracking import SpeedUnit
 from freightdesk.service.carrier_push import (
@@ -38,7 +39,6 @@ from freightdesk.service.carrier_push import (
     TruckloadInput,
     problems_in_words,
 )
-from freightdesk.ui.formatting import code_text, words
 from freightdesk.ui.panes.push.sensors import SensorTable
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.time_edit import UserTimeEdit

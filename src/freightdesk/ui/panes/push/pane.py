@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import Booking
+from freightdesk.models.code_words import words
 from freightdesk.models.push import IngestionStatus
 from freightdesk.service.carrier_push import (
     TRUCKLOAD,
@@ -50,7 +51,6 @@ from freightdesk.service.clock import user_time
 from freightdesk.service.errors import ApiError, AuthenticationFailed
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.push.booking_answer import BookingAnswerDialog, booking_text
 from freightdesk.ui.panes.push.forms import ParcelForm, TruckloadForm
 from freightdesk.ui.tasks import spawn

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QTableWidgetItem, QWidget
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.push import SENSOR_READINGS
 from freightdesk.service.carrier_push import SensorRow
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code
 from freightdesk.ui.widgets.row_table import RowTable
 

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.account_groups import AccountGroup, code_key, find_code
 from freightdesk.models.booking import CarrierProfile
+from freightdesk.models.code_words import words
 from freightdesk.models.rating import (
     LoadPreference,
     QuoteTypeFilter,
@@ -50,7 +51,6 @@ from freightdesk.service.clock import user_now
 from freightdesk.service.messages import NOT_CONNECTED, explain, refusal
 from freightdesk.service.rating import check_rate_request
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import words
 from freightdesk.ui.panes.rates.accessorials import AccessorialPicker, StopContacts
 from freightdesk.ui.panes.rates.handling_units import (
     UNIT_WORDS,

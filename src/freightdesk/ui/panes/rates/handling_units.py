@@ -7,8 +7,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QWidget
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.rating import FREIGHT_CLASSES, HandlingUnit
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.widgets.row_table import RowTable, integer, number
 
 UNITS = "rateDetail.shipmentDetails[0].handlingUnits"

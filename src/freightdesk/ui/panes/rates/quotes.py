@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
+from freightdesk.models.code_words import unit_text, words
 from freightdesk.models.common import Currency, Measure, Money
 from freightdesk.models.rating import (
     ACCESSORIAL_NAMES,
@@ -28,14 +29,7 @@ from freightdesk.models.rating import (
 )
 from freightdesk.service.clock import day_text, user_time
 from freightdesk.service.rating import effective_status
-from freightdesk.ui.formatting import (
-    amount_text,
-    place_text,
-    unit_text,
-    valid_for_text,
-    valid_until_text,
-    words,
-)
+from freightdesk.ui.formatting import amount_text, place_text, valid_for_text, valid_until_text
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
 Index = QModelIndex | QPersistentModelIndex

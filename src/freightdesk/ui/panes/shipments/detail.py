@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.tracking import ExceptionStatus, TrackingHistory
 from freightdesk.service.clock import user_time
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
 from freightdesk.ui.dialogs.shipment_choice import shipment_text
-from freightdesk.ui.formatting import code_text, free_code_text, money_text, state_text
+from freightdesk.ui.formatting import free_code_text, money_text, state_text
 from freightdesk.ui.panes.shipments.detail_actions import DetailActions, HeaderMessage, explain
 from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
 from freightdesk.ui.panes.shipments.detail_route import STOP_WIDTH, DetailRoute

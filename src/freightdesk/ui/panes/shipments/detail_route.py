@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTableWidget, QWidget
 
+from freightdesk.models.code_words import code_text, unit_text
 from freightdesk.models.common import Measure
 from freightdesk.models.tracking import RouteStop, TrackingHistory
 from freightdesk.service.clock import place_time
-from freightdesk.ui.formatting import code_text, unit_text
 from freightdesk.ui.panes.shipments.tables import fill
 
 STOP_WIDTH = 150  # the stop's name, cut; its appointment beside it in the narrow detail

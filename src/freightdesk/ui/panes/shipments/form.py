@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.common import Address, CustomAttribute, LogisticsIdentifier
 from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, problems_for
@@ -36,7 +37,6 @@ from freightdesk.models.tracking import (
 from freightdesk.service.errors import ApiError
 from freightdesk.service.messages import NOT_CONNECTED, explain
 from freightdesk.service.session import AppSession
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.edit_table import EditTable

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.common import CustomAttribute
 from freightdesk.models.tracking import MAX_ATTRIBUTES, TrackedShipmentInput, TrackingHistory
 from freightdesk.service.clock import place_time, user_time
@@ -30,7 +31,7 @@ from freightdesk.service.overview import Overview, Place, overview_of
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import with_attributes
 from freightdesk.service.triage import Attention, TriageSettings
-from freightdesk.ui.formatting import code_text, state_text
+from freightdesk.ui.formatting import state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
 from freightdesk.ui.panes.shipments.tables import fill, fit_rows, make_table, show_all_rows
 from freightdesk.ui.tasks import spawn

@@ -18,10 +18,10 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
+from freightdesk.models.code_words import unit_text
 from freightdesk.models.vehicles import METRES_PER_UNIT, AvailableVehicle, radius_of
 from freightdesk.service.clock import user_time
 from freightdesk.service.vehicles import query_of
-from freightdesk.ui.formatting import unit_text
 from freightdesk.ui.maps import ASSETS
 from freightdesk.ui.maps.page import MapView, TileSettings
 from freightdesk.ui.panes.vehicles.form import truck_text

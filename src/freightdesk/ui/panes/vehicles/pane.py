@@ -14,7 +14,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from freightdesk.models.code_words import unit_name
+from freightdesk.models.code_words import unit_name, unit_text
 from freightdesk.models.vehicles import (
     AvailableVehicle,
     RadiusUnit,
@@ -32,7 +32,6 @@ from freightdesk.service.vehicles import (
     sort_of,
     sort_params,
 )
-from freightdesk.ui.formatting import unit_text
 from freightdesk.ui.panes.vehicles.form import (
     POINT,
     VehicleSearchForm,

@@ -26,10 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from freightdesk.models.booking import CarrierProfile
+from freightdesk.models.code_words import code_text
 from freightdesk.models.vltl import VLTL_ACCESSORIAL_NAMES, RateQuote
 from freightdesk.service.messages import refusal
 from freightdesk.service.vltl import LastDispatch, VltlService, check_dispatch
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.vltl.fields import (
     AddressFields,
     ContactFields,

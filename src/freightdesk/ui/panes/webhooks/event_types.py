@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from freightdesk.models.code_words import code_text
 from freightdesk.models.webhooks import FILTER_EVENT_TYPES
-from freightdesk.ui.formatting import code_text
 
 ItemFlag = Qt.ItemFlag
 CHECKABLE = ItemFlag.ItemIsUserCheckable | ItemFlag.ItemIsEnabled | ItemFlag.ItemIsSelectable

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.code_words import mode_text
+from freightdesk.models.code_words import code_text, mode_text
 from freightdesk.models.common import TransportationMode
 from freightdesk.models.webhooks import (
     EVENT_KINDS,
@@ -42,7 +42,6 @@ from freightdesk.models.webhooks import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.service.webhooks import check_configuration
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.webhooks.auth import AuthenticationEditor
 from freightdesk.ui.panes.webhooks.event_types import EventTypePicker
 from freightdesk.ui.panes.webhooks.summary import filters_text, what_text

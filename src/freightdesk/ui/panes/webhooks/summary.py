@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from html import escape
 
-from freightdesk.models.code_words import mode_text
+from freightdesk.models.code_words import code_text, mode_text
 from freightdesk.models.webhooks import ContextKind, PushConfiguration, WebhookConfiguration
 from freightdesk.service.clock import user_time
-from freightdesk.ui.formatting import code_text
 from freightdesk.ui.panes.webhooks.auth import TYPE_TEXT
 from freightdesk.ui.panes.webhooks.words import KIND_TEXT, paused_text
 
