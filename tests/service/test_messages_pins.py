@@ -35,7 +35,10 @@ from tests.server.test_rating_support import (
     BOOKINGS,
     DALLAS,
     RATE_REQUESTS,
+    booking_of,
+    booking_status,
     create_booking,
+    quoted,
     set_profile,
     standalone_booking,
     tl_request,
@@ -148,6 +151,16 @@ def _sailings(source: str, **window: date) -> Callable[[TenantHandle], Said]:
     params = {"origin": "CNSHA", "destination": "NLRTM"}
     params.update({name: day.isoformat() for name, day in window.items()})
     return lambda t: _refused(t.http.get(ROUTES, params=params), source)
+
+
+def _second_quote_booked(tenant: TenantHandle) -> Said:
+    """Another quote of a rate request booked already (the Rates pane's Book this quote)."""
+    set_profile(tenant, "ZZBK", behaviour="ACCEPT", responseDelaySeconds=0)
+    request = quoted(tenant, tl_request(["ZZBK"]))
+    first, second = request["quotes"][:2]  # its contract and spot quotes
+    booking = create_booking(tenant, booking_of(first))
+    booking_status(tenant, booking["id"], "BOOKED")
+    return _refused(tenant.http.post(BOOKINGS, json=booking_of(second)), "rateIdentifiers", 409)
 
 
 def _cancelled_booking_edited(tenant: TenantHandle) -> Said:
@@ -453,6 +466,12 @@ CASES: dict[str, Case] = {
             {"type": "API_KEY", "parameters": {"apiKey": "k", "headerName": "X Team"}},
         ),
         "'X Team' cannot be a header name: use letters, digits and dashes",
+    ),
+    "booked-already": (
+        r"already has (?:booking",
+        _second_quote_booked,
+        "This request is booked already: cancel that booking in Bookings first to book another"
+        " quote",
     ),
     "booking-answered": (
         r"only PROCESSING or UNDER_REVIEW",

@@ -164,6 +164,16 @@ _BOOKING_STATES = {
 }
 
 
+def _booked_already(state: str | None) -> str:
+    """ "This request is booked already: ...", or has a booking the carrier has not answered
+    ("(under review)")."""
+    if state == "BOOKED":
+        said = "is booked already"
+    else:
+        said = "has a booking already" + (f" ({code_text(state).lower()})" if state else "")
+    return f"This request {said}: cancel that booking in Bookings first to book another quote"
+
+
 # (field path ending, message pattern, words): the first match wins. Paths are matched on
 # their end so a rule holds for every address, stop or row; the pattern on the whole message.
 # Each rule is pinned to words the local service really says (tests/service/
@@ -382,6 +392,17 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
             "being processed or under review can "
             + ("be changed" if m.group(2) == "can be updated" else "take the carrier's answer")
         ),
+    ),
+    # Booking a second quote of a rate request whose booking is still live (being processed,
+    # under review or booked): the service names both by uuid and the state by its code; the
+    # way out is to cancel that booking first (Bookings pane). Said under the whole form: the
+    # rate identifiers typed are not what is wrong.
+    (
+        "rateIdentifiers",
+        re.compile(
+            r"^Rate request \S+ already has (?:booking \S+ \((\w+)\)|a booking in progress)"
+        ),
+        lambda m: _booked_already(m.group(1)),
     ),
     # A carrier accepting a booking without an identifier tracking can find the shipment by
     # (the Push pane's booking answer): the service lists the kinds by their codes.
