@@ -164,14 +164,19 @@ _BOOKING_STATES = {
 }
 
 
-def _booked_already(state: str | None) -> str:
+# How the words of a rate request booked already end (`booked_already`): a form says them
+# under the whole form, not beside the rate identifiers the service names.
+BOOK_ANOTHER = "cancel that booking in Bookings first to book another quote"
+
+
+def booked_already(state: str | None) -> str:
     """ "This request is booked already: ...", or has a booking the carrier has not answered
     ("(under review)")."""
     if state == "BOOKED":
         said = "is booked already"
     else:
         said = "has a booking already" + (f" ({code_text(state).lower()})" if state else "")
-    return f"This request {said}: cancel that booking in Bookings first to book another quote"
+    return f"This request {said}: {BOOK_ANOTHER}"
 
 
 # (field path ending, message pattern, words): the first match wins. Paths are matched on
@@ -402,7 +407,7 @@ _PLAIN: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         re.compile(
             r"^Rate request \S+ already has (?:booking \S+ \((\w+)\)|a booking in progress)"
         ),
-        lambda m: _booked_already(m.group(1)),
+        lambda m: booked_already(m.group(1)),
     ),
     # A carrier accepting a booking without an identifier tracking can find the shipment by
     # (the Push pane's booking answer): the service lists the kinds by their codes.

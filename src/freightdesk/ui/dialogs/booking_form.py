@@ -25,7 +25,7 @@ from freightdesk.models.common import Currency
 from freightdesk.models.rating import CarrierIdentifierType, Quote
 from freightdesk.service.bookings import as_input, check_booking, editable, status_text
 from freightdesk.service.clock import user_now
-from freightdesk.service.messages import refusal
+from freightdesk.service.messages import BOOK_ANOTHER, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_text import (
     charge_text,
@@ -89,7 +89,8 @@ class MoneyEdit(QWidget):
 
 
 class BookingFormDialog(TabbedFormDialog):
-    discard_text = "Discard this booking?"
+    # Not "Discard this booking?" when editing: it read like cancelling the booking.
+    discard_text = "Discard this new booking?"
 
     def __init__(
         self,
@@ -110,6 +111,7 @@ class BookingFormDialog(TabbedFormDialog):
         self.carried: dict[str, Any] = {}  # fields sent back as they are
         if booking is not None:
             self.setWindowTitle(f"Edit booking with {booking.capacity_provider_identifier.value}")
+            self.discard_text = "Discard your changes to this booking?"
         elif quote is not None:
             self.setWindowTitle(f"Book {quote.carrier_name}")
         else:
@@ -440,6 +442,12 @@ class BookingFormDialog(TabbedFormDialog):
     # --- errors and saving -----------------------------------------------------------------
 
     def show_problems(self, problems: dict[str, str], general: str | None = None) -> None:
+        # Another quote of the request is booked already: nothing typed is wrong, so it is
+        # said under the form, not beside the rate identifiers the service names.
+        said = problems.get("rateIdentifiers", "")
+        if said.endswith(BOOK_ANOTHER):
+            problems = {k: v for k, v in problems.items() if k != "rateIdentifiers"}
+            general = "\n".join(t for t in (general, said) if t)
         shown = fold_rows(
             problems,
             {

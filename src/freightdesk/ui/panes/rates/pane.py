@@ -4,6 +4,7 @@ one step, cancel a request (its outcome said in words)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
@@ -20,11 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.booking import Booking
+from freightdesk.models.booking import OPEN_STATUSES, Booking, BookingStatus
 from freightdesk.models.rating import Quote, RateRequest, RateRequestStatus
 from freightdesk.service.bookings import status_text
 from freightdesk.service.clock import day_text
-from freightdesk.service.messages import explain
+from freightdesk.service.messages import booked_already, explain
 from freightdesk.service.rating import (
     OPEN,
     Cancellation,
@@ -60,6 +61,22 @@ from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
 COUNTDOWN_MS = 1000
+# While the chosen request's booking waits for the carrier's answer, how often it is looked
+# up again, so that "Being booked" turns "Booked" (or off, once declined) on its own.
+BOOKING_LOOKUP_S = 5.0
+# A rate request's booking that stops another of its quotes being booked (the service's one
+# live booking per rate request).
+LIVE = (*OPEN_STATUSES, BookingStatus.BOOKED)
+
+
+async def live_bookings(session: AppSession) -> dict[str, Booking]:
+    """Rate request id -> its live booking. A booking made from a quote names the quote's
+    rate request as its parent shipment (docs/spec-gaps.md, Booking)."""
+    found: dict[str, Booking] = {}
+    async for booking in session.require_client().bookings.list(statuses=LIVE):
+        if booking.shipment_id is not None:
+            found.setdefault(str(booking.shipment_id), booking)  # newest first
+    return found
 
 
 class RatesPane(ListExport, QWidget):
@@ -76,6 +93,8 @@ class RatesPane(ListExport, QWidget):
         self.dialog: QWidget | None = None
         self.question: QMessageBox | None = None
         self.last_cancellation: Cancellation | None = None
+        self._lookup: asyncio.Task[dict[str, Booking]] | None = None
+        self._looked_up_at = 0.0  # time.monotonic()
 
         self.new_button = QPushButton("&New rate request…", self)
         self.again_button = QPushButton("As&k again…", self)
@@ -207,6 +226,29 @@ class RatesPane(ListExport, QWidget):
         self.request_table.set_items(data.items())  # the chosen request stays chosen
         if self.selected() is None and data.order:
             self.select_request(data.order[0])
+        self.look_up_bookings()
+
+    def booking_of(self, request: RateRequest | None) -> Booking | None:
+        """The request's live booking as last looked up (or just made here)."""
+        return self.requests.booked.get(str(request.id)) if request else None
+
+    def look_up_bookings(self) -> None:
+        """Which requests are booked (or being booked), from the service's bookings: one
+        booked meanwhile, in Bookings or elsewhere, or cancelled there, shows here."""
+        if self.session.client is None or (self._lookup and not self._lookup.done()):
+            return
+        self._looked_up_at = time.monotonic()
+        # A failed look-up keeps what was known: the list's status line says the trouble.
+        self._lookup = spawn(
+            live_bookings(self.session), on_done=self._set_booked, on_error=lambda _e: None,
+            name="rates-bookings", owner=self,
+        )  # fmt: skip
+
+    def _set_booked(self, booked: dict[str, Booking]) -> None:
+        if booked == self.requests.booked:
+            return
+        self.requests.set_booked(booked)
+        self._detail()
 
     def select_request(self, request_id: str) -> None:
         """Select the request now, or once the list has it (one just asked or opened)."""
@@ -214,7 +256,7 @@ class RatesPane(ListExport, QWidget):
 
     def _detail(self) -> None:
         request = self.selected()
-        self.quotes.for_request(request)
+        self.quotes.for_request(request, self.booking_of(request))
         self.quote_table.set_items(request.quotes if request else [])  # the quote stays chosen
         self.market_table.set_items(request.market_quotes if request else [])
         if request is None:
@@ -251,12 +293,19 @@ class RatesPane(ListExport, QWidget):
             services_of(request),
             f"{request.quote_type_filter.value.lower()} quotes",
             f"asked {asked}",
-            request_status_text(request),
+            request_status_text(request, self.booking_of(request)),
         ]
         if status in OPEN:
             parts.append(f"request {valid_until_text(request.expiration_date_time)}")
         self.subtitle.setText(" · ".join(p for p in parts if p))
-        if status is RateRequestStatus.QUOTES_REQUESTED:
+        booking = self.booking_of(request)
+        if booking is not None:
+            self.waiting.setText(f"{booked_already(booking.status.value)}.")
+            self.waiting.setToolTip("")
+            waited = time.monotonic() - self._looked_up_at
+            if booking.status in OPEN_STATUSES and self.isVisible() and waited > BOOKING_LOOKUP_S:
+                self.look_up_bookings()
+        elif status is RateRequestStatus.QUOTES_REQUESTED:
             dots = "." * (1 + int(time.monotonic()) % 3)
             self.waiting.setText(
                 f"Carriers are answering{dots} ({len(request.quotes)} quotes so far)"
@@ -278,11 +327,20 @@ class RatesPane(ListExport, QWidget):
     def _update_actions(self, *_args: object) -> None:
         request = self.selected()
         quote = self.selected_quote()
-        bookable = request is not None and quote is not None and quote_open(quote, request)
-        self.book_button.setEnabled(bookable)
-        self.book_button.setToolTip(
-            "" if bookable or quote is None else "This quote can no longer be booked."
+        booking = self.booking_of(request)
+        bookable = (
+            request is not None
+            and quote is not None
+            and booking is None
+            and quote_open(quote, request)
         )
+        self.book_button.setEnabled(bookable)
+        if booking is not None:
+            self.book_button.setToolTip(f"{booked_already(booking.status.value)}.")
+        else:
+            self.book_button.setToolTip(
+                "" if bookable or quote is None else "This quote can no longer be booked."
+            )
         cancellable = request is not None and request.status is not RateRequestStatus.CANCELLED
         self.cancel_button.setEnabled(cancellable)
         self.again_button.setEnabled(request is not None)
@@ -314,6 +372,10 @@ class RatesPane(ListExport, QWidget):
         quote = self.selected_quote()
         if request is None or quote is None:
             return
+        booking = self.booking_of(request)
+        if booking is not None:  # Return on a quote: the button says why it is off
+            self.notice.show_error(f"{booked_already(booking.status.value)}.")
+            return
         if not quote_open(quote, request):
             self.notice.show_error("This quote can no longer be booked (expired or cancelled).")
             return
@@ -325,6 +387,8 @@ class RatesPane(ListExport, QWidget):
         dialog.open()
 
     def _booked(self, booking: Booking) -> None:
+        if booking.shipment_id is not None:  # shown booked now, not at the next look-up
+            self._set_booked({**self.requests.booked, str(booking.shipment_id): booking})
         self.notice.show_info(
             f"Booked with {booking.capacity_provider_identifier.value}: "
             f"{status_text(booking.status).lower()}; the carrier's answer follows in Bookings."
@@ -415,5 +479,7 @@ class RatesPane(ListExport, QWidget):
         )
 
     def shutdown(self) -> None:
+        if self._lookup is not None:
+            self._lookup.cancel()
         self._timer.stop()
         self.binding.shutdown()

@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
 
+from freightdesk.models.booking import Booking, BookingStatus
 from freightdesk.models.code_words import unit_text, words
 from freightdesk.models.common import Currency, Measure, Money
 from freightdesk.models.rating import (
@@ -27,8 +28,10 @@ from freightdesk.models.rating import (
     RateRequest,
     RateRequestStatus,
 )
+from freightdesk.service.bookings import status_text
 from freightdesk.service.clock import day_text, user_time
 from freightdesk.service.rating import effective_status
+from freightdesk.ui.dialogs.booking_text import status_color
 from freightdesk.ui.formatting import amount_text, place_text, valid_for_text, valid_until_text
 from freightdesk.ui.widgets.listing import Column, ListingModel
 
@@ -43,8 +46,24 @@ REQUEST_STATUS = {
 }
 
 
-def request_status_text(request: RateRequest) -> str:
+def request_status_text(request: RateRequest, booking: Booking | None = None) -> str:
+    """ "Quotes received", or, once one of its quotes is booked, the booking's state: "Booked"
+    (the carrier accepted), "Being booked" (waiting for the carrier's answer)."""
+    if booking is not None:
+        return "Booked" if booking.status is BookingStatus.BOOKED else "Being booked"
     return REQUEST_STATUS[effective_status(request)][0]
+
+
+def is_booked_quote(quote: Quote, booking: Booking | None) -> bool:
+    """Whether `booking` books `quote`: the same carrier, and the quote's number among the
+    booking's rate identifiers (what a booking sends to book a quote)."""
+    if (
+        booking is None
+        or booking.capacity_provider_identifier != quote.capacity_provider_identifier
+    ):
+        return False
+    numbers = {i.value for i in quote.rate_identifiers}
+    return any(r.value in numbers for r in booking.rate_identifiers)
 
 
 def lane_of(request: RateRequest) -> str:
@@ -72,7 +91,7 @@ def services_of(request: RateRequest) -> str:
 
 
 class RequestsModel(ListingModel[RateRequest]):
-    """The rate requests, the status coloured."""
+    """The rate requests, the status coloured; a booked one says so (`booked`)."""
 
     STATUS = 4
 
@@ -87,7 +106,7 @@ class RequestsModel(ListingModel[RateRequest]):
                 value=lambda r: r.rate_detail.pickup_date,  # exported as ISO 8601
             ),
             Column("Freight", mode_of, 150, tooltip=mode_of),
-            Column("Status", request_status_text, 120),
+            Column("Status", lambda r: request_status_text(r, self.booked.get(str(r.id))), 120),
             Column("Quotes", lambda r: str(len(r.quotes)), 60),
             Column(
                 "Created",
@@ -97,11 +116,25 @@ class RequestsModel(ListingModel[RateRequest]):
             ),
         ]
         super().__init__(columns, parent)
+        # Rate request id -> its live booking (being processed, under review or booked).
+        self.booked: dict[str, Booking] = {}
+
+    def set_booked(self, booked: dict[str, Booking]) -> None:
+        self.booked = booked
+        if self.items:
+            top = self.index(0, self.STATUS)
+            bottom = self.index(len(self.items) - 1, self.STATUS)
+            self.dataChanged.emit(top, bottom)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == self.STATUS:
             request = self.item_at(index.row())
-            return REQUEST_STATUS[effective_status(request)][1] if request else None
+            if request is None:
+                return None
+            booking = self.booked.get(str(request.id))
+            if booking is not None:
+                return status_color(booking.status)
+            return REQUEST_STATUS[effective_status(request)][1]
         return super().data(index, role)
 
 
@@ -164,6 +197,7 @@ class QuotesModel(ListingModel[Quote]):
     def __init__(self, parent: Any = None) -> None:
         super().__init__((), parent)
         self.request: RateRequest | None = None
+        self.booking: Booking | None = None  # the request's live booking
         self._rank: dict[str, int] = {}
         self._cheapest: set[str] = set()  # ids of the cheapest quote of each currency
         self._market: dict[tuple[QuoteType, Currency], float] = {}
@@ -171,8 +205,7 @@ class QuotesModel(ListingModel[Quote]):
         # Kept as QuoteColumn (the base's `columns` are the same ones): their sort keys.
         self.quote_columns = [
             QuoteColumn(
-                "Carrier", lambda q: f"{q.carrier_name} ({q.capacity_provider_identifier.value})",
-                190, key=lambda q: q.carrier_name.lower(),
+                "Carrier", self._carrier, 190, key=lambda q: q.carrier_name.lower(),
             ),
             QuoteColumn(
                 "Type", lambda q: q.quote_type.value.title(), 75, key=lambda q: q.quote_type
@@ -214,10 +247,12 @@ class QuotesModel(ListingModel[Quote]):
 
     # --- data ------------------------------------------------------------------------------
 
-    def for_request(self, request: RateRequest | None) -> None:
-        """The request whose quotes `set_items` shows next: whether they can still be booked,
-        and the market rates they are compared with."""
+    def for_request(self, request: RateRequest | None, booking: Booking | None = None) -> None:
+        """The request whose quotes `set_items` shows next: whether they can still be booked
+        (`booking`, its live booking, marks the quote it books), and the market rates they
+        are compared with."""
         self.request = request
+        self.booking = booking
         self._market = {
             (m.quote_type, m.average_rate.currency): m.average_rate.amount
             for m in (request.market_quotes if request else [])
@@ -231,6 +266,13 @@ class QuotesModel(ListingModel[Quote]):
         if self._sort is not None:
             self._sort_rows(quotes, *self._sort)
         super().set_items(quotes)
+
+    def _carrier(self, quote: Quote) -> str:
+        """ "Prairie Line Freight (PRLF)", and the booking's state on the quote booked."""
+        text = f"{quote.carrier_name} ({quote.capacity_provider_identifier.value})"
+        if self.booking is not None and is_booked_quote(quote, self.booking):
+            return f"{text} · {status_text(self.booking.status)}"
+        return text
 
     def _versus(self, quote: Quote) -> float | None:
         average = self._market.get((quote.quote_type, quote.total_rate.currency))
