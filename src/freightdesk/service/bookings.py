@@ -54,6 +54,11 @@ STATUS_TEXT = {
 }
 
 
+# A rate request's live booking stops another of its quotes being booked (the service's one
+# live booking per rate request).
+LIVE_STATUSES = (*OPEN_STATUSES, BookingStatus.BOOKED)
+
+
 # --- the service's rules, checked in the form --------------------------------------------
 
 
@@ -339,6 +344,16 @@ class BookingsService(ListService[Booking]):
         await self._show_if_listed([cancelled])
         self._watched(cancelled)
         return cancelled
+
+    async def live_by_rate_request(self) -> dict[str, Booking]:
+        """Rate request id -> its live booking (processing, under review or booked), the one
+        that stops another of its quotes being booked. A booking made from a quote names the
+        quote's rate request as its parent shipment (docs/spec-gaps.md, Booking)."""
+        found: dict[str, Booking] = {}
+        async for booking in self._client().bookings.list(statuses=LIVE_STATUSES):
+            if booking.shipment_id is not None:
+                found.setdefault(str(booking.shipment_id), booking)  # newest first
+        return found
 
     # --- the carrier's side (an extension of the local service) -----------------------------
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.booking import OPEN_STATUSES, Booking, BookingStatus
+from freightdesk.models.booking import OPEN_STATUSES, Booking
 from freightdesk.models.rating import Quote, RateRequest, RateRequestStatus
 from freightdesk.service.bookings import status_text
 from freightdesk.service.clock import day_text
@@ -64,19 +64,6 @@ COUNTDOWN_MS = 1000
 # While the chosen request's booking waits for the carrier's answer, how often it is looked
 # up again, so that "Being booked" turns "Booked" (or off, once declined) on its own.
 BOOKING_LOOKUP_S = 5.0
-# A rate request's booking that stops another of its quotes being booked (the service's one
-# live booking per rate request).
-LIVE = (*OPEN_STATUSES, BookingStatus.BOOKED)
-
-
-async def live_bookings(session: AppSession) -> dict[str, Booking]:
-    """Rate request id -> its live booking. A booking made from a quote names the quote's
-    rate request as its parent shipment (docs/spec-gaps.md, Booking)."""
-    found: dict[str, Booking] = {}
-    async for booking in session.require_client().bookings.list(statuses=LIVE):
-        if booking.shipment_id is not None:
-            found.setdefault(str(booking.shipment_id), booking)  # newest first
-    return found
 
 
 class RatesPane(ListExport, QWidget):
@@ -235,14 +222,19 @@ class RatesPane(ListExport, QWidget):
     def look_up_bookings(self) -> None:
         """Which requests are booked (or being booked), from the service's bookings: one
         booked meanwhile, in Bookings or elsewhere, or cancelled there, shows here."""
-        if self.session.client is None or (self._lookup and not self._lookup.done()):
+        bookings = self.session.bookings
+        busy = self._lookup is not None and not self._lookup.done()
+        if self.session.client is None or bookings is None or busy:
             return
         self._looked_up_at = time.monotonic()
         # A failed look-up keeps what was known: the list's status line says the trouble.
         self._lookup = spawn(
-            live_bookings(self.session), on_done=self._set_booked, on_error=lambda _e: None,
-            name="rates-bookings", owner=self,
-        )  # fmt: skip
+            bookings.live_by_rate_request(),
+            on_done=self._set_booked,
+            on_error=lambda _e: None,
+            name="rates-bookings",
+            owner=self,
+        )
 
     def _set_booked(self, booked: dict[str, Booking]) -> None:
         if booked == self.requests.booked:
