@@ -106,11 +106,11 @@ async def test_a_second_window_reuses_the_first_windows_token(tmp_path: Path) ->
             app = session.get(ClientApp, profile.client_id)
             assert app is not None
             rotate_secret(session, app)
-        old_secret = secrets.get(profile.secret_key)
+        old_secret = first.profiles.secret(profile)
         kept.save(KeptToken("another-unknown-token", time.time() + 3600))
         renewed, troubled = await _open_window(paths, secrets)
         assert not troubled
         assert renewed not in (None, fresh, "another-unknown-token")
-        assert secrets.get(profile.secret_key) not in (None, old_secret)
+        assert first.profiles.secret(profile) not in (None, old_secret)
     finally:
         await first.close()

@@ -1,5 +1,6 @@
 """A second start of the Local sandbox on a home with data, where no keyring kept the secret
-(a new user's machine, a container): the service's own start gives the app a new secret, so
+(a new user's machine, a container) and its file in the service's data directory is gone
+(`LocalSandboxSecrets`): the service's own start gives the app a new secret, so
 the session is Online about when the service answers, and the status says what it waits for
 meanwhile. It ran `client rotate` once the service answered: a second start of most of the
 service, 42 s to Online at load 13 where the service answered after 14 s."""
@@ -15,7 +16,7 @@ from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.secrets import MemorySecretStore
-from freightdesk.service.session import AppSession
+from freightdesk.service.session import LOCAL_SECRET_FILE, AppSession
 
 # Online within this many times the service's own start (spawn to its first /health answer)
 # in the same run: signing in is one token request; a second process's start doubled it.
@@ -37,6 +38,7 @@ async def test_a_second_start_is_online_when_its_service_answers(tmp_path: Path)
     finally:
         await first.close()
     assert client_id
+    (paths.local_service_dir / LOCAL_SECRET_FILE).unlink()  # the secret lost
 
     second = _session(paths)
     seen: list[ConnectionStatus] = []

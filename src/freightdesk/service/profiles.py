@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlparse
 
-from freightdesk.service.secrets import SecretStore, kept_token_key
+from freightdesk.service.secrets import LocalSandboxSecrets, SecretStore, kept_token_key
 
 log = logging.getLogger(__name__)
 
@@ -184,3 +184,10 @@ class ProfileStore:
 
     def secret(self, profile: Profile) -> str | None:
         return self.secrets.get(profile.secret_key)
+
+    def keep_local_secret_in(self, path: Path) -> None:
+        """Without a usable keyring, keep the Local sandbox's secret in `path` (a file of its
+        service's data directory, `LocalSandboxSecrets`), so that every window of this home,
+        and the next start, finds the one secret instead of rotating it."""
+        if not isinstance(self.secrets, LocalSandboxSecrets):
+            self.secrets = LocalSandboxSecrets(self.secrets, f"{LOCAL_PROFILE_ID}:", path)

@@ -1,12 +1,16 @@
 """Client secrets live in the system keyring, never in plain files or settings; so does the
-access token the app keeps between runs (`KeptTokens`)."""
+access token the app keeps between runs (`KeptTokens`). One exception: without a usable
+keyring, the Local sandbox's own secret is kept in a private file of its data directory
+(`LocalSandboxSecrets`)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
+import os
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the API client's module loads httpx: not when the app starts
@@ -118,6 +122,77 @@ class SystemSecretStore:
 
     def delete(self, key: str) -> None:
         self.find().delete(key)
+
+
+class LocalSandboxSecrets:
+    """`store`, except that the Local sandbox's secret (keys beginning `key_prefix`) is kept in
+    `path`, a file of the local service's data directory, when `store` does not outlive the app.
+
+    Without a keyring each window kept that secret in its own memory: a second window on the
+    same home, attached to the running service, found none and rotated it, and the first
+    window's token requests were refused from then on. The file is 0600 in the 0700 directory
+    that holds the database this secret unlocks: whoever can read it can already read and
+    change that database, so it exposes nothing more. Remote profiles' secrets never go to a
+    file."""
+
+    def __init__(self, store: SecretStore, key_prefix: str, path: Path) -> None:
+        self.store = store
+        self._prefix = key_prefix
+        self.path = path
+
+    @property
+    def persistent(self) -> bool:
+        return self.store.persistent
+
+    def _in_file(self, key: str) -> bool:
+        return key.startswith(self._prefix) and not self.store.persistent
+
+    def _read(self) -> dict[str, str]:
+        try:
+            kept = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("ignoring an unreadable %s: %s", self.path.name, exc)
+            return {}
+        return {str(k): str(v) for k, v in kept.items()} if isinstance(kept, dict) else {}
+
+    def _write(self, kept: dict[str, str]) -> None:
+        import tempfile  # not at start-up, where secrets are only read
+
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.path.parent, 0o700)  # as `serve` makes it; an older one may be wider
+        # Written whole then renamed (mkstemp makes it 0600): a window reading it meanwhile
+        # finds the old secret or the new one, never half of one.
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}-")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(kept, handle)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def get(self, key: str) -> str | None:
+        if self._in_file(key):
+            return self._read().get(key)
+        return self.store.get(key)
+
+    def set(self, key: str, secret: str) -> None:
+        if self._in_file(key):
+            # One client application: a secret under another client id is an older one.
+            self._write({key: secret})
+        else:
+            self.store.set(key, secret)
+
+    def delete(self, key: str) -> None:
+        if self._in_file(key):
+            kept = self._read()
+            if kept.pop(key, None) is not None:
+                self._write(kept)
+        else:
+            self.store.delete(key)
 
 
 def kept_token_key(profile_id: str) -> str:

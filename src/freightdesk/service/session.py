@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# The desktop client's secret in the local service's data directory, where no keyring keeps it.
+LOCAL_SECRET_FILE = "desktop-client-secret.json"
 _CREDENTIALS = re.compile(r"client id (\S+), client secret (\S+)")
 T = TypeVar("T")
 # A fetch still waiting after this long is said, in the status bar, to be waiting for a
@@ -77,6 +79,8 @@ class AppSession(AreaServices):
         self.paths = paths
         self._threads_idle = threads_idle
         self.profiles = profiles
+        # Without a keyring, the Local sandbox's secret is shared by this home's windows there.
+        profiles.keep_local_secret_in(paths.local_service_dir / LOCAL_SECRET_FILE)
         self.local_service_args = local_service_args
         self.simulate = simulate
         self.profile: Profile = profiles.active
@@ -361,7 +365,8 @@ class AppSession(AreaServices):
 
     def _lost_local_secret(self, profile: Profile) -> bool:
         """This home connected to its Local sandbox before but has not kept the secret (no
-        keyring keeps it across runs): the service's start gives a new one."""
+        keyring, and its file in the service's data directory gone): the service's start
+        gives a new one."""
         return bool(profile.client_id) and not self.profiles.secret(profile)
 
     def _expect_first_run(self, profile: Profile) -> None:

@@ -123,12 +123,16 @@ async def _check(home: Path) -> None:
 
 
 async def _second_window(paths: AppPaths) -> None:
-    """A second window on this home that has no client secret (a machine without a keyring,
-    or a secret of an older database): it asks the command line for a new one (`freightdesk
-    client rotate`: in the bundle, the bundle itself) and uses the running service."""
+    """A second window on this home that has no client secret (a machine without a keyring
+    whose secret's file was lost, or a secret of an older database): it asks the command line
+    for a new one (`freightdesk client rotate`: in the bundle, the bundle itself) and uses the
+    running service."""
     from freightdesk.service.profiles import ProfileStore
     from freightdesk.service.secrets import MemorySecretStore
-    from freightdesk.service.session import AppSession
+    from freightdesk.service.session import LOCAL_SECRET_FILE, AppSession
+
+    # Without a keyring the first window kept the secret in this file, for every window.
+    (paths.local_service_dir / LOCAL_SECRET_FILE).unlink(missing_ok=True)
 
     second = AppSession(
         paths, ProfileStore(paths.profiles_file, MemorySecretStore()), simulate=False
