@@ -62,8 +62,10 @@ def _run(
 
 @pytest.fixture(scope="module")
 def day() -> list[tuple[Live, Item]]:
-    """A day and a bit of the seeded demo and its bookings."""
-    return _run(_world(ANCHOR), ANCHOR + timedelta(hours=30))
+    """A day and a half of the seeded demo and its bookings: long enough for every kind of
+    item, the rarest an exception opened on a rail, ocean or air shipment (2 in these 40 h at
+    seed 7; none in the first 30 h since the demo's LTL lanes draw no account number, be1ed5e)."""
+    return _run(_world(ANCHOR), ANCHOR + timedelta(hours=40))
 
 
 def _key(live: Live, item: Item) -> tuple[object, ...]:
