@@ -6,6 +6,7 @@ limits."""
 from __future__ import annotations
 
 import csv
+import re
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -18,12 +19,15 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QDialogButtonBox,
+    QFormLayout,
+    QLabel,
     QSpinBox,
     QTableView,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
 
+from freightdesk.models.code_words import mode_text
 from freightdesk.service.session import AppSession
 from freightdesk.service.triage import KIND_NAMES, KINDS, Attention, Verdict
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, TriageSettingsDialog, attention_data
@@ -42,6 +46,7 @@ from tests.server.test_carrier_push_support import (
     truckload_body,
 )
 from tests.support import TenantHandle, wait_until
+from tests.ui.plain_words import leaks, shown_text
 from tests.ui.sort_arrows import arrow_of, click_header
 from tests.ui.test_export_panes import SAVE_DIALOG_WARNINGS, export_view_to
 from tests.ui.test_panes_support import connected
@@ -339,3 +344,42 @@ def test_a_layout_kept_before_the_attention_column_keeps_its_columns_and_sort(
     qtbot.addWidget(last)
     assert last.table.horizontalHeader().visualIndex(COLUMN_INDEX["attention"]) == len(COLUMNS) - 1
     last.shutdown()
+
+
+async def test_the_attention_settings_say_the_modes_in_words(
+    qtbot: QtBot, window: QWidget, settings: QSettings
+) -> None:
+    """Attention settings…, pressed with the keyboard, names each mode's silence as the app's
+    other choices do ("Truckload (TL)", "Parcel", "Ocean"), not in the wire's codes ("No
+    signal, PARCEL, after")."""
+    pane = _pane(window)
+    pane.attention_settings.setFocus()
+    qtbot.keyClick(pane.attention_settings, Qt.Key.Key_Space)
+    await wait_until(lambda: pane.findChild(TriageSettingsDialog) is not None)
+    dialog = pane.findChild(TriageSettingsDialog)
+    assert isinstance(dialog, TriageSettingsDialog)
+    await wait_until(dialog.isVisible)
+
+    said = shown_text(dialog)
+    assert [t for t in said if re.search(r"\b(?:PARCEL|RAIL|OCEAN|AIR|BARGE|VLTL)\b", t)] == []
+    assert leaks(dialog) == []
+    assert "No signal after" in said
+    for mode, box in dialog.hours.items():
+        assert box.isVisibleTo(dialog)
+        label = _label_of(box)
+        assert label == mode_text(mode), (mode, label)
+        assert box.accessibleName() == f"No signal, {mode_text(mode)}, after"
+    assert {_label_of(b) for b in dialog.hours.values()} >= {"Truckload (TL)", "Parcel", "Ocean"}
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    await wait_until(lambda: not dialog.isVisible())
+
+
+def _label_of(field: QWidget) -> str:
+    """The text of the label a form gives `field`."""
+    parent = field.parentWidget()
+    assert parent is not None
+    form = parent.layout()
+    assert isinstance(form, QFormLayout)
+    label = form.labelForField(field)
+    assert isinstance(label, QLabel)
+    return label.text()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.models.code_words import mode_text
 from freightdesk.models.durations import DAYS_FROM
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import (
@@ -266,14 +268,19 @@ class TriageSettingsDialog(QDialog):
         self.margin.setValue(margin)
         self.margin.setToolTip("An ETA this close to the end of the appointment is At risk")
         form.addRow("At risk within", self.margin)
+        # One heading over a row per mode in its words: "No signal, PARCEL, after" on each
+        # row said the wire's code eight times.
+        silence = QGroupBox("No signal after", self)
+        per_mode = QFormLayout(silence)
         self.hours: dict[str, QSpinBox] = {}
         for mode, value in hours.items():
-            box = QSpinBox(self)
+            box = QSpinBox(silence)
             box.setObjectName(f"triageSilence{mode}")
+            box.setAccessibleName(_field_text(mode))
             box.setRange(1, MAX_SILENCE_HOURS)
             box.setSuffix(" h")
             box.setValue(value)
-            form.addRow(f"No signal, {mode}, after", box)
+            per_mode.addRow(mode_text(mode), box)
             self.hours[mode] = box
         self.error = QLabel(self)
         self.error.setObjectName("triageSettingsError")
@@ -286,6 +293,7 @@ class TriageSettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(silence)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
 
@@ -296,11 +304,16 @@ class TriageSettingsDialog(QDialog):
         margin, hours = self.numbers()
         errors = check_settings(margin, hours)
         if errors:  # the boxes' ranges keep this from happening; said anyway, never lost
-            self.error.setText("; ".join(f"{k}: {v}" for k, v in errors.items()))
+            self.error.setText("; ".join(f"{_field_text(k)}: {v}" for k, v in errors.items()))
             self.error.setVisible(True)
             return
         store_numbers(self._settings, margin, hours)
         self.accept()
+
+
+def _field_text(field: str) -> str:
+    """A field `check_settings` names, as the dialog labels it."""
+    return "At risk within" if field == "margin" else f"No signal, {mode_text(field)}, after"
 
 
 def store_numbers(settings: QSettings, margin: int, hours: Mapping[str, int]) -> None:
