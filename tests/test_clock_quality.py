@@ -28,7 +28,6 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "ui/panes/push/forms.py": (2, "wire: the timestamp a carrier push sends"),
     "ui/panes/vltl/fields.py": (1, "wire: a pickup window's time of day"),
     "ui/panes/vltl/pane.py": (1, "times of day at the pickup (no day, no zone), 24-hour HH:MM"),
-    "ui/panes/yard/timeline.py": (1, "a calendar day's row label at the site"),
 }
 
 

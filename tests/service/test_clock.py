@@ -110,3 +110,6 @@ def test_a_day_reads_as_a_times_day() -> None:
     assert day_text(WINTER.date(), today=today) == "Mar 4"
     assert day_text(date(2027, 3, 4), today=today) == "Mar 4 2027"  # over half a year away
     assert day_text(None) == ""
+    # A row of days (the yard's timeline) leads with the day of the week.
+    assert day_text(date(2026, 12, 1), today=date(2026, 11, 30), weekday=True) == "Tue Dec 1"
+    assert day_text(date(2027, 3, 4), today=today, weekday=True) == "Thu Mar 4 2027"

@@ -7,6 +7,8 @@ tests/ui/test_forms_send_what_is_shown.py."""
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
@@ -70,6 +72,9 @@ async def test_volume_ltl_quote_switched_back_and_forth_sends_what_the_form_show
     await keys(qtbot, form.pickup.start, "08:00")
     await keys(qtbot, form.pickup.end, "12:00")
     pickup_day = form.pickup.day.date().toString("yyyy-MM-dd")
+    # Shown as the clock writes days ("Dec 1 2026"), sent as the wire's 2026-12-01.
+    shown_day = form.pickup.day.text()
+    assert re.fullmatch(r"[A-Z][a-z]{2} \d{1,2} \d{4}", shown_day), shown_day
     # A delivery window ticked, typed and unticked again: not sent.
     form.delivery_wanted.click()
     await keys(qtbot, form.delivery.start, "09:00")

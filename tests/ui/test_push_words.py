@@ -61,8 +61,8 @@ async def test_the_push_console_speaks_a_dispatchers_words(
     shown = _on_screen(pane)
     assert not CODE.search(shown), CODE.findall(shown)
     assert not WIRE_TIME.search(shown) and "ISO 8601" not in shown, WIRE_TIME.findall(shown)
-    # The time now, as the app writes a time to type: "2026-11-29 20:24 UTC".
-    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} \S+", form.event_time.text())
+    # The time now, as the app writes a time to type: "Nov 29 2026 20:24 UTC".
+    assert re.fullmatch(r"[A-Z][a-z]{2} \d{1,2} \d{4} \d{2}:\d{2} \S+", form.event_time.text())
 
     # A time a year ahead, by the keyboard (a day ahead fails on the last day of a month: the
     # day does not go on into the next): said without the wire's spelling of it.

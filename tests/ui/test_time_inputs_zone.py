@@ -6,10 +6,10 @@ request the local service stores expires at exactly the instant typed."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QLocale, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDateTimeEdit
 from pytestqt.qtbot import QtBot
@@ -27,6 +27,7 @@ __all__ = ["connected"]
 
 TOKYO = timedelta(hours=9)
 Section = QDateTimeEdit.Section
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 @pytest.fixture
@@ -34,6 +35,11 @@ def in_tokyo() -> Iterator[None]:
     with machine_zone("Asia/Tokyo"):
         yield
     set_user_zone(UserZone.LOCAL)
+
+
+def _day(day: date) -> str:
+    """A day as the editors write it: `Mar 4 2027`."""
+    return f"{MONTHS[day.month - 1]} {day.day} {day.year}"
 
 
 def _type(edit: QDateTimeEdit, section: Section, digits: str) -> None:
@@ -81,7 +87,7 @@ async def test_the_expiry_typed_is_the_instant_sent_and_stored(
         (Section.MinuteSection, "05"),
     ):
         _type(form.expiration, section, digits)
-    assert form.expiration.text() == f"{day:%Y-%m-%d} 14:05 {label}"
+    assert form.expiration.text() == f"{_day(day)} 14:05 {label}"
     typed = f"{day:%Y-%m-%d}T14:05:00{offset}"
     assert form.wire()["expirationDateTime"] == typed  # in the zone shown, to the minute
 
@@ -113,11 +119,48 @@ def test_every_part_of_a_time_can_be_typed_whatever_the_zone_is_called(
         qtbot.addWidget(edit)
         edit.show()
         _type(edit, Section.YearSection, "2031")
-        assert edit.text().startswith("2031-01-10 ") and edit.text().endswith(f" {winter}")
+        assert edit.text().startswith("Jan 10 2031 ") and edit.text().endswith(f" {winter}")
         _type(edit, Section.MonthSection, "07")
         _type(edit, Section.HourSection, "09")
         # The zone's name follows the date shown: summer time in July.
-        assert edit.text() == f"2031-07-10 09:{edit.text()[14:16]} {summer}"
+        assert edit.text() == f"Jul 10 2031 09:{edit.text()[15:17]} {summer}"
         assert edit.value().year == 2031 and edit.value().month == 7
         assert edit.value().hour == 9
     set_user_zone(UserZone.LOCAL)
+
+
+def test_a_time_reads_as_the_clock_writes_days_and_is_typed_by_month_name_or_number(
+    qtbot: QtBot,
+) -> None:
+    """ "Dec 1 2026 00:00 UTC" as the lists write days ("Dec 1"), not "2026-12-01 00:00 UTC";
+    in English as the clock is, whatever the computer's language; the month typed by its name
+    or, as before, its number, the other parts by their digits."""
+    set_user_zone(UserZone.UTC)
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    try:
+        edit = UserTimeEdit(None, datetime(2026, 12, 1, 0, 0, tzinfo=UTC))
+        qtbot.addWidget(edit)
+        edit.show()
+        assert edit.text() == "Dec 1 2026 00:00 UTC"
+        _type(edit, Section.MonthSection, "Jul")
+        _type(edit, Section.DaySection, "4")
+        _type(edit, Section.YearSection, "2027")
+        _type(edit, Section.HourSection, "14")
+        _type(edit, Section.MinuteSection, "05")
+        assert edit.text() == "Jul 4 2027 14:05 UTC"
+        assert edit.value() == datetime(2027, 7, 4, 14, 5, tzinfo=UTC)
+        _type(edit, Section.MonthSection, "1")  # January, or 10 to 12 to come
+        assert edit.text() == "Jan 4 2027 14:05 UTC"
+        QTest.keyClicks(edit, "1")
+        assert edit.text() == "Nov 4 2027 14:05 UTC"
+        _type(edit, Section.MonthSection, "3")
+        assert edit.value() == datetime(2027, 3, 4, 14, 5, tzinfo=UTC)
+        _type(edit, Section.DaySection, "31")
+        _type(edit, Section.MonthSection, "02")  # the day kept within the month
+        assert edit.text() == "Feb 28 2027 14:05 UTC"
+        QTest.keyClick(edit, Qt.Key.Key_Up)
+        assert edit.text() == "Mar 28 2027 14:05 UTC"
+    finally:
+        QLocale.setDefault(before)
+        set_user_zone(UserZone.LOCAL)

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from PySide6.QtCore import QDateTime, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtWidgets import QDateTimeEdit, QLabel, QMessageBox
 from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
@@ -102,16 +102,18 @@ async def test_pick_a_site_search_and_see_free_slots(
     pane.site.setCurrentIndex(pane.site.findData("DOCK-1"))
     _set_time(pane.start, monday)
     _set_time(pane.end, monday + timedelta(days=1))
-    # The editors say their zone (this computer's), as every time in the app does.
-    assert re.fullmatch(rf"\d{{4}}-\d\d-\d\d \d\d:\d\d {ZONE}", pane.start.text()), (
-        pane.start.text()
-    )
+    # The editors write the day as the clock does and say their zone (this computer's), as
+    # every time in the app does: "Dec 1 2026 00:00 CST", not "2026-12-01 00:00 CST".
+    shown = pane.start.text()
+    assert re.fullmatch(rf"[A-Z][a-z]{{2}} \d{{1,2}} \d{{4}} \d\d:\d\d {ZONE}", shown), shown
     type_text(pane.reference, "SHP-1")
     qtbot.mouseClick(pane.search_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: not pane.searching and _answered(pane, "DOCK-1"), 30)
     assert pane.errors.message_for(REFERENCE) == ""
     days = pane.timeline.days
     assert len(days) == 1 and days[0][0] == monday.date()
+    # The row's day as the clock's days read ("Mon Dec 1"), not "Mon 01 Dec".
+    assert re.fullmatch(rf"Mon {DAY}", pane.timeline.row_label(0)), pane.timeline.row_label(0)
     slots = days[0][1]
     assert [s.start_date_time.strftime("%H:%M") for s in slots] == [
         "08:00", "09:00", "10:00", "11:00"
@@ -201,6 +203,7 @@ async def test_free_slots_show_as_the_pane_opens_and_follow_the_choice(
 
     # The window's end a year on: refused beside the window before anything is sent.
     pane.end.setFocus()
+    pane.end.setSelectedSection(QDateTimeEdit.Section.YearSection)  # no longer the first
     qtbot.keyClick(pane.end, Qt.Key.Key_Up)
     await wait_until(lambda: bool(pane.errors.message_for(WINDOW)), 30)
     assert "at most 14 days" in pane.errors.message_for(WINDOW)

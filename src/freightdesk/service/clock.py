@@ -26,6 +26,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # Further than this from now, a time shows its year too.
 _NEAR = timedelta(days=183)
 
@@ -90,12 +91,15 @@ def _text(moment: datetime, now: datetime | None, seconds: bool) -> str:
     return f"{day} {clock} {_abbreviation(moment)}"
 
 
-def day_text(day: date | None, *, today: date | None = None) -> str:
+def day_text(day: date | None, *, today: date | None = None, weekday: bool = False) -> str:
     """A day without a time (a pickup date, a delivery-by date): `Dec 1`, `Dec 1 2027` when
-    more than half a year from today; "" for no day."""
+    more than half a year from today; `weekday` leads with the day of the week (`Tue Dec 1`,
+    a row of days); "" for no day."""
     if day is None:
         return ""
     text = _month_day(day)
+    if weekday:
+        text = f"{_WEEKDAYS[day.weekday()]} {text}"
     if abs(day - (today or date.today())) > _NEAR:
         text += f" {day.year}"
     return text
@@ -135,9 +139,6 @@ def offset_time(
     if value is None:
         return ""
     return _text(_aware(value), now, seconds)
-
-
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def offset_span(

@@ -1,4 +1,5 @@
-"""How a date and time editor reads: in the zone it is typed in, named (`2026-03-04 14:05 CST`,
+"""How a date and time editor reads: its day as the one clock writes days (`Mar 4 2026`, the
+year always there to be typed), in the zone it is typed in, named (`Mar 4 2026 14:05 CST`,
 following daylight saving with the date shown), so a typed time is never a guess (the one
 clock's rule for forms, docs/developing.md "Times").
 
@@ -9,12 +10,54 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from PySide6.QtCore import QDateTime, QTimeZone
+from PySide6.QtCore import QDate, QDateTime, QEvent, QLocale, QObject, QTimeZone
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QDateTimeEdit, QWidget
 
 from freightdesk.service.clock import UserZone, user_zone
 
-DATE_TIME_FORMAT = "yyyy-MM-dd HH:mm"
+# The clock's `Dec 1` (service/clock.day_text), with the year: "2026-12-01" read as a code
+# beside the lists' "Dec 1". The month names are English as the clock's are, whatever the
+# computer's language.
+DAY_FORMAT = "MMM d yyyy"
+DATE_TIME_FORMAT = f"{DAY_FORMAT} HH:mm"
+_CLOCK_LOCALE = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+
+
+def clock_days(edit: QDateTimeEdit, display_format: str = DAY_FORMAT) -> None:
+    """`edit` (a QDateEdit too) shows its day as the clock writes one and takes a month
+    typed by its name ("Jul") or, as before, by its number ("7", "07")."""
+    edit.setLocale(_CLOCK_LOCALE)
+    edit.setDisplayFormat(display_format)
+    edit.installEventFilter(_MonthDigits(edit))
+
+
+class _MonthDigits(QObject):
+    """A month typed as digits into a month shown by name: Qt's parser reads only names.
+    Digits go on as in a number section: "1" waits for a second digit (10 to 12), "0" too,
+    "3" or "12" is the month."""
+
+    def __init__(self, edit: QDateTimeEdit) -> None:
+        super().__init__(edit)
+        self._edit = edit
+        self._typed = ""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        text = event.text()
+        in_month = self._edit.currentSection() == QDateTimeEdit.Section.MonthSection
+        if not (in_month and len(text) == 1 and text.isdigit()):
+            self._typed = ""
+            return False
+        typed = self._typed + text if int(self._typed + text) <= 12 else text
+        self._typed = typed if len(typed) < 2 and int(typed) * 10 <= 12 else ""
+        if int(typed) > 0:
+            day = self._edit.date()
+            first = QDate(day.year(), int(typed), 1)
+            self._edit.setDate(first.addDays(min(day.day(), first.daysInMonth()) - 1))
+            self._edit.setSelectedSection(QDateTimeEdit.Section.MonthSection)
+        return True
 
 
 def zoned_format(abbreviation: str) -> str:
@@ -48,6 +91,7 @@ class UserTimeEdit(QDateTimeEdit):
         self.note = note  # said after the zone in the tooltip
         self.setCalendarPopup(True)
         self.setTimeZone(_user_qzone())
+        clock_days(self, DATE_TIME_FORMAT)
         self._name_zone()
         # The abbreviation of the date shown: CST in January, CDT in July.
         self.dateTimeChanged.connect(self._name_zone)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QDateEdit, QFormLayout, QHBoxLayout, QLineEdit, QW
 
 from freightdesk.models.vltl_rules import hhmm_time
 from freightdesk.ui.widgets.forms import FieldErrors
+from freightdesk.ui.widgets.time_edit import clock_days
 
 ADDRESS_PARTS = (
     ("addressLines", "Street", "e.g. 1 Dock Rd"),
@@ -94,7 +95,7 @@ class WindowFields(QWidget):
         self.day = QDateEdit(self)
         self.day.setObjectName(f"{path}.date")
         self.day.setCalendarPopup(True)
-        self.day.setDisplayFormat("yyyy-MM-dd")
+        clock_days(self.day)
         self.start = _edit(self, f"{path}.startTime", "hh:mm")
         self.end = _edit(self, f"{path}.endTime", "hh:mm")
         for edit in (self.start, self.end):  # a time of day at the place: no zone to convert

@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from freightdesk.models.yard import SlotResult
+from freightdesk.service.clock import day_text
 from freightdesk.service.yard import slot_text
 
 ROW = 30
@@ -85,6 +86,10 @@ class SlotTimeline(QWidget):
             self._x(first) + 1, top, max(2.0, self._x(last) - self._x(first) - 2), ROW - 6
         )
 
+    def row_label(self, row: int) -> str:
+        """The day a row shows, as the clock writes days: `Tue Dec 1`."""
+        return day_text(self.days[row][0], weekday=True)
+
     def slot_at(self, point: QPoint) -> SlotResult | None:
         for row, (_day, slots) in enumerate(self.days):
             for slot in slots:
@@ -117,11 +122,11 @@ class SlotTimeline(QWidget):
             x = self._x(minutes)
             painter.drawLine(int(x), HEADER - 4, int(x), HEADER + ROW * len(self.days))
             painter.drawText(int(x) + 2, HEADER - 6, f"{minutes // 60 % 24:02d}")
-        for row, (day, slots) in enumerate(self.days):
+        for row, (_day, slots) in enumerate(self.days):
             top = HEADER + row * ROW
             painter.setPen(text_color)
             painter.drawText(
-                QRectF(0, top, LABEL - 4, ROW), Qt.AlignmentFlag.AlignVCenter, f"{day:%a %d %b}"
+                QRectF(0, top, LABEL - 4, ROW), Qt.AlignmentFlag.AlignVCenter, self.row_label(row)
             )
             for slot in slots:
                 rect = self.slot_rect(row, slot)
