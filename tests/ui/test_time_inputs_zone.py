@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from PySide6.QtCore import QLocale, Qt
+from PySide6.QtCore import QLocale, QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QDateTimeEdit
+from PySide6.QtWidgets import QDateTimeEdit, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from freightdesk.service.clock import UserZone, set_user_zone, user_now
@@ -161,6 +161,14 @@ def test_a_time_reads_as_the_clock_writes_days_and_is_typed_by_month_name_or_num
         assert edit.text() == "Feb 28 2027 14:05 UTC"
         QTest.keyClick(edit, Qt.Key.Key_Up)
         assert edit.text() == "Mar 28 2027 14:05 UTC"
+        # A click inside the month leaves the cursor there: the name typed replaces it.
+        inside = edit.findChild(QLineEdit)
+        assert isinstance(inside, QLineEdit)
+        between = inside.cursorRect().height() // 2
+        QTest.mouseClick(inside, Qt.MouseButton.LeftButton, pos=QPoint(8, between + 2))
+        assert edit.currentSection() == Section.MonthSection
+        QTest.keyClicks(edit, "nov")
+        assert edit.text() == "Nov 28 2027 14:05 UTC"
     finally:
         QLocale.setDefault(before)
         set_user_zone(UserZone.LOCAL)

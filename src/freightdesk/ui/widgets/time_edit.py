@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from PySide6.QtCore import QDate, QDateTime, QEvent, QLocale, QObject, QTimeZone
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QDateTimeEdit, QWidget
+from PySide6.QtWidgets import QApplication, QDateTimeEdit, QLineEdit, QWidget
 
 from freightdesk.service.clock import UserZone, user_zone
 
@@ -33,20 +33,32 @@ def clock_days(edit: QDateTimeEdit, display_format: str = DAY_FORMAT) -> None:
 
 
 class _MonthDigits(QObject):
-    """A month typed as digits into a month shown by name: Qt's parser reads only names.
-    Digits go on as in a number section: "1" waits for a second digit (10 to 12), "0" too,
-    "3" or "12" is the month."""
+    """A month typed into a month shown by name. Qt's parser reads only names, and a name
+    typed where a click left the cursor (inside "Dec") was refused: the first letter now
+    replaces the month, the next ones spell on. Digits go on as in a number section: "1"
+    waits for a second digit (10 to 12), "0" too, "3" or "12" is the month."""
 
     def __init__(self, edit: QDateTimeEdit) -> None:
         super().__init__(edit)
         self._edit = edit
         self._typed = ""
+        self._spelling = False
+        for inside in edit.findChildren(QLineEdit):  # where the clicks go
+            inside.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self._typed, self._spelling = "", False
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
             return False
         text = event.text()
         in_month = self._edit.currentSection() == QDateTimeEdit.Section.MonthSection
+        if in_month and len(text) == 1 and text.isalpha():
+            if not self._spelling:
+                self._edit.setSelectedSection(QDateTimeEdit.Section.MonthSection)
+            self._typed, self._spelling = "", True
+            return False
+        self._spelling = False
         if not (in_month and len(text) == 1 and text.isdigit()):
             self._typed = ""
             return False
