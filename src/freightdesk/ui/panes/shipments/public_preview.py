@@ -37,12 +37,14 @@ def _zone(stop: RouteStop) -> str | None:
 
 
 def last_reported(view: PublicView) -> str:
-    """The newest event that happened (not an estimate), with its stop and time."""
+    """The newest event that happened (not an estimate), with its stop and time: by its time,
+    not its place in the list (an event can be recorded after a later one happened); of
+    events at the same moment, the one recorded last."""
     stops = {str(s.id): (n, s) for n, s in enumerate(view.stops, start=1) if s.id}
     happened = [e for e in view.events if e.date_time is not None and e.type != ETA_EVENT_TYPE]
     if not happened:
         return "Nothing reported yet"
-    event = happened[-1]
+    _, event = max(enumerate(happened), key=lambda pair: (pair[1].date_time, pair[0]))
     what = event.description or event.type.replace("_", " ").capitalize()
     found = stops.get(str(event.stop_id)) if event.stop_id else None
     zone = _zone(found[1]) if found else None
