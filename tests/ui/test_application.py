@@ -17,6 +17,7 @@ from typing import Any
 from freightdesk.service.cache import Cache
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.summary_rows import SUMMARIES, SummaryRow, row_json
+from tests.ui.offline_home import offline_team_home, team_profile
 
 BASE = datetime(2026, 11, 1, tzinfo=UTC)
 COUNT = 3000
@@ -162,24 +163,9 @@ def _row(n: int) -> SummaryRow:
     )
 
 
-def _profile(id_: str, name: str) -> dict[str, Any]:
-    return {
-        "id": id_,
-        "name": name,
-        "kind": "remote",
-        "base_url": "http://127.0.0.1:9",
-        "client_id": "someone",
-        "credentials_in": "basic",
-        "poll_interval": 3600.0,
-    }
-
-
 def _home(root: Path) -> Path:
     """A dispatcher of a team server (unreachable now) with 3,000 cached shipments."""
-    paths = AppPaths.under(root)
-    paths.config_dir.mkdir(parents=True)
-    profile = _profile("team", "Team server")
-    paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
+    paths = offline_team_home(root)
     cache = Cache(paths.cache_file("team"))
     cache.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in map(_row, range(COUNT))])
     cache.close()
@@ -313,7 +299,7 @@ def test_after_a_crash_the_next_start_paints_the_first_screen_the_running_app_ke
     theirs = [_row(n)._replace(id=f"depot-{n}", primary_identifier=f"DEP{n}") for n in range(50)]
     other.replace_kind(SUMMARIES, [(r.id, row_json(r)) for r in theirs])
     other.close()
-    profiles = [_profile("team", "Team server"), _profile("depot", "Depot")]
+    profiles = [team_profile("team", "Team server"), team_profile("depot", "Depot")]
     paths.profiles_file.write_text(json.dumps({"active": "depot", "profiles": profiles}))
     painted, later = _start(home, "kill-once-kept")
     assert painted["first_id"].startswith("depot-") and painted["rows"] == 50

@@ -5,7 +5,6 @@ moment after the first paint."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS
 from tests.support import wait_until
 from tests.ui.conftest import close_session
+from tests.ui.offline_home import offline_team_home
 
 NOW = datetime.now(UTC)
 COUNT = 600
@@ -80,18 +80,7 @@ def _home(tmp_path: Path, changed: bool) -> tuple[AppPaths, list[str], int]:
     as it showed it, triaged with the facts it had read; `changed`: then a sync saved a few
     rows before the app ended (the start merges them into the kept top). Returns the home
     and the ids the list shows first once everything cached is read, and the facts kept."""
-    paths = AppPaths.under(tmp_path / "home")
-    paths.config_dir.mkdir(parents=True)
-    profile = {
-        "id": "team",
-        "name": "Team server",
-        "kind": "remote",
-        "base_url": "http://127.0.0.1:9",
-        "client_id": "someone",
-        "credentials_in": "basic",
-        "poll_interval": 3600.0,
-    }
-    paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
+    paths = offline_team_home(tmp_path / "home")
     rows = [_row(n) for n in range(COUNT)]
     found = {r.id: _facts(r, n) for n, r in enumerate(rows)}
     facts = {key: f for key, f in found.items() if f is not None}

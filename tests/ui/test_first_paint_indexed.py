@@ -5,7 +5,6 @@ list is read; a cache kept by an older version (no keys) still opens, read whole
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import sqlite3
@@ -28,6 +27,7 @@ from freightdesk.ui.panes.shipments.attention import TriageLink
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
 from freightdesk.ui.panes.shipments.pane import FIRST_SCREEN_ROWS
 from tests.ui.cached_list_rows import NOW, SORTS, some_row, sorted_model
+from tests.ui.offline_home import offline_team_home
 
 
 @pytest.mark.parametrize(("column", "order"), SORTS)
@@ -92,18 +92,7 @@ def test_keys_behind_the_list_are_not_used_until_built_again(
 
 def _home(tmp_path: Path, rows: list[SummaryRow], older: bool) -> AppPaths:
     """A dispatcher of a team server (unreachable now) whose cache another process wrote."""
-    paths = AppPaths.under(tmp_path / "home")
-    paths.config_dir.mkdir(parents=True)
-    profile = {
-        "id": "team",
-        "name": "Team server",
-        "kind": "remote",
-        "base_url": "http://127.0.0.1:9",
-        "client_id": "someone",
-        "credentials_in": "basic",
-        "poll_interval": 3600.0,
-    }
-    paths.profiles_file.write_text(json.dumps({"active": "team", "profiles": [profile]}))
+    paths = offline_team_home(tmp_path / "home")
     cache = Cache(paths.cache_file("team"))
     cache.replace_kind(SUMMARIES, ((r.id, row_json(r)) for r in rows))
     cache.close()

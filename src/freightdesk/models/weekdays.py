@@ -8,6 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 
+# The days' short names as the app writes them, Monday first as `date.weekday()` counts: the
+# clock's days ("Tue Dec 1"), the day ranges ("Mon-Fri") and the hours grids' columns.
+DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
 
 class Weekday(StrEnum):
     MON = "MON"

@@ -25,8 +25,9 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from enum import StrEnum
 from functools import lru_cache
 
+from freightdesk.models.weekdays import DAY_NAMES
+
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 # Further than this from now, a time shows its year too.
 _NEAR = timedelta(days=183)
 
@@ -99,7 +100,7 @@ def day_text(day: date | None, *, today: date | None = None, weekday: bool = Fal
         return ""
     text = _month_day(day)
     if weekday:
-        text = f"{_WEEKDAYS[day.weekday()]} {text}"
+        text = f"{DAY_NAMES[day.weekday()]} {text}"
     if abs(day - (today or date.today())) > _NEAR:
         text += f" {day.year}"
     return text
@@ -150,7 +151,7 @@ def offset_span(
     first = offset_time(start, now=now)
     end = _aware(end).astimezone(_aware(start).tzinfo)
     day, _, zone = first.rpartition(" ")
-    lead = f"{_WEEKDAYS[_aware(start).weekday()]} " if weekday else ""
+    lead = f"{DAY_NAMES[_aware(start).weekday()]} " if weekday else ""
     if end.date() == _aware(start).date():
         return f"{lead}{day}-{end.hour:02d}:{end.minute:02d} {zone}"
     return f"{lead}{first} to {offset_time(end, now=now)}"

@@ -10,16 +10,15 @@ from typing import TYPE_CHECKING
 from freightdesk.models.code_words import code_text
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
-from freightdesk.models.weekdays import Weekday, days_named
+from freightdesk.models.weekdays import DAY_NAMES, Weekday, days_named
 from freightdesk.service.clock import user_time
 
 if TYPE_CHECKING:  # the Shipments list's first paint loads no pydantic (docs/developing.md)
     from freightdesk.models.common import Address, Money
     from freightdesk.models.rating import RateStopLocation
 
-DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 DASH = "\u2013"  # an en dash, as in "Mon-Fri" typeset
-_DAY_WORDS = dict(zip(Weekday, DAYS, strict=True))
+_DAY_WORDS = dict(zip(Weekday, DAY_NAMES, strict=True))
 
 
 _STATE_TEXT = {
@@ -42,11 +41,16 @@ def amount_text(money: Money | None) -> str:
     return money_text(money.amount, money.currency.value) if money is not None else ""
 
 
+def _left(moment: datetime, now: datetime | None) -> timedelta:
+    """How long until `moment` (negative once past)."""
+    return moment - (now or datetime.now(UTC))
+
+
 def countdown_text(moment: datetime | None, now: datetime | None = None) -> str:
     """ "in 3 h 05 min", or "expired 4 min ago"."""
     if moment is None:
         return ""
-    left = moment - (now or datetime.now(UTC))
+    left = _left(moment, now)
     if left <= timedelta(0):
         return f"expired {duration_text(-left)} ago"
     return f"in {duration_text(left)}"
@@ -57,7 +61,7 @@ def valid_for_text(moment: datetime | None, now: datetime | None = None) -> str:
     "2 d 4 h"; "expired" once past (a column of countdowns reads shorter without "in")."""
     if moment is None:
         return ""
-    left = moment - (now or datetime.now(UTC))
+    left = _left(moment, now)
     return duration_text(left) if left > timedelta(0) else "expired"
 
 
@@ -66,7 +70,7 @@ def valid_until_text(moment: datetime | None, now: datetime | None = None) -> st
     "expired Dec 1 14:30 UTC"."""
     if moment is None:
         return ""
-    left = moment - (now or datetime.now(UTC))
+    left = _left(moment, now)
     if left <= timedelta(0):
         return f"expired {user_time(moment, now=now)}"
     return f"valid until {user_time(moment, now=now)} ({duration_text(left)} more)"

@@ -37,12 +37,12 @@ from freightdesk.models.stop_locations import (
     SpecialOpeningHours,
     StopLocation,
 )
+from freightdesk.models.weekdays import DAY_NAMES
 from freightdesk.service.errors import BadRequest
 from freightdesk.service.messages import explain
 from freightdesk.service.session import AppSession
 from freightdesk.service.stop_locations import StaleLocation
 from freightdesk.service.validation import coordinate_problems
-from freightdesk.ui.formatting import DAYS
 from freightdesk.ui.panes.stop_locations.conflict import StopLocationConflictDialog
 from freightdesk.ui.panes.stop_locations.geofence import FenceChoice, GeofenceInputs
 from freightdesk.ui.panes.stop_locations.picking import Picked, PickRequest
@@ -238,9 +238,9 @@ class StopLocationFormDialog(TabbedFormDialog):
 
     def _hours_tab(self) -> QWidget:
         tab = QWidget(self)
-        self.hours = grid([*DAYS, "Opens", "Closes"], tab)
+        self.hours = grid([*DAY_NAMES, "Opens", "Closes"], tab)
         self.hours.setObjectName("openingHours")
-        self.special = grid(["From", "Through", *DAYS, "Opens", "Closes"], tab)
+        self.special = grid(["From", "Through", *DAY_NAMES, "Opens", "Closes"], tab)
         self.special.setObjectName("specialOpeningHours")
         self.hours_box = TableWithButtons(self.hours, lambda: self.add_hours(focus=True), "hours")
         self.special_box = TableWithButtons(

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.ui.formatting import DAYS
+from freightdesk.models.weekdays import DAY_NAMES
 from freightdesk.ui.widgets.edit_table import EditTable, FormTable
 
 
@@ -37,7 +37,7 @@ def grid(headers: list[str], parent: QWidget) -> QTableWidget:
     header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
     header.setStretchLastSection(False)
     for column, title in enumerate(headers):
-        width = 44 if title in DAYS else 72 if title in ("Opens", "Closes") else 120
+        width = 44 if title in DAY_NAMES else 72 if title in ("Opens", "Closes") else 120
         table.setColumnWidth(column, width)
     table.setMinimumHeight(120)
     return table
