@@ -26,10 +26,11 @@ def tenant_id(tenant: TenantHandle) -> int:
     return found
 
 
-def next_monday(hour: int) -> datetime:
-    """A Monday well ahead, at `hour` in Chicago, so that no slot has started."""
+def next_monday(hour: int, *, weeks: int = 2) -> datetime:
+    """The Monday `weeks` Mondays ahead (the first is one to seven days away), at `hour` in
+    Chicago, so that no slot has started."""
     today = datetime.now(CHICAGO).date()
-    monday = today + timedelta(days=7 - today.weekday() + 7)
+    monday = today + timedelta(days=7 - today.weekday() + 7 * (weeks - 1))
     return datetime(monday.year, monday.month, monday.day, hour, tzinfo=CHICAGO)
 
 
@@ -202,7 +203,8 @@ def test_demo_sites(tenant: TenantHandle) -> None:
         added = yard.seed_yard(session, tenant_id(tenant))
         again = yard.seed_yard(session, tenant_id(tenant))
     assert added == ["CHI-DC1", "DAL-XD", "ONT-WH", "BRA-DC"] and again == []
-    monday = next_monday(6)
+    # The demo books the next 14 days only: two Mondays ahead is past them when today is Monday
+    monday = next_monday(6, weeks=1)
     answer = post(tenant, ask(monday, monday + timedelta(days=1), code="DAL-XD"))
     assert answer["status"] in ("AVAILABLE", "FULLY_BOOKED")
     assert len(answer["results"]) == 32  # 05:00 to 21:00 in half hours
