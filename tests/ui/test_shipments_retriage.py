@@ -47,7 +47,8 @@ __all__ = ["connected", "window"]
 ATTENTION = COLUMN_INDEX["attention"]
 # The GUI thread's own work at once, in CPU time: below the 50 ms a stall may last, leaving
 # room for waiting for a core. Triaging 100,000 rows at once took 74 ms of it; in a worker
-# thread, the longest left is 5 to 19 ms.
+# thread, the longest left is 5 to 19 ms. A minute's 1,000 to 2,000 rows triaged at once
+# took 13 to 20 ms quiet and 46 ms in the whole suite; in a worker thread, 5 to 8 ms quiet.
 BUSY_MS = 35
 
 
@@ -186,13 +187,16 @@ async def test_a_list_of_100000_is_triaged_again_while_the_window_answers(
         link.clock = lambda: later
         busiest = await _busiest(pane, link.again)
         assert busiest < BUSY_MS, f"the GUI thread worked {busiest:.0f} ms at once"
-        # The minute's: the 25,000 in transit, some gone silent since.
+        # The minute's: of the 25,000 in transit, those gone silent since, about 200 a
+        # minute; fewer than a big retriage's rows, but each moves in the Attention order.
         silent = pane.model.last_result.attention_counts[Attention.NO_SIGNAL]
-        later += timedelta(minutes=10)
-        busiest = await _busiest(pane, link.minute)
-        assert busiest < BUSY_MS, f"the GUI thread worked {busiest:.0f} ms at once"
-        went = pane.model.last_result.attention_counts[Attention.NO_SIGNAL] - silent
-        assert went > 0
+        for minutes in (5, 10):
+            later += timedelta(minutes=minutes)
+            busiest = await _busiest(pane, link.minute)
+            assert busiest < BUSY_MS, f"the GUI thread worked {busiest:.0f} ms at once"
+            went = pane.model.last_result.attention_counts[Attention.NO_SIGNAL] - silent
+            assert went > 0
+            silent += went
         # The list is as it would be triaged at once at that moment.
         again = ShipmentTableModel()
         again.triage = pane.model.triage
