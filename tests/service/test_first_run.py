@@ -83,10 +83,18 @@ async def test_one_begun_with_another_command_is_stopped(tmp_path: Path) -> None
     assert service.pid is None
 
 
+class _Keyring(MemorySecretStore):
+    """A store that outlives the app, as the system keyring does."""
+
+    persistent = True
+
+
 def _connected_before(paths: AppPaths, secret: str | None = None) -> ProfileStore:
     """The home's profiles once its Local sandbox was connected to (its client id kept; its
     secret only when `secret` is given: kept by a keyring)."""
-    profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
+    profiles = ProfileStore(
+        paths.profiles_file, MemorySecretStore() if secret is None else _Keyring()
+    )
     profiles.save(replace(profiles.active, client_id="desktop"), secret=secret)
     return profiles
 
@@ -124,3 +132,31 @@ async def test_the_session_connects_to_the_service_a_later_start_began(tmp_path:
         await session.close()
     await wait_until(lambda: not alive(pid), seconds=15)
     assert first_run.take(paths.local_service_dir) is None  # handed over once
+
+
+@pytest.mark.timeout(300)
+async def test_a_later_start_with_the_secret_kept_beside_its_service_takes_that_service_over(
+    tmp_path: Path,
+) -> None:
+    paths = seeded_home(tmp_path / "home")
+    first = AppSession(paths, _connected_before(paths))  # no keyring: the secret goes to a file
+    try:
+        await first.connect()
+    finally:
+        await first.close()
+    # The next start: a new process, its keyring (none) empty, the file there.
+    profiles = ProfileStore(paths.profiles_file, MemorySecretStore())
+    begun = first_run.begin_later(paths.local_service_dir, profiles)
+    assert begun is not None
+    assert "--rotate-client" not in begun.command  # the secret is kept: nothing to rotate
+    pid = begun.process.pid
+    session = AppSession(paths, profiles)
+    try:
+        await session.start_local_service()
+        await session.connect()
+        service = session.local_service
+        assert service is not None and service.pid == pid  # taken over, not started again
+        assert service.rotated_credentials is None
+    finally:
+        await session.close()
+    await wait_until(lambda: not alive(pid), seconds=15)

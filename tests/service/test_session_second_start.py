@@ -15,8 +15,8 @@ import pytest
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
-from freightdesk.service.secrets import MemorySecretStore
-from freightdesk.service.session import LOCAL_SECRET_FILE, AppSession
+from freightdesk.service.secrets import LOCAL_SECRET_FILE, MemorySecretStore
+from freightdesk.service.session import AppSession
 
 # Online within this many times the service's own start (spawn to its first /health answer)
 # in the same run: signing in is one token request; a second process's start doubled it.

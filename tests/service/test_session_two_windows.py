@@ -18,8 +18,8 @@ from freightdesk.api.client import ApiClient
 from freightdesk.service.first_run import DESKTOP_CLIENT_NAME, cli_command
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-from freightdesk.service.secrets import MemorySecretStore
-from freightdesk.service.session import LOCAL_SECRET_FILE, AppSession
+from freightdesk.service.secrets import LOCAL_SECRET_FILE, MemorySecretStore
+from freightdesk.service.session import AppSession
 
 
 def _window(paths: AppPaths) -> AppSession:

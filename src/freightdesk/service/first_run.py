@@ -30,6 +30,7 @@ from pathlib import Path
 
 from freightdesk import lifetime
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
+from freightdesk.service.secrets import LOCAL_SECRET_FILE
 
 log = logging.getLogger(__name__)
 
@@ -138,11 +139,15 @@ def begin_later(data_dir: Path, profiles: ProfileStore) -> Begun | None:
     if _begun is not None or profile.kind is not ProfileKind.LOCAL or is_first_run(profile):
         return None
     try:
-        # As the session decides it (AppSession._lost_local_secret). Not in a thread beside
-        # the rest of the app's loading: two threads importing at once can meet a module
-        # half made (seen: pydantic's, through PySide's import hook, the start failing).
-        kept = bool(profiles.secret(profile))
-        return _start(data_dir, None if kept else DESKTOP_CLIENT_NAME)
+        # As the session decides it (AppSession._lost_local_secret), the secret's file named
+        # first as the session names it: without it, a home whose secret is kept there began
+        # a rotating service that the session then stopped and started again without.
+        # Not in a thread beside the rest of the app's loading: two threads importing at
+        # once can meet a module half made (seen: pydantic's, through PySide's import hook,
+        # the start failing).
+        profiles.keep_local_secret_in(data_dir / LOCAL_SECRET_FILE)
+        lost = profiles.lost_local_secret(profile)
+        return _start(data_dir, DESKTOP_CLIENT_NAME if lost else None)
     except Exception:
         log.exception("the local service could not be begun")
         return None

@@ -185,6 +185,12 @@ class ProfileStore:
     def secret(self, profile: Profile) -> str | None:
         return self.secrets.get(profile.secret_key)
 
+    def lost_local_secret(self, profile: Profile) -> bool:
+        """This home connected to its Local sandbox before but has not kept the secret (no
+        keyring, and no file in the service's data directory once `keep_local_secret_in`
+        named it): the service's start gives the app a new one (`serve --rotate-client`)."""
+        return bool(profile.client_id) and not self.secret(profile)
+
     def keep_local_secret_in(self, path: Path) -> None:
         """Without a usable keyring, keep the Local sandbox's secret in `path` (a file of its
         service's data directory, `LocalSandboxSecrets`), so that every window of this home,

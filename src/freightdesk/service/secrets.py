@@ -124,6 +124,10 @@ class SystemSecretStore:
         self.find().delete(key)
 
 
+# The desktop client's secret in the local service's data directory, where no keyring keeps it.
+LOCAL_SECRET_FILE = "desktop-client-secret.json"
+
+
 class LocalSandboxSecrets:
     """`store`, except that the Local sandbox's secret (keys beginning `key_prefix`) is kept in
     `path`, a file of the local service's data directory, when `store` does not outlive the app.

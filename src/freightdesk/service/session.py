@@ -29,7 +29,7 @@ from freightdesk.service.demo import DemoProgress
 from freightdesk.service.first_run import DESKTOP_CLIENT_NAME
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
-from freightdesk.service.secrets import KeptTokens
+from freightdesk.service.secrets import LOCAL_SECRET_FILE, KeptTokens
 from freightdesk.service.session_areas import AreaServices
 from freightdesk.service.shipments import ShipmentDetail, ShipmentsService
 from freightdesk.service.summary_rows import SUMMARIES
@@ -43,8 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The desktop client's secret in the local service's data directory, where no keyring keeps it.
-LOCAL_SECRET_FILE = "desktop-client-secret.json"
 _CREDENTIALS = re.compile(r"client id (\S+), client secret (\S+)")
 T = TypeVar("T")
 # A fetch still waiting after this long is said, in the status bar, to be waiting for a
@@ -367,7 +365,7 @@ class AppSession(AreaServices):
         """This home connected to its Local sandbox before but has not kept the secret (no
         keyring, and its file in the service's data directory gone): the service's start
         gives a new one."""
-        return bool(profile.client_id) and not self.profiles.secret(profile)
+        return self.profiles.lost_local_secret(profile)
 
     def _expect_first_run(self, profile: Profile) -> None:
         """A Local sandbox this home never connected to (no client id kept) starts on its

@@ -128,8 +128,8 @@ async def _second_window(paths: AppPaths) -> None:
     for a new one (`freightdesk client rotate`: in the bundle, the bundle itself) and uses the
     running service."""
     from freightdesk.service.profiles import ProfileStore
-    from freightdesk.service.secrets import MemorySecretStore
-    from freightdesk.service.session import LOCAL_SECRET_FILE, AppSession
+    from freightdesk.service.secrets import LOCAL_SECRET_FILE, MemorySecretStore
+    from freightdesk.service.session import AppSession
 
     # Without a keyring the first window kept the secret in this file, for every window.
     (paths.local_service_dir / LOCAL_SECRET_FILE).unlink(missing_ok=True)
