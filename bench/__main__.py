@@ -116,6 +116,11 @@ BENCHES = [
         ("--skip-query", "--skip-imports", "--repeat", "2", "--samples", "10"),
         240,
     ),
+    # A later start of the Local sandbox (a first start, then 2, each beside a bare window
+    # and the service started alone): ~35 s at load 1.
+    Bench("bench_second_start", ("--runs", "2"), 150),
+    # Pruning 30,000 journal rows three ways, once: ~10 s at load 1.
+    Bench("bench_journal_prune", ("--rows", "30000", "--repeat", "1"), 90),
     # Ctrl+Q to nothing of the app left, its local service included, beside a bare window,
     # on an Xvfb display of its own: 2 starts of the app (each until it is connected) and of
     # the bare window, each until its start's work is done: ~19 s at load 2.

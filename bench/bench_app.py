@@ -177,6 +177,11 @@ def _run(code: str, *args: str, bytecode: Path, src: str | None = None) -> Start
     return Start(wall, cpu, process, whole, queued, process - ran - queued)
 
 
+def bare_start(bytecode: Path) -> float:
+    """Seconds from launching a bare PySide6 window (BARE) to its first paint."""
+    return _run(BARE, bytecode=bytecode).process
+
+
 def _median(values: list[float]) -> float:
     return statistics.median(values)
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, event, insert, select, text
 
+from bench.report import Figure, publish
 from freightdesk.server.app import build_context
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import transaction, utcnow
@@ -218,6 +219,12 @@ def _whole(context: ServiceContext, rows: int) -> Run:
     return _timed(context, step)
 
 
+# Targets: the prune's own bookkeeping (cursor, retention, lock) costs little beside the
+# deletes themselves; and a push's write waits behind one batch at most this long.
+PRUNE_CPU_RATIO = 1.5
+HOLD_LIMIT_MS = 250.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -265,6 +272,30 @@ def main() -> None:
             f" median {usual:6.1f} ms"
         )
     print(f"load average {min(loads):.1f} to {max(loads):.1f}")
+    prune = results["prune"]
+    note = f"{args.rows:,} rows, batches of {args.batch:,}, {database}, median of {args.repeat}"
+    publish(
+        [
+            Figure(
+                "journal_prune",
+                "pruning the change journal: CPU per 10,000 rows deleted",
+                statistics.median(r.cpu_per_10k_ms for r in prune),
+                baseline=base_cpu,
+                baseline_what="plain DELETEs over the same batch bounds",
+                max_ratio=PRUNE_CPU_RATIO,
+                note=note,
+            ),
+            Figure(
+                "journal_prune",
+                "pruning the change journal: longest write-lock hold of a batch",
+                statistics.median(r.longest_hold_ms for r in prune),
+                baseline=statistics.median(r.longest_hold_ms for r in results["plain whole"]),
+                baseline_what="one DELETE of them all",
+                limit=HOLD_LIMIT_MS,
+                note=note,
+            ),
+        ]
+    )
 
 
 if __name__ == "__main__":
