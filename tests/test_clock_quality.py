@@ -69,3 +69,16 @@ def test_the_check_catches_a_pane_formatting_on_its_own() -> None:
     assert FORMATTING.search("cell = when.isoformat()")
     assert FORMATTING.search('text = edit.dateTime().toString("yyyy-MM-dd HH:mm")')
     assert not FORMATTING.search("cell = user_time(when)")
+
+
+def test_date_editors_write_days_as_the_clock_does() -> None:
+    """A date editor's format is set in one place, ui/widgets/time_edit (`day_edit`,
+    `clock_days`, `UserTimeEdit`): `Dec 3 2026`, not a pane's own `yyyy-MM-dd`."""
+    own = [
+        f"{path.relative_to(SRC).as_posix()}:{number}: {line.strip()}"
+        for path in sorted((SRC / "ui").rglob("*.py"))
+        if path != SRC / "ui" / "widgets" / "time_edit.py"
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if "setDisplayFormat(" in line
+    ]
+    assert not own, "Use time_edit.day_edit or clock_days:\n" + "\n".join(own)

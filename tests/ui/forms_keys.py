@@ -4,10 +4,17 @@ functions there would make qasync step other tasks inside it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import date
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractButton, QDialogButtonBox, QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QDateTimeEdit,
+    QDialogButtonBox,
+    QLineEdit,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from freightdesk.ui.widgets.forms import FieldErrors
@@ -15,6 +22,8 @@ from tests.support import wait_until
 from tests.ui.test_export_panes import _from_loop
 
 ANSWER_SECONDS = 60  # the service's refusal on a loaded machine; the form's own is at once
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+Section = QDateTimeEdit.Section
 
 
 async def keys(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
@@ -23,6 +32,36 @@ async def keys(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
     def act() -> None:
         edit.clear()
         qtbot.keyClicks(edit, text)
+
+    await _from_loop(act)
+
+
+def shown_day(day: date) -> str:
+    """A day as the date editors write it, the clock's way with the year: `Dec 3 2026`."""
+    return f"{MONTHS[day.month - 1]} {day.day} {day.year}"
+
+
+def day_parts(day: date, *, month_number: bool = False) -> list[tuple[Section, str]]:
+    """`day` as a user types it into a date editor, part by part in the order shown: the
+    month by its name (`month_number`: its number), the day, the year."""
+    month = f"{day.month}" if month_number else MONTHS[day.month - 1]
+    return [
+        (Section.MonthSection, month),
+        (Section.DaySection, f"{day.day}"),
+        (Section.YearSection, f"{day.year}"),
+    ]
+
+
+async def type_parts(
+    qtbot: QtBot, edit: QDateTimeEdit, parts: Sequence[tuple[Section, str]]
+) -> None:
+    """Each text typed into its part of `edit`, as a user who picks the part and types."""
+
+    def act() -> None:
+        for section, text in parts:
+            edit.setFocus()
+            edit.setSelectedSection(section)
+            qtbot.keyClicks(edit, text)
 
     await _from_loop(act)
 

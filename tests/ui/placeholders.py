@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLineEdit, QStyle, QStyleOptionFrame, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QDateTimeEdit,
+    QLineEdit,
+    QStyle,
+    QStyleOptionFrame,
+    QToolButton,
+    QWidget,
+)
 
 
 def placeholder_whole(edit: QLineEdit) -> bool:
@@ -34,4 +41,16 @@ def hints_cut(form: QWidget) -> list[str]:
         and edit.placeholderText()
         and not edit.text()
         and not placeholder_whole(edit)
+    ]
+
+
+def dates_cut(form: QWidget) -> list[str]:
+    """The days and times shown in date editors of `form` that do not read whole (the
+    clock's `Nov 30 2026` is wider than `2026-11-30`)."""
+    return [
+        edit.text()
+        for edit in form.findChildren(QDateTimeEdit)
+        if edit.isVisible()
+        and isinstance(line := edit.findChild(QLineEdit), QLineEdit)
+        and not text_whole(line)
     ]

@@ -10,11 +10,13 @@ tests/ui/test_time_inputs_zone.py."""
 from __future__ import annotations
 
 import uuid
+from datetime import date, timedelta
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QDateEdit,
     QDialogButtonBox,
     QLineEdit,
     QPushButton,
@@ -29,6 +31,7 @@ from freightdesk.ui.panes.stop_locations.form import StopLocationFormDialog
 from freightdesk.ui.panes.stop_locations.pane import StopLocationsPane
 from tests.server.test_tracking_support import SEARCH
 from tests.support import TenantHandle, wait_until
+from tests.ui.forms_keys import click, day_parts, shown_day, type_parts
 from tests.ui.new_shipment_form import combo_in, open_new_shipment
 from tests.ui.test_panes_support import (
     connected,
@@ -85,6 +88,16 @@ async def test_stop_location_switched_back_and_forth_saves_what_the_form_shows(
     for column in (5, 5, 0, 0):
         _toggle(form.hours, 0, column)
     form.hours.item(0, 8).setText("18:30")  # type: ignore[union-attr]
+    # A holiday: its days typed by the keyboard, shown as the clock writes days ("Dec 3 2026").
+    await click(qtbot, form.special_box.add_button)
+    first, last = date.today() + timedelta(days=3), date.today() + timedelta(days=40)
+    shown_days = []
+    for column, day in ((0, first), (1, last)):
+        edit = form.special.cellWidget(0, column)
+        assert isinstance(edit, QDateEdit)
+        await type_parts(qtbot, edit, day_parts(day, month_number=column == 1))
+        shown_days.append(edit.text())
+    assert shown_days == [shown_day(first), shown_day(last)]
 
     # The geofence: kilometres, then travel time, then back to distance: kilometres again.
     form.tabs.setCurrentIndex(2)
@@ -130,11 +143,13 @@ async def test_stop_location_switched_back_and_forth_saves_what_the_form_shows(
             "closes": "18:30",
         }
     ]
-    assert saved["specialOpeningHours"] == []
+    (holiday,) = saved["specialOpeningHours"]
+    assert (holiday["validFrom"], holiday["validThrough"]) == (first.isoformat(), last.isoformat())
     assert saved["geofence"] == {"type": "DISTANCE", "units": "KILOMETERS", "value": 2.5}
     assert saved["contacts"] == [{"contactId": "c-1", "type": "DOCK_MANAGER"}]
     # And that is what the form showed.
     assert saved["openingHours"] == shown["openingHours"]
+    assert shown["specialOpeningHours"][0]["validFrom"] == first.isoformat()
     assert saved["geofence"] == shown["geofence"] and saved["contacts"] == shown["contacts"]
     pane.shutdown()
 

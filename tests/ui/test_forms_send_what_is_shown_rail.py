@@ -6,7 +6,7 @@ tests/ui/test_forms_send_what_is_shown.py."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.rail.pane import RailPane
 from tests.support import TenantHandle, wait_until
-from tests.ui.forms_keys import click, keys
+from tests.ui.forms_keys import Section, click, day_parts, keys, shown_day, type_parts
 from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_rail_pane import PATH
@@ -57,12 +57,31 @@ async def test_rail_leg_switched_back_and_forth_saves_what_the_form_shows(
     origin.windowed.click()
     assert not origin.zone.isEnabled() and "appointmentWindow" not in origin.wire()
     origin.windowed.click()
+    # The window typed by the keyboard, its day as the clock writes days ("Dec 3 2026"),
+    # the month typed by its number in one and its name in the other.
+    day = date.today() + timedelta(days=3)
+    await type_parts(
+        qtbot,
+        origin.start,
+        [
+            *day_parts(day, month_number=True),
+            (Section.HourSection, "09"),
+            (Section.MinuteSection, "30"),
+        ],
+    )
+    await type_parts(
+        qtbot,
+        origin.end,
+        [*day_parts(day), (Section.HourSection, "13"), (Section.MinuteSection, "45")],
+    )
+    assert origin.start.text() == f"{shown_day(day)} 09:30"
+    assert origin.end.text() == f"{shown_day(day)} 13:45"
     # The destination: a city; its window ticked and unticked again.
     await keys(qtbot, destination.city, "Chicago")
     destination.windowed.click()
     destination.windowed.click()
-    start = origin.start.dateTime().toPython()
-    end = origin.end.dateTime().toPython()
+    start = datetime(day.year, day.month, day.day, 9, 30)
+    end = datetime(day.year, day.month, day.day, 13, 45)
 
     await click(qtbot, pane.track_button)
     await wait_until(lambda: pane.model.rowCount() == 1 and pane.track_button.isEnabled(), 30)

@@ -5,7 +5,7 @@ form showed. The other list panes' forms are in tests/ui/test_forms_send_what_is
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from freightdesk.service.session import AppSession
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
-from tests.ui.forms_keys import click, keys, ok_button
+from tests.ui.forms_keys import click, day_parts, keys, ok_button, shown_day, type_parts
 from tests.ui.test_capacity_support import settle
 from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_panes_support import connected
@@ -36,6 +36,10 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
     await keys(qtbot, form.delivery.city, "Dallas")
     await keys(qtbot, form.delivery.state, "TX")
     await keys(qtbot, form.delivery.postal_code, "75201")
+    # The pickup day typed by the keyboard, shown as the clock writes days ("Dec 3 2026").
+    pickup = date.today() + timedelta(days=3)
+    await type_parts(qtbot, form.pickup_date, day_parts(pickup))
+    assert form.pickup_date.text() == shown_day(pickup)
 
     # Freight: a reefer truck of 53 ft chosen, then LTL (the truck greys out), then the truck
     # again: the choices made are still there and sent; nothing of LTL is.
@@ -93,7 +97,7 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
         ),
     ]  # fmt: skip
     assert all(s.get("contacts") in (None, []) for s in detail["routeInfo"]["stops"])
-    assert detail["pickupDate"] == date.today().isoformat()
+    assert detail["pickupDate"] == pickup.isoformat()
     shipping = detail["shippingDetails"]
     assert shipping.get("ltl") is None and not shipping.get("accessorials")
     assert {k: v for k, v in shipping["truck"].items() if v is not None} == {

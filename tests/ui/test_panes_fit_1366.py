@@ -27,7 +27,7 @@ from tests.server.test_rating_support import (
 )
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import TenantHandle, wait_until
-from tests.ui.placeholders import hints_cut
+from tests.ui.placeholders import dates_cut, hints_cut
 from tests.ui.test_bookings_pane import _bookings_pane
 from tests.ui.test_capacity_support import settle, type_text
 from tests.ui.test_columns_fit import AT_1366, AT_1920, assert_columns_fit
@@ -73,11 +73,14 @@ async def test_carrier_capacity(qtbot: QtBot, connected: tuple[AppSession, Tenan
 
 
 async def test_sailing_schedules(qtbot: QtBot, connected: tuple[AppSession, TenantHandle]) -> None:
-    """The ports' and carriers' hints are read whole (what a port may be: in the tooltip)."""
+    """The ports' and carriers' hints are read whole (what a port may be: in the tooltip),
+    and so are the windows' days."""
     session, _tenant = connected
     pane = await shown_pane(qtbot, session, SchedulesPane, AT_1366)
     assert_labels_whole(pane)
     assert_hints_whole(pane)
+    pane.arrival.enabled.click()  # its days, greyed until then, shown as they are typed
+    assert dates_cut(pane) == []
     assert "UN/LOCODE" in pane.origin.toolTip()
     pane.shutdown()
     await settle(session)

@@ -29,7 +29,7 @@ from tests.proxy import FaultyProxy
 from tests.service.test_vehicles_service import demo_pool
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import close_session
-from tests.ui.forms_keys import click, keys
+from tests.ui.forms_keys import click, day_parts, keys, shown_day, type_parts
 from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
 from tests.ui.test_panes_support import _activate, shown_pane
@@ -229,8 +229,14 @@ async def test_sailing_search_switched_back_and_forth_asks_what_the_form_shows(
     await click(qtbot, pane.departure.enabled)
     assert not pane.departure.start.isEnabled()
     await click(qtbot, pane.arrival.enabled)
-    pane.arrival.start.setDate(_qdate(today + timedelta(days=20)))
-    pane.arrival.end.setDate(_qdate(today + timedelta(days=60)))
+    # Its days typed by the keyboard, shown as the clock writes days ("Dec 3 2026").
+    first, last = today + timedelta(days=20), today + timedelta(days=60)
+    await type_parts(qtbot, pane.arrival.start, day_parts(first))
+    await type_parts(qtbot, pane.arrival.end, day_parts(last, month_number=True))
+    assert (pane.arrival.start.text(), pane.arrival.end.text()) == (
+        shown_day(first),
+        shown_day(last),
+    )
     await click(qtbot, pane.arrival.enabled)
     await click(qtbot, pane.arrival.enabled)
     # Two carriers, then one; direct only, at most two, direct only again; sorts switched.
@@ -248,8 +254,8 @@ async def test_sailing_search_switched_back_and_forth_asks_what_the_form_shows(
     assert asked == {
         "origin": ["CNSHA"],
         "destination": ["NLRTM"],
-        "arrivalStartDate": [(today + timedelta(days=20)).isoformat()],
-        "arrivalEndDate": [(today + timedelta(days=60)).isoformat()],
+        "arrivalStartDate": [first.isoformat()],
+        "arrivalEndDate": [last.isoformat()],
         "carrierCodes": ["HOCS"],
         "transshipmentsMax": ["0"],
         "sort": ["ARRIVAL_DATE_TIME"],

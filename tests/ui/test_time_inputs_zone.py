@@ -6,7 +6,7 @@ request the local service stores expires at exactly the instant typed."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from PySide6.QtCore import QLocale, QPoint, Qt
@@ -20,6 +20,7 @@ from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.widgets.time_edit import UserTimeEdit, follow_user_zone
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, machine_zone, wait_until
+from tests.ui.forms_keys import shown_day
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_rates_pane import _fill, _form
 
@@ -27,7 +28,6 @@ __all__ = ["connected"]
 
 TOKYO = timedelta(hours=9)
 Section = QDateTimeEdit.Section
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
 @pytest.fixture
@@ -35,11 +35,6 @@ def in_tokyo() -> Iterator[None]:
     with machine_zone("Asia/Tokyo"):
         yield
     set_user_zone(UserZone.LOCAL)
-
-
-def _day(day: date) -> str:
-    """A day as the editors write it: `Mar 4 2027`."""
-    return f"{MONTHS[day.month - 1]} {day.day} {day.year}"
 
 
 def _type(edit: QDateTimeEdit, section: Section, digits: str) -> None:
@@ -87,7 +82,7 @@ async def test_the_expiry_typed_is_the_instant_sent_and_stored(
         (Section.MinuteSection, "05"),
     ):
         _type(form.expiration, section, digits)
-    assert form.expiration.text() == f"{_day(day)} 14:05 {label}"
+    assert form.expiration.text() == f"{shown_day(day)} 14:05 {label}"
     typed = f"{day:%Y-%m-%d}T14:05:00{offset}"
     assert form.wire()["expirationDateTime"] == typed  # in the zone shown, to the minute
 

@@ -8,11 +8,11 @@ is typed in the user's zone: View > Times without a place, local or UTC (`UserTi
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from PySide6.QtCore import QDate, QDateTime, QEvent, QLocale, QObject, QTimeZone
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QDateTimeEdit, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QDateEdit, QDateTimeEdit, QLineEdit, QWidget
 
 from freightdesk.service.clock import UserZone, user_zone
 
@@ -30,6 +30,17 @@ def clock_days(edit: QDateTimeEdit, display_format: str = DAY_FORMAT) -> None:
     edit.setLocale(_CLOCK_LOCALE)
     edit.setDisplayFormat(display_format)
     edit.installEventFilter(_MonthDigits(edit))
+
+
+def day_edit(parent: QWidget | None, day: date | None = None) -> QDateEdit:
+    """A day without a time (a pickup day, a window's first day) typed as the clock writes
+    days (`clock_days`), its calendar a click away; `day`, else today."""
+    edit = QDateEdit(parent)
+    edit.setCalendarPopup(True)
+    clock_days(edit)
+    day = day or date.today()
+    edit.setDate(QDate(day.year, day.month, day.day))
+    return edit
 
 
 class _MonthDigits(QObject):

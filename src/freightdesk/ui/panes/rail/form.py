@@ -33,7 +33,7 @@ from freightdesk.models.rail import (
 from freightdesk.service.clock import user_now
 from freightdesk.ui.widgets.code_combo import choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
-from freightdesk.ui.widgets.time_edit import UserTimeEdit
+from freightdesk.ui.widgets.time_edit import DATE_TIME_FORMAT, UserTimeEdit, clock_days
 
 EQUIPMENT_TYPES = {
     EquipmentIdentifierType.CONTAINER_ID: "Container",
@@ -44,7 +44,6 @@ IDENTIFIER_FIELDS = {
     RailShipmentIdentifierType.BILL_OF_LADING: "billsOfLading",
     RailShipmentIdentifierType.WAYBILL: "waybills",
 }
-DATE_TIME_FORMAT = "yyyy-MM-dd HH:mm"
 _POSITION = re.compile(r"^(\w+)\[(\d+)\]")
 
 
@@ -63,7 +62,7 @@ def _date_time_edit(parent: QWidget, name: str, value: datetime) -> QDateTimeEdi
     edit = QDateTimeEdit(parent)
     edit.setObjectName(name)
     edit.setCalendarPopup(True)
-    edit.setDisplayFormat(DATE_TIME_FORMAT)
+    clock_days(edit, DATE_TIME_FORMAT)  # no zone named: the stop's is typed below it
     edit.setDateTime(QDateTime(value.year, value.month, value.day, value.hour, value.minute, 0))
     return edit
 

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
-    QDateEdit,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -68,7 +67,7 @@ from freightdesk.ui.widgets.group_follower import GroupFollower, renamed
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import fold_rows
 from freightdesk.ui.widgets.screen_fit import fitting_height
-from freightdesk.ui.widgets.time_edit import UserTimeEdit
+from freightdesk.ui.widgets.time_edit import UserTimeEdit, day_edit
 
 STOPS = "rateDetail.routeInfo.stops"
 TABS = {"route": 0, "freight": 1, "carriers": 2, "contact": 3}
@@ -151,10 +150,8 @@ class RateRequestFormDialog(FormDialog):
         self.name = QLineEdit(tab)
         self.name.setObjectName("name")
         self.name.setPlaceholderText("e.g. Chicago to Dallas, week 32 (optional)")
-        self.pickup_date = QDateEdit(tab)
+        self.pickup_date = day_edit(tab)
         self.pickup_date.setObjectName("pickupDate")
-        self.pickup_date.setCalendarPopup(True)
-        self.pickup_date.setDisplayFormat("yyyy-MM-dd")
         self.expires = QCheckBox("E&xpires at", tab)
         self.expires.setObjectName("expires")
         self.expiration = UserTimeEdit(tab)

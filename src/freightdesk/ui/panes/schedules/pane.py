@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QCompleter,
-    QDateEdit,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -56,6 +55,7 @@ from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.paging import PageBar, Paging
 from freightdesk.ui.widgets.search_form import SearchRun, finish_form, lay_out
+from freightdesk.ui.widgets.time_edit import day_edit
 
 ARROW = "\u2192"
 SORTS = {
@@ -171,14 +171,15 @@ class Window(QWidget):
 
     def __init__(self, text: str, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.enabled = QCheckBox(text, self)
+        # The row's label names the window: "from" leaves the form's 340 px to the days,
+        # "Nov 30 2026" wider than "2026-11-30" was ("Departing" cut their years off).
+        self.enabled = QCheckBox("from", self)
+        self.enabled.setAccessibleName(text)
         self.enabled.setObjectName(f"{name}Window")
-        self.start = QDateEdit(self)
-        self.end = QDateEdit(self)
+        self.start = day_edit(self)
+        self.end = day_edit(self)
         for edit, part in ((self.start, "Start"), (self.end, "End")):
             edit.setObjectName(f"{name}{part}")
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.enabled)

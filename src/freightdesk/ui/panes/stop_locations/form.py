@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QDate
 from PySide6.QtWidgets import (
     QDateEdit,
     QDialog,
@@ -60,6 +58,7 @@ from freightdesk.ui.widgets.forms import ErrorLabel, plain
 from freightdesk.ui.widgets.key_values import KeyValueTable
 from freightdesk.ui.widgets.row_table import number
 from freightdesk.ui.widgets.tabbed_form import TabbedFormDialog
+from freightdesk.ui.widgets.time_edit import day_edit
 
 # Opens a map over the form and calls back with the point (and geofence) chosen there.
 MapPicker = Callable[[QWidget, PickRequest, Callable[[Picked], None]], QDialog | None]
@@ -100,12 +99,6 @@ _FIELD_WORDS = {
     "type": "type",
     "hours": "days",
 }
-
-
-def _qdate(value: date | None) -> QDate:
-    if value is None:
-        return QDate.currentDate()
-    return QDate(value.year, value.month, value.day)
 
 
 class StopLocationFormDialog(TabbedFormDialog):
@@ -351,9 +344,7 @@ class StopLocationFormDialog(TabbedFormDialog):
             (FROM, special.valid_from if special else None),
             (THROUGH, special.valid_through if special else None),
         ):
-            edit = QDateEdit(_qdate(value), table)
-            edit.setCalendarPopup(True)
-            edit.setDisplayFormat("yyyy-MM-dd")
+            edit = day_edit(table, value)
             edit.dateChanged.connect(self.mark_dirty)
             table.setCellWidget(row, column, edit)
         hours = special.hours if special else None

@@ -8,11 +8,11 @@ from datetime import date
 from typing import Any
 
 from PySide6.QtCore import QDate
-from PySide6.QtWidgets import QDateEdit, QFormLayout, QHBoxLayout, QLineEdit, QWidget
+from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QWidget
 
 from freightdesk.models.vltl_rules import hhmm_time
 from freightdesk.ui.widgets.forms import FieldErrors
-from freightdesk.ui.widgets.time_edit import clock_days
+from freightdesk.ui.widgets.time_edit import day_edit
 
 ADDRESS_PARTS = (
     ("addressLines", "Street", "e.g. 1 Dock Rd"),
@@ -92,10 +92,8 @@ class WindowFields(QWidget):
     def __init__(self, path: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.path = path
-        self.day = QDateEdit(self)
+        self.day = day_edit(self)
         self.day.setObjectName(f"{path}.date")
-        self.day.setCalendarPopup(True)
-        clock_days(self.day)
         self.start = _edit(self, f"{path}.startTime", "hh:mm")
         self.end = _edit(self, f"{path}.endTime", "hh:mm")
         for edit in (self.start, self.end):  # a time of day at the place: no zone to convert
