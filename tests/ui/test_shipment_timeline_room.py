@@ -3,7 +3,8 @@ local service: the Event column takes the room the times leave it, so that an ev
 (as long as the demo's longest) wrap onto two lines at most, beside the list at 1920x1080,
 below it at 1366x768, and beside the map in the Map tab; its export buttons stay under the
 events; an exception at a stop reads its time as the stop's events do, a closed one saying so
-(its status no longer under the Source header)."""
+(its status no longer under the Source header), and so does a parcel's, whose carrier names
+no stop."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ from freightdesk.ui.panes.shipments.detail_room import (
     WHEN,
 )
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
+from tests.server.test_carrier_push_support import (
+    PARCEL,
+    accepted,
+    java_time,
+    parcel_body,
+    settled,
+)
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_clock_panes import parcel_with_exception
 from tests.ui.test_columns_fit import AT_1366, AT_1920
@@ -207,4 +215,47 @@ async def test_an_exception_reads_as_its_stops_events(
     await panes.map_tab(pane)
     assert timeline.parent() is pane.detail.map_splitter and timeline.isVisible()
     _exceptions_read_as_events(timeline, WHEN if pane.detail.timeline_columns.narrow else ACTUAL)
+    await panes.close()
+
+
+MISSED = "Nobody at the door, notice left; next attempt tomorrow"
+
+
+def _missed_at_delivery(tenant: TenantHandle) -> tuple[str, str]:
+    """A parcel to a delivery in New York's zone whose carrier reported a missed delivery
+    without saying where: the shipment and its delivery stop."""
+    number = f"1ZMD{uuid.uuid4().hex[:10].upper()}"
+    body = _ltl(f"P{uuid.uuid4().hex[:6].upper()}")
+    body["identifiers"] = [{"type": "TRACKING_NUMBER", "value": number}]
+    body["plan"] = {"expectedTransportationModes": ["PARCEL"]}
+    stops = body["routeInfo"]["stops"]  # type: ignore[index]
+    stops[1]["appointmentWindow"] = {"localTimeZoneIdentifier": "America/New_York"}
+    shipment = _put(tenant, body)
+    report = parcel_body(number, "DELIVERY_MISSED", description=MISSED)
+    report["timestamp"] = java_time(datetime.now(UTC) - timedelta(hours=3))
+    assert settled(tenant, accepted(tenant.http.post(PARCEL, json=report)))["status"] == (
+        "PROCESSED"
+    )
+    return shipment, str(stops[1]["id"])
+
+
+async def test_a_parcels_missed_delivery_reads_at_its_delivery_stop(
+    chicago_machine: None, panes: ShipmentPanes
+) -> None:
+    """The carrier names no stop: the service places the missed delivery at the delivery
+    stop, so the exception reads in that stop's zone (New York's, not the computer's
+    Chicago), at the same time as its event under the stop."""
+    shipment, delivery = _missed_at_delivery(panes.tenant)
+    pane = await panes.showing(AT_1366, shipment)
+    timeline = pane.detail.timeline
+    await wait_until(lambda: any(MISSED in i.text(EVENT) for i in _rows(timeline)), 30)
+    key = Qt.ItemDataRole.UserRole
+    rows = _rows(timeline)
+    missed = next(i for i in rows if str(i.data(EVENT, key)).startswith("exception:"))
+    event = next(i for i in rows if str(i.data(EVENT, key)).startswith("event:"))
+    assert missed.text(EVENT) == f"Delivery missed: {MISSED}"
+    assert missed.text(ACTUAL).endswith((" EST", " EDT")), missed.text(ACTUAL)
+    assert missed.text(ACTUAL) == event.text(ACTUAL)
+    stop = event.parent()
+    assert stop is not None and stop.data(EVENT, key) == f"stop:{delivery}", stop.text(EVENT)
     await panes.close()

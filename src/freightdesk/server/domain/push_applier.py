@@ -32,6 +32,13 @@ from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.identifiers import normalize_value
 from freightdesk.server.domain.lifecycle import can_move
 from freightdesk.server.domain.push_intake import PARCEL, TRUCKLOAD
+from freightdesk.server.domain.push_stops import (
+    NOWHERE,
+    Placement,
+    final_stop_id,
+    numbered_stop_id,
+    parcel_placement,
+)
 from freightdesk.server.errors import ApiError
 from freightdesk.server.tables.tracking import (
     Shipment,
@@ -193,7 +200,7 @@ class PushApplier:
                     shipment,
                     event.type,
                     event.date_time,
-                    stop_id=_stop_id(shipment, event.stop_number),
+                    Placement.named_stop(numbered_stop_id(shipment, event.stop_number)),
                     description=None,
                     source=source,
                 )
@@ -243,7 +250,7 @@ class PushApplier:
                     self._session,
                     shipment_id,
                     update.estimated_time_of_arrival,
-                    stop_id=_final_stop_id(shipment),
+                    stop_id=final_stop_id(shipment),
                     source=source,
                     description=update.description if kind is ParcelEventType.ETA else None,
                 )
@@ -254,12 +261,13 @@ class PushApplier:
             description = update.description
             if kind is ParcelEventType.POSITION_UPDATE and location is not None:
                 description = description or _place(location.address)
+            opens = EFFECTS.get(kind, _NOTHING).exception is not None
             self._event(
                 row,
                 shipment,
                 kind.value,
                 update.timestamp,
-                stop_id=None,
+                parcel_placement(self._session, shipment, kind, location) if opens else NOWHERE,
                 description=description,
                 source=source,
             )
@@ -342,14 +350,17 @@ class PushApplier:
         shipment: Shipment,
         event_type: str,
         at: datetime,
+        placed: Placement,
         *,
-        stop_id: str | None,
         description: str | None,
         source: str,
     ) -> None:
+        # The ids are the report's: a stop the service inferred is not part of it (a replay
+        # after the upgrade, or after the route changed, would infer another).
+        stop_id = placed.event
         effect = EFFECTS.get(event_type.upper(), _NOTHING)
         event = TrackedShipmentEvent(
-            id=_derived_id(shipment.id, "event", source, event_type.upper(), at, stop_id),
+            id=_derived_id(shipment.id, "event", source, event_type.upper(), at, placed.named),
             type=event_type,
             date_time=at,
             description=description,
@@ -371,13 +382,13 @@ class PushApplier:
                 ShipmentException(
                     # Per stop as the event is: a stop's problem is not another stop's.
                     id=_derived_id(
-                        shipment.id, "exception", source, event_type.upper(), at, stop_id
+                        shipment.id, "exception", source, event_type.upper(), at, placed.named
                     ),
                     type=event_type.upper(),
                     severity=effect.exception,
                     description=description or f"{event_type} reported by the carrier",
-                    # The stop the event was matched to: its times read in the stop's zone.
-                    stop_id=event.stop_id,
+                    # Its times read in the stop's zone; triage and webhooks key on it.
+                    stop_id=uuid.UUID(placed.problem) if placed.problem else None,
                     created_date_time=at,
                 ),
                 source,
@@ -467,27 +478,6 @@ def _unmatched(
         [],
         f"No shipment{of_carrier} of the customer carries {names} (yet); tried again for a week",
     )
-
-
-def _stops(shipment: Shipment) -> list[dict[str, Any]]:
-    route = shipment.data.get("routeInfo") or {}
-    stops = route.get("stops") or []
-    return [stop for stop in stops if isinstance(stop, dict)]
-
-
-def _stop_id(shipment: Shipment, stop_number: int | None) -> str | None:
-    """The id of the shipment's stop with this number (1 is the first stop of its route)."""
-    stops = _stops(shipment)
-    if stop_number is None or stop_number > len(stops):
-        return None
-    found = stops[stop_number - 1].get("id")
-    return str(found) if found else None
-
-
-def _final_stop_id(shipment: Shipment) -> str | None:
-    stops = _stops(shipment)
-    found = stops[-1].get("id") if stops else None
-    return str(found) if found else None
 
 
 def _place(address: Address | None) -> str | None:
