@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.ui.widgets.item_table import add_key
+from freightdesk.ui.widgets.shortcuts import add_key
 
 
 class FormTable(QTableWidget):

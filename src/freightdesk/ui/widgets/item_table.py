@@ -6,8 +6,8 @@ selected item kept (by its key) when the list is refreshed, Return, F2 or a doub
 opening the selected item and Delete deleting it, the pane's Edit and Delete buttons enabled
 only while an item is selected.
 
-`add_key` is the one way a shortcut is bound to a view (this table, or an editable table of
-a form) rather than to the window.
+Its keys are bound to the table through `widgets.shortcuts.add_key`, the one way a shortcut
+is bound to a view rather than to the window.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from freightdesk.ui.widgets.listing import ListingModel, current_row
 from freightdesk.ui.widgets.selection import select_only
+from freightdesk.ui.widgets.shortcuts import add_key
 
 T = TypeVar("T")
 
@@ -177,16 +178,6 @@ class ColumnFit(QObject):
     def _sized(self, column: int, _old: int, _new: int) -> None:
         if not self._fitting and column != self.stretch and self.table.isVisible():
             self._user_sized.add(column)  # dragged by the user: kept
-
-
-def add_key(view: QWidget, keys: QKeySequence, slot: Callable[[], None], text: str) -> QAction:
-    """A shortcut that acts while `view` has the focus (not while typing elsewhere)."""
-    action = QAction(text, view)
-    action.setShortcut(keys)
-    action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-    action.triggered.connect(slot)
-    view.addAction(action)
-    return action
 
 
 class ItemTable(QTableView, Generic[T]):

@@ -11,7 +11,6 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
@@ -38,6 +37,7 @@ from freightdesk.ui.widgets.item_table import ItemTable
 from freightdesk.ui.widgets.list_page import ListPage
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
+from freightdesk.ui.widgets.shortcuts import add_key
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 COLUMNS: list[Column[AccountGroup]] = [
@@ -135,11 +135,10 @@ class AccountGroupsPane(ListExport, QWidget):
         self.hint.setStyleSheet("color: #6b7280;")
         form.addRow(self.hint)
         # Escape anywhere in the form while renaming, as in a dialog; free otherwise.
-        self.cancel_action = QAction("Cancel the rename", self.form_box)
-        self.cancel_action.setShortcut(QKeySequence(Qt.Key.Key_Escape))
-        self.cancel_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.cancel_action = add_key(
+            self.form_box, Qt.Key.Key_Escape, self.cancel_rename, "Cancel the rename", within=True
+        )
         self.cancel_action.setEnabled(False)
-        self.form_box.addAction(self.cancel_action)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.count_label)
@@ -173,7 +172,6 @@ class AccountGroupsPane(ListExport, QWidget):
         self.code.returnPressed.connect(self.submit)
         self.name.returnPressed.connect(self.submit)
         self.cancel_button.clicked.connect(self.cancel_rename)
-        self.cancel_action.triggered.connect(self.cancel_rename)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.on_open(self.rename_selected, "Rename the group", button=self.rename_button)
         self.table.on_delete(self.confirm_delete, "Delete group", button=self.delete_button)

@@ -3,11 +3,11 @@ save a copy, drag out; upload by dropping files on the pane (or on an open shipm
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, QSettings, Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtGui import QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -64,20 +64,10 @@ from freightdesk.ui.widgets.item_table import ColumnFit
 from freightdesk.ui.widgets.listing import ListBinding, current_row
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.selection import select_only
+from freightdesk.ui.widgets.shortcuts import add_key
 
 ROLE_SETTING = "documents/role"
 MAX_LISTED = 8  # documents named in the question before a delete
-
-
-def _shortcut(
-    widget: QWidget, keys: QKeySequence | str, slot: Callable[[], object], text: str
-) -> QAction:
-    action = QAction(text, widget)
-    action.setShortcut(QKeySequence(keys))
-    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-    action.triggered.connect(slot)
-    widget.addAction(action)
-    return action
 
 
 def _open_with_system(path: Path) -> None:
@@ -288,20 +278,14 @@ class DocumentsPane(ListExport, QWidget):
         self.delete_button.clicked.connect(self.confirm_delete)
         self.table.doubleClicked.connect(lambda _index: self.edit_selected())
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        _shortcut(self, "Ctrl+U", self.choose_files, "Upload files")
-        _shortcut(self, "Ctrl+Shift+S", self.save_copy, "Save a copy")
-        _shortcut(self, "Ctrl+O", self.open_selected, "Open the document")
-        for keys in (QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_F2)):
-            edit = QAction("Edit the document", self.table)
-            edit.setShortcut(keys)
-            edit.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            edit.triggered.connect(self.edit_selected)
-            self.table.addAction(edit)
-        delete = QAction("Delete the document", self.table)
-        delete.setShortcut(QKeySequence.StandardKey.Delete)
-        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        delete.triggered.connect(self.confirm_delete)
-        self.table.addAction(delete)
+        add_key(self, "Ctrl+U", self.choose_files, "Upload files", within=True)
+        add_key(self, "Ctrl+Shift+S", self.save_copy, "Save a copy", within=True)
+        add_key(self, "Ctrl+O", self.open_selected, "Open the document", within=True)
+        for keys in (Qt.Key.Key_Return, Qt.Key.Key_F2):
+            add_key(self.table, keys, self.edit_selected, "Edit the document")
+        add_key(
+            self.table, QKeySequence.StandardKey.Delete, self.confirm_delete, "Delete the document"
+        )
         self.drop = FileDropFilter(self)
         self.drop.install(self)
         self.drop.install(self.table)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QShowEvent
+from PySide6.QtGui import QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -55,6 +55,7 @@ from freightdesk.ui.panes.documents.labels import (
 from freightdesk.ui.widgets.file_drop import FileDropFilter
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.identifiers import IdentifierTable
+from freightdesk.ui.widgets.shortcuts import add_key
 
 if TYPE_CHECKING:
     from freightdesk.service.shipments import ShipmentList
@@ -207,11 +208,9 @@ class UploadDialog(FormDialog):
         files_layout.setContentsMargins(0, 0, 0, 0)
         files_layout.addWidget(self.files)
         files_layout.addLayout(file_buttons)
-        remove = QAction("Remove file", self.files)
-        remove.setShortcut(QKeySequence.StandardKey.Delete)
-        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        remove.triggered.connect(self.remove_selected_files)
-        self.files.addAction(remove)
+        add_key(
+            self.files, QKeySequence.StandardKey.Delete, self.remove_selected_files, "Remove file"
+        )
         first_type = next((t for f in files if (t := guess_type(f.name))), None)
         self.type = type_combo(self, first_type or DocumentType.BILL_OF_LADING)
         self.mode = mode_combo(self, mode)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QPainter
+from PySide6.QtGui import QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -35,6 +35,7 @@ from freightdesk.service.errors import BadRequest, PayloadTooLarge
 from freightdesk.service.messages import explain
 from freightdesk.service.uploads import Upload, UploadQueue, UploadState
 from freightdesk.ui.panes.documents.labels import size_text
+from freightdesk.ui.widgets.shortcuts import add_key
 
 _STATE_TEXT = {
     UploadState.QUEUED: "Waiting",
@@ -141,17 +142,9 @@ class UploadsView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
         layout.addWidget(self.table)
-        cancel = QAction("Cancel upload", self.table)
-        cancel.setShortcut(QKeySequence.StandardKey.Delete)
-        cancel.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        cancel.triggered.connect(self.cancel_selected)
-        self.table.addAction(cancel)
-        for keys in (QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)):
-            act = QAction("Fix or retry the upload", self.table)
-            act.setShortcut(keys)
-            act.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-            act.triggered.connect(self.act_on_current)
-            self.table.addAction(act)
+        add_key(self.table, QKeySequence.StandardKey.Delete, self.cancel_selected, "Cancel upload")
+        for keys in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            add_key(self.table, keys, self.act_on_current, "Fix or retry the upload")
         self.cancel_button.clicked.connect(self.cancel_selected)
         self.retry_button.clicked.connect(self.retry_selected)
         self.clear_button.clicked.connect(self.clear_finished)

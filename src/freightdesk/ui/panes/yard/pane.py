@@ -17,7 +17,7 @@ from datetime import timedelta
 from zoneinfo import available_timezones
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QShowEvent
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -74,6 +74,7 @@ from freightdesk.ui.widgets.item_table import ROW_HEIGHT, ItemTable
 from freightdesk.ui.widgets.listing import Column, ListingModel
 from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.search_form import age_text
+from freightdesk.ui.widgets.shortcuts import add_key
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 from freightdesk.ui.widgets.time_edit import UserTimeEdit
 
@@ -207,11 +208,7 @@ class YardPane(QWidget):
         )
         self.copy_button.setEnabled(False)
         # Ctrl+C where the slot was picked: the timeline takes the focus on a click.
-        copy_action = QAction("Copy slot", self.timeline)
-        copy_action.setShortcut(QKeySequence.StandardKey.Copy)
-        copy_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        copy_action.triggered.connect(self.copy_slot)
-        self.timeline.addAction(copy_action)
+        add_key(self.timeline, QKeySequence.StandardKey.Copy, self.copy_slot, "Copy slot")
 
         # --- the sites ---
         sites_box = QGroupBox("Sites", self)
