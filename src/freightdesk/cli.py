@@ -261,9 +261,18 @@ def _serve(args: argparse.Namespace) -> int:
     except lifetime.DataDirInUse as exc:
         print(f"freightdesk: {exc}", file=sys.stderr)
         return 2
+
+    def say_upgrading(migration: Migration, done: int | None) -> None:
+        # The line for the app that started this service, the note for another window's.
+        lock.note_upgrading(lifetime.Upgrade(migration.version, done))
+        what = migration.description if done is None else f"{done}%"
+        print(UPGRADING_LINE.format(migration.version, what), flush=True)
+
     try:
-        context = build_context(settings, _say_upgrading)
+        context = build_context(settings, say_upgrading)
     except Exception as exc:  # the message matters more than the type here
+        # Its first line: a database error's next ones are the statement and a link.
+        lock.fail(f"cannot open the database: {(str(exc) or repr(exc)).splitlines()[0]}")
         print(
             f"freightdesk: cannot open the database {settings.database_url}: {exc}", file=sys.stderr
         )
@@ -300,7 +309,9 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         sock.bind((args.host, port))
     except OSError as exc:
-        print(f"freightdesk: cannot listen on {args.host}:{port}: {exc.strerror}", file=sys.stderr)
+        why = f"cannot listen on {args.host}:{port}: {exc.strerror}"
+        lock.fail(why)
+        print(f"freightdesk: {why}", file=sys.stderr)
         return 2
     # Listening from here on (uvicorn's own listen() only sets the backlog again): a client
     # told the URL below is queued until the server accepts, never refused.
@@ -352,13 +363,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 # The lines `serve` prints while it upgrades its database's schema, before it listens: the
 # app's supervisor waits for it past its start limit while they come (local_service.py). One
-# as each migration begins, then its share done ("…, 40%") where it can tell.
+# as each migration begins, then its share done ("…, 40%") where it can tell. The same is
+# noted in the data directory's lock for another window's app, which cannot read them.
 UPGRADING_LINE = "FreightDesk local service upgrading its database: version {}, {}"
-
-
-def _say_upgrading(migration: Migration, done: int | None) -> None:
-    what = migration.description if done is None else f"{done}%"
-    print(UPGRADING_LINE.format(migration.version, what), flush=True)
 
 
 def _settle_collector() -> None:

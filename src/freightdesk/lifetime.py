@@ -6,6 +6,11 @@ it (`service/local_service.py`), so both read one file format. Standard library 
   writes its pid, then its URL, into that file. A second service on the directory refuses to
   start and names the first; the app reads the file to use the running service instead of
   starting a second one (`holder`).
+- While it upgrades its database's schema (after an update, before it listens) it writes how
+  far that has got into the same file (`ServiceLock.note_upgrading`): another window's app,
+  which cannot read this service's output, waits as long as the upgrade goes on and says so.
+  A service that cannot start leaves why in the file as it ends (`ServiceLock.fail`,
+  `failure`).
 - The service never outlives the app. The app hands the service the read end of a pipe
   (`--parent-pipe FD`) whose write end only the app holds. However the app ends (quit, crash,
   SIGKILL), the OS closes that end (or, sooner on a busy machine, the app's main process is
@@ -44,11 +49,20 @@ PARENT_CHECK_SECONDS = 0.25
 
 
 @dataclass(frozen=True)
+class Upgrade:
+    """How far a service's upgrade of its database's schema has got."""
+
+    version: int  # the migration under way
+    done: int | None  # its share done, in percent, where it can tell
+
+
+@dataclass(frozen=True)
 class Holder:
     """The local service serving a data directory."""
 
     pid: int
     url: str | None  # None until it listens (while it opens the database, seeds the demo)
+    upgrading: Upgrade | None = None  # while it upgrades its database, before it listens
 
     def describe(self) -> str:
         if self.url is None:
@@ -90,7 +104,12 @@ else:
 def _parse(text: str) -> Holder | None:
     try:
         data = json.loads(text)
-        return Holder(pid=int(data["pid"]), url=data.get("url") or None)
+        upgrading = data.get("upgrading")
+        upgrade = None
+        if upgrading is not None:
+            done = upgrading["done"]
+            upgrade = Upgrade(int(upgrading["version"]), None if done is None else int(done))
+        return Holder(pid=int(data["pid"]), url=data.get("url") or None, upgrading=upgrade)
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -122,6 +141,20 @@ class ServiceLock:
     def announce(self, url: str) -> None:
         """Tell the app (and a second service) where this service answers."""
         self._write({"pid": os.getpid(), "url": url})
+
+    def note_upgrading(self, upgrade: Upgrade) -> None:
+        """Tell another window's app (which cannot read this service's output) how the
+        upgrade of the database goes: it waits for this service as long as that goes on."""
+        done = {"version": upgrade.version, "done": upgrade.done}
+        self._write({"pid": os.getpid(), "upgrading": done})
+
+    def fail(self, why: str) -> None:
+        """Release the lock, leaving why this service could not start (`failure`) for an app
+        that waited for it."""
+        self._write({"pid": os.getpid(), "failed": why})
+        assert self._fd is not None
+        os.close(self._fd)
+        self._fd = None
 
     def _write(self, data: dict[str, object]) -> None:
         assert self._fd is not None, "the lock was released"
@@ -157,6 +190,17 @@ def holder(data_dir: Path, *, wait: float = 0.5) -> Holder | None:
         return found
     finally:
         os.close(fd)
+
+
+def failure(data_dir: Path, pid: int) -> str | None:
+    """Why the service `pid`, which held `data_dir`, could not start, when it said so as it
+    ended (`ServiceLock.fail`) and no service has taken the directory since."""
+    try:
+        data = json.loads((data_dir / LOCK_FILE).read_text("utf-8", "replace"))
+        why = data["failed"] if data["pid"] == pid else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return why if isinstance(why, str) else None
 
 
 def parent_pipe() -> tuple[int, int] | None:

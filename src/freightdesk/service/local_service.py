@@ -9,7 +9,8 @@ backoff if it dies and stopped cleanly on quit.
 It never outlives the app: it is handed a pipe whose end the app holds, and stops when the OS
 closes that end, however the app ended (`freightdesk.lifetime`). One data directory has one
 service: when another FreightDesk window's service already serves it, that one is used (and
-this window starts its own on the same port once that one ends).
+this window starts its own on the same port once that one ends). One that upgrades its
+database is waited for as long as the upgrade goes on, said in the words its own window says.
 """
 
 from __future__ import annotations
@@ -283,25 +284,35 @@ class LocalService:
     async def _attach(self) -> str | None:
         """Use the service another window started on this data directory, if one runs; None
         when none does (or once it has ended). One still starting (seeding the demo) is
-        waited for, as one restarted by its window is."""
+        waited for, as one restarted by its window is; one upgrading its database as long
+        as it notes how that goes (each step within `upgrade_silence`, as its own window
+        waits), said as its own window says it."""
         if lifetime.holder(self.data_dir, wait=0) is None:
             return None  # the usual case: no client made (see _loopback_client)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.start_timeout
+        upgrade: lifetime.Upgrade | None = None  # the last step of its upgrade heard
+        pid = 0  # its process (0: not read whole yet)
         async with _loopback_client() as http:
             while (holder := lifetime.holder(self.data_dir, wait=0)) is not None:
+                pid = holder.pid or pid
                 if holder.url is not None:
                     with contextlib.suppress(httpx.TransportError):
                         if (await http.get(f"{holder.url}/health")).status_code == 200:
                             return self._attached(holder, holder.url)
+                if holder.upgrading is not None and holder.upgrading != upgrade:
+                    upgrade = holder.upgrading
+                    deadline = loop.time() + self.upgrade_silence
+                    self._set_state(ServiceState.STARTING, _upgrading_words(upgrade.done))
                 if loop.time() > deadline:
-                    raise self._failed(
-                        (
-                            f"{holder.describe()} serves this data directory but does not "
-                            "answer; end it, or close the FreightDesk window that started it"
-                        ).capitalize()
-                    )
+                    raise self._failed(_not_answering(holder, upgrade, self.upgrade_silence))
                 await asyncio.sleep(ATTACH_POLL_SECONDS)
+        why = lifetime.failure(self.data_dir, pid) if pid else None
+        if upgrade is not None or why is not None:
+            # Said before this window starts its own service (a few seconds of loading).
+            ended = _ended_words(upgrade is not None, why)
+            log.warning("%s", ended)
+            self._set_state(ServiceState.STARTING, ended)
         return None
 
     def _attached(self, holder: lifetime.Holder, url: str) -> str:
@@ -339,8 +350,8 @@ class LocalService:
             elif (match := _UPGRADING.fullmatch(line)) and not ready.done():
                 self.upgraded = True
                 upgrading.set()
-                done = "" if match.group(1) is None else f"{match.group(1)}% "
-                self._set_state(ServiceState.STARTING, UPGRADING.format(done))
+                done = None if match.group(1) is None else int(match.group(1))
+                self._set_state(ServiceState.STARTING, _upgrading_words(done))
             elif match := _ROTATED.search(line):
                 self.rotated_credentials = DemoCredentials(match.group(1), match.group(2))
                 continue  # never log the secret
@@ -519,6 +530,42 @@ async def _stream(pipe: IO[bytes] | None) -> tuple[asyncio.StreamReader, asyncio
         lambda: asyncio.StreamReaderProtocol(reader), pipe
     )
     return reader, transport
+
+
+def _upgrading_words(done: int | None) -> str:
+    """What a window says while the local service upgrades its database (`done`: its share
+    done, in percent, where it can tell), its own or another window's."""
+    return UPGRADING.format("" if done is None else f"{done}% ")
+
+
+def _not_answering(
+    holder: lifetime.Holder, upgrade: lifetime.Upgrade | None, silence: float
+) -> str:
+    """Why another window's service is not waited for any longer."""
+    if upgrade is None:
+        what = "serves this data directory but does not answer"
+    else:
+        what = f"upgrades the database but has said nothing for {silence:.0f} s"
+    said = f"{holder.describe()} {what}; end it, or close the FreightDesk window that started it"
+    return said[0].upper() + said[1:]
+
+
+def _ended_words(upgrading: bool, why: str | None) -> str:
+    """What a window says when another window's service it waited for has ended before it
+    answered (`why`: what that service said as it ended): this window starts its own."""
+    if not upgrading:
+        return (
+            f"Another FreightDesk window's local service could not start ({why}); starting one here"
+        )
+    if why is None:
+        return (
+            "The local service upgrading the database for another FreightDesk window has "
+            "stopped; upgrading it here"
+        )
+    return (
+        f"Another FreightDesk window's upgrade of the local database failed ({why}); "
+        "trying again here"
+    )
 
 
 def _stopped(ready: asyncio.Future[str], said: deque[str]) -> None:
