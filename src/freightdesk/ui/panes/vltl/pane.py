@@ -6,7 +6,7 @@ their age; the form keeps what was typed whatever the answer."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.vltl import AlertSeverity, RateQuote, VltlQuoteRequest
-from freightdesk.models.weekdays import Weekday
 from freightdesk.service.clock import day_text, user_time
 from freightdesk.service.messages import explain, plain_words, refusal
 from freightdesk.service.session import AppSession
@@ -33,7 +32,7 @@ from freightdesk.service.vltl import (
     check_quote,
     dispatch_draft,
 )
-from freightdesk.ui.formatting import money_text, weekdays_text
+from freightdesk.ui.formatting import money_text
 from freightdesk.ui.panes.vltl.dispatch import DispatchDialog
 from freightdesk.ui.panes.vltl.form import QuoteForm
 from freightdesk.ui.tasks import spawn
@@ -105,12 +104,6 @@ def _service(quote: RateQuote) -> str:
     return quote.service_level.description if quote.service_level else ""
 
 
-def _weekday_day(day: date) -> str:
-    """ "Thu Dec 3": a day as the one clock writes it, led by its day of the week in the
-    app's day words (a dispatcher plans a pickup or a delivery by the weekday)."""
-    return f"{weekdays_text([list(Weekday)[day.weekday()]])} {day_text(day)}"
-
-
 def _transit(quote: RateQuote) -> str:
     """ "4 days, Dec 3": the days and the delivery day (its weekday in the tooltip)."""
     if quote.transit_days is None:
@@ -122,7 +115,7 @@ def _transit(quote: RateQuote) -> str:
 
 def _transit_tip(quote: RateQuote) -> str:
     when = quote.delivery_date
-    return f"Delivery by {_weekday_day(when)}" if when else ""
+    return f"Delivery by {day_text(when, weekday=True)}" if when else ""
 
 
 # What a dispatcher compares the quotes by comes first, each column fitted to its text (the
@@ -179,7 +172,7 @@ def dispatch_text(last: LastDispatch) -> str:
     times = f", {start:%H:%M} to {end:%H:%M}" if start and end else ""
     lines = [
         f"Dispatched to {answer.carrier_name} ({answer.carrier_code}), {age_text(last.at)}",
-        f"Pickup {_weekday_day(window.date)}{times}",
+        f"Pickup {day_text(window.date, weekday=True)}{times}",
         f"Pickup number {answer.pickup_number or '—'}, PRO {answer.pro_number or '—'}",
         f"References: {ids}",
     ]
