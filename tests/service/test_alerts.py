@@ -193,6 +193,23 @@ def test_silence_is_the_lists_and_waits_for_the_position(tmp_path: Path) -> None
     cache.close()
 
 
+def test_a_silence_noted_with_the_first_list_stays_unannounced_when_its_facts_come(
+    tmp_path: Path,
+) -> None:
+    """Silence on the events alone is announced only once the facts say it (a shipment's
+    facts that could not be read, then are: `test_triage_retry.py`), but the first list is
+    taken as it is: a truck silent in it, its facts read minutes later, is not news."""
+    clock = Clock()
+    inbox, cache = _inbox(tmp_path, clock)
+    silent = _row(heard=NOW - SETTINGS.silence_for("TL") - timedelta(hours=1))
+    assert inbox.judge_shipments([silent], {}, SETTINGS, whole=True) == []
+    clock.now += timedelta(minutes=1)
+    assert inbox.judge_moving([silent], {}, SETTINGS) == []
+    assert inbox.judge_shipments([silent], {"s-1": Facts()}, SETTINGS) == []
+    assert inbox.alerts == []
+    cache.close()
+
+
 def test_read_state_and_conditions_survive_reopening_the_cache(tmp_path: Path) -> None:
     inbox, cache = _inbox(tmp_path)
     inbox.judge_shipments([_row(eta=ON_TIME), _row("s-2")], FACTS, SETTINGS, whole=True)

@@ -5,7 +5,7 @@ the Shipments pane; Mark all read clears the count; a restart on the same cache 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 
 import pytest
@@ -13,7 +13,9 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
+from freightdesk.api.tracking import SEARCH_PATH
 from freightdesk.service.alerts import AlertKind
+from freightdesk.service.connection import ConnectionState
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
 from freightdesk.service.session import AppSession
@@ -22,12 +24,20 @@ from freightdesk.ui.panes.alerts.pane import AlertsPane
 from freightdesk.ui.panes.setup import install_panes
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from freightdesk.ui.widgets.item_table import ROW_HEIGHT
+from tests.proxy import Fault, FaultyProxy
 from tests.server.test_carrier_push_support import now
-from tests.support import TenantHandle, wait_until
+from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.clock_forms import clock_text
 from tests.ui.conftest import close_session
-from tests.ui.test_panes_support import connected
-from tests.ui.test_shipments_triage import _parcel, _shipment
+from tests.ui.test_panes_support import _activate, connected
+from tests.ui.test_shipments_pane import _ltl, _put
+from tests.ui.test_shipments_triage import (
+    _attention,
+    _parcel,
+    _shipment,
+    late_parcel,
+    silent_truck,
+)
 
 __all__ = ["connected"]
 
@@ -227,4 +237,88 @@ async def test_a_failed_delivery_is_an_alert_that_opens_its_webhook(
     await wait_until(lambda: webhooks.table.selected() is not None, seconds=WAIT)
     selected = webhooks.table.selected()
     assert selected is not None and selected.id == webhook_id
+    window.close()
+
+
+@pytest.fixture
+async def proxied_polled_by_hand(
+    sqlite_service: LiveService, session: AppSession, profiles: ProfileStore
+) -> AsyncIterator[tuple[AppSession, TenantHandle, FaultyProxy]]:
+    """A session reaching a fresh tenant through a proxy that can misbehave, its list polled
+    only when the test pokes it (so a shipment comes when the test has cut its reads)."""
+    tenant = make_tenant(sqlite_service)
+    proxy = FaultyProxy(sqlite_service.url).start()
+    _activate(profiles, proxy.url, tenant, poll_interval=3600)
+    yield session, tenant, proxy
+    await close_session(session)
+    proxy.stop()
+    tenant.http.close()
+
+
+def _history(shipment_id: str) -> str:
+    return f"/api/v4/shipments/{shipment_id}/tracking/history"
+
+
+@pytest.mark.parametrize("again", ["next minute", "online again"])
+async def test_facts_not_read_are_read_again_late_shown_and_silence_announced(
+    qtbot: QtBot,
+    proxied_polled_by_hand: tuple[AppSession, TenantHandle, FaultyProxy],
+    settings: QSettings,
+    paths: AppPaths,
+    windows_may_close: None,
+    again: str,
+) -> None:
+    """Two shipments come while their histories cannot be read (the connection cut): a parcel
+    late against its delivery window, a truck silent for 5 h. Until their facts are read, the
+    list cannot say the parcel is late and the Alerts do not announce the truck (a position
+    may say it was heard). They never changed, so they were never asked again: the truck went
+    unannounced and the parcel unflagged for good. Now the next minute's tick reads them again,
+    or the service answering again (the status bar back to Online) does."""
+    session, tenant, proxy = proxied_polled_by_hand
+    calm = _put(tenant, _ltl(f"PROCALM{uuid.uuid4().hex[:5].upper()}"))
+    window = await _open_window(qtbot, session, settings, paths)
+    shipments = window.pane("shipments")
+    assert isinstance(shipments, ShipmentsPane) and session.alerts is not None
+    await wait_until(lambda: shipments.model.row_of(calm) is not None, seconds=WAIT)
+    await wait_until(lambda: session.alerts is not None and session.alerts.baselined)
+
+    start = now()
+    late, _number = late_parcel(tenant, start)
+    truck, bol = silent_truck(tenant, start - timedelta(hours=5))
+    attempts = session.require_client().retry.attempts
+    for shipment_id in (late, truck):
+        proxy.inject(Fault(drop=True, path_prefix=_history(shipment_id)), times=attempts)
+    assert session.shipments is not None
+    session.shipments.coordinator.poke()
+    await wait_until(lambda: shipments.model.total == 3, seconds=WAIT)
+    facts = shipments.triage.facts
+    assert facts is not None
+
+    def asked() -> list[int]:
+        return [proxy.count("GET", _history(late)), proxy.count("GET", _history(truck))]
+
+    await wait_until(lambda: facts.unread == 2, seconds=WAIT)
+    assert asked() == [attempts, attempts]
+    assert _attention(shipments, late) == ""  # its appointment comes with the facts
+    assert _attention(shipments, truck).endswith("No signal 5 h")  # its events say it
+    assert _nav_text(window, "alerts") == "Alerts"
+
+    if again == "next minute":
+        shipments.triage.minute()  # its timer's, the service answering
+    else:
+        # The list's next poll cut too: Offline; the one after answers: Online again.
+        proxy.inject(Fault(drop=True, path_prefix=SEARCH_PATH), times=attempts)
+        session.shipments.coordinator.poke()
+        await wait_until(lambda: session.status.state is ConnectionState.OFFLINE, seconds=WAIT)
+        proxy.clear()
+        assert asked() == [attempts, attempts]  # not asked while the service is down
+        session.shipments.coordinator.poke()
+    await wait_until(lambda: _attention(shipments, late).endswith("Late 2 h 30 min"), seconds=WAIT)
+    await wait_until(lambda: _nav_text(window, "alerts") == "Alerts  (1)", seconds=WAIT)
+    assert asked() == [attempts + 1, attempts + 1]
+    pane = _alerts_pane(window)
+    assert pane.tree.topLevelItemCount() == 1
+    item = pane.tree.topLevelItem(0)
+    assert item.text(1) == "No signal" and "has gone silent" in item.text(2), item.text(2)
+    assert bol in item.text(2), item.text(2)
     window.close()

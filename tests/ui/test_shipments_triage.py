@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import re
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -87,27 +87,37 @@ def _parcel(tenant: TenantHandle, tracking: str, event: str, at: Any, **extra: A
     assert settled(tenant, accepted(tenant.http.post(PARCEL, json=body)))["status"] == "PROCESSED"
 
 
+def late_parcel(tenant: TenantHandle, start: datetime) -> tuple[str, str]:
+    """A parcel whose ETA is 2 h 30 m after its delivery window: its id and tracking number."""
+    number = f"1ZLATE{uuid.uuid4().hex[:8].upper()}"
+    late = _shipment(tenant, "PARCEL", [("TRACKING_NUMBER", number)], start + timedelta(hours=2))
+    _parcel(tenant, number, "PICKED_UP", start - timedelta(minutes=30))
+    eta = java_time(start + timedelta(hours=4, minutes=30))
+    _parcel(tenant, number, "ETA", start - timedelta(minutes=5), estimatedTimeOfArrival=eta)
+    return late, number
+
+
+def silent_truck(tenant: TenantHandle, since: datetime) -> tuple[str, str]:
+    """A truck in transit, last heard from (its departure) at `since`: its id and bill of
+    lading."""
+    bol = f"BOLQUIET{uuid.uuid4().hex[:8].upper()}"
+    silent = _shipment(tenant, "TL", [("BILL_OF_LADING", bol)], since + timedelta(days=2))
+    departed = {"type": "DEPARTURE_FROM_STOP", "dateTime": iso(since)}
+    body = truckload_body(bol, shipmentEvent=departed)
+    assert settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))["status"] == (
+        "PROCESSED"
+    )
+    return silent, bol
+
+
 def _shipments(tenant: TenantHandle) -> dict[str, str]:
     """A late parcel (ETA 2 h 30 m after its delivery window), a truck silent for 6 h 15 m, a
     parcel with an open exception and a calm LTL shipment: name -> id (and the late one's
     tracking number)."""
     start = now()
-    late_number = f"1ZLATE{uuid.uuid4().hex[:8].upper()}"
-    late = _shipment(
-        tenant, "PARCEL", [("TRACKING_NUMBER", late_number)], start + timedelta(hours=2)
-    )
-    _parcel(tenant, late_number, "PICKED_UP", start - timedelta(minutes=30))
-    eta = java_time(start + timedelta(hours=4, minutes=30))
-    _parcel(tenant, late_number, "ETA", start - timedelta(minutes=5), estimatedTimeOfArrival=eta)
-
-    bol = f"BOLQUIET{uuid.uuid4().hex[:8].upper()}"
-    silent = _shipment(tenant, "TL", [("BILL_OF_LADING", bol)], start + timedelta(days=2))
+    late, late_number = late_parcel(tenant, start)
     # Silent since 6 h 15 m before now, as the pane (made before) judges it: 6 h and minutes.
-    departed = {"type": "DEPARTURE_FROM_STOP", "dateTime": iso(start - timedelta(minutes=375))}
-    body = truckload_body(bol, shipmentEvent=departed)
-    assert settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))["status"] == (
-        "PROCESSED"
-    )
+    silent, _bol = silent_truck(tenant, start - timedelta(minutes=375))
 
     troubled_number = f"1ZEXC{uuid.uuid4().hex[:8].upper()}"
     troubled = _shipment(

@@ -8,9 +8,12 @@ cache, so a restart shows the same inbox.
 De-duplication: a shipment's condition (late, at risk, no signal) alerts when it begins; it
 alerts again only after the shipment recovered. The conditions last judged are kept too, so a
 restart does not announce again what was announced before. The first list ever judged is
-taken as it is (nothing announced), and a shipment's late, at-risk or silent condition is
-announced only once its facts had been read before (the first facts read say what is, not what
-changed; silence is `triage.is_silent`, the list's rule, which needs the facts' position).
+taken as it is (nothing announced), and a shipment's late or at-risk condition is announced
+only once its facts had been read before (the first facts read say what is, not what changed).
+Silence (`triage.is_silent`, the list's rule) is announced only as the facts' position says it:
+judged on the events alone it is not announced, nor kept as known, so it is announced once the
+facts are read and still say it (a position can only make a shipment less silent, so silence
+with the facts is silence begun since the list was noted).
 """
 
 from __future__ import annotations
@@ -111,6 +114,7 @@ class Condition:
 
 _CALM = Condition()
 _CONDITION_FLAGS = sum(1 << k for k in _CONDITIONS)
+_SILENT = 1 << Attention.NO_SIGNAL
 
 
 def shipment_name(row: SummaryRow) -> str:
@@ -148,11 +152,8 @@ def shipment_alerts(
     for kind in sorted(after.kinds - before.kinds, reverse=True):
         if kind is Attention.AT_RISK and Attention.LATE in before.kinds:
             continue  # late, now only at risk: better, not news
-        if not before.with_facts:
-            # The first facts read say what is, not what changed; silence too: judged on the
-            # events alone until then, a position the facts bring may say it was heard (a
-            # shipment shared with the user was announced silent, its list row was not).
-            continue
+        if kind is not Attention.NO_SIGNAL and not before.with_facts:
+            continue  # the first facts read say what is, not what changed
         text = {
             Attention.LATE: f"{name} is now late against its appointment",
             Attention.AT_RISK: f"{name} is at risk of missing its appointment",
@@ -343,6 +344,18 @@ class AlertsInbox:
             flags = flags_of(row, facts.get(row.id), now, settings) & _CONDITION_FLAGS
             exceptions, with_facts = row.open_exception_count, row.id in facts
             before = known.get(row.id)
+            # Silence on the events alone, no facts read yet: a position they bring may say it
+            # was heard (a shipment shared with the user was announced silent while its list
+            # row was not). Neither announced nor kept as known: announced once the facts say
+            # it (kept, a silence begun while they could not be read went unsaid for good).
+            # A silence known already (the first list's, taken as it is) stays known.
+            hearsay = (
+                announcing
+                and not with_facts
+                and (before is None or not (before.with_facts or before.flags & _SILENT))
+            )
+            if hearsay:
+                flags &= ~_SILENT
             if before is None:
                 if not (flags or exceptions or with_facts):
                     continue
@@ -353,8 +366,10 @@ class AlertsInbox:
                 and (before.with_facts or not with_facts)
             ):
                 continue
-            verdict = assess(row, facts.get(row.id), now, settings)
-            raised, after = shipment_alerts(row, before, now, verdict.kinds, row.id in facts)
+            kinds = assess(row, facts.get(row.id), now, settings).kinds
+            if hearsay:
+                kinds -= {Attention.NO_SIGNAL}
+            raised, after = shipment_alerts(row, before, now, kinds, with_facts)
             if after != before:
                 changed[row.id] = after
             if announcing:

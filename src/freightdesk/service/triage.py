@@ -367,7 +367,9 @@ def facts_of(bodies: Iterable[bytes]) -> dict[str, Facts]:
 class TriageFacts:
     """The facts (`facts_from_history`) of the shipments under way, read in the background a
     few at a time, for the shipments whose summary changed since their facts were read, and
-    kept in the cache. `listen` hears the ids whose facts changed."""
+    kept in the cache. `listen` hears the ids whose facts changed. Facts that could not be
+    read (offline, the service restarting) are read again by `retry`: a shipment that does
+    not change (a silent truck) is never wanted again otherwise."""
 
     def __init__(
         self,
@@ -384,6 +386,8 @@ class TriageFacts:
         self._loaded = cache is None
         self.facts: dict[str, Facts] = dict(known or {})
         self._wanted: dict[str, SummaryRow] = {}  # the rows to read the facts of
+        # The rows whose facts could not be read, the longest waiting first (`retry`).
+        self._unread: dict[str, SummaryRow] = {}
         self._listeners: list[Callable[[frozenset[str]], None]] = []
         self._concurrency = concurrency
         self._task: asyncio.Task[None] | None = None
@@ -392,21 +396,44 @@ class TriageFacts:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
+    @property
+    def unread(self) -> int:
+        """How many shipments' facts wait to be read again (`retry`)."""
+        return len(self._unread)
+
     def want(self, rows: Iterable[SummaryRow]) -> None:
         """Read the facts of those of `rows` that need it (`needs_facts`)."""
         facts = self.facts
         for row in rows:
             if needs_facts(row, facts.get(row.id)):
                 self._wanted[row.id] = row
-        if self._wanted and (self._task is None or self._task.done()):
-            import asyncio  # not at start-up: the list is painted before asyncio is loaded
+                self._unread.pop(row.id, None)
+        if self._wanted and not self._reading():
+            self._start(None)
 
-            self._task = asyncio.get_event_loop().create_task(self._read(), name="triage-facts")
+    def retry(self) -> None:
+        """Read again the facts that could not be read (call it at most once a minute, and
+        when the service answers again). The one waiting longest is asked first, alone, and
+        the others only once it was read: a service still down is asked once, not once per
+        shipment, and a shipment whose history fails each time does not keep the others
+        waiting (it goes last)."""
+        if not self._unread or self._reading():
+            return
+        unread, self._unread = self._unread, {}
+        self._wanted = {**unread, **self._wanted}
+        self._start(next(iter(unread.values())))
 
-    async def _read(self) -> None:
+    def _reading(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def _start(self, first: SummaryRow | None) -> None:
+        import asyncio  # not at start-up: the list is painted before asyncio is loaded
+
+        reading = self._read(first)
+        self._task = asyncio.get_event_loop().create_task(reading, name="triage-facts")
+
+    async def _read(self, first: SummaryRow | None) -> None:
         import asyncio
-
-        from freightdesk.api.errors import FreightDeskError, NotFound
 
         if not self._loaded and self._cache is not None:
             try:
@@ -417,36 +444,63 @@ class TriageFacts:
             self._loaded = True
             self._record({k: f for k, f in kept.items() if k not in self.facts})
         semaphore = asyncio.Semaphore(self._concurrency)
-
-        async def one(row: SummaryRow) -> tuple[str, Facts | None]:
-            async with semaphore:
-                try:
-                    history = await self._client().tracking.history(row.id)
-                except NotFound:
-                    return row.id, None
-                return row.id, facts_from_history(history, row.last_modified)
-
+        if first is not None:  # a retry: that one alone first
+            first = self._wanted.pop(first.id, first)  # as last changed
+            wanted = needs_facts(first, self.facts.get(first.id))
+            if wanted and not await self._read_some([first], semaphore):
+                return
         while self._wanted:
             pending = [r for r in self._wanted.values() if needs_facts(r, self.facts.get(r.id))]
             pending.sort(key=_soonest)
             chunk = pending[:CHUNK]
             self._wanted = {r.id: r for r in pending[CHUNK:]}
-            try:
-                answers = await asyncio.gather(*(one(row) for row in chunk))
-            except (FreightDeskError, OSError, RuntimeError) as exc:
-                # Offline or signed out: the next change of these shipments asks again.
-                log.info("triage: facts not read (%s)", exc)
-                self._wanted.clear()
+            if not await self._read_some(chunk, semaphore):
                 return
-            found = {k: f for k, f in answers if f is not None}
-            self._record(found)
-            if self._cache is not None and found:
-                # In a worker thread: the cache may be busy keeping a whole list. Shielded:
-                # a close meanwhile (the pane closing) cancels this task, and a cancelled call
-                # still queued for a thread (for seconds on a busy machine) would never run:
-                # facts read would not be kept.
-                items = [(k, facts_json(k, f)) for k, f in found.items()]
-                await asyncio.shield(asyncio.to_thread(_keep, self._cache, items))
+
+    async def _read_some(self, rows: list[SummaryRow], semaphore: asyncio.Semaphore) -> bool:
+        """Read the facts of `rows`; those that could not be read wait for `retry`. False
+        when none could be read (offline, signed out, the service in trouble): the rows
+        still wanted then wait for `retry` too, rather than being asked of a service that
+        does not answer."""
+        import asyncio
+
+        from freightdesk.api.errors import FreightDeskError, NotFound
+
+        errors: list[BaseException] = []
+
+        async def one(row: SummaryRow) -> tuple[SummaryRow, Facts | None, bool]:
+            """The row, its facts (None: gone) and whether they were read."""
+            async with semaphore:
+                try:
+                    history = await self._client().tracking.history(row.id)
+                except NotFound:
+                    return row, None, True
+                except (FreightDeskError, OSError, RuntimeError) as exc:
+                    errors.append(exc)
+                    return row, None, False
+                return row, facts_from_history(history, row.last_modified), True
+
+        answers = await asyncio.gather(*(one(row) for row in rows))
+        failed = [row for row, _facts, read in answers if not read]
+        if failed:
+            log.info("triage: facts of %d shipments not read (%s)", len(failed), errors[0])
+        for row in failed:
+            self._unread.pop(row.id, None)
+            self._unread[row.id] = row  # after those waiting longer
+        found = {row.id: f for row, f, _answered in answers if f is not None}
+        self._record(found)
+        if self._cache is not None and found:
+            # In a worker thread: the cache may be busy keeping a whole list. Shielded: a
+            # close meanwhile (the pane closing) cancels this task, and a cancelled call still
+            # queued for a thread (for seconds on a busy machine) would never run: facts read
+            # would not be kept.
+            items = [(k, facts_json(k, f)) for k, f in found.items()]
+            await asyncio.shield(asyncio.to_thread(_keep, self._cache, items))
+        if not failed or len(failed) < len(rows):
+            return True
+        self._unread = {**self._wanted, **self._unread}
+        self._wanted = {}
+        return False
 
     def _record(self, found: dict[str, Facts]) -> None:
         changed = frozenset(k for k, f in found.items() if self.facts.get(k) != f)
@@ -460,6 +514,7 @@ class TriageFacts:
         kept in the cache)."""
         task, self._task = self._task, None
         self._wanted.clear()
+        self._unread.clear()
         self._listeners.clear()
         if task is not None and not task.done():
             task.cancel()

@@ -52,6 +52,7 @@ from freightdesk.service.triage import (
     late_seconds,
     settings_of,
 )
+from freightdesk.ui.bridge import answering_again
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column, SortValue
 
 if TYPE_CHECKING:
@@ -326,7 +327,8 @@ class TriageLink(QObject):
     """Triages the list's rows for its model (`model.triage`, `model.verdict`) at one moment,
     taken again every minute, with the facts `TriageFacts` reads for the shipments under
     way; new facts, settings or a new minute triage the list again, held still when `hold`
-    says the user works in it."""
+    says the user works in it. Facts that could not be read are asked again each minute and
+    when the service answers again (`TriageFacts.retry`)."""
 
     # The user's settings, once changed (TriageSettings): the detail's Overview follows them.
     settingsChanged = Signal(object)
@@ -357,6 +359,7 @@ class TriageLink(QObject):
         self._timer.setInterval(RETRIAGE_MS)
         self._timer.timeout.connect(self.minute)
         self._timer.start()
+        answering_again().connect(self._retry)
         model.triage = self._flags
         model.due = self._due
         model.verdict = self.verdict
@@ -456,6 +459,11 @@ class TriageLink(QObject):
         self.now = self.clock()
         self._verdicts.clear()
         self._model.retriage_due(self.now.timestamp(), hold=self._hold)
+        self._retry()
+
+    def _retry(self) -> None:
+        if self.facts is not None:
+            self.facts.retry()
 
     def reload_settings(self) -> None:
         self.settings = stored_settings(self._qsettings)
