@@ -15,10 +15,11 @@ from freightdesk.service import first_run
 from freightdesk.service.local_service import LocalService, ServiceState
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import LOCAL_SANDBOX, ProfileStore
-from freightdesk.service.secrets import MemorySecretStore
+from freightdesk.service.secrets import LOCAL_SECRET_FILE, MemorySecretStore, SecretStore
 from freightdesk.service.session import AppSession
 from tests.fresh_home import seeded_home
 from tests.processes import alive
+from tests.service.keyring_store import KeyringStore
 from tests.support import wait_until
 
 
@@ -83,32 +84,37 @@ async def test_one_begun_with_another_command_is_stopped(tmp_path: Path) -> None
     assert service.pid is None
 
 
-class _Keyring(MemorySecretStore):
-    """A store that outlives the app, as the system keyring does."""
+def _connected_before(
+    paths: AppPaths, kept_in: str | None = None, keyring: KeyringStore | None = None
+) -> ProfileStore:
+    """The home's profiles, in a new run, once its Local sandbox was connected to (its client
+    id kept) and its secret kept `kept_in` the `keyring`, its file (no keyring), or nowhere."""
 
-    persistent = True
+    def store() -> SecretStore:
+        return keyring if keyring is not None and kept_in == "keyring" else MemorySecretStore()
+
+    earlier = ProfileStore(paths.profiles_file, store())
+    if kept_in == "file":
+        earlier.keep_local_secret_in(paths.local_service_dir / LOCAL_SECRET_FILE)
+    earlier.save(replace(earlier.active, client_id="desktop"), secret="kept" if kept_in else None)
+    return ProfileStore(paths.profiles_file, store())
 
 
-def _connected_before(paths: AppPaths, secret: str | None = None) -> ProfileStore:
-    """The home's profiles once its Local sandbox was connected to (its client id kept; its
-    secret only when `secret` is given: kept by a keyring)."""
-    profiles = ProfileStore(
-        paths.profiles_file, MemorySecretStore() if secret is None else _Keyring()
-    )
-    profiles.save(replace(profiles.active, client_id="desktop"), secret=secret)
-    return profiles
-
-
-@pytest.mark.parametrize("secret", [None, "kept"])
+@pytest.mark.parametrize("kept_in", [None, "keyring", "file"])
 def test_a_later_start_begins_its_service_rotating_the_secret_only_when_none_is_kept(
-    tmp_path: Path, secret: str | None
+    tmp_path: Path, kept_in: str | None
 ) -> None:
     paths = AppPaths.under(tmp_path / "home")
-    begun = first_run.begin_later(paths.local_service_dir, _connected_before(paths, secret))
+    keyring = KeyringStore()
+    profiles = _connected_before(paths, kept_in, keyring)
+    keyring.asked = 0
+    begun = first_run.begin_later(paths.local_service_dir, profiles)
 
     assert begun is not None
     rotating = ["--rotate-client", first_run.DESKTOP_CLIENT_NAME]
-    assert (begun.command[-2:] == rotating) is (secret is None)
+    assert (begun.command[-2:] == rotating) is (kept_in is None)
+    # Told without the keyring (loaded and asked on the GUI thread, it held the start).
+    assert keyring.asked == 0
 
 
 @pytest.mark.timeout(300)

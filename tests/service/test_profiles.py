@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from freightdesk.service.profiles import (
     LOCAL_PROFILE_ID,
+    LOCAL_SANDBOX,
     Profile,
     ProfileError,
     ProfileKind,
     ProfileStore,
 )
-from freightdesk.service.secrets import MemorySecretStore
+from freightdesk.service.secrets import LOCAL_SECRET_FILE, MemorySecretStore
+from tests.service.keyring_store import KeyringStore
 
 
 def _remote(name: str = "Team server", url: str = "https://freight.example.test/") -> Profile:
@@ -74,3 +77,40 @@ def test_an_unreadable_file_is_ignored_not_fatal(tmp_path: Path) -> None:
     path = tmp_path / "profiles.json"
     path.write_text("{not json")
     assert ProfileStore(path, MemorySecretStore()).active.id == LOCAL_PROFILE_ID
+
+
+def test_a_secret_given_to_the_keyring_is_known_kept_without_asking_it(tmp_path: Path) -> None:
+    keyring = KeyringStore()  # outlives each run's store
+    path = tmp_path / "profiles.json"
+    saved = ProfileStore(path, keyring).save(_remote(), secret="s3cret-value")
+    keyring.asked = 0
+    later = ProfileStore(path, keyring)  # the next run
+    assert later.secret_kept(saved) and keyring.asked == 0
+    assert "s3cret-value" not in path.read_text()
+    # A new client id: its secret moves with it.
+    moved = later.save(replace(saved, client_id="other"))
+    assert ProfileStore(path, keyring).secret_kept(moved)
+    later.remove(moved.id)
+    assert not ProfileStore(path, keyring).secret_kept(moved)
+    # A store that ends with the run keeps nothing for the next.
+    session_only = ProfileStore(tmp_path / "other.json", MemorySecretStore())
+    saved = session_only.save(_remote(), secret="s3cret-value")
+    assert not ProfileStore(tmp_path / "other.json", MemorySecretStore()).secret_kept(saved)
+
+
+def test_without_a_keyring_the_local_sandbox_secret_is_lost_only_with_its_file(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "profiles.json"
+    kept = tmp_path / "service" / LOCAL_SECRET_FILE
+
+    def next_run() -> ProfileStore:
+        store = ProfileStore(path, MemorySecretStore())
+        store.keep_local_secret_in(kept)
+        return store
+
+    assert not next_run().lost_local_secret(next_run().active)  # never connected: no secret
+    next_run().save(replace(LOCAL_SANDBOX, client_id="desktop"), secret="local-secret")
+    assert not next_run().lost_local_secret(next_run().active)
+    kept.unlink()
+    assert next_run().lost_local_secret(next_run().active)

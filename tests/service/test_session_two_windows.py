@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from freightdesk.api.client import ApiClient
-from freightdesk.service.first_run import DESKTOP_CLIENT_NAME, cli_command
+from freightdesk.service.first_run import rotate_command
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.secrets import LOCAL_SECRET_FILE, MemorySecretStore
 from freightdesk.service.session import AppSession
+from tests.service.keyring_store import KeyringStore
 
 
 def _window(paths: AppPaths) -> AppSession:
@@ -65,13 +66,7 @@ async def test_a_secret_rotated_elsewhere_is_read_again_once_refused(tmp_path: P
         old = first.profiles.secret(first.profiles.active)
         # Another window (another process) gives the client a new secret and keeps it.
         rotate = await asyncio.create_subprocess_exec(
-            *cli_command(),
-            "client",
-            "rotate",
-            "--demo",
-            DESKTOP_CLIENT_NAME,
-            "--data-dir",
-            str(paths.local_service_dir),
+            *rotate_command(paths.local_service_dir),
             stdout=asyncio.subprocess.PIPE,
         )
         out, _ = await rotate.communicate()
@@ -85,12 +80,6 @@ async def test_a_secret_rotated_elsewhere_is_read_again_once_refused(tmp_path: P
         await _signs_in_anew(client)
     finally:
         await first.close()
-
-
-class _Keyring(MemorySecretStore):
-    """A store that outlives the app, as the system keyring does."""
-
-    persistent = True
 
 
 def test_only_the_local_sandbox_secret_goes_to_the_file_and_only_without_a_keyring(
@@ -112,7 +101,7 @@ def test_only_the_local_sandbox_secret_goes_to_the_file_and_only_without_a_keyri
     other.keep_local_secret_in(kept)
     assert other.secret(local) == "local-secret" and other.secret(remote) is None
     kept.unlink()
-    with_keyring = ProfileStore(paths.profiles_file, _Keyring())
+    with_keyring = ProfileStore(paths.profiles_file, KeyringStore())
     with_keyring.keep_local_secret_in(kept)
     with_keyring.save(local, secret="in-the-keyring")
     assert not kept.exists() and with_keyring.secret(local) == "in-the-keyring"

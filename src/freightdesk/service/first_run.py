@@ -10,8 +10,9 @@ Later starts show the cached list first: a service starting beside the window wo
 paint they are measured by. Their service is begun right after that paint (`begin_later`),
 beside the rest of the app's loading (5 to 10 s at a load of 13), not after it: the list is
 live that much sooner. Whether the service must give the app a new secret (`--rotate-client`:
-none kept) asks the keyring first (half a second at a load of 13; the session would ask it
-as it connects all the same, and then finds it known).
+none kept) is the session's rule (`ProfileStore.lost_local_secret`), told from the profiles
+file and the secret's own file without loading or asking the keyring (a tenth of a second
+quiet, half a second at a load of 13, on the GUI thread before the rest of the app loads).
 
 Standard library only (and `lifetime`): this runs before anything else is loaded.
 """
@@ -48,6 +49,22 @@ def cli_command(python: str = sys.executable) -> list[str]:
     given: no interpreter, no -m."""
     frozen = getattr(sys, "frozen", False) and python == sys.executable
     return [python] if frozen else [python, "-m", "freightdesk.cli"]
+
+
+def rotate_command(data_dir: Path, extra_args: Sequence[str] = ()) -> list[str]:
+    """`freightdesk client rotate` as the app runs it when no secret is kept and the service
+    already runs: the desktop client's new secret in `data_dir`'s database, printed as
+    `client id <id>, client secret <secret>`."""
+    return [
+        *cli_command(),
+        "client",
+        "rotate",
+        "--demo",
+        DESKTOP_CLIENT_NAME,
+        "--data-dir",
+        str(data_dir),
+        *extra_args,
+    ]
 
 
 def service_command(
@@ -139,12 +156,7 @@ def begin_later(data_dir: Path, profiles: ProfileStore) -> Begun | None:
     if _begun is not None or profile.kind is not ProfileKind.LOCAL or is_first_run(profile):
         return None
     try:
-        # As the session decides it (AppSession._lost_local_secret), the secret's file named
-        # first as the session names it: without it, a home whose secret is kept there began
-        # a rotating service that the session then stopped and started again without.
-        # Not in a thread beside the rest of the app's loading: two threads importing at
-        # once can meet a module half made (seen: pydantic's, through PySide's import hook,
-        # the start failing).
+        # Where the session keeps the secret without a keyring (AppSession), for the rule.
         profiles.keep_local_secret_in(data_dir / LOCAL_SECRET_FILE)
         lost = profiles.lost_local_secret(profile)
         return _start(data_dir, DESKTOP_CLIENT_NAME if lost else None)

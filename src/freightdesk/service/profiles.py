@@ -1,4 +1,12 @@
-"""Connection profiles: where to connect and as whom (secrets stay in the keyring)."""
+"""Connection profiles: where to connect and as whom (secrets stay in the keyring).
+
+Whether a profile's secret is kept from an earlier run is told without asking the keyring
+(`secret_kept`): loading the keyring and its backends and asking it takes a tenth of a second
+on a quiet machine (half a second at a load of 13), and a later start of the Local sandbox
+decides on it before the rest of the app is loaded (`first_run.begin_later`). So the profiles
+file names the secrets given to the keyring, noted when one is stored and dropped when it is
+removed; without a keyring the Local sandbox's secret is in its own file, read as it is.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +24,8 @@ from freightdesk.service.secrets import LocalSandboxSecrets, SecretStore, kept_t
 log = logging.getLogger(__name__)
 
 LOCAL_PROFILE_ID = "local-sandbox"
+# In the profiles file: the secret keys given to the keyring (`ProfileStore.secret_kept`).
+IN_KEYRING = "inKeyring"
 
 
 class ProfileKind(StrEnum):
@@ -86,6 +96,8 @@ class ProfileStore:
         self.secrets = secrets
         self._profiles: list[Profile] = [LOCAL_SANDBOX]
         self.active_id = LOCAL_PROFILE_ID
+        # The secret keys (`Profile.secret_key`) whose secret this home gave the keyring.
+        self._in_keyring: set[str] = set()
         self._load()
 
     def _load(self) -> None:
@@ -105,12 +117,16 @@ class ProfileStore:
         active = data.get("active")
         if any(p.id == active for p in self._profiles):
             self.active_id = str(active)
+        in_keyring = data.get(IN_KEYRING, [])
+        if isinstance(in_keyring, list):
+            self._in_keyring = {str(key) for key in in_keyring}
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = {
             "active": self.active_id,
             "profiles": [{**asdict(p), "kind": p.kind.value} for p in self._profiles],
+            IN_KEYRING: sorted(self._in_keyring),
         }
         # Write then rename, so a crash never leaves half a file.
         import tempfile  # not at start-up, where profiles are only read
@@ -151,7 +167,7 @@ class ProfileStore:
         )
         validate_profile(profile, self._profiles)
         if secret:
-            self.secrets.set(profile.secret_key, secret)
+            self._keep_secret(profile.secret_key, secret)
         index = next((i for i, p in enumerate(self._profiles) if p.id == profile.id), None)
         if index is None:
             self._profiles.append(profile)
@@ -160,16 +176,26 @@ class ProfileStore:
             if old.secret_key != profile.secret_key and not secret:
                 moved = self.secrets.get(old.secret_key)
                 if moved:
-                    self.secrets.set(profile.secret_key, moved)
+                    self._keep_secret(profile.secret_key, moved)
             self._profiles[index] = profile
         self._save()
         return profile
+
+    def _keep_secret(self, key: str, secret: str) -> None:
+        """Store `secret` and note whether the keyring has it (`secret_kept`; the profiles
+        file is saved next)."""
+        self.secrets.set(key, secret)
+        if self.secrets.persistent:
+            self._in_keyring.add(key)
+        else:  # kept in memory, or in the Local sandbox's file (read as it is)
+            self._in_keyring.discard(key)
 
     def remove(self, profile_id: str) -> None:
         if profile_id == LOCAL_PROFILE_ID:
             raise ProfileError("name", "The Local sandbox is built in and cannot be removed")
         profile = self.get(profile_id)
         self.secrets.delete(profile.secret_key)
+        self._in_keyring.discard(profile.secret_key)
         self.secrets.delete(kept_token_key(profile.id))  # a live token, however short-lived
         self._profiles = [p for p in self._profiles if p.id != profile_id]
         if self.active_id == profile_id:
@@ -185,11 +211,23 @@ class ProfileStore:
     def secret(self, profile: Profile) -> str | None:
         return self.secrets.get(profile.secret_key)
 
+    def secret_kept(self, profile: Profile) -> bool:
+        """Whether `profile`'s secret is kept from an earlier run, told without asking the
+        keyring (see the module's note): this home gave it to the keyring, or its file holds
+        it (the Local sandbox's, without a keyring: `keep_local_secret_in`). A secret taken
+        out of the keyring behind the app's back is still counted kept; `secret` then finds
+        none, and connecting asks for a new one as it would for a refused one."""
+        key = profile.secret_key
+        if key in self._in_keyring:
+            return True
+        return isinstance(self.secrets, LocalSandboxSecrets) and self.secrets.in_file(key)
+
     def lost_local_secret(self, profile: Profile) -> bool:
-        """This home connected to its Local sandbox before but has not kept the secret (no
-        keyring, and no file in the service's data directory once `keep_local_secret_in`
-        named it): the service's start gives the app a new one (`serve --rotate-client`)."""
-        return bool(profile.client_id) and not self.secret(profile)
+        """The rule for the Local sandbox's start: this home connected to it before (a client
+        id kept) but has not kept the secret, so its service's start gives a new one
+        (`serve --rotate-client`). `first_run.begin_later` and the session both ask it: a
+        service begun with another answer than the session's is stopped and started again."""
+        return bool(profile.client_id) and not self.secret_kept(profile)
 
     def keep_local_secret_in(self, path: Path) -> None:
         """Without a usable keyring, keep the Local sandbox's secret in `path` (a file of its

@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # the API client's module loads httpx: not when the app start
 log = logging.getLogger(__name__)
 
 KEYRING_SERVICE = "FreightDesk"
+# In the local service's data directory: the desktop client's secret where no keyring keeps it.
+LOCAL_SECRET_FILE = "desktop-client-secret.json"
 
 
 class SecretStore(Protocol):
@@ -124,8 +126,14 @@ class SystemSecretStore:
         self.find().delete(key)
 
 
-# The desktop client's secret in the local service's data directory, where no keyring keeps it.
-LOCAL_SECRET_FILE = "desktop-client-secret.json"
+def find_system_store(store: SecretStore) -> None:
+    """Find the system's store now where `store` is, or wraps, one found on first use
+    (`SystemSecretStore`): the app calls this in a worker thread, so that loading and asking
+    the keyring is not done on the GUI thread as the session first reads a secret."""
+    if isinstance(store, LocalSandboxSecrets):
+        store = store.store
+    if isinstance(store, SystemSecretStore):
+        store.find()
 
 
 class LocalSandboxSecrets:
@@ -177,6 +185,11 @@ class LocalSandboxSecrets:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+    def in_file(self, key: str) -> bool:
+        """Whether the file holds a secret under `key`, told without asking the keyring
+        (which `get` does first: whether `store` outlives the app)."""
+        return key.startswith(self._prefix) and key in self._read()
 
     def get(self, key: str) -> str | None:
         if self._in_file(key):

@@ -26,7 +26,7 @@ from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.coordinator import Coordinator, CoordinatorStatus
 from freightdesk.service.demo import DemoProgress
-from freightdesk.service.first_run import DESKTOP_CLIENT_NAME
+from freightdesk.service.first_run import DESKTOP_CLIENT_NAME, rotate_command
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import Profile, ProfileKind, ProfileStore
 from freightdesk.service.secrets import LOCAL_SECRET_FILE, KeptTokens
@@ -352,20 +352,11 @@ class AppSession(AreaServices):
         if profile.kind is not ProfileKind.LOCAL or self.local_service is not None:
             return
         self._expect_first_run(profile)
-        # The supervisor's module loads httpx, and the secret may be asked of the keyring:
-        # both in worker threads, off the GUI's loop.
-        _, lost = await asyncio.gather(
-            asyncio.to_thread(importlib.import_module, "freightdesk.service.local_service"),
-            asyncio.to_thread(self._lost_local_secret, profile),
-        )
+        # The supervisor's module loads httpx: in a worker thread, off the GUI's loop.
+        await asyncio.to_thread(importlib.import_module, "freightdesk.service.local_service")
         if self.local_service is None:  # not begun meanwhile
+            lost = self.profiles.lost_local_secret(profile)  # as `first_run.begin_later`
             self._local_start = asyncio.ensure_future(self._new_local_service(lost).start())
-
-    def _lost_local_secret(self, profile: Profile) -> bool:
-        """This home connected to its Local sandbox before but has not kept the secret (no
-        keyring, and its file in the service's data directory gone): the service's start
-        gives a new one."""
-        return self.profiles.lost_local_secret(profile)
 
     def _expect_first_run(self, profile: Profile) -> None:
         """A Local sandbox this home never connected to (no client id kept) starts on its
@@ -377,8 +368,8 @@ class AppSession(AreaServices):
 
     def _new_local_service(self, rotate: bool) -> LocalService:
         """`rotate`: the service gives the app's client application a new secret as it starts
-        (`_lost_local_secret`), instead of a `client rotate` run once it answers: a second
-        start of most of the service, which doubled the wait (42 s at load 13)."""
+        (`ProfileStore.lost_local_secret`), instead of a `client rotate` run once it answers:
+        a second start of most of the service, which doubled the wait (42 s at load 13)."""
         from freightdesk.service.local_service import LocalService
         from freightdesk.service.messages import follow_local_service
 
@@ -403,7 +394,7 @@ class AppSession(AreaServices):
             url = await starting
         else:
             self._expect_first_run(profile)
-            service = self._new_local_service(self._lost_local_secret(profile))
+            service = self._new_local_service(self.profiles.lost_local_secret(profile))
             url = await service.start()
         if service.demo_credentials is not None:
             self.demo.expect()  # a first run: the demo is being written
@@ -446,18 +437,9 @@ class AppSession(AreaServices):
         return self.profiles.save(updated, secret=secret)
 
     async def _rotate_local_secret(self) -> tuple[str, str]:
-        from freightdesk.service.local_service import cli_command
-
         # In the bundle too (`-m` there is an unknown command: the app stayed offline).
         process = await asyncio.create_subprocess_exec(
-            *cli_command(),
-            "client",
-            "rotate",
-            "--demo",
-            DESKTOP_CLIENT_NAME,
-            "--data-dir",
-            str(self.paths.local_service_dir),
-            *self._database_args(),
+            *rotate_command(self.paths.local_service_dir, self._database_args()),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
 from freightdesk.service.paths import AppPaths
 from freightdesk.service.profiles import ProfileStore
-from freightdesk.service.secrets import SecretStore, SystemSecretStore
+from freightdesk.service.secrets import SecretStore, SystemSecretStore, find_system_store
 from freightdesk.service.session import AppSession
 from freightdesk.ui.first_paint import FIRST_PAINT_TIMEOUT_MS, FirstPaint, app_settings, open_window
 from freightdesk.ui.garbage import BulkLoad, GuiThreadGarbageCollector, bulk_load
@@ -82,8 +82,8 @@ async def load_for_connecting(secrets: SecretStore | None = None) -> None:
     load = bulk_load()
     try:
         await asyncio.to_thread(preload)
-        if isinstance(secrets, SystemSecretStore):
-            await asyncio.to_thread(secrets.find)
+        if secrets is not None:
+            await asyncio.to_thread(find_system_store, secrets)
     finally:
         load.done()
     gc.freeze()
