@@ -30,6 +30,7 @@ from freightdesk.server.settings import ServerSettings
 from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentShare
 from freightdesk.server.tables.webhooks import WebhookDeliveryRow, WebhookPayloadRow
 from freightdesk.server.webhooks import configs, outbox
+from freightdesk.server.webhooks.cursor import lock_cursor
 from freightdesk.server.webhooks.events import event_id
 from freightdesk.server.webhooks.tuning import Tuning
 
@@ -176,7 +177,7 @@ def test_a_configuration_made_while_a_round_reads_gets_no_earlier_change(
     # changes made before it.
     journal.write(1)
     with transaction(journal.context.sessions) as round_:
-        outbox.lock_cursor(round_)
+        lock_cursor(round_)
         creating = Step(lambda: journal.configure("during-a-round"))
         creating.blocked_or_done(journal)
         journal.fan_out_in(round_)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from freightdesk.models.webhooks import PushConfigurationInput, WebhookConfiguration
 from freightdesk.server.db import transaction, utcnow
 from freightdesk.server.webhooks import configs, outbox
+from freightdesk.server.webhooks.cursor import lock_cursor
 from freightdesk.server.webhooks.tuning import Tuning
 from tests.server.test_webhooks_fan_out_race import KIND, Journal, Step, journal
 
@@ -116,7 +117,7 @@ def test_a_resume_while_a_round_reads_keeps_the_pause(journal: Journal) -> None:
     _put(journal, config, enabled=False)
     journal.write(2)
     with transaction(journal.context.sessions) as round_:
-        outbox.lock_cursor(round_)
+        lock_cursor(round_)
         resuming = Step(lambda: _put(journal, config, enabled=True))
         resuming.blocked_or_done(journal)
         journal.fan_out_in(round_)

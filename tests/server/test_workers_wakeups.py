@@ -36,7 +36,7 @@ from freightdesk.server.domain.carrier_answers import answer_carriers
 from freightdesk.server.domain.push_processing import process_pushes
 from freightdesk.server.migrations import upgrade
 from freightdesk.server.tables.webhooks import WebhookJournalCursor
-from freightdesk.server.webhooks import outbox
+from freightdesk.server.webhooks.cursor import lock_cursor
 from freightdesk.server.webhooks.delivery import RUNNING_KEY, deliver_webhooks
 from freightdesk.server.workers import Worker, wait_for_any
 from tests.server import test_webhooks_instances as instances
@@ -480,7 +480,7 @@ def test_instances_starting_together_share_one_journal_cursor(postgres: Postgres
     def second_starts() -> None:
         try:
             with transaction(make_sessionmaker(second)) as session:
-                found["position"] = outbox.lock_cursor(session).position
+                found["position"] = lock_cursor(session).position
         except Exception as exc:
             found["error"] = exc
 
@@ -492,7 +492,7 @@ def test_instances_starting_together_share_one_journal_cursor(postgres: Postgres
     thread = threading.Thread(target=second_starts)
     try:
         with transaction(make_sessionmaker(first)) as session:
-            outbox.lock_cursor(session)
+            lock_cursor(session)
             thread.start()
             eventually(blocked, seconds=30)
         thread.join(timeout=30)

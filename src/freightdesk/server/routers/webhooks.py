@@ -97,7 +97,7 @@ def get_webhook(
 def delete_webhook(webhook_id: WebhookId, principal: PrincipalDep, context: ContextDep) -> None:
     """Deletes the configuration and every message still waiting for it; answers 200."""
     with transaction(context.sessions) as session:
-        session.delete(configs.owned(session, principal.tenant_id, webhook_id))
+        configs.delete(session, principal.tenant_id, webhook_id)
 
 
 # --- operators' extensions -------------------------------------------------------------------

@@ -63,7 +63,7 @@ class WebhookConfigRow(Base):
     # `configs.resume`): it gets the changes above it only. Times cannot say which changes
     # came after it (a change stamped before may commit after; the fan-out may read a change
     # long after its commit), journal ids taken under the fan-out's lock can
-    # (`outbox.journal_mark`). 0: every change. The server defaults are migrations 9's and 11's,
+    # (`cursor.journal_mark`). 0: every change. The server defaults are migrations 9's and 11's,
     # written alike: a new database has the schema of an upgraded one.
     journal_after: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
     # While paused (`enabled` false): the highest journal id when it was paused; the changes

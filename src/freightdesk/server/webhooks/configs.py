@@ -26,16 +26,22 @@ from freightdesk.server.tables.tenancy import Tenant
 from freightdesk.server.tables.webhooks import WebhookConfigRow
 from freightdesk.server.webhooks import auth_methods, signing
 from freightdesk.server.webhooks.auth_methods import MethodInput, Problems
-from freightdesk.server.webhooks.outbox import journal_mark, lock_cursor
+from freightdesk.server.webhooks.cursor import hold_cursor, journal_mark, lock_configs, lock_cursor
 from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
 from freightdesk.server.webhooks.targets import TargetPolicy
 
 USER_PAUSED = "Paused by a PUT with enabled false"
 
 
-def owned(session: Session, tenant_id: int, config_id: int) -> WebhookConfigRow:
-    """The tenant's configuration; another tenant's id answers 404 exactly like a missing one."""
-    row = session.get(WebhookConfigRow, config_id)
+def owned(
+    session: Session, tenant_id: int, config_id: int, *, lock: bool = False
+) -> WebhookConfigRow:
+    """The tenant's configuration; another tenant's id answers 404 exactly like a missing one.
+    `lock`: held until commit, for a change (`cursor.lock_configs`: the journal cursor first)."""
+    if lock:
+        row = next(iter(lock_configs(session, [config_id])), None)
+    else:
+        row = session.get(WebhookConfigRow, config_id)
     if row is None or row.tenant_id != tenant_id:
         raise not_found(f"Push configuration {config_id}")
     return row
@@ -146,7 +152,8 @@ def save(
     Secrets are sealed with `box`; without one (seeding before the service runs) they are
     stored in clear and sealed when the delivery worker starts. Where it points is checked
     by `check_targets`, before."""
-    row = owned(session, tenant_id, body.id) if body.id is not None else None
+    # Locked before anything changes: pausing and enabling again take the cursor too.
+    row = owned(session, tenant_id, body.id, lock=True) if body.id is not None else None
     methods_in, problems = _method_inputs(body)
     scheme = urlsplit(body.url).scheme.lower()
     stored_methods = list(row.authentication_methods) if row is not None else []
@@ -179,6 +186,7 @@ def save(
     now = utcnow()
     created = row is None
     if row is None:
+        hold_cursor(session)  # taken before any other lock (`cursor.lock_configs`)
         # Serialize creates of one tenant (PostgreSQL) so two at once cannot pass 50.
         session.execute(select(Tenant.id).where(Tenant.id == tenant_id).with_for_update())
         count = session.scalar(
@@ -243,6 +251,11 @@ def resume(session: Session, row: WebhookConfigRow) -> None:
         earlier = [[after, through] for after, through in row.journal_paused if through > position]
         row.journal_paused = [*earlier, [paused_after, head]]
     row.journal_paused_after = None
+
+
+def delete(session: Session, tenant_id: int, config_id: int) -> None:
+    """Delete the configuration; its messages and leases go with it (the foreign keys)."""
+    session.delete(owned(session, tenant_id, config_id, lock=True))
 
 
 def duplicate_name(name: str) -> ApiError:

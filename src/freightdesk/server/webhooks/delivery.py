@@ -49,7 +49,7 @@ from freightdesk.server.db import (
     wakeups,
 )
 from freightdesk.server.settings import LISTEN_URL_KEY
-from freightdesk.server.webhooks import failures, journal_prune, migrate, outbox, secret_box
+from freightdesk.server.webhooks import cursor, failures, journal_prune, migrate, outbox, secret_box
 from freightdesk.server.webhooks.leases import Key, Leases
 from freightdesk.server.webhooks.outbox import Endpoint, Fanned, Outcome
 from freightdesk.server.webhooks.schedule import Pending, Scheduler
@@ -464,7 +464,7 @@ def _store(context: ServiceContext, finished: list[Outcome], leases: Leases | No
     with transaction(context.sessions) as session:
         outbox.record(session, finished, utcnow())
         if leases is not None:
-            outbox.lock_cursor(session)  # lease changes take turns with the others' cycles
+            cursor.lock_cursor(session)  # lease changes take turns with the others' cycles
             if leases.release_all(session):
                 # Without a wake-up they would take over at their next renewal.
                 wake_on_commit(session, WEBHOOKS_RELOAD_CHANNEL)

@@ -9,7 +9,7 @@ A row goes only once no reader can still need it:
   the capacity statistics' cache (`domain.capacity_stats.FactsCache`) reads the changes
   since the last id it saw, and reads everything again after 10 minutes;
 - it is not the newest row: `max(id)` is where the journal stands for a configuration being
-  created, paused or enabled again (`outbox.journal_mark`) and for the cursor's first start.
+  created, paused or enabled again (`cursor.journal_mark`) and for the cursor's first start.
 
 A paused configuration's marks (`journal_paused_after`, the ranges of `journal_paused`) need
 nothing beyond the cursor: the changes up to its pause are fanned out to it like any other

@@ -27,8 +27,9 @@ from freightdesk.server.tables.webhooks import (
     WebhookDeliveryRow,
     WebhookPayloadRow,
 )
+from freightdesk.server.webhooks.cursor import lock_cursor
 from freightdesk.server.webhooks.failures import ERROR_LENGTH
-from freightdesk.server.webhooks.outbox import lock_cursor, table_of
+from freightdesk.server.webhooks.outbox import table_of
 from freightdesk.server.webhooks.secret_box import SecretBox
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Select, Table, bindparam, delete, exists, func, insert, or_, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import Select, Table, bindparam, delete, exists, insert, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -34,10 +33,10 @@ from freightdesk.server.tables.webhooks import (
     WebhookAttemptRow,
     WebhookConfigRow,
     WebhookDeliveryRow,
-    WebhookJournalCursor,
     WebhookPayloadRow,
 )
 from freightdesk.server.webhooks import failures
+from freightdesk.server.webhooks.cursor import journal_mark, lock_configs, lock_cursor
 from freightdesk.server.webhooks.events import FanOut, Head, Share, Target, may_receive
 from freightdesk.server.webhooks.schedule import Pending
 from freightdesk.server.webhooks.secret_box import SecretBox, SecretError
@@ -120,49 +119,6 @@ def _mark_delivered(connection: Connection, rows: list[tuple[int, Any, int, floa
 
 
 # --- fan-out -------------------------------------------------------------------------------
-
-
-def lock_cursor(session: Session) -> WebhookJournalCursor:
-    cursor = session.get(WebhookJournalCursor, 1, with_for_update=True)
-    if cursor is None:
-        # First start: do not replay the journal's past, only what came after the first
-        # configuration (the worker starts a moment after the service, and a configuration
-        # made meanwhile must get the changes that followed it).
-        before = select(func.max(ShipmentChange.id))
-        oldest = session.scalar(select(func.min(WebhookConfigRow.created_at)))
-        if oldest is not None:
-            before = before.where(ShipmentChange.created_at < oldest)
-        newest = session.scalar(before) or 0
-        # Instances starting together on one database both find none: the second's insert
-        # waits for the first's commit, then adds nothing, and it locks the first's row.
-        session.execute(
-            pg_insert(WebhookJournalCursor)
-            .values(id=1, position=newest, highest_seen=newest, gaps=[])
-            .on_conflict_do_nothing(index_elements=["id"])
-        )
-        cursor = session.get(WebhookJournalCursor, 1, with_for_update=True, populate_existing=True)
-        assert cursor is not None
-    return cursor
-
-
-def journal_mark(session: Session) -> int:
-    """Where a configuration being created (`journal_after`; also paused or enabled again)
-    stands in the journal: the highest journal id now, read holding the cursor, so that no
-    fan-out round runs between this read and the configuration's commit. A change at or below
-    it was committed before (or was being made while the configuration was): not its to
-    receive. One above it was made after, and every round that reads it sees the
-    configuration: on SQLite ids follow the commit order; on PostgreSQL a round that read it
-    without the configuration would have had to run before the commit, and it waited for the
-    cursor instead."""
-    lock_cursor(session)
-    # On SQLite a read alone takes no lock and no snapshot (the driver begins a transaction
-    # at the first write): writing first holds the one write lock from the read to the
-    # commit, so no change commits in between.
-    position = WebhookJournalCursor.position
-    session.execute(
-        update(WebhookJournalCursor).where(WebhookJournalCursor.id == 1).values(position=position)
-    )
-    return session.scalar(select(func.max(ShipmentChange.id))) or 0
 
 
 @dataclass
@@ -549,6 +505,14 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> set[
     redelivery queued them (PENDING, due), the attempts only join their log."""
     if not outcomes:
         return set()
+    gone = {o.pending.config_id: o for o in outcomes if o.gone}
+    # Before any message's row: the cursor, then the rows of the configurations to pause.
+    pausing: set[int] = set()
+    if gone:
+        pausing = {row.id for row in lock_configs(session, gone) if row.enabled}
+    else:
+        # The cursor alone: lock_configs also writes it on SQLite, 0.2 ms more a cycle.
+        lock_cursor(session)
     connection = session.connection()
     # A message tried twice since the last store: its row takes the later outcome, if it is
     # still as the earlier attempt found it.
@@ -625,14 +589,15 @@ def record(session: Session, outcomes: Sequence[Outcome], now: datetime) -> set[
             o.pending.config_id,
             o.failures,
         )
-    gone = {o.pending.config_id: o for o in outcomes if o.gone}
-    for config_id, outcome in gone.items():
+    mark = journal_mark(session) if pausing else 0
+    for config_id in sorted(pausing):
+        outcome = gone[config_id]
         session.execute(
             update(WebhookConfigRow)
-            .where(WebhookConfigRow.id == config_id, WebhookConfigRow.enabled.is_(True))
+            .where(WebhookConfigRow.id == config_id)
             .values(
                 enabled=False,
-                journal_paused_after=journal_mark(session),  # as a user's pause (configs.save)
+                journal_paused_after=mark,  # as a user's pause (configs.save)
                 disabled_at=now,
                 disabled_reason=(
                     f"The receiver answered 410 Gone at {outcome.attempted_at.isoformat()}; "
@@ -671,6 +636,15 @@ def failed_attempt(outcome: Outcome) -> dict[str, Any]:
 def purge(session: Session, tuning: Tuning, now: datetime) -> int:
     """Forget payloads past retention that nothing waits for (with their deliveries and
     attempts); expire rotated secrets. Returns how many payloads went."""
+    # The configurations' rows before their messages' (`lock_configs`).
+    session.execute(
+        update(WebhookConfigRow)
+        .where(
+            WebhookConfigRow.previous_secret_expires_at.is_not(None),
+            WebhookConfigRow.previous_secret_expires_at <= now,
+        )
+        .values(previous_signing_secret=None, previous_secret_expires_at=None)
+    )
     before = now - timedelta(seconds=tuning.retention_seconds)
     delivery, payload = WebhookDeliveryRow, WebhookPayloadRow
     waiting = exists().where(delivery.payload_id == payload.id, delivery.status == PENDING)
@@ -686,12 +660,4 @@ def purge(session: Session, tuning: Tuning, now: datetime) -> int:
         )
         session.execute(delete(delivery).where(delivery.payload_id.in_(ids)))
         session.execute(delete(payload).where(payload.id.in_(ids)))
-    session.execute(
-        update(WebhookConfigRow)
-        .where(
-            WebhookConfigRow.previous_secret_expires_at.is_not(None),
-            WebhookConfigRow.previous_secret_expires_at <= now,
-        )
-        .values(previous_signing_secret=None, previous_secret_expires_at=None)
-    )
     return len(ids)
