@@ -1,5 +1,6 @@
 """The summary's nextEta follows the app's ETA rule (`models.tracking.newest_estimate`): the
-estimate calculated last, ties to the soonest stop, over real HTTP on the local service."""
+estimate calculated last, ties to the soonest stop, of the stops not reached yet, over real
+HTTP on the local service."""
 
 from __future__ import annotations
 
@@ -10,6 +11,16 @@ from typing import Any
 from freightdesk.models.tracking import TrackingHistory
 from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.shipments import EtaReport, History
+from tests.server.test_carrier_push_support import (
+    TRUCKLOAD,
+    accepted,
+    create_shipment,
+    iso,
+    now,
+    settled,
+    truckload_body,
+    unique,
+)
 from tests.server.test_tracking_support import (
     PUT,
     SEARCH,
@@ -120,3 +131,41 @@ def test_an_eta_event_made_a_milestone_is_no_longer_the_eta(tenant: TenantHandle
     assert [e.type for e in history.events] == ["ARRIVAL_AT_STOP"]
     assert _next_eta(tenant, sid) is None
     assert _the_apps_eta(history) is None
+
+
+def _arrive(tenant: TenantHandle, bol: str, stop_number: int) -> None:
+    arrived = {"type": "ARRIVAL_AT_STOP", "dateTime": iso(now()), "stopNumber": stop_number}
+    body = truckload_body(bol, shipmentEvent=arrived)
+    assert settled(tenant, accepted(tenant.http.post(TRUCKLOAD, json=body)))["status"] == (
+        "PROCESSED"
+    )
+
+
+def test_an_arrival_ends_its_stops_eta_and_the_next_stops_follows(tenant: TenantHandle) -> None:
+    """The walkthrough's truck arrived at its stop ahead of the appointment, yet the list said
+    "Late 4 min" with the ETA it had before arriving: a stop's estimate is over once the
+    shipment is there, the next stop's is the ETA, and after the last stop there is none."""
+    bol = unique("BOL")
+    shipment = create_shipment(tenant, [("BILL_OF_LADING", bol)], stops=3)
+    sid = shipment["id"]
+    _, second, third = (stop["id"] for stop in shipment["routeInfo"]["stops"])
+    etas = [EtaReport(ETA, second), EtaReport(ETA + timedelta(days=1), third)]
+    receive(tenant, lambda s: store.add_histories(s, [History(sid, "TL", etas=etas)]))
+    assert _next_eta(tenant, sid) == "2030-01-01T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
+
+    _arrive(tenant, bol, 2)
+    history = _history(tenant, sid)
+    state = history.current_state()
+    assert state is not None and state.type == "AT_STOP" and str(state.stop_id) == second
+    assert _next_eta(tenant, sid) == "2030-01-02T18:00:00Z" == _the_apps_eta(history)
+
+    # A later estimate of the stop already reached does not bring it back.
+    receive(
+        tenant,
+        lambda s: store.set_eta(s, sid, ETA + timedelta(hours=2), stop_id=second, source="TL"),
+    )
+    assert _next_eta(tenant, sid) == "2030-01-02T18:00:00Z" == _the_apps_eta(_history(tenant, sid))
+
+    _arrive(tenant, bol, 3)
+    assert _next_eta(tenant, sid) is None
+    assert _the_apps_eta(_history(tenant, sid)) is None

@@ -157,6 +157,16 @@ class RouteStop(WireModel):
     appointment_window: AppointmentWindow | None = None
 
 
+def place_name(stop: RouteStop) -> str:
+    """A stop as a dispatcher names it: its name, else its city and state."""
+    if stop.name:
+        return stop.name
+    address = stop.location.address if stop.location else None
+    if address is not None and address.city:
+        return ", ".join(p for p in (address.city, address.state) if p)
+    return "Unnamed stop"
+
+
 class Co2EmissionIntensity(WireModel):
     unit: str = Field(min_length=1, max_length=40)
     value: float
@@ -392,7 +402,16 @@ class TrackingHistory(WireModel):
         `newest_estimate` of its events."""
         state = self.current_state()
         completed = state is not None and state.type is ShipmentStateType.COMPLETED
-        return newest_estimate(self.events, completed=completed)
+        return newest_estimate(self.events, completed=completed, passed=self.passed_stops())
+
+    def route_stop_ids(self) -> list[str]:
+        route = self.shipment.route_info
+        return [str(s.id) for s in (route.stops if route is not None else []) if s.id is not None]
+
+    def passed_stops(self) -> frozenset[str]:
+        """The stops the shipment has reached (`passed_stops` of its events and states)."""
+        seen = stops_seen(self.events, [s.stop_id for s in self.states])
+        return passed_stops(self.route_stop_ids(), seen)
 
 
 # The type of the events that carry a shipment's ETA: one per stop, updated in place
@@ -408,18 +427,57 @@ def is_estimate(event: TrackedShipmentEvent) -> bool:
     return event.type == ETA_EVENT_TYPE and event.estimate_date_time is not None
 
 
+def is_open_estimate(event: TrackedShipmentEvent, passed: frozenset[str]) -> bool:
+    """Whether `event` is an estimate (`is_estimate`) of a stop the shipment has not reached
+    yet (`passed`: `passed_stops`); an estimate naming no stop stays open."""
+    return is_estimate(event) and (event.stop_id is None or str(event.stop_id) not in passed)
+
+
+def happened_at_stop(event: TrackedShipmentEvent) -> str | None:
+    """The stop something happened at by `event` (an actual event other than an ETA), if any."""
+    if event.stop_id is None or event.date_time is None or event.type == ETA_EVENT_TYPE:
+        return None
+    return str(event.stop_id)
+
+
+def stops_seen(
+    events: Iterable[TrackedShipmentEvent], state_stops: Iterable[UUID | str | None]
+) -> set[str]:
+    """The stops something happened at: those of actual events (`happened_at_stop`) and of
+    states (`state_stops`, each state's stopId)."""
+    seen = {stop for stop in map(happened_at_stop, events) if stop is not None}
+    seen.update(str(stop) for stop in state_stops if stop is not None)
+    return seen
+
+
+def passed_stops(route: Iterable[str], seen: Iterable[str]) -> frozenset[str]:
+    """The stops a shipment has reached: every stop of `route` (stop ids in route order) up to
+    the last one something happened at (`stops_seen`), and any other stop seen. The detail's
+    Overview takes the next stop to be the first after these."""
+    order = list(route)
+    seen = set(seen)
+    last = max((n for n, stop in enumerate(order) if stop in seen), default=-1)
+    return frozenset(seen.union(order[: last + 1]))
+
+
 def newest_estimate(
-    events: Iterable[TrackedShipmentEvent], *, completed: bool
+    events: Iterable[TrackedShipmentEvent],
+    *,
+    completed: bool,
+    passed: frozenset[str] = frozenset(),
 ) -> TrackedShipmentEvent | None:
     """A shipment's ETA, the one rule for the service's nextEta, the list's Latest ETA and the
-    detail: of the estimates (`is_estimate`), the one calculated last (else received last),
-    none once the shipment is COMPLETED. Estimates calculated at once (a history's batch) go
-    to the soonest, the stop reached first, not to whichever was stored last. The soonest or
-    the latest instant instead would show the same shipment with two ETAs."""
+    detail: of the estimates (`is_estimate`) for stops not yet reached (`passed`, see
+    `passed_stops`), the one calculated last (else received last), none once the shipment is
+    COMPLETED. Estimates calculated at once (a history's batch) go to the soonest, the stop
+    reached first, not to whichever was stored last. The soonest or the latest instant
+    instead would show the same shipment with two ETAs. A stop's estimate ends when the
+    shipment reaches it: one that arrived early is not late for it, and its ETA is the next
+    stop's (none after the last)."""
     if completed:
         return None
     return min(
-        filter(is_estimate, events),
+        (e for e in events if is_open_estimate(e, passed)),
         key=lambda e: (
             -(
                 e.estimate_last_calculated_date_time

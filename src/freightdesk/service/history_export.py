@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from freightdesk.models.tracking import EventHistory, PositionHistory, TrackedShipment
+from freightdesk.models.tracking import EventHistory, PositionHistory, TrackedShipment, place_name
 from freightdesk.service.export import Cell
-from freightdesk.service.overview import place_name
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient

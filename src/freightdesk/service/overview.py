@@ -22,15 +22,13 @@ from freightdesk.models.identifier_rules import carrier_of
 from freightdesk.models.tracking import (
     ExceptionStatus,
     RouteStop,
-    TrackedShipmentEvent,
     TrackingHistory,
     is_estimate,
+    place_name,
 )
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import Attention, Facts, TriageSettings, assess
 
-# The event the service keeps per stop for its latest estimate; it says nothing happened there.
-ETA_EVENT_TYPE = "ETA"
 # Identifiers that name the equipment itself (a container, trailer, wagon, ...).
 EQUIPMENT_TYPES = ("CONTAINER_ID", "TRAILER_NUMBER", "EQUIPMENT_ID", "WAGON_ID", "RAIL_CAR_ID")
 # The shipper's own attributes are the other place these are written down.
@@ -91,30 +89,16 @@ class Overview:
     exceptions: tuple[OpenException, ...]
 
 
-def place_name(stop: RouteStop) -> str:
-    if stop.name:
-        return stop.name
-    address = stop.location.address if stop.location else None
-    if address is not None and address.city:
-        return ", ".join(p for p in (address.city, address.state) if p)
-    return "Unnamed stop"
-
-
 def _zone(stop: RouteStop) -> str | None:
     window = stop.appointment_window
     return window.local_time_zone_identifier if window is not None else None
 
 
-def _happened(event: TrackedShipmentEvent) -> bool:
-    return event.date_time is not None and event.type != ETA_EVENT_TYPE
-
-
 def _reached(history: TrackingHistory, stops: list[RouteStop]) -> int:
-    """The index of the last stop something happened at (an event or a state), or -1."""
-    index = {str(s.id): n for n, s in enumerate(stops) if s.id is not None}
-    seen = [str(e.stop_id) for e in history.events if e.stop_id is not None and _happened(e)]
-    seen += [str(s.stop_id) for s in history.states if s.stop_id is not None]
-    return max((index[key] for key in seen if key in index), default=-1)
+    """The index of the last stop something happened at (an event or a state), or -1: the
+    stops the list's Latest ETA leaves behind (`TrackingHistory.passed_stops`)."""
+    passed = history.passed_stops()
+    return max((n for n, s in enumerate(stops) if str(s.id) in passed), default=-1)
 
 
 def _current_state(history: TrackingHistory) -> tuple[ShipmentStateType | None, str | None]:

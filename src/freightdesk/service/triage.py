@@ -302,14 +302,16 @@ def facts_from_history(history: TrackingHistory, read_at: datetime | None = None
     }
     # Here, not at the top: the first paint imports this module and no pydantic (a history
     # has been read by now, so models.tracking is loaded).
-    from freightdesk.models.tracking import is_estimate
+    from freightdesk.models.tracking import is_open_estimate
 
+    passed = history.passed_stops()
     etas = tuple(
         (e.estimate_date_time, ends.get(e.stop_id) if e.stop_id is not None else None)
         for e in history.events
-        # The ETAs only, as the summary's next ETA (`is_estimate`); the second test is the
-        # type checker's.
-        if is_estimate(e) and e.estimate_date_time is not None
+        # The ETAs that can be the summary's next ETA only (`is_open_estimate`: not of a stop
+        # reached, which an arrival ahead of its window would leave late); the second test is
+        # the type checker's.
+        if is_open_estimate(e, passed) and e.estimate_date_time is not None
     )
     positions = [p.date_time for p in history.positions]
     return Facts(etas, max(positions) if positions else None, read_at)

@@ -26,7 +26,6 @@ from freightdesk.server.domain.shipments.locking import (
     no_autoflush,
 )
 from freightdesk.server.domain.shipments.rows import (
-    ETA_EVENT_TYPE,
     apply_event,
     check_event_refs,
     check_source,
@@ -83,14 +82,13 @@ def update_event(
         raise not_found(f"Event {event.id} of shipment {row.id}")
     wire = event_wire(event)
     now = utcnow()
-    # An ETA replaced by another event no longer counts either (`is_estimate`).
-    was_eta = current.type == ETA_EVENT_TYPE
     apply_event(current, wire)
     current.source = source
     session.flush()
     refresh_latest_event(session, row)
-    if was_eta or event.type == ETA_EVENT_TYPE:
-        refresh_eta(session, row)
+    # An ETA replaced by another event no longer counts either (`is_estimate`), and any event
+    # may say a stop was reached, or no longer say it (`passed_stops`).
+    refresh_eta(session, row)
     row.last_modified_at = now
     record_change(session, row, ChangeKind.EVENT_UPDATED, {"event": wire, "source": source}, now)
 
@@ -108,12 +106,11 @@ def remove_event(session: Session, shipment_id: str, event_id: str) -> None:
         raise not_found(f"Event {event_id} of shipment {row.id}")
     now = utcnow()
     payload = {"event": current.data, "source": current.source}
-    was_eta = current.type == ETA_EVENT_TYPE
     session.delete(current)
     session.flush()
     refresh_latest_event(session, row)
-    if was_eta:
-        refresh_eta(session, row)
+    # An ETA, or the event that said its stop was reached (`passed_stops`).
+    refresh_eta(session, row)
     row.last_modified_at = now
     record_change(session, row, ChangeKind.EVENT_REMOVED, payload, now)
 

@@ -20,6 +20,8 @@ from freightdesk.models.tracking import (
     ShipmentStateType,
     TrackedShipmentEvent,
     TrackedShipmentState,
+    happened_at_stop,
+    stops_seen,
 )
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.lifecycle import transition_problem
@@ -51,7 +53,7 @@ from freightdesk.server.domain.shipments.rows import (
     set_current_state,
     state_row,
 )
-from freightdesk.server.domain.shipments.summary import set_next_eta
+from freightdesk.server.domain.shipments.summary import set_next_eta, stops_seen_stored
 from freightdesk.server.domain.shipments.views import (
     exception_wire,
     state_view,
@@ -176,7 +178,10 @@ def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
     # `all_etas`: every one, the candidates for nextEta).
     etas: dict[int, dict[str | None, ShipmentEvent | dict[str, Any]]] = {pk: {} for pk in pks}
     all_etas: dict[int, list[ShipmentEvent | dict[str, Any]]] = {pk: [] for pk in pks}
+    # Each shipment's stops something happened at, stored or added: their ETAs are over.
+    seen: dict[int, set[str]] = {pk: set() for pk in pks}
     if any(_sets_eta(h) for h in histories):
+        seen = stops_seen_stored(session, pks)
         for event in session.scalars(
             select(ShipmentEvent)
             .where(ShipmentEvent.shipment_pk.in_(pks), ShipmentEvent.type == ETA_EVENT_TYPE)
@@ -238,8 +243,12 @@ def write_histories(session: Session, histories: Sequence[History]) -> _Writes:
             )
         if _sets_eta(history):
             # Once the history is applied: its estimates share one calculation time.
+            reached = seen[row.pk]
+            reached.update(stops_seen(history.events, (move.stop_id for move in history.states)))
             set_next_eta(
-                row, (e["data"] if isinstance(e, dict) else e.data for e in all_etas[row.pk])
+                row,
+                (e["data"] if isinstance(e, dict) else e.data for e in all_etas[row.pk]),
+                reached,
             )
     session.flush()
     insert_rows(session, ShipmentEvent, writes.events)
@@ -318,8 +327,13 @@ def _history_events(
 
 
 def _sets_eta(history: History) -> bool:
-    """Whether applying `history` may change its shipment's nextEta."""
-    return bool(history.etas) or any(e.type == ETA_EVENT_TYPE for e in history.events)
+    """Whether applying `history` may change its shipment's nextEta: an estimate, or a stop
+    reached (whose estimate is then over)."""
+    return (
+        bool(history.etas)
+        or any(e.type == ETA_EVENT_TYPE or happened_at_stop(e) for e in history.events)
+        or any(move.stop_id is not None for move in history.states)
+    )
 
 
 def _history_state(

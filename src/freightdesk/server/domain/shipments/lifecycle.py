@@ -15,6 +15,7 @@ from freightdesk.models.tracking import (
     ShipmentStateType,
     TrackedShipmentInput,
     TrackedShipmentState,
+    stops_seen,
 )
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.identifiers import sources_for
@@ -113,7 +114,9 @@ def create_shipments(
             "open_exception_count": 0,
             **data_summary(item),
             **(latest_values(latest, item.data) if latest is not None else {}),
-            **next_eta_values(item.events, item.data, completed=False),
+            **next_eta_values(
+                item.events, item.data, completed=False, seen=stops_seen(item.events, ())
+            ),
         }
         for item, latest, start in zip(prepared, latest_events, starts, strict=True)
     ]

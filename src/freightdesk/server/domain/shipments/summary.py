@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +15,7 @@ from freightdesk.models.tracking import (
     ShipmentStateType,
     TrackedShipmentEvent,
     newest_estimate,
+    passed_stops,
 )
 from freightdesk.server.domain.shipments.journal import change_entry, table_of
 from freightdesk.server.domain.shipments.rows import (
@@ -51,7 +52,8 @@ def refresh_latest_event(session: Session, row: Shipment) -> None:
 
 
 def refresh_eta(session: Session, row: Shipment) -> None:
-    """nextEta and the zone of its stop, from the shipment's stored ETA events."""
+    """nextEta and the zone of its stop, from the shipment's stored ETA events and the stops
+    it has reached."""
     set_next_eta(
         row,
         session.scalars(
@@ -59,24 +61,56 @@ def refresh_eta(session: Session, row: Shipment) -> None:
                 ShipmentEvent.shipment_pk == row.pk, ShipmentEvent.type == ETA_EVENT_TYPE
             )
         ),
+        stops_seen_stored(session, [row.pk])[row.pk],
     )
 
 
-def set_next_eta(row: Shipment, etas: Iterable[Mapping[str, Any]]) -> None:
-    """nextEta and the zone of its stop from the shipment's ETA events (their wire data)."""
+def stops_seen_stored(session: Session, pks: Sequence[int]) -> dict[int, set[str]]:
+    """The stops something happened at, of each stored shipment (`models.tracking.stops_seen`:
+    its actual events other than ETAs, and its states)."""
+    seen: dict[int, set[str]] = {pk: set() for pk in pks}
+    for pk, data in session.execute(
+        select(ShipmentEvent.shipment_pk, ShipmentEvent.data).where(
+            ShipmentEvent.shipment_pk.in_(pks),
+            ShipmentEvent.date_time.is_not(None),
+            ShipmentEvent.type != ETA_EVENT_TYPE,
+        )
+    ):
+        if data.get("stopId"):
+            seen[pk].add(str(data["stopId"]))
+    for pk, stop in session.execute(
+        select(ShipmentState.shipment_pk, ShipmentState.stop_id).where(
+            ShipmentState.shipment_pk.in_(pks), ShipmentState.stop_id.is_not(None)
+        )
+    ):
+        seen[pk].add(str(stop))
+    return seen
+
+
+def set_next_eta(
+    row: Shipment, etas: Iterable[Mapping[str, Any]], seen: Iterable[str] = ()
+) -> None:
+    """nextEta and the zone of its stop from the shipment's ETA events (their wire data) and
+    the stops something happened at (`seen`)."""
     events = (TrackedShipmentEvent.model_validate(wire) for wire in etas)
     completed = row.current_state == ShipmentStateType.COMPLETED
-    for key, value in next_eta_values(events, row.data, completed=completed).items():
+    for key, value in next_eta_values(events, row.data, completed=completed, seen=seen).items():
         setattr(row, key, value)
 
 
 def next_eta_values(
-    etas: Iterable[TrackedShipmentEvent], data: Mapping[str, Any], *, completed: bool
+    etas: Iterable[TrackedShipmentEvent],
+    data: Mapping[str, Any],
+    *,
+    completed: bool,
+    seen: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The summary columns of a shipment's ETA (`data`: its wire data, whose route names the
-    stop's zone), by the rule the app reads a history with (`models.tracking.newest_estimate`):
-    every write of nextEta goes through here, so the list's row agrees with the detail's."""
-    newest = newest_estimate(etas, completed=completed)
+    stop's zone and the stops' order), by the rule the app reads a history with
+    (`models.tracking.newest_estimate`, of the stops not reached: `passed_stops`): every write
+    of nextEta goes through here, so the list's row agrees with the detail's."""
+    route = [str(stop.get("id")) for stop in (data.get("routeInfo") or {}).get("stops", [])]
+    newest = newest_estimate(etas, completed=completed, passed=passed_stops(route, seen))
     stop = newest.stop_id if newest is not None else None
     return {
         "next_eta": newest.estimate_date_time if newest is not None else None,

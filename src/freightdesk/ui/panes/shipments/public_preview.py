@@ -18,9 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.tracking import RouteStop
+from freightdesk.models.tracking import ETA_EVENT_TYPE, RouteStop
 from freightdesk.service.clock import place_time, user_time
-from freightdesk.service.overview import ETA_EVENT_TYPE
 from freightdesk.service.public_view import WITHHELD, PublicView
 from freightdesk.ui.panes.shipments.detail_route import stop_label
 from freightdesk.ui.panes.shipments.overview import eta_text, window_text
