@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from freightdesk.models.code_words import code_text, mode_short, mode_text, unit_name, unit_text
+from freightdesk.models.code_words import (
+    code_text,
+    event_text,
+    mode_short,
+    mode_text,
+    unit_name,
+    unit_text,
+)
 from freightdesk.models.enums import TransportationMode
 
 
@@ -45,3 +52,21 @@ def test_every_mode_reads_in_words_in_a_choice_and_short_in_a_list() -> None:
     assert mode_text("TL") == "Truckload (TL)" and mode_short("TL") == "TL"
     assert mode_text("OCEAN") == mode_short("OCEAN") == "Ocean"
     assert mode_short("VLTL") == "VLTL" and mode_text("VLTL") == "Volume LTL"
+
+
+@pytest.mark.parametrize(
+    ("code", "stop", "said"),
+    [
+        ("ARRIVAL_AT_STOP", "Dallas DC", "Arrived at Dallas DC"),
+        ("ARRIVED_AT_STOP", None, "Arrived at a stop"),
+        ("DEPARTURE_FROM_STOP", "Dallas DC", "Departed Dallas DC"),
+        ("PICKUP", "Venlo DC", "Picked up at Venlo DC"),
+        ("IN_TRANSIT", None, "In transit"),
+        ("DELIVERY", "Dallas DC", "Delivered to Dallas DC"),
+        ("CANCELLED", "Dallas DC", "Shipment cancelled"),
+        ("DISPATCHED", "Dallas DC", "Dispatched"),  # not in the table: code_text's words
+        ("ARRIVED_AT_TERMINAL", None, "Arrived at terminal"),
+    ],
+)
+def test_an_event_reads_as_what_happened_where(code: str, stop: str | None, said: str) -> None:
+    assert event_text(code, stop) == said

@@ -166,7 +166,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     _click_row_of(qtbot, pane, truck)
     await wait_until(lambda: _showing(pane, truck), seconds=30)
     _click_tab(qtbot, pane.detail, "Timeline")
-    departed = next(i for i in _items(pane) if i.text(0).lower().startswith("departure"))
+    departed = next(i for i in _items(pane) if i.text(0).startswith("Departed "))
     assert any(clock_text(departed.text(1), zone) for zone in CENTRAL), departed.text(1)
     # States: times without a place, labelled.
     state_start = pane.detail.states.item(0, 1)
@@ -197,7 +197,7 @@ async def test_one_clock_in_the_list_the_timeline_and_the_users_switch_to_utc(
     # A time at a place does not move with the user's zone.
     _click_row_of(qtbot, pane, truck)
     await wait_until(lambda: _showing(pane, truck), seconds=30)
-    departed = next(i for i in _items(pane) if i.text(0).lower().startswith("departure"))
+    departed = next(i for i in _items(pane) if i.text(0).startswith("Departed "))
     assert any(clock_text(departed.text(1), zone) for zone in CENTRAL), departed.text(1)
 
     # Kept for the next start.

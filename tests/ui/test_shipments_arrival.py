@@ -1,7 +1,8 @@
 """A truck that arrives at its stop ahead of the appointment, as the new user's walkthrough
 pushed it (Carrier push, "Arrival at stop", stop 2): the Shipments list no longer calls it
-late by the ETA it had before arriving, and its Latest ETA is the next stop's (none after the
-last). Against the real local service, pushes over real HTTP."""
+late by the ETA it had before arriving, its Latest ETA is the next stop's (none after the
+last), and the pushed events read in words ("Arrived at Maison Claire Birmingham"), not as
+their codes ("Arrival At Stop"). Against the real local service, pushes over real HTTP."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QTreeWidgetItemIterator, QWidget
 from pytestqt.qtbot import QtBot
 
 from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.shipments import EtaReport, History
 from freightdesk.service.clock import place_time
 from freightdesk.service.session import AppSession
+from freightdesk.ui.panes.push.forms import TRUCKLOAD_EVENTS
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.server.test_carrier_push_support import (
@@ -30,7 +32,9 @@ from tests.server.test_carrier_push_support import (
 )
 from tests.server.test_tracking_support import receive
 from tests.support import TenantHandle, wait_until
+from tests.ui.plain_words import leaks
 from tests.ui.test_panes_support import connected
+from tests.ui.test_shipment_overview import _click_row_of, _showing
 from tests.ui.test_shipments_list import _pane, window
 from tests.ui.test_shipments_pane import _put
 
@@ -110,9 +114,54 @@ async def test_a_truck_at_its_stop_ahead_of_the_appointment_is_not_late_for_it(
     await wait_until(lambda: _cell(pane, shipment_id, "state") == "At stop", 30)
     await wait_until(lambda: _cell(pane, shipment_id, "attention") == "", 30)
     assert _cell(pane, shipment_id, "nextEta") == place_time(leeds_eta, ZONE)
+    assert _cell(pane, shipment_id, "latestEvent") == f"Arrived at {STOP_NAMES[1]}"
 
     # At the last stop there is no ETA left to show.
     _push(tenant, bol, "ARRIVAL_AT_STOP", 3)
     qtbot.mouseClick(pane.refresh_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: _cell(pane, shipment_id, "nextEta") == "", 30)
     assert _cell(pane, shipment_id, "attention") == ""
+
+
+def _timeline_texts(pane: ShipmentsPane) -> list[str]:
+    texts = []
+    found = QTreeWidgetItemIterator(pane.detail.timeline)
+    while found.value():
+        texts.append(found.value().text(0))
+        found += 1
+    return texts
+
+
+async def test_every_truckload_event_pushed_reads_in_words_on_the_timeline(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
+) -> None:
+    session, tenant = connected
+    bol = unique("BOL")
+    later = now() + timedelta(days=1)
+    shipment_id = _truckload(tenant, bol, [later, later + timedelta(days=1)])["id"]
+    for event_type in TRUCKLOAD_EVENTS:
+        _push(tenant, bol, event_type, 2)
+    pane = _pane(window)
+    await session.connect()
+    await wait_until(lambda: pane.model.row_of(shipment_id) is not None, 30)
+    _click_row_of(qtbot, pane, shipment_id)
+    await wait_until(lambda: _showing(pane, shipment_id), 30)
+    await wait_until(lambda: len(_timeline_texts(pane)) >= len(TRUCKLOAD_EVENTS), 30)
+
+    shown = _timeline_texts(pane)
+    # No code, and no code read out word by word ("Arrival At Stop", "Arrival at stop").
+    said = {code.replace("_", " ").lower() for code in TRUCKLOAD_EVENTS}
+    assert not [text for text in shown if text.lower() in said], shown
+    assert not leaks(pane.detail.timeline), leaks(pane.detail.timeline)
+    birmingham = STOP_NAMES[1]
+    for words in (
+        f"Arrived at {birmingham}",
+        f"Departed {birmingham}",
+        f"Picked up at {birmingham}",
+        f"In transit to {birmingham}",
+        f"Delivered to {birmingham}",
+        "Shipment cancelled",
+    ):
+        assert words in shown, shown
+    # The list's Latest event says it in the same words.
+    assert _cell(pane, shipment_id, "latestEvent") in shown

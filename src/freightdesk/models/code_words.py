@@ -104,3 +104,35 @@ def response_method_text(code: str | None) -> str:
     """A booking's `carrierResponseMethod` after "Answered by": API -> "The carrier's
     system", EMAIL -> "Email"; a method this table does not know in `code_text`'s words."""
     return _RESPONSE_METHOD_TEXT.get(code or "") or code_text(code)
+
+
+# Event types as a sentence of what happened, with the stop's name where one is known ("{}"),
+# as the carriers' own descriptions read ("Arrived at Dallas DC"); truckload pushes carry no
+# description, so the service writes these, and the app reads an event without one by them.
+# Parcel and truckload spellings of the same milestone read alike.
+_EVENT_TEXT: dict[str, tuple[str, str]] = {
+    "ARRIVAL_AT_STOP": ("Arrived at {}", "Arrived at a stop"),
+    "ARRIVED_AT_STOP": ("Arrived at {}", "Arrived at a stop"),
+    "DEPARTURE_FROM_STOP": ("Departed {}", "Departed a stop"),
+    "DEPARTED_STOP": ("Departed {}", "Departed a stop"),
+    "PICKUP": ("Picked up at {}", "Picked up"),
+    "PICKED_UP": ("Picked up at {}", "Picked up"),
+    "IN_TRANSIT": ("In transit to {}", "In transit"),
+    "DELIVERY": ("Delivered to {}", "Delivered"),
+    "DELIVERED": ("Delivered to {}", "Delivered"),
+    "AVAILABLE_FOR_PICKUP": ("Available for pickup at {}", "Available for pickup"),
+    "CANCELLED": ("Shipment cancelled", "Shipment cancelled"),
+    "CANCELED": ("Shipment cancelled", "Shipment cancelled"),
+    "ETA": ("Estimated arrival at {}", "Estimated time of arrival"),
+}
+
+
+def event_text(code: str | None, stop: str | None = None) -> str:
+    """What an event of type `code` says happened, at the stop named `stop` when known:
+    ARRIVAL_AT_STOP at "Dallas DC" -> "Arrived at Dallas DC"; a type this table does not
+    know in `code_text`'s words ("Dispatched")."""
+    said = _EVENT_TEXT.get((code or "").upper())
+    if said is None:
+        return code_text(code)
+    at_stop, anywhere = said
+    return at_stop.format(stop) if stop else anywhere

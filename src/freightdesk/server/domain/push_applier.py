@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from freightdesk.models.code_words import event_text
 from freightdesk.models.common import Address, LogisticsIdentifier
 from freightdesk.models.push import (
     IngestionStatus,
@@ -23,10 +24,12 @@ from freightdesk.models.push import (
 from freightdesk.models.tracking import (
     ExceptionSeverity,
     ExceptionStatus,
+    RouteStop,
     ShipmentException,
     ShipmentStateType,
     TrackedShipmentEvent,
     TrackedShipmentPosition,
+    place_name,
 )
 from freightdesk.server.domain import shipments as store
 from freightdesk.server.domain.identifiers import normalize_value
@@ -38,6 +41,7 @@ from freightdesk.server.domain.push_stops import (
     final_stop_id,
     numbered_stop_id,
     parcel_placement,
+    route_stops,
 )
 from freightdesk.server.errors import ApiError
 from freightdesk.server.tables.tracking import (
@@ -195,13 +199,16 @@ class PushApplier:
             event = truckload.shipment_event
             if event is not None:
                 shipment = self._shipment(shipment_id)
+                stop_id = numbered_stop_id(shipment, event.stop_number)
                 self._event(
                     row,
                     shipment,
                     event.type,
                     event.date_time,
-                    Placement.named_stop(numbered_stop_id(shipment, event.stop_number)),
-                    description=None,
+                    Placement.named_stop(stop_id),
+                    # The push has no description: said in words, as the other events read
+                    # ("Arrived at Dallas DC"), not left for each reader to make of the code.
+                    description=event_text(event.type, _stop_name(shipment, stop_id)),
                     source=source,
                 )
             readings = truckload.readings
@@ -386,7 +393,7 @@ class PushApplier:
                     ),
                     type=event_type.upper(),
                     severity=effect.exception,
-                    description=description or f"{event_type} reported by the carrier",
+                    description=description or event_text(event_type),
                     # Its times read in the stop's zone; triage and webhooks key on it.
                     stop_id=uuid.UUID(placed.problem) if placed.problem else None,
                     created_date_time=at,
@@ -478,6 +485,14 @@ def _unmatched(
         [],
         f"No shipment{of_carrier} of the customer carries {names} (yet); tried again for a week",
     )
+
+
+def _stop_name(shipment: Shipment, stop_id: str | None) -> str | None:
+    """How a dispatcher names the shipment's stop with this id (`place_name`), if it has one."""
+    for stop in route_stops(shipment) if stop_id else []:
+        if str(stop.get("id")) == stop_id:
+            return place_name(RouteStop.model_validate(stop))
+    return None
 
 
 def _place(address: Address | None) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from freightdesk.models.code_words import event_text
 from freightdesk.models.stop_locations import GeofenceType, GeofenceUnits, StopLocation
 from freightdesk.models.tracking import (
     ExceptionStatus,
@@ -28,6 +29,7 @@ from freightdesk.models.tracking import (
     TrackedShipmentEvent,
     TrackedShipmentPosition,
     TrackingHistory,
+    place_name,
 )
 from freightdesk.service.clock import place_time
 from freightdesk.service.summary_rows import SummaryRow
@@ -298,7 +300,9 @@ def _event_items(
             where = "Placed at the position reported nearest in time" if spot else ""
         if spot is None:
             continue
-        label = event.description or _type_text(event.type)
+        label = event.description or event_text(
+            event.type, place_name(placed.stop) if placed else None
+        )
         items.append(
             {
                 "key": f"event:{event.id}",

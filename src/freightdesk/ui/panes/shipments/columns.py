@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
-from freightdesk.models.code_words import mode_short
+from freightdesk.models.code_words import event_text, mode_short
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.summary_rows import SummaryRow
@@ -63,7 +63,7 @@ def _state_label(state: str) -> str:
 def latest_event_text(row: SummaryRow) -> str:
     if row.latest_event_type is None:
         return ""
-    return row.latest_event_description or row.latest_event_type.replace("_", " ").title()
+    return row.latest_event_description or event_text(row.latest_event_type)
 
 
 def edge_gap(after: Sequence[int], room: int) -> int:

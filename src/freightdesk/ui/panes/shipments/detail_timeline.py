@@ -10,12 +10,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QTreeWidgetItemIterator, QWidget
 
-from freightdesk.models.code_words import words
+from freightdesk.models.code_words import event_text, words
 from freightdesk.models.tracking import (
     ExceptionStatus,
     RouteStop,
     ShipmentException,
     TrackingHistory,
+    place_name,
 )
 from freightdesk.service.clock import place_time
 from freightdesk.service.shipments import DetailChange
@@ -67,6 +68,7 @@ class DetailTimeline(QWidget):
             )
             for s in stops
         }
+        names = {str(s.id): place_name(s) for s in stops}
         open_exceptions = [x for x in history.exceptions if x.status is ExceptionStatus.OPEN]
         if history.exceptions:
             group = QTreeWidgetItem(self.timeline, [f"Exceptions ({len(open_exceptions)} open)"])
@@ -116,7 +118,7 @@ class DetailTimeline(QWidget):
             item = QTreeWidgetItem(
                 parent,
                 [
-                    event.description or event.type.replace("_", " ").title(),
+                    event.description or event_text(event.type, names.get(str(event.stop_id))),
                     place_time(event.date_time, zone),
                     place_time(event.planned_date_time, zone),
                     place_time(event.estimate_date_time, zone),

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from freightdesk.models.tracking import ETA_EVENT_TYPE, RouteStop
+from freightdesk.models.code_words import event_text
+from freightdesk.models.tracking import ETA_EVENT_TYPE, RouteStop, place_name
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.public_view import WITHHELD, PublicView
 from freightdesk.ui.panes.shipments.detail_route import stop_label
@@ -44,8 +45,8 @@ def last_reported(view: PublicView) -> str:
     if not happened:
         return "Nothing reported yet"
     _, event = max(enumerate(happened), key=lambda pair: (pair[1].date_time, pair[0]))
-    what = event.description or event.type.replace("_", " ").capitalize()
     found = stops.get(str(event.stop_id)) if event.stop_id else None
+    what = event.description or event_text(event.type)
     zone = _zone(found[1]) if found else None
     where = f" at {stop_label(found[1], found[0])}" if found else ""
     return f"{what}{where}, {place_time(event.date_time, zone)}"
@@ -147,7 +148,8 @@ class PublicPreviewDialog(QDialog):
             zone = _zone(found[1]) if found else None
             rows.append(
                 [
-                    event.description or event.type.replace("_", " ").capitalize(),
+                    event.description
+                    or event_text(event.type, place_name(found[1]) if found else None),
                     place_time(event.date_time, zone),
                     place_time(event.estimate_date_time, zone),
                     stop_label(found[1], found[0]) if found else "Along the way",
