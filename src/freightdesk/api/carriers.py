@@ -6,12 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from freightdesk.api.parsing import parse
-from freightdesk.models.booking import CarrierProfile, CarrierProfileInput, CarrierProfileList
+from freightdesk.models.booking import (
+    CarrierName,
+    CarrierNameList,
+    CarrierProfile,
+    CarrierProfileInput,
+    CarrierProfileList,
+)
 
 if TYPE_CHECKING:
     from freightdesk.api.client import ApiClient
 
 PATH = "/services/carriers/v1/profiles"
+NAMES_PATH = "/services/carriers/v1/names"
 
 
 class CarriersApi:
@@ -21,6 +28,15 @@ class CarriersApi:
     async def available(self) -> bool:
         """Whether the connected service offers carrier profiles."""
         return await self._client.has_extension("GET", PATH)
+
+    async def has_names(self) -> bool:
+        """Whether the connected service names the carriers it knows."""
+        return await self._client.has_extension("GET", NAMES_PATH)
+
+    async def names(self) -> list[CarrierName]:
+        """Every carrier the service knows a name of, as the tenant names it."""
+        response = await self._client.request("GET", NAMES_PATH)
+        return parse(CarrierNameList, response).carriers
 
     async def list(self) -> list[CarrierProfile]:
         """The built-in carriers and every carrier the tenant configured."""

@@ -325,3 +325,15 @@ class CarrierProfile(WireModel):
 
 class CarrierProfileList(WireModel):
     carriers: list[CarrierProfile]
+
+
+class CarrierName(WireModel):
+    carrier_code: str
+    carrier_name: str
+
+
+class CarrierNameList(WireModel):
+    """The carriers the service knows a name of (an extension): what the app shows a
+    shipment's or a booking's carrier code by."""
+
+    carriers: list[CarrierName]

@@ -106,6 +106,7 @@ OPERATION_IDS: dict[str, str] = {
     "POST /services/booking/v1/bookings/{bookingId}/cancellations": "cancelBooking",
     "POST /services/booking/v1/bookings/{bookingId}/carrier-response": "submitCarrierResponse",
     "GET /services/carriers/v1/profiles": "listCarrierProfiles",
+    "GET /services/carriers/v1/names": "listCarrierNames",
     "GET /services/carriers/v1/profiles/{scac}": "getCarrierProfile",
     "PUT /services/carriers/v1/profiles/{scac}": "saveCarrierProfile",
     "DELETE /services/carriers/v1/profiles/{scac}": "deleteCarrierProfile",

@@ -50,8 +50,7 @@ from freightdesk.models.capacity import (
 from freightdesk.models.common import utc_datetime
 from freightdesk.server.context import ServiceContext
 from freightdesk.server.db import utcnow
-from freightdesk.server.domain import carrier_directory, carrier_profiles
-from freightdesk.server.domain.vehicles import carrier_name
+from freightdesk.server.domain import carrier_profiles
 from freightdesk.server.tables.tracking import Shipment, ShipmentChange, ShipmentEvent
 
 TRUCKLOAD = "TL"
@@ -467,24 +466,6 @@ def _tallies(facts: Iterable[_Facts], now: datetime) -> dict[str, _Tally]:
     return tallies
 
 
-def _names(session: Session, tenant_id: int, scacs: Iterable[str]) -> dict[str, str]:
-    """Carrier names: the tenant's carrier profile or a built-in carrier, else the co-op's and
-    the demo's carrier directories; a carrier known to none of them goes without a name."""
-    wanted = list(scacs)
-    profiles = carrier_profiles.resolve(session, tenant_id, wanted)
-    names: dict[str, str] = {}
-    for scac in wanted:
-        profile = profiles.get(scac)
-        if profile is not None and (profile.configured or scac in carrier_profiles.CATALOGUE):
-            names[scac] = profile.name
-        elif (known := carrier_name(scac) or _DIRECTORY.get(scac)) is not None:
-            names[scac] = known
-    return names
-
-
-_DIRECTORY = {carrier.scac: carrier.name for carrier in carrier_directory.CARRIERS}
-
-
 def carrier_performances(
     session: Session,
     cache: FactsCache,
@@ -495,7 +476,7 @@ def carrier_performances(
     now = now or utcnow()
     carrier = search.carrier_identifier.value if search.carrier_identifier else None
     tallies = _tallies(_shipment_facts(session, cache, tenant_id, carrier, now), now)
-    names = _names(session, tenant_id, tallies)
+    names = carrier_profiles.names(session, tenant_id, tallies)
     items = [_performance(scac, names.get(scac), tally) for scac, tally in tallies.items()]
     kept = _ranked([i for i in items if _keep(i, search)], search)
     return [CarrierPerformance(**item) for item in kept]
@@ -517,7 +498,7 @@ def lane_performances(
         if origin(f.origin) and destination(f.destination)
     ]
     tallies = _tallies(facts, now)
-    names = _names(session, tenant_id, tallies)
+    names = carrier_profiles.names(session, tenant_id, tallies)
     items = [_performance(scac, names.get(scac), tally) for scac, tally in tallies.items()]
     kept = _ranked([i for i in items if _keep(i, search)], search)
     lane = {

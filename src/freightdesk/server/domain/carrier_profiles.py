@@ -28,9 +28,11 @@ from freightdesk.models.booking import (
     DistanceUnit,
     SystemOfMeasurement,
 )
+from freightdesk.models.carrier_words import derived_carrier_name
 from freightdesk.models.common import Currency
 from freightdesk.server.db import utcnow
 from freightdesk.server.domain.account_groups import group_code
+from freightdesk.server.domain.carrier_names import known_names
 from freightdesk.server.domain.rate_engine import CarrierTerms, unit_interval
 from freightdesk.server.errors import field_error
 from freightdesk.server.tables.booking import CarrierProfileRow
@@ -86,7 +88,7 @@ def normalize_scac(value: str) -> str:
 
 def _defaults(scac: str) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "name": f"Carrier {scac}",
+        "name": known_names().get(scac) or derived_carrier_name(scac),
         "behaviour": CarrierBehaviour.ACCEPT.value,
         "modes": [mode.value for mode in _ALL_MODES],
         "distanceUnit": DistanceUnit.MI.value,
@@ -150,6 +152,18 @@ def connected(session: Session, tenant_id: int) -> list[CarrierProfile]:
     }
     scacs = sorted(set(CATALOGUE) | set(stored))
     return [build_profile(scac, stored.get(scac)) for scac in scacs]
+
+
+def names(session: Session, tenant_id: int, scacs: Iterable[str] | None = None) -> dict[str, str]:
+    """The carriers' names as the tenant sees them, by SCAC: its profiles' (a built-in
+    carrier's, or one it named), else the carriers the service knows. Of `scacs` when given,
+    else of every carrier known; a carrier known to none goes without a name, not with the
+    derived one."""
+    if scacs is None:
+        found = {**known_names(), **{p.scac: p.name for p in connected(session, tenant_id)}}
+    else:
+        found = {scac: p.name for scac, p in resolve(session, tenant_id, scacs).items()}
+    return {scac: name for scac, name in found.items() if name != derived_carrier_name(scac)}
 
 
 def serves(profile: CarrierProfile, mode: CarrierMode) -> bool:

@@ -350,14 +350,6 @@ CARRIERS: tuple[tuple[str, str, str], ...] = (
     ("ASMD", "Autotransportes Sierra Madre", "MX"),
 )
 
-_CARRIER_NAMES = {scac: name for scac, name, _ in CARRIERS}
-
-
-def carrier_name(scac: str) -> str | None:
-    """The name of a carrier of the directory, None for another SCAC."""
-    return _CARRIER_NAMES.get(scac.strip().upper())
-
-
 _GIVEN = (
     "Ana", "Ben", "Carla", "Dev", "Elena", "Frank", "Grace", "Hector", "Ines", "Jamal", "Kim",
     "Luis", "Maya", "Noah", "Olga", "Priya", "Quinn", "Rosa", "Sam", "Tariq", "Uma", "Victor",

@@ -19,6 +19,8 @@ from freightdesk.models.booking import (
     BookingInput,
     BookingList,
     BookingStatus,
+    CarrierName,
+    CarrierNameList,
     CarrierProfile,
     CarrierProfileInput,
     CarrierProfileList,
@@ -37,6 +39,7 @@ router = APIRouter(tags=["Booking"])
 
 BOOKINGS = "/services/booking/v1/bookings"
 PROFILES = "/services/carriers/v1/profiles"
+NAMES = "/services/carriers/v1/names"
 
 StrictBooking = Annotated[None, Depends(strict_body(BookingInput))]
 StrictResponse = Annotated[None, Depends(strict_body(CarrierResponse))]
@@ -180,6 +183,16 @@ def carrier_response(
 def list_carrier_profiles(principal: PrincipalDep, session: SessionDep) -> CarrierProfileList:
     """The built-in carriers and every carrier this tenant configured."""
     return CarrierProfileList(carriers=carrier_profiles.connected(session, principal.tenant_id))
+
+
+@router.get(NAMES, responses=ERRORS, openapi_extra=EXTENSION)
+def list_carrier_names(principal: PrincipalDep, session: SessionDep) -> CarrierNameList:
+    """Every carrier this service knows a name of, as this tenant names it (its carrier
+    profiles first), by code."""
+    names = carrier_profiles.names(session, principal.tenant_id)
+    return CarrierNameList(
+        carriers=[CarrierName(carrier_code=c, carrier_name=n) for c, n in sorted(names.items())]
+    )
 
 
 @router.get(
