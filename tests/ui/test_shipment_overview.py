@@ -205,7 +205,10 @@ async def test_the_overview_says_where_what_comes_next_and_how_late(
     ), labels["appointment"].text()
     eta = labels["eta"].text()
     assert re.fullmatch(rf"\S+ {DAY} \d\d:\d\d CST, 35 min after the window", eta), eta
-    assert labels["carrier"].text() == "HOCS"
+    # The carrier by its name (the service's), its code beside it.
+    await wait_until(
+        lambda: labels["carrier"].text() == "Hanseatic Ocean Carriers (HOCS)", seconds=10
+    )
     assert labels["weight"].text() == "9,120 kg" and labels["weight"].isVisible()
     assert labels["pieces"].text() == "14"
     assert not labels["equipment"].isVisible()  # not known: not shown

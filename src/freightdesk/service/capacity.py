@@ -21,6 +21,7 @@ from freightdesk.models.capacity import (
     LaneSearch,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import problems_of
 
@@ -77,6 +78,7 @@ class CapacityService(ListService[CarrierPerformance]):
             found: Sequence[CarrierPerformance] = await capacity.search_lanes(search)
         else:
             found = await capacity.search_carriers(search)
+        CARRIER_NAMES.learn((c.carrier_identifier.value, c.carrier_name) for c in found)
         return found, len(found)
 
     def fits(self, item: CarrierPerformance, params: Params) -> bool:

@@ -19,6 +19,7 @@ from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
 from freightdesk.models.booking import CarrierProfile, CarrierProfileInput
 from freightdesk.models.rating import Scac
+from freightdesk.service import carrier_names
 from freightdesk.service.cache import Cache
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import checked
@@ -98,6 +99,7 @@ class CarrierProfilesService(ListService[CarrierProfile]):
         for a group the tenant does not have)."""
         saved = await self._client().carriers.put(scac, body)
         await self.upsert(saved)
+        await carrier_names.refresh(self._client(), self.cache)  # a renamed carrier's lists
         return saved
 
     async def forget(self, scac: str) -> CarrierProfile:
@@ -107,4 +109,5 @@ class CarrierProfilesService(ListService[CarrierProfile]):
         with contextlib.suppress(NotFound):  # nothing was set, or already forgotten
             await self._client().carriers.delete(scac)
         await self.coordinator.fetch_now()
+        await carrier_names.refresh(self._client(), self.cache)  # named as before, or not
         return await self._client().carriers.get(scac)

@@ -38,6 +38,7 @@ from freightdesk.models.schedules import (
     ScheduleSort,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.messages import plain
@@ -214,6 +215,7 @@ class SchedulesService(ListService[PointToPointRoute]):
             page_size=int(params.get("pageSize", PAGE_SIZE)),
         )
         await self._learn(ports_of(page.results))
+        CARRIER_NAMES.learn((r.carrier_code, r.carrier_name) for r in page.results)
         return page.results, page.pagination_info.total
 
     def sort_key(self, item: PointToPointRoute) -> Any:
@@ -259,4 +261,5 @@ class SchedulesService(ListService[PointToPointRoute]):
                 raise
             return [OceanCarrier.model_validate(c) for c in kept]
         await keep_json(self.cache, CARRIERS_META, [c.wire() for c in carriers])
+        CARRIER_NAMES.learn((c.carrier_code, c.carrier_name) for c in carriers)
         return carriers

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from freightdesk.api.errors import ConnectionFailed, FreightDeskError
+from freightdesk.service import carrier_names
 from freightdesk.service.alerts import AlertsInbox
 from freightdesk.service.cache import Cache
 from freightdesk.service.connection import ConnectionState, ConnectionStatus
@@ -50,6 +51,7 @@ T = TypeVar("T")
 # after its timeout (30 s), and until then the bar would say "Online".
 NO_ANSWER_SECONDS = 10.0
 NO_ANSWER_RECHECK = 5.0  # how often the seconds waited are updated while it lasts
+NAMING_WAIT = 2.0  # seconds a connect waits for the carriers' names (`_name_carriers`)
 
 
 def _explain(error: BaseException) -> str:
@@ -90,6 +92,8 @@ class AppSession(AreaServices):
         self.local_service: LocalService | None = None
         # The Local sandbox's start begun before `connect` (`start_local_service`).
         self._local_start: asyncio.Task[str] | None = None
+        # The carriers' names asked of the service after a connect (`carrier_names`).
+        self._naming: asyncio.Task[None] | None = None
         # Each watched coordinator with what its fetch does, in the status bar's words.
         self._coordinators: dict[Coordinator[Any, Any], str] = {}
         self.no_answer_seconds = NO_ANSWER_SECONDS
@@ -223,6 +227,7 @@ class AppSession(AreaServices):
             )
             self.watch(self.shipments.coordinator, "Updating shipments")
             self.alerts = AlertsInbox(self.cache)
+            carrier_names.load_cached(self.cache)
         return self.cache
 
     def _cache_for(self, profile: Profile) -> Cache:
@@ -307,12 +312,25 @@ class AppSession(AreaServices):
         log.info("connected to %s in %.1f s", profile.name, time.monotonic() - began)
         if profile.kind is ProfileKind.LOCAL:
             self.demo.follow(self.shipments.coordinator if self.shipments else None)
+        # Asked before the panes are told of the connect, so that they show the carriers by
+        # name from their first paint; a slow answer is not waited for past NAMING_WAIT (the
+        # lists are named again when it comes).
+        self._naming = asyncio.ensure_future(self._name_carriers(client))
+        await asyncio.wait([self._naming], timeout=NAMING_WAIT)
         for listener in list(self._connected_listeners):
             try:
                 listener()
             except Exception:
                 log.exception("a connected listener failed")
         return client
+
+    async def _name_carriers(self, client: ApiClient) -> None:
+        """The carriers' names as the service gives them; without them the app shows the
+        codes, as it did (and the last known names until they come)."""
+        try:
+            await carrier_names.refresh(client, self.cache)
+        except FreightDeskError as exc:
+            log.info("the service named no carriers (%s); the last known names stay", exc)
 
     def _kept_tokens(self, profile: Profile, url: str) -> KeptTokens:
         """The token kept from the last run with this profile at `url` (and the next's): the
@@ -487,6 +505,10 @@ class AppSession(AreaServices):
         return await self.connect()
 
     async def close(self) -> None:
+        naming, self._naming = self._naming, None
+        if naming is not None:
+            naming.cancel()
+            await asyncio.gather(naming, return_exceptions=True)
         if self._no_answer_check is not None:
             self._no_answer_check.cancel()
             self._no_answer_check = None

@@ -77,12 +77,20 @@ class _Shortened(ElidedTipDelegate):
     """A cell in the longest of its forms that fits its room, else the shortest (cut as the
     view cuts); the whole text in the tooltip as every cut cell's."""
 
-    def __init__(self, view: QAbstractItemView, forms: Callable[[Index], Sequence[str]]) -> None:
+    def __init__(
+        self,
+        view: QAbstractItemView,
+        forms: Callable[[Index], Sequence[str]],
+        mode: Qt.TextElideMode | None = None,
+    ) -> None:
         super().__init__(view)
         self._forms = forms
+        self._mode = mode
 
     def initStyleOption(self, option: QStyleOptionViewItem, index: Index) -> None:  # noqa: N802
         super().initStyleOption(option, index)
+        if self._mode is not None:
+            option.textElideMode = self._mode
         forms = self._forms(index)
         if option.rect.width() <= 0 or not forms:
             return  # asked its size: the whole text's
@@ -99,11 +107,19 @@ class _Shortened(ElidedTipDelegate):
         option.text = next(fitting, forms[-1])
 
 
-def shorten(view: QAbstractItemView, column: int, forms: Callable[[Index], Sequence[str]]) -> None:
+def shorten(
+    view: QAbstractItemView,
+    column: int,
+    forms: Callable[[Index], Sequence[str]],
+    *,
+    at_end: bool = False,
+) -> None:
     """Show each cell of `view`'s `column` in the longest of its `forms` (longest first) that
-    fits the column, the shortest cut where none does: a sailing's route drops its vessels'
+    fits the column, the shortest cut where none does (`at_end`: cut at its end, for a text
+    read from its start, whatever the view's mode): a sailing's route drops its vessels'
     details before its ports ("CNSHA → SGSIN → NLRTM" rather than "CNSHA → […] → NLRTM")."""
-    view.setItemDelegateForColumn(column, _Shortened(view, forms))
+    mode = Qt.TextElideMode.ElideRight if at_end else None
+    view.setItemDelegateForColumn(column, _Shortened(view, forms, mode))
 
 
 def tip_elided(view: QAbstractItemView) -> ElidedTipDelegate:

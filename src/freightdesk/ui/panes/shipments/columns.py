@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from freightdesk.models.code_words import event_text, mode_short
 from freightdesk.models.enums import ShipmentStateType
+from freightdesk.service.carrier_names import CARRIER_NAMES, carrier_text
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui.formatting import state_text
@@ -33,6 +34,8 @@ class Column:
     # Sorted highest first at the header's first click (the model's InitialSortOrderRole):
     # what a dispatcher asks of counts and of attention; other columns go A to Z, oldest first.
     descending_first: bool = False
+    # The cell's tooltip where it says more than the cell (None: the cell's text).
+    tooltip: Callable[[SummaryRow], str] | None = None
 
 
 def _text_value(value: str | None) -> str | None:
@@ -58,6 +61,14 @@ def _state_label(state: str) -> str:
         return state_text(ShipmentStateType(state))
     except ValueError:
         return state.title()
+
+
+def carrier_forms(row: SummaryRow) -> list[str]:
+    """The carrier as a wide column shows it, then narrower: 'Prairie Wind Transport (PWTR)',
+    'Prairie Wind Transport', 'Prairie Wind'; an unknown code as the code."""
+    code = row.carrier
+    forms = [carrier_text(code), CARRIER_NAMES.name(code) or "", CARRIER_NAMES.short(code)]
+    return list(dict.fromkeys(f for f in forms if f))
 
 
 def latest_event_text(row: SummaryRow) -> str:
@@ -132,7 +143,16 @@ COLUMNS: tuple[Column, ...] = (
         80,
         descending_first=True,
     ),
-    Column("carrier", "Carrier", lambda r: r.carrier or "", lambda r: _text_value(r.carrier), 70),
+    Column(
+        "carrier",
+        "Carrier",
+        # The carrier's short name in a narrow column ('Prairie Wind'), its whole name and
+        # code in the tooltip; sorted by name. An unknown code shows as the code.
+        lambda r: CARRIER_NAMES.short(r.carrier),
+        lambda r: _text_value(CARRIER_NAMES.name(r.carrier) or r.carrier),
+        70,
+        tooltip=lambda r: carrier_text(r.carrier),
+    ),
     Column(
         "lastModified",
         "Last updated",

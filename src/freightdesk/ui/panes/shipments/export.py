@@ -29,7 +29,10 @@ _TIMES: dict[str, Callable[[SummaryRow], datetime | None]] = {
 
 def _cell(column: Column, row: SummaryRow) -> Cell:
     time = _TIMES.get(column.key)
-    return time(row) if time is not None else column.text(row)
+    if time is not None:
+        return time(row)
+    # Whole where the cell says less than its tooltip: the carrier's name and code.
+    return (column.tooltip or column.text)(row)
 
 
 class ExportRows(Sequence[list[Cell]]):

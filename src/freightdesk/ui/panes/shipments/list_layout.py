@@ -17,14 +17,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QSettings, Qt, QTimer
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QSettings,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
 
 from freightdesk.ui.panes.shipments.attention import place_attention
-from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, Column, edge_gap
+from freightdesk.ui.panes.shipments.columns import (
+    COLUMN_INDEX,
+    COLUMNS,
+    Column,
+    carrier_forms,
+    edge_gap,
+)
 from freightdesk.ui.panes.shipments.model import ShipmentTableModel
-from freightdesk.ui.widgets.elided import cut_at_end
+from freightdesk.ui.widgets.elided import cut_at_end, shorten
 from freightdesk.ui.widgets.list_split import ListSplit, list_wanted, share_beside, turned
 from freightdesk.ui.widgets.sort_arrow import arrow_follows_order
 
@@ -58,12 +73,14 @@ EVENT_MOST = 360
 # The key columns' default widths in a fresh layout, narrower than `COLUMNS`' where a cell's
 # usual text still fits (longer ones cut, whole in the tooltip). A layout the
 # user kept has the user's widths.
-KEY_WIDTHS = {"carrier": 60, "latestEvent": EVENT_WIDTH}
+KEY_WIDTHS = {"latestEvent": EVENT_WIDTH}
 # The usual longest texts of these key columns, measured in the table's font (bold where
 # drawn bold) for their fresh width: a 17-digit bill of lading; a delay under ten hours
-# (longer ones drop the minutes, attention.py) and a silence of days.
+# (longer ones drop the minutes, attention.py) and a silence of days; a carrier's short name
+# (service/carrier_names.py: longer ones cut at their end, whole in the tooltip).
 KEY_SAMPLES = {
     "primaryIdentifier": [("06141416429700984", False)],
+    "carrier": [("Van der Berg", False)],
     "attention": [("● Late 9 h 59 m", True), ("⊘ No signal 9 d 23 h", False)],
 }
 # A cell's text margins and the focus frame's (Qt's item view draws within them).
@@ -123,12 +140,20 @@ class ListLayout(QWidget):
         # The latest event is read from its start (its type, its place): cut at the end, where
         # the other long texts are cut in the middle; whole in its tooltip (the model's).
         cut_at_end(self.table, COLUMN_INDEX[EVENT_COLUMN])
+        # A carrier by as much of its name as the column has room for: its short name in a
+        # fresh layout ('Prairie Wind'), the whole name and code where widened; a longer
+        # short name cut at its end ('Coastal Cr…').
+        shorten(self.table, COLUMN_INDEX["carrier"], self._carrier_forms, at_end=True)
         # What needs attention first (the most recently updated first among equals), until
         # the user sorts otherwise.
         header.setSortIndicator(COLUMN_INDEX["attention"], Qt.SortOrder.DescendingOrder)
         self.table.viewport().installEventFilter(self)
         self._places_chosen = self.settings.value(PLACES_CHOSEN) in (True, "true")
         header.sectionResized.connect(self._section_resized)
+
+    def _carrier_forms(self, index: QModelIndex | QPersistentModelIndex) -> list[str]:
+        row = self.model.summary_at(index.row())
+        return carrier_forms(row) if row is not None else []
 
     def _fresh_width(self, column: Column) -> int:
         samples = KEY_SAMPLES.get(column.key)

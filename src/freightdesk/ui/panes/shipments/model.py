@@ -43,6 +43,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import KINDS, NOTHING, Verdict
 from freightdesk.ui.panes.shipments.attention import (
@@ -61,11 +62,14 @@ from freightdesk.ui.panes.shipments.row_index import (
     RowIndex,
     ShipmentFilter,
     both_marks,
+    carrier_key,
     kept_codes,
     moved_positions,
+    or_named,
     parse_pasted,
     row_blob,
     sorted_positions,
+    visible_rows,
 )
 
 # The filter and its result live beside the index; callers take them from here too.
@@ -99,11 +103,12 @@ class ShipmentTableModel(QAbstractTableModel):
         self._rows: list[SummaryRow] = []
         self._ids: list[str] = []
         self._position: dict[str, int] = {}
-        # Per row (by position): the text a search looks in (identifiers, places, carrier;
-        # casefolded), and the codes of its mode and state.
+        # Per row (by position): the text a search looks in (identifiers, places, carrier's
+        # code; casefolded), the codes of its mode, state and carrier (`or_named`).
         self._blob: list[str] = []
         self._mode_codes = bytearray()
         self._state_codes = bytearray()
+        self._carrier_codes = bytearray()
         self._flags = bytearray()
         # A row's attention flags (set by the pane from service/triage.py): none until then.
         self.triage: Callable[[SummaryRow], int] = lambda _row: 0
@@ -116,6 +121,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self.late: Callable[[SummaryRow], float] = never_late
         self._modes = Codes()
         self._states = Codes()
+        self._carriers = Codes()
         # The last searched text and the rows holding it: typing on reads only those again.
         self._text_marks: tuple[str, bytes] | None = None
         # Identifier value -> positions, built only when a pasted list needs it.
@@ -184,7 +190,7 @@ class ShipmentTableModel(QAbstractTableModel):
         if role == _TOOLTIP:
             if column.key == "primaryIdentifier":
                 return "\n".join(f"{kind}: {value}" for kind, value in summary.identifiers)
-            return column.text(summary) or None
+            return (column.tooltip or column.text)(summary) or None
         if role == _BACKGROUND:
             until = self._highlight.get(summary.id)
             if until is not None and until > time.monotonic():
@@ -289,6 +295,7 @@ class ShipmentTableModel(QAbstractTableModel):
 
         self._generation += 1
         generation = self._generation
+        names = CARRIER_NAMES.version
         sort = (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder)
         index = await asyncio.to_thread(RowIndex.of, list(summaries), sort, self.triage, self.late)
         if generation != self._generation:
@@ -296,7 +303,20 @@ class ShipmentTableModel(QAbstractTableModel):
         if sort != (self._sort_column, self._sort_order == Qt.SortOrder.DescendingOrder):
             index.ordered = None  # sorted otherwise meanwhile: sorted again here
         self._replace(index)
+        if names != CARRIER_NAMES.version:  # named anew while it was indexed
+            self.carriers_renamed(None)
         return True
+
+    def carriers_renamed(self, _codes: frozenset[str] | None = None) -> None:
+        """Carriers have new names: the rows are sorted and found (`named_marks`) by them from
+        now on. No row is indexed again: their search text holds the codes, not the names."""
+        carrier = COLUMN_INDEX["carrier"]
+
+        def rename() -> None:
+            self._sort_values.pop(carrier, None)  # made again when sorted by it
+            self._order_dirty = self._order_dirty or self._sort_column == carrier
+
+        self._relayout(rename, hold=self._held)
 
     def _replace(self, index: RowIndex, unread: int = 0) -> None:
         self.beginResetModel()
@@ -357,6 +377,7 @@ class ShipmentTableModel(QAbstractTableModel):
                 self._blob.append("")
                 self._mode_codes.append(0)
                 self._state_codes.append(0)
+                self._carrier_codes.append(0)
                 self._flags.append(0)
                 for values in self._sort_values.values():
                     values.append(None)
@@ -365,6 +386,7 @@ class ShipmentTableModel(QAbstractTableModel):
             self._blob[position] = row_blob(summary)
             self._mode_codes[position] = self._modes.of(summary.mode or "")
             self._state_codes[position] = self._states.of(summary.current_state or "")
+            self._carrier_codes[position] = self._carriers.of(carrier_key(summary))
             self._flags[position] = self.triage(summary)
             self._retriager.noted(summary)
             for column, values in self._sort_values.items():
@@ -438,6 +460,7 @@ class ShipmentTableModel(QAbstractTableModel):
             self._blob,
             self._mode_codes,
             self._state_codes,
+            self._carrier_codes,
             self._flags,
             *self._sort_values.values(),
         ]
@@ -467,6 +490,7 @@ class ShipmentTableModel(QAbstractTableModel):
         self._blob = index.blob
         self._modes, self._states = index.modes, index.states
         self._mode_codes, self._state_codes = index.mode_codes, index.state_codes
+        self._carriers, self._carrier_codes = index.carriers, index.carrier_codes
         self._flags = index.flags
         self._sort_values = index.sort_values
         self._ordered = index.ordered
@@ -522,7 +546,8 @@ class ShipmentTableModel(QAbstractTableModel):
         else:
             needle = f.text.strip().casefold()
             if needle:
-                passing = self._holding_text(needle)
+                held = self._holding_text(needle)
+                passing = or_named(held, needle, self._carriers, self._carrier_codes, rows)
         # The rarer filters read the rows themselves.
         tests: list[Callable[[SummaryRow], bool]] = []
         if f.exceptions_only:
@@ -627,7 +652,7 @@ class ShipmentTableModel(QAbstractTableModel):
         if old_persistent:
             # Only the few persistent indexes (selection, current row) need mapping.
             wanted = {self._position[k] for k, _c in old_ids if k in self._position}
-            row_by_position = self._rows_of(wanted)
+            row_by_position = visible_rows(self._visible, wanted)
             for key, column in old_ids:
                 position = self._position.get(key) if key is not None else None
                 row = row_by_position.get(position) if position is not None else None
@@ -650,20 +675,6 @@ class ShipmentTableModel(QAbstractTableModel):
         visible = kept + added
         self._held = visible != result.visible
         return replace(result, visible=visible)
-
-    def _rows_of(self, positions: set[int]) -> dict[int, int]:
-        """Visible row of each of `positions` that is shown. A few (the current row, a
-        selected one) are looked up with C-level scans; many with one pass."""
-        visible = self._visible
-        if len(positions) > 8:
-            return {p: r for r, p in enumerate(visible) if p in positions}
-        rows = {}
-        for position in positions:
-            try:
-                rows[position] = visible.index(position)
-            except ValueError:
-                continue
-        return rows
 
     def _announce(self, result: FilterResult) -> None:
         self.last_result = result

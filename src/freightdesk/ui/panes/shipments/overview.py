@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.code_words import code_text
 from freightdesk.models.common import CustomAttribute
 from freightdesk.models.tracking import MAX_ATTRIBUTES, TrackedShipmentInput, TrackingHistory
+from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.clock import place_time, user_time
 from freightdesk.service.overview import Overview, Place, overview_of
 from freightdesk.service.session import AppSession
@@ -232,7 +233,7 @@ class OverviewTab(QWidget):
         )
         color = attention_color(kind) if kind is not None else None
         labels["eta"].setStyleSheet(f"color: {color.name()};" if color is not None else "")
-        labels["carrier"].setText(found.carrier or NOT_KNOWN)
+        labels["carrier"].setText(carrier_text(found.carrier) or NOT_KNOWN)
         # The latest ETA only when it is another estimate than the next stop's; equipment,
         # weight and pieces only where known: most shipments say none of them.
         for key, value in (

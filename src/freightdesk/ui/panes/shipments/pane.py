@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.ui import garbage
 from freightdesk.ui.panes.shipments.attention import AttentionBar, TriageLink
@@ -320,8 +321,18 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         detail.overview.follow_triage(self.triage.settings, self.triage.settingsChanged)
         self._unlisten.append(session.listen_connected(self._connected))
         self._unlisten.append(session.demo.listen(lambda _message: self._say_if_known()))
+        unnamed = CARRIER_NAMES.listen(self._carriers_renamed)
+        self._unlisten.append(unnamed)
+        self.destroyed.connect(lambda _gone: unnamed())  # however it ends, never told after
         self.attach_cache()
         self._row_changed(None, None)  # a row chosen before the detail view existed
+
+    def _carriers_renamed(self, codes: frozenset[str]) -> None:
+        """The service named carriers anew: the list finds, sorts and shows them by their
+        names; the detail's overview says them again."""
+        self.model.carriers_renamed(codes)
+        if self._detail is not None:
+            self._detail.rewrite_times()
 
     def times_changed(self) -> None:
         """The user's zone changed: the list's cells are made as they paint; the detail is

@@ -13,6 +13,7 @@ from datetime import datetime
 from itertools import compress
 from typing import Any
 
+from freightdesk.service.carrier_names import CARRIER_NAMES, code_key
 from freightdesk.service.summary_rows import SummaryRow
 from freightdesk.service.triage import Attention
 from freightdesk.ui.panes.shipments.attention import column_values, never_late
@@ -89,6 +90,15 @@ class Codes:
                 flags[code] = 1
         return bytes(flags)
 
+    def has(self, value: str) -> bool:
+        """Whether `value` was given a code (maybe the last one, shared)."""
+        return value in self._code
+
+    @property
+    def overflowed(self) -> bool:
+        """Whether values share the last code."""
+        return len(self._code) > len(self.names)
+
     def counts(self, codes: bytes) -> Counter[str]:
         return Counter(
             {name: n for code, name in enumerate(self.names) if (n := codes.count(code))}
@@ -104,11 +114,15 @@ class RowIndex:
     rows: list[SummaryRow]
     ids: list[str]
     position: dict[str, int]
-    blob: list[str]  # the text a search looks in (identifiers, places, carrier; casefolded)
+    # The text a search looks in (identifiers, places, the carrier's code; casefolded). The
+    # carrier's name is not in it (`named_marks`): names come after the rows, and change.
+    blob: list[str]
     modes: Codes
     states: Codes
     mode_codes: bytearray
     state_codes: bytearray
+    carriers: Codes
+    carrier_codes: bytearray
     flags: bytearray  # the kinds of attention each row needs (`triage.attention_flags`)
     sort_values: dict[int, list[SortValue | None]]
     ordered: array[int] | None  # every position in sort order, when sorted already
@@ -124,8 +138,8 @@ class RowIndex:
         """The index of `rows`, sorted by (column, descending) when given; `triage` gives a
         row's attention flags, `late` how late it is (seconds)."""
         ids = [r.id for r in rows]
-        modes, states = Codes(), Codes()
-        mode_of, state_of = modes.of, states.of
+        modes, states, carriers = Codes(), Codes(), Codes()
+        mode_of, state_of, carrier_of = modes.of, states.of, carriers.of
         index = cls(
             rows,
             ids,
@@ -135,6 +149,8 @@ class RowIndex:
             states,
             bytearray([mode_of(r.mode or "") for r in rows]),
             bytearray([state_of(r.current_state or "") for r in rows]),
+            carriers,
+            bytearray([carrier_of(carrier_key(r)) for r in rows]),
             bytearray(map(triage, rows)) if triage is not None else bytearray(len(rows)),
             {},
             None,
@@ -150,6 +166,35 @@ def row_blob(summary: SummaryRow) -> str:
     parts = [value for _kind, value in summary.identifiers]
     parts += [summary.origin_name or "", summary.destination_name or "", summary.carrier or ""]
     return "\n".join(parts).casefold()
+
+
+def carrier_key(row: SummaryRow) -> str:
+    """The row's carrier code as the carrier names know it."""
+    return code_key(row.carrier or "")
+
+
+def or_named(
+    marks: Marks, needle: str, carriers: Codes, codes: bytearray, rows: list[SummaryRow]
+) -> Marks:
+    """`marks` (a search's, of the rows' text) and the rows whose carrier's name holds
+    `needle` (casefolded). The names are not in the rows' text: they come after the rows, and
+    change. A pass over the few names known and one C-level pass over the rows' carrier
+    codes, as a mode filter is."""
+    wanted = frozenset(c for c in CARRIER_NAMES.matching(needle) if carriers.has(c))
+    if not wanted:
+        return marks
+    found: Marks = codes.translate(carriers.table(wanted))
+    if carriers.overflowed:
+        # Past 255 carriers the rest share the last code: those rows are read one by one.
+        last = bytearray(256)
+        last[Codes.LAST] = 1
+        exact = bytearray(found)
+        for position in compress(range(len(codes)), codes.translate(last)):
+            exact[position] = carrier_key(rows[position]) in wanted
+        found = exact
+    count = len(codes)
+    either = int.from_bytes(marks, "little") | int.from_bytes(found, "little")
+    return either.to_bytes(count, "little")
 
 
 def sorted_positions(
@@ -207,6 +252,20 @@ def moved_in_order(
         start = place
     merged += rest[start:]
     return array("i", merged)
+
+
+def visible_rows(visible: list[int], positions: set[int]) -> dict[int, int]:
+    """Row in `visible` of each of `positions` that is shown. A few (the current row, a
+    selected one) are looked up with C-level scans; many with one pass."""
+    if len(positions) > 8:
+        return {p: r for r, p in enumerate(visible) if p in positions}
+    rows = {}
+    for position in positions:
+        try:
+            rows[position] = visible.index(position)
+        except ValueError:
+            continue
+    return rows
 
 
 def both_marks(first: Marks | None, second: Marks | None, count: int) -> Marks | None:
