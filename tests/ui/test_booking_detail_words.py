@@ -85,7 +85,7 @@ async def test_the_detail_is_headed_by_the_reference_with_whole_ids_in_words(
     title = _plain(detail.title.text())
     reference = cell(pane.model, 0, "Reference")  # the carrier's PRO after the order
     assert reference.startswith("PO-71437, "), reference
-    assert title.startswith(f"{reference} · PRLF · Booked"), title
+    assert title.startswith(f"{reference} · Prairie Line Freight (PRLF) · Booked"), title
     text = detail.body.toPlainText()
     assert "Mode\tTruckload (TL)" in text or "Truckload (TL)" in text.split("Mode", 1)[1], text
     # Plain words everywhere but the Ids section, where the ids are wanted.

@@ -103,7 +103,8 @@ async def test_the_booking_to_answer_is_named_as_the_bookings_list_names_it(
     combo = dialog.booking
     await wait_until(lambda: combo.count() == 3, 60)
     names = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
-    assert names[made["id"]] == "PO-71437 · PRLF · Chicago, IL → Dallas, TX", names
+    # The carrier by its short name, as the list's Carrier column says it.
+    assert names[made["id"]] == "PO-71437 · Prairie · Chicago, IL → Dallas, TX", names
     for booking in alike:
         assert names[booking["id"]].startswith("C-7 · ZZRV, made "), names
     assert len(set(names.values())) == 3, names
@@ -119,7 +120,8 @@ async def test_the_booking_to_answer_is_named_as_the_bookings_list_names_it(
     qtbot.mouseClick(dialog.send_button, Qt.MouseButton.LeftButton)
     await wait_until(lambda: not dialog.isVisible(), 60)
     assert pane.notice.text() == (
-        "Answered as the carrier: PRLF: booked, Truckload (TL), PO-71437, BOL-5."
+        "Answered as the carrier: Prairie Line Freight (PRLF): booked, Truckload (TL), "
+        "PO-71437, BOL-5."
     )
     assert not UUID.search(pane.notice.text())
     pane.shutdown()

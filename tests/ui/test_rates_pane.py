@@ -460,7 +460,9 @@ async def test_end_to_end_book_a_quote_follow_it_and_open_its_shipment(
         seconds=45,
     )
     await wait_until(lambda: bool(bookings.changes))
-    assert "Booking with PRLF is booked" in window.statusBar().currentMessage()
+    assert (
+        "Booking with Prairie Line Freight (PRLF) is booked" in window.statusBar().currentMessage()
+    )
     assert window.nav.item(2).text() == "Bookings"  # the pane is shown: no count of unseen
     assert "Dock 4, call ahead" in bookings.detail.body.toPlainText()
     assert bookings.detail.shipment_button.isEnabled()

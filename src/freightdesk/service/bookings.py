@@ -35,6 +35,7 @@ from freightdesk.models.common import TransportationMode
 from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, QUALIFIERS
 from freightdesk.models.rating_rules import future_problem
 from freightdesk.service.cache import Cache
+from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.listing import ListService, Params
 from freightdesk.service.validation import checked
@@ -121,8 +122,9 @@ def status_text(status: BookingStatus) -> str:
 
 
 def change_text(booking: Booking, before: BookingStatus | None) -> str:
-    """A notification of a status change, e.g. "Booking with PRLF is Booked"."""
-    carrier = booking.capacity_provider_identifier.value
+    """A notification of a status change, e.g. "Booking with Prairie Line Freight (PRLF) is
+    booked"."""
+    carrier = carrier_text(booking.capacity_provider_identifier.value)
     text = f"Booking with {carrier} is {status_text(booking.status).lower()}"
     if before is not None:
         text += f" (was {status_text(before).lower()})"

@@ -28,6 +28,7 @@ from freightdesk.service.clock import user_now
 from freightdesk.service.messages import BOOK_ANOTHER, refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_text import (
+    carrier_of,
     charge_text,
     equipment_text,
     rate_choice_text,
@@ -110,7 +111,7 @@ class BookingFormDialog(TabbedFormDialog):
         self.from_quote = quote is not None or bool(booking and booking.route_segments)
         self.carried: dict[str, Any] = {}  # fields sent back as they are
         if booking is not None:
-            self.setWindowTitle(f"Edit booking with {booking.capacity_provider_identifier.value}")
+            self.setWindowTitle(f"Edit booking with {carrier_of(booking)}")
             self.discard_text = "Discard your changes to this booking?"
         elif quote is not None:
             self.setWindowTitle(f"Book {quote.carrier_name}")
@@ -368,8 +369,7 @@ class BookingFormDialog(TabbedFormDialog):
             reference = reference_text(booking)
             named = (
                 f"Booking {reference + ' ' if reference else ''}with "
-                f"{booking.capacity_provider_identifier.value}, "
-                f"{status_text(booking.status).lower()}."
+                f"{carrier_of(booking)}, {status_text(booking.status).lower()}."
             )
             if not editable(booking):  # answered or cancelled meanwhile: nothing to resend
                 return named

@@ -18,6 +18,7 @@ from freightdesk.models.code_words import code_text, words
 from freightdesk.models.common import ContactInfo
 from freightdesk.models.rating import ACCESSORIAL_NAMES, RateStopLocation
 from freightdesk.service.bookings import status_text
+from freightdesk.service.carrier_names import CARRIER_NAMES, carrier_text
 from freightdesk.service.clock import user_time
 from freightdesk.ui.formatting import place_text
 
@@ -32,6 +33,11 @@ STATUS_COLORS = {
     BookingStatus.CANCELLED: QColor("#7a8294"),
     BookingStatus.EXPIRED: QColor("#8d6e63"),
 }
+
+
+def carrier_of(booking: Booking) -> str:
+    """The booking's carrier in words: 'Prairie Line Freight (PRLF)', or its code."""
+    return carrier_text(booking.capacity_provider_identifier.value)
 
 
 # Who set a rate, as a dispatcher says it (others: their code in words).
@@ -94,17 +100,18 @@ def reference_text(booking: Booking) -> str:
     return ", ".join(dict.fromkeys(values))
 
 
+def carrier_short(booking: Booking) -> str:
+    """The booking's carrier for a narrow column or a line: 'Prairie Line', or its code."""
+    return CARRIER_NAMES.short(booking.capacity_provider_identifier.value)
+
+
 def booking_names(bookings: Sequence[Booking]) -> list[str]:
     """Each booking as the Bookings list shows it, for a choice among them: its reference,
     carrier and lane ("PO-71437 · CDRF · Joliet, IL → Lancaster, TX"), never its id. Two that
     would read the same (the same rate to the same carrier) are told apart by when they were
     made, and made in the same second, by their place in the list ("1 of 2")."""
     names = [
-        " · ".join(
-            p
-            for p in (reference_text(b), b.capacity_provider_identifier.value, short_lane_text(b))
-            if p
-        )
+        " · ".join(p for p in (reference_text(b), carrier_short(b), short_lane_text(b)) if p)
         for b in bookings
     ]
     names = _told_apart(

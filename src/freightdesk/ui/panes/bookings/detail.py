@@ -27,6 +27,7 @@ from freightdesk.service.bookings import editable, status_text
 from freightdesk.service.clock import user_time
 from freightdesk.ui.dialogs.booking_text import (
     RATE_SOURCES,
+    carrier_of,
     charge_text,
     contact_text,
     equipment_text,
@@ -85,7 +86,7 @@ def rate_text(rate: RateIdentifier) -> str:
 
 def answer_text(booking: Booking) -> str:
     """The carrier's answer in a sentence, as a dispatcher would say it."""
-    carrier = booking.capacity_provider_identifier.value
+    carrier = carrier_of(booking)
     status = booking.status
     if status is BookingStatus.PROCESSING:
         return f"Sent to {carrier}; waiting for the carrier's answer."
@@ -303,9 +304,7 @@ class BookingDetailView(QWidget):
         else:
             # Led by the reference the Bookings list names it by, not the carrier alone.
             named = " · ".join(
-                escape(p)
-                for p in (reference_text(booking), booking.capacity_provider_identifier.value)
-                if p
+                escape(p) for p in (reference_text(booking), carrier_of(booking)) if p
             )
             color = status_color(booking.status).name()
             self.title.setText(f"{named} · <span style='color:{color}'>"

@@ -23,12 +23,15 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import OPEN_STATUSES, Booking, BookingStatus
 from freightdesk.service.bookings import DEFAULT_PAGE_SIZE, StatusChange, status_text
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.clock import user_time
 from freightdesk.service.export import Cell
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.dialogs.booking_text import (
+    carrier_of,
+    carrier_short,
     lane_text,
     reference_text,
     short_lane_text,
@@ -75,7 +78,8 @@ def _reference_tip(booking: Booking) -> str:
 # booking by it (it is in the reference's tooltip, and whole and copyable in the detail).
 COLUMNS: list[Column[Booking]] = [
     Column("Status", lambda b: status_text(b.status), 90),
-    Column("Carrier", lambda b: b.capacity_provider_identifier.value, 58),
+    # The carrier's short name ('Prairie Line'), its whole name and code in the tooltip.
+    Column("Carrier", carrier_short, 58, tooltip=carrier_of, most=150),
     Column("Lane", short_lane_text, 232, tooltip=lane_text),
     Column("Total", lambda b: amount_text(b.total_rate), 108),
     Column(
@@ -178,6 +182,9 @@ class BookingsPane(QWidget):
             self.model, lambda b: str(b.id), self, name="bookingsTable", fit=True
         )
         tip_elided(self.table)
+        # Carriers named after the list came (at a connect): painted with their names.
+        self._unnamed = CARRIER_NAMES.listen(lambda _codes: self.table.viewport().update())
+        self.destroyed.connect(lambda _gone, unnamed=self._unnamed: unnamed())
         # A usual reference's whole width (it stretches into the room left).
         self.reference_width = (
             self.table.fontMetrics().horizontalAdvance(REFERENCE_SAMPLE) + CELL_PADDING
@@ -403,7 +410,7 @@ class BookingsPane(QWidget):
 
     def _saved(self, booking: Booking) -> None:
         self.notice.show_info(
-            f"Sent to {booking.capacity_provider_identifier.value}; the booking is "
+            f"Sent to {carrier_of(booking)}; the booking is "
             f"{status_text(booking.status).lower()} until the carrier answers."
         )
         self.detail.show_booking(booking)
@@ -415,7 +422,7 @@ class BookingsPane(QWidget):
             self.confirm_cancel(booking)
 
     def confirm_cancel(self, booking: Booking) -> None:
-        carrier = booking.capacity_provider_identifier.value
+        carrier = carrier_of(booking)
         informative = (
             "The carrier is told; the tracked shipment stays with its history."
             if booking.status is BookingStatus.BOOKED
@@ -437,9 +444,7 @@ class BookingsPane(QWidget):
             return
 
         def done(cancelled: Booking) -> None:
-            self.notice.show_info(
-                f"The booking with {cancelled.capacity_provider_identifier.value} is cancelled."
-            )
+            self.notice.show_info(f"The booking with {carrier_of(cancelled)} is cancelled.")
             if self.detail.booking is not None and self.detail.booking.id == cancelled.id:
                 self.detail.show_booking(cancelled)
 
@@ -480,6 +485,7 @@ class BookingsPane(QWidget):
             service.watch.poke()
 
     def shutdown(self) -> None:
+        self._unnamed()
         self._expiry_timer.stop()
         self.split.shutdown()
         self.detail.stop()

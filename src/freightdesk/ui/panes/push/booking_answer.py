@@ -37,6 +37,7 @@ from freightdesk.service.bookings import (
     check_carrier_response,
     tracking_key_types,
 )
+from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.messages import explain, passing, refusal
 from freightdesk.ui.bridge import answering_again
 from freightdesk.ui.dialogs.booking_text import booking_names, reference_text
@@ -59,7 +60,7 @@ METHOD_TEXT = {
 
 def booking_text(booking: Booking) -> str:
     carrier = booking.capacity_provider_identifier
-    who = carrier.value if carrier is not None else "a carrier"
+    who = carrier_text(carrier.value) if carrier is not None else "a carrier"
     status = STATUS_TEXT.get(booking.status, booking.status.value)
     mode = f", {mode_text(booking.transportation_mode)}" if booking.transportation_mode else ""
     reference = reference_text(booking)  # as the Bookings list names it, not by its id

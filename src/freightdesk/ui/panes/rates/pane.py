@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from freightdesk.models.booking import OPEN_STATUSES, Booking
 from freightdesk.models.rating import Quote, RateRequest, RateRequestStatus
 from freightdesk.service.bookings import status_text
+from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.clock import day_text
 from freightdesk.service.messages import booked_already, explain
 from freightdesk.service.rating import (
@@ -271,7 +272,7 @@ class RatesPane(ListExport, QWidget):
             self.waiting.clear()
             return
         status = effective_status(request)
-        carriers = ", ".join(c.value for c in request.capacity_provider_identifiers)
+        carriers = ", ".join(carrier_text(c.value) for c in request.capacity_provider_identifiers)
         groups = ", ".join(g.code for g in request.capacity_provider_account_groups)
         asked = carriers or "every connected carrier"
         if groups:
@@ -382,7 +383,7 @@ class RatesPane(ListExport, QWidget):
         if booking.shipment_id is not None:  # shown booked now, not at the next look-up
             self._set_booked({**self.requests.booked, str(booking.shipment_id): booking})
         self.notice.show_info(
-            f"Booked with {booking.capacity_provider_identifier.value}: "
+            f"Booked with {carrier_text(booking.capacity_provider_identifier.value)}: "
             f"{status_text(booking.status).lower()}; the carrier's answer follows in Bookings."
         )
         self.bookingCreated.emit(booking)
