@@ -195,8 +195,10 @@ class FaultyProxy:
             k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}
         }
         async with httpx.AsyncClient(base_url=self.upstream, timeout=60) as client:
+            # Every value of a repeated parameter (`statuses=A&statuses=B`), not only its last.
+            params = request.query_params.multi_items()
             upstream = await client.request(
-                request.method, path, params=request.query_params, content=body, headers=headers
+                request.method, path, params=params, content=body, headers=headers
             )
         if fault is not None and fault.late:
             await asyncio.sleep(fault.late)
