@@ -7,6 +7,8 @@ form in words; and Esc in a changed booking's form does not ask to "discard this
 
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
@@ -17,6 +19,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from freightdesk.ui.panes.rates.pane import RatesPane
 from freightdesk.ui.panes.rates.quotes import RequestsModel
+from tests.proxy import Fault, FaultyProxy
 from tests.server.test_rating_support import (
     BOOKINGS,
     booking_of,
@@ -28,9 +31,9 @@ from tests.server.test_rating_support import (
 )
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.test_capacity_support import press, settle, type_text
-from tests.ui.test_panes_support import connected, shown_dialog, shown_pane
+from tests.ui.test_panes_support import connected, proxied, shown_dialog, shown_pane
 
-__all__ = ["connected"]
+__all__ = ["connected", "proxied"]
 
 BOOKED_WORDS = "This request is booked already: cancel that booking in Bookings first"
 
@@ -43,6 +46,18 @@ def _carrier(pane: RatesPane, row: int) -> str:
     return str(pane.quotes.index(row, 0).data())
 
 
+async def _book_first_quote(pane: RatesPane) -> BookingFormDialog:
+    """Book the first quote as a user does: choose it, press Return, Book in the form."""
+    pane.quote_table.selectRow(0)
+    pane.quote_table.setFocus()
+    press(pane.quote_table, Qt.Key.Key_Return)
+    form = shown_dialog(pane, BookingFormDialog)
+    type_text(form.contact["email"], "dispatch@acme.test")
+    form.save()
+    await wait_until(lambda: not form.isVisible(), seconds=30)
+    return form
+
+
 async def test_a_booked_request_says_so_and_its_other_quotes_cannot_be_booked(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
 ) -> None:
@@ -53,14 +68,7 @@ async def test_a_booked_request_says_so_and_its_other_quotes_cannot_be_booked(
     await wait_until(lambda: pane.quotes.rowCount() == 2, seconds=30)
     assert _status(pane) == "Quotes received"
 
-    # Book the first quote as a user does: choose it, press Return, Book in the form.
-    pane.quote_table.selectRow(0)
-    pane.quote_table.setFocus()
-    press(pane.quote_table, Qt.Key.Key_Return)
-    form = shown_dialog(pane, BookingFormDialog)
-    type_text(form.contact["email"], "dispatch@acme.test")
-    form.save()
-    await wait_until(lambda: not form.isVisible(), seconds=30)
+    form = await _book_first_quote(pane)
 
     # Shown at once as being booked, then booked once the carrier accepts.
     assert _status(pane) in ("Being booked", "Booked")
@@ -77,6 +85,45 @@ async def test_a_booked_request_says_so_and_its_other_quotes_cannot_be_booked(
     press(pane.quote_table, Qt.Key.Key_Return)  # the keyboard's way to book: refused too
     assert pane.dialog is form  # no new form
     assert BOOKED_WORDS in pane.notice.text()
+    pane.shutdown()
+    await settle(session)
+
+
+async def test_a_booking_made_while_the_bookings_are_looked_up_stays_shown(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    """The code review of b5a9d2f: a look-up of the live bookings begun before a quote was
+    booked answered without that booking and replaced what the pane knew, so the request read
+    "Quotes received" and its other quote could be booked until the list next changed."""
+    session, tenant, proxy = proxied
+    set_profile(tenant, "ZZBK", behaviour="ACCEPT", responseDelaySeconds=0.2)
+    quoted(tenant, tl_request(["ZZBK"]))
+    # The pane's first look-up of the bookings (nothing booked yet) is answered late: its
+    # answer held until the quote has been booked.
+    release = threading.Event()
+    proxy.inject(Fault(path_prefix=BOOKINGS, method="GET", hold=release))
+    pane = await shown_pane(qtbot, session, RatesPane)
+    await wait_until(lambda: pane.quotes.rowCount() == 2, seconds=30)
+    await wait_until(lambda: proxy.count("GET", BOOKINGS) == 1, seconds=30)
+    assert proxy.answered("GET", BOOKINGS) == 0  # still looking up
+
+    await _book_first_quote(pane)
+    assert _status(pane) == "Being booked"
+
+    release.set()  # the look-up's answer, older than the booking, arrives
+    await wait_until(lambda: proxy.answered("GET", BOOKINGS) == 1, seconds=30)
+    # The pane either forgot the booking (as before) or asked again; never the first.
+    await wait_until(
+        lambda: _status(pane) == "Quotes received" or proxy.count("GET", BOOKINGS) > 1,
+        seconds=30,
+    )
+    assert _status(pane) != "Quotes received"
+    await wait_until(lambda: _status(pane) == "Booked", seconds=45)
+    booked = next(row for row in range(2) if _carrier(pane, row).endswith(" · Booked"))
+    pane.quote_table.selectRow(1 - booked)
+    assert not pane.book_button.isEnabled()
+    assert BOOKED_WORDS in pane.book_button.toolTip()
+    assert BOOKED_WORDS in pane.waiting.text()
     pane.shutdown()
     await settle(session)
 

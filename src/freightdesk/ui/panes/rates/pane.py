@@ -83,6 +83,9 @@ class RatesPane(ListExport, QWidget):
         self.last_cancellation: Cancellation | None = None
         self._lookup: asyncio.Task[dict[str, Booking]] | None = None
         self._looked_up_at = 0.0  # time.monotonic()
+        # Counts the bookings made here: a look-up begun before the last one may answer
+        # without it, so its answer must not replace what the pane knows.
+        self._booked_here = 0
 
         self.new_button = QPushButton("&New rate request…", self)
         self.again_button = QPushButton("As&k again…", self)
@@ -228,14 +231,21 @@ class RatesPane(ListExport, QWidget):
         if self.session.client is None or bookings is None or busy:
             return
         self._looked_up_at = time.monotonic()
+        begun = self._booked_here
         # A failed look-up keeps what was known: the list's status line says the trouble.
         self._lookup = spawn(
             bookings.live_by_rate_request(),
-            on_done=self._set_booked,
+            on_done=lambda booked: self._looked_up(booked, begun),
             on_error=lambda _e: None,
             name="rates-bookings",
             owner=self,
         )
+
+    def _looked_up(self, booked: dict[str, Booking], begun: int) -> None:
+        if begun != self._booked_here:  # older than a booking made here: ask again
+            self.look_up_bookings()
+        else:
+            self._set_booked(booked)
 
     def _set_booked(self, booked: dict[str, Booking]) -> None:
         if booked == self.requests.booked:
@@ -380,6 +390,7 @@ class RatesPane(ListExport, QWidget):
         dialog.open()
 
     def _booked(self, booking: Booking) -> None:
+        self._booked_here += 1
         if booking.shipment_id is not None:  # shown booked now, not at the next look-up
             self._set_booked({**self.requests.booked, str(booking.shipment_id): booking})
         self.notice.show_info(
