@@ -58,6 +58,10 @@ class BookingStatus(StrEnum):
 
 # States in which the carrier has not answered for good yet.
 OPEN_STATUSES = (BookingStatus.PROCESSING, BookingStatus.UNDER_REVIEW)
+# States in which a booking made from a quote holds its rate request: one such booking per
+# rate request (the service refuses another; the app keeps the request's other quotes from
+# being booked). Rejected, cancelled and expired bookings let go of it.
+LIVE_STATUSES = (*OPEN_STATUSES, BookingStatus.BOOKED)
 
 
 class RejectionReason(StrEnum):

@@ -23,6 +23,7 @@ from uuid import UUID
 from freightdesk.api.client import ApiClient
 from freightdesk.api.errors import NotFound
 from freightdesk.models.booking import (
+    LIVE_STATUSES,
     MAX_PAGE_SIZE,
     OPEN_STATUSES,
     Booking,
@@ -53,11 +54,6 @@ STATUS_TEXT = {
     BookingStatus.CANCELLED: "Cancelled",
     BookingStatus.EXPIRED: "Expired",
 }
-
-
-# A rate request's live booking stops another of its quotes being booked (the service's one
-# live booking per rate request).
-LIVE_STATUSES = (*OPEN_STATUSES, BookingStatus.BOOKED)
 
 
 # --- the service's rules, checked in the form --------------------------------------------

@@ -30,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from freightdesk.models.booking import (
+    LIVE_STATUSES,
     OPEN_STATUSES,
     Booking,
     BookingInput,
@@ -55,8 +56,7 @@ from freightdesk.server.tables.rating import RateQuoteRow, RateRequestRow
 
 LOOP = "booking-carriers"
 _OPEN = [s.value for s in OPEN_STATUSES]
-_LIVE = [*_OPEN, BookingStatus.BOOKED.value]
-_UNLINKED = {BookingStatus.REJECTED, BookingStatus.CANCELLED, BookingStatus.EXPIRED}
+_LIVE = [s.value for s in LIVE_STATUSES]
 _OPEN_REQUEST = [RateRequestStatus.QUOTES_REQUESTED.value, RateRequestStatus.QUOTES_RECEIVED.value]
 
 
@@ -427,7 +427,7 @@ def move(
     else:
         statement = statement.where(BookingRow.status.in_([s.value for s in allowed]))
     changes: dict[str, Any] = {"status": to.value, "updated_at": now, **values}
-    if to in _UNLINKED:
+    if to not in LIVE_STATUSES:  # it lets go of its rate request
         changes["active_rate_request_id"] = None
         changes["response_due_at"] = None
     return rowcount(session.execute(statement.values(**changes))) == 1
