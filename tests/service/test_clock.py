@@ -85,23 +85,49 @@ def test_exports_write_iso_8601_with_the_offset() -> None:
     assert datetime.fromisoformat(iso_time(WINTER)) == WINTER
 
 
-def test_a_time_known_by_its_offset_reads_in_it() -> None:
+def test_a_time_answered_with_its_places_offset_reads_in_the_places_zone() -> None:
+    """A port call or a dock slot comes with its place's offset; where the app knows the
+    place's zone it reads as every time at a place does, the zone named as the Shipments
+    pane names it (it read `UTC+01`, `UTC-06` beside the list's `CET`, `CST`)."""
+    rotterdam = WINTER.astimezone(timezone(timedelta(hours=1)))
+    chicago = WINTER.astimezone(timezone(timedelta(hours=-6)))
+    assert offset_time(rotterdam, "Europe/Amsterdam", now=NOW) == "Mar 4 21:05 CET"
+    assert offset_time(chicago, "America/Chicago", now=NOW) == "Mar 4 14:05 CST"
+    summer = SUMMER.astimezone(timezone(timedelta(hours=-5)))
+    assert offset_time(summer, "America/Chicago", now=NOW) == "Jul 4 14:05 CDT"
+    # A zone without a common abbreviation reads as the clock names it, by its offset.
+    santos = WINTER.astimezone(timezone(timedelta(hours=-3)))
+    assert offset_time(santos, "America/Sao_Paulo", now=NOW) == "Mar 4 17:05 UTC-03"
+
+
+def test_a_time_known_only_by_its_offset_reads_in_it() -> None:
+    """A place whose zone the app does not know (a port it has no row for): the offset the
+    service gave, named by it; never the user's zone, which is not the place's."""
     shanghai = WINTER.astimezone(timezone(timedelta(hours=8)))
     adelaide = WINTER.astimezone(timezone(timedelta(hours=10, minutes=30)))
-    assert offset_time(shanghai, now=NOW) == "Mar 5 04:05 UTC+08"
-    assert offset_time(adelaide, now=NOW) == "Mar 5 06:35 UTC+10:30"
-    assert offset_time(WINTER, now=NOW) == "Mar 4 20:05 UTC"
+    assert offset_time(shanghai, None, now=NOW) == "Mar 5 04:05 UTC+08"
+    assert offset_time(adelaide, "Mars/Olympus_Mons", now=NOW) == "Mar 5 06:35 UTC+10:30"
+    assert offset_time(WINTER, None, now=NOW) == "Mar 4 20:05 UTC"
+    assert offset_time(None, "America/Chicago") == ""
 
 
 def test_a_span_at_a_place_names_its_day_and_zone_once() -> None:
     chicago = timezone(timedelta(hours=-6))
     start = datetime(2026, 3, 4, 9, 0, tzinfo=chicago)
-    assert offset_span(start, start + timedelta(hours=1), now=NOW) == "Mar 4 09:00-10:00 UTC-06"
+    hour = start + timedelta(hours=1)
+    assert offset_span(start, hour, "America/Chicago", now=NOW) == "Mar 4 09:00-10:00 CST"
+    assert offset_span(start, hour, None, now=NOW) == "Mar 4 09:00-10:00 UTC-06"
     late = datetime(2026, 3, 4, 23, 0, tzinfo=chicago)
     assert (
-        offset_span(late, late + timedelta(hours=2), now=NOW)
-        == "Mar 4 23:00 UTC-06 to Mar 5 01:00 UTC-06"
+        offset_span(late, late + timedelta(hours=2), "America/Chicago", now=NOW)
+        == "Mar 4 23:00 CST to Mar 5 01:00 CST"
     )
+    toronto = datetime(2026, 12, 1, 7, 0, tzinfo=timezone(timedelta(hours=-5)))
+    assert (
+        offset_span(toronto, toronto + timedelta(hours=1), "America/Toronto", weekday=True,
+                    now=datetime(2026, 11, 30, tzinfo=UTC))
+        == "Tue Dec 1 07:00-08:00 EST"
+    )  # fmt: skip
 
 
 def test_a_day_reads_as_a_times_day() -> None:

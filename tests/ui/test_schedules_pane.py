@@ -15,7 +15,7 @@ from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.schedules.pane import SchedulesPane
 from tests.proxy import Fault, FaultyProxy
 from tests.support import TenantHandle, wait_until
-from tests.ui.clock_forms import DAY, ZONE, cell
+from tests.ui.clock_forms import DAY, cell
 from tests.ui.conftest import close_session
 from tests.ui.test_capacity_support import type_text
 from tests.ui.test_documents_forms import MENU_LETTERS, mnemonics
@@ -57,14 +57,26 @@ async def test_finds_sailings_pages_and_learns_port_names(
     assert all(r.departure.locode == "CNSHA" and r.arrival.locode == "NLRTM" for r in routes)
     departures = [r.departure.date_time for r in routes]
     assert departures == sorted(departures)
-    # The route line reads the legs in order, with each vessel and its days at sea.
+    # The route line reads the legs in order, by the ports' names (a dispatcher reads
+    # "Rotterdam", not NLRTM), with each vessel and its days at sea.
     line = pane.model.data(pane.model.index(0, 5))
     legs = routes[0].legs
-    assert line.startswith("CNSHA \u2192 [") and line.endswith("NLRTM")
+    assert line.startswith("Shanghai \u2192 [") and line.endswith("] \u2192 Rotterdam"), line
     assert all(f"{leg.vessel_name} {leg.voyage_number}" in line for leg in legs)
     assert f"{legs[0].transit_time_days} day" in line
-    # The port's own time, its offset named (the one clock).
-    assert re.fullmatch(rf"{DAY} \d\d:\d\d {ZONE}", cell(pane.model, 0, "Departs"))
+    # The port's own time, its zone named as the Shipments pane names zones (the one clock):
+    # Shanghai's China Standard Time, Rotterdam's CET or CEST, not "UTC+08" and "UTC+01".
+    for row in range(pane.model.rowCount()):
+        assert re.fullmatch(rf"{DAY} \d\d:\d\d CST", cell(pane.model, row, "Departs"))
+        assert re.fullmatch(rf"{DAY} \d\d:\d\d CES?T", cell(pane.model, row, "Arrives"))
+    # A hub by its name in the list; said whole with its code in the tooltips.
+    via = next(r for r, route in enumerate(routes) if route.transshipments)
+    hub = routes[via].transshipments[0]
+    assert cell(pane.model, via, "Stops") == f"Via {hub.port_name}"
+    tip = pane.model.index(via, 4).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == f"1 transshipment: {hub.port_name}, {hub.country} ({hub.locode})", tip
+    detail = pane.model.index(via, 5).data(Qt.ItemDataRole.ToolTipRole)
+    assert f"\u2192 {hub.port_name}, {hub.country} ({hub.locode}) " in detail, detail
     pane.table.selectRow(0)
     assert "cargo cut-off" in pane.detail.text()
     assert pane.run.age.text() == "Sailings as of just now"

@@ -10,8 +10,9 @@ The rule, in one place (docs/developing.md, "Times"):
   a column of times reads alike and a day is never guessed.
 - A day without a time (a pickup date) reads as a time's day does: `Mar 4`, its year too
   when more than half a year from today.
-- A time at a place known only by its UTC offset (a port call) reads in that offset, named by
-  it: `Mar 4 22:05 UTC+08`.
+- A time the service answers with its place's offset (a port call, a dock slot) reads in the
+  place's zone where the app knows it, as any time at a place (`Mar 4 22:05 CST`); only a
+  place whose zone is not known reads in the offset, named by it (`Mar 4 22:05 UTC+08`).
 - Exports write ISO 8601 with the offset (`2026-03-04T14:05:00-06:00`).
 
 Plain Python (no Qt) so that the export writer uses it as the panes do; it lives in the
@@ -133,28 +134,47 @@ def place_time(
 
 
 def offset_time(
-    value: datetime | None, *, seconds: bool = False, now: datetime | None = None
+    value: datetime | None,
+    zone: str | None,
+    *,
+    seconds: bool = False,
+    now: datetime | None = None,
 ) -> str:
-    """A time at a place known only by its offset (a port call in a sailing schedule): in
-    that offset, named by it (`Mar 4 22:05 UTC+08`)."""
+    """A time the service answers with its place's offset (a port call in a sailing
+    schedule): in the place's zone (an IANA name) with its abbreviation, as `place_time`
+    reads it (`Mar 4 22:05 CST`); in the offset, named by it (`UTC+08`), where the zone is not
+    known: the offset is the place's own, so unlike `place_time` never the user's zone."""
     if value is None:
         return ""
-    return _text(_aware(value), now, seconds)
+    return _text(_at(value, zone), now, seconds)
+
+
+def _at(value: datetime, zone: str | None) -> datetime:
+    """`value` in `zone` where it is a zone the app knows, else in its own offset."""
+    target = _zone(zone) if zone else None
+    return _aware(value).astimezone(target) if target is not None else _aware(value)
 
 
 def offset_span(
-    start: datetime, end: datetime, *, now: datetime | None = None, weekday: bool = False
+    start: datetime,
+    end: datetime,
+    zone: str | None,
+    *,
+    now: datetime | None = None,
+    weekday: bool = False,
 ) -> str:
-    """A span at a place known by its offset (a dock slot): `Dec 1 09:00-10:00 UTC-06`, the
-    end's day written only when it is another day. `weekday` leads with the start's day of
-    the week (`Tue Dec 1 ...`), for a line the user sends to someone outside the app."""
-    first = offset_time(start, now=now)
-    end = _aware(end).astimezone(_aware(start).tzinfo)
-    day, _, zone = first.rpartition(" ")
-    lead = f"{DAY_NAMES[_aware(start).weekday()]} " if weekday else ""
-    if end.date() == _aware(start).date():
-        return f"{lead}{day}-{end.hour:02d}:{end.minute:02d} {zone}"
-    return f"{lead}{first} to {offset_time(end, now=now)}"
+    """A span the service answers with its place's offset (a dock slot), read as
+    `offset_time` reads a time: `Dec 1 09:00-10:00 CST`, the end's day written only when it
+    is another day. `weekday` leads with the start's day of the week (`Tue Dec 1 ...`), for a
+    line the user sends to someone outside the app."""
+    start, end = _at(start, zone), _at(end, zone)
+    first = offset_time(start, None, now=now)
+    end = end.astimezone(start.tzinfo)
+    day, _, name = first.rpartition(" ")
+    lead = f"{DAY_NAMES[start.weekday()]} " if weekday else ""
+    if end.date() == start.date():
+        return f"{lead}{day}-{end.hour:02d}:{end.minute:02d} {name}"
+    return f"{lead}{first} to {offset_time(end, None, now=now)}"
 
 
 def user_now() -> datetime:

@@ -35,7 +35,9 @@ from freightdesk.models.schedules import (
     MAX_TRANSSHIPMENTS,
     OceanCarrier,
     PointToPointRoute,
+    PortCall,
     ScheduleSort,
+    Transshipment,
 )
 from freightdesk.service.cache import Cache
 from freightdesk.service.carrier_names import CARRIER_NAMES
@@ -53,13 +55,25 @@ _CODE_IN_TEXT = re.compile(r"\(([A-Za-z0-9]{5})\)\s*$")
 
 @dataclass(frozen=True)
 class Port:
+    """A port as the app words it, one rule wherever a port shows: by its name in a line of
+    ports (`short`: a route, the stops), said whole with its country and code where one port
+    is named on its own (`text`: the form's completer, a tooltip, a sailing's legs)."""
+
     locode: str
     name: str
     country: str
 
     @property
+    def short(self) -> str:
+        """`Rotterdam`; the code where no name is known."""
+        return self.name or self.locode
+
+    @property
     def text(self) -> str:
-        return f"{self.name}, {self.country} ({self.locode})"
+        """`Rotterdam, NL (NLRTM)`: the completer's entry, which `resolve_port` reads back."""
+        if not self.name:
+            return self.locode
+        return f"{self.name}, {self.country or self.locode[:2]} ({self.locode})"
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,25 @@ class SearchInput:
 @cache
 def _world_ports() -> dict[str, Port]:
     return {row.locode: Port(row.locode, row.name, row.country) for row in port_rows()}
+
+
+@cache
+def _world_zones() -> dict[str, str]:
+    return {row.locode: row.time_zone for row in port_rows()}
+
+
+def port_zone(locode: str) -> str | None:
+    """The port's IANA zone, where the app knows the port: its calls read in it (`CET`), as
+    every time at a place does (service/clock.offset_time); None for a port it does not know,
+    whose calls read in the offset the service gave them."""
+    return _world_zones().get(locode.upper())
+
+
+def port_of(call: PortCall | Transshipment) -> Port:
+    """The port of a call as the service named it, else as the app knows it, else its code."""
+    known = _world_ports().get(call.locode)
+    name = call.port_name.strip() or (known.name if known else "")
+    return Port(call.locode, name, call.country or (known.country if known else ""))
 
 
 def resolve_port(text: str, ports: Sequence[Port]) -> str | None:
@@ -180,17 +213,13 @@ def search_of(params: Params) -> ScheduleSearch | None:
 
 
 def ports_of(routes: Sequence[PointToPointRoute]) -> list[Port]:
-    """Every port the routes call at."""
+    """Every port the routes call at, as the service named it."""
     found: list[Port] = []
     for route in routes:
-        for leg in route.legs:
-            for call in (leg.departure, leg.arrival):
-                found.append(Port(call.locode, call.port_name, call.country))
-        for call in (route.departure, route.arrival):
-            found.append(Port(call.locode, call.port_name, call.country))
-        for hub in route.transshipments:
-            found.append(Port(hub.locode, hub.port_name, hub.country))
-    return found
+        calls: list[PortCall | Transshipment] = [route.departure, route.arrival]
+        calls += [call for leg in route.legs for call in (leg.departure, leg.arrival)]
+        found += [port_of(call) for call in (*calls, *route.transshipments)]
+    return [port for port in found if port.name]
 
 
 class SchedulesService(ListService[PointToPointRoute]):

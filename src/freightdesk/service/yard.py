@@ -125,9 +125,10 @@ def slot_days(answer: SlotAnswer) -> list[tuple[date, list[SlotResult]]]:
     return sorted(days.items())
 
 
-def slot_text(slot: SlotResult) -> str:
-    """Dec 1 09:00-10:00 UTC-06: 2 of 8 doors free (D03, D07) (the site's own time)."""
-    head = offset_span(slot.start_date_time, slot.end_date_time)
+def slot_text(slot: SlotResult, zone: str | None) -> str:
+    """Dec 1 09:00-10:00 CST: 2 of 8 doors free (D03, D07): the site's own time, its zone
+    (`zone`, the site's IANA zone) named as every time at a place is."""
+    head = offset_span(slot.start_date_time, slot.end_date_time, zone)
     if not slot.available:
         why = "started" if slot.remaining_capacity else "fully booked"
         text = f"{head}: {why}"

@@ -3,7 +3,10 @@ arrival window, with a route line per sailing (its legs, vessels and transit day
 page.
 
 Ports are picked by name or typed as UN/LOCODEs: the completer offers the ports the service
-has named so far (the interface has no port lookup; see `service/schedules.py`).
+has named so far (the interface has no port lookup; see `service/schedules.py`). Shown, a port
+reads by one rule (`service.schedules.Port`): by its name in a route or the stops
+("Shanghai → Santos → Rotterdam"), whole with its country and code where it is named alone
+(the form, the tooltips, the legs below); its times in its zone (`Jan 5 11:00 CET`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from freightdesk.service.schedules import (
     Port,
     SearchInput,
     check_search,
+    port_of,
+    port_zone,
     resolve_port,
     search_of,
     search_params,
@@ -68,8 +73,9 @@ PORT_TIP = "A port's name or its UN/LOCODE (five letters: CNSHA is Shanghai)"
 
 
 def call_text(call: PortCall) -> str:
-    """A port call in the port's own time, its offset named (schedules are port-local)."""
-    return offset_time(call.date_time)
+    """A port call in the port's own time, its zone named as every time at a place is
+    (`Jan 5 11:00 CET`; the offset only for a port the app does not know)."""
+    return offset_time(call.date_time, port_zone(call.locode))
 
 
 def days_text(days: int) -> str:
@@ -77,20 +83,19 @@ def days_text(days: int) -> str:
 
 
 def route_line(route: PointToPointRoute) -> str:
-    """CNSHA → [EVER ACE 012W, 9 days] → SGSIN → [MSC ANNA 044W, 21 days] → NLRTM"""
-    if not route.legs:
-        return f"{route.departure.locode} {ARROW} {route.arrival.locode}"
+    """Shanghai → [EVER ACE 012W, 9 days] → Singapore → [MSC ANNA 044W, 21 days] → Rotterdam"""
     return route_forms(route)[0]
 
 
 def route_forms(route: PointToPointRoute) -> list[str]:
     """The route as the list shows it, longest first: each leg's vessel, voyage and days; its
-    vessel and voyage; its vessel; the ports alone ("CNSHA → SGSIN → NLRTM"). The list shows
-    the longest that fits its column: the ports where the hub was cut out of the middle of
-    the whole line ("CNSHA → […] → NLRTM" at 1366 and 1440 px)."""
+    vessel and voyage; its vessel; the ports alone ("Shanghai → Singapore → Rotterdam"). The
+    list shows the longest that fits its column: the ports where the hub was cut out of the
+    middle of the whole line ("Shanghai → […] → Rotterdam" at 1366 and 1440 px)."""
     if not route.legs:
-        return [route_line(route)]
-    ports = [route.legs[0].departure.locode, *(leg.arrival.locode for leg in route.legs)]
+        return [f" {ARROW} ".join(port_of(c).short for c in (route.departure, route.arrival))]
+    calls = [route.legs[0].departure, *(leg.arrival for leg in route.legs)]
+    ports = [port_of(call).short for call in calls]
     details = [
         [
             f"[{leg.vessel_name} {leg.voyage_number}, {days_text(leg.transit_time_days)}]"
@@ -109,16 +114,16 @@ def route_forms(route: PointToPointRoute) -> list[str]:
 
 
 def route_detail(route: PointToPointRoute) -> str:
-    """Every leg of a sailing on its own line (the route's tooltip and the detail below)."""
+    """Every leg of a sailing on its own line (the route's tooltip and the detail below), each
+    port said whole with its code."""
     lines = [
         f"{route.carrier_name} ({route.carrier_code}), {route.service_name}: "
         f"{days_text(route.transit_time_days)}; cargo cut-off {call_text_at(route)}"
     ]
     for leg in route.legs:
         lines.append(
-            f"{leg.sequence}. {leg.departure.port_name} ({leg.departure.locode}) "
-            f"{call_text(leg.departure)} {ARROW} {leg.arrival.port_name} "
-            f"({leg.arrival.locode}) {call_text(leg.arrival)}: {leg.vessel_name} "
+            f"{leg.sequence}. {port_of(leg.departure).text} {call_text(leg.departure)} "
+            f"{ARROW} {port_of(leg.arrival).text} {call_text(leg.arrival)}: {leg.vessel_name} "
             f"voyage {leg.voyage_number}, {leg.service_name}, "
             f"{days_text(leg.transit_time_days)}"
         )
@@ -131,32 +136,35 @@ def call_text_at(route: PointToPointRoute) -> str:
 
 
 def stops_text(route: PointToPointRoute) -> str:
-    """The stops said whole: "1 transshipment (SGSIN)" (the Stops column's tooltip)."""
+    """The stops said whole: "1 transshipment: Santos, BR (BRSSZ)" (the Stops column's
+    tooltip)."""
     count = route.transshipment_count
     if count == 0:
         return "Direct"
-    hubs = ", ".join(t.locode for t in route.transshipments)
-    return f"{count} transshipment{'s' if count != 1 else ''} ({hubs})"
+    hubs = "; ".join(port_of(t).text for t in route.transshipments)
+    return f"{count} transshipment{'s' if count != 1 else ''}: {hubs}"
 
 
 def stops_short(route: PointToPointRoute) -> str:
-    """The stops in the list, short enough to be read whole: "Direct", "Via SGSIN, LKCMB"."""
+    """The stops in the list, short enough to be read whole: "Direct", "Via Singapore,
+    Colombo"."""
     if route.transshipment_count == 0:
         return "Direct"
-    return "Via " + ", ".join(t.locode for t in route.transshipments)
+    return "Via " + ", ".join(port_of(t).short for t in route.transshipments)
 
 
 STOPS = 4
 ROUTE = 5  # the column that takes the room left
 COLUMNS: list[Column[PointToPointRoute]] = [
     # Each as wide as its text (the table fits them): the carrier whole with its code, times
-    # whole with their offset ("Dec 30 23:00 UTC+10:30"); the route takes the room left,
-    # every cut cell telling its whole text.
+    # whole with their zone ("Jan 5 11:00 CET", from 105 px so that the route has the room
+    # they do not need; "Dec 30 23:00 UTC+10:30" wider for a port the app has no zone of);
+    # the route takes the room left, every cut cell telling its whole text.
     Column("Carrier", lambda r: f"{r.carrier_name} ({r.carrier_code})", 165, most=260),
-    Column("Departs", lambda r: call_text(r.departure), 140, value=lambda r: r.departure.date_time),
-    Column("Arrives", lambda r: call_text(r.arrival), 140, value=lambda r: r.arrival.date_time),
+    Column("Departs", lambda r: call_text(r.departure), 105, value=lambda r: r.departure.date_time),
+    Column("Arrives", lambda r: call_text(r.arrival), 105, value=lambda r: r.arrival.date_time),
     Column("Transit", lambda r: days_text(r.transit_time_days), 70),
-    # The hubs whole ("Via SGSIN"): at 1366 px the route shows only its ends.
+    # The hubs whole ("Via Singapore"), for a route too long for its column.
     Column("Stops", stops_short, 70, most=220, tooltip=stops_text),
     Column("Route", route_line, 300, tooltip=route_detail),
 ]

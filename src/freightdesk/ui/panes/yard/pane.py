@@ -6,8 +6,9 @@ on the clipboard as one plain line, for the dispatcher to book it with the site.
 the tenant's sites: listed, added (code, name, zone, doors, slot length, opening hours typed as
 `MON-FRI 06:00-22:00; SAT 07:00-15:00`) and removed.
 
-Slot times are the site's own (the service answers them with the site's offset); the window is
-picked in this computer's time. The sites and the last answer come from the cache at first
+Slot times are the site's own (the service answers them with the site's offset), their zone
+named by the site's IANA zone as every time at a place is (`EST`); the window is picked in this
+computer's time. The sites and the last answer come from the cache at first
 (see `service/yard.py`) and stay, with their age, when the service is away.
 """
 
@@ -115,9 +116,10 @@ LEGEND = (
 
 def slot_line(slot: SlotResult, site: YardSite | None, query: SlotQuery | None) -> str:
     """A slot as one plain line to book it with the site by phone or e-mail: `DOCK-1 Joliet
-    Dock, Mon Dec 7 09:00-10:00 UTC-06 (America/Chicago), 3 of 3 doors free (D01, D02, D03),
-    shipment SHP-1 stop 2` (the site's own time, as the service answers it)."""
-    when = offset_span(slot.start_date_time, slot.end_date_time, weekday=True)
+    Dock, Mon Dec 7 09:00-10:00 CST (America/Chicago), 3 of 3 doors free (D01, D02, D03),
+    shipment SHP-1 stop 2` (the site's own time, its zone named as every time at a place)."""
+    zone = site.time_zone if site is not None else None
+    when = offset_span(slot.start_date_time, slot.end_date_time, zone, weekday=True)
     if site is not None:
         when += f" ({site.time_zone})"
     if slot.available:
@@ -350,6 +352,7 @@ class YardPane(QWidget):
 
     def _show_sites(self, sites: list[YardSite]) -> None:
         self.sites = sites
+        self.timeline.zones = {site.code: site.time_zone for site in sites}
         self.site_table.set_items(sites)
         chosen = self.site.currentData() or self._wanted_site
         self.site.clear()
@@ -527,7 +530,7 @@ class YardPane(QWidget):
             )
 
     def _picked(self, slot: SlotResult) -> None:
-        self.detail.setText(slot_text(slot))
+        self.detail.setText(slot_text(slot, self.timeline.zones.get(slot.site_code)))
         self.copy_button.setEnabled(True)
 
     def copy_slot(self) -> None:
@@ -539,7 +542,8 @@ class YardPane(QWidget):
         QGuiApplication.clipboard().setText(slot_line(slot, site, self.query))
         # Said under the slot's words, below the timeline: the notice above it moved the
         # slots down under the pointer.
-        self.detail.setText(f"{slot_text(slot)}\nCopied: book it with the site by phone or email.")
+        said = slot_text(slot, self.timeline.zones.get(slot.site_code))
+        self.detail.setText(f"{said}\nCopied: book it with the site by phone or email.")
 
     # --- pane actions ----------------------------------------------------------------------
 

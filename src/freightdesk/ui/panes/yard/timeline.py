@@ -49,6 +49,8 @@ class SlotTimeline(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.days: list[tuple[date, list[SlotResult]]] = []
         self.chosen: SlotResult | None = None
+        # The sites' IANA zones by code: a slot's tooltip names its site's zone (`EST`).
+        self.zones: dict[str, str] = {}
         self._span = (0, 1440)
         # What the empty timeline says: how to get slots, or why an answer had none.
         self.empty_text = "No slots to show yet: choose a site and a window above, then Search."
@@ -157,6 +159,7 @@ class SlotTimeline(QWidget):
             if slot is None:
                 QToolTip.hideText()
             else:
-                QToolTip.showText(event.globalPos(), slot_text(slot), self)
+                said = slot_text(slot, self.zones.get(slot.site_code))
+                QToolTip.showText(event.globalPos(), said, self)
             return True
         return super().event(event)
