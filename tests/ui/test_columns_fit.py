@@ -7,7 +7,9 @@ and 1920x1080, the detail's tabs all in sight."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -30,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from freightdesk.server.domain.yard import DEMO_SITES
 from freightdesk.service.session import AppSession
 from freightdesk.ui.panes.capacity.pane import CapacityPane
 from freightdesk.ui.panes.documents.pane import DocumentsPane
@@ -705,5 +708,61 @@ async def test_yard_sites(
     assert table.textElideMode() == Qt.TextElideMode.ElideMiddle
     assert pane.site_model.data(name, Qt.ItemDataRole.ToolTipRole) == body["name"]
     assert not is_elided(table, name)
+    pane.shutdown()
+    await settle(session)
+
+
+@pytest.mark.parametrize("room", [AT_1366, AT_1920], ids=["1366", "1920"])
+async def test_yard_sites_stay_as_a_slot_is_picked(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle], room: tuple[int, int]
+) -> None:
+    """The demo's sites read whole beside the slots (at 1366 x 768 they read "Brampton
+    …on Centre", "Joliet Dist…tion Center"), and stay so as a slot is clicked: its doors, said
+    under the slots, widened their side and took the sites' room (the layout moved under the
+    pointer). The slot's time names its site's zone as the Shipments pane does (PST, not
+    UTC-08)."""
+    session, tenant = connected
+    for code, name, zone, doors, hours, minutes in DEMO_SITES:
+        body = {"code": code, "name": name, "timeZone": zone, "dockDoorCount": doors,
+                "openingHours": hours, "slotMinutes": minutes}  # fmt: skip
+        assert tenant.http.post(SITES, json=body).status_code == 201
+    pane = await shown_pane(qtbot, session, YardPane, room)
+    await wait_until(lambda: pane.site_model.rowCount() == len(DEMO_SITES), 30)
+    # The site open round the clock, its 16 doors all free: the longest slot words.
+    pane.site.setCurrentIndex(pane.site.findData("ONT-WH"))
+    await wait_until(
+        lambda: (
+            not pane.search_pending
+            and pane.answer is not None
+            and bool(pane.answer.results)
+            and pane.answer.results[0].site_code == "ONT-WH"
+        ),
+        30,
+    )
+    table, names = pane.site_table, range(pane.site_model.rowCount())
+    cut = [
+        pane.site_model.index(r, 1).data()
+        for r in names
+        if is_elided(table, table.model().index(r, 1))
+    ]
+    assert not cut, cut
+    width = table.width()
+    row, slot = next(
+        (r, s) for r, (_day, slots) in enumerate(pane.timeline.days) for s in slots if s.available
+    )
+    await wait_until(lambda: pane.timeline.isVisible() and pane.timeline.width() > 200, 10)
+    center = pane.timeline.slot_rect(row, slot).center().toPoint()
+    qtbot.mouseClick(pane.timeline, Qt.MouseButton.LeftButton, pos=center)
+    said = pane.detail.text()
+    assert re.search(r"\d\d:\d\d P[SD]T: 16 of 16 doors free \(D01, .*, D16\)$", said), said
+    # The layout follows the words in a later pass of the event loop: given a few.
+    await asyncio.sleep(0.3)
+    assert table.width() == width, (width, table.width())
+    cut = [
+        pane.site_model.index(r, 1).data()
+        for r in names
+        if is_elided(table, table.model().index(r, 1))
+    ]
+    assert not cut, cut
     pane.shutdown()
     await settle(session)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -157,7 +158,7 @@ class YardPane(QWidget):
         self.site.setObjectName("siteCode")
         self.reference = QLineEdit(search_box)
         self.reference.setObjectName("shipmentReference")
-        self.reference.setPlaceholderText("optional, e.g. SHP-10472")
+        self.reference.setPlaceholderText("optional reference, e.g. SHP-10472")
         self.reference.setToolTip("Marks the slots where this shipment already holds a door")
         self.stop = QSpinBox(search_box)
         self.stop.setObjectName("stopSequenceNumber")
@@ -179,7 +180,9 @@ class YardPane(QWidget):
         self.search_button.setDefault(True)
         self.errors = FieldErrors(ErrorLabel(search_box))
         self.errors.add_row(form, "S&ite", SITE_CODE, self.site)
-        self.errors.add_row(form, "Shipment &reference", REFERENCE, self.reference)
+        # "Shipment", not "Shipment reference": the longest label set the form's least width,
+        # which held the sites' names to a cut at 1366 px.
+        self.errors.add_row(form, "Shi&pment", REFERENCE, self.reference)
         self.errors.add_row(form, "S&top", STOP, self.stop)
         window_error = self.errors.add_row(form, "&Window", WINDOW, window, focus=self.start)
         self.errors.register(f"{WINDOW}.end_date_time", self.end, window_error)
@@ -202,6 +205,12 @@ class YardPane(QWidget):
         self.detail = QLabel(self)
         self.detail.setObjectName("slotDetail")
         self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A picked slot's words wrap in the room the slots have, two lines kept for them from
+        # the start: on one line a slot with many free doors widened the slots' side, which
+        # took the sites' room and cut their names, and the layout moved under the pointer.
+        self.detail.setWordWrap(True)
+        self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.detail.setMinimumHeight(2 * self.detail.fontMetrics().lineSpacing())
         self.copy_button = QPushButton("&Copy slot", self)
         self.copy_button.setObjectName("copySlot")
         self.copy_button.setToolTip(
@@ -292,11 +301,11 @@ class YardPane(QWidget):
         left.addLayout(picked)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
-        # The sites a quarter wider than the slots: at 1366x768 a site's usual name
-        # ("Brampton Distribution Centre") whole on one line beside its zone and hours (at 9
-        # to 10 it lacked 20 px there and was cut in the middle).
-        layout.addLayout(left, 4)
-        layout.addWidget(sites_box, 5)
+        # The sites half again as wide as the slots: at 1366x768 a site's usual names
+        # ("Brampton Distribution Centre", "Joliet Distribution Center") whole on one line
+        # beside its zone and hours (at 4 to 5 they lacked 15 px there and were cut).
+        layout.addLayout(left, 2)
+        layout.addWidget(sites_box, 3)
 
         self.search_button.clicked.connect(self.search)
         self.reference.returnPressed.connect(self.search)
