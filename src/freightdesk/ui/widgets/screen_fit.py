@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QDialog, QFrame, QLayout, QScrollArea, QVBoxLayout, QWidget
 
 ROOM_AROUND = 80  # of the screen's available height, left to the title bar and a taskbar
@@ -38,11 +38,42 @@ def fit_on_screen(dialog: QDialog, in_sight: Sequence[QWidget]) -> None:
         dialog.adjustSize()  # the size Qt would give it, which the dialog did not choose
     wanted = dialog.size()
     # Its fields scroll only where they cannot be squeezed into the room: a minimum height
-    # the dialog chose (for looks) gives way first.
+    # the dialog chose (for looks) gives way first. Only that one is lowered: any minimum set
+    # here would keep the layout from growing the dialog as its fields grow (problems said
+    # under them), which then squeezed them over each other.
+    if dialog.minimumHeight() > room:
+        dialog.setMinimumHeight(room)
     if dialog.minimumSizeHint().height() > room:
         _scroll_fields(dialog, layout, in_sight)
-    dialog.setMinimumHeight(min(dialog.minimumHeight(), room))
     dialog.resize(wanted.width(), min(wanted.height(), room))
+
+
+class FieldsScroll(QScrollArea):
+    """A form's fields (`widget`), scrolled where the room is less than they need, never
+    squeezed over each other: their height at their width counts the lines word-wrapped
+    labels need (problems said under their fields), which a plain layout and a tab widget
+    leave out (a booking's charges were drawn under their Add and Remove buttons). Its size
+    hint is theirs (a plain scroll area's stops at about 600x400), so the form is as big as
+    before where there is room; Tab goes from field to field, scrolling the one it reaches
+    into sight."""
+
+    def __init__(self, fields: QWidget, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("formFields")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setWidgetResizable(True)
+        self.setWidget(fields)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        fields = self.widget()
+        if fields is None:
+            return super().sizeHint()
+        wanted = fields.sizeHint()
+        if fields.hasHeightForWidth():  # word-wrapped lines: taller where narrower
+            wanted.setHeight(max(wanted.height(), fields.heightForWidth(wanted.width())))
+        frame = 2 * self.frameWidth()
+        return wanted + QSize(frame + self.verticalScrollBar().sizeHint().width(), frame)
 
 
 def _scroll_fields(dialog: QDialog, layout: QLayout, in_sight: Sequence[QWidget]) -> None:
@@ -55,12 +86,7 @@ def _scroll_fields(dialog: QDialog, layout: QLayout, in_sight: Sequence[QWidget]
     fields = QWidget(dialog)
     fields.setLayout(layout)  # taken from the dialog, the fields with it
     layout.setContentsMargins(0, 0, 0, 0)
-    scroll = QScrollArea(dialog)
-    scroll.setObjectName("formFields")
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes from field to field, as before
-    scroll.setWidgetResizable(True)
-    scroll.setWidget(fields)
+    scroll = FieldsScroll(fields, dialog)
     outer = QVBoxLayout(dialog)
     outer.setContentsMargins(margins)
     outer.addWidget(scroll, 1)

@@ -13,13 +13,14 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeGuard, TypeVar
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from freightdesk.service.messages import NOT_CONNECTED as NOT_CONNECTED
 from freightdesk.service.messages import refusal
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.form_dialog import FormDialog
+from freightdesk.ui.widgets.screen_fit import FieldsScroll
 
 Button = QDialogButtonBox.StandardButton
 S = TypeVar("S")
@@ -46,7 +47,14 @@ class TabbedFormDialog(FormDialog):
         error and the buttons; `save_text` names the Save button by what it does."""
         self.tabs = QTabWidget(self)
         for make, title in tabs:
-            self.tabs.addTab(make(), title)
+            # Each tab's fields scroll where the room is short: a tab does not grow the form
+            # for the problems said under its fields (a word-wrapped line needs a height for
+            # its width, which a tab widget does not pass on), and they were drawn over
+            # each other (the booking's charges under their Add and Remove buttons).
+            page = make()
+            if not isinstance(page, QScrollArea):  # one that scrolls itself already
+                page = FieldsScroll(page, self.tabs)
+            self.tabs.addTab(page, title)
         if save_text is None:
             self.buttons = QDialogButtonBox(Button.Save | Button.Cancel, self)
         else:
