@@ -77,6 +77,19 @@ CARRIER_TYPES = ("CARRIER_SCAC", "FFW_SCAC", "SCAC")
 CARRIER_BY_ACCOUNT = frozenset({Mode.LTL, Mode.VLTL})
 
 
+def primary_of(
+    identifiers: Sequence[LogisticsIdentifier], mode: Mode | None
+) -> LogisticsIdentifier | None:
+    """The identifier a shipment of `mode` is known by (the list's Shipment column, the
+    detail's title): the first that names it on its own, not a qualifier (a booked truckload
+    sent its carrier's SCAC first, and was titled "PRLF"); else the first; None without any."""
+    keys = ACCEPTED_BY_MODE.get(mode, ACCEPTED_TYPES) if mode is not None else ACCEPTED_TYPES
+    for identifier in identifiers:
+        if identifier.type in keys - QUALIFIERS:
+            return identifier
+    return identifiers[0] if identifiers else None
+
+
 def carrier_of(mode: Mode | None, identifiers: Sequence[LogisticsIdentifier]) -> str | None:
     """The carrier a shipment of `mode` names by its identifiers (a SCAC), or None."""
     wanted: tuple[str, ...] = CARRIER_TYPES

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from freightdesk.models.common import CustomAttribute, TransportationMode
+from freightdesk.models.identifier_rules import primary_of
 from freightdesk.models.shipment_search import (
     LatestEvent,
     ShipmentSearchRequest,
@@ -543,7 +544,6 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
     newest = history.newest_estimate()  # the detail's Latest ETA too
     eta = newest.estimate_date_time if newest is not None else None
     eta_stop = newest.stop_id if newest is not None else None
-    modes = shipment.plan.expected_transportation_modes if shipment.plan else []
     carrier = next(
         (i.value for i in shipment.identifiers if i.type in {"CARRIER_SCAC", "SCAC", "FFW_SCAC"}),
         None,
@@ -551,8 +551,8 @@ def summary_from_history(history: TrackingHistory) -> ShipmentSummary:
     return ShipmentSummary(
         id=shipment.id,
         identifiers=shipment.identifiers,
-        primary_identifier=shipment.identifiers[0].value if shipment.identifiers else None,
-        mode=modes[0] if modes else _mode_from_identifiers(shipment),
+        primary_identifier=primary_identifier(shipment),
+        mode=_mode_of(shipment),
         current_state=current.type if (current := history.current_state()) else None,
         origin_name=_stop_name(pickup),
         destination_name=_stop_name(delivery),
@@ -589,6 +589,18 @@ def _stop_name(stop: RouteStop | None) -> str | None:
     if address and address.city:
         return f"{address.city}, {address.state}" if address.state else address.city
     return None
+
+
+def primary_identifier(shipment: TrackedShipment) -> str | None:
+    """What the list names `shipment` by (its Shipment column, the detail's title): the
+    models' rule, as the local service applies it."""
+    primary = primary_of(shipment.identifiers, _mode_of(shipment))
+    return primary.value if primary is not None else None
+
+
+def _mode_of(shipment: TrackedShipment) -> TransportationMode | None:
+    modes = shipment.plan.expected_transportation_modes if shipment.plan else []
+    return modes[0] if modes else _mode_from_identifiers(shipment)
 
 
 def _mode_from_identifiers(shipment: TrackedShipment) -> TransportationMode | None:

@@ -33,6 +33,7 @@ from freightdesk.models.identifier_rules import (
     RAIL_NORTH_AMERICA,
     TRUCKLOAD,
     carrier_of,
+    primary_of,
 )
 from freightdesk.server.errors import field_error, field_errors
 
@@ -134,7 +135,7 @@ def analyze(
     return IdentifierAnalysis(
         mode=mode,
         sources=sources,
-        primary=_primary(identifiers, mode),
+        primary=primary_of(identifiers, mode) or identifiers[0],  # never empty here
         carrier=carrier_of(mode, identifiers),
     )
 
@@ -158,9 +159,3 @@ def _choose_mode(sources: frozenset[Mode], planned: Sequence[Mode], types: Seque
     )
 
 
-def _primary(identifiers: Sequence[LogisticsIdentifier], mode: Mode) -> LogisticsIdentifier:
-    keys = ACCEPTED_BY_MODE[mode] - QUALIFIERS
-    for identifier in identifiers:
-        if identifier.type in keys:
-            return identifier
-    return identifiers[0]

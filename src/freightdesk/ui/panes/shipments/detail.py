@@ -26,7 +26,12 @@ from freightdesk.models.code_words import code_text
 from freightdesk.models.tracking import ExceptionStatus, TrackingHistory
 from freightdesk.service.clock import user_time
 from freightdesk.service.session import AppSession
-from freightdesk.service.shipments import DetailChange, ShipmentDetail, ShipmentsChange
+from freightdesk.service.shipments import (
+    DetailChange,
+    ShipmentDetail,
+    ShipmentsChange,
+    primary_identifier,
+)
 from freightdesk.ui.dialogs.shipment_choice import shipment_text
 from freightdesk.ui.formatting import free_code_text, money_text, state_text
 from freightdesk.ui.panes.shipments.detail_actions import DetailActions, HeaderMessage, explain
@@ -321,8 +326,7 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         """Show `history`; keeps the user's unsaved attribute edits."""
         self.history = history
         shipment = history.shipment
-        primary = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
-        self.title.setText(primary)
+        self.title.setText(self._name(history))
         states = sorted(history.states, key=lambda s: s.start_date_time)
         latest = history.current_state()  # the list's row reads it by the same rule
         current = state_text(latest.type) if latest else "No state yet"
@@ -376,6 +380,17 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         self._render_related(history)
         self.raw.setPlainText(json.dumps(history.wire(), indent=2, sort_keys=True))
 
+    def _name(self, history: TrackingHistory) -> str:
+        """The shipment's name as its list row reads (its primary identifier: a booked
+        truckload's carrier SCAC came first, and the title said "PRLF" beside PRLF200731813)."""
+        shipment = history.shipment
+        shipments = self.session.shipments
+        listed = shipments.coordinator.data if shipments is not None else None
+        row = listed.summaries.get(str(shipment.id)) if listed is not None else None
+        if row is not None and row.primary_identifier:
+            return row.primary_identifier
+        return primary_identifier(shipment) or str(shipment.id)
+
     def _render_related(self, history: TrackingHistory) -> None:
         """Each related shipment named as the Shipments list names it ("PRO1234 · LTL ·
         Chicago DC → Dallas DC"), its id kept for opening it and in its tooltip only (the tab
@@ -401,7 +416,7 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         if self.history is None:
             return
         shipment = self.history.shipment
-        name = shipment.identifiers[0].value if shipment.identifiers else str(shipment.id)
+        name = self._name(self.history)
         # Cancel is the default: Return must not delete a shipment's history.
         ask(
             self,

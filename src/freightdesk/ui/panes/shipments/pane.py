@@ -263,6 +263,9 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self.model.layoutAboutToBeChanged.connect(self._remember_chosen)
         self.model.layoutChanged.connect(self._follow_chosen)
         self.model.sortApplied.connect(self._chosen_in_view)
+        self._opening: str | None = None  # see `open_shipment`
+        for arrived in (self.model.modelReset, self.model.layoutChanged, self.model.filterApplied):
+            arrived.connect(self._choose_opened)
 
         self._fill_filter_combos(None)  # no counts until the list is known
         self._load_views()
@@ -414,9 +417,26 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
             self.attention.choose(frozenset())
             self.apply_filter()
             row = self.model.row_of(shipment_id)
+        # Opened from elsewhere (a booking, an alert), the row is chosen as a click would; a
+        # shipment the list does not have yet (just booked) is chosen when its row comes, and
+        # meanwhile no other row looks chosen (the last one stayed highlighted).
+        self._opening = shipment_id if row is None else None
         if row is not None:
             select_only(self.table, row)
+        else:
+            self.table.selectionModel().clear()
         self.detail.show_shipment(shipment_id)
+
+    def _choose_opened(self) -> None:
+        """The shipment opened from elsewhere before the list had it: its row, once come."""
+        opening = self._opening
+        if opening is None or self._detail is None or self._detail.shipment_id != opening:
+            self._opening = None  # the user chose another meanwhile
+            return
+        row = self.model.row_of(opening)
+        if row is not None and not self.table.currentIndex().isValid():
+            self._opening = None
+            select_only(self.table, row)
 
     def _search_entered(self) -> None:
         """Return in the search filters at once, and opens the one shipment it finds."""
