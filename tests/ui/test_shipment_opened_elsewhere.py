@@ -15,6 +15,7 @@ from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import TenantHandle, wait_until
 from tests.ui.test_panes_support import connected, shown_pane
 from tests.ui.test_shipment_overview import _click_row_of
+from tests.ui.test_shipments_list import _in_view
 from tests.ui.test_shipments_pane import _ltl, _put
 
 __all__ = ["connected"]
@@ -33,14 +34,6 @@ def _booked_truckload(bill: str) -> dict[str, object]:
 
 def _chosen(pane: ShipmentsPane) -> list[str]:
     return pane.selected_ids()
-
-
-def _row_in_sight(pane: ShipmentsPane, shipment_id: str) -> bool:
-    row = pane.model.row_of(shipment_id)
-    if row is None:
-        return False
-    cell = pane.table.visualRect(pane.model.index(row, COLUMN_INDEX["primaryIdentifier"]))
-    return pane.table.viewport().rect().contains(cell)
 
 
 async def test_a_shipment_opened_from_elsewhere_is_titled_and_chosen_as_its_row(
@@ -74,12 +67,12 @@ async def test_a_shipment_opened_from_elsewhere_is_titled_and_chosen_as_its_row(
     assert row is not None
     shown = pane.model.index(row, COLUMN_INDEX["primaryIdentifier"]).data()
     assert shown == pane.detail.title.full_text() == bill, shown
-    assert _row_in_sight(pane, booked)
+    assert _in_view(pane, booked)
 
     # A listed shipment far down the list, opened from elsewhere: chosen and scrolled to.
     far = max(ids, key=lambda i: pane.model.row_of(i) or 0)
-    assert not _row_in_sight(pane, far)
+    assert not _in_view(pane, far)
     pane.open_shipment(far)
     assert _chosen(pane) == [far]
-    assert _row_in_sight(pane, far)
+    assert _in_view(pane, far)
     pane.shutdown()

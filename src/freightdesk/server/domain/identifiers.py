@@ -157,5 +157,3 @@ def _choose_mode(sources: frozenset[Mode], planned: Sequence[Mode], types: Seque
             -PREFERENCE.index(mode),
         ),
     )
-
-

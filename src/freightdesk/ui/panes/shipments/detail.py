@@ -11,8 +11,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -36,15 +34,14 @@ from freightdesk.ui.dialogs.shipment_choice import shipment_text
 from freightdesk.ui.formatting import free_code_text, money_text, state_text
 from freightdesk.ui.panes.shipments.detail_actions import DetailActions, HeaderMessage, explain
 from freightdesk.ui.panes.shipments.detail_room import scrolled, set_up_timeline
-from freightdesk.ui.panes.shipments.detail_route import STOP_WIDTH, DetailRoute
+from freightdesk.ui.panes.shipments.detail_route import DetailRoute
 from freightdesk.ui.panes.shipments.detail_timeline import DetailTimeline
 from freightdesk.ui.panes.shipments.history_bar import HistoryExportBar
 from freightdesk.ui.panes.shipments.map_room import DetailMap, MapRoom, MapWindowOpener
 from freightdesk.ui.panes.shipments.overview import OverviewTab
 from freightdesk.ui.panes.shipments.sharing import SharingTab
-from freightdesk.ui.panes.shipments.tables import fill, make_table
+from freightdesk.ui.panes.shipments.tables import fill, make_table, stacked_tables
 from freightdesk.ui.tasks import spawn
-from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.elided_label import ElidedLabel
 from freightdesk.ui.widgets.empty_state import EmptyState, say_when_empty
 from freightdesk.ui.widgets.form_dialog import ask
@@ -124,27 +121,20 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         say_when_empty(
             self.timeline, "No events yet — they appear here as the carrier reports them"
         )
-        # The appointment beside the stop, read in the narrow detail; a long stop name is
-        # cut (whole in its tooltip) and the address after.
+        # The appointment beside the stop, read in the narrow detail; every text whole, wrapped
+        # where the columns share a narrow table (`TableFit`).
         self.stops = make_table(
             ["Stop", "Appointment (local time)", "Address", "Coordinates"],
             self,
             "No stops — Edit… adds the pickup and delivery",
         )
-        self.stops.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.stops.setColumnWidth(0, STOP_WIDTH)
-        tip_elided(self.stops)
         self.segments = make_table(
             ["From", "To", "Mode", "Distance", "CO₂"],
             self,
             "No route segments — the legs between stops appear once the route is planned",
         )
         route = QWidget(self)
-        route_layout = QVBoxLayout(route)
-        route_layout.addWidget(QLabel("Stops", route))
-        route_layout.addWidget(self.stops, 2)
-        route_layout.addWidget(QLabel("Route segments", route))
-        route_layout.addWidget(self.segments, 1)
+        stacked_tables(route, [("Stops", self.stops), ("Route segments", self.segments)])
         self.states = make_table(
             ["State", "From", "Until"],
             self,
@@ -154,11 +144,7 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
             ["Type", "Total", "Tier"], self, "No costs — Edit… adds planned or actual costs"
         )
         states_costs = QWidget(self)
-        sc_layout = QVBoxLayout(states_costs)
-        sc_layout.addWidget(QLabel("States", states_costs))
-        sc_layout.addWidget(self.states)
-        sc_layout.addWidget(QLabel("Costs", states_costs))
-        sc_layout.addWidget(self.costs)
+        stacked_tables(states_costs, [("States", self.states), ("Costs", self.costs)])
         self.related = make_table(
             ["Related shipment", "Relation"],
             self,
@@ -200,7 +186,7 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         self.tabs.addTab(self.related, "Related")
         self.sharing = SharingTab(session, self)
         self.sharing.setObjectName("sharingTab")
-        self.tabs.addTab(self.sharing, "Sharing")
+        self.tabs.addTab(scrolled(self.sharing), "Sharing")
         self.tabs.addTab(self.raw, "JSON")
         self.map_window = MapWindowOpener(self)  # "Map in window", while the Map tab is open
 

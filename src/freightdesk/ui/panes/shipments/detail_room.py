@@ -109,8 +109,9 @@ def set_up_timeline(timeline: QTreeWidget) -> TimelineColumns:
 
 
 def scrolled(page: QWidget) -> QScrollArea:
-    """`page` in a scroll area: low in the detail below the list, a long Overview would
-    otherwise push the list (and the tabs) up and down from shipment to shipment."""
+    """`page` in a scroll area: low in the detail below the list, a long page (the Overview,
+    Sharing) scrolls where it would otherwise be squeezed (the tabs ask for no page's
+    height: see `size_to_current_tab`)."""
     area = QScrollArea(page.parentWidget())
     area.setObjectName(f"{page.objectName()}Scroll")
     area.setWidgetResizable(True)

@@ -91,11 +91,16 @@ PLACE_WHOLE_SAMPLE = "Alder & Finch Poznan Plant"
 # The list's share of the height when the detail goes below it (a window too narrow for
 # both side by side): the list is where the dispatcher works.
 STACKED_LIST_SHARE = 0.58
-# The list's rows kept in sight above a detail showing a tall tab (its map): the detail
-# below the list gets the rest of the height. At 1366x768 that leaves the map about 250 px
+# The list's rows kept in sight above the detail below it, which gets the height beyond them
+# up to `DETAIL_PAGE_LEAST` for its tabs' pages. At 1366x768 that leaves the map about 250 px
 # (its route, stops, zoom and legend in sight; "Map in window" for more): 4 rows, as it had,
 # left too few to pick the next shipment from.
 TALL_TAB_LIST_ROWS = 8
+# The height of the detail's pages below the list, where the window has it: the map's route
+# and legend, the Route tab's stops and legs. One split for every tab: the tab bar stays where
+# it is (the Map tab moved it up 60 px at 1366x768, and a click meant for Overview landed on
+# "Copy share link").
+DETAIL_PAGE_LEAST = 300
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
@@ -185,15 +190,6 @@ class ListLayout(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.fit_places()
-        elif (
-            event.type() == QEvent.Type.LayoutRequest
-            and watched is self.splitter.widget(0)
-            and self._detail_wants_height()
-        ):
-            # A bar shown or hidden by the list ("12 new below", a notice) changes the
-            # room its rows have: the tall tab's split is worked out again (once laid out),
-            # so the list keeps its `TALL_TAB_LIST_ROWS` (7 at 1440x900 under the news bar).
-            self.list_split.timer.start()
         return super().eventFilter(watched, event)
 
     def _section_resized(self, index: int, old: int, new: int) -> None:
@@ -305,23 +301,13 @@ class ListLayout(QWidget):
         total = length - self.splitter.handleWidth()
         if not beside:
             list_height = round(total * STACKED_LIST_SHARE)
-            if self._detail_wants_height():
-                list_height = min(list_height, self._rows_height(TALL_TAB_LIST_ROWS))
+            pages = total - detail.minimumSizeHint().height() - DETAIL_PAGE_LEAST
+            list_height = min(list_height, max(pages, self._rows_height(TALL_TAB_LIST_ROWS)))
             if self.splitter.sizes() != [list_height, total - list_height]:
                 self.splitter.setSizes([list_height, total - list_height])
             return
         comfortable = min(round(total * LIST_SHARE), total - DETAIL_COMFORT)
         share_beside(self.splitter, comfortable, list_wanted(self.table, self._key_width()))
-
-    def _detail_wants_height(self) -> bool:
-        """Whether the detail shows a tab that needs height (the map), rather than lines."""
-        detail = self._detail
-        return detail is not None and detail.wants_height()
-
-    def follow_detail_tabs(self, detail: ShipmentDetailView) -> None:
-        """The split follows the detail's tab: a tall one (the map) gets the room it needs
-        while the split is the app's; the user's own split stays as the user left it."""
-        detail.tabs.currentChanged.connect(lambda _index: self.list_split.place())
 
     def _rows_height(self, rows: int) -> int:
         """The list's height (its header, scroll bar, the count under it) showing `rows`."""

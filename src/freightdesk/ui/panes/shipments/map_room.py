@@ -304,10 +304,6 @@ class DetailMap(QWidget):
     select_in_timeline: Callable[[str], None]
     map_window: MapWindowOpener
 
-    def wants_height(self) -> bool:
-        """The Map tab is open: the detail below the list wants the height for its map."""
-        return self.tabs.currentWidget() is self.map_tab
-
     def _tab_changed(self, index: int) -> None:
         page = self.tabs.widget(index)
         if page is self.map_tab:

@@ -209,9 +209,15 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         left_layout.addWidget(self.table, 1)
         # The lines about the list that come and go as the user works in it go under it
         # (the bulk action's result joins them): above it, they moved its rows down a line
-        # and up again, and a click meant for one shipment landed on the next.
-        left_layout.addWidget(self.news)
-        left_layout.addWidget(self.count_label)
+        # and up again, and a click meant for one shipment landed on the next. The news
+        # shares the count's line, which is as tall as its Sort now button whether or not
+        # it shows: on a line of its own it pushed the detail below (its tabs) down 28 px.
+        count_line = QHBoxLayout()
+        count_line.setSpacing(16)
+        count_line.addWidget(self.count_label)
+        count_line.addWidget(self.news, 1)
+        self.count_label.setMinimumHeight(self.sort_now_button.sizeHint().height())
+        left_layout.addLayout(count_line)
         self.bulk = BulkActions(self, top, left_layout)  # its button and notice, its menus
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(left)
@@ -319,7 +325,6 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         self._detail_slot.deleteLater()
         self.list_split.place()  # the detail's minimum is known now
         self._detail = detail
-        self.follow_detail_tabs(detail)
         detail.shipmentRequested.connect(self.open_shipment)
         detail.overview.follow_triage(self.triage.settings, self.triage.settingsChanged)
         self._unlisten.append(session.listen_connected(self._connected))

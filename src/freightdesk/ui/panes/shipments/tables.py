@@ -1,18 +1,92 @@
-"""The detail's read-only tables: one look, filled from rows of text."""
+"""The detail's read-only tables: one look, filled from rows of text, their columns sharing
+the table's width (`TableFit`)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QHeaderView,
+    QLabel,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
+    QVBoxLayout,
     QWidget,
 )
 
 from freightdesk.ui.widgets.empty_state import say_when_empty
+from freightdesk.ui.widgets.item_table import shared_widths
+
+# A cell's text margins and the focus frame's, beside its text.
+CELL_PADDING = 14
+
+
+class TableFit(QObject):
+    """`table`'s columns share its width, refitted as its rows or its room change: each as
+    wide as its texts on one line while all fit (the last takes the room left); else each
+    keeps its longest word and an even share of the rest (`shared_widths`), its texts
+    wrapping onto more lines, the rows as tall as they need. A stop's name is read whole, never
+    cut ("1. Pickup: Alder & Finch Ontario DC — Ontario…") nor scrolled to sideways."""
+
+    def __init__(self, table: QTableWidget) -> None:
+        super().__init__(table)
+        self.table = table
+        table.setWordWrap(True)
+        table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        table.viewport().installEventFilter(self)
+        # Rows fitted to their lines, a one-line row as tall as the app's other tables'.
+        rows = table.verticalHeader()
+        rows.setMinimumSectionSize(rows.defaultSectionSize())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        table = self.table
+        header = table.horizontalHeader()
+        metrics = table.fontMetrics()
+        wanted: list[int] = []
+        least: list[int] = []
+        for column in range(table.columnCount()):
+            title = header.sectionSizeFromContents(column).width()
+            texts = [
+                item.text() for row in range(table.rowCount()) if (item := table.item(row, column))
+            ]
+            line = max((metrics.horizontalAdvance(t) for t in texts), default=0)
+            word = max((metrics.horizontalAdvance(w) for t in texts for w in t.split()), default=0)
+            wanted.append(max(title, line + CELL_PADDING))
+            least.append(max(title, word + CELL_PADDING))
+        widths = shared_widths(wanted, least, table.viewport().width())
+        for column, width in enumerate(widths):
+            if header.sectionSize(column) != width:
+                header.resizeSection(column, width)
+        table.resizeRowsToContents()
+        # The page's tables share its height by what their rows need.
+        page = table.parentWidget()
+        layout = page.layout() if page is not None else None
+        if isinstance(layout, QBoxLayout):
+            rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+            empty = 2 * table.verticalHeader().defaultSectionSize()  # its empty words
+            layout.setStretchFactor(table, header.height() + max(rows, empty))
+
+
+def stacked_tables(page: QWidget, tables: list[tuple[str, QTableWidget]]) -> QVBoxLayout:
+    """`page` (a tab's) shows `tables` one above the other under their titles, their columns
+    fitted to the width (`TableFit`), sharing the page's height by what their rows need: the
+    Route tab's stops had 1.5 rows at 1366x768, above an empty area at 1920x1080."""
+    layout = QVBoxLayout(page)
+    layout.setContentsMargins(6, 4, 6, 4)
+    for title, table in tables:
+        layout.addWidget(QLabel(title, page))
+        layout.addWidget(table, 1)
+        TableFit(table)
+    return layout
 
 
 def make_table(headers: list[str], parent: QWidget, empty: str) -> QTableWidget:
@@ -59,5 +133,7 @@ def fill(table: QTableWidget, rows: list[list[str]], editable: bool = False) -> 
             if not editable:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             table.setItem(r, c, item)
+    if (fit := table.findChild(TableFit)) is not None:
+        fit.fit()
     if table.property("fitRows"):
         fit_rows(table)
