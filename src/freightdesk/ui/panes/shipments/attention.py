@@ -332,6 +332,10 @@ class TriageLink(QObject):
 
     # The user's settings, once changed (TriageSettings): the detail's Overview follows them.
     settingsChanged = Signal(object)
+    # A new minute (`minute`): the ids of the rows whose flags time alone changed since the
+    # last one (a frozenset), or None when any row's may have (`retriage_due`). The Alerts
+    # judge those again: one set of moments for both.
+    timePassed = Signal(object)
 
     def __init__(
         self,
@@ -458,7 +462,8 @@ class TriageLink(QObject):
         # whenever it is): only those whose silence ran out since are triaged again.
         self.now = self.clock()
         self._verdicts.clear()
-        self._model.retriage_due(self.now.timestamp(), hold=self._hold)
+        came = self._model.retriage_due(self.now.timestamp(), hold=self._hold)
+        self.timePassed.emit(came)
         self._retry()
 
     def _retry(self) -> None:

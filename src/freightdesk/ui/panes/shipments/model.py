@@ -54,7 +54,7 @@ from freightdesk.ui.panes.shipments.attention import (
     never_late,
 )
 from freightdesk.ui.panes.shipments.columns import COLUMN_INDEX, COLUMNS, SortValue
-from freightdesk.ui.panes.shipments.retriage import Retriager, Wanted
+from freightdesk.ui.panes.shipments.retriage import Came, Retriager, Wanted
 from freightdesk.ui.panes.shipments.row_index import (
     Codes,
     FilterResult,
@@ -428,11 +428,11 @@ class ShipmentTableModel(QAbstractTableModel):
         )
         self._retriager.ask(wanted, hold)
 
-    def retriage_due(self, now: float, *, hold: Callable[[], bool] = lambda: False) -> None:
+    def retriage_due(self, now: float, *, hold: Callable[[], bool] = lambda: False) -> Came:
         """A new minute, `now` (a POSIX timestamp): the rows whose flags time alone changed
-        since they were triaged (`due`) triaged again, as `retriage` does; the words shown
-        are painted again."""
-        self._retriager.tick(now, hold)
+        since they were triaged (`due`) triaged again, as `retriage` does, the words shown
+        painted again. Which rows those were (`Came`)."""
+        return self._retriager.tick(now, hold)
 
     @property
     def retriaging(self) -> bool:

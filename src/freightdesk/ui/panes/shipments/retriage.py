@@ -15,6 +15,12 @@ gets the moment from which time alone would change its flags (`model.due`: a tru
 silent), kept in a heap by that moment, so a minute triages the few that went silent, not
 the quarter of a big list in transit. Until a whole-list retriage has given every row's
 moment (a new list, or a clock set back), a minute triages every row.
+
+The Alerts' minute follows the list's (`TriageLink.timePassed`): the rows a minute finds due
+are the rows the Alerts judge again (their silence is the one condition time alone brings),
+or every row in transit when a minute cannot say (`tick` gives None) — the moments were not
+known since the last minute (a new list, new settings, the clock set back), so rows may have
+gone silent without a moment in the heap.
 """
 
 from __future__ import annotations
@@ -49,6 +55,9 @@ BACKGROUND_ROWS = 2_000
 # one, where a minute's 2,000 rows were triaged at once).
 BACKGROUND_ORDER = 20_000
 _ATTENTION = COLUMN_INDEX["attention"]
+# The rows a minute found time had changed (`Retriager.tick`): their ids, or None when it
+# cannot say (the moments were not known since the last minute: any row's may have).
+Came = frozenset[str] | None
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,9 @@ class Retriager:
         self._heap: list[tuple[float, str]] = []
         self._dues_whole = False
         self._ticked: float | None = None
+        # Whether the moments were not known at some time since the last minute: rows may
+        # have gone silent then without one (the Alerts judge every row at the next minute).
+        self._lost_since_tick = True
 
     @property
     def running(self) -> bool:
@@ -195,21 +207,29 @@ class Retriager:
             return False
         return model._sort_column != _ATTENTION or len(model._rows) < BACKGROUND_ORDER
 
-    def tick(self, now: float, hold: Callable[[], bool]) -> None:
+    def tick(self, now: float, hold: Callable[[], bool]) -> Came:
         """A new minute, `now` (a POSIX timestamp): the rows whose flags time changed by now
-        triaged again (every row until each row's moment is known, or if time went back)."""
+        triaged again (every row until each row's moment is known, or if time went back).
+        Their ids, or None when time may have changed any row's since the last minute (the
+        moments were not known meanwhile)."""
         back = self._ticked is not None and now < self._ticked
         self._ticked = now
+        lost = self._lost_since_tick or back or not self._dues_whole
+        ids: list[str] = []
         if not self._dues_whole or back:
             self.ask(Wanted(every=True), hold)
-            return
-        heap, due, ids = self._heap, self._due, []
-        while heap and heap[0][0] <= now:
-            at, key = heapq.heappop(heap)
-            if due.get(key) == at:
-                del due[key]
-                ids.append(key)
-        self.ask(Wanted(ids=frozenset(ids)), hold)
+        else:
+            heap, due = self._heap, self._due
+            while heap and heap[0][0] <= now:
+                at, key = heapq.heappop(heap)
+                if due.get(key) == at:
+                    del due[key]
+                    ids.append(key)
+            self.ask(Wanted(ids=frozenset(ids)), hold)
+        # Every row's moment from this minute on is known, or worked out (until then
+        # `_dues_whole` is false: the next minute says every row again).
+        self._lost_since_tick = False
+        return None if lost else frozenset(ids)
 
     def noted(self, row: SummaryRow) -> None:
         """`row` was triaged on the GUI thread: when time changes it noted."""
@@ -227,6 +247,7 @@ class Retriager:
         self._due.clear()
         self._heap.clear()
         self._dues_whole = False
+        self._lost_since_tick = True
 
     def _note(self, undue: Iterable[str], dues: Iterable[tuple[float, str]]) -> None:
         due, heap = self._due, self._heap
