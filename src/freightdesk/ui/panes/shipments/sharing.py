@@ -41,7 +41,7 @@ from freightdesk.service.sharing import (
     check_tenant,
     problems_of_error,
 )
-from freightdesk.ui.panes.shipments.tables import fill, make_table
+from freightdesk.ui.panes.shipments.tables import fill, make_table, show_all_rows
 from freightdesk.ui.tasks import spawn
 from freightdesk.ui.widgets.empty_state import EmptyState
 from freightdesk.ui.widgets.form_dialog import FormDialog, ask
@@ -231,7 +231,10 @@ class SharingTab(QWidget):
         layout.addLayout(company_row)
         layout.addWidget(self.company_id)
         layout.addWidget(self.status)
-        layout.addWidget(self.recipients, 1)
+        # As tall as its rows: the page scrolls where it is low (the tabs ask for no page's
+        # height), and an empty table's slack pushed the public link out of sight at 1440x900.
+        show_all_rows(self.recipients)
+        layout.addWidget(self.recipients)
         layout.addLayout(buttons)
         layout.addSpacing(8)
         public = QLabel(
@@ -243,6 +246,7 @@ class SharingTab(QWidget):
         layout.addWidget(public)
         layout.addLayout(link_row)
         layout.addLayout(preview_row)
+        layout.addStretch(1)
 
         self.share.clicked.connect(self.open_share)
         self.copy_link.clicked.connect(self.copy_public_link)
