@@ -8,8 +8,12 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
+from freightdesk.models.common import TransportationMode as Mode
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.models.tracking import TrackingHistory
+from freightdesk.server.domain.identifiers import analyze
 from freightdesk.service.overview import overview_of
 from freightdesk.service.triage import TriageSettings
 
@@ -231,3 +235,22 @@ def test_a_completed_shipment_has_no_next_stop() -> None:
     ]
     found = overview_of(_history(eta=NOW, states=done), NOW)
     assert found.state is ShipmentStateType.COMPLETED and found.next_stop is None
+
+
+@pytest.mark.parametrize("plan", [None, [], ["LTL"], ["TL", "LTL"], ["PARCEL", "LTL"]])
+def test_an_ltl_shipment_names_the_carrier_the_list_names(plan: list[str] | None) -> None:
+    """The list said LTL ODFL and the Overview no carrier: it took the plan's first mode,
+    the list the mode the service picks from the identifiers. One rule now, whatever the
+    plan says first."""
+    identifiers = [
+        {"type": "PRO", "value": "PRO-5521"},
+        {"type": "CAPACITY_PROVIDER_ACCOUNT_CODE", "value": "ODFL"},
+    ]
+    shipment: dict[str, Any] = {"id": str(uuid.uuid4()), "identifiers": identifiers}
+    if plan is not None:
+        shipment["plan"] = {"expectedTransportationModes": plan}
+    history = TrackingHistory.model_validate({"shipment": shipment})
+    listed = analyze(history.shipment.identifiers, [Mode(m) for m in plan or []])
+    assert (listed.mode, listed.carrier) == (Mode.LTL, "ODFL")
+    assert overview_of(history, NOW).carrier == "ODFL"
+

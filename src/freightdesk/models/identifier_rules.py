@@ -1,12 +1,14 @@
-"""Which identifier types each mode accepts (the interface's Shipment tracking, rule 6).
+"""Which identifier types each mode accepts (the interface's Shipment tracking, rule 6), and
+the mode a shipment's identifiers and plan make it (`mode_of`).
 
-Shared by the local service (which enforces them) and the app (whose forms offer only the
-types the chosen mode accepts and check them before sending).
+Shared by the local service (which enforces them and answers the list's mode) and the app
+(whose forms offer only the types the chosen mode accepts and check them before sending, and
+whose Overview names the carrier by the list's mode).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from freightdesk.models.code_words import code_text
 from freightdesk.models.common import LogisticsIdentifier, TransportationMode
@@ -88,6 +90,52 @@ def primary_of(
         if identifier.type in keys - QUALIFIERS:
             return identifier
     return identifiers[0] if identifiers else None
+
+
+# The mode chosen when the plan names none that fits; TL and VLTL only when planned.
+PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.PARCEL, Mode.OCEAN, Mode.LTL, Mode.RAIL)
+
+
+def sources_for(types: Collection[str]) -> frozenset[Mode]:
+    """The tracking sources that can follow a shipment carrying these identifier types: those
+    with one of their key types (a type that names a shipment on its own, not a qualifier)."""
+    found: set[Mode] = set()
+    carried = set(types)
+    for mode, accepted in ACCEPTED_BY_MODE.items():
+        keys = (accepted - QUALIFIERS) & carried
+        if mode is Mode.AIR and keys == {"HOUSE_AIR_WAYBILL"} and "CARRIER_SCAC" not in types:
+            continue
+        if keys:
+            found.add(mode)
+    return frozenset(found)
+
+
+def mode_of(types: Sequence[str], planned: Sequence[Mode] = ()) -> Mode | None:
+    """The mode of a shipment carrying identifiers of `types`, as the service answers it in
+    the list: the first planned mode a source of it can follow, else the mode accepting most
+    of its identifiers (ties by `PREFERENCE`); None when nothing can follow it."""
+    sources = sources_for(types)
+    return choose_mode(sources, planned, types) if sources else None
+
+
+def choose_mode(sources: frozenset[Mode], planned: Sequence[Mode], types: Sequence[str]) -> Mode:
+    """`mode_of` for a shipment some of `sources` (not none) can follow."""
+    for mode in planned:
+        if mode in sources:
+            return mode
+    # The best fit: the mode that accepts most of the identifiers (TRACKING_NUMBER with a
+    # CARRIER_SCAC and a REFERENCE_NUMBER is parcel, though ocean door-to-door knows the
+    # tracking number too).
+    candidates = [mode for mode in PREFERENCE if mode in sources]
+    if not candidates:  # only planned-only sources follow it (an order number without TL)
+        return sorted(sources)[0]
+    return max(
+        candidates,
+        key=lambda mode: (
+            sum(t in ACCEPTED_BY_MODE[mode] for t in types),
+            -PREFERENCE.index(mode),
+        ),
+    )
 
 
 def carrier_of(mode: Mode | None, identifiers: Sequence[LogisticsIdentifier]) -> str | None:

@@ -18,7 +18,7 @@ from freightdesk.models.code_words import unit_text, words
 from freightdesk.models.common import Measure
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
-from freightdesk.models.identifier_rules import carrier_of
+from freightdesk.models.identifier_rules import carrier_of, mode_of
 from freightdesk.models.tracking import (
     ExceptionStatus,
     RouteStop,
@@ -208,14 +208,12 @@ def _weight(history: TrackingHistory) -> str | None:
 
 
 def _carrier(history: TrackingHistory) -> str | None:
-    # The shipment's mode as it states it (the form and bookings plan the one mode they track).
-    plan = history.shipment.plan
-    mode = (
-        plan.expected_transportation_modes[0]
-        if plan and plan.expected_transportation_modes
-        else None
-    )
-    found = carrier_of(mode, history.shipment.identifiers)
+    # The mode the list says (the service's rule, from the identifiers and the plan): an LTL
+    # shipment's carrier is its account, whatever the plan's first mode.
+    shipment = history.shipment
+    planned = shipment.plan.expected_transportation_modes if shipment.plan else []
+    mode = mode_of([i.type for i in shipment.identifiers], planned)
+    found = carrier_of(mode, shipment.identifiers)
     return found or _attribute(history, frozenset({"carrier"}))
 
 

@@ -8,7 +8,8 @@ shipment's identifiers we derive:
   and the capacity provider account types only qualify a key). Rule 4 removes the data of a
   source that can no longer follow the shipment;
 - its *mode*: the first source of `plan.expectedTransportationModes` that can follow it, else
-  the one accepting most of its identifiers, ties broken by `PREFERENCE`.
+  the one accepting most of its identifiers, ties broken by `PREFERENCE` (the rule is
+  `models.identifier_rules.mode_of`, which the app's Overview uses too).
 
 TL and VLTL are not in rule 6; we follow truckload pushes by bill of lading or order number and
 volume LTL by the LTL keys, but only pick them as the mode when the plan asks for them.
@@ -33,7 +34,9 @@ from freightdesk.models.identifier_rules import (
     RAIL_NORTH_AMERICA,
     TRUCKLOAD,
     carrier_of,
+    choose_mode,
     primary_of,
+    sources_for,
 )
 from freightdesk.server.errors import field_error, field_errors
 
@@ -52,11 +55,8 @@ __all__ = [
     "RAIL_EUROPE",
     "RAIL_NORTH_AMERICA",
     "TRUCKLOAD",
+    "sources_for",
 ]
-
-# The mode chosen when the plan names none that fits; TL and VLTL only when planned.
-PREFERENCE: tuple[Mode, ...] = (Mode.AIR, Mode.PARCEL, Mode.OCEAN, Mode.LTL, Mode.RAIL)
-PLANNED_ONLY = frozenset({Mode.TL, Mode.VLTL})
 
 
 @dataclass(frozen=True)
@@ -70,18 +70,6 @@ class IdentifierAnalysis:
 def normalize_value(value: str) -> str:
     """How identifier values are compared: trimmed, case-insensitive."""
     return value.strip().upper()
-
-
-def sources_for(types: set[str]) -> frozenset[Mode]:
-    """The tracking sources that can follow a shipment carrying these identifier types."""
-    found: set[Mode] = set()
-    for mode, accepted in ACCEPTED_BY_MODE.items():
-        keys = (accepted - QUALIFIERS) & types
-        if mode is Mode.AIR and keys == {"HOUSE_AIR_WAYBILL"} and "CARRIER_SCAC" not in types:
-            continue
-        if keys:
-            found.add(mode)
-    return frozenset(found)
 
 
 def analyze(
@@ -131,29 +119,11 @@ def analyze(
             f"{', '.join(sorted(types))} only qualify a shipment; add an identifier that names "
             "it, such as AIR_WAYBILL, BILL_OF_LADING, CONTAINER_ID or TRACKING_NUMBER",
         )
-    mode = _choose_mode(sources, planned, [identifier.type for identifier in identifiers])
+    # The one rule the app's Overview names the carrier by, too.
+    mode = choose_mode(sources, planned, [identifier.type for identifier in identifiers])
     return IdentifierAnalysis(
         mode=mode,
         sources=sources,
         primary=primary_of(identifiers, mode) or identifiers[0],  # never empty here
         carrier=carrier_of(mode, identifiers),
-    )
-
-
-def _choose_mode(sources: frozenset[Mode], planned: Sequence[Mode], types: Sequence[str]) -> Mode:
-    for mode in planned:
-        if mode in sources:
-            return mode
-    # The best fit: the mode that accepts most of the identifiers (TRACKING_NUMBER with a
-    # CARRIER_SCAC and a REFERENCE_NUMBER is parcel, though ocean door-to-door knows the
-    # tracking number too); ties go by PREFERENCE.
-    candidates = [mode for mode in PREFERENCE if mode in sources]
-    if not candidates:  # only planned-only sources follow it (an order number without TL)
-        return sorted(sources)[0]
-    return max(
-        candidates,
-        key=lambda mode: (
-            sum(t in ACCEPTED_BY_MODE[mode] for t in types),
-            -PREFERENCE.index(mode),
-        ),
     )
