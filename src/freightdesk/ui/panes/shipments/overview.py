@@ -32,7 +32,7 @@ from freightdesk.service.overview import Overview, Place, overview_of
 from freightdesk.service.session import AppSession
 from freightdesk.service.shipments import with_attributes
 from freightdesk.service.triage import Attention, TriageSettings
-from freightdesk.ui.formatting import state_text
+from freightdesk.ui.formatting import free_code_text, state_text
 from freightdesk.ui.panes.shipments.attention import SYMBOLS, attention_color
 from freightdesk.ui.panes.shipments.tables import fill, fit_rows, make_table, show_all_rows
 from freightdesk.ui.tasks import spawn
@@ -43,12 +43,26 @@ from freightdesk.ui.widgets.notice import ERROR_COLOR, OK_COLOR
 # The age of the last position is said again this often while the tab shows it.
 AGE_REFRESH_MS = 30_000
 NOT_KNOWN = "Not known"
+# Where an attribute row keeps the name the service has, which the table shows in words.
+_STORED_NAME = Qt.ItemDataRole.UserRole
 
 
 def _explain(error: BaseException) -> str:
     from freightdesk.service.messages import explain
 
     return explain(error)
+
+
+def _stored_name(item: QTableWidgetItem | None) -> str:
+    """The attribute name a row of the table stands for: the service's own name while the
+    row still shows it in words (`free_code_text`), else what the user typed."""
+    if item is None:
+        return ""
+    typed = item.text().strip()
+    stored = item.data(_STORED_NAME)
+    if isinstance(stored, str) and typed == free_code_text(stored).strip():
+        return stored
+    return typed
 
 
 def _place(place: Place) -> str:
@@ -203,14 +217,20 @@ class OverviewTab(QWidget):
         if not editing:
             # What the user's edits begin from: a save first checks nobody changed it since.
             self.loaded_attributes = list(shipment.attributes)
+            # A carrier's key (CARRIER_LOAD_NUMBER) reads in words, as the booking says it;
+            # the name saved is still the one the service has unless the user retypes it.
             fill(
                 self.attributes,
                 [
-                    [a.name, ", ".join(a.values) if a.values else (a.value or "")]
+                    [free_code_text(a.name), ", ".join(a.values) if a.values else (a.value or "")]
                     for a in shipment.attributes
                 ],
                 editable=True,
             )
+            for row, attribute in enumerate(shipment.attributes):
+                item = self.attributes.item(row, 0)
+                if item is not None:
+                    item.setData(_STORED_NAME, attribute.name)
 
     def _show_facts(self) -> None:
         if self.history is None:
@@ -333,7 +353,7 @@ class OverviewTab(QWidget):
         for row in range(self.attributes.rowCount()):
             name_item = self.attributes.item(row, 0)
             value_item = self.attributes.item(row, 1)
-            name = name_item.text().strip() if name_item else ""
+            name = _stored_name(name_item)
             value = value_item.text().strip() if value_item else ""
             if not name and not value:
                 continue
