@@ -254,3 +254,49 @@ def test_an_ltl_shipment_names_the_carrier_the_list_names(plan: list[str] | None
     assert (listed.mode, listed.carrier) == (Mode.LTL, "ODFL")
     assert overview_of(history, NOW).carrier == "ODFL"
 
+
+def _located(stop_id: uuid.UUID, name: str, point: tuple[float, float] | None) -> Any:
+    stop: dict[str, Any] = {"id": str(stop_id), "type": "DELIVERY", "name": name}
+    if point is not None:
+        stop["location"] = {"coordinates": {"latitude": point[0], "longitude": point[1]}}
+    return stop
+
+
+def _seen_at(latitude: float, longitude: float) -> TrackingHistory:
+    """A shipment from Louisville (no coordinates given) by Memphis to Dallas, last seen at
+    the point."""
+    stops = [
+        _located(PICKUP, "Louisville DC", None),
+        _located(HUB, "Memphis hub", (35.1495, -90.0490)),
+        _located(DELIVERY, "Dallas DC", (32.7767, -96.7970)),
+    ]
+    position = {
+        "dateTime": _iso(NOW - timedelta(minutes=5)),
+        "latitude": latitude,
+        "longitude": longitude,
+    }
+    return TrackingHistory.model_validate(
+        {
+            "shipment": {"id": str(uuid.uuid4()), "routeInfo": {"stops": stops}},
+            "positions": [position],
+        }
+    )
+
+
+def test_the_last_position_is_said_by_the_stop_it_is_near() -> None:
+    """The Overview said "Last position: 32.8850, -96.7970"; a dispatcher knows the stops."""
+    near = overview_of(_seen_at(32.8850, -96.7970), NOW).last_position_near
+    assert near is not None
+    assert (near.place.name, near.place.number) == ("Dallas DC", 3)
+    assert 11.5 < near.km < 12.5  # 0.1083 degrees of latitude north
+    # Between the two, the nearer one.
+    assert overview_of(_seen_at(35.0, -90.2), NOW).last_position_near.place.name == "Memphis hub"  # type: ignore[union-attr]
+
+
+def test_a_position_far_from_every_located_stop_is_said_by_its_coordinates() -> None:
+    """Near Louisville, whose stop has no coordinates, 530 km from Memphis: no stop to say."""
+    found = overview_of(_seen_at(38.2527, -85.7585), NOW)
+    assert found.last_position == (38.2527, -85.7585)
+    assert found.last_position_near is None
+    # 60 km out of Dallas is past a metro area: no landmark either.
+    assert overview_of(_seen_at(33.3167, -96.7970), NOW).last_position_near is None

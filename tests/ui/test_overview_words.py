@@ -5,6 +5,7 @@ by its own name, and a position near one of the shipment's stops is said by that
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 
@@ -75,7 +76,7 @@ def _booked_truck(tenant: TenantHandle) -> tuple[str, str]:
     return shipment, bol
 
 
-async def test_the_overview_says_a_carriers_key_in_words_and_saves_it_by_its_name(
+async def test_the_overview_says_a_carriers_key_in_words_and_a_position_by_its_stop(
     qtbot: QtBot, connected: tuple[AppSession, TenantHandle], window: QWidget
 ) -> None:
     session, tenant = connected
@@ -88,6 +89,11 @@ async def test_the_overview_says_a_carriers_key_in_words_and_saves_it_by_its_nam
     detail = pane.detail
     _click_tab(qtbot, detail, "Overview")
     overview = detail.overview
+    await wait_until(lambda: "km from" in overview.labels["position"].text(), seconds=30)
+    position = overview.labels["position"].text()
+    assert re.fullmatch(r"12 km from Dallas DC \(stop 2\) · \d+ min ago", position), position
+    # The coordinates are still at hand, under the pointer.
+    assert overview.labels["position"].toolTip().startswith("32.8850, -96.7970 · ")
     name = overview.attributes.item(0, 0)
     assert name is not None and name.text() == "Carrier load number"
     assert leaks(overview) == []

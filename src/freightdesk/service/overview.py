@@ -1,7 +1,7 @@
 """What a dispatcher reads first about one shipment, from the history the detail already has:
 the state and where, the next stop with its appointment window and ETA (and how the two
-compare), carrier, equipment, weight and pieces where known, the last position and its age,
-the open exceptions.
+compare), carrier, equipment, weight and pieces where known, the last position (by the
+shipment's own stop it is near, when one is) and its age, the open exceptions.
 
 Plain facts (times as UTC datetimes with the zone of the stop they belong to): the app words
 and formats them with its one clock (`service.clock`). Whether an ETA is late
@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 
 from freightdesk.models.code_words import unit_text, words
 from freightdesk.models.common import Measure
+from freightdesk.models.distances import distance_km
 from freightdesk.models.durations import duration_text
 from freightdesk.models.enums import ShipmentStateType
 from freightdesk.models.identifier_rules import carrier_of, mode_of
@@ -36,6 +37,10 @@ _EQUIPMENT_NAMES = frozenset({"equipment", "equipment type", "trailer"})
 _WEIGHT_NAMES = frozenset({"weight", "gross weight", "weight (kg)", "weight (lb)"})
 _PIECE_NAMES = frozenset({"pieces", "piece count", "handling units", "packages"})
 _EPOCH = datetime.fromtimestamp(0).astimezone()
+# How far from one of the shipment's own stops a position is still said by that stop ("12 km
+# from Dallas DC"): about a metro area. Farther, a stop hundreds of km off is no landmark,
+# and the coordinates are said (docs/spec-gaps.md, Overview's last position).
+NEAR_STOP_KM = 50.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,14 @@ class Place:
     name: str
     zone: str | None
     number: int  # 1-based, in route order
+
+
+@dataclass(frozen=True)
+class NearStop:
+    """The shipment's stop nearest its last position, and how far from it."""
+
+    place: Place
+    km: float
 
 
 @dataclass(frozen=True)
@@ -85,6 +98,8 @@ class Overview:
     pieces: str | None
     last_position: tuple[float, float] | None
     last_position_at: datetime | None
+    # The stop of its own the last position is near (within NEAR_STOP_KM), if any.
+    last_position_near: NearStop | None
     last_position_age: str  # "12 m ago"; empty without a position
     exceptions: tuple[OpenException, ...]
 
@@ -217,6 +232,20 @@ def _carrier(history: TrackingHistory) -> str | None:
     return found or _attribute(history, frozenset({"carrier"}))
 
 
+def _near_stop(
+    latitude: float, longitude: float, stops: list[RouteStop], places: list[Place]
+) -> NearStop | None:
+    """The stop with coordinates nearest the point, when within `NEAR_STOP_KM`: a position
+    carries no address, and a dispatcher knows the shipment's own stops by name."""
+    located = [
+        (distance_km((latitude, longitude), (c.latitude, c.longitude)), place)
+        for stop, place in zip(stops, places, strict=True)
+        if stop.location is not None and (c := stop.location.coordinates) is not None
+    ]
+    km, place = min(located, key=lambda found: found[0], default=(NEAR_STOP_KM + 1, None))
+    return NearStop(place, km) if place is not None and km <= NEAR_STOP_KM else None
+
+
 def _exception_text(kind: str, description: str | None) -> str:
     said = words(kind)  # as the timeline says it
     return f"{said}: {description}" if description else said
@@ -282,6 +311,9 @@ def overview_of(
         pieces=_attribute(history, _PIECE_NAMES),
         last_position=(position.latitude, position.longitude) if position else None,
         last_position_at=position.date_time if position else None,
+        last_position_near=(
+            _near_stop(position.latitude, position.longitude, stops, places) if position else None
+        ),
         last_position_age=age,
         exceptions=exceptions,
     )

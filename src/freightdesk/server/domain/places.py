@@ -9,14 +9,13 @@ the caller is told so instead of being given a guess.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
 from freightdesk.models.addresses import country_code, region_key, subdivision_code
-
-EARTH_RADIUS_KM = 6371.0088
+from freightdesk.models.distances import EARTH_RADIUS_KM as EARTH_RADIUS_KM
+from freightdesk.models.distances import distance_km
 
 
 @dataclass(frozen=True)
@@ -338,11 +337,7 @@ def geocode(
 
 
 def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    phi1, phi2 = math.radians(lat1), math.radians(lat2)
-    dphi = phi2 - phi1
-    dlambda = math.radians(lon2 - lon1)
-    a = math.sin(dphi / 2) ** 2 + math.cos(phi1) * math.cos(phi2) * math.sin(dlambda / 2) ** 2
-    return 2 * EARTH_RADIUS_KM * math.asin(min(1.0, math.sqrt(a)))
+    return distance_km((lat1, lon1), (lat2, lon2))
 
 
 def nearest_place(latitude: float, longitude: float) -> Place:

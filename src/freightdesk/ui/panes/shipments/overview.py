@@ -114,11 +114,26 @@ def latest_eta_text(overview: Overview) -> str:
     return f"{when} at {_place(place)}" if place is not None else when
 
 
+def coordinates_text(overview: Overview) -> str:
+    if overview.last_position is None:
+        return ""
+    latitude, longitude = overview.last_position
+    return f"{latitude:.4f}, {longitude:.4f}"
+
+
 def position_text(overview: Overview) -> str:
+    """Where the shipment was last seen, by the stop of its own it is near ("12 km from
+    Dallas DC (stop 2)"), else by its coordinates; and how long ago."""
     if overview.last_position is None:
         return "No position yet"
-    latitude, longitude = overview.last_position
-    return f"{latitude:.4f}, {longitude:.4f} · {overview.last_position_age}"
+    near = overview.last_position_near
+    if near is None:
+        where = coordinates_text(overview)
+    elif near.km < 1:
+        where = f"less than 1 km from {_place(near.place)}"
+    else:
+        where = f"{near.km:.0f} km from {_place(near.place)}"
+    return f"{where} · {overview.last_position_age}"
 
 
 def exceptions_text(overview: Overview) -> str:
@@ -265,8 +280,16 @@ class OverviewTab(QWidget):
             labels[key].setText(value or "")
             self.facts.setRowVisible(labels[key], bool(value))
         labels["position"].setText(position_text(found))
+        # The coordinates stay at hand where the text names a stop instead.
         labels["position"].setToolTip(
-            user_time(found.last_position_at) if found.last_position_at else ""
+            " · ".join(
+                t
+                for t in (
+                    coordinates_text(found) if found.last_position_near else "",
+                    user_time(found.last_position_at) if found.last_position_at else "",
+                )
+                if t
+            )
         )
         labels["exceptions"].setText(exceptions_text(found))
         exception_color = attention_color(Attention.EXCEPTION)
