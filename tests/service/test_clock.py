@@ -19,6 +19,7 @@ from freightdesk.service.clock import (
     user_time,
     user_zone_name,
 )
+from tests.support import machine_zone
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 WINTER = datetime(2026, 3, 4, 20, 5, 7, tzinfo=UTC)  # 14:05 in Chicago (CST)
@@ -29,10 +30,51 @@ def test_a_time_at_a_place_reads_in_the_place_with_its_abbreviation() -> None:
     assert place_time(WINTER, "America/Chicago", now=NOW) == "Mar 4 14:05 CST"
     assert place_time(SUMMER, "America/Chicago", now=NOW) == "Jul 4 14:05 CDT"
     assert place_time(WINTER, "Europe/Berlin", now=NOW) == "Mar 4 21:05 CET"
-    assert place_time(WINTER, "Asia/Kolkata", now=NOW) == "Mar 5 01:35 IST"
+    assert place_time(WINTER, "Asia/Kolkata", now=NOW) == "Mar 5 01:35 UTC+05:30"  # not IST
     # A zone without letters is named by its offset, never "-03" alone.
     assert place_time(WINTER, "America/Sao_Paulo", now=NOW) == "Mar 4 17:05 UTC-03"
     assert place_time(WINTER, "Asia/Kathmandu", now=NOW) == "Mar 5 01:50 UTC+05:45"
+
+
+def test_a_zone_reads_by_its_letters_only_where_they_mean_its_offset_to_a_dispatcher() -> None:
+    """Shanghai's `CST` (China Standard Time) read as US Central: a sailing from Shanghai
+    said `Nov 30 19:00 CST`, 14 hours off for a dispatcher in Chicago. Letters are shown where
+    the app's users (North America, Europe) read them as this offset; elsewhere the offset."""
+    sailing = datetime(2026, 11, 30, 11, 0, tzinfo=UTC)
+    near = datetime(2026, 11, 20, tzinfo=UTC)
+    assert place_time(sailing, "Asia/Shanghai", now=near) == "Nov 30 19:00 UTC+08"
+    assert offset_time(sailing, "Asia/Shanghai", now=near) == "Nov 30 19:00 UTC+08"
+    assert place_time(sailing, "America/Chicago", now=near) == "Nov 30 05:00 CST"
+    assert place_time(sailing, "America/Havana", now=near) == "Nov 30 06:00 UTC-05"  # Cuba's CST
+    assert place_time(sailing, "Asia/Manila", now=near) == "Nov 30 19:00 UTC+08"  # not Pacific
+    assert place_time(sailing, "Europe/Amsterdam", now=near) == "Nov 30 12:00 CET"  # Rotterdam
+    assert place_time(sailing, "Europe/London", now=near) == "Nov 30 11:00 GMT"
+    assert place_time(SUMMER, "Europe/London", now=NOW) == "Jul 4 20:05 BST"
+    assert place_time(sailing, "America/Halifax", now=near) == "Nov 30 07:00 AST"
+    assert place_time(sailing, "America/St_Johns", now=near) == "Nov 30 07:30 NST"
+    # IST is India's, Ireland's and Israel's: each reads by its offset.
+    assert place_time(sailing, "Asia/Kolkata", now=near) == "Nov 30 16:30 UTC+05:30"
+    assert place_time(SUMMER, "Europe/Dublin", now=NOW) == "Jul 4 20:05 UTC+01"
+    assert place_time(sailing, "Europe/Dublin", now=near) == "Nov 30 11:00 GMT"
+    assert place_time(SUMMER, "Asia/Jerusalem", now=NOW) == "Jul 4 22:05 UTC+03"
+    # Letters these users do not read as one offset: the offset.
+    assert place_time(sailing, "Asia/Tokyo", now=near) == "Nov 30 20:00 UTC+09"
+    assert place_time(sailing, "Australia/Adelaide", now=near) == "Nov 30 21:30 UTC+10:30"
+    # A slot in Shanghai names the zone once, by its offset.
+    slot = sailing.astimezone(timezone(timedelta(hours=8)))
+    assert (
+        offset_span(slot, slot + timedelta(hours=1), "Asia/Shanghai", now=near)
+        == "Nov 30 19:00-20:00 UTC+08"
+    )
+
+
+def test_the_users_own_zone_is_named_by_the_same_rule() -> None:
+    """A computer set to Shanghai's time labels a time without a place `UTC+08`, not `CST`."""
+    with machine_zone("Asia/Shanghai"):
+        assert user_time(WINTER, now=NOW) == "Mar 5 04:05 UTC+08"
+        assert user_zone_name(WINTER) == "UTC+08"
+        set_user_zone(UserZone.UTC)
+        assert user_time(WINTER, now=NOW) == "Mar 4 20:05 UTC"
 
 
 def test_the_users_choice_does_not_move_a_time_at_a_place(chicago_machine: None) -> None:

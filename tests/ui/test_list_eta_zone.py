@@ -102,7 +102,7 @@ async def test_the_next_eta_and_event_time_read_in_their_stops_zone_whatever_the
         assert any(clock_text(text, zone) for zone in CENTRAL), shown
     row = pane.model.row_of(shipment_id)
     assert row is not None
-    assert clock_text(cell(pane.model, row, "Last updated"), "JST")  # the computer's zone
+    assert clock_text(cell(pane.model, row, "Last updated"), "UTC+09")  # the computer's
 
     # View > Times without a place > UTC: the action the menu's click triggers.
     utc = window.findChild(QAction, "userZone-utc")

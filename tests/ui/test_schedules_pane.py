@@ -65,9 +65,10 @@ async def test_finds_sailings_pages_and_learns_port_names(
     assert all(f"{leg.vessel_name} {leg.voyage_number}" in line for leg in legs)
     assert f"{legs[0].transit_time_days} day" in line
     # The port's own time, its zone named as the Shipments pane names zones (the one clock):
-    # Shanghai's China Standard Time, Rotterdam's CET or CEST, not "UTC+08" and "UTC+01".
+    # Rotterdam's CET or CEST, not "UTC+01"; Shanghai's by its offset, as its "CST" (China
+    # Standard Time) read as US Central to a dispatcher.
     for row in range(pane.model.rowCount()):
-        assert re.fullmatch(rf"{DAY} \d\d:\d\d CST", cell(pane.model, row, "Departs"))
+        assert re.fullmatch(rf"{DAY} \d\d:\d\d UTC\+08", cell(pane.model, row, "Departs"))
         assert re.fullmatch(rf"{DAY} \d\d:\d\d CES?T", cell(pane.model, row, "Arrives"))
     # A hub by its name in the list; said whole with its code in the tooltips.
     via = next(r for r, route in enumerate(routes) if route.transshipments)

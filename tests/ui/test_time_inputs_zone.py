@@ -47,8 +47,8 @@ def _type(edit: QDateTimeEdit, section: Section, digits: str) -> None:
 @pytest.mark.parametrize(
     ("choice", "label", "offset", "other", "other_label"),
     [
-        (UserZone.LOCAL, "JST", "+09:00", UserZone.UTC, "UTC"),
-        (UserZone.UTC, "UTC", "+00:00", UserZone.LOCAL, "JST"),
+        (UserZone.LOCAL, "UTC+09", "+09:00", UserZone.UTC, "UTC"),
+        (UserZone.UTC, "UTC", "+00:00", UserZone.LOCAL, "UTC+09"),
     ],
     ids=["local", "utc"],
 )
@@ -103,7 +103,12 @@ async def test_the_expiry_typed_is_the_instant_sent_and_stored(
 
 @pytest.mark.parametrize(
     ("zone", "winter", "summer"),
-    [("Asia/Tokyo", "JST", "JST"), ("America/Chicago", "CST", "CDT"), ("UTC", "UTC", "UTC")],
+    [
+        ("Asia/Tokyo", "UTC+09", "UTC+09"),
+        ("Asia/Shanghai", "UTC+08", "UTC+08"),  # Qt calls it CST, Chicago's letters
+        ("America/Chicago", "CST", "CDT"),
+        ("UTC", "UTC", "UTC"),
+    ],
 )
 def test_every_part_of_a_time_can_be_typed_whatever_the_zone_is_called(
     qtbot: QtBot, zone: str, winter: str, summer: str

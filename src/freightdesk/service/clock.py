@@ -3,6 +3,10 @@
 The rule, in one place (docs/developing.md, "Times"):
 - A time at a place (an event, a stop's appointment, an ETA at a stop) reads in the stop's
   own zone with that zone's abbreviation: `Mar 4 14:05 CST`.
+- A zone is named by its letters only where they mean its offset to the app's users (North
+  American and European zones: `CST` in Chicago, `CET` in Rotterdam); elsewhere, and where
+  the letters are shared (Shanghai's `CST`, India's, Ireland's and Israel's `IST`), by its
+  offset: `Mar 4 22:05 UTC+08`.
 - A time without a place (created, changed, sent, a vehicle's ready time) reads in the
   user's zone, which the user picks (View > Times without a place: Local or UTC), and is
   always labelled: `Mar 4 20:05 UTC`, `Mar 4 14:05 CST`.
@@ -31,6 +35,24 @@ from freightdesk.models.weekdays import DAY_NAMES
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 # Further than this from now, a time shows its year too.
 _NEAR = timedelta(days=183)
+
+# The abbreviations the app's users (North American and European dispatchers) read as one
+# offset, with that offset. A zone's letters are shown only where they are one of these at
+# their offset: Shanghai's and Havana's CST (+08, -05) are not Chicago's, Manila's PST not
+# Vancouver's; IST (India, Ireland, Israel) is in no one's list, so Kolkata and Dublin in
+# summer read by their offset, as does every zone whose letters these users do not read
+# (JST, AEST, SAST).
+_KNOWN: dict[str, timedelta] = {
+    name: timedelta(minutes=minutes)
+    for name, minutes in (
+        ("UTC", 0), ("GMT", 0), ("WET", 0), ("WEST", 60), ("BST", 60),
+        ("CET", 60), ("CEST", 120), ("EET", 120), ("EEST", 180), ("MSK", 180),
+        ("NST", -210), ("NDT", -150), ("AST", -240), ("ADT", -180),
+        ("EST", -300), ("EDT", -240), ("CST", -360), ("CDT", -300),
+        ("MST", -420), ("MDT", -360), ("PST", -480), ("PDT", -420),
+        ("AKST", -540), ("AKDT", -480), ("HST", -600), ("HDT", -540),
+    )
+}  # fmt: skip
 
 
 class UserZone(StrEnum):
@@ -68,11 +90,15 @@ def _aware(value: datetime) -> datetime:
 
 
 def _abbreviation(moment: datetime) -> str:
-    """The zone's short name; an offset when the zone has no letters (`-03` is `UTC-03`)."""
+    """The zone's name as the app's users read it: its letters where they mean this offset
+    to them (`CST` in Chicago, `CET` in Rotterdam), else the offset (`UTC+08` in Shanghai,
+    whose `CST` a dispatcher reads as Chicago's; `UTC-03` for a zone with no letters)."""
     name = moment.tzname() or ""
-    if name and name[0] not in "+-" and not name.startswith(("UTC+", "UTC-")):
-        return name  # letters (`CST`), or `UTC` itself
     offset = moment.utcoffset() or timedelta(0)
+    if _KNOWN.get(name) == offset:
+        return name
+    if not offset:
+        return "UTC"  # Casablanca's `+00` in Ramadan: the offset, not `UTC+00`
     sign = "-" if offset < timedelta(0) else "+"
     minutes = abs(int(offset.total_seconds())) // 60
     hours, rest = divmod(minutes, 60)

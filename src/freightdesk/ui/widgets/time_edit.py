@@ -14,7 +14,7 @@ from PySide6.QtCore import QDate, QDateTime, QEvent, QLocale, QObject, QTimeZone
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QDateEdit, QDateTimeEdit, QLineEdit, QWidget
 
-from freightdesk.service.clock import UserZone, user_zone
+from freightdesk.service.clock import UserZone, user_zone, user_zone_name
 
 # The clock's `Dec 1` (service/clock.day_text), with the year: "2026-12-01" read as a code
 # beside the lists' "Dec 1". The month names are English as the clock's are, whatever the
@@ -123,7 +123,10 @@ class UserTimeEdit(QDateTimeEdit):
         self.setToolTip(f"{user_zone_hint()} {self.note}".strip())
 
     def _name_zone(self) -> None:
-        wanted = zoned_format(self.timeZone().abbreviation(self.dateTime()))
+        # The clock names the zone, as every time shown reads: Qt's name for Shanghai's
+        # time is `CST`, which a dispatcher reads as Chicago's.
+        shown = datetime.fromtimestamp(self.dateTime().toSecsSinceEpoch(), UTC)
+        wanted = zoned_format(user_zone_name(shown))
         if self.displayFormat() != wanted:
             self.setDisplayFormat(wanted)
 
