@@ -97,6 +97,8 @@ def test_an_unknown_or_missing_zone_reads_as_a_time_without_a_place(
     set_user_zone(UserZone.UTC)
     assert place_time(WINTER, None, now=NOW) == "Mar 4 20:05 UTC"
     assert place_time(WINTER, "Mars/Olympus_Mons", now=NOW) == "Mar 4 20:05 UTC"
+    # A folder of the tz database, not a zone (a remote service's answer): was IsADirectoryError.
+    assert place_time(WINTER, "America/Indiana", now=NOW) == "Mar 4 20:05 UTC"
     assert place_time(None, "America/Chicago") == ""
     assert user_time(None) == ""
 

@@ -81,7 +81,8 @@ def _zone(name: str) -> tzinfo | None:
 
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    # OSError: a folder of the tz database ("America/Indiana"), as models/base._iana_zone.
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         return None
 
 
