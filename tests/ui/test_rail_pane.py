@@ -152,6 +152,12 @@ async def test_refused_inputs_are_shown_beside_their_field(
         "shipmentStops[0].appointmentWindow.localTimeZoneIdentifier"
     )
     assert not pane.errors.message_for("equipmentIdentifiers")
+    # A folder of the tz database, not a zone: said the same (it raised IsADirectoryError).
+    type_text(form.stops[0].zone, "America/Indiana")
+    _click(qtbot, pane.track_button)
+    assert "IANA time zone" in pane.errors.message_for(
+        "shipmentStops[0].appointmentWindow.localTimeZoneIdentifier"
+    )
     assert pane.model.rowCount() == 0 and pane.track_button.isEnabled()
 
     # Refused by the service: said beside the field it names; the form stays as typed.

@@ -76,7 +76,8 @@ def set_user_zone(choice: UserZone) -> None:
 
 
 @lru_cache(maxsize=256)
-def _zone(name: str) -> tzinfo | None:
+def zone_named(name: str) -> tzinfo | None:
+    """The IANA zone `name`, or None for a name the tz database does not hold as a zone."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only times at a place need it
 
     try:
@@ -154,7 +155,7 @@ def place_time(
     whose zone is not known reads as a time without a place."""
     if value is None:
         return ""
-    target = _zone(zone) if zone else None
+    target = zone_named(zone) if zone else None
     if target is None:
         return user_time(value, seconds=seconds, now=now)
     return _text(_aware(value).astimezone(target), now, seconds)
@@ -178,7 +179,7 @@ def offset_time(
 
 def _at(value: datetime, zone: str | None) -> datetime:
     """`value` in `zone` where it is a zone the app knows, else in its own offset."""
-    target = _zone(zone) if zone else None
+    target = zone_named(zone) if zone else None
     return _aware(value).astimezone(target) if target is not None else _aware(value)
 
 

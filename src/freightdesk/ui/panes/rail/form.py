@@ -9,7 +9,6 @@ is put back beside the field it came from.
 from __future__ import annotations
 
 import re
-import zoneinfo
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
@@ -30,7 +29,7 @@ from freightdesk.models.rail import (
     RailShipmentIdentifierType,
     RailStopType,
 )
-from freightdesk.service.clock import user_now
+from freightdesk.service.clock import user_now, zone_named
 from freightdesk.ui.widgets.code_combo import choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
 from freightdesk.ui.widgets.time_edit import DATE_TIME_FORMAT, UserTimeEdit, clock_days
@@ -80,12 +79,7 @@ def _local_zone() -> tzinfo | None:
 def _zone(name: str) -> tzinfo | None:
     """The zone named (the user's own when blank or unknown: the models then say why the
     name is refused, beside it)."""
-    if name:
-        try:
-            return zoneinfo.ZoneInfo(name)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            pass
-    return _local_zone()
+    return (zone_named(name) if name else None) or _local_zone()
 
 
 class StopBox(QGroupBox):
