@@ -30,8 +30,9 @@ LEFT = datetime(2030, 1, 14, 9, tzinfo=UTC)  # 03:00 CST, when it left Chicago
 
 
 def _shipment_due_in_chicago(tenant: TenantHandle) -> str:
-    """A shipment whose ETA is for its Chicago stop (which has a zone), and whose latest
-    event happened there; Dallas has none."""
+    """A shipment whose latest event happened at its Chicago stop (which has a zone), and
+    whose ETA is for the stop after it, Milwaukee's, in Chicago's zone (a stop's own ETA ends
+    once something happened there); Dallas has none."""
     stops = [
         {
             "name": "Dallas yard",
@@ -40,8 +41,14 @@ def _shipment_due_in_chicago(tenant: TenantHandle) -> str:
         },
         {
             "name": "Chicago terminal",
-            "type": "DELIVERY",
+            "type": "PICKUP",
             "location": {"address": {"city": "Chicago", "country": "US"}},
+            "appointmentWindow": {"localTimeZoneIdentifier": "America/Chicago"},
+        },
+        {
+            "name": "Milwaukee dock",
+            "type": "DELIVERY",
+            "location": {"address": {"city": "Milwaukee", "country": "US"}},
             "appointmentWindow": {"localTimeZoneIdentifier": "America/Chicago"},
         },
     ]
@@ -52,8 +59,10 @@ def _shipment_due_in_chicago(tenant: TenantHandle) -> str:
     answer = tenant.http.put("/api/v4/shipments/tracking", json=body)
     assert answer.status_code == 201, answer.text
     shipment = answer.json()
-    chicago = shipment["routeInfo"]["stops"][1]["id"]
-    receive(tenant, lambda s: store.set_eta(s, shipment["id"], ETA, stop_id=chicago, source="LTL"))
+    chicago, milwaukee = (stop["id"] for stop in shipment["routeInfo"]["stops"][1:])
+    receive(
+        tenant, lambda s: store.set_eta(s, shipment["id"], ETA, stop_id=milwaukee, source="LTL")
+    )
     left = TrackedShipmentEvent(type="DEPARTURE_FROM_STOP", date_time=LEFT, stop_id=chicago)
     receive(tenant, lambda s: store.add_event(s, shipment["id"], left, "LTL"))
     return str(shipment["id"])

@@ -54,21 +54,27 @@ def tokyo_window(
 
 
 def _parcel_due_in_chicago(tenant: TenantHandle) -> str:
-    """A parcel from Louisville (no zone given) whose carrier's ETA is for its Chicago stop,
-    and whose latest event happened there."""
+    """A parcel from Louisville (no zone given) whose latest event happened at its Chicago
+    stop, and whose carrier's ETA is for its last stop, Milwaukee's, in Chicago's zone (a
+    stop's own ETA ends once something happened there)."""
     number = f"1ZCHI{uuid.uuid4().hex[:8].upper()}"
-    chicago = {
-        "id": str(uuid.uuid4()),
-        "type": "DELIVERY",
-        "name": "Chicago terminal",
-        "appointmentWindow": {"localTimeZoneIdentifier": "America/Chicago"},
-    }
+    chicago, milwaukee = (
+        {
+            "id": str(uuid.uuid4()),
+            "type": kind,
+            "name": name,
+            "appointmentWindow": {"localTimeZoneIdentifier": "America/Chicago"},
+        }
+        for kind, name in (("PICKUP", "Chicago terminal"), ("DELIVERY", "Milwaukee dock"))
+    )
     shipment_id = _put(
         tenant,
         {
             "identifiers": [{"type": "TRACKING_NUMBER", "value": number}],
             "plan": {"expectedTransportationModes": ["PARCEL"]},
-            "routeInfo": {"stops": [{"type": "PICKUP", "name": "Louisville hub"}, chicago]},
+            "routeInfo": {
+                "stops": [{"type": "PICKUP", "name": "Louisville hub"}, chicago, milwaukee]
+            },
         },
     )
     eta = java_time(now() + timedelta(days=1))
