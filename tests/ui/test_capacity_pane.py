@@ -207,3 +207,37 @@ async def test_the_answer_stays_with_its_age_when_the_service_goes_away(
     await wait_until(lambda: _scacs(again) == ["WXYZ"] and again.carrier.text() == "WXYZ")
     assert again.run.age.text().startswith("Figures as of just now (not current")
     again.shutdown()
+
+
+async def test_a_carrier_is_found_by_its_name_and_asked_for_by_its_scac(
+    qtbot: QtBot, proxied: tuple[AppSession, TenantHandle, FaultyProxy]
+) -> None:
+    """The walkthrough's 'Blue Mesa' typed in the Carrier filter: offered as the carrier the
+    app knows, sent as its SCAC; a name the app does not know is said so beside the field."""
+    session, tenant, proxy = proxied
+    _carriers(tenant)
+    truckload(tenant, "BMFL", tracked=True)
+    pane = await shown_pane(qtbot, session, CapacityPane)
+    await wait_until(lambda: len(_scacs(pane)) == 3, 30)
+    shown = [cell(pane.model, row, "Carrier") for row in range(3)]
+    assert "Blue Mesa Freight Lines (BMFL)" in shown, shown
+
+    await keys(qtbot, pane.carrier, "Mesa")
+    completer = pane.carrier.completer()
+    assert completer is not None and completer.currentCompletion() == (
+        "Blue Mesa Freight Lines (BMFL)"
+    )
+    await keys(qtbot, pane.carrier, "blue mesa")
+    before = len(proxy.sent("POST", CARRIERS))
+    await click(qtbot, pane.search_button)
+    await wait_until(lambda: _scacs(pane) == ["BMFL"], 30)
+    asked = [body.get("carrierIdentifier") for body in proxy.sent("POST", CARRIERS)[before:]]
+    assert asked == [{"type": "SCAC", "value": "BMFL"}], asked
+    assert pane.errors.message_for("carrierIdentifier") == ""
+
+    await keys(qtbot, pane.carrier, "Blu Mesa")
+    await click(qtbot, pane.search_button)
+    message = pane.errors.message_for("carrierIdentifier")
+    assert message == "No carrier the app knows is named 'Blu Mesa'; type its SCAC", message
+    assert _scacs(pane) == ["BMFL"] and len(proxy.sent("POST", CARRIERS)) == before + 1
+    pane.shutdown()

@@ -35,9 +35,12 @@ from freightdesk.models.capacity import (
 )
 from freightdesk.models.numbers import number_problem
 from freightdesk.service.capacity import check_search, search_of, search_params
+from freightdesk.service.carrier_codes import carrier_code
+from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.clock import user_time
 from freightdesk.service.listing import Listing, Params
 from freightdesk.service.session import AppSession
+from freightdesk.ui.widgets.carrier_field import complete_carriers
 from freightdesk.ui.widgets.elided import tip_elided
 from freightdesk.ui.widgets.export import ListExport
 from freightdesk.ui.widgets.forms import ErrorLabel, FieldErrors
@@ -96,9 +99,8 @@ LANE_PARTS = (
 
 
 def _carrier(carrier: CarrierPerformance) -> str:
-    scac = carrier.carrier_identifier.value
-    name = carrier.carrier_name
-    return f"{name} ({scac})" if name and name != scac else scac
+    # The shared names, which the answer taught (service/capacity.py): as every pane says it.
+    return carrier_text(carrier.carrier_identifier.value)
 
 
 def _percent(value: int | None) -> str:
@@ -258,7 +260,8 @@ class CapacityPane(ListExport, QWidget):
         self.destination = LaneEnd("destination", form_box)
         self.carrier = QLineEdit(form_box)
         self.carrier.setObjectName("carrier")
-        self.carrier.setPlaceholderText("any carrier, or one SCAC")
+        self.carrier.setPlaceholderText("any, or a name or SCAC")
+        complete_carriers(self.carrier)
         self.minimums: dict[str, QLineEdit] = {}
         self.volume = QComboBox(form_box)
         self.volume.setObjectName("minimumVolume")
@@ -395,9 +398,10 @@ class CapacityPane(ListExport, QWidget):
             "sortBy": self.sort_by.currentData(),
             "sortDirection": self.direction.currentData(),
         }
-        scac = self.carrier.text().strip()
-        if scac:
-            wire["carrierIdentifier"] = {"type": "SCAC", "value": scac}
+        typed = self.carrier.text().strip()
+        if typed:
+            code = carrier_code(typed)[0]
+            wire["carrierIdentifier"] = {"type": "SCAC", "value": code or typed}
         for name, edit in self.minimums.items():
             value = integer(edit.text())
             if value is not None:
@@ -411,11 +415,14 @@ class CapacityPane(ListExport, QWidget):
 
     def criteria(self) -> Params | None:
         search, problems = check_search(self.wire())
+        carrier_problem = carrier_code(self.carrier.text())[1]
+        if carrier_problem:
+            search = None
         if search is None:
             # The search's strict model says only that a minimum is text; the one number
             # rule says why it is not a number, in the words of the other forms.
-            # A number out of range, and a carrier that is no SCAC, in the same words too
-            # (the model's are "Enter 100 or less" and pydantic's pattern's, in words).
+            # A number out of range in the same words too (the model's: "Enter 100 or less");
+            # a carrier in the one rule's, which knows the names.
             for name, edit in self.minimums.items():
                 why = number_problem(edit.text())
                 if why is not None:
@@ -423,7 +430,9 @@ class CapacityPane(ListExport, QWidget):
                 elif problems.get(name, "").endswith((" or less", " or more")):
                     problems[name] = "Enter a percentage from 0 to 100"
             for name in [n for n in problems if n.startswith("carrierIdentifier")]:
-                problems[name] = f"'{self.carrier.text().strip()}' is not a SCAC (2 to 4 letters)"
+                del problems[name]
+            if carrier_problem:
+                problems["carrierIdentifier"] = carrier_problem
             self.errors.show(problems)
             return None
         return search_params(search)
@@ -452,7 +461,8 @@ class CapacityPane(ListExport, QWidget):
         if not params:
             return
         search = search_of(params)
-        self.carrier.setText(search.carrier_identifier.value if search.carrier_identifier else "")
+        code = search.carrier_identifier.value if search.carrier_identifier else None
+        self.carrier.setText(carrier_text(code))
         for name, edit in self.minimums.items():
             value = params.get(name)
             edit.setText("" if value is None else str(value))
