@@ -75,10 +75,15 @@ async def test_look_up_refuse_save_what_is_shown_and_delete(
     assert "'G1' is not a SCAC" in pane.look_up_errors.message_for("scac")
     assert pane.profile is None
 
+    # A carrier looked up by its name, as a dispatcher knows it: its SCAC's profile.
+    await keys(qtbot, pane.scac, "blue mesa")
+    qtbot.keyClick(pane.scac, Qt.Key.Key_Return)
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "BMFL", WAIT)
+
     # Any SCAC has a profile: a carrier the tenant never set opens with its defaults.
     await keys(qtbot, pane.scac, "zphr")
     qtbot.mouseClick(pane.look_up_button, LEFT)
-    await wait_until(lambda: pane.profile is not None, WAIT)
+    await wait_until(lambda: pane.profile is not None and pane.profile.scac == "ZPHR", WAIT)
     assert pane.look_up_errors.message_for("scac") == ""
     assert pane.title.text() == "ZPHR: Carrier ZPHR"
     # In a dispatcher's words: their company, not the service's "tenant".

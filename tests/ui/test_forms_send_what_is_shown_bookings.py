@@ -12,6 +12,7 @@ from typing import Any
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.session import AppSession
 from freightdesk.ui.dialogs.booking_form import BookingFormDialog
 from tests.server.test_rating_support import BOOKINGS, set_profile
@@ -102,3 +103,32 @@ async def test_booking_switched_back_and_forth_saves_what_the_form_shows(
         assert shown[key] == stored[key], key
     pane.shutdown()
     await settle(session)
+
+
+async def test_a_booking_names_its_carrier_by_name_and_saves_its_scac(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The carrier typed as a dispatcher knows it: a name the app does not know is refused
+    beside the field, the carrier's short name is booked under its SCAC."""
+    session, tenant = connected
+    set_profile(tenant, "BMFL", behaviour="SLOW")  # unanswered while the test reads it back
+    pane = await shown_pane(qtbot, session, _bookings_pane)
+    await wait_until(lambda: CARRIER_NAMES.name("BMFL") == "Blue Mesa Freight Lines", 30)
+    form = await new_form(pane, BookingFormDialog, "No bookings yet", seconds=30)
+    await keys(qtbot, form.scac, "Blu Mesa")
+    await keys(qtbot, form.shipment_id, str(uuid.uuid4()))
+    form.rate_identifiers.set_text(0, 2, "C-2024-17")
+    await keys(qtbot, form.total_rate.amount, "900")
+    book = form.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    await click(qtbot, book)
+    message = form.errors.message_for("capacityProviderIdentifier.value")
+    assert message == "No carrier the app knows is named 'Blu Mesa'; type its SCAC", message
+    assert form.isVisible() and pane.model.rowCount() == 0
+
+    await keys(qtbot, form.scac, "Blue Mesa")
+    await click(qtbot, book)
+    await wait_until(lambda: not form.isVisible(), seconds=30)
+    await wait_until(lambda: pane.model.rowCount() == 1, seconds=30)
+    stored = tenant.http.get(f"{BOOKINGS}/{pane.model.items[0].id}").json()
+    assert stored["capacityProviderIdentifier"] == {"type": "CARRIER_SCAC", "value": "BMFL"}
+    pane.shutdown()

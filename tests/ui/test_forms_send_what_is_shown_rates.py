@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.session import AppSession
 from tests.server.test_rating_support import RATE_REQUESTS
 from tests.support import TenantHandle, wait_until
@@ -71,6 +72,9 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
     form.check_carrier(scacs[1], on=False)
     _choose(form.quote_types, "SPOT")
     _choose(form.quote_types, "ALL")
+    # A carrier the list does not offer, typed by its name: asked by its SCAC.
+    assert "BMFL" not in scacs and CARRIER_NAMES.name("BMFL") == "Blue Mesa Freight Lines"
+    await keys(qtbot, form.other_carriers, "blue mesa")
 
     # Contact: a company typed, and a phone typed then taken out again.
     form.tabs.setCurrentIndex(3)
@@ -115,7 +119,10 @@ async def test_rate_request_switched_between_truck_and_ltl_saves_what_the_form_s
             "description": "cartons",
         }
     ]
-    assert stored["capacityProviderIdentifiers"] == [{"type": "CARRIER_SCAC", "value": scacs[0]}]
+    assert stored["capacityProviderIdentifiers"] == [
+        {"type": "CARRIER_SCAC", "value": scacs[0]},
+        {"type": "CARRIER_SCAC", "value": "BMFL"},
+    ]
     assert stored["capacityProviderAccountGroups"] == []
     assert stored["quoteTypeFilter"] == "ALL"
     assert {k: v for k, v in detail["shipperContactInfo"].items() if v} == {

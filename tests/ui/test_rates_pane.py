@@ -96,7 +96,8 @@ async def test_problems_beside_fields_and_nothing_typed_is_lost(
     # malformed carrier, the delivery stop and the LTL unit.
     form.save()
     assert form.tabs.currentIndex() == 0
-    assert "'TOOLONG' is not a SCAC" in form.errors.message_for("capacityProviderIdentifiers")
+    message = form.errors.message_for("otherCarriers")
+    assert message == "No carrier the app knows is named 'toolong'; type its SCAC", message
     type_text(form.other_carriers, "")
     form.check_carrier("NBFL")
     delivery = "rateDetail.routeInfo.stops[1].location.address.city"

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from datetime import date, datetime, timedelta
 
 import pytest
-from PySide6.QtCore import QDate
+from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 from starlette.requests import Request
@@ -30,6 +30,7 @@ from tests.service.test_vehicles_service import demo_pool
 from tests.support import LiveService, TenantHandle, make_tenant, wait_until
 from tests.ui.conftest import close_session
 from tests.ui.forms_keys import click, day_parts, keys, shown_day, type_parts
+from tests.ui.test_export_panes import _from_loop
 from tests.ui.test_forms_send_what_is_shown import _choose
 from tests.ui.test_maps import OFFLINE_TILES, WEBENGINE_STARTUP, webengine_survives_loop_exits
 from tests.ui.test_panes_support import _activate, shown_pane
@@ -278,6 +279,38 @@ async def test_a_bad_carrier_code_is_refused_beside_it_and_nothing_is_sent(
     await click(qtbot, pane.search_button)
     assert _beside(pane.errors, "carrierCodes", pane.carrier_codes)
     assert not pane.run.running and proxy.asked("GET", ROUTES) == []
+    pane.shutdown()
+
+
+async def test_carriers_typed_by_name_are_asked_for_by_their_scacs(
+    qtbot: QtBot, recorded: tuple[AppSession, TenantHandle, RecordingProxy]
+) -> None:
+    """A dispatcher knows the carriers by name: the first typed in part, the second picked
+    from the carriers offered, the list sent as their SCACs; a name no carrier has, refused
+    beside the field in words that say so."""
+    session, _tenant, proxy = recorded
+    pane = await shown_pane(qtbot, session, SchedulesPane)
+    await keys(qtbot, pane.origin, "CNSHA")
+    await keys(qtbot, pane.destination, "NLRTM")
+    pane.activateWindow()
+    pane.carrier_codes.setFocus()
+    await keys(qtbot, pane.carrier_codes, "Hanseatic, azure mer")
+    popup = pane.carrier_codes.completer().popup()
+    await wait_until(popup.isVisible)
+    await _from_loop(lambda: qtbot.keyClick(popup, Qt.Key.Key_Down))
+    await _from_loop(lambda: qtbot.keyClick(popup, Qt.Key.Key_Return))
+    assert pane.carrier_codes.text() == "Hanseatic, Azure Meridian Shipping (AZMS)"
+    await click(qtbot, pane.search_button)
+    await wait_until(lambda: not pane.run.running and bool(proxy.asked("GET", ROUTES)), 30)
+    (asked,) = proxy.asked("GET", ROUTES)
+    assert asked["carrierCodes"] == ["HOCS,AZMS"], asked
+    assert pane.errors.message_for("carrierCodes") == ""
+
+    await keys(qtbot, pane.carrier_codes, "Hanseatic, Azur Meridain")
+    await click(qtbot, pane.search_button)
+    message = pane.errors.message_for("carrierCodes")
+    assert message == "No carrier the app knows is named 'Azur Meridain'; type its SCAC"
+    assert len(proxy.asked("GET", ROUTES)) == 1
     pane.shutdown()
 
 

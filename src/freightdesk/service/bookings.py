@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +35,7 @@ from freightdesk.models.common import TransportationMode
 from freightdesk.models.identifier_rules import ACCEPTED_BY_MODE, QUALIFIERS
 from freightdesk.models.rating_rules import future_problem
 from freightdesk.service.cache import Cache
+from freightdesk.service.carrier_codes import carrier_code
 from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.coordinator import Coordinator
 from freightdesk.service.listing import ListService, Params
@@ -44,7 +44,6 @@ from freightdesk.service.validation import checked
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 25
-SCAC = re.compile(r"[A-Za-z]{2,4}")
 
 STATUS_TEXT = {
     BookingStatus.PROCESSING: "Processing",
@@ -73,8 +72,11 @@ def check_booking(
     if not wire.get("rateIdentifiers"):
         problems["rateIdentifiers"] = "Enter at least one, e.g. the quote or contract number"
     scac = str((wire.get("capacityProviderIdentifier") or {}).get("value") or "")
-    if not SCAC.fullmatch(scac.strip()):
-        problems["capacityProviderIdentifier.value"] = "Enter the carrier's SCAC (2 to 4 letters)"
+    code, carrier_problem = carrier_code(scac)
+    if code is None:
+        problems["capacityProviderIdentifier.value"] = (
+            carrier_problem or "Enter the carrier: its name or its SCAC (2 to 4 letters)"
+        )
     expiry = _expiry_problem(wire.get("expirationDateTime"))
     if expiry:
         problems["expirationDateTime"] = expiry

@@ -28,7 +28,6 @@ from freightdesk.models.ports import port_rows
 from freightdesk.models.schedule_rules import (
     any_window_problems,
     ports_problems,
-    scac_problems,
     window_problems,
 )
 from freightdesk.models.schedules import (
@@ -40,6 +39,7 @@ from freightdesk.models.schedules import (
     Transshipment,
 )
 from freightdesk.service.cache import Cache
+from freightdesk.service.carrier_codes import carrier_codes
 from freightdesk.service.carrier_names import CARRIER_NAMES
 from freightdesk.service.kept_json import keep_json, kept_json
 from freightdesk.service.listing import ListService, Params
@@ -128,9 +128,8 @@ def resolve_port(text: str, ports: Sequence[Port]) -> str | None:
 
 
 def _carrier_codes(text: str) -> tuple[tuple[str, ...], str | None]:
-    codes = tuple(part.strip().upper() for part in re.split(r"[,\s]+", text) if part.strip())
-    problems = scac_problems(codes)
-    return ((), problems[0][1]) if problems else (codes, None)
+    codes, problem = carrier_codes(text)  # by name or SCAC, as every carrier field
+    return ((), problem) if problem else (tuple(codes), None)
 
 
 def check_search(

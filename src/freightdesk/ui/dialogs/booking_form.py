@@ -24,6 +24,8 @@ from freightdesk.models.booking import Booking, BookingShipmentDetail, BookingSh
 from freightdesk.models.common import Currency
 from freightdesk.models.rating import CarrierIdentifierType, Quote
 from freightdesk.service.bookings import as_input, check_booking, editable, status_text
+from freightdesk.service.carrier_codes import carrier_code
+from freightdesk.service.carrier_names import carrier_text
 from freightdesk.service.clock import user_now
 from freightdesk.service.messages import BOOK_ANOTHER, refusal
 from freightdesk.service.session import AppSession
@@ -38,6 +40,7 @@ from freightdesk.ui.dialogs.booking_text import (
 from freightdesk.ui.dialogs.shipment_choice import ShipmentChoice
 from freightdesk.ui.formatting import amount_text
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.carrier_field import complete_carriers
 from freightdesk.ui.widgets.code_combo import add_codes, choose_code, code_of
 from freightdesk.ui.widgets.forms import ErrorLabel
 from freightdesk.ui.widgets.key_values import KeyValueTable
@@ -154,7 +157,8 @@ class BookingFormDialog(TabbedFormDialog):
         add_codes(self.carrier_type, [t.value for t in CarrierIdentifierType])
         self.scac = QLineEdit(tab)
         self.scac.setObjectName("scac")
-        self.scac.setPlaceholderText("SCAC, 2 to 4 letters")
+        self.scac.setPlaceholderText("the carrier's name or SCAC")
+        complete_carriers(self.scac)
         carrier = QHBoxLayout()
         carrier.setContentsMargins(0, 0, 0, 0)
         carrier.addWidget(self.carrier_type)
@@ -308,7 +312,7 @@ class BookingFormDialog(TabbedFormDialog):
         """Fill the form from booking wire fields; marks it clean."""
         carrier = wire.get("capacityProviderIdentifier") or {}
         choose_code(self.carrier_type, str(carrier.get("type") or "CARRIER_SCAC"))
-        self.scac.setText(str(carrier.get("value") or ""))
+        self.scac.setText(carrier_text(str(carrier.get("value") or "")))
         quoted = self.quote is not None
         # A quote's carrier and parent shipment are fixed: the quote names them.
         self.carrier_type.setEnabled(not quoted)
@@ -395,7 +399,8 @@ class BookingFormDialog(TabbedFormDialog):
         wire: dict[str, Any] = dict(self.carried)
         wire["capacityProviderIdentifier"] = {
             "type": code_of(self.carrier_type),
-            "value": self.scac.text().strip().upper(),
+            # The code of the carrier typed; what names none as typed, to be refused in words.
+            "value": carrier_code(self.scac.text())[0] or self.scac.text().strip(),
         }
         shipment_id, _problem = self.shipment_choice.chosen()
         if shipment_id is not None:

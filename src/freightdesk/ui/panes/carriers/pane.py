@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from freightdesk.models.booking import CarrierProfile
 from freightdesk.models.code_words import mode_text
-from freightdesk.service.carrier_profiles import check_profile, check_scac
+from freightdesk.service.carrier_codes import carrier_code
+from freightdesk.service.carrier_profiles import check_profile
 from freightdesk.service.listing import Listing
 from freightdesk.service.messages import explain, refusal
 from freightdesk.service.session import AppSession
@@ -44,8 +45,8 @@ from freightdesk.ui.widgets.notice import Notice
 from freightdesk.ui.widgets.tabbed_form import NOT_CONNECTED
 
 START_TEXT = (
-    "Look up a carrier by its SCAC above, or pick one in the list, to see how it answers "
-    "your rate requests and bookings. Any SCAC has a profile to start from: change it and "
+    "Look up a carrier by its name or SCAC above, or pick one in the list, to see how it "
+    "answers your rate requests and bookings. Any SCAC has a profile to start from: change it and "
     "save, and the carrier answers that way from then on."
 )
 EMPTY_LIST_TEXT = (
@@ -113,7 +114,7 @@ class CarrierProfilesPane(ListExport, QWidget):
         intro.setWordWrap(True)
         self.scac = QLineEdit(self)
         self.scac.setObjectName("scac")
-        self.scac.setPlaceholderText("a SCAC, e.g. GLKT")
+        self.scac.setPlaceholderText("a name or SCAC, e.g. GLKT")
         self.scac.setMaximumWidth(160)
         self.completions = QStandardItemModel(self)
         completer = QCompleter(self.completions, self)
@@ -298,9 +299,9 @@ class CarrierProfilesPane(ListExport, QWidget):
             self.open_carrier(picked.scac)
 
     def look_up(self) -> None:
-        scac, problem = check_scac(self.scac.text())
+        scac, problem = carrier_code(self.scac.text())  # by its name too, as every field
         if scac is None:
-            self.look_up_errors.show({"scac": problem or ""})
+            self.look_up_errors.show({"scac": problem or "Enter the carrier's name or SCAC"})
             return
         self.look_up_errors.clear()
         self.open_carrier(scac)

@@ -9,7 +9,6 @@ first one shown); the service's own answer is shown the same way.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -46,6 +45,7 @@ from freightdesk.models.rating import (
     RateRequest,
     TrailerType,
 )
+from freightdesk.service.carrier_codes import carrier_codes
 from freightdesk.service.clock import user_now
 from freightdesk.service.messages import NOT_CONNECTED, explain, refusal
 from freightdesk.service.rating import check_rate_request
@@ -60,6 +60,7 @@ from freightdesk.ui.panes.rates.handling_units import (
 )
 from freightdesk.ui.panes.rates.stops import StopEditor
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.carrier_field import complete_carriers
 from freightdesk.ui.widgets.code_combo import add_codes
 from freightdesk.ui.widgets.form_dialog import FormDialog
 from freightdesk.ui.widgets.forms import ErrorLabel, plain
@@ -78,13 +79,12 @@ QUOTE_TYPES = {
     QuoteTypeFilter.CONTRACT: "Contract rates only",
     QuoteTypeFilter.SPOT: "Spot rates only",
 }
-_SCACS = re.compile(r"[\s,;]+")
 
 
 def _tab_of(path: str) -> int:
     if path.startswith(("rateDetail.shippingDetails", "rateDetail.shipmentDetails")):
         return TABS["freight"]
-    if path.startswith(("capacityProvider", "quoteTypeFilter")):
+    if path.startswith(("capacityProvider", "otherCarriers", "quoteTypeFilter")):
         return TABS["carriers"]
     if path.startswith(("rateDetail.shipperContactInfo", "attributes", "identifiers")):
         return TABS["contact"]
@@ -280,7 +280,8 @@ class RateRequestFormDialog(FormDialog):
         self.carriers.setObjectName("carriers")
         self.other_carriers = QLineEdit(tab)
         self.other_carriers.setObjectName("otherCarriers")
-        self.other_carriers.setPlaceholderText("Other carriers by SCAC, e.g. ABCD, EFGH")
+        self.other_carriers.setPlaceholderText("Other carriers by name or SCAC, e.g. ABCD, EFGH")
+        complete_carriers(self.other_carriers, many=True)
         self.groups = QListWidget(tab)
         self.groups.setObjectName("accountGroups")
         self.groups.setMaximumHeight(120)
@@ -298,7 +299,7 @@ class RateRequestFormDialog(FormDialog):
         form.addRow(hint)
         self.errors.add_row(form, "&Quotes wanted", "quoteTypeFilter", self.quote_types)
         self.errors.add_row(form, "Ca&rriers", "capacityProviderIdentifiers", self.carriers)
-        self.errors.add_row(form, "&Other SCACs", "otherCarriers", self.other_carriers)
+        self.errors.add_row(form, "&Other carriers", "otherCarriers", self.other_carriers)
         self.errors.add_row(form, "Account &groups", "capacityProviderAccountGroups", self.groups)
         form.addRow(self.choices_note)
         return tab
@@ -406,7 +407,8 @@ class RateRequestFormDialog(FormDialog):
         self.carriers.blockSignals(False)
         if not carriers:
             self.choices_note.setText(
-                "This service does not list its carriers: name them by SCAC under Other SCACs."
+                "This service does not list its carriers: name them under Other carriers, by "
+                "name or SCAC."
             )
 
     def show_groups(
@@ -583,9 +585,8 @@ class RateRequestFormDialog(FormDialog):
             wire["name"] = name
         if self.expires.isChecked():
             wire["expirationDateTime"] = self.expiration.value().isoformat()
-        scacs = self._checked(self.carriers) + [
-            s.upper() for s in _SCACS.split(self.other_carriers.text()) if s
-        ]
+        # The carriers typed that name none stay out: `save` refuses them beside the field.
+        scacs = self._checked(self.carriers) + carrier_codes(self.other_carriers.text())[0]
         wire["capacityProviderIdentifiers"] = [
             {"type": "CARRIER_SCAC", "value": s} for s in dict.fromkeys(scacs)
         ]
@@ -632,6 +633,9 @@ class RateRequestFormDialog(FormDialog):
 
     def save(self) -> None:
         request, problems = check_rate_request(self.wire())
+        others_problem = carrier_codes(self.other_carriers.text())[1]
+        if others_problem:
+            request, problems = None, {**problems, "otherCarriers": others_problem}
         if request is None:
             self.show_problems(problems)
             return

@@ -49,6 +49,7 @@ from freightdesk.service.schedules import (
 )
 from freightdesk.service.session import AppSession
 from freightdesk.ui.tasks import spawn
+from freightdesk.ui.widgets.carrier_field import complete_carriers
 from freightdesk.ui.widgets.completion import ClickThrough, sole_completion
 from freightdesk.ui.widgets.elided import cut_at_end, shorten, tip_elided
 from freightdesk.ui.widgets.empty_state import say_when_empty
@@ -248,9 +249,10 @@ class SchedulesPane(ListExport, QWidget):
         self.departure.set((date.today(), date.today() + timedelta(days=WINDOW_DAYS)))
         self.carrier_codes = QLineEdit(form_box)
         self.carrier_codes.setObjectName("carrierCodes")
-        self.carrier_codes.setPlaceholderText("any, or SCACs: HOCS, AZMS")
+        self.carrier_codes.setPlaceholderText("any, or names or SCACs: HOCS, AZMS")
+        complete_carriers(self.carrier_codes, many=True)
         self.carrier_codes.setToolTip(
-            "Empty for every carrier; else the carriers' SCACs, separated by commas"
+            "Empty for every carrier; else the carriers' names or SCACs, separated by commas"
         )
         self.transshipments = QComboBox(form_box)
         self.transshipments.setObjectName("transshipmentsMax")
