@@ -33,9 +33,17 @@ def fit_on_screen(dialog: QDialog, in_sight: Sequence[QWidget]) -> None:
     layout = dialog.layout()
     if screen is None or layout is None:
         return
-    room = screen.availableGeometry().height() - ROOM_AROUND
+    available = screen.availableGeometry()
+    room = available.height() - ROOM_AROUND
     if not dialog.testAttribute(Qt.WidgetAttribute.WA_Resized):
-        dialog.adjustSize()  # the size Qt would give it, which the dialog did not choose
+        # The size its fields ask for (word-wrapped lines counted), which the dialog did not
+        # choose: not adjustSize's, which stops at two thirds of the screen (a booking's 753 px
+        # became 600 on a 1366x768 laptop, and 730 on a 1920x1080 screen, its first tab
+        # scrolling where the room was there).
+        hint = dialog.sizeHint()
+        if layout.hasHeightForWidth():
+            hint.setHeight(max(hint.height(), layout.totalHeightForWidth(hint.width())))
+        dialog.resize(min(hint.width(), available.width()), hint.height())
     wanted = dialog.size()
     # Its fields scroll only where they cannot be squeezed into the room: a minimum height
     # the dialog chose (for looks) gives way first. Only that one is lowered: any minimum set
