@@ -40,3 +40,25 @@ def test_codes_in_words() -> None:
     unlisten()
     names.replace({})
     assert len(told) == 2 and names.text("PWTR") == "PWTR"
+
+
+def test_a_short_name_does_not_begin_another_carriers_name() -> None:
+    names = CarrierNames()
+    names.replace({
+        "PRLF": "Prairie Line Freight",
+        "PWTR": "Prairie Wind Transport",
+        "KCLG": "Keel & Compass Logistics",
+        "KLEX": "Keel Express",
+        "BMSA": "Blue Mesa Trucking",
+    })  # fmt: skip
+    # 'Prairie' would read as Prairie Wind: it keeps its next word.
+    assert names.short("PRLF") == "Prairie Line"
+    assert names.short("PWTR") == "Prairie Wind"
+    # 'Keel' begins 'Keel & Compass': the whole 'Keel Express' (the generic word kept).
+    assert names.short("KLEX") == "Keel Express"
+    assert names.short("KCLG") == "Keel & Compass"
+    assert names.short("BMSA") == "Blue Mesa"
+    # A whole name that begins another's stays whole; the other keeps more than it.
+    names.replace({"PRRE": "Prairie", "PWTR": "Prairie Wind Transport"})
+    assert names.short("PRRE") == "Prairie"
+    assert names.short("PWTR") == "Prairie Wind"

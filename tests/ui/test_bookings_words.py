@@ -103,8 +103,9 @@ async def test_the_booking_to_answer_is_named_as_the_bookings_list_names_it(
     combo = dialog.booking
     await wait_until(lambda: combo.count() == 3, 60)
     names = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
-    # The carrier by its short name, as the list's Carrier column says it.
-    assert names[made["id"]] == "PO-71437 · Prairie · Chicago, IL → Dallas, TX", names
+    # The carrier by its short name, as the list's Carrier column says it ('Prairie' alone
+    # would read as Prairie Wind, PWTR).
+    assert names[made["id"]] == "PO-71437 · Prairie Line · Chicago, IL → Dallas, TX", names
     for booking in alike:
         assert names[booking["id"]].startswith("C-7 · ZZRV, made "), names
     assert len(set(names.values())) == 3, names

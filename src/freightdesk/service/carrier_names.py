@@ -53,6 +53,50 @@ def short_name(name: str) -> str:
     return " ".join(words)
 
 
+def distinct_short_names(names: Mapping[str, str]) -> dict[str, str]:
+    """Each code's short name, told apart from the others': two carriers of one short name
+    ('Keystone LTL', 'Keystone Freight Lines') keep their whole names; a short name that
+    begins another carrier's name ('Prairie' of 'Prairie Wind' beside Prairie Line Freight)
+    keeps its next words until it does not ('Prairie Line'), else it would read as that one."""
+    shorts = {code: short_name(name) for code, name in names.items()}
+    taken = Counter(s.casefold() for s in shorts.values())
+    # Which carriers' short or whole names begin with these words (casefolded).
+    begun: dict[tuple[str, ...], set[str]] = {}
+    beginnings = (
+        (code, form[:length])
+        for code, name in names.items()
+        for form in {_words(name), _words(shorts[code])}
+        for length in range(1, len(form) + 1)
+    )
+    for code, beginning in beginnings:
+        begun.setdefault(beginning, set()).add(code)
+    distinct: dict[str, str] = {}
+    for code, short in shorts.items():
+        if taken[short.casefold()] > 1:
+            distinct[code] = names[code]
+        else:
+            others = begun[_words(short)] - {code}
+            distinct[code] = _not_begun(names[code], len(short.split()), others, begun)
+    return distinct
+
+
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(name.casefold().split())
+
+
+def _not_begun(
+    name: str, length: int, others: set[str], begun: dict[tuple[str, ...], set[str]]
+) -> str:
+    """The first `length` words of `name` and as many more as it takes for no other carrier's
+    name to begin with them (the whole name at most); a joining word ('&') is not an end."""
+    words = name.split()
+    key = _words(name)
+    while length < len(words) and (others or words[length - 1] in ("&", "-", "and")):
+        length += 1
+        others = others & begun.get(key[:length], set())
+    return " ".join(words[:length])
+
+
 class CarrierNames:
     """Carrier names by code, told to listeners as they change."""
 
@@ -106,14 +150,7 @@ class CarrierNames:
         changed = frozenset(c for c in old.keys() | names.keys() if old.get(c) != names.get(c))
         if not changed:
             return
-        shorts = {code: short_name(name) for code, name in names.items()}
-        taken = Counter(s.casefold() for s in shorts.values())
-        # Two carriers of one short name ('Keystone LTL', 'Keystone Freight Lines') keep
-        # their whole names, so that the column tells them apart.
-        self._short = {
-            code: short if taken[short.casefold()] == 1 else names[code]
-            for code, short in shorts.items()
-        }
+        self._short = distinct_short_names(names)
         self._names = names
         self._folded = {code: name.casefold() for code, name in names.items()}
         self.version += 1
