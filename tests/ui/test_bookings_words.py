@@ -214,3 +214,22 @@ async def test_the_booking_form_says_its_codes_and_units_in_words_and_sends_the_
     assert stored["shipmentDetails"][0]["handlingUnits"][0]["weight"]["unit"] == "LB"
     pane.shutdown()
     await settle(session)
+
+
+async def test_a_carrier_the_service_names_after_the_connect_is_named_in_the_list(
+    qtbot: QtBot, connected: tuple[AppSession, TenantHandle]
+) -> None:
+    """The names are asked at the connect; a carrier the service came to know after it (the
+    demo's carriers on a first start, a profile a colleague adds) read as its code in the
+    Carrier column until a restart. A row showing a code without a name asks again (at most
+    once a minute in the app)."""
+    session, tenant = connected
+    session.naming_again_seconds = 1.0
+    pane = await shown_pane(qtbot, session, _bookings_pane)
+    set_profile(tenant, "QQCR", name="Quarry Creek Freight")
+    _booking(tenant, "QQCR")
+    pane.refresh()
+    await wait_until(lambda: pane.model.rowCount() == 1, 30)
+    await wait_until(lambda: cell(pane.model, 0, "Carrier") == "Quarry Creek", 30)
+    pane.shutdown()
+    await settle(session)

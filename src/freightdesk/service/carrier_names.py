@@ -105,6 +105,9 @@ class CarrierNames:
         self._short: dict[str, str] = {}
         self._folded: dict[str, str] = {}  # casefolded names, for a search
         self._listeners: list[Callable[[frozenset[str]], None]] = []
+        # Told the first time a list's row shows a code without a name (`when_unnamed`).
+        self._unnamed: Callable[[], None] | None = None
+        self._unnamed_seen: set[str] = set()
         # Counts the changes: what was made from the names before may be out of date.
         self.version = 0
 
@@ -126,7 +129,29 @@ class CarrierNames:
         would be the same; an unknown code as itself; '' for none."""
         if not code:
             return ""
-        return self._short.get(code_key(code)) or code.strip()
+        short = self._short.get(code_key(code))
+        if short is None:
+            self._shown_unnamed(code_key(code))
+            return code.strip()
+        return short
+
+    def when_unnamed(self, told: Callable[[], None] | None) -> None:
+        """`told` (from any thread: the Shipments list indexes in a worker) the first time a
+        list's row shows each code without a name, as the service may know it by now (a
+        carrier the demo or a colleague added after the names were asked); None to stop.
+        Each code once, so that a code the service does not name cannot ask again and again."""
+        self._unnamed_seen = set()
+        self._unnamed = told
+
+    def _shown_unnamed(self, code: str) -> None:
+        told = self._unnamed
+        if told is None or code in self._unnamed_seen:
+            return
+        self._unnamed_seen.add(code)
+        try:
+            told()
+        except Exception:
+            log.exception("the unnamed carrier listener failed")
 
     def matching(self, needle: str) -> frozenset[str]:
         """The codes of the carriers whose name holds `needle` (casefolded): a pass over the

@@ -9,6 +9,7 @@ kept beside the secret (`KeptTokens`) while it is valid.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 import os
@@ -52,6 +53,9 @@ T = TypeVar("T")
 NO_ANSWER_SECONDS = 10.0
 NO_ANSWER_RECHECK = 5.0  # how often the seconds waited are updated while it lasts
 NAMING_WAIT = 2.0  # seconds a connect waits for the carriers' names (`_name_carriers`)
+# The carriers' names are asked again when a list shows a code they do not name, or the demo
+# is ready, at most once in this many seconds (`_name_again`).
+NAMING_AGAIN_SECONDS = 60.0
 
 
 def _explain(error: BaseException) -> str:
@@ -94,6 +98,10 @@ class AppSession(AreaServices):
         self._local_start: asyncio.Task[str] | None = None
         # The carriers' names asked of the service after a connect (`carrier_names`).
         self._naming: asyncio.Task[None] | None = None
+        self.naming_again_seconds = NAMING_AGAIN_SECONDS
+        self._named_at = 0.0  # the loop's time the names were last asked
+        self._naming_again: asyncio.TimerHandle | None = None
+        self._stop_naming: Callable[[], None] = lambda: None  # stops `_follow_unnamed`
         # Each watched coordinator with what its fetch does, in the status bar's words.
         self._coordinators: dict[Coordinator[Any, Any], str] = {}
         self.no_answer_seconds = NO_ANSWER_SECONDS
@@ -315,14 +323,61 @@ class AppSession(AreaServices):
         # Asked before the panes are told of the connect, so that they show the carriers by
         # name from their first paint; a slow answer is not waited for past NAMING_WAIT (the
         # lists are named again when it comes).
-        self._naming = asyncio.ensure_future(self._name_carriers(client))
+        self._name_now()
+        assert self._naming is not None
         await asyncio.wait([self._naming], timeout=NAMING_WAIT)
+        self._follow_unnamed()
         for listener in list(self._connected_listeners):
             try:
                 listener()
             except Exception:
                 log.exception("a connected listener failed")
         return client
+
+    def _follow_unnamed(self) -> None:
+        """Ask for the names again when a list shows a carrier they do not name, and when the
+        demo's preparation ends: the names asked at a first start's connect come before the
+        demo's carriers (its Carrier column read 'CDRF' until a restart)."""
+        loop = asyncio.get_running_loop()
+
+        def unnamed() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the app ends
+                loop.call_soon_threadsafe(self._name_again)
+
+        carrier_names.CARRIER_NAMES.when_unnamed(unnamed)
+        unlisten = self.demo.listen(self._demo_told)
+
+        def stop() -> None:
+            carrier_names.CARRIER_NAMES.when_unnamed(None)
+            unlisten()
+
+        self._stop_naming = stop
+
+    def _demo_told(self, message: str | None) -> None:
+        if message is None:  # prepared (or no longer followed): its carriers are all known
+            self._name_now()
+
+    def _name_again(self) -> None:
+        """The names asked again, a minute after they were last asked at the soonest."""
+        if self.client is None or self._naming_again is not None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, self._named_at + self.naming_again_seconds - loop.time())
+        self._naming_again = loop.call_later(wait, self._name_now)
+
+    def _name_now(self) -> None:
+        if self._naming_again is not None:
+            self._naming_again.cancel()
+            self._naming_again = None
+        if self.client is None:
+            return
+        loop = asyncio.get_running_loop()
+        if self._naming is not None and not self._naming.done():
+            # Not two at once: again a while after this one, whose answer may have it.
+            self._naming_again = loop.call_later(self.naming_again_seconds, self._name_now)
+            return
+        self._named_at = loop.time()
+        self._naming = asyncio.ensure_future(self._name_carriers(self.client))
 
     async def _name_carriers(self, client: ApiClient) -> None:
         """The carriers' names as the service gives them; without them the app shows the
@@ -505,6 +560,11 @@ class AppSession(AreaServices):
         return await self.connect()
 
     async def close(self) -> None:
+        self._stop_naming()
+        self._stop_naming = lambda: None
+        if self._naming_again is not None:
+            self._naming_again.cancel()
+            self._naming_again = None
         naming, self._naming = self._naming, None
         if naming is not None:
             naming.cancel()
