@@ -337,8 +337,10 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
 
     def _carriers_renamed(self, codes: frozenset[str]) -> None:
         """The service named carriers anew: the list finds, sorts and shows them by their
-        names; the detail's overview says them again."""
-        self.model.carriers_renamed(codes)
+        names; the detail's overview says them again. An empty list shows no name (and
+        lays nothing out again: it would say a list was put in)."""
+        if self.model.total:
+            self.model.carriers_renamed(codes)
         if self._detail is not None:
             self._detail.rewrite_times()
 
