@@ -15,13 +15,14 @@ from pytestqt.qtbot import QtBot
 
 from freightdesk.ui.panes.shipments.pane import ShipmentsPane
 from tests.support import wait_until
-from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, assert_cells_whole
+from tests.ui.splitter_drag import drag_handle
+from tests.ui.test_columns_fit import AT_1366, AT_1440, AT_1920, _started, assert_cells_whole
 from tests.ui.test_maps import (
     WEBENGINE_STARTUP,
     webengine_survives_loop_exits,  # noqa: F401 (a fixture of this module too)
 )
 from tests.ui.test_panes_support import connected
-from tests.ui.test_shipment_overview import _click_tab
+from tests.ui.test_shipment_overview import _click_row_of, _click_tab
 from tests.ui.test_shipment_room_support import ShipmentPanes, offline_tiles, panes
 from tests.ui.test_shipments_pane import _put
 
@@ -162,4 +163,58 @@ async def test_the_route_and_costs_tables_read_whole(
     _click_tab(qtbot, detail, "States & costs")
     await asyncio.sleep(0.05)
     _assert_read_whole(detail.costs)
+    await panes.close()
+
+
+# The list's whole rows in sight, with no shipment chosen and with one (the detail below the
+# list at 1366 and 1440 px, beside it at 1920). 73639ff left 8 at 1366x768 either way, a blank
+# "Select a shipment" detail taking 360 px.
+LIST_ROWS = {AT_1366: (14, 10), AT_1440: (19, 10), AT_1920: (30, 30)}
+
+
+def _rows_in_sight(pane: ShipmentsPane) -> int:
+    return pane.table.viewport().height() // pane.table.verticalHeader().defaultSectionSize()
+
+
+@pytest.mark.parametrize("room", ROOMS, ids=ROOM_IDS)
+async def test_the_list_keeps_its_rows_above_the_detail(
+    qtbot: QtBot, panes: ShipmentPanes, room: tuple[int, int]
+) -> None:
+    tag = uuid.uuid4().hex[:4].upper()
+    ids = [_put(panes.tenant, _shipment(f"PRO{n:02}{tag}")) for n in range(40)]
+    pane = await _started(qtbot, panes.session, panes.settings, room)
+    panes.opened.append(pane)
+    await wait_until(lambda: all(pane.model.row_of(i) is not None for i in ids), 30)
+    nothing, chosen = LIST_ROWS[room]
+    await wait_until(lambda: _rows_in_sight(pane) >= nothing, 5)
+    # The user clicks the lowest row in sight: the detail takes its room, the row stays in sight.
+    row = _rows_in_sight(pane) - 1
+    shipment = pane.model.summary_at(row)
+    assert shipment is not None
+    _click_row_of(qtbot, pane, str(shipment.id))
+    await wait_until(lambda: pane.detail.history is not None, 30)
+    await asyncio.sleep(0.05)
+    assert _rows_in_sight(pane) >= chosen, (_rows_in_sight(pane), pane.splitter.sizes())
+    cell = pane.table.visualRect(pane.table.currentIndex())
+    assert pane.table.currentIndex().row() == row
+    assert pane.table.viewport().rect().contains(cell), (cell, pane.table.viewport().rect())
+    await panes.close()
+
+
+async def test_the_users_split_stays_when_a_shipment_is_chosen(
+    qtbot: QtBot, panes: ShipmentPanes
+) -> None:
+    tag = uuid.uuid4().hex[:4].upper()
+    shipment = _put(panes.tenant, _shipment(f"PRO{tag}"))
+    pane = await _started(qtbot, panes.session, panes.settings, AT_1366)
+    panes.opened.append(pane)
+    await wait_until(lambda: pane.model.row_of(shipment) is not None, 30)
+    await asyncio.sleep(0.05)
+    # Nothing chosen yet, the user drags the handle 150 px up; then chooses a shipment.
+    drag_handle(qtbot, pane.splitter, 150)
+    split = pane.splitter.sizes()
+    _click_row_of(qtbot, pane, shipment)
+    await wait_until(lambda: pane.detail.history is not None, 30)
+    await asyncio.sleep(0.05)
+    assert pane.splitter.sizes() == split, (pane.splitter.sizes(), split)
     await panes.close()

@@ -44,9 +44,12 @@ async def test_a_shipment_opened_from_elsewhere_is_titled_and_chosen_as_its_row(
     ids = [_put(tenant, _ltl(f"PRO{n:02}{tag}")) for n in range(30)]
     pane = await shown_pane(qtbot, session, lambda s: ShipmentsPane(s, settings), (1180, 718))
     await wait_until(lambda: pane.model.rowCount() == 30, 30)
-    _click_row_of(qtbot, pane, ids[0])
+    # The user clicks a row in sight (the first: ids[0], the oldest, sorts last, out of sight).
+    first = pane.model.summary_at(0)
+    assert first is not None
+    _click_row_of(qtbot, pane, str(first.id))
     await wait_until(lambda: pane.detail.history is not None, 30)
-    assert _chosen(pane) == [ids[0]]
+    assert _chosen(pane) == [str(first.id)]
 
     # Booked after the list was read: the list has no row for it yet.
     bill = f"PRLF2007{tag}"

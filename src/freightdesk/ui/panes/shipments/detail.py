@@ -77,6 +77,8 @@ TWO_LINE_SUBTITLE_HEIGHT = 600
 
 class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
     shipmentRequested = Signal(str)  # a related shipment to open
+    # A shipment shown where none was, or none any more: the list gives the detail its room.
+    chosenChanged = Signal()
 
     def __init__(self, session: AppSession, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -245,7 +247,10 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         if shipment_id == self.shipment_id:
             return
         self._stop_following()
+        chosen_now = self.shipment_id is None
         self.shipment_id = shipment_id
+        if chosen_now:
+            self.chosenChanged.emit()
         self.history = None
         self.overview.stop()
         self.sharing.stop()
@@ -266,7 +271,10 @@ class ShipmentDetailView(DetailActions, DetailTimeline, DetailRoute, DetailMap):
         """No shipment shown, nothing of the last one left in any tab (it left the list, or
         its tracking stopped): each view says to choose one."""
         self._stop_following()
+        unchosen_now = self.shipment_id is not None
         self.shipment_id = None
+        if unchosen_now:
+            self.chosenChanged.emit()
         self.history = None
         self.overview.stop()
         self.overview.clear()

@@ -28,7 +28,15 @@ from PySide6.QtCore import (
     QTimer,
 )
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QHeaderView, QMenu, QSplitter, QTableView, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QHeaderView,
+    QMenu,
+    QSplitter,
+    QTableView,
+    QWidget,
+)
 
 from freightdesk.ui.panes.shipments.attention import place_attention
 from freightdesk.ui.panes.shipments.columns import (
@@ -92,15 +100,20 @@ PLACE_WHOLE_SAMPLE = "Alder & Finch Poznan Plant"
 # both side by side): the list is where the dispatcher works.
 STACKED_LIST_SHARE = 0.58
 # The list's rows kept in sight above the detail below it, which gets the height beyond them
-# up to `DETAIL_PAGE_LEAST` for its tabs' pages. At 1366x768 that leaves the map about 250 px
-# (its route, stops, zoom and legend in sight; "Map in window" for more): 4 rows, as it had,
-# left too few to pick the next shipment from.
-TALL_TAB_LIST_ROWS = 8
+# up to `DETAIL_PAGE_LEAST` for its tabs' pages: the list is where the dispatcher works. At
+# 1366x768 that leaves the map about 190 px ("Map in window" for more); 8 rows, as 73639ff
+# left, had the list give up 2.5 of its rows to the detail, and 4 left too few to pick the
+# next shipment from.
+LIST_ROWS_LEAST = 10
 # The height of the detail's pages below the list, where the window has it: the map's route
 # and legend, the Route tab's stops and legs. One split for every tab: the tab bar stays where
 # it is (the Map tab moved it up 60 px at 1366x768, and a click meant for Overview landed on
 # "Copy share link").
 DETAIL_PAGE_LEAST = 300
+# The pages' height below the list while no shipment is chosen: the words saying to choose
+# one (two lines where narrow). The list has the rest: a blank detail took 360 px of a
+# 1366x768 window and left the list 8 rows.
+NOTHING_CHOSEN_PAGE = 72
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
@@ -132,6 +145,8 @@ class ListLayout(QWidget):
     # True while the widths are set by the app, not the user.
     _sizing: bool = False
     _detail: ShipmentDetailView | None
+    # True while a press chose a shipment: the detail gets its room once released.
+    _room_after_click: bool = False
 
     def _set_up_columns(self) -> None:
         header = self.table.horizontalHeader()
@@ -190,6 +205,13 @@ class ListLayout(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.fit_places()
+        elif (
+            watched is self.table.viewport()
+            and event.type() == QEvent.Type.MouseButtonRelease
+            and self._room_after_click
+        ):
+            self._room_after_click = False
+            QTimer.singleShot(0, self, self._detail_chosen)  # once the click is done
         return super().eventFilter(watched, event)
 
     def _section_resized(self, index: int, old: int, new: int) -> None:
@@ -300,14 +322,34 @@ class ListLayout(QWidget):
         length = self.splitter.width() if beside else self.splitter.height()
         total = length - self.splitter.handleWidth()
         if not beside:
-            list_height = round(total * STACKED_LIST_SHARE)
-            pages = total - detail.minimumSizeHint().height() - DETAIL_PAGE_LEAST
-            list_height = min(list_height, max(pages, self._rows_height(TALL_TAB_LIST_ROWS)))
+            header = detail.minimumSizeHint().height()  # the detail's title, buttons, tabs
+            if self._detail is None or self._detail.shipment_id is None:
+                list_height = total - header - NOTHING_CHOSEN_PAGE
+            else:
+                list_height = round(total * STACKED_LIST_SHARE)
+                pages = total - header - DETAIL_PAGE_LEAST
+                list_height = min(list_height, max(pages, self._rows_height(LIST_ROWS_LEAST)))
             if self.splitter.sizes() != [list_height, total - list_height]:
                 self.splitter.setSizes([list_height, total - list_height])
             return
         comfortable = min(round(total * LIST_SHARE), total - DETAIL_COMFORT)
         share_beside(self.splitter, comfortable, list_wanted(self.table, self._key_width()))
+
+    def follow_detail_chosen(self, detail: ShipmentDetailView) -> None:
+        """The app's split follows whether the detail shows a shipment (the user's own split
+        stays as the user left it): the chosen row stays in sight as the detail grows."""
+        detail.chosenChanged.connect(self._detail_chosen)
+
+    def _detail_chosen(self) -> None:
+        if QApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            # Chosen by a press on a row: the rows stay under the pointer until it is
+            # released (a click's release landed on another row, which the list then chose).
+            self._room_after_click = True
+            return
+        self.list_split.place()
+        current = self.table.currentIndex()
+        if current.isValid():
+            self.table.scrollTo(current, QAbstractItemView.ScrollHint.EnsureVisible)
 
     def _rows_height(self, rows: int) -> int:
         """The list's height (its header, scroll bar, the count under it) showing `rows`."""

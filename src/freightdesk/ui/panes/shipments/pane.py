@@ -323,8 +323,9 @@ class ShipmentsPane(FilterBar, ListFeed, ListLayout, SavedViews):
         detail.map_window.settings = self.settings  # the map window's place between openings
         self.splitter.replaceWidget(1, detail)
         self._detail_slot.deleteLater()
-        self.list_split.place()  # the detail's minimum is known now
         self._detail = detail
+        self.follow_detail_chosen(detail)
+        self.list_split.place()  # the detail's minimum is known now, nothing chosen yet
         detail.shipmentRequested.connect(self.open_shipment)
         detail.overview.follow_triage(self.triage.settings, self.triage.settingsChanged)
         self._unlisten.append(session.listen_connected(self._connected))

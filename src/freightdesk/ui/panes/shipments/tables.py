@@ -21,6 +21,11 @@ from freightdesk.ui.widgets.item_table import shared_widths
 
 # A cell's text margins and the focus frame's, beside its text.
 CELL_PADDING = 14
+# The empty words' room from the table's edges (`EmptyState`): one line of them in sight.
+EMPTY_WORDS_MARGIN = 12
+# Between a table's title and the table, and between one table and the next title.
+TITLE_GAP = 2
+TABLES_GAP = 6
 
 
 class TableFit(QObject):
@@ -72,8 +77,11 @@ class TableFit(QObject):
         layout = page.layout() if page is not None else None
         if isinstance(layout, QBoxLayout):
             rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
-            empty = 2 * table.verticalHeader().defaultSectionSize()  # its empty words
+            empty = 2 * EMPTY_WORDS_MARGIN + table.fontMetrics().height()  # its empty words
             layout.setStretchFactor(table, header.height() + max(rows, empty))
+            # No more than its words' line asked for (a scroll area asks for 70 px): the
+            # other table's rows get the room.
+            table.setMinimumHeight(header.height() + 2 * table.frameWidth() + empty)
 
 
 def stacked_tables(page: QWidget, tables: list[tuple[str, QTableWidget]]) -> QVBoxLayout:
@@ -82,7 +90,12 @@ def stacked_tables(page: QWidget, tables: list[tuple[str, QTableWidget]]) -> QVB
     Route tab's stops had 1.5 rows at 1366x768, above an empty area at 1920x1080."""
     layout = QVBoxLayout(page)
     layout.setContentsMargins(6, 4, 6, 4)
-    for title, table in tables:
+    # A title close to its table, the next table's apart: the height is the rows' (10 of the
+    # list's rows above the detail at 1366x768 leave the Route tab's two stops 193 px).
+    layout.setSpacing(TITLE_GAP)
+    for place, (title, table) in enumerate(tables):
+        if place:
+            layout.addSpacing(TABLES_GAP)
         layout.addWidget(QLabel(title, page))
         layout.addWidget(table, 1)
         TableFit(table)
