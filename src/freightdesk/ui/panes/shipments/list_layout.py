@@ -110,10 +110,10 @@ LIST_ROWS_LEAST = 10
 # it is (the Map tab moved it up 60 px at 1366x768, and a click meant for Overview landed on
 # "Copy share link").
 DETAIL_PAGE_LEAST = 300
-# The pages' height below the list while no shipment is chosen: the words saying to choose
-# one (two lines where narrow). The list has the rest: a blank detail took 360 px of a
-# 1366x768 window and left the list 8 rows.
-NOTHING_CHOSEN_PAGE = 72
+# The pages' height below the list while no shipment is chosen: the Timeline's header, the
+# words saying to choose one and its export buttons. The list has the rest: a blank detail
+# took 360 px of a 1366x768 window and left the list 8 rows.
+NOTHING_CHOSEN_PAGE = 110
 # The place columns, which stretch into a wider list: place names are the longest texts of
 # the key columns (a depot's "Alder & Sons Joliet DC" needs about 150 px).
 PLACE_COLUMNS = ("origin", "destination")
