@@ -242,12 +242,18 @@ async def run(args: argparse.Namespace, credentials: dict[str, str], work: Path)
     assert isinstance(dialog, UploadDialog) and dialog.isVisible()
     dialog_shown = time.perf_counter() - dropped
     dialog.identifiers.set_identifiers([("BILL_OF_LADING", "BENCH-1")])
+    # The mode, as a user picks it (no listed shipment has BENCH-1 to take it from): without
+    # one the dialog refuses, and the run had no uploads to time.
+    dialog.mode.setCurrentIndex(dialog.mode.findData("TL"))
     await asyncio.sleep(0.2)
     probe.start()
     confirmed, confirmed_cpu = time.perf_counter(), time.thread_time()
     dialog.request_uploads()  # the Upload button
     handler = time.perf_counter() - confirmed
     uploads = list(queue.uploads.values())
+    if not uploads:
+        refused = {name: dialog.errors.message_for(name) for name in ("mode", "files")}
+        raise RuntimeError(f"the upload dialog refused: {refused}")
     await until(lambda: all(u.state is not UploadState.QUEUED for u in uploads), 10)
     all_started = time.perf_counter() - confirmed
     started_cpu = time.thread_time() - confirmed_cpu
