@@ -28,6 +28,7 @@ from freightdesk.models.ports import port_rows
 from freightdesk.models.schedule_rules import (
     any_window_problems,
     ports_problems,
+    scac_problems,
     window_problems,
 )
 from freightdesk.models.schedules import (
@@ -129,7 +130,15 @@ def resolve_port(text: str, ports: Sequence[Port]) -> str | None:
 
 def _carrier_codes(text: str) -> tuple[tuple[str, ...], str | None]:
     codes, problem = carrier_codes(text)  # by name or SCAC, as every carrier field
-    return ((), problem) if problem else (tuple(codes), None)
+    if not problem:
+        return tuple(codes), None
+    # A word that no SCAC and no name could be (a digit in it: 'HOCS 12') is refused in the
+    # service's own words, as the service would refuse it (models.schedule_rules).
+    unlettered = [
+        word.upper() for word in re.split(r"[\s,;]+", text) if word and not word.isalpha()
+    ]
+    found = scac_problems(unlettered)
+    return (), found[0][1] if found else problem
 
 
 def check_search(
