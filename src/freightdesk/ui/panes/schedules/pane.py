@@ -249,10 +249,11 @@ class SchedulesPane(ListExport, QWidget):
         self.departure.set((date.today(), date.today() + timedelta(days=WINDOW_DAYS)))
         self.carrier_codes = QLineEdit(form_box)
         self.carrier_codes.setObjectName("carrierCodes")
-        self.carrier_codes.setPlaceholderText("any, or names or SCACs: HOCS, AZMS")
+        self.carrier_codes.setPlaceholderText("any, or names or SCACs")
         complete_carriers(self.carrier_codes, many=True)
         self.carrier_codes.setToolTip(
             "Empty for every carrier; else the carriers' names or SCACs, separated by commas"
+            " (HOCS, AZMS)"
         )
         self.transshipments = QComboBox(form_box)
         self.transshipments.setObjectName("transshipmentsMax")
