@@ -6,6 +6,8 @@ end), and one begun with another command is stopped, not left holding the data d
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -117,12 +119,12 @@ def test_a_later_start_begins_its_service_rotating_the_secret_only_when_none_is_
     assert keyring.asked == 0
 
 
-@pytest.mark.timeout(300)
-async def test_the_session_connects_to_the_service_a_later_start_began(tmp_path: Path) -> None:
-    paths = seeded_home(tmp_path / "home")
-    profiles = _connected_before(paths)  # no keyring: the secret is not kept
-    begun = first_run.begin_later(paths.local_service_dir, profiles)
-    assert begun is not None
+@asynccontextmanager
+async def _taken_over(
+    paths: AppPaths, profiles: ProfileStore, begun: first_run.Begun
+) -> AsyncIterator[tuple[AppSession, LocalService]]:
+    """A session on `paths` connected through the service `begun` at the start, which it
+    took over (not started again); closed after, the service gone with it."""
     pid = begun.process.pid
     session = AppSession(paths, profiles)
     try:
@@ -130,13 +132,23 @@ async def test_the_session_connects_to_the_service_a_later_start_began(tmp_path:
         await session.connect()
         service = session.local_service
         assert service is not None and service.pid == pid  # taken over, not started again
+        yield session, service
+    finally:
+        await session.close()
+    await wait_until(lambda: not alive(pid), seconds=15)
+
+
+@pytest.mark.timeout(300)
+async def test_the_session_connects_to_the_service_a_later_start_began(tmp_path: Path) -> None:
+    paths = seeded_home(tmp_path / "home")
+    profiles = _connected_before(paths)  # no keyring: the secret is not kept
+    begun = first_run.begin_later(paths.local_service_dir, profiles)
+    assert begun is not None
+    async with _taken_over(paths, profiles, begun) as (session, service):
         # The app's new secret came from the begun process (`--rotate-client`): the profile
         # keeps the client it was given.
         assert service.rotated_credentials is not None
         assert session.profiles.active.client_id == service.rotated_credentials.client_id
-    finally:
-        await session.close()
-    await wait_until(lambda: not alive(pid), seconds=15)
     assert first_run.take(paths.local_service_dir) is None  # handed over once
 
 
@@ -155,14 +167,5 @@ async def test_a_later_start_with_the_secret_kept_beside_its_service_takes_that_
     begun = first_run.begin_later(paths.local_service_dir, profiles)
     assert begun is not None
     assert "--rotate-client" not in begun.command  # the secret is kept: nothing to rotate
-    pid = begun.process.pid
-    session = AppSession(paths, profiles)
-    try:
-        await session.start_local_service()
-        await session.connect()
-        service = session.local_service
-        assert service is not None and service.pid == pid  # taken over, not started again
+    async with _taken_over(paths, profiles, begun) as (_session, service):
         assert service.rotated_credentials is None
-    finally:
-        await session.close()
-    await wait_until(lambda: not alive(pid), seconds=15)
