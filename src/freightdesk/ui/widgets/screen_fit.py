@@ -24,6 +24,15 @@ def resize_to_fit(window: QWidget, width: int, height: int) -> None:
     window.resize(width, fitting_height(window, height))
 
 
+def asked_size(widget: QWidget) -> QSize:
+    """What `widget` asks for: its size hint, as tall as its word-wrapped lines need at that
+    width (taller where narrower), which a size hint leaves out."""
+    hint = widget.sizeHint()
+    if widget.hasHeightForWidth():
+        hint.setHeight(max(hint.height(), widget.heightForWidth(hint.width())))
+    return hint
+
+
 def fit_on_screen(dialog: QDialog, in_sight: Sequence[QWidget]) -> None:
     """Size `dialog`, about to show, to fit the height of its screen (the one of the window it
     opens over) with room for a title bar and a taskbar. Where its fields cannot be that short
@@ -40,9 +49,7 @@ def fit_on_screen(dialog: QDialog, in_sight: Sequence[QWidget]) -> None:
         # choose: not adjustSize's, which stops at two thirds of the screen (a booking's 753 px
         # became 600 on a 1366x768 laptop, and 730 on a 1920x1080 screen, its first tab
         # scrolling where the room was there).
-        hint = dialog.sizeHint()
-        if layout.hasHeightForWidth():
-            hint.setHeight(max(hint.height(), layout.totalHeightForWidth(hint.width())))
+        hint = asked_size(dialog)
         dialog.resize(min(hint.width(), available.width()), hint.height())
     wanted = dialog.size()
     # Its fields scroll only where they cannot be squeezed into the room: a minimum height
@@ -77,9 +84,7 @@ class FieldsScroll(QScrollArea):
         fields = self.widget()
         if fields is None:
             return super().sizeHint()
-        wanted = fields.sizeHint()
-        if fields.hasHeightForWidth():  # word-wrapped lines: taller where narrower
-            wanted.setHeight(max(wanted.height(), fields.heightForWidth(wanted.width())))
+        wanted = asked_size(fields)
         frame = 2 * self.frameWidth()
         return wanted + QSize(frame + self.verticalScrollBar().sizeHint().width(), frame)
 
